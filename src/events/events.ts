@@ -1,0 +1,248 @@
+/**
+ * The session event union and its envelope: the single source of truth of a session.
+ *
+ * Every session is an append-only `events.jsonl`, one {@link SessionEvent} per line. Session state
+ * is a fold over these events; every face (CLI, ACP, SDK server) is a view of them. Event names and
+ * the envelope (`id`, `timestamp`, `parentId`, `ephemeral`) follow the Copilot SDK's session events.
+ *
+ * This module has no dependencies, so every layer may import it.
+ */
+
+/** JSON value as it appears on disk and on the wire. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * Opaque provider data that must be sent back exactly as received on later requests (reasoning
+ * signatures, encrypted reasoning, Responses API item ids), keyed by provider name as the AI SDK's
+ * `providerMetadata` / `providerOptions` are.
+ */
+export type ProviderMetadata = Record<string, JsonObject>;
+
+/** ACP v1 stop reasons (prompt-turn). Every prompt ends with exactly one of them, or an error. */
+export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+
+/** Why a model stopped generating, normalised across providers (AI SDK finish reasons). */
+export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
+
+/** Where a user message came from. `autopilot` marks our own continuation nudge. */
+export type UserMessageSource = "user" | "autopilot" | "hook";
+
+/** Failure categories of a model call (case 17): what a client needs to decide what to do next. */
+export type ErrorType =
+  | "authentication"
+  | "invalid_request"
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "network"
+  | "stalled"
+  | "malformed_response"
+  | "configuration"
+  | "internal";
+
+/** One block of reasoning ("thinking") as the provider sent it. */
+export interface ReasoningPart {
+  text: string;
+  /** Signatures / encrypted content to replay verbatim (cases 22, 23). */
+  providerMetadata?: ProviderMetadata;
+}
+
+/** A tool call the model asked for, as recorded in `assistant.message`. */
+export interface ToolRequest {
+  toolCallId: string;
+  name: string;
+  /**
+   * Parsed arguments when they were a JSON object; `{}` when they were not (the raw text is then in
+   * `rawArguments` and `argumentsError` says what was wrong), so replaying the history is always valid.
+   */
+  arguments: JsonObject;
+  /** The argument text exactly as streamed, kept when it was not a valid JSON object (case 07, 13). */
+  rawArguments?: string;
+  /** Why the arguments could not be used: `truncated` (output limit) or `invalid_json`. */
+  argumentsError?: "truncated" | "invalid_json";
+  providerMetadata?: ProviderMetadata;
+}
+
+/** Token counts for one model request. A missing field means the provider did not report it (case 15). */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** A line of damage found and skipped while reading `events.jsonl`. */
+export interface RepairNote {
+  /** 1-based line number in the file. */
+  line: number;
+  /** Byte offset of the line's start. */
+  offset: number;
+  /** Length in bytes of what was skipped or cut. */
+  length: number;
+  reason: "torn_tail" | "invalid_json" | "invalid_event";
+}
+
+/** One entry of the agent's plan (ACP `plan` update). */
+export interface PlanEntry {
+  content: string;
+  priority: "high" | "medium" | "low";
+  status: "pending" | "in_progress" | "completed";
+}
+
+/** Permission decisions recorded in `permission.completed`. */
+export type PermissionDecision = "allowed" | "denied" | "cancelled";
+/** How far a permission decision reaches. `session` holds for the rest of the session (and resume). */
+export type PermissionScope = "once" | "session";
+
+/** Maps each event type to its `data`. The comment on each names what ends or answers it. */
+export interface SessionEventData {
+  /** First event of every session. */
+  "session.start": {
+    sessionId: string;
+    /** Schema version of this file's events. */
+    version: 1;
+    producer: "turnloop";
+    producerVersion: string;
+    /** ISO-8601. */
+    startTime: string;
+    cwd: string;
+    model: string;
+  };
+  /** Appended when a session is reopened; lists the damage the reader skipped. */
+  "session.resume": { resumeTime: string; eventCount: number; repaired: RepairNote[] };
+  /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
+  "user.message": { content: string; source: UserMessageSource; attachments?: JsonValue[] };
+  /** One model request. Ended by `assistant.turn_end` with the same `turnId`. */
+  "assistant.turn_start": { turnId: string };
+  /** Streamed text of the message `messageId`; completed by `assistant.message`. */
+  "assistant.message_delta": { messageId: string; deltaContent: string };
+  /** Streamed reasoning of the message `messageId`; completed by `assistant.message`. */
+  "assistant.reasoning_delta": { messageId: string; deltaContent: string };
+  /** The complete reply of one model request. Each tool request gets one `tool.execution_complete`. */
+  "assistant.message": {
+    messageId: string;
+    content: string;
+    /** Reasoning text joined, for display. */
+    reasoning?: string;
+    /** Reasoning blocks with their provider data, replayed on later requests. */
+    reasoningParts?: ReasoningPart[];
+    toolRequests: ToolRequest[];
+    finishReason: FinishReason;
+    /** Provider data attached to the text (e.g. Responses API item id). */
+    providerMetadata?: ProviderMetadata;
+  };
+  /** Token usage of one model request. */
+  "assistant.usage": Usage & { model: string; turnId: string; cost?: number };
+  /** A failed attempt of a model request that will be retried after `delayMs` (ms). */
+  "assistant.retry": {
+    turnId: string;
+    attempt: number;
+    statusCode?: number;
+    errorType: ErrorType;
+    errorMessage: string;
+    delayMs: number;
+  };
+  /** End of one model request. `status` says whether a reply arrived. */
+  "assistant.turn_end": {
+    turnId: string;
+    status: "completed" | "cancelled" | "error";
+    finishReason?: FinishReason;
+    errorType?: ErrorType;
+  };
+  /** A tool call starts running. Ended by `tool.execution_complete` with the same `toolCallId`. */
+  "tool.execution_start": { toolCallId: string; toolName: string; arguments: JsonObject };
+  /** Output so far of a running tool (ephemeral). */
+  "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
+  /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */
+  "tool.execution_complete": {
+    toolCallId: string;
+    toolName: string;
+    success: boolean;
+    /** Text given to the model. Present on success and on failure. */
+    result: { content: string };
+    error?: { message: string; code: ToolErrorCode };
+  };
+  /** A tool call waits for the user's decision. Answered by `permission.completed`. */
+  "permission.requested": {
+    requestId: string;
+    toolCallId: string;
+    toolName: string;
+    kind: string;
+    title: string;
+  };
+  "permission.completed": {
+    requestId: string;
+    toolCallId: string;
+    decision: PermissionDecision;
+    scope: PermissionScope;
+    /** The rule an `allowed`/`denied` for the session applies to, e.g. `bash(git status)`. */
+    rule?: string;
+    reason?: string;
+  };
+  "session.plan_updated": { entries: PlanEntry[] };
+  /** The model called `task_complete` (autopilot). */
+  "session.task_complete": { summary: string; success: boolean };
+  /** A prompt failed (e.g. the provider after retries). The prompt is answered with an error. */
+  "session.error": { errorType: ErrorType; message: string; statusCode?: number };
+  /** The prompt was cancelled; open tool calls have interrupted results before this. */
+  abort: { reason: string };
+  "session.compaction_start": { tokensBefore: number };
+  "session.compaction_complete": { tokensBefore: number; tokensAfter: number; summary: string };
+  /** The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error. */
+  "session.idle": { stopReason?: StopReason };
+}
+
+/** Why a tool call failed, machine-readable. */
+export type ToolErrorCode =
+  | "unknown_tool"
+  | "invalid_arguments"
+  | "truncated_arguments"
+  | "denied"
+  | "cancelled"
+  | "interrupted"
+  | "limit_reached"
+  | "failed";
+
+export type SessionEventType = keyof SessionEventData;
+
+/** Event types that are streamed to subscribers and never written to `events.jsonl`. */
+export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
+  "assistant.message_delta",
+  "assistant.reasoning_delta",
+  "tool.execution_partial_result",
+  "session.idle",
+]);
+
+/** The envelope around every event, on disk and on the wire. */
+export type SessionEventOf<T extends SessionEventType> = {
+  type: T;
+  data: SessionEventData[T];
+  /** UUID. */
+  id: string;
+  /** ISO-8601 with ms. */
+  timestamp: string;
+  /** Id of the previous persisted event; `null` for the first. Ephemeral events point at the last persisted one. */
+  parentId: string | null;
+  ephemeral?: true;
+};
+
+/** Any session event: a discriminated union on `type`. */
+export type SessionEvent = { [T in SessionEventType]: SessionEventOf<T> }[SessionEventType];
+
+/** An event before it gets its envelope: what the loop emits. */
+export type EventInput = {
+  [T in SessionEventType]: { type: T; data: SessionEventData[T] };
+}[SessionEventType];
+
+export function isEphemeral(type: SessionEventType): boolean {
+  return EPHEMERAL_EVENT_TYPES.has(type);
+}

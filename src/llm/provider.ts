@@ -1,0 +1,89 @@
+import type {
+  ErrorType,
+  FinishReason,
+  JsonObject,
+  ProviderMetadata,
+  ReasoningPart,
+  ToolRequest,
+  Usage,
+} from "../events/events.js";
+
+/**
+ * The provider port: one small interface between the loop and every model API.
+ *
+ * Contract (enforced by `llm/stream.ts`, not only stated): `stream()` yields zero or more
+ * progress events and then exactly one terminal event, `done` or `error`, and never throws.
+ * Cancellation through `signal` ends the stream with `error` whose `errorType` is `cancelled`.
+ */
+export interface Provider {
+  /** `<provider>:<model>` as configured, e.g. `anthropic:claude-sonnet-4-5`. */
+  readonly id: string;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
+}
+
+/** The history the model sees, in a neutral shape each adapter converts to its wire format. */
+export type HistoryMessage =
+  | { role: "user"; content: string }
+  | {
+      role: "assistant";
+      content: string;
+      reasoningParts?: ReasoningPart[];
+      toolCalls: ToolRequest[];
+      providerMetadata?: ProviderMetadata;
+    }
+  | { role: "tool"; toolCallId: string; toolName: string; content: string; isError: boolean };
+
+/** A tool as offered to the model. */
+export interface ToolSpecification {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 2020-12 / OpenAPI subset) of the arguments object. */
+  inputSchema: JsonObject;
+}
+
+/** One model request. */
+export interface ModelRequest {
+  system: string;
+  messages: HistoryMessage[];
+  tools: ToolSpecification[];
+  /** Output token cap; the provider's default when absent. */
+  maxOutputTokens?: number;
+}
+
+/** The assistant's complete reply to one request. */
+export interface AssistantReply {
+  content: string;
+  reasoningParts: ReasoningPart[];
+  toolCalls: ToolRequest[];
+  finishReason: FinishReason;
+  providerMetadata?: ProviderMetadata;
+}
+
+/** A failed model call, categorised (case 17). `message` is bounded and has secrets redacted. */
+export interface ProviderFailure {
+  errorType: ErrorType | "cancelled";
+  message: string;
+  statusCode?: number;
+}
+
+/** What a provider stream yields. */
+export type LlmEvent =
+  /** A piece of visible text. */
+  | { type: "text_delta"; text: string }
+  /** A piece of reasoning. */
+  | { type: "reasoning_delta"; text: string }
+  /** The model started a tool call (its arguments follow); lets faces announce it early. */
+  | { type: "tool_call_start"; toolCallId: string; name: string }
+  /** An attempt failed before anything was shown and will be retried after `delayMs` ms. */
+  | {
+      type: "retry";
+      attempt: number;
+      statusCode?: number;
+      errorType: ErrorType;
+      errorMessage: string;
+      delayMs: number;
+    }
+  /** Terminal: the reply and its usage (fields absent when the provider did not report them). */
+  | { type: "done"; reply: AssistantReply; usage: Usage }
+  /** Terminal: the call failed (after retries) or was cancelled. */
+  | { type: "error"; failure: ProviderFailure };

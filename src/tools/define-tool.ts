@@ -1,0 +1,64 @@
+import type { z } from "zod";
+
+/** ACP v1 tool kinds (`ToolKind`), used by clients to pick icons and by the permission gate. */
+export type ToolKind =
+  | "read"
+  | "edit"
+  | "delete"
+  | "move"
+  | "search"
+  | "execute"
+  | "think"
+  | "fetch"
+  | "other";
+
+/** What a tool gets besides its arguments. */
+export interface ToolContext {
+  /** The session's working directory; relative paths resolve against it. */
+  cwd: string;
+  /** The session's folder (`$TURNLOOP_HOME/session-state/<id>`), for files a tool saves (full outputs). */
+  sessionDirectory: string;
+  toolCallId: string;
+  /** Aborted on cancel or timeout: stop work, kill children, return promptly. Always present. */
+  signal: AbortSignal;
+  /** Streams partial output (e.g. a command's output so far); becomes `tool.execution_partial_result`. */
+  onPartialResult?: (partialOutput: string) => void;
+}
+
+/** A tool's answer: data, never an exception. `content` is the text the model sees. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/** A tool the model can call. Build one with {@link defineTool}. */
+export interface Tool<Input = unknown> {
+  /** The name the model calls (Copilot CLI's names: `view`, `grep`, `glob`, `bash`, …). */
+  name: string;
+  /** What the model reads to decide when and how to call it. Keep it short: it is sent every request. */
+  description: string;
+  /** Validates and normalises the arguments; its JSON Schema is what the provider sees. */
+  input: z.ZodType<Input>;
+  kind: ToolKind;
+  /** Whether a call can change anything outside the process. When in doubt, `true`. */
+  mutates: boolean;
+  /**
+   * Runs the call. Must honour `context.signal` and should return errors as `{isError: true}`;
+   * anything it throws is turned into an error result by the loop.
+   */
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * A tool whose input type has been erased, as held in a tool list. `execute` is declared as a
+ * method, so its parameter is checked bivariantly and any `Tool<X>` fits here; the loop only ever
+ * passes it what `input` parsed.
+ */
+export type AnyTool = Tool<unknown>;
+
+/** Declares a tool; `mutates` defaults to `true`. */
+export function defineTool<Input>(
+  tool: Omit<Tool<Input>, "mutates"> & { mutates?: boolean },
+): Tool<Input> {
+  return { ...tool, mutates: tool.mutates ?? true };
+}
