@@ -1,0 +1,291 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type {
+  ErrorType,
+  EventInput,
+  JsonObject,
+  StopReason,
+  UserMessageSource,
+} from "../events/events.js";
+import type {
+  AssistantReply,
+  ModelRequest,
+  Provider,
+  ProviderFailure,
+  ToolSpecification,
+} from "../llm/provider.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
+import type { History } from "./history.js";
+import { RepetitionGuard } from "./repetition-guard.js";
+import { type Authorize, executeToolCalls } from "./tool-calls.js";
+
+/** How a session's loop behaves. Fixed for the length of a prompt. */
+export interface AgentSettings {
+  provider: Provider;
+  /** Built-in and custom tools; `task_complete` is added in autopilot. */
+  tools: readonly AnyTool[];
+  systemPrompt: string;
+  cwd: string;
+  sessionDirectory: string;
+  /** Model requests allowed per prompt (`--max-turns`, default 100). */
+  maxTurns: number;
+  autopilot: boolean;
+  /** Nudges allowed per prompt in autopilot (`--max-autopilot-continues`, default 5). */
+  maxAutopilotContinues: number;
+  /** Output token cap per request (tokens); provider default when absent. */
+  maxOutputTokens?: number;
+  authorize: Authorize;
+}
+
+/** What the loop reads and writes: the folded history and the session's event sink. */
+export interface Conversation {
+  history: History;
+  /** Records an event: persisted (unless ephemeral), folded into `history`, sent to subscribers. */
+  emit(event: EventInput): void;
+}
+
+/** How a prompt ended: an ACP stop reason, or a failure (ACP answers those with an error). */
+export type PromptOutcome =
+  | { stopReason: StopReason }
+  | { error: { errorType: ErrorType; message: string; statusCode?: number } };
+
+type TurnResult =
+  | { kind: "reply"; reply: AssistantReply }
+  | { kind: "cancelled" }
+  | { kind: "failed"; failure: ProviderFailure };
+
+/**
+ * Runs one prompt to its end: appends the user message, then requests the model and runs the
+ * tools it asks for until it answers without a tool call (DESIGN.md, "The loop"). Always emits
+ * `session.idle` last. Never throws for model or tool failures: those are events and outcomes.
+ */
+export async function runPrompt(
+  settings: AgentSettings,
+  conversation: Conversation,
+  prompt: { content: string; source?: UserMessageSource },
+  signal: AbortSignal,
+): Promise<PromptOutcome> {
+  const { emit } = conversation;
+  const tools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
+  const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  const specifications = toolSpecifications(tools);
+  const guard = new RepetitionGuard();
+  let outcome: PromptOutcome = { stopReason: "cancelled" };
+  try {
+    emit({
+      type: "user.message",
+      data: { content: prompt.content, source: prompt.source ?? "user" },
+    });
+    let nudges = 0;
+    for (let turns = 0; ; turns++) {
+      if (signal.aborted) {
+        return (outcome = cancel(emit));
+      }
+      if (turns >= settings.maxTurns) {
+        return (outcome = { stopReason: "max_turn_requests" });
+      }
+      const request: ModelRequest = {
+        system: settings.systemPrompt,
+        messages: conversation.history.messages,
+        tools: specifications,
+        ...(settings.maxOutputTokens === undefined
+          ? {}
+          : { maxOutputTokens: settings.maxOutputTokens }),
+      };
+      const turn = await requestTurn(settings.provider, request, emit, signal);
+      if (turn.kind === "cancelled") {
+        return (outcome = cancel(emit));
+      }
+      if (turn.kind === "failed") {
+        return (outcome = fail(emit, turn.failure));
+      }
+      const { reply } = turn;
+      if (reply.toolCalls.length === 0) {
+        const empty = reply.content.trim() === "";
+        if (empty && reply.finishReason !== "stop" && reply.finishReason !== "length") {
+          // An empty reply that did not simply stop (e.g. a malformed function call) is no success.
+          const message = `the model returned an empty reply (finish reason: ${reply.finishReason}), often a malformed function call`;
+          return (outcome = fail(emit, { errorType: "malformed_response", message }));
+        }
+        if (reply.finishReason === "length") {
+          return (outcome = { stopReason: "max_tokens" });
+        }
+        if (reply.finishReason === "content-filter") {
+          return (outcome = { stopReason: "refusal" });
+        }
+        if (settings.autopilot && nudges < settings.maxAutopilotContinues) {
+          nudges++;
+          emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
+          continue;
+        }
+        return (outcome = { stopReason: "end_turn" });
+      }
+      const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
+      const context = {
+        tools: toolsByName,
+        cwd: settings.cwd,
+        sessionDirectory: settings.sessionDirectory,
+        authorize: settings.authorize,
+        emit,
+        signal,
+      };
+      const outcomes = await executeToolCalls(context, reply.toolCalls, {
+        adjust: guard.record,
+        ...(truncated
+          ? {
+              refuse: {
+                code: "truncated_arguments",
+                message:
+                  "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
+              },
+            }
+          : {}),
+      });
+      if (signal.aborted) {
+        return (outcome = cancel(emit));
+      }
+      if (truncated) {
+        return (outcome = { stopReason: "max_tokens" });
+      }
+      const completion = outcomes.find(
+        (result) => result.toolCall.name === TASK_COMPLETE_TOOL_NAME && !result.isError,
+      );
+      if (settings.autopilot && completion !== undefined) {
+        const summary = String(completion.toolCall.arguments.summary ?? "");
+        emit({ type: "session.task_complete", data: { summary, success: true } });
+        return (outcome = { stopReason: "end_turn" });
+      }
+      if (guard.shouldStop) {
+        return (outcome = { stopReason: "max_turn_requests" });
+      }
+    }
+  } catch (error) {
+    // A bug must not leave the prompt unanswered or the session stuck: report it as a failure.
+    const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    return (outcome = fail(emit, { errorType: "internal", message }));
+  } finally {
+    emit({
+      type: "session.idle",
+      data: "stopReason" in outcome ? { stopReason: outcome.stopReason } : {},
+    });
+  }
+}
+
+/**
+ * One model request: streams deltas (ephemeral), then records the reply, its usage and the turn's
+ * end. `assistant.turn_start` is emitted when the model starts answering, so the log holds one
+ * turn per request that got a reply; failed attempts appear as `assistant.retry`.
+ */
+async function requestTurn(
+  provider: Provider,
+  request: ModelRequest,
+  emit: Conversation["emit"],
+  signal: AbortSignal,
+): Promise<TurnResult> {
+  const turnId = randomUUID();
+  const messageId = randomUUID();
+  let started = false;
+  const start = () => {
+    if (!started) {
+      started = true;
+      emit({ type: "assistant.turn_start", data: { turnId } });
+    }
+  };
+  for await (const event of provider.stream(request, signal)) {
+    switch (event.type) {
+      case "text_delta":
+        start();
+        emit({ type: "assistant.message_delta", data: { messageId, deltaContent: event.text } });
+        break;
+      case "reasoning_delta":
+        start();
+        emit({ type: "assistant.reasoning_delta", data: { messageId, deltaContent: event.text } });
+        break;
+      case "tool_call_start":
+        start();
+        break;
+      case "retry": {
+        const { type: _type, ...retry } = event;
+        emit({ type: "assistant.retry", data: { turnId, ...retry } });
+        break;
+      }
+      case "done": {
+        start();
+        emit({ type: "assistant.message", data: messageData(messageId, event.reply) });
+        emit({ type: "assistant.usage", data: { model: provider.id, turnId, ...event.usage } });
+        const { finishReason } = event.reply;
+        emit({ type: "assistant.turn_end", data: { turnId, status: "completed", finishReason } });
+        return { kind: "reply", reply: event.reply };
+      }
+      case "error": {
+        const cancelled = event.failure.errorType === "cancelled" || signal.aborted;
+        if (started) {
+          const status = cancelled ? "cancelled" : "error";
+          const errorType =
+            event.failure.errorType === "cancelled" ? undefined : event.failure.errorType;
+          emit({
+            type: "assistant.turn_end",
+            data: { turnId, status, ...(errorType === undefined ? {} : { errorType }) },
+          });
+        }
+        return cancelled ? { kind: "cancelled" } : { kind: "failed", failure: event.failure };
+      }
+    }
+  }
+  return {
+    kind: "failed",
+    failure: { errorType: "internal", message: "the provider stream ended without a result" },
+  };
+}
+
+function messageData(
+  messageId: string,
+  reply: AssistantReply,
+): Extract<EventInput, { type: "assistant.message" }>["data"] {
+  const reasoning = reply.reasoningParts.map((part) => part.text).join("");
+  return {
+    messageId,
+    content: reply.content,
+    toolRequests: reply.toolCalls,
+    finishReason: reply.finishReason,
+    ...(reasoning === "" ? {} : { reasoning }),
+    ...(reply.reasoningParts.length === 0 ? {} : { reasoningParts: reply.reasoningParts }),
+    ...(reply.providerMetadata === undefined ? {} : { providerMetadata: reply.providerMetadata }),
+  };
+}
+
+function cancel(emit: Conversation["emit"]): PromptOutcome {
+  emit({ type: "abort", data: { reason: "cancelled by the user" } });
+  return { stopReason: "cancelled" };
+}
+
+function fail(emit: Conversation["emit"], failure: ProviderFailure): PromptOutcome {
+  const errorType: ErrorType = failure.errorType === "cancelled" ? "internal" : failure.errorType;
+  const statusCode = failure.statusCode;
+  const data = {
+    errorType,
+    message: failure.message,
+    ...(statusCode === undefined ? {} : { statusCode }),
+  };
+  emit({ type: "session.error", data });
+  return { error: data };
+}
+
+const specificationCache = new WeakMap<AnyTool, ToolSpecification>();
+
+/** JSON Schema specifications of the tools, computed once per tool. */
+export function toolSpecifications(tools: readonly AnyTool[]): ToolSpecification[] {
+  return tools.map((tool) => {
+    let specification = specificationCache.get(tool);
+    if (specification === undefined) {
+      const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, {
+        io: "input",
+        unrepresentable: "any",
+      }) as JsonObject;
+      specification = { name: tool.name, description: tool.description, inputSchema };
+      specificationCache.set(tool, specification);
+    }
+    return specification;
+  });
+}

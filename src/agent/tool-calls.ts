@@ -1,0 +1,202 @@
+import { z } from "zod";
+import type { EventInput, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type { AnyTool, ToolResult } from "../tools/define-tool.js";
+
+/** The gate's answer for one tool call. */
+export type PermissionAnswer = { allowed: true } | { allowed: false; reason: string };
+
+/** Asks whether a validated call may run (the permission gate). */
+export type Authorize = (request: {
+  tool: AnyTool;
+  input: unknown;
+  toolCall: ToolRequest;
+  signal: AbortSignal;
+}) => Promise<PermissionAnswer>;
+
+/** What executing a batch needs from the loop. */
+export interface ToolCallContext {
+  tools: ReadonlyMap<string, AnyTool>;
+  cwd: string;
+  sessionDirectory: string;
+  authorize: Authorize;
+  emit: (event: EventInput) => void;
+  signal: AbortSignal;
+}
+
+/** One call's outcome as given to the model. */
+export interface ToolCallOutcome {
+  toolCall: ToolRequest;
+  content: string;
+  isError: boolean;
+  errorCode?: ToolErrorCode;
+}
+
+export interface ExecuteOptions {
+  /** Runs none of the calls; each gets this error (e.g. another call's arguments were cut off). */
+  refuse?: { code: ToolErrorCode; message: string };
+  /** Rewrites an outcome before it is recorded (the repetition guard adds its warning here). */
+  adjust?: (outcome: ToolCallOutcome) => ToolCallOutcome;
+}
+
+const MAX_ECHOED_ARGUMENTS = 500;
+
+/**
+ * Runs the tool calls of one assistant message and emits, for each, `tool.execution_start` and
+ * exactly one `tool.execution_complete`, whatever happens (case 01). Calls run in parallel when
+ * every runnable call in the batch is read-only, otherwise in order. Calls that cannot run
+ * (unknown tool, bad arguments: cases 12, 13) get an error result the model can act on; calls
+ * not started when `signal` aborts get an `interrupted` result. Never throws.
+ */
+export async function executeToolCalls(
+  context: ToolCallContext,
+  toolCalls: readonly ToolRequest[],
+  options: ExecuteOptions = {},
+): Promise<ToolCallOutcome[]> {
+  const adjust = options.adjust ?? ((outcome: ToolCallOutcome) => outcome);
+  const prepared = toolCalls.map((toolCall): PreparedCall => {
+    if (options.refuse !== undefined) {
+      return { toolCall, failure: options.refuse };
+    }
+    return prepare(context, toolCall);
+  });
+  const parallel = prepared.every((call) => call.tool === undefined || !call.tool.mutates);
+  const runOne = async (call: PreparedCall): Promise<ToolCallOutcome> => {
+    context.emit({
+      type: "tool.execution_start",
+      data: {
+        toolCallId: call.toolCall.toolCallId,
+        toolName: call.toolCall.name,
+        arguments: call.toolCall.arguments,
+      },
+    });
+    const outcome = adjust(await settle(context, call));
+    context.emit({
+      type: "tool.execution_complete",
+      data: {
+        toolCallId: outcome.toolCall.toolCallId,
+        toolName: outcome.toolCall.name,
+        success: !outcome.isError,
+        result: { content: outcome.content },
+        ...(outcome.errorCode === undefined
+          ? {}
+          : { error: { message: outcome.content, code: outcome.errorCode } }),
+      },
+    });
+    return outcome;
+  };
+  if (parallel) {
+    return Promise.all(prepared.map(runOne));
+  }
+  const outcomes: ToolCallOutcome[] = [];
+  for (const call of prepared) {
+    outcomes.push(await runOne(call));
+  }
+  return outcomes;
+}
+
+type PreparedCall =
+  | { toolCall: ToolRequest; tool: AnyTool; input: unknown; failure?: undefined }
+  | { toolCall: ToolRequest; tool?: AnyTool; failure: { code: ToolErrorCode; message: string } };
+
+function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall {
+  const tool = context.tools.get(toolCall.name);
+  if (tool === undefined) {
+    const available = [...context.tools.keys()].join(", ");
+    const message = `Tool '${toolCall.name}' does not exist. Available tools: ${available}.`;
+    return { toolCall, failure: { code: "unknown_tool", message } };
+  }
+  if (toolCall.argumentsError === "truncated") {
+    const message = `Not executed: the reply hit the output token limit before the arguments of '${toolCall.name}' were complete (received ${echo(toolCall.rawArguments)}). Split the work into smaller steps.`;
+    return { toolCall, tool, failure: { code: "truncated_arguments", message } };
+  }
+  if (toolCall.argumentsError === "invalid_json") {
+    const message = `Invalid arguments for '${toolCall.name}': not a JSON object (received ${echo(toolCall.rawArguments)}).`;
+    return { toolCall, tool, failure: { code: "invalid_arguments", message } };
+  }
+  const parsed = tool.input.safeParse(toolCall.arguments);
+  if (!parsed.success) {
+    const message = `Invalid arguments for '${toolCall.name}': ${z.prettifyError(parsed.error)} (received ${echo(JSON.stringify(toolCall.arguments))}).`;
+    return { toolCall, tool, failure: { code: "invalid_arguments", message } };
+  }
+  return { toolCall, tool, input: parsed.data };
+}
+
+async function settle(context: ToolCallContext, call: PreparedCall): Promise<ToolCallOutcome> {
+  const { toolCall } = call;
+  if (call.failure !== undefined) {
+    return { toolCall, content: call.failure.message, isError: true, errorCode: call.failure.code };
+  }
+  if (context.signal.aborted) {
+    return interrupted(toolCall);
+  }
+  const answer = await context.authorize({
+    tool: call.tool,
+    input: call.input,
+    toolCall,
+    signal: context.signal,
+  });
+  if (context.signal.aborted) {
+    return interrupted(toolCall);
+  }
+  if (!answer.allowed) {
+    const content = `The user denied permission to run '${toolCall.name}': ${answer.reason}`;
+    return { toolCall, content, isError: true, errorCode: "denied" };
+  }
+  const result = await runTool(context, call.tool, call.input, toolCall);
+  if (context.signal.aborted) {
+    const content = `${result.content}\n[cancelled by the user]`.trimStart();
+    return { toolCall, content, isError: true, errorCode: "cancelled" };
+  }
+  return {
+    toolCall,
+    content: result.content,
+    isError: result.isError,
+    ...(result.isError ? { errorCode: "failed" as const } : {}),
+  };
+}
+
+async function runTool(
+  context: ToolCallContext,
+  tool: AnyTool,
+  input: unknown,
+  toolCall: ToolRequest,
+): Promise<ToolResult> {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([context.signal, controller.signal]);
+  try {
+    return await tool.execute(input, {
+      cwd: context.cwd,
+      sessionDirectory: context.sessionDirectory,
+      toolCallId: toolCall.toolCallId,
+      signal,
+      onPartialResult: (partialOutput) =>
+        context.emit({
+          type: "tool.execution_partial_result",
+          data: { toolCallId: toolCall.toolCallId, partialOutput },
+        }),
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: `Tool '${tool.name}' failed: ${message}`, isError: true };
+  } finally {
+    controller.abort();
+  }
+}
+
+/** The result of a call that never ran to completion because the prompt was cancelled or the process died. */
+export function interrupted(toolCall: ToolRequest): ToolCallOutcome {
+  return {
+    toolCall,
+    content:
+      "Interrupted: the tool call was cancelled before it completed; it may have partly run.",
+    isError: true,
+    errorCode: "interrupted",
+  };
+}
+
+function echo(text: string | undefined): string {
+  const value = text ?? "";
+  return value.length > MAX_ECHOED_ARGUMENTS
+    ? `${value.slice(0, MAX_ECHOED_ARGUMENTS)}… (${value.length} characters)`
+    : value;
+}

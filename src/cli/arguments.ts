@@ -1,0 +1,158 @@
+import { parseArgs } from "node:util";
+
+/** Parsed command line of `turnloop`. */
+export type Command =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "prompt"; options: PromptOptions }
+  | { kind: "sessions-list"; json: boolean }
+  | { kind: "sessions-show"; sessionId: string }
+  | { kind: "sessions-delete"; sessionId: string };
+
+/** Options of `turnloop -p`. */
+export interface PromptOptions {
+  prompt: string;
+  model?: string;
+  baseUrl?: string;
+  resume?: string;
+  continue: boolean;
+  /** Model requests per prompt. */
+  maxTurns: number;
+  autopilot: boolean;
+  maxAutopilotContinues: number;
+  allowAllTools: boolean;
+  outputFormat: "text" | "json";
+  cwd: string;
+}
+
+export const USAGE = `turnloop: an open, model-agnostic coding agent.
+
+Usage:
+  turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
+  turnloop sessions [--json]          list sessions, newest first
+  turnloop sessions show <id>         print a session's conversation
+  turnloop sessions delete <id>       delete a session
+  turnloop --version | --help
+
+Options for -p:
+  --model <provider:model>            or TURNLOOP_MODEL; providers: openai, openai-chat,
+                                      anthropic, ollama, openai-compatible
+  --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
+                                      OLLAMA_HOST are read too)
+  --resume <session-id>               continue a session
+  --continue                          continue the newest session of this directory
+  --max-turns <n>                     model requests allowed for the prompt (default 100)
+  --autopilot                         keep working until the model calls task_complete
+  --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
+  --allow-all-tools                   let the agent run commands (bash) without asking
+  --output-format text|json           json: every event as a JSON line on stdout
+  --cwd <dir>                         working directory (default: the current one)
+
+Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
+
+/** Thrown for a command line we cannot run; the message is for the user. */
+export class UsageError extends Error {}
+
+/**
+ * Parses `argv` (without `node` and the script).
+ * @throws UsageError with a one-line explanation.
+ */
+export function parseCommand(argv: readonly string[], cwd: string): Command {
+  let parsed: ReturnType<typeof parseWith>;
+  try {
+    parsed = parseWith(argv);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    return { kind: "help" };
+  }
+  if (values.version) {
+    return { kind: "version" };
+  }
+  if (positionals[0] === "sessions") {
+    return sessionsCommand(positionals.slice(1), values.json === true);
+  }
+  if (positionals.length > 0) {
+    throw new UsageError(`unknown command "${positionals[0]}"; see turnloop --help`);
+  }
+  if (values.prompt === undefined) {
+    return { kind: "help" };
+  }
+  if (values.resume !== undefined && values.continue) {
+    throw new UsageError("use either --resume or --continue, not both");
+  }
+  const outputFormat = values["output-format"] ?? "text";
+  if (outputFormat !== "text" && outputFormat !== "json") {
+    throw new UsageError(`--output-format must be text or json, not "${outputFormat}"`);
+  }
+  return {
+    kind: "prompt",
+    options: {
+      prompt: values.prompt,
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
+      ...(values.resume === undefined ? {} : { resume: values.resume }),
+      continue: values.continue === true,
+      maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
+      autopilot: values.autopilot === true,
+      maxAutopilotContinues: positiveInteger(
+        "--max-autopilot-continues",
+        values["max-autopilot-continues"],
+        5,
+      ),
+      allowAllTools: values["allow-all-tools"] === true,
+      outputFormat,
+      cwd: values.cwd ?? cwd,
+    },
+  };
+}
+
+function parseWith(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      prompt: { type: "string", short: "p" },
+      model: { type: "string", short: "m" },
+      "base-url": { type: "string" },
+      resume: { type: "string" },
+      continue: { type: "boolean" },
+      "max-turns": { type: "string" },
+      autopilot: { type: "boolean" },
+      "max-autopilot-continues": { type: "string" },
+      "allow-all-tools": { type: "boolean" },
+      "output-format": { type: "string" },
+      cwd: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+    },
+  });
+}
+
+function sessionsCommand(rest: readonly string[], json: boolean): Command {
+  const [action, sessionId] = rest;
+  if (action === undefined || action === "list") {
+    return { kind: "sessions-list", json };
+  }
+  if ((action === "show" || action === "delete") && sessionId !== undefined) {
+    return action === "show"
+      ? { kind: "sessions-show", sessionId }
+      : { kind: "sessions-delete", sessionId };
+  }
+  throw new UsageError("usage: turnloop sessions [list | show <id> | delete <id>]");
+}
+
+function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) {
+    return fallback;
+  }
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) {
+    throw new UsageError(`${flag} must be a whole number ≥ 0, not "${value}"`);
+  }
+  return number;
+}

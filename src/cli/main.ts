@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+import { parseCommand, USAGE, UsageError } from "./arguments.js";
+
+// The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+const VERSION = "0.1.0";
+
+/** Entry point of the `turnloop` command. Heavy modules load only for the command that needs them. */
+async function main(argv: readonly string[]): Promise<number> {
+  let command: ReturnType<typeof parseCommand>;
+  try {
+    command = parseCommand(argv, process.cwd());
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`turnloop: ${error.message}\n`);
+      return 64;
+    }
+    throw error;
+  }
+  switch (command.kind) {
+    case "help":
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case "version":
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case "prompt": {
+      const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
+        import("./prompt-command.js"),
+        import("../session/paths.js"),
+      ]);
+      return runPromptCommand(command.options, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+        home: turnloopHome(process.env),
+        interactive: process.stderr.isTTY === true,
+      });
+    }
+    case "sessions-list":
+    case "sessions-show":
+    case "sessions-delete": {
+      const { runSessionsCommand } = await import("./sessions-command.js");
+      return runSessionsCommand(command, { stdout: process.stdout, stderr: process.stderr });
+    }
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `turnloop: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

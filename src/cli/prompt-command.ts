@@ -1,0 +1,175 @@
+import { resolve } from "node:path";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
+import type { Authorize } from "../agent/tool-calls.js";
+import { createProvider, resolveModel } from "../llm/models.js";
+import { Session, type SessionAgentSettings } from "../session/session.js";
+import { newestSessionInCwd } from "../session/store.js";
+import { builtinTools } from "../tools/index.js";
+import type { PromptOptions } from "./arguments.js";
+import { TerminalRenderer } from "./terminal-renderer.js";
+
+/** Exit codes of `turnloop -p`. */
+export const EXIT = {
+  endTurn: 0,
+  error: 1,
+  /** max_tokens, max_turn_requests or refusal: the prompt stopped without finishing. */
+  incomplete: 2,
+  usage: 64,
+  cancelled: 130,
+} as const;
+
+/** Where `-p` writes and what it reads from the environment. */
+export interface PromptIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** Whether stderr is a terminal (colour, prompts). */
+  interactive: boolean;
+}
+
+/**
+ * Runs `turnloop -p`: opens or resumes the session, streams the answer, prints the summary.
+ * Ctrl-C cancels the prompt cleanly; a second Ctrl-C exits at once.
+ * @returns the process exit code ({@link EXIT}).
+ */
+export async function runPromptCommand(options: PromptOptions, io: PromptIo): Promise<number> {
+  const cwd = resolve(options.cwd);
+  const resuming = options.resume !== undefined || options.continue;
+  const baseUrl = options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl };
+  // A new session needs a model before anything is written; a resumed one may use its own.
+  const early = resuming ? undefined : resolveModel({ ...options, ...baseUrl }, io.env);
+  if (early !== undefined && !early.ok) {
+    io.stderr.write(`${early.message}\n`);
+    return EXIT.usage;
+  }
+  const opened = await openSession(options, io.home, cwd, early?.configuration.id ?? "");
+  if (typeof opened === "string") {
+    io.stderr.write(`turnloop: ${opened}\n`);
+    return EXIT.usage;
+  }
+  const session = opened;
+  const resolved =
+    early ?? resolveModel({ model: options.model ?? session.start.model, ...baseUrl }, io.env);
+  if (!resolved.ok) {
+    await session.close();
+    io.stderr.write(`${resolved.message}\n`);
+    return EXIT.usage;
+  }
+  const settings: SessionAgentSettings = {
+    provider: createProvider(resolved.configuration, providerTuning(io.env)),
+    tools: builtinTools(),
+    systemPrompt: buildSystemPrompt({
+      cwd,
+      platform: process.platform,
+      date: new Date(session.start.startTime),
+      autopilot: options.autopilot,
+    }),
+    maxTurns: options.maxTurns,
+    autopilot: options.autopilot,
+    maxAutopilotContinues: options.maxAutopilotContinues,
+    authorize: promptModePolicy(options.allowAllTools),
+  };
+  const color = io.interactive && io.env.NO_COLOR === undefined;
+  const renderer = new TerminalRenderer(io.stdout, io.stderr, color);
+  const unsubscribe = session.subscribe(
+    options.outputFormat === "json"
+      ? (event) => io.stdout.write(`${JSON.stringify(event)}\n`)
+      : renderer.handle,
+  );
+  const started = performance.now();
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts > 1) {
+      process.exit(EXIT.cancelled);
+    }
+    session.cancel();
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    const outcome = await session.prompt(settings, options.prompt);
+    if (options.outputFormat === "text") {
+      renderer.endLine();
+      io.stderr.write(`${renderer.summary(performance.now() - started, session.id)}\n`);
+    }
+    if ("error" in outcome) {
+      return EXIT.error;
+    }
+    switch (outcome.stopReason) {
+      case "end_turn":
+        return EXIT.endTurn;
+      case "cancelled":
+        return EXIT.cancelled;
+      case "max_tokens":
+      case "max_turn_requests":
+      case "refusal":
+        io.stderr.write(`turnloop: stopped: ${outcome.stopReason}\n`);
+        return EXIT.incomplete;
+    }
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    unsubscribe();
+    await session.close();
+  }
+}
+
+async function openSession(
+  options: PromptOptions,
+  home: string,
+  cwd: string,
+  model: string,
+): Promise<Session | string> {
+  try {
+    if (options.resume !== undefined) {
+      return await Session.resume(home, options.resume);
+    }
+    if (options.continue) {
+      const newest = await newestSessionInCwd(home, cwd);
+      if (newest === undefined) {
+        return `no session to continue in ${cwd}; run without --continue to start one`;
+      }
+      return await Session.resume(home, newest.sessionId);
+    }
+    return await Session.create(home, cwd, model);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") {
+      return `no session ${options.resume ?? ""} in ${home}`;
+    }
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * The `-p` policy until the full permission gate: read-only tools run; tools that can change
+ * things (bash) run only with `--allow-all-tools`, since there is nobody to ask.
+ */
+function promptModePolicy(allowAllTools: boolean): Authorize {
+  return async ({ tool }) => {
+    if (allowAllTools || !tool.mutates) {
+      return { allowed: true };
+    }
+    return {
+      allowed: false,
+      reason: `'${tool.name}' can change files or run commands, and this session was started without --allow-all-tools. Work with the read-only tools, or tell the user to rerun with --allow-all-tools.`,
+    };
+  };
+}
+
+/** Test and tuning knobs from the environment: `TURNLOOP_STREAM_IDLE_TIMEOUT_MS`, `TURNLOOP_RETRY_BASE_DELAY_MS`, `TURNLOOP_MAX_RETRIES`. */
+function providerTuning(env: NodeJS.ProcessEnv) {
+  const number = (name: string) => {
+    const value = Number(env[name]);
+    return env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  const idleTimeoutMs = number("TURNLOOP_STREAM_IDLE_TIMEOUT_MS");
+  const initialDelayMs = number("TURNLOOP_RETRY_BASE_DELAY_MS");
+  const maxRetries = number("TURNLOOP_MAX_RETRIES");
+  return {
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+    retry: {
+      ...(initialDelayMs === undefined ? {} : { initialDelayMs }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { readEventLog } from "../session/event-log.js";
+import { eventsPath, turnloopHome, validateSessionId } from "../session/paths.js";
+import { renderConversation } from "../session/render.js";
+import { deleteSession, listSessions } from "../session/store.js";
+import type { Command } from "./arguments.js";
+
+type SessionsCommand = Extract<Command, { kind: `sessions-${string}` }>;
+
+/**
+ * Runs `turnloop sessions [list|show|delete]` against `$TURNLOOP_HOME`.
+ * @returns the exit code: 0, or 1 when the session does not exist or cannot be read.
+ */
+export async function runSessionsCommand(
+  command: SessionsCommand,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<number> {
+  const home = turnloopHome(process.env);
+  try {
+    switch (command.kind) {
+      case "sessions-list": {
+        const sessions = await listSessions(home);
+        if (command.json) {
+          io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+          return 0;
+        }
+        if (sessions.length === 0) {
+          io.stdout.write(`No sessions in ${home}.\n`);
+          return 0;
+        }
+        for (const session of sessions) {
+          const prompt = session.firstPrompt ?? session.problem ?? "";
+          io.stdout.write(
+            `${session.sessionId}  ${session.lastActivity}  ${session.turns} turns  ${session.cwd ?? "?"}\n    started ${session.startTime ?? "?"}  ${prompt}\n`,
+          );
+        }
+        return 0;
+      }
+      case "sessions-show": {
+        const { events, repaired } = await readEventLog(
+          eventsPath(home, validateSessionId(command.sessionId)),
+        );
+        io.stdout.write(renderConversation(events));
+        if (repaired.length > 0) {
+          io.stderr.write(`turnloop: skipped ${repaired.length} damaged line(s) while reading\n`);
+        }
+        return 0;
+      }
+      case "sessions-delete": {
+        const deleted = await deleteSession(home, command.sessionId);
+        io.stderr.write(
+          deleted ? `deleted ${command.sessionId}\n` : `no session ${command.sessionId}\n`,
+        );
+        return deleted ? 0 : 1;
+      }
+    }
+  } catch (error) {
+    const code = error instanceof Error && "code" in error ? error.code : undefined;
+    const message =
+      code === "ENOENT"
+        ? `no session ${"sessionId" in command ? command.sessionId : ""}`
+        : String(error instanceof Error ? error.message : error);
+    io.stderr.write(`turnloop: ${message}\n`);
+    return 1;
+  }
+}

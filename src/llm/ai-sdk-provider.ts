@@ -1,0 +1,247 @@
+import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
+import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
+import { ReplyAssembler } from "./reply-assembler.js";
+
+/** When and how long to retry a failed model request (case 18). All times in ms. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** First backoff delay; doubles each retry, with ±20 % jitter. */
+  initialDelayMs: number;
+  /** Longest backoff delay. */
+  maxDelayMs: number;
+  /** A `Retry-After` above this fails at once with the server's delay in the message. */
+  retryAfterCapMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 5,
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  retryAfterCapMs: 60_000,
+};
+
+/** Default inter-chunk idle limit (ms): generous, since reasoning models pause (case 20). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+
+export interface AiSdkProviderOptions {
+  /** `<provider>:<model>`. */
+  id: string;
+  /**
+   * Creates the AI SDK model. Called lazily (provider packages load on first use) and again with
+   * `includeUsage: false` if the server rejects `stream_options` (case 15).
+   */
+  createModel(settings: { includeUsage: boolean }): Promise<LanguageModelV3>;
+  /** Sent with every request, e.g. `{openai: {store: false}}`. */
+  providerOptions?: SharedV3ProviderOptions;
+  replayFilter?: ReplayFilter;
+  retry?: Partial<RetryPolicy>;
+  /** No stream part for this long (ms) fails the attempt as `stalled`. */
+  idleTimeoutMs?: number;
+}
+
+type AttemptOutcome = { ok: true } | { ok: false; failure: ClassifiedFailure; shown: boolean };
+
+/**
+ * A {@link Provider} over an AI SDK v6 language model (`doStream`, one call per turn). Retries are
+ * ours: 429/5xx/overloaded/network/stalled failures are retried with jittered exponential backoff
+ * or the server's `Retry-After` (the larger), only while nothing of the attempt was shown, and the
+ * wait is cancellable. Never throws: every stream ends in `done` or `error`.
+ */
+export class AiSdkProvider implements Provider {
+  readonly id: string;
+  private readonly options: AiSdkProviderOptions;
+  private readonly retry: RetryPolicy;
+  private readonly idleTimeoutMs: number;
+  private model: Promise<LanguageModelV3> | undefined;
+  private includeUsage = true;
+
+  constructor(options: AiSdkProviderOptions) {
+    this.id = options.id;
+    this.options = options;
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const outcome = yield* this.attempt(request, signal);
+        if (outcome.ok) {
+          return;
+        }
+        if (signal.aborted) {
+          yield cancelled();
+          return;
+        }
+        const { failure } = outcome;
+        if (this.includeUsage && /stream_options/i.test(failure.message) && !outcome.shown) {
+          // Some OpenAI-compatible servers reject `stream_options`: remember, and ask without it.
+          this.includeUsage = false;
+          this.model = undefined;
+          continue;
+        }
+        if (!failure.retryable || outcome.shown || attempt >= this.retry.maxRetries) {
+          yield { type: "error", failure: publicFailure(failure) };
+          return;
+        }
+        const delayMs = this.delayBeforeRetry(attempt, failure);
+        if (delayMs === undefined) {
+          const seconds = Math.round((failure.retryAfterMs ?? 0) / 1000);
+          const message = `${failure.message} (the server asked to retry after ${seconds} s, longer than the ${this.retry.retryAfterCapMs / 1000} s we wait)`;
+          yield { type: "error", failure: publicFailure({ ...failure, message }) };
+          return;
+        }
+        yield {
+          type: "retry",
+          attempt: attempt + 1,
+          errorType: failure.errorType,
+          errorMessage: failure.message,
+          delayMs,
+          ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
+        };
+        if (!(await sleep(delayMs, signal))) {
+          yield cancelled();
+          return;
+        }
+      }
+    } catch (error) {
+      // The contract is "never throws": a bug here still ends the stream with an error event.
+      yield { type: "error", failure: publicFailure(classifyFailure(error)) };
+    }
+  }
+
+  /** Backoff for retry number `attempt` (0-based), or undefined when Retry-After exceeds the cap. */
+  private delayBeforeRetry(attempt: number, failure: ClassifiedFailure): number | undefined {
+    if (failure.retryAfterMs !== undefined && failure.retryAfterMs > this.retry.retryAfterCapMs) {
+      return undefined;
+    }
+    const exponential = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** attempt);
+    const jittered = exponential * (0.8 + Math.random() * 0.4);
+    return Math.round(Math.max(jittered, failure.retryAfterMs ?? 0));
+  }
+
+  private async *attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<LlmEvent, AttemptOutcome> {
+    const attemptController = new AbortController();
+    const abortAttempt = () => attemptController.abort(signal.reason);
+    signal.addEventListener("abort", abortAttempt, { once: true });
+    let lastProgress = performance.now();
+    let stalled = false;
+    const watchdog = setInterval(
+      () => {
+        if (performance.now() - lastProgress > this.idleTimeoutMs) {
+          stalled = true;
+          attemptController.abort(new Error("stalled"));
+        }
+      },
+      Math.max(10, Math.min(1_000, this.idleTimeoutMs / 4)),
+    );
+    let shown = false;
+    const assembler = new ReplyAssembler();
+    try {
+      this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
+      const model = await this.model;
+      const { stream } = await model.doStream({
+        prompt: toPrompt(request.system, request.messages, this.options.replayFilter),
+        tools: toFunctionTools(request.tools),
+        ...(request.maxOutputTokens === undefined
+          ? {}
+          : { maxOutputTokens: request.maxOutputTokens }),
+        abortSignal: attemptController.signal,
+        ...(this.options.providerOptions === undefined
+          ? {}
+          : { providerOptions: this.options.providerOptions }),
+      });
+      const reader = stream.getReader();
+      for (;;) {
+        const { done, value: part } = await reader.read();
+        if (done) {
+          break;
+        }
+        lastProgress = performance.now();
+        if (part.type === "error") {
+          await reader.cancel().catch(() => undefined);
+          return { ok: false, failure: classifyFailure(part.error), shown };
+        }
+        assembler.add(part);
+        const event = progressEvent(part);
+        if (event !== undefined) {
+          shown = true;
+          yield event;
+          lastProgress = performance.now();
+        }
+      }
+      if (!assembler.finished) {
+        const failure = classifyFailure(
+          new Error("the stream ended before the reply was complete"),
+        );
+        return { ok: false, failure: { ...failure, errorType: "network", retryable: true }, shown };
+      }
+      yield { type: "done", ...assembler.reply() };
+      return { ok: true };
+    } catch (error) {
+      if (stalled && !signal.aborted) {
+        const seconds = Math.round(this.idleTimeoutMs / 1000);
+        const message = `the model stream stalled: no data for ${seconds} s`;
+        return { ok: false, failure: { errorType: "stalled", message, retryable: true }, shown };
+      }
+      return { ok: false, failure: classifyFailure(error), shown };
+    } finally {
+      clearInterval(watchdog);
+      signal.removeEventListener("abort", abortAttempt);
+      // Closes the connection if we stopped reading early (error part, consumer gave up).
+      attemptController.abort();
+    }
+  }
+}
+
+function progressEvent(
+  part: Parameters<ReplyAssembler["add"]>[0],
+): Exclude<LlmEvent, { type: "done" | "error" | "retry" }> | undefined {
+  switch (part.type) {
+    case "text-delta":
+      return part.delta === "" ? undefined : { type: "text_delta", text: part.delta };
+    case "reasoning-delta":
+      return part.delta === "" ? undefined : { type: "reasoning_delta", text: part.delta };
+    case "tool-input-start":
+      return { type: "tool_call_start", toolCallId: part.id, name: part.toolName };
+    default:
+      return undefined;
+  }
+}
+
+function publicFailure(failure: ClassifiedFailure): ProviderFailure {
+  return {
+    errorType: failure.errorType,
+    message: failure.message,
+    ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
+  };
+}
+
+function cancelled(): LlmEvent {
+  return { type: "error", failure: { errorType: "cancelled", message: "cancelled" } };
+}
+
+/** Waits `ms` milliseconds; resolves false at once if `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(false);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,150 @@
+import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
+import type { ErrorType } from "../events/events.js";
+import type { ProviderFailure } from "./provider.js";
+
+/** Longest error message we pass on (characters): provider bodies can be huge HTML pages. */
+const MAX_MESSAGE_LENGTH = 500;
+
+/** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */
+export interface ClassifiedFailure extends ProviderFailure {
+  errorType: ErrorType;
+  retryable: boolean;
+  /** Delay the server asked for (`retry-after-ms`, `retry-after` seconds or HTTP date), in ms. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Turns anything a provider call threw or streamed as an error into a categorised, bounded,
+ * redacted failure (case 17). Retryable: 408, 409, 429, 5xx, 529 and `overloaded_error`, and
+ * network failures (case 18).
+ */
+export function classifyFailure(error: unknown): ClassifiedFailure {
+  if (APICallError.isInstance(error)) {
+    const statusCode = error.statusCode;
+    const body = error.responseBody ?? "";
+    const providerMessage = error.message || body;
+    const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
+    const retryAfterMs = parseRetryAfter(error.responseHeaders);
+    return {
+      errorType,
+      statusCode,
+      message: boundedMessage(
+        statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`,
+      ),
+      retryable: isRetryableType(errorType) || error.isRetryable,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+  if (LoadAPIKeyError.isInstance(error)) {
+    return { errorType: "configuration", message: boundedMessage(error.message), retryable: false };
+  }
+  const text = messageOf(error);
+  // Anthropic and gateways stream `{"type":"error","error":{"type":"overloaded_error"}}` mid-response.
+  if (/overloaded/i.test(text)) {
+    return { errorType: "overloaded", message: boundedMessage(text), retryable: true };
+  }
+  if (isNetworkError(error)) {
+    return { errorType: "network", message: boundedMessage(text), retryable: true };
+  }
+  return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+function categoryOfStatus(statusCode: number | undefined, text: string): ErrorType {
+  if (statusCode === undefined) {
+    return "network";
+  }
+  if (statusCode === 529 || /overloaded/i.test(text)) {
+    return "overloaded";
+  }
+  if (statusCode === 401 || statusCode === 403) {
+    return "authentication";
+  }
+  if (statusCode === 429) {
+    return "rate_limit";
+  }
+  if (statusCode === 408 || statusCode >= 500) {
+    return "server";
+  }
+  return "invalid_request";
+}
+
+function isRetryableType(errorType: ErrorType): boolean {
+  return (
+    errorType === "rate_limit" ||
+    errorType === "overloaded" ||
+    errorType === "server" ||
+    errorType === "network" ||
+    errorType === "stalled"
+  );
+}
+
+function isNetworkError(error: unknown): boolean {
+  if (!(error instanceof Error)) {
+    return false;
+  }
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return (
+    error.message === "fetch failed" ||
+    code === "ECONNRESET" ||
+    code === "ECONNREFUSED" ||
+    code === "UND_ERR_SOCKET" ||
+    error.name === "TypeError" ||
+    /terminated|socket hang up|ECONNRESET/i.test(error.message)
+  );
+}
+
+/** Reads `retry-after-ms`, then `retry-after` (seconds or an HTTP date). Returns ms or undefined. */
+export function parseRetryAfter(
+  headers: Record<string, string | undefined> | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (headers === undefined) {
+    return undefined;
+  }
+  const milliseconds = Number.parseFloat(headers["retry-after-ms"] ?? "");
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) {
+    return milliseconds;
+  }
+  const value = headers["retry-after"];
+  if (value === undefined) {
+    return undefined;
+  }
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) {
+    return seconds * 1000;
+  }
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return `${error.message}${cause}`;
+  }
+  if (typeof error === "object" && error !== null) {
+    try {
+      return JSON.stringify(error);
+    } catch {
+      return String(error);
+    }
+  }
+  return String(error);
+}
+
+/** Redacts credentials and cuts to {@link MAX_MESSAGE_LENGTH} characters. */
+export function boundedMessage(text: string): string {
+  const redacted = redactSecrets(text.replace(/\s+/g, " ").trim());
+  return redacted.length > MAX_MESSAGE_LENGTH
+    ? `${redacted.slice(0, MAX_MESSAGE_LENGTH)}… (${redacted.length - MAX_MESSAGE_LENGTH} more characters)`
+    : redacted;
+}
+
+/** Removes API keys, bearer tokens and credentials in query strings from a text. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
+    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
+    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]");
+}

@@ -1,0 +1,195 @@
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { AiSdkProvider, type RetryPolicy } from "./ai-sdk-provider.js";
+import { withoutOpenAiItemIds } from "./convert.js";
+import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
+import type { Provider } from "./provider.js";
+
+/** The wire a model name's prefix selects. */
+export type ProviderName = "openai" | "openai-chat" | "anthropic" | "ollama" | "openai-compatible";
+
+const PROVIDER_NAMES: readonly ProviderName[] = [
+  "openai",
+  "openai-chat",
+  "anthropic",
+  "ollama",
+  "openai-compatible",
+];
+
+/** A model choice with everything needed to reach it. */
+export interface ModelConfiguration {
+  /** `<provider>:<model>`, as given. */
+  id: string;
+  provider: ProviderName;
+  modelName: string;
+  /** API base including the version path, e.g. `http://127.0.0.1:11434/v1`; absent = the vendor's. */
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/** Settings every face reads the same way: flags first, then the environment. */
+export interface ModelSettingsInput {
+  /** `--model` */
+  model?: string;
+  /** `--base-url` */
+  baseUrl?: string;
+}
+
+/** What to tell a user with no model configured: one short message. */
+export const NO_MODEL_MESSAGE =
+  "turnloop: no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. " +
+  "anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY), openai:gpt-5 (with OPENAI_API_KEY), " +
+  "ollama:qwen3, or openai-compatible:<model> with --base-url.";
+
+/**
+ * Resolves the model from flags and environment: `--model` / `TURNLOOP_MODEL`; the endpoint from
+ * `--base-url` / `TURNLOOP_BASE_URL`, then the vendor's usual variable (`OPENAI_BASE_URL`,
+ * `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`
+ * (`TURNLOOP_API_KEY` overrides both). Returns an error message instead of throwing.
+ */
+export function resolveModel(
+  input: ModelSettingsInput,
+  env: NodeJS.ProcessEnv = process.env,
+): { ok: true; configuration: ModelConfiguration } | { ok: false; message: string } {
+  const id = input.model ?? env.TURNLOOP_MODEL;
+  if (id === undefined || id.trim() === "") {
+    return { ok: false, message: NO_MODEL_MESSAGE };
+  }
+  const separator = id.indexOf(":");
+  const provider = id.slice(0, separator) as ProviderName;
+  const modelName = id.slice(separator + 1);
+  if (separator <= 0 || !PROVIDER_NAMES.includes(provider) || modelName === "") {
+    return {
+      ok: false,
+      message: `turnloop: unknown model "${id}". Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
+    };
+  }
+  const baseUrl = input.baseUrl ?? env.TURNLOOP_BASE_URL ?? vendorBaseUrl(provider, env);
+  if (provider === "openai-compatible" && baseUrl === undefined) {
+    return {
+      ok: false,
+      message: `turnloop: ${id} needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).`,
+    };
+  }
+  const apiKey = env.TURNLOOP_API_KEY ?? vendorApiKey(provider, env);
+  return {
+    ok: true,
+    configuration: {
+      id,
+      provider,
+      modelName,
+      ...(baseUrl === undefined ? {} : { baseUrl: baseUrl.replace(/\/+$/, "") }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    },
+  };
+}
+
+function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
+  switch (provider) {
+    case "openai":
+    case "openai-chat":
+      return env.OPENAI_BASE_URL;
+    case "anthropic":
+      return env.ANTHROPIC_BASE_URL;
+    case "ollama": {
+      const host = env.OLLAMA_HOST ?? "127.0.0.1:11434";
+      return `${/^https?:\/\//.test(host) ? host : `http://${host}`}/v1`;
+    }
+    case "openai-compatible":
+      return undefined;
+  }
+}
+
+function vendorApiKey(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
+  switch (provider) {
+    case "openai":
+    case "openai-chat":
+      return env.OPENAI_API_KEY;
+    case "anthropic":
+      return env.ANTHROPIC_API_KEY;
+    case "ollama":
+    case "openai-compatible":
+      return env.OPENAI_API_KEY;
+  }
+}
+
+/** Options for tests and tuning; production uses the defaults. */
+export interface ProviderTuning {
+  retry?: Partial<RetryPolicy>;
+  /** ms without a stream part before an attempt fails as stalled. */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * Creates the {@link Provider} for a configuration. Provider packages are imported on the first
+ * request, not here, so start-up does not pay for them.
+ */
+export function createProvider(
+  configuration: ModelConfiguration,
+  tuning: ProviderTuning = {},
+): Provider {
+  const { provider, modelName, baseUrl, apiKey } = configuration;
+  const common = { id: configuration.id, ...tuning };
+  switch (provider) {
+    case "openai":
+      return new AiSdkProvider({
+        ...common,
+        // Stateless: we carry the whole history, so nothing is stored server-side (case 23).
+        providerOptions: { openai: { store: false } },
+        replayFilter: withoutOpenAiItemIds,
+        createModel: async () => {
+          const { createOpenAI } = await import("@ai-sdk/openai");
+          return createOpenAI({ ...urlAndKey(baseUrl, apiKey) }).responses(modelName);
+        },
+      });
+    case "openai-chat":
+      return new AiSdkProvider({
+        ...common,
+        createModel: async () => {
+          const { createOpenAI } = await import("@ai-sdk/openai");
+          const openai = createOpenAI({
+            ...urlAndKey(baseUrl, apiKey),
+            fetch: openAiChatQuirksFetch,
+          });
+          return openai.chat(modelName);
+        },
+      });
+    case "anthropic":
+      return new AiSdkProvider({
+        ...common,
+        createModel: async () => {
+          const { createAnthropic } = await import("@ai-sdk/anthropic");
+          return createAnthropic({ ...urlAndKey(baseUrl, apiKey) })(modelName);
+        },
+      });
+    case "ollama":
+    case "openai-compatible":
+      return new AiSdkProvider({
+        ...common,
+        createModel: ({ includeUsage }) => createCompatibleModel(configuration, includeUsage),
+      });
+  }
+}
+
+async function createCompatibleModel(
+  configuration: ModelConfiguration,
+  includeUsage: boolean,
+): Promise<LanguageModelV3> {
+  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+  return createOpenAICompatible({
+    name: configuration.provider,
+    baseURL: configuration.baseUrl ?? "",
+    apiKey: configuration.apiKey ?? "unused",
+    includeUsage,
+    fetch: openAiChatQuirksFetch,
+  }).chatModel(configuration.modelName);
+}
+
+function urlAndKey(
+  baseUrl: string | undefined,
+  apiKey: string | undefined,
+): { baseURL?: string; apiKey?: string } {
+  return {
+    ...(baseUrl === undefined ? {} : { baseURL: baseUrl }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+  };
+}

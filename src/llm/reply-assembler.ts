@@ -1,0 +1,218 @@
+import type {
+  LanguageModelV3FinishReason,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+  SharedV3ProviderMetadata,
+} from "@ai-sdk/provider";
+import type {
+  FinishReason,
+  JsonObject,
+  ProviderMetadata,
+  ReasoningPart,
+  ToolRequest,
+  Usage,
+} from "../events/events.js";
+import type { AssistantReply } from "./provider.js";
+
+interface PendingToolCall {
+  toolCallId: string;
+  name: string;
+  rawArguments: string;
+  /** Set once the provider reported the call complete (`tool-call` part). */
+  complete: boolean;
+  providerMetadata?: ProviderMetadata;
+}
+
+/**
+ * Builds one {@link AssistantReply} from the AI SDK's stream parts (LanguageModelV3StreamPart).
+ * Argument text is kept raw and parsed here, once, so that cut-off or malformed arguments are
+ * recorded as such instead of being repaired into something that would run (cases 07, 08, 13).
+ */
+export class ReplyAssembler {
+  private content = "";
+  private providerMetadata: ProviderMetadata | undefined;
+  private readonly reasoning = new Map<string, ReasoningPart>();
+  private readonly toolCalls = new Map<string, PendingToolCall>();
+  private finish: LanguageModelV3FinishReason | undefined;
+  private usage: LanguageModelV3Usage | undefined;
+
+  /** True once the provider sent its `finish` part. */
+  get finished(): boolean {
+    return this.finish !== undefined;
+  }
+
+  /** Records a part. Returns the text to show for deltas, so the caller can stream it. */
+  add(part: LanguageModelV3StreamPart): void {
+    switch (part.type) {
+      case "text-delta":
+        this.content += part.delta;
+        this.providerMetadata = mergeMetadata(this.providerMetadata, part.providerMetadata);
+        return;
+      case "text-start":
+      case "text-end":
+        this.providerMetadata = mergeMetadata(this.providerMetadata, part.providerMetadata);
+        return;
+      case "reasoning-start":
+      case "reasoning-delta":
+      case "reasoning-end": {
+        const block = this.reasoning.get(part.id) ?? { text: "" };
+        if (part.type === "reasoning-delta") {
+          block.text += part.delta;
+        }
+        const metadata = mergeMetadata(block.providerMetadata, part.providerMetadata);
+        if (metadata !== undefined) {
+          block.providerMetadata = metadata;
+        }
+        this.reasoning.set(part.id, block);
+        return;
+      }
+      case "tool-input-start":
+        this.toolCalls.set(part.id, {
+          toolCallId: part.id,
+          name: part.toolName,
+          rawArguments: "",
+          complete: false,
+        });
+        return;
+      case "tool-input-delta": {
+        const call = this.toolCalls.get(part.id);
+        if (call !== undefined) {
+          call.rawArguments += part.delta;
+        }
+        return;
+      }
+      case "tool-call": {
+        const call: PendingToolCall = {
+          toolCallId: part.toolCallId,
+          name: part.toolName,
+          rawArguments: part.input,
+          complete: true,
+        };
+        const metadata = mergeMetadata(undefined, part.providerMetadata);
+        if (metadata !== undefined) {
+          call.providerMetadata = metadata;
+        }
+        // Delete first so the call takes its final position in the order calls completed.
+        this.toolCalls.delete(part.toolCallId);
+        this.toolCalls.set(part.toolCallId, call);
+        return;
+      }
+      case "finish":
+        this.finish = part.finishReason;
+        this.usage = part.usage;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The reply so far. Calls the provider never completed count as cut off. */
+  reply(): { reply: AssistantReply; usage: Usage } {
+    const finishReason: FinishReason = this.finish?.unified ?? "other";
+    const toolCalls = [...this.toolCalls.values()].map((call) => toToolRequest(call, finishReason));
+    const reasoningParts = [...this.reasoning.values()].filter(
+      (part) => part.text !== "" || part.providerMetadata !== undefined,
+    );
+    const reply: AssistantReply = {
+      content: this.content,
+      reasoningParts,
+      toolCalls,
+      finishReason,
+      ...(this.providerMetadata === undefined ? {} : { providerMetadata: this.providerMetadata }),
+    };
+    return { reply, usage: toUsage(this.usage) };
+  }
+}
+
+/** Parses raw argument text into a {@link ToolRequest}; see {@link parseToolArguments}. */
+function toToolRequest(call: PendingToolCall, finishReason: FinishReason): ToolRequest {
+  const parsed = parseToolArguments(call.rawArguments, !call.complete || finishReason === "length");
+  return {
+    toolCallId: call.toolCallId,
+    name: call.name,
+    arguments: parsed.arguments,
+    ...(parsed.error === undefined
+      ? {}
+      : { rawArguments: call.rawArguments, argumentsError: parsed.error }),
+    ...(call.providerMetadata === undefined ? {} : { providerMetadata: call.providerMetadata }),
+  };
+}
+
+/**
+ * Parses tool-call argument text. Empty text is `{}` (no-argument tools, case 08). A JSON string
+ * holding a JSON object is unwrapped once (double encoding, case 13). Anything else that is not a
+ * JSON object yields `{}` plus an error: `truncated` when the text ends before the JSON does or
+ * the output limit was hit (case 07), else `invalid_json`.
+ */
+export function parseToolArguments(
+  raw: string,
+  cutOff: boolean,
+): { arguments: JsonObject; error?: "truncated" | "invalid_json" } {
+  if (raw.trim() === "") {
+    return cutOff ? { arguments: {}, error: "truncated" } : { arguments: {} };
+  }
+  try {
+    let value: unknown = JSON.parse(raw);
+    if (typeof value === "string" && value.trimStart().startsWith("{")) {
+      value = JSON.parse(value);
+    }
+    if (isJsonObject(value)) {
+      return { arguments: value };
+    }
+    return { arguments: {}, error: "invalid_json" };
+  } catch (error) {
+    const endedEarly = error instanceof SyntaxError && endsBeforeJsonDoes(raw, error);
+    return { arguments: {}, error: cutOff || endedEarly ? "truncated" : "invalid_json" };
+  }
+}
+
+/** V8's messages for JSON that stops before it is complete. */
+function endsBeforeJsonDoes(raw: string, error: SyntaxError): boolean {
+  if (/Unexpected end of JSON input|Unterminated string/.test(error.message)) {
+    return true;
+  }
+  const position = /at position (\d+)/.exec(error.message)?.[1];
+  return position !== undefined && Number(position) >= raw.trimEnd().length;
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function mergeMetadata(
+  current: ProviderMetadata | undefined,
+  addition: SharedV3ProviderMetadata | undefined,
+): ProviderMetadata | undefined {
+  if (addition === undefined) {
+    return current;
+  }
+  const merged: ProviderMetadata = { ...current };
+  for (const [provider, values] of Object.entries(addition)) {
+    const defined = Object.fromEntries(
+      Object.entries(values).filter(([, value]) => value !== undefined && value !== null),
+    ) as JsonObject;
+    if (Object.keys(defined).length > 0) {
+      merged[provider] = { ...merged[provider], ...defined };
+    }
+  }
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+function toUsage(usage: LanguageModelV3Usage | undefined): Usage {
+  if (usage === undefined) {
+    return {};
+  }
+  const result: Usage = {};
+  setDefined(result, "inputTokens", usage.inputTokens.total);
+  setDefined(result, "outputTokens", usage.outputTokens.total);
+  setDefined(result, "cacheReadTokens", usage.inputTokens.cacheRead);
+  setDefined(result, "cacheWriteTokens", usage.inputTokens.cacheWrite);
+  setDefined(result, "reasoningTokens", usage.outputTokens.reasoning);
+  return result;
+}
+
+function setDefined(target: Usage, key: keyof Usage, value: number | undefined): void {
+  if (value !== undefined && value !== null && Number.isFinite(value)) {
+    target[key] = value;
+  }
+}

@@ -1,0 +1,210 @@
+import { History } from "../agent/history.js";
+import { type AgentSettings, type PromptOutcome, runPrompt } from "../agent/loop.js";
+import { interrupted } from "../agent/tool-calls.js";
+import type {
+  EventInput,
+  RepairNote,
+  SessionEvent,
+  SessionEventOf,
+  UserMessageSource,
+} from "../events/events.js";
+import { EventLog } from "./event-log.js";
+import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
+import { SessionWriter } from "./session-writer.js";
+
+/** Agent settings a session fills in itself. */
+export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
+
+/** Receives every event of a session, ephemeral ones included, in order. */
+export type SessionListener = (event: SessionEvent) => void;
+
+/** The producer version written into `session.start`. */
+export const PRODUCER_VERSION = "0.1.0";
+
+/** Thrown by {@link Session.prompt} when a prompt is already running in the session. */
+export class PromptInProgressError extends Error {
+  constructor(sessionId: string) {
+    super(`Session ${sessionId} is already running a prompt; cancel it or wait for it to end.`);
+    this.name = "PromptInProgressError";
+  }
+}
+
+/**
+ * One session: its `events.jsonl`, the history folded from it, and its subscribers.
+ *
+ * Every event goes through {@link Session.emit}: persisted events are on disk before any
+ * subscriber sees them, and the log is synced at each `assistant.turn_end` and before a prompt's
+ * outcome is returned.
+ */
+export class Session {
+  readonly id: string;
+  readonly cwd: string;
+  readonly directory: string;
+  /** `session.start` of this session, as in the log. */
+  readonly start: SessionEventOf<"session.start">["data"];
+  readonly history = new History();
+  private readonly log: EventLog;
+  private readonly writer: SessionWriter;
+  private readonly listeners = new Set<SessionListener>();
+  private running: AbortController | undefined;
+
+  private constructor(
+    log: EventLog,
+    writer: SessionWriter,
+    start: SessionEventOf<"session.start">["data"],
+    directory: string,
+  ) {
+    this.log = log;
+    this.writer = writer;
+    this.start = start;
+    this.id = start.sessionId;
+    this.cwd = start.cwd;
+    this.directory = directory;
+  }
+
+  /** Starts a new session under `home` and writes its `session.start`. */
+  static async create(home: string, cwd: string, model: string): Promise<Session> {
+    const sessionId = newSessionId();
+    const { log } = await EventLog.open(eventsPath(home, sessionId), { create: true });
+    const start: SessionEventOf<"session.start">["data"] = {
+      sessionId,
+      version: 1,
+      producer: "turnloop",
+      producerVersion: PRODUCER_VERSION,
+      startTime: new Date().toISOString(),
+      cwd,
+      model,
+    };
+    const session = new Session(
+      log,
+      new SessionWriter(log, null),
+      start,
+      sessionDirectory(home, sessionId),
+    );
+    session.emit({ type: "session.start", data: start });
+    await log.flush();
+    return session;
+  }
+
+  /**
+   * Reopens a session: folds its log into the history, records `session.resume` with the damage
+   * the reader skipped, and gives every tool call left without a result (crash, kill) an
+   * interrupted result, on disk before the next model request (case 01).
+   * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist; an
+   * Error when the log has no `session.start`.
+   */
+  static async resume(home: string, sessionId: string): Promise<Session> {
+    validateSessionId(sessionId);
+    const opened = await EventLog.open(eventsPath(home, sessionId), { create: false });
+    const first = opened.events.find((event) => event.type === "session.start");
+    if (first?.type !== "session.start") {
+      await opened.log.close();
+      throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
+    }
+    const writer = new SessionWriter(opened.log, opened.events.at(-1)?.id ?? null);
+    const session = new Session(opened.log, writer, first.data, sessionDirectory(home, sessionId));
+    for (const event of opened.events) {
+      session.history.apply(event);
+    }
+    const repaired: RepairNote[] = opened.repaired;
+    session.emit({
+      type: "session.resume",
+      data: { resumeTime: new Date().toISOString(), eventCount: opened.events.length, repaired },
+    });
+    session.closeOpenToolCalls();
+    await opened.log.flush();
+    return session;
+  }
+
+  /** Subscribes to every event from now on; returns the unsubscribe function. */
+  subscribe(listener: SessionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Whether a prompt is running. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /**
+   * Records an event: envelope, disk (unless ephemeral), history, then subscribers. A listener
+   * that throws does not stop the others or the loop.
+   */
+  emit(input: EventInput): SessionEvent {
+    const event = this.writer.write(input);
+    this.history.apply(event);
+    if (event.type === "assistant.turn_end") {
+      this.log.flush().catch(() => undefined);
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A face's bug must not break the session; the face reports its own errors.
+      }
+    }
+    return event;
+  }
+
+  /**
+   * Runs one prompt through the loop. `signal` (optional) cancels it, as does {@link cancel}.
+   * Resolves once the outcome is on disk.
+   * @throws PromptInProgressError when a prompt is already running (one at a time, case 26).
+   */
+  async prompt(
+    settings: SessionAgentSettings,
+    content: string,
+    options: { source?: UserMessageSource; signal?: AbortSignal } = {},
+  ): Promise<PromptOutcome> {
+    if (this.running !== undefined) {
+      throw new PromptInProgressError(this.id);
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) {
+      controller.abort();
+    }
+    try {
+      const agentSettings = { ...settings, cwd: this.cwd, sessionDirectory: this.directory };
+      const conversation = {
+        history: this.history,
+        emit: (event: EventInput) => void this.emit(event),
+      };
+      const source = options.source ?? "user";
+      return await runPrompt(agentSettings, conversation, { content, source }, controller.signal);
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      this.running = undefined;
+      await this.log.flush();
+    }
+  }
+
+  /** Cancels the running prompt, if any (ACP v1 prompt-turn: cancelled). An idle cancel does nothing. */
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  /** Syncs and closes the log. */
+  async close(): Promise<void> {
+    await this.log.close();
+  }
+
+  private closeOpenToolCalls(): void {
+    for (const toolCall of [...this.history.pendingToolCalls]) {
+      const outcome = interrupted(toolCall);
+      this.emit({
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: toolCall.toolCallId,
+          toolName: toolCall.name,
+          success: false,
+          result: { content: outcome.content },
+          error: { message: outcome.content, code: "interrupted" },
+        },
+      });
+    }
+  }
+}

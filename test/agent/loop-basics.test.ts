@@ -1,0 +1,106 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../src/tools/define-tool.js";
+import { type Harness, shape, startHarness, types } from "../support/harness.js";
+
+const readFileTool = defineTool({
+  name: "read_file",
+  description: "Reads a file.",
+  input: z.object({ path: z.string() }),
+  kind: "read",
+  mutates: false,
+  execute: async ({ path }, context) => {
+    try {
+      return { content: await readFile(join(context.cwd, path), "utf8"), isError: false };
+    } catch {
+      return { content: `No such file: ${path}`, isError: true };
+    }
+  },
+});
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("the loop", () => {
+  test("a text-only reply ends the prompt with end_turn and records every step", async () => {
+    harness = await startHarness();
+    harness.server.enqueue({ text: ["Hello", " there"], usage: { input: 12, output: 2 } });
+    const outcome = await harness.prompt("hi");
+    expect(outcome).toEqual({ stopReason: "end_turn" });
+    expect(shape(harness.events)).toEqual([
+      { type: "user.message", data: { content: "hi", source: "user" } },
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      { type: "assistant.message_delta", data: { messageId: "message-1", deltaContent: "Hello" } },
+      { type: "assistant.message_delta", data: { messageId: "message-1", deltaContent: " there" } },
+      {
+        type: "assistant.message",
+        data: { messageId: "message-1", content: "Hello there", toolRequests: [], finishReason: "stop" },
+      },
+      {
+        type: "assistant.usage",
+        data: {
+          model: "openai-compatible:fake-model",
+          turnId: "turn-1",
+          inputTokens: 12,
+          outputTokens: 2,
+          cacheReadTokens: 0,
+          reasoningTokens: 0,
+        },
+      },
+      { type: "assistant.turn_end", data: { turnId: "turn-1", status: "completed", finishReason: "stop" } },
+      { type: "session.idle", data: { stopReason: "end_turn" } },
+    ]);
+    const persisted = await harness.persisted();
+    expect(types(persisted)).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ]);
+    persisted.forEach((event, index) => {
+      expect(event.parentId).toBe(index === 0 ? null : persisted[index - 1]?.id);
+    });
+  });
+
+  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+    "runs a tool call and feeds the result back (%s)",
+    async (wire) => {
+      harness = await startHarness({ wire, tools: [readFileTool] });
+      await import("node:fs/promises").then((fs) => fs.writeFile(join(harness!.cwd, "a.txt"), "forty-two"));
+      harness.server.enqueue(
+        { text: "Let me look.", toolCalls: [{ id: "call_1", name: "read_file", arguments: ['{"pa', 'th":"a.txt"}'] }] },
+        { text: "It says forty-two." },
+      );
+      const outcome = await harness.prompt("what is in a.txt?");
+      expect(outcome).toEqual({ stopReason: "end_turn" });
+      const persisted = shape(await harness.persisted()).slice(1);
+      expect(persisted.map((event) => event.type)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+        "tool.execution_start",
+        "tool.execution_complete",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]);
+      expect(persisted[6]).toEqual({
+        type: "tool.execution_complete",
+        data: { toolCallId: "call_1", toolName: "read_file", success: true, result: { content: "forty-two" } },
+      });
+      expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
+      const turnStarts = persisted.filter((event) => event.type === "assistant.turn_start").length;
+      expect(turnStarts).toBe(harness.server.requests.length);
+    },
+  );
+});
