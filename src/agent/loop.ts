@@ -66,109 +66,118 @@ export async function runPrompt(
   prompt: { content: string; source?: UserMessageSource },
   signal: AbortSignal,
 ): Promise<PromptOutcome> {
+  let outcome: PromptOutcome | undefined;
+  try {
+    outcome = await runTurns(settings, conversation, prompt, signal);
+  } catch (error) {
+    // A bug must not leave the prompt unanswered or the session stuck: report it as a failure.
+    const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    outcome = fail(conversation.emit, { errorType: "internal", message });
+  } finally {
+    const data =
+      outcome !== undefined && "stopReason" in outcome ? { stopReason: outcome.stopReason } : {};
+    conversation.emit({ type: "session.idle", data });
+  }
+  return outcome;
+}
+
+async function runTurns(
+  settings: AgentSettings,
+  conversation: Conversation,
+  prompt: { content: string; source?: UserMessageSource },
+  signal: AbortSignal,
+): Promise<PromptOutcome> {
   const { emit } = conversation;
   const tools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const specifications = toolSpecifications(tools);
   const guard = new RepetitionGuard();
-  let outcome: PromptOutcome = { stopReason: "cancelled" };
-  try {
-    emit({
-      type: "user.message",
-      data: { content: prompt.content, source: prompt.source ?? "user" },
-    });
-    let nudges = 0;
-    for (let turns = 0; ; turns++) {
-      if (signal.aborted) {
-        return (outcome = cancel(emit));
-      }
-      if (turns >= settings.maxTurns) {
-        return (outcome = { stopReason: "max_turn_requests" });
-      }
-      const request: ModelRequest = {
-        system: settings.systemPrompt,
-        messages: conversation.history.messages,
-        tools: specifications,
-        ...(settings.maxOutputTokens === undefined
-          ? {}
-          : { maxOutputTokens: settings.maxOutputTokens }),
-      };
-      const turn = await requestTurn(settings.provider, request, emit, signal);
-      if (turn.kind === "cancelled") {
-        return (outcome = cancel(emit));
-      }
-      if (turn.kind === "failed") {
-        return (outcome = fail(emit, turn.failure));
-      }
-      const { reply } = turn;
-      if (reply.toolCalls.length === 0) {
-        const empty = reply.content.trim() === "";
-        if (empty && reply.finishReason !== "stop" && reply.finishReason !== "length") {
-          // An empty reply that did not simply stop (e.g. a malformed function call) is no success.
-          const message = `the model returned an empty reply (finish reason: ${reply.finishReason}), often a malformed function call`;
-          return (outcome = fail(emit, { errorType: "malformed_response", message }));
-        }
-        if (reply.finishReason === "length") {
-          return (outcome = { stopReason: "max_tokens" });
-        }
-        if (reply.finishReason === "content-filter") {
-          return (outcome = { stopReason: "refusal" });
-        }
-        if (settings.autopilot && nudges < settings.maxAutopilotContinues) {
-          nudges++;
-          emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
-          continue;
-        }
-        return (outcome = { stopReason: "end_turn" });
-      }
-      const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
-      const context = {
-        tools: toolsByName,
-        cwd: settings.cwd,
-        sessionDirectory: settings.sessionDirectory,
-        authorize: settings.authorize,
-        emit,
-        signal,
-      };
-      const outcomes = await executeToolCalls(context, reply.toolCalls, {
-        adjust: guard.record,
-        ...(truncated
-          ? {
-              refuse: {
-                code: "truncated_arguments",
-                message:
-                  "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
-              },
-            }
-          : {}),
-      });
-      if (signal.aborted) {
-        return (outcome = cancel(emit));
-      }
-      if (truncated) {
-        return (outcome = { stopReason: "max_tokens" });
-      }
-      const completion = outcomes.find(
-        (result) => result.toolCall.name === TASK_COMPLETE_TOOL_NAME && !result.isError,
-      );
-      if (settings.autopilot && completion !== undefined) {
-        const summary = String(completion.toolCall.arguments.summary ?? "");
-        emit({ type: "session.task_complete", data: { summary, success: true } });
-        return (outcome = { stopReason: "end_turn" });
-      }
-      if (guard.shouldStop) {
-        return (outcome = { stopReason: "max_turn_requests" });
-      }
+  emit({
+    type: "user.message",
+    data: { content: prompt.content, source: prompt.source ?? "user" },
+  });
+  let nudges = 0;
+  for (let turns = 0; ; turns++) {
+    if (signal.aborted) {
+      return cancel(emit);
     }
-  } catch (error) {
-    // A bug must not leave the prompt unanswered or the session stuck: report it as a failure.
-    const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
-    return (outcome = fail(emit, { errorType: "internal", message }));
-  } finally {
-    emit({
-      type: "session.idle",
-      data: "stopReason" in outcome ? { stopReason: outcome.stopReason } : {},
+    if (turns >= settings.maxTurns) {
+      return { stopReason: "max_turn_requests" };
+    }
+    const request: ModelRequest = {
+      system: settings.systemPrompt,
+      messages: conversation.history.messages,
+      tools: specifications,
+      ...(settings.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: settings.maxOutputTokens }),
+    };
+    const turn = await requestTurn(settings.provider, request, emit, signal);
+    if (turn.kind === "cancelled") {
+      return cancel(emit);
+    }
+    if (turn.kind === "failed") {
+      return fail(emit, turn.failure);
+    }
+    const { reply } = turn;
+    if (reply.toolCalls.length === 0) {
+      const empty = reply.content.trim() === "";
+      if (empty && reply.finishReason !== "stop" && reply.finishReason !== "length") {
+        // An empty reply that did not simply stop (e.g. a malformed function call) is no success.
+        const message = `the model returned an empty reply (finish reason: ${reply.finishReason}), often a malformed function call`;
+        return fail(emit, { errorType: "malformed_response", message });
+      }
+      if (reply.finishReason === "length") {
+        return { stopReason: "max_tokens" };
+      }
+      if (reply.finishReason === "content-filter") {
+        return { stopReason: "refusal" };
+      }
+      if (settings.autopilot && nudges < settings.maxAutopilotContinues) {
+        nudges++;
+        emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
+        continue;
+      }
+      return { stopReason: "end_turn" };
+    }
+    const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
+    const context = {
+      tools: toolsByName,
+      cwd: settings.cwd,
+      sessionDirectory: settings.sessionDirectory,
+      authorize: settings.authorize,
+      emit,
+      signal,
+    };
+    const outcomes = await executeToolCalls(context, reply.toolCalls, {
+      adjust: guard.record,
+      ...(truncated
+        ? {
+            refuse: {
+              code: "truncated_arguments",
+              message:
+                "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
+            },
+          }
+        : {}),
     });
+    if (signal.aborted) {
+      return cancel(emit);
+    }
+    if (truncated) {
+      return { stopReason: "max_tokens" };
+    }
+    const completion = outcomes.find(
+      (result) => result.toolCall.name === TASK_COMPLETE_TOOL_NAME && !result.isError,
+    );
+    if (settings.autopilot && completion !== undefined) {
+      const summary = String(completion.toolCall.arguments.summary ?? "");
+      emit({ type: "session.task_complete", data: { summary, success: true } });
+      return { stopReason: "end_turn" };
+    }
+    if (guard.shouldStop) {
+      return { stopReason: "max_turn_requests" };
+    }
   }
 }
 

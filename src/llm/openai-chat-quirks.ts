@@ -1,14 +1,9 @@
 /**
  * A `fetch` for OpenAI Chat Completions streams that evens out what OpenAI-compatible servers
- * (Ollama, vLLM, llama.cpp, gateways) send differently, before the AI SDK parses it:
- *
- * - chunks without `choices`, or with `choices: null` (keep-alives, usage-only chunks; case 15)
- *   get `choices: []`, which the SDK's schema requires;
- * - parallel tool calls that all claim `index: 0`, or carry no index (case 09), get distinct
- *   indexes: a new `id` at an occupied index starts a new call; a delta with neither index nor id
- *   continues the most recent call.
- *
- * Everything else passes through untouched, byte for byte where no rewrite is needed.
+ * (Ollama, vLLM, llama.cpp, gateways, Azure) send differently, before the AI SDK parses it:
+ * chunks without `choices`, or with `choices: null` (keep-alives, usage-only chunks; case 15),
+ * get `choices: []`, which the SDK's chunk schema requires; without it the whole reply fails.
+ * Everything else passes through untouched.
  */
 export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
@@ -53,46 +48,14 @@ function sseEventTransform(mapData: (data: string) => string): TransformStream<s
   });
 }
 
-interface ToolCallDelta {
-  index?: number | null;
-  id?: string | null;
-  [key: string]: unknown;
-}
-
-/** Returns a mapper of chunk JSON text that keeps tool-call indexes apart across one stream. */
+/**
+ * Returns a mapper of chunk JSON text. Only chunks that lack a `choices` array are parsed and
+ * rewritten; the AI SDK already keeps parallel tool calls apart when servers reuse `index: 0`
+ * (case 09, covered by tests), so that needs nothing here.
+ */
 function createChunkNormaliser(): (data: string) => string {
-  const indexById = new Map<string, number>();
-  /** The call that a delta with a given raw index continues. */
-  const indexByRawIndex = new Map<number, number>();
-  let mostRecentIndex: number | undefined;
-  let nextIndex = 0;
-
-  const assignIndex = (delta: ToolCallDelta): number => {
-    const rawIndex = typeof delta.index === "number" ? delta.index : undefined;
-    const id = typeof delta.id === "string" && delta.id !== "" ? delta.id : undefined;
-    const known = id === undefined ? undefined : indexById.get(id);
-    if (known !== undefined) {
-      return known;
-    }
-    if (id === undefined) {
-      const continued =
-        rawIndex === undefined ? mostRecentIndex : (indexByRawIndex.get(rawIndex) ?? undefined);
-      if (continued !== undefined) {
-        return continued;
-      }
-    }
-    const index = nextIndex++;
-    if (id !== undefined) {
-      indexById.set(id, index);
-    }
-    if (rawIndex !== undefined) {
-      indexByRawIndex.set(rawIndex, index);
-    }
-    return index;
-  };
-
   return (data) => {
-    if (data === "[DONE]" || (data.includes('"choices":[') && !data.includes('"tool_calls"'))) {
+    if (data === "[DONE]" || data.includes('"choices":[')) {
       return data;
     }
     let chunk: unknown;
@@ -105,19 +68,9 @@ function createChunkNormaliser(): (data: string) => string {
       return data;
     }
     const record = chunk as { choices?: unknown; error?: unknown };
-    if (!Array.isArray(record.choices)) {
-      if (record.error !== undefined) {
-        return data;
-      }
-      record.choices = [];
+    if (Array.isArray(record.choices) || record.error !== undefined) {
+      return data;
     }
-    for (const choice of record.choices as Array<{ delta?: { tool_calls?: ToolCallDelta[] } }>) {
-      for (const delta of choice?.delta?.tool_calls ?? []) {
-        const index = assignIndex(delta);
-        delta.index = index;
-        mostRecentIndex = index;
-      }
-    }
-    return JSON.stringify(record);
+    return JSON.stringify({ ...record, choices: [] });
   };
 }

@@ -1,24 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { z } from "zod";
-import { defineTool } from "../../src/tools/define-tool.js";
 import { type Harness, shape, startHarness, types } from "../support/harness.js";
-
-const readFileTool = defineTool({
-  name: "read_file",
-  description: "Reads a file.",
-  input: z.object({ path: z.string() }),
-  kind: "read",
-  mutates: false,
-  execute: async ({ path }, context) => {
-    try {
-      return { content: await readFile(join(context.cwd, path), "utf8"), isError: false };
-    } catch {
-      return { content: `No such file: ${path}`, isError: true };
-    }
-  },
-});
+import { readFileTool } from "../support/test-tools.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -39,7 +23,12 @@ describe("the loop", () => {
       { type: "assistant.message_delta", data: { messageId: "message-1", deltaContent: " there" } },
       {
         type: "assistant.message",
-        data: { messageId: "message-1", content: "Hello there", toolRequests: [], finishReason: "stop" },
+        data: {
+          messageId: "message-1",
+          content: "Hello there",
+          toolRequests: [],
+          finishReason: "stop",
+        },
       },
       {
         type: "assistant.usage",
@@ -52,7 +41,10 @@ describe("the loop", () => {
           reasoningTokens: 0,
         },
       },
-      { type: "assistant.turn_end", data: { turnId: "turn-1", status: "completed", finishReason: "stop" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+      },
       { type: "session.idle", data: { stopReason: "end_turn" } },
     ]);
     const persisted = await harness.persisted();
@@ -73,9 +65,12 @@ describe("the loop", () => {
     "runs a tool call and feeds the result back (%s)",
     async (wire) => {
       harness = await startHarness({ wire, tools: [readFileTool] });
-      await import("node:fs/promises").then((fs) => fs.writeFile(join(harness!.cwd, "a.txt"), "forty-two"));
+      await writeFile(join(harness.cwd, "a.txt"), "forty-two");
       harness.server.enqueue(
-        { text: "Let me look.", toolCalls: [{ id: "call_1", name: "read_file", arguments: ['{"pa', 'th":"a.txt"}'] }] },
+        {
+          text: "Let me look.",
+          toolCalls: [{ id: "call_1", name: "read_file", arguments: ['{"pa', 'th":"a.txt"}'] }],
+        },
         { text: "It says forty-two." },
       );
       const outcome = await harness.prompt("what is in a.txt?");
@@ -96,7 +91,12 @@ describe("the loop", () => {
       ]);
       expect(persisted[6]).toEqual({
         type: "tool.execution_complete",
-        data: { toolCallId: "call_1", toolName: "read_file", success: true, result: { content: "forty-two" } },
+        data: {
+          toolCallId: "call_1",
+          toolName: "read_file",
+          success: true,
+          result: { content: "forty-two" },
+        },
       });
       expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
       const turnStarts = persisted.filter((event) => event.type === "assistant.turn_start").length;

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PromptOutcome } from "../../src/agent/loop.js";
 import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
 import type { Authorize } from "../../src/agent/tool-calls.js";
-import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { createProvider, type ProviderTuning, resolveModel } from "../../src/llm/models.js";
 import { readEventLog } from "../../src/session/event-log.js";
@@ -70,7 +70,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const settings: SessionAgentSettings = {
     provider: createProvider(resolved.configuration, { ...FAST_RETRIES, ...options.tuning }),
     tools: options.tools ?? [],
-    systemPrompt: buildSystemPrompt({ cwd, platform: "linux", date: new Date(0), autopilot: false }),
+    systemPrompt: buildSystemPrompt({
+      cwd,
+      platform: "linux",
+      date: new Date(0),
+      autopilot: false,
+    }),
     maxTurns: options.maxTurns ?? 100,
     autopilot: options.autopilot ?? false,
     maxAutopilotContinues: options.maxAutopilotContinues ?? 5,
@@ -88,7 +93,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     cwd,
     events,
     settings,
-    prompt: (text, signal) => session.prompt(settings, text, signal === undefined ? {} : { signal }),
+    prompt: (text, signal) =>
+      session.prompt(settings, text, signal === undefined ? {} : { signal }),
     persisted: async () => (await readEventLog(eventsPath(home, session.id))).events,
     reopen: async () => {
       unsubscribe();
@@ -137,4 +143,21 @@ export function shape(events: readonly SessionEvent[]): Array<{ type: string; da
 /** Just the event types, for a compact whole-sequence assertion. */
 export function types(events: readonly SessionEvent[]): string[] {
   return events.map((event) => event.type);
+}
+
+/**
+ * The `messages` of request `index` on the OpenAI Chat wire.
+ * @throws when there is no such request or it has no messages.
+ */
+export function chatMessages(harness: Harness, index: number): Array<Record<string, unknown>> {
+  const body = harness.server.requests.at(index)?.body;
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    !("messages" in body) ||
+    !Array.isArray(body.messages)
+  ) {
+    throw new Error(`request ${index} has no messages`);
+  }
+  return body.messages as Array<Record<string, unknown>>;
 }

@@ -1,0 +1,86 @@
+/**
+ * Where sessions live on disk: `$TURNLOOP_HOME/session-state/<sessionId>/events.jsonl`.
+ *
+ * Session ids come from users (`--resume <id>`, `session/load`, `turnloop sessions rm <id>`) and
+ * become directory names, so every id is checked against {@link SESSION_ID_PATTERN} before it
+ * touches a path.
+ */
+
+import { randomUUID } from "node:crypto";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/**
+ * Ids we accept: letters, digits, `-` and `_`, starting with a letter or digit, at most 128
+ * characters. Our own ids are UUIDs; the wider pattern lets SDK clients pick their own ids (as the
+ * Copilot SDK allows) while ruling out `/`, `\`, `.` (so `..` and hidden names), NUL and empty ids.
+ */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** A session id that is not safe to use as a directory name. */
+export class InvalidSessionIdError extends Error {
+  override readonly name = "InvalidSessionIdError";
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    super(
+      `Invalid session id ${JSON.stringify(sessionId)}: expected letters, digits, "-" or "_" ` +
+        "(at most 128 characters), such as a UUID.",
+    );
+    this.sessionId = sessionId;
+  }
+}
+
+/** A fresh session id (a random UUID). */
+export function newSessionId(): string {
+  return randomUUID();
+}
+
+/** Whether `sessionId` matches {@link SESSION_ID_PATTERN}. */
+export function isValidSessionId(sessionId: string): boolean {
+  return SESSION_ID_PATTERN.test(sessionId);
+}
+
+/**
+ * Returns `sessionId` unchanged when it is safe to use in a path.
+ * @throws InvalidSessionIdError otherwise (e.g. `../../etc`).
+ */
+export function validateSessionId(sessionId: string): string {
+  if (!isValidSessionId(sessionId)) {
+    throw new InvalidSessionIdError(sessionId);
+  }
+  return sessionId;
+}
+
+/**
+ * The turnloop home directory, absolute: `$TURNLOOP_HOME` when set and non-empty (resolved against
+ * the current directory), else `~/.turnloop`.
+ */
+export function turnloopHome(environment: NodeJS.ProcessEnv = process.env): string {
+  const configured = environment.TURNLOOP_HOME;
+  if (configured !== undefined && configured !== "") {
+    return resolve(configured);
+  }
+  return join(homedir(), ".turnloop");
+}
+
+/** `<home>/session-state`: the folder holding one folder per session. */
+export function sessionsRoot(home: string): string {
+  return join(home, "session-state");
+}
+
+/**
+ * `<home>/session-state/<sessionId>`.
+ * @throws InvalidSessionIdError when `sessionId` is not safe in a path.
+ */
+export function sessionDirectory(home: string, sessionId: string): string {
+  return join(sessionsRoot(home), validateSessionId(sessionId));
+}
+
+/**
+ * `<home>/session-state/<sessionId>/events.jsonl`.
+ * @throws InvalidSessionIdError when `sessionId` is not safe in a path.
+ */
+export function eventsPath(home: string, sessionId: string): string {
+  return join(sessionDirectory(home, sessionId), "events.jsonl");
+}

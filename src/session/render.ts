@@ -1,0 +1,324 @@
+/**
+ * A session as a plain-text transcript, for `turnloop sessions show <id>`. No colours: the CLI
+ * may add them.
+ *
+ * Shape (every prompt ends with a stop line):
+ * ```
+ * session <id> · <model> · <cwd> · started <time>
+ *
+ * > the user's prompt
+ *   (thinking) the first line of the reasoning…
+ * the assistant's text
+ * → bash(command: "npm test") ✗ failed
+ *     the first lines of the result
+ *     … 12 more lines
+ * [stop: end_turn]
+ * ```
+ */
+
+import type {
+  JsonObject,
+  SessionEvent,
+  SessionEventOf,
+  StopReason,
+  UserMessageSource,
+} from "../events/events.js";
+
+const ARGUMENTS_LENGTH = 60;
+const REASONING_LENGTH = 100;
+const NUDGE_LENGTH = 100;
+const RESULT_LINES = 3;
+const RESULT_LINE_LENGTH = 120;
+
+interface PendingCall {
+  name: string;
+  arguments: JsonObject;
+}
+
+/** What is known about the prompt being rendered, to close it with its stop. */
+interface PromptState {
+  open: boolean;
+  /** A `session.idle` was rendered: the stop is known, nothing to infer. */
+  stopped: boolean;
+  aborted: boolean;
+  failed: boolean;
+  taskCompleted: boolean;
+  lastTurnEnd: SessionEventOf<"assistant.turn_end">["data"] | undefined;
+}
+
+interface RenderState {
+  lines: string[];
+  /** Tool calls requested or started that have no result yet, by `toolCallId`. */
+  pendingCalls: Map<string, PendingCall>;
+  prompt: PromptState;
+}
+
+/**
+ * Renders `events` (persisted ones; ephemeral deltas are ignored, a `session.idle` gives the stop)
+ * as text, one line per item, ending with `\n` unless empty. Tool calls without a result are listed
+ * as such when their prompt ends. When the log does not say how a prompt stopped (no
+ * `session.idle`, e.g. a crash or the turn limit), its stop line says so.
+ */
+export function renderConversation(events: readonly SessionEvent[]): string {
+  const state: RenderState = { lines: [], pendingCalls: new Map(), prompt: closedPrompt() };
+  for (const event of events) {
+    renderEvent(state, event);
+  }
+  closePrompt(state);
+  return state.lines.length === 0 ? "" : `${state.lines.join("\n")}\n`;
+}
+
+/** Events that end or interrupt a prompt, or report on it: one line each. */
+type OutcomeEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "assistant.retry"
+      | "session.plan_updated"
+      | "session.task_complete"
+      | "session.error"
+      | "abort"
+      | "session.compaction_complete"
+      | "session.idle";
+  }
+>;
+
+function renderEvent(state: RenderState, event: SessionEvent): void {
+  switch (event.type) {
+    case "session.start": {
+      const { sessionId, model, cwd, startTime } = event.data;
+      state.lines.push(`session ${sessionId} · ${model} · ${cwd} · started ${startTime}`);
+      return;
+    }
+    case "session.resume": {
+      closePrompt(state);
+      const skipped = event.data.repaired.length;
+      const note = skipped === 0 ? "" : ` (skipped ${skipped} damaged ${plural(skipped, "line")})`;
+      state.lines.push("", `— resumed ${event.data.resumeTime}${note}`);
+      return;
+    }
+    case "user.message":
+      renderUserMessage(state, event.data.content, event.data.source);
+      return;
+    case "assistant.message":
+      renderAssistantMessage(state, event.data);
+      return;
+    case "tool.execution_start":
+      if (!state.pendingCalls.has(event.data.toolCallId)) {
+        const { toolName: name, arguments: callArguments } = event.data;
+        state.pendingCalls.set(event.data.toolCallId, { name, arguments: callArguments });
+      }
+      return;
+    case "tool.execution_complete":
+      renderToolResult(state, event.data);
+      return;
+    case "assistant.turn_end":
+      state.prompt.lastTurnEnd = event.data;
+      return;
+    case "assistant.turn_start":
+    case "assistant.usage":
+    case "assistant.message_delta":
+    case "assistant.reasoning_delta":
+    case "tool.execution_partial_result":
+    case "permission.requested":
+    case "permission.completed":
+    case "session.compaction_start":
+      return;
+    default:
+      renderOutcome(state, event);
+  }
+}
+
+function renderOutcome(state: RenderState, event: OutcomeEvent): void {
+  const { lines, prompt } = state;
+  switch (event.type) {
+    case "assistant.retry": {
+      const { attempt, delayMs, errorMessage } = event.data;
+      lines.push(`↻ retry ${attempt} in ${delayMs} ms: ${firstLine(errorMessage)}`);
+      return;
+    }
+    case "session.plan_updated":
+      lines.push("plan:");
+      for (const entry of event.data.entries) {
+        lines.push(`  ${PLAN_MARKS[entry.status]} ${entry.content}`);
+      }
+      return;
+    case "session.task_complete": {
+      prompt.taskCompleted = true;
+      const outcome = event.data.success ? "" : " (unsuccessful)";
+      lines.push(`task complete${outcome}: ${event.data.summary}`);
+      return;
+    }
+    case "session.error": {
+      prompt.failed = true;
+      const { errorType, statusCode, message } = event.data;
+      const status = statusCode === undefined ? "" : `, ${statusCode}`;
+      lines.push(`error (${errorType}${status}): ${message}`);
+      return;
+    }
+    case "abort":
+      prompt.aborted = true;
+      lines.push(`aborted: ${event.data.reason}`);
+      return;
+    case "session.compaction_complete":
+      lines.push(`compacted: ${event.data.tokensBefore} → ${event.data.tokensAfter} tokens`);
+      return;
+    case "session.idle":
+      closePrompt(state, event.data.stopReason ?? "error");
+      return;
+    default:
+      ignoreUnknown(event);
+  }
+}
+
+const PLAN_MARKS = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+
+/** Keeps the switch exhaustive at compile time while tolerating unknown types at run time. */
+function ignoreUnknown(_event: never): void {}
+
+function renderUserMessage(state: RenderState, content: string, source: UserMessageSource): void {
+  if (source !== "user") {
+    // Nudges and hook messages continue the current prompt; they are long and ours, so abbreviate.
+    state.lines.push(`> [${source}] ${abbreviate(firstLine(content), NUDGE_LENGTH)}`);
+    return;
+  }
+  closePrompt(state);
+  if (state.lines.length > 0) {
+    state.lines.push("");
+  }
+  for (const line of trimTrailingNewlines(content).split(/\r?\n/)) {
+    state.lines.push(`> ${line}`.trimEnd());
+  }
+  state.prompt = { ...closedPrompt(), open: true };
+}
+
+function renderAssistantMessage(
+  state: RenderState,
+  message: SessionEventOf<"assistant.message">["data"],
+): void {
+  const reasoning = message.reasoning?.trim() ?? "";
+  if (reasoning !== "") {
+    state.lines.push(`  (thinking) ${abbreviate(firstLine(reasoning), REASONING_LENGTH)}`);
+  }
+  const content = trimTrailingNewlines(message.content);
+  if (content.trim() !== "") {
+    state.lines.push(...content.split(/\r?\n/));
+  }
+  for (const request of message.toolRequests) {
+    state.pendingCalls.set(request.toolCallId, {
+      name: request.name,
+      arguments: request.arguments,
+    });
+  }
+}
+
+function renderToolResult(
+  state: RenderState,
+  result: SessionEventOf<"tool.execution_complete">["data"],
+): void {
+  const call = state.pendingCalls.get(result.toolCallId) ?? {
+    name: result.toolName,
+    arguments: {},
+  };
+  state.pendingCalls.delete(result.toolCallId);
+  const outcome = result.success ? "✓" : `✗ ${result.error?.code ?? "failed"}`;
+  state.lines.push(`${describeCall(call)} ${outcome}`);
+  const resultLines = trimTrailingNewlines(result.result.content).split(/\r?\n/);
+  if (resultLines.length === 1 && resultLines[0] === "") {
+    return;
+  }
+  for (const line of resultLines.slice(0, RESULT_LINES)) {
+    state.lines.push(`    ${abbreviate(line, RESULT_LINE_LENGTH)}`.trimEnd());
+  }
+  const hidden = resultLines.length - RESULT_LINES;
+  if (hidden > 0) {
+    state.lines.push(`    … ${hidden} more ${plural(hidden, "line")}`);
+  }
+}
+
+/**
+ * Ends the open prompt: lists its calls that never got a result, then its stop line, from
+ * `stopReason` (a `session.idle`) or inferred from what the prompt logged.
+ */
+function closePrompt(state: RenderState, stopReason?: StopReason | "error"): void {
+  const { prompt } = state;
+  if (!prompt.open || prompt.stopped) {
+    if (stopReason !== undefined && !prompt.stopped) {
+      state.lines.push(`[stop: ${stopReason}]`);
+      prompt.stopped = true;
+    }
+    return;
+  }
+  for (const call of state.pendingCalls.values()) {
+    state.lines.push(`${describeCall(call)} … no result`);
+  }
+  state.pendingCalls.clear();
+  const stop = stopReason ?? inferStop(prompt);
+  state.lines.push(stop === undefined ? "[no stop recorded]" : `[stop: ${stop}]`);
+  prompt.stopped = true;
+}
+
+/** The stop the log implies when no `session.idle` says it. */
+function inferStop(prompt: PromptState): StopReason | "error" | undefined {
+  if (prompt.aborted || prompt.lastTurnEnd?.status === "cancelled") {
+    return "cancelled";
+  }
+  if (prompt.failed || prompt.lastTurnEnd?.status === "error") {
+    return "error";
+  }
+  if (prompt.taskCompleted) {
+    return "end_turn";
+  }
+  switch (prompt.lastTurnEnd?.finishReason) {
+    case "stop":
+      return "end_turn";
+    case "length":
+      return "max_tokens";
+    case "content-filter":
+      return "refusal";
+    default:
+      return undefined;
+  }
+}
+
+function closedPrompt(): PromptState {
+  return {
+    open: false,
+    stopped: false,
+    aborted: false,
+    failed: false,
+    taskCompleted: false,
+    lastTurnEnd: undefined,
+  };
+}
+
+/** `name(key: value, …)` with JSON values, cut to {@link ARGUMENTS_LENGTH} characters. */
+function describeCall(call: PendingCall): string {
+  const parts = Object.entries(call.arguments).map(
+    ([key, value]) => `${key}: ${JSON.stringify(value)}`,
+  );
+  return `→ ${call.name}(${abbreviate(parts.join(", "), ARGUMENTS_LENGTH)})`;
+}
+
+function firstLine(text: string): string {
+  const trimmed = text.trim();
+  const end = trimmed.search(/\r?\n/);
+  return end === -1 ? trimmed : `${trimmed.slice(0, end)}…`;
+}
+
+/** `text` cut to `length` code points, ending with `…` when cut. */
+function abbreviate(text: string, length: number): string {
+  const codePoints = Array.from(text);
+  if (codePoints.length <= length) {
+    return text;
+  }
+  return `${codePoints.slice(0, length - 1).join("")}…`;
+}
+
+function trimTrailingNewlines(text: string): string {
+  return text.replace(/(\r?\n)+$/, "");
+}
+
+function plural(count: number, word: string): string {
+  return count === 1 ? word : `${word}s`;
+}

@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { AUTOPILOT_NUDGE } from "../../src/agent/autopilot.js";
+import { type Harness, shape, startHarness, types } from "../support/harness.js";
+import { getTimeTool } from "../support/test-tools.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function toolNames(harness: Harness, index: number): string[] {
+  const body = harness.server.requests[index]?.body as {
+    tools?: Array<{ function: { name: string } }>;
+  };
+  return (body.tools ?? []).map((tool) => tool.function.name);
+}
+
+describe("case 28: autopilot", () => {
+  test("a text-only reply is nudged; task_complete ends the prompt without another request", async () => {
+    harness = await startHarness({ tools: [getTimeTool], autopilot: true });
+    harness.server.enqueue(
+      { text: "I'll now check the time." },
+      { toolCalls: [{ id: "t1", name: "get_time", arguments: "{}" }] },
+      { toolCalls: [{ id: "t2", name: "task_complete", arguments: '{"summary":"time checked"}' }] },
+    );
+    expect(await harness.prompt("check the time")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests).toHaveLength(3);
+    for (const index of [0, 1, 2]) {
+      expect(toolNames(harness, index)).toEqual(["get_time", "task_complete"]);
+    }
+    const persisted = shape(await harness.persisted()).filter(
+      (event) =>
+        event.type === "user.message" ||
+        event.type.startsWith("tool.") ||
+        event.type === "session.task_complete",
+    );
+    expect(persisted).toEqual([
+      { type: "user.message", data: { content: "check the time", source: "user" } },
+      { type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } },
+      {
+        type: "tool.execution_start",
+        data: { toolCallId: "t1", toolName: "get_time", arguments: {} },
+      },
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "t1",
+          toolName: "get_time",
+          success: true,
+          result: { content: "12:00" },
+        },
+      },
+      {
+        type: "tool.execution_start",
+        data: {
+          toolCallId: "t2",
+          toolName: "task_complete",
+          arguments: { summary: "time checked" },
+        },
+      },
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "t2",
+          toolName: "task_complete",
+          success: true,
+          result: { content: "Task complete: time checked" },
+        },
+      },
+      { type: "session.task_complete", data: { summary: "time checked", success: true } },
+    ]);
+    // The task_complete pair is in the history: the next prompt's request is valid.
+    harness.server.enqueue({
+      toolCalls: [{ id: "t3", name: "task_complete", arguments: '{"summary":"again"}' }],
+    });
+    expect(await harness.prompt("and again")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests.at(-1)?.status).toBe(200);
+  });
+
+  test("text-only replies forever stop after the nudge cap", async () => {
+    harness = await startHarness({ autopilot: true, maxAutopilotContinues: 3 });
+    for (let index = 0; index < 10; index++) {
+      harness.server.enqueue({ text: "Working on it." });
+    }
+    expect(await harness.prompt("make the tests pass")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests).toHaveLength(4);
+  });
+
+  test("invalid task_complete arguments are an error result, and the loop goes on", async () => {
+    harness = await startHarness({ autopilot: true });
+    harness.server.enqueue(
+      { toolCalls: [{ id: "t1", name: "task_complete", arguments: '{"summary":5}' }] },
+      { toolCalls: [{ id: "t2", name: "task_complete", arguments: '{"summary":"done"}' }] },
+    );
+    expect(await harness.prompt("finish")).toEqual({ stopReason: "end_turn" });
+    expect(
+      types(await harness.persisted()).filter((type) => type === "session.task_complete"),
+    ).toHaveLength(1);
+    expect(harness.server.requests).toHaveLength(2);
+  });
+
+  test("no nudge after a provider error", async () => {
+    harness = await startHarness({ autopilot: true, tuning: { retry: { maxRetries: 0 } } });
+    harness.server.enqueue({ status: 400, body: { error: { message: "bad request" } } });
+    expect(await harness.prompt("go")).toMatchObject({ error: { errorType: "invalid_request" } });
+    expect(harness.server.requests).toHaveLength(1);
+  });
+
+  test("autopilot off: task_complete is not offered and text ends the turn", async () => {
+    harness = await startHarness({ tools: [getTimeTool] });
+    harness.server.enqueue({ text: "I'll now run the tests." });
+    expect(await harness.prompt("go")).toEqual({ stopReason: "end_turn" });
+    expect(toolNames(harness, 0)).toEqual(["get_time"]);
+  });
+});
+
+describe("case 27: the turn limit", () => {
+  test("stops after maxTurns requests with max_turn_requests; every call has its result", async () => {
+    harness = await startHarness({ tools: [getTimeTool], maxTurns: 3 });
+    for (let index = 0; index < 5; index++) {
+      harness.server.enqueue({
+        toolCalls: [{ id: `c${index}`, name: "get_time", arguments: `{"n":${index}}` }],
+      });
+    }
+    expect(await harness.prompt("loop")).toEqual({ stopReason: "max_turn_requests" });
+    expect(harness.server.requests).toHaveLength(3);
+    const persisted = types(await harness.persisted());
+    expect(persisted.filter((type) => type === "tool.execution_start")).toHaveLength(3);
+    expect(persisted.filter((type) => type === "tool.execution_complete")).toHaveLength(3);
+    expect(harness.events.at(-1)).toMatchObject({
+      type: "session.idle",
+      data: { stopReason: "max_turn_requests" },
+    });
+  });
+});

@@ -1,0 +1,177 @@
+import { writeFile } from "node:fs/promises";
+import { afterEach, describe, expect, test } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import { eventsPath } from "../../src/session/paths.js";
+import { bashTool } from "../../src/tools/bash.js";
+import { chatMessages, type Harness, shape, startHarness, types } from "../support/harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function waitForEvent(
+  harness: Harness,
+  predicate: (event: SessionEvent) => boolean,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const unsubscribe = harness.session.subscribe((event) => {
+      if (predicate(event)) {
+        unsubscribe();
+        resolve();
+      }
+    });
+  });
+}
+
+describe("case 01: cancel during a tool call", () => {
+  test.each(["openai-chat", "anthropic"] as const)(
+    "the call gets an interrupted result on disk, and the next prompt's history is valid (%s)",
+    async (wire) => {
+      harness = await startHarness({ wire, tools: [bashTool] });
+      harness.server.enqueue(
+        { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
+        { text: "ok" },
+      );
+      const controller = new AbortController();
+      const started = waitForEvent(harness, (event) => event.type === "tool.execution_start");
+      const running = harness.prompt("run sleep 30", controller.signal);
+      await started;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const cancelledAt = performance.now();
+      controller.abort();
+      expect(await running).toEqual({ stopReason: "cancelled" });
+      expect(performance.now() - cancelledAt).toBeLessThan(3_000);
+      const persisted = shape(await harness.persisted()).slice(1);
+      expect(persisted.map((event) => event.type)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+        "tool.execution_start",
+        "tool.execution_complete",
+        "abort",
+      ]);
+      expect(persisted[6]?.data).toMatchObject({
+        toolCallId: "call_S1",
+        success: false,
+        error: { code: "cancelled" },
+      });
+      expect(types(harness.events).at(-1)).toBe("session.idle");
+      expect(harness.events.at(-1)?.data).toEqual({ stopReason: "cancelled" });
+
+      expect(await harness.prompt("say ok")).toEqual({ stopReason: "end_turn" });
+      expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
+    },
+  );
+
+  test("after a crash, resume gives the dangling call an interrupted result once, on disk", async () => {
+    harness = await startHarness({ tools: [bashTool] });
+    harness.server.enqueue({
+      toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }],
+    });
+    const controller = new AbortController();
+    const started = waitForEvent(harness, (event) => event.type === "tool.execution_start");
+    const running = harness.prompt("run sleep 30", controller.signal);
+    await started;
+    // Simulate a kill: what is on disk now is what a crashed process leaves (no result yet).
+    const atCrash = await harness.persisted();
+    expect(types(atCrash).at(-1)).toBe("tool.execution_start");
+    controller.abort();
+    await running;
+    // Rewrite the file as the crash left it, then resume twice.
+    await writeFile(
+      eventsPath(harness.home, harness.session.id),
+      atCrash.map((event) => `${JSON.stringify(event)}\n`).join(""),
+    );
+    await harness.reopen();
+    await harness.reopen();
+    const afterResume = await harness.persisted();
+    const repairs = afterResume.filter((event) => event.type === "tool.execution_complete");
+    expect(repairs).toHaveLength(1);
+    expect(repairs[0]?.data).toMatchObject({
+      toolCallId: "call_S1",
+      success: false,
+      error: { code: "interrupted" },
+    });
+    expect(types(afterResume).slice(-4)).toEqual([
+      "tool.execution_start",
+      "session.resume",
+      "tool.execution_complete",
+      "session.resume",
+    ]);
+    harness.server.enqueue({ text: "ok" });
+    expect(await harness.prompt("say ok")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests.at(-1)?.status).toBe(200);
+    const messages = chatMessages(harness, -1);
+    expect(messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "user",
+    ]);
+  });
+});
+
+describe("case 02: cancel while the model streams", () => {
+  test("one cancelled outcome, the stream is closed, nothing after idle, and the next prompt works", async () => {
+    harness = await startHarness();
+    harness.server.enqueue(
+      { text: Array.from({ length: 200 }, () => "word "), delayMs: 20 },
+      { text: "second", usage: { input: 20, output: 1 } },
+    );
+    const controller = new AbortController();
+    let deltas = 0;
+    const thirdDelta = waitForEvent(
+      harness,
+      (event) => event.type === "assistant.message_delta" && ++deltas === 3,
+    );
+    const running = harness.prompt("write a long text", controller.signal);
+    await thirdDelta;
+    controller.abort();
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    const eventsAtAnswer = harness.events.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(harness.events.length).toBe(eventsAtAnswer);
+    expect(harness.server.requests[0]?.clientClosed).toBe(true);
+    const persisted = types(await harness.persisted()).slice(1);
+    expect(persisted).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "abort",
+    ]);
+
+    const before = harness.events.length;
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+    const deltasOfSecond = harness.events
+      .slice(before)
+      .flatMap((event) =>
+        event.type === "assistant.message_delta" ? [event.data.deltaContent] : [],
+      );
+    expect(deltasOfSecond).toEqual(["second"]);
+    // The cancelled reply is not replayed: two user messages in a row are valid for every wire.
+    const messages = chatMessages(harness, 1);
+    expect(messages.map((message) => message.role)).toEqual(["system", "user", "user"]);
+  });
+
+  test("a cancel before the prompt starts still gives exactly one cancelled outcome", async () => {
+    harness = await startHarness();
+    const controller = new AbortController();
+    controller.abort();
+    expect(await harness.prompt("hi", controller.signal)).toEqual({ stopReason: "cancelled" });
+    expect(harness.server.requests).toHaveLength(0);
+    harness.server.enqueue({ text: "fine" });
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+  });
+
+  test("an idle cancel does nothing and does not stick", async () => {
+    harness = await startHarness();
+    harness.session.cancel();
+    harness.server.enqueue({ text: "fine" });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * A real writer process killed with SIGKILL at different moments: the log must load every time,
+ * with at worst a torn tail, and the parent chain must survive each reopen.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import { EventLog, readEventLog } from "../../src/session/event-log.js";
+import { makeTemporaryDirectory } from "./support.js";
+
+const repositoryRoot = join(import.meta.dirname, "..", "..");
+
+/**
+ * Node 20 cannot run TypeScript, and the test must not depend on a prior build: transpile the two
+ * folders the writer needs into `directory`, keeping their relative imports valid.
+ */
+async function compileWriter(directory: string): Promise<void> {
+  await writeFile(join(directory, "package.json"), '{ "type": "module" }\n');
+  for (const folder of ["src/events", "src/session"]) {
+    for (const name of await readdir(join(repositoryRoot, folder))) {
+      if (!name.endsWith(".ts")) {
+        continue;
+      }
+      const source = await readFile(join(repositoryRoot, folder, name), "utf8");
+      const output = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+      });
+      const target = join(directory, folder, name.replace(/\.ts$/, ".js"));
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, output.outputText);
+    }
+  }
+}
+
+const WRITER_SCRIPT = `
+import { EventLog } from "./src/session/event-log.js";
+import { SessionWriter } from "./src/session/session-writer.js";
+
+const { log, events } = await EventLog.open(process.argv[2], { create: true });
+const writer = new SessionWriter(log, events.at(-1)?.id ?? null);
+if (events.length === 0) {
+  writer.write({ type: "session.start", data: { sessionId: "crash", version: 1, producer: "turnloop",
+    producerVersion: "0", startTime: new Date().toISOString(), cwd: "/", model: "fake" } });
+}
+process.stdout.write("ready\\n");
+for (let count = 0; ; count += 1) {
+  writer.write({ type: "user.message",
+    data: { content: "café 😀 ".repeat(1 + (count % 40)) + count, source: "user" } });
+  if (count % 64 === 0) {
+    await log.flush();
+  } else {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+`;
+
+async function runAndKill(scriptPath: string, logPath: string, delayMs: number): Promise<void> {
+  const child = spawn(process.execPath, [scriptPath, logPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => {
+    child.on("exit", (_code, signal) => resolve(signal));
+  });
+  await waitForReady(child);
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  child.kill("SIGKILL");
+  const signal = await exited;
+  expect(signal, `writer ended on its own: ${stderr}`).toBe("SIGKILL");
+}
+
+function waitForReady(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready")) {
+        resolve();
+      }
+    });
+    child.on("exit", () => reject(new Error("writer exited before it was ready")));
+  });
+}
+
+function expectChained(events: readonly SessionEvent[]): void {
+  expect(events[0]?.parentId).toBeNull();
+  for (let index = 1; index < events.length; index += 1) {
+    expect(events[index]?.parentId).toBe(events[index - 1]?.id);
+  }
+}
+
+describe("crash safety", () => {
+  let directory = "";
+  beforeAll(async () => {
+    directory = await makeTemporaryDirectory();
+    await compileWriter(directory);
+    await writeFile(join(directory, "writer.mjs"), WRITER_SCRIPT);
+  });
+
+  it("loads after every SIGKILL with at worst a torn tail", async () => {
+    const logPath = join(directory, "session-state", "crash", "events.jsonl");
+    const scriptPath = join(directory, "writer.mjs");
+    let previousCount = 0;
+    for (const [round, baseDelay] of [5, 20, 45, 80, 130].entries()) {
+      await runAndKill(scriptPath, logPath, baseDelay + Math.random() * 15);
+      const contents = await readEventLog(logPath);
+      expect(contents.repaired.length).toBeLessThanOrEqual(1);
+      for (const note of contents.repaired) {
+        expect(note.reason).toBe("torn_tail");
+      }
+      expect(contents.events.length).toBeGreaterThan(previousCount);
+      expect(contents.events[0]?.type).toBe("session.start");
+      expectChained(contents.events);
+      previousCount = contents.events.length;
+      if (round % 2 === 0) {
+        // As a power loss mid-write would: the next writer must cut this before appending.
+        const torn = Buffer.from('{"type":"user.message","data":{"content":"caf');
+        await appendFile(logPath, Buffer.concat([torn, Buffer.from([0xc3])]));
+      }
+    }
+    const { log, events } = await EventLog.open(logPath, { create: false });
+    await log.close();
+    const lines = (await readFile(logPath, "utf8")).split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines.map((line) => (JSON.parse(line) as SessionEvent).id)).toEqual(
+      events.map((event) => event.id),
+    );
+  });
+});

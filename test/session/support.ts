@@ -1,0 +1,72 @@
+/** Helpers for the session tests: temporary folders and golden logs built from event inputs. */
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import type { EventInput, SessionEvent } from "../../src/events/events.js";
+import { createEnvelope, serializeEvent } from "../../src/session/event-log.js";
+
+const temporaryDirectories: string[] = [];
+
+afterEach(async () => {
+  const directories = temporaryDirectories.splice(0);
+  await Promise.all(
+    directories.map((directory) => rm(directory, { recursive: true, force: true })),
+  );
+});
+
+/** A fresh folder under the OS temp folder, removed after the current test. */
+export async function makeTemporaryDirectory(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "turnloop-session-"));
+  temporaryDirectories.push(directory);
+  return directory;
+}
+
+/**
+ * Envelopes `inputs` as the writer would: chained `parentId`s (ephemeral ones are not expected
+ * here) and timestamps one second apart from `start`.
+ */
+export function buildEvents(
+  inputs: readonly EventInput[],
+  start = new Date("2026-03-01T10:00:00.000Z"),
+): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  let parentId: string | null = null;
+  for (const [index, input] of inputs.entries()) {
+    const event = createEnvelope(input, parentId, new Date(start.getTime() + index * 1000));
+    events.push(event);
+    parentId = event.id;
+  }
+  return events;
+}
+
+/** The bytes of `events` as `events.jsonl` holds them. */
+export function toJsonl(events: readonly SessionEvent[]): Buffer {
+  return Buffer.from(events.map(serializeEvent).join(""), "utf8");
+}
+
+/** A `session.start` input. */
+export function sessionStart(
+  sessionId: string,
+  cwd = "/work/project",
+  startTime = "2026-03-01T10:00:00.000Z",
+): EventInput {
+  return {
+    type: "session.start",
+    data: {
+      sessionId,
+      version: 1,
+      producer: "turnloop",
+      producerVersion: "0.1.0",
+      startTime,
+      cwd,
+      model: "openai:gpt-5",
+    },
+  };
+}
+
+/** A `user.message` input typed by the user. */
+export function userMessage(content: string): EventInput {
+  return { type: "user.message", data: { content, source: "user" } };
+}
