@@ -139,7 +139,7 @@ async function settle(context: ToolCallContext, call: PreparedCall): Promise<Too
     return interrupted(toolCall);
   }
   if (!answer.allowed) {
-    const content = `The user denied permission to run '${toolCall.name}': ${answer.reason}`;
+    const content = `Permission denied for '${toolCall.name}': ${answer.reason}`;
     return { toolCall, content, isError: true, errorCode: "denied" };
   }
   const result = await runTool(context, call.tool, call.input, toolCall);

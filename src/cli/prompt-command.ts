@@ -151,7 +151,7 @@ function promptModePolicy(allowAllTools: boolean): Authorize {
     }
     return {
       allowed: false,
-      reason: `'${tool.name}' can change files or run commands, and this session was started without --allow-all-tools. Work with the read-only tools, or tell the user to rerun with --allow-all-tools.`,
+      reason: `this session runs without --allow-all-tools, so '${tool.name}' (which can change files or run commands) is off. Use the read-only tools, or tell the user to rerun with --allow-all-tools.`,
     };
   };
 }

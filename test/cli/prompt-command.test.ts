@@ -1,0 +1,236 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-cli-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-cli-repo-"));
+  await mkdir(join(repository, "src"));
+  await writeFile(
+    join(repository, "src", "math.ts"),
+    "export function add(a: number, b: number) {\n  return a + b;\n}\n",
+  );
+  await writeFile(join(repository, "README.md"), "# calc\nA tiny calculator.\n");
+  execFileSync("git", ["init", "-q"], { cwd: repository });
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return cleanEnvironment({
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: "openai-compatible:fake-model",
+    TURNLOOP_BASE_URL: `${server.url}/v1`,
+    ...extra,
+  });
+}
+
+async function eventTypes(sessionId: string): Promise<string[]> {
+  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+}
+
+function sessionIdOf(stderr: string): string {
+  const match = /session ([0-9a-f-]{36})/.exec(stderr);
+  if (match?.[1] === undefined) {
+    throw new Error(`no session id in: ${stderr}`);
+  }
+  return match[1];
+}
+
+describe("turnloop -p", () => {
+  test("answers a question about a repository by calling tools, and records every turn", async () => {
+    server.enqueue(
+      {
+        text: "Let me look.",
+        toolCalls: [
+          {
+            id: "call_1",
+            name: "grep",
+            arguments: '{"pattern":"function add","output_mode":"files_with_matches"}',
+          },
+        ],
+      },
+      { toolCalls: [{ id: "call_2", name: "view", arguments: '{"path":"src/math.ts"}' }] },
+      { text: ["`add` in src/math.ts ", "returns a + b."] },
+    );
+    const result = await runCli(["-p", "What does add do?"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Let me look.\n`add` in src/math.ts returns a + b.\n");
+    const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
+    expect(toolLines).toHaveLength(2);
+    expect(toolLines[0]).toMatch(
+      /^✓ grep pattern=function add output_mode=files_with_matches \(\d+ ms\)$/,
+    );
+    expect(toolLines[1]).toMatch(/^✓ view path=src\/math\.ts \(\d+ ms\)$/);
+    expect(result.stderr).toMatch(/3 turns · 30 in \/ 15 out tokens · \d+\.\d s · session /);
+    const sessionId = sessionIdOf(result.stderr);
+    const types = await eventTypes(sessionId);
+    expect(types.filter((type) => type === "assistant.turn_start")).toHaveLength(
+      server.requests.length,
+    );
+    expect(server.requests).toHaveLength(3);
+    // The tool results the model got are the real files' contents.
+    const lastRequest = JSON.stringify(server.requests[2]?.body);
+    expect(lastRequest).toContain("src/math.ts");
+    expect(lastRequest).toContain("return a + b;");
+  });
+
+  test("--output-format json prints every event, ephemeral ones too, as JSON lines", async () => {
+    server.enqueue({ text: ["a", "b"] });
+    const result = await runCli(["-p", "hi", "--output-format", "json"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    const types = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message_delta",
+      "assistant.message_delta",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.idle",
+    ]);
+  });
+
+  test("with no model configured, says what to set and exits non-zero without creating a session", async () => {
+    const result = await runCli(["-p", "hi"], {
+      cwd: repository,
+      env: cleanEnvironment({ TURNLOOP_HOME: home }),
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/no model configured.*TURNLOOP_MODEL/);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    const listed = await runCli(["sessions"], { cwd: repository, env: environment() });
+    expect(listed.stdout).toMatch(/No sessions/);
+  });
+
+  test("bash is refused without --allow-all-tools, and the model is told why", async () => {
+    server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"touch created.txt"}' }] },
+      { text: "I may not run commands." },
+    );
+    const result = await runCli(["-p", "make a file"], { cwd: repository, env: environment() });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /✗ bash command=touch created\.txt \(\d+ ms\): Permission denied for 'bash': this session runs without --allow-all-tools/,
+    );
+    expect(JSON.stringify(server.requests[1]?.body)).toContain("Permission denied for 'bash'");
+    expect(existsSync(join(repository, "created.txt"))).toBe(false);
+  });
+
+  test("a provider failure is an error: message on stderr, exit 1, session.error in the log", async () => {
+    server.enqueue({
+      status: 401,
+      body: { error: { message: "invalid api key", type: "authentication_error" } },
+    });
+    const result = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/error: HTTP 401: invalid api key/);
+    const types = await eventTypes(sessionIdOf(result.stderr));
+    expect(types).toEqual(["session.start", "user.message", "session.error"]);
+  });
+
+  test("Ctrl-C cancels the prompt cleanly: exit 130, abort and an interrupted result in the log", async () => {
+    server.enqueue({
+      toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }],
+    });
+    const result = await runCli(["-p", "wait", "--allow-all-tools"], {
+      cwd: repository,
+      env: environment(),
+      onStart: (child) => {
+        const poll = setInterval(() => {
+          if (server.requests.length > 0) {
+            clearInterval(poll);
+            setTimeout(() => child.kill("SIGINT"), 500);
+          }
+        }, 20);
+      },
+    });
+    expect(result.code).toBe(130);
+    const types = await eventTypes(sessionIdOf(result.stderr));
+    expect(types.slice(-3)).toEqual(["tool.execution_start", "tool.execution_complete", "abort"]);
+  });
+});
+
+describe("sessions", () => {
+  test("are listed, shown, resumed with --resume and continued with --continue", async () => {
+    server.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
+    const first = await runCli(["-p", "What is 2+2?"], { cwd: repository, env: environment() });
+    const sessionId = sessionIdOf(first.stderr);
+    const resumed = await runCli(["-p", "Double it.", "--resume", sessionId], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(resumed.code).toBe(0);
+    expect(sessionIdOf(resumed.stderr)).toBe(sessionId);
+    const continued = await runCli(["-p", "Halve it.", "--continue"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(sessionIdOf(continued.stderr)).toBe(sessionId);
+    const roles = (
+      server.requests[2]?.body as { messages: Array<{ role: string; content: string }> }
+    ).messages.map(
+      (message) => `${message.role}: ${message.role === "system" ? "…" : message.content}`,
+    );
+    expect(roles).toEqual([
+      "system: …",
+      "user: What is 2+2?",
+      "assistant: The answer is 4.",
+      "user: Double it.",
+      "assistant: Doubled: 8.",
+      "user: Halve it.",
+    ]);
+
+    const list = await runCli(["sessions"], { cwd: repository, env: environment() });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(sessionId);
+    expect(list.stdout).toContain("3 turns");
+    expect(list.stdout).toContain("What is 2+2?");
+
+    const show = await runCli(["sessions", "show", sessionId], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("What is 2+2?");
+    expect(show.stdout).toContain("Doubled: 8.");
+
+    const missing = await runCli(["-p", "x", "--resume", "00000000-0000-0000-0000-000000000000"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/no session/);
+  });
+});

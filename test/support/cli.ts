@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI; `npm test` builds it first. */
+export const CLI_PATH = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node dist/cli/main.js ...args` as a real child process.
+ * @param onStart gets the child, e.g. to send SIGINT.
+ */
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; onStart?: (child: ChildProcess) => void },
+): Promise<CliResult> {
+  if (!existsSync(CLI_PATH)) {
+    throw new Error(`${CLI_PATH} is missing: run npm run build (npm test does it)`);
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    options.onStart?.(child);
+  });
+}
+
+/** An environment with nothing of the parent's model settings, plus `extra`. */
+export function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const environment: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  return { ...environment, ...extra };
+}
