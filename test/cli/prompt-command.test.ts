@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
 
 let server: FakeModelServer;
 let home: string;
@@ -198,9 +199,8 @@ describe("sessions", () => {
       env: environment(),
     });
     expect(sessionIdOf(continued.stderr)).toBe(sessionId);
-    const roles = (
-      server.requests[2]?.body as { messages: Array<{ role: string; content: string }> }
-    ).messages.map(
+    const messages = chatMessages(server, 2) as Array<{ role: string; content: string }>;
+    const roles = messages.map(
       (message) => `${message.role}: ${message.role === "system" ? "…" : message.content}`,
     );
     expect(roles).toEqual([

@@ -149,8 +149,12 @@ export function types(events: readonly SessionEvent[]): string[] {
  * The `messages` of request `index` on the OpenAI Chat wire.
  * @throws when there is no such request or it has no messages.
  */
-export function chatMessages(harness: Harness, index: number): Array<Record<string, unknown>> {
-  const body = harness.server.requests.at(index)?.body;
+export function chatMessages(
+  source: Harness | FakeModelServer,
+  index: number,
+): Array<Record<string, unknown>> {
+  const server = "server" in source ? source.server : source;
+  const body = server.requests.at(index)?.body;
   if (
     typeof body !== "object" ||
     body === null ||

@@ -1,0 +1,285 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { z } from "zod";
+import { CommandOutput } from "./command-output.js";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import {
+  describeError,
+  errorResult,
+  runGuarded,
+  statIfExists,
+  textResult,
+} from "./tool-support.js";
+
+/** Timeout when the model gives none, in seconds. */
+const DEFAULT_TIMEOUT_SECONDS = 120;
+/** Longest timeout a call may ask for, in seconds; larger values are lowered to it. */
+const MAX_TIMEOUT_SECONDS = 600;
+/** Characters of output given to the model; the full output beyond that goes to a file. */
+const MAX_OUTPUT_CHARACTERS = 30_000;
+/** Time between SIGTERM and SIGKILL for a process group being stopped, in ms. */
+const KILL_ESCALATION_MS = 2_000;
+/** After bash exits, how long its pipes may stay open (background children) before we stop reading, in ms. */
+const OUTPUT_GRACE_MS = 200;
+/** After SIGKILL, how long to wait for the exit before answering anyway, in ms. */
+const EXIT_DEADLINE_MS = 1_000;
+/** Least time between two partial-output reports, in ms. */
+const PARTIAL_RESULT_INTERVAL_MS = 100;
+
+const bashInput = z.object({
+  command: z.string(),
+  description: z.string().optional().describe("A few words on what the command does"),
+  timeout: z.number().positive().optional().describe("Seconds (default 120, max 600)"),
+});
+
+/** Arguments of {@link bashTool}, as Copilot CLI's shell tool takes them. */
+export type BashInput = z.infer<typeof bashInput>;
+
+/**
+ * `bash {command, description?, timeout?}`: runs `bash -c command` in the session's cwd as its own
+ * process group, stdin closed. Answers stdout and stderr interleaved, then
+ * `<exited with exit code N>` (Copilot CLI's format). A non-zero exit is not an error result;
+ * a timeout (seconds), a cancel or a failure to start is.
+ */
+export const bashTool = defineTool<BashInput>({
+  name: "bash",
+  description:
+    "Run a bash command in the working directory. Returns stdout and stderr interleaved, then the " +
+    "exit code. stdin is closed. Long output keeps its start and end; the rest is saved to a file.",
+  input: bashInput,
+  kind: "execute",
+  mutates: true,
+  execute: (input, context) => runGuarded("Command", context.signal, () => runBash(input, context)),
+});
+
+type ProcessOutcome =
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: "timed-out" }
+  | { kind: "cancelled" }
+  | { kind: "spawn-failed"; message: string };
+
+async function runBash(input: BashInput, context: ToolContext): Promise<ToolResult> {
+  const cwdStats = await statIfExists(context.cwd);
+  if (!cwdStats?.isDirectory()) {
+    return errorResult(`Working directory ${context.cwd} does not exist.`);
+  }
+  const timeoutSeconds = Math.min(input.timeout ?? DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS);
+  const savePath = join(
+    context.sessionDirectory,
+    "tool-outputs",
+    `${context.toolCallId.replace(/[^A-Za-z0-9_.-]/g, "_")}.txt`,
+  );
+  const child = spawn("bash", ["-c", input.command], {
+    cwd: context.cwd,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat" },
+  });
+  let commandProcess: CommandProcess | undefined;
+  const output = new CommandOutput(MAX_OUTPUT_CHARACTERS, savePath, (paused) =>
+    commandProcess?.setPaused(paused),
+  );
+  commandProcess = new CommandProcess(child, output, context);
+  const outcome = await commandProcess.wait(timeoutSeconds * 1_000);
+  const text = await output.finish();
+  const body = text === "" || text.endsWith("\n") ? text : `${text}\n`;
+  switch (outcome.kind) {
+    case "exited":
+      return textResult(`${body}${describeExit(outcome.code, outcome.signal)}`);
+    case "timed-out":
+      return errorResult(
+        `${body}Command timed out after ${timeoutSeconds} s; its process group was killed.`,
+      );
+    case "cancelled":
+      return errorResult(`${body}Command cancelled; its process group was killed.`);
+    case "spawn-failed":
+      return errorResult(`Could not start bash: ${outcome.message}`);
+  }
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  if (code === null) {
+    return `<exited after signal ${signal ?? "unknown"}>`;
+  }
+  return `<exited with exit code ${code}>`;
+}
+
+/** Sends `signal` to every process in the group led by `pid`; a group already gone is fine. */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) {
+    return;
+  }
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: every process of the group has exited.
+  }
+}
+
+/**
+ * Watches one spawned command until it has exited and its output is read, enforcing the timeout
+ * and the cancel signal by killing the whole process group (SIGTERM, then SIGKILL).
+ */
+class CommandProcess {
+  private stopReason: "timed-out" | "cancelled" | undefined;
+  private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly decoders = {
+    stdout: new StringDecoder("utf8"),
+    stderr: new StringDecoder("utf8"),
+  };
+  private paused = false;
+  private lastPartialAt = 0;
+  private partialTimer: NodeJS.Timeout | undefined;
+  private settle: (outcome: ProcessOutcome) => void = () => {};
+  private settled = false;
+
+  constructor(
+    private readonly child: ChildProcessByStdio<null, Readable, Readable>,
+    private readonly output: CommandOutput,
+    private readonly context: ToolContext,
+  ) {}
+
+  /** Resolves once the command is over; never rejects. `timeoutMs` is in milliseconds. */
+  wait(timeoutMs: number): Promise<ProcessOutcome> {
+    return new Promise((resolve) => {
+      this.settle = resolve;
+      const { child, context } = this;
+      child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, this.decoders.stdout));
+      child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, this.decoders.stderr));
+      child.on("error", (error) => {
+        if (child.pid === undefined) {
+          this.finish({ kind: "spawn-failed", message: describeError(error) });
+        }
+      });
+      child.on("exit", (code, signal) => {
+        this.exitStatus = { code, signal };
+        this.startGraceTimer();
+      });
+      child.on("close", () => this.finish(undefined));
+      this.startTimer(timeoutMs, () => this.stop("timed-out"));
+      context.signal.addEventListener("abort", this.onAbort, { once: true });
+      if (context.signal.aborted) {
+        this.stop("cancelled");
+      }
+    });
+  }
+
+  private readonly onAbort = (): void => this.stop("cancelled");
+
+  /** Pauses reading while the saved-output file catches up (memory stays bounded). */
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      if (paused) {
+        stream.pause();
+      } else {
+        stream.resume();
+      }
+    }
+  }
+
+  /**
+   * Background children may hold the pipes open forever: once bash has exited, give the output a
+   * moment, then stop reading. Output we are holding back ourselves (paused) is waited for.
+   */
+  private startGraceTimer(): void {
+    this.startTimer(OUTPUT_GRACE_MS, () => {
+      if (this.paused) {
+        this.startGraceTimer();
+      } else {
+        this.abandonPipes();
+      }
+    });
+  }
+
+  private onChunk(chunk: Buffer, decoder: StringDecoder): void {
+    this.output.append(chunk, decoder.write(chunk));
+    this.reportPartial();
+  }
+
+  private reportPartial(): void {
+    const report = this.context.onPartialResult;
+    if (report === undefined || this.partialTimer !== undefined) {
+      return;
+    }
+    const wait = this.lastPartialAt + PARTIAL_RESULT_INTERVAL_MS - Date.now();
+    this.partialTimer = setTimeout(
+      () => {
+        this.partialTimer = undefined;
+        this.lastPartialAt = Date.now();
+        if (!this.settled) {
+          report(this.output.preview());
+        }
+      },
+      Math.max(wait, 0),
+    );
+  }
+
+  private stop(reason: "timed-out" | "cancelled"): void {
+    if (this.stopReason !== undefined || this.settled) {
+      return;
+    }
+    this.stopReason = reason;
+    signalGroup(this.child.pid, "SIGTERM");
+    this.startTimer(KILL_ESCALATION_MS, () => {
+      signalGroup(this.child.pid, "SIGKILL");
+      this.startTimer(EXIT_DEADLINE_MS, () => this.abandonPipes());
+    });
+  }
+
+  /** Stops reading pipes that stay open after bash exited, and ends the group holding them. */
+  private abandonPipes(): void {
+    this.child.stdout.destroy();
+    this.child.stderr.destroy();
+    signalGroup(this.child.pid, "SIGTERM");
+    const pid = this.child.pid;
+    setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_ESCALATION_MS).unref();
+    this.finish(undefined);
+  }
+
+  private startTimer(delayMs: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      action();
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private finish(failure: ProcessOutcome | undefined): void {
+    if (this.settled) {
+      return;
+    }
+    this.settled = true;
+    for (const timer of this.timers) {
+      clearTimeout(timer);
+    }
+    clearTimeout(this.partialTimer);
+    this.context.signal.removeEventListener("abort", this.onAbort);
+    for (const decoder of [this.decoders.stdout, this.decoders.stderr]) {
+      const rest = decoder.end();
+      if (rest !== "") {
+        this.output.append(Buffer.alloc(0), rest);
+      }
+    }
+    if (this.stopReason !== undefined) {
+      // Children that ignored SIGTERM may outlive bash: make sure the group ends.
+      const pid = this.child.pid;
+      setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_ESCALATION_MS).unref();
+    }
+    this.settle(failure ?? this.outcomeAfterExit());
+  }
+
+  private outcomeAfterExit(): ProcessOutcome {
+    if (this.stopReason !== undefined) {
+      return { kind: this.stopReason };
+    }
+    return {
+      kind: "exited",
+      code: this.exitStatus?.code ?? null,
+      signal: this.exitStatus?.signal ?? null,
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { dirname } from "node:path";
+import { describeError } from "./tool-support.js";
+
+/** Bytes written to the saved-output file at most, so that `yes` cannot fill the disk. */
+const MAX_SAVED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A command's combined output, bounded in memory. Up to `limit` characters it is kept whole; past
+ * that only the first 40% and the last 60% of `limit` are kept (errors tend to be at the end), and
+ * the raw bytes, from the first (up to 64 MiB), are written to `savePath` so nothing is lost.
+ */
+export class CommandOutput {
+  private whole = "";
+  private head = "";
+  private tail = "";
+  private truncated = false;
+  private totalBytes = 0;
+  private savedBytes = 0;
+  private earlyChunks: Buffer[] = [];
+  private file: WriteStream | undefined;
+  private fileError: string | undefined;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
+
+  /**
+   * @param limit characters shown at most (head + tail).
+   * @param savePath file that receives the full output once it exceeds `limit`; its folder is
+   *   created when needed.
+   * @param onBackpressure called with `true` when the file cannot keep up (pause the producer) and
+   *   `false` when it drained.
+   */
+  constructor(
+    private readonly limit: number,
+    private readonly savePath: string,
+    private readonly onBackpressure: (paused: boolean) => void = () => {},
+  ) {
+    this.headLimit = Math.floor(limit * 0.4);
+    this.tailLimit = limit - this.headLimit;
+  }
+
+  /** Adds a chunk: its raw bytes and their decoded text. */
+  append(raw: Buffer, text: string): void {
+    this.totalBytes += raw.length;
+    const safeText = text.replaceAll("\u0000", "\\0");
+    if (!this.truncated) {
+      this.whole += safeText;
+      this.earlyChunks.push(raw);
+      if (this.whole.length > this.limit) {
+        this.startTruncating();
+      }
+      return;
+    }
+    this.tail = (this.tail + safeText).slice(-this.tailLimit);
+    this.writeToFile(raw);
+  }
+
+  /** The output as shown so far (head and tail with a marker once it is too long). */
+  preview(): string {
+    if (!this.truncated) {
+      return this.whole;
+    }
+    return `${this.head}\n[… output cut …]\n${this.tail}`;
+  }
+
+  /**
+   * Closes the saved file and answers the text for the model: the whole output, or head and tail
+   * around `[… N bytes omitted; full output saved to PATH]`. Never rejects.
+   */
+  async finish(): Promise<string> {
+    if (!this.truncated) {
+      return this.whole;
+    }
+    await this.closeFile();
+    const keptBytes = Buffer.byteLength(this.head) + Buffer.byteLength(this.tail);
+    const omitted = Math.max(this.totalBytes - keptBytes, 0);
+    let where = `full output saved to ${this.savePath}`;
+    if (this.fileError !== undefined) {
+      where = `the full output could not be saved: ${this.fileError}`;
+    } else if (this.savedBytes < this.totalBytes) {
+      where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}`;
+    }
+    return `${this.head}\n[… ${omitted} bytes omitted; ${where}]\n${this.tail}`;
+  }
+
+  private startTruncating(): void {
+    this.truncated = true;
+    this.head = this.whole.slice(0, this.headLimit);
+    this.tail = this.whole.slice(-this.tailLimit);
+    this.whole = "";
+    try {
+      mkdirSync(dirname(this.savePath), { recursive: true });
+      this.file = createWriteStream(this.savePath);
+      this.file.on("error", (error) => {
+        this.fileError = describeError(error);
+        this.onBackpressure(false);
+      });
+      this.file.on("drain", () => this.onBackpressure(false));
+    } catch (error) {
+      this.fileError = describeError(error);
+    }
+    for (const chunk of this.earlyChunks) {
+      this.writeToFile(chunk);
+    }
+    this.earlyChunks = [];
+  }
+
+  private writeToFile(raw: Buffer): void {
+    const room = MAX_SAVED_BYTES - this.savedBytes;
+    if (this.file === undefined || this.fileError !== undefined || room <= 0) {
+      return;
+    }
+    const part = raw.length > room ? raw.subarray(0, room) : raw;
+    this.savedBytes += part.length;
+    if (!this.file.write(part)) {
+      this.onBackpressure(true);
+    }
+  }
+
+  private closeFile(): Promise<void> {
+    const file = this.file;
+    if (file === undefined || file.destroyed) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      file.once("error", () => resolve());
+      file.end(() => resolve());
+    });
+  }
+}

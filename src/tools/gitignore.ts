@@ -1,0 +1,118 @@
+import { readFile, stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+import { glob } from "tinyglobby";
+
+/** Directories no search descends into, ignored or not. */
+export const ALWAYS_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", "node_modules"]);
+
+/**
+ * Answers "would git ignore this path?" for paths under one root, from the `.gitignore` files of
+ * the enclosing work tree (from the nearest ancestor holding `.git`, or from the root itself when
+ * there is none) and of every directory below. Rules are read lazily and cached. Unlike ripgrep,
+ * the global excludes file and `.git/info/exclude` are not read.
+ */
+export class GitignoreFilter {
+  private readonly rulesByDirectory = new Map<string, Promise<Ignore | undefined>>();
+
+  private constructor(private baseDirectory: string) {}
+
+  /**
+   * Builds a filter for paths under `root` (absolute). When `root` itself lies in an ignored
+   * directory (the caller asked for it explicitly), the rules above `root` are dropped.
+   */
+  static async forRoot(root: string): Promise<GitignoreFilter> {
+    const workTree = await findGitWorkTree(root);
+    const filter = new GitignoreFilter(workTree ?? root);
+    if (workTree !== undefined && workTree !== root && (await filter.isIgnored(root, true))) {
+      filter.baseDirectory = root;
+    }
+    return filter;
+  }
+
+  /** Whether `absolutePath` is ignored; paths outside the filter's tree never are. */
+  async isIgnored(absolutePath: string, isDirectory: boolean): Promise<boolean> {
+    const relativePath = relative(this.baseDirectory, absolutePath);
+    if (relativePath === "" || relativePath.startsWith("..") || isAbsolute(relativePath)) {
+      return false;
+    }
+    const segments = relativePath.split(sep);
+    let ignored = false;
+    let directory = this.baseDirectory;
+    for (const [index, segment] of segments.entries()) {
+      const rules = await this.rulesFor(directory);
+      if (rules) {
+        const suffix = isDirectory ? "/" : "";
+        const verdict = rules.test(`${segments.slice(index).join("/")}${suffix}`);
+        // A deeper .gitignore can re-include what a shallower one excluded, as in git.
+        if (verdict.ignored) {
+          ignored = true;
+        } else if (verdict.unignored) {
+          ignored = false;
+        }
+      }
+      directory = join(directory, segment);
+    }
+    return ignored;
+  }
+
+  private rulesFor(directory: string): Promise<Ignore | undefined> {
+    let rules = this.rulesByDirectory.get(directory);
+    if (rules === undefined) {
+      rules = readFile(join(directory, ".gitignore"), "utf8").then(
+        (text) => ignore().add(text),
+        () => undefined,
+      );
+      this.rulesByDirectory.set(directory, rules);
+    }
+    return rules;
+  }
+}
+
+async function findGitWorkTree(start: string): Promise<string | undefined> {
+  let directory = start;
+  for (;;) {
+    const found = await stat(join(directory, ".git")).then(
+      () => true,
+      () => false,
+    );
+    if (found) {
+      return directory;
+    }
+    const parent = dirname(directory);
+    if (parent === directory) {
+      return undefined;
+    }
+    directory = parent;
+  }
+}
+
+/**
+ * Files under `root` (absolute directory) matching the glob `pattern` (relative to `root`),
+ * skipping hidden entries, `.git`, `node_modules` and gitignored paths. Answers paths relative to
+ * `root` with `/` separators, in no particular order. Rejects with an `AbortError` on abort.
+ */
+export async function findFiles(
+  root: string,
+  pattern: string,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const filter = await GitignoreFilter.forRoot(root);
+  const matches = await glob(pattern, {
+    cwd: root,
+    dot: false,
+    onlyFiles: true,
+    expandDirectories: false,
+    followSymbolicLinks: false,
+    ignore: [...ALWAYS_SKIPPED_DIRECTORIES].map((name) => `**/${name}/**`),
+    signal,
+  });
+  signal.throwIfAborted();
+  const kept: string[] = [];
+  for (const match of matches) {
+    if (!(await filter.isIgnored(join(root, match), false))) {
+      kept.push(match);
+    }
+  }
+  return kept;
+}

@@ -1,0 +1,126 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { isDynamicPattern } from "tinyglobby";
+import { z } from "zod";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import { findFiles } from "./gitignore.js";
+import {
+  errorResult,
+  missingPathMessage,
+  resolveToolPath,
+  runGuarded,
+  statIfExists,
+  textResult,
+} from "./tool-support.js";
+
+/** Paths listed by one call; the rest are counted in a note. */
+const MAX_GLOB_RESULTS = 100;
+/** Files whose modification time is read at once while sorting. */
+const STAT_BATCH_SIZE = 64;
+
+const globInput = z.object({
+  pattern: z.string(),
+  path: z.string().optional(),
+});
+
+/** Arguments of {@link globTool}, as Copilot CLI's `glob` takes them. */
+export type GlobInput = z.infer<typeof globInput>;
+
+/**
+ * `glob {pattern, path?}`: files matching a glob under `path` (default: the working directory),
+ * newest first, one per line as `./relative/path` (Copilot CLI's format; absolute paths when the
+ * pattern is absolute). Hidden, gitignored, `.git` and `node_modules` entries are skipped.
+ */
+export const globTool = defineTool<GlobInput>({
+  name: "glob",
+  description:
+    'Find files by glob pattern (e.g. "**/*.ts", "src/**/test_*.py"), newest first. Skips ' +
+    "hidden, gitignored and node_modules files. path: folder to search (default: working directory).",
+  input: globInput,
+  kind: "search",
+  mutates: false,
+  execute: (input, context) => runGuarded("glob", context.signal, () => globFiles(input, context)),
+});
+
+async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolResult> {
+  const searchRoot = resolveToolPath(context.cwd, input.path ?? ".");
+  const rootStats = await statIfExists(searchRoot);
+  if (rootStats === undefined) {
+    return errorResult(missingPathMessage(input.path ?? searchRoot));
+  }
+  if (!rootStats.isDirectory()) {
+    return errorResult(`Path ${input.path} is not a directory.`);
+  }
+  const { base, rest } = splitStaticBase(input.pattern);
+  const globRoot = resolve(searchRoot, base);
+  const globRootStats = await statIfExists(globRoot);
+  if (!globRootStats?.isDirectory()) {
+    return textResult("No files matched the pattern.");
+  }
+  const matches = await findFiles(globRoot, rest, context.signal);
+  if (matches.length === 0) {
+    return textResult("No files matched the pattern.");
+  }
+  const newestFirst = await sortNewestFirst(
+    matches.map((match) => join(globRoot, match)),
+    context.signal,
+  );
+  const shown = newestFirst.slice(0, MAX_GLOB_RESULTS).map((path) => {
+    if (isAbsolute(input.pattern)) {
+      return path;
+    }
+    const relativePath = relative(searchRoot, path);
+    return relativePath.startsWith("..") ? relativePath : `./${relativePath}`;
+  });
+  if (newestFirst.length > shown.length) {
+    shown.push(
+      `[Showing the ${shown.length} newest of ${newestFirst.length} files. ` +
+        "Use a narrower pattern or path to see the others.]",
+    );
+  }
+  return textResult(shown.join("\n"));
+}
+
+/**
+ * Splits a pattern into its leading literal directories and the glob after them, so that
+ * `/abs/dir/**` or `../other/*.ts` is crawled from its own folder rather than from the root.
+ */
+function splitStaticBase(pattern: string): { base: string; rest: string } {
+  const segments = pattern.split("/");
+  let index = 0;
+  while (index < segments.length - 1 && !isDynamicPattern(segments[index] ?? "")) {
+    index += 1;
+  }
+  const base = segments.slice(0, index).join("/");
+  return {
+    base: base === "" && isAbsolute(pattern) ? "/" : base,
+    rest: segments.slice(index).join("/"),
+  };
+}
+
+/** Sorts absolute paths by modification time, newest first, then by path; unreadable ones last. */
+async function sortNewestFirst(paths: string[], signal: AbortSignal): Promise<string[]> {
+  const modified = new Map<string, number>();
+  for (let start = 0; start < paths.length; start += STAT_BATCH_SIZE) {
+    signal.throwIfAborted();
+    const batch = paths.slice(start, start + STAT_BATCH_SIZE);
+    const times = await Promise.all(
+      batch.map((path) =>
+        stat(path).then(
+          (stats) => stats.mtimeMs,
+          () => 0,
+        ),
+      ),
+    );
+    batch.forEach((path, index) => {
+      modified.set(path, times[index] ?? 0);
+    });
+  }
+  return [...paths].sort((left, right) => {
+    const byTime = (modified.get(right) ?? 0) - (modified.get(left) ?? 0);
+    if (byTime !== 0) {
+      return byTime;
+    }
+    return left < right ? -1 : left > right ? 1 : 0;
+  });
+}

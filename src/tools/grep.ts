@@ -1,0 +1,288 @@
+import { spawn } from "node:child_process";
+import { StringDecoder } from "node:string_decoder";
+import { rgPath } from "@vscode/ripgrep";
+import { z } from "zod";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import { searchWithJavaScript } from "./grep-fallback.js";
+import {
+  describeError,
+  errorResult,
+  missingPathMessage,
+  resolveToolPath,
+  runGuarded,
+  statIfExists,
+  textResult,
+} from "./tool-support.js";
+
+/** Lines (content mode) or files (other modes) shown when the model gives no `head_limit`. */
+const DEFAULT_HEAD_LIMIT = 100;
+/** Characters of result shown at most, whatever `head_limit` says. */
+const MAX_RESULT_CHARACTERS = 30_000;
+/** Longest line ripgrep prints in content mode (it shows a preview of longer ones). */
+const MAX_LINE_COLUMNS = 1_000;
+
+// Plain numbers, not .int(): zod would add a 2^53 maximum to every schema sent to the model.
+const contextLines = z.number().min(0).optional();
+
+const grepInput = z
+  .object({
+    pattern: z.string().describe("Regular expression (Rust regex syntax)"),
+    path: z.string().optional().describe("File or folder (default: working directory)"),
+    glob: z.string().optional().describe('e.g. "*.ts", "src/**/*.{js,jsx}"'),
+    type: z.string().optional().describe('File type, e.g. "js", "py", "rust"'),
+    output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),
+    "-i": z.boolean().optional(),
+    ignore_case: z.boolean().optional(),
+    "-n": z.boolean().optional(),
+    "-A": contextLines,
+    "-B": contextLines,
+    "-C": contextLines,
+    context: contextLines,
+    head_limit: z.number().positive().optional(),
+    multiline: z.boolean().optional(),
+  })
+  .transform(
+    (input): GrepOptions => ({
+      pattern: input.pattern,
+      path: input.path,
+      glob: input.glob,
+      type: input.type,
+      outputMode: input.output_mode ?? "files_with_matches",
+      ignoreCase: input["-i"] ?? input.ignore_case ?? false,
+      lineNumbers: input["-n"] ?? true,
+      linesAfter: Math.floor(input["-A"] ?? input["-C"] ?? input.context ?? 0),
+      linesBefore: Math.floor(input["-B"] ?? input["-C"] ?? input.context ?? 0),
+      headLimit: Math.ceil(input.head_limit ?? DEFAULT_HEAD_LIMIT),
+      multiline: input.multiline ?? false,
+    }),
+  );
+
+/** The grep arguments after defaults and aliases (`ignore_case` → `-i`, `context` → `-C`). */
+export interface GrepOptions {
+  pattern: string;
+  /** As the model gave it: relative to the cwd or absolute; results are shown the same way. */
+  path: string | undefined;
+  glob: string | undefined;
+  type: string | undefined;
+  outputMode: "content" | "files_with_matches" | "count";
+  ignoreCase: boolean;
+  /** Prefix content lines with their line number (`path:3:text`); default true. */
+  lineNumbers: boolean;
+  linesAfter: number;
+  linesBefore: number;
+  /** Result lines (content) or files (other modes) to show. */
+  headLimit: number;
+  /** Let the pattern span lines; `.` then matches newlines too. */
+  multiline: boolean;
+}
+
+/**
+ * `grep {pattern, path?, glob?, type?, output_mode?, -i?, -n?, -A?, -B?, -C?, head_limit?,
+ * multiline?}` with ripgrep. Content lines look like `path:3:text` (Copilot CLI's format), paths
+ * shown as the search path was given.
+ */
+export const grepTool = defineTool<GrepOptions>({
+  name: "grep",
+  description:
+    "Search file contents with ripgrep (regex), respecting .gitignore. output_mode: " +
+    "files_with_matches (default), content (matching lines; -A/-B/-C context) or count. " +
+    "Narrow with path, glob or type. head_limit caps results (default 100).",
+  input: grepInput,
+  kind: "search",
+  mutates: false,
+  execute: (options, context) => runGrep(options, context),
+});
+
+/**
+ * Runs a search with the ripgrep binary at `ripgrepPath` (default: the bundled one), falling back
+ * to a slower JavaScript search when that binary cannot be started. Never throws: failures and
+ * cancellation are error results; no match is the non-error text "No matches found.".
+ */
+export function runGrep(
+  options: GrepOptions,
+  context: ToolContext,
+  ripgrepPath: string = rgPath,
+): Promise<ToolResult> {
+  return runGuarded("grep", context.signal, async () => {
+    if (options.path === "~" || options.path?.startsWith("~/")) {
+      // ripgrep gets no shell to expand the home folder.
+      options = { ...options, path: resolveToolPath(context.cwd, options.path) };
+    }
+    if (options.path !== undefined) {
+      const target = resolveToolPath(context.cwd, options.path);
+      if ((await statIfExists(target)) === undefined) {
+        return errorResult(missingPathMessage(options.path));
+      }
+    }
+    const search = async (usePcre2: boolean) => {
+      const results = new ResultLines(options.headLimit);
+      const outcome = await searchWithRipgrep(ripgrepPath, options, context, usePcre2, (line) =>
+        results.add(line),
+      );
+      return { results, outcome };
+    };
+    let { results, outcome } = await search(false);
+    // Models often write look-arounds and back-references, which only PCRE2 understands.
+    if (outcome.kind === "failed" && results.total === 0 && outcome.errorText.includes("--pcre2")) {
+      ({ results, outcome } = await search(true));
+    }
+    if (outcome.kind === "not-started") {
+      await searchWithJavaScript(options, context, (line) => results.add(line));
+      return textResult(results.render(options.outputMode));
+    }
+    if (outcome.kind === "failed" && results.total === 0) {
+      return errorResult(`grep failed: ${outcome.errorText || "ripgrep exited with code 2"}`);
+    }
+    const rendered = results.render(options.outputMode);
+    if (outcome.kind === "failed") {
+      return textResult(`${rendered}\n[ripgrep also reported: ${outcome.errorText}]`);
+    }
+    return textResult(rendered);
+  });
+}
+
+/** Collects result lines, keeping the first ones within the limits and counting the rest. */
+class ResultLines {
+  readonly shown: string[] = [];
+  total = 0;
+  private characters = 0;
+  private full = false;
+
+  constructor(private readonly headLimit: number) {}
+
+  add(line: string): void {
+    this.total += 1;
+    if (this.full || this.shown.length >= this.headLimit) {
+      this.full = true;
+      return;
+    }
+    if (this.shown.length > 0 && this.characters + line.length > MAX_RESULT_CHARACTERS) {
+      this.full = true;
+      return;
+    }
+    this.shown.push(line);
+    this.characters += line.length + 1;
+  }
+
+  render(outputMode: GrepOptions["outputMode"]): string {
+    if (this.total === 0) {
+      return "No matches found.";
+    }
+    if (this.total === this.shown.length) {
+      return this.shown.join("\n");
+    }
+    const unit = outputMode === "content" ? "lines" : "files";
+    const note =
+      `[Showing ${this.shown.length} of ${this.total} ${unit}; ${this.total - this.shown.length} ` +
+      "left out. Raise head_limit or narrow path/glob to see more.]";
+    return `${this.shown.join("\n")}\n${note}`;
+  }
+}
+
+type RipgrepOutcome =
+  | { kind: "done" }
+  | { kind: "failed"; errorText: string }
+  | { kind: "not-started" };
+
+/** Runs ripgrep, passing each output line to `onLine`; the promise settles once it has exited. */
+function searchWithRipgrep(
+  ripgrepPath: string,
+  options: GrepOptions,
+  context: ToolContext,
+  usePcre2: boolean,
+  onLine: (line: string) => void,
+): Promise<RipgrepOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ripgrepPath, ripgrepArguments(options, usePcre2), {
+      cwd: context.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const decoder = new StringDecoder("utf8");
+    let pending = "";
+    let errorText = "";
+    const onAbort = (): void => {
+      child.kill("SIGKILL");
+    };
+    context.signal.addEventListener("abort", onAbort, { once: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      const lines = (pending + decoder.write(chunk)).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        onLine(sanitizeLine(line));
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      errorText = (errorText + chunk.toString("utf8")).slice(0, 2_000);
+    });
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      context.signal.removeEventListener("abort", onAbort);
+      // Before spawn succeeded there was no process: the caller falls back to JavaScript.
+      if (child.pid === undefined) {
+        resolve({ kind: "not-started" });
+      } else {
+        reject(new Error(describeError(error)));
+      }
+    });
+    child.on("close", (code) => {
+      context.signal.removeEventListener("abort", onAbort);
+      const rest = pending + decoder.end();
+      if (rest !== "") {
+        onLine(sanitizeLine(rest));
+      }
+      if (context.signal.aborted) {
+        reject(new DOMException("grep cancelled", "AbortError"));
+      } else if (code === 0 || code === 1) {
+        resolve({ kind: "done" });
+      } else {
+        resolve({ kind: "failed", errorText: errorText.trim() });
+      }
+    });
+  });
+}
+
+function ripgrepArguments(options: GrepOptions, usePcre2: boolean): string[] {
+  const args = [
+    "--no-config",
+    // Without this, ripgrep honours .gitignore only inside a git repository.
+    "--no-require-git",
+    "--color=never",
+    "--no-heading",
+    "--with-filename",
+    "--sort=path",
+  ];
+  if (options.outputMode === "files_with_matches") {
+    args.push("--files-with-matches");
+  } else if (options.outputMode === "count") {
+    args.push("--count");
+  } else {
+    args.push(`--max-columns=${MAX_LINE_COLUMNS}`, "--max-columns-preview");
+    args.push(options.lineNumbers ? "--line-number" : "--no-line-number");
+    args.push(`--after-context=${options.linesAfter}`, `--before-context=${options.linesBefore}`);
+  }
+  if (options.ignoreCase) {
+    args.push("--ignore-case");
+  }
+  if (options.multiline) {
+    args.push("--multiline", "--multiline-dotall");
+  }
+  if (usePcre2) {
+    args.push("--pcre2");
+  }
+  if (options.glob !== undefined) {
+    args.push(`--glob=${options.glob}`);
+  }
+  if (options.type !== undefined) {
+    args.push(`--type=${options.type}`);
+  }
+  args.push(`--regexp=${options.pattern}`, "--");
+  if (options.path !== undefined) {
+    args.push(options.path);
+  }
+  return args;
+}
+
+/** NUL characters from binary matches would poison the history and storage (case 30). */
+function sanitizeLine(line: string): string {
+  const withoutReturn = line.endsWith("\r") ? line.slice(0, -1) : line;
+  return withoutReturn.replaceAll("\u0000", "\\0");
+}

@@ -1,0 +1,80 @@
+import type { Stats } from "node:fs";
+import { stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import type { ToolResult } from "./define-tool.js";
+
+/** A successful result whose `content` is `text`. */
+export function textResult(text: string): ToolResult {
+  return { content: text, isError: false };
+}
+
+/** A failed result the model reads as `message`. */
+export function errorResult(message: string): ToolResult {
+  return { content: message, isError: true };
+}
+
+/** Turns anything thrown into one line of text for the model. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    return error.message;
+  }
+  return String(error);
+}
+
+/** Resolves a path the model gave: `~/…` from the home folder, else relative to `cwd` unless absolute. */
+export function resolveToolPath(cwd: string, path: string): string {
+  if (path === "~" || path.startsWith("~/")) {
+    return join(homedir(), path.slice(1));
+  }
+  return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+}
+
+/** The exact wording Copilot CLI's tools use for a missing path (models have seen it). */
+export function missingPathMessage(path: string): string {
+  return `Path ${path} does not exist. Please provide a valid path.`;
+}
+
+/** `stat` that answers `undefined` when nothing is at `path` (ENOENT, ENOTDIR); other errors throw. */
+export async function statIfExists(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if (isMissingPathError(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+function isMissingPathError(error: unknown): boolean {
+  const code = error instanceof Error && "code" in error ? error.code : undefined;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** Whether `error` is the rejection of an aborted operation (from `signal` or an `AbortError`). */
+function isAbortError(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (error instanceof Error && error.name === "AbortError");
+}
+
+/**
+ * Runs a tool body and turns anything it throws into an error result, so a tool never throws.
+ * An abort becomes `"<what> cancelled."`.
+ */
+export async function runGuarded(
+  what: string,
+  signal: AbortSignal,
+  body: () => Promise<ToolResult>,
+): Promise<ToolResult> {
+  if (signal.aborted) {
+    return errorResult(`${what} cancelled.`);
+  }
+  try {
+    return await body();
+  } catch (error) {
+    if (isAbortError(error, signal)) {
+      return errorResult(`${what} cancelled.`);
+    }
+    return errorResult(`${what} failed: ${describeError(error)}`);
+  }
+}

@@ -1,0 +1,161 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import { listDirectory } from "./directory-listing.js";
+import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
+import {
+  errorResult,
+  missingPathMessage,
+  resolveToolPath,
+  runGuarded,
+  statIfExists,
+  textResult,
+} from "./tool-support.js";
+
+/** Lines shown by one call before the output is cut. */
+const MAX_VIEW_LINES = 2_000;
+/** Characters of output (about 100 KB) shown by one call before the output is cut. */
+const MAX_VIEW_CHARACTERS = 100_000;
+/** Characters kept of a single line (minified code, data); the rest is replaced by a note. */
+const MAX_LINE_CHARACTERS = 2_000;
+/** Files larger than this (bytes) are refused rather than read into memory. */
+const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
+const viewInput = z.object({
+  path: z.string(),
+  view_range: z
+    .array(z.number())
+    .min(1)
+    .max(2)
+    .optional()
+    .describe("[start, end], 1-based, inclusive; end -1 = end of file"),
+});
+
+/** Arguments of {@link viewTool}, as Copilot CLI's `view` takes them. */
+export type ViewInput = z.infer<typeof viewInput>;
+
+/**
+ * `view {path, view_range?}`: a text file as numbered lines (`1. text`, Copilot CLI's format), or a
+ * directory as a two-level listing. Binary files and images give a one-line notice, never bytes.
+ */
+export const viewTool = defineTool<ViewInput>({
+  name: "view",
+  description:
+    'Read a text file as numbered lines ("N. text") or list a directory (2 levels, gitignored ' +
+    "entries hidden). Use view_range to read part of a long file. Output stops after 2000 lines.",
+  input: viewInput,
+  kind: "read",
+  mutates: false,
+  execute: (input, context) => runGuarded("view", context.signal, () => view(input, context)),
+});
+
+async function view(input: ViewInput, context: ToolContext): Promise<ToolResult> {
+  const absolutePath = resolveToolPath(context.cwd, input.path);
+  const stats = await statIfExists(absolutePath);
+  if (stats === undefined) {
+    return errorResult(missingPathMessage(input.path));
+  }
+  if (stats.isDirectory()) {
+    return textResult(await listDirectory(absolutePath, context.signal));
+  }
+  if (!stats.isFile()) {
+    // Devices and pipes (/dev/zero, a FIFO) could be read forever.
+    return errorResult(`Path ${input.path} is not a regular file or directory.`);
+  }
+  if (stats.size > MAX_FILE_BYTES) {
+    return errorResult(
+      `File is too large to view (${stats.size} bytes; the limit is ${MAX_FILE_BYTES} bytes). ` +
+        `Use grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.`,
+    );
+  }
+  const bytes = await readFile(absolutePath, { signal: context.signal });
+  const decoded = decodeFileBytes(bytes);
+  if (decoded.kind === "binary") {
+    return textResult(describeBinaryFile(decoded, bytes.length));
+  }
+  return showLines(decoded.text, input.view_range, encodingNote(decoded));
+}
+
+function describeBinaryFile(decoded: DecodedFile & { kind: "binary" }, size: number): string {
+  if (decoded.isImage) {
+    return (
+      `Image file (${decoded.mediaType}, ${size} bytes): view cannot show images yet; ` +
+      "use a model with image input."
+    );
+  }
+  const label = decoded.mediaType === undefined ? "" : `${decoded.mediaType}, `;
+  return `Binary file (${label}${size} bytes): not shown as text.`;
+}
+
+function encodingNote(decoded: DecodedFile & { kind: "text" }): string | undefined {
+  switch (decoded.encoding) {
+    case "utf-8":
+      return undefined;
+    case "windows-1252":
+      return "[The file is not valid UTF-8; it was decoded as windows-1252 (Latin-1).]";
+    default:
+      return `[The file is ${decoded.encoding.toUpperCase()} with a byte order mark.]`;
+  }
+}
+
+/**
+ * Numbers the lines of `text` within `range` and cuts the output at the line and character
+ * limits, ending with a note that says which lines were shown and how to read on.
+ */
+function showLines(
+  text: string,
+  range: readonly number[] | undefined,
+  note: string | undefined,
+): ToolResult {
+  if (text === "") {
+    return textResult("(empty file)");
+  }
+  const lines = text.split("\n");
+  const total = lines.length;
+  const requestedStart = Math.max(Math.floor(range?.[0] ?? 1), 1);
+  const requestedEnd = Math.floor(range?.[1] ?? -1);
+  if (requestedStart > total) {
+    return errorResult(
+      `Invalid view_range: line ${requestedStart} is past the end of the file (${total} lines).`,
+    );
+  }
+  if (requestedEnd !== -1 && requestedEnd < requestedStart) {
+    return errorResult(
+      `Invalid view_range [${requestedStart}, ${requestedEnd}]: end must be at least start, or -1.`,
+    );
+  }
+  const end = requestedEnd === -1 ? total : Math.min(requestedEnd, total);
+  const output: string[] = [];
+  let characters = 0;
+  let lineNumber = requestedStart;
+  for (; lineNumber <= end && output.length < MAX_VIEW_LINES; lineNumber += 1) {
+    const numbered = numberLine(lineNumber, lines[lineNumber - 1] ?? "");
+    if (output.length > 0 && characters + numbered.length > MAX_VIEW_CHARACTERS) {
+      break;
+    }
+    output.push(numbered);
+    characters += numbered.length + 1;
+  }
+  const lastShown = lineNumber - 1;
+  if (lastShown < end) {
+    const nextEnd = Math.min(end, lastShown + MAX_VIEW_LINES);
+    output.push(
+      `[Output cut: showing lines ${requestedStart}-${lastShown} of ${total}. ` +
+        `Use view_range [${lastShown + 1}, ${nextEnd}] to read more.]`,
+    );
+  }
+  if (note !== undefined) {
+    output.push(note);
+  }
+  return textResult(output.join("\n"));
+}
+
+/** `N. text` as Copilot CLI shows it; an empty line is just `N.` (no trailing space). */
+function numberLine(lineNumber: number, rawLine: string): string {
+  let line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
+  if (line.length > MAX_LINE_CHARACTERS) {
+    const omitted = line.length - MAX_LINE_CHARACTERS;
+    line = `${line.slice(0, MAX_LINE_CHARACTERS)} [… line cut, ${omitted} more characters]`;
+  }
+  return line === "" ? `${lineNumber}.` : `${lineNumber}. ${line}`;
+}

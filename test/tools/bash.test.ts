@@ -1,0 +1,145 @@
+import { readFile } from "node:fs/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bashTool } from "../../src/tools/bash.js";
+import type { ToolContext } from "../../src/tools/define-tool.js";
+import {
+  makeContext,
+  makeTemporaryDirectory,
+  removeTemporaryDirectory,
+  runTool,
+} from "./tool-context.js";
+
+let directory: string;
+
+beforeEach(async () => {
+  directory = await makeTemporaryDirectory();
+});
+
+afterEach(async () => {
+  await removeTemporaryDirectory(directory);
+});
+
+function bash(args: Record<string, unknown>, overrides: Partial<ToolContext> = {}) {
+  return runTool(bashTool, args, makeContext(directory, overrides));
+}
+
+/** Whether `pid` is a live process (a zombie waiting to be reaped counts as dead). */
+async function isAlive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const status = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return status !== "" && !/\) Z /.test(status);
+}
+
+async function isDeadSoon(pid: number, withinMs = 1_000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    if (!(await isAlive(pid))) {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return !(await isAlive(pid));
+}
+
+describe("bash", () => {
+  it("ends the output with the exit code line from Copilot CLI's transcript", async () => {
+    expect(await bash({ command: "echo hello && echo world", description: "Run echo" })).toEqual({
+      content: "hello\nworld\n<exited with exit code 0>",
+      isError: false,
+    });
+    expect(await bash({ command: "printf partial; exit 3" })).toEqual({
+      content: "partial\n<exited with exit code 3>",
+      isError: false,
+    });
+  });
+
+  it("interleaves stderr with stdout in arrival order", async () => {
+    const result = await bash({ command: "echo error_msg >&2; sleep 0.1; echo ok" });
+    expect(result.content).toBe("error_msg\nok\n<exited with exit code 0>");
+  });
+
+  it("runs in the cwd with stdin closed and pagers disabled", async () => {
+    const result = await bash({ command: 'pwd; cat; echo "$PAGER $GIT_PAGER"' });
+    expect(result.content).toBe(`${directory}\ncat cat\n<exited with exit code 0>`);
+  });
+
+  it("kills the whole group on timeout, even children that ignore SIGTERM", async () => {
+    const started = Date.now();
+    const result = await bash({
+      command: "trap '' TERM; sleep 30 & echo $!; wait",
+      timeout: 0.5,
+    });
+    expect(Date.now() - started).toBeLessThan(4_500);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^\d+\nCommand timed out after 0\.5 s/);
+    expect(await isDeadSoon(Number.parseInt(result.content, 10))).toBe(true);
+  });
+
+  it("returns promptly on cancel and leaves no grandchild behind", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const result = await bash(
+      { command: "sleep 30 & echo $!; wait" },
+      {
+        signal: controller.signal,
+        onPartialResult: (output) => {
+          if (output.includes("\n")) {
+            controller.abort();
+          }
+        },
+      },
+    );
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/^\d+\nCommand cancelled/);
+    expect(await isDeadSoon(Number.parseInt(result.content, 10))).toBe(true);
+  });
+
+  it("does not hang when a background child keeps the pipes open", async () => {
+    const started = Date.now();
+    const result = await bash({ command: "sleep 100 & echo $!" });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(result.content).toMatch(/^\d+\n<exited with exit code 0>$/);
+    expect(result.isError).toBe(false);
+    // The group is ended once its pipes are abandoned, so nothing outlives the call.
+    expect(await isDeadSoon(Number.parseInt(result.content, 10))).toBe(true);
+  });
+
+  it("keeps the head and tail of huge output and saves all of it to a file", async () => {
+    const result = await bash({ command: "seq 1 200000" });
+    const expected = `${Array.from({ length: 200_000 }, (_, index) => index + 1).join("\n")}\n`;
+    expect(result.isError).toBe(false);
+    expect(result.content.length).toBeLessThan(30_500);
+    expect(result.content.startsWith("1\n2\n3\n")).toBe(true);
+    expect(result.content.endsWith("199999\n200000\n<exited with exit code 0>")).toBe(true);
+    const note = /\n\[… (\d+) bytes omitted; full output saved to (.+)\]\n/.exec(result.content);
+    expect(note).not.toBeNull();
+    const savedPath = note?.[2] ?? "";
+    expect(savedPath.startsWith(`${directory}/.session/`)).toBe(true);
+    expect(await readFile(savedPath, "utf8")).toBe(expected);
+    const shownBytes = Buffer.byteLength(result.content.replace(note?.[0] ?? "", ""));
+    expect(Number(note?.[1])).toBeGreaterThan(expected.length - shownBytes - 100);
+  });
+
+  it("streams partial output while the command runs", async () => {
+    const partials: string[] = [];
+    const result = await bash(
+      { command: "echo one; sleep 0.3; echo two" },
+      { onPartialResult: (output) => partials.push(output) },
+    );
+    expect(result.content).toBe("one\ntwo\n<exited with exit code 0>");
+    expect(partials[0]).toBe("one\n");
+  });
+
+  it("reports a missing working directory as an error", async () => {
+    const result = await bash({ command: "true" }, { cwd: `${directory}/missing` });
+    expect(result).toEqual({
+      content: `Working directory ${directory}/missing does not exist.`,
+      isError: true,
+    });
+  });
+});

@@ -1,0 +1,169 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { grepTool, runGrep } from "../../src/tools/grep.js";
+import {
+  makeContext,
+  makeTemporaryDirectory,
+  removeTemporaryDirectory,
+  runTool,
+} from "./tool-context.js";
+
+let directory: string;
+
+beforeEach(async () => {
+  directory = await makeTemporaryDirectory();
+  await writeFile(join(directory, "data.txt"), "apple\nbanana\napricot\ncherry\n");
+});
+
+afterEach(async () => {
+  await removeTemporaryDirectory(directory);
+});
+
+function grep(args: Record<string, unknown>) {
+  return runTool(grepTool, args, makeContext(directory));
+}
+
+/** Runs grep with a ripgrep path that cannot be started, so the JavaScript search answers. */
+function grepWithoutRipgrep(args: Record<string, unknown>) {
+  return runGrep(grepTool.input.parse(args), makeContext(directory), join(directory, "no-rg"));
+}
+
+async function writeSources(): Promise<void> {
+  await mkdir(join(directory, "src", "lib"), { recursive: true });
+  await writeFile(join(directory, "src", "a.ts"), "const Alpha = 1;\nconst beta = 2;\n");
+  await writeFile(join(directory, "src", "lib", "b.ts"), "// alpha helper\nexport {};\n");
+  await writeFile(join(directory, "src", "notes.md"), "alpha notes\n");
+}
+
+describe("grep", () => {
+  it("answers the transcript's content search exactly", async () => {
+    const path = join(directory, "data.txt");
+    const result = await grep({ pattern: "^ap", path, output_mode: "content", "-n": true });
+    expect(result).toEqual({ content: `${path}:1:apple\n${path}:3:apricot`, isError: false });
+  });
+
+  it("lists files with matches by default, relative to the cwd", async () => {
+    await writeSources();
+    expect((await grep({ pattern: "alpha" })).content).toBe("src/lib/b.ts\nsrc/notes.md");
+    expect((await grep({ pattern: "alpha", "-i": true })).content).toBe(
+      "src/a.ts\nsrc/lib/b.ts\nsrc/notes.md",
+    );
+    expect((await grep({ pattern: "alpha", ignore_case: true, glob: "*.ts" })).content).toBe(
+      "src/a.ts\nsrc/lib/b.ts",
+    );
+    expect((await grep({ pattern: "alpha", type: "md", path: "src" })).content).toBe(
+      "src/notes.md",
+    );
+  });
+
+  it("shows context lines with separators", async () => {
+    const result = await grep({
+      pattern: "banana|cherry",
+      path: "data.txt",
+      output_mode: "content",
+      "-B": 1,
+    });
+    expect(result.content).toBe(
+      "data.txt-1-apple\ndata.txt:2:banana\ndata.txt-3-apricot\ndata.txt:4:cherry",
+    );
+    const aliased = await grep({
+      pattern: "^apple",
+      path: "data.txt",
+      output_mode: "content",
+      context: 1,
+    });
+    expect(aliased.content).toBe("data.txt:1:apple\ndata.txt-2-banana");
+  });
+
+  it("counts matching lines per file", async () => {
+    const result = await grep({ pattern: "^ap", output_mode: "count" });
+    expect(result.content).toBe("data.txt:2");
+  });
+
+  it("leaves gitignored files out", async () => {
+    await writeFile(join(directory, ".gitignore"), "ignored.txt\n");
+    await writeFile(join(directory, "ignored.txt"), "apple pie\n");
+    expect((await grep({ pattern: "apple" })).content).toBe("data.txt");
+  });
+
+  it("cuts results at head_limit and says how many were left out", async () => {
+    const many = Array.from({ length: 30 }, (_, index) => `match ${index}`).join("\n");
+    await writeFile(join(directory, "many.txt"), many);
+    const result = await grep({
+      pattern: "match",
+      path: "many.txt",
+      output_mode: "content",
+      head_limit: 5,
+    });
+    const lines = result.content.split("\n");
+    expect(lines.slice(0, 5)).toEqual([
+      "many.txt:1:match 0",
+      "many.txt:2:match 1",
+      "many.txt:3:match 2",
+      "many.txt:4:match 3",
+      "many.txt:5:match 4",
+    ]);
+    expect(lines[5]).toBe(
+      "[Showing 5 of 30 lines; 25 left out. Raise head_limit or narrow path/glob to see more.]",
+    );
+  });
+
+  it("says so when nothing matches, and reports a bad pattern or path as an error", async () => {
+    expect(await grep({ pattern: "durian" })).toEqual({
+      content: "No matches found.",
+      isError: false,
+    });
+    const badPattern = await grep({ pattern: "(unclosed" });
+    expect(badPattern.isError).toBe(true);
+    expect(badPattern.content).toContain("regex parse error");
+    expect(await grep({ pattern: "x", path: "missing" })).toEqual({
+      content: "Path missing does not exist. Please provide a valid path.",
+      isError: true,
+    });
+  });
+
+  it("retries with PCRE2 when the pattern needs look-around", async () => {
+    const result = await grep({ pattern: "ap(?=ricot)", output_mode: "content" });
+    expect(result).toEqual({ content: "data.txt:3:apricot", isError: false });
+  });
+
+  it("searches across lines in multiline mode", async () => {
+    const result = await grep({
+      pattern: "banana.apricot",
+      output_mode: "content",
+      multiline: true,
+    });
+    expect(result.content).toBe("data.txt:2:banana\ndata.txt:3:apricot");
+  });
+
+  it("falls back to a JavaScript search with the same answers when ripgrep cannot start", async () => {
+    await writeSources();
+    await writeFile(join(directory, ".gitignore"), "ignored.txt\n");
+    await writeFile(join(directory, "ignored.txt"), "apple pie\n");
+    const cases: Record<string, unknown>[] = [
+      { pattern: "^ap", path: join(directory, "data.txt"), output_mode: "content", "-n": true },
+      { pattern: "alpha", "-i": true },
+      { pattern: "alpha", path: "src", glob: "*.ts", output_mode: "content" },
+      { pattern: "apple|cherry", output_mode: "content", "-C": 1 },
+      { pattern: "^ap", output_mode: "count" },
+      { pattern: "banana.apricot", output_mode: "content", multiline: true },
+      { pattern: "durian" },
+    ];
+    for (const args of cases) {
+      const expected = await grep(args);
+      expect(await grepWithoutRipgrep(args), JSON.stringify(args)).toEqual(expected);
+    }
+  });
+
+  it("returns promptly as cancelled when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runTool(
+      grepTool,
+      { pattern: "a" },
+      makeContext(directory, { signal: controller.signal }),
+    );
+    expect(result).toEqual({ content: "grep cancelled.", isError: true });
+  });
+});

@@ -1,0 +1,34 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Tool, ToolContext, ToolResult } from "../../src/tools/define-tool.js";
+
+/** A fresh temporary folder; remove it with {@link removeTemporaryDirectory}. */
+export function makeTemporaryDirectory(): Promise<string> {
+  return mkdtemp(join(tmpdir(), "turnloop-tools-"));
+}
+
+/** Deletes a folder made by {@link makeTemporaryDirectory}, with everything in it. */
+export function removeTemporaryDirectory(directory: string): Promise<void> {
+  return rm(directory, { recursive: true, force: true });
+}
+
+/** A tool context rooted at `cwd`, with its session folder inside it unless told otherwise. */
+export function makeContext(cwd: string, overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    cwd,
+    sessionDirectory: join(cwd, ".session"),
+    toolCallId: "call_1",
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+/** Validates `args` with the tool's schema, as the loop does, then runs the tool. */
+export function runTool<Input>(
+  tool: Tool<Input>,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolResult> {
+  return tool.execute(tool.input.parse(args), context);
+}
