@@ -6,6 +6,14 @@ import { parseCommand, USAGE, UsageError } from "./arguments.js";
 
 const VERSION = "0.1.0";
 
+// `turnloop -p … | head` closes our stdout early; that is the reader's choice, not a crash.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") {
+    process.exit(process.exitCode ?? 0);
+  }
+  throw error;
+});
+
 /** Entry point of the `turnloop` command. Heavy modules load only for the command that needs them. */
 async function main(argv: readonly string[]): Promise<number> {
   let command: ReturnType<typeof parseCommand>;

@@ -1,0 +1,99 @@
+import type { JsonValue } from "./json.js";
+
+export type Wire = "openai-chat" | "openai-responses" | "anthropic";
+
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  /** argument text; an array = streamed in those pieces */
+  arguments: string | string[];
+}
+
+/**
+ * Token counts as the AI SDK reports them: `input` is the total input (cached tokens included,
+ * the SDK's `inputTokens.total`), `output` the total output (reasoning included). Each wire gets
+ * them in its own convention (Anthropic's `input_tokens` excludes cache reads and writes).
+ */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+}
+
+export type Finish = "stop" | "tool_calls" | "length" | "content_filter";
+
+export interface SemanticReply {
+  text?: string | string[];
+  reasoning?: string | string[];
+  reasoningSignature?: string;
+  encryptedReasoning?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** default: "tool_calls" when toolCalls present, else "stop". Rendered as the wire's own value */
+  finish?: Finish;
+  /** null = send no usage at all (Anthropic: zeros, its stream schema requires the fields); default {input: 10, output: 5} */
+  usage?: Usage | null;
+  /** write each SSE event then wait this many ms (default 0) */
+  delayMs?: number;
+  /** after sending `stallAfterEvents` SSE events, keep the connection open and send nothing */
+  stallAfterEvents?: number;
+}
+
+export type RawPiece = string | Buffer | { holdMs: number } | { hold: true };
+
+export interface RawReply {
+  /** Exact bytes: each string written as its own TCP write; {holdMs} pauses; {hold:true} never finishes. */
+  raw: RawPiece[];
+}
+
+export interface ErrorReply {
+  status: number;
+  headers?: Record<string, string>;
+  body: string | object;
+}
+
+export type Reply = SemanticReply | RawReply | ErrorReply;
+
+export interface RecordedRequest {
+  wire: Wire;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: JsonValue;
+  /** Date.now() when the request body was complete */
+  receivedAt: number;
+  /** true if the client closed the connection before the reply finished */
+  clientClosed: boolean;
+  /** what the server answered: status code */
+  status: number;
+  validationError?: string;
+}
+
+export interface FakeModelServerOptions {
+  /** split every SSE event's bytes into pieces of at most N bytes, each a separate write */
+  splitBytes?: number;
+  /** reject requests containing stream_options with 400 (case 15 test 5) */
+  rejectStreamOptions?: boolean;
+  /** deepseek profile: 400 unless each assistant message with tool_calls carries the reasoning_content streamed for it (case 22) */
+  requireReasoningPassback?: boolean;
+  /** Responses: 400 when a `store:false` request lacks `include:["reasoning.encrypted_content"]` (case 23) */
+  requireEncryptedReasoningInclude?: boolean;
+}
+
+export interface FakeModelServer {
+  /** "http://127.0.0.1:PORT" (no trailing slash, no /v1) */
+  url: string;
+  requests: RecordedRequest[];
+  /** served in order, one per request, whatever the wire */
+  enqueue(...replies: Reply[]): void;
+  /** picks the reply per request; takes precedence over the queue when set */
+  setResponder(responder: ((request: RecordedRequest) => Reply) | undefined): void;
+  /** destroys open sockets too */
+  close(): Promise<void>;
+}
+
+/** One SSE event before framing: `event` is omitted on the OpenAI Chat wire. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
