@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../../src/tools/define-tool.js";
+import { type Harness, startHarness, types } from "../support/harness.js";
+import { readFileTool } from "../support/test-tools.js";
+
+/** A read-only tool that answers after `ms` milliseconds, so parallel calls finish out of order. */
+const slowEcho = defineTool({
+  name: "slow_echo",
+  description: "Echoes after a delay.",
+  input: z.object({ text: z.string(), ms: z.number() }),
+  kind: "read",
+  mutates: false,
+  execute: async ({ text, ms }) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { content: text, isError: false };
+  },
+});
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("case 11: parallel tool results", () => {
+  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+    "read-only calls run concurrently; results go back complete and in call order (%s)",
+    async (wire) => {
+      harness = await startHarness({ wire, tools: [slowEcho, readFileTool] });
+      harness.server.enqueue(
+        {
+          toolCalls: [
+            { id: "c1", name: "slow_echo", arguments: '{"text":"slow","ms":300}' },
+            { id: "c2", name: "slow_echo", arguments: '{"text":"fast","ms":1}' },
+            { id: "c3", name: "read_file", arguments: '{"path":"missing.txt"}' },
+          ],
+        },
+        { text: "summary" },
+      );
+      const started = performance.now();
+      expect(await harness.prompt("run the three things")).toEqual({ stopReason: "end_turn" });
+      expect(performance.now() - started).toBeLessThan(3_000);
+      // Completion order on the event stream: the slow call last (they ran concurrently).
+      const completed = harness.events.flatMap((event) =>
+        event.type === "tool.execution_complete"
+          ? [[event.data.toolCallId, event.data.success]]
+          : [],
+      );
+      expect(completed.at(-1)).toEqual(["c1", true]);
+      expect([...completed].sort()).toEqual([
+        ["c1", true],
+        ["c2", true],
+        ["c3", false],
+      ]);
+      expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
+      // The second request pairs every call with its result, in call order.
+      const body = JSON.stringify(harness.server.requests[1]?.body);
+      const positions = ["slow", "fast", "No such file: missing.txt"].map((text) =>
+        body.indexOf(text),
+      );
+      expect(positions.every((position) => position > 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+
+      // After a restart the rebuilt history is the same: nothing lost, nothing duplicated.
+      await harness.reopen();
+      harness.server.enqueue({ text: "again" });
+      expect(await harness.prompt("and now?")).toEqual({ stopReason: "end_turn" });
+      expect(harness.server.requests[2]?.status).toBe(200);
+      const persisted = types(await harness.persisted());
+      expect(persisted.filter((type) => type === "tool.execution_complete")).toHaveLength(3);
+    },
+  );
+});
