@@ -5,30 +5,47 @@ export type Command =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "prompt"; options: PromptOptions }
+  /** `turnloop acp`: an ACP v1 agent on stdio. */
+  | { kind: "acp"; options: FaceOptions }
+  /** `turnloop --headless --stdio|--port N` and `turnloop serve`: the SDK's JSON-RPC server. */
+  | { kind: "server"; options: FaceOptions & { transport: { stdio: true } | { port: number } } }
   | { kind: "sessions-list"; json: boolean }
   | { kind: "sessions-show"; sessionId: string }
   | { kind: "sessions-delete"; sessionId: string };
 
-/** Options of `turnloop -p`. */
-export interface PromptOptions {
-  prompt: string;
+/** Settings every face takes from the command line (the environment fills in the rest). */
+export interface FaceOptions {
   model?: string;
   baseUrl?: string;
-  resume?: string;
-  continue: boolean;
   /** Model requests per prompt. */
   maxTurns: number;
   autopilot: boolean;
   maxAutopilotContinues: number;
   allowAllTools: boolean;
-  outputFormat: "text" | "json";
+  /** `--allow-tool NAME[(pattern)]`, repeatable. */
+  allowTools: string[];
+  /** `--deny-tool NAME[(pattern)]`, repeatable. */
+  denyTools: string[];
+  /** `--add-dir DIR`, repeatable: folders besides the cwd that may be read without asking. */
+  addDirs: string[];
   cwd: string;
+}
+
+/** Options of `turnloop -p`. */
+export interface PromptOptions extends FaceOptions {
+  prompt: string;
+  resume?: string;
+  continue: boolean;
+  outputFormat: "text" | "json";
 }
 
 export const USAGE = `turnloop: an open, model-agnostic coding agent.
 
 Usage:
   turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
+  turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
+  turnloop --headless --stdio|--port N
+                                      serve the SDK's JSON-RPC protocol (also: turnloop serve)
   turnloop sessions [--json]          list sessions, newest first
   turnloop sessions show <id>         print a session's conversation
   turnloop sessions delete <id>       delete a session
@@ -44,7 +61,10 @@ Options for -p:
   --max-turns <n>                     model requests allowed for the prompt (default 100)
   --autopilot                         keep working until the model calls task_complete
   --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
-  --allow-all-tools                   let the agent run commands (bash) without asking
+  --allow-all-tools                   run every tool without asking
+  --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
+  --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
+  --add-dir <dir>                     another folder the agent may read without asking
   --output-format text|json           json: every event as a JSON line on stdout
   --cwd <dir>                         working directory (default: the current one)
 
@@ -74,6 +94,15 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   if (positionals[0] === "sessions") {
     return sessionsCommand(positionals.slice(1), values.json === true);
   }
+  if (positionals[0] === "acp" && positionals.length === 1) {
+    return { kind: "acp", options: faceOptions(values, cwd) };
+  }
+  if (values.headless || (positionals[0] === "serve" && positionals.length === 1)) {
+    return {
+      kind: "server",
+      options: { ...faceOptions(values, cwd), transport: serverTransport(values) },
+    };
+  }
   if (positionals.length > 0) {
     throw new UsageError(`unknown command "${positionals[0]}"; see turnloop --help`);
   }
@@ -90,23 +119,45 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   return {
     kind: "prompt",
     options: {
+      ...faceOptions(values, cwd),
       prompt: values.prompt,
-      ...(values.model === undefined ? {} : { model: values.model }),
-      ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
       ...(values.resume === undefined ? {} : { resume: values.resume }),
       continue: values.continue === true,
-      maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
-      autopilot: values.autopilot === true,
-      maxAutopilotContinues: positiveInteger(
-        "--max-autopilot-continues",
-        values["max-autopilot-continues"],
-        5,
-      ),
-      allowAllTools: values["allow-all-tools"] === true,
       outputFormat,
-      cwd: values.cwd ?? cwd,
     },
   };
+}
+
+type ParsedValues = ReturnType<typeof parseWith>["values"];
+
+function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
+  return {
+    ...(values.model === undefined ? {} : { model: values.model }),
+    ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
+    maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
+    autopilot: values.autopilot === true,
+    maxAutopilotContinues: positiveInteger(
+      "--max-autopilot-continues",
+      values["max-autopilot-continues"],
+      5,
+    ),
+    allowAllTools: values["allow-all-tools"] === true,
+    allowTools: values["allow-tool"] ?? [],
+    denyTools: values["deny-tool"] ?? [],
+    addDirs: values["add-dir"] ?? [],
+    cwd: values.cwd ?? cwd,
+  };
+}
+
+function serverTransport(values: ParsedValues): { stdio: true } | { port: number } {
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new UsageError(`--port must be a port number, not "${values.port}"`);
+    }
+    return { port };
+  }
+  return { stdio: true };
 }
 
 function parseWith(argv: readonly string[]) {
@@ -124,6 +175,12 @@ function parseWith(argv: readonly string[]) {
       autopilot: { type: "boolean" },
       "max-autopilot-continues": { type: "string" },
       "allow-all-tools": { type: "boolean" },
+      "allow-tool": { type: "string", multiple: true },
+      "deny-tool": { type: "string", multiple: true },
+      "add-dir": { type: "string", multiple: true },
+      headless: { type: "boolean" },
+      stdio: { type: "boolean" },
+      port: { type: "string" },
       "output-format": { type: "string" },
       cwd: { type: "string" },
       json: { type: "boolean" },

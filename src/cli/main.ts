@@ -44,7 +44,16 @@ async function main(argv: readonly string[]): Promise<number> {
         env: process.env,
         home: turnloopHome(process.env),
         interactive: process.stderr.isTTY === true,
+        stdinIsTerminal: process.stdin.isTTY === true,
       });
+    }
+    case "acp": {
+      const { runAcpCommand } = await import("../acp/main.js");
+      return runAcpCommand(command.options);
+    }
+    case "server": {
+      const { runServerCommand } = await import("../server/main.js");
+      return runServerCommand(command.options);
     }
     case "sessions-list":
     case "sessions-show":

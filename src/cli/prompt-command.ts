@@ -1,12 +1,16 @@
 import { resolve } from "node:path";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
-import type { Authorize } from "../agent/tool-calls.js";
-import { createProvider, resolveModel } from "../llm/models.js";
-import { Session, type SessionAgentSettings } from "../session/session.js";
+import { resolveModel } from "../llm/models.js";
+import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
+import { Session } from "../session/session.js";
 import { newestSessionInCwd } from "../session/store.js";
-import { builtinTools } from "../tools/index.js";
 import type { PromptOptions } from "./arguments.js";
+import { sessionOptionsFrom } from "./face-settings.js";
+import { terminalPermission } from "./terminal-permission.js";
 import { TerminalRenderer } from "./terminal-renderer.js";
+
+/** Said to the model when a call needs permission and `-p` has no terminal to ask on. */
+const NO_TERMINAL_REASON =
+  "it needs the user's permission and there is no terminal to ask on; the user can rerun with --allow-all-tools or --allow-tool NAME";
 
 /** Exit codes of `turnloop -p`. */
 export const EXIT = {
@@ -24,8 +28,10 @@ export interface PromptIo {
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   home: string;
-  /** Whether stderr is a terminal (colour, prompts). */
+  /** Whether stderr is a terminal (colour). */
   interactive: boolean;
+  /** Whether stdin is a terminal: permission questions are asked there, else denied. */
+  stdinIsTerminal: boolean;
 }
 
 /**
@@ -56,20 +62,22 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     io.stderr.write(`${resolved.message}\n`);
     return EXIT.usage;
   }
-  const settings: SessionAgentSettings = {
-    provider: createProvider(resolved.configuration, providerTuning(io.env)),
-    tools: builtinTools(),
-    systemPrompt: buildSystemPrompt({
-      cwd,
-      platform: process.platform,
-      date: new Date(session.start.startTime),
-      autopilot: options.autopilot,
-    }),
-    maxTurns: options.maxTurns,
-    autopilot: options.autopilot,
-    maxAutopilotContinues: options.maxAutopilotContinues,
-    authorize: promptModePolicy(options.allowAllTools),
-  };
+  let sessionOptions: SessionOptions;
+  try {
+    sessionOptions = sessionOptionsFrom(
+      { ...options, cwd },
+      resolved.configuration,
+      io.env,
+      io.stdinIsTerminal
+        ? { ask: terminalPermission(process.stdin, io.stderr) }
+        : { noAskReason: NO_TERMINAL_REASON },
+    );
+  } catch (error) {
+    await session.close();
+    io.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.usage;
+  }
+  const settings = agentSettingsFor(session, sessionOptions);
   const color = io.interactive && io.env.NO_COLOR === undefined;
   const renderer = new TerminalRenderer(io.stdout, io.stderr, color);
   const unsubscribe = session.subscribe(
@@ -138,38 +146,4 @@ async function openSession(
     }
     return error instanceof Error ? error.message : String(error);
   }
-}
-
-/**
- * The `-p` policy until the full permission gate: read-only tools run; tools that can change
- * things (bash) run only with `--allow-all-tools`, since there is nobody to ask.
- */
-function promptModePolicy(allowAllTools: boolean): Authorize {
-  return async ({ tool }) => {
-    if (allowAllTools || !tool.mutates) {
-      return { allowed: true };
-    }
-    return {
-      allowed: false,
-      reason: `this session runs without --allow-all-tools, so '${tool.name}' (which can change files or run commands) is off. Use the read-only tools, or tell the user to rerun with --allow-all-tools.`,
-    };
-  };
-}
-
-/** Test and tuning knobs from the environment: `TURNLOOP_STREAM_IDLE_TIMEOUT_MS`, `TURNLOOP_RETRY_BASE_DELAY_MS`, `TURNLOOP_MAX_RETRIES`. */
-function providerTuning(env: NodeJS.ProcessEnv) {
-  const number = (name: string) => {
-    const value = Number(env[name]);
-    return env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
-  };
-  const idleTimeoutMs = number("TURNLOOP_STREAM_IDLE_TIMEOUT_MS");
-  const initialDelayMs = number("TURNLOOP_RETRY_BASE_DELAY_MS");
-  const maxRetries = number("TURNLOOP_MAX_RETRIES");
-  return {
-    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
-    retry: {
-      ...(initialDelayMs === undefined ? {} : { initialDelayMs }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
-    },
-  };
 }

@@ -89,7 +89,8 @@ export class AiSdkProvider implements Provider {
         }
         const delayMs = this.delayBeforeRetry(attempt, failure);
         if (delayMs === undefined) {
-          const seconds = Math.round((failure.retryAfterMs ?? 0) / 1000);
+          // Not rounded: 1.4 s must not read "1 s, longer than the 1 s we wait".
+          const seconds = (failure.retryAfterMs ?? 0) / 1000;
           const message = `${failure.message} (the server asked to retry after ${seconds} s, longer than the ${this.retry.retryAfterCapMs / 1000} s we wait)`;
           yield { type: "error", failure: publicFailure({ ...failure, message }) };
           return;
@@ -186,8 +187,8 @@ export class AiSdkProvider implements Provider {
       return { ok: true };
     } catch (error) {
       if (stalled && !signal.aborted) {
-        const seconds = Math.round(this.idleTimeoutMs / 1000);
-        const message = `the model stream stalled: no data for ${seconds} s`;
+        // Not rounded: a sub-second limit must not read "no data for 0 s".
+        const message = `the model stream stalled: no data for ${this.idleTimeoutMs / 1000} s`;
         return { ok: false, failure: { errorType: "stalled", message, retryable: true }, shown };
       }
       return { ok: false, failure: classifyFailure(error), shown };

@@ -90,7 +90,8 @@ function isNetworkError(error: unknown): boolean {
     code === "ECONNREFUSED" ||
     code === "UND_ERR_SOCKET" ||
     error.name === "TypeError" ||
-    /terminated|socket hang up|ECONNRESET/i.test(error.message)
+    // The OpenAI-compatible model's own report of a body that ended before a finish_reason.
+    /terminated|socket hang up|ECONNRESET|stream ended without a finish reason/i.test(error.message)
   );
 }
 

@@ -36,9 +36,17 @@ export class ReplyAssembler {
   private finish: LanguageModelV3FinishReason | undefined;
   private usage: LanguageModelV3Usage | undefined;
 
-  /** True once the provider sent its `finish` part. */
+  /**
+   * True once the provider sent its `finish` part with a reason. The OpenAI Chat and Responses
+   * models send a `finish` part when the body ends even if the server never said why it stopped;
+   * that part keeps the SDK's initial `{unified: "other", raw: undefined}`, and means the stream
+   * was cut off, not that the reply is complete.
+   */
   get finished(): boolean {
-    return this.finish !== undefined;
+    return (
+      this.finish !== undefined &&
+      !(this.finish.unified === "other" && this.finish.raw === undefined)
+    );
   }
 
   /** Records a part. Returns the text to show for deltas, so the caller can stream it. */

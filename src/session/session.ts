@@ -1,5 +1,6 @@
 import { History } from "../agent/history.js";
 import { type AgentSettings, type PromptOutcome, runPrompt } from "../agent/loop.js";
+import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
 import { interrupted } from "../agent/tool-calls.js";
 import type {
   EventInput,
@@ -43,6 +44,8 @@ export class Session {
   /** `session.start` of this session, as in the log. */
   readonly start: SessionEventOf<"session.start">["data"];
   readonly history = new History();
+  /** Rules from "always" answers recorded in this session's log (they survive resume). */
+  readonly grants: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
   private readonly log: EventLog;
   private readonly writer: SessionWriter;
   private readonly listeners = new Set<SessionListener>();
@@ -105,6 +108,7 @@ export class Session {
     const session = new Session(opened.log, writer, first.data, sessionDirectory(home, sessionId));
     for (const event of opened.events) {
       session.history.apply(event);
+      session.recordGrant(event);
     }
     const repaired: RepairNote[] = opened.repaired;
     session.emit({
@@ -134,6 +138,7 @@ export class Session {
   emit(input: EventInput): SessionEvent {
     const event = this.writer.write(input);
     this.history.apply(event);
+    this.recordGrant(event);
     if (event.type === "assistant.turn_end") {
       this.log.flush().catch(() => undefined);
     }
@@ -190,6 +195,21 @@ export class Session {
   /** Syncs and closes the log. */
   async close(): Promise<void> {
     await this.log.close();
+  }
+
+  private recordGrant(event: SessionEvent): void {
+    if (event.type !== "permission.completed" || event.data.scope !== "session") {
+      return;
+    }
+    const { rule, decision } = event.data;
+    if (rule === undefined || decision === "cancelled") {
+      return;
+    }
+    try {
+      (decision === "allowed" ? this.grants.allow : this.grants.deny).push(parseRule(rule));
+    } catch {
+      // A damaged rule in the log grants nothing.
+    }
   }
 
   private closeOpenToolCalls(): void {

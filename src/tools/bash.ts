@@ -52,6 +52,7 @@ export const bashTool = defineTool<BashInput>({
   kind: "execute",
   mutates: true,
   execute: (input, context) => runGuarded("Command", context.signal, () => runBash(input, context)),
+  scope: (input, cwd) => ({ title: `Run ${input.command}`, paths: [cwd], command: input.command }),
 });
 
 type ProcessOutcome =

@@ -25,6 +25,17 @@ export interface ToolContext {
   onPartialResult?: (partialOutput: string) => void;
 }
 
+/**
+ * What one call touches, for the permission gate and for clients (ACP `locations`, titles).
+ * Paths are absolute; `command` is set for tools that run a shell command.
+ */
+export interface ToolCallScope {
+  /** Short human title, e.g. `Read src/a.ts` or `Run git status`. */
+  title: string;
+  paths: string[];
+  command?: string;
+}
+
 /** A tool's answer: data, never an exception. `content` is the text the model sees. */
 export interface ToolResult {
   content: string;
@@ -47,6 +58,11 @@ export interface Tool<Input = unknown> {
    * anything it throws is turned into an error result by the loop.
    */
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
+  /**
+   * Describes what a validated call touches. Absent: the call is treated as touching nothing
+   * but the tool itself (the gate then judges by `mutates` alone).
+   */
+  scope?(input: Input, cwd: string): ToolCallScope;
 }
 
 /**

@@ -40,6 +40,10 @@ export const globTool = defineTool<GlobInput>({
   kind: "search",
   mutates: false,
   execute: (input, context) => runGuarded("glob", context.signal, () => globFiles(input, context)),
+  scope: (input, cwd) => ({
+    title: `Find ${input.pattern}${input.path === undefined ? "" : ` in ${input.path}`}`,
+    paths: [resolveToolPath(cwd, input.path ?? ".")],
+  }),
 });
 
 async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolResult> {

@@ -91,6 +91,10 @@ export const grepTool = defineTool<GrepOptions>({
   kind: "search",
   mutates: false,
   execute: (options, context) => runGrep(options, context),
+  scope: (options, cwd) => ({
+    title: `Search for ${options.pattern}${options.path === undefined ? "" : ` in ${options.path}`}`,
+    paths: [resolveToolPath(cwd, options.path ?? ".")],
+  }),
 });
 
 /**

@@ -47,6 +47,10 @@ export const viewTool = defineTool<ViewInput>({
   kind: "read",
   mutates: false,
   execute: (input, context) => runGuarded("view", context.signal, () => view(input, context)),
+  scope: (input, cwd) => ({
+    title: `Read ${input.path}`,
+    paths: [resolveToolPath(cwd, input.path)],
+  }),
 });
 
 async function view(input: ViewInput, context: ToolContext): Promise<ToolResult> {

@@ -153,7 +153,7 @@ export function chatMessages(
   source: Harness | FakeModelServer,
   index: number,
 ): Array<Record<string, unknown>> {
-  const server = "server" in source ? source.server : source;
+  const server = "requests" in source ? source : source.server;
   const body = server.requests.at(index)?.body;
   if (
     typeof body !== "object" ||

@@ -1,0 +1,40 @@
+import { createInterface } from "node:readline";
+import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
+
+/**
+ * Asks on the terminal: the question on stderr, the answer from stdin (a TTY). `y` allows once,
+ * `a` allows this exact call for the rest of the session, `n` (or anything else) denies.
+ * Cancelling the prompt closes the question and answers `cancelled` (case 04).
+ */
+export function terminalPermission(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): AskPermission {
+  return (request, signal) =>
+    new Promise<PermissionReply>((resolve) => {
+      const lines = createInterface({ input, output, terminal: false });
+      const finish = (reply: PermissionReply) => {
+        signal.removeEventListener("abort", onAbort);
+        lines.close();
+        resolve(reply);
+      };
+      const onAbort = () => finish({ decision: "cancelled" });
+      signal.addEventListener("abort", onAbort, { once: true });
+      const detail = request.command ?? request.paths.join(", ");
+      output.write(
+        `\nturnloop wants to ${request.title}${detail === "" || request.title.includes(detail) ? "" : ` (${detail})`}\n` +
+          `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   [n] no\n> `,
+      );
+      lines.once("line", (line) => {
+        const answer = line.trim().toLowerCase();
+        if (answer === "y" || answer === "yes") {
+          finish({ decision: "allow", scope: "once" });
+        } else if (answer === "a" || answer === "always") {
+          finish({ decision: "allow", scope: "session" });
+        } else {
+          finish({ decision: "deny", scope: "once", reason: "the user said no" });
+        }
+      });
+      lines.once("close", () => finish({ decision: "deny", scope: "once", reason: "no answer" }));
+    });
+}

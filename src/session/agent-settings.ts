@@ -1,0 +1,67 @@
+import { type AskPermission, createPermissionGate } from "../agent/permission-gate.js";
+import type { PermissionRule } from "../agent/permission-rules.js";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { createProvider, type ModelConfiguration, type ProviderTuning } from "../llm/models.js";
+import type { Provider } from "../llm/provider.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { builtinTools } from "../tools/index.js";
+import type { Session, SessionAgentSettings } from "./session.js";
+
+/** How a face wants a session's prompts run. Every face (CLI, ACP, SDK server) builds one. */
+export interface SessionOptions {
+  model: ModelConfiguration;
+  /** Reuse a provider (keeps what it learned, e.g. a server without `stream_options`). */
+  provider?: Provider;
+  tuning?: ProviderTuning;
+  autopilot: boolean;
+  /** Model requests per prompt. */
+  maxTurns: number;
+  maxAutopilotContinues: number;
+  allowAllTools: boolean;
+  /** `--allow-tool` rules. */
+  allow: readonly PermissionRule[];
+  /** `--deny-tool` rules. */
+  deny: readonly PermissionRule[];
+  /** Folders besides the cwd that may be read without asking. */
+  folders?: readonly string[];
+  /** How the face asks its user; absent: calls that need asking are denied with `noAskReason`. */
+  ask?: AskPermission;
+  noAskReason?: string;
+  /** Tools besides the built-in ones (e.g. an SDK app's). */
+  extraTools?: readonly AnyTool[];
+  /** Output token cap per request (tokens). */
+  maxOutputTokens?: number;
+}
+
+/**
+ * The loop settings for `session` under `options`: provider, built-in tools, system prompt, and
+ * the permission gate (flags, then the session's recorded "always" answers).
+ */
+export function agentSettingsFor(session: Session, options: SessionOptions): SessionAgentSettings {
+  return {
+    provider: options.provider ?? createProvider(options.model, options.tuning),
+    tools: [...builtinTools(), ...(options.extraTools ?? [])],
+    systemPrompt: buildSystemPrompt({
+      cwd: session.cwd,
+      platform: process.platform,
+      date: new Date(session.start.startTime),
+      autopilot: options.autopilot,
+    }),
+    maxTurns: options.maxTurns,
+    autopilot: options.autopilot,
+    maxAutopilotContinues: options.maxAutopilotContinues,
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    authorize: createPermissionGate({
+      cwd: session.cwd,
+      policy: () => ({
+        allowAllTools: options.allowAllTools,
+        allow: [...options.allow, ...session.grants.allow],
+        deny: [...options.deny, ...session.grants.deny],
+        folders: options.folders ?? [],
+      }),
+      emit: (event) => void session.emit(event),
+      ...(options.ask === undefined ? {} : { ask: options.ask }),
+      ...(options.noAskReason === undefined ? {} : { noAskReason: options.noAskReason }),
+    }),
+  };
+}
