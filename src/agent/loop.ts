@@ -36,6 +36,8 @@ export interface AgentSettings {
   /** Output token cap per request (tokens); provider default when absent. */
   maxOutputTokens?: number;
   authorize: Authorize;
+  /** The face's client capabilities (ACP fs / terminal), passed on to tools. */
+  client?: ClientCapabilities;
 }
 
 /** What the loop reads and writes: the folded history and the session's event sink. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventInput, ToolErrorCode, ToolRequest } from "../events/events.js";
-import type { AnyTool, ToolResult } from "../tools/define-tool.js";
+import type { AnyTool, ClientCapabilities, ToolResult } from "../tools/define-tool.js";
 
 /** The gate's answer for one tool call. */
 export type PermissionAnswer = { allowed: true } | { allowed: false; reason: string };
@@ -21,6 +21,7 @@ export interface ToolCallContext {
   authorize: Authorize;
   emit: (event: EventInput) => void;
   signal: AbortSignal;
+  client?: ClientCapabilities;
 }
 
 /** One call's outcome as given to the model. */
@@ -169,6 +170,7 @@ async function runTool(
       sessionDirectory: context.sessionDirectory,
       toolCallId: toolCall.toolCallId,
       signal,
+      ...(context.client === undefined ? {} : { client: context.client }),
       onPartialResult: (partialOutput) =>
         context.emit({
           type: "tool.execution_partial_result",

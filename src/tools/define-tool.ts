@@ -12,6 +12,31 @@ export type ToolKind =
   | "fetch"
   | "other";
 
+/**
+ * What a face's client can do for tools instead of the local disk and processes (ACP
+ * `fs/read_text_file`, `fs/write_text_file`, `terminal/*`), so edits land in the editor's buffers
+ * and commands run in its terminals. Tools use a member when present and the disk otherwise.
+ */
+export interface ClientCapabilities {
+  /** Reads a text file (absolute path), unsaved editor changes included. */
+  readTextFile?(path: string, signal: AbortSignal): Promise<string>;
+  /** Writes a text file (absolute path). */
+  writeTextFile?(path: string, content: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Runs a shell command in the client's terminal and waits for it (`timeoutMs` in ms; on
+   * timeout or abort the client kills it). `output` is what the terminal kept.
+   */
+  runCommand?(
+    command: string,
+    options: { cwd: string; timeoutMs: number; signal: AbortSignal; toolCallId: string },
+  ): Promise<{
+    output: string;
+    exitCode: number | null;
+    signal: string | null;
+    truncated: boolean;
+  }>;
+}
+
 /** What a tool gets besides its arguments. */
 export interface ToolContext {
   /** The session's working directory; relative paths resolve against it. */
@@ -21,6 +46,8 @@ export interface ToolContext {
   toolCallId: string;
   /** Aborted on cancel or timeout: stop work, kill children, return promptly. Always present. */
   signal: AbortSignal;
+  /** The face's client, when it offers file or terminal access (ACP). */
+  client?: ClientCapabilities;
   /** Streams partial output (e.g. a command's output so far); becomes `tool.execution_partial_result`. */
   onPartialResult?: (partialOutput: string) => void;
 }
