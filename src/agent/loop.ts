@@ -14,7 +14,7 @@ import type {
   ProviderFailure,
   ToolSpecification,
 } from "../llm/provider.js";
-import type { AnyTool } from "../tools/define-tool.js";
+import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
 import type { History } from "./history.js";
 import { RepetitionGuard } from "./repetition-guard.js";
@@ -150,6 +150,7 @@ async function runTurns(
       authorize: settings.authorize,
       emit,
       signal,
+      ...(settings.client === undefined ? {} : { client: settings.client }),
     };
     const outcomes = await executeToolCalls(context, reply.toolCalls, {
       adjust: guard.record,

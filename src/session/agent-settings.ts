@@ -3,7 +3,7 @@ import type { PermissionRule } from "../agent/permission-rules.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createProvider, type ModelConfiguration, type ProviderTuning } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
-import type { AnyTool } from "../tools/define-tool.js";
+import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import type { Session, SessionAgentSettings } from "./session.js";
 
@@ -31,6 +31,8 @@ export interface SessionOptions {
   extraTools?: readonly AnyTool[];
   /** Output token cap per request (tokens). */
   maxOutputTokens?: number;
+  /** The client's file and terminal access (ACP), used by tools instead of the disk. */
+  client?: ClientCapabilities;
 }
 
 /**
@@ -51,6 +53,7 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
     autopilot: options.autopilot,
     maxAutopilotContinues: options.maxAutopilotContinues,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.client === undefined ? {} : { client: options.client }),
     authorize: createPermissionGate({
       cwd: session.cwd,
       policy: () => ({
