@@ -4,6 +4,7 @@ import type {
   ErrorType,
   EventInput,
   JsonObject,
+  PlanEntry,
   StopReason,
   UserMessageSource,
 } from "../events/events.js";
@@ -19,6 +20,9 @@ import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./au
 import type { History } from "./history.js";
 import { RepetitionGuard } from "./repetition-guard.js";
 import { type Authorize, executeToolCalls } from "./tool-calls.js";
+
+/** The plan tool: a successful call replaces the session's plan (`session.plan_updated`, ACP `plan`). */
+const UPDATE_PLAN_TOOL_NAME = "update_plan";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings {
@@ -164,6 +168,13 @@ async function runTurns(
           }
         : {}),
     });
+    for (const outcome of outcomes) {
+      if (outcome.toolCall.name === UPDATE_PLAN_TOOL_NAME && !outcome.isError) {
+        // The arguments passed the tool's schema, so they are plan entries.
+        const entries = outcome.toolCall.arguments.entries as unknown as PlanEntry[];
+        emit({ type: "session.plan_updated", data: { entries } });
+      }
+    }
     if (signal.aborted) {
       return cancel(emit);
     }

@@ -6,12 +6,12 @@ import { parseCommand, USAGE, UsageError } from "./arguments.js";
 
 const VERSION = "0.1.0";
 
-// `turnloop -p … | head` closes our stdout early; that is the reader's choice, not a crash.
+// `turnloop … | head` closes our stdout early; that is the reader's choice, not a crash. The
+// prompt command also listens and cancels its prompt.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") {
-    process.exit(process.exitCode ?? 0);
+  if (error.code !== "EPIPE") {
+    throw error;
   }
-  throw error;
 });
 
 /** Entry point of the `turnloop` command. Heavy modules load only for the command that needs them. */

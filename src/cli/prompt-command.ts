@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { SessionEvent } from "../events/events.js";
 import { resolveModel } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import { Session } from "../session/session.js";
@@ -80,11 +81,21 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
   const settings = agentSettingsFor(session, sessionOptions);
   const color = io.interactive && io.env.NO_COLOR === undefined;
   const renderer = new TerminalRenderer(io.stdout, io.stderr, color);
+  const printJson = (event: SessionEvent) => io.stdout.write(`${JSON.stringify(event)}\n`);
+  if (options.outputFormat === "json") {
+    session.openingEvents.forEach(printJson);
+  }
   const unsubscribe = session.subscribe(
-    options.outputFormat === "json"
-      ? (event) => io.stdout.write(`${JSON.stringify(event)}\n`)
-      : renderer.handle,
+    options.outputFormat === "json" ? printJson : renderer.handle,
   );
+  // A reader that goes away (`turnloop -p … | head`) cancels the prompt like Ctrl-C, so the log
+  // ends cleanly instead of mid-turn.
+  const onStdoutError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") {
+      session.cancel();
+    }
+  };
+  io.stdout.on("error", onStdoutError);
   const started = performance.now();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -117,6 +128,7 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     }
   } finally {
     process.off("SIGINT", onInterrupt);
+    io.stdout.off("error", onStdoutError);
     unsubscribe();
     await session.close();
   }

@@ -30,7 +30,7 @@ export async function runSessionsCommand(
         for (const session of sessions) {
           const prompt = session.firstPrompt ?? session.problem ?? "";
           io.stdout.write(
-            `${session.sessionId}  ${session.lastActivity}  ${session.turns} turns  ${session.cwd ?? "?"}\n    started ${session.startTime ?? "?"}  ${prompt}\n`,
+            `${session.sessionId}  ${session.lastActivity}  ${session.turns} turn${session.turns === 1 ? "" : "s"}  ${session.cwd ?? "?"}\n    started ${session.startTime ?? "?"}  ${prompt}\n`,
           );
         }
         return 0;

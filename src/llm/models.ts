@@ -71,6 +71,16 @@ export function resolveModel(
     };
   }
   const apiKey = env.TURNLOOP_API_KEY ?? vendorApiKey(provider, env);
+  const keyVariable = provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+  if (
+    apiKey === undefined &&
+    (provider === "openai" || provider === "openai-chat" || provider === "anthropic")
+  ) {
+    return {
+      ok: false,
+      message: `turnloop: ${id} needs an API key: set ${keyVariable} (or TURNLOOP_API_KEY).`,
+    };
+  }
   return {
     ok: true,
     configuration: {

@@ -50,6 +50,12 @@ export class Session {
   private readonly writer: SessionWriter;
   private readonly listeners = new Set<SessionListener>();
   private running: AbortController | undefined;
+  /**
+   * Events of opening the session, emitted before anyone could subscribe: `session.start`, and on
+   * resume `session.resume` and repairs. Faces that print every event (`--output-format json`)
+   * start with these.
+   */
+  openingEvents: SessionEvent[] = [];
 
   private constructor(
     log: EventLog,
@@ -84,7 +90,7 @@ export class Session {
       start,
       sessionDirectory(home, sessionId),
     );
-    session.emit({ type: "session.start", data: start });
+    session.openingEvents = [session.emit({ type: "session.start", data: start })];
     await log.flush();
     return session;
   }
@@ -111,11 +117,11 @@ export class Session {
       session.recordGrant(event);
     }
     const repaired: RepairNote[] = opened.repaired;
-    session.emit({
+    const resumeEvent = session.emit({
       type: "session.resume",
       data: { resumeTime: new Date().toISOString(), eventCount: opened.events.length, repaired },
     });
-    session.closeOpenToolCalls();
+    session.openingEvents = [first, resumeEvent, ...session.closeOpenToolCalls()];
     await opened.log.flush();
     return session;
   }
@@ -212,10 +218,10 @@ export class Session {
     }
   }
 
-  private closeOpenToolCalls(): void {
-    for (const toolCall of [...this.history.pendingToolCalls]) {
+  private closeOpenToolCalls(): SessionEvent[] {
+    return [...this.history.pendingToolCalls].map((toolCall) => {
       const outcome = interrupted(toolCall);
-      this.emit({
+      return this.emit({
         type: "tool.execution_complete",
         data: {
           toolCallId: toolCall.toolCallId,
@@ -225,6 +231,6 @@ export class Session {
           error: { message: outcome.content, code: "interrupted" },
         },
       });
-    }
+    });
   }
 }

@@ -110,6 +110,7 @@ describe("turnloop -p", () => {
       .split("\n")
       .map((line) => (JSON.parse(line) as { type: string }).type);
     expect(types).toEqual([
+      "session.start",
       "user.message",
       "assistant.turn_start",
       "assistant.message_delta",
@@ -181,6 +182,34 @@ describe("turnloop -p", () => {
     const types = await eventTypes(sessionIdOf(result.stderr));
     expect(types.slice(-3)).toEqual(["tool.execution_start", "tool.execution_complete", "abort"]);
   });
+});
+
+test("a reader that closes stdout early cancels the prompt, and the log ends cleanly", async () => {
+  server.enqueue({
+    text: Array.from({ length: 400 }, (_, index) => `line ${index}\n`),
+    delayMs: 2,
+  });
+  const result = await runCli(["-p", "count"], {
+    cwd: repository,
+    env: environment(),
+    onStart: (child) => child.stdout?.once("data", () => child.stdout?.destroy()),
+  });
+  expect(result.code).toBe(130);
+  const types = await eventTypes(sessionIdOf(result.stderr));
+  expect(types.slice(-3)).toEqual(["assistant.turn_start", "assistant.turn_end", "abort"]);
+});
+
+test("a vendor model without its API key is refused before a session is created", async () => {
+  const result = await runCli(["-p", "hi", "--model", "anthropic:claude-sonnet-4-5"], {
+    cwd: repository,
+    env: cleanEnvironment({ TURNLOOP_HOME: home }),
+  });
+  expect(result.code).toBe(64);
+  expect(result.stderr).toBe(
+    "turnloop: anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY (or TURNLOOP_API_KEY).\n",
+  );
+  const listed = await runCli(["sessions"], { cwd: repository, env: environment() });
+  expect(listed.stdout).toMatch(/No sessions/);
 });
 
 describe("sessions", () => {
