@@ -66,6 +66,10 @@ const KNOWN_EVENT_TYPES = {
   "session.compaction_start": true,
   "session.compaction_complete": true,
   "session.idle": true,
+  "external_tool.requested": true,
+  "external_tool.completed": true,
+  "hook.start": true,
+  "hook.end": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {
@@ -191,6 +195,11 @@ export interface OpenEventLogOptions {
    * file must exist, as for a resumed one.
    */
   create: boolean;
+  /**
+   * Rewrites each serialized line before it is written, e.g. {@link secretRedactor}. Must keep the
+   * line valid JSON (replace inside strings only).
+   */
+  redact?: (line: string) => string;
 }
 
 /** An opened log plus what was in it when it was opened. */
@@ -214,7 +223,15 @@ export class EventLog {
   /** Set when a failed write could not be undone: further appends would fuse with it. */
   #broken: Error | undefined;
 
-  private constructor(path: string, handle: FileHandle, size: number) {
+  readonly #redact: ((line: string) => string) | undefined;
+
+  private constructor(
+    path: string,
+    handle: FileHandle,
+    size: number,
+    redact: ((line: string) => string) | undefined,
+  ) {
+    this.#redact = redact;
     this.path = path;
     this.#handle = handle;
     this.#size = size;
@@ -241,7 +258,11 @@ export class EventLog {
         await handle.datasync();
         cutTail = contents.repaired.at(-1) ?? null;
       }
-      return { ...contents, cutTail, log: new EventLog(path, handle, contents.validLength) };
+      return {
+        ...contents,
+        cutTail,
+        log: new EventLog(path, handle, contents.validLength, options.redact),
+      };
     } catch (error) {
       await handle.close();
       throw error;
@@ -267,7 +288,8 @@ export class EventLog {
       );
     }
     this.#assertWritable();
-    const bytes = Buffer.from(serializeEvent(event), "utf8");
+    const line = serializeEvent(event);
+    const bytes = Buffer.from(this.#redact === undefined ? line : this.#redact(line), "utf8");
     const sizeBefore = this.#size;
     try {
       let written = 0;
@@ -327,4 +349,35 @@ export class EventLog {
       this.#broken = writeError instanceof Error ? writeError : new Error(String(writeError));
     }
   }
+}
+
+/** Environment variables whose values are secrets: API keys, tokens, passwords. */
+const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+/** Shorter values are too likely to occur by chance (`1`, `true`) to be worth replacing. */
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * A line rewriter that replaces the values of secret-looking environment variables (names with
+ * KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL or AUTH; values of 8 characters or more) with
+ * `[redacted:NAME]`, so keys never reach `events.jsonl` even when a tool prints them. Values are
+ * matched as they appear inside JSON strings (escaped).
+ */
+export function secretRedactor(environment: NodeJS.ProcessEnv): (line: string) => string {
+  const secrets = Object.entries(environment)
+    .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]))
+    .filter(([, value]) => value !== undefined && value.length >= MIN_SECRET_LENGTH)
+    .map(([name, value]) => [name, JSON.stringify(value).slice(1, -1)] as const)
+    .sort((a, b) => b[1].length - a[1].length);
+  if (secrets.length === 0) {
+    return (line) => line;
+  }
+  return (line) => {
+    let result = line;
+    for (const [name, value] of secrets) {
+      if (result.includes(value)) {
+        result = result.split(value).join(`[redacted:${name}]`);
+      }
+    }
+    return result;
+  };
 }

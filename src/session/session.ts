@@ -9,7 +9,7 @@ import type {
   SessionEventOf,
   UserMessageSource,
 } from "../events/events.js";
-import { EventLog } from "./event-log.js";
+import { EventLog, secretRedactor } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
 import { SessionWriter } from "./session-writer.js";
 
@@ -74,7 +74,10 @@ export class Session {
   /** Starts a new session under `home` and writes its `session.start`. */
   static async create(home: string, cwd: string, model: string): Promise<Session> {
     const sessionId = newSessionId();
-    const { log } = await EventLog.open(eventsPath(home, sessionId), { create: true });
+    const { log } = await EventLog.open(eventsPath(home, sessionId), {
+      create: true,
+      redact: secretRedactor(process.env),
+    });
     const start: SessionEventOf<"session.start">["data"] = {
       sessionId,
       version: 1,
@@ -104,7 +107,10 @@ export class Session {
    */
   static async resume(home: string, sessionId: string): Promise<Session> {
     validateSessionId(sessionId);
-    const opened = await EventLog.open(eventsPath(home, sessionId), { create: false });
+    const opened = await EventLog.open(eventsPath(home, sessionId), {
+      create: false,
+      redact: secretRedactor(process.env),
+    });
     const first = opened.events.find((event) => event.type === "session.start");
     if (first?.type !== "session.start") {
       await opened.log.close();

@@ -212,6 +212,32 @@ test("a vendor model without its API key is refused before a session is created"
   expect(listed.stdout).toMatch(/No sessions/);
 });
 
+test("API keys never reach events.jsonl, even when a tool prints them", async () => {
+  const secret = "sk-test-SECRET1234567890";
+  server.enqueue(
+    {
+      toolCalls: [
+        { id: "call_1", name: "bash", arguments: '{"command":"echo key=$OPENAI_API_KEY"}' },
+      ],
+    },
+    { text: "done" },
+  );
+  const result = await runCli(["-p", `is ${secret} set?`, "--allow-all-tools"], {
+    cwd: repository,
+    env: environment({ OPENAI_API_KEY: secret }),
+  });
+  expect(result.code).toBe(0);
+  // The model saw the output (the user allowed the command)…
+  expect(JSON.stringify(server.requests[1]?.body)).toContain(`key=${secret}`);
+  // …but the log on disk did not keep the key.
+  const log = await readFile(
+    join(home, "session-state", sessionIdOf(result.stderr), "events.jsonl"),
+    "utf8",
+  );
+  expect(log).not.toContain(secret);
+  expect(log).toContain("key=[redacted:OPENAI_API_KEY]");
+});
+
 describe("sessions", () => {
   test("are listed, shown, resumed with --resume and continued with --continue", async () => {
     server.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
