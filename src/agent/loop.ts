@@ -209,6 +209,9 @@ async function requestTurn(
   const turnId = randomUUID();
   const messageId = randomUUID();
   let started = false;
+  // What the user saw of a reply that gets cancelled: kept, so the log shows it and the model
+  // knows what it had said (case 02: replayed as a valid, non-empty assistant message).
+  let shownText = "";
   const start = () => {
     if (!started) {
       started = true;
@@ -219,6 +222,7 @@ async function requestTurn(
     switch (event.type) {
       case "text_delta":
         start();
+        shownText += event.text;
         emit({ type: "assistant.message_delta", data: { messageId, deltaContent: event.text } });
         break;
       case "reasoning_delta":
@@ -243,6 +247,18 @@ async function requestTurn(
       }
       case "error": {
         const cancelled = event.failure.errorType === "cancelled" || signal.aborted;
+        if (cancelled && shownText.trim() !== "") {
+          emit({
+            type: "assistant.message",
+            data: {
+              messageId,
+              content: shownText,
+              toolRequests: [],
+              finishReason: "other",
+              interrupted: true,
+            },
+          });
+        }
         if (started) {
           const status = cancelled ? "cancelled" : "error";
           const errorType =

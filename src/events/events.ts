@@ -139,6 +139,8 @@ export interface SessionEventData {
     finishReason: FinishReason;
     /** Provider data attached to the text (e.g. Responses API item id). */
     providerMetadata?: ProviderMetadata;
+    /** The reply was cancelled while streaming: `content` is what had been shown, tool calls dropped. */
+    interrupted?: true;
   };
   /** Token usage of one model request. */
   "assistant.usage": Usage & { model: string; turnId: string; cost?: number };
@@ -199,7 +201,59 @@ export interface SessionEventData {
   "session.compaction_complete": { tokensBefore: number; tokensAfter: number; summary: string };
   /** The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error. */
   "session.idle": { stopReason?: StopReason };
+  /**
+   * A custom tool of an SDK app was called: the app runs it and answers with
+   * `session.tools.handlePendingToolCall {requestId}` (Copilot SDK protocol v3, broadcast-event
+   * pattern). Ended by `external_tool.completed` with the same `requestId`.
+   */
+  "external_tool.requested": {
+    requestId: string;
+    sessionId: string;
+    toolCallId: string;
+    toolName: string;
+    arguments: JsonObject;
+    /** The session's cwd, absolute. */
+    workingDirectory: string;
+  };
+  /**
+   * The app's answer to `external_tool.requested` arrived (`completed` / `failed`: the app
+   * reported an error), or the prompt was cancelled before it did (`cancelled`; the call then
+   * gets an interrupted result). Tells the app to stop working on `requestId`.
+   */
+  "external_tool.completed": {
+    requestId: string;
+    toolCallId: string;
+    status: "completed" | "failed" | "cancelled";
+  };
+  /** A hook of the SDK app is invoked (`hooks.invoke`). Ended by `hook.end` with the same id. */
+  "hook.start": { hookInvocationId: string; hookType: HookType; input: JsonObject };
+  /**
+   * The hook's answer. `success: false` when the app failed, timed out or the prompt was
+   * cancelled; the runtime then goes on as if the hook had no opinion.
+   */
+  "hook.end": {
+    hookInvocationId: string;
+    hookType: HookType;
+    success: boolean;
+    /** What the app returned (`null`: no opinion). Absent when it failed. */
+    output?: JsonValue;
+    error?: { message: string };
+  };
 }
+
+/**
+ * Hooks an SDK app can register (Copilot SDK `SessionHooks`, wire names of `hooks.invoke`).
+ * The runtime calls them at fixed points; see `src/server/hooks.ts` for what each output does.
+ */
+export type HookType =
+  | "preToolUse"
+  | "postToolUse"
+  | "postToolUseFailure"
+  | "userPromptSubmitted"
+  | "sessionStart"
+  | "sessionEnd"
+  | "agentStop"
+  | "errorOccurred";
 
 /** Why a tool call failed, machine-readable. */
 export type ToolErrorCode =

@@ -137,13 +137,27 @@ describe("case 02: cancel while the model streams", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(harness.events.length).toBe(eventsAtAnswer);
     expect(harness.server.requests[0]?.clientClosed).toBe(true);
-    const persisted = types(await harness.persisted()).slice(1);
-    expect(persisted).toEqual([
+    const persisted = (await harness.persisted()).slice(1);
+    expect(types(persisted)).toEqual([
       "user.message",
       "assistant.turn_start",
+      "assistant.message",
       "assistant.turn_end",
       "abort",
     ]);
+    // What the user saw is kept, marked interrupted; the turn is recorded as cancelled.
+    const shown = harness.events
+      .flatMap((event) =>
+        event.type === "assistant.message_delta" ? [event.data.deltaContent] : [],
+      )
+      .join("");
+    expect(persisted[2]?.data).toMatchObject({
+      content: shown,
+      toolRequests: [],
+      finishReason: "other",
+      interrupted: true,
+    });
+    expect(persisted[3]?.data).toMatchObject({ status: "cancelled" });
 
     const before = harness.events.length;
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
@@ -153,9 +167,15 @@ describe("case 02: cancel while the model streams", () => {
         event.type === "assistant.message_delta" ? [event.data.deltaContent] : [],
       );
     expect(deltasOfSecond).toEqual(["second"]);
-    // The cancelled reply is not replayed: two user messages in a row are valid for every wire.
+    // The cancelled reply is replayed as the valid, non-empty assistant message the user saw.
     const messages = chatMessages(harness, 1);
-    expect(messages.map((message) => message.role)).toEqual(["system", "user", "user"]);
+    expect(messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+    ]);
+    expect(messages[2]?.content).toBe(shown);
   });
 
   test("a cancel before the prompt starts still gives exactly one cancelled outcome", async () => {

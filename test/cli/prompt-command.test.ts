@@ -196,7 +196,12 @@ test("a reader that closes stdout early cancels the prompt, and the log ends cle
   });
   expect(result.code).toBe(130);
   const types = await eventTypes(sessionIdOf(result.stderr));
-  expect(types.slice(-3)).toEqual(["assistant.turn_start", "assistant.turn_end", "abort"]);
+  expect(types.slice(-4)).toEqual([
+    "assistant.turn_start",
+    "assistant.message",
+    "assistant.turn_end",
+    "abort",
+  ]);
 });
 
 test("a vendor model without its API key is refused before a session is created", async () => {
