@@ -133,20 +133,24 @@ export class AiSdkProvider implements Provider {
     signal.addEventListener("abort", abortAttempt, { once: true });
     let lastProgress = performance.now();
     let stalled = false;
-    const watchdog = setInterval(
-      () => {
-        if (performance.now() - lastProgress > this.idleTimeoutMs) {
-          stalled = true;
-          attemptController.abort(new Error("stalled"));
-        }
-      },
-      Math.max(10, Math.min(1_000, this.idleTimeoutMs / 4)),
-    );
+    let watchdog: ReturnType<typeof setInterval> | undefined;
     let shown = false;
     const assembler = new ReplyAssembler();
     try {
       this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
       const model = await this.model;
+      // The idle clock starts with the request: loading the provider package on a cold start is
+      // not the server being silent, and must not turn into a "stall" and a retry.
+      lastProgress = performance.now();
+      watchdog = setInterval(
+        () => {
+          if (performance.now() - lastProgress > this.idleTimeoutMs) {
+            stalled = true;
+            attemptController.abort(new Error("stalled"));
+          }
+        },
+        Math.max(10, Math.min(1_000, this.idleTimeoutMs / 4)),
+      );
       const { stream } = await model.doStream({
         prompt: toPrompt(request.system, request.messages, this.options.replayFilter),
         tools: toFunctionTools(request.tools),

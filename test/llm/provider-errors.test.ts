@@ -1,0 +1,226 @@
+import { afterEach, describe, expect, test } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import { bashTool } from "../../src/tools/bash.js";
+import type { ErrorReply } from "../support/fake-model-types.js";
+import { type Harness, shape, startHarness, types } from "../support/harness.js";
+import { normaliseMessages } from "../support/normalise-request.js";
+import { countOf, dataOf, statuses } from "./helpers.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** Case 17 says any wire works; the three error parsers differ, so each gets its run. */
+const MODELS = [
+  ["openai-compatible", { wire: "openai-chat", model: "openai-compatible:fake-model" }],
+  ["openai-chat", { wire: "openai-chat", model: "openai-chat:gpt-4.1" }],
+  ["anthropic", { wire: "anthropic", model: "anthropic:claude-fake" }],
+] as const;
+
+const FAST = { retry: { initialDelayMs: 1, maxDelayMs: 5, maxRetries: 2 } };
+
+function errorBody(wire: "openai-chat" | "anthropic", type: string, message: string): object {
+  return wire === "anthropic"
+    ? { type: "error", error: { type, message } }
+    : { error: { message, type, code: null } };
+}
+
+/** Events a failed prompt must never produce: visible text or a stored assistant message. */
+function assertNothingShownOrStored(events: readonly SessionEvent[]): void {
+  expect(countOf(events, "assistant.message_delta")).toBe(0);
+  expect(countOf(events, "assistant.message")).toBe(0);
+  expect(countOf(events, "assistant.turn_start")).toBe(0);
+}
+
+describe("case 17: a failed model call is an error outcome, never end_turn", () => {
+  describe.each(MODELS)("%s", (_name, { wire, model }) => {
+    test("test 1: 401 is an authentication error, not retried; the next prompt works", async () => {
+      harness = await startHarness({ wire, model, tuning: FAST });
+      harness.server.enqueue(
+        {
+          status: 401,
+          body: errorBody(wire, "authentication_error", "invalid api key"),
+        },
+        { text: "fine" },
+      );
+      const outcome = await harness.prompt("hi");
+      expect(outcome).toEqual({
+        error: {
+          errorType: "authentication",
+          statusCode: 401,
+          message: expect.stringMatching(/401.*invalid api key/),
+        },
+      });
+      expect(harness.server.requests).toHaveLength(1);
+      assertNothingShownOrStored(harness.events);
+      expect(shape(await harness.persisted()).slice(1)).toEqual([
+        { type: "user.message", data: { content: "hi", source: "user" } },
+        { type: "session.error", data: "error" in outcome ? outcome.error : {} },
+      ]);
+      expect(harness.events.at(-1)).toMatchObject({ type: "session.idle", data: {} });
+
+      expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+      expect(statuses(harness)).toEqual([401, 200]);
+      // The failed request left nothing behind but its user message: no empty assistant turn.
+      // (Anthropic's SDK merges the two user messages into one user turn.)
+      const history = normaliseMessages(wire, harness.server.requests[1]?.body ?? null);
+      expect(history.filter((message) => message.role !== "system")).toEqual(
+        wire === "anthropic"
+          ? [{ role: "user", content: "hiagain" }]
+          : [
+              { role: "user", content: "hi" },
+              { role: "user", content: "again" },
+            ],
+      );
+      const persisted = await harness.persisted();
+      expect(countOf(persisted, "assistant.turn_start")).toBe(1);
+      expect(dataOf(persisted, "assistant.message").map((message) => message.content)).toEqual([
+        "fine",
+      ]);
+    });
+
+    test("test 2: 400 is an invalid request with the provider's message, not retried", async () => {
+      harness = await startHarness({ wire, model, tuning: FAST });
+      harness.server.enqueue(
+        {
+          status: 400,
+          body: errorBody(wire, "invalid_request_error", "model 'x' does not exist"),
+        },
+        { text: "fine" },
+      );
+      const outcome = await harness.prompt("hi");
+      expect(outcome).toEqual({
+        error: {
+          errorType: "invalid_request",
+          statusCode: 400,
+          message: expect.stringMatching(/400.*model 'x' does not exist/),
+        },
+      });
+      expect(harness.server.requests).toHaveLength(1);
+      assertNothingShownOrStored(harness.events);
+      expect(dataOf(await harness.persisted(), "session.error")).toEqual([
+        "error" in outcome ? outcome.error : {},
+      ]);
+      expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+      expect(statuses(harness)).toEqual([400, 200]);
+    });
+
+    test("test 3: 500 every time fails after maxRetries retries as a server error", async () => {
+      harness = await startHarness({ wire, model, tuning: FAST });
+      harness.server.setResponder(() => ({
+        status: 500,
+        body: errorBody(wire, "api_error", "boom"),
+      }));
+      const outcome = await harness.prompt("hi");
+      expect(outcome).toEqual({
+        error: {
+          errorType: "server",
+          statusCode: 500,
+          message: expect.stringMatching(/500.*boom/),
+        },
+      });
+      expect(statuses(harness)).toEqual([500, 500, 500]);
+      assertNothingShownOrStored(harness.events);
+      const persisted = await harness.persisted();
+      expect(types(persisted).slice(1)).toEqual([
+        "user.message",
+        "assistant.retry",
+        "assistant.retry",
+        "session.error",
+      ]);
+      expect(dataOf(persisted, "assistant.retry")).toEqual([
+        expect.objectContaining({ attempt: 1, statusCode: 500, errorType: "server" }),
+        expect.objectContaining({ attempt: 2, statusCode: 500, errorType: "server" }),
+      ]);
+      expect(dataOf(persisted, "session.error")).toEqual([
+        { errorType: "server", statusCode: 500, message: expect.stringContaining("boom") },
+      ]);
+
+      harness.server.setResponder(undefined);
+      harness.server.enqueue({ text: "fine" });
+      expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+      expect(statuses(harness).at(-1)).toBe(200);
+    });
+  });
+
+  test.each(["openai-chat", "anthropic"] as const)(
+    "test 4 (%s): a failure after tool work keeps the call and its result; the error is logged after them",
+    async (wire) => {
+      harness = await startHarness({ wire, tools: [bashTool], tuning: FAST });
+      harness.server.enqueue({
+        toolCalls: [{ id: "call_A", name: "bash", arguments: '{"command":"echo a"}' }],
+      });
+      const failing: ErrorReply = { status: 500, body: errorBody(wire, "api_error", "boom") };
+      harness.server.enqueue(failing, failing, failing);
+      const outcome = await harness.prompt("run echo a");
+      expect(outcome).toMatchObject({ error: { errorType: "server", statusCode: 500 } });
+      expect(types(await harness.persisted()).slice(1)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+        "tool.execution_start",
+        "tool.execution_complete",
+        "assistant.retry",
+        "assistant.retry",
+        "session.error",
+      ]);
+      const [result] = dataOf(harness.events, "tool.execution_complete");
+      expect(result).toMatchObject({ toolCallId: "call_A", success: true });
+      expect(result?.result.content).toContain("a\n");
+
+      harness.server.enqueue({ text: "fine" });
+      expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+      expect(statuses(harness)).toEqual([200, 500, 500, 500, 200]);
+      const history = normaliseMessages(wire, harness.server.requests[4]?.body ?? null);
+      expect(history.filter((message) => message.role !== "system")).toEqual([
+        { role: "user", content: "run echo a" },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [{ id: "call_A", name: "bash", arguments: '{"command":"echo a"}' }],
+        },
+        { role: "tool", content: result?.result.content, toolCallId: "call_A" },
+        { role: "user", content: "again" },
+      ]);
+      // Two requests got a reply; the three failed attempts are retries and an error, not turns.
+      expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(2);
+    },
+  );
+
+  test("the error message is bounded and has keys, bearer tokens and query credentials redacted", async () => {
+    harness = await startHarness({ tuning: FAST });
+    const key = "sk-live0123456789abcdefghij";
+    const text = `Incorrect API key provided: ${key}. Sent header Authorization: Bearer tok_0123456789abcdef to https://gateway.example/v1?key=AIzaSecret123 ${"x".repeat(3_000)}`;
+    harness.server.enqueue({ status: 401, body: { error: { message: text } } });
+    const outcome = await harness.prompt("hi");
+    if (!("error" in outcome)) {
+      throw new Error("expected an error outcome");
+    }
+    const { message } = outcome.error;
+    expect(message).toMatch(/^HTTP 401: Incorrect API key provided: sk-live01…\[redacted\]/);
+    expect(message).not.toContain(key);
+    expect(message).not.toContain("tok_0123456789abcdef");
+    expect(message).not.toContain("AIzaSecret123");
+    expect(message).toContain("Bearer [redacted]");
+    expect(message).toContain("?key=[redacted]");
+    expect(message.length).toBeLessThan(600);
+    const [logged] = dataOf(await harness.persisted(), "session.error");
+    expect(logged?.message).toBe(message);
+  });
+
+  test("an HTML error page is reported with its status, not as a model reply", async () => {
+    harness = await startHarness({ tuning: FAST });
+    const page = `<html><body><h1>502 Bad Gateway</h1>${"<p>padding</p>".repeat(500)}</body></html>`;
+    harness.server.setResponder(() => ({ status: 502, body: page }));
+    const outcome = await harness.prompt("hi");
+    expect(outcome).toMatchObject({ error: { errorType: "server", statusCode: 502 } });
+    if ("error" in outcome) {
+      expect(outcome.error.message.length).toBeLessThan(600);
+    }
+    assertNothingShownOrStored(harness.events);
+  });
+});

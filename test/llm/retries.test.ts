@@ -1,0 +1,518 @@
+import { afterEach, describe, expect, test } from "vitest";
+import type { ProviderTuning } from "../../src/llm/models.js";
+import type { ErrorReply, RawPiece, Reply } from "../support/fake-model-types.js";
+import { type Harness, type HarnessOptions, shape, startHarness } from "../support/harness.js";
+import {
+  chatDelta,
+  countOf,
+  dataOf,
+  gapsBetweenRequests,
+  sleep,
+  statuses,
+  waitForEvent,
+} from "./helpers.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** Case 18 names the Anthropic and the OpenAI wire; OpenAI Chat comes in two SDK packages. */
+const MODELS = [
+  ["openai-compatible", { wire: "openai-chat", model: "openai-compatible:fake-model" }],
+  ["openai-chat", { wire: "openai-chat", model: "openai-chat:gpt-4.1" }],
+  ["anthropic", { wire: "anthropic", model: "anthropic:claude-fake" }],
+] as const satisfies ReadonlyArray<readonly [string, HarnessOptions]>;
+
+const overloadedBody = {
+  type: "error",
+  error: { type: "overloaded_error", message: "Overloaded" },
+};
+
+function rateLimited(headers: Record<string, string>): ErrorReply {
+  return {
+    status: 429,
+    headers,
+    body: { error: { message: "Rate limit reached", type: "rate_limit_error" } },
+  };
+}
+
+const unavailable = (headers: Record<string, string> = {}): ErrorReply => ({
+  status: 503,
+  headers,
+  body: { error: { message: "Service Unavailable", type: "api_error" } },
+});
+
+const overloaded: ErrorReply = { status: 529, body: overloadedBody };
+
+/** Retries fast enough for tests, with a backoff large enough to measure. */
+function tuning(retry: NonNullable<ProviderTuning["retry"]>): ProviderTuning {
+  return { retry: { initialDelayMs: 5, maxDelayMs: 50, maxRetries: 5, ...retry } };
+}
+
+describe("case 18 test A: 429 → 529 → 503 → ok, waiting as the server asks", () => {
+  // The case's real `retry-after: 2`; its `retry-after-ms: 1500` is scaled to 500 to save time.
+  test("anthropic, with retry-after: 2 and retry-after-ms: 500", async () => {
+    harness = await startHarness({
+      wire: "anthropic",
+      tuning: tuning({ initialDelayMs: 100, maxDelayMs: 1_000 }),
+    });
+    harness.server.enqueue(
+      rateLimited({ "retry-after": "2" }),
+      overloaded,
+      unavailable({ "retry-after-ms": "500" }),
+      { text: "ok" },
+    );
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    expect(statuses(harness)).toEqual([429, 529, 503, 200]);
+    const [first, second, third] = gapsBetweenRequests(harness);
+    const retries = dataOf(await harness.persisted(), "assistant.retry");
+    expect(retries).toEqual([
+      expect.objectContaining({ attempt: 1, statusCode: 429, errorType: "rate_limit" }),
+      expect.objectContaining({ attempt: 2, statusCode: 529, errorType: "overloaded" }),
+      expect.objectContaining({ attempt: 3, statusCode: 503, errorType: "server" }),
+    ]);
+    // Header larger than the backoff: the header wins.
+    expect(retries[0]?.delayMs).toBe(2_000);
+    expect(first).toBeGreaterThanOrEqual(2_000);
+    // No header: the second backoff step, 200 ms ± 20 % jitter.
+    expect(retries[1]?.delayMs).toBeGreaterThanOrEqual(160);
+    expect(retries[1]?.delayMs).toBeLessThanOrEqual(240);
+    expect(second).toBeGreaterThanOrEqual(retries[1]?.delayMs ?? 0);
+    expect(second).toBeLessThan(500);
+    // The third backoff step (400 ms ± 20 %) is below the header: the header wins again.
+    expect(retries[2]?.delayMs).toBe(500);
+    expect(third).toBeGreaterThanOrEqual(500);
+    expect(harness.events.at(-2)).toMatchObject({
+      type: "assistant.turn_end",
+      data: { status: "completed" },
+    });
+  });
+
+  // Scaled down (the seconds form of the header is covered above and in errors.test.ts).
+  test.each(MODELS.slice(0, 2))("%s, with retry-after-ms: 150 and 200", async (_name, options) => {
+    harness = await startHarness({
+      ...options,
+      tuning: tuning({ initialDelayMs: 25, maxDelayMs: 500 }),
+    });
+    harness.server.enqueue(
+      rateLimited({ "retry-after-ms": "150" }),
+      overloaded,
+      // Above the third backoff step (100 ms ± 20 %), so the header decides.
+      unavailable({ "retry-after-ms": "200" }),
+      { text: "ok" },
+    );
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    expect(statuses(harness)).toEqual([429, 529, 503, 200]);
+    const gaps = gapsBetweenRequests(harness);
+    const delays = dataOf(await harness.persisted(), "assistant.retry").map(
+      (retry) => retry.delayMs,
+    );
+    expect(delays[0]).toBe(150);
+    expect(delays[1]).toBeGreaterThanOrEqual(40);
+    expect(delays[1]).toBeLessThanOrEqual(60);
+    expect(delays[2]).toBe(200);
+    gaps.forEach((gap, index) => {
+      expect(gap).toBeGreaterThanOrEqual(delays[index] ?? Number.POSITIVE_INFINITY);
+    });
+  });
+});
+
+describe("case 18: retry progress and history", () => {
+  test("retries are surfaced as events, persisted, and add nothing to the model's history", async () => {
+    harness = await startHarness({ tuning: tuning({ initialDelayMs: 5 }) });
+    harness.server.enqueue(overloaded, unavailable(), {
+      text: "ok",
+      usage: { input: 9, output: 1 },
+    });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    const retryEvents = shape(harness.events).filter((event) => event.type === "assistant.retry");
+    expect(retryEvents).toEqual([
+      {
+        type: "assistant.retry",
+        data: {
+          turnId: "turn-1",
+          attempt: 1,
+          statusCode: 529,
+          errorType: "overloaded",
+          errorMessage: "HTTP 529: Overloaded",
+          delayMs: expect.any(Number),
+        },
+      },
+      {
+        type: "assistant.retry",
+        data: {
+          turnId: "turn-1",
+          attempt: 2,
+          statusCode: 503,
+          errorType: "server",
+          errorMessage: "HTTP 503: Service Unavailable",
+          delayMs: expect.any(Number),
+        },
+      },
+    ]);
+    const persisted = await harness.persisted();
+    expect(shape(persisted).slice(1)).toEqual([
+      { type: "user.message", data: { content: "hi", source: "user" } },
+      ...retryEvents,
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.message",
+        data: { messageId: "message-1", content: "ok", toolRequests: [], finishReason: "stop" },
+      },
+      {
+        type: "assistant.usage",
+        data: {
+          model: "openai-compatible:fake-model",
+          turnId: "turn-1",
+          inputTokens: 9,
+          outputTokens: 1,
+          cacheReadTokens: 0,
+          reasoningTokens: 0,
+        },
+      },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+      },
+    ]);
+    // Three requests, one reply: one turn.
+    expect(countOf(persisted, "assistant.turn_start")).toBe(1);
+    const [lastRequest] = harness.server.requests.slice(-1);
+    expect(lastRequest?.body).toMatchObject({
+      messages: [{ role: "system" }, { role: "user", content: "hi" }],
+    });
+  });
+
+  test("a Retry-After shorter than the backoff does not shorten the wait", async () => {
+    harness = await startHarness({ tuning: tuning({ initialDelayMs: 200, maxDelayMs: 200 }) });
+    harness.server.enqueue(rateLimited({ "retry-after-ms": "10" }), { text: "ok" });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    const [retry] = dataOf(harness.events, "assistant.retry");
+    expect(retry?.delayMs).toBeGreaterThanOrEqual(160);
+    expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(160);
+  });
+
+  test("the backoff doubles per retry and stays under maxDelayMs", async () => {
+    harness = await startHarness({
+      tuning: tuning({ initialDelayMs: 10, maxDelayMs: 50, maxRetries: 5 }),
+    });
+    harness.server.enqueue(overloaded, overloaded, overloaded, overloaded, overloaded, {
+      text: "ok",
+    });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    const delays = dataOf(harness.events, "assistant.retry").map((retry) => retry.delayMs);
+    const expected = [10, 20, 40, 50, 50];
+    expect(delays).toHaveLength(expected.length);
+    delays.forEach((delay, index) => {
+      const base = expected[index] ?? 0;
+      expect(delay).toBeGreaterThanOrEqual(Math.floor(base * 0.8));
+      expect(delay).toBeLessThanOrEqual(Math.ceil(base * 1.2));
+    });
+  });
+});
+
+describe.each(MODELS)("case 18 (%s)", (_name, options) => {
+  test("test B: 529 every time stops after maxRetries and fails naming overloaded", async () => {
+    harness = await startHarness({ ...options, tuning: tuning({ maxRetries: 3 }) });
+    harness.server.setResponder(() => overloaded);
+    const outcome = await harness.prompt("hi");
+    expect(outcome).toEqual({
+      error: {
+        errorType: "overloaded",
+        statusCode: 529,
+        message: expect.stringMatching(/overloaded/i),
+      },
+    });
+    expect(harness.server.requests).toHaveLength(4);
+    const persisted = await harness.persisted();
+    expect(dataOf(persisted, "assistant.retry").map((retry) => retry.attempt)).toEqual([1, 2, 3]);
+    expect(dataOf(persisted, "session.error")).toEqual(["error" in outcome ? outcome.error : {}]);
+    expect(countOf(persisted, "assistant.message")).toBe(0);
+    expect(countOf(persisted, "assistant.turn_start")).toBe(0);
+    harness.server.setResponder(undefined);
+    harness.server.enqueue({ text: "fine" });
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+    expect(statuses(harness).at(-1)).toBe(200);
+  });
+
+  test("test C: a Retry-After of an hour fails at once with the requested delay", async () => {
+    // The default cap (60 s): only the retry delays are shortened.
+    harness = await startHarness({ ...options, tuning: tuning({}) });
+    harness.server.enqueue(rateLimited({ "retry-after": "3600" }), { text: "fine" });
+    const started = performance.now();
+    const outcome = await harness.prompt("hi");
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(outcome).toEqual({
+      error: {
+        errorType: "rate_limit",
+        statusCode: 429,
+        message: expect.stringContaining("retry after 3600 s, longer than the 60 s we wait"),
+      },
+    });
+    expect(harness.server.requests).toHaveLength(1);
+    const persisted = await harness.persisted();
+    expect(countOf(persisted, "assistant.retry")).toBe(0);
+    expect(dataOf(persisted, "session.error")).toEqual(["error" in outcome ? outcome.error : {}]);
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+  });
+
+  test("test D: cancelling during the Retry-After wait ends the prompt at once, with no further request", async () => {
+    harness = await startHarness({ ...options, tuning: tuning({}) });
+    harness.server.enqueue(rateLimited({ "retry-after": "5" }), { text: "never sent" });
+    const controller = new AbortController();
+    const retried = waitForEvent(harness, (event) => event.type === "assistant.retry");
+    const running = harness.prompt("hi", controller.signal);
+    await retried;
+    await sleep(100);
+    const cancelledAt = performance.now();
+    controller.abort();
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    expect(performance.now() - cancelledAt).toBeLessThan(300);
+    await sleep(150);
+    expect(harness.server.requests).toHaveLength(1);
+    expect(shape(await harness.persisted()).slice(1)).toEqual([
+      { type: "user.message", data: { content: "hi", source: "user" } },
+      {
+        type: "assistant.retry",
+        data: {
+          turnId: "turn-1",
+          attempt: 1,
+          statusCode: 429,
+          errorType: "rate_limit",
+          // Anthropic's SDK reads only its own error shape, else the status text.
+          errorMessage: expect.stringMatching(/^HTTP 429: (Rate limit reached|Too Many Requests)$/),
+          delayMs: 5_000,
+        },
+      },
+      { type: "abort", data: { reason: "cancelled by the user" } },
+    ]);
+    expect(harness.events.at(-1)).toMatchObject({
+      type: "session.idle",
+      data: { stopReason: "cancelled" },
+    });
+    // The queued reply was never taken, so the next prompt gets it at once.
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+    expect(statuses(harness)).toEqual([429, 200]);
+  });
+
+  test.each([400, 401, 403, 404])("test E: HTTP %i is never retried", async (status) => {
+    harness = await startHarness({ ...options, tuning: tuning({}) });
+    harness.server.setResponder(() => ({
+      status,
+      body: { error: { message: "no", type: "invalid_request_error" } },
+    }));
+    const outcome = await harness.prompt("hi");
+    expect(outcome).toMatchObject({ error: { statusCode: status } });
+    expect(harness.server.requests).toHaveLength(1);
+    expect(countOf(harness.events, "assistant.retry")).toBe(0);
+  });
+});
+
+describe("case 18: the Retry-After cap", () => {
+  test("above a small cap: fails at once, stating the server's delay", async () => {
+    harness = await startHarness({ tuning: tuning({ retryAfterCapMs: 500 }) });
+    harness.server.enqueue(rateLimited({ "retry-after": "2" }), { text: "fine" });
+    const started = performance.now();
+    const outcome = await harness.prompt("hi");
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(outcome).toMatchObject({
+      error: {
+        errorType: "rate_limit",
+        message: expect.stringContaining("retry after 2 s, longer than the 0.5 s we wait"),
+      },
+    });
+    expect(harness.server.requests).toHaveLength(1);
+  });
+
+  test("just above the cap: the message gives the exact delay, not a rounded one", async () => {
+    harness = await startHarness({ tuning: tuning({ retryAfterCapMs: 1_000 }) });
+    harness.server.enqueue(rateLimited({ "retry-after-ms": "1400" }));
+    expect(await harness.prompt("hi")).toMatchObject({
+      error: { message: expect.stringContaining("retry after 1.4 s, longer than the 1 s we wait") },
+    });
+  });
+
+  test("at or below the cap: waits the full requested time", async () => {
+    harness = await startHarness({ tuning: tuning({ retryAfterCapMs: 300 }) });
+    harness.server.enqueue(rateLimited({ "retry-after-ms": "300" }), { text: "fine" });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(300);
+    expect(dataOf(harness.events, "assistant.retry")[0]?.delayMs).toBe(300);
+  });
+});
+
+/** An Anthropic stream that fails with an overloaded_error event, after `text` if given. */
+function anthropicOverloadedStream(text: string | undefined): RawPiece[] {
+  const event = (type: string, data: object) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const pieces = [
+    event("message_start", {
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "claude-fake",
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    }),
+  ];
+  if (text !== undefined) {
+    pieces.push(
+      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
+    );
+  }
+  pieces.push(event("error", overloadedBody));
+  return pieces;
+}
+
+/** A Responses stream up to its first text delta (`text` given) or up to `response.created`. */
+function responsesStreamStart(text: string | undefined): RawPiece[] {
+  const event = (type: string, data: object) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: 0, ...data })}\n\n`;
+  const pieces = [
+    event("response.created", {
+      response: {
+        id: "resp_1",
+        object: "response",
+        created_at: 1,
+        model: "gpt-5",
+        status: "in_progress",
+        output: [],
+        usage: null,
+      },
+    }),
+  ];
+  if (text !== undefined) {
+    const where = { item_id: "msg_1", output_index: 0 };
+    pieces.push(
+      event("response.output_item.added", {
+        output_index: 0,
+        item: {
+          type: "message",
+          id: "msg_1",
+          role: "assistant",
+          status: "in_progress",
+          content: [],
+        },
+      }),
+      event("response.content_part.added", {
+        ...where,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      }),
+      event("response.output_text.delta", {
+        ...where,
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      }),
+    );
+  }
+  return pieces;
+}
+
+describe("retries only while nothing of the attempt was shown", () => {
+  test("an overloaded_error event before any content is retried", async () => {
+    harness = await startHarness({ wire: "anthropic", tuning: tuning({}) });
+    harness.server.enqueue({ raw: anthropicOverloadedStream(undefined) }, { text: "ok" });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    expect(dataOf(harness.events, "assistant.retry")).toEqual([
+      expect.objectContaining({ attempt: 1, errorType: "overloaded" }),
+    ]);
+    expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(1);
+  });
+
+  test("an overloaded_error event after text was shown fails the prompt without a retry", async () => {
+    harness = await startHarness({ wire: "anthropic", tuning: tuning({}) });
+    harness.server.enqueue({ raw: anthropicOverloadedStream("Partial answer") }, { text: "ok" });
+    const outcome = await harness.prompt("hi");
+    expect(outcome).toMatchObject({ error: { errorType: "overloaded" } });
+    expect(harness.server.requests).toHaveLength(1);
+    expect(shape(await harness.persisted()).slice(2)).toEqual([
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "error", errorType: "overloaded" },
+      },
+      { type: "session.error", data: "error" in outcome ? outcome.error : {} },
+    ]);
+    // The partial text was shown but is not history: the next request is valid.
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+    expect(statuses(harness)).toEqual([200, 200]);
+  });
+
+  const cutStreams: Array<[string, HarnessOptions, RawPiece[], RawPiece[]]> = [
+    [
+      "openai-compatible",
+      { model: "openai-compatible:fake-model" },
+      [chatDelta({ role: "assistant", content: "" })],
+      [chatDelta({ role: "assistant", content: "" }), chatDelta({ content: "Partial answer" })],
+    ],
+    [
+      "openai-chat",
+      { model: "openai-chat:gpt-4.1" },
+      [chatDelta({ role: "assistant", content: "" })],
+      [chatDelta({ role: "assistant", content: "" }), chatDelta({ content: "Partial answer" })],
+    ],
+    [
+      "anthropic",
+      { wire: "anthropic" },
+      anthropicOverloadedStream(undefined).slice(0, 1),
+      anthropicOverloadedStream("Partial answer").slice(0, 3),
+    ],
+    [
+      "openai-responses",
+      { wire: "openai-responses" },
+      responsesStreamStart(undefined),
+      responsesStreamStart("Partial answer"),
+    ],
+  ];
+
+  test.each(cutStreams)(
+    "%s: a stream that ends before its finish is retried when nothing was shown",
+    async (_name, options, beforeContent) => {
+      harness = await startHarness({ ...options, tuning: tuning({}) });
+      harness.server.enqueue({ raw: beforeContent }, { text: "ok" });
+      expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+      expect(dataOf(harness.events, "assistant.retry")).toEqual([
+        expect.objectContaining({ attempt: 1, errorType: "network" }),
+      ]);
+      expect(harness.server.requests).toHaveLength(2);
+    },
+  );
+
+  test.each(cutStreams)(
+    "%s: a stream that ends after text without its finish is an error, not end_turn",
+    async (_name, options, _beforeContent, afterContent) => {
+      harness = await startHarness({ ...options, tuning: tuning({}) });
+      harness.server.enqueue({ raw: afterContent }, { text: "ok" });
+      const outcome = await harness.prompt("hi");
+      expect(outcome).toMatchObject({ error: { errorType: "network" } });
+      expect(harness.server.requests).toHaveLength(1);
+      const persisted = await harness.persisted();
+      expect(countOf(persisted, "assistant.message")).toBe(0);
+      expect(dataOf(persisted, "assistant.turn_end")).toEqual([
+        expect.objectContaining({ status: "error", errorType: "network" }),
+      ]);
+      expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+      expect(statuses(harness)).toEqual([200, 200]);
+    },
+  );
+
+  test("openai-compatible: a finished stream without [DONE] is still complete", async () => {
+    // The finish_reason chunk is the end of the reply; [DONE] is only the transport's full stop.
+    harness = await startHarness({ tuning: tuning({}) });
+    const reply: Reply = {
+      raw: [chatDelta({ role: "assistant", content: "whole" }), chatDelta({}, "stop")],
+    };
+    harness.server.enqueue(reply);
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,245 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { AiSdkProvider } from "../../src/llm/ai-sdk-provider.js";
+import type { ProviderTuning } from "../../src/llm/models.js";
+import type { LlmEvent, ModelRequest } from "../../src/llm/provider.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { RawPiece, Reply } from "../support/fake-model-types.js";
+import { type Harness, type HarnessOptions, shape, startHarness } from "../support/harness.js";
+import { normaliseMessages } from "../support/normalise-request.js";
+import {
+  chatDelta,
+  countOf,
+  dataOf,
+  eventually,
+  gapsBetweenRequests,
+  sleep,
+  waitForEvent,
+} from "./helpers.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const IDLE_MS = 200;
+const TUNING: ProviderTuning = {
+  idleTimeoutMs: IDLE_MS,
+  retry: { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 3 },
+};
+
+const WIRES = [
+  ["openai-compatible", { wire: "openai-chat" }],
+  ["anthropic", { wire: "anthropic" }],
+] as const satisfies ReadonlyArray<readonly [string, HarnessOptions]>;
+
+/** R1 of test A: one text chunk "thinking about", then the connection stays open and silent. */
+function textThenSilence(wire: "openai-chat" | "anthropic"): Reply {
+  return wire === "anthropic"
+    ? // message_start, ping, content_block_start, the first text delta; then nothing.
+      { text: ["thinking about", " never sent"], stallAfterEvents: 4 }
+    : { raw: [chatDelta({ role: "assistant", content: "thinking about" }), { hold: true }] };
+}
+
+/**
+ * The prompt after a stalled one: accepted at once (no turn left "in progress"), and answered from
+ * a healthy server well within a second.
+ */
+async function nextPromptWorksAtOnce(harness: Harness): Promise<void> {
+  expect(harness.session.busy).toBe(false);
+  harness.server.enqueue({ text: "next" });
+  const started = performance.now();
+  expect(await harness.prompt("id 3")).toEqual({ stopReason: "end_turn" });
+  expect(performance.now() - started).toBeLessThan(1_000);
+  expect(harness.server.requests.at(-1)?.status).toBe(200);
+}
+
+describe.each(WIRES)("case 20 (%s)", (_name, options) => {
+  test("test A: text was shown, then silence: the prompt fails as stalled, without a retry", async () => {
+    harness = await startHarness({ ...options, tuning: TUNING });
+    // Only R1 is scripted: a retry would get the fake server's 500 and show in the request count.
+    harness.server.enqueue(textThenSilence(options.wire));
+    const started = performance.now();
+    const outcome = await harness.prompt("id 2");
+    const elapsed = performance.now() - started;
+    expect(outcome).toEqual({
+      error: { errorType: "stalled", message: "the model stream stalled: no data for 0.2 s" },
+    });
+    expect(elapsed).toBeGreaterThanOrEqual(IDLE_MS);
+    expect(elapsed).toBeLessThan(IDLE_MS + 2_000);
+    expect(harness.server.requests).toHaveLength(1);
+    // The agent closed the silent connection itself (the server notices a moment later).
+    expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
+    expect(
+      dataOf(harness.events, "assistant.message_delta").map((delta) => delta.deltaContent),
+    ).toEqual(["thinking about"]);
+    expect(shape(await harness.persisted()).slice(1)).toEqual([
+      { type: "user.message", data: { content: "id 2", source: "user" } },
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "error", errorType: "stalled" },
+      },
+      { type: "session.error", data: "error" in outcome ? outcome.error : {} },
+    ]);
+    expect(harness.events.at(-1)).toMatchObject({ type: "session.idle", data: {} });
+    await nextPromptWorksAtOnce(harness);
+    // The half-shown reply is not history: id 3 follows id 2 as a second user message.
+    expect(
+      normaliseMessages(options.wire, harness.server.requests[1]?.body ?? null).filter(
+        (message) => message.role === "assistant",
+      ),
+    ).toEqual([]);
+  });
+
+  test('test B: headers only, then silence: retried once, answered end_turn "done"', async () => {
+    harness = await startHarness({ ...options, tuning: TUNING });
+    harness.server.enqueue({ raw: [{ hold: true }] }, { text: "done" });
+    expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests).toHaveLength(2);
+    expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
+    expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(IDLE_MS);
+    const persisted = await harness.persisted();
+    expect(shape(persisted).filter((event) => event.type === "assistant.retry")).toEqual([
+      {
+        type: "assistant.retry",
+        data: {
+          turnId: "turn-1",
+          attempt: 1,
+          errorType: "stalled",
+          errorMessage: expect.stringMatching(/stream stalled/),
+          delayMs: expect.any(Number),
+        },
+      },
+    ]);
+    expect(dataOf(persisted, "assistant.message").map((message) => message.content)).toEqual([
+      "done",
+    ]);
+    expect(countOf(persisted, "assistant.turn_start")).toBe(1);
+    await nextPromptWorksAtOnce(harness);
+  });
+
+  test("test D: cancel during the stall ends the prompt cancelled at once", async () => {
+    // A long idle limit, so that only the cancel can end the stalled stream quickly.
+    harness = await startHarness({ ...options, tuning: { ...TUNING, idleTimeoutMs: 5_000 } });
+    harness.server.enqueue(textThenSilence(options.wire));
+    const controller = new AbortController();
+    const shown = waitForEvent(harness, (event) => event.type === "assistant.message_delta");
+    const running = harness.prompt("id 2", controller.signal);
+    await shown;
+    await sleep(200);
+    const cancelledAt = performance.now();
+    controller.abort();
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    expect(performance.now() - cancelledAt).toBeLessThan(500);
+    await sleep(50);
+    expect(harness.server.requests).toHaveLength(1);
+    expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
+    const persisted = await harness.persisted();
+    // Whether the shown text is kept as an interrupted message is the loop's business (case 02);
+    // here: the turn ends cancelled, then the abort, and nothing claims usage or an error.
+    expect(shape(persisted).slice(-2)).toEqual([
+      { type: "assistant.turn_end", data: { turnId: "turn-1", status: "cancelled" } },
+      { type: "abort", data: { reason: "cancelled by the user" } },
+    ]);
+    expect(countOf(persisted, "assistant.usage")).toBe(0);
+    expect(countOf(persisted, "session.error")).toBe(0);
+    expect(countOf(persisted, "assistant.retry")).toBe(0);
+    await nextPromptWorksAtOnce(harness);
+  });
+});
+
+describe("case 20 test C: SSE comments are not progress", () => {
+  test("a stream of `: ping` comments and no data stalls after the idle limit and is retried", async () => {
+    harness = await startHarness({ tuning: TUNING });
+    const pings: RawPiece[] = [];
+    for (let index = 0; index < 40; index++) {
+      pings.push(": ping\n\n", { holdMs: 50 });
+    }
+    harness.server.enqueue({ raw: [...pings, { hold: true }] }, { text: "done" });
+    const started = performance.now();
+    expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
+    // Pinging went on for 2 s; the retry came after the idle limit, long before the pings ended.
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(gapsBetweenRequests(harness)[0]).toBeLessThan(1_500);
+    expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(IDLE_MS);
+    expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
+    expect(dataOf(harness.events, "assistant.retry")).toEqual([
+      expect.objectContaining({ attempt: 1, errorType: "stalled" }),
+    ]);
+    await nextPromptWorksAtOnce(harness);
+  });
+
+  test("an anthropic stream that stalls after message_start and ping (nothing shown) is retried", async () => {
+    harness = await startHarness({ wire: "anthropic", tuning: TUNING });
+    harness.server.enqueue({ text: "lost", stallAfterEvents: 2 }, { text: "done" });
+    expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
+    expect(dataOf(harness.events, "assistant.retry")).toEqual([
+      expect.objectContaining({ attempt: 1, errorType: "stalled" }),
+    ]);
+    expect(
+      dataOf(harness.events, "assistant.message_delta").map((delta) => delta.deltaContent),
+    ).toEqual(["done"]);
+  });
+
+  test("a server that stalls every time fails as stalled after maxRetries", async () => {
+    harness = await startHarness({
+      tuning: { idleTimeoutMs: 200, retry: { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 1 } },
+    });
+    harness.server.setResponder(() => ({ raw: [{ hold: true }] }));
+    const outcome = await harness.prompt("id 2");
+    expect(outcome).toEqual({
+      error: { errorType: "stalled", message: expect.stringMatching(/stream stalled/) },
+    });
+    expect(harness.server.requests).toHaveLength(2);
+    expect(
+      await eventually(
+        () => harness?.server.requests.every((request) => request.clientClosed) === true,
+      ),
+    ).toBe(true);
+    const persisted = await harness.persisted();
+    expect(countOf(persisted, "assistant.retry")).toBe(1);
+    expect(dataOf(persisted, "session.error")).toEqual(["error" in outcome ? outcome.error : {}]);
+    expect(countOf(persisted, "assistant.turn_start")).toBe(0);
+    harness.server.setResponder(undefined);
+    await nextPromptWorksAtOnce(harness);
+  });
+});
+
+describe("the idle clock", () => {
+  test("starts when the request is sent, not while the provider package loads", async () => {
+    // A cold start on a busy machine can take longer than the idle limit to import the SDK; that
+    // is not the server being silent, and must not cost a request or show up as a stall.
+    const server = await startFakeModelServer();
+    try {
+      server.enqueue({ text: "ok" });
+      const provider = new AiSdkProvider({
+        id: "openai-compatible:fake-model",
+        idleTimeoutMs: 100,
+        retry: { maxRetries: 0 },
+        createModel: async () => {
+          await sleep(300);
+          const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+          return createOpenAICompatible({
+            name: "openai-compatible",
+            baseURL: `${server.url}/v1`,
+            apiKey: "test-key",
+          }).chatModel("fake-model");
+        },
+      });
+      const request: ModelRequest = {
+        system: "s",
+        messages: [{ role: "user", content: "hi" }],
+        tools: [],
+      };
+      const events: LlmEvent[] = [];
+      for await (const event of provider.stream(request, new AbortController().signal)) {
+        events.push(event);
+      }
+      expect(events.map((event) => event.type)).toEqual(["text_delta", "done"]);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
