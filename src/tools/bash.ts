@@ -4,7 +4,12 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { CommandOutput } from "./command-output.js";
-import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import {
+  type ClientCapabilities,
+  defineTool,
+  type ToolContext,
+  type ToolResult,
+} from "./define-tool.js";
 import {
   describeError,
   errorResult,
@@ -41,7 +46,8 @@ export type BashInput = z.infer<typeof bashInput>;
  * `bash {command, description?, timeout?}`: runs `bash -c command` in the session's cwd as its own
  * process group, stdin closed. Answers stdout and stderr interleaved, then
  * `<exited with exit code N>` (Copilot CLI's format). A non-zero exit is not an error result;
- * a timeout (seconds), a cancel or a failure to start is.
+ * a timeout (seconds), a cancel or a failure to start is. Runs in the client's terminal instead
+ * when the client offers `runCommand`.
  */
 export const bashTool = defineTool<BashInput>({
   name: "bash",
@@ -62,16 +68,21 @@ type ProcessOutcome =
   | { kind: "spawn-failed"; message: string };
 
 async function runBash(input: BashInput, context: ToolContext): Promise<ToolResult> {
-  const cwdStats = await statIfExists(context.cwd);
-  if (!cwdStats?.isDirectory()) {
-    return errorResult(`Working directory ${context.cwd} does not exist.`);
-  }
   const timeoutSeconds = Math.min(input.timeout ?? DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS);
   const savePath = join(
     context.sessionDirectory,
     "tool-outputs",
     `${context.toolCallId.replace(/[^A-Za-z0-9_.-]/g, "_")}.txt`,
   );
+  const client = context.client;
+  if (client?.runCommand !== undefined) {
+    const runCommand = client.runCommand.bind(client);
+    return runInClientTerminal(runCommand, input.command, context, timeoutSeconds, savePath);
+  }
+  const cwdStats = await statIfExists(context.cwd);
+  if (!cwdStats?.isDirectory()) {
+    return errorResult(`Working directory ${context.cwd} does not exist.`);
+  }
   const child = spawn("bash", ["-c", input.command], {
     cwd: context.cwd,
     detached: true,
@@ -100,7 +111,45 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
   }
 }
 
-function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+/**
+ * Runs the command in the client's terminal (ACP `terminal/*`): the client enforces the timeout
+ * and kills on abort; we shape its answer like a local run (same exit line, same head-and-tail
+ * cut with the full output saved to `savePath`), noting when the terminal itself dropped output.
+ */
+async function runInClientTerminal(
+  runCommand: NonNullable<ClientCapabilities["runCommand"]>,
+  command: string,
+  context: ToolContext,
+  timeoutSeconds: number,
+  savePath: string,
+): Promise<ToolResult> {
+  const timeoutMs = timeoutSeconds * 1_000;
+  const started = Date.now();
+  const result = await runCommand(command, {
+    cwd: context.cwd,
+    timeoutMs,
+    signal: context.signal,
+    toolCallId: context.toolCallId,
+  });
+  const output = new CommandOutput(MAX_OUTPUT_CHARACTERS, savePath);
+  output.append(Buffer.from(result.output), result.output);
+  const text = await output.finish();
+  const dropped = result.truncated
+    ? "[The terminal kept only the end of the output; earlier output was dropped.]\n"
+    : "";
+  const body = `${dropped}${text === "" || text.endsWith("\n") ? text : `${text}\n`}`;
+  if (context.signal.aborted) {
+    return errorResult(`${body}Command cancelled; the client stopped it.`);
+  }
+  if (result.exitCode === null && Date.now() - started >= timeoutMs) {
+    return errorResult(
+      `${body}Command timed out after ${timeoutSeconds} s; the client stopped it.`,
+    );
+  }
+  return textResult(`${body}${describeExit(result.exitCode, result.signal)}`);
+}
+
+function describeExit(code: number | null, signal: string | null): string {
   if (code === null) {
     return `<exited after signal ${signal ?? "unknown"}>`;
   }

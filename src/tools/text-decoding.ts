@@ -1,3 +1,5 @@
+import { decodeWindows1252 } from "./windows-1252.js";
+
 /** The encodings {@link decodeFileBytes} recognises. */
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
 
@@ -83,8 +85,12 @@ export function decodeFileBytes(bytes: Uint8Array): DecodedFile {
   if (controlCharacterShare(bytes.subarray(0, SNIFF_BYTES)) > MAX_CONTROL_CHARACTER_SHARE) {
     return { kind: "binary", mediaType: undefined, isImage: false };
   }
-  const text = new TextDecoder("windows-1252").decode(bytes);
-  return { kind: "text", text, encoding: "windows-1252", byteOrderMark: false };
+  return {
+    kind: "text",
+    text: decodeWindows1252(bytes),
+    encoding: "windows-1252",
+    byteOrderMark: false,
+  };
 }
 
 function findMagicSignature(bytes: Uint8Array): MagicSignature | undefined {

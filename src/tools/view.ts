@@ -36,7 +36,9 @@ export type ViewInput = z.infer<typeof viewInput>;
 
 /**
  * `view {path, view_range?}`: a text file as numbered lines (`1. text`, Copilot CLI's format), or a
- * directory as a two-level listing. Binary files and images give a one-line notice, never bytes.
+ * directory as a two-level listing. Binary files and images give a one-line notice, never bytes
+ * (images as content: `readImage` in image-file.ts). UTF-8 text is read through the client when
+ * it offers `readTextFile`, so the model sees the editor's unsaved changes.
  */
 export const viewTool = defineTool<ViewInput>({
   name: "view",
@@ -77,7 +79,19 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
   if (decoded.kind === "binary") {
     return textResult(describeBinaryFile(decoded, bytes.length));
   }
-  return showLines(decoded.text, input.view_range, encodingNote(decoded));
+  // The client (editor) reads UTF-8 text, unsaved changes included; other encodings come from disk.
+  const readThroughClient = decoded.encoding === "utf-8" ? context.client?.readTextFile : undefined;
+  const text =
+    readThroughClient === undefined
+      ? decoded.text
+      : withoutByteOrderMark(
+          await readThroughClient.call(context.client, absolutePath, context.signal),
+        );
+  return showLines(text, input.view_range, encodingNote(decoded));
+}
+
+function withoutByteOrderMark(text: string): string {
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 
 function describeBinaryFile(decoded: DecodedFile & { kind: "binary" }, size: number): string {

@@ -1,5 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import {
@@ -10,6 +11,12 @@ import {
 } from "./tool-context.js";
 
 let directory: string;
+
+/**
+ * A sleep length no other process uses (GNU sleep takes fractions), so the process table can be
+ * searched for anything these tests started that is still alive.
+ */
+const LONG_SLEEP = `97.${process.pid}${Math.floor(Math.random() * 1_000_000)}`;
 
 beforeEach(async () => {
   directory = await makeTemporaryDirectory();
@@ -34,6 +41,32 @@ async function isAlive(pid: number): Promise<boolean> {
   return status !== "" && !/\) Z /.test(status);
 }
 
+/** Live processes whose command line contains `marker`, as `pid: command line`. */
+async function processesWithMarker(marker: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (commandLine.includes(marker) && (await isAlive(Number(entry)))) {
+      found.push(`${entry}: ${commandLine.replaceAll("\u0000", " ").trim()}`);
+    }
+  }
+  return found;
+}
+
+afterAll(async () => {
+  // Children that ignored SIGTERM get SIGKILL a couple of seconds later: allow for that.
+  const deadline = Date.now() + 5_000;
+  let left = await processesWithMarker(LONG_SLEEP);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = await processesWithMarker(LONG_SLEEP);
+  }
+  expect(left).toEqual([]);
+});
+
 async function isDeadSoon(pid: number, withinMs = 1_000): Promise<boolean> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
@@ -46,6 +79,16 @@ async function isDeadSoon(pid: number, withinMs = 1_000): Promise<boolean> {
 }
 
 describe("bash", () => {
+  it("the process-table scan used after these tests sees a marked process", async () => {
+    const sleeper = spawn("sleep", [LONG_SLEEP], { stdio: "ignore" });
+    const exited = new Promise((resolve) => sleeper.once("exit", resolve));
+    await new Promise((resolve) => sleeper.once("spawn", resolve));
+    expect(await processesWithMarker(LONG_SLEEP)).toEqual([`${sleeper.pid}: sleep ${LONG_SLEEP}`]);
+    sleeper.kill("SIGKILL");
+    await exited;
+    expect(await processesWithMarker(LONG_SLEEP)).toEqual([]);
+  });
+
   it("ends the output with the exit code line from Copilot CLI's transcript", async () => {
     expect(await bash({ command: "echo hello && echo world", description: "Run echo" })).toEqual({
       content: "hello\nworld\n<exited with exit code 0>",
@@ -70,7 +113,7 @@ describe("bash", () => {
   it("kills the whole group on timeout, even children that ignore SIGTERM", async () => {
     const started = Date.now();
     const result = await bash({
-      command: "trap '' TERM; sleep 30 & echo $!; wait",
+      command: `trap '' TERM; sleep ${LONG_SLEEP} & echo $!; wait`,
       timeout: 0.5,
     });
     expect(Date.now() - started).toBeLessThan(4_500);
@@ -83,7 +126,7 @@ describe("bash", () => {
     const controller = new AbortController();
     const started = Date.now();
     const result = await bash(
-      { command: "sleep 30 & echo $!; wait" },
+      { command: `sleep ${LONG_SLEEP} & echo $!; wait` },
       {
         signal: controller.signal,
         onPartialResult: (output) => {
@@ -101,7 +144,7 @@ describe("bash", () => {
 
   it("does not hang when a background child keeps the pipes open", async () => {
     const started = Date.now();
-    const result = await bash({ command: "sleep 100 & echo $!" });
+    const result = await bash({ command: `sleep ${LONG_SLEEP} & echo $!` });
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(result.content).toMatch(/^\d+\n<exited with exit code 0>$/);
     expect(result.isError).toBe(false);

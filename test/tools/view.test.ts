@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readImage } from "../../src/tools/image-file.js";
 import { viewTool } from "../../src/tools/view.js";
 import {
   makeContext,
@@ -155,5 +156,30 @@ describe("view", () => {
     await writeFile(join(directory, "minified.js"), "y".repeat(50_000));
     const minified = await view({ path: "minified.js" });
     expect(minified.content).toContain("[… line cut, 48000 more characters]");
+  });
+
+  it("reads PNG, JPEG, GIF and WebP files as base64 image data for the model, nothing else", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+      "base64",
+    );
+    // The magic bytes decide, not the name.
+    await writeFile(join(directory, "picture.dat"), png);
+    expect(await readImage(join(directory, "picture.dat"))).toEqual({
+      mimeType: "image/png",
+      data: png.toString("base64"),
+    });
+    const webp = Buffer.concat([
+      Buffer.from("RIFF\x24\x00\x00\x00WEBPVP8 ", "latin1"),
+      Buffer.alloc(8),
+    ]);
+    await writeFile(join(directory, "a.webp"), webp);
+    expect((await readImage(join(directory, "a.webp")))?.mimeType).toBe("image/webp");
+    await writeFile(join(directory, "doc.pdf"), "%PDF-1.7\n");
+    await writeFile(join(directory, "notes.png"), "just text");
+    expect(await readImage(join(directory, "doc.pdf"))).toBeUndefined();
+    expect(await readImage(join(directory, "notes.png"))).toBeUndefined();
+    expect(await readImage(join(directory, "missing.png"))).toBeUndefined();
+    expect(await readImage(directory)).toBeUndefined();
   });
 });

@@ -1,0 +1,202 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import { writeFileAtomically } from "./file-writing.js";
+import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
+import { describeCharacter, encodeFileText } from "./text-encoding.js";
+import { type Replacement, replaceOnce } from "./text-replacement.js";
+import {
+  errorResult,
+  missingPathMessage,
+  resolveToolPath,
+  runGuarded,
+  statIfExists,
+  textResult,
+} from "./tool-support.js";
+
+/** Files larger than this (bytes) are not edited (the same limit as `view`). */
+const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** Line numbers listed in an "old_str matches several places" error. */
+const MAX_LISTED_LINES = 20;
+
+const editInput = z.object({
+  path: z.string(),
+  old_str: z.string(),
+  new_str: z.string(),
+});
+
+/** Arguments of {@link editTool}, as Copilot CLI's `edit` takes them. */
+export type EditInput = z.infer<typeof editInput>;
+
+type TextFile = DecodedFile & { kind: "text" };
+
+/**
+ * `edit {path, old_str, new_str}`: replaces the one occurrence of `old_str`. Answers
+ * `File <absolute path> updated with changes.` (Copilot CLI's wording), a blank line and a
+ * unified-style hunk of the change. Errors (file unchanged): missing file, binary file, `old_str`
+ * empty, equal to `new_str`, not found (with the lines where it matches when whitespace is
+ * ignored) or found several times (with how many and on which lines), and text the file's
+ * encoding cannot hold. Keeps the file's line endings, byte order mark and encoding (UTF-8,
+ * UTF-16, windows-1252) and never adds U+FFFD. Reads and writes UTF-8 files without a byte order
+ * mark through the client (editor) when it can; otherwise writes atomically to disk.
+ */
+export const editTool = defineTool<EditInput>({
+  name: "edit",
+  description:
+    "Replace old_str with new_str in a file. old_str must match exactly one place, whitespace " +
+    "included; add surrounding lines to make it unique. Returns a diff.",
+  input: editInput,
+  kind: "edit",
+  mutates: true,
+  execute: (input, context) => runGuarded("edit", context.signal, () => editFile(input, context)),
+  scope: (input, cwd) => ({
+    title: `Edit ${input.path}`,
+    paths: [resolveToolPath(cwd, input.path)],
+  }),
+});
+
+async function editFile(input: EditInput, context: ToolContext): Promise<ToolResult> {
+  const absolutePath = resolveToolPath(context.cwd, input.path);
+  if (input.old_str === "") {
+    return errorResult(
+      "old_str is empty; give the exact text to replace. To write a whole file, use create " +
+        "with overwrite: true.",
+    );
+  }
+  if (input.old_str === input.new_str) {
+    return errorResult("old_str and new_str are the same; there is nothing to change.");
+  }
+  const file = await readTextFile(absolutePath, input.path, context);
+  if (file.kind === "refused") {
+    return errorResult(file.message);
+  }
+  const replacement = replaceOnce(file.text, input.old_str, input.new_str);
+  if (replacement.kind !== "replaced") {
+    return errorResult(describeMiss(replacement, absolutePath));
+  }
+  if (countReplacementCharacters(replacement.text) > countReplacementCharacters(file.text)) {
+    return errorResult(
+      "new_str contains U+FFFD (the replacement character for undecodable bytes), which " +
+        `would corrupt ${absolutePath}; the file was not changed. Copy the text from view again.`,
+    );
+  }
+  const encoded = encodeFileText(
+    replacement.text,
+    file.decoded.encoding,
+    file.decoded.byteOrderMark,
+  );
+  if (!encoded.ok) {
+    return errorResult(
+      `File ${absolutePath} is ${file.decoded.encoding}, which cannot hold ` +
+        `${describeCharacter(encoded.character)} (line ${encoded.line} after the edit); the file ` +
+        "was not changed. Use characters that encoding has.",
+    );
+  }
+  const writeThroughClient = file.clientCompatible ? context.client?.writeTextFile : undefined;
+  if (writeThroughClient !== undefined) {
+    await writeThroughClient.call(context.client, absolutePath, replacement.text, context.signal);
+  } else {
+    await writeFileAtomically(absolutePath, encoded.bytes, context.signal);
+  }
+  return textResult(`File ${absolutePath} updated with changes.\n\n${replacement.diff}`);
+}
+
+type ReadOutcome =
+  | {
+      kind: "text";
+      text: string;
+      decoded: TextFile;
+      /** UTF-8 without a byte order mark: the client may read and write it. */
+      clientCompatible: boolean;
+    }
+  | { kind: "refused"; message: string };
+
+/**
+ * Reads the file as text. The bytes on disk decide the encoding; a UTF-8 file without a byte
+ * order mark is then read through the client when it can (unsaved editor changes count), since
+ * the client speaks UTF-8 strings and cannot be trusted to keep other encodings or a mark.
+ */
+async function readTextFile(
+  absolutePath: string,
+  givenPath: string,
+  context: ToolContext,
+): Promise<ReadOutcome> {
+  const stats = await statIfExists(absolutePath);
+  if (stats === undefined) {
+    return refused(missingPathMessage(givenPath));
+  }
+  if (!stats.isFile()) {
+    return refused(`Path ${absolutePath} is not a regular file; edit changes text files.`);
+  }
+  if (stats.size > MAX_FILE_BYTES) {
+    return refused(
+      `File ${absolutePath} is too large to edit (${stats.size} bytes; the limit is ` +
+        `${MAX_FILE_BYTES}).`,
+    );
+  }
+  const bytes = await readFile(absolutePath, { signal: context.signal });
+  const decoded = decodeFileBytes(bytes);
+  if (decoded.kind === "binary") {
+    const type = decoded.mediaType === undefined ? "" : ` (${decoded.mediaType})`;
+    return refused(
+      `File ${absolutePath} is binary${type}; edit only changes text files. It was not changed.`,
+    );
+  }
+  if (!roundTrips(decoded, bytes)) {
+    // E.g. UTF-16 with an odd byte count or a broken surrogate: writing it back would change
+    // bytes the model never touched.
+    return refused(
+      `File ${absolutePath} is not valid ${decoded.encoding}; edit cannot change it without ` +
+        "altering other bytes. It was not changed.",
+    );
+  }
+  const clientCompatible = decoded.encoding === "utf-8" && !decoded.byteOrderMark;
+  const readThroughClient = clientCompatible ? context.client?.readTextFile : undefined;
+  const text =
+    readThroughClient === undefined
+      ? decoded.text
+      : await readThroughClient.call(context.client, absolutePath, context.signal);
+  return { kind: "text", text, decoded, clientCompatible };
+}
+
+function refused(message: string): ReadOutcome {
+  return { kind: "refused", message };
+}
+
+function describeMiss(miss: Exclude<Replacement, { kind: "replaced" }>, path: string): string {
+  if (miss.kind === "ambiguous") {
+    return (
+      `old_str matches ${miss.count} places in ${path} (${describeLines(miss.lines)}); it must ` +
+      "match exactly one. Add surrounding lines to old_str to make it unique. The file was not " +
+      "changed."
+    );
+  }
+  const notFound = `old_str was not found in ${path}; the file was not changed.`;
+  if (miss.looseMatchLines.length === 0) {
+    return `${notFound} View the file and copy the text exactly.`;
+  }
+  return (
+    `${notFound} It does match at ${describeLines(miss.looseMatchLines)} if whitespace and line ` +
+    "endings are ignored: copy the indentation, spaces and line breaks exactly as the file has them."
+  );
+}
+
+/** `line 4` or `lines 2, 5, 9` (cut after {@link MAX_LISTED_LINES} with `and N more`). */
+function describeLines(lines: readonly number[]): string {
+  if (lines.length === 1) {
+    return `line ${lines[0]}`;
+  }
+  const shown = lines.slice(0, MAX_LISTED_LINES).join(", ");
+  const more = lines.length - MAX_LISTED_LINES;
+  return `lines ${shown}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** Whether writing the decoded text back gives exactly the bytes it was read from. */
+function roundTrips(decoded: TextFile, bytes: Uint8Array): boolean {
+  const encoded = encodeFileText(decoded.text, decoded.encoding, decoded.byteOrderMark);
+  return encoded.ok && Buffer.from(encoded.bytes).equals(bytes);
+}
+
+function countReplacementCharacters(text: string): number {
+  return text.split("\uFFFD").length - 1;
+}

@@ -1,0 +1,238 @@
+import { access, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bashTool } from "../../src/tools/bash.js";
+import { createTool } from "../../src/tools/create.js";
+import type { ClientCapabilities } from "../../src/tools/define-tool.js";
+import { editTool } from "../../src/tools/edit.js";
+import { viewTool } from "../../src/tools/view.js";
+import {
+  makeContext,
+  makeTemporaryDirectory,
+  removeTemporaryDirectory,
+  runTool,
+} from "./tool-context.js";
+
+let directory: string;
+
+beforeEach(async () => {
+  directory = await makeTemporaryDirectory();
+});
+
+afterEach(async () => {
+  await removeTemporaryDirectory(directory);
+});
+
+type CommandResult = Awaited<ReturnType<NonNullable<ClientCapabilities["runCommand"]>>>;
+
+/** An editor standing in for an ACP client: open buffers by path, and a scripted terminal. */
+class FakeEditor implements ClientCapabilities {
+  readonly buffers = new Map<string, string>();
+  readonly calls: string[] = [];
+  readonly commands: Array<{ command: string; cwd: string; timeoutMs: number; id: string }> = [];
+  commandResult: (signal: AbortSignal, timeoutMs: number) => Promise<CommandResult> = async () => ({
+    output: "",
+    exitCode: 0,
+    signal: null,
+    truncated: false,
+  });
+
+  async readTextFile(path: string): Promise<string> {
+    this.calls.push(`read ${path}`);
+    const text = this.buffers.get(path);
+    if (text === undefined) {
+      throw new Error(`no buffer for ${path}`);
+    }
+    return text;
+  }
+
+  async writeTextFile(path: string, content: string): Promise<void> {
+    this.calls.push(`write ${path}`);
+    this.buffers.set(path, content);
+  }
+
+  runCommand(
+    command: string,
+    options: { cwd: string; timeoutMs: number; signal: AbortSignal; toolCallId: string },
+  ): Promise<CommandResult> {
+    this.commands.push({
+      command,
+      cwd: options.cwd,
+      timeoutMs: options.timeoutMs,
+      id: options.toolCallId,
+    });
+    return this.commandResult(options.signal, options.timeoutMs);
+  }
+}
+
+/** Only the members named, as a client that offers part of the capabilities would. */
+function only(editor: FakeEditor, ...members: Array<keyof ClientCapabilities>): ClientCapabilities {
+  const client: ClientCapabilities = {};
+  for (const member of members) {
+    Object.assign(client, { [member]: editor[member].bind(editor) });
+  }
+  return client;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe("tools use the client's files and terminal when it offers them", () => {
+  it("view reads UTF-8 text through the client (unsaved changes) but decodes legacy files from disk", async () => {
+    const editor = new FakeEditor();
+    const path = join(directory, "a.ts");
+    await writeFile(path, "saved\n");
+    editor.buffers.set(path, "unsaved\nchange\n");
+    const context = makeContext(directory, { client: editor });
+    expect((await runTool(viewTool, { path: "a.ts" }, context)).content).toBe(
+      "1. unsaved\n2. change\n3.",
+    );
+    await writeFile(join(directory, "old.txt"), Buffer.from("caf\xe9\n", "latin1"));
+    const legacy = await runTool(viewTool, { path: "old.txt" }, context);
+    expect(legacy.content).toMatch(/^1\. café\n2\.\n\[The file is not valid UTF-8/);
+    expect(editor.calls).toEqual([`read ${path}`]);
+  });
+
+  it("edit reads and writes a UTF-8 file through the client, leaving the disk to it", async () => {
+    const editor = new FakeEditor();
+    const path = join(directory, "a.ts");
+    await writeFile(path, "const a = 1;\n");
+    editor.buffers.set(path, "const a = 1;\nconst b = 2;\n");
+    const result = await runTool(
+      editTool,
+      { path: "a.ts", old_str: "const b = 2;", new_str: "const b = 3;" },
+      makeContext(directory, { client: editor }),
+    );
+    expect(result.content).toBe(
+      `File ${path} updated with changes.\n\n@@ -1,2 +1,2 @@\n const a = 1;\n-const b = 2;\n+const b = 3;`,
+    );
+    expect(editor.buffers.get(path)).toBe("const a = 1;\nconst b = 3;\n");
+    expect(editor.calls).toEqual([`read ${path}`, `write ${path}`]);
+    expect(await readFile(path, "utf8")).toBe("const a = 1;\n");
+  });
+
+  it("edit reads from disk and writes through the client when only writing is offered", async () => {
+    const editor = new FakeEditor();
+    const path = join(directory, "a.txt");
+    await writeFile(path, "x = 1\n");
+    const context = makeContext(directory, { client: only(editor, "writeTextFile") });
+    await runTool(editTool, { path, old_str: "1", new_str: "2" }, context);
+    expect(editor.calls).toEqual([`write ${path}`]);
+    expect(editor.buffers.get(path)).toBe("x = 2\n");
+  });
+
+  it("edit keeps windows-1252, UTF-16 and byte-order-marked files on disk, away from the client", async () => {
+    const editor = new FakeEditor();
+    const context = makeContext(directory, { client: editor });
+    const legacy = join(directory, "legacy.txt");
+    await writeFile(legacy, Buffer.from("caf\xe9 = 1\n", "latin1"));
+    await runTool(editTool, { path: legacy, old_str: "1", new_str: "2" }, context);
+    expect(await readFile(legacy)).toEqual(Buffer.from("caf\xe9 = 2\n", "latin1"));
+    const marked = join(directory, "marked.txt");
+    await writeFile(marked, Buffer.from("\uFEFFvalue = 1\n"));
+    await runTool(editTool, { path: marked, old_str: "1", new_str: "2" }, context);
+    expect(await readFile(marked, "utf8")).toBe("\uFEFFvalue = 2\n");
+    expect(editor.calls).toEqual([]);
+  });
+
+  it("create writes through the client and still makes the folders", async () => {
+    const editor = new FakeEditor();
+    const path = join(directory, "docs", "new.md");
+    const result = await runTool(
+      createTool,
+      { path: "docs/new.md", file_text: "# New\n" },
+      makeContext(directory, { client: only(editor, "readTextFile", "writeTextFile") }),
+    );
+    expect(result).toEqual({ content: `Created file ${path} with 6 characters`, isError: false });
+    expect(editor.buffers.get(path)).toBe("# New\n");
+    expect(await exists(join(directory, "docs"))).toBe(true);
+    expect(await exists(path)).toBe(false);
+  });
+
+  it("bash runs in the client's terminal with the timeout in milliseconds", async () => {
+    const editor = new FakeEditor();
+    editor.commandResult = async () => ({
+      output: "hello\n",
+      exitCode: 2,
+      signal: null,
+      truncated: false,
+    });
+    const context = makeContext(directory, { client: editor, toolCallId: "call_9" });
+    const result = await runTool(bashTool, { command: "echo hello; exit 2", timeout: 5 }, context);
+    expect(result).toEqual({ content: "hello\n<exited with exit code 2>", isError: false });
+    expect(editor.commands).toEqual([
+      { command: "echo hello; exit 2", cwd: directory, timeoutMs: 5_000, id: "call_9" },
+    ]);
+    await runTool(bashTool, { command: "true" }, context);
+    expect(editor.commands[1]?.timeoutMs).toBe(120_000);
+  });
+
+  it("bash notes output the terminal dropped, and cuts long output like a local run", async () => {
+    const editor = new FakeEditor();
+    const long = `${"x".repeat(50_000)}\nend`;
+    editor.commandResult = async () => ({
+      output: long,
+      exitCode: null,
+      signal: "SIGSEGV",
+      truncated: true,
+    });
+    const result = await runTool(
+      bashTool,
+      { command: "crash" },
+      makeContext(directory, { client: editor }),
+    );
+    expect(result.content.startsWith("[The terminal kept only the end of the output; ")).toBe(true);
+    expect(result.content.endsWith("\nend\n<exited after signal SIGSEGV>")).toBe(true);
+    const saved = /full output saved to (.+)\]/.exec(result.content)?.[1] ?? "";
+    expect(await readFile(saved, "utf8")).toBe(long);
+  });
+
+  it("bash reports the client's timeout and a cancel as errors", async () => {
+    const editor = new FakeEditor();
+    editor.commandResult = (signal, timeoutMs) =>
+      new Promise((resolve) => {
+        const stop = () =>
+          resolve({ output: "partial", exitCode: null, signal: "SIGKILL", truncated: false });
+        signal.addEventListener("abort", stop, { once: true });
+        setTimeout(stop, timeoutMs);
+      });
+    const timedOut = await runTool(
+      bashTool,
+      { command: "sleep 9", timeout: 0.05 },
+      makeContext(directory, { client: editor }),
+    );
+    expect(timedOut).toEqual({
+      content: "partial\nCommand timed out after 0.05 s; the client stopped it.",
+      isError: true,
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const cancelled = await runTool(
+      bashTool,
+      { command: "sleep 9" },
+      makeContext(directory, { client: editor, signal: controller.signal }),
+    );
+    expect(cancelled).toEqual({
+      content: "partial\nCommand cancelled; the client stopped it.",
+      isError: true,
+    });
+  });
+
+  it("a failing client becomes an error result, not an exception", async () => {
+    const editor = new FakeEditor();
+    await writeFile(join(directory, "closed.txt"), "text\n");
+    const result = await runTool(
+      editTool,
+      { path: "closed.txt", old_str: "text", new_str: "other" },
+      makeContext(directory, { client: editor }),
+    );
+    expect(result).toEqual({
+      content: `edit failed: no buffer for ${join(directory, "closed.txt")}`,
+      isError: true,
+    });
+  });
+});
