@@ -243,6 +243,70 @@ test("API keys never reach events.jsonl, even when a tool prints them", async ()
   expect(log).toContain("key=[redacted:OPENAI_API_KEY]");
 });
 
+describe("editing and running commands", () => {
+  const script = () =>
+    server.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_edit",
+            name: "edit",
+            arguments: JSON.stringify({ path: "src/math.ts", old_str: "a + b", new_str: "b + a" }),
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            id: "call_run",
+            name: "bash",
+            arguments: '{"command":"grep -c \'b + a\' src/math.ts"}',
+          },
+        ],
+      },
+      { text: "Swapped the operands." },
+    );
+
+  test("with --allow-all-tools the file is edited and the command runs", async () => {
+    script();
+    const result = await runCli(["-p", "swap the operands", "--allow-all-tools"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    expect(await readFile(join(repository, "src", "math.ts"), "utf8")).toBe(
+      "export function add(a: number, b: number) {\n  return b + a;\n}\n",
+    );
+    const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
+    expect(toolLines.map((line) => line.slice(0, 2))).toEqual(["✓ ", "✓ "]);
+    expect(JSON.stringify(server.requests[2]?.body)).toContain("1\\n<exited with exit code 0>");
+  });
+
+  test("without it both are refused, the file is untouched, and the model is told why", async () => {
+    script();
+    const result = await runCli(["-p", "swap the operands"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    expect(await readFile(join(repository, "src", "math.ts"), "utf8")).toContain("return a + b;");
+    const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
+    expect(toolLines).toHaveLength(2);
+    expect(toolLines.every((line) => line.includes("Permission denied"))).toBe(true);
+  });
+
+  test("--allow-tool allows exactly the named command", async () => {
+    script();
+    const result = await runCli(
+      ["-p", "swap", "--allow-tool", "edit(src/**)", "--allow-tool", "bash(grep -c *)"],
+      { cwd: repository, env: environment() },
+    );
+    expect(result.code).toBe(0);
+    const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
+    expect(toolLines.map((line) => line.slice(0, 2))).toEqual(["✓ ", "✓ "]);
+  });
+});
+
 describe("sessions", () => {
   test("are listed, shown, resumed with --resume and continued with --continue", async () => {
     server.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
