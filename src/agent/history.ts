@@ -64,6 +64,7 @@ export class History {
       toolName: data.toolName,
       content: data.result.content,
       isError: !data.success,
+      ...(data.result.images === undefined ? {} : { images: data.result.images }),
     };
     let position = this.assistantIndex + 1;
     while (position < this.messages.length) {

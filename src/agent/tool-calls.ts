@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventInput, ToolErrorCode, ToolRequest } from "../events/events.js";
-import type { AnyTool, ClientCapabilities, ToolResult } from "../tools/define-tool.js";
+import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
 
 /** The gate's answer for one tool call. */
 export type PermissionAnswer = { allowed: true } | { allowed: false; reason: string };
@@ -30,6 +30,7 @@ export interface ToolCallOutcome {
   content: string;
   isError: boolean;
   errorCode?: ToolErrorCode;
+  images?: ToolImage[];
 }
 
 export interface ExecuteOptions {
@@ -77,7 +78,10 @@ export async function executeToolCalls(
         toolCallId: outcome.toolCall.toolCallId,
         toolName: outcome.toolCall.name,
         success: !outcome.isError,
-        result: { content: outcome.content },
+        result: {
+          content: outcome.content,
+          ...(outcome.images === undefined ? {} : { images: outcome.images }),
+        },
         ...(outcome.errorCode === undefined
           ? {}
           : { error: { message: outcome.content, code: outcome.errorCode } }),
@@ -153,6 +157,7 @@ async function settle(context: ToolCallContext, call: PreparedCall): Promise<Too
     content: result.content,
     isError: result.isError,
     ...(result.isError ? { errorCode: "failed" as const } : {}),
+    ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
   };
 }
 

@@ -169,8 +169,8 @@ export interface SessionEventData {
     toolCallId: string;
     toolName: string;
     success: boolean;
-    /** Text given to the model. Present on success and on failure. */
-    result: { content: string };
+    /** Text given to the model. Present on success and on failure. Images as base64. */
+    result: { content: string; images?: Array<{ mimeType: string; data: string }> };
     error?: { message: string; code: ToolErrorCode };
   };
   /** A tool call waits for the user's decision. Answered by `permission.completed`. */

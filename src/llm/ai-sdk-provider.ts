@@ -37,6 +37,8 @@ export interface AiSdkProviderOptions {
   /** Sent with every request, e.g. `{openai: {store: false}}`. */
   providerOptions?: SharedV3ProviderOptions;
   replayFilter?: ReplayFilter;
+  /** Whether the API takes images in tool results (Anthropic, OpenAI Responses). */
+  toolResultImages?: boolean;
   retry?: Partial<RetryPolicy>;
   /** No stream part for this long (ms) fails the attempt as `stalled`. */
   idleTimeoutMs?: number;
@@ -152,7 +154,12 @@ export class AiSdkProvider implements Provider {
         Math.max(10, Math.min(1_000, this.idleTimeoutMs / 4)),
       );
       const { stream } = await model.doStream({
-        prompt: toPrompt(request.system, request.messages, this.options.replayFilter),
+        prompt: toPrompt(
+          request.system,
+          request.messages,
+          this.options.replayFilter,
+          this.options.toolResultImages ?? false,
+        ),
         tools: toFunctionTools(request.tools),
         ...(request.maxOutputTokens === undefined
           ? {}

@@ -28,10 +28,11 @@ export function toPrompt(
   system: string,
   history: readonly HistoryMessage[],
   replayFilter: ReplayFilter = keepAll,
+  toolResultImages = false,
 ): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
   for (const message of history) {
-    const converted = convertMessage(message, replayFilter);
+    const converted = convertMessage(message, replayFilter, toolResultImages);
     if (converted === undefined) {
       continue;
     }
@@ -48,16 +49,18 @@ export function toPrompt(
 function convertMessage(
   message: HistoryMessage,
   replayFilter: ReplayFilter,
+  toolResultImages: boolean,
 ): LanguageModelV3Message | undefined {
   switch (message.role) {
     case "user":
       return { role: "user", content: [{ type: "text", text: message.content }] };
     case "tool": {
+      const images = message.images ?? [];
       const part: LanguageModelV3ToolResultPart = {
         type: "tool-result",
         toolCallId: message.toolCallId,
         toolName: message.toolName,
-        output: { type: message.isError ? "error-text" : "text", value: message.content },
+        output: toolOutput(message, images, toolResultImages),
       };
       return { role: "tool", content: [part] };
     }
@@ -90,6 +93,33 @@ function convertMessage(
       return hasVisibleContent ? { role: "assistant", content } : undefined;
     }
   }
+}
+
+function toolOutput(
+  message: Extract<HistoryMessage, { role: "tool" }>,
+  images: NonNullable<Extract<HistoryMessage, { role: "tool" }>["images"]>,
+  toolResultImages: boolean,
+): LanguageModelV3ToolResultPart["output"] {
+  if (images.length === 0 || message.isError) {
+    return { type: message.isError ? "error-text" : "text", value: message.content };
+  }
+  if (!toolResultImages) {
+    // Chat Completions has no image parts in tool messages: say so instead of inlining base64.
+    const note =
+      "\n[The image is not shown: this model's API does not take images in tool results.]";
+    return { type: "text", value: message.content + note };
+  }
+  return {
+    type: "content",
+    value: [
+      { type: "text", text: message.content },
+      ...images.map((image) => ({
+        type: "image-data" as const,
+        data: image.data,
+        mediaType: image.mimeType,
+      })),
+    ],
+  };
 }
 
 function optionsOf(

@@ -146,6 +146,7 @@ export function createProvider(
         // Stateless: we carry the whole history, so nothing is stored server-side (case 23).
         providerOptions: { openai: { store: false } },
         replayFilter: withoutOpenAiItemIds,
+        toolResultImages: true,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           return createOpenAI({ ...urlAndKey(baseUrl, apiKey) }).responses(modelName);
@@ -166,6 +167,7 @@ export function createProvider(
     case "anthropic":
       return new AiSdkProvider({
         ...common,
+        toolResultImages: true,
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
           return createAnthropic({ ...urlAndKey(baseUrl, apiKey) })(modelName);

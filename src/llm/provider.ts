@@ -31,7 +31,15 @@ export type HistoryMessage =
       toolCalls: ToolRequest[];
       providerMetadata?: ProviderMetadata;
     }
-  | { role: "tool"; toolCallId: string; toolName: string; content: string; isError: boolean };
+  | {
+      role: "tool";
+      toolCallId: string;
+      toolName: string;
+      content: string;
+      isError: boolean;
+      /** Base64 images; sent only to APIs that take images in tool results. */
+      images?: Array<{ mimeType: string; data: string }>;
+    };
 
 /** A tool as offered to the model. */
 export interface ToolSpecification {

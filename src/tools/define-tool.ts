@@ -67,6 +67,16 @@ export interface ToolCallScope {
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** Images for models that take them in tool results (base64); others get `content` only. */
+  images?: ToolImage[];
+}
+
+/** An image in a tool result. */
+export interface ToolImage {
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mimeType: string;
+  /** The bytes, base64-encoded. */
+  data: string;
 }
 
 /** A tool the model can call. Build one with {@link defineTool}. */

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { listDirectory } from "./directory-listing.js";
+import { readImage } from "./image-file.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import {
   errorResult,
@@ -77,6 +78,11 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
   const bytes = await readFile(absolutePath, { signal: context.signal });
   const decoded = decodeFileBytes(bytes);
   if (decoded.kind === "binary") {
+    const image = decoded.isImage ? await readImage(absolutePath) : undefined;
+    if (image !== undefined) {
+      const content = `Image file ${input.path} (${image.mimeType}, ${bytes.length} bytes), attached.`;
+      return { content, isError: false, images: [image] };
+    }
     return textResult(describeBinaryFile(decoded, bytes.length));
   }
   // The client (editor) reads UTF-8 text, unsaved changes included; other encodings come from disk.
@@ -97,8 +103,8 @@ function withoutByteOrderMark(text: string): string {
 function describeBinaryFile(decoded: DecodedFile & { kind: "binary" }, size: number): string {
   if (decoded.isImage) {
     return (
-      `Image file (${decoded.mediaType}, ${size} bytes): view cannot show images yet; ` +
-      "use a model with image input."
+      `Image file (${decoded.mediaType}, ${size} bytes): too large to attach (over 5 MB) or of a ` +
+      "type models do not take."
     );
   }
   const label = decoded.mediaType === undefined ? "" : `${decoded.mediaType}, `;

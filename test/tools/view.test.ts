@@ -128,9 +128,11 @@ describe("view", () => {
     );
     await writeFile(join(directory, "img.png"), png);
     const image = await view({ path: "img.png" });
-    expect(image.content).toMatch(/^Image file \(image\/png, \d+ bytes\)/);
-    expect(image.content).toContain("model with image input");
-    expect(image.content).not.toContain("\u0000");
+    expect(image).toEqual({
+      content: `Image file img.png (image/png, ${png.length} bytes), attached.`,
+      isError: false,
+      images: [{ mimeType: "image/png", data: png.toString("base64") }],
+    });
   });
 
   it("cuts a huge file with a note on how to read on", async () => {
