@@ -1,10 +1,48 @@
+import { Readable, Writable } from "node:stream";
+import { parseRules } from "../agent/permission-gate.js";
 import type { FaceOptions } from "../cli/arguments.js";
+import { turnloopHome } from "../session/paths.js";
+import { TurnloopAcpAgent } from "./agent.js";
+import { acpByteStream } from "./framing.js";
 
 /**
  * Runs `turnloop acp`: an Agent Client Protocol v1 agent on stdin/stdout until stdin closes.
+ * ACP v1 transports (stdio): stdout carries only protocol messages; diagnostics go to stderr.
  * @returns the process exit code.
  */
-export async function runAcpCommand(_options: FaceOptions): Promise<number> {
-  process.stderr.write("turnloop acp: not available yet\n");
-  return 1;
+export async function runAcpCommand(options: FaceOptions): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    parseRules([...options.allowTools, ...options.denyTools]);
+  } catch (error) {
+    log(`turnloop: ${error instanceof Error ? error.message : String(error)}`);
+    return 64;
+  }
+  keepStdoutForProtocol();
+  const agent = new TurnloopAcpAgent({
+    home: turnloopHome(process.env),
+    env: process.env,
+    face: options,
+    log,
+  });
+  const stream = acpByteStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    { log },
+  );
+  const connection = agent.app.connect(stream);
+  await connection.closed;
+  await agent.shutdown();
+  return 0;
+}
+
+/**
+ * A dependency that prints with `console.log` would corrupt the protocol stream: send such output
+ * to stderr instead.
+ */
+function keepStdoutForProtocol(): void {
+  const toStderr = (...values: unknown[]) => console.error(...values);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
 }

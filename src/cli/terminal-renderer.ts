@@ -95,6 +95,10 @@ export class TerminalRenderer {
       case "session.compaction_start":
       case "session.compaction_complete":
       case "session.idle":
+      case "external_tool.requested":
+      case "external_tool.completed":
+      case "hook.start":
+      case "hook.end":
         return;
     }
   };

@@ -123,6 +123,10 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "permission.requested":
     case "permission.completed":
     case "session.compaction_start":
+    case "external_tool.requested":
+    case "external_tool.completed":
+    case "hook.start":
+    case "hook.end":
       return;
     default:
       renderOutcome(state, event);

@@ -1,0 +1,352 @@
+import { randomUUID } from "node:crypto";
+import * as acp from "@agentclientprotocol/sdk";
+import { taskCompleteTool } from "../agent/autopilot.js";
+import type { PromptOutcome } from "../agent/loop.js";
+import type { FaceOptions } from "../cli/arguments.js";
+import { sessionOptionsFrom } from "../cli/face-settings.js";
+import type { SessionEvent } from "../events/events.js";
+import type { ModelConfiguration } from "../llm/models.js";
+import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
+import { PromptInProgressError, type Session } from "../session/session.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { builtinTools } from "../tools/index.js";
+import { acpClientCapabilities } from "./client-capabilities.js";
+import { contextWindow } from "./context-window.js";
+import { describeError, invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import type { ModelCatalog } from "./models.js";
+import {
+  AVAILABLE_COMMANDS,
+  configOptions,
+  type ModeId,
+  modeState,
+  parseSlashCommand,
+  type SlashCommand,
+} from "./modes.js";
+import { acpPermissionAsker } from "./permissions.js";
+import { promptText } from "./prompt-content.js";
+import { replayUpdates } from "./replay.js";
+import { UpdateMapper } from "./updates.js";
+
+/** What every session of one ACP connection shares. */
+export interface AcpSessionContext {
+  env: NodeJS.ProcessEnv;
+  face: FaceOptions;
+  client: acp.AgentContext;
+  /** The client's capabilities from `initialize`. */
+  offered: acp.ClientCapabilities | undefined;
+  /** Tools besides the built-in ones (tests, later MCP). */
+  extraTools: readonly AnyTool[];
+  models: ModelCatalog;
+}
+
+/** How a session starts over ACP. */
+export interface AcpSessionStart {
+  session: Session;
+  model: ModelConfiguration;
+  mode: ModeId;
+  /** `--add-dir` folders and the request's `additionalDirectories`. */
+  folders: readonly string[];
+  /** Whether the log has a user prompt already (the title is known). */
+  titled: boolean;
+}
+
+/** One running prompt. `cancelled` is set by `session/cancel` and decides the answer. */
+interface Turn {
+  controller: AbortController;
+  cancelled: boolean;
+  finished: Promise<void>;
+  finish: () => void;
+}
+
+/**
+ * One turnloop session served over ACP: forwards its events as `session/update`s during a prompt
+ * turn, asks permissions, runs tools through the client's fs and terminals, and holds the mode and
+ * model the client chose.
+ *
+ * A second `session/prompt` while one runs is rejected at once with `-32600` ("already running a
+ * prompt"), and nothing of it reaches the log (case 26): ACP clients serialise prompts, and a
+ * reject is the one policy that can never interleave two turns or answer one twice.
+ */
+export class AcpSession {
+  readonly session: Session;
+  private mode: ModeId;
+  private model: ModelConfiguration;
+  private readonly context: AcpSessionContext;
+  private readonly folders: readonly string[];
+  private readonly mapper: UpdateMapper;
+  private readonly unsubscribe: () => void;
+  private turn: Turn | undefined;
+  private announced = false;
+  /** The last notification sent; the SDK writes in call order, so awaiting it flushes them all. */
+  private lastSent: Promise<void> = Promise.resolve();
+
+  constructor(context: AcpSessionContext, start: AcpSessionStart) {
+    this.context = context;
+    this.session = start.session;
+    this.model = start.model;
+    this.mode = start.mode;
+    this.folders = start.folders;
+    this.mapper = new UpdateMapper({
+      mode: "live",
+      cwd: this.session.cwd,
+      toolNamed: (name) => this.toolNamed(name),
+      contextWindow: (modelId) => contextWindow(modelId, context.env),
+      titled: start.titled,
+    });
+    this.unsubscribe = this.session.subscribe((event) => this.forward(event));
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  /** The `modes` of a `session/new` / `load` / `resume` answer. */
+  modes(): acp.SessionModeState {
+    return modeState(this.mode);
+  }
+
+  /** The full config options (mode, model). */
+  configOptions(): acp.SessionConfigOption[] {
+    return configOptions(this.mode, this.model.id, this.modelChoices());
+  }
+
+  /**
+   * ACP v1 slash-commands: `available_commands_update`, once, after the `session/new` / `load` /
+   * `resume` answer (scheduled by the agent), or at the start of the first prompt if that comes
+   * sooner.
+   */
+  announceCommands(): void {
+    if (this.announced) {
+      return;
+    }
+    this.announced = true;
+    this.send({
+      sessionUpdate: "available_commands_update",
+      availableCommands: [...AVAILABLE_COMMANDS],
+    });
+  }
+
+  /** ACP v1 `session/load`: replays the persisted events; await {@link flush} before answering. */
+  replay(events: readonly SessionEvent[]): void {
+    const updates = replayUpdates(events, {
+      cwd: this.session.cwd,
+      toolNamed: (name) => this.toolNamed(name),
+      contextWindow: (modelId) => contextWindow(modelId, this.context.env),
+    });
+    for (const update of updates) {
+      this.send(update);
+    }
+  }
+
+  /** Resolves once every update sent so far is written. */
+  flush(): Promise<void> {
+    return this.lastSent;
+  }
+
+  /**
+   * Changes the mode (ACP v1 session-modes). `announce.mode` sends `current_mode_update`,
+   * `announce.config` sends `config_option_update`: the client hears of the change through the
+   * API it did not use itself, so both views stay in step.
+   */
+  setMode(mode: ModeId, announce: { mode: boolean; config: boolean }): void {
+    this.mode = mode;
+    if (announce.mode) {
+      this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+    }
+    if (announce.config) {
+      this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
+    }
+  }
+
+  /**
+   * Switches the model for the next prompts (ACP v1 session-config-options, category `model`).
+   * @throws `-32602` when `modelId` does not resolve (unknown provider, missing key).
+   */
+  setModel(modelId: string, announce: boolean): void {
+    const resolved = this.context.models.resolve(modelId);
+    if (!resolved.ok) {
+      throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
+    }
+    this.model = resolved.configuration;
+    if (announce) {
+      this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
+    }
+  }
+
+  /**
+   * ACP v1 prompt-turn: runs one prompt; every update of the turn is written before the answer,
+   * and nothing of it after. Answers `cancelled` once `session/cancel` (or `$/cancel_request` for
+   * this request, or `session/close`) arrived, whatever the loop returned; a provider failure is a
+   * JSON-RPC error (case 17).
+   * @throws `-32600` when a prompt is already running (case 26).
+   */
+  async prompt(
+    blocks: readonly acp.ContentBlock[],
+    requestSignal: AbortSignal,
+  ): Promise<acp.PromptResponse> {
+    if (this.turn !== undefined || this.session.busy) {
+      throw invalidRequest(
+        `Session ${this.id} is already running a prompt; wait for its answer or send session/cancel first.`,
+      );
+    }
+    let finish = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const turn: Turn = { controller: new AbortController(), cancelled: false, finished, finish };
+    this.turn = turn;
+    this.announceCommands();
+    const onRequestCancelled = () => this.cancel();
+    requestSignal.addEventListener("abort", onRequestCancelled, { once: true });
+    if (requestSignal.aborted) {
+      this.cancel();
+    }
+    try {
+      const outcome = await this.run(promptText(blocks), turn);
+      await this.flush();
+      if (turn.cancelled) {
+        return { stopReason: "cancelled" };
+      }
+      if ("error" in outcome) {
+        throw promptFailure(outcome.error);
+      }
+      return { stopReason: outcome.stopReason };
+    } finally {
+      requestSignal.removeEventListener("abort", onRequestCancelled);
+      this.turn = undefined;
+      turn.finish();
+    }
+  }
+
+  /** ACP v1 prompt-turn: cancelled. Stops the running prompt; an idle cancel does nothing. */
+  cancel(): void {
+    const turn = this.turn;
+    if (turn === undefined) {
+      return;
+    }
+    turn.cancelled = true;
+    turn.controller.abort();
+  }
+
+  /** ACP v1 `session/close`: cancels as `session/cancel` would, waits for the answer, frees the log. */
+  async close(): Promise<void> {
+    const turn = this.turn;
+    this.cancel();
+    await turn?.finished;
+    this.unsubscribe();
+    await this.session.close();
+  }
+
+  private async run(text: string, turn: Turn): Promise<PromptOutcome> {
+    const command = parseSlashCommand(text);
+    let prompt = text;
+    if (command !== undefined) {
+      const rest = this.runCommand(command);
+      if (rest === undefined) {
+        return { stopReason: "end_turn" };
+      }
+      prompt = rest;
+    }
+    const settings = agentSettingsFor(this.session, this.sessionOptions());
+    try {
+      return await this.session.prompt(settings, prompt, { signal: turn.controller.signal });
+    } catch (error) {
+      if (error instanceof PromptInProgressError) {
+        throw invalidRequest(error.message);
+      }
+      throw error;
+    }
+  }
+
+  /** Runs a slash command; returns the prompt left to run, if any. */
+  private runCommand(command: SlashCommand): string | undefined {
+    if (command.name === "autopilot") {
+      this.setMode("autopilot", { mode: true, config: true });
+      if (command.argument !== "") {
+        return command.argument;
+      }
+      this.say("Autopilot is on: I will keep working on the next task until it is done.");
+      return undefined;
+    }
+    if (command.argument === "") {
+      this.say(`The model is ${this.model.id}. Choices: ${this.modelChoices().join(", ")}.`);
+      return undefined;
+    }
+    try {
+      this.setModel(command.argument, true);
+      this.say(`The model is now ${this.model.id}.`);
+    } catch (error) {
+      this.say(`Cannot switch the model: ${describeError(error).replace(/^Invalid params: /, "")}`);
+    }
+    return undefined;
+  }
+
+  /** A reply of the agent itself (slash commands), not of the model. */
+  private say(text: string): void {
+    this.send({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text },
+      messageId: randomUUID(),
+    });
+  }
+
+  private sessionOptions(): SessionOptions {
+    const { face, env, client, offered, extraTools } = this.context;
+    const base = sessionOptionsFrom(face, this.model, env, {
+      ask: acpPermissionAsker({
+        client,
+        sessionId: this.id,
+        describe: (toolCallId) => this.mapper.describe(toolCallId),
+      }),
+    });
+    const capabilities = acpClientCapabilities({
+      client,
+      sessionId: this.id,
+      offered,
+      onTerminal: (toolCallId, terminalId) =>
+        this.send(this.mapper.attachTerminal(toolCallId, terminalId)),
+    });
+    const mode = () => this.mode;
+    return {
+      ...base,
+      provider: this.context.models.provider(this.model),
+      autopilot: this.mode === "autopilot",
+      // Read at each permission decision, so switching to auto while a turn runs applies at once.
+      get allowAllTools() {
+        return mode() !== "ask";
+      },
+      folders: this.folders,
+      extraTools,
+      ...(capabilities === undefined ? {} : { client: capabilities }),
+    };
+  }
+
+  private modelChoices(): string[] {
+    return this.context.models.choices(this.model.id, this.session.start.model);
+  }
+
+  private toolNamed(name: string): AnyTool | undefined {
+    return [...builtinTools(), ...this.context.extraTools, taskCompleteTool].find(
+      (tool) => tool.name === name,
+    );
+  }
+
+  /** Sends the updates of an event, only while a prompt turn runs (nothing after its answer). */
+  private forward(event: SessionEvent): void {
+    if (this.turn === undefined) {
+      return;
+    }
+    for (const update of this.mapper.map(event)) {
+      this.send(update);
+    }
+  }
+
+  private send(update: acp.SessionUpdate): void {
+    const sent = this.context.client.notify(acp.methods.client.session.update, {
+      sessionId: this.id,
+      update,
+    });
+    // A closed connection rejects every send; there is nobody left to tell.
+    this.lastSent = sent.catch(() => undefined);
+  }
+}

@@ -1,0 +1,364 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { FaceOptions } from "../cli/arguments.js";
+import { readEventLog } from "../session/event-log.js";
+import { eventsPath, InvalidSessionIdError } from "../session/paths.js";
+import { PRODUCER_VERSION, Session } from "../session/session.js";
+import { deleteSession, listSessions } from "../session/store.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { AcpSession, type AcpSessionContext } from "./acp-session.js";
+import { describeError, internalError, invalidParams, invalidRequest } from "./errors.js";
+import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
+import { ModelCatalog } from "./models.js";
+import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
+import { hasUserPrompt } from "./replay.js";
+
+/** Sessions per `session/list` page. */
+const LIST_PAGE_SIZE = 100;
+
+/** What the ACP agent needs from its host (the `turnloop acp` command, or a test). */
+export interface AcpAgentConfig {
+  /** `$TURNLOOP_HOME`: sessions are the same `events.jsonl` sessions as the CLI's. */
+  home: string;
+  env: NodeJS.ProcessEnv;
+  face: FaceOptions;
+  /** Diagnostics (stderr); never stdout, which carries only protocol messages. */
+  log: (line: string) => void;
+  /** Tools besides the built-in ones. */
+  extraTools?: readonly AnyTool[];
+}
+
+type Client = acp.AgentContext;
+
+/**
+ * turnloop's ACP v1 agent: the request handlers of one connection and the sessions it opened.
+ * Built on the SDK 2.x builder API; the SDK validates params (`-32602`) and rejects requests
+ * before `initialize` (`-32600`). Requests run concurrently, so a pending permission in one
+ * session never blocks another session's requests.
+ */
+export class TurnloopAcpAgent {
+  readonly app: acp.AgentApp;
+  private readonly config: AcpAgentConfig;
+  private readonly sessions = new Map<string, AcpSession>();
+  /** Ids being loaded or resumed, so two opens of one log never race. */
+  private readonly opening = new Set<string>();
+  private readonly models: ModelCatalog;
+  private offered: acp.ClientCapabilities | undefined;
+
+  constructor(config: AcpAgentConfig) {
+    this.config = config;
+    this.models = new ModelCatalog(config.face, config.env);
+    const methods = acp.methods.agent;
+    this.app = acp
+      .agent({ name: "turnloop" })
+      .onRequest(methods.initialize, ({ params }) => this.initialize(params))
+      .onRequest(methods.session.new, ({ params, client }) => this.newSession(params, client))
+      .onRequest(methods.session.load, ({ params, client }) => this.loadSession(params, client))
+      .onRequest(methods.session.resume, ({ params, client }) => this.resumeSession(params, client))
+      .onRequest(methods.session.list, ({ params }) => this.listSessions(params))
+      .onRequest(methods.session.close, ({ params }) => this.closeSession(params.sessionId))
+      .onRequest(methods.session.delete, ({ params }) => this.deleteSession(params.sessionId))
+      .onRequest(methods.session.setMode, ({ params }) => this.setMode(params))
+      .onRequest(methods.session.setConfigOption, ({ params }) => this.setConfigOption(params))
+      .onRequest(methods.session.prompt, ({ params, signal }) =>
+        this.opened(params.sessionId).prompt(params.prompt, signal),
+      )
+      .onNotification(methods.session.cancel, ({ params }) => {
+        this.sessions.get(params.sessionId)?.cancel();
+      })
+      .onRequest(MESSAGE_TOO_LARGE_METHOD, parseTooLarge, ({ params }) => {
+        throw invalidRequest(
+          `Message too large: ${params.bytes} bytes; the limit is ${params.limit} bytes per line.`,
+        );
+      });
+  }
+
+  /** Cancels every running prompt and closes every session (the connection has closed). */
+  async shutdown(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
+  }
+
+  /** ACP v1 initialization: protocol 1, and only the capabilities that work. */
+  private initialize(params: acp.InitializeRequest): acp.InitializeResponse {
+    this.offered = params.clientCapabilities;
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        // Images are not passed to the model yet (a prompt's image becomes a note), so they are
+        // not advertised; embedded resources become context text.
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        // MCP servers are accepted and ignored with a warning until MCP support lands.
+        mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: {
+          list: {},
+          resume: {},
+          close: {},
+          delete: {},
+          additionalDirectories: {},
+        },
+      },
+      authMethods: [],
+      agentInfo: { name: "turnloop", title: "turnloop", version: PRODUCER_VERSION },
+    };
+  }
+
+  /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
+  private async newSession(
+    params: acp.NewSessionRequest,
+    client: Client,
+  ): Promise<acp.NewSessionResponse> {
+    await checkDirectory(params.cwd);
+    this.warnAboutMcp(params.mcpServers);
+    const model = this.models.configured();
+    if (model === undefined) {
+      throw internalError(this.models.problem());
+    }
+    const session = await Session.create(this.config.home, params.cwd, model.id);
+    const acpSession = new AcpSession(this.sessionContext(client), {
+      session,
+      model,
+      mode: defaultMode(this.config.face),
+      folders: this.folders(params.additionalDirectories),
+      titled: false,
+    });
+    this.sessions.set(session.id, acpSession);
+    announceAfterAnswer(acpSession);
+    return {
+      sessionId: session.id,
+      modes: acpSession.modes(),
+      configOptions: acpSession.configOptions(),
+    };
+  }
+
+  /**
+   * ACP v1 session-setup: `session/load` replays the whole conversation (case 25), then answers.
+   * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
+   */
+  private async loadSession(
+    params: acp.LoadSessionRequest,
+    client: Client,
+  ): Promise<acp.LoadSessionResponse> {
+    const acpSession = await this.reopen(params, client, params.mcpServers);
+    const { events } = await readEventLog(eventsPath(this.config.home, acpSession.id));
+    acpSession.replay(events);
+    await acpSession.flush();
+    announceAfterAnswer(acpSession);
+    return { modes: acpSession.modes(), configOptions: acpSession.configOptions() };
+  }
+
+  /** ACP v1 `session/resume`: reopens without replaying anything. */
+  private async resumeSession(
+    params: acp.ResumeSessionRequest,
+    client: Client,
+  ): Promise<acp.ResumeSessionResponse> {
+    const acpSession = await this.reopen(params, client, params.mcpServers ?? []);
+    announceAfterAnswer(acpSession);
+    return { modes: acpSession.modes(), configOptions: acpSession.configOptions() };
+  }
+
+  private async reopen(
+    params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
+    client: Client,
+    mcpServers: readonly acp.McpServer[],
+  ): Promise<AcpSession> {
+    const { sessionId } = params;
+    if (this.opening.has(sessionId)) {
+      throw invalidRequest(`Session ${sessionId} is being opened by another request.`);
+    }
+    this.opening.add(sessionId);
+    try {
+      await this.closeOpen(sessionId);
+      this.warnAboutMcp(mcpServers);
+      const session = await openSession(this.config.home, sessionId);
+      const model = this.models.forSession(session.start.model);
+      if (model === undefined) {
+        await session.close();
+        throw internalError(this.models.problem());
+      }
+      if (resolve(params.cwd) !== resolve(session.cwd)) {
+        this.config.log(
+          `turnloop acp: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
+        );
+      }
+      const { events } = await readEventLog(eventsPath(this.config.home, sessionId));
+      const acpSession = new AcpSession(this.sessionContext(client), {
+        session,
+        model,
+        mode: defaultMode(this.config.face),
+        folders: this.folders(params.additionalDirectories),
+        titled: hasUserPrompt(events),
+      });
+      this.sessions.set(sessionId, acpSession);
+      return acpSession;
+    } finally {
+      this.opening.delete(sessionId);
+    }
+  }
+
+  /** ACP v1 session-list: this home's sessions, newest first, optionally of one cwd. */
+  private async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    const wanted = params.cwd == null ? undefined : resolve(params.cwd);
+    const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
+    if (!Number.isInteger(start) || start < 0) {
+      throw invalidParams("unknown cursor", { cursor: params.cursor });
+    }
+    const sessions: acp.SessionInfo[] = [];
+    for (const summary of await listSessions(this.config.home)) {
+      if (summary.cwd === null || (wanted !== undefined && resolve(summary.cwd) !== wanted)) {
+        continue;
+      }
+      sessions.push({
+        sessionId: summary.sessionId,
+        cwd: summary.cwd,
+        updatedAt: summary.lastActivity,
+        ...(summary.firstPrompt === null ? {} : { title: summary.firstPrompt }),
+      });
+    }
+    const page = sessions.slice(start, start + LIST_PAGE_SIZE);
+    const next = start + LIST_PAGE_SIZE;
+    return { sessions: page, ...(next < sessions.length ? { nextCursor: String(next) } : {}) };
+  }
+
+  /** ACP v1 `session/close`: cancels the running prompt, then frees the session. */
+  private async closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
+    this.opened(sessionId);
+    await this.closeOpen(sessionId);
+    return {};
+  }
+
+  /** ACP v1 session-delete: idempotent; an unknown id succeeds. */
+  private async deleteSession(sessionId: string): Promise<acp.DeleteSessionResponse> {
+    await this.closeOpen(sessionId);
+    try {
+      await deleteSession(this.config.home, sessionId);
+    } catch (error) {
+      if (!(error instanceof InvalidSessionIdError)) {
+        throw internalError(`Could not delete session ${sessionId}: ${describeError(error)}`);
+      }
+    }
+    return {};
+  }
+
+  /** ACP v1 session-modes: `session/set_mode`; the config options follow with `config_option_update`. */
+  private setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
+    const acpSession = this.opened(params.sessionId);
+    if (!isModeId(params.modeId)) {
+      throw invalidParams(`unknown mode ${params.modeId}; use ask, auto or autopilot`);
+    }
+    acpSession.setMode(params.modeId, { mode: false, config: true });
+    return {};
+  }
+
+  /** ACP v1 session-config-options: `mode` (also sends `current_mode_update`) and `model`. */
+  private setConfigOption(
+    params: acp.SetSessionConfigOptionRequest,
+  ): acp.SetSessionConfigOptionResponse {
+    const acpSession = this.opened(params.sessionId);
+    const { value } = params;
+    if (typeof value !== "string") {
+      throw invalidParams(`option ${params.configId} takes a value id, not a boolean`);
+    }
+    if (params.configId === MODE_OPTION_ID) {
+      if (!isModeId(value)) {
+        throw invalidParams(`unknown mode ${value}; use ask, auto or autopilot`);
+      }
+      acpSession.setMode(value, { mode: true, config: false });
+    } else if (params.configId === MODEL_OPTION_ID) {
+      acpSession.setModel(value, false);
+    } else {
+      throw invalidParams(`unknown config option ${params.configId}`);
+    }
+    return { configOptions: acpSession.configOptions() };
+  }
+
+  /** The open session `sessionId`. @throws `-32002` with `data.sessionId` when there is none. */
+  private opened(sessionId: string): AcpSession {
+    const acpSession = this.sessions.get(sessionId);
+    if (acpSession === undefined) {
+      throw acp.RequestError.sessionNotFound(sessionId);
+    }
+    return acpSession;
+  }
+
+  private async closeOpen(sessionId: string): Promise<void> {
+    const acpSession = this.sessions.get(sessionId);
+    if (acpSession !== undefined) {
+      this.sessions.delete(sessionId);
+      await acpSession.close();
+    }
+  }
+
+  private sessionContext(client: Client): AcpSessionContext {
+    return {
+      env: this.config.env,
+      face: this.config.face,
+      client,
+      offered: this.offered,
+      extraTools: this.config.extraTools ?? [],
+      models: this.models,
+    };
+  }
+
+  private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
+    return [...this.config.face.addDirs, ...(additionalDirectories ?? [])];
+  }
+
+  private warnAboutMcp(servers: readonly acp.McpServer[]): void {
+    if (servers.length > 0) {
+      const names = servers.map((server) => server.name).join(", ");
+      this.config.log(
+        `turnloop acp: MCP servers are not supported yet; ignoring ${servers.length} (${names})`,
+      );
+    }
+  }
+}
+
+/**
+ * Sends `available_commands_update` after the answer that establishes the session: clients drop
+ * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
+ * before anything scheduled with `setImmediate` from inside it.
+ */
+function announceAfterAnswer(acpSession: AcpSession): void {
+  setImmediate(() => acpSession.announceCommands());
+}
+
+async function checkDirectory(cwd: string): Promise<void> {
+  if (!isAbsolute(cwd)) {
+    throw invalidParams(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
+  }
+  const stats = await stat(cwd).catch(() => undefined);
+  if (!stats?.isDirectory()) {
+    throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
+  }
+}
+
+/** Reopens a session from its log. @throws `-32002` for an unknown (or impossible) id. */
+async function openSession(home: string, sessionId: string): Promise<Session> {
+  try {
+    return await Session.resume(home, sessionId);
+  } catch (error) {
+    if (error instanceof InvalidSessionIdError || hasCode(error, "ENOENT")) {
+      throw acp.RequestError.sessionNotFound(sessionId);
+    }
+    throw internalError(`Could not open session ${sessionId}: ${describeError(error)}`);
+  }
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return error instanceof Error && "code" in error && error.code === code;
+}
+
+function parseTooLarge(params: unknown): MessageTooLarge {
+  const record = (typeof params === "object" && params !== null ? params : {}) as Record<
+    string,
+    unknown
+  >;
+  return {
+    bytes: typeof record.bytes === "number" ? record.bytes : 0,
+    limit: typeof record.limit === "number" ? record.limit : 0,
+  };
+}

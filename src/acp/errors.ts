@@ -1,0 +1,72 @@
+import * as acp from "@agentclientprotocol/sdk";
+import type { ErrorType } from "../events/events.js";
+
+/** Longest error message sent to the client, in characters. */
+const MAX_MESSAGE_LENGTH = 1_000;
+
+/** JSON-RPC codes we use besides the SDK's helpers. */
+export const ERROR_CODES = {
+  invalidRequest: -32600,
+  invalidParams: -32602,
+  internal: -32603,
+  authRequired: -32000,
+} as const;
+
+/**
+ * The JSON-RPC error that answers a prompt whose model request failed (case 17): ACP has no error
+ * stop reason, so a failure is an error, never an empty `end_turn`. An authentication failure is
+ * ACP's auth-required `-32000`; anything else is `-32603` with the provider's message (already
+ * bounded and redacted by the provider layer), e.g. "The model request failed: HTTP 500: boom".
+ */
+export function promptFailure(failure: {
+  errorType: ErrorType;
+  message: string;
+  statusCode?: number;
+}): acp.RequestError {
+  const data = {
+    errorType: failure.errorType,
+    ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
+  };
+  if (failure.errorType === "authentication") {
+    return new acp.RequestError(
+      ERROR_CODES.authRequired,
+      bounded(`The model provider refused the credentials: ${failure.message}`),
+      data,
+    );
+  }
+  return new acp.RequestError(
+    ERROR_CODES.internal,
+    bounded(`The model request failed: ${failure.message}`),
+    data,
+  );
+}
+
+/** `-32602` with a message a person can act on (the SDK's own would say only "Invalid params"). */
+export function invalidParams(message: string, data?: unknown): acp.RequestError {
+  return new acp.RequestError(
+    ERROR_CODES.invalidParams,
+    bounded(`Invalid params: ${message}`),
+    data,
+  );
+}
+
+/** `-32600` for a request that is valid but cannot be served now (e.g. a prompt is running). */
+export function invalidRequest(message: string): acp.RequestError {
+  return new acp.RequestError(ERROR_CODES.invalidRequest, bounded(message));
+}
+
+/** `-32603` carrying our message as is (configuration problems, I/O failures). */
+export function internalError(message: string): acp.RequestError {
+  return new acp.RequestError(ERROR_CODES.internal, bounded(message));
+}
+
+/** The message of anything thrown. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function bounded(message: string): string {
+  return message.length <= MAX_MESSAGE_LENGTH
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}

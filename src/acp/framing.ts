@@ -1,0 +1,156 @@
+import * as acp from "@agentclientprotocol/sdk";
+
+/** The request an oversized line is replaced by, so its sender gets an error answer. */
+export const MESSAGE_TOO_LARGE_METHOD = "_turnloop/message_too_large";
+
+/** Params of {@link MESSAGE_TOO_LARGE_METHOD}. */
+export interface MessageTooLarge {
+  bytes: number;
+  limit: number;
+}
+
+export interface FramingOptions {
+  /** Longest accepted line, in bytes (default: the SDK's 32 MiB). */
+  maxMessageBytes?: number;
+  /** Told about every oversized line. */
+  log?: (line: string) => void;
+}
+
+const NEWLINE = 0x0a;
+/** Bytes of an oversized line kept to find its request id. */
+const HEAD_BYTES = 1_024;
+
+/**
+ * ACP v1 transports (stdio): newline-delimited JSON-RPC over byte streams, through the SDK's
+ * `ndJsonStream`, with lines of any size handled without closing the connection. The SDK fails
+ * the whole stream on a line over its limit (`MessageTooLargeError`); here such a line is dropped
+ * instead, and when it was a request (its `id` is found near its start) it is replaced by a small
+ * {@link MESSAGE_TOO_LARGE_METHOD} request with the same id, which the agent answers with an
+ * error. Malformed JSON is answered by the SDK with `-32700`, and the connection goes on.
+ */
+export function acpByteStream(
+  output: WritableStream<Uint8Array>,
+  input: ReadableStream<Uint8Array>,
+  options: FramingOptions = {},
+): acp.Stream {
+  const limit = options.maxMessageBytes ?? acp.DEFAULT_MAX_MESSAGE_BYTES;
+  const bounded = input.pipeThrough(boundedLines(limit, options.log ?? (() => {})));
+  // Our filter enforces the limit; the SDK's, a little higher, can then never close the stream.
+  return acp.ndJsonStream(output, bounded, { maxMessageBytes: limit + HEAD_BYTES });
+}
+
+/** Passes lines of at most `limit` bytes through whole; replaces longer ones (see above). */
+function boundedLines(
+  limit: number,
+  log: (line: string) => void,
+): TransformStream<Uint8Array, Uint8Array> {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  /** Set while skipping the rest of an oversized line: its first bytes and its length so far. */
+  let oversized: { head: Uint8Array; bytes: number } | undefined;
+
+  const endLine = (controller: TransformStreamDefaultController<Uint8Array>, tail: Uint8Array) => {
+    if (oversized !== undefined) {
+      const replacement = replacementLine(
+        oversized.head,
+        oversized.bytes + tail.length,
+        limit,
+        log,
+      );
+      if (replacement !== undefined) {
+        controller.enqueue(replacement);
+      }
+      oversized = undefined;
+      return;
+    }
+    pending.push(tail);
+    controller.enqueue(concat(pending, pendingBytes + tail.length));
+    controller.enqueue(Uint8Array.of(NEWLINE));
+    pending = [];
+    pendingBytes = 0;
+  };
+
+  const addToLine = (piece: Uint8Array) => {
+    if (oversized !== undefined) {
+      oversized.bytes += piece.length;
+      return;
+    }
+    if (pendingBytes + piece.length > limit) {
+      const all = concat([...pending, piece], pendingBytes + piece.length);
+      oversized = { head: all.slice(0, HEAD_BYTES), bytes: all.length };
+      pending = [];
+      pendingBytes = 0;
+      return;
+    }
+    pending.push(piece);
+    pendingBytes += piece.length;
+  };
+
+  return new TransformStream({
+    transform(chunk, controller) {
+      let start = 0;
+      let newline = chunk.indexOf(NEWLINE, start);
+      while (newline !== -1) {
+        const tail = chunk.subarray(start, newline);
+        if (oversized === undefined && pendingBytes + tail.length > limit) {
+          addToLine(tail);
+          endLine(controller, new Uint8Array(0));
+        } else {
+          endLine(controller, tail);
+        }
+        start = newline + 1;
+        newline = chunk.indexOf(NEWLINE, start);
+      }
+      if (start < chunk.length) {
+        // Copied: the reader may reuse its buffer for the next chunk.
+        addToLine(chunk.slice(start));
+      }
+    },
+    flush(controller) {
+      if (oversized !== undefined || pendingBytes > 0) {
+        endLine(controller, new Uint8Array(0));
+      }
+    },
+  });
+}
+
+function replacementLine(
+  head: Uint8Array,
+  bytes: number,
+  limit: number,
+  log: (line: string) => void,
+): Uint8Array | undefined {
+  const id = requestId(new TextDecoder().decode(head));
+  const answer = id === undefined ? "" : `; request ${id} gets an error`;
+  log(`turnloop acp: dropped a ${bytes}-byte message (the limit is ${limit} bytes)${answer}`);
+  if (id === undefined) {
+    return undefined;
+  }
+  const params: MessageTooLarge = { bytes, limit };
+  // `id` is JSON text taken from the message itself, so it is copied as is.
+  const request = `{"jsonrpc":"2.0","id":${id},"method":"${MESSAGE_TOO_LARGE_METHOD}"`;
+  const line = `${request},"params":${JSON.stringify(params)}}\n`;
+  return new TextEncoder().encode(line);
+}
+
+/**
+ * The JSON text of a top-level `"id"` member found before any nested object or array opens
+ * (clients write `{"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`); `undefined` otherwise.
+ */
+function requestId(head: string): string | undefined {
+  const match = /^\s*\{[^{}[\]]*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(head);
+  return match?.[1];
+}
+
+function concat(pieces: readonly Uint8Array[], length: number): Uint8Array {
+  if (pieces.length === 1 && pieces[0] !== undefined) {
+    return pieces[0];
+  }
+  const result = new Uint8Array(length);
+  let offset = 0;
+  for (const piece of pieces) {
+    result.set(piece, offset);
+    offset += piece.length;
+  }
+  return result;
+}

@@ -1,0 +1,87 @@
+import * as acp from "@agentclientprotocol/sdk";
+import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
+
+/** What an ACP permission question needs besides the gate's request. */
+export interface PermissionAsker {
+  client: acp.AgentContext;
+  sessionId: string;
+  /** The call's `tool_call` fields as already announced, so the question shows the same call. */
+  describe: (toolCallId: string) => Omit<acp.ToolCall, "toolCallId"> | undefined;
+}
+
+/** Said to the model when the user picks a reject option. */
+const DECLINED = "the user declined this call";
+
+/**
+ * The gate's way to ask over ACP v1 `session/request_permission` (ACP v1 tool-calls: permission
+ * requests). The call's `tool_call` was sent before, when the model listed it. Options map onto
+ * the gate's replies: allow_once → allow once, allow_always → allow for the session (recorded,
+ * survives `session/load`), reject_once → deny once, reject_always → deny for the session; a
+ * `cancelled` outcome, or the prompt's cancel, → cancelled. On cancel the request is abandoned
+ * with `$/cancel_request`, and a late answer is ignored (case 04).
+ */
+export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
+  return async (request, signal) => {
+    const described = asker.describe(request.toolCallId) ?? {
+      title: request.title,
+      kind: request.kind,
+      rawInput: request.rawInput,
+      locations: request.paths.map((path) => ({ path })),
+    };
+    const options: acp.PermissionOption[] = [
+      { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+      {
+        optionId: "allow_always",
+        name: `Always allow ${request.alwaysRule}`,
+        kind: "allow_always",
+      },
+      { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+      {
+        optionId: "reject_always",
+        name: `Always reject ${request.alwaysRule}`,
+        kind: "reject_always",
+      },
+    ];
+    const params: acp.RequestPermissionRequest = {
+      sessionId: asker.sessionId,
+      toolCall: { toolCallId: request.toolCallId, status: "pending", ...described },
+      options,
+    };
+    try {
+      const response = await asker.client.request(
+        acp.methods.client.session.requestPermission,
+        params,
+        { cancellationSignal: signal, stopWaitingOnCancel: true },
+      );
+      return permissionReply(response.outcome);
+    } catch (error) {
+      if (signal.aborted) {
+        return { decision: "cancelled" };
+      }
+      throw error;
+    }
+  };
+}
+
+/** The gate's reply for a `session/request_permission` outcome. */
+export function permissionReply(outcome: acp.RequestPermissionOutcome): PermissionReply {
+  if (outcome.outcome === "cancelled") {
+    return { decision: "cancelled" };
+  }
+  switch (outcome.optionId) {
+    case "allow_once":
+      return { decision: "allow", scope: "once" };
+    case "allow_always":
+      return { decision: "allow", scope: "session" };
+    case "reject_once":
+      return { decision: "deny", scope: "once", reason: DECLINED };
+    case "reject_always":
+      return { decision: "deny", scope: "session", reason: DECLINED };
+    default:
+      return {
+        decision: "deny",
+        scope: "once",
+        reason: `the client answered with an option we did not offer (${outcome.optionId})`,
+      };
+  }
+}

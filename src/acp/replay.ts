@@ -1,0 +1,38 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { SessionEvent } from "../events/events.js";
+import { UpdateMapper, type UpdateMapperOptions } from "./updates.js";
+
+/**
+ * The updates that replay a session for ACP v1 `session/load` (case 25): every user prompt
+ * (`user_message_chunk`), every answer and thought (whole, with the live `messageId`s), every tool
+ * call as `tool_call` followed by its final `tool_call_update` (calls cut off by a crash were
+ * given an interrupted result when the session was reopened, so none replays as pending), every
+ * plan, the title, and the latest usage once at the end.
+ * @param events the persisted events, in file order (after the reopening repairs).
+ */
+export function replayUpdates(
+  events: readonly SessionEvent[],
+  options: Omit<UpdateMapperOptions, "mode" | "titled">,
+): acp.SessionUpdate[] {
+  const mapper = new UpdateMapper({ ...options, mode: "replay", titled: false });
+  const updates: acp.SessionUpdate[] = [];
+  let usage: acp.SessionUpdate | undefined;
+  for (const event of events) {
+    for (const update of mapper.map(event)) {
+      if (update.sessionUpdate === "usage_update") {
+        usage = update;
+      } else {
+        updates.push(update);
+      }
+    }
+  }
+  if (usage !== undefined) {
+    updates.push(usage);
+  }
+  return updates;
+}
+
+/** Whether the log has a prompt typed by the user (so the session has a title already). */
+export function hasUserPrompt(events: readonly SessionEvent[]): boolean {
+  return events.some((event) => event.type === "user.message" && event.data.source === "user");
+}

@@ -1,0 +1,328 @@
+import { resolve } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import type { JsonObject, SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { titleFrom } from "./prompt-content.js";
+
+/** How a session's events are being turned into updates. */
+export type MappingMode =
+  /** A prompt turn as it happens: deltas stream, the user's own prompt is not echoed. */
+  | "live"
+  /** `session/load`: the persisted log, so whole messages and the user's prompts are sent. */
+  | "replay";
+
+export interface UpdateMapperOptions {
+  mode: MappingMode;
+  /** The session's working directory; relative tool paths resolve against it. */
+  cwd: string;
+  /** The tool a call names (for its kind, title and locations); `undefined` for unknown tools. */
+  toolNamed: (name: string) => AnyTool | undefined;
+  /** Context window of a model, in tokens (`usage_update.size`). */
+  contextWindow: (modelId: string) => number;
+  /** Whether the session has had a user prompt already (its title is known). */
+  titled: boolean;
+}
+
+type ToolCallContent = acp.ToolCallContent;
+
+/**
+ * Maps our session events onto ACP v1 `session/update`s, one event at a time, in order.
+ *
+ * Tool calls (ACP v1 tool-calls): `tool_call` (pending, with kind, title, locations and a
+ * non-empty `rawInput`) when the model's `assistant.message` lists the call, so it always precedes
+ * any `session/request_permission`; `tool_call_update` in_progress at `tool.execution_start` (the
+ * loop starts a call before the permission gate: a permission request sets the call back to
+ * pending, and `permission.completed` allowed sets it in progress again); completed or failed with
+ * content at `tool.execution_complete` (text; a diff for `edit` / `create`; the terminal when the
+ * command ran in a client terminal; the images a tool returned). Message chunks carry the
+ * `messageId` of our `assistant.message`, so live and replayed messages have the same ids.
+ */
+export class UpdateMapper {
+  private readonly calls = new Map<string, ToolRequest>();
+  /** `text:<messageId>` / `reasoning:<messageId>` of messages whose deltas were sent. */
+  private readonly streamed = new Set<string>();
+  private readonly terminals = new Map<string, string>();
+  private readonly options: UpdateMapperOptions;
+  private titled: boolean;
+  private cost = 0;
+  private costKnown = false;
+
+  constructor(options: UpdateMapperOptions) {
+    this.options = options;
+    this.titled = options.titled;
+  }
+
+  /** Records that a call's command runs in the client terminal `terminalId`. */
+  attachTerminal(toolCallId: string, terminalId: string): acp.SessionUpdate {
+    this.terminals.set(toolCallId, terminalId);
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      content: [{ type: "terminal", terminalId }],
+    };
+  }
+
+  /** The `tool_call` fields of a call (kind, title, locations, rawInput), for permission requests too. */
+  describe(toolCallId: string): Omit<acp.ToolCall, "toolCallId"> | undefined {
+    const request = this.calls.get(toolCallId);
+    return request === undefined ? undefined : this.describeRequest(request);
+  }
+
+  /** The updates for one event (often none). Exhaustive over the event union. */
+  map(event: SessionEvent): acp.SessionUpdate[] {
+    switch (event.type) {
+      case "user.message":
+        return this.userMessage(event.data, event.id, event.timestamp);
+      case "assistant.message_delta":
+        this.streamed.add(`text:${event.data.messageId}`);
+        return [chunk("agent_message_chunk", event.data.deltaContent, event.data.messageId)];
+      case "assistant.reasoning_delta":
+        this.streamed.add(`reasoning:${event.data.messageId}`);
+        return [chunk("agent_thought_chunk", event.data.deltaContent, event.data.messageId)];
+      case "assistant.message":
+        return this.assistantMessage(event.data);
+      case "assistant.usage":
+        return this.usage(event.data);
+      case "tool.execution_start":
+        return this.inProgress(event.data.toolCallId);
+      case "permission.completed":
+        // The permission request set the call back to pending; an allowed call runs now.
+        return event.data.decision === "allowed" ? this.inProgress(event.data.toolCallId) : [];
+      case "tool.execution_partial_result":
+        return this.partialResult(event.data);
+      case "tool.execution_complete":
+        return this.toolComplete(event.data);
+      case "session.plan_updated":
+        return [
+          { sessionUpdate: "plan", entries: event.data.entries.map((entry) => ({ ...entry })) },
+        ];
+      case "session.start":
+      case "session.resume":
+      case "assistant.turn_start":
+      case "assistant.turn_end":
+      case "assistant.retry":
+      case "permission.requested":
+      case "session.task_complete":
+      case "session.error":
+      case "abort":
+      case "session.compaction_start":
+      case "session.compaction_complete":
+      case "session.idle":
+      case "external_tool.requested":
+      case "external_tool.completed":
+      case "hook.start":
+      case "hook.end":
+        // Shown otherwise (the permission request, the prompt's answer) or not at all.
+        return [];
+      default: {
+        const unknown: never = event;
+        return unknown;
+      }
+    }
+  }
+
+  private userMessage(
+    data: SessionEventData["user.message"],
+    eventId: string,
+    timestamp: string,
+  ): acp.SessionUpdate[] {
+    if (data.source !== "user") {
+      // Autopilot nudges and hooks are ours, not the user's words.
+      return [];
+    }
+    const updates: acp.SessionUpdate[] = [];
+    if (this.options.mode === "replay") {
+      updates.push(chunk("user_message_chunk", data.content, eventId));
+    }
+    if (!this.titled) {
+      this.titled = true;
+      updates.push({
+        sessionUpdate: "session_info_update",
+        title: titleFrom(data.content),
+        updatedAt: timestamp,
+      });
+    }
+    return updates;
+  }
+
+  private assistantMessage(data: SessionEventData["assistant.message"]): acp.SessionUpdate[] {
+    const updates: acp.SessionUpdate[] = [];
+    const { messageId } = data;
+    if (data.reasoning !== undefined && data.reasoning !== "") {
+      if (!this.streamed.has(`reasoning:${messageId}`)) {
+        updates.push(chunk("agent_thought_chunk", data.reasoning, messageId));
+      }
+    }
+    if (data.content !== "" && !this.streamed.has(`text:${messageId}`)) {
+      updates.push(chunk("agent_message_chunk", data.content, messageId));
+    }
+    this.streamed.delete(`text:${messageId}`);
+    this.streamed.delete(`reasoning:${messageId}`);
+    for (const request of data.toolRequests) {
+      this.calls.set(request.toolCallId, request);
+      updates.push({
+        sessionUpdate: "tool_call",
+        toolCallId: request.toolCallId,
+        status: "pending",
+        ...this.describeRequest(request),
+      });
+    }
+    return updates;
+  }
+
+  private describeRequest(request: ToolRequest): Omit<acp.ToolCall, "toolCallId"> {
+    const rawInput: JsonObject =
+      request.argumentsError === undefined
+        ? request.arguments
+        : { rawArguments: request.rawArguments ?? "" };
+    const tool = this.options.toolNamed(request.name);
+    if (tool === undefined) {
+      return { title: request.name, kind: "other", rawInput, locations: [] };
+    }
+    const parsed = tool.input.safeParse(request.arguments);
+    if (!parsed.success || tool.scope === undefined || request.argumentsError !== undefined) {
+      return { title: tool.name, kind: tool.kind, rawInput, locations: [] };
+    }
+    const scope = tool.scope(parsed.data, this.options.cwd);
+    // A command's "location" is the cwd, which is no place to follow the agent to.
+    const locations =
+      tool.kind === "execute"
+        ? []
+        : scope.paths.map((path) => ({ path: resolve(this.options.cwd, path) }));
+    return { title: scope.title, kind: tool.kind, rawInput, locations };
+  }
+
+  private usage(data: SessionEventData["assistant.usage"]): acp.SessionUpdate[] {
+    if (data.cost !== undefined) {
+      this.cost += data.cost;
+      this.costKnown = true;
+    }
+    if (data.inputTokens === undefined) {
+      return [];
+    }
+    const used = Math.round(data.inputTokens + (data.outputTokens ?? 0));
+    return [
+      {
+        sessionUpdate: "usage_update",
+        used,
+        size: this.options.contextWindow(data.model),
+        ...(this.costKnown ? { cost: { amount: this.cost, currency: "USD" } } : {}),
+      },
+    ];
+  }
+
+  private inProgress(toolCallId: string): acp.SessionUpdate[] {
+    // A replay shows final states only.
+    if (this.options.mode === "replay") {
+      return [];
+    }
+    return [{ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" }];
+  }
+
+  private partialResult(
+    data: SessionEventData["tool.execution_partial_result"],
+  ): acp.SessionUpdate[] {
+    // A terminal shows the output itself; a late partial must not replace a final result.
+    if (!this.calls.has(data.toolCallId) || this.terminals.has(data.toolCallId)) {
+      return [];
+    }
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: data.toolCallId,
+        content: [textContent(data.partialOutput)],
+      },
+    ];
+  }
+
+  private toolComplete(data: SessionEventData["tool.execution_complete"]): acp.SessionUpdate[] {
+    const updates: acp.SessionUpdate[] = [];
+    const request = this.calls.get(data.toolCallId);
+    if (request === undefined) {
+      // A result whose request we never saw (a damaged log): announce the call first.
+      updates.push({
+        sessionUpdate: "tool_call",
+        toolCallId: data.toolCallId,
+        title: data.toolName,
+        kind: this.options.toolNamed(data.toolName)?.kind ?? "other",
+        status: "pending",
+        rawInput: {},
+      });
+    }
+    const terminalId = this.terminals.get(data.toolCallId);
+    const rawOutput =
+      terminalId !== undefined
+        ? { output: data.result.content }
+        : data.error === undefined
+          ? undefined
+          : { error: data.error.code };
+    updates.push({
+      sessionUpdate: "tool_call_update",
+      toolCallId: data.toolCallId,
+      status: data.success ? "completed" : "failed",
+      content: this.resultContent(data, request, terminalId),
+      ...(rawOutput === undefined ? {} : { rawOutput }),
+    });
+    this.calls.delete(data.toolCallId);
+    this.terminals.delete(data.toolCallId);
+    return updates;
+  }
+
+  /** The terminal, else an edit's diff, else the result text; then the images the tool returned. */
+  private resultContent(
+    data: SessionEventData["tool.execution_complete"],
+    request: ToolRequest | undefined,
+    terminalId: string | undefined,
+  ): ToolCallContent[] {
+    const text = data.result.content;
+    const diff =
+      data.success && request !== undefined ? editDiff(request, this.options.cwd) : undefined;
+    const content: ToolCallContent[] =
+      terminalId !== undefined
+        ? [{ type: "terminal", terminalId }]
+        : diff !== undefined
+          ? [diff]
+          : text === ""
+            ? []
+            : [textContent(text)];
+    // Images the tool gave the model (e.g. `view` of a PNG) are shown to the user too.
+    for (const image of data.result.images ?? []) {
+      content.push({
+        type: "content",
+        content: { type: "image", data: image.data, mimeType: image.mimeType },
+      });
+    }
+    return content;
+  }
+}
+
+function chunk(
+  kind: "user_message_chunk" | "agent_message_chunk" | "agent_thought_chunk",
+  text: string,
+  messageId: string,
+): acp.SessionUpdate {
+  return { sessionUpdate: kind, content: { type: "text", text }, messageId };
+}
+
+function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+/**
+ * The diff of an `edit {path, old_str, new_str}` or `create {path, file_text}` call, from its
+ * arguments (ACP `diff` content: a new file has no `oldText`).
+ */
+function editDiff(request: ToolRequest, cwd: string): ToolCallContent | undefined {
+  const { path, old_str: oldText, new_str: newText, file_text: fileText } = request.arguments;
+  if (typeof path !== "string") {
+    return undefined;
+  }
+  const absolute = resolve(cwd, path);
+  if (request.name === "edit" && typeof oldText === "string" && typeof newText === "string") {
+    return { type: "diff", path: absolute, oldText, newText };
+  }
+  if (request.name === "create" && typeof fileText === "string") {
+    return { type: "diff", path: absolute, oldText: null, newText: fileText };
+  }
+  return undefined;
+}

@@ -1,0 +1,219 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import type { PermissionAnswerer } from "./client-handlers.js";
+import { AcpHarness, requestMessages, sleep } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const isChunk = (update: acp.SessionUpdate) => update.sessionUpdate === "agent_message_chunk";
+
+/** Wire messages after the answer to the `occurrence`-th prompt. */
+function afterAnswer(current: AcpHarness, occurrence = 0) {
+  return current.wire.slice(current.answerIndex("session/prompt", occurrence) + 1);
+}
+
+function answerOf(current: AcpHarness, occurrence = 0): unknown {
+  return current.wire[current.answerIndex("session/prompt", occurrence)]?.message;
+}
+
+describe("case 02: cancel while the model streams", () => {
+  test("one cancelled answer, nothing after it, the stream is closed, the next prompt is clean", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue(
+      { text: Array.from({ length: 200 }, () => "word "), delayMs: 20 },
+      { text: "second", usage: { input: 20, output: 1 } },
+    );
+    const sessionId = await harness.newSession();
+    const running = harness.prompt(sessionId, "write a long text");
+    await harness.waitForUpdate(isChunk, 3);
+    const cancelledAt = Date.now();
+    await harness.cancel(sessionId);
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+    await sleep(300);
+    expect(afterAnswer(harness)).toEqual([]);
+    expect(harness.server.requests[0]?.clientClosed).toBe(true);
+    expect(answerOf(harness)).toEqual({
+      jsonrpc: "2.0",
+      id: expect.anything(),
+      result: { stopReason: "cancelled" },
+    });
+
+    const before = harness.updates(sessionId).length;
+    expect(await harness.prompt(sessionId, "again")).toEqual({ stopReason: "end_turn" });
+    const second = harness.updates(sessionId).slice(before).filter(isChunk);
+    expect(second.map((update) => (update.content as acp.TextContent).text)).toEqual(["second"]);
+    const types = (await harness.persisted(sessionId)).map((event) => event.type);
+    expect(types).toContain("abort");
+  });
+
+  test("a cancel sent right after the prompt still gets exactly one cancelled answer", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: Array.from({ length: 50 }, () => "x"), delayMs: 20 });
+    const sessionId = await harness.newSession();
+    const running = harness.prompt(sessionId, "go");
+    await harness.cancel(sessionId);
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    const answers = harness.wire.filter(
+      (entry) =>
+        entry.direction === "to-client" && "result" in entry.message && entry.message.id === 2,
+    );
+    expect(answers).toHaveLength(1);
+    const events = await harness.persisted(sessionId);
+    expect(
+      events.some((event) => event.type === "assistant.message" && event.data.content !== ""),
+    ).toBe(false);
+  });
+
+  test("an idle cancel does nothing and does not stick to the next prompt", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "normal" });
+    const sessionId = await harness.newSession();
+    await harness.waitForUpdate((update) => update.sessionUpdate === "available_commands_update");
+    const before = harness.wire.length;
+    await harness.cancel(sessionId);
+    await sleep(100);
+    expect(harness.wire.slice(before).filter((entry) => entry.direction === "to-client")).toEqual(
+      [],
+    );
+    expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
+  });
+
+  test("$/cancel_request for the prompt request is answered with a cancelled result", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), delayMs: 20 });
+    const sessionId = await harness.newSession();
+    const controller = new AbortController();
+    const running = harness.prompt(sessionId, "go", { cancellationSignal: controller.signal });
+    await harness.waitForUpdate(isChunk, 2);
+    controller.abort();
+    expect(await running).toEqual({ stopReason: "cancelled" });
+  });
+});
+
+describe("case 01 over ACP: cancel while a command runs", () => {
+  test("the call ends failed before the cancelled answer; its interrupted result is on disk; the next prompt is valid", async () => {
+    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
+      { text: "ok" },
+    );
+    const sessionId = await harness.newSession();
+    const running = harness.prompt(sessionId, "run sleep 30");
+    await harness.waitForUpdate(
+      (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
+    );
+    await sleep(300);
+    const cancelledAt = Date.now();
+    await harness.cancel(sessionId);
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    expect(Date.now() - cancelledAt).toBeLessThan(3_000);
+    const last = harness.updates(sessionId).at(-1);
+    expect(last).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_S1",
+      status: "failed",
+      rawOutput: { error: "cancelled" },
+    });
+    expect(JSON.stringify(last)).toContain("cancelled");
+    const complete = (await harness.persisted(sessionId)).find(
+      (event) => event.type === "tool.execution_complete",
+    );
+    expect(complete?.data).toMatchObject({ toolCallId: "call_S1", success: false });
+
+    expect(await harness.prompt(sessionId, "say ok")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
+    expect(requestMessages(harness.server, 1).map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "user",
+    ]);
+  });
+});
+
+describe("case 04: cancel while a permission request is pending", () => {
+  const variants: Array<[string, (cancelled: Promise<void>) => PermissionAnswerer]> = [
+    [
+      "A: the client answers cancelled",
+      (cancelled) => async () => {
+        await cancelled;
+        return { outcome: { outcome: "cancelled" } };
+      },
+    ],
+    ["B: the client never answers", () => () => new Promise(() => {})],
+    [
+      "C: the client allows half a second after the cancel",
+      (cancelled) => async () => {
+        await cancelled;
+        await sleep(500);
+        return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      },
+    ],
+  ];
+
+  test.each(variants)("%s", async (_name, answerer) => {
+    harness = await AcpHarness.start();
+    let markCancelled = () => {};
+    const cancelled = new Promise<void>((resolve) => {
+      markCancelled = resolve;
+    });
+    harness.behaviour.answerPermission = answerer(cancelled);
+    harness.server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_W1", name: "create", arguments: '{"path":"x.txt","file_text":"X"}' },
+        ],
+      },
+      { text: "ok" },
+    );
+    const sessionId = await harness.newSession();
+    const running = harness.prompt(sessionId, "write x.txt");
+    await harness.waitForWire((entry) => entry.message.method === "session/request_permission");
+    const cancelledAt = Date.now();
+    await harness.cancel(sessionId);
+    markCancelled();
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+    expect(harness.updates(sessionId).at(-1)).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_W1",
+      status: "failed",
+      content: [
+        { type: "content", content: { type: "text", text: expect.stringMatching(/^Interrupted/) } },
+      ],
+    });
+    const permissionId = harness.wire.find(
+      (entry) => entry.message.method === "session/request_permission",
+    )?.message.id;
+    const cancelRequest = harness.wire.find((entry) => entry.message.method === "$/cancel_request");
+    expect(cancelRequest?.message.params).toEqual({ requestId: permissionId });
+
+    await sleep(700);
+    expect(existsSync(join(harness.cwd, "x.txt"))).toBe(false);
+    expect(afterAnswer(harness).filter((entry) => entry.direction === "to-client")).toEqual([]);
+    expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
+    expect(
+      harness.wire.filter((entry) => entry.message.method === "session/request_permission"),
+    ).toHaveLength(1);
+    const toolMessage = requestMessages(harness.server, 1).find(
+      (message) => message.role === "tool",
+    );
+    expect(toolMessage).toMatchObject({ tool_call_id: "call_W1" });
+    const types = (await harness.persisted(sessionId))
+      .map((event) => event.type)
+      .filter((type) => type.startsWith("permission.") || type === "tool.execution_complete");
+    expect(types).toEqual([
+      "permission.requested",
+      "permission.completed",
+      "tool.execution_complete",
+    ]);
+  });
+});

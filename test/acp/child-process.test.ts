@@ -1,0 +1,175 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { ChildFixture } from "./child-process.js";
+import { requestMessages, sleep } from "./support.js";
+
+let fixture: ChildFixture;
+beforeEach(async () => {
+  fixture = await ChildFixture.start();
+});
+afterEach(async () => {
+  await fixture.close();
+});
+
+const call = (id: string, name: string, args: object) => ({
+  toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
+});
+
+describe("turnloop acp as a child process", () => {
+  test("a full coding session: read, edit with permission, a command, bad input, a cancel, a reload", async () => {
+    await writeFile(join(fixture.cwd, "greet.txt"), "helo world\n");
+    fixture.server.enqueue(
+      call("call_V", "view", { path: "greet.txt" }),
+      call("call_E", "edit", { path: "greet.txt", old_str: "helo", new_str: "hello" }),
+      call("call_B", "bash", { command: "cat greet.txt" }),
+      { text: "Fixed the greeting." },
+      { text: "That was long." },
+      call("call_S", "bash", { command: "sleep 30" }),
+      { text: "Welcome back." },
+    );
+    const agent = fixture.startAgent();
+    await agent.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
+    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: fixture.cwd,
+      mcpServers: [],
+    });
+    const prompt = (text: string) =>
+      agent.client.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      });
+    expect(await prompt("fix the typo in greet.txt")).toEqual({ stopReason: "end_turn" });
+    expect(await readFile(join(fixture.cwd, "greet.txt"), "utf8")).toBe("hello world\n");
+    const asked = agent.behaviour.calls.filter(
+      (entry) => entry.method === "session/request_permission",
+    );
+    expect(asked).toHaveLength(2);
+    expect(agent.behaviour.calls.map((entry) => entry.method)).toContain("terminal/create");
+    expect(requestMessages(fixture.server, 3).at(-1)?.content).toBe(
+      "hello world\n<exited with exit code 0>",
+    );
+
+    // Garbage and a 5 MB line: errors for the garbage, and the agent goes on serving.
+    agent.writeRaw('this is not json\n{"jsonrpc":"2.0",\n[]\n');
+    const long = "z".repeat(5 * 1024 * 1024);
+    expect(await prompt(long)).toEqual({ stopReason: "end_turn" });
+    expect(requestMessages(fixture.server, 4).at(-1)?.content).toBe(long);
+    const parseErrors = agent
+      .messages()
+      .filter((message) => (message.error as { code?: number } | undefined)?.code === -32700);
+    expect(parseErrors).toHaveLength(2);
+
+    // A cancel while the command runs in the client's terminal.
+    const running = prompt("wait a bit");
+    await agent.waitForUpdate(
+      sessionId,
+      (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
+    );
+    await sleep(200);
+    await agent.client.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await running).toEqual({ stopReason: "cancelled" });
+
+    // stdout carried nothing but JSON-RPC; closing stdin ends the agent cleanly.
+    expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
+    expect(await agent.end()).toBe(0);
+
+    const again = fixture.startAgent();
+    await again.initialize();
+    await again.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: fixture.cwd,
+      mcpServers: [],
+    });
+    const statuses = again
+      .updates(sessionId)
+      .flatMap((update) =>
+        update.sessionUpdate === "tool_call_update" ? [[update.toolCallId, update.status]] : [],
+      );
+    expect(statuses).toEqual([
+      ["call_V", "completed"],
+      ["call_E", "completed"],
+      ["call_B", "completed"],
+      ["call_S", "failed"],
+    ]);
+    const reloaded = await again.client.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "thanks" }],
+    });
+    expect(reloaded).toEqual({ stopReason: "end_turn" });
+    expect(fixture.server.requests.every((request) => request.status === 200)).toBe(true);
+  });
+
+  test("case 01 variant C: kill -9 during a command, restart, load: the call is repaired once and the next prompt is valid", async () => {
+    fixture.server.enqueue(call("call_S1", "bash", { command: "sleep 30" }), { text: "ok" });
+    const agent = fixture.startAgent();
+    await agent.initialize();
+    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: fixture.cwd,
+      mcpServers: [],
+    });
+    await agent.client.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    const running = agent.client
+      .request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "run sleep 30" }],
+      })
+      .catch((error: unknown) => error);
+    await agent.waitForUpdate(
+      sessionId,
+      (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
+    );
+    await sleep(300);
+    await agent.kill();
+    expect(await running).toBeInstanceOf(Error);
+    expect((await fixture.persisted(sessionId)).map((event) => event.type).at(-1)).toBe(
+      "tool.execution_start",
+    );
+
+    const restarted = fixture.startAgent();
+    await restarted.initialize();
+    await restarted.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: fixture.cwd,
+      mcpServers: [],
+    });
+    const final = restarted
+      .updates(sessionId)
+      .filter((update) => update.sessionUpdate === "tool_call_update")
+      .at(-1);
+    expect(final).toMatchObject({
+      toolCallId: "call_S1",
+      status: "failed",
+      content: [
+        { type: "content", content: { type: "text", text: expect.stringMatching(/^Interrupted/) } },
+      ],
+      rawOutput: { error: "interrupted" },
+    });
+    const events = await fixture.persisted(sessionId);
+    expect(events.map((event) => event.type).slice(-3)).toEqual([
+      "tool.execution_start",
+      "session.resume",
+      "tool.execution_complete",
+    ]);
+
+    const answer = await restarted.client.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "say ok" }],
+    });
+    expect(answer).toEqual({ stopReason: "end_turn" });
+    expect(fixture.server.requests.at(-1)?.status).toBe(200);
+    expect(requestMessages(fixture.server, -1).map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "user",
+    ]);
+    const repairs = (await fixture.persisted(sessionId)).filter(
+      (event) => event.type === "tool.execution_complete",
+    );
+    expect(repairs).toHaveLength(1);
+    expect(await restarted.end()).toBe(0);
+  });
+});

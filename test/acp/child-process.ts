@@ -1,0 +1,188 @@
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import type { SessionEvent } from "../../src/events/events.js";
+import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
+import { sleep } from "./support.js";
+
+/**
+ * `node dist/cli/main.js acp` as a real child process, driven by the SDK's client over its stdio;
+ * every stdout line is kept raw, to check that nothing but protocol messages is written there.
+ */
+export class AcpChild {
+  readonly stdoutLines: string[] = [];
+  stderr = "";
+  readonly behaviour: ClientBehaviour = {
+    calls: [],
+    answerPermission: allowOnce(),
+    buffers: new Map(),
+  };
+  readonly process: ChildProcessWithoutNullStreams;
+  readonly connection: acp.ClientConnection;
+  readonly exited: Promise<number | null>;
+
+  constructor(env: NodeJS.ProcessEnv, cwd: string) {
+    if (!existsSync(CLI_PATH)) {
+      throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+    }
+    this.process = spawn(process.execPath, [CLI_PATH, "acp"], { cwd, env });
+    this.exited = new Promise((resolve) => this.process.on("close", (code) => resolve(code)));
+    this.process.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderr += chunk;
+    });
+    const decoder = new TextDecoder();
+    let buffered = "";
+    const lines = this.stdoutLines;
+    const tap = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let newline = buffered.indexOf("\n");
+        while (newline !== -1) {
+          lines.push(buffered.slice(0, newline));
+          buffered = buffered.slice(newline + 1);
+          newline = buffered.indexOf("\n");
+        }
+        controller.enqueue(chunk);
+      },
+    });
+    const output = Readable.toWeb(this.process.stdout) as ReadableStream<Uint8Array>;
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(this.process.stdin) as WritableStream<Uint8Array>,
+      output.pipeThrough(tap),
+    );
+    this.connection = testClientApp(this.behaviour).connect(stream);
+  }
+
+  get client(): acp.ClientContext {
+    return this.connection.agent;
+  }
+
+  async initialize(offer: acp.ClientCapabilities = {}): Promise<void> {
+    await this.client.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: offer,
+    });
+  }
+
+  /** Writes raw text to the agent's stdin, between the SDK's whole messages. */
+  writeRaw(text: string): void {
+    this.process.stdin.write(text);
+  }
+
+  /** Parsed stdout messages. */
+  messages(): Array<Record<string, unknown>> {
+    return this.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  updates(sessionId: string): acp.SessionUpdate[] {
+    return this.messages()
+      .filter((message) => message.method === "session/update")
+      .map((message) => message.params as acp.SessionNotification)
+      .filter((params) => params.sessionId === sessionId)
+      .map((params) => params.update);
+  }
+
+  async waitForUpdate(sessionId: string, predicate: (update: acp.SessionUpdate) => boolean) {
+    const deadline = Date.now() + 10_000;
+    while (!this.updates(sessionId).some(predicate)) {
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting for an update; stderr: ${this.stderr}`);
+      }
+      await sleep(20);
+    }
+  }
+
+  /** Closes stdin (the client went away) and waits for the exit code. */
+  async end(): Promise<number | null> {
+    this.process.stdin.end();
+    return this.exited;
+  }
+
+  /** `kill -9`, and the same for the process groups of commands it started (they would linger). */
+  async kill(): Promise<void> {
+    const groups = childPids(this.process.pid);
+    this.process.kill("SIGKILL");
+    await this.exited;
+    for (const pid of groups) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+}
+
+function childPids(pid: number | undefined): number[] {
+  if (pid === undefined) {
+    return [];
+  }
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => Number(line.trim()))
+      .filter((child) => Number.isInteger(child) && child > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** A fake model server, a home and a cwd for child agents, and the agents started there. */
+export class ChildFixture {
+  readonly children: AcpChild[] = [];
+
+  private constructor(
+    readonly server: FakeModelServer,
+    readonly home: string,
+    readonly cwd: string,
+  ) {}
+
+  static async start(): Promise<ChildFixture> {
+    const server = await startFakeModelServer();
+    const home = await mkdtemp(join(tmpdir(), "turnloop-acp-child-home-"));
+    const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-child-cwd-")));
+    return new ChildFixture(server, home, cwd);
+  }
+
+  /** The environment `turnloop` runs in: this home, the fake model, nothing of the parent's. */
+  environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    return cleanEnvironment({
+      TURNLOOP_HOME: this.home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${this.server.url}/v1`,
+      ...extra,
+    });
+  }
+
+  startAgent(): AcpChild {
+    const child = new AcpChild(this.environment(), this.cwd);
+    this.children.push(child);
+    return child;
+  }
+
+  async persisted(sessionId: string): Promise<SessionEvent[]> {
+    const path = join(this.home, "session-state", sessionId, "events.jsonl");
+    return (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as SessionEvent);
+  }
+
+  async close(): Promise<void> {
+    for (const child of this.children.splice(0)) {
+      if (child.process.exitCode === null && child.process.signalCode === null) {
+        await child.kill();
+      }
+    }
+    await this.server.close();
+    await rm(this.home, { recursive: true, force: true });
+    await rm(this.cwd, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+
+/** A request the test client received from the agent (besides `session/update`). */
+export interface ClientCall {
+  method: string;
+  params: unknown;
+}
+
+/** How the test client answers `session/request_permission`; default: allow once. */
+export type PermissionAnswerer = (
+  params: acp.RequestPermissionRequest,
+) => Promise<acp.RequestPermissionResponse>;
+
+/** The client's side of the test: what it offers and how it answers. */
+export interface ClientBehaviour {
+  calls: ClientCall[];
+  answerPermission: PermissionAnswerer;
+  /** Content `fs/read_text_file` returns instead of the disk's, by path (an editor's unsaved buffer). */
+  buffers: Map<string, string>;
+}
+
+export function allowOnce(): PermissionAnswerer {
+  return async () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+}
+
+/** Picks the option of `kind` the agent offered. */
+export function choose(kind: acp.PermissionOptionKind): PermissionAnswerer {
+  return async (params) => {
+    const option = params.options.find((candidate) => candidate.kind === kind);
+    if (option === undefined) {
+      throw new Error(`no ${kind} option offered`);
+    }
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  };
+}
+
+/**
+ * An ACP client app like an editor's: records every request it gets, answers permissions as the
+ * test says, implements `fs/*` over the real disk (with optional unsaved buffers) and `terminal/*`
+ * with real child processes.
+ */
+export function testClientApp(behaviour: ClientBehaviour): acp.ClientApp {
+  const terminals = new TerminalPool();
+  const record = (method: string, params: unknown) => behaviour.calls.push({ method, params });
+  const methods = acp.methods.client;
+  return acp
+    .client({ name: "turnloop-test-client" })
+    .onNotification(methods.session.update, () => {})
+    .onRequest(methods.session.requestPermission, ({ params }) => {
+      record(methods.session.requestPermission, params);
+      return behaviour.answerPermission(params);
+    })
+    .onRequest(methods.fs.readTextFile, async ({ params }) => {
+      record(methods.fs.readTextFile, params);
+      const content = behaviour.buffers.get(params.path) ?? (await readFile(params.path, "utf8"));
+      return { content };
+    })
+    .onRequest(methods.fs.writeTextFile, async ({ params }) => {
+      record(methods.fs.writeTextFile, params);
+      await mkdir(dirname(params.path), { recursive: true });
+      await writeFile(params.path, params.content);
+      return {};
+    })
+    .onRequest(methods.terminal.create, ({ params }) => {
+      record(methods.terminal.create, params);
+      return { terminalId: terminals.create(params) };
+    })
+    .onRequest(methods.terminal.output, ({ params }) => {
+      record(methods.terminal.output, params);
+      return terminals.output(params.terminalId);
+    })
+    .onRequest(methods.terminal.waitForExit, ({ params }) => {
+      record(methods.terminal.waitForExit, params);
+      return terminals.waitForExit(params.terminalId);
+    })
+    .onRequest(methods.terminal.kill, ({ params }) => {
+      record(methods.terminal.kill, params);
+      terminals.kill(params.terminalId);
+      return {};
+    })
+    .onRequest(methods.terminal.release, ({ params }) => {
+      record(methods.terminal.release, params);
+      terminals.kill(params.terminalId);
+      terminals.release(params.terminalId);
+      return {};
+    });
+}
+
+interface TerminalProcess {
+  child: ChildProcess;
+  output: string;
+  exit: Promise<acp.TerminalExitStatus>;
+  status?: acp.TerminalExitStatus;
+}
+
+/** Real processes behind `terminal/*`, as an editor's terminals would be. */
+class TerminalPool {
+  private readonly terminals = new Map<string, TerminalProcess>();
+  private next = 1;
+
+  create(params: acp.CreateTerminalRequest): string {
+    const id = `term-${this.next++}`;
+    const env = { ...process.env };
+    for (const variable of params.env ?? []) {
+      env[variable.name] = variable.value;
+    }
+    const child = spawn(params.command, params.args ?? [], {
+      cwd: params.cwd ?? process.cwd(),
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const terminal: TerminalProcess = {
+      child,
+      output: "",
+      exit: new Promise((resolve) => {
+        child.on("close", (exitCode, signal) => {
+          terminal.status = { exitCode, signal };
+          resolve({ exitCode, signal });
+        });
+      }),
+    };
+    const append = (chunk: Buffer) => {
+      terminal.output += chunk.toString("utf8");
+    };
+    child.stdout?.on("data", append);
+    child.stderr?.on("data", append);
+    this.terminals.set(id, terminal);
+    return id;
+  }
+
+  output(id: string): acp.TerminalOutputResponse {
+    const terminal = this.get(id);
+    return {
+      output: terminal.output,
+      truncated: false,
+      ...(terminal.status === undefined ? {} : { exitStatus: terminal.status }),
+    };
+  }
+
+  async waitForExit(id: string): Promise<acp.WaitForTerminalExitResponse> {
+    return this.get(id).exit;
+  }
+
+  kill(id: string): void {
+    const terminal = this.terminals.get(id);
+    if (terminal?.status === undefined && terminal?.child.pid !== undefined) {
+      try {
+        process.kill(-terminal.child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  release(id: string): void {
+    this.terminals.delete(id);
+  }
+
+  private get(id: string): TerminalProcess {
+    const terminal = this.terminals.get(id);
+    if (terminal === undefined) {
+      throw acp.RequestError.resourceNotFound(id);
+    }
+    return terminal;
+  }
+}

@@ -1,0 +1,173 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import { AcpHarness, requestMessages, sleep } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const EDITOR: acp.ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: true,
+};
+
+function callsOf(current: AcpHarness, method: string): unknown[] {
+  return current.behaviour.calls
+    .filter((call) => call.method === method)
+    .map((call) => call.params);
+}
+
+function finalUpdate(current: AcpHarness, toolCallId: string): acp.SessionUpdate | undefined {
+  return current
+    .updates()
+    .filter((update) => update.sessionUpdate === "tool_call_update")
+    .filter((update) => update.toolCallId === toolCallId && update.status != null)
+    .at(-1);
+}
+
+describe("a client that offers fs and terminals", () => {
+  test("reads its buffers, writes through it with a diff, runs commands in its terminals", async () => {
+    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    const path = join(harness.cwd, "a.txt");
+    await writeFile(path, "on disk\n");
+    harness.behaviour.buffers.set(path, "in the editor\n");
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_V", name: "view", arguments: '{"path":"a.txt"}' }] },
+      {
+        toolCalls: [
+          {
+            id: "call_E",
+            name: "edit",
+            arguments: JSON.stringify({
+              path: "a.txt",
+              old_str: "in the editor",
+              new_str: "edited",
+            }),
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: "call_C", name: "create", arguments: '{"path":"b.txt","file_text":"new\\n"}' },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: "call_B", name: "bash", arguments: '{"command":"echo out; echo err >&2; exit 3"}' },
+        ],
+      },
+      { text: "done" },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "edit and run")).toEqual({ stopReason: "end_turn" });
+
+    // view read the editor's buffer, not the disk.
+    expect(callsOf(harness, "fs/read_text_file")).toContainEqual({ sessionId, path });
+    expect(requestMessages(harness.server, 1).at(-1)?.content).toBe("1. in the editor\n2.");
+
+    // edit and create wrote through the client, and their updates are diffs.
+    expect(callsOf(harness, "fs/write_text_file")).toEqual([
+      { sessionId, path, content: "edited\n" },
+      { sessionId, path: join(harness.cwd, "b.txt"), content: "new\n" },
+    ]);
+    expect(finalUpdate(harness, "call_E")).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_E",
+      status: "completed",
+      content: [{ type: "diff", path, oldText: "in the editor", newText: "edited" }],
+    });
+    expect(finalUpdate(harness, "call_C")).toMatchObject({
+      content: [
+        { type: "diff", path: join(harness.cwd, "b.txt"), oldText: null, newText: "new\n" },
+      ],
+    });
+
+    // bash ran in a client terminal: create → wait → output → release; the updates embed it.
+    expect(callsOf(harness, "terminal/create")).toEqual([
+      {
+        sessionId,
+        command: "bash",
+        args: ["-c", "echo out; echo err >&2; exit 3"],
+        cwd: harness.cwd,
+        env: [
+          { name: "PAGER", value: "cat" },
+          { name: "GIT_PAGER", value: "cat" },
+        ],
+        outputByteLimit: 1_000_000,
+      },
+    ]);
+    const terminalMethods = harness.behaviour.calls
+      .map((call) => call.method)
+      .filter((method) => method.startsWith("terminal/"));
+    expect(terminalMethods).toEqual([
+      "terminal/create",
+      "terminal/wait_for_exit",
+      "terminal/output",
+      "terminal/release",
+    ]);
+    const terminalContent = [{ type: "terminal", terminalId: "term-1" }];
+    expect(harness.updates()).toContainEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_B",
+      content: terminalContent,
+    });
+    expect(finalUpdate(harness, "call_B")).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_B",
+      status: "completed",
+      content: terminalContent,
+      rawOutput: { output: expect.stringMatching(/out\n.*err\n<exited with exit code 3>$/s) },
+    });
+    expect(requestMessages(harness.server, 4).at(-1)?.content).toMatch(
+      /<exited with exit code 3>$/,
+    );
+  });
+
+  test("cancel during a terminal command kills and releases it, and the answer is cancelled", async () => {
+    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    harness.server.enqueue({
+      toolCalls: [
+        { id: "call_S", name: "bash", arguments: '{"command":"sleep 30; touch late.txt"}' },
+      ],
+    });
+    const sessionId = await harness.newSession();
+    const running = harness.prompt(sessionId, "wait");
+    await harness.waitForWire((entry) => entry.message.method === "terminal/wait_for_exit");
+    await sleep(100);
+    const cancelledAt = Date.now();
+    await harness.cancel(sessionId);
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    expect(Date.now() - cancelledAt).toBeLessThan(3_000);
+    const methods = harness.behaviour.calls.map((call) => call.method);
+    expect(methods).toContain("terminal/kill");
+    expect(methods.at(-1)).toBe("terminal/release");
+    expect(finalUpdate(harness, "call_S")).toMatchObject({ status: "failed" });
+    expect(existsSync(join(harness.cwd, "late.txt"))).toBe(false);
+  });
+
+  test("without the capabilities, tools use the disk and never call the client", async () => {
+    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    await writeFile(join(harness.cwd, "a.txt"), "disk\n");
+    harness.server.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_E",
+            name: "edit",
+            arguments: JSON.stringify({ path: "a.txt", old_str: "disk", new_str: "changed" }),
+          },
+        ],
+      },
+      { text: "done" },
+    );
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "edit");
+    expect(await readFile(join(harness.cwd, "a.txt"), "utf8")).toBe("changed\n");
+    expect(harness.behaviour.calls).toEqual([]);
+  });
+});

@@ -1,0 +1,261 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import { AcpHarness, normalise, requestMessages, sleep } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const PLAN = {
+  entries: [
+    { content: "Say a", priority: "high", status: "in_progress" },
+    { content: "Report", priority: "low", status: "pending" },
+  ],
+};
+
+/** Three prompts: a plan and a command, a binary file read, a command cancelled while it runs. */
+async function liveSession(current: AcpHarness): Promise<string> {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+  await writeFile(join(current.cwd, "img.png"), png);
+  current.server.enqueue(
+    {
+      reasoning: "I should plan.",
+      toolCalls: [
+        { id: "call_P1", name: "update_plan", arguments: JSON.stringify(PLAN) },
+        { id: "call_B1", name: "bash", arguments: '{"command":"echo a"}' },
+      ],
+    },
+    { text: "done a" },
+    { toolCalls: [{ id: "call_V1", name: "view", arguments: '{"path":"img.png"}' }] },
+    { text: "it's an image" },
+    { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 60"}' }] },
+  );
+  const sessionId = await current.newSession();
+  await current.prompt(sessionId, "first");
+  await current.prompt(sessionId, "second");
+  const third = current.prompt(sessionId, "third");
+  await current.waitForUpdate(
+    (update) =>
+      update.sessionUpdate === "tool_call_update" &&
+      update.toolCallId === "call_S1" &&
+      update.status === "in_progress",
+  );
+  await sleep(300);
+  await current.cancel(sessionId);
+  expect(await third).toEqual({ stopReason: "cancelled" });
+  return sessionId;
+}
+
+const text = (value: string) => ({ type: "text", text: value });
+
+/** The content of a call's last update with a status (its final state). */
+function finalContent(updates: acp.SessionUpdate[], toolCallId: string): unknown {
+  const final = updates
+    .filter((update) => update.sessionUpdate === "tool_call_update")
+    .filter((update) => update.toolCallId === toolCallId && update.status != null)
+    .at(-1);
+  return final?.sessionUpdate === "tool_call_update" ? final.content : undefined;
+}
+const result = (value: string) => [{ type: "content", content: text(value) }];
+
+describe("case 25: session/load replays the whole conversation, then answers", () => {
+  test("after a completed session, in a new agent: every update, in order, before the answer", async () => {
+    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const sessionId = await liveSession(harness);
+    const live = harness.updates(sessionId);
+
+    harness = await harness.restart();
+    const answer = await harness.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: harness.cwd,
+      mcpServers: [],
+    });
+    expect(answer.modes?.currentModeId).toBe("auto");
+    const answerAt = harness.answerIndex("session/load");
+    const replayed = harness.wire
+      .slice(0, answerAt)
+      .filter((entry) => entry.message.method === "session/update")
+      .map((entry) => (entry.message.params as acp.SessionNotification).update);
+    expect(normalise(replayed, harness.cwd)).toEqual([
+      { sessionUpdate: "user_message_chunk", content: text("first"), messageId: "message-1" },
+      { sessionUpdate: "session_info_update", title: "first", updatedAt: "<time>" },
+      {
+        sessionUpdate: "agent_thought_chunk",
+        content: text("I should plan."),
+        messageId: "message-2",
+      },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_P1",
+        status: "pending",
+        title: "Update plan",
+        kind: "think",
+        rawInput: PLAN,
+        locations: [],
+      },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_B1",
+        status: "pending",
+        title: "Run echo a",
+        kind: "execute",
+        rawInput: { command: "echo a" },
+        locations: [],
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_P1",
+        status: "completed",
+        content: result("Plan updated: 0 of 2 done.\n[~] Say a (high)\n[ ] Report (low)"),
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_B1",
+        status: "completed",
+        content: result("a\n<exited with exit code 0>"),
+      },
+      { sessionUpdate: "plan", entries: PLAN.entries },
+      { sessionUpdate: "agent_message_chunk", content: text("done a"), messageId: "message-3" },
+      { sessionUpdate: "user_message_chunk", content: text("second"), messageId: "message-4" },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_V1",
+        status: "pending",
+        title: "Read img.png",
+        kind: "read",
+        rawInput: { path: "img.png" },
+        locations: [{ path: "<cwd>/img.png" }],
+      },
+      // Whatever view answers for an image (the tools' wording), exactly as it was shown live.
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_V1",
+        status: "completed",
+        content: finalContent(live, "call_V1"),
+      },
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: text("it's an image"),
+        messageId: "message-5",
+      },
+      { sessionUpdate: "user_message_chunk", content: text("third"), messageId: "message-6" },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_S1",
+        status: "pending",
+        title: "Run sleep 60",
+        kind: "execute",
+        rawInput: { command: "sleep 60" },
+        locations: [],
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_S1",
+        status: "failed",
+        content: result(
+          "Command cancelled; its process group was killed.\n[cancelled by the user]",
+        ),
+        rawOutput: { error: "cancelled" },
+      },
+      { sessionUpdate: "usage_update", used: 15, size: 128_000 },
+    ]);
+
+    // Replayed calls look as they did live: same id, title, kind, locations, final status.
+    const calls = (updates: acp.SessionUpdate[]) =>
+      updates.flatMap((update) => {
+        if (update.sessionUpdate !== "tool_call") {
+          return [];
+        }
+        const final = updates
+          .filter((later) => later.sessionUpdate === "tool_call_update")
+          .filter((later) => later.toolCallId === update.toolCallId && later.status != null)
+          .at(-1);
+        const { toolCallId, title, kind, locations } = update;
+        return [{ toolCallId, title, kind, locations, status: final?.status }];
+      });
+    expect(calls(replayed)).toEqual(calls(live));
+    // Messages keep their live ids.
+    const messageIds = (updates: acp.SessionUpdate[]) =>
+      updates.flatMap((update) =>
+        update.sessionUpdate === "agent_message_chunk" ? [update.messageId] : [],
+      );
+    expect([...new Set(messageIds(replayed))]).toEqual([...new Set(messageIds(live))]);
+
+    // After the answer: the commands, then the next prompt works on the same history.
+    await harness.waitForUpdate((update) => update.sessionUpdate === "available_commands_update");
+    expect(harness.updates(sessionId).slice(replayed.length)).toEqual([
+      expect.objectContaining({ sessionUpdate: "available_commands_update" }),
+    ]);
+    harness.server.enqueue({ text: "hi again" });
+    expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
+    const before = requestMessages(harness.server, 4);
+    const after = requestMessages(harness.server, 5);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((message) => message.role)).toEqual([
+      "assistant",
+      "tool",
+      "user",
+    ]);
+  });
+
+  test("session/resume reopens without replaying, and the session goes on", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "one" }, { text: "two" });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "first");
+    harness = await harness.restart();
+    await harness.client.request(acp.methods.agent.session.resume, { sessionId, cwd: harness.cwd });
+    await harness.waitForUpdate((update) => update.sessionUpdate === "available_commands_update");
+    expect(harness.updates(sessionId).map((update) => update.sessionUpdate)).toEqual([
+      "available_commands_update",
+    ]);
+    expect(await harness.prompt(sessionId, "second")).toEqual({ stopReason: "end_turn" });
+    // The title came from the first prompt, before the restart; no new one.
+    expect(
+      harness.updates(sessionId).some((update) => update.sessionUpdate === "session_info_update"),
+    ).toBe(false);
+  });
+});
+
+describe("session/list, close and delete", () => {
+  test("list shows sessions with their title; close frees one; delete removes it", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "one" });
+    const first = await harness.newSession();
+    await harness.prompt(first, "Fix   the\nbug in parser.ts");
+    const second = await harness.newSession();
+    const { session } = acp.methods.agent;
+    const listed = await harness.client.request(session.list, { cwd: harness.cwd });
+    expect(listed.sessions.map((info) => [info.sessionId, info.title, info.cwd])).toEqual(
+      expect.arrayContaining([
+        [first, "Fix the bug in parser.ts", harness.cwd],
+        [second, undefined, harness.cwd],
+      ]),
+    );
+    expect(listed.sessions).toHaveLength(2);
+    expect(listed.nextCursor).toBeUndefined();
+    expect((await harness.client.request(session.list, { cwd: "/elsewhere" })).sessions).toEqual(
+      [],
+    );
+
+    await harness.client.request(session.close, { sessionId: first });
+    await expect(harness.prompt(first, "still there?")).rejects.toMatchObject({ code: -32002 });
+    await harness.client.request(session.delete, { sessionId: second });
+    const after = await harness.client.request(session.list, {});
+    expect(after.sessions.map((info) => info.sessionId)).toEqual([first]);
+  });
+
+  test("close cancels a running prompt first: it is answered cancelled", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), delayMs: 20 });
+    const sessionId = await harness.newSession();
+    const running = harness.prompt(sessionId, "go");
+    await harness.waitForUpdate((update) => update.sessionUpdate === "agent_message_chunk");
+    await harness.client.request(acp.methods.agent.session.close, { sessionId });
+    expect(await running).toEqual({ stopReason: "cancelled" });
+  });
+});

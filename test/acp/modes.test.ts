@@ -1,0 +1,137 @@
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import { AcpHarness, requestMessages } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const OTHER = "openai-compatible:other-model";
+
+function modelOf(current: AcpHarness, index: number): unknown {
+  const body = current.server.requests.at(index)?.body as { model?: string } | undefined;
+  return body?.model;
+}
+
+function toolNames(current: AcpHarness, index: number): string[] {
+  const body = current.server.requests.at(index)?.body as {
+    tools?: Array<{ function: { name: string } }>;
+  };
+  return (body.tools ?? []).map((tool) => tool.function.name);
+}
+
+function permissionCount(current: AcpHarness): number {
+  return current.behaviour.calls.filter((call) => call.method === "session/request_permission")
+    .length;
+}
+
+describe("modes and config options", () => {
+  test("set_mode auto: config_option_update follows, and commands run without asking", async () => {
+    harness = await AcpHarness.start();
+    const sessionId = await harness.newSession();
+    await harness.client.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    const update = harness
+      .updates(sessionId)
+      .find((candidate) => candidate.sessionUpdate === "config_option_update");
+    expect(
+      update?.sessionUpdate === "config_option_update" ? update.configOptions[0]?.currentValue : "",
+    ).toBe("auto");
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo auto"}' }] },
+      { text: "done" },
+    );
+    await harness.prompt(sessionId, "run it");
+    expect(permissionCount(harness)).toBe(0);
+    expect(requestMessages(harness.server, 1).at(-1)?.content).toBe(
+      "auto\n<exited with exit code 0>",
+    );
+  });
+
+  test("set_config_option mode: the full options come back and current_mode_update follows", async () => {
+    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const sessionId = await harness.newSession();
+    const answer = await harness.client.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "mode",
+      value: "ask",
+    });
+    expect(answer.configOptions.map((option) => [option.id, option.currentValue])).toEqual([
+      ["mode", "ask"],
+      ["model", "openai-compatible:fake-model"],
+    ]);
+    expect(harness.updates(sessionId)).toContainEqual({
+      sessionUpdate: "current_mode_update",
+      currentModeId: "ask",
+    });
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo ask"}' }] },
+      { text: "done" },
+    );
+    await harness.prompt(sessionId, "run it");
+    expect(permissionCount(harness)).toBe(1);
+  });
+
+  test("set_config_option model: the next prompt uses the other model", async () => {
+    harness = await AcpHarness.start({ env: { TURNLOOP_MODELS: OTHER } });
+    harness.server.enqueue({ text: "one" }, { text: "two" });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "first");
+    const answer = await harness.client.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: OTHER,
+    });
+    expect(answer.configOptions[1]?.currentValue).toBe(OTHER);
+    await harness.prompt(sessionId, "second");
+    expect([modelOf(harness, 0), modelOf(harness, 1)]).toEqual(["fake-model", "other-model"]);
+  });
+});
+
+describe("slash commands", () => {
+  test("/model shows and switches the model without a model request", async () => {
+    harness = await AcpHarness.start();
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "/model")).toEqual({ stopReason: "end_turn" });
+    expect(await harness.prompt(sessionId, `/model ${OTHER}`)).toEqual({ stopReason: "end_turn" });
+    expect(await harness.prompt(sessionId, "/model nonsense")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests).toHaveLength(0);
+    const said = harness
+      .updates(sessionId)
+      .flatMap((update) =>
+        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+          ? [update.content.text]
+          : [],
+      );
+    expect(said).toEqual([
+      "The model is openai-compatible:fake-model. Choices: openai-compatible:fake-model.",
+      `The model is now ${OTHER}.`,
+      expect.stringMatching(/^Cannot switch the model: unknown model "nonsense"/),
+    ]);
+    const optionUpdates = harness
+      .updates(sessionId)
+      .filter((update) => update.sessionUpdate === "config_option_update");
+    expect(optionUpdates).toHaveLength(1);
+    harness.server.enqueue({ text: "hi" });
+    await harness.prompt(sessionId, "hello");
+    expect(modelOf(harness, 0)).toBe("other-model");
+  });
+
+  test("/autopilot <task> switches to autopilot and works on the task", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({
+      toolCalls: [{ id: "call_T", name: "task_complete", arguments: '{"summary":"All done."}' }],
+    });
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "/autopilot tidy up")).toEqual({
+      stopReason: "end_turn",
+    });
+    expect(harness.updates(sessionId)).toContainEqual({
+      sessionUpdate: "current_mode_update",
+      currentModeId: "autopilot",
+    });
+    expect(requestMessages(harness.server, 0).at(-1)?.content).toBe("tidy up");
+    expect(toolNames(harness, 0)).toContain("task_complete");
+  });
+});

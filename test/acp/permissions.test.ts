@@ -1,0 +1,160 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import { choose } from "./client-handlers.js";
+import { AcpHarness, requestMessages } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
+});
+
+function permissionRequests(current: AcpHarness): acp.RequestPermissionRequest[] {
+  return current.behaviour.calls
+    .filter((call) => call.method === "session/request_permission")
+    .map((call) => call.params as acp.RequestPermissionRequest);
+}
+
+function finalStatus(current: AcpHarness, toolCallId: string): acp.SessionUpdate | undefined {
+  return current
+    .updates()
+    .filter((update) => update.sessionUpdate === "tool_call_update")
+    .filter((update) => update.toolCallId === toolCallId && update.status !== "in_progress")
+    .at(-1);
+}
+
+describe("session/request_permission", () => {
+  test("allow once: the tool_call comes first, the request shows the call and four options, the call runs", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue(bash("call_E1", "echo hi"), { text: "done" });
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "say hi")).toEqual({ stopReason: "end_turn" });
+
+    const [request] = permissionRequests(harness);
+    expect(request).toEqual({
+      sessionId,
+      toolCall: {
+        toolCallId: "call_E1",
+        status: "pending",
+        title: "Run echo hi",
+        kind: "execute",
+        rawInput: { command: "echo hi" },
+        locations: [],
+      },
+      options: [
+        { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+        { optionId: "allow_always", name: "Always allow bash(echo hi)", kind: "allow_always" },
+        { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+        { optionId: "reject_always", name: "Always reject bash(echo hi)", kind: "reject_always" },
+      ],
+    });
+    const toolCallAt = harness.wire.findIndex(
+      (entry) =>
+        entry.message.method === "session/update" &&
+        (entry.message.params as acp.SessionNotification).update.sessionUpdate === "tool_call",
+    );
+    const permissionAt = harness.wire.findIndex(
+      (entry) => entry.message.method === "session/request_permission",
+    );
+    expect(toolCallAt).toBeGreaterThan(-1);
+    expect(permissionAt).toBeGreaterThan(toolCallAt);
+    // Started, set back to pending by the question, running once allowed, then done.
+    const statuses = harness.wire.flatMap((entry) => {
+      if (entry.message.method === "session/request_permission") {
+        return ["asked"];
+      }
+      const update = (entry.message.params as acp.SessionNotification | undefined)?.update;
+      return update !== undefined && "status" in update && update.status != null
+        ? [update.status]
+        : [];
+    });
+    expect(statuses).toEqual(["pending", "in_progress", "asked", "in_progress", "completed"]);
+    expect(finalStatus(harness, "call_E1")).toMatchObject({
+      status: "completed",
+      content: [
+        { type: "content", content: { type: "text", text: "hi\n<exited with exit code 0>" } },
+      ],
+    });
+  });
+
+  test("case 05: reject once is not a refusal: the call fails with the reason, the model hears it, the turn ends end_turn", async () => {
+    harness = await AcpHarness.start();
+    harness.behaviour.answerPermission = choose("reject_once");
+    await mkdir(join(harness.cwd, "build"));
+    await writeFile(join(harness.cwd, "build", "keep.txt"), "keep");
+    harness.server.enqueue(bash("call_R1", "rm -rf build"), {
+      text: "Understood, I will not delete it.",
+    });
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "clean the build dir")).toEqual({
+      stopReason: "end_turn",
+    });
+    expect(existsSync(join(harness.cwd, "build", "keep.txt"))).toBe(true);
+    const declined = "Permission denied for 'bash': the user declined this call";
+    expect(finalStatus(harness, "call_R1")).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_R1",
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: declined } }],
+      rawOutput: { error: "denied" },
+    });
+    const toolMessage = requestMessages(harness.server, 1).find(
+      (message) => message.role === "tool",
+    );
+    expect(toolMessage?.content).toBe(declined);
+    const updates = harness.updates(sessionId);
+    expect(updates.some((update) => update.sessionUpdate === "user_message_chunk")).toBe(false);
+    expect(
+      updates.filter((update) => update.sessionUpdate === "agent_message_chunk").at(-1),
+    ).toMatchObject({ content: { text: "Understood, I will not delete it." } });
+  });
+
+  test("allow always is recorded in the log and still holds after session/load in a new agent", async () => {
+    harness = await AcpHarness.start();
+    harness.behaviour.answerPermission = choose("allow_always");
+    harness.server.enqueue(bash("call_A1", "echo once"), { text: "ran" });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "run it");
+    expect(permissionRequests(harness)).toHaveLength(1);
+    const completed = (await harness.persisted(sessionId)).find(
+      (event) => event.type === "permission.completed",
+    );
+    expect(completed?.data).toMatchObject({
+      decision: "allowed",
+      scope: "session",
+      rule: "bash(echo once)",
+    });
+
+    harness = await harness.restart();
+    harness.behaviour.answerPermission = choose("reject_once");
+    await harness.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: harness.cwd,
+      mcpServers: [],
+    });
+    harness.server.enqueue(bash("call_A2", "echo once"), { text: "ran again" });
+    expect(await harness.prompt(sessionId, "run it again")).toEqual({ stopReason: "end_turn" });
+    expect(permissionRequests(harness)).toHaveLength(0);
+    expect(finalStatus(harness, "call_A2")).toMatchObject({ status: "completed" });
+  });
+
+  test("reject always: the same command is denied later without asking", async () => {
+    harness = await AcpHarness.start();
+    harness.behaviour.answerPermission = choose("reject_always");
+    harness.server.enqueue(bash("call_D1", "touch nope"), bash("call_D2", "touch nope"), {
+      text: "gave up",
+    });
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "touch it")).toEqual({ stopReason: "end_turn" });
+    expect(permissionRequests(harness)).toHaveLength(1);
+    expect(finalStatus(harness, "call_D2")).toMatchObject({ status: "failed" });
+    expect(existsSync(join(harness.cwd, "nope"))).toBe(false);
+  });
+});

@@ -1,0 +1,236 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import { AcpHarness, normalise, requestMessages } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const COMMANDS = {
+  sessionUpdate: "available_commands_update",
+  availableCommands: [
+    {
+      name: "autopilot",
+      description:
+        "Switch to autopilot mode, then work on the task given (if any) until it is done.",
+      input: { hint: "task to complete (optional)" },
+    },
+    {
+      name: "model",
+      description:
+        "Show the model, or switch to another one (e.g. /model anthropic:claude-sonnet-4-5).",
+      input: { hint: "provider:model (optional)" },
+    },
+  ],
+};
+
+describe("initialize and session/new", () => {
+  test("initialize answers protocol 1 with only what works, even when asked for a later version", async () => {
+    harness = await AcpHarness.start();
+    const answer = await harness.client.request(acp.methods.agent.initialize, {
+      protocolVersion: 7,
+    });
+    expect(answer).toEqual({
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: {
+          list: {},
+          resume: {},
+          close: {},
+          delete: {},
+          additionalDirectories: {},
+        },
+      },
+      authMethods: [],
+      agentInfo: { name: "turnloop", title: "turnloop", version: "0.1.0" },
+    });
+  });
+
+  test("session/new answers with modes and config options; commands follow the answer (case 25)", async () => {
+    harness = await AcpHarness.start({
+      env: { TURNLOOP_MODELS: "openai-compatible:other-model" },
+    });
+    const answer = await harness.client.request(acp.methods.agent.session.new, {
+      cwd: harness.cwd,
+      mcpServers: [{ name: "files", command: "/bin/true", args: [], env: [] }],
+    });
+    expect(answer.modes?.currentModeId).toBe("ask");
+    expect(answer.modes?.availableModes.map((mode) => mode.id)).toEqual([
+      "ask",
+      "auto",
+      "autopilot",
+    ]);
+    expect(
+      answer.configOptions?.map((option) => [option.id, option.category, option.currentValue]),
+    ).toEqual([
+      ["mode", "mode", "ask"],
+      ["model", "model", "openai-compatible:fake-model"],
+    ]);
+    const model = answer.configOptions?.[1];
+    expect(model?.type === "select" ? model.options : []).toEqual([
+      { value: "openai-compatible:fake-model", name: "openai-compatible:fake-model" },
+      { value: "openai-compatible:other-model", name: "openai-compatible:other-model" },
+    ]);
+    await harness.waitForUpdate((update) => update.sessionUpdate === "available_commands_update");
+    const answerAt = harness.answerIndex("session/new");
+    const firstUpdateAt = harness.wire.findIndex(
+      (entry) => entry.message.method === "session/update",
+    );
+    expect(firstUpdateAt).toBeGreaterThan(answerAt);
+    expect(harness.updates(answer.sessionId)).toEqual([COMMANDS]);
+    expect(harness.stderr).toEqual([
+      "turnloop acp: MCP servers are not supported yet; ignoring 1 (files)",
+    ]);
+  });
+
+  test("a relative or missing cwd is invalid params", async () => {
+    harness = await AcpHarness.start();
+    for (const cwd of ["relative/dir", join(harness.cwd, "missing")]) {
+      await expect(
+        harness.client.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }),
+      ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(cwd) });
+    }
+  });
+});
+
+describe("a prompt turn", () => {
+  test("two model turns with a tool call: every update, in order, before the answer", async () => {
+    harness = await AcpHarness.start();
+    await writeFile(join(harness.cwd, "a.txt"), "hello\n");
+    harness.server.enqueue(
+      {
+        text: ["Let me ", "look."],
+        toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"a.txt"}' }],
+      },
+      { text: "It says hello.", usage: { input: 40, output: 6 } },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "What is in a.txt?")).toEqual({
+      stopReason: "end_turn",
+    });
+    const text = (value: string) => ({ type: "text", text: value });
+    expect(normalise(harness.updates(sessionId), harness.cwd)).toEqual([
+      COMMANDS,
+      { sessionUpdate: "session_info_update", title: "What is in a.txt?", updatedAt: "<time>" },
+      { sessionUpdate: "agent_message_chunk", content: text("Let me "), messageId: "message-1" },
+      { sessionUpdate: "agent_message_chunk", content: text("look."), messageId: "message-1" },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_1",
+        status: "pending",
+        title: "Read a.txt",
+        kind: "read",
+        rawInput: { path: "a.txt" },
+        locations: [{ path: "<cwd>/a.txt" }],
+      },
+      { sessionUpdate: "usage_update", used: 15, size: 128_000 },
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "completed",
+        content: [{ type: "content", content: text("1. hello\n2.") }],
+      },
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: text("It says hello."),
+        messageId: "message-2",
+      },
+      { sessionUpdate: "usage_update", used: 46, size: 128_000 },
+    ]);
+    const lastUpdateAt = harness.wire.findLastIndex(
+      (entry) => entry.message.method === "session/update",
+    );
+    expect(harness.answerIndex("session/prompt")).toBeGreaterThan(lastUpdateAt);
+    expect(requestMessages(harness.server, 1).map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+    ]);
+
+    // A second prompt has no second title.
+    harness.server.enqueue({ text: "Bye." });
+    await harness.prompt(sessionId, "Thanks");
+    expect(
+      harness.updates(sessionId).filter((update) => update.sessionUpdate === "session_info_update"),
+    ).toHaveLength(1);
+  });
+
+  test("text, resource_link, embedded resources and images all reach the model as text", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "ok" });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, [
+      { type: "text", text: "Compare these." },
+      {
+        type: "resource_link",
+        uri: `file://${harness.cwd}/b.ts`,
+        name: "b.ts",
+        mimeType: "text/x-typescript",
+      },
+      {
+        type: "resource",
+        resource: {
+          uri: `file://${harness.cwd}/a.ts`,
+          text: "export const a = 1;",
+          mimeType: "text/x-typescript",
+        },
+      },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+    ]);
+    const user = requestMessages(harness.server, 0).at(-1);
+    expect(user?.content).toBe(
+      [
+        "Compare these.",
+        `[Referenced: b.ts at ${harness.cwd}/b.ts (text/x-typescript)]`,
+        `<context source="${harness.cwd}/a.ts">\nexport const a = 1;\n</context>`,
+        "[An image was attached (image/png, 8 bytes); images are not passed to the model yet.]",
+      ].join("\n\n"),
+    );
+  });
+
+  test("a 5 MB prompt line is served", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "That is long." });
+    const sessionId = await harness.newSession();
+    const long = "x".repeat(5 * 1024 * 1024);
+    expect(await harness.prompt(sessionId, long)).toEqual({ stopReason: "end_turn" });
+    expect(requestMessages(harness.server, 0).at(-1)?.content).toBe(long);
+  });
+});
+
+describe("case 26: a second prompt while one runs", () => {
+  test("is rejected at once, the first turn is unaffected, nothing of it is logged, and later prompts work", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue(
+      { text: Array.from({ length: 30 }, () => "A"), delayMs: 10 },
+      { text: "D" },
+    );
+    const sessionId = await harness.newSession();
+    const first = harness.prompt(sessionId, "A");
+    await harness.waitForUpdate((update) => update.sessionUpdate === "agent_message_chunk");
+    const second = harness.prompt(sessionId, "B");
+    const third = harness.prompt(sessionId, "C");
+    const busy = {
+      code: -32600,
+      message: `Session ${sessionId} is already running a prompt; wait for its answer or send session/cancel first.`,
+    };
+    await expect(second).rejects.toMatchObject(busy);
+    await expect(third).rejects.toMatchObject(busy);
+    expect(await first).toEqual({ stopReason: "end_turn" });
+    expect(await harness.prompt(sessionId, "D")).toEqual({ stopReason: "end_turn" });
+    const prompts = (await harness.persisted(sessionId))
+      .filter((event) => event.type === "user.message")
+      .map((event) => event.data.content);
+    expect(prompts).toEqual(["A", "D"]);
+    expect(harness.server.requests).toHaveLength(2);
+  });
+});

@@ -1,0 +1,356 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { TurnloopAcpAgent } from "../../src/acp/agent.js";
+import { acpByteStream } from "../../src/acp/framing.js";
+import type { FaceOptions } from "../../src/cli/arguments.js";
+import type { SessionEvent } from "../../src/events/events.js";
+import type { AnyTool } from "../../src/tools/define-tool.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
+
+/** One JSON-RPC message as it crossed the wire, in order. */
+export interface WireMessage {
+  direction: "to-agent" | "to-client";
+  message: Record<string, unknown>;
+}
+
+export interface AcpHarnessOptions {
+  /** What the client offers in `initialize` (default: nothing, so tools use the disk). */
+  offer?: acp.ClientCapabilities;
+  face?: Partial<FaceOptions>;
+  env?: NodeJS.ProcessEnv;
+  maxMessageBytes?: number;
+  extraTools?: AnyTool[];
+}
+
+/** Where sessions and the fake model live; shared across reconnects (an agent restart). */
+interface Place {
+  server: FakeModelServer;
+  home: string;
+  cwd: string;
+}
+
+/**
+ * The turnloop ACP agent and the official SDK's client over in-memory byte pipes (the same
+ * NDJSON framing as stdio), with every message recorded in wire order.
+ */
+export class AcpHarness {
+  readonly wire: WireMessage[] = [];
+  readonly stderr: string[] = [];
+  readonly behaviour: ClientBehaviour = {
+    calls: [],
+    answerPermission: allowOnce(),
+    buffers: new Map(),
+  };
+  readonly agent: TurnloopAcpAgent;
+  readonly connection: acp.ClientConnection;
+  private readonly place: Place;
+  private readonly options: AcpHarnessOptions;
+  private readonly toAgent: ReadableStreamDefaultController<Uint8Array>;
+
+  private constructor(place: Place, options: AcpHarnessOptions) {
+    this.place = place;
+    this.options = options;
+    this.agent = new TurnloopAcpAgent({
+      home: place.home,
+      env: {
+        TURNLOOP_MODEL: "openai-compatible:fake-model",
+        TURNLOOP_BASE_URL: `${place.server.url}/v1`,
+        TURNLOOP_RETRY_BASE_DELAY_MS: "1",
+        TURNLOOP_MAX_RETRIES: "1",
+        ...options.env,
+      },
+      face: { ...DEFAULT_FACE, cwd: place.cwd, ...options.face },
+      log: (line) => this.stderr.push(line),
+      ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+    });
+    let toAgent: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let toClient: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const agentInput = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        toAgent = controller;
+      },
+    });
+    const clientInput = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        toClient = controller;
+      },
+    });
+    if (toAgent === undefined || toClient === undefined) {
+      throw new Error("stream controllers are set synchronously");
+    }
+    this.toAgent = toAgent;
+    const agentOutput = recordingPipe(toClient, "to-client", this.wire);
+    const clientOutput = recordingPipe(toAgent, "to-agent", this.wire);
+    const agentStream = acpByteStream(agentOutput, agentInput, {
+      log: (line) => this.stderr.push(line),
+      ...(options.maxMessageBytes === undefined
+        ? {}
+        : { maxMessageBytes: options.maxMessageBytes }),
+    });
+    this.agent.app.connect(agentStream);
+    this.connection = testClientApp(this.behaviour).connect(
+      acp.ndJsonStream(clientOutput, clientInput),
+    );
+  }
+
+  /** A fresh fake model server, home and cwd, and a connected, initialized pair. */
+  static async start(options: AcpHarnessOptions = {}): Promise<AcpHarness> {
+    const server = await startFakeModelServer();
+    const home = await mkdtemp(join(tmpdir(), "turnloop-acp-home-"));
+    const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-cwd-")));
+    const harness = new AcpHarness({ server, home, cwd }, options);
+    await harness.initialize();
+    return harness;
+  }
+
+  get server(): FakeModelServer {
+    return this.place.server;
+  }
+  get home(): string {
+    return this.place.home;
+  }
+  get cwd(): string {
+    return this.place.cwd;
+  }
+  get client(): acp.ClientContext {
+    return this.connection.agent;
+  }
+
+  async initialize(): Promise<acp.InitializeResponse> {
+    return this.client.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: this.options.offer ?? {},
+      clientInfo: { name: "turnloop-test-client", version: "1.0.0" },
+    });
+  }
+
+  async newSession(): Promise<string> {
+    const response = await this.client.request(acp.methods.agent.session.new, {
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+    return response.sessionId;
+  }
+
+  prompt(
+    sessionId: string,
+    prompt: string | acp.ContentBlock[],
+    options: acp.SendRequestOptions = {},
+  ): Promise<acp.PromptResponse> {
+    const blocks: acp.ContentBlock[] =
+      typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+    return this.client.request(
+      acp.methods.agent.session.prompt,
+      { sessionId, prompt: blocks },
+      options,
+    );
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    return this.client.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  /** Writes raw bytes to the agent's input, as a broken client would. */
+  sendRaw(text: string): void {
+    this.toAgent.enqueue(new TextEncoder().encode(text));
+  }
+
+  /** `session/update`s on the wire, in order (of one session when given). */
+  updates(sessionId?: string): acp.SessionUpdate[] {
+    return this.wire
+      .filter(
+        (entry) => entry.direction === "to-client" && entry.message.method === "session/update",
+      )
+      .map((entry) => entry.message.params as acp.SessionNotification)
+      .filter((params) => sessionId === undefined || params.sessionId === sessionId)
+      .map((params) => params.update);
+  }
+
+  /** Index in {@link wire} of the agent's answer to the client's `index`-th request of `method`. */
+  answerIndex(method: string, occurrence = 0): number {
+    const requests = this.wire.filter(
+      (entry) => entry.direction === "to-agent" && entry.message.method === method,
+    );
+    const id = requests[occurrence]?.message.id;
+    return this.wire.findIndex(
+      (entry) =>
+        entry.direction === "to-client" &&
+        entry.message.id === id &&
+        entry.message.method === undefined,
+    );
+  }
+
+  /** Resolves once `predicate` holds for a wire message (polling), or fails after `timeoutMs`. */
+  async waitForWire(
+    predicate: (entry: WireMessage) => boolean,
+    timeoutMs = 5_000,
+  ): Promise<WireMessage> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.wire.find(predicate);
+      if (found !== undefined) {
+        return found;
+      }
+      if (Date.now() > deadline) {
+        throw new Error("timed out waiting for a wire message");
+      }
+      await sleep(10);
+    }
+  }
+
+  /** Waits for the `count`-th update matching `predicate`. */
+  async waitForUpdate(predicate: (update: acp.SessionUpdate) => boolean, count = 1): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while (this.updates().filter(predicate).length < count) {
+      if (Date.now() > deadline) {
+        throw new Error("timed out waiting for an update");
+      }
+      await sleep(10);
+    }
+  }
+
+  /** The persisted events of a session. */
+  async persisted(sessionId: string): Promise<SessionEvent[]> {
+    const text = await readFile(
+      join(this.home, "session-state", sessionId, "events.jsonl"),
+      "utf8",
+    );
+    return text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as SessionEvent);
+  }
+
+  /** A new agent and client on the same home, server and cwd: what a restart looks like. */
+  async restart(options: AcpHarnessOptions = this.options): Promise<AcpHarness> {
+    await this.disconnect();
+    const harness = new AcpHarness(this.place, options);
+    await harness.initialize();
+    return harness;
+  }
+
+  /** Closes the connection (stdin ends) and lets the agent close its sessions. */
+  async disconnect(): Promise<void> {
+    this.connection.close();
+    try {
+      this.toAgent.close();
+    } catch {
+      // Already closed.
+    }
+    await this.agent.shutdown();
+  }
+
+  async close(): Promise<void> {
+    await this.disconnect();
+    await this.place.server.close();
+    await rm(this.place.home, { recursive: true, force: true });
+    if (existsSync(this.place.cwd)) {
+      await rm(this.place.cwd, { recursive: true, force: true });
+    }
+  }
+}
+
+const DEFAULT_FACE: FaceOptions = {
+  maxTurns: 100,
+  autopilot: false,
+  maxAutopilotContinues: 5,
+  allowAllTools: false,
+  allowTools: [],
+  denyTools: [],
+  addDirs: [],
+  cwd: "/",
+};
+
+/** A byte sink that records each complete JSON line and forwards the bytes to `target`. */
+function recordingPipe(
+  target: ReadableStreamDefaultController<Uint8Array>,
+  direction: WireMessage["direction"],
+  wire: WireMessage[],
+): WritableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return new WritableStream({
+    write(chunk) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let newline = buffered.indexOf("\n");
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        try {
+          wire.push({ direction, message: JSON.parse(line) as Record<string, unknown> });
+        } catch {
+          // The agent never writes anything but JSON; the test asserting that reads `wire`.
+          wire.push({ direction, message: { unparsable: line } });
+        }
+        newline = buffered.indexOf("\n");
+      }
+      try {
+        target.enqueue(chunk);
+      } catch {
+        // The reading side has closed.
+      }
+    },
+    close() {
+      try {
+        target.close();
+      } catch {
+        // Already closed.
+      }
+    },
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Updates reduced to what a test compares: message ids renamed `message-1`, … in order of
+ * appearance, timestamps replaced by `<time>`, the cwd by `<cwd>`.
+ */
+export function normalise(updates: readonly acp.SessionUpdate[], cwd: string): unknown[] {
+  const names = new Map<string, string>();
+  const text = JSON.stringify(updates).split(cwd).join("<cwd>");
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) {
+      return value.map(walk);
+    }
+    if (typeof value !== "object" || value === null) {
+      return value;
+    }
+    const result: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value)) {
+      if (key === "messageId" && typeof entry === "string") {
+        let name = names.get(entry);
+        if (name === undefined) {
+          name = `message-${names.size + 1}`;
+          names.set(entry, name);
+        }
+        result[key] = name;
+      } else if (key === "updatedAt" && typeof entry === "string") {
+        result[key] = "<time>";
+      } else {
+        result[key] = walk(entry);
+      }
+    }
+    return result;
+  };
+  return walk(JSON.parse(text)) as unknown[];
+}
+
+/** The `messages` of the fake server's request `index` (OpenAI Chat wire). */
+export function requestMessages(
+  server: FakeModelServer,
+  index: number,
+): Array<Record<string, unknown>> {
+  const body = server.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
+  if (body?.messages === undefined) {
+    throw new Error(`request ${index} has no messages`);
+  }
+  return body.messages;
+}
