@@ -149,7 +149,17 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   };
 }
 
+/**
+ * `--stdio`, or `--port N`; a bare `--headless` listens on a free TCP port, as the Copilot CLI
+ * does (its SDK's TCP mode relies on it); `turnloop serve` alone uses stdio.
+ */
 function serverTransport(values: ParsedValues): { stdio: true } | { port: number } {
+  if (values.stdio) {
+    return { stdio: true };
+  }
+  if (values.port === undefined && values.headless) {
+    return { port: 0 };
+  }
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -179,6 +189,13 @@ function parseWith(argv: readonly string[]) {
       "deny-tool": { type: "string", multiple: true },
       "add-dir": { type: "string", multiple: true },
       headless: { type: "boolean" },
+      // Flags the Copilot SDK passes to the CLI it starts; accepted so it can start turnloop.
+      "no-auto-update": { type: "boolean" },
+      "no-auto-login": { type: "boolean" },
+      remote: { type: "boolean" },
+      "log-level": { type: "string" },
+      "auth-token-env": { type: "string" },
+      "session-idle-timeout": { type: "string" },
       stdio: { type: "boolean" },
       port: { type: "string" },
       "output-format": { type: "string" },

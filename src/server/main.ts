@@ -1,12 +1,160 @@
+/**
+ * `turnloop --headless --stdio | --port N` and `turnloop serve`: the SDK's JSON-RPC server.
+ *
+ * - stdio: one connection on stdin/stdout. stdout carries only protocol frames (console output is
+ *   sent to stderr); the server ends when stdin closes, after cancelling what runs.
+ * - TCP: listens on 127.0.0.1 only and prints `turnloop server listening on port N` on stdout
+ *   (the line the Copilot SDK waits for). When `TURNLOOP_CONNECTION_TOKEN` (or the Copilot SDK's
+ *   `COPILOT_CONNECTION_TOKEN`) is set, each connection must `connect {token}` first.
+ * Both end on `runtime.shutdown`, SIGINT or SIGTERM; sessions are cancelled and closed first.
+ */
+
+import { createServer, type Server, type Socket } from "node:net";
+import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
+import { parseRules } from "../agent/permission-gate.js";
 import type { FaceOptions } from "../cli/arguments.js";
+import { providerTuning } from "../cli/face-settings.js";
+import { turnloopHome } from "../session/paths.js";
+import { PRODUCER_VERSION } from "../session/session.js";
+import { ClientConnection, type ServerContext } from "./connection.js";
+import { METHODS } from "./methods.js";
+import type { BaseOptions } from "./server-session.js";
+
+type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number } };
 
 /**
- * Runs `turnloop --headless` / `turnloop serve`: the SDK's JSON-RPC server.
- * @returns the process exit code.
+ * Runs the server until it is shut down.
+ * @returns the process exit code: 0 after a shutdown, 64 for bad options, 1 when the port
+ * cannot be opened.
  */
-export async function runServerCommand(
-  _options: FaceOptions & { transport: { stdio: true } | { port: number } },
+export async function runServerCommand(options: ServerOptions): Promise<number> {
+  const env = process.env;
+  const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
+  let base: BaseOptions;
+  try {
+    base = baseOptions(options, env);
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    return 64;
+  }
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const context: ServerContext = {
+    home: turnloopHome(env),
+    env,
+    cwd: options.cwd,
+    version: PRODUCER_VERSION,
+    defaults: {
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    },
+    base,
+    defaultMode: options.autopilot ? "autopilot" : "interactive",
+    sessions: new Map(),
+    connections: new Set(),
+    requestShutdown: () => stop(),
+    log,
+  };
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
+  const code =
+    "stdio" in options.transport
+      ? await serveStdio(context, stopped)
+      : await serveTcp(context, options.transport.port, stopped);
+  // Provider connections may linger (keep-alive); nothing of ours is left to wait for.
+  setTimeout(() => process.exit(code), 200).unref();
+  return code;
+}
+
+async function serveStdio(context: ServerContext, stopped: Promise<void>): Promise<number> {
+  // stdout is the protocol channel: anything a library prints goes to stderr instead.
+  for (const name of ["log", "info", "debug", "warn"] as const) {
+    console[name] = (...values: unknown[]) => console.error(...values);
+  }
+  const connection = new ClientConnection(
+    context,
+    new StreamMessageReader(process.stdin),
+    new StreamMessageWriter(process.stdout),
+    METHODS,
+    () => process.stdin.destroy(),
+  );
+  connection.listen();
+  await Promise.race([connection.closed, stopped]);
+  await closeEverything(context);
+  return 0;
+}
+
+async function serveTcp(
+  context: ServerContext,
+  port: number,
+  stopped: Promise<void>,
 ): Promise<number> {
-  process.stderr.write("turnloop --headless: not available yet\n");
-  return 1;
+  const token = context.env.TURNLOOP_CONNECTION_TOKEN || context.env.COPILOT_CONNECTION_TOKEN;
+  if (token === undefined || token === "") {
+    context.log("no TURNLOOP_CONNECTION_TOKEN: any local process may connect");
+  }
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", (error) => context.log(`connection error: ${error.message}`));
+    const connection = new ClientConnection(
+      context,
+      new StreamMessageReader(socket),
+      new StreamMessageWriter(socket),
+      METHODS,
+      () => socket.end(),
+      token === "" ? undefined : token,
+    );
+    connection.listen();
+  });
+  const listening = await listen(server, port);
+  if (!listening.ok) {
+    context.log(`cannot listen on 127.0.0.1:${port}: ${listening.message}`);
+    return 1;
+  }
+  process.stdout.write(`turnloop server listening on port ${listening.port}\n`);
+  await stopped;
+  server.close();
+  await closeEverything(context);
+  for (const socket of sockets) {
+    socket.destroy();
+  }
+  return 0;
+}
+
+function listen(
+  server: Server,
+  port: number,
+): Promise<{ ok: true; port: number } | { ok: false; message: string }> {
+  return new Promise((resolve) => {
+    server.once("error", (error) => resolve({ ok: false, message: error.message }));
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address();
+      resolve({
+        ok: true,
+        port: typeof address === "object" && address !== null ? address.port : port,
+      });
+    });
+  });
+}
+
+/** Cancels every prompt and closes every session, so every log ends consistently. */
+async function closeEverything(context: ServerContext): Promise<void> {
+  await Promise.all([...context.sessions.values()].map((session) => session.close()));
+  await Promise.all([...context.connections].map((connection) => connection.dispose()));
+}
+
+function baseOptions(options: FaceOptions, env: NodeJS.ProcessEnv): BaseOptions {
+  return {
+    tuning: providerTuning(env),
+    maxTurns: options.maxTurns,
+    maxAutopilotContinues: options.maxAutopilotContinues,
+    allowAllTools: options.allowAllTools,
+    allow: parseRules(options.allowTools),
+    deny: parseRules(options.denyTools),
+    folders: options.addDirs,
+  };
 }

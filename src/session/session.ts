@@ -71,13 +71,27 @@ export class Session {
     this.directory = directory;
   }
 
-  /** Starts a new session under `home` and writes its `session.start`. */
-  static async create(home: string, cwd: string, model: string): Promise<Session> {
-    const sessionId = newSessionId();
-    const { log } = await EventLog.open(eventsPath(home, sessionId), {
+  /**
+   * Starts a new session under `home` and writes its `session.start`. `options.sessionId` lets an
+   * app choose the id (the Copilot SDK does); default a new UUID.
+   * @throws InvalidSessionIdError for an unsafe id; Error when a session with that id exists.
+   */
+  static async create(
+    home: string,
+    cwd: string,
+    model: string,
+    options: { sessionId?: string } = {},
+  ): Promise<Session> {
+    const sessionId =
+      options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
+    const { log, events, repaired } = await EventLog.open(eventsPath(home, sessionId), {
       create: true,
       redact: secretRedactor(process.env),
     });
+    if (events.length > 0 || repaired.length > 0) {
+      await log.close();
+      throw new Error(`a session ${sessionId} already exists; resume it instead`);
+    }
     const start: SessionEventOf<"session.start">["data"] = {
       sessionId,
       version: 1,

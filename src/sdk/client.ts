@@ -1,0 +1,259 @@
+/**
+ * `TurnloopClient`: starts (or connects to) a turnloop server and opens sessions on it. The SDK
+ * is only a transport: the loop runs in the server, which streams the session's events back.
+ *
+ * ```ts
+ * const client = new TurnloopClient({ cliArgs: ["--model", "anthropic:claude-sonnet-4-5"] });
+ * const session = await client.createSession({ onPermissionRequest: approveAll });
+ * session.on("assistant.message_delta", (event) => process.stdout.write(event.data.deltaContent));
+ * const reply = await session.sendAndWait({ prompt: "What is in this folder?" });
+ * await client.stop();
+ * ```
+ */
+
+import {
+  createMessageConnection,
+  type MessageConnection,
+  ResponseError,
+} from "vscode-jsonrpc/node.js";
+import type { HookType, JsonObject, SessionEvent } from "../events/events.js";
+import {
+  PROTOCOL_VERSION,
+  type SessionCreateResult,
+  type SessionLifecycleNotification,
+  type SessionListEntry,
+} from "../server/protocol.js";
+import { TurnloopSession } from "./session.js";
+import { declaration } from "./tools.js";
+import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
+import type { SessionConfig, TurnloopClientOptions } from "./types.js";
+
+/** Time a spawned server gets to exit after `stop` before it is killed (ms). */
+const STOP_GRACE_MS = 5_000;
+
+export class TurnloopClient {
+  private connection: MessageConnection | undefined;
+  private transport: Transport | undefined;
+  private starting: Promise<void> | undefined;
+  private readonly sessions = new Map<string, TurnloopSession>();
+  private readonly lifecycleHandlers = new Set<(event: SessionLifecycleNotification) => void>();
+
+  constructor(private readonly options: TurnloopClientOptions = {}) {}
+
+  /**
+   * Starts the server (or connects to it) and checks the protocol version. Called by
+   * `createSession` / `resumeSession` when needed.
+   * @throws Error when the server cannot be started or reached, refuses the token, or speaks
+   * another protocol version.
+   */
+  start(): Promise<void> {
+    this.starting ??= this.connect().catch(async (error: unknown) => {
+      this.starting = undefined;
+      await this.dispose();
+      throw error;
+    });
+    return this.starting;
+  }
+
+  /** Opens a new session. @throws Error (the server's message) for a bad config. */
+  async createSession(config: SessionConfig = {}): Promise<TurnloopSession> {
+    const connection = await this.connected();
+    const result = (await this.call(connection, "session.create", {
+      ...this.wireConfig(config),
+      ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
+    })) as SessionCreateResult;
+    return this.track(connection, result, config);
+  }
+
+  /**
+   * Reopens a session from its log with new handlers; the events so far are in `getMessages`.
+   * @throws Error when there is no such session.
+   */
+  async resumeSession(sessionId: string, config: SessionConfig = {}): Promise<TurnloopSession> {
+    const connection = await this.connected();
+    const result = (await this.call(connection, "session.resume", {
+      ...this.wireConfig(config),
+      sessionId,
+    })) as SessionCreateResult;
+    return this.track(connection, result, config);
+  }
+
+  /** Every session on the server's disk, newest first; `cwd` filters by working directory. */
+  async listSessions(filter?: { cwd?: string }): Promise<SessionListEntry[]> {
+    const connection = await this.connected();
+    const result = (await this.call(connection, "session.list", filter ? { filter } : {})) as {
+      sessions: SessionListEntry[];
+    };
+    return result.sessions;
+  }
+
+  /** Deletes a session's folder. @throws Error when there is no such session. */
+  async deleteSession(sessionId: string): Promise<void> {
+    const connection = await this.connected();
+    const result = (await this.call(connection, "session.delete", { sessionId })) as {
+      success: boolean;
+      error?: string;
+    };
+    this.sessions.get(sessionId)?.markDisconnected(new Error("the session was deleted"));
+    this.sessions.delete(sessionId);
+    if (!result.success) {
+      throw new Error(`cannot delete session ${sessionId}: ${result.error ?? "unknown error"}`);
+    }
+  }
+
+  /** The server's model(s), Copilot `ModelInfo` shaped. */
+  async listModels(): Promise<Array<{ id: string; name: string }>> {
+    const connection = await this.connected();
+    const result = (await this.call(connection, "models.list", {})) as {
+      models: Array<{ id: string; name: string }>;
+    };
+    return result.models;
+  }
+
+  async ping(message?: string): Promise<{ message: string; protocolVersion: number }> {
+    const connection = await this.connected();
+    return (await this.call(connection, "ping", message === undefined ? {} : { message })) as {
+      message: string;
+      protocolVersion: number;
+    };
+  }
+
+  /** `session.lifecycle` notifications (created, updated, deleted). @returns unsubscribe. */
+  onLifecycle(handler: (event: SessionLifecycleNotification) => void): () => void {
+    this.lifecycleHandlers.add(handler);
+    return () => this.lifecycleHandlers.delete(handler);
+  }
+
+  /**
+   * Detaches every session, shuts a spawned server down (`runtime.shutdown`; its sessions stay
+   * on disk for resume) and closes the connection. Never throws.
+   */
+  async stop(): Promise<void> {
+    const connection = this.connection;
+    if (connection !== undefined) {
+      for (const session of this.sessions.values()) {
+        await session.disconnect().catch(() => undefined);
+      }
+      if (this.transport?.owned === true) {
+        await connection.sendRequest("runtime.shutdown", {}).catch(() => undefined);
+      }
+    }
+    await this.dispose();
+  }
+
+  private async connect(): Promise<void> {
+    const { options } = this;
+    const transport =
+      options.port === undefined
+        ? await spawnServer({
+            cliPath: options.cliPath ?? defaultCliPath(),
+            args: options.cliArgs ?? [],
+            cwd: options.cwd ?? process.cwd(),
+            env: options.env ?? process.env,
+            ...(options.onStderr === undefined ? {} : { onStderr: options.onStderr }),
+          })
+        : await connectTcp(options.host ?? "127.0.0.1", options.port);
+    this.transport = transport;
+    const connection = createMessageConnection(transport.reader, transport.writer);
+    this.connection = connection;
+    connection.onNotification(
+      "session.event",
+      (params: { sessionId: string; event: SessionEvent }) =>
+        this.sessions.get(params.sessionId)?.dispatch(params.event),
+    );
+    connection.onNotification("session.lifecycle", (params: SessionLifecycleNotification) => {
+      for (const handler of this.lifecycleHandlers) {
+        handler(params);
+      }
+    });
+    connection.onRequest(
+      "hooks.invoke",
+      (params: { sessionId: string; hookType: HookType; input: JsonObject }) =>
+        this.sessions.get(params.sessionId)?.invokeHook(params.hookType, params.input) ?? {},
+    );
+    connection.onClose(() => this.connectionClosed(connection));
+    connection.listen();
+    const result = (await this.call(connection, "connect", {
+      ...(options.connectionToken === undefined ? {} : { token: options.connectionToken }),
+    })) as { protocolVersion?: number };
+    if (result.protocolVersion !== PROTOCOL_VERSION) {
+      throw new Error(
+        `turnloop server speaks protocol ${result.protocolVersion}; this SDK speaks ${PROTOCOL_VERSION}`,
+      );
+    }
+  }
+
+  private async connected(): Promise<MessageConnection> {
+    await this.start();
+    if (this.connection === undefined) {
+      throw new Error("the turnloop server connection is closed");
+    }
+    return this.connection;
+  }
+
+  /** Sends a request; errors carry the server's message (and its stderr when it died). */
+  private async call(connection: MessageConnection, method: string, params: object) {
+    try {
+      return await connection.sendRequest(method, params);
+    } catch (error) {
+      if (error instanceof ResponseError) {
+        throw new Error(error.message);
+      }
+      const stderr = this.transport?.stderrTail().trim();
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new Error(stderr ? `${detail}\nserver stderr: ${stderr}` : detail);
+    }
+  }
+
+  private wireConfig(config: SessionConfig): object {
+    const { tools, onPermissionRequest, hooks, sessionId: _sessionId, ...rest } = config;
+    return {
+      ...rest,
+      workingDirectory: config.workingDirectory ?? this.options.cwd ?? process.cwd(),
+      ...(tools === undefined ? {} : { tools: tools.map(declaration) }),
+      requestPermission: onPermissionRequest !== undefined,
+      hooks: hooks !== undefined && Object.values(hooks).some(Boolean),
+    };
+  }
+
+  private track(
+    connection: MessageConnection,
+    result: SessionCreateResult,
+    config: SessionConfig,
+  ): TurnloopSession {
+    const existing = this.sessions.get(result.sessionId);
+    if (existing !== undefined) {
+      existing.register(config);
+      return existing;
+    }
+    const session = new TurnloopSession(result.sessionId, connection, result.workspacePath, config);
+    this.sessions.set(result.sessionId, session);
+    return session;
+  }
+
+  private connectionClosed(connection: MessageConnection): void {
+    if (this.connection !== connection) {
+      return;
+    }
+    const error = new Error("the turnloop server connection closed");
+    for (const session of this.sessions.values()) {
+      session.markDisconnected(error);
+    }
+    this.sessions.clear();
+    this.connection = undefined;
+    this.starting = undefined;
+  }
+
+  private async dispose(): Promise<void> {
+    const { connection, transport } = this;
+    this.connection = undefined;
+    this.transport = undefined;
+    this.starting = undefined;
+    for (const session of this.sessions.values()) {
+      session.markDisconnected(new Error("the client stopped"));
+    }
+    this.sessions.clear();
+    connection?.dispose();
+    await transport?.close(STOP_GRACE_MS);
+  }
+}

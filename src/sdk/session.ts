@@ -1,0 +1,302 @@
+/**
+ * A session as an app sees it: sends prompts, receives the runtime's events, and answers the
+ * runtime's questions (custom tool calls, permission requests, hooks) with the app's handlers.
+ */
+
+import type { MessageConnection } from "vscode-jsonrpc";
+import type {
+  HookType,
+  JsonObject,
+  JsonValue,
+  SessionEvent,
+  SessionEventOf,
+  SessionEventType,
+} from "../events/events.js";
+import type { PermissionDecision, SessionMode } from "../server/protocol.js";
+import { type Tool, toWireResult } from "./tools.js";
+import type {
+  MessageOptions,
+  PermissionHandler,
+  PermissionRequest,
+  SessionConfig,
+  SessionHooks,
+} from "./types.js";
+
+/** Default time `sendAndWait` waits for `session.idle` (ms). */
+export const DEFAULT_WAIT_MS = 60_000;
+
+type Handler = (event: SessionEvent) => void;
+
+const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
+  preToolUse: "onPreToolUse",
+  postToolUse: "onPostToolUse",
+  postToolUseFailure: "onPostToolUseFailure",
+  userPromptSubmitted: "onUserPromptSubmitted",
+  sessionStart: "onSessionStart",
+  sessionEnd: "onSessionEnd",
+  agentStop: "onAgentStop",
+  errorOccurred: "onErrorOccurred",
+};
+
+export class TurnloopSession {
+  private readonly handlers = new Set<Handler>();
+  private readonly typedHandlers = new Map<SessionEventType, Set<Handler>>();
+  private tools = new Map<string, Tool>();
+  private permissionHandler: PermissionHandler | undefined;
+  private hooks: SessionHooks | undefined;
+  /** Running tool handlers by request id, aborted on `external_tool.completed`. */
+  private readonly running = new Map<string, AbortController>();
+  private readonly disconnectWaiters = new Set<(error: Error) => void>();
+  private disconnected = false;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly connection: MessageConnection,
+    /** The session's folder (`events.jsonl` is in it). */
+    readonly workspacePath: string,
+    config: SessionConfig,
+  ) {
+    this.register(config);
+  }
+
+  /**
+   * Calls `handler` for every event of type `type`.
+   * @returns a function that unsubscribes.
+   */
+  on<Type extends SessionEventType>(
+    type: Type,
+    handler: (event: SessionEventOf<Type>) => void,
+  ): () => void;
+  /** Calls `handler` for every event, ephemeral ones included, in order. */
+  on(handler: (event: SessionEvent) => void): () => void;
+  on(typeOrHandler: SessionEventType | Handler, typedHandler?: (event: never) => void): () => void {
+    if (typeof typeOrHandler === "function") {
+      this.handlers.add(typeOrHandler);
+      return () => this.handlers.delete(typeOrHandler);
+    }
+    const handler = typedHandler as Handler;
+    let set = this.typedHandlers.get(typeOrHandler);
+    if (set === undefined) {
+      set = new Set();
+      this.typedHandlers.set(typeOrHandler, set);
+    }
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /**
+   * Sends a prompt; the runtime answers at once and runs it (after queued ones).
+   * @returns the send's message id.
+   */
+  async send(options: MessageOptions | string): Promise<string> {
+    const message = typeof options === "string" ? { prompt: options } : options;
+    const result = (await this.connection.sendRequest("session.send", {
+      sessionId: this.sessionId,
+      ...message,
+    })) as { messageId: string };
+    return result.messageId;
+  }
+
+  /**
+   * Sends a prompt and waits for `session.idle`.
+   * @returns the last `assistant.message` of the prompt (undefined when there was none).
+   * @throws Error with the message of a `session.error`; a timeout Error after `timeoutMs` (the
+   * prompt keeps running: call {@link abort} to stop it); an Error when the connection closes.
+   */
+  async sendAndWait(
+    options: MessageOptions | string,
+    timeoutMs = DEFAULT_WAIT_MS,
+  ): Promise<SessionEventOf<"assistant.message"> | undefined> {
+    let last: SessionEventOf<"assistant.message"> | undefined;
+    let unsubscribe: () => void = () => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let onDisconnect: ((error: Error) => void) | undefined;
+    const outcome = new Promise<void>((resolve, reject) => {
+      unsubscribe = this.on((event) => {
+        if (event.type === "assistant.message") {
+          last = event;
+        } else if (event.type === "session.error") {
+          reject(new Error(event.data.message));
+        } else if (event.type === "session.idle") {
+          resolve();
+        }
+      });
+      onDisconnect = reject;
+      this.disconnectWaiters.add(reject);
+      timer = setTimeout(
+        () => reject(new Error(`Timeout after ${timeoutMs} ms waiting for session.idle`)),
+        timeoutMs,
+      );
+    });
+    // Settled before anyone awaits it (a timeout while `send` is in flight): not "unhandled".
+    outcome.catch(() => undefined);
+    try {
+      await this.send(options);
+      await outcome;
+      return last;
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
+      if (onDisconnect !== undefined) {
+        this.disconnectWaiters.delete(onDisconnect);
+      }
+    }
+  }
+
+  /** Cancels the running prompt and drops queued ones; resolves once the session is idle. */
+  async abort(): Promise<void> {
+    await this.connection.sendRequest("session.abort", { sessionId: this.sessionId });
+  }
+
+  /** The session's persisted events, as in its `events.jsonl`. */
+  async getMessages(): Promise<SessionEvent[]> {
+    const result = (await this.connection.sendRequest("session.getMessages", {
+      sessionId: this.sessionId,
+    })) as { events: SessionEvent[] };
+    return result.events;
+  }
+
+  async getMode(): Promise<SessionMode> {
+    return (await this.connection.sendRequest("session.mode.get", {
+      sessionId: this.sessionId,
+    })) as SessionMode;
+  }
+
+  /** Sets the mode for the next prompts. */
+  async setMode(mode: SessionMode): Promise<void> {
+    await this.connection.sendRequest("session.mode.set", { sessionId: this.sessionId, mode });
+  }
+
+  /** Switches the model (`<provider>:<model>`) for the next prompts. */
+  async setModel(modelId: string): Promise<void> {
+    await this.connection.sendRequest("session.model.switchTo", {
+      sessionId: this.sessionId,
+      modelId,
+    });
+  }
+
+  /** Ends this app's use of the session (`session.detach`); it stays on disk for resume. */
+  async disconnect(): Promise<void> {
+    if (this.disconnected) {
+      return;
+    }
+    await this.connection.sendRequest("session.detach", { sessionId: this.sessionId });
+    this.markDisconnected(new Error("the session was disconnected"));
+  }
+
+  /** @internal Replaces the handlers (resume on the same client). */
+  register(config: SessionConfig): void {
+    this.tools = new Map((config.tools ?? []).map((tool) => [tool.name, tool]));
+    this.permissionHandler = config.onPermissionRequest;
+    this.hooks = config.hooks;
+  }
+
+  /** @internal Runs the app's side of an event, then the event handlers. */
+  dispatch(event: SessionEvent): void {
+    if (this.disconnected) {
+      return;
+    }
+    if (event.type === "external_tool.requested") {
+      void this.runTool(event.data);
+    } else if (event.type === "external_tool.completed") {
+      this.running.get(event.data.requestId)?.abort();
+    } else if (event.type === "permission.requested") {
+      const data = event.data as typeof event.data & { permissionRequest?: PermissionRequest };
+      if (this.permissionHandler !== undefined && data.permissionRequest !== undefined) {
+        void this.decide(this.permissionHandler, {
+          ...data.permissionRequest,
+          requestId: data.requestId,
+        });
+      }
+    }
+    for (const handler of [...(this.typedHandlers.get(event.type) ?? []), ...this.handlers]) {
+      try {
+        handler(event);
+      } catch {
+        // An app's handler must not stop the others or the protocol.
+      }
+    }
+  }
+
+  /** @internal Answers `hooks.invoke`; a failing handler has no opinion. */
+  async invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
+    const name = HOOK_HANDLERS[hookType];
+    const handler = this.hooks?.[name] as
+      | ((input: JsonObject, context: { sessionId: string }) => unknown)
+      | undefined;
+    if (handler === undefined) {
+      return {};
+    }
+    try {
+      const output = await handler(input, { sessionId: this.sessionId });
+      return output === undefined ? {} : { output: output as JsonValue };
+    } catch {
+      return {};
+    }
+  }
+
+  /** @internal The connection closed or the session was detached. */
+  markDisconnected(error: Error): void {
+    this.disconnected = true;
+    for (const controller of this.running.values()) {
+      controller.abort();
+    }
+    for (const reject of this.disconnectWaiters) {
+      reject(error);
+    }
+    this.disconnectWaiters.clear();
+  }
+
+  private async runTool(data: SessionEventOf<"external_tool.requested">["data"]): Promise<void> {
+    const tool = this.tools.get(data.toolName);
+    if (tool === undefined) {
+      return; // Another client may run it.
+    }
+    const controller = new AbortController();
+    this.running.set(data.requestId, controller);
+    let answer: object;
+    try {
+      const value = await tool.handler(data.arguments, {
+        sessionId: this.sessionId,
+        toolCallId: data.toolCallId,
+        toolName: data.toolName,
+        arguments: data.arguments,
+        signal: controller.signal,
+      });
+      answer = { result: toWireResult(value) };
+    } catch (error) {
+      answer = { error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      this.running.delete(data.requestId);
+    }
+    if (controller.signal.aborted || this.disconnected) {
+      return;
+    }
+    await this.connection
+      .sendRequest("session.tools.handlePendingToolCall", {
+        sessionId: this.sessionId,
+        requestId: data.requestId,
+        ...answer,
+      })
+      .catch(() => undefined);
+  }
+
+  private async decide(handler: PermissionHandler, request: PermissionRequest): Promise<void> {
+    let result: PermissionDecision;
+    try {
+      result = await handler(request, { sessionId: this.sessionId });
+    } catch {
+      result = { kind: "user-not-available" };
+    }
+    if (this.disconnected) {
+      return;
+    }
+    await this.connection
+      .sendRequest("session.permissions.handlePendingPermissionRequest", {
+        sessionId: this.sessionId,
+        requestId: request.requestId,
+        result,
+      })
+      .catch(() => undefined);
+  }
+}

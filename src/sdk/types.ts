@@ -1,0 +1,145 @@
+/**
+ * Public types of `turnloop/sdk`. Events are the runtime's own union (`src/events/events.ts`);
+ * wire shapes come from `src/server/protocol.ts`, so the SDK and the server share one definition.
+ */
+
+import type { HookType, JsonObject } from "../events/events.js";
+import type {
+  Attachment,
+  HookInputBase,
+  HookInputs,
+  HookOutputs,
+  PermissionDecision,
+  ProviderConfig,
+  SessionMode,
+  WirePermissionRequest,
+} from "../server/protocol.js";
+import type { Tool } from "./tools.js";
+
+export type {
+  HookType,
+  JsonObject,
+  JsonValue,
+  SessionEvent,
+  SessionEventOf,
+  SessionEventType,
+  StopReason,
+} from "../events/events.js";
+export type {
+  AgentStopOutput,
+  Attachment,
+  ExternalToolResult,
+  HookInputBase,
+  HookInputs,
+  PermissionDecision,
+  PermissionKind,
+  PostToolUseOutput,
+  PreToolUseOutput,
+  PromptHookOutput,
+  ProviderConfig,
+  SessionCreateResult,
+  SessionLifecycleNotification,
+  SessionListEntry,
+  SessionMode,
+  WirePermissionRequest,
+} from "../server/protocol.js";
+
+export interface TurnloopClientOptions {
+  /**
+   * The turnloop CLI to spawn: a `.js` file (run with this Node) or an executable. Default: the
+   * `dist/cli/main.js` of the installed package. Spawned as `<cli> --headless --stdio ...cliArgs`.
+   */
+  cliPath?: string;
+  /** Extra arguments, e.g. `["--model", "anthropic:claude-sonnet-4-5", "--allow-all-tools"]`. */
+  cliArgs?: string[];
+  /** The server's working directory, and the default of new sessions. Default: `process.cwd()`. */
+  cwd?: string;
+  /** The server's environment (model keys, `TURNLOOP_HOME` …). Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Connect to a server already listening on `host:port` (`turnloop --headless --port N`). */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** The server's `TURNLOOP_CONNECTION_TOKEN`, sent in `connect`. */
+  connectionToken?: string;
+  /** Receives the spawned server's stderr. Default: discarded (its end is kept for errors). */
+  onStderr?: (text: string) => void;
+}
+
+/** A permission question, as `permission.requested` carries it, with its `requestId`. */
+export type PermissionRequest = WirePermissionRequest & { requestId: string };
+
+/**
+ * Decides a permission question. Return `{kind: "approve-once"}`, `{kind:
+ * "approve-for-session"}`, `{kind: "reject", feedback?}`; a throw answers `user-not-available`.
+ */
+export type PermissionHandler = (
+  request: PermissionRequest,
+  invocation: { sessionId: string },
+) => PermissionDecision | Promise<PermissionDecision>;
+
+/** Approves every request once (for trusted environments and tests). */
+export const approveAll: PermissionHandler = () => ({ kind: "approve-once" });
+
+/** A hook handler: returns its output, or nothing for "no opinion". */
+export type HookHandler<Type extends HookType> = (
+  input: HookInputBase & HookInputs[Type],
+  context: { sessionId: string },
+) => HookOutputs[Type] | undefined | Promise<HookOutputs[Type] | undefined>;
+
+/** Hooks by Copilot's handler names; see `src/server/hooks.ts` for when each runs. */
+export interface SessionHooks {
+  onPreToolUse?: HookHandler<"preToolUse">;
+  onPostToolUse?: HookHandler<"postToolUse">;
+  onPostToolUseFailure?: HookHandler<"postToolUseFailure">;
+  onUserPromptSubmitted?: HookHandler<"userPromptSubmitted">;
+  onSessionStart?: HookHandler<"sessionStart">;
+  onSessionEnd?: HookHandler<"sessionEnd">;
+  onAgentStop?: HookHandler<"agentStop">;
+  onErrorOccurred?: HookHandler<"errorOccurred">;
+}
+
+/** `createSession` / `resumeSession` settings. */
+export interface SessionConfig {
+  /** `<provider>:<model>`, e.g. `anthropic:claude-sonnet-4-5`; default: the server's `--model`. */
+  model?: string;
+  /** BYOK endpoint (Copilot's `ProviderConfig`), with `model` as a bare name. */
+  provider?: ProviderConfig;
+  /** Tools the app runs; see {@link defineTool}. */
+  tools?: Tool[];
+  /** Asked for calls that need approval. Absent: the server's default policy decides. */
+  onPermissionRequest?: PermissionHandler;
+  hooks?: SessionHooks;
+  /** Stream `assistant.message_delta` events. Default: true. */
+  streaming?: boolean;
+  /** `append` (default) adds `content` to turnloop's system prompt; `replace` replaces it. */
+  systemMessage?: { mode?: "append" | "replace"; content: string };
+  /** Default: the client's `cwd`. */
+  workingDirectory?: string;
+  /** Run every tool without asking (deny rules still apply). */
+  allowAllTools?: boolean;
+  /** `interactive` (default) or `autopilot`. */
+  mode?: SessionMode;
+  /** Choose the new session's id (create only). */
+  sessionId?: string;
+}
+
+/** `session.send` options. */
+export interface MessageOptions {
+  prompt: string;
+  attachments?: Attachment[];
+  /** `enqueue` (default) or `immediate` (ahead of other queued prompts). */
+  mode?: "enqueue" | "immediate";
+  /** This prompt only. */
+  agentMode?: SessionMode;
+}
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolInvocation {
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  arguments: JsonObject;
+  /** Aborted when the runtime no longer waits (the prompt was cancelled). */
+  signal: AbortSignal;
+}

@@ -1,0 +1,257 @@
+/**
+ * One client connection: JSON-RPC over a `Content-Length`-framed stream (vscode-jsonrpc), the
+ * method table, and what happens when the client goes away (its sessions' prompts are cancelled
+ * and the sessions closed, so their logs end consistently).
+ *
+ * Every request goes through one dispatcher: unknown methods get `-32601`, params that do not fit
+ * get `-32602` with a readable message, anything unexpected `-32603`. Malformed frames and
+ * non-JSON-RPC bodies are logged to stderr and skipped; they never end the process.
+ */
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  type Message,
+  type MessageConnection,
+  type MessageReader,
+  type MessageWriter,
+  ResponseError,
+} from "vscode-jsonrpc/node.js";
+import { ErrorCode, type SessionMode } from "./protocol.js";
+import type { ModelDefaults } from "./server-model.js";
+import type { BaseOptions, ClientLink, ServerSession } from "./server-session.js";
+
+/** What every connection of one server shares. */
+export interface ServerContext {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Default working directory of new sessions (`--cwd`). */
+  cwd: string;
+  version: string;
+  defaults: ModelDefaults;
+  base: BaseOptions;
+  defaultMode: SessionMode;
+  /** Open sessions of this process, by id: one {@link ServerSession} per session at most. */
+  sessions: Map<string, ServerSession>;
+  connections: Set<ClientConnection>;
+  /** Asks the server to stop (after `runtime.shutdown` has been answered). */
+  requestShutdown(): void;
+  log(message: string): void;
+}
+
+/** A method: gets the raw params, returns the result or throws a ResponseError. */
+export type MethodHandler = (connection: ClientConnection, params: unknown) => unknown;
+
+export class ClientConnection implements ClientLink {
+  private readonly rpc: MessageConnection;
+  private readonly writer: TrackingWriter;
+  private authenticated: boolean;
+  private isClosed = false;
+  readonly closed: Promise<void>;
+  private markClosed: () => void = () => undefined;
+
+  /**
+   * @param hangUp closes the transport (socket, stdio) when the connection ends.
+   * @param requiredToken when set (TCP with a connection token), every method but `connect`
+   * is refused until `connect {token}` carries it.
+   */
+  constructor(
+    readonly server: ServerContext,
+    reader: MessageReader,
+    writer: MessageWriter,
+    private readonly methods: Readonly<Record<string, MethodHandler>>,
+    private readonly hangUp: () => void,
+    private readonly requiredToken?: string,
+  ) {
+    this.authenticated = requiredToken === undefined;
+    this.closed = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
+    const logger = {
+      error: (message: string) => server.log(message),
+      warn: (message: string) => server.log(message),
+      info: () => undefined,
+      log: () => undefined,
+    };
+    reader.onError((error) => server.log(`unreadable message skipped: ${error.message}`));
+    this.writer = new TrackingWriter(writer);
+    this.rpc = createMessageConnection(reader, this.writer, logger);
+    this.rpc.onRequest((method, params) => this.dispatch(method, params));
+    this.rpc.onNotification(() => undefined);
+    this.rpc.onClose(() => void this.onClose());
+  }
+
+  /** Starts reading. */
+  listen(): void {
+    this.server.connections.add(this);
+    this.rpc.listen();
+  }
+
+  notify(method: string, params: object): void {
+    if (!this.isClosed) {
+      this.rpc.sendNotification(method, params).catch(() => undefined);
+    }
+  }
+
+  request(
+    method: string,
+    params: object,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<unknown> {
+    if (this.isClosed) {
+      return Promise.reject(new Error("the connection is closed"));
+    }
+    const cancellation = new CancellationTokenSource();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_resolve, reject) => {
+      const stop = (reason: string) => {
+        cancellation.cancel();
+        reject(new Error(reason));
+      };
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => stop(`no answer to ${method} within ${timeoutMs} ms`), timeoutMs);
+      }
+      onAbort = () => stop("cancelled");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) {
+        onAbort();
+      }
+    });
+    // Pending requests are rejected by vscode-jsonrpc when the connection is disposed (onClose).
+    return Promise.race([
+      this.rpc.sendRequest(method, params, cancellation.token),
+      stopped,
+    ]).finally(() => {
+      clearTimeout(timer);
+      if (onAbort !== undefined) {
+        signal?.removeEventListener("abort", onAbort);
+      }
+      cancellation.dispose();
+    });
+  }
+
+  /** Marks the token check passed, or refuses. @throws ResponseError for a wrong token. */
+  authenticate(token: string | undefined): void {
+    if (this.requiredToken !== undefined && !sameToken(token, this.requiredToken)) {
+      // Answer first, then hang up: the client learns why.
+      setImmediate(() => void this.dispose());
+      throw new ResponseError(ErrorCode.unauthorized, "connect: wrong or missing connection token");
+    }
+    this.authenticated = true;
+  }
+
+  /** Closes the connection and its transport, after what was already sent (answers) is out. */
+  async dispose(): Promise<void> {
+    await this.writer.drained();
+    await this.onClose();
+  }
+
+  private async dispatch(method: string, params: unknown): Promise<unknown> {
+    const handler = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
+    if (handler === undefined) {
+      throw new ResponseError(ErrorCode.methodNotFound, `Unknown method: ${method}`);
+    }
+    if (!this.authenticated && method !== "connect") {
+      throw new ResponseError(
+        ErrorCode.unauthorized,
+        "Send connect with the connection token (TURNLOOP_CONNECTION_TOKEN) first",
+      );
+    }
+    try {
+      return await handler(this, params);
+    } catch (error) {
+      if (error instanceof ResponseError) {
+        throw error;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      this.server.log(`${method} failed: ${message}`);
+      throw new ResponseError(ErrorCode.internalError, `${method} failed: ${message}`);
+    }
+  }
+
+  /** The client is gone: its sessions' prompts are cancelled and the sessions closed. */
+  private async onClose(): Promise<void> {
+    if (this.isClosed) {
+      return;
+    }
+    this.isClosed = true;
+    this.server.connections.delete(this);
+    this.markClosed();
+    // Rejects requests still waiting for this client (hooks), so nothing waits for a dead peer.
+    this.rpc.dispose();
+    this.hangUp();
+    const owned = [...this.server.sessions.values()].filter((session) => session.ownedBy(this));
+    await Promise.all(owned.map((session) => session.connectionLost()));
+  }
+}
+
+/** Compares in constant time, so the answer's timing tells nothing about the token. */
+function sameToken(given: string | undefined, required: string): boolean {
+  const expected = createHash("sha256").update(required).digest();
+  const actual = createHash("sha256")
+    .update(given ?? "")
+    .digest();
+  return given !== undefined && timingSafeEqual(actual, expected);
+}
+
+/** Sends `method` to every live connection (lifecycle notifications). */
+export function broadcast(server: ServerContext, method: string, params: object): void {
+  for (const connection of server.connections) {
+    connection.notify(method, params);
+  }
+}
+
+/** How long closing waits for the last answers to go out (ms). */
+const DRAIN_TIMEOUT_MS = 1_000;
+
+/**
+ * Passes messages to `inner` and knows which writes are still on their way, so a connection is
+ * closed only after its last answers (e.g. to `runtime.shutdown`) are out.
+ */
+class TrackingWriter implements MessageWriter {
+  private readonly pending = new Set<Promise<void>>();
+  readonly onError: MessageWriter["onError"];
+  readonly onClose: MessageWriter["onClose"];
+
+  constructor(private readonly inner: MessageWriter) {
+    this.onError = inner.onError;
+    this.onClose = inner.onClose;
+  }
+
+  write(message: Message): Promise<void> {
+    const written = this.inner.write(message);
+    const settled = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.add(settled);
+    void settled.then(() => this.pending.delete(settled));
+    return written;
+  }
+
+  /**
+   * Resolves when every write issued so far has settled, or after {@link DRAIN_TIMEOUT_MS} for
+   * a peer that stopped reading.
+   */
+  async drained(): Promise<void> {
+    // vscode-jsonrpc starts writes on the next turn (setImmediate): let queued answers begin.
+    await new Promise((resolve) => setImmediate(resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+    });
+    await Promise.race([Promise.all(this.pending), giveUp]);
+    clearTimeout(timer);
+  }
+
+  end(): void {
+    this.inner.end();
+  }
+
+  dispose(): void {
+    this.inner.dispose();
+  }
+}

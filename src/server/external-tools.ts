@@ -1,0 +1,175 @@
+/**
+ * An SDK app's custom tools, run by the app (Copilot protocol v3, broadcast-event pattern): a call
+ * records `external_tool.requested {requestId}` and waits for
+ * `session.tools.handlePendingToolCall {requestId, result | error}`; the answer (or the prompt's
+ * cancellation) records `external_tool.completed`, then the loop records the call's one
+ * `tool.execution_complete`.
+ */
+
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { EventInput, JsonObject } from "../events/events.js";
+import { type AnyTool, defineTool, type ToolResult } from "../tools/define-tool.js";
+import type { ToolDeclarationParams } from "./params.js";
+import type { ExternalToolResult } from "./protocol.js";
+
+/** What the app's tools need from their session. */
+export interface ExternalToolHost {
+  sessionId: string;
+  cwd: string;
+  emit(event: EventInput): void;
+}
+
+interface PendingCall {
+  toolCallId: string;
+  toolName: string;
+  settle(result: ToolResult): void;
+}
+
+/** Said to the model when the prompt was cancelled before the app answered. */
+const NO_ANSWER =
+  "Interrupted: the prompt was cancelled before the app that runs this tool answered.";
+
+/** Calls of one session's custom tools waiting for the app. */
+export class PendingToolCalls {
+  private readonly pending = new Map<string, PendingCall>();
+
+  constructor(private readonly host: ExternalToolHost) {}
+
+  /**
+   * Tools for the loop, one per declaration. Arguments are validated against the declared JSON
+   * Schema when zod can read it (otherwise the app validates); the model sees the declared schema.
+   */
+  toolsFor(declarations: readonly ToolDeclarationParams[]): AnyTool[] {
+    return declarations.map((declaration) =>
+      defineTool({
+        name: declaration.name,
+        description: declaration.description ?? declaration.name,
+        input: inputSchema(declaration.parameters),
+        kind: declaration.readOnly === true ? "read" : "other",
+        mutates: declaration.readOnly !== true,
+        execute: (input, context) =>
+          this.request(declaration.name, input as JsonObject, context.toolCallId, context.signal),
+      }),
+    );
+  }
+
+  /**
+   * Applies the app's answer: `result` (text or Copilot's result object) or `error`.
+   * @returns false when no such call is waiting (answered, cancelled, unknown id).
+   */
+  answer(requestId: string, answer: { result?: ExternalToolResult; error?: string }): boolean {
+    const call = this.pending.get(requestId);
+    if (call === undefined) {
+      return false;
+    }
+    this.pending.delete(requestId);
+    const result = toolResult(call.toolName, answer);
+    this.host.emit({
+      type: "external_tool.completed",
+      data: {
+        requestId,
+        toolCallId: call.toolCallId,
+        status: result.isError ? "failed" : "completed",
+      },
+    });
+    call.settle(result);
+    return true;
+  }
+
+  private request(
+    toolName: string,
+    input: JsonObject,
+    toolCallId: string,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    const requestId = randomUUID();
+    return new Promise<ToolResult>((settle) => {
+      const onAbort = () => {
+        if (this.pending.delete(requestId)) {
+          this.host.emit({
+            type: "external_tool.completed",
+            data: { requestId, toolCallId, status: "cancelled" },
+          });
+          settle({ content: NO_ANSWER, isError: true });
+        }
+      };
+      this.pending.set(requestId, {
+        toolCallId,
+        toolName,
+        settle: (result) => {
+          signal.removeEventListener("abort", onAbort);
+          settle(result);
+        },
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.host.emit({
+        type: "external_tool.requested",
+        data: {
+          requestId,
+          sessionId: this.host.sessionId,
+          toolCallId,
+          toolName,
+          arguments: input,
+          workingDirectory: this.host.cwd,
+        },
+      });
+      if (signal.aborted) {
+        onAbort();
+      }
+    });
+  }
+}
+
+/**
+ * The model sees `parameters` as declared (zod copies `meta` into the JSON Schema it emits);
+ * validation uses zod's reading of the schema, or accepts any object when zod cannot read it.
+ */
+function inputSchema(parameters: JsonObject | undefined): z.ZodType<JsonObject> {
+  const base = z.looseObject({}) as unknown as z.ZodType<JsonObject>;
+  if (parameters === undefined) {
+    return base;
+  }
+  const { $schema: _schema, ...declared } = parameters;
+  let validator: z.ZodType | undefined;
+  try {
+    validator = z.fromJSONSchema(declared);
+  } catch {
+    validator = undefined;
+  }
+  const checked =
+    validator === undefined
+      ? base
+      : base.superRefine((value, context) => {
+          const parsed = validator.safeParse(value);
+          if (!parsed.success) {
+            for (const issue of parsed.error.issues) {
+              context.addIssue({ ...issue });
+            }
+          }
+        });
+  return checked.meta(declared);
+}
+
+/** Copilot's result conventions: text as is; `resultType` other than success is an error. */
+function toolResult(
+  toolName: string,
+  answer: { result?: ExternalToolResult; error?: string },
+): ToolResult {
+  if (answer.error !== undefined) {
+    return { content: `Tool '${toolName}' failed: ${answer.error}`, isError: true };
+  }
+  const { result } = answer;
+  if (result === undefined) {
+    return { content: "", isError: false };
+  }
+  if (typeof result === "string") {
+    return { content: result, isError: false };
+  }
+  const failed = result.resultType !== undefined && result.resultType !== "success";
+  const content =
+    failed && result.error !== undefined && result.textResultForLlm === ""
+      ? `Tool '${toolName}' failed: ${result.error}`
+      : result.textResultForLlm;
+  return { content, isError: failed };
+}

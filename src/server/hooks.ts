@@ -1,0 +1,234 @@
+/**
+ * Hooks of an SDK app (Copilot SDK `SessionHooks`), called with `hooks.invoke {sessionId,
+ * hookType, input}` → `{output}` when the session was created with `hooks: true`. Each call is
+ * recorded as `hook.start` / `hook.end`. A hook that fails, times out or is cancelled has no
+ * opinion: the runtime goes on as without it.
+ *
+ * Where each hook runs and what its output does:
+ * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate (not for calls
+ *   refused earlier: unknown tool, bad arguments). `deny` refuses the call ("Denied by preToolUse
+ *   hook: <reason>"); `allow` skips asking (deny rules still apply); `ask` asks even where rules
+ *   or the read-only default would allow; `modifiedArgs` (checked against the tool's schema)
+ *   replace the arguments; `additionalContext` is appended to the result.
+ * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run, `postToolUseFailure`
+ *   {toolName, toolArgs, error} after a failed one: `modifiedResult` replaces, and
+ *   `additionalContext` is appended to, what the model sees.
+ * - `sessionStart` {source: new | resume, initialPrompt} before the first prompt after create or
+ *   resume, then `userPromptSubmitted` {prompt} before every prompt: `modifiedPrompt` replaces the
+ *   prompt; `additionalContext` is appended to it after a blank line.
+ * - `agentStop` {stopReason, transcriptPath, stop_hook_active} when a prompt ends (not on
+ *   cancel or error): `decision: "block"` goes on with `reason` as a user message (source
+ *   `hook`), at most {@link MAX_AGENT_STOP_BLOCKS} times in a row.
+ * - `errorOccurred` {error, errorContext: "model_call", recoverable: false} when a prompt fails;
+ *   its output is recorded only.
+ * - `sessionEnd` {reason: "user_exit"} on `session.detach` / `session.destroy`; recorded only.
+ */
+
+import { randomUUID } from "node:crypto";
+import type { Authorize, PermissionAnswer } from "../agent/tool-calls.js";
+import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
+import type {
+  AgentStopOutput,
+  PostToolUseOutput,
+  PreToolUseOutput,
+  PromptHookOutput,
+} from "./protocol.js";
+
+/** Consecutive `agentStop` blocks honoured before the runtime stops anyway. */
+export const MAX_AGENT_STOP_BLOCKS = 3;
+/** How long the runtime waits for a hook (ms) before going on without it. */
+export const HOOK_TIMEOUT_MS = 30_000;
+
+/** Sends `hooks.invoke` to the app; resolves with its `output`. */
+export type InvokeHook = (
+  hookType: HookType,
+  input: JsonObject,
+  signal: AbortSignal | undefined,
+) => Promise<JsonValue | undefined>;
+
+/** The session side of hook calls. */
+export interface HookHost {
+  sessionId: string;
+  cwd: string;
+  emit(event: EventInput): void;
+  /** Whether the app registered hooks (`hooks: true`). */
+  enabled(): boolean;
+  invoke: InvokeHook;
+}
+
+/** The gates a `preToolUse` decision picks from. */
+export interface Gates {
+  /** The session's policy, asking the app or applying the default. */
+  normal: Authorize;
+  /** `allow`: everything runs except what deny rules forbid. */
+  allowed: Authorize;
+  /** `ask`: no allow rules and no allow-all, so every call (judged as mutating) is asked about. */
+  ask: Authorize;
+}
+
+/** Calls hooks for one session and records them. */
+export class HookRunner {
+  /** `modifiedArgs` and `additionalContext` from `preToolUse`, by tool call id. */
+  private readonly adjustments = new Map<string, { input?: unknown; context?: string }>();
+
+  constructor(private readonly host: HookHost) {}
+
+  /**
+   * Calls `hookType` with `input` (plus `sessionId`, `timestamp` in ms and `cwd`) and records it.
+   * @returns the app's output when it is an object; undefined for no opinion or failure.
+   */
+  async call(
+    hookType: HookType,
+    input: JsonObject,
+    signal?: AbortSignal,
+  ): Promise<JsonObject | undefined> {
+    if (!this.host.enabled()) {
+      return undefined;
+    }
+    const hookInvocationId = randomUUID();
+    const wireInput = {
+      sessionId: this.host.sessionId,
+      timestamp: Date.now(),
+      cwd: this.host.cwd,
+      ...input,
+    };
+    this.host.emit({ type: "hook.start", data: { hookInvocationId, hookType, input: wireInput } });
+    try {
+      const output = (await this.host.invoke(hookType, wireInput, signal)) ?? null;
+      this.host.emit({
+        type: "hook.end",
+        data: { hookInvocationId, hookType, success: true, output },
+      });
+      return isObject(output) ? output : undefined;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.host.emit({
+        type: "hook.end",
+        data: { hookInvocationId, hookType, success: false, error: { message } },
+      });
+      return undefined;
+    }
+  }
+
+  /** Applies `sessionStart` or `userPromptSubmitted` to a prompt's text. */
+  async prompt(hookType: HookType, input: JsonObject, text: string, signal: AbortSignal) {
+    const output = (await this.call(hookType, input, signal)) as PromptHookOutput | undefined;
+    const prompt = typeof output?.modifiedPrompt === "string" ? output.modifiedPrompt : text;
+    const context = output?.additionalContext;
+    return typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
+  }
+
+  /** `agentStop`: the follow-up message when the app blocks the stop, else undefined. */
+  async agentStop(input: JsonObject, signal: AbortSignal): Promise<string | undefined> {
+    const output = (await this.call("agentStop", input, signal)) as AgentStopOutput | undefined;
+    if (output?.decision !== "block") {
+      return undefined;
+    }
+    return typeof output.reason === "string" && output.reason !== "" ? output.reason : "Continue.";
+  }
+
+  /** The gate wrapped with `preToolUse`. */
+  authorize(gates: Gates): Authorize {
+    return async (request): Promise<PermissionAnswer> => {
+      const { tool, toolCall, signal } = request;
+      const output = (await this.call(
+        "preToolUse",
+        { toolName: tool.name, toolArgs: toolCall.arguments },
+        signal,
+      )) as PreToolUseOutput | undefined;
+      let input = request.input;
+      if (output?.modifiedArgs !== undefined) {
+        const parsed = tool.input.safeParse(output.modifiedArgs);
+        if (!parsed.success) {
+          return { allowed: false, reason: "the preToolUse hook gave arguments that do not fit" };
+        }
+        input = parsed.data;
+      }
+      const context =
+        typeof output?.additionalContext === "string" ? output.additionalContext : undefined;
+      if (input !== request.input || context !== undefined) {
+        this.adjustments.set(toolCall.toolCallId, {
+          ...(input === request.input ? {} : { input }),
+          ...(context === undefined ? {} : { context }),
+        });
+      }
+      switch (output?.permissionDecision) {
+        case "deny": {
+          const reason = output.permissionDecisionReason ?? "No reason provided";
+          return { allowed: false, reason: `Denied by preToolUse hook: ${reason}` };
+        }
+        case "allow":
+          return gates.allowed({ ...request, input });
+        case "ask":
+          // Judged as if it could change things, so even a read inside the cwd is asked about.
+          return gates.ask({ ...request, input, tool: { ...tool, mutates: true } });
+        default:
+          return gates.normal({ ...request, input });
+      }
+    };
+  }
+
+  /** `tool` with `preToolUse` adjustments applied and `postToolUse(Failure)` called. */
+  wrapTool(tool: AnyTool): AnyTool {
+    return {
+      ...tool,
+      execute: async (input: unknown, context: ToolContext): Promise<ToolResult> => {
+        const adjustment = this.adjustments.get(context.toolCallId);
+        this.adjustments.delete(context.toolCallId);
+        const effective = adjustment?.input ?? input;
+        const result = await tool.execute(effective, context);
+        const withContext = appendContext(result, adjustment?.context);
+        if (!this.host.enabled() || context.signal.aborted) {
+          return withContext;
+        }
+        return this.afterTool(tool.name, effective, withContext, context.signal);
+      },
+    };
+  }
+
+  private async afterTool(
+    toolName: string,
+    input: unknown,
+    result: ToolResult,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    const toolArgs = (isObject(input) ? input : {}) as JsonObject;
+    const output = (
+      result.isError
+        ? await this.call(
+            "postToolUseFailure",
+            { toolName, toolArgs, error: result.content },
+            signal,
+          )
+        : await this.call(
+            "postToolUse",
+            {
+              toolName,
+              toolArgs,
+              toolResult: { textResultForLlm: result.content, resultType: "success" },
+            },
+            signal,
+          )
+    ) as PostToolUseOutput | undefined;
+    const modified = output?.modifiedResult;
+    const replaced =
+      typeof modified === "string"
+        ? { ...result, content: modified }
+        : isObject(modified) && typeof modified.textResultForLlm === "string"
+          ? { ...result, content: modified.textResultForLlm }
+          : result;
+    return appendContext(replaced, output?.additionalContext);
+  }
+}
+
+function appendContext(result: ToolResult, context: unknown): ToolResult {
+  if (typeof context !== "string" || context === "") {
+    return result;
+  }
+  return { ...result, content: `${result.content}\n\n${context}` };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

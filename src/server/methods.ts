@@ -1,0 +1,122 @@
+/**
+ * The method table of `turnloop --headless`: the core of the Copilot SDK protocol v3 (names,
+ * params and results as the Copilot SDK sends and reads them). Anything else is `-32601`.
+ */
+
+import { listSessions } from "../session/store.js";
+import type { ClientConnection, MethodHandler } from "./connection.js";
+import { connectParams, listParams, parseParams, pingParams } from "./params.js";
+import { PROTOCOL_VERSION, type SessionListEntry } from "./protocol.js";
+import { listedModels } from "./server-model.js";
+import {
+  abortMethod,
+  acceptedMethod,
+  createMethod,
+  deleteMethod,
+  detachMethod,
+  getMessagesMethod,
+  modeGetMethod,
+  modelGetMethod,
+  modelSwitchMethod,
+  modeSetMethod,
+  permissionAnswerMethod,
+  resumeMethod,
+  sendMethod,
+  toolAnswerMethod,
+} from "./session-methods.js";
+
+/** `connect {token?}`: the handshake; checks the connection token when one is required. */
+function connectMethod(connection: ClientConnection, raw: unknown) {
+  const params = parseParams("connect", connectParams, raw);
+  connection.authenticate(params?.token);
+  return {
+    ok: true,
+    protocolVersion: PROTOCOL_VERSION,
+    version: connection.server.version,
+    taskKinds: [],
+  };
+}
+
+function pingMethod(_connection: ClientConnection, raw: unknown) {
+  const params = parseParams("ping", pingParams, raw);
+  return {
+    message: `pong: ${params?.message ?? ""}`,
+    timestamp: new Date().toISOString(),
+    protocolVersion: PROTOCOL_VERSION,
+  };
+}
+
+function statusMethod(connection: ClientConnection) {
+  return { version: connection.server.version, protocolVersion: PROTOCOL_VERSION };
+}
+
+/** turnloop needs no GitHub account: model keys come from the provider or the environment. */
+function authStatusMethod() {
+  return { isAuthenticated: true, authType: "api-key", statusMessage: "turnloop uses model keys" };
+}
+
+function modelsMethod(connection: ClientConnection) {
+  const { defaults, env } = connection.server;
+  return { models: listedModels(defaults, env) };
+}
+
+/** `session.list {filter?: {cwd}}`: every session on disk, newest first. */
+async function listMethod(connection: ClientConnection, raw: unknown) {
+  const params = parseParams("session.list", listParams, raw);
+  const wanted = params?.filter?.cwd;
+  const summaries = await listSessions(connection.server.home);
+  const sessions: SessionListEntry[] = summaries
+    .filter((summary) => wanted === undefined || summary.cwd === wanted)
+    .map((summary) => ({
+      sessionId: summary.sessionId,
+      startTime: summary.startTime ?? summary.lastActivity,
+      modifiedTime: summary.lastActivity,
+      isRemote: false,
+      ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
+      ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
+      ...(summary.model === null ? {} : { model: summary.model }),
+      turns: summary.turns,
+      ...(summary.problem === undefined ? {} : { problem: summary.problem }),
+    }));
+  return { sessions };
+}
+
+async function lastIdMethod(connection: ClientConnection) {
+  const [newest] = await listSessions(connection.server.home);
+  return newest === undefined ? {} : { sessionId: newest.sessionId };
+}
+
+/** `runtime.shutdown`: answered first, then every session is cancelled and closed. */
+function shutdownMethod(connection: ClientConnection) {
+  setImmediate(() => connection.server.requestShutdown());
+  return null;
+}
+
+export const METHODS: Readonly<Record<string, MethodHandler>> = {
+  connect: connectMethod,
+  ping: pingMethod,
+  "status.get": statusMethod,
+  "auth.getStatus": authStatusMethod,
+  "models.list": modelsMethod,
+  "runtime.shutdown": shutdownMethod,
+  "session.create": createMethod,
+  "session.resume": resumeMethod,
+  "session.send": sendMethod,
+  "session.abort": abortMethod,
+  "session.getMessages": getMessagesMethod,
+  "session.getEvents": getMessagesMethod,
+  "session.list": listMethod,
+  "session.getLastId": lastIdMethod,
+  "session.delete": deleteMethod,
+  "session.detach": detachMethod,
+  "session.destroy": detachMethod,
+  "session.mode.get": modeGetMethod,
+  "session.mode.set": modeSetMethod,
+  "session.model.getCurrent": modelGetMethod,
+  "session.model.switchTo": modelSwitchMethod,
+  "session.tools.handlePendingToolCall": toolAnswerMethod,
+  "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,
+  // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.
+  "session.options.update": acceptedMethod,
+  "session.eventLog.registerInterest": acceptedMethod,
+};

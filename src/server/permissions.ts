@@ -1,0 +1,216 @@
+/**
+ * Permissions through the app (Copilot protocol v3, broadcast-event pattern): the permission
+ * gate records `permission.requested`; the app answers with
+ * `session.permissions.handlePendingPermissionRequest {requestId, result: {kind}}`; the gate then
+ * records `permission.completed`. On the wire, `permission.requested` also carries a Copilot
+ * `permissionRequest` object, so a Copilot SDK app's `onPermissionRequest` gets what it expects.
+ */
+
+import { resolve } from "node:path";
+import {
+  type AskPermission,
+  createPermissionGate,
+  type PermissionReply,
+} from "../agent/permission-gate.js";
+import type { PermissionRule } from "../agent/permission-rules.js";
+import type { JsonObject, SessionEventOf } from "../events/events.js";
+import type { Session } from "../session/session.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import type { Gates } from "./hooks.js";
+import type { PermissionKind, WirePermissionRequest } from "./protocol.js";
+
+/** Said to the model when a call needs approval and the app has no permission handler. */
+const NO_HANDLER_REASON =
+  "it needs approval and the app registered no permission handler (onPermissionRequest)";
+
+/** What the gates of one session are built from. */
+export interface GateSettings {
+  session: Session;
+  /** The server's rules and the session's allow-all choice. */
+  policy: {
+    allowAllTools: boolean;
+    allow: readonly PermissionRule[];
+    deny: readonly PermissionRule[];
+    folders?: readonly string[] | undefined;
+  };
+  /** The app's handler; absent: calls that need approval are denied (the default policy). */
+  ask?: AskPermission;
+  /** Custom tools declared with `skipPermission`: run without asking (deny rules still apply). */
+  skipPermission: ReadonlySet<string>;
+}
+
+/**
+ * The session's permission gates (DESIGN.md, tools): the normal one (flags, session grants, then
+ * the app or the default policy), one that allows all but what deny rules forbid, and one that
+ * asks about everything (no allow rules). Each records its questions and answers in the log.
+ */
+export function createGates(settings: GateSettings): Gates {
+  const { session, policy } = settings;
+  const gate = (override: { allowAll?: boolean; noAllowRules?: boolean }) =>
+    createPermissionGate({
+      cwd: session.cwd,
+      policy: () => ({
+        allowAllTools: override.allowAll ?? policy.allowAllTools,
+        allow: override.noAllowRules ? [] : [...policy.allow, ...session.grants.allow],
+        deny: [...policy.deny, ...session.grants.deny],
+        folders: policy.folders ?? [],
+      }),
+      emit: (event) => void session.emit(event),
+      ...(settings.ask === undefined ? {} : { ask: settings.ask }),
+      noAskReason: NO_HANDLER_REASON,
+    });
+  const allowed = gate({ allowAll: true });
+  const normal = gate({});
+  return {
+    normal: (request) =>
+      (settings.skipPermission.has(request.tool.name) ? allowed : normal)(request),
+    allowed,
+    ask: gate({ allowAll: false, noAllowRules: true }),
+  };
+}
+
+/** What the server knows about a call waiting at the gate, to describe it on the wire. */
+export interface CallDetails {
+  tool: AnyTool;
+  input: unknown;
+  arguments: JsonObject;
+  /** Whether it is an app's custom tool. */
+  external: boolean;
+}
+
+/** Open permission questions of one session, answered by the app. */
+export class PendingPermissions {
+  private readonly pending = new Map<string, (reply: PermissionReply) => void>();
+  /** Calls at the gate by tool call id, so `permission.requested` can be described. */
+  readonly calls = new Map<string, CallDetails>();
+
+  /** The gate's `ask`: waits for the app's answer; the gate settles it as cancelled on abort. */
+  readonly ask: AskPermission = (request, signal) =>
+    new Promise<PermissionReply>((settle) => {
+      this.pending.set(request.requestId, settle);
+      signal.addEventListener("abort", () => this.pending.delete(request.requestId), {
+        once: true,
+      });
+    });
+
+  /**
+   * Applies the app's answer.
+   * @returns false when no such question is open (answered already, cancelled, unknown id).
+   * @throws Error naming the result kind when it is not one of Copilot's decision kinds.
+   */
+  answer(requestId: string, result: { kind: string; feedback?: string | undefined }): boolean {
+    const reply = replyFor(result);
+    const settle = this.pending.get(requestId);
+    if (settle === undefined) {
+      return false;
+    }
+    this.pending.delete(requestId);
+    settle(reply);
+    return true;
+  }
+}
+
+/**
+ * Maps a Copilot decision (`PermissionDecision.kind`, legacy spellings included) to the gate's
+ * reply. `-for-session`, `-for-location` and `permanently` record a rule for the session.
+ * @throws Error for an unknown kind.
+ */
+function replyFor(result: { kind: string; feedback?: string | undefined }): PermissionReply {
+  const { kind, feedback } = result;
+  switch (kind) {
+    case "approve-once":
+    case "approved":
+      return { decision: "allow", scope: "once" };
+    case "approve-for-session":
+    case "approved-for-session":
+    case "approve-for-location":
+    case "approved-for-location":
+    case "approve-permanently":
+      return { decision: "allow", scope: "session" };
+    case "user-not-available":
+      return { decision: "deny", scope: "once", reason: "no user was available to approve it" };
+    default:
+      if (kind === "reject" || kind.startsWith("denied")) {
+        return { decision: "deny", scope: "once", reason: feedback ?? "the user rejected it" };
+      }
+      throw new Error(
+        `unknown permission decision "${kind}": use approve-once, approve-for-session, reject or user-not-available`,
+      );
+  }
+}
+
+/** Copilot's `permissionRequest` for a call at the gate (see {@link WirePermissionRequest}). */
+export function wirePermissionRequest(
+  event: SessionEventOf<"permission.requested">["data"],
+  details: CallDetails | undefined,
+  cwd: string,
+): WirePermissionRequest {
+  const scope =
+    details === undefined ? undefined : (details.tool.scope?.(details.input, cwd) ?? undefined);
+  const paths = (scope?.paths ?? []).map((path) => resolve(cwd, path));
+  const args = details?.arguments ?? {};
+  const common = {
+    toolCallId: event.toolCallId,
+    toolName: event.toolName,
+    intention: event.title,
+    toolKind: event.kind,
+    arguments: args,
+    paths,
+    ...(scope?.command === undefined ? {} : { command: scope.command }),
+  };
+  const kind = permissionKind(event.kind, details?.external === true);
+  switch (kind) {
+    case "shell": {
+      const command = scope?.command ?? "";
+      const identifier = command.trim().split(/\s+/)[0] ?? "";
+      return {
+        ...common,
+        kind,
+        fullCommandText: command,
+        commands: [{ identifier, readOnly: false }],
+      };
+    }
+    case "write":
+      return { ...common, kind, fileName: paths[0] ?? "" };
+    case "read":
+      return { ...common, kind, path: paths[0] ?? "" };
+    case "url":
+      return { ...common, kind, url: typeof args.url === "string" ? args.url : "" };
+    case "custom-tool":
+      return {
+        ...common,
+        kind,
+        toolDescription: details?.tool.description ?? "",
+        args,
+      };
+  }
+}
+
+/** Copilot's `permission.completed.result.kind` for a recorded decision. */
+export function completedKind(data: SessionEventOf<"permission.completed">["data"]): string {
+  if (data.decision === "allowed") {
+    return data.scope === "session" ? "approved-for-session" : "approved";
+  }
+  return data.decision === "denied" ? "denied-interactively-by-user" : "cancelled";
+}
+
+function permissionKind(toolKind: string, external: boolean): PermissionKind {
+  if (external) {
+    return "custom-tool";
+  }
+  switch (toolKind) {
+    case "execute":
+      return "shell";
+    case "edit":
+    case "delete":
+    case "move":
+      return "write";
+    case "read":
+    case "search":
+      return "read";
+    case "fetch":
+      return "url";
+    default:
+      return "custom-tool";
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * The wire of `turnloop --headless`: JSON-RPC 2.0 with LSP-style `Content-Length` framing, the
+ * core of the Copilot SDK protocol (version 3; `../shared/reference/copilot-protocol.md` §1).
+ * Types only, plus constants, so the SDK (`src/sdk`) can import them without the server.
+ *
+ * Field names are Copilot's wherever Copilot has the field; turnloop additions are marked.
+ */
+
+import type {
+  HookType,
+  JsonObject,
+  JsonValue,
+  SessionEvent,
+  StopReason,
+} from "../events/events.js";
+
+/** `connect` / `ping` report this; the Copilot SDK accepts 3..3. */
+export const PROTOCOL_VERSION = 3;
+
+/** JSON-RPC error codes the server answers with. */
+export const ErrorCode = {
+  /** Unknown method (JSON-RPC). */
+  methodNotFound: -32601,
+  /** Params that do not fit the method; the message says what is wrong (JSON-RPC). */
+  invalidParams: -32602,
+  /** A bug or an I/O failure (JSON-RPC). */
+  internalError: -32603,
+  /** TCP with a connection token: `connect` has not been sent with the right token (ours). */
+  unauthorized: -32001,
+} as const;
+
+/** `session.event` notification: every event, ephemeral ones included, in emission order. */
+export interface SessionEventNotification {
+  sessionId: string;
+  /**
+   * The event as in `events.jsonl`. A few carry extra wire-only fields for Copilot SDK apps:
+   * `permission.requested.data.permissionRequest` ({@link WirePermissionRequest}) and
+   * `permission.completed.data.result` (`{kind}`).
+   */
+  event: SessionEvent;
+}
+
+export type LifecycleType = "session.created" | "session.updated" | "session.deleted";
+
+/** `session.lifecycle` notification. `updated` follows every prompt's end. */
+export interface SessionLifecycleNotification {
+  type: LifecycleType;
+  sessionId: string;
+  metadata?: { startTime: string; modifiedTime: string; summary?: string };
+}
+
+/** Interactive (the default) or autopilot (keep working until `task_complete`). */
+export type SessionMode = "interactive" | "autopilot";
+
+/** A custom tool the app declares in `session.create` / `session.resume`. */
+export interface ToolDeclaration {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments (an object schema); absent = any object. */
+  parameters?: JsonObject;
+  /** Run without asking for permission. Default: ask, like any tool that may change things. */
+  skipPermission?: boolean;
+  /** Replace the built-in tool of the same name (otherwise a clash is an error). */
+  overridesBuiltInTool?: boolean;
+  /**
+   * turnloop: the tool changes nothing outside the app. Calls may then run in parallel with other
+   * read-only calls and without asking. Default: false (asks; runs in order).
+   */
+  readOnly?: boolean;
+}
+
+/** Copilot's BYOK provider (`ProviderConfig`), mapped onto turnloop's model ids. */
+export interface ProviderConfig {
+  type?: "openai" | "azure" | "anthropic";
+  wireApi?: "completions" | "responses";
+  baseUrl: string;
+  apiKey?: string;
+  bearerToken?: string;
+}
+
+/** `session.create` params (the subset turnloop reads; other Copilot fields are ignored). */
+export interface SessionCreateParams {
+  /** Client-chosen id (the Copilot SDK always sends one); a fresh UUID when absent. */
+  sessionId?: string;
+  /** `<provider>:<model>` (turnloop ids), or a bare model name used with `provider`/the default. */
+  model?: string;
+  provider?: ProviderConfig;
+  tools?: ToolDeclaration[];
+  systemMessage?: { mode?: "append" | "replace" | "customize"; content?: string };
+  /** The app answers `permission.requested`; otherwise the default policy decides. */
+  requestPermission?: boolean;
+  /** The app answers `hooks.invoke`. */
+  hooks?: boolean;
+  /** Send `assistant.message_delta` / `assistant.reasoning_delta`. Default: true. */
+  streaming?: boolean;
+  workingDirectory?: string;
+  /** turnloop: run every tool without asking (deny rules still apply). */
+  allowAllTools?: boolean;
+  /** turnloop: initial mode; default `interactive`. */
+  mode?: SessionMode;
+}
+
+/** `session.resume` params: `sessionId` plus the create config (tools, handlers, model …). */
+export interface SessionResumeParams extends SessionCreateParams {
+  sessionId: string;
+}
+
+/** Result of `session.create` and `session.resume`. */
+export interface SessionCreateResult {
+  sessionId: string;
+  /** The session's folder: `$TURNLOOP_HOME/session-state/<id>`. */
+  workspacePath: string;
+  startTime: string;
+  isRemote: false;
+  mode: SessionMode;
+  capabilities: { ui: { elicitation: false } };
+  modelState: { modelId: string };
+}
+
+/** A file the prompt refers to (Copilot `Attachment`, the kinds turnloop reads). */
+export type Attachment =
+  | { type: "file" | "directory"; path: string; displayName?: string }
+  | { type: "selection"; filePath: string; text: string; displayName?: string };
+
+/** `session.send` params. Answered at once with `{messageId}`; the loop runs on. */
+export interface SessionSendParams {
+  sessionId: string;
+  prompt: string;
+  attachments?: Attachment[];
+  /** `enqueue` (default): after what is running; `immediate`: next, ahead of other queued sends. */
+  mode?: "enqueue" | "immediate";
+  /** This prompt only: `autopilot` or `interactive`; default: the session's mode. */
+  agentMode?: SessionMode;
+}
+
+/** One line of `session.list`. */
+export interface SessionListEntry {
+  sessionId: string;
+  startTime: string;
+  modifiedTime: string;
+  isRemote: false;
+  /** The first prompt, on one line. */
+  summary?: string;
+  context?: { cwd: string };
+  /** turnloop: model id from `session.start`, model requests so far, damage when unreadable. */
+  model?: string;
+  turns: number;
+  problem?: string;
+}
+
+/** Copilot's permission request kinds, as an app's handler sees them. */
+export type PermissionKind = "shell" | "write" | "read" | "url" | "custom-tool";
+
+/**
+ * What `permission.requested.data.permissionRequest` holds on the wire: Copilot's fields for
+ * its `kind`, plus turnloop's (`toolName`, `toolKind`, `arguments`, `paths`, `command`).
+ */
+export interface WirePermissionRequest {
+  kind: PermissionKind;
+  toolCallId: string;
+  toolName: string;
+  /** Short title, e.g. `Run git status`. */
+  intention: string;
+  /** turnloop's ACP tool kind (`execute`, `edit`, `read` …). */
+  toolKind: string;
+  arguments: JsonObject;
+  /** Absolute paths the call touches. */
+  paths: string[];
+  command?: string;
+  /** `shell` */
+  fullCommandText?: string;
+  commands?: Array<{ identifier: string; readOnly: boolean }>;
+  /** `write` */
+  fileName?: string;
+  /** `read` */
+  path?: string;
+  /** `url` */
+  url?: string;
+  /** `custom-tool` */
+  toolDescription?: string;
+  args?: JsonObject;
+}
+
+/**
+ * An app's answer (`session.permissions.handlePendingPermissionRequest {requestId, result}`).
+ * `approve-once` allows this call; `approve-for-session` (and `-for-location`, `-permanently`)
+ * also record a session rule; `reject` denies (with `feedback` for the model);
+ * `user-not-available` denies. Legacy spellings `approved` / `denied-*` are accepted.
+ */
+export interface PermissionDecision {
+  kind: string;
+  feedback?: string;
+}
+
+/** A custom tool's result (`handlePendingToolCall.result`): text, or Copilot's result object. */
+export type ExternalToolResult =
+  | string
+  | { textResultForLlm: string; resultType?: string; error?: string };
+
+/** `hooks.invoke` request (runtime → app). `input` has `sessionId`, `timestamp` (ms), `cwd`. */
+export interface HooksInvokeParams {
+  sessionId: string;
+  hookType: HookType;
+  input: JsonObject;
+}
+
+/** `hooks.invoke` answer. `output` absent or `null`: no opinion. */
+export interface HooksInvokeResult {
+  output?: JsonValue;
+}
+
+/** `preToolUse` output. `deny` gives the model "Denied by preToolUse hook: <reason>". */
+export interface PreToolUseOutput {
+  permissionDecision?: "allow" | "deny" | "ask";
+  permissionDecisionReason?: string;
+  /** Replaces the arguments (validated against the tool's schema). */
+  modifiedArgs?: JsonObject;
+  /** Appended to the tool's result for the model. */
+  additionalContext?: string;
+}
+
+/** `postToolUse` / `postToolUseFailure` output. */
+export interface PostToolUseOutput {
+  /** Replaces the result the model sees. */
+  modifiedResult?: ExternalToolResult;
+  /** Appended to the result the model sees. */
+  additionalContext?: string;
+}
+
+/** `userPromptSubmitted` / `sessionStart` output. */
+export interface PromptHookOutput {
+  modifiedPrompt?: string;
+  /** Appended to the prompt, after a blank line. */
+  additionalContext?: string;
+}
+
+/** `agentStop` output: `block` goes on with `reason` as the next user message. */
+export interface AgentStopOutput {
+  decision?: "block" | "allow";
+  reason?: string;
+}
+
+/** Fields every hook input has. `timestamp` is ms since the epoch; `cwd` the session's. */
+export interface HookInputBase {
+  sessionId: string;
+  timestamp: number;
+  cwd: string;
+}
+
+/** Each hook's input besides {@link HookInputBase} (Copilot's wire names). */
+export interface HookInputs {
+  preToolUse: { toolName: string; toolArgs: JsonObject };
+  postToolUse: {
+    toolName: string;
+    toolArgs: JsonObject;
+    toolResult: { textResultForLlm: string; resultType: "success" };
+  };
+  postToolUseFailure: { toolName: string; toolArgs: JsonObject; error: string };
+  userPromptSubmitted: { prompt: string };
+  sessionStart: { source: "new" | "resume"; initialPrompt: string };
+  sessionEnd: { reason: "user_exit" };
+  agentStop: { stopReason: StopReason; transcriptPath: string; stop_hook_active: boolean };
+  errorOccurred: { error: string; errorContext: "model_call"; recoverable: false };
+}
+
+/** Each hook's output (what the runtime reads; anything else is recorded only). */
+export interface HookOutputs {
+  preToolUse: PreToolUseOutput;
+  postToolUse: PostToolUseOutput;
+  postToolUseFailure: PostToolUseOutput;
+  userPromptSubmitted: PromptHookOutput;
+  sessionStart: PromptHookOutput;
+  sessionEnd: JsonObject;
+  agentStop: AgentStopOutput;
+  errorOccurred: JsonObject;
+}

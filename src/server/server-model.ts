@@ -1,0 +1,131 @@
+/**
+ * Which model a server session uses. Copilot SDK apps name a model and may pass a BYOK `provider`
+ * (`{type, wireApi, baseUrl, apiKey}`); turnloop names models `<provider>:<model>`. The rules:
+ *
+ * 1. `provider` given: `type: "anthropic"` → `anthropic:<model>`; `wireApi: "responses"` →
+ *    `openai:<model>`; otherwise `openai-chat:<model>` (Chat Completions), with the provider's
+ *    `baseUrl` and key (`bearerToken` wins over `apiKey`). `azure` is not supported.
+ * 2. `model` with a known `<provider>:` prefix: resolved as `--model` is (environment keys, base URL).
+ * 3. Otherwise (no model, or a bare name such as `gpt-4.1`): the server's own model (`--model` /
+ *    `TURNLOOP_MODEL`), since whoever started the server chose where its requests go.
+ */
+
+import { type ModelConfiguration, type ProviderName, resolveModel } from "../llm/models.js";
+import type { ProviderParams } from "./params.js";
+
+/** The server's defaults: `--model` and `--base-url` from its command line. */
+export interface ModelDefaults {
+  model?: string;
+  baseUrl?: string;
+}
+
+export type ModelChoice =
+  | { ok: true; configuration: ModelConfiguration }
+  | { ok: false; message: string };
+
+const PREFIXES: readonly ProviderName[] = [
+  "openai",
+  "openai-chat",
+  "anthropic",
+  "ollama",
+  "openai-compatible",
+];
+
+/** Whether `model` starts with a turnloop provider prefix (`anthropic:…`). */
+function hasProviderPrefix(model: string): boolean {
+  const separator = model.indexOf(":");
+  return separator > 0 && PREFIXES.includes(model.slice(0, separator) as ProviderName);
+}
+
+/**
+ * Chooses the model for `session.create` / `session.resume` / `session.model.switchTo` by the
+ * rules above. `fallbackName` is the model name to use with a `provider` when `model` is absent
+ * (on resume: the name recorded in `session.start`). Never throws.
+ */
+export function chooseModel(
+  request: { model?: string | undefined; provider?: ProviderParams | undefined },
+  defaults: ModelDefaults,
+  env: NodeJS.ProcessEnv,
+  fallbackName?: string,
+): ModelChoice {
+  const { model, provider } = request;
+  if (provider !== undefined) {
+    const name = model === undefined ? fallbackName : withoutPrefix(model);
+    if (name === undefined) {
+      return { ok: false, message: "a provider needs a model name: set model" };
+    }
+    return byokModel(provider, name);
+  }
+  if (model !== undefined && hasProviderPrefix(model)) {
+    return withMessage(resolveModel({ model, ...baseUrlOf(defaults) }, env));
+  }
+  const chosen = resolveModel({ ...modelOf(defaults), ...baseUrlOf(defaults) }, env);
+  if (!chosen.ok && model !== undefined) {
+    return {
+      ok: false,
+      message: `model "${model}" names no provider and the server has no model configured: use <provider>:<model> (e.g. openai-chat:${model}), pass a provider, or start the server with --model`,
+    };
+  }
+  return withMessage(chosen);
+}
+
+/** `models.list` entries in the Copilot SDK's `ModelInfo` shape, for the server's own model. */
+export function listedModels(defaults: ModelDefaults, env: NodeJS.ProcessEnv) {
+  const chosen = resolveModel({ ...modelOf(defaults), ...baseUrlOf(defaults) }, env);
+  if (!chosen.ok) {
+    return [];
+  }
+  const { id } = chosen.configuration;
+  return [
+    {
+      id,
+      name: id,
+      capabilities: {
+        supports: { vision: false, reasoningEffort: false },
+        limits: { max_context_window_tokens: 0 },
+      },
+    },
+  ];
+}
+
+function byokModel(provider: ProviderParams, name: string): ModelChoice {
+  if (provider.type === "azure") {
+    return { ok: false, message: "azure providers are not supported by turnloop yet" };
+  }
+  const providerName: ProviderName =
+    provider.type === "anthropic"
+      ? "anthropic"
+      : provider.wireApi === "responses"
+        ? "openai"
+        : "openai-chat";
+  return {
+    ok: true,
+    configuration: {
+      id: `${providerName}:${name}`,
+      provider: providerName,
+      modelName: name,
+      baseUrl: provider.baseUrl.replace(/\/+$/, ""),
+      // The AI SDK clients refuse to start without a key; local servers ignore it.
+      apiKey: provider.bearerToken ?? provider.apiKey ?? "not-needed",
+    },
+  };
+}
+
+function withoutPrefix(model: string): string {
+  return hasProviderPrefix(model) ? model.slice(model.indexOf(":") + 1) : model;
+}
+
+function withMessage(result: ReturnType<typeof resolveModel>): ModelChoice {
+  if (result.ok) {
+    return result;
+  }
+  return { ok: false, message: result.message.replace(/^turnloop: /, "") };
+}
+
+function modelOf(defaults: ModelDefaults): { model?: string } {
+  return defaults.model === undefined ? {} : { model: defaults.model };
+}
+
+function baseUrlOf(defaults: ModelDefaults): { baseUrl?: string } {
+  return defaults.baseUrl === undefined ? {} : { baseUrl: defaults.baseUrl };
+}

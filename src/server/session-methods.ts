@@ -1,0 +1,271 @@
+/**
+ * `session.*` methods (Copilot protocol v3 names and shapes; see protocol.ts for the params).
+ * Session-scoped methods act on sessions open in this server process; `session.getMessages`
+ * also reads sessions that are not open.
+ */
+
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { readEventLog } from "../session/event-log.js";
+import { eventsPath } from "../session/paths.js";
+import { Session } from "../session/session.js";
+import { deleteSession } from "../session/store.js";
+import { builtinTools } from "../tools/index.js";
+import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
+import { createSession } from "./open-session.js";
+import {
+  type CreateParams,
+  createParams,
+  invalidParams,
+  modelSwitchParams,
+  modeSetParams,
+  parseParams,
+  permissionAnswerParams,
+  resumeParams,
+  sendParams,
+  sessionOnlyParams,
+  toolAnswerParams,
+} from "./params.js";
+import type { SessionCreateResult } from "./protocol.js";
+import { chooseModel } from "./server-model.js";
+import { ServerSession, type SessionConfig } from "./server-session.js";
+
+const BUILT_IN_NAMES = new Set([...builtinTools().map((tool) => tool.name), "task_complete"]);
+
+/** `session.create` → {@link SessionCreateResult}. */
+export async function createMethod(
+  connection: ClientConnection,
+  raw: unknown,
+): Promise<SessionCreateResult> {
+  const { server } = connection;
+  const params = parseParams("session.create", createParams, raw);
+  const choice = chooseModel(params, server.defaults, server.env);
+  if (!choice.ok) {
+    throw invalidParams(`session.create: ${choice.message}`);
+  }
+  checkTools(params);
+  const cwd = await workingDirectory(server, params.workingDirectory);
+  if (params.sessionId !== undefined && server.sessions.has(params.sessionId)) {
+    throw invalidParams(`session.create: session ${params.sessionId} is already open`);
+  }
+  let session: Session;
+  try {
+    session = await createSession(server.home, cwd, choice.configuration.id, params.sessionId);
+  } catch (error) {
+    throw invalidParams(`session.create: ${error instanceof Error ? error.message : error}`);
+  }
+  const mode = params.mode ?? server.defaultMode;
+  const start = { model: choice.configuration, mode, source: "new" as const };
+  const serverSession = open(server, session, start);
+  serverSession.attach(connection, configOf(params));
+  broadcast(server, "session.lifecycle", {
+    type: "session.created",
+    sessionId: session.id,
+    metadata: { startTime: session.start.startTime, modifiedTime: session.start.startTime },
+  });
+  return serverSession.describe();
+}
+
+/**
+ * `session.resume`: reopens a session from its log (or takes over one already open in this
+ * process) with the app's new registrations. Past events are not re-sent; read them with
+ * `session.getMessages`.
+ */
+export async function resumeMethod(
+  connection: ClientConnection,
+  raw: unknown,
+): Promise<SessionCreateResult> {
+  const { server } = connection;
+  const params = parseParams("session.resume", resumeParams, raw);
+  checkTools(params);
+  let serverSession = server.sessions.get(params.sessionId);
+  if (serverSession === undefined) {
+    let session: Session;
+    try {
+      session = await Session.resume(server.home, params.sessionId);
+    } catch (error) {
+      throw invalidParams(
+        `session.resume: no session ${params.sessionId} can be resumed (${error instanceof Error ? error.message : error})`,
+      );
+    }
+    const recorded = session.start.model;
+    const choice = chooseModel(
+      { model: params.model ?? recorded, provider: params.provider },
+      server.defaults,
+      server.env,
+      recorded.slice(recorded.indexOf(":") + 1),
+    );
+    if (!choice.ok) {
+      await session.close();
+      throw invalidParams(`session.resume: ${choice.message}`);
+    }
+    const mode = params.mode ?? server.defaultMode;
+    const start = { model: choice.configuration, mode, source: "resume" as const };
+    serverSession = open(server, session, start);
+  } else if (params.model !== undefined || params.provider !== undefined) {
+    const choice = chooseModel(params, server.defaults, server.env, undefined);
+    if (!choice.ok) {
+      throw invalidParams(`session.resume: ${choice.message}`);
+    }
+    serverSession.switchModel(choice.configuration);
+  }
+  serverSession.attach(connection, configOf(params));
+  return serverSession.describe();
+}
+
+export function sendMethod(connection: ClientConnection, raw: unknown) {
+  const params = parseParams("session.send", sendParams, raw);
+  const session = openSession(connection.server, params.sessionId);
+  return { messageId: session.send(params) };
+}
+
+export async function abortMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.abort", sessionOnlyParams, raw);
+  await openSession(connection.server, sessionId).abort();
+  return { success: true };
+}
+
+/** `session.getMessages` / `session.getEvents`: the persisted events, as on disk. */
+export async function getMessagesMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.getMessages", sessionOnlyParams, raw);
+  try {
+    const { events } = await readEventLog(eventsPath(connection.server.home, sessionId));
+    return { events };
+  } catch {
+    throw invalidParams(`session.getMessages: no session ${sessionId}`);
+  }
+}
+
+/** `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. */
+export async function detachMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.detach", sessionOnlyParams, raw);
+  await connection.server.sessions.get(sessionId)?.detach();
+  return { success: true };
+}
+
+/** `session.delete`: closes the session if open, then removes its folder. */
+export async function deleteMethod(connection: ClientConnection, raw: unknown) {
+  const { server } = connection;
+  const { sessionId } = parseParams("session.delete", sessionOnlyParams, raw);
+  await server.sessions.get(sessionId)?.close();
+  if (!(await deleteSession(server.home, sessionId))) {
+    return { success: false, error: `no session ${sessionId}` };
+  }
+  broadcast(server, "session.lifecycle", { type: "session.deleted", sessionId });
+  return { success: true };
+}
+
+export function modeGetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.mode.get", sessionOnlyParams, raw);
+  return openSession(connection.server, sessionId).mode;
+}
+
+/** `session.mode.set`: applies from the next prompt on. */
+export function modeSetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId, mode } = parseParams("session.mode.set", modeSetParams, raw);
+  const session = openSession(connection.server, sessionId);
+  const status = session.mode === mode ? "unchanged" : "changed";
+  session.mode = mode;
+  return { status, modelChanged: false, modeApplied: true };
+}
+
+export function modelGetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.model.getCurrent", sessionOnlyParams, raw);
+  return { modelId: openSession(connection.server, sessionId).modelId };
+}
+
+/** `session.model.switchTo {modelId}`: a `<provider>:<model>` id; applies from the next prompt. */
+export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
+  const { server } = connection;
+  const { sessionId, modelId } = parseParams("session.model.switchTo", modelSwitchParams, raw);
+  const session = openSession(server, sessionId);
+  const choice = chooseModel({ model: modelId }, server.defaults, server.env);
+  if (!choice.ok) {
+    throw invalidParams(`session.model.switchTo: ${choice.message}`);
+  }
+  session.switchModel(choice.configuration);
+  return { modelId: choice.configuration.id };
+}
+
+/** `session.tools.handlePendingToolCall`: `success: false` when nothing waits for that id. */
+export function toolAnswerMethod(connection: ClientConnection, raw: unknown) {
+  const method = "session.tools.handlePendingToolCall";
+  const params = parseParams(method, toolAnswerParams, raw);
+  const session = openSession(connection.server, params.sessionId);
+  const answer = {
+    ...(params.result === undefined ? {} : { result: params.result }),
+    ...(params.error === undefined ? {} : { error: params.error }),
+  };
+  return { success: session.answerTool(params.requestId, answer) };
+}
+
+/** `session.permissions.handlePendingPermissionRequest`: `success: false` when nothing waits. */
+export function permissionAnswerMethod(connection: ClientConnection, raw: unknown) {
+  const method = "session.permissions.handlePendingPermissionRequest";
+  const params = parseParams(method, permissionAnswerParams, raw);
+  const session = openSession(connection.server, params.sessionId);
+  try {
+    return { success: session.answerPermission(params.requestId, params.result) };
+  } catch (error) {
+    throw invalidParams(`${method}: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/** Options the app may change without an effect here; accepted so Copilot apps start. */
+export function acceptedMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session method", sessionOnlyParams, raw);
+  openSession(connection.server, sessionId);
+  return { success: true };
+}
+
+function openSession(server: ServerContext, sessionId: string): ServerSession {
+  const session = server.sessions.get(sessionId);
+  if (session === undefined) {
+    throw invalidParams(`session ${sessionId} is not open: create or resume it first`);
+  }
+  return session;
+}
+
+function open(
+  server: ServerContext,
+  session: Session,
+  start: ConstructorParameters<typeof ServerSession>[2],
+): ServerSession {
+  const serverSession = new ServerSession(session, server.base, start, (closed) => {
+    if (server.sessions.get(closed.id) === closed) {
+      server.sessions.delete(closed.id);
+    }
+  });
+  server.sessions.set(session.id, serverSession);
+  return serverSession;
+}
+
+function configOf(params: CreateParams): SessionConfig {
+  const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
+  return { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools };
+}
+
+/** Names must be unique, and a built-in name needs `overridesBuiltInTool`. */
+function checkTools(params: CreateParams): void {
+  const seen = new Set<string>();
+  for (const tool of params.tools ?? []) {
+    if (seen.has(tool.name)) {
+      throw invalidParams(`tool ${tool.name} is declared twice`);
+    }
+    seen.add(tool.name);
+    if (BUILT_IN_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
+      throw invalidParams(
+        `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
+      );
+    }
+  }
+}
+
+async function workingDirectory(server: ServerContext, requested: string | undefined) {
+  const cwd = resolve(server.cwd, requested ?? ".");
+  const info = await stat(cwd).catch(() => undefined);
+  if (info?.isDirectory() !== true) {
+    throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);
+  }
+  return cwd;
+}

@@ -1,0 +1,65 @@
+import { describe, expect, test } from "vitest";
+import { parseCommand, UsageError } from "../../src/cli/arguments.js";
+
+describe("the command line", () => {
+  test("the flags the Copilot SDK passes to its CLI are accepted", () => {
+    const command = parseCommand(
+      ["--headless", "--no-auto-update", "--log-level", "info", "--no-auto-login", "--stdio"],
+      "/work",
+    );
+    expect(command).toMatchObject({ kind: "server", options: { transport: { stdio: true } } });
+  });
+
+  test("a bare --headless listens on a free TCP port, as the Copilot CLI does", () => {
+    expect(parseCommand(["--headless"], "/work")).toMatchObject({
+      kind: "server",
+      options: { transport: { port: 0 } },
+    });
+    expect(parseCommand(["--headless", "--port", "7777"], "/work")).toMatchObject({
+      options: { transport: { port: 7777 } },
+    });
+    expect(parseCommand(["serve"], "/work")).toMatchObject({
+      options: { transport: { stdio: true } },
+    });
+  });
+
+  test("repeatable rules and folders are collected", () => {
+    const command = parseCommand(
+      [
+        "-p",
+        "x",
+        "--allow-tool",
+        "bash(git status)",
+        "--allow-tool",
+        "edit",
+        "--deny-tool",
+        "bash(rm *)",
+        "--add-dir",
+        "/tmp",
+      ],
+      "/work",
+    );
+    expect(command).toMatchObject({
+      kind: "prompt",
+      options: {
+        allowTools: ["bash(git status)", "edit"],
+        denyTools: ["bash(rm *)"],
+        addDirs: ["/tmp"],
+        cwd: "/work",
+      },
+    });
+  });
+
+  test("bad input is a usage error with a readable message", () => {
+    expect(() => parseCommand(["-p", "x", "--max-turns", "many"], "/work")).toThrow(UsageError);
+    expect(() => parseCommand(["--unknown-flag"], "/work")).toThrow(
+      /Unknown option '--unknown-flag'/,
+    );
+    expect(() => parseCommand(["-p", "x", "--resume", "a", "--continue"], "/work")).toThrow(
+      /either --resume or --continue/,
+    );
+    expect(() => parseCommand(["--headless", "--port", "99999"], "/work")).toThrow(
+      /--port must be a port number/,
+    );
+  });
+});

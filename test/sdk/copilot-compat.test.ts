@@ -1,0 +1,174 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  CopilotClient,
+  type CopilotSession,
+  defineTool,
+  type PermissionRequest,
+  RuntimeConnection,
+  type SessionConfig,
+  type SessionEvent,
+} from "@github/copilot-sdk";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import { type Fixture, requestMessages, startFixture } from "./support.js";
+
+/**
+ * The official `@github/copilot-sdk` (1.0.14) pointed at turnloop as its CLI: it spawns
+ * `node dist/cli/main.js --headless --no-auto-update --stdio` (turnloop accepts its flags), does the `connect` handshake (protocol 3),
+ * and drives sessions with its own tool, permission and hook handlers.
+ */
+
+let fixture: Fixture;
+const clients: CopilotClient[] = [];
+
+beforeAll(async () => {
+  fixture = await startFixture();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.stop()));
+  await fixture.close();
+});
+
+function copilotClient(): CopilotClient {
+  const env = fixture.env;
+  const client = new CopilotClient({
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env }),
+    workingDirectory: fixture.cwd,
+  });
+  clients.push(client);
+  return client;
+}
+
+function record(session: CopilotSession): string[] {
+  const types: string[] = [];
+  session.on((event: SessionEvent) => types.push(event.type));
+  return types;
+}
+
+describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
+  test("custom tool, permission handler, hooks, sendAndWait, abort, resume, list, delete", async () => {
+    const asked: PermissionRequest[] = [];
+    const hooks: string[] = [];
+    const config = (): SessionConfig => ({
+      model: "gpt-4.1",
+      provider: { type: "openai", baseUrl: `${fixture.model.url}/v1`, apiKey: "dummy" },
+      tools: [
+        defineTool("echo_upper", {
+          description: "Upper-cases text",
+          parameters: {
+            type: "object",
+            properties: { text: { type: "string" } },
+            required: ["text"],
+          },
+          handler: async (args: { text: string }) => args.text.toUpperCase(),
+        }),
+      ],
+      onPermissionRequest: (request) => {
+        asked.push(request);
+        return { kind: "approve-once" };
+      },
+      hooks: {
+        onSessionStart: async (input) => {
+          hooks.push(`sessionStart:${input.source}`);
+          return undefined;
+        },
+        onUserPromptSubmitted: async (input) => {
+          hooks.push(`userPromptSubmitted:${input.prompt}`);
+          return undefined;
+        },
+        onPreToolUse: async (input) => {
+          hooks.push(`preToolUse:${input.toolName}`);
+          return undefined;
+        },
+        onPostToolUse: async (input) => {
+          hooks.push(`postToolUse:${input.toolName}`);
+          return undefined;
+        },
+      },
+      streaming: true,
+    });
+
+    const client = copilotClient();
+    const session = await client.createSession(config());
+    const types = record(session);
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_u", name: "echo_upper", arguments: '{"text":"hello"}' }] },
+      { text: "The tool returned HELLO." },
+    );
+    const reply = await session.sendAndWait({ prompt: "Upper-case the word hello using the tool" });
+    expect(reply?.data.content).toBe("The tool returned HELLO.");
+    expect(asked.map((request) => request.kind)).toEqual(["custom-tool"]);
+    expect(hooks).toEqual([
+      "sessionStart:new",
+      "userPromptSubmitted:Upper-case the word hello using the tool",
+      "preToolUse:echo_upper",
+      "postToolUse:echo_upper",
+    ]);
+    expect(types.filter((type) => /^(tool|external_tool|permission)\./.test(type))).toEqual([
+      "tool.execution_start",
+      "permission.requested",
+      "permission.completed",
+      "external_tool.requested",
+      "external_tool.completed",
+      "tool.execution_complete",
+    ]);
+    const tool = requestMessages(fixture.model, -1).find((message) => message.role === "tool");
+    expect(tool?.content).toBe("HELLO");
+
+    // Abort while a command runs: the permission handler approves bash, then the app aborts.
+    fixture.model.enqueue({
+      toolCalls: [{ id: "call_s", name: "bash", arguments: '{"command":"echo go; sleep 30"}' }],
+    });
+    const running = new Promise<void>((resolve) =>
+      session.on("tool.execution_partial_result", () => resolve()),
+    );
+    await session.send({ prompt: "sleep for a while" });
+    await running;
+    await session.abort();
+    expect(types.slice(-3)).toEqual(["tool.execution_complete", "abort", "session.idle"]);
+    expect(
+      asked.map((request) => [
+        request.kind,
+        "fullCommandText" in request ? request.fullCommandText : "",
+      ]),
+    ).toEqual([
+      ["custom-tool", ""],
+      ["shell", "echo go; sleep 30"],
+    ]);
+    await client.stop();
+
+    // Resume from another client: history on disk, a new prompt sees it.
+    const second = copilotClient();
+    const resumed = await second.resumeSession(session.sessionId, config());
+    fixture.model.enqueue({ text: "Still here." });
+    const again = await resumed.sendAndWait({ prompt: "Are you there?" });
+    expect(again?.data.content).toBe("Still here.");
+    const history = requestMessages(fixture.model, -1)
+      .filter((message) => message.role === "user")
+      .map((message) => message.content);
+    expect(history).toEqual([
+      "Upper-case the word hello using the tool",
+      "sleep for a while",
+      "Are you there?",
+    ]);
+    const events = await resumed.getEvents();
+    expect(events.filter((event) => event.type === "session.resume").length).toBeGreaterThan(0);
+    expect(hooks.at(-2)).toBe("sessionStart:resume");
+
+    const listed = await second.listSessions();
+    expect(listed.map((entry) => entry.sessionId)).toContain(session.sessionId);
+    expect(listed.find((entry) => entry.sessionId === session.sessionId)?.context).toEqual({
+      workingDirectory: fixture.cwd,
+      gitRoot: undefined,
+      repository: undefined,
+      branch: undefined,
+    });
+    await resumed.disconnect();
+    await second.deleteSession(session.sessionId);
+    expect((await second.listSessions()).map((entry) => entry.sessionId)).not.toContain(
+      session.sessionId,
+    );
+  });
+});

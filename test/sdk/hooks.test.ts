@@ -1,0 +1,224 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { HookType, SessionEvent } from "../../src/events/events.js";
+import type { PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
+import { type Fixture, nextEvent, requestMessages, startFixture } from "./support.js";
+
+let fixture: Fixture;
+let client: TurnloopClient;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  client = fixture.client();
+  await client.start();
+});
+afterAll(async () => {
+  await fixture.close();
+});
+
+/** `[hookType, success]` of each `hook.end`, in order. */
+function hookEnds(events: readonly SessionEvent[]): Array<[HookType, boolean]> {
+  return events.flatMap((event) =>
+    event.type === "hook.end"
+      ? [[event.data.hookType, event.data.success] as [HookType, boolean]]
+      : [],
+  );
+}
+
+describe("hooks through hooks.invoke", () => {
+  test("prompt, tool, agentStop and sessionEnd hooks change what the model sees, in order", async () => {
+    await writeFile(join(fixture.cwd, "notes.txt"), "notes\n");
+    await writeFile(join(fixture.cwd, "other.txt"), "other\n");
+    const calls: Array<[string, unknown]> = [];
+    let stops = 0;
+    const session = await client.createSession({
+      hooks: {
+        onSessionStart: (input) => {
+          calls.push(["sessionStart", [input.source, input.initialPrompt]]);
+          return { additionalContext: "(from sessionStart)" };
+        },
+        onUserPromptSubmitted: (input) => {
+          calls.push(["userPromptSubmitted", input.prompt]);
+          return { modifiedPrompt: "Read notes.txt", additionalContext: "(from the hook)" };
+        },
+        onPreToolUse: (input) => {
+          calls.push(["preToolUse", [input.toolName, input.toolArgs]]);
+          return { modifiedArgs: { path: "other.txt" }, additionalContext: "(pre)" };
+        },
+        onPostToolUse: (input) => {
+          calls.push(["postToolUse", input.toolResult.textResultForLlm]);
+          return { additionalContext: "(post)" };
+        },
+        onAgentStop: (input) => {
+          calls.push(["agentStop", [input.stopReason, input.stop_hook_active]]);
+          stops += 1;
+          return stops === 1 ? { decision: "block", reason: "Now say bye." } : undefined;
+        },
+        onSessionEnd: (input) => {
+          calls.push(["sessionEnd", input.reason]);
+          return undefined;
+        },
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_v", name: "view", arguments: '{"path":"notes.txt"}' }] },
+      { text: "It says other." },
+      { text: "Bye." },
+    );
+    const reply = await session.sendAndWait({ prompt: "read it" });
+    // The follow-up ran before idle: sendAndWait waited for it.
+    expect(reply?.data.content).toBe("Bye.");
+    await session.disconnect();
+    expect(calls).toEqual([
+      ["sessionStart", ["new", "read it"]],
+      ["userPromptSubmitted", "read it\n\n(from sessionStart)"],
+      ["preToolUse", ["view", { path: "notes.txt" }]],
+      ["postToolUse", "1. other\n2.\n\n(pre)"],
+      ["agentStop", ["end_turn", false]],
+      ["agentStop", ["end_turn", true]],
+      ["sessionEnd", "user_exit"],
+    ]);
+    const first = requestMessages(fixture.model, -3).filter((message) => message.role === "user");
+    expect(first.map((message) => message.content)).toEqual(["Read notes.txt\n\n(from the hook)"]);
+    const tool = requestMessages(fixture.model, -2).find((message) => message.role === "tool");
+    expect(tool?.content).toBe("1. other\n2.\n\n(pre)\n\n(post)");
+    const last = requestMessages(fixture.model, -1).at(-1);
+    expect(last).toEqual({ role: "user", content: "Now say bye." });
+
+    const persisted = await session.getMessages();
+    expect(
+      persisted
+        .map((event) => event.type)
+        .filter((type) => type !== "assistant.usage" && type !== "assistant.turn_start"),
+    ).toEqual([
+      "session.start",
+      "hook.start",
+      "hook.end",
+      "hook.start",
+      "hook.end",
+      "user.message",
+      "assistant.message",
+      "assistant.turn_end",
+      "tool.execution_start",
+      "hook.start",
+      "hook.end",
+      "hook.start",
+      "hook.end",
+      "tool.execution_complete",
+      "assistant.message",
+      "assistant.turn_end",
+      "hook.start",
+      "hook.end",
+      "user.message",
+      "assistant.message",
+      "assistant.turn_end",
+      "hook.start",
+      "hook.end",
+      "hook.start",
+      "hook.end",
+    ]);
+    expect(hookEnds(persisted)).toEqual([
+      ["sessionStart", true],
+      ["userPromptSubmitted", true],
+      ["preToolUse", true],
+      ["postToolUse", true],
+      ["agentStop", true],
+      ["agentStop", true],
+      ["sessionEnd", true],
+    ]);
+    const userMessages = persisted.flatMap((event) =>
+      event.type === "user.message" ? [event.data.source] : [],
+    );
+    expect(userMessages).toEqual(["user", "hook"]);
+  });
+
+  test("preToolUse deny / allow / ask, postToolUseFailure, and errorOccurred when the model fails", async () => {
+    const asked: PermissionRequest[] = [];
+    const errors: string[] = [];
+    const failures: string[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: (request) => {
+        asked.push(request);
+        return { kind: "approve-once" };
+      },
+      hooks: {
+        onPreToolUse: (input) => {
+          if (input.toolName === "view") {
+            return { permissionDecision: input.toolArgs.path === "missing.txt" ? "allow" : "ask" };
+          }
+          if (String(input.toolArgs.command).includes("denied")) {
+            return { permissionDecision: "deny", permissionDecisionReason: "no such commands" };
+          }
+          return { permissionDecision: "allow" };
+        },
+        onPostToolUseFailure: (input) => {
+          failures.push(input.toolName);
+          return { additionalContext: "(check the path)" };
+        },
+        onErrorOccurred: (input) => {
+          errors.push(`${input.errorContext}: ${input.error}`);
+          return undefined;
+        },
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_deny", name: "bash", arguments: '{"command":"echo denied"}' },
+          { id: "call_allow", name: "bash", arguments: '{"command":"echo fine"}' },
+          { id: "call_ask", name: "view", arguments: '{"path":"."}' },
+          { id: "call_missing", name: "view", arguments: '{"path":"missing.txt"}' },
+        ],
+      },
+      { text: "done" },
+    );
+    await session.sendAndWait({ prompt: "go" });
+    const results = events.flatMap((event) =>
+      event.type === "tool.execution_complete" ? [[event.data.toolCallId, event.data.success]] : [],
+    );
+    expect(results).toEqual([
+      ["call_deny", false],
+      ["call_allow", true],
+      ["call_ask", true],
+      ["call_missing", false],
+    ]);
+    expect(failures).toEqual(["view"]);
+    const missing = events.find(
+      (event) =>
+        event.type === "tool.execution_complete" && event.data.toolCallId === "call_missing",
+    );
+    expect(missing?.type === "tool.execution_complete" && missing.data.result.content).toMatch(
+      /\n\n\(check the path\)$/,
+    );
+    const denied = events.find(
+      (event) => event.type === "tool.execution_complete" && event.data.toolCallId === "call_deny",
+    );
+    expect(denied?.data).toMatchObject({
+      result: {
+        content: "Permission denied for 'bash': Denied by preToolUse hook: no such commands",
+      },
+    });
+    // allow skipped the handler; ask asked even for a read inside the cwd.
+    expect(asked.map((request) => [request.toolCallId, request.kind])).toEqual([
+      ["call_ask", "read"],
+    ]);
+
+    fixture.model.enqueue({ status: 500, body: { error: { message: "the model is down" } } });
+    const idle = nextEvent(session, (event) => event.type === "session.idle");
+    await expect(session.sendAndWait({ prompt: "again" })).rejects.toThrow(/model is down/);
+    // session.error ends sendAndWait; the hook runs after it, before idle.
+    await idle;
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^model_call: /);
+    expect(
+      hookEnds(events)
+        .map(([type]) => type)
+        .slice(-1),
+    ).toEqual(["errorOccurred"]);
+  });
+});

@@ -1,0 +1,395 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { z } from "zod";
+import type { SessionEvent } from "../../src/events/events.js";
+import {
+  approveAll,
+  defineTool,
+  type PermissionRequest,
+  type TurnloopClient,
+} from "../../src/sdk/index.js";
+import {
+  type Fixture,
+  MODEL,
+  nextEvent,
+  normalise,
+  requestMessages,
+  startFixture,
+} from "./support.js";
+
+let fixture: Fixture;
+let client: TurnloopClient;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  client = fixture.client();
+  await client.start();
+});
+afterAll(async () => {
+  await fixture.close();
+});
+
+function collect(session: { on(handler: (event: SessionEvent) => void): () => void }) {
+  const events: SessionEvent[] = [];
+  session.on((event) => events.push(event));
+  return events;
+}
+
+const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
+
+describe("the SDK against the built server (stdio)", () => {
+  test("a tool turn: every event, in order, then the same persisted events on disk", async () => {
+    await writeFile(join(fixture.cwd, "notes.txt"), "hello\n");
+    const session = await client.createSession();
+    const events = collect(session);
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"notes.txt"}' }] },
+      { text: ["It says ", "hello."] },
+    );
+    const reply = await session.sendAndWait({ prompt: "Read notes.txt" });
+    expect(reply?.data.content).toBe("It says hello.");
+    const turnEnd = (turnId: string, finishReason: string) => ({
+      type: "assistant.turn_end",
+      data: { turnId, status: "completed", finishReason },
+    });
+    expect(normalise(events, fixture)).toEqual([
+      { type: "user.message", data: { content: "Read notes.txt", source: "user" } },
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.message",
+        data: {
+          messageId: "message-1",
+          content: "",
+          toolRequests: [{ toolCallId: "call_1", name: "view", arguments: { path: "notes.txt" } }],
+          finishReason: "tool-calls",
+        },
+      },
+      { type: "assistant.usage", data: { model: MODEL, turnId: "turn-1", ...usage } },
+      turnEnd("turn-1", "tool-calls"),
+      {
+        type: "tool.execution_start",
+        data: { toolCallId: "call_1", toolName: "view", arguments: { path: "notes.txt" } },
+      },
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "call_1",
+          toolName: "view",
+          success: true,
+          result: { content: "1. hello\n2." },
+        },
+      },
+      { type: "assistant.turn_start", data: { turnId: "turn-2" } },
+      {
+        type: "assistant.message_delta",
+        data: { messageId: "message-2", deltaContent: "It says " },
+      },
+      { type: "assistant.message_delta", data: { messageId: "message-2", deltaContent: "hello." } },
+      {
+        type: "assistant.message",
+        data: {
+          messageId: "message-2",
+          content: "It says hello.",
+          toolRequests: [],
+          finishReason: "stop",
+        },
+      },
+      { type: "assistant.usage", data: { model: MODEL, turnId: "turn-2", ...usage } },
+      turnEnd("turn-2", "stop"),
+      { type: "session.idle", data: { stopReason: "end_turn" } },
+    ]);
+    const persisted = await session.getMessages();
+    expect(persisted.map((event) => event.type)).toEqual([
+      "session.start",
+      ...events.filter((event) => event.ephemeral !== true).map((event) => event.type),
+    ]);
+    expect(persisted.slice(1).map((event) => event.id)).toEqual(
+      events.filter((event) => event.ephemeral !== true).map((event) => event.id),
+    );
+  });
+
+  test("send answers at once with a message id; the loop runs on and ends with session.idle", async () => {
+    const session = await client.createSession({ streaming: false });
+    const events = collect(session);
+    fixture.model.enqueue({ text: "done", delayMs: 100 });
+    const idle = nextEvent(session, (event) => event.type === "session.idle");
+    const messageId = await session.send({ prompt: "hi" });
+    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(events.some((event) => event.type === "session.idle")).toBe(false);
+    await idle;
+    // streaming: false sends no deltas.
+    expect(events.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.idle",
+    ]);
+  });
+
+  test("queued sends run one after another; immediate goes first; one idle when all are done", async () => {
+    const session = await client.createSession({ streaming: false });
+    const events = collect(session);
+    fixture.model.enqueue({ text: "one", delayMs: 50 }, { text: "three" }, { text: "two" });
+    const idle = nextEvent(session, (event) => event.type === "session.idle");
+    await session.send({ prompt: "first" });
+    await session.send({ prompt: "second" });
+    await session.send({ prompt: "third", mode: "immediate" });
+    await idle;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const prompts = events.flatMap((event) =>
+      event.type === "user.message" ? [event.data.content] : [],
+    );
+    expect(prompts).toEqual(["first", "third", "second"]);
+    expect(events.filter((event) => event.type === "session.idle")).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe("session.idle");
+  });
+
+  test("custom tools: parallel calls each answered, a throwing handler becomes an error result", async () => {
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const bothStarted = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const lookup = (name: string, answer: string) =>
+      defineTool(name, {
+        description: `Look up a ${name}`,
+        parameters: z.object({ query: z.string() }),
+        readOnly: true,
+        handler: async ({ query }) => {
+          started.push(name);
+          if (started.length === 2) {
+            release();
+          }
+          await bothStarted; // resolves only when both calls run at the same time
+          return `${answer} (${query})`;
+        },
+      });
+    const broken = defineTool("broken", {
+      parameters: z.object({}),
+      readOnly: true,
+      handler: () => {
+        throw new Error("the service is down");
+      },
+    });
+    const session = await client.createSession({
+      tools: [lookup("lookup_city", "Paris"), lookup("lookup_country", "France"), broken],
+    });
+    const events = collect(session);
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_city", name: "lookup_city", arguments: '{"query":"capital"}' },
+          { id: "call_country", name: "lookup_country", arguments: '{"query":"home"}' },
+          { id: "call_broken", name: "broken", arguments: "{}" },
+        ],
+      },
+      { text: "Paris, France." },
+    );
+    const reply = await session.sendAndWait({ prompt: "Where?" }, 10_000);
+    expect(reply?.data.content).toBe("Paris, France.");
+    const completions = events.flatMap((event) =>
+      event.type === "tool.execution_complete" ? [event.data] : [],
+    );
+    expect(completions.sort((a, b) => a.toolCallId.localeCompare(b.toolCallId))).toEqual([
+      {
+        toolCallId: "call_broken",
+        toolName: "broken",
+        success: false,
+        result: { content: "Tool 'broken' failed: the service is down" },
+        error: { message: "Tool 'broken' failed: the service is down", code: "failed" },
+      },
+      {
+        toolCallId: "call_city",
+        toolName: "lookup_city",
+        success: true,
+        result: { content: "Paris (capital)" },
+      },
+      {
+        toolCallId: "call_country",
+        toolName: "lookup_country",
+        success: true,
+        result: { content: "France (home)" },
+      },
+    ]);
+    const external = events.filter((event) => event.type.startsWith("external_tool."));
+    expect(external.map((event) => event.type).sort()).toEqual([
+      "external_tool.completed",
+      "external_tool.completed",
+      "external_tool.completed",
+      "external_tool.requested",
+      "external_tool.requested",
+      "external_tool.requested",
+    ]);
+    const toolMessages = requestMessages(fixture.model, -1).filter((m) => m.role === "tool");
+    expect(toolMessages.map((message) => [message.tool_call_id, message.content])).toEqual([
+      ["call_city", "Paris (capital)"],
+      ["call_country", "France (home)"],
+      ["call_broken", "Tool 'broken' failed: the service is down"],
+    ]);
+  });
+
+  test("permission handler: allow, then deny with feedback; without a handler the default policy denies", async () => {
+    const asked: PermissionRequest[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: (request) => {
+        asked.push(request);
+        return asked.length === 1
+          ? { kind: "approve-once" }
+          : { kind: "reject", feedback: "not now" };
+      },
+    });
+    const events = collect(session);
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_a", name: "bash", arguments: '{"command":"echo allowed"}' }] },
+      { toolCalls: [{ id: "call_b", name: "bash", arguments: '{"command":"echo denied"}' }] },
+      { text: "ok" },
+    );
+    await session.sendAndWait({ prompt: "run two commands" });
+    expect(
+      asked.map((request) => [request.kind, request.fullCommandText, request.toolCallId]),
+    ).toEqual([
+      ["shell", "echo allowed", "call_a"],
+      ["shell", "echo denied", "call_b"],
+    ]);
+    const decisions = events.flatMap((event) =>
+      event.type === "permission.completed" ? [[event.data.toolCallId, event.data.decision]] : [],
+    );
+    expect(decisions).toEqual([
+      ["call_a", "allowed"],
+      ["call_b", "denied"],
+    ]);
+    const results = events.flatMap((event) =>
+      event.type === "tool.execution_complete" ? [event.data.result.content] : [],
+    );
+    expect(results[0]).toContain("allowed");
+    expect(results[1]).toBe("Permission denied for 'bash': not now");
+
+    const unguarded = await client.createSession();
+    const unguardedEvents = collect(unguarded);
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_c", name: "bash", arguments: '{"command":"echo x"}' }] },
+      { text: "no" },
+    );
+    await unguarded.sendAndWait({ prompt: "run" });
+    expect(unguardedEvents.some((event) => event.type === "permission.requested")).toBe(false);
+    expect(
+      unguardedEvents.flatMap((event) =>
+        event.type === "tool.execution_complete" ? [event.data.result.content] : [],
+      ),
+    ).toEqual([
+      "Permission denied for 'bash': it needs approval and the app registered no permission handler (onPermissionRequest)",
+    ]);
+  });
+
+  test("abort mid-tool: the command is killed, the call gets its result, idle says cancelled", async () => {
+    const session = await client.createSession({ allowAllTools: true });
+    const events = collect(session);
+    fixture.model.enqueue({
+      toolCalls: [
+        { id: "call_sleep", name: "bash", arguments: '{"command":"echo started; sleep 30"}' },
+      ],
+    });
+    // The command runs once its first output arrives.
+    const started = nextEvent(session, (event) => event.type === "tool.execution_partial_result");
+    await session.send({ prompt: "sleep" });
+    await started;
+    const abortedAt = performance.now();
+    await session.abort();
+    expect(performance.now() - abortedAt).toBeLessThan(3_000);
+    // abort resolves once the session is idle: its idle has arrived already.
+    expect(events.at(-1)).toMatchObject({
+      type: "session.idle",
+      data: { stopReason: "cancelled" },
+    });
+    expect(events.map((event) => event.type).slice(-4)).toEqual([
+      "tool.execution_partial_result",
+      "tool.execution_complete",
+      "abort",
+      "session.idle",
+    ]);
+    expect(events.at(-3)).toMatchObject({
+      data: { toolCallId: "call_sleep", success: false, error: { code: "cancelled" } },
+    });
+  });
+
+  test("autopilot: nudged until the model calls task_complete", async () => {
+    const session = await client.createSession({ mode: "autopilot" });
+    expect(await session.getMode()).toBe("autopilot");
+    const events = collect(session);
+    fixture.model.enqueue(
+      { text: "I will start." },
+      {
+        toolCalls: [
+          { id: "call_done", name: "task_complete", arguments: '{"summary":"All done."}' },
+        ],
+      },
+    );
+    await session.sendAndWait({ prompt: "do the task" });
+    const relevant = events
+      .filter((event) =>
+        [
+          "user.message",
+          "tool.execution_complete",
+          "session.task_complete",
+          "session.idle",
+        ].includes(event.type),
+      )
+      .map((event) => [event.type, "source" in event.data ? event.data.source : undefined]);
+    expect(relevant).toEqual([
+      ["user.message", "user"],
+      ["user.message", "autopilot"],
+      ["tool.execution_complete", undefined],
+      ["session.task_complete", undefined],
+      ["session.idle", undefined],
+    ]);
+    expect(events.at(-1)).toMatchObject({ data: { stopReason: "end_turn" } });
+    expect(events.find((event) => event.type === "session.task_complete")?.data).toEqual({
+      summary: "All done.",
+      success: true,
+    });
+  });
+
+  test("resume after client.stop(), list, delete", async () => {
+    const first = fixture.client();
+    const session = await first.createSession({ tools: [], onPermissionRequest: approveAll });
+    fixture.model.enqueue({ text: "The answer is 42." });
+    await session.sendAndWait({ prompt: "What is the answer?" });
+    await first.stop();
+
+    const second = fixture.client();
+    const resumed = await second.resumeSession(session.sessionId);
+    fixture.model.enqueue({ text: "84." });
+    const reply = await resumed.sendAndWait({ prompt: "Double it." });
+    expect(reply?.data.content).toBe("84.");
+    const messages = requestMessages(fixture.model, -1)
+      .filter((message) => message.role !== "system")
+      .map((message) => [message.role, message.content]);
+    expect(messages).toEqual([
+      ["user", "What is the answer?"],
+      ["assistant", "The answer is 42."],
+      ["user", "Double it."],
+    ]);
+    const persisted = (await resumed.getMessages()).map((event) => event.type);
+    expect(persisted.filter((type) => type.startsWith("session."))).toEqual([
+      "session.start",
+      "session.resume",
+    ]);
+
+    const listed = await second.listSessions({ cwd: fixture.cwd });
+    expect(listed.find((entry) => entry.sessionId === session.sessionId)).toMatchObject({
+      summary: "What is the answer?",
+      context: { cwd: fixture.cwd },
+      model: MODEL,
+      turns: 2,
+      isRemote: false,
+    });
+    await second.deleteSession(session.sessionId);
+    const after = await second.listSessions();
+    expect(after.some((entry) => entry.sessionId === session.sessionId)).toBe(false);
+    await expect(second.deleteSession(session.sessionId)).rejects.toThrow(/no session/);
+    await expect(second.resumeSession(session.sessionId)).rejects.toThrow(/can be resumed/);
+  });
+});

@@ -1,0 +1,139 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionEvent } from "../../src/events/events.js";
+import { TurnloopClient, type TurnloopClientOptions } from "../../src/sdk/index.js";
+import { CLI_PATH } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+/** A fake model server, a temp home and cwd, and clients of the built server against them. */
+export interface Fixture {
+  model: FakeModelServer;
+  home: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** A client spawning `dist/cli/main.js --headless --stdio`; stopped by `close`. */
+  client(options?: TurnloopClientOptions): TurnloopClient;
+  close(): Promise<void>;
+}
+
+/** Model id the fixture's server uses by default. */
+export const MODEL = "openai-compatible:fake-model";
+
+export async function startFixture(): Promise<Fixture> {
+  if (!existsSync(CLI_PATH)) {
+    throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+  }
+  const model = await startFakeModelServer();
+  const home = await mkdtemp(join(tmpdir(), "turnloop-sdk-home-"));
+  const cwd = await mkdtemp(join(tmpdir(), "turnloop-sdk-cwd-"));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? home,
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: MODEL,
+    TURNLOOP_BASE_URL: `${model.url}/v1`,
+    TURNLOOP_MAX_RETRIES: "0",
+  };
+  const clients: TurnloopClient[] = [];
+  return {
+    model,
+    home,
+    cwd,
+    env,
+    client: (options = {}) => {
+      const client = new TurnloopClient({ cliPath: CLI_PATH, cwd, env, ...options });
+      clients.push(client);
+      return client;
+    },
+    close: async () => {
+      await Promise.all(clients.map((client) => client.stop()));
+      await model.close();
+      await rm(home, { recursive: true, force: true });
+      await rm(cwd, { recursive: true, force: true });
+    },
+  };
+}
+
+const NAMED_IDS: Record<string, string> = {
+  turnId: "turn",
+  messageId: "message",
+  requestId: "request",
+  hookInvocationId: "hook",
+};
+
+/**
+ * Events as `{type, data}` with generated ids replaced by stable names in order of appearance
+ * (`turn-1`, `request-2` …), the session id by `<session>`, the fixture's folders by `<cwd>` and
+ * `<home>`, and hook timestamps by `<timestamp>`, so whole arrays can be compared.
+ */
+export function normalise(
+  events: readonly SessionEvent[],
+  fixture: Pick<Fixture, "cwd" | "home">,
+): Array<{ type: string; data: unknown }> {
+  const names = new Map<string, string>();
+  const counts = new Map<string, number>();
+  const nameFor = (kind: string, id: string) => {
+    let name = names.get(id);
+    if (name === undefined) {
+      const count = (counts.get(kind) ?? 0) + 1;
+      counts.set(kind, count);
+      name = `${kind}-${count}`;
+      names.set(id, name);
+    }
+    return name;
+  };
+  const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === "string") {
+      if (key !== undefined && key in NAMED_IDS) {
+        return nameFor(NAMED_IDS[key] ?? key, value);
+      }
+      if (key === "sessionId") {
+        return "<session>";
+      }
+      return value.replaceAll(fixture.cwd, "<cwd>").replaceAll(fixture.home, "<home>");
+    }
+    if (key === "timestamp" && typeof value === "number") {
+      return "<timestamp>";
+    }
+    if (Array.isArray(value)) {
+      return value.map((item) => walk(item));
+    }
+    if (typeof value === "object" && value !== null) {
+      return Object.fromEntries(
+        Object.entries(value).map(([entryKey, entry]) => [entryKey, walk(entry, entryKey)]),
+      );
+    }
+    return value;
+  };
+  return events.map((event) => ({ type: event.type, data: walk(event.data) }));
+}
+
+/** Resolves with the first event `matches` accepts (from now on). */
+export function nextEvent(
+  session: { on(handler: (event: SessionEvent) => void): () => void },
+  matches: (event: SessionEvent) => boolean,
+): Promise<SessionEvent> {
+  return new Promise((resolve) => {
+    const unsubscribe = session.on((event) => {
+      if (matches(event)) {
+        unsubscribe();
+        resolve(event);
+      }
+    });
+  });
+}
+
+/** The OpenAI Chat `messages` of the fake server's request `index`. */
+export function requestMessages(
+  model: FakeModelServer,
+  index: number,
+): Array<Record<string, unknown>> {
+  const body = model.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
+  if (body?.messages === undefined) {
+    throw new Error(`request ${index} has no messages`);
+  }
+  return body.messages;
+}

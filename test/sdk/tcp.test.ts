@@ -1,0 +1,102 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { z } from "zod";
+import { defineTool, TurnloopClient } from "../../src/sdk/index.js";
+import { RawPeer } from "../server/raw-peer.js";
+import { CLI_PATH } from "../support/cli.js";
+import { type Fixture, startFixture } from "./support.js";
+
+let fixture: Fixture;
+let server: ChildProcessWithoutNullStreams;
+let exited: Promise<number | null>;
+let port: number;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  server = spawn(process.execPath, [CLI_PATH, "--headless", "--port", "0"], {
+    env: { ...fixture.env, TURNLOOP_CONNECTION_TOKEN: "s3cret" },
+    cwd: fixture.cwd,
+  });
+  exited = new Promise((resolve) => server.on("exit", (code) => resolve(code)));
+  port = await new Promise<number>((resolve, reject) => {
+    let output = "";
+    server.stdout.setEncoding("utf8").on("data", (text: string) => {
+      output += text;
+      const match = /listening on port (\d+)/i.exec(output);
+      if (match !== null) {
+        resolve(Number(match[1]));
+      }
+    });
+    server.once("exit", () => reject(new Error("the server exited before listening")));
+  });
+});
+afterAll(async () => {
+  if (server.exitCode === null) {
+    server.kill("SIGKILL");
+  }
+  await fixture.close();
+});
+
+function rawConnection(): Promise<{ peer: RawPeer; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = new Socket();
+    socket.once("error", reject);
+    socket.connect(port, "127.0.0.1", () => resolve({ peer: new RawPeer(socket, socket), socket }));
+  });
+}
+
+describe("turnloop --headless --port N", () => {
+  test("a connection token is required before anything else, and a wrong one hangs up", async () => {
+    const { peer, socket } = await rawConnection();
+    const early = await peer.request("ping", {});
+    expect(early.error?.code).toBe(-32001);
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    const wrong = await peer.request("connect", { token: "guess" });
+    expect(wrong.error).toEqual({
+      code: -32001,
+      message: "connect: wrong or missing connection token",
+    });
+    await closed;
+    await expect(new TurnloopClient({ port, connectionToken: "guess" }).start()).rejects.toThrow(
+      /connection token/,
+    );
+  });
+
+  test("our SDK over TCP: a custom tool turn, then shutdown ends the server", async () => {
+    const client = new TurnloopClient({ port, connectionToken: "s3cret", cwd: fixture.cwd });
+    const echo = defineTool("echo_upper", {
+      parameters: z.object({ text: z.string() }),
+      readOnly: true,
+      handler: ({ text }) => text.toUpperCase(),
+    });
+    const session = await client.createSession({ tools: [echo] });
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_e", name: "echo_upper", arguments: '{"text":"hello"}' }] },
+      { text: "HELLO it is." },
+    );
+    const types: string[] = [];
+    session.on((event) => types.push(event.type));
+    const reply = await session.sendAndWait({ prompt: "shout hello" });
+    expect(reply?.data.content).toBe("HELLO it is.");
+    expect(types.filter((type) => type.startsWith("tool.") || type.startsWith("external"))).toEqual(
+      [
+        "tool.execution_start",
+        "external_tool.requested",
+        "external_tool.completed",
+        "tool.execution_complete",
+      ],
+    );
+    expect((await client.listSessions()).map((entry) => entry.sessionId)).toContain(
+      session.sessionId,
+    );
+    // A client of a server it did not start leaves it running on stop.
+    await client.stop();
+    expect(server.exitCode).toBe(null);
+    const { peer } = await rawConnection();
+    await peer.request("connect", { token: "s3cret" });
+    const shutdown = await peer.request("runtime.shutdown", {});
+    expect(shutdown.result).toBe(null);
+    expect(await exited).toBe(0);
+  });
+});

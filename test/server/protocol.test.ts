@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readEventLog } from "../../src/session/event-log.js";
+import { eventsPath } from "../../src/session/paths.js";
+import { type Fixture, startFixture } from "../sdk/support.js";
+import { spawnServer } from "./raw-peer.js";
+
+let fixture: Fixture;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+});
+afterAll(async () => {
+  await fixture.close();
+});
+
+describe("turnloop --headless --stdio on the wire", () => {
+  test("bad input gets JSON-RPC errors, never a crash; stdout carries only frames", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    const connected = await peer.request("connect", { token: "ignored on stdio" });
+    expect(connected.result).toEqual({
+      ok: true,
+      protocolVersion: 3,
+      version: "0.1.0",
+      taskKinds: [],
+    });
+    peer.sendRaw("Content-Length: 9\r\n\r\n{not json");
+    peer.sendFrame({ hello: "not JSON-RPC" });
+    peer.sendFrame([1, 2, 3]);
+    peer.sendFrame({ jsonrpc: "2.0", method: "no.such.notification", params: {} });
+    const unknown = await peer.request("session.fly", { sessionId: "x" });
+    expect(unknown.error).toEqual({ code: -32601, message: "Unknown method: session.fly" });
+    const badSend = await peer.request("session.send", { sessionId: "../etc", prompt: 3 });
+    expect(badSend.error?.code).toBe(-32602);
+    expect(badSend.error?.message).toBe(
+      "Invalid params for session.send: ✖ expected letters, digits, '-' or '_' (at most 128), e.g. a UUID → at sessionId ✖ Invalid input: expected string, received number → at prompt",
+    );
+    const positional = await peer.request("session.create", ["openai-chat:x"]);
+    expect(positional.error?.message).toMatch(
+      /^Invalid params for session.create: .*expected object/,
+    );
+    const missing = await peer.request("session.abort");
+    expect(missing.error?.code).toBe(-32602);
+    const notOpen = await peer.request("session.send", { sessionId: "abc", prompt: "hi" });
+    expect(notOpen.error).toEqual({
+      code: -32602,
+      message: "session abc is not open: create or resume it first",
+    });
+    const badTool = await peer.request("session.create", {
+      tools: [{ name: "bash", description: "mine" }],
+    });
+    expect(badTool.error?.message).toBe(
+      "tool bash clashes with a built-in tool: rename it or set overridesBuiltInTool",
+    );
+    const ping = await peer.request("ping", { message: "still here" });
+    expect(ping.result).toMatchObject({ message: "pong: still here", protocolVersion: 3 });
+    expect(peer.garbage).toBe("");
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  });
+
+  test("a dead connection cancels its prompt and the log ends consistently", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    await peer.request("connect", {});
+    const created = await peer.request("session.create", { allowAllTools: true });
+    const { sessionId } = created.result as { sessionId: string };
+    fixture.model.enqueue({
+      toolCalls: [{ id: "call_z", name: "bash", arguments: '{"command":"echo go; sleep 30"}' }],
+    });
+    await peer.request("session.send", { sessionId, prompt: "sleep" });
+    await peer.waitFor(
+      (message) =>
+        (message.params as { event?: { type: string } })?.event?.type ===
+        "tool.execution_partial_result",
+    );
+    const closedAt = performance.now();
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    expect(performance.now() - closedAt).toBeLessThan(3_000);
+    const log = await readEventLog(eventsPath(fixture.home, sessionId));
+    expect(log.repaired).toEqual([]);
+    expect(log.events.map((event) => event.type).slice(-3)).toEqual([
+      "tool.execution_start",
+      "tool.execution_complete",
+      "abort",
+    ]);
+    expect(log.events.at(-2)).toMatchObject({
+      data: { toolCallId: "call_z", success: false, error: { code: "cancelled" } },
+    });
+  });
+});
