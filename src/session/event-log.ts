@@ -89,8 +89,17 @@ export function createEnvelope(
   parentId: string | null,
   now: Date = new Date(),
 ): SessionEvent {
-  const envelope = { ...input, id: randomUUID(), timestamp: now.toISOString(), parentId };
-  return isEphemeral(input.type) ? { ...envelope, ephemeral: true } : envelope;
+  // One object literal per event: this runs for every streamed delta.
+  const envelope: SessionEvent = {
+    ...input,
+    id: randomUUID(),
+    timestamp: now.toISOString(),
+    parentId,
+  };
+  if (isEphemeral(input.type)) {
+    envelope.ephemeral = true;
+  }
+  return envelope;
 }
 
 /**
