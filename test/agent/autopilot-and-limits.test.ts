@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { AUTOPILOT_NUDGE } from "../../src/agent/autopilot.js";
+import { updatePlanTool } from "../../src/tools/index.js";
 import { type Harness, shape, startHarness, types } from "../support/harness.js";
 import { getTimeTool } from "../support/test-tools.js";
 
@@ -132,5 +133,32 @@ describe("case 27: the turn limit", () => {
       type: "session.idle",
       data: { stopReason: "max_turn_requests" },
     });
+  });
+});
+
+describe("the plan", () => {
+  test("a successful update_plan call records session.plan_updated after its result", async () => {
+    harness = await startHarness({ tools: [updatePlanTool] });
+    const entries = [
+      { content: "Read the code", priority: "high", status: "completed" },
+      { content: "Fix the bug", priority: "medium", status: "in_progress" },
+    ];
+    harness.server.enqueue(
+      { toolCalls: [{ id: "p1", name: "update_plan", arguments: JSON.stringify({ entries }) }] },
+      {
+        toolCalls: [{ id: "p2", name: "update_plan", arguments: '{"entries":[{"content":"x"}]}' }],
+      },
+      { text: "Planned." },
+    );
+    expect(await harness.prompt("plan it")).toEqual({ stopReason: "end_turn" });
+    const persisted = shape(await harness.persisted()).filter(
+      (event) => event.type === "tool.execution_complete" || event.type === "session.plan_updated",
+    );
+    expect(persisted.map((event) => event.type)).toEqual([
+      "tool.execution_complete",
+      "session.plan_updated",
+      "tool.execution_complete",
+    ]);
+    expect(persisted[1]?.data).toEqual({ entries });
   });
 });
