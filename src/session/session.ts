@@ -9,8 +9,9 @@ import type {
   SessionEventOf,
   UserMessageSource,
 } from "../events/events.js";
-import { EventLog, secretRedactor } from "./event-log.js";
+import { EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
+import { secretRedactor } from "./secrets.js";
 import { SessionWriter } from "./session-writer.js";
 
 /** Agent settings a session fills in itself. */
