@@ -1,0 +1,64 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, test } from "vitest";
+import type { PermissionRequest } from "../../src/agent/permission-gate.js";
+import { terminalPermission } from "../../src/cli/terminal-permission.js";
+
+const REQUEST: PermissionRequest = {
+  requestId: "r1",
+  toolCallId: "c1",
+  toolName: "bash",
+  kind: "execute",
+  title: "Run git log --oneline",
+  rawInput: { command: "git log --oneline" },
+  paths: ["/repo"],
+  command: "git log --oneline",
+  alwaysRule: "bash(git log --oneline)",
+};
+
+async function answer(typed: string | undefined, signal = new AbortController().signal) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = "";
+  output.on("data", (chunk: Buffer) => {
+    shown += chunk.toString();
+  });
+  const reply = terminalPermission(input, output)(REQUEST, signal);
+  if (typed === undefined) {
+    input.end();
+  } else {
+    input.write(`${typed}\n`);
+  }
+  return { reply: await reply, shown };
+}
+
+describe("the terminal question", () => {
+  test.each([
+    ["y", { decision: "allow", scope: "once" }],
+    ["a", { decision: "allow", scope: "session" }],
+    ["always", { decision: "allow", scope: "session" }],
+    ["n", { decision: "deny", scope: "once", reason: "the user said no" }],
+    ["whatever", { decision: "deny", scope: "once", reason: "the user said no" }],
+  ] as const)("typing %s answers %j", async (typed, expected) => {
+    expect((await answer(typed)).reply).toEqual(expected);
+  });
+
+  test("shows what is asked and what 'always' would allow", async () => {
+    const { shown } = await answer("y");
+    expect(shown).toBe(
+      "\nturnloop wants to run git log --oneline\n  [y] yes, once   [a] yes, always for bash(git log --oneline) in this session   [n] no\n> ",
+    );
+  });
+
+  test("end of input denies; a cancel answers cancelled", async () => {
+    expect((await answer(undefined)).reply).toEqual({
+      decision: "deny",
+      scope: "once",
+      reason: "no answer",
+    });
+    const controller = new AbortController();
+    const input = new PassThrough();
+    const pending = terminalPermission(input, new PassThrough())(REQUEST, controller.signal);
+    controller.abort();
+    expect(await pending).toEqual({ decision: "cancelled" });
+  });
+});
