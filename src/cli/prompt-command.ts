@@ -3,7 +3,7 @@ import type { SessionEvent } from "../events/events.js";
 import { resolveModel } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import { Session } from "../session/session.js";
-import { newestSessionInCwd } from "../session/store.js";
+import { newestSessionInCwd, resolveSessionId } from "../session/store.js";
 import type { PromptOptions } from "./arguments.js";
 import { sessionOptionsFrom } from "./face-settings.js";
 import { terminalPermission } from "./terminal-permission.js";
@@ -142,7 +142,8 @@ async function openSession(
 ): Promise<Session | string> {
   try {
     if (options.resume !== undefined) {
-      return await Session.resume(home, options.resume);
+      const resolved = await resolveSessionId(home, options.resume);
+      return resolved.ok ? await Session.resume(home, resolved.sessionId) : resolved.message;
     }
     if (options.continue) {
       const newest = await newestSessionInCwd(home, cwd);

@@ -1,7 +1,7 @@
 import { readEventLog } from "../session/event-log.js";
-import { eventsPath, turnloopHome, validateSessionId } from "../session/paths.js";
+import { eventsPath, turnloopHome } from "../session/paths.js";
 import { renderConversation } from "../session/render.js";
-import { deleteSession, listSessions } from "../session/store.js";
+import { deleteSession, listSessions, resolveSessionId } from "../session/store.js";
 import type { Command } from "./arguments.js";
 
 type SessionsCommand = Extract<Command, { kind: `sessions-${string}` }>;
@@ -36,9 +36,12 @@ export async function runSessionsCommand(
         return 0;
       }
       case "sessions-show": {
-        const { events, repaired } = await readEventLog(
-          eventsPath(home, validateSessionId(command.sessionId)),
-        );
+        const resolved = await resolveSessionId(home, command.sessionId);
+        if (!resolved.ok) {
+          io.stderr.write(`turnloop: ${resolved.message}\n`);
+          return 1;
+        }
+        const { events, repaired } = await readEventLog(eventsPath(home, resolved.sessionId));
         io.stdout.write(renderConversation(events));
         if (repaired.length > 0) {
           io.stderr.write(`turnloop: skipped ${repaired.length} damaged line(s) while reading\n`);
@@ -46,9 +49,14 @@ export async function runSessionsCommand(
         return 0;
       }
       case "sessions-delete": {
-        const deleted = await deleteSession(home, command.sessionId);
+        const resolved = await resolveSessionId(home, command.sessionId);
+        if (!resolved.ok) {
+          io.stderr.write(`turnloop: ${resolved.message}\n`);
+          return 1;
+        }
+        const deleted = await deleteSession(home, resolved.sessionId);
         io.stderr.write(
-          deleted ? `deleted ${command.sessionId}\n` : `no session ${command.sessionId}\n`,
+          deleted ? `deleted ${resolved.sessionId}\n` : `no session ${resolved.sessionId}\n`,
         );
         return deleted ? 0 : 1;
       }

@@ -95,6 +95,35 @@ export async function newestSessionInCwd(
 }
 
 /**
+ * The full id of the session `idOrPrefix` names: the id itself when such a session exists, else
+ * the one session whose id starts with it (as `git` resolves short hashes).
+ * @returns the id, or an error message (no such session / ambiguous prefix).
+ */
+export async function resolveSessionId(
+  home: string,
+  idOrPrefix: string,
+): Promise<{ ok: true; sessionId: string } | { ok: false; message: string }> {
+  const sessions = await listSessions(home);
+  if (sessions.some((session) => session.sessionId === idOrPrefix)) {
+    return { ok: true, sessionId: idOrPrefix };
+  }
+  const matches = sessions.filter((session) => session.sessionId.startsWith(idOrPrefix));
+  const [only] = matches;
+  if (matches.length === 1 && only !== undefined) {
+    return { ok: true, sessionId: only.sessionId };
+  }
+  return matches.length === 0
+    ? { ok: false, message: `no session ${idOrPrefix} in ${home}` }
+    : {
+        ok: false,
+        message: `${idOrPrefix} matches ${matches.length} sessions (${matches
+          .slice(0, 3)
+          .map((session) => session.sessionId)
+          .join(", ")}${matches.length > 3 ? ", …" : ""}); give more of the id`,
+      };
+}
+
+/**
  * Deletes the session's folder with everything in it.
  * @returns `true` when it was deleted, `false` when there was no such session.
  * @throws InvalidSessionIdError for an unsafe id (e.g. `../../etc`); I/O errors as is.

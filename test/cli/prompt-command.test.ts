@@ -312,7 +312,8 @@ describe("sessions", () => {
     server.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
     const first = await runCli(["-p", "What is 2+2?"], { cwd: repository, env: environment() });
     const sessionId = sessionIdOf(first.stderr);
-    const resumed = await runCli(["-p", "Double it.", "--resume", sessionId], {
+    // A unique prefix of the id is enough, as with git hashes.
+    const resumed = await runCli(["-p", "Double it.", "--resume", sessionId.slice(0, 8)], {
       cwd: repository,
       env: environment(),
     });
@@ -342,7 +343,7 @@ describe("sessions", () => {
     expect(list.stdout).toContain("3 turns");
     expect(list.stdout).toContain("What is 2+2?");
 
-    const show = await runCli(["sessions", "show", sessionId], {
+    const show = await runCli(["sessions", "show", sessionId.slice(0, 8)], {
       cwd: repository,
       env: environment(),
     });
