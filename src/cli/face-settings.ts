@@ -14,17 +14,26 @@ export function sessionOptionsFrom(
   env: NodeJS.ProcessEnv,
   asking: { ask?: AskPermission; noAskReason?: string } = {},
 ): SessionOptions {
+  return { ...baseSessionOptions(options, env), model, autopilot: options.autopilot, ...asking };
+}
+
+/**
+ * The part of {@link SessionOptions} that does not depend on the model or on how the face asks:
+ * limits, permission rules, folders, provider tuning.
+ * @throws Error naming a malformed `--allow-tool` / `--deny-tool` rule.
+ */
+export function baseSessionOptions(
+  options: FaceOptions,
+  env: NodeJS.ProcessEnv,
+): Omit<SessionOptions, "model" | "provider" | "autopilot" | "ask"> {
   return {
-    model,
     tuning: providerTuning(env),
-    autopilot: options.autopilot,
     maxTurns: options.maxTurns,
     maxAutopilotContinues: options.maxAutopilotContinues,
     allowAllTools: options.allowAllTools,
     allow: parseRules(options.allowTools),
     deny: parseRules(options.denyTools),
     folders: options.addDirs,
-    ...asking,
   };
 }
 

@@ -11,9 +11,8 @@
 
 import { createServer, type Server, type Socket } from "node:net";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
-import { parseRules } from "../agent/permission-gate.js";
 import type { FaceOptions } from "../cli/arguments.js";
-import { providerTuning } from "../cli/face-settings.js";
+import { baseSessionOptions } from "../cli/face-settings.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
@@ -32,7 +31,7 @@ export async function runServerCommand(options: ServerOptions): Promise<number> 
   const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
   let base: BaseOptions;
   try {
-    base = baseOptions(options, env);
+    base = baseSessionOptions(options, env);
   } catch (error) {
     log(error instanceof Error ? error.message : String(error));
     return 64;
@@ -145,16 +144,4 @@ function listen(
 async function closeEverything(context: ServerContext): Promise<void> {
   await Promise.all([...context.sessions.values()].map((session) => session.close()));
   await Promise.all([...context.connections].map((connection) => connection.dispose()));
-}
-
-function baseOptions(options: FaceOptions, env: NodeJS.ProcessEnv): BaseOptions {
-  return {
-    tuning: providerTuning(env),
-    maxTurns: options.maxTurns,
-    maxAutopilotContinues: options.maxAutopilotContinues,
-    allowAllTools: options.allowAllTools,
-    allow: parseRules(options.allowTools),
-    deny: parseRules(options.denyTools),
-    folders: options.addDirs,
-  };
 }
