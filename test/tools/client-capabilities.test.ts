@@ -1,26 +1,16 @@
 import { access, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import { createTool } from "../../src/tools/create.js";
 import type { ClientCapabilities } from "../../src/tools/define-tool.js";
 import { editTool } from "../../src/tools/edit.js";
 import { viewTool } from "../../src/tools/view.js";
-import {
-  makeContext,
-  makeTemporaryDirectory,
-  removeTemporaryDirectory,
-  runTool,
-} from "./tool-context.js";
+import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-});
-
-afterEach(async () => {
-  await removeTemporaryDirectory(directory);
+let directory = "";
+useTemporaryDirectory((path) => {
+  directory = path;
 });
 
 type CommandResult = Awaited<ReturnType<NonNullable<ClientCapabilities["runCommand"]>>>;

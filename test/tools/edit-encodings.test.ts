@@ -1,24 +1,14 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { editTool } from "../../src/tools/edit.js";
 import { viewTool } from "../../src/tools/view.js";
-import {
-  makeContext,
-  makeTemporaryDirectory,
-  removeTemporaryDirectory,
-  runTool,
-} from "./tool-context.js";
+import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 /** Case 30: edits keep every byte outside the replaced text, in every encoding view reads. */
-let directory: string;
-
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-});
-
-afterEach(async () => {
-  await removeTemporaryDirectory(directory);
+let directory = "";
+useTemporaryDirectory((path) => {
+  directory = path;
 });
 
 function edit(path: string, oldString: string, newString: string) {

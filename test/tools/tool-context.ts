@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/define-tool.js";
 
 /** A fresh temporary folder; remove it with {@link removeTemporaryDirectory}. */
@@ -31,4 +32,21 @@ export function runTool<Input>(
   context: ToolContext,
 ): Promise<ToolResult> {
   return tool.execute(tool.input.parse(args), context);
+}
+
+/**
+ * Gives each test of the file a fresh temporary folder (made before, removed after it); `use`
+ * receives the folder's path before each test.
+ */
+export function useTemporaryDirectory(use: (directory: string) => void): void {
+  let current: string | undefined;
+  beforeEach(async () => {
+    current = await makeTemporaryDirectory();
+    use(current);
+  });
+  afterEach(async () => {
+    if (current !== undefined) {
+      await removeTemporaryDirectory(current);
+    }
+  });
 }

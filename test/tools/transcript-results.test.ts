@@ -1,16 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import { builtinTools } from "../../src/tools/index.js";
 import type { ChatMessage } from "../support/normalise-request.js";
 import { loadTranscript, transcriptsDirectory } from "../support/transcripts.js";
-import {
-  makeContext,
-  makeTemporaryDirectory,
-  removeTemporaryDirectory,
-  runTool,
-} from "./tool-context.js";
+import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 /**
  * The file tools' answers are compared with what Copilot CLI's tools answered in real recorded
@@ -60,14 +55,9 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-});
-
-afterEach(async () => {
-  await removeTemporaryDirectory(directory);
+let directory = "";
+useTemporaryDirectory((path) => {
+  directory = path;
 });
 
 /** Recorded calls of the tools in `tools`, in conversation order, each with its recorded result. */

@@ -1,23 +1,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readImage } from "../../src/tools/image-file.js";
 import { viewTool } from "../../src/tools/view.js";
-import {
-  makeContext,
-  makeTemporaryDirectory,
-  removeTemporaryDirectory,
-  runTool,
-} from "./tool-context.js";
+import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-});
-
-afterEach(async () => {
-  await removeTemporaryDirectory(directory);
+let directory = "";
+useTemporaryDirectory((path) => {
+  directory = path;
 });
 
 function view(args: Record<string, unknown>) {
