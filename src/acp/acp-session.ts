@@ -4,6 +4,7 @@ import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import type { FaceOptions } from "../cli/arguments.js";
 import { sessionOptionsFrom } from "../cli/face-settings.js";
+import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
@@ -12,7 +13,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
 import { contextWindow } from "./context-window.js";
-import { describeError, invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import type { ModelCatalog } from "./models.js";
 import {
   AVAILABLE_COMMANDS,
@@ -276,7 +277,7 @@ export class AcpSession {
       this.setModel(command.argument, true);
       this.say(`The model is now ${this.model.id}.`);
     } catch (error) {
-      this.say(`Cannot switch the model: ${describeError(error).replace(/^Invalid params: /, "")}`);
+      this.say(`Cannot switch the model: ${errorMessage(error).replace(/^Invalid params: /, "")}`);
     }
     return undefined;
   }

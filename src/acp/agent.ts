@@ -2,13 +2,14 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { FaceOptions } from "../cli/arguments.js";
+import { errorMessage, isMissingFileError } from "../events/errors.js";
 import { readEventLog } from "../session/event-log.js";
 import { eventsPath, InvalidSessionIdError } from "../session/paths.js";
 import { PRODUCER_VERSION, Session } from "../session/session.js";
 import { deleteSession, listSessions } from "../session/store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
-import { describeError, internalError, invalidParams, invalidRequest } from "./errors.js";
+import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { ModelCatalog } from "./models.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
@@ -237,7 +238,7 @@ export class TurnloopAcpAgent {
       await deleteSession(this.config.home, sessionId);
     } catch (error) {
       if (!(error instanceof InvalidSessionIdError)) {
-        throw internalError(`Could not delete session ${sessionId}: ${describeError(error)}`);
+        throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
       }
     }
     return {};
@@ -341,15 +342,11 @@ async function openSession(home: string, sessionId: string): Promise<Session> {
   try {
     return await Session.resume(home, sessionId);
   } catch (error) {
-    if (error instanceof InvalidSessionIdError || hasCode(error, "ENOENT")) {
+    if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
       throw acp.RequestError.sessionNotFound(sessionId);
     }
-    throw internalError(`Could not open session ${sessionId}: ${describeError(error)}`);
+    throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
   }
-}
-
-function hasCode(error: unknown, code: string): boolean {
-  return error instanceof Error && "code" in error && error.code === code;
 }
 
 function parseTooLarge(params: unknown): MessageTooLarge {

@@ -60,11 +60,6 @@ export function internalError(message: string): acp.RequestError {
   return new acp.RequestError(ERROR_CODES.internal, bounded(message));
 }
 
-/** The message of anything thrown. */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function bounded(message: string): string {
   return message.length <= MAX_MESSAGE_LENGTH
     ? message

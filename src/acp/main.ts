@@ -1,6 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import { parseRules } from "../agent/permission-gate.js";
 import type { FaceOptions } from "../cli/arguments.js";
+import { errorMessage } from "../events/errors.js";
 import { turnloopHome } from "../session/paths.js";
 import { TurnloopAcpAgent } from "./agent.js";
 import { acpByteStream } from "./framing.js";
@@ -15,7 +16,7 @@ export async function runAcpCommand(options: FaceOptions): Promise<number> {
   try {
     parseRules([...options.allowTools, ...options.denyTools]);
   } catch (error) {
-    log(`turnloop: ${error instanceof Error ? error.message : String(error)}`);
+    log(`turnloop: ${errorMessage(error)}`);
     return 64;
   }
   keepStdoutForProtocol();

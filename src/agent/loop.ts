@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { errorMessage } from "../events/errors.js";
 import type {
   ErrorType,
   EventInput,
@@ -77,7 +78,7 @@ export async function runPrompt(
     outcome = await runTurns(settings, conversation, prompt, signal);
   } catch (error) {
     // A bug must not leave the prompt unanswered or the session stuck: report it as a failure.
-    const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `internal error: ${errorMessage(error)}`;
     outcome = fail(conversation.emit, { errorType: "internal", message });
   } finally {
     const data =

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorMessage } from "../events/errors.js";
 import type { EventInput, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
 
@@ -183,7 +184,7 @@ async function runTool(
         }),
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { content: `Tool '${tool.name}' failed: ${message}`, isError: true };
   } finally {
     controller.abort();

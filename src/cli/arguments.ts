@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { errorMessage } from "../events/errors.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -82,7 +83,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   try {
     parsed = parseWith(argv);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   const { values, positionals } = parsed;
   if (values.help) {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { errorCode, errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import { resolveModel } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
@@ -75,7 +76,7 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     );
   } catch (error) {
     await session.close();
-    io.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
     return EXIT.usage;
   }
   const settings = agentSettingsFor(session, sessionOptions);
@@ -154,9 +155,9 @@ async function openSession(
     }
     return await Session.create(home, cwd, model);
   } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") {
+    if (errorCode(error) === "ENOENT") {
       return `no session ${options.resume ?? ""} in ${home}`;
     }
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }

@@ -1,3 +1,4 @@
+import { errorCode, errorMessage } from "../events/errors.js";
 import { readEventLog } from "../session/event-log.js";
 import { eventsPath, turnloopHome } from "../session/paths.js";
 import { renderConversation } from "../session/render.js";
@@ -62,11 +63,10 @@ export async function runSessionsCommand(
       }
     }
   } catch (error) {
-    const code = error instanceof Error && "code" in error ? error.code : undefined;
     const message =
-      code === "ENOENT"
+      errorCode(error) === "ENOENT"
         ? `no session ${"sessionId" in command ? command.sessionId : ""}`
-        : String(error instanceof Error ? error.message : error);
+        : errorMessage(error);
     io.stderr.write(`turnloop: ${message}\n`);
     return 1;
   }

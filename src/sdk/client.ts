@@ -16,6 +16,7 @@ import {
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node.js";
+import { errorMessage } from "../events/errors.js";
 import type { HookType, JsonObject, SessionEvent } from "../events/events.js";
 import {
   PROTOCOL_VERSION,
@@ -200,7 +201,7 @@ export class TurnloopClient {
         throw new Error(error.message);
       }
       const stderr = this.transport?.stderrTail().trim();
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       throw new Error(stderr ? `${detail}\nserver stderr: ${stderr}` : detail);
     }
   }

@@ -4,6 +4,7 @@
  */
 
 import type { MessageConnection } from "vscode-jsonrpc";
+import { errorMessage } from "../events/errors.js";
 import type {
   HookType,
   JsonObject,
@@ -265,7 +266,7 @@ export class TurnloopSession {
       });
       answer = { result: toWireResult(value) };
     } catch (error) {
-      answer = { error: error instanceof Error ? error.message : String(error) };
+      answer = { error: errorMessage(error) };
     } finally {
       this.running.delete(data.requestId);
     }

@@ -18,6 +18,7 @@ import {
   type MessageWriter,
   ResponseError,
 } from "vscode-jsonrpc/node.js";
+import { errorMessage } from "../events/errors.js";
 import { ErrorCode, type SessionMode } from "./protocol.js";
 import type { ModelDefaults } from "./server-model.js";
 import type { BaseOptions, ClientLink, ServerSession } from "./server-session.js";
@@ -166,7 +167,7 @@ export class ClientConnection implements ClientLink {
       if (error instanceof ResponseError) {
         throw error;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.server.log(`${method} failed: ${message}`);
       throw new ResponseError(ErrorCode.internalError, `${method} failed: ${message}`);
     }

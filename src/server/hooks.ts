@@ -26,6 +26,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { Authorize, PermissionAnswer } from "../agent/tool-calls.js";
+import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
 import type {
@@ -102,7 +103,7 @@ export class HookRunner {
       });
       return isObject(output) ? output : undefined;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.host.emit({
         type: "hook.end",
         data: { hookInvocationId, hookType, success: false, error: { message } },

@@ -13,6 +13,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import type { FaceOptions } from "../cli/arguments.js";
 import { baseSessionOptions } from "../cli/face-settings.js";
+import { errorMessage } from "../events/errors.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
@@ -33,7 +34,7 @@ export async function runServerCommand(options: ServerOptions): Promise<number> 
   try {
     base = baseSessionOptions(options, env);
   } catch (error) {
-    log(error instanceof Error ? error.message : String(error));
+    log(errorMessage(error));
     return 64;
   }
   let stop: () => void = () => undefined;

@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Authorize } from "../agent/tool-calls.js";
+import { errorMessage } from "../events/errors.js";
 import type {
   EventInput,
   HookType,
@@ -277,7 +278,7 @@ export class ServerSession {
       }
     } catch (error) {
       // A bug or a closed log: tell the app (its sendAndWait ends) instead of going quiet.
-      const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `internal error: ${errorMessage(error)}`;
       process.stderr.write(`turnloop server: session ${this.id}: ${message}\n`);
       this.emitSafely({ type: "session.error", data: { errorType: "internal", message } });
       this.emitSafely({ type: "session.idle", data: {} });

@@ -6,6 +6,7 @@
 
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { errorMessage } from "../events/errors.js";
 import { readEventLog } from "../session/event-log.js";
 import { eventsPath } from "../session/paths.js";
 import { Session } from "../session/session.js";
@@ -52,7 +53,7 @@ export async function createMethod(
   try {
     session = await createSession(server.home, cwd, choice.configuration.id, params.sessionId);
   } catch (error) {
-    throw invalidParams(`session.create: ${error instanceof Error ? error.message : error}`);
+    throw invalidParams(`session.create: ${errorMessage(error)}`);
   }
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
@@ -85,7 +86,7 @@ export async function resumeMethod(
       session = await Session.resume(server.home, params.sessionId);
     } catch (error) {
       throw invalidParams(
-        `session.resume: no session ${params.sessionId} can be resumed (${error instanceof Error ? error.message : error})`,
+        `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
       );
     }
     const recorded = session.start.model;
@@ -207,7 +208,7 @@ export function permissionAnswerMethod(connection: ClientConnection, raw: unknow
   try {
     return { success: session.answerPermission(params.requestId, params.result) };
   } catch (error) {
-    throw invalidParams(`${method}: ${error instanceof Error ? error.message : error}`);
+    throw invalidParams(`${method}: ${errorMessage(error)}`);
   }
 }
 

@@ -8,6 +8,7 @@
 
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
 import type { SessionEventOf } from "../events/events.js";
 import { decodeEventLine } from "./event-log.js";
 import {
@@ -61,7 +62,7 @@ export async function listSessions(home: string): Promise<SessionSummary[]> {
   try {
     entries = await readdir(sessionsRoot(home));
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) {
+    if (errorCode(error) === "ENOENT") {
       return [];
     }
     throw error;
@@ -133,7 +134,7 @@ export async function deleteSession(home: string, sessionId: string): Promise<bo
   try {
     await stat(directory);
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) {
+    if (errorCode(error) === "ENOENT") {
       return false;
     }
     throw error;
@@ -153,7 +154,7 @@ async function summarizeSession(
     bytes = await readFile(path);
   } catch (error) {
     // No events.jsonl, or a stray file named like a session: not a session.
-    if (hasErrorCode(error, "ENOENT") || hasErrorCode(error, "ENOTDIR")) {
+    if (isMissingFileError(error)) {
       return undefined;
     }
     const lastActivity = await modifiedTime(sessionDirectory(home, sessionId));
@@ -275,10 +276,6 @@ function timeOf(timestamp: string): number {
 }
 
 function describeReadError(error: unknown): string {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return `cannot read events.jsonl: ${detail}`;
-}
-
-function hasErrorCode(error: unknown, code: string): boolean {
-  return error instanceof Error && "code" in error && error.code === code;
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
+import { errorMessage } from "../events/errors.js";
 import { CommandOutput } from "./command-output.js";
 import {
   type ClientCapabilities,
@@ -10,13 +11,7 @@ import {
   type ToolContext,
   type ToolResult,
 } from "./define-tool.js";
-import {
-  describeError,
-  errorResult,
-  runGuarded,
-  statIfExists,
-  textResult,
-} from "./tool-support.js";
+import { errorResult, runGuarded, statIfExists, textResult } from "./tool-support.js";
 
 /** Timeout when the model gives none, in seconds. */
 const DEFAULT_TIMEOUT_SECONDS = 120;
@@ -201,7 +196,7 @@ class CommandProcess {
       child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, this.decoders.stderr));
       child.on("error", (error) => {
         if (child.pid === undefined) {
-          this.finish({ kind: "spawn-failed", message: describeError(error) });
+          this.finish({ kind: "spawn-failed", message: errorMessage(error) });
         }
       });
       child.on("exit", (code, signal) => {

@@ -1,6 +1,6 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
-import { describeError } from "./tool-support.js";
+import { errorMessage } from "../events/errors.js";
 
 /** Bytes written to the saved-output file at most, so that `yes` cannot fill the disk. */
 const MAX_SAVED_BYTES = 64 * 1024 * 1024;
@@ -92,12 +92,12 @@ export class CommandOutput {
       mkdirSync(dirname(this.savePath), { recursive: true });
       this.file = createWriteStream(this.savePath);
       this.file.on("error", (error) => {
-        this.fileError = describeError(error);
+        this.fileError = errorMessage(error);
         this.onBackpressure(false);
       });
       this.file.on("drain", () => this.onBackpressure(false));
     } catch (error) {
-      this.fileError = describeError(error);
+      this.fileError = errorMessage(error);
     }
     for (const chunk of this.earlyChunks) {
       this.writeToFile(chunk);

@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { rgPath } from "@vscode/ripgrep";
 import { z } from "zod";
+import { errorMessage } from "../events/errors.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { searchWithJavaScript } from "./grep-fallback.js";
 import {
-  describeError,
   errorResult,
   missingPathMessage,
   resolveToolPath,
@@ -224,7 +224,7 @@ function searchWithRipgrep(
       if (child.pid === undefined) {
         resolve({ kind: "not-started" });
       } else {
-        reject(new Error(describeError(error)));
+        reject(new Error(errorMessage(error)));
       }
     });
     child.on("close", (code) => {

@@ -2,6 +2,7 @@ import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { ToolResult } from "./define-tool.js";
 
 /** A successful result whose `content` is `text`. */
@@ -12,14 +13,6 @@ export function textResult(text: string): ToolResult {
 /** A failed result the model reads as `message`. */
 export function errorResult(message: string): ToolResult {
   return { content: message, isError: true };
-}
-
-/** Turns anything thrown into one line of text for the model. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) {
-    return error.message;
-  }
-  return String(error);
 }
 
 /** Resolves a path the model gave: `~/…` from the home folder, else relative to `cwd` unless absolute. */
@@ -40,16 +33,11 @@ export async function statIfExists(path: string): Promise<Stats | undefined> {
   try {
     return await stat(path);
   } catch (error) {
-    if (isMissingPathError(error)) {
+    if (isMissingFileError(error)) {
       return undefined;
     }
     throw error;
   }
-}
-
-function isMissingPathError(error: unknown): boolean {
-  const code = error instanceof Error && "code" in error ? error.code : undefined;
-  return code === "ENOENT" || code === "ENOTDIR";
 }
 
 /** Whether `error` is the rejection of an aborted operation (from `signal` or an `AbortError`). */
@@ -75,6 +63,6 @@ export async function runGuarded(
     if (isAbortError(error, signal)) {
       return errorResult(`${what} cancelled.`);
     }
-    return errorResult(`${what} failed: ${describeError(error)}`);
+    return errorResult(`${what} failed: ${errorMessage(error)}`);
   }
 }
