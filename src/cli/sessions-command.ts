@@ -1,9 +1,9 @@
 import { errorCode, errorMessage } from "../events/errors.js";
 import { readEventLog } from "../session/event-log.js";
 import { eventsPath, turnloopHome } from "../session/paths.js";
-import { renderConversation } from "../session/render.js";
 import { deleteSession, listSessions, resolveSessionId } from "../session/store.js";
 import type { Command } from "./arguments.js";
+import { renderConversation } from "./render.js";
 
 type SessionsCommand = Extract<Command, { kind: `sessions-${string}` }>;
 

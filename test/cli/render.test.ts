@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { renderConversation } from "../../src/cli/render.js";
 import type { EventInput } from "../../src/events/events.js";
 import { createEnvelope } from "../../src/session/event-log.js";
-import { renderConversation } from "../../src/session/render.js";
-import { buildEvents, sessionStart, userMessage } from "./support.js";
+import { buildEvents, sessionStart, userMessage } from "../session/support.js";
 
 const turn = (turnId: string, finishReason: "stop" | "tool-calls"): EventInput[] => [
   { type: "assistant.turn_start", data: { turnId } },
