@@ -2,19 +2,17 @@ import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
-import type { FaceOptions } from "../cli/arguments.js";
-import { sessionOptionsFrom } from "../cli/face-settings.js";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
+import type { SessionHost } from "../session/host.js";
 import { PromptInProgressError, type Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
 import { contextWindow } from "./context-window.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
-import type { ModelCatalog } from "./models.js";
 import {
   AVAILABLE_COMMANDS,
   configOptions,
@@ -30,14 +28,12 @@ import { UpdateMapper } from "./updates.js";
 
 /** What every session of one ACP connection shares. */
 export interface AcpSessionContext {
-  env: NodeJS.ProcessEnv;
-  face: FaceOptions;
+  host: SessionHost;
   client: acp.AgentContext;
   /** The client's capabilities from `initialize`. */
   offered: acp.ClientCapabilities | undefined;
   /** Tools besides the built-in ones (tests, later MCP). */
   extraTools: readonly AnyTool[];
-  models: ModelCatalog;
 }
 
 /** How a session starts over ACP. */
@@ -91,7 +87,7 @@ export class AcpSession {
       mode: "live",
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindow(modelId, context.env),
+      contextWindow: (modelId) => contextWindow(modelId, context.host.env),
       titled: start.titled,
     });
     this.unsubscribe = this.session.subscribe((event) => this.forward(event));
@@ -132,7 +128,7 @@ export class AcpSession {
     const updates = replayUpdates(events, {
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindow(modelId, this.context.env),
+      contextWindow: (modelId) => contextWindow(modelId, this.context.host.env),
     });
     for (const update of updates) {
       this.send(update);
@@ -164,7 +160,7 @@ export class AcpSession {
    * @throws `-32602` when `modelId` does not resolve (unknown provider, missing key).
    */
   setModel(modelId: string, announce: boolean): void {
-    const resolved = this.context.models.resolve(modelId);
+    const resolved = this.context.host.resolveModel(modelId);
     if (!resolved.ok) {
       throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
@@ -235,7 +231,7 @@ export class AcpSession {
     this.cancel();
     await turn?.finished;
     this.unsubscribe();
-    await this.session.close();
+    await this.context.host.close(this.session);
   }
 
   private async run(text: string, turn: Turn): Promise<PromptOutcome> {
@@ -292,8 +288,9 @@ export class AcpSession {
   }
 
   private sessionOptions(): SessionOptions {
-    const { face, env, client, offered, extraTools } = this.context;
-    const base = sessionOptionsFrom(face, this.model, env, {
+    const { host, client, offered, extraTools } = this.context;
+    const base = host.sessionOptions(this.model, {
+      autopilot: this.mode === "autopilot",
       ask: acpPermissionAsker({
         client,
         sessionId: this.id,
@@ -310,8 +307,6 @@ export class AcpSession {
     const mode = () => this.mode;
     return {
       ...base,
-      provider: this.context.models.provider(this.model),
-      autopilot: this.mode === "autopilot",
       // Read at each permission decision, so switching to auto while a turn runs applies at once.
       get allowAllTools() {
         return mode() !== "ask";
@@ -323,7 +318,7 @@ export class AcpSession {
   }
 
   private modelChoices(): string[] {
-    return this.context.models.choices(this.model.id, this.session.start.model);
+    return this.context.host.modelChoices(this.model.id, this.session.start.model);
   }
 
   private toolNamed(name: string): AnyTool | undefined {

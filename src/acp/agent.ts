@@ -1,17 +1,15 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import type { FaceOptions } from "../cli/arguments.js";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
-import { readEventLog } from "../session/event-log.js";
-import { eventsPath, InvalidSessionIdError } from "../session/paths.js";
-import { PRODUCER_VERSION, Session } from "../session/session.js";
-import { deleteSession, listSessions } from "../session/store.js";
+import type { SessionHost } from "../session/host.js";
+import { InvalidSessionIdError } from "../session/paths.js";
+import { PRODUCER_VERSION, type Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-lock.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
-import { ModelCatalog } from "./models.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
 
@@ -20,10 +18,8 @@ const LIST_PAGE_SIZE = 100;
 
 /** What the ACP agent needs from its host (the `turnloop acp` command, or a test). */
 export interface AcpAgentConfig {
-  /** `$TURNLOOP_HOME`: sessions are the same `events.jsonl` sessions as the CLI's. */
-  home: string;
-  env: NodeJS.ProcessEnv;
-  face: FaceOptions;
+  /** Sessions (the same `events.jsonl` sessions as the CLI's), models and the permission policy. */
+  host: SessionHost;
   /** Diagnostics (stderr); never stdout, which carries only protocol messages. */
   log: (line: string) => void;
   /** Tools besides the built-in ones. */
@@ -44,12 +40,12 @@ export class TurnloopAcpAgent {
   private readonly sessions = new Map<string, AcpSession>();
   /** Ids being loaded or resumed, so two opens of one log never race. */
   private readonly opening = new Set<string>();
-  private readonly models: ModelCatalog;
+  private readonly host: SessionHost;
   private offered: acp.ClientCapabilities | undefined;
 
   constructor(config: AcpAgentConfig) {
     this.config = config;
-    this.models = new ModelCatalog(config.face, config.env);
+    this.host = config.host;
     const methods = acp.methods.agent;
     this.app = acp
       .agent({ name: "turnloop" })
@@ -80,6 +76,7 @@ export class TurnloopAcpAgent {
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
+    await this.host.closeAll();
   }
 
   /** ACP v1 initialization: protocol 1, and only the capabilities that work. */
@@ -114,15 +111,15 @@ export class TurnloopAcpAgent {
   ): Promise<acp.NewSessionResponse> {
     await checkDirectory(params.cwd);
     this.warnAboutMcp(params.mcpServers);
-    const model = this.models.configured();
-    if (model === undefined) {
-      throw internalError(this.models.problem());
+    const model = this.host.resolveModel();
+    if (!model.ok) {
+      throw internalError(model.message);
     }
-    const session = await Session.create(this.config.home, params.cwd, model.id);
+    const session = await this.host.create(params.cwd, model.configuration.id);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
-      model,
-      mode: defaultMode(this.config.face),
+      model: model.configuration,
+      mode: defaultMode(this.host.face),
       folders: this.folders(params.additionalDirectories),
       titled: false,
     });
@@ -144,7 +141,7 @@ export class TurnloopAcpAgent {
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
     const acpSession = await this.reopen(params, client, params.mcpServers);
-    const { events } = await readEventLog(eventsPath(this.config.home, acpSession.id));
+    const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
     await acpSession.flush();
     announceAfterAnswer(acpSession);
@@ -174,22 +171,22 @@ export class TurnloopAcpAgent {
     try {
       await this.closeOpen(sessionId);
       this.warnAboutMcp(mcpServers);
-      const session = await openSession(this.config.home, sessionId);
-      const model = this.models.forSession(session.start.model);
-      if (model === undefined) {
-        await session.close();
-        throw internalError(this.models.problem());
+      const session = await openSession(this.host, sessionId);
+      const model = this.host.modelForSession(session.start.model);
+      if (!model.ok) {
+        await this.host.close(session);
+        throw internalError(model.message);
       }
       if (resolve(params.cwd) !== resolve(session.cwd)) {
         this.config.log(
           `turnloop acp: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
         );
       }
-      const { events } = await readEventLog(eventsPath(this.config.home, sessionId));
+      const { events } = await this.host.readEvents(sessionId);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
-        model,
-        mode: defaultMode(this.config.face),
+        model: model.configuration,
+        mode: defaultMode(this.host.face),
         folders: this.folders(params.additionalDirectories),
         titled: hasUserPrompt(events),
       });
@@ -202,14 +199,13 @@ export class TurnloopAcpAgent {
 
   /** ACP v1 session-list: this home's sessions, newest first, optionally of one cwd. */
   private async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
-    const wanted = params.cwd == null ? undefined : resolve(params.cwd);
     const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
     if (!Number.isInteger(start) || start < 0) {
       throw invalidParams("unknown cursor", { cursor: params.cursor });
     }
     const sessions: acp.SessionInfo[] = [];
-    for (const summary of await listSessions(this.config.home)) {
-      if (summary.cwd === null || (wanted !== undefined && resolve(summary.cwd) !== wanted)) {
+    for (const summary of await this.host.list({ cwd: params.cwd ?? undefined })) {
+      if (summary.cwd === null) {
         continue;
       }
       sessions.push({
@@ -235,8 +231,11 @@ export class TurnloopAcpAgent {
   private async deleteSession(sessionId: string): Promise<acp.DeleteSessionResponse> {
     await this.closeOpen(sessionId);
     try {
-      await deleteSession(this.config.home, sessionId);
+      await this.host.delete(sessionId);
     } catch (error) {
+      if (error instanceof SessionLockedError) {
+        throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
+      }
       if (!(error instanceof InvalidSessionIdError)) {
         throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
       }
@@ -295,17 +294,15 @@ export class TurnloopAcpAgent {
 
   private sessionContext(client: Client): AcpSessionContext {
     return {
-      env: this.config.env,
-      face: this.config.face,
+      host: this.host,
       client,
       offered: this.offered,
       extraTools: this.config.extraTools ?? [],
-      models: this.models,
     };
   }
 
   private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
-    return [...this.config.face.addDirs, ...(additionalDirectories ?? [])];
+    return [...this.host.face.addDirs, ...(additionalDirectories ?? [])];
   }
 
   private warnAboutMcp(servers: readonly acp.McpServer[]): void {
@@ -337,13 +334,20 @@ async function checkDirectory(cwd: string): Promise<void> {
   }
 }
 
-/** Reopens a session from its log. @throws `-32002` for an unknown (or impossible) id. */
-async function openSession(home: string, sessionId: string): Promise<Session> {
+/**
+ * Reopens a session from its log, for writing.
+ * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
+ * session open when another one (or this connection) does.
+ */
+async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
-    return await Session.resume(home, sessionId);
+    return await host.resume(sessionId);
   } catch (error) {
     if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
       throw acp.RequestError.sessionNotFound(sessionId);
+    }
+    if (error instanceof SessionLockedError) {
+      throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
     }
     throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
   }

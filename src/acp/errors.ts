@@ -51,8 +51,8 @@ export function invalidParams(message: string, data?: unknown): acp.RequestError
 }
 
 /** `-32600` for a request that is valid but cannot be served now (e.g. a prompt is running). */
-export function invalidRequest(message: string): acp.RequestError {
-  return new acp.RequestError(ERROR_CODES.invalidRequest, bounded(message));
+export function invalidRequest(message: string, data?: unknown): acp.RequestError {
+  return new acp.RequestError(ERROR_CODES.invalidRequest, bounded(message), data);
 }
 
 /** `-32603` carrying our message as is (configuration problems, I/O failures). */

@@ -1,7 +1,7 @@
 import { Readable, Writable } from "node:stream";
-import { parseRules } from "../agent/permission-gate.js";
-import type { FaceOptions } from "../cli/arguments.js";
 import { errorMessage } from "../events/errors.js";
+import type { FaceOptions } from "../session/face-options.js";
+import { SessionHost } from "../session/host.js";
 import { turnloopHome } from "../session/paths.js";
 import { TurnloopAcpAgent } from "./agent.js";
 import { acpByteStream } from "./framing.js";
@@ -13,19 +13,15 @@ import { acpByteStream } from "./framing.js";
  */
 export async function runAcpCommand(options: FaceOptions): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  let host: SessionHost;
   try {
-    parseRules([...options.allowTools, ...options.denyTools]);
+    host = new SessionHost({ home: turnloopHome(process.env), env: process.env, face: options });
   } catch (error) {
     log(`turnloop: ${errorMessage(error)}`);
     return 64;
   }
   keepStdoutForProtocol();
-  const agent = new TurnloopAcpAgent({
-    home: turnloopHome(process.env),
-    env: process.env,
-    face: options,
-    log,
-  });
+  const agent = new TurnloopAcpAgent({ host, log });
   const stream = acpByteStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

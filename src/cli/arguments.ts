@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { errorMessage } from "../events/errors.js";
+import type { FaceOptions } from "../session/face-options.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -14,23 +15,7 @@ export type Command =
   | { kind: "sessions-show"; sessionId: string }
   | { kind: "sessions-delete"; sessionId: string };
 
-/** Settings every face takes from the command line (the environment fills in the rest). */
-export interface FaceOptions {
-  model?: string;
-  baseUrl?: string;
-  /** Model requests per prompt. */
-  maxTurns: number;
-  autopilot: boolean;
-  maxAutopilotContinues: number;
-  allowAllTools: boolean;
-  /** `--allow-tool NAME[(pattern)]`, repeatable. */
-  allowTools: string[];
-  /** `--deny-tool NAME[(pattern)]`, repeatable. */
-  denyTools: string[];
-  /** `--add-dir DIR`, repeatable: folders besides the cwd that may be read without asking. */
-  addDirs: string[];
-  cwd: string;
-}
+export type { FaceOptions };
 
 /** Options of `turnloop -p`. */
 export interface PromptOptions extends FaceOptions {

@@ -1,12 +1,11 @@
 import { resolve } from "node:path";
 import { errorCode, errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
-import { resolveModel } from "../llm/models.js";
-import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
-import { Session } from "../session/session.js";
-import { newestSessionInCwd, resolveSessionId } from "../session/store.js";
+import { agentSettingsFor } from "../session/agent-settings.js";
+import { SessionHost } from "../session/host.js";
+import type { Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-lock.js";
 import type { PromptOptions } from "./arguments.js";
-import { sessionOptionsFrom } from "./face-settings.js";
 import { terminalPermission } from "./terminal-permission.js";
 import { TerminalRenderer } from "./terminal-renderer.js";
 
@@ -43,42 +42,38 @@ export interface PromptIo {
  */
 export async function runPromptCommand(options: PromptOptions, io: PromptIo): Promise<number> {
   const cwd = resolve(options.cwd);
+  let host: SessionHost;
+  try {
+    host = new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
+  } catch (error) {
+    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+    return EXIT.usage;
+  }
   const resuming = options.resume !== undefined || options.continue;
-  const baseUrl = options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl };
   // A new session needs a model before anything is written; a resumed one may use its own.
-  const early = resuming ? undefined : resolveModel({ ...options, ...baseUrl }, io.env);
+  const early = resuming ? undefined : host.resolveModel();
   if (early !== undefined && !early.ok) {
     io.stderr.write(`${early.message}\n`);
     return EXIT.usage;
   }
-  const opened = await openSession(options, io.home, cwd, early?.configuration.id ?? "");
-  if (typeof opened === "string") {
-    io.stderr.write(`turnloop: ${opened}\n`);
-    return EXIT.usage;
+  const opened = await openSession(host, options, cwd, early?.configuration.id ?? "");
+  if (!opened.ok) {
+    io.stderr.write(`turnloop: ${opened.message}\n`);
+    return opened.code;
   }
-  const session = opened;
-  const resolved =
-    early ?? resolveModel({ model: options.model ?? session.start.model, ...baseUrl }, io.env);
+  const { session } = opened;
+  const resolved = early ?? host.modelForSession(session.start.model);
   if (!resolved.ok) {
-    await session.close();
+    await host.close(session);
     io.stderr.write(`${resolved.message}\n`);
     return EXIT.usage;
   }
-  let sessionOptions: SessionOptions;
-  try {
-    sessionOptions = sessionOptionsFrom(
-      { ...options, cwd },
-      resolved.configuration,
-      io.env,
-      io.stdinIsTerminal
-        ? { ask: terminalPermission(process.stdin, io.stderr) }
-        : { noAskReason: NO_TERMINAL_REASON },
-    );
-  } catch (error) {
-    await session.close();
-    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
-    return EXIT.usage;
-  }
+  const sessionOptions = host.sessionOptions(resolved.configuration, {
+    autopilot: options.autopilot,
+    ...(io.stdinIsTerminal
+      ? { ask: terminalPermission(process.stdin, io.stderr) }
+      : { noAskReason: NO_TERMINAL_REASON }),
+  });
   const settings = agentSettingsFor(session, sessionOptions);
   const color = io.interactive && io.env.NO_COLOR === undefined;
   const renderer = new TerminalRenderer(io.stdout, io.stderr, color);
@@ -131,33 +126,44 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     process.off("SIGINT", onInterrupt);
     io.stdout.off("error", onStdoutError);
     unsubscribe();
-    await session.close();
+    await host.close(session);
   }
 }
 
+/** Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. */
 async function openSession(
+  host: SessionHost,
   options: PromptOptions,
-  home: string,
   cwd: string,
   model: string,
-): Promise<Session | string> {
+): Promise<{ ok: true; session: Session } | { ok: false; message: string; code: number }> {
+  const failed = (message: string, code: number = EXIT.usage) => ({
+    ok: false as const,
+    message,
+    code,
+  });
   try {
     if (options.resume !== undefined) {
-      const resolved = await resolveSessionId(home, options.resume);
-      return resolved.ok ? await Session.resume(home, resolved.sessionId) : resolved.message;
+      const resolved = await host.resolveId(options.resume);
+      return resolved.ok
+        ? { ok: true, session: await host.resume(resolved.sessionId) }
+        : failed(resolved.message);
     }
     if (options.continue) {
-      const newest = await newestSessionInCwd(home, cwd);
+      const newest = await host.newestIn(cwd);
       if (newest === undefined) {
-        return `no session to continue in ${cwd}; run without --continue to start one`;
+        return failed(`no session to continue in ${cwd}; run without --continue to start one`);
       }
-      return await Session.resume(home, newest.sessionId);
+      return { ok: true, session: await host.resume(newest.sessionId) };
     }
-    return await Session.create(home, cwd, model);
+    return { ok: true, session: await host.create(cwd, model) };
   } catch (error) {
-    if (errorCode(error) === "ENOENT") {
-      return `no session ${options.resume ?? ""} in ${home}`;
+    if (error instanceof SessionLockedError) {
+      return failed(error.message, EXIT.error);
     }
-    return errorMessage(error);
+    if (errorCode(error) === "ENOENT") {
+      return failed(`no session ${options.resume ?? ""} in ${host.home}`);
+    }
+    return failed(errorMessage(error));
   }
 }

@@ -7,13 +7,20 @@ import type { Provider } from "./provider.js";
 /** The wire a model name's prefix selects. */
 export type ProviderName = "openai" | "openai-chat" | "anthropic" | "ollama" | "openai-compatible";
 
-const PROVIDER_NAMES: readonly ProviderName[] = [
+/** Every provider prefix turnloop knows, in the order messages list them. */
+export const PROVIDER_NAMES: readonly ProviderName[] = [
   "openai",
   "openai-chat",
   "anthropic",
   "ollama",
   "openai-compatible",
 ];
+
+/** Whether `model` starts with a turnloop provider prefix (`anthropic:…`). */
+export function hasProviderPrefix(model: string): boolean {
+  const separator = model.indexOf(":");
+  return separator > 0 && PROVIDER_NAMES.includes(model.slice(0, separator) as ProviderName);
+}
 
 /** A model choice with everything needed to reach it. */
 export interface ModelConfiguration {

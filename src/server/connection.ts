@@ -19,22 +19,23 @@ import {
   ResponseError,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
+import type { SessionHost } from "../session/host.js";
 import { ErrorCode, type SessionMode } from "./protocol.js";
-import type { ModelDefaults } from "./server-model.js";
-import type { BaseOptions, ClientLink, ServerSession } from "./server-session.js";
+import type { ClientLink, ServerSession } from "./server-session.js";
 
 /** What every connection of one server shares. */
 export interface ServerContext {
-  home: string;
-  env: NodeJS.ProcessEnv;
-  /** Default working directory of new sessions (`--cwd`). */
-  cwd: string;
+  /** Sessions, models and the permission policy; `host.face.cwd` is new sessions' default cwd. */
+  host: SessionHost;
   version: string;
-  defaults: ModelDefaults;
-  base: BaseOptions;
   defaultMode: SessionMode;
   /** Open sessions of this process, by id: one {@link ServerSession} per session at most. */
   sessions: Map<string, ServerSession>;
+  /**
+   * Sessions being reopened by `session.resume`, by id: a second resume of the same id waits for
+   * the first and takes the session over instead of opening a second writer.
+   */
+  opening: Map<string, Promise<ServerSession>>;
   connections: Set<ClientConnection>;
   /** Asks the server to stop (after `runtime.shutdown` has been answered). */
   requestShutdown(): void;

@@ -11,14 +11,13 @@
 
 import { createServer, type Server, type Socket } from "node:net";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
-import type { FaceOptions } from "../cli/arguments.js";
-import { baseSessionOptions } from "../cli/face-settings.js";
 import { errorMessage } from "../events/errors.js";
+import type { FaceOptions } from "../session/face-options.js";
+import { SessionHost } from "../session/host.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
 import { METHODS } from "./methods.js";
-import type { BaseOptions } from "./server-session.js";
 
 type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number } };
 
@@ -30,9 +29,9 @@ type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number
 export async function runServerCommand(options: ServerOptions): Promise<number> {
   const env = process.env;
   const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
-  let base: BaseOptions;
+  let host: SessionHost;
   try {
-    base = baseSessionOptions(options, env);
+    host = new SessionHost({ home: turnloopHome(env), env, face: options });
   } catch (error) {
     log(errorMessage(error));
     return 64;
@@ -42,17 +41,11 @@ export async function runServerCommand(options: ServerOptions): Promise<number> 
     stop = resolve;
   });
   const context: ServerContext = {
-    home: turnloopHome(env),
-    env,
-    cwd: options.cwd,
+    host,
     version: PRODUCER_VERSION,
-    defaults: {
-      ...(options.model === undefined ? {} : { model: options.model }),
-      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-    },
-    base,
     defaultMode: options.autopilot ? "autopilot" : "interactive",
     sessions: new Map(),
+    opening: new Map(),
     connections: new Set(),
     requestShutdown: () => stop(),
     log,
@@ -91,7 +84,8 @@ async function serveTcp(
   port: number,
   stopped: Promise<void>,
 ): Promise<number> {
-  const token = context.env.TURNLOOP_CONNECTION_TOKEN || context.env.COPILOT_CONNECTION_TOKEN;
+  const { env } = context.host;
+  const token = env.TURNLOOP_CONNECTION_TOKEN || env.COPILOT_CONNECTION_TOKEN;
   if (token === undefined || token === "") {
     context.log("no TURNLOOP_CONNECTION_TOKEN: any local process may connect");
   }
@@ -145,4 +139,5 @@ function listen(
 async function closeEverything(context: ServerContext): Promise<void> {
   await Promise.all([...context.sessions.values()].map((session) => session.close()));
   await Promise.all([...context.connections].map((connection) => connection.dispose()));
+  await context.host.closeAll();
 }

@@ -3,7 +3,6 @@
  * params and results as the Copilot SDK sends and reads them). Anything else is `-32601`.
  */
 
-import { listSessions } from "../session/store.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
 import { PROTOCOL_VERSION, type SessionListEntry } from "./protocol.js";
@@ -56,33 +55,29 @@ function authStatusMethod() {
 }
 
 function modelsMethod(connection: ClientConnection) {
-  const { defaults, env } = connection.server;
-  return { models: listedModels(defaults, env) };
+  return { models: listedModels(connection.server.host) };
 }
 
 /** `session.list {filter?: {cwd}}`: every session on disk, newest first. */
 async function listMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.list", listParams, raw);
-  const wanted = params?.filter?.cwd;
-  const summaries = await listSessions(connection.server.home);
-  const sessions: SessionListEntry[] = summaries
-    .filter((summary) => wanted === undefined || summary.cwd === wanted)
-    .map((summary) => ({
-      sessionId: summary.sessionId,
-      startTime: summary.startTime ?? summary.lastActivity,
-      modifiedTime: summary.lastActivity,
-      isRemote: false,
-      ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
-      ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
-      ...(summary.model === null ? {} : { model: summary.model }),
-      turns: summary.turns,
-      ...(summary.problem === undefined ? {} : { problem: summary.problem }),
-    }));
+  const summaries = await connection.server.host.list({ cwd: params?.filter?.cwd });
+  const sessions: SessionListEntry[] = summaries.map((summary) => ({
+    sessionId: summary.sessionId,
+    startTime: summary.startTime ?? summary.lastActivity,
+    modifiedTime: summary.lastActivity,
+    isRemote: false,
+    ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
+    ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
+    ...(summary.model === null ? {} : { model: summary.model }),
+    turns: summary.turns,
+    ...(summary.problem === undefined ? {} : { problem: summary.problem }),
+  }));
   return { sessions };
 }
 
 async function lastIdMethod(connection: ClientConnection) {
-  const [newest] = await listSessions(connection.server.home);
+  const [newest] = await connection.server.host.list();
   return newest === undefined ? {} : { sessionId: newest.sessionId };
 }
 

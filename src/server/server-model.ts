@@ -10,32 +10,9 @@
  *    `TURNLOOP_MODEL`), since whoever started the server chose where its requests go.
  */
 
-import { type ModelConfiguration, type ProviderName, resolveModel } from "../llm/models.js";
+import { hasProviderPrefix, type ProviderName } from "../llm/models.js";
+import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";
-
-/** The server's defaults: `--model` and `--base-url` from its command line. */
-export interface ModelDefaults {
-  model?: string;
-  baseUrl?: string;
-}
-
-export type ModelChoice =
-  | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string };
-
-const PREFIXES: readonly ProviderName[] = [
-  "openai",
-  "openai-chat",
-  "anthropic",
-  "ollama",
-  "openai-compatible",
-];
-
-/** Whether `model` starts with a turnloop provider prefix (`anthropic:…`). */
-function hasProviderPrefix(model: string): boolean {
-  const separator = model.indexOf(":");
-  return separator > 0 && PREFIXES.includes(model.slice(0, separator) as ProviderName);
-}
 
 /**
  * Chooses the model for `session.create` / `session.resume` / `session.model.switchTo` by the
@@ -44,10 +21,9 @@ function hasProviderPrefix(model: string): boolean {
  */
 export function chooseModel(
   request: { model?: string | undefined; provider?: ProviderParams | undefined },
-  defaults: ModelDefaults,
-  env: NodeJS.ProcessEnv,
+  host: SessionHost,
   fallbackName?: string,
-): ModelChoice {
+): ModelResolution {
   const { model, provider } = request;
   if (provider !== undefined) {
     const name = model === undefined ? fallbackName : withoutPrefix(model);
@@ -57,9 +33,9 @@ export function chooseModel(
     return byokModel(provider, name);
   }
   if (model !== undefined && hasProviderPrefix(model)) {
-    return withMessage(resolveModel({ model, ...baseUrlOf(defaults) }, env));
+    return withMessage(host.resolveModel(model));
   }
-  const chosen = resolveModel({ ...modelOf(defaults), ...baseUrlOf(defaults) }, env);
+  const chosen = host.resolveModel();
   if (!chosen.ok && model !== undefined) {
     return {
       ok: false,
@@ -70,8 +46,8 @@ export function chooseModel(
 }
 
 /** `models.list` entries in the Copilot SDK's `ModelInfo` shape, for the server's own model. */
-export function listedModels(defaults: ModelDefaults, env: NodeJS.ProcessEnv) {
-  const chosen = resolveModel({ ...modelOf(defaults), ...baseUrlOf(defaults) }, env);
+export function listedModels(host: SessionHost) {
+  const chosen = host.resolveModel();
   if (!chosen.ok) {
     return [];
   }
@@ -88,7 +64,7 @@ export function listedModels(defaults: ModelDefaults, env: NodeJS.ProcessEnv) {
   ];
 }
 
-function byokModel(provider: ProviderParams, name: string): ModelChoice {
+function byokModel(provider: ProviderParams, name: string): ModelResolution {
   if (provider.type === "azure") {
     return { ok: false, message: "azure providers are not supported by turnloop yet" };
   }
@@ -115,17 +91,9 @@ function withoutPrefix(model: string): string {
   return hasProviderPrefix(model) ? model.slice(model.indexOf(":") + 1) : model;
 }
 
-function withMessage(result: ReturnType<typeof resolveModel>): ModelChoice {
+function withMessage(result: ModelResolution): ModelResolution {
   if (result.ok) {
     return result;
   }
   return { ok: false, message: result.message.replace(/^turnloop: /, "") };
-}
-
-function modelOf(defaults: ModelDefaults): { model?: string } {
-  return defaults.model === undefined ? {} : { model: defaults.model };
-}
-
-function baseUrlOf(defaults: ModelDefaults): { baseUrl?: string } {
-  return defaults.baseUrl === undefined ? {} : { baseUrl: defaults.baseUrl };
 }

@@ -23,9 +23,9 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import { createProvider } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
+import type { SessionHost } from "../session/host.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { PendingToolCalls } from "./external-tools.js";
@@ -56,9 +56,6 @@ export interface ClientLink {
     timeoutMs?: number,
   ): Promise<unknown>;
 }
-
-/** Options every session of this server shares (from the command line and environment). */
-export type BaseOptions = Omit<SessionOptions, "model" | "provider" | "autopilot" | "ask">;
 
 /** What an app registered for a session in `session.create` / `session.resume`. */
 export type SessionConfig = Pick<
@@ -95,19 +92,19 @@ export class ServerSession {
 
   constructor(
     readonly session: Session,
-    private readonly base: BaseOptions,
+    private readonly host: SessionHost,
     start: { model: ModelConfiguration; mode: SessionMode; source: "new" | "resume" },
     private readonly onClosed: (session: ServerSession) => void,
   ) {
     this.id = session.id;
     this.mode = start.mode;
     this.model = start.model;
-    this.provider = createProvider(start.model, base.tuning);
+    this.provider = host.provider(start.model);
     this.startSource = start.source;
-    const host = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
-    this.toolCalls = new PendingToolCalls(host);
+    const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
+    this.toolCalls = new PendingToolCalls(owner);
     this.hooks = new HookRunner({
-      ...host,
+      ...owner,
       enabled: () => this.config.hooks === true && this.link !== undefined,
       invoke: (hookType, input, signal) => this.invokeHook(hookType, input, signal),
     });
@@ -135,7 +132,7 @@ export class ServerSession {
   /** Switches the model for the next prompts. */
   switchModel(model: ModelConfiguration): void {
     this.model = model;
-    this.provider = createProvider(model, this.base.tuning);
+    this.provider = this.host.provider(model);
   }
 
   /** The `session.create` / `session.resume` answer. */
@@ -202,13 +199,18 @@ export class ServerSession {
     await this.close();
   }
 
+  /** Whether {@link close} has begun (detach, delete, shutdown, a lost connection). */
+  get closing(): boolean {
+    return this.closed !== undefined;
+  }
+
   /** Cancels, stops forwarding and closes the log. Idempotent. */
   close(): Promise<void> {
     this.closed ??= (async () => {
       await this.abort();
       this.unsubscribe();
       this.link = undefined;
-      await this.session.close();
+      await this.host.close(this.session);
       this.onClosed(this);
     })();
     return this.closed;
@@ -298,11 +300,11 @@ export class ServerSession {
 
   private settingsFor(autopilot: boolean): SessionAgentSettings {
     const options: SessionOptions = {
-      ...this.base,
+      ...this.host.policy,
       model: this.model,
       provider: this.provider,
       autopilot,
-      allowAllTools: this.config.allowAllTools ?? this.base.allowAllTools,
+      allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,
     };
     const settings = agentSettingsFor(this.session, options);
@@ -331,7 +333,10 @@ export class ServerSession {
   private buildAuthorize(): Authorize {
     const gates = createGates({
       session: this.session,
-      policy: { ...this.base, allowAllTools: this.config.allowAllTools ?? this.base.allowAllTools },
+      policy: {
+        ...this.host.policy,
+        allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
+      },
       ...(this.config.requestPermission === true ? { ask: this.permissions.ask } : {}),
       skipPermission: new Set(
         (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),

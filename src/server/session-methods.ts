@@ -7,13 +7,10 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
-import { readEventLog } from "../session/event-log.js";
-import { eventsPath } from "../session/paths.js";
-import { Session } from "../session/session.js";
-import { deleteSession } from "../session/store.js";
+import type { Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-lock.js";
 import { builtinTools } from "../tools/index.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
-import { createSession } from "./open-session.js";
 import {
   type CreateParams,
   createParams,
@@ -40,7 +37,7 @@ export async function createMethod(
 ): Promise<SessionCreateResult> {
   const { server } = connection;
   const params = parseParams("session.create", createParams, raw);
-  const choice = chooseModel(params, server.defaults, server.env);
+  const choice = chooseModel(params, server.host);
   if (!choice.ok) {
     throw invalidParams(`session.create: ${choice.message}`);
   }
@@ -51,7 +48,12 @@ export async function createMethod(
   }
   let session: Session;
   try {
-    session = await createSession(server.home, cwd, choice.configuration.id, params.sessionId);
+    const { sessionId } = params;
+    session = await server.host.create(
+      cwd,
+      choice.configuration.id,
+      sessionId ? { sessionId } : {},
+    );
   } catch (error) {
     throw invalidParams(`session.create: ${errorMessage(error)}`);
   }
@@ -69,8 +71,9 @@ export async function createMethod(
 
 /**
  * `session.resume`: reopens a session from its log (or takes over one already open in this
- * process) with the app's new registrations. Past events are not re-sent; read them with
- * `session.getMessages`.
+ * process, or being reopened by another request) with the app's new registrations. Past events
+ * are not re-sent; read them with `session.getMessages`. A session open in another process (its
+ * lock, see session-lock.ts) is `-32602` naming that process.
  */
 export async function resumeMethod(
   connection: ClientConnection,
@@ -79,32 +82,19 @@ export async function resumeMethod(
   const { server } = connection;
   const params = parseParams("session.resume", resumeParams, raw);
   checkTools(params);
-  let serverSession = server.sessions.get(params.sessionId);
+  let serverSession = await openOrOpening(server, params.sessionId);
   if (serverSession === undefined) {
-    let session: Session;
+    const opening = reopen(server, params);
+    server.opening.set(params.sessionId, opening);
     try {
-      session = await Session.resume(server.home, params.sessionId);
-    } catch (error) {
-      throw invalidParams(
-        `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
-      );
+      serverSession = await opening;
+    } finally {
+      if (server.opening.get(params.sessionId) === opening) {
+        server.opening.delete(params.sessionId);
+      }
     }
-    const recorded = session.start.model;
-    const choice = chooseModel(
-      { model: params.model ?? recorded, provider: params.provider },
-      server.defaults,
-      server.env,
-      recorded.slice(recorded.indexOf(":") + 1),
-    );
-    if (!choice.ok) {
-      await session.close();
-      throw invalidParams(`session.resume: ${choice.message}`);
-    }
-    const mode = params.mode ?? server.defaultMode;
-    const start = { model: choice.configuration, mode, source: "resume" as const };
-    serverSession = open(server, session, start);
   } else if (params.model !== undefined || params.provider !== undefined) {
-    const choice = chooseModel(params, server.defaults, server.env, undefined);
+    const choice = chooseModel(params, server.host, undefined);
     if (!choice.ok) {
       throw invalidParams(`session.resume: ${choice.message}`);
     }
@@ -112,6 +102,52 @@ export async function resumeMethod(
   }
   serverSession.attach(connection, configOf(params));
   return serverSession.describe();
+}
+
+/**
+ * The session `sessionId` when it is open here (after any reopen in flight, and never one that
+ * is closing: that one is waited for).
+ */
+async function openOrOpening(
+  server: ServerContext,
+  sessionId: string,
+): Promise<ServerSession | undefined> {
+  await server.opening.get(sessionId)?.catch(() => undefined);
+  const open = server.sessions.get(sessionId);
+  if (open?.closing) {
+    await open.close();
+    return openOrOpening(server, sessionId);
+  }
+  return open;
+}
+
+async function reopen(
+  server: ServerContext,
+  params: ReturnType<typeof resumeParams.parse>,
+): Promise<ServerSession> {
+  let session: Session;
+  try {
+    session = await server.host.resume(params.sessionId);
+  } catch (error) {
+    if (error instanceof SessionLockedError) {
+      throw invalidParams(`session.resume: ${error.message}`);
+    }
+    throw invalidParams(
+      `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
+    );
+  }
+  const recorded = session.start.model;
+  const choice = chooseModel(
+    { model: params.model ?? recorded, provider: params.provider },
+    server.host,
+    recorded.slice(recorded.indexOf(":") + 1),
+  );
+  if (!choice.ok) {
+    await server.host.close(session);
+    throw invalidParams(`session.resume: ${choice.message}`);
+  }
+  const mode = params.mode ?? server.defaultMode;
+  return open(server, session, { model: choice.configuration, mode, source: "resume" });
 }
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {
@@ -130,7 +166,7 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
 export async function getMessagesMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.getMessages", sessionOnlyParams, raw);
   try {
-    const { events } = await readEventLog(eventsPath(connection.server.home, sessionId));
+    const { events } = await connection.server.host.readEvents(sessionId);
     return { events };
   } catch {
     throw invalidParams(`session.getMessages: no session ${sessionId}`);
@@ -149,7 +185,13 @@ export async function deleteMethod(connection: ClientConnection, raw: unknown) {
   const { server } = connection;
   const { sessionId } = parseParams("session.delete", sessionOnlyParams, raw);
   await server.sessions.get(sessionId)?.close();
-  if (!(await deleteSession(server.home, sessionId))) {
+  let deleted: boolean;
+  try {
+    deleted = await server.host.delete(sessionId);
+  } catch (error) {
+    return { success: false, error: errorMessage(error) };
+  }
+  if (!deleted) {
     return { success: false, error: `no session ${sessionId}` };
   }
   broadcast(server, "session.lifecycle", { type: "session.deleted", sessionId });
@@ -180,7 +222,7 @@ export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
   const { server } = connection;
   const { sessionId, modelId } = parseParams("session.model.switchTo", modelSwitchParams, raw);
   const session = openSession(server, sessionId);
-  const choice = chooseModel({ model: modelId }, server.defaults, server.env);
+  const choice = chooseModel({ model: modelId }, server.host);
   if (!choice.ok) {
     throw invalidParams(`session.model.switchTo: ${choice.message}`);
   }
@@ -232,7 +274,7 @@ function open(
   session: Session,
   start: ConstructorParameters<typeof ServerSession>[2],
 ): ServerSession {
-  const serverSession = new ServerSession(session, server.base, start, (closed) => {
+  const serverSession = new ServerSession(session, server.host, start, (closed) => {
     if (server.sessions.get(closed.id) === closed) {
       server.sessions.delete(closed.id);
     }
@@ -263,7 +305,7 @@ function checkTools(params: CreateParams): void {
 }
 
 async function workingDirectory(server: ServerContext, requested: string | undefined) {
-  const cwd = resolve(server.cwd, requested ?? ".");
+  const cwd = resolve(server.host.face.cwd, requested ?? ".");
   const info = await stat(cwd).catch(() => undefined);
   if (info?.isDirectory() !== true) {
     throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);

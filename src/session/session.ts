@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { History } from "../agent/history.js";
 import { type AgentSettings, type PromptOutcome, runPrompt } from "../agent/loop.js";
 import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
@@ -12,7 +13,18 @@ import type {
 import { EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
 import { secretRedactor } from "./secrets.js";
+import { SessionLock } from "./session-lock.js";
 import { SessionWriter } from "./session-writer.js";
+
+/** Runs `open` holding `lock`; releases the lock when `open` throws. */
+async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
 
 /** Agent settings a session fills in itself. */
 export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
@@ -48,6 +60,7 @@ export class Session {
   /** Rules from "always" answers recorded in this session's log (they survive resume). */
   readonly grants: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
   private readonly log: EventLog;
+  private readonly lock: SessionLock;
   private readonly writer: SessionWriter;
   private readonly listeners = new Set<SessionListener>();
   private running: AbortController | undefined;
@@ -60,11 +73,13 @@ export class Session {
 
   private constructor(
     log: EventLog,
+    lock: SessionLock,
     writer: SessionWriter,
     start: SessionEventOf<"session.start">["data"],
     directory: string,
   ) {
     this.log = log;
+    this.lock = lock;
     this.writer = writer;
     this.start = start;
     this.id = start.sessionId;
@@ -74,8 +89,10 @@ export class Session {
 
   /**
    * Starts a new session under `home` and writes its `session.start`. `options.sessionId` lets an
-   * app choose the id (the Copilot SDK does); default a new UUID.
-   * @throws InvalidSessionIdError for an unsafe id; Error when a session with that id exists.
+   * app choose the id (the Copilot SDK does); default a new UUID. Takes the session's lock
+   * (see session-lock.ts) until {@link close}.
+   * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
+   * a session with that id open; Error when a session with that id exists.
    */
   static async create(
     home: string,
@@ -85,12 +102,18 @@ export class Session {
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
-    const { log, events, repaired } = await EventLog.open(eventsPath(home, sessionId), {
-      create: true,
-      redact: secretRedactor(process.env),
-    });
+    const directory = sessionDirectory(home, sessionId);
+    await mkdir(directory, { recursive: true });
+    const lock = await SessionLock.acquire(directory, sessionId);
+    const { log, events, repaired } = await withLock(lock, () =>
+      EventLog.open(eventsPath(home, sessionId), {
+        create: true,
+        redact: secretRedactor(process.env),
+      }),
+    );
     if (events.length > 0 || repaired.length > 0) {
       await log.close();
+      await lock.release();
       throw new Error(`a session ${sessionId} already exists; resume it instead`);
     }
     const start: SessionEventOf<"session.start">["data"] = {
@@ -102,12 +125,7 @@ export class Session {
       cwd,
       model,
     };
-    const session = new Session(
-      log,
-      new SessionWriter(log, null),
-      start,
-      sessionDirectory(home, sessionId),
-    );
+    const session = new Session(log, lock, new SessionWriter(log, null), start, directory);
     session.openingEvents = [session.emit({ type: "session.start", data: start })];
     await log.flush();
     return session;
@@ -116,23 +134,29 @@ export class Session {
   /**
    * Reopens a session: folds its log into the history, records `session.resume` with the damage
    * the reader skipped, and gives every tool call left without a result (crash, kill) an
-   * interrupted result, on disk before the next model request (case 01).
-   * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist; an
+   * interrupted result, on disk before the next model request (case 01). Takes the session's
+   * lock (see session-lock.ts) until {@link close}.
+   * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
+   * SessionLockedError when the session is open for writing (another process, or this one); an
    * Error when the log has no `session.start`.
    */
   static async resume(home: string, sessionId: string): Promise<Session> {
-    validateSessionId(sessionId);
-    const opened = await EventLog.open(eventsPath(home, sessionId), {
-      create: false,
-      redact: secretRedactor(process.env),
-    });
+    const directory = sessionDirectory(home, sessionId);
+    const lock = await SessionLock.acquire(directory, sessionId);
+    const opened = await withLock(lock, () =>
+      EventLog.open(eventsPath(home, sessionId), {
+        create: false,
+        redact: secretRedactor(process.env),
+      }),
+    );
     const first = opened.events.find((event) => event.type === "session.start");
     if (first?.type !== "session.start") {
       await opened.log.close();
+      await lock.release();
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
     const writer = new SessionWriter(opened.log, opened.events.at(-1)?.id ?? null);
-    const session = new Session(opened.log, writer, first.data, sessionDirectory(home, sessionId));
+    const session = new Session(opened.log, lock, writer, first.data, directory);
     for (const event of opened.events) {
       session.history.apply(event);
       session.recordGrant(event);
@@ -219,9 +243,13 @@ export class Session {
     this.running?.abort();
   }
 
-  /** Syncs and closes the log. */
+  /** Syncs and closes the log, then releases the session's lock. */
   async close(): Promise<void> {
-    await this.log.close();
+    try {
+      await this.log.close();
+    } finally {
+      await this.lock.release();
+    }
   }
 
   private recordGrant(event: SessionEvent): void {

@@ -18,6 +18,7 @@ import {
   sessionsRoot,
   validateSessionId,
 } from "./paths.js";
+import { SessionLock, SessionLockedError } from "./session-lock.js";
 
 /** One line of `turnloop sessions` / `session/list`. */
 export interface SessionSummary {
@@ -54,10 +55,14 @@ const USER_MESSAGE_PREFIX = Buffer.from('{"type":"user.message"');
  * Every session with an `events.jsonl`, newest `lastActivity` first (ties by id). Folders whose
  * name is not a valid session id or that hold no `events.jsonl` are not sessions and are skipped;
  * a missing `session-state` folder gives `[]`. Damaged or unreadable logs are listed with
- * `problem` set, never thrown.
+ * `problem` set, never thrown. With `filter.cwd`, only the sessions whose `session.start` cwd is
+ * that folder (both resolved to absolute paths).
  * @throws only when `session-state` exists but cannot be listed (e.g. `EACCES`).
  */
-export async function listSessions(home: string): Promise<SessionSummary[]> {
+export async function listSessions(
+  home: string,
+  filter: { cwd?: string | undefined } = {},
+): Promise<SessionSummary[]> {
   let entries: string[];
   try {
     entries = await readdir(sessionsRoot(home));
@@ -78,7 +83,13 @@ export async function listSessions(home: string): Promise<SessionSummary[]> {
       }
     }
   }
-  return summaries.sort(byNewestActivity);
+  const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
+  return summaries
+    .filter(
+      (summary) =>
+        wanted === undefined || (summary.cwd !== null && resolve(summary.cwd) === wanted),
+    )
+    .sort(byNewestActivity);
 }
 
 /**
@@ -90,9 +101,8 @@ export async function newestSessionInCwd(
   home: string,
   cwd: string,
 ): Promise<SessionSummary | undefined> {
-  const wanted = resolve(cwd);
-  const sessions = await listSessions(home);
-  return sessions.find((session) => session.cwd !== null && resolve(session.cwd) === wanted);
+  const [newest] = await listSessions(home, { cwd });
+  return newest;
 }
 
 /**
@@ -125,12 +135,19 @@ export async function resolveSessionId(
 }
 
 /**
- * Deletes the session's folder with everything in it.
+ * Deletes the session's folder with everything in it, unless a live process has it open for
+ * writing (see session-lock.ts): a log is never pulled from under its writer.
  * @returns `true` when it was deleted, `false` when there was no such session.
- * @throws InvalidSessionIdError for an unsafe id (e.g. `../../etc`); I/O errors as is.
+ * @throws InvalidSessionIdError for an unsafe id (e.g. `../../etc`); SessionLockedError when the
+ * session is open (this process included: close it first); I/O errors as is.
  */
 export async function deleteSession(home: string, sessionId: string): Promise<boolean> {
   const directory = sessionDirectory(home, validateSessionId(sessionId));
+  const holder = await SessionLock.holder(directory);
+  if (holder !== undefined) {
+    const owner = holder === "unreadable" ? undefined : holder;
+    throw new SessionLockedError(sessionId, owner, SessionLock.pathIn(directory));
+  }
   try {
     await stat(directory);
   } catch (error) {

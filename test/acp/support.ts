@@ -5,8 +5,9 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { TurnloopAcpAgent } from "../../src/acp/agent.js";
 import { acpByteStream } from "../../src/acp/framing.js";
-import type { FaceOptions } from "../../src/cli/arguments.js";
 import type { SessionEvent } from "../../src/events/events.js";
+import type { FaceOptions } from "../../src/session/face-options.js";
+import { SessionHost } from "../../src/session/host.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -55,7 +56,7 @@ export class AcpHarness {
   private constructor(place: Place, options: AcpHarnessOptions) {
     this.place = place;
     this.options = options;
-    this.agent = new TurnloopAcpAgent({
+    const host = new SessionHost({
       home: place.home,
       env: {
         TURNLOOP_MODEL: "openai-compatible:fake-model",
@@ -65,6 +66,9 @@ export class AcpHarness {
         ...options.env,
       },
       face: { ...DEFAULT_FACE, cwd: place.cwd, ...options.face },
+    });
+    this.agent = new TurnloopAcpAgent({
+      host,
       log: (line) => this.stderr.push(line),
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
     });
