@@ -7,6 +7,7 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { z } from "zod";
 import type { EventInput, JsonObject } from "../events/events.js";
 import { type AnyTool, defineTool, type ToolResult } from "../tools/define-tool.js";
@@ -38,7 +39,7 @@ export class PendingToolCalls {
 
   /**
    * Tools for the loop, one per declaration. Arguments are validated against the declared JSON
-   * Schema when zod can read it (otherwise the app validates); the model sees the declared schema.
+   * Schema (see {@link inputSchema}); the model sees the declared schema.
    */
   toolsFor(declarations: readonly ToolDeclarationParams[]): AnyTool[] {
     return declarations.map((declaration) =>
@@ -121,34 +122,54 @@ export class PendingToolCalls {
   }
 }
 
+/** One validator instance: compiled schemas are cached by it. */
+let validators: Ajv2020 | undefined;
+
 /**
- * The model sees `parameters` as declared (zod copies `meta` into the JSON Schema it emits);
- * validation uses zod's reading of the schema, or accepts any object when zod cannot read it.
+ * The model sees `parameters` as declared (zod copies `meta` into the JSON Schema it emits).
+ * Arguments are checked against it with a JSON Schema validator (ajv, draft 2020-12, unknown
+ * keywords allowed, as apps' schemas carry their own); a schema ajv cannot compile is the app's
+ * to enforce, and any object is accepted then.
  */
-function inputSchema(parameters: JsonObject | undefined): z.ZodType<JsonObject> {
-  const base = z.looseObject({}) as unknown as z.ZodType<JsonObject>;
+function inputSchema(parameters: JsonObject | undefined): z.ZodType<Record<string, unknown>> {
+  const base = z.looseObject({});
   if (parameters === undefined) {
     return base;
   }
   const { $schema: _schema, ...declared } = parameters;
-  let validator: z.ZodType | undefined;
+  validators ??= new Ajv2020({ strict: false, allErrors: true });
+  let validate: ValidateFunction | undefined;
   try {
-    validator = z.fromJSONSchema(declared);
+    validate = validators.compile(declared);
   } catch {
-    validator = undefined;
+    validate = undefined;
   }
   const checked =
-    validator === undefined
+    validate === undefined
       ? base
       : base.superRefine((value, context) => {
-          const parsed = validator.safeParse(value);
-          if (!parsed.success) {
-            for (const issue of parsed.error.issues) {
-              context.addIssue({ ...issue });
-            }
+          if (validate(value)) {
+            return;
+          }
+          for (const error of validate.errors ?? []) {
+            context.addIssue({
+              code: "custom",
+              message: error.message ?? "does not match the schema",
+              path: pathOf(error.instancePath),
+            });
           }
         });
   return checked.meta(declared);
+}
+
+/** `/a/0/b` (a JSON Pointer, RFC 6901) as `["a", "0", "b"]`. */
+function pathOf(pointer: string): string[] {
+  return pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
 /** Copilot's result conventions: text as is; `resultType` other than success is an error. */
