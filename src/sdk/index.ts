@@ -6,5 +6,11 @@
 
 export { TurnloopClient } from "./client.js";
 export { DEFAULT_WAIT_MS, TurnloopSession } from "./session.js";
-export { defineTool, type Tool, type ToolSettings } from "./tools.js";
+export {
+  type ArgumentsOf,
+  defineTool,
+  type StandardSchema,
+  type Tool,
+  type ToolSettings,
+} from "./tools.js";
 export * from "./types.js";

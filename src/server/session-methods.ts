@@ -52,7 +52,7 @@ export async function createMethod(
     session = await server.host.create(
       cwd,
       choice.configuration.id,
-      sessionId ? { sessionId } : {},
+      sessionId === undefined ? {} : { sessionId },
     );
   } catch (error) {
     throw invalidParams(`session.create: ${errorMessage(error)}`);
