@@ -248,7 +248,9 @@ async function requestTurn(
       }
       case "error": {
         const cancelled = event.failure.errorType === "cancelled" || signal.aborted;
-        if (cancelled && shownText.trim() !== "") {
+        if (shownText.trim() !== "") {
+          // Cancelled or broken mid-reply (issue 11): the log keeps what the screen showed.
+          const { errorType, message } = event.failure;
           emit({
             type: "assistant.message",
             data: {
@@ -257,6 +259,7 @@ async function requestTurn(
               toolRequests: [],
               finishReason: "other",
               interrupted: true,
+              ...(cancelled || errorType === "cancelled" ? {} : { error: { errorType, message } }),
             },
           });
         }

@@ -139,8 +139,13 @@ export interface SessionEventData {
     finishReason: FinishReason;
     /** Provider data attached to the text (e.g. Responses API item id). */
     providerMetadata?: ProviderMetadata;
-    /** The reply was cancelled while streaming: `content` is what had been shown, tool calls dropped. */
+    /**
+     * The reply was cancelled or broke off while streaming: `content` is what had been shown,
+     * tool calls dropped.
+     */
     interrupted?: true;
+    /** Why an interrupted reply broke off, when it was not a cancel (the failure the prompt got). */
+    error?: { errorType: ErrorType; message: string };
   };
   /** Token usage of one model request. */
   "assistant.usage": Usage & { model: string; turnId: string; cost?: number };

@@ -42,6 +42,12 @@ export interface AiSdkProviderOptions {
   retry?: Partial<RetryPolicy>;
   /** No stream part for this long (ms) fails the attempt as `stalled`. */
   idleTimeoutMs?: number;
+  /**
+   * Recognises the wire's terminator among the raw (parsed) stream chunks, for wires whose AI SDK
+   * model reports a finish without having seen it (Anthropic's `message_stop`). A body that ends
+   * before it is a cut-off stream. Absent: the model's own finish is trusted.
+   */
+  isTerminator?: (rawChunk: unknown) => boolean;
 }
 
 type AttemptOutcome = { ok: true } | { ok: false; failure: ClassifiedFailure; shown: boolean };
@@ -136,7 +142,10 @@ export class AiSdkProvider implements Provider {
     let lastProgress = performance.now();
     let stalled = false;
     let watchdog: ReturnType<typeof setInterval> | undefined;
+    // Shown = text or reasoning reached the user. A tool call whose arguments were still
+    // streaming is not: a retry then loses nothing, and the half call never runs (issue 11).
     let shown = false;
+    let terminated = this.options.isTerminator === undefined;
     const assembler = new ReplyAssembler();
     try {
       this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
@@ -165,6 +174,7 @@ export class AiSdkProvider implements Provider {
           ? {}
           : { maxOutputTokens: request.maxOutputTokens }),
         abortSignal: attemptController.signal,
+        includeRawChunks: this.options.isTerminator !== undefined,
         ...(this.options.providerOptions === undefined
           ? {}
           : { providerOptions: this.options.providerOptions }),
@@ -180,19 +190,20 @@ export class AiSdkProvider implements Provider {
           await reader.cancel().catch(() => undefined);
           return { ok: false, failure: classifyFailure(part.error), shown };
         }
+        if (part.type === "raw") {
+          terminated ||= this.options.isTerminator?.(part.rawValue) === true;
+          continue;
+        }
         assembler.add(part);
         const event = progressEvent(part);
         if (event !== undefined) {
-          shown = true;
+          shown ||= event.type !== "tool_call_start";
           yield event;
           lastProgress = performance.now();
         }
       }
-      if (!assembler.finished) {
-        const failure = classifyFailure(
-          new Error("the stream ended before the reply was complete"),
-        );
-        return { ok: false, failure: { ...failure, errorType: "network", retryable: true }, shown };
+      if (!assembler.finished || !terminated) {
+        return { ok: false, failure: cutOffFailure(), shown };
       }
       yield { type: "done", ...assembler.reply() };
       return { ok: true };
@@ -225,6 +236,15 @@ function progressEvent(
     default:
       return undefined;
   }
+}
+
+/** A body that ended (cleanly or not) before the wire's end of reply: a network failure. */
+function cutOffFailure(): ClassifiedFailure {
+  return {
+    errorType: "network",
+    message: "the model stream ended before the reply was complete (connection cut)",
+    retryable: true,
+  };
 }
 
 function publicFailure(failure: ClassifiedFailure): ProviderFailure {

@@ -19,6 +19,12 @@ export interface ClassifiedFailure extends ProviderFailure {
  * network failures (case 18).
  */
 export function classifyFailure(error: unknown): ClassifiedFailure {
+  if (APICallError.isInstance(error) && isSuccessStatus(error.statusCode)) {
+    // The server said 200 and the body then broke ("Failed to process successful response"):
+    // a connection failure mid-reply, never an invalid request (issue 11).
+    const message = `the model stream broke off: ${messageOf(error.cause ?? error)}`;
+    return { errorType: "network", message: boundedMessage(message), retryable: true };
+  }
   if (APICallError.isInstance(error)) {
     const statusCode = error.statusCode;
     const body = error.responseBody ?? "";
@@ -47,6 +53,10 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "network", message: boundedMessage(text), retryable: true };
   }
   return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+function isSuccessStatus(statusCode: number | undefined): boolean {
+  return statusCode !== undefined && statusCode >= 200 && statusCode < 300;
 }
 
 function categoryOfStatus(statusCode: number | undefined, text: string): ErrorType {

@@ -175,6 +175,8 @@ export function createProvider(
       return new AiSdkProvider({
         ...common,
         toolResultImages: true,
+        // The SDK reports a finish from `message_delta` and again at the end of any body.
+        isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
           return createAnthropic({ ...urlAndKey(baseUrl, apiKey) })(modelName);
@@ -201,6 +203,10 @@ async function createCompatibleModel(
     includeUsage,
     fetch: openAiChatQuirksFetch,
   }).chatModel(configuration.modelName);
+}
+
+function isObjectOfType(value: unknown, type: string): boolean {
+  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === type;
 }
 
 function urlAndKey(

@@ -437,12 +437,23 @@ describe("retries only while nothing of the attempt was shown", () => {
     expect(shape(await harness.persisted()).slice(2)).toEqual([
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       {
+        type: "assistant.message",
+        data: {
+          messageId: "message-1",
+          content: "Partial answer",
+          toolRequests: [],
+          finishReason: "other",
+          interrupted: true,
+          error: "error" in outcome ? outcome.error : {},
+        },
+      },
+      {
         type: "assistant.turn_end",
         data: { turnId: "turn-1", status: "error", errorType: "overloaded" },
       },
       { type: "session.error", data: "error" in outcome ? outcome.error : {} },
     ]);
-    // The partial text was shown but is not history: the next request is valid.
+    // The partial text was shown and is kept, marked interrupted: the next request is valid.
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
     expect(statuses(harness)).toEqual([200, 200]);
   });
@@ -496,7 +507,9 @@ describe("retries only while nothing of the attempt was shown", () => {
       expect(outcome).toMatchObject({ error: { errorType: "network" } });
       expect(harness.server.requests).toHaveLength(1);
       const persisted = await harness.persisted();
-      expect(countOf(persisted, "assistant.message")).toBe(0);
+      expect(dataOf(persisted, "assistant.message")).toEqual([
+        expect.objectContaining({ content: "Partial answer", interrupted: true }),
+      ]);
       expect(dataOf(persisted, "assistant.turn_end")).toEqual([
         expect.objectContaining({ status: "error", errorType: "network" }),
       ]);

@@ -77,6 +77,18 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
       { type: "user.message", data: { content: "id 2", source: "user" } },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       {
+        // What the user saw stays, marked interrupted, with the failure (issue 11).
+        type: "assistant.message",
+        data: {
+          messageId: "message-1",
+          content: "thinking about",
+          toolRequests: [],
+          finishReason: "other",
+          interrupted: true,
+          error: "error" in outcome ? outcome.error : {},
+        },
+      },
+      {
         type: "assistant.turn_end",
         data: { turnId: "turn-1", status: "error", errorType: "stalled" },
       },
@@ -84,12 +96,13 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     ]);
     expect(harness.events.at(-1)).toMatchObject({ type: "session.idle", data: {} });
     await nextPromptWorksAtOnce(harness);
-    // The half-shown reply is not history: id 3 follows id 2 as a second user message.
+    // The half-shown reply is history, as a valid assistant message between the two prompts.
     expect(
       normaliseMessages(options.wire, harness.server.requests[1]?.body ?? null).filter(
         (message) => message.role === "assistant",
       ),
-    ).toEqual([]);
+    ).toEqual([expect.objectContaining({ role: "assistant" })]);
+    expect(JSON.stringify(harness.server.requests[1]?.body)).toContain("thinking about");
   });
 
   test('test B: headers only, then silence: retried once, answered end_turn "done"', async () => {

@@ -236,7 +236,7 @@ function eventPieces(
 ): RawPiece[] {
   const stallAt = reply.stallAfterEvents ?? Number.POSITIVE_INFINITY;
   const played: RawPiece[] = [];
-  for (const event of events.slice(0, stallAt)) {
+  for (const event of events.slice(0, Math.min(stallAt, reply.breakAfterEvents ?? stallAt))) {
     const bytes = Buffer.from(frame(event), "utf8");
     const step = splitBytes !== undefined && splitBytes > 0 ? splitBytes : bytes.length;
     for (let start = 0; start < bytes.length; start += step) {
@@ -246,7 +246,9 @@ function eventPieces(
       played.push({ holdMs: reply.delayMs ?? 0 });
     }
   }
-  if (reply.stallAfterEvents !== undefined) {
+  if (reply.breakAfterEvents !== undefined && reply.breakBy === "reset") {
+    played.push({ reset: true });
+  } else if (reply.stallAfterEvents !== undefined && reply.breakAfterEvents === undefined) {
     played.push({ hold: true });
   }
   return played;
@@ -263,6 +265,9 @@ async function play(response: ServerResponse, played: RawPiece[]): Promise<void>
       await writeFlushed(response, piece);
     } else if ("holdMs" in piece) {
       await sleepUnlessClosed(response, piece.holdMs);
+    } else if ("reset" in piece) {
+      response.socket?.resetAndDestroy();
+      return;
     } else {
       await untilClosed(response);
       return;

@@ -38,12 +38,19 @@ export interface SemanticReply {
   delayMs?: number;
   /** after sending `stallAfterEvents` SSE events, keep the connection open and send nothing */
   stallAfterEvents?: number;
+  /** after sending `breakAfterEvents` SSE events, break the stream: see `breakBy` */
+  breakAfterEvents?: number;
+  /** "end" (default): a clean end of the body without the wire's terminator; "reset": a TCP reset */
+  breakBy?: "end" | "reset";
 }
 
-export type RawPiece = string | Buffer | { holdMs: number } | { hold: true };
+export type RawPiece = string | Buffer | { holdMs: number } | { hold: true } | { reset: true };
 
 export interface RawReply {
-  /** Exact bytes: each string written as its own TCP write; {holdMs} pauses; {hold:true} never finishes. */
+  /**
+   * Exact bytes: each string written as its own TCP write; {holdMs} pauses; {hold:true} never
+   * finishes; {reset:true} resets the TCP connection (the client sees ECONNRESET).
+   */
   raw: RawPiece[];
 }
 
