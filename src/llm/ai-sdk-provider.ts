@@ -3,6 +3,7 @@ import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
+import { ToolCallIdAssigner } from "./tool-call-ids.js";
 
 /** When and how long to retry a failed model request (case 18). All times in ms. */
 export interface RetryPolicy {
@@ -56,7 +57,8 @@ type AttemptOutcome = { ok: true } | { ok: false; failure: ClassifiedFailure; sh
  * A {@link Provider} over an AI SDK v6 language model (`doStream`, one call per turn). Retries are
  * ours: 429/5xx/overloaded/network/stalled failures are retried with jittered exponential backoff
  * or the server's `Retry-After` (the larger), only while nothing of the attempt was shown, and the
- * wait is cancellable. Never throws: every stream ends in `done` or `error`.
+ * wait is cancellable. Tool-call ids are made unique in the session ({@link ToolCallIdAssigner}).
+ * Never throws: every stream ends in `done` or `error`.
  */
 export class AiSdkProvider implements Provider {
   readonly id: string;
@@ -147,6 +149,7 @@ export class AiSdkProvider implements Provider {
     let shown = false;
     let terminated = this.options.isTerminator === undefined;
     const assembler = new ReplyAssembler();
+    const toolCallIds = new ToolCallIdAssigner(request.messages);
     try {
       this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
       const model = await this.model;
@@ -181,10 +184,11 @@ export class AiSdkProvider implements Provider {
       });
       const reader = stream.getReader();
       for (;;) {
-        const { done, value: part } = await reader.read();
+        const { done, value } = await reader.read();
         if (done) {
           break;
         }
+        const part = toolCallIds.assign(value);
         lastProgress = performance.now();
         if (part.type === "error") {
           await reader.cancel().catch(() => undefined);

@@ -164,6 +164,10 @@ function blocksOf(message: JsonObject): JsonObject[] {
 
 function validateAnthropic(values: JsonValue[]): string | undefined {
   const messages = objects(values);
+  const duplicate = duplicateToolUseId(messages);
+  if (duplicate !== undefined) {
+    return duplicate;
+  }
   // how many leading tool_result blocks of each user message answer the assistant before it
   const answeredPrefix = new Map<number, number>();
   for (const [index, message] of messages.entries()) {
@@ -175,6 +179,23 @@ function validateAnthropic(values: JsonValue[]): string | undefined {
         : checkStrayResults(blocks, index, answeredPrefix.get(index) ?? 0));
     if (problem !== undefined) {
       return problem;
+    }
+  }
+  return undefined;
+}
+
+/** Anthropic rejects a request in which two `tool_use` blocks share an id, in any messages. */
+function duplicateToolUseId(messages: JsonObject[]): string | undefined {
+  const seen = new Set<string>();
+  for (const [index, message] of messages.entries()) {
+    for (const [blockIndex, block] of blocksOf(message).entries()) {
+      const id = block.type === "tool_use" ? (stringField(block, "id") ?? "") : undefined;
+      if (id !== undefined && seen.has(id)) {
+        return `messages.${index}.content.${blockIndex}: \`tool_use\` ids must be unique`;
+      }
+      if (id !== undefined) {
+        seen.add(id);
+      }
     }
   }
   return undefined;
