@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
+import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../session/message-size.js";
 
 /** The request an oversized line is replaced by, so its sender gets an error answer. */
 export const MESSAGE_TOO_LARGE_METHOD = "_turnloop/message_too_large";
@@ -10,7 +11,7 @@ export interface MessageTooLarge {
 }
 
 export interface FramingOptions {
-  /** Longest accepted line, in bytes (default: the SDK's 32 MiB). */
+  /** Longest accepted line, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}, 128 MiB). */
   maxMessageBytes?: number;
   /** Told about every oversized line. */
   log?: (line: string) => void;
@@ -26,14 +27,18 @@ const HEAD_BYTES = 1_024;
  * the whole stream on a line over its limit (`MessageTooLargeError`); here such a line is dropped
  * instead, and when it was a request (its `id` is found near its start) it is replaced by a small
  * {@link MESSAGE_TOO_LARGE_METHOD} request with the same id, which the agent answers with an
- * error. Malformed JSON is answered by the SDK with `-32700`, and the connection goes on.
+ * error. Without a findable id it is replaced by a JSON string saying what was dropped, which
+ * the SDK answers with `-32600` and `id: null` (JSON-RPC 2.0 §5: the id of a request that could
+ * not be read is null), the string as the error's `data`. Malformed JSON is answered by the SDK
+ * with `-32700`, and the connection goes on. Memory: at most `limit` bytes of one line are held
+ * (plus its first {@link HEAD_BYTES}), then the SDK's own copy while it parses.
  */
 export function acpByteStream(
   output: WritableStream<Uint8Array>,
   input: ReadableStream<Uint8Array>,
   options: FramingOptions = {},
 ): acp.Stream {
-  const limit = options.maxMessageBytes ?? acp.DEFAULT_MAX_MESSAGE_BYTES;
+  const limit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const bounded = input.pipeThrough(boundedLines(limit, options.log ?? (() => {})));
   // Our filter enforces the limit; the SDK's, a little higher, can then never close the stream.
   return acp.ndJsonStream(output, bounded, { maxMessageBytes: limit + HEAD_BYTES });
@@ -51,15 +56,9 @@ function boundedLines(
 
   const endLine = (controller: TransformStreamDefaultController<Uint8Array>, tail: Uint8Array) => {
     if (oversized !== undefined) {
-      const replacement = replacementLine(
-        oversized.head,
-        oversized.bytes + tail.length,
-        limit,
-        log,
+      controller.enqueue(
+        replacementLine(oversized.head, oversized.bytes + tail.length, limit, log),
       );
-      if (replacement !== undefined) {
-        controller.enqueue(replacement);
-      }
       oversized = undefined;
       return;
     }
@@ -119,12 +118,13 @@ function replacementLine(
   bytes: number,
   limit: number,
   log: (line: string) => void,
-): Uint8Array | undefined {
+): Uint8Array {
   const id = requestId(new TextDecoder().decode(head));
-  const answer = id === undefined ? "" : `; request ${id} gets an error`;
-  log(`turnloop acp: dropped a ${bytes}-byte message (the limit is ${limit} bytes)${answer}`);
+  const dropped = `dropped a ${bytes}-byte message (the limit is ${limit} bytes, ${MAX_MESSAGE_BYTES_VARIABLE})`;
+  const answer = id === undefined ? "; answered with id null" : `; request ${id} gets an error`;
+  log(`turnloop acp: ${dropped}${answer}`);
   if (id === undefined) {
-    return undefined;
+    return new TextEncoder().encode(`${JSON.stringify(`turnloop: ${dropped}`)}\n`);
   }
   const params: MessageTooLarge = { bytes, limit };
   // `id` is JSON text taken from the message itself, so it is copied as is.

@@ -2,6 +2,7 @@ import { Readable, Writable } from "node:stream";
 import { errorMessage } from "../events/errors.js";
 import type { FaceOptions } from "../session/face-options.js";
 import { SessionHost } from "../session/host.js";
+import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import { TurnloopAcpAgent } from "./agent.js";
 import { acpByteStream } from "./framing.js";
@@ -14,8 +15,10 @@ import { acpByteStream } from "./framing.js";
 export async function runAcpCommand(options: FaceOptions): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let host: SessionHost;
+  let limit: number;
   try {
     host = new SessionHost({ home: turnloopHome(process.env), env: process.env, face: options });
+    limit = maxMessageBytes(process.env);
   } catch (error) {
     log(`turnloop: ${errorMessage(error)}`);
     return 64;
@@ -25,7 +28,7 @@ export async function runAcpCommand(options: FaceOptions): Promise<number> {
   const stream = acpByteStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-    { log },
+    { log, maxMessageBytes: limit },
   );
   const connection = agent.app.connect(stream);
   await connection.closed;

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/session/message-size.js";
+import { runCli } from "../support/cli.js";
+import { AcpHarness } from "./support.js";
+
+// Issue 11: the longest ACP line is documented and configurable, a 64 MB prompt fits the
+// default, and an oversized line without a readable id is answered with id null.
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** Writes `text` in 1 MiB pieces, as a pipe delivers it. */
+function sendInPieces(target: AcpHarness, text: string): void {
+  for (let start = 0; start < text.length; start += 1024 * 1024) {
+    target.sendRaw(text.slice(start, start + 1024 * 1024));
+  }
+  target.sendRaw("\n");
+}
+
+describe("ACP message size", () => {
+  test("the default limit takes a 64 MB prompt: the request is read and answered", async () => {
+    expect(DEFAULT_MAX_MESSAGE_BYTES).toBeGreaterThan(64 * 1024 * 1024);
+    harness = await AcpHarness.start();
+    const log = '2026-12-01 12:00:00 INFO "quoted" line\n'.repeat(1_700_000);
+    expect(log.length).toBeGreaterThan(64 * 1000 * 1000);
+    const line = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "huge-1",
+      method: "session/prompt",
+      params: { sessionId: "no-such-session", prompt: [{ type: "text", text: log }] },
+    });
+    sendInPieces(harness, line);
+    const answer = await harness.waitForWire(
+      (entry) => entry.direction === "to-client" && entry.message.id === "huge-1",
+      60_000,
+    );
+    // Read, parsed and refused for what it asks (an unknown session), not for its size.
+    expect(JSON.stringify(answer.message.error)).not.toMatch(/too large/i);
+    expect(JSON.stringify(answer.message.error)).toContain("no-such-session");
+  }, 120_000);
+
+  test("an oversized line without an id is answered with id null, and the agent goes on", async () => {
+    harness = await AcpHarness.start({ maxMessageBytes: 64 * 1024 });
+    const padding = "z".repeat(200 * 1024);
+    // A notification (no id at all), then a request whose id comes after its huge params.
+    sendInPieces(
+      harness,
+      JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { padding } }),
+    );
+    sendInPieces(
+      harness,
+      JSON.stringify({ jsonrpc: "2.0", method: "session/prompt", params: { padding }, id: 9 }),
+    );
+    const nullAnswers = async (count: number) => {
+      for (let waited = 0; waited < 5_000; waited += 10) {
+        const found = harness?.wire.filter(
+          (entry) => entry.direction === "to-client" && entry.message.id === null,
+        );
+        if (found !== undefined && found.length >= count) {
+          return found;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error("no id-null answers");
+    };
+    const answers = await nullAnswers(2);
+    expect(answers.map((entry) => entry.message.error)).toEqual([
+      {
+        code: -32600,
+        message: "Invalid request",
+        data: expect.stringMatching(
+          /^turnloop: dropped a \d+-byte message \(the limit is 65536 bytes, TURNLOOP_MAX_MESSAGE_BYTES\)$/,
+        ),
+      },
+      expect.objectContaining({ code: -32600, data: expect.stringContaining("dropped a") }),
+    ]);
+    expect(harness.stderr.join("\n")).toContain("answered with id null");
+    harness.server.enqueue({ text: "still here" });
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
+  });
+
+  test("TURNLOOP_MAX_MESSAGE_BYTES that is not a byte count is refused at start", async () => {
+    const result = await runCli(["acp"], {
+      cwd: process.cwd(),
+      env: { ...process.env, TURNLOOP_MAX_MESSAGE_BYTES: "64MB" },
+    });
+    expect(result.code).toBe(64);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(
+      'TURNLOOP_MAX_MESSAGE_BYTES must be a positive whole number of bytes, got "64MB"',
+    );
+  });
+});
