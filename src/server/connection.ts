@@ -4,8 +4,10 @@
  * and the sessions closed, so their logs end consistently).
  *
  * Every request goes through one dispatcher: unknown methods get `-32601`, params that do not fit
- * get `-32602` with a readable message, anything unexpected `-32603`. Malformed frames and
- * non-JSON-RPC bodies are logged to stderr and skipped; they never end the process.
+ * get `-32602` with a readable message, anything unexpected `-32603`. A body that is not JSON
+ * gets `-32700` with id null; non-JSON-RPC bodies are logged to stderr and skipped. A framing
+ * fault (see `framing.ts`) is answered with id null and closes the connection. None of them end
+ * the process.
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -17,9 +19,11 @@ import {
   type MessageReader,
   type MessageWriter,
   ResponseError,
+  type ResponseMessage,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
+import type { FramingFault } from "./framing.js";
 import { ErrorCode, type SessionMode } from "./protocol.js";
 import type { ClientLink, ServerSession } from "./server-session.js";
 
@@ -37,6 +41,8 @@ export interface ServerContext {
    */
   opening: Map<string, Promise<ServerSession>>;
   connections: Set<ClientConnection>;
+  /** Largest message a client may send, in bytes (`TURNLOOP_MAX_MESSAGE_BYTES`). */
+  maxMessageBytes: number;
   /** Asks the server to stop (after `runtime.shutdown` has been answered). */
   requestShutdown(): void;
   log(message: string): void;
@@ -76,8 +82,12 @@ export class ClientConnection implements ClientLink {
       info: () => undefined,
       log: () => undefined,
     };
-    reader.onError((error) => server.log(`unreadable message skipped: ${error.message}`));
     this.writer = new TrackingWriter(writer);
+    reader.onError((error) => {
+      server.log(`unreadable message skipped: ${error.message}`);
+      // JSON-RPC 2.0 §5: a request that cannot be parsed is answered with id null.
+      this.answerUnreadable(-32700, `Parse error: ${error.message}`);
+    });
     this.rpc = createMessageConnection(reader, this.writer, logger);
     this.rpc.onRequest((method, params) => this.dispatch(method, params));
     this.rpc.onNotification(() => undefined);
@@ -143,6 +153,23 @@ export class ClientConnection implements ClientLink {
       throw new ResponseError(ErrorCode.unauthorized, "connect: wrong or missing connection token");
     }
     this.authenticated = true;
+  }
+
+  /**
+   * The byte stream cannot be read on (a framing fault): answers with id null, says why on
+   * stderr, and closes, so the client learns it instead of waiting for answers forever.
+   */
+  async refuseStream(fault: FramingFault): Promise<void> {
+    this.server.log(`closing the connection: ${fault.message}`);
+    this.answerUnreadable(fault.code, `${fault.message}; closing the connection`);
+    await this.dispose();
+  }
+
+  private answerUnreadable(code: number, message: string): void {
+    if (!this.isClosed) {
+      const answer: ResponseMessage = { jsonrpc: "2.0", id: null, error: { code, message } };
+      this.writer.write(answer).catch(() => undefined);
+    }
   }
 
   /** Closes the connection and its transport, after what was already sent (answers) is out. */

@@ -10,13 +10,16 @@
  */
 
 import { createServer, type Server, type Socket } from "node:net";
+import type { Readable, Writable } from "node:stream";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
 import type { FaceOptions } from "../session/face-options.js";
 import { SessionHost } from "../session/host.js";
+import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
+import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
 
 type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number } };
@@ -30,8 +33,10 @@ export async function runServerCommand(options: ServerOptions): Promise<number> 
   const env = process.env;
   const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
   let host: SessionHost;
+  let messageLimit: number;
   try {
     host = new SessionHost({ home: turnloopHome(env), env, face: options });
+    messageLimit = maxMessageBytes(env);
   } catch (error) {
     log(errorMessage(error));
     return 64;
@@ -43,6 +48,7 @@ export async function runServerCommand(options: ServerOptions): Promise<number> 
   const context: ServerContext = {
     host,
     version: PRODUCER_VERSION,
+    maxMessageBytes: messageLimit,
     defaultMode: options.autopilot ? "autopilot" : "interactive",
     sessions: new Map(),
     opening: new Map(),
@@ -66,14 +72,9 @@ async function serveStdio(context: ServerContext, stopped: Promise<void>): Promi
   for (const name of ["log", "info", "debug", "warn"] as const) {
     console[name] = (...values: unknown[]) => console.error(...values);
   }
-  const connection = new ClientConnection(
-    context,
-    new StreamMessageReader(process.stdin),
-    new StreamMessageWriter(process.stdout),
-    METHODS,
-    () => process.stdin.destroy(),
+  const connection = openConnection(context, process.stdin, process.stdout, () =>
+    process.stdin.destroy(),
   );
-  connection.listen();
   await Promise.race([connection.closed, stopped]);
   await closeEverything(context);
   return 0;
@@ -94,15 +95,7 @@ async function serveTcp(
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", (error) => context.log(`connection error: ${error.message}`));
-    const connection = new ClientConnection(
-      context,
-      new StreamMessageReader(socket),
-      new StreamMessageWriter(socket),
-      METHODS,
-      () => socket.end(),
-      token === "" ? undefined : token,
-    );
-    connection.listen();
+    openConnection(context, socket, socket, () => socket.end(), token === "" ? undefined : token);
   });
   const listening = await listen(server, port);
   if (!listening.ok) {
@@ -117,6 +110,40 @@ async function serveTcp(
     socket.destroy();
   }
   return 0;
+}
+
+/**
+ * A listening connection on a byte stream pair, its input read through a {@link FramingGuard}:
+ * a framing fault is answered and closes the connection instead of leaving the client waiting.
+ */
+function openConnection(
+  context: ServerContext,
+  input: Readable,
+  output: Writable,
+  hangUp: () => void,
+  token?: string,
+): ClientConnection {
+  let connection: ClientConnection | undefined;
+  const guard = new FramingGuard(context.maxMessageBytes, (fault) => {
+    void connection?.refuseStream(fault);
+  });
+  input.pipe(guard);
+  // A reset socket closes without ending: end the reader too, so the connection closes.
+  input.once("close", () => {
+    if (!guard.writableEnded) {
+      guard.end();
+    }
+  });
+  connection = new ClientConnection(
+    context,
+    new StreamMessageReader(guard),
+    new StreamMessageWriter(output),
+    METHODS,
+    hangUp,
+    token,
+  );
+  connection.listen();
+  return connection;
 }
 
 function listen(

@@ -1,0 +1,129 @@
+import { Transform, type TransformCallback } from "node:stream";
+
+/** A framing fault: the stream cannot be read on, so the connection is answered and closed. */
+export interface FramingFault {
+  /** JSON-RPC 2.0 code for the answer: -32700 (parse error) or -32600 (invalid request: size). */
+  code: number;
+  /** What was wrong, for the answer and the stderr line. */
+  message: string;
+}
+
+/** Longest header line accepted (bytes); real headers are ~40. */
+const MAX_HEADER_LINE_BYTES = 1_024;
+/** A header line so far: a field name, then optionally `:` and anything; or the blank line's CR. */
+const HEADER_LINE_SO_FAR = /^(?:[A-Za-z0-9-]+(?::[^\n]*)?|\r)?$/;
+
+/**
+ * Checks the base protocol framing of the SDK server (`Content-Length: N\r\n\r\n` + N bytes, as
+ * in LSP, which vscode-jsonrpc reads) before vscode-jsonrpc sees the bytes. vscode-jsonrpc cannot
+ * recover from a bad header: it skips the header, then reads the bytes after it as the next
+ * header, and a client waits forever (issue 11). It cannot resynchronise reliably either, since
+ * a body may contain anything. So at the first fault, the connection is answered with a JSON-RPC
+ * error (id null) and closed: `onFault` is called once and nothing more is passed on.
+ *
+ * Faults: a header line that is not `Name: value` or that ends in a bare LF; no, a repeated, a
+ * non-numeric, negative or zero `Content-Length`; a length over `maxMessageBytes`, refused from
+ * the header before any of the body is buffered; a body shorter than its length shows as the
+ * next header being malformed. Valid frames pass on with a canonical header; body bytes pass on
+ * as they arrive (vscode-jsonrpc buffers one body, at most `maxMessageBytes`).
+ */
+export class FramingGuard extends Transform {
+  private line = "";
+  private contentLength: number | undefined;
+  private bodyBytesLeft = 0;
+  private failed = false;
+
+  constructor(
+    private readonly maxMessageBytes: number,
+    private readonly onFault: (fault: FramingFault) => void,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let offset = 0;
+    while (offset < chunk.length && !this.failed) {
+      if (this.bodyBytesLeft > 0) {
+        const take = Math.min(this.bodyBytesLeft, chunk.length - offset);
+        this.push(chunk.subarray(offset, offset + take));
+        this.bodyBytesLeft -= take;
+        offset += take;
+        continue;
+      }
+      const newline = chunk.indexOf(0x0a, offset);
+      const end = newline === -1 ? chunk.length : newline + 1;
+      this.line += chunk.toString("latin1", offset, end);
+      offset = end;
+      if (newline === -1) {
+        this.checkPartialLine();
+      } else {
+        this.endLine();
+      }
+    }
+    done();
+  }
+
+  private checkPartialLine(): void {
+    if (this.line.length > MAX_HEADER_LINE_BYTES) {
+      this.fail(-32700, `a header line longer than ${MAX_HEADER_LINE_BYTES} bytes`);
+    } else if (!HEADER_LINE_SO_FAR.test(this.line)) {
+      this.fail(-32700, `a malformed header line ${preview(this.line)}`);
+    }
+  }
+
+  private endLine(): void {
+    const line = this.line;
+    this.line = "";
+    if (!line.endsWith("\r\n")) {
+      this.fail(-32700, `a header line ending in a bare LF ${preview(line)}; use CRLF`);
+      return;
+    }
+    if (line === "\r\n") {
+      this.endHeader();
+      return;
+    }
+    const match = /^([A-Za-z0-9-]+):[ \t]*(.*?)[ \t]*\r\n$/.exec(line);
+    if (match === null) {
+      this.fail(-32700, `a malformed header line ${preview(line)}`);
+      return;
+    }
+    const [, name = "", value = ""] = match;
+    if (name.toLowerCase() !== "content-length") {
+      return; // Content-Type (utf-8 is all vscode-jsonrpc reads) and unknown fields.
+    }
+    if (this.contentLength !== undefined) {
+      this.fail(-32700, "two Content-Length headers in one frame");
+    } else if (!/^\d+$/.test(value) || Number(value) === 0) {
+      this.fail(-32700, `Content-Length ${preview(value)} is not a positive whole number`);
+    } else if (Number(value) > this.maxMessageBytes) {
+      this.fail(
+        -32600,
+        `a ${value}-byte message is larger than the limit of ${this.maxMessageBytes} bytes (TURNLOOP_MAX_MESSAGE_BYTES)`,
+      );
+    } else {
+      this.contentLength = Number(value);
+    }
+  }
+
+  private endHeader(): void {
+    if (this.contentLength === undefined) {
+      this.fail(-32700, "a frame header without Content-Length");
+      return;
+    }
+    this.push(`Content-Length: ${this.contentLength}\r\n\r\n`);
+    this.bodyBytesLeft = this.contentLength;
+    this.contentLength = undefined;
+  }
+
+  private fail(code: number, problem: string): void {
+    this.failed = true;
+    this.line = "";
+    // Nothing more is passed on; the connection answers, then closes itself and the transport.
+    this.onFault({ code, message: `unreadable frame: ${problem}` });
+  }
+}
+
+/** A short, quoted, printable excerpt of what was received. */
+function preview(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}

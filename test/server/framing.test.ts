@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type Fixture, startFixture } from "../sdk/support.js";
+import { spawnServer } from "./raw-peer.js";
+
+// Issue 11: after a malformed frame header the SDK server never leaves a client waiting: it
+// answers with a JSON-RPC error (id null), says why on stderr, and closes the connection.
+
+let fixture: Fixture;
+beforeAll(async () => {
+  fixture = await startFixture();
+});
+afterAll(async () => {
+  await fixture.close();
+});
+
+const ping = JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping", params: {} });
+
+const FAULTS: Array<[string, string, number, RegExp]> = [
+  [
+    "no Content-Length",
+    `Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n${ping}`,
+    -32700,
+    /without Content-Length/,
+  ],
+  ["a non-numeric length", `Content-Length: abc\r\n\r\n${ping}`, -32700, /"abc" is not a positive/],
+  ["a negative length", `Content-Length: -5\r\n\r\n${ping}`, -32700, /"-5" is not a positive/],
+  ["a length that is too small", `Content-Length: 10\r\n\r\n${ping}`, -32700, /malformed header/],
+  ["LF-only line ends", `Content-Length: ${ping.length}\n\n${ping}`, -32700, /bare LF/],
+  [
+    "a length over the limit",
+    "Content-Length: 99999999999\r\n\r\n{",
+    -32600,
+    /99999999999-byte message is larger than the limit of 1048576 bytes/,
+  ],
+];
+
+describe("turnloop --headless --stdio: framing faults", () => {
+  test.each(FAULTS)(
+    "%s: answered with id null, a stderr line, and the connection closes",
+    async (_name, bytes, code, message) => {
+      const { child, peer, stderr, exit } = spawnServer(
+        ["--stdio"],
+        { ...fixture.env, TURNLOOP_MAX_MESSAGE_BYTES: String(1024 * 1024) },
+        fixture.cwd,
+      );
+      expect((await peer.request("ping", { message: "before" })).result).toMatchObject({
+        message: "pong: before",
+      });
+      // The fault, then a valid request right after it: the client must not wait for its answer.
+      peer.sendRaw(bytes);
+      peer.sendFrame({ jsonrpc: "2.0", id: 100, method: "ping", params: {} });
+      const answer = await peer.waitFor((received) => received.id === null, 5_000);
+      expect(answer.error).toEqual({
+        code,
+        message: expect.stringMatching(message),
+      });
+      expect(answer.error?.message).toMatch(/; closing the connection$/);
+      // The server closes: stdout ends and the process exits.
+      expect(await exit).toBe(0);
+      expect(stderr()).toMatch(/turnloop server: closing the connection: unreadable frame: /);
+      expect(peer.garbage).toBe("");
+      expect(child.exitCode).toBe(0);
+    },
+  );
+
+  test("a body that is not JSON gets a parse error with id null, and the connection goes on", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    peer.sendRaw("Content-Length: 9\r\n\r\n{not json");
+    const answer = await peer.waitFor((received) => received.id === null);
+    expect(answer.error).toMatchObject({
+      code: -32700,
+      message: expect.stringMatching(/^Parse error/),
+    });
+    expect((await peer.request("ping", { message: "after" })).result).toMatchObject({
+      message: "pong: after",
+    });
+    // Header fields may come in any order and case, with a Content-Type.
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping", params: {} });
+    peer.sendRaw(
+      `content-type: application/vscode-jsonrpc; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    expect((await peer.waitFor((received) => received.id === 7)).result).toBeDefined();
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  });
+
+  test("TURNLOOP_MAX_MESSAGE_BYTES that is not a byte count is refused at start", async () => {
+    const { stderr, exit } = spawnServer(
+      ["--stdio"],
+      { ...fixture.env, TURNLOOP_MAX_MESSAGE_BYTES: "-1" },
+      fixture.cwd,
+    );
+    expect(await exit).toBe(64);
+    expect(stderr()).toContain("TURNLOOP_MAX_MESSAGE_BYTES must be a positive whole number");
+  });
+});
