@@ -1,20 +1,14 @@
-/** Environment variables whose values are secrets: API keys, tokens, passwords. */
-const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
-/** Shorter values are too likely to occur by chance (`1`, `true`) to be worth replacing. */
-const MIN_SECRET_LENGTH = 8;
+import { secretValues } from "../events/secrets.js";
 
 /**
- * A line rewriter that replaces the values of secret-looking environment variables (names with
- * KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL or AUTH; values of 8 characters or more) with
- * `[redacted:NAME]`, so keys never reach `events.jsonl` even when a tool prints them. Values are
- * matched as they appear inside JSON strings (escaped).
+ * A line rewriter that replaces the values of secret-looking environment variables
+ * ({@link secretValues}) with `[redacted:NAME]`, so keys never reach `events.jsonl` even when a
+ * tool prints them. Values are matched as they appear inside JSON strings (escaped).
  */
 export function secretRedactor(environment: NodeJS.ProcessEnv): (line: string) => string {
-  const secrets = Object.entries(environment)
-    .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]))
-    .filter(([, value]) => value !== undefined && value.length >= MIN_SECRET_LENGTH)
-    .map(([name, value]) => [name, JSON.stringify(value).slice(1, -1)] as const)
-    .sort((a, b) => b[1].length - a[1].length);
+  const secrets = secretValues(environment).map(
+    ({ name, value }) => [name, JSON.stringify(value).slice(1, -1)] as const,
+  );
   if (secrets.length === 0) {
     return (line) => line;
   }

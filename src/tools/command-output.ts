@@ -1,6 +1,7 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../events/errors.js";
+import { SecretStreamRedactor, type SecretValue, secretValues } from "../events/secrets.js";
 
 /** Bytes written to the saved-output file at most, so that `yes` cannot fill the disk. */
 const MAX_SAVED_BYTES = 64 * 1024 * 1024;
@@ -8,7 +9,9 @@ const MAX_SAVED_BYTES = 64 * 1024 * 1024;
 /**
  * A command's combined output, bounded in memory. Up to `limit` characters it is kept whole; past
  * that only the first 40% and the last 60% of `limit` are kept (errors tend to be at the end), and
- * the raw bytes, from the first (up to 64 MiB), are written to `savePath` so nothing is lost.
+ * the raw bytes, from the first (up to 64 MiB), are written to `savePath` so nothing is lost,
+ * with secrets replaced as in `events.jsonl` (`[redacted:NAME]`), in a file of mode 0600 in a
+ * folder of mode 0700 (issue 11).
  */
 export class CommandOutput {
   private whole = "";
@@ -20,6 +23,7 @@ export class CommandOutput {
   private earlyChunks: Buffer[] = [];
   private file: WriteStream | undefined;
   private fileError: string | undefined;
+  private readonly redactor: SecretStreamRedactor;
   private readonly headLimit: number;
   private readonly tailLimit: number;
 
@@ -29,12 +33,16 @@ export class CommandOutput {
    *   created when needed.
    * @param onBackpressure called with `true` when the file cannot keep up (pause the producer) and
    *   `false` when it drained.
+   * @param secrets values replaced in the saved file (default: those of this process's
+   *   environment, as for `events.jsonl`).
    */
   constructor(
     private readonly limit: number,
     private readonly savePath: string,
     private readonly onBackpressure: (paused: boolean) => void = () => {},
+    secrets: readonly SecretValue[] = secretValues(process.env),
   ) {
+    this.redactor = new SecretStreamRedactor(secrets);
     this.headLimit = Math.floor(limit * 0.4);
     this.tailLimit = limit - this.headLimit;
   }
@@ -89,8 +97,11 @@ export class CommandOutput {
     this.tail = this.whole.slice(-this.tailLimit);
     this.whole = "";
     try {
-      mkdirSync(dirname(this.savePath), { recursive: true });
-      this.file = createWriteStream(this.savePath);
+      const folder = dirname(this.savePath);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      // An older version may have made the folder with the default mode.
+      chmodSync(folder, 0o700);
+      this.file = createWriteStream(this.savePath, { mode: 0o600 });
       this.file.on("error", (error) => {
         this.fileError = errorMessage(error);
         this.onBackpressure(false);
@@ -112,7 +123,7 @@ export class CommandOutput {
     }
     const part = raw.length > room ? raw.subarray(0, room) : raw;
     this.savedBytes += part.length;
-    if (!this.file.write(part)) {
+    if (!this.file.write(this.redactor.push(part))) {
       this.onBackpressure(true);
     }
   }
@@ -124,7 +135,7 @@ export class CommandOutput {
     }
     return new Promise((resolve) => {
       file.once("error", () => resolve());
-      file.end(() => resolve());
+      file.end(this.redactor.end(), () => resolve());
     });
   }
 }

@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+import { SecretStreamRedactor, secretValues } from "../../src/events/secrets.js";
 import { secretRedactor } from "../../src/session/secrets.js";
 
 test("secret-looking variables are replaced inside JSON lines, escaped values included", () => {
@@ -19,4 +20,35 @@ test("secret-looking variables are replaced inside JSON lines, escaped values in
 
 test("with no secrets in the environment the line is unchanged", () => {
   expect(secretRedactor({ HOME: "/root" })('{"a":"b"}')).toBe('{"a":"b"}');
+});
+
+test("a byte stream is redacted however the chunks cut a secret, and other bytes pass unchanged", () => {
+  const secret = "tok-ünïcode-0123456789";
+  const prefix = Buffer.from([0xff, 0xfe, 0x00, 0x41]); // not UTF-8: must pass byte for byte
+  const input = Buffer.concat([
+    prefix,
+    Buffer.from(`a ${secret} b ${secret}${secret} end`, "utf8"),
+  ]);
+  const expected = Buffer.concat([
+    prefix,
+    Buffer.from("a [redacted:API_TOKEN] b [redacted:API_TOKEN][redacted:API_TOKEN] end", "utf8"),
+  ]);
+  for (let cut = 1; cut < input.length; cut++) {
+    for (const size of [1, 3, cut]) {
+      const redactor = new SecretStreamRedactor(secretValues({ API_TOKEN: secret, HOME: "/h" }));
+      const pieces: Buffer[] = [];
+      for (let start = 0; start < input.length; start += size) {
+        pieces.push(redactor.push(input.subarray(start, start + size)));
+      }
+      pieces.push(redactor.end());
+      expect(Buffer.concat(pieces).equals(expected)).toBe(true);
+    }
+  }
+});
+
+test("with no secrets the stream passes through untouched", () => {
+  const redactor = new SecretStreamRedactor(secretValues({ HOME: "/root" }));
+  const chunk = Buffer.from("plain");
+  expect(redactor.push(chunk)).toBe(chunk);
+  expect(redactor.end().length).toBe(0);
 });

@@ -1,0 +1,79 @@
+/**
+ * Which values are secrets, for every file turnloop writes (issue 11): `events.jsonl` (see
+ * `session/secrets.ts`), saved full outputs of commands (`tools/command-output.ts`), and any file
+ * added later (MCP results and compaction summaries go to `events.jsonl`; a new file under the
+ * session folder must be written through {@link SecretStreamRedactor} or the line redactor).
+ */
+
+/** Environment variables whose values are secrets: API keys, tokens, passwords. */
+const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+/** Shorter values are too likely to occur by chance (`1`, `true`) to be worth replacing. */
+const MIN_SECRET_LENGTH = 8;
+
+/** One secret: the variable's name and its value. */
+export interface SecretValue {
+  name: string;
+  value: string;
+}
+
+/**
+ * The values of secret-looking environment variables (names with KEY, TOKEN, SECRET, PASSWORD,
+ * CREDENTIAL or AUTH; values of 8 characters or more), longest first, so a value that contains
+ * another is replaced whole.
+ */
+export function secretValues(environment: NodeJS.ProcessEnv): SecretValue[] {
+  return Object.entries(environment)
+    .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]))
+    .filter(([, value]) => value !== undefined && value.length >= MIN_SECRET_LENGTH)
+    .map(([name, value]) => ({ name, value }))
+    .sort((a, b) => b.value.length - a.value.length);
+}
+
+/**
+ * Replaces secrets in a byte stream with `[redacted:NAME]`, whatever the bytes (the text is handled
+ * as latin1, one character per byte, so output that is not UTF-8 passes unchanged) and however the
+ * chunks cut a secret: the last bytes that could start one are held back until the next chunk.
+ * Memory: at most one chunk plus the longest secret.
+ */
+export class SecretStreamRedactor {
+  /** Each secret as the latin1 text of its UTF-8 bytes. */
+  private readonly secrets: Array<{ bytes: string; marker: string }>;
+  private readonly holdBack: number;
+  private carry = "";
+
+  constructor(secrets: readonly SecretValue[]) {
+    this.secrets = secrets.map(({ name, value }) => ({
+      bytes: Buffer.from(value, "utf8").toString("latin1"),
+      marker: `[redacted:${name}]`,
+    }));
+    this.holdBack = Math.max(0, ...this.secrets.map((secret) => secret.bytes.length - 1));
+  }
+
+  /** The bytes of `chunk` that are safe to write now, redacted. */
+  push(chunk: Buffer): Buffer {
+    if (this.secrets.length === 0) {
+      return chunk;
+    }
+    const text = this.redact(this.carry + chunk.toString("latin1"));
+    const cut = Math.max(0, text.length - this.holdBack);
+    this.carry = text.slice(cut);
+    return Buffer.from(text.slice(0, cut), "latin1");
+  }
+
+  /** What was held back, at the end of the stream. */
+  end(): Buffer {
+    const rest = this.carry;
+    this.carry = "";
+    return Buffer.from(this.redact(rest), "latin1");
+  }
+
+  private redact(text: string): string {
+    let result = text;
+    for (const { bytes, marker } of this.secrets) {
+      if (result.includes(bytes)) {
+        result = result.split(bytes).join(marker);
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+// Issue 11: redaction covers every file turnloop writes, not only events.jsonl. Extension point:
+// when MCP results and compaction summaries land, add a reply printing the secret through each.
+
+const SECRET_NAME = "DEPLOY_TOKEN";
+const SECRET = "dpl-7f3a9c1e-5b2d4f6a8c0e";
+/** Prints the secret without the command holding it, so only the output carries it. */
+const PRINT_SECRET = `printf 'dpl-%s-%s\\n' 7f3a9c1e 5b2d4f6a8c0e`;
+
+let server: FakeModelServer;
+let home: string;
+let cwd: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-secrets-home-"));
+  cwd = await mkdtemp(join(tmpdir(), "turnloop-secrets-cwd-"));
+});
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(cwd, { recursive: true, force: true });
+});
+
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+function bash(id: string, command: string, timeout?: number) {
+  return {
+    id,
+    name: "bash",
+    arguments: JSON.stringify({ command, ...(timeout === undefined ? {} : { timeout }) }),
+  };
+}
+
+test("a secret printed in short and long outputs and in a tool error is nowhere in TURNLOOP_HOME", async () => {
+  server.enqueue(
+    { toolCalls: [bash("call_short", PRINT_SECRET)] },
+    // Long enough to be cut: the secret sits in the omitted middle, so only the saved file has it.
+    {
+      toolCalls: [bash("call_long", `seq 1 40000; ${PRINT_SECRET}; seq 1 40000`)],
+    },
+    { toolCalls: [bash("call_error", `${PRINT_SECRET}; sleep 30`, 1)] },
+    { text: "done" },
+  );
+  const result = await runCli(["-p", "print the token", "--allow-all-tools"], {
+    cwd,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+      [SECRET_NAME]: SECRET,
+    }),
+  });
+  expect(result.code).toBe(0);
+  const files = await filesUnder(home);
+  const saved = files.filter((file) => file.includes("tool-outputs"));
+  expect(saved).toHaveLength(1);
+  for (const file of files) {
+    const bytes = await readFile(file);
+    expect({ file, found: bytes.includes(SECRET) }).toEqual({ file, found: false });
+  }
+  // The secret was really printed each time: its marker is where the output went.
+  const marker = `[redacted:${SECRET_NAME}]`;
+  const [savedFile = ""] = saved;
+  expect((await readFile(savedFile, "utf8")).split(marker)).toHaveLength(2);
+  const events = (await readFile(files.find((file) => file.endsWith("events.jsonl")) ?? "", "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+  const results = events.filter((event) => event.type === "tool.execution_complete");
+  expect(
+    results.map((event) => [event.data.success, JSON.stringify(event.data).includes(marker)]),
+  ).toEqual([
+    [true, true],
+    [true, false],
+    [false, true],
+  ]);
+  expect(JSON.stringify(results[1]?.data)).toContain("bytes omitted; full output saved to");
+  // The saved output is private to the user.
+  expect((await stat(savedFile)).mode & 0o777).toBe(0o600);
+  expect((await stat(join(savedFile, ".."))).mode & 0o777).toBe(0o700);
+}, 60_000);
