@@ -82,7 +82,11 @@ export type LlmEvent =
   | { type: "reasoning_delta"; text: string }
   /** The model started a tool call (its arguments follow); lets faces announce it early. */
   | { type: "tool_call_start"; toolCallId: string; name: string }
-  /** An attempt failed before anything was shown and will be retried after `delayMs` ms. */
+  /**
+   * An attempt failed before any text or reasoning was shown and will be retried after `delayMs`
+   * ms. Tool calls announced by `tool_call_start` in the failed attempt are abandoned: they get
+   * no result and never run (their arguments never completed).
+   */
   | {
       type: "retry";
       attempt: number;
