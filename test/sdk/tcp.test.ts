@@ -63,6 +63,25 @@ describe("turnloop --headless --port N", () => {
     );
   });
 
+  test("a malformed frame closes only its own connection, with an answer (issue 11)", async () => {
+    const { peer, socket } = await rawConnection();
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    peer.sendRaw("Content-Length: twelve\r\n\r\n{}");
+    const answer = await peer.waitFor((message) => message.id === null);
+    expect(answer.error).toEqual({
+      code: -32700,
+      message:
+        'unreadable frame: Content-Length "twelve" is not a positive whole number; closing the connection',
+    });
+    await closed;
+    // The server goes on serving other connections.
+    const { peer: other } = await rawConnection();
+    expect((await other.request("connect", { token: "s3cret" })).result).toMatchObject({
+      ok: true,
+    });
+    expect(server.exitCode).toBe(null);
+  });
+
   test("our SDK over TCP: a custom tool turn, then shutdown ends the server", async () => {
     const client = new TurnloopClient({ port, connectionToken: "s3cret", cwd: fixture.cwd });
     const echo = defineTool("echo_upper", {
