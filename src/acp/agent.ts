@@ -145,7 +145,11 @@ export class TurnloopAcpAgent {
     acpSession.replay(events);
     await acpSession.flush();
     announceAfterAnswer(acpSession);
-    return { modes: acpSession.modes(), configOptions: acpSession.configOptions() };
+    return {
+      modes: acpSession.modes(),
+      configOptions: acpSession.configOptions(),
+      ...repairMeta(acpSession.session),
+    };
   }
 
   /** ACP v1 `session/resume`: reopens without replaying anything. */
@@ -155,7 +159,11 @@ export class TurnloopAcpAgent {
   ): Promise<acp.ResumeSessionResponse> {
     const acpSession = await this.reopen(params, client, params.mcpServers ?? []);
     announceAfterAnswer(acpSession);
-    return { modes: acpSession.modes(), configOptions: acpSession.configOptions() };
+    return {
+      modes: acpSession.modes(),
+      configOptions: acpSession.configOptions(),
+      ...repairMeta(acpSession.session),
+    };
   }
 
   private async reopen(
@@ -332,6 +340,15 @@ async function checkDirectory(cwd: string): Promise<void> {
   if (!stats?.isDirectory()) {
     throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
   }
+}
+
+/**
+ * `_meta` of a `session/load` or `session/resume` answer saying what opening the log repaired,
+ * once (ACP v1: `_meta` carries extension data on any message).
+ */
+function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired": string } } {
+  const notice = session.repairNotice;
+  return notice === undefined ? {} : { _meta: { "turnloop/logRepaired": notice } };
 }
 
 /**

@@ -62,6 +62,9 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     return opened.code;
   }
   const { session } = opened;
+  if (session.repairNotice !== undefined) {
+    io.stderr.write(`turnloop: ${session.repairNotice}\n`);
+  }
   const resolved = early ?? host.modelForSession(session.start.model);
   if (!resolved.ok) {
     await host.close(session);

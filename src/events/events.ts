@@ -118,7 +118,16 @@ export interface SessionEventData {
     model: string;
   };
   /** Appended when a session is reopened; lists the damage the reader skipped. */
-  "session.resume": { resumeTime: string; eventCount: number; repaired: RepairNote[] };
+  "session.resume": {
+    resumeTime: string;
+    eventCount: number;
+    repaired: RepairNote[];
+    /**
+     * What this open repaired that no earlier open reported (damaged lines, a torn tail, tool
+     * calls given an interrupted result), in one line for faces to show once; absent when nothing.
+     */
+    notice?: string;
+  };
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
   "user.message": { content: string; source: UserMessageSource; attachments?: JsonValue[] };
   /** One model request. Ended by `assistant.turn_end` with the same `turnId`. */

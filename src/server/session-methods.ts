@@ -93,6 +93,7 @@ export async function resumeMethod(
         server.opening.delete(params.sessionId);
       }
     }
+    announceRepair(connection, serverSession.session);
   } else if (params.model !== undefined || params.provider !== undefined) {
     const choice = chooseModel(params, server.host, undefined);
     if (!choice.ok) {
@@ -267,6 +268,18 @@ function openSession(server: ServerContext, sessionId: string): ServerSession {
     throw invalidParams(`session ${sessionId} is not open: create or resume it first`);
   }
   return session;
+}
+
+/**
+ * When opening repaired the log, sends its `session.resume` event (with `notice`) to the client
+ * once, after the `session.resume` answer so the app's session object exists to receive it (the
+ * Copilot CLI too emits a new `session.resume` event on resume).
+ */
+function announceRepair(connection: ClientConnection, session: Session): void {
+  const event = session.resumeEvent;
+  if (event !== undefined && session.repairNotice !== undefined) {
+    setImmediate(() => connection.notify("session.event", { sessionId: session.id, event }));
+  }
 }
 
 function open(

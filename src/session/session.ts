@@ -12,6 +12,7 @@ import type {
 } from "../events/events.js";
 import { EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
+import { repairNotice } from "./repair-notice.js";
 import { secretRedactor } from "./secrets.js";
 import { SessionLock } from "./session-lock.js";
 import { SessionWriter } from "./session-writer.js";
@@ -70,6 +71,17 @@ export class Session {
    * start with these.
    */
   openingEvents: SessionEvent[] = [];
+
+  /** What opening this session repaired, if anything new (see `repair-notice.ts`); show it once. */
+  get repairNotice(): string | undefined {
+    const resume = this.resumeEvent;
+    return resume?.type === "session.resume" ? resume.data.notice : undefined;
+  }
+
+  /** The `session.resume` event of this open, when the session was resumed. */
+  get resumeEvent(): SessionEvent | undefined {
+    return this.openingEvents.find((event) => event.type === "session.resume");
+  }
 
   private constructor(
     log: EventLog,
@@ -162,9 +174,15 @@ export class Session {
       session.recordGrant(event);
     }
     const repaired: RepairNote[] = opened.repaired;
+    const notice = repairNotice(opened.events, repaired, session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
       type: "session.resume",
-      data: { resumeTime: new Date().toISOString(), eventCount: opened.events.length, repaired },
+      data: {
+        resumeTime: new Date().toISOString(),
+        eventCount: opened.events.length,
+        repaired,
+        ...(notice === undefined ? {} : { notice }),
+      },
     });
     session.openingEvents = [first, resumeEvent, ...session.closeOpenToolCalls()];
     await opened.log.flush();
