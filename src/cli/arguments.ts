@@ -13,7 +13,16 @@ export type Command =
   | { kind: "server"; options: FaceOptions & { transport: { stdio: true } | { port: number } } }
   | { kind: "sessions-list"; json: boolean }
   | { kind: "sessions-show"; sessionId: string }
-  | { kind: "sessions-delete"; sessionId: string };
+  | { kind: "sessions-delete"; sessionId: string }
+  /** `turnloop sessions view <id> [--out F] [--no-open]`: the HTML timeline of a session. */
+  | { kind: "sessions-view"; sessionId: string; out?: string; open: boolean }
+  /** `turnloop sessions export <id> --format html|markdown|json [--out F]`. */
+  | {
+      kind: "sessions-export";
+      sessionId: string;
+      format: "html" | "markdown" | "json";
+      out?: string;
+    };
 
 export type { FaceOptions };
 
@@ -35,6 +44,11 @@ Usage:
   turnloop sessions [--json]          list sessions, newest first
   turnloop sessions show <id>         print a session's conversation
   turnloop sessions delete <id>       delete a session
+  turnloop sessions view <id> [--out F] [--no-open]
+                                      write a session's HTML timeline (self-contained, offline)
+                                      beside its log or at F, and open it when there is a display
+  turnloop sessions export <id> --format html|markdown|json [--out F]
+                                      a session as one file, for sharing (stdout without --out)
   turnloop --version | --help
 
 Options for -p:
@@ -78,7 +92,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     return { kind: "version" };
   }
   if (positionals[0] === "sessions") {
-    return sessionsCommand(positionals.slice(1), values.json === true);
+    return sessionsCommand(positionals.slice(1), values);
   }
   if (positionals[0] === "acp" && positionals.length === 1) {
     return { kind: "acp", options: faceOptions(values, cwd) };
@@ -187,23 +201,47 @@ function parseWith(argv: readonly string[]) {
       "output-format": { type: "string" },
       cwd: { type: "string" },
       json: { type: "boolean" },
+      out: { type: "string" },
+      "no-open": { type: "boolean" },
+      format: { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
   });
 }
 
-function sessionsCommand(rest: readonly string[], json: boolean): Command {
+function sessionsCommand(rest: readonly string[], values: ParsedValues): Command {
   const [action, sessionId] = rest;
   if (action === undefined || action === "list") {
-    return { kind: "sessions-list", json };
+    return { kind: "sessions-list", json: values.json === true };
+  }
+  if ((action === "view" || action === "export") && sessionId !== undefined) {
+    return sessionsViewCommand(action, sessionId, values);
   }
   if ((action === "show" || action === "delete") && sessionId !== undefined) {
     return action === "show"
       ? { kind: "sessions-show", sessionId }
       : { kind: "sessions-delete", sessionId };
   }
-  throw new UsageError("usage: turnloop sessions [list | show <id> | delete <id>]");
+  throw new UsageError(
+    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F]",
+  );
+}
+
+function sessionsViewCommand(
+  action: "view" | "export",
+  sessionId: string,
+  values: ParsedValues,
+): Command {
+  const out = values.out === undefined ? {} : { out: values.out };
+  if (action === "view") {
+    return { kind: "sessions-view", sessionId, open: values["no-open"] !== true, ...out };
+  }
+  const format = values.format;
+  if (format !== "html" && format !== "markdown" && format !== "json") {
+    throw new UsageError(`--format must be html, markdown or json, not "${format ?? ""}"`);
+  }
+  return { kind: "sessions-export", sessionId, format, ...out };
 }
 
 function positiveInteger(flag: string, value: string | undefined, fallback: number): number {

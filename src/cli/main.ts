@@ -67,6 +67,20 @@ async function main(argv: readonly string[]): Promise<number> {
       const { runSessionsCommand } = await import("./sessions-command.js");
       return runSessionsCommand(command, { stdout: process.stdout, stderr: process.stderr });
     }
+    case "sessions-view":
+    case "sessions-export": {
+      const { runSessionsView, runSessionsExport } = await import("./session-view/command.js");
+      const io = {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+        cwd: process.cwd(),
+        platform: process.platform,
+      };
+      return command.kind === "sessions-view"
+        ? runSessionsView(command, io)
+        : runSessionsExport(command, io);
+    }
   }
 }
 

@@ -5,7 +5,10 @@ import { deleteSession, listSessions, resolveSessionId } from "../session/store.
 import type { Command } from "./arguments.js";
 import { renderConversation } from "./render.js";
 
-type SessionsCommand = Extract<Command, { kind: `sessions-${string}` }>;
+type SessionsCommand = Extract<
+  Command,
+  { kind: "sessions-list" | "sessions-show" | "sessions-delete" }
+>;
 
 /**
  * Runs `turnloop sessions [list|show|delete]` against `$TURNLOOP_HOME`.

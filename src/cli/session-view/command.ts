@@ -1,0 +1,160 @@
+/**
+ * `turnloop sessions view <id>` and `turnloop sessions export <id> --format html|markdown|json`.
+ */
+
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { errorCode, errorMessage } from "../../events/errors.js";
+import { eventsPath, turnloopHome } from "../../session/paths.js";
+import { resolveSessionId } from "../../session/store.js";
+import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
+import { sessionViewHtml } from "./page-html.js";
+import { readNumberedLog } from "./read-numbered.js";
+import { buildSessionView, type SessionView } from "./view-model.js";
+
+/** Export formats of `turnloop sessions export`. */
+export type ExportFormat = "html" | "markdown" | "json";
+
+export interface ViewCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  /** The working directory `--out` is relative to. */
+  cwd: string;
+  platform: NodeJS.Platform;
+}
+
+/** The file name of the view written next to a session's `events.jsonl`. */
+export const VIEW_FILE_NAME = "view.html";
+
+async function loadView(
+  home: string,
+  idOrPrefix: string,
+): Promise<{ ok: true; view: SessionView; path: string } | { ok: false; message: string }> {
+  const resolved = await resolveSessionId(home, idOrPrefix);
+  if (!resolved.ok) {
+    return resolved;
+  }
+  const path = eventsPath(home, resolved.sessionId);
+  const log = await readNumberedLog(path);
+  return { ok: true, view: buildSessionView(log.events, log.repaired), path };
+}
+
+/** Renders `view` in `format`. JSON is the view's data (as the page draws it) with the note. */
+export function renderExport(view: SessionView, format: ExportFormat): string {
+  switch (format) {
+    case "html":
+      return sessionViewHtml(view);
+    case "markdown":
+      return sessionViewMarkdown(view);
+    case "json":
+      return `${JSON.stringify({ note: EXPORT_NOTE, ...view }, null, 2)}\n`;
+  }
+}
+
+/**
+ * Writes the HTML view of a session (`--out F`, default `view.html` beside its events.jsonl),
+ * prints its path on stdout and, when `open` and a display is there, opens it with the system's
+ * opener (xdg-open, open, start) without waiting for it.
+ * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
+ */
+export async function runSessionsView(
+  command: { sessionId: string; out?: string; open: boolean },
+  io: ViewCommandIo,
+): Promise<number> {
+  return withErrors(command.sessionId, io, async () => {
+    const loaded = await loadView(turnloopHome(io.env), command.sessionId);
+    if (!loaded.ok) {
+      io.stderr.write(`turnloop: ${loaded.message}\n`);
+      return 1;
+    }
+    const target =
+      command.out === undefined
+        ? join(dirname(loaded.path), VIEW_FILE_NAME)
+        : resolve(io.cwd, command.out);
+    await writeFile(target, sessionViewHtml(loaded.view), { mode: 0o600 });
+    io.stdout.write(`${target}\n`);
+    reportRepairs(loaded.view, io);
+    if (command.open) {
+      openWithSystem(target, io);
+    }
+    return 0;
+  });
+}
+
+/**
+ * Writes a session in `format` to `--out F`, or to stdout.
+ * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
+ */
+export async function runSessionsExport(
+  command: { sessionId: string; format: ExportFormat; out?: string },
+  io: ViewCommandIo,
+): Promise<number> {
+  return withErrors(command.sessionId, io, async () => {
+    const loaded = await loadView(turnloopHome(io.env), command.sessionId);
+    if (!loaded.ok) {
+      io.stderr.write(`turnloop: ${loaded.message}\n`);
+      return 1;
+    }
+    const text = renderExport(loaded.view, command.format);
+    if (command.out === undefined) {
+      io.stdout.write(text);
+    } else {
+      const target = resolve(io.cwd, command.out);
+      await writeFile(target, text, { mode: 0o600 });
+      io.stderr.write(`turnloop: wrote ${target}\n`);
+    }
+    reportRepairs(loaded.view, io);
+    return 0;
+  });
+}
+
+async function withErrors(
+  sessionId: string,
+  io: ViewCommandIo,
+  run: () => Promise<number>,
+): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = errorCode(error) === "ENOENT" ? `no session ${sessionId}` : errorMessage(error);
+    io.stderr.write(`turnloop: ${message}\n`);
+    return 1;
+  }
+}
+
+function reportRepairs(view: SessionView, io: ViewCommandIo): void {
+  const now = view.summary.repaired.filter((note) => note.when === "now").length;
+  if (now > 0) {
+    io.stderr.write(
+      `turnloop: skipped ${now} damaged line(s) while reading (marked in the view)\n`,
+    );
+  }
+}
+
+/** Whether a window can be opened: always on macOS and Windows, with X11 or Wayland elsewhere. */
+export function hasDisplay(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): boolean {
+  if (platform === "darwin" || platform === "win32") {
+    return true;
+  }
+  return Boolean(env.DISPLAY) || Boolean(env.WAYLAND_DISPLAY);
+}
+
+function openWithSystem(path: string, io: ViewCommandIo): void {
+  if (!hasDisplay(io.env, io.platform)) {
+    io.stderr.write("turnloop: no display, not opening the view (open the file above)\n");
+    return;
+  }
+  const [command, args] =
+    io.platform === "darwin"
+      ? ["open", [path]]
+      : io.platform === "win32"
+        ? ["cmd", ["/c", "start", "", path]]
+        : ["xdg-open", [path]];
+  const child = spawn(command, args, { detached: true, stdio: "ignore", env: io.env });
+  child.on("error", (error) => {
+    io.stderr.write(`turnloop: could not open the view with ${command}: ${errorMessage(error)}\n`);
+  });
+  child.unref();
+}

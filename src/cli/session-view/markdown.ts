@@ -1,0 +1,133 @@
+import type { SessionView, ViewMark, ViewTool, ViewTurn } from "./view-model.js";
+
+/** The notice every export carries, in every format. */
+export const EXPORT_NOTE =
+  "This export contains what the session recorded: file contents, commands and their output. " +
+  "Secrets were redacted when the log was written; read it before you share it.";
+
+/** A fenced block whose fence is longer than any run of backticks inside `text`. */
+function fenced(text: string, language = ""): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${language}\n${text}\n${fence}`;
+}
+
+function duration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) {
+    return "?";
+  }
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+function marks(list: readonly ViewMark[], origin: number): string[] {
+  return list.map((mark) => {
+    const detail = mark.detail === undefined ? "" : `\n\n${fenced(mark.detail, "text")}`;
+    return `- **${mark.kind}** at +${duration(mark.at - origin)}: ${mark.text}${detail}`;
+  });
+}
+
+function tool(entry: ViewTool): string[] {
+  const took =
+    entry.start !== undefined && entry.end !== undefined ? entry.end - entry.start : undefined;
+  const args =
+    typeof entry.arguments === "string"
+      ? entry.arguments
+      : JSON.stringify(entry.arguments, null, 2);
+  const lines = [
+    `#### \`${entry.name}\` · ${entry.status} · ${duration(took)}`,
+    "",
+    fenced(args, "json"),
+  ];
+  const permission = entry.permission;
+  if (permission !== undefined) {
+    const answer = permission.decision ?? "no answer in the log";
+    lines.push(
+      "",
+      `Permission asked (${permission.kind}): ${permission.title} — ${answer}${permission.scope === undefined ? "" : ` (${permission.scope})`}${permission.reason === undefined ? "" : `: ${permission.reason}`}`,
+    );
+  }
+  if (entry.errorMessage !== undefined) {
+    lines.push("", `Error (${entry.errorCode ?? "?"}): ${entry.errorMessage}`);
+  }
+  if (entry.result !== undefined && entry.result !== entry.errorMessage) {
+    lines.push("", fenced(entry.result, "text"));
+  }
+  return lines;
+}
+
+function turn(entry: ViewTurn): string[] {
+  const usage = entry.usage ?? {};
+  const heading = [
+    `### Turn ${entry.index}`,
+    entry.purpose,
+    entry.status,
+    duration(entry.spanEnd - entry.requestAt),
+    `${usage.input ?? "?"} in / ${usage.output ?? "?"} out`,
+  ].filter((part) => part !== undefined);
+  const lines = [heading.join(" · "), ""];
+  lines.push(...marks(entry.marks, entry.requestAt));
+  if (entry.marks.length > 0) {
+    lines.push("");
+  }
+  if (entry.reasoning !== undefined) {
+    lines.push(
+      "<details><summary>reasoning</summary>",
+      "",
+      fenced(entry.reasoning, "text"),
+      "",
+      "</details>",
+      "",
+    );
+  }
+  if (entry.content !== undefined && entry.content !== "") {
+    lines.push(entry.content, "");
+  }
+  for (const call of entry.tools) {
+    lines.push(...tool(call), "");
+  }
+  return lines;
+}
+
+/** The session as Markdown: summary table, then each prompt with its turns and tools. */
+export function sessionViewMarkdown(view: SessionView): string {
+  const { summary } = view;
+  const toolCount = Object.values(summary.toolCalls)
+    .flatMap((outcomes) => Object.values(outcomes))
+    .reduce((sum, value) => sum + value, 0);
+  const lines = [
+    `# turnloop session ${summary.sessionId ?? ""}`.trim(),
+    "",
+    `> ${EXPORT_NOTE}`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| models | ${summary.models.join(", ")} |`,
+    `| prompts | ${summary.prompts} |`,
+    `| turns | ${summary.turns} |`,
+    `| tool calls | ${toolCount} |`,
+    `| tokens in / out / cached | ${summary.tokens.input} / ${summary.tokens.output} / ${summary.tokens.cacheRead} |`,
+    `| cost | ${summary.cost === undefined ? "not recorded" : `$${summary.cost.toFixed(4)}`} |`,
+    `| wall time | ${duration(summary.wallMs)} |`,
+    "",
+  ];
+  for (const note of summary.repaired) {
+    lines.push(
+      `- damaged line ${note.line} skipped (${note.reason}${note.when === "on resume" ? ", on resume" : ""})`,
+    );
+  }
+  let next = 0;
+  for (const prompt of view.prompts) {
+    lines.push(
+      `## Prompt ${prompt.index} · ${prompt.stopReason}`,
+      "",
+      ...prompt.content.split("\n").map((line) => `> ${line}`),
+      "",
+    );
+    lines.push(...marks(prompt.marks, prompt.at));
+    while (next < view.turns.length && view.turns[next]?.prompt === prompt.index) {
+      lines.push(...turn(view.turns[next] as ViewTurn));
+      next += 1;
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,143 @@
+/**
+ * In-page script, part 3: the details panel of a selected turn or prompt — the full message and
+ * reasoning, each tool's arguments and result (long ones folded), an edit's diff, the permission
+ * question and answer, and every mark with its text.
+ */
+export const PAGE_DETAILS_SCRIPT = String.raw`
+var FOLD_CHARACTERS = 1200;
+var FOLD_LINES = 16;
+
+function block(label, text, className) {
+  var value = String(text === undefined || text === null ? "" : text);
+  var lines = value.split("\n").length;
+  var pre = element("pre", { class: className || "text", text: value });
+  if (value.length <= FOLD_CHARACTERS && lines <= FOLD_LINES) {
+    return element("div", { class: "block" }, [element("h4", { text: label }), pre]);
+  }
+  return element("details", { class: "block folded" }, [
+    element("summary", { text: label + " (" + formatNumber(value.length) + " characters, " + formatNumber(lines) + " lines)" }),
+    pre,
+  ]);
+}
+
+/** The lines an edit removed and added, with the unchanged lines around them cut to three. */
+function diffLines(before, after) {
+  var old = String(before).split("\n"), added = String(after).split("\n"), start = 0, end = 0;
+  while (start < old.length && start < added.length && old[start] === added[start]) start += 1;
+  while (end < old.length - start && end < added.length - start &&
+    old[old.length - 1 - end] === added[added.length - 1 - end]) end += 1;
+  var lines = [];
+  old.slice(Math.max(0, start - 3), start).forEach(function (line) { lines.push([" ", line]); });
+  old.slice(start, old.length - end).forEach(function (line) { lines.push(["-", line]); });
+  added.slice(start, added.length - end).forEach(function (line) { lines.push(["+", line]); });
+  old.slice(old.length - end, Math.min(old.length, old.length - end + 3)).forEach(function (line) { lines.push([" ", line]); });
+  return lines;
+}
+
+function diffBlock(tool) {
+  var args = tool.arguments || {};
+  var lines;
+  if (tool.name === "edit" && typeof args.old_str === "string" && typeof args.new_str === "string") {
+    lines = diffLines(args.old_str, args.new_str);
+  } else if (tool.name === "create" && typeof args.file_text === "string") {
+    lines = args.file_text.split("\n").map(function (line) { return ["+", line]; });
+  } else {
+    return null;
+  }
+  var pre = element("pre", { class: "diff" }, lines.map(function (line) {
+    var kind = line[0] === "+" ? "added" : line[0] === "-" ? "removed" : "context";
+    return element("span", { class: kind, text: line[0] + " " + line[1] + "\n" });
+  }));
+  return element("div", { class: "block" }, [element("h4", { text: "diff of " + (args.path || "?") }), pre]);
+}
+
+function permissionBlock(permission) {
+  if (!permission) return null;
+  var answer = permission.decision === undefined ? "no answer in the log" :
+    permission.decision + (permission.scope ? " (" + permission.scope + ")" : "") +
+    (permission.rule ? " by rule " + permission.rule : "") + (permission.reason ? ": " + permission.reason : "");
+  var waited = permission.completed !== undefined ? " after " + formatDuration(permission.completed - permission.requested) : "";
+  return element("div", { class: "block permission", "data-decision": permission.decision }, [
+    element("h4", { text: "permission" }),
+    element("p", { class: "question", text: "asked (" + (permission.kind || "?") + "): " + (permission.title || "?") }),
+    element("p", { class: "answer", text: "answer" + waited + ": " + answer }),
+  ]);
+}
+
+function toolDetails(turn, tool) {
+  var duration = tool.start !== undefined && tool.end !== undefined ? formatDuration(tool.end - tool.start) : "not finished";
+  var args = typeof tool.arguments === "string" ? tool.arguments : JSON.stringify(tool.arguments, null, 2);
+  return element("section", { class: "tool-details", id: "tool-" + tool.toolCallId, "data-tool-call-id": tool.toolCallId,
+    "data-status": tool.status }, [
+    element("h3", { text: tool.name + " · " + tool.status + " · " + duration }),
+    element("p", { class: "meta", text: "call " + tool.toolCallId + (tool.start !== undefined ? " · started at +" + formatDuration(tool.start - turn.requestAt) + " into the turn" : "") }),
+    block(tool.argumentsError ? "arguments (" + tool.argumentsError + ", as streamed)" : "arguments", args, "arguments"),
+    diffBlock(tool),
+    permissionBlock(tool.permission),
+    tool.errorMessage ? element("p", { class: "error", text: "error" + (tool.errorCode ? " (" + tool.errorCode + ")" : "") + ": " + tool.errorMessage }) : null,
+    tool.result !== undefined ? block("result", tool.result, "result") : element("p", { class: "meta", text: "no result in the log" }),
+    tool.imageCount ? element("p", { class: "meta", text: tool.imageCount + " image(s) returned (not included in this file)" }) : null,
+  ]);
+}
+
+function marksList(marks, origin) {
+  if (marks.length === 0) return null;
+  return element("ul", { class: "marks" }, marks.map(function (mark) {
+    return element("li", { "data-kind": mark.kind }, [
+      element("span", { class: "mark-kind", text: mark.kind }),
+      " +" + formatDuration(mark.at - origin) + " " + mark.text,
+      mark.detail ? block("details", mark.detail, "text") : null,
+    ]);
+  }));
+}
+
+function timesLine(turn) {
+  var parts = ["request sent at +" + formatDuration(turn.requestAt)];
+  parts.push(turn.firstTokenAt !== undefined ? "first token after " + formatDuration(turn.firstTokenAt - turn.requestAt) : "first token not recorded");
+  if (turn.lastTokenAt !== undefined) parts.push("last token after " + formatDuration(turn.lastTokenAt - turn.requestAt));
+  parts.push(turn.endAt !== undefined ? "turn_end after " + formatDuration(turn.endAt - turn.requestAt) : "no turn_end");
+  return parts.join(" · ");
+}
+
+function turnDetails(turn) {
+  var usage = turn.usage || {};
+  return [
+    element("h2", { text: "Turn " + turn.index + " (prompt " + turn.prompt + ")" + (turn.purpose ? " · " + turn.purpose : "") }),
+    element("p", { class: "meta", text: [turn.status, turn.finishReason && "finish: " + turn.finishReason,
+      turn.errorType && "error: " + turn.errorType, turn.model].filter(Boolean).join(" · ") }),
+    element("p", { class: "meta", text: timesLine(turn) }),
+    element("p", { class: "meta", text: "tokens: " + formatNumber(usage.input) + " in, " + formatNumber(usage.output) + " out, " +
+      formatNumber(usage.cacheRead) + " cached" + (turn.cost !== undefined ? " · " + formatCost(turn.cost) : "") }),
+    marksList(turn.marks, turn.requestAt),
+    turn.reasoning ? block("reasoning", turn.reasoning, "reasoning") : null,
+    turn.content !== undefined ? block(turn.interrupted ? "message (interrupted)" : "message", turn.content, "message") :
+      element("p", { class: "meta", text: "no reply in the log" }),
+  ].concat(turn.tools.map(function (tool) { return toolDetails(turn, tool); }));
+}
+
+function compactionDetails(compaction) {
+  return [
+    element("h2", { text: "Compaction after turn " + compaction.afterTurn + (compaction.success === false ? " · failed" : "") }),
+    element("p", { class: "meta", text: [compaction.trigger && "trigger: " + compaction.trigger,
+      formatNumber(compaction.tokensBefore) + " → " + formatNumber(compaction.tokensAfter) + " tokens",
+      compaction.messagesRemoved !== undefined && compaction.messagesRemoved + " messages removed"].filter(Boolean).join(" · ") }),
+    compaction.summary !== undefined ? block("summary the model is given from here on", compaction.summary, "message") :
+      element("p", { class: "meta", text: "no summary in the log" }),
+  ];
+}
+
+function showDetails(row, toolCallId) {
+  var panel = document.getElementById("details");
+  var children = row.turn ? turnDetails(row.turn) : row.compaction ? compactionDetails(row.compaction) : [
+    element("h2", { text: "Prompt " + row.prompt.index + " · " + row.prompt.stopReason }),
+    marksList(row.prompt.marks, 0),
+    block("prompt", row.prompt.content, "message"),
+  ];
+  panel.replaceChildren.apply(panel, children.filter(Boolean));
+  var target = toolCallId && document.getElementById("tool-" + toolCallId);
+  if (target) {
+    target.classList.add("focused");
+    target.scrollIntoView({ block: "nearest" });
+  }
+}
+`;

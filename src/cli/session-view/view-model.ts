@@ -1,0 +1,188 @@
+/**
+ * The data a session view draws, folded from the events of one `events.jsonl`: prompts, turns
+ * (with their tools, times and marks), a per-turn context and cost series, and a summary.
+ *
+ * Logs of every turnloop version read the same way. Older logs write `assistant.turn_end` right
+ * after the reply, before its tools, and `assistant.turn_start` at the first streamed token;
+ * newer ones write `turn_start` when the request is sent (optionally with a `purpose`, e.g.
+ * `"compaction"`) and `turn_end` after the turn's tools (DESIGN.md, "Principles"). Compaction
+ * events come as `{tokensBefore}` / `{tokensBefore, tokensAfter, summary}` or as
+ * `{trigger, currentTokens, tokenLimit}` / `{success, preCompactionTokens, postCompactionTokens,
+ * messagesRemoved, summaryContent}`. `data` is therefore read field by field, never trusted.
+ *
+ * Times are milliseconds since the first event (`SessionView.summary.startTime` is its ISO time).
+ */
+
+import type { RepairNote, SessionEvent } from "../../events/events.js";
+import { foldEvents } from "./fold.js";
+
+/** One tool call of a turn. `start`/`end` are ms since the session's first event. */
+export interface ViewTool {
+  toolCallId: string;
+  name: string;
+  arguments: unknown;
+  /** Why the arguments could not be parsed, when they could not. */
+  argumentsError?: string;
+  start?: number;
+  end?: number;
+  /** `running`: started (or requested) and not finished when the log ends. */
+  status: "success" | "failed" | "denied" | "cancelled" | "interrupted" | "running";
+  errorCode?: string;
+  errorMessage?: string;
+  result?: string;
+  /** Images the tool returned (not embedded: the view stays small). */
+  imageCount?: number;
+  permission?: ViewPermission;
+}
+
+/** A permission question and its answer. */
+export interface ViewPermission {
+  requested: number;
+  completed?: number;
+  kind: string;
+  title: string;
+  decision?: string;
+  scope?: string;
+  rule?: string;
+  reason?: string;
+}
+
+/** Something that happened at a moment of a turn (or of a prompt, before its first turn). */
+export interface ViewMark {
+  kind:
+    | "retry"
+    | "permission"
+    | "compaction"
+    | "error"
+    | "abort"
+    | "repaired"
+    | "resume"
+    | "plan"
+    | "task_complete"
+    | "nudge"
+    | "hook";
+  /** ms since the session's first event. */
+  at: number;
+  /** One line for a tooltip. */
+  text: string;
+  /** Longer text for the details panel (a compaction summary, a permission reason …). */
+  detail?: string;
+}
+
+/** Token counts of one turn's request, as `assistant.usage` reported them. */
+export interface ViewUsage {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+}
+
+/** One model request. */
+export interface ViewTurn {
+  /** 1-based, in log order. */
+  index: number;
+  turnId: string;
+  /** 1-based index of the prompt the turn belongs to. */
+  prompt: number;
+  /** e.g. `"compaction"`; absent for an ordinary turn. */
+  purpose?: string;
+  /** When the request was sent (ms). */
+  requestAt: number;
+  /** When the first token arrived, where the log tells (older logs: `turn_start`). */
+  firstTokenAt?: number;
+  /** When the reply was complete (`assistant.message`). */
+  lastTokenAt?: number;
+  /** `assistant.turn_end`, when written. */
+  endAt?: number;
+  /** End of everything the turn holds: reply, tools, permission answers (ms). */
+  spanEnd: number;
+  /** `completed`, `failed`, `error`, `cancelled`, … as written; `open` when never ended. */
+  status: string;
+  finishReason?: string;
+  errorType?: string;
+  model?: string;
+  usage?: ViewUsage;
+  /** USD, as `assistant.usage.cost` said. */
+  cost?: number;
+  content?: string;
+  reasoning?: string;
+  interrupted?: boolean;
+  tools: ViewTool[];
+  marks: ViewMark[];
+}
+
+/** One prompt (a `user.message` not written by autopilot). */
+export interface ViewPrompt {
+  index: number;
+  at: number;
+  content: string;
+  source: string;
+  /** ACP stop reason, `error`, or `unfinished` (still running, or cut short). */
+  stopReason: string;
+  /** Marks before the prompt's first turn. */
+  marks: ViewMark[];
+}
+
+/** A compaction, from its start/complete pair. */
+export interface ViewCompaction {
+  at: number;
+  /** The turn current when it completed (1-based), or 0 before any turn. */
+  afterTurn: number;
+  trigger?: string;
+  success?: boolean;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  messagesRemoved?: number;
+  summary?: string;
+}
+
+/** Header numbers. Token totals add up every `assistant.usage`. */
+export interface ViewSummary {
+  sessionId?: string;
+  cwd?: string;
+  producerVersion?: string;
+  /** ISO-8601 of the first event. */
+  startTime?: string;
+  models: string[];
+  prompts: number;
+  turns: number;
+  /** tool name → outcome (`success`, `failed`, `denied`, …) → count. */
+  toolCalls: Record<string, Record<string, number>>;
+  tokens: Required<ViewUsage>;
+  /** USD total of the turns that report a cost; absent when none does. */
+  cost?: number;
+  /** Turns that report a cost. */
+  costedTurns: number;
+  /** First to last event (ms). */
+  wallMs: number;
+  /** Damage the reader skipped, plus repairs that earlier opens recorded in `session.resume`. */
+  repaired: Array<RepairNote & { when: "now" | "on resume" }>;
+  /** The last turn or tool has no end: the session may still be running. */
+  running: boolean;
+}
+
+/** Everything the page, the Markdown and the JSON export show. */
+export interface SessionView {
+  summary: ViewSummary;
+  prompts: ViewPrompt[];
+  turns: ViewTurn[];
+  compactions: ViewCompaction[];
+}
+
+/** An event with the 1-based line it was read from. */
+export interface NumberedEvent {
+  event: SessionEvent;
+  line: number;
+}
+
+/**
+ * Folds `events` (in file order, with their line numbers) and the reader's `repaired` notes into
+ * a {@link SessionView}. Never throws on odd data: missing fields are left out.
+ */
+export function buildSessionView(
+  events: readonly NumberedEvent[],
+  repaired: readonly RepairNote[],
+): SessionView {
+  return foldEvents(events, repaired);
+}
