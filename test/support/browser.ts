@@ -37,7 +37,10 @@ export function requireBrowser(): boolean {
 export interface HeadlessBrowser {
   context: BrowserContext;
   /** Opens `url` and records every request the page makes (the page's own URL included). */
-  open(url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; requests: string[] }>;
+  open(
+    url: string,
+    viewport?: { width: number; height: number },
+  ): Promise<{ page: Page; requests: string[] }>;
   close(): Promise<void>;
 }
 

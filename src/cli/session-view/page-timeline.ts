@@ -53,8 +53,10 @@ function modelSegments(turn, scale) {
 }
 
 function toolBar(turn, tool, scale) {
-  var start = tool.start !== undefined ? tool.start : (tool.permission ? tool.permission.requested : undefined);
-  if (start === undefined) return null;
+  // A tool's bar starts at its permission question when that came first (a denied call never starts).
+  var times = [tool.start, tool.permission && tool.permission.requested].filter(function (time) { return time !== undefined; });
+  if (times.length === 0) return null;
+  var start = Math.min.apply(null, times);
   var end = tool.end !== undefined ? tool.end : turn.spanEnd;
   var duration = end - start;
   var title = tool.name + " · " + tool.status + " · " + formatDuration(duration) +
