@@ -5,9 +5,10 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { formatBytes, formatDuration, formatRatio, formatValue } from "./format.mjs";
 import { percentile } from "./statistics.mjs";
+import { viewerSection } from "./viewer-section.mjs";
 
 /**
  * @param {import("./run.mjs").Row} row
@@ -174,7 +175,9 @@ export function writeReport(path, context, meta) {
     add(`| ${load.group} | ${load.before} | ${load.after} |`);
   }
   add("");
-  writeFileSync(path, lines.join("\n"));
+  // The session-view figures come from bench/viewer.mjs; keep them.
+  const kept = existsSync(path) ? viewerSection(readFileSync(path, "utf8")) : "";
+  writeFileSync(path, kept === "" ? lines.join("\n") : `${lines.join("\n")}\n${kept}\n`);
 }
 
 /**

@@ -239,7 +239,11 @@ function sessionsViewCommand(
   }
   const format = values.format;
   if (format !== "html" && format !== "markdown" && format !== "json") {
-    throw new UsageError(`--format must be html, markdown or json, not "${format ?? ""}"`);
+    throw new UsageError(
+      format === undefined
+        ? "sessions export needs --format html, markdown or json"
+        : `--format must be html, markdown or json, not "${format}"`,
+    );
   }
   return { kind: "sessions-export", sessionId, format, ...out };
 }

@@ -63,3 +63,33 @@ describe("the command line", () => {
     );
   });
 });
+
+describe("sessions view and export", () => {
+  test("view opens by default; --no-open and --out are kept", () => {
+    expect(parseCommand(["sessions", "view", "abc"], "/work")).toEqual({
+      kind: "sessions-view",
+      sessionId: "abc",
+      open: true,
+    });
+    expect(
+      parseCommand(["sessions", "view", "abc", "--no-open", "--out", "v.html"], "/work"),
+    ).toEqual({
+      kind: "sessions-view",
+      sessionId: "abc",
+      open: false,
+      out: "v.html",
+    });
+  });
+
+  test("export needs one of the three formats", () => {
+    expect(parseCommand(["sessions", "export", "abc", "--format", "markdown"], "/work")).toEqual({
+      kind: "sessions-export",
+      sessionId: "abc",
+      format: "markdown",
+    });
+    expect(() => parseCommand(["sessions", "export", "abc"], "/work")).toThrow(
+      new UsageError("sessions export needs --format html, markdown or json"),
+    );
+    expect(() => parseCommand(["sessions", "view"], "/work")).toThrow(UsageError);
+  });
+});

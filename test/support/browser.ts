@@ -3,12 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
-
-/**
- * The system's Chromium (Debian's `chromium` package; `.ci/run` installs it), or
- * `TURNLOOP_CHROMIUM`. Never a downloaded browser.
- */
-export const CHROMIUM_PATH = process.env.TURNLOOP_CHROMIUM ?? "/usr/bin/chromium";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../../bench/chromium.mjs";
 
 /** Why browser tests cannot run here, or `undefined` when they can. */
 export function browserMissingReason(): string | undefined {
@@ -44,23 +39,12 @@ export interface HeadlessBrowser {
   close(): Promise<void>;
 }
 
-const FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 export async function launchBrowser(): Promise<HeadlessBrowser> {
   const profile = await mkdtemp(join(tmpdir(), "turnloop-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: FLAGS,
+    args: [...CHROMIUM_FLAGS],
     viewport: { width: 1400, height: 900 },
   });
   return {

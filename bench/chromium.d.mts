@@ -1,0 +1,3 @@
+/** See chromium.mjs. */
+export const CHROMIUM_PATH: string;
+export const CHROMIUM_FLAGS: readonly string[];
