@@ -312,66 +312,64 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       await rm(home, { recursive: true, force: true });
     }
   });
-});
-
-describe("turnloop sessions export", () => {
-  test("markdown and json carry the note and every turn; html is the same page as view", async () => {
-    const environment = cleanEnvironment({ TURNLOOP_HOME: session.home });
-    const markdown = await runCli(
-      ["sessions", "export", session.sessionId, "--format", "markdown"],
-      { cwd: session.home, env: environment },
+  test("text from the log is shown as text: markup in a message, a result or a prompt runs nothing", async () => {
+    const hostile =
+      '</script><script>window.injected = 1</script><img src="http://127.0.0.1:9/x.png" onerror="window.injected = 2">';
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 3, 0, 0, 0, ms)).toISOString();
+    const events = [
+      [
+        "session.start",
+        {
+          sessionId: "hostile",
+          version: 1,
+          producer: "turnloop",
+          producerVersion: "0.1.0",
+          startTime: at(0),
+          cwd: "/w",
+          model: "openai:gpt-5",
+        },
+      ],
+      ["user.message", { content: hostile, source: "user" }],
+      ["assistant.turn_start", { turnId: "t1" }],
+      [
+        "assistant.message",
+        {
+          messageId: "m1",
+          content: hostile,
+          toolRequests: [{ toolCallId: "c1", name: "view", arguments: { path: hostile } }],
+          finishReason: "tool-calls",
+        },
+      ],
+      [
+        "tool.execution_start",
+        { toolCallId: "c1", toolName: "view", arguments: { path: hostile } },
+      ],
+      [
+        "tool.execution_complete",
+        { toolCallId: "c1", toolName: "view", success: true, result: { content: hostile } },
+      ],
+      ["assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "tool-calls" }],
+    ];
+    const log = events.map(
+      ([type, data], index) =>
+        `${JSON.stringify({ type, data, id: `h${index}`, timestamp: at(index * 10), parentId: index === 0 ? null : `h${index - 1}` })}\n`,
     );
-    expect(markdown.code).toBe(0);
-    expect(markdown.stdout).toContain(
-      "> This export contains what the session recorded: file contents, commands",
-    );
-    expect(markdown.stdout.match(/^### Turn \d+/gm)).toEqual([
-      "### Turn 1",
-      "### Turn 2",
-      "### Turn 3",
-      "### Turn 4",
-      "### Turn 5",
-    ]);
-    expect(markdown.stdout.match(/^#### `\w+` · \w+/gm)).toEqual([
-      "#### `view` · success",
-      "#### `view` · failed",
-      "#### `edit` · success",
-      "#### `bash` · denied",
-    ]);
-    const out = join(session.home, "export.json");
-    const json = await runCli(
-      ["sessions", "export", session.sessionId, "--format", "json", "--out", out],
-      { cwd: session.home, env: environment },
-    );
-    expect(json).toMatchObject({ code: 0, stdout: "", stderr: `turnloop: wrote ${out}\n` });
-    const exported = JSON.parse(await readFile(out, "utf8"));
-    expect(exported.note).toMatch(/file contents, commands/);
-    expect(exported.summary).toMatchObject({ sessionId: session.sessionId, turns: 5, prompts: 2 });
-    const html = await runCli(["sessions", "export", session.sessionId, "--format", "html"], {
-      cwd: session.home,
-      env: environment,
-    });
-    expect(html.stdout).toMatch(/^<!doctype html>/);
-    expect(html.stdout).toContain("default-src 'none'");
-  });
-
-  test("bad input: an unknown format, an unknown session", async () => {
-    const environment = cleanEnvironment({ TURNLOOP_HOME: session.home });
-    const format = await runCli(["sessions", "export", session.sessionId, "--format", "pdf"], {
-      cwd: session.home,
-      env: environment,
-    });
-    expect(format).toMatchObject({
-      code: 64,
-      stdout: "",
-      stderr: 'turnloop: --format must be html, markdown or json, not "pdf"\n',
-    });
-    const missing = await runCli(["sessions", "view", "ffffffff", "--no-open"], {
-      cwd: session.home,
-      env: environment,
-    });
-    expect(missing.code).toBe(1);
-    expect(missing.stdout).toBe("");
-    expect(missing.stderr).toMatch(/^turnloop: .*ffffffff/);
+    const home = await homeWithLog("hostile", log.join(""));
+    try {
+      const url = pathToFileURL(await viewFile(home, "hostile", "hostile.html")).href;
+      const { page, requests } = await browser.open(url);
+      await page.click('.turn-row[data-turn="1"]');
+      expect(
+        await page.evaluate(() => (globalThis as { injected?: number }).injected),
+      ).toBeUndefined();
+      expect(await texts(page, "#details pre.message")).toEqual([hostile]);
+      expect(await texts(page, "#details pre.result")).toEqual([hostile]);
+      expect(await page.$$eval("img", (nodes) => nodes.length)).toBe(0);
+      expect(await page.$$eval("script", (nodes) => nodes.length)).toBe(2);
+      expect(requests).toEqual([url]);
+      await page.close();
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

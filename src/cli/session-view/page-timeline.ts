@@ -52,18 +52,39 @@ function modelSegments(turn, scale) {
   return parts;
 }
 
-function toolBar(turn, tool, scale) {
-  // A tool's bar starts at its permission question when that came first (a denied call never starts).
+/** Where a tool's bar starts and ends: at its permission question when that came first. */
+function toolSpan(turn, tool) {
   var times = [tool.start, tool.permission && tool.permission.requested].filter(function (time) { return time !== undefined; });
   if (times.length === 0) return null;
-  var start = Math.min.apply(null, times);
-  var end = tool.end !== undefined ? tool.end : turn.spanEnd;
+  return { start: Math.min.apply(null, times), end: tool.end !== undefined ? tool.end : turn.spanEnd };
+}
+
+/** Tools that overlap in time (parallel calls) get lanes of their own, stacked in the row. */
+function toolLanes(turn) {
+  var laneEnds = [], lanes = {};
+  turn.tools.forEach(function (tool) {
+    var span = toolSpan(turn, tool);
+    if (!span) return;
+    var lane = laneEnds.findIndex(function (end) { return end <= span.start; });
+    if (lane === -1) lane = laneEnds.length;
+    laneEnds[lane] = Math.max(span.end, span.start + 1);
+    lanes[tool.toolCallId] = lane;
+  });
+  return { of: lanes, count: Math.max(1, laneEnds.length) };
+}
+
+function toolBar(turn, tool, scale, lanes) {
+  var span = toolSpan(turn, tool);
+  if (!span) return null;
+  var start = span.start, end = span.end;
+  var height = 10 / lanes.count;
+  var position = "top:" + (10 + (lanes.of[tool.toolCallId] || 0) * height).toFixed(2) + "px;height:" + height.toFixed(2) + "px;";
   var duration = end - start;
   var title = tool.name + " · " + tool.status + " · " + formatDuration(duration) +
     (tool.errorMessage ? "\n" + shorten(tool.errorMessage, 200) : "");
   var bar = element("div", { class: "tool-bar", "data-tool-call-id": tool.toolCallId, "data-name": tool.name,
     "data-status": tool.status, "data-duration-ms": Math.round(duration), title: title,
-    style: "left:" + percent(start - turn.requestAt, scale) + ";width:" + percent(duration, scale),
+    style: position + "left:" + percent(start - turn.requestAt, scale) + ";width:" + percent(duration, scale),
     onclick: function (event) { event.stopPropagation(); select({ turn: turn }, tool.toolCallId); } },
     [element("span", { class: "tool-name", text: tool.name })]);
   var permission = tool.permission;
@@ -86,9 +107,10 @@ function turnRow(turn, scale) {
   var span = turn.spanEnd - turn.requestAt;
   var rowScale = state.scaleMode === "turn" ? Math.max(span, 1) : scale;
   var usage = turn.usage || {};
+  var lanes = toolLanes(turn);
   var track = element("div", { class: "track" }, [
     element("div", { class: "turn-bar", style: "width:" + percent(span, rowScale) }, modelSegments(turn, rowScale)),
-  ].concat(turn.tools.map(function (tool) { return toolBar(turn, tool, rowScale); }),
+  ].concat(turn.tools.map(function (tool) { return toolBar(turn, tool, rowScale, lanes); }),
     turn.marks.map(function (mark) { return markElement(turn.requestAt, mark, rowScale); })));
   var label = "#" + turn.index + " " + formatDuration(span);
   return element("div", { class: "row turn-row", "data-turn": turn.index, "data-status": turn.status,

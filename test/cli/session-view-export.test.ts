@@ -1,0 +1,119 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { type RecordedSession, recordSession } from "./session-view-support.js";
+
+let session: RecordedSession;
+
+beforeAll(async () => {
+  session = await recordSession();
+}, 60_000);
+
+afterAll(async () => {
+  await session?.remove();
+});
+
+describe("turnloop sessions export", () => {
+  test("markdown and json carry the note and every turn; html is the same page as view", async () => {
+    const environment = cleanEnvironment({ TURNLOOP_HOME: session.home });
+    const markdown = await runCli(
+      ["sessions", "export", session.sessionId, "--format", "markdown"],
+      { cwd: session.home, env: environment },
+    );
+    expect(markdown.code).toBe(0);
+    expect(markdown.stdout).toContain(
+      "> This export contains what the session recorded: file contents, commands",
+    );
+    expect(markdown.stdout.match(/^### Turn \d+/gm)).toEqual([
+      "### Turn 1",
+      "### Turn 2",
+      "### Turn 3",
+      "### Turn 4",
+      "### Turn 5",
+    ]);
+    expect(markdown.stdout.match(/^#### `\w+` · \w+/gm)).toEqual([
+      "#### `view` · success",
+      "#### `view` · failed",
+      "#### `edit` · success",
+      "#### `bash` · denied",
+    ]);
+    const out = join(session.home, "export.json");
+    const json = await runCli(
+      ["sessions", "export", session.sessionId, "--format", "json", "--out", out],
+      { cwd: session.home, env: environment },
+    );
+    expect(json).toMatchObject({ code: 0, stdout: "", stderr: `turnloop: wrote ${out}\n` });
+    const exported = JSON.parse(await readFile(out, "utf8"));
+    expect(exported.note).toMatch(/file contents, commands/);
+    expect(exported.summary).toMatchObject({ sessionId: session.sessionId, turns: 5, prompts: 2 });
+    const html = await runCli(["sessions", "export", session.sessionId, "--format", "html"], {
+      cwd: session.home,
+      env: environment,
+    });
+    expect(html.stdout).toMatch(/^<!doctype html>/);
+    expect(html.stdout).toContain("default-src 'none'");
+  });
+
+  test("bad input: an unknown format, an unknown session", async () => {
+    const environment = cleanEnvironment({ TURNLOOP_HOME: session.home });
+    const format = await runCli(["sessions", "export", session.sessionId, "--format", "pdf"], {
+      cwd: session.home,
+      env: environment,
+    });
+    expect(format).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr: 'turnloop: --format must be html, markdown or json, not "pdf"\n',
+    });
+    const missing = await runCli(["sessions", "view", "ffffffff", "--no-open"], {
+      cwd: session.home,
+      env: environment,
+    });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr).toMatch(/^turnloop: .*ffffffff/);
+  });
+});
+
+describe("turnloop sessions view opens the page", () => {
+  test("with the system opener when there is a display, and not without one", async () => {
+    const bin = await mkdtemp(join(tmpdir(), "turnloop-opener-"));
+    try {
+      const opened = join(bin, "opened.txt");
+      await writeFile(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`);
+      await chmod(join(bin, "xdg-open"), 0o755);
+      const environment = cleanEnvironment({
+        TURNLOOP_HOME: session.home,
+        PATH: `${bin}:${process.env.PATH}`,
+      });
+      const withDisplay = await runCli(["sessions", "view", session.sessionId], {
+        cwd: session.home,
+        env: { ...environment, DISPLAY: ":99" },
+      });
+      const file = join(session.home, "session-state", session.sessionId, "view.html");
+      expect(withDisplay).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: "" });
+      let text = "";
+      for (let attempt = 0; attempt < 100 && text === ""; attempt += 1) {
+        text = await readFile(opened, "utf8").catch(() => "");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(text).toBe(file);
+      await rm(opened);
+      const headless = await runCli(["sessions", "view", session.sessionId], {
+        cwd: session.home,
+        env: environment,
+      });
+      expect(headless).toMatchObject({
+        code: 0,
+        stdout: `${file}\n`,
+        stderr: "turnloop: no display, not opening the view (open the file above)\n",
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await readFile(opened, "utf8").catch(() => "not opened")).toBe("not opened");
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
+  });
+});
