@@ -158,6 +158,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     expect(requests).toEqual([url]);
 
     if (process.env.UPDATE_SCREENSHOT === "1") {
+      await page.selectOption("#scale-mode", "turn");
       await page.click('.tool-bar[data-name="edit"]');
       await mkdir(join(SCREENSHOT, ".."), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
