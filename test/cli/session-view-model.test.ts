@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { readNumberedLog } from "../../src/cli/session-view/read-numbered.js";
@@ -191,6 +193,31 @@ describe("the session view of a damaged log", () => {
     ]);
     expect(view.prompts[0]?.marks.map((mark) => mark.text)).toEqual([
       "line 2 skipped: invalid_json",
+    ]);
+  });
+});
+
+describe("damage reported by session.resume", () => {
+  test("is listed once, whether a later resume or this read reports it again", async () => {
+    const { parseEventLog } = await import("../../src/session/event-log.js");
+    const { readFile } = await import("node:fs/promises");
+    const damaged = await readFile(golden("damaged.jsonl"), "utf8");
+    const complete = damaged.slice(0, damaged.lastIndexOf("\n") + 1);
+    const middle = parseEventLog(Buffer.from(complete)).repaired;
+    const cut = { line: 11, offset: complete.length, length: 20, reason: "torn_tail" };
+    const resume = (id: string, repaired: unknown[]) =>
+      `${JSON.stringify({ type: "session.resume", data: { resumeTime: "2026-01-02T09:00:00.000Z", eventCount: 8, repaired }, id, timestamp: "2026-01-02T09:00:00.000Z", parentId: null })}\n`;
+    const text = complete + resume("r1", [...middle, cut]) + resume("r2", middle);
+    const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
+    const folder = await mkdtemp(join(tmpdir(), "turnloop-view-resume-"));
+    await writeFile(join(folder, "events.jsonl"), text);
+    const log = await readNumberedLog(join(folder, "events.jsonl"));
+    await rm(folder, { recursive: true, force: true });
+    const view = buildSessionView(log.events, log.repaired);
+    expect(view.summary.repaired.map((note) => [note.line, note.reason, note.when])).toEqual([
+      [11, "torn_tail", "on resume"],
+      [2, "invalid_json", "now"],
+      [5, "invalid_event", "now"],
     ]);
   });
 });

@@ -21,7 +21,9 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
       const notes = Array.isArray(data.repaired) ? (data.repaired as RepairNote[]) : [];
       folder.resumeRepairs.push(...notes);
       const repairs = notes.length > 0 ? `, ${notes.length} damaged line(s) repaired` : "";
-      folder.mark({ kind: "resume", at, text: `session resumed${repairs}` });
+      const mark: ViewMark = { kind: "resume", at, text: `session resumed${repairs}` };
+      assignDefined(mark, { detail: text(data.notice) });
+      folder.mark(mark);
       return;
     }
     case "user.message":

@@ -110,7 +110,14 @@ function summarize(folder: Folder, repaired: readonly RepairNote[]): ViewSummary
       outcomes[tool.status] = (outcomes[tool.status] ?? 0) + 1;
     }
   }
-  const resumeRepairs = folder.resumeRepairs;
+  // Each session.resume may list damage that an earlier one (or this read) reports too.
+  const seen = new Set(repaired.map((note) => `${note.offset}:${note.reason}`));
+  const resumeRepairs = folder.resumeRepairs.filter((note) => {
+    const key = `${note.offset}:${note.reason}`;
+    const fresh = !seen.has(key);
+    seen.add(key);
+    return fresh;
+  });
   const summary: ViewSummary = {
     models: [...models],
     prompts: folder.prompts.filter((prompt) => prompt.source !== "none").length,
