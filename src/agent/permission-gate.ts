@@ -8,8 +8,9 @@ import {
   type PermissionRule,
   parseRule,
   type RuleSubject,
-  ruleCovers,
+  rulesCover,
   ruleTouches,
+  unclearParts,
 } from "./permission-rules.js";
 import type { Authorize, PermissionAnswer } from "./tool-calls.js";
 
@@ -74,8 +75,9 @@ export function parseRules(texts: readonly string[]): PermissionRule[] {
 }
 
 /**
- * The permission gate (DESIGN.md, tools): deny rules first; then `--allow-all-tools`; then allow
- * rules and session grants; then reads and searches inside the cwd (or an added folder) run
+ * The permission gate (DESIGN.md, tools): deny rules first; then `--allow-all-tools` (except
+ * for a command that cannot be fully read while deny rules for its tool apply: that one is
+ * asked about); then allow rules and session grants; then reads and searches inside the cwd (or an added folder) run
  * without asking; anything else is asked through the face, and every question and answer is
  * logged. Symlinks are resolved before paths are judged, so a link out of the cwd asks.
  */
@@ -101,7 +103,8 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
     if (denial !== undefined) {
       return { allowed: false, reason: `the rule ${denial.text} denies it` };
     }
-    if (policy.allowAllTools || policy.allow.some((rule) => ruleCovers(rule, subject, cwd))) {
+    const unclear = unclearUnderDenyRules(subject, policy.deny);
+    if ((policy.allowAllTools && unclear === undefined) || rulesCover(policy.allow, subject, cwd)) {
       return { allowed: true };
     }
     const folders = await Promise.all(policy.folders.map((folder) => resolveReal(resolve(folder))));
@@ -111,9 +114,10 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
       return { allowed: true };
     }
     if (options.ask === undefined) {
+      const noAsk = options.noAskReason ?? "nobody could be asked for permission";
       return {
         allowed: false,
-        reason: options.noAskReason ?? "nobody could be asked for permission",
+        reason: unclear === undefined ? noAsk : `${unclear}, so it needs asking; ${noAsk}`,
       };
     }
     const request: PermissionRequest = {
@@ -176,6 +180,31 @@ async function askAndRecord(
     return { allowed: true };
   }
   return { allowed: false, reason: reply.reason ?? "the user said no" };
+}
+
+/**
+ * Why a command must be asked about even under `--allow-all-tools`: it cannot be fully
+ * understood (computed names, `eval`, `bash -c "$x"` …) while deny rules with patterns for its
+ * tool are in force, so running it could run what they deny. Undefined when nothing stands in
+ * the way.
+ */
+function unclearUnderDenyRules(
+  subject: RuleSubject,
+  deny: readonly PermissionRule[],
+): string | undefined {
+  if (subject.command === undefined) {
+    return undefined;
+  }
+  const rules = deny.filter((rule) => rule.tool === subject.toolName && rule.pattern !== undefined);
+  if (rules.length === 0) {
+    return undefined;
+  }
+  const unclear = unclearParts(subject.command);
+  if (unclear.length === 0) {
+    return undefined;
+  }
+  const rulesText = rules.map((rule) => rule.text).join(", ");
+  return `the command cannot be fully read (${unclear.join("; ")}) and ${rulesText} must hold`;
 }
 
 /** Settles with `cancelled` as soon as `signal` aborts, even if the face never answers. */

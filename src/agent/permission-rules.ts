@@ -1,10 +1,11 @@
 import { isAbsolute, relative, sep } from "node:path";
 import picomatch from "picomatch";
+import { analyseShellCommand, baseName, type ShellAnalysis } from "./shell-commands.js";
 
 /**
  * A permission rule as written on the command line or recorded for a session: `NAME` (the whole
- * tool) or `NAME(pattern)`. For `bash` the pattern is matched against each part of the command
- * (`git status`, `npm run *`); for tools with paths it is a glob over paths relative to the
+ * tool) or `NAME(pattern)`. For `bash` the pattern is matched against each simple command the
+ * command runs (`git status`, `npm run *`; see {@link ruleCovers}); for tools with paths it is a glob over paths relative to the
  * session's cwd (`src/**`), or absolute.
  */
 export interface PermissionRule {
@@ -42,28 +43,43 @@ export interface RuleSubject {
 }
 
 /**
- * Whether `rule` covers the whole call. A bash rule must cover every part of a compound command
- * (`a && b`, `a; b`, `a | b`), so `bash(git status)` never lets `git status && rm -rf ~` through;
- * a command with substitutions or redirections (`$(…)`, backticks, `>`) is covered only by a
- * pattern equal to the whole command. A path rule must cover every path of the call.
+ * Whether `rules` together cover the whole call: a rule without a pattern for the tool covers
+ * everything. A command (shell-commands.ts reads it as bash would) is covered when every simple
+ * command it runs, nested ones included, matches some rule in its plain spelling (`"r"\m`,
+ * `/bin/rm` and `sudo rm` all run `rm`), so `bash(git status)` never lets
+ * `git status && rm -rf ~` through. A command that writes files through redirection (`>`), or
+ * that cannot be fully understood ({@link ShellAnalysis.unclear}), is covered only by a pattern
+ * equal to the whole command. Paths must each be covered by some rule.
  */
-export function ruleCovers(rule: PermissionRule, subject: RuleSubject, cwd: string): boolean {
-  if (rule.tool !== subject.toolName) {
-    return false;
-  }
-  if (rule.pattern === undefined) {
+export function rulesCover(
+  rules: readonly PermissionRule[],
+  subject: RuleSubject,
+  cwd: string,
+): boolean {
+  const own = rules.filter((rule) => rule.tool === subject.toolName);
+  if (own.some((rule) => rule.pattern === undefined)) {
     return true;
   }
-  if (subject.command !== undefined) {
-    return commandCovered(rule.pattern, subject.command);
-  }
-  if (subject.paths.length === 0) {
+  const patterns = own.flatMap((rule) => (rule.pattern === undefined ? [] : [rule.pattern]));
+  if (patterns.length === 0) {
     return false;
   }
-  return subject.paths.every((path) => pathMatches(rule.pattern ?? "", path, cwd));
+  if (subject.command !== undefined) {
+    return commandCovered(patterns, subject.command);
+  }
+  return (
+    subject.paths.length > 0 &&
+    subject.paths.every((path) => patterns.some((pattern) => pathMatches(pattern, path, cwd)))
+  );
 }
 
-/** Whether `rule` matches any part of the call: for deny rules, where any overlap must stop it. */
+/**
+ * Whether `rule` matches any part of the call: for deny rules, where any overlap must stop it.
+ * A command is touched when any spelling of any simple command in it matches (the command as
+ * written without its path, and each command a wrapper runs); when the command cannot be fully
+ * understood, also when it mentions the pattern's command name anywhere (`eval "rm -rf x"` with
+ * a computed part, `bash script.sh rm`): asked about is better than guessed.
+ */
 export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: string): boolean {
   if (rule.tool !== subject.toolName) {
     return false;
@@ -71,47 +87,92 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
   if (rule.pattern === undefined) {
     return true;
   }
-  const pattern = rule.pattern;
+  const pattern = normalisePattern(rule.pattern);
   if (subject.command !== undefined) {
-    return (
-      subject.command.trim() === pattern ||
-      commandParts(subject.command).some((part) => commandMatches(pattern, part))
+    if (subject.command.trim() === rule.pattern) {
+      return true;
+    }
+    const analysis = analyse(subject.command);
+    const matched = analysis.commands.some((command) =>
+      command.forms.some((form) => commandMatches(pattern, form)),
     );
+    return matched || (analysis.unclear.length > 0 && mentionsCommand(analysis, pattern));
   }
-  return subject.paths.some((path) => pathMatches(pattern, path, cwd));
+  return subject.paths.some((path) => pathMatches(rule.pattern ?? "", path, cwd));
 }
 
-const UNSAFE_SHELL = /\$\(|`|[<>]|\n/;
+/**
+ * Why `command` cannot be judged by its text (see {@link ShellAnalysis.unclear}); empty when it
+ * can. The gate asks about such a command instead of letting `--allow-all-tools` run it while
+ * deny rules for its tool are in force.
+ */
+export function unclearParts(command: string): readonly string[] {
+  return analyse(command).unclear;
+}
 
-function commandCovered(pattern: string, command: string): boolean {
+let lastAnalysis: { command: string; analysis: ShellAnalysis } | undefined;
+
+/** One decision reads the same command several times (each rule): parse it once. */
+function analyse(command: string): ShellAnalysis {
+  if (lastAnalysis?.command !== command) {
+    lastAnalysis = { command, analysis: analyseShellCommand(command) };
+  }
+  return lastAnalysis.analysis;
+}
+
+function commandCovered(patterns: readonly string[], command: string): boolean {
   const whole = command.trim();
-  if (whole === pattern) {
+  if (patterns.includes(whole)) {
     return true;
   }
-  if (UNSAFE_SHELL.test(whole)) {
+  const analysis = analyse(command);
+  if (analysis.unclear.length > 0 || analysis.writesFiles) {
     return false;
   }
-  const parts = commandParts(whole);
-  return parts.length > 0 && parts.every((part) => commandMatches(pattern, part));
+  const normalised = patterns.map(normalisePattern);
+  const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
+  return (
+    judged.length > 0 &&
+    judged.every((shellCommand) => {
+      const runs = shellCommand.forms.at(-1);
+      return runs !== undefined && normalised.some((pattern) => commandMatches(pattern, runs));
+    })
+  );
 }
 
-/** Splits a command on `&&`, `||`, `;`, `|` and `&`. */
-export function commandParts(command: string): string[] {
-  return command
-    .split(/&&|\|\||[;|&]/)
-    .map((part) => part.trim())
-    .filter((part) => part !== "");
+/** A pattern's command name without its path: `bash(/bin/rm *)` is about `rm`. */
+function normalisePattern(pattern: string): string {
+  const [name = "", ...rest] = pattern.trim().split(/\s+/);
+  return [baseName(name), ...rest].join(" ");
 }
 
-function commandMatches(pattern: string, part: string): boolean {
+function mentionsCommand(analysis: ShellAnalysis, pattern: string): boolean {
+  const name = pattern.split(" ")[0] ?? "";
+  if (name === "" || name === "*") {
+    return true;
+  }
+  return (
+    [...analysis.mentions].some((mention) => commandMatches(name, mention)) ||
+    analysis.namePatterns.some((glob) => picomatch.isMatch(name, glob))
+  );
+}
+
+/**
+ * Matches one command's spelling against a pattern where `*` stands for any text; a pattern
+ * ending in ` *` also matches the command without arguments (`rm *` matches `rm`).
+ */
+function commandMatches(pattern: string, command: string): boolean {
   if (!pattern.includes("*")) {
-    return part === pattern;
+    return command === pattern;
+  }
+  if (pattern.endsWith(" *") && commandMatches(pattern.slice(0, -2), command)) {
+    return true;
   }
   const expression = pattern
     .split("*")
     .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
     .join(".*");
-  return new RegExp(`^${expression}$`, "s").test(part);
+  return new RegExp(`^${expression}$`, "s").test(command);
 }
 
 function pathMatches(pattern: string, path: string, cwd: string): boolean {

