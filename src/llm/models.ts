@@ -116,6 +116,17 @@ function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string |
   }
 }
 
+/**
+ * Every variable {@link resolveModel} reads a provider API key from. The `bash` tool leaves them
+ * out of its children's environment, so a command the model writes cannot print or send the key
+ * turnloop itself uses.
+ */
+export const API_KEY_VARIABLES: readonly string[] = [
+  "TURNLOOP_API_KEY",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+];
+
 function vendorApiKey(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
   switch (provider) {
     case "openai":

@@ -223,11 +223,6 @@ export interface OpenEventLogOptions {
    * file must exist, as for a resumed one.
    */
   create: boolean;
-  /**
-   * Rewrites each serialized line before it is written (e.g. `secretRedactor` in secrets.ts). Must keep the
-   * line valid JSON (replace inside strings only).
-   */
-  redact?: (line: string) => string;
 }
 
 /** An opened log plus what was in it when it was opened. */
@@ -251,15 +246,7 @@ export class EventLog {
   /** Set when a failed write could not be undone: further appends would fuse with it. */
   #broken: Error | undefined;
 
-  readonly #redact: ((line: string) => string) | undefined;
-
-  private constructor(
-    path: string,
-    handle: FileHandle,
-    size: number,
-    redact: ((line: string) => string) | undefined,
-  ) {
-    this.#redact = redact;
+  private constructor(path: string, handle: FileHandle, size: number) {
     this.path = path;
     this.#handle = handle;
     this.#size = size;
@@ -289,7 +276,7 @@ export class EventLog {
       return {
         ...contents,
         cutTail,
-        log: new EventLog(path, handle, contents.validLength, options.redact),
+        log: new EventLog(path, handle, contents.validLength),
       };
     } catch (error) {
       await handle.close();
@@ -317,7 +304,7 @@ export class EventLog {
     }
     this.#assertWritable();
     const line = serializeEvent(event);
-    const bytes = Buffer.from(this.#redact === undefined ? line : this.#redact(line), "utf8");
+    const bytes = Buffer.from(line, "utf8");
     const sizeBefore = this.#size;
     try {
       let written = 0;

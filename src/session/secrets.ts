@@ -1,3 +1,4 @@
+import type { EventInput } from "../events/events.js";
 import { secretValues } from "../events/secrets.js";
 
 /**
@@ -20,5 +21,23 @@ export function secretRedactor(environment: NodeJS.ProcessEnv): (line: string) =
       }
     }
     return result;
+  };
+}
+
+/**
+ * An event rewriter with the replacements of {@link secretRedactor}, applied to every string in
+ * the event's `data`. A session applies it once, before the event is written, folded into the
+ * history or sent to anyone, so what a client sees, what the model is sent next and what a
+ * resumed session reads are the same text. Returns the input itself when nothing matched.
+ */
+export function eventRedactor(environment: NodeJS.ProcessEnv): (input: EventInput) => EventInput {
+  if (secretValues(environment).length === 0) {
+    return (input) => input;
+  }
+  const redactLine = secretRedactor(environment);
+  return (input) => {
+    const text = JSON.stringify(input.data);
+    const redacted = redactLine(text);
+    return redacted === text ? input : ({ ...input, data: JSON.parse(redacted) } as EventInput);
   };
 }

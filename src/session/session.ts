@@ -13,7 +13,7 @@ import type {
 import { EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
 import { repairNotice } from "./repair-notice.js";
-import { secretRedactor } from "./secrets.js";
+import { eventRedactor } from "./secrets.js";
 import { SessionLock } from "./session-lock.js";
 import { SessionWriter } from "./session-writer.js";
 
@@ -64,6 +64,8 @@ export class Session {
   private readonly lock: SessionLock;
   private readonly writer: SessionWriter;
   private readonly listeners = new Set<SessionListener>();
+  /** Secrets of the environment out of every event, before it is written, folded or sent. */
+  private readonly redact = eventRedactor(process.env);
   private running: AbortController | undefined;
   /**
    * Events of opening the session, emitted before anyone could subscribe: `session.start`, and on
@@ -120,7 +122,6 @@ export class Session {
     const { log, events, repaired } = await withLock(lock, () =>
       EventLog.open(eventsPath(home, sessionId), {
         create: true,
-        redact: secretRedactor(process.env),
       }),
     );
     if (events.length > 0 || repaired.length > 0) {
@@ -158,7 +159,6 @@ export class Session {
     const opened = await withLock(lock, () =>
       EventLog.open(eventsPath(home, sessionId), {
         create: false,
-        redact: secretRedactor(process.env),
       }),
     );
     const first = opened.events.find((event) => event.type === "session.start");
@@ -201,11 +201,12 @@ export class Session {
   }
 
   /**
-   * Records an event: envelope, disk (unless ephemeral), history, then subscribers. A listener
-   * that throws does not stop the others or the loop.
+   * Records an event: secrets redacted (secrets.ts), envelope, disk (unless ephemeral), history,
+   * then subscribers, so the live history and what subscribers see equal what a resume reads. A
+   * listener that throws does not stop the others or the loop.
    */
   emit(input: EventInput): SessionEvent {
-    const event = this.writer.write(input);
+    const event = this.writer.write(this.redact(input));
     this.history.apply(event);
     this.recordGrant(event);
     if (event.type === "assistant.turn_end") {

@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
+import { API_KEY_VARIABLES } from "../llm/models.js";
 import { CommandOutput } from "./command-output.js";
 import {
   type ClientCapabilities,
@@ -39,7 +40,8 @@ export type BashInput = z.infer<typeof bashInput>;
 
 /**
  * `bash {command, description?, timeout?}`: runs `bash -c command` in the session's cwd as its own
- * process group, stdin closed. Answers stdout and stderr interleaved, then
+ * process group, stdin closed, in turnloop's environment without the provider API keys
+ * ({@link commandEnvironment}). Answers stdout and stderr interleaved, then
  * `<exited with exit code N>` (Copilot CLI's format). A non-zero exit is not an error result;
  * a timeout (seconds), a cancel or a failure to start is. Runs in the client's terminal instead
  * when the client offers `runCommand`.
@@ -82,7 +84,7 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
     cwd: context.cwd,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PAGER: "cat", GIT_PAGER: "cat" },
+    env: commandEnvironment(process.env),
   });
   let commandProcess: CommandProcess | undefined;
   const output = new CommandOutput(MAX_OUTPUT_CHARACTERS, savePath, (paused) =>
@@ -104,6 +106,18 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
     case "spawn-failed":
       return errorResult(`Could not start bash: ${outcome.message}`);
   }
+}
+
+/**
+ * The environment of a command: turnloop's, without the provider API keys it reads
+ * ({@link API_KEY_VARIABLES}), and with pagers off (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed).
+ */
+export function commandEnvironment(environment: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const result: NodeJS.ProcessEnv = { ...environment, PAGER: "cat", GIT_PAGER: "cat" };
+  for (const name of API_KEY_VARIABLES) {
+    delete result[name];
+  }
+  return result;
 }
 
 /**

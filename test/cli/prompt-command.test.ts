@@ -217,30 +217,45 @@ test("a vendor model without its API key is refused before a session is created"
   expect(listed.stdout).toMatch(/No sessions/);
 });
 
-test("API keys never reach events.jsonl, even when a tool prints them", async () => {
+test("API keys never reach events.jsonl or the model, and bash children do not get turnloop's keys", async () => {
   const secret = "sk-test-SECRET1234567890";
+  const other = "tok-OTHER-SECRET-0987654321";
   server.enqueue(
     {
       toolCalls: [
-        { id: "call_1", name: "bash", arguments: '{"command":"echo key=$OPENAI_API_KEY"}' },
+        {
+          id: "call_1",
+          name: "bash",
+          arguments: JSON.stringify({
+            command: 'echo "key=$OPENAI_API_KEY tl=$TURNLOOP_API_KEY other=$DEPLOY_TOKEN"',
+          }),
+        },
       ],
     },
     { text: "done" },
   );
   const result = await runCli(["-p", `is ${secret} set?`, "--allow-all-tools"], {
     cwd: repository,
-    env: environment({ OPENAI_API_KEY: secret }),
+    env: environment({ OPENAI_API_KEY: secret, TURNLOOP_API_KEY: secret, DEPLOY_TOKEN: other }),
   });
   expect(result.code).toBe(0);
-  // The model saw the output (the user allowed the command)…
-  expect(JSON.stringify(server.requests[1]?.body)).toContain(`key=${secret}`);
-  // …but the log on disk did not keep the key.
+  // The provider's keys are not in the command's environment; other secrets are, redacted in
+  // what the model and the log see.
+  const toolResult = chatMessages(server, -1).find((message) => message.role === "tool");
+  expect(toolResult?.content).toBe(
+    "key= tl= other=[redacted:DEPLOY_TOKEN]\n<exited with exit code 0>",
+  );
+  expect(JSON.stringify(server.requests.at(-1)?.body)).not.toContain(secret);
+  expect(JSON.stringify(server.requests.at(-1)?.body)).toContain(
+    "is [redacted:OPENAI_API_KEY] set?",
+  );
   const log = await readFile(
     join(home, "session-state", sessionIdOf(result.stderr), "events.jsonl"),
     "utf8",
   );
   expect(log).not.toContain(secret);
-  expect(log).toContain("key=[redacted:OPENAI_API_KEY]");
+  expect(log).not.toContain(other);
+  expect(result.stdout).not.toContain(other);
 });
 
 describe("editing and running commands", () => {
