@@ -83,7 +83,8 @@ export function parseRules(texts: readonly string[]): PermissionRule[] {
  */
 export function createPermissionGate(options: PermissionGateOptions): Authorize {
   let realCwd: Promise<string> | undefined;
-  return async ({ tool, input, toolCall, signal }): Promise<PermissionAnswer> => {
+  return async ({ tool, input, toolCall, signal, start }): Promise<PermissionAnswer> => {
+    start(toolCall.arguments);
     realCwd ??= resolveReal(options.cwd);
     const cwd = await realCwd;
     const scope: ToolCallScope = tool.scope?.(input, options.cwd) ?? {
@@ -103,15 +104,16 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
     if (denial !== undefined) {
       return { allowed: false, reason: `the rule ${denial.text} denies it` };
     }
+    const allowed: PermissionAnswer = { allowed: true, input, arguments: toolCall.arguments };
     const unclear = unclearUnderDenyRules(subject, policy.deny);
     if ((policy.allowAllTools && unclear === undefined) || rulesCover(policy.allow, subject, cwd)) {
-      return { allowed: true };
+      return allowed;
     }
     const folders = await Promise.all(policy.folders.map((folder) => resolveReal(resolve(folder))));
     const roots = [cwd, ...folders];
     const insideRoots = paths.every((path) => roots.some((root) => isInside(path, root)));
     if (!tool.mutates && insideRoots) {
-      return { allowed: true };
+      return allowed;
     }
     if (options.ask === undefined) {
       const noAsk = options.noAskReason ?? "nobody could be asked for permission";
@@ -131,14 +133,16 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
       alwaysRule: alwaysRule(tool.name, subject, cwd),
       ...(scope.command === undefined ? {} : { command: scope.command }),
     };
-    return askAndRecord(options, request, signal);
+    return askAndRecord(options, request, signal, allowed);
   };
 }
 
+/** Asks the face, records question and answer, and answers `allowed` when the user said yes. */
 async function askAndRecord(
   options: PermissionGateOptions,
   request: PermissionRequest,
   signal: AbortSignal,
+  allowed: PermissionAnswer,
 ): Promise<PermissionAnswer> {
   const { requestId, toolCallId, toolName, kind, title } = request;
   options.emit({
@@ -177,7 +181,7 @@ async function askAndRecord(
     },
   });
   if (reply.decision === "allow") {
-    return { allowed: true };
+    return allowed;
   }
   return { allowed: false, reason: reply.reason ?? "the user said no" };
 }

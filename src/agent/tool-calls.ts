@@ -1,17 +1,29 @@
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
-import type { EventInput, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
 
-/** The gate's answer for one tool call. */
-export type PermissionAnswer = { allowed: true } | { allowed: false; reason: string };
+/**
+ * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
+ * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
+ * `modifiedArgs`), so `tool.execution_start` shows what ran.
+ */
+export type PermissionAnswer =
+  | { allowed: true; input: unknown; arguments: JsonObject }
+  | { allowed: false; reason: string };
 
-/** Asks whether a validated call may run (the permission gate). */
+/**
+ * Asks whether a validated call may run (the permission gate). `start` records
+ * `tool.execution_start` with the arguments that would run; an authorizer that asks anyone calls
+ * it first, so the start precedes `permission.requested` (the Copilot CLI's order). Calls after
+ * the first are ignored, and the loop calls it itself when the authorizer did not.
+ */
 export type Authorize = (request: {
   tool: AnyTool;
   input: unknown;
   toolCall: ToolRequest;
   signal: AbortSignal;
+  start: (toolArguments: JsonObject) => void;
 }) => Promise<PermissionAnswer>;
 
 /** What executing a batch needs from the loop. */
@@ -64,15 +76,23 @@ export async function executeToolCalls(
   });
   const parallel = prepared.every((call) => call.tool === undefined || !call.tool.mutates);
   const runOne = async (call: PreparedCall): Promise<ToolCallOutcome> => {
-    context.emit({
-      type: "tool.execution_start",
-      data: {
-        toolCallId: call.toolCall.toolCallId,
-        toolName: call.toolCall.name,
-        arguments: call.toolCall.arguments,
-      },
-    });
-    const outcome = adjust(await settle(context, call));
+    // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
+    let started = false;
+    const start = (toolArguments: JsonObject) => {
+      if (started) {
+        return;
+      }
+      started = true;
+      context.emit({
+        type: "tool.execution_start",
+        data: {
+          toolCallId: call.toolCall.toolCallId,
+          toolName: call.toolCall.name,
+          arguments: toolArguments,
+        },
+      });
+    };
+    const outcome = adjust(await settle(context, call, start));
     context.emit({
       type: "tool.execution_complete",
       data: {
@@ -127,12 +147,19 @@ function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall 
   return { toolCall, tool, input: parsed.data };
 }
 
-async function settle(context: ToolCallContext, call: PreparedCall): Promise<ToolCallOutcome> {
+/** Authorizes and runs one call; `start` is called before the call runs. */
+async function settle(
+  context: ToolCallContext,
+  call: PreparedCall,
+  start: (toolArguments: JsonObject) => void,
+): Promise<ToolCallOutcome> {
   const { toolCall } = call;
   if (call.failure !== undefined) {
+    start(toolCall.arguments);
     return { toolCall, content: call.failure.message, isError: true, errorCode: call.failure.code };
   }
   if (context.signal.aborted) {
+    start(toolCall.arguments);
     return interrupted(toolCall);
   }
   const answer = await context.authorize({
@@ -140,7 +167,9 @@ async function settle(context: ToolCallContext, call: PreparedCall): Promise<Too
     input: call.input,
     toolCall,
     signal: context.signal,
+    start,
   });
+  start(answer.allowed ? answer.arguments : toolCall.arguments);
   if (context.signal.aborted) {
     return interrupted(toolCall);
   }
@@ -148,7 +177,7 @@ async function settle(context: ToolCallContext, call: PreparedCall): Promise<Too
     const content = `Permission denied for '${toolCall.name}': ${answer.reason}`;
     return { toolCall, content, isError: true, errorCode: "denied" };
   }
-  const result = await runTool(context, call.tool, call.input, toolCall);
+  const result = await runTool(context, call.tool, answer.input, toolCall);
   if (context.signal.aborted) {
     const content = `${result.content}\n[cancelled by the user]`.trimStart();
     return { toolCall, content, isError: true, errorCode: "cancelled" };

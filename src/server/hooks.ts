@@ -9,7 +9,8 @@
  *   refused earlier: unknown tool, bad arguments). `deny` refuses the call ("Denied by preToolUse
  *   hook: <reason>"); `allow` skips asking (deny rules still apply); `ask` asks even where rules
  *   or the read-only default would allow; `modifiedArgs` (checked against the tool's schema)
- *   replace the arguments; `additionalContext` is appended to the result.
+ *   replace the arguments: the gate judges them, the tool runs them and `tool.execution_start`
+ *   logs them; `additionalContext` is appended to the result.
  * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run, `postToolUseFailure`
  *   {toolName, toolArgs, error} after a failed one: `modifiedResult` replaces, and
  *   `additionalContext` is appended to, what the model sees.
@@ -70,8 +71,12 @@ export interface Gates {
 
 /** Calls hooks for one session and records them. */
 export class HookRunner {
-  /** `modifiedArgs` and `additionalContext` from `preToolUse`, by tool call id. */
-  private readonly adjustments = new Map<string, { input?: unknown; context?: string }>();
+  /**
+   * `additionalContext` from `preToolUse`, keyed by the input object the gate's answer hands to
+   * the tool: it goes with that call only, and is gone with it when the call is denied or never
+   * runs (a WeakMap holds nothing alive).
+   */
+  private readonly contexts = new WeakMap<object, string>();
 
   constructor(private readonly host: HookHost) {}
 
@@ -129,7 +134,11 @@ export class HookRunner {
     return typeof output.reason === "string" && output.reason !== "" ? output.reason : "Continue.";
   }
 
-  /** The gate wrapped with `preToolUse`. */
+  /**
+   * The gate wrapped with `preToolUse`. `modifiedArgs` become the call's input and arguments for
+   * the gate (so a question shows what would run) and in its answer (so the tool runs them and
+   * `tool.execution_start` logs them).
+   */
   authorize(gates: Gates): Authorize {
     return async (request): Promise<PermissionAnswer> => {
       const { tool, toolCall, signal } = request;
@@ -138,52 +147,60 @@ export class HookRunner {
         { toolName: tool.name, toolArgs: toolCall.arguments },
         signal,
       )) as PreToolUseOutput | undefined;
-      let input = request.input;
+      let effective = request;
       if (output?.modifiedArgs !== undefined) {
         const parsed = tool.input.safeParse(output.modifiedArgs);
         if (!parsed.success) {
           return { allowed: false, reason: "the preToolUse hook gave arguments that do not fit" };
         }
-        input = parsed.data;
+        const toolArguments = output.modifiedArgs;
+        effective = {
+          ...request,
+          input: parsed.data,
+          toolCall: { ...toolCall, arguments: toolArguments },
+        };
       }
-      const context =
-        typeof output?.additionalContext === "string" ? output.additionalContext : undefined;
-      if (input !== request.input || context !== undefined) {
-        this.adjustments.set(toolCall.toolCallId, {
-          ...(input === request.input ? {} : { input }),
-          ...(context === undefined ? {} : { context }),
-        });
+      const answer = await this.decide(output, gates, effective);
+      const context = output?.additionalContext;
+      if (answer.allowed && typeof context === "string" && isObjectInput(answer.input)) {
+        this.contexts.set(answer.input, context);
       }
-      switch (output?.permissionDecision) {
-        case "deny": {
-          const reason = output.permissionDecisionReason ?? "No reason provided";
-          return { allowed: false, reason: `Denied by preToolUse hook: ${reason}` };
-        }
-        case "allow":
-          return gates.allowed({ ...request, input });
-        case "ask":
-          // Judged as if it could change things, so even a read inside the cwd is asked about.
-          return gates.ask({ ...request, input, tool: { ...tool, mutates: true } });
-        default:
-          return gates.normal({ ...request, input });
-      }
+      return answer;
     };
   }
 
-  /** `tool` with `preToolUse` adjustments applied and `postToolUse(Failure)` called. */
+  private decide(
+    output: PreToolUseOutput | undefined,
+    gates: Gates,
+    request: Parameters<Authorize>[0],
+  ): Promise<PermissionAnswer> {
+    switch (output?.permissionDecision) {
+      case "deny": {
+        const reason = output.permissionDecisionReason ?? "No reason provided";
+        return Promise.resolve({ allowed: false, reason: `Denied by preToolUse hook: ${reason}` });
+      }
+      case "allow":
+        return gates.allowed(request);
+      case "ask":
+        // Judged as if it could change things, so even a read inside the cwd is asked about.
+        return gates.ask({ ...request, tool: { ...request.tool, mutates: true } });
+      default:
+        return gates.normal(request);
+    }
+  }
+
+  /** `tool` with `preToolUse`'s `additionalContext` appended and `postToolUse(Failure)` called. */
   wrapTool(tool: AnyTool): AnyTool {
     return {
       ...tool,
       execute: async (input: unknown, context: ToolContext): Promise<ToolResult> => {
-        const adjustment = this.adjustments.get(context.toolCallId);
-        this.adjustments.delete(context.toolCallId);
-        const effective = adjustment?.input ?? input;
-        const result = await tool.execute(effective, context);
-        const withContext = appendContext(result, adjustment?.context);
+        const preContext = isObjectInput(input) ? this.contexts.get(input) : undefined;
+        const result = await tool.execute(input, context);
+        const withContext = appendContext(result, preContext);
         if (!this.host.enabled() || context.signal.aborted) {
           return withContext;
         }
-        return this.afterTool(tool.name, effective, withContext, context.signal);
+        return this.afterTool(tool.name, input, withContext, context.signal);
       },
     };
   }
@@ -228,6 +245,10 @@ function appendContext(result: ToolResult, context: unknown): ToolResult {
     return result;
   }
   return { ...result, content: `${result.content}\n\n${context}` };
+}
+
+function isObjectInput(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -342,16 +342,23 @@ export class ServerSession {
         (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
       ),
     });
-    const withHooks = this.hooks.authorize(gates);
-    return (request) => {
-      this.permissions.calls.set(request.toolCall.toolCallId, {
-        tool: request.tool,
-        input: request.input,
-        arguments: request.toolCall.arguments,
-        external: this.externalTools.includes(request.tool),
-      });
-      return withHooks(request);
-    };
+    // Recorded at the gate, after preToolUse: a question describes the arguments that would run.
+    const described =
+      (gate: Authorize): Authorize =>
+      (request) => {
+        this.permissions.calls.set(request.toolCall.toolCallId, {
+          tool: request.tool,
+          input: request.input,
+          arguments: request.toolCall.arguments,
+          external: this.externalTools.some((tool) => tool.name === request.tool.name),
+        });
+        return gate(request);
+      };
+    return this.hooks.authorize({
+      normal: described(gates.normal),
+      allowed: described(gates.allowed),
+      ask: described(gates.ask),
+    });
   }
 
   /** `hooks.invoke` to the app. @returns its `output`. @throws when it fails or times out. */

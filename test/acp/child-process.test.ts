@@ -63,9 +63,13 @@ describe("turnloop acp as a child process", () => {
 
     // A cancel while the command runs in the client's terminal.
     const running = prompt("wait a bit");
+    // Running means: the client's terminal was attached to the call (after its permission).
     await agent.waitForUpdate(
       sessionId,
-      (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
+      (update) =>
+        update.sessionUpdate === "tool_call_update" &&
+        update.toolCallId === "call_S" &&
+        (update.content ?? []).some((content) => content.type === "terminal"),
     );
     await sleep(200);
     await agent.client.notify(acp.methods.agent.session.cancel, { sessionId });

@@ -67,6 +67,7 @@ async function decide(
     input,
     toolCall: { toolCallId: "call", name: tool.name, arguments: {} },
     signal: new AbortController().signal,
+    start: () => undefined,
   });
   if (request !== undefined) {
     return { decision: "asked", request };
@@ -196,6 +197,7 @@ describe("the permission gate's decisions", () => {
       input: { command: "ls" },
       toolCall: { toolCallId: "c", name: "bash", arguments: { command: "ls" } },
       signal: new AbortController().signal,
+      start: () => undefined,
     });
     expect(answer).toEqual({ allowed: false, reason: "no terminal" });
   });
@@ -222,6 +224,7 @@ describe("asking and recording", () => {
       input: { command: "ls" },
       toolCall: { toolCallId: "c1", name: "bash", arguments: { command: "ls" } },
       signal: controller.signal,
+      start: () => undefined,
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
     controller.abort();

@@ -38,6 +38,7 @@ async function decide(command: string, policy: Partial<PermissionPolicy>): Promi
     input: { command },
     toolCall: { toolCallId: "call", name: "bash", arguments: { command } },
     signal: new AbortController().signal,
+    start: () => undefined,
   });
   if (asked) {
     return "asked";

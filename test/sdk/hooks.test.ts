@@ -102,9 +102,9 @@ describe("hooks through hooks.invoke", () => {
       "user.message",
       "assistant.message",
       "assistant.turn_end",
-      "tool.execution_start",
       "hook.start",
       "hook.end",
+      "tool.execution_start",
       "hook.start",
       "hook.end",
       "tool.execution_complete",
@@ -220,5 +220,61 @@ describe("hooks through hooks.invoke", () => {
         .map(([type]) => type)
         .slice(-1),
     ).toEqual(["errorOccurred"]);
+  });
+
+  test("modifiedArgs are what the permission question shows, what runs and what tool.execution_start logs", async () => {
+    await writeFile(join(fixture.cwd, "kept.txt"), "kept\n");
+    const asked: PermissionRequest[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: (request) => {
+        asked.push(request);
+        return { kind: "approve-once" };
+      },
+      hooks: {
+        onPreToolUse: (input) => {
+          if (input.toolName !== "bash") {
+            return undefined;
+          }
+          return input.toolArgs.command === "echo first"
+            ? {
+                modifiedArgs: { command: "echo rewritten" },
+                permissionDecision: "deny",
+                additionalContext: "(only for the first call)",
+              }
+            : { modifiedArgs: { command: "echo rewritten" }, permissionDecision: "ask" };
+        },
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_first", name: "bash", arguments: '{"command":"echo first"}' },
+          { id: "call_second", name: "bash", arguments: '{"command":"echo second"}' },
+        ],
+      },
+      { text: "done" },
+    );
+    await session.sendAndWait({ prompt: "go" });
+    const starts = events.flatMap((event) =>
+      event.type === "tool.execution_start" ? [[event.data.toolCallId, event.data.arguments]] : [],
+    );
+    expect(starts).toEqual([
+      ["call_first", { command: "echo first" }],
+      ["call_second", { command: "echo rewritten" }],
+    ]);
+    expect(asked.map((request) => [request.toolCallId, request.fullCommandText])).toEqual([
+      ["call_second", "echo rewritten"],
+    ]);
+    const results = events.flatMap((event) =>
+      event.type === "tool.execution_complete" ? [event.data.result.content] : [],
+    );
+    // The denied call's context went nowhere; the second call ran the rewritten command.
+    expect(results).toEqual([
+      "Permission denied for 'bash': Denied by preToolUse hook: No reason provided",
+      "rewritten\n<exited with exit code 0>",
+    ]);
+    await session.disconnect();
   });
 });

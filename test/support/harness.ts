@@ -50,7 +50,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const allowEverything: Authorize = async () => ({ allowed: true });
+export const allowEverything: Authorize = async ({ input, toolCall }) => ({
+  allowed: true,
+  input,
+  arguments: toolCall.arguments,
+});
 
 /** Fast retries so retry tests take milliseconds, not seconds. */
 export const FAST_RETRIES: ProviderTuning = { retry: { initialDelayMs: 5, maxDelayMs: 20 } };
