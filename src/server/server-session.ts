@@ -95,6 +95,8 @@ export class ServerSession {
     private readonly host: SessionHost,
     start: { model: ModelConfiguration; mode: SessionMode; source: "new" | "resume" },
     private readonly onClosed: (session: ServerSession) => void,
+    /** The server's stderr logger (`ServerContext.log`). */
+    private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
     this.mode = start.mode;
@@ -281,7 +283,7 @@ export class ServerSession {
     } catch (error) {
       // A bug or a closed log: tell the app (its sendAndWait ends) instead of going quiet.
       const message = `internal error: ${errorMessage(error)}`;
-      process.stderr.write(`turnloop server: session ${this.id}: ${message}\n`);
+      this.log(`session ${this.id}: ${message}`);
       this.emitSafely({ type: "session.error", data: { errorType: "internal", message } });
       this.emitSafely({ type: "session.idle", data: {} });
     } finally {

@@ -6,7 +6,8 @@
 
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { ResponseError } from "vscode-jsonrpc";
+import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import { builtinTools } from "../tools/index.js";
@@ -24,7 +25,7 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import type { SessionCreateResult } from "./protocol.js";
+import { ErrorCode, type SessionCreateResult } from "./protocol.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession, type SessionConfig } from "./server-session.js";
 
@@ -163,14 +164,24 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
   return { success: true };
 }
 
-/** `session.getMessages` / `session.getEvents`: the persisted events, as on disk. */
+/**
+ * `session.getMessages` / `session.getEvents`: the persisted events, as on disk.
+ * @throws invalidParams for a session that does not exist; internalError naming the cause when
+ * the log exists but cannot be read (permissions, I/O).
+ */
 export async function getMessagesMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.getMessages", sessionOnlyParams, raw);
   try {
     const { events } = await connection.server.host.readEvents(sessionId);
     return { events };
-  } catch {
-    throw invalidParams(`session.getMessages: no session ${sessionId}`);
+  } catch (error) {
+    if (isMissingFileError(error)) {
+      throw invalidParams(`session.getMessages: no session ${sessionId}`);
+    }
+    throw new ResponseError(
+      ErrorCode.internalError,
+      `session.getMessages: the log of session ${sessionId} cannot be read (${errorMessage(error)})`,
+    );
   }
 }
 
@@ -287,11 +298,12 @@ function open(
   session: Session,
   start: ConstructorParameters<typeof ServerSession>[2],
 ): ServerSession {
-  const serverSession = new ServerSession(session, server.host, start, (closed) => {
+  const onClosed = (closed: ServerSession) => {
     if (server.sessions.get(closed.id) === closed) {
       server.sessions.delete(closed.id);
     }
-  });
+  };
+  const serverSession = new ServerSession(session, server.host, start, onClosed, server.log);
   server.sessions.set(session.id, serverSession);
   return serverSession;
 }

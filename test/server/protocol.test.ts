@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { eventsPath } from "../../src/session/paths.js";
@@ -54,6 +55,27 @@ describe("turnloop --headless --stdio on the wire", () => {
     const ping = await peer.request("ping", { message: "still here" });
     expect(ping.result).toMatchObject({ message: "pong: still here", protocolVersion: 3 });
     expect(peer.garbage).toBe("");
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  });
+
+  test("getMessages tells a missing session from a log that cannot be read", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    await peer.request("connect", {});
+    const missing = await peer.request("session.getMessages", { sessionId: "no-such-session" });
+    expect(missing.error).toEqual({
+      code: -32602,
+      message: "session.getMessages: no session no-such-session",
+    });
+    // A log that exists but cannot be read (here a folder where the file should be).
+    await mkdir(eventsPath(fixture.home, "unreadable-session"), { recursive: true });
+    const unreadable = await peer.request("session.getMessages", {
+      sessionId: "unreadable-session",
+    });
+    expect(unreadable.error?.code).toBe(-32603);
+    expect(unreadable.error?.message).toMatch(
+      /^session\.getMessages: the log of session unreadable-session cannot be read \(EISDIR/,
+    );
     child.stdin.end();
     expect(await exit).toBe(0);
   });
