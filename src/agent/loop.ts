@@ -274,6 +274,11 @@ async function requestTurn(
         }
         return cancelled ? { kind: "cancelled" } : { kind: "failed", failure: event.failure };
       }
+      default: {
+        // A new provider event type fails to compile here until the loop handles it.
+        const unhandled: never = event;
+        void unhandled;
+      }
     }
   }
   return {

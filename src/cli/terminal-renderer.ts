@@ -100,6 +100,11 @@ export class TerminalRenderer {
       case "hook.start":
       case "hook.end":
         return;
+      default: {
+        // A new event type fails to compile here until the renderer decides how to show it.
+        const unhandled: never = event;
+        void unhandled;
+      }
     }
   };
 
