@@ -46,7 +46,9 @@ export type ErrorType =
   | "stalled"
   | "malformed_response"
   | "configuration"
-  | "internal";
+  | "internal"
+  /** Not a model failure: the session's `events.jsonl` could not be written (disk full, I/O). */
+  | "storage";
 
 /** One block of reasoning ("thinking") as the provider sent it. */
 export interface ReasoningPart {

@@ -3,6 +3,7 @@ import { History } from "../agent/history.js";
 import { type AgentSettings, type PromptOutcome, runPrompt } from "../agent/loop.js";
 import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
 import { interrupted } from "../agent/tool-calls.js";
+import { errorMessage } from "../events/errors.js";
 import type {
   EventInput,
   RepairNote,
@@ -10,7 +11,8 @@ import type {
   SessionEventOf,
   UserMessageSource,
 } from "../events/events.js";
-import { EventLog } from "./event-log.js";
+import { isEphemeral } from "../events/events.js";
+import { createEnvelope, EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
 import { repairNotice } from "./repair-notice.js";
 import { eventRedactor } from "./secrets.js";
@@ -67,6 +69,14 @@ export class Session {
   /** Secrets of the environment out of every event, before it is written, folded or sent. */
   private readonly redact = eventRedactor(process.env);
   private running: AbortController | undefined;
+  /**
+   * Set when the log refused an event of the running prompt (e.g. `ENOSPC`): the prompt is
+   * stopped, and its later persisted events are dropped, since they would describe a history the
+   * disk does not have. Reported as `session.error` when the prompt ends.
+   */
+  private writeFailure: unknown;
+  /** The error answer of the prompt whose write failed, once reported. */
+  private failedPrompt: { errorType: "storage"; message: string } | undefined;
   /**
    * Events of opening the session, emitted before anyone could subscribe: `session.start`, and on
    * resume `session.resume` and repairs. Faces that print every event (`--output-format json`)
@@ -206,7 +216,36 @@ export class Session {
    * listener that throws does not stop the others or the loop.
    */
   emit(input: EventInput): SessionEvent {
-    const event = this.writer.write(this.redact(input));
+    const redacted = this.redact(input);
+    if (redacted.type === "session.idle" && this.writeFailure !== undefined) {
+      this.reportWriteFailure();
+      return this.deliver(this.writer.write({ type: "session.idle", data: {} }));
+    }
+    let event: SessionEvent;
+    try {
+      event = this.recordable(redacted);
+    } catch (error) {
+      if (this.running === undefined) {
+        throw error;
+      }
+      // Inside a prompt (whose promise never throws): stop it, and say why when it ends.
+      this.writeFailure ??= error;
+      this.running.abort();
+      return createEnvelope(redacted, this.writer.lastPersistedId);
+    }
+    return this.deliver(event);
+  }
+
+  /** Writes `input` (unless ephemeral), or refuses it after a failed write in this prompt. */
+  private recordable(input: EventInput): SessionEvent {
+    if (this.writeFailure !== undefined && !isEphemeral(input.type)) {
+      throw this.writeFailure;
+    }
+    return this.writer.write(input);
+  }
+
+  /** Folds `event` into the history and hands it to every subscriber. */
+  private deliver(event: SessionEvent): SessionEvent {
     this.history.apply(event);
     this.recordGrant(event);
     if (event.type === "assistant.turn_end") {
@@ -220,6 +259,30 @@ export class Session {
       }
     }
     return event;
+  }
+
+  /**
+   * Ends a prompt whose log write failed: `session.error` (written if the disk takes it now, sent
+   * to subscribers either way). Calls left open get their interrupted result at the next prompt
+   * or resume.
+   */
+  private reportWriteFailure(): void {
+    const failure = this.writeFailure;
+    this.writeFailure = undefined;
+    const message = this.storageMessage(failure);
+    const error: EventInput = { type: "session.error", data: { errorType: "storage", message } };
+    this.failedPrompt = { errorType: "storage", message };
+    let event: SessionEvent;
+    try {
+      event = this.writer.write(error);
+    } catch {
+      event = createEnvelope(error, this.writer.lastPersistedId);
+    }
+    this.deliver(event);
+  }
+
+  private storageMessage(failure: unknown): string {
+    return `${this.log.path} could not be written (${errorMessage(failure)}): the prompt was stopped; every event written before is kept`;
   }
 
   /**
@@ -242,19 +305,34 @@ export class Session {
     if (options.signal?.aborted) {
       controller.abort();
     }
+    let outcome: PromptOutcome;
     try {
+      // Calls a failed write left open get their interrupted result before anything else.
+      this.closeOpenToolCalls();
       const agentSettings = { ...settings, cwd: this.cwd, sessionDirectory: this.directory };
       const conversation = {
         history: this.history,
         emit: (event: EventInput) => void this.emit(event),
       };
       const source = options.source ?? "user";
-      return await runPrompt(agentSettings, conversation, { content, source }, controller.signal);
+      outcome = await runPrompt(
+        agentSettings,
+        conversation,
+        { content, source },
+        controller.signal,
+      );
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       this.running = undefined;
-      await this.log.flush();
     }
+    const failed = this.failedPrompt;
+    this.failedPrompt = undefined;
+    try {
+      await this.log.flush();
+    } catch (error) {
+      return { error: { errorType: "storage", message: this.storageMessage(error) } };
+    }
+    return failed === undefined ? outcome : { error: failed };
   }
 
   /** Cancels the running prompt, if any (ACP v1 prompt-turn: cancelled). An idle cancel does nothing. */
