@@ -22,6 +22,26 @@ export function sleep(milliseconds: number): Promise<void> {
 }
 
 /**
+ * Which comes first: `promise` settling, or the moment something else would happen (`deadlineMs`
+ * from now, e.g. a retry being sent). An order, not a speed: a loaded machine cannot fail it
+ * unless the promise really waits that long.
+ */
+export async function settlesBefore(
+  promise: Promise<unknown>,
+  deadlineMs: number,
+): Promise<"promise" | "deadline"> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => resolve("deadline"), deadlineMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => "promise" as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Waits until `condition` holds, checking every 10 ms, for at most `timeoutMs`; returns whether it
  * held. For facts another party records asynchronously (the fake server noticing a closed socket).
  */
