@@ -12,13 +12,16 @@ import { acpByteStream } from "./framing.js";
  * ACP v1 transports (stdio): stdout carries only protocol messages; diagnostics go to stderr.
  * @returns the process exit code.
  */
-export async function runAcpCommand(options: FaceOptions): Promise<number> {
+export async function runAcpCommand(
+  options: FaceOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let host: SessionHost;
   let limit: number;
   try {
-    host = new SessionHost({ home: turnloopHome(process.env), env: process.env, face: options });
-    limit = maxMessageBytes(process.env);
+    host = new SessionHost({ home: turnloopHome(env), env, face: options });
+    limit = maxMessageBytes(env);
   } catch (error) {
     log(`turnloop: ${errorMessage(error)}`);
     return 64;

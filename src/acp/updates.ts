@@ -112,6 +112,7 @@ export class UpdateMapper {
       case "external_tool.completed":
       case "hook.start":
       case "hook.end":
+      case "session.instructions_loaded":
         // Shown otherwise (the permission request, the prompt's answer) or not at all.
         return [];
       default: {

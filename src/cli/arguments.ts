@@ -11,6 +11,8 @@ export type Command =
   | { kind: "acp"; options: FaceOptions }
   /** `turnloop --headless --stdio|--port N` and `turnloop serve`: the SDK's JSON-RPC server. */
   | { kind: "server"; options: FaceOptions & { transport: { stdio: true } | { port: number } } }
+  /** `turnloop config`: the settings in force and where each came from. */
+  | { kind: "config"; options: FaceOptions; json: boolean }
   | { kind: "sessions-list"; json: boolean }
   | { kind: "sessions-show"; sessionId: string }
   | { kind: "sessions-delete"; sessionId: string }
@@ -31,7 +33,12 @@ export interface PromptOptions extends FaceOptions {
   prompt: string;
   resume?: string;
   continue: boolean;
-  outputFormat: "text" | "json";
+  /** `json`: one result object at the end; `stream-json`: every event, then the result. */
+  outputFormat: "text" | "json" | "stream-json";
+  /** `--quiet`: print only the final answer. */
+  quiet: boolean;
+  /** `--verbose`: whole outputs of failed commands. */
+  verbose: boolean;
 }
 
 export const USAGE = `turnloop: an open, model-agnostic coding agent.
@@ -41,6 +48,7 @@ Usage:
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
   turnloop --headless --stdio|--port N
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)
+  turnloop config [--json]            print the settings in force and where each came from
   turnloop sessions [--json]          list sessions, newest first
   turnloop sessions show <id>         print a session's conversation
   turnloop sessions delete <id>       delete a session
@@ -65,8 +73,16 @@ Options for -p:
   --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
   --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
   --add-dir <dir>                     another folder the agent may read without asking
-  --output-format text|json           json: every event as a JSON line on stdout
+  --output-format text|json|stream-json
+                                      json: one result object at the end (as claude -p's);
+                                      stream-json: every event as a JSON line, then the result
+  --quiet, -q                         print only the final answer
+  --verbose                           show the whole output of a failed command
   --cwd <dir>                         working directory (default: the current one)
+  --no-instructions                   leave out AGENTS.md (CLAUDE.md, GEMINI.md,
+                                      .github/copilot-instructions.md) and ~/.turnloop/AGENTS.md
+  --append-system-prompt <text>       add text to the end of the system prompt
+  --system-prompt-file <file>         use the file's text instead of turnloop's base prompt
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -80,9 +96,9 @@ export class UsageError extends Error {}
 export function parseCommand(argv: readonly string[], cwd: string): Command {
   let parsed: ReturnType<typeof parseWith>;
   try {
-    parsed = parseWith(argv);
+    parsed = parseWith(withPromptFromStdin(argv));
   } catch (error) {
-    throw new UsageError(errorMessage(error));
+    throw new UsageError(unknownOptionMessage(error) ?? errorMessage(error));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -93,6 +109,9 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   }
   if (positionals[0] === "sessions") {
     return sessionsCommand(positionals.slice(1), values);
+  }
+  if (positionals[0] === "config" && positionals.length === 1) {
+    return { kind: "config", options: faceOptions(values, cwd), json: values.json === true };
   }
   if (positionals[0] === "acp" && positionals.length === 1) {
     return { kind: "acp", options: faceOptions(values, cwd) };
@@ -113,8 +132,10 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     throw new UsageError("use either --resume or --continue, not both");
   }
   const outputFormat = values["output-format"] ?? "text";
-  if (outputFormat !== "text" && outputFormat !== "json") {
-    throw new UsageError(`--output-format must be text or json, not "${outputFormat}"`);
+  if (outputFormat !== "text" && outputFormat !== "json" && outputFormat !== "stream-json") {
+    throw new UsageError(
+      `--output-format must be text, json or stream-json, not "${outputFormat}"`,
+    );
   }
   return {
     kind: "prompt",
@@ -124,6 +145,8 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
       ...(values.resume === undefined ? {} : { resume: values.resume }),
       continue: values.continue === true,
       outputFormat,
+      quiet: values.quiet === true,
+      verbose: values.verbose === true,
     },
   };
 }
@@ -146,6 +169,14 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     denyTools: values["deny-tool"] ?? [],
     addDirs: values["add-dir"] ?? [],
     cwd: values.cwd ?? cwd,
+    noInstructions: values["no-instructions"] === true,
+    flagsGiven: Object.keys(values),
+    ...(values["append-system-prompt"] === undefined
+      ? {}
+      : { appendSystemPrompt: values["append-system-prompt"] }),
+    ...(values["system-prompt-file"] === undefined
+      ? {}
+      : { systemPromptFile: values["system-prompt-file"] }),
   };
 }
 
@@ -170,43 +201,50 @@ function serverTransport(values: ParsedValues): { stdio: true } | { port: number
   return { stdio: true };
 }
 
+const OPTIONS = {
+  prompt: { type: "string", short: "p" },
+  model: { type: "string", short: "m" },
+  "base-url": { type: "string" },
+  resume: { type: "string" },
+  continue: { type: "boolean" },
+  "max-turns": { type: "string" },
+  autopilot: { type: "boolean" },
+  "max-autopilot-continues": { type: "string" },
+  "allow-all-tools": { type: "boolean" },
+  "allow-tool": { type: "string", multiple: true },
+  "deny-tool": { type: "string", multiple: true },
+  "add-dir": { type: "string", multiple: true },
+  headless: { type: "boolean" },
+  // Flags the Copilot SDK passes to the CLI it starts; accepted so it can start turnloop.
+  "no-auto-update": { type: "boolean" },
+  "no-auto-login": { type: "boolean" },
+  remote: { type: "boolean" },
+  "log-level": { type: "string" },
+  "auth-token-env": { type: "string" },
+  "session-idle-timeout": { type: "string" },
+  stdio: { type: "boolean" },
+  port: { type: "string" },
+  "output-format": { type: "string" },
+  cwd: { type: "string" },
+  "no-instructions": { type: "boolean" },
+  quiet: { type: "boolean", short: "q" },
+  verbose: { type: "boolean" },
+  "append-system-prompt": { type: "string" },
+  "system-prompt-file": { type: "string" },
+  json: { type: "boolean" },
+  out: { type: "string" },
+  "no-open": { type: "boolean" },
+  format: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
 function parseWith(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: {
-      prompt: { type: "string", short: "p" },
-      model: { type: "string", short: "m" },
-      "base-url": { type: "string" },
-      resume: { type: "string" },
-      continue: { type: "boolean" },
-      "max-turns": { type: "string" },
-      autopilot: { type: "boolean" },
-      "max-autopilot-continues": { type: "string" },
-      "allow-all-tools": { type: "boolean" },
-      "allow-tool": { type: "string", multiple: true },
-      "deny-tool": { type: "string", multiple: true },
-      "add-dir": { type: "string", multiple: true },
-      headless: { type: "boolean" },
-      // Flags the Copilot SDK passes to the CLI it starts; accepted so it can start turnloop.
-      "no-auto-update": { type: "boolean" },
-      "no-auto-login": { type: "boolean" },
-      remote: { type: "boolean" },
-      "log-level": { type: "string" },
-      "auth-token-env": { type: "string" },
-      "session-idle-timeout": { type: "string" },
-      stdio: { type: "boolean" },
-      port: { type: "string" },
-      "output-format": { type: "string" },
-      cwd: { type: "string" },
-      json: { type: "boolean" },
-      out: { type: "string" },
-      "no-open": { type: "boolean" },
-      format: { type: "string" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-    },
+    options: OPTIONS,
   });
 }
 
@@ -257,4 +295,53 @@ function positiveInteger(flag: string, value: string | undefined, fallback: numb
     throw new UsageError(`${flag} must be a whole number ≥ 0, not "${value}"`);
   }
   return number;
+}
+
+/** `-p` / `--prompt` without text (last, or before another flag) means `-p -`: read stdin. */
+function withPromptFromStdin(argv: readonly string[]): string[] {
+  return argv.map((argument, index) => {
+    const next = argv[index + 1];
+    const bare = next === undefined || (next.startsWith("-") && next !== "-");
+    return (argument === "-p" || argument === "--prompt") && bare ? "--prompt=-" : argument;
+  });
+}
+
+/** For an unknown flag: one line naming it and the closest valid flag, if one is close. */
+function unknownOptionMessage(error: unknown): string | undefined {
+  if ((error as NodeJS.ErrnoException).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    return undefined;
+  }
+  const match = /'(-{1,2}[^'=]+)/.exec(errorMessage(error));
+  const given = match?.[1];
+  if (given === undefined) {
+    return undefined;
+  }
+  const name = given.replace(/^-+/, "");
+  const known = Object.keys(OPTIONS);
+  const closest = known
+    .map((option) => ({ option, distance: editDistance(name, option) }))
+    .sort((left, right) => left.distance - right.distance)[0];
+  // A flag cut short (`--allow-all`) names the flag it starts; else the nearest spelling.
+  const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
+  const near =
+    closest !== undefined && closest.distance <= Math.max(2, Math.floor(name.length / 3))
+      ? closest.option
+      : undefined;
+  const suggestion = prefixed ?? near;
+  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
+  return `unknown option ${given}${hint} (see turnloop --help)`;
+}
+
+/** Levenshtein distance between two short strings. */
+function editDistance(left: string, right: string): number {
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length] ?? 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from "node:v8";
-import { parseCommand, USAGE, UsageError } from "./arguments.js";
+import { type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 
 // Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
 // process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
@@ -39,27 +39,43 @@ async function main(argv: readonly string[]): Promise<number> {
     case "version":
       process.stdout.write(`${VERSION}\n`);
       return 0;
+    case "config": {
+      const { runConfigCommand } = await import("./config-command.js");
+      return runConfigCommand(command.options, command.json, process.env, process.stdout);
+    }
     case "prompt": {
-      const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
+      const [{ runPromptCommand }, { turnloopHome }, configured] = await Promise.all([
         import("./prompt-command.js"),
         import("../session/paths.js"),
+        configure(command.options),
       ]);
-      return runPromptCommand(command.options, {
+      if (!configured.ok) {
+        return 64;
+      }
+      return runPromptCommand(configured.options, {
         stdout: process.stdout,
         stderr: process.stderr,
-        env: process.env,
+        env: configured.env,
         home: turnloopHome(process.env),
         interactive: process.stderr.isTTY === true,
         stdinIsTerminal: process.stdin.isTTY === true,
+        stdin: process.stdin,
+        stdoutIsTerminal: process.stdout.isTTY === true,
       });
     }
     case "acp": {
-      const { runAcpCommand } = await import("../acp/main.js");
-      return runAcpCommand(command.options);
+      const [{ runAcpCommand }, configured] = await Promise.all([
+        import("../acp/main.js"),
+        configure(command.options),
+      ]);
+      return configured.ok ? runAcpCommand(configured.options, configured.env) : 64;
     }
     case "server": {
-      const { runServerCommand } = await import("../server/main.js");
-      return runServerCommand(command.options);
+      const [{ runServerCommand }, configured] = await Promise.all([
+        import("../server/main.js"),
+        configure(command.options),
+      ]);
+      return configured.ok ? runServerCommand(configured.options, configured.env) : 64;
     }
     case "sessions-list":
     case "sessions-show":
@@ -82,6 +98,22 @@ async function main(argv: readonly string[]): Promise<number> {
         : runSessionsExport(command, io);
     }
   }
+}
+
+/** Applies the config files to a face's options; reports a bad file and unknown keys on stderr. */
+async function configure<T extends FaceOptions>(
+  options: T,
+): Promise<{ ok: true; options: T; env: NodeJS.ProcessEnv } | { ok: false }> {
+  const { configuredFace } = await import("../session/face-config.js");
+  const configured = configuredFace(options, process.env);
+  if (!configured.ok) {
+    process.stderr.write(`turnloop: ${configured.message}\n`);
+    return { ok: false };
+  }
+  for (const warning of configured.warnings) {
+    process.stderr.write(`turnloop: warning: ${warning}\n`);
+  }
+  return configured;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,11 +1,17 @@
 import { resolve } from "node:path";
+import type { PromptOutcome } from "../agent/loop.js";
 import { errorCode, errorMessage } from "../events/errors.js";
-import type { SessionEvent } from "../events/events.js";
 import { agentSettingsFor } from "../session/agent-settings.js";
+import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
-import type { Session } from "../session/session.js";
+import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
+import { killCommandProcessGroups } from "../tools/bash.js";
 import type { PromptOptions } from "./arguments.js";
+import { loadMarkdownRenderer } from "./markdown.js";
+import { readStdin, stdinKind, withStdinAttachment } from "./prompt-input.js";
+import { PromptResultCollector } from "./prompt-result.js";
+import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
 import { TerminalRenderer } from "./terminal-renderer.js";
 
@@ -33,6 +39,10 @@ export interface PromptIo {
   interactive: boolean;
   /** Whether stdin is a terminal: permission questions are asked there, else denied. */
   stdinIsTerminal: boolean;
+  /** Whether stdout is a terminal: answers are rendered as Markdown. */
+  stdoutIsTerminal?: boolean;
+  /** Piped input to attach to the prompt (or read as the prompt for `-p -`); absent: not read. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /**
@@ -42,6 +52,16 @@ export interface PromptIo {
  */
 export async function runPromptCommand(options: PromptOptions, io: PromptIo): Promise<number> {
   const cwd = resolve(options.cwd);
+  const cwdProblem = workingDirectoryProblem(cwd);
+  if (cwdProblem !== undefined) {
+    io.stderr.write(`turnloop: ${cwdProblem}\n`);
+    return EXIT.usage;
+  }
+  const prompt = await promptText(options, io);
+  if (!prompt.ok) {
+    io.stderr.write(`turnloop: ${prompt.message}\n`);
+    return EXIT.usage;
+  }
   let host: SessionHost;
   try {
     host = new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
@@ -71,24 +91,106 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     io.stderr.write(`${resolved.message}\n`);
     return EXIT.usage;
   }
+  const color = io.interactive && io.env.NO_COLOR === undefined;
   const sessionOptions = host.sessionOptions(resolved.configuration, {
     autopilot: options.autopilot,
     ...(io.stdinIsTerminal
-      ? { ask: terminalPermission(process.stdin, io.stderr) }
+      ? { ask: terminalPermission(process.stdin, io.stderr, color) }
       : { noAskReason: NO_TERMINAL_REASON }),
   });
-  const settings = agentSettingsFor(session, sessionOptions);
+  const output = promptOutput(options, io, session, await terminalExtras(options, io));
+  try {
+    // Subscribed first: building the settings may record `session.instructions_loaded`.
+    const settings = agentSettingsFor(session, sessionOptions);
+    return await runWithSignals(session, settings, prompt.text, output, io);
+  } finally {
+    output.unsubscribe();
+    await host.close(session);
+  }
+}
+
+/** Where the events of a `-p` prompt go, by `--output-format` and `--quiet`. */
+interface PromptOutput {
+  unsubscribe: () => void;
+  /** Called once with the outcome: summary line, result object, or the quiet answer. */
+  finish: (outcome: PromptOutcome, elapsedMs: number) => void;
+}
+
+function promptOutput(
+  options: PromptOptions,
+  io: PromptIo,
+  session: Session,
+  terminal: ConstructorParameters<typeof TerminalRenderer>[4],
+): PromptOutput {
+  const collector = new PromptResultCollector();
   const color = io.interactive && io.env.NO_COLOR === undefined;
-  const renderer = new TerminalRenderer(io.stdout, io.stderr, color);
-  const printJson = (event: SessionEvent) => io.stdout.write(`${JSON.stringify(event)}\n`);
-  if (options.outputFormat === "json") {
+  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, options.verbose, terminal);
+  const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
+  const format = options.outputFormat;
+  if (format === "stream-json") {
     session.openingEvents.forEach(printJson);
   }
-  const unsubscribe = session.subscribe(
-    options.outputFormat === "json" ? printJson : renderer.handle,
-  );
-  // A reader that goes away (`turnloop -p … | head`) cancels the prompt like Ctrl-C, so the log
-  // ends cleanly instead of mid-turn.
+  const show =
+    format === "stream-json"
+      ? printJson
+      : format === "text" && !options.quiet
+        ? renderer.handle
+        : undefined;
+  const unsubscribe = session.subscribe((event) => {
+    collector.handle(event);
+    show?.(event);
+  });
+  const finish = (outcome: PromptOutcome, elapsedMs: number) => {
+    const result = collector.result(outcome, session.id, elapsedMs);
+    if (format === "json" || format === "stream-json") {
+      printJson(result);
+    } else if (options.quiet) {
+      if ("error" in outcome) {
+        io.stderr.write(`error: ${outcome.error.message}\n`);
+        return;
+      }
+      const text = collector.finalText;
+      io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+    } else {
+      renderer.endLine();
+      io.stderr.write(`${renderer.summary(elapsedMs, session.id)}\n`);
+    }
+  };
+  return { unsubscribe, finish };
+}
+
+/**
+ * In text mode on a terminal: Markdown rendering when stdout is a terminal and colour is allowed
+ * (`NO_COLOR` unset), a waiting line on stderr when it is a terminal.
+ */
+async function terminalExtras(
+  options: PromptOptions,
+  io: PromptIo,
+): Promise<ConstructorParameters<typeof TerminalRenderer>[4]> {
+  if (options.outputFormat !== "text" || options.quiet) {
+    return {};
+  }
+  const color = io.env.NO_COLOR === undefined;
+  const width = (io.stdout as { columns?: number }).columns ?? 80;
+  return {
+    ...(io.stdoutIsTerminal === true && color
+      ? { markdown: await loadMarkdownRenderer(width) }
+      : {}),
+    ...(io.interactive ? { spinner: new Spinner(io.stderr) } : {}),
+  };
+}
+
+/**
+ * Runs the prompt with Ctrl-C (first: cancel; second: exit at once) and a closed stdout
+ * (`turnloop -p … | head` cancels like Ctrl-C, so the log ends cleanly instead of mid-turn).
+ */
+async function runWithSignals(
+  session: Session,
+  settings: SessionAgentSettings,
+  prompt: string,
+  output: PromptOutput,
+  io: PromptIo,
+): Promise<number> {
   const onStdoutError = (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") {
       session.cancel();
@@ -100,17 +202,17 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
   const onInterrupt = () => {
     interrupts++;
     if (interrupts > 1) {
+      // Exiting now skips the tools' SIGTERM-then-SIGKILL: end their process groups first.
+      killCommandProcessGroups();
+      io.stderr.write(`\nturnloop: stopped; resume with --resume ${session.id}\n`);
       process.exit(EXIT.cancelled);
     }
     session.cancel();
   };
   process.on("SIGINT", onInterrupt);
   try {
-    const outcome = await session.prompt(settings, options.prompt);
-    if (options.outputFormat === "text") {
-      renderer.endLine();
-      io.stderr.write(`${renderer.summary(performance.now() - started, session.id)}\n`);
-    }
+    const outcome = await session.prompt(settings, prompt);
+    output.finish(outcome, performance.now() - started);
     if ("error" in outcome) {
       return EXIT.error;
     }
@@ -128,9 +230,41 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
   } finally {
     process.off("SIGINT", onInterrupt);
     io.stdout.off("error", onStdoutError);
-    unsubscribe();
-    await host.close(session);
   }
+}
+
+/**
+ * The prompt: `-p TEXT`, or stdin for `-p -` (and `-p` without text); piped stdin besides a text
+ * prompt is attached to it. A terminal stdin is never read.
+ */
+async function promptText(
+  options: PromptOptions,
+  io: PromptIo,
+): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+  const kind = io.stdin === undefined ? "terminal" : stdinKind();
+  const fromStdin = options.prompt === "-";
+  if (kind === "terminal" || io.stdin === undefined) {
+    return fromStdin
+      ? {
+          ok: false,
+          message:
+            "-p - reads the prompt from stdin, but stdin is a terminal; pipe the prompt in or give it as -p TEXT",
+        }
+      : { ok: true, text: options.prompt };
+  }
+  const piped = await readStdin(io.stdin, kind);
+  if (fromStdin) {
+    return piped === undefined || piped.trim() === ""
+      ? { ok: false, message: "-p - reads the prompt from stdin, but stdin was empty" }
+      : { ok: true, text: piped.trimEnd() };
+  }
+  return {
+    ok: true,
+    text:
+      piped === undefined || piped === ""
+        ? options.prompt
+        : withStdinAttachment(options.prompt, piped),
+  };
 }
 
 /** Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. */

@@ -75,6 +75,7 @@ type OutcomeEvent = Extract<
     type:
       | "assistant.retry"
       | "session.plan_updated"
+      | "session.instructions_loaded"
       | "session.task_complete"
       | "session.error"
       | "abort"
@@ -147,6 +148,17 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
         lines.push(`  ${PLAN_MARKS[entry.status]} ${entry.content}`);
       }
       return;
+    case "session.instructions_loaded": {
+      const { files, appendedBytes } = event.data;
+      const appended =
+        appendedBytes === undefined ? [] : [`appended text (${appendedBytes} bytes)`];
+      const used = [
+        ...files.map((file) => `${file.path}${file.truncated ? " (cut)" : ""}`),
+        ...appended,
+      ];
+      lines.push(`instructions: ${used.length === 0 ? "none" : used.join(", ")}`);
+      return;
+    }
     case "session.task_complete": {
       prompt.taskCompleted = true;
       const outcome = event.data.success ? "" : " (unsuccessful)";

@@ -1,15 +1,18 @@
 import { createInterface } from "node:readline";
 import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
+import { permissionPreview } from "./permission-preview.js";
 
 /**
- * Asks on the terminal: the question on `output` (stderr), the answer from `input` (a TTY). `y`
- * allows once, `a` allows this exact call for the rest of the session, `n` (or anything else)
- * denies; end of input denies. Cancelling the prompt closes the question and answers `cancelled`
- * (case 04).
+ * Asks on the terminal: the question and a preview of the call ({@link permissionPreview}) on
+ * `output` (stderr), the answer from `input` (a TTY). `y` allows once, `a` allows this exact call
+ * for the rest of the session, `t` denies and asks for a reason that goes into the tool result for
+ * the model, `n` (or anything else) denies; end of input denies. Cancelling the prompt closes the
+ * question and answers `cancelled` (case 04).
  */
 export function terminalPermission(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
+  color = false,
 ): AskPermission {
   return (request, signal) =>
     new Promise<PermissionReply>((resolve) => {
@@ -30,9 +33,11 @@ export function terminalPermission(
       const detail = request.command ?? request.paths.join(", ");
       const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
       const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
+      const preview = permissionPreview(request, color);
       output.write(
         `\nturnloop wants to ${action}${shown}\n` +
-          `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   [n] no\n> `,
+          preview.map((line) => `${line}\n`).join("") +
+          `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   [n] no   [t] no, and tell the model why\n> `,
       );
       lines.once("line", (line) => {
         const answer = line.trim().toLowerCase();
@@ -40,6 +45,16 @@ export function terminalPermission(
           finish({ decision: "allow", scope: "once" });
         } else if (answer === "a" || answer === "always") {
           finish({ decision: "allow", scope: "session" });
+        } else if (answer === "t" || answer === "tell") {
+          output.write("  what should the model know? > ");
+          lines.once("line", (reason) => {
+            const said = reason.trim();
+            finish({
+              decision: "deny",
+              scope: "once",
+              reason: said === "" ? "the user said no" : `the user said no: ${said}`,
+            });
+          });
         } else {
           finish({ decision: "deny", scope: "once", reason: "the user said no" });
         }

@@ -1,4 +1,6 @@
 import type { JsonObject, SessionEvent } from "../events/events.js";
+import type { MarkdownRenderer } from "./markdown.js";
+import type { Spinner } from "./spinner.js";
 
 /** Something to write to: `process.stdout` / `process.stderr` or a test buffer. */
 export interface TextSink {
@@ -16,12 +18,17 @@ const SHORT_ARGUMENTS_LENGTH = 60;
 
 /**
  * Renders a session's events for `turnloop -p` in text mode: the answer streams to stdout; each
- * tool call is one dim line on stderr (name, short arguments, ok/failed, duration); retries and
- * errors go to stderr. Exhaustive over event types, so a new event type must be placed here.
+ * tool call is one dim line on stderr (name, short arguments or path, ✓/✗ with the outcome — a
+ * command's exit code, an edit's `+N −M` — and its duration without the time spent on a
+ * permission question), a failed command's last output lines under it; retries and errors go to
+ * stderr. Exhaustive over event types, so a new event type must be placed here.
  */
 export class TerminalRenderer {
   private readonly toolStarts = new Map<string, { time: number; arguments: JsonObject }>();
+  /** Time spent waiting for the user's permission answer, by tool call (ms). */
+  private readonly permissionWaits = new Map<string, { since?: number; total: number }>();
   private atLineStart = true;
+  private toolsSinceText = false;
   private wroteText = false;
   readonly totals: Totals = { turns: 0, inputTokens: undefined, outputTokens: undefined };
 
@@ -29,32 +36,49 @@ export class TerminalRenderer {
     private readonly stdout: TextSink,
     private readonly stderr: TextSink,
     private readonly color: boolean,
+    /** Show every line of a failed command's output instead of the last few. */
+    private readonly verbose = false,
+    /** When stdout is a terminal: each reply rendered as Markdown once complete, a waiting line. */
+    private readonly terminal: { markdown?: MarkdownRenderer; spinner?: Spinner } = {},
   ) {}
+
+  /** Reply text waiting to be rendered as Markdown. */
+  private pending = "";
 
   readonly handle = (event: SessionEvent): void => {
     switch (event.type) {
       case "assistant.message_delta":
-        this.stdout.write(event.data.deltaContent);
-        this.atLineStart = event.data.deltaContent.endsWith("\n");
-        this.wroteText = true;
+        if (this.terminal.markdown !== undefined) {
+          this.pending += event.data.deltaContent;
+          return;
+        }
+        this.answer(event.data.deltaContent);
         return;
       case "assistant.message":
+        this.terminal.spinner?.stop();
+        if (this.terminal.markdown !== undefined && this.pending.trim() !== "") {
+          this.answer(this.terminal.markdown(this.pending));
+        }
+        this.pending = "";
         this.endLine();
         return;
       case "assistant.turn_start":
         this.totals.turns++;
+        this.terminal.spinner?.start("thinking");
         return;
       case "assistant.usage":
         this.totals.inputTokens = add(this.totals.inputTokens, event.data.inputTokens);
         this.totals.outputTokens = add(this.totals.outputTokens, event.data.outputTokens);
         return;
       case "tool.execution_start":
+        this.terminal.spinner?.start(`running ${event.data.toolName}`);
         this.toolStarts.set(event.data.toolCallId, {
           time: Date.parse(event.timestamp),
           arguments: event.data.arguments,
         });
         return;
       case "tool.execution_complete":
+        this.toolsSinceText = true;
         this.toolLine(event);
         return;
       case "assistant.retry": {
@@ -66,7 +90,10 @@ export class TerminalRenderer {
       }
       case "session.error":
         this.endLine();
-        this.stderr.write(`${this.paint("31", "error")}: ${event.data.message}\n`);
+        this.error(`${this.paint("31", "error")}: ${event.data.message}\n`);
+        return;
+      case "session.idle":
+        this.terminal.spinner?.stop();
         return;
       case "abort":
         this.endLine();
@@ -80,7 +107,19 @@ export class TerminalRenderer {
           this.note("autopilot: continuing");
         }
         return;
+      case "permission.requested":
+        // The question is written to stderr next: no waiting line over it.
+        this.terminal.spinner?.stop();
+        this.permissionWaits.set(event.data.toolCallId, {
+          since: Date.parse(event.timestamp),
+          total: this.permissionWaits.get(event.data.toolCallId)?.total ?? 0,
+        });
+        return;
       case "permission.completed":
+        this.endPermissionWait(event.data.toolCallId, Date.parse(event.timestamp));
+        if (event.data.decision === "allowed") {
+          this.terminal.spinner?.start("running");
+        }
         if (event.data.decision === "denied") {
           this.note(`permission denied${event.data.reason ? `: ${event.data.reason}` : ""}`);
         }
@@ -90,11 +129,10 @@ export class TerminalRenderer {
       case "assistant.reasoning_delta":
       case "assistant.turn_end":
       case "tool.execution_partial_result":
-      case "permission.requested":
       case "session.plan_updated":
+      case "session.instructions_loaded":
       case "session.compaction_start":
       case "session.compaction_complete":
-      case "session.idle":
       case "external_tool.requested":
       case "external_tool.completed":
       case "hook.start":
@@ -129,25 +167,67 @@ export class TerminalRenderer {
     }
   }
 
+  /** Reply text to stdout; the first after tool calls comes after a blank line, apart from the narration. */
+  private answer(text: string): void {
+    this.terminal.spinner?.clear();
+    if (this.toolsSinceText) {
+      this.stdout.write(this.wroteText ? "\n" : "");
+      this.toolsSinceText = false;
+    }
+    this.stdout.write(text);
+    this.atLineStart = text.endsWith("\n");
+    this.wroteText = true;
+  }
+
+  /** Text to stderr, with the waiting line out of the way. */
+  private error(text: string): void {
+    this.terminal.spinner?.clear();
+    this.stderr.write(text);
+  }
+
   get answered(): boolean {
     return this.wroteText;
   }
 
   private toolLine(event: Extract<SessionEvent, { type: "tool.execution_complete" }>): void {
     this.endLine();
-    const started = this.toolStarts.get(event.data.toolCallId);
-    this.toolStarts.delete(event.data.toolCallId);
-    const call = `${event.data.toolName} ${shortArguments(started?.arguments ?? {})}`.trim();
-    const duration =
-      started === undefined ? "" : ` (${Date.parse(event.timestamp) - started.time} ms)`;
-    const mark = event.data.success ? this.paint("32", "✓") : this.paint("31", "✗");
-    const detail = event.data.success ? "" : `: ${firstLine(event.data.result.content)}`;
-    this.stderr.write(`${mark} ${this.paint("2", `${call}${duration}${detail}`)}\n`);
+    const { toolCallId, toolName } = event.data;
+    const started = this.toolStarts.get(toolCallId);
+    this.toolStarts.delete(toolCallId);
+    const waited = this.permissionWaits.get(toolCallId)?.total ?? 0;
+    this.permissionWaits.delete(toolCallId);
+    const callArguments = started?.arguments ?? {};
+    const outcome = toolOutcome(event.data, callArguments);
+    const call = `${toolName} ${outcome.label ?? shortArguments(callArguments)}`.trim();
+    // The time the user took to answer a permission question is not the tool's.
+    const elapsed =
+      started === undefined ? undefined : Date.parse(event.timestamp) - started.time - waited;
+    const duration = elapsed === undefined ? "" : ` (${Math.max(0, elapsed)} ms)`;
+    const mark = outcome.failed ? this.paint("31", "✗") : this.paint("32", "✓");
+    const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
+    const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
+    this.error(`${mark} ${this.paint("2", `${call}${detail}${duration}${reason}`)}\n`);
+    const shown = this.verbose ? outcome.output : outcome.output.slice(-FAILED_OUTPUT_LINES);
+    if (shown.length < outcome.output.length) {
+      this.error(
+        `${this.paint("2", `    … ${outcome.output.length - shown.length} more lines (--verbose shows all)`)}\n`,
+      );
+    }
+    for (const line of shown) {
+      this.error(`${this.paint("2", `    ${line}`)}\n`);
+    }
+  }
+
+  private endPermissionWait(toolCallId: string, time: number): void {
+    const wait = this.permissionWaits.get(toolCallId);
+    if (wait?.since !== undefined) {
+      this.permissionWaits.set(toolCallId, { total: wait.total + (time - wait.since) });
+    }
   }
 
   private note(text: string): void {
     this.endLine();
-    this.stderr.write(`${this.paint("2", text)}\n`);
+    this.error(`${this.paint("2", text)}\n`);
   }
 
   private paint(code: string, text: string): string {
@@ -166,9 +246,98 @@ export function shortArguments(parameters: JsonObject): string {
     : text;
 }
 
+/** Lines of a failed command's output shown under its tool line without --verbose. */
+const FAILED_OUTPUT_LINES = 5;
+
+/** What a tool line says besides the name: a label instead of the arguments, the outcome, output lines. */
+interface ToolOutcome {
+  failed: boolean;
+  label?: string;
+  detail?: string;
+  /** Why the call failed, after the duration. */
+  reason?: string;
+  /** Output lines to show under the tool line (a failed command's). */
+  output: string[];
+}
+
+/**
+ * Reads a result as the user needs it: `bash` ends its text with `<exited with exit code N>` (or
+ * `<exited after signal S>`, src/tools/bash.ts), so a non-zero exit is a failure even though the
+ * tool call succeeded; `edit` and `create` show their path and `+added −removed` lines.
+ */
+function toolOutcome(
+  data: Extract<SessionEvent, { type: "tool.execution_complete" }>["data"],
+  callArguments: JsonObject,
+): ToolOutcome {
+  const content = data.result.content;
+  if (!data.success) {
+    return { failed: true, reason: firstLine(content), output: [] };
+  }
+  const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
+  if (data.toolName === "bash") {
+    const exit = /<exited (?:with exit code (-?\d+|null)|after signal (\w+))>\s*$/.exec(content);
+    const code = exit?.[1];
+    const signal = exit?.[2];
+    if (exit === null || code === "0") {
+      return { failed: false, output: [] };
+    }
+    const body = content.slice(0, exit.index).replace(/\s+$/, "");
+    const output = body === "" ? [] : body.split("\n");
+    return {
+      failed: true,
+      detail: signal === undefined ? `failed (exit code ${code})` : `killed by ${signal}`,
+      output,
+    };
+  }
+  if (data.toolName === "edit" && path !== undefined) {
+    const { added, removed } = changedLines(
+      String(callArguments.old_str ?? ""),
+      String(callArguments.new_str ?? ""),
+    );
+    return { failed: false, label: path, detail: `+${added} −${removed}`, output: [] };
+  }
+  if (data.toolName === "create" && path !== undefined) {
+    const text = String(callArguments.file_text ?? "");
+    return { failed: false, label: path, detail: `+${lineCount(text)}`, output: [] };
+  }
+  return { failed: false, output: [] };
+}
+
+/** Lines added and removed by replacing `before` with `after`, common first and last lines aside. */
+export function changedLines(before: string, after: string): { added: number; removed: number } {
+  const old = before === "" ? [] : before.split("\n");
+  const next = after === "" ? [] : after.split("\n");
+  let start = 0;
+  while (start < old.length && start < next.length && old[start] === next[start]) {
+    start++;
+  }
+  let end = 0;
+  while (
+    end < old.length - start &&
+    end < next.length - start &&
+    old[old.length - 1 - end] === next[next.length - 1 - end]
+  ) {
+    end++;
+  }
+  return { added: next.length - start - end, removed: old.length - start - end };
+}
+
+function lineCount(text: string): number {
+  if (text === "") {
+    return 0;
+  }
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** The first line, at most 160 characters, cut at a word boundary (a hint is never cut mid-word). */
 function firstLine(text: string): string {
   const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+  if (line.length <= 160) {
+    return line;
+  }
+  const cut = line.slice(0, 159);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 80 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 function add(total: number | undefined, value: number | undefined): number | undefined {

@@ -207,6 +207,20 @@ export interface SessionEventData {
     reason?: string;
   };
   "session.plan_updated": { entries: PlanEntry[] };
+  /**
+   * The instruction files that went into the system prompt (`AGENTS.md` and the like, see
+   * `src/session/instructions.ts`), recorded when they first apply and whenever the set changes.
+   * `appendedBytes`: bytes of `--append-system-prompt` text, when given.
+   */
+  "session.instructions_loaded": {
+    files: Array<{
+      path: string;
+      scope: "user" | "project" | "system-prompt-file";
+      bytes: number;
+      truncated: boolean;
+    }>;
+    appendedBytes?: number;
+  };
   /** The model called `task_complete` (autopilot). */
   "session.task_complete": { summary: string; success: boolean };
   /** A prompt failed (e.g. the provider after retries). The prompt is answered with an error. */

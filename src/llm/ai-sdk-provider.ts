@@ -93,7 +93,8 @@ export class AiSdkProvider implements Provider {
           this.model = undefined;
           continue;
         }
-        if (!failure.retryable || outcome.shown || attempt >= this.retry.maxRetries) {
+        const maxRetries = Math.min(this.retry.maxRetries, failure.maxRetries ?? Infinity);
+        if (!failure.retryable || outcome.shown || attempt >= maxRetries) {
           yield { type: "error", failure: publicFailure(failure) };
           return;
         }

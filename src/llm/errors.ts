@@ -11,6 +11,8 @@ export interface ClassifiedFailure extends ProviderFailure {
   retryable: boolean;
   /** Delay the server asked for (`retry-after-ms`, `retry-after` seconds or HTTP date), in ms. */
   retryAfterMs?: number;
+  /** A lower cap than the policy's on retries of this failure (connection refused: 1). */
+  maxRetries?: number;
 }
 
 /**
@@ -19,6 +21,10 @@ export interface ClassifiedFailure extends ProviderFailure {
  * network failures (case 18).
  */
 export function classifyFailure(error: unknown): ClassifiedFailure {
+  const unsendable = requestThatCannotSucceed(error);
+  if (unsendable !== undefined) {
+    return unsendable;
+  }
   if (APICallError.isInstance(error) && isSuccessStatus(error.statusCode)) {
     // The server said 200 and the body then broke ("Failed to process successful response"):
     // a connection failure mid-reply, never an invalid request (issue 11).
@@ -53,6 +59,91 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "network", message: boundedMessage(text), retryable: true };
   }
   return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+/**
+ * Failures no retry can fix, found anywhere in the error's cause chain: a key that is not a valid
+ * header value (e.g. the `…` of a copied placeholder), a URL fetch cannot use (invalid, unknown
+ * scheme, a port fetch blocks), a host name that does not resolve (unless it is a local one). And
+ * a refused connection to a local server: retried once, then said plainly (it is usually a server
+ * that is not started).
+ */
+function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined {
+  const chain = causeChain(error);
+  const text = chain.map((item) => item.message).join(" ");
+  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code);
+  const url = chain
+    .map((item) => (item as { url?: unknown }).url)
+    .find((value) => typeof value === "string");
+  const configuration = (message: string): ClassifiedFailure => ({
+    errorType: "configuration",
+    message: boundedMessage(message),
+    retryable: false,
+  });
+  if (/Cannot convert argument to a ByteString|invalid header value/i.test(text)) {
+    return configuration(
+      "the API key contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set the real key",
+    );
+  }
+  if (/Invalid URL|Failed to parse URL|unknown scheme|bad port|ERR_INVALID_URL/i.test(text)) {
+    const reason = chain.at(-1)?.message ?? text;
+    return configuration(
+      `the base URL cannot be used${url === undefined ? "" : ` (${url})`}: ${reason}`,
+    );
+  }
+  const host = hostOf(url);
+  const unresolved = codes.includes("ENOTFOUND") || codes.includes("EAI_AGAIN");
+  if (unresolved && host !== undefined && !isLocalHost(host)) {
+    return configuration(`the host ${host} was not found (DNS); check --base-url or the network`);
+  }
+  if (codes.includes("ECONNREFUSED") && host !== undefined && isLocalHost(host)) {
+    return {
+      errorType: "network",
+      message: boundedMessage(`nothing is listening at ${baseOf(url)} — is the server running?`),
+      retryable: true,
+      maxRetries: 1,
+    };
+  }
+  return undefined;
+}
+
+function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && chain.length < 5) {
+    chain.push(current);
+    current = current.cause;
+  }
+  return chain;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** scheme://host:port of a request URL. */
+function baseOf(url: string | undefined): string {
+  try {
+    return url === undefined ? "the base URL" : new URL(url).origin;
+  } catch {
+    return url ?? "the base URL";
+  }
+}
+
+function isLocalHost(host: string): boolean {
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    host === "::1" ||
+    /^127\./.test(host) ||
+    host === "0.0.0.0" ||
+    host === "host.docker.internal"
+  );
 }
 
 function isSuccessStatus(statusCode: number | undefined): boolean {

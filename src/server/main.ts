@@ -29,8 +29,10 @@ type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number
  * @returns the process exit code: 0 after a shutdown, 64 for bad options, 1 when the port
  * cannot be opened.
  */
-export async function runServerCommand(options: ServerOptions): Promise<number> {
-  const env = process.env;
+export async function runServerCommand(
+  options: ServerOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
   let host: SessionHost;
   let messageLimit: number;

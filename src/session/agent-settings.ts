@@ -5,6 +5,7 @@ import { createProvider, type ModelConfiguration, type ProviderTuning } from "..
 import type { Provider } from "../llm/provider.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
+import { loadInstructions } from "./instructions.js";
 import type { Session, SessionAgentSettings } from "./session.js";
 
 /** How a face wants a session's prompts run. Every face (CLI, ACP, SDK server) builds one. */
@@ -33,6 +34,12 @@ export interface SessionOptions {
   maxOutputTokens?: number;
   /** The client's file and terminal access (ACP), used by tools instead of the disk. */
   client?: ClientCapabilities;
+  /** Read `AGENTS.md` and the like ({@link loadInstructions}) with the user's in `home`; absent: none. */
+  instructions?: { home: string };
+  /** Replaces our base system prompt: `--system-prompt-file`'s path and text. */
+  systemPrompt?: { path: string; text: string };
+  /** Appended to the system prompt (`--append-system-prompt`). */
+  appendSystemPrompt?: string;
 }
 
 /**
@@ -43,12 +50,7 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
   return {
     provider: options.provider ?? createProvider(options.model, options.tuning),
     tools: [...builtinTools(), ...(options.extraTools ?? [])],
-    systemPrompt: buildSystemPrompt({
-      cwd: session.cwd,
-      platform: process.platform,
-      date: new Date(session.start.startTime),
-      autopilot: options.autopilot,
-    }),
+    systemPrompt: systemPromptFor(session, options),
     maxTurns: options.maxTurns,
     autopilot: options.autopilot,
     maxAutopilotContinues: options.maxAutopilotContinues,
@@ -67,4 +69,44 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
       ...(options.noAskReason === undefined ? {} : { noAskReason: options.noAskReason }),
     }),
   };
+}
+
+/**
+ * The system prompt for `session`: ours (or `--system-prompt-file`'s), the instruction files that
+ * apply in its cwd, then `--append-system-prompt`. Records `session.instructions_loaded` when the
+ * files used differ from the last ones recorded in the session.
+ */
+function systemPromptFor(session: Session, options: SessionOptions): string {
+  const loaded =
+    options.instructions === undefined
+      ? { files: [], text: "" }
+      : loadInstructions(session.cwd, options.instructions.home);
+  const files = [...loaded.files];
+  if (options.systemPrompt !== undefined) {
+    const bytes = Buffer.byteLength(options.systemPrompt.text);
+    files.unshift({
+      path: options.systemPrompt.path,
+      scope: "system-prompt-file",
+      bytes,
+      truncated: false,
+    });
+  }
+  const appendedBytes =
+    options.appendSystemPrompt === undefined
+      ? undefined
+      : Buffer.byteLength(options.appendSystemPrompt);
+  const record = { files, ...(appendedBytes === undefined ? {} : { appendedBytes }) };
+  const previous = session.instructions ?? { files: [] };
+  if (JSON.stringify(record) !== JSON.stringify(previous)) {
+    session.emit({ type: "session.instructions_loaded", data: record });
+  }
+  return buildSystemPrompt({
+    cwd: session.cwd,
+    platform: process.platform,
+    date: new Date(session.start.startTime),
+    autopilot: options.autopilot,
+    instructions: loaded.text,
+    ...(options.systemPrompt === undefined ? {} : { base: options.systemPrompt.text }),
+    ...(options.appendSystemPrompt === undefined ? {} : { append: options.appendSystemPrompt }),
+  });
 }

@@ -60,6 +60,7 @@ const KNOWN_EVENT_TYPES = {
   "permission.requested": true,
   "permission.completed": true,
   "session.plan_updated": true,
+  "session.instructions_loaded": true,
   "session.task_complete": true,
   "session.error": true,
   abort: true,

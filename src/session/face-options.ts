@@ -14,4 +14,12 @@ export interface FaceOptions {
   /** `--add-dir DIR`, repeatable: folders besides the cwd that may be read without asking. */
   addDirs: string[];
   cwd: string;
+  /** `--no-instructions`: leave out `AGENTS.md` and the like. */
+  noInstructions?: boolean;
+  /** `--append-system-prompt TEXT`. */
+  appendSystemPrompt?: string;
+  /** `--system-prompt-file F`: replaces turnloop's base system prompt. */
+  systemPromptFile?: string;
+  /** Long names of the options given on the command line (config files fill in the others). */
+  flagsGiven?: string[];
 }

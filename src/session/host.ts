@@ -15,6 +15,7 @@ import {
 import type { Provider } from "../llm/provider.js";
 import type { SessionOptions } from "./agent-settings.js";
 import { type EventLogContents, readEventLog } from "./event-log.js";
+import { systemPromptOptions } from "./face-config.js";
 import type { FaceOptions } from "./face-options.js";
 import { eventsPath } from "./paths.js";
 import { Session } from "./session.js";
@@ -61,7 +62,7 @@ export class SessionHost {
   /** Sessions opened through this host and not closed yet. */
   private readonly open = new Set<Session>();
 
-  /** @throws Error naming a malformed `--allow-tool` / `--deny-tool` rule. */
+  /** @throws Error naming a malformed `--allow-tool` / `--deny-tool` rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
     this.home = settings.home;
     this.env = settings.env;
@@ -74,6 +75,7 @@ export class SessionHost {
       allow: parseRules(settings.face.allowTools),
       deny: parseRules(settings.face.denyTools),
       folders: settings.face.addDirs,
+      ...systemPromptOptions(settings.face, settings.home),
     };
   }
 

@@ -62,6 +62,8 @@ export class Session {
   readonly history = new History();
   /** Rules from "always" answers recorded in this session's log (they survive resume). */
   readonly grants: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
+  /** The last `session.instructions_loaded` of this session's log, if any. */
+  instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
   private readonly log: EventLog;
   private readonly lock: SessionLock;
   private readonly writer: SessionWriter;
@@ -182,6 +184,7 @@ export class Session {
     for (const event of opened.events) {
       session.history.apply(event);
       session.recordGrant(event);
+      session.recordInstructions(event);
     }
     const repaired: RepairNote[] = opened.repaired;
     const notice = repairNotice(opened.events, repaired, session.history.pendingToolCalls.length);
@@ -248,6 +251,7 @@ export class Session {
   private deliver(event: SessionEvent): SessionEvent {
     this.history.apply(event);
     this.recordGrant(event);
+    this.recordInstructions(event);
     if (event.type === "assistant.turn_end") {
       this.log.flush().catch(() => undefined);
     }
@@ -346,6 +350,12 @@ export class Session {
       await this.log.close();
     } finally {
       await this.lock.release();
+    }
+  }
+
+  private recordInstructions(event: SessionEvent): void {
+    if (event.type === "session.instructions_loaded") {
+      this.instructions = event.data;
     }
   }
 

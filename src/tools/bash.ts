@@ -165,6 +165,23 @@ function describeExit(code: number | null, signal: string | null): string {
   return `<exited with exit code ${code}>`;
 }
 
+/**
+ * Process groups of commands that may still have processes: a command's group is listed from its
+ * start until it ended on its own, or until the last SIGKILL after a stop.
+ */
+const liveGroups = new Set<number>();
+
+/**
+ * SIGKILLs every command's process group that may still be running, for a process about to exit
+ * at once (a second Ctrl-C): no child that ignores SIGTERM outlives us.
+ */
+export function killCommandProcessGroups(): void {
+  for (const pid of liveGroups) {
+    signalGroup(pid, "SIGKILL");
+  }
+  liveGroups.clear();
+}
+
 /** Sends `signal` to every process in the group led by `pid`; a group already gone is fine. */
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) {
@@ -218,6 +235,9 @@ class CommandProcess {
         this.startGraceTimer();
       });
       child.on("close", () => this.finish(undefined));
+      if (child.pid !== undefined) {
+        liveGroups.add(child.pid);
+      }
       this.startTimer(timeoutMs, () => this.stop("timed-out"));
       context.signal.addEventListener("abort", this.onAbort, { once: true });
       if (context.signal.aborted) {
@@ -323,10 +343,17 @@ class CommandProcess {
         this.output.append(Buffer.alloc(0), rest);
       }
     }
+    const pid = this.child.pid;
     if (this.stopReason !== undefined) {
       // Children that ignored SIGTERM may outlive bash: make sure the group ends.
-      const pid = this.child.pid;
-      setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_ESCALATION_MS).unref();
+      setTimeout(() => {
+        signalGroup(pid, "SIGKILL");
+        if (pid !== undefined) {
+          liveGroups.delete(pid);
+        }
+      }, KILL_ESCALATION_MS).unref();
+    } else if (pid !== undefined) {
+      liveGroups.delete(pid);
     }
     this.settle(failure ?? this.outcomeAfterExit());
   }

@@ -50,10 +50,32 @@ describe("the command line", () => {
     });
   });
 
+  test("an unknown flag names the closest valid one", () => {
+    expect(() => parseCommand(["-p", "x", "--allow-all"], "/work")).toThrow(
+      "unknown option --allow-all; did you mean --allow-all-tools? (see turnloop --help)",
+    );
+    expect(() => parseCommand(["-p", "x", "--alow-all-tools"], "/work")).toThrow(
+      "did you mean --allow-all-tools?",
+    );
+    expect(() => parseCommand(["-p", "x", "--modle", "m"], "/work")).toThrow(
+      "did you mean --model?",
+    );
+  });
+
+  test("-p without text, or -p -, reads the prompt from stdin", () => {
+    for (const argv of [["-p"], ["-p", "-"], ["-p", "--model", "m"], ["--prompt"]]) {
+      expect(parseCommand(argv, "/work")).toMatchObject({
+        kind: "prompt",
+        options: { prompt: "-" },
+      });
+    }
+    expect(parseCommand(["-p", "hello"], "/work")).toMatchObject({ options: { prompt: "hello" } });
+  });
+
   test("bad input is a usage error with a readable message", () => {
     expect(() => parseCommand(["-p", "x", "--max-turns", "many"], "/work")).toThrow(UsageError);
     expect(() => parseCommand(["--unknown-flag"], "/work")).toThrow(
-      /Unknown option '--unknown-flag'/,
+      /^unknown option --unknown-flag \(see turnloop --help\)$/,
     );
     expect(() => parseCommand(["-p", "x", "--resume", "a", "--continue"], "/work")).toThrow(
       /either --resume or --continue/,

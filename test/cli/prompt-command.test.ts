@@ -78,7 +78,7 @@ describe("turnloop -p", () => {
       env: environment(),
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("Let me look.\n`add` in src/math.ts returns a + b.\n");
+    expect(result.stdout).toBe("Let me look.\n\n`add` in src/math.ts returns a + b.\n");
     const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
     expect(toolLines).toHaveLength(2);
     expect(toolLines[0]).toMatch(
@@ -98,9 +98,9 @@ describe("turnloop -p", () => {
     expect(lastRequest).toContain("return a + b;");
   });
 
-  test("--output-format json prints every event, ephemeral ones too, as JSON lines", async () => {
+  test("--output-format stream-json prints every event, ephemeral ones too, as JSON lines, then the result", async () => {
     server.enqueue({ text: ["a", "b"] });
-    const result = await runCli(["-p", "hi", "--output-format", "json"], {
+    const result = await runCli(["-p", "hi", "--output-format", "stream-json"], {
       cwd: repository,
       env: environment(),
     });
@@ -119,6 +119,7 @@ describe("turnloop -p", () => {
       "assistant.usage",
       "assistant.turn_end",
       "session.idle",
+      "result",
     ]);
   });
 

@@ -45,7 +45,7 @@ describe("the terminal question", () => {
   test("shows what is asked and what 'always' would allow", async () => {
     const { shown } = await answer("y");
     expect(shown).toBe(
-      "\nturnloop wants to run git log --oneline\n  [y] yes, once   [a] yes, always for bash(git log --oneline) in this session   [n] no\n> ",
+      "\nturnloop wants to run git log --oneline\n    $ git log --oneline\n  [y] yes, once   [a] yes, always for bash(git log --oneline) in this session   [n] no   [t] no, and tell the model why\n> ",
     );
   });
 

@@ -1,3 +1,6 @@
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   CopilotClient,
   type CopilotSession,
@@ -43,6 +46,39 @@ function record(session: CopilotSession): string[] {
   session.on((event: SessionEvent) => types.push(event.type));
   return types;
 }
+
+describe("the Copilot SDK's own ways to name its CLI start turnloop", () => {
+  test("COPILOT_CLI_PATH (the SDK's CLI path setting besides forStdio) and forTcp({ path }); the project's AGENTS.md applies", async () => {
+    const project = await realpath(await mkdtemp(join(tmpdir(), "turnloop-copilot-project-")));
+    await writeFile(join(project, "AGENTS.md"), "Apps get this rule too.\n");
+    for (const connection of [
+      undefined,
+      RuntimeConnection.forTcp({ path: CLI_PATH, env: fixture.env }),
+    ]) {
+      const client =
+        connection === undefined
+          ? new CopilotClient({
+              env: { ...fixture.env, COPILOT_CLI_PATH: CLI_PATH },
+              workingDirectory: project,
+            })
+          : new CopilotClient({ connection, workingDirectory: project });
+      clients.push(client);
+      const session = await client.createSession({
+        model: "gpt-4.1",
+        provider: { type: "openai", baseUrl: `${fixture.model.url}/v1`, apiKey: "dummy" },
+        onPermissionRequest: () => ({ kind: "approve-once" }),
+      });
+      fixture.model.enqueue({ text: "Started by its CLI path." });
+      const reply = await session.sendAndWait({ prompt: "hello" });
+      expect(reply?.data.content).toBe("Started by its CLI path.");
+      expect(String(requestMessages(fixture.model, -1)[0]?.content)).toContain(
+        `<instructions path="${join(project, "AGENTS.md")}">\nApps get this rule too.\n</instructions>`,
+      );
+      await client.stop();
+    }
+    await rm(project, { recursive: true, force: true });
+  });
+});
 
 describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
   test("custom tool, permission handler, hooks, sendAndWait, abort, resume, list, delete", async () => {

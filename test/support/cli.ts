@@ -14,11 +14,17 @@ export interface CliResult {
 
 /**
  * Runs `node dist/cli/main.js ...args` as a real child process.
- * @param onStart gets the child, e.g. to send SIGINT.
+ * @param options.onStart gets the child, e.g. to send SIGINT.
  */
 export function runCli(
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; onStart?: (child: ChildProcess) => void },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    onStart?: (child: ChildProcess) => void;
+    /** Written to the child's stdin, which is then closed; absent: stdin is closed at once (empty). */
+    stdin?: string;
+  },
 ): Promise<CliResult> {
   if (!existsSync(CLI_PATH)) {
     throw new Error(`${CLI_PATH} is missing: run npm run build (npm test does it)`);
@@ -27,8 +33,14 @@ export function runCli(
     const child = spawn(process.execPath, [CLI_PATH, ...args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    if (options.stdin === undefined) {
+      // A closed pipe: stdin reads as empty at once, as /dev/null does.
+      child.stdin.end();
+    } else {
+      child.stdin.end(options.stdin);
+    }
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {

@@ -1,0 +1,95 @@
+import { redactSecrets } from "../llm/errors.js";
+import { configPaths } from "../session/config.js";
+import { configuredFace } from "../session/face-config.js";
+import { turnloopHome } from "../session/paths.js";
+import type { FaceOptions } from "./arguments.js";
+
+/**
+ * Runs `turnloop config`: the settings in force for the cwd and the source of each (flag,
+ * variable, file path, default); the API key only as the variable it comes from, with its value
+ * redacted. `--json` prints the same as one object.
+ * @returns 0, or 64 when a config file is invalid.
+ */
+export function runConfigCommand(
+  options: FaceOptions,
+  json: boolean,
+  env: NodeJS.ProcessEnv,
+  stdout: NodeJS.WritableStream,
+): number {
+  const configured = configuredFace(options, env);
+  if (!configured.ok) {
+    process.stderr.write(`turnloop: ${configured.message}\n`);
+    return 64;
+  }
+  const { settings, warnings } = configured;
+  for (const warning of warnings) {
+    process.stderr.write(`turnloop: warning: ${warning}\n`);
+  }
+  const key = apiKeySource(configured.options.model, env, settings.apiKeyVariable?.value);
+  const paths = configPaths(turnloopHome(env), options.cwd);
+  if (json) {
+    stdout.write(
+      `${JSON.stringify({ files: paths, ...settings, apiKey: key ?? null }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  const lines = [
+    `config files: ${paths.user} (user), ${paths.project} (project)`,
+    row(
+      "model",
+      settings.model === undefined ? undefined : describeModel(settings.model),
+      settings.model?.source,
+    ),
+    row("baseUrl", settings.baseUrl?.value, settings.baseUrl?.source),
+    row("apiKey", key?.value, key?.source),
+    row("maxTurns", String(settings.maxTurns.value), settings.maxTurns.source),
+    row(
+      "autopilot.maxContinues",
+      String(settings.maxAutopilotContinues.value),
+      settings.maxAutopilotContinues.source,
+    ),
+    ...settings.allow.map((rule) => row("permissions.allow", rule.value, rule.source)),
+    ...settings.deny.map((rule) => row("permissions.deny", rule.value, rule.source)),
+    ...Object.entries(settings.providers).map(([name, profile]) =>
+      row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
+    ),
+    ...Object.entries(settings.mcpServers).map(([name, server]) =>
+      row(`mcpServers.${name}`, redactSecrets(JSON.stringify(server.value)), server.source),
+    ),
+    ...Object.entries(settings.contextWindows).map(([model, size]) =>
+      row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
+    ),
+  ];
+  stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+function describeModel(model: { value: string; resolved: string }): string {
+  return model.value === model.resolved ? model.value : `${model.value} (= ${model.resolved})`;
+}
+
+function row(name: string, value: string | undefined, source: string | undefined): string {
+  return `${name.padEnd(24)} ${value ?? "(not set)"}${source === undefined ? "" : `    from ${source}`}`;
+}
+
+/** Which variable the key comes from, its value shown as its first 4 characters. */
+function apiKeySource(
+  model: string | undefined,
+  env: NodeJS.ProcessEnv,
+  profileVariable: string | undefined,
+): { value: string; source: string } | undefined {
+  const provider = model?.slice(0, Math.max(0, model.indexOf(":")));
+  const vendor = provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+  const candidates = [
+    "TURNLOOP_API_KEY",
+    ...(profileVariable === undefined ? [] : [profileVariable]),
+    vendor,
+  ];
+  for (const variable of candidates) {
+    const value = env[variable];
+    if (value !== undefined && value !== "") {
+      return { value: `${value.slice(0, 4)}…[redacted]`, source: variable };
+    }
+  }
+  return undefined;
+}

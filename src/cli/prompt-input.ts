@@ -1,0 +1,85 @@
+import { fstatSync } from "node:fs";
+import { isatty } from "node:tty";
+
+/** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
+export const STDIN_MAX_BYTES = 100 * 1024;
+
+/** How long a socket stdin (a program that started us and left its pipe open) may stay silent (ms). */
+const SOCKET_SILENCE_MS = 1000;
+
+/**
+ * Whether `-p` should read stdin: never a terminal; a shell pipe, a file or `/dev/null` yes; a
+ * socket (what a program's `spawn` gives) yes, but see {@link readStdin}'s silence limit.
+ */
+export function stdinKind(fd = 0): "terminal" | "socket" | "data" {
+  if (isatty(fd)) {
+    return "terminal";
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isSocket()) {
+      return "socket";
+    }
+    return stats.isFIFO() || stats.isFile() || stats.isCharacterDevice() ? "data" : "terminal";
+  } catch {
+    return "terminal";
+  }
+}
+
+/**
+ * Reads all of `input` as UTF-8. For a socket, gives up with `undefined` when nothing at all
+ * arrives within {@link SOCKET_SILENCE_MS} (a parent that never writes nor closes its pipe must not
+ * hang `-p`).
+ */
+export function readStdin(
+  input: NodeJS.ReadableStream,
+  kind: "socket" | "data",
+): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const silence =
+      kind === "socket"
+        ? setTimeout(() => {
+            input.removeAllListeners("data");
+            input.pause();
+            resolve(undefined);
+          }, SOCKET_SILENCE_MS)
+        : undefined;
+    input.on("data", (chunk: Buffer | string) => {
+      clearTimeout(silence);
+      chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    });
+    input.once("end", () => {
+      clearTimeout(silence);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    input.once("error", (error) => {
+      clearTimeout(silence);
+      reject(error);
+    });
+  });
+}
+
+/**
+ * The prompt with piped text after it as an attachment block. Text past {@link STDIN_MAX_BYTES}
+ * keeps its first and last halves, with a note saying how much was cut.
+ */
+export function withStdinAttachment(prompt: string, piped: string): string {
+  const bytes = Buffer.byteLength(piped);
+  let body = piped;
+  if (bytes > STDIN_MAX_BYTES) {
+    const encoded = Buffer.from(piped, "utf8");
+    const half = STDIN_MAX_BYTES / 2;
+    const head = encoded
+      .subarray(0, half)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
+    const tail = encoded
+      .subarray(bytes - half)
+      .toString("utf8")
+      .replace(/^\uFFFD/, "");
+    body = `${head}\n[… ${bytes - STDIN_MAX_BYTES} bytes of the piped input cut here; it had ${bytes} bytes …]\n${tail}`;
+  }
+  const trimmed = body.endsWith("\n") ? body : `${body}\n`;
+  return `${prompt}\n\n<attachment source="stdin" bytes="${bytes}">\n${trimmed}</attachment>`;
+}

@@ -1,0 +1,104 @@
+import type { PromptOutcome } from "../agent/loop.js";
+import type { SessionEvent, StopReason } from "../events/events.js";
+
+/**
+ * The one object `--output-format json` prints, and the last line of `stream-json`: the shape
+ * scripts written for `claude -p --output-format json` read (`type: "result"`, `subtype`,
+ * `is_error`, `result`, `session_id`, `num_turns`, `duration_ms`, `usage` with Anthropic-style
+ * token names, `total_cost_usd`), plus `stop_reason` (ACP's) and, on error, `error`.
+ */
+export interface PromptResult {
+  type: "result";
+  subtype: "success" | "error_max_turns" | "error_during_execution";
+  is_error: boolean;
+  /** The final answer: the text of the last model reply of the prompt. */
+  result: string;
+  /** ACP stop reason; `null` when the prompt failed with an error. */
+  stop_reason: StopReason | null;
+  session_id: string;
+  /** Model requests of the prompt. */
+  num_turns: number;
+  /** Wall time of the prompt, ms. */
+  duration_ms: number;
+  /** Tokens summed over the prompt's requests; a count no provider reported is absent. */
+  usage: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
+  /** USD, present when every request's cost was known. */
+  total_cost_usd?: number;
+  error?: { type: string; message: string };
+}
+
+/** Collects what a {@link PromptResult} needs from a prompt's events. */
+export class PromptResultCollector {
+  private turns = 0;
+  private lastText = "";
+  private readonly usage: PromptResult["usage"] = {};
+  private cost: number | undefined = 0;
+  private usageEvents = 0;
+
+  readonly handle = (event: SessionEvent): void => {
+    switch (event.type) {
+      case "assistant.turn_start":
+        this.turns++;
+        return;
+      case "assistant.message":
+        this.lastText = event.data.content;
+        return;
+      case "assistant.usage": {
+        this.usageEvents++;
+        const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cost } = event.data;
+        add(this.usage, "input_tokens", inputTokens);
+        add(this.usage, "output_tokens", outputTokens);
+        add(this.usage, "cache_read_input_tokens", cacheReadTokens);
+        add(this.usage, "cache_creation_input_tokens", cacheWriteTokens);
+        this.cost = cost === undefined || this.cost === undefined ? undefined : this.cost + cost;
+        return;
+      }
+      default:
+        return;
+    }
+  };
+
+  /** The final answer so far (the last reply's text). */
+  get finalText(): string {
+    return this.lastText;
+  }
+
+  result(outcome: PromptOutcome, sessionId: string, durationMs: number): PromptResult {
+    const failed = "error" in outcome;
+    const stopReason = failed ? null : outcome.stopReason;
+    return {
+      type: "result",
+      subtype: failed
+        ? "error_during_execution"
+        : stopReason === "max_turn_requests"
+          ? "error_max_turns"
+          : "success",
+      is_error: failed || stopReason !== "end_turn",
+      result: this.lastText,
+      stop_reason: stopReason,
+      session_id: sessionId,
+      num_turns: this.turns,
+      duration_ms: Math.round(durationMs),
+      usage: this.usage,
+      ...(this.cost === undefined || this.usageEvents === 0 ? {} : { total_cost_usd: this.cost }),
+      ...(failed
+        ? { error: { type: outcome.error.errorType, message: outcome.error.message } }
+        : {}),
+    };
+  }
+}
+
+function add(
+  usage: PromptResult["usage"],
+  key: keyof PromptResult["usage"],
+  value: number | undefined,
+): void {
+  if (value !== undefined) {
+    usage[key] = (usage[key] ?? 0) + value;
+  }
+}

@@ -1,0 +1,56 @@
+import type { TextSink } from "./terminal-renderer.js";
+
+/** After this long without output (ms), the waiting line appears. */
+const SHOW_AFTER_MS = 1000;
+const FRAME_MS = 100;
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/**
+ * A one-line "thinking… 3 s" on stderr while the model or a command takes longer than a second
+ * (terminals only). Anything else written must call {@link Spinner.clear} first.
+ */
+export class Spinner {
+  private timer: NodeJS.Timeout | undefined;
+  private shown = false;
+  private label = "";
+  private since = 0;
+  private frame = 0;
+
+  constructor(private readonly stderr: TextSink) {}
+
+  /** Starts (or relabels) the waiting line; it shows once {@link SHOW_AFTER_MS} have passed. */
+  start(label: string): void {
+    this.clear();
+    this.label = label;
+    this.since = performance.now();
+    this.timer = setInterval(() => this.draw(), FRAME_MS);
+    this.timer.unref();
+  }
+
+  /** Removes the line and stops. */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.clear();
+  }
+
+  /** Erases the line if it is shown (it comes back at the next frame while running). */
+  clear(): void {
+    if (this.shown) {
+      this.stderr.write("\r\u001b[K");
+      this.shown = false;
+    }
+  }
+
+  private draw(): void {
+    const elapsed = performance.now() - this.since;
+    if (elapsed < SHOW_AFTER_MS) {
+      return;
+    }
+    this.frame = (this.frame + 1) % FRAMES.length;
+    this.stderr.write(
+      `\r\u001b[K\u001b[2m${FRAMES[this.frame]} ${this.label}… ${Math.floor(elapsed / 1000)} s\u001b[0m`,
+    );
+    this.shown = true;
+  }
+}

@@ -1,0 +1,145 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { errorCode, errorMessage } from "../events/errors.js";
+
+/**
+ * The config files: `$TURNLOOP_HOME/config.json` (the user's, default `~/.turnloop/config.json`)
+ * and `<project>/.turnloop/config.json` (the cwd's). Precedence: flags > environment > project >
+ * user. Validated with zod at this edge: a bad file is reported with its path and the field; an
+ * unknown key is a warning, not an error.
+ */
+
+/** A named provider: `--model <name>:<model>` then means `<type>:<model>` at `baseUrl`. */
+const providerProfile = (object: ObjectBuilder) =>
+  object({
+    type: z.enum(["openai", "openai-chat", "anthropic", "ollama", "openai-compatible"]),
+    baseUrl: z.url().optional(),
+    /** Name of the environment variable holding the key (keys stay out of config files). */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")
+      .optional(),
+  });
+
+/** An MCP server, in the shape Claude Code, Copilot and VS Code use. Consumed by the MCP lane. */
+const mcpServer = (object: ObjectBuilder) =>
+  z.union([
+    object({
+      type: z.enum(["stdio", "local"]).optional(),
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      cwd: z.string().optional(),
+    }),
+    object({
+      type: z.enum(["http", "sse"]),
+      url: z.url(),
+      headers: z.record(z.string(), z.string()).optional(),
+    }),
+  ]);
+
+type ObjectBuilder = typeof z.strictObject;
+
+const configShape = (object: ObjectBuilder) =>
+  object({
+    $schema: z.string().optional(),
+    /** `<provider>:<model>`, or `<profile>:<model>`. */
+    model: z.string().min(1).optional(),
+    baseUrl: z.url().optional(),
+    providers: z
+      .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), providerProfile(object))
+      .optional(),
+    permissions: object({
+      allow: z.array(z.string()).optional(),
+      deny: z.array(z.string()).optional(),
+    }).optional(),
+    /** Model requests per prompt. */
+    maxTurns: z.int().min(0).optional(),
+    autopilot: object({ maxContinues: z.int().min(0).optional() }).optional(),
+    mcpServers: z.record(z.string(), mcpServer(object)).optional(),
+    /** Context window sizes in tokens, by model id. */
+    contextWindows: z.record(z.string(), z.int().positive()).optional(),
+  });
+
+const strictConfig = configShape(z.strictObject);
+const lenientConfig = configShape(z.object as ObjectBuilder);
+
+/** One config file's settings. */
+export type ConfigFile = z.infer<typeof lenientConfig>;
+export type ProviderProfile = NonNullable<ConfigFile["providers"]>[string];
+export type McpServerConfig = NonNullable<ConfigFile["mcpServers"]>[string];
+
+/** The user's and the project's files, as read. */
+export interface LoadedConfig {
+  /** Each file that exists, user first, with its settings. */
+  files: Array<{ path: string; scope: "user" | "project"; settings: ConfigFile }>;
+  /** Unknown keys, one line each with the file's path. */
+  warnings: string[];
+}
+
+/** Where the user's and the project's config files are. */
+export function configPaths(home: string, cwd: string): { user: string; project: string } {
+  return { user: join(home, "config.json"), project: join(cwd, ".turnloop", "config.json") };
+}
+
+/** A config file that cannot be used; the message names the file and the field. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/**
+ * Reads both files (a missing file is no error).
+ * @throws ConfigError naming the path and field of invalid JSON or an invalid value.
+ */
+export function loadConfig(home: string, cwd: string): LoadedConfig {
+  const paths = configPaths(home, cwd);
+  const loaded: LoadedConfig = { files: [], warnings: [] };
+  for (const [scope, path] of [
+    ["user", paths.user],
+    ["project", paths.project],
+  ] as const) {
+    const settings = readConfigFile(path, loaded.warnings);
+    if (settings !== undefined) {
+      loaded.files.push({ path, scope, settings });
+    }
+  }
+  return loaded;
+}
+
+function readConfigFile(path: string, warnings: string[]): ConfigFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") {
+      return undefined;
+    }
+    throw new ConfigError(`cannot read ${path}: ${errorMessage(error)}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON: ${errorMessage(error)}`);
+  }
+  const strict = strictConfig.safeParse(json);
+  if (strict.success) {
+    return strict.data;
+  }
+  const unknown = strict.error.issues.filter((issue) => issue.code === "unrecognized_keys");
+  const invalid = strict.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
+  const first = invalid[0];
+  if (first !== undefined) {
+    const field = first.path.length === 0 ? "the file" : first.path.map(String).join(".");
+    throw new ConfigError(`${path}: ${field}: ${first.message}`);
+  }
+  for (const issue of unknown) {
+    const prefix = issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}.`;
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+    for (const key of keys) {
+      warnings.push(`${path}: unknown key "${prefix}${key}" ignored`);
+    }
+  }
+  return lenientConfig.parse(json);
+}

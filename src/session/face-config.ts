@@ -1,0 +1,113 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { errorMessage } from "../events/errors.js";
+import type { SessionOptions } from "./agent-settings.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { type EffectiveSettings, effectiveSettings, environmentFor } from "./effective-settings.js";
+import type { FaceOptions } from "./face-options.js";
+import { turnloopHome } from "./paths.js";
+
+/**
+ * What every face does with its {@link FaceOptions} before opening sessions: check the cwd, apply
+ * the config files, read `--system-prompt-file`.
+ */
+
+/**
+ * `--system-prompt-file` read, `--append-system-prompt` as given, and where instructions are read
+ * from (none with `--no-instructions`).
+ * @throws Error naming the file when it cannot be read.
+ */
+export function systemPromptOptions(
+  options: FaceOptions,
+  home: string,
+): Pick<SessionOptions, "systemPrompt" | "appendSystemPrompt" | "instructions"> {
+  const base = {
+    ...(options.noInstructions === true ? {} : { instructions: { home } }),
+    ...(options.appendSystemPrompt === undefined
+      ? {}
+      : { appendSystemPrompt: options.appendSystemPrompt }),
+  };
+  if (options.systemPromptFile === undefined) {
+    return base;
+  }
+  const path = resolve(options.cwd, options.systemPromptFile);
+  try {
+    return { ...base, systemPrompt: { path, text: readFileSync(path, "utf8") } };
+  } catch (error) {
+    throw new Error(`cannot read --system-prompt-file ${path}: ${errorMessage(error)}`);
+  }
+}
+
+/**
+ * Why `cwd` cannot be the working directory (missing, or not a folder), or undefined when it can.
+ * Checked before anything runs, so no tool creates the tree of a mistyped `--cwd`.
+ */
+export function workingDirectoryProblem(cwd: string): string | undefined {
+  try {
+    return statSync(cwd).isDirectory() ? undefined : `--cwd ${cwd} is not a directory`;
+  } catch {
+    return `--cwd ${cwd} does not exist`;
+  }
+}
+
+/** Face options with the config files applied, the environment to read models from, and warnings. */
+export type ConfiguredFace<T extends FaceOptions> =
+  | {
+      ok: true;
+      options: T;
+      env: NodeJS.ProcessEnv;
+      settings: EffectiveSettings;
+      warnings: string[];
+    }
+  | { ok: false; message: string };
+
+/**
+ * Applies `$TURNLOOP_HOME/config.json` and `<cwd>/.turnloop/config.json` under the flags and the
+ * environment (flags > env > project > user): model (a `<profile>:<model>` resolved), base URL,
+ * the profile's key variable, limits, permission rules. Never throws: a bad file is a message.
+ */
+export function configuredFace<T extends FaceOptions>(
+  options: T,
+  env: NodeJS.ProcessEnv,
+): ConfiguredFace<T> {
+  const cwdProblem = workingDirectoryProblem(resolve(options.cwd));
+  if (cwdProblem !== undefined) {
+    return { ok: false, message: cwdProblem };
+  }
+  let settings: EffectiveSettings;
+  let warnings: string[];
+  try {
+    const config = loadConfig(turnloopHome(env), resolve(options.cwd));
+    warnings = config.warnings;
+    const given = new Set(options.flagsGiven ?? []);
+    settings = effectiveSettings(
+      {
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(given.has("max-turns") ? { maxTurns: options.maxTurns } : {}),
+        ...(given.has("max-autopilot-continues")
+          ? { maxAutopilotContinues: options.maxAutopilotContinues }
+          : {}),
+        allowTools: options.allowTools,
+        denyTools: options.denyTools,
+      },
+      env,
+      config,
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      return { ok: false, message: error.message };
+    }
+    throw error;
+  }
+  const configured: T = {
+    ...options,
+    ...(settings.model === undefined ? {} : { model: settings.model.resolved }),
+    ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl.value }),
+    maxTurns: settings.maxTurns.value,
+    maxAutopilotContinues: settings.maxAutopilotContinues.value,
+    allowTools: settings.allow.map((rule) => rule.value),
+    denyTools: settings.deny.map((rule) => rule.value),
+  };
+  return { ok: true, options: configured, env: environmentFor(settings, env), settings, warnings };
+}

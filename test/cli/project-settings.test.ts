@@ -1,0 +1,308 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
+
+// Project instructions, config files and system prompt flags, through the built CLI as a child
+// process against the fake model server.
+
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-settings-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-settings-repo-"));
+  execFileSync("git", ["init", "-q"], { cwd: repository });
+  await mkdir(join(repository, "packages", "core"), { recursive: true });
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return cleanEnvironment({
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: "openai-compatible:fake-model",
+    TURNLOOP_BASE_URL: `${server.url}/v1`,
+    ...extra,
+  });
+}
+
+function systemPrompt(index = 0): string {
+  const first = chatMessages(server, index)[0];
+  expect(first?.role).toBe("system");
+  return String(first?.content);
+}
+
+function sessionIdOf(stderr: string): string {
+  const match = /session ([0-9a-f-]{36})/.exec(stderr);
+  if (match?.[1] === undefined) {
+    throw new Error(`no session id in: ${stderr}`);
+  }
+  return match[1];
+}
+
+async function loggedEvents(sessionId: string): Promise<Array<{ type: string; data: unknown }>> {
+  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; data: unknown });
+}
+
+describe("project instructions", () => {
+  test("AGENTS.md from the repository root down to the cwd and the user's file go into the system prompt with their paths, and are recorded", async () => {
+    const core = join(repository, "packages", "core");
+    await writeFile(join(home, "AGENTS.md"), "Always answer in English.\n");
+    await writeFile(join(repository, "AGENTS.md"), "Run npm test before you finish.\n");
+    // No AGENTS.md in packages/: nothing from there. packages/core has Claude Code's file only.
+    await writeFile(join(core, "CLAUDE.md"), "Core: never edit generated/.\n");
+    await writeFile(join(core, "GEMINI.md"), "not read: CLAUDE.md came first\n");
+    server.enqueue({ text: "ok" });
+    const result = await runCli(["-p", "hi", "--cwd", core], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    const prompt = systemPrompt();
+    const user = prompt.indexOf(`<instructions path="${join(home, "AGENTS.md")}">`);
+    const root = prompt.indexOf(`<instructions path="${join(repository, "AGENTS.md")}">`);
+    const nested = prompt.indexOf(`<instructions path="${join(core, "CLAUDE.md")}">`);
+    expect(user).toBeGreaterThan(0);
+    expect(root).toBeGreaterThan(user);
+    expect(nested).toBeGreaterThan(root);
+    expect(prompt).toContain("Run npm test before you finish.");
+    expect(prompt).toContain("Core: never edit generated/.");
+    expect(prompt).not.toContain("not read");
+
+    const events = await loggedEvents(sessionIdOf(result.stderr));
+    expect(events.map((event) => event.type).slice(0, 3)).toEqual([
+      "session.start",
+      "session.instructions_loaded",
+      "user.message",
+    ]);
+    expect(events[1]?.data).toEqual({
+      files: [
+        { path: join(home, "AGENTS.md"), scope: "user", bytes: 26, truncated: false },
+        { path: join(repository, "AGENTS.md"), scope: "project", bytes: 32, truncated: false },
+        { path: join(core, "CLAUDE.md"), scope: "project", bytes: 29, truncated: false },
+      ],
+    });
+    const shown = await runCli(["sessions", "show", sessionIdOf(result.stderr)], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(shown.stdout).toContain(
+      `instructions: ${join(home, "AGENTS.md")}, ${join(repository, "AGENTS.md")}, ${join(core, "CLAUDE.md")}\n`,
+    );
+  });
+
+  test(".github/copilot-instructions.md is the last fallback; a huge file is cut to the budget and says so", async () => {
+    await mkdir(join(repository, ".github"));
+    await writeFile(
+      join(repository, ".github", "copilot-instructions.md"),
+      `${"é".repeat(20_000)}\n`,
+    );
+    server.enqueue({ text: "ok" });
+    const result = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    expect(result.code).toBe(0);
+    const prompt = systemPrompt();
+    expect(prompt).toContain(`path="${join(repository, ".github", "copilot-instructions.md")}"`);
+    expect(prompt).toContain("[cut: the file is longer than turnloop's 32768-byte budget]");
+    expect(prompt).not.toContain("\uFFFD");
+    const events = await loggedEvents(sessionIdOf(result.stderr));
+    expect(events[1]?.data).toMatchObject({ files: [{ bytes: 32_768, truncated: true }] });
+  });
+
+  test("--no-instructions leaves them out and records nothing", async () => {
+    await writeFile(join(repository, "AGENTS.md"), "Secret project rule.\n");
+    server.enqueue({ text: "ok" });
+    const result = await runCli(["-p", "hi", "--no-instructions"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    expect(systemPrompt()).not.toContain("Secret project rule");
+    const types = (await loggedEvents(sessionIdOf(result.stderr))).map((event) => event.type);
+    expect(types).not.toContain("session.instructions_loaded");
+  });
+
+  test("--append-system-prompt adds text at the end; --system-prompt-file replaces the base prompt", async () => {
+    await writeFile(join(repository, "AGENTS.md"), "Project rule.\n");
+    await writeFile(join(repository, "prompt.txt"), "You are a terse reviewer.\n");
+    server.enqueue({ text: "ok" }, { text: "ok" });
+    const appended = await runCli(["-p", "hi", "--append-system-prompt", "Reply in French."], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(appended.code).toBe(0);
+    const first = systemPrompt(0);
+    expect(first.startsWith("You are turnloop")).toBe(true);
+    expect(first.endsWith("\n\nReply in French.")).toBe(true);
+    expect(first.indexOf("Project rule.")).toBeLessThan(first.indexOf("Reply in French."));
+
+    const replaced = await runCli(["-p", "hi", "--system-prompt-file", "prompt.txt"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(replaced.code).toBe(0);
+    const second = systemPrompt(1);
+    expect(second.startsWith("You are a terse reviewer.\n\nWorking directory: ")).toBe(true);
+    expect(second).not.toContain("You are turnloop");
+    expect(second).toContain("Project rule.");
+    const events = await loggedEvents(sessionIdOf(replaced.stderr));
+    expect(events[1]?.data).toMatchObject({
+      files: [
+        { path: join(repository, "prompt.txt"), scope: "system-prompt-file" },
+        { scope: "project" },
+      ],
+    });
+
+    const missing = await runCli(["-p", "hi", "--system-prompt-file", "nope.txt"], {
+      cwd: repository,
+      env: environment(),
+    });
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain(
+      `cannot read --system-prompt-file ${join(repository, "nope.txt")}`,
+    );
+  });
+});
+
+describe("config files", () => {
+  test("the user's and the project's config.json set the model, a provider profile, limits and rules; flags and env win", async () => {
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "local:fake-model",
+        providers: {
+          local: { type: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY" },
+        },
+        maxTurns: 1,
+      }),
+    );
+    await mkdir(join(repository, ".turnloop"));
+    await writeFile(
+      join(repository, ".turnloop", "config.json"),
+      JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }),
+    );
+    server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hello"}' }] },
+      { text: "done" },
+    );
+    const env = cleanEnvironment({ TURNLOOP_HOME: home, LOCAL_KEY: "local-secret-key-123" });
+    // maxTurns 1 from the user's file would stop after the tool call; the flag wins.
+    const result = await runCli(["-p", "say hello", "--max-turns", "5"], { cwd: repository, env });
+    expect(result.stderr).not.toContain("permission denied");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("done");
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer local-secret-key-123");
+    const events = await loggedEvents(sessionIdOf(result.stderr));
+    expect(events[0]?.data).toMatchObject({ model: "openai-compatible:fake-model" });
+
+    // Without the flag, the user's maxTurns applies.
+    server.enqueue({
+      toolCalls: [{ id: "call_2", name: "bash", arguments: '{"command":"echo again"}' }],
+    });
+    const limited = await runCli(["-p", "again"], { cwd: repository, env });
+    expect(limited.code).toBe(2);
+    expect(limited.stderr).toContain("stopped: max_turn_requests");
+
+    // TURNLOOP_MODEL beats the config files.
+    const config = await runCli(["config"], {
+      cwd: repository,
+      env: { ...env, TURNLOOP_MODEL: "ollama:qwen3" },
+    });
+    expect(config.code).toBe(0);
+    const lines = config.stdout.split("\n");
+    expect(lines.find((line) => line.startsWith("model "))).toMatch(
+      /ollama:qwen3\s+from TURNLOOP_MODEL$/,
+    );
+    expect(lines.find((line) => line.startsWith("maxTurns "))).toMatch(
+      new RegExp(`1\\s+from ${join(home, "config.json")}$`),
+    );
+    expect(lines.find((line) => line.startsWith("permissions.allow "))).toMatch(
+      new RegExp(`bash\\(echo \\*\\)\\s+from ${join(repository, ".turnloop", "config.json")}$`),
+    );
+    expect(config.stdout).not.toContain("local-secret-key-123");
+  });
+
+  test("turnloop config shows each setting's source and redacts keys", async () => {
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "vllm:qwen3",
+        providers: {
+          vllm: {
+            type: "openai-compatible",
+            baseUrl: "http://127.0.0.1:8000/v1",
+            apiKeyEnv: "VLLM_KEY",
+          },
+        },
+        mcpServers: { files: { command: "npx", args: ["-y", "some-mcp-server"] } },
+        contextWindows: { "openai-compatible:qwen3": 32_768 },
+      }),
+    );
+    const result = await runCli(["config", "--max-turns", "9"], {
+      cwd: repository,
+      env: cleanEnvironment({ TURNLOOP_HOME: home, VLLM_KEY: "sk-abcdefghijklmnop" }),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+    const source = join(home, "config.json");
+    expect(result.stdout).toContain(
+      `model                    vllm:qwen3 (= openai-compatible:qwen3)    from ${source}\n`,
+    );
+    expect(result.stdout).toContain(
+      `baseUrl                  http://127.0.0.1:8000/v1    from ${source}\n`,
+    );
+    expect(result.stdout).toContain("apiKey                   sk-a…[redacted]    from VLLM_KEY\n");
+    expect(result.stdout).toContain("maxTurns                 9    from --max-turns\n");
+    expect(result.stdout).toContain("autopilot.maxContinues   5    from default\n");
+    expect(result.stdout).toContain(
+      `mcpServers.files         {"command":"npx","args":["-y","some-mcp-server"]}    from ${source}\n`,
+    );
+    expect(result.stdout).toContain(
+      `contextWindows.openai-compatible:qwen3 32768 tokens    from ${source}\n`,
+    );
+    expect(result.stdout).not.toContain("abcdefghijklmnop");
+  });
+
+  test("a bad file is reported with its path and field, no stack trace, and nothing runs; unknown keys warn", async () => {
+    await mkdir(join(repository, ".turnloop"));
+    const project = join(repository, ".turnloop", "config.json");
+    await writeFile(project, JSON.stringify({ autopilot: { maxContinues: "lots" } }));
+    const bad = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toBe(
+      `turnloop: ${project}: autopilot.maxContinues: Invalid input: expected number, received string\n`,
+    );
+    expect(server.requests).toHaveLength(0);
+
+    await writeFile(project, "{ not json");
+    const broken = await runCli(["acp"], { cwd: repository, env: environment() });
+    expect(broken.code).toBe(64);
+    expect(broken.stderr).toMatch(new RegExp(`^turnloop: ${project} is not valid JSON: .+\\n$`));
+    expect(broken.stdout).toBe("");
+
+    await writeFile(project, JSON.stringify({ modle: "x", permissions: { alow: [] } }));
+    server.enqueue({ text: "ok" });
+    const warned = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain(`turnloop: warning: ${project}: unknown key "modle" ignored\n`);
+    expect(warned.stderr).toContain(
+      `turnloop: warning: ${project}: unknown key "permissions.alow" ignored\n`,
+    );
+  });
+});

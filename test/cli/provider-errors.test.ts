@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+// Errors no retry can fix are not retried, and say what to do; through the built CLI.
+
+let server: FakeModelServer;
+let home: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-errors-home-"));
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+function run(model: string, baseUrl: string, key = "sk-test-key") {
+  return runCli(["--model", model, "--base-url", baseUrl, "-p", "hi"], {
+    cwd: home,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      OPENAI_API_KEY: key,
+      ANTHROPIC_API_KEY: key,
+      TURNLOOP_RETRY_BASE_DELAY_MS: "5",
+    }),
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() =>
+        resolve(typeof address === "object" && address !== null ? address.port : 0),
+      );
+    });
+  });
+}
+
+function errorLines(stderr: string): string[] {
+  return stderr.split("\n").filter((line) => /^(error|retrying)/.test(line));
+}
+
+describe("errors that cannot succeed on retry", () => {
+  test("a key with a character HTTP cannot carry (the README's … placeholder) is named, not retried", async () => {
+    for (const model of ["openai-chat:gpt-4.1", "anthropic:claude-sonnet-4-5"]) {
+      const result = await run(model, `${server.url}/v1`, "sk-ant-…");
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stderr)).toEqual([
+        "error: the API key contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set the real key",
+      ]);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("an invalid URL, a blocked port and an unknown host are not retried", async () => {
+    const invalid = await run("openai-chat:gpt-4.1", "http://127.0.0.1:99999/v1");
+    expect(invalid.code).toBe(1);
+    expect(errorLines(invalid.stderr)).toEqual([
+      expect.stringMatching(/^error: the base URL cannot be used: .*Invalid URL/),
+    ]);
+    const badPort = await run("openai-chat:gpt-4.1", "http://127.0.0.1:6000/v1");
+    expect(errorLines(badPort.stderr)).toEqual([
+      "error: the base URL cannot be used (http://127.0.0.1:6000/v1/chat/completions): bad port",
+    ]);
+    const unknownHost = await run("openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
+    expect(errorLines(unknownHost.stderr)).toEqual([
+      "error: the host no-such-host.invalid was not found (DNS); check --base-url or the network",
+    ]);
+  });
+
+  test("401, 403 and 404 (model not found) are answered after one request", async () => {
+    for (const status of [401, 403, 404]) {
+      server.enqueue({ status, body: { error: { message: `status ${status} from the server` } } });
+      const before = server.requests.length;
+      const result = await run("openai-compatible:fake-model", `${server.url}/v1`);
+      expect(result.code).toBe(1);
+      expect(server.requests.length - before).toBe(1);
+      expect(errorLines(result.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^error: HTTP ${status}: .*status ${status} from the server`),
+        ),
+      ]);
+    }
+  });
+
+  test("a refused connection to a local server: 2 attempts, then 'nothing is listening'", async () => {
+    const port = await freePort();
+    const result = await run("openai-compatible:local", `http://127.0.0.1:${port}/v1`);
+    expect(result.code).toBe(1);
+    const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
+    const lines = errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s"));
+    expect(lines).toEqual([`retrying in N s (attempt 1): ${message}`, `error: ${message}`]);
+  });
+});

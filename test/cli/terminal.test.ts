@@ -1,0 +1,158 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
+import { TerminalSession, tmuxMissing } from "../support/tmux.js";
+
+// `turnloop -p` in a real terminal (tmux): permission questions, what they show, what they answer.
+
+const skip = tmuxMissing();
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+let terminal: TerminalSession | undefined;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-tty-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-tty-repo-"));
+  execFileSync("git", ["init", "-q"], { cwd: repository });
+  await writeFile(join(repository, "notes.txt"), "alpha\nbeta\ngamma\n");
+});
+
+afterEach(async () => {
+  terminal?.close();
+  terminal = undefined;
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+function start(args: string[], extra: NodeJS.ProcessEnv = {}): TerminalSession {
+  terminal = new TerminalSession(args, {
+    cwd: repository,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+      TERM: "xterm-256color",
+      NO_COLOR: "1",
+      ...extra,
+    }),
+  });
+  return terminal;
+}
+
+function toolResult(requestIndex: number): string {
+  const message = chatMessages(server, requestIndex).find((entry) => entry.role === "tool");
+  return String(message?.content);
+}
+
+describe.skipIf(skip)("answers in a terminal", () => {
+  const answer =
+    "# Result\n\nThe **build** passes:\n\n- first item\n- second item\n\n```js\nconst x = 1;\n```\n";
+
+  test("Markdown is rendered when stdout is a terminal", async () => {
+    server.enqueue({ text: answer });
+    const session = start(["-p", "report"], { NO_COLOR: undefined });
+    const screen = await session.waitFor(/\[exit 0\]/);
+    expect(screen).toContain("The build passes:");
+    expect(screen).toMatch(/^\s*[*•-] first item$/m);
+    expect(screen).toContain("const x = 1;");
+    expect(screen).not.toContain("**build**");
+    expect(screen).not.toContain("```");
+  });
+
+  test("NO_COLOR prints the Markdown as it came", async () => {
+    server.enqueue({ text: answer });
+    const session = start(["-p", "report"]);
+    const screen = await session.waitFor(/\[exit 0\]/);
+    expect(screen).toContain("The **build** passes:");
+    expect(screen).toContain("```js");
+  });
+
+  test("a waiting line with the elapsed time shows after a second, and is gone when the answer comes", async () => {
+    server.enqueue({ text: ["Slow ", "answer."], delayMs: 900 });
+    const session = start(["-p", "take your time"], { NO_COLOR: undefined });
+    const waiting = await session.waitFor(/thinking… 1 s/);
+    expect(waiting).not.toContain("Slow answer.");
+    const screen = await session.waitFor(/\[exit 0\]/);
+    expect(screen).toContain("Slow answer.");
+    expect(screen).not.toContain("thinking…");
+  });
+});
+
+describe.skipIf(skip)("permission questions in a terminal", () => {
+  test("an edit shows its diff; 'no, and tell the model why' sends the reason to the model", async () => {
+    server.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_1",
+            name: "edit",
+            arguments: JSON.stringify({
+              path: "notes.txt",
+              old_str: "beta\n",
+              new_str: "BETA\nbeta two\n",
+            }),
+          },
+        ],
+      },
+      { text: "Understood, leaving it." },
+    );
+    const session = start(["-p", "shout beta"]);
+    const screen = await session.waitFor(/no, and tell the model why\n>$/);
+    expect(screen).toContain(
+      [
+        `    ${join(repository, "notes.txt")}`,
+        "    - beta",
+        "    + BETA",
+        "    + beta two",
+        "  [y] yes, once   [a] yes, always for edit(notes.txt) in this session   [n] no   [t] no, and tell the model why",
+      ].join("\n"),
+    );
+    session.type("t");
+    await session.waitFor(/what should the model know\? >$/);
+    session.type("keep beta lowercase");
+    await session.waitFor(/\[exit 0\]/);
+    expect(await readFile(join(repository, "notes.txt"), "utf8")).toBe("alpha\nbeta\ngamma\n");
+    expect(toolResult(1)).toBe(
+      "Permission denied for 'edit': the user said no: keep beta lowercase",
+    );
+  });
+
+  test("a terminal stdin is never read: -p TEXT runs at once, -p - says stdin is a terminal", async () => {
+    server.enqueue({ text: "hello" });
+    const session = start(["-p", "hi"]);
+    await session.waitFor(/\[exit 0\]/);
+    expect(chatMessages(server, 0).at(-1)).toMatchObject({ role: "user", content: "hi" });
+    session.close();
+    const dash = start(["-p", "-"]);
+    const screen = await dash.waitFor(/\[exit 64\]/);
+    expect(screen).toContain(
+      "turnloop: -p - reads the prompt from stdin, but stdin is a terminal; pipe the prompt in or give it as -p TEXT",
+    );
+  });
+
+  test("a command shows in full; the time spent answering is not the tool's duration", async () => {
+    const command = `echo ${"long-argument ".repeat(12).trim()}`;
+    server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+      { text: "Ran it." },
+    );
+    const session = start(["-p", "run it"]);
+    const screen = await session.waitFor(/no, and tell the model why\n>$/);
+    expect(screen).toContain(`    $ ${command}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    session.type("y");
+    const done = await session.waitFor(/\[exit 0\]/);
+    const line = done.split("\n").find((text) => text.startsWith("✓ bash"));
+    const milliseconds = Number(/\((\d+) ms\)/.exec(line ?? "")?.[1]);
+    expect(milliseconds).toBeLessThan(1000);
+  });
+});

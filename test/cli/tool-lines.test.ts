@@ -1,0 +1,131 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+// What text mode says about each tool call, through the built CLI.
+
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-lines-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-lines-repo-"));
+  execFileSync("git", ["init", "-q"], { cwd: repository });
+  await writeFile(join(repository, "notes.txt"), "one\ntwo\nthree\n");
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+function run(extra: string[] = []) {
+  return runCli(["-p", "go", "--allow-all-tools", ...extra], {
+    cwd: repository,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+    }),
+  });
+}
+
+function bash(id: string, command: string) {
+  return { id, name: "bash", arguments: JSON.stringify({ command }) };
+}
+
+/** stderr without the closing summary, durations replaced by N. */
+function toolLines(stderr: string): string[] {
+  return stderr
+    .trimEnd()
+    .split("\n")
+    .slice(0, -1)
+    .map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+}
+
+describe("tool lines in text mode", () => {
+  test("a denial's reason is shown whole, or cut at a word", async () => {
+    server.enqueue({ toolCalls: [bash("call_1", "touch x")] }, { text: "Denied." });
+    const result = await runCli(["-p", "go"], {
+      cwd: repository,
+      env: cleanEnvironment({
+        TURNLOOP_HOME: home,
+        TURNLOOP_MODEL: "openai-compatible:fake-model",
+        TURNLOOP_BASE_URL: `${server.url}/v1`,
+      }),
+    });
+    const line = toolLines(result.stderr).find((text) => text.startsWith("✗ bash"));
+    expect(line).toBe(
+      "✗ bash command=touch x (N ms): Permission denied for 'bash': it needs the user's permission and there is no terminal to ask on; the user can rerun with --allow-all-tools or --allow-tool NAME",
+    );
+  });
+
+  test("a command that exits non-zero is marked failed with its exit code and its last lines", async () => {
+    const script = "for i in 1 2 3 4 5 6 7; do echo line $i; done; exit 3";
+    server.enqueue(
+      { toolCalls: [bash("call_1", script), bash("call_2", "echo fine")] },
+      { text: "Done." },
+    );
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolLines(result.stderr)).toEqual([
+      `✗ bash command=${script.slice(0, 51)}… failed (exit code 3) (N ms)`,
+      "    … 2 more lines (--verbose shows all)",
+      "    line 3",
+      "    line 4",
+      "    line 5",
+      "    line 6",
+      "    line 7",
+      "✓ bash command=echo fine (N ms)",
+    ]);
+  });
+
+  test("--verbose shows every line of the failed command", async () => {
+    server.enqueue({ toolCalls: [bash("call_1", "seq 1 8; exit 1")] }, { text: "Done." });
+    const result = await run(["--verbose"]);
+    expect(toolLines(result.stderr)).toEqual([
+      "✗ bash command=seq 1 8; exit 1 failed (exit code 1) (N ms)",
+      ...[1, 2, 3, 4, 5, 6, 7, 8].map((line) => `    ${line}`),
+    ]);
+  });
+
+  test("edits and creates show the path and +added −removed lines; the answer is set apart from the narration", async () => {
+    server.enqueue(
+      {
+        text: "Updating the notes.",
+        toolCalls: [
+          {
+            id: "call_1",
+            name: "edit",
+            arguments: JSON.stringify({
+              path: "notes.txt",
+              old_str: "two\n",
+              new_str: "2\nzwei\n",
+            }),
+          },
+          {
+            id: "call_2",
+            name: "create",
+            arguments: JSON.stringify({ path: "docs/new.md", file_text: "# New\n\ntext\n" }),
+          },
+        ],
+      },
+      { text: "Both done." },
+    );
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolLines(result.stderr)).toEqual([
+      "✓ edit notes.txt +2 −1 (N ms)",
+      "✓ create docs/new.md +3 (N ms)",
+    ]);
+    expect(result.stdout).toBe("Updating the notes.\n\nBoth done.\n");
+  });
+});
