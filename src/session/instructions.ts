@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /**
  * Project and user instructions for the system prompt, found the way Codex finds `AGENTS.md`
@@ -127,10 +127,4 @@ function cutToBytes(
     end--;
   }
   return { text: encoded.subarray(0, end).toString("utf8"), bytes: end, truncated: true };
-}
-
-/** `path` shown relative to `cwd` when inside it. */
-export function displayPath(path: string, cwd: string): string {
-  const inside = relative(cwd, path);
-  return inside !== "" && !inside.startsWith("..") && !inside.startsWith(sep) ? inside : path;
 }
