@@ -213,3 +213,34 @@ describe("the plan", () => {
     expect(persisted[1]?.data).toEqual({ entries });
   });
 });
+
+describe("stop reasons", () => {
+  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+    "an empty reply stopped by the content filter is a refusal, not an error (%s)",
+    async (wire) => {
+      harness = await startHarness({ wire });
+      harness.server.enqueue({ finish: "content_filter" });
+      expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
+      expect(types(await harness.persisted()).slice(1)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]);
+      expect(dataOf(harness.events, "assistant.turn_end")).toEqual([
+        { turnId: expect.any(String), status: "completed", finishReason: "content-filter" },
+      ]);
+      expect(harness.events.at(-1)).toMatchObject({
+        type: "session.idle",
+        data: { stopReason: "refusal" },
+      });
+    },
+  );
+
+  test("a text reply stopped by the content filter is a refusal too", async () => {
+    harness = await startHarness();
+    harness.server.enqueue({ text: "I can't", finish: "content_filter" });
+    expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
+  });
+});
