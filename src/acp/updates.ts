@@ -185,12 +185,14 @@ export class UpdateMapper {
         });
       }
     }
+    // The message is the whole reply: a call it does not list will never run.
+    updates.push(...this.abandonAnnounced());
     return updates;
   }
 
   /**
-   * Calls announced while streaming that the turn ended without (cancelled or failed mid-reply):
-   * failed, so no call is left pending in the client.
+   * Calls announced while streaming that the reply ended without (cancelled or failed mid-reply,
+   * or dropped from the final message): failed, so no call is left pending in the client.
    */
   private abandonAnnounced(): acp.SessionUpdate[] {
     const updates = [...this.announced].map(

@@ -16,6 +16,22 @@ function mapper(mode: "live" | "replay" = "live"): UpdateMapper {
 
 const map = (target: UpdateMapper, input: EventInput) => target.map(createEnvelope(input, null));
 
+/** The update that fails a call announced while streaming that never got complete arguments. */
+const notRun = (toolCallId: string) => ({
+  sessionUpdate: "tool_call_update",
+  toolCallId,
+  status: "failed",
+  content: [
+    {
+      type: "content",
+      content: {
+        type: "text",
+        text: "Not run: the reply ended before the call's arguments were complete.",
+      },
+    },
+  ],
+});
+
 describe("UpdateMapper", () => {
   test("usage: context used and size; cost is cumulative once known", () => {
     const target = mapper();
@@ -76,28 +92,22 @@ describe("UpdateMapper", () => {
         content: { type: "text", text: "Writing" },
         messageId: "m1",
       },
+      notRun("c1"),
     ]);
     expect(
       map(target, { type: "assistant.turn_end", data: { turnId: "t1", status: "cancelled" } }),
-    ).toEqual([
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "c1",
-        status: "failed",
-        content: [
-          {
-            type: "content",
-            content: {
-              type: "text",
-              text: "Not run: the reply ended before the call's arguments were complete.",
-            },
-          },
-        ],
-      },
-    ]);
+    ).toEqual([]);
+    // Cancelled before any text: no message, so the turn's end fails the call.
+    map(target, {
+      type: "assistant.tool_call_start",
+      data: { messageId: "m2", toolCallId: "c2", toolName: "bash" },
+    });
+    expect(
+      map(target, { type: "assistant.turn_end", data: { turnId: "t2", status: "cancelled" } }),
+    ).toEqual([notRun("c2")]);
     // Nothing is left to close at the next turn's end.
     expect(
-      map(target, { type: "assistant.turn_end", data: { turnId: "t2", status: "completed" } }),
+      map(target, { type: "assistant.turn_end", data: { turnId: "t3", status: "completed" } }),
     ).toEqual([]);
   });
 
