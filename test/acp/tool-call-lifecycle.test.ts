@@ -114,6 +114,51 @@ describe("the ACP tool-call lifecycle", () => {
     expect(statuses).toEqual(["pending", "arguments", "in_progress", "completed"]);
   });
 
+  test("call_0 on every turn: one tool_call per call, under the id the log and the model use", async () => {
+    harness = await AcpHarness.start();
+    const call = { id: "call_0", name: "glob", arguments: '{"pattern":"*.none"}' };
+    harness.server.enqueue({ toolCalls: [call] }, { toolCalls: [call] }, { text: "done" });
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "look twice")).toEqual({ stopReason: "end_turn" });
+    const persisted = await harness.persisted(sessionId);
+    const ids = persisted.flatMap((event) =>
+      event.type === "assistant.message" ? event.data.toolRequests.map((r) => r.toolCallId) : [],
+    );
+    // The second call_0 collides with the first, so it is renamed before it is announced.
+    expect(ids).toEqual(["call_0", expect.stringMatching(/^call_[0-9a-f]{24}$/)]);
+    const lifecycle = (toolCallId: string | undefined) => [
+      {
+        sessionUpdate: "tool_call",
+        toolCallId,
+        title: "glob",
+        kind: "search",
+        status: "pending",
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        title: "Find *.none",
+        kind: "search",
+        rawInput: { pattern: "*.none" },
+        locations: [{ path: "<cwd>" }],
+      },
+      { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: "completed",
+        content: [text("No files matched the pattern.")],
+      },
+    ];
+    expect(toolUpdates(harness, sessionId)).toEqual([...lifecycle(ids[0]), ...lifecycle(ids[1])]);
+    // The model gets the second call's result back under the id the editor saw.
+    const last = harness.server.requests.at(-1)?.body as {
+      messages?: Array<Record<string, unknown>>;
+    };
+    const results = (last.messages ?? []).filter((message) => message.role === "tool");
+    expect(results.map((message) => message.tool_call_id)).toEqual(ids);
+  });
+
   test("a long create shows up while its arguments stream", async () => {
     harness = await AcpHarness.start();
     const body = "x".repeat(2_000);
