@@ -4,6 +4,7 @@ import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
+import { contextWindow } from "../llm/model-catalogue.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
@@ -11,7 +12,6 @@ import { PromptInProgressError, type Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
-import { contextWindow } from "./context-window.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import {
   AVAILABLE_COMMANDS,

@@ -28,17 +28,23 @@ type ToolCallContent = acp.ToolCallContent;
 /**
  * Maps our session events onto ACP v1 `session/update`s, one event at a time, in order.
  *
- * Tool calls (ACP v1 tool-calls): `tool_call` (pending, with kind, title, locations and a
- * non-empty `rawInput`) when the model's `assistant.message` lists the call, so it always precedes
- * any `session/request_permission`; `tool_call_update` in_progress at `tool.execution_start` (the
- * loop starts a call before the permission gate: a permission request sets the call back to
- * pending, and `permission.completed` allowed sets it in progress again); completed or failed with
+ * Tool calls (ACP v1 tool-calls): `tool_call` (pending, with kind and a title from the tool's
+ * name) as soon as the model starts the call (`assistant.tool_call_start`, while its arguments
+ * still stream); once they are complete (`assistant.message`), a `tool_call_update` with the
+ * `rawInput`, the locations and a title from the arguments. A call first seen in
+ * `assistant.message` (a replay, a provider without tool-input starts) gets one `tool_call` with
+ * all of it. Either way the call is announced before any `session/request_permission`.
+ * `in_progress` only when the tool actually runs (`tool.execution_running`: after permission was
+ * granted, or at once when none was needed), so a refused, unknown or invalid call goes from
+ * pending straight to failed; completed or failed with
  * content at `tool.execution_complete` (text; a diff for `edit` / `create`; the terminal when the
  * command ran in a client terminal; the images a tool returned). Message chunks carry the
  * `messageId` of our `assistant.message`, so live and replayed messages have the same ids.
  */
 export class UpdateMapper {
   private readonly calls = new Map<string, ToolRequest>();
+  /** Calls announced by `assistant.tool_call_start` whose arguments are not complete yet. */
+  private readonly announced = new Set<string>();
   /** `text:<messageId>` / `reasoning:<messageId>` of messages whose deltas were sent. */
   private readonly streamed = new Set<string>();
   private readonly terminals = new Map<string, string>();
@@ -83,11 +89,10 @@ export class UpdateMapper {
         return this.assistantMessage(event.data);
       case "assistant.usage":
         return this.usage(event.data);
-      case "tool.execution_start":
+      case "assistant.tool_call_start":
+        return this.announce(event.data.toolCallId, event.data.toolName);
+      case "tool.execution_running":
         return this.inProgress(event.data.toolCallId);
-      case "permission.completed":
-        // The permission request set the call back to pending; an allowed call runs now.
-        return event.data.decision === "allowed" ? this.inProgress(event.data.toolCallId) : [];
       case "tool.execution_partial_result":
         return this.partialResult(event.data);
       case "tool.execution_complete":
@@ -98,8 +103,12 @@ export class UpdateMapper {
         ];
       case "session.start":
       case "session.resume":
-      case "assistant.turn_start":
       case "assistant.turn_end":
+        return this.abandonAnnounced();
+      case "assistant.turn_start":
+      case "tool.execution_start":
+      case "permission.completed":
+      case "session.autopilot_stopped":
       case "assistant.retry":
       case "permission.requested":
       case "session.task_complete":
@@ -161,14 +170,54 @@ export class UpdateMapper {
     this.streamed.delete(`reasoning:${messageId}`);
     for (const request of data.toolRequests) {
       this.calls.set(request.toolCallId, request);
-      updates.push({
-        sessionUpdate: "tool_call",
-        toolCallId: request.toolCallId,
-        status: "pending",
-        ...this.describeRequest(request),
-      });
+      const { toolCallId } = request;
+      if (this.announced.delete(toolCallId)) {
+        updates.push({
+          sessionUpdate: "tool_call_update",
+          toolCallId,
+          ...this.describeRequest(request),
+        });
+      } else {
+        updates.push({
+          sessionUpdate: "tool_call",
+          toolCallId,
+          status: "pending",
+          ...this.describeRequest(request),
+        });
+      }
     }
+    // The message is the whole reply: a call it does not list will never run.
+    updates.push(...this.abandonAnnounced());
     return updates;
+  }
+
+  /**
+   * Calls announced while streaming that the reply ended without (cancelled or failed mid-reply,
+   * or dropped from the final message): failed, so no call is left pending in the client.
+   */
+  private abandonAnnounced(): acp.SessionUpdate[] {
+    const updates = [...this.announced].map(
+      (toolCallId): acp.SessionUpdate => ({
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: "failed",
+        content: [
+          textContent("Not run: the reply ended before the call's arguments were complete."),
+        ],
+      }),
+    );
+    this.announced.clear();
+    return updates;
+  }
+
+  /** The early `tool_call` of a call whose arguments are streaming (live only). */
+  private announce(toolCallId: string, toolName: string): acp.SessionUpdate[] {
+    if (this.options.mode === "replay" || this.announced.has(toolCallId)) {
+      return [];
+    }
+    this.announced.add(toolCallId);
+    const kind = this.options.toolNamed(toolName)?.kind ?? "other";
+    return [{ sessionUpdate: "tool_call", toolCallId, title: toolName, kind, status: "pending" }];
   }
 
   private describeRequest(request: ToolRequest): Omit<acp.ToolCall, "toolCallId"> {
@@ -239,7 +288,7 @@ export class UpdateMapper {
   private toolComplete(data: SessionEventData["tool.execution_complete"]): acp.SessionUpdate[] {
     const updates: acp.SessionUpdate[] = [];
     const request = this.calls.get(data.toolCallId);
-    if (request === undefined) {
+    if (request === undefined && !this.announced.delete(data.toolCallId)) {
       // A result whose request we never saw (a damaged log): announce the call first.
       updates.push({
         sessionUpdate: "tool_call",

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type {
@@ -19,8 +18,9 @@ import type {
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
 import type { History } from "./history.js";
+import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
-import { type Authorize, executeToolCalls } from "./tool-calls.js";
+import { type Authorize, executeToolCalls, type ToolCallContext } from "./tool-calls.js";
 
 /** The plan tool: a successful call replaces the session's plan (`session.plan_updated`, ACP `plan`). */
 const UPDATE_PLAN_TOOL_NAME = "update_plan";
@@ -52,15 +52,14 @@ export interface Conversation {
   emit(event: EventInput): void;
 }
 
-/** How a prompt ended: an ACP stop reason, or a failure (ACP answers those with an error). */
+/**
+ * How a prompt ended: an ACP stop reason, or a failure (ACP answers those with an error).
+ * `autopilotStopped` is set when autopilot reached its continuation cap before the model called
+ * `task_complete` (the task was not marked complete; `-p` exits 2).
+ */
 export type PromptOutcome =
-  | { stopReason: StopReason }
+  | { stopReason: StopReason; autopilotStopped?: "cap_reached" }
   | { error: { errorType: ErrorType; message: string; statusCode?: number } };
-
-type TurnResult =
-  | { kind: "reply"; reply: AssistantReply }
-  | { kind: "cancelled" }
-  | { kind: "failed"; failure: ProviderFailure };
 
 /**
  * Runs one prompt to its end: appends the user message, then requests the model and runs the
@@ -126,49 +125,49 @@ async function runTurns(
     if (turn.kind === "failed") {
       return fail(emit, turn.failure);
     }
-    const { reply } = turn;
+    const { reply, turnId } = turn;
+    const endTurn = (status: "completed" | "cancelled") =>
+      emit({
+        type: "assistant.turn_end",
+        data: { turnId, status, finishReason: reply.finishReason },
+      });
     if (reply.toolCalls.length === 0) {
-      const empty = reply.content.trim() === "";
-      if (empty && reply.finishReason !== "stop" && reply.finishReason !== "length") {
-        // An empty reply that did not simply stop (e.g. a malformed function call) is no success.
-        const message = `the model returned an empty reply (finish reason: ${reply.finishReason}), often a malformed function call`;
-        return fail(emit, { errorType: "malformed_response", message });
-      }
-      if (reply.finishReason === "length") {
-        return { stopReason: "max_tokens" };
-      }
-      if (reply.finishReason === "content-filter") {
-        return { stopReason: "refusal" };
+      endTurn("completed");
+      const stop = stopWithoutTools(reply);
+      if (stop !== undefined) {
+        return "stopReason" in stop ? stop : fail(emit, stop);
       }
       if (settings.autopilot && nudges < settings.maxAutopilotContinues) {
         nudges++;
         emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
         continue;
       }
+      if (settings.autopilot) {
+        emit({
+          type: "session.autopilot_stopped",
+          data: { reason: "cap_reached", continues: nudges },
+        });
+        return { stopReason: "end_turn", autopilotStopped: "cap_reached" };
+      }
       return { stopReason: "end_turn" };
     }
     const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
-    const context = {
-      tools: toolsByName,
-      cwd: settings.cwd,
-      sessionDirectory: settings.sessionDirectory,
-      authorize: settings.authorize,
-      emit,
-      signal,
-      ...(settings.client === undefined ? {} : { client: settings.client }),
-    };
-    const outcomes = await executeToolCalls(context, reply.toolCalls, {
-      adjust: guard.record,
-      ...(truncated
-        ? {
-            refuse: {
-              code: "truncated_arguments",
-              message:
-                "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
-            },
-          }
-        : {}),
-    });
+    const outcomes = await executeToolCalls(
+      toolContext(settings, toolsByName, emit, signal),
+      reply.toolCalls,
+      {
+        adjust: guard.record,
+        ...(truncated
+          ? {
+              refuse: {
+                code: "truncated_arguments",
+                message:
+                  "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
+              },
+            }
+          : {}),
+      },
+    );
     for (const outcome of outcomes) {
       if (outcome.toolCall.name === UPDATE_PLAN_TOOL_NAME && !outcome.isError) {
         // The arguments passed the tool's schema, so they are plan entries.
@@ -176,18 +175,23 @@ async function runTurns(
         emit({ type: "session.plan_updated", data: { entries } });
       }
     }
+    const completion = outcomes.find(
+      (result) => result.toolCall.name === TASK_COMPLETE_TOOL_NAME && !result.isError,
+    );
+    const completed = settings.autopilot && completion !== undefined && !signal.aborted;
+    if (completed) {
+      const summary = String(completion.toolCall.arguments.summary ?? "");
+      emit({ type: "session.task_complete", data: { summary, success: true } });
+    }
+    // The turn holds its tools: it ends after their results, cancelled if they were.
+    endTurn(signal.aborted ? "cancelled" : "completed");
     if (signal.aborted) {
       return cancel(emit);
     }
     if (truncated) {
       return { stopReason: "max_tokens" };
     }
-    const completion = outcomes.find(
-      (result) => result.toolCall.name === TASK_COMPLETE_TOOL_NAME && !result.isError,
-    );
-    if (settings.autopilot && completion !== undefined) {
-      const summary = String(completion.toolCall.arguments.summary ?? "");
-      emit({ type: "session.task_complete", data: { summary, success: true } });
+    if (completed) {
       return { stopReason: "end_turn" };
     }
     if (guard.shouldStop) {
@@ -197,109 +201,45 @@ async function runTurns(
 }
 
 /**
- * One model request: streams deltas (ephemeral), then records the reply, its usage and the turn's
- * end. `assistant.turn_start` is emitted when the model starts answering, so the log holds one
- * turn per request that got a reply; failed attempts appear as `assistant.retry`.
+ * How a reply without tool calls ends the prompt: a stop reason, a failure, or undefined when
+ * the loop may go on (autopilot). Checked in this order: a content filter is a refusal even when
+ * the reply is empty; an empty reply that did not simply stop (e.g. a malformed function call)
+ * is no success; a reply cut at the output limit is `max_tokens`.
  */
-async function requestTurn(
-  provider: Provider,
-  request: ModelRequest,
-  emit: Conversation["emit"],
-  signal: AbortSignal,
-): Promise<TurnResult> {
-  const turnId = randomUUID();
-  const messageId = randomUUID();
-  let started = false;
-  // What the user saw of a reply that gets cancelled: kept, so the log shows it and the model
-  // knows what it had said (case 02: replayed as a valid, non-empty assistant message).
-  let shownText = "";
-  const start = () => {
-    if (!started) {
-      started = true;
-      emit({ type: "assistant.turn_start", data: { turnId } });
-    }
-  };
-  for await (const event of provider.stream(request, signal)) {
-    switch (event.type) {
-      case "text_delta":
-        start();
-        shownText += event.text;
-        emit({ type: "assistant.message_delta", data: { messageId, deltaContent: event.text } });
-        break;
-      case "reasoning_delta":
-        start();
-        emit({ type: "assistant.reasoning_delta", data: { messageId, deltaContent: event.text } });
-        break;
-      case "tool_call_start":
-        start();
-        break;
-      case "retry": {
-        const { type: _type, ...retry } = event;
-        emit({ type: "assistant.retry", data: { turnId, ...retry } });
-        break;
-      }
-      case "done": {
-        start();
-        emit({ type: "assistant.message", data: messageData(messageId, event.reply) });
-        emit({ type: "assistant.usage", data: { model: provider.id, turnId, ...event.usage } });
-        const { finishReason } = event.reply;
-        emit({ type: "assistant.turn_end", data: { turnId, status: "completed", finishReason } });
-        return { kind: "reply", reply: event.reply };
-      }
-      case "error": {
-        const cancelled = event.failure.errorType === "cancelled" || signal.aborted;
-        if (shownText.trim() !== "") {
-          // Cancelled or broken mid-reply (issue 11): the log keeps what the screen showed.
-          const { errorType, message } = event.failure;
-          emit({
-            type: "assistant.message",
-            data: {
-              messageId,
-              content: shownText,
-              toolRequests: [],
-              finishReason: "other",
-              interrupted: true,
-              ...(cancelled || errorType === "cancelled" ? {} : { error: { errorType, message } }),
-            },
-          });
-        }
-        if (started) {
-          const status = cancelled ? "cancelled" : "error";
-          const errorType =
-            event.failure.errorType === "cancelled" ? undefined : event.failure.errorType;
-          emit({
-            type: "assistant.turn_end",
-            data: { turnId, status, ...(errorType === undefined ? {} : { errorType }) },
-          });
-        }
-        return cancelled ? { kind: "cancelled" } : { kind: "failed", failure: event.failure };
-      }
-      default: {
-        // A new provider event type fails to compile here until the loop handles it.
-        const unhandled: never = event;
-        void unhandled;
-      }
-    }
+function stopWithoutTools(
+  reply: AssistantReply,
+): { stopReason: StopReason } | ProviderFailure | undefined {
+  if (reply.finishReason === "content-filter") {
+    return { stopReason: "refusal" };
   }
-  return {
-    kind: "failed",
-    failure: { errorType: "internal", message: "the provider stream ended without a result" },
-  };
+  if (
+    reply.content.trim() === "" &&
+    reply.finishReason !== "stop" &&
+    reply.finishReason !== "length"
+  ) {
+    const message = `the model returned an empty reply (finish reason: ${reply.finishReason}), often a malformed function call`;
+    return { errorType: "malformed_response", message };
+  }
+  if (reply.finishReason === "length") {
+    return { stopReason: "max_tokens" };
+  }
+  return undefined;
 }
 
-function messageData(
-  messageId: string,
-  reply: AssistantReply,
-): Extract<EventInput, { type: "assistant.message" }>["data"] {
-  const reasoning = reply.reasoningParts.map((part) => part.text).join("");
+function toolContext(
+  settings: AgentSettings,
+  tools: ReadonlyMap<string, AnyTool>,
+  emit: Conversation["emit"],
+  signal: AbortSignal,
+): ToolCallContext {
   return {
-    messageId,
-    content: reply.content,
-    toolRequests: reply.toolCalls,
-    finishReason: reply.finishReason,
-    ...(reasoning === "" ? {} : { reasoning }),
-    ...(reply.reasoningParts.length === 0 ? {} : { reasoningParts: reply.reasoningParts }),
-    ...(reply.providerMetadata === undefined ? {} : { providerMetadata: reply.providerMetadata }),
+    tools,
+    cwd: settings.cwd,
+    sessionDirectory: settings.sessionDirectory,
+    authorize: settings.authorize,
+    emit,
+    signal,
+    ...(settings.client === undefined ? {} : { client: settings.client }),
   };
 }
 

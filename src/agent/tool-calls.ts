@@ -56,7 +56,8 @@ export interface ExecuteOptions {
 const MAX_ECHOED_ARGUMENTS = 500;
 
 /**
- * Runs the tool calls of one assistant message and emits, for each, `tool.execution_start` and
+ * Runs the tool calls of one assistant message and emits, for each, `tool.execution_start`,
+ * `tool.execution_running` (ephemeral) once the tool itself runs (after the permission gate), and
  * exactly one `tool.execution_complete`, whatever happens (case 01). Calls run in parallel when
  * every runnable call in the batch is read-only, otherwise in order. Calls that cannot run
  * (unknown tool, bad arguments: cases 12, 13) get an error result the model can act on; calls
@@ -199,6 +200,7 @@ async function runTool(
 ): Promise<ToolResult> {
   const controller = new AbortController();
   const signal = AbortSignal.any([context.signal, controller.signal]);
+  context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
   try {
     return await tool.execute(input, {
       cwd: context.cwd,

@@ -23,7 +23,10 @@ const NO_TERMINAL_REASON =
 export const EXIT = {
   endTurn: 0,
   error: 1,
-  /** max_tokens, max_turn_requests or refusal: the prompt stopped without finishing. */
+  /**
+   * max_tokens, max_turn_requests or refusal, or autopilot's continuation cap without
+   * task_complete: the prompt stopped without finishing.
+   */
   incomplete: 2,
   usage: 64,
   cancelled: 130,
@@ -218,6 +221,12 @@ async function runWithSignals(
     }
     switch (outcome.stopReason) {
       case "end_turn":
+        if (outcome.autopilotStopped !== undefined) {
+          io.stderr.write(
+            "turnloop: stopped: autopilot reached --max-autopilot-continues and the task was not marked complete\n",
+          );
+          return EXIT.incomplete;
+        }
         return EXIT.endTurn;
       case "cancelled":
         return EXIT.cancelled;

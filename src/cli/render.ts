@@ -77,6 +77,7 @@ type OutcomeEvent = Extract<
       | "session.plan_updated"
       | "session.instructions_loaded"
       | "session.task_complete"
+      | "session.autopilot_stopped"
       | "session.error"
       | "abort"
       | "session.compaction_complete"
@@ -120,6 +121,8 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "assistant.usage":
     case "assistant.message_delta":
     case "assistant.reasoning_delta":
+    case "assistant.tool_call_start":
+    case "tool.execution_running":
     case "tool.execution_partial_result":
     case "permission.requested":
     case "permission.completed":
@@ -165,6 +168,11 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       lines.push(`task complete${outcome}: ${event.data.summary}`);
       return;
     }
+    case "session.autopilot_stopped":
+      lines.push(
+        `autopilot stopped after ${event.data.continues} continues: the task was not marked complete`,
+      );
+      return;
     case "session.error": {
       prompt.failed = true;
       const { errorType, statusCode, message } = event.data;
@@ -279,7 +287,11 @@ function inferStop(prompt: PromptState): StopReason | "error" | undefined {
   if (prompt.aborted || prompt.lastTurnEnd?.status === "cancelled") {
     return "cancelled";
   }
-  if (prompt.failed || prompt.lastTurnEnd?.status === "error") {
+  if (
+    prompt.failed ||
+    prompt.lastTurnEnd?.status === "failed" ||
+    prompt.lastTurnEnd?.status === "error"
+  ) {
     return "error";
   }
   if (prompt.taskCompleted) {

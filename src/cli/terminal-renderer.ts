@@ -12,6 +12,8 @@ interface Totals {
   turns: number;
   inputTokens: number | undefined;
   outputTokens: number | undefined;
+  /** USD; undefined until a turn with a known price. */
+  cost: number | undefined;
 }
 
 const SHORT_ARGUMENTS_LENGTH = 60;
@@ -30,7 +32,12 @@ export class TerminalRenderer {
   private atLineStart = true;
   private toolsSinceText = false;
   private wroteText = false;
-  readonly totals: Totals = { turns: 0, inputTokens: undefined, outputTokens: undefined };
+  readonly totals: Totals = {
+    turns: 0,
+    inputTokens: undefined,
+    outputTokens: undefined,
+    cost: undefined,
+  };
 
   constructor(
     private readonly stdout: TextSink,
@@ -69,6 +76,7 @@ export class TerminalRenderer {
       case "assistant.usage":
         this.totals.inputTokens = add(this.totals.inputTokens, event.data.inputTokens);
         this.totals.outputTokens = add(this.totals.outputTokens, event.data.outputTokens);
+        this.totals.cost = add(this.totals.cost, event.data.cost);
         return;
       case "tool.execution_start":
         this.terminal.spinner?.start(`running ${event.data.toolName}`);
@@ -102,6 +110,11 @@ export class TerminalRenderer {
       case "session.task_complete":
         this.note(`task complete: ${event.data.summary}`);
         return;
+      case "session.autopilot_stopped":
+        this.note(
+          `autopilot: the task was not marked complete (stopped after ${event.data.continues} continues)`,
+        );
+        return;
       case "user.message":
         if (event.data.source === "autopilot") {
           this.note("autopilot: continuing");
@@ -127,6 +140,8 @@ export class TerminalRenderer {
       case "session.start":
       case "session.resume":
       case "assistant.reasoning_delta":
+      case "assistant.tool_call_start":
+      case "tool.execution_running":
       case "assistant.turn_end":
       case "tool.execution_partial_result":
       case "session.plan_updated":
@@ -146,16 +161,17 @@ export class TerminalRenderer {
     }
   };
 
-  /** The closing line on stderr: turns, tokens, time, session id. */
+  /** The closing line on stderr: turns, tokens, cost (USD, when the price is known), time, session id. */
   summary(elapsedMs: number, sessionId: string): string {
     const tokens =
       this.totals.inputTokens === undefined && this.totals.outputTokens === undefined
         ? "tokens not reported"
         : `${this.totals.inputTokens ?? "?"} in / ${this.totals.outputTokens ?? "?"} out tokens`;
     const turns = `${this.totals.turns} turn${this.totals.turns === 1 ? "" : "s"}`;
+    const cost = this.totals.cost === undefined ? "" : ` · $${this.totals.cost.toFixed(4)}`;
     return this.paint(
       "2",
-      `${turns} · ${tokens} · ${(elapsedMs / 1000).toFixed(1)} s · session ${sessionId}`,
+      `${turns} · ${tokens}${cost} · ${(elapsedMs / 1000).toFixed(1)} s · session ${sessionId}`,
     );
   }
 

@@ -32,6 +32,17 @@ export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refu
 /** Why a model stopped generating, normalised across providers (AI SDK finish reasons). */
 export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
 
+/**
+ * Why a model call was made, on `assistant.turn_start`: absent for the agent loop's own requests,
+ * otherwise the job of the call (a compaction summary, a session title).
+ */
+export type TurnPurpose = "compaction" | "title";
+
+/**
+ * How a turn ended. `error` is what earlier versions wrote for `failed`; it is read, never written.
+ */
+export type TurnStatus = "completed" | "cancelled" | "failed" | "error";
+
 /** Where a user message came from. `autopilot` marks our own continuation nudge. */
 export type UserMessageSource = "user" | "autopilot" | "hook";
 
@@ -132,8 +143,11 @@ export interface SessionEventData {
   };
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
   "user.message": { content: string; source: UserMessageSource; attachments?: JsonValue[] };
-  /** One model request. Ended by `assistant.turn_end` with the same `turnId`. */
-  "assistant.turn_start": { turnId: string };
+  /**
+   * One model API request, written when the request is sent (failed and cancelled attempts are
+   * turns too). Ended by `assistant.turn_end` with the same `turnId`, after the tools of its reply.
+   */
+  "assistant.turn_start": { turnId: string; purpose?: TurnPurpose };
   /** Streamed text of the message `messageId`; completed by `assistant.message`. */
   "assistant.message_delta": { messageId: string; deltaContent: string };
   /** Streamed reasoning of the message `messageId`; completed by `assistant.message`. */
@@ -158,9 +172,15 @@ export interface SessionEventData {
     /** Why an interrupted reply broke off, when it was not a cancel (the failure the prompt got). */
     error?: { errorType: ErrorType; message: string };
   };
-  /** Token usage of one model request. */
+  /**
+   * Token usage of one model request. `cost` in USD, from the model catalogue (`llm/model-catalogue.ts`);
+   * absent when the model's price is unknown.
+   */
   "assistant.usage": Usage & { model: string; turnId: string; cost?: number };
-  /** A failed attempt of a model request that will be retried after `delayMs` (ms). */
+  /**
+   * A failed attempt of a model request that will be retried after `delayMs` (ms). Follows the
+   * `assistant.turn_end` (status `failed`) of the attempt's turn `turnId`.
+   */
   "assistant.retry": {
     turnId: string;
     attempt: number;
@@ -169,15 +189,34 @@ export interface SessionEventData {
     errorMessage: string;
     delayMs: number;
   };
-  /** End of one model request. `status` says whether a reply arrived. */
+  /**
+   * End of one turn: after the reply and the results of its tool calls (and the plan or task
+   * completion they caused). `status` says how the turn ended: `completed`, `cancelled` (the
+   * request or one of its tools was cancelled) or `failed` (the request failed; `errorType`
+   * says why). Logs of earlier versions wrote `turn_end` before the tools, and `error` for
+   * `failed`; both still load.
+   */
   "assistant.turn_end": {
     turnId: string;
-    status: "completed" | "cancelled" | "error";
+    status: TurnStatus;
     finishReason?: FinishReason;
     errorType?: ErrorType;
   };
-  /** A tool call starts running. Ended by `tool.execution_complete` with the same `toolCallId`. */
+  /**
+   * The model started a tool call of the message `messageId`; its arguments are still streaming
+   * (ephemeral). Completed by the `assistant.message` that lists the call.
+   */
+  "assistant.tool_call_start": { messageId: string; toolCallId: string; toolName: string };
+  /**
+   * A tool call is handled: its arguments are checked and permission asked. Ended by
+   * `tool.execution_complete` with the same `toolCallId`.
+   */
   "tool.execution_start": { toolCallId: string; toolName: string; arguments: JsonObject };
+  /**
+   * The tool of a call actually runs now: its arguments were valid and permission was granted or
+   * not needed (ephemeral). Calls that are refused, unknown or invalid never get it.
+   */
+  "tool.execution_running": { toolCallId: string };
   /** Output so far of a running tool (ephemeral). */
   "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
   /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */
@@ -223,6 +262,12 @@ export interface SessionEventData {
   };
   /** The model called `task_complete` (autopilot). */
   "session.task_complete": { summary: string; success: boolean };
+  /**
+   * Autopilot gave up before the model called `task_complete`: it nudged the model
+   * `continues` times (`--max-autopilot-continues`) and the model stopped again (Copilot's
+   * `session.autopilot_stopped {reason: "cap_reached"}`).
+   */
+  "session.autopilot_stopped": { reason: "cap_reached"; continues: number };
   /** A prompt failed (e.g. the provider after retries). The prompt is answered with an error. */
   "session.error": { errorType: ErrorType; message: string; statusCode?: number };
   /** The prompt was cancelled; open tool calls have interrupted results before this. */
@@ -302,6 +347,8 @@ export type SessionEventType = keyof SessionEventData;
 export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "assistant.message_delta",
   "assistant.reasoning_delta",
+  "assistant.tool_call_start",
+  "tool.execution_running",
   "tool.execution_partial_result",
   "session.idle",
 ]);

@@ -91,6 +91,7 @@ export class AiSdkProvider implements Provider {
           // Some OpenAI-compatible servers reject `stream_options`: remember, and ask without it.
           this.includeUsage = false;
           this.model = undefined;
+          yield retryEvent(attempt, failure, 0);
           continue;
         }
         const maxRetries = Math.min(this.retry.maxRetries, failure.maxRetries ?? Infinity);
@@ -106,14 +107,7 @@ export class AiSdkProvider implements Provider {
           yield { type: "error", failure: publicFailure({ ...failure, message }) };
           return;
         }
-        yield {
-          type: "retry",
-          attempt: attempt + 1,
-          errorType: failure.errorType,
-          errorMessage: failure.message,
-          delayMs,
-          ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
-        };
+        yield retryEvent(attempt, failure, delayMs);
         if (!(await sleep(delayMs, signal))) {
           yield cancelled();
           return;
@@ -166,6 +160,8 @@ export class AiSdkProvider implements Provider {
         },
         Math.max(10, Math.min(1_000, this.idleTimeoutMs / 4)),
       );
+      yield { type: "request_start" };
+      lastProgress = performance.now();
       const { stream } = await model.doStream({
         prompt: toPrompt(
           request.system,
@@ -249,6 +245,17 @@ function cutOffFailure(): ClassifiedFailure {
     errorType: "network",
     message: "the model stream ended before the reply was complete (connection cut)",
     retryable: true,
+  };
+}
+
+function retryEvent(attempt: number, failure: ClassifiedFailure, delayMs: number): LlmEvent {
+  return {
+    type: "retry",
+    attempt: attempt + 1,
+    errorType: failure.errorType,
+    errorMessage: failure.message,
+    delayMs,
+    ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
   };
 }
 

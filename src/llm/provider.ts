@@ -11,9 +11,11 @@ import type {
 /**
  * The provider port: one small interface between the loop and every model API.
  *
- * Contract (enforced by `llm/stream.ts`, not only stated): `stream()` yields zero or more
- * progress events and then exactly one terminal event, `done` or `error`, and never throws.
- * Cancellation through `signal` ends the stream with `error` whose `errorType` is `cancelled`.
+ * Contract: `stream()` yields zero or more progress events and then exactly one terminal event,
+ * `done` or `error`, and never throws. Cancellation through `signal` ends the stream with `error`
+ * whose `errorType` is `cancelled`. Each API request it makes (retries included) begins with
+ * `request_start`, and each failed attempt that is retried ends with `retry`, so the loop can
+ * record one turn per request (DESIGN.md, "Principles").
  */
 export interface Provider {
   /** `<provider>:<model>` as configured, e.g. `anthropic:claude-sonnet-4-5`. */
@@ -76,16 +78,23 @@ export interface ProviderFailure {
 
 /** What a provider stream yields. */
 export type LlmEvent =
+  /** An API request is being sent now (the first attempt or a retry). */
+  | { type: "request_start" }
   /** A piece of visible text. */
   | { type: "text_delta"; text: string }
   /** A piece of reasoning. */
   | { type: "reasoning_delta"; text: string }
-  /** The model started a tool call (its arguments follow); lets faces announce it early. */
+  /**
+   * The model started a tool call (its arguments stream next; the AI SDK's `tool-input-start`).
+   * The loop passes it on as the ephemeral `assistant.tool_call_start`, so faces announce the
+   * call while its arguments stream.
+   */
   | { type: "tool_call_start"; toolCallId: string; name: string }
   /**
-   * An attempt failed before any text or reasoning was shown and will be retried after `delayMs`
-   * ms. Tool calls announced by `tool_call_start` in the failed attempt are abandoned: they get
-   * no result and never run (their arguments never completed).
+   * The attempt that the last `request_start` began failed before any text or reasoning was
+   * shown and will be retried after `delayMs` ms (0 when the retry changes the request instead
+   * of waiting). Tool calls announced by `tool_call_start` in the failed attempt are abandoned:
+   * they get no result and never run (their arguments never completed).
    */
   | {
       type: "retry";

@@ -164,18 +164,35 @@ describe("case 25: session/load replays the whole conversation, then answers", (
       { sessionUpdate: "usage_update", used: 15, size: 128_000 },
     ]);
 
-    // Replayed calls look as they did live: same id, title, kind, locations, final status.
+    // Replayed calls look as they did live: same id, title, kind, locations, final status (live,
+    // the call is announced early and its title and locations follow in an update).
     const calls = (updates: acp.SessionUpdate[]) =>
       updates.flatMap((update) => {
         if (update.sessionUpdate !== "tool_call") {
           return [];
         }
-        const final = updates
-          .filter((later) => later.sessionUpdate === "tool_call_update")
-          .filter((later) => later.toolCallId === update.toolCallId && later.status != null)
-          .at(-1);
+        const later = updates.filter(
+          (next) =>
+            next.sessionUpdate === "tool_call_update" && next.toolCallId === update.toolCallId,
+        );
+        const latest = <T>(pick: (next: acp.SessionUpdate) => T | null | undefined, first: T) =>
+          later
+            .map(pick)
+            .filter((value) => value != null)
+            .at(-1) ?? first;
         const { toolCallId, title, kind, locations } = update;
-        return [{ toolCallId, title, kind, locations, status: final?.status }];
+        return [
+          {
+            toolCallId,
+            title: latest((next) => ("title" in next ? next.title : undefined), title),
+            kind: latest((next) => ("kind" in next ? next.kind : undefined), kind),
+            locations: latest(
+              (next) => ("locations" in next ? next.locations : undefined),
+              locations,
+            ),
+            status: latest((next) => ("status" in next ? next.status : undefined), update.status),
+          },
+        ];
       });
     expect(calls(replayed)).toEqual(calls(live));
     // Messages keep their live ids.

@@ -65,7 +65,7 @@ describe("session/request_permission", () => {
     );
     expect(toolCallAt).toBeGreaterThan(-1);
     expect(permissionAt).toBeGreaterThan(toolCallAt);
-    // Started, set back to pending by the question, running once allowed, then done.
+    // Pending while the user is asked, running only once allowed, then done.
     const statuses = harness.wire.flatMap((entry) => {
       if (entry.message.method === "session/request_permission") {
         return ["asked"];
@@ -75,7 +75,7 @@ describe("session/request_permission", () => {
         ? [update.status]
         : [];
     });
-    expect(statuses).toEqual(["pending", "in_progress", "asked", "in_progress", "completed"]);
+    expect(statuses).toEqual(["pending", "asked", "in_progress", "completed"]);
     expect(finalStatus(harness, "call_E1")).toMatchObject({
       status: "completed",
       content: [

@@ -121,10 +121,17 @@ describe("a prompt turn", () => {
       { sessionUpdate: "session_info_update", title: "What is in a.txt?", updatedAt: "<time>" },
       { sessionUpdate: "agent_message_chunk", content: text("Let me "), messageId: "message-1" },
       { sessionUpdate: "agent_message_chunk", content: text("look."), messageId: "message-1" },
+      // Announced as soon as the model starts the call, completed once its arguments are.
       {
         sessionUpdate: "tool_call",
         toolCallId: "call_1",
         status: "pending",
+        title: "view",
+        kind: "read",
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
         title: "Read a.txt",
         kind: "read",
         rawInput: { path: "a.txt" },

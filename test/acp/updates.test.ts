@@ -16,6 +16,22 @@ function mapper(mode: "live" | "replay" = "live"): UpdateMapper {
 
 const map = (target: UpdateMapper, input: EventInput) => target.map(createEnvelope(input, null));
 
+/** The update that fails a call announced while streaming that never got complete arguments. */
+const notRun = (toolCallId: string) => ({
+  sessionUpdate: "tool_call_update",
+  toolCallId,
+  status: "failed",
+  content: [
+    {
+      type: "content",
+      content: {
+        type: "text",
+        text: "Not run: the reply ended before the call's arguments were complete.",
+      },
+    },
+  ],
+});
+
 describe("UpdateMapper", () => {
   test("usage: context used and size; cost is cumulative once known", () => {
     const target = mapper();
@@ -41,6 +57,69 @@ describe("UpdateMapper", () => {
     ]);
     expect(usage(0.25)[0]).toMatchObject({ cost: { amount: 0.75 } });
     expect(map(target, { type: "assistant.usage", data: { model: "m", turnId: "t" } })).toEqual([]);
+  });
+
+  test("a call announced while streaming, whose reply is cancelled, ends failed, not pending", () => {
+    const target = mapper();
+    expect(
+      map(target, {
+        type: "assistant.tool_call_start",
+        data: { messageId: "m1", toolCallId: "c1", toolName: "create" },
+      }),
+    ).toEqual([
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "c1",
+        title: "create",
+        kind: "edit",
+        status: "pending",
+      },
+    ]);
+    expect(
+      map(target, {
+        type: "assistant.message",
+        data: {
+          messageId: "m1",
+          content: "Writing",
+          toolRequests: [],
+          finishReason: "other",
+          interrupted: true,
+        },
+      }),
+    ).toEqual([
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "Writing" },
+        messageId: "m1",
+      },
+      notRun("c1"),
+    ]);
+    expect(
+      map(target, { type: "assistant.turn_end", data: { turnId: "t1", status: "cancelled" } }),
+    ).toEqual([]);
+    // Cancelled before any text: no message, so the turn's end fails the call.
+    map(target, {
+      type: "assistant.tool_call_start",
+      data: { messageId: "m2", toolCallId: "c2", toolName: "bash" },
+    });
+    expect(
+      map(target, { type: "assistant.turn_end", data: { turnId: "t2", status: "cancelled" } }),
+    ).toEqual([notRun("c2")]);
+    // Nothing is left to close at the next turn's end.
+    expect(
+      map(target, { type: "assistant.turn_end", data: { turnId: "t3", status: "completed" } }),
+    ).toEqual([]);
+  });
+
+  test("a replay ignores tool-call starts and in-progress marks: final states only", () => {
+    const target = mapper("replay");
+    expect(
+      map(target, {
+        type: "assistant.tool_call_start",
+        data: { messageId: "m1", toolCallId: "c1", toolName: "view" },
+      }),
+    ).toEqual([]);
+    expect(map(target, { type: "tool.execution_running", data: { toolCallId: "c1" } })).toEqual([]);
   });
 
   test("tool calls: unknown tools, unusable arguments and failed edits still show what happened", () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { AUTOPILOT_NUDGE } from "../../src/agent/autopilot.js";
 import { updatePlanTool } from "../../src/tools/index.js";
+import { dataOf } from "../llm/helpers.js";
 import { type Harness, shape, startHarness, types } from "../support/harness.js";
 import { getTimeTool } from "../support/test-tools.js";
 
@@ -30,6 +31,28 @@ describe("case 28: autopilot", () => {
     for (const index of [0, 1, 2]) {
       expect(toolNames(harness, index)).toEqual(["get_time", "task_complete"]);
     }
+    // The whole log: session.task_complete belongs to its turn, before that turn's end.
+    expect(types(await harness.persisted()).slice(1)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "tool.execution_complete",
+      "session.task_complete",
+      "assistant.turn_end",
+    ]);
     const persisted = shape(await harness.persisted()).filter(
       (event) =>
         event.type === "user.message" ||
@@ -84,8 +107,36 @@ describe("case 28: autopilot", () => {
     for (let index = 0; index < 10; index++) {
       harness.server.enqueue({ text: "Working on it." });
     }
-    expect(await harness.prompt("make the tests pass")).toEqual({ stopReason: "end_turn" });
+    expect(await harness.prompt("make the tests pass")).toEqual({
+      stopReason: "end_turn",
+      autopilotStopped: "cap_reached",
+    });
     expect(harness.server.requests).toHaveLength(4);
+    const turn = [
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ];
+    // Three nudges, four turns, then the log says the task was not marked complete.
+    expect(types(await harness.persisted()).slice(1)).toEqual([
+      "user.message",
+      ...turn,
+      "user.message",
+      ...turn,
+      "user.message",
+      ...turn,
+      "user.message",
+      ...turn,
+      "session.autopilot_stopped",
+    ]);
+    expect(dataOf(harness.events, "session.autopilot_stopped")).toEqual([
+      { reason: "cap_reached", continues: 3 },
+    ]);
+    expect(harness.events.at(-1)).toMatchObject({
+      type: "session.idle",
+      data: { stopReason: "end_turn" },
+    });
   });
 
   test("invalid task_complete arguments are an error result, and the loop goes on", async () => {
@@ -160,5 +211,36 @@ describe("the plan", () => {
       "tool.execution_complete",
     ]);
     expect(persisted[1]?.data).toEqual({ entries });
+  });
+});
+
+describe("stop reasons", () => {
+  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+    "an empty reply stopped by the content filter is a refusal, not an error (%s)",
+    async (wire) => {
+      harness = await startHarness({ wire });
+      harness.server.enqueue({ finish: "content_filter" });
+      expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
+      expect(types(await harness.persisted()).slice(1)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]);
+      expect(dataOf(harness.events, "assistant.turn_end")).toEqual([
+        { turnId: expect.any(String), status: "completed", finishReason: "content-filter" },
+      ]);
+      expect(harness.events.at(-1)).toMatchObject({
+        type: "session.idle",
+        data: { stopReason: "refusal" },
+      });
+    },
+  );
+
+  test("a text reply stopped by the content filter is a refusal too", async () => {
+    harness = await startHarness();
+    harness.server.enqueue({ text: "I can't", finish: "content_filter" });
+    expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
   });
 });

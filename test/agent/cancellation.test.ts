@@ -49,12 +49,17 @@ describe("case 01: cancel during a tool call", () => {
         "assistant.turn_start",
         "assistant.message",
         "assistant.usage",
-        "assistant.turn_end",
         "tool.execution_start",
         "tool.execution_complete",
+        "assistant.turn_end",
         "abort",
       ]);
-      expect(persisted[6]?.data).toMatchObject({
+      // A cancelled tool means a cancelled turn.
+      expect(persisted[6]).toEqual({
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "cancelled", finishReason: "tool-calls" },
+      });
+      expect(persisted[5]?.data).toMatchObject({
         toolCallId: "call_S1",
         success: false,
         error: { code: "cancelled" },

@@ -76,20 +76,48 @@ describe("the loop", () => {
       const outcome = await harness.prompt("what is in a.txt?");
       expect(outcome).toEqual({ stopReason: "end_turn" });
       const persisted = shape(await harness.persisted()).slice(1);
+      // The turn holds its tools: its turn_end follows the tool's result.
       expect(persisted.map((event) => event.type)).toEqual([
         "user.message",
         "assistant.turn_start",
         "assistant.message",
         "assistant.usage",
-        "assistant.turn_end",
         "tool.execution_start",
         "tool.execution_complete",
+        "assistant.turn_end",
         "assistant.turn_start",
         "assistant.message",
         "assistant.usage",
         "assistant.turn_end",
       ]);
+      // What subscribers saw, ephemeral events included.
+      expect(types(harness.events)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message_delta",
+        "assistant.tool_call_start",
+        "assistant.message",
+        "assistant.usage",
+        "tool.execution_start",
+        "tool.execution_running",
+        "tool.execution_complete",
+        "assistant.turn_end",
+        "assistant.turn_start",
+        "assistant.message_delta",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+        "session.idle",
+      ]);
+      expect(shape(harness.events)[3]).toEqual({
+        type: "assistant.tool_call_start",
+        data: { messageId: "message-1", toolCallId: "call_1", toolName: "read_file" },
+      });
       expect(persisted[6]).toEqual({
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "completed", finishReason: "tool-calls" },
+      });
+      expect(persisted[5]).toEqual({
         type: "tool.execution_complete",
         data: {
           toolCallId: "call_1",

@@ -160,7 +160,14 @@ describe("turnloop -p", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/error: HTTP 401: invalid api key/);
     const types = await eventTypes(sessionIdOf(result.stderr));
-    expect(types).toEqual(["session.start", "user.message", "session.error"]);
+    // The failed request is a turn that ended failed.
+    expect(types).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "session.error",
+    ]);
   });
 
   test("Ctrl-C cancels the prompt cleanly: exit 130, abort and an interrupted result in the log", async () => {
@@ -181,7 +188,12 @@ describe("turnloop -p", () => {
     });
     expect(result.code).toBe(130);
     const types = await eventTypes(sessionIdOf(result.stderr));
-    expect(types.slice(-3)).toEqual(["tool.execution_start", "tool.execution_complete", "abort"]);
+    expect(types.slice(-4)).toEqual([
+      "tool.execution_start",
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "abort",
+    ]);
   });
 });
 

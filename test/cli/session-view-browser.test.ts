@@ -142,7 +142,19 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     expect(await texts(page, ".compaction-row .prompt-text")).toEqual([
       "4,825 → 850 tokens · 9 messages removed · threshold",
     ]);
-    expect(await attributes(page, ".compaction-line", "data-after-turn")).toEqual(["4"]);
+    // Every model request is a turn: the 500 is a failed turn of its own, then the retry's.
+    expect(await attributes(page, ".turn-row", "data-status")).toEqual([
+      "failed",
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+    ]);
+    expect(await attributes(page, '.turn-row[data-turn="1"] .mark', "data-kind")).toEqual([
+      "retry",
+    ]);
+    expect(await attributes(page, ".compaction-line", "data-after-turn")).toEqual(["5"]);
     expect(await attributes(page, "polyline[data-series=context]", "data-points")).toEqual([
       String(usages.length),
     ]);
@@ -170,14 +182,31 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     const file = await viewFile(session.home, session.sessionId, "view-details.html");
     const { page } = await browser.open(pathToFileURL(file).href);
     await page.click('.tool-bar[data-name="edit"]');
-    expect(await page.textContent("#details h2")).toBe("Turn 2 (prompt 1)");
+    expect(await page.textContent("#details h2")).toBe("Turn 3 (prompt 1)");
     expect(await texts(page, "#details pre.message")).toEqual(["Fixing the typo."]);
     expect(await texts(page, "#details .diff span")).toEqual(['- "helo"\n', '+ "hello"\n']);
     expect(await page.getAttribute("#details .tool-details.focused", "data-tool-call-id")).toBe(
       "call_edit",
     );
 
+    // The attempt that got a 500: a failed turn without a reply or tools, marked with its retry.
     await page.click('.turn-row[data-turn="1"]');
+    expect(await texts(page, "#details p.meta")).toEqual([
+      "failed · error: overloaded",
+      expect.stringMatching(
+        /^request sent at \+\d+ ms · first token not recorded · turn_end after \d+ ms$/,
+      ),
+      "tokens: no usage in the log",
+      "no reply: the request failed (overloaded); it was retried as the next turn",
+    ]);
+    expect(await texts(page, "#details .tool-details h3")).toEqual([]);
+    expect(await texts(page, "#details .marks li")).toEqual([
+      expect.stringMatching(
+        /^retry \+\d+ ms retry 1 after HTTP 500: HTTP 500: upstream overloadeddetailswaited \d+ ms$/,
+      ),
+    ]);
+
+    await page.click('.turn-row[data-turn="2"]');
     expect(await texts(page, "#details .tool-details h3")).toEqual([
       expect.stringMatching(/^view · success · \d+ ms$/),
       expect.stringMatching(/^view · failed · \d+ ms$/),
@@ -185,13 +214,9 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     expect(await texts(page, "#details .tool-details .error")).toEqual([
       "error (failed): Path src/missing.ts does not exist. Please provide a valid path.",
     ]);
-    expect(await texts(page, "#details .marks li")).toEqual([
-      expect.stringMatching(
-        /^retry \+\d+ ms retry 1 after HTTP 500: HTTP 500: upstream overloadeddetailswaited \d+ ms$/,
-      ),
-    ]);
+    expect(await texts(page, "#details .marks li")).toEqual([]);
 
-    await page.click('.turn-row[data-turn="3"]');
+    await page.click('.turn-row[data-turn="4"]');
     expect(await texts(page, "#details .tool-details .error")).toEqual([
       expect.stringMatching(/^error \(denied\): Permission denied for 'bash'/),
     ]);

@@ -221,3 +221,32 @@ describe("damage reported by session.resume", () => {
     ]);
   });
 });
+
+describe("autopilot's cap", () => {
+  test("session.autopilot_stopped is a mark on the last turn (a nudge on the turn it follows), and the prompt still ends", () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, 0, ms)).toISOString();
+    const lines: Array<[string, Record<string, unknown>]> = [
+      ["user.message", { content: "finish it", source: "user" }],
+      ["assistant.turn_start", { turnId: "t1" }],
+      ["assistant.message", { messageId: "m1", content: "Done?", toolRequests: [] }],
+      ["assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "stop" }],
+      ["user.message", { content: "Continue", source: "autopilot" }],
+      ["assistant.turn_start", { turnId: "t2" }],
+      ["assistant.message", { messageId: "m2", content: "Still done.", toolRequests: [] }],
+      ["assistant.turn_end", { turnId: "t2", status: "completed", finishReason: "stop" }],
+      ["session.autopilot_stopped", { reason: "cap_reached", continues: 1 }],
+    ];
+    const events = lines.map(([type, data], index) => ({
+      line: index + 1,
+      event: { type, data, id: `e${index}`, timestamp: at(index * 10), parentId: null },
+    })) as unknown as Parameters<typeof buildSessionView>[0];
+    const view = buildSessionView(events, []);
+    expect(
+      view.turns.map((turn) => turn.marks.map((mark) => `${mark.kind}: ${mark.text}`)),
+    ).toEqual([
+      ["nudge: autopilot nudge"],
+      ["autopilot_stopped: autopilot stopped after 1 nudge(s): task not marked complete"],
+    ]);
+    expect(view.prompts.map((prompt) => prompt.stopReason)).toEqual(["end_turn"]);
+  });
+});

@@ -162,7 +162,7 @@ describe.each(MODELS)("%s: a break after text was shown", (_name, wire, options)
             error: { errorType: "network", message: error?.message },
           }),
         ],
-        ["assistant.turn_end", expect.objectContaining({ status: "error", errorType: "network" })],
+        ["assistant.turn_end", expect.objectContaining({ status: "failed", errorType: "network" })],
         ["session.error", error],
       ]);
       // The next prompt sends what the user saw as valid history, and works.

@@ -27,11 +27,17 @@ function errorBody(wire: "openai-chat" | "anthropic", type: string, message: str
     : { error: { message, type, code: null } };
 }
 
-/** Events a failed prompt must never produce: visible text or a stored assistant message. */
-function assertNothingShownOrStored(events: readonly SessionEvent[]): void {
+/**
+ * Events a failed prompt must never produce: visible text or a stored assistant message. Each
+ * request is still a turn, and every one of them ended failed.
+ */
+function assertNothingShownOrStored(events: readonly SessionEvent[], requests: number): void {
   expect(countOf(events, "assistant.message_delta")).toBe(0);
   expect(countOf(events, "assistant.message")).toBe(0);
-  expect(countOf(events, "assistant.turn_start")).toBe(0);
+  expect(countOf(events, "assistant.turn_start")).toBe(requests);
+  expect(dataOf(events, "assistant.turn_end").map((end) => end.status)).toEqual(
+    Array.from({ length: requests }, () => "failed"),
+  );
 }
 
 describe("case 17: a failed model call is an error outcome, never end_turn", () => {
@@ -54,9 +60,14 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
         },
       });
       expect(harness.server.requests).toHaveLength(1);
-      assertNothingShownOrStored(harness.events);
+      assertNothingShownOrStored(harness.events, harness.server.requests.length);
       expect(shape(await harness.persisted()).slice(1)).toEqual([
         { type: "user.message", data: { content: "hi", source: "user" } },
+        { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+        {
+          type: "assistant.turn_end",
+          data: { turnId: "turn-1", status: "failed", errorType: "authentication" },
+        },
         { type: "session.error", data: "error" in outcome ? outcome.error : {} },
       ]);
       expect(harness.events.at(-1)).toMatchObject({ type: "session.idle", data: {} });
@@ -75,7 +86,7 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
             ],
       );
       const persisted = await harness.persisted();
-      expect(countOf(persisted, "assistant.turn_start")).toBe(1);
+      expect(countOf(persisted, "assistant.turn_start")).toBe(2);
       expect(dataOf(persisted, "assistant.message").map((message) => message.content)).toEqual([
         "fine",
       ]);
@@ -99,7 +110,7 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
         },
       });
       expect(harness.server.requests).toHaveLength(1);
-      assertNothingShownOrStored(harness.events);
+      assertNothingShownOrStored(harness.events, harness.server.requests.length);
       expect(dataOf(await harness.persisted(), "session.error")).toEqual([
         "error" in outcome ? outcome.error : {},
       ]);
@@ -122,12 +133,18 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
         },
       });
       expect(statuses(harness)).toEqual([500, 500, 500]);
-      assertNothingShownOrStored(harness.events);
+      assertNothingShownOrStored(harness.events, harness.server.requests.length);
       const persisted = await harness.persisted();
       expect(types(persisted).slice(1)).toEqual([
         "user.message",
+        "assistant.turn_start",
+        "assistant.turn_end",
         "assistant.retry",
+        "assistant.turn_start",
+        "assistant.turn_end",
         "assistant.retry",
+        "assistant.turn_start",
+        "assistant.turn_end",
         "session.error",
       ]);
       expect(dataOf(persisted, "assistant.retry")).toEqual([
@@ -161,11 +178,17 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
         "assistant.turn_start",
         "assistant.message",
         "assistant.usage",
-        "assistant.turn_end",
         "tool.execution_start",
         "tool.execution_complete",
+        "assistant.turn_end",
+        "assistant.turn_start",
+        "assistant.turn_end",
         "assistant.retry",
+        "assistant.turn_start",
+        "assistant.turn_end",
         "assistant.retry",
+        "assistant.turn_start",
+        "assistant.turn_end",
         "session.error",
       ]);
       const [result] = dataOf(harness.events, "tool.execution_complete");
@@ -186,8 +209,8 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
         { role: "tool", content: result?.result.content, toolCallId: "call_A" },
         { role: "user", content: "again" },
       ]);
-      // Two requests got a reply; the three failed attempts are retries and an error, not turns.
-      expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(2);
+      // Five requests, five turns: two got a reply, three failed (two retried, one the error).
+      expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(5);
     },
   );
 
@@ -221,6 +244,6 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
     if ("error" in outcome) {
       expect(outcome.error.message.length).toBeLessThan(600);
     }
-    assertNothingShownOrStored(harness.events);
+    assertNothingShownOrStored(harness.events, harness.server.requests.length);
   });
 });

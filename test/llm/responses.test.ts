@@ -55,11 +55,11 @@ describe("case 23: Responses API, stateless replay", () => {
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
+      "tool.execution_start",
+      "tool.execution_complete",
+      "tool.execution_start",
+      "tool.execution_complete",
       "assistant.turn_end",
-      "tool.execution_start",
-      "tool.execution_complete",
-      "tool.execution_start",
-      "tool.execution_complete",
       "abort",
     ]);
     // The encrypted reasoning is on disk verbatim, so a restart can replay it.

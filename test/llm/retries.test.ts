@@ -142,7 +142,8 @@ describe("case 18: retry progress and history", () => {
       {
         type: "assistant.retry",
         data: {
-          turnId: "turn-1",
+          // Each attempt is its own turn; a retry names the failed attempt's turn.
+          turnId: "turn-2",
           attempt: 2,
           statusCode: 503,
           errorType: "server",
@@ -152,10 +153,22 @@ describe("case 18: retry progress and history", () => {
       },
     ]);
     const persisted = await harness.persisted();
+    const [overloadedRetry, unavailableRetry] = retryEvents;
     expect(shape(persisted).slice(1)).toEqual([
       { type: "user.message", data: { content: "hi", source: "user" } },
-      ...retryEvents,
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "failed", errorType: "overloaded" },
+      },
+      overloadedRetry,
+      { type: "assistant.turn_start", data: { turnId: "turn-2" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-2", status: "failed", errorType: "server" },
+      },
+      unavailableRetry,
+      { type: "assistant.turn_start", data: { turnId: "turn-3" } },
       {
         type: "assistant.message",
         data: { messageId: "message-1", content: "ok", toolRequests: [], finishReason: "stop" },
@@ -164,7 +177,7 @@ describe("case 18: retry progress and history", () => {
         type: "assistant.usage",
         data: {
           model: "openai-compatible:fake-model",
-          turnId: "turn-1",
+          turnId: "turn-3",
           inputTokens: 9,
           outputTokens: 1,
           cacheReadTokens: 0,
@@ -173,11 +186,11 @@ describe("case 18: retry progress and history", () => {
       },
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+        data: { turnId: "turn-3", status: "completed", finishReason: "stop" },
       },
     ]);
-    // Three requests, one reply: one turn.
-    expect(countOf(persisted, "assistant.turn_start")).toBe(1);
+    // Three requests, three turns: every request is a turn, failed attempts included.
+    expect(countOf(persisted, "assistant.turn_start")).toBe(harness.server.requests.length);
     const [lastRequest] = harness.server.requests.slice(-1);
     expect(lastRequest?.body).toMatchObject({
       messages: [{ role: "system" }, { role: "user", content: "hi" }],
@@ -229,7 +242,14 @@ describe.each(MODELS)("case 18 (%s)", (_name, options) => {
     expect(dataOf(persisted, "assistant.retry").map((retry) => retry.attempt)).toEqual([1, 2, 3]);
     expect(dataOf(persisted, "session.error")).toEqual(["error" in outcome ? outcome.error : {}]);
     expect(countOf(persisted, "assistant.message")).toBe(0);
-    expect(countOf(persisted, "assistant.turn_start")).toBe(0);
+    // Four requests, four turns, each ended failed.
+    expect(countOf(persisted, "assistant.turn_start")).toBe(4);
+    expect(dataOf(persisted, "assistant.turn_end").map((end) => end.status)).toEqual([
+      "failed",
+      "failed",
+      "failed",
+      "failed",
+    ]);
     harness.server.setResponder(undefined);
     harness.server.enqueue({ text: "fine" });
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
@@ -272,6 +292,11 @@ describe.each(MODELS)("case 18 (%s)", (_name, options) => {
     expect(harness.server.requests).toHaveLength(1);
     expect(shape(await harness.persisted()).slice(1)).toEqual([
       { type: "user.message", data: { content: "hi", source: "user" } },
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "failed", errorType: "rate_limit" },
+      },
       {
         type: "assistant.retry",
         data: {
@@ -424,7 +449,7 @@ describe("retries only while nothing of the attempt was shown", () => {
     expect(dataOf(harness.events, "assistant.retry")).toEqual([
       expect.objectContaining({ attempt: 1, errorType: "overloaded" }),
     ]);
-    expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(1);
+    expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(2);
   });
 
   test("an overloaded_error event after text was shown fails the prompt without a retry", async () => {
@@ -448,7 +473,7 @@ describe("retries only while nothing of the attempt was shown", () => {
       },
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-1", status: "error", errorType: "overloaded" },
+        data: { turnId: "turn-1", status: "failed", errorType: "overloaded" },
       },
       { type: "session.error", data: "error" in outcome ? outcome.error : {} },
     ]);
@@ -510,7 +535,7 @@ describe("retries only while nothing of the attempt was shown", () => {
         expect.objectContaining({ content: "Partial answer", interrupted: true }),
       ]);
       expect(dataOf(persisted, "assistant.turn_end")).toEqual([
-        expect.objectContaining({ status: "error", errorType: "network" }),
+        expect.objectContaining({ status: "failed", errorType: "network" }),
       ]);
       expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
       expect(statuses(harness)).toEqual([200, 200]);

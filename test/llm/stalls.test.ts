@@ -91,7 +91,7 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
       },
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-1", status: "error", errorType: "stalled" },
+        data: { turnId: "turn-1", status: "failed", errorType: "stalled" },
       },
       { type: "session.error", data: "error" in outcome ? outcome.error : {} },
     ]);
@@ -129,7 +129,12 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     expect(dataOf(persisted, "assistant.message").map((message) => message.content)).toEqual([
       "done",
     ]);
-    expect(countOf(persisted, "assistant.turn_start")).toBe(1);
+    // Every request is a turn: the stalled attempt ended failed, then the retry answered.
+    expect(countOf(persisted, "assistant.turn_start")).toBe(2);
+    expect(dataOf(persisted, "assistant.turn_end").map((end) => end.status)).toEqual([
+      "failed",
+      "completed",
+    ]);
     await nextPromptWorksAtOnce(harness);
   });
 
@@ -212,7 +217,11 @@ describe("case 20 test C: SSE comments are not progress", () => {
     const persisted = await harness.persisted();
     expect(countOf(persisted, "assistant.retry")).toBe(1);
     expect(dataOf(persisted, "session.error")).toEqual(["error" in outcome ? outcome.error : {}]);
-    expect(countOf(persisted, "assistant.turn_start")).toBe(0);
+    expect(countOf(persisted, "assistant.turn_start")).toBe(2);
+    expect(dataOf(persisted, "assistant.turn_end")).toEqual([
+      { turnId: expect.any(String), status: "failed", errorType: "stalled" },
+      { turnId: expect.any(String), status: "failed", errorType: "stalled" },
+    ]);
     harness.server.setResponder(undefined);
     await nextPromptWorksAtOnce(harness);
   });
@@ -248,7 +257,7 @@ describe("the idle clock", () => {
       for await (const event of provider.stream(request, new AbortController().signal)) {
         events.push(event);
       }
-      expect(events.map((event) => event.type)).toEqual(["text_delta", "done"]);
+      expect(events.map((event) => event.type)).toEqual(["request_start", "text_delta", "done"]);
       expect(server.requests).toHaveLength(1);
     } finally {
       await server.close();

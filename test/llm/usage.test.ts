@@ -90,6 +90,10 @@ describe.each(MODELS)("case 15 (%s)", (_name, options) => {
           // The SDKs derive these two from the (absent) details as 0.
           cacheReadTokens: 0,
           reasoningTokens: 0,
+          // The catalogue prices gpt-4.1 ($2 / $8 per million tokens); a made-up model has no cost.
+          ...(options.model === "openai-chat:gpt-4.1"
+            ? { cost: expect.closeTo(120 * 2e-6 + 3 * 8e-6, 12) }
+            : {}),
         },
       },
       {
@@ -183,8 +187,11 @@ describe("case 15 test 5: a server that rejects stream_options", () => {
 
     const persisted = await harness.persisted();
     expect(countOf(persisted, "session.error")).toBe(0);
-    // Two requests got a reply: two turns; the rejected one is not a turn.
-    expect(countOf(persisted, "assistant.turn_start")).toBe(2);
+    // Three requests, three turns: the rejected one ended failed and was retried at once.
+    expect(countOf(persisted, "assistant.turn_start")).toBe(3);
+    expect(dataOf(persisted, "assistant.retry")).toEqual([
+      expect.objectContaining({ attempt: 1, statusCode: 400, delayMs: 0 }),
+    ]);
     expect(dataOf(persisted, "assistant.message").map((message) => message.content)).toEqual([
       "first",
       "second",

@@ -143,6 +143,7 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
       "tool.execution_start",
       "permission.requested",
       "permission.completed",
+      "tool.execution_running",
       "external_tool.requested",
       "external_tool.completed",
       "tool.execution_complete",
@@ -160,7 +161,12 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     await session.send({ prompt: "sleep for a while" });
     await running;
     await session.abort();
-    expect(types.slice(-3)).toEqual(["tool.execution_complete", "abort", "session.idle"]);
+    expect(types.slice(-4)).toEqual([
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "abort",
+      "session.idle",
+    ]);
     expect(
       asked.map((request) => [
         request.kind,

@@ -57,6 +57,10 @@ describe("the SDK against the built server (stdio)", () => {
       { type: "user.message", data: { content: "Read notes.txt", source: "user" } },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       {
+        type: "assistant.tool_call_start",
+        data: { messageId: "message-1", toolCallId: "call_1", toolName: "view" },
+      },
+      {
         type: "assistant.message",
         data: {
           messageId: "message-1",
@@ -66,11 +70,11 @@ describe("the SDK against the built server (stdio)", () => {
         },
       },
       { type: "assistant.usage", data: { model: MODEL, turnId: "turn-1", ...usage } },
-      turnEnd("turn-1", "tool-calls"),
       {
         type: "tool.execution_start",
         data: { toolCallId: "call_1", toolName: "view", arguments: { path: "notes.txt" } },
       },
+      { type: "tool.execution_running", data: { toolCallId: "call_1" } },
       {
         type: "tool.execution_complete",
         data: {
@@ -80,6 +84,8 @@ describe("the SDK against the built server (stdio)", () => {
           result: { content: "1. hello\n2." },
         },
       },
+      // The turn holds its tools.
+      turnEnd("turn-1", "tool-calls"),
       { type: "assistant.turn_start", data: { turnId: "turn-2" } },
       {
         type: "assistant.message_delta",
@@ -304,13 +310,18 @@ describe("the SDK against the built server (stdio)", () => {
       type: "session.idle",
       data: { stopReason: "cancelled" },
     });
-    expect(events.map((event) => event.type).slice(-4)).toEqual([
+    expect(events.map((event) => event.type).slice(-5)).toEqual([
       "tool.execution_partial_result",
       "tool.execution_complete",
+      "assistant.turn_end",
       "abort",
       "session.idle",
     ]);
     expect(events.at(-3)).toMatchObject({
+      type: "assistant.turn_end",
+      data: { status: "cancelled", finishReason: "tool-calls" },
+    });
+    expect(events.at(-4)).toMatchObject({
       data: { toolCallId: "call_sleep", success: false, error: { code: "cancelled" } },
     });
   });

@@ -100,12 +100,14 @@ describe("turnloop --headless --stdio on the wire", () => {
     expect(performance.now() - closedAt).toBeLessThan(3_000);
     const log = await readEventLog(eventsPath(fixture.home, sessionId));
     expect(log.repaired).toEqual([]);
-    expect(log.events.map((event) => event.type).slice(-3)).toEqual([
+    expect(log.events.map((event) => event.type).slice(-4)).toEqual([
       "tool.execution_start",
       "tool.execution_complete",
+      "assistant.turn_end",
       "abort",
     ]);
-    expect(log.events.at(-2)).toMatchObject({
+    expect(log.events.at(-2)).toMatchObject({ data: { status: "cancelled" } });
+    expect(log.events.at(-3)).toMatchObject({
       data: { toolCallId: "call_z", success: false, error: { code: "cancelled" } },
     });
   });

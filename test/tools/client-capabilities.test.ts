@@ -188,7 +188,9 @@ describe("tools use the client's files and terminal when it offers them", () => 
         const stop = () =>
           resolve({ output: "partial", exitCode: null, signal: "SIGKILL", truncated: false });
         signal.addEventListener("abort", stop, { once: true });
-        setTimeout(stop, timeoutMs);
+        // A client stops the command once the timeout has passed, never before it (a timer of
+        // exactly timeoutMs can fire a millisecond early by the wall clock bash.ts reads).
+        setTimeout(stop, timeoutMs + 20);
       });
     const timedOut = await runTool(
       bashTool,

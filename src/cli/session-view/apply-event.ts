@@ -74,6 +74,13 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "session.task_complete":
       folder.mark({ kind: "task_complete", at, text: "task complete", detail: text(data.summary) });
       return;
+    case "session.autopilot_stopped":
+      folder.mark({
+        kind: "autopilot_stopped",
+        at,
+        text: `autopilot stopped after ${count(data.continues) ?? "?"} nudge(s): task not marked complete`,
+      });
+      return;
     case "session.error":
       folder.mark({
         kind: "error",
@@ -90,6 +97,17 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "session.compaction_complete":
       folder.compactionComplete(at, data);
       return;
+    case "session.instructions_loaded": {
+      const files = Array.isArray(data.files) ? (data.files as Fields[]) : [];
+      const lines = files.map((file) => `${text(file.path)} (${text(file.scope)})`);
+      folder.mark({
+        kind: "instructions",
+        at,
+        text: `instructions: ${files.length} file${files.length === 1 ? "" : "s"}`,
+        detail: lines.join("\n"),
+      });
+      return;
+    }
     case "hook.start":
       folder.mark({ kind: "hook", at, text: `hook ${text(data.hookType)} started` });
       return;
@@ -105,8 +123,15 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "external_tool.completed":
     case "assistant.message_delta":
     case "assistant.reasoning_delta":
+    case "assistant.tool_call_start":
+    case "tool.execution_running":
     case "tool.execution_partial_result":
     case "session.idle":
       return;
+    default: {
+      // A new event type fails to compile here until the view places it.
+      const unhandled: never = event;
+      void unhandled;
+    }
   }
 }

@@ -60,7 +60,7 @@ function turn(entry: ViewTurn): string[] {
   const heading = [
     `### Turn ${entry.index}`,
     entry.purpose,
-    entry.status,
+    entry.errorType === undefined ? entry.status : `${entry.status} (${entry.errorType})`,
     duration(entry.spanEnd - entry.requestAt),
     `${usage.input ?? "?"} in / ${usage.output ?? "?"} out`,
   ].filter((part) => part !== undefined);

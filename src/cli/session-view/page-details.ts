@@ -106,12 +106,15 @@ function turnDetails(turn) {
     element("p", { class: "meta", text: [turn.status, turn.finishReason && "finish: " + turn.finishReason,
       turn.errorType && "error: " + turn.errorType, turn.model].filter(Boolean).join(" · ") }),
     element("p", { class: "meta", text: timesLine(turn) }),
-    element("p", { class: "meta", text: "tokens: " + formatNumber(usage.input) + " in, " + formatNumber(usage.output) + " out, " +
+    element("p", { class: "meta", text: turn.usage === undefined ? "tokens: no usage in the log" : "tokens: " + formatNumber(usage.input) + " in, " + formatNumber(usage.output) + " out, " +
       formatNumber(usage.cacheRead) + " cached" + (turn.cost !== undefined ? " · " + formatCost(turn.cost) : "") }),
     marksList(turn.marks, turn.requestAt),
     turn.reasoning ? block("reasoning", turn.reasoning, "reasoning") : null,
     turn.content !== undefined ? block(turn.interrupted ? "message (interrupted)" : "message", turn.content, "message") :
-      element("p", { class: "meta", text: "no reply in the log" }),
+      element("p", { class: "meta", text: turn.status === "failed" || turn.status === "error" ?
+        "no reply: the request failed" + (turn.errorType ? " (" + turn.errorType + ")" : "") +
+        (turn.marks.some(function (mark) { return mark.kind === "retry"; }) ? "; it was retried as the next turn" : "") :
+        "no reply in the log" }),
   ].concat(turn.tools.map(function (tool) { return toolDetails(turn, tool); }));
 }
 

@@ -65,8 +65,9 @@ h4 { font-size: 12px; margin: 6px 0 2px; color: var(--muted); }
 .mark.inline { position: relative; display: inline-block; height: 12px; margin: 0 4px; }
 .mark[data-kind=retry] { color: var(--denied); } .mark[data-kind=error], .mark[data-kind=abort] { color: var(--failed); }
 .mark[data-kind=compaction] { color: #d97706; } .mark[data-kind=repaired] { color: #be185d; }
-.mark[data-kind=permission] { color: #ca8a04; } .mark[data-kind=resume], .mark[data-kind=nudge], .mark[data-kind=hook] { color: var(--muted); }
+.mark[data-kind=permission] { color: #ca8a04; } .mark[data-kind=resume], .mark[data-kind=nudge], .mark[data-kind=hook], .mark[data-kind=instructions] { color: var(--muted); }
 .mark[data-kind=plan], .mark[data-kind=task_complete] { color: var(--success); }
+.mark[data-kind=autopilot_stopped] { color: #ca8a04; }
 #details { position: sticky; top: 0; align-self: start; max-height: 100vh; overflow-y: auto; border-left: 1px solid var(--line); padding: 0 0 0 12px; }
 .hint, .meta { color: var(--muted); margin: 2px 0; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 3px; padding: 6px; margin: 2px 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, monospace; }

@@ -40,7 +40,11 @@ function segment(kind, from, to, origin, scale, title) {
 function modelSegments(turn, scale) {
   var origin = turn.requestAt, parts = [];
   var last = turn.lastTokenAt !== undefined ? turn.lastTokenAt : (turn.endAt !== undefined ? turn.endAt : turn.spanEnd);
-  if (turn.firstTokenAt !== undefined) {
+  if (turn.lastTokenAt === undefined && turn.content === undefined && (turn.status === "failed" || turn.status === "error" || turn.status === "cancelled")) {
+    // An attempt that ended without a reply (a failed request before its retry, a cancel).
+    parts.push(segment("model", origin, last, origin, scale, "model: request → " + turn.status +
+      (turn.errorType ? " (" + turn.errorType + ")" : "") + " after " + formatDuration(last - origin) + ", no reply"));
+  } else if (turn.firstTokenAt !== undefined) {
     parts.push(segment("waiting", origin, turn.firstTokenAt, origin, scale,
       "request → first token " + formatDuration(turn.firstTokenAt - origin)));
     parts.push(segment("streaming", turn.firstTokenAt, last, origin, scale,

@@ -59,6 +59,8 @@ export interface ViewMark {
     | "resume"
     | "plan"
     | "task_complete"
+    | "autopilot_stopped"
+    | "instructions"
     | "nudge"
     | "hook";
   /** ms since the session's first event. */
@@ -78,7 +80,11 @@ export interface ViewUsage {
   reasoning?: number;
 }
 
-/** One model request. */
+/**
+ * One model request (one API call), with the tools of its reply. A failed attempt is a turn of
+ * its own (status `failed`, its `assistant.retry` as a `retry` mark) in logs that write
+ * `turn_start` when the request is sent; older logs folded it into the next turn's marks.
+ */
 export interface ViewTurn {
   /** 1-based, in log order. */
   index: number;

@@ -1,0 +1,80 @@
+import { calcPrice, type PriceCalculation } from "@pydantic/genai-prices";
+import type { Usage } from "../events/events.js";
+
+/**
+ * Model metadata (context windows, prices) from a maintained catalogue: `@pydantic/genai-prices`,
+ * its bundled price data (no network: we never call its `updatePrices`). Covers OpenAI,
+ * Anthropic and many hosted open models; a model it does not know has no price and the default
+ * context window.
+ */
+
+/** Context window (tokens) used when the catalogue does not know the model. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** The catalogue's provider for our model id prefixes; absent = search every provider by name. */
+const CATALOGUE_PROVIDERS: Readonly<Record<string, string>> = {
+  openai: "openai",
+  "openai-chat": "openai",
+  anthropic: "anthropic",
+};
+
+/**
+ * Looks a model up. `modelId` is ours, `<provider>:<model>` (e.g. `anthropic:claude-sonnet-4-5`).
+ * Models served by `ollama` run locally: the catalogue's hosted price does not apply to them.
+ */
+function lookUp(
+  modelId: string,
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_tokens?: number;
+    cache_write_tokens?: number;
+  },
+): PriceCalculation | undefined {
+  const separator = modelId.indexOf(":");
+  const prefix = separator < 0 ? "" : modelId.slice(0, separator);
+  const name = modelId.slice(separator + 1);
+  if (name === "" || prefix === "ollama") {
+    return undefined;
+  }
+  const providerId = CATALOGUE_PROVIDERS[prefix];
+  try {
+    return calcPrice(usage, name, providerId === undefined ? {} : { providerId }) ?? undefined;
+  } catch {
+    // Usage the catalogue finds inconsistent (e.g. more cached than total tokens): no price.
+    return undefined;
+  }
+}
+
+/**
+ * The context window of `modelId`, in tokens: `TURNLOOP_CONTEXT_WINDOW` when set (e.g. for a
+ * local model), else the catalogue's, else {@link DEFAULT_CONTEXT_WINDOW}.
+ */
+export function contextWindow(modelId: string, env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.TURNLOOP_CONTEXT_WINDOW);
+  if (Number.isInteger(configured) && configured > 0) {
+    return configured;
+  }
+  return (
+    lookUp(modelId, { input_tokens: 0, output_tokens: 0 })?.model.context_window ??
+    DEFAULT_CONTEXT_WINDOW
+  );
+}
+
+/**
+ * The price in USD of one request's `usage`, or undefined when the model's price is unknown or
+ * the provider reported no token counts. `inputTokens` is the total input, cache reads and
+ * writes included (as the AI SDK reports it and the catalogue expects).
+ */
+export function usageCost(modelId: string, usage: Usage): number | undefined {
+  if (usage.inputTokens === undefined && usage.outputTokens === undefined) {
+    return undefined;
+  }
+  const price = lookUp(modelId, {
+    input_tokens: usage.inputTokens ?? 0,
+    output_tokens: usage.outputTokens ?? 0,
+    ...(usage.cacheReadTokens === undefined ? {} : { cache_read_tokens: usage.cacheReadTokens }),
+    ...(usage.cacheWriteTokens === undefined ? {} : { cache_write_tokens: usage.cacheWriteTokens }),
+  });
+  return price === undefined || !Number.isFinite(price.total_price) ? undefined : price.total_price;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "vitest";
+import { contextWindow, DEFAULT_CONTEXT_WINDOW, usageCost } from "../../src/llm/model-catalogue.js";
+
+describe("the model catalogue (@pydantic/genai-prices)", () => {
+  test.each([
+    ["anthropic:claude-sonnet-4-5", 200_000],
+    ["openai:gpt-5", 400_000],
+    ["openai-chat:gpt-4.1", 1_000_000],
+    ["openai-compatible:gpt-oss-120b", 131_072],
+    ["openai-compatible:my-own-model", DEFAULT_CONTEXT_WINDOW],
+  ])("the context window of %s is %i tokens", (modelId, tokens) => {
+    expect(contextWindow(modelId, {})).toBe(tokens);
+  });
+
+  test("TURNLOOP_CONTEXT_WINDOW overrides the catalogue", () => {
+    expect(contextWindow("anthropic:claude-sonnet-4-5", { TURNLOOP_CONTEXT_WINDOW: "32768" })).toBe(
+      32_768,
+    );
+    expect(contextWindow("anthropic:claude-sonnet-4-5", { TURNLOOP_CONTEXT_WINDOW: "lots" })).toBe(
+      200_000,
+    );
+  });
+
+  test("prices input, output and cache tokens in USD", () => {
+    // gpt-4.1: $2 in, $8 out per million tokens.
+    expect(usageCost("openai:gpt-4.1", { inputTokens: 1_000_000, outputTokens: 1_000_000 })).toBe(
+      10,
+    );
+    // Claude Sonnet 4.5 (up to 200k input tokens): $3 in, $15 out, cache reads $0.30, cache
+    // writes $3.75 per million; `inputTokens` is the total, cache reads and writes included.
+    const cost = usageCost("anthropic:claude-sonnet-4-5", {
+      inputTokens: 3_000,
+      outputTokens: 1_000,
+      cacheReadTokens: 1_000,
+      cacheWriteTokens: 1_000,
+    });
+    expect(cost).toBeCloseTo((1_000 * 3 + 1_000 * 0.3 + 1_000 * 3.75 + 1_000 * 15) / 1e6, 12);
+    // Above 200k input tokens the catalogue applies the long-context price tier.
+    const long = usageCost("anthropic:claude-sonnet-4-5", {
+      inputTokens: 1_000_000,
+      outputTokens: 0,
+    });
+    expect(long).toBeCloseTo(6, 9);
+  });
+
+  test("unknown and local models, and usage without token counts, have no cost", () => {
+    expect(usageCost("openai-compatible:my-own-model", { inputTokens: 10, outputTokens: 5 })).toBe(
+      undefined,
+    );
+    expect(usageCost("ollama:gpt-oss:20b", { inputTokens: 10, outputTokens: 5 })).toBe(undefined);
+    expect(usageCost("openai:gpt-4.1", {})).toBe(undefined);
+  });
+});
