@@ -177,7 +177,14 @@ export interface SessionEventData {
     errorType?: ErrorType;
   };
   /** A tool call starts running. Ended by `tool.execution_complete` with the same `toolCallId`. */
-  "tool.execution_start": { toolCallId: string; toolName: string; arguments: JsonObject };
+  "tool.execution_start": {
+    toolCallId: string;
+    toolName: string;
+    arguments: JsonObject;
+    /** For a tool of an MCP server: the server's name, and the tool's name there. */
+    mcpServerName?: string;
+    mcpToolName?: string;
+  };
   /** Output so far of a running tool (ephemeral). */
   "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
   /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */
@@ -255,6 +262,16 @@ export interface SessionEventData {
     toolCallId: string;
     status: "completed" | "failed" | "cancelled";
   };
+  /**
+   * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
+   * starts, `connected`, `failed` (with `error`; the session goes on without it), `stopped` when
+   * the session closes.
+   */
+  "session.mcp_server_status_changed": {
+    serverName: string;
+    status: "pending" | "connected" | "failed" | "stopped";
+    error?: string;
+  };
   /** A hook of the SDK app is invoked (`hooks.invoke`). Ended by `hook.end` with the same id. */
   "hook.start": { hookInvocationId: string; hookType: HookType; input: JsonObject };
   /**
@@ -304,6 +321,7 @@ export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<Sess
   "assistant.reasoning_delta",
   "tool.execution_partial_result",
   "session.idle",
+  "session.mcp_server_status_changed",
 ]);
 
 /** The envelope around every event, on disk and on the wire. */
