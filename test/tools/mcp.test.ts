@@ -275,21 +275,59 @@ describe("MCP tools in the loop", () => {
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
   });
 
-  test("a huge result is cut like command output; the whole result is saved (mode 0600)", async () => {
-    const { harness } = await withServers(() => ({ t: stdioServer() }));
-    harness.server.enqueue(call("t__big", { chars: 100_000 }), { text: "ok" });
-    await harness.prompt("big");
-    const complete = harness.events.find((event) => event.type === "tool.execution_complete");
-    const content = String(complete?.data.result.content);
-    expect(content.length).toBeLessThan(31_000);
-    const saved = /full|whole result is saved to (\S+)\]/.exec(content)?.[1];
-    expect(saved).toBe(join(harness.session.directory, "mcp-results", "call_1.json"));
-    expect(content.endsWith("END")).toBe(true);
-    const whole = JSON.parse(await readFile(String(saved), "utf8")) as {
-      content: Array<{ text: string }>;
-    };
-    expect(whole.content[0]?.text.length).toBe(100_000);
-    expect(statSync(String(saved)).mode & 0o777).toBe(0o600);
+  test("a huge result is cut like command output; the whole result is saved (mode 0600, secrets redacted)", async () => {
+    const secret = "mcp-secret-value-1234";
+    process.env.TURNLOOP_TEST_MCP_TOKEN = secret;
+    try {
+      const { harness } = await withServers(() => ({ t: stdioServer() }));
+      harness.server.enqueue(call("t__big", { chars: 100_000, start: secret }), { text: "ok" });
+      await harness.prompt("big");
+      const complete = harness.events.find((event) => event.type === "tool.execution_complete");
+      const content = String(complete?.data.result.content);
+      expect(content.length).toBeLessThan(31_000);
+      const saved = /the whole result is saved to (\S+)\]/.exec(content)?.[1];
+      expect(saved).toBe(join(harness.session.directory, "mcp-results", "call_1.json"));
+      expect(content.endsWith("END")).toBe(true);
+      const text = await readFile(String(saved), "utf8");
+      expect(text).not.toContain(secret);
+      const whole = JSON.parse(text) as { content: Array<{ text: string }> };
+      expect(whole.content[0]?.text.startsWith("[redacted:TURNLOOP_TEST_MCP_TOKEN]xxx")).toBe(true);
+      expect(whole.content[0]?.text.endsWith("END")).toBe(true);
+      expect(statSync(String(saved)).mode & 0o777).toBe(0o600);
+      expect(statSync(join(String(saved), "..")).mode & 0o777).toBe(0o700);
+    } finally {
+      delete process.env.TURNLOOP_TEST_MCP_TOKEN;
+    }
+  });
+
+  test("a stdio server inherits no API keys of turnloop's, only its safe variables and its own env", async () => {
+    process.env.TURNLOOP_TEST_API_KEY = "do-not-pass-me";
+    try {
+      const { harness } = await withServers(() => ({
+        t: { ...stdioServer(), env: { OWN_SETTING: "given" } },
+      }));
+      harness.server.enqueue(
+        {
+          toolCalls: ["TURNLOOP_TEST_API_KEY", "OWN_SETTING", "PATH"].map((name, index) => ({
+            id: `call_${index}`,
+            name: "t__env",
+            arguments: JSON.stringify({ name }),
+          })),
+        },
+        { text: "ok" },
+      );
+      await harness.prompt("env");
+      const results = harness.events
+        .filter((event) => event.type === "tool.execution_complete")
+        .map((event) => event.data.result.content);
+      expect(results).toEqual([
+        "TURNLOOP_TEST_API_KEY=(unset)",
+        "OWN_SETTING=given",
+        `PATH=${process.env.PATH}`,
+      ]);
+    } finally {
+      delete process.env.TURNLOOP_TEST_API_KEY;
+    }
   });
 
   test("Streamable HTTP on 127.0.0.1, with the configured headers", async () => {

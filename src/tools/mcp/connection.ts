@@ -11,6 +11,7 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
 import { errorMessage } from "../../events/errors.js";
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
@@ -29,6 +30,7 @@ export const CONNECT_TIMEOUT_MS = 60_000;
 export interface McpConnectionOptions {
   /** The session's cwd: a stdio server's default working directory. */
   cwd: string;
+  /** turnloop's environment; a stdio server gets only its safe part (see `inheritedEnvironment`). */
   env: NodeJS.ProcessEnv;
   /** turnloop's version, sent as `clientInfo.version`. */
   version: string;
@@ -131,7 +133,7 @@ export class McpConnection {
       this.transport = new ProcessGroupStdioTransport({
         command: config.command,
         args: config.args,
-        env: { ...this.options.env, ...config.env },
+        env: { ...inheritedEnvironment(this.options.env), ...config.env },
         cwd: config.cwd ?? this.options.cwd,
       });
       await this.client.connect(this.transport, { timeout });
@@ -191,6 +193,22 @@ export class McpConnection {
       this.fail(new Error("the server closed the connection"));
     }
   }
+}
+
+/**
+ * What a stdio server inherits of turnloop's environment: only the variables the MCP SDK deems
+ * safe (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`), so API keys stay with turnloop; a
+ * server's own `env` adds what it needs.
+ */
+function inheritedEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+    const value = env[name];
+    if (value !== undefined && !value.startsWith("()")) {
+      inherited[name] = value;
+    }
+  }
+  return inherited;
 }
 
 function remoteTransport(config: McpRemoteServerConfig, type: "http" | "sse"): Transport {

@@ -5,7 +5,8 @@
  * answers bad ones with `isError`). Results keep their content types: text as text, images as
  * image content (for models that take them), resources as their text or a note, `isError` as an
  * error result. A result longer than {@link MAX_RESULT_CHARACTERS} is cut to its head and tail
- * like a command's output, and the whole result is saved in the session folder (mode 0600).
+ * like a command's output, and the whole result is saved in the session folder (mode 0600, with
+ * secrets redacted as in `events.jsonl`).
  */
 
 import { createHash } from "node:crypto";
@@ -15,6 +16,7 @@ import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/clie
 import { z } from "zod";
 import { errorMessage } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
+import { SecretStreamRedactor, secretValues } from "../../events/secrets.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
 import { runGuarded } from "../tool-support.js";
 import type { McpConnection } from "./connection.js";
@@ -116,7 +118,14 @@ async function cutToLimit(text: string, result: CallToolResult, savePath: string
   let where = `the whole result is saved to ${savePath}`;
   try {
     await mkdir(join(savePath, ".."), { recursive: true, mode: 0o700 });
-    await writeFile(savePath, `${JSON.stringify(result)}\n`, { mode: 0o600 });
+    // Secrets are replaced as in events.jsonl (events/secrets.ts), in their JSON-escaped form.
+    const secrets = secretValues(process.env).map(({ name, value }) => ({
+      name,
+      value: JSON.stringify(value).slice(1, -1),
+    }));
+    const redactor = new SecretStreamRedactor(secrets);
+    const bytes = redactor.push(Buffer.from(`${JSON.stringify(result)}\n`));
+    await writeFile(savePath, Buffer.concat([bytes, redactor.end()]), { mode: 0o600 });
   } catch (error) {
     where = `the whole result could not be saved: ${errorMessage(error)}`;
   }

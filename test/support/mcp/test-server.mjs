@@ -11,7 +11,8 @@
  * `--log FILE` appends one JSON line per notable thing (`started`, `called`, `cancelled`).
  * `--start-delay MS` waits that long before serving stdio (a slow server).
  *
- * Tools: echo {text}, image {}, fail {}, crash {}, hang {}, grow {}, big {chars}, resource {}.
+ * Tools: echo {text}, image {}, fail {}, crash {}, hang {}, grow {}, big {chars, start?},
+ * env {name}, resource {}.
  */
 
 import { spawn } from "node:child_process";
@@ -77,9 +78,19 @@ function buildServer() {
   });
   server.registerTool(
     "big",
-    { description: "A long text", inputSchema: z.object({ chars: z.number() }) },
-    async ({ chars }) => ({
-      content: [{ type: "text", text: `${"x".repeat(chars - 3)}END` }],
+    {
+      description: "A long text",
+      inputSchema: z.object({ chars: z.number(), start: z.string().optional() }),
+    },
+    async ({ chars, start = "" }) => ({
+      content: [{ type: "text", text: `${start}${"x".repeat(chars - 3 - start.length)}END` }],
+    }),
+  );
+  server.registerTool(
+    "env",
+    { description: "One environment variable", inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => ({
+      content: [{ type: "text", text: `${name}=${process.env[name] ?? "(unset)"}` }],
     }),
   );
   server.registerTool("resource", { description: "An embedded resource" }, async () => ({
