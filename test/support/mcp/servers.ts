@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../../src/tools/mcp/config.js";
 
@@ -61,20 +61,6 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Every live process whose command line mentions the test server (a leak check). */
-export function liveTestServers(marker: string): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && isAlive(pid);
-      } catch {
-        return false;
-      }
-    });
 }
 
 /** Starts the test server over Streamable HTTP on 127.0.0.1; resolves with its URL. */
