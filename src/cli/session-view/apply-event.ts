@@ -107,6 +107,7 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "assistant.reasoning_delta":
     case "tool.execution_partial_result":
     case "session.idle":
+    case "session.mcp_server_status_changed":
       return;
   }
 }
