@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { parseRule, ruleCovers, ruleTouches } from "../../src/agent/permission-rules.js";
+import { parseRule, rulesCover, ruleTouches } from "../../src/agent/permission-rules.js";
 import { gatherMcpServers, isProjectTrusted, trustProject } from "../../src/session/mcp-servers.js";
 import { parseServers } from "../../src/tools/mcp/config.js";
 import { qualifiedToolName } from "../../src/tools/mcp/tools.js";
@@ -134,7 +134,7 @@ describe("MCP server configs", () => {
   test("mcp(...) rules match MCP tools by server or by the name the model calls, never built-in tools", () => {
     const subject = { toolName: "github__create_issue", paths: [], mcpServerName: "github" };
     const covers = (rule: string, target: typeof subject | { toolName: string; paths: string[] }) =>
-      ruleCovers(parseRule(rule), target, "/cwd");
+      rulesCover([parseRule(rule)], target, "/cwd");
     expect(covers("mcp", subject)).toBe(true);
     expect(covers("mcp(github)", subject)).toBe(true);
     expect(covers("mcp(github__*)", subject)).toBe(true);
