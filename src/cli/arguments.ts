@@ -135,7 +135,8 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     };
   }
   if (positionals.length > 0) {
-    throw new UsageError(`unknown command "${positionals[0]}"; see turnloop --help`);
+    const hint = commandHint(positionals[0] ?? "", COMMANDS);
+    throw new UsageError(`unknown command "${positionals[0]}"${hint} (see turnloop --help)`);
   }
   if (values.prompt === undefined) {
     return { kind: "help" };
@@ -205,6 +206,12 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
   }
   if (rest.length === 1 && rest[0] === "trust") {
     return { kind: "mcp-trust", cwd: directory };
+  }
+  const given = rest[0];
+  if (given !== undefined && !MCP_COMMANDS.includes(given)) {
+    throw new UsageError(
+      `unknown mcp command "${given}"${commandHint(given, MCP_COMMANDS)} (usage: turnloop mcp list [--json] | turnloop mcp trust)`,
+    );
   }
   throw new UsageError("usage: turnloop mcp list [--json] | turnloop mcp trust");
 }
@@ -346,20 +353,33 @@ function unknownOptionMessage(error: unknown): string | undefined {
   if (given === undefined) {
     return undefined;
   }
-  const name = given.replace(/^-+/, "");
-  const known = Object.keys(OPTIONS);
-  const closest = known
+  const suggestion = closest(given.replace(/^-+/, ""), Object.keys(OPTIONS));
+  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
+  return `unknown option ${given}${hint} (see turnloop --help)`;
+}
+
+/** Commands and their subcommands, for suggestions after a typo. */
+const COMMANDS = ["acp", "serve", "config", "sessions", "mcp"];
+const MCP_COMMANDS = ["list", "trust"];
+
+/** `; did you mean X?` for a mistyped (sub)command, or nothing when none is close. */
+function commandHint(given: string, known: readonly string[]): string {
+  const suggestion = closest(given, known);
+  return suggestion === undefined ? "" : `; did you mean ${suggestion}?`;
+}
+
+/** The known name `name` starts (3+ characters given), else the nearest spelling if close. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  const nearest = known
     .map((option) => ({ option, distance: editDistance(name, option) }))
     .sort((left, right) => left.distance - right.distance)[0];
   // A flag cut short (`--allow-all`) names the flag it starts; else the nearest spelling.
   const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
   const near =
-    closest !== undefined && closest.distance <= Math.max(2, Math.floor(name.length / 3))
-      ? closest.option
+    nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 3))
+      ? nearest.option
       : undefined;
-  const suggestion = prefixed ?? near;
-  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
-  return `unknown option ${given}${hint} (see turnloop --help)`;
+  return prefixed ?? near;
 }
 
 /** Levenshtein distance between two short strings. */

@@ -2,7 +2,8 @@
  * Where a session's MCP servers come from, and starting them with the session.
  *
  * Sources, merged by server name, later ones winning: the user's `$TURNLOOP_HOME/mcp.json`, the
- * `mcpServers` of `$TURNLOOP_HOME/config.json`, the project's `.mcp.json` (in the session's cwd;
+ * `mcpServers` of `$TURNLOOP_HOME/config.json` (read by the config module, `./config.ts`), the
+ * project's `.mcp.json` and the `mcpServers` of its `.turnloop/config.json` (in the session's cwd;
  * only once the user has allowed that project, since a cloned repository must not start programs
  * by itself), `--mcp-config FILE`, then what the face passes (ACP `mcpServers`, the SDK's
  * session config). Trusted projects are remembered in `$TURNLOOP_HOME/trusted-projects.json`.
@@ -10,8 +11,15 @@
 
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { type McpServerConfigs, type ParsedServers, readServersFile } from "../tools/mcp/config.js";
+import { errorMessage } from "../events/errors.js";
+import {
+  type McpServerConfigs,
+  type ParsedServers,
+  parseServers,
+  readServersFile,
+} from "../tools/mcp/config.js";
 import { McpServers } from "../tools/mcp/servers.js";
+import { type LoadedConfig, loadConfig } from "./config.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
 
 /** The project file, in the format Claude Code and others read. */
@@ -32,6 +40,8 @@ export interface McpSources {
 
 /** The merged servers, problems to report, and a project file waiting for the user's trust. */
 export interface GatheredServers extends ParsedServers {
+  /** Where each server's configuration came from: a file's path, or "the client" (ACP, SDK). */
+  sources: Record<string, string>;
   /** Set when the project's `.mcp.json` has servers and the project is not trusted yet. */
   untrustedProject?: { path: string; names: string[] };
 }
@@ -39,32 +49,73 @@ export interface GatheredServers extends ParsedServers {
 /** Gathers the servers of a session from every source (see the module comment). Never throws. */
 export async function gatherMcpServers(sources: McpSources): Promise<GatheredServers> {
   const projectPath = join(resolve(sources.cwd), PROJECT_FILE);
-  const [user, settings, project, trusted, ...files] = await Promise.all([
-    readServersFile(join(sources.home, "mcp.json")),
-    readServersFile(join(sources.home, "config.json")),
+  const userPath = join(sources.home, "mcp.json");
+  const filePaths = (sources.configFiles ?? []).map((file) => resolve(sources.cwd, file));
+  const [user, project, trusted, ...files] = await Promise.all([
+    readServersFile(userPath),
     readServersFile(projectPath),
     sources.trusted === true || isProjectTrusted(sources.home, sources.cwd),
-    ...(sources.configFiles ?? []).map((file) => readServersFile(resolve(sources.cwd, file))),
+    ...filePaths.map((path) => readServersFile(path)),
   ]);
-  const projectNames = Object.keys(project.servers);
-  const layers = [user, settings, ...(trusted ? [project] : []), ...files];
+  const settings = configFileServers(sources.home, sources.cwd);
+  const projectLayers = [
+    { path: projectPath, ...project },
+    ...settings.filter((file) => file.scope === "project"),
+  ];
+  const layers = [
+    { path: userPath, ...user },
+    ...settings.filter((file) => file.scope === "user"),
+    ...(trusted ? projectLayers : []),
+    ...files.map((file, index) => ({ path: filePaths[index] ?? "--mcp-config", ...file })),
+    { path: "the client", servers: sources.face ?? {}, problems: [] },
+  ];
   const servers: McpServerConfigs = {};
+  const serverSources: Record<string, string> = {};
   const problems: string[] = [];
   for (const layer of layers) {
     Object.assign(servers, layer.servers);
+    for (const name of Object.keys(layer.servers)) {
+      serverSources[name] = layer.path;
+    }
     problems.push(...layer.problems);
   }
-  if (!trusted) {
-    problems.push(...project.problems);
-  }
-  Object.assign(servers, sources.face ?? {});
+  const waiting = trusted ? [] : projectLayers.filter((layer) => hasServersOrProblems(layer));
+  const names = [...new Set(waiting.flatMap((layer) => Object.keys(layer.servers)))];
+  problems.push(...waiting.flatMap((layer) => layer.problems));
   return {
     servers,
+    sources: serverSources,
     problems,
-    ...(!trusted && projectNames.length > 0
-      ? { untrustedProject: { path: projectPath, names: projectNames } }
+    ...(names.length > 0
+      ? { untrustedProject: { path: waiting.map((layer) => layer.path).join(" and "), names } }
       : {}),
   };
+}
+
+function hasServersOrProblems(layer: ParsedServers): boolean {
+  return Object.keys(layer.servers).length > 0 || layer.problems.length > 0;
+}
+
+/**
+ * The `mcpServers` of the config files (`$TURNLOOP_HOME/config.json`, the project's
+ * `.turnloop/config.json`), read by the config module; a file it rejects is one problem.
+ */
+function configFileServers(
+  home: string,
+  cwd: string,
+): Array<ParsedServers & { path: string; scope: "user" | "project" }> {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(home, cwd);
+  } catch (error) {
+    // Reported like any other problem (and before this, by the face that read the settings).
+    return [{ path: "", scope: "user", servers: {}, problems: [errorMessage(error)] }];
+  }
+  return loaded.files.map((file) => ({
+    path: file.path,
+    scope: file.scope,
+    ...parseServers(file.settings.mcpServers, file.path),
+  }));
 }
 
 function trustFile(home: string): string {

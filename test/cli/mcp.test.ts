@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -139,6 +139,36 @@ describe("turnloop -p with MCP servers", () => {
     // The project's `shared` wins over the user's and fails to start: reported, the rest go on.
     expect(trusted.stderr).toMatch(/MCP server shared failed/);
     expect(serversOffered(1)).toEqual(["personal", "repo"]);
+  });
+
+  test("the config files' mcpServers join in (the project's only once trusted); turnloop config names each server's source", async () => {
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({ mcpServers: { personal: { command: "user-program" } } }),
+    );
+    await mkdir(join(project, ".turnloop"));
+    await writeServers(join(project, ".turnloop", "config.json"), {
+      repo: { command: "project-program" },
+    });
+    await writeServers(join(project, "extra.json"), { extra: { url: "http://127.0.0.1:9/mcp" } });
+    const projectConfig = join(project, ".turnloop", "config.json");
+    const shown = await runCli(["config", "--mcp-config", "extra.json"], {
+      cwd: project,
+      env: environment(),
+    });
+    expect(shown.code).toBe(0);
+    const rows = shown.stdout.split("\n").filter((line) => line.startsWith("mcpServers."));
+    expect(rows).toEqual([
+      `mcpServers.personal      {"type":"stdio","command":"user-program","args":[],"env":{}}    from ${join(home, "config.json")}`,
+      `mcpServers.extra         {"type":"http","url":"http://127.0.0.1:9/mcp","headers":{}}    from ${join(project, "extra.json")}`,
+      `mcpServers.repo          "(not run: project not trusted; see turnloop mcp trust)"    from ${projectConfig}`,
+    ]);
+
+    expect((await runCli(["mcp", "trust"], { cwd: project, env: environment() })).code).toBe(0);
+    const trusted = await runCli(["config", "--json"], { cwd: project, env: environment() });
+    const json = JSON.parse(trusted.stdout) as { mcpServers: Record<string, { source: string }> };
+    expect(json.mcpServers.repo?.source).toBe(projectConfig);
+    expect(json.mcpServers.personal?.source).toBe(join(home, "config.json"));
   });
 
   test("turnloop mcp list shows each server's transport, state and tool count", async () => {

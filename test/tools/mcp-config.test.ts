@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -67,7 +67,7 @@ describe("MCP server configs", () => {
     ]);
   });
 
-  test("sources merge by name, later winning: user file < config.json < trusted project < --mcp-config < face", async () => {
+  test("sources merge by name, later winning: user file < config.json < trusted project (.mcp.json < .turnloop/config.json) < --mcp-config < face", async () => {
     const write = (path: string, servers: object) =>
       writeFile(path, JSON.stringify({ mcpServers: servers }));
     await write(join(home, "mcp.json"), { a: { command: "user" }, b: { command: "user" } });
@@ -78,6 +78,11 @@ describe("MCP server configs", () => {
     await write(join(project, ".mcp.json"), {
       c: { command: "project" },
       d: { command: "project" },
+    });
+    await mkdir(join(project, ".turnloop"));
+    await write(join(project, ".turnloop", "config.json"), {
+      c: { command: "project-config" },
+      f: { command: "project-config" },
     });
     await write(join(project, "extra.json"), { d: { command: "flag" } });
     await writeFile(join(project, "broken.json"), "{not json");
@@ -103,8 +108,15 @@ describe("MCP server configs", () => {
       e: "face",
     });
     expect(untrusted.untrustedProject).toEqual({
-      path: join(project, ".mcp.json"),
-      names: ["c", "d"],
+      path: `${join(project, ".mcp.json")} and ${join(project, ".turnloop", "config.json")}`,
+      names: ["c", "d", "f"],
+    });
+    expect(untrusted.sources).toEqual({
+      a: join(home, "mcp.json"),
+      b: join(home, "config.json"),
+      c: join(home, "config.json"),
+      d: join(project, "extra.json"),
+      e: "the client",
     });
     expect(untrusted.problems).toEqual([expect.stringMatching(/broken\.json: not valid JSON/)]);
 
@@ -116,9 +128,14 @@ describe("MCP server configs", () => {
     expect(commands(trusted.servers)).toEqual({
       a: "user",
       b: "settings",
-      c: "project",
+      c: "project-config",
       d: "flag",
       e: "face",
+      f: "project-config",
+    });
+    expect(trusted.sources).toMatchObject({
+      c: join(project, ".turnloop", "config.json"),
+      f: join(project, ".turnloop", "config.json"),
     });
     expect(trusted.untrustedProject).toBeUndefined();
   });

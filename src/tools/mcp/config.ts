@@ -76,6 +76,12 @@ const remoteSchema = z.looseObject({
   ...common,
 });
 
+/**
+ * One entry of an `mcpServers` object as written in a file (any of the shapes above; extra keys
+ * kept). The config module validates config files' `mcpServers` with it.
+ */
+export const mcpServerSchema = z.union([stdioSchema, remoteSchema]);
+
 /** Server names: 1-64 printable characters (tool names replace anything outside `[A-Za-z0-9_-]`). */
 function validServerName(name: string): boolean {
   return (
