@@ -322,7 +322,8 @@ export class AcpSession {
   }
 
   private toolNamed(name: string): AnyTool | undefined {
-    return [...builtinTools(), ...this.context.extraTools, taskCompleteTool].find(
+    const mcpTools = this.session.mcp?.tools() ?? [];
+    return [...builtinTools(), ...this.context.extraTools, taskCompleteTool, ...mcpTools].find(
       (tool) => tool.name === name,
     );
   }

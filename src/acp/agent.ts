@@ -7,6 +7,7 @@ import { InvalidSessionIdError } from "../session/paths.js";
 import { PRODUCER_VERSION, type Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { parseServers } from "../tools/mcp/config.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
@@ -89,8 +90,8 @@ export class TurnloopAcpAgent {
         // Images are not passed to the model yet (a prompt's image becomes a note), so they are
         // not advertised; embedded resources become context text.
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        // MCP servers are accepted and ignored with a warning until MCP support lands.
-        mcpCapabilities: { http: false, sse: false },
+        // stdio always; Streamable HTTP and the older HTTP+SSE through the MCP SDK's transports.
+        mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: {
           list: {},
           resume: {},
@@ -110,12 +111,12 @@ export class TurnloopAcpAgent {
     client: Client,
   ): Promise<acp.NewSessionResponse> {
     await checkDirectory(params.cwd);
-    this.warnAboutMcp(params.mcpServers);
     const model = this.host.resolveModel();
     if (!model.ok) {
       throw internalError(model.message);
     }
     const session = await this.host.create(params.cwd, model.configuration.id);
+    await this.startMcp(session, params.mcpServers);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
       model: model.configuration,
@@ -178,7 +179,6 @@ export class TurnloopAcpAgent {
     this.opening.add(sessionId);
     try {
       await this.closeOpen(sessionId);
-      this.warnAboutMcp(mcpServers);
       const session = await openSession(this.host, sessionId);
       const model = this.host.modelForSession(session.start.model);
       if (!model.ok) {
@@ -190,6 +190,7 @@ export class TurnloopAcpAgent {
           `turnloop acp: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
         );
       }
+      await this.startMcp(session, mcpServers);
       const { events } = await this.host.readEvents(sessionId);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
@@ -313,13 +314,19 @@ export class TurnloopAcpAgent {
     return [...this.host.face.addDirs, ...(additionalDirectories ?? [])];
   }
 
-  private warnAboutMcp(servers: readonly acp.McpServer[]): void {
-    if (servers.length > 0) {
-      const names = servers.map((server) => server.name).join(", ");
-      this.config.log(
-        `turnloop acp: MCP servers are not supported yet; ignoring ${servers.length} (${names})`,
-      );
+  /**
+   * Starts the session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the
+   * config files'. They start in the background; problems go to stderr.
+   */
+  private async startMcp(session: Session, servers: readonly acp.McpServer[]): Promise<void> {
+    const given = parseServers(
+      Object.fromEntries(servers.map((server) => [server.name, server])),
+      "session mcpServers",
+    );
+    for (const problem of given.problems) {
+      this.config.log(`turnloop acp: MCP server not started: ${problem}`);
     }
+    await this.host.startMcpServers(session, given.servers, this.config.log);
   }
 }
 

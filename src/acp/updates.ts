@@ -122,6 +122,7 @@ export class UpdateMapper {
       case "hook.start":
       case "hook.end":
       case "session.instructions_loaded":
+      case "session.mcp_server_status_changed":
         // Shown otherwise (the permission request, the prompt's answer) or not at all.
         return [];
       default: {

@@ -30,6 +30,11 @@ export interface AgentSettings {
   provider: Provider;
   /** Built-in and custom tools; `task_complete` is added in autopilot. */
   tools: readonly AnyTool[];
+  /**
+   * Tools that can change between model requests (MCP servers that connect late or change their
+   * list), read before each request and offered after `tools`.
+   */
+  changingTools?: () => readonly AnyTool[];
   systemPrompt: string;
   cwd: string;
   sessionDirectory: string;
@@ -94,9 +99,7 @@ async function runTurns(
   signal: AbortSignal,
 ): Promise<PromptOutcome> {
   const { emit } = conversation;
-  const tools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
-  const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
-  const specifications = toolSpecifications(tools);
+  const fixedTools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
   const guard = new RepetitionGuard();
   emit({
     type: "user.message",
@@ -110,6 +113,9 @@ async function runTurns(
     if (turns >= settings.maxTurns) {
       return { stopReason: "max_turn_requests" };
     }
+    const tools = [...fixedTools, ...(settings.changingTools?.() ?? [])];
+    const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+    const specifications = toolSpecifications(tools);
     const request: ModelRequest = {
       system: settings.systemPrompt,
       messages: conversation.history.messages,

@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { EventInput, JsonObject, PermissionScope } from "../events/events.js";
-import type { ToolCallScope, ToolKind } from "../tools/define-tool.js";
+import type { McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
 import {
   isInside,
+  MCP_RULE,
   type PermissionRule,
   parseRule,
   type RuleSubject,
@@ -26,8 +27,10 @@ export interface PermissionRequest {
   /** Absolute paths the call touches (ACP `locations`). */
   paths: string[];
   command?: string;
-  /** The rule an "always" answer records, e.g. `bash(git status)` or `edit(src/a.ts)`. */
+  /** The rule an "always" answer records, e.g. `bash(git status)`, `edit(src/a.ts)`, `mcp(github__create_issue)`. */
   alwaysRule: string;
+  /** Set for a tool of an MCP server. */
+  mcp?: McpToolOrigin;
 }
 
 /**
@@ -98,6 +101,7 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
       toolName: tool.name,
       paths,
       ...(scope.command === undefined ? {} : { command: scope.command }),
+      ...(tool.mcp === undefined ? {} : { mcpServerName: tool.mcp.serverName }),
     };
     const policy = options.policy();
     const denial = policy.deny.find((rule) => ruleTouches(rule, subject, cwd));
@@ -130,7 +134,9 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
       title: scope.title,
       rawInput: toolCall.arguments,
       paths,
-      alwaysRule: alwaysRule(tool.name, subject, cwd),
+      alwaysRule:
+        tool.mcp === undefined ? alwaysRule(tool.name, subject, cwd) : `${MCP_RULE}(${tool.name})`,
+      ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
       ...(scope.command === undefined ? {} : { command: scope.command }),
     };
     return askAndRecord(options, request, signal, allowed);
@@ -144,7 +150,9 @@ async function askAndRecord(
   signal: AbortSignal,
   allowed: PermissionAnswer,
 ): Promise<PermissionAnswer> {
-  const { requestId, toolCallId, toolName, kind, title } = request;
+  const { requestId, toolCallId, toolName, title } = request;
+  // Copilot's permission kinds name MCP calls `mcp`; other tools keep their ACP tool kind.
+  const kind = request.mcp === undefined ? request.kind : MCP_RULE;
   options.emit({
     type: "permission.requested",
     data: { requestId, toolCallId, toolName, kind, title },

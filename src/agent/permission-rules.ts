@@ -34,12 +34,34 @@ export function parseRule(text: string): PermissionRule {
   return { tool, text: text.trim(), ...(pattern === undefined ? {} : { pattern: pattern.trim() }) };
 }
 
+/** The rule name that covers MCP tools (see {@link mcpRuleMatches}). */
+export const MCP_RULE = "mcp";
+
 /** What a rule is matched against: one tool call. */
 export interface RuleSubject {
   toolName: string;
   /** Absolute paths the call touches. */
   paths: readonly string[];
   command?: string;
+  /** For an MCP tool: its server's name (`toolName` is then `<server>__<tool>`). */
+  mcpServerName?: string;
+}
+
+/**
+ * `mcp` rules cover MCP tools: `mcp` alone every one, `mcp(github)` every tool of the server
+ * `github`, `mcp(github__*)` or `mcp(github__create_issue)` by the name the model calls (`*`
+ * matches any characters). A rule naming the tool itself (`github__create_issue`) works too.
+ */
+function mcpRuleMatches(rule: PermissionRule, subject: RuleSubject): boolean {
+  if (subject.mcpServerName === undefined) {
+    return false;
+  }
+  const pattern = rule.pattern;
+  return (
+    pattern === undefined ||
+    pattern === subject.mcpServerName ||
+    commandMatches(pattern, subject.toolName)
+  );
 }
 
 /**
@@ -56,6 +78,9 @@ export function rulesCover(
   subject: RuleSubject,
   cwd: string,
 ): boolean {
+  if (rules.some((rule) => rule.tool === MCP_RULE && mcpRuleMatches(rule, subject))) {
+    return true;
+  }
   const own = rules.filter((rule) => rule.tool === subject.toolName);
   if (own.some((rule) => rule.pattern === undefined)) {
     return true;
@@ -81,6 +106,9 @@ export function rulesCover(
  * a computed part, `bash script.sh rm`): asked about is better than guessed.
  */
 export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: string): boolean {
+  if (rule.tool === MCP_RULE && subject.toolName !== MCP_RULE) {
+    return mcpRuleMatches(rule, subject);
+  }
   if (rule.tool !== subject.toolName) {
     return false;
   }

@@ -90,6 +90,9 @@ export async function executeToolCalls(
           toolCallId: call.toolCall.toolCallId,
           toolName: call.toolCall.name,
           arguments: toolArguments,
+          ...(call.tool?.mcp === undefined
+            ? {}
+            : { mcpServerName: call.tool.mcp.serverName, mcpToolName: call.tool.mcp.toolName }),
         },
       });
     };

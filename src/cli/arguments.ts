@@ -24,7 +24,11 @@ export type Command =
       sessionId: string;
       format: "html" | "markdown" | "json";
       out?: string;
-    };
+    }
+  /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
+  | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
+  /** `turnloop mcp trust`: allow this project's `.mcp.json` servers. */
+  | { kind: "mcp-trust"; cwd: string };
 
 export type { FaceOptions };
 
@@ -57,6 +61,8 @@ Usage:
                                       beside its log or at F, and open it when there is a display
   turnloop sessions export <id> --format html|markdown|json [--out F]
                                       a session as one file, for sharing (stdout without --out)
+  turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
+  turnloop mcp trust                  allow this directory's .mcp.json servers to run
   turnloop --version | --help
 
 Options for -p:
@@ -83,6 +89,9 @@ Options for -p:
                                       .github/copilot-instructions.md) and ~/.turnloop/AGENTS.md
   --append-system-prompt <text>       add text to the end of the system prompt
   --system-prompt-file <file>         use the file's text instead of turnloop's base prompt
+  --mcp-config <file>                 MCP servers ({"mcpServers": {...}}), besides
+                                      the config files' mcpServers, ~/.turnloop/mcp.json
+                                      and a trusted project's .mcp.json
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -113,6 +122,9 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   if (positionals[0] === "config" && positionals.length === 1) {
     return { kind: "config", options: faceOptions(values, cwd), json: values.json === true };
   }
+  if (positionals[0] === "mcp") {
+    return mcpCommand(positionals.slice(1), values, cwd);
+  }
   if (positionals[0] === "acp" && positionals.length === 1) {
     return { kind: "acp", options: faceOptions(values, cwd) };
   }
@@ -123,7 +135,8 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     };
   }
   if (positionals.length > 0) {
-    throw new UsageError(`unknown command "${positionals[0]}"; see turnloop --help`);
+    const hint = commandHint(positionals[0] ?? "", COMMANDS);
+    throw new UsageError(`unknown command "${positionals[0]}"${hint} (see turnloop --help)`);
   }
   if (values.prompt === undefined) {
     return { kind: "help" };
@@ -177,7 +190,30 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     ...(values["system-prompt-file"] === undefined
       ? {}
       : { systemPromptFile: values["system-prompt-file"] }),
+    mcpConfigs: values["mcp-config"] ?? [],
   };
+}
+
+function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string): Command {
+  const directory = values.cwd ?? cwd;
+  if (rest.length === 1 && rest[0] === "list") {
+    return {
+      kind: "mcp-list",
+      cwd: directory,
+      mcpConfigs: values["mcp-config"] ?? [],
+      json: values.json === true,
+    };
+  }
+  if (rest.length === 1 && rest[0] === "trust") {
+    return { kind: "mcp-trust", cwd: directory };
+  }
+  const given = rest[0];
+  if (given !== undefined && !MCP_COMMANDS.includes(given)) {
+    throw new UsageError(
+      `unknown mcp command "${given}"${commandHint(given, MCP_COMMANDS)} (usage: turnloop mcp list [--json] | turnloop mcp trust)`,
+    );
+  }
+  throw new UsageError("usage: turnloop mcp list [--json] | turnloop mcp trust");
 }
 
 /**
@@ -227,6 +263,7 @@ const OPTIONS = {
   "output-format": { type: "string" },
   cwd: { type: "string" },
   "no-instructions": { type: "boolean" },
+  "mcp-config": { type: "string", multiple: true },
   quiet: { type: "boolean", short: "q" },
   verbose: { type: "boolean" },
   "append-system-prompt": { type: "string" },
@@ -316,20 +353,33 @@ function unknownOptionMessage(error: unknown): string | undefined {
   if (given === undefined) {
     return undefined;
   }
-  const name = given.replace(/^-+/, "");
-  const known = Object.keys(OPTIONS);
-  const closest = known
+  const suggestion = closest(given.replace(/^-+/, ""), Object.keys(OPTIONS));
+  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
+  return `unknown option ${given}${hint} (see turnloop --help)`;
+}
+
+/** Commands and their subcommands, for suggestions after a typo. */
+const COMMANDS = ["acp", "serve", "config", "sessions", "mcp"];
+const MCP_COMMANDS = ["list", "trust"];
+
+/** `; did you mean X?` for a mistyped (sub)command, or nothing when none is close. */
+function commandHint(given: string, known: readonly string[]): string {
+  const suggestion = closest(given, known);
+  return suggestion === undefined ? "" : `; did you mean ${suggestion}?`;
+}
+
+/** The known name `name` starts (3+ characters given), else the nearest spelling if close. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  const nearest = known
     .map((option) => ({ option, distance: editDistance(name, option) }))
     .sort((left, right) => left.distance - right.distance)[0];
   // A flag cut short (`--allow-all`) names the flag it starts; else the nearest spelling.
   const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
   const near =
-    closest !== undefined && closest.distance <= Math.max(2, Math.floor(name.length / 3))
-      ? closest.option
+    nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 3))
+      ? nearest.option
       : undefined;
-  const suggestion = prefixed ?? near;
-  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
-  return `unknown option ${given}${hint} (see turnloop --help)`;
+  return prefixed ?? near;
 }
 
 /** Levenshtein distance between two short strings. */

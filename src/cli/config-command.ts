@@ -1,6 +1,7 @@
 import { redactSecrets } from "../llm/errors.js";
 import { configPaths } from "../session/config.js";
 import { configuredFace } from "../session/face-config.js";
+import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { FaceOptions } from "./arguments.js";
 
@@ -10,12 +11,12 @@ import type { FaceOptions } from "./arguments.js";
  * redacted. `--json` prints the same as one object.
  * @returns 0, or 64 when a config file is invalid.
  */
-export function runConfigCommand(
+export async function runConfigCommand(
   options: FaceOptions,
   json: boolean,
   env: NodeJS.ProcessEnv,
   stdout: NodeJS.WritableStream,
-): number {
+): Promise<number> {
   const configured = configuredFace(options, env);
   if (!configured.ok) {
     process.stderr.write(`turnloop: ${configured.message}\n`);
@@ -27,9 +28,13 @@ export function runConfigCommand(
   }
   const key = apiKeySource(configured.options.model, env, settings.apiKeyVariable?.value);
   const paths = configPaths(turnloopHome(env), options.cwd);
+  const mcp = await mcpServerRows(options, env);
   if (json) {
+    const mcpServers = Object.fromEntries(
+      mcp.map(({ name, value, source }) => [name, { value, source }]),
+    );
     stdout.write(
-      `${JSON.stringify({ files: paths, ...settings, apiKey: key ?? null }, null, 2)}\n`,
+      `${JSON.stringify({ files: paths, ...settings, mcpServers, apiKey: key ?? null }, null, 2)}\n`,
     );
     return 0;
   }
@@ -53,8 +58,8 @@ export function runConfigCommand(
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
     ),
-    ...Object.entries(settings.mcpServers).map(([name, server]) =>
-      row(`mcpServers.${name}`, redactSecrets(JSON.stringify(server.value)), server.source),
+    ...mcp.map((server) =>
+      row(`mcpServers.${server.name}`, redactSecrets(JSON.stringify(server.value)), server.source),
     ),
     ...Object.entries(settings.contextWindows).map(([model, size]) =>
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
@@ -62,6 +67,36 @@ export function runConfigCommand(
   ];
   stdout.write(`${lines.join("\n")}\n`);
   return 0;
+}
+
+/**
+ * The MCP servers a session here would get, from every file (`mcp.json`, `.mcp.json`, the config
+ * files, `--mcp-config`), each with its source; a project's servers waiting for trust say so.
+ */
+async function mcpServerRows(
+  options: FaceOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<Array<{ name: string; value: unknown; source: string }>> {
+  const gathered = await gatherMcpServers({
+    home: turnloopHome(env),
+    cwd: options.cwd,
+    configFiles: options.mcpConfigs,
+  });
+  const untrusted = gathered.untrustedProject;
+  return [
+    ...Object.entries(gathered.servers).map(([name, value]) => ({
+      name,
+      value,
+      source: gathered.sources[name] ?? "",
+    })),
+    ...(untrusted?.names ?? [])
+      .filter((name) => gathered.servers[name] === undefined)
+      .map((name) => ({
+        name,
+        value: "(not run: project not trusted; see turnloop mcp trust)",
+        source: untrusted?.path ?? "",
+      })),
+  ];
 }
 
 function describeModel(model: { value: string; resolved: string }): string {

@@ -97,6 +97,11 @@ async function main(argv: readonly string[]): Promise<number> {
         ? runSessionsView(command, io)
         : runSessionsExport(command, io);
     }
+    case "mcp-list":
+    case "mcp-trust": {
+      const { runMcpCommand } = await import("./mcp-command.js");
+      return runMcpCommand(command, { stdout: process.stdout, stderr: process.stderr });
+    }
   }
 }
 

@@ -8,7 +8,8 @@ const PREVIEW_LINE_LENGTH = 160;
 /**
  * What a call will do, shown under the permission question: the whole command for `bash`, the
  * change for `edit` (removed lines red, added green), the start of the file for `create`, the
- * paths for anything else that touches files. Indented, at most {@link PREVIEW_LINES} per side.
+ * server, tool and arguments (as JSON) of an MCP call, the paths for anything else that touches
+ * files. Indented, at most {@link PREVIEW_LINES} per side.
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -19,6 +20,13 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     return request.command
       .split("\n")
       .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`);
+  }
+  if (request.mcp !== undefined) {
+    const json = JSON.stringify(input, null, 2);
+    return [
+      `    MCP server ${request.mcp.serverName}, tool ${request.mcp.toolName}`,
+      ...(json === "{}" ? [] : capped(lines(json), (line) => `    ${line}`)),
+    ];
   }
   const path = request.paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {

@@ -4,11 +4,13 @@ import { errorCode, errorMessage } from "../events/errors.js";
 import { agentSettingsFor } from "../session/agent-settings.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
+import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import { killCommandProcessGroups } from "../tools/bash.js";
 import type { PromptOptions } from "./arguments.js";
 import { loadMarkdownRenderer } from "./markdown.js";
+import { gatherWithTrust } from "./mcp-trust-question.js";
 import { readStdin, stdinKind, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
 import { Spinner } from "./spinner.js";
@@ -104,12 +106,30 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
   const output = promptOutput(options, io, session, await terminalExtras(options, io));
   try {
     // Subscribed first: building the settings may record `session.instructions_loaded`.
+    await startMcp(session, options, io);
     const settings = agentSettingsFor(session, sessionOptions);
     return await runWithSignals(session, settings, prompt.text, output, io);
   } finally {
     output.unsubscribe();
     await host.close(session);
   }
+}
+
+/**
+ * Starts the MCP servers of the config files and `--mcp-config` (a project's servers after the
+ * trust question on a terminal); they join the session as they come up (bounded wait).
+ */
+async function startMcp(session: Session, options: PromptOptions, io: PromptIo): Promise<void> {
+  const mcp = await gatherWithTrust(
+    { home: io.home, cwd: session.cwd, configFiles: options.mcpConfigs },
+    io.stdinIsTerminal ? { input: process.stdin, output: io.stderr } : undefined,
+  );
+  reportGathered(mcp, (line) => io.stderr.write(`${line}\n`));
+  const startupWaitMs = startupWaitFrom(io.env);
+  startMcpServers(session, mcp.servers, {
+    env: io.env,
+    ...(startupWaitMs === undefined ? {} : { startupWaitMs }),
+  });
 }
 
 /** Where the events of a `-p` prompt go, by `--output-format` and `--quiet`. */

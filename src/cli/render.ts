@@ -131,6 +131,7 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "external_tool.completed":
     case "hook.start":
     case "hook.end":
+    case "session.mcp_server_status_changed":
       return;
     default:
       renderOutcome(state, event);

@@ -153,6 +153,13 @@ export class TerminalRenderer {
       case "hook.start":
       case "hook.end":
         return;
+      case "session.mcp_server_status_changed":
+        if (event.data.status === "failed") {
+          this.note(
+            `MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
+          );
+        }
+        return;
       default: {
         // A new event type fails to compile here until the renderer decides how to show it.
         const unhandled: never = event;

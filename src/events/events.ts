@@ -211,7 +211,14 @@ export interface SessionEventData {
    * A tool call is handled: its arguments are checked and permission asked. Ended by
    * `tool.execution_complete` with the same `toolCallId`.
    */
-  "tool.execution_start": { toolCallId: string; toolName: string; arguments: JsonObject };
+  "tool.execution_start": {
+    toolCallId: string;
+    toolName: string;
+    arguments: JsonObject;
+    /** For a tool of an MCP server: the server's name, and the tool's name there. */
+    mcpServerName?: string;
+    mcpToolName?: string;
+  };
   /**
    * The tool of a call actually runs now: its arguments were valid and permission was granted or
    * not needed (ephemeral). Calls that are refused, unknown or invalid never get it.
@@ -300,6 +307,16 @@ export interface SessionEventData {
     toolCallId: string;
     status: "completed" | "failed" | "cancelled";
   };
+  /**
+   * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
+   * starts, `connected`, `failed` (with `error`; the session goes on without it), `stopped` when
+   * the session closes.
+   */
+  "session.mcp_server_status_changed": {
+    serverName: string;
+    status: "pending" | "connected" | "failed" | "stopped";
+    error?: string;
+  };
   /** A hook of the SDK app is invoked (`hooks.invoke`). Ended by `hook.end` with the same id. */
   "hook.start": { hookInvocationId: string; hookType: HookType; input: JsonObject };
   /**
@@ -351,6 +368,7 @@ export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<Sess
   "tool.execution_running",
   "tool.execution_partial_result",
   "session.idle",
+  "session.mcp_server_status_changed",
 ]);
 
 /** The envelope around every event, on disk and on the wire. */

@@ -1,8 +1,9 @@
 /**
  * Which values are secrets, for every file turnloop writes (issue 11): `events.jsonl` (see
  * `session/secrets.ts`), saved full outputs of commands (`tools/command-output.ts`), and any file
- * added later (MCP results and compaction summaries go to `events.jsonl`; a new file under the
- * session folder must be written through {@link SecretStreamRedactor} or the line redactor).
+ * added later (compaction summaries go to `events.jsonl`; MCP results cut for length are saved
+ * through {@link SecretStreamRedactor} in `tools/mcp/tools.ts`; a new file under the session
+ * folder must be written through it or the line redactor).
  */
 
 /** Environment variables whose values are secrets: API keys, tokens, passwords. */

@@ -122,7 +122,28 @@ export interface SessionConfig {
   mode?: SessionMode;
   /** Choose the new session's id (create only). */
   sessionId?: string;
+  /**
+   * MCP servers of the session by name (the Copilot SDK's `mcpServers`); they start with the
+   * session, and their tools are offered as `<server>__<tool>`.
+   */
+  mcpServers?: Record<string, McpServerEntry>;
 }
+
+/**
+ * One MCP server (the Copilot SDK's `MCPServerConfig`): a command speaking MCP on stdio, or a
+ * Streamable HTTP (`http`) or HTTP+SSE (`sse`) URL. `tools` limits the tools offered (`["*"]`:
+ * all); `timeout` bounds one tool call (ms).
+ */
+export type McpServerEntry = (
+  | {
+      type?: "local" | "stdio";
+      command: string;
+      args?: string[];
+      env?: Record<string, string>;
+      workingDirectory?: string;
+    }
+  | { type: "http" | "sse"; url: string; headers?: Record<string, string> }
+) & { tools?: string[]; timeout?: number };
 
 /** `session.send` options. */
 export interface MessageOptions {

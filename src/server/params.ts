@@ -63,6 +63,8 @@ const sessionConfigShape = {
   workingDirectory: z.string().min(1).optional(),
   allowAllTools: z.boolean().optional(),
   mode: modeSchema.optional(),
+  /** Copilot SDK `SessionConfig.mcpServers`: servers by name, checked one by one when started. */
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
 };
 
 export const createParams = z.looseObject({

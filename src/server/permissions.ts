@@ -176,6 +176,18 @@ export function wirePermissionRequest(
       return { ...common, kind, path: paths[0] ?? "" };
     case "url":
       return { ...common, kind, url: typeof args.url === "string" ? args.url : "" };
+    case "mcp": {
+      const origin = details?.tool.mcp;
+      return {
+        ...common,
+        kind,
+        serverName: origin?.serverName ?? "",
+        toolName: origin?.toolName ?? event.toolName,
+        toolTitle: event.title,
+        args,
+        readOnly: false,
+      };
+    }
     case "custom-tool":
       return {
         ...common,
@@ -210,6 +222,8 @@ function permissionKind(toolKind: string, external: boolean): PermissionKind {
       return "read";
     case "fetch":
       return "url";
+    case "mcp":
+      return "mcp";
     default:
       return "custom-tool";
   }

@@ -149,7 +149,7 @@ export interface SessionListEntry {
 }
 
 /** Copilot's permission request kinds, as an app's handler sees them. */
-export type PermissionKind = "shell" | "write" | "read" | "url" | "custom-tool";
+export type PermissionKind = "shell" | "write" | "read" | "url" | "mcp" | "custom-tool";
 
 /**
  * What `permission.requested.data.permissionRequest` holds on the wire: Copilot's fields for
@@ -178,7 +178,13 @@ export interface WirePermissionRequest {
   url?: string;
   /** `custom-tool` */
   toolDescription?: string;
+  /** `custom-tool`, `mcp` */
   args?: JsonObject;
+  /** `mcp`: the server's name (`toolName` is then the tool's name on that server). */
+  serverName?: string;
+  /** `mcp` */
+  toolTitle?: string;
+  readOnly?: boolean;
 }
 
 /**

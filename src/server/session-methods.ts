@@ -11,6 +11,7 @@ import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import { builtinTools } from "../tools/index.js";
+import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
   type CreateParams,
@@ -58,6 +59,7 @@ export async function createMethod(
   } catch (error) {
     throw invalidParams(`session.create: ${errorMessage(error)}`);
   }
+  await startMcp(server, session, params.mcpServers);
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
@@ -148,8 +150,27 @@ async function reopen(
     await server.host.close(session);
     throw invalidParams(`session.resume: ${choice.message}`);
   }
+  await startMcp(server, session, params.mcpServers);
   const mode = params.mode ?? server.defaultMode;
   return open(server, session, { model: choice.configuration, mode, source: "resume" });
+}
+
+/**
+ * Starts a new or reopened session's MCP servers: the app's `mcpServers` (Copilot SDK shape)
+ * over the config files'. They start in the background; problems go to stderr.
+ */
+async function startMcp(
+  server: ServerContext,
+  session: Session,
+  mcpServers: Record<string, unknown> | undefined,
+): Promise<void> {
+  const given = parseServers(mcpServers, "session mcpServers");
+  for (const problem of given.problems) {
+    server.log(`MCP server not started: ${problem}`);
+  }
+  await server.host.startMcpServers(session, given.servers, (line) =>
+    server.log(line.replace(/^turnloop: /, "")),
+  );
 }
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {

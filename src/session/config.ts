@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorCode, errorMessage } from "../events/errors.js";
+import { mcpServerSchema } from "../tools/mcp/config.js";
 
 /**
  * The config files: `$TURNLOOP_HOME/config.json` (the user's, default `~/.turnloop/config.json`)
@@ -22,23 +23,6 @@ const providerProfile = (object: ObjectBuilder) =>
       .optional(),
   });
 
-/** An MCP server, in the shape Claude Code, Copilot and VS Code use. Consumed by the MCP lane. */
-const mcpServer = (object: ObjectBuilder) =>
-  z.union([
-    object({
-      type: z.enum(["stdio", "local"]).optional(),
-      command: z.string().min(1),
-      args: z.array(z.string()).optional(),
-      env: z.record(z.string(), z.string()).optional(),
-      cwd: z.string().optional(),
-    }),
-    object({
-      type: z.enum(["http", "sse"]),
-      url: z.url(),
-      headers: z.record(z.string(), z.string()).optional(),
-    }),
-  ]);
-
 type ObjectBuilder = typeof z.strictObject;
 
 const configShape = (object: ObjectBuilder) =>
@@ -57,7 +41,8 @@ const configShape = (object: ObjectBuilder) =>
     /** Model requests per prompt. */
     maxTurns: z.int().min(0).optional(),
     autopilot: object({ maxContinues: z.int().min(0).optional() }).optional(),
-    mcpServers: z.record(z.string(), mcpServer(object)).optional(),
+    /** Checked by the MCP module's schema (the shapes of Claude Code, Copilot, VS Code, ACP). */
+    mcpServers: z.record(z.string(), mcpServerSchema).optional(),
     /** Context window sizes in tokens, by model id. */
     contextWindows: z.record(z.string(), z.int().positive()).optional(),
   });

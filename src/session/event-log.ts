@@ -74,6 +74,7 @@ const KNOWN_EVENT_TYPES = {
   "external_tool.completed": true,
   "hook.start": true,
   "hook.end": true,
+  "session.mcp_server_status_changed": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {

@@ -22,4 +22,6 @@ export interface FaceOptions {
   systemPromptFile?: string;
   /** Long names of the options given on the command line (config files fill in the others). */
   flagsGiven?: string[];
+  /** `--mcp-config FILE`, repeatable: more MCP servers (`{"mcpServers": {...}}`). */
+  mcpConfigs: string[];
 }

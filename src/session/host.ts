@@ -13,10 +13,12 @@ import {
   resolveModel,
 } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
+import type { McpServerConfigs } from "../tools/mcp/config.js";
 import type { SessionOptions } from "./agent-settings.js";
 import { type EventLogContents, readEventLog } from "./event-log.js";
 import { systemPromptOptions } from "./face-config.js";
 import type { FaceOptions } from "./face-options.js";
+import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { eventsPath } from "./paths.js";
 import { Session } from "./session.js";
 import {
@@ -167,7 +169,25 @@ export class SessionHost {
     return this.track(await Session.resume(this.home, sessionId));
   }
 
-  /** Syncs and closes `session`'s log and releases its lock. */
+  /**
+   * Starts `session`'s MCP servers in the background: the config files' (`mcp.json`, a trusted
+   * project's `.mcp.json`, `--mcp-config`) and then `given` (a face's: ACP `mcpServers`, an SDK
+   * session config), which win by name. Problems are written to `log`; nothing waits for a server.
+   */
+  async startMcpServers(
+    session: Session,
+    given: McpServerConfigs,
+    log: (line: string) => void,
+  ): Promise<void> {
+    const startupWaitMs = startupWaitFrom(this.env);
+    await openMcpServers(
+      session,
+      { home: this.home, configFiles: this.face.mcpConfigs, face: given },
+      { env: this.env, log, ...(startupWaitMs === undefined ? {} : { startupWaitMs }) },
+    );
+  }
+
+  /** Syncs and closes `session`'s log (and its MCP servers) and releases its lock. */
   async close(session: Session): Promise<void> {
     this.open.delete(session);
     await session.close();

@@ -12,6 +12,7 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import { isEphemeral } from "../events/events.js";
+import type { McpServers } from "../tools/mcp/servers.js";
 import { createEnvelope, EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
 import { repairNotice } from "./repair-notice.js";
@@ -71,6 +72,7 @@ export class Session {
   /** Secrets of the environment out of every event, before it is written, folded or sent. */
   private readonly redact = eventRedactor(process.env);
   private running: AbortController | undefined;
+  private mcpServers: McpServers | undefined;
   /**
    * Set when the log refused an event of the running prompt (e.g. `ENOSPC`): the prompt is
    * stopped, and its later persisted events are dropped, since they would describe a history the
@@ -202,6 +204,20 @@ export class Session {
     return session;
   }
 
+  /**
+   * Gives the session its MCP servers (already starting): each prompt waits for them within their
+   * start-up wait, and each model request offers the tools of those connected then; {@link close}
+   * closes them.
+   */
+  useMcpServers(servers: McpServers): void {
+    this.mcpServers = servers;
+  }
+
+  /** The session's MCP servers, if it has any. */
+  get mcp(): McpServers | undefined {
+    return this.mcpServers;
+  }
+
   /** Subscribes to every event from now on; returns the unsubscribe function. */
   subscribe(listener: SessionListener): () => void {
     this.listeners.add(listener);
@@ -313,7 +329,14 @@ export class Session {
     try {
       // Calls a failed write left open get their interrupted result before anything else.
       this.closeOpenToolCalls();
-      const agentSettings = { ...settings, cwd: this.cwd, sessionDirectory: this.directory };
+      const mcp = this.mcpServers;
+      await mcp?.whenStarted(controller.signal);
+      const agentSettings = {
+        ...settings,
+        ...(mcp === undefined ? {} : { changingTools: () => mcp.tools() }),
+        cwd: this.cwd,
+        sessionDirectory: this.directory,
+      };
       const conversation = {
         history: this.history,
         emit: (event: EventInput) => void this.emit(event),
@@ -344,9 +367,10 @@ export class Session {
     this.running?.abort();
   }
 
-  /** Syncs and closes the log, then releases the session's lock. */
+  /** Closes the MCP servers, then syncs and closes the log and releases the session's lock. */
   async close(): Promise<void> {
     try {
+      await this.mcpServers?.close();
       await this.log.close();
     } finally {
       await this.lock.release();

@@ -100,6 +100,18 @@ export interface Tool<Input = unknown> {
    * but the tool itself (the gate then judges by `mutates` alone).
    */
   scope?(input: Input, cwd: string): ToolCallScope;
+  /**
+   * Set for a tool of an MCP server: the server's name and the tool's own name there. The
+   * permission gate matches `mcp(<server>__<tool>)` rules against it; events and clients show it.
+   */
+  mcp?: McpToolOrigin;
+}
+
+/** Where an MCP tool comes from. */
+export interface McpToolOrigin {
+  serverName: string;
+  /** The tool's name on its server (the model calls it `<server>__<tool>`). */
+  toolName: string;
 }
 
 /**

@@ -39,7 +39,7 @@ describe("initialize and session/new", () => {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: {
           list: {},
           resume: {},
@@ -85,9 +85,10 @@ describe("initialize and session/new", () => {
     );
     expect(firstUpdateAt).toBeGreaterThan(answerAt);
     expect(harness.updates(answer.sessionId)).toEqual([COMMANDS]);
-    expect(harness.stderr).toEqual([
-      "turnloop acp: MCP servers are not supported yet; ignoring 1 (files)",
-    ]);
+    // `/bin/true` is no MCP server: the failure is reported and the session goes on.
+    await expect
+      .poll(() => harness?.stderr ?? [])
+      .toEqual([expect.stringMatching(/^turnloop: MCP server files failed: /)]);
   });
 
   test("a relative or missing cwd is invalid params", async () => {

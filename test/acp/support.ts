@@ -267,6 +267,7 @@ const DEFAULT_FACE: FaceOptions = {
   allowTools: [],
   denyTools: [],
   addDirs: [],
+  mcpConfigs: [],
   cwd: "/",
 };
 

@@ -60,6 +60,15 @@ describe("the command line", () => {
     expect(() => parseCommand(["-p", "x", "--modle", "m"], "/work")).toThrow(
       "did you mean --model?",
     );
+    expect(() => parseCommand(["-p", "x", "--mcp-confg", "f"], "/work")).toThrow(
+      "did you mean --mcp-config?",
+    );
+    expect(() => parseCommand(["mpc", "list"], "/work")).toThrow(
+      'unknown command "mpc"; did you mean mcp? (see turnloop --help)',
+    );
+    expect(() => parseCommand(["mcp", "lst"], "/work")).toThrow(
+      'unknown mcp command "lst"; did you mean list?',
+    );
   });
 
   test("-p without text, or -p -, reads the prompt from stdin", () => {

@@ -271,7 +271,7 @@ describe("config files", () => {
     expect(result.stdout).toContain("maxTurns                 9    from --max-turns\n");
     expect(result.stdout).toContain("autopilot.maxContinues   5    from default\n");
     expect(result.stdout).toContain(
-      `mcpServers.files         {"command":"npx","args":["-y","some-mcp-server"]}    from ${source}\n`,
+      `mcpServers.files         {"type":"stdio","command":"npx","args":["-y","some-mcp-server"],"env":{}}    from ${source}\n`,
     );
     expect(result.stdout).toContain(
       `contextWindows.openai-compatible:qwen3 32768 tokens    from ${source}\n`,

@@ -15,14 +15,18 @@ const REQUEST: PermissionRequest = {
   alwaysRule: "bash(git log --oneline)",
 };
 
-async function answer(typed: string | undefined, signal = new AbortController().signal) {
+async function answer(
+  typed: string | undefined,
+  signal = new AbortController().signal,
+  request = REQUEST,
+) {
   const input = new PassThrough();
   const output = new PassThrough();
   let shown = "";
   output.on("data", (chunk: Buffer) => {
     shown += chunk.toString();
   });
-  const reply = terminalPermission(input, output)(REQUEST, signal);
+  const reply = terminalPermission(input, output)(request, signal);
   if (typed === undefined) {
     input.end();
   } else {
@@ -46,6 +50,35 @@ describe("the terminal question", () => {
     const { shown } = await answer("y");
     expect(shown).toBe(
       "\nturnloop wants to run git log --oneline\n    $ git log --oneline\n  [y] yes, once   [a] yes, always for bash(git log --oneline) in this session   [n] no   [t] no, and tell the model why\n> ",
+    );
+  });
+
+  test("an MCP call shows its server, tool and arguments", async () => {
+    const { shown } = await answer("y", undefined, {
+      requestId: "r2",
+      toolCallId: "c2",
+      toolName: "github__create_issue",
+      kind: "other",
+      title: "github: Create issue",
+      rawInput: { title: "Crash on start", labels: ["bug"] },
+      paths: [],
+      alwaysRule: "mcp(github__create_issue)",
+      mcp: { serverName: "github", toolName: "create_issue" },
+    });
+    expect(shown).toBe(
+      [
+        "",
+        "turnloop wants to github: Create issue",
+        "    MCP server github, tool create_issue",
+        "    {",
+        '      "title": "Crash on start",',
+        '      "labels": [',
+        '        "bug"',
+        "      ]",
+        "    }",
+        "  [y] yes, once   [a] yes, always for mcp(github__create_issue) in this session   [n] no   [t] no, and tell the model why",
+        "> ",
+      ].join("\n"),
     );
   });
 

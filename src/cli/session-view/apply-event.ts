@@ -127,6 +127,7 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "tool.execution_running":
     case "tool.execution_partial_result":
     case "session.idle":
+    case "session.mcp_server_status_changed":
       return;
     default: {
       // A new event type fails to compile here until the view places it.

@@ -1,0 +1,72 @@
+import {
+  gatherMcpServers,
+  reportGathered,
+  startupWaitFrom,
+  trustProject,
+} from "../session/mcp-servers.js";
+import { turnloopHome } from "../session/paths.js";
+import { PRODUCER_VERSION } from "../session/session.js";
+import { type McpServerSummary, McpServers } from "../tools/mcp/servers.js";
+import type { Command } from "./arguments.js";
+
+type McpCommand = Extract<Command, { kind: `mcp-${string}` }>;
+
+/**
+ * Runs `turnloop mcp list` (starts every configured server, waits at most the start-up wait,
+ * prints name, transport, state and tool count, then stops them) and `turnloop mcp trust`.
+ * Servers of an untrusted project file are listed as `untrusted` and not started.
+ * @returns the exit code: 0, or 1 when a server failed.
+ */
+export async function runMcpCommand(
+  command: McpCommand,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<number> {
+  const home = turnloopHome(process.env);
+  if (command.kind === "mcp-trust") {
+    await trustProject(home, command.cwd);
+    io.stdout.write(`Trusted ${command.cwd}: its .mcp.json servers will run.\n`);
+    return 0;
+  }
+  const gathered = await gatherMcpServers({
+    home,
+    cwd: command.cwd,
+    configFiles: command.mcpConfigs,
+  });
+  reportGathered(gathered, (line) => io.stderr.write(`${line}\n`));
+  const servers = new McpServers(gathered.servers, {
+    cwd: command.cwd,
+    env: process.env,
+    version: PRODUCER_VERSION,
+    ...(startupWaitFrom(process.env) === undefined
+      ? {}
+      : { startupWaitMs: startupWaitFrom(process.env) }),
+  });
+  await servers.whenStarted();
+  const rows: Array<
+    McpServerSummary | { name: string; state: "untrusted"; type: string; toolCount: 0 }
+  > = [
+    ...servers.list(),
+    ...(gathered.untrustedProject?.names ?? [])
+      .filter((name) => gathered.servers[name] === undefined)
+      .map((name) => ({
+        name,
+        state: "untrusted" as const,
+        type: "project",
+        toolCount: 0 as const,
+      })),
+  ];
+  await servers.close();
+  if (command.json) {
+    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  } else if (rows.length === 0) {
+    io.stdout.write(`No MCP servers configured for ${command.cwd}.\n`);
+  } else {
+    for (const row of rows) {
+      const detail = "error" in row && row.error !== undefined ? `  ${row.error}` : "";
+      io.stdout.write(
+        `${row.name}  ${row.type}  ${row.state}  ${row.toolCount} tool${row.toolCount === 1 ? "" : "s"}${detail}\n`,
+      );
+    }
+  }
+  return rows.some((row) => row.state === "failed") ? 1 : 0;
+}

@@ -1,0 +1,56 @@
+import { createInterface } from "node:readline";
+import { errorMessage } from "../events/errors.js";
+import {
+  type GatheredServers,
+  gatherMcpServers,
+  type McpSources,
+  trustProject,
+} from "../session/mcp-servers.js";
+
+/**
+ * Gathers a session's MCP servers for `turnloop -p`; when the project's `.mcp.json` has servers
+ * and the project is not trusted yet, asks once on the terminal (`input` a TTY, the question on
+ * `output`) and remembers a yes for this project path. Without a terminal nothing is asked and
+ * the project's servers stay off.
+ */
+export async function gatherWithTrust(
+  sources: McpSources,
+  terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } | undefined,
+): Promise<GatheredServers> {
+  const gathered = await gatherMcpServers(sources);
+  const untrusted = gathered.untrustedProject;
+  if (untrusted === undefined || terminal === undefined) {
+    return gathered;
+  }
+  terminal.output.write(
+    `\n${untrusted.path} wants to start MCP servers: ${untrusted.names.join(", ")}.\n` +
+      "They run programs from this project. Allow them for this project from now on? [y/N] ",
+  );
+  const answer = await readLine(terminal.input);
+  if (!/^(y|yes)$/i.test(answer.trim())) {
+    return gathered;
+  }
+  try {
+    await trustProject(sources.home, sources.cwd);
+  } catch (error) {
+    terminal.output.write(`turnloop: could not remember the answer: ${errorMessage(error)}\n`);
+  }
+  return gatherMcpServers({ ...sources, trusted: true });
+}
+
+function readLine(input: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    const lines = createInterface({ input, terminal: false });
+    let answered = false;
+    lines.once("line", (line) => {
+      answered = true;
+      lines.close();
+      resolve(line);
+    });
+    lines.once("close", () => {
+      if (!answered) {
+        resolve("");
+      }
+    });
+  });
+}

@@ -1,0 +1,245 @@
+/**
+ * Where a session's MCP servers come from, and starting them with the session.
+ *
+ * Sources, merged by server name, later ones winning: the user's `$TURNLOOP_HOME/mcp.json`, the
+ * `mcpServers` of `$TURNLOOP_HOME/config.json` (read by the config module, `./config.ts`), the
+ * project's `.mcp.json` and the `mcpServers` of its `.turnloop/config.json` (in the session's cwd;
+ * only once the user has allowed that project, since a cloned repository must not start programs
+ * by itself), `--mcp-config FILE`, then what the face passes (ACP `mcpServers`, the SDK's
+ * session config). Trusted projects are remembered in `$TURNLOOP_HOME/trusted-projects.json`.
+ */
+
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { errorMessage } from "../events/errors.js";
+import {
+  type McpServerConfigs,
+  type ParsedServers,
+  parseServers,
+  readServersFile,
+} from "../tools/mcp/config.js";
+import { McpServers } from "../tools/mcp/servers.js";
+import { type LoadedConfig, loadConfig } from "./config.js";
+import { PRODUCER_VERSION, type Session } from "./session.js";
+
+/** The project file, in the format Claude Code and others read. */
+export const PROJECT_FILE = ".mcp.json";
+
+/** What to gather servers from. */
+export interface McpSources {
+  home: string;
+  /** The session's cwd: its `.mcp.json` is the project's file. */
+  cwd: string;
+  /** `--mcp-config FILE` (resolved against the cwd). */
+  configFiles?: readonly string[];
+  /** Servers the face was given (ACP `mcpServers`, SDK session config). */
+  face?: McpServerConfigs;
+  /** The user just allowed the project (its answer may not have been saved). */
+  trusted?: boolean;
+}
+
+/** The merged servers, problems to report, and a project file waiting for the user's trust. */
+export interface GatheredServers extends ParsedServers {
+  /** Where each server's configuration came from: a file's path, or "the client" (ACP, SDK). */
+  sources: Record<string, string>;
+  /** Set when the project's `.mcp.json` has servers and the project is not trusted yet. */
+  untrustedProject?: { path: string; names: string[] };
+}
+
+/** Gathers the servers of a session from every source (see the module comment). Never throws. */
+export async function gatherMcpServers(sources: McpSources): Promise<GatheredServers> {
+  const projectPath = join(resolve(sources.cwd), PROJECT_FILE);
+  const userPath = join(sources.home, "mcp.json");
+  const filePaths = (sources.configFiles ?? []).map((file) => resolve(sources.cwd, file));
+  const [user, project, trusted, ...files] = await Promise.all([
+    readServersFile(userPath),
+    readServersFile(projectPath),
+    sources.trusted === true || isProjectTrusted(sources.home, sources.cwd),
+    ...filePaths.map((path) => readServersFile(path)),
+  ]);
+  const settings = configFileServers(sources.home, sources.cwd);
+  const projectLayers = [
+    { path: projectPath, ...project },
+    ...settings.filter((file) => file.scope === "project"),
+  ];
+  const layers = [
+    { path: userPath, ...user },
+    ...settings.filter((file) => file.scope === "user"),
+    ...(trusted ? projectLayers : []),
+    ...files.map((file, index) => ({ path: filePaths[index] ?? "--mcp-config", ...file })),
+    { path: "the client", servers: sources.face ?? {}, problems: [] },
+  ];
+  const servers: McpServerConfigs = {};
+  const serverSources: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const layer of layers) {
+    Object.assign(servers, layer.servers);
+    for (const name of Object.keys(layer.servers)) {
+      serverSources[name] = layer.path;
+    }
+    problems.push(...layer.problems);
+  }
+  const waiting = trusted ? [] : projectLayers.filter((layer) => hasServersOrProblems(layer));
+  const names = [...new Set(waiting.flatMap((layer) => Object.keys(layer.servers)))];
+  problems.push(...waiting.flatMap((layer) => layer.problems));
+  return {
+    servers,
+    sources: serverSources,
+    problems,
+    ...(names.length > 0
+      ? { untrustedProject: { path: waiting.map((layer) => layer.path).join(" and "), names } }
+      : {}),
+  };
+}
+
+function hasServersOrProblems(layer: ParsedServers): boolean {
+  return Object.keys(layer.servers).length > 0 || layer.problems.length > 0;
+}
+
+/**
+ * The `mcpServers` of the config files (`$TURNLOOP_HOME/config.json`, the project's
+ * `.turnloop/config.json`), read by the config module; a file it rejects is one problem.
+ */
+function configFileServers(
+  home: string,
+  cwd: string,
+): Array<ParsedServers & { path: string; scope: "user" | "project" }> {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(home, cwd);
+  } catch (error) {
+    // Reported like any other problem (and before this, by the face that read the settings).
+    return [{ path: "", scope: "user", servers: {}, problems: [errorMessage(error)] }];
+  }
+  return loaded.files.map((file) => ({
+    path: file.path,
+    scope: file.scope,
+    ...parseServers(file.settings.mcpServers, file.path),
+  }));
+}
+
+function trustFile(home: string): string {
+  return join(home, "trusted-projects.json");
+}
+
+async function readTrusted(home: string): Promise<Record<string, unknown>> {
+  try {
+    const json: unknown = JSON.parse(await readFile(trustFile(home), "utf8"));
+    const projects = (json as { projects?: unknown } | null)?.projects;
+    return typeof projects === "object" && projects !== null
+      ? (projects as Record<string, unknown>)
+      : {};
+  } catch {
+    // A missing or damaged file trusts nothing.
+    return {};
+  }
+}
+
+/** Whether the user allowed the project at `cwd` to run the servers of its `.mcp.json`. */
+export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
+  return Object.hasOwn(await readTrusted(home), resolve(cwd));
+}
+
+/** Remembers that the project at `cwd` may run its `.mcp.json` servers (file mode 0600). */
+export async function trustProject(home: string, cwd: string): Promise<void> {
+  const projects = await readTrusted(home);
+  projects[resolve(cwd)] = { mcpServers: true, trustedAt: new Date().toISOString() };
+  await mkdir(home, { recursive: true });
+  const path = trustFile(home);
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
+/** Settings of the servers' start. */
+export interface McpStartOptions {
+  env: NodeJS.ProcessEnv;
+  /** Start-up wait per server (ms). */
+  startupWaitMs?: number;
+  /** Where failures are reported besides the session's events (stderr). */
+  log?: (line: string) => void;
+}
+
+/**
+ * Starts `servers` for `session` (all at once, nothing awaited) and hands them to it: prompts
+ * offer their tools, status changes become `session.mcp_server_status_changed` events, and
+ * closing the session closes them. Does nothing when there are no servers.
+ */
+export function startMcpServers(
+  session: Session,
+  servers: McpServerConfigs,
+  options: McpStartOptions,
+): McpServers | undefined {
+  if (Object.keys(servers).length === 0) {
+    return undefined;
+  }
+  const started = new McpServers(servers, {
+    cwd: session.cwd,
+    env: options.env,
+    version: PRODUCER_VERSION,
+    ...(options.startupWaitMs === undefined ? {} : { startupWaitMs: options.startupWaitMs }),
+    onStatus: (summary) => {
+      if (summary.state === "failed") {
+        options.log?.(
+          `turnloop: MCP server ${summary.name} failed: ${summary.error ?? "unknown error"}`,
+        );
+      }
+      try {
+        session.emit({
+          type: "session.mcp_server_status_changed",
+          data: {
+            serverName: summary.name,
+            status: summary.state,
+            ...(summary.error === undefined ? {} : { error: summary.error }),
+          },
+        });
+      } catch {
+        // The session is closing; nobody is left to tell.
+      }
+    },
+  });
+  session.useMcpServers(started);
+  return started;
+}
+
+/**
+ * The start-up wait from `TURNLOOP_MCP_STARTUP_WAIT_MS` (ms), when set to a number ≥ 0.
+ */
+export function startupWaitFrom(env: NodeJS.ProcessEnv): number | undefined {
+  const value = Number(env.TURNLOOP_MCP_STARTUP_WAIT_MS);
+  return env.TURNLOOP_MCP_STARTUP_WAIT_MS !== undefined && Number.isFinite(value) && value >= 0
+    ? value
+    : undefined;
+}
+
+/**
+ * Gathers the servers of `session` (see {@link gatherMcpServers}) and starts them. Problems in
+ * the files and an untrusted project file are reported through `options.log`: nobody can be
+ * asked here (ACP, the SDK server), so the project's servers wait until the user allows them
+ * (`turnloop mcp trust`, or the question of `turnloop -p`).
+ */
+export async function openMcpServers(
+  session: Session,
+  sources: Omit<McpSources, "cwd">,
+  options: McpStartOptions,
+): Promise<McpServers | undefined> {
+  const gathered = await gatherMcpServers({ ...sources, cwd: session.cwd });
+  reportGathered(gathered, options.log);
+  return startMcpServers(session, gathered.servers, options);
+}
+
+/** Writes the problems of `gathered` and a note about an untrusted project file to `log`. */
+export function reportGathered(
+  gathered: GatheredServers,
+  log: ((line: string) => void) | undefined,
+) {
+  for (const problem of gathered.problems) {
+    log?.(`turnloop: MCP config: ${problem}`);
+  }
+  const untrusted = gathered.untrustedProject;
+  if (untrusted !== undefined) {
+    log?.(
+      `turnloop: not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+    );
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * MCP server configurations: the `{"mcpServers": {name: server}}` format of Claude Code's
+ * `.mcp.json` (also read from `~/.turnloop/mcp.json` and `--mcp-config FILE`), the Copilot SDK's
+ * `SessionConfig.mcpServers` (`type: "local"`, `workingDirectory`, `timeout`, `tools`), and ACP's
+ * `McpServer` list (`env` and `headers` as `[{name, value}]`). Each entry is checked alone, so one
+ * bad entry is reported and the others still run.
+ */
+
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { errorMessage, isMissingFileError } from "../../events/errors.js";
+
+/** One MCP server, normalised. */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+
+interface McpServerCommon {
+  /** Tools to offer (`["*"]` or absent: all; `[]`: none), by the server's own tool names. */
+  tools?: string[];
+  /** Time a tool call may take (ms); default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
+/** A server started as a child process speaking MCP on its stdin/stdout. */
+export interface McpStdioServerConfig extends McpServerCommon {
+  type: "stdio";
+  command: string;
+  args: string[];
+  /** Added to the inherited environment. */
+  env: Record<string, string>;
+  /** Working directory; default the session's cwd. */
+  cwd?: string;
+}
+
+/** A server reached over Streamable HTTP (`http`) or the older HTTP+SSE transport (`sse`). */
+export interface McpRemoteServerConfig extends McpServerCommon {
+  type: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Servers by name. */
+export type McpServerConfigs = Record<string, McpServerConfig>;
+
+/** Tool calls wait this long for an answer by default (ms); progress notifications extend it. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60_000;
+
+const stringRecord = z.record(z.string(), z.string());
+/** ACP's `[{name, value}]` lists. */
+const namedValues = z.array(z.looseObject({ name: z.string(), value: z.string() }));
+const keyValues = z
+  .union([stringRecord, namedValues])
+  .transform((value) =>
+    Array.isArray(value)
+      ? Object.fromEntries(value.map((entry) => [entry.name, entry.value]))
+      : value,
+  );
+const common = {
+  tools: z.array(z.string()).optional(),
+  timeout: z.number().int().positive().optional(),
+};
+
+const stdioSchema = z.looseObject({
+  type: z.enum(["stdio", "local"]).optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: keyValues.optional(),
+  cwd: z.string().min(1).optional(),
+  workingDirectory: z.string().min(1).optional(),
+  ...common,
+});
+
+const remoteSchema = z.looseObject({
+  type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: keyValues.optional(),
+  ...common,
+});
+
+/**
+ * One entry of an `mcpServers` object as written in a file (any of the shapes above; extra keys
+ * kept). The config module validates config files' `mcpServers` with it.
+ */
+export const mcpServerSchema = z.union([stdioSchema, remoteSchema]);
+
+/** Server names: 1-64 printable characters (tool names replace anything outside `[A-Za-z0-9_-]`). */
+function validServerName(name: string): boolean {
+  return (
+    name.length >= 1 &&
+    name.length <= 64 &&
+    ![...name].some((character) => {
+      const code = character.charCodeAt(0);
+      return code < 0x20 || code === 0x7f;
+    })
+  );
+}
+
+/** Parsed servers and what was wrong with the rest (one line per problem, naming `where`). */
+export interface ParsedServers {
+  servers: McpServerConfigs;
+  problems: string[];
+}
+
+/**
+ * Reads one entry of an `mcpServers` object.
+ * @returns the server, or a readable problem.
+ */
+export function parseServerEntry(name: string, value: unknown): McpServerConfig | string {
+  if (!validServerName(name)) {
+    return `server name ${JSON.stringify(name)} must be 1-64 printable characters`;
+  }
+  const record = typeof value === "object" && value !== null ? value : {};
+  if ("command" in record) {
+    const parsed = stdioSchema.safeParse(value);
+    if (!parsed.success) {
+      return `server "${name}": ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ")}`;
+    }
+    const { command, args, env, cwd, workingDirectory, tools, timeout } = parsed.data;
+    const directory = cwd ?? workingDirectory;
+    return {
+      type: "stdio",
+      command,
+      args: args ?? [],
+      env: env ?? {},
+      ...(directory === undefined ? {} : { cwd: directory }),
+      ...options(tools, timeout),
+    };
+  }
+  const parsed = remoteSchema.safeParse(value);
+  if (!parsed.success) {
+    const detail = "url" in record ? z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ") : "";
+    return `server "${name}": ${detail || 'needs "command" (stdio) or "url" (http, sse)'}`;
+  }
+  const { type, url, headers, tools, timeout } = parsed.data;
+  return {
+    type: type === "sse" ? "sse" : "http",
+    url,
+    headers: headers ?? {},
+    ...options(tools, timeout),
+  };
+}
+
+function options(tools: string[] | undefined, timeout: number | undefined): McpServerCommon {
+  return {
+    ...(tools === undefined ? {} : { tools }),
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+  };
+}
+
+/** Reads an `mcpServers` object (`{name: server}`); `where` prefixes each problem. */
+export function parseServers(value: unknown, where: string): ParsedServers {
+  const servers: McpServerConfigs = {};
+  const problems: string[] = [];
+  if (value === undefined || value === null) {
+    return { servers, problems };
+  }
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return { servers, problems: [`${where}: "mcpServers" must be an object of servers by name`] };
+  }
+  for (const [name, entry] of Object.entries(value)) {
+    const parsed = parseServerEntry(name, entry);
+    if (typeof parsed === "string") {
+      problems.push(`${where}: ${parsed}`);
+    } else {
+      servers[name] = parsed;
+    }
+  }
+  return { servers, problems };
+}
+
+/**
+ * Reads a config file holding `{"mcpServers": {...}}`. A missing file has no servers and no
+ * problem; unreadable or invalid JSON is one problem naming the file.
+ */
+export async function readServersFile(path: string): Promise<ParsedServers> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (isMissingFileError(error)) {
+      return { servers: {}, problems: [] };
+    }
+    return { servers: {}, problems: [`${path}: ${errorMessage(error)}`] };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { servers: {}, problems: [`${path}: not valid JSON (${errorMessage(error)})`] };
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return { servers: {}, problems: [`${path}: expected {"mcpServers": {...}}`] };
+  }
+  return parseServers((json as { mcpServers?: unknown }).mcpServers, path);
+}
+
+/** Whether `tool` (the server's own name) is offered under the server's `tools` list. */
+export function toolSelected(config: McpServerConfig, tool: string): boolean {
+  return config.tools === undefined || config.tools.includes("*") || config.tools.includes(tool);
+}

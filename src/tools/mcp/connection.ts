@@ -1,0 +1,220 @@
+/**
+ * One MCP server of a session: its client (the official `@modelcontextprotocol/client`), its
+ * state and its current tool list (refreshed on `notifications/tools/list_changed`).
+ */
+
+import {
+  type CallToolResult,
+  Client,
+  type Tool as McpTool,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
+import { errorMessage } from "../../events/errors.js";
+import {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type McpRemoteServerConfig,
+  type McpServerConfig,
+  toolSelected,
+} from "./config.js";
+import { ProcessGroupStdioTransport } from "./stdio-transport.js";
+
+/** Copilot's `McpServerStatus` values that turnloop uses. */
+export type McpServerState = "pending" | "connected" | "failed" | "stopped";
+
+/** How long connecting (spawn + `initialize` + `tools/list`) may take before the server fails (ms). */
+export const CONNECT_TIMEOUT_MS = 60_000;
+
+export interface McpConnectionOptions {
+  /** The session's cwd: a stdio server's default working directory. */
+  cwd: string;
+  /** turnloop's environment; a stdio server gets only its safe part (see `inheritedEnvironment`). */
+  env: NodeJS.ProcessEnv;
+  /** turnloop's version, sent as `clientInfo.version`. */
+  version: string;
+  /** Called on every state change and tool list change. */
+  onChange: (connection: McpConnection) => void;
+  connectTimeoutMs?: number;
+}
+
+export class McpConnection {
+  state: McpServerState = "pending";
+  /** Why the server failed (`state === "failed"`), with the end of its stderr when it has one. */
+  error: string | undefined;
+  /** The tools offered, after the config's `tools` filter. */
+  tools: McpTool[] = [];
+  /** Settles (never rejects) once the server is connected or has failed. */
+  readonly ready: Promise<void>;
+  private readonly client: Client;
+  private transport: Transport | undefined;
+  /** The `tools/list` started by the latest `list_changed`, until it is answered. */
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly options: McpConnectionOptions,
+  ) {
+    this.client = new Client(
+      { name: "turnloop", version: options.version },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.refresh() },
+        },
+      },
+    );
+    this.client.onclose = () => this.lost();
+    this.ready = this.connect();
+  }
+
+  /**
+   * Calls a tool (its name on the server). `signal` aborting sends `notifications/cancelled`
+   * and rejects at once (the SDK's request cancellation).
+   * @throws when the server is not connected, answers with a JSON-RPC error, times out or dies.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    if (this.state !== "connected") {
+      const why = this.error === undefined ? "" : `: ${this.error}`;
+      throw new Error(`MCP server "${this.name}" is ${this.state}${why}`);
+    }
+    const result = (await this.client.callTool(
+      { name, arguments: args },
+      {
+        signal,
+        timeout: this.config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+      },
+    )) as CallToolResult;
+    // A call that changed the tool list (the server said so before answering) returns once the
+    // new list is known, so the next model request offers it.
+    await this.refreshing;
+    return result;
+  }
+
+  /** Closes the connection; a stdio server's process group is killed if it does not exit. */
+  async close(): Promise<void> {
+    const wasOpen = this.state === "connected" || this.state === "pending";
+    this.state = "stopped";
+    await this.client.close().catch(() => undefined);
+    await this.transport?.close().catch(() => undefined);
+    if (wasOpen) {
+      this.options.onChange(this);
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const timeout = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    try {
+      await this.open(timeout);
+      if (this.state !== "pending") {
+        return;
+      }
+      const { tools } = await this.client.listTools(undefined, { timeout });
+      this.state = "connected";
+      this.setTools(tools);
+    } catch (error) {
+      if (this.state === "pending") {
+        this.fail(error);
+        await this.transport?.close().catch(() => undefined);
+      }
+    }
+  }
+
+  private async open(timeout: number): Promise<void> {
+    const { config } = this;
+    if (config.type === "stdio") {
+      this.transport = new ProcessGroupStdioTransport({
+        command: config.command,
+        args: config.args,
+        env: { ...inheritedEnvironment(this.options.env), ...config.env },
+        cwd: config.cwd ?? this.options.cwd,
+      });
+      await this.client.connect(this.transport, { timeout });
+      return;
+    }
+    this.transport = remoteTransport(config, config.type);
+    try {
+      await this.client.connect(this.transport, { timeout });
+    } catch (error) {
+      if (config.type !== "http" || this.state !== "pending") {
+        throw error;
+      }
+      // Servers that predate Streamable HTTP speak the HTTP+SSE transport at the same URL.
+      await this.transport.close().catch(() => undefined);
+      this.transport = remoteTransport(config, "sse");
+      await this.client.connect(this.transport, { timeout }).catch(() => {
+        throw error;
+      });
+    }
+  }
+
+  /** `notifications/tools/list_changed`: fetches the new list (a failure keeps the old one). */
+  private refresh(): void {
+    if (this.state !== "connected") {
+      return;
+    }
+    const refreshing = this.client
+      .listTools(undefined, { cacheMode: "refresh", timeout: CONNECT_TIMEOUT_MS })
+      .then(
+        ({ tools }) => this.setTools(tools),
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.refreshing === refreshing) {
+          this.refreshing = undefined;
+        }
+      });
+    this.refreshing = refreshing;
+  }
+
+  private setTools(tools: readonly McpTool[]): void {
+    this.tools = tools.filter((tool) => toolSelected(this.config, tool.name));
+    this.options.onChange(this);
+  }
+
+  private fail(error: unknown): void {
+    const stderr =
+      this.transport instanceof ProcessGroupStdioTransport ? this.transport.stderr.trim() : "";
+    this.state = "failed";
+    this.error = `${errorMessage(error)}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
+    this.tools = [];
+    this.options.onChange(this);
+  }
+
+  private lost(): void {
+    if (this.state === "connected" || this.state === "pending") {
+      this.fail(new Error("the server closed the connection"));
+    }
+  }
+}
+
+/**
+ * What a stdio server inherits of turnloop's environment: only the variables the MCP SDK deems
+ * safe (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`), so API keys stay with turnloop; a
+ * server's own `env` adds what it needs.
+ */
+function inheritedEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+    const value = env[name];
+    if (value !== undefined && !value.startsWith("()")) {
+      inherited[name] = value;
+    }
+  }
+  return inherited;
+}
+
+function remoteTransport(config: McpRemoteServerConfig, type: "http" | "sse"): Transport {
+  const url = new URL(config.url);
+  const requestInit = { headers: config.headers };
+  return type === "sse"
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
+}

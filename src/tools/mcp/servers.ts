@@ -1,0 +1,140 @@
+/**
+ * The MCP servers of one session. They all start at once when the session opens; a prompt waits
+ * for those still starting at most until each one's start-up wait has passed (default 5 s from
+ * its start), then goes on with the servers that are ready. A server that connects later offers
+ * its tools from the next model request on; one that fails is reported through `onStatus` and left out.
+ */
+
+import type { AnyTool } from "../define-tool.js";
+import type { McpServerConfigs } from "./config.js";
+import { McpConnection, type McpServerState } from "./connection.js";
+import { mcpTool } from "./tools.js";
+
+/** How long a prompt waits for a server that is still starting, from the server's start (ms). */
+export const DEFAULT_STARTUP_WAIT_MS = 5_000;
+
+/** One server's state, for `turnloop mcp list` and status events. */
+export interface McpServerSummary {
+  name: string;
+  state: McpServerState;
+  toolCount: number;
+  /** Why it failed. */
+  error?: string;
+  /** `stdio`, `http` or `sse`. */
+  type: string;
+}
+
+export interface McpServersOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  version: string;
+  /** Start-up wait per server (ms); {@link DEFAULT_STARTUP_WAIT_MS} by default. */
+  startupWaitMs?: number;
+  /** Connect timeout per server (ms): past it a server that has not answered fails. */
+  connectTimeoutMs?: number;
+  /** Every state change of a server (connected, failed, stopped). */
+  onStatus?: (summary: McpServerSummary) => void;
+  /** Tool list changes of a connected server. */
+  onToolsChanged?: (summary: McpServerSummary) => void;
+}
+
+export class McpServers {
+  private readonly connections: McpConnection[];
+  private readonly deadline: number;
+  private readonly toolCache = new WeakMap<object, AnyTool>();
+  private closing: Promise<void> | undefined;
+
+  /** Starts every server in `configs` (in parallel; nothing is awaited here). */
+  constructor(configs: McpServerConfigs, options: McpServersOptions) {
+    this.deadline = Date.now() + (options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
+    const states = new Map<McpConnection, McpServerState>();
+    this.connections = Object.entries(configs).map(
+      ([name, config]) =>
+        new McpConnection(name, config, {
+          cwd: options.cwd,
+          env: options.env,
+          version: options.version,
+          ...(options.connectTimeoutMs === undefined
+            ? {}
+            : { connectTimeoutMs: options.connectTimeoutMs }),
+          onChange: (connection) => {
+            const summary = summarize(connection);
+            if (states.get(connection) !== connection.state) {
+              states.set(connection, connection.state);
+              options.onStatus?.(summary);
+            } else {
+              options.onToolsChanged?.(summary);
+            }
+          },
+        }),
+    );
+  }
+
+  /** Whether there are no servers at all. */
+  get empty(): boolean {
+    return this.connections.length === 0;
+  }
+
+  /**
+   * Waits for the servers still starting, each at most until the start-up wait has passed (or
+   * `signal` aborts). Resolves at once when all are settled or the wait is over.
+   */
+  async whenStarted(signal?: AbortSignal): Promise<void> {
+    const remaining = this.deadline - Date.now();
+    if (remaining <= 0 || this.connections.every((connection) => connection.state !== "pending")) {
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, remaining);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      signal?.addEventListener("abort", done, { once: true });
+      Promise.all(this.connections.map((connection) => connection.ready)).then(done, done);
+    });
+  }
+
+  /** The tools of the connected servers, as they are now. */
+  tools(): AnyTool[] {
+    const tools: AnyTool[] = [];
+    for (const connection of this.connections) {
+      if (connection.state !== "connected") {
+        continue;
+      }
+      for (const tool of connection.tools) {
+        let wrapped = this.toolCache.get(tool);
+        if (wrapped === undefined) {
+          wrapped = mcpTool(connection, tool);
+          this.toolCache.set(tool, wrapped);
+        }
+        tools.push(wrapped);
+      }
+    }
+    return tools;
+  }
+
+  /** Every server's state. */
+  list(): McpServerSummary[] {
+    return this.connections.map(summarize);
+  }
+
+  /** Closes every server (stdio process groups are killed if they linger). Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= Promise.all(this.connections.map((connection) => connection.close())).then(
+      () => undefined,
+    );
+    return this.closing;
+  }
+}
+
+function summarize(connection: McpConnection): McpServerSummary {
+  return {
+    name: connection.name,
+    state: connection.state,
+    toolCount: connection.state === "connected" ? connection.tools.length : 0,
+    type: connection.config.type,
+    ...(connection.error === undefined ? {} : { error: connection.error }),
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * MCP's stdio transport (newline-delimited JSON-RPC on the child's stdin/stdout) with the server
+ * in its own process group. The SDK's `StdioClientTransport` signals only the child it spawned,
+ * so a server started through `npx`, `uvx` or a shell script leaves its real process behind;
+ * here close ends stdin, then signals the whole group (SIGTERM, then SIGKILL), and every group
+ * still alive when turnloop exits is killed, so no server outlives turnloop. Framing is the SDK's
+ * (`ReadBuffer`, `serializeMessage`).
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/client";
+
+/** How long a server may take to exit after its stdin closes, then after SIGTERM (ms). */
+const EXIT_GRACE_MS = 500;
+/** Bytes of the server's stderr kept for error reports. */
+const STDERR_TAIL_BYTES = 4096;
+
+/** Process groups of running servers, killed when turnloop exits. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function installExitHook(): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const pid of liveGroups) {
+        killGroup(pid, "SIGKILL");
+      }
+    });
+  }
+}
+
+/** What starts a stdio server. */
+export interface StdioServerParameters {
+  command: string;
+  args: readonly string[];
+  /** The whole environment of the child. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  private child: ChildProcess | undefined;
+  private readonly buffer = new ReadBuffer();
+  private stderrTail = "";
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(private readonly parameters: StdioServerParameters) {}
+
+  /** The last few KiB the server wrote to stderr (for error reports). */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  /** The server's pid (and process group id) once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    installExitHook();
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.parameters.command, [...this.parameters.args], {
+        cwd: this.parameters.cwd,
+        env: this.parameters.env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      this.child = child;
+      this.exited = new Promise((settle) => child.once("close", () => settle()));
+      child.once("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => {
+        if (child.pid !== undefined) {
+          liveGroups.add(child.pid);
+        }
+        resolve();
+      });
+      child.once("close", () => {
+        if (child.pid !== undefined) {
+          liveGroups.delete(child.pid);
+        }
+        this.child = undefined;
+        this.onclose?.();
+      });
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stderr?.on("data", (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (stdin === undefined || stdin === null || stdin.destroyed) {
+        reject(new Error("the MCP server is not running"));
+        return;
+      }
+      if (stdin.write(serializeMessage(message))) {
+        resolve();
+      } else {
+        stdin.once("drain", () => resolve());
+      }
+    });
+  }
+
+  /** Ends stdin, then signals the process group until it is gone. Resolves once it exited. */
+  async close(): Promise<void> {
+    const child = this.child;
+    const pid = child?.pid;
+    if (child === undefined || pid === undefined) {
+      return;
+    }
+    child.stdin?.end();
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      if (await this.exitsWithin(EXIT_GRACE_MS)) {
+        break;
+      }
+      killGroup(pid, signal);
+    }
+    // The group may hold children that outlive the leader: make sure they get the signal too.
+    killGroup(pid, "SIGKILL");
+    liveGroups.delete(pid);
+    await this.exitsWithin(EXIT_GRACE_MS);
+  }
+
+  private exitsWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      timer.unref();
+      this.exited.then(
+        () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+        () => resolve(true),
+      );
+    });
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      if (message === null) {
+        return;
+      }
+      this.onmessage?.(message);
+    }
+  }
+}

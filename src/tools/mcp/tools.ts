@@ -1,0 +1,140 @@
+/**
+ * MCP tools as turnloop tools. A server's tool `t` of server `s` is offered as `s__t` (the
+ * `<server>__<tool>` convention of Codex and Gemini CLI), with the server's description and JSON
+ * Schema; arguments are passed through as the model sent them (the server validates them and
+ * answers bad ones with `isError`). Results keep their content types: text as text, images as
+ * image content (for models that take them), resources as their text or a note, `isError` as an
+ * error result. A result longer than {@link MAX_RESULT_CHARACTERS} is cut to its head and tail
+ * like a command's output, and the whole result is saved in the session folder (mode 0600, with
+ * secrets redacted as in `events.jsonl`).
+ */
+
+import { createHash } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { errorMessage } from "../../events/errors.js";
+import type { JsonObject } from "../../events/events.js";
+import { SecretStreamRedactor, secretValues } from "../../events/secrets.js";
+import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
+import { runGuarded } from "../tool-support.js";
+import type { McpConnection } from "./connection.js";
+
+/** Characters of a result the model sees at most; the same cut as a command's output. */
+export const MAX_RESULT_CHARACTERS = 30_000;
+/** Provider tool names: `^[A-Za-z0-9_-]{1,64}$` (OpenAI's rule, the strictest of the APIs). */
+const MAX_TOOL_NAME = 64;
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/**
+ * The name the model calls: `<server>__<tool>`, characters outside `[A-Za-z0-9_-]` replaced by
+ * `_`, and names past 64 characters cut with a short hash so they stay unique.
+ */
+export function qualifiedToolName(serverName: string, toolName: string): string {
+  const name = `${serverName}__${toolName}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (name.length <= MAX_TOOL_NAME) {
+    return name;
+  }
+  const hash = createHash("sha256").update(`${serverName}\u0000${toolName}`).digest("hex");
+  return `${name.slice(0, MAX_TOOL_NAME - 9)}_${hash.slice(0, 8)}`;
+}
+
+/** The turnloop tool for one tool of a connected server. */
+export function mcpTool(connection: McpConnection, tool: McpTool): AnyTool {
+  const { $schema: _schema, ...schema } = tool.inputSchema as JsonObject;
+  const title = tool.annotations?.title ?? tool.title ?? tool.name;
+  return defineTool({
+    name: qualifiedToolName(connection.name, tool.name),
+    description: tool.description ?? title,
+    // Any object passes; the model sees the server's own schema (zod copies `meta` into it).
+    input: z.looseObject({}).meta(schema) as unknown as z.ZodType<JsonObject>,
+    kind: "other",
+    mcp: { serverName: connection.name, toolName: tool.name },
+    scope: () => ({ title: `${connection.name}: ${title}`, paths: [] }),
+    execute: (input, context) =>
+      runGuarded(`MCP tool ${connection.name}/${tool.name}`, context.signal, async () => {
+        const result = await connection.callTool(tool.name, input, context.signal);
+        return toToolResult(
+          result,
+          join(context.sessionDirectory, "mcp-results", `${context.toolCallId}.json`),
+        );
+      }),
+  });
+}
+
+/**
+ * Maps a `tools/call` result to what the model sees (see the module comment).
+ * @param savePath where the whole result goes when it is too long.
+ */
+export async function toToolResult(result: CallToolResult, savePath: string): Promise<ToolResult> {
+  const texts: string[] = [];
+  const images: ToolImage[] = [];
+  for (const block of result.content) {
+    switch (block.type) {
+      case "text":
+        texts.push(block.text);
+        break;
+      case "image":
+        if (IMAGE_TYPES.has(block.mimeType)) {
+          images.push({ mimeType: block.mimeType, data: block.data });
+          texts.push(`[image: ${block.mimeType}]`);
+        } else {
+          texts.push(`[image: ${block.mimeType}, ${base64Bytes(block.data)} bytes, not shown]`);
+        }
+        break;
+      case "audio":
+        texts.push(`[audio: ${block.mimeType}, ${base64Bytes(block.data)} bytes, not shown]`);
+        break;
+      case "resource_link":
+        texts.push(`[resource: ${block.name} ${block.uri}]`);
+        break;
+      case "resource": {
+        const { resource } = block;
+        texts.push(
+          "text" in resource && typeof resource.text === "string"
+            ? `[resource: ${resource.uri}]\n${resource.text}`
+            : `[resource: ${resource.uri}${resource.mimeType === undefined ? "" : ` (${resource.mimeType})`}, binary, not shown]`,
+        );
+        break;
+      }
+    }
+  }
+  if (texts.length === 0 && result.structuredContent !== undefined) {
+    texts.push(JSON.stringify(result.structuredContent));
+  }
+  const content = await cutToLimit(texts.join("\n"), result, savePath);
+  return {
+    content,
+    isError: result.isError === true,
+    ...(images.length === 0 ? {} : { images }),
+  };
+}
+
+async function cutToLimit(text: string, result: CallToolResult, savePath: string): Promise<string> {
+  if (text.length <= MAX_RESULT_CHARACTERS) {
+    return text;
+  }
+  let where = `the whole result is saved to ${savePath}`;
+  try {
+    await mkdir(join(savePath, ".."), { recursive: true, mode: 0o700 });
+    // Secrets are replaced as in events.jsonl (events/secrets.ts), in their JSON-escaped form.
+    const secrets = secretValues(process.env).map(({ name, value }) => ({
+      name,
+      value: JSON.stringify(value).slice(1, -1),
+    }));
+    const redactor = new SecretStreamRedactor(secrets);
+    const bytes = redactor.push(Buffer.from(`${JSON.stringify(result)}\n`));
+    await writeFile(savePath, Buffer.concat([bytes, redactor.end()]), { mode: 0o600 });
+  } catch (error) {
+    where = `the whole result could not be saved: ${errorMessage(error)}`;
+  }
+  const head = text.slice(0, Math.floor(MAX_RESULT_CHARACTERS * 0.4));
+  const tail = text.slice(-(MAX_RESULT_CHARACTERS - head.length));
+  const omitted = text.length - head.length - tail.length;
+  return `${head}\n[… ${omitted} characters omitted; ${where}]\n${tail}`;
+}
+
+function base64Bytes(data: string): number {
+  return Math.floor((data.length * 3) / 4);
+}

@@ -1,0 +1,148 @@
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  livePids,
+  serverLog,
+  startHttpServer,
+  TEST_SERVER,
+  waitForLog,
+} from "../support/mcp/servers.js";
+import { ChildFixture } from "./child-process.js";
+import { AcpHarness } from "./support.js";
+
+let fixture: ChildFixture | undefined;
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+  await harness?.close();
+  harness = undefined;
+});
+
+function stdio(name: string, ...flags: string[]): acp.McpServer {
+  return { name, command: process.execPath, args: [TEST_SERVER, ...flags], env: [] };
+}
+
+describe("MCP servers an editor passes over ACP", () => {
+  test("session/new with a stdio server: its tool reaches the model, runs as a tool_call named by the server, and no server outlives the agent", async () => {
+    fixture = await ChildFixture.start();
+    const log = join(fixture.cwd, "acp-server.log");
+    const agent = fixture.startAgent();
+    await agent.initialize();
+    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: fixture.cwd,
+      mcpServers: [stdio("t", "--log", log, "--grandchild")],
+    });
+    fixture.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "t__echo", arguments: '{"text":"from zed"}' }] },
+      { text: "done" },
+    );
+    const answer = await agent.client.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "echo from zed" }],
+    });
+    expect(answer).toEqual({ stopReason: "end_turn" });
+    const body = fixture.server.requests[0]?.body as {
+      tools: Array<{ function: { name: string } }>;
+    };
+    expect(body.tools.map((tool) => tool.function.name)).toContain("t__echo");
+    const updates = agent
+      .updates(sessionId)
+      .filter((update) => update.sessionUpdate.startsWith("tool_call"));
+    // Announced as the model starts the call, completed with the server's title and arguments,
+    // in_progress once it runs (after the permission question), then its result.
+    expect(updates).toEqual([
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_1",
+        title: "t__echo",
+        kind: "other",
+        status: "pending",
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        title: "t: echo",
+        kind: "other",
+        rawInput: { text: "from zed" },
+        locations: [],
+      },
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "echo: from zed" } }],
+      },
+    ]);
+    const asked = agent.behaviour.calls.filter(
+      (call) => call.method === "session/request_permission",
+    );
+    expect(
+      asked.map((call) => (call.params as { toolCall: { title: string } }).toolCall.title),
+    ).toEqual(["t: echo"]);
+    const persisted = await fixture.persisted(sessionId);
+    expect(persisted.map((event) => event.type)).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "permission.requested",
+      "permission.completed",
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ]);
+    expect(persisted.find((event) => event.type === "tool.execution_start")?.data).toEqual({
+      toolCallId: "call_1",
+      toolName: "t__echo",
+      arguments: { text: "from zed" },
+      mcpServerName: "t",
+      mcpToolName: "echo",
+    });
+    await waitForLog(log, (entries) =>
+      entries.some((entry) => typeof entry.grandchild === "number"),
+    );
+    expect(livePids(log).length).toBe(2);
+    expect(await agent.end()).toBe(0);
+    expect(livePids(log)).toEqual([]);
+  });
+
+  test("session/load restarts the editor's servers; an HTTP server gets its headers", async () => {
+    const logFile = join(process.env.TMPDIR ?? "/tmp", `turnloop-acp-http-${process.pid}.log`);
+    const http = await startHttpServer("--log", logFile);
+    try {
+      harness = await AcpHarness.start();
+      const sessionId = await harness.newSession();
+      await harness.disconnect();
+      harness = await harness.restart();
+      await harness.client.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: harness.cwd,
+        mcpServers: [
+          { type: "http", name: "web", url: http.url, headers: [{ name: "X-Test", value: "acp" }] },
+        ],
+      });
+      harness.server.enqueue(
+        { toolCalls: [{ id: "call_h", name: "web__echo", arguments: '{"text":"loaded"}' }] },
+        { text: "ok" },
+      );
+      await harness.prompt(sessionId, "echo");
+      const done = harness
+        .updates(sessionId)
+        .find(
+          (update) => update.sessionUpdate === "tool_call_update" && update.status === "completed",
+        );
+      expect(done).toMatchObject({ content: [{ content: { text: "echo: loaded" } }] });
+      expect(serverLog(logFile).some((entry) => entry.header === "acp")).toBe(true);
+    } finally {
+      await http.stop();
+    }
+  });
+});

@@ -1,0 +1,373 @@
+import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { startMcpServers } from "../../src/session/mcp-servers.js";
+import type { McpServerConfigs } from "../../src/tools/mcp/config.js";
+import type { McpServers } from "../../src/tools/mcp/servers.js";
+import { chatMessages, type Harness, shape, startHarness } from "../support/harness.js";
+import {
+  livePids,
+  serverLog,
+  startHttpServer,
+  stdioServer,
+  waitForLog,
+} from "../support/mcp/servers.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** A harness whose session has the servers `configure(logFile)` gives (`logFile` in its cwd). */
+async function withServers(
+  configure: (log: string) => McpServerConfigs,
+  options: { wire?: "openai-chat" | "anthropic"; startupWaitMs?: number } = {},
+): Promise<{ harness: Harness; servers: McpServers; log: string }> {
+  harness = await startHarness(options.wire === undefined ? {} : { wire: options.wire });
+  const log = join(harness.cwd, "server.log");
+  const started = startMcpServers(harness.session, configure(log), {
+    env: process.env,
+    startupWaitMs: options.startupWaitMs ?? 10_000,
+  });
+  if (started === undefined) {
+    throw new Error("no servers started");
+  }
+  return { harness, servers: started, log };
+}
+
+function toolNames(target: Harness, request: number): string[] {
+  const body = target.server.requests[request]?.body as {
+    tools?: Array<{ function: { name: string } }>;
+  };
+  return (body.tools ?? []).map((tool) => tool.function.name);
+}
+
+function call(name: string, args: object = {}, id = "call_1") {
+  return { toolCalls: [{ id, name, arguments: JSON.stringify(args) }] };
+}
+
+describe("MCP tools in the loop", () => {
+  test("a stdio server's tool round trip: offered with its schema, called, logged with the server name", async () => {
+    const { harness } = await withServers(() => ({ t: stdioServer() }));
+    harness.server.enqueue(call("t__echo", { text: "hi" }), { text: "done" });
+    expect(await harness.prompt("echo hi")).toEqual({ stopReason: "end_turn" });
+    const body = harness.server.requests[0]?.body as { tools: Array<{ function: unknown }> };
+    const echo = body.tools
+      .map((tool) => tool.function)
+      .find((tool) => (tool as { name: string }).name === "t__echo");
+    expect(echo).toEqual({
+      name: "t__echo",
+      description: "Echoes the text back",
+      parameters: expect.objectContaining({
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+      }),
+    });
+    expect(shape(harness.events)).toEqual([
+      { type: "session.mcp_server_status_changed", data: { serverName: "t", status: "connected" } },
+      { type: "user.message", data: { content: "echo hi", source: "user" } },
+      { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+      {
+        type: "assistant.tool_call_start",
+        data: { messageId: "message-1", toolCallId: "call_1", toolName: "t__echo" },
+      },
+      {
+        type: "assistant.message",
+        data: {
+          messageId: "message-1",
+          content: "",
+          toolRequests: [{ toolCallId: "call_1", name: "t__echo", arguments: { text: "hi" } }],
+          finishReason: "tool-calls",
+        },
+      },
+      expect.objectContaining({ type: "assistant.usage" }),
+      {
+        type: "tool.execution_start",
+        data: {
+          toolCallId: "call_1",
+          toolName: "t__echo",
+          arguments: { text: "hi" },
+          mcpServerName: "t",
+          mcpToolName: "echo",
+        },
+      },
+      { type: "tool.execution_running", data: { toolCallId: "call_1" } },
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "call_1",
+          toolName: "t__echo",
+          success: true,
+          result: { content: "echo: hi" },
+        },
+      },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-1", status: "completed", finishReason: "tool-calls" },
+      },
+      { type: "assistant.turn_start", data: { turnId: "turn-2" } },
+      expect.objectContaining({ type: "assistant.message_delta" }),
+      expect.objectContaining({
+        type: "assistant.message",
+        data: expect.objectContaining({ content: "done" }),
+      }),
+      expect.objectContaining({ type: "assistant.usage" }),
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "turn-2", status: "completed", finishReason: "stop" },
+      },
+      { type: "session.idle", data: { stopReason: "end_turn" } },
+    ]);
+    expect(chatMessages(harness, 1).at(-1)).toMatchObject({ role: "tool", content: "echo: hi" });
+  });
+
+  test("image content reaches a model that takes images in tool results (Anthropic)", async () => {
+    const { harness } = await withServers(() => ({ t: stdioServer() }), { wire: "anthropic" });
+    harness.server.enqueue(call("t__image"), { text: "red" });
+    await harness.prompt("show me");
+    const complete = harness.events.find((event) => event.type === "tool.execution_complete");
+    expect(complete?.data).toMatchObject({
+      success: true,
+      result: {
+        content: "a red pixel\n[image: image/png]",
+        images: [{ mimeType: "image/png", data: expect.stringMatching(/^iVBOR/) }],
+      },
+    });
+    const body = JSON.stringify(harness.server.requests[1]?.body);
+    expect(body).toContain('"media_type":"image/png"');
+    expect(body).toContain("iVBORw0KGgo");
+  });
+
+  test("an erroring tool gives the model an error result; resources come through as text", async () => {
+    const { harness } = await withServers(() => ({ t: stdioServer() }));
+    harness.server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_1", name: "t__fail", arguments: "{}" },
+          { id: "call_2", name: "t__resource", arguments: "{}" },
+        ],
+      },
+      { text: "noted" },
+    );
+    await harness.prompt("try");
+    const results = harness.events.filter((event) => event.type === "tool.execution_complete");
+    expect(results.map((event) => event.data)).toEqual([
+      {
+        toolCallId: "call_1",
+        toolName: "t__fail",
+        success: false,
+        result: { content: "the widget is broken" },
+        error: { message: "the widget is broken", code: "failed" },
+      },
+      {
+        toolCallId: "call_2",
+        toolName: "t__resource",
+        success: true,
+        result: {
+          content: "[resource: file:///notes.txt]\nnote body\n[resource: other file:///other.txt]",
+        },
+      },
+    ]);
+  });
+
+  test("a server that crashes mid-call: the call gets an error result, the server is reported, the session goes on", async () => {
+    const { harness, servers } = await withServers(() => ({ t: stdioServer(), u: stdioServer() }));
+    harness.server.enqueue(call("t__crash"), call("u__echo", { text: "still here" }, "call_2"), {
+      text: "ok",
+    });
+    expect(await harness.prompt("crash it")).toEqual({ stopReason: "end_turn" });
+    const complete = harness.events.filter((event) => event.type === "tool.execution_complete");
+    expect(complete[0]?.data).toMatchObject({
+      toolCallId: "call_1",
+      success: false,
+      error: { code: "failed" },
+    });
+    expect(String(complete[0]?.data.result.content)).toMatch(
+      /^MCP tool t\/crash failed: .*(closed|Connection)/i,
+    );
+    expect(complete[1]?.data).toMatchObject({
+      toolCallId: "call_2",
+      success: true,
+      result: { content: "echo: still here" },
+    });
+    const statuses = harness.events.filter(
+      (event) => event.type === "session.mcp_server_status_changed",
+    );
+    const statusesOf = (name: string) =>
+      statuses.filter((event) => event.data.serverName === name).map((event) => event.data.status);
+    expect(statusesOf("t")).toEqual(["connected", "failed"]);
+    expect(statusesOf("u")).toEqual(["connected"]);
+    expect(servers.list().map((server) => [server.name, server.state])).toEqual([
+      ["t", "failed"],
+      ["u", "connected"],
+    ]);
+    // The third request no longer offers the dead server's tools.
+    expect(toolNames(harness, 2).filter((name) => name.startsWith("t__"))).toEqual([]);
+    expect(toolNames(harness, 2)).toContain("u__echo");
+  });
+
+  test("a server that never answers initialize delays the prompt only for the start-up wait", async () => {
+    const { harness, servers } = await withServers(
+      () => ({ mute: stdioServer("--never-initialize"), t: stdioServer() }),
+      { startupWaitMs: 2_000 },
+    );
+    harness.server.enqueue({ text: "hello" });
+    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    expect(toolNames(harness, 0).filter((name) => name.includes("__"))).toContain("t__echo");
+    expect(toolNames(harness, 0).some((name) => name.startsWith("mute__"))).toBe(false);
+    expect(servers.list().find((server) => server.name === "mute")?.state).toBe("pending");
+  });
+
+  test("a slow server joins later: its tools appear from the next model request", async () => {
+    const { harness, log } = await withServers(
+      (file) => ({ slow: stdioServer("--start-delay", "700", "--log", file), t: stdioServer() }),
+      { startupWaitMs: 100 },
+    );
+    harness.server.enqueue({ text: "first" }, call("slow__echo", { text: "late" }), {
+      text: "done",
+    });
+    await harness.prompt("one");
+    expect(toolNames(harness, 0).some((name) => name.startsWith("slow__"))).toBe(false);
+    await waitForLog(log, (entries) => entries.some((entry) => entry.started === true));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await harness.prompt("two");
+    expect(toolNames(harness, 1)).toContain("slow__echo");
+    const complete = harness.events.filter((event) => event.type === "tool.execution_complete");
+    expect(complete.at(-1)?.data).toMatchObject({
+      success: true,
+      result: { content: "echo: late" },
+    });
+  });
+
+  test("notifications/tools/list_changed: a tool added during a prompt is offered on its next request", async () => {
+    const { harness } = await withServers(() => ({ t: stdioServer() }));
+    harness.server.enqueue(call("t__grow"), call("t__extra", {}, "call_2"), { text: "done" });
+    await harness.prompt("grow");
+    expect(toolNames(harness, 0)).not.toContain("t__extra");
+    expect(toolNames(harness, 1)).toContain("t__extra");
+    const complete = harness.events.filter((event) => event.type === "tool.execution_complete");
+    expect(complete.map((event) => event.data.result.content)).toEqual([
+      "added extra",
+      "extra here",
+    ]);
+  });
+
+  test("cancel during a call sends notifications/cancelled and answers at once", async () => {
+    const { harness, log } = await withServers((file) => ({ t: stdioServer("--log", file) }));
+    harness.server.enqueue(call("t__hang"), { text: "after" });
+    const controller = new AbortController();
+    const running = harness.prompt("hang", controller.signal);
+    await waitForLog(log, (entries) => entries.some((entry) => entry.called === "hang"));
+    controller.abort();
+    expect(await running).toEqual({ stopReason: "cancelled" });
+    await waitForLog(log, (entries) => entries.some((entry) => entry.cancelled === "hang"));
+    const persisted = shape(await harness.persisted()).slice(1);
+    expect(persisted.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "abort",
+    ]);
+    expect(persisted[5]?.data).toMatchObject({ success: false, error: { code: "cancelled" } });
+    expect(persisted[6]?.data).toMatchObject({ status: "cancelled" });
+    // The session goes on with the same server.
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+  });
+
+  test("a huge result is cut like command output; the whole result is saved (mode 0600, secrets redacted)", async () => {
+    const secret = "mcp-secret-value-1234";
+    process.env.TURNLOOP_TEST_MCP_TOKEN = secret;
+    try {
+      const { harness } = await withServers(() => ({ t: stdioServer() }));
+      harness.server.enqueue(call("t__big", { chars: 100_000, start: secret }), { text: "ok" });
+      await harness.prompt("big");
+      const complete = harness.events.find((event) => event.type === "tool.execution_complete");
+      const content = String(complete?.data.result.content);
+      expect(content.length).toBeLessThan(31_000);
+      const saved = /the whole result is saved to (\S+)\]/.exec(content)?.[1];
+      expect(saved).toBe(join(harness.session.directory, "mcp-results", "call_1.json"));
+      expect(content.endsWith("END")).toBe(true);
+      const text = await readFile(String(saved), "utf8");
+      expect(text).not.toContain(secret);
+      const whole = JSON.parse(text) as { content: Array<{ text: string }> };
+      expect(whole.content[0]?.text.startsWith("[redacted:TURNLOOP_TEST_MCP_TOKEN]xxx")).toBe(true);
+      expect(whole.content[0]?.text.endsWith("END")).toBe(true);
+      expect(statSync(String(saved)).mode & 0o777).toBe(0o600);
+      expect(statSync(join(String(saved), "..")).mode & 0o777).toBe(0o700);
+    } finally {
+      delete process.env.TURNLOOP_TEST_MCP_TOKEN;
+    }
+  });
+
+  test("a stdio server inherits no API keys of turnloop's, only its safe variables and its own env", async () => {
+    process.env.TURNLOOP_TEST_API_KEY = "do-not-pass-me";
+    try {
+      const { harness } = await withServers(() => ({
+        t: { ...stdioServer(), env: { OWN_SETTING: "given" } },
+      }));
+      harness.server.enqueue(
+        {
+          toolCalls: ["TURNLOOP_TEST_API_KEY", "OWN_SETTING", "PATH"].map((name, index) => ({
+            id: `call_${index}`,
+            name: "t__env",
+            arguments: JSON.stringify({ name }),
+          })),
+        },
+        { text: "ok" },
+      );
+      await harness.prompt("env");
+      const results = harness.events
+        .filter((event) => event.type === "tool.execution_complete")
+        .map((event) => event.data.result.content);
+      expect(results).toEqual([
+        "TURNLOOP_TEST_API_KEY=(unset)",
+        "OWN_SETTING=given",
+        `PATH=${process.env.PATH}`,
+      ]);
+    } finally {
+      delete process.env.TURNLOOP_TEST_API_KEY;
+    }
+  });
+
+  test("Streamable HTTP on 127.0.0.1, with the configured headers", async () => {
+    const logFile = join(process.env.TMPDIR ?? "/tmp", `turnloop-mcp-http-${process.pid}.log`);
+    const http = await startHttpServer("--log", logFile);
+    try {
+      const { harness } = await withServers(() => ({
+        web: { type: "http", url: http.url, headers: { "X-Test": "sent" } },
+      }));
+      harness.server.enqueue(call("web__echo", { text: "over http" }), { text: "done" });
+      await harness.prompt("web");
+      const complete = harness.events.find((event) => event.type === "tool.execution_complete");
+      expect(complete?.data).toMatchObject({
+        success: true,
+        result: { content: "echo: over http" },
+      });
+      expect(serverLog(logFile).some((entry) => entry.header === "sent")).toBe(true);
+    } finally {
+      await http.stop();
+    }
+  });
+
+  test("closing the session kills the server's whole process group", async () => {
+    const { harness, log } = await withServers((file) => ({
+      t: stdioServer("--grandchild", "--log", file),
+    }));
+    harness.server.enqueue({ text: "hi" });
+    await harness.prompt("hi");
+    const entries = await waitForLog(log, (lines) =>
+      lines.some((entry) => typeof entry.grandchild === "number"),
+    );
+    expect(entries.length).toBeGreaterThan(0);
+    expect(livePids(log).length).toBe(2);
+    await harness.session.close();
+    expect(livePids(log)).toEqual([]);
+  });
+});
