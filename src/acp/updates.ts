@@ -122,6 +122,12 @@ export class UpdateMapper {
       case "hook.start":
       case "hook.end":
       case "session.instructions_loaded":
+      case "session.model_change":
+      case "session.mode_changed":
+      case "session.usage_info":
+      case "pending_messages.modified":
+      case "session.info":
+      case "session.warning":
         // Shown otherwise (the permission request, the prompt's answer) or not at all.
         return [];
       default: {

@@ -131,6 +131,12 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "external_tool.completed":
     case "hook.start":
     case "hook.end":
+    case "session.model_change":
+    case "session.mode_changed":
+    case "session.usage_info":
+    case "pending_messages.modified":
+    case "session.info":
+    case "session.warning":
       return;
     default:
       renderOutcome(state, event);

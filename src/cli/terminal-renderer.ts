@@ -152,6 +152,12 @@ export class TerminalRenderer {
       case "external_tool.completed":
       case "hook.start":
       case "hook.end":
+      case "session.model_change":
+      case "session.mode_changed":
+      case "session.usage_info":
+      case "pending_messages.modified":
+      case "session.info":
+      case "session.warning":
         return;
       default: {
         // A new event type fails to compile here until the renderer decides how to show it.

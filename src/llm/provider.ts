@@ -58,6 +58,13 @@ export interface ModelRequest {
   tools: ToolSpecification[];
   /** Output token cap; the provider's default when absent. */
   maxOutputTokens?: number;
+  /**
+   * `false`: ask for a non-streaming completion (no deltas: the reply comes whole, as `done`).
+   * Default: streamed.
+   */
+  streaming?: boolean;
+  /** HTTP headers added to this request (an app's per-request headers, its user agent). */
+  headers?: Record<string, string>;
 }
 
 /** The assistant's complete reply to one request. */

@@ -128,10 +128,19 @@ function replyFor(result: { kind: string; feedback?: string | undefined }): Perm
     case "approve-permanently":
       return { decision: "allow", scope: "session" };
     case "user-not-available":
-      return { decision: "deny", scope: "once", reason: "no user was available to approve it" };
+    case "denied-no-approval-rule-and-could-not-request-from-user":
+      // Copilot's wording; the model goes on with it.
+      return {
+        decision: "deny",
+        scope: "once",
+        reason: "no user was available to approve it",
+        content: "Permission denied and could not request permission from user",
+      };
     default:
       if (kind === "reject" || kind.startsWith("denied")) {
-        return { decision: "deny", scope: "once", reason: feedback ?? "the user rejected it" };
+        // The user said no: as with Copilot, the prompt ends after this reply's tool calls.
+        const reason = feedback ?? "the user rejected it";
+        return { decision: "deny", scope: "once", reason, rejected: true };
       }
       throw new Error(
         `unknown permission decision "${kind}": use approve-once, approve-for-session, reject or user-not-available`,

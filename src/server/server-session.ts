@@ -30,14 +30,14 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
-import { type CreateParams, invalidParams, type SendParams } from "./params.js";
+import { invalidParams, type SendParams } from "./params.js";
 import {
   completedKind,
   createGates,
   PendingPermissions,
   wirePermissionRequest,
 } from "./permissions.js";
-import { systemPromptWith, withAttachments } from "./prompt-text.js";
+import { promptSections, transformedSections, withAttachments } from "./prompt-text.js";
 import type {
   HooksInvokeParams,
   HooksInvokeResult,
@@ -57,20 +57,22 @@ export interface ClientLink {
   ): Promise<unknown>;
 }
 
-/** What an app registered for a session in `session.create` / `session.resume`. */
-export type SessionConfig = Pick<
-  CreateParams,
-  "tools" | "systemMessage" | "requestPermission" | "hooks" | "streaming" | "allowAllTools"
->;
+import {
+  offeredTools,
+  requestProvider,
+  type SessionConfig,
+  systemPromptFor,
+} from "./session-settings.js";
 
-interface Job {
-  prompt: string;
-  autopilot: boolean;
-}
+export type { SessionConfig } from "./session-settings.js";
+
+/** One `session.send`, waiting in the queue or running. */
+type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & { mode: SessionMode };
 
 export class ServerSession {
   readonly id: string;
-  mode: SessionMode;
+  private currentMode: SessionMode;
+  private reasoningEffort: string | undefined;
   private link: ClientLink | undefined;
   private config: SessionConfig = {};
   private model: ModelConfiguration;
@@ -99,7 +101,7 @@ export class ServerSession {
     private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
-    this.mode = start.mode;
+    this.currentMode = start.mode;
     this.model = start.model;
     this.provider = host.provider(start.model);
     this.startSource = start.source;
@@ -127,14 +129,67 @@ export class ServerSession {
     return this.link === link;
   }
 
+  /**
+   * The model came from the app's BYOK `provider`: `session.model.switchTo` then keeps that
+   * endpoint and key and changes only the model name.
+   */
+  byok = false;
+
+  /** `session.name.set`: the app's name for the session while it is open here. */
+  name: string | undefined;
+
   get modelId(): string {
     return this.model.id;
   }
 
-  /** Switches the model for the next prompts. */
-  switchModel(model: ModelConfiguration): void {
+  get modelConfiguration(): ModelConfiguration {
+    return this.model;
+  }
+
+  /** The current model's endpoint and key with the model `name` (`<provider>:` prefix dropped). */
+  withModelName(name: string): ModelConfiguration {
+    const modelName = name.includes(":") ? name.slice(name.indexOf(":") + 1) : name;
+    return { ...this.model, id: `${this.model.provider}:${modelName}`, modelName };
+  }
+
+  get effort(): string | undefined {
+    return this.reasoningEffort;
+  }
+
+  get mode(): SessionMode {
+    return this.currentMode;
+  }
+
+  /** Sets the mode for the next prompts; a change is recorded as `session.mode_changed`. */
+  setMode(mode: SessionMode): void {
+    const previousMode = this.currentMode;
+    this.currentMode = mode;
+    if (previousMode !== mode) {
+      this.emitSafely({ type: "session.mode_changed", data: { previousMode, newMode: mode } });
+    }
+  }
+
+  /**
+   * Switches the model (and reasoning effort) for the next prompts; a change is recorded as
+   * `session.model_change`.
+   */
+  switchModel(model: ModelConfiguration, reasoningEffort?: string): void {
+    const previous = { model: this.model.id, effort: this.reasoningEffort };
     this.model = model;
     this.provider = this.host.provider(model);
+    this.reasoningEffort = reasoningEffort ?? this.reasoningEffort;
+    if (previous.model === model.id && previous.effort === this.reasoningEffort) {
+      return;
+    }
+    this.emitSafely({
+      type: "session.model_change",
+      data: {
+        previousModel: previous.model,
+        newModel: model.id,
+        ...(previous.effort === undefined ? {} : { previousReasoningEffort: previous.effort }),
+        ...(this.reasoningEffort === undefined ? {} : { reasoningEffort: this.reasoningEffort }),
+      },
+    });
   }
 
   /** The `session.create` / `session.resume` answer. */
@@ -144,7 +199,7 @@ export class ServerSession {
       workspacePath: this.session.directory,
       startTime: this.session.start.startTime,
       isRemote: false,
-      mode: this.mode,
+      mode: this.currentMode,
       capabilities: { ui: { elicitation: false } },
       modelState: { modelId: this.model.id },
     };
@@ -159,22 +214,31 @@ export class ServerSession {
     if (this.closed !== undefined) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const job = {
-      prompt: withAttachments(params.prompt, params.attachments),
-      autopilot: (params.agentMode ?? this.mode) === "autopilot",
+    const job: Job = {
+      prompt: params.prompt,
+      mode: params.agentMode ?? this.currentMode,
+      ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
+      ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
     };
     if (params.mode === "immediate") {
       this.queue.unshift(job);
     } else {
       this.queue.push(job);
     }
-    this.draining ??= this.drain();
+    if (this.draining === undefined) {
+      this.draining = this.drain();
+    } else {
+      this.queueChanged();
+    }
     return randomUUID();
   }
 
   /** Cancels the running prompt and drops queued ones; resolves once the session is idle. */
   async abort(): Promise<void> {
-    this.queue.length = 0;
+    if (this.queue.length > 0) {
+      this.queue.length = 0;
+      this.queueChanged();
+    }
     this.controller?.abort();
     await this.draining;
   }
@@ -222,6 +286,9 @@ export class ServerSession {
     try {
       // `await` always yields, so `finally` runs after `this.draining` is set.
       for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
+        if (this.heldIdle !== undefined || this.controller !== undefined) {
+          this.queueChanged();
+        }
         await this.runJob(job);
       }
     } finally {
@@ -245,7 +312,10 @@ export class ServerSession {
     this.controller = controller;
     const { signal } = controller;
     try {
-      let text = job.prompt;
+      let text = await withAttachments(job.prompt, job.attachments, {
+        cwd: this.session.cwd,
+        sessionDirectory: this.session.directory,
+      });
       const startSource = this.startSource;
       this.startSource = undefined;
       if (startSource !== undefined) {
@@ -255,7 +325,7 @@ export class ServerSession {
       text = await this.hooks.prompt("userPromptSubmitted", { prompt: text }, text, signal);
       let source: UserMessageSource = "user";
       for (let blocks = 0; ; blocks++) {
-        const settings = this.settingsFor(job.autopilot);
+        const settings = await this.settingsFor(job, signal);
         const outcome = await this.session.prompt(settings, text, { signal, source });
         if ("error" in outcome) {
           const input = { error: outcome.error.message, errorContext: "model_call" };
@@ -300,12 +370,12 @@ export class ServerSession {
     }
   }
 
-  private settingsFor(autopilot: boolean): SessionAgentSettings {
+  private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
     const options: SessionOptions = {
       ...this.host.policy,
       model: this.model,
-      provider: this.provider,
-      autopilot,
+      provider: requestProvider(this.provider, this.config, job.requestHeaders),
+      autopilot: job.mode === "autopilot",
       allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,
     };
@@ -314,12 +384,59 @@ export class ServerSession {
     const tools = settings.tools.filter(
       (tool) => !overridden.has(tool.name) || this.externalTools.includes(tool),
     );
+    const transformed = await this.transformedSections(settings.systemPrompt, signal);
     return {
       ...settings,
-      systemPrompt: systemPromptWith(settings.systemPrompt, this.config.systemMessage),
-      tools: tools.map((tool) => this.wrap(tool)),
+      systemPrompt: systemPromptFor(settings.systemPrompt, this.config, job.mode, transformed),
+      tools: offeredTools(tools, this.config, job.mode).map((tool) => this.wrap(tool)),
       authorize: this.authorize,
+      // As the Copilot CLI: once the user rejects a call, the model is not asked again.
+      endAfterRejection: true,
     };
+  }
+
+  /**
+   * The app's `systemMessage.transform` answer for the sections it transforms (Copilot's request:
+   * `{sessionId, sections: {id: {content}}}` → `{sections: {id: {content}}}`); the sections as
+   * they are when the app does not answer.
+   */
+  private async transformedSections(
+    base: string,
+    signal: AbortSignal,
+  ): Promise<Record<string, string>> {
+    const ids = transformedSections(this.config.systemMessage);
+    const link = this.link;
+    if (ids.length === 0 || link === undefined) {
+      return {};
+    }
+    const sections = Object.fromEntries(
+      promptSections(base)
+        .filter((section) => ids.includes(section.id))
+        .map((section) => [section.id, { content: section.content }]),
+    );
+    try {
+      const params = { sessionId: this.id, sections };
+      const answer = (await link.request(
+        "systemMessage.transform",
+        params,
+        signal,
+        HOOK_TIMEOUT_MS,
+      )) as {
+        sections?: Record<string, { content?: unknown }>;
+      } | null;
+      return Object.fromEntries(
+        Object.entries(answer?.sections ?? {}).flatMap(([id, section]) =>
+          typeof section.content === "string" ? [[id, section.content]] : [],
+        ),
+      );
+    } catch {
+      return Object.fromEntries(Object.entries(sections).map(([id, { content }]) => [id, content]));
+    }
+  }
+
+  /** Tells the app that the prompts waiting behind the running one changed (ephemeral). */
+  private queueChanged(): void {
+    this.emitSafely({ type: "pending_messages.modified", data: {} });
   }
 
   private wrap(tool: AnyTool): AnyTool {
@@ -395,6 +512,15 @@ export class ServerSession {
       this.permissions.calls.delete(event.data.toolCallId);
     }
     this.link?.notify("session.event", { sessionId: this.id, event: wire });
+    if (event.type === "assistant.usage") {
+      // Copilot's context-window report after each model call (the window is not known here: 0).
+      const messagesLength = this.session.history.messages.length;
+      const currentTokens = event.data.inputTokens ?? 0;
+      this.emitSafely({
+        type: "session.usage_info",
+        data: { currentTokens, tokenLimit: 0, messagesLength },
+      });
+    }
   }
 
   /** Adds the wire-only fields Copilot SDK apps read (see protocol.ts). */

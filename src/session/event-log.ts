@@ -74,6 +74,12 @@ const KNOWN_EVENT_TYPES = {
   "external_tool.completed": true,
   "hook.start": true,
   "hook.end": true,
+  "session.model_change": true,
+  "session.mode_changed": true,
+  "session.usage_info": true,
+  "pending_messages.modified": true,
+  "session.info": true,
+  "session.warning": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {

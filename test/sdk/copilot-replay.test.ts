@@ -86,7 +86,9 @@ const SCENARIOS: Scenario[] = [
   {
     file: "permissions/should_deny_tool_operations_when_handler_explicitly_denies.yaml",
     prompts: ["Run 'node --version'"],
-    config: { onPermissionRequest: () => ({ kind: "reject" }) },
+    // The recording's handler could not ask anyone: the model gets Copilot's text and goes on.
+    config: { onPermissionRequest: () => ({ kind: "user-not-available" }) },
+    exactResults: ["bash"],
   },
   {
     file: "hooks/should_deny_tool_execution_when_pretooluse_returns_deny.yaml",
