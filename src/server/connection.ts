@@ -41,6 +41,11 @@ export interface ServerContext {
    * the first and takes the session over instead of opening a second writer.
    */
   opening: Map<string, Promise<ServerSession>>;
+  /**
+   * Sessions an app detached (`session.detach`) here and nobody resumed since: as with Copilot,
+   * they cannot be read ("Session not found") until resumed.
+   */
+  detached: Set<string>;
   connections: Set<ClientConnection>;
   /** Largest message a client may send, in bytes (`TURNLOOP_MAX_MESSAGE_BYTES`). */
   maxMessageBytes: number;

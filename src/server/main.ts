@@ -58,6 +58,7 @@ export async function runServerCommand(
     defaultMode: options.autopilot ? "autopilot" : "interactive",
     sessions: new Map(),
     opening: new Map(),
+    detached: new Set(),
     connections: new Set(),
     requestShutdown: () => stop(),
     log,

@@ -9,7 +9,7 @@
  *    `provider.wireModel`, else `model`, else `provider.modelId` (Copilot's BYOK fields), else the
  *    recorded one on resume, else the server's configured model's name. `azure` is not supported.
  * 2. Otherwise the SessionHost's one resolution: `<provider>:<model>` as `--model` is, a bare name
- *    against the configured providers (see {@link SessionHost.resolveModel}), no model at all =
+ *    against the configured providers (see {@link SessionHost.resolveModelName}), no model at all =
  *    the server's own (`--model` / `TURNLOOP_MODEL`).
  */
 
@@ -41,7 +41,7 @@ export function chooseModel(
     }
     return byokModel(provider, name);
   }
-  const chosen = host.resolveModel(model);
+  const chosen = host.resolveModelName(model);
   if (!chosen.ok && model !== undefined && !hasProviderPrefix(model)) {
     return {
       ok: false,

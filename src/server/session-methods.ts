@@ -110,6 +110,7 @@ export async function resumeMethod(
     serverSession.switchModel(serverSession.modelConfiguration, params.reasoningEffort);
   }
   serverSession.attach(connection, configOf(params));
+  server.detached.delete(params.sessionId);
   return serverSession.describe();
 }
 
@@ -180,13 +181,16 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
 }
 
 /**
- * `session.getMessages` / `session.getEvents`: the persisted events, as on disk, of a session
- * open here (as with Copilot, a disconnected session cannot be read: "Session not found").
- * @throws internalError naming the cause when the log exists but cannot be read (permissions, I/O).
+ * `session.getMessages` / `session.getEvents`: the persisted events, as on disk. As with Copilot,
+ * a session the app detached here cannot be read until resumed ("Session not found").
+ * @throws invalidParams for a session that does not exist or was detached; internalError naming
+ * the cause when the log exists but cannot be read (permissions, I/O).
  */
 export async function getMessagesMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.getMessages", sessionOnlyParams, raw);
-  openSession(connection.server, sessionId);
+  if (connection.server.detached.has(sessionId)) {
+    throw invalidParams(`Session not found: ${sessionId} (it was disconnected: resume it first)`);
+  }
   try {
     const { events } = await connection.server.host.readEvents(sessionId);
     return { events };
@@ -204,7 +208,11 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
 /** `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. */
 export async function detachMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.detach", sessionOnlyParams, raw);
-  await connection.server.sessions.get(sessionId)?.detach();
+  const session = connection.server.sessions.get(sessionId);
+  if (session !== undefined) {
+    connection.server.detached.add(sessionId);
+    await session.detach();
+  }
   return { success: true };
 }
 

@@ -187,6 +187,8 @@ export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
 /** `session.shutdown`: ends the app's use of the session, as `session.detach` does. */
 export async function sessionShutdownMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.shutdown", sessionOnlyParams, raw);
-  await openSession(connection.server, sessionId).detach();
+  const session = openSession(connection.server, sessionId);
+  connection.server.detached.add(sessionId);
+  await session.detach();
   return { success: true };
 }

@@ -84,21 +84,27 @@ export class SessionHost {
 
   /**
    * Resolves `<provider>:<model>` (default: `--model`, else `TURNLOOP_MODEL`) with `--base-url`
-   * and the environment's endpoints and keys. A bare name (`claude-sonnet-4.5`, as Copilot SDK
-   * apps name models) is resolved against the configured providers: the configured or listed
-   * (`TURNLOOP_MODELS`) id with that model name, else that name on the configured model's provider
-   * and endpoint. Never throws.
+   * and the environment's endpoints and keys. Never throws.
    */
   resolveModel(modelId: string | undefined = this.face.model): ModelResolution {
     const { baseUrl } = this.face;
-    const id = modelId === undefined ? undefined : this.withProvider(modelId);
     return resolveModel(
       {
-        ...(id === undefined ? {} : { model: id }),
+        ...(modelId === undefined ? {} : { model: modelId }),
         ...(baseUrl === undefined ? {} : { baseUrl }),
       },
       this.env,
     );
+  }
+
+  /**
+   * As {@link resolveModel}, and a bare name (`claude-sonnet-4.5`, as Copilot SDK apps name
+   * models) is resolved against the configured providers: the configured or listed
+   * (`TURNLOOP_MODELS`) id with that model name, else that name on the configured model's
+   * provider and endpoint. Never throws.
+   */
+  resolveModelName(name: string | undefined): ModelResolution {
+    return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
   }
 
   /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
