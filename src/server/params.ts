@@ -129,7 +129,8 @@ export const sendParams = z.looseObject({
   sessionId: sessionIdSchema,
   prompt: z.string(),
   attachments: z.array(attachmentSchema).optional(),
-  mode: z.enum(["enqueue", "immediate"]).optional(),
+  /** `enqueue` / `immediate`; a session mode here (`plan` …) is taken as `agentMode`. */
+  mode: z.enum(["enqueue", "immediate", "interactive", "plan", "autopilot", "shell"]).optional(),
   agentMode: modeSchema.optional(),
   /** HTTP headers added to this prompt's model requests. */
   requestHeaders: z.record(z.string(), z.string()).optional(),

@@ -214,9 +214,11 @@ export class ServerSession {
     if (this.closed !== undefined) {
       throw invalidParams(`session ${this.id} is closing`);
     }
+    const sessionMode =
+      params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
     const job: Job = {
       prompt: params.prompt,
-      mode: params.agentMode ?? this.currentMode,
+      mode: params.agentMode ?? sessionMode ?? this.currentMode,
       ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
       ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
     };
