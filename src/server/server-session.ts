@@ -23,7 +23,6 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import type { Provider } from "../llm/provider.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
@@ -37,13 +36,14 @@ import {
   PendingPermissions,
   wirePermissionRequest,
 } from "./permissions.js";
-import { promptSections, transformedSections, withAttachments } from "./prompt-text.js";
+import { withAttachments } from "./prompt-text.js";
 import type {
   HooksInvokeParams,
   HooksInvokeResult,
   SessionCreateResult,
   SessionMode,
 } from "./protocol.js";
+import { SessionChoices } from "./session-choices.js";
 
 /** The connection a session's notifications and hook calls go to. */
 export interface ClientLink {
@@ -58,6 +58,7 @@ export interface ClientLink {
 }
 
 import {
+  askTransforms,
   offeredTools,
   requestProvider,
   type SessionConfig,
@@ -71,12 +72,10 @@ type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & { mod
 
 export class ServerSession {
   readonly id: string;
-  private currentMode: SessionMode;
-  private reasoningEffort: string | undefined;
+  /** Model, effort and mode of the next prompts. */
+  readonly choices: SessionChoices;
   private link: ClientLink | undefined;
   private config: SessionConfig = {};
-  private model: ModelConfiguration;
-  private provider: Provider;
   private readonly permissions = new PendingPermissions();
   private readonly toolCalls: PendingToolCalls;
   private readonly hooks: HookRunner;
@@ -101,9 +100,7 @@ export class ServerSession {
     private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
-    this.currentMode = start.mode;
-    this.model = start.model;
-    this.provider = host.provider(start.model);
+    this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
     this.toolCalls = new PendingToolCalls(owner);
@@ -129,43 +126,22 @@ export class ServerSession {
     return this.link === link;
   }
 
-  /**
-   * The model came from the app's BYOK `provider`: `session.model.switchTo` then keeps that
-   * endpoint and key and changes only the model name.
-   */
-  byok = false;
-
   /** `session.name.set`: the app's name for the session while it is open here. */
   name: string | undefined;
 
   get modelId(): string {
-    return this.model.id;
-  }
-
-  get modelConfiguration(): ModelConfiguration {
-    return this.model;
-  }
-
-  /** The current model's endpoint and key with the model `name` (`<provider>:` prefix dropped). */
-  withModelName(name: string): ModelConfiguration {
-    const modelName = name.includes(":") ? name.slice(name.indexOf(":") + 1) : name;
-    return { ...this.model, id: `${this.model.provider}:${modelName}`, modelName };
-  }
-
-  get effort(): string | undefined {
-    return this.reasoningEffort;
+    return this.choices.model.id;
   }
 
   get mode(): SessionMode {
-    return this.currentMode;
+    return this.choices.mode;
   }
 
   /** Sets the mode for the next prompts; a change is recorded as `session.mode_changed`. */
   setMode(mode: SessionMode): void {
-    const previousMode = this.currentMode;
-    this.currentMode = mode;
-    if (previousMode !== mode) {
-      this.emitSafely({ type: "session.mode_changed", data: { previousMode, newMode: mode } });
+    const change = this.choices.setMode(mode);
+    if (change !== undefined) {
+      this.emitSafely(change);
     }
   }
 
@@ -174,22 +150,10 @@ export class ServerSession {
    * `session.model_change`.
    */
   switchModel(model: ModelConfiguration, reasoningEffort?: string): void {
-    const previous = { model: this.model.id, effort: this.reasoningEffort };
-    this.model = model;
-    this.provider = this.host.provider(model);
-    this.reasoningEffort = reasoningEffort ?? this.reasoningEffort;
-    if (previous.model === model.id && previous.effort === this.reasoningEffort) {
-      return;
+    const change = this.choices.switchModel(model, reasoningEffort);
+    if (change !== undefined) {
+      this.emitSafely(change);
     }
-    this.emitSafely({
-      type: "session.model_change",
-      data: {
-        previousModel: previous.model,
-        newModel: model.id,
-        ...(previous.effort === undefined ? {} : { previousReasoningEffort: previous.effort }),
-        ...(this.reasoningEffort === undefined ? {} : { reasoningEffort: this.reasoningEffort }),
-      },
-    });
   }
 
   /** The `session.create` / `session.resume` answer. */
@@ -199,9 +163,9 @@ export class ServerSession {
       workspacePath: this.session.directory,
       startTime: this.session.start.startTime,
       isRemote: false,
-      mode: this.currentMode,
+      mode: this.choices.mode,
       capabilities: { ui: { elicitation: false } },
-      modelState: { modelId: this.model.id },
+      modelState: { modelId: this.choices.model.id },
     };
   }
 
@@ -218,7 +182,7 @@ export class ServerSession {
       params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
     const job: Job = {
       prompt: params.prompt,
-      mode: params.agentMode ?? sessionMode ?? this.currentMode,
+      mode: params.agentMode ?? sessionMode ?? this.choices.mode,
       ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
       ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
     };
@@ -375,8 +339,8 @@ export class ServerSession {
   private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
     const options: SessionOptions = {
       ...this.host.policy,
-      model: this.model,
-      provider: requestProvider(this.provider, this.config, job.requestHeaders),
+      model: this.choices.model,
+      provider: requestProvider(this.choices.provider, this.config, job.requestHeaders),
       autopilot: job.mode === "autopilot",
       allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,
@@ -386,7 +350,10 @@ export class ServerSession {
     const tools = settings.tools.filter(
       (tool) => !overridden.has(tool.name) || this.externalTools.includes(tool),
     );
-    const transformed = await this.transformedSections(settings.systemPrompt, signal);
+    const transformed =
+      this.link === undefined
+        ? {}
+        : await askTransforms(this.link, this.id, settings.systemPrompt, this.config, signal);
     return {
       ...settings,
       systemPrompt: systemPromptFor(settings.systemPrompt, this.config, job.mode, transformed),
@@ -395,45 +362,6 @@ export class ServerSession {
       // As the Copilot CLI: once the user rejects a call, the model is not asked again.
       endAfterRejection: true,
     };
-  }
-
-  /**
-   * The app's `systemMessage.transform` answer for the sections it transforms (Copilot's request:
-   * `{sessionId, sections: {id: {content}}}` → `{sections: {id: {content}}}`); the sections as
-   * they are when the app does not answer.
-   */
-  private async transformedSections(
-    base: string,
-    signal: AbortSignal,
-  ): Promise<Record<string, string>> {
-    const ids = transformedSections(this.config.systemMessage);
-    const link = this.link;
-    if (ids.length === 0 || link === undefined) {
-      return {};
-    }
-    const sections = Object.fromEntries(
-      promptSections(base)
-        .filter((section) => ids.includes(section.id))
-        .map((section) => [section.id, { content: section.content }]),
-    );
-    try {
-      const params = { sessionId: this.id, sections };
-      const answer = (await link.request(
-        "systemMessage.transform",
-        params,
-        signal,
-        HOOK_TIMEOUT_MS,
-      )) as {
-        sections?: Record<string, { content?: unknown }>;
-      } | null;
-      return Object.fromEntries(
-        Object.entries(answer?.sections ?? {}).flatMap(([id, section]) =>
-          typeof section.content === "string" ? [[id, section.content]] : [],
-        ),
-      );
-    } catch {
-      return Object.fromEntries(Object.entries(sections).map(([id, { content }]) => [id, content]));
-    }
   }
 
   /** Tells the app that the prompts waiting behind the running one changed (ephemeral). */

@@ -62,7 +62,7 @@ export async function createMethod(
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
   serverSession.attach(connection, configOf(params));
-  serverSession.byok = params.provider !== undefined;
+  serverSession.choices.byok = params.provider !== undefined;
   if (params.reasoningEffort !== undefined) {
     serverSession.switchModel(choice.configuration, params.reasoningEffort);
   }
@@ -105,9 +105,9 @@ export async function resumeMethod(
       throw invalidParams(`session.resume: ${choice.message}`);
     }
     serverSession.switchModel(choice.configuration, params.reasoningEffort);
-    serverSession.byok = params.provider !== undefined;
+    serverSession.choices.byok = params.provider !== undefined;
   } else if (params.reasoningEffort !== undefined) {
-    serverSession.switchModel(serverSession.modelConfiguration, params.reasoningEffort);
+    serverSession.switchModel(serverSession.choices.model, params.reasoningEffort);
   }
   serverSession.attach(connection, configOf(params));
   server.detached.delete(params.sessionId);
@@ -164,7 +164,7 @@ async function reopen(
   });
   // Records `session.model_change` when the app resumes with another model (or effort).
   reopened.switchModel(choice.configuration, params.reasoningEffort);
-  reopened.byok = params.provider !== undefined;
+  reopened.choices.byok = params.provider !== undefined;
   return reopened;
 }
 
@@ -251,7 +251,7 @@ export function modeSetMethod(connection: ClientConnection, raw: unknown) {
 export function modelGetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.model.getCurrent", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);
-  const effort = session.effort;
+  const effort = session.choices.reasoningEffort;
   return { modelId: session.modelId, ...(effort === undefined ? {} : { reasoningEffort: effort }) };
 }
 
@@ -264,8 +264,8 @@ export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
   const { server } = connection;
   const params = parseParams("session.model.switchTo", modelSwitchParams, raw);
   const session = openSession(server, params.sessionId);
-  const choice = session.byok
-    ? { ok: true as const, configuration: session.withModelName(params.modelId) }
+  const choice = session.choices.byok
+    ? { ok: true as const, configuration: session.choices.withModelName(params.modelId) }
     : chooseModel({ model: params.modelId }, server.host);
   if (!choice.ok) {
     throw invalidParams(`session.model.switchTo: ${choice.message}`);

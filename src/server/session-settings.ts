@@ -8,8 +8,21 @@
 import type { LlmEvent, ModelRequest, Provider } from "../llm/provider.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { CreateParams } from "./params.js";
-import { systemPromptWith } from "./prompt-text.js";
+import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
 import type { SessionMode } from "./protocol.js";
+
+/** How long the app may take to answer `systemMessage.transform` (ms). */
+const TRANSFORM_TIMEOUT_MS = 30_000;
+
+/** The part of the app's connection the transform request needs. */
+interface Requester {
+  request(
+    method: string,
+    params: object,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<unknown>;
+}
 
 /** What an app registered for a session in `session.create` / `session.resume`. */
 export type SessionConfig = Pick<
@@ -88,4 +101,46 @@ export function requestProvider(
     stream: (request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> =>
       provider.stream({ ...request, ...extra }, signal),
   };
+}
+
+/**
+ * The app's `systemMessage.transform` answer for the sections it transforms (Copilot's request:
+ * `{sessionId, sections: {id: {content}}}` → `{sections: {id: {content}}}`); the sections as they
+ * are when the app fails to answer. Nothing is asked when no section is transformed.
+ */
+export async function askTransforms(
+  link: Requester,
+  sessionId: string,
+  base: string,
+  config: SessionConfig,
+  signal: AbortSignal,
+): Promise<Record<string, string>> {
+  const ids = transformedSections(config.systemMessage);
+  if (ids.length === 0) {
+    return {};
+  }
+  const current = Object.fromEntries(
+    promptSections(base)
+      .filter((section) => ids.includes(section.id))
+      .map((section) => [section.id, section.content]),
+  );
+  const sections = Object.fromEntries(
+    Object.entries(current).map(([id, content]) => [id, { content }]),
+  );
+  try {
+    const params = { sessionId, sections };
+    const answer = (await link.request(
+      "systemMessage.transform",
+      params,
+      signal,
+      TRANSFORM_TIMEOUT_MS,
+    )) as { sections?: Record<string, { content?: unknown }> } | null;
+    return Object.fromEntries(
+      Object.entries(answer?.sections ?? {}).flatMap(([id, section]) =>
+        typeof section.content === "string" ? [[id, section.content]] : [],
+      ),
+    );
+  } catch {
+    return current;
+  }
 }
