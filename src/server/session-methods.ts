@@ -62,6 +62,10 @@ export async function createMethod(
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
   serverSession.attach(connection, configOf(params));
+  // Copilot sends `session.start` live, before the answer (the SDK's `onEvent` sees it).
+  for (const event of session.openingEvents) {
+    connection.notify("session.event", { sessionId: session.id, event });
+  }
   serverSession.choices.byok = params.provider !== undefined;
   if (params.reasoningEffort !== undefined) {
     serverSession.switchModel(choice.configuration, params.reasoningEffort);

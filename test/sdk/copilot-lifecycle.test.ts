@@ -69,7 +69,13 @@ describe("auth and lifecycle", () => {
     });
     await client.start();
     try {
-      const session = await client.createSession({ onPermissionRequest: approveAll });
+      const live: string[] = [];
+      const session = await client.createSession({
+        onPermissionRequest: approveAll,
+        onEvent: (event) => live.push(event.type),
+      });
+      // session.start arrives live, before createSession resolves.
+      expect(live).toEqual(["session.start"]);
       expect((await session.getEvents()).map((event) => event.type)).toEqual(["session.start"]);
       await session.disconnect();
       await expect(session.getEvents()).rejects.toThrow(/Session not found/);
