@@ -180,9 +180,7 @@ export class AiSdkProvider implements Provider {
         ...(request.headers === undefined ? {} : { headers: request.headers }),
         abortSignal: attemptController.signal,
         includeRawChunks: this.options.isTerminator !== undefined,
-        ...(this.options.providerOptions === undefined
-          ? {}
-          : { providerOptions: this.options.providerOptions }),
+        ...providerOptionsFor(this.options.providerOptions, request.reasoningEffort),
       };
       const stream =
         request.streaming === false
@@ -231,6 +229,23 @@ export class AiSdkProvider implements Provider {
       attemptController.abort();
     }
   }
+}
+
+/** The adapter's provider options with the request's reasoning effort for the OpenAI wires. */
+function providerOptionsFor(
+  base: SharedV3ProviderOptions | undefined,
+  reasoningEffort: string | undefined,
+): { providerOptions?: SharedV3ProviderOptions } {
+  if (reasoningEffort === undefined) {
+    return base === undefined ? {} : { providerOptions: base };
+  }
+  return {
+    providerOptions: {
+      ...base,
+      openai: { ...base?.openai, reasoningEffort },
+      openaiCompatible: { ...base?.openaiCompatible, reasoningEffort },
+    },
+  };
 }
 
 /**

@@ -123,7 +123,10 @@ export interface SessionCreateParams {
   excludedTools?: string[];
   /** The app's name, put at the front of the model requests' user agent. */
   clientName?: string;
-  /** Recorded with the model (`session.model_change`, `session.model.getCurrent`). */
+  /**
+   * Recorded with the model (`session.model_change`, `session.model.getCurrent`) and sent as
+   * `reasoning_effort` on the OpenAI wires.
+   */
   reasoningEffort?: string;
   workingDirectory?: string;
   /** turnloop: run every tool without asking (deny rules still apply). */

@@ -340,7 +340,12 @@ export class ServerSession {
     const options: SessionOptions = {
       ...this.host.policy,
       model: this.choices.model,
-      provider: requestProvider(this.choices.provider, this.config, job.requestHeaders),
+      provider: requestProvider(
+        this.choices.provider,
+        this.config,
+        job.requestHeaders,
+        this.choices.reasoningEffort,
+      ),
       autopilot: job.mode === "autopilot",
       allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,

@@ -79,21 +79,23 @@ export function systemPromptFor(
 
 /**
  * `provider` with what this session's requests carry: non-streaming unless the app asked for
- * `streaming: true` (as the Copilot CLI does: no `stream` key, no deltas), and the headers (the
- * prompt's `requestHeaders`, `clientName` at the front of the user agent).
+ * `streaming: true` (as the Copilot CLI does: no `stream` key, no deltas), the headers (the
+ * prompt's `requestHeaders`, `clientName` at the front of the user agent), the reasoning effort.
  */
 export function requestProvider(
   provider: Provider,
   config: SessionConfig,
   requestHeaders: Record<string, string> | undefined,
+  reasoningEffort: string | undefined,
 ): Provider {
   const headers: Record<string, string> = { ...requestHeaders };
   if (config.clientName !== undefined && config.clientName !== "") {
     // The AI SDK appends its own tokens to a user agent it is given.
     headers["user-agent"] = `${config.clientName} turnloop`;
   }
-  const extra: Pick<ModelRequest, "streaming" | "headers"> = {
+  const extra: Pick<ModelRequest, "streaming" | "headers" | "reasoningEffort"> = {
     streaming: config.streaming === true,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
   };
   return {

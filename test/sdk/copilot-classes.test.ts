@@ -134,6 +134,7 @@ describe("model selection", () => {
     from = fixture.model.requests.length;
     await session.sendAndWait({ prompt: "again" });
     expect(body(requestsSince(from)[0]).model).toBe("gpt-5.4");
+    expect(requestsSince(from)[0]?.body).toMatchObject({ reasoning_effort: "high" });
     const change = events.find((event) => event.type === "session.model_change");
     expect(change?.data).toEqual({
       previousModel: "openai-compatible:claude-sonnet-4.5",
