@@ -13,7 +13,7 @@ import {
   type PermissionReply,
 } from "../agent/permission-gate.js";
 import type { PermissionRule } from "../agent/permission-rules.js";
-import type { JsonObject, SessionEventOf } from "../events/events.js";
+import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { Gates } from "./hooks.js";
@@ -83,6 +83,21 @@ export class PendingPermissions {
   private readonly pending = new Map<string, (reply: PermissionReply) => void>();
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
+
+  /** `event` with the wire-only fields Copilot SDK apps read (see protocol.ts). */
+  wireEvent(event: SessionEvent, cwd: string): object {
+    switch (event.type) {
+      case "permission.requested": {
+        const details = this.calls.get(event.data.toolCallId);
+        const permissionRequest = wirePermissionRequest(event.data, details, cwd);
+        return { ...event, data: { ...event.data, permissionRequest } };
+      }
+      case "permission.completed":
+        return { ...event, data: { ...event.data, result: { kind: completedKind(event.data) } } };
+      default:
+        return event;
+    }
+  }
 
   /** The gate's `ask`: waits for the app's answer; the gate settles it as cancelled on abort. */
   readonly ask: AskPermission = (request, signal) =>

@@ -30,12 +30,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
-import {
-  completedKind,
-  createGates,
-  PendingPermissions,
-  wirePermissionRequest,
-} from "./permissions.js";
+import { createGates, PendingPermissions } from "./permissions.js";
 import { withAttachments } from "./prompt-text.js";
 import type {
   HooksInvokeParams,
@@ -442,7 +437,7 @@ export class ServerSession {
       this.heldIdle = event;
       return;
     }
-    const wire = this.toWire(event);
+    const wire = this.permissions.wireEvent(event, this.session.cwd);
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
@@ -455,21 +450,6 @@ export class ServerSession {
         type: "session.usage_info",
         data: { currentTokens, tokenLimit: 0, messagesLength },
       });
-    }
-  }
-
-  /** Adds the wire-only fields Copilot SDK apps read (see protocol.ts). */
-  private toWire(event: SessionEvent): object {
-    switch (event.type) {
-      case "permission.requested": {
-        const details = this.permissions.calls.get(event.data.toolCallId);
-        const permissionRequest = wirePermissionRequest(event.data, details, this.session.cwd);
-        return { ...event, data: { ...event.data, permissionRequest } };
-      }
-      case "permission.completed":
-        return { ...event, data: { ...event.data, result: { kind: completedKind(event.data) } } };
-      default:
-        return event;
     }
   }
 }
