@@ -123,6 +123,12 @@ export class UpdateMapper {
       case "hook.end":
       case "session.instructions_loaded":
       case "session.mcp_server_status_changed":
+      case "session.model_change":
+      case "session.mode_changed":
+      case "session.usage_info":
+      case "pending_messages.modified":
+      case "session.info":
+      case "session.warning":
         // Shown otherwise (the permission request, the prompt's answer) or not at all.
         return [];
       default: {

@@ -48,6 +48,12 @@ export interface AgentSettings {
   authorize: Authorize;
   /** The face's client capabilities (ACP fs / terminal), passed on to tools. */
   client?: ClientCapabilities;
+  /**
+   * End the prompt (`end_turn`, the model is not asked again) once a tool call of a reply was
+   * rejected (error code `rejected`: the user said no, or an app's tool reported `rejected`), as
+   * the Copilot CLI does; the SDK server sets it. Default: the rejection goes back to the model.
+   */
+  endAfterRejection?: boolean;
 }
 
 /** What the loop reads and writes: the folded history and the session's event sink. */
@@ -196,6 +202,9 @@ async function runTurns(
     }
     if (truncated) {
       return { stopReason: "max_tokens" };
+    }
+    if (settings.endAfterRejection && outcomes.some((item) => item.errorCode === "rejected")) {
+      return { stopReason: "end_turn" };
     }
     if (completed) {
       return { stopReason: "end_turn" };

@@ -39,7 +39,15 @@ export interface PermissionRequest {
  * map as allow_once / allow_always / reject_once / reject_always.
  */
 export type PermissionReply =
-  | { decision: "allow" | "deny"; scope: PermissionScope; reason?: string }
+  | {
+      decision: "allow" | "deny";
+      scope: PermissionScope;
+      reason?: string;
+      /** A deny by the user (not "nobody could be asked"); see {@link PermissionAnswer}. */
+      rejected?: boolean;
+      /** The tool result the model gets for a deny, when the face has its own wording. */
+      content?: string;
+    }
   | { decision: "cancelled" };
 
 /** Asks the face's user. Must settle when `signal` aborts (case 04). */
@@ -191,7 +199,12 @@ async function askAndRecord(
   if (reply.decision === "allow") {
     return allowed;
   }
-  return { allowed: false, reason: reply.reason ?? "the user said no" };
+  return {
+    allowed: false,
+    reason: reply.reason ?? "the user said no",
+    ...(reply.rejected === true ? { rejected: true } : {}),
+    ...(reply.content === undefined ? {} : { content: reply.content }),
+  };
 }
 
 /**

@@ -6,11 +6,13 @@ import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tool
 /**
  * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
  * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
- * `modifiedArgs`), so `tool.execution_start` shows what ran.
+ * `modifiedArgs`), so `tool.execution_start` shows what ran. A refusal may be `rejected` (the
+ * user said no, rather than a rule, a hook or nobody to ask) and carry the face's own `content`
+ * for the model.
  */
 export type PermissionAnswer =
   | { allowed: true; input: unknown; arguments: JsonObject }
-  | { allowed: false; reason: string };
+  | { allowed: false; reason: string; rejected?: boolean; content?: string };
 
 /**
  * Asks whether a validated call may run (the permission gate). `start` records
@@ -59,7 +61,7 @@ const MAX_ECHOED_ARGUMENTS = 500;
  * Runs the tool calls of one assistant message and emits, for each, `tool.execution_start`,
  * `tool.execution_running` (ephemeral) once the tool itself runs (after the permission gate), and
  * exactly one `tool.execution_complete`, whatever happens (case 01). Calls run in parallel when
- * every runnable call in the batch is read-only, otherwise in order. Calls that cannot run
+ * every runnable call in the batch is read-only or `concurrent`, otherwise in order. Calls that cannot run
  * (unknown tool, bad arguments: cases 12, 13) get an error result the model can act on; calls
  * not started when `signal` aborts get an `interrupted` result. Never throws.
  */
@@ -75,7 +77,9 @@ export async function executeToolCalls(
     }
     return prepare(context, toolCall);
   });
-  const parallel = prepared.every((call) => call.tool === undefined || !call.tool.mutates);
+  const parallel = prepared.every(
+    (call) => call.tool === undefined || !call.tool.mutates || call.tool.concurrent === true,
+  );
   const runOne = async (call: PreparedCall): Promise<ToolCallOutcome> => {
     // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
     let started = false;
@@ -131,8 +135,12 @@ type PreparedCall =
 function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall {
   const tool = context.tools.get(toolCall.name);
   if (tool === undefined) {
-    const available = [...context.tools.keys()].join(", ");
-    const message = `Tool '${toolCall.name}' does not exist. Available tools: ${available}.`;
+    // Copilot's wording, which models trained on it read (the recordings in ../shared/transcripts).
+    const available = [...context.tools.keys()];
+    const message =
+      available.length === 0
+        ? `Tool '${toolCall.name}' does not exist.`
+        : `Tool '${toolCall.name}' does not exist. Available tools that can be called are ${available.join(", ")}.`;
     return { toolCall, failure: { code: "unknown_tool", message } };
   }
   if (toolCall.argumentsError === "truncated") {
@@ -178,8 +186,8 @@ async function settle(
     return interrupted(toolCall);
   }
   if (!answer.allowed) {
-    const content = `Permission denied for '${toolCall.name}': ${answer.reason}`;
-    return { toolCall, content, isError: true, errorCode: "denied" };
+    const content = answer.content ?? `Permission denied for '${toolCall.name}': ${answer.reason}`;
+    return { toolCall, content, isError: true, errorCode: answer.rejected ? "rejected" : "denied" };
   }
   const result = await runTool(context, call.tool, answer.input, toolCall);
   if (context.signal.aborted) {
@@ -190,7 +198,7 @@ async function settle(
     toolCall,
     content: result.content,
     isError: result.isError,
-    ...(result.isError ? { errorCode: "failed" as const } : {}),
+    ...(result.isError ? { errorCode: result.errorCode ?? ("failed" as const) } : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
   };
 }

@@ -75,7 +75,7 @@ Options for -p:
   --max-turns <n>                     model requests allowed for the prompt (default 100)
   --autopilot                         keep working until the model calls task_complete
   --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
-  --allow-all-tools                   run every tool without asking
+  --allow-all-tools                   run every tool without asking (also --yolo)
   --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
   --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
   --add-dir <dir>                     another folder the agent may read without asking
@@ -177,7 +177,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
       values["max-autopilot-continues"],
       5,
     ),
-    allowAllTools: values["allow-all-tools"] === true,
+    allowAllTools: values["allow-all-tools"] === true || values.yolo === true,
     allowTools: values["allow-tool"] ?? [],
     denyTools: values["deny-tool"] ?? [],
     addDirs: values["add-dir"] ?? [],
@@ -258,6 +258,8 @@ const OPTIONS = {
   "log-level": { type: "string" },
   "auth-token-env": { type: "string" },
   "session-idle-timeout": { type: "string" },
+  // The Copilot CLI's name for --allow-all-tools; apps pass it in their connection args.
+  yolo: { type: "boolean" },
   stdio: { type: "boolean" },
   port: { type: "string" },
   "output-format": { type: "string" },

@@ -132,6 +132,12 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "hook.start":
     case "hook.end":
     case "session.mcp_server_status_changed":
+    case "session.model_change":
+    case "session.mode_changed":
+    case "session.usage_info":
+    case "pending_messages.modified":
+    case "session.info":
+    case "session.warning":
       return;
     default:
       renderOutcome(state, event);

@@ -152,6 +152,12 @@ export class TerminalRenderer {
       case "external_tool.completed":
       case "hook.start":
       case "hook.end":
+      case "session.model_change":
+      case "session.mode_changed":
+      case "session.usage_info":
+      case "pending_messages.modified":
+      case "session.info":
+      case "session.warning":
         return;
       case "session.mcp_server_status_changed":
         if (event.data.status === "failed") {

@@ -59,7 +59,9 @@ export type ErrorType =
   | "configuration"
   | "internal"
   /** Not a model failure: the session's `events.jsonl` could not be written (disk full, I/O). */
-  | "storage";
+  | "storage"
+  /** Reported by an SDK app (`session.log` with level `error`), not by a model call. */
+  | "app";
 
 /** One block of reasoning ("thinking") as the provider sent it. */
 export interface ReasoningPart {
@@ -331,6 +333,29 @@ export interface SessionEventData {
     output?: JsonValue;
     error?: { message: string };
   };
+  /**
+   * The model (or its reasoning effort) changed, for the next requests (Copilot's event and
+   * field names; `session.model.switchTo`, or a resume with another model).
+   */
+  "session.model_change": {
+    previousModel?: string;
+    newModel: string;
+    previousReasoningEffort?: string;
+    reasoningEffort?: string;
+  };
+  /** The session's mode changed (interactive, plan, autopilot, shell), from the next prompt. */
+  "session.mode_changed": { previousMode: string; newMode: string };
+  /**
+   * Context window use after a model request (ephemeral; Copilot's `session.usage_info`): tokens
+   * the last request's input held, the model's window (0 when unknown), messages in the history.
+   */
+  "session.usage_info": { currentTokens: number; tokenLimit: number; messagesLength: number };
+  /** Prompts waiting behind the running one changed (ephemeral, no payload; Copilot's name). */
+  "pending_messages.modified": Record<string, never>;
+  /** A note for the timeline (an SDK app's `session.log`, level `info`; Copilot's fields). */
+  "session.info": { infoType: string; message: string; url?: string; tip?: string };
+  /** A warning for the timeline (`session.log` level `warning`; Copilot's fields). */
+  "session.warning": { warningType: string; message: string; url?: string };
 }
 
 /**
@@ -353,6 +378,7 @@ export type ToolErrorCode =
   | "invalid_arguments"
   | "truncated_arguments"
   | "denied"
+  | "rejected"
   | "cancelled"
   | "interrupted"
   | "limit_reached"
@@ -369,6 +395,8 @@ export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<Sess
   "tool.execution_partial_result",
   "session.idle",
   "session.mcp_server_status_changed",
+  "session.usage_info",
+  "pending_messages.modified",
 ]);
 
 /** The envelope around every event, on disk and on the wire. */

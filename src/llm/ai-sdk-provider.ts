@@ -1,4 +1,8 @@
-import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3StreamPart,
+  SharedV3ProviderOptions,
+} from "@ai-sdk/provider";
 import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
@@ -162,7 +166,7 @@ export class AiSdkProvider implements Provider {
       );
       yield { type: "request_start" };
       lastProgress = performance.now();
-      const { stream } = await model.doStream({
+      const call = {
         prompt: toPrompt(
           request.system,
           request.messages,
@@ -173,12 +177,15 @@ export class AiSdkProvider implements Provider {
         ...(request.maxOutputTokens === undefined
           ? {}
           : { maxOutputTokens: request.maxOutputTokens }),
+        ...(request.headers === undefined ? {} : { headers: request.headers }),
         abortSignal: attemptController.signal,
         includeRawChunks: this.options.isTerminator !== undefined,
-        ...(this.options.providerOptions === undefined
-          ? {}
-          : { providerOptions: this.options.providerOptions }),
-      });
+        ...providerOptionsFor(this.options.providerOptions, request.reasoningEffort),
+      };
+      const stream =
+        request.streaming === false
+          ? generatedParts(await model.doGenerate(call))
+          : (await model.doStream(call)).stream;
       const reader = stream.getReader();
       for (;;) {
         const { done, value } = await reader.read();
@@ -196,7 +203,7 @@ export class AiSdkProvider implements Provider {
           continue;
         }
         assembler.add(part);
-        const event = progressEvent(part);
+        const event = request.streaming === false ? undefined : progressEvent(part);
         if (event !== undefined) {
           shown ||= event.type !== "tool_call_start";
           yield event;
@@ -222,6 +229,65 @@ export class AiSdkProvider implements Provider {
       attemptController.abort();
     }
   }
+}
+
+/** The adapter's provider options with the request's reasoning effort for the OpenAI wires. */
+function providerOptionsFor(
+  base: SharedV3ProviderOptions | undefined,
+  reasoningEffort: string | undefined,
+): { providerOptions?: SharedV3ProviderOptions } {
+  if (reasoningEffort === undefined) {
+    return base === undefined ? {} : { providerOptions: base };
+  }
+  return {
+    providerOptions: {
+      ...base,
+      openai: { ...base?.openai, reasoningEffort },
+      openaiCompatible: { ...base?.openaiCompatible, reasoningEffort },
+    },
+  };
+}
+
+/**
+ * A non-streaming result as the stream parts it stands for, so one assembler builds both kinds of
+ * reply. Nothing of it counts as progress shown early: it arrives whole.
+ */
+function generatedParts(
+  result: Awaited<ReturnType<LanguageModelV3["doGenerate"]>>,
+): ReadableStream<LanguageModelV3StreamPart> {
+  const parts: LanguageModelV3StreamPart[] = [];
+  result.content.forEach((content, index) => {
+    const id = String(index);
+    switch (content.type) {
+      case "text":
+        parts.push({ type: "text-delta", id, delta: content.text });
+        break;
+      case "reasoning":
+        parts.push({
+          type: "reasoning-delta",
+          id,
+          delta: content.text,
+          ...(content.providerMetadata === undefined
+            ? {}
+            : { providerMetadata: content.providerMetadata }),
+        });
+        break;
+      case "tool-call":
+        parts.push(content);
+        break;
+      default:
+        break;
+    }
+  });
+  parts.push({ type: "finish", finishReason: result.finishReason, usage: result.usage });
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) {
+        controller.enqueue(part);
+      }
+      controller.close();
+    },
+  });
 }
 
 function progressEvent(

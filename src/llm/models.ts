@@ -31,6 +31,8 @@ export interface ModelConfiguration {
   /** API base including the version path, e.g. `http://127.0.0.1:11434/v1`; absent = the vendor's. */
   baseUrl?: string;
   apiKey?: string;
+  /** HTTP headers sent with every request to this model (a BYOK provider's `headers`). */
+  headers?: Record<string, string>;
 }
 
 /** Settings every face reads the same way: flags first, then the environment. */
@@ -155,7 +157,7 @@ export function createProvider(
   configuration: ModelConfiguration,
   tuning: ProviderTuning = {},
 ): Provider {
-  const { provider, modelName, baseUrl, apiKey } = configuration;
+  const { provider, modelName, baseUrl, apiKey, headers } = configuration;
   const common = { id: configuration.id, ...tuning };
   switch (provider) {
     case "openai":
@@ -167,7 +169,7 @@ export function createProvider(
         toolResultImages: true,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
-          return createOpenAI({ ...urlAndKey(baseUrl, apiKey) }).responses(modelName);
+          return createOpenAI({ ...urlAndKey(baseUrl, apiKey, headers) }).responses(modelName);
         },
       });
     case "openai-chat":
@@ -176,7 +178,7 @@ export function createProvider(
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           const openai = createOpenAI({
-            ...urlAndKey(baseUrl, apiKey),
+            ...urlAndKey(baseUrl, apiKey, headers),
             fetch: openAiChatQuirksFetch,
           });
           return openai.chat(modelName);
@@ -190,7 +192,7 @@ export function createProvider(
         isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
-          return createAnthropic({ ...urlAndKey(baseUrl, apiKey) })(modelName);
+          return createAnthropic({ ...urlAndKey(baseUrl, apiKey, headers) })(modelName);
         },
       });
     case "ollama":
@@ -212,6 +214,7 @@ async function createCompatibleModel(
     baseURL: configuration.baseUrl ?? "",
     apiKey: configuration.apiKey ?? "unused",
     includeUsage,
+    ...(configuration.headers === undefined ? {} : { headers: configuration.headers }),
     fetch: openAiChatQuirksFetch,
   }).chatModel(configuration.modelName);
 }
@@ -223,9 +226,11 @@ function isObjectOfType(value: unknown, type: string): boolean {
 function urlAndKey(
   baseUrl: string | undefined,
   apiKey: string | undefined,
-): { baseURL?: string; apiKey?: string } {
+  headers: Record<string, string> | undefined,
+): { baseURL?: string; apiKey?: string; headers?: Record<string, string> } {
   return {
     ...(baseUrl === undefined ? {} : { baseURL: baseUrl }),
     ...(apiKey === undefined ? {} : { apiKey }),
+    ...(headers === undefined ? {} : { headers }),
   };
 }

@@ -1,14 +1,24 @@
 /**
- * A `fetch` for OpenAI Chat Completions streams that evens out what OpenAI-compatible servers
- * (Ollama, vLLM, llama.cpp, gateways, Azure) send differently, before the AI SDK parses it:
- * chunks without `choices`, or with `choices: null` (keep-alives, usage-only chunks; case 15),
- * get `choices: []`, which the SDK's chunk schema requires; without it the whole reply fails.
+ * A `fetch` for OpenAI Chat Completions that evens out what OpenAI-compatible servers (Ollama,
+ * vLLM, llama.cpp, gateways, Azure, the Copilot API) send differently, before the AI SDK parses it
+ * (the SDK reads only `choices[0]`):
+ * - stream chunks without `choices`, or with `choices: null` (keep-alives, usage-only chunks;
+ *   case 15), get `choices: []`, which the SDK's chunk schema requires;
+ * - one reply split across several `choices[]` (the Copilot API puts the text and each tool call
+ *   in a choice of its own) is merged into choice 0, streamed or not: text joined, every tool
+ *   call kept, finish reason `tool_calls` when any choice has calls (see {@link mergeChoices}).
  * Everything else passes through untouched.
  */
 export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
   const contentType = response.headers.get("content-type") ?? "";
-  if (!response.ok || response.body === null || !contentType.includes("text/event-stream")) {
+  if (!response.ok || response.body === null) {
+    return response;
+  }
+  if (contentType.includes("application/json")) {
+    return mergedCompletion(response);
+  }
+  if (!contentType.includes("text/event-stream")) {
     return response;
   }
   const body = response.body.pipeThrough(sseEventTransform(createChunkNormaliser()));
@@ -60,13 +70,21 @@ function sseEventTransform(
 }
 
 /**
- * Returns a mapper of chunk JSON text. Only chunks that lack a `choices` array are parsed and
- * rewritten; the AI SDK already keeps parallel tool calls apart when servers reuse `index: 0`
- * (case 09, covered by tests), so that needs nothing here.
+ * Returns a mapper of chunk JSON text. Only chunks that lack a `choices` array or that carry a
+ * choice other than 0 are parsed and rewritten; the AI SDK already keeps parallel tool calls
+ * apart when servers reuse `index: 0` (case 09, covered by tests), so that needs nothing here.
  */
 function createChunkNormaliser(): (data: string) => string {
+  let sawToolCall = false;
   return (data) => {
-    if (data === "[DONE]" || data.includes('"choices":[')) {
+    if (data === "[DONE]") {
+      return data;
+    }
+    const plain = data.includes('"choices":[') && !/"index":\s*[1-9]/.test(data);
+    if (plain && !(sawToolCall && data.includes('"finish_reason":"stop"'))) {
+      if (!sawToolCall && data.includes('"tool_calls"')) {
+        sawToolCall = true;
+      }
       return data;
     }
     let chunk: unknown;
@@ -79,9 +97,96 @@ function createChunkNormaliser(): (data: string) => string {
       return data;
     }
     const record = chunk as { choices?: unknown; error?: unknown };
-    if (Array.isArray(record.choices) || record.error !== undefined) {
+    if (record.error !== undefined) {
       return data;
     }
-    return JSON.stringify({ ...record, choices: [] });
+    if (!Array.isArray(record.choices)) {
+      return JSON.stringify({ ...record, choices: [] });
+    }
+    const choices = record.choices.filter(isRecord);
+    sawToolCall ||= choices.some((choice) => isRecord(choice.delta) && choice.delta.tool_calls);
+    if (choices.length === 0) {
+      return data;
+    }
+    return JSON.stringify({ ...record, choices: [mergeChoices(choices, "delta", sawToolCall)] });
   };
+}
+
+/** A non-streaming completion with its `choices[]` merged into one. */
+async function mergedCompletion(response: Response): Promise<Response> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const choices = isRecord(body) && Array.isArray(body.choices) ? body.choices : [];
+  const merged =
+    isRecord(body) && choices.length > 1
+      ? JSON.stringify({ ...body, choices: [mergeChoices(choices.filter(isRecord), "message")] })
+      : text;
+  return new Response(merged, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+type JsonRecord = Record<string, unknown>;
+
+function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Several choices of one reply as choice 0: their `content` joined in choice order, their tool
+ * calls all kept (choice k's call j gets index `100·k + j`, so calls of different choices never
+ * share an index), and finish reason `tool_calls` when the reply has any tool call (`hasToolCalls`:
+ * also one seen earlier in the stream), so a text choice that ends `stop` does not hide them.
+ */
+function mergeChoices(
+  choices: JsonRecord[],
+  field: "delta" | "message",
+  hasToolCalls = false,
+): JsonRecord {
+  const ordered = [...choices].sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0));
+  const parts = ordered.map((choice) => ({
+    index: Number(choice.index ?? 0),
+    body: isRecord(choice[field]) ? (choice[field] as JsonRecord) : {},
+    finish: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
+  }));
+  const content = parts
+    .map((part) => part.body.content)
+    .filter((value): value is string => typeof value === "string");
+  const toolCalls = parts.flatMap((part) =>
+    (Array.isArray(part.body.tool_calls) ? part.body.tool_calls : [])
+      .filter(isRecord)
+      .map((call, position) => ({
+        ...call,
+        index: part.index * 100 + Number(call.index ?? position),
+      })),
+  );
+  const finishes = parts.map((part) => part.finish).filter((value) => value !== null);
+  const anyCalls = hasToolCalls || toolCalls.length > 0;
+  const finish =
+    finishes.length === 0
+      ? null
+      : anyCalls && finishes.includes("stop")
+        ? "tool_calls"
+        : finishes[0];
+  const merged: JsonRecord = { ...parts[0]?.body };
+  if (content.length > 0) {
+    merged.content = content.join("");
+  }
+  if (toolCalls.length > 0) {
+    merged.tool_calls =
+      field === "message" ? toolCalls.map(({ index: _index, ...call }) => call) : toolCalls;
+  } else {
+    delete merged.tool_calls;
+  }
+  if (field === "message" && merged.role === undefined) {
+    merged.role = "assistant";
+  }
+  return { ...ordered[0], index: 0, [field]: merged, finish_reason: finish };
 }

@@ -58,6 +58,19 @@ export interface ModelRequest {
   tools: ToolSpecification[];
   /** Output token cap; the provider's default when absent. */
   maxOutputTokens?: number;
+  /**
+   * `false`: ask for a non-streaming completion (no deltas: the reply comes whole, as `done`).
+   * Default: streamed.
+   */
+  streaming?: boolean;
+  /** HTTP headers added to this request (an app's per-request headers, its user agent). */
+  headers?: Record<string, string>;
+  /**
+   * `low`, `medium`, `high` …: sent as OpenAI's `reasoning_effort` (Chat Completions, Responses,
+   * OpenAI-compatible servers; the OpenAI adapters send it to reasoning models only). Anthropic:
+   * not sent.
+   */
+  reasoningEffort?: string;
 }
 
 /** The assistant's complete reply to one request. */

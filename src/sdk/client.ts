@@ -210,6 +210,8 @@ export class TurnloopClient {
     const { tools, onPermissionRequest, hooks, sessionId: _sessionId, ...rest } = config;
     return {
       ...rest,
+      // The server follows Copilot (no `streaming: true`, no deltas); this SDK streams by default.
+      streaming: config.streaming ?? true,
       workingDirectory: config.workingDirectory ?? this.options.cwd ?? process.cwd(),
       ...(tools === undefined ? {} : { tools: tools.map(declaration) }),
       requestPermission: onPermissionRequest !== undefined,

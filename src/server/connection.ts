@@ -26,6 +26,7 @@ import type { SessionHost } from "../session/host.js";
 import type { FramingFault } from "./framing.js";
 import { ErrorCode, type SessionMode } from "./protocol.js";
 import type { ClientLink, ServerSession } from "./server-session.js";
+import { unsupportedMessage } from "./unsupported.js";
 
 /** What every connection of one server shares. */
 export interface ServerContext {
@@ -40,6 +41,11 @@ export interface ServerContext {
    * the first and takes the session over instead of opening a second writer.
    */
   opening: Map<string, Promise<ServerSession>>;
+  /**
+   * Sessions an app detached (`session.detach`) here and nobody resumed since: as with Copilot,
+   * they cannot be read ("Session not found") until resumed.
+   */
+  detached: Set<string>;
   connections: Set<ClientConnection>;
   /** Largest message a client may send, in bytes (`TURNLOOP_MAX_MESSAGE_BYTES`). */
   maxMessageBytes: number;
@@ -150,7 +156,11 @@ export class ClientConnection implements ClientLink {
     if (this.requiredToken !== undefined && !sameToken(token, this.requiredToken)) {
       // Answer first, then hang up: the client learns why.
       setImmediate(() => void this.dispose());
-      throw new ResponseError(ErrorCode.unauthorized, "connect: wrong or missing connection token");
+      // The Copilot SDK's apps match the code name in the message.
+      throw new ResponseError(
+        ErrorCode.unauthorized,
+        "AUTHENTICATION_FAILED: connect: wrong or missing connection token",
+      );
     }
     this.authenticated = true;
   }
@@ -181,12 +191,12 @@ export class ClientConnection implements ClientLink {
   private async dispatch(method: string, params: unknown): Promise<unknown> {
     const handler = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
     if (handler === undefined) {
-      throw new ResponseError(ErrorCode.methodNotFound, `Unknown method: ${method}`);
+      throw new ResponseError(ErrorCode.methodNotFound, unsupportedMessage(method));
     }
     if (!this.authenticated && method !== "connect") {
       throw new ResponseError(
         ErrorCode.unauthorized,
-        "Send connect with the connection token (TURNLOOP_CONNECTION_TOKEN) first",
+        "AUTHENTICATION_FAILED: send connect with the connection token (TURNLOOP_CONNECTION_TOKEN) first",
       );
     }
     try {

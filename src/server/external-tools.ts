@@ -24,6 +24,7 @@ export interface ExternalToolHost {
 interface PendingCall {
   toolCallId: string;
   toolName: string;
+  input: JsonObject;
   settle(result: ToolResult): void;
 }
 
@@ -49,6 +50,7 @@ export class PendingToolCalls {
         input: inputSchema(declaration.parameters),
         kind: declaration.readOnly === true ? "read" : "other",
         mutates: declaration.readOnly !== true,
+        concurrent: true,
         execute: (input, context) =>
           this.request(declaration.name, input as JsonObject, context.toolCallId, context.signal),
       }),
@@ -65,7 +67,7 @@ export class PendingToolCalls {
       return false;
     }
     this.pending.delete(requestId);
-    const result = toolResult(call.toolName, answer);
+    const result = toolResult(call, answer);
     this.host.emit({
       type: "external_tool.completed",
       data: {
@@ -98,6 +100,7 @@ export class PendingToolCalls {
       this.pending.set(requestId, {
         toolCallId,
         toolName,
+        input,
         settle: (result) => {
           signal.removeEventListener("abort", onAbort);
           settle(result);
@@ -172,13 +175,19 @@ function pathOf(pointer: string): string[] {
         .map((part) => part.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
-/** Copilot's result conventions: text as is; `resultType` other than success is an error. */
+/**
+ * Copilot's result conventions: text as is; an `error` (the app's handler threw) in Copilot's
+ * wording, which apps and models read ("Failed to execute `<tool>` tool with arguments: {…} due
+ * to error: Error: <message>"); `resultType` other than success is an error, `denied` and
+ * `rejected` reported as such (a rejection ends the prompt, see the loop's `endAfterRejection`).
+ */
 function toolResult(
-  toolName: string,
+  call: Pick<PendingCall, "toolName" | "input">,
   answer: { result?: ExternalToolResult; error?: string },
 ): ToolResult {
   if (answer.error !== undefined) {
-    return { content: `Tool '${toolName}' failed: ${answer.error}`, isError: true };
+    const content = `Failed to execute \`${call.toolName}\` tool with arguments: ${JSON.stringify(call.input)} due to error: Error: ${answer.error}`;
+    return { content, isError: true };
   }
   const { result } = answer;
   if (result === undefined) {
@@ -187,10 +196,12 @@ function toolResult(
   if (typeof result === "string") {
     return { content: result, isError: false };
   }
-  const failed = result.resultType !== undefined && result.resultType !== "success";
+  const type = result.resultType ?? "success";
+  const failed = type !== "success";
   const content =
     failed && result.error !== undefined && result.textResultForLlm === ""
-      ? `Tool '${toolName}' failed: ${result.error}`
+      ? `Tool '${call.toolName}' failed: ${result.error}`
       : result.textResultForLlm;
-  return { content, isError: failed };
+  const errorCode = type === "denied" || type === "rejected" ? type : undefined;
+  return { content, isError: failed, ...(errorCode === undefined ? {} : { errorCode }) };
 }

@@ -7,8 +7,12 @@
  *   (the line the Copilot SDK waits for). When `TURNLOOP_CONNECTION_TOKEN` (or the Copilot SDK's
  *   `COPILOT_CONNECTION_TOKEN`) is set, each connection must `connect {token}` first.
  * Both end on `runtime.shutdown`, SIGINT or SIGTERM; sessions are cancelled and closed first.
+ * A TCP server also ends when the process that started it goes away, as the Copilot CLI does
+ * (an app's SDK spawns it and must not leave it behind): its stdin, when a pipe, closes, or the
+ * parent process dies (checked every second).
  */
 
+import { fstatSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
@@ -54,6 +58,7 @@ export async function runServerCommand(
     defaultMode: options.autopilot ? "autopilot" : "interactive",
     sessions: new Map(),
     opening: new Map(),
+    detached: new Set(),
     connections: new Set(),
     requestShutdown: () => stop(),
     log,
@@ -105,7 +110,9 @@ async function serveTcp(
     return 1;
   }
   process.stdout.write(`turnloop server listening on port ${listening.port}\n`);
+  const unwatch = watchStarter(context);
   await stopped;
+  unwatch();
   server.close();
   await closeEverything(context);
   for (const socket of sockets) {
@@ -162,6 +169,46 @@ function listen(
       });
     });
   });
+}
+
+/**
+ * Stops the server when whoever started it is gone: stdin (when a pipe or socket, not a terminal
+ * or /dev/null) reaches its end, or the parent process changes (it died and the server was
+ * handed to another). @returns a function that stops watching.
+ */
+function watchStarter(context: ServerContext): () => void {
+  const stop = (reason: string) => {
+    context.log(`${reason}: shutting down`);
+    context.requestShutdown();
+  };
+  let piped = false;
+  try {
+    const stats = fstatSync(0);
+    piped = stats.isFIFO() || stats.isSocket();
+  } catch {
+    piped = false;
+  }
+  const onEnd = () => stop("stdin closed");
+  if (piped) {
+    process.stdin.on("end", onEnd);
+    process.stdin.on("close", onEnd);
+    process.stdin.resume();
+  }
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (parent !== 1 && process.ppid !== parent) {
+      stop(`the parent process ${parent} exited`);
+    }
+  }, 1_000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    process.stdin.off("end", onEnd);
+    process.stdin.off("close", onEnd);
+    if (piped) {
+      process.stdin.destroy();
+    }
+  };
 }
 
 /** Cancels every prompt and closes every session, so every log ends consistently. */

@@ -23,6 +23,19 @@ import {
   sendMethod,
   toolAnswerMethod,
 } from "./session-methods.js";
+import {
+  agentCurrentMethod,
+  agentListMethod,
+  logMethod,
+  metadataMethod,
+  nameGetMethod,
+  nameSetMethod,
+  planReadMethod,
+  sessionShutdownMethod,
+  toolsListMethod,
+  usageMethod,
+  workspaceMethod,
+} from "./state-methods.js";
 
 /** `connect {token?}`: the handshake; checks the connection token when one is required. */
 function connectMethod(connection: ClientConnection, raw: unknown) {
@@ -114,4 +127,18 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.
   "session.options.update": acceptedMethod,
   "session.eventLog.registerInterest": acceptedMethod,
+  "session.getMetadata": metadataMethod,
+  "sessions.getMetadata": metadataMethod,
+  "sessions.list": listMethod,
+  "sessions.delete": deleteMethod,
+  "session.log": logMethod,
+  "tools.list": toolsListMethod,
+  "session.name.get": nameGetMethod,
+  "session.name.set": nameSetMethod,
+  "session.usage.getMetrics": usageMethod,
+  "session.plan.read": planReadMethod,
+  "session.workspaces.getWorkspace": workspaceMethod,
+  "session.agent.list": agentListMethod,
+  "session.agent.getCurrent": agentCurrentMethod,
+  "session.shutdown": sessionShutdownMethod,
 };

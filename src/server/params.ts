@@ -18,9 +18,25 @@ export const sessionIdSchema = z
   .string()
   .regex(SESSION_ID_PATTERN, "expected letters, digits, '-' or '_' (at most 128), e.g. a UUID");
 
-const modeSchema = z.enum(["interactive", "autopilot"], {
-  error: "turnloop supports the modes interactive and autopilot",
+const modeSchema = z.enum(["interactive", "plan", "autopilot", "shell"], {
+  error: "the modes are interactive, plan, autopilot and shell",
 });
+
+const systemMessageSchema = z.looseObject({
+  mode: z.enum(["append", "replace", "customize"]).optional(),
+  content: z.string().optional(),
+  /** `customize`: Copilot's section ids → `{action, content?}`; `transform` asks the app. */
+  sections: z
+    .record(
+      z.string(),
+      z.looseObject({
+        action: z.enum(["replace", "remove", "append", "prepend", "preserve", "transform"]),
+        content: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
+export type SystemMessageParams = z.infer<typeof systemMessageSchema>;
 
 const toolDeclarationSchema = z.looseObject({
   name: z
@@ -43,6 +59,11 @@ const providerSchema = z.looseObject({
   baseUrl: z.string().min(1),
   apiKey: z.string().optional(),
   bearerToken: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Copilot's catalogue id of the model, used as its name when `model` is absent. */
+  modelId: z.string().min(1).optional(),
+  /** The model name sent on the wire (wins over `model` and `modelId`). */
+  wireModel: z.string().min(1).optional(),
 });
 
 export type ProviderParams = z.infer<typeof providerSchema>;
@@ -51,12 +72,14 @@ const sessionConfigShape = {
   model: z.string().min(1).optional(),
   provider: providerSchema.optional(),
   tools: z.array(toolDeclarationSchema).optional(),
-  systemMessage: z
-    .looseObject({
-      mode: z.enum(["append", "replace", "customize"]).optional(),
-      content: z.string().optional(),
-    })
-    .optional(),
+  systemMessage: systemMessageSchema.optional(),
+  /** Only these tools (built-in and the app's) are offered; `[]`: none. Absent: all. */
+  availableTools: z.array(z.string()).optional(),
+  /** These tools are not offered (applied after `availableTools`). */
+  excludedTools: z.array(z.string()).optional(),
+  /** The app's name, sent in the model requests' user agent. */
+  clientName: z.string().optional(),
+  reasoningEffort: z.string().min(1).optional(),
   requestPermission: z.boolean().optional(),
   hooks: z.boolean().optional(),
   streaming: z.boolean().optional(),
@@ -75,26 +98,44 @@ export type CreateParams = z.infer<typeof createParams>;
 
 export const resumeParams = z.looseObject({ ...sessionConfigShape, sessionId: sessionIdSchema });
 
-const attachmentSchema = z.union([
-  z.looseObject({
-    type: z.enum(["file", "directory"]),
-    path: z.string(),
-    displayName: z.string().optional(),
-  }),
-  z.looseObject({
-    type: z.literal("selection"),
-    filePath: z.string(),
-    text: z.string(),
-    displayName: z.string().optional(),
-  }),
-]);
+const position = z.looseObject({ line: z.number().int().min(0) });
+
+const attachmentSchema = z.discriminatedUnion(
+  "type",
+  [
+    z.looseObject({
+      type: z.enum(["file", "directory"]),
+      path: z.string(),
+      displayName: z.string().optional(),
+    }),
+    z.looseObject({
+      type: z.literal("selection"),
+      filePath: z.string(),
+      text: z.string(),
+      displayName: z.string().optional(),
+      /** 0-based lines, as Copilot sends them. */
+      selection: z.looseObject({ start: position, end: position }).optional(),
+    }),
+    z.looseObject({
+      type: z.literal("blob"),
+      /** Base64. */
+      data: z.string(),
+      mimeType: z.string().min(1),
+      displayName: z.string().optional(),
+    }),
+  ],
+  { error: "turnloop reads the attachment types file, directory, selection and blob" },
+);
 
 export const sendParams = z.looseObject({
   sessionId: sessionIdSchema,
   prompt: z.string(),
   attachments: z.array(attachmentSchema).optional(),
-  mode: z.enum(["enqueue", "immediate"]).optional(),
+  /** `enqueue` / `immediate`; a session mode here (`plan` …) is taken as `agentMode`. */
+  mode: z.enum(["enqueue", "immediate", "interactive", "plan", "autopilot", "shell"]).optional(),
   agentMode: modeSchema.optional(),
+  /** HTTP headers added to this prompt's model requests. */
+  requestHeaders: z.record(z.string(), z.string()).optional(),
 });
 export type SendParams = z.infer<typeof sendParams>;
 
@@ -111,6 +152,7 @@ export const modeSetParams = z.looseObject({ sessionId: sessionIdSchema, mode: m
 export const modelSwitchParams = z.looseObject({
   sessionId: sessionIdSchema,
   modelId: z.string().min(1),
+  reasoningEffort: z.string().min(1).optional(),
 });
 
 export const toolAnswerParams = z.looseObject({

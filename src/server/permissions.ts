@@ -13,7 +13,7 @@ import {
   type PermissionReply,
 } from "../agent/permission-gate.js";
 import type { PermissionRule } from "../agent/permission-rules.js";
-import type { JsonObject, SessionEventOf } from "../events/events.js";
+import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { Gates } from "./hooks.js";
@@ -84,6 +84,21 @@ export class PendingPermissions {
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
 
+  /** `event` with the wire-only fields Copilot SDK apps read (see protocol.ts). */
+  wireEvent(event: SessionEvent, cwd: string): object {
+    switch (event.type) {
+      case "permission.requested": {
+        const details = this.calls.get(event.data.toolCallId);
+        const permissionRequest = wirePermissionRequest(event.data, details, cwd);
+        return { ...event, data: { ...event.data, permissionRequest } };
+      }
+      case "permission.completed":
+        return { ...event, data: { ...event.data, result: { kind: completedKind(event.data) } } };
+      default:
+        return event;
+    }
+  }
+
   /** The gate's `ask`: waits for the app's answer; the gate settles it as cancelled on abort. */
   readonly ask: AskPermission = (request, signal) =>
     new Promise<PermissionReply>((settle) => {
@@ -128,10 +143,19 @@ function replyFor(result: { kind: string; feedback?: string | undefined }): Perm
     case "approve-permanently":
       return { decision: "allow", scope: "session" };
     case "user-not-available":
-      return { decision: "deny", scope: "once", reason: "no user was available to approve it" };
+    case "denied-no-approval-rule-and-could-not-request-from-user":
+      // Copilot's wording; the model goes on with it.
+      return {
+        decision: "deny",
+        scope: "once",
+        reason: "no user was available to approve it",
+        content: "Permission denied and could not request permission from user",
+      };
     default:
       if (kind === "reject" || kind.startsWith("denied")) {
-        return { decision: "deny", scope: "once", reason: feedback ?? "the user rejected it" };
+        // The user said no: as with Copilot, the prompt ends after this reply's tool calls.
+        const reason = feedback ?? "the user rejected it";
+        return { decision: "deny", scope: "once", reason, rejected: true };
       }
       throw new Error(
         `unknown permission decision "${kind}": use approve-once, approve-for-session, reject or user-not-available`,

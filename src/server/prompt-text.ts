@@ -1,31 +1,190 @@
-/** Text the server adds to what the loop gets: the app's system message and attachments. */
+/**
+ * Text the server adds to what the loop gets: the app's system message (append, replace, or
+ * customised sections) and a prompt's attachments, put to the model the way the Copilot CLI puts
+ * them (the recordings in `../shared/transcripts/copilot-sdk/session/should_send_with_*`).
+ */
 
-import type { SendParams } from "./params.js";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
+import type { SendParams, SystemMessageParams } from "./params.js";
 
-/** turnloop's system prompt with the app's `systemMessage`: appended, or replacing it. */
-export function systemPromptWith(
-  base: string,
-  message: { mode?: string | undefined; content?: string | undefined } | undefined,
-): string {
-  const content = message?.content;
-  if (content === undefined || content === "") {
-    return base;
-  }
-  return message?.mode === "replace" ? content : `${base}\n\n${content}`;
+/**
+ * The sections of turnloop's system prompt under Copilot's section ids: the first line is
+ * `identity`, the second `environment_context`, the "How to work" block `guidelines`, and what
+ * follows (the autopilot note) `last_instructions`.
+ */
+export type PromptSections = Array<{ id: string; content: string }>;
+
+export function promptSections(base: string): PromptSections {
+  const [identity = "", environment = "", ...rest] = base.split("\n");
+  const blocks = rest
+    .join("\n")
+    .trim()
+    .split(/\n\s*\n/);
+  const [guidelines = "", ...last] = blocks;
+  return [
+    { id: "identity", content: identity },
+    { id: "environment_context", content: environment },
+    { id: "guidelines", content: guidelines },
+    ...(last.length === 0 ? [] : [{ id: "last_instructions", content: last.join("\n\n") }]),
+  ];
 }
 
 /**
- * The prompt with its attachments named after it: files and folders by path (the model reads them
- * with its tools), selections with their text.
+ * turnloop's system prompt with the app's `systemMessage`: `append` (default) adds `content`;
+ * `replace` uses `content` alone; `customize` applies each section's action (`replace`, `remove`,
+ * `append`, `prepend`, `preserve`; a `transform` section takes `transformed[id]`, what the app's
+ * callback returned) and then appends `content`. Overrides of sections turnloop does not have add
+ * their content at the end; removing one is nothing to do (Copilot's documented fallback).
  */
-export function withAttachments(prompt: string, attachments: SendParams["attachments"]): string {
+export function systemPromptWith(
+  base: string,
+  message: SystemMessageParams | undefined,
+  transformed: Record<string, string> = {},
+): string {
+  const content = message?.content ?? "";
+  if (message?.mode === "replace") {
+    return content;
+  }
+  const parts = [base];
+  if (message?.mode === "customize" && message.sections !== undefined) {
+    const sections = promptSections(base);
+    const extra: string[] = [];
+    for (const [id, override] of Object.entries(message.sections)) {
+      const section = sections.find((candidate) => candidate.id === id);
+      const text = override.content ?? "";
+      if (section === undefined) {
+        if (override.action !== "remove" && text !== "") {
+          extra.push(text);
+        }
+        continue;
+      }
+      section.content = applied(section.content, override.action, text, transformed[id]);
+    }
+    parts[0] = sections
+      .map((section) => section.content)
+      .filter((text) => text !== "")
+      .join("\n\n");
+    parts.push(...extra);
+  }
+  if (content !== "") {
+    parts.push(content);
+  }
+  return parts.join("\n\n");
+}
+
+function applied(current: string, action: string, text: string, transformed?: string): string {
+  switch (action) {
+    case "replace":
+      return text;
+    case "remove":
+      return "";
+    case "append":
+      return `${current}\n${text}`;
+    case "prepend":
+      return `${text}\n${current}`;
+    case "transform":
+      return transformed ?? current;
+    default:
+      return current;
+  }
+}
+
+/** The section ids whose content the app transforms (`action: "transform"`). */
+export function transformedSections(message: SystemMessageParams | undefined): string[] {
+  if (message?.mode !== "customize" || message.sections === undefined) {
+    return [];
+  }
+  return Object.entries(message.sections)
+    .filter(([, override]) => override.action === "transform")
+    .map(([id]) => id);
+}
+
+type Attachment = NonNullable<SendParams["attachments"]>[number];
+
+/**
+ * The prompt as Copilot puts it to the model: a selection before it in `<ide_selection>`, files
+ * and folders after it in `<tagged_files>` (path, and the file's line count or the folder's item
+ * count; the model reads them with its tools), each part three blank lines apart. A `blob` is
+ * saved under the session folder's `files/` and tagged like a file, so `view` can show it.
+ */
+export async function withAttachments(
+  prompt: string,
+  attachments: SendParams["attachments"],
+  folders: { cwd: string; sessionDirectory: string },
+): Promise<string> {
   if (attachments === undefined || attachments.length === 0) {
     return prompt;
   }
-  const lines = attachments.map((attachment) =>
-    attachment.type === "selection"
-      ? `Selection from ${attachment.filePath}:\n${attachment.text}`
-      : `${attachment.type === "directory" ? "Directory" : "File"}: ${attachment.path}`,
-  );
-  return `${prompt}\n\nAttached:\n${lines.join("\n")}`;
+  const before: string[] = [];
+  const tagged: string[] = [];
+  for (const [index, attachment] of attachments.entries()) {
+    if (attachment.type === "selection") {
+      before.push(selectionText(attachment));
+    } else {
+      tagged.push(await taggedLine(attachment, index, folders));
+    }
+  }
+  const parts = [...before, prompt];
+  if (tagged.length > 0) {
+    parts.push(`<tagged_files>\n${tagged.join("\n")}\n</tagged_files>`);
+  }
+  return parts.join("\n\n\n\n");
+}
+
+function selectionText(attachment: Extract<Attachment, { type: "selection" }>): string {
+  const start = (attachment.selection?.start.line ?? 0) + 1;
+  const end = (attachment.selection?.end.line ?? start - 1) + 1;
+  const lines = end > start ? `lines ${start}-${end}` : `line ${start}`;
+  const name = attachment.displayName ?? attachment.filePath;
+  return [
+    "<ide_selection>",
+    "The user has the following text selected in their IDE. This may or may not be related to their request.",
+    `File: ${name} (${lines})`,
+    "```",
+    attachment.text,
+    "```",
+    "</ide_selection>",
+  ].join("\n");
+}
+
+async function taggedLine(
+  attachment: Exclude<Attachment, { type: "selection" }>,
+  index: number,
+  folders: { cwd: string; sessionDirectory: string },
+): Promise<string> {
+  switch (attachment.type) {
+    case "file": {
+      const path = resolve(folders.cwd, attachment.path);
+      const text = await readFile(path, "utf8").catch(() => undefined);
+      if (text === undefined) {
+        return `* ${path} (unreadable)`;
+      }
+      const count = text === "" ? 0 : text.replace(/\n$/, "").split("\n").length;
+      return `* ${path} (${count === 1 ? "line 1 of 1 lines" : `lines 1-${count} of ${count} lines`})`;
+    }
+    case "directory": {
+      const path = resolve(folders.cwd, attachment.path);
+      const entries = await readdir(path).catch(() => undefined);
+      return `* ${path} (${entries === undefined ? "unreadable" : `${entries.length} items`})`;
+    }
+    case "blob": {
+      const directory = join(folders.sessionDirectory, "files");
+      await mkdir(directory, { recursive: true });
+      const name = `attachment-${Date.now()}-${index}${extensionFor(attachment)}`;
+      const path = join(directory, name);
+      await writeFile(path, Buffer.from(attachment.data, "base64"));
+      const label = attachment.displayName === undefined ? "" : `${attachment.displayName}, `;
+      return `* ${path} (${label}${attachment.mimeType})`;
+    }
+  }
+}
+
+function extensionFor(attachment: { mimeType: string; displayName?: string | undefined }) {
+  const fromName = attachment.displayName === undefined ? "" : extname(attachment.displayName);
+  if (fromName !== "") {
+    return fromName;
+  }
+  const subtype = attachment.mimeType.split("/")[1] ?? "bin";
+  return `.${subtype.replace(/[^a-z0-9]/gi, "")}`;
 }

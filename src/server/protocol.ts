@@ -49,8 +49,13 @@ export interface SessionLifecycleNotification {
   metadata?: { startTime: string; modifiedTime: string; summary?: string };
 }
 
-/** Interactive (the default) or autopilot (keep working until `task_complete`). */
-export type SessionMode = "interactive" | "autopilot";
+/**
+ * Copilot's session modes: `interactive` (the default); `plan` (only tools that change nothing
+ * are offered, and the model is told to plan, not to make changes); `autopilot` (keep working
+ * until `task_complete`); `shell` (the prompt is a shell command: the model is told to run it with
+ * `bash` and report what it printed).
+ */
+export type SessionMode = "interactive" | "plan" | "autopilot" | "shell";
 
 /** A custom tool the app declares in `session.create` / `session.resume`. */
 export interface ToolDeclaration {
@@ -76,6 +81,12 @@ export interface ProviderConfig {
   baseUrl: string;
   apiKey?: string;
   bearerToken?: string;
+  /** Sent with every request to this provider. */
+  headers?: Record<string, string>;
+  /** The model's catalogue id: its name when `model` is absent. */
+  modelId?: string;
+  /** The model name sent on the wire (wins over `model` and `modelId`). */
+  wireModel?: string;
 }
 
 /** `session.create` params (the subset turnloop reads; other Copilot fields are ignored). */
@@ -86,13 +97,37 @@ export interface SessionCreateParams {
   model?: string;
   provider?: ProviderConfig;
   tools?: ToolDeclaration[];
-  systemMessage?: { mode?: "append" | "replace" | "customize"; content?: string };
+  /**
+   * `append` (default) adds `content`; `replace` uses `content` alone; `customize` applies
+   * `sections` (Copilot's ids: identity, environment_context, guidelines, last_instructions map
+   * onto turnloop's prompt; others append their content) with `replace`, `remove`, `append`,
+   * `prepend`, `preserve`, or `transform` (the server asks the app with `systemMessage.transform`).
+   */
+  systemMessage?: {
+    mode?: "append" | "replace" | "customize";
+    content?: string;
+    sections?: Record<string, { action: string; content?: string }>;
+  };
   /** The app answers `permission.requested`; otherwise the default policy decides. */
   requestPermission?: boolean;
   /** The app answers `hooks.invoke`. */
   hooks?: boolean;
-  /** Send `assistant.message_delta` / `assistant.reasoning_delta`. Default: true. */
+  /**
+   * `true`: streamed model requests and `assistant.message_delta` / `assistant.reasoning_delta`
+   * events. Otherwise (Copilot's default) non-streaming requests and no deltas.
+   */
   streaming?: boolean;
+  /** Only these tools (built-in and the app's) are offered; `[]`: none. Absent: all. */
+  availableTools?: string[];
+  /** These tools are not offered. */
+  excludedTools?: string[];
+  /** The app's name, put at the front of the model requests' user agent. */
+  clientName?: string;
+  /**
+   * Recorded with the model (`session.model_change`, `session.model.getCurrent`) and sent as
+   * `reasoning_effort` on the OpenAI wires.
+   */
+  reasoningEffort?: string;
   workingDirectory?: string;
   /** turnloop: run every tool without asking (deny rules still apply). */
   allowAllTools?: boolean;
@@ -120,7 +155,16 @@ export interface SessionCreateResult {
 /** A file the prompt refers to (Copilot `Attachment`, the kinds turnloop reads). */
 export type Attachment =
   | { type: "file" | "directory"; path: string; displayName?: string }
-  | { type: "selection"; filePath: string; text: string; displayName?: string };
+  | {
+      type: "selection";
+      filePath: string;
+      text: string;
+      displayName?: string;
+      /** 0-based lines. */
+      selection?: { start: { line: number }; end: { line: number } };
+    }
+  /** Base64 `data`; saved under the session folder and tagged for the model's `view`. */
+  | { type: "blob"; data: string; mimeType: string; displayName?: string };
 
 /** `session.send` params. Answered at once with `{messageId}`; the loop runs on. */
 export interface SessionSendParams {
@@ -129,8 +173,10 @@ export interface SessionSendParams {
   attachments?: Attachment[];
   /** `enqueue` (default): after what is running; `immediate`: next, ahead of other queued sends. */
   mode?: "enqueue" | "immediate";
-  /** This prompt only: `autopilot` or `interactive`; default: the session's mode. */
+  /** This prompt only; default: the session's mode. */
   agentMode?: SessionMode;
+  /** HTTP headers added to this prompt's model requests. */
+  requestHeaders?: Record<string, string>;
 }
 
 /** One line of `session.list`. */

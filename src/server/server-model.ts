@@ -1,13 +1,16 @@
 /**
- * Which model a server session uses. Copilot SDK apps name a model and may pass a BYOK `provider`
- * (`{type, wireApi, baseUrl, apiKey}`); turnloop names models `<provider>:<model>`. The rules:
+ * Which model a server session uses. Copilot SDK apps name a model (often bare, e.g.
+ * `claude-sonnet-4.5`) and may pass a BYOK `provider` (`{type, wireApi, baseUrl, apiKey, headers,
+ * modelId, wireModel}`); turnloop names models `<provider>:<model>`. The rules:
  *
- * 1. `provider` given: `type: "anthropic"` → `anthropic:<model>`; `wireApi: "responses"` →
- *    `openai:<model>`; otherwise `openai-chat:<model>` (Chat Completions), with the provider's
- *    `baseUrl` and key (`bearerToken` wins over `apiKey`). `azure` is not supported.
- * 2. `model` with a known `<provider>:` prefix: resolved as `--model` is (environment keys, base URL).
- * 3. Otherwise (no model, or a bare name such as `gpt-4.1`): the server's own model (`--model` /
- *    `TURNLOOP_MODEL`), since whoever started the server chose where its requests go.
+ * 1. `provider` given: `type: "anthropic"` → `anthropic:<name>`; `wireApi: "responses"` →
+ *    `openai:<name>`; otherwise `openai-chat:<name>` (Chat Completions), with the provider's
+ *    `baseUrl`, key (`bearerToken` wins over `apiKey`) and `headers`. The name sent on the wire is
+ *    `provider.wireModel`, else `model`, else `provider.modelId` (Copilot's BYOK fields), else the
+ *    recorded one on resume, else the server's configured model's name. `azure` is not supported.
+ * 2. Otherwise the SessionHost's one resolution: `<provider>:<model>` as `--model` is, a bare name
+ *    against the configured providers (see {@link SessionHost.resolveModelName}), no model at all =
+ *    the server's own (`--model` / `TURNLOOP_MODEL`).
  */
 
 import { contextWindow } from "../llm/model-catalogue.js";
@@ -17,7 +20,7 @@ import type { ProviderParams } from "./params.js";
 
 /**
  * Chooses the model for `session.create` / `session.resume` / `session.model.switchTo` by the
- * rules above. `fallbackName` is the model name to use with a `provider` when `model` is absent
+ * rules above. `fallbackName` is the model name to use with a `provider` when no name is given
  * (on resume: the name recorded in `session.start`). Never throws.
  */
 export function chooseModel(
@@ -27,17 +30,19 @@ export function chooseModel(
 ): ModelResolution {
   const { model, provider } = request;
   if (provider !== undefined) {
-    const name = model === undefined ? fallbackName : withoutPrefix(model);
+    const name =
+      provider.wireModel ??
+      (model === undefined ? undefined : withoutPrefix(model)) ??
+      provider.modelId ??
+      fallbackName ??
+      configuredName(host);
     if (name === undefined) {
-      return { ok: false, message: "a provider needs a model name: set model" };
+      return { ok: false, message: "a provider needs a model name: set model or provider.modelId" };
     }
     return byokModel(provider, name);
   }
-  if (model !== undefined && hasProviderPrefix(model)) {
-    return withMessage(host.resolveModel(model));
-  }
-  const chosen = host.resolveModel();
-  if (!chosen.ok && model !== undefined) {
+  const chosen = host.resolveModelName(model);
+  if (!chosen.ok && model !== undefined && !hasProviderPrefix(model)) {
     return {
       ok: false,
       message: `model "${model}" names no provider and the server has no model configured: use <provider>:<model> (e.g. openai-chat:${model}), pass a provider, or start the server with --model`,
@@ -46,23 +51,24 @@ export function chooseModel(
   return withMessage(chosen);
 }
 
-/** `models.list` entries in the Copilot SDK's `ModelInfo` shape, for the server's own model. */
+/**
+ * `models.list` entries in the Copilot SDK's `ModelInfo` shape: the server's configured model and
+ * those in `TURNLOOP_MODELS`, each that resolves, by its `<provider>:<model>` id (which
+ * `session.model.switchTo` and `model` take back, as does the bare model name).
+ */
 export function listedModels(host: SessionHost) {
-  const chosen = host.resolveModel();
-  if (!chosen.ok) {
-    return [];
-  }
-  const { id } = chosen.configuration;
-  return [
-    {
+  return host
+    .configuredModels()
+    .filter((id) => host.resolveModel(id).ok)
+    .map((id) => ({
       id,
-      name: id,
+      name: id.slice(id.indexOf(":") + 1),
       capabilities: {
-        supports: { vision: false, reasoningEffort: false },
+        supports: { vision: false, reasoningEffort: true },
         limits: { max_context_window_tokens: contextWindow(id, host.env) },
       },
-    },
-  ];
+      supportedReasoningEfforts: ["low", "medium", "high"],
+    }));
 }
 
 function byokModel(provider: ProviderParams, name: string): ModelResolution {
@@ -84,8 +90,14 @@ function byokModel(provider: ProviderParams, name: string): ModelResolution {
       baseUrl: provider.baseUrl.replace(/\/+$/, ""),
       // The AI SDK clients refuse to start without a key; local servers ignore it.
       apiKey: provider.bearerToken ?? provider.apiKey ?? "not-needed",
+      ...(provider.headers === undefined ? {} : { headers: provider.headers }),
     },
   };
+}
+
+function configuredName(host: SessionHost): string | undefined {
+  const [configured] = host.configuredModels();
+  return configured === undefined ? undefined : withoutPrefix(configured);
 }
 
 function withoutPrefix(model: string): string {

@@ -23,27 +23,22 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import type { Provider } from "../llm/provider.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
-import { type CreateParams, invalidParams, type SendParams } from "./params.js";
-import {
-  completedKind,
-  createGates,
-  PendingPermissions,
-  wirePermissionRequest,
-} from "./permissions.js";
-import { systemPromptWith, withAttachments } from "./prompt-text.js";
+import { invalidParams, type SendParams } from "./params.js";
+import { createGates, PendingPermissions } from "./permissions.js";
+import { withAttachments } from "./prompt-text.js";
 import type {
   HooksInvokeParams,
   HooksInvokeResult,
   SessionCreateResult,
   SessionMode,
 } from "./protocol.js";
+import { SessionChoices } from "./session-choices.js";
 
 /** The connection a session's notifications and hook calls go to. */
 export interface ClientLink {
@@ -57,24 +52,25 @@ export interface ClientLink {
   ): Promise<unknown>;
 }
 
-/** What an app registered for a session in `session.create` / `session.resume`. */
-export type SessionConfig = Pick<
-  CreateParams,
-  "tools" | "systemMessage" | "requestPermission" | "hooks" | "streaming" | "allowAllTools"
->;
+import {
+  askTransforms,
+  offeredTools,
+  requestProvider,
+  type SessionConfig,
+  systemPromptFor,
+} from "./session-settings.js";
 
-interface Job {
-  prompt: string;
-  autopilot: boolean;
-}
+export type { SessionConfig } from "./session-settings.js";
+
+/** One `session.send`, waiting in the queue or running. */
+type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & { mode: SessionMode };
 
 export class ServerSession {
   readonly id: string;
-  mode: SessionMode;
+  /** Model, effort and mode of the next prompts. */
+  readonly choices: SessionChoices;
   private link: ClientLink | undefined;
   private config: SessionConfig = {};
-  private model: ModelConfiguration;
-  private provider: Provider;
   private readonly permissions = new PendingPermissions();
   private readonly toolCalls: PendingToolCalls;
   private readonly hooks: HookRunner;
@@ -99,9 +95,7 @@ export class ServerSession {
     private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
-    this.mode = start.mode;
-    this.model = start.model;
-    this.provider = host.provider(start.model);
+    this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
     this.toolCalls = new PendingToolCalls(owner);
@@ -127,14 +121,34 @@ export class ServerSession {
     return this.link === link;
   }
 
+  /** `session.name.set`: the app's name for the session while it is open here. */
+  name: string | undefined;
+
   get modelId(): string {
-    return this.model.id;
+    return this.choices.model.id;
   }
 
-  /** Switches the model for the next prompts. */
-  switchModel(model: ModelConfiguration): void {
-    this.model = model;
-    this.provider = this.host.provider(model);
+  get mode(): SessionMode {
+    return this.choices.mode;
+  }
+
+  /** Sets the mode for the next prompts; a change is recorded as `session.mode_changed`. */
+  setMode(mode: SessionMode): void {
+    const change = this.choices.setMode(mode);
+    if (change !== undefined) {
+      this.emitSafely(change);
+    }
+  }
+
+  /**
+   * Switches the model (and reasoning effort) for the next prompts; a change is recorded as
+   * `session.model_change`.
+   */
+  switchModel(model: ModelConfiguration, reasoningEffort?: string): void {
+    const change = this.choices.switchModel(model, reasoningEffort);
+    if (change !== undefined) {
+      this.emitSafely(change);
+    }
   }
 
   /** The `session.create` / `session.resume` answer. */
@@ -144,9 +158,9 @@ export class ServerSession {
       workspacePath: this.session.directory,
       startTime: this.session.start.startTime,
       isRemote: false,
-      mode: this.mode,
+      mode: this.choices.mode,
       capabilities: { ui: { elicitation: false } },
-      modelState: { modelId: this.model.id },
+      modelState: { modelId: this.choices.model.id },
     };
   }
 
@@ -159,22 +173,33 @@ export class ServerSession {
     if (this.closed !== undefined) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const job = {
-      prompt: withAttachments(params.prompt, params.attachments),
-      autopilot: (params.agentMode ?? this.mode) === "autopilot",
+    const sessionMode =
+      params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
+    const job: Job = {
+      prompt: params.prompt,
+      mode: params.agentMode ?? sessionMode ?? this.choices.mode,
+      ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
+      ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
     };
     if (params.mode === "immediate") {
       this.queue.unshift(job);
     } else {
       this.queue.push(job);
     }
-    this.draining ??= this.drain();
+    if (this.draining === undefined) {
+      this.draining = this.drain();
+    } else {
+      this.queueChanged();
+    }
     return randomUUID();
   }
 
   /** Cancels the running prompt and drops queued ones; resolves once the session is idle. */
   async abort(): Promise<void> {
-    this.queue.length = 0;
+    if (this.queue.length > 0) {
+      this.queue.length = 0;
+      this.queueChanged();
+    }
     this.controller?.abort();
     await this.draining;
   }
@@ -222,6 +247,9 @@ export class ServerSession {
     try {
       // `await` always yields, so `finally` runs after `this.draining` is set.
       for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
+        if (this.heldIdle !== undefined || this.controller !== undefined) {
+          this.queueChanged();
+        }
         await this.runJob(job);
       }
     } finally {
@@ -245,7 +273,10 @@ export class ServerSession {
     this.controller = controller;
     const { signal } = controller;
     try {
-      let text = job.prompt;
+      let text = await withAttachments(job.prompt, job.attachments, {
+        cwd: this.session.cwd,
+        sessionDirectory: this.session.directory,
+      });
       const startSource = this.startSource;
       this.startSource = undefined;
       if (startSource !== undefined) {
@@ -255,7 +286,7 @@ export class ServerSession {
       text = await this.hooks.prompt("userPromptSubmitted", { prompt: text }, text, signal);
       let source: UserMessageSource = "user";
       for (let blocks = 0; ; blocks++) {
-        const settings = this.settingsFor(job.autopilot);
+        const settings = await this.settingsFor(job, signal);
         const outcome = await this.session.prompt(settings, text, { signal, source });
         if ("error" in outcome) {
           const input = { error: outcome.error.message, errorContext: "model_call" };
@@ -300,12 +331,17 @@ export class ServerSession {
     }
   }
 
-  private settingsFor(autopilot: boolean): SessionAgentSettings {
+  private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
     const options: SessionOptions = {
       ...this.host.policy,
-      model: this.model,
-      provider: this.provider,
-      autopilot,
+      model: this.choices.model,
+      provider: requestProvider(
+        this.choices.provider,
+        this.config,
+        job.requestHeaders,
+        this.choices.reasoningEffort,
+      ),
+      autopilot: job.mode === "autopilot",
       allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,
     };
@@ -314,12 +350,23 @@ export class ServerSession {
     const tools = settings.tools.filter(
       (tool) => !overridden.has(tool.name) || this.externalTools.includes(tool),
     );
+    const transformed =
+      this.link === undefined
+        ? {}
+        : await askTransforms(this.link, this.id, settings.systemPrompt, this.config, signal);
     return {
       ...settings,
-      systemPrompt: systemPromptWith(settings.systemPrompt, this.config.systemMessage),
-      tools: tools.map((tool) => this.wrap(tool)),
+      systemPrompt: systemPromptFor(settings.systemPrompt, this.config, job.mode, transformed),
+      tools: offeredTools(tools, this.config, job.mode).map((tool) => this.wrap(tool)),
       authorize: this.authorize,
+      // As the Copilot CLI: once the user rejects a call, the model is not asked again.
+      endAfterRejection: true,
     };
+  }
+
+  /** Tells the app that the prompts waiting behind the running one changed (ephemeral). */
+  private queueChanged(): void {
+    this.emitSafely({ type: "pending_messages.modified", data: {} });
   }
 
   private wrap(tool: AnyTool): AnyTool {
@@ -390,25 +437,19 @@ export class ServerSession {
       this.heldIdle = event;
       return;
     }
-    const wire = this.toWire(event);
+    const wire = this.permissions.wireEvent(event, this.session.cwd);
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
     this.link?.notify("session.event", { sessionId: this.id, event: wire });
-  }
-
-  /** Adds the wire-only fields Copilot SDK apps read (see protocol.ts). */
-  private toWire(event: SessionEvent): object {
-    switch (event.type) {
-      case "permission.requested": {
-        const details = this.permissions.calls.get(event.data.toolCallId);
-        const permissionRequest = wirePermissionRequest(event.data, details, this.session.cwd);
-        return { ...event, data: { ...event.data, permissionRequest } };
-      }
-      case "permission.completed":
-        return { ...event, data: { ...event.data, result: { kind: completedKind(event.data) } } };
-      default:
-        return event;
+    if (event.type === "assistant.usage") {
+      // Copilot's context-window report after each model call (the window is not known here: 0).
+      const messagesLength = this.session.history.messages.length;
+      const currentTokens = event.data.inputTokens ?? 0;
+      this.emitSafely({
+        type: "session.usage_info",
+        data: { currentTokens, tokenLimit: 0, messagesLength },
+      });
     }
   }
 }

@@ -64,6 +64,14 @@ export async function createMethod(
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
   serverSession.attach(connection, configOf(params));
+  // Copilot sends `session.start` live, before the answer (the SDK's `onEvent` sees it).
+  for (const event of session.openingEvents) {
+    connection.notify("session.event", { sessionId: session.id, event });
+  }
+  serverSession.choices.byok = params.provider !== undefined;
+  if (params.reasoningEffort !== undefined) {
+    serverSession.switchModel(choice.configuration, params.reasoningEffort);
+  }
   broadcast(server, "session.lifecycle", {
     type: "session.created",
     sessionId: session.id,
@@ -102,9 +110,13 @@ export async function resumeMethod(
     if (!choice.ok) {
       throw invalidParams(`session.resume: ${choice.message}`);
     }
-    serverSession.switchModel(choice.configuration);
+    serverSession.switchModel(choice.configuration, params.reasoningEffort);
+    serverSession.choices.byok = params.provider !== undefined;
+  } else if (params.reasoningEffort !== undefined) {
+    serverSession.switchModel(serverSession.choices.model, params.reasoningEffort);
   }
   serverSession.attach(connection, configOf(params));
+  server.detached.delete(params.sessionId);
   return serverSession.describe();
 }
 
@@ -152,7 +164,15 @@ async function reopen(
   }
   await startMcp(server, session, params.mcpServers);
   const mode = params.mode ?? server.defaultMode;
-  return open(server, session, { model: choice.configuration, mode, source: "resume" });
+  const reopened = open(server, session, {
+    model: { ...choice.configuration, id: recorded },
+    mode,
+    source: "resume",
+  });
+  // Records `session.model_change` when the app resumes with another model (or effort).
+  reopened.switchModel(choice.configuration, params.reasoningEffort);
+  reopened.choices.byok = params.provider !== undefined;
+  return reopened;
 }
 
 /**
@@ -186,12 +206,16 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
 }
 
 /**
- * `session.getMessages` / `session.getEvents`: the persisted events, as on disk.
- * @throws invalidParams for a session that does not exist; internalError naming the cause when
- * the log exists but cannot be read (permissions, I/O).
+ * `session.getMessages` / `session.getEvents`: the persisted events, as on disk. As with Copilot,
+ * a session the app detached here cannot be read until resumed ("Session not found").
+ * @throws invalidParams for a session that does not exist or was detached; internalError naming
+ * the cause when the log exists but cannot be read (permissions, I/O).
  */
 export async function getMessagesMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.getMessages", sessionOnlyParams, raw);
+  if (connection.server.detached.has(sessionId)) {
+    throw invalidParams(`Session not found: ${sessionId} (it was disconnected: resume it first)`);
+  }
   try {
     const { events } = await connection.server.host.readEvents(sessionId);
     return { events };
@@ -209,7 +233,11 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
 /** `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. */
 export async function detachMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.detach", sessionOnlyParams, raw);
-  await connection.server.sessions.get(sessionId)?.detach();
+  const session = connection.server.sessions.get(sessionId);
+  if (session !== undefined) {
+    connection.server.detached.add(sessionId);
+    await session.detach();
+  }
   return { success: true };
 }
 
@@ -236,30 +264,38 @@ export function modeGetMethod(connection: ClientConnection, raw: unknown) {
   return openSession(connection.server, sessionId).mode;
 }
 
-/** `session.mode.set`: applies from the next prompt on. */
+/** `session.mode.set`: applies from the next prompt on; records `session.mode_changed`. */
 export function modeSetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId, mode } = parseParams("session.mode.set", modeSetParams, raw);
   const session = openSession(connection.server, sessionId);
   const status = session.mode === mode ? "unchanged" : "changed";
-  session.mode = mode;
+  session.setMode(mode);
   return { status, modelChanged: false, modeApplied: true };
 }
 
 export function modelGetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.model.getCurrent", sessionOnlyParams, raw);
-  return { modelId: openSession(connection.server, sessionId).modelId };
+  const session = openSession(connection.server, sessionId);
+  const effort = session.choices.reasoningEffort;
+  return { modelId: session.modelId, ...(effort === undefined ? {} : { reasoningEffort: effort }) };
 }
 
-/** `session.model.switchTo {modelId}`: a `<provider>:<model>` id; applies from the next prompt. */
+/**
+ * `session.model.switchTo {modelId, reasoningEffort?}`: a `<provider>:<model>` id, a `models.list`
+ * id, or a bare name resolved against the configured providers (or the session's BYOK provider);
+ * applies from the next prompt and records `session.model_change`.
+ */
 export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
   const { server } = connection;
-  const { sessionId, modelId } = parseParams("session.model.switchTo", modelSwitchParams, raw);
-  const session = openSession(server, sessionId);
-  const choice = chooseModel({ model: modelId }, server.host);
+  const params = parseParams("session.model.switchTo", modelSwitchParams, raw);
+  const session = openSession(server, params.sessionId);
+  const choice = session.choices.byok
+    ? { ok: true as const, configuration: session.choices.withModelName(params.modelId) }
+    : chooseModel({ model: params.modelId }, server.host);
   if (!choice.ok) {
     throw invalidParams(`session.model.switchTo: ${choice.message}`);
   }
-  session.switchModel(choice.configuration);
+  session.switchModel(choice.configuration, params.reasoningEffort);
   return { modelId: choice.configuration.id };
 }
 
@@ -294,10 +330,13 @@ export function acceptedMethod(connection: ClientConnection, raw: unknown) {
   return { success: true };
 }
 
-function openSession(server: ServerContext, sessionId: string): ServerSession {
+/** @throws ResponseError `-32602` "Session not found" (Copilot's words) unless it is open here. */
+export function openSession(server: ServerContext, sessionId: string): ServerSession {
   const session = server.sessions.get(sessionId);
-  if (session === undefined) {
-    throw invalidParams(`session ${sessionId} is not open: create or resume it first`);
+  if (session === undefined || session.closing) {
+    throw invalidParams(
+      `Session not found: ${sessionId} (it is not open in this server: create or resume it)`,
+    );
   }
   return session;
 }
@@ -331,7 +370,11 @@ function open(
 
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
-  return { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools };
+  const { availableTools, excludedTools, clientName } = params;
+  return {
+    ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
+    ...{ availableTools, excludedTools, clientName },
+  };
 }
 
 /** Names must be unique, and a built-in name needs `overridesBuiltInTool`. */

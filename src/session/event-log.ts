@@ -75,6 +75,12 @@ const KNOWN_EVENT_TYPES = {
   "hook.start": true,
   "hook.end": true,
   "session.mcp_server_status_changed": true,
+  "session.model_change": true,
+  "session.mode_changed": true,
+  "session.usage_info": true,
+  "pending_messages.modified": true,
+  "session.info": true,
+  "session.warning": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {

@@ -8,6 +8,7 @@ import type { AskPermission } from "../agent/permission-gate.js";
 import { parseRules } from "../agent/permission-gate.js";
 import {
   createProvider,
+  hasProviderPrefix,
   type ModelConfiguration,
   type ProviderTuning,
   resolveModel,
@@ -99,6 +100,37 @@ export class SessionHost {
   }
 
   /**
+   * As {@link resolveModel}, and a bare name (`claude-sonnet-4.5`, as Copilot SDK apps name
+   * models) is resolved against the configured providers: the configured or listed
+   * (`TURNLOOP_MODELS`) id with that model name, else that name on the configured model's
+   * provider and endpoint. Never throws.
+   */
+  resolveModelName(name: string | undefined): ModelResolution {
+    return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
+  }
+
+  /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
+  configuredModels(): string[] {
+    const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
+    const ids = [this.face.model ?? this.env.TURNLOOP_MODEL, ...listed];
+    return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
+  }
+
+  /** `modelId`, or for a bare name the configured id it names (see {@link resolveModel}). */
+  private withProvider(modelId: string): string {
+    if (hasProviderPrefix(modelId)) {
+      return modelId;
+    }
+    const configured = this.configuredModels().filter(hasProviderPrefix);
+    const named = configured.find((id) => id.slice(id.indexOf(":") + 1) === modelId);
+    const first = configured[0];
+    if (named !== undefined || first === undefined) {
+      return named ?? modelId;
+    }
+    return `${first.slice(0, first.indexOf(":"))}:${modelId}`;
+  }
+
+  /**
    * The model of a reopened session: `--model` when given, else the one recorded in its
    * `session.start`; when that does not resolve (e.g. its key is not set here), the configured
    * model. The recorded model's problem is reported when neither resolves.
@@ -117,8 +149,8 @@ export class SessionHost {
    * those listed in `TURNLOOP_MODELS` (comma-separated), each once and only if it resolves.
    */
   modelChoices(current: string, recorded: string): string[] {
-    const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
-    const candidates = [this.face.model ?? this.env.TURNLOOP_MODEL, recorded, ...listed];
+    const [configured, ...listed] = this.configuredModels();
+    const candidates = [configured, recorded, ...listed];
     const choices = [current];
     for (const id of candidates) {
       if (id !== undefined && id !== "" && !choices.includes(id) && this.resolveModel(id).ok) {
@@ -134,7 +166,8 @@ export class SessionHost {
    * `stream_options`).
    */
   provider(configuration: ModelConfiguration): Provider {
-    const key = JSON.stringify([configuration.id, configuration.baseUrl, configuration.apiKey]);
+    const { id, baseUrl, apiKey, headers } = configuration;
+    const key = JSON.stringify([id, baseUrl, apiKey, headers]);
     let provider = this.providers.get(key);
     if (provider === undefined) {
       provider = createProvider(configuration, this.policy.tuning);

@@ -69,6 +69,11 @@ export interface ToolResult {
   isError: boolean;
   /** Images for models that take them in tool results (base64); others get `content` only. */
   images?: ToolImage[];
+  /**
+   * Why an error result failed, when it is not a plain failure: `denied` (a policy refused it) or
+   * `rejected` (the user or app refused it), e.g. a Copilot SDK tool's `resultType`. Default: `failed`.
+   */
+  errorCode?: "denied" | "rejected";
 }
 
 /** An image in a tool result. */
@@ -90,6 +95,12 @@ export interface Tool<Input = unknown> {
   kind: ToolKind;
   /** Whether a call can change anything outside the process. When in doubt, `true`. */
   mutates: boolean;
+  /**
+   * Calls may run at the same time as the batch's other calls even though the tool mutates,
+   * because something else orders its work (an SDK app runs its own tools, as with Copilot,
+   * whose parallel custom-tool calls and their permission prompts arrive together).
+   */
+  concurrent?: boolean;
   /**
    * Runs the call. Must honour `context.signal` and should return errors as `{isError: true}`;
    * anything it throws is turned into an error result by the loop.

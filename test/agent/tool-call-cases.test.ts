@@ -38,11 +38,11 @@ describe("case 12: unknown tool", () => {
         success: false,
         result: {
           content:
-            "Tool 'execute_python' does not exist. Available tools: read_file, write_file, get_time.",
+            "Tool 'execute_python' does not exist. Available tools that can be called are read_file, write_file, get_time.",
         },
         error: {
           message:
-            "Tool 'execute_python' does not exist. Available tools: read_file, write_file, get_time.",
+            "Tool 'execute_python' does not exist. Available tools that can be called are read_file, write_file, get_time.",
           code: "unknown_tool",
         },
       },

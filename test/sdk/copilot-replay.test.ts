@@ -1,14 +1,16 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import {
   approveAll,
   CopilotClient,
   defineTool,
+  type MessageOptions,
   RuntimeConnection,
   type SessionConfig,
 } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import { mergeAssistants } from "../support/normalise-request.js";
 import {
   loadTranscript,
   transcriptResponder,
@@ -18,14 +20,31 @@ import { type Fixture, requestMessages, startFixture } from "./support.js";
 
 /**
  * Recorded Copilot SDK conversations (claude-sonnet-4.5) replayed through the official
- * `@github/copilot-sdk` driving turnloop: the app side (custom tools, permission handler, hooks)
- * is what the recorded test did, and the recorded final answers must come back.
+ * `@github/copilot-sdk` driving turnloop: the app side (custom tools, permission handler, hooks,
+ * attachments) is what the recorded test did; a reply recorded as several assistant messages is
+ * served as several `choices[]`, as the Copilot API sent it; the recorded final answers must come
+ * back, and user messages must equal the recorded ones (the matcher compares them exactly).
+ *
+ * Coverage of `../shared/transcripts/copilot-sdk/` (directories with core-behaviour recordings):
+ *
+ * | directory | replayed here | why not (the rest) |
+ * |---|---|---|
+ * | session | stateful conversation, availableTools, file / directory / selection attachments | blob: the image part Copilot sends is not a text message turnloop reproduces; the rest never reach the model or need GitHub (metadata, list, log: copilot-classes.test.ts) |
+ * | multi_turn | both | |
+ * | tools | parallel custom tools, a throwing tool | others use Copilot-only tools (sql, skill, task) |
+ * | tool_results | denied, rejected (the prompt ends) | structured/telemetry results check Copilot's telemetry |
+ * | permissions | handler that cannot ask | concurrent prompts: copilot-classes.test.ts; others replay the same exchanges |
+ * | hooks | preToolUse deny | the other hook recordings are the same exchange as tools/ |
+ * | builtin_tools | edit then view | shell output markers differ (`<exited with exit code 0>`) |
+ * | abort, compaction, mcp*, skills, subagent_hooks, rpc_*, customagents, canvas, session_fs*, telemetry, … | no | cancellation timing (abort), other lanes (compaction, MCP), or out of scope (agents, canvas, GitHub, telemetry) |
  */
 const directory = transcriptsDirectory();
 
 interface Scenario {
   file: string;
-  prompts: string[];
+  prompts: Array<string | MessageOptions>;
+  /** The recording ends with a tool call: turnloop must not ask the model again either. */
+  endsAfterTool?: boolean;
   files?: Record<string, string>;
   config: Omit<SessionConfig, "model" | "provider">;
   /** Tool results turnloop must give exactly as recorded, by tool name. */
@@ -86,7 +105,9 @@ const SCENARIOS: Scenario[] = [
   {
     file: "permissions/should_deny_tool_operations_when_handler_explicitly_denies.yaml",
     prompts: ["Run 'node --version'"],
-    config: { onPermissionRequest: () => ({ kind: "reject" }) },
+    // The recording's handler could not ask anyone: the model gets Copilot's text and goes on.
+    config: { onPermissionRequest: () => ({ kind: "user-not-available" }) },
+    exactResults: ["bash"],
   },
   {
     file: "hooks/should_deny_tool_execution_when_pretooluse_returns_deny.yaml",
@@ -97,7 +118,118 @@ const SCENARIOS: Scenario[] = [
       hooks: { onPreToolUse: async () => ({ permissionDecision: "deny" }) },
     },
   },
+  {
+    file: "multi_turn/should_handle_file_creation_then_reading_across_turns.yaml",
+    prompts: [
+      "Create a file called 'greeting.txt' with the content 'Hello from multi-turn test'.",
+      "Read the file 'greeting.txt' and tell me its exact contents.",
+    ],
+    config: { onPermissionRequest: approveAll },
+  },
+  {
+    file: "builtin_tools/should_edit_a_file_successfully.yaml",
+    prompts: [
+      "Edit the file 'edit_me.txt': replace 'Hello World' with 'Hi Universe'. Then read it back and tell me its contents.",
+    ],
+    files: { "edit_me.txt": "Hello World\nGoodbye World\n" },
+    config: { onPermissionRequest: approveAll },
+  },
+  {
+    file: "session/should_create_a_session_with_availabletools.yaml",
+    prompts: ["What is 1+1?"],
+    config: { onPermissionRequest: approveAll, availableTools: ["view", "edit"] },
+  },
+  {
+    file: "session/should_send_with_file_attachment.yaml",
+    prompts: [
+      {
+        prompt: "Read the attached file and reply with its contents.",
+        attachments: [{ type: "file", path: "attached-file.txt" }],
+      },
+    ],
+    files: { "attached-file.txt": "FILE_ATTACHMENT_SENTINEL" },
+    config: { onPermissionRequest: approveAll },
+  },
+  {
+    file: "session/should_send_with_directory_attachment.yaml",
+    prompts: [
+      {
+        prompt: "List the attached directory.",
+        attachments: [{ type: "directory", path: "attached-directory" }],
+      },
+    ],
+    files: { "attached-directory/readme.txt": "inside" },
+    config: { onPermissionRequest: approveAll },
+  },
+  {
+    file: "session/should_send_with_selection_attachment.yaml",
+    prompts: [
+      {
+        prompt: "Summarize the selected code.",
+        attachments: [
+          {
+            type: "selection",
+            filePath: "selected-file.cs",
+            displayName: "selected-file.cs",
+            selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 37 } },
+            text: 'string Value = "SELECTION_SENTINEL";',
+          },
+        ],
+      },
+    ],
+    config: { onPermissionRequest: approveAll },
+  },
+  {
+    file: "tool_results/should_handle_tool_result_with_denied_resulttype.yaml",
+    prompts: [
+      "Use access_secret to get the API key. If access is denied, tell me it was 'access denied'.",
+    ],
+    config: {
+      onPermissionRequest: approveAll,
+      tools: [
+        defineTool("access_secret", {
+          parameters: { type: "object", properties: {} },
+          handler: () => ({
+            textResultForLlm: "Access denied: insufficient permissions to read secrets",
+            resultType: "denied",
+          }),
+        }),
+      ],
+    },
+    exactResults: ["access_secret"],
+  },
+  {
+    file: "tool_results/should_handle_tool_result_with_rejected_resulttype.yaml",
+    prompts: [
+      "Deploy the service using deploy_service. If it's rejected, tell me it was 'rejected by policy'.",
+    ],
+    endsAfterTool: true,
+    config: {
+      onPermissionRequest: approveAll,
+      tools: [
+        defineTool("deploy_service", {
+          parameters: { type: "object", properties: {} },
+          handler: () => ({
+            textResultForLlm: "Deployment rejected by policy",
+            resultType: "rejected",
+          }),
+        }),
+      ],
+    },
+  },
 ];
+
+/** Attachment paths as the recorded test gave them: absolute, under the working directory. */
+function absolute(options: MessageOptions, cwd: string): MessageOptions {
+  const attachments = options.attachments?.map((attachment) =>
+    "path" in attachment
+      ? { ...attachment, path: join(cwd, attachment.path) }
+      : "filePath" in attachment
+        ? { ...attachment, filePath: join(cwd, attachment.filePath) }
+        : attachment,
+  );
+  return { ...options, ...(attachments === undefined ? {} : { attachments }) };
+}
 
 let fixture: Fixture;
 let client: CopilotClient;
@@ -120,10 +252,12 @@ describe.skipIf(directory === undefined)("recorded conversations through the Cop
     "%s",
     async (file, scenario) => {
       for (const [path, content] of Object.entries(scenario.files ?? {})) {
+        await mkdir(dirname(join(fixture.cwd, path)), { recursive: true });
         await writeFile(join(fixture.cwd, path), content);
       }
       const transcript = loadTranscript(join(directory ?? "", file), { workdir: fixture.cwd });
-      fixture.model.setResponder(transcriptResponder(transcript));
+      fixture.model.setResponder(transcriptResponder(transcript, { splitChoices: true }));
+      const requestsBefore = fixture.model.requests.length;
       const session = await client.createSession({
         ...scenario.config,
         model: "claude-sonnet-4.5",
@@ -131,14 +265,20 @@ describe.skipIf(directory === undefined)("recorded conversations through the Cop
       });
       const answers: string[] = [];
       for (const prompt of scenario.prompts) {
-        const reply = await session.sendAndWait({ prompt }, 15_000);
+        const options = typeof prompt === "string" ? { prompt } : absolute(prompt, fixture.cwd);
+        const reply = await session.sendAndWait(options, 15_000);
         answers.push(reply?.data.content ?? "");
       }
       const longest = transcript.conversations.reduce((a, b) => (b.length > a.length ? b : a));
-      const recorded = longest.filter(
+      // One model request per recorded reply, and no more: a prompt that ended is not retried.
+      const replies = mergeAssistants(longest).filter((message) => message.role === "assistant");
+      expect(fixture.model.requests.length - requestsBefore).toBe(replies.length);
+      const recorded = mergeAssistants(longest).filter(
         (message) => message.role === "assistant" && (message.toolCalls ?? []).length === 0,
       );
-      expect(answers).toEqual(recorded.map((message) => message.content).slice(-answers.length));
+      if (!scenario.endsAfterTool) {
+        expect(answers).toEqual(recorded.map((message) => message.content).slice(-answers.length));
+      }
       const received = requestMessages(fixture.model, -1);
       for (const name of scenario.exactResults ?? []) {
         const calls = received.flatMap((message) =>

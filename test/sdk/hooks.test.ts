@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HookType, SessionEvent } from "../../src/events/events.js";
@@ -88,7 +88,15 @@ describe("hooks through hooks.invoke", () => {
     const last = requestMessages(fixture.model, -1).at(-1);
     expect(last).toEqual({ role: "user", content: "Now say bye." });
 
-    const persisted = await session.getMessages();
+    // Disconnected, the session cannot be read over the wire any more (Copilot: "Session not
+    // found"); its log on disk has every event, the sessionEnd hook's included.
+    await expect(session.getMessages()).rejects.toThrow(/Session not found/);
+    const persisted = (
+      await readFile(join(fixture.home, "session-state", session.sessionId, "events.jsonl"), "utf8")
+    )
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as SessionEvent);
     expect(
       persisted
         .map((event) => event.type)

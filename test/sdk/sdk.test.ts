@@ -49,6 +49,11 @@ describe("the SDK against the built server (stdio)", () => {
     );
     const reply = await session.sendAndWait({ prompt: "Read notes.txt" });
     expect(reply?.data.content).toBe("It says hello.");
+    // Copilot's context report after each model call: the request's input tokens, the history.
+    const usageInfo = (messagesLength: number) => ({
+      type: "session.usage_info",
+      data: { currentTokens: usage.inputTokens, tokenLimit: 0, messagesLength },
+    });
     const turnEnd = (turnId: string, finishReason: string) => ({
       type: "assistant.turn_end",
       data: { turnId, status: "completed", finishReason },
@@ -70,6 +75,7 @@ describe("the SDK against the built server (stdio)", () => {
         },
       },
       { type: "assistant.usage", data: { model: MODEL, turnId: "turn-1", ...usage } },
+      usageInfo(2),
       {
         type: "tool.execution_start",
         data: { toolCallId: "call_1", toolName: "view", arguments: { path: "notes.txt" } },
@@ -102,6 +108,7 @@ describe("the SDK against the built server (stdio)", () => {
         },
       },
       { type: "assistant.usage", data: { model: MODEL, turnId: "turn-2", ...usage } },
+      usageInfo(4),
       turnEnd("turn-2", "stop"),
       { type: "session.idle", data: { stopReason: "end_turn" } },
     ]);
@@ -130,6 +137,7 @@ describe("the SDK against the built server (stdio)", () => {
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
+      "session.usage_info",
       "assistant.turn_end",
       "session.idle",
     ]);
@@ -180,6 +188,9 @@ describe("the SDK against the built server (stdio)", () => {
         throw new Error("the service is down");
       },
     });
+    // Copilot's wording for a handler that threw, which apps and models read.
+    const BROKEN =
+      "Failed to execute `broken` tool with arguments: {} due to error: Error: the service is down";
     const session = await client.createSession({
       tools: [lookup("lookup_city", "Paris"), lookup("lookup_country", "France"), broken],
     });
@@ -204,8 +215,8 @@ describe("the SDK against the built server (stdio)", () => {
         toolCallId: "call_broken",
         toolName: "broken",
         success: false,
-        result: { content: "Tool 'broken' failed: the service is down" },
-        error: { message: "Tool 'broken' failed: the service is down", code: "failed" },
+        result: { content: BROKEN },
+        error: { message: BROKEN, code: "failed" },
       },
       {
         toolCallId: "call_city",
@@ -233,11 +244,11 @@ describe("the SDK against the built server (stdio)", () => {
     expect(toolMessages.map((message) => [message.tool_call_id, message.content])).toEqual([
       ["call_city", "Paris (capital)"],
       ["call_country", "France (home)"],
-      ["call_broken", "Tool 'broken' failed: the service is down"],
+      ["call_broken", BROKEN],
     ]);
   });
 
-  test("permission handler: allow, then deny with feedback; without a handler the default policy denies", async () => {
+  test("permission handler: allow, then reject with feedback (the prompt ends there, as with Copilot); without a handler the default policy denies", async () => {
     const asked: PermissionRequest[] = [];
     const session = await client.createSession({
       onPermissionRequest: (request) => {
@@ -251,9 +262,12 @@ describe("the SDK against the built server (stdio)", () => {
     fixture.model.enqueue(
       { toolCalls: [{ id: "call_a", name: "bash", arguments: '{"command":"echo allowed"}' }] },
       { toolCalls: [{ id: "call_b", name: "bash", arguments: '{"command":"echo denied"}' }] },
-      { text: "ok" },
     );
+    const requestsBefore = fixture.model.requests.length;
     await session.sendAndWait({ prompt: "run two commands" });
+    // The rejected call ends the prompt: two model requests, no third one after the rejection.
+    expect(fixture.model.requests.length - requestsBefore).toBe(2);
+    expect(events.at(-1)).toMatchObject({ type: "session.idle", data: { stopReason: "end_turn" } });
     expect(
       asked.map((request) => [request.kind, request.fullCommandText, request.toolCallId]),
     ).toEqual([

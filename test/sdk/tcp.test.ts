@@ -55,7 +55,7 @@ describe("turnloop --headless --port N", () => {
     const wrong = await peer.request("connect", { token: "guess" });
     expect(wrong.error).toEqual({
       code: -32001,
-      message: "connect: wrong or missing connection token",
+      message: "AUTHENTICATION_FAILED: connect: wrong or missing connection token",
     });
     await closed;
     await expect(new TurnloopClient({ port, connectionToken: "guess" }).start()).rejects.toThrow(

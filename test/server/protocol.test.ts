@@ -44,7 +44,7 @@ describe("turnloop --headless --stdio on the wire", () => {
     const notOpen = await peer.request("session.send", { sessionId: "abc", prompt: "hi" });
     expect(notOpen.error).toEqual({
       code: -32602,
-      message: "session abc is not open: create or resume it first",
+      message: "Session not found: abc (it is not open in this server: create or resume it)",
     });
     const badTool = await peer.request("session.create", {
       tools: [{ name: "bash", description: "mine" }],

@@ -12,7 +12,7 @@ import type {
   Wire,
 } from "./fake-model-types.js";
 import { isJsonObject, type JsonValue, stringField } from "./json.js";
-import { joined, renderReply } from "./render-reply.js";
+import { joined, renderChatCompletion, renderReply } from "./render-reply.js";
 import { failure, validateRequest } from "./validate-history.js";
 
 export type {
@@ -186,11 +186,18 @@ class ScriptedModelServer implements FakeModelServer {
       this.streamedReasoning.set(call.id, joined(reply.reasoning));
     }
     const model = isJsonObject(record.body) ? stringField(record.body, "model") : undefined;
-    const events = renderReply(record.wire, reply, {
+    const context = {
       sequence: this.replySequence,
       model: model ?? "fake-model",
       createdAt: Math.floor(Date.now() / 1000),
-    });
+    };
+    if (record.wire === "openai-chat" && isJsonObject(record.body) && record.body.stream !== true) {
+      // No `stream: true`: a non-streaming completion, as real servers answer (after `delayMs`).
+      await sleepUnlessClosed(response, reply.delayMs ?? 0);
+      sendJson(response, 200, renderChatCompletion(reply, context));
+      return;
+    }
+    const events = renderReply(record.wire, reply, context);
     await play(response, eventPieces(events, reply, this.options.splitBytes));
   }
 }

@@ -34,7 +34,7 @@ export interface SemanticReply {
   finish?: Finish;
   /** null = send no usage at all (Anthropic: zeros, its stream schema requires the fields); default {input: 10, output: 5} */
   usage?: Usage | null;
-  /** write each SSE event then wait this many ms (default 0) */
+  /** write each SSE event then wait this many ms (default 0); a non-streaming reply waits once */
   delayMs?: number;
   /** after sending `stallAfterEvents` SSE events, keep the connection open and send nothing */
   stallAfterEvents?: number;
@@ -42,6 +42,11 @@ export interface SemanticReply {
   breakAfterEvents?: number;
   /** "end" (default): a clean end of the body without the wire's terminator; "reset": a TCP reset */
   breakBy?: "end" | "reset";
+  /**
+   * OpenAI Chat only: split the reply across `choices[]` as the Copilot API does, the text in
+   * choice 0 and each tool call in a choice of its own (1, 2 …), each with its own finish reason.
+   */
+  splitChoices?: boolean;
 }
 
 export type RawPiece = string | Buffer | { holdMs: number } | { hold: true } | { reset: true };

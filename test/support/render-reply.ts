@@ -66,8 +66,9 @@ function renderChat(reply: SemanticReply, context: RenderContext): SseEvent[] {
   const chunk = (choices: JsonValue[], extra: JsonObject = {}): SseEvent => ({
     data: json({ ...envelope, choices, ...extra }),
   });
-  const delta = (fields: JsonObject, finishReason: string | null = null): SseEvent =>
-    chunk([{ index: 0, delta: fields, logprobs: null, finish_reason: finishReason }]);
+  const split = reply.splitChoices === true;
+  const delta = (fields: JsonObject, finishReason: string | null = null, choice = 0): SseEvent =>
+    chunk([{ index: choice, delta: fields, logprobs: null, finish_reason: finishReason }]);
 
   const events: SseEvent[] = [delta({ role: "assistant", content: "" })];
   for (const piece of pieces(reply.reasoning)) {
@@ -76,25 +77,75 @@ function renderChat(reply: SemanticReply, context: RenderContext): SseEvent[] {
   for (const piece of pieces(reply.text)) {
     events.push(delta({ content: piece }));
   }
-  (reply.toolCalls ?? []).forEach((call, index) => {
+  if (split) {
+    events.push(delta({}, "stop"));
+  }
+  (reply.toolCalls ?? []).forEach((call, position) => {
+    // Split: each call is the only call (index 0) of its own choice, as the Copilot API sends.
+    const choice = split ? position + 1 : 0;
+    const index = split ? 0 : position;
     const opening = {
       index,
       id: call.id,
       type: "function",
       function: { name: call.name, arguments: "" },
     };
-    events.push(delta({ tool_calls: [opening] }));
+    events.push(delta({ tool_calls: [opening] }, null, choice));
     for (const piece of pieces(call.arguments)) {
-      events.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      events.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }, null, choice));
+    }
+    if (split) {
+      events.push(delta({}, "tool_calls", choice));
     }
   });
-  events.push(delta({}, finishOf(reply)));
+  if (!split) {
+    events.push(delta({}, finishOf(reply)));
+  }
   const usage = usageOf(reply);
   if (usage !== undefined) {
     events.push(chunk([], { usage: chatUsage(usage) }));
   }
   events.push({ data: "[DONE]" });
   return events;
+}
+
+/**
+ * The reply as a non-streaming Chat Completions body (the request had no `stream: true`);
+ * `splitChoices` puts the text and each tool call in choices of their own.
+ */
+export function renderChatCompletion(reply: SemanticReply, context: RenderContext): JsonObject {
+  const text = reply.text === undefined ? null : joined(reply.text);
+  const calls = (reply.toolCalls ?? []).map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: joined(call.arguments) },
+  }));
+  const message = (content: string | null, toolCalls: JsonValue[]): JsonObject => ({
+    role: "assistant",
+    content,
+    ...(reply.reasoning === undefined ? {} : { reasoning_content: joined(reply.reasoning) }),
+    ...(toolCalls.length === 0 ? {} : { tool_calls: toolCalls }),
+  });
+  const choices: JsonValue[] =
+    reply.splitChoices === true
+      ? [
+          { index: 0, message: message(text, []), finish_reason: "stop" },
+          ...calls.map((call, position) => ({
+            index: position + 1,
+            message: message(null, [call]),
+            finish_reason: "tool_calls",
+          })),
+        ]
+      : [{ index: 0, message: message(text, calls), finish_reason: finishOf(reply) }];
+  const usage = usageOf(reply);
+  return {
+    id: `chatcmpl-${context.sequence}`,
+    object: "chat.completion",
+    created: context.createdAt,
+    model: context.model,
+    choices,
+    ...(usage === undefined ? {} : { usage: chatUsage(usage) }),
+  };
 }
 
 function chatUsage(usage: Usage): JsonObject {

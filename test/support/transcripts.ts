@@ -113,7 +113,10 @@ function recordedMessage(value: JsonValue, values: Record<string, string>): Chat
  * assistant and tool messages only line up by position, because tool outputs (paths, dates,
  * error wording) differ between the recording agent and turnloop.
  */
-export function transcriptResponder(transcript: Transcript): (request: RecordedRequest) => Reply {
+export function transcriptResponder(
+  transcript: Transcript,
+  options: { splitChoices?: boolean } = {},
+): (request: RecordedRequest) => Reply {
   const servedErrors = new Set<TranscriptError>();
   return (request) => {
     const received = withoutSystem(normaliseMessages(request.wire, request.body));
@@ -135,11 +138,38 @@ export function transcriptResponder(transcript: Transcript): (request: RecordedR
       if (next?.role === "assistant" && matchLength(received, recorded) === received.length) {
         const text = next.content === "" ? {} : { text: next.content };
         const toolCalls = next.toolCalls ?? [];
-        return { ...text, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+        // A reply recorded as several assistant messages came as several choices (Copilot API).
+        const split =
+          options.splitChoices === true && recordedParts(conversation, received.length) > 1;
+        return {
+          ...text,
+          ...(toolCalls.length > 0 ? { toolCalls } : {}),
+          ...(split ? { splitChoices: true } : {}),
+        };
       }
     }
     return mismatchReply(transcript, received);
   };
+}
+
+/** How many recorded assistant messages make up the merged message at `index`. */
+function recordedParts(conversation: ChatMessage[], index: number): number {
+  const raw = conversation.filter((message) => message.role !== "system");
+  let merged = -1;
+  let parts = 0;
+  for (const [position, message] of raw.entries()) {
+    const joins = message.role === "assistant" && raw[position - 1]?.role === "assistant";
+    if (!joins) {
+      merged += 1;
+      parts = 0;
+    }
+    if (merged === index) {
+      parts += 1;
+    } else if (merged > index) {
+      break;
+    }
+  }
+  return parts;
 }
 
 function withoutSystem(messages: ChatMessage[]): ChatMessage[] {

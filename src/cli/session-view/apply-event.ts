@@ -128,6 +128,13 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "tool.execution_partial_result":
     case "session.idle":
     case "session.mcp_server_status_changed":
+    // SDK-server events (model and mode switches, app log lines, queue and context reports).
+    case "session.model_change":
+    case "session.mode_changed":
+    case "session.usage_info":
+    case "pending_messages.modified":
+    case "session.info":
+    case "session.warning":
       return;
     default: {
       // A new event type fails to compile here until the view places it.

@@ -1,0 +1,148 @@
+/**
+ * How a server session's prompt is run: which tools it offers (the app's `availableTools` /
+ * `excludedTools`, the mode), the system prompt, and what each model request carries (streaming
+ * or not, the app's headers and user agent). Kept apart from {@link ServerSession}, which owns the
+ * queue and the wire.
+ */
+
+import type { LlmEvent, ModelRequest, Provider } from "../llm/provider.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import type { CreateParams } from "./params.js";
+import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
+import type { SessionMode } from "./protocol.js";
+
+/** How long the app may take to answer `systemMessage.transform` (ms). */
+const TRANSFORM_TIMEOUT_MS = 30_000;
+
+/** The part of the app's connection the transform request needs. */
+interface Requester {
+  request(
+    method: string,
+    params: object,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<unknown>;
+}
+
+/** What an app registered for a session in `session.create` / `session.resume`. */
+export type SessionConfig = Pick<
+  CreateParams,
+  | "tools"
+  | "systemMessage"
+  | "requestPermission"
+  | "hooks"
+  | "streaming"
+  | "allowAllTools"
+  | "availableTools"
+  | "excludedTools"
+  | "clientName"
+>;
+
+/** Said to the model in `plan` and `shell` mode, after the system prompt. */
+const MODE_NOTES: Partial<Record<SessionMode, string>> = {
+  plan: "Plan mode: investigate with the read-only tools and answer with a plan (steps, files, risks). Do not change files or run commands; only tools that change nothing are available.",
+  shell:
+    "Shell mode: the user's message is a shell command. Run it exactly as given with the bash tool and report what it printed.",
+};
+
+/**
+ * The tools offered: the app's `availableTools` (only these; `[]` = none) minus `excludedTools`;
+ * in plan mode only those that change nothing.
+ */
+export function offeredTools(
+  tools: readonly AnyTool[],
+  config: SessionConfig,
+  mode: SessionMode,
+): AnyTool[] {
+  const available =
+    config.availableTools === undefined ? undefined : new Set(config.availableTools);
+  const excluded = new Set(config.excludedTools ?? []);
+  return tools.filter(
+    (tool) =>
+      (available === undefined || available.has(tool.name)) &&
+      !excluded.has(tool.name) &&
+      (mode !== "plan" || !tool.mutates),
+  );
+}
+
+/** The system prompt for `mode` with the app's `systemMessage` (transformed sections applied). */
+export function systemPromptFor(
+  base: string,
+  config: SessionConfig,
+  mode: SessionMode,
+  transformed: Record<string, string>,
+): string {
+  const prompt = systemPromptWith(base, config.systemMessage, transformed);
+  const note = MODE_NOTES[mode];
+  return note === undefined ? prompt : `${prompt}\n\n${note}`;
+}
+
+/**
+ * `provider` with what this session's requests carry: non-streaming unless the app asked for
+ * `streaming: true` (as the Copilot CLI does: no `stream` key, no deltas), the headers (the
+ * prompt's `requestHeaders`, `clientName` at the front of the user agent), the reasoning effort.
+ */
+export function requestProvider(
+  provider: Provider,
+  config: SessionConfig,
+  requestHeaders: Record<string, string> | undefined,
+  reasoningEffort: string | undefined,
+): Provider {
+  const headers: Record<string, string> = { ...requestHeaders };
+  if (config.clientName !== undefined && config.clientName !== "") {
+    // The AI SDK appends its own tokens to a user agent it is given.
+    headers["user-agent"] = `${config.clientName} turnloop`;
+  }
+  const extra: Pick<ModelRequest, "streaming" | "headers" | "reasoningEffort"> = {
+    streaming: config.streaming === true,
+    ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+    ...(Object.keys(headers).length === 0 ? {} : { headers }),
+  };
+  return {
+    id: provider.id,
+    stream: (request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> =>
+      provider.stream({ ...request, ...extra }, signal),
+  };
+}
+
+/**
+ * The app's `systemMessage.transform` answer for the sections it transforms (Copilot's request:
+ * `{sessionId, sections: {id: {content}}}` → `{sections: {id: {content}}}`); the sections as they
+ * are when the app fails to answer. Nothing is asked when no section is transformed.
+ */
+export async function askTransforms(
+  link: Requester,
+  sessionId: string,
+  base: string,
+  config: SessionConfig,
+  signal: AbortSignal,
+): Promise<Record<string, string>> {
+  const ids = transformedSections(config.systemMessage);
+  if (ids.length === 0) {
+    return {};
+  }
+  const current = Object.fromEntries(
+    promptSections(base)
+      .filter((section) => ids.includes(section.id))
+      .map((section) => [section.id, section.content]),
+  );
+  const sections = Object.fromEntries(
+    Object.entries(current).map(([id, content]) => [id, { content }]),
+  );
+  try {
+    const params = { sessionId, sections };
+    const answer = (await link.request(
+      "systemMessage.transform",
+      params,
+      signal,
+      TRANSFORM_TIMEOUT_MS,
+    )) as { sections?: Record<string, { content?: unknown }> } | null;
+    return Object.fromEntries(
+      Object.entries(answer?.sections ?? {}).flatMap(([id, section]) =>
+        typeof section.content === "string" ? [[id, section.content]] : [],
+      ),
+    );
+  } catch {
+    return current;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * The Copilot SDK's session-state methods that map onto turnloop (metadata by id, `session.log`,
+ * server `tools.list`, name, usage, plan, workspace, agents, shutdown). Names, params and results
+ * are Copilot's (`../shared/reference/copilot-protocol.md`, Appendix A); what turnloop has no
+ * counterpart for answers a clear error instead (see unsupported.ts).
+ */
+
+import { z } from "zod";
+import { toolSpecifications } from "../agent/loop.js";
+import type { SessionEvent } from "../events/events.js";
+import { builtinTools } from "../tools/index.js";
+import type { ClientConnection } from "./connection.js";
+import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
+import type { SessionListEntry } from "./protocol.js";
+import { openSession } from "./session-methods.js";
+
+/** `session.getMetadata {sessionId}` → `{session?}`: the `session.list` entry of that id. */
+export async function metadataMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.getMetadata", sessionOnlyParams, raw);
+  const summaries = await connection.server.host.list();
+  const summary = summaries.find((candidate) => candidate.sessionId === sessionId);
+  if (summary === undefined) {
+    return {};
+  }
+  const session: SessionListEntry = {
+    sessionId: summary.sessionId,
+    startTime: summary.startTime ?? summary.lastActivity,
+    modifiedTime: summary.lastActivity,
+    isRemote: false,
+    ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
+    ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
+    ...(summary.model === null ? {} : { model: summary.model }),
+    turns: summary.turns,
+  };
+  return { session };
+}
+
+const logParams = z.looseObject({
+  sessionId: sessionIdSchema,
+  message: z.string(),
+  level: z.enum(["info", "warning", "error"]).optional(),
+  type: z.string().optional(),
+  ephemeral: z.boolean().optional(),
+  url: z.string().optional(),
+  tip: z.string().optional(),
+});
+
+/**
+ * `session.log {message, level?, type?, url?, tip?}` → `{eventId}`: records `session.info`,
+ * `session.warning` or (level `error`) `session.error` with `errorType: "app"`, as Copilot emits
+ * its events. turnloop keeps every such event in the log (`ephemeral` is not honoured).
+ */
+export function logMethod(connection: ClientConnection, raw: unknown) {
+  const params = parseParams("session.log", logParams, raw);
+  const session = openSession(connection.server, params.sessionId).session;
+  const type = params.type ?? "notification";
+  const url = params.url === undefined ? {} : { url: params.url };
+  let event: SessionEvent;
+  switch (params.level ?? "info") {
+    case "warning":
+      event = session.emit({
+        type: "session.warning",
+        data: { warningType: type, message: params.message, ...url },
+      });
+      break;
+    case "error":
+      event = session.emit({
+        type: "session.error",
+        data: { errorType: "app", message: params.message },
+      });
+      break;
+    default:
+      event = session.emit({
+        type: "session.info",
+        data: {
+          infoType: type,
+          message: params.message,
+          ...url,
+          ...(params.tip === undefined ? {} : { tip: params.tip }),
+        },
+      });
+  }
+  return { eventId: event.id };
+}
+
+/** `tools.list {model?}` → `{tools}`: turnloop's built-in tools as the model is offered them. */
+export function toolsListMethod() {
+  const tools = toolSpecifications(builtinTools()).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema,
+  }));
+  return { tools };
+}
+
+const nameParams = z.looseObject({ sessionId: sessionIdSchema, name: z.string().min(1) });
+
+/** `session.name.get` → `{name}`: the name set for this open session, else its first prompt. */
+export async function nameGetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.name.get", sessionOnlyParams, raw);
+  const session = openSession(connection.server, sessionId);
+  if (session.name !== undefined) {
+    return { name: session.name };
+  }
+  const summaries = await connection.server.host.list();
+  const summary = summaries.find((candidate) => candidate.sessionId === sessionId);
+  return summary?.firstPrompt === null || summary === undefined
+    ? {}
+    : { name: summary.firstPrompt };
+}
+
+/** `session.name.set {name}`: kept while the session is open here (not written to its log). */
+export function nameSetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId, name } = parseParams("session.name.set", nameParams, raw);
+  openSession(connection.server, sessionId).name = name;
+  return { success: true };
+}
+
+/**
+ * `session.usage.getMetrics` → token totals of the session's model requests (from its
+ * `assistant.usage` events), and the number of requests.
+ */
+export async function usageMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.usage.getMetrics", sessionOnlyParams, raw);
+  openSession(connection.server, sessionId);
+  const { events } = await connection.server.host.readEvents(sessionId);
+  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let requests = 0;
+  const byModel: Record<string, { requests: number; inputTokens: number; outputTokens: number }> =
+    {};
+  for (const event of events) {
+    if (event.type !== "assistant.usage") {
+      continue;
+    }
+    requests += 1;
+    totals.inputTokens += event.data.inputTokens ?? 0;
+    totals.outputTokens += event.data.outputTokens ?? 0;
+    totals.cacheReadTokens += event.data.cacheReadTokens ?? 0;
+    totals.cacheWriteTokens += event.data.cacheWriteTokens ?? 0;
+    const model = byModel[event.data.model] ?? { requests: 0, inputTokens: 0, outputTokens: 0 };
+    byModel[event.data.model] = model;
+    model.requests += 1;
+    model.inputTokens += event.data.inputTokens ?? 0;
+    model.outputTokens += event.data.outputTokens ?? 0;
+  }
+  return { ...totals, requests, modelMetrics: byModel };
+}
+
+/**
+ * `session.plan.read` → `{exists, content}`: the last `update_plan` entries as a Markdown list
+ * (`[x]` done, `[~]` in progress, `[ ]` pending).
+ */
+export async function planReadMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.plan.read", sessionOnlyParams, raw);
+  openSession(connection.server, sessionId);
+  const { events } = await connection.server.host.readEvents(sessionId);
+  const last = events.findLast((event) => event.type === "session.plan_updated");
+  const entries = last?.type === "session.plan_updated" ? last.data.entries : [];
+  if (entries.length === 0) {
+    return { exists: false, content: "" };
+  }
+  const marks = { completed: "[x]", in_progress: "[~]", pending: "[ ]" } as const;
+  const lines = entries.map((entry) => `- ${marks[entry.status]} ${entry.content}`);
+  return { exists: true, content: lines.join("\n") };
+}
+
+/** `session.workspaces.getWorkspace` → the session's folder and working directory. */
+export function workspaceMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.workspaces.getWorkspace", sessionOnlyParams, raw);
+  const { session } = openSession(connection.server, sessionId);
+  return { workspace: { id: session.id, path: session.directory, cwd: session.cwd } };
+}
+
+/** `session.agent.list` / `getCurrent`: turnloop has one agent and no custom agents. */
+export function agentListMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.agent.list", sessionOnlyParams, raw);
+  openSession(connection.server, sessionId);
+  return { agents: [] };
+}
+
+export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.agent.getCurrent", sessionOnlyParams, raw);
+  openSession(connection.server, sessionId);
+  return { agent: null };
+}
+
+/** `session.shutdown`: ends the app's use of the session, as `session.detach` does. */
+export async function sessionShutdownMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.shutdown", sessionOnlyParams, raw);
+  const session = openSession(connection.server, sessionId);
+  connection.server.detached.add(sessionId);
+  await session.detach();
+  return { success: true };
+}

@@ -1,0 +1,517 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  approveAll,
+  CopilotClient,
+  type CopilotSession,
+  defineTool,
+  type PermissionRequest,
+  RuntimeConnection,
+  type SessionConfig,
+  type SessionEvent,
+} from "@github/copilot-sdk";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import type { RecordedRequest } from "../support/fake-model-types.js";
+import { type Fixture, startFixture } from "./support.js";
+
+/**
+ * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
+ * by class (issue 16): each test drives turnloop through the SDK and asserts the app's view and
+ * the requests turnloop sent to the model.
+ */
+
+let fixture: Fixture;
+let client: CopilotClient;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  client = new CopilotClient({
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
+    workingDirectory: fixture.cwd,
+  });
+  await client.start();
+});
+afterAll(async () => {
+  await client.stop();
+  await fixture.close();
+});
+
+type Body = {
+  model?: string;
+  stream?: boolean;
+  messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
+  tools?: Array<{ function: { name: string } }>;
+};
+
+function body(request: RecordedRequest | undefined): Body {
+  return request?.body as unknown as Body;
+}
+
+/** The fake server's requests from `from` on. */
+function requestsSince(from: number): RecordedRequest[] {
+  return fixture.model.requests.slice(from);
+}
+
+function provider(extra: Record<string, unknown> = {}): SessionConfig["provider"] {
+  return { type: "openai", baseUrl: `${fixture.model.url}/v1`, apiKey: "dummy", ...extra };
+}
+
+function record(session: CopilotSession): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  session.on((event: SessionEvent) => events.push(event));
+  return events;
+}
+
+const REPORT_INTENT = { id: "call_intent", name: "report_intent", arguments: '{"intent":"x"}' };
+
+describe("non-streaming sessions and split replies", () => {
+  test.each([
+    [false, "non-streaming"],
+    [true, "streaming"],
+  ])(
+    "streaming: %s — every choice of a split reply is merged; unknown tools get Copilot's wording",
+    async (streaming) => {
+      const session = await client.createSession({
+        onPermissionRequest: approveAll,
+        model: "claude-sonnet-4.5",
+        provider: provider(),
+        ...(streaming ? { streaming: true } : {}),
+      });
+      const events = record(session);
+      await writeFile(join(fixture.cwd, "split.txt"), "split\n");
+      const from = fixture.model.requests.length;
+      fixture.model.enqueue(
+        {
+          text: "Reading it.",
+          toolCalls: [
+            REPORT_INTENT,
+            { id: "call_view", name: "view", arguments: '{"path":"split.txt"}' },
+          ],
+          splitChoices: true,
+        },
+        { text: "It says split." },
+      );
+      const reply = await session.sendAndWait({ prompt: "Read split.txt" });
+      expect(reply?.data.content).toBe("It says split.");
+      const sent = requestsSince(from).map(body);
+      expect(sent.map((request) => request.stream === true)).toEqual([streaming, streaming]);
+      const first = events.find((event) => event.type === "assistant.message");
+      expect(first?.type === "assistant.message" && first.data).toMatchObject({
+        content: "Reading it.",
+        toolRequests: [
+          { toolCallId: "call_intent", name: "report_intent" },
+          { toolCallId: "call_view", name: "view" },
+        ],
+      });
+      expect(events.some((event) => event.type === "assistant.message_delta")).toBe(streaming);
+      const results = sent[1]?.messages.filter((message) => message.role === "tool");
+      expect(results?.map((message) => [message.tool_call_id, message.content])).toEqual([
+        [
+          "call_intent",
+          "Tool 'report_intent' does not exist. Available tools that can be called are view, create, edit, grep, glob, bash, update_plan.",
+        ],
+        ["call_view", "1. split\n2."],
+      ]);
+      await session.disconnect();
+    },
+  );
+});
+
+describe("model selection", () => {
+  test("bare names, switchTo with reasoning effort, models.list ids, provider modelId and wireModel", async () => {
+    // No provider: a bare name runs on the server's configured provider and endpoint.
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      model: "claude-sonnet-4.5",
+    });
+    const events = record(session);
+    let from = fixture.model.requests.length;
+    fixture.model.enqueue({ text: "one" }, { text: "two" });
+    await session.sendAndWait({ prompt: "hi" });
+    expect(body(requestsSince(from)[0]).model).toBe("claude-sonnet-4.5");
+    await session.setModel("gpt-5.4", { reasoningEffort: "high" });
+    from = fixture.model.requests.length;
+    await session.sendAndWait({ prompt: "again" });
+    expect(body(requestsSince(from)[0]).model).toBe("gpt-5.4");
+    expect(requestsSince(from)[0]?.body).toMatchObject({ reasoning_effort: "high" });
+    const change = events.find((event) => event.type === "session.model_change");
+    expect(change?.data).toEqual({
+      previousModel: "openai-compatible:claude-sonnet-4.5",
+      newModel: "openai-compatible:gpt-5.4",
+      reasoningEffort: "high",
+    });
+    expect(await session.rpc.model.getCurrent()).toMatchObject({
+      modelId: "openai-compatible:gpt-5.4",
+      reasoningEffort: "high",
+    });
+    const models = await client.listModels();
+    expect(models.map((model) => model.id)).toEqual(["openai-compatible:fake-model"]);
+    await session.setModel(models[0]?.id ?? "");
+    await session.disconnect();
+
+    // A provider without a model: provider.modelId names it; wireModel wins on the wire.
+    for (const [extra, wire] of [
+      [{ modelId: "claude-sonnet-4.5" }, "claude-sonnet-4.5"],
+      [{ modelId: "claude-sonnet-4.5", wireModel: "test-wire-model" }, "test-wire-model"],
+    ] as const) {
+      const byok = await client.createSession({
+        onPermissionRequest: approveAll,
+        provider: provider(extra),
+      });
+      from = fixture.model.requests.length;
+      fixture.model.enqueue({ text: "ok" });
+      await byok.sendAndWait({ prompt: "hi" });
+      expect(body(requestsSince(from)[0]).model).toBe(wire);
+      await byok.disconnect();
+    }
+  });
+});
+
+describe("tool sets", () => {
+  test("availableTools, excludedTools and the empty tool set, on create and on resume", async () => {
+    const names = async (session: CopilotSession) => {
+      const from = fixture.model.requests.length;
+      fixture.model.enqueue({ text: "ok" });
+      await session.sendAndWait({ prompt: "list" });
+      return (body(requestsSince(from)[0]).tools ?? []).map((tool) => tool.function.name);
+    };
+    const lookup = defineTool("lookup", { parameters: { type: "object" }, handler: () => "x" });
+    const only = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [lookup],
+      availableTools: ["view", "lookup"],
+    });
+    expect(await names(only)).toEqual(["view", "lookup"]);
+    const without = await client.createSession({
+      onPermissionRequest: approveAll,
+      excludedTools: ["bash", "edit"],
+    });
+    expect(await names(without)).not.toContain("bash");
+    expect(await names(without)).toContain("view");
+    const none = await client.createSession({
+      onPermissionRequest: approveAll,
+      availableTools: [],
+    });
+    expect(await names(none)).toEqual([]);
+    await none.disconnect();
+    const resumed = await client.resumeSession(none.sessionId, {
+      onPermissionRequest: approveAll,
+      availableTools: ["grep"],
+    });
+    expect(await names(resumed)).toEqual(["grep"]);
+    await Promise.all([only.disconnect(), without.disconnect(), resumed.disconnect()]);
+  });
+});
+
+describe("system message", () => {
+  test("append, replace, customised sections and a transform callback", async () => {
+    const systemOf = async (config: Partial<SessionConfig>) => {
+      const session = await client.createSession({ onPermissionRequest: approveAll, ...config });
+      const from = fixture.model.requests.length;
+      fixture.model.enqueue({ text: "ok" });
+      await session.sendAndWait({ prompt: "hi" });
+      await session.disconnect();
+      const system = body(requestsSince(from)[0]).messages.find((m) => m.role === "system");
+      return String(system?.content);
+    };
+    const appended = await systemOf({ systemMessage: { content: "Always say APPENDED." } });
+    expect(appended).toMatch(/^You are turnloop[\s\S]*\n\nAlways say APPENDED\.$/);
+    expect(await systemOf({ systemMessage: { mode: "replace", content: "Only this." } })).toBe(
+      "Only this.",
+    );
+    const customised = await systemOf({
+      systemMessage: {
+        mode: "customize",
+        sections: {
+          identity: { action: "replace", content: "You are a test agent." },
+          guidelines: { action: "remove" },
+          environment_context: { action: (current: string) => `${current} TRANSFORMED` },
+          tone: { action: "append", content: "Be brief." },
+        },
+        content: "END",
+      },
+    });
+    expect(customised).toMatch(
+      /^You are a test agent\.\n\nWorking directory: .* TRANSFORMED\n\nBe brief\.\n\nEND$/,
+    );
+  });
+});
+
+describe("user message shape", () => {
+  test("file, directory, selection and blob attachments as Copilot puts them to the model", async () => {
+    await writeFile(join(fixture.cwd, "attached-file.txt"), "FILE_ATTACHMENT_SENTINEL\n");
+    await mkdir(join(fixture.cwd, "attached-directory"), { recursive: true });
+    await writeFile(join(fixture.cwd, "attached-directory", "a.txt"), "a");
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const from = fixture.model.requests.length;
+    fixture.model.enqueue({ text: "ok" });
+    await session.sendAndWait({
+      prompt: "Look.",
+      attachments: [
+        {
+          type: "selection",
+          filePath: join(fixture.cwd, "selected-file.cs"),
+          displayName: "selected-file.cs",
+          selection: { start: { line: 1, character: 0 }, end: { line: 1, character: 10 } },
+          text: 'string Value = "SELECTION_SENTINEL";',
+        },
+        { type: "file", path: join(fixture.cwd, "attached-file.txt") },
+        { type: "directory", path: join(fixture.cwd, "attached-directory") },
+        { type: "blob", data: "iVBORw0KGgo=", mimeType: "image/png", displayName: "pixel.png" },
+      ],
+    });
+    const user = body(requestsSince(from)[0]).messages.find((m) => m.role === "user");
+    const content = String(user?.content).replaceAll(fixture.cwd, "<cwd>");
+    expect(content.replace(/attachment-\d+-3/, "attachment-N")).toBe(
+      [
+        "<ide_selection>",
+        "The user has the following text selected in their IDE. This may or may not be related to their request.",
+        "File: selected-file.cs (line 2)",
+        "```",
+        'string Value = "SELECTION_SENTINEL";',
+        "```",
+        "</ide_selection>",
+        "",
+        "",
+        "",
+        "Look.",
+        "",
+        "",
+        "",
+        "<tagged_files>",
+        "* <cwd>/attached-file.txt (line 1 of 1 lines)",
+        "* <cwd>/attached-directory (1 items)",
+        `* ${fixture.home}/session-state/${session.sessionId}/files/attachment-N.png (pixel.png, image/png)`,
+        "</tagged_files>",
+      ].join("\n"),
+    );
+    await session.disconnect();
+  });
+});
+
+describe("modes", () => {
+  test("mode.set and send({mode}) take plan and shell; session.mode_changed; plan offers read-only tools", async () => {
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events = record(session);
+    await session.rpc.mode.set({ mode: "plan" });
+    expect(await session.rpc.mode.get()).toBe("plan");
+    let from = fixture.model.requests.length;
+    fixture.model.enqueue({ text: "plan" }, { text: "shell" });
+    await session.sendAndWait({ prompt: "plan it" });
+    const planned = body(requestsSince(from)[0]);
+    expect(planned.tools?.map((tool) => tool.function.name)).not.toContain("bash");
+    expect(String(planned.messages[0]?.content)).toContain("Plan mode:");
+    from = fixture.model.requests.length;
+    await session.sendAndWait({ prompt: "ls", agentMode: "shell" });
+    expect(String(body(requestsSince(from)[0]).messages[0]?.content)).toContain("Shell mode:");
+    expect(
+      events.flatMap((event) => (event.type === "session.mode_changed" ? [event.data] : [])),
+    ).toEqual([{ previousMode: "interactive", newMode: "plan" }]);
+    await session.disconnect();
+  });
+});
+
+describe("requests to the model", () => {
+  test("per-request headers, clientName in the user agent, provider headers on create and resume", async () => {
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      clientName: "ts-public-surface-client",
+      model: "claude-sonnet-4.5",
+      provider: provider({ headers: { "x-copilot-sdk-provider-header": "on-create" } }),
+    });
+    let from = fixture.model.requests.length;
+    fixture.model.enqueue({ text: "ok" }, { text: "ok" });
+    await session.sendAndWait({ prompt: "hi", requestHeaders: { "x-per-request": "yes" } });
+    const [sent] = requestsSince(from);
+    expect(sent?.headers["x-per-request"]).toBe("yes");
+    expect(sent?.headers["user-agent"]).toContain("ts-public-surface-client");
+    expect(sent?.headers["x-copilot-sdk-provider-header"]).toBe("on-create");
+    expect(sent?.headers.authorization).toBe("Bearer dummy");
+    await session.disconnect();
+    const resumed = await client.resumeSession(session.sessionId, {
+      onPermissionRequest: approveAll,
+      model: "claude-sonnet-4.5",
+      provider: provider({ headers: { "x-copilot-sdk-provider-header": "on-resume" } }),
+    });
+    from = fixture.model.requests.length;
+    await resumed.sendAndWait({ prompt: "again" });
+    expect(requestsSince(from)[0]?.headers["x-copilot-sdk-provider-header"]).toBe("on-resume");
+    expect(requestsSince(from)[0]?.headers["x-per-request"]).toBeUndefined();
+    await resumed.disconnect();
+  });
+});
+
+/** A client without `--yolo`, so that calls that need approval ask the app. */
+async function askingClient(): Promise<CopilotClient> {
+  const asking = new CopilotClient({
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env }),
+    workingDirectory: fixture.cwd,
+  });
+  await asking.start();
+  return asking;
+}
+
+describe("tool outcomes", () => {
+  test("a rejected call ends the prompt; denied and rejected results are reported as such; parallel app tools ask at once", async () => {
+    const asking = await askingClient();
+    try {
+      const session = await asking.createSession({
+        model: "claude-sonnet-4.5",
+        provider: provider(),
+        onPermissionRequest: () => ({ kind: "reject", feedback: "no" }),
+      });
+      const events = record(session);
+      let from = fixture.model.requests.length;
+      fixture.model.enqueue({
+        toolCalls: [{ id: "call_rm", name: "bash", arguments: '{"command":"rm -rf x"}' }],
+      });
+      await session.sendAndWait({ prompt: "delete x" });
+      expect(requestsSince(from)).toHaveLength(1);
+      const completed = events.find((event) => event.type === "tool.execution_complete");
+      expect(completed?.data).toMatchObject({ success: false, error: { code: "rejected" } });
+      await session.disconnect();
+
+      // An app tool's resultType: rejected ends the prompt, denied goes back to the model.
+      const resultTool = (name: string, resultType: string) =>
+        defineTool(name, {
+          parameters: { type: "object" },
+          skipPermission: true,
+          handler: () => ({ textResultForLlm: `${name} said ${resultType}`, resultType }),
+        });
+      const typed = await asking.createSession({
+        model: "claude-sonnet-4.5",
+        provider: provider(),
+        onPermissionRequest: approveAll,
+        tools: [resultTool("deploy_service", "rejected"), resultTool("access_secret", "denied")],
+      });
+      const typedEvents = record(typed);
+      from = fixture.model.requests.length;
+      fixture.model.enqueue(
+        { toolCalls: [{ id: "call_deploy", name: "deploy_service", arguments: "{}" }] },
+        { toolCalls: [{ id: "call_secret", name: "access_secret", arguments: "{}" }] },
+        { text: "access denied" },
+      );
+      await typed.sendAndWait({ prompt: "deploy" });
+      expect(requestsSince(from)).toHaveLength(1);
+      await typed.sendAndWait({ prompt: "read the secret" });
+      expect(requestsSince(from)).toHaveLength(3);
+      expect(
+        typedEvents.flatMap((event) =>
+          event.type === "tool.execution_complete"
+            ? [[event.data.toolCallId, (event.data as { error?: { code?: string } }).error?.code]]
+            : [],
+        ),
+      ).toEqual([
+        ["call_deploy", "rejected"],
+        ["call_secret", "denied"],
+      ]);
+      await typed.disconnect();
+
+      // Two app tools in one reply: both permission prompts arrive before either is answered.
+      const asked: PermissionRequest[] = [];
+      let release: () => void = () => undefined;
+      const bothAsked = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const lookup = (name: string) =>
+        defineTool(name, { parameters: { type: "object" }, handler: () => name.toUpperCase() });
+      const parallel = await asking.createSession({
+        model: "claude-sonnet-4.5",
+        provider: provider(),
+        tools: [lookup("lookup_city"), lookup("lookup_country")],
+        onPermissionRequest: async (request) => {
+          asked.push(request);
+          if (asked.length === 2) {
+            release();
+          }
+          await bothAsked;
+          return { kind: "approve-once" };
+        },
+      });
+      fixture.model.enqueue(
+        {
+          toolCalls: [
+            { id: "call_city", name: "lookup_city", arguments: "{}" },
+            { id: "call_country", name: "lookup_country", arguments: "{}" },
+          ],
+        },
+        { text: "both" },
+      );
+      const reply = await parallel.sendAndWait({ prompt: "look both up" }, 10_000);
+      expect(reply?.data.content).toBe("both");
+      expect(asked.map((request) => request.toolCallId).sort()).toEqual([
+        "call_city",
+        "call_country",
+      ]);
+      await parallel.disconnect();
+    } finally {
+      await asking.stop();
+    }
+  });
+});
+
+describe("events", () => {
+  test("session.usage_info after each model call, queue changes as pending_messages.modified", async () => {
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events = record(session);
+    fixture.model.enqueue({ text: "slow", delayMs: 200 }, { text: "queued" });
+    const idle = new Promise<void>((resolve) => session.on("session.idle", () => resolve()));
+    await session.send({ prompt: "first" });
+    await session.send({ prompt: "second" });
+    await idle;
+    const types = events.map((event) => event.type);
+    expect(types.filter((type) => type === "session.usage_info")).toHaveLength(2);
+    expect(types.filter((type) => type === "pending_messages.modified")).toHaveLength(2);
+    const info = events.find((event) => event.type === "session.usage_info");
+    expect(info?.data).toEqual({ currentTokens: 10, tokenLimit: 0, messagesLength: 2 });
+    await session.disconnect();
+  });
+});
+
+describe("RPC methods the SDK core calls", () => {
+  test("metadata by id, delete by id, session.log, tools.list, name, usage, plan, workspace; out-of-scope methods say so", async () => {
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events = record(session);
+    fixture.model.enqueue({ text: "ok" });
+    await session.sendAndWait({ prompt: "remember me" });
+    const metadata = await client.getSessionMetadata(session.sessionId);
+    expect(metadata).toMatchObject({ sessionId: session.sessionId, summary: "remember me" });
+    expect(await client.getSessionMetadata("no-such-session")).toBeUndefined();
+
+    await session.log("an info");
+    await session.log("a warning", { level: "warning" });
+    expect(
+      events.flatMap((event) =>
+        event.type === "session.info" || event.type === "session.warning"
+          ? [[event.type, event.data.message]]
+          : [],
+      ),
+    ).toEqual([
+      ["session.info", "an info"],
+      ["session.warning", "a warning"],
+    ]);
+    const tools = await client.rpc.tools.list({});
+    expect(tools.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["bash", "view", "edit", "create", "grep", "glob"]),
+    );
+    await session.rpc.name.set({ name: "my session" });
+    expect(await session.rpc.name.get()).toMatchObject({ name: "my session" });
+    expect(await session.rpc.usage.getMetrics()).toMatchObject({
+      inputTokens: 10,
+      outputTokens: 5,
+      requests: 1,
+    });
+    expect(await session.rpc.plan.read()).toMatchObject({ exists: false });
+    expect(await session.rpc.workspaces.getWorkspace()).toMatchObject({
+      workspace: { path: join(fixture.home, "session-state", session.sessionId) },
+    });
+    await expect(session.rpc.fleet.start({})).rejects.toThrow(
+      /session\.fleet\.start is not supported by turnloop: fleet and remote control are out of scope/,
+    );
+    await expect(client.rpc.account.getQuota({})).rejects.toThrow(/GitHub authentication/);
+    await session.disconnect();
+    await client.deleteSession(session.sessionId);
+    expect(await client.getSessionMetadata(session.sessionId)).toBeUndefined();
+  });
+});

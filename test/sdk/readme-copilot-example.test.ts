@@ -1,0 +1,38 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import { type Fixture, startFixture } from "./support.js";
+
+/** The README's Copilot SDK example runs as written, with its CLI path pointed at this build. */
+
+const REPOSITORY = fileURLToPath(new URL("../..", import.meta.url));
+let fixture: Fixture;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+});
+afterAll(async () => {
+  await fixture.close();
+});
+
+test("the README's cliPath example prints the model's answer", async () => {
+  const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+  const match = /<!-- copilot-sdk-example -->\n```js\n([\s\S]*?)```/.exec(readme);
+  expect(match, "README.md has the marked example").not.toBeNull();
+  const code = (match?.[1] ?? "").replace("/path/to/turnloop/dist/cli/main.js", CLI_PATH);
+  fixture.model.enqueue({ text: "Hello from the example." });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
+    cwd: REPOSITORY,
+    env: { ...process.env, ...fixture.env },
+  });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => {
+    stdout += text;
+  });
+  const exitCode = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  expect({ exitCode, stdout }).toEqual({ exitCode: 0, stdout: "Hello from the example.\n" });
+  const body = fixture.model.requests.at(-1)?.body as { model?: string };
+  expect(body.model).toBe("claude-sonnet-4.5");
+});
