@@ -32,6 +32,8 @@ export interface AcpSessionContext {
   client: acp.AgentContext;
   /** The client's capabilities from `initialize`. */
   offered: acp.ClientCapabilities | undefined;
+  /** Whether the client takes `usage_update`s (older clients reject each one). */
+  sendsUsage: () => boolean;
   /** Tools besides the built-in ones (tests, later MCP). */
   extraTools: readonly AnyTool[];
 }
@@ -338,6 +340,9 @@ export class AcpSession {
   }
 
   private send(update: acp.SessionUpdate): void {
+    if (update.sessionUpdate === "usage_update" && !this.context.sendsUsage()) {
+      return;
+    }
     const sent = this.context.client.notify(acp.methods.client.session.update, {
       sessionId: this.id,
       update,

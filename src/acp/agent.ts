@@ -42,6 +42,8 @@ export class TurnloopAcpAgent {
   private readonly opening = new Set<string>();
   private readonly host: SessionHost;
   private offered: acp.ClientCapabilities | undefined;
+  /** Whether `usage_update`s are sent (see {@link understandsUsageUpdates}). */
+  private usageUpdates = true;
 
   constructor(config: AcpAgentConfig) {
     this.config = config;
@@ -79,9 +81,24 @@ export class TurnloopAcpAgent {
     await this.host.closeAll();
   }
 
+  /**
+   * The client answered a message of ours with an error that has no id: it refused a
+   * notification. Only `usage_update` can be new to a client that speaks ACP v1, so no more of
+   * those are sent on this connection (one rejection, not one per turn).
+   */
+  clientRejectedNotification(error: unknown): void {
+    if (this.usageUpdates) {
+      this.usageUpdates = false;
+      this.config.log(
+        `turnloop acp: the client refused a notification (${JSON.stringify(error)}); usage_update is no longer sent`,
+      );
+    }
+  }
+
   /** ACP v1 initialization: protocol 1, and only the capabilities that work. */
   private initialize(params: acp.InitializeRequest): acp.InitializeResponse {
     this.offered = params.clientCapabilities;
+    this.usageUpdates = understandsUsageUpdates(params);
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
@@ -305,6 +322,7 @@ export class TurnloopAcpAgent {
       host: this.host,
       client,
       offered: this.offered,
+      sendsUsage: () => this.usageUpdates,
       extraTools: this.config.extraTools ?? [],
     };
   }
@@ -330,6 +348,23 @@ export class TurnloopAcpAgent {
  */
 function announceAfterAnswer(acpSession: AcpSession): void {
   setImmediate(() => acpSession.announceCommands());
+}
+
+/**
+ * Whether a client knows `usage_update`, which became a stable `session/update` late: clients on
+ * older SDKs (0.12's example client) reject each one as invalid params and log it. Both speak
+ * protocol 1, so the sign is the rest of `initialize`: a `clientInfo` (sent by current clients:
+ * Zed, acpx, the JetBrains plugin) or a client capability of the newer schema (`auth.terminal`,
+ * `elicitation`, `session`; the SDK's parse fills in `auth: {terminal: false}` when absent).
+ */
+function understandsUsageUpdates(params: acp.InitializeRequest): boolean {
+  const capabilities = params.clientCapabilities ?? {};
+  return (
+    params.clientInfo != null ||
+    capabilities.auth?.terminal === true ||
+    capabilities.elicitation != null ||
+    capabilities.session != null
+  );
 }
 
 async function checkDirectory(cwd: string): Promise<void> {

@@ -68,6 +68,7 @@ export class AcpChild {
     await this.client.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: offer,
+      clientInfo: { name: "turnloop-child-test-client", version: "1.0.0" },
     });
   }
 
