@@ -11,6 +11,7 @@ import type { SessionHost } from "../session/host.js";
 import { PromptInProgressError, type Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
+import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import {
@@ -38,10 +39,16 @@ export interface AcpSessionContext {
   extraTools: readonly AnyTool[];
 }
 
+/** A session's model: its id, and how to reach it once that resolves (its key may be missing). */
+export interface AcpSessionModel {
+  id: string;
+  configuration?: ModelConfiguration;
+}
+
 /** How a session starts over ACP. */
 export interface AcpSessionStart {
   session: Session;
-  model: ModelConfiguration;
+  model: AcpSessionModel;
   mode: ModeId;
   /** `--add-dir` folders and the request's `additionalDirectories`. */
   folders: readonly string[];
@@ -69,7 +76,7 @@ interface Turn {
 export class AcpSession {
   readonly session: Session;
   private mode: ModeId;
-  private model: ModelConfiguration;
+  private model: AcpSessionModel;
   private readonly context: AcpSessionContext;
   private readonly folders: readonly string[];
   private readonly mapper: UpdateMapper;
@@ -166,7 +173,7 @@ export class AcpSession {
     if (!resolved.ok) {
       throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
-    this.model = resolved.configuration;
+    this.model = { id: resolved.configuration.id, configuration: resolved.configuration };
     if (announce) {
       this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
     }
@@ -246,7 +253,7 @@ export class AcpSession {
       }
       prompt = rest;
     }
-    const settings = agentSettingsFor(this.session, this.sessionOptions());
+    const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
     try {
       return await this.session.prompt(settings, prompt, { signal: turn.controller.signal });
     } catch (error) {
@@ -289,9 +296,25 @@ export class AcpSession {
     });
   }
 
-  private sessionOptions(): SessionOptions {
+  /**
+   * How to reach the model, resolved again when its key was missing (it may be set by now).
+   * @throws auth-required `-32000` naming the variable when the key is still missing.
+   */
+  private configuration(): ModelConfiguration {
+    if (this.model.configuration !== undefined) {
+      return this.model.configuration;
+    }
+    const resolved = this.context.host.resolveModel(this.model.id);
+    if (!resolved.ok) {
+      throw modelUnavailable(resolved);
+    }
+    this.model = { id: this.model.id, configuration: resolved.configuration };
+    return resolved.configuration;
+  }
+
+  private sessionOptions(model: ModelConfiguration): SessionOptions {
     const { host, client, offered, extraTools } = this.context;
-    const base = host.sessionOptions(this.model, {
+    const base = host.sessionOptions(model, {
       autopilot: this.mode === "autopilot",
       ask: acpPermissionAsker({
         client,

@@ -2,12 +2,13 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
-import type { SessionHost } from "../session/host.js";
+import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import { PRODUCER_VERSION, type Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { AcpSession, type AcpSessionContext } from "./acp-session.js";
+import { AcpSession, type AcpSessionContext, type AcpSessionModel } from "./acp-session.js";
+import { authenticate, authMethods, modelUnavailable } from "./authentication.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
@@ -52,6 +53,7 @@ export class TurnloopAcpAgent {
     this.app = acp
       .agent({ name: "turnloop" })
       .onRequest(methods.initialize, ({ params }) => this.initialize(params))
+      .onRequest(methods.authenticate, ({ params }) => authenticate(this.host, params.methodId))
       .onRequest(methods.session.new, ({ params, client }) => this.newSession(params, client))
       .onRequest(methods.session.load, ({ params, client }) => this.loadSession(params, client))
       .onRequest(methods.session.resume, ({ params, client }) => this.resumeSession(params, client))
@@ -116,7 +118,7 @@ export class TurnloopAcpAgent {
           additionalDirectories: {},
         },
       },
-      authMethods: [],
+      authMethods: authMethods(this.host),
       agentInfo: { name: "turnloop", title: "turnloop", version: PRODUCER_VERSION },
     };
   }
@@ -128,14 +130,11 @@ export class TurnloopAcpAgent {
   ): Promise<acp.NewSessionResponse> {
     await checkDirectory(params.cwd);
     this.warnAboutMcp(params.mcpServers);
-    const model = this.host.resolveModel();
-    if (!model.ok) {
-      throw internalError(model.message);
-    }
-    const session = await this.host.create(params.cwd, model.configuration.id);
+    const model = sessionModel(this.host.resolveModel());
+    const session = await this.host.create(params.cwd, model.id);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
-      model: model.configuration,
+      model,
       mode: defaultMode(this.host.face),
       folders: this.folders(params.additionalDirectories),
       titled: false,
@@ -197,10 +196,12 @@ export class TurnloopAcpAgent {
       await this.closeOpen(sessionId);
       this.warnAboutMcp(mcpServers);
       const session = await openSession(this.host, sessionId);
-      const model = this.host.modelForSession(session.start.model);
-      if (!model.ok) {
+      let model: AcpSessionModel;
+      try {
+        model = sessionModel(this.host.modelForSession(session.start.model));
+      } catch (error) {
         await this.host.close(session);
-        throw internalError(model.message);
+        throw error;
       }
       if (resolve(params.cwd) !== resolve(session.cwd)) {
         this.config.log(
@@ -210,7 +211,7 @@ export class TurnloopAcpAgent {
       const { events } = await this.host.readEvents(sessionId);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
-        model: model.configuration,
+        model,
         mode: defaultMode(this.host.face),
         folders: this.folders(params.additionalDirectories),
         titled: hasUserPrompt(events),
@@ -365,6 +366,22 @@ function understandsUsageUpdates(params: acp.InitializeRequest): boolean {
     capabilities.elicitation != null ||
     capabilities.session != null
   );
+}
+
+/**
+ * The model a session opens with. One whose key is missing still opens (its prompts answer
+ * auth-required `-32000` until the key is there), so an editor can show the session and guide
+ * the user; any other configuration problem fails the request.
+ * @throws `-32603` with the configuration problem.
+ */
+function sessionModel(resolution: ModelResolution): AcpSessionModel {
+  if (resolution.ok) {
+    return { id: resolution.configuration.id, configuration: resolution.configuration };
+  }
+  if (resolution.missingKey !== undefined) {
+    return { id: resolution.missingKey.modelId };
+  }
+  throw modelUnavailable(resolution);
 }
 
 async function checkDirectory(cwd: string): Promise<void> {

@@ -162,8 +162,9 @@ export class ChildFixture {
     });
   }
 
-  startAgent(): AcpChild {
-    const child = new AcpChild(this.environment(), this.cwd);
+  /** Starts `turnloop acp` in {@link environment} with `extra` on top. */
+  startAgent(extra: NodeJS.ProcessEnv = {}): AcpChild {
+    const child = new AcpChild(this.environment(extra), this.cwd);
     this.children.push(child);
     return child;
   }
