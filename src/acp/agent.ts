@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { z } from "zod";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
@@ -13,6 +14,11 @@ import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
+
+/** The former unstable model API (protocol PR #1325 replaced it with a `model` config option). */
+const SET_MODEL_METHOD = "session/set_model";
+const setModelRequest = z.object({ sessionId: z.string(), modelId: z.string().min(1) });
+type SetModelRequest = z.infer<typeof setModelRequest>;
 
 /** Sessions per `session/list` page. */
 const LIST_PAGE_SIZE = 100;
@@ -62,6 +68,11 @@ export class TurnloopAcpAgent {
       .onRequest(methods.session.delete, ({ params }) => this.deleteSession(params.sessionId))
       .onRequest(methods.session.setMode, ({ params }) => this.setMode(params))
       .onRequest(methods.session.setConfigOption, ({ params }) => this.setConfigOption(params))
+      .onRequest(
+        SET_MODEL_METHOD,
+        (params) => setModelRequest.parse(params),
+        ({ params }) => this.setModel(params),
+      )
       .onRequest(methods.session.prompt, ({ params, signal }) =>
         this.opened(params.sessionId).prompt(params.prompt, signal),
       )
@@ -276,6 +287,17 @@ export class TurnloopAcpAgent {
       throw invalidParams(`unknown mode ${params.modeId}; use ask, auto or autopilot`);
     }
     acpSession.setMode(params.modeId, { mode: false, config: true });
+    return {};
+  }
+
+  /**
+   * `session/set_model` (ACP's former unstable model API, still sent by clients built on it):
+   * the same switch as the `model` config option, through the session host's model resolution;
+   * the config options follow with `config_option_update`.
+   * @throws `-32602` for a model that does not resolve.
+   */
+  private setModel(params: SetModelRequest): Record<string, never> {
+    this.opened(params.sessionId).setModel(params.modelId, true);
     return {};
   }
 
