@@ -23,7 +23,7 @@ import {
   type SlashCommand,
 } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
-import { promptText } from "./prompt-content.js";
+import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -208,7 +208,7 @@ export class AcpSession {
       this.cancel();
     }
     try {
-      const outcome = await this.run(promptText(blocks), turn);
+      const outcome = await this.run(promptContent(blocks), turn);
       await this.flush();
       if (turn.cancelled) {
         return { stopReason: "cancelled" };
@@ -243,7 +243,7 @@ export class AcpSession {
     await this.context.host.close(this.session);
   }
 
-  private async run(text: string, turn: Turn): Promise<PromptOutcome> {
+  private async run({ text, images }: PromptContent, turn: Turn): Promise<PromptOutcome> {
     const command = parseSlashCommand(text);
     let prompt = text;
     if (command !== undefined) {
@@ -255,7 +255,10 @@ export class AcpSession {
     }
     const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
     try {
-      return await this.session.prompt(settings, prompt, { signal: turn.controller.signal });
+      return await this.session.prompt(settings, prompt, {
+        signal: turn.controller.signal,
+        ...(images.length === 0 ? {} : { images }),
+      });
     } catch (error) {
       if (error instanceof PromptInProgressError) {
         throw invalidRequest(error.message);

@@ -116,9 +116,9 @@ export class TurnloopAcpAgent {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
-        // Images are not passed to the model yet (a prompt's image becomes a note), so they are
-        // not advertised; embedded resources become context text.
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        // Images go to the model as image input where its API takes them (a note elsewhere);
+        // embedded resources become context text (image blobs, images).
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         // MCP servers are accepted and ignored with a warning until MCP support lands.
         mcpCapabilities: { http: false, sse: false },
         sessionCapabilities: {

@@ -38,7 +38,7 @@ describe("initialize and session/new", () => {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
         sessionCapabilities: {
           list: {},
@@ -171,7 +171,7 @@ describe("a prompt turn", () => {
     ).toHaveLength(1);
   });
 
-  test("text, resource_link, embedded resources and images all reach the model as text", async () => {
+  test("text, resource_link and embedded resources reach the model as text, images as a note where the API takes none", async () => {
     harness = await AcpHarness.start();
     harness.server.enqueue({ text: "ok" });
     const sessionId = await harness.newSession();
@@ -192,6 +192,7 @@ describe("a prompt turn", () => {
         },
       },
       { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" },
     ]);
     const user = requestMessages(harness.server, 0).at(-1);
     expect(user?.content).toBe(
@@ -199,7 +200,8 @@ describe("a prompt turn", () => {
         "Compare these.",
         `[Referenced: b.ts at ${harness.cwd}/b.ts (text/x-typescript)]`,
         `<context source="${harness.cwd}/a.ts">\nexport const a = 1;\n</context>`,
-        "[An image was attached (image/png, 8 bytes); images are not passed to the model yet.]",
+        "[An image was attached (image/svg+xml, 5 bytes); its type is not one models take (PNG, JPEG, GIF, WebP), so it is not shown.]",
+        "[An image (image/png, 8 bytes) was attached but is not shown: this model's API does not take images.]",
       ].join("\n\n"),
     );
   });
