@@ -53,7 +53,7 @@ function imageOf(block: acp.ContentBlock): PromptImage | undefined {
   }
   if (block.type === "resource" && "blob" in block.resource) {
     const { mimeType, blob, uri } = block.resource;
-    if (mimeType != null && mimeType.startsWith("image/")) {
+    if (typeof mimeType === "string" && mimeType.startsWith("image/")) {
       return { mimeType, data: blob, uri: displayUri(uri) };
     }
   }
