@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import { contextWindow } from "../llm/model-catalogue.js";
 import type { ModelConfiguration } from "../llm/models.js";
@@ -13,15 +12,14 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
-import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import {
-  AVAILABLE_COMMANDS,
-  configOptions,
-  type ModeId,
-  modeState,
-  parseSlashCommand,
-  type SlashCommand,
-} from "./modes.js";
+  availableCommands,
+  type CommandTarget,
+  commandModel,
+  runSlashCommand,
+} from "./commands.js";
+import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
@@ -128,7 +126,7 @@ export class AcpSession {
     this.announced = true;
     this.send({
       sessionUpdate: "available_commands_update",
-      availableCommands: [...AVAILABLE_COMMANDS],
+      availableCommands: availableCommands(),
     });
   }
 
@@ -244,18 +242,12 @@ export class AcpSession {
   }
 
   private async run({ text, images }: PromptContent, turn: Turn): Promise<PromptOutcome> {
-    const command = parseSlashCommand(text);
-    let prompt = text;
-    if (command !== undefined) {
-      const rest = this.runCommand(command);
-      if (rest === undefined) {
-        return { stopReason: "end_turn" };
-      }
-      prompt = rest;
+    if (await runSlashCommand(text, this.commandTarget())) {
+      return { stopReason: "end_turn" };
     }
     const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
     try {
-      return await this.session.prompt(settings, prompt, {
+      return await this.session.prompt(settings, text, {
         signal: turn.controller.signal,
         ...(images.length === 0 ? {} : { images }),
       });
@@ -267,27 +259,22 @@ export class AcpSession {
     }
   }
 
-  /** Runs a slash command; returns the prompt left to run, if any. */
-  private runCommand(command: SlashCommand): string | undefined {
-    if (command.name === "autopilot") {
-      this.setMode("autopilot", { mode: true, config: true });
-      if (command.argument !== "") {
-        return command.argument;
-      }
-      this.say("Autopilot is on: I will keep working on the next task until it is done.");
-      return undefined;
-    }
-    if (command.argument === "") {
-      this.say(`The model is ${this.model.id}. Choices: ${this.modelChoices().join(", ")}.`);
-      return undefined;
-    }
-    try {
-      this.setModel(command.argument, true);
-      this.say(`The model is now ${this.model.id}.`);
-    } catch (error) {
-      this.say(`Cannot switch the model: ${errorMessage(error).replace(/^Invalid params: /, "")}`);
-    }
-    return undefined;
+  /** What the shared slash commands (`session/commands.ts`) read and change here. */
+  private commandTarget(): CommandTarget {
+    return {
+      context: {
+        host: this.context.host,
+        session: this.session,
+        model: commandModel(this.model.id, this.model.configuration),
+        mode: this.mode,
+      },
+      say: (text) => this.say(text),
+      setMode: (mode) => this.setMode(mode, { mode: true, config: true }),
+      useModel: (configuration) => {
+        this.model = { id: configuration.id, configuration };
+        this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
+      },
+    };
   }
 
   /** A reply of the agent itself (slash commands), not of the model. */

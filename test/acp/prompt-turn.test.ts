@@ -13,18 +13,19 @@ afterEach(async () => {
 const COMMANDS = {
   sessionUpdate: "available_commands_update",
   availableCommands: [
-    {
-      name: "autopilot",
-      description:
-        "Switch to autopilot mode, then work on the task given (if any) until it is done.",
-      input: { hint: "task to complete (optional)" },
-    },
+    { name: "help", description: "List the commands" },
     {
       name: "model",
-      description:
-        "Show the model, or switch to another one (e.g. /model anthropic:claude-sonnet-4-5).",
+      description: "Show the model, or switch to another one for the next prompts",
       input: { hint: "provider:model (optional)" },
     },
+    {
+      name: "mode",
+      description: "Show the mode, or switch: ask, auto or autopilot",
+      input: { hint: "ask | auto | autopilot" },
+    },
+    { name: "usage", description: "Tokens and cost of this session so far" },
+    { name: "sessions", description: "List the sessions of this folder, newest first" },
   ],
 };
 
