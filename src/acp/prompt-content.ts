@@ -48,13 +48,13 @@ function imageOf(block: acp.ContentBlock): PromptImage | undefined {
     return {
       mimeType: block.mimeType,
       data: block.data,
-      ...(block.uri == null ? {} : { uri: displayUri(block.uri) }),
+      ...(block.uri == null ? {} : { uri: block.uri }),
     };
   }
   if (block.type === "resource" && "blob" in block.resource) {
     const { mimeType, blob, uri } = block.resource;
     if (typeof mimeType === "string" && mimeType.startsWith("image/")) {
-      return { mimeType, data: blob, uri: displayUri(uri) };
+      return { mimeType, data: blob, uri };
     }
   }
   return undefined;

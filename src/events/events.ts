@@ -48,7 +48,7 @@ export interface PromptImage {
   mimeType: string;
   /** Base64, without a `data:` prefix. */
   data: string;
-  /** Where the client took it from (a file URI), when it said. */
+  /** Where the client took it from (a URI, e.g. `file:///…/shot.png`), when it said. */
   uri?: string;
 }
 

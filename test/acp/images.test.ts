@@ -58,12 +58,39 @@ async function promptWithImages(env: NodeJS.ProcessEnv) {
     content: "What is in these pictures?",
     source: "user",
     images: [
-      { mimeType: "image/png", data: PNG, uri: "/tmp/shot.png" },
-      { mimeType: "image/gif", data: GIF, uri: "/tmp/logo.gif" },
+      { mimeType: "image/png", data: PNG, uri: "file:///tmp/shot.png" },
+      { mimeType: "image/gif", data: GIF, uri: "file:///tmp/logo.gif" },
     ],
   });
   const request = fixture.server.requests[0];
   expect(request?.status).toBe(200);
+  expect(await agent.end()).toBe(0);
+
+  // session/load shows the prompt again, images included.
+  const again = fixture.startAgent(env);
+  await again.initialize();
+  await again.client.request(acp.methods.agent.session.load, {
+    sessionId,
+    cwd: fixture.cwd,
+    mcpServers: [],
+  });
+  const replayed = again
+    .updates(sessionId)
+    .filter((update) => update.sessionUpdate === "user_message_chunk")
+    .map((update) => ({ ...update, messageId: "<id>" }));
+  expect(replayed).toEqual([
+    { sessionUpdate: "user_message_chunk", content: PROMPT[0], messageId: "<id>" },
+    {
+      sessionUpdate: "user_message_chunk",
+      content: { type: "image", mimeType: "image/png", data: PNG, uri: "file:///tmp/shot.png" },
+      messageId: "<id>",
+    },
+    {
+      sessionUpdate: "user_message_chunk",
+      content: { type: "image", mimeType: "image/gif", data: GIF, uri: "file:///tmp/logo.gif" },
+      messageId: "<id>",
+    },
+  ]);
   return request?.body as Record<string, unknown>;
 }
 
