@@ -17,8 +17,9 @@ export interface MessageEdgeOptions {
  * JSON-RPC 2.0 edges the SDK's connection layer leaves unanswered or answers without the id:
  * - a request (`method` and a valid `id`) whose `jsonrpc` is not `"2.0"` gets `-32600` with its
  *   id (the SDK answers with `id: null`, although the id was readable);
- * - a message with an `id` but neither `method`, `result` nor `error` gets `-32600` with its id
- *   (the SDK takes it for a response to nothing and drops it);
+ * - a message with an `id` (null too) but neither `method`, `result` nor `error` gets `-32600`
+ *   with its id (the SDK takes it for a response to nothing and drops it);
+ * - a request whose `method` is not a string gets `-32600` with its id (the SDK: `id: null`);
  * - an error answer without an id is passed on and reported to `onIdlessError`.
  * Everything else goes through untouched. The answers are written in line with the SDK's own
  * messages (one outgoing queue), whatever the connection's state, `initialize` included.
@@ -62,25 +63,31 @@ export function withMessageEdges(stream: acp.Stream, options: MessageEdgeOptions
 
 type RequestId = string | number;
 
-function invalidMessage(message: unknown): { id: RequestId; reason: string } | undefined {
+const ID_ONLY = 'a message with an "id" needs a "method" (a request) or a "result" or "error"';
+
+function invalidMessage(message: unknown): { id: RequestId | null; reason: string } | undefined {
   if (typeof message !== "object" || message === null || Array.isArray(message)) {
     return undefined;
   }
   const record = message as Record<string, unknown>;
   const id = record.id;
-  // Messages without a usable id are the SDK's to answer, with id null.
+  if (id === null && Object.keys(record).every((key) => key === "id" || key === "jsonrpc")) {
+    // Only an id, and that null: the SDK would take it for a response and drop it.
+    return { id, reason: ID_ONLY };
+  }
+  // Other messages without a usable id are the SDK's to answer, with id null.
   if (!isRequestId(id)) {
     return undefined;
+  }
+  if ("method" in record && typeof record.method !== "string") {
+    return { id, reason: '"method" must be a string' };
   }
   if (typeof record.method === "string" && record.jsonrpc !== "2.0") {
     const version = JSON.stringify(record.jsonrpc ?? null);
     return { id, reason: `"jsonrpc" must be "2.0", not ${version}` };
   }
   if (!("method" in record) && !("result" in record) && !("error" in record)) {
-    return {
-      id,
-      reason: 'a message with an "id" needs a "method" (a request) or a "result" or "error"',
-    };
+    return { id, reason: ID_ONLY };
   }
   return undefined;
 }

@@ -24,12 +24,14 @@ describe("ACP protocol edges", () => {
     agent.writeRaw('{"jsonrpc":"2.0","id":41}\n');
     agent.writeRaw('{"id":"only-id"}\n');
     agent.writeRaw('{"id":42,"method":"session/list","params":{}}\n');
+    agent.writeRaw('{"jsonrpc":"2.0","id":43,"method":7}\n');
+    agent.writeRaw('{"jsonrpc":"2.0","id":null}\n');
     // A well-formed request after them is still served.
     const listed = await agent.client.request(acp.methods.agent.session.list, {});
     expect(listed).toEqual({ sessions: [] });
     for (
       let waited = 0;
-      waited < 5_000 && errorAnswers(agent.messages()).length < 4;
+      waited < 5_000 && errorAnswers(agent.messages()).length < 6;
       waited += 20
     ) {
       await sleep(20);
@@ -62,6 +64,20 @@ describe("ACP protocol edges", () => {
         jsonrpc: "2.0",
         id: 42,
         error: { code: -32600, message: 'Invalid request: "jsonrpc" must be "2.0", not null' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 43,
+        error: { code: -32600, message: 'Invalid request: "method" must be a string' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message:
+            'Invalid request: a message with an "id" needs a "method" (a request) or a "result" or "error"',
+        },
       },
     ]);
     expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
