@@ -1,19 +1,19 @@
-import { stat } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
-import { errorMessage, isMissingFileError } from "../events/errors.js";
-import type { ModelResolution, SessionHost } from "../session/host.js";
+import { errorMessage } from "../events/errors.js";
+import type { SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
-import { PRODUCER_VERSION, type Session } from "../session/session.js";
+import { PRODUCER_VERSION } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession, type AcpSessionContext, type AcpSessionModel } from "./acp-session.js";
-import { authenticate, authMethods, modelUnavailable } from "./authentication.js";
+import { authenticate, authMethods } from "./authentication.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
+import { checkDirectory, openSession, repairMeta, sessionModel } from "./session-setup.js";
 
 /** The former unstable model API (protocol PR #1325 replaced it with a `model` config option). */
 const SET_MODEL_METHOD = "session/set_model";
@@ -388,60 +388,6 @@ function understandsUsageUpdates(params: acp.InitializeRequest): boolean {
     capabilities.elicitation != null ||
     capabilities.session != null
   );
-}
-
-/**
- * The model a session opens with. One whose key is missing still opens (its prompts answer
- * auth-required `-32000` until the key is there), so an editor can show the session and guide
- * the user; any other configuration problem fails the request.
- * @throws `-32603` with the configuration problem.
- */
-function sessionModel(resolution: ModelResolution): AcpSessionModel {
-  if (resolution.ok) {
-    return { id: resolution.configuration.id, configuration: resolution.configuration };
-  }
-  if (resolution.missingKey !== undefined) {
-    return { id: resolution.missingKey.modelId };
-  }
-  throw modelUnavailable(resolution);
-}
-
-async function checkDirectory(cwd: string): Promise<void> {
-  if (!isAbsolute(cwd)) {
-    throw invalidParams(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
-  }
-  const stats = await stat(cwd).catch(() => undefined);
-  if (!stats?.isDirectory()) {
-    throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
-  }
-}
-
-/**
- * `_meta` of a `session/load` or `session/resume` answer saying what opening the log repaired,
- * once (ACP v1: `_meta` carries extension data on any message).
- */
-function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired": string } } {
-  const notice = session.repairNotice;
-  return notice === undefined ? {} : { _meta: { "turnloop/logRepaired": notice } };
-}
-
-/**
- * Reopens a session from its log, for writing.
- * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
- * session open when another one (or this connection) does.
- */
-async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
-  try {
-    return await host.resume(sessionId);
-  } catch (error) {
-    if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
-      throw acp.RequestError.sessionNotFound(sessionId);
-    }
-    if (error instanceof SessionLockedError) {
-      throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
-    }
-    throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
-  }
 }
 
 function parseTooLarge(params: unknown): MessageTooLarge {
