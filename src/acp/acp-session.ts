@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import { contextWindow } from "../llm/model-catalogue.js";
 import type { ModelConfiguration } from "../llm/models.js";
@@ -11,18 +10,18 @@ import type { SessionHost } from "../session/host.js";
 import { PromptInProgressError, type Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
+import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
-import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import {
-  AVAILABLE_COMMANDS,
-  configOptions,
-  type ModeId,
-  modeState,
-  parseSlashCommand,
-  type SlashCommand,
-} from "./modes.js";
+  availableCommands,
+  type CommandTarget,
+  commandModel,
+  runSlashCommand,
+} from "./commands.js";
+import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
-import { promptText } from "./prompt-content.js";
+import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -32,14 +31,22 @@ export interface AcpSessionContext {
   client: acp.AgentContext;
   /** The client's capabilities from `initialize`. */
   offered: acp.ClientCapabilities | undefined;
+  /** Whether the client takes `usage_update`s (older clients reject each one). */
+  sendsUsage: () => boolean;
   /** Tools besides the built-in ones (tests, later MCP). */
   extraTools: readonly AnyTool[];
+}
+
+/** A session's model: its id, and how to reach it once that resolves (its key may be missing). */
+export interface AcpSessionModel {
+  id: string;
+  configuration?: ModelConfiguration;
 }
 
 /** How a session starts over ACP. */
 export interface AcpSessionStart {
   session: Session;
-  model: ModelConfiguration;
+  model: AcpSessionModel;
   mode: ModeId;
   /** `--add-dir` folders and the request's `additionalDirectories`. */
   folders: readonly string[];
@@ -67,7 +74,7 @@ interface Turn {
 export class AcpSession {
   readonly session: Session;
   private mode: ModeId;
-  private model: ModelConfiguration;
+  private model: AcpSessionModel;
   private readonly context: AcpSessionContext;
   private readonly folders: readonly string[];
   private readonly mapper: UpdateMapper;
@@ -119,7 +126,7 @@ export class AcpSession {
     this.announced = true;
     this.send({
       sessionUpdate: "available_commands_update",
-      availableCommands: [...AVAILABLE_COMMANDS],
+      availableCommands: availableCommands(),
     });
   }
 
@@ -164,7 +171,7 @@ export class AcpSession {
     if (!resolved.ok) {
       throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
-    this.model = resolved.configuration;
+    this.model = { id: resolved.configuration.id, configuration: resolved.configuration };
     if (announce) {
       this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
     }
@@ -199,7 +206,7 @@ export class AcpSession {
       this.cancel();
     }
     try {
-      const outcome = await this.run(promptText(blocks), turn);
+      const outcome = await this.run(promptContent(blocks), turn);
       await this.flush();
       if (turn.cancelled) {
         return { stopReason: "cancelled" };
@@ -234,19 +241,16 @@ export class AcpSession {
     await this.context.host.close(this.session);
   }
 
-  private async run(text: string, turn: Turn): Promise<PromptOutcome> {
-    const command = parseSlashCommand(text);
-    let prompt = text;
-    if (command !== undefined) {
-      const rest = this.runCommand(command);
-      if (rest === undefined) {
-        return { stopReason: "end_turn" };
-      }
-      prompt = rest;
+  private async run({ text, images }: PromptContent, turn: Turn): Promise<PromptOutcome> {
+    if (await runSlashCommand(text, this.commandTarget())) {
+      return { stopReason: "end_turn" };
     }
-    const settings = agentSettingsFor(this.session, this.sessionOptions());
+    const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
     try {
-      return await this.session.prompt(settings, prompt, { signal: turn.controller.signal });
+      return await this.session.prompt(settings, text, {
+        signal: turn.controller.signal,
+        ...(images.length === 0 ? {} : { images }),
+      });
     } catch (error) {
       if (error instanceof PromptInProgressError) {
         throw invalidRequest(error.message);
@@ -255,27 +259,22 @@ export class AcpSession {
     }
   }
 
-  /** Runs a slash command; returns the prompt left to run, if any. */
-  private runCommand(command: SlashCommand): string | undefined {
-    if (command.name === "autopilot") {
-      this.setMode("autopilot", { mode: true, config: true });
-      if (command.argument !== "") {
-        return command.argument;
-      }
-      this.say("Autopilot is on: I will keep working on the next task until it is done.");
-      return undefined;
-    }
-    if (command.argument === "") {
-      this.say(`The model is ${this.model.id}. Choices: ${this.modelChoices().join(", ")}.`);
-      return undefined;
-    }
-    try {
-      this.setModel(command.argument, true);
-      this.say(`The model is now ${this.model.id}.`);
-    } catch (error) {
-      this.say(`Cannot switch the model: ${errorMessage(error).replace(/^Invalid params: /, "")}`);
-    }
-    return undefined;
+  /** What the shared slash commands (`session/commands.ts`) read and change here. */
+  private commandTarget(): CommandTarget {
+    return {
+      context: {
+        host: this.context.host,
+        session: this.session,
+        model: commandModel(this.model.id, this.model.configuration),
+        mode: this.mode,
+      },
+      say: (text) => this.say(text),
+      setMode: (mode) => this.setMode(mode, { mode: true, config: true }),
+      useModel: (configuration) => {
+        this.model = { id: configuration.id, configuration };
+        this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
+      },
+    };
   }
 
   /** A reply of the agent itself (slash commands), not of the model. */
@@ -287,9 +286,25 @@ export class AcpSession {
     });
   }
 
-  private sessionOptions(): SessionOptions {
+  /**
+   * How to reach the model, resolved again when its key was missing (it may be set by now).
+   * @throws auth-required `-32000` naming the variable when the key is still missing.
+   */
+  private configuration(): ModelConfiguration {
+    if (this.model.configuration !== undefined) {
+      return this.model.configuration;
+    }
+    const resolved = this.context.host.resolveModel(this.model.id);
+    if (!resolved.ok) {
+      throw modelUnavailable(resolved);
+    }
+    this.model = { id: this.model.id, configuration: resolved.configuration };
+    return resolved.configuration;
+  }
+
+  private sessionOptions(model: ModelConfiguration): SessionOptions {
     const { host, client, offered, extraTools } = this.context;
-    const base = host.sessionOptions(this.model, {
+    const base = host.sessionOptions(model, {
       autopilot: this.mode === "autopilot",
       ask: acpPermissionAsker({
         client,
@@ -339,6 +354,9 @@ export class AcpSession {
   }
 
   private send(update: acp.SessionUpdate): void {
+    if (update.sessionUpdate === "usage_update" && !this.context.sendsUsage()) {
+      return;
+    }
     const sent = this.context.client.notify(acp.methods.client.session.update, {
       sessionId: this.id,
       update,

@@ -1,18 +1,25 @@
-import { stat } from "node:fs/promises";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { errorMessage, isMissingFileError } from "../events/errors.js";
+import { z } from "zod";
+import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import { PRODUCER_VERSION, type Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
-import { AcpSession, type AcpSessionContext } from "./acp-session.js";
+import { AcpSession, type AcpSessionContext, type AcpSessionModel } from "./acp-session.js";
+import { authenticate, authMethods } from "./authentication.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
+import { checkDirectory, openSession, repairMeta, sessionModel } from "./session-setup.js";
+
+/** The former unstable model API (protocol PR #1325 replaced it with a `model` config option). */
+const SET_MODEL_METHOD = "session/set_model";
+const setModelRequest = z.object({ sessionId: z.string(), modelId: z.string().min(1) });
+type SetModelRequest = z.infer<typeof setModelRequest>;
 
 /** Sessions per `session/list` page. */
 const LIST_PAGE_SIZE = 100;
@@ -43,6 +50,8 @@ export class TurnloopAcpAgent {
   private readonly opening = new Set<string>();
   private readonly host: SessionHost;
   private offered: acp.ClientCapabilities | undefined;
+  /** Whether `usage_update`s are sent (see {@link understandsUsageUpdates}). */
+  private usageUpdates = true;
 
   constructor(config: AcpAgentConfig) {
     this.config = config;
@@ -51,6 +60,7 @@ export class TurnloopAcpAgent {
     this.app = acp
       .agent({ name: "turnloop" })
       .onRequest(methods.initialize, ({ params }) => this.initialize(params))
+      .onRequest(methods.authenticate, ({ params }) => authenticate(this.host, params.methodId))
       .onRequest(methods.session.new, ({ params, client }) => this.newSession(params, client))
       .onRequest(methods.session.load, ({ params, client }) => this.loadSession(params, client))
       .onRequest(methods.session.resume, ({ params, client }) => this.resumeSession(params, client))
@@ -59,6 +69,11 @@ export class TurnloopAcpAgent {
       .onRequest(methods.session.delete, ({ params }) => this.deleteSession(params.sessionId))
       .onRequest(methods.session.setMode, ({ params }) => this.setMode(params))
       .onRequest(methods.session.setConfigOption, ({ params }) => this.setConfigOption(params))
+      .onRequest(
+        SET_MODEL_METHOD,
+        (params) => setModelRequest.parse(params),
+        ({ params }) => this.setModel(params),
+      )
       .onRequest(methods.session.prompt, ({ params, signal }) =>
         this.opened(params.sessionId).prompt(params.prompt, signal),
       )
@@ -80,16 +95,31 @@ export class TurnloopAcpAgent {
     await this.host.closeAll();
   }
 
+  /**
+   * The client answered a message of ours with an error that has no id: it refused a
+   * notification. Only `usage_update` can be new to a client that speaks ACP v1, so no more of
+   * those are sent on this connection (one rejection, not one per turn).
+   */
+  clientRejectedNotification(error: unknown): void {
+    if (this.usageUpdates) {
+      this.usageUpdates = false;
+      this.config.log(
+        `turnloop acp: the client refused a notification (${JSON.stringify(error)}); usage_update is no longer sent`,
+      );
+    }
+  }
+
   /** ACP v1 initialization: protocol 1, and only the capabilities that work. */
   private initialize(params: acp.InitializeRequest): acp.InitializeResponse {
     this.offered = params.clientCapabilities;
+    this.usageUpdates = understandsUsageUpdates(params);
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
-        // Images are not passed to the model yet (a prompt's image becomes a note), so they are
-        // not advertised; embedded resources become context text.
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        // Images go to the model as image input where its API takes them (a note elsewhere);
+        // embedded resources become context text (image blobs, images).
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         // stdio always; Streamable HTTP and the older HTTP+SSE through the MCP SDK's transports.
         mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: {
@@ -100,7 +130,7 @@ export class TurnloopAcpAgent {
           additionalDirectories: {},
         },
       },
-      authMethods: [],
+      authMethods: authMethods(this.host),
       agentInfo: { name: "turnloop", title: "turnloop", version: PRODUCER_VERSION },
     };
   }
@@ -111,15 +141,12 @@ export class TurnloopAcpAgent {
     client: Client,
   ): Promise<acp.NewSessionResponse> {
     await checkDirectory(params.cwd);
-    const model = this.host.resolveModel();
-    if (!model.ok) {
-      throw internalError(model.message);
-    }
-    const session = await this.host.create(params.cwd, model.configuration.id);
+    const model = sessionModel(this.host.resolveModel());
+    const session = await this.host.create(params.cwd, model.id);
     await this.startMcp(session, params.mcpServers);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
-      model: model.configuration,
+      model,
       mode: defaultMode(this.host.face),
       folders: this.folders(params.additionalDirectories),
       titled: false,
@@ -180,10 +207,12 @@ export class TurnloopAcpAgent {
     try {
       await this.closeOpen(sessionId);
       const session = await openSession(this.host, sessionId);
-      const model = this.host.modelForSession(session.start.model);
-      if (!model.ok) {
+      let model: AcpSessionModel;
+      try {
+        model = sessionModel(this.host.modelForSession(session.start.model));
+      } catch (error) {
         await this.host.close(session);
-        throw internalError(model.message);
+        throw error;
       }
       if (resolve(params.cwd) !== resolve(session.cwd)) {
         this.config.log(
@@ -194,7 +223,7 @@ export class TurnloopAcpAgent {
       const { events } = await this.host.readEvents(sessionId);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
-        model: model.configuration,
+        model,
         mode: defaultMode(this.host.face),
         folders: this.folders(params.additionalDirectories),
         titled: hasUserPrompt(events),
@@ -262,6 +291,17 @@ export class TurnloopAcpAgent {
     return {};
   }
 
+  /**
+   * `session/set_model` (ACP's former unstable model API, still sent by clients built on it):
+   * the same switch as the `model` config option, through the session host's model resolution;
+   * the config options follow with `config_option_update`.
+   * @throws `-32602` for a model that does not resolve.
+   */
+  private setModel(params: SetModelRequest): Record<string, never> {
+    this.opened(params.sessionId).setModel(params.modelId, true);
+    return {};
+  }
+
   /** ACP v1 session-config-options: `mode` (also sends `current_mode_update`) and `model`. */
   private setConfigOption(
     params: acp.SetSessionConfigOptionRequest,
@@ -306,6 +346,7 @@ export class TurnloopAcpAgent {
       host: this.host,
       client,
       offered: this.offered,
+      sendsUsage: () => this.usageUpdates,
       extraTools: this.config.extraTools ?? [],
     };
   }
@@ -339,42 +380,21 @@ function announceAfterAnswer(acpSession: AcpSession): void {
   setImmediate(() => acpSession.announceCommands());
 }
 
-async function checkDirectory(cwd: string): Promise<void> {
-  if (!isAbsolute(cwd)) {
-    throw invalidParams(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
-  }
-  const stats = await stat(cwd).catch(() => undefined);
-  if (!stats?.isDirectory()) {
-    throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
-  }
-}
-
 /**
- * `_meta` of a `session/load` or `session/resume` answer saying what opening the log repaired,
- * once (ACP v1: `_meta` carries extension data on any message).
+ * Whether a client knows `usage_update`, which became a stable `session/update` late: clients on
+ * older SDKs (0.12's example client) reject each one as invalid params and log it. Both speak
+ * protocol 1, so the sign is the rest of `initialize`: a `clientInfo` (sent by current clients:
+ * Zed, acpx, the JetBrains plugin) or a client capability of the newer schema (`auth.terminal`,
+ * `elicitation`, `session`; the SDK's parse fills in `auth: {terminal: false}` when absent).
  */
-function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired": string } } {
-  const notice = session.repairNotice;
-  return notice === undefined ? {} : { _meta: { "turnloop/logRepaired": notice } };
-}
-
-/**
- * Reopens a session from its log, for writing.
- * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
- * session open when another one (or this connection) does.
- */
-async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
-  try {
-    return await host.resume(sessionId);
-  } catch (error) {
-    if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
-      throw acp.RequestError.sessionNotFound(sessionId);
-    }
-    if (error instanceof SessionLockedError) {
-      throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
-    }
-    throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
-  }
+function understandsUsageUpdates(params: acp.InitializeRequest): boolean {
+  const capabilities = params.clientCapabilities ?? {};
+  return (
+    params.clientInfo != null ||
+    capabilities.auth?.terminal === true ||
+    capabilities.elicitation != null ||
+    capabilities.session != null
+  );
 }
 
 function parseTooLarge(params: unknown): MessageTooLarge {

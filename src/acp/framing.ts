@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../session/message-size.js";
+import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
 
 /** The request an oversized line is replaced by, so its sender gets an error answer. */
 export const MESSAGE_TOO_LARGE_METHOD = "_turnloop/message_too_large";
@@ -10,7 +11,7 @@ export interface MessageTooLarge {
   limit: number;
 }
 
-export interface FramingOptions {
+export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"> {
   /** Longest accepted line, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}, 128 MiB). */
   maxMessageBytes?: number;
   /** Told about every oversized line. */
@@ -30,7 +31,8 @@ const HEAD_BYTES = 1_024;
  * error. Without a findable id it is replaced by a JSON string saying what was dropped, which
  * the SDK answers with `-32600` and `id: null` (JSON-RPC 2.0 §5: the id of a request that could
  * not be read is null), the string as the error's `data`. Malformed JSON is answered by the SDK
- * with `-32700`, and the connection goes on. Memory: at most `limit` bytes of one line are held
+ * with `-32700`, and the connection goes on; the JSON-RPC edges the SDK leaves unanswered are
+ * answered by {@link withMessageEdges}. Memory: at most `limit` bytes of one line are held
  * (plus its first {@link HEAD_BYTES}), then the SDK's own copy while it parses.
  */
 export function acpByteStream(
@@ -41,7 +43,11 @@ export function acpByteStream(
   const limit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const bounded = input.pipeThrough(boundedLines(limit, options.log ?? (() => {})));
   // Our filter enforces the limit; the SDK's, a little higher, can then never close the stream.
-  return acp.ndJsonStream(output, bounded, { maxMessageBytes: limit + HEAD_BYTES });
+  const stream = acp.ndJsonStream(output, bounded, { maxMessageBytes: limit + HEAD_BYTES });
+  return withMessageEdges(stream, {
+    ...(options.log === undefined ? {} : { log: options.log }),
+    ...(options.onIdlessError === undefined ? {} : { onIdlessError: options.onIdlessError }),
+  });
 }
 
 /** Passes lines of at most `limit` bytes through whole; replaces longer ones (see above). */

@@ -31,7 +31,11 @@ export async function runAcpCommand(
   const stream = acpByteStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-    { log, maxMessageBytes: limit },
+    {
+      log,
+      maxMessageBytes: limit,
+      onIdlessError: (error) => agent.clientRejectedNotification(error),
+    },
   );
   const connection = agent.app.connect(stream);
   await connection.closed;

@@ -76,38 +76,3 @@ export function configOptions(
     },
   ];
 }
-
-/**
- * Slash commands that work (ACP v1 slash-commands): each is handled by the agent itself when a
- * prompt's text starts with `/name`; none is announced that does nothing.
- */
-export const AVAILABLE_COMMANDS: readonly acp.AvailableCommand[] = [
-  {
-    name: "autopilot",
-    description: "Switch to autopilot mode, then work on the task given (if any) until it is done.",
-    input: { hint: "task to complete (optional)" },
-  },
-  {
-    name: "model",
-    description:
-      "Show the model, or switch to another one (e.g. /model anthropic:claude-sonnet-4-5).",
-    input: { hint: "provider:model (optional)" },
-  },
-];
-
-/** A prompt that starts with one of {@link AVAILABLE_COMMANDS}. */
-export interface SlashCommand {
-  name: "autopilot" | "model";
-  /** The rest of the text, trimmed. */
-  argument: string;
-}
-
-/** Parses a known slash command at the start of the prompt text; anything else is a prompt. */
-export function parseSlashCommand(text: string): SlashCommand | undefined {
-  const match = /^\/(autopilot|model)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (match === null) {
-    return undefined;
-  }
-  const name = match[1] === "autopilot" ? "autopilot" : "model";
-  return { name, argument: (match[2] ?? "").trim() };
-}

@@ -1,18 +1,63 @@
 import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
+import type { PromptImage } from "../events/events.js";
+import { base64Bytes } from "../llm/convert.js";
 
 /** Characters of a prompt kept for a session title (ACP `session_info_update`, `session/list`). */
 const TITLE_LENGTH = 80;
 
 /**
- * The text the model gets for an ACP v1 `session/prompt` (content blocks, in order). Text blocks
- * as they are; `resource_link`s as a line naming the file (a path for `file:` URIs, so the model can
- * `view` it); embedded `resource`s as context blocks with their text; images and audio, which are
- * not passed to the model yet, as a short note so the model knows something was attached.
+ * Image types every image-taking API accepts (Anthropic: JPEG, PNG, GIF, WebP; OpenAI the same).
+ * Others (SVG, BMP, TIFF …) are named in a note instead.
  */
-export function promptText(blocks: readonly acp.ContentBlock[]): string {
-  const parts = blocks.map(blockText).filter((part) => part !== "");
-  return parts.join("\n\n");
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+/** What the model gets for an ACP v1 `session/prompt`: text, and images passed as image input. */
+export interface PromptContent {
+  text: string;
+  images: PromptImage[];
+}
+
+/**
+ * The prompt the model gets for an ACP v1 `session/prompt` (content blocks, in order). Text
+ * blocks as they are; `resource_link`s as a line naming the file (a path for `file:` URIs, so the
+ * model can `view` it); embedded `resource`s as context blocks with their text; `image` blocks,
+ * and embedded blobs of an image type, as images (the provider layer passes them to APIs that
+ * take images and notes them for the others); audio and other binaries as a short note so the
+ * model knows something was attached.
+ */
+export function promptContent(blocks: readonly acp.ContentBlock[]): PromptContent {
+  const images: PromptImage[] = [];
+  const parts: string[] = [];
+  for (const block of blocks) {
+    const image = imageOf(block);
+    if (image !== undefined && IMAGE_TYPES.has(image.mimeType)) {
+      images.push(image);
+      continue;
+    }
+    const part = blockText(block);
+    if (part !== "") {
+      parts.push(part);
+    }
+  }
+  return { text: parts.join("\n\n"), images };
+}
+
+function imageOf(block: acp.ContentBlock): PromptImage | undefined {
+  if (block.type === "image") {
+    return {
+      mimeType: block.mimeType,
+      data: block.data,
+      ...(block.uri == null ? {} : { uri: block.uri }),
+    };
+  }
+  if (block.type === "resource" && "blob" in block.resource) {
+    const { mimeType, blob, uri } = block.resource;
+    if (typeof mimeType === "string" && mimeType.startsWith("image/")) {
+      return { mimeType, data: blob, uri };
+    }
+  }
+  return undefined;
 }
 
 function blockText(block: acp.ContentBlock): string {
@@ -32,7 +77,7 @@ function blockText(block: acp.ContentBlock): string {
     case "image": {
       const source = block.uri == null ? "" : `, ${displayUri(block.uri)}`;
       const details = `${block.mimeType}, ${base64Bytes(block.data)} bytes${source}`;
-      return `[An image was attached (${details}); images are not passed to the model yet.]`;
+      return `[An image was attached (${details}); its type is not one models take (PNG, JPEG, GIF, WebP), so it is not shown.]`;
     }
     case "audio": {
       const details = `${block.mimeType}, ${base64Bytes(block.data)} bytes`;
@@ -61,11 +106,6 @@ function displayUri(uri: string): string {
   } catch {
     return uri;
   }
-}
-
-function base64Bytes(data: string): number {
-  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
-  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
 /** A session title from the first prompt: one line, at most 80 characters (no model call). */

@@ -150,6 +150,15 @@ export class UpdateMapper {
     const updates: acp.SessionUpdate[] = [];
     if (this.options.mode === "replay") {
       updates.push(chunk("user_message_chunk", data.content, eventId));
+      for (const { mimeType, data: base64, uri } of data.images ?? []) {
+        const content = {
+          type: "image" as const,
+          mimeType,
+          data: base64,
+          ...(uri === undefined ? {} : { uri }),
+        };
+        updates.push({ sessionUpdate: "user_message_chunk", content, messageId: eventId });
+      }
     }
     if (!this.titled) {
       this.titled = true;

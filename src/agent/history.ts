@@ -20,7 +20,11 @@ export class History {
   apply(event: SessionEvent): void {
     switch (event.type) {
       case "user.message":
-        this.messages.push({ role: "user", content: event.data.content });
+        this.messages.push({
+          role: "user",
+          content: event.data.content,
+          ...(event.data.images === undefined ? {} : { images: event.data.images }),
+        });
         return;
       case "assistant.message": {
         const { content, reasoningParts, toolRequests, providerMetadata } = event.data;

@@ -5,6 +5,7 @@ import type {
   EventInput,
   JsonObject,
   PlanEntry,
+  PromptImage,
   StopReason,
   UserMessageSource,
 } from "../events/events.js";
@@ -80,7 +81,7 @@ export type PromptOutcome =
 export async function runPrompt(
   settings: AgentSettings,
   conversation: Conversation,
-  prompt: { content: string; source?: UserMessageSource },
+  prompt: { content: string; source?: UserMessageSource; images?: PromptImage[] },
   signal: AbortSignal,
 ): Promise<PromptOutcome> {
   let outcome: PromptOutcome | undefined;
@@ -101,7 +102,7 @@ export async function runPrompt(
 async function runTurns(
   settings: AgentSettings,
   conversation: Conversation,
-  prompt: { content: string; source?: UserMessageSource },
+  prompt: { content: string; source?: UserMessageSource; images?: PromptImage[] },
   signal: AbortSignal,
 ): Promise<PromptOutcome> {
   const { emit } = conversation;
@@ -109,7 +110,13 @@ async function runTurns(
   const guard = new RepetitionGuard();
   emit({
     type: "user.message",
-    data: { content: prompt.content, source: prompt.source ?? "user" },
+    data: {
+      content: prompt.content,
+      source: prompt.source ?? "user",
+      ...(prompt.images === undefined || prompt.images.length === 0
+        ? {}
+        : { images: prompt.images }),
+    },
   });
   let nudges = 0;
   for (let turns = 0; ; turns++) {

@@ -43,6 +43,15 @@ export type TurnPurpose = "compaction" | "title";
  */
 export type TurnStatus = "completed" | "cancelled" | "failed" | "error";
 
+/** An image given with a prompt: base64 `data` of a `mimeType` image, and where it came from. */
+export interface PromptImage {
+  mimeType: string;
+  /** Base64, without a `data:` prefix. */
+  data: string;
+  /** Where the client took it from (a URI, e.g. `file:///…/shot.png`), when it said. */
+  uri?: string;
+}
+
 /** Where a user message came from. `autopilot` marks our own continuation nudge. */
 export type UserMessageSource = "user" | "autopilot" | "hook";
 
@@ -144,7 +153,13 @@ export interface SessionEventData {
     notice?: string;
   };
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
-  "user.message": { content: string; source: UserMessageSource; attachments?: JsonValue[] };
+  "user.message": {
+    content: string;
+    source: UserMessageSource;
+    attachments?: JsonValue[];
+    /** Images given with the prompt (e.g. a pasted screenshot), in prompt order. */
+    images?: PromptImage[];
+  };
   /**
    * One model API request, written when the request is sent (failed and cancelled attempts are
    * turns too). Ended by `assistant.turn_end` with the same `turnId`, after the tools of its reply.

@@ -42,7 +42,7 @@ export interface AiSdkProviderOptions {
   /** Sent with every request, e.g. `{openai: {store: false}}`. */
   providerOptions?: SharedV3ProviderOptions;
   replayFilter?: ReplayFilter;
-  /** Whether the API takes images in tool results (Anthropic, OpenAI Responses). */
+  /** Whether the API takes image input, in user messages and tool results (Anthropic, OpenAI Responses). */
   toolResultImages?: boolean;
   retry?: Partial<RetryPolicy>;
   /** No stream part for this long (ms) fails the attempt as `stalled`. */

@@ -5,7 +5,7 @@ import type {
   LanguageModelV3ToolResultPart,
   SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
-import type { JsonObject, ProviderMetadata } from "../events/events.js";
+import type { JsonObject, PromptImage, ProviderMetadata } from "../events/events.js";
 import type { HistoryMessage, ToolSpecification } from "./provider.js";
 
 /**
@@ -22,17 +22,18 @@ const keepAll: ReplayFilter = (metadata) => metadata;
  *
  * Keeps every request valid for every provider: whitespace-only text is dropped, an assistant
  * message with nothing left is omitted (case 16), and consecutive tool results become one tool
- * message so Anthropic gets them as the leading blocks of one user turn (case 11).
+ * message so Anthropic gets them as the leading blocks of one user turn (case 11). `imageInput`:
+ * whether the API takes images (in user messages and tool results); when not, a note names them.
  */
 export function toPrompt(
   system: string,
   history: readonly HistoryMessage[],
   replayFilter: ReplayFilter = keepAll,
-  toolResultImages = false,
+  imageInput = false,
 ): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
   for (const message of history) {
-    const converted = convertMessage(message, replayFilter, toolResultImages);
+    const converted = convertMessage(message, replayFilter, imageInput);
     if (converted === undefined) {
       continue;
     }
@@ -49,18 +50,18 @@ export function toPrompt(
 function convertMessage(
   message: HistoryMessage,
   replayFilter: ReplayFilter,
-  toolResultImages: boolean,
+  imageInput: boolean,
 ): LanguageModelV3Message | undefined {
   switch (message.role) {
     case "user":
-      return { role: "user", content: [{ type: "text", text: message.content }] };
+      return userMessage(message, imageInput);
     case "tool": {
       const images = message.images ?? [];
       const part: LanguageModelV3ToolResultPart = {
         type: "tool-result",
         toolCallId: message.toolCallId,
         toolName: message.toolName,
-        output: toolOutput(message, images, toolResultImages),
+        output: toolOutput(message, images, imageInput),
       };
       return { role: "tool", content: [part] };
     }
@@ -95,15 +96,59 @@ function convertMessage(
   }
 }
 
+function userMessage(
+  message: Extract<HistoryMessage, { role: "user" }>,
+  imageInput: boolean,
+): LanguageModelV3Message {
+  const images = message.images ?? [];
+  if (images.length === 0) {
+    return { role: "user", content: [{ type: "text", text: message.content }] };
+  }
+  if (!imageInput) {
+    const note = `[${imagesNamed(images)}: this model's API does not take images.]`;
+    const text = message.content === "" ? note : `${message.content}\n\n${note}`;
+    return { role: "user", content: [{ type: "text", text }] };
+  }
+  return {
+    role: "user",
+    content: [
+      ...(message.content === "" ? [] : [{ type: "text" as const, text: message.content }]),
+      ...images.map((image) => ({
+        type: "file" as const,
+        data: image.data,
+        mediaType: image.mimeType,
+      })),
+    ],
+  };
+}
+
+/** "An image (image/png, 68 bytes) was attached but is not shown", or the plural. */
+function imagesNamed(images: readonly PromptImage[]): string {
+  const first = images[0];
+  if (images.length === 1 && first !== undefined) {
+    const source = first.uri === undefined ? "" : `, ${first.uri}`;
+    const details = `${first.mimeType}, ${base64Bytes(first.data)} bytes${source}`;
+    return `An image (${details}) was attached but is not shown`;
+  }
+  const types = images.map((image) => image.mimeType).join(", ");
+  return `${images.length} images (${types}) were attached but are not shown`;
+}
+
+/** Bytes a base64 text decodes to. */
+export function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
 function toolOutput(
   message: Extract<HistoryMessage, { role: "tool" }>,
   images: NonNullable<Extract<HistoryMessage, { role: "tool" }>["images"]>,
-  toolResultImages: boolean,
+  imageInput: boolean,
 ): LanguageModelV3ToolResultPart["output"] {
   if (images.length === 0 || message.isError) {
     return { type: message.isError ? "error-text" : "text", value: message.content };
   }
-  if (!toolResultImages) {
+  if (!imageInput) {
     // Chat Completions has no image parts in tool messages: say so instead of inlining base64.
     const note =
       "\n[The image is not shown: this model's API does not take images in tool results.]";

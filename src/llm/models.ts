@@ -43,6 +43,14 @@ export interface ModelSettingsInput {
   baseUrl?: string;
 }
 
+/** Why a model that is otherwise configured cannot be used: its key is not set. */
+export interface MissingKey {
+  /** The variable to set, e.g. `ANTHROPIC_API_KEY` (`TURNLOOP_API_KEY` also works). */
+  variable: "ANTHROPIC_API_KEY" | "OPENAI_API_KEY";
+  /** The model that needs it, `<provider>:<model>`. */
+  modelId: string;
+}
+
 /** What to tell a user with no model configured: one short message. */
 export const NO_MODEL_MESSAGE =
   "turnloop: no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. " +
@@ -58,7 +66,9 @@ export const NO_MODEL_MESSAGE =
 export function resolveModel(
   input: ModelSettingsInput,
   env: NodeJS.ProcessEnv = process.env,
-): { ok: true; configuration: ModelConfiguration } | { ok: false; message: string } {
+):
+  | { ok: true; configuration: ModelConfiguration }
+  | { ok: false; message: string; missingKey?: MissingKey } {
   const id = input.model ?? env.TURNLOOP_MODEL;
   if (id === undefined || id.trim() === "") {
     return { ok: false, message: NO_MODEL_MESSAGE };
@@ -80,14 +90,12 @@ export function resolveModel(
     };
   }
   const apiKey = env.TURNLOOP_API_KEY ?? vendorApiKey(provider, env);
-  const keyVariable = provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-  if (
-    apiKey === undefined &&
-    (provider === "openai" || provider === "openai-chat" || provider === "anthropic")
-  ) {
+  const keyVariable = apiKeyVariable(provider);
+  if (apiKey === undefined && needsApiKey(provider)) {
     return {
       ok: false,
       message: `turnloop: ${id} needs an API key: set ${keyVariable} (or TURNLOOP_API_KEY).`,
+      missingKey: { variable: keyVariable, modelId: id },
     };
   }
   return {
@@ -100,6 +108,16 @@ export function resolveModel(
       ...(apiKey === undefined ? {} : { apiKey }),
     },
   };
+}
+
+/** The environment variable a provider's key is read from (`TURNLOOP_API_KEY` overrides it). */
+export function apiKeyVariable(provider: ProviderName): "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" {
+  return provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+}
+
+/** Whether a provider cannot be reached without a key (local and compatible servers can). */
+export function needsApiKey(provider: ProviderName): boolean {
+  return provider === "openai" || provider === "openai-chat" || provider === "anthropic";
 }
 
 function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {

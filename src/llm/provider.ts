@@ -2,6 +2,7 @@ import type {
   ErrorType,
   FinishReason,
   JsonObject,
+  PromptImage,
   ProviderMetadata,
   ReasoningPart,
   ToolRequest,
@@ -25,7 +26,12 @@ export interface Provider {
 
 /** The history the model sees, in a neutral shape each adapter converts to its wire format. */
 export type HistoryMessage =
-  | { role: "user"; content: string }
+  | {
+      role: "user";
+      content: string;
+      /** Base64 images; sent to APIs that take image input, named in a note to the others. */
+      images?: PromptImage[];
+    }
   | {
       role: "assistant";
       content: string;

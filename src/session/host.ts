@@ -9,6 +9,7 @@ import { parseRules } from "../agent/permission-gate.js";
 import {
   createProvider,
   hasProviderPrefix,
+  type MissingKey,
   type ModelConfiguration,
   type ProviderTuning,
   resolveModel,
@@ -33,7 +34,7 @@ import {
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string };
+  | { ok: false; message: string; missingKey?: MissingKey };
 
 /**
  * The part of {@link SessionOptions} that does not depend on the model or on how the face asks:

@@ -6,6 +6,7 @@ import { interrupted } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type {
   EventInput,
+  PromptImage,
   RepairNote,
   SessionEvent,
   SessionEventOf,
@@ -306,14 +307,15 @@ export class Session {
   }
 
   /**
-   * Runs one prompt through the loop. `signal` (optional) cancels it, as does {@link cancel}.
+   * Runs one prompt through the loop, with `images` given alongside its text. `signal` (optional)
+   * cancels it, as does {@link cancel}.
    * Resolves once the outcome is on disk.
    * @throws PromptInProgressError when a prompt is already running (one at a time, case 26).
    */
   async prompt(
     settings: SessionAgentSettings,
     content: string,
-    options: { source?: UserMessageSource; signal?: AbortSignal } = {},
+    options: { source?: UserMessageSource; signal?: AbortSignal; images?: PromptImage[] } = {},
   ): Promise<PromptOutcome> {
     if (this.running !== undefined) {
       throw new PromptInProgressError(this.id);
@@ -342,12 +344,12 @@ export class Session {
         emit: (event: EventInput) => void this.emit(event),
       };
       const source = options.source ?? "user";
-      outcome = await runPrompt(
-        agentSettings,
-        conversation,
-        { content, source },
-        controller.signal,
-      );
+      const prompt = {
+        content,
+        source,
+        ...(options.images === undefined ? {} : { images: options.images }),
+      };
+      outcome = await runPrompt(agentSettings, conversation, prompt, controller.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
       this.running = undefined;

@@ -68,6 +68,7 @@ export class AcpChild {
     await this.client.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: offer,
+      clientInfo: { name: "turnloop-child-test-client", version: "1.0.0" },
     });
   }
 
@@ -161,8 +162,9 @@ export class ChildFixture {
     });
   }
 
-  startAgent(): AcpChild {
-    const child = new AcpChild(this.environment(), this.cwd);
+  /** Starts `turnloop acp` in {@link environment} with `extra` on top. */
+  startAgent(extra: NodeJS.ProcessEnv = {}): AcpChild {
+    const child = new AcpChild(this.environment(extra), this.cwd);
     this.children.push(child);
     return child;
   }

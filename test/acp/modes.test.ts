@@ -105,9 +105,9 @@ describe("slash commands", () => {
           : [],
       );
     expect(said).toEqual([
-      "The model is openai-compatible:fake-model. Choices: openai-compatible:fake-model.",
-      `The model is now ${OTHER}.`,
-      expect.stringMatching(/^Cannot switch the model: unknown model "nonsense"/),
+      "model: openai-compatible:fake-model\nchoices: openai-compatible:fake-model",
+      `model: ${OTHER}`,
+      expect.stringMatching(/^Error: unknown model "nonsense"/),
     ]);
     const optionUpdates = harness
       .updates(sessionId)
@@ -118,19 +118,20 @@ describe("slash commands", () => {
     expect(modelOf(harness, 0)).toBe("other-model");
   });
 
-  test("/autopilot <task> switches to autopilot and works on the task", async () => {
+  test("/mode autopilot, then a task: autopilot works on it until task_complete", async () => {
     harness = await AcpHarness.start();
     harness.server.enqueue({
       toolCalls: [{ id: "call_T", name: "task_complete", arguments: '{"summary":"All done."}' }],
     });
     const sessionId = await harness.newSession();
-    expect(await harness.prompt(sessionId, "/autopilot tidy up")).toEqual({
+    expect(await harness.prompt(sessionId, "/mode autopilot")).toEqual({
       stopReason: "end_turn",
     });
     expect(harness.updates(sessionId)).toContainEqual({
       sessionUpdate: "current_mode_update",
       currentModeId: "autopilot",
     });
+    expect(await harness.prompt(sessionId, "tidy up")).toEqual({ stopReason: "end_turn" });
     expect(requestMessages(harness.server, 0).at(-1)?.content).toBe("tidy up");
     expect(toolNames(harness, 0)).toContain("task_complete");
   });

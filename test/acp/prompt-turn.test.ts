@@ -13,18 +13,19 @@ afterEach(async () => {
 const COMMANDS = {
   sessionUpdate: "available_commands_update",
   availableCommands: [
-    {
-      name: "autopilot",
-      description:
-        "Switch to autopilot mode, then work on the task given (if any) until it is done.",
-      input: { hint: "task to complete (optional)" },
-    },
+    { name: "help", description: "List the commands" },
     {
       name: "model",
-      description:
-        "Show the model, or switch to another one (e.g. /model anthropic:claude-sonnet-4-5).",
+      description: "Show the model, or switch to another one for the next prompts",
       input: { hint: "provider:model (optional)" },
     },
+    {
+      name: "mode",
+      description: "Show the mode, or switch: ask, auto or autopilot",
+      input: { hint: "ask | auto | autopilot" },
+    },
+    { name: "usage", description: "Tokens and cost of this session so far" },
+    { name: "sessions", description: "List the sessions of this folder, newest first" },
   ],
 };
 
@@ -38,7 +39,7 @@ describe("initialize and session/new", () => {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: {
           list: {},
@@ -172,7 +173,7 @@ describe("a prompt turn", () => {
     ).toHaveLength(1);
   });
 
-  test("text, resource_link, embedded resources and images all reach the model as text", async () => {
+  test("text, resource_link and embedded resources reach the model as text, images as a note where the API takes none", async () => {
     harness = await AcpHarness.start();
     harness.server.enqueue({ text: "ok" });
     const sessionId = await harness.newSession();
@@ -193,6 +194,7 @@ describe("a prompt turn", () => {
         },
       },
       { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" },
     ]);
     const user = requestMessages(harness.server, 0).at(-1);
     expect(user?.content).toBe(
@@ -200,7 +202,8 @@ describe("a prompt turn", () => {
         "Compare these.",
         `[Referenced: b.ts at ${harness.cwd}/b.ts (text/x-typescript)]`,
         `<context source="${harness.cwd}/a.ts">\nexport const a = 1;\n</context>`,
-        "[An image was attached (image/png, 8 bytes); images are not passed to the model yet.]",
+        "[An image was attached (image/svg+xml, 5 bytes); its type is not one models take (PNG, JPEG, GIF, WebP), so it is not shown.]",
+        "[An image (image/png, 8 bytes) was attached but is not shown: this model's API does not take images.]",
       ].join("\n\n"),
     );
   });

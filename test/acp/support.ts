@@ -92,6 +92,7 @@ export class AcpHarness {
     const clientOutput = recordingPipe(toAgent, "to-agent", this.wire);
     const agentStream = acpByteStream(agentOutput, agentInput, {
       log: (line) => this.stderr.push(line),
+      onIdlessError: (error) => this.agent.clientRejectedNotification(error),
       ...(options.maxMessageBytes === undefined
         ? {}
         : { maxMessageBytes: options.maxMessageBytes }),

@@ -1,0 +1,67 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { errorMessage, isMissingFileError } from "../events/errors.js";
+import type { ModelResolution, SessionHost } from "../session/host.js";
+import { InvalidSessionIdError } from "../session/paths.js";
+import type { Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-lock.js";
+import type { AcpSessionModel } from "./acp-session.js";
+import { modelUnavailable } from "./authentication.js";
+import { internalError, invalidParams, invalidRequest } from "./errors.js";
+
+/** What `session/new`, `session/load` and `session/resume` check and open before a session runs. */
+
+/**
+ * The model a session opens with. One whose key is missing still opens (its prompts answer
+ * auth-required `-32000` until the key is there), so an editor can show the session and guide
+ * the user; any other configuration problem fails the request.
+ * @throws `-32603` with the configuration problem.
+ */
+export function sessionModel(resolution: ModelResolution): AcpSessionModel {
+  if (resolution.ok) {
+    return { id: resolution.configuration.id, configuration: resolution.configuration };
+  }
+  if (resolution.missingKey !== undefined) {
+    return { id: resolution.missingKey.modelId };
+  }
+  throw modelUnavailable(resolution);
+}
+
+export async function checkDirectory(cwd: string): Promise<void> {
+  if (!isAbsolute(cwd)) {
+    throw invalidParams(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
+  }
+  const stats = await stat(cwd).catch(() => undefined);
+  if (!stats?.isDirectory()) {
+    throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
+  }
+}
+
+/**
+ * `_meta` of a `session/load` or `session/resume` answer saying what opening the log repaired,
+ * once (ACP v1: `_meta` carries extension data on any message).
+ */
+export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired": string } } {
+  const notice = session.repairNotice;
+  return notice === undefined ? {} : { _meta: { "turnloop/logRepaired": notice } };
+}
+
+/**
+ * Reopens a session from its log, for writing.
+ * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
+ * session open when another one (or this connection) does.
+ */
+export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
+  try {
+    return await host.resume(sessionId);
+  } catch (error) {
+    if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
+      throw acp.RequestError.sessionNotFound(sessionId);
+    }
+    if (error instanceof SessionLockedError) {
+      throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
+    }
+    throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
+  }
+}

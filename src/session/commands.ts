@@ -1,0 +1,274 @@
+/**
+ * Slash commands (`/model`, `/mode`, `/usage` …): one definition per command, below the faces, so
+ * the interactive terminal runs them and ACP can advertise the same set in
+ * `available_commands_update` (ACP v1 slash-commands: `name`, `description`, `input.hint`).
+ * A command only reads and changes what the {@link SessionHost} offers; what the face does with
+ * the outcome (print, switch session, exit) is the face's.
+ */
+
+import { errorMessage } from "../events/errors.js";
+import type { ModelConfiguration } from "../llm/models.js";
+import type { SessionHost } from "./host.js";
+import type { Session } from "./session.js";
+import { SessionLockedError } from "./session-lock.js";
+import type { SessionSummary } from "./store.js";
+import { compactCount, formatCost, UsageTotals } from "./usage-totals.js";
+
+/**
+ * How tool calls are allowed (the same three modes ACP offers, see `acp/modes.ts`): `ask` asks
+ * before edits and commands, `auto` runs every tool, `autopilot` also keeps going until the model
+ * calls `task_complete`.
+ */
+export type SessionMode = "ask" | "auto" | "autopilot";
+
+export const SESSION_MODES: readonly { id: SessionMode; description: string }[] = [
+  { id: "ask", description: "reads inside the workspace run freely; edits and commands ask first" },
+  { id: "auto", description: "every tool runs without asking" },
+  { id: "autopilot", description: "works on its own until the task is done; tools run freely" },
+];
+
+/** What a command sees: the host, the open session, its model and mode, and the text after the name. */
+export interface CommandContext {
+  host: SessionHost;
+  session: Session;
+  model: ModelConfiguration;
+  mode: SessionMode;
+  /** The rest of the line after `/name`, trimmed (`""` when none). */
+  argument: string;
+}
+
+/**
+ * What the face should do after a command:
+ * - `text`: show `text` (an error reads as one, with `error: true`);
+ * - `model` / `mode`: use this model / mode for the next prompts, show `text`;
+ * - `open`: `session` is now open (and locked) through the host: show it instead of the current
+ *   one, which the face closes;
+ * - `choose-session`: let the user pick one of `sessions` (then run `/resume <id>`);
+ * - `exit`: end the face.
+ */
+export type CommandOutcome =
+  | { kind: "text"; text: string; error?: true }
+  | { kind: "model"; model: ModelConfiguration; text: string }
+  | { kind: "mode"; mode: SessionMode; text: string }
+  | { kind: "open"; session: Session; text: string }
+  | { kind: "choose-session"; sessions: SessionSummary[] }
+  | { kind: "exit" };
+
+export interface CommandDefinition {
+  /** Without the slash. */
+  name: string;
+  description: string;
+  /** ACP `input.hint`: what to type after the name; absent when the command takes nothing. */
+  input?: { hint: string };
+  /** Only a face that owns the process and the screen can run it (`/new`, `/resume`, `/exit`). */
+  terminalOnly: boolean;
+  /** Never throws: failures are `text` outcomes with `error: true`. */
+  run(context: CommandContext): Promise<CommandOutcome>;
+}
+
+const failed = (text: string): CommandOutcome => ({ kind: "text", text, error: true });
+
+/** Every slash command, in the order `/help` lists them. */
+export const COMMANDS: readonly CommandDefinition[] = [
+  {
+    name: "help",
+    description: "List the commands",
+    terminalOnly: false,
+    run: async () => ({ kind: "text", text: helpText() }),
+  },
+  {
+    name: "model",
+    description: "Show the model, or switch to another one for the next prompts",
+    input: { hint: "provider:model (optional)" },
+    terminalOnly: false,
+    run: async ({ host, session, model, argument }) => {
+      if (argument === "") {
+        const choices = host.modelChoices(model.id, session.start.model);
+        return { kind: "text", text: `model: ${model.id}\nchoices: ${choices.join(", ")}` };
+      }
+      const resolved = host.resolveModel(argument);
+      if (!resolved.ok) {
+        return failed(resolved.message.replace(/^turnloop: /, ""));
+      }
+      return { kind: "model", model: resolved.configuration, text: `model: ${argument}` };
+    },
+  },
+  {
+    name: "mode",
+    description: "Show the mode, or switch: ask, auto or autopilot",
+    input: { hint: "ask | auto | autopilot" },
+    terminalOnly: false,
+    run: async ({ mode, argument }) => {
+      const chosen = SESSION_MODES.find((entry) => entry.id === argument);
+      if (argument === "") {
+        const lines = SESSION_MODES.map(
+          (entry) => `${entry.id === mode ? "*" : " "} ${entry.id}: ${entry.description}`,
+        );
+        return { kind: "text", text: lines.join("\n") };
+      }
+      if (chosen === undefined) {
+        return failed(`unknown mode "${argument}"; choose ask, auto or autopilot`);
+      }
+      return { kind: "mode", mode: chosen.id, text: `mode: ${chosen.id} (${chosen.description})` };
+    },
+  },
+  {
+    name: "usage",
+    description: "Tokens and cost of this session so far",
+    terminalOnly: false,
+    run: async ({ host, session }) => {
+      try {
+        const { events } = await host.readEvents(session.id);
+        return { kind: "text", text: usageText(UsageTotals.of(events)) };
+      } catch (error) {
+        return failed(`cannot read the session's log: ${errorMessage(error)}`);
+      }
+    },
+  },
+  {
+    name: "sessions",
+    description: "List the sessions of this folder, newest first",
+    terminalOnly: false,
+    run: async ({ host, session }) => {
+      try {
+        const sessions = await host.list({ cwd: session.cwd });
+        return { kind: "text", text: sessionsText(sessions, session.id) };
+      } catch (error) {
+        return failed(`cannot list sessions: ${errorMessage(error)}`);
+      }
+    },
+  },
+  {
+    name: "new",
+    description: "Start a new session in this folder",
+    terminalOnly: true,
+    run: async ({ host, session, model }) => {
+      try {
+        const opened = await host.create(session.cwd, model.id);
+        return { kind: "open", session: opened, text: `new session ${opened.id}` };
+      } catch (error) {
+        return failed(`cannot start a session: ${errorMessage(error)}`);
+      }
+    },
+  },
+  {
+    name: "resume",
+    description: "Reopen a session of this folder (a picker without an id)",
+    input: { hint: "session id or prefix (optional)" },
+    terminalOnly: true,
+    run: async ({ host, session, argument }) => resumeCommand(host, session, argument),
+  },
+  {
+    name: "exit",
+    description: "Close the session and quit",
+    terminalOnly: true,
+    run: async () => ({ kind: "exit" }),
+  },
+];
+
+/** A line that starts with `/`: the command it names (if known) and its argument. */
+export interface ParsedCommand {
+  name: string;
+  argument: string;
+  definition: CommandDefinition | undefined;
+}
+
+/** Parses `/name rest…`; `undefined` when `text` is not a slash command (`/` then a letter). */
+export function parseCommandLine(
+  text: string,
+  commands: readonly CommandDefinition[] = COMMANDS,
+): ParsedCommand | undefined {
+  const match = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+  if (match === null || match[1] === undefined) {
+    return undefined;
+  }
+  const name = match[1].toLowerCase();
+  const definition = commands.find((command) => command.name === name);
+  return { name, argument: (match[2] ?? "").trim(), definition };
+}
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((command) => commandUsage(command).length));
+  return COMMANDS.map(
+    (command) => `${commandUsage(command).padEnd(width)}  ${command.description}`,
+  ).join("\n");
+}
+
+function commandUsage(command: CommandDefinition): string {
+  return command.input === undefined
+    ? `/${command.name}`
+    : `/${command.name} [${command.input.hint.replace(/ \(optional\)$/, "")}]`;
+}
+
+async function resumeCommand(
+  host: SessionHost,
+  current: Session,
+  argument: string,
+): Promise<CommandOutcome> {
+  try {
+    if (argument === "") {
+      const sessions = (await host.list({ cwd: current.cwd })).filter(
+        (summary) => summary.sessionId !== current.id && summary.problem === undefined,
+      );
+      return sessions.length === 0
+        ? { kind: "text", text: "no other session in this folder" }
+        : { kind: "choose-session", sessions };
+    }
+    const resolved = await host.resolveId(argument);
+    if (!resolved.ok) {
+      return failed(resolved.message);
+    }
+    if (resolved.sessionId === current.id) {
+      return { kind: "text", text: "that is the session open now" };
+    }
+    const opened = await host.resume(resolved.sessionId);
+    return { kind: "open", session: opened, text: `resumed session ${opened.id}` };
+  } catch (error) {
+    return failed(
+      error instanceof SessionLockedError ? error.message : `cannot resume: ${errorMessage(error)}`,
+    );
+  }
+}
+
+function usageText(totals: UsageTotals): string {
+  const cached =
+    totals.cacheReadTokens > 0 ? ` (${compactCount(totals.cacheReadTokens)} read from cache)` : "";
+  return [
+    `model requests: ${totals.requests}`,
+    `input tokens:   ${totals.inputTokens}${cached}`,
+    `output tokens:  ${totals.outputTokens}`,
+    `cost:           ${totals.costKnown ? formatCost(totals.cost) : "unknown (no price for this model)"}`,
+  ].join("\n");
+}
+
+function sessionsText(sessions: readonly SessionSummary[], currentId: string): string {
+  if (sessions.length === 0) {
+    return "no sessions in this folder";
+  }
+  return sessions
+    .map((summary) => {
+      const marker = summary.sessionId === currentId ? "*" : " ";
+      const prompt = summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
+      return `${marker} ${summary.sessionId.slice(0, 8)}  ${age(summary.lastActivity).padEnd(8)}  ${prompt}`;
+    })
+    .join("\n");
+}
+
+/** How long ago `timestamp` (ISO-8601) was, in the largest whole unit: `5m ago`, `3d ago`. */
+export function age(timestamp: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(timestamp)) / 1000));
+  if (!Number.isFinite(seconds)) {
+    return "?";
+  }
+  const units: Array<[string, number]> = [
+    ["d", 86_400],
+    ["h", 3600],
+    ["m", 60],
+  ];
+  for (const [unit, size] of units) {
+    if (seconds >= size) {
+      return `${Math.floor(seconds / size)}${unit} ago`;
+    }
+  }
+  return "just now";
+}

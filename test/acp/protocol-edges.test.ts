@@ -1,0 +1,90 @@
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { ChildFixture } from "./child-process.js";
+import { sleep } from "./support.js";
+
+// Issue 17: JSON-RPC edges of the SDK's connection layer, over the built CLI as a child process.
+
+let fixture: ChildFixture;
+beforeEach(async () => {
+  fixture = await ChildFixture.start();
+});
+afterEach(async () => {
+  await fixture.close();
+});
+
+describe("ACP protocol edges", () => {
+  test("a wrong jsonrpc version and an id-only message are answered -32600 with their ids", async () => {
+    const agent = fixture.startAgent();
+    // Before initialize too: the edges are answered whatever the connection's state.
+    agent.writeRaw(
+      '{"jsonrpc":"1.0","id":"v1","method":"initialize","params":{"protocolVersion":1}}\n',
+    );
+    await agent.initialize();
+    agent.writeRaw('{"jsonrpc":"2.0","id":41}\n');
+    agent.writeRaw('{"id":"only-id"}\n');
+    agent.writeRaw('{"id":42,"method":"session/list","params":{}}\n');
+    agent.writeRaw('{"jsonrpc":"2.0","id":43,"method":7}\n');
+    agent.writeRaw('{"jsonrpc":"2.0","id":null}\n');
+    // A well-formed request after them is still served.
+    const listed = await agent.client.request(acp.methods.agent.session.list, {});
+    expect(listed).toEqual({ sessions: [] });
+    for (
+      let waited = 0;
+      waited < 5_000 && errorAnswers(agent.messages()).length < 6;
+      waited += 20
+    ) {
+      await sleep(20);
+    }
+    expect(errorAnswers(agent.messages())).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: "v1",
+        error: { code: -32600, message: 'Invalid request: "jsonrpc" must be "2.0", not "1.0"' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 41,
+        error: {
+          code: -32600,
+          message:
+            'Invalid request: a message with an "id" needs a "method" (a request) or a "result" or "error"',
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: "only-id",
+        error: {
+          code: -32600,
+          message:
+            'Invalid request: a message with an "id" needs a "method" (a request) or a "result" or "error"',
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 42,
+        error: { code: -32600, message: 'Invalid request: "jsonrpc" must be "2.0", not null' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 43,
+        error: { code: -32600, message: 'Invalid request: "method" must be a string' },
+      },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message:
+            'Invalid request: a message with an "id" needs a "method" (a request) or a "result" or "error"',
+        },
+      },
+    ]);
+    expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
+    expect(await agent.end()).toBe(0);
+  });
+});
+
+function errorAnswers(messages: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  return messages.filter((message) => "error" in message);
+}
