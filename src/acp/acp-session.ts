@@ -4,7 +4,7 @@ import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
-import { contextWindow } from "../llm/model-catalogue.js";
+import { contextWindowOf } from "../llm/context-window.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
@@ -87,7 +87,8 @@ export class AcpSession {
       mode: "live",
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindow(modelId, context.host.env),
+      contextWindow: (modelId) =>
+        contextWindowOf(modelId, context.host.face.contextWindow, context.host.env),
       titled: start.titled,
     });
     this.unsubscribe = this.session.subscribe((event) => this.forward(event));
@@ -128,7 +129,8 @@ export class AcpSession {
     const updates = replayUpdates(events, {
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindow(modelId, this.context.host.env),
+      contextWindow: (modelId) =>
+        contextWindowOf(modelId, this.context.host.face.contextWindow, this.context.host.env),
     });
     for (const update of updates) {
       this.send(update);
@@ -237,6 +239,9 @@ export class AcpSession {
   private async run(text: string, turn: Turn): Promise<PromptOutcome> {
     const command = parseSlashCommand(text);
     let prompt = text;
+    if (command?.name === "compact") {
+      return this.compact(command.argument, turn);
+    }
     if (command !== undefined) {
       const rest = this.runCommand(command);
       if (rest === undefined) {
@@ -247,6 +252,29 @@ export class AcpSession {
     const settings = agentSettingsFor(this.session, this.sessionOptions());
     try {
       return await this.session.prompt(settings, prompt, { signal: turn.controller.signal });
+    } catch (error) {
+      if (error instanceof PromptInProgressError) {
+        throw invalidRequest(error.message);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * `/compact [instructions]`: compacts the history now. The updates show it as a `think` tool
+   * call; a compaction that fails (or would remove nothing) is said, and the turn still ends
+   * `end_turn`: nothing was lost.
+   */
+  private async compact(instructions: string, turn: Turn): Promise<PromptOutcome> {
+    const settings = agentSettingsFor(this.session, this.sessionOptions());
+    try {
+      const result = await this.session.compact(settings, instructions, {
+        signal: turn.controller.signal,
+      });
+      if (!result.ok && !result.cancelled) {
+        this.say(`Nothing was compacted: ${result.message}`);
+      }
+      return { stopReason: result.ok || !result.cancelled ? "end_turn" : "cancelled" };
     } catch (error) {
       if (error instanceof PromptInProgressError) {
         throw invalidRequest(error.message);

@@ -93,21 +93,27 @@ export const AVAILABLE_COMMANDS: readonly acp.AvailableCommand[] = [
       "Show the model, or switch to another one (e.g. /model anthropic:claude-sonnet-4-5).",
     input: { hint: "provider:model (optional)" },
   },
+  {
+    name: "compact",
+    description:
+      "Summarise the older conversation to free context; the latest turn is kept verbatim.",
+    input: { hint: "what the summary should focus on (optional)" },
+  },
 ];
 
 /** A prompt that starts with one of {@link AVAILABLE_COMMANDS}. */
 export interface SlashCommand {
-  name: "autopilot" | "model";
+  name: "autopilot" | "model" | "compact";
   /** The rest of the text, trimmed. */
   argument: string;
 }
 
 /** Parses a known slash command at the start of the prompt text; anything else is a prompt. */
 export function parseSlashCommand(text: string): SlashCommand | undefined {
-  const match = /^\/(autopilot|model)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const match = /^\/(autopilot|model|compact)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (match === null) {
     return undefined;
   }
-  const name = match[1] === "autopilot" ? "autopilot" : "model";
+  const name = match[1] === "autopilot" || match[1] === "compact" ? match[1] : "model";
   return { name, argument: (match[2] ?? "").trim() };
 }

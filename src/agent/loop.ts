@@ -17,6 +17,7 @@ import type {
 } from "../llm/provider.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
+import { CompactionGuard, type CompactionOptions } from "./compaction.js";
 import type { History } from "./history.js";
 import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
@@ -26,7 +27,7 @@ import { type Authorize, executeToolCalls, type ToolCallContext } from "./tool-c
 const UPDATE_PLAN_TOOL_NAME = "update_plan";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
-export interface AgentSettings {
+export interface AgentSettings extends CompactionOptions {
   provider: Provider;
   /** Built-in and custom tools; `task_complete` is added in autopilot. */
   tools: readonly AnyTool[];
@@ -98,6 +99,7 @@ async function runTurns(
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const specifications = toolSpecifications(tools);
   const guard = new RepetitionGuard();
+  const compaction = new CompactionGuard(settings, conversation, specifications, signal);
   emit({
     type: "user.message",
     data: { content: prompt.content, source: prompt.source ?? "user" },
@@ -118,7 +120,10 @@ async function runTurns(
         ? {}
         : { maxOutputTokens: settings.maxOutputTokens }),
     };
-    const turn = await requestTurn(settings.provider, request, emit, signal);
+    // Compaction changes `history.messages` in place, so a replayed request sends the new view.
+    const turn = await compaction.request(() =>
+      requestTurn(settings.provider, request, emit, signal),
+    );
     if (turn.kind === "cancelled") {
       return cancel(emit);
     }

@@ -25,6 +25,8 @@ export type Command =
       format: "html" | "markdown" | "json";
       out?: string;
     };
+  /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
+  | { kind: "sessions-compact"; sessionId: string; instructions: string; options: FaceOptions };
 
 export type { FaceOptions };
 
@@ -57,6 +59,8 @@ Usage:
                                       beside its log or at F, and open it when there is a display
   turnloop sessions export <id> --format html|markdown|json [--out F]
                                       a session as one file, for sharing (stdout without --out)
+  turnloop sessions compact <id> [instructions]
+                                      summarise a session's older history now
   turnloop --version | --help
 
 Options for -p:
@@ -83,6 +87,8 @@ Options for -p:
                                       .github/copilot-instructions.md) and ~/.turnloop/AGENTS.md
   --append-system-prompt <text>       add text to the end of the system prompt
   --system-prompt-file <file>         use the file's text instead of turnloop's base prompt
+  --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
+                                      compaction starts at 80 % of it
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -108,6 +114,14 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     return { kind: "version" };
   }
   if (positionals[0] === "sessions") {
+    if (positionals[1] === "compact" && positionals[2] !== undefined) {
+      return {
+        kind: "sessions-compact",
+        sessionId: positionals[2],
+        instructions: positionals.slice(3).join(" "),
+        options: faceOptions(values, cwd),
+      };
+    }
     return sessionsCommand(positionals.slice(1), values);
   }
   if (positionals[0] === "config" && positionals.length === 1) {
@@ -177,6 +191,9 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     ...(values["system-prompt-file"] === undefined
       ? {}
       : { systemPromptFile: values["system-prompt-file"] }),
+    ...(values["context-window"] === undefined
+      ? {}
+      : { contextWindow: contextWindowFlag(values["context-window"]) }),
   };
 }
 
@@ -226,6 +243,7 @@ const OPTIONS = {
   port: { type: "string" },
   "output-format": { type: "string" },
   cwd: { type: "string" },
+  "context-window": { type: "string" },
   "no-instructions": { type: "boolean" },
   quiet: { type: "boolean", short: "q" },
   verbose: { type: "boolean" },
@@ -262,7 +280,7 @@ function sessionsCommand(rest: readonly string[], values: ParsedValues): Command
       : { kind: "sessions-delete", sessionId };
   }
   throw new UsageError(
-    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F]",
+    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | compact <id> [instructions]]",
   );
 }
 
@@ -284,6 +302,15 @@ function sessionsViewCommand(
     );
   }
   return { kind: "sessions-export", sessionId, format, ...out };
+}
+
+/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
+function contextWindowFlag(value: string): number {
+  const tokens = Number(value);
+  if (!Number.isInteger(tokens) || tokens < 1_000) {
+    throw new UsageError(`--context-window must be a number of tokens ≥ 1000, not "${value}"`);
+  }
+  return tokens;
 }
 
 function positiveInteger(flag: string, value: string | undefined, fallback: number): number {

@@ -77,6 +77,10 @@ async function main(argv: readonly string[]): Promise<number> {
       ]);
       return configured.ok ? runServerCommand(configured.options, configured.env) : 64;
     }
+    case "sessions-compact": {
+      const { runCompactCommand } = await import("./compact-command.js");
+      return runCompactCommand(command, { stdout: process.stdout, stderr: process.stderr });
+    }
     case "sessions-list":
     case "sessions-show":
     case "sessions-delete": {

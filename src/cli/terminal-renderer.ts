@@ -147,11 +147,23 @@ export class TerminalRenderer {
       case "session.plan_updated":
       case "session.instructions_loaded":
       case "session.compaction_start":
-      case "session.compaction_complete":
       case "external_tool.requested":
       case "external_tool.completed":
       case "hook.start":
       case "hook.end":
+        return;
+      case "session.compaction_complete": {
+        const { success, preCompactionTokens, postCompactionTokens, trigger, error } = event.data;
+        this.note(
+          success
+            ? `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
+            : `compaction failed (${trigger}): ${error ?? "unknown error"}`,
+        );
+        return;
+      }
+      case "session.warning":
+        this.endLine();
+        this.error(`${this.paint("33", "warning")}: ${event.data.message}\n`);
         return;
       default: {
         // A new event type fails to compile here until the renderer decides how to show it.

@@ -124,6 +124,16 @@ export interface SessionConfig {
   sessionId?: string;
 }
 
+/** The answer of `session.history.compact` (Copilot's `HistoryCompactResult` fields; tokens). */
+export interface HistoryCompactResult {
+  success: boolean;
+  tokensRemoved: number;
+  messagesRemoved: number;
+  summaryContent?: string;
+  /** Why nothing was compacted, when `success` is false. */
+  error?: string;
+}
+
 /** `session.send` options. */
 export interface MessageOptions {
   prompt: string;

@@ -111,6 +111,13 @@ export const modelSwitchParams = z.looseObject({
   modelId: z.string().min(1),
 });
 
+/** `session.history.compact`: optional instructions for the summary (Copilot: `customInstructions`). */
+export const historyCompactParams = z.looseObject({
+  sessionId: sessionIdSchema,
+  customInstructions: z.string().optional(),
+  instructions: z.string().optional(),
+});
+
 export const toolAnswerParams = z.looseObject({
   sessionId: sessionIdSchema,
   requestId: z.string().min(1),

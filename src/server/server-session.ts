@@ -12,6 +12,7 @@
 
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type {
@@ -26,7 +27,11 @@ import type { ModelConfiguration } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
-import type { Session, SessionAgentSettings } from "../session/session.js";
+import {
+  PromptInProgressError,
+  type Session,
+  type SessionAgentSettings,
+} from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
@@ -129,6 +134,17 @@ export class ServerSession {
 
   get modelId(): string {
     return this.model.id;
+  }
+
+  /**
+   * `session.history.compact`: compacts the history now with the session's model.
+   * @throws PromptInProgressError when a prompt is running or queued.
+   */
+  async compact(instructions: string): Promise<CompactionResult> {
+    if (this.draining !== undefined) {
+      throw new PromptInProgressError(this.id);
+    }
+    return this.session.compact(this.settingsFor(false), instructions);
   }
 
   /** Switches the model for the next prompts. */

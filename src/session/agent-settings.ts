@@ -40,6 +40,8 @@ export interface SessionOptions {
   systemPrompt?: { path: string; text: string };
   /** Appended to the system prompt (`--append-system-prompt`). */
   appendSystemPrompt?: string;
+  /** The model's context window in tokens (`--context-window`); the known window when absent. */
+  contextWindow?: number;
 }
 
 /**
@@ -56,6 +58,7 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
     maxAutopilotContinues: options.maxAutopilotContinues,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.client === undefined ? {} : { client: options.client }),
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
     authorize: createPermissionGate({
       cwd: session.cwd,
       policy: () => ({

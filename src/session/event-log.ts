@@ -69,6 +69,7 @@ const KNOWN_EVENT_TYPES = {
   abort: true,
   "session.compaction_start": true,
   "session.compaction_complete": true,
+  "session.warning": true,
   "session.idle": true,
   "external_tool.requested": true,
   "external_tool.completed": true,

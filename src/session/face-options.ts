@@ -22,4 +22,6 @@ export interface FaceOptions {
   systemPromptFile?: string;
   /** Long names of the options given on the command line (config files fill in the others). */
   flagsGiven?: string[];
+  /** `--context-window N`: the model's context window in tokens (for unknown and local models). */
+  contextWindow?: number;
 }

@@ -76,6 +76,9 @@ export class SessionHost {
       deny: parseRules(settings.face.denyTools),
       folders: settings.face.addDirs,
       ...systemPromptOptions(settings.face, settings.home),
+      ...(settings.face.contextWindow === undefined
+        ? {}
+        : { contextWindow: settings.face.contextWindow }),
     };
   }
 

@@ -161,8 +161,8 @@ export class ChildFixture {
     });
   }
 
-  startAgent(): AcpChild {
-    const child = new AcpChild(this.environment(), this.cwd);
+  startAgent(extra: NodeJS.ProcessEnv = {}): AcpChild {
+    const child = new AcpChild(this.environment(extra), this.cwd);
     this.children.push(child);
     return child;
   }

@@ -25,6 +25,12 @@ const COMMANDS = {
         "Show the model, or switch to another one (e.g. /model anthropic:claude-sonnet-4-5).",
       input: { hint: "provider:model (optional)" },
     },
+    {
+      name: "compact",
+      description:
+        "Summarise the older conversation to free context; the latest turn is kept verbatim.",
+      input: { hint: "what the summary should focus on (optional)" },
+    },
   ],
 };
 

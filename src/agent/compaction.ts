@@ -1,0 +1,434 @@
+import { randomUUID } from "node:crypto";
+import { errorMessage } from "../events/errors.js";
+import type { CompactionTrigger, EventInput } from "../events/events.js";
+import { contextWindowOf } from "../llm/context-window.js";
+import type {
+  HistoryMessage,
+  ModelRequest,
+  Provider,
+  ProviderFailure,
+  ToolSpecification,
+} from "../llm/provider.js";
+import {
+  buildTranscript,
+  COMPACTION_SYSTEM_PROMPT,
+  type TranscriptLimits,
+} from "./compaction-transcript.js";
+import type { History } from "./history.js";
+import { estimateFixedTokens, estimateMessageTokens } from "./token-estimate.js";
+
+/** Compaction settings of a session (part of the loop's settings). */
+export interface CompactionOptions {
+  /** The model's context window in tokens (`--context-window`); the known window when absent. */
+  contextWindow?: number;
+  /** Share of the window (0–1) at which the loop compacts before the next request; default 0.8. */
+  compactionThreshold?: number;
+}
+
+/** Default share of the window at which the loop compacts (Copilot's `backgroundCompactionThreshold`). */
+export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
+/** Share of the window the most recent messages may keep verbatim. */
+const KEPT_SHARE = 0.25;
+/** Share of the window the summary may take (output tokens), at most {@link MAX_SUMMARY_TOKENS}. */
+const SUMMARY_SHARE = 0.2;
+const MAX_SUMMARY_TOKENS = 4_096;
+/**
+ * A reply counts as silently truncated (case 33 D) when the server reports less than this share
+ * of the tokens we estimate were sent, for a request of at least {@link TRUNCATION_MIN_SENT}.
+ */
+const TRUNCATION_SHARE = 0.5;
+/** Requests smaller than this (tokens) are not checked: Ollama's smallest default is 2,048. */
+const TRUNCATION_MIN_SENT = 3_000;
+
+/** What compaction needs of the loop's settings. */
+export interface CompactionSettings extends CompactionOptions {
+  provider: Provider;
+  systemPrompt: string;
+  maxOutputTokens?: number;
+}
+
+/** What compaction reads and writes: the folded history and the session's event sink. */
+export interface CompactionConversation {
+  history: History;
+  emit(event: EventInput): void;
+}
+
+/** How a compaction ended. */
+export type CompactionResult =
+  | {
+      ok: true;
+      messagesRemoved: number;
+      preCompactionTokens: number;
+      postCompactionTokens: number;
+      summaryContent: string;
+    }
+  | { ok: false; cancelled: boolean; message: string };
+
+/** The context window that applies to `settings` (tokens). */
+export function windowOf(settings: CompactionSettings): number {
+  return contextWindowOf(settings.provider.id, settings.contextWindow);
+}
+
+/**
+ * Compacts the model's view: one summary request (a turn with `purpose: "compaction"`), then
+ * `session.compaction_complete`, whose fold replaces the summarised messages (src/agent/history.ts).
+ * The part kept verbatim is the most recent whole turns within a quarter of the window — a tool
+ * call is never separated from its result — and the latest user message. The summary request
+ * carries the rest as a bounded transcript; if it still fails, a second attempt carries half as
+ * much; then the compaction fails. A compaction that would remove nothing fails too.
+ */
+export async function compactConversation(
+  settings: CompactionSettings,
+  conversation: CompactionConversation,
+  request: {
+    trigger: CompactionTrigger;
+    tools: readonly ToolSpecification[];
+    instructions?: string;
+  },
+  signal: AbortSignal,
+): Promise<CompactionResult> {
+  const { history, emit } = conversation;
+  const tokenLimit = windowOf(settings);
+  const fixedTokens = estimateFixedTokens({ system: settings.systemPrompt, tools: request.tools });
+  const currentTokens = history.meter.current(fixedTokens);
+  const { trigger } = request;
+  // A server that rejected the request has a smaller window than we believed: at most what we sent.
+  const window =
+    trigger === "context_limit_retry" ? Math.min(tokenLimit, currentTokens) : tokenLimit;
+  emit({ type: "session.compaction_start", data: { trigger, currentTokens, tokenLimit } });
+  const instructions =
+    request.instructions === undefined || request.instructions.trim() === ""
+      ? {}
+      : { customInstructions: request.instructions.trim() };
+  const fail = (message: string, cancelled = false): CompactionResult => {
+    emit({
+      type: "session.compaction_complete",
+      data: {
+        success: false,
+        trigger,
+        preCompactionTokens: currentTokens,
+        error: message,
+        ...instructions,
+      },
+    });
+    return { ok: false, cancelled, message };
+  };
+  // A manual compaction keeps only the latest turn: the user asked for the room.
+  const removed = splitPoint(history, window * KEPT_SHARE, trigger === "manual" ? 1 : Infinity);
+  if (removed === 0) {
+    return fail("nothing to compact: the conversation is only its most recent turn");
+  }
+  const part = history.messages.slice(0, removed);
+  const summaryTokens = Math.min(
+    MAX_SUMMARY_TOKENS,
+    Math.floor(window * SUMMARY_SHARE),
+    settings.maxOutputTokens ?? Number.POSITIVE_INFINITY,
+  );
+  let failure = "";
+  for (const attempt of [1, 2]) {
+    const budgetTokens = Math.floor(
+      (window - summaryTokens - fixedTokensOfSummaryRequest()) / (attempt === 1 ? 1.25 : 2.5),
+    );
+    const limits: TranscriptLimits = {
+      toolResultCharacters: attempt === 1 ? 2_000 : 500,
+      messageCharacters: attempt === 1 ? 8_000 : 2_000,
+      budgetTokens: Math.max(256, budgetTokens),
+    };
+    const transcript = buildTranscript(part, (message) => history.isSummary(message), limits);
+    const answer = await summarise(settings.provider, emit, signal, {
+      transcript,
+      summaryTokens,
+      ...(instructions.customInstructions === undefined
+        ? {}
+        : { instructions: instructions.customInstructions }),
+    });
+    if (answer.kind === "cancelled") {
+      return fail("cancelled", true);
+    }
+    if (answer.kind === "summary") {
+      const view = history.compactedView(removed, answer.summary);
+      const postCompactionTokens =
+        fixedTokens + view.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+      emit({
+        type: "session.compaction_complete",
+        data: {
+          success: true,
+          trigger,
+          preCompactionTokens: currentTokens,
+          postCompactionTokens,
+          messagesRemoved: removed,
+          summaryContent: answer.summary,
+          ...instructions,
+        },
+      });
+      return {
+        ok: true,
+        messagesRemoved: removed,
+        preCompactionTokens: currentTokens,
+        postCompactionTokens,
+        summaryContent: answer.summary,
+      };
+    }
+    failure = answer.message;
+  }
+  return fail(`the summary request failed twice: ${failure}`);
+}
+
+/** Estimated tokens of the summary request besides the transcript. */
+function fixedTokensOfSummaryRequest(): number {
+  return Math.ceil(COMPACTION_SYSTEM_PROMPT.length / 4) + 200;
+}
+
+/**
+ * How many messages at the start of the view to summarise: everything before the most recent
+ * whole turns (at most `keptTurns`) that fit `keptTokens` (a turn = a user message, or an
+ * assistant message with all its tool results). 0 when that would remove nothing but the latest user message or summaries.
+ */
+function splitPoint(history: History, keptTokens: number, keptTurns: number): number {
+  const messages = history.messages;
+  let start = messages.length;
+  let kept = 0;
+  let index = messages.length - 1;
+  for (let turns = 0; index >= 0 && turns < keptTurns; turns++) {
+    let unitStart = index;
+    while (unitStart > 0 && messages[unitStart]?.role === "tool") {
+      unitStart--;
+    }
+    let unitTokens = 0;
+    for (let position = unitStart; position <= index; position++) {
+      unitTokens += estimateMessageTokens(messages[position] as HistoryMessage);
+    }
+    // The first turn is always summarised: keeping everything would remove nothing.
+    if (unitStart === 0 || kept + unitTokens > keptTokens) {
+      break;
+    }
+    kept += unitTokens;
+    start = unitStart;
+    index = unitStart - 1;
+  }
+  const isUser = (message: HistoryMessage) =>
+    message.role === "user" && !history.isSummary(message);
+  const removed = messages.slice(0, start).filter((message) => !history.isSummary(message));
+  // Without a user message in the kept part, the latest one comes back verbatim: no gain.
+  const returning = messages.slice(start).some(isUser) ? 0 : removed.some(isUser) ? 1 : 0;
+  return removed.length - returning > 0 ? start : 0;
+}
+
+type SummaryAnswer =
+  | { kind: "summary"; summary: string }
+  | { kind: "cancelled" }
+  | { kind: "failed"; message: string };
+
+/**
+ * The summary request: a turn with `purpose: "compaction"` (started when sent, so every model
+ * call is a turn), its retries and usage, and no `assistant.message` — the summary is recorded by
+ * `session.compaction_complete` only, so it never enters the view as an assistant reply.
+ */
+async function summarise(
+  provider: Provider,
+  emit: CompactionConversation["emit"],
+  signal: AbortSignal,
+  input: { transcript: string; summaryTokens: number; instructions?: string },
+): Promise<SummaryAnswer> {
+  const turnId = randomUUID();
+  const focus =
+    input.instructions === undefined
+      ? ""
+      : `\n\nThe user asks the summary to: ${input.instructions}`;
+  const request: ModelRequest = {
+    system: COMPACTION_SYSTEM_PROMPT,
+    messages: [
+      {
+        role: "user",
+        content: `Summarise this conversation of a coding agent so far.${focus}\n\n<conversation>\n${input.transcript}\n</conversation>`,
+      },
+    ],
+    tools: [],
+    maxOutputTokens: input.summaryTokens,
+  };
+  emit({ type: "assistant.turn_start", data: { turnId, purpose: "compaction" } });
+  try {
+    for await (const event of provider.stream(request, signal)) {
+      switch (event.type) {
+        case "text_delta":
+        case "reasoning_delta":
+        case "tool_call_start":
+          break;
+        case "retry": {
+          const { type: _type, ...retry } = event;
+          emit({ type: "assistant.retry", data: { turnId, ...retry } });
+          break;
+        }
+        case "done": {
+          emit({ type: "assistant.usage", data: { model: provider.id, turnId, ...event.usage } });
+          const { finishReason } = event.reply;
+          emit({ type: "assistant.turn_end", data: { turnId, status: "completed", finishReason } });
+          const summary = event.reply.content.trim();
+          return summary === ""
+            ? { kind: "failed", message: "the model answered the summary request with no text" }
+            : { kind: "summary", summary };
+        }
+        case "error":
+          return endFailed(emit, turnId, event.failure, signal);
+      }
+    }
+  } catch (error) {
+    return endFailed(emit, turnId, { errorType: "internal", message: errorMessage(error) }, signal);
+  }
+  return endFailed(
+    emit,
+    turnId,
+    { errorType: "internal", message: "the stream ended without a result" },
+    signal,
+  );
+}
+
+function endFailed(
+  emit: CompactionConversation["emit"],
+  turnId: string,
+  failure: ProviderFailure,
+  signal: AbortSignal,
+): SummaryAnswer {
+  const cancelled = failure.errorType === "cancelled" || signal.aborted;
+  const errorType = failure.errorType === "cancelled" ? undefined : failure.errorType;
+  emit({
+    type: "assistant.turn_end",
+    data: {
+      turnId,
+      status: cancelled ? "cancelled" : "error",
+      ...(errorType === undefined ? {} : { errorType }),
+    },
+  });
+  return cancelled ? { kind: "cancelled" } : { kind: "failed", message: failure.message };
+}
+
+/** What a conversation request of the loop can end as (the loop's own result type fits it). */
+type TurnLike =
+  | { kind: "reply" }
+  | { kind: "cancelled" }
+  | { kind: "failed"; failure: ProviderFailure };
+/** A request that got no reply. */
+type Unanswered = Exclude<TurnLike, { kind: "reply" }>;
+
+/**
+ * The loop's one hook into compaction, made once per prompt: {@link CompactionGuard.request}
+ * wraps every conversation request. Before it: compacts at the threshold, or when the model
+ * changed to one whose window the view no longer fits (`model_switch`) — unless the latest user
+ * message alone fills the window, which no compaction can change. After a context-length
+ * failure: compacts and replays the request once (`context_limit_retry`). After a reply: warns
+ * once when the server reported far fewer prompt tokens than were sent (case 33 D). A failed
+ * compaction is not tried again in the same prompt: the request is sent as it is, and if the
+ * server rejects it for its length the prompt fails with `context_length_exceeded` instead of
+ * looping.
+ */
+export class CompactionGuard {
+  /** Why this prompt's compaction failed; no other is tried in the same prompt. */
+  private failure: string | undefined;
+  private warned = false;
+
+  constructor(
+    private readonly settings: CompactionSettings,
+    private readonly conversation: CompactionConversation,
+    private readonly tools: readonly ToolSpecification[],
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Runs `send` (one conversation request), compacting before or after it as described above. */
+  async request<T extends TurnLike>(send: () => Promise<T>): Promise<T | Unanswered> {
+    const { history } = this.conversation;
+    const tokenLimit = windowOf(this.settings);
+    const fixedTokens = estimateFixedTokens({
+      system: this.settings.systemPrompt,
+      tools: this.tools,
+    });
+    const currentTokens = history.meter.current(fixedTokens);
+    const threshold =
+      tokenLimit * (this.settings.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD);
+    if (
+      currentTokens > threshold &&
+      this.failure === undefined &&
+      !this.signal.aborted &&
+      fixedTokens + latestUserTokens(history) < tokenLimit
+    ) {
+      const switched =
+        history.lastModel !== undefined && history.lastModel !== this.settings.provider.id;
+      const before = await this.compact(switched ? "model_switch" : "threshold");
+      // A failed compaction still sends the request: the server, not our estimate, has the last word.
+      if (before?.kind === "cancelled") {
+        return before;
+      }
+    }
+    const sentTokens = fixedTokens + history.meter.messageTokens;
+    const result = await send();
+    if (result.kind === "failed" && result.failure.errorType === "context_length_exceeded") {
+      if (this.failure !== undefined) {
+        return exhausted(this.settings, this.failure);
+      }
+      const after = await this.compact("context_limit_retry");
+      return after ?? (await send());
+    }
+    if (result.kind === "reply") {
+      this.checkTruncation(sentTokens);
+    }
+    return result;
+  }
+
+  /** Compacts once; `undefined` on success, else what the request should end as. */
+  private async compact(trigger: CompactionTrigger): Promise<Unanswered | undefined> {
+    const result = await compactConversation(
+      this.settings,
+      this.conversation,
+      { trigger, tools: this.tools },
+      this.signal,
+    );
+    if (result.ok) {
+      return undefined;
+    }
+    if (result.cancelled) {
+      return { kind: "cancelled" };
+    }
+    this.failure = result.message;
+    return exhausted(this.settings, result.message);
+  }
+
+  private checkTruncation(sentTokens: number): void {
+    const reported = this.conversation.history.meter.lastReportedInput;
+    if (
+      this.warned ||
+      reported === undefined ||
+      reported >= sentTokens * TRUNCATION_SHARE ||
+      sentTokens < TRUNCATION_MIN_SENT
+    ) {
+      return;
+    }
+    this.warned = true;
+    this.conversation.emit({
+      type: "session.warning",
+      data: {
+        warningType: "prompt_truncated",
+        message: `The server counted ${reported} prompt tokens for a request of about ${sentTokens}: it probably cut the prompt to fit its own context size, dropping the start (system prompt, tools, early messages). Raise the server's context size (Ollama: OLLAMA_CONTEXT_LENGTH or a Modelfile's num_ctx) and tell turnloop with --context-window.`,
+      },
+    });
+  }
+}
+
+/**
+ * Estimated tokens of the latest user message, which every compacted view keeps: when it alone
+ * fills the window, compaction cannot help and the request goes out as it is.
+ */
+function latestUserTokens(history: History): number {
+  const latest = history.messages.findLast(
+    (message) => message.role === "user" && !history.isSummary(message),
+  );
+  return latest === undefined ? 0 : estimateMessageTokens(latest);
+}
+
+function exhausted(settings: CompactionSettings, reason: string): Unanswered {
+  return {
+    kind: "failed",
+    failure: {
+      errorType: "context_length_exceeded",
+      message: `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${windowOf(settings)} tokens; --context-window sets it) and compacting it failed: ${reason}`,
+    },
+  };
+}
