@@ -14,7 +14,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { CompactionGuard } from "../dist/agent/compaction.js";
+import { CompactionGuard } from "../dist/agent/compaction-guard.js";
 import { History } from "../dist/agent/history.js";
 import { toolSpecifications } from "../dist/agent/loop.js";
 import { buildSystemPrompt } from "../dist/agent/system-prompt.js";

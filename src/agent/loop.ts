@@ -17,7 +17,8 @@ import type {
 } from "../llm/provider.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
-import { CompactionGuard, type CompactionOptions } from "./compaction.js";
+import type { CompactionOptions } from "./compaction.js";
+import { CompactionGuard } from "./compaction-guard.js";
 import type { History } from "./history.js";
 import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
