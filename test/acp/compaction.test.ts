@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   CONTEXT_ERRORS,
@@ -88,6 +88,29 @@ describe("compaction over ACP", () => {
     expect(dropped?.sessionUpdate === "usage_update" && dropped.used).toBeLessThan(
       before?.sessionUpdate === "usage_update" ? before.used : 0,
     );
+  });
+
+  test("session/load replays the compaction as it was shown, and the next prompt sends the compacted view", async () => {
+    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    await writeFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "read all files and summarize");
+    const live = compactionUpdates(harness.updates(sessionId));
+    harness = await harness.restart();
+    await harness.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: harness.cwd,
+      mcpServers: [],
+    });
+    const replayed = compactionUpdates(harness.updates(sessionId));
+    expect(replayed).toEqual(live);
+    harness.server.setResponder(undefined);
+    harness.server.enqueue({ text: "still here" });
+    await harness.prompt(sessionId, "anything else?");
+    const last = requestText(harness.server.requests.at(-1));
+    expect(last).toContain("<summary>");
+    expect(last).not.toContain("file-1 holds this line");
   });
 
   test("case 33 B: the prompt fails with a JSON-RPC error saying the context is exhausted", async () => {
