@@ -24,7 +24,7 @@ export type Command =
       sessionId: string;
       format: "html" | "markdown" | "json";
       out?: string;
-    };
+    }
   /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
   | { kind: "sessions-compact"; sessionId: string; instructions: string; options: FaceOptions };
 
