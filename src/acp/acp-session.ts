@@ -87,8 +87,7 @@ export class AcpSession {
       mode: "live",
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) =>
-        contextWindowOf(modelId, context.host.face.contextWindow, context.host.env),
+      contextWindow: (modelId) => contextWindowOf(modelId, context.host.face, context.host.env),
       titled: start.titled,
     });
     this.unsubscribe = this.session.subscribe((event) => this.forward(event));
@@ -130,7 +129,7 @@ export class AcpSession {
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
       contextWindow: (modelId) =>
-        contextWindowOf(modelId, this.context.host.face.contextWindow, this.context.host.env),
+        contextWindowOf(modelId, this.context.host.face, this.context.host.env),
     });
     for (const update of updates) {
       this.send(update);

@@ -21,6 +21,8 @@ import { estimateFixedTokens, estimateMessageTokens } from "./token-estimate.js"
 export interface CompactionOptions {
   /** The model's context window in tokens (`--context-window`); the known window when absent. */
   contextWindow?: number;
+  /** Context windows (tokens) by model id (the config files' `contextWindows`). */
+  contextWindows?: Readonly<Record<string, number>>;
   /** Share of the window (0–1) at which the loop compacts before the next request; default 0.8. */
   compactionThreshold?: number;
 }
@@ -59,7 +61,7 @@ export type CompactionResult =
 
 /** The context window that applies to `settings` (tokens). */
 export function windowOf(settings: CompactionSettings): number {
-  return contextWindowOf(settings.provider.id, settings.contextWindow);
+  return contextWindowOf(settings.provider.id, settings);
 }
 
 /**

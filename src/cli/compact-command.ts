@@ -12,7 +12,7 @@ import type { Command } from "./arguments.js";
  */
 export async function runCompactCommand(
   command: Extract<Command, { kind: "sessions-compact" }>,
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
 ): Promise<number> {
   const fail = (message: string) => {
     io.stderr.write(`turnloop: ${message}\n`);
@@ -20,11 +20,7 @@ export async function runCompactCommand(
   };
   let host: SessionHost;
   try {
-    host = new SessionHost({
-      home: turnloopHome(process.env),
-      env: process.env,
-      face: command.options,
-    });
+    host = new SessionHost({ home: turnloopHome(io.env), env: io.env, face: command.options });
   } catch (error) {
     return fail(errorMessage(error));
   }

@@ -16,21 +16,37 @@ const KNOWN_WINDOWS: ReadonlyArray<[RegExp, number]> = [
 /** Used when nothing is known about the model. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
+/** Windows the user set, most specific source first. */
+export interface ContextWindowOverrides {
+  /** `--context-window N` (tokens). */
+  contextWindow?: number | undefined;
+  /** The config files' `contextWindows`, by model id (tokens). */
+  contextWindows?: Readonly<Record<string, number>> | undefined;
+}
+
 /**
- * The context window of `modelId` (`provider:model`), in tokens: `configured` when given (the
- * `--context-window` flag), else `TURNLOOP_CONTEXT_WINDOW` from `env`, else the known window.
+ * The context window of `modelId` (`provider:model`), in tokens. Precedence as for every
+ * setting (flags > environment > config files > default): `--context-window`, then
+ * `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows[modelId]`, then the known
+ * window.
  */
 export function contextWindowOf(
   modelId: string,
-  configured: number | undefined,
+  overrides: ContextWindowOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
 ): number {
-  if (configured !== undefined && Number.isInteger(configured) && configured > 0) {
-    return configured;
-  }
   const fromEnvironment = Number(env.TURNLOOP_CONTEXT_WINDOW);
-  if (Number.isInteger(fromEnvironment) && fromEnvironment > 0) {
-    return fromEnvironment;
-  }
-  return KNOWN_WINDOWS.find(([pattern]) => pattern.test(modelId))?.[1] ?? DEFAULT_CONTEXT_WINDOW;
+  const candidates = [
+    overrides.contextWindow,
+    env.TURNLOOP_CONTEXT_WINDOW === undefined ? undefined : fromEnvironment,
+    overrides.contextWindows?.[modelId],
+  ];
+  const chosen = candidates.find(
+    (value) => value !== undefined && Number.isInteger(value) && value > 0,
+  );
+  return (
+    chosen ??
+    KNOWN_WINDOWS.find(([pattern]) => pattern.test(modelId))?.[1] ??
+    DEFAULT_CONTEXT_WINDOW
+  );
 }

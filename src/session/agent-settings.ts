@@ -42,6 +42,8 @@ export interface SessionOptions {
   appendSystemPrompt?: string;
   /** The model's context window in tokens (`--context-window`); the known window when absent. */
   contextWindow?: number;
+  /** Context windows (tokens) by model id, from the config files. */
+  contextWindows?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -59,6 +61,7 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.client === undefined ? {} : { client: options.client }),
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    ...(options.contextWindows === undefined ? {} : { contextWindows: options.contextWindows }),
     authorize: createPermissionGate({
       cwd: session.cwd,
       policy: () => ({

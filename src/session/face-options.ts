@@ -24,4 +24,6 @@ export interface FaceOptions {
   flagsGiven?: string[];
   /** `--context-window N`: the model's context window in tokens (for unknown and local models). */
   contextWindow?: number;
+  /** Context windows (tokens) by model id, from the config files' `contextWindows`. */
+  contextWindows?: Readonly<Record<string, number>>;
 }

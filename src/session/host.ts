@@ -79,6 +79,9 @@ export class SessionHost {
       ...(settings.face.contextWindow === undefined
         ? {}
         : { contextWindow: settings.face.contextWindow }),
+      ...(settings.face.contextWindows === undefined
+        ? {}
+        : { contextWindows: settings.face.contextWindows }),
     };
   }
 

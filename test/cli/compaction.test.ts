@@ -91,6 +91,21 @@ describe("compaction in turnloop -p", () => {
     expect(server.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
   });
 
+  test("the config files' contextWindows set the window when no flag does", async () => {
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({ contextWindows: { "openai-compatible:fake-model": WINDOW } }),
+    );
+    server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const result = await runCli(["-p", "read all files and summarize"], {
+      cwd,
+      env: environment(),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^compacted the conversation \(threshold\)/m);
+    expect(server.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
+  });
+
   test("case 33 B: exit 1 with the context-exhausted error", async () => {
     server.setResponder(
       limitedModel({
