@@ -1,20 +1,14 @@
-import { randomUUID } from "node:crypto";
 import { errorMessage } from "../events/errors.js";
 import type { CompactionTrigger, EventInput } from "../events/events.js";
 import { contextWindowOf } from "../llm/context-window.js";
-import type {
-  HistoryMessage,
-  ModelRequest,
-  Provider,
-  ProviderFailure,
-  ToolSpecification,
-} from "../llm/provider.js";
+import type { HistoryMessage, ModelRequest, Provider, ToolSpecification } from "../llm/provider.js";
 import {
   buildTranscript,
   COMPACTION_SYSTEM_PROMPT,
   type TranscriptLimits,
 } from "./compaction-transcript.js";
 import type { History } from "./history.js";
+import { requestTurn, type TurnResult } from "./model-turn.js";
 import { estimateFixedTokens, estimateMessageTokens } from "./token-estimate.js";
 
 /** Compaction settings of a session (part of the loop's settings). */
@@ -237,10 +231,19 @@ type SummaryAnswer =
   | { kind: "cancelled" }
   | { kind: "failed"; message: string };
 
+/** Events of a summary request that stay out of the log: the summary is not an assistant reply. */
+const SUMMARY_HIDDEN: ReadonlySet<EventInput["type"]> = new Set([
+  "assistant.message",
+  "assistant.message_delta",
+  "assistant.reasoning_delta",
+  "assistant.tool_call_start",
+]);
+
 /**
- * The summary request: a turn with `purpose: "compaction"` (started when sent, so every model
- * call is a turn), its retries and usage, and no `assistant.message` — the summary is recorded by
- * `session.compaction_complete` only, so it never enters the view as an assistant reply.
+ * The summary request: the loop's own {@link requestTurn} with `purpose: "compaction"`, so each
+ * attempt (provider retries included) is a turn started when sent, with its retries and usage.
+ * No `assistant.message` or deltas: the summary is recorded by `session.compaction_complete`
+ * only, so it never enters the view as an assistant reply. Ends the reply's turn itself.
  */
 async function summarise(
   provider: Provider,
@@ -248,7 +251,6 @@ async function summarise(
   signal: AbortSignal,
   input: { transcript: string; summaryTokens: number; instructions?: string },
 ): Promise<SummaryAnswer> {
-  const turnId = randomUUID();
   const focus =
     input.instructions === undefined
       ? ""
@@ -264,63 +266,47 @@ async function summarise(
     tools: [],
     maxOutputTokens: input.summaryTokens,
   };
-  emit({ type: "assistant.turn_start", data: { turnId, purpose: "compaction" } });
-  try {
-    for await (const event of provider.stream(request, signal)) {
-      switch (event.type) {
-        case "text_delta":
-        case "reasoning_delta":
-        case "tool_call_start":
-          break;
-        case "retry": {
-          const { type: _type, ...retry } = event;
-          emit({ type: "assistant.retry", data: { turnId, ...retry } });
-          break;
-        }
-        case "done": {
-          emit({ type: "assistant.usage", data: { model: provider.id, turnId, ...event.usage } });
-          const { finishReason } = event.reply;
-          emit({ type: "assistant.turn_end", data: { turnId, status: "completed", finishReason } });
-          const summary = event.reply.content.trim();
-          return summary === ""
-            ? { kind: "failed", message: "the model answered the summary request with no text" }
-            : { kind: "summary", summary };
-        }
-        case "error":
-          return endFailed(emit, turnId, event.failure, signal);
-        default: {
-          // A new provider event fails to compile here until the summary request handles it.
-          const unhandled: never = event;
-          void unhandled;
-        }
-      }
+  let openTurnId: string | undefined;
+  const filtered = (event: EventInput): void => {
+    if (event.type === "assistant.turn_start") {
+      openTurnId = event.data.turnId;
+    } else if (event.type === "assistant.turn_end") {
+      openTurnId = undefined;
     }
+    if (!SUMMARY_HIDDEN.has(event.type)) {
+      emit(event);
+    }
+  };
+  let result: TurnResult;
+  try {
+    result = await requestTurn(provider, request, filtered, signal, "compaction");
   } catch (error) {
-    return endFailed(emit, turnId, { errorType: "internal", message: errorMessage(error) }, signal);
+    // A provider that throws instead of reporting an error: the open attempt fails.
+    if (openTurnId !== undefined) {
+      const data = {
+        turnId: openTurnId,
+        status: "failed" as const,
+        errorType: "internal" as const,
+      };
+      emit({ type: "assistant.turn_end", data });
+    }
+    return { kind: "failed", message: errorMessage(error) };
   }
-  return endFailed(
-    emit,
-    turnId,
-    { errorType: "internal", message: "the stream ended without a result" },
-    signal,
-  );
-}
-
-function endFailed(
-  emit: CompactionConversation["emit"],
-  turnId: string,
-  failure: ProviderFailure,
-  signal: AbortSignal,
-): SummaryAnswer {
-  const cancelled = failure.errorType === "cancelled" || signal.aborted;
-  const errorType = failure.errorType === "cancelled" ? undefined : failure.errorType;
-  emit({
-    type: "assistant.turn_end",
-    data: {
-      turnId,
-      status: cancelled ? "cancelled" : "error",
-      ...(errorType === undefined ? {} : { errorType }),
-    },
-  });
-  return cancelled ? { kind: "cancelled" } : { kind: "failed", message: failure.message };
+  switch (result.kind) {
+    case "cancelled":
+      return { kind: "cancelled" };
+    case "failed":
+      return { kind: "failed", message: result.failure.message };
+    case "reply": {
+      const { finishReason } = result.reply;
+      emit({
+        type: "assistant.turn_end",
+        data: { turnId: result.turnId, status: "completed", finishReason },
+      });
+      const summary = result.reply.content.trim();
+      return summary === ""
+        ? { kind: "failed", message: "the model answered the summary request with no text" }
+        : { kind: "summary", summary };
+    }
+  }
 }

@@ -11,7 +11,7 @@ import {
   tokensOf,
 } from "../support/context-limit.js";
 import type { Reply, Wire } from "../support/fake-model-server.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { FAST_RETRIES, type Harness, startHarness } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
 let harness: Harness | undefined;
@@ -110,8 +110,28 @@ describe.each(WIRES)("case 33 A on %s", (wire) => {
     expect(ofType(events, "session.compaction_start").map((event) => event.data.trigger)).toEqual([
       "context_limit_retry",
     ]);
+    // Every request is a turn, the rejected one included; each ends, in the order they began.
+    const turnStarts = ofType(events, "assistant.turn_start");
+    expect(turnStarts).toHaveLength(requests.length);
+    const turnEnds = ofType(events, "assistant.turn_end");
+    expect(turnEnds.map((event) => event.data.turnId)).toEqual(
+      turnStarts.map((event) => event.data.turnId),
+    );
+    expect(turnEnds[rejectedAt]?.data.status).toBe("failed");
+    expect(turnStarts[rejectedAt + 1]?.data.purpose).toBe("compaction");
   });
 });
+
+/** The turns of a session's log: `[purpose, status]` per model request, in order. */
+function turnsOf(events: readonly SessionEvent[]): Array<[string, string | undefined]> {
+  const ends = new Map(
+    ofType(events, "assistant.turn_end").map((event) => [event.data.turnId, event.data.status]),
+  );
+  return ofType(events, "assistant.turn_start").map((event) => [
+    event.data.purpose ?? "conversation",
+    ends.get(event.data.turnId),
+  ]);
+}
 
 describe("context-length errors in each server's words are compacted and replayed", () => {
   const wordings: Array<[string, Reply]> = [
@@ -137,6 +157,13 @@ describe("context-length errors in each server's words are compacted and replaye
       200, 200, 400, 200, 200,
     ]);
     expect(requestText(harness.server.requests[4])).toContain("Task: greet.");
+    expect(turnsOf(await harness.persisted())).toEqual([
+      ["conversation", "completed"],
+      ["conversation", "completed"],
+      ["conversation", "failed"],
+      ["compaction", "completed"],
+      ["conversation", "completed"],
+    ]);
   });
 
   test("Anthropic", async () => {
@@ -150,6 +177,54 @@ describe("context-length errors in each server's words are compacted and replaye
     await harness.prompt("hello");
     expect(await harness.prompt("hello again")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests.map((request) => request.status)).toEqual([200, 400, 200, 200]);
+    expect(turnsOf(await harness.persisted())).toEqual([
+      ["conversation", "completed"],
+      ["conversation", "failed"],
+      ["compaction", "completed"],
+      ["conversation", "completed"],
+    ]);
+  });
+});
+
+describe("the summary request", () => {
+  test("is a turn per attempt: a provider retry ends the failed attempt and starts another", async () => {
+    harness = await startHarness({ wire: "openai-chat", tuning: FAST_RETRIES });
+    harness.server.enqueue({ text: "one" }, { text: "two" });
+    await harness.prompt("first");
+    await harness.prompt("second");
+    const unavailable: Reply = {
+      status: 503,
+      body: { error: { message: "Service Unavailable", type: "api_error" } },
+    };
+    harness.server.enqueue(unavailable, { text: "Task: count." });
+    const before = harness.events.length;
+    expect(await harness.session.compact(harness.settings, "")).toMatchObject({ ok: true });
+    expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200, 503, 200]);
+    const compaction = harness.events.slice(before);
+    // No reply, delta or tool-call start of the summary: it is only in compaction_complete.
+    expect(compaction.map((event) => event.type)).toEqual([
+      "session.compaction_start",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "assistant.retry",
+      "assistant.turn_start",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.compaction_complete",
+    ]);
+    const persisted = await harness.persisted();
+    expect(turnsOf(persisted)).toEqual([
+      ["conversation", "completed"],
+      ["conversation", "completed"],
+      ["compaction", "failed"],
+      ["compaction", "completed"],
+    ]);
+    expect(ofType(persisted, "assistant.turn_start")).toHaveLength(harness.server.requests.length);
+    const [failed] = ofType(compaction, "assistant.turn_end");
+    expect(ofType(compaction, "assistant.retry")[0]?.data.turnId).toBe(failed?.data.turnId);
+    expect(ofType(compaction, "session.compaction_complete")[0]?.data.summaryContent).toContain(
+      "Task: count.",
+    );
   });
 });
 
