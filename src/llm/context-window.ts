@@ -1,19 +1,17 @@
-/**
- * Context window sizes (tokens) by model. The one place the rest of turnloop asks; it will read
- * the model catalogue once `src/llm/` has one. Until then: a small table of well-known families,
- * Ollama's smallest default context (4,096 tokens: its `/v1` endpoint ignores a per-request
- * `num_ctx`, so the server's setting is what counts), and a conservative default.
- */
-const KNOWN_WINDOWS: ReadonlyArray<[RegExp, number]> = [
-  [/^ollama:/i, 4_096],
-  [/claude/i, 200_000],
-  [/gpt-4\.1/i, 1_047_576],
-  [/gpt-5/i, 400_000],
-  [/gpt-4o|o[134](-|$)/i, 128_000],
-  [/gemini/i, 1_048_576],
-];
+import { catalogueContextWindow } from "./model-catalogue.js";
 
-/** Used when nothing is known about the model. */
+/**
+ * Context window sizes (tokens) by model: the one place the rest of turnloop asks. The user's
+ * overrides first, then the model catalogue (llm/model-catalogue.ts), then defaults.
+ */
+
+/**
+ * Ollama's smallest default context (4,096 tokens): its `/v1` endpoint ignores a per-request
+ * `num_ctx`, so the server's setting is what counts.
+ */
+export const OLLAMA_DEFAULT_CONTEXT_WINDOW = 4_096;
+
+/** Used when the catalogue does not know the model. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** Windows the user set, most specific source first. */
@@ -27,8 +25,9 @@ export interface ContextWindowOverrides {
 /**
  * The context window of `modelId` (`provider:model`), in tokens. Precedence as for every
  * setting (flags > environment > config files > default): `--context-window`, then
- * `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows[modelId]`, then the known
- * window.
+ * `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows[modelId]`, then the
+ * catalogue's window, then {@link OLLAMA_DEFAULT_CONTEXT_WINDOW} for `ollama:` models and
+ * {@link DEFAULT_CONTEXT_WINDOW} for the rest.
  */
 export function contextWindowOf(
   modelId: string,
@@ -46,7 +45,7 @@ export function contextWindowOf(
   );
   return (
     chosen ??
-    KNOWN_WINDOWS.find(([pattern]) => pattern.test(modelId))?.[1] ??
-    DEFAULT_CONTEXT_WINDOW
+    catalogueContextWindow(modelId) ??
+    (/^ollama:/i.test(modelId) ? OLLAMA_DEFAULT_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW)
   );
 }

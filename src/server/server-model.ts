@@ -10,7 +10,7 @@
  *    `TURNLOOP_MODEL`), since whoever started the server chose where its requests go.
  */
 
-import { contextWindow } from "../llm/model-catalogue.js";
+import { contextWindowOf } from "../llm/context-window.js";
 import { hasProviderPrefix, type ProviderName } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";
@@ -59,7 +59,7 @@ export function listedModels(host: SessionHost) {
       name: id,
       capabilities: {
         supports: { vision: false, reasoningEffort: false },
-        limits: { max_context_window_tokens: contextWindow(id, host.env) },
+        limits: { max_context_window_tokens: contextWindowOf(id, host.face, host.env) },
       },
     },
   ];
