@@ -116,7 +116,6 @@ export class UpdateMapper {
       case "session.resume":
       case "assistant.turn_end":
         return this.abandonAnnounced();
-      case "assistant.turn_start":
       case "tool.execution_start":
       case "permission.completed":
       case "session.autopilot_stopped":

@@ -108,6 +108,14 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
       });
       return;
     }
+    case "session.warning":
+      folder.mark({
+        kind: "warning",
+        at,
+        text: `warning: ${text(data.warningType) ?? ""}`,
+        detail: text(data.message),
+      });
+      return;
     case "hook.start":
       folder.mark({ kind: "hook", at, text: `hook ${text(data.hookType)} started` });
       return;
