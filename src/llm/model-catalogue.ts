@@ -44,12 +44,22 @@ function lookUp(
 }
 
 /**
+ * Windows looked up so far, by model id: the bundled data never changes while we run, and a
+ * lookup takes about a third of a millisecond, which the compaction check would pay every turn.
+ */
+const knownWindows = new Map<string, number | undefined>();
+
+/**
  * The catalogue's context window of `modelId`, in tokens, or undefined when the catalogue does not
  * know the model (or it runs on Ollama). The user's overrides and the defaults are applied by
  * `contextWindowOf` (llm/context-window.ts), which the rest of turnloop asks.
  */
 export function catalogueContextWindow(modelId: string): number | undefined {
-  return lookUp(modelId, { input_tokens: 0, output_tokens: 0 })?.model.context_window ?? undefined;
+  if (!knownWindows.has(modelId)) {
+    const found = lookUp(modelId, { input_tokens: 0, output_tokens: 0 })?.model.context_window;
+    knownWindows.set(modelId, found ?? undefined);
+  }
+  return knownWindows.get(modelId);
 }
 
 /**
