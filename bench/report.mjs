@@ -175,9 +175,19 @@ export function writeReport(path, context, meta) {
     add(`| ${load.group} | ${load.before} | ${load.after} |`);
   }
   add("");
-  // The session-view figures come from bench/viewer.mjs; keep them.
-  const kept = existsSync(path) ? viewerSection(readFileSync(path, "utf8")) : "";
-  writeFileSync(path, kept === "" ? lines.join("\n") : `${lines.join("\n")}\n${kept}\n`);
+  // Sections other benchmarks write into this file survive a full run: the session view's
+  // (bench/viewer.mjs) and the `<!-- keep:NAME -->` ones (bench/compaction.mjs).
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const viewer = viewerSection(current);
+  add(...(viewer === "" ? [] : [viewer, ""]), ...keptSections(current), "");
+  writeFileSync(path, lines.join("\n"));
+}
+
+/** The `<!-- keep:NAME -->` … `<!-- /keep:NAME -->` sections of `text`. */
+export function keptSections(text) {
+  return [...text.matchAll(/<!-- keep:([a-z-]+) -->[\s\S]*?<!-- \/keep:\1 -->\n?/g)].map((match) =>
+    match[0].trimEnd(),
+  );
 }
 
 /**

@@ -28,7 +28,9 @@ export type Command =
   /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
   | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
   /** `turnloop mcp trust`: allow this project's `.mcp.json` servers. */
-  | { kind: "mcp-trust"; cwd: string };
+  | { kind: "mcp-trust"; cwd: string }
+  /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
+  | { kind: "sessions-compact"; sessionId: string; instructions: string; options: FaceOptions };
 
 export type { FaceOptions };
 
@@ -63,6 +65,8 @@ Usage:
                                       a session as one file, for sharing (stdout without --out)
   turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
+  turnloop sessions compact <id> [instructions]
+                                      summarise a session's older history now
   turnloop --version | --help
 
 Options for -p:
@@ -92,6 +96,8 @@ Options for -p:
   --mcp-config <file>                 MCP servers ({"mcpServers": {...}}), besides
                                       the config files' mcpServers, ~/.turnloop/mcp.json
                                       and a trusted project's .mcp.json
+  --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
+                                      compaction starts at 80 % of it
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -117,6 +123,14 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     return { kind: "version" };
   }
   if (positionals[0] === "sessions") {
+    if (positionals[1] === "compact" && positionals[2] !== undefined) {
+      return {
+        kind: "sessions-compact",
+        sessionId: positionals[2],
+        instructions: positionals.slice(3).join(" "),
+        options: faceOptions(values, cwd),
+      };
+    }
     return sessionsCommand(positionals.slice(1), values);
   }
   if (positionals[0] === "config" && positionals.length === 1) {
@@ -191,6 +205,9 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
       ? {}
       : { systemPromptFile: values["system-prompt-file"] }),
     mcpConfigs: values["mcp-config"] ?? [],
+    ...(values["context-window"] === undefined
+      ? {}
+      : { contextWindow: contextWindowFlag(values["context-window"]) }),
   };
 }
 
@@ -264,6 +281,7 @@ const OPTIONS = {
   port: { type: "string" },
   "output-format": { type: "string" },
   cwd: { type: "string" },
+  "context-window": { type: "string" },
   "no-instructions": { type: "boolean" },
   "mcp-config": { type: "string", multiple: true },
   quiet: { type: "boolean", short: "q" },
@@ -301,7 +319,7 @@ function sessionsCommand(rest: readonly string[], values: ParsedValues): Command
       : { kind: "sessions-delete", sessionId };
   }
   throw new UsageError(
-    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F]",
+    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | compact <id> [instructions]]",
   );
 }
 
@@ -323,6 +341,15 @@ function sessionsViewCommand(
     );
   }
   return { kind: "sessions-export", sessionId, format, ...out };
+}
+
+/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
+function contextWindowFlag(value: string): number {
+  const tokens = Number(value);
+  if (!Number.isInteger(tokens) || tokens < 1_000) {
+    throw new UsageError(`--context-window must be a number of tokens ≥ 1000, not "${value}"`);
+  }
+  return tokens;
 }
 
 function positiveInteger(flag: string, value: string | undefined, fallback: number): number {

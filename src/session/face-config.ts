@@ -108,6 +108,9 @@ export function configuredFace<T extends FaceOptions>(
     maxAutopilotContinues: settings.maxAutopilotContinues.value,
     allowTools: settings.allow.map((rule) => rule.value),
     denyTools: settings.deny.map((rule) => rule.value),
+    contextWindows: Object.fromEntries(
+      Object.entries(settings.contextWindows).map(([model, size]) => [model, size.value]),
+    ),
   };
   return { ok: true, options: configured, env: environmentFor(settings, env), settings, warnings };
 }
