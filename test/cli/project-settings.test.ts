@@ -239,6 +239,7 @@ describe("config files", () => {
   });
 
   test("turnloop config shows each setting's source and redacts keys", async () => {
+    await rm(join(repository, ".turnloop", "config.json"), { force: true });
     await writeFile(
       join(home, "config.json"),
       JSON.stringify({
@@ -261,6 +262,10 @@ describe("config files", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const source = join(home, "config.json");
+    // The file that is there, and the one that is not.
+    expect(result.stdout.split("\n")[0]).toBe(
+      `config files: ${source} (user), ${join(repository, ".turnloop", "config.json")} (project, none)`,
+    );
     expect(result.stdout).toContain(
       `model                    vllm:qwen3 (= openai-compatible:qwen3)    from ${source}\n`,
     );
