@@ -149,8 +149,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     };
   }
   if (positionals.length > 0) {
-    const hint = commandHint(positionals[0] ?? "", COMMANDS);
-    throw new UsageError(`unknown command "${positionals[0]}"${hint} (see turnloop --help)`);
+    throw new UsageError(unknownCommandMessage(positionals));
   }
   if (values.prompt === undefined) {
     return { kind: "help" };
@@ -391,6 +390,19 @@ function unknownOptionMessage(error: unknown): string | undefined {
 const COMMANDS = ["acp", "serve", "config", "sessions", "mcp"];
 const MCP_COMMANDS = ["list", "trust"];
 
+/**
+ * For positionals that are no command: a command given an extra word (`config x`) names that
+ * word; else the word, and the closest command if one is close, or `-p` for a bare question.
+ */
+function unknownCommandMessage(positionals: readonly string[]): string {
+  const [first = "", second] = positionals;
+  if (COMMANDS.includes(first) && second !== undefined) {
+    return `${first} takes no argument "${second}"; see turnloop --help`;
+  }
+  const hint = commandHint(first, COMMANDS) || `; to ask it, run turnloop -p "…"`;
+  return `unknown command "${first}"${hint} (see turnloop --help)`;
+}
+
 /** `; did you mean X?` for a mistyped (sub)command, or nothing when none is close. */
 function commandHint(given: string, known: readonly string[]): string {
   const suggestion = closest(given, known);
@@ -402,7 +414,7 @@ function closest(name: string, known: readonly string[]): string | undefined {
   const nearest = known
     .map((option) => ({ option, distance: editDistance(name, option) }))
     .sort((left, right) => left.distance - right.distance)[0];
-  // A flag cut short (`--allow-all`) names the flag it starts; else the nearest spelling.
+  // A name cut short (`--allow-all`) names the one it starts; else the nearest spelling.
   const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
   const near =
     nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 3))

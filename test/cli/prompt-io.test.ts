@@ -201,4 +201,29 @@ describe("usage errors", () => {
       "turnloop: unknown option --allow-all; did you mean --allow-all-tools? (see turnloop --help)\n",
     );
   });
+
+  test("an unknown command suggests the closest one; a command's extra word is named; a bare question points to -p", async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ["session", "list"],
+        'unknown command "session"; did you mean sessions? (see turnloop --help)',
+      ],
+      [["confg"], 'unknown command "confg"; did you mean config? (see turnloop --help)'],
+      [["config", "show"], 'config takes no argument "show"; see turnloop --help'],
+      [["acp", "--", "x"], 'acp takes no argument "x"; see turnloop --help'],
+      [
+        ["What does this repository do?"],
+        'unknown command "What does this repository do?"; to ask it, run turnloop -p "…" (see turnloop --help)',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { cwd: repository, env: environment() });
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        args,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: ${message}\n`,
+      });
+    }
+  });
 });
