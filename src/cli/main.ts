@@ -12,13 +12,17 @@ setFlagsFromString("--liftoff-only");
 
 const VERSION = "0.1.0";
 
-// `turnloop … | head` closes our stdout early; that is the reader's choice, not a crash. The
-// prompt command also listens and cancels its prompt.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code !== "EPIPE") {
-    throw error;
-  }
-});
+// `turnloop … | head` (or `2>&1 | head`) closes our stdout or stderr early; that is the reader's
+// choice, not a crash. Unhandled, an EPIPE on stderr would kill the process mid-prompt, leaving
+// its turn open in the log and its session lock behind. The prompt command also listens and
+// cancels its prompt.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") {
+      throw error;
+    }
+  });
+}
 
 /** Entry point of the `turnloop` command. Heavy modules load only for the command that needs them. */
 async function main(argv: readonly string[]): Promise<number> {

@@ -204,7 +204,7 @@ async function terminalExtras(
 }
 
 /**
- * Runs the prompt with Ctrl-C (first: cancel; second: exit at once) and a closed stdout
+ * Runs the prompt with Ctrl-C (first: cancel; second: exit at once) and a closed stdout or stderr
  * (`turnloop -p … | head` cancels like Ctrl-C, so the log ends cleanly instead of mid-turn).
  */
 async function runWithSignals(
@@ -214,12 +214,15 @@ async function runWithSignals(
   output: PromptOutput,
   io: PromptIo,
 ): Promise<number> {
-  const onStdoutError = (error: NodeJS.ErrnoException) => {
+  // Either stream may be the closed one (`2>&1 | head` closes both); a write to it fails with
+  // EPIPE, and the prompt is cancelled like Ctrl-C.
+  const onOutputError = (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") {
       session.cancel();
     }
   };
-  io.stdout.on("error", onStdoutError);
+  io.stdout.on("error", onOutputError);
+  io.stderr.on("error", onOutputError);
   const started = performance.now();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -258,7 +261,8 @@ async function runWithSignals(
     }
   } finally {
     process.off("SIGINT", onInterrupt);
-    io.stdout.off("error", onStdoutError);
+    io.stdout.off("error", onOutputError);
+    io.stderr.off("error", onOutputError);
   }
 }
 

@@ -1,0 +1,166 @@
+import { type ChildProcessByStdio, execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+// `turnloop -p … | head` and `… 2>&1 | head`: the reader goes away while we still write. The
+// closed stream is found by the next write to it (EPIPE), which cancels the prompt like Ctrl-C;
+// the process must exit with the documented code and leave a whole log, never hang or crash.
+
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-closed-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-closed-repo-"));
+  execFileSync("git", ["init", "-q"], { cwd: repository });
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+type Closed = "stdout" | "stderr" | "both";
+type Moment = "before the first token" | "during a tool" | "mid-stream" | "after the answer";
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+const ANSWER = Array.from({ length: 200 }, (_, index) => `line ${index}\n`);
+
+/** Runs a tool call then a streamed answer, closing `closed` at `moment`; resolves on 'exit'. */
+function runClosing(closed: Closed, moment: Moment): Promise<number | null> {
+  server.enqueue(
+    {
+      toolCalls: [
+        {
+          id: "call_1",
+          name: "bash",
+          arguments: JSON.stringify({ command: "touch started; sleep 1; echo ok" }),
+        },
+      ],
+    },
+    { text: ANSWER, delayMs: 3 },
+  );
+  const child: Child = spawn(process.execPath, [CLI_PATH, "-p", "go", "--allow-all-tools"], {
+    cwd: repository,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+    }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const close = () => {
+    if (closed !== "stderr") {
+      child.stdout.destroy();
+    }
+    if (closed !== "stdout") {
+      child.stderr.destroy();
+    }
+  };
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    if (
+      (moment === "mid-stream" && stdout.includes("line 3\n")) ||
+      (moment === "after the answer" && stdout.includes("line 199\n"))
+    ) {
+      close();
+    }
+  });
+  child.stderr.resume();
+  if (moment === "before the first token") {
+    close();
+  }
+  if (moment === "during a tool") {
+    const poll = setInterval(() => {
+      if (existsSync(join(repository, "started"))) {
+        clearInterval(poll);
+        close();
+      }
+    }, 10);
+    child.once("exit", () => clearInterval(poll));
+  }
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => resolve(code));
+  });
+}
+
+interface LoggedEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+async function sessionLog(): Promise<{ events: LoggedEvent[]; files: string[] }> {
+  const [sessionId, ...others] = await readdir(join(home, "session-state"));
+  expect(others).toEqual([]);
+  const directory = join(home, "session-state", sessionId ?? "");
+  const text = await readFile(join(directory, "events.jsonl"), "utf8");
+  const events = text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as LoggedEvent);
+  return { events, files: await readdir(directory) };
+}
+
+/** Every turn and tool call that started has ended; the lock is released. */
+function expectWhole(events: LoggedEvent[], files: string[]): void {
+  const count = (type: string) => events.filter((event) => event.type === type).length;
+  expect(count("assistant.turn_end")).toBe(count("assistant.turn_start"));
+  expect(count("tool.execution_complete")).toBe(count("tool.execution_start"));
+  expect(files).not.toContain("lock");
+}
+
+// Which closings the prompt sees: stdout carries the answer, stderr the tool line (written when
+// the tool ends) and the summary. A stream closed while nothing more is written to it is not
+// noticed before the answer is done.
+const MOMENTS: Moment[] = [
+  "before the first token",
+  "during a tool",
+  "mid-stream",
+  "after the answer",
+];
+const CANCELLED_AT: Record<Closed, Moment[]> = {
+  stdout: ["before the first token", "during a tool", "mid-stream"],
+  stderr: ["before the first token", "during a tool"],
+  both: ["before the first token", "during a tool", "mid-stream"],
+};
+const cases = (["stdout", "stderr", "both"] as const).flatMap((closed) =>
+  MOMENTS.map((moment) => ({ closed, moment, cancelled: CANCELLED_AT[closed].includes(moment) })),
+);
+
+describe("a closed stdout or stderr", () => {
+  test.each(cases)(
+    "$closed closed $moment: exits (cancelled: $cancelled) with a whole log",
+    async ({ closed, moment, cancelled }) => {
+      const code = await runClosing(closed, moment);
+      const { events, files } = await sessionLog();
+      expectWhole(events, files);
+      const tool = events.find((event) => event.type === "tool.execution_complete");
+      expect(tool?.data).toMatchObject({ toolCallId: "call_1", success: true });
+      const messages = events.filter((event) => event.type === "assistant.message");
+      if (cancelled) {
+        expect(code).toBe(130);
+        expect(events.at(-1)?.type).toBe("abort");
+        // The answer was cut short (or never begun): not all of it is in the log.
+        expect(messages.at(-1)?.data.content).not.toBe(ANSWER.join(""));
+      } else {
+        expect(code).toBe(0);
+        expect(events.map((event) => event.type)).not.toContain("abort");
+        expect(events.at(-1)?.type).toBe("assistant.turn_end");
+        expect(messages.at(-1)?.data.content).toBe(ANSWER.join(""));
+      }
+    },
+    60_000,
+  );
+});
