@@ -7,6 +7,8 @@ export type Command =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "prompt"; options: PromptOptions }
+  /** `turnloop [prompt]` with no `-p`: the interactive terminal session. */
+  | { kind: "interactive"; options: InteractiveOptions }
   /** `turnloop acp`: an ACP v1 agent on stdio. */
   | { kind: "acp"; options: FaceOptions }
   /** `turnloop --headless --stdio|--port N` and `turnloop serve`: the SDK's JSON-RPC server. */
@@ -45,9 +47,20 @@ export interface PromptOptions extends FaceOptions {
   verbose: boolean;
 }
 
+/** Options of `turnloop` (the interactive session). */
+export interface InteractiveOptions extends FaceOptions {
+  /** Sent as the first prompt once the session is open. */
+  prompt?: string;
+  /** `--resume <id>`: that session; `--resume` alone: a picker of this folder's sessions. */
+  resume?: string | { pick: true };
+  continue: boolean;
+}
+
 export const USAGE = `turnloop: an open, model-agnostic coding agent.
 
 Usage:
+  turnloop ["<prompt>"] [options]     an interactive session in this folder (the same options
+                                      as -p; --continue, --resume [<id>] reopen one)
   turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
   turnloop --headless --stdio|--port N
@@ -110,6 +123,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     throw new UsageError(unknownOptionMessage(error) ?? errorMessage(error));
   }
   const { values, positionals } = parsed;
+  const pick = resumeWithoutId(argv);
   if (values.help) {
     return { kind: "help" };
   }
@@ -134,12 +148,18 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
       options: { ...faceOptions(values, cwd), transport: serverTransport(values) },
     };
   }
+  if ((values.resume !== undefined || pick) && values.continue) {
+    throw new UsageError("use either --resume or --continue, not both");
+  }
+  if (values.prompt === undefined) {
+    return interactiveCommand(values, positionals, cwd, pick);
+  }
   if (positionals.length > 0) {
     const hint = commandHint(positionals[0] ?? "", COMMANDS);
     throw new UsageError(`unknown command "${positionals[0]}"${hint} (see turnloop --help)`);
   }
-  if (values.prompt === undefined) {
-    return { kind: "help" };
+  if (pick) {
+    throw new UsageError("-p needs --resume <session-id>");
   }
   if (values.resume !== undefined && values.continue) {
     throw new UsageError("use either --resume or --continue, not both");
@@ -277,10 +297,47 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
+/**
+ * `--resume` with no id (last, or before another flag): the interactive picker. Such an
+ * occurrence is left out before parsing, since `--resume` otherwise takes a value.
+ */
+function resumeWithoutId(argv: readonly string[]): boolean {
+  return argv.some(
+    (argument, index) =>
+      argument === "--resume" &&
+      (argv[index + 1] === undefined || argv[index + 1]?.startsWith("-")),
+  );
+}
+
+function interactiveCommand(
+  values: ParsedValues,
+  positionals: readonly string[],
+  cwd: string,
+  pick: boolean,
+): Command {
+  const prompt = positionals.join(" ").trim();
+  const resume = pick ? { pick: true as const } : values.resume;
+  return {
+    kind: "interactive",
+    options: {
+      ...faceOptions(values, cwd),
+      ...(prompt === "" ? {} : { prompt }),
+      ...(resume === undefined ? {} : { resume }),
+      continue: values.continue === true,
+    },
+  };
+}
 
 function parseWith(argv: readonly string[]) {
+  const withoutBareResume = argv.filter(
+    (argument, index) =>
+      !(
+        argument === "--resume" &&
+        (argv[index + 1] === undefined || argv[index + 1]?.startsWith("-"))
+      ),
+  );
   return parseArgs({
-    args: [...argv],
+    args: withoutBareResume,
     allowPositionals: true,
     strict: true,
     options: OPTIONS,

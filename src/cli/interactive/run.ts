@@ -1,0 +1,68 @@
+import { resolve } from "node:path";
+import { errorMessage } from "../../events/errors.js";
+import type { SessionMode } from "../../session/commands.js";
+import { SessionHost } from "../../session/host.js";
+import type { InteractiveOptions } from "../arguments.js";
+import { EXIT, type SessionChoice } from "./open.js";
+
+/** Where the interactive face reads, writes and keeps its files. */
+export interface InteractiveIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  /** `$TURNLOOP_HOME`. */
+  home: string;
+}
+
+/**
+ * Runs `turnloop` without `-p`: the full-screen session when stdin and stdout are terminals and
+ * `TERM` is not `dumb`, else plain lines. Loads the terminal UI only for the full screen.
+ * @returns the exit code: 0 after /exit, Ctrl-D or Ctrl-C twice; 64 for a bad command line or
+ * model; 1 when the session cannot be opened (e.g. open in another process).
+ */
+export async function runInteractiveCommand(
+  options: InteractiveOptions,
+  io: InteractiveIo,
+): Promise<number> {
+  const cwd = resolve(options.cwd);
+  let host: SessionHost;
+  try {
+    host = new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
+  } catch (error) {
+    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+    return EXIT.usage;
+  }
+  const choice: SessionChoice =
+    typeof options.resume === "string"
+      ? { kind: "id", idOrPrefix: options.resume }
+      : options.resume !== undefined
+        ? { kind: "pick" }
+        : options.continue
+          ? { kind: "continue" }
+          : { kind: "new" };
+  const mode: SessionMode = options.autopilot
+    ? "autopilot"
+    : options.allowAllTools
+      ? "auto"
+      : "ask";
+  const common = {
+    host,
+    cwd,
+    choice,
+    mode,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    ...(options.prompt === undefined ? {} : { firstPrompt: options.prompt }),
+  };
+  const fullScreen = io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.TERM !== "dumb";
+  if (!fullScreen) {
+    const { runPlainFace } = await import("./plain-face.js");
+    return runPlainFace({ ...common, input: io.stdin });
+  }
+  const { runTerminalFace } = await import("./terminal-face.js");
+  return runTerminalFace({
+    ...common,
+    color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",
+  });
+}

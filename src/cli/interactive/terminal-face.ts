@@ -1,0 +1,195 @@
+import { matchesKey } from "@mariozechner/pi-tui";
+import type { PermissionReply } from "../../agent/permission-gate.js";
+import { COMMANDS, type SessionMode } from "../../session/commands.js";
+import type { SessionHost } from "../../session/host.js";
+import { UsageTotals } from "../../session/usage-totals.js";
+import { Controller, type ConversationView } from "./controller.js";
+import { EXIT, openSession, type SessionChoice } from "./open.js";
+import { readInputHistory } from "./prompt-input.js";
+import { PermissionQuestion } from "./question.js";
+import { restoreTerminal, Screen } from "./screen.js";
+import { contextWindowOf, type StatusState } from "./status-line.js";
+import { createTheme } from "./theme.js";
+
+/** Two Ctrl-C presses on an empty line within this many ms exit. */
+const DOUBLE_PRESS_MS = 2000;
+/** How often the status line and running tools redraw while busy (ms); idle draws nothing. */
+const BUSY_TICK_MS = 500;
+
+export interface TerminalFaceSettings {
+  host: SessionHost;
+  cwd: string;
+  choice: SessionChoice;
+  mode: SessionMode;
+  color: boolean;
+  /** Sent as the first prompt once the session is open. */
+  firstPrompt?: string;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * The full-screen interactive face: opens the session (with a picker for `--resume`), shows its
+ * history, and runs until `/exit`, Ctrl-D or a second Ctrl-C on an empty line. Prints the session
+ * id on the way out. The terminal is restored on every exit, a crash and a signal included.
+ * @returns the exit code.
+ */
+export async function runTerminalFace(settings: TerminalFaceSettings): Promise<number> {
+  const { host } = settings;
+  const theme = createTheme(settings.color);
+  const status: StatusState = {
+    model: "",
+    mode: settings.mode,
+    usage: new UsageTotals(),
+    contextWindow: undefined,
+  };
+  const screen = new Screen(theme, status, COMMANDS, settings.cwd);
+  const onProcessExit = () => restoreTerminal();
+  process.on("exit", onProcessExit);
+  screen.start();
+  const opened = await openSession(host, settings.cwd, settings.choice, (sessions) =>
+    screen.pickSession(sessions, "Resume a session of this folder"),
+  );
+  if (!opened.ok) {
+    screen.stop();
+    process.off("exit", onProcessExit);
+    settings.stderr.write(`turnloop: ${opened.message}\n`);
+    return opened.code;
+  }
+  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  for (const entry of await readInputHistory(host.home)) {
+    screen.editor.addToHistory(entry);
+  }
+  let ticker: NodeJS.Timeout | undefined;
+  const view: ConversationView = {
+    history: (events) => {
+      for (const event of events) {
+        screen.transcript.handle(event);
+      }
+      screen.render();
+    },
+    show: (event) => {
+      screen.transcript.handle(event);
+      screen.render();
+    },
+    note: (text, style) => {
+      screen.transcript.note(text, style);
+      screen.render();
+    },
+    clear: () => {
+      screen.transcript.clear();
+      screen.tui.requestRender(true);
+    },
+    statusChanged: () => {
+      Object.assign(status, {
+        model: controller.model.id,
+        mode: controller.mode,
+        usage: controller.usage,
+        contextWindow: contextWindowOf(controller.model.id, host.env),
+        busySince: controller.busySince,
+      });
+      screen.editor.disableSubmit = controller.busy;
+      if (controller.busy && ticker === undefined) {
+        ticker = setInterval(() => screen.render(), BUSY_TICK_MS);
+      } else if (!controller.busy && ticker !== undefined) {
+        clearInterval(ticker);
+        ticker = undefined;
+      }
+      screen.render();
+    },
+    ask: (request, signal) =>
+      new Promise<PermissionReply>((resolve) => {
+        const finish = (reply: PermissionReply) => {
+          signal.removeEventListener("abort", onAbort);
+          screen.closeModal();
+          resolve(reply);
+        };
+        const onAbort = () => finish({ decision: "cancelled" });
+        signal.addEventListener("abort", onAbort, { once: true });
+        screen.openModal(new PermissionQuestion(theme, request, finish));
+      }),
+    pickSession: (sessions, title) => screen.pickSession(sessions, title),
+  };
+  return new Promise<number>((resolve) => {
+    let exiting = false;
+    const exit = async (code: number) => {
+      if (exiting) {
+        return;
+      }
+      exiting = true;
+      for (const signal of SIGNALS) {
+        process.off(signal, onSignal);
+      }
+      if (ticker !== undefined) {
+        clearInterval(ticker);
+      }
+      await controller.close().catch(() => undefined);
+      screen.stop();
+      process.off("exit", onProcessExit);
+      settings.stdout.write(
+        `session ${controller.session.id}\nresume it with: turnloop --resume ${controller.session.id}\n`,
+      );
+      resolve(code);
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      void exit(128 + (SIGNAL_NUMBERS[signal] ?? 15));
+    };
+    for (const signal of SIGNALS) {
+      process.on(signal, onSignal);
+    }
+    controller.onExit = () => void exit(EXIT.ok);
+    let lastInterrupt = 0;
+    screen.tui.addInputListener((data) => {
+      const interrupt = matchesKey(data, "ctrl+c");
+      if (controller.busy && (interrupt || matchesKey(data, "escape"))) {
+        controller.cancel();
+        return { consume: true };
+      }
+      if (screen.hasModal) {
+        return undefined;
+      }
+      if (status.hint !== undefined) {
+        delete status.hint;
+        screen.render();
+      }
+      if (interrupt) {
+        if (screen.editor.getText() !== "") {
+          screen.editor.setText("");
+          return { consume: true };
+        }
+        if (Date.now() - lastInterrupt < DOUBLE_PRESS_MS) {
+          void exit(EXIT.ok);
+        } else {
+          lastInterrupt = Date.now();
+          Object.assign(status, { hint: "press Ctrl-C again to exit" });
+          screen.render();
+        }
+        return { consume: true };
+      }
+      if (matchesKey(data, "ctrl+d") && screen.editor.getText() === "") {
+        void exit(EXIT.ok);
+        return { consume: true };
+      }
+      return undefined;
+    });
+    screen.editor.onSubmit = (text) => {
+      if (text.trim() !== "") {
+        screen.editor.addToHistory(text);
+      }
+      void controller.submit(text);
+    };
+    void controller.attach(view).then(() => {
+      if (settings.firstPrompt !== undefined) {
+        screen.editor.addToHistory(settings.firstPrompt);
+        void controller.submit(settings.firstPrompt);
+      }
+    });
+  });
+}
+
+const SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT"];
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGTERM: 15,
+};
