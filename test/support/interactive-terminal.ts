@@ -26,7 +26,8 @@ export function tmuxMissing(): boolean {
  * state, so a test can check that the terminal was given back.
  */
 export class InteractiveTerminal {
-  private readonly socket = `turnloop-interactive-${randomUUID().slice(0, 8)}`;
+  /** The tmux server's socket name (`tmux -L`), for commands this class does not wrap. */
+  readonly socketName = `turnloop-interactive-${randomUUID().slice(0, 8)}`;
   private readonly target = "main";
 
   constructor(
@@ -132,11 +133,11 @@ export class InteractiveTerminal {
   }
 
   close(): void {
-    spawnSync("tmux", ["-L", this.socket, "kill-server"]);
+    spawnSync("tmux", ["-L", this.socketName, "kill-server"]);
   }
 
   private tmux(...args: string[]): string {
-    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
+    return execFileSync("tmux", ["-L", this.socketName, ...args], { encoding: "utf8" });
   }
 }
 

@@ -1,5 +1,4 @@
 import {
-  CombinedAutocompleteProvider,
   type Component,
   Container,
   Editor,
@@ -11,6 +10,7 @@ import {
 import type { CommandDefinition } from "../../session/commands.js";
 import { age } from "../../session/commands.js";
 import type { SessionSummary } from "../../session/store.js";
+import { PromptCompletion } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
@@ -41,16 +41,7 @@ export class Screen {
     this.tui = new TUI(new ProcessTerminal());
     this.transcript = new Transcript(theme);
     this.editor = new Editor(this.tui, theme.editor, { paddingX: 1 });
-    this.editor.setAutocompleteProvider(
-      new CombinedAutocompleteProvider(
-        commands.map((command) => ({
-          name: command.name,
-          description: command.description,
-          ...(command.input === undefined ? {} : { argumentHint: command.input.hint }),
-        })),
-        cwd,
-      ),
-    );
+    this.editor.setAutocompleteProvider(new PromptCompletion(commands, cwd));
     this.status = new StatusLine(theme, status);
     this.tui.addChild(this.transcript);
     this.tui.addChild(this.slot);
@@ -117,6 +108,7 @@ export class Screen {
         })),
         Math.min(10, sessions.length),
         this.theme.selectList,
+        { minPrimaryColumnWidth: 20, maxPrimaryColumnWidth: 72 },
       );
       const box = new Picker(list, this.theme.bold(`${title} (↑/↓, Enter opens, Esc cancels)`));
       const done = (sessionId: string | undefined) => {

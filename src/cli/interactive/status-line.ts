@@ -43,7 +43,7 @@ export class StatusLine implements Component {
     const variants = [this.right(true, true), this.right(false, true), this.right(false, false)];
     for (const right of variants) {
       const room = width - visibleWidth(right) - 2;
-      if (room >= Math.min(visibleWidth(left), 28) || right === variants.at(-1)) {
+      if (room >= visibleWidth(left) || right === variants.at(-1)) {
         const shownLeft = truncateToWidth(left, Math.max(0, room));
         const gap = " ".repeat(Math.max(1, width - visibleWidth(shownLeft) - visibleWidth(right)));
         return [truncateToWidth(`${painted(shownLeft)}${gap}${theme.dim(right)}`, width)];

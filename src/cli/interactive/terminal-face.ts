@@ -38,7 +38,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   const { host } = settings;
   const theme = createTheme(settings.color);
   const status: StatusState = {
-    model: "",
+    model: host.face.model ?? host.env.TURNLOOP_MODEL ?? "",
     mode: settings.mode,
     usage: new UsageTotals(),
     contextWindow: undefined,
@@ -46,10 +46,20 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   const screen = new Screen(theme, status, COMMANDS, settings.cwd);
   const onProcessExit = () => restoreTerminal();
   process.on("exit", onProcessExit);
-  screen.start();
+  // Inputs sent before the session is shown are kept, not lost, and run once it is.
+  const early: string[] = [];
+  screen.editor.onSubmit = (text) => early.push(text);
+  // The screen is taken over first only for the picker; otherwise once the session is open.
+  const picking = settings.choice.kind === "pick";
+  if (picking) {
+    screen.start();
+  }
   const opened = await openSession(host, settings.cwd, settings.choice, (sessions) =>
     screen.pickSession(sessions, "Resume a session of this folder"),
   );
+  if (!picking && opened.ok) {
+    screen.start();
+  }
   if (!opened.ok) {
     screen.stop();
     process.off("exit", onProcessExit);
@@ -172,17 +182,21 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
       }
       return undefined;
     });
-    screen.editor.onSubmit = (text) => {
-      if (text.trim() !== "") {
-        screen.editor.addToHistory(text);
-      }
-      void controller.submit(text);
-    };
-    void controller.attach(view).then(() => {
+    void controller.attach(view).then(async () => {
       if (settings.firstPrompt !== undefined) {
         screen.editor.addToHistory(settings.firstPrompt);
-        void controller.submit(settings.firstPrompt);
+        await controller.submit(settings.firstPrompt);
       }
+      for (const text of early.splice(0)) {
+        screen.editor.addToHistory(text);
+        await controller.submit(text);
+      }
+      screen.editor.onSubmit = (text) => {
+        if (text.trim() !== "") {
+          screen.editor.addToHistory(text);
+        }
+        void controller.submit(text);
+      };
     });
   });
 }
