@@ -103,19 +103,27 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
   });
 
   test("NO_COLOR: no colour escapes; TERM=dumb: plain lines with the same commands and questions", async () => {
-    fixture.server.enqueue({ text: "Plain **answer**." });
-    const terminal = fixture.open([], { env: { NO_COLOR: "1" } });
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("hi");
-    await terminal.waitFor(/Plain answer\./);
-    const escaped = execFileSync(
-      "tmux",
-      ["-L", terminal.socketName, "capture-pane", "-p", "-e", "-t", "main"],
-      { encoding: "utf8" },
-    );
-    expect(escaped).not.toMatch(/\u001b\[(3[0-8]|4[0-8]|9\d|10\d)(;\d+)*m/);
-    terminal.key("C-d");
-    await terminal.exited();
+    // SGR colours (foreground 30–38, background 40–48, bright 90–107); 39/49 are resets.
+    const colour = new RegExp(`${String.fromCharCode(27)}\\[(3[0-8]|4[0-8]|9\\d|10\\d)(;\\d+)*m`);
+    for (const noColor of [undefined, "1"]) {
+      fixture.server.enqueue({ text: "Plain **answer** with `code`." });
+      const terminal = fixture.open([], { env: { NO_COLOR: noColor } });
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("hi");
+      await terminal.waitFor(/Plain answer with code\./);
+      const escaped = execFileSync(
+        "tmux",
+        ["-L", terminal.socketName, "capture-pane", "-p", "-e", "-t", "main"],
+        { encoding: "utf8" },
+      );
+      if (noColor === undefined) {
+        expect(escaped).toMatch(colour);
+      } else {
+        expect(escaped).not.toMatch(colour);
+      }
+      terminal.key("C-d");
+      await terminal.exited();
+    }
 
     fixture.server.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo dumb > d.txt"}' }] },

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionMode } from "../../session/commands.js";
-import { SessionHost } from "../../session/host.js";
+import type { SessionHost } from "../../session/host.js";
 import type { InteractiveOptions } from "../arguments.js";
 import { EXIT, type SessionChoice } from "./open.js";
 
@@ -26,13 +26,11 @@ export async function runInteractiveCommand(
   io: InteractiveIo,
 ): Promise<number> {
   const cwd = resolve(options.cwd);
-  let host: SessionHost;
-  try {
-    host = new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
-  } catch (error) {
-    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
-    return EXIT.usage;
-  }
+  // Loaded on demand: the host's modules (providers, tools) are most of the start-up time.
+  const createHost = async () => {
+    const { SessionHost } = await import("../../session/host.js");
+    return new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
+  };
   const choice: SessionChoice =
     typeof options.resume === "string"
       ? { kind: "id", idOrPrefix: options.resume }
@@ -47,7 +45,6 @@ export async function runInteractiveCommand(
       ? "auto"
       : "ask";
   const common = {
-    host,
     cwd,
     choice,
     mode,
@@ -57,12 +54,23 @@ export async function runInteractiveCommand(
   };
   const fullScreen = io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.TERM !== "dumb";
   if (!fullScreen) {
+    let host: SessionHost;
+    try {
+      host = await createHost();
+    } catch (error) {
+      io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+      return EXIT.usage;
+    }
     const { runPlainFace } = await import("./plain-face.js");
-    return runPlainFace({ ...common, input: io.stdin });
+    return runPlainFace({ ...common, host, input: io.stdin });
   }
   const { runTerminalFace } = await import("./terminal-face.js");
+  const model = options.model ?? io.env.TURNLOOP_MODEL;
   return runTerminalFace({
     ...common,
+    host: createHost(),
+    drawAtOnce: choice.kind !== "new" || (model !== undefined && model !== ""),
+    modelHint: model ?? "",
     color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",
   });
 }

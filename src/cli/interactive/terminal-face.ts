@@ -1,9 +1,10 @@
 import { matchesKey } from "@mariozechner/pi-tui";
 import type { PermissionReply } from "../../agent/permission-gate.js";
+import { errorMessage } from "../../events/errors.js";
 import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import { UsageTotals } from "../../session/usage-totals.js";
-import { Controller, type ConversationView } from "./controller.js";
+import type { ConversationView } from "./controller.js";
 import { EXIT, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { PermissionQuestion } from "./question.js";
@@ -17,7 +18,15 @@ const DOUBLE_PRESS_MS = 2000;
 const BUSY_TICK_MS = 500;
 
 export interface TerminalFaceSettings {
-  host: SessionHost;
+  /**
+   * The host, still being built while the input box is drawn (its modules load the providers);
+   * rejects with the message of a bad command line.
+   */
+  host: Promise<SessionHost>;
+  /** Whether to draw at once: when nothing can fail before the session opens (a model is set). */
+  drawAtOnce: boolean;
+  /** Shown in the status line until the session's model is known. */
+  modelHint: string;
   cwd: string;
   choice: SessionChoice;
   mode: SessionMode;
@@ -35,10 +44,9 @@ export interface TerminalFaceSettings {
  * @returns the exit code.
  */
 export async function runTerminalFace(settings: TerminalFaceSettings): Promise<number> {
-  const { host } = settings;
   const theme = createTheme(settings.color);
   const status: StatusState = {
-    model: host.face.model ?? host.env.TURNLOOP_MODEL ?? "",
+    model: settings.modelHint,
     mode: settings.mode,
     usage: new UsageTotals(),
     contextWindow: undefined,
@@ -49,22 +57,34 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   // Inputs sent before the session is shown are kept, not lost, and run once it is.
   const early: string[] = [];
   screen.editor.onSubmit = (text) => early.push(text);
-  // The screen is taken over first only for the picker; otherwise once the session is open.
-  const picking = settings.choice.kind === "pick";
-  if (picking) {
+  // The input box is drawn before the agent's modules load, so typing can start at once.
+  const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
+  if (drawnEarly) {
     screen.start();
   }
-  const opened = await openSession(host, settings.cwd, settings.choice, (sessions) =>
-    screen.pickSession(sessions, "Resume a session of this folder"),
-  );
-  if (!picking && opened.ok) {
-    screen.start();
-  }
-  if (!opened.ok) {
+  const failed = (message: string, code: number) => {
     screen.stop();
     process.off("exit", onProcessExit);
-    settings.stderr.write(`turnloop: ${opened.message}\n`);
-    return opened.code;
+    settings.stderr.write(`turnloop: ${message}\n`);
+    return code;
+  };
+  let host: SessionHost;
+  try {
+    host = await settings.host;
+  } catch (error) {
+    return failed(errorMessage(error), EXIT.usage);
+  }
+  const [{ Controller }, opened] = await Promise.all([
+    import("./controller.js"),
+    openSession(host, settings.cwd, settings.choice, (sessions) =>
+      screen.pickSession(sessions, "Resume a session of this folder"),
+    ),
+  ]);
+  if (!opened.ok) {
+    return failed(opened.message, opened.code);
+  }
+  if (!drawnEarly) {
+    screen.start();
   }
   const controller = new Controller(host, opened.session, opened.model, settings.mode);
   for (const entry of await readInputHistory(host.home)) {
