@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { formatBytes, formatDuration, formatRatio, formatValue } from "./format.mjs";
 import { percentile } from "./statistics.mjs";
-import { viewerSection } from "./viewer-section.mjs";
+import { INTERACTIVE_MARKERS, markedSection, viewerSection } from "./viewer-section.mjs";
 
 /**
  * @param {import("./run.mjs").Row} row
@@ -175,8 +175,12 @@ export function writeReport(path, context, meta) {
     add(`| ${load.group} | ${load.before} | ${load.after} |`);
   }
   add("");
-  // The session-view figures come from bench/viewer.mjs; keep them.
-  const kept = existsSync(path) ? viewerSection(readFileSync(path, "utf8")) : "";
+  // The session-view and interactive figures come from bench/viewer.mjs and
+  // bench/interactive.mjs; keep them.
+  const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const kept = [viewerSection(previous), markedSection(previous, INTERACTIVE_MARKERS)]
+    .filter((section) => section !== "")
+    .join("\n\n");
   writeFileSync(path, kept === "" ? lines.join("\n") : `${lines.join("\n")}\n${kept}\n`);
 }
 
