@@ -3,12 +3,11 @@ import type { PermissionReply } from "../../agent/permission-gate.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/store.js";
+import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { Controller, type ConversationView } from "./controller.js";
 import { EXIT, openSession, type SessionChoice } from "./open.js";
-import { permissionPreview } from "./question.js";
-import { createTheme } from "./theme.js";
 
 export interface PlainFaceSettings {
   host: SessionHost;
@@ -73,7 +72,6 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   }
   const controller = new Controller(host, opened.session, opened.model, settings.mode);
   const renderer = new TerminalRenderer(stdout, stdout, false);
-  const theme = createTheme(false);
   let exit = false;
   controller.onExit = () => {
     exit = true;
@@ -90,7 +88,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
     ask: async (request, signal): Promise<PermissionReply> => {
       renderer.endLine();
       stdout.write(
-        [`turnloop wants to ${request.title}`, ...permissionPreview(request, theme), ""].join("\n"),
+        [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
       );
       const answer = await readLine(
         `[y] yes  [a] yes, always for ${request.alwaysRule}  [n] no  [t] no, and tell the model why > `,

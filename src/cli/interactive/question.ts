@@ -1,13 +1,11 @@
 import { type Component, Input, truncateToWidth } from "@mariozechner/pi-tui";
 import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
+import { permissionPreview } from "../permission-preview.js";
 import type { Theme } from "./theme.js";
 
-/** Lines of a command or of each side of an edit shown in the question; the rest are counted. */
-const PREVIEW_LINES = 12;
-
 /**
- * A permission question inline in the conversation: what the call will do (the command, the
- * edit's lines, a new file's start) and four answers: `y` yes, `a` yes and always for this rule in
+ * A permission question inline in the conversation: what the call will do (the `-p` preview of
+ * `permission-preview.ts`: the command, the edit's lines, a new file's start) and four answers: `y` yes, `a` yes and always for this rule in
  * this session, `n` no, `t` no and a reason typed for the model. While it is open it takes every
  * key, so nothing else can be typed.
  */
@@ -64,7 +62,7 @@ export class PermissionQuestion implements Component {
     const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
     const lines = [
       theme.warning(`turnloop wants to ${action}`),
-      ...permissionPreview(request, theme),
+      ...permissionPreview(request, theme.color),
       "",
     ];
     if (this.reason === undefined) {
@@ -83,46 +81,4 @@ export class PermissionQuestion implements Component {
     this.answered = true;
     this.answer(reply);
   }
-}
-
-/**
- * What a call will do: the whole command, an edit's old and new lines, a new file's first lines,
- * else the paths it touches. (The `cli` lane's `-p` preview says the same for text mode; one
- * should serve both once both are on main.)
- */
-export function permissionPreview(request: PermissionRequest, theme: Theme): string[] {
-  const input = request.rawInput;
-  const text = (key: string) =>
-    typeof input[key] === "string" ? (input[key] as string) : undefined;
-  if (request.command !== undefined) {
-    return capped(request.command.split("\n"), (line, index) =>
-      theme.bold(`  ${index === 0 ? "$" : ">"} ${line}`),
-    );
-  }
-  const path = request.paths[0] ?? text("path") ?? "";
-  if (request.toolName === "edit" && text("old_str") !== undefined) {
-    return [
-      `  ${path}`,
-      ...capped(lines(text("old_str") ?? ""), (line) => theme.removed(`  - ${line}`)),
-      ...capped(lines(text("new_str") ?? ""), (line) => theme.added(`  + ${line}`)),
-    ];
-  }
-  if (request.toolName === "create" && text("file_text") !== undefined) {
-    return [
-      `  ${path} (new file)`,
-      ...capped(lines(text("file_text") ?? ""), (line) => theme.added(`  + ${line}`)),
-    ];
-  }
-  return request.paths.map((item) => `  ${item}`);
-}
-
-function lines(text: string): string[] {
-  const split = text.split("\n");
-  return text.endsWith("\n") ? split.slice(0, -1) : split;
-}
-
-function capped(all: string[], render: (line: string, index: number) => string): string[] {
-  const shown = all.slice(0, PREVIEW_LINES).map(render);
-  const more = all.length - shown.length;
-  return more > 0 ? [...shown, `    … ${more} more line${more === 1 ? "" : "s"}`] : shown;
 }

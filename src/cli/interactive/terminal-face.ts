@@ -57,6 +57,15 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   // Inputs sent before the session is shown are kept, not lost, and run once it is.
   const early: string[] = [];
   screen.editor.onSubmit = (text) => early.push(text);
+  // Ctrl-D (or Ctrl-C) before then ends the face as soon as the session is open.
+  let exitEarly = false;
+  const removeEarlyKeys = screen.tui.addInputListener((data) => {
+    if (matchesKey(data, "ctrl+d") || matchesKey(data, "ctrl+c")) {
+      exitEarly = true;
+      return { consume: true };
+    }
+    return undefined;
+  });
   // The input box is drawn before the agent's modules load, so typing can start at once.
   const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
   if (drawnEarly) {
@@ -168,6 +177,10 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
       process.on(signal, onSignal);
     }
     controller.onExit = () => void exit(EXIT.ok);
+    removeEarlyKeys();
+    if (exitEarly) {
+      void exit(EXIT.ok);
+    }
     let lastInterrupt = 0;
     screen.tui.addInputListener((data) => {
       const interrupt = matchesKey(data, "ctrl+c");
