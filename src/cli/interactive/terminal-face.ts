@@ -1,21 +1,18 @@
 import { matchesKey } from "@mariozechner/pi-tui";
-import type { PermissionReply } from "../../agent/permission-gate.js";
 import { errorMessage } from "../../events/errors.js";
 import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import { UsageTotals } from "../../session/usage-totals.js";
-import type { ConversationView } from "./controller.js";
+import type { Controller } from "./controller.js";
 import { EXIT, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
-import { PermissionQuestion } from "./question.js";
 import { restoreTerminal, Screen } from "./screen.js";
-import { contextWindowOf, type StatusState } from "./status-line.js";
+import { ScreenView } from "./screen-view.js";
+import type { StatusState } from "./status-line.js";
 import { createTheme } from "./theme.js";
 
 /** Two Ctrl-C presses on an empty line within this many ms exit. */
 const DOUBLE_PRESS_MS = 2000;
-/** How often the status line and running tools redraw while busy (ms); idle draws nothing. */
-const BUSY_TICK_MS = 500;
 
 export interface TerminalFaceSettings {
   /**
@@ -99,56 +96,24 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   for (const entry of await readInputHistory(host.home)) {
     screen.editor.addToHistory(entry);
   }
-  let ticker: NodeJS.Timeout | undefined;
-  const view: ConversationView = {
-    history: (events) => {
-      for (const event of events) {
-        screen.transcript.handle(event);
-      }
-      screen.render();
-    },
-    show: (event) => {
-      screen.transcript.handle(event);
-      screen.render();
-    },
-    note: (text, style) => {
-      screen.transcript.note(text, style);
-      screen.render();
-    },
-    clear: () => {
-      screen.transcript.clear();
-      screen.tui.requestRender(true);
-    },
-    statusChanged: () => {
-      Object.assign(status, {
-        model: controller.model.id,
-        mode: controller.mode,
-        usage: controller.usage,
-        contextWindow: contextWindowOf(controller.model.id, host.env),
-        busySince: controller.busySince,
-      });
-      screen.editor.disableSubmit = controller.busy;
-      if (controller.busy && ticker === undefined) {
-        ticker = setInterval(() => screen.render(), BUSY_TICK_MS);
-      } else if (!controller.busy && ticker !== undefined) {
-        clearInterval(ticker);
-        ticker = undefined;
-      }
-      screen.render();
-    },
-    ask: (request, signal) =>
-      new Promise<PermissionReply>((resolve) => {
-        const finish = (reply: PermissionReply) => {
-          signal.removeEventListener("abort", onAbort);
-          screen.closeModal();
-          resolve(reply);
-        };
-        const onAbort = () => finish({ decision: "cancelled" });
-        signal.addEventListener("abort", onAbort, { once: true });
-        screen.openModal(new PermissionQuestion(theme, request, finish));
-      }),
-    pickSession: (sessions, title) => screen.pickSession(sessions, title),
-  };
+  removeEarlyKeys();
+  const view = new ScreenView(screen, status, controller, host.env);
+  const code = await untilExit(screen, controller, view, { early, exitEarly, ...settings });
+  process.off("exit", onProcessExit);
+  return code;
+}
+
+/**
+ * Runs the open session: shows it, sends the first prompt and early inputs, handles the keys, and
+ * resolves with the exit code once the face has ended (session closed, terminal given back, the
+ * session id printed).
+ */
+function untilExit(
+  screen: Screen,
+  controller: Controller,
+  view: ScreenView,
+  settings: TerminalFaceSettings & { early: string[]; exitEarly: boolean },
+): Promise<number> {
   return new Promise<number>((resolve) => {
     let exiting = false;
     const exit = async (code: number) => {
@@ -159,15 +124,11 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
       for (const signal of SIGNALS) {
         process.off(signal, onSignal);
       }
-      if (ticker !== undefined) {
-        clearInterval(ticker);
-      }
+      view.stop();
       await controller.close().catch(() => undefined);
       screen.stop();
-      process.off("exit", onProcessExit);
-      settings.stdout.write(
-        `session ${controller.session.id}\nresume it with: turnloop --resume ${controller.session.id}\n`,
-      );
+      const { id } = controller.session;
+      settings.stdout.write(`session ${id}\nresume it with: turnloop --resume ${id}\n`);
       resolve(code);
     };
     const onSignal = (signal: NodeJS.Signals) => {
@@ -177,50 +138,16 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
       process.on(signal, onSignal);
     }
     controller.onExit = () => void exit(EXIT.ok);
-    removeEarlyKeys();
-    if (exitEarly) {
+    if (settings.exitEarly) {
       void exit(EXIT.ok);
     }
-    let lastInterrupt = 0;
-    screen.tui.addInputListener((data) => {
-      const interrupt = matchesKey(data, "ctrl+c");
-      if (controller.busy && (interrupt || matchesKey(data, "escape"))) {
-        controller.cancel();
-        return { consume: true };
-      }
-      if (screen.hasModal) {
-        return undefined;
-      }
-      if (status.hint !== undefined) {
-        delete status.hint;
-        screen.render();
-      }
-      if (interrupt) {
-        if (screen.editor.getText() !== "") {
-          screen.editor.setText("");
-          return { consume: true };
-        }
-        if (Date.now() - lastInterrupt < DOUBLE_PRESS_MS) {
-          void exit(EXIT.ok);
-        } else {
-          lastInterrupt = Date.now();
-          Object.assign(status, { hint: "press Ctrl-C again to exit" });
-          screen.render();
-        }
-        return { consume: true };
-      }
-      if (matchesKey(data, "ctrl+d") && screen.editor.getText() === "") {
-        void exit(EXIT.ok);
-        return { consume: true };
-      }
-      return undefined;
-    });
+    screen.tui.addInputListener(interactiveKeys(screen, controller, () => void exit(EXIT.ok)));
     void controller.attach(view).then(async () => {
-      if (settings.firstPrompt !== undefined) {
-        screen.editor.addToHistory(settings.firstPrompt);
-        await controller.submit(settings.firstPrompt);
-      }
-      for (const text of early.splice(0)) {
+      const queued = [
+        ...(settings.firstPrompt === undefined ? [] : [settings.firstPrompt]),
+        ...settings.early.splice(0),
+      ];
+      for (const text of queued) {
         screen.editor.addToHistory(text);
         await controller.submit(text);
       }
@@ -232,6 +159,46 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
       };
     });
   });
+}
+
+/**
+ * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
+ * running prompt; on an idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D.
+ */
+function interactiveKeys(screen: Screen, controller: Controller, exit: () => void) {
+  const status = screen.status.state;
+  let lastInterrupt = 0;
+  return (data: string): { consume: true } | undefined => {
+    const interrupt = matchesKey(data, "ctrl+c");
+    if (controller.busy && (interrupt || matchesKey(data, "escape"))) {
+      controller.cancel();
+      return { consume: true };
+    }
+    if (screen.hasModal) {
+      return undefined;
+    }
+    if (status.hint !== undefined) {
+      delete status.hint;
+      screen.render();
+    }
+    if (interrupt) {
+      if (screen.editor.getText() !== "") {
+        screen.editor.setText("");
+      } else if (Date.now() - lastInterrupt < DOUBLE_PRESS_MS) {
+        exit();
+      } else {
+        lastInterrupt = Date.now();
+        status.hint = "press Ctrl-C again to exit";
+        screen.render();
+      }
+      return { consume: true };
+    }
+    if (matchesKey(data, "ctrl+d") && screen.editor.getText() === "") {
+      exit();
+      return { consume: true };
+    }
+    return undefined;
+  };
 }
 
 const SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT"];
