@@ -49,15 +49,41 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
-      "assistant.turn_end",
       "tool.execution_start",
       "tool.execution_complete",
+      "assistant.turn_end",
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
       "assistant.turn_end",
     ]);
     expect(fixture.lastMessage(1)).toContain("The launch is on Tuesday.");
+  });
+
+  test("a tool call appears as soon as the model starts writing it, then runs with a live status", async () => {
+    fixture.server.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_1",
+            name: "bash",
+            arguments: ['{"command":', '"echo', " announced-", 'early"}'],
+          },
+        ],
+        delayMs: 250,
+      },
+      { text: "Ran it." },
+    );
+    const terminal = fixture.open(["--allow-all-tools"]);
+    await terminal.waitFor(INPUT_BOX);
+    terminal.type("run something");
+    // Announced (assistant.tool_call_start) before its arguments are complete.
+    const early = await terminal.waitFor(/● bash +…/);
+    expect(early).not.toMatch(/announced-early/);
+    const done = await terminal.waitFor(/Ran it\./);
+    expect(done).toMatch(/✓ bash echo announced-early +\d\.\ds\n\s+announced-early/);
+    terminal.key("C-d");
+    expect((await terminal.exited()).code).toBe(0);
   });
 
   test("a permission question answered each way: yes, yes-always, no, no-and-tell-why; nothing else is typed meanwhile", async () => {

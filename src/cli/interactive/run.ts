@@ -71,6 +71,7 @@ export async function runInteractiveCommand(
     host: createHost(),
     drawAtOnce: choice.kind !== "new" || (model !== undefined && model !== ""),
     modelHint: model ?? "",
+    home: io.home,
     color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",
   });
 }

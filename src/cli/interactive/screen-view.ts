@@ -1,10 +1,11 @@
 import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
 import type { SessionEvent } from "../../events/events.js";
+import { contextWindow } from "../../llm/model-catalogue.js";
 import type { SessionSummary } from "../../session/store.js";
 import type { Controller, ConversationView } from "./controller.js";
 import { PermissionQuestion } from "./question.js";
 import type { Screen } from "./screen.js";
-import { contextWindowOf, type StatusState } from "./status-line.js";
+import type { StatusState } from "./status-line.js";
 
 /** How often the status line and running tools redraw while busy (ms); idle draws nothing. */
 const BUSY_TICK_MS = 500;
@@ -48,7 +49,7 @@ export class ScreenView implements ConversationView {
       model: controller.model.id,
       mode: controller.mode,
       usage: controller.usage,
-      contextWindow: contextWindowOf(controller.model.id, this.env),
+      contextWindow: contextWindow(controller.model.id, this.env),
       busySince: controller.busySince,
     });
     screen.editor.disableSubmit = controller.busy;

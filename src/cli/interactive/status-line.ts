@@ -77,12 +77,3 @@ function contextText(tokens: number | undefined, window: number | undefined): st
   }
   return `ctx ${Math.min(100, Math.round((tokens / window) * 100))}%`;
 }
-
-/**
- * The context window of `modelId` in tokens, when known: `TURNLOOP_CONTEXT_WINDOW`. (The model
- * catalogue of the `turns` lane knows real windows; this is re-pointed to it once on main.)
- */
-export function contextWindowOf(_modelId: string, env: NodeJS.ProcessEnv): number | undefined {
-  const configured = Number(env.TURNLOOP_CONTEXT_WINDOW);
-  return Number.isInteger(configured) && configured > 0 ? configured : undefined;
-}

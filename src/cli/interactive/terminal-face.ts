@@ -7,7 +7,7 @@ import type { Controller } from "./controller.js";
 import { EXIT, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { restoreTerminal, Screen } from "./screen.js";
-import { ScreenView } from "./screen-view.js";
+import type { ScreenView } from "./screen-view.js";
 import type { StatusState } from "./status-line.js";
 import { createTheme } from "./theme.js";
 
@@ -22,6 +22,8 @@ export interface TerminalFaceSettings {
   host: Promise<SessionHost>;
   /** Whether to draw at once: when nothing can fail before the session opens (a model is set). */
   drawAtOnce: boolean;
+  /** `$TURNLOOP_HOME`, where the input history is kept. */
+  home: string;
   /** Shown in the status line until the session's model is known. */
   modelHint: string;
   cwd: string;
@@ -63,6 +65,10 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
     }
     return undefined;
   });
+  // ↑ works from the first key: the history is in the box before it is drawn.
+  for (const entry of await readInputHistory(settings.home)) {
+    screen.editor.addToHistory(entry);
+  }
   // The input box is drawn before the agent's modules load, so typing can start at once.
   const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
   if (drawnEarly) {
@@ -80,8 +86,9 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   } catch (error) {
     return failed(errorMessage(error), EXIT.usage);
   }
-  const [{ Controller }, opened] = await Promise.all([
+  const [{ Controller }, { ScreenView }, opened] = await Promise.all([
     import("./controller.js"),
+    import("./screen-view.js"),
     openSession(host, settings.cwd, settings.choice, (sessions) =>
       screen.pickSession(sessions, "Resume a session of this folder"),
     ),
@@ -93,9 +100,6 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
     screen.start();
   }
   const controller = new Controller(host, opened.session, opened.model, settings.mode);
-  for (const entry of await readInputHistory(host.home)) {
-    screen.editor.addToHistory(entry);
-  }
   removeEarlyKeys();
   const view = new ScreenView(screen, status, controller, host.env);
   const code = await untilExit(screen, controller, view, { early, exitEarly, ...settings });

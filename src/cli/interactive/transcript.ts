@@ -46,20 +46,24 @@ export class Transcript extends Container {
           this.note(`the reply broke off: ${event.data.error.message}`, "error");
         }
         return;
+      case "assistant.tool_call_start":
+        // The early announcement: a line as soon as the model starts writing the call.
+        this.tool(event.data.toolCallId, event.data.toolName);
+        return;
       case "tool.execution_start":
         this.tool(event.data.toolCallId, event.data.toolName).setArguments(
           event.data.toolName,
           event.data.arguments,
         );
-        this.tool(event.data.toolCallId, event.data.toolName).running(Date.parse(event.timestamp));
         return;
       case "permission.requested":
         this.tool(event.data.toolCallId, event.data.toolName).asking();
         return;
-      case "permission.completed":
-        if (event.data.decision === "allowed") {
-          this.tools.get(event.data.toolCallId)?.running();
-        }
+      case "tool.execution_running":
+        this.tools.get(event.data.toolCallId)?.running();
+        return;
+      case "session.autopilot_stopped":
+        this.note(`autopilot stopped after ${event.data.continues} continues (the cap)`);
         return;
       case "tool.execution_complete":
         this.tool(event.data.toolCallId, event.data.toolName).complete(event);
@@ -102,6 +106,7 @@ export class Transcript extends Container {
       case "assistant.reasoning_delta":
       case "assistant.usage":
       case "tool.execution_partial_result":
+      case "permission.completed":
       case "session.plan_updated":
       case "session.compaction_start":
       case "external_tool.requested":
