@@ -114,6 +114,8 @@ function writeSection(table, loadBefore, startStatus) {
     'small dependencies, Node ≥ 20. Importing it costs ≈ 57 ms here (`node -e "await import(…)"`); `ink`',
     "would add React and Yoga's WebAssembly layout to every start. The input box is drawn before the",
     "agent's modules (providers, tools) load; typing before the session is open is kept and sent.",
+    "What still comes before the box: reading the config files, whose schema loads zod (≈ 90 ms",
+    "here, `node -e \"await import('./dist/session/config.js')\"`).",
     "",
     table,
     "",
