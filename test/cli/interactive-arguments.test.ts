@@ -42,7 +42,17 @@ describe("the interactive command line", () => {
 describe("slash commands (one definition for the terminal and ACP)", () => {
   test("each has the fields ACP's available_commands_update needs, and /help lists every one", async () => {
     const names = COMMANDS.map((command) => command.name);
-    expect(names).toEqual(["help", "model", "mode", "usage", "sessions", "new", "resume", "exit"]);
+    expect(names).toEqual([
+      "help",
+      "model",
+      "mode",
+      "usage",
+      "sessions",
+      "mcp",
+      "new",
+      "resume",
+      "exit",
+    ]);
     for (const command of COMMANDS) {
       expect(command.description).not.toBe("");
       expect(command.input === undefined || command.input.hint !== "").toBe(true);

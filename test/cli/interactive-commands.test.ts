@@ -63,6 +63,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     terminal.key("Enter");
     await terminal.waitFor(/\* [0-9a-f]{8} +just now +hi/);
 
+    terminal.type("/mcp");
+    await terminal.waitFor(/no MCP servers/);
+
     terminal.type("/frobnicate");
     await terminal.waitFor(/unknown command \/frobnicate; \/help lists them/);
 

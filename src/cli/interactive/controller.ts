@@ -243,6 +243,10 @@ export class Controller {
   private async follow(session: Session): Promise<void> {
     const view = this.view;
     this.usage = new UsageTotals();
+    // MCP servers start with the session, in the background (the config files' servers).
+    this.host
+      .startMcpServers(session, {}, (line) => view?.note(line))
+      .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));
     const { events } = await this.host.readEvents(session.id);
     for (const event of events) {
       this.usage.apply(event);

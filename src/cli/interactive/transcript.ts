@@ -62,6 +62,14 @@ export class Transcript extends Container {
       case "tool.execution_running":
         this.tools.get(event.data.toolCallId)?.running();
         return;
+      case "session.mcp_server_status_changed":
+        if (event.data.status === "failed") {
+          this.note(
+            `MCP server ${event.data.serverName} failed: ${event.data.error ?? "no reason given"}`,
+            "error",
+          );
+        }
+        return;
       case "session.autopilot_stopped":
         this.note(`autopilot stopped after ${event.data.continues} continues (the cap)`);
         return;
