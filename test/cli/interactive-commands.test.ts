@@ -1,6 +1,9 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runCli } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
+import { stdioEntry } from "../support/mcp/servers.js";
 import {
   createFixture,
   INPUT_BOX,
@@ -76,6 +79,25 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     terminal.type("/exit");
     expect((await terminal.exited()).code).toBe(0);
     expect(printedSessionId(terminal.screen(500))).toBe(newId);
+  });
+
+  test("MCP servers of --mcp-config start with the session: /mcp lists them, their tools are offered", async () => {
+    const config = join(fixture.repository, "servers.json");
+    await writeFile(config, JSON.stringify({ mcpServers: { t: stdioEntry() } }));
+    fixture.server.enqueue({ text: "Seen the tools." });
+    const terminal = fixture.open(["--mcp-config", config]);
+    await terminal.waitFor(INPUT_BOX);
+    // A prompt waits for the servers to start (bounded); then /mcp shows the server connected.
+    terminal.type("which tools?");
+    await terminal.waitFor(/Seen the tools\./);
+    terminal.type("/mcp");
+    await terminal.waitFor(/t \(stdio\): connected, \d+ tools?/);
+    const body = fixture.server.requests[0]?.body as {
+      tools?: Array<{ function: { name: string } }>;
+    };
+    expect((body.tools ?? []).map((tool) => tool.function.name)).toContain("t__echo");
+    terminal.type("/exit");
+    expect((await terminal.exited()).code).toBe(0);
   });
 
   test("--resume opens a picker of this folder's sessions (first prompt, age) and shows the chosen one's history; --continue takes the newest", async () => {
