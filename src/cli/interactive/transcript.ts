@@ -70,6 +70,12 @@ export class Transcript extends Container {
           );
         }
         return;
+      case "session.info":
+        this.note(event.data.message);
+        return;
+      case "session.warning":
+        this.note(`warning: ${event.data.message}`, "error");
+        return;
       case "session.autopilot_stopped":
         this.note(`autopilot stopped after ${event.data.continues} continues (the cap)`);
         return;
@@ -114,6 +120,10 @@ export class Transcript extends Container {
       case "assistant.reasoning_delta":
       case "assistant.usage":
       case "tool.execution_partial_result":
+      case "session.model_change":
+      case "session.mode_changed":
+      case "session.usage_info":
+      case "pending_messages.modified":
       case "permission.completed":
       case "session.plan_updated":
       case "session.compaction_start":
