@@ -152,6 +152,12 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     throw new UsageError("use either --resume or --continue, not both");
   }
   if (values.prompt === undefined) {
+    // A word close to a command (`turnloop mpc list`) is a typo, not a first prompt.
+    const first = positionals[0];
+    const hint = first === undefined || /\s/.test(first) ? "" : commandHint(first, COMMANDS);
+    if (hint !== "") {
+      throw new UsageError(`unknown command "${first}"${hint} (see turnloop --help)`);
+    }
     return interactiveCommand(values, positionals, cwd, pick);
   }
   if (positionals.length > 0) {

@@ -28,6 +28,12 @@ describe("the interactive command line", () => {
       kind: "interactive",
       options: { resume: "1a2b" },
     });
+    expect(parseCommand(["fix", "the", "tests"], "/work")).toMatchObject({
+      kind: "interactive",
+      options: { prompt: "fix the tests" },
+    });
+    // A near miss of a command is a typo, not a prompt.
+    expect(() => parseCommand(["sesions"], "/work")).toThrow(/did you mean sessions\?/);
     // The other commands keep their meaning.
     expect(parseCommand(["sessions"], "/work")).toMatchObject({ kind: "sessions-list" });
     expect(parseCommand(["-p", "hi"], "/work")).toMatchObject({ kind: "prompt" });
