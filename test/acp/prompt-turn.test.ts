@@ -26,6 +26,7 @@ const COMMANDS = {
     },
     { name: "usage", description: "Tokens and cost of this session so far" },
     { name: "sessions", description: "List the sessions of this folder, newest first" },
+    { name: "mcp", description: "The session's MCP servers: state and tool count" },
   ],
 };
 

@@ -46,7 +46,7 @@ describe("ACP slash commands", () => {
       advertised?.sessionUpdate === "available_commands_update"
         ? advertised.availableCommands.map((command) => command.name)
         : [];
-    expect(names).toEqual(["help", "model", "mode", "usage", "sessions"]);
+    expect(names).toEqual(["help", "model", "mode", "usage", "sessions", "mcp"]);
 
     const run = async (text: string) =>
       agent.client.request(acp.methods.agent.session.prompt, {
