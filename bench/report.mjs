@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { formatBytes, formatDuration, formatRatio, formatValue } from "./format.mjs";
 import { percentile } from "./statistics.mjs";
-import { INTERACTIVE_MARKERS, markedSection, viewerSection } from "./viewer-section.mjs";
+import { viewerSection } from "./viewer-section.mjs";
 
 /**
  * @param {import("./run.mjs").Row} row
@@ -175,13 +175,19 @@ export function writeReport(path, context, meta) {
     add(`| ${load.group} | ${load.before} | ${load.after} |`);
   }
   add("");
-  // The session-view and interactive figures come from bench/viewer.mjs and
-  // bench/interactive.mjs; keep them.
-  const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
-  const kept = [viewerSection(previous), markedSection(previous, INTERACTIVE_MARKERS)]
-    .filter((section) => section !== "")
-    .join("\n\n");
-  writeFileSync(path, kept === "" ? lines.join("\n") : `${lines.join("\n")}\n${kept}\n`);
+  // Sections other benchmarks write into this file survive a full run: the session view's
+  // (bench/viewer.mjs) and the `<!-- keep:NAME -->` ones (bench/compaction.mjs).
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const viewer = viewerSection(current);
+  add(...(viewer === "" ? [] : [viewer, ""]), ...keptSections(current), "");
+  writeFileSync(path, lines.join("\n"));
+}
+
+/** The `<!-- keep:NAME -->` … `<!-- /keep:NAME -->` sections of `text`. */
+export function keptSections(text) {
+  return [...text.matchAll(/<!-- keep:([a-z-]+) -->[\s\S]*?<!-- \/keep:\1 -->\n?/g)].map((match) =>
+    match[0].trimEnd(),
+  );
 }
 
 /**

@@ -1,15 +1,16 @@
 /**
  * Sections of bench/RESULTS.md written by their own scripts (viewer.mjs: the session view;
- * interactive.mjs: the interactive face), kept as they are when run.mjs rewrites the rest.
+ * interactive.mjs: the interactive face, a `<!-- keep:interactive -->` section), kept as they
+ * are when run.mjs rewrites the rest (report.mjs's viewerSection and keptSections).
  */
 
 export const SECTION_START = "<!-- session-view benchmark: written by node bench/viewer.mjs -->";
 export const SECTION_END = "<!-- end of the session-view benchmark -->";
 
-/** Markers of the interactive face's section. */
+/** Markers of the interactive face's section: report.mjs's `<!-- keep:NAME -->` form. */
 export const INTERACTIVE_MARKERS = {
-  start: "<!-- interactive benchmark: written by node bench/interactive.mjs -->",
-  end: "<!-- end of the interactive benchmark -->",
+  start: "<!-- keep:interactive -->",
+  end: "<!-- /keep:interactive -->",
 };
 
 const VIEWER_MARKERS = { start: SECTION_START, end: SECTION_END };

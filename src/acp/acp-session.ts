@@ -3,9 +3,10 @@ import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import type { SessionEvent } from "../events/events.js";
-import { contextWindow } from "../llm/model-catalogue.js";
+import { contextWindowOf } from "../llm/context-window.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
+import { parseCommandLine } from "../session/commands.js";
 import type { SessionHost } from "../session/host.js";
 import { PromptInProgressError, type Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -94,7 +95,7 @@ export class AcpSession {
       mode: "live",
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindow(modelId, context.host.env),
+      contextWindow: (modelId) => contextWindowOf(modelId, context.host.face, context.host.env),
       titled: start.titled,
     });
     this.unsubscribe = this.session.subscribe((event) => this.forward(event));
@@ -135,7 +136,8 @@ export class AcpSession {
     const updates = replayUpdates(events, {
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindow(modelId, this.context.host.env),
+      contextWindow: (modelId) =>
+        contextWindowOf(modelId, this.context.host.face, this.context.host.env),
     });
     for (const update of updates) {
       this.send(update);
@@ -242,6 +244,11 @@ export class AcpSession {
   }
 
   private async run({ text, images }: PromptContent, turn: Turn): Promise<PromptOutcome> {
+    // `/compact` is a turn of its own (a model call), so it runs here rather than as a reply.
+    const command = parseCommandLine(text);
+    if (command?.definition?.name === "compact") {
+      return this.compact(command.argument, turn);
+    }
     if (await runSlashCommand(text, this.commandTarget())) {
       return { stopReason: "end_turn" };
     }
@@ -275,6 +282,29 @@ export class AcpSession {
         this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
       },
     };
+  }
+
+  /**
+   * `/compact [instructions]`: compacts the history now. The updates show it as a `think` tool
+   * call; a compaction that fails (or would remove nothing) is said, and the turn still ends
+   * `end_turn`: nothing was lost.
+   */
+  private async compact(instructions: string, turn: Turn): Promise<PromptOutcome> {
+    const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
+    try {
+      const result = await this.session.compact(settings, instructions, {
+        signal: turn.controller.signal,
+      });
+      if (!result.ok && !result.cancelled) {
+        this.say(`Nothing was compacted: ${result.message}`);
+      }
+      return { stopReason: result.ok || !result.cancelled ? "end_turn" : "cancelled" };
+    } catch (error) {
+      if (error instanceof PromptInProgressError) {
+        throw invalidRequest(error.message);
+      }
+      throw error;
+    }
   }
 
   /** A reply of the agent itself (slash commands), not of the model. */

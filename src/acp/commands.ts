@@ -72,6 +72,10 @@ async function apply(outcome: CommandOutcome, target: CommandTarget): Promise<vo
       await target.context.host.close(outcome.session);
       target.say(outcome.text);
       return;
+    case "compact":
+      // AcpSession.run runs /compact itself, as a turn with the prompt's cancel signal.
+      target.say("/compact runs as a prompt of its own; send it alone.");
+      return;
     case "choose-session":
     case "exit":
       target.say("That command works in turnloop's interactive terminal, not over ACP.");

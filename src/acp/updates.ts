@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { JsonObject, SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { CompactionUpdates, warningUpdate } from "./compaction-updates.js";
 import { titleFrom } from "./prompt-content.js";
 
 /** How a session's events are being turned into updates. */
@@ -48,6 +49,7 @@ export class UpdateMapper {
   /** `text:<messageId>` / `reasoning:<messageId>` of messages whose deltas were sent. */
   private readonly streamed = new Set<string>();
   private readonly terminals = new Map<string, string>();
+  private readonly compaction = new CompactionUpdates();
   private readonly options: UpdateMapperOptions;
   private titled: boolean;
   private cost = 0;
@@ -97,6 +99,15 @@ export class UpdateMapper {
         return this.partialResult(event.data);
       case "tool.execution_complete":
         return this.toolComplete(event.data);
+      case "assistant.turn_start":
+        this.compaction.turnStarted(event.data);
+        return [];
+      case "session.compaction_start":
+        return this.compaction.start(event.data, event.id);
+      case "session.compaction_complete":
+        return this.compaction.complete(event.data, event.id);
+      case "session.warning":
+        return [warningUpdate(event.data, event.id)];
       case "session.plan_updated":
         return [
           { sessionUpdate: "plan", entries: event.data.entries.map((entry) => ({ ...entry })) },
@@ -105,7 +116,6 @@ export class UpdateMapper {
       case "session.resume":
       case "assistant.turn_end":
         return this.abandonAnnounced();
-      case "assistant.turn_start":
       case "tool.execution_start":
       case "permission.completed":
       case "session.autopilot_stopped":
@@ -114,8 +124,6 @@ export class UpdateMapper {
       case "session.task_complete":
       case "session.error":
       case "abort":
-      case "session.compaction_start":
-      case "session.compaction_complete":
       case "session.idle":
       case "external_tool.requested":
       case "external_tool.completed":
@@ -128,7 +136,6 @@ export class UpdateMapper {
       case "session.usage_info":
       case "pending_messages.modified":
       case "session.info":
-      case "session.warning":
         // Shown otherwise (the permission request, the prompt's answer) or not at all.
         return [];
       default: {
@@ -263,7 +270,7 @@ export class UpdateMapper {
       this.cost += data.cost;
       this.costKnown = true;
     }
-    if (data.inputTokens === undefined) {
+    if (data.inputTokens === undefined || this.compaction.isCompactionTurn(data.turnId)) {
       return [];
     }
     const used = Math.round(data.inputTokens + (data.outputTokens ?? 0));

@@ -1,14 +1,36 @@
-import type { SessionEvent, ToolRequest } from "../events/events.js";
+import type { SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
 import type { HistoryMessage } from "../llm/provider.js";
+import { ContextMeter } from "./token-estimate.js";
+
+/**
+ * How the model sees a compaction's summary: a user-side message, since every wire accepts one
+ * anywhere a user turn may stand.
+ */
+export function summaryMessageText(summary: string): string {
+  return `The earlier part of this conversation was compacted to fit the context window. This summary of it was written by you; the messages after it are verbatim.\n\n<summary>\n${summary.trim()}\n</summary>`;
+}
 
 /**
  * The conversation as the model sees it, folded from session events one at a time.
  *
  * Results of parallel tool calls complete in any order but are kept in call order right after
  * their assistant message (case 11), so every request pairs each call with its result.
+ *
+ * A successful `session.compaction_complete` replaces the start of the view with its summary
+ * (see the event's docs); the events themselves stay in the log, so folding the log again gives
+ * the same compacted view.
  */
 export class History {
+  /** The model's view; changed in place, so a reference to it stays current. */
   readonly messages: HistoryMessage[] = [];
+  /** Tokens of the view: reported usage plus estimates (src/agent/token-estimate.ts). */
+  readonly meter = new ContextMeter();
+  /** The model of the last conversation request that reported usage. */
+  lastModel: string | undefined;
+  /** Summary messages of compactions (user-side, not the user's words). */
+  private readonly summaries = new WeakSet<HistoryMessage>();
+  /** Turns that were compaction requests: their usage is not the view's. */
+  private readonly compactionTurns = new Set<string>();
   /** Calls of the latest assistant message still waiting for a result, in call order. */
   private openCalls: OpenCall[] = [];
   /** Ids the model has been sent, so that none is sent for two calls. */
@@ -20,7 +42,7 @@ export class History {
   apply(event: SessionEvent): void {
     switch (event.type) {
       case "user.message":
-        this.messages.push({
+        this.push({
           role: "user",
           content: event.data.content,
           ...(event.data.images === undefined ? {} : { images: event.data.images }),
@@ -33,7 +55,7 @@ export class History {
           order,
           modelId: this.uniqueId(call.toolCallId),
         }));
-        this.messages.push({
+        this.push({
           role: "assistant",
           content,
           toolCalls: this.openCalls.map(({ call, modelId }) =>
@@ -48,9 +70,68 @@ export class History {
       case "tool.execution_complete":
         this.addResult(event.data);
         return;
+      case "assistant.turn_start":
+        if (event.data.purpose === "compaction") {
+          this.compactionTurns.add(event.data.turnId);
+        }
+        return;
+      case "assistant.usage":
+        if (!this.compactionTurns.has(event.data.turnId)) {
+          this.meter.report(event.data.inputTokens, event.data.outputTokens);
+          this.lastModel = event.data.model;
+        }
+        return;
+      case "session.compaction_complete":
+        this.applyCompaction(event.data);
+        return;
       default:
         return;
     }
+  }
+
+  /** Whether `message` is a compaction summary rather than something the user wrote. */
+  isSummary(message: HistoryMessage): boolean {
+    return this.summaries.has(message);
+  }
+
+  /**
+   * The view a compaction removing the first `removed` messages leaves: the summary, the latest
+   * user message when none is kept, then the kept messages.
+   */
+  compactedView(removed: number, summary: string): HistoryMessage[] {
+    const kept = this.messages.slice(removed);
+    const keepsUserMessage = kept.some((message) => this.isUserMessage(message));
+    const latestUser = keepsUserMessage
+      ? undefined
+      : this.messages.slice(0, removed).findLast((message) => this.isUserMessage(message));
+    const summaryMessage: HistoryMessage = { role: "user", content: summaryMessageText(summary) };
+    this.summaries.add(summaryMessage);
+    return [summaryMessage, ...(latestUser === undefined ? [] : [latestUser]), ...kept];
+  }
+
+  private isUserMessage(message: HistoryMessage): boolean {
+    return message.role === "user" && !this.summaries.has(message);
+  }
+
+  private applyCompaction(data: SessionEventData["session.compaction_complete"]): void {
+    const removed = data.messagesRemoved ?? 0;
+    if (!data.success || data.summaryContent === undefined || removed < 1) {
+      return;
+    }
+    if (removed > this.messages.length) {
+      // A log that does not match this fold (damage): keep the full view rather than guess.
+      return;
+    }
+    const view = this.compactedView(removed, data.summaryContent);
+    const latestAssistant = this.messages[this.assistantIndex];
+    this.messages.splice(0, this.messages.length, ...view);
+    this.assistantIndex = latestAssistant === undefined ? -1 : view.indexOf(latestAssistant);
+    this.meter.reset(view);
+  }
+
+  private push(message: HistoryMessage): void {
+    this.messages.push(message);
+    this.meter.add(message);
   }
 
   /** Tool calls of the latest assistant message that have no result yet, in call order, as logged. */
@@ -99,6 +180,7 @@ export class History {
       position++;
     }
     this.messages.splice(position, 0, message);
+    this.meter.add(message);
   }
 
   /** Model id → call position, for the calls of the latest assistant message. */

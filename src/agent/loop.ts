@@ -18,6 +18,8 @@ import type {
 } from "../llm/provider.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
+import type { CompactionOptions } from "./compaction.js";
+import { CompactionGuard } from "./compaction-guard.js";
 import type { History } from "./history.js";
 import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
@@ -27,7 +29,7 @@ import { type Authorize, executeToolCalls, type ToolCallContext } from "./tool-c
 const UPDATE_PLAN_TOOL_NAME = "update_plan";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
-export interface AgentSettings {
+export interface AgentSettings extends CompactionOptions {
   provider: Provider;
   /** Built-in and custom tools; `task_complete` is added in autopilot. */
   tools: readonly AnyTool[];
@@ -108,6 +110,8 @@ async function runTurns(
   const { emit } = conversation;
   const fixedTools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
   const guard = new RepetitionGuard();
+  let specifications = toolSpecifications(fixedTools);
+  const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
   emit({
     type: "user.message",
     data: {
@@ -128,7 +132,7 @@ async function runTurns(
     }
     const tools = [...fixedTools, ...(settings.changingTools?.() ?? [])];
     const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
-    const specifications = toolSpecifications(tools);
+    specifications = toolSpecifications(tools);
     const request: ModelRequest = {
       system: settings.systemPrompt,
       messages: conversation.history.messages,
@@ -137,7 +141,10 @@ async function runTurns(
         ? {}
         : { maxOutputTokens: settings.maxOutputTokens }),
     };
-    const turn = await requestTurn(settings.provider, request, emit, signal);
+    // Compaction changes `history.messages` in place, so a replayed request sends the new view.
+    const turn = await compaction.request(() =>
+      requestTurn(settings.provider, request, emit, signal),
+    );
     if (turn.kind === "cancelled") {
       return cancel(emit);
     }

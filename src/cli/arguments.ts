@@ -30,7 +30,9 @@ export type Command =
   /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
   | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
   /** `turnloop mcp trust`: allow this project's `.mcp.json` servers. */
-  | { kind: "mcp-trust"; cwd: string };
+  | { kind: "mcp-trust"; cwd: string }
+  /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
+  | { kind: "sessions-compact"; sessionId: string; instructions: string; options: FaceOptions };
 
 export type { FaceOptions };
 
@@ -76,6 +78,8 @@ Usage:
                                       a session as one file, for sharing (stdout without --out)
   turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
+  turnloop sessions compact <id> [instructions]
+                                      summarise a session's older history now
   turnloop --version | --help
 
 Options for -p:
@@ -105,6 +109,8 @@ Options for -p:
   --mcp-config <file>                 MCP servers ({"mcpServers": {...}}), besides
                                       the config files' mcpServers, ~/.turnloop/mcp.json
                                       and a trusted project's .mcp.json
+  --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
+                                      compaction starts at 80 % of it
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -131,6 +137,14 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     return { kind: "version" };
   }
   if (positionals[0] === "sessions") {
+    if (positionals[1] === "compact" && positionals[2] !== undefined) {
+      return {
+        kind: "sessions-compact",
+        sessionId: positionals[2],
+        instructions: positionals.slice(3).join(" "),
+        options: faceOptions(values, cwd),
+      };
+    }
     return sessionsCommand(positionals.slice(1), values);
   }
   if (positionals[0] === "config" && positionals.length === 1) {
@@ -152,17 +166,20 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     throw new UsageError("use either --resume or --continue, not both");
   }
   if (values.prompt === undefined) {
-    // A word close to a command (`turnloop mpc list`) is a typo, not a first prompt.
+    // A bare prompt (`turnloop "fix the tests"`) opens the interactive session with it (issue
+    // 15); a command given an extra word, or a word close to a command (`turnloop mpc list`),
+    // is a usage error with its hint, not a first prompt.
     const first = positionals[0];
-    const hint = first === undefined || /\s/.test(first) ? "" : commandHint(first, COMMANDS);
-    if (hint !== "") {
-      throw new UsageError(`unknown command "${first}"${hint} (see turnloop --help)`);
+    const typo = first === undefined || /\s/.test(first) ? "" : commandHint(first, COMMANDS);
+    if (typo !== "") {
+      throw new UsageError(unknownCommandMessage(positionals, typo));
     }
     return interactiveCommand(values, positionals, cwd, pick);
   }
   if (positionals.length > 0) {
-    const hint = commandHint(positionals[0] ?? "", COMMANDS);
-    throw new UsageError(`unknown command "${positionals[0]}"${hint} (see turnloop --help)`);
+    throw new UsageError(
+      unknownCommandMessage(positionals, "; the prompt is -p's one argument: quote it whole"),
+    );
   }
   if (pick) {
     throw new UsageError("-p needs --resume <session-id>");
@@ -217,6 +234,9 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
       ? {}
       : { systemPromptFile: values["system-prompt-file"] }),
     mcpConfigs: values["mcp-config"] ?? [],
+    ...(values["context-window"] === undefined
+      ? {}
+      : { contextWindow: contextWindowFlag(values["context-window"]) }),
   };
 }
 
@@ -290,6 +310,7 @@ const OPTIONS = {
   port: { type: "string" },
   "output-format": { type: "string" },
   cwd: { type: "string" },
+  "context-window": { type: "string" },
   "no-instructions": { type: "boolean" },
   "mcp-config": { type: "string", multiple: true },
   quiet: { type: "boolean", short: "q" },
@@ -364,7 +385,7 @@ function sessionsCommand(rest: readonly string[], values: ParsedValues): Command
       : { kind: "sessions-delete", sessionId };
   }
   throw new UsageError(
-    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F]",
+    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | compact <id> [instructions]]",
   );
 }
 
@@ -386,6 +407,15 @@ function sessionsViewCommand(
     );
   }
   return { kind: "sessions-export", sessionId, format, ...out };
+}
+
+/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
+function contextWindowFlag(value: string): number {
+  const tokens = Number(value);
+  if (!Number.isInteger(tokens) || tokens < 1_000) {
+    throw new UsageError(`--context-window must be a number of tokens ≥ 1000, not "${value}"`);
+  }
+  return tokens;
 }
 
 function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
@@ -427,6 +457,20 @@ function unknownOptionMessage(error: unknown): string | undefined {
 const COMMANDS = ["acp", "serve", "config", "sessions", "mcp"];
 const MCP_COMMANDS = ["list", "trust"];
 
+/**
+ * For positionals that are no command: a command given an extra word (`config x`) names that
+ * word; else the word, and the closest command if one is close, or `fallback` (a hint that
+ * starts with `; `).
+ */
+function unknownCommandMessage(positionals: readonly string[], fallback: string): string {
+  const [first = "", second] = positionals;
+  if (COMMANDS.includes(first) && second !== undefined) {
+    return `${first} takes no argument "${second}"; see turnloop --help`;
+  }
+  const hint = commandHint(first, COMMANDS) || fallback;
+  return `unknown command "${first}"${hint} (see turnloop --help)`;
+}
+
 /** `; did you mean X?` for a mistyped (sub)command, or nothing when none is close. */
 function commandHint(given: string, known: readonly string[]): string {
   const suggestion = closest(given, known);
@@ -438,7 +482,7 @@ function closest(name: string, known: readonly string[]): string | undefined {
   const nearest = known
     .map((option) => ({ option, distance: editDistance(name, option) }))
     .sort((left, right) => left.distance - right.distance)[0];
-  // A flag cut short (`--allow-all`) names the flag it starts; else the nearest spelling.
+  // A name cut short (`--allow-all`) names the one it starts; else the nearest spelling.
   const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
   const near =
     nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 3))

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { redactSecrets } from "../llm/errors.js";
 import { configPaths } from "../session/config.js";
 import { configuredFace } from "../session/face-config.js";
@@ -39,7 +40,7 @@ export async function runConfigCommand(
     return 0;
   }
   const lines = [
-    `config files: ${paths.user} (user), ${paths.project} (project)`,
+    `config files: ${paths.user} (user${existsSync(paths.user) ? "" : ", none"}), ${paths.project} (project${existsSync(paths.project) ? "" : ", none"})`,
     row(
       "model",
       settings.model === undefined ? undefined : describeModel(settings.model),

@@ -94,6 +94,19 @@ async function main(argv: readonly string[]): Promise<number> {
       ]);
       return configured.ok ? runServerCommand(configured.options, configured.env) : 64;
     }
+    case "sessions-compact": {
+      const [{ runCompactCommand }, configured] = await Promise.all([
+        import("./compact-command.js"),
+        configure(command.options),
+      ]);
+      if (!configured.ok) {
+        return 64;
+      }
+      return runCompactCommand(
+        { ...command, options: configured.options },
+        { stdout: process.stdout, stderr: process.stderr, env: configured.env },
+      );
+    }
     case "sessions-list":
     case "sessions-show":
     case "sessions-delete": {

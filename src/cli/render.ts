@@ -81,6 +81,7 @@ type OutcomeEvent = Extract<
       | "session.error"
       | "abort"
       | "session.compaction_complete"
+      | "session.warning"
       | "session.idle";
   }
 >;
@@ -191,8 +192,17 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       prompt.aborted = true;
       lines.push(`aborted: ${event.data.reason}`);
       return;
-    case "session.compaction_complete":
-      lines.push(`compacted: ${event.data.tokensBefore} → ${event.data.tokensAfter} tokens`);
+    case "session.compaction_complete": {
+      const { success, preCompactionTokens, postCompactionTokens, error } = event.data;
+      lines.push(
+        success
+          ? `compacted: ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
+          : `compaction failed: ${error ?? "unknown error"}`,
+      );
+      return;
+    }
+    case "session.warning":
+      lines.push(`warning: ${event.data.message}`);
       return;
     case "session.idle":
       closePrompt(state, event.data.stopReason ?? "error");

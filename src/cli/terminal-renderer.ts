@@ -147,7 +147,6 @@ export class TerminalRenderer {
       case "session.plan_updated":
       case "session.instructions_loaded":
       case "session.compaction_start":
-      case "session.compaction_complete":
       case "external_tool.requested":
       case "external_tool.completed":
       case "hook.start":
@@ -157,7 +156,6 @@ export class TerminalRenderer {
       case "session.usage_info":
       case "pending_messages.modified":
       case "session.info":
-      case "session.warning":
         return;
       case "session.mcp_server_status_changed":
         if (event.data.status === "failed") {
@@ -165,6 +163,19 @@ export class TerminalRenderer {
             `MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
           );
         }
+        return;
+      case "session.compaction_complete": {
+        const { success, preCompactionTokens, postCompactionTokens, trigger, error } = event.data;
+        this.note(
+          success
+            ? `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
+            : `compaction failed (${trigger}): ${error ?? "unknown error"}`,
+        );
+        return;
+      }
+      case "session.warning":
+        this.endLine();
+        this.error(`${this.paint("33", "warning")}: ${event.data.message}\n`);
         return;
       default: {
         // A new event type fails to compile here until the renderer decides how to show it.

@@ -66,6 +66,8 @@ export type ErrorType =
   | "stalled"
   | "malformed_response"
   | "configuration"
+  /** The request did not fit the model's context window (OpenAI's `context_length_exceeded`). */
+  | "context_length_exceeded"
   | "internal"
   /** Not a model failure: the session's `events.jsonl` could not be written (disk full, I/O). */
   | "storage"
@@ -163,6 +165,7 @@ export interface SessionEventData {
   /**
    * One model API request, written when the request is sent (failed and cancelled attempts are
    * turns too). Ended by `assistant.turn_end` with the same `turnId`, after the tools of its reply.
+   * `purpose` marks a request the loop makes for itself (absent: a turn of the conversation).
    */
   "assistant.turn_start": { turnId: string; purpose?: TurnPurpose };
   /** Streamed text of the message `messageId`; completed by `assistant.message`. */
@@ -296,8 +299,42 @@ export interface SessionEventData {
   "session.error": { errorType: ErrorType; message: string; statusCode?: number };
   /** The prompt was cancelled; open tool calls have interrupted results before this. */
   abort: { reason: string };
-  "session.compaction_start": { tokensBefore: number };
-  "session.compaction_complete": { tokensBefore: number; tokensAfter: number; summary: string };
+  /**
+   * A compaction of the model's view of the conversation starts (Copilot's event and field names;
+   * tokens). Ended by `session.compaction_complete`.
+   */
+  "session.compaction_start": {
+    trigger: CompactionTrigger;
+    /** Tokens of the next request before compaction (reported usage plus an estimate). */
+    currentTokens: number;
+    /** The model's context window. */
+    tokenLimit: number;
+  };
+  /**
+   * The end of a compaction. On success the model's view becomes: the summary (a user-side
+   * message), the latest user message when it was among the removed ones, then the view's
+   * messages after the first `messagesRemoved` (src/agent/history.ts folds it so; the full
+   * history stays in this log). `success: false` (with `error`) changes nothing.
+   */
+  "session.compaction_complete": {
+    success: boolean;
+    trigger: CompactionTrigger;
+    preCompactionTokens: number;
+    /** Estimated tokens of the next request after compaction. */
+    postCompactionTokens?: number;
+    /** Messages at the start of the model's view that the summary replaces (≥ 1 on success). */
+    messagesRemoved?: number;
+    summaryContent?: string;
+    /** Instructions given to a manual compaction (`/compact …`). */
+    customInstructions?: string;
+    error?: string;
+  };
+  /**
+   * Something the user should know that is not a failure (Copilot's event and fields), e.g.
+   * `prompt_truncated`: the server reported far fewer prompt tokens than were sent; or an SDK
+   * app's `session.log` at level `warning`.
+   */
+  "session.warning": { warningType: string; message: string; url?: string };
   /** The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error. */
   "session.idle": { stopReason?: StopReason };
   /**
@@ -369,8 +406,6 @@ export interface SessionEventData {
   "pending_messages.modified": Record<string, never>;
   /** A note for the timeline (an SDK app's `session.log`, level `info`; Copilot's fields). */
   "session.info": { infoType: string; message: string; url?: string; tip?: string };
-  /** A warning for the timeline (`session.log` level `warning`; Copilot's fields). */
-  "session.warning": { warningType: string; message: string; url?: string };
 }
 
 /**
@@ -386,6 +421,9 @@ export type HookType =
   | "sessionEnd"
   | "agentStop"
   | "errorOccurred";
+
+/** What started a compaction (Copilot's `CompactionTrigger`, the values turnloop uses). */
+export type CompactionTrigger = "threshold" | "context_limit_retry" | "manual" | "model_switch";
 
 /** Why a tool call failed, machine-readable. */
 export type ToolErrorCode =

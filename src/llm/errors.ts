@@ -51,6 +51,14 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "configuration", message: boundedMessage(error.message), retryable: false };
   }
   const text = messageOf(error);
+  if (isContextLengthError(text)) {
+    // Some servers report the overflow inside an otherwise successful stream.
+    return {
+      errorType: "context_length_exceeded",
+      message: boundedMessage(text),
+      retryable: false,
+    };
+  }
   // Anthropic and gateways stream `{"type":"error","error":{"type":"overloaded_error"}}` mid-response.
   if (/overloaded/i.test(text)) {
     return { errorType: "overloaded", message: boundedMessage(text), retryable: true };
@@ -150,9 +158,40 @@ function isSuccessStatus(statusCode: number | undefined): boolean {
   return statusCode !== undefined && statusCode >= 200 && statusCode < 300;
 }
 
+/**
+ * How servers say a request did not fit the context window: OpenAI (Chat and Responses)
+ * `context_length_exceeded` / "maximum context length is N tokens" (vLLM and LiteLLM reuse it),
+ * "exceeds the context window"; Anthropic "prompt is too long: N tokens > M maximum" and "input
+ * length and `max_tokens` exceed context limit"; Ollama "the input length exceeds the context
+ * length"; llama.cpp's server "exceeds the available context size" (`exceed_context_size_error`);
+ * vLLM "is longer than the maximum model length".
+ */
+const CONTEXT_LENGTH_PATTERNS: readonly RegExp[] = [
+  /context_length_exceeded/i,
+  /maximum context length/i,
+  /exceeds? the context window/i,
+  /prompt is too long/i,
+  /exceed context limit/i,
+  /input length exceeds the (?:maximum )?context length/i,
+  /exceeds? the available context size|exceed_context_size_error/i,
+  /longer than the maximum model length/i,
+];
+
+/** Whether a provider's error text says the request was larger than the context window. */
+export function isContextLengthError(text: string): boolean {
+  return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(text));
+}
+
 function categoryOfStatus(statusCode: number | undefined, text: string): ErrorType {
   if (statusCode === undefined) {
     return "network";
+  }
+  if (
+    (statusCode === 400 || statusCode === 413 || statusCode >= 500) &&
+    isContextLengthError(text)
+  ) {
+    // Ollama answers 500 for some context overflows; 413 is a gateway's "payload too large".
+    return "context_length_exceeded";
   }
   if (statusCode === 529 || /overloaded/i.test(text)) {
     return "overloaded";

@@ -4,12 +4,9 @@ import type { Usage } from "../events/events.js";
 /**
  * Model metadata (context windows, prices) from a maintained catalogue: `@pydantic/genai-prices`,
  * its bundled price data (no network: we never call its `updatePrices`). Covers OpenAI,
- * Anthropic and many hosted open models; a model it does not know has no price and the default
- * context window.
+ * Anthropic and many hosted open models; a model it does not know has no price and no context
+ * window here.
  */
-
-/** Context window (tokens) used when the catalogue does not know the model. */
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** The catalogue's provider for our model id prefixes; absent = search every provider by name. */
 const CATALOGUE_PROVIDERS: Readonly<Record<string, string>> = {
@@ -47,18 +44,22 @@ function lookUp(
 }
 
 /**
- * The context window of `modelId`, in tokens: `TURNLOOP_CONTEXT_WINDOW` when set (e.g. for a
- * local model), else the catalogue's, else {@link DEFAULT_CONTEXT_WINDOW}.
+ * Windows looked up so far, by model id: the bundled data never changes while we run, and a
+ * lookup takes about a third of a millisecond, which the compaction check would pay every turn.
  */
-export function contextWindow(modelId: string, env: NodeJS.ProcessEnv = process.env): number {
-  const configured = Number(env.TURNLOOP_CONTEXT_WINDOW);
-  if (Number.isInteger(configured) && configured > 0) {
-    return configured;
+const knownWindows = new Map<string, number | undefined>();
+
+/**
+ * The catalogue's context window of `modelId`, in tokens, or undefined when the catalogue does not
+ * know the model (or it runs on Ollama). The user's overrides and the defaults are applied by
+ * `contextWindowOf` (llm/context-window.ts), which the rest of turnloop asks.
+ */
+export function catalogueContextWindow(modelId: string): number | undefined {
+  if (!knownWindows.has(modelId)) {
+    const found = lookUp(modelId, { input_tokens: 0, output_tokens: 0 })?.model.context_window;
+    knownWindows.set(modelId, found ?? undefined);
   }
-  return (
-    lookUp(modelId, { input_tokens: 0, output_tokens: 0 })?.model.context_window ??
-    DEFAULT_CONTEXT_WINDOW
-  );
+  return knownWindows.get(modelId);
 }
 
 /**

@@ -16,6 +16,7 @@ import type {
 import type { PermissionDecision, SessionMode } from "../server/protocol.js";
 import { type Tool, toWireResult } from "./tools.js";
 import type {
+  HistoryCompactResult,
   MessageOptions,
   PermissionHandler,
   PermissionRequest,
@@ -174,6 +175,19 @@ export class TurnloopSession {
       sessionId: this.sessionId,
       modelId,
     });
+  }
+
+  /**
+   * Compacts the session's history now (`session.history.compact`, Copilot's method):
+   * `instructions` say what the summary should focus on. Resolves with the server's answer;
+   * `success: false` (with `error`) when nothing could be compacted.
+   * @throws the server's error when a prompt is running.
+   */
+  async compact(instructions?: string): Promise<HistoryCompactResult> {
+    return (await this.connection.sendRequest("session.history.compact", {
+      sessionId: this.sessionId,
+      ...(instructions === undefined ? {} : { customInstructions: instructions }),
+    })) as HistoryCompactResult;
   }
 
   /** Ends this app's use of the session (`session.detach`); it stays on disk for resume. */

@@ -144,6 +144,15 @@ export type McpServerEntry = (
     }
   | { type: "http" | "sse"; url: string; headers?: Record<string, string> }
 ) & { tools?: string[]; timeout?: number };
+/** The answer of `session.history.compact` (Copilot's `HistoryCompactResult` fields; tokens). */
+export interface HistoryCompactResult {
+  success: boolean;
+  tokensRemoved: number;
+  messagesRemoved: number;
+  summaryContent?: string;
+  /** Why nothing was compacted, when `success` is false. */
+  error?: string;
+}
 
 /** `session.send` options. */
 export interface MessageOptions {

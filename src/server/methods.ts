@@ -14,6 +14,7 @@ import {
   deleteMethod,
   detachMethod,
   getMessagesMethod,
+  historyCompactMethod,
   modeGetMethod,
   modelGetMethod,
   modelSwitchMethod,
@@ -122,6 +123,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.mode.set": modeSetMethod,
   "session.model.getCurrent": modelGetMethod,
   "session.model.switchTo": modelSwitchMethod,
+  "session.history.compact": historyCompactMethod,
   "session.tools.handlePendingToolCall": toolAnswerMethod,
   "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,
   // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.

@@ -155,6 +155,13 @@ export const modelSwitchParams = z.looseObject({
   reasoningEffort: z.string().min(1).optional(),
 });
 
+/** `session.history.compact`: optional instructions for the summary (Copilot: `customInstructions`). */
+export const historyCompactParams = z.looseObject({
+  sessionId: sessionIdSchema,
+  customInstructions: z.string().optional(),
+  instructions: z.string().optional(),
+});
+
 export const toolAnswerParams = z.looseObject({
   sessionId: sessionIdSchema,
   requestId: z.string().min(1),

@@ -13,7 +13,7 @@
  *    the server's own (`--model` / `TURNLOOP_MODEL`).
  */
 
-import { contextWindow } from "../llm/model-catalogue.js";
+import { contextWindowOf } from "../llm/context-window.js";
 import { hasProviderPrefix, type ProviderName } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";
@@ -65,7 +65,7 @@ export function listedModels(host: SessionHost) {
       name: id.slice(id.indexOf(":") + 1),
       capabilities: {
         supports: { vision: false, reasoningEffort: true },
-        limits: { max_context_window_tokens: contextWindow(id, host.env) },
+        limits: { max_context_window_tokens: contextWindowOf(id, host.face, host.env) },
       },
       supportedReasoningEfforts: ["low", "medium", "high"],
     }));

@@ -12,6 +12,7 @@
 
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type {
@@ -25,7 +26,11 @@ import type {
 import type { ModelConfiguration } from "../llm/models.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
-import type { Session, SessionAgentSettings } from "../session/session.js";
+import {
+  PromptInProgressError,
+  type Session,
+  type SessionAgentSettings,
+} from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
@@ -126,6 +131,21 @@ export class ServerSession {
 
   get modelId(): string {
     return this.choices.model.id;
+  }
+
+  /**
+   * `session.history.compact`: compacts the history now with the session's model.
+   * @throws PromptInProgressError when a prompt is running or queued.
+   */
+  async compact(instructions: string): Promise<CompactionResult> {
+    if (this.draining !== undefined) {
+      throw new PromptInProgressError(this.id);
+    }
+    // The prompt's own settings (model, tools, system prompt), so the summary sees what the
+    // model saw; no prompt text or headers of a send belong to it.
+    const job: Job = { prompt: "", mode: this.choices.mode };
+    const settings = await this.settingsFor(job, new AbortController().signal);
+    return this.session.compact(settings, instructions);
   }
 
   get mode(): SessionMode {

@@ -16,6 +16,7 @@ import { broadcast, type ClientConnection, type ServerContext } from "./connecti
 import {
   type CreateParams,
   createParams,
+  historyCompactParams,
   invalidParams,
   modelSwitchParams,
   modeSetParams,
@@ -297,6 +298,34 @@ export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
   }
   session.switchModel(choice.configuration, params.reasoningEffort);
   return { modelId: choice.configuration.id };
+}
+
+/**
+ * `session.history.compact {sessionId, customInstructions?}` (Copilot's method): compacts the
+ * history now. Answers Copilot's result shape `{success, tokensRemoved, messagesRemoved,
+ * summaryContent?}`; a compaction that fails or would remove nothing answers `success: false`
+ * with `error`.
+ * @throws invalid params when a prompt is running.
+ */
+export async function historyCompactMethod(connection: ClientConnection, raw: unknown) {
+  const method = "session.history.compact";
+  const params = parseParams(method, historyCompactParams, raw);
+  const session = openSession(connection.server, params.sessionId);
+  const instructions = params.customInstructions ?? params.instructions ?? "";
+  try {
+    const result = await session.compact(instructions);
+    if (!result.ok) {
+      return { success: false, tokensRemoved: 0, messagesRemoved: 0, error: result.message };
+    }
+    return {
+      success: true,
+      tokensRemoved: Math.max(0, result.preCompactionTokens - result.postCompactionTokens),
+      messagesRemoved: result.messagesRemoved,
+      summaryContent: result.summaryContent,
+    };
+  } catch (error) {
+    throw invalidParams(`${method}: ${errorMessage(error)}`);
+  }
 }
 
 /** `session.tools.handlePendingToolCall`: `success: false` when nothing waits for that id. */

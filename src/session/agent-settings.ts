@@ -40,6 +40,10 @@ export interface SessionOptions {
   systemPrompt?: { path: string; text: string };
   /** Appended to the system prompt (`--append-system-prompt`). */
   appendSystemPrompt?: string;
+  /** The model's context window in tokens (`--context-window`); the known window when absent. */
+  contextWindow?: number;
+  /** Context windows (tokens) by model id, from the config files. */
+  contextWindows?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -56,6 +60,8 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
     maxAutopilotContinues: options.maxAutopilotContinues,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.client === undefined ? {} : { client: options.client }),
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    ...(options.contextWindows === undefined ? {} : { contextWindows: options.contextWindows }),
     authorize: createPermissionGate({
       cwd: session.cwd,
       policy: () => ({

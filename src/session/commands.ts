@@ -44,6 +44,8 @@ export interface CommandContext {
  * - `open`: `session` is now open (and locked) through the host: show it instead of the current
  *   one, which the face closes;
  * - `choose-session`: let the user pick one of `sessions` (then run `/resume <id>`);
+ * - `compact`: compact the history now with `instructions` (a model call: the face runs it as a
+ *   turn of its own, with its cancel signal, through `Session.compact`);
  * - `exit`: end the face.
  */
 export type CommandOutcome =
@@ -52,6 +54,7 @@ export type CommandOutcome =
   | { kind: "mode"; mode: SessionMode; text: string }
   | { kind: "open"; session: Session; text: string }
   | { kind: "choose-session"; sessions: SessionSummary[] }
+  | { kind: "compact"; instructions: string }
   | { kind: "exit" };
 
 export interface CommandDefinition {
@@ -137,6 +140,13 @@ export const COMMANDS: readonly CommandDefinition[] = [
         return failed(`cannot list sessions: ${errorMessage(error)}`);
       }
     },
+  },
+  {
+    name: "compact",
+    description: "Summarise the older conversation to free context; recent turns stay as they are",
+    input: { hint: "what the summary should focus on (optional)" },
+    terminalOnly: false,
+    run: async ({ argument }) => ({ kind: "compact", instructions: argument }),
   },
   {
     name: "mcp",

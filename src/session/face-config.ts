@@ -1,6 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseRule } from "../agent/permission-rules.js";
 import { errorMessage } from "../events/errors.js";
+import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/models.js";
 import type { SessionOptions } from "./agent-settings.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { type EffectiveSettings, effectiveSettings, environmentFor } from "./effective-settings.js";
@@ -76,9 +78,11 @@ export function configuredFace<T extends FaceOptions>(
   }
   let settings: EffectiveSettings;
   let warnings: string[];
+  let files: ReadonlySet<string>;
   try {
     const config = loadConfig(turnloopHome(env), resolve(options.cwd));
     warnings = config.warnings;
+    files = new Set(config.files.map((file) => file.path));
     const given = new Set(options.flagsGiven ?? []);
     settings = effectiveSettings(
       {
@@ -100,6 +104,10 @@ export function configuredFace<T extends FaceOptions>(
     }
     throw error;
   }
+  const fileProblem = fileSettingProblem(settings, files);
+  if (fileProblem !== undefined) {
+    return { ok: false, message: fileProblem };
+  }
   const configured: T = {
     ...options,
     ...(settings.model === undefined ? {} : { model: settings.model.resolved }),
@@ -108,6 +116,47 @@ export function configuredFace<T extends FaceOptions>(
     maxAutopilotContinues: settings.maxAutopilotContinues.value,
     allowTools: settings.allow.map((rule) => rule.value),
     denyTools: settings.deny.map((rule) => rule.value),
+    contextWindows: Object.fromEntries(
+      Object.entries(settings.contextWindows).map(([model, size]) => [model, size.value]),
+    ),
   };
   return { ok: true, options: configured, env: environmentFor(settings, env), settings, warnings };
+}
+
+/**
+ * What is wrong with a model id or permission rule that came from a config file, prefixed with
+ * the file's path and the field, so an invalid file is reported as such (exit 64) by every face
+ * before anything runs; undefined when nothing is. Flags and variables are checked where they are
+ * used, with their own messages.
+ */
+function fileSettingProblem(
+  settings: EffectiveSettings,
+  files: ReadonlySet<string>,
+): string | undefined {
+  const model = settings.model;
+  if (model !== undefined && files.has(model.source) && !hasProviderPrefix(model.resolved)) {
+    const profiles = Object.keys(settings.providers);
+    return (
+      `${model.source}: model: "${model.value}" is not <provider>:<model> with provider one of ` +
+      `${PROVIDER_NAMES.join(", ")}` +
+      (profiles.length === 0
+        ? ""
+        : `, nor <profile>:<model> with profile one of ${profiles.join(", ")}`)
+    );
+  }
+  const rules = [
+    ...settings.allow.map((rule) => ({ field: "permissions.allow", ...rule })),
+    ...settings.deny.map((rule) => ({ field: "permissions.deny", ...rule })),
+  ];
+  for (const rule of rules) {
+    if (!files.has(rule.source)) {
+      continue;
+    }
+    try {
+      parseRule(rule.value);
+    } catch (error) {
+      return `${rule.source}: ${rule.field}: ${errorMessage(error)}`;
+    }
+  }
+  return undefined;
 }

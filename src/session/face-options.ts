@@ -24,4 +24,8 @@ export interface FaceOptions {
   flagsGiven?: string[];
   /** `--mcp-config FILE`, repeatable: more MCP servers (`{"mcpServers": {...}}`). */
   mcpConfigs: string[];
+  /** `--context-window N`: the model's context window in tokens (for unknown and local models). */
+  contextWindow?: number;
+  /** Context windows (tokens) by model id, from the config files' `contextWindows`. */
+  contextWindows?: Readonly<Record<string, number>>;
 }

@@ -80,6 +80,12 @@ export class SessionHost {
       deny: parseRules(settings.face.denyTools),
       folders: settings.face.addDirs,
       ...systemPromptOptions(settings.face, settings.home),
+      ...(settings.face.contextWindow === undefined
+        ? {}
+        : { contextWindow: settings.face.contextWindow }),
+      ...(settings.face.contextWindows === undefined
+        ? {}
+        : { contextWindows: settings.face.contextWindows }),
     };
   }
 

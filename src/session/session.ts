@@ -1,6 +1,12 @@
 import { mkdir } from "node:fs/promises";
+import { type CompactionResult, compactConversation } from "../agent/compaction.js";
 import { History } from "../agent/history.js";
-import { type AgentSettings, type PromptOutcome, runPrompt } from "../agent/loop.js";
+import {
+  type AgentSettings,
+  type PromptOutcome,
+  runPrompt,
+  toolSpecifications,
+} from "../agent/loop.js";
 import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
 import { interrupted } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
@@ -362,6 +368,46 @@ export class Session {
       return { error: { errorType: "storage", message: this.storageMessage(error) } };
     }
     return failed === undefined ? outcome : { error: failed };
+  }
+
+  /**
+   * Compacts the history now (`/compact`, `sessions compact`, `session.history.compact`): one
+   * summary request with the user's `instructions`, recorded as a compaction with trigger
+   * `manual`. Cancelled by {@link cancel} or `options.signal`. Resolves once it is on disk.
+   * @throws PromptInProgressError when a prompt is running.
+   */
+  async compact(
+    settings: SessionAgentSettings,
+    instructions: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CompactionResult> {
+    if (this.running !== undefined) {
+      throw new PromptInProgressError(this.id);
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) {
+      controller.abort();
+    }
+    try {
+      const conversation = {
+        history: this.history,
+        emit: (event: EventInput) => void this.emit(event),
+      };
+      const tools = toolSpecifications(settings.tools);
+      return await compactConversation(
+        settings,
+        conversation,
+        { trigger: "manual", tools, instructions },
+        controller.signal,
+      );
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      this.running = undefined;
+      await this.log.flush();
+    }
   }
 
   /** Cancels the running prompt, if any (ACP v1 prompt-turn: cancelled). An idle cancel does nothing. */

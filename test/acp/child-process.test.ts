@@ -29,7 +29,10 @@ describe("turnloop acp as a child process", () => {
       call("call_S", "bash", { command: "sleep 30" }),
       { text: "Welcome back." },
     );
-    const agent = fixture.startAgent();
+    // A window the 5 MB prompt fits, so the prompts after it are not compacted (that is tested
+    // in compaction.test.ts) and the scripted replies stay in step.
+    const window = { TURNLOOP_CONTEXT_WINDOW: "2000000" };
+    const agent = fixture.startAgent(window);
     await agent.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
     const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
       cwd: fixture.cwd,
@@ -79,7 +82,7 @@ describe("turnloop acp as a child process", () => {
     expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
     expect(await agent.end()).toBe(0);
 
-    const again = fixture.startAgent();
+    const again = fixture.startAgent(window);
     await again.initialize();
     await again.client.request(acp.methods.agent.session.load, {
       sessionId,

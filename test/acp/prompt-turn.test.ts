@@ -26,6 +26,12 @@ const COMMANDS = {
     },
     { name: "usage", description: "Tokens and cost of this session so far" },
     { name: "sessions", description: "List the sessions of this folder, newest first" },
+    {
+      name: "compact",
+      description:
+        "Summarise the older conversation to free context; recent turns stay as they are",
+      input: { hint: "what the summary should focus on (optional)" },
+    },
     { name: "mcp", description: "The session's MCP servers: state and tool count" },
   ],
 };

@@ -46,7 +46,8 @@ describe("ACP slash commands", () => {
       advertised?.sessionUpdate === "available_commands_update"
         ? advertised.availableCommands.map((command) => command.name)
         : [];
-    expect(names).toEqual(["help", "model", "mode", "usage", "sessions", "mcp"]);
+    expect(names).toEqual(["help", "model", "mode", "usage", "sessions", "compact", "mcp"]);
+    // /compact is a model request of its own: test/acp/compaction.test.ts runs it.
 
     const run = async (text: string) =>
       agent.client.request(acp.methods.agent.session.prompt, {

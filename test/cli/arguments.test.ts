@@ -81,6 +81,25 @@ describe("the command line", () => {
     expect(parseCommand(["-p", "hello"], "/work")).toMatchObject({ options: { prompt: "hello" } });
   });
 
+  test("--context-window and sessions compact", () => {
+    expect(parseCommand(["-p", "x", "--context-window", "8000"], "/work")).toMatchObject({
+      kind: "prompt",
+      options: { contextWindow: 8_000 },
+    });
+    expect(parseCommand(["acp", "--context-window", "32768"], "/work")).toMatchObject({
+      kind: "acp",
+      options: { contextWindow: 32_768 },
+    });
+    expect(() => parseCommand(["-p", "x", "--context-window", "0"], "/work")).toThrow(
+      /--context-window must be a number of tokens/,
+    );
+    expect(parseCommand(["sessions", "compact", "abc", "keep", "paths"], "/work")).toMatchObject({
+      kind: "sessions-compact",
+      sessionId: "abc",
+      instructions: "keep paths",
+    });
+  });
+
   test("bad input is a usage error with a readable message", () => {
     expect(() => parseCommand(["-p", "x", "--max-turns", "many"], "/work")).toThrow(UsageError);
     expect(() => parseCommand(["--unknown-flag"], "/work")).toThrow(

@@ -32,8 +32,18 @@ describe("the interactive command line", () => {
       kind: "interactive",
       options: { prompt: "fix the tests" },
     });
-    // A near miss of a command is a typo, not a prompt.
+    expect(parseCommand(["What does this repository do?"], "/work")).toMatchObject({
+      kind: "interactive",
+      options: { prompt: "What does this repository do?" },
+    });
+    // A near miss of a command is a typo, not a prompt; a command's extra word is named.
     expect(() => parseCommand(["sesions"], "/work")).toThrow(/did you mean sessions\?/);
+    expect(() => parseCommand(["session", "list"], "/work")).toThrow(
+      'unknown command "session"; did you mean sessions? (see turnloop --help)',
+    );
+    expect(() => parseCommand(["config", "show"], "/work")).toThrow(
+      'config takes no argument "show"; see turnloop --help',
+    );
     // The other commands keep their meaning.
     expect(parseCommand(["sessions"], "/work")).toMatchObject({ kind: "sessions-list" });
     expect(parseCommand(["-p", "hi"], "/work")).toMatchObject({ kind: "prompt" });
@@ -54,6 +64,7 @@ describe("slash commands (one definition for the terminal and ACP)", () => {
       "mode",
       "usage",
       "sessions",
+      "compact",
       "mcp",
       "new",
       "resume",

@@ -100,6 +100,28 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     expect((await terminal.exited()).code).toBe(0);
   });
 
+  test("/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said", async () => {
+    fixture.server.enqueue({ text: "one" });
+    const terminal = fixture.open([], { rows: 40 });
+    await terminal.waitFor(INPUT_BOX);
+    // One exchange leaves nothing older than the recent turns: the compaction removes nothing.
+    terminal.type("/compact");
+    await terminal.waitFor(/nothing was compacted: /);
+    terminal.type("first");
+    await terminal.waitFor(/\bone\b/);
+    fixture.server.enqueue({ text: "two" });
+    terminal.type("second");
+    await terminal.waitFor(/\btwo\b/);
+    fixture.server.enqueue({ text: "Task: count." });
+    terminal.type("/compact keep the numbers");
+    await terminal.waitFor(/compacted the conversation \(manual\): \d+ → \d+ tokens/);
+    expect(JSON.stringify(fixture.server.requests.at(-1)?.body)).toContain("keep the numbers");
+    terminal.type("/exit");
+    expect((await terminal.exited()).code).toBe(0);
+    const sessionId = printedSessionId(terminal.screen(500));
+    expect(await fixture.eventTypes(sessionId)).toContain("session.compaction_complete");
+  });
+
   test("--resume opens a picker of this folder's sessions (first prompt, age) and shows the chosen one's history; --continue takes the newest", async () => {
     await pastSession("first question about apples", "Apples are red.");
     const second = await pastSession("second question about pears", "Pears are green.");

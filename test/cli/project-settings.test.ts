@@ -239,6 +239,7 @@ describe("config files", () => {
   });
 
   test("turnloop config shows each setting's source and redacts keys", async () => {
+    await rm(join(repository, ".turnloop", "config.json"), { force: true });
     await writeFile(
       join(home, "config.json"),
       JSON.stringify({
@@ -261,6 +262,10 @@ describe("config files", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const source = join(home, "config.json");
+    // The file that is there, and the one that is not.
+    expect(result.stdout.split("\n")[0]).toBe(
+      `config files: ${source} (user), ${join(repository, ".turnloop", "config.json")} (project, none)`,
+    );
     expect(result.stdout).toContain(
       `model                    vllm:qwen3 (= openai-compatible:qwen3)    from ${source}\n`,
     );
@@ -304,5 +309,43 @@ describe("config files", () => {
     expect(warned.stderr).toContain(
       `turnloop: warning: ${project}: unknown key "permissions.alow" ignored\n`,
     );
+  });
+
+  test("a file's model that names no provider or profile, or a bad rule, is the file's error on every face", async () => {
+    const project = join(repository, ".turnloop", "config.json");
+    await mkdir(join(repository, ".turnloop"), { recursive: true });
+    const profiles = {
+      local: { type: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY" },
+    };
+    // The profile's name misspelt: the file is named, and so are the profiles it has.
+    await writeFile(project, JSON.stringify({ model: "locl:fake-model", providers: profiles }));
+    const withoutModelVariable = { ...environment(), TURNLOOP_MODEL: undefined };
+    const requestsBefore = server.requests.length;
+    for (const args of [["-p", "hi"], ["acp"], ["--headless", "--stdio"], ["config"]]) {
+      const result = await runCli(args, { cwd: repository, env: withoutModelVariable });
+      expect({ args, ...result }).toEqual({
+        args,
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr:
+          `turnloop: ${project}: model: "locl:fake-model" is not <provider>:<model> with provider ` +
+          "one of openai, openai-chat, anthropic, ollama, openai-compatible, nor <profile>:<model> " +
+          "with profile one of local\n",
+      });
+    }
+    await writeFile(project, JSON.stringify({ permissions: { deny: ["bash(git push"] } }));
+    const rule = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    expect(rule).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr: `turnloop: ${project}: permissions.deny: invalid tool rule "bash(git push": use NAME or NAME(pattern), e.g. bash(git status)\n`,
+    });
+    expect(server.requests.length).toBe(requestsBefore);
+    // The same model written correctly runs.
+    await writeFile(project, JSON.stringify({ model: "local:fake-model", providers: profiles }));
+    server.enqueue({ text: "ok" });
+    const fixed = await runCli(["-p", "hi", "-q"], { cwd: repository, env: withoutModelVariable });
+    expect(fixed).toMatchObject({ code: 0, stdout: "ok\n" });
   });
 });

@@ -201,4 +201,30 @@ describe("usage errors", () => {
       "turnloop: unknown option --allow-all; did you mean --allow-all-tools? (see turnloop --help)\n",
     );
   });
+
+  test("an unknown command suggests the closest one; a command's extra word is named; a prompt split after -p is named", async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ["session", "list"],
+        'unknown command "session"; did you mean sessions? (see turnloop --help)',
+      ],
+      [["confg"], 'unknown command "confg"; did you mean config? (see turnloop --help)'],
+      [["config", "show"], 'config takes no argument "show"; see turnloop --help'],
+      [["acp", "--", "x"], 'acp takes no argument "x"; see turnloop --help'],
+      // Without -p a bare question opens the interactive session (test/cli/interactive-arguments.test.ts).
+      [
+        ["-p", "What does", "this repository do?"],
+        'unknown command "this repository do?"; the prompt is -p\'s one argument: quote it whole (see turnloop --help)',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { cwd: repository, env: environment() });
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        args,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: ${message}\n`,
+      });
+    }
+  });
 });

@@ -236,10 +236,20 @@ describe("renderConversation", () => {
           ],
         },
       },
-      { type: "session.compaction_start", data: { tokensBefore: 9000 } },
+      {
+        type: "session.compaction_start",
+        data: { trigger: "threshold", currentTokens: 9000, tokenLimit: 10000 },
+      },
       {
         type: "session.compaction_complete",
-        data: { tokensBefore: 9000, tokensAfter: 1200, summary: "…" },
+        data: {
+          success: true,
+          trigger: "threshold",
+          preCompactionTokens: 9000,
+          postCompactionTokens: 1200,
+          messagesRemoved: 2,
+          summaryContent: "…",
+        },
       },
       {
         type: "session.resume",

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
 import { type RecordedSession, recordSession } from "./session-view-support.js";
 
 let session: RecordedSession;
@@ -78,6 +79,53 @@ describe("turnloop sessions export", () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe("");
     expect(missing.stderr).toMatch(/^turnloop: .*ffffffff/);
+  });
+});
+
+describe("marks before their prompt", () => {
+  test("instructions loaded before the prompt is logged are at −N ms, not +-N ms", async () => {
+    const server = await startFakeModelServer();
+    const home = await mkdtemp(join(tmpdir(), "turnloop-marks-home-"));
+    const repository = await mkdtemp(join(tmpdir(), "turnloop-marks-repo-"));
+    try {
+      await writeFile(join(repository, "AGENTS.md"), "Answer briefly.\n");
+      const environment = cleanEnvironment({
+        TURNLOOP_HOME: home,
+        TURNLOOP_MODEL: "openai-compatible:fake-model",
+        TURNLOOP_BASE_URL: `${server.url}/v1`,
+      });
+      server.enqueue({ text: "Short answer." });
+      const prompt = await runCli(["-p", "hi"], { cwd: repository, env: environment });
+      expect(prompt.code).toBe(0);
+      const sessionId = /session ([0-9a-f-]{36})/.exec(prompt.stderr)?.[1] ?? "no session id";
+      const log = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+      const types = log
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).type);
+      expect(types.indexOf("session.instructions_loaded")).toBeLessThan(
+        types.indexOf("user.message"),
+      );
+      const markdown = await runCli(["sessions", "export", sessionId, "--format", "markdown"], {
+        cwd: repository,
+        env: environment,
+      });
+      expect(markdown.code).toBe(0);
+      expect(markdown.stdout).toMatch(
+        /^- \*\*instructions\*\* at [+−]\d+ ms: instructions: 1 file$/m,
+      );
+      expect(markdown.stdout).not.toContain("+-");
+      const html = await runCli(["sessions", "export", sessionId, "--format", "html"], {
+        cwd: repository,
+        env: environment,
+      });
+      expect(html.stdout).toContain("function formatOffset(ms)");
+      expect(html.stdout).not.toMatch(/" \+" \+ formatDuration\(mark\.at/);
+    } finally {
+      await server.close();
+      await rm(home, { recursive: true, force: true });
+      await rm(repository, { recursive: true, force: true });
+    }
   });
 });
 

@@ -250,3 +250,26 @@ describe("autopilot's cap", () => {
     expect(view.prompts.map((prompt) => prompt.stopReason)).toEqual(["end_turn"]);
   });
 });
+
+describe("a warning", () => {
+  test("session.warning (a server that cut the prompt) is a mark on its turn, its message the detail", () => {
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, 0, ms)).toISOString();
+    const message = "The server counted 2048 prompt tokens for a request of about 9000";
+    const lines: Array<[string, Record<string, unknown>]> = [
+      ["user.message", { content: "hello", source: "user" }],
+      ["assistant.turn_start", { turnId: "t1" }],
+      ["assistant.message", { messageId: "m1", content: "Hi.", toolRequests: [] }],
+      ["assistant.usage", { model: "ollama:qwen3", turnId: "t1", inputTokens: 2048 }],
+      ["session.warning", { warningType: "prompt_truncated", message }],
+      ["assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "stop" }],
+    ];
+    const events = lines.map(([type, data], index) => ({
+      line: index + 1,
+      event: { type, data, id: `e${index}`, timestamp: at(index * 10), parentId: null },
+    })) as unknown as Parameters<typeof buildSessionView>[0];
+    const view = buildSessionView(events, []);
+    expect(
+      view.turns.map((turn) => turn.marks.map((mark) => [mark.kind, mark.text, mark.detail])),
+    ).toEqual([[["warning", "warning: prompt_truncated", message]]]);
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { contextWindow, DEFAULT_CONTEXT_WINDOW, usageCost } from "../../src/llm/model-catalogue.js";
+import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from "../../src/llm/context-window.js";
+import { usageCost } from "../../src/llm/model-catalogue.js";
 
 describe("the model catalogue (@pydantic/genai-prices)", () => {
   test.each([
@@ -9,16 +10,16 @@ describe("the model catalogue (@pydantic/genai-prices)", () => {
     ["openai-compatible:gpt-oss-120b", 131_072],
     ["openai-compatible:my-own-model", DEFAULT_CONTEXT_WINDOW],
   ])("the context window of %s is %i tokens", (modelId, tokens) => {
-    expect(contextWindow(modelId, {})).toBe(tokens);
+    expect(contextWindowOf(modelId, {}, {})).toBe(tokens);
   });
 
   test("TURNLOOP_CONTEXT_WINDOW overrides the catalogue", () => {
-    expect(contextWindow("anthropic:claude-sonnet-4-5", { TURNLOOP_CONTEXT_WINDOW: "32768" })).toBe(
-      32_768,
-    );
-    expect(contextWindow("anthropic:claude-sonnet-4-5", { TURNLOOP_CONTEXT_WINDOW: "lots" })).toBe(
-      200_000,
-    );
+    expect(
+      contextWindowOf("anthropic:claude-sonnet-4-5", {}, { TURNLOOP_CONTEXT_WINDOW: "32768" }),
+    ).toBe(32_768);
+    expect(
+      contextWindowOf("anthropic:claude-sonnet-4-5", {}, { TURNLOOP_CONTEXT_WINDOW: "lots" }),
+    ).toBe(200_000);
   });
 
   test("prices input, output and cache tokens in USD", () => {

@@ -1,6 +1,7 @@
 import type { AskPermission } from "../../agent/permission-gate.js";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
+import { contextWindowOf } from "../../llm/context-window.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import { agentSettingsFor } from "../../session/agent-settings.js";
 import {
@@ -10,7 +11,7 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
-import type { Session } from "../../session/session.js";
+import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import { attachFiles, runShellCommand, saveInput, shellContext } from "./prompt-input.js";
@@ -89,7 +90,16 @@ export class Controller {
     return this.work;
   }
 
-  /** Cancels the running prompt or shell command (the ACP-style cancel). */
+  /**
+   * The context window of the current model (tokens), as compaction sees it
+   * (`contextWindowOf`: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`, the config files'
+   * `contextWindows`, the catalogue).
+   */
+  get contextWindow(): number {
+    return contextWindowOf(this.model.id, this.host.policy, this.host.env);
+  }
+
+  /** Cancels the running prompt, compaction or shell command (the ACP-style cancel). */
   cancel(): void {
     this.shell?.abort();
     this.session.cancel();
@@ -135,21 +145,44 @@ export class Controller {
     }
     const full = [...this.context, content].join("\n\n");
     this.context = [];
-    const ask = this.view?.ask;
-    const options = this.host.sessionOptions(this.model, {
-      autopilot: this.mode === "autopilot",
-      ...(ask === undefined ? {} : { ask }),
-    });
-    const settings = agentSettingsFor(this.session, {
-      ...options,
-      allowAllTools: options.allowAllTools || this.mode !== "ask",
-    });
+    const settings = this.agentSettings();
     this.setBusy(Date.now());
     try {
       await this.session.prompt(settings, full);
     } finally {
       this.setBusy(undefined);
     }
+  }
+
+  /**
+   * `/compact [instructions]`: a turn of its own with the prompt's agent settings, cancelled as
+   * a prompt is. The session's `session.compaction_complete` event draws the result; a
+   * compaction that removes nothing (no event) is said here.
+   */
+  private async compact(instructions: string): Promise<void> {
+    const settings = this.agentSettings();
+    this.setBusy(Date.now());
+    try {
+      const result = await this.session.compact(settings, instructions);
+      if (!result.ok && !result.cancelled) {
+        this.view?.note(`nothing was compacted: ${result.message}`);
+      }
+    } finally {
+      this.setBusy(undefined);
+    }
+  }
+
+  /** The agent settings of the next turn: the model, the mode and the permission question. */
+  private agentSettings(): SessionAgentSettings {
+    const ask = this.view?.ask;
+    const options = this.host.sessionOptions(this.model, {
+      autopilot: this.mode === "autopilot",
+      ...(ask === undefined ? {} : { ask }),
+    });
+    return agentSettingsFor(this.session, {
+      ...options,
+      allowAllTools: options.allowAllTools || this.mode !== "ask",
+    });
   }
 
   private async runShell(command: string): Promise<void> {
@@ -218,6 +251,8 @@ export class Controller {
         }
         return;
       }
+      case "compact":
+        return this.compact(outcome.instructions);
       case "exit":
         this.onExit();
         return;

@@ -1,6 +1,5 @@
 import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
 import type { SessionEvent } from "../../events/events.js";
-import { contextWindow } from "../../llm/model-catalogue.js";
 import type { SessionSummary } from "../../session/store.js";
 import type { Controller, ConversationView } from "./controller.js";
 import { PermissionQuestion } from "./question.js";
@@ -18,7 +17,6 @@ export class ScreenView implements ConversationView {
     private readonly screen: Screen,
     private readonly status: StatusState,
     private readonly controller: Controller,
-    private readonly env: NodeJS.ProcessEnv,
   ) {}
 
   history(events: readonly SessionEvent[]): void {
@@ -49,7 +47,7 @@ export class ScreenView implements ConversationView {
       model: controller.model.id,
       mode: controller.mode,
       usage: controller.usage,
-      contextWindow: contextWindow(controller.model.id, this.env),
+      contextWindow: controller.contextWindow,
       busySince: controller.busySince,
     });
     screen.editor.disableSubmit = controller.busy;

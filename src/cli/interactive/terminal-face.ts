@@ -101,7 +101,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   }
   const controller = new Controller(host, opened.session, opened.model, settings.mode);
   removeEarlyKeys();
-  const view = new ScreenView(screen, status, controller, host.env);
+  const view = new ScreenView(screen, status, controller);
   const code = await untilExit(screen, controller, view, { early, exitEarly, ...settings });
   process.off("exit", onProcessExit);
   return code;

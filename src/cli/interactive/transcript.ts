@@ -101,11 +101,18 @@ export class Transcript extends Container {
           this.note(event.data.notice);
         }
         return;
-      case "session.compaction_complete":
-        this.note(
-          `context compacted: ${event.data.tokensBefore} → ${event.data.tokensAfter} tokens`,
-        );
+      case "session.compaction_complete": {
+        // As the -p face says it (cli/terminal-renderer.ts): one dim line, or the failure.
+        const { success, preCompactionTokens, postCompactionTokens, trigger, error } = event.data;
+        if (success) {
+          this.note(
+            `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,
+          );
+        } else {
+          this.note(`compaction failed (${trigger}): ${error ?? "unknown error"}`, "error");
+        }
         return;
+      }
       case "session.idle":
         this.streaming = undefined;
         return;

@@ -108,6 +108,14 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
       });
       return;
     }
+    case "session.warning":
+      folder.mark({
+        kind: "warning",
+        at,
+        text: `warning: ${text(data.warningType) ?? ""}`,
+        detail: text(data.message),
+      });
+      return;
     case "hook.start":
       folder.mark({ kind: "hook", at, text: `hook ${text(data.hookType)} started` });
       return;
@@ -134,7 +142,6 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
     case "session.usage_info":
     case "pending_messages.modified":
     case "session.info":
-    case "session.warning":
       return;
     default: {
       // A new event type fails to compile here until the view places it.

@@ -19,10 +19,15 @@ function duration(ms: number | undefined): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
 
+/** An offset from the prompt's or turn's start: `+6 ms` after it, `−6 ms` before it. */
+function offset(ms: number): string {
+  return ms < 0 ? `−${duration(-ms)}` : `+${duration(ms)}`;
+}
+
 function marks(list: readonly ViewMark[], origin: number): string[] {
   return list.map((mark) => {
     const detail = mark.detail === undefined ? "" : `\n\n${fenced(mark.detail, "text")}`;
-    return `- **${mark.kind}** at +${duration(mark.at - origin)}: ${mark.text}${detail}`;
+    return `- **${mark.kind}** at ${offset(mark.at - origin)}: ${mark.text}${detail}`;
   });
 }
 

@@ -80,12 +80,18 @@ function toolDetails(turn, tool) {
   ]);
 }
 
+// An offset from the prompt's or turn's start: "+6 ms" after it, "−6 ms" before it (instructions
+// are loaded just before the prompt is logged).
+function formatOffset(ms) {
+  return ms < 0 ? "−" + formatDuration(-ms) : "+" + formatDuration(ms);
+}
+
 function marksList(marks, origin) {
   if (marks.length === 0) return null;
   return element("ul", { class: "marks" }, marks.map(function (mark) {
     return element("li", { "data-kind": mark.kind }, [
       element("span", { class: "mark-kind", text: mark.kind }),
-      " +" + formatDuration(mark.at - origin) + " " + mark.text,
+      " " + formatOffset(mark.at - origin) + " " + mark.text,
       mark.detail ? block("details", mark.detail, "text") : null,
     ]);
   }));

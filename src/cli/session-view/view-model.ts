@@ -62,7 +62,8 @@ export interface ViewMark {
     | "autopilot_stopped"
     | "instructions"
     | "nudge"
-    | "hook";
+    | "hook"
+    | "warning";
   /** ms since the session's first event. */
   at: number;
   /** One line for a tooltip. */

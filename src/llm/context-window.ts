@@ -1,0 +1,51 @@
+import { catalogueContextWindow } from "./model-catalogue.js";
+
+/**
+ * Context window sizes (tokens) by model: the one place the rest of turnloop asks. The user's
+ * overrides first, then the model catalogue (llm/model-catalogue.ts), then defaults.
+ */
+
+/**
+ * Ollama's smallest default context (4,096 tokens): its `/v1` endpoint ignores a per-request
+ * `num_ctx`, so the server's setting is what counts.
+ */
+export const OLLAMA_DEFAULT_CONTEXT_WINDOW = 4_096;
+
+/** Used when the catalogue does not know the model. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** Windows the user set, most specific source first. */
+export interface ContextWindowOverrides {
+  /** `--context-window N` (tokens). */
+  contextWindow?: number | undefined;
+  /** The config files' `contextWindows`, by model id (tokens). */
+  contextWindows?: Readonly<Record<string, number>> | undefined;
+}
+
+/**
+ * The context window of `modelId` (`provider:model`), in tokens. Precedence as for every
+ * setting (flags > environment > config files > default): `--context-window`, then
+ * `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows[modelId]`, then the
+ * catalogue's window, then {@link OLLAMA_DEFAULT_CONTEXT_WINDOW} for `ollama:` models and
+ * {@link DEFAULT_CONTEXT_WINDOW} for the rest.
+ */
+export function contextWindowOf(
+  modelId: string,
+  overrides: ContextWindowOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  const fromEnvironment = Number(env.TURNLOOP_CONTEXT_WINDOW);
+  const candidates = [
+    overrides.contextWindow,
+    env.TURNLOOP_CONTEXT_WINDOW === undefined ? undefined : fromEnvironment,
+    overrides.contextWindows?.[modelId],
+  ];
+  const chosen = candidates.find(
+    (value) => value !== undefined && Number.isInteger(value) && value > 0,
+  );
+  return (
+    chosen ??
+    catalogueContextWindow(modelId) ??
+    (/^ollama:/i.test(modelId) ? OLLAMA_DEFAULT_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW)
+  );
+}

@@ -1,0 +1,166 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  CONTEXT_ERRORS,
+  isSummaryRequest,
+  limitedModel,
+  requestText,
+  requestTokens,
+} from "../support/context-limit.js";
+import type { Reply } from "../support/fake-model-types.js";
+import { AcpHarness } from "./support.js";
+
+let harness: AcpHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const WINDOW = 8_000;
+
+async function writeFiles(cwd: string): Promise<void> {
+  for (let file = 1; file <= 6; file++) {
+    const line = `file-${file} holds this line of text.\n`;
+    await writeFile(join(cwd, `file-${file}.txt`), line.repeat(Math.ceil(6_144 / line.length)));
+  }
+}
+
+function viewAll(index: number): Reply {
+  return index < 6
+    ? {
+        toolCalls: [
+          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
+        ],
+      }
+    : { text: "finished" };
+}
+
+function compactionUpdates(updates: acp.SessionUpdate[]) {
+  return updates.filter(
+    (update) =>
+      (update.sessionUpdate === "tool_call" && update.kind === "think") ||
+      (update.sessionUpdate === "tool_call_update" &&
+        String(update.toolCallId).startsWith("compaction-")),
+  );
+}
+
+describe("compaction over ACP", () => {
+  test("case 33 A: a think tool call with the token counts, and usage drops", async () => {
+    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    await writeFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "read all files and summarize")).toEqual({
+      stopReason: "end_turn",
+    });
+    const { requests } = harness.server;
+    expect(requests.every((request) => request.status === 200)).toBe(true);
+    expect(requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
+    const updates = harness.updates(sessionId);
+    const shown = compactionUpdates(updates);
+    expect(shown.length).toBeGreaterThanOrEqual(2);
+    expect(shown[0]).toMatchObject({
+      sessionUpdate: "tool_call",
+      title: "Compacting conversation",
+      kind: "think",
+      status: "in_progress",
+      rawInput: { trigger: "threshold", tokenLimit: WINDOW },
+    });
+    expect(shown[1]).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      status: "completed",
+      content: [
+        {
+          type: "content",
+          content: { type: "text", text: expect.stringMatching(/^Compacted the conversation/) },
+        },
+      ],
+    });
+    // Every usage_update's size is the configured window; the one after compaction is smaller.
+    const usages = updates.filter((update) => update.sessionUpdate === "usage_update");
+    expect(usages.every((update) => update.size === WINDOW)).toBe(true);
+    const afterCompaction = updates.indexOf(shown[1] as acp.SessionUpdate) + 1;
+    const before = usages.filter((update) => updates.indexOf(update) < afterCompaction).at(-2);
+    const dropped = updates[afterCompaction];
+    expect(dropped?.sessionUpdate).toBe("usage_update");
+    expect(dropped?.sessionUpdate === "usage_update" && dropped.used).toBeLessThan(
+      before?.sessionUpdate === "usage_update" ? before.used : 0,
+    );
+  });
+
+  test("session/load replays the compaction as it was shown, and the next prompt sends the compacted view", async () => {
+    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    await writeFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "read all files and summarize");
+    const live = compactionUpdates(harness.updates(sessionId));
+    harness = await harness.restart();
+    await harness.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: harness.cwd,
+      mcpServers: [],
+    });
+    const replayed = compactionUpdates(harness.updates(sessionId));
+    expect(replayed).toEqual(live);
+    harness.server.setResponder(undefined);
+    harness.server.enqueue({ text: "still here" });
+    await harness.prompt(sessionId, "anything else?");
+    const last = requestText(harness.server.requests.at(-1));
+    expect(last).toContain("<summary>");
+    expect(last).not.toContain("file-1 holds this line");
+  });
+
+  test("case 33 B: the prompt fails with a JSON-RPC error saying the context is exhausted", async () => {
+    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    await writeFiles(harness.cwd);
+    harness.server.setResponder(
+      limitedModel({
+        limit: WINDOW,
+        conversation: viewAll,
+        summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
+      }),
+    );
+    const sessionId = await harness.newSession();
+    await expect(harness.prompt(sessionId, "read all files and summarize")).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("context is exhausted"),
+      data: { errorType: "context_length_exceeded" },
+    });
+    expect(harness.server.requests.filter(isSummaryRequest)).toHaveLength(2);
+  });
+
+  test("/compact is announced, passes its instructions and ends the turn", async () => {
+    harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "first");
+    await harness.prompt(sessionId, "second");
+    expect(await harness.prompt(sessionId, "/compact keep the numbers")).toEqual({
+      stopReason: "end_turn",
+    });
+    const commands = harness
+      .updates(sessionId)
+      .find((update) => update.sessionUpdate === "available_commands_update");
+    expect(
+      commands?.sessionUpdate === "available_commands_update" &&
+        commands.availableCommands.map((command) => command.name),
+    ).toContain("compact");
+    expect(requestText(harness.server.requests[2])).toContain("keep the numbers");
+    const events = await harness.persisted(sessionId);
+    expect(
+      events
+        .filter((event) => event.type === "session.compaction_complete")
+        .map((event) => event.type === "session.compaction_complete" && event.data.trigger),
+    ).toEqual(["manual"]);
+    expect(compactionUpdates(harness.updates(sessionId))).toHaveLength(2);
+    // The model's next request sees the summary and the latest turn only.
+    harness.server.enqueue({ text: "three" });
+    await harness.prompt(sessionId, "third");
+    const last = requestText(harness.server.requests[3]);
+    expect(last).toContain("Task: count.");
+    expect(last).not.toContain("first");
+  });
+});

@@ -1,0 +1,394 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import {
+  CONTEXT_ERRORS,
+  isSummaryRequest,
+  limitedModel,
+  requestText,
+  requestTokens,
+  tokensOf,
+} from "../support/context-limit.js";
+import type { Reply, Wire } from "../support/fake-model-server.js";
+import { FAST_RETRIES, type Harness, startHarness } from "../support/harness.js";
+import { readFileTool } from "../support/test-tools.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
+const FILES = 6;
+
+/** Six 6 KB files, each line naming its file, so a request shows which results it carries. */
+async function writeFiles(cwd: string): Promise<void> {
+  for (let file = 1; file <= FILES; file++) {
+    const line = `file-${file} holds this line of text for the compaction test.\n`;
+    await writeFile(join(cwd, `file-${file}.txt`), line.repeat(Math.ceil(6144 / line.length)));
+  }
+}
+
+/** R1..R6 read file-1..file-6, then the model answers "finished". */
+function readAllFiles(index: number): Reply {
+  return index < FILES
+    ? {
+        toolCalls: [
+          {
+            id: `call-${index + 1}`,
+            name: "read_file",
+            arguments: JSON.stringify({ path: `file-${index + 1}.txt` }),
+          },
+        ],
+      }
+    : { text: "finished" };
+}
+
+function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) {
+  return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
+}
+
+async function caseA(wire: Wire, ourWindow: number): Promise<Harness> {
+  const started = await startHarness({ wire, tools: [readFileTool] });
+  started.settings.contextWindow = ourWindow;
+  await writeFiles(started.cwd);
+  started.server.setResponder(limitedModel({ limit: 8_000, conversation: readAllFiles }));
+  return started;
+}
+
+describe.each(WIRES)("case 33 A on %s", (wire) => {
+  test("compacts before the request that would pass 80 % of the window, and finishes", async () => {
+    harness = await caseA(wire, 8_000);
+    const outcome = await harness.prompt("read all files and summarize");
+    expect(outcome).toEqual({ stopReason: "end_turn" });
+    const { requests } = harness.server;
+    expect(requests.every((request) => request.status === 200)).toBe(true);
+    expect(requests.every((request) => requestTokens(request.body) <= 8_000)).toBe(true);
+    const summaries = requests.filter(isSummaryRequest);
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    const last = requests.at(-1);
+    if (last === undefined) {
+      throw new Error("no request");
+    }
+    const text = requestText(last);
+    expect(text).toContain("<summary>");
+    expect(text).toContain("read all files and summarize");
+    // The most recent tool pair is kept verbatim.
+    expect(text).toContain("file-6 holds this line");
+    const events = await harness.persisted();
+    expect(ofType(events, "assistant.turn_start")).toHaveLength(requests.length);
+    const starts = ofType(events, "session.compaction_start");
+    const completes = ofType(events, "session.compaction_complete");
+    expect(starts.map((event) => event.data.trigger)).toEqual(completes.map(() => "threshold"));
+    for (const complete of completes) {
+      expect(complete.data.success).toBe(true);
+      expect(complete.data.messagesRemoved).toBeGreaterThan(0);
+      expect(complete.data.postCompactionTokens).toBeLessThan(complete.data.preCompactionTokens);
+    }
+    const compactionTurns = ofType(events, "assistant.turn_start").filter(
+      (event) => event.data.purpose === "compaction",
+    );
+    expect(compactionTurns).toHaveLength(summaries.length);
+  });
+
+  test("a request the server rejects for its length is compacted and replayed once", async () => {
+    // turnloop believes the window is larger than the server's: the server has the last word.
+    harness = await caseA(wire, 100_000);
+    const outcome = await harness.prompt("read all files and summarize");
+    expect(outcome).toEqual({ stopReason: "end_turn" });
+    const { requests } = harness.server;
+    const rejected = requests.filter((request) => request.status === 400);
+    expect(rejected).toHaveLength(1);
+    const rejectedAt = requests.findIndex((request) => request.status === 400);
+    const replay = requests[rejectedAt + 2];
+    expect(isSummaryRequest(requests[rejectedAt + 1])).toBe(true);
+    expect(replay?.status).toBe(200);
+    expect(requestText(replay)).toContain("<summary>");
+    const events = await harness.persisted();
+    expect(ofType(events, "session.compaction_start").map((event) => event.data.trigger)).toEqual([
+      "context_limit_retry",
+    ]);
+    // Every request is a turn, the rejected one included; each ends, in the order they began.
+    const turnStarts = ofType(events, "assistant.turn_start");
+    expect(turnStarts).toHaveLength(requests.length);
+    const turnEnds = ofType(events, "assistant.turn_end");
+    expect(turnEnds.map((event) => event.data.turnId)).toEqual(
+      turnStarts.map((event) => event.data.turnId),
+    );
+    expect(turnEnds[rejectedAt]?.data.status).toBe("failed");
+    expect(turnStarts[rejectedAt + 1]?.data.purpose).toBe("compaction");
+  });
+});
+
+/** The turns of a session's log: `[purpose, status]` per model request, in order. */
+function turnsOf(events: readonly SessionEvent[]): Array<[string, string | undefined]> {
+  const ends = new Map(
+    ofType(events, "assistant.turn_end").map((event) => [event.data.turnId, event.data.status]),
+  );
+  return ofType(events, "assistant.turn_start").map((event) => [
+    event.data.purpose ?? "conversation",
+    ends.get(event.data.turnId),
+  ]);
+}
+
+describe("context-length errors in each server's words are compacted and replayed", () => {
+  const wordings: Array<[string, Reply]> = [
+    ["OpenAI", CONTEXT_ERRORS.openai(9_100, 8_000)],
+    ["Ollama", CONTEXT_ERRORS.ollama()],
+    ["vLLM", CONTEXT_ERRORS.vllm(9_100, 8_000)],
+    ["llama.cpp", CONTEXT_ERRORS.llamaCpp(9_100, 8_000)],
+  ];
+  test.each(wordings)("%s", async (_name, error) => {
+    harness = await startHarness({ wire: "openai-chat" });
+    harness.server.enqueue(
+      { text: "first answer" },
+      { text: "second answer" },
+      error,
+      { text: "Task: greet." },
+      { text: "replayed" },
+    );
+    await harness.prompt("hello");
+    await harness.prompt("hello again");
+    const outcome = await harness.prompt("and once more");
+    expect(outcome).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests.map((request) => request.status)).toEqual([
+      200, 200, 400, 200, 200,
+    ]);
+    expect(requestText(harness.server.requests[4])).toContain("Task: greet.");
+    expect(turnsOf(await harness.persisted())).toEqual([
+      ["conversation", "completed"],
+      ["conversation", "completed"],
+      ["conversation", "failed"],
+      ["compaction", "completed"],
+      ["conversation", "completed"],
+    ]);
+  });
+
+  test("Anthropic", async () => {
+    harness = await startHarness({ wire: "anthropic" });
+    harness.server.enqueue(
+      { text: "first answer" },
+      CONTEXT_ERRORS.anthropic(9_100, 8_000),
+      { text: "Task: greet." },
+      { text: "replayed" },
+    );
+    await harness.prompt("hello");
+    expect(await harness.prompt("hello again")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests.map((request) => request.status)).toEqual([200, 400, 200, 200]);
+    expect(turnsOf(await harness.persisted())).toEqual([
+      ["conversation", "completed"],
+      ["conversation", "failed"],
+      ["compaction", "completed"],
+      ["conversation", "completed"],
+    ]);
+  });
+});
+
+describe("the summary request", () => {
+  test("is a turn per attempt: a provider retry ends the failed attempt and starts another", async () => {
+    harness = await startHarness({ wire: "openai-chat", tuning: FAST_RETRIES });
+    harness.server.enqueue({ text: "one" }, { text: "two" });
+    await harness.prompt("first");
+    await harness.prompt("second");
+    const unavailable: Reply = {
+      status: 503,
+      body: { error: { message: "Service Unavailable", type: "api_error" } },
+    };
+    harness.server.enqueue(unavailable, { text: "Task: count." });
+    const before = harness.events.length;
+    expect(await harness.session.compact(harness.settings, "")).toMatchObject({ ok: true });
+    expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200, 503, 200]);
+    const compaction = harness.events.slice(before);
+    // No reply, delta or tool-call start of the summary: it is only in compaction_complete.
+    expect(compaction.map((event) => event.type)).toEqual([
+      "session.compaction_start",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "assistant.retry",
+      "assistant.turn_start",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.compaction_complete",
+    ]);
+    const persisted = await harness.persisted();
+    expect(turnsOf(persisted)).toEqual([
+      ["conversation", "completed"],
+      ["conversation", "completed"],
+      ["compaction", "failed"],
+      ["compaction", "completed"],
+    ]);
+    expect(ofType(persisted, "assistant.turn_start")).toHaveLength(harness.server.requests.length);
+    const [failed] = ofType(compaction, "assistant.turn_end");
+    expect(ofType(compaction, "assistant.retry")[0]?.data.turnId).toBe(failed?.data.turnId);
+    expect(ofType(compaction, "session.compaction_complete")[0]?.data.summaryContent).toContain(
+      "Task: count.",
+    );
+  });
+});
+
+describe("case 33 B: the summary request itself overflows", () => {
+  test.each([
+    ["before the request", 8_000],
+    ["after the server's rejection", 100_000],
+  ])("%s: two bounded attempts, then a clear error, and no loop", async (_name, window) => {
+    harness = await caseA("openai-chat", window);
+    harness.server.setResponder(
+      limitedModel({
+        limit: 8_000,
+        conversation: readAllFiles,
+        summary: () => CONTEXT_ERRORS.openai(9_000, 8_000),
+      }),
+    );
+    const outcome = await harness.prompt("read all files and summarize");
+    expect(outcome).toMatchObject({ error: { errorType: "context_length_exceeded" } });
+    expect("error" in outcome && outcome.error.message).toMatch(/context is exhausted/);
+    const summaries = harness.server.requests.filter(isSummaryRequest);
+    expect(summaries).toHaveLength(2);
+    const [first, second] = summaries.map((request) => requestTokens(request.body));
+    expect(first).toBeLessThanOrEqual(8_000);
+    expect(second).toBeLessThan(first ?? 0);
+    const events = await harness.persisted();
+    expect(
+      ofType(events, "session.compaction_complete").map((event) => event.data.success),
+    ).toEqual([false]);
+    // The next prompt tries once more, as boundedly, and fails the same clear way.
+    const before = harness.server.requests.length;
+    const next = await harness.prompt("go on");
+    expect(next).toMatchObject({ error: { errorType: "context_length_exceeded" } });
+    expect(harness.server.requests.length - before).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("case 33 C: one huge tool result", () => {
+  test("is cut in the summary request, and no call is left without its result", async () => {
+    harness = await startHarness({ wire: "anthropic", tools: [readFileTool] });
+    harness.settings.contextWindow = 8_000;
+    await writeFile(join(harness.cwd, "huge.txt"), "0123456789abcdef\n".repeat(2_400));
+    harness.server.setResponder(
+      limitedModel({
+        limit: 8_000,
+        conversation: (index) =>
+          index === 0
+            ? {
+                toolCalls: [
+                  { id: "call-huge", name: "read_file", arguments: '{"path":"huge.txt"}' },
+                ],
+              }
+            : { text: "finished" },
+      }),
+    );
+    expect(await harness.prompt("read huge.txt")).toEqual({ stopReason: "end_turn" });
+    const { requests } = harness.server;
+    expect(requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    const [, summary, last] = requests;
+    expect(isSummaryRequest(summary)).toBe(true);
+    expect(requestText(summary)).toMatch(/characters cut/);
+    expect(tokensOf(summary)).toBeLessThanOrEqual(8_000);
+    // The pair went into the summary whole: the call and its result are both gone from the view.
+    const lastText = requestText(last);
+    expect(lastText).not.toContain("call-huge");
+    expect(lastText).toContain("read huge.txt");
+    expect(tokensOf(last)).toBeLessThanOrEqual(8_000);
+  });
+});
+
+describe("case 33 D: a server that truncates silently", () => {
+  test("is reported when it counts far fewer prompt tokens than were sent", async () => {
+    harness = await startHarness({ wire: "openai-chat", model: "ollama:qwen3" });
+    harness.settings.contextWindow = 32_000;
+    harness.server.enqueue({ text: "I have no tools", usage: { input: 2_048, output: 5 } });
+    const prompt = `read all files and summarize\n${"some pasted log line\n".repeat(2_800)}`;
+    expect(await harness.prompt(prompt)).toEqual({ stopReason: "end_turn" });
+    const warnings = ofType(harness.events, "session.warning");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.data.warningType).toBe("prompt_truncated");
+    expect(warnings[0]?.data.message).toMatch(/server counted 2048 prompt tokens/);
+  });
+
+  test("an Ollama model's window defaults to Ollama's 4,096-token context", async () => {
+    harness = await startHarness({ wire: "openai-chat", model: "ollama:qwen3" });
+    harness.server.enqueue({ text: "I have no tools", usage: { input: 2_048, output: 5 } });
+    const prompt = `summarize\n${"some pasted log line\n".repeat(2_800)}`;
+    expect(await harness.prompt(prompt)).toEqual({ stopReason: "end_turn" });
+    const events = harness.events;
+    // The one user message alone is over the 4,096 tokens: no compaction can make it fit, so
+    // the request goes out as it is (the server decides) and the truncation is reported.
+    expect(ofType(events, "session.compaction_start")).toEqual([]);
+    expect(harness.server.requests).toHaveLength(1);
+    expect(ofType(events, "session.warning").map((event) => event.data.warningType)).toEqual([
+      "prompt_truncated",
+    ]);
+  });
+});
+
+describe("the compacted view", () => {
+  test("is what a reloaded session sends, and the full history stays in the log", async () => {
+    harness = await caseA("openai-responses", 8_000);
+    await harness.prompt("read all files and summarize");
+    const live = JSON.stringify(harness.session.history.messages);
+    const persistedBefore = await harness.persisted();
+    const reopened = await harness.reopen();
+    expect(JSON.stringify(reopened.history.messages)).toBe(live);
+    // Nothing was deleted: every tool result is still on disk.
+    expect(ofType(persistedBefore, "tool.execution_complete")).toHaveLength(FILES);
+    harness.server.setResponder(undefined);
+    harness.server.enqueue({ text: "still here" });
+    await harness.prompt("anything else?");
+    const last = harness.server.requests.at(-1);
+    expect(last?.status).toBe(200);
+    expect(requestText(last)).toContain("<summary>");
+    expect(requestText(last)).not.toContain("file-1 holds this line");
+  });
+
+  test("a manual compaction passes the instructions; one that would remove nothing fails", async () => {
+    harness = await startHarness({ wire: "openai-chat" });
+    harness.server.enqueue({ text: "one" });
+    await harness.prompt("first");
+    const nothing = await harness.session.compact(harness.settings, "");
+    expect(nothing).toMatchObject({ ok: false });
+    harness.server.enqueue({ text: "two" }, { text: "Task: count." });
+    await harness.prompt("second");
+    const result = await harness.session.compact(harness.settings, "keep the numbers");
+    expect(result).toMatchObject({ ok: true, messagesRemoved: 3 });
+    expect(requestText(harness.server.requests.at(-1))).toContain("keep the numbers");
+    const completes = ofType(harness.events, "session.compaction_complete");
+    expect(completes.map((event) => [event.data.trigger, event.data.success])).toEqual([
+      ["manual", false],
+      ["manual", true],
+    ]);
+    expect(completes[1]?.data.customInstructions).toBe("keep the numbers");
+    expect(harness.session.history.messages.map((message) => message.role)).toEqual([
+      "user",
+      "user",
+      "assistant",
+    ]);
+  });
+
+  test("switching to a model with a smaller window compacts first", async () => {
+    harness = await caseA("openai-chat", 100_000);
+    harness.server.setResponder(
+      limitedModel({ limit: 100_000, conversation: (index) => readAllFiles(index + 2) }),
+    );
+    await harness.prompt("read files 3 to 6");
+    const { createProvider, resolveModel } = await import("../../src/llm/models.js");
+    const small = resolveModel(
+      { model: "openai-compatible:small-model", baseUrl: `${harness.server.url}/v1` },
+      {},
+    );
+    if (!small.ok) {
+      throw new Error(small.message);
+    }
+    harness.settings.provider = createProvider(small.configuration);
+    harness.settings.contextWindow = 6_000;
+    harness.server.setResponder(
+      limitedModel({ limit: 6_000, conversation: () => ({ text: "ok" }) }),
+    );
+    expect(await harness.prompt("and now?")).toEqual({ stopReason: "end_turn" });
+    const starts = ofType(harness.events, "session.compaction_start");
+    expect(starts.map((event) => [event.data.trigger, event.data.tokenLimit])).toEqual([
+      ["model_switch", 6_000],
+    ]);
+  });
+});

@@ -1,0 +1,103 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import type { TurnloopClient } from "../../src/sdk/index.js";
+import {
+  CONTEXT_ERRORS,
+  isSummaryRequest,
+  limitedModel,
+  requestText,
+  requestTokens,
+} from "../support/context-limit.js";
+import type { Reply } from "../support/fake-model-types.js";
+import { type Fixture, startFixture } from "./support.js";
+
+const WINDOW = 8_000;
+let fixture: Fixture;
+let client: TurnloopClient;
+
+beforeEach(async () => {
+  fixture = await startFixture();
+  client = fixture.client({ env: { ...fixture.env, TURNLOOP_CONTEXT_WINDOW: String(WINDOW) } });
+  await client.start();
+  for (let file = 1; file <= 6; file++) {
+    const line = `file-${file} holds this line of text.\n`;
+    await writeFile(
+      join(fixture.cwd, `file-${file}.txt`),
+      line.repeat(Math.ceil(6_144 / line.length)),
+    );
+  }
+});
+afterEach(async () => {
+  await fixture.close();
+});
+
+function viewAll(index: number): Reply {
+  return index < 6
+    ? {
+        toolCalls: [
+          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
+        ],
+      }
+    : { text: "finished" };
+}
+
+describe("compaction through the SDK", () => {
+  test("case 33 A: the compaction events arrive and the prompt finishes", async () => {
+    fixture.model.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const session = await client.createSession();
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const reply = await session.sendAndWait({ prompt: "read all files and summarize" });
+    expect(reply?.data.content).toBe("finished");
+    const { requests } = fixture.model;
+    expect(requests.every((request) => request.status === 200)).toBe(true);
+    expect(requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
+    const start = events.find((event) => event.type === "session.compaction_start");
+    const complete = events.find((event) => event.type === "session.compaction_complete");
+    expect(start?.data).toMatchObject({ trigger: "threshold", tokenLimit: WINDOW });
+    expect(complete?.data).toMatchObject({ success: true, trigger: "threshold" });
+    const turns = events.filter((event) => event.type === "assistant.turn_start");
+    expect(turns).toHaveLength(requests.length);
+    expect(turns.filter((event) => event.data.purpose === "compaction")).toHaveLength(
+      requests.filter(isSummaryRequest).length,
+    );
+  });
+
+  test("case 33 B: sendAndWait rejects saying the context is exhausted", async () => {
+    fixture.model.setResponder(
+      limitedModel({
+        limit: WINDOW,
+        conversation: viewAll,
+        summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
+      }),
+    );
+    const session = await client.createSession();
+    await expect(session.sendAndWait({ prompt: "read all files and summarize" })).rejects.toThrow(
+      /context is exhausted/,
+    );
+    expect(fixture.model.requests.filter(isSummaryRequest)).toHaveLength(2);
+  });
+
+  test("session.history.compact compacts with the app's instructions", async () => {
+    fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    const session = await client.createSession();
+    await session.sendAndWait({ prompt: "first" });
+    await session.sendAndWait({ prompt: "second" });
+    const result = await session.compact("keep the numbers");
+    expect(result).toEqual({
+      success: true,
+      tokensRemoved: expect.any(Number),
+      messagesRemoved: 3,
+      summaryContent: "Task: count.",
+    });
+    expect(requestText(fixture.model.requests[2])).toContain("keep the numbers");
+    const persisted = await session.getMessages();
+    const complete = persisted.find((event) => event.type === "session.compaction_complete");
+    expect(complete?.data).toMatchObject({
+      trigger: "manual",
+      customInstructions: "keep the numbers",
+    });
+  });
+});
