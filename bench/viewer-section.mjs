@@ -1,20 +1,39 @@
 /**
- * The session-view section of bench/RESULTS.md: written by viewer.mjs, kept as it is when
- * run.mjs rewrites the rest of the file.
+ * Sections of bench/RESULTS.md written by their own scripts (viewer.mjs: the session view;
+ * interactive.mjs: the interactive face, a `<!-- keep:interactive -->` section), kept as they
+ * are when run.mjs rewrites the rest (report.mjs's viewerSection and keptSections).
  */
 
 export const SECTION_START = "<!-- session-view benchmark: written by node bench/viewer.mjs -->";
 export const SECTION_END = "<!-- end of the session-view benchmark -->";
 
+/** Markers of the interactive face's section: report.mjs's `<!-- keep:NAME -->` form. */
+export const INTERACTIVE_MARKERS = {
+  start: "<!-- keep:interactive -->",
+  end: "<!-- /keep:interactive -->",
+};
+
+const VIEWER_MARKERS = { start: SECTION_START, end: SECTION_END };
+
+/** The section of `text` between `markers` (markers included), or "" when it has none. */
+export function markedSection(text, markers) {
+  const start = text.indexOf(markers.start);
+  const end = text.indexOf(markers.end);
+  return start === -1 || end === -1 ? "" : text.slice(start, end + markers.end.length);
+}
+
+/** `text` with its section between `markers` replaced by `section` (appended when absent). */
+export function withMarkedSection(text, markers, section) {
+  const old = markedSection(text, markers);
+  return old === "" ? `${text.trimEnd()}\n\n${section}\n` : text.replace(old, () => section);
+}
+
 /** The session-view section of `text` (markers included), or "" when it has none. */
 export function viewerSection(text) {
-  const start = text.indexOf(SECTION_START);
-  const end = text.indexOf(SECTION_END);
-  return start === -1 || end === -1 ? "" : text.slice(start, end + SECTION_END.length);
+  return markedSection(text, VIEWER_MARKERS);
 }
 
 /** `text` with its session-view section replaced by `section` (appended when there is none). */
 export function withViewerSection(text, section) {
-  const old = viewerSection(text);
-  return old === "" ? `${text.trimEnd()}\n\n${section}\n` : text.replace(old, () => section);
+  return withMarkedSection(text, VIEWER_MARKERS, section);
 }

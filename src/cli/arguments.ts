@@ -7,6 +7,8 @@ export type Command =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "prompt"; options: PromptOptions }
+  /** `turnloop [prompt]` with no `-p`: the interactive terminal session. */
+  | { kind: "interactive"; options: InteractiveOptions }
   /** `turnloop acp`: an ACP v1 agent on stdio. */
   | { kind: "acp"; options: FaceOptions }
   /** `turnloop --headless --stdio|--port N` and `turnloop serve`: the SDK's JSON-RPC server. */
@@ -47,9 +49,20 @@ export interface PromptOptions extends FaceOptions {
   verbose: boolean;
 }
 
+/** Options of `turnloop` (the interactive session). */
+export interface InteractiveOptions extends FaceOptions {
+  /** Sent as the first prompt once the session is open. */
+  prompt?: string;
+  /** `--resume <id>`: that session; `--resume` alone: a picker of this folder's sessions. */
+  resume?: string | { pick: true };
+  continue: boolean;
+}
+
 export const USAGE = `turnloop: an open, model-agnostic coding agent.
 
 Usage:
+  turnloop ["<prompt>"] [options]     an interactive session in this folder (the same options
+                                      as -p; --continue, --resume [<id>] reopen one)
   turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
   turnloop --headless --stdio|--port N
@@ -116,6 +129,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     throw new UsageError(unknownOptionMessage(error) ?? errorMessage(error));
   }
   const { values, positionals } = parsed;
+  const pick = resumeWithoutId(argv);
   if (values.help) {
     return { kind: "help" };
   }
@@ -148,11 +162,27 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
       options: { ...faceOptions(values, cwd), transport: serverTransport(values) },
     };
   }
-  if (positionals.length > 0) {
-    throw new UsageError(unknownCommandMessage(positionals));
+  if ((values.resume !== undefined || pick) && values.continue) {
+    throw new UsageError("use either --resume or --continue, not both");
   }
   if (values.prompt === undefined) {
-    return { kind: "help" };
+    // A bare prompt (`turnloop "fix the tests"`) opens the interactive session with it (issue
+    // 15); a command given an extra word, or a word close to a command (`turnloop mpc list`),
+    // is a usage error with its hint, not a first prompt.
+    const first = positionals[0];
+    const typo = first === undefined || /\s/.test(first) ? "" : commandHint(first, COMMANDS);
+    if (typo !== "") {
+      throw new UsageError(unknownCommandMessage(positionals, typo));
+    }
+    return interactiveCommand(values, positionals, cwd, pick);
+  }
+  if (positionals.length > 0) {
+    throw new UsageError(
+      unknownCommandMessage(positionals, "; the prompt is -p's one argument: quote it whole"),
+    );
+  }
+  if (pick) {
+    throw new UsageError("-p needs --resume <session-id>");
   }
   if (values.resume !== undefined && values.continue) {
     throw new UsageError("use either --resume or --continue, not both");
@@ -294,10 +324,47 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
+/**
+ * `--resume` with no id (last, or before another flag): the interactive picker. Such an
+ * occurrence is left out before parsing, since `--resume` otherwise takes a value.
+ */
+function resumeWithoutId(argv: readonly string[]): boolean {
+  return argv.some(
+    (argument, index) =>
+      argument === "--resume" &&
+      (argv[index + 1] === undefined || argv[index + 1]?.startsWith("-")),
+  );
+}
+
+function interactiveCommand(
+  values: ParsedValues,
+  positionals: readonly string[],
+  cwd: string,
+  pick: boolean,
+): Command {
+  const prompt = positionals.join(" ").trim();
+  const resume = pick ? { pick: true as const } : values.resume;
+  return {
+    kind: "interactive",
+    options: {
+      ...faceOptions(values, cwd),
+      ...(prompt === "" ? {} : { prompt }),
+      ...(resume === undefined ? {} : { resume }),
+      continue: values.continue === true,
+    },
+  };
+}
 
 function parseWith(argv: readonly string[]) {
+  const withoutBareResume = argv.filter(
+    (argument, index) =>
+      !(
+        argument === "--resume" &&
+        (argv[index + 1] === undefined || argv[index + 1]?.startsWith("-"))
+      ),
+  );
   return parseArgs({
-    args: [...argv],
+    args: withoutBareResume,
     allowPositionals: true,
     strict: true,
     options: OPTIONS,
@@ -392,14 +459,15 @@ const MCP_COMMANDS = ["list", "trust"];
 
 /**
  * For positionals that are no command: a command given an extra word (`config x`) names that
- * word; else the word, and the closest command if one is close, or `-p` for a bare question.
+ * word; else the word, and the closest command if one is close, or `fallback` (a hint that
+ * starts with `; `).
  */
-function unknownCommandMessage(positionals: readonly string[]): string {
+function unknownCommandMessage(positionals: readonly string[], fallback: string): string {
   const [first = "", second] = positionals;
   if (COMMANDS.includes(first) && second !== undefined) {
     return `${first} takes no argument "${second}"; see turnloop --help`;
   }
-  const hint = commandHint(first, COMMANDS) || `; to ask it, run turnloop -p "…"`;
+  const hint = commandHint(first, COMMANDS) || fallback;
   return `unknown command "${first}"${hint} (see turnloop --help)`;
 }
 

@@ -67,6 +67,23 @@ async function main(argv: readonly string[]): Promise<number> {
         stdoutIsTerminal: process.stdout.isTTY === true,
       });
     }
+    case "interactive": {
+      const [{ runInteractiveCommand }, { turnloopHome }, configured] = await Promise.all([
+        import("./interactive/run.js"),
+        import("../session/paths.js"),
+        configure(command.options),
+      ]);
+      if (!configured.ok) {
+        return 64;
+      }
+      return runInteractiveCommand(configured.options, {
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: configured.env,
+        home: turnloopHome(process.env),
+      });
+    }
     case "acp": {
       const [{ runAcpCommand }, configured] = await Promise.all([
         import("../acp/main.js"),

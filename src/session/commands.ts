@@ -149,6 +149,22 @@ export const COMMANDS: readonly CommandDefinition[] = [
     run: async ({ argument }) => ({ kind: "compact", instructions: argument }),
   },
   {
+    name: "mcp",
+    description: "The session's MCP servers: state and tool count",
+    terminalOnly: false,
+    run: async ({ session }) => {
+      const servers = session.mcp?.list() ?? [];
+      if (servers.length === 0) {
+        return { kind: "text", text: "no MCP servers (see turnloop mcp list and --mcp-config)" };
+      }
+      const lines = servers.map(
+        (server) =>
+          `${server.name} (${server.type}): ${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
+      );
+      return { kind: "text", text: lines.join("\n") };
+    },
+  },
+  {
     name: "new",
     description: "Start a new session in this folder",
     terminalOnly: true,

@@ -32,6 +32,7 @@ const COMMANDS = {
         "Summarise the older conversation to free context; recent turns stay as they are",
       input: { hint: "what the summary should focus on (optional)" },
     },
+    { name: "mcp", description: "The session's MCP servers: state and tool count" },
   ],
 };
 

@@ -202,7 +202,7 @@ describe("usage errors", () => {
     );
   });
 
-  test("an unknown command suggests the closest one; a command's extra word is named; a bare question points to -p", async () => {
+  test("an unknown command suggests the closest one; a command's extra word is named; a prompt split after -p is named", async () => {
     const cases: Array<[string[], string]> = [
       [
         ["session", "list"],
@@ -211,9 +211,10 @@ describe("usage errors", () => {
       [["confg"], 'unknown command "confg"; did you mean config? (see turnloop --help)'],
       [["config", "show"], 'config takes no argument "show"; see turnloop --help'],
       [["acp", "--", "x"], 'acp takes no argument "x"; see turnloop --help'],
+      // Without -p a bare question opens the interactive session (test/cli/interactive-arguments.test.ts).
       [
-        ["What does this repository do?"],
-        'unknown command "What does this repository do?"; to ask it, run turnloop -p "…" (see turnloop --help)',
+        ["-p", "What does", "this repository do?"],
+        'unknown command "this repository do?"; the prompt is -p\'s one argument: quote it whole (see turnloop --help)',
       ],
     ];
     for (const [args, message] of cases) {

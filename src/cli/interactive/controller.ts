@@ -1,0 +1,304 @@
+import type { AskPermission } from "../../agent/permission-gate.js";
+import { errorMessage } from "../../events/errors.js";
+import type { SessionEvent } from "../../events/events.js";
+import { contextWindowOf } from "../../llm/context-window.js";
+import type { ModelConfiguration } from "../../llm/models.js";
+import { agentSettingsFor } from "../../session/agent-settings.js";
+import {
+  COMMANDS,
+  type CommandOutcome,
+  parseCommandLine,
+  type SessionMode,
+} from "../../session/commands.js";
+import type { SessionHost } from "../../session/host.js";
+import type { Session, SessionAgentSettings } from "../../session/session.js";
+import type { SessionSummary } from "../../session/store.js";
+import { UsageTotals } from "../../session/usage-totals.js";
+import { attachFiles, runShellCommand, saveInput, shellContext } from "./prompt-input.js";
+
+/** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
+export interface ConversationView {
+  /** Draws a session's history from its log (before its live events). */
+  history(events: readonly SessionEvent[]): void;
+  /** Draws a live session event. */
+  show(event: SessionEvent): void;
+  /** A line of the face's own. */
+  note(text: string, style?: "plain" | "dim" | "error"): void;
+  /** Starts drawing another session: forget what is shown. */
+  clear(): void;
+  /** The model, mode, usage or busy state changed. */
+  statusChanged(): void;
+  ask: AskPermission;
+  /** @returns the chosen session id, or `undefined` when dismissed. */
+  pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined>;
+}
+
+/**
+ * What the interactive face does with what the user typed: prompts go to the session (with
+ * `@path` files attached and earlier `!command` output offered as context), `/commands` run from
+ * the shared command set, `!commands` run in a shell. It holds the open session, its model and
+ * mode; the loop itself is the session's.
+ */
+export class Controller {
+  session: Session;
+  model: ModelConfiguration;
+  mode: SessionMode;
+  usage = new UsageTotals();
+  /** `Date.now()` when the running prompt or shell command started. */
+  busySince: number | undefined;
+  /** Set by `/exit`: the face should end. */
+  onExit: () => void = () => undefined;
+  private view: ConversationView | undefined;
+  private unsubscribe: () => void = () => undefined;
+  /** Cancels a running `!command` (prompts are cancelled through the session). */
+  private shell: AbortController | undefined;
+  /** `!command` results not yet sent to the model; they go with the next prompt. */
+  private context: string[] = [];
+  private work: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly host: SessionHost,
+    session: Session,
+    model: ModelConfiguration,
+    mode: SessionMode,
+  ) {
+    this.session = session;
+    this.model = model;
+    this.mode = mode;
+  }
+
+  get busy(): boolean {
+    return this.busySince !== undefined;
+  }
+
+  /** Shows the session's history from its log, then follows its events. */
+  async attach(view: ConversationView): Promise<void> {
+    this.view = view;
+    await this.follow(this.session);
+  }
+
+  /** Handles one submitted input. Resolves when its prompt, command or shell run has ended. */
+  submit(text: string): Promise<void> {
+    const input = text.trim();
+    if (input === "" || this.busy) {
+      return this.work;
+    }
+    void saveInput(this.host.home, input);
+    this.work = this.dispatch(input).catch((error: unknown) => {
+      this.view?.note(`error: ${errorMessage(error)}`, "error");
+    });
+    return this.work;
+  }
+
+  /**
+   * The context window of the current model (tokens), as compaction sees it
+   * (`contextWindowOf`: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`, the config files'
+   * `contextWindows`, the catalogue).
+   */
+  get contextWindow(): number {
+    return contextWindowOf(this.model.id, this.host.policy, this.host.env);
+  }
+
+  /** Cancels the running prompt, compaction or shell command (the ACP-style cancel). */
+  cancel(): void {
+    this.shell?.abort();
+    this.session.cancel();
+  }
+
+  /** Cancels what runs, waits for it to end, stops following and closes the session. */
+  async close(): Promise<void> {
+    this.cancel();
+    await this.work;
+    this.unsubscribe();
+    await this.host.close(this.session);
+  }
+
+  private async dispatch(input: string): Promise<void> {
+    if (input.startsWith("!")) {
+      return this.runShell(input.slice(1).trim());
+    }
+    const command = parseCommandLine(input);
+    if (command !== undefined) {
+      if (command.definition === undefined) {
+        this.view?.note(`unknown command /${command.name}; /help lists them`, "error");
+        return;
+      }
+      const outcome = await command.definition.run({
+        host: this.host,
+        session: this.session,
+        model: this.model,
+        mode: this.mode,
+        argument: command.argument,
+      });
+      return this.apply(outcome);
+    }
+    return this.prompt(input);
+  }
+
+  private async prompt(text: string): Promise<void> {
+    const { content, attached, problems } = await attachFiles(text, this.session.cwd);
+    for (const problem of problems) {
+      this.view?.note(problem, "error");
+    }
+    if (attached.length > 0) {
+      this.view?.note(`attached ${attached.join(", ")}`);
+    }
+    const full = [...this.context, content].join("\n\n");
+    this.context = [];
+    const settings = this.agentSettings();
+    this.setBusy(Date.now());
+    try {
+      await this.session.prompt(settings, full);
+    } finally {
+      this.setBusy(undefined);
+    }
+  }
+
+  /**
+   * `/compact [instructions]`: a turn of its own with the prompt's agent settings, cancelled as
+   * a prompt is. The session's `session.compaction_complete` event draws the result; a
+   * compaction that removes nothing (no event) is said here.
+   */
+  private async compact(instructions: string): Promise<void> {
+    const settings = this.agentSettings();
+    this.setBusy(Date.now());
+    try {
+      const result = await this.session.compact(settings, instructions);
+      if (!result.ok && !result.cancelled) {
+        this.view?.note(`nothing was compacted: ${result.message}`);
+      }
+    } finally {
+      this.setBusy(undefined);
+    }
+  }
+
+  /** The agent settings of the next turn: the model, the mode and the permission question. */
+  private agentSettings(): SessionAgentSettings {
+    const ask = this.view?.ask;
+    const options = this.host.sessionOptions(this.model, {
+      autopilot: this.mode === "autopilot",
+      ...(ask === undefined ? {} : { ask }),
+    });
+    return agentSettingsFor(this.session, {
+      ...options,
+      allowAllTools: options.allowAllTools || this.mode !== "ask",
+    });
+  }
+
+  private async runShell(command: string): Promise<void> {
+    if (command === "") {
+      this.view?.note("type a command after !, e.g. !git status", "error");
+      return;
+    }
+    const controller = new AbortController();
+    this.shell = controller;
+    this.setBusy(Date.now());
+    this.view?.note(`$ ${command}`, "plain");
+    try {
+      const result = await runShellCommand(command, this.session.cwd, controller.signal);
+      const output = result.output.replace(/\n$/, "");
+      if (output !== "") {
+        this.view?.note(output, "plain");
+      }
+      const ending =
+        result.exitCode === 0
+          ? "exit 0"
+          : result.exitCode === null
+            ? `stopped (${result.signal ?? "error"})`
+            : `exit ${result.exitCode}`;
+      this.context.push(shellContext(result));
+      this.view?.note(`${ending} · the output goes to the model with your next prompt`);
+    } finally {
+      this.shell = undefined;
+      this.setBusy(undefined);
+    }
+  }
+
+  private async apply(outcome: CommandOutcome): Promise<void> {
+    const view = this.view;
+    switch (outcome.kind) {
+      case "text":
+        view?.note(outcome.text, outcome.error ? "error" : "plain");
+        return;
+      case "model":
+        this.model = outcome.model;
+        view?.note(outcome.text, "plain");
+        view?.statusChanged();
+        return;
+      case "mode":
+        this.mode = outcome.mode;
+        view?.note(outcome.text, "plain");
+        view?.statusChanged();
+        return;
+      case "open":
+        await this.switchTo(outcome.session);
+        view?.note(outcome.text);
+        return;
+      case "choose-session": {
+        const chosen = await view?.pickSession(outcome.sessions, "Resume a session");
+        if (chosen !== undefined) {
+          const resume = COMMANDS.find((command) => command.name === "resume");
+          const next = await resume?.run({
+            host: this.host,
+            session: this.session,
+            model: this.model,
+            mode: this.mode,
+            argument: chosen,
+          });
+          if (next !== undefined) {
+            await this.apply(next);
+          }
+        }
+        return;
+      }
+      case "compact":
+        return this.compact(outcome.instructions);
+      case "exit":
+        this.onExit();
+        return;
+    }
+  }
+
+  private async switchTo(session: Session): Promise<void> {
+    const previous = this.session;
+    this.unsubscribe();
+    await this.host.close(previous);
+    this.session = session;
+    this.context = [];
+    if (session.start.sessionId !== previous.start.sessionId && session.resumeEvent !== undefined) {
+      const resolved = this.host.modelForSession(session.start.model);
+      if (resolved.ok) {
+        this.model = resolved.configuration;
+      }
+    }
+    this.view?.clear();
+    await this.follow(session);
+  }
+
+  private async follow(session: Session): Promise<void> {
+    const view = this.view;
+    this.usage = new UsageTotals();
+    // MCP servers start with the session, in the background (the config files' servers).
+    this.host
+      .startMcpServers(session, {}, (line) => view?.note(line))
+      .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));
+    const { events } = await this.host.readEvents(session.id);
+    for (const event of events) {
+      this.usage.apply(event);
+    }
+    view?.history(events);
+    this.unsubscribe = session.subscribe((event) => {
+      this.usage.apply(event);
+      view?.show(event);
+      if (event.type === "assistant.usage") {
+        view?.statusChanged();
+      }
+    });
+    view?.statusChanged();
+  }
+
+  private setBusy(since: number | undefined): void {
+    this.busySince = since;
+    this.view?.statusChanged();
+  }
+}

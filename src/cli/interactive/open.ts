@@ -1,0 +1,98 @@
+import { errorCode, errorMessage } from "../../events/errors.js";
+import type { ModelConfiguration } from "../../llm/models.js";
+import type { SessionHost } from "../../session/host.js";
+import type { Session } from "../../session/session.js";
+import { SessionLockedError } from "../../session/session-lock.js";
+import type { SessionSummary } from "../../session/store.js";
+
+/** Exit codes of the interactive face. */
+export const EXIT = { ok: 0, error: 1, usage: 64 } as const;
+
+/** Which session `turnloop` opens: a new one, the newest here, a picker, or one by id/prefix. */
+export type SessionChoice =
+  | { kind: "new" }
+  | { kind: "continue" }
+  | { kind: "pick" }
+  | { kind: "id"; idOrPrefix: string };
+
+export type Opened =
+  | { ok: true; session: Session; model: ModelConfiguration }
+  | { ok: false; message: string; code: number };
+
+/**
+ * Opens the session the command line asks for, and the model to use in it (a new session's model
+ * is resolved before anything is written). `pick` shows the picker of this folder's sessions.
+ */
+export async function openSession(
+  host: SessionHost,
+  cwd: string,
+  choice: SessionChoice,
+  pick: (sessions: SessionSummary[]) => Promise<string | undefined>,
+): Promise<Opened> {
+  const failed = (message: string, code: number = EXIT.usage): Opened => ({
+    ok: false,
+    message,
+    code,
+  });
+  try {
+    if (choice.kind === "new") {
+      const resolved = host.resolveModel();
+      if (!resolved.ok) {
+        return failed(resolved.message.replace(/^turnloop: /, ""));
+      }
+      const session = await host.create(cwd, resolved.configuration.id);
+      return { ok: true, session, model: resolved.configuration };
+    }
+    const sessionId = await chooseSessionId(host, cwd, choice, pick);
+    if (!sessionId.ok) {
+      return failed(sessionId.message, sessionId.code);
+    }
+    const session = await host.resume(sessionId.sessionId);
+    const resolved = host.modelForSession(session.start.model);
+    if (!resolved.ok) {
+      await host.close(session);
+      return failed(resolved.message.replace(/^turnloop: /, ""));
+    }
+    return { ok: true, session, model: resolved.configuration };
+  } catch (error) {
+    if (error instanceof SessionLockedError) {
+      return failed(error.message, EXIT.error);
+    }
+    if (errorCode(error) === "ENOENT") {
+      return failed(`no such session in ${host.home}`);
+    }
+    return failed(errorMessage(error), EXIT.error);
+  }
+}
+
+async function chooseSessionId(
+  host: SessionHost,
+  cwd: string,
+  choice: Exclude<SessionChoice, { kind: "new" }>,
+  pick: (sessions: SessionSummary[]) => Promise<string | undefined>,
+): Promise<{ ok: true; sessionId: string } | { ok: false; message: string; code: number }> {
+  switch (choice.kind) {
+    case "id": {
+      const resolved = await host.resolveId(choice.idOrPrefix);
+      return resolved.ok ? resolved : { ok: false, message: resolved.message, code: EXIT.usage };
+    }
+    case "continue": {
+      const newest = await host.newestIn(cwd);
+      return newest === undefined
+        ? { ok: false, message: `no session to continue in ${cwd}`, code: EXIT.usage }
+        : { ok: true, sessionId: newest.sessionId };
+    }
+    case "pick": {
+      const sessions = (await host.list({ cwd })).filter(
+        (summary) => summary.problem === undefined,
+      );
+      if (sessions.length === 0) {
+        return { ok: false, message: `no session to resume in ${cwd}`, code: EXIT.usage };
+      }
+      const chosen = await pick(sessions);
+      return chosen === undefined
+        ? { ok: false, message: "no session chosen", code: EXIT.ok }
+        : { ok: true, sessionId: chosen };
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { createInterface } from "node:readline";
+import type { PermissionReply } from "../../agent/permission-gate.js";
+import type { SessionMode } from "../../session/commands.js";
+import type { SessionHost } from "../../session/host.js";
+import type { SessionSummary } from "../../session/store.js";
+import { permissionPreview } from "../permission-preview.js";
+import { renderConversation } from "../render.js";
+import { TerminalRenderer } from "../terminal-renderer.js";
+import { Controller, type ConversationView } from "./controller.js";
+import { EXIT, openSession, type SessionChoice } from "./open.js";
+
+export interface PlainFaceSettings {
+  host: SessionHost;
+  cwd: string;
+  choice: SessionChoice;
+  mode: SessionMode;
+  firstPrompt?: string;
+  input: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * The interactive face as plain lines, for `TERM=dumb` (and any terminal that cannot take escape
+ * sequences): one line is one input, answers stream as text, tool calls are one line each, a
+ * permission question is answered on the next line (y / a / n / t). The same controller, commands
+ * and session as the full-screen face. End of input exits.
+ * @returns the exit code.
+ */
+export async function runPlainFace(settings: PlainFaceSettings): Promise<number> {
+  const { host, stdout, stderr } = settings;
+  const lines = createInterface({ input: settings.input, terminal: false });
+  const queue: string[] = [];
+  const waiting: Array<(line: string | undefined) => void> = [];
+  let ended = false;
+  lines.on("line", (line) => {
+    const next = waiting.shift();
+    if (next === undefined) {
+      queue.push(line);
+    } else {
+      next(line);
+    }
+  });
+  lines.on("close", () => {
+    ended = true;
+    for (const next of waiting.splice(0)) {
+      next(undefined);
+    }
+  });
+  const readLine = (promptText: string): Promise<string | undefined> => {
+    stdout.write(promptText);
+    const queued = queue.shift();
+    if (queued !== undefined || ended) {
+      return Promise.resolve(queued);
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const pickByNumber = async (sessions: readonly SessionSummary[]) => {
+    sessions.forEach((summary, index) => {
+      stdout.write(
+        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
+      );
+    });
+    const answer = await readLine("resume which? (number) > ");
+    return sessions[Number(answer) - 1]?.sessionId;
+  };
+  const opened = await openSession(host, settings.cwd, settings.choice, pickByNumber);
+  if (!opened.ok) {
+    lines.close();
+    stderr.write(`turnloop: ${opened.message}\n`);
+    return opened.code;
+  }
+  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  const renderer = new TerminalRenderer(stdout, stdout, false);
+  let exit = false;
+  controller.onExit = () => {
+    exit = true;
+  };
+  const view: ConversationView = {
+    history: (events) => stdout.write(renderConversation(events)),
+    show: renderer.handle,
+    note: (text) => {
+      renderer.endLine();
+      stdout.write(`${text}\n`);
+    },
+    clear: () => undefined,
+    statusChanged: () => undefined,
+    ask: async (request, signal): Promise<PermissionReply> => {
+      renderer.endLine();
+      stdout.write(
+        [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
+      );
+      const answer = await readLine(
+        `[y] yes  [a] yes, always for ${request.alwaysRule}  [n] no  [t] no, and tell the model why > `,
+      );
+      if (signal.aborted) {
+        return { decision: "cancelled" };
+      }
+      switch (answer?.trim().toLowerCase()) {
+        case "y":
+          return { decision: "allow", scope: "once" };
+        case "a":
+          return { decision: "allow", scope: "session" };
+        case "t": {
+          const reason = (await readLine("what should the model know? > "))?.trim() ?? "";
+          return {
+            decision: "deny",
+            scope: "once",
+            reason: reason === "" ? "the user said no" : `the user said no: ${reason}`,
+          };
+        }
+        default:
+          return { decision: "deny", scope: "once", reason: "the user said no" };
+      }
+    },
+    pickSession: pickByNumber,
+  };
+  // Ctrl-C cancels a running prompt; on an idle line it exits.
+  const onInterrupt = () => {
+    if (controller.busy) {
+      controller.cancel();
+    } else {
+      exit = true;
+      lines.close();
+    }
+  };
+  process.on("SIGINT", onInterrupt);
+  await controller.attach(view);
+  if (settings.firstPrompt !== undefined) {
+    await controller.submit(settings.firstPrompt);
+  }
+  while (!exit) {
+    const line = await readLine("> ");
+    if (line === undefined) {
+      break;
+    }
+    await controller.submit(line);
+    renderer.endLine();
+  }
+  process.off("SIGINT", onInterrupt);
+  lines.close();
+  await controller.close();
+  stdout.write(`session ${controller.session.id}\n`);
+  return EXIT.ok;
+}

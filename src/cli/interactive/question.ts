@@ -1,0 +1,84 @@
+import { type Component, Input, truncateToWidth } from "@mariozechner/pi-tui";
+import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
+import { permissionPreview } from "../permission-preview.js";
+import type { Theme } from "./theme.js";
+
+/**
+ * A permission question inline in the conversation: what the call will do (the `-p` preview of
+ * `permission-preview.ts`: the command, the edit's lines, a new file's start) and four answers: `y` yes, `a` yes and always for this rule in
+ * this session, `n` no, `t` no and a reason typed for the model. While it is open it takes every
+ * key, so nothing else can be typed.
+ */
+export class PermissionQuestion implements Component {
+  /** Set once the user chose `t`: the reason being typed. */
+  private reason: Input | undefined;
+  private answered = false;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly request: PermissionRequest,
+    private readonly answer: (reply: PermissionReply) => void,
+  ) {}
+
+  invalidate(): void {}
+
+  handleInput(data: string): void {
+    if (this.answered) {
+      return;
+    }
+    if (this.reason !== undefined) {
+      this.reason.handleInput(data);
+      return;
+    }
+    switch (data.toLowerCase()) {
+      case "y":
+        this.finish({ decision: "allow", scope: "once" });
+        return;
+      case "a":
+        this.finish({ decision: "allow", scope: "session" });
+        return;
+      case "n":
+        this.finish({ decision: "deny", scope: "once", reason: "the user said no" });
+        return;
+      case "t": {
+        const input = new Input();
+        input.focused = true;
+        input.onSubmit = (value) => {
+          const said = value.trim();
+          this.finish({
+            decision: "deny",
+            scope: "once",
+            reason: said === "" ? "the user said no" : `the user said no: ${said}`,
+          });
+        };
+        this.reason = input;
+        return;
+      }
+    }
+  }
+
+  render(width: number): string[] {
+    const { theme, request } = this;
+    const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
+    const lines = [
+      theme.warning(`turnloop wants to ${action}`),
+      ...permissionPreview(request, theme.color),
+      "",
+    ];
+    if (this.reason === undefined) {
+      lines.push(
+        `${theme.bold("[y]")} yes   ${theme.bold("[n]")} no   ${theme.bold("[t]")} no, and tell the model why`,
+        `${theme.bold("[a]")} yes, and always for ${request.alwaysRule} in this session`,
+      );
+    } else {
+      lines.push(theme.dim("what should the model know? (Enter sends)"));
+      lines.push(...this.reason.render(Math.max(1, width)));
+    }
+    return lines.map((line) => truncateToWidth(line, width));
+  }
+
+  private finish(reply: PermissionReply): void {
+    this.answered = true;
+    this.answer(reply);
+  }
+}

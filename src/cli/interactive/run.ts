@@ -1,0 +1,77 @@
+import { resolve } from "node:path";
+import { errorMessage } from "../../events/errors.js";
+import type { SessionMode } from "../../session/commands.js";
+import type { SessionHost } from "../../session/host.js";
+import type { InteractiveOptions } from "../arguments.js";
+import { EXIT, type SessionChoice } from "./open.js";
+
+/** Where the interactive face reads, writes and keeps its files. */
+export interface InteractiveIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  /** `$TURNLOOP_HOME`. */
+  home: string;
+}
+
+/**
+ * Runs `turnloop` without `-p`: the full-screen session when stdin and stdout are terminals and
+ * `TERM` is not `dumb`, else plain lines. Loads the terminal UI only for the full screen.
+ * @returns the exit code: 0 after /exit, Ctrl-D or Ctrl-C twice; 64 for a bad command line or
+ * model; 1 when the session cannot be opened (e.g. open in another process).
+ */
+export async function runInteractiveCommand(
+  options: InteractiveOptions,
+  io: InteractiveIo,
+): Promise<number> {
+  const cwd = resolve(options.cwd);
+  // Loaded on demand: the host's modules (providers, tools) are most of the start-up time.
+  const createHost = async () => {
+    const { SessionHost } = await import("../../session/host.js");
+    return new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
+  };
+  const choice: SessionChoice =
+    typeof options.resume === "string"
+      ? { kind: "id", idOrPrefix: options.resume }
+      : options.resume !== undefined
+        ? { kind: "pick" }
+        : options.continue
+          ? { kind: "continue" }
+          : { kind: "new" };
+  const mode: SessionMode = options.autopilot
+    ? "autopilot"
+    : options.allowAllTools
+      ? "auto"
+      : "ask";
+  const common = {
+    cwd,
+    choice,
+    mode,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    ...(options.prompt === undefined ? {} : { firstPrompt: options.prompt }),
+  };
+  const fullScreen = io.stdin.isTTY === true && io.stdout.isTTY === true && io.env.TERM !== "dumb";
+  if (!fullScreen) {
+    let host: SessionHost;
+    try {
+      host = await createHost();
+    } catch (error) {
+      io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+      return EXIT.usage;
+    }
+    const { runPlainFace } = await import("./plain-face.js");
+    return runPlainFace({ ...common, host, input: io.stdin });
+  }
+  const { runTerminalFace } = await import("./terminal-face.js");
+  const model = options.model ?? io.env.TURNLOOP_MODEL;
+  return runTerminalFace({
+    ...common,
+    host: createHost(),
+    drawAtOnce: choice.kind !== "new" || (model !== undefined && model !== ""),
+    modelHint: model ?? "",
+    home: io.home,
+    color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",
+  });
+}

@@ -1,0 +1,86 @@
+import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
+import type { SessionEvent } from "../../events/events.js";
+import type { SessionSummary } from "../../session/store.js";
+import type { Controller, ConversationView } from "./controller.js";
+import { PermissionQuestion } from "./question.js";
+import type { Screen } from "./screen.js";
+import type { StatusState } from "./status-line.js";
+
+/** How often the status line and running tools redraw while busy (ms); idle draws nothing. */
+const BUSY_TICK_MS = 500;
+
+/** The conversation drawn on the full screen: the transcript, the status line, questions. */
+export class ScreenView implements ConversationView {
+  private ticker: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly screen: Screen,
+    private readonly status: StatusState,
+    private readonly controller: Controller,
+  ) {}
+
+  history(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      this.screen.transcript.handle(event);
+    }
+    this.screen.render();
+  }
+
+  show(event: SessionEvent): void {
+    this.screen.transcript.handle(event);
+    this.screen.render();
+  }
+
+  note(text: string, style?: "plain" | "dim" | "error"): void {
+    this.screen.transcript.note(text, style);
+    this.screen.render();
+  }
+
+  clear(): void {
+    this.screen.transcript.clear();
+    this.screen.tui.requestRender(true);
+  }
+
+  statusChanged(): void {
+    const { controller, screen } = this;
+    Object.assign(this.status, {
+      model: controller.model.id,
+      mode: controller.mode,
+      usage: controller.usage,
+      contextWindow: controller.contextWindow,
+      busySince: controller.busySince,
+    });
+    screen.editor.disableSubmit = controller.busy;
+    if (controller.busy && this.ticker === undefined) {
+      this.ticker = setInterval(() => screen.render(), BUSY_TICK_MS);
+    } else if (!controller.busy) {
+      this.stop();
+    }
+    screen.render();
+  }
+
+  /** Shows the question over the input box until it is answered or the prompt is cancelled. */
+  readonly ask = (request: PermissionRequest, signal: AbortSignal): Promise<PermissionReply> =>
+    new Promise<PermissionReply>((resolve) => {
+      const finish = (reply: PermissionReply) => {
+        signal.removeEventListener("abort", onAbort);
+        this.screen.closeModal();
+        resolve(reply);
+      };
+      const onAbort = () => finish({ decision: "cancelled" });
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.screen.openModal(new PermissionQuestion(this.screen.theme, request, finish));
+    });
+
+  pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
+    return this.screen.pickSession(sessions, title);
+  }
+
+  /** Stops the busy redraws. */
+  stop(): void {
+    if (this.ticker !== undefined) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+}

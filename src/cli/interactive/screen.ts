@@ -1,0 +1,151 @@
+import {
+  type Component,
+  Container,
+  Editor,
+  ProcessTerminal,
+  SelectList,
+  Text,
+  TUI,
+} from "@mariozechner/pi-tui";
+import type { CommandDefinition } from "../../session/commands.js";
+import { age } from "../../session/commands.js";
+import type { SessionSummary } from "../../session/store.js";
+import { PromptCompletion } from "./completion.js";
+import { StatusLine, type StatusState } from "./status-line.js";
+import type { Theme } from "./theme.js";
+import { Transcript } from "./transcript.js";
+
+/** Escape sequences that give a terminal back as we found it: cursor shown, paste mode off. */
+const RESTORE_SEQUENCE = "\u001b[?2004l\u001b[?25h";
+
+/**
+ * The interactive screen: the conversation, a slot for a question or picker, the input box and
+ * the status line, drawn by pi-tui (differential rendering, bracketed paste). Knows nothing of
+ * sessions beyond what it is told to show.
+ */
+export class Screen {
+  readonly tui: TUI;
+  readonly transcript: Transcript;
+  readonly editor: Editor;
+  readonly status: StatusLine;
+  private readonly slot = new Container();
+  private modal: Component | undefined;
+  private stopped = false;
+
+  constructor(
+    readonly theme: Theme,
+    status: StatusState,
+    commands: readonly CommandDefinition[],
+    cwd: string,
+  ) {
+    this.tui = new TUI(new ProcessTerminal());
+    this.transcript = new Transcript(theme);
+    this.editor = new Editor(this.tui, theme.editor, { paddingX: 1 });
+    this.editor.setAutocompleteProvider(new PromptCompletion(commands, cwd));
+    this.status = new StatusLine(theme, status);
+    this.tui.addChild(this.transcript);
+    this.tui.addChild(this.slot);
+    this.tui.addChild(this.editor);
+    this.tui.addChild(this.status);
+    this.tui.setFocus(this.editor);
+  }
+
+  /** Takes over the terminal (raw mode, paste mode) and draws. */
+  start(): void {
+    this.tui.start();
+    this.tui.requestRender();
+  }
+
+  /** Gives the terminal back. Safe to call twice, and from an `exit` handler. */
+  stop(): void {
+    if (this.stopped) {
+      return;
+    }
+    this.stopped = true;
+    try {
+      this.tui.stop();
+    } finally {
+      restoreTerminal();
+    }
+  }
+
+  render(): void {
+    this.tui.requestRender();
+  }
+
+  /** Whether a question or picker is open (it has every key). */
+  get hasModal(): boolean {
+    return this.modal !== undefined;
+  }
+
+  /** Shows `component` above the input box and gives it the keyboard until {@link closeModal}. */
+  openModal(component: Component): void {
+    this.slot.clear();
+    this.slot.addChild(component);
+    this.modal = component;
+    this.tui.setFocus(component);
+    this.render();
+  }
+
+  closeModal(): void {
+    this.slot.clear();
+    this.modal = undefined;
+    this.tui.setFocus(this.editor);
+    this.render();
+  }
+
+  /**
+   * A picker of sessions (first prompt and age), newest first.
+   * @returns the chosen session's id, or `undefined` when dismissed with Esc.
+   */
+  pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const list = new SelectList(
+        sessions.map((summary) => ({
+          value: summary.sessionId,
+          label: `${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? "(no prompt yet)"}`,
+          description: age(summary.lastActivity),
+        })),
+        Math.min(10, sessions.length),
+        this.theme.selectList,
+        { minPrimaryColumnWidth: 20, maxPrimaryColumnWidth: 72 },
+      );
+      const box = new Picker(list, this.theme.bold(`${title} (↑/↓, Enter opens, Esc cancels)`));
+      const done = (sessionId: string | undefined) => {
+        this.closeModal();
+        resolve(sessionId);
+      };
+      list.onSelect = (item) => done(item.value);
+      list.onCancel = () => done(undefined);
+      this.openModal(box);
+    });
+  }
+}
+
+/** A title over a list that takes the keys. */
+class Picker extends Container {
+  constructor(
+    private readonly list: SelectList,
+    title: string,
+  ) {
+    super();
+    this.addChild(new Text(title, 0, 0));
+    this.addChild(list);
+  }
+
+  handleInput(data: string): void {
+    this.list.handleInput(data);
+  }
+}
+
+/** Raw mode off and the cursor shown, whatever state the screen was left in (a crash, a signal). */
+export function restoreTerminal(): void {
+  try {
+    if (process.stdin.isTTY && process.stdin.isRaw) {
+      process.stdin.setRawMode(false);
+    }
+    process.stdout.write(RESTORE_SEQUENCE);
+  } catch {
+    // The terminal is gone; nothing to restore.
+  }
+}

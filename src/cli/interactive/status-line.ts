@@ -1,0 +1,79 @@
+import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
+import type { SessionMode } from "../../session/commands.js";
+import { compactCount, formatCost, type UsageTotals } from "../../session/usage-totals.js";
+import type { Theme } from "./theme.js";
+
+/** What the status line shows; the face updates it and asks for a render. */
+export interface StatusState {
+  model: string;
+  mode: SessionMode;
+  usage: UsageTotals;
+  /** Tokens the model's context holds, when known. */
+  contextWindow: number | undefined;
+  /** `Date.now()` when the running prompt started; absent when idle. */
+  busySince?: number;
+  /** A one-off hint replacing the key help until the next input (e.g. "Ctrl-C again to exit"). */
+  hint?: string;
+}
+
+const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit";
+
+/**
+ * The line under the input box: on the left what is happening (working for N s, or the keys),
+ * on the right model, mode, context used (%), tokens and cost. Cut to the terminal's width.
+ */
+export class StatusLine implements Component {
+  constructor(
+    private readonly theme: Theme,
+    readonly state: StatusState,
+  ) {}
+
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    const { theme, state } = this;
+    const left =
+      state.hint ??
+      (state.busySince === undefined
+        ? KEYS
+        : `working ${((Date.now() - state.busySince) / 1000).toFixed(0)}s · Esc cancels`);
+    const painted =
+      state.busySince === undefined && state.hint === undefined ? theme.dim : theme.accent;
+    // The right part loses detail until the left has room: the provider prefix, then the tokens.
+    const variants = [this.right(true, true), this.right(false, true), this.right(false, false)];
+    for (const right of variants) {
+      const room = width - visibleWidth(right) - 2;
+      if (room >= visibleWidth(left) || right === variants.at(-1)) {
+        const shownLeft = truncateToWidth(left, Math.max(0, room));
+        const gap = " ".repeat(Math.max(1, width - visibleWidth(shownLeft) - visibleWidth(right)));
+        return [truncateToWidth(`${painted(shownLeft)}${gap}${theme.dim(right)}`, width)];
+      }
+    }
+    return [];
+  }
+
+  private right(provider: boolean, tokens: boolean): string {
+    const { state } = this;
+    const { usage } = state;
+    const model = provider ? state.model : state.model.slice(state.model.indexOf(":") + 1);
+    return [
+      model,
+      state.mode,
+      contextText(usage.contextTokens, state.contextWindow),
+      ...(tokens
+        ? [`${compactCount(usage.inputTokens)} in ${compactCount(usage.outputTokens)} out`]
+        : []),
+      ...(usage.costKnown ? [formatCost(usage.cost)] : []),
+    ].join(" · ");
+  }
+}
+
+function contextText(tokens: number | undefined, window: number | undefined): string {
+  if (tokens === undefined) {
+    return "ctx 0%";
+  }
+  if (window === undefined) {
+    return `ctx ${compactCount(tokens)}`;
+  }
+  return `ctx ${Math.min(100, Math.round((tokens / window) * 100))}%`;
+}

@@ -1,0 +1,213 @@
+import { matchesKey } from "@mariozechner/pi-tui";
+import { errorMessage } from "../../events/errors.js";
+import { COMMANDS, type SessionMode } from "../../session/commands.js";
+import type { SessionHost } from "../../session/host.js";
+import { UsageTotals } from "../../session/usage-totals.js";
+import type { Controller } from "./controller.js";
+import { EXIT, openSession, type SessionChoice } from "./open.js";
+import { readInputHistory } from "./prompt-input.js";
+import { restoreTerminal, Screen } from "./screen.js";
+import type { ScreenView } from "./screen-view.js";
+import type { StatusState } from "./status-line.js";
+import { createTheme } from "./theme.js";
+
+/** Two Ctrl-C presses on an empty line within this many ms exit. */
+const DOUBLE_PRESS_MS = 2000;
+
+export interface TerminalFaceSettings {
+  /**
+   * The host, still being built while the input box is drawn (its modules load the providers);
+   * rejects with the message of a bad command line.
+   */
+  host: Promise<SessionHost>;
+  /** Whether to draw at once: when nothing can fail before the session opens (a model is set). */
+  drawAtOnce: boolean;
+  /** `$TURNLOOP_HOME`, where the input history is kept. */
+  home: string;
+  /** Shown in the status line until the session's model is known. */
+  modelHint: string;
+  cwd: string;
+  choice: SessionChoice;
+  mode: SessionMode;
+  color: boolean;
+  /** Sent as the first prompt once the session is open. */
+  firstPrompt?: string;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * The full-screen interactive face: opens the session (with a picker for `--resume`), shows its
+ * history, and runs until `/exit`, Ctrl-D or a second Ctrl-C on an empty line. Prints the session
+ * id on the way out. The terminal is restored on every exit, a crash and a signal included.
+ * @returns the exit code.
+ */
+export async function runTerminalFace(settings: TerminalFaceSettings): Promise<number> {
+  const theme = createTheme(settings.color);
+  const status: StatusState = {
+    model: settings.modelHint,
+    mode: settings.mode,
+    usage: new UsageTotals(),
+    contextWindow: undefined,
+  };
+  const screen = new Screen(theme, status, COMMANDS, settings.cwd);
+  const onProcessExit = () => restoreTerminal();
+  process.on("exit", onProcessExit);
+  // Inputs sent before the session is shown are kept, not lost, and run once it is.
+  const early: string[] = [];
+  screen.editor.onSubmit = (text) => early.push(text);
+  // Ctrl-D (or Ctrl-C) before then ends the face as soon as the session is open.
+  let exitEarly = false;
+  const removeEarlyKeys = screen.tui.addInputListener((data) => {
+    if (matchesKey(data, "ctrl+d") || matchesKey(data, "ctrl+c")) {
+      exitEarly = true;
+      return { consume: true };
+    }
+    return undefined;
+  });
+  // ↑ works from the first key: the history is in the box before it is drawn.
+  for (const entry of await readInputHistory(settings.home)) {
+    screen.editor.addToHistory(entry);
+  }
+  // The input box is drawn before the agent's modules load, so typing can start at once.
+  const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
+  if (drawnEarly) {
+    screen.start();
+  }
+  const failed = (message: string, code: number) => {
+    screen.stop();
+    process.off("exit", onProcessExit);
+    settings.stderr.write(`turnloop: ${message}\n`);
+    return code;
+  };
+  let host: SessionHost;
+  try {
+    host = await settings.host;
+  } catch (error) {
+    return failed(errorMessage(error), EXIT.usage);
+  }
+  const [{ Controller }, { ScreenView }, opened] = await Promise.all([
+    import("./controller.js"),
+    import("./screen-view.js"),
+    openSession(host, settings.cwd, settings.choice, (sessions) =>
+      screen.pickSession(sessions, "Resume a session of this folder"),
+    ),
+  ]);
+  if (!opened.ok) {
+    return failed(opened.message, opened.code);
+  }
+  if (!drawnEarly) {
+    screen.start();
+  }
+  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  removeEarlyKeys();
+  const view = new ScreenView(screen, status, controller);
+  const code = await untilExit(screen, controller, view, { early, exitEarly, ...settings });
+  process.off("exit", onProcessExit);
+  return code;
+}
+
+/**
+ * Runs the open session: shows it, sends the first prompt and early inputs, handles the keys, and
+ * resolves with the exit code once the face has ended (session closed, terminal given back, the
+ * session id printed).
+ */
+function untilExit(
+  screen: Screen,
+  controller: Controller,
+  view: ScreenView,
+  settings: TerminalFaceSettings & { early: string[]; exitEarly: boolean },
+): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let exiting = false;
+    const exit = async (code: number) => {
+      if (exiting) {
+        return;
+      }
+      exiting = true;
+      for (const signal of SIGNALS) {
+        process.off(signal, onSignal);
+      }
+      view.stop();
+      await controller.close().catch(() => undefined);
+      screen.stop();
+      const { id } = controller.session;
+      settings.stdout.write(`session ${id}\nresume it with: turnloop --resume ${id}\n`);
+      resolve(code);
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      void exit(128 + (SIGNAL_NUMBERS[signal] ?? 15));
+    };
+    for (const signal of SIGNALS) {
+      process.on(signal, onSignal);
+    }
+    controller.onExit = () => void exit(EXIT.ok);
+    if (settings.exitEarly) {
+      void exit(EXIT.ok);
+    }
+    screen.tui.addInputListener(interactiveKeys(screen, controller, () => void exit(EXIT.ok)));
+    void controller.attach(view).then(async () => {
+      const queued = [
+        ...(settings.firstPrompt === undefined ? [] : [settings.firstPrompt]),
+        ...settings.early.splice(0),
+      ];
+      for (const text of queued) {
+        screen.editor.addToHistory(text);
+        await controller.submit(text);
+      }
+      screen.editor.onSubmit = (text) => {
+        if (text.trim() !== "") {
+          screen.editor.addToHistory(text);
+        }
+        void controller.submit(text);
+      };
+    });
+  });
+}
+
+/**
+ * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
+ * running prompt; on an idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D.
+ */
+function interactiveKeys(screen: Screen, controller: Controller, exit: () => void) {
+  const status = screen.status.state;
+  let lastInterrupt = 0;
+  return (data: string): { consume: true } | undefined => {
+    const interrupt = matchesKey(data, "ctrl+c");
+    if (controller.busy && (interrupt || matchesKey(data, "escape"))) {
+      controller.cancel();
+      return { consume: true };
+    }
+    if (screen.hasModal) {
+      return undefined;
+    }
+    if (status.hint !== undefined) {
+      delete status.hint;
+      screen.render();
+    }
+    if (interrupt) {
+      if (screen.editor.getText() !== "") {
+        screen.editor.setText("");
+      } else if (Date.now() - lastInterrupt < DOUBLE_PRESS_MS) {
+        exit();
+      } else {
+        lastInterrupt = Date.now();
+        status.hint = "press Ctrl-C again to exit";
+        screen.render();
+      }
+      return { consume: true };
+    }
+    if (matchesKey(data, "ctrl+d") && screen.editor.getText() === "") {
+      exit();
+      return { consume: true };
+    }
+    return undefined;
+  };
+}
+
+const SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT"];
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGTERM: 15,
+};

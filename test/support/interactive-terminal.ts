@@ -1,0 +1,146 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { CLI_PATH } from "./cli.js";
+
+/** Whether tmux can run here; interactive tests fail in CI without it (see {@link requireTmux}). */
+const HAVE_TMUX = spawnSync("tmux", ["-V"]).status === 0;
+
+/**
+ * `true` when the terminal tests must be skipped (no tmux, not CI), with a warning saying so.
+ * @throws in CI (CI=true) when tmux is missing: there the tests must run.
+ */
+export function tmuxMissing(): boolean {
+  if (HAVE_TMUX) {
+    return false;
+  }
+  if (process.env.CI === "true") {
+    throw new Error("tmux is required for the interactive tests in CI (apt-get install -y tmux)");
+  }
+  console.warn("tmux is not installed: skipping the interactive terminal tests");
+  return true;
+}
+
+/**
+ * `turnloop` in a real terminal: a tmux pane on a private server, `columns`×`rows`. After the
+ * CLI exits the pane prints `[exit N]` and the terminal's line settings (`stty -a`) and cursor
+ * state, so a test can check that the terminal was given back.
+ */
+export class InteractiveTerminal {
+  /** The tmux server's socket name (`tmux -L`), for commands this class does not wrap. */
+  readonly socketName = `turnloop-interactive-${randomUUID().slice(0, 8)}`;
+  private readonly target = "main";
+
+  constructor(
+    args: readonly string[],
+    options: { cwd: string; env: NodeJS.ProcessEnv; columns?: number; rows?: number },
+  ) {
+    const env = { TERM: "xterm-256color", ...options.env };
+    const assignments = Object.entries(env)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`);
+    const cli = [process.execPath, CLI_PATH, ...args].map(shellQuote).join(" ");
+    const after = `echo "[exit $?]"; echo "[stty $(stty -a | tr '\\n' ' ')]"; sleep 600`;
+    this.tmux(
+      "new-session",
+      "-d",
+      "-s",
+      this.target,
+      "-x",
+      String(options.columns ?? 80),
+      "-y",
+      String(options.rows ?? 24),
+      "-c",
+      options.cwd,
+      `env -i ${assignments.join(" ")} ${cli}; ${after}`,
+    );
+  }
+
+  /** What the pane shows (with `history` lines of scrollback), trailing blanks removed. */
+  screen(history = 0): string {
+    const start = history > 0 ? ["-S", String(-history)] : [];
+    return this.tmux("capture-pane", "-p", "-J", ...start, "-t", this.target).replace(/\s+$/, "");
+  }
+
+  /** Types `text` literally (no Enter). */
+  write(text: string): void {
+    this.tmux("send-keys", "-t", this.target, "-l", text);
+  }
+
+  /** Types `text` and presses Enter. */
+  type(text: string): void {
+    this.write(text);
+    this.key("Enter");
+  }
+
+  /** Presses keys by tmux name: `C-c`, `Escape`, `Up`, `M-Enter`, `Tab`. */
+  key(...names: string[]): void {
+    this.tmux("send-keys", "-t", this.target, ...names);
+  }
+
+  /** Pastes `text` as a terminal paste (bracketed when the program asked for it). */
+  paste(text: string): void {
+    this.tmux("set-buffer", "-b", "paste", text);
+    this.tmux("paste-buffer", "-p", "-b", "paste", "-t", this.target);
+  }
+
+  /** Resizes the terminal (the program gets SIGWINCH). */
+  resize(columns: number, rows: number): void {
+    this.tmux("resize-window", "-t", this.target, "-x", String(columns), "-y", String(rows));
+  }
+
+  /** Whether the terminal shows its cursor (tmux's `cursor_flag`). */
+  cursorVisible(): boolean {
+    return this.tmux("display-message", "-p", "-t", this.target, "#{cursor_flag}").trim() === "1";
+  }
+
+  /** The pid of the CLI process (the pane's shell's child). */
+  cliPid(): number {
+    const shell = this.tmux("display-message", "-p", "-t", this.target, "#{pane_pid}").trim();
+    const children = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", shell], {
+      encoding: "utf8",
+    });
+    const line = children.split("\n").find((entry) => /node/.test(entry));
+    if (line === undefined) {
+      throw new Error(`no CLI process under the pane's shell ${shell}: ${children}`);
+    }
+    return Number(line.trim().split(/\s+/)[0]);
+  }
+
+  /**
+   * Waits until the screen matches `pattern`; returns the screen.
+   * @throws with the screen when `timeoutMs` passes first.
+   */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000, history = 0): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen(history);
+      if (pattern.test(screen)) {
+        return screen;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting for ${pattern}; the screen shows:\n${screen}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Waits for the CLI to exit; returns its exit code and the `stty -a` line printed after. */
+  async exited(timeoutMs = 15_000): Promise<{ code: number; stty: string }> {
+    const screen = await this.waitFor(/\[stty [^\]]*\]/, timeoutMs, 500);
+    const code = /\[exit (\d+)\]/.exec(screen)?.[1];
+    const stty = /\[stty ([^\]]*)\]/.exec(screen)?.[1] ?? "";
+    return { code: Number(code), stty };
+  }
+
+  close(): void {
+    spawnSync("tmux", ["-L", this.socketName, "kill-server"]);
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync("tmux", ["-L", this.socketName, ...args], { encoding: "utf8" });
+  }
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
