@@ -98,6 +98,13 @@ export function resolveModel(
       missingKey: { variable: keyVariable, modelId: id },
     };
   }
+  if (apiKey !== undefined && looksLikePlaceholder(apiKey)) {
+    const variable = env.TURNLOOP_API_KEY === undefined ? keyVariable : "TURNLOOP_API_KEY";
+    return {
+      ok: false,
+      message: `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`,
+    };
+  }
   return {
     ok: true,
     configuration: {
@@ -108,6 +115,15 @@ export function resolveModel(
       ...(apiKey === undefined ? {} : { apiKey }),
     },
   };
+}
+
+/**
+ * Whether a key is a documentation placeholder rather than a key: `<your key>`-style angle
+ * brackets or whitespace inside (no provider's key has either). Keys with `…` are caught when the
+ * request is sent (they cannot go into an HTTP header).
+ */
+function looksLikePlaceholder(key: string): boolean {
+  return /^<.*>$/.test(key.trim()) || /\s/.test(key.trim());
 }
 
 /** The environment variable a provider's key is read from (`TURNLOOP_API_KEY` overrides it). */

@@ -61,6 +61,17 @@ describe("errors that cannot succeed on retry", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  test("the README's '<your Anthropic key>' placeholder is named before any request", async () => {
+    for (const key of ["<your Anthropic key>", "<key>", "paste your key here"]) {
+      const result = await run("anthropic:claude-sonnet-4-5", `${server.url}/v1`, key);
+      expect(result.code).toBe(64);
+      expect(result.stderr).toContain(
+        `turnloop: the API key in ANTHROPIC_API_KEY looks like a placeholder ("${key}"); set your real key.`,
+      );
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   test("an invalid URL, a blocked port and an unknown host are not retried", async () => {
     const invalid = await run("openai-chat:gpt-4.1", "http://127.0.0.1:99999/v1");
     expect(invalid.code).toBe(1);
