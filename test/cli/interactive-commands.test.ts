@@ -85,7 +85,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     const config = join(fixture.repository, "servers.json");
     await writeFile(config, JSON.stringify({ mcpServers: { t: stdioEntry() } }));
     fixture.server.enqueue({ text: "Seen the tools." });
-    const terminal = fixture.open(["--mcp-config", config]);
+    // The bounded start-up wait is tested in test/tools/mcp.test.ts; here a loaded machine must not
+    // let the prompt go ahead before the server is up, so the wait is long.
+    const terminal = fixture.open(["--mcp-config", config], {
+      env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "60000" },
+    });
     await terminal.waitFor(INPUT_BOX);
     // A prompt waits for the servers to start (bounded); then /mcp shows the server connected.
     terminal.type("which tools?");
