@@ -1,4 +1,4 @@
-import type { ConfigFile, LoadedConfig, McpServerConfig, ProviderProfile } from "./config.js";
+import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
 
 /**
  * The settings a face runs with and where each came from: a flag (`--model`), a variable
@@ -33,7 +33,6 @@ export interface EffectiveSettings {
   allow: Array<Sourced<string>>;
   deny: Array<Sourced<string>>;
   providers: Record<string, Sourced<ProviderProfile>>;
-  mcpServers: Record<string, Sourced<McpServerConfig>>;
   /** Context window sizes (tokens) by model id. */
   contextWindows: Record<string, Sourced<number>>;
 }
@@ -113,7 +112,6 @@ export function effectiveSettings(
     allow: listed((settings) => settings.permissions?.allow, flags.allowTools, "--allow-tool"),
     deny: listed((settings) => settings.permissions?.deny, flags.denyTools, "--deny-tool"),
     providers,
-    mcpServers: merged((settings) => settings.mcpServers),
     contextWindows: merged((settings) => settings.contextWindows),
   };
 }
