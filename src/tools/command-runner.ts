@@ -1,0 +1,60 @@
+/**
+ * The CommandRunner port: how every command the agent or the user runs is started, watched and
+ * stopped (DESIGN.md, "Ports"). The `bash` tool, the interactive `!command` and the ACP client's
+ * terminal all sit behind this one shape; a sandbox (bubblewrap) is another implementation.
+ *
+ * A runner owns the process group, the timeout, cancellation and output capping: a caller gets one
+ * {@link CommandResult} whatever happened, and never a rejection.
+ */
+
+/** What a runner needs to run one command. */
+export interface CommandRequest {
+  /** Absolute folder the command starts in. */
+  cwd: string;
+  /**
+   * The command's whole environment, handed down by the session host (provider keys already
+   * removed); a runner adds nothing from its own process.
+   */
+  env: Readonly<Record<string, string>>;
+  /** Aborting it stops the command (its whole process group) and resolves the run. */
+  signal: AbortSignal;
+  /** Milliseconds before the runner stops the command and reports `stopped: "timeout"`. */
+  timeoutMs: number;
+  /**
+   * Called with the output shown so far (the same head-and-tail cut as the result), at most
+   * every 100 ms while the command runs.
+   */
+  onOutput?: (output: string) => void;
+  /**
+   * File that receives the full output (secrets redacted, mode 0600) once it is longer than the
+   * shown limit; its folder is created when needed.
+   */
+  savePath: string;
+}
+
+/** How one command ended. Exactly one of `exitCode`, `signal`, `stopped`, `startError` explains it. */
+export interface CommandResult {
+  /** The exit code, or `null` when the command ended by a signal, was stopped or never started. */
+  exitCode: number | null;
+  /** The signal that ended the command (e.g. `SIGKILL`), or `null`. */
+  signal: string | null;
+  /**
+   * stdout and stderr interleaved as they came; past the limit only its head and tail, with a
+   * marker naming the omitted size and {@link CommandRequest.savePath}.
+   */
+  output: string;
+  /** Whether `output` is cut (or the runner itself dropped output, e.g. a client terminal). */
+  truncated: boolean;
+  /** Set when the runner stopped the command: its timeout, or the caller's signal. */
+  stopped?: "timeout" | "cancelled";
+  /** Set when the command could not be started, with why (e.g. `bash: ENOENT`). */
+  startError?: string;
+}
+
+/** Runs shell commands. Implementations: plain `bash -c`, the ACP client's terminal, bubblewrap. */
+export interface CommandRunner {
+  /** A few words for messages and `turnloop config`, e.g. `bash`, `client terminal`. */
+  readonly description: string;
+  /** Runs `command` with `bash -c` semantics. Resolves once it is over; never rejects. */
+  run(command: string, request: CommandRequest): Promise<CommandResult>;
+}
