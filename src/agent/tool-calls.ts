@@ -46,6 +46,8 @@ export interface ToolCallOutcome {
   isError: boolean;
   errorCode?: ToolErrorCode;
   images?: ToolImage[];
+  /** The exit code of the command the tool ran, when it exited on its own. */
+  exitCode?: number;
 }
 
 export interface ExecuteOptions {
@@ -114,6 +116,7 @@ export async function executeToolCalls(
         ...(outcome.errorCode === undefined
           ? {}
           : { error: { message: outcome.content, code: outcome.errorCode } }),
+        ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
       },
     });
     return outcome;
@@ -200,6 +203,7 @@ async function settle(
     isError: result.isError,
     ...(result.isError ? { errorCode: result.errorCode ?? ("failed" as const) } : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
+    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
   };
 }
 

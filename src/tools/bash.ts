@@ -96,7 +96,10 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
   const body = text === "" || text.endsWith("\n") ? text : `${text}\n`;
   switch (outcome.kind) {
     case "exited":
-      return textResult(`${body}${describeExit(outcome.code, outcome.signal)}`);
+      return withExitCode(
+        textResult(`${body}${describeExit(outcome.code, outcome.signal)}`),
+        outcome.code,
+      );
     case "timed-out":
       return errorResult(
         `${body}Command timed out after ${timeoutSeconds} s; its process group was killed.`,
@@ -155,7 +158,14 @@ async function runInClientTerminal(
       `${body}Command timed out after ${timeoutSeconds} s; the client stopped it.`,
     );
   }
-  return textResult(`${body}${describeExit(result.exitCode, result.signal)}`);
+  return withExitCode(
+    textResult(`${body}${describeExit(result.exitCode, result.signal)}`),
+    result.exitCode,
+  );
+}
+
+function withExitCode(result: ToolResult, exitCode: number | null): ToolResult {
+  return exitCode === null ? result : { ...result, exitCode };
 }
 
 function describeExit(code: number | null, signal: string | null): string {

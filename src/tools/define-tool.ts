@@ -74,6 +74,8 @@ export interface ToolResult {
    * `rejected` (the user or app refused it), e.g. a Copilot SDK tool's `resultType`. Default: `failed`.
    */
   errorCode?: "denied" | "rejected";
+  /** The exit code of the command the tool ran, when it exited on its own (`bash`). */
+  exitCode?: number;
 }
 
 /** An image in a tool result. */
