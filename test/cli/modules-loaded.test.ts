@@ -99,6 +99,7 @@ describe("modules loaded before they are needed (issue 26)", () => {
       cwd: directory,
       env: environment("openai-chat:gpt-4.1"),
     });
+    const closed = new Promise((resolve) => agent.once("close", resolve));
     try {
       const answer = await firstLine(agent);
       const atAnswer = modulesLoaded();
@@ -110,8 +111,9 @@ describe("modules loaded before they are needed (issue 26)", () => {
       expect(atAnswer.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
       expect(atAnswer.length).toBeLessThanOrEqual(ACP_INITIALIZE_MODULE_BOUND);
     } finally {
+      // stdin ending closes the connection; the agent exits.
       agent.stdin.end();
-      await new Promise((resolve) => agent.once("close", resolve));
+      await closed;
     }
   });
 });
