@@ -93,16 +93,22 @@ export function runCommandLine(
   return startCommandLine(line, options).done;
 }
 
-/** Host process ids whose command line contains `token` (e.g. a background process's marker). */
-export function processesWith(token: string): number[] {
+/**
+ * Host process ids whose program name (argv[0]) is `name` (set with bash's `exec -a name`), or
+ * starts with it when `name` ends with `*`.
+ */
+export function processesWith(name: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) {
       continue;
     }
     try {
-      const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (commandLine.includes(token)) {
+      const programName = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[0] ?? "";
+      const matches = name.endsWith("*")
+        ? programName.startsWith(name.slice(0, -1))
+        : programName === name;
+      if (matches) {
         found.push(Number(entry));
       }
     } catch {

@@ -123,10 +123,10 @@ function hiddenPlaces(settings: SandboxSettings, writableRoots: readonly string[
   }
   return places.filter(
     (place, index) =>
-      !places.some(
-        (other, otherIndex) =>
-          other.directory &&
-          (other.path === place.path ? otherIndex < index : isInside(place.path, other.path)),
+      !places.some((other, otherIndex) =>
+        other.path === place.path
+          ? otherIndex < index
+          : other.directory && isInside(place.path, other.path),
       ),
   );
 }
@@ -138,7 +138,10 @@ function hiddenEntryPath(entry: string, settings: SandboxSettings): string {
   return resolve(settings.home, entry.startsWith("~/") ? entry.slice(2) : entry);
 }
 
-/** A folder becomes an empty read-only memory file system; anything else reads as `/dev/null`. */
+/**
+ * A folder becomes an empty read-only memory file system; anything else becomes `/dev/null` on a
+ * `nodev` mount, which cannot be opened (`Permission denied`).
+ */
 function hideMount(place: HiddenPlace): string[] {
   return place.directory
     ? ["--tmpfs", place.path, "--remount-ro", place.path]

@@ -62,7 +62,8 @@ export interface SandboxSettings {
   /**
    * Places whose content the command must not see: an entry starting with `/` is absolute, any
    * other is relative to {@link home} (a leading `~/` is allowed). Default
-   * {@link DEFAULT_HIDDEN_PATHS}; the given list replaces it. Folders appear empty, files empty.
+   * {@link DEFAULT_HIDDEN_PATHS}; the given list replaces it. Folders appear empty; files cannot be read
+   * (`Permission denied`).
    */
   hidden?: readonly string[];
   /**
