@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { processesWith, type RunOutcome } from "../../support/sandbox.js";
+import type { RunOutcome } from "../../support/sandbox.js";
 import type { SandboxFixture } from "./fixture.js";
 
 /** Written by every write attempt; a host file holding it means the attempt got through. */
@@ -55,15 +55,6 @@ function contains(path: string, text: string): boolean {
     return readFileSync(path, "utf8").includes(text);
   } catch {
     return false;
-  }
-}
-
-/** Whether a host process has ended (gone, or a zombie waiting to be reaped). */
-function ended(pid: number): boolean {
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
   }
 }
 
@@ -278,129 +269,5 @@ export function readAttempts(f: SandboxFixture, copies: Record<string, string>):
       ...read("search HOME for secrets", (p) => `grep -r secret- ${quote(p)}`, f.home, copy(key)),
       control: `grep -r secret- ${quote(join(copy(key), ".."))}`,
     },
-  ];
-}
-
-/** Attempts on the fake agent's process, the environment, the network, IPC and lifetime. */
-export function processAttempts(
-  f: SandboxFixture,
-  t: EscapeTargets,
-  agentPid: number,
-): EscapeAttempt[] {
-  const tcp = `exec 3<>/dev/tcp/127.0.0.1/${t.httpPort} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`;
-  const dns =
-    `perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:${t.dnsPort}", ` +
-    `Proto => "udp") or die "socket: $!"; $s->send(pack("H*", "${t.dnsQueryHex}")) or die "send: $!"; ` +
-    `alarm 10; defined $s->recv($answer, 512) or die "recv: $!"; print $answer'`;
-  const unix = (path: string) =>
-    `perl -MIO::Socket::UNIX -e '($p = $ARGV[0]) =~ s/^@/\\0/; $s = IO::Socket::UNIX->new(Peer => $p) or die "connect: $!"; print scalar <$s>' ${quote(path)}`;
-  const fifo = (path: string) => `timeout 10 sh -c ${quote(`echo ${MARK} > ${path}`)}`;
-  const ptrace = (pid: string) =>
-    `perl -e 'my $r = syscall(${t.ptraceSyscall}, 16, $ARGV[0] + 0, 0, 0); print $r == 0 ? "ATTACHED\\n" : "refused: $!\\n"' ${pid}`;
-  const survivor = (token: string, start: string) => ({
-    name: `a background process outliving the sandbox (${start})`,
-    attempt: `${start} bash -c ${quote(`exec -a ${token} sleep 600`)} > /dev/null 2>&1 &`,
-    control: `${start} bash -c ${quote(`exec -a ${token}-control sleep 600`)} > /dev/null 2>&1 & kill -0 $! && echo ALIVE`,
-    escaped: () => processesWith(token).length > 0,
-    worked: (outcome: RunOutcome) => outcome.output.includes("ALIVE"),
-  });
-  const greets = (outcome: RunOutcome) => outcome.output.includes(f.secret);
-  return [
-    {
-      name: "a provider key in the environment",
-      attempt: 'echo "$OPENAI_API_KEY $ANTHROPIC_API_KEY $TURNLOOP_API_KEY"',
-      control: 'echo "$TURNLOOP_TEST_VISIBLE"',
-      env: { OPENAI_API_KEY: f.secret, ANTHROPIC_API_KEY: f.secret, TURNLOOP_API_KEY: f.secret },
-      escaped: greets,
-      worked: (outcome) => outcome.output.includes("visible-variable"),
-    },
-    {
-      name: "a provider key in /proc/<agent pid>/environ",
-      attempt: `cat /proc/${agentPid}/environ`,
-      control: "cat /proc/self/environ",
-      escaped: greets,
-      worked: (outcome) => outcome.output.includes("visible-variable"),
-    },
-    {
-      name: "kill the agent",
-      attempt: `kill -KILL ${agentPid}`,
-      control: "sleep 60 & kill -KILL $! && wait $!; echo killed $?",
-      escaped: () => ended(agentPid),
-      worked: (outcome) => outcome.output.includes("killed 137"),
-    },
-    {
-      name: "kill every process (kill -9 -1)",
-      attempt: "kill -KILL -1",
-      control: 'sleep 60 & kill -KILL -1; wait $!; echo "sleep ended: $?"',
-      escaped: () => ended(agentPid),
-      worked: (outcome) => outcome.output.includes("sleep ended: 137"),
-    },
-    {
-      name: "ptrace the agent",
-      attempt: ptrace(String(agentPid)),
-      control: `sleep 60 & ${ptrace("$!")}`,
-      escaped: (outcome) => outcome.output.includes("ATTACHED"),
-      worked: (outcome) => outcome.output.includes("ATTACHED"),
-    },
-    {
-      name: "setuid su to regain capabilities",
-      attempt: "su root -s /bin/sh -c 'grep CapEff /proc/self/status'",
-      control: "sh -c 'grep CapEff /proc/self/status'",
-      escaped: (outcome) => /CapEff:\s*0*[1-9a-f]/.test(outcome.output),
-      worked: (outcome) => outcome.output.includes("CapEff:"),
-    },
-    {
-      name: "network: a server on 127.0.0.1",
-      attempt: tcp,
-      control: tcp,
-      controlWithNetwork: true,
-      escaped: greets,
-      worked: greets,
-    },
-    {
-      name: "network: DNS query to a resolver",
-      attempt: dns,
-      control: dns,
-      controlWithNetwork: true,
-      escaped: (outcome) => outcome.output.includes("turnloop"),
-      worked: (outcome) => outcome.output.includes("turnloop"),
-    },
-    {
-      name: "abstract unix socket of the agent",
-      attempt: unix(t.agentAbstractSocket),
-      control: unix(t.workspaceSocket),
-      escaped: greets,
-      worked: greets,
-    },
-    {
-      name: "unix socket of the agent in TURNLOOP_HOME",
-      attempt: unix(t.agentSocketInTurnloopHome),
-      control: unix(t.workspaceSocket),
-      escaped: greets,
-      worked: greets,
-    },
-    {
-      name: "unix socket of the agent in /tmp",
-      attempt: unix(t.agentSocketInTemporary),
-      control: unix(t.workspaceSocket),
-      escaped: greets,
-      worked: greets,
-    },
-    {
-      name: "fifo of the agent in TURNLOOP_HOME",
-      attempt: fifo(t.fifoInTurnloopHome),
-      control: fifo(t.workspaceFifo),
-      escaped: () => t.received(t.fifoInTurnloopHome).includes(MARK),
-      worked: () => t.received(t.workspaceFifo).includes(MARK),
-    },
-    {
-      name: "fifo of the agent in /tmp",
-      attempt: fifo(t.fifoInTemporary),
-      control: fifo(t.workspaceFifo),
-      escaped: () => t.received(t.fifoInTemporary).includes(MARK),
-      worked: () => t.received(t.workspaceFifo).includes(MARK),
-    },
-    survivor(`turnloop-survivor-${f.secret.slice(7, 15)}`, ""),
-    survivor(`turnloop-daemon-${f.secret.slice(7, 15)}`, "setsid nohup"),
   ];
 }

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxWrap } from "../../../src/tools/sandbox/index.js";
 import { requireSandbox, runCommandLine } from "../../support/sandbox.js";
+import { processAttempts } from "./escape-process.js";
 import {
   type EscapeAttempt,
   type EscapeTargets,
-  processAttempts,
   readAttempts,
   writeAttempts,
 } from "./escape-table.js";

@@ -168,4 +168,20 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       output: `cat: ${join(fixture.home, "token.txt")}: Permission denied\n-----BEGIN OPENSSH PRIVATE KEY-----\n`,
     });
   });
+
+  it("a workspace that holds a hidden place (the cwd is HOME) keeps it hidden and unwritable", async () => {
+    const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: fixture.home });
+    const outcome = await runCommandLine(
+      wrap("ls -A .ssh; echo key > .ssh/id_rsa; echo note > notes.txt && cat notes.txt"),
+      { cwd: fixture.home, env: fixture.env },
+    );
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "bash: line 1: .ssh/id_rsa: Read-only file system\nnote\n",
+    });
+    expect(await readFile(join(fixture.home, ".ssh", "id_ed25519"), "utf8")).toContain(
+      fixture.secret,
+    );
+  });
 });
