@@ -18,7 +18,11 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { sandboxAvailability, sandboxWrap } from "../dist/tools/sandbox/index.js";
+import {
+  DEFAULT_HIDDEN_PATHS,
+  sandboxAvailability,
+  sandboxWrap,
+} from "../dist/tools/sandbox/index.js";
 import { percentile } from "./statistics.mjs";
 
 const runsFlag = process.argv.indexOf("--runs");
@@ -36,20 +40,14 @@ const workspace = join(base, "workspace");
 const home = join(base, "home");
 mkdirSync(join(workspace, ".git", "hooks"), { recursive: true });
 writeFileSync(join(workspace, ".git", "config"), "[core]\n");
-for (const folder of [
-  ".ssh",
-  ".aws",
-  ".config/gcloud",
-  ".azure",
-  ".docker",
-  ".kube",
-  ".gnupg",
-  ".turnloop",
-]) {
-  mkdirSync(join(home, folder), { recursive: true });
-}
-for (const file of [".netrc", ".npmrc", ".pypirc", ".git-credentials"]) {
-  writeFileSync(join(home, file), "");
+/** The default hidden places that are files; the others are folders. */
+const HIDDEN_FILES = new Set([".netrc", ".npmrc", ".pypirc", ".git-credentials"]);
+for (const place of [...DEFAULT_HIDDEN_PATHS, ".turnloop"]) {
+  if (HIDDEN_FILES.has(place)) {
+    writeFileSync(join(home, place), "");
+  } else {
+    mkdirSync(join(home, place), { recursive: true });
+  }
 }
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
 const wrap = sandboxWrap("workspace-write", {
