@@ -30,10 +30,11 @@ const ISOLATION_OPTIONS: readonly string[] = [
 /**
  * The bubblewrap arguments that run `bash -c command` under `policy` (never
  * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
- * rule win, since a later mount shadows an earlier one: the whole file system read-only, fresh
- * `/dev` and `/proc`, a private `/tmp`; then the writable roots (`workspace-write`); then each
- * root's `.git/hooks` and `.git/config` read-only again; then the hidden places, last, so that a
- * secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
+ * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
+ * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
+ * that holds them, e.g. a cwd of `/`); the roots inside `/tmp`; each root's `.git/hooks` and
+ * `.git/config` read-only again; the hidden places last, so that a secret inside a workspace
+ * stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system (lstat,
  * realpath) at each call, so a `.git` made since the last command is protected too.
  */
@@ -46,12 +47,16 @@ export function bubblewrapArguments(
   const writableRoots = policy === "workspace-write" ? writableRootsOf(cwd, settings) : [];
   const temporary =
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
+  const bind = (root: string) => ["--bind", root, root];
+  const inTemporary = (root: string) => isInside(root, "/tmp");
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
-    ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+    ...["--ro-bind", "/", "/"],
+    ...writableRoots.filter((root) => !inTemporary(root)).flatMap(bind),
+    ...["--dev", "/dev", "--proc", "/proc"],
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
-    ...writableRoots.flatMap((root) => ["--bind", root, root]),
+    ...writableRoots.filter(inTemporary).flatMap(bind),
     ...writableRoots.flatMap(gitProtections),
     ...hiddenPlaces(settings, writableRoots).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],

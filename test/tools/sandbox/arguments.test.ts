@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -82,9 +83,9 @@ describe("the bubblewrap command line", () => {
       args: [
         ...ISOLATION,
         "--unshare-net",
-        ...BASE_MOUNTS,
-        ...["--tmpfs", "/tmp"],
+        ...["--ro-bind", "/", "/"],
         ...["--bind", workspace, workspace, "--bind", join(base, "extra"), join(base, "extra")],
+        ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
         ...["--ro-bind", join(workspace, ".git/hooks"), join(workspace, ".git/hooks")],
         ...["--ro-bind", join(workspace, ".git/config"), join(workspace, ".git/config")],
         ...["--tmpfs", join(home, ".ssh"), "--remount-ro", join(home, ".ssh")],
@@ -120,6 +121,20 @@ describe("the bubblewrap command line", () => {
         ...["--chdir", workspace, "--", "bash", "-c", "ls"],
       ],
     });
+  });
+
+  it("a workspace inside /tmp is mounted after the private /tmp, so that it is not shadowed", async () => {
+    const inTemporary = await mkdtemp(join(tmpdir(), "turnloop-sandbox-workspace-"));
+    const real = realpathSync(inTemporary);
+    const args = sandboxWrap("workspace-write", { cwd: inTemporary, home, turnloopHome: home })(
+      "ls",
+    ).args;
+    await rm(inTemporary, { recursive: true });
+    expect(args.slice(ISOLATION.length + 1, ISOLATION.length + 13)).toEqual([
+      ...BASE_MOUNTS,
+      ...["--tmpfs", "/tmp"],
+      ...["--bind", real, real],
+    ]);
   });
 
   it("names the policies Codex users know", () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SandboxPolicy, sandboxWrap } from "../../../src/tools/sandbox/index.js";
@@ -183,5 +184,22 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
     expect(await readFile(join(fixture.home, ".ssh", "id_ed25519"), "utf8")).toContain(
       fixture.secret,
     );
+  });
+
+  it("a workspace that holds /proc and /tmp (the cwd is /) still gets a fresh /proc and a private /tmp", async () => {
+    const hostTemporary = await mkdtemp(join(tmpdir(), "turnloop-host-tmp-"));
+    const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: "/" });
+    const outcome = await runCommandLine(
+      wrap(
+        `ls /proc/${fixture.agent.pid} > /dev/null 2>&1 || echo "agent not visible"; ls ${hostTemporary} 2>&1 || true`,
+      ),
+      { cwd: fixture.workspace, env: fixture.env },
+    );
+    await rm(hostTemporary, { recursive: true, force: true });
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: `agent not visible\nls: cannot access '${hostTemporary}': No such file or directory\n`,
+    });
   });
 });
