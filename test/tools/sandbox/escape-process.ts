@@ -29,8 +29,12 @@ export function processAttempts(
   const unix = (path: string) =>
     `perl -MIO::Socket::UNIX -e '($p = $ARGV[0]) =~ s/^@/\\0/; $s = IO::Socket::UNIX->new(Peer => $p) or die "connect: $!"; print scalar <$s>' ${quote(path)}`;
   const fifo = (path: string) => `timeout 10 sh -c ${quote(`echo ${MARK} > ${path}`)}`;
+  // PTRACE_ATTACH (16) on the process given, or with no argument on a child of its own (allowed
+  // under Yama's ptrace_scope 1, which limits tracing to descendants).
   const ptrace = (pid: string) =>
-    `perl -e 'my $r = syscall(${t.ptraceSyscall}, 16, $ARGV[0] + 0, 0, 0); print $r == 0 ? "ATTACHED\\n" : "refused: $!\\n"' ${pid}`;
+    `perl -e 'my $pid = $ARGV[0] // fork() // die "fork: $!"; if ($pid == 0) { sleep 60; exit } ` +
+    `my $r = syscall(${t.ptraceSyscall}, 16, $pid + 0, 0, 0); print $r == 0 ? "ATTACHED\\n" : "refused: $!\\n"; ` +
+    `kill 9, $pid unless @ARGV' ${pid}`;
   const survivor = (token: string, start: string) => ({
     name: `a background process outliving the sandbox (${start})`,
     attempt: `${start} bash -c ${quote(`exec -a ${token} sleep 600`)} > /dev/null 2>&1 &`,
@@ -74,7 +78,7 @@ export function processAttempts(
     {
       name: "ptrace the agent",
       attempt: ptrace(String(agentPid)),
-      control: `sleep 60 & ${ptrace("$!")}`,
+      control: ptrace(""),
       escaped: (outcome) => outcome.output.includes("ATTACHED"),
       worked: (outcome) => outcome.output.includes("ATTACHED"),
     },
