@@ -38,6 +38,7 @@ if (!availability.available) {
 const base = mkdtempSync("/var/tmp/turnloop-sandbox-bench-");
 const workspace = join(base, "workspace");
 const home = join(base, "home");
+process.on("exit", () => rmSync(base, { recursive: true, force: true }));
 mkdirSync(join(workspace, ".git", "hooks"), { recursive: true });
 writeFileSync(join(workspace, ".git", "config"), "[core]\n");
 /** The default hidden places that are files; the others are folders. */
@@ -123,7 +124,6 @@ for (const command of COMMANDS) {
       `${(percentile(building, 0.5) * 1000).toFixed(0)} µs | ${percentile(differences, 0.5) <= 15 ? "met" : "not met"} |`,
   );
 }
-rmSync(base, { recursive: true, force: true });
 
 const bwrapVersion = await new Promise((resolve) => {
   const child = spawn("bwrap", ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
