@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import {
@@ -77,16 +77,47 @@ function writableRootsOf(cwd: string, settings: SandboxSettings): string[] {
   return roots;
 }
 
+/** How deep below `.git/modules` submodules' git folders are looked for (names may hold `/`). */
+const SUBMODULE_DEPTH = 4;
+
 /**
- * `.git/hooks` and `.git/config` of a writable root, mounted read-only over themselves, so that
- * nothing a command writes runs later outside the sandbox (a hook, `core.hooksPath`, an alias,
- * `core.fsmonitor`). A repository without a hooks folder gets an empty read-only one.
+ * `hooks` and `config` of a writable root's `.git` and of its submodules' git folders (git keeps
+ * them in `.git/modules/<name>`), mounted read-only over themselves, so that nothing a command
+ * writes runs later outside the sandbox (a hook, `core.hooksPath`, an alias, `core.fsmonitor`).
+ * A git folder without a hooks folder gets an empty read-only one. Repositories nested in the
+ * workspace by other means (a second `.git` below the root) are not looked for.
  */
 function gitProtections(root: string): string[] {
   const gitDirectory = join(root, ".git");
   if (!lstatOf(gitDirectory)?.isDirectory()) {
     return [];
   }
+  const submodules = submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH);
+  return [gitDirectory, ...submodules].flatMap(protectGitDirectory);
+}
+
+/** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
+function submoduleGitDirectories(folder: string, depth: number): string[] {
+  if (depth === 0) {
+    return [];
+  }
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => {
+      const path = join(folder, entry.name);
+      return lstatOf(join(path, "HEAD"))?.isFile()
+        ? [path, ...submoduleGitDirectories(join(path, "modules"), depth - 1)]
+        : submoduleGitDirectories(path, depth - 1);
+    });
+}
+
+function protectGitDirectory(gitDirectory: string): string[] {
   const hooks = realPathOf(join(gitDirectory, "hooks"));
   const config = realPathOf(join(gitDirectory, "config"));
   const hookMounts =

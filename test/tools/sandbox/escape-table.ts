@@ -186,6 +186,18 @@ export function writeAttempts(f: SandboxFixture, agentPid: number): EscapeAttemp
     ),
     write("a git hook", echo, ws(".git/hooks/pre-commit"), ws("src/pre-commit")),
     write(
+      "a submodule's git hook",
+      echo,
+      ws(".git/modules/lib/parser/hooks/post-checkout"),
+      ws("src/post-checkout"),
+    ),
+    write(
+      "a submodule's git config",
+      (t) => `echo ${MARK} >> ${quote(t)}`,
+      ws(".git/modules/lib/parser/config"),
+      ws("src/submodule-config"),
+    ),
+    write(
       "git's config",
       (t) => `echo ${MARK} >> ${quote(t)}`,
       ws(".git/config"),

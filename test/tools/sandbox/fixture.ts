@@ -6,7 +6,7 @@ import { join } from "node:path";
 /**
  * A sandbox test's world on the host, outside `/tmp` (which the sandbox replaces) so that what is
  * outside the workspace is visible to the sandbox, read-only: a workspace that is a git
- * repository, a fake HOME with fake credentials, turnloop's folder with a session log, a folder
+ * repository with a submodule's git folder (`.git/modules/lib/parser`), a fake HOME with fake credentials, turnloop's folder with a session log, a folder
  * outside the workspace, and a fake agent process (cwd outside, a provider key in its
  * environment). Never the real HOME.
  */
@@ -38,6 +38,10 @@ export async function createSandboxFixture(): Promise<SandboxFixture> {
   await mkdir(join(workspace, ".git", "hooks"), { recursive: true });
   await writeFile(join(workspace, ".git", "config"), "[core]\n\tbare = false\n");
   await writeFile(join(workspace, ".git", "hooks", "pre-commit.sample"), "#!/bin/sh\n");
+  const submodule = join(workspace, ".git", "modules", "lib", "parser");
+  await mkdir(join(submodule, "hooks"), { recursive: true });
+  await writeFile(join(submodule, "HEAD"), "ref: refs/heads/main\n");
+  await writeFile(join(submodule, "config"), "[core]\n");
   await mkdir(join(workspace, "src"));
   await mkdir(outside);
   await writeFile(join(outside, "existing.txt"), "outside file\n");
