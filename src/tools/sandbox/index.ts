@@ -1,8 +1,10 @@
 /**
  * The bubblewrap sandbox (issue 23): a policy that turns a command into the argv a runner spawns.
- * A runner keeps its own process group, timeout, cancellation and output handling; killing the
- * `bwrap` process's group ends everything inside, since the sandbox's processes share its pid
- * namespace and `--die-with-parent` ends that namespace with `bwrap`.
+ * A runner keeps its own process group, timeout, cancellation and output handling; a signal to
+ * the `bwrap` process's group ends everything inside, even processes that ignore it or left the
+ * group: the sandbox's processes live in a pid namespace of their own whose first process gets
+ * SIGKILL when `bwrap` ends (`--die-with-parent`), and the kernel ends a pid namespace's every
+ * process with its first. The same ends background processes when the command itself exits.
  */
 import { bubblewrapArguments } from "./bubblewrap-arguments.js";
 import type { CommandLine, SandboxPolicy, SandboxSettings } from "./policy.js";
