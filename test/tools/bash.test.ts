@@ -93,10 +93,12 @@ describe("bash", () => {
     expect(await bash({ command: "echo hello && echo world", description: "Run echo" })).toEqual({
       content: "hello\nworld\n<exited with exit code 0>",
       isError: false,
+      exitCode: 0,
     });
     expect(await bash({ command: "printf partial; exit 3" })).toEqual({
       content: "partial\n<exited with exit code 3>",
       isError: false,
+      exitCode: 3,
     });
   });
 

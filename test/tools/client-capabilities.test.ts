@@ -153,7 +153,11 @@ describe("tools use the client's files and terminal when it offers them", () => 
     });
     const context = makeContext(directory, { client: editor, toolCallId: "call_9" });
     const result = await runTool(bashTool, { command: "echo hello; exit 2", timeout: 5 }, context);
-    expect(result).toEqual({ content: "hello\n<exited with exit code 2>", isError: false });
+    expect(result).toEqual({
+      content: "hello\n<exited with exit code 2>",
+      isError: false,
+      exitCode: 2,
+    });
     expect(editor.commands).toEqual([
       { command: "echo hello; exit 2", cwd: directory, timeoutMs: 5_000, id: "call_9" },
     ]);
