@@ -7,6 +7,7 @@
 import type { AskPermission } from "../agent/permission-gate.js";
 import { parseRules } from "../agent/permission-gate.js";
 import { type SecretValue, secretValues } from "../events/secrets.js";
+import { environmentContextWindow } from "../llm/context-window.js";
 import {
   createProvider,
   hasProviderPrefix,
@@ -87,6 +88,8 @@ export class SessionHost {
       env: commandEnvironment(settings.env, settings.face.profileKeyVariables ?? []),
     };
     this.secrets = secretValues(settings.env);
+    // The loop reads no environment: `--context-window`, else TURNLOOP_CONTEXT_WINDOW.
+    const contextWindow = settings.face.contextWindow ?? environmentContextWindow(settings.env);
     this.policy = {
       commands: this.commands,
       secrets: this.secrets,
@@ -98,9 +101,7 @@ export class SessionHost {
       deny: parseRules(settings.face.denyTools),
       folders: settings.face.addDirs,
       ...systemPromptOptions(settings.face, settings.home),
-      ...(settings.face.contextWindow === undefined
-        ? {}
-        : { contextWindow: settings.face.contextWindow }),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(settings.face.contextWindows === undefined
         ? {}
         : { contextWindows: settings.face.contextWindows }),
