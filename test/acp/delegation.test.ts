@@ -22,6 +22,13 @@ function callsOf(current: AcpHarness, method: string): unknown[] {
     .map((call) => call.params);
 }
 
+/** The `terminal/*` methods the agent called, in order. */
+function terminalMethods(current: AcpHarness): string[] {
+  return current.behaviour.calls
+    .map((call) => call.method)
+    .filter((method) => method.startsWith("terminal/"));
+}
+
 function finalUpdate(current: AcpHarness, toolCallId: string): acp.SessionUpdate | undefined {
   return current
     .updates()
@@ -101,10 +108,7 @@ describe("a client that offers fs and terminals", () => {
         outputByteLimit: 1_000_000,
       },
     ]);
-    const terminalMethods = harness.behaviour.calls
-      .map((call) => call.method)
-      .filter((method) => method.startsWith("terminal/"));
-    expect(terminalMethods).toEqual([
+    expect(terminalMethods(harness)).toEqual([
       "terminal/create",
       "terminal/wait_for_exit",
       "terminal/output",
@@ -190,10 +194,7 @@ describe("a client that offers fs and terminals", () => {
     expect(requestMessages(harness.server, 1).at(-1)?.content).toBe(
       "begun\nCommand timed out after 0.5 s; the client stopped it.",
     );
-    const terminalMethods = harness.behaviour.calls
-      .map((call) => call.method)
-      .filter((method) => method.startsWith("terminal/"));
-    expect(terminalMethods).toEqual([
+    expect(terminalMethods(harness)).toEqual([
       "terminal/create",
       "terminal/wait_for_exit",
       "terminal/kill",

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import {
@@ -9,24 +9,15 @@ import {
   survivorsOf,
   uniqueSleepLength,
 } from "../support/processes.js";
-import {
-  makeContext,
-  makeTemporaryDirectory,
-  removeTemporaryDirectory,
-  runTool,
-} from "./tool-context.js";
+import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 let directory: string;
 
 /** Marks the sleeps these tests start, so the process table shows any left alive. */
 const LONG_SLEEP = uniqueSleepLength();
 
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-});
-
-afterEach(async () => {
-  await removeTemporaryDirectory(directory);
+useTemporaryDirectory((path) => {
+  directory = path;
 });
 
 function bash(args: Record<string, unknown>, overrides: Partial<ToolContext> = {}) {

@@ -1,23 +1,19 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { killCommandProcessGroups } from "../../src/tools/command-process.js";
 import type { CommandRequest } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
 import { isDeadSoon, survivorsOf, uniqueSleepLength } from "../support/processes.js";
-import { makeTemporaryDirectory, removeTemporaryDirectory } from "./tool-context.js";
+import { useTemporaryDirectory } from "./tool-context.js";
 
 let directory: string;
 
 /** Marks the sleeps these tests start, so the process table shows any left alive. */
 const LONG_SLEEP = uniqueSleepLength();
 
-beforeEach(async () => {
-  directory = await makeTemporaryDirectory();
-});
-
-afterEach(async () => {
-  await removeTemporaryDirectory(directory);
+useTemporaryDirectory((path) => {
+  directory = path;
 });
 
 afterAll(async () => {
