@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type { SecretValue } from "../events/secrets.js";
+import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
 
 /**
@@ -37,6 +39,8 @@ export interface ToolCallContext {
   emit: (event: EventInput) => void;
   signal: AbortSignal;
   client?: ClientCapabilities;
+  commands: CommandSetup;
+  secrets: readonly SecretValue[];
 }
 
 /** One call's outcome as given to the model. */
@@ -223,6 +227,8 @@ async function runTool(
       toolCallId: toolCall.toolCallId,
       signal,
       ...(context.client === undefined ? {} : { client: context.client }),
+      commands: context.commands,
+      secrets: context.secrets,
       onPartialResult: (partialOutput) =>
         context.emit({
           type: "tool.execution_partial_result",

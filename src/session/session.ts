@@ -76,8 +76,8 @@ export class Session {
   private readonly lock: SessionLock;
   private readonly writer: SessionWriter;
   private readonly listeners = new Set<SessionListener>();
-  /** Secrets of the environment out of every event, before it is written, folded or sent. */
-  private readonly redact = eventRedactor(process.env);
+  /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
+  private readonly redact: (input: EventInput) => EventInput;
   private running: AbortController | undefined;
   private mcpServers: McpServers | undefined;
   /**
@@ -112,7 +112,9 @@ export class Session {
     writer: SessionWriter,
     start: SessionEventOf<"session.start">["data"],
     directory: string,
+    environment: NodeJS.ProcessEnv,
   ) {
+    this.redact = eventRedactor(environment);
     this.log = log;
     this.lock = lock;
     this.writer = writer;
@@ -124,7 +126,8 @@ export class Session {
 
   /**
    * Starts a new session under `home` and writes its `session.start`. `options.sessionId` lets an
-   * app choose the id (the Copilot SDK does); default a new UUID. Takes the session's lock
+   * app choose the id (the Copilot SDK does); default a new UUID. `options.environment` is the
+   * session host's, whose secrets are redacted from every event (default: this process's). Takes the session's lock
    * (see session-lock.ts) until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
    * a session with that id open; Error when a session with that id exists.
@@ -133,7 +136,7 @@ export class Session {
     home: string,
     cwd: string,
     model: string,
-    options: { sessionId?: string } = {},
+    options: { sessionId?: string; environment?: NodeJS.ProcessEnv } = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
@@ -159,7 +162,9 @@ export class Session {
       cwd,
       model,
     };
-    const session = new Session(log, lock, new SessionWriter(log, null), start, directory);
+    const writer = new SessionWriter(log, null);
+    const environment = options.environment ?? process.env;
+    const session = new Session(log, lock, writer, start, directory, environment);
     session.openingEvents = [session.emit({ type: "session.start", data: start })];
     await log.flush();
     return session;
@@ -168,13 +173,17 @@ export class Session {
   /**
    * Reopens a session: folds its log into the history, records `session.resume` with the damage
    * the reader skipped, and gives every tool call left without a result (crash, kill) an
-   * interrupted result, on disk before the next model request (case 01). Takes the session's
-   * lock (see session-lock.ts) until {@link close}.
+   * interrupted result, on disk before the next model request (case 01). `options.environment`
+   * as for {@link create}. Takes the session's lock (see session-lock.ts) until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
    * SessionLockedError when the session is open for writing (another process, or this one); an
    * Error when the log has no `session.start`.
    */
-  static async resume(home: string, sessionId: string): Promise<Session> {
+  static async resume(
+    home: string,
+    sessionId: string,
+    options: { environment?: NodeJS.ProcessEnv } = {},
+  ): Promise<Session> {
     const directory = sessionDirectory(home, sessionId);
     const lock = await SessionLock.acquire(directory, sessionId);
     const opened = await withLock(lock, () =>
@@ -189,7 +198,8 @@ export class Session {
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
     const writer = new SessionWriter(opened.log, opened.events.at(-1)?.id ?? null);
-    const session = new Session(opened.log, lock, writer, first.data, directory);
+    const environment = options.environment ?? process.env;
+    const session = new Session(opened.log, lock, writer, first.data, directory, environment);
     for (const event of opened.events) {
       session.history.apply(event);
       session.recordGrant(event);

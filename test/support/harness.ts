@@ -10,6 +10,7 @@ import { readEventLog } from "../../src/session/event-log.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { Session, type SessionAgentSettings } from "../../src/session/session.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
+import { localCommands, localSecrets } from "./commands.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer, FakeModelServerOptions, Wire } from "./fake-model-types.js";
 
@@ -84,6 +85,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     autopilot: options.autopilot ?? false,
     maxAutopilotContinues: options.maxAutopilotContinues ?? 5,
     authorize: options.authorize ?? allowEverything,
+    commands: localCommands(),
+    secrets: localSecrets(),
   };
   const events: SessionEvent[] = [];
   let session = await Session.create(home, cwd, resolved.configuration.id);
