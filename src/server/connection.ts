@@ -22,9 +22,9 @@ import {
   type ResponseMessage,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
+import { ErrorCode, type SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
 import type { FramingFault } from "./framing.js";
-import { ErrorCode, type SessionMode } from "./protocol.js";
 import type { ClientLink, ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
 

@@ -3,9 +3,9 @@
  * params and results as the Copilot SDK sends and reads them). Anything else is `-32601`.
  */
 
+import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
-import { PROTOCOL_VERSION, type SessionListEntry } from "./protocol.js";
 import { listedModels } from "./server-model.js";
 import {
   abortMethod,

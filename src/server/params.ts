@@ -9,8 +9,8 @@
 
 import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
+import { ErrorCode } from "../protocol/copilot.js";
 import { SESSION_ID_PATTERN } from "../session/paths.js";
-import { ErrorCode } from "./protocol.js";
 
 const jsonObject = z.record(z.string(), z.json());
 

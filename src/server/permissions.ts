@@ -14,10 +14,10 @@ import {
 } from "../agent/permission-gate.js";
 import type { PermissionRule } from "../agent/permission-rules.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
+import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { Gates } from "./hooks.js";
-import type { PermissionKind, WirePermissionRequest } from "./protocol.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
 const NO_HANDLER_REASON =

@@ -24,6 +24,13 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
+import {
+  type HooksInvokeParams,
+  type HooksInvokeResult,
+  ServerToClient,
+  type SessionCreateResult,
+  type SessionMode,
+} from "../protocol/copilot.js";
 import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import {
@@ -37,12 +44,6 @@ import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
 import { withAttachments } from "./prompt-text.js";
-import type {
-  HooksInvokeParams,
-  HooksInvokeResult,
-  SessionCreateResult,
-  SessionMode,
-} from "./protocol.js";
 import { SessionChoices } from "./session-choices.js";
 
 /** The connection a session's notifications and hook calls go to. */
@@ -277,8 +278,8 @@ export class ServerSession {
       const idle = this.heldIdle;
       this.heldIdle = undefined;
       if (idle !== undefined) {
-        this.link?.notify("session.event", { sessionId: this.id, event: idle });
-        this.link?.notify("session.lifecycle", {
+        this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: idle });
+        this.link?.notify(ServerToClient.sessionLifecycle, {
           type: "session.updated",
           sessionId: this.id,
           metadata: { startTime: this.session.start.startTime, modifiedTime: idle.timestamp },
@@ -441,7 +442,7 @@ export class ServerSession {
       throw new Error("the app is not connected");
     }
     const params: HooksInvokeParams = { sessionId: this.id, hookType, input };
-    const result = await link.request("hooks.invoke", params, signal, HOOK_TIMEOUT_MS);
+    const result = await link.request(ServerToClient.hooksInvoke, params, signal, HOOK_TIMEOUT_MS);
     return (result as HooksInvokeResult | null)?.output;
   }
 
@@ -461,7 +462,7 @@ export class ServerSession {
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
-    this.link?.notify("session.event", { sessionId: this.id, event: wire });
+    this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: wire });
     if (event.type === "assistant.usage") {
       // Copilot's context-window report after each model call (the window is not known here: 0).
       const messagesLength = this.session.history.messages.length;

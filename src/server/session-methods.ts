@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ResponseError } from "vscode-jsonrpc";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
+import { ErrorCode, ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import { builtinTools } from "../tools/index.js";
@@ -27,7 +28,6 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import { ErrorCode, type SessionCreateResult } from "./protocol.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession, type SessionConfig } from "./server-session.js";
 
@@ -67,13 +67,13 @@ export async function createMethod(
   serverSession.attach(connection, configOf(params));
   // Copilot sends `session.start` live, before the answer (the SDK's `onEvent` sees it).
   for (const event of session.openingEvents) {
-    connection.notify("session.event", { sessionId: session.id, event });
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event });
   }
   serverSession.choices.byok = params.provider !== undefined;
   if (params.reasoningEffort !== undefined) {
     serverSession.switchModel(choice.configuration, params.reasoningEffort);
   }
-  broadcast(server, "session.lifecycle", {
+  broadcast(server, ServerToClient.sessionLifecycle, {
     type: "session.created",
     sessionId: session.id,
     metadata: { startTime: session.start.startTime, modifiedTime: session.start.startTime },
@@ -256,7 +256,7 @@ export async function deleteMethod(connection: ClientConnection, raw: unknown) {
   if (!deleted) {
     return { success: false, error: `no session ${sessionId}` };
   }
-  broadcast(server, "session.lifecycle", { type: "session.deleted", sessionId });
+  broadcast(server, ServerToClient.sessionLifecycle, { type: "session.deleted", sessionId });
   return { success: true };
 }
 
@@ -378,7 +378,9 @@ export function openSession(server: ServerContext, sessionId: string): ServerSes
 function announceRepair(connection: ClientConnection, session: Session): void {
   const event = session.resumeEvent;
   if (event !== undefined && session.repairNotice !== undefined) {
-    setImmediate(() => connection.notify("session.event", { sessionId: session.id, event }));
+    setImmediate(() =>
+      connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event }),
+    );
   }
 }
 
