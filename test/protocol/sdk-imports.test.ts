@@ -11,7 +11,9 @@ async function reachable(start: string): Promise<string[]> {
   const seen = new Set<string>();
   const pending = [start];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (seen.has(file)) continue;
+    if (seen.has(file)) {
+      continue;
+    }
     seen.add(file);
     const text = await readFile(file, "utf8");
     for (const match of text.matchAll(IMPORT)) {
@@ -27,7 +29,9 @@ describe("the SDK and the server share src/protocol", () => {
     const entries = await readdir(join(source, "sdk"));
     const loaded = new Set<string>();
     for (const entry of entries) {
-      for (const file of await reachable(join(source, "sdk", entry))) loaded.add(file);
+      for (const file of await reachable(join(source, "sdk", entry))) {
+        loaded.add(file);
+      }
     }
     expect([...loaded].filter((file) => file.startsWith("server/"))).toEqual([]);
     expect(loaded.has("protocol/copilot.ts")).toBe(true);
