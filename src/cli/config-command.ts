@@ -23,20 +23,33 @@ export async function runConfigCommand(
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return 64;
   }
-  const { settings, warnings } = configured;
+  const { config: settings, warnings } = configured;
   for (const warning of warnings) {
     process.stderr.write(`turnloop: warning: ${warning}\n`);
   }
-  const key = apiKeySource(configured.options.model, env, settings.apiKeyVariable?.value);
+  const key = apiKeySource(settings.model?.resolved, env, settings.apiKeyVariable?.value);
   const paths = configPaths(turnloopHome(env), options.cwd);
   const mcp = await mcpServerRows(options, env);
   if (json) {
     const mcpServers = Object.fromEntries(
       mcp.map(({ name, value, source }) => [name, { value, source }]),
     );
-    stdout.write(
-      `${JSON.stringify({ files: paths, ...settings, mcpServers, apiKey: key ?? null }, null, 2)}\n`,
-    );
+    // The run config's fields this command has always shown (unset ones drop out of the JSON).
+    const shown = {
+      files: paths,
+      model: settings.model,
+      baseUrl: settings.baseUrl,
+      apiKeyVariable: settings.apiKeyVariable,
+      maxTurns: settings.maxTurns,
+      maxAutopilotContinues: settings.maxAutopilotContinues,
+      allow: settings.allow,
+      deny: settings.deny,
+      providers: settings.providers,
+      contextWindows: settings.contextWindows,
+      mcpServers,
+      apiKey: key ?? null,
+    };
+    stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
   const lines = [

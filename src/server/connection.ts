@@ -30,7 +30,7 @@ import { unsupportedMessage } from "./unsupported.js";
 
 /** What every connection of one server shares. */
 export interface ServerContext {
-  /** Sessions, models and the permission policy; `host.face.cwd` is new sessions' default cwd. */
+  /** Sessions, models and the run config; `host.config.cwd` is new sessions' default cwd. */
   host: SessionHost;
   version: string;
   defaultMode: SessionMode;

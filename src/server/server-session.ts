@@ -31,7 +31,6 @@ import {
   type SessionCreateResult,
   type SessionMode,
 } from "../protocol/copilot.js";
-import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import {
   PromptInProgressError,
@@ -353,9 +352,8 @@ export class ServerSession {
   }
 
   private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
-    const options: SessionOptions = {
-      ...this.host.policy,
-      model: this.choices.model,
+    // The gate comes from buildAuthorize (hooks first); the host's is not used here.
+    const settings = this.host.agentSettings(this.session, this.choices.model, {
       provider: requestProvider(
         this.choices.provider,
         this.config,
@@ -363,10 +361,8 @@ export class ServerSession {
         this.choices.reasoningEffort,
       ),
       autopilot: job.mode === "autopilot",
-      allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,
-    };
-    const settings = agentSettingsFor(this.session, options);
+    });
     const overridden = new Set(this.externalTools.map((tool) => tool.name));
     const tools = settings.tools.filter(
       (tool) => !overridden.has(tool.name) || this.externalTools.includes(tool),
@@ -402,11 +398,10 @@ export class ServerSession {
   /** The permission path: `preToolUse`, then the gate that decision picks (see hooks.ts). */
   private buildAuthorize(): Authorize {
     const gates = createGates({
-      session: this.session,
-      policy: {
-        ...this.host.policy,
-        allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
-      },
+      gateOf: (callbacks) => this.host.permissionGate(this.session, callbacks),
+      ...(this.config.allowAllTools === undefined
+        ? {}
+        : { allowAllTools: this.config.allowAllTools }),
       ...(this.config.requestPermission === true ? { ask: this.permissions.ask } : {}),
       skipPermission: new Set(
         (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),

@@ -425,7 +425,7 @@ function checkTools(params: CreateParams): void {
 }
 
 async function workingDirectory(server: ServerContext, requested: string | undefined) {
-  const cwd = resolve(server.host.face.cwd, requested ?? ".");
+  const cwd = resolve(server.host.config.cwd.value, requested ?? ".");
   const info = await stat(cwd).catch(() => undefined);
   if (info?.isDirectory() !== true) {
     throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);

@@ -4,8 +4,8 @@
  * protocol needs (how it asks, what it forwards).
  */
 
-import type { AskPermission } from "../agent/permission-gate.js";
-import { parseRules } from "../agent/permission-gate.js";
+import type { Authorize } from "../agent/tool-calls.js";
+import { contextWindowOf } from "../llm/context-window.js";
 import {
   createProvider,
   hasProviderPrefix,
@@ -16,13 +16,19 @@ import {
 } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
-import type { SessionOptions } from "./agent-settings.js";
+import {
+  agentSettingsFor,
+  type FaceCallbacks,
+  type PermissionCallbacks,
+  type PreparedRun,
+  permissionGateFor,
+  prepareRun,
+} from "./agent-settings.js";
 import { type EventLogContents, readEventLog } from "./event-log.js";
-import { systemPromptOptions } from "./face-config.js";
-import type { FaceOptions } from "./face-options.js";
 import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { eventsPath } from "./paths.js";
-import { Session } from "./session.js";
+import type { RunConfig } from "./run-config.js";
+import { Session, type SessionAgentSettings } from "./session.js";
 import {
   deleteSession,
   listSessions,
@@ -36,57 +42,34 @@ export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
   | { ok: false; message: string; missingKey?: MissingKey };
 
-/**
- * The part of {@link SessionOptions} that does not depend on the model or on how the face asks:
- * limits, permission rules, folders, provider tuning.
- */
-export type SessionPolicy = Omit<SessionOptions, "model" | "provider" | "autopilot" | "ask">;
-
-/** How a face asks its user about a tool call (or, without `ask`, why it cannot). */
-export interface Asking {
-  ask?: AskPermission;
-  noAskReason?: string;
-}
-
 export interface SessionHostSettings {
   /** `$TURNLOOP_HOME`. */
   home: string;
   env: NodeJS.ProcessEnv;
-  face: FaceOptions;
+  /** The face's run config ({@link resolveRunConfig}). */
+  config: RunConfig;
 }
 
 export class SessionHost {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly face: FaceOptions;
-  /** Limits, `--allow-tool` / `--deny-tool` rules and folders, parsed once. */
-  readonly policy: SessionPolicy;
+  /** The settings every session of this host runs with, and where each came from. */
+  readonly config: RunConfig;
+  /** The run config's rules parsed and its system prompt file read, once. */
+  private readonly run: PreparedRun;
+  private readonly tuning: ProviderTuning;
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
   /** Sessions opened through this host and not closed yet. */
   private readonly open = new Set<Session>();
 
-  /** @throws Error naming a malformed `--allow-tool` / `--deny-tool` rule or an unreadable `--system-prompt-file`. */
+  /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
     this.home = settings.home;
     this.env = settings.env;
-    this.face = settings.face;
-    this.policy = {
-      tuning: providerTuning(settings.env),
-      maxTurns: settings.face.maxTurns,
-      maxAutopilotContinues: settings.face.maxAutopilotContinues,
-      allowAllTools: settings.face.allowAllTools,
-      allow: parseRules(settings.face.allowTools),
-      deny: parseRules(settings.face.denyTools),
-      folders: settings.face.addDirs,
-      ...systemPromptOptions(settings.face, settings.home),
-      ...(settings.face.contextWindow === undefined
-        ? {}
-        : { contextWindow: settings.face.contextWindow }),
-      ...(settings.face.contextWindows === undefined
-        ? {}
-        : { contextWindows: settings.face.contextWindows }),
-    };
+    this.config = settings.config;
+    this.run = prepareRun(settings.config, settings.home);
+    this.tuning = providerTuning(settings.env);
   }
 
   // Models.
@@ -95,8 +78,8 @@ export class SessionHost {
    * Resolves `<provider>:<model>` (default: `--model`, else `TURNLOOP_MODEL`) with `--base-url`
    * and the environment's endpoints and keys. Never throws.
    */
-  resolveModel(modelId: string | undefined = this.face.model): ModelResolution {
-    const { baseUrl } = this.face;
+  resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
+    const baseUrl = this.config.baseUrl?.value;
     return resolveModel(
       {
         ...(modelId === undefined ? {} : { model: modelId }),
@@ -119,7 +102,7 @@ export class SessionHost {
   /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
   configuredModels(): string[] {
     const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
-    const ids = [this.face.model ?? this.env.TURNLOOP_MODEL, ...listed];
+    const ids = [this.config.model?.resolved ?? this.env.TURNLOOP_MODEL, ...listed];
     return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
   }
 
@@ -143,7 +126,7 @@ export class SessionHost {
    * model. The recorded model's problem is reported when neither resolves.
    */
   modelForSession(recorded: string): ModelResolution {
-    const own = this.resolveModel(this.face.model ?? recorded);
+    const own = this.resolveModel(this.config.model?.resolved ?? recorded);
     if (own.ok) {
       return own;
     }
@@ -177,18 +160,47 @@ export class SessionHost {
     const key = JSON.stringify([id, baseUrl, apiKey, headers]);
     let provider = this.providers.get(key);
     if (provider === undefined) {
-      provider = createProvider(configuration, this.policy.tuning);
+      provider = createProvider(configuration, this.tuning);
       this.providers.set(key, provider);
     }
     return provider;
   }
 
-  /** The {@link SessionOptions} for a prompt with `model`: the policy, the shared provider, how to ask. */
-  sessionOptions(
+  /**
+   * The agent settings of a prompt with `model` in `session`, derived from the run config with
+   * the face's callbacks (see `agent-settings.ts`). The provider is the shared one unless the
+   * face brings its own (e.g. one that adds an app's headers).
+   */
+  agentSettings(
+    session: Session,
     model: ModelConfiguration,
-    settings: { autopilot: boolean } & Asking,
-  ): SessionOptions {
-    return { ...this.policy, model, provider: this.provider(model), ...settings };
+    face: Omit<FaceCallbacks, "provider"> & { provider?: Provider },
+  ): SessionAgentSettings {
+    return agentSettingsFor(session, this.run, {
+      ...face,
+      provider: face.provider ?? this.provider(model),
+    });
+  }
+
+  /** A permission gate of `session` under the run config with the face's callbacks. */
+  permissionGate(session: Session, face: PermissionCallbacks): Authorize {
+    return permissionGateFor(session, this.run, face);
+  }
+
+  /**
+   * The context window of `modelId` in tokens: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`,
+   * the config files' `contextWindows`, the catalogue.
+   */
+  contextWindowOf(modelId: string): number {
+    const contextWindows = Object.fromEntries(
+      Object.entries(this.config.contextWindows).map(([model, size]) => [model, size.value]),
+    );
+    const contextWindow = this.config.contextWindow?.value;
+    return contextWindowOf(
+      modelId,
+      { contextWindows, ...(contextWindow === undefined ? {} : { contextWindow }) },
+      this.env,
+    );
   }
 
   // Sessions.
@@ -222,7 +234,11 @@ export class SessionHost {
     const startupWaitMs = startupWaitFrom(this.env);
     await openMcpServers(
       session,
-      { home: this.home, configFiles: this.face.mcpConfigs, face: given },
+      {
+        home: this.home,
+        configFiles: this.config.mcpConfigs.map((file) => file.value),
+        face: given,
+      },
       { env: this.env, log, ...(startupWaitMs === undefined ? {} : { startupWaitMs }) },
     );
   }
