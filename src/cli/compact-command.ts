@@ -35,7 +35,7 @@ export async function runCompactCommand(
   }
   let session: Session;
   try {
-    session = await host.resume(resolved.sessionId);
+    session = await host.open(resolved.sessionId);
   } catch (error) {
     return fail(
       errorCode(error) === "ENOENT" ? `no session ${command.sessionId}` : errorMessage(error),

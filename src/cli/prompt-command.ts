@@ -321,7 +321,7 @@ async function openSession(
     if (options.resume !== undefined) {
       const resolved = await host.resolveId(options.resume);
       return resolved.ok
-        ? { ok: true, session: await host.resume(resolved.sessionId) }
+        ? { ok: true, session: await host.open(resolved.sessionId) }
         : failed(resolved.message);
     }
     if (options.continue) {
@@ -329,7 +329,7 @@ async function openSession(
       if (newest === undefined) {
         return failed(`no session to continue in ${cwd}; run without --continue to start one`);
       }
-      return { ok: true, session: await host.resume(newest.sessionId) };
+      return { ok: true, session: await host.open(newest.sessionId) };
     }
     return { ok: true, session: await host.create(cwd, model) };
   } catch (error) {

@@ -144,7 +144,7 @@ async function reopen(
 ): Promise<ServerSession> {
   let session: Session;
   try {
-    session = await server.host.resume(params.sessionId);
+    session = await server.host.open(params.sessionId);
   } catch (error) {
     if (error instanceof SessionLockedError) {
       throw invalidParams(`session.resume: ${error.message}`);

@@ -60,8 +60,10 @@ export class SessionHost {
   private readonly tuning: ProviderTuning;
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
-  /** Sessions opened through this host and not closed yet. */
-  private readonly open = new Set<Session>();
+  /** Sessions opened through this host and not closed yet, by id. */
+  private readonly sessions = new Map<string, Session>();
+  /** Reopens in flight, by id ({@link open} is single-flight). */
+  private readonly opening = new Map<string, Promise<Session>>();
 
   /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
@@ -214,11 +216,30 @@ export class SessionHost {
   }
 
   /**
-   * Reopens a session for writing (locked) until {@link close}.
+   * The session `sessionId`, open for writing (locked) until {@link close}: the one this host has
+   * open already, else reopened from its log. Single-flight: concurrent calls for one id share one
+   * reopen (one `session.resume` event, one lock). Every caller gets the same {@link Session}, so
+   * closing it closes it for all.
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
    */
-  async resume(sessionId: string): Promise<Session> {
-    return this.track(await Session.resume(this.home, sessionId));
+  open(sessionId: string): Promise<Session> {
+    const open = this.sessions.get(sessionId);
+    if (open !== undefined) {
+      return Promise.resolve(open);
+    }
+    let opening = this.opening.get(sessionId);
+    if (opening === undefined) {
+      opening = Session.resume(this.home, sessionId)
+        .then((session) => this.track(session))
+        .finally(() => this.opening.delete(sessionId));
+      this.opening.set(sessionId, opening);
+    }
+    return opening;
+  }
+
+  /** The session `sessionId` when this host has it open (not while it is being opened). */
+  get(sessionId: string): Session | undefined {
+    return this.sessions.get(sessionId);
   }
 
   /**
@@ -245,13 +266,15 @@ export class SessionHost {
 
   /** Syncs and closes `session`'s log (and its MCP servers) and releases its lock. */
   async close(session: Session): Promise<void> {
-    this.open.delete(session);
+    if (this.sessions.get(session.id) === session) {
+      this.sessions.delete(session.id);
+    }
     await session.close();
   }
 
   /** Closes every session this host still has open (shutdown). Never throws. */
   async closeAll(): Promise<void> {
-    const sessions = [...this.open];
+    const sessions = [...this.sessions.values()];
     await Promise.all(sessions.map((session) => this.close(session).catch(() => undefined)));
   }
 
@@ -289,7 +312,7 @@ export class SessionHost {
   }
 
   private track(session: Session): Session {
-    this.open.add(session);
+    this.sessions.set(session.id, session);
     return session;
   }
 }
