@@ -34,13 +34,11 @@ export interface ServerContext {
   host: SessionHost;
   version: string;
   defaultMode: SessionMode;
-  /** Open sessions of this process, by id: one {@link ServerSession} per session at most. */
-  sessions: Map<string, ServerSession>;
   /**
-   * Sessions being reopened by `session.resume`, by id: a second resume of the same id waits for
-   * the first and takes the session over instead of opening a second writer.
+   * The protocol state of each session served here, by id: one {@link ServerSession} per session
+   * at most. The sessions themselves are the host's (`host.open` / `host.get`).
    */
-  opening: Map<string, Promise<ServerSession>>;
+  sessions: Map<string, ServerSession>;
   /**
    * Sessions an app detached (`session.detach`) here and nobody resumed since: as with Copilot,
    * they cannot be read ("Session not found") until resumed.

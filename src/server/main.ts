@@ -59,7 +59,6 @@ export async function runServerCommand(
     maxMessageBytes: messageLimit,
     defaultMode: config.autopilot.value ? "autopilot" : "interactive",
     sessions: new Map(),
-    opening: new Map(),
     detached: new Set(),
     connections: new Set(),
     requestShutdown: () => stop(),

@@ -94,17 +94,10 @@ export async function resumeMethod(
   const { server } = connection;
   const params = parseParams("session.resume", resumeParams, raw);
   checkTools(params);
-  let serverSession = await openOrOpening(server, params.sessionId);
-  if (serverSession === undefined) {
-    const opening = reopen(server, params);
-    server.opening.set(params.sessionId, opening);
-    try {
-      serverSession = await opening;
-    } finally {
-      if (server.opening.get(params.sessionId) === opening) {
-        server.opening.delete(params.sessionId);
-      }
-    }
+  const open = await openHere(server, params.sessionId);
+  const { serverSession, reopened } =
+    open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
+  if (reopened) {
     announceRepair(connection, serverSession.session);
   } else if (params.model !== undefined || params.provider !== undefined) {
     const choice = chooseModel(params, server.host, undefined);
@@ -121,27 +114,27 @@ export async function resumeMethod(
   return serverSession.describe();
 }
 
-/**
- * The session `sessionId` when it is open here (after any reopen in flight, and never one that
- * is closing: that one is waited for).
- */
-async function openOrOpening(
+/** The session `sessionId` when it is served here (one that is closing is waited for first). */
+async function openHere(
   server: ServerContext,
   sessionId: string,
 ): Promise<ServerSession | undefined> {
-  await server.opening.get(sessionId)?.catch(() => undefined);
   const open = server.sessions.get(sessionId);
   if (open?.closing) {
     await open.close();
-    return openOrOpening(server, sessionId);
+    return openHere(server, sessionId);
   }
   return open;
 }
 
+/**
+ * Reopens `params.sessionId` through the host's registry (one open however many requests ask at
+ * once) and serves it; a request that finds it served by a concurrent one takes it over.
+ */
 async function reopen(
   server: ServerContext,
   params: ReturnType<typeof resumeParams.parse>,
-): Promise<ServerSession> {
+): Promise<{ serverSession: ServerSession; reopened: boolean }> {
   let session: Session;
   try {
     session = await server.host.open(params.sessionId);
@@ -153,6 +146,19 @@ async function reopen(
       `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
     );
   }
+  // Checked without awaiting: between here and `open` below no other request runs.
+  const served = server.sessions.get(session.id);
+  if (served?.closing) {
+    await served.close();
+    return reopen(server, params);
+  }
+  if (served !== undefined) {
+    return { serverSession: served, reopened: false };
+  }
+  if (server.host.get(session.id) !== session) {
+    // A concurrent request that shared this open failed and closed it: open it afresh.
+    return reopen(server, params);
+  }
   const recorded = session.start.model;
   const choice = chooseModel(
     { model: params.model ?? recorded, provider: params.provider },
@@ -163,17 +169,17 @@ async function reopen(
     await server.host.close(session);
     throw invalidParams(`session.resume: ${choice.message}`);
   }
-  await startMcp(server, session, params.mcpServers);
-  const mode = params.mode ?? server.defaultMode;
+  // Served at once, before anything is awaited, so a concurrent request finds it.
   const reopened = open(server, session, {
     model: { ...choice.configuration, id: recorded },
-    mode,
+    mode: params.mode ?? server.defaultMode,
     source: "resume",
   });
   // Records `session.model_change` when the app resumes with another model (or effort).
   reopened.switchModel(choice.configuration, params.reasoningEffort);
   reopened.choices.byok = params.provider !== undefined;
-  return reopened;
+  await startMcp(server, session, params.mcpServers);
+  return { serverSession: reopened, reopened: true };
 }
 
 /**

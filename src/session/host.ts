@@ -64,6 +64,8 @@ export class SessionHost {
   private readonly sessions = new Map<string, Session>();
   /** Reopens in flight, by id ({@link open} is single-flight). */
   private readonly opening = new Map<string, Promise<Session>>();
+  /** Closes in flight, by id: an open of the same id waits for its lock to be released. */
+  private readonly closing = new Map<string, Promise<void>>();
 
   /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
@@ -218,14 +220,18 @@ export class SessionHost {
   /**
    * The session `sessionId`, open for writing (locked) until {@link close}: the one this host has
    * open already, else reopened from its log. Single-flight: concurrent calls for one id share one
-   * reopen (one `session.resume` event, one lock). Every caller gets the same {@link Session}, so
-   * closing it closes it for all.
+   * reopen (one `session.resume` event, one lock), and an open waits for a {@link close} of the
+   * same id in flight. Every caller gets the same {@link Session}, so closing it closes it for all.
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
    */
   open(sessionId: string): Promise<Session> {
     const open = this.sessions.get(sessionId);
     if (open !== undefined) {
       return Promise.resolve(open);
+    }
+    const closing = this.closing.get(sessionId);
+    if (closing !== undefined) {
+      return closing.catch(() => undefined).then(() => this.open(sessionId));
     }
     let opening = this.opening.get(sessionId);
     if (opening === undefined) {
@@ -269,7 +275,15 @@ export class SessionHost {
     if (this.sessions.get(session.id) === session) {
       this.sessions.delete(session.id);
     }
-    await session.close();
+    const closing = session.close();
+    this.closing.set(session.id, closing);
+    try {
+      await closing;
+    } finally {
+      if (this.closing.get(session.id) === closing) {
+        this.closing.delete(session.id);
+      }
+    }
   }
 
   /** Closes every session this host still has open (shutdown). Never throws. */
