@@ -4,6 +4,7 @@ import { configPaths } from "../session/config.js";
 import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
+import type { RunConfig } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
 
 /**
@@ -34,21 +35,7 @@ export async function runConfigCommand(
     const mcpServers = Object.fromEntries(
       mcp.map(({ name, value, source }) => [name, { value, source }]),
     );
-    // The run config's fields this command has always shown (unset ones drop out of the JSON).
-    const shown = {
-      files: paths,
-      model: settings.model,
-      baseUrl: settings.baseUrl,
-      apiKeyVariable: settings.apiKeyVariable,
-      maxTurns: settings.maxTurns,
-      maxAutopilotContinues: settings.maxAutopilotContinues,
-      allow: settings.allow,
-      deny: settings.deny,
-      providers: settings.providers,
-      contextWindows: settings.contextWindows,
-      mcpServers,
-      apiKey: key ?? null,
-    };
+    const shown = { files: paths, ...jsonFields(settings), mcpServers, apiKey: key ?? null };
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
@@ -111,6 +98,21 @@ async function mcpServerRows(
         source: untrusted?.path ?? "",
       })),
   ];
+}
+
+/** The run config's fields `--json` shows, in its order (unset ones drop out of the JSON). */
+function jsonFields(settings: RunConfig) {
+  return {
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    apiKeyVariable: settings.apiKeyVariable,
+    maxTurns: settings.maxTurns,
+    maxAutopilotContinues: settings.maxAutopilotContinues,
+    allow: settings.allow,
+    deny: settings.deny,
+    providers: settings.providers,
+    contextWindows: settings.contextWindows,
+  };
 }
 
 function describeModel(model: { value: string; resolved: string }): string {

@@ -10,7 +10,6 @@ import { listedModels } from "./server-model.js";
 import {
   abortMethod,
   acceptedMethod,
-  createMethod,
   deleteMethod,
   detachMethod,
   getMessagesMethod,
@@ -20,10 +19,10 @@ import {
   modelSwitchMethod,
   modeSetMethod,
   permissionAnswerMethod,
-  resumeMethod,
   sendMethod,
   toolAnswerMethod,
 } from "./session-methods.js";
+import { createMethod, resumeMethod } from "./session-opening.js";
 import {
   agentCurrentMethod,
   agentListMethod,

@@ -50,7 +50,7 @@ const toolDeclarationSchema = z.looseObject({
   readOnly: z.boolean().optional(),
 });
 
-/** A custom tool declaration as validated (see {@link ToolDeclaration} in protocol.ts). */
+/** A custom tool declaration as validated (see {@link ToolDeclaration} in `src/protocol/copilot.ts`). */
 export type ToolDeclarationParams = z.infer<typeof toolDeclarationSchema>;
 
 const providerSchema = z.looseObject({

@@ -69,7 +69,7 @@ export class PendingPermissions {
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
 
-  /** `event` with the wire-only fields Copilot SDK apps read (see protocol.ts). */
+  /** `event` with the wire-only fields Copilot SDK apps read (see `src/protocol/copilot.ts`). */
   wireEvent(event: SessionEvent, cwd: string): object {
     switch (event.type) {
       case "permission.requested": {
