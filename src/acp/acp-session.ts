@@ -3,12 +3,14 @@ import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import type { SessionEvent } from "../events/events.js";
-import { contextWindowOf } from "../llm/context-window.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
 import { parseCommandLine } from "../session/commands.js";
 import type { SessionHost } from "../session/host.js";
-import { PromptInProgressError, type Session } from "../session/session.js";
+import {
+  PromptInProgressError,
+  type Session,
+  type SessionAgentSettings,
+} from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { modelUnavailable } from "./authentication.js";
@@ -50,7 +52,7 @@ export interface AcpSessionStart {
   session: Session;
   model: AcpSessionModel;
   mode: ModeId;
-  /** `--add-dir` folders and the request's `additionalDirectories`. */
+  /** The request's `additionalDirectories` (the run config adds `--add-dir`'s). */
   folders: readonly string[];
   /** Whether the log has a user prompt already (the title is known). */
   titled: boolean;
@@ -96,7 +98,7 @@ export class AcpSession {
       mode: "live",
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => contextWindowOf(modelId, context.host.face, context.host.env),
+      contextWindow: (modelId) => context.host.contextWindowOf(modelId),
       titled: start.titled,
     });
     this.unsubscribe = this.session.subscribe((event) => this.forward(event));
@@ -137,8 +139,7 @@ export class AcpSession {
     const updates = replayUpdates(events, {
       cwd: this.session.cwd,
       toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) =>
-        contextWindowOf(modelId, this.context.host.face, this.context.host.env),
+      contextWindow: (modelId) => this.context.host.contextWindowOf(modelId),
     });
     for (const update of updates) {
       this.send(update);
@@ -253,7 +254,7 @@ export class AcpSession {
     if (await runSlashCommand(text, this.commandTarget())) {
       return { stopReason: "end_turn" };
     }
-    const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
+    const settings = this.agentSettings();
     try {
       return await this.session.prompt(settings, text, {
         signal: turn.controller.signal,
@@ -291,7 +292,7 @@ export class AcpSession {
    * `end_turn`: nothing was lost.
    */
   private async compact(instructions: string, turn: Turn): Promise<PromptOutcome> {
-    const settings = agentSettingsFor(this.session, this.sessionOptions(this.configuration()));
+    const settings = this.agentSettings();
     try {
       const result = await this.session.compact(settings, instructions, {
         signal: turn.controller.signal,
@@ -333,16 +334,9 @@ export class AcpSession {
     return resolved.configuration;
   }
 
-  private sessionOptions(model: ModelConfiguration): SessionOptions {
+  /** The next turn's agent settings: the model, the mode, and how the client is asked and used. */
+  private agentSettings(): SessionAgentSettings {
     const { host, client, offered, extraTools } = this.context;
-    const base = host.sessionOptions(model, {
-      autopilot: this.mode === "autopilot",
-      ask: acpPermissionAsker({
-        client,
-        sessionId: this.id,
-        describe: (toolCallId) => this.mapper.describe(toolCallId),
-      }),
-    });
     const capabilities = acpClientCapabilities({ client, sessionId: this.id, offered });
     // Commands run in the client's terminals when it offers them (ACP v1 `terminal/*`).
     const terminalRunner = clientTerminalRunner({
@@ -352,20 +346,20 @@ export class AcpSession {
       onTerminal: (toolCallId, terminalId) =>
         this.send(this.mapper.attachTerminal(toolCallId, terminalId)),
     });
-    const mode = () => this.mode;
-    return {
-      ...base,
+    return host.agentSettings(this.session, this.configuration(), {
+      autopilot: this.mode === "autopilot",
+      ask: acpPermissionAsker({
+        client,
+        sessionId: this.id,
+        describe: (toolCallId) => this.mapper.describe(toolCallId),
+      }),
       // Read at each permission decision, so switching to auto while a turn runs applies at once.
-      get allowAllTools() {
-        return mode() !== "ask";
-      },
+      allowAllTools: () => this.mode !== "ask",
       folders: this.folders,
       extraTools,
       ...(capabilities === undefined ? {} : { client: capabilities }),
-      ...(terminalRunner === undefined
-        ? {}
-        : { commands: { ...base.commands, runner: terminalRunner } }),
-    };
+      ...(terminalRunner === undefined ? {} : { runner: terminalRunner }),
+    });
   }
 
   private modelChoices(): string[] {

@@ -147,7 +147,7 @@ export class TurnloopAcpAgent {
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
       model,
-      mode: defaultMode(this.host.face),
+      mode: defaultMode(this.host.config),
       folders: this.folders(params.additionalDirectories),
       titled: false,
     });
@@ -224,7 +224,7 @@ export class TurnloopAcpAgent {
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
-        mode: defaultMode(this.host.face),
+        mode: defaultMode(this.host.config),
         folders: this.folders(params.additionalDirectories),
         titled: hasUserPrompt(events),
       });
@@ -351,8 +351,9 @@ export class TurnloopAcpAgent {
     };
   }
 
+  /** The request's folders; the run config's `--add-dir` folders are the host's. */
   private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
-    return [...this.host.face.addDirs, ...(additionalDirectories ?? [])];
+    return [...(additionalDirectories ?? [])];
   }
 
   /**

@@ -19,7 +19,7 @@ const VARIABLE_META_KEY = "turnloop/environmentVariable";
  * No model, or one that needs no key (ollama, openai-compatible): no methods.
  */
 export function authMethods(host: SessionHost): acp.AuthMethod[] {
-  const modelId = host.face.model ?? host.env.TURNLOOP_MODEL;
+  const modelId = host.config.model?.resolved ?? host.env.TURNLOOP_MODEL;
   if (modelId === undefined || !hasProviderPrefix(modelId)) {
     return [];
   }

@@ -1,9 +1,9 @@
 import { Readable, Writable } from "node:stream";
 import { errorMessage } from "../events/errors.js";
-import type { FaceOptions } from "../session/face-options.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
+import type { RunConfig } from "../session/run-config.js";
 import { TurnloopAcpAgent } from "./agent.js";
 import { acpByteStream } from "./framing.js";
 
@@ -13,14 +13,14 @@ import { acpByteStream } from "./framing.js";
  * @returns the process exit code.
  */
 export async function runAcpCommand(
-  options: FaceOptions,
+  config: RunConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let host: SessionHost;
   let limit: number;
   try {
-    host = new SessionHost({ home: turnloopHome(env), env, face: options });
+    host = new SessionHost({ home: turnloopHome(env), env, config });
     limit = maxMessageBytes(env);
   } catch (error) {
     log(`turnloop: ${errorMessage(error)}`);

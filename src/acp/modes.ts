@@ -1,4 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
+import type { RunConfig } from "../session/run-config.js";
 
 /**
  * The session modes turnloop offers over ACP (`session/set_mode`, and the `mode` config option).
@@ -32,11 +33,11 @@ export function isModeId(value: string): value is ModeId {
 }
 
 /** The mode a session starts in: from `--autopilot` / `--allow-all-tools`, else `ask`. */
-export function defaultMode(flags: { autopilot: boolean; allowAllTools: boolean }): ModeId {
-  if (flags.autopilot) {
+export function defaultMode(config: Pick<RunConfig, "autopilot" | "allowAllTools">): ModeId {
+  if (config.autopilot.value) {
     return "autopilot";
   }
-  return flags.allowAllTools ? "auto" : "ask";
+  return config.allowAllTools.value ? "auto" : "ask";
 }
 
 /** ACP v1 session-modes: the `modes` field of `session/new` / `load` / `resume` answers. */

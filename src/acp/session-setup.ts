@@ -54,7 +54,7 @@ export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired"
  */
 export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
-    return await host.resume(sessionId);
+    return await host.open(sessionId);
   } catch (error) {
     if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
       throw acp.RequestError.sessionNotFound(sessionId);

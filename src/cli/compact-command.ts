@@ -1,7 +1,7 @@
 import { errorCode, errorMessage } from "../events/errors.js";
-import { agentSettingsFor } from "../session/agent-settings.js";
 import { SessionHost } from "../session/host.js";
 import { turnloopHome } from "../session/paths.js";
+import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
 import type { Command } from "./arguments.js";
 
@@ -12,7 +12,12 @@ import type { Command } from "./arguments.js";
  */
 export async function runCompactCommand(
   command: Extract<Command, { kind: "sessions-compact" }>,
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+  io: {
+    config: RunConfig;
+    stdout: NodeJS.WritableStream;
+    stderr: NodeJS.WritableStream;
+    env: NodeJS.ProcessEnv;
+  },
 ): Promise<number> {
   const fail = (message: string) => {
     io.stderr.write(`turnloop: ${message}\n`);
@@ -20,7 +25,7 @@ export async function runCompactCommand(
   };
   let host: SessionHost;
   try {
-    host = new SessionHost({ home: turnloopHome(io.env), env: io.env, face: command.options });
+    host = new SessionHost({ home: turnloopHome(io.env), env: io.env, config: io.config });
   } catch (error) {
     return fail(errorMessage(error));
   }
@@ -30,7 +35,7 @@ export async function runCompactCommand(
   }
   let session: Session;
   try {
-    session = await host.resume(resolved.sessionId);
+    session = await host.open(resolved.sessionId);
   } catch (error) {
     return fail(
       errorCode(error) === "ENOENT" ? `no session ${command.sessionId}` : errorMessage(error),
@@ -41,11 +46,11 @@ export async function runCompactCommand(
     if (!model.ok) {
       return fail(model.message.replace(/^turnloop: /, ""));
     }
-    const options = host.sessionOptions(model.configuration, {
+    const settings = host.agentSettings(session, model.configuration, {
       autopilot: false,
       noAskReason: "compaction runs no tools",
     });
-    const result = await session.compact(agentSettingsFor(session, options), command.instructions);
+    const result = await session.compact(settings, command.instructions);
     if (!result.ok) {
       return fail(`compaction failed: ${result.message}`);
     }

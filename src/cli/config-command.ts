@@ -4,6 +4,7 @@ import { configPaths } from "../session/config.js";
 import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
+import type { RunConfig } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
 
 /**
@@ -23,20 +24,19 @@ export async function runConfigCommand(
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return 64;
   }
-  const { settings, warnings } = configured;
+  const { config: settings, warnings } = configured;
   for (const warning of warnings) {
     process.stderr.write(`turnloop: warning: ${warning}\n`);
   }
-  const key = apiKeySource(configured.options.model, env, settings.apiKeyVariable?.value);
+  const key = apiKeySource(settings.model?.resolved, env, settings.apiKeyVariable?.value);
   const paths = configPaths(turnloopHome(env), options.cwd);
   const mcp = await mcpServerRows(options, env);
   if (json) {
     const mcpServers = Object.fromEntries(
       mcp.map(({ name, value, source }) => [name, { value, source }]),
     );
-    stdout.write(
-      `${JSON.stringify({ files: paths, ...settings, mcpServers, apiKey: key ?? null }, null, 2)}\n`,
-    );
+    const shown = { files: paths, ...jsonFields(settings), mcpServers, apiKey: key ?? null };
+    stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
   const lines = [
@@ -98,6 +98,21 @@ async function mcpServerRows(
         source: untrusted?.path ?? "",
       })),
   ];
+}
+
+/** The run config's fields `--json` shows, in its order (unset ones drop out of the JSON). */
+function jsonFields(settings: RunConfig) {
+  return {
+    model: settings.model,
+    baseUrl: settings.baseUrl,
+    apiKeyVariable: settings.apiKeyVariable,
+    maxTurns: settings.maxTurns,
+    maxAutopilotContinues: settings.maxAutopilotContinues,
+    allow: settings.allow,
+    deny: settings.deny,
+    providers: settings.providers,
+    contextWindows: settings.contextWindows,
+  };
 }
 
 function describeModel(model: { value: string; resolved: string }): string {

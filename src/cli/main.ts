@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from "node:v8";
+import type { RunConfig } from "../session/run-config.js";
 import { type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 
 // Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
@@ -56,7 +57,8 @@ async function main(argv: readonly string[]): Promise<number> {
       if (!configured.ok) {
         return 64;
       }
-      return runPromptCommand(configured.options, {
+      return runPromptCommand(command.options, {
+        config: configured.config,
         stdout: process.stdout,
         stderr: process.stderr,
         env: configured.env,
@@ -76,7 +78,8 @@ async function main(argv: readonly string[]): Promise<number> {
       if (!configured.ok) {
         return 64;
       }
-      return runInteractiveCommand(configured.options, {
+      return runInteractiveCommand(command.options, {
+        config: configured.config,
         stdin: process.stdin,
         stdout: process.stdout,
         stderr: process.stderr,
@@ -89,14 +92,16 @@ async function main(argv: readonly string[]): Promise<number> {
         import("../acp/main.js"),
         configure(command.options),
       ]);
-      return configured.ok ? runAcpCommand(configured.options, configured.env) : 64;
+      return configured.ok ? runAcpCommand(configured.config, configured.env) : 64;
     }
     case "server": {
       const [{ runServerCommand }, configured] = await Promise.all([
         import("../server/main.js"),
         configure(command.options),
       ]);
-      return configured.ok ? runServerCommand(configured.options, configured.env) : 64;
+      return configured.ok
+        ? runServerCommand(command.options.transport, configured.config, configured.env)
+        : 64;
     }
     case "sessions-compact": {
       const [{ runCompactCommand }, configured] = await Promise.all([
@@ -106,10 +111,12 @@ async function main(argv: readonly string[]): Promise<number> {
       if (!configured.ok) {
         return 64;
       }
-      return runCompactCommand(
-        { ...command, options: configured.options },
-        { stdout: process.stdout, stderr: process.stderr, env: configured.env },
-      );
+      return runCompactCommand(command, {
+        config: configured.config,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: configured.env,
+      });
     }
     case "sessions-list":
     case "sessions-show":
@@ -139,10 +146,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Applies the config files to a face's options; reports a bad file and unknown keys on stderr. */
-async function configure<T extends FaceOptions>(
-  options: T,
-): Promise<{ ok: true; options: T; env: NodeJS.ProcessEnv } | { ok: false }> {
+/** Resolves a face's run config; reports a bad file and unknown keys on stderr. */
+async function configure(
+  options: FaceOptions,
+): Promise<{ ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false }> {
   const { configuredFace } = await import("../session/face-config.js");
   const configured = configuredFace(options, process.env);
   if (!configured.ok) {

@@ -1,10 +1,9 @@
-import { resolve } from "node:path";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorCode, errorMessage } from "../events/errors.js";
-import { agentSettingsFor } from "../session/agent-settings.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
+import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-lock.js";
 import { killCommandProcessGroups } from "../tools/command-process.js";
@@ -36,6 +35,8 @@ export const EXIT = {
 
 /** Where `-p` writes and what it reads from the environment. */
 export interface PromptIo {
+  /** The run config: flags, environment and config files resolved. */
+  config: RunConfig;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
@@ -56,7 +57,7 @@ export interface PromptIo {
  * @returns the process exit code ({@link EXIT}).
  */
 export async function runPromptCommand(options: PromptOptions, io: PromptIo): Promise<number> {
-  const cwd = resolve(options.cwd);
+  const cwd = io.config.cwd.value;
   const cwdProblem = workingDirectoryProblem(cwd);
   if (cwdProblem !== undefined) {
     io.stderr.write(`turnloop: ${cwdProblem}\n`);
@@ -69,7 +70,7 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
   }
   let host: SessionHost;
   try {
-    host = new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
+    host = new SessionHost({ home: io.home, env: io.env, config: io.config });
   } catch (error) {
     io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
     return EXIT.usage;
@@ -97,17 +98,17 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
     return EXIT.usage;
   }
   const color = io.interactive && io.env.NO_COLOR === undefined;
-  const sessionOptions = host.sessionOptions(resolved.configuration, {
-    autopilot: options.autopilot,
+  const faceCallbacks = {
+    autopilot: io.config.autopilot.value,
     ...(io.stdinIsTerminal
       ? { ask: terminalPermission(process.stdin, io.stderr, color) }
       : { noAskReason: NO_TERMINAL_REASON }),
-  });
+  };
   const output = promptOutput(options, io, session, await terminalExtras(options, io));
   try {
     // Subscribed first: building the settings may record `session.instructions_loaded`.
-    await startMcp(session, options, io);
-    const settings = agentSettingsFor(session, sessionOptions);
+    await startMcp(session, io);
+    const settings = host.agentSettings(session, resolved.configuration, faceCallbacks);
     return await runWithSignals(session, settings, prompt.text, output, io);
   } finally {
     output.unsubscribe();
@@ -119,9 +120,13 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
  * Starts the MCP servers of the config files and `--mcp-config` (a project's servers after the
  * trust question on a terminal); they join the session as they come up (bounded wait).
  */
-async function startMcp(session: Session, options: PromptOptions, io: PromptIo): Promise<void> {
+async function startMcp(session: Session, io: PromptIo): Promise<void> {
   const mcp = await gatherWithTrust(
-    { home: io.home, cwd: session.cwd, configFiles: options.mcpConfigs },
+    {
+      home: io.home,
+      cwd: session.cwd,
+      configFiles: io.config.mcpConfigs.map((file) => file.value),
+    },
     io.stdinIsTerminal ? { input: process.stdin, output: io.stderr } : undefined,
   );
   reportGathered(mcp, (line) => io.stderr.write(`${line}\n`));
@@ -316,7 +321,7 @@ async function openSession(
     if (options.resume !== undefined) {
       const resolved = await host.resolveId(options.resume);
       return resolved.ok
-        ? { ok: true, session: await host.resume(resolved.sessionId) }
+        ? { ok: true, session: await host.open(resolved.sessionId) }
         : failed(resolved.message);
     }
     if (options.continue) {
@@ -324,7 +329,7 @@ async function openSession(
       if (newest === undefined) {
         return failed(`no session to continue in ${cwd}; run without --continue to start one`);
       }
-      return { ok: true, session: await host.resume(newest.sessionId) };
+      return { ok: true, session: await host.open(newest.sessionId) };
     }
     return { ok: true, session: await host.create(cwd, model) };
   } catch (error) {

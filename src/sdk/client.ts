@@ -20,10 +20,11 @@ import { errorMessage } from "../events/errors.js";
 import type { HookType, JsonObject, SessionEvent } from "../events/events.js";
 import {
   PROTOCOL_VERSION,
+  ServerToClient,
   type SessionCreateResult,
   type SessionLifecycleNotification,
   type SessionListEntry,
-} from "../server/protocol.js";
+} from "../protocol/copilot.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
 import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
@@ -158,17 +159,20 @@ export class TurnloopClient {
     const connection = createMessageConnection(transport.reader, transport.writer);
     this.connection = connection;
     connection.onNotification(
-      "session.event",
+      ServerToClient.sessionEvent,
       (params: { sessionId: string; event: SessionEvent }) =>
         this.sessions.get(params.sessionId)?.dispatch(params.event),
     );
-    connection.onNotification("session.lifecycle", (params: SessionLifecycleNotification) => {
-      for (const handler of this.lifecycleHandlers) {
-        handler(params);
-      }
-    });
+    connection.onNotification(
+      ServerToClient.sessionLifecycle,
+      (params: SessionLifecycleNotification) => {
+        for (const handler of this.lifecycleHandlers) {
+          handler(params);
+        }
+      },
+    );
     connection.onRequest(
-      "hooks.invoke",
+      ServerToClient.hooksInvoke,
       (params: { sessionId: string; hookType: HookType; input: JsonObject }) =>
         this.sessions.get(params.sessionId)?.invokeHook(params.hookType, params.input) ?? {},
     );

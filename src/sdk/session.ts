@@ -13,7 +13,7 @@ import type {
   SessionEventOf,
   SessionEventType,
 } from "../events/events.js";
-import type { PermissionDecision, SessionMode } from "../server/protocol.js";
+import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import { type Tool, toWireResult } from "./tools.js";
 import type {
   HistoryCompactResult,

@@ -4,7 +4,7 @@
  */
 
 import type { JsonObject } from "../events/events.js";
-import type { ExternalToolResult, ToolDeclaration } from "../server/protocol.js";
+import type { ExternalToolResult, ToolDeclaration } from "../protocol/copilot.js";
 import type { ToolInvocation } from "./types.js";
 
 /**

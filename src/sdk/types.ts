@@ -1,6 +1,6 @@
 /**
  * Public types of `turnloop/sdk`. Events are the runtime's own union (`src/events/events.ts`);
- * wire shapes come from `src/server/protocol.ts`, so the SDK and the server share one definition.
+ * wire shapes come from `src/protocol/copilot.ts`, so the SDK and the server share one definition.
  */
 
 import type { HookType, JsonObject } from "../events/events.js";
@@ -13,7 +13,7 @@ import type {
   ProviderConfig,
   SessionMode,
   WirePermissionRequest,
-} from "../server/protocol.js";
+} from "../protocol/copilot.js";
 import type { Tool } from "./tools.js";
 
 export type {
@@ -42,7 +42,7 @@ export type {
   SessionListEntry,
   SessionMode,
   WirePermissionRequest,
-} from "../server/protocol.js";
+} from "../protocol/copilot.js";
 
 export interface TurnloopClientOptions {
   /**
@@ -87,7 +87,7 @@ export type HookHandler<Type extends HookType> = (
   context: { sessionId: string },
 ) => HookOutputs[Type] | undefined | Promise<HookOutputs[Type] | undefined>;
 
-/** Hooks by Copilot's handler names; see `src/server/hooks.ts` for when each runs. */
+/** Hooks by Copilot's handler names; `HookInputs` in `src/protocol/copilot.ts` gives each one's input. */
 export interface SessionHooks {
   onPreToolUse?: HookHandler<"preToolUse">;
   onPostToolUse?: HookHandler<"postToolUse">;

@@ -22,25 +22,23 @@ import {
   type ResponseMessage,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
+import { ErrorCode, type SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
 import type { FramingFault } from "./framing.js";
-import { ErrorCode, type SessionMode } from "./protocol.js";
 import type { ClientLink, ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
 
 /** What every connection of one server shares. */
 export interface ServerContext {
-  /** Sessions, models and the permission policy; `host.face.cwd` is new sessions' default cwd. */
+  /** Sessions, models and the run config; `host.config.cwd` is new sessions' default cwd. */
   host: SessionHost;
   version: string;
   defaultMode: SessionMode;
-  /** Open sessions of this process, by id: one {@link ServerSession} per session at most. */
-  sessions: Map<string, ServerSession>;
   /**
-   * Sessions being reopened by `session.resume`, by id: a second resume of the same id waits for
-   * the first and takes the session over instead of opening a second writer.
+   * The protocol state of each session served here, by id: one {@link ServerSession} per session
+   * at most. The sessions themselves are the host's (`host.open` / `host.get`).
    */
-  opening: Map<string, Promise<ServerSession>>;
+  sessions: Map<string, ServerSession>;
   /**
    * Sessions an app detached (`session.detach`) here and nobody resumed since: as with Copilot,
    * they cannot be read ("Session not found") until resumed.

@@ -29,13 +29,13 @@ import { randomUUID } from "node:crypto";
 import type { Authorize, PermissionAnswer } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
-import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
 import type {
   AgentStopOutput,
   PostToolUseOutput,
   PreToolUseOutput,
   PromptHookOutput,
-} from "./protocol.js";
+} from "../protocol/copilot.js";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
 
 /** Consecutive `agentStop` blocks honoured before the runtime stops anyway. */
 export const MAX_AGENT_STOP_BLOCKS = 3;

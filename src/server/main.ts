@@ -17,16 +17,17 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
-import type { FaceOptions } from "../session/face-options.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
+import type { RunConfig } from "../session/run-config.js";
 import { PRODUCER_VERSION } from "../session/session.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
 import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
 
-type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number } };
+/** Where the server listens. */
+type ServerTransport = { stdio: true } | { port: number };
 
 /**
  * Runs the server until it is shut down.
@@ -34,14 +35,15 @@ type ServerOptions = FaceOptions & { transport: { stdio: true } | { port: number
  * cannot be opened.
  */
 export async function runServerCommand(
-  options: ServerOptions,
+  transport: ServerTransport,
+  config: RunConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
   let host: SessionHost;
   let messageLimit: number;
   try {
-    host = new SessionHost({ home: turnloopHome(env), env, face: options });
+    host = new SessionHost({ home: turnloopHome(env), env, config });
     messageLimit = maxMessageBytes(env);
   } catch (error) {
     log(errorMessage(error));
@@ -55,9 +57,8 @@ export async function runServerCommand(
     host,
     version: PRODUCER_VERSION,
     maxMessageBytes: messageLimit,
-    defaultMode: options.autopilot ? "autopilot" : "interactive",
+    defaultMode: config.autopilot.value ? "autopilot" : "interactive",
     sessions: new Map(),
-    opening: new Map(),
     detached: new Set(),
     connections: new Set(),
     requestShutdown: () => stop(),
@@ -66,9 +67,9 @@ export async function runServerCommand(
   process.once("SIGINT", () => stop());
   process.once("SIGTERM", () => stop());
   const code =
-    "stdio" in options.transport
+    "stdio" in transport
       ? await serveStdio(context, stopped)
-      : await serveTcp(context, options.transport.port, stopped);
+      : await serveTcp(context, transport.port, stopped);
   // Provider connections may linger (keep-alive); nothing of ours is left to wait for.
   setTimeout(() => process.exit(code), 200).unref();
   return code;

@@ -3,14 +3,13 @@
  * params and results as the Copilot SDK sends and reads them). Anything else is `-32601`.
  */
 
+import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
-import { PROTOCOL_VERSION, type SessionListEntry } from "./protocol.js";
 import { listedModels } from "./server-model.js";
 import {
   abortMethod,
   acceptedMethod,
-  createMethod,
   deleteMethod,
   detachMethod,
   getMessagesMethod,
@@ -20,10 +19,10 @@ import {
   modelSwitchMethod,
   modeSetMethod,
   permissionAnswerMethod,
-  resumeMethod,
   sendMethod,
   toolAnswerMethod,
 } from "./session-methods.js";
+import { createMethod, resumeMethod } from "./session-opening.js";
 import {
   agentCurrentMethod,
   agentListMethod,

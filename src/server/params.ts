@@ -9,8 +9,8 @@
 
 import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
+import { ErrorCode } from "../protocol/copilot.js";
 import { SESSION_ID_PATTERN } from "../session/paths.js";
-import { ErrorCode } from "./protocol.js";
 
 const jsonObject = z.record(z.string(), z.json());
 
@@ -50,7 +50,7 @@ const toolDeclarationSchema = z.looseObject({
   readOnly: z.boolean().optional(),
 });
 
-/** A custom tool declaration as validated (see {@link ToolDeclaration} in protocol.ts). */
+/** A custom tool declaration as validated (see {@link ToolDeclaration} in `src/protocol/copilot.ts`). */
 export type ToolDeclarationParams = z.infer<typeof toolDeclarationSchema>;
 
 const providerSchema = z.looseObject({

@@ -7,32 +7,24 @@
  */
 
 import { resolve } from "node:path";
-import {
-  type AskPermission,
-  createPermissionGate,
-  type PermissionReply,
-} from "../agent/permission-gate.js";
-import type { PermissionRule } from "../agent/permission-rules.js";
+import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
+import type { Authorize } from "../agent/tool-calls.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
-import type { Session } from "../session/session.js";
+import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
+import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { Gates } from "./hooks.js";
-import type { PermissionKind, WirePermissionRequest } from "./protocol.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
 const NO_HANDLER_REASON =
   "it needs approval and the app registered no permission handler (onPermissionRequest)";
 
-/** What the gates of one session are built from. */
+/** What the gates of one session are built from: the app's choices and callbacks. */
 export interface GateSettings {
-  session: Session;
-  /** The server's rules and the session's allow-all choice. */
-  policy: {
-    allowAllTools: boolean;
-    allow: readonly PermissionRule[];
-    deny: readonly PermissionRule[];
-    folders?: readonly string[] | undefined;
-  };
+  /** A gate of the session under the run config (the host's `permissionGate`). */
+  gateOf: (callbacks: PermissionCallbacks) => Authorize;
+  /** The app's `allowAllTools` (`session.create`); absent: the run config's. */
+  allowAllTools?: boolean;
   /** The app's handler; absent: calls that need approval are denied (the default policy). */
   ask?: AskPermission;
   /** Custom tools declared with `skipPermission`: run without asking (deny rules still apply). */
@@ -40,32 +32,25 @@ export interface GateSettings {
 }
 
 /**
- * The session's permission gates (DESIGN.md, tools): the normal one (flags, session grants, then
+ * The session's permission gates (DESIGN.md, tools): the normal one (rules, session grants, then
  * the app or the default policy), one that allows all but what deny rules forbid, and one that
  * asks about everything (no allow rules). Each records its questions and answers in the log.
  */
 export function createGates(settings: GateSettings): Gates {
-  const { session, policy } = settings;
-  const gate = (override: { allowAll?: boolean; noAllowRules?: boolean }) =>
-    createPermissionGate({
-      cwd: session.cwd,
-      policy: () => ({
-        allowAllTools: override.allowAll ?? policy.allowAllTools,
-        allow: override.noAllowRules ? [] : [...policy.allow, ...session.grants.allow],
-        deny: [...policy.deny, ...session.grants.deny],
-        folders: policy.folders ?? [],
-      }),
-      emit: (event) => void session.emit(event),
-      ...(settings.ask === undefined ? {} : { ask: settings.ask }),
-      noAskReason: NO_HANDLER_REASON,
-    });
-  const allowed = gate({ allowAll: true });
-  const normal = gate({});
+  const { allowAllTools } = settings;
+  const asking = {
+    ...(settings.ask === undefined ? {} : { ask: settings.ask }),
+    noAskReason: NO_HANDLER_REASON,
+  };
+  const allowed = settings.gateOf({ ...asking, allowAllTools: () => true });
+  const normal = settings.gateOf(
+    allowAllTools === undefined ? asking : { ...asking, allowAllTools: () => allowAllTools },
+  );
   return {
     normal: (request) =>
       (settings.skipPermission.has(request.tool.name) ? allowed : normal)(request),
     allowed,
-    ask: gate({ allowAll: false, noAllowRules: true }),
+    ask: settings.gateOf({ ...asking, allowAllTools: () => false, ignoreAllowRules: true }),
   };
 }
 
@@ -84,7 +69,7 @@ export class PendingPermissions {
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
 
-  /** `event` with the wire-only fields Copilot SDK apps read (see protocol.ts). */
+  /** `event` with the wire-only fields Copilot SDK apps read (see `src/protocol/copilot.ts`). */
   wireEvent(event: SessionEvent, cwd: string): object {
     switch (event.type) {
       case "permission.requested": {

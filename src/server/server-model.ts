@@ -13,7 +13,6 @@
  *    the server's own (`--model` / `TURNLOOP_MODEL`).
  */
 
-import { contextWindowOf } from "../llm/context-window.js";
 import { hasProviderPrefix, type ProviderName } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";
@@ -65,7 +64,7 @@ export function listedModels(host: SessionHost) {
       name: id.slice(id.indexOf(":") + 1),
       capabilities: {
         supports: { vision: false, reasoningEffort: true },
-        limits: { max_context_window_tokens: contextWindowOf(id, host.face, host.env) },
+        limits: { max_context_window_tokens: host.contextWindowOf(id) },
       },
       supportedReasoningEfforts: ["low", "medium", "high"],
     }));

@@ -24,7 +24,13 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import { agentSettingsFor, type SessionOptions } from "../session/agent-settings.js";
+import {
+  type HooksInvokeParams,
+  type HooksInvokeResult,
+  ServerToClient,
+  type SessionCreateResult,
+  type SessionMode,
+} from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
 import {
   PromptInProgressError,
@@ -37,12 +43,6 @@ import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
 import { withAttachments } from "./prompt-text.js";
-import type {
-  HooksInvokeParams,
-  HooksInvokeResult,
-  SessionCreateResult,
-  SessionMode,
-} from "./protocol.js";
 import { SessionChoices } from "./session-choices.js";
 
 /** The connection a session's notifications and hook calls go to. */
@@ -277,8 +277,8 @@ export class ServerSession {
       const idle = this.heldIdle;
       this.heldIdle = undefined;
       if (idle !== undefined) {
-        this.link?.notify("session.event", { sessionId: this.id, event: idle });
-        this.link?.notify("session.lifecycle", {
+        this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: idle });
+        this.link?.notify(ServerToClient.sessionLifecycle, {
           type: "session.updated",
           sessionId: this.id,
           metadata: { startTime: this.session.start.startTime, modifiedTime: idle.timestamp },
@@ -352,9 +352,8 @@ export class ServerSession {
   }
 
   private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
-    const options: SessionOptions = {
-      ...this.host.policy,
-      model: this.choices.model,
+    // The gate comes from buildAuthorize (hooks first); the host's is not used here.
+    const settings = this.host.agentSettings(this.session, this.choices.model, {
       provider: requestProvider(
         this.choices.provider,
         this.config,
@@ -362,10 +361,8 @@ export class ServerSession {
         this.choices.reasoningEffort,
       ),
       autopilot: job.mode === "autopilot",
-      allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
       extraTools: this.externalTools,
-    };
-    const settings = agentSettingsFor(this.session, options);
+    });
     const overridden = new Set(this.externalTools.map((tool) => tool.name));
     const tools = settings.tools.filter(
       (tool) => !overridden.has(tool.name) || this.externalTools.includes(tool),
@@ -401,11 +398,10 @@ export class ServerSession {
   /** The permission path: `preToolUse`, then the gate that decision picks (see hooks.ts). */
   private buildAuthorize(): Authorize {
     const gates = createGates({
-      session: this.session,
-      policy: {
-        ...this.host.policy,
-        allowAllTools: this.config.allowAllTools ?? this.host.policy.allowAllTools,
-      },
+      gateOf: (callbacks) => this.host.permissionGate(this.session, callbacks),
+      ...(this.config.allowAllTools === undefined
+        ? {}
+        : { allowAllTools: this.config.allowAllTools }),
       ...(this.config.requestPermission === true ? { ask: this.permissions.ask } : {}),
       skipPermission: new Set(
         (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
@@ -441,7 +437,7 @@ export class ServerSession {
       throw new Error("the app is not connected");
     }
     const params: HooksInvokeParams = { sessionId: this.id, hookType, input };
-    const result = await link.request("hooks.invoke", params, signal, HOOK_TIMEOUT_MS);
+    const result = await link.request(ServerToClient.hooksInvoke, params, signal, HOOK_TIMEOUT_MS);
     return (result as HooksInvokeResult | null)?.output;
   }
 
@@ -461,7 +457,7 @@ export class ServerSession {
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
-    this.link?.notify("session.event", { sessionId: this.id, event: wire });
+    this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: wire });
     if (event.type === "assistant.usage") {
       // Copilot's context-window report after each model call (the window is not known here: 0).
       const messagesLength = this.session.history.messages.length;

@@ -7,8 +7,8 @@
 import type { EventInput } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
+import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
-import type { SessionMode } from "./protocol.js";
 
 export class SessionChoices {
   model: ModelConfiguration;

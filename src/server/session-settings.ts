@@ -6,10 +6,10 @@
  */
 
 import type { LlmEvent, ModelRequest, Provider } from "../llm/provider.js";
+import type { SessionMode } from "../protocol/copilot.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
-import type { SessionMode } from "./protocol.js";
 
 /** How long the app may take to answer `systemMessage.transform` (ms). */
 const TRANSFORM_TIMEOUT_MS = 30_000;

@@ -8,10 +8,10 @@
 import { z } from "zod";
 import { toolSpecifications } from "../agent/loop.js";
 import type { SessionEvent } from "../events/events.js";
+import type { SessionListEntry } from "../protocol/copilot.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
-import type { SessionListEntry } from "./protocol.js";
 import { openSession } from "./session-methods.js";
 
 /** `session.getMetadata {sessionId}` → `{session?}`: the `session.list` entry of that id. */

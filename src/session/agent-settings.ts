@@ -1,88 +1,152 @@
-import { type AskPermission, createPermissionGate } from "../agent/permission-gate.js";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { type AskPermission, createPermissionGate, parseRules } from "../agent/permission-gate.js";
 import type { PermissionRule } from "../agent/permission-rules.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
+import type { Authorize } from "../agent/tool-calls.js";
+import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
-import { createProvider, type ModelConfiguration, type ProviderTuning } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
-import type { CommandSetup } from "../tools/command-runner.js";
+import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { loadInstructions } from "./instructions.js";
+import type { RunConfig } from "./run-config.js";
 import type { Session, SessionAgentSettings } from "./session.js";
 
-/** How a face wants a session's prompts run. Every face (CLI, ACP, SDK server) builds one. */
-export interface SessionOptions {
-  model: ModelConfiguration;
-  /** Reuse a provider (keeps what it learned, e.g. a server without `stream_options`). */
-  provider?: Provider;
-  tuning?: ProviderTuning;
-  autopilot: boolean;
-  /** Model requests per prompt. */
-  maxTurns: number;
-  maxAutopilotContinues: number;
-  allowAllTools: boolean;
-  /** `--allow-tool` rules. */
+/**
+ * The one place where a prompt's agent settings (what the loop needs) are derived from the run
+ * config. A face hands in only the session's choices and its callbacks ({@link FaceCallbacks});
+ * it never assembles permission rules, folders or limits itself.
+ */
+
+/** The run config with what the host reads from it once: parsed rules, the system prompt file. */
+export interface PreparedRun {
+  config: RunConfig;
+  /** `config.allow` / `config.deny`, parsed. */
   allow: readonly PermissionRule[];
-  /** `--deny-tool` rules. */
   deny: readonly PermissionRule[];
-  /** Folders besides the cwd that may be read without asking. */
-  folders?: readonly string[];
-  /** How the face asks its user; absent: calls that need asking are denied with `noAskReason`. */
-  ask?: AskPermission;
-  noAskReason?: string;
-  /** Tools besides the built-in ones (e.g. an SDK app's). */
-  extraTools?: readonly AnyTool[];
-  /** Output token cap per request (tokens). */
-  maxOutputTokens?: number;
-  /** The client's file access (ACP), used by tools instead of the disk. */
-  client?: ClientCapabilities;
-  /** How commands run: the host's local runner, or the one a face picked (the client's terminal). */
+  /** `--system-prompt-file`'s absolute path and text. */
+  systemPrompt?: { path: string; text: string };
+  /** Where the user's instruction files are (`$TURNLOOP_HOME`); absent with `--no-instructions`. */
+  instructionsHome?: string;
+  /** How commands run unless a face brings its own runner, and in which environment. */
   commands: CommandSetup;
   /** The host environment's secrets, redacted in files tools save. */
   secrets: readonly SecretValue[];
-  /** Read `AGENTS.md` and the like ({@link loadInstructions}) with the user's in `home`; absent: none. */
-  instructions?: { home: string };
-  /** Replaces our base system prompt: `--system-prompt-file`'s path and text. */
-  systemPrompt?: { path: string; text: string };
-  /** Appended to the system prompt (`--append-system-prompt`). */
-  appendSystemPrompt?: string;
-  /** The model's context window in tokens (`--context-window`); the known window when absent. */
+  /** The model's context window in tokens: `--context-window`, else `TURNLOOP_CONTEXT_WINDOW`. */
   contextWindow?: number;
-  /** Context windows (tokens) by model id, from the config files. */
-  contextWindows?: Readonly<Record<string, number>>;
+}
+
+/** What the session host knows of its process and hands to every session's settings. */
+export type HostFacts = Pick<PreparedRun, "commands" | "secrets" | "contextWindow">;
+
+/**
+ * Reads what the run config names once: parses the allow and deny rules and reads
+ * `--system-prompt-file` (relative to the config's cwd).
+ * @throws Error naming a malformed rule or the system prompt file that cannot be read.
+ */
+export function prepareRun(config: RunConfig, home: string, host: HostFacts): PreparedRun {
+  const run: PreparedRun = {
+    ...host,
+    config,
+    allow: parseRules(config.allow.map((rule) => rule.value)),
+    deny: parseRules(config.deny.map((rule) => rule.value)),
+    ...(config.instructions.value ? { instructionsHome: home } : {}),
+  };
+  if (config.systemPromptFile === undefined) {
+    return run;
+  }
+  const path = resolve(config.cwd.value, config.systemPromptFile.value);
+  try {
+    return { ...run, systemPrompt: { path, text: readFileSync(path, "utf8") } };
+  } catch (error) {
+    throw new Error(`cannot read --system-prompt-file ${path}: ${errorMessage(error)}`);
+  }
+}
+
+/** How a face's session asks and decides; every field optional except the mode. */
+export interface PermissionCallbacks {
+  /** How the face asks its user; absent: calls that need asking are denied with `noAskReason`. */
+  ask?: AskPermission;
+  noAskReason?: string;
+  /**
+   * Whether every tool runs without asking, read at each decision (a session's mode may change
+   * while a turn runs); absent: the run config's `allowAllTools`.
+   */
+  allowAllTools?: () => boolean;
+  /** Folders besides the run config's that may be read without asking (ACP `additionalDirectories`). */
+  folders?: readonly string[];
+  /** Ignore allow rules and grants: ask about everything the rules do not deny. */
+  ignoreAllowRules?: boolean;
+}
+
+/** What a face hands in for a prompt: the session's model and mode, and its callbacks. */
+export interface FaceCallbacks extends PermissionCallbacks {
+  provider: Provider;
+  autopilot: boolean;
+  /** Tools besides the built-in ones (e.g. an SDK app's). */
+  extraTools?: readonly AnyTool[];
+  /** The client's file access (ACP), used by tools instead of the disk. */
+  client?: ClientCapabilities;
+  /** Runs commands instead of the host's runner (ACP: the client's terminal). */
+  runner?: CommandRunner;
 }
 
 /**
- * The loop settings for `session` under `options`: provider, built-in tools, system prompt, and
- * the permission gate (flags, then the session's recorded "always" answers).
+ * The loop settings for `session`: provider, built-in and the face's tools, system prompt, limits,
+ * and the permission gate ({@link permissionGateFor}).
  */
-export function agentSettingsFor(session: Session, options: SessionOptions): SessionAgentSettings {
+export function agentSettingsFor(
+  session: Session,
+  run: PreparedRun,
+  face: FaceCallbacks,
+): SessionAgentSettings {
+  const { config } = run;
+  const contextWindows = Object.fromEntries(
+    Object.entries(config.contextWindows).map(([model, size]) => [model, size.value]),
+  );
   return {
-    provider: options.provider ?? createProvider(options.model, options.tuning),
-    tools: [...builtinTools(), ...(options.extraTools ?? [])],
-    systemPrompt: systemPromptFor(session, options),
-    maxTurns: options.maxTurns,
-    autopilot: options.autopilot,
-    maxAutopilotContinues: options.maxAutopilotContinues,
-    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-    ...(options.client === undefined ? {} : { client: options.client }),
-    commands: options.commands,
-    secrets: options.secrets,
-    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
-    ...(options.contextWindows === undefined ? {} : { contextWindows: options.contextWindows }),
-    authorize: createPermissionGate({
-      cwd: session.cwd,
-      policy: () => ({
-        allowAllTools: options.allowAllTools,
-        allow: [...options.allow, ...session.grants.allow],
-        deny: [...options.deny, ...session.grants.deny],
-        folders: options.folders ?? [],
-      }),
-      emit: (event) => void session.emit(event),
-      ...(options.ask === undefined ? {} : { ask: options.ask }),
-      ...(options.noAskReason === undefined ? {} : { noAskReason: options.noAskReason }),
-    }),
+    provider: face.provider,
+    tools: [...builtinTools(), ...(face.extraTools ?? [])],
+    systemPrompt: systemPromptFor(session, run, face.autopilot),
+    maxTurns: config.maxTurns.value,
+    autopilot: face.autopilot,
+    maxAutopilotContinues: config.maxAutopilotContinues.value,
+    ...(face.client === undefined ? {} : { client: face.client }),
+    commands: face.runner === undefined ? run.commands : { ...run.commands, runner: face.runner },
+    secrets: run.secrets,
+    ...(run.contextWindow === undefined ? {} : { contextWindow: run.contextWindow }),
+    contextWindows,
+    authorize: permissionGateFor(session, run, face),
   };
+}
+
+/**
+ * The permission gate of `session`: the run config's deny and allow rules, then the session's
+ * recorded "always" answers, its folders and the face's way to ask. Questions and answers are
+ * recorded in the session's log.
+ */
+export function permissionGateFor(
+  session: Session,
+  run: PreparedRun,
+  face: PermissionCallbacks,
+): Authorize {
+  const { config } = run;
+  const folders = [...config.folders.map((folder) => folder.value), ...(face.folders ?? [])];
+  const allowAllTools = face.allowAllTools ?? (() => config.allowAllTools.value);
+  return createPermissionGate({
+    cwd: session.cwd,
+    policy: () => ({
+      allowAllTools: allowAllTools(),
+      allow: face.ignoreAllowRules === true ? [] : [...run.allow, ...session.grants.allow],
+      deny: [...run.deny, ...session.grants.deny],
+      folders,
+    }),
+    emit: (event) => void session.emit(event),
+    ...(face.ask === undefined ? {} : { ask: face.ask }),
+    ...(face.noAskReason === undefined ? {} : { noAskReason: face.noAskReason }),
+  });
 }
 
 /**
@@ -90,25 +154,23 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
  * apply in its cwd, then `--append-system-prompt`. Records `session.instructions_loaded` when the
  * files used differ from the last ones recorded in the session.
  */
-function systemPromptFor(session: Session, options: SessionOptions): string {
+function systemPromptFor(session: Session, run: PreparedRun, autopilot: boolean): string {
   const loaded =
-    options.instructions === undefined
+    run.instructionsHome === undefined
       ? { files: [], text: "" }
-      : loadInstructions(session.cwd, options.instructions.home);
+      : loadInstructions(session.cwd, run.instructionsHome);
   const files = [...loaded.files];
-  if (options.systemPrompt !== undefined) {
-    const bytes = Buffer.byteLength(options.systemPrompt.text);
+  if (run.systemPrompt !== undefined) {
+    const bytes = Buffer.byteLength(run.systemPrompt.text);
     files.unshift({
-      path: options.systemPrompt.path,
+      path: run.systemPrompt.path,
       scope: "system-prompt-file",
       bytes,
       truncated: false,
     });
   }
-  const appendedBytes =
-    options.appendSystemPrompt === undefined
-      ? undefined
-      : Buffer.byteLength(options.appendSystemPrompt);
+  const append = run.config.appendSystemPrompt?.value;
+  const appendedBytes = append === undefined ? undefined : Buffer.byteLength(append);
   const record = { files, ...(appendedBytes === undefined ? {} : { appendedBytes }) };
   const previous = session.instructions ?? { files: [] };
   if (JSON.stringify(record) !== JSON.stringify(previous)) {
@@ -118,9 +180,9 @@ function systemPromptFor(session: Session, options: SessionOptions): string {
     cwd: session.cwd,
     platform: process.platform,
     date: new Date(session.start.startTime),
-    autopilot: options.autopilot,
+    autopilot,
     instructions: loaded.text,
-    ...(options.systemPrompt === undefined ? {} : { base: options.systemPrompt.text }),
-    ...(options.appendSystemPrompt === undefined ? {} : { append: options.appendSystemPrompt }),
+    ...(run.systemPrompt === undefined ? {} : { base: run.systemPrompt.text }),
+    ...(append === undefined ? {} : { append }),
   });
 }

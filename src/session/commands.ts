@@ -247,7 +247,7 @@ async function resumeCommand(
     if (resolved.sessionId === current.id) {
       return { kind: "text", text: "that is the session open now" };
     }
-    const opened = await host.resume(resolved.sessionId);
+    const opened = await host.open(resolved.sessionId);
     return { kind: "open", session: opened, text: `resumed session ${opened.id}` };
   } catch (error) {
     return failed(

@@ -1,44 +1,17 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseRule } from "../agent/permission-rules.js";
 import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/models.js";
-import type { SessionOptions } from "./agent-settings.js";
-import { ConfigError, loadConfig } from "./config.js";
-import { type EffectiveSettings, effectiveSettings, environmentFor } from "./effective-settings.js";
+import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
+import { environmentFor, type RunConfig, resolveRunConfig } from "./run-config.js";
 
 /**
- * What every face does with its {@link FaceOptions} before opening sessions: check the cwd, apply
- * the config files, read `--system-prompt-file`.
+ * What every face does with its {@link FaceOptions} before opening sessions: check the cwd and
+ * resolve the run config (flags, environment, config files).
  */
-
-/**
- * `--system-prompt-file` read, `--append-system-prompt` as given, and where instructions are read
- * from (none with `--no-instructions`).
- * @throws Error naming the file when it cannot be read.
- */
-export function systemPromptOptions(
-  options: FaceOptions,
-  home: string,
-): Pick<SessionOptions, "systemPrompt" | "appendSystemPrompt" | "instructions"> {
-  const base = {
-    ...(options.noInstructions === true ? {} : { instructions: { home } }),
-    ...(options.appendSystemPrompt === undefined
-      ? {}
-      : { appendSystemPrompt: options.appendSystemPrompt }),
-  };
-  if (options.systemPromptFile === undefined) {
-    return base;
-  }
-  const path = resolve(options.cwd, options.systemPromptFile);
-  try {
-    return { ...base, systemPrompt: { path, text: readFileSync(path, "utf8") } };
-  } catch (error) {
-    throw new Error(`cannot read --system-prompt-file ${path}: ${errorMessage(error)}`);
-  }
-}
 
 /**
  * Why `cwd` cannot be the working directory (missing, or not a folder), or undefined when it can.
@@ -52,78 +25,38 @@ export function workingDirectoryProblem(cwd: string): string | undefined {
   }
 }
 
-/** Face options with the config files applied, the environment to read models from, and warnings. */
-export type ConfiguredFace<T extends FaceOptions> =
-  | {
-      ok: true;
-      options: T;
-      env: NodeJS.ProcessEnv;
-      settings: EffectiveSettings;
-      warnings: string[];
-    }
+/** A face's run config (its flags, the environment and the config files), or why there is none. */
+export type ConfiguredFace =
+  | { ok: true; config: RunConfig; env: NodeJS.ProcessEnv; warnings: string[] }
   | { ok: false; message: string };
 
 /**
- * Applies `$TURNLOOP_HOME/config.json` and `<cwd>/.turnloop/config.json` under the flags and the
- * environment (flags > env > project > user): model (a `<profile>:<model>` resolved), base URL,
- * the profile's key variable, limits, permission rules. Never throws: a bad file is a message.
+ * Resolves `options` with `$TURNLOOP_HOME/config.json` and `<cwd>/.turnloop/config.json` under
+ * the flags and the environment (flags > env > project > user) into the run config, and the
+ * environment to read models from (a profile's key variable as `TURNLOOP_API_KEY`). Never throws:
+ * a missing cwd or a bad file is a message.
  */
-export function configuredFace<T extends FaceOptions>(
-  options: T,
-  env: NodeJS.ProcessEnv,
-): ConfiguredFace<T> {
+export function configuredFace(options: FaceOptions, env: NodeJS.ProcessEnv): ConfiguredFace {
   const cwdProblem = workingDirectoryProblem(resolve(options.cwd));
   if (cwdProblem !== undefined) {
     return { ok: false, message: cwdProblem };
   }
-  let settings: EffectiveSettings;
-  let warnings: string[];
-  let files: ReadonlySet<string>;
+  let loaded: LoadedConfig;
   try {
-    const config = loadConfig(turnloopHome(env), resolve(options.cwd));
-    warnings = config.warnings;
-    files = new Set(config.files.map((file) => file.path));
-    const given = new Set(options.flagsGiven ?? []);
-    settings = effectiveSettings(
-      {
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        ...(given.has("max-turns") ? { maxTurns: options.maxTurns } : {}),
-        ...(given.has("max-autopilot-continues")
-          ? { maxAutopilotContinues: options.maxAutopilotContinues }
-          : {}),
-        allowTools: options.allowTools,
-        denyTools: options.denyTools,
-      },
-      env,
-      config,
-    );
+    loaded = loadConfig(turnloopHome(env), resolve(options.cwd));
   } catch (error) {
     if (error instanceof ConfigError) {
       return { ok: false, message: error.message };
     }
     throw error;
   }
-  const fileProblem = fileSettingProblem(settings, files);
+  const config = resolveRunConfig(options, env, loaded);
+  const files = new Set(loaded.files.map((file) => file.path));
+  const fileProblem = fileSettingProblem(config, files);
   if (fileProblem !== undefined) {
     return { ok: false, message: fileProblem };
   }
-  const configured: T = {
-    ...options,
-    ...(settings.model === undefined ? {} : { model: settings.model.resolved }),
-    ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl.value }),
-    maxTurns: settings.maxTurns.value,
-    maxAutopilotContinues: settings.maxAutopilotContinues.value,
-    allowTools: settings.allow.map((rule) => rule.value),
-    denyTools: settings.deny.map((rule) => rule.value),
-    contextWindows: Object.fromEntries(
-      Object.entries(settings.contextWindows).map(([model, size]) => [model, size.value]),
-    ),
-    profileKeyVariables: Object.values(settings.providers).flatMap(({ value }) =>
-      value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
-    ),
-  };
-  return { ok: true, options: configured, env: environmentFor(settings, env), settings, warnings };
+  return { ok: true, config, env: environmentFor(config, env), warnings: loaded.warnings };
 }
 
 /**
@@ -132,10 +65,7 @@ export function configuredFace<T extends FaceOptions>(
  * before anything runs; undefined when nothing is. Flags and variables are checked where they are
  * used, with their own messages.
  */
-function fileSettingProblem(
-  settings: EffectiveSettings,
-  files: ReadonlySet<string>,
-): string | undefined {
+function fileSettingProblem(settings: RunConfig, files: ReadonlySet<string>): string | undefined {
   const model = settings.model;
   if (model !== undefined && files.has(model.source) && !hasProviderPrefix(model.resolved)) {
     const profiles = Object.keys(settings.providers);

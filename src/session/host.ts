@@ -4,10 +4,9 @@
  * protocol needs (how it asks, what it forwards).
  */
 
-import type { AskPermission } from "../agent/permission-gate.js";
-import { parseRules } from "../agent/permission-gate.js";
-import { type SecretValue, secretValues } from "../events/secrets.js";
-import { environmentContextWindow } from "../llm/context-window.js";
+import type { Authorize } from "../agent/tool-calls.js";
+import { secretValues } from "../events/secrets.js";
+import { contextWindowOf, environmentContextWindow } from "../llm/context-window.js";
 import {
   createProvider,
   hasProviderPrefix,
@@ -17,17 +16,22 @@ import {
   resolveModel,
 } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
-import type { CommandSetup } from "../tools/command-runner.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
 import { ProcessRunner } from "../tools/process-runner.js";
-import type { SessionOptions } from "./agent-settings.js";
+import {
+  agentSettingsFor,
+  type FaceCallbacks,
+  type PermissionCallbacks,
+  type PreparedRun,
+  permissionGateFor,
+  prepareRun,
+} from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
 import { type EventLogContents, readEventLog } from "./event-log.js";
-import { systemPromptOptions } from "./face-config.js";
-import type { FaceOptions } from "./face-options.js";
 import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { eventsPath } from "./paths.js";
-import { Session } from "./session.js";
+import type { RunConfig } from "./run-config.js";
+import { Session, type SessionAgentSettings } from "./session.js";
 import {
   deleteSession,
   listSessions,
@@ -41,71 +45,58 @@ export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
   | { ok: false; message: string; missingKey?: MissingKey };
 
-/**
- * The part of {@link SessionOptions} that does not depend on the model or on how the face asks:
- * limits, permission rules, folders, provider tuning.
- */
-export type SessionPolicy = Omit<SessionOptions, "model" | "provider" | "autopilot" | "ask">;
-
-/** How a face asks its user about a tool call (or, without `ask`, why it cannot). */
-export interface Asking {
-  ask?: AskPermission;
-  noAskReason?: string;
-}
-
 export interface SessionHostSettings {
   /** `$TURNLOOP_HOME`. */
   home: string;
   env: NodeJS.ProcessEnv;
-  face: FaceOptions;
+  /** The face's run config ({@link resolveRunConfig}). */
+  config: RunConfig;
 }
 
 export class SessionHost {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly face: FaceOptions;
-  /** Limits, `--allow-tool` / `--deny-tool` rules and folders, parsed once. */
-  readonly policy: SessionPolicy;
-  /**
-   * How commands run unless a face picks another runner (ACP: the client's terminal): a local
-   * `bash -c` process group, in {@link commandEnvironment} of this host's environment.
-   */
-  readonly commands: CommandSetup;
-  /** The secrets of this host's environment, redacted from events and saved files. */
-  readonly secrets: readonly SecretValue[];
+  /** The settings every session of this host runs with, and where each came from. */
+  readonly config: RunConfig;
+  /** How commands run unless a face picks another runner, and the host environment's secrets. */
+  get commands(): PreparedRun["commands"] {
+    return this.run.commands;
+  }
+
+  get secrets(): PreparedRun["secrets"] {
+    return this.run.secrets;
+  }
+
+  /** The run config's rules parsed and its system prompt file read, once. */
+  private readonly run: PreparedRun;
+  private readonly tuning: ProviderTuning;
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
-  /** Sessions opened through this host and not closed yet. */
-  private readonly open = new Set<Session>();
+  /** Sessions opened through this host and not closed yet, by id. */
+  private readonly sessions = new Map<string, Session>();
+  /** Reopens in flight, by id ({@link open} is single-flight). */
+  private readonly opening = new Map<string, Promise<Session>>();
+  /** Closes in flight, by id: an open of the same id waits for its lock to be released. */
+  private readonly closing = new Map<string, Promise<void>>();
 
-  /** @throws Error naming a malformed `--allow-tool` / `--deny-tool` rule or an unreadable `--system-prompt-file`. */
+  /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
     this.home = settings.home;
     this.env = settings.env;
-    this.face = settings.face;
-    this.commands = {
-      runner: new ProcessRunner(),
-      env: commandEnvironment(settings.env, settings.face.profileKeyVariables ?? []),
-    };
-    this.secrets = secretValues(settings.env);
+    this.config = settings.config;
+    const { config, env } = settings;
     // The loop reads no environment: `--context-window`, else TURNLOOP_CONTEXT_WINDOW.
-    const contextWindow = settings.face.contextWindow ?? environmentContextWindow(settings.env);
-    this.policy = {
-      commands: this.commands,
-      secrets: this.secrets,
-      tuning: providerTuning(settings.env),
-      maxTurns: settings.face.maxTurns,
-      maxAutopilotContinues: settings.face.maxAutopilotContinues,
-      allowAllTools: settings.face.allowAllTools,
-      allow: parseRules(settings.face.allowTools),
-      deny: parseRules(settings.face.denyTools),
-      folders: settings.face.addDirs,
-      ...systemPromptOptions(settings.face, settings.home),
+    const contextWindow = config.contextWindow?.value ?? environmentContextWindow(env);
+    const profileKeys = Object.values(config.providers).flatMap(({ value }) =>
+      value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
+    );
+    this.run = prepareRun(config, settings.home, {
+      // A local `bash -c` process group, in the host's environment without any provider key.
+      commands: { runner: new ProcessRunner(), env: commandEnvironment(env, profileKeys) },
+      secrets: secretValues(env),
       ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(settings.face.contextWindows === undefined
-        ? {}
-        : { contextWindows: settings.face.contextWindows }),
-    };
+    });
+    this.tuning = providerTuning(settings.env);
   }
 
   // Models.
@@ -114,8 +105,8 @@ export class SessionHost {
    * Resolves `<provider>:<model>` (default: `--model`, else `TURNLOOP_MODEL`) with `--base-url`
    * and the environment's endpoints and keys. Never throws.
    */
-  resolveModel(modelId: string | undefined = this.face.model): ModelResolution {
-    const { baseUrl } = this.face;
+  resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
+    const baseUrl = this.config.baseUrl?.value;
     return resolveModel(
       {
         ...(modelId === undefined ? {} : { model: modelId }),
@@ -138,7 +129,7 @@ export class SessionHost {
   /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
   configuredModels(): string[] {
     const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
-    const ids = [this.face.model ?? this.env.TURNLOOP_MODEL, ...listed];
+    const ids = [this.config.model?.resolved ?? this.env.TURNLOOP_MODEL, ...listed];
     return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
   }
 
@@ -162,7 +153,7 @@ export class SessionHost {
    * model. The recorded model's problem is reported when neither resolves.
    */
   modelForSession(recorded: string): ModelResolution {
-    const own = this.resolveModel(this.face.model ?? recorded);
+    const own = this.resolveModel(this.config.model?.resolved ?? recorded);
     if (own.ok) {
       return own;
     }
@@ -196,18 +187,47 @@ export class SessionHost {
     const key = JSON.stringify([id, baseUrl, apiKey, headers]);
     let provider = this.providers.get(key);
     if (provider === undefined) {
-      provider = createProvider(configuration, this.policy.tuning);
+      provider = createProvider(configuration, this.tuning);
       this.providers.set(key, provider);
     }
     return provider;
   }
 
-  /** The {@link SessionOptions} for a prompt with `model`: the policy, the shared provider, how to ask. */
-  sessionOptions(
+  /**
+   * The agent settings of a prompt with `model` in `session`, derived from the run config with
+   * the face's callbacks (see `agent-settings.ts`). The provider is the shared one unless the
+   * face brings its own (e.g. one that adds an app's headers).
+   */
+  agentSettings(
+    session: Session,
     model: ModelConfiguration,
-    settings: { autopilot: boolean } & Asking,
-  ): SessionOptions {
-    return { ...this.policy, model, provider: this.provider(model), ...settings };
+    face: Omit<FaceCallbacks, "provider"> & { provider?: Provider },
+  ): SessionAgentSettings {
+    return agentSettingsFor(session, this.run, {
+      ...face,
+      provider: face.provider ?? this.provider(model),
+    });
+  }
+
+  /** A permission gate of `session` under the run config with the face's callbacks. */
+  permissionGate(session: Session, face: PermissionCallbacks): Authorize {
+    return permissionGateFor(session, this.run, face);
+  }
+
+  /**
+   * The context window of `modelId` in tokens: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`,
+   * the config files' `contextWindows`, the catalogue.
+   */
+  contextWindowOf(modelId: string): number {
+    const contextWindows = Object.fromEntries(
+      Object.entries(this.config.contextWindows).map(([model, size]) => [model, size.value]),
+    );
+    const contextWindow = this.config.contextWindow?.value;
+    return contextWindowOf(
+      modelId,
+      { contextWindows, ...(contextWindow === undefined ? {} : { contextWindow }) },
+      this.env,
+    );
   }
 
   // Sessions.
@@ -222,11 +242,34 @@ export class SessionHost {
   }
 
   /**
-   * Reopens a session for writing (locked) until {@link close}.
+   * The session `sessionId`, open for writing (locked) until {@link close}: the one this host has
+   * open already, else reopened from its log. Single-flight: concurrent calls for one id share one
+   * reopen (one `session.resume` event, one lock), and an open waits for a {@link close} of the
+   * same id in flight. Every caller gets the same {@link Session}, so closing it closes it for all.
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
    */
-  async resume(sessionId: string): Promise<Session> {
-    return this.track(await Session.resume(this.home, sessionId, { environment: this.env }));
+  open(sessionId: string): Promise<Session> {
+    const open = this.sessions.get(sessionId);
+    if (open !== undefined) {
+      return Promise.resolve(open);
+    }
+    const closing = this.closing.get(sessionId);
+    if (closing !== undefined) {
+      return closing.catch(() => undefined).then(() => this.open(sessionId));
+    }
+    let opening = this.opening.get(sessionId);
+    if (opening === undefined) {
+      opening = Session.resume(this.home, sessionId, { environment: this.env })
+        .then((session) => this.track(session))
+        .finally(() => this.opening.delete(sessionId));
+      this.opening.set(sessionId, opening);
+    }
+    return opening;
+  }
+
+  /** The session `sessionId` when this host has it open (not while it is being opened). */
+  get(sessionId: string): Session | undefined {
+    return this.sessions.get(sessionId);
   }
 
   /**
@@ -242,20 +285,34 @@ export class SessionHost {
     const startupWaitMs = startupWaitFrom(this.env);
     await openMcpServers(
       session,
-      { home: this.home, configFiles: this.face.mcpConfigs, face: given },
+      {
+        home: this.home,
+        configFiles: this.config.mcpConfigs.map((file) => file.value),
+        face: given,
+      },
       { env: this.env, log, ...(startupWaitMs === undefined ? {} : { startupWaitMs }) },
     );
   }
 
   /** Syncs and closes `session`'s log (and its MCP servers) and releases its lock. */
   async close(session: Session): Promise<void> {
-    this.open.delete(session);
-    await session.close();
+    if (this.sessions.get(session.id) === session) {
+      this.sessions.delete(session.id);
+    }
+    const closing = session.close();
+    this.closing.set(session.id, closing);
+    try {
+      await closing;
+    } finally {
+      if (this.closing.get(session.id) === closing) {
+        this.closing.delete(session.id);
+      }
+    }
   }
 
   /** Closes every session this host still has open (shutdown). Never throws. */
   async closeAll(): Promise<void> {
-    const sessions = [...this.open];
+    const sessions = [...this.sessions.values()];
     await Promise.all(sessions.map((session) => this.close(session).catch(() => undefined)));
   }
 
@@ -293,7 +350,7 @@ export class SessionHost {
   }
 
   private track(session: Session): Session {
-    this.open.add(session);
+    this.sessions.set(session.id, session);
     return session;
   }
 }

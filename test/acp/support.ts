@@ -8,6 +8,7 @@ import { acpByteStream } from "../../src/acp/framing.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import type { FaceOptions } from "../../src/session/face-options.js";
 import { SessionHost } from "../../src/session/host.js";
+import { resolveRunConfig } from "../../src/session/run-config.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -56,16 +57,17 @@ export class AcpHarness {
   private constructor(place: Place, options: AcpHarnessOptions) {
     this.place = place;
     this.options = options;
+    const env = {
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${place.server.url}/v1`,
+      TURNLOOP_RETRY_BASE_DELAY_MS: "1",
+      TURNLOOP_MAX_RETRIES: "1",
+      ...options.env,
+    };
     const host = new SessionHost({
       home: place.home,
-      env: {
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${place.server.url}/v1`,
-        TURNLOOP_RETRY_BASE_DELAY_MS: "1",
-        TURNLOOP_MAX_RETRIES: "1",
-        ...options.env,
-      },
-      face: { ...DEFAULT_FACE, cwd: place.cwd, ...options.face },
+      env,
+      config: resolveRunConfig({ ...DEFAULT_FACE, cwd: place.cwd, ...options.face }, env),
     });
     this.agent = new TurnloopAcpAgent({
       host,

@@ -11,7 +11,8 @@ import {
   parseRules,
 } from "../../src/agent/permission-gate.js";
 import type { EventInput } from "../../src/events/events.js";
-import { agentSettingsFor } from "../../src/session/agent-settings.js";
+import { agentSettingsFor, prepareRun } from "../../src/session/agent-settings.js";
+import { resolveRunConfig } from "../../src/session/run-config.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { bashTool, viewTool } from "../../src/tools/index.js";
 import { startHarness } from "../support/harness.js";
@@ -252,21 +253,28 @@ describe("'always' answers", () => {
         questions.push(request.alwaysRule);
         return { decision: "allow", scope: "session" };
       };
-      const settingsFor = () => ({
-        ...agentSettingsFor(harness.session, {
-          model: { id: "x", provider: "openai-compatible", modelName: "x" },
-          provider: harness.settings.provider,
-          commands: harness.settings.commands,
-          secrets: harness.settings.secrets,
-          autopilot: false,
-          maxTurns: 10,
-          maxAutopilotContinues: 0,
-          allowAllTools: false,
-          allow: [],
-          deny: [],
-          ask,
-        }),
+      const flags = {
+        cwd: harness.session.cwd,
+        maxTurns: 10,
+        autopilot: false,
+        maxAutopilotContinues: 0,
+        allowAllTools: false,
+        allowTools: [],
+        denyTools: [],
+        addDirs: [],
+        mcpConfigs: [],
+        noInstructions: true,
+      };
+      const run = prepareRun(resolveRunConfig(flags, {}), harness.session.cwd, {
+        commands: harness.settings.commands,
+        secrets: harness.settings.secrets,
       });
+      const settingsFor = () =>
+        agentSettingsFor(harness.session, run, {
+          provider: harness.settings.provider,
+          autopilot: false,
+          ask,
+        });
       const call = (id: string, command: string) => ({
         toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
       });

@@ -80,6 +80,28 @@ describe("turnloop --headless --stdio on the wire", () => {
     expect(await exit).toBe(0);
   });
 
+  test("two session.resume requests at once share one open: both answered, one session.resume", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    await peer.request("connect", {});
+    const created = await peer.request("session.create", {});
+    const { sessionId } = created.result as { sessionId: string };
+    expect((await peer.request("session.detach", { sessionId })).error).toBeUndefined();
+    const answers = await Promise.all([
+      peer.request("session.resume", { sessionId }),
+      peer.request("session.resume", { sessionId }),
+    ]);
+    expect(
+      answers.map((answer) => [answer.error, (answer.result as { sessionId?: string }).sessionId]),
+    ).toEqual([
+      [undefined, sessionId],
+      [undefined, sessionId],
+    ]);
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    const log = await readEventLog(eventsPath(fixture.home, sessionId));
+    expect(log.events.map((event) => event.type)).toEqual(["session.start", "session.resume"]);
+  });
+
   test("a dead connection cancels its prompt and the log ends consistently", async () => {
     const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
     await peer.request("connect", {});

@@ -1,9 +1,7 @@
 import type { AskPermission } from "../../agent/permission-gate.js";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
-import { contextWindowOf } from "../../llm/context-window.js";
 import type { ModelConfiguration } from "../../llm/models.js";
-import { agentSettingsFor } from "../../session/agent-settings.js";
 import {
   COMMANDS,
   type CommandOutcome,
@@ -102,7 +100,7 @@ export class Controller {
    * `contextWindows`, the catalogue).
    */
   get contextWindow(): number {
-    return contextWindowOf(this.model.id, this.host.policy, this.host.env);
+    return this.host.contextWindowOf(this.model.id);
   }
 
   /** Cancels the running prompt, compaction or shell command (the ACP-style cancel). */
@@ -181,13 +179,11 @@ export class Controller {
   /** The agent settings of the next turn: the model, the mode and the permission question. */
   private agentSettings(): SessionAgentSettings {
     const ask = this.view?.ask;
-    const options = this.host.sessionOptions(this.model, {
+    const allowAllTools = this.host.config.allowAllTools.value;
+    return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
+      allowAllTools: () => allowAllTools || this.mode !== "ask",
       ...(ask === undefined ? {} : { ask }),
-    });
-    return agentSettingsFor(this.session, {
-      ...options,
-      allowAllTools: options.allowAllTools || this.mode !== "ask",
     });
   }
 

@@ -47,7 +47,7 @@ export async function openSession(
     if (!sessionId.ok) {
       return failed(sessionId.message, sessionId.code);
     }
-    const session = await host.resume(sessionId.sessionId);
+    const session = await host.open(sessionId.sessionId);
     const resolved = host.modelForSession(session.start.model);
     if (!resolved.ok) {
       await host.close(session);

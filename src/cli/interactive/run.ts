@@ -1,12 +1,14 @@
-import { resolve } from "node:path";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import type { RunConfig } from "../../session/run-config.js";
 import type { InteractiveOptions } from "../arguments.js";
 import { EXIT, type SessionChoice } from "./open.js";
 
 /** Where the interactive face reads, writes and keeps its files. */
 export interface InteractiveIo {
+  /** The run config: flags, environment and config files resolved. */
+  config: RunConfig;
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
@@ -25,11 +27,11 @@ export async function runInteractiveCommand(
   options: InteractiveOptions,
   io: InteractiveIo,
 ): Promise<number> {
-  const cwd = resolve(options.cwd);
+  const cwd = io.config.cwd.value;
   // Loaded on demand: the host's modules (providers, tools) are most of the start-up time.
   const createHost = async () => {
     const { SessionHost } = await import("../../session/host.js");
-    return new SessionHost({ home: io.home, env: io.env, face: { ...options, cwd } });
+    return new SessionHost({ home: io.home, env: io.env, config: io.config });
   };
   const choice: SessionChoice =
     typeof options.resume === "string"
@@ -39,9 +41,9 @@ export async function runInteractiveCommand(
         : options.continue
           ? { kind: "continue" }
           : { kind: "new" };
-  const mode: SessionMode = options.autopilot
+  const mode: SessionMode = io.config.autopilot.value
     ? "autopilot"
-    : options.allowAllTools
+    : io.config.allowAllTools.value
       ? "auto"
       : "ask";
   const common = {
@@ -65,7 +67,7 @@ export async function runInteractiveCommand(
     return runPlainFace({ ...common, host, input: io.stdin });
   }
   const { runTerminalFace } = await import("./terminal-face.js");
-  const model = options.model ?? io.env.TURNLOOP_MODEL;
+  const model = io.config.model?.resolved;
   return runTerminalFace({
     ...common,
     host: createHost(),

@@ -1,7 +1,8 @@
 /**
  * The wire of `turnloop --headless`: JSON-RPC 2.0 with LSP-style `Content-Length` framing, the
  * core of the Copilot SDK protocol (version 3; `../shared/reference/copilot-protocol.md` §1).
- * Types only, plus constants, so the SDK (`src/sdk`) can import them without the server.
+ * Types only, plus constants: the server (`src/server`) and the SDK (`src/sdk`) both import this
+ * module, and the SDK imports nothing of the server.
  *
  * Field names are Copilot's wherever Copilot has the field; turnloop additions are marked.
  */
@@ -27,6 +28,16 @@ export const ErrorCode = {
   internalError: -32603,
   /** TCP with a connection token: `connect` has not been sent with the right token (ours). */
   unauthorized: -32001,
+} as const;
+
+/**
+ * Messages the server sends to the client: the two notifications, and the request by which the
+ * server asks the app to run a hook (answered with {@link HooksInvokeResult}).
+ */
+export const ServerToClient = {
+  sessionEvent: "session.event",
+  sessionLifecycle: "session.lifecycle",
+  hooksInvoke: "hooks.invoke",
 } as const;
 
 /** `session.event` notification: every event, ephemeral ones included, in emission order. */

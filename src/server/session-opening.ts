@@ -1,0 +1,256 @@
+/**
+ * Opening sessions on the wire: `session.create` and `session.resume` (Copilot protocol v3 names
+ * and shapes; see `src/protocol/copilot.ts`). The sessions themselves come from the host's
+ * registry; what is kept here is each session's protocol state ({@link ServerSession}).
+ */
+
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { errorMessage } from "../events/errors.js";
+import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import type { Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-lock.js";
+import { builtinTools } from "../tools/index.js";
+import { parseServers } from "../tools/mcp/config.js";
+import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
+import {
+  type CreateParams,
+  createParams,
+  invalidParams,
+  parseParams,
+  resumeParams,
+} from "./params.js";
+import { chooseModel } from "./server-model.js";
+import { ServerSession, type SessionConfig } from "./server-session.js";
+
+const BUILT_IN_NAMES = new Set([...builtinTools().map((tool) => tool.name), "task_complete"]);
+
+/** `session.create` → {@link SessionCreateResult}. */
+export async function createMethod(
+  connection: ClientConnection,
+  raw: unknown,
+): Promise<SessionCreateResult> {
+  const { server } = connection;
+  const params = parseParams("session.create", createParams, raw);
+  const choice = chooseModel(params, server.host);
+  if (!choice.ok) {
+    throw invalidParams(`session.create: ${choice.message}`);
+  }
+  checkTools(params);
+  const cwd = await workingDirectory(server, params.workingDirectory);
+  if (params.sessionId !== undefined && server.sessions.has(params.sessionId)) {
+    throw invalidParams(`session.create: session ${params.sessionId} is already open`);
+  }
+  let session: Session;
+  try {
+    const { sessionId } = params;
+    session = await server.host.create(
+      cwd,
+      choice.configuration.id,
+      sessionId === undefined ? {} : { sessionId },
+    );
+  } catch (error) {
+    throw invalidParams(`session.create: ${errorMessage(error)}`);
+  }
+  await startMcp(server, session, params.mcpServers);
+  const mode = params.mode ?? server.defaultMode;
+  const start = { model: choice.configuration, mode, source: "new" as const };
+  const serverSession = open(server, session, start);
+  serverSession.attach(connection, configOf(params));
+  // Copilot sends `session.start` live, before the answer (the SDK's `onEvent` sees it).
+  for (const event of session.openingEvents) {
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event });
+  }
+  serverSession.choices.byok = params.provider !== undefined;
+  if (params.reasoningEffort !== undefined) {
+    serverSession.switchModel(choice.configuration, params.reasoningEffort);
+  }
+  broadcast(server, ServerToClient.sessionLifecycle, {
+    type: "session.created",
+    sessionId: session.id,
+    metadata: { startTime: session.start.startTime, modifiedTime: session.start.startTime },
+  });
+  return serverSession.describe();
+}
+
+/**
+ * `session.resume`: reopens a session from its log (or takes over one already open in this
+ * process, or being reopened by another request) with the app's new registrations. Past events
+ * are not re-sent; read them with `session.getMessages`. A session open in another process (its
+ * lock, see session-lock.ts) is `-32602` naming that process.
+ */
+export async function resumeMethod(
+  connection: ClientConnection,
+  raw: unknown,
+): Promise<SessionCreateResult> {
+  const { server } = connection;
+  const params = parseParams("session.resume", resumeParams, raw);
+  checkTools(params);
+  const open = await openHere(server, params.sessionId);
+  const { serverSession, reopened } =
+    open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
+  if (reopened) {
+    announceRepair(connection, serverSession.session);
+  } else if (params.model !== undefined || params.provider !== undefined) {
+    const choice = chooseModel(params, server.host, undefined);
+    if (!choice.ok) {
+      throw invalidParams(`session.resume: ${choice.message}`);
+    }
+    serverSession.switchModel(choice.configuration, params.reasoningEffort);
+    serverSession.choices.byok = params.provider !== undefined;
+  } else if (params.reasoningEffort !== undefined) {
+    serverSession.switchModel(serverSession.choices.model, params.reasoningEffort);
+  }
+  serverSession.attach(connection, configOf(params));
+  server.detached.delete(params.sessionId);
+  return serverSession.describe();
+}
+
+/** The session `sessionId` when it is served here (one that is closing is waited for first). */
+async function openHere(
+  server: ServerContext,
+  sessionId: string,
+): Promise<ServerSession | undefined> {
+  const open = server.sessions.get(sessionId);
+  if (open?.closing) {
+    await open.close();
+    return openHere(server, sessionId);
+  }
+  return open;
+}
+
+/**
+ * Reopens `params.sessionId` through the host's registry (one open however many requests ask at
+ * once) and serves it; a request that finds it served by a concurrent one takes it over.
+ */
+async function reopen(
+  server: ServerContext,
+  params: ReturnType<typeof resumeParams.parse>,
+): Promise<{ serverSession: ServerSession; reopened: boolean }> {
+  let session: Session;
+  try {
+    session = await server.host.open(params.sessionId);
+  } catch (error) {
+    if (error instanceof SessionLockedError) {
+      throw invalidParams(`session.resume: ${error.message}`);
+    }
+    throw invalidParams(
+      `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
+    );
+  }
+  // Checked without awaiting: between here and `open` below no other request runs.
+  const served = server.sessions.get(session.id);
+  if (served?.closing) {
+    await served.close();
+    return reopen(server, params);
+  }
+  if (served !== undefined) {
+    return { serverSession: served, reopened: false };
+  }
+  if (server.host.get(session.id) !== session) {
+    // A concurrent request that shared this open failed and closed it: open it afresh.
+    return reopen(server, params);
+  }
+  const recorded = session.start.model;
+  const choice = chooseModel(
+    { model: params.model ?? recorded, provider: params.provider },
+    server.host,
+    recorded.slice(recorded.indexOf(":") + 1),
+  );
+  if (!choice.ok) {
+    await server.host.close(session);
+    throw invalidParams(`session.resume: ${choice.message}`);
+  }
+  // Served at once, before anything is awaited, so a concurrent request finds it.
+  const reopened = open(server, session, {
+    model: { ...choice.configuration, id: recorded },
+    mode: params.mode ?? server.defaultMode,
+    source: "resume",
+  });
+  // Records `session.model_change` when the app resumes with another model (or effort).
+  reopened.switchModel(choice.configuration, params.reasoningEffort);
+  reopened.choices.byok = params.provider !== undefined;
+  await startMcp(server, session, params.mcpServers);
+  return { serverSession: reopened, reopened: true };
+}
+
+/**
+ * Starts a new or reopened session's MCP servers: the app's `mcpServers` (Copilot SDK shape)
+ * over the config files'. They start in the background; problems go to stderr.
+ */
+async function startMcp(
+  server: ServerContext,
+  session: Session,
+  mcpServers: Record<string, unknown> | undefined,
+): Promise<void> {
+  const given = parseServers(mcpServers, "session mcpServers");
+  for (const problem of given.problems) {
+    server.log(`MCP server not started: ${problem}`);
+  }
+  await server.host.startMcpServers(session, given.servers, (line) =>
+    server.log(line.replace(/^turnloop: /, "")),
+  );
+}
+
+/**
+ * When opening repaired the log, sends its `session.resume` event (with `notice`) to the client
+ * once, after the `session.resume` answer so the app's session object exists to receive it (the
+ * Copilot CLI too emits a new `session.resume` event on resume).
+ */
+function announceRepair(connection: ClientConnection, session: Session): void {
+  const event = session.resumeEvent;
+  if (event !== undefined && session.repairNotice !== undefined) {
+    setImmediate(() =>
+      connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event }),
+    );
+  }
+}
+
+function open(
+  server: ServerContext,
+  session: Session,
+  start: ConstructorParameters<typeof ServerSession>[2],
+): ServerSession {
+  const onClosed = (closed: ServerSession) => {
+    if (server.sessions.get(closed.id) === closed) {
+      server.sessions.delete(closed.id);
+    }
+  };
+  const serverSession = new ServerSession(session, server.host, start, onClosed, server.log);
+  server.sessions.set(session.id, serverSession);
+  return serverSession;
+}
+
+function configOf(params: CreateParams): SessionConfig {
+  const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
+  const { availableTools, excludedTools, clientName } = params;
+  return {
+    ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
+    ...{ availableTools, excludedTools, clientName },
+  };
+}
+
+/** Names must be unique, and a built-in name needs `overridesBuiltInTool`. */
+function checkTools(params: CreateParams): void {
+  const seen = new Set<string>();
+  for (const tool of params.tools ?? []) {
+    if (seen.has(tool.name)) {
+      throw invalidParams(`tool ${tool.name} is declared twice`);
+    }
+    seen.add(tool.name);
+    if (BUILT_IN_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
+      throw invalidParams(
+        `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
+      );
+    }
+  }
+}
+
+async function workingDirectory(server: ServerContext, requested: string | undefined) {
+  const cwd = resolve(server.host.config.cwd.value, requested ?? ".");
+  const info = await stat(cwd).catch(() => undefined);
+  if (info?.isDirectory() !== true) {
+    throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);
+  }
+  return cwd;
+}

@@ -1,0 +1,253 @@
+import { resolve } from "node:path";
+import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
+import type { FaceOptions } from "./face-options.js";
+
+/**
+ * The run config: every setting a session runs with, resolved once from the flags, the
+ * environment and the config files, with where each value came from: a flag (`--model`), a
+ * variable (`TURNLOOP_MODEL`), a config file's path, or `default`. Precedence: flags >
+ * environment > project config > user config > default (issue 21; README, "Configuration").
+ * `turnloop config` prints it; the session host derives each prompt's agent settings from it.
+ */
+
+/** A value and its source. */
+export interface Sourced<T> {
+  readonly value: T;
+  readonly source: string;
+}
+
+export interface RunConfig {
+  /** The working directory of new sessions, absolute (`--cwd`, else the process's). */
+  readonly cwd: Sourced<string>;
+  /** The model id as written (maybe `<profile>:<model>`), and the id it resolves to. */
+  readonly model?: Sourced<string> & { readonly resolved: string };
+  readonly baseUrl?: Sourced<string>;
+  /** The variable holding the API key to use instead of the provider's usual one. */
+  readonly apiKeyVariable?: Sourced<string>;
+  /** Model requests per prompt. */
+  readonly maxTurns: Sourced<number>;
+  /** Nudges allowed per prompt in autopilot. */
+  readonly maxAutopilotContinues: Sourced<number>;
+  /** New sessions start in autopilot (`--autopilot`). */
+  readonly autopilot: Sourced<boolean>;
+  /** Every tool runs without asking; deny rules still apply (`--allow-all-tools`). */
+  readonly allowAllTools: Sourced<boolean>;
+  /** Allow rules as written (`Tool` or `Tool(pattern)`): user file, project file, then flags. */
+  readonly allow: ReadonlyArray<Sourced<string>>;
+  /** Deny rules as written, in the same order; deny wins over allow. */
+  readonly deny: ReadonlyArray<Sourced<string>>;
+  /** Folders besides the cwd that may be read without asking (`--add-dir`). */
+  readonly folders: ReadonlyArray<Sourced<string>>;
+  readonly providers: Readonly<Record<string, Sourced<ProviderProfile>>>;
+  /** The model's context window in tokens (`--context-window`). */
+  readonly contextWindow?: Sourced<number>;
+  /** Context window sizes (tokens) by model id. */
+  readonly contextWindows: Readonly<Record<string, Sourced<number>>>;
+  /** Whether `AGENTS.md` and the like are read (`false` with `--no-instructions`). */
+  readonly instructions: Sourced<boolean>;
+  /** `--system-prompt-file`, as given (relative to the cwd). */
+  readonly systemPromptFile?: Sourced<string>;
+  /** `--append-system-prompt`. */
+  readonly appendSystemPrompt?: Sourced<string>;
+  /** `--mcp-config` files, in the order given. */
+  readonly mcpConfigs: ReadonlyArray<Sourced<string>>;
+}
+
+export const DEFAULT_MAX_TURNS = 100;
+export const DEFAULT_MAX_AUTOPILOT_CONTINUES = 5;
+
+/** No config files: the flags and the environment alone. */
+export const NO_CONFIG_FILES: LoadedConfig = { files: [], warnings: [] };
+
+/**
+ * Resolves `flags` (a face's command line; `flagsGiven` tells a given `--max-turns` from its
+ * default), `env` and the config files into one frozen {@link RunConfig}. Never throws.
+ */
+export function resolveRunConfig(
+  flags: FaceOptions,
+  env: NodeJS.ProcessEnv,
+  config: LoadedConfig = NO_CONFIG_FILES,
+): RunConfig {
+  const layers = new ConfigLayers(config);
+  return deepFreeze({
+    cwd: { value: resolve(flags.cwd), source: given(flags, "cwd") ? "--cwd" : "default" },
+    ...modelSettings(flags, env, layers),
+    maxTurns: firstOf(
+      given(flags, "max-turns") ? flagValue(flags.maxTurns, "--max-turns") : undefined,
+      layers.last((settings) => settings.maxTurns),
+    ) ?? { value: DEFAULT_MAX_TURNS, source: "default" },
+    maxAutopilotContinues: firstOf(
+      given(flags, "max-autopilot-continues")
+        ? flagValue(flags.maxAutopilotContinues, "--max-autopilot-continues")
+        : undefined,
+      layers.last((settings) => settings.autopilot?.maxContinues),
+    ) ?? { value: DEFAULT_MAX_AUTOPILOT_CONTINUES, source: "default" },
+    autopilot: switchValue(flags.autopilot, "--autopilot"),
+    allowAllTools: switchValue(flags.allowAllTools, "--allow-all-tools"),
+    allow: layers.listed(
+      (settings) => settings.permissions?.allow,
+      flags.allowTools,
+      "--allow-tool",
+    ),
+    deny: layers.listed((settings) => settings.permissions?.deny, flags.denyTools, "--deny-tool"),
+    folders: flags.addDirs.map((folder) => ({ value: folder, source: "--add-dir" })),
+    ...optional("contextWindow", flagValue(flags.contextWindow, "--context-window")),
+    contextWindows: layers.merged((settings) => settings.contextWindows),
+    instructions:
+      flags.noInstructions === true
+        ? { value: false, source: "--no-instructions" }
+        : { value: true, source: "default" },
+    ...optional("systemPromptFile", flagValue(flags.systemPromptFile, "--system-prompt-file")),
+    ...optional(
+      "appendSystemPrompt",
+      flagValue(flags.appendSystemPrompt, "--append-system-prompt"),
+    ),
+    mcpConfigs: flags.mcpConfigs.map((file) => ({ value: file, source: "--mcp-config" })),
+  });
+}
+
+/** `config` with `changes` (a face's per-session choice, e.g. an SDK app's `allowAllTools`). */
+export function withSettings(config: RunConfig, changes: Partial<RunConfig>): RunConfig {
+  return deepFreeze({ ...config, ...changes });
+}
+
+/**
+ * The environment a face should read models from: `env` with the profile's key variable copied
+ * to `TURNLOOP_API_KEY` (unless that is set).
+ */
+export function environmentFor(config: RunConfig, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const variable = config.apiKeyVariable?.value;
+  if (variable === undefined || env.TURNLOOP_API_KEY !== undefined || env[variable] === undefined) {
+    return env;
+  }
+  return { ...env, TURNLOOP_API_KEY: env[variable] };
+}
+
+/** Model, base URL and key variable: a `<profile>:<model>` brings its profile's endpoint and key. */
+function modelSettings(
+  flags: FaceOptions,
+  env: NodeJS.ProcessEnv,
+  layers: ConfigLayers,
+): Pick<RunConfig, "model" | "baseUrl" | "apiKeyVariable" | "providers"> {
+  const providers = layers.merged((settings) => settings.providers);
+  const model = firstOf(
+    flagValue(flags.model, "--model"),
+    envValue(env, "TURNLOOP_MODEL"),
+    layers.last((settings) => settings.model),
+  );
+  const profile = model === undefined ? undefined : profileOf(model.value, providers);
+  const baseUrl = firstOf(
+    flagValue(flags.baseUrl, "--base-url"),
+    envValue(env, "TURNLOOP_BASE_URL"),
+    profile?.value.baseUrl === undefined
+      ? undefined
+      : { value: profile.value.baseUrl, source: profile.source },
+    layers.last((settings) => settings.baseUrl),
+  );
+  const apiKeyEnv = profile?.value.apiKeyEnv;
+  return {
+    ...optional(
+      "model",
+      model === undefined
+        ? undefined
+        : { ...model, resolved: resolvedModel(model.value, providers) },
+    ),
+    ...optional("baseUrl", baseUrl),
+    ...optional(
+      "apiKeyVariable",
+      apiKeyEnv === undefined ? undefined : { value: apiKeyEnv, source: profile?.source ?? "" },
+    ),
+    providers,
+  };
+}
+
+/** The config files, user first: a later file wins for single values and merges maps by name. */
+class ConfigLayers {
+  constructor(private readonly config: LoadedConfig) {}
+
+  last<T>(pick: (settings: ConfigFile) => T | undefined): Sourced<T> | undefined {
+    let found: Sourced<T> | undefined;
+    for (const file of this.config.files) {
+      const value = pick(file.settings);
+      if (value !== undefined) {
+        found = { value, source: file.path };
+      }
+    }
+    return found;
+  }
+
+  merged<T>(pick: (settings: ConfigFile) => Record<string, T> | undefined) {
+    const result: Record<string, Sourced<T>> = {};
+    for (const file of this.config.files) {
+      for (const [name, value] of Object.entries(pick(file.settings) ?? {})) {
+        result[name] = { value, source: file.path };
+      }
+    }
+    return result;
+  }
+
+  /** Every file's entries, then the flag's. */
+  listed(
+    pick: (settings: ConfigFile) => string[] | undefined,
+    fromFlags: readonly string[],
+    flag: string,
+  ): Array<Sourced<string>> {
+    return [
+      ...this.config.files.flatMap((file) =>
+        (pick(file.settings) ?? []).map((value) => ({ value, source: file.path })),
+      ),
+      ...fromFlags.map((value) => ({ value, source: flag })),
+    ];
+  }
+}
+
+function profileOf(
+  model: string,
+  providers: Record<string, Sourced<ProviderProfile>>,
+): Sourced<ProviderProfile> | undefined {
+  const prefix = model.slice(0, Math.max(0, model.indexOf(":")));
+  return Object.hasOwn(providers, prefix) ? providers[prefix] : undefined;
+}
+
+/** `<profile>:<model>` → `<type>:<model>`; other ids unchanged. */
+function resolvedModel(model: string, providers: Record<string, Sourced<ProviderProfile>>): string {
+  const profile = profileOf(model, providers);
+  return profile === undefined ? model : `${profile.value.type}${model.slice(model.indexOf(":"))}`;
+}
+
+/** Whether the long option `name` was on the command line (all count when not recorded). */
+function given(flags: FaceOptions, name: string): boolean {
+  return flags.flagsGiven === undefined || flags.flagsGiven.includes(name);
+}
+
+function firstOf<T>(...candidates: Array<Sourced<T> | undefined>): Sourced<T> | undefined {
+  return candidates.find((candidate) => candidate !== undefined);
+}
+
+function flagValue<T>(value: T | undefined, flag: string): Sourced<T> | undefined {
+  return value === undefined ? undefined : { value, source: flag };
+}
+
+function switchValue(on: boolean, flag: string): Sourced<boolean> {
+  return on ? { value: true, source: flag } : { value: false, source: "default" };
+}
+
+function envValue(env: NodeJS.ProcessEnv, name: string): Sourced<string> | undefined {
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : { value, source: name };
+}
+
+/** `{[key]: value}`, or no key at all when `value` is undefined (as `turnloop config --json` shows). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) {
+      deepFreeze(child);
+    }
+  }
+  return value;
+}

@@ -1,0 +1,89 @@
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { SessionHost } from "../../src/session/host.js";
+import { resolveRunConfig } from "../../src/session/run-config.js";
+
+/** The session registry: `host.open(id)` is single-flight and cached; `host.get(id)` finds it. */
+
+let root: string;
+let host: SessionHost;
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "turnloop-registry-")));
+  const cwd = join(root, "project");
+  await mkdir(cwd);
+  const flags = {
+    cwd,
+    maxTurns: 100,
+    autopilot: false,
+    maxAutopilotContinues: 5,
+    allowAllTools: false,
+    allowTools: [],
+    denyTools: [],
+    addDirs: [],
+    mcpConfigs: [],
+  };
+  host = new SessionHost({
+    home: join(root, "home"),
+    env: {},
+    config: resolveRunConfig(flags, {}),
+  });
+});
+
+afterEach(async () => {
+  await host.closeAll();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A session on disk, closed again. */
+async function storedSession(): Promise<string> {
+  const session = await host.create(host.config.cwd.value, "openai-compatible:fake-model");
+  await host.close(session);
+  return session.id;
+}
+
+async function eventTypes(sessionId: string): Promise<string[]> {
+  const { events } = await host.readEvents(sessionId);
+  return events.map((event) => event.type);
+}
+
+describe("SessionHost.open", () => {
+  test("two concurrent opens of one id share one open: one session, one session.resume", async () => {
+    const id = await storedSession();
+    expect(host.get(id)).toBeUndefined();
+    const [first, second] = await Promise.all([host.open(id), host.open(id)]);
+    expect(second).toBe(first);
+    expect(host.get(id)).toBe(first);
+    await host.close(first);
+    expect(await eventTypes(id)).toEqual(["session.start", "session.resume"]);
+  });
+
+  test("an open session is handed out again without reopening; after close it reopens", async () => {
+    const id = await storedSession();
+    const opened = await host.open(id);
+    expect(await host.open(id)).toBe(opened);
+    await host.close(opened);
+    expect(host.get(id)).toBeUndefined();
+    const reopened = await host.open(id);
+    expect(reopened).not.toBe(opened);
+    expect(host.get(id)).toBe(reopened);
+    await host.close(reopened);
+    expect(await eventTypes(id)).toEqual(["session.start", "session.resume", "session.resume"]);
+  });
+
+  test("a session created here is found by get and by open", async () => {
+    const created = await host.create(host.config.cwd.value, "openai-compatible:fake-model");
+    expect(host.get(created.id)).toBe(created);
+    expect(await host.open(created.id)).toBe(created);
+  });
+
+  test("concurrent opens of a missing session fail alike, and a later open tries again", async () => {
+    const missing = "00000000-0000-4000-8000-000000000000";
+    const results = await Promise.allSettled([host.open(missing), host.open(missing)]);
+    expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
+    expect(host.get(missing)).toBeUndefined();
+    await expect(host.open(missing)).rejects.toThrow();
+  });
+});
