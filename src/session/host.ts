@@ -17,19 +17,17 @@ import {
 import type { Provider } from "../llm/provider.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
 import type { SessionOptions } from "./agent-settings.js";
-import { type EventLogContents, readEventLog } from "./event-log.js";
 import { systemPromptOptions } from "./face-config.js";
 import type { FaceOptions } from "./face-options.js";
 import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
-import { eventsPath } from "./paths.js";
+import { openSessionStore } from "./open-store.js";
 import { Session } from "./session.js";
 import {
-  deleteSession,
-  listSessions,
-  newestSessionInCwd,
   resolveSessionId,
+  type SessionStore,
   type SessionSummary,
-} from "./store.js";
+  type StoredLog,
+} from "./session-store.js";
 
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
@@ -53,12 +51,16 @@ export interface SessionHostSettings {
   home: string;
   env: NodeJS.ProcessEnv;
   face: FaceOptions;
+  /** Where sessions are kept; default the file store under `home` (open-store.ts). */
+  store?: SessionStore;
 }
 
 export class SessionHost {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly face: FaceOptions;
+  /** Where this host's sessions are kept; every read, list and delete goes through it. */
+  readonly store: SessionStore;
   /** Limits, `--allow-tool` / `--deny-tool` rules and folders, parsed once. */
   readonly policy: SessionPolicy;
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
@@ -71,6 +73,7 @@ export class SessionHost {
     this.home = settings.home;
     this.env = settings.env;
     this.face = settings.face;
+    this.store = settings.store ?? openSessionStore(settings.home);
     this.policy = {
       tuning: providerTuning(settings.env),
       maxTurns: settings.face.maxTurns,
@@ -198,7 +201,7 @@ export class SessionHost {
    * @throws as {@link Session.create}.
    */
   async create(cwd: string, modelId: string, options: { sessionId?: string } = {}) {
-    return this.track(await Session.create(this.home, cwd, modelId, options));
+    return this.track(await Session.create(this.store, cwd, modelId, options));
   }
 
   /**
@@ -206,7 +209,7 @@ export class SessionHost {
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
    */
   async resume(sessionId: string): Promise<Session> {
-    return this.track(await Session.resume(this.home, sessionId));
+    return this.track(await Session.resume(this.store, sessionId));
   }
 
   /**
@@ -240,27 +243,27 @@ export class SessionHost {
   }
 
   /**
-   * The sessions on disk, newest first; with `cwd`, only those whose `session.start` cwd is that
-   * folder (both resolved to absolute paths).
-   * @throws as {@link listSessions}.
+   * The stored sessions, newest first; with `cwd`, only those whose `session.start` cwd is that
+   * folder (both resolved to absolute paths). See `SessionStore.list`.
    */
   async list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
-    return listSessions(this.home, filter);
+    return this.store.list(filter);
   }
 
   /** The newest session in `cwd`, for `--continue`. */
-  newestIn(cwd: string): Promise<SessionSummary | undefined> {
-    return newestSessionInCwd(this.home, cwd);
+  async newestIn(cwd: string): Promise<SessionSummary | undefined> {
+    const [newest] = await this.store.list({ cwd });
+    return newest;
   }
 
   /** The full id of the session `idOrPrefix` names (see {@link resolveSessionId}). */
   resolveId(idOrPrefix: string) {
-    return resolveSessionId(this.home, idOrPrefix);
+    return resolveSessionId(this.store, idOrPrefix);
   }
 
-  /** The persisted events of a session, read without a lock (a writer may be appending). */
-  readEvents(sessionId: string): Promise<EventLogContents> {
-    return readEventLog(eventsPath(this.home, sessionId));
+  /** The persisted events of a session, read without the lease (a writer may be appending). */
+  readEvents(sessionId: string): Promise<StoredLog> {
+    return this.store.read(sessionId);
   }
 
   /**
@@ -269,7 +272,7 @@ export class SessionHost {
    * @throws SessionLockedError when it is open (close it first); InvalidSessionIdError; I/O errors.
    */
   delete(sessionId: string): Promise<boolean> {
-    return deleteSession(this.home, sessionId);
+    return this.store.delete(sessionId);
   }
 
   private track(session: Session): Session {
