@@ -30,7 +30,7 @@ const LISTING_CONCURRENCY = 8;
 const DEBRIS_GRACE_MS = 5_000;
 
 /**
- * Every session with an `events.jsonl`, newest `lastActivity` first (ties by id). Folders whose
+ * Every session with at least one line in its `events.jsonl`, newest `lastActivity` first (ties by id). Folders whose
  * name is not a valid session id are not sessions and are skipped; a missing `session-state`
  * folder gives `[]`. Damaged or unreadable logs are listed with `problem` set, never thrown.
  * @throws only when `session-state` exists but cannot be listed (e.g. `EACCES`).
@@ -121,6 +121,11 @@ async function summarizeSession(
       problem: `cannot read events.jsonl: ${errorMessage(error)}`,
     };
   }
+  if (scan.size === 0) {
+    // No event yet: a session being created, or what a kill during creation left.
+    await removeDebris(directory);
+    return undefined;
+  }
   const summary: SessionSummary = {
     ...empty,
     lastActivity: scan.lastTimestamp ?? (await modifiedTime(path)),
@@ -157,27 +162,29 @@ async function currentScan(directory: string, path: string): Promise<LogScan> {
     await handle.close();
   }
   const scan = scanBytes(base, tail);
-  if (scan.size !== base.size || stored === undefined) {
+  if (scan.size > 0 && (scan.size !== base.size || stored === undefined)) {
     await writeMetadata(directory, scan).catch(() => undefined);
   }
   return scan;
 }
 
 /**
- * Removes `directory` when it holds nothing but a lock (or nothing) whose owner is gone, and is
- * older than {@link DEBRIS_GRACE_MS}: what a kill between taking a new session's lock and writing
- * its first event leaves behind. Never throws.
+ * Removes `directory` when it holds nothing but a lock whose owner is gone and an empty log (or
+ * less), and is older than {@link DEBRIS_GRACE_MS}: what a kill between creating a new session's
+ * folder and writing its first event leaves behind. Never throws.
  */
 async function removeDebris(directory: string): Promise<void> {
   try {
     const entries = await readdir(directory);
-    const onlyLock = entries.every((entry) => entry === "lock" || entry === "lock.break");
-    if (!onlyLock || Date.now() - (await stat(directory)).mtimeMs < DEBRIS_GRACE_MS) {
+    const debris = ["lock", "lock.break", "events.jsonl", "metadata.json"];
+    if (
+      !entries.every((entry) => debris.includes(entry)) ||
+      Date.now() - (await stat(directory)).mtimeMs < DEBRIS_GRACE_MS ||
+      (await SessionLock.holder(directory)) !== undefined
+    ) {
       return;
     }
-    if ((await SessionLock.holder(directory)) === undefined) {
-      await rm(directory, { recursive: true });
-    }
+    await rm(directory, { recursive: true });
   } catch {
     // Not a folder, already gone, or not ours to remove: leave it.
   }

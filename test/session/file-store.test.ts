@@ -106,10 +106,14 @@ describe("the file store's listing metadata", () => {
     const old = new Date(Date.now() - 60_000);
     for (const [sessionId, pid] of [
       ["killed-early", dead.pid],
+      ["killed-before-first-event", dead.pid],
       ["being-created", process.pid],
     ] as const) {
       await mkdir(sessionDirectory(home, sessionId), { recursive: true });
       await writeFile(join(sessionDirectory(home, sessionId), "lock"), lockOf(pid));
+      if (sessionId !== "killed-early") {
+        await writeFile(eventsPath(home, sessionId), "");
+      }
       await utimes(sessionDirectory(home, sessionId), old, old);
     }
     expect(await store.list()).toEqual([]);
