@@ -6,7 +6,7 @@ import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
-import { SessionLockedError } from "../session/session-lock.js";
+import { SessionLockedError } from "../session/session-store.js";
 import { killCommandProcessGroups } from "../tools/bash.js";
 import type { PromptOptions } from "./arguments.js";
 import { loadMarkdownRenderer } from "./markdown.js";

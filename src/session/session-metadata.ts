@@ -13,7 +13,8 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "../events/events.js";
 import { decodeEventLine } from "./event-log.js";
@@ -117,11 +118,15 @@ export function scanBytes(scan: LogScan, bytes: Buffer): LogScan {
   return next;
 }
 
-/** The stored metadata of the session in `directory`; `undefined` when missing or unusable. */
-export async function readMetadata(directory: string): Promise<LogScan | undefined> {
+/**
+ * The stored metadata of the session in `directory`; `undefined` when missing or unusable. Read
+ * synchronously: a listing reads a thousand of these small files, and a round trip through the
+ * I/O threads per file costs more than the read itself.
+ */
+export function readMetadata(directory: string): LogScan | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(metadataPath(directory), "utf8"));
+    value = JSON.parse(readFileSync(metadataPath(directory), "utf8"));
   } catch {
     return undefined;
   }

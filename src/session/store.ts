@@ -8,6 +8,7 @@
  * removed once its lock's owner is gone.
  */
 
+import { statSync } from "node:fs";
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
@@ -22,17 +23,18 @@ import {
 } from "./session-metadata.js";
 import type { SessionSummary } from "./session-store.js";
 
-export type { SessionSummary } from "./session-store.js";
-
-/** Sessions read at once while listing: enough to overlap I/O, few enough to bound memory. */
-const LISTING_CONCURRENCY = 8;
+/**
+ * Sessions summarized at once. Current metadata is read synchronously; this overlaps the reads of
+ * logs whose metadata is missing or behind, and bounds memory to that many of them.
+ */
+const LISTING_CONCURRENCY = 16;
 /** How old a folder without a log must be before it is taken for debris (its creator is slow). */
 const DEBRIS_GRACE_MS = 5_000;
 
 /**
- * Every session with at least one line in its `events.jsonl`, newest `lastActivity` first (ties by id). Folders whose
- * name is not a valid session id are not sessions and are skipped; a missing `session-state`
- * folder gives `[]`. Damaged or unreadable logs are listed with `problem` set, never thrown.
+ * Every session with at least one line in its `events.jsonl`, newest `lastActivity` first (ties
+ * by id). Folders whose name is not a valid session id are not sessions and are skipped; a
+ * missing `session-state` folder gives `[]`. Damaged or unreadable logs are listed with `problem` set, never thrown.
  * @throws only when `session-state` exists but cannot be listed (e.g. `EACCES`).
  */
 export async function listSessions(
@@ -50,15 +52,20 @@ export async function listSessions(
   }
   const sessionIds = entries.filter(isValidSessionId);
   const summaries: SessionSummary[] = [];
-  for (let start = 0; start < sessionIds.length; start += LISTING_CONCURRENCY) {
-    const batch = sessionIds.slice(start, start + LISTING_CONCURRENCY);
-    const results = await Promise.all(batch.map((sessionId) => summarizeSession(home, sessionId)));
-    for (const summary of results) {
+  let next = 0;
+  const worker = async () => {
+    for (
+      let sessionId = sessionIds[next++];
+      sessionId !== undefined;
+      sessionId = sessionIds[next++]
+    ) {
+      const summary = await summarizeSession(home, sessionId);
       if (summary !== undefined) {
         summaries.push(summary);
       }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: LISTING_CONCURRENCY }, worker));
   const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
   return summaries
     .filter(
@@ -147,8 +154,9 @@ async function summarizeSession(
  * @throws the log's I/O errors (`ENOENT` when there is none).
  */
 async function currentScan(directory: string, path: string): Promise<LogScan> {
-  const { size } = await stat(path);
-  const stored = await readMetadata(directory);
+  // Synchronous, as readMetadata: cheaper than a trip through the I/O threads for each session.
+  const { size } = statSync(path);
+  const stored = readMetadata(directory);
   if (stored !== undefined && stored.size === size) {
     return stored;
   }
