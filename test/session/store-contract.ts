@@ -33,10 +33,10 @@ export interface StoreUnderTest {
 
 const PROC_IO = "/proc/self/io";
 /** Counting bytes read needs Linux's per-process I/O counters; CI runs on Linux. */
-const canCountReads = existsSync(PROC_IO) || process.env.CI === "true";
+export const canCountReads = existsSync(PROC_IO) || process.env.CI === "true";
 
 /** Bytes this process read (`read`/`pread` system calls, any file or socket) while `work` ran. */
-async function bytesReadDuring(work: () => Promise<unknown>): Promise<number> {
+export async function bytesReadDuring(work: () => Promise<unknown>): Promise<number> {
   const readSoFar = () => Number(/rchar:\s*(\d+)/.exec(readFileSync(PROC_IO, "utf8"))?.[1]);
   const before = readSoFar();
   await work();
