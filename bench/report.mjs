@@ -11,7 +11,7 @@ import { percentile } from "./statistics.mjs";
 import { viewerSection } from "./viewer-section.mjs";
 
 /**
- * @param {import("./run.mjs").Row} row
+ * @param {import("./groups/common.mjs").Row} row
  * @returns {"met" | "NOT MET" | "pending" | "info"}
  */
 export function statusOf(row) {
@@ -27,7 +27,7 @@ export function statusOf(row) {
 /**
  * How many times its floor's cost a figure is: value / floor, or floor / value for rates (a rate
  * three times lower than the floor's is "×3").
- * @param {import("./run.mjs").Row} row
+ * @param {import("./groups/common.mjs").Row} row
  */
 function ratioToFloor(row) {
   if (row.value === undefined || row.floor === undefined) {
@@ -64,7 +64,7 @@ function revision(root) {
 
 /**
  * @param {string} path
- * @param {import("./run.mjs").Context} context
+ * @param {import("./groups/common.mjs").Context} context
  * @param {{startedAt: Date, seconds: number, memoryMethod: string, cpuModel: string,
  *   cpuCount: number, invocation: string}} meta
  */
@@ -194,7 +194,7 @@ export function keptSections(text) {
  * The diagnostics section: phases of the one-prompt run, import costs, RSS breakdown, relay
  * layers, CPU profiles.
  * @param {(...lines: string[]) => void} add
- * @param {import("./run.mjs").Context} context
+ * @param {import("./groups/common.mjs").Context} context
  */
 function addDiagnostics(add, context) {
   const { details } = context;
@@ -415,7 +415,7 @@ function rssNote(from, to, memory) {
 
 /**
  * One note per group of unmet targets, built from the measurements: where the time or memory goes.
- * @param {import("./run.mjs").Context} context
+ * @param {import("./groups/common.mjs").Context} context
  * @returns {Array<{title: string, lines: string[]}>}
  */
 function notesForUnmetTargets(context) {

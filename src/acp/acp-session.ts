@@ -13,6 +13,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
+import { clientTerminalRunner } from "./client-terminal-runner.js";
 import {
   availableCommands,
   type CommandTarget,
@@ -342,7 +343,9 @@ export class AcpSession {
         describe: (toolCallId) => this.mapper.describe(toolCallId),
       }),
     });
-    const capabilities = acpClientCapabilities({
+    const capabilities = acpClientCapabilities({ client, sessionId: this.id, offered });
+    // Commands run in the client's terminals when it offers them (ACP v1 `terminal/*`).
+    const terminalRunner = clientTerminalRunner({
       client,
       sessionId: this.id,
       offered,
@@ -359,6 +362,9 @@ export class AcpSession {
       folders: this.folders,
       extraTools,
       ...(capabilities === undefined ? {} : { client: capabilities }),
+      ...(terminalRunner === undefined
+        ? {}
+        : { commands: { ...base.commands, runner: terminalRunner } }),
     };
   }
 

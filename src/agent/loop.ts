@@ -9,6 +9,7 @@ import type {
   StopReason,
   UserMessageSource,
 } from "../events/events.js";
+import type { SecretValue } from "../events/secrets.js";
 import type {
   AssistantReply,
   ModelRequest,
@@ -16,6 +17,7 @@ import type {
   ProviderFailure,
   ToolSpecification,
 } from "../llm/provider.js";
+import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
 import type { CompactionOptions } from "./compaction.js";
@@ -49,8 +51,12 @@ export interface AgentSettings extends CompactionOptions {
   /** Output token cap per request (tokens); provider default when absent. */
   maxOutputTokens?: number;
   authorize: Authorize;
-  /** The face's client capabilities (ACP fs / terminal), passed on to tools. */
+  /** The face's client capabilities (ACP fs), passed on to tools. */
   client?: ClientCapabilities;
+  /** How commands run (runner and environment, from the session host), passed on to tools. */
+  commands: CommandSetup;
+  /** The session host's secrets, redacted in files tools save. */
+  secrets: readonly SecretValue[];
   /**
    * End the prompt (`end_turn`, the model is not asked again) once a tool call of a reply was
    * rejected (error code `rejected`: the user said no, or an app's tool reported `rejected`), as
@@ -272,6 +278,8 @@ function toolContext(
     ...(conversation.checkpoint === undefined ? {} : { checkpoint: conversation.checkpoint }),
     signal,
     ...(settings.client === undefined ? {} : { client: settings.client }),
+    commands: settings.commands,
+    secrets: settings.secrets,
   };
 }
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type { SecretValue } from "../events/secrets.js";
+import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
 
 /**
@@ -39,6 +41,8 @@ export interface ToolCallContext {
   checkpoint?: () => Promise<void>;
   signal: AbortSignal;
   client?: ClientCapabilities;
+  commands: CommandSetup;
+  secrets: readonly SecretValue[];
 }
 
 /** One call's outcome as given to the model. */
@@ -48,6 +52,8 @@ export interface ToolCallOutcome {
   isError: boolean;
   errorCode?: ToolErrorCode;
   images?: ToolImage[];
+  /** The exit code of the command the tool ran, when it exited on its own. */
+  exitCode?: number;
 }
 
 export interface ExecuteOptions {
@@ -116,6 +122,7 @@ export async function executeToolCalls(
         ...(outcome.errorCode === undefined
           ? {}
           : { error: { message: outcome.content, code: outcome.errorCode } }),
+        ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
       },
     });
     return outcome;
@@ -202,6 +209,7 @@ async function settle(
     isError: result.isError,
     ...(result.isError ? { errorCode: result.errorCode ?? ("failed" as const) } : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
+    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
   };
 }
 
@@ -222,6 +230,8 @@ async function runTool(
       toolCallId: toolCall.toolCallId,
       signal,
       ...(context.client === undefined ? {} : { client: context.client }),
+      commands: context.commands,
+      secrets: context.secrets,
       onPartialResult: (partialOutput) =>
         context.emit({
           type: "tool.execution_partial_result",

@@ -254,6 +254,12 @@ export interface SessionEventData {
     /** Text given to the model. Present on success and on failure. Images as base64. */
     result: { content: string; images?: Array<{ mimeType: string; data: string }> };
     error?: { message: string; code: ToolErrorCode };
+    /**
+     * The exit code of a command the tool ran (`bash`), when it exited on its own. A non-zero
+     * code makes the call `failed` on every face (session/ fold), though `success` stays true:
+     * the model got the command's output, not an error.
+     */
+    exitCode?: number;
   };
   /** A tool call waits for the user's decision. Answered by `permission.completed`. */
   "permission.requested": {

@@ -14,6 +14,14 @@ export const OLLAMA_DEFAULT_CONTEXT_WINDOW = 4_096;
 /** Used when the catalogue does not know the model. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
+/** `TURNLOOP_CONTEXT_WINDOW` of `env` when it is a positive integer (tokens). */
+export function environmentContextWindow(env: NodeJS.ProcessEnv): number | undefined {
+  const value = Number(env.TURNLOOP_CONTEXT_WINDOW);
+  return env.TURNLOOP_CONTEXT_WINDOW !== undefined && Number.isInteger(value) && value > 0
+    ? value
+    : undefined;
+}
+
 /** Windows the user set, most specific source first. */
 export interface ContextWindowOverrides {
   /** `--context-window N` (tokens). */
@@ -27,17 +35,18 @@ export interface ContextWindowOverrides {
  * setting (flags > environment > config files > default): `--context-window`, then
  * `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows[modelId]`, then the
  * catalogue's window, then {@link OLLAMA_DEFAULT_CONTEXT_WINDOW} for `ollama:` models and
- * {@link DEFAULT_CONTEXT_WINDOW} for the rest.
+ * {@link DEFAULT_CONTEXT_WINDOW} for the rest. `env` is the session host's environment; the loop
+ * passes none, since the host folds `TURNLOOP_CONTEXT_WINDOW` into `overrides.contextWindow`
+ * ({@link environmentContextWindow}).
  */
 export function contextWindowOf(
   modelId: string,
   overrides: ContextWindowOverrides = {},
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = {},
 ): number {
-  const fromEnvironment = Number(env.TURNLOOP_CONTEXT_WINDOW);
   const candidates = [
     overrides.contextWindow,
-    env.TURNLOOP_CONTEXT_WINDOW === undefined ? undefined : fromEnvironment,
+    environmentContextWindow(env),
     overrides.contextWindows?.[modelId],
   ];
   const chosen = candidates.find(

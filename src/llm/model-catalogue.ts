@@ -1,12 +1,28 @@
-import { calcPrice, type PriceCalculation } from "@pydantic/genai-prices";
+import { createRequire } from "node:module";
+import type { PriceCalculation } from "@pydantic/genai-prices";
 import type { Usage } from "../events/events.js";
+import { COMMON_CONTEXT_WINDOWS } from "./common-context-windows.js";
 
 /**
  * Model metadata (context windows, prices) from a maintained catalogue: `@pydantic/genai-prices`,
  * its bundled price data (no network: we never call its `updatePrices`). Covers OpenAI,
  * Anthropic and many hosted open models; a model it does not know has no price and no context
  * window here.
+ *
+ * The catalogue is one large module (issue 26: about 20 MiB of memory and a tenth of a second of
+ * CPU to load), so it is loaded on the first lookup that needs it: a price, or the context window
+ * of a model that `COMMON_CONTEXT_WINDOWS` (llm/common-context-windows.ts) does not list. It is
+ * loaded synchronously, through `require` of its CommonJS build, so that callers stay synchronous.
  */
+
+type Catalogue = typeof import("@pydantic/genai-prices");
+
+let catalogue: Catalogue | undefined;
+
+function loadCatalogue(): Catalogue {
+  catalogue ??= createRequire(import.meta.url)("@pydantic/genai-prices") as Catalogue;
+  return catalogue;
+}
 
 /** The catalogue's provider for our model id prefixes; absent = search every provider by name. */
 const CATALOGUE_PROVIDERS: Readonly<Record<string, string>> = {
@@ -36,7 +52,8 @@ function lookUp(
   }
   const providerId = CATALOGUE_PROVIDERS[prefix];
   try {
-    return calcPrice(usage, name, providerId === undefined ? {} : { providerId }) ?? undefined;
+    const options = providerId === undefined ? {} : { providerId };
+    return loadCatalogue().calcPrice(usage, name, options) ?? undefined;
   } catch {
     // Usage the catalogue finds inconsistent (e.g. more cached than total tokens): no price.
     return undefined;
@@ -55,11 +72,25 @@ const knownWindows = new Map<string, number | undefined>();
  * `contextWindowOf` (llm/context-window.ts), which the rest of turnloop asks.
  */
 export function catalogueContextWindow(modelId: string): number | undefined {
+  const common = commonContextWindow(modelId);
+  if (common !== undefined) {
+    return common;
+  }
   if (!knownWindows.has(modelId)) {
     const found = lookUp(modelId, { input_tokens: 0, output_tokens: 0 })?.model.context_window;
     knownWindows.set(modelId, found ?? undefined);
   }
   return knownWindows.get(modelId);
+}
+
+/** The window of `modelId` in {@link COMMON_CONTEXT_WINDOWS}, or undefined when it is not there. */
+function commonContextWindow(modelId: string): number | undefined {
+  const separator = modelId.indexOf(":");
+  const providerId = CATALOGUE_PROVIDERS[modelId.slice(0, Math.max(separator, 0))];
+  const windows = providerId === undefined ? undefined : COMMON_CONTEXT_WINDOWS[providerId];
+  return windows !== undefined && Object.hasOwn(windows, modelId.slice(separator + 1))
+    ? windows[modelId.slice(separator + 1)]
+    : undefined;
 }
 
 /**

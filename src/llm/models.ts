@@ -61,11 +61,12 @@ export const NO_MODEL_MESSAGE =
  * Resolves the model from flags and environment: `--model` / `TURNLOOP_MODEL`; the endpoint from
  * `--base-url` / `TURNLOOP_BASE_URL`, then the vendor's usual variable (`OPENAI_BASE_URL`,
  * `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`
- * (`TURNLOOP_API_KEY` overrides both). Returns an error message instead of throwing.
+ * (`TURNLOOP_API_KEY` overrides both), all read from `env`, the session host's environment.
+ * Returns an error message instead of throwing.
  */
 export function resolveModel(
   input: ModelSettingsInput,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ):
   | { ok: true; configuration: ModelConfiguration }
   | { ok: false; message: string; missingKey?: MissingKey } {
@@ -153,9 +154,9 @@ function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string |
 }
 
 /**
- * Every variable {@link resolveModel} reads a provider API key from. The `bash` tool leaves them
- * out of its children's environment, so a command the model writes cannot print or send the key
- * turnloop itself uses.
+ * Every variable {@link resolveModel} reads a provider API key from. The session host leaves
+ * them, and every config profile's `apiKeyEnv`, out of commands' environment
+ * (session/command-environment.ts).
  */
 export const API_KEY_VARIABLES: readonly string[] = [
   "TURNLOOP_API_KEY",

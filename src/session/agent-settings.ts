@@ -1,8 +1,10 @@
 import { type AskPermission, createPermissionGate } from "../agent/permission-gate.js";
 import type { PermissionRule } from "../agent/permission-rules.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
+import type { SecretValue } from "../events/secrets.js";
 import { createProvider, type ModelConfiguration, type ProviderTuning } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
+import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { loadInstructions } from "./instructions.js";
@@ -32,8 +34,12 @@ export interface SessionOptions {
   extraTools?: readonly AnyTool[];
   /** Output token cap per request (tokens). */
   maxOutputTokens?: number;
-  /** The client's file and terminal access (ACP), used by tools instead of the disk. */
+  /** The client's file access (ACP), used by tools instead of the disk. */
   client?: ClientCapabilities;
+  /** How commands run: the host's local runner, or the one a face picked (the client's terminal). */
+  commands: CommandSetup;
+  /** The host environment's secrets, redacted in files tools save. */
+  secrets: readonly SecretValue[];
   /** Read `AGENTS.md` and the like ({@link loadInstructions}) with the user's in `home`; absent: none. */
   instructions?: { home: string };
   /** Replaces our base system prompt: `--system-prompt-file`'s path and text. */
@@ -60,6 +66,8 @@ export function agentSettingsFor(session: Session, options: SessionOptions): Ses
     maxAutopilotContinues: options.maxAutopilotContinues,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.client === undefined ? {} : { client: options.client }),
+    commands: options.commands,
+    secrets: options.secrets,
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
     ...(options.contextWindows === undefined ? {} : { contextWindows: options.contextWindows }),
     authorize: createPermissionGate({

@@ -119,6 +119,9 @@ export function configuredFace<T extends FaceOptions>(
     contextWindows: Object.fromEntries(
       Object.entries(settings.contextWindows).map(([model, size]) => [model, size.value]),
     ),
+    profileKeyVariables: Object.values(settings.providers).flatMap(({ value }) =>
+      value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
+    ),
   };
   return { ok: true, options: configured, env: environmentFor(settings, env), settings, warnings };
 }

@@ -28,4 +28,9 @@ export interface FaceOptions {
   contextWindow?: number;
   /** Context windows (tokens) by model id, from the config files' `contextWindows`. */
   contextWindows?: Readonly<Record<string, number>>;
+  /**
+   * The key variable of every provider profile of the config files (`providers.*.apiKeyEnv`),
+   * removed from commands' environment like the usual key variables.
+   */
+  profileKeyVariables?: readonly string[];
 }

@@ -6,6 +6,8 @@
 
 import type { AskPermission } from "../agent/permission-gate.js";
 import { parseRules } from "../agent/permission-gate.js";
+import { type SecretValue, secretValues } from "../events/secrets.js";
+import { environmentContextWindow } from "../llm/context-window.js";
 import {
   createProvider,
   hasProviderPrefix,
@@ -15,8 +17,11 @@ import {
   resolveModel,
 } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
+import type { CommandSetup } from "../tools/command-runner.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
+import { ProcessRunner } from "../tools/process-runner.js";
 import type { SessionOptions } from "./agent-settings.js";
+import { commandEnvironment } from "./command-environment.js";
 import { systemPromptOptions } from "./face-config.js";
 import type { FaceOptions } from "./face-options.js";
 import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
@@ -63,6 +68,13 @@ export class SessionHost {
   readonly store: SessionStore;
   /** Limits, `--allow-tool` / `--deny-tool` rules and folders, parsed once. */
   readonly policy: SessionPolicy;
+  /**
+   * How commands run unless a face picks another runner (ACP: the client's terminal): a local
+   * `bash -c` process group, in {@link commandEnvironment} of this host's environment.
+   */
+  readonly commands: CommandSetup;
+  /** The secrets of this host's environment, redacted from events and saved files. */
+  readonly secrets: readonly SecretValue[];
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
   /** Sessions opened through this host and not closed yet. */
@@ -74,7 +86,16 @@ export class SessionHost {
     this.env = settings.env;
     this.face = settings.face;
     this.store = settings.store ?? openSessionStore(settings.home);
+    this.commands = {
+      runner: new ProcessRunner(),
+      env: commandEnvironment(settings.env, settings.face.profileKeyVariables ?? []),
+    };
+    this.secrets = secretValues(settings.env);
+    // The loop reads no environment: `--context-window`, else TURNLOOP_CONTEXT_WINDOW.
+    const contextWindow = settings.face.contextWindow ?? environmentContextWindow(settings.env);
     this.policy = {
+      commands: this.commands,
+      secrets: this.secrets,
       tuning: providerTuning(settings.env),
       maxTurns: settings.face.maxTurns,
       maxAutopilotContinues: settings.face.maxAutopilotContinues,
@@ -83,9 +104,7 @@ export class SessionHost {
       deny: parseRules(settings.face.denyTools),
       folders: settings.face.addDirs,
       ...systemPromptOptions(settings.face, settings.home),
-      ...(settings.face.contextWindow === undefined
-        ? {}
-        : { contextWindow: settings.face.contextWindow }),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(settings.face.contextWindows === undefined
         ? {}
         : { contextWindows: settings.face.contextWindows }),
@@ -201,7 +220,8 @@ export class SessionHost {
    * @throws as {@link Session.create}.
    */
   async create(cwd: string, modelId: string, options: { sessionId?: string } = {}) {
-    return this.track(await Session.create(this.store, cwd, modelId, options));
+    const environment = this.env;
+    return this.track(await Session.create(this.store, cwd, modelId, { ...options, environment }));
   }
 
   /**
@@ -209,7 +229,7 @@ export class SessionHost {
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
    */
   async resume(sessionId: string): Promise<Session> {
-    return this.track(await Session.resume(this.store, sessionId));
+    return this.track(await Session.resume(this.store, sessionId, { environment: this.env }));
   }
 
   /**

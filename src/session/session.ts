@@ -62,8 +62,8 @@ export class Session {
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
   private readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
-  /** Secrets of the environment out of every event, before it is written, folded or sent. */
-  private readonly redact = eventRedactor(process.env);
+  /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
+  private readonly redact: (input: EventInput) => EventInput;
   private running: AbortController | undefined;
   private mcpServers: McpServers | undefined;
   /**
@@ -94,8 +94,10 @@ export class Session {
     lastPersistedId: string | null,
     start: SessionEventOf<"session.start">["data"],
     directory: string,
+    environment: NodeJS.ProcessEnv,
   ) {
     this.journal = new SessionJournal(appender, lastPersistedId);
+    this.redact = eventRedactor(environment);
     this.start = start;
     this.id = start.sessionId;
     this.cwd = start.cwd;
@@ -104,8 +106,9 @@ export class Session {
 
   /**
    * Starts a new session in `store` and commits its `session.start`. `options.sessionId` lets an
-   * app choose the id (the Copilot SDK does); default a new UUID. Holds the session's writer
-   * lease until {@link close}.
+   * app choose the id (the Copilot SDK does); default a new UUID. `options.environment` is the
+   * session host's, whose secrets are redacted from every event (default: this process's). Holds
+   * the session's writer lease until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
    * a session with that id open; Error when a session with that id exists.
    */
@@ -113,7 +116,7 @@ export class Session {
     store: SessionStore,
     cwd: string,
     model: string,
-    options: { sessionId?: string } = {},
+    options: { sessionId?: string; environment?: NodeJS.ProcessEnv } = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
@@ -127,7 +130,9 @@ export class Session {
       cwd,
       model,
     };
-    const session = new Session(appender, null, start, store.filesFolder(sessionId));
+    const environment = options.environment ?? process.env;
+    const folder = store.filesFolder(sessionId);
+    const session = new Session(appender, null, start, folder, environment);
     session.openingEvents = [session.emit({ type: "session.start", data: start })];
     await session.journal.commit();
     return session;
@@ -136,13 +141,17 @@ export class Session {
   /**
    * Reopens a session: folds its events into the history, records `session.resume` with the
    * damage the reader skipped, and gives every tool call left without a result (crash, kill) an
-   * interrupted result, committed before the next model request (case 01). Holds the session's
-   * writer lease until {@link close}.
+   * interrupted result, committed before the next model request (case 01). `options.environment`
+   * as for {@link create}. Holds the session's writer lease until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
    * SessionLockedError when the session is open for writing (another process, or this one); an
    * Error when the log has no `session.start`.
    */
-  static async resume(store: SessionStore, sessionId: string): Promise<Session> {
+  static async resume(
+    store: SessionStore,
+    sessionId: string,
+    options: { environment?: NodeJS.ProcessEnv } = {},
+  ): Promise<Session> {
     const { appender, log } = await store.open(sessionId);
     const first = log.events.find((event) => event.type === "session.start");
     if (first?.type !== "session.start") {
@@ -150,7 +159,9 @@ export class Session {
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
     const lastId = log.events.at(-1)?.id ?? null;
-    const session = new Session(appender, lastId, first.data, store.filesFolder(sessionId));
+    const environment = options.environment ?? process.env;
+    const folder = store.filesFolder(sessionId);
+    const session = new Session(appender, lastId, first.data, folder, environment);
     for (const event of log.events) {
       session.history.apply(event);
       session.recordGrant(event);

@@ -1,7 +1,7 @@
 import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../events/errors.js";
-import { SecretStreamRedactor, type SecretValue, secretValues } from "../events/secrets.js";
+import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 
 /** Bytes written to the saved-output file at most, so that `yes` cannot fill the disk. */
 const MAX_SAVED_BYTES = 64 * 1024 * 1024;
@@ -31,16 +31,15 @@ export class CommandOutput {
    * @param limit characters shown at most (head + tail).
    * @param savePath file that receives the full output once it exceeds `limit`; its folder is
    *   created when needed.
+   * @param secrets values replaced in the saved file (the session host's, as for `events.jsonl`).
    * @param onBackpressure called with `true` when the file cannot keep up (pause the producer) and
    *   `false` when it drained.
-   * @param secrets values replaced in the saved file (default: those of this process's
-   *   environment, as for `events.jsonl`).
    */
   constructor(
     private readonly limit: number,
     private readonly savePath: string,
+    secrets: readonly SecretValue[],
     private readonly onBackpressure: (paused: boolean) => void = () => {},
-    secrets: readonly SecretValue[] = secretValues(process.env),
   ) {
     this.redactor = new SecretStreamRedactor(secrets);
     this.headLimit = Math.floor(limit * 0.4);
@@ -61,6 +60,11 @@ export class CommandOutput {
     }
     this.tail = (this.tail + safeText).slice(-this.tailLimit);
     this.writeToFile(raw);
+  }
+
+  /** Whether the output is past the limit, so that only its head and tail are shown. */
+  get cut(): boolean {
+    return this.truncated;
   }
 
   /** The output as shown so far (head and tail with a marker once it is too long). */

@@ -7,6 +7,8 @@
  * {@link CommandResult} whatever happened, and never a rejection.
  */
 
+import type { SecretValue } from "../events/secrets.js";
+
 /** What a runner needs to run one command. */
 export interface CommandRequest {
   /** Absolute folder the command starts in. */
@@ -30,6 +32,13 @@ export interface CommandRequest {
    * shown limit; its folder is created when needed.
    */
   savePath: string;
+  /** Values replaced by `[redacted:NAME]` in the saved file (the session host's secrets). */
+  secrets: readonly SecretValue[];
+  /**
+   * The tool call the command runs for, when it runs for one: a runner that shows the command to
+   * the user (the ACP client's terminal, embedded in that call's updates) names it.
+   */
+  toolCallId?: string;
 }
 
 /** How one command ended. Exactly one of `exitCode`, `signal`, `stopped`, `startError` explains it. */
@@ -47,7 +56,10 @@ export interface CommandResult {
   truncated: boolean;
   /** Set when the runner stopped the command: its timeout, or the caller's signal. */
   stopped?: "timeout" | "cancelled";
-  /** Set when the command could not be started, with why (e.g. `bash: ENOENT`). */
+  /**
+   * Set when the command could not be started: one sentence saying why, for the model and the
+   * user (e.g. `Could not start bash: spawn bash ENOENT`, `Working directory /x does not exist.`).
+   */
   startError?: string;
 }
 
@@ -55,6 +67,18 @@ export interface CommandResult {
 export interface CommandRunner {
   /** A few words for messages and `turnloop config`, e.g. `bash`, `client terminal`. */
   readonly description: string;
+  /**
+   * How a stop is carried out, as the end of a sentence for the model: `its process group was
+   * killed`, `the client stopped it`.
+   */
+  readonly stopDescription: string;
   /** Runs `command` with `bash -c` semantics. Resolves once it is over; never rejects. */
   run(command: string, request: CommandRequest): Promise<CommandResult>;
+}
+
+/** How a session's commands run: the runner and the environment a command gets. */
+export interface CommandSetup {
+  runner: CommandRunner;
+  /** See {@link CommandRequest.env}. */
+  env: Readonly<Record<string, string>>;
 }

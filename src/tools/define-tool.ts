@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { SecretValue } from "../events/secrets.js";
+import type { CommandSetup } from "./command-runner.js";
 
 /** ACP v1 tool kinds (`ToolKind`), used by clients to pick icons and by the permission gate. */
 export type ToolKind =
@@ -13,28 +15,15 @@ export type ToolKind =
   | "other";
 
 /**
- * What a face's client can do for tools instead of the local disk and processes (ACP
- * `fs/read_text_file`, `fs/write_text_file`, `terminal/*`), so edits land in the editor's buffers
- * and commands run in its terminals. Tools use a member when present and the disk otherwise.
+ * What a face's client can do for tools instead of the local disk (ACP `fs/read_text_file`,
+ * `fs/write_text_file`), so edits land in the editor's buffers. Tools use a member when present
+ * and the disk otherwise. (The client's terminals come as a command runner: {@link CommandSetup}.)
  */
 export interface ClientCapabilities {
   /** Reads a text file (absolute path), unsaved editor changes included. */
   readTextFile?(path: string, signal: AbortSignal): Promise<string>;
   /** Writes a text file (absolute path). */
   writeTextFile?(path: string, content: string, signal: AbortSignal): Promise<void>;
-  /**
-   * Runs a shell command in the client's terminal and waits for it (`timeoutMs` in ms; on
-   * timeout or abort the client kills it). `output` is what the terminal kept.
-   */
-  runCommand?(
-    command: string,
-    options: { cwd: string; timeoutMs: number; signal: AbortSignal; toolCallId: string },
-  ): Promise<{
-    output: string;
-    exitCode: number | null;
-    signal: string | null;
-    truncated: boolean;
-  }>;
 }
 
 /** What a tool gets besides its arguments. */
@@ -46,8 +35,15 @@ export interface ToolContext {
   toolCallId: string;
   /** Aborted on cancel or timeout: stop work, kill children, return promptly. Always present. */
   signal: AbortSignal;
-  /** The face's client, when it offers file or terminal access (ACP). */
+  /** The face's client, when it offers file access (ACP). */
   client?: ClientCapabilities;
+  /**
+   * How the session's commands run (the `bash` tool): the runner the session picked (a local
+   * process, the ACP client's terminal, a sandbox) and the environment the session host hands down.
+   */
+  commands: CommandSetup;
+  /** Values replaced by `[redacted:NAME]` in files a tool saves: the session host's secrets. */
+  secrets: readonly SecretValue[];
   /** Streams partial output (e.g. a command's output so far); becomes `tool.execution_partial_result`. */
   onPartialResult?: (partialOutput: string) => void;
 }
@@ -74,6 +70,8 @@ export interface ToolResult {
    * `rejected` (the user or app refused it), e.g. a Copilot SDK tool's `resultType`. Default: `failed`.
    */
   errorCode?: "denied" | "rejected";
+  /** The exit code of the command the tool ran, when it exited on its own (`bash`). */
+  exitCode?: number;
 }
 
 /** An image in a tool result. */

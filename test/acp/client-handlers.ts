@@ -92,6 +92,8 @@ export function testClientApp(behaviour: ClientBehaviour): acp.ClientApp {
 interface TerminalProcess {
   child: ChildProcess;
   output: string;
+  /** Whether the start of the output was dropped to stay within `outputByteLimit`. */
+  truncated: boolean;
   exit: Promise<acp.TerminalExitStatus>;
   status?: acp.TerminalExitStatus;
 }
@@ -116,6 +118,7 @@ class TerminalPool {
     const terminal: TerminalProcess = {
       child,
       output: "",
+      truncated: false,
       exit: new Promise((resolve) => {
         child.on("close", (exitCode, signal) => {
           terminal.status = { exitCode, signal };
@@ -123,8 +126,18 @@ class TerminalPool {
         });
       }),
     };
+    // ACP v1 terminals: past `outputByteLimit`, the client drops output from the beginning.
+    const limit = params.outputByteLimit ?? Number.POSITIVE_INFINITY;
     const append = (chunk: Buffer) => {
       terminal.output += chunk.toString("utf8");
+      const bytes = Buffer.from(terminal.output);
+      if (bytes.length > limit) {
+        terminal.output = bytes
+          .subarray(bytes.length - limit)
+          .toString("utf8")
+          .replace(/^\uFFFD+/, "");
+        terminal.truncated = true;
+      }
     };
     child.stdout?.on("data", append);
     child.stderr?.on("data", append);
@@ -136,7 +149,7 @@ class TerminalPool {
     const terminal = this.get(id);
     return {
       output: terminal.output,
-      truncated: false,
+      truncated: terminal.truncated,
       ...(terminal.status === undefined ? {} : { exitStatus: terminal.status }),
     };
   }

@@ -22,6 +22,13 @@ function callsOf(current: AcpHarness, method: string): unknown[] {
     .map((call) => call.params);
 }
 
+/** The `terminal/*` methods the agent called, in order. */
+function terminalMethods(current: AcpHarness): string[] {
+  return current.behaviour.calls
+    .map((call) => call.method)
+    .filter((method) => method.startsWith("terminal/"));
+}
+
 function finalUpdate(current: AcpHarness, toolCallId: string): acp.SessionUpdate | undefined {
   return current
     .updates()
@@ -101,10 +108,7 @@ describe("a client that offers fs and terminals", () => {
         outputByteLimit: 1_000_000,
       },
     ]);
-    const terminalMethods = harness.behaviour.calls
-      .map((call) => call.method)
-      .filter((method) => method.startsWith("terminal/"));
-    expect(terminalMethods).toEqual([
+    expect(terminalMethods(harness)).toEqual([
       "terminal/create",
       "terminal/wait_for_exit",
       "terminal/output",
@@ -148,6 +152,56 @@ describe("a client that offers fs and terminals", () => {
     expect(methods.at(-1)).toBe("terminal/release");
     expect(finalUpdate(harness, "call_S")).toMatchObject({ status: "failed" });
     expect(existsSync(join(harness.cwd, "late.txt"))).toBe(false);
+  });
+
+  test("a terminal's long output: the dropped start is noted, the rest cut like a local run and saved", async () => {
+    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_L", name: "bash", arguments: '{"command":"seq 1 300000"}' }] },
+      { text: "done" },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "count")).toEqual({ stopReason: "end_turn" });
+    // The client keeps the last 1,000,000 bytes (outputByteLimit); the model gets the head and
+    // tail of those, and the file all of them.
+    const whole = `${Array.from({ length: 300_000 }, (_, index) => index + 1).join("\n")}\n`;
+    const kept = whole.slice(-1_000_000);
+    const saved = join(harness.home, "session-state", sessionId, "tool-outputs", "call_L.txt");
+    expect(requestMessages(harness.server, 1).at(-1)?.content).toBe(
+      "[The terminal kept only the end of the output; earlier output was dropped.]\n" +
+        `${kept.slice(0, 12_000)}\n[… ${kept.length - 30_000} bytes omitted; full output saved to ${saved}]\n` +
+        `${kept.slice(-18_000)}<exited with exit code 0>`,
+    );
+    expect(await readFile(saved, "utf8")).toBe(kept);
+  });
+
+  test("a terminal command past its timeout is killed and released, and the model is told", async () => {
+    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    harness.server.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_T",
+            name: "bash",
+            arguments: '{"command":"echo begun; sleep 30","timeout":0.5}',
+          },
+        ],
+      },
+      { text: "done" },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "wait")).toEqual({ stopReason: "end_turn" });
+    expect(requestMessages(harness.server, 1).at(-1)?.content).toBe(
+      "begun\nCommand timed out after 0.5 s; the client stopped it.",
+    );
+    expect(terminalMethods(harness)).toEqual([
+      "terminal/create",
+      "terminal/wait_for_exit",
+      "terminal/kill",
+      "terminal/output",
+      "terminal/release",
+    ]);
+    expect(finalUpdate(harness, "call_T")).toMatchObject({ status: "failed" });
   });
 
   test("without the capabilities, tools use the disk and never call the client", async () => {

@@ -256,6 +256,8 @@ describe("'always' answers", () => {
         ...agentSettingsFor(harness.session, {
           model: { id: "x", provider: "openai-compatible", modelName: "x" },
           provider: harness.settings.provider,
+          commands: harness.settings.commands,
+          secrets: harness.settings.secrets,
           autopilot: false,
           maxTurns: 10,
           maxAutopilotContinues: 0,

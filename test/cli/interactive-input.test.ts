@@ -51,7 +51,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
 
   test("@path attaches a file to the prompt; !command shows its output and offers it to the model with the next prompt", async () => {
     fixture.server.enqueue({ text: "Tuesday, says the file." }, { text: "Saw the output." });
-    const terminal = fixture.open();
+    // The !command runs in the session's command environment: no key, pagers off.
+    const terminal = fixture.open([], { env: { TURNLOOP_API_KEY: "tl-secret-key-0000" } });
     await terminal.waitFor(INPUT_BOX);
     terminal.write("what does @note");
     terminal.key("Tab");
@@ -65,16 +66,19 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       "Attached file notes.md:\n```\n# notes\nThe launch is on Tuesday.\n```",
     );
 
-    terminal.type("!echo shell-said-hello; exit 3");
+    terminal.type('!echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3');
     const screen = await terminal.waitFor(/exit 3 · the output goes to the model/);
-    expect(screen).toMatch(/\$ echo shell-said-hello; exit 3\s*\nshell-said-hello/);
+    expect(screen).toMatch(
+      /\$ echo shell-said-hello "\[\$TURNLOOP_API_KEY\]" "\$PAGER"; exit 3\s*\nshell-said-hello \[\] cat\s*\n/,
+    );
     // No model request for a shell command.
     expect(fixture.server.requests).toHaveLength(1);
     terminal.type("did you see it?");
     await terminal.waitFor(/Saw the output\./);
     const second = fixture.lastMessage(1);
-    expect(second).toContain("The user ran `echo shell-said-hello; exit 3`");
-    expect(second).toContain("shell-said-hello");
+    expect(second).toContain(
+      'The user ran `echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3` in the terminal (exit 3). Its output:\n```\nshell-said-hello [] cat\n```',
+    );
     expect(second.endsWith("did you see it?")).toBe(true);
     terminal.key("C-d");
     await terminal.exited();

@@ -238,6 +238,50 @@ describe("config files", () => {
     expect(config.stdout).not.toContain("local-secret-key-123");
   });
 
+  test("a command's environment has no profile's key variable, the unused profiles' included", async () => {
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({
+        model: "vllm:fake-model",
+        providers: {
+          vllm: {
+            type: "openai-compatible",
+            baseUrl: `${server.url}/v1`,
+            apiKeyEnv: "VLLM_API_KEY",
+          },
+          spare: { type: "openai", apiKeyEnv: "SPARE_PROFILE_KEY" },
+        },
+      }),
+    );
+    server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_env", name: "bash", arguments: '{"command":"env | cut -d= -f1 | sort"}' },
+        ],
+      },
+      { text: "done" },
+    );
+    const env = cleanEnvironment({
+      TURNLOOP_HOME: home,
+      VLLM_API_KEY: "vllm-secret-key-123",
+      SPARE_PROFILE_KEY: "spare-secret-key-456",
+      OPENAI_API_KEY: "openai-secret-key-789",
+      VISIBLE_SETTING: "kept",
+    });
+    const result = await runCli(["-p", "show the environment", "--allow-all-tools"], {
+      cwd: repository,
+      env,
+    });
+    expect(result.code).toBe(0);
+    // The profile's key reached the model's endpoint, and no command.
+    expect(server.requests[0]?.headers.authorization).toBe("Bearer vllm-secret-key-123");
+    const toolResult = chatMessages(server, 1).find((message) => message.role === "tool");
+    const names = ["GIT_PAGER", "HOME", "PAGER", "PATH", "PWD", "SHLVL", "TURNLOOP_HOME"];
+    expect(toolResult?.content).toBe(
+      `${[...names, "VISIBLE_SETTING", "_"].join("\n")}\n<exited with exit code 0>`,
+    );
+  });
+
   test("turnloop config shows each setting's source and redacts keys", async () => {
     await rm(join(repository, ".turnloop", "config.json"), { force: true });
     await writeFile(

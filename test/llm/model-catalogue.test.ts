@@ -1,4 +1,6 @@
+import { calcPrice } from "@pydantic/genai-prices";
 import { describe, expect, test } from "vitest";
+import { COMMON_CONTEXT_WINDOWS } from "../../src/llm/common-context-windows.js";
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from "../../src/llm/context-window.js";
 import { usageCost } from "../../src/llm/model-catalogue.js";
 
@@ -11,6 +13,20 @@ describe("the model catalogue (@pydantic/genai-prices)", () => {
     ["openai-compatible:my-own-model", DEFAULT_CONTEXT_WINDOW],
   ])("the context window of %s is %i tokens", (modelId, tokens) => {
     expect(contextWindowOf(modelId, {}, {})).toBe(tokens);
+  });
+
+  test("the table of common models' windows agrees with the catalogue, model by model", () => {
+    const table = Object.entries(COMMON_CONTEXT_WINDOWS).flatMap(([providerId, windows]) =>
+      Object.entries(windows).map(([name, tokens]) => ({ providerId, name, tokens })),
+    );
+    const catalogue = table.map(({ providerId, name }) => ({
+      providerId,
+      name,
+      tokens: calcPrice({ input_tokens: 0, output_tokens: 0 }, name, { providerId })?.model
+        .context_window,
+    }));
+    expect(table.length).toBeGreaterThan(10);
+    expect(table).toEqual(catalogue);
   });
 
   test("TURNLOOP_CONTEXT_WINDOW overrides the catalogue", () => {

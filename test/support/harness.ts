@@ -9,6 +9,7 @@ import { createProvider, type ProviderTuning, resolveModel } from "../../src/llm
 import { openSessionStore } from "../../src/session/open-store.js";
 import { Session, type SessionAgentSettings } from "../../src/session/session.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
+import { localCommands, localSecrets } from "./commands.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer, FakeModelServerOptions, Wire } from "./fake-model-types.js";
 
@@ -83,6 +84,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     autopilot: options.autopilot ?? false,
     maxAutopilotContinues: options.maxAutopilotContinues ?? 5,
     authorize: options.authorize ?? allowEverything,
+    commands: localCommands(),
+    secrets: localSecrets(),
   };
   const events: SessionEvent[] = [];
   const store = openSessionStore(home);

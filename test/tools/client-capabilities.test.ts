@@ -2,6 +2,11 @@ import { access, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
+import type {
+  CommandRequest,
+  CommandResult,
+  CommandRunner,
+} from "../../src/tools/command-runner.js";
 import { createTool } from "../../src/tools/create.js";
 import type { ClientCapabilities } from "../../src/tools/define-tool.js";
 import { editTool } from "../../src/tools/edit.js";
@@ -13,19 +18,28 @@ useTemporaryDirectory((path) => {
   directory = path;
 });
 
-type CommandResult = Awaited<ReturnType<NonNullable<ClientCapabilities["runCommand"]>>>;
+/**
+ * A command runner that answers from a script, standing in for a client's terminal: what the
+ * `bash` tool asks of the port and how it words each kind of result.
+ */
+class ScriptedRunner implements CommandRunner {
+  readonly description = "scripted terminal";
+  readonly stopDescription = "the client stopped it";
+  readonly requests: Array<Omit<CommandRequest, "signal" | "onOutput"> & { command: string }> = [];
 
-/** An editor standing in for an ACP client: open buffers by path, and a scripted terminal. */
+  constructor(private readonly answer: (request: CommandRequest) => Promise<CommandResult>) {}
+
+  run(command: string, request: CommandRequest): Promise<CommandResult> {
+    const { signal: _signal, onOutput: _onOutput, ...rest } = request;
+    this.requests.push({ command, ...rest });
+    return this.answer(request);
+  }
+}
+
+/** An editor standing in for an ACP client: open buffers by path. */
 class FakeEditor implements ClientCapabilities {
   readonly buffers = new Map<string, string>();
   readonly calls: string[] = [];
-  readonly commands: Array<{ command: string; cwd: string; timeoutMs: number; id: string }> = [];
-  commandResult: (signal: AbortSignal, timeoutMs: number) => Promise<CommandResult> = async () => ({
-    output: "",
-    exitCode: 0,
-    signal: null,
-    truncated: false,
-  });
 
   async readTextFile(path: string): Promise<string> {
     this.calls.push(`read ${path}`);
@@ -39,19 +53,6 @@ class FakeEditor implements ClientCapabilities {
   async writeTextFile(path: string, content: string): Promise<void> {
     this.calls.push(`write ${path}`);
     this.buffers.set(path, content);
-  }
-
-  runCommand(
-    command: string,
-    options: { cwd: string; timeoutMs: number; signal: AbortSignal; toolCallId: string },
-  ): Promise<CommandResult> {
-    this.commands.push({
-      command,
-      cwd: options.cwd,
-      timeoutMs: options.timeoutMs,
-      id: options.toolCallId,
-    });
-    return this.commandResult(options.signal, options.timeoutMs);
   }
 }
 
@@ -71,7 +72,7 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-describe("tools use the client's files and terminal when it offers them", () => {
+describe("tools use the client's files, and the runner they are given for commands", () => {
   it("view reads UTF-8 text through the client (unsaved changes) but decodes legacy files from disk", async () => {
     const editor = new FakeEditor();
     const path = join(directory, "a.ts");
@@ -143,74 +144,89 @@ describe("tools use the client's files and terminal when it offers them", () => 
     expect(await exists(path)).toBe(false);
   });
 
-  it("bash runs in the client's terminal with the timeout in milliseconds", async () => {
-    const editor = new FakeEditor();
-    editor.commandResult = async () => ({
-      output: "hello\n",
+  it("bash hands the command to the session's runner, with the timeout in milliseconds", async () => {
+    const runner = new ScriptedRunner(async () => ({
       exitCode: 2,
       signal: null,
+      output: "hello\n",
       truncated: false,
+    }));
+    const env = { PATH: "/usr/bin", PAGER: "cat" };
+    const context = makeContext(directory, {
+      toolCallId: "call_9",
+      commands: { runner, env },
+      secrets: [{ name: "SOME_TOKEN", value: "token-value-1234" }],
     });
-    const context = makeContext(directory, { client: editor, toolCallId: "call_9" });
     const result = await runTool(bashTool, { command: "echo hello; exit 2", timeout: 5 }, context);
-    expect(result).toEqual({ content: "hello\n<exited with exit code 2>", isError: false });
-    expect(editor.commands).toEqual([
-      { command: "echo hello; exit 2", cwd: directory, timeoutMs: 5_000, id: "call_9" },
-    ]);
+    expect(result).toEqual({
+      content: "hello\n<exited with exit code 2>",
+      isError: false,
+      exitCode: 2,
+    });
     await runTool(bashTool, { command: "true" }, context);
-    expect(editor.commands[1]?.timeoutMs).toBe(120_000);
+    expect(runner.requests).toEqual([
+      {
+        command: "echo hello; exit 2",
+        cwd: directory,
+        env,
+        timeoutMs: 5_000,
+        savePath: join(directory, ".session", "tool-outputs", "call_9.txt"),
+        secrets: [{ name: "SOME_TOKEN", value: "token-value-1234" }],
+        toolCallId: "call_9",
+      },
+      {
+        command: "true",
+        cwd: directory,
+        env,
+        timeoutMs: 120_000,
+        savePath: join(directory, ".session", "tool-outputs", "call_9.txt"),
+        secrets: [{ name: "SOME_TOKEN", value: "token-value-1234" }],
+        toolCallId: "call_9",
+      },
+    ]);
   });
 
-  it("bash notes output the terminal dropped, and cuts long output like a local run", async () => {
-    const editor = new FakeEditor();
-    const long = `${"x".repeat(50_000)}\nend`;
-    editor.commandResult = async () => ({
-      output: long,
+  it("bash words a stop with the runner's own description, and a start failure as its reason", async () => {
+    const stops = ["timeout", "cancelled"] as const;
+    const results = [];
+    for (const stopped of stops) {
+      const runner = new ScriptedRunner(async () => ({
+        exitCode: null,
+        signal: null,
+        output: "partial",
+        truncated: false,
+        stopped,
+      }));
+      const context = makeContext(directory, { commands: { runner, env: {} } });
+      results.push(await runTool(bashTool, { command: "sleep 9", timeout: 0.05 }, context));
+    }
+    const failing = new ScriptedRunner(async () => ({
+      exitCode: null,
+      signal: null,
+      output: "",
+      truncated: false,
+      startError: "Could not start the command: no terminal",
+    }));
+    const context = makeContext(directory, { commands: { runner: failing, env: {} } });
+    results.push(await runTool(bashTool, { command: "true" }, context));
+    expect(results).toEqual([
+      { content: "partial\nCommand timed out after 0.05 s; the client stopped it.", isError: true },
+      { content: "partial\nCommand cancelled; the client stopped it.", isError: true },
+      { content: "Could not start the command: no terminal", isError: true },
+    ]);
+  });
+
+  it("bash reports a command ended by a signal without an exit code", async () => {
+    const runner = new ScriptedRunner(async () => ({
       exitCode: null,
       signal: "SIGSEGV",
-      truncated: true,
-    });
-    const result = await runTool(
-      bashTool,
-      { command: "crash" },
-      makeContext(directory, { client: editor }),
-    );
-    expect(result.content.startsWith("[The terminal kept only the end of the output; ")).toBe(true);
-    expect(result.content.endsWith("\nend\n<exited after signal SIGSEGV>")).toBe(true);
-    const saved = /full output saved to (.+)\]/.exec(result.content)?.[1] ?? "";
-    expect(await readFile(saved, "utf8")).toBe(long);
-  });
-
-  it("bash reports the client's timeout and a cancel as errors", async () => {
-    const editor = new FakeEditor();
-    editor.commandResult = (signal, timeoutMs) =>
-      new Promise((resolve) => {
-        const stop = () =>
-          resolve({ output: "partial", exitCode: null, signal: "SIGKILL", truncated: false });
-        signal.addEventListener("abort", stop, { once: true });
-        // A client stops the command once the timeout has passed, never before it (a timer of
-        // exactly timeoutMs can fire a millisecond early by the wall clock bash.ts reads).
-        setTimeout(stop, timeoutMs + 20);
-      });
-    const timedOut = await runTool(
-      bashTool,
-      { command: "sleep 9", timeout: 0.05 },
-      makeContext(directory, { client: editor }),
-    );
-    expect(timedOut).toEqual({
-      content: "partial\nCommand timed out after 0.05 s; the client stopped it.",
-      isError: true,
-    });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
-    const cancelled = await runTool(
-      bashTool,
-      { command: "sleep 9" },
-      makeContext(directory, { client: editor, signal: controller.signal }),
-    );
-    expect(cancelled).toEqual({
-      content: "partial\nCommand cancelled; the client stopped it.",
-      isError: true,
+      output: "end",
+      truncated: false,
+    }));
+    const context = makeContext(directory, { commands: { runner, env: {} } });
+    expect(await runTool(bashTool, { command: "crash" }, context)).toEqual({
+      content: "end\n<exited after signal SIGSEGV>",
+      isError: false,
     });
   });
 

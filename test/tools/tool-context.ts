@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/define-tool.js";
+import { localCommands, localSecrets } from "../support/commands.js";
 
 /** A fresh temporary folder; remove it with {@link removeTemporaryDirectory}. */
 export function makeTemporaryDirectory(): Promise<string> {
@@ -21,6 +22,8 @@ export function makeContext(cwd: string, overrides: Partial<ToolContext> = {}): 
     sessionDirectory: join(cwd, ".session"),
     toolCallId: "call_1",
     signal: new AbortController().signal,
+    commands: localCommands(),
+    secrets: localSecrets(),
     ...overrides,
   };
 }

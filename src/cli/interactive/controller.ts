@@ -14,7 +14,13 @@ import type { SessionHost } from "../../session/host.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
-import { attachFiles, runShellCommand, saveInput, shellContext } from "./prompt-input.js";
+import {
+  attachFiles,
+  runShellCommand,
+  saveInput,
+  shellContext,
+  shellEnding,
+} from "./prompt-input.js";
 
 /** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
 export interface ConversationView {
@@ -195,19 +201,22 @@ export class Controller {
     this.setBusy(Date.now());
     this.view?.note(`$ ${command}`, "plain");
     try {
-      const result = await runShellCommand(command, this.session.cwd, controller.signal);
+      // The user's own command, through the host's runner in the host's command environment.
+      const place = {
+        commands: this.host.commands,
+        cwd: this.session.cwd,
+        sessionDirectory: this.session.directory,
+        secrets: this.host.secrets,
+      };
+      const result = await runShellCommand(command, place, controller.signal);
       const output = result.output.replace(/\n$/, "");
       if (output !== "") {
         this.view?.note(output, "plain");
       }
-      const ending =
-        result.exitCode === 0
-          ? "exit 0"
-          : result.exitCode === null
-            ? `stopped (${result.signal ?? "error"})`
-            : `exit ${result.exitCode}`;
       this.context.push(shellContext(result));
-      this.view?.note(`${ending} · the output goes to the model with your next prompt`);
+      this.view?.note(
+        `${shellEnding(result)} · the output goes to the model with your next prompt`,
+      );
     } finally {
       this.shell = undefined;
       this.setBusy(undefined);

@@ -1,14 +1,12 @@
-import { spawn } from "node:child_process";
 import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { errorMessage } from "../../events/errors.js";
+import type { SecretValue } from "../../events/secrets.js";
+import type { CommandSetup } from "../../tools/command-runner.js";
 
 /** Entries of input history kept across sessions. */
 const HISTORY_ENTRIES = 500;
 /** Largest file `@path` attaches (bytes); bigger ones are named, not inlined. */
 const ATTACHMENT_BYTES = 256 * 1024;
-/** Output of a `!command` kept for the screen and the model (characters). */
-const SHELL_OUTPUT_CHARACTERS = 16_000;
 /** How long a `!command` may run (ms). */
 const SHELL_TIMEOUT_MS = 120_000;
 
@@ -94,60 +92,67 @@ export async function attachFiles(
 /** What a `!command` printed and how it ended. */
 export interface ShellResult {
   command: string;
-  /** stdout and stderr interleaved, cut to the last {@link SHELL_OUTPUT_CHARACTERS}. */
+  /** stdout and stderr interleaved; past the runner's limit its head and tail (the whole saved). */
   output: string;
   exitCode: number | null;
   signal: string | null;
+  /** Set when the command was stopped: its timeout, or Esc / Ctrl-C. */
+  stopped?: "timeout" | "cancelled";
+}
+
+/** Where a `!command` runs: the runner and environment the caller picked, and the session's folders. */
+export interface ShellPlace {
+  commands: CommandSetup;
+  cwd: string;
+  /** The session's folder; an output too long to show is saved under `user-commands/` in it. */
+  sessionDirectory: string;
+  secrets: readonly SecretValue[];
 }
 
 /**
- * Runs a `!command` typed by the user in `bash -c` in `cwd`, in its own process group so `signal`
- * (Esc / Ctrl-C) stops all of it. Never rejects.
+ * Runs a `!command` typed by the user through `place.commands` (the caller chooses the runner:
+ * the user's own command need not be confined as the model's are), in `place.cwd`; `signal`
+ * (Esc / Ctrl-C) stops all of it, and so does a {@link SHELL_TIMEOUT_MS} timeout. Never rejects.
  */
-export function runShellCommand(
+export async function runShellCommand(
   command: string,
-  cwd: string,
+  place: ShellPlace,
   signal: AbortSignal,
 ): Promise<ShellResult> {
-  return new Promise((resolvePromise) => {
-    let output = "";
-    const child = spawn("bash", ["-c", command], {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: SHELL_TIMEOUT_MS,
-    });
-    const collect = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-SHELL_OUTPUT_CHARACTERS);
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    const stop = () => {
-      try {
-        if (child.pid !== undefined) {
-          process.kill(-child.pid, "SIGTERM");
-        }
-      } catch {
-        // Already gone.
-      }
-    };
-    signal.addEventListener("abort", stop, { once: true });
-    child.on("error", (error) => {
-      signal.removeEventListener("abort", stop);
-      resolvePromise({ command, output: errorMessage(error), exitCode: null, signal: null });
-    });
-    child.on("close", (exitCode, exitSignal) => {
-      signal.removeEventListener("abort", stop);
-      resolvePromise({ command, output, exitCode, signal: exitSignal });
-    });
+  const { runner, env } = place.commands;
+  const stamp = new Date().toISOString().replace(/[^0-9]/g, "");
+  const result = await runner.run(command, {
+    cwd: place.cwd,
+    env,
+    signal,
+    timeoutMs: SHELL_TIMEOUT_MS,
+    savePath: join(place.sessionDirectory, "user-commands", `${stamp}.txt`),
+    secrets: place.secrets,
   });
+  return {
+    command,
+    output: result.startError ?? result.output,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    ...(result.stopped === undefined ? {} : { stopped: result.stopped }),
+  };
+}
+
+/** How a `!command` ended, in a few words: `exit 3`, `stopped (SIGKILL)`, `timed out after 120 s`. */
+export function shellEnding(result: ShellResult): string {
+  switch (result.stopped) {
+    case "timeout":
+      return `timed out after ${SHELL_TIMEOUT_MS / 1_000} s`;
+    case "cancelled":
+      return "cancelled";
+    case undefined:
+      return result.exitCode === null
+        ? `stopped (${result.signal ?? "error"})`
+        : `exit ${result.exitCode}`;
+  }
 }
 
 /** How a `!command`'s result is offered to the model with the next prompt. */
 export function shellContext(result: ShellResult): string {
-  const ending =
-    result.exitCode === null
-      ? `stopped by ${result.signal ?? "an error"}`
-      : `exit code ${result.exitCode}`;
-  return `The user ran \`${result.command}\` in the terminal (${ending}). Its output:\n\`\`\`\n${result.output.replace(/\n$/, "")}\n\`\`\``;
+  return `The user ran \`${result.command}\` in the terminal (${shellEnding(result)}). Its output:\n\`\`\`\n${result.output.replace(/\n$/, "")}\n\`\`\``;
 }

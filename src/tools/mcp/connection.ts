@@ -1,17 +1,18 @@
 /**
  * One MCP server of a session: its client (the official `@modelcontextprotocol/client`), its
  * state and its current tool list (refreshed on `notifications/tools/list_changed`).
+ *
+ * The client library (about 1 MiB of modules with its packages) and our stdio transport are
+ * loaded with the first connection, so a run with no MCP server configured never loads them
+ * (issue 26; test/cli/modules-loaded.test.ts checks it).
  */
 
-import {
-  type CallToolResult,
+import type {
+  CallToolResult,
   Client,
-  type Tool as McpTool,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Transport,
+  Tool as McpTool,
+  Transport,
 } from "@modelcontextprotocol/client";
-import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
 import { errorMessage } from "../../events/errors.js";
 import {
   DEFAULT_TOOL_TIMEOUT_MS,
@@ -19,7 +20,26 @@ import {
   type McpServerConfig,
   toolSelected,
 } from "./config.js";
-import { ProcessGroupStdioTransport } from "./stdio-transport.js";
+import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
+
+/** The modules a connection needs, loaded once, by the first connection. */
+interface ClientModules {
+  client: typeof import("@modelcontextprotocol/client");
+  stdio: typeof import("@modelcontextprotocol/client/stdio");
+  transport: typeof import("./stdio-transport.js");
+}
+
+let clientModules: Promise<ClientModules> | undefined;
+
+/** Loads the MCP client library and our stdio transport (once per process). */
+function loadClientModules(): Promise<ClientModules> {
+  clientModules ??= Promise.all([
+    import("@modelcontextprotocol/client"),
+    import("@modelcontextprotocol/client/stdio"),
+    import("./stdio-transport.js"),
+  ]).then(([client, stdio, transport]) => ({ client, stdio, transport }));
+  return clientModules;
+}
 
 /** Copilot's `McpServerStatus` values that turnloop uses. */
 export type McpServerState = "pending" | "connected" | "failed" | "stopped";
@@ -47,8 +67,11 @@ export class McpConnection {
   tools: McpTool[] = [];
   /** Settles (never rejects) once the server is connected or has failed. */
   readonly ready: Promise<void>;
-  private readonly client: Client;
+  /** Created once the client library is loaded (the connection is `pending` until then). */
+  private client: Client | undefined;
   private transport: Transport | undefined;
+  /** The transport when the server is a stdio one: its stderr goes into error reports. */
+  private stdio: ProcessGroupStdioTransport | undefined;
   /** The `tools/list` started by the latest `list_changed`, until it is answered. */
   private refreshing: Promise<void> | undefined;
 
@@ -57,16 +80,6 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly options: McpConnectionOptions,
   ) {
-    this.client = new Client(
-      { name: "turnloop", version: options.version },
-      {
-        capabilities: {},
-        listChanged: {
-          tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.refresh() },
-        },
-      },
-    );
-    this.client.onclose = () => this.lost();
     this.ready = this.connect();
   }
 
@@ -80,11 +93,12 @@ export class McpConnection {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    if (this.state !== "connected") {
+    const client = this.client;
+    if (this.state !== "connected" || client === undefined) {
       const why = this.error === undefined ? "" : `: ${this.error}`;
       throw new Error(`MCP server "${this.name}" is ${this.state}${why}`);
     }
-    const result = (await this.client.callTool(
+    const result = (await client.callTool(
       { name, arguments: args },
       {
         signal,
@@ -102,7 +116,7 @@ export class McpConnection {
   async close(): Promise<void> {
     const wasOpen = this.state === "connected" || this.state === "pending";
     this.state = "stopped";
-    await this.client.close().catch(() => undefined);
+    await this.client?.close().catch(() => undefined);
     await this.transport?.close().catch(() => undefined);
     if (wasOpen) {
       this.options.onChange(this);
@@ -112,11 +126,26 @@ export class McpConnection {
   private async connect(): Promise<void> {
     const timeout = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     try {
-      await this.open(timeout);
+      const modules = await loadClientModules();
       if (this.state !== "pending") {
         return;
       }
-      const { tools } = await this.client.listTools(undefined, { timeout });
+      const client = new modules.client.Client(
+        { name: "turnloop", version: this.options.version },
+        {
+          capabilities: {},
+          listChanged: {
+            tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.refresh() },
+          },
+        },
+      );
+      client.onclose = () => this.lost();
+      this.client = client;
+      await this.open(client, modules, timeout);
+      if (this.state !== "pending") {
+        return;
+      }
+      const { tools } = await client.listTools(undefined, { timeout });
       this.state = "connected";
       this.setTools(tools);
     } catch (error) {
@@ -127,29 +156,31 @@ export class McpConnection {
     }
   }
 
-  private async open(timeout: number): Promise<void> {
+  private async open(client: Client, modules: ClientModules, timeout: number): Promise<void> {
     const { config } = this;
     if (config.type === "stdio") {
-      this.transport = new ProcessGroupStdioTransport({
+      const inherited = inheritedEnvironment(this.options.env, modules.stdio);
+      this.stdio = new modules.transport.ProcessGroupStdioTransport({
         command: config.command,
         args: config.args,
-        env: { ...inheritedEnvironment(this.options.env), ...config.env },
+        env: { ...inherited, ...config.env },
         cwd: config.cwd ?? this.options.cwd,
       });
-      await this.client.connect(this.transport, { timeout });
+      this.transport = this.stdio;
+      await client.connect(this.transport, { timeout });
       return;
     }
-    this.transport = remoteTransport(config, config.type);
+    this.transport = remoteTransport(modules.client, config, config.type);
     try {
-      await this.client.connect(this.transport, { timeout });
+      await client.connect(this.transport, { timeout });
     } catch (error) {
       if (config.type !== "http" || this.state !== "pending") {
         throw error;
       }
       // Servers that predate Streamable HTTP speak the HTTP+SSE transport at the same URL.
       await this.transport.close().catch(() => undefined);
-      this.transport = remoteTransport(config, "sse");
-      await this.client.connect(this.transport, { timeout }).catch(() => {
+      this.transport = remoteTransport(modules.client, config, "sse");
+      await client.connect(this.transport, { timeout }).catch(() => {
         throw error;
       });
     }
@@ -157,10 +188,11 @@ export class McpConnection {
 
   /** `notifications/tools/list_changed`: fetches the new list (a failure keeps the old one). */
   private refresh(): void {
-    if (this.state !== "connected") {
+    const client = this.client;
+    if (this.state !== "connected" || client === undefined) {
       return;
     }
-    const refreshing = this.client
+    const refreshing = client
       .listTools(undefined, { cacheMode: "refresh", timeout: CONNECT_TIMEOUT_MS })
       .then(
         ({ tools }) => this.setTools(tools),
@@ -180,8 +212,7 @@ export class McpConnection {
   }
 
   private fail(error: unknown): void {
-    const stderr =
-      this.transport instanceof ProcessGroupStdioTransport ? this.transport.stderr.trim() : "";
+    const stderr = this.stdio?.stderr.trim() ?? "";
     this.state = "failed";
     this.error = `${errorMessage(error)}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
     this.tools = [];
@@ -200,9 +231,12 @@ export class McpConnection {
  * safe (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`), so API keys stay with turnloop; a
  * server's own `env` adds what it needs.
  */
-function inheritedEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+function inheritedEnvironment(
+  env: NodeJS.ProcessEnv,
+  stdio: ClientModules["stdio"],
+): Record<string, string> {
   const inherited: Record<string, string> = {};
-  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+  for (const name of stdio.DEFAULT_INHERITED_ENV_VARS) {
     const value = env[name];
     if (value !== undefined && !value.startsWith("()")) {
       inherited[name] = value;
@@ -211,10 +245,14 @@ function inheritedEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return inherited;
 }
 
-function remoteTransport(config: McpRemoteServerConfig, type: "http" | "sse"): Transport {
+function remoteTransport(
+  library: ClientModules["client"],
+  config: McpRemoteServerConfig,
+  type: "http" | "sse",
+): Transport {
   const url = new URL(config.url);
   const requestInit = { headers: config.headers };
   return type === "sse"
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit });
+    ? new library.SSEClientTransport(url, { requestInit })
+    : new library.StreamableHTTPClientTransport(url, { requestInit });
 }

@@ -16,7 +16,7 @@ import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/clie
 import { z } from "zod";
 import { errorMessage } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
-import { SecretStreamRedactor, secretValues } from "../../events/secrets.js";
+import { SecretStreamRedactor, type SecretValue } from "../../events/secrets.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
 import { runGuarded } from "../tool-support.js";
 import type { McpConnection } from "./connection.js";
@@ -55,19 +55,19 @@ export function mcpTool(connection: McpConnection, tool: McpTool): AnyTool {
     execute: (input, context) =>
       runGuarded(`MCP tool ${connection.name}/${tool.name}`, context.signal, async () => {
         const result = await connection.callTool(tool.name, input, context.signal);
-        return toToolResult(
-          result,
-          join(context.sessionDirectory, "mcp-results", `${context.toolCallId}.json`),
-        );
+        return toToolResult(result, {
+          path: join(context.sessionDirectory, "mcp-results", `${context.toolCallId}.json`),
+          secrets: context.secrets,
+        });
       }),
   });
 }
 
 /**
  * Maps a `tools/call` result to what the model sees (see the module comment).
- * @param savePath where the whole result goes when it is too long.
+ * @param save where the whole result goes when it is too long, and the values redacted in it.
  */
-export async function toToolResult(result: CallToolResult, savePath: string): Promise<ToolResult> {
+export async function toToolResult(result: CallToolResult, save: SaveTarget): Promise<ToolResult> {
   const texts: string[] = [];
   const images: ToolImage[] = [];
   for (const block of result.content) {
@@ -103,7 +103,7 @@ export async function toToolResult(result: CallToolResult, savePath: string): Pr
   if (texts.length === 0 && result.structuredContent !== undefined) {
     texts.push(JSON.stringify(result.structuredContent));
   }
-  const content = await cutToLimit(texts.join("\n"), result, savePath);
+  const content = await cutToLimit(texts.join("\n"), result, save);
   return {
     content,
     isError: result.isError === true,
@@ -111,15 +111,23 @@ export async function toToolResult(result: CallToolResult, savePath: string): Pr
   };
 }
 
-async function cutToLimit(text: string, result: CallToolResult, savePath: string): Promise<string> {
+/** Where a result too long to show is saved: the file, and the values replaced in it. */
+export interface SaveTarget {
+  path: string;
+  /** The session host's secrets (events/secrets.ts). */
+  secrets: readonly SecretValue[];
+}
+
+async function cutToLimit(text: string, result: CallToolResult, save: SaveTarget): Promise<string> {
   if (text.length <= MAX_RESULT_CHARACTERS) {
     return text;
   }
+  const savePath = save.path;
   let where = `the whole result is saved to ${savePath}`;
   try {
     await mkdir(join(savePath, ".."), { recursive: true, mode: 0o700 });
     // Secrets are replaced as in events.jsonl (events/secrets.ts), in their JSON-escaped form.
-    const secrets = secretValues(process.env).map(({ name, value }) => ({
+    const secrets = save.secrets.map(({ name, value }) => ({
       name,
       value: JSON.stringify(value).slice(1, -1),
     }));

@@ -1,0 +1,174 @@
+/**
+ * What the benchmark groups share: the modes' run counts, the Row and Context shapes, the
+ * scenario's environment, the command lines printed in RESULTS.md, spreads and targets.
+ */
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BENCH_MODEL } from "../scenario.mjs";
+import { percentile, summarize } from "../statistics.mjs";
+
+/** Runs and sizes per mode. */
+export const MODES = {
+  quick: {
+    onePromptRuns: 5,
+    realisticRuns: 1,
+    versionRuns: 10,
+    turnOverheadRuns: 2,
+    turns: 20,
+    relayDeltas: 3_000,
+    relayRuns: 1,
+    latencyDeltas: 60,
+    latencyRuns: 1,
+    resumeEvents: 100_000,
+    resumeRuns: 1,
+    memoryTurns: 150,
+    acpRuns: 3,
+    headlessSessions: 100,
+    headlessToolTurns: 2,
+    importRuns: 1,
+    layerDeltas: 3_000,
+    layerRounds: 1,
+    profiles: false,
+  },
+  full: {
+    onePromptRuns: 15,
+    realisticRuns: 3,
+    versionRuns: 30,
+    turnOverheadRuns: 5,
+    turns: 20,
+    relayDeltas: 20_000,
+    relayRuns: 3,
+    latencyDeltas: 200,
+    latencyRuns: 2,
+    resumeEvents: 100_000,
+    resumeRuns: 5,
+    memoryTurns: 1_000,
+    acpRuns: 10,
+    headlessSessions: 100,
+    headlessToolTurns: 5,
+    importRuns: 3,
+    layerDeltas: 10_000,
+    layerRounds: 3,
+    profiles: true,
+  },
+};
+
+/**
+ * @typedef {object} Row One figure of RESULTS.md.
+ * @property {string} id
+ * @property {string} figure
+ * @property {"ms" | "bytes" | "rate" | "bytes-per-turn"} unit
+ * @property {number} [value] Median (or the percentile the figure names).
+ * @property {{low: number, high: number, kind: string}} [spread]
+ * @property {{text: string, met: (value: number, floor: number) => boolean}} [target]
+ * @property {{value: number, label: string}} [floor]
+ * @property {string} runs
+ * @property {string} load 1-minute load average before → after the group.
+ * @property {string} command
+ * @property {string} [pending] Why the figure could not be measured.
+ */
+
+/**
+ * @typedef {object} Context
+ * @property {"quick" | "full"} mode
+ * @property {typeof MODES.full} settings
+ * @property {string} root The repository.
+ * @property {string} dist
+ * @property {string} cliPath
+ * @property {string} temp Scratch folder, removed at the end.
+ * @property {string} repo The scenario repository.
+ * @property {string} home TURNLOOP_HOME for the runs.
+ * @property {Row[]} rows
+ * @property {Record<string, any>} details Measurements behind the notes.
+ * @property {Array<{group: string, before: string, after: string}>} loads
+ */
+
+/** The bench/ folder. */
+export const benchDirectory = fileURLToPath(new URL("..", import.meta.url));
+
+/** @param {Context} context @param {string} baseUrl @returns {NodeJS.ProcessEnv} */
+export function scenarioEnvironment(context, baseUrl) {
+  return {
+    PATH: process.env.PATH,
+    HOME: join(context.temp, "user-home"),
+    TURNLOOP_HOME: context.home,
+    TURNLOOP_MODEL: BENCH_MODEL,
+    TURNLOOP_BASE_URL: baseUrl,
+  };
+}
+
+/** The CLI command line as a person would type it, for the Commands section. */
+export function cliCommand(args, extraEnvironment = "") {
+  return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v node dist/cli/main.js ${args}`;
+}
+
+/** @param {string} name @param {object} options */
+export function inProcessCommand(name, options) {
+  return `node --expose-gc bench/in-process.mjs ${name} '${JSON.stringify(options)}'`;
+}
+
+/**
+ * "main thread waited for a CPU 23 % of the time", from the schedules of in-process runs.
+ * @param {Array<{schedule?: {wallMilliseconds: number, waitingMilliseconds: number}}>} results
+ */
+export function waitShare(results) {
+  const wall = results.reduce((sum, result) => sum + (result.schedule?.wallMilliseconds ?? 0), 0);
+  const waiting = results.reduce(
+    (sum, result) => sum + (result.schedule?.waitingMilliseconds ?? 0),
+    0,
+  );
+  if (!(wall > 0) || !Number.isFinite(waiting)) {
+    return "";
+  }
+  return `; main thread runnable but waiting for a CPU ${((100 * waiting) / wall).toFixed(0)} % of the time`;
+}
+
+/** @param {number[]} values @returns {{low: number, high: number, kind: string}} */
+export function minToMax(values) {
+  const summary = summarize(values);
+  return { low: summary.min, high: summary.max, kind: "min–max" };
+}
+
+/** @param {number[]} values @returns {{low: number, high: number, kind: string}} */
+export function p10ToP90(values) {
+  const summary = summarize(values);
+  return { low: summary.p10, high: summary.p90, kind: "p10–p90" };
+}
+
+/** @param {number} limit @returns {Row["target"]} */
+export function atMost(limit, text) {
+  return { text, met: (value) => value <= limit };
+}
+
+/**
+ * Checks that a CLI run did the scenario: exit 0, two requests (a view call, then the answer).
+ * @param {import("../child.mjs").ChildResult} result
+ * @param {import("../fake-model.mjs").RecordedRequest[]} requests
+ */
+export function checkScenarioRun(result, requests) {
+  const replies = requests.map((request) => request.reply).join(",");
+  if (result.code !== 0 || replies !== "tool_call,text") {
+    throw new Error(
+      `the CLI did not run the scenario (exit ${result.code}, replies ${replies || "none"}): ${result.stderr.trim().slice(0, 400)}`,
+    );
+  }
+}
+
+/**
+ * The median of each key over a list of records with the same keys.
+ * @param {Array<Record<string, number>>} records
+ * @returns {Record<string, number>}
+ */
+export function medianOfEach(records) {
+  const keys = Object.keys(records[0] ?? {});
+  return Object.fromEntries(
+    keys.map((key) => [
+      key,
+      percentile(
+        records.map((record) => record[key] ?? Number.NaN),
+        0.5,
+      ),
+    ]),
+  );
+}

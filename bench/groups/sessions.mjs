@@ -1,0 +1,218 @@
+/** Session figures: resuming a long log, memory over a long session, many sessions in one server. */
+
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { runInProcess } from "../child.mjs";
+import { measureSdkServer } from "../faces.mjs";
+import { startFakeModelWorker } from "../fake-model.mjs";
+import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
+import { percentile, summarize } from "../statistics.mjs";
+import {
+  atMost,
+  cliCommand,
+  inProcessCommand,
+  minToMax,
+  p10ToP90,
+  scenarioEnvironment,
+  waitShare,
+} from "./common.mjs";
+
+/** @typedef {import("./common.mjs").Context} Context @typedef {import("./common.mjs").Row} Row */
+
+// --------------------------------------------------------------------------------- resume
+
+/** Figure 5a: `Session.resume` of a 100,000-event session, against reading + parsing the file. */
+export async function benchResume(context) {
+  const { settings } = context;
+  const home = join(context.temp, "resume-home");
+  const generated = await runInProcess("generate-session", {
+    dist: context.dist,
+    home,
+    events: settings.resumeEvents,
+  });
+  const pristine = join(context.temp, "resume-pristine.jsonl");
+  copyFileSync(generated.path, pristine);
+  const runs = [];
+  for (let run = 0; run < settings.resumeRuns; run++) {
+    copyFileSync(pristine, generated.path);
+    runs.push(
+      await runInProcess("resume", { dist: context.dist, home, sessionId: generated.sessionId }),
+    );
+  }
+  const times = runs.map((run) => run.resumeMilliseconds);
+  context.details.resume = {
+    events: generated.events,
+    bytes: generated.bytes,
+    heapRetained: summarize(runs.map((run) => run.heapRetainedBytes)).p50,
+    rss: summarize(runs.map((run) => run.rssBytes)).p50,
+    sessionId: generated.sessionId,
+    home,
+    pristine,
+    path: generated.path,
+  };
+  context.rows.push({
+    id: "5a",
+    figure: `resume a ${generated.events.toLocaleString("en-US")}-event session (${(generated.bytes / 1024 / 1024).toFixed(0)} MiB events.jsonl): \`Session.resume\``,
+    unit: "ms",
+    value: summarize(times).p50,
+    spread: minToMax(times),
+    target: atMost(1000, "≤ 1 s"),
+    floor: {
+      value: summarize(runs.map((run) => run.floorMilliseconds)).p50,
+      label: "readFileSync + split + JSON.parse per line",
+    },
+    runs: `${settings.resumeRuns} run${settings.resumeRuns > 1 ? "s" : ""}, fresh process each`,
+    command: `${inProcessCommand("generate-session", { dist: "dist", home: "$RESUME_HOME", events: settings.resumeEvents })}\n   then: ${inProcessCommand("resume", { dist: "dist", home: "$RESUME_HOME", sessionId: "$SESSION_ID" })}`,
+  });
+}
+
+// --------------------------------------------------------------------------------- memory
+
+/**
+ * The least-squares slope of `value` over the points' `turn`.
+ * @param {Array<{turn: number}>} points
+ * @param {(point: any) => number} value
+ */
+function slope(points, value) {
+  const count = points.length;
+  if (count < 2) {
+    return Number.NaN;
+  }
+  const meanTurn = points.reduce((sum, point) => sum + point.turn, 0) / count;
+  const meanValue = points.reduce((sum, point) => sum + value(point), 0) / count;
+  let covariance = 0;
+  let variance = 0;
+  for (const point of points) {
+    covariance += (point.turn - meanTurn) * (value(point) - meanValue);
+    variance += (point.turn - meanTurn) ** 2;
+  }
+  return covariance / variance;
+}
+
+/** Figure 5b: heap and RSS over a long session (one prompt of many tool turns). */
+export async function benchMemory(context) {
+  const turns = context.settings.memoryTurns;
+  const options = { dist: context.dist, cwd: context.repo, home: context.home, turns, samples: 10 };
+  const result = await runInProcess("memory", options);
+  if (result.turns !== turns) {
+    throw new Error(
+      `memory run stopped after ${result.turns} of ${turns} turns: ${JSON.stringify(result.outcome)}`,
+    );
+  }
+  const points = result.points;
+  // Growth per turn: the least-squares slope over the second half of the session, after the
+  // start-up and warm-up growth of the first turns.
+  const secondHalf = points.filter((point) => point.turn >= turns / 2);
+  const from = secondHalf[0] ?? points[0];
+  const to = points.at(-1);
+  const heapPerTurn = slope(secondHalf, (point) => point.heapUsed);
+  const rssPerTurn = slope(secondHalf, (point) => point.rss);
+  const logPerTurn = slope(secondHalf, (point) => point.logBytes);
+  const tenth = Math.max(1, Math.floor(result.overheads.length / 10));
+  context.details.memory = {
+    points,
+    wall: result.wallMilliseconds,
+    lastRequestBytes: result.lastRequestBytes,
+    heapPerTurn,
+    rssPerTurn,
+    logPerTurn,
+    overheadFirst: percentile(result.overheads.slice(0, tenth), 0.5),
+    overheadLast: percentile(result.overheads.slice(-tenth), 0.5),
+  };
+  const command = inProcessCommand("memory", {
+    ...options,
+    dist: "dist",
+    cwd: "$REPO",
+    home: "$TL_HOME",
+  });
+  const runs = `1 session of ${turns.toLocaleString("en-US")} model turns; sampled after a full GC every ${turns / 10} turns; slope over turns ${from.turn}–${to.turn}${waitShare([result])}`;
+  context.rows.push(
+    {
+      id: "5b",
+      figure: `memory over a ${turns.toLocaleString("en-US")}-turn session: heap growth per turn (log grows ${(logPerTurn / 1024).toFixed(1)} KiB/turn)`,
+      unit: "bytes-per-turn",
+      value: heapPerTurn,
+      target: {
+        text: "flat: ≤ 2 × the log's growth (the history itself)",
+        met: (value) => value <= 2 * logPerTurn,
+      },
+      floor: { value: logPerTurn, label: "events.jsonl growth per turn" },
+      runs,
+      command,
+    },
+    {
+      id: "5c",
+      figure: `memory over a ${turns.toLocaleString("en-US")}-turn session: RSS growth per turn (RSS ${(from.rss / 1048576).toFixed(0)} → ${(to.rss / 1048576).toFixed(0)} MiB over turns ${from.turn}–${to.turn}; ${(points[0].rss / 1048576).toFixed(0)} MiB before the first turn)`,
+      unit: "bytes-per-turn",
+      value: rssPerTurn,
+      target: {
+        text: "flat: ≤ 2 × the log's growth",
+        met: (value) => value <= 2 * logPerTurn,
+      },
+      floor: { value: logPerTurn, label: "events.jsonl growth per turn" },
+      runs,
+      command,
+    },
+  );
+}
+
+// ------------------------------------------------------------------------------- headless
+
+/** Figure 7d: 100 concurrent sessions in one `--headless --stdio` server, per-turn overhead p99. */
+export async function benchHeadless(context) {
+  const { settings } = context;
+  const model = await startFakeModelWorker({
+    toolTurns: settings.headlessToolTurns,
+    keepBodies: 0,
+  });
+  const command = `${cliCommand("--headless --stdio")}   # SDK JSON-RPC client (bench/faces.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once`;
+  try {
+    const result = await measureSdkServer({
+      cliPath: context.cliPath,
+      cwd: context.repo,
+      env: scenarioEnvironment(context, model.baseUrl),
+      model: BENCH_MODEL,
+      prompt: BENCH_PROMPT,
+      sessions: settings.headlessSessions,
+    });
+    if (!result.available) {
+      context.rows.push({
+        id: "7d",
+        figure: `SDK server: ${settings.headlessSessions} concurrent sessions in one \`--headless\` server, per-turn overhead p99`,
+        unit: "ms",
+        target: atMost(20, "≤ 20 ms"),
+        runs: "—",
+        command,
+        pending: `not measurable yet: SDK server not built (\`turnloop --headless --stdio\`: ${result.reason})`,
+      });
+      return;
+    }
+    const requests = await model.requests();
+    context.details.headless = {
+      turns: requests.length,
+      allIdleMilliseconds: result.allIdleMilliseconds,
+    };
+    const overheads = [];
+    for (const [sessionId, prompt] of result.promptBySession) {
+      const ofSession = requests.filter((request) => request.key === prompt);
+      const tools = result.toolsBySession.get(sessionId) ?? [];
+      for (let turn = 0; turn + 1 < ofSession.length; turn++) {
+        const tool = tools[turn];
+        const toolTime = tool === undefined ? 0 : tool.complete - tool.start;
+        overheads.push(ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt - toolTime);
+      }
+    }
+    context.rows.push({
+      id: "7d",
+      figure: `SDK server: ${settings.headlessSessions} concurrent sessions in one \`--headless\` server, per-turn overhead p99`,
+      unit: "ms",
+      value: percentile(overheads, 0.99),
+      spread: p10ToP90(overheads),
+      target: atMost(20, "≤ 20 ms"),
+      runs: `1 run, ${overheads.length} turns; all idle after ${Math.round(result.allIdleMilliseconds)} ms; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB`,
+      command,
+    });
+  } finally {
+    await model.close();
+  }
+}

@@ -1,0 +1,274 @@
+/** `generate-session`, `resume` and `memory`: long logs and long sessions. */
+
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
+import {
+  collectGarbage,
+  importDist,
+  monotonicMilliseconds,
+  openBenchSession,
+  startFakeModelElsewhere,
+  withSchedule,
+} from "./support.mjs";
+
+/**
+ * Writes a realistic `events.jsonl` of about `events` events with the log's own envelope and
+ * serializer: user messages every 10 turns, assistant turns with 1–3 tool calls (view, grep, bash
+ * with a permission request), usage, results of 0.3–3 KB, and a text answer ending each prompt.
+ * @param {{dist: string, home: string, events: number}} options
+ */
+export async function generateSession(options) {
+  const [{ createEnvelope, serializeEvent }, { eventsPath, newSessionId }] = await Promise.all([
+    importDist(options.dist, "session/event-log.js"),
+    importDist(options.dist, "session/paths.js"),
+  ]);
+  const sessionId = newSessionId();
+  const path = eventsPath(options.home, sessionId);
+  mkdirSync(join(path, ".."), { recursive: true });
+  const lines = [];
+  let parentId = null;
+  let time = Date.UTC(2026, 0, 1);
+  /** @param {{type: string, data: object}} input */
+  const add = (input) => {
+    time += 137;
+    const event = createEnvelope(input, parentId, new Date(time));
+    parentId = event.id;
+    lines.push(serializeEvent(event));
+  };
+  const fileLines = (count, seed) =>
+    Array.from(
+      { length: count },
+      (_, index) =>
+        `${index + 1}. export function handler${seed}_${index}(input) { return input.value * ${index}; }`,
+    ).join("\n");
+  add({
+    type: "session.start",
+    data: {
+      sessionId,
+      version: 1,
+      producer: "turnloop",
+      producerVersion: "0.1.0",
+      startTime: new Date(time).toISOString(),
+      cwd: "/home/user/project",
+      model: BENCH_MODEL,
+    },
+  });
+  let turn = 0;
+  while (lines.length < options.events) {
+    if (turn % 10 === 0) {
+      add({
+        type: "user.message",
+        data: {
+          content: `Please look at part ${turn / 10} of the code and fix it.`,
+          source: "user",
+        },
+      });
+    }
+    const turnId = randomUUID();
+    const messageId = randomUUID();
+    add({ type: "assistant.turn_start", data: { turnId } });
+    const last = turn % 10 === 9;
+    const calls = last
+      ? []
+      : Array.from({ length: 1 + (turn % 3) }, (_, index) => {
+          const kind = (turn + index) % 3;
+          const toolCallId = `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+          if (kind === 0) {
+            return { toolCallId, name: "view", arguments: { path: `src/module${turn % 50}.ts` } };
+          }
+          if (kind === 1) {
+            return {
+              toolCallId,
+              name: "grep",
+              arguments: { pattern: `handler${turn}`, path: "src" },
+            };
+          }
+          return { toolCallId, name: "bash", arguments: { command: "npm test -- --run unit" } };
+        });
+    add({
+      type: "assistant.message",
+      data: {
+        messageId,
+        content: last
+          ? `Done: part ${Math.floor(turn / 10)} is fixed. I changed the handler to check its input and added a test; the suite passes.`
+          : "Let me look at the relevant code first.",
+        toolRequests: calls,
+        finishReason: last ? "stop" : "tool-calls",
+      },
+    });
+    add({
+      type: "assistant.usage",
+      data: {
+        model: BENCH_MODEL,
+        turnId,
+        inputTokens: 4_000 + turn * 50,
+        outputTokens: 120,
+        cacheReadTokens: 3_500 + turn * 50,
+        cacheWriteTokens: 0,
+      },
+    });
+    add({
+      type: "assistant.turn_end",
+      data: { turnId, status: "completed", finishReason: last ? "stop" : "tool-calls" },
+    });
+    for (const call of calls) {
+      add({
+        type: "tool.execution_start",
+        data: { toolCallId: call.toolCallId, toolName: call.name, arguments: call.arguments },
+      });
+      if (call.name === "bash") {
+        const requestId = randomUUID();
+        add({
+          type: "permission.requested",
+          data: {
+            requestId,
+            toolCallId: call.toolCallId,
+            toolName: "bash",
+            kind: "execute",
+            title: "Run npm test -- --run unit",
+          },
+        });
+        add({
+          type: "permission.completed",
+          data: { requestId, toolCallId: call.toolCallId, decision: "allowed", scope: "once" },
+        });
+      }
+      const content =
+        call.name === "view"
+          ? fileLines(40, turn)
+          : call.name === "grep"
+            ? `src/module${turn % 50}.ts\nsrc/module${(turn + 1) % 50}.ts`
+            : `> turnloop@0.1.0 test\n\n ✓ test/unit.test.ts (12 tests) 31ms\n\nTest Files  1 passed (1)\n     Tests  12 passed (12)\nexit code 0`;
+      add({
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: call.toolCallId,
+          toolName: call.name,
+          success: true,
+          result: { content },
+        },
+      });
+    }
+    turn++;
+  }
+  writeFileSync(path, lines.join(""));
+  return { sessionId, path, events: lines.length, bytes: statSync(path).size };
+}
+
+/**
+ * Resume: first the floor (read the file, split lines, `JSON.parse` each), then `Session.resume`
+ * on the same (now cached) file, with the heap before and after.
+ * @param {{dist: string, home: string, sessionId: string}} options
+ */
+export async function resumeSession(options) {
+  const [{ Session }, { eventsPath }] = await Promise.all([
+    importDist(options.dist, "session/session.js"),
+    importDist(options.dist, "session/paths.js"),
+  ]);
+  const path = eventsPath(options.home, options.sessionId);
+  const floorStart = monotonicMilliseconds();
+  const text = readFileSync(path, "utf8");
+  let parsed = 0;
+  for (const line of text.split("\n")) {
+    if (line !== "") {
+      JSON.parse(line);
+      parsed++;
+    }
+  }
+  const floorMilliseconds = monotonicMilliseconds() - floorStart;
+  collectGarbage();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const start = monotonicMilliseconds();
+  const session = await Session.resume(options.home, options.sessionId);
+  const resumeMilliseconds = monotonicMilliseconds() - start;
+  collectGarbage();
+  const memory = process.memoryUsage();
+  await session.close();
+  return {
+    events: parsed,
+    bytes: Buffer.byteLength(text),
+    floorMilliseconds,
+    resumeMilliseconds,
+    heapRetainedBytes: memory.heapUsed - heapBefore,
+    rssBytes: memory.rss,
+    historyMessages: session.history.messages.length,
+  };
+}
+
+/**
+ * Memory over a long session: one prompt of `turns` model turns (`turns - 1` view calls and an
+ * answer). Every `turns / samples` turns, after a full GC, records heap, RSS and the log's size;
+ * also the per-turn overhead over the session (server-side gaps minus tool time).
+ * @param {{dist: string, cwd: string, home: string, turns: number, samples: number}} options
+ */
+export async function memory(options) {
+  const model = await startFakeModelElsewhere({
+    toolTurns: options.turns - 1,
+    answerDeltas: 8,
+    keepBodies: 0,
+  });
+  try {
+    const { session, settings } = await openBenchSession({
+      ...options,
+      baseUrl: model.baseUrl,
+      maxTurns: options.turns + 5,
+    });
+    const logPath = join(session.directory, "events.jsonl");
+    const every = Math.max(1, Math.floor(options.turns / options.samples));
+    const points = [];
+    let turns = 0;
+    /** @type {Map<string, number>} */
+    const toolStarts = new Map();
+    const toolTimes = [];
+    const sample = () => {
+      collectGarbage();
+      const usage = process.memoryUsage();
+      points.push({
+        turn: turns,
+        heapUsed: usage.heapUsed,
+        heapTotal: usage.heapTotal,
+        rss: usage.rss,
+        external: usage.external + usage.arrayBuffers,
+        logBytes: statSync(logPath).size,
+      });
+    };
+    sample();
+    session.subscribe((event) => {
+      if (event.type === "assistant.turn_end") {
+        turns++;
+        if (turns % every === 0) {
+          sample();
+        }
+      } else if (event.type === "tool.execution_start") {
+        toolStarts.set(event.data.toolCallId, monotonicMilliseconds());
+      } else if (event.type === "tool.execution_complete") {
+        toolTimes.push(monotonicMilliseconds() - (toolStarts.get(event.data.toolCallId) ?? 0));
+      }
+    });
+    const { result: outcome, schedule } = await withSchedule(() =>
+      session.prompt(settings, BENCH_PROMPT),
+    );
+    const wallMilliseconds = schedule.wallMilliseconds;
+    await session.close();
+    const requests = await model.requests();
+    const overheads = [];
+    for (let turn = 0; turn + 1 < requests.length; turn++) {
+      overheads.push(
+        requests[turn + 1].receivedAt - requests[turn].finishedAt - (toolTimes[turn] ?? 0),
+      );
+    }
+    return {
+      outcome,
+      turns,
+      wallMilliseconds,
+      points,
+      lastRequestBytes: requests.at(-1)?.bytes ?? 0,
+      overheads,
+      schedule,
+    };
+  } finally {
+    await model.close();
+  }
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * Overhead of the bubblewrap sandbox per command (issue 23; target: p50 ≤ 15 ms over unconfined).
+ * Run after `npm run build`:
+ *
+ *   node bench/sandbox.mjs            100 pairs per command
+ *   node bench/sandbox.mjs --runs 20  fewer
+ *
+ * Each pair spawns the command as a runner does (own process group, stdin closed, stdout and
+ * stderr piped and read to the end) once unconfined (`bash -c`) and once under `workspace-write`
+ * (`sandboxWrap`, network off, every default credential place present and hidden, a git
+ * repository as the workspace), in alternating order, and times spawn → close. The overhead is
+ * the median of the pairwise differences. Writes a `<!-- keep:sandbox -->` section at the end of
+ * bench/RESULTS.md.
+ */
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import {
+  DEFAULT_HIDDEN_PATHS,
+  sandboxAvailability,
+  sandboxWrap,
+} from "../dist/tools/sandbox/index.js";
+import { percentile } from "./statistics.mjs";
+
+const runsFlag = process.argv.indexOf("--runs");
+const RUNS = runsFlag === -1 ? 100 : Number(process.argv[runsFlag + 1]);
+const COMMANDS = ["true", "ls -la .git && git --version"];
+
+const availability = await sandboxAvailability({ env: { PATH: process.env.PATH ?? "" } });
+if (!availability.available) {
+  process.stderr.write(`${availability.reason} ${availability.install}\n`);
+  process.exit(1);
+}
+
+const base = mkdtempSync("/var/tmp/turnloop-sandbox-bench-");
+const workspace = join(base, "workspace");
+const home = join(base, "home");
+process.on("exit", () => rmSync(base, { recursive: true, force: true }));
+mkdirSync(join(workspace, ".git", "hooks"), { recursive: true });
+writeFileSync(join(workspace, ".git", "config"), "[core]\n");
+/** The default hidden places that are files; the others are folders. */
+const HIDDEN_FILES = new Set([".netrc", ".npmrc", ".pypirc", ".git-credentials"]);
+for (const place of [...DEFAULT_HIDDEN_PATHS, ".turnloop"]) {
+  if (HIDDEN_FILES.has(place)) {
+    writeFileSync(join(home, place), "");
+  } else {
+    mkdirSync(join(home, place), { recursive: true });
+  }
+}
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
+const wrap = sandboxWrap("workspace-write", {
+  cwd: workspace,
+  home,
+  turnloopHome: join(home, ".turnloop"),
+});
+const unconfined = sandboxWrap("danger-full-access", { cwd: workspace, home, turnloopHome: home });
+
+/**
+ * The floor: bubblewrap's least sandbox (a user namespace, `/` read-only), to tell what bwrap's
+ * own process start costs on this machine from what the policy adds.
+ */
+const floor = (command) => ({
+  file: "bwrap",
+  args: ["--unshare-user", "--ro-bind", "/", "/", "--dev", "/dev", "--", "bash", "-c", command],
+});
+
+/** Milliseconds from spawn to close of one command line, its output read to the end. */
+function timeOnce(line) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(line.file, line.args, {
+      cwd: workspace,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`${line.file} exited ${code}`)),
+    );
+  });
+}
+
+const loadBefore = loadavg()[0] ?? 0;
+const rows = [];
+for (const command of COMMANDS) {
+  const plain = [];
+  const sandboxed = [];
+  const differences = [];
+  const building = [];
+  const floors = [];
+  const overFloor = [];
+  for (let run = 0; run < RUNS + 3; run++) {
+    const builtAt = performance.now();
+    const line = wrap(command);
+    const built = performance.now() - builtAt;
+    const first = run % 2 === 0;
+    const a = first ? await timeOnce(unconfined(command)) : await timeOnce(line);
+    const b = first ? await timeOnce(line) : await timeOnce(unconfined(command));
+    const floorMs = await timeOnce(floor(command));
+    if (run < 3) {
+      continue; // warm-up pairs are not counted
+    }
+    const [plainMs, sandboxMs] = first ? [a, b] : [b, a];
+    plain.push(plainMs);
+    sandboxed.push(sandboxMs);
+    differences.push(sandboxMs - plainMs);
+    building.push(built);
+    floors.push(floorMs);
+    overFloor.push(sandboxMs - floorMs);
+  }
+  const ms = (value) => `${value.toFixed(1)} ms`;
+  rows.push(
+    `| \`${command}\` | ${ms(percentile(plain, 0.5))} | ${ms(percentile(sandboxed, 0.5))} | ` +
+      `**${ms(percentile(differences, 0.5))}** | ${ms(percentile(differences, 0.9))} | ` +
+      `${ms(percentile(floors, 0.5))} | ${ms(percentile(overFloor, 0.5))} | ` +
+      `${(percentile(building, 0.5) * 1000).toFixed(0)} µs | ${percentile(differences, 0.5) <= 15 ? "met" : "not met"} |`,
+  );
+}
+
+const bwrapVersion = await new Promise((resolve) => {
+  const child = spawn("bwrap", ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
+  let text = "";
+  child.stdout.on("data", (chunk) => {
+    text += chunk;
+  });
+  child.on("close", () => resolve(text.trim()));
+});
+const table = [
+  "| command | unconfined p50 | sandboxed p50 | overhead p50 (paired) | overhead p90 | floor: least bwrap, p50 | policy over the floor p50 | building the argv p50 | target ≤ 15 ms (wall p50) |",
+  "|---|---|---|---|---|---|---|---|---|",
+  ...rows,
+].join("\n");
+process.stdout.write(`${table}\n`);
+const section = [
+  "<!-- keep:sandbox -->",
+  "## Sandbox overhead per command (issue 23)",
+  "",
+  `Written by \`npm run build && node bench/sandbox.mjs\` on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC;`,
+  `${bwrapVersion}, Node ${process.version}, ${cpus().length} cores, 1-minute load average ${loadBefore.toFixed(2)} → ${(loadavg()[0] ?? 0).toFixed(2)}`,
+  "(a shared machine: every process start waits its turn for a core, so wall times grow with the",
+  "load; the floor column shows what bubblewrap's own process start costs under the same load).",
+  `${RUNS} pairs per command after 3 warm-up pairs, alternating which runs first. Each run spawns the`,
+  "command as a runner does (own process group, pipes read to the end) and times spawn → close;",
+  "sandboxed = `workspace-write` with the network off, a git workspace (hooks and config",
+  "re-mounted read-only) and every default credential place present, hidden. Floor: `bwrap",
+  "--unshare-user --ro-bind / / --dev /dev` around the same command, bubblewrap's least sandbox.",
+  "",
+  table,
+  "<!-- /keep:sandbox -->",
+].join("\n");
+const path = new URL("RESULTS.md", import.meta.url);
+const current = readFileSync(path, "utf8");
+const pattern = /<!-- keep:sandbox -->[\s\S]*?<!-- \/keep:sandbox -->/;
+writeFileSync(
+  path,
+  pattern.test(current)
+    ? current.replace(pattern, section)
+    : `${current.trimEnd()}\n\n${section}\n`,
+);

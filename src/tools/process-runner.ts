@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import { CommandOutput } from "./command-output.js";
+import { CommandProcess, type ProcessOutcome } from "./command-process.js";
+import type { CommandRequest, CommandResult, CommandRunner } from "./command-runner.js";
+import { statIfExists } from "./tool-support.js";
+
+/** Characters of output a result shows by default; the full output beyond that goes to a file. */
+export const MAX_OUTPUT_CHARACTERS = 30_000;
+
+/** The program and arguments that run one command. */
+export interface ProcessArgv {
+  file: string;
+  args: string[];
+}
+
+/** How a {@link ProcessRunner} starts its commands; every member is optional. */
+export interface ProcessRunnerOptions {
+  /**
+   * The argv that runs `command`. Default `bash -c command`; a sandbox wraps it
+   * (`bwrap … bash -c command`) and keeps everything else of this runner.
+   */
+  wrap?: (command: string) => ProcessArgv;
+  /** Characters of output a result shows (head and tail); default {@link MAX_OUTPUT_CHARACTERS}. */
+  maxOutputCharacters?: number;
+  /** See {@link CommandRunner.description}; default `bash`. */
+  description?: string;
+}
+
+/** `bash -c command`: the default {@link ProcessRunnerOptions.wrap}. */
+export function bashArgv(command: string): ProcessArgv {
+  return { file: "bash", args: ["-c", command] };
+}
+
+/**
+ * The {@link CommandRunner} that runs a command as a local process: the argv of
+ * {@link ProcessRunnerOptions.wrap} (default `bash -c`) as the leader of its own process group,
+ * stdin closed, in exactly `request.env`. On timeout or cancel the whole group gets SIGTERM, then
+ * SIGKILL two seconds later; background children that keep the pipes open after the command
+ * exited are cut off after a short grace and their group ended. Output beyond the limit keeps its
+ * head and tail and is saved whole to `request.savePath`. Never rejects.
+ */
+export class ProcessRunner implements CommandRunner {
+  readonly description: string;
+  readonly stopDescription = "its process group was killed";
+  private readonly wrap: (command: string) => ProcessArgv;
+  private readonly maxOutputCharacters: number;
+
+  constructor(options: ProcessRunnerOptions = {}) {
+    this.wrap = options.wrap ?? bashArgv;
+    this.maxOutputCharacters = options.maxOutputCharacters ?? MAX_OUTPUT_CHARACTERS;
+    this.description = options.description ?? "bash";
+  }
+
+  async run(command: string, request: CommandRequest): Promise<CommandResult> {
+    const cwdStats = await statIfExists(request.cwd);
+    if (!cwdStats?.isDirectory()) {
+      return notStarted(`Working directory ${request.cwd} does not exist.`);
+    }
+    const { file, args } = this.wrap(command);
+    const child = spawn(file, args, {
+      cwd: request.cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...request.env },
+    });
+    let watched: CommandProcess | undefined;
+    const output = new CommandOutput(
+      this.maxOutputCharacters,
+      request.savePath,
+      request.secrets,
+      (paused) => watched?.setPaused(paused),
+    );
+    watched = new CommandProcess(child, output, {
+      signal: request.signal,
+      ...(request.onOutput === undefined ? {} : { onOutput: request.onOutput }),
+    });
+    const outcome = await watched.wait(request.timeoutMs);
+    const text = await output.finish();
+    return resultOf(outcome, text, output.cut, file);
+  }
+}
+
+function resultOf(
+  outcome: ProcessOutcome,
+  output: string,
+  truncated: boolean,
+  file: string,
+): CommandResult {
+  switch (outcome.kind) {
+    case "exited":
+      return { exitCode: outcome.code, signal: outcome.signal, output, truncated };
+    case "timed-out":
+      return { exitCode: null, signal: null, output, truncated, stopped: "timeout" };
+    case "cancelled":
+      return { exitCode: null, signal: null, output, truncated, stopped: "cancelled" };
+    case "spawn-failed":
+      return notStarted(`Could not start ${file}: ${outcome.message}`);
+  }
+}
+
+function notStarted(startError: string): CommandResult {
+  return { exitCode: null, signal: null, output: "", truncated: false, startError };
+}

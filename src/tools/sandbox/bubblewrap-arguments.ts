@@ -1,0 +1,214 @@
+import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve, sep } from "node:path";
+import { API_KEY_VARIABLES } from "../../llm/models.js";
+import {
+  DEFAULT_HIDDEN_PATHS,
+  DEFAULT_HIDDEN_SOCKETS,
+  type SandboxPolicy,
+  type SandboxSettings,
+} from "./policy.js";
+
+/**
+ * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
+ * own user, pid, ipc, uts and cgroup namespaces, no further user namespaces inside, no
+ * capabilities (also when turnloop runs as root), its own session (no terminal to inject input
+ * into), and killed with the process that started it.
+ */
+const ISOLATION_OPTIONS: readonly string[] = [
+  "--die-with-parent",
+  "--new-session",
+  "--unshare-user",
+  "--disable-userns",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--cap-drop",
+  "ALL",
+];
+
+/**
+ * The bubblewrap arguments that run `bash -c command` under `policy` (never
+ * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
+ * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
+ * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
+ * that holds them, e.g. a cwd of `/`); the roots inside `/tmp`; each root's `.git/hooks` and
+ * `.git/config` read-only again; the hidden places last, so that a secret inside a workspace
+ * stays hidden. Paths are resolved through symbolic links first (a mount
+ * follows them anyway); places that do not exist are left out. Reads the file system (lstat,
+ * realpath) at each call, so a `.git` made since the last command is protected too.
+ */
+export function bubblewrapArguments(
+  policy: Exclude<SandboxPolicy, "danger-full-access">,
+  settings: SandboxSettings,
+  command: string,
+): string[] {
+  const cwd = realPathOf(settings.cwd) ?? resolve(settings.cwd);
+  const writableRoots = policy === "workspace-write" ? writableRootsOf(cwd, settings) : [];
+  const temporary =
+    settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
+  const bind = (root: string) => ["--bind", root, root];
+  const inTemporary = (root: string) => isInside(root, "/tmp");
+  return [
+    ...ISOLATION_OPTIONS,
+    ...(settings.network === true ? [] : ["--unshare-net"]),
+    ...["--ro-bind", "/", "/"],
+    ...writableRoots.filter((root) => !inTemporary(root)).flatMap(bind),
+    ...["--dev", "/dev", "--proc", "/proc"],
+    ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
+    ...writableRoots.filter(inTemporary).flatMap(bind),
+    ...writableRoots.flatMap(gitProtections),
+    ...hiddenPlaces(settings, writableRoots).flatMap(hideMount),
+    ...["--setenv", "TMPDIR", "/tmp"],
+    ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
+    ...["--chdir", cwd, "--", "bash", "-c", command],
+  ];
+}
+
+/** The cwd and the additional directories that exist, as real paths, without repeats. */
+function writableRootsOf(cwd: string, settings: SandboxSettings): string[] {
+  const roots = [cwd];
+  for (const directory of settings.additionalDirectories ?? []) {
+    const real = realPathOf(directory);
+    if (real !== undefined && !roots.includes(real)) {
+      roots.push(real);
+    }
+  }
+  return roots;
+}
+
+/** How deep below `.git/modules` submodules' git folders are looked for (names may hold `/`). */
+const SUBMODULE_DEPTH = 4;
+
+/**
+ * `hooks` and `config` of a writable root's `.git` and of its submodules' git folders (git keeps
+ * them in `.git/modules/<name>`), mounted read-only over themselves, so that nothing a command
+ * writes runs later outside the sandbox (a hook, `core.hooksPath`, an alias, `core.fsmonitor`).
+ * A git folder without a hooks folder gets an empty read-only one. Repositories nested in the
+ * workspace by other means (a second `.git` below the root) are not looked for.
+ */
+function gitProtections(root: string): string[] {
+  const gitDirectory = join(root, ".git");
+  if (!lstatOf(gitDirectory)?.isDirectory()) {
+    return [];
+  }
+  const submodules = submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH);
+  return [gitDirectory, ...submodules].flatMap(protectGitDirectory);
+}
+
+/** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
+function submoduleGitDirectories(folder: string, depth: number): string[] {
+  if (depth === 0) {
+    return [];
+  }
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => {
+      const path = join(folder, entry.name);
+      return lstatOf(join(path, "HEAD"))?.isFile()
+        ? [path, ...submoduleGitDirectories(join(path, "modules"), depth - 1)]
+        : submoduleGitDirectories(path, depth - 1);
+    });
+}
+
+function protectGitDirectory(gitDirectory: string): string[] {
+  const hooks = realPathOf(join(gitDirectory, "hooks"));
+  const config = realPathOf(join(gitDirectory, "config"));
+  const hookMounts =
+    hooks === undefined
+      ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
+      : ["--ro-bind", hooks, hooks];
+  return [...hookMounts, ...(config === undefined ? [] : ["--ro-bind", config, config])];
+}
+
+/** A hidden place that exists, as a real path, and whether it is a folder. */
+interface HiddenPlace {
+  path: string;
+  directory: boolean;
+}
+
+/**
+ * The places to hide: the configured list (or the default), `TURNLOOP_HOME`, the runtime folder
+ * and Docker's socket; resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
+ * writable root, and without one that lies inside another (hiding the outer one hides it, and its
+ * mount point would not exist).
+ */
+function hiddenPlaces(settings: SandboxSettings, writableRoots: readonly string[]): HiddenPlace[] {
+  const entries = [
+    ...(settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) => hiddenEntryPath(entry, settings)),
+    settings.turnloopHome,
+    ...(settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory]),
+    ...DEFAULT_HIDDEN_SOCKETS,
+  ];
+  const places: HiddenPlace[] = [];
+  for (const entry of entries) {
+    const path = realPathOf(entry);
+    const stats = path === undefined ? undefined : statOf(path);
+    const visible =
+      path !== undefined &&
+      (!isInside(path, "/tmp") || writableRoots.some((root) => isInside(path, root)));
+    if (visible && stats !== undefined) {
+      places.push({ path, directory: stats.isDirectory() });
+    }
+  }
+  return places.filter(
+    (place, index) =>
+      !places.some((other, otherIndex) =>
+        other.path === place.path
+          ? otherIndex < index
+          : other.directory && isInside(place.path, other.path),
+      ),
+  );
+}
+
+function hiddenEntryPath(entry: string, settings: SandboxSettings): string {
+  if (isAbsolute(entry)) {
+    return entry;
+  }
+  return resolve(settings.home, entry.startsWith("~/") ? entry.slice(2) : entry);
+}
+
+/**
+ * A folder becomes an empty read-only memory file system; anything else becomes `/dev/null` on a
+ * `nodev` mount, which cannot be opened (`Permission denied`).
+ */
+function hideMount(place: HiddenPlace): string[] {
+  return place.directory
+    ? ["--tmpfs", place.path, "--remount-ro", place.path]
+    : ["--ro-bind", "/dev/null", place.path];
+}
+
+/** Whether `path` is `folder` or lies below it; both absolute and normalised. */
+function isInside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
+}
+
+function realPathOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOf(path: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The bubblewrap sandbox (issue 23): a policy that turns a command into the argv a runner spawns.
+ * A runner keeps its own process group, timeout, cancellation and output handling; a signal to
+ * the `bwrap` process's group ends everything inside, even processes that ignore it or left the
+ * group: the sandbox's processes live in a pid namespace of their own whose first process gets
+ * SIGKILL when `bwrap` ends (`--die-with-parent`), and the kernel ends a pid namespace's every
+ * process with its first. The same ends background processes when the command itself exits.
+ */
+import { bubblewrapArguments } from "./bubblewrap-arguments.js";
+import type { CommandLine, SandboxPolicy, SandboxSettings } from "./policy.js";
+
+export {
+  type AvailabilityOptions,
+  describeSandboxAvailability,
+  type SandboxAvailability,
+  sandboxAvailability,
+} from "./availability.js";
+export { bubblewrapArguments } from "./bubblewrap-arguments.js";
+export {
+  type CommandLine,
+  DEFAULT_HIDDEN_PATHS,
+  DEFAULT_HIDDEN_SOCKETS,
+  isSandboxPolicy,
+  SANDBOX_POLICIES,
+  type SandboxPolicy,
+  type SandboxSettings,
+} from "./policy.js";
+
+/**
+ * How a runner turns `command` into what it spawns under `policy`: `bash -c command` for
+ * `danger-full-access`, else `bwrap … -- bash -c command` ({@link bubblewrapArguments}; the file
+ * system is read at each call). Check {@link sandboxAvailability} first: this does not.
+ */
+export function sandboxWrap(
+  policy: SandboxPolicy,
+  settings: SandboxSettings,
+): (command: string) => CommandLine {
+  if (policy === "danger-full-access") {
+    return (command) => ({ file: "bash", args: ["-c", command] });
+  }
+  const file = settings.bwrapPath ?? "bwrap";
+  return (command) => ({ file, args: bubblewrapArguments(policy, settings, command) });
+}

@@ -1,0 +1,179 @@
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { killCommandProcessGroups } from "../../src/tools/command-process.js";
+import type { CommandRequest } from "../../src/tools/command-runner.js";
+import { ProcessRunner } from "../../src/tools/process-runner.js";
+import { isDeadSoon, survivorsOf, uniqueSleepLength } from "../support/processes.js";
+import { useTemporaryDirectory } from "./tool-context.js";
+
+let directory: string;
+
+/** Marks the sleeps these tests start, so the process table shows any left alive. */
+const LONG_SLEEP = uniqueSleepLength();
+
+useTemporaryDirectory((path) => {
+  directory = path;
+});
+
+afterAll(async () => {
+  expect(await survivorsOf(LONG_SLEEP)).toEqual([]);
+});
+
+/** A request in the test's folder with only `PATH` in the environment, unless told otherwise. */
+function request(overrides: Partial<CommandRequest> = {}): CommandRequest {
+  return {
+    cwd: directory,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    signal: new AbortController().signal,
+    timeoutMs: 60_000,
+    savePath: join(directory, "saved", "output.txt"),
+    secrets: [],
+    ...overrides,
+  };
+}
+
+/** A request whose signal aborts once the command printed a line (its background child's pid). */
+function cancelledAfterFirstLine(): CommandRequest {
+  const controller = new AbortController();
+  return request({
+    signal: controller.signal,
+    onOutput: (output) => {
+      if (output.includes("\n")) {
+        controller.abort();
+      }
+    },
+  });
+}
+
+describe("the process runner", () => {
+  it("runs bash -c in the cwd, in exactly the environment it is given", async () => {
+    const runner = new ProcessRunner();
+    const result = await runner.run(
+      'pwd; printenv ONLY_THIS; printenv HOME || echo "no HOME"; exit 4',
+      request({ env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ONLY_THIS: "given" } }),
+    );
+    expect(result).toEqual({
+      exitCode: 4,
+      signal: null,
+      output: `${directory}\ngiven\nno HOME\n`,
+      truncated: false,
+    });
+  });
+
+  it("runs the argv a wrapper makes of the command (as a sandbox does)", async () => {
+    const runner = new ProcessRunner({
+      wrap: (command) => ({ file: "sh", args: ["-c", `echo wrapped by sh; ${command}`] }),
+    });
+    expect(await runner.run("echo $0", request())).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "wrapped by sh\nsh\n",
+      truncated: false,
+    });
+  });
+
+  it("on cancel, kills the whole group, background children included", async () => {
+    const runner = new ProcessRunner();
+    const result = await runner.run(
+      `sleep ${LONG_SLEEP} & echo $!; wait`,
+      cancelledAfterFirstLine(),
+    );
+    const pid = Number.parseInt(result.output, 10);
+    expect(result).toEqual({
+      exitCode: null,
+      signal: null,
+      output: `${pid}\n`,
+      truncated: false,
+      stopped: "cancelled",
+    });
+    expect(await isDeadSoon(pid)).toBe(true);
+  });
+
+  it("on timeout, kills the group, SIGKILL for children that ignore SIGTERM", async () => {
+    const runner = new ProcessRunner();
+    const result = await runner.run(
+      `trap '' TERM; sleep ${LONG_SLEEP} & echo $!; wait`,
+      request({ timeoutMs: 300 }),
+    );
+    const pid = Number.parseInt(result.output, 10);
+    expect(result).toEqual({
+      exitCode: null,
+      signal: null,
+      output: `${pid}\n`,
+      truncated: false,
+      stopped: "timeout",
+    });
+    // SIGKILL follows SIGTERM two seconds later.
+    expect(await isDeadSoon(pid, 4_000)).toBe(true);
+  });
+
+  it("killCommandProcessGroups ends a running command's group at once (a second Ctrl-C)", async () => {
+    const runner = new ProcessRunner();
+    let pid = 0;
+    const result = await runner.run(
+      `trap '' TERM; sleep ${LONG_SLEEP} & echo $!; wait`,
+      request({
+        onOutput: (output) => {
+          if (pid === 0 && output.includes("\n")) {
+            pid = Number.parseInt(output, 10);
+            killCommandProcessGroups();
+          }
+        },
+      }),
+    );
+    expect(result).toEqual({
+      exitCode: null,
+      signal: "SIGKILL",
+      output: `${pid}\n`,
+      truncated: false,
+    });
+    expect(await isDeadSoon(pid)).toBe(true);
+  });
+
+  it("keeps the head and tail past the limit and saves the whole output, secrets redacted", async () => {
+    const runner = new ProcessRunner({ maxOutputCharacters: 1_000 });
+    const secret = "s3cret-value-for-the-test";
+    const result = await runner.run(
+      `echo "key ${secret}"; seq 1 2000`,
+      request({ secrets: [{ name: "TEST_TOKEN", value: secret }] }),
+    );
+    const whole = `key ${secret}\n${Array.from({ length: 2_000 }, (_, index) => index + 1).join("\n")}\n`;
+    const savePath = join(directory, "saved", "output.txt");
+    const omitted = Buffer.byteLength(whole) - 1_000;
+    expect(result).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: `${whole.slice(0, 400)}\n[… ${omitted} bytes omitted; full output saved to ${savePath}]\n${whole.slice(-600)}`,
+      truncated: true,
+    });
+    expect(await readFile(savePath, "utf8")).toBe(whole.replace(secret, "[redacted:TEST_TOKEN]"));
+    expect((await stat(savePath)).mode & 0o777).toBe(0o600);
+  });
+
+  it("reports a command that cannot start, and a missing working directory", async () => {
+    const missingProgram = new ProcessRunner({
+      wrap: () => ({ file: join(directory, "no-such-program"), args: [] }),
+    });
+    const missingCwd = join(directory, "missing");
+    expect([
+      await missingProgram.run("true", request()),
+      await new ProcessRunner().run("true", request({ cwd: missingCwd })),
+    ]).toEqual([
+      {
+        exitCode: null,
+        signal: null,
+        output: "",
+        truncated: false,
+        startError: `Could not start ${join(directory, "no-such-program")}: spawn ${join(directory, "no-such-program")} ENOENT`,
+      },
+      {
+        exitCode: null,
+        signal: null,
+        output: "",
+        truncated: false,
+        startError: `Working directory ${missingCwd} does not exist.`,
+      },
+    ]);
+  });
+});

@@ -1,0 +1,194 @@
+import { existsSync, realpathSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  DEFAULT_HIDDEN_SOCKETS,
+  describeSandboxAvailability,
+  isSandboxPolicy,
+  sandboxAvailability,
+  sandboxWrap,
+} from "../../../src/tools/sandbox/index.js";
+
+/** What every bubblewrap command line starts with (network off). */
+const ISOLATION = [
+  "--die-with-parent",
+  "--new-session",
+  "--unshare-user",
+  "--disable-userns",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--cap-drop",
+  "ALL",
+];
+const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+/** Docker's socket is hidden where this machine has one. */
+const DOCKER_SOCKETS = [
+  ...new Set(
+    DEFAULT_HIDDEN_SOCKETS.filter((path) => existsSync(path)).map((path) => realpathSync(path)),
+  ),
+].flatMap((path) => ["--ro-bind", "/dev/null", path]);
+const ENVIRONMENT = [
+  ...["--setenv", "TMPDIR", "/tmp"],
+  ...["--unsetenv", "TURNLOOP_API_KEY", "--unsetenv", "OPENAI_API_KEY"],
+  ...["--unsetenv", "ANTHROPIC_API_KEY"],
+];
+
+describe("the bubblewrap command line", () => {
+  let base: string;
+  let home: string;
+  let workspace: string;
+
+  beforeAll(async () => {
+    base = await mkdtemp("/var/tmp/turnloop-sandbox-arguments-");
+    home = join(base, "home");
+    workspace = join(base, "workspace");
+    await mkdir(join(workspace, ".git", "hooks"), { recursive: true });
+    await writeFile(join(workspace, ".git", "config"), "");
+    await mkdir(join(home, ".ssh"), { recursive: true });
+    await mkdir(join(home, ".config", "gcloud"), { recursive: true });
+    await writeFile(join(home, ".netrc"), "");
+    await mkdir(join(base, "dotfiles", "aws"), { recursive: true });
+    await symlink(join(base, "dotfiles", "aws"), join(home, ".aws"));
+    await mkdir(join(base, "extra"));
+    await symlink(workspace, join(base, "workspace-link"));
+  });
+
+  afterAll(async () => {
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it("danger-full-access is plain bash -c", () => {
+    expect(
+      sandboxWrap("danger-full-access", { cwd: workspace, home, turnloopHome: home })("ls"),
+    ).toEqual({
+      file: "bash",
+      args: ["-c", "ls"],
+    });
+  });
+
+  it("workspace-write: base mounts, then writable roots, then .git protections, then hidden places", () => {
+    const wrap = sandboxWrap("workspace-write", {
+      cwd: join(base, "workspace-link"),
+      additionalDirectories: [join(base, "extra"), join(base, "missing"), workspace],
+      home,
+      turnloopHome: join(home, ".turnloop"),
+      hidden: [".ssh", "~/.aws", ".config", ".config/gcloud", ".netrc", ".kube"],
+    });
+    expect(wrap("make test")).toEqual({
+      file: "bwrap",
+      args: [
+        ...ISOLATION,
+        "--unshare-net",
+        ...["--ro-bind", "/", "/"],
+        ...["--bind", workspace, workspace, "--bind", join(base, "extra"), join(base, "extra")],
+        ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+        ...["--ro-bind", join(workspace, ".git/hooks"), join(workspace, ".git/hooks")],
+        ...["--ro-bind", join(workspace, ".git/config"), join(workspace, ".git/config")],
+        ...["--tmpfs", join(home, ".ssh"), "--remount-ro", join(home, ".ssh")],
+        ...["--tmpfs", join(base, "dotfiles/aws"), "--remount-ro", join(base, "dotfiles/aws")],
+        ...["--tmpfs", join(home, ".config"), "--remount-ro", join(home, ".config")],
+        ...["--ro-bind", "/dev/null", join(home, ".netrc")],
+        ...DOCKER_SOCKETS,
+        ...ENVIRONMENT,
+        ...["--chdir", workspace, "--", "bash", "-c", "make test"],
+      ],
+    });
+  });
+
+  it("read-only with the network allowed and a session temporary folder: no writable root", () => {
+    const wrap = sandboxWrap("read-only", {
+      cwd: workspace,
+      home,
+      turnloopHome: join(home, ".ssh"),
+      hidden: [],
+      network: true,
+      temporaryDirectory: join(base, "extra"),
+      bwrapPath: "/usr/local/bin/bwrap",
+    });
+    expect(wrap("ls")).toEqual({
+      file: "/usr/local/bin/bwrap",
+      args: [
+        ...ISOLATION,
+        ...BASE_MOUNTS,
+        ...["--bind", join(base, "extra"), "/tmp"],
+        ...["--tmpfs", join(home, ".ssh"), "--remount-ro", join(home, ".ssh")],
+        ...DOCKER_SOCKETS,
+        ...ENVIRONMENT,
+        ...["--chdir", workspace, "--", "bash", "-c", "ls"],
+      ],
+    });
+  });
+
+  it("a workspace inside /tmp is mounted after the private /tmp, so that it is not shadowed", async () => {
+    const inTemporary = await mkdtemp(join(tmpdir(), "turnloop-sandbox-workspace-"));
+    const real = realpathSync(inTemporary);
+    const args = sandboxWrap("workspace-write", { cwd: inTemporary, home, turnloopHome: home })(
+      "ls",
+    ).args;
+    await rm(inTemporary, { recursive: true });
+    expect(args.slice(ISOLATION.length + 1, ISOLATION.length + 13)).toEqual([
+      ...BASE_MOUNTS,
+      ...["--tmpfs", "/tmp"],
+      ...["--bind", real, real],
+    ]);
+  });
+
+  it("names the policies Codex users know", () => {
+    expect(
+      ["read-only", "workspace-write", "danger-full-access", "full"].map(isSandboxPolicy),
+    ).toEqual([true, true, true, false]);
+  });
+});
+
+describe("sandbox availability", () => {
+  let folder: string;
+
+  beforeAll(async () => {
+    folder = await mkdtemp("/var/tmp/turnloop-sandbox-availability-");
+  });
+
+  afterAll(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  /** A stand-in `bwrap` that fails as a given bubblewrap would. */
+  async function failingBwrap(name: string, message: string): Promise<string> {
+    const path = join(folder, name);
+    await writeFile(path, `#!/bin/sh\necho ${JSON.stringify(message)} >&2\nexit 1\n`);
+    await chmod(path, 0o755);
+    return path;
+  }
+
+  it("says plainly when bubblewrap is missing, with how to install it", async () => {
+    const availability = await sandboxAvailability({ env: { PATH: folder } });
+    expect(availability).toEqual({
+      available: false,
+      reason: "bubblewrap (bwrap) is not installed, so commands cannot run in a sandbox.",
+      install: "Install it: apt-get install bubblewrap",
+    });
+    expect(describeSandboxAvailability(availability)).toBe(
+      "sandbox unavailable: bubblewrap (bwrap) is not installed, so commands cannot run in a sandbox. Install it: apt-get install bubblewrap.",
+    );
+  });
+
+  it("tells user namespaces turned off from a bubblewrap too old", async () => {
+    const off = await failingBwrap(
+      "bwrap-userns-off",
+      "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.",
+    );
+    const old = await failingBwrap("bwrap-old", "bwrap: Unknown option --disable-userns");
+    const results = await Promise.all(
+      [off, old].map((bwrapPath) =>
+        sandboxAvailability({ env: { PATH: "/usr/bin:/bin" }, bwrapPath }),
+      ),
+    );
+    expect(results.map((result) => (result.available ? "available" : result.reason))).toEqual([
+      "bubblewrap cannot create a user namespace here (bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.): user namespaces are off.",
+      `this bubblewrap (${old}) is older than 0.8.0, which the sandbox needs.`,
+    ]);
+  });
+});

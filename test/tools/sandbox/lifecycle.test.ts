@@ -1,0 +1,205 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SandboxPolicy, sandboxWrap } from "../../../src/tools/sandbox/index.js";
+import {
+  processesWith,
+  requireSandbox,
+  runCommandLine,
+  startCommandLine,
+} from "../../support/sandbox.js";
+import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
+
+const sandboxReady = await requireSandbox();
+
+describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
+  let fixture: SandboxFixture;
+
+  beforeAll(async () => {
+    fixture = await createSandboxFixture();
+  });
+
+  afterAll(async () => {
+    await fixture?.remove();
+  });
+
+  const settings = () => ({
+    cwd: fixture.workspace,
+    home: fixture.home,
+    turnloopHome: fixture.turnloopHome,
+  });
+  const run = (
+    policy: SandboxPolicy,
+    command: string,
+    extra: { temporaryDirectory?: string } = {},
+  ) =>
+    runCommandLine(sandboxWrap(policy, { ...settings(), ...extra })(command), {
+      cwd: fixture.workspace,
+      env: fixture.env,
+    });
+
+  it.each([
+    ["SIGTERM", "SIGTERM"],
+    ["SIGKILL", "SIGKILL"],
+  ] as const)(
+    "a %s to the bwrap process group ends every process inside, those ignoring it and those in their own session too",
+    async (_name, signal) => {
+      const token = `turnloop-cancel-${randomUUID()}`;
+      const command = [
+        "trap '' TERM",
+        `bash -c ${JSON.stringify(`trap '' TERM; exec -a ${token}-child sleep 600`)} &`,
+        `setsid bash -c ${JSON.stringify(`exec -a ${token}-session sleep 600`)} &`,
+        `until grep -qas "^${token}-child" /proc/[0-9]*/cmdline; do :; done`,
+        `until grep -qas "^${token}-session" /proc/[0-9]*/cmdline; do :; done`,
+        "echo started",
+        "wait",
+      ].join("\n");
+      const running = startCommandLine(sandboxWrap("workspace-write", settings())(command), {
+        cwd: fixture.workspace,
+        env: fixture.env,
+      });
+      await running.outputContains("started");
+      expect(processesWith(`${token}-child`)).toHaveLength(1);
+      expect(processesWith(`${token}-session`)).toHaveLength(1);
+      process.kill(-running.pid, signal);
+      const outcome = await running.done;
+      expect({ ...outcome, survivors: processesWith(`${token}*`) }).toEqual({
+        exitCode: null,
+        signal,
+        output: "started\n",
+        survivors: [],
+      });
+    },
+  );
+
+  it("passes the exit code and the output through, stdout and stderr interleaved", async () => {
+    expect(await run("workspace-write", "echo out; echo err >&2; exit 3")).toEqual({
+      exitCode: 3,
+      signal: null,
+      output: "out\nerr\n",
+    });
+  });
+
+  it("read-only: the workspace cannot be written, /tmp can, privately", async () => {
+    const outcome = await run(
+      "read-only",
+      "cat existing.txt; echo changed > existing.txt; echo kept > /tmp/scratch && cat /tmp/scratch",
+    );
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "workspace file\nbash: line 1: existing.txt: Read-only file system\nkept\n",
+    });
+    expect(await readFile(join(fixture.workspace, "existing.txt"), "utf8")).toBe(
+      "workspace file\n",
+    );
+  });
+
+  it("a private /tmp is empty at each command; a temporary directory lasts from one to the next", async () => {
+    await run("workspace-write", "echo first > /tmp/note");
+    expect(await run("workspace-write", "cat /tmp/note")).toMatchObject({
+      exitCode: 1,
+      output: "cat: /tmp/note: No such file or directory\n",
+    });
+    const temporaryDirectory = await mkdtemp(join(fixture.base, "session-tmp-"));
+    await run("workspace-write", "echo first > /tmp/note", { temporaryDirectory });
+    expect(
+      await run("workspace-write", 'cat /tmp/note; echo "$TMPDIR"', { temporaryDirectory }),
+    ).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "first\n/tmp\n",
+    });
+    expect(await readFile(join(temporaryDirectory, "note"), "utf8")).toBe("first\n");
+  });
+
+  it("a repository without a hooks folder gets an empty read-only one; the rest of .git stays writable", async () => {
+    const repository = join(fixture.workspace, "no-hooks");
+    await run("workspace-write", "mkdir -p no-hooks/.git && echo '[core]' > no-hooks/.git/config");
+    const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: repository });
+    const outcome = await runCommandLine(
+      wrap(
+        "echo x > .git/hooks/pre-commit; echo ref > .git/HEAD && cat .git/HEAD; ls -A .git/hooks",
+      ),
+      { cwd: repository, env: fixture.env },
+    );
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "bash: line 1: .git/hooks/pre-commit: Read-only file system\nref\n",
+    });
+  });
+
+  it("a workspace reached through a symbolic link is the real folder, writable", async () => {
+    const link = join(fixture.base, "workspace-link");
+    await rm(link, { force: true });
+    await run(
+      "danger-full-access",
+      `ln -s ${JSON.stringify(fixture.workspace)} ${JSON.stringify(link)}`,
+    );
+    const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: link });
+    expect(
+      await runCommandLine(wrap("echo through > through-link.txt && pwd"), {
+        cwd: link,
+        env: fixture.env,
+      }),
+    ).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: `${fixture.workspace}\n`,
+    });
+    expect(await readFile(join(fixture.workspace, "through-link.txt"), "utf8")).toBe("through\n");
+  });
+
+  it("the hidden list replaces the default: a file relative to HOME is unreadable, a folder given absolute is empty", async () => {
+    await writeFile(join(fixture.home, "token.txt"), fixture.secret);
+    const wrap = sandboxWrap("workspace-write", {
+      ...settings(),
+      hidden: ["~/token.txt", join(fixture.home, ".aws")],
+    });
+    const outcome = await runCommandLine(
+      wrap("cat ~/token.txt; ls -A ~/.aws; cat ~/.ssh/id_ed25519 | head -1"),
+      { cwd: fixture.workspace, env: fixture.env },
+    );
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: `cat: ${join(fixture.home, "token.txt")}: Permission denied\n-----BEGIN OPENSSH PRIVATE KEY-----\n`,
+    });
+  });
+
+  it("a workspace that holds a hidden place (the cwd is HOME) keeps it hidden and unwritable", async () => {
+    const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: fixture.home });
+    const outcome = await runCommandLine(
+      wrap("ls -A .ssh; echo key > .ssh/id_rsa; echo note > notes.txt && cat notes.txt"),
+      { cwd: fixture.home, env: fixture.env },
+    );
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "bash: line 1: .ssh/id_rsa: Read-only file system\nnote\n",
+    });
+    expect(await readFile(join(fixture.home, ".ssh", "id_ed25519"), "utf8")).toContain(
+      fixture.secret,
+    );
+  });
+
+  it("a workspace that holds /proc and /tmp (the cwd is /) still gets a fresh /proc and a private /tmp", async () => {
+    const hostTemporary = await mkdtemp(join(tmpdir(), "turnloop-host-tmp-"));
+    const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: "/" });
+    const outcome = await runCommandLine(
+      wrap(
+        `ls /proc/${fixture.agent.pid} > /dev/null 2>&1 || echo "agent not visible"; ls ${hostTemporary} 2>&1 || true`,
+      ),
+      { cwd: fixture.workspace, env: fixture.env },
+    );
+    await rm(hostTemporary, { recursive: true, force: true });
+    expect(outcome).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: `agent not visible\nls: cannot access '${hostTemporary}': No such file or directory\n`,
+    });
+  });
+});
