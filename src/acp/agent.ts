@@ -5,7 +5,7 @@ import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import { PRODUCER_VERSION, type Session } from "../session/session.js";
-import { SessionLockedError } from "../session/session-lock.js";
+import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { AcpSession, type AcpSessionContext, type AcpSessionModel } from "./acp-session.js";

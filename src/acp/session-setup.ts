@@ -5,7 +5,7 @@ import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
-import { SessionLockedError } from "../session/session-lock.js";
+import { SessionLockedError } from "../session/session-store.js";
 import type { AcpSessionModel } from "./acp-session.js";
 import { modelUnavailable } from "./authentication.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";

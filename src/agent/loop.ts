@@ -70,6 +70,8 @@ export interface Conversation {
   history: History;
   /** Records an event: persisted (unless ephemeral), folded into `history`, sent to subscribers. */
   emit(event: EventInput): void;
+  /** Makes the events emitted so far durable; awaited before a tool runs. Rejects: the tool does not run. */
+  checkpoint?(): Promise<void>;
 }
 
 /**
@@ -185,7 +187,7 @@ async function runTurns(
     }
     const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
     const outcomes = await executeToolCalls(
-      toolContext(settings, toolsByName, emit, signal),
+      toolContext(settings, toolsByName, conversation, signal),
       reply.toolCalls,
       {
         adjust: guard.record,
@@ -264,7 +266,7 @@ function stopWithoutTools(
 function toolContext(
   settings: AgentSettings,
   tools: ReadonlyMap<string, AnyTool>,
-  emit: Conversation["emit"],
+  conversation: Conversation,
   signal: AbortSignal,
 ): ToolCallContext {
   return {
@@ -272,7 +274,8 @@ function toolContext(
     cwd: settings.cwd,
     sessionDirectory: settings.sessionDirectory,
     authorize: settings.authorize,
-    emit,
+    emit: conversation.emit,
+    ...(conversation.checkpoint === undefined ? {} : { checkpoint: conversation.checkpoint }),
     signal,
     ...(settings.client === undefined ? {} : { client: settings.client }),
     commands: settings.commands,

@@ -37,6 +37,8 @@ export interface ToolCallContext {
   sessionDirectory: string;
   authorize: Authorize;
   emit: (event: EventInput) => void;
+  /** Makes the events so far durable (the session store's commit); awaited before a tool runs. */
+  checkpoint?: () => Promise<void>;
   signal: AbortSignal;
   client?: ClientCapabilities;
   commands: CommandSetup;
@@ -219,8 +221,9 @@ async function runTool(
 ): Promise<ToolResult> {
   const controller = new AbortController();
   const signal = AbortSignal.any([context.signal, controller.signal]);
-  context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
   try {
+    await context.checkpoint?.();
+    context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
     return await tool.execute(input, {
       cwd: context.cwd,
       sessionDirectory: context.sessionDirectory,

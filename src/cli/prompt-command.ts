@@ -5,7 +5,7 @@ import { SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
-import { SessionLockedError } from "../session/session-lock.js";
+import { SessionLockedError } from "../session/session-store.js";
 import { killCommandProcessGroups } from "../tools/command-process.js";
 import type { PromptOptions } from "./arguments.js";
 import { loadMarkdownRenderer } from "./markdown.js";

@@ -1,7 +1,7 @@
 import { errorCode, errorMessage } from "../events/errors.js";
-import { readEventLog } from "../session/event-log.js";
-import { eventsPath, turnloopHome } from "../session/paths.js";
-import { deleteSession, listSessions, resolveSessionId } from "../session/store.js";
+import { openSessionStore } from "../session/open-store.js";
+import { turnloopHome } from "../session/paths.js";
+import { resolveSessionId } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 import { renderConversation } from "./render.js";
 
@@ -19,10 +19,11 @@ export async function runSessionsCommand(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const home = turnloopHome(process.env);
+  const store = openSessionStore(home);
   try {
     switch (command.kind) {
       case "sessions-list": {
-        const sessions = await listSessions(home);
+        const sessions = await store.list();
         if (command.json) {
           io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
           return 0;
@@ -40,12 +41,12 @@ export async function runSessionsCommand(
         return 0;
       }
       case "sessions-show": {
-        const resolved = await resolveSessionId(home, command.sessionId);
+        const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
           io.stderr.write(`turnloop: ${resolved.message}\n`);
           return 1;
         }
-        const { events, repaired } = await readEventLog(eventsPath(home, resolved.sessionId));
+        const { events, repaired } = await store.read(resolved.sessionId);
         io.stdout.write(renderConversation(events));
         if (repaired.length > 0) {
           io.stderr.write(`turnloop: skipped ${repaired.length} damaged line(s) while reading\n`);
@@ -53,12 +54,12 @@ export async function runSessionsCommand(
         return 0;
       }
       case "sessions-delete": {
-        const resolved = await resolveSessionId(home, command.sessionId);
+        const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
           io.stderr.write(`turnloop: ${resolved.message}\n`);
           return 1;
         }
-        const deleted = await deleteSession(home, resolved.sessionId);
+        const deleted = await store.delete(resolved.sessionId);
         io.stderr.write(
           deleted ? `deleted ${resolved.sessionId}\n` : `no session ${resolved.sessionId}\n`,
         );

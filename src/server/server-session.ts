@@ -11,7 +11,6 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
@@ -321,7 +320,7 @@ export class ServerSession {
         }
         const input = {
           stopReason: outcome.stopReason,
-          transcriptPath: join(this.session.directory, "events.jsonl"),
+          transcriptPath: this.session.transcriptPath,
           stop_hook_active: blocks > 0,
         };
         const followUp = await this.hooks.agentStop(input, signal);

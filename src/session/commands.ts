@@ -10,8 +10,8 @@ import { errorMessage } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionHost } from "./host.js";
 import type { Session } from "./session.js";
-import { SessionLockedError } from "./session-lock.js";
-import type { SessionSummary } from "./store.js";
+import type { SessionSummary } from "./session-store.js";
+import { SessionLockedError } from "./session-store.js";
 import { compactCount, formatCost, UsageTotals } from "./usage-totals.js";
 
 /**

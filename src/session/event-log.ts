@@ -9,26 +9,30 @@
  */
 
 import { isUtf8 } from "node:buffer";
-import { randomUUID } from "node:crypto";
 import { constants, ftruncateSync, writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import {
-  type EventInput,
   isEphemeral,
   type RepairNote,
   type SessionEvent,
   type SessionEventType,
 } from "../events/events.js";
 
+export { createEnvelope } from "./envelope.js";
+
 /** What a reader got out of an `events.jsonl`. */
 export interface EventLogContents {
   /** The events of every complete, valid line, in file order. */
   events: SessionEvent[];
+  /** `seqs[i]` is the 1-based line of `events[i]`: its sequence number. */
+  seqs: number[];
   /** Lines skipped, in file order; a `torn_tail` note, if any, is last. */
   repaired: RepairNote[];
   /** Bytes up to the end of the last complete line (its `\n` included): where appends go. */
   validLength: number;
+  /** The line number the next appended line gets (complete lines + 1). */
+  nextSeq: number;
 }
 
 /** How one line of the log decoded. */
@@ -91,47 +95,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Ephemeral ids: a random prefix per process and a counter, unique without a UUID per delta. */
-const EPHEMERAL_ID_PREFIX = `${randomUUID().slice(0, 18)}-e`;
-let ephemeralCount = 0;
-let cachedMillisecond = -1;
-let cachedTimestamp = "";
-
-/** `Date.now()` as ISO-8601, formatted once per millisecond (deltas arrive many per ms). */
-function currentTimestamp(): string {
-  const millisecond = Date.now();
-  if (millisecond !== cachedMillisecond) {
-    cachedMillisecond = millisecond;
-    cachedTimestamp = new Date(millisecond).toISOString();
-  }
-  return cachedTimestamp;
-}
-
-/**
- * Wraps an event input in its envelope: an `id` (a UUID for persisted events; a unique
- * prefix-and-counter id for ephemeral ones, which run per streamed delta), `timestamp` = `now`
- * (default: the current time) as ISO-8601 with milliseconds (UTC), the given `parentId`, and
- * `ephemeral: true` for ephemeral types.
- */
-export function createEnvelope(
-  input: EventInput,
-  parentId: string | null,
-  now?: Date,
-): SessionEvent {
-  const ephemeral = isEphemeral(input.type);
-  // One object literal per event: this runs for every streamed delta.
-  const envelope: SessionEvent = {
-    ...input,
-    id: ephemeral ? `${EPHEMERAL_ID_PREFIX}${++ephemeralCount}` : randomUUID(),
-    timestamp: now === undefined ? currentTimestamp() : now.toISOString(),
-    parentId,
-  };
-  if (ephemeral) {
-    envelope.ephemeral = true;
-  }
-  return envelope;
-}
-
 /**
  * The line written for `event`, `\n` included. Keys always come in the order `type, data, id,
  * timestamp, parentId` (Copilot's on-disk shape, without `ephemeral`), so every line starts with
@@ -190,32 +153,41 @@ function toSessionEvent(value: unknown): SessionEvent | undefined {
 }
 
 /**
- * Splits `bytes` on `\n` bytes and decodes each line. Splitting bytes rather than decoded text
- * keeps a line cut inside a multi-byte character a damaged line instead of a silently mangled one.
- * Blank lines lose nothing and are skipped without a note. Never throws.
+ * Splits `bytes` on `\n` bytes and decodes each line from line `fromSeq` on (default 1: all;
+ * earlier lines are only counted). Splitting bytes rather than decoded text keeps a line cut
+ * inside a multi-byte character a damaged line instead of a silently mangled one. Blank lines
+ * lose nothing and are skipped without a note. Never throws.
  */
-export function parseEventLog(bytes: Uint8Array): EventLogContents {
+export function parseEventLog(bytes: Uint8Array, fromSeq = 1): EventLogContents {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const events: SessionEvent[] = [];
-  const repaired: RepairNote[] = [];
+  const contents: EventLogContents = {
+    events: [],
+    seqs: [],
+    repaired: [],
+    validLength: buffer.length,
+    nextSeq: 1,
+  };
   let offset = 0;
   let line = 1;
   while (offset < buffer.length) {
     const end = buffer.indexOf(NEWLINE, offset);
     if (end === -1) {
-      repaired.push({ line, offset, length: buffer.length - offset, reason: "torn_tail" });
-      return { events, repaired, validLength: offset };
+      contents.repaired.push({ line, offset, length: buffer.length - offset, reason: "torn_tail" });
+      contents.validLength = offset;
+      break;
     }
-    const result = decodeEventLine(buffer.subarray(offset, end));
-    if (result.kind === "event") {
-      events.push(result.event);
-    } else if (result.kind === "damaged") {
-      repaired.push({ line, offset, length: end - offset, reason: result.reason });
+    const result = line < fromSeq ? undefined : decodeEventLine(buffer.subarray(offset, end));
+    if (result?.kind === "event") {
+      contents.events.push(result.event);
+      contents.seqs.push(line);
+    } else if (result?.kind === "damaged") {
+      contents.repaired.push({ line, offset, length: end - offset, reason: result.reason });
     }
     offset = end + 1;
     line += 1;
   }
-  return { events, repaired, validLength: buffer.length };
+  contents.nextSeq = line;
+  return contents;
 }
 
 /**
@@ -223,8 +195,8 @@ export function parseEventLog(bytes: Uint8Array): EventLogContents {
  * throws.
  * @throws the I/O error as is: `ENOENT` when the file does not exist, `EACCES`, `EISDIR`, …
  */
-export async function readEventLog(path: string): Promise<EventLogContents> {
-  return parseEventLog(await readFile(path));
+export async function readEventLog(path: string, fromSeq = 1): Promise<EventLogContents> {
+  return parseEventLog(await readFile(path), fromSeq);
 }
 
 /** Options of {@link EventLog.open}. */
@@ -304,10 +276,11 @@ export class EventLog {
    * Writes `event` as one line (see {@link serializeEvent}) with a synchronous write: when this
    * returns, the line is in the file, after every line appended before it. A failed write is cut
    * back out, so the file never keeps half a line.
+   * @returns the bytes written (the line with its `\n`).
    * @throws Error when `event` is ephemeral (a programming error: ephemeral events never reach
    * disk), when the log is closed or broken, or the write's I/O error (e.g. `ENOSPC`).
    */
-  append(event: SessionEvent): void {
+  append(event: SessionEvent): number {
     if (event.ephemeral === true || isEphemeral(event.type)) {
       throw new Error(
         `Programming error: ephemeral event ${event.type} (${event.id}) must not be written to ${this.path}.`,
@@ -327,6 +300,7 @@ export class EventLog {
       throw error;
     }
     this.#size = sizeBefore + bytes.length;
+    return bytes.length;
   }
 
   /**

@@ -27,18 +27,16 @@ import {
   prepareRun,
 } from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
-import { type EventLogContents, readEventLog } from "./event-log.js";
 import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
-import { eventsPath } from "./paths.js";
+import { openSessionStore } from "./open-store.js";
 import type { RunConfig } from "./run-config.js";
 import { Session, type SessionAgentSettings } from "./session.js";
 import {
-  deleteSession,
-  listSessions,
-  newestSessionInCwd,
   resolveSessionId,
+  type SessionStore,
   type SessionSummary,
-} from "./store.js";
+  type StoredLog,
+} from "./session-store.js";
 
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
@@ -51,6 +49,8 @@ export interface SessionHostSettings {
   env: NodeJS.ProcessEnv;
   /** The face's run config ({@link resolveRunConfig}). */
   config: RunConfig;
+  /** Where sessions are kept; default the file store under `home` (open-store.ts). */
+  store?: SessionStore;
 }
 
 export class SessionHost {
@@ -58,6 +58,8 @@ export class SessionHost {
   readonly env: NodeJS.ProcessEnv;
   /** The settings every session of this host runs with, and where each came from. */
   readonly config: RunConfig;
+  /** Where this host's sessions are kept; every read, list and delete goes through it. */
+  readonly store: SessionStore;
   /** How commands run unless a face picks another runner, and the host environment's secrets. */
   get commands(): PreparedRun["commands"] {
     return this.run.commands;
@@ -84,6 +86,7 @@ export class SessionHost {
     this.home = settings.home;
     this.env = settings.env;
     this.config = settings.config;
+    this.store = settings.store ?? openSessionStore(settings.home);
     const { config, env } = settings;
     // The loop reads no environment: `--context-window`, else TURNLOOP_CONTEXT_WINDOW.
     const contextWindow = config.contextWindow?.value ?? environmentContextWindow(env);
@@ -238,7 +241,7 @@ export class SessionHost {
    */
   async create(cwd: string, modelId: string, options: { sessionId?: string } = {}) {
     const environment = this.env;
-    return this.track(await Session.create(this.home, cwd, modelId, { ...options, environment }));
+    return this.track(await Session.create(this.store, cwd, modelId, { ...options, environment }));
   }
 
   /**
@@ -259,7 +262,7 @@ export class SessionHost {
     }
     let opening = this.opening.get(sessionId);
     if (opening === undefined) {
-      opening = Session.resume(this.home, sessionId, { environment: this.env })
+      opening = Session.resume(this.store, sessionId, { environment: this.env })
         .then((session) => this.track(session))
         .finally(() => this.opening.delete(sessionId));
       this.opening.set(sessionId, opening);
@@ -317,27 +320,27 @@ export class SessionHost {
   }
 
   /**
-   * The sessions on disk, newest first; with `cwd`, only those whose `session.start` cwd is that
-   * folder (both resolved to absolute paths).
-   * @throws as {@link listSessions}.
+   * The stored sessions, newest first; with `cwd`, only those whose `session.start` cwd is that
+   * folder (both resolved to absolute paths). See `SessionStore.list`.
    */
   async list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
-    return listSessions(this.home, filter);
+    return this.store.list(filter);
   }
 
   /** The newest session in `cwd`, for `--continue`. */
-  newestIn(cwd: string): Promise<SessionSummary | undefined> {
-    return newestSessionInCwd(this.home, cwd);
+  async newestIn(cwd: string): Promise<SessionSummary | undefined> {
+    const [newest] = await this.store.list({ cwd });
+    return newest;
   }
 
   /** The full id of the session `idOrPrefix` names (see {@link resolveSessionId}). */
   resolveId(idOrPrefix: string) {
-    return resolveSessionId(this.home, idOrPrefix);
+    return resolveSessionId(this.store, idOrPrefix);
   }
 
-  /** The persisted events of a session, read without a lock (a writer may be appending). */
-  readEvents(sessionId: string): Promise<EventLogContents> {
-    return readEventLog(eventsPath(this.home, sessionId));
+  /** The persisted events of a session, read without the lease (a writer may be appending). */
+  readEvents(sessionId: string): Promise<StoredLog> {
+    return this.store.read(sessionId);
   }
 
   /**
@@ -346,7 +349,7 @@ export class SessionHost {
    * @throws SessionLockedError when it is open (close it first); InvalidSessionIdError; I/O errors.
    */
   delete(sessionId: string): Promise<boolean> {
-    return deleteSession(this.home, sessionId);
+    return this.store.delete(sessionId);
   }
 
   private track(session: Session): Session {

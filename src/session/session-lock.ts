@@ -21,38 +21,15 @@ import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
+import { type LeaseHolder, SessionLockedError } from "./session-store.js";
 
 /** How long an unreadable (half-written) lock is assumed to be in the middle of being written. */
 const UNREADABLE_GRACE_MS = 5_000;
 
 /** Who holds a session's lock, as written in the lock file. */
-export interface LockOwner {
-  pid: number;
-  hostname: string;
-  /** The owner's command line, e.g. `turnloop acp`. */
-  command: string;
-  /** ISO-8601. */
-  acquiredAt: string;
-}
+export type LockOwner = LeaseHolder;
 
-/** The session is open for writing elsewhere (another process, or this one). */
-export class SessionLockedError extends Error {
-  override readonly name = "SessionLockedError";
-  readonly sessionId: string;
-  /** `undefined` when the lock file could not be read (being written, or damaged). */
-  readonly owner: LockOwner | undefined;
-  readonly lockPath: string;
-
-  constructor(sessionId: string, owner: LockOwner | undefined, lockPath: string) {
-    super(
-      `Session ${sessionId} is open in another process (${describeOwner(owner)}); close it there ` +
-        `first. If that process is gone, remove ${lockPath}.`,
-    );
-    this.sessionId = sessionId;
-    this.owner = owner;
-    this.lockPath = lockPath;
-  }
-}
+export { SessionLockedError };
 
 /** A held lock; {@link release} it when the session closes. */
 export class SessionLock {
@@ -218,15 +195,6 @@ async function breakStaleLock(
 
 function ownerOf(holder: Exclude<Holder, { kind: "gone" }>): LockOwner | undefined {
   return holder.kind === "owner" ? holder.owner : undefined;
-}
-
-function describeOwner(owner: LockOwner | undefined): string {
-  if (owner === undefined) {
-    return "its lock file is being written or is damaged";
-  }
-  const here = owner.hostname === hostname();
-  const who = owner.pid === process.pid && here ? "this process" : `pid ${owner.pid}`;
-  return `${who}${here ? "" : ` on ${owner.hostname}`}: ${owner.command}, since ${owner.acquiredAt}`;
 }
 
 /** `turnloop <arguments>` of this process, for other processes' error messages. */

@@ -1,23 +1,25 @@
 /**
  * Chains events as they are emitted: each gets its envelope with `parentId` = the id of the last
- * persisted event, and persisted ones go to the log before the caller hands them to anyone.
+ * persisted event, and persisted ones go to the store's appender before the caller hands them to
+ * anyone.
  */
 
 import { type EventInput, isEphemeral, type SessionEvent } from "../events/events.js";
-import { createEnvelope, type EventLog } from "./event-log.js";
+import { createEnvelope } from "./envelope.js";
+import type { SessionAppender } from "./session-store.js";
 
-/** Wraps event inputs in envelopes and appends the persisted ones to an {@link EventLog}. */
+/** Wraps event inputs in envelopes and appends the persisted ones to a {@link SessionAppender}. */
 export class SessionWriter {
-  readonly #log: EventLog;
+  readonly #appender: SessionAppender;
   #lastPersistedId: string | null;
 
   /**
-   * @param log the session's open log.
-   * @param lastPersistedId id of the last event already in the log (`null` for an empty log), i.e.
-   * `events.at(-1)?.id ?? null` of what {@link EventLog.open} read.
+   * @param appender the session's appender.
+   * @param lastPersistedId id of the last event already stored (`null` for a new session), i.e.
+   * `log.events.at(-1)?.id ?? null` of what `SessionStore.open` read.
    */
-  constructor(log: EventLog, lastPersistedId: string | null) {
-    this.#log = log;
+  constructor(appender: SessionAppender, lastPersistedId: string | null) {
+    this.#appender = appender;
     this.#lastPersistedId = lastPersistedId;
   }
 
@@ -27,15 +29,15 @@ export class SessionWriter {
   }
 
   /**
-   * Gives `input` its envelope and, unless it is ephemeral, appends it to the log. Ephemeral events
+   * Gives `input` its envelope and, unless it is ephemeral, appends it to the store. Ephemeral events
    * point at the last persisted event and do not move the chain.
-   * @returns the enveloped event, already on disk when persisted.
-   * @throws the log's append errors (closed log, I/O); the chain does not move then.
+   * @returns the enveloped event, appended when persisted.
+   * @throws the appender's errors (closed, I/O); the chain does not move then.
    */
   write(input: EventInput, now?: Date): SessionEvent {
     const event = createEnvelope(input, this.#lastPersistedId, now);
     if (!isEphemeral(event.type)) {
-      this.#log.append(event);
+      this.#appender.append(event);
       this.#lastPersistedId = event.id;
     }
     return event;

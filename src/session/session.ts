@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { type CompactionResult, compactConversation } from "../agent/compaction.js";
 import { History } from "../agent/history.js";
 import {
@@ -9,7 +8,6 @@ import {
 } from "../agent/loop.js";
 import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
 import { interrupted } from "../agent/tool-calls.js";
-import { errorMessage } from "../events/errors.js";
 import type {
   EventInput,
   PromptImage,
@@ -18,24 +16,12 @@ import type {
   SessionEventOf,
   UserMessageSource,
 } from "../events/events.js";
-import { isEphemeral } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
-import { createEnvelope, EventLog } from "./event-log.js";
-import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";
+import { newSessionId, validateSessionId } from "./paths.js";
 import { repairNotice } from "./repair-notice.js";
 import { eventRedactor } from "./secrets.js";
-import { SessionLock } from "./session-lock.js";
-import { SessionWriter } from "./session-writer.js";
-
-/** Runs `open` holding `lock`; releases the lock when `open` throws. */
-async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-}
+import { SessionJournal } from "./session-journal.js";
+import type { SessionAppender, SessionStore } from "./session-store.js";
 
 /** Agent settings a session fills in itself. */
 export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
@@ -55,39 +41,31 @@ export class PromptInProgressError extends Error {
 }
 
 /**
- * One session: its `events.jsonl`, the history folded from it, and its subscribers.
+ * One session: its events in a {@link SessionStore}, the history folded from them, and its
+ * subscribers.
  *
- * Every event goes through {@link Session.emit}: persisted events are on disk before any
- * subscriber sees them, and the log is synced at each `assistant.turn_end` and before a prompt's
- * outcome is returned.
+ * Every event goes through {@link Session.emit}: persisted events are appended to the store before
+ * any subscriber sees them, and committed (durable) before a tool starts running (the loop's
+ * checkpoint), at each `assistant.turn_end` and before a prompt's outcome is returned.
  */
 export class Session {
   readonly id: string;
   readonly cwd: string;
+  /** The session's own folder for files (saved tool outputs, MCP results, uploads). */
   readonly directory: string;
-  /** `session.start` of this session, as in the log. */
+  /** `session.start` of this session, as stored. */
   readonly start: SessionEventOf<"session.start">["data"];
   readonly history = new History();
   /** Rules from "always" answers recorded in this session's log (they survive resume). */
   readonly grants: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
   /** The last `session.instructions_loaded` of this session's log, if any. */
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
-  private readonly log: EventLog;
-  private readonly lock: SessionLock;
-  private readonly writer: SessionWriter;
+  private readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
   private readonly redact: (input: EventInput) => EventInput;
   private running: AbortController | undefined;
   private mcpServers: McpServers | undefined;
-  /**
-   * Set when the log refused an event of the running prompt (e.g. `ENOSPC`): the prompt is
-   * stopped, and its later persisted events are dropped, since they would describe a history the
-   * disk does not have. Reported as `session.error` when the prompt ends.
-   */
-  private writeFailure: unknown;
-  /** The error answer of the prompt whose write failed, once reported. */
-  private failedPrompt: { errorType: "storage"; message: string } | undefined;
   /**
    * Events of opening the session, emitted before anyone could subscribe: `session.start`, and on
    * resume `session.resume` and repairs. Faces that print every event (`--output-format json`)
@@ -106,18 +84,20 @@ export class Session {
     return this.openingEvents.find((event) => event.type === "session.resume");
   }
 
+  /** Where the session's events are stored (the file store: the path of `events.jsonl`). */
+  get transcriptPath(): string {
+    return this.journal.appender.location;
+  }
+
   private constructor(
-    log: EventLog,
-    lock: SessionLock,
-    writer: SessionWriter,
+    appender: SessionAppender,
+    lastPersistedId: string | null,
     start: SessionEventOf<"session.start">["data"],
     directory: string,
     environment: NodeJS.ProcessEnv,
   ) {
+    this.journal = new SessionJournal(appender, lastPersistedId);
     this.redact = eventRedactor(environment);
-    this.log = log;
-    this.lock = lock;
-    this.writer = writer;
     this.start = start;
     this.id = start.sessionId;
     this.cwd = start.cwd;
@@ -125,34 +105,22 @@ export class Session {
   }
 
   /**
-   * Starts a new session under `home` and writes its `session.start`. `options.sessionId` lets an
+   * Starts a new session in `store` and commits its `session.start`. `options.sessionId` lets an
    * app choose the id (the Copilot SDK does); default a new UUID. `options.environment` is the
-   * session host's, whose secrets are redacted from every event (default: this process's). Takes the session's lock
-   * (see session-lock.ts) until {@link close}.
+   * session host's, whose secrets are redacted from every event (default: this process's). Holds
+   * the session's writer lease until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
    * a session with that id open; Error when a session with that id exists.
    */
   static async create(
-    home: string,
+    store: SessionStore,
     cwd: string,
     model: string,
     options: { sessionId?: string; environment?: NodeJS.ProcessEnv } = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
-    const directory = sessionDirectory(home, sessionId);
-    await mkdir(directory, { recursive: true });
-    const lock = await SessionLock.acquire(directory, sessionId);
-    const { log, events, repaired } = await withLock(lock, () =>
-      EventLog.open(eventsPath(home, sessionId), {
-        create: true,
-      }),
-    );
-    if (events.length > 0 || repaired.length > 0) {
-      await log.close();
-      await lock.release();
-      throw new Error(`a session ${sessionId} already exists; resume it instead`);
-    }
+    const appender = await store.create(sessionId);
     const start: SessionEventOf<"session.start">["data"] = {
       sessionId,
       version: 1,
@@ -162,62 +130,56 @@ export class Session {
       cwd,
       model,
     };
-    const writer = new SessionWriter(log, null);
     const environment = options.environment ?? process.env;
-    const session = new Session(log, lock, writer, start, directory, environment);
+    const folder = store.filesFolder(sessionId);
+    const session = new Session(appender, null, start, folder, environment);
     session.openingEvents = [session.emit({ type: "session.start", data: start })];
-    await log.flush();
+    await session.journal.commit();
     return session;
   }
 
   /**
-   * Reopens a session: folds its log into the history, records `session.resume` with the damage
-   * the reader skipped, and gives every tool call left without a result (crash, kill) an
-   * interrupted result, on disk before the next model request (case 01). `options.environment`
-   * as for {@link create}. Takes the session's lock (see session-lock.ts) until {@link close}.
+   * Reopens a session: folds its events into the history, records `session.resume` with the
+   * damage the reader skipped, and gives every tool call left without a result (crash, kill) an
+   * interrupted result, committed before the next model request (case 01). `options.environment`
+   * as for {@link create}. Holds the session's writer lease until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
    * SessionLockedError when the session is open for writing (another process, or this one); an
    * Error when the log has no `session.start`.
    */
   static async resume(
-    home: string,
+    store: SessionStore,
     sessionId: string,
     options: { environment?: NodeJS.ProcessEnv } = {},
   ): Promise<Session> {
-    const directory = sessionDirectory(home, sessionId);
-    const lock = await SessionLock.acquire(directory, sessionId);
-    const opened = await withLock(lock, () =>
-      EventLog.open(eventsPath(home, sessionId), {
-        create: false,
-      }),
-    );
-    const first = opened.events.find((event) => event.type === "session.start");
+    const { appender, log } = await store.open(sessionId);
+    const first = log.events.find((event) => event.type === "session.start");
     if (first?.type !== "session.start") {
-      await opened.log.close();
-      await lock.release();
+      await appender.close();
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
-    const writer = new SessionWriter(opened.log, opened.events.at(-1)?.id ?? null);
+    const lastId = log.events.at(-1)?.id ?? null;
     const environment = options.environment ?? process.env;
-    const session = new Session(opened.log, lock, writer, first.data, directory, environment);
-    for (const event of opened.events) {
+    const folder = store.filesFolder(sessionId);
+    const session = new Session(appender, lastId, first.data, folder, environment);
+    for (const event of log.events) {
       session.history.apply(event);
       session.recordGrant(event);
       session.recordInstructions(event);
     }
-    const repaired: RepairNote[] = opened.repaired;
-    const notice = repairNotice(opened.events, repaired, session.history.pendingToolCalls.length);
+    const repaired: RepairNote[] = log.repaired;
+    const notice = repairNotice(log.events, repaired, session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
       type: "session.resume",
       data: {
         resumeTime: new Date().toISOString(),
-        eventCount: opened.events.length,
+        eventCount: log.events.length,
         repaired,
         ...(notice === undefined ? {} : { notice }),
       },
     });
     session.openingEvents = [first, resumeEvent, ...session.closeOpenToolCalls()];
-    await opened.log.flush();
+    await session.journal.commit();
     return session;
   }
 
@@ -247,46 +209,27 @@ export class Session {
   }
 
   /**
-   * Records an event: secrets redacted (secrets.ts), envelope, disk (unless ephemeral), history,
+   * Records an event: secrets redacted (secrets.ts), envelope, store (unless ephemeral), history,
    * then subscribers, so the live history and what subscribers see equal what a resume reads. A
-   * listener that throws does not stop the others or the loop.
+   * listener that throws does not stop the others or the loop. Inside a prompt, an event the
+   * store refuses stops the prompt (session-journal.ts).
+   * @throws the store's error when no prompt is running.
    */
   emit(input: EventInput): SessionEvent {
-    const redacted = this.redact(input);
-    if (redacted.type === "session.idle" && this.writeFailure !== undefined) {
-      this.reportWriteFailure();
-      return this.deliver(this.writer.write({ type: "session.idle", data: {} }));
+    const recorded = this.journal.record(this.redact(input), this.running);
+    for (const event of recorded.deliver) {
+      this.deliver(event);
     }
-    let event: SessionEvent;
-    try {
-      event = this.recordable(redacted);
-    } catch (error) {
-      if (this.running === undefined) {
-        throw error;
-      }
-      // Inside a prompt (whose promise never throws): stop it, and say why when it ends.
-      this.writeFailure ??= error;
-      this.running.abort();
-      return createEnvelope(redacted, this.writer.lastPersistedId);
-    }
-    return this.deliver(event);
-  }
-
-  /** Writes `input` (unless ephemeral), or refuses it after a failed write in this prompt. */
-  private recordable(input: EventInput): SessionEvent {
-    if (this.writeFailure !== undefined && !isEphemeral(input.type)) {
-      throw this.writeFailure;
-    }
-    return this.writer.write(input);
+    return recorded.event;
   }
 
   /** Folds `event` into the history and hands it to every subscriber. */
-  private deliver(event: SessionEvent): SessionEvent {
+  private deliver(event: SessionEvent): void {
     this.history.apply(event);
     this.recordGrant(event);
     this.recordInstructions(event);
     if (event.type === "assistant.turn_end") {
-      this.log.flush().catch(() => undefined);
+      this.journal.commit(this.running).catch(() => undefined);
     }
     for (const listener of this.listeners) {
       try {
@@ -295,37 +238,12 @@ export class Session {
         // A face's bug must not break the session; the face reports its own errors.
       }
     }
-    return event;
-  }
-
-  /**
-   * Ends a prompt whose log write failed: `session.error` (written if the disk takes it now, sent
-   * to subscribers either way). Calls left open get their interrupted result at the next prompt
-   * or resume.
-   */
-  private reportWriteFailure(): void {
-    const failure = this.writeFailure;
-    this.writeFailure = undefined;
-    const message = this.storageMessage(failure);
-    const error: EventInput = { type: "session.error", data: { errorType: "storage", message } };
-    this.failedPrompt = { errorType: "storage", message };
-    let event: SessionEvent;
-    try {
-      event = this.writer.write(error);
-    } catch {
-      event = createEnvelope(error, this.writer.lastPersistedId);
-    }
-    this.deliver(event);
-  }
-
-  private storageMessage(failure: unknown): string {
-    return `${this.log.path} could not be written (${errorMessage(failure)}): the prompt was stopped; every event written before is kept`;
   }
 
   /**
    * Runs one prompt through the loop, with `images` given alongside its text. `signal` (optional)
    * cancels it, as does {@link cancel}.
-   * Resolves once the outcome is on disk.
+   * Resolves once the outcome is committed.
    * @throws PromptInProgressError when a prompt is already running (one at a time, case 26).
    */
   async prompt(
@@ -333,18 +251,7 @@ export class Session {
     content: string,
     options: { source?: UserMessageSource; signal?: AbortSignal; images?: PromptImage[] } = {},
   ): Promise<PromptOutcome> {
-    if (this.running !== undefined) {
-      throw new PromptInProgressError(this.id);
-    }
-    const controller = new AbortController();
-    this.running = controller;
-    const onAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) {
-      controller.abort();
-    }
-    let outcome: PromptOutcome;
-    try {
+    const outcome = await this.whileRunning(options.signal, async (controller) => {
       // Calls a failed write left open get their interrupted result before anything else.
       this.closeOpenToolCalls();
       const mcp = this.mcpServers;
@@ -355,27 +262,18 @@ export class Session {
         cwd: this.cwd,
         sessionDirectory: this.directory,
       };
-      const conversation = {
-        history: this.history,
-        emit: (event: EventInput) => void this.emit(event),
-      };
-      const source = options.source ?? "user";
       const prompt = {
         content,
-        source,
+        source: options.source ?? "user",
         ...(options.images === undefined ? {} : { images: options.images }),
       };
-      outcome = await runPrompt(agentSettings, conversation, prompt, controller.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-      this.running = undefined;
-    }
-    const failed = this.failedPrompt;
-    this.failedPrompt = undefined;
+      return runPrompt(agentSettings, this.conversation(controller), prompt, controller.signal);
+    });
+    const failed = this.journal.takeFailedPrompt();
     try {
-      await this.log.flush();
+      await this.journal.commit();
     } catch (error) {
-      return { error: { errorType: "storage", message: this.storageMessage(error) } };
+      return { error: { errorType: "storage", message: this.journal.storageMessage(error) } };
     }
     return failed === undefined ? outcome : { error: failed };
   }
@@ -383,7 +281,7 @@ export class Session {
   /**
    * Compacts the history now (`/compact`, `sessions compact`, `session.history.compact`): one
    * summary request with the user's `instructions`, recorded as a compaction with trigger
-   * `manual`. Cancelled by {@link cancel} or `options.signal`. Resolves once it is on disk.
+   * `manual`. Cancelled by {@link cancel} or `options.signal`. Resolves once it is committed.
    * @throws PromptInProgressError when a prompt is running.
    */
   async compact(
@@ -391,32 +289,17 @@ export class Session {
     instructions: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<CompactionResult> {
-    if (this.running !== undefined) {
-      throw new PromptInProgressError(this.id);
-    }
-    const controller = new AbortController();
-    this.running = controller;
-    const onAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) {
-      controller.abort();
-    }
     try {
-      const conversation = {
-        history: this.history,
-        emit: (event: EventInput) => void this.emit(event),
-      };
-      const tools = toolSpecifications(settings.tools);
-      return await compactConversation(
-        settings,
-        conversation,
-        { trigger: "manual", tools, instructions },
-        controller.signal,
+      return await this.whileRunning(options.signal, (controller) =>
+        compactConversation(
+          settings,
+          this.conversation(controller),
+          { trigger: "manual", tools: toolSpecifications(settings.tools), instructions },
+          controller.signal,
+        ),
       );
     } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-      this.running = undefined;
-      await this.log.flush();
+      await this.journal.commit();
     }
   }
 
@@ -425,14 +308,48 @@ export class Session {
     this.running?.abort();
   }
 
-  /** Closes the MCP servers, then syncs and closes the log and releases the session's lock. */
+  /** Closes the MCP servers, then commits and closes the appender, releasing the lease. */
   async close(): Promise<void> {
     try {
       await this.mcpServers?.close();
-      await this.log.close();
     } finally {
-      await this.lock.release();
+      await this.journal.appender.close();
     }
+  }
+
+  /**
+   * Runs `work` as the session's one running prompt, cancelled by `signal` or {@link cancel}.
+   * @throws PromptInProgressError when a prompt is already running.
+   */
+  private async whileRunning<T>(
+    signal: AbortSignal | undefined,
+    work: (controller: AbortController) => Promise<T>,
+  ): Promise<T> {
+    if (this.running !== undefined) {
+      throw new PromptInProgressError(this.id);
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) {
+      controller.abort();
+    }
+    try {
+      return await work(controller);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      this.running = undefined;
+    }
+  }
+
+  /** What the loop reads and writes; `checkpoint` commits before a tool runs. */
+  private conversation(controller: AbortController) {
+    return {
+      history: this.history,
+      emit: (event: EventInput) => void this.emit(event),
+      checkpoint: () => this.journal.commit(controller),
+    };
   }
 
   private recordInstructions(event: SessionEvent): void {

@@ -1,62 +1,40 @@
 /**
- * The sessions under `$TURNLOOP_HOME/session-state`: list, find the newest in a folder, delete.
+ * The file store's listing and deletion over `$TURNLOOP_HOME/session-state`.
  *
- * Listing reads each `events.jsonl` once as bytes and looks at line prefixes (every line we write
- * starts with `{"type":"<type>"`, see `serializeEvent`): `assistant.turn_start` lines are counted
- * without parsing, and only `session.start`, the first user prompts and the last line are parsed.
+ * Listing never reads whole logs: each session's `metadata.json` (session-metadata.ts) is read
+ * and checked against the size of its `events.jsonl`; only bytes past what it describes are
+ * scanned, and a log without usable metadata is scanned once, then described. A folder left
+ * without a log (a process killed between taking the lock and writing `session.start`) is
+ * removed once its lock's owner is gone.
  */
 
-import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { open, readdir, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
-import type { SessionEventOf } from "../events/events.js";
-import { decodeEventLine } from "./event-log.js";
-import {
-  eventsPath,
-  isValidSessionId,
-  sessionDirectory,
-  sessionsRoot,
-  validateSessionId,
-} from "./paths.js";
+import { eventsPath, isValidSessionId, sessionDirectory, sessionsRoot } from "./paths.js";
 import { SessionLock, SessionLockedError } from "./session-lock.js";
-
-/** One line of `turnloop sessions` / `session/list`. */
-export interface SessionSummary {
-  sessionId: string;
-  /** From `session.start`; `null` when the log has no readable `session.start` (see `problem`). */
-  cwd: string | null;
-  model: string | null;
-  /** ISO-8601, from `session.start`. */
-  startTime: string | null;
-  /** ISO-8601: timestamp of the last valid event, else the file's (or folder's) mtime. */
-  lastActivity: string;
-  /** Number of model requests: complete `assistant.turn_start` lines. */
-  turns: number;
-  /** The first `user.message` with source `user`, on one line, at most 80 characters. */
-  firstPrompt: string | null;
-  eventsPath: string;
-  /**
-   * Set when the log cannot be read or has no `session.start`. Such sessions are still listed
-   * (with what is known) so that they can be inspected and deleted; resuming them will fail.
-   */
-  problem?: string;
-}
-
-const FIRST_PROMPT_LENGTH = 80;
-/** Files read at once while listing: enough to overlap I/O, few enough to bound memory. */
-const LISTING_CONCURRENCY = 8;
-const NEWLINE = 0x0a;
-
-const TURN_START_PREFIX = Buffer.from('{"type":"assistant.turn_start"');
-const SESSION_START_PREFIX = Buffer.from('{"type":"session.start"');
-const USER_MESSAGE_PREFIX = Buffer.from('{"type":"user.message"');
+import {
+  emptyScan,
+  type LogScan,
+  readMetadata,
+  scanBytes,
+  writeMetadata,
+} from "./session-metadata.js";
+import type { SessionSummary } from "./session-store.js";
 
 /**
- * Every session with an `events.jsonl`, newest `lastActivity` first (ties by id). Folders whose
- * name is not a valid session id or that hold no `events.jsonl` are not sessions and are skipped;
- * a missing `session-state` folder gives `[]`. Damaged or unreadable logs are listed with
- * `problem` set, never thrown. With `filter.cwd`, only the sessions whose `session.start` cwd is
- * that folder (both resolved to absolute paths).
+ * Sessions summarized at once. Current metadata is read synchronously; this overlaps the reads of
+ * logs whose metadata is missing or behind, and bounds memory to that many of them.
+ */
+const LISTING_CONCURRENCY = 16;
+/** How old a folder without a log must be before it is taken for debris (its creator is slow). */
+const DEBRIS_GRACE_MS = 5_000;
+
+/**
+ * Every session with at least one line in its `events.jsonl`, newest `lastActivity` first (ties
+ * by id). Folders whose name is not a valid session id are not sessions and are skipped; a
+ * missing `session-state` folder gives `[]`. Damaged or unreadable logs are listed with `problem` set, never thrown.
  * @throws only when `session-state` exists but cannot be listed (e.g. `EACCES`).
  */
 export async function listSessions(
@@ -74,15 +52,20 @@ export async function listSessions(
   }
   const sessionIds = entries.filter(isValidSessionId);
   const summaries: SessionSummary[] = [];
-  for (let start = 0; start < sessionIds.length; start += LISTING_CONCURRENCY) {
-    const batch = sessionIds.slice(start, start + LISTING_CONCURRENCY);
-    const results = await Promise.all(batch.map((sessionId) => summarizeSession(home, sessionId)));
-    for (const summary of results) {
+  let next = 0;
+  const worker = async () => {
+    for (
+      let sessionId = sessionIds[next++];
+      sessionId !== undefined;
+      sessionId = sessionIds[next++]
+    ) {
+      const summary = await summarizeSession(home, sessionId);
       if (summary !== undefined) {
         summaries.push(summary);
       }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: LISTING_CONCURRENCY }, worker));
   const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
   return summaries
     .filter(
@@ -93,48 +76,6 @@ export async function listSessions(
 }
 
 /**
- * The session with the newest `lastActivity` whose `session.start` cwd is `cwd` (both resolved to
- * absolute paths), for `--continue`; `undefined` when there is none.
- * @throws as {@link listSessions}.
- */
-export async function newestSessionInCwd(
-  home: string,
-  cwd: string,
-): Promise<SessionSummary | undefined> {
-  const [newest] = await listSessions(home, { cwd });
-  return newest;
-}
-
-/**
- * The full id of the session `idOrPrefix` names: the id itself when such a session exists, else
- * the one session whose id starts with it (as `git` resolves short hashes).
- * @returns the id, or an error message (no such session / ambiguous prefix).
- */
-export async function resolveSessionId(
-  home: string,
-  idOrPrefix: string,
-): Promise<{ ok: true; sessionId: string } | { ok: false; message: string }> {
-  const sessions = await listSessions(home);
-  if (sessions.some((session) => session.sessionId === idOrPrefix)) {
-    return { ok: true, sessionId: idOrPrefix };
-  }
-  const matches = sessions.filter((session) => session.sessionId.startsWith(idOrPrefix));
-  const [only] = matches;
-  if (matches.length === 1 && only !== undefined) {
-    return { ok: true, sessionId: only.sessionId };
-  }
-  return matches.length === 0
-    ? { ok: false, message: `no session ${idOrPrefix} in ${home}` }
-    : {
-        ok: false,
-        message: `${idOrPrefix} matches ${matches.length} sessions (${matches
-          .slice(0, 3)
-          .map((session) => session.sessionId)
-          .join(", ")}${matches.length > 3 ? ", …" : ""}); give more of the id`,
-      };
-}
-
-/**
  * Deletes the session's folder with everything in it, unless a live process has it open for
  * writing (see session-lock.ts): a log is never pulled from under its writer.
  * @returns `true` when it was deleted, `false` when there was no such session.
@@ -142,7 +83,7 @@ export async function resolveSessionId(
  * session is open (this process included: close it first); I/O errors as is.
  */
 export async function deleteSession(home: string, sessionId: string): Promise<boolean> {
-  const directory = sessionDirectory(home, validateSessionId(sessionId));
+  const directory = sessionDirectory(home, sessionId);
   const holder = await SessionLock.holder(directory);
   if (holder !== undefined) {
     const owner = holder === "unreadable" ? undefined : holder;
@@ -164,111 +105,97 @@ async function summarizeSession(
   home: string,
   sessionId: string,
 ): Promise<SessionSummary | undefined> {
+  const directory = sessionDirectory(home, sessionId);
   const path = eventsPath(home, sessionId);
-  const empty = { sessionId, cwd: null, model: null, startTime: null, turns: 0, firstPrompt: null };
-  let bytes: Buffer;
+  const empty = { sessionId, cwd: null, model: null, startTime: null, eventsPath: path };
+  let scan: LogScan;
   try {
-    bytes = await readFile(path);
+    scan = await currentScan(directory, path);
   } catch (error) {
     // No events.jsonl, or a stray file named like a session: not a session.
     if (isMissingFileError(error)) {
+      await removeDebris(directory);
       return undefined;
     }
-    const lastActivity = await modifiedTime(sessionDirectory(home, sessionId));
-    return { ...empty, lastActivity, eventsPath: path, problem: describeReadError(error) };
+    const lastActivity = await modifiedTime(directory);
+    return {
+      ...empty,
+      lastActivity,
+      turns: 0,
+      eventCount: 0,
+      size: 0,
+      firstPrompt: null,
+      problem: `cannot read events.jsonl: ${errorMessage(error)}`,
+    };
   }
-  const scan = scanLog(bytes);
-  const lastActivity = scan.lastTimestamp ?? (await modifiedTime(path));
+  if (scan.size === 0) {
+    // No event yet: a session being created, or what a kill during creation left.
+    await removeDebris(directory);
+    return undefined;
+  }
   const summary: SessionSummary = {
     ...empty,
-    lastActivity,
+    lastActivity: scan.lastTimestamp ?? (await modifiedTime(path)),
     turns: scan.turns,
-    firstPrompt: scan.firstPrompt ?? null,
-    eventsPath: path,
+    eventCount: scan.eventCount,
+    size: scan.size,
+    firstPrompt: scan.firstPrompt,
   };
-  if (scan.start === undefined) {
-    return { ...summary, problem: "events.jsonl has no readable session.start" };
-  }
-  const { cwd, model, startTime } = scan.start.data;
-  return { ...summary, cwd, model, startTime };
+  return scan.start === null
+    ? { ...summary, problem: "events.jsonl has no readable session.start" }
+    : { ...summary, ...scan.start };
 }
 
-interface LogScan {
-  start: SessionEventOf<"session.start"> | undefined;
-  firstPrompt: string | undefined;
-  turns: number;
-  lastTimestamp: string | undefined;
-}
-
-/** One pass over the complete lines; parses only the lines a summary needs. */
-function scanLog(bytes: Buffer): LogScan {
-  const validLength = bytes.lastIndexOf(NEWLINE) + 1;
-  const scan: LogScan = {
-    start: undefined,
-    firstPrompt: undefined,
-    turns: 0,
-    lastTimestamp: undefined,
-  };
-  let offset = 0;
-  while (offset < validLength) {
-    const end = bytes.indexOf(NEWLINE, offset);
-    if (hasPrefix(bytes, offset, end, TURN_START_PREFIX)) {
-      scan.turns += 1;
-    } else if (scan.start === undefined && hasPrefix(bytes, offset, end, SESSION_START_PREFIX)) {
-      const result = decodeEventLine(bytes.subarray(offset, end));
-      if (result.kind === "event" && result.event.type === "session.start") {
-        const { cwd, model, startTime } = result.event.data;
-        // The reader checks the envelope only; a hand-edited start must not crash the listing.
-        if ([cwd, model, startTime].every((field) => typeof field === "string")) {
-          scan.start = result.event;
-        }
-      }
-    } else if (
-      scan.firstPrompt === undefined &&
-      hasPrefix(bytes, offset, end, USER_MESSAGE_PREFIX)
-    ) {
-      const result = decodeEventLine(bytes.subarray(offset, end));
-      if (result.kind === "event" && result.event.type === "user.message") {
-        const { source, content } = result.event.data;
-        if (source === "user" && typeof content === "string") {
-          scan.firstPrompt = oneLine(content, FIRST_PROMPT_LENGTH);
-        }
-      }
-    }
-    offset = end + 1;
+/**
+ * The metadata of the log at `path`, brought up to date: stored metadata as is when the log's
+ * complete lines are exactly what it describes, else continued over the bytes past it, else (none
+ * stored, or it describes more than the log has) a scan of the whole log. A changed result is
+ * stored for the next listing (a failure to store it only costs that listing a scan).
+ * @throws the log's I/O errors (`ENOENT` when there is none).
+ */
+async function currentScan(directory: string, path: string): Promise<LogScan> {
+  // Synchronous, as readMetadata: cheaper than a trip through the I/O threads for each session.
+  const { size } = statSync(path);
+  const stored = readMetadata(directory);
+  if (stored !== undefined && stored.size === size) {
+    return stored;
   }
-  scan.lastTimestamp = lastTimestamp(bytes, validLength);
+  const base = stored !== undefined && stored.size < size ? stored : emptyScan();
+  const handle = await open(path, "r");
+  let tail: Buffer;
+  try {
+    tail = Buffer.alloc(size - base.size);
+    await handle.read(tail, 0, tail.length, base.size);
+  } finally {
+    await handle.close();
+  }
+  const scan = scanBytes(base, tail);
+  if (scan.size > 0 && (scan.size !== base.size || stored === undefined)) {
+    await writeMetadata(directory, scan).catch(() => undefined);
+  }
   return scan;
 }
 
-/** Timestamp of the last line that decodes as an event, walking back from `validLength`. */
-function lastTimestamp(bytes: Buffer, validLength: number): string | undefined {
-  let end = validLength - 1;
-  while (end >= 0) {
-    const start = end === 0 ? 0 : bytes.lastIndexOf(NEWLINE, end - 1) + 1;
-    const result = decodeEventLine(bytes.subarray(start, end));
-    if (result.kind === "event") {
-      return result.event.timestamp;
+/**
+ * Removes `directory` when it holds nothing but a lock whose owner is gone and an empty log (or
+ * less), and is older than {@link DEBRIS_GRACE_MS}: what a kill between creating a new session's
+ * folder and writing its first event leaves behind. Never throws.
+ */
+async function removeDebris(directory: string): Promise<void> {
+  try {
+    const entries = await readdir(directory);
+    const debris = ["lock", "lock.break", "events.jsonl", "metadata.json"];
+    if (
+      !entries.every((entry) => debris.includes(entry)) ||
+      Date.now() - (await stat(directory)).mtimeMs < DEBRIS_GRACE_MS ||
+      (await SessionLock.holder(directory)) !== undefined
+    ) {
+      return;
     }
-    end = start - 1;
+    await rm(directory, { recursive: true });
+  } catch {
+    // Not a folder, already gone, or not ours to remove: leave it.
   }
-  return undefined;
-}
-
-function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): boolean {
-  return (
-    end - start >= prefix.length &&
-    bytes.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0
-  );
-}
-
-/** `text` with whitespace runs collapsed to one space, cut to `length` code points with `…`. */
-function oneLine(text: string, length: number): string {
-  const codePoints = Array.from(text.replace(/\s+/g, " ").trim());
-  if (codePoints.length <= length) {
-    return codePoints.join("");
-  }
-  return `${codePoints.slice(0, length - 1).join("")}…`;
 }
 
 async function modifiedTime(path: string): Promise<string> {
@@ -290,9 +217,4 @@ function byNewestActivity(left: SessionSummary, right: SessionSummary): number {
 function timeOf(timestamp: string): number {
   const time = Date.parse(timestamp);
   return Number.isNaN(time) ? 0 : time;
-}
-
-function describeReadError(error: unknown): string {
-  const detail = errorMessage(error);
-  return `cannot read events.jsonl: ${detail}`;
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
+import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { Session } from "../../src/session/session.js";
 import { AcpHarness, normalise, requestMessages } from "./support.js";
@@ -38,7 +39,7 @@ describe("a log written in the old turn order", () => {
     const log = await readEventLog(path);
     expect(log.repaired).toEqual([]);
     expect(log.events).toHaveLength(17);
-    const session = await Session.resume(harness.home, SESSION_ID);
+    const session = await Session.resume(new FileSessionStore(harness.home), SESSION_ID);
     try {
       // Every tool call has its result: resume adds only its own event.
       expect(session.openingEvents.map((event) => event.type)).toEqual([

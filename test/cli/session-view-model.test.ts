@@ -2,8 +2,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { readNumberedLog } from "../../src/cli/session-view/read-numbered.js";
 import { buildSessionView, type SessionView } from "../../src/cli/session-view/view-model.js";
+import { readEventLog } from "../../src/session/event-log.js";
+
+/** A log as the view reads it through the store: each event with its line. */
+async function readNumberedLog(path: string) {
+  const log = await readEventLog(path);
+  const events = log.events.map((event, index) => ({ event, line: log.seqs[index] ?? 0 }));
+  return { events, repaired: log.repaired };
+}
 
 const golden = (name: string) =>
   fileURLToPath(new URL(`./session-view-golden/${name}`, import.meta.url));

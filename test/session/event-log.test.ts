@@ -56,7 +56,13 @@ describe("readEventLog", () => {
     const events = goldenEvents();
     const bytes = toJsonl(events);
     const contents = await readEventLog(await writeLog(bytes));
-    expect(contents).toEqual({ events, repaired: [], validLength: bytes.length });
+    expect(contents).toEqual({
+      events,
+      seqs: events.map((_, index) => index + 1),
+      repaired: [],
+      validLength: bytes.length,
+      nextSeq: events.length + 1,
+    });
     expect(contents.events.map((event) => event.parentId)).toEqual([
       null,
       ...events.slice(0, -1).map((event) => event.id),
@@ -70,8 +76,10 @@ describe("readEventLog", () => {
     const contents = await readEventLog(await writeLog(Buffer.concat([complete, torn])));
     expect(contents).toEqual({
       events,
+      seqs: [1, 2, 3, 4, 5],
       repaired: [{ line: 6, offset: complete.length, length: torn.length, reason: "torn_tail" }],
       validLength: complete.length,
+      nextSeq: 6,
     });
   });
 
@@ -168,13 +176,17 @@ describe("readEventLog", () => {
   it("loads an empty file and a file of only a newline as no events", async () => {
     expect(await readEventLog(await writeLog(Buffer.alloc(0)))).toEqual({
       events: [],
+      seqs: [],
       repaired: [],
       validLength: 0,
+      nextSeq: 1,
     });
     expect(await readEventLog(await writeLog(Buffer.from("\n")))).toEqual({
       events: [],
+      seqs: [],
       repaired: [],
       validLength: 1,
+      nextSeq: 2,
     });
   });
 
@@ -262,8 +274,10 @@ describe("EventLog", () => {
     await log.close();
     expect(await readEventLog(path)).toEqual({
       events: [event],
+      seqs: [2],
       repaired: [],
       validLength: 1 + serializeEvent(event).length,
+      nextSeq: 3,
     });
   });
 

@@ -1,14 +1,13 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EventLog, readEventLog } from "../../src/session/event-log.js";
+import { FileSessionStore } from "../../src/session/file-store.js";
 import { SessionWriter } from "../../src/session/session-writer.js";
 import { makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
 
 describe("SessionWriter", () => {
   it("chains persisted events and points ephemeral ones at the last persisted event", async () => {
-    const path = join(await makeTemporaryDirectory(), "s1", "events.jsonl");
-    const { log } = await EventLog.open(path, { create: true });
-    const writer = new SessionWriter(log, null);
+    const store = new FileSessionStore(await makeTemporaryDirectory());
+    const appender = await store.create("s1");
+    const writer = new SessionWriter(appender, null);
 
     const start = writer.write(sessionStart("s1"));
     const prompt = writer.write(userMessage("hello"));
@@ -21,7 +20,7 @@ describe("SessionWriter", () => {
       data: { messageId: "m1", content: "hi", toolRequests: [], finishReason: "stop" },
     });
     const idle = writer.write({ type: "session.idle", data: { stopReason: "end_turn" } });
-    await log.close();
+    await appender.close();
 
     expect(start.parentId).toBeNull();
     expect(prompt.parentId).toBe(start.id);
@@ -29,33 +28,37 @@ describe("SessionWriter", () => {
     expect(message.parentId).toBe(prompt.id);
     expect(idle).toMatchObject({ parentId: message.id, ephemeral: true });
     expect(writer.lastPersistedId).toBe(message.id);
-    expect((await readEventLog(path)).events).toEqual([start, prompt, message]);
+    expect((await store.read("s1")).events).toEqual([start, prompt, message]);
   });
 
   it("continues the chain after a reopen", async () => {
-    const path = join(await makeTemporaryDirectory(), "events.jsonl");
-    const first = await EventLog.open(path, { create: true });
-    const start = new SessionWriter(first.log, null).write(sessionStart("s1"));
-    await first.log.close();
+    const store = new FileSessionStore(await makeTemporaryDirectory());
+    const first = await store.create("s1");
+    const start = new SessionWriter(first, null).write(sessionStart("s1"));
+    await first.close();
 
-    const second = await EventLog.open(path, { create: false });
-    const writer = new SessionWriter(second.log, second.events.at(-1)?.id ?? null);
+    const second = await store.open("s1");
+    const writer = new SessionWriter(second.appender, second.log.events.at(-1)?.id ?? null);
     const resume = writer.write({
       type: "session.resume",
-      data: { resumeTime: "2026-03-01T11:00:00.000Z", eventCount: 1, repaired: second.repaired },
+      data: {
+        resumeTime: "2026-03-01T11:00:00.000Z",
+        eventCount: 1,
+        repaired: second.log.repaired,
+      },
     });
-    await second.log.close();
+    await second.appender.close();
 
     expect(resume.parentId).toBe(start.id);
-    expect((await readEventLog(path)).events).toEqual([start, resume]);
+    expect((await store.read("s1")).events).toEqual([start, resume]);
   });
 
   it("does not move the chain when the append fails", async () => {
-    const path = join(await makeTemporaryDirectory(), "events.jsonl");
-    const { log } = await EventLog.open(path, { create: true });
-    const writer = new SessionWriter(log, null);
+    const store = new FileSessionStore(await makeTemporaryDirectory());
+    const appender = await store.create("s1");
+    const writer = new SessionWriter(appender, null);
     const start = writer.write(sessionStart("s1"));
-    await log.close();
+    await appender.close();
     expect(() => writer.write(userMessage("late"))).toThrow(/closed/);
     expect(writer.lastPersistedId).toBe(start.id);
   });

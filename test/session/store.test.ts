@@ -1,9 +1,9 @@
-import { mkdir, readdir, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EventInput } from "../../src/events/events.js";
+import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath, InvalidSessionIdError, sessionsRoot } from "../../src/session/paths.js";
-import { deleteSession, listSessions, newestSessionInCwd } from "../../src/session/store.js";
 import {
   buildEvents,
   makeTemporaryDirectory,
@@ -81,7 +81,21 @@ async function writeThreeSessions(home: string): Promise<void> {
   await writeSession(home, THIRD, Buffer.concat([third, tornTurn]));
 }
 
-describe("listSessions", () => {
+const listSessions = (home: string) => new FileSessionStore(home).list();
+const deleteSession = (home: string, sessionId: string) =>
+  new FileSessionStore(home).delete(sessionId);
+async function newestSessionInCwd(home: string, cwd: string) {
+  const [newest] = await new FileSessionStore(home).list({ cwd });
+  return newest;
+}
+
+/** Bytes of the complete lines of the session's log. */
+async function completeBytes(path: string): Promise<number> {
+  const bytes = await readFile(path);
+  return bytes.lastIndexOf(0x0a) + 1;
+}
+
+describe("listing sessions (old logs, without metadata)", () => {
   it("lists sessions newest first with what a picker needs", async () => {
     const home = await makeTemporaryDirectory();
     await writeThreeSessions(home);
@@ -94,6 +108,8 @@ describe("listSessions", () => {
         startTime: "2026-03-01T12:00:00.000Z",
         lastActivity: "2026-03-01T12:00:05.000Z",
         turns: 1,
+        eventCount: 6,
+        size: await completeBytes(eventsPath(home, SECOND)),
         firstPrompt:
           "Please refactor the parser and its tests and its tests and its tests and its te…",
         eventsPath: eventsPath(home, SECOND),
@@ -105,6 +121,8 @@ describe("listSessions", () => {
         startTime: "2026-03-01T11:00:00.000Z",
         lastActivity: "2026-03-01T11:00:00.000Z",
         turns: 0,
+        eventCount: 1,
+        size: await completeBytes(eventsPath(home, THIRD)),
         firstPrompt: null,
         eventsPath: eventsPath(home, THIRD),
       },
@@ -115,6 +133,8 @@ describe("listSessions", () => {
         startTime: "2026-03-01T10:00:00.000Z",
         lastActivity: "2026-03-01T10:00:05.000Z",
         turns: 2,
+        eventCount: 6,
+        size: await completeBytes(eventsPath(home, FIRST)),
         firstPrompt: "first prompt in a",
         eventsPath: eventsPath(home, FIRST),
       },
@@ -174,6 +194,8 @@ describe("listSessions", () => {
       startTime: null,
       lastActivity: "2026-03-01T13:00:01.000Z",
       turns: 1,
+      eventCount: 2,
+      size: await completeBytes(headlessPath),
       firstPrompt: "orphan prompt",
       eventsPath: headlessPath,
       problem: "events.jsonl has no readable session.start",
@@ -185,6 +207,8 @@ describe("listSessions", () => {
       startTime: null,
       lastActivity: unreadableTime.toISOString(),
       turns: 0,
+      eventCount: 0,
+      size: 0,
       firstPrompt: null,
       eventsPath: eventsPath(home, unreadable),
       problem: expect.stringMatching(/^cannot read events\.jsonl: .*EISDIR/),

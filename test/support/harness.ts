@@ -6,8 +6,7 @@ import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
 import type { Authorize } from "../../src/agent/tool-calls.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { createProvider, type ProviderTuning, resolveModel } from "../../src/llm/models.js";
-import { readEventLog } from "../../src/session/event-log.js";
-import { eventsPath } from "../../src/session/paths.js";
+import { openSessionStore } from "../../src/session/open-store.js";
 import { Session, type SessionAgentSettings } from "../../src/session/session.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import { localCommands, localSecrets } from "./commands.js";
@@ -89,7 +88,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     secrets: localSecrets(),
   };
   const events: SessionEvent[] = [];
-  let session = await Session.create(home, cwd, resolved.configuration.id);
+  const store = openSessionStore(home);
+  let session = await Session.create(store, cwd, resolved.configuration.id);
   let unsubscribe = session.subscribe((event) => events.push(event));
   const harness: Harness = {
     server,
@@ -102,11 +102,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings,
     prompt: (text, signal) =>
       session.prompt(settings, text, signal === undefined ? {} : { signal }),
-    persisted: async () => (await readEventLog(eventsPath(home, session.id))).events,
+    persisted: async () => (await store.read(session.id)).events,
     reopen: async () => {
       unsubscribe();
       await session.close();
-      session = await Session.resume(home, session.id);
+      session = await Session.resume(store, session.id);
       unsubscribe = session.subscribe((event) => events.push(event));
       return session;
     },

@@ -10,7 +10,7 @@ import {
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
-import type { SessionSummary } from "../../session/store.js";
+import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import {
   attachFiles,

@@ -2,8 +2,8 @@ import { errorCode, errorMessage } from "../../events/errors.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { SessionHost } from "../../session/host.js";
 import type { Session } from "../../session/session.js";
-import { SessionLockedError } from "../../session/session-lock.js";
-import type { SessionSummary } from "../../session/store.js";
+import type { SessionSummary } from "../../session/session-store.js";
+import { SessionLockedError } from "../../session/session-store.js";
 
 /** Exit codes of the interactive face. */
 export const EXIT = { ok: 0, error: 1, usage: 64 } as const;

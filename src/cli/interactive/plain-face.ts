@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import type { PermissionReply } from "../../agent/permission-gate.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
-import type { SessionSummary } from "../../session/store.js";
+import type { SessionSummary } from "../../session/session-store.js";
 import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";

@@ -1,6 +1,6 @@
 import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
 import type { SessionEvent } from "../../events/events.js";
-import type { SessionSummary } from "../../session/store.js";
+import type { SessionSummary } from "../../session/session-store.js";
 import type { Controller, ConversationView } from "./controller.js";
 import { PermissionQuestion } from "./question.js";
 import type { Screen } from "./screen.js";

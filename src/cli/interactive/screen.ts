@@ -9,7 +9,7 @@ import {
 } from "@mariozechner/pi-tui";
 import type { CommandDefinition } from "../../session/commands.js";
 import { age } from "../../session/commands.js";
-import type { SessionSummary } from "../../session/store.js";
+import type { SessionSummary } from "../../session/session-store.js";
 import { PromptCompletion } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";

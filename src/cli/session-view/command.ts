@@ -4,13 +4,13 @@
 
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../events/errors.js";
-import { eventsPath, turnloopHome } from "../../session/paths.js";
-import { resolveSessionId } from "../../session/store.js";
+import { openSessionStore } from "../../session/open-store.js";
+import { turnloopHome } from "../../session/paths.js";
+import { resolveSessionId } from "../../session/session-store.js";
 import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
 import { sessionViewHtml } from "./page-html.js";
-import { readNumberedLog } from "./read-numbered.js";
 import { buildSessionView, type SessionView } from "./view-model.js";
 
 /** Export formats of `turnloop sessions export`. */
@@ -25,20 +25,22 @@ export interface ViewCommandIo {
   platform: NodeJS.Platform;
 }
 
-/** The file name of the view written next to a session's `events.jsonl`. */
+/** The file name of the view written in a session's folder (beside the file store's `events.jsonl`). */
 export const VIEW_FILE_NAME = "view.html";
 
 async function loadView(
   home: string,
   idOrPrefix: string,
-): Promise<{ ok: true; view: SessionView; path: string } | { ok: false; message: string }> {
-  const resolved = await resolveSessionId(home, idOrPrefix);
+): Promise<{ ok: true; view: SessionView; folder: string } | { ok: false; message: string }> {
+  const store = openSessionStore(home);
+  const resolved = await resolveSessionId(store, idOrPrefix);
   if (!resolved.ok) {
     return resolved;
   }
-  const path = eventsPath(home, resolved.sessionId);
-  const log = await readNumberedLog(path);
-  return { ok: true, view: buildSessionView(log.events, log.repaired), path };
+  const log = await store.read(resolved.sessionId);
+  const numbered = log.events.map((event, index) => ({ event, line: log.seqs[index] ?? 0 }));
+  const folder = store.filesFolder(resolved.sessionId);
+  return { ok: true, view: buildSessionView(numbered, log.repaired), folder };
 }
 
 /** Renders `view` in `format`. JSON is the view's data (as the page draws it) with the note. */
@@ -71,7 +73,7 @@ export async function runSessionsView(
     }
     const target =
       command.out === undefined
-        ? join(dirname(loaded.path), VIEW_FILE_NAME)
+        ? join(loaded.folder, VIEW_FILE_NAME)
         : resolve(io.cwd, command.out);
     await writeFile(target, sessionViewHtml(loaded.view), { mode: 0o600 });
     io.stdout.write(`${target}\n`);

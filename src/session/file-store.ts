@@ -1,0 +1,178 @@
+/**
+ * The file store, the default {@link SessionStore}: one folder per session under
+ * `$TURNLOOP_HOME/session-state/<sessionId>/` (paths.ts) holding `events.jsonl` (event-log.ts,
+ * one event per line, its line number the event's sequence number), `lock`, the writer lease
+ * (session-lock.ts: a second opener is refused naming the holder; a dead holder's lock on this
+ * machine is taken over), `metadata.json` for listings (session-metadata.ts), and the session's
+ * own files (`tool-outputs/`, `mcp-results/`, `files/`).
+ *
+ * Appends are written at once (`writeSync`), so a line is in the file before `append` returns;
+ * `commit` makes them durable (`fdatasync`) and then stores the listing metadata.
+ */
+
+import { mkdir, stat } from "node:fs/promises";
+import { isEphemeral, type SessionEvent } from "../events/events.js";
+import { EventLog, readEventLog } from "./event-log.js";
+import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
+import { SessionLock } from "./session-lock.js";
+import { type LogScan, scanEvent, scanEvents, writeMetadata } from "./session-metadata.js";
+import type {
+  LeaseHolder,
+  OpenedSession,
+  SessionAppender,
+  SessionStore,
+  SessionSummary,
+  StoredLog,
+} from "./session-store.js";
+import { deleteSession, listSessions } from "./store.js";
+
+/** Sessions as files under a turnloop home folder. */
+export class FileSessionStore implements SessionStore {
+  /** `$TURNLOOP_HOME`, absolute. */
+  readonly location: string;
+
+  constructor(home: string) {
+    this.location = home;
+  }
+
+  async create(sessionId: string): Promise<SessionAppender> {
+    const directory = sessionDirectory(this.location, sessionId);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const lock = await SessionLock.acquire(directory, sessionId);
+    const opened = await withLock(lock, () =>
+      EventLog.open(eventsPath(this.location, sessionId), { create: true }),
+    );
+    if (opened.events.length > 0 || opened.repaired.length > 0) {
+      await opened.log.close();
+      await lock.release();
+      throw new Error(`a session ${sessionId} already exists; resume it instead`);
+    }
+    return new FileAppender(sessionId, directory, opened.log, lock, scanEvents([], 0));
+  }
+
+  async open(sessionId: string): Promise<OpenedSession> {
+    const directory = sessionDirectory(this.location, sessionId);
+    const lock = await SessionLock.acquire(directory, sessionId);
+    const opened = await withLock(lock, () =>
+      EventLog.open(eventsPath(this.location, sessionId), { create: false }),
+    );
+    const { events, seqs, repaired, nextSeq, validLength } = opened;
+    const scan = scanEvents(events, validLength);
+    return {
+      appender: new FileAppender(sessionId, directory, opened.log, lock, scan),
+      log: { events, seqs, repaired, nextSeq },
+    };
+  }
+
+  async read(sessionId: string, options: { fromSeq?: number } = {}): Promise<StoredLog> {
+    const { events, seqs, repaired, nextSeq } = await readEventLog(
+      eventsPath(this.location, sessionId),
+      options.fromSeq ?? 1,
+    );
+    return { events, seqs, repaired, nextSeq };
+  }
+
+  list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
+    return listSessions(this.location, filter);
+  }
+
+  delete(sessionId: string): Promise<boolean> {
+    return deleteSession(this.location, sessionId);
+  }
+
+  async holder(sessionId: string): Promise<LeaseHolder | "unreadable" | undefined> {
+    const directory = sessionDirectory(this.location, sessionId);
+    try {
+      await stat(directory);
+    } catch {
+      return undefined;
+    }
+    return SessionLock.holder(directory);
+  }
+
+  filesFolder(sessionId: string): string {
+    return sessionDirectory(this.location, validateSessionId(sessionId));
+  }
+}
+
+/** Runs `open` holding `lock`; releases the lock when `open` throws. */
+async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** The writer of one `events.jsonl`, holding its lock. */
+class FileAppender implements SessionAppender {
+  readonly sessionId: string;
+  readonly #directory: string;
+  readonly #log: EventLog;
+  readonly #lock: SessionLock;
+  /** The listing metadata of every event appended, stored at each commit. */
+  readonly #scan: LogScan;
+  #storedSize = -1;
+  /** The last commit, so that commits (and their metadata writes) run in call order. */
+  #lastCommit: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(
+    sessionId: string,
+    directory: string,
+    log: EventLog,
+    lock: SessionLock,
+    scan: LogScan,
+  ) {
+    this.sessionId = sessionId;
+    this.#directory = directory;
+    this.#log = log;
+    this.#lock = lock;
+    this.#scan = scan;
+  }
+
+  get location(): string {
+    return this.#log.path;
+  }
+
+  append(event: SessionEvent): void {
+    if (event.ephemeral === true || isEphemeral(event.type)) {
+      throw new Error(
+        `Programming error: ephemeral event ${event.type} (${event.id}) must not be stored.`,
+      );
+    }
+    scanEvent(this.#scan, event, this.#log.append(event));
+  }
+
+  commit(): Promise<void> {
+    const commit = this.#lastCommit.then(
+      () => this.#commitNow(),
+      () => this.#commitNow(),
+    );
+    this.#lastCommit = commit;
+    return commit;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) {
+      return;
+    }
+    this.#closed = true;
+    try {
+      await this.commit().catch(() => undefined);
+      await this.#log.close();
+    } finally {
+      await this.#lock.release();
+    }
+  }
+
+  async #commitNow(): Promise<void> {
+    await this.#log.flush();
+    const scan = { ...this.#scan };
+    if (scan.size !== this.#storedSize) {
+      await writeMetadata(this.#directory, scan);
+      this.#storedSize = scan.size;
+    }
+  }
+}

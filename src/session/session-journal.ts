@@ -1,0 +1,112 @@
+/**
+ * How a session records its events in its store, and what it does when the store refuses one:
+ * the running prompt is stopped, its later persisted events are dropped (they would describe a
+ * history the store does not have), and the prompt ends with a `session.error` of type `storage`.
+ */
+
+import { errorMessage } from "../events/errors.js";
+import { type EventInput, isEphemeral, type SessionEvent } from "../events/events.js";
+import { createEnvelope } from "./envelope.js";
+import type { SessionAppender } from "./session-store.js";
+import { SessionWriter } from "./session-writer.js";
+
+/** What recording one input gave: the event to return, and the events to deliver in order. */
+export interface Recorded {
+  event: SessionEvent;
+  deliver: SessionEvent[];
+}
+
+/** The writing side of one open session. */
+export class SessionJournal {
+  readonly appender: SessionAppender;
+  readonly #writer: SessionWriter;
+  /** Set when the store refused an event of the running prompt; reported when it ends. */
+  #writeFailure: unknown;
+  /** The error answer of the prompt whose write failed, once reported. */
+  #failedPrompt: { errorType: "storage"; message: string } | undefined;
+
+  constructor(appender: SessionAppender, lastPersistedId: string | null) {
+    this.appender = appender;
+    this.#writer = new SessionWriter(appender, lastPersistedId);
+  }
+
+  /**
+   * Envelopes `input` and appends it unless ephemeral. Inside a prompt (`running`), a refused
+   * append stops the prompt and the event is returned but not delivered; outside one it throws.
+   * A `session.idle` after a refusal is preceded by the `session.error` that reports it.
+   * @throws the appender's error when no prompt is running.
+   */
+  record(input: EventInput, running: AbortController | undefined): Recorded {
+    if (input.type === "session.idle" && this.#writeFailure !== undefined) {
+      const error = this.#reportWriteFailure();
+      const idle = this.#writeIfPossible({ type: "session.idle", data: {} });
+      return { event: idle, deliver: [error, idle] };
+    }
+    try {
+      if (this.#writeFailure !== undefined && !isEphemeral(input.type)) {
+        throw this.#writeFailure;
+      }
+      const event = this.#writer.write(input);
+      return { event, deliver: [event] };
+    } catch (error) {
+      if (running === undefined) {
+        throw error;
+      }
+      this.#fail(error, running);
+      return { event: createEnvelope(input, this.#writer.lastPersistedId), deliver: [] };
+    }
+  }
+
+  /**
+   * Makes every appended event durable. A failure inside a prompt (`running`) stops it as a
+   * refused append does.
+   * @throws the store's error.
+   */
+  async commit(running?: AbortController): Promise<void> {
+    try {
+      await this.appender.commit();
+    } catch (error) {
+      if (running !== undefined) {
+        this.#fail(error, running);
+      }
+      throw error;
+    }
+  }
+
+  /** The storage error a prompt ended with, once; `undefined` when its writes all went through. */
+  takeFailedPrompt(): { errorType: "storage"; message: string } | undefined {
+    const failed = this.#failedPrompt;
+    this.#failedPrompt = undefined;
+    return failed;
+  }
+
+  /** `<location> could not be written (<error>): …`, for a prompt's error answer. */
+  storageMessage(failure: unknown): string {
+    return `${this.appender.location} could not be written (${errorMessage(failure)}): the prompt was stopped; every event written before is kept`;
+  }
+
+  #fail(error: unknown, running: AbortController): void {
+    this.#writeFailure ??= error;
+    running.abort();
+  }
+
+  #reportWriteFailure(): SessionEvent {
+    const failure = this.#writeFailure;
+    this.#writeFailure = undefined;
+    const message = this.storageMessage(failure);
+    this.#failedPrompt = { errorType: "storage", message };
+    return this.#writeIfPossible({
+      type: "session.error",
+      data: { errorType: "storage", message },
+    });
+  }
+
+  /** Writes `input` if the store takes it now; its envelope either way. */
+  #writeIfPossible(input: EventInput): SessionEvent {
+    try {
+      return this.#writer.write(input);
+    } catch {
+      return createEnvelope(input, this.#writer.lastPersistedId);
+    }
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The file store's listing metadata: `<session folder>/metadata.json`, what `turnloop sessions`
+ * and `session/list` show of a session (start, title, counts, last activity) together with the
+ * number of bytes of `events.jsonl` it describes. The writer keeps it up to date at each commit
+ * from the events it appends (no reading); a lister trusts it while the log's size matches, scans
+ * only the bytes past it when the log grew (a writer between commits, or killed), and scans the
+ * whole log once when the file is missing, damaged or describes more bytes than the log has (an
+ * old log, a cut torn tail), then stores the result.
+ *
+ * Scanning looks at line prefixes (every line we write starts with `{"type":"<type>"`, see
+ * `serializeEvent`): lines are counted without parsing; only `session.start`, the first user
+ * prompt and the last line are parsed.
+ */
+
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { SessionEvent } from "../events/events.js";
+import { decodeEventLine } from "./event-log.js";
+
+/** What a listing shows of one log, and how many of its bytes that covers. */
+export interface LogScan {
+  /** Bytes of `events.jsonl` described: up to the end of the last complete line scanned. */
+  size: number;
+  /** Lines that look like an event: they start with `{"type":"` and end with `}`. */
+  eventCount: number;
+  /** `assistant.turn_start` lines. */
+  turns: number;
+  start: { cwd: string; model: string; startTime: string } | null;
+  /** The first `user.message` with source `user`, on one line (see {@link oneLine}). */
+  firstPrompt: string | null;
+  /** Timestamp of the last line that decodes as an event. */
+  lastTimestamp: string | null;
+}
+
+const METADATA_VERSION = 1;
+const FIRST_PROMPT_LENGTH = 80;
+/** Characters of a prompt looked at for its title. */
+const PROMPT_SCAN_LIMIT = 65_536;
+const NEWLINE = 0x0a;
+const CLOSING_BRACE = 0x7d;
+const EVENT_PREFIX = Buffer.from('{"type":"');
+const TURN_START_PREFIX = Buffer.from('{"type":"assistant.turn_start"');
+const SESSION_START_PREFIX = Buffer.from('{"type":"session.start"');
+const USER_MESSAGE_PREFIX = Buffer.from('{"type":"user.message"');
+
+/** `<directory>/metadata.json`. */
+export function metadataPath(directory: string): string {
+  return join(directory, "metadata.json");
+}
+
+/** The scan of an empty log. */
+export function emptyScan(): LogScan {
+  return {
+    size: 0,
+    eventCount: 0,
+    turns: 0,
+    start: null,
+    firstPrompt: null,
+    lastTimestamp: null,
+  };
+}
+
+/**
+ * Folds one appended event into `scan` (the writer's way: no reading back).
+ * @param byteLength bytes of its line, `\n` included.
+ */
+export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number): void {
+  scan.size += byteLength;
+  scan.eventCount += 1;
+  scan.lastTimestamp = event.timestamp;
+  if (event.type === "assistant.turn_start") {
+    scan.turns += 1;
+  } else if (event.type === "session.start" && scan.start === null) {
+    scan.start = startOf(event.data);
+  } else if (event.type === "user.message" && scan.firstPrompt === null) {
+    scan.firstPrompt = promptOf(event.data);
+  }
+}
+
+/** {@link scanEvent} for events read whole (e.g. when the writer opens the log). */
+export function scanEvents(events: readonly SessionEvent[], size: number): LogScan {
+  const scan = emptyScan();
+  for (const event of events) {
+    scanEvent(scan, event, 0);
+  }
+  scan.size = size;
+  return scan;
+}
+
+/**
+ * Continues `scan` over `bytes`, the log's bytes from `scan.size` on (a line boundary); stops at
+ * the last complete line. Never throws.
+ */
+export function scanBytes(scan: LogScan, bytes: Buffer): LogScan {
+  const validLength = bytes.lastIndexOf(NEWLINE) + 1;
+  const next = { ...scan };
+  let offset = 0;
+  while (offset < validLength) {
+    const end = bytes.indexOf(NEWLINE, offset);
+    if (hasPrefix(bytes, offset, end, EVENT_PREFIX) && bytes[end - 1] === CLOSING_BRACE) {
+      next.eventCount += 1;
+    }
+    if (hasPrefix(bytes, offset, end, TURN_START_PREFIX)) {
+      next.turns += 1;
+    } else if (next.start === null && hasPrefix(bytes, offset, end, SESSION_START_PREFIX)) {
+      const result = decodeEventLine(bytes.subarray(offset, end));
+      next.start = result.kind === "event" ? startOf(result.event.data) : null;
+    } else if (next.firstPrompt === null && hasPrefix(bytes, offset, end, USER_MESSAGE_PREFIX)) {
+      const result = decodeEventLine(bytes.subarray(offset, end));
+      next.firstPrompt = result.kind === "event" ? promptOf(result.event.data) : null;
+    }
+    offset = end + 1;
+  }
+  next.size = scan.size + validLength;
+  next.lastTimestamp = lastTimestamp(bytes, validLength) ?? scan.lastTimestamp;
+  return next;
+}
+
+/**
+ * The stored metadata of the session in `directory`; `undefined` when missing or unusable. Read
+ * synchronously: a listing reads a thousand of these small files, and a round trip through the
+ * I/O threads per file costs more than the read itself.
+ */
+export function readMetadata(directory: string): LogScan | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(metadataPath(directory), "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) {
+    return undefined;
+  }
+  const { version, scan } = value as { version?: unknown; scan?: Partial<LogScan> };
+  if (version !== METADATA_VERSION || typeof scan !== "object" || scan === null) {
+    return undefined;
+  }
+  const numbers = [scan.size, scan.eventCount, scan.turns];
+  if (!numbers.every((number) => Number.isSafeInteger(number) && (number as number) >= 0)) {
+    return undefined;
+  }
+  const start = scan.start === null ? null : startOf(scan.start);
+  return {
+    ...emptyScan(),
+    ...scan,
+    start,
+    firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
+    lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
+  };
+}
+
+/**
+ * Replaces the metadata of the session in `directory` (a new file renamed over the old one, so
+ * a reader never sees half of it). Mode 0600, like the log: it holds the first prompt.
+ */
+export async function writeMetadata(directory: string, scan: LogScan): Promise<void> {
+  const target = metadataPath(directory);
+  const temporary = `${target}.${randomUUID().slice(0, 8)}.tmp`;
+  const text = `${JSON.stringify({ version: METADATA_VERSION, scan })}\n`;
+  try {
+    await writeFile(temporary, text, { mode: 0o600 });
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+function startOf(data: unknown): LogScan["start"] {
+  const { cwd, model, startTime } = (data ?? {}) as Record<string, unknown>;
+  // The reader checks the envelope only; a hand-edited start must not crash the listing.
+  if (typeof cwd !== "string" || typeof model !== "string" || typeof startTime !== "string") {
+    return null;
+  }
+  return { cwd, model, startTime };
+}
+
+function promptOf(data: unknown): string | null {
+  const { source, content } = (data ?? {}) as Record<string, unknown>;
+  return source === "user" && typeof content === "string"
+    ? oneLine(content, FIRST_PROMPT_LENGTH)
+    : null;
+}
+
+/** Timestamp of the last line that decodes as an event, walking back from `validLength`. */
+function lastTimestamp(bytes: Buffer, validLength: number): string | undefined {
+  let end = validLength - 1;
+  while (end >= 0) {
+    const start = end === 0 ? 0 : bytes.lastIndexOf(NEWLINE, end - 1) + 1;
+    const result = decodeEventLine(bytes.subarray(start, end));
+    if (result.kind === "event") {
+      return result.event.timestamp;
+    }
+    end = start - 1;
+  }
+  return undefined;
+}
+
+function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): boolean {
+  return (
+    end - start >= prefix.length &&
+    bytes.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0
+  );
+}
+
+/** `text` with whitespace runs collapsed to one space, cut to `length` code points with `…`. */
+function oneLine(text: string, length: number): string {
+  // Only the start can show: a 50 MB prompt is not collapsed whole.
+  const cut = text.length > PROMPT_SCAN_LIMIT;
+  const head = cut ? text.slice(0, PROMPT_SCAN_LIMIT) : text;
+  const codePoints = Array.from(head.replace(/\s+/g, " ").trim());
+  if (codePoints.length <= length && !cut) {
+    return codePoints.join("");
+  }
+  return `${codePoints.slice(0, length - 1).join("")}…`;
+}

@@ -1,0 +1,195 @@
+/**
+ * The SessionStore port (DESIGN.md, Ports): where a session's events live. The session host and
+ * every reader (`turnloop sessions`, the session view, ACP `session/list` / `session/load`, the
+ * server's `session.list` / `session.getMessages`) go through it; only a store's implementation
+ * knows its files or tables. Today's implementation is the file store (`file-store.ts`:
+ * `events.jsonl` per session, a pid lock as its lease); the PostgreSQL store of issue 22 comes
+ * behind the same port and runs the same contract suite (`test/session/store-contract.ts`).
+ *
+ * Writing: {@link SessionStore.create} or {@link SessionStore.open} takes the session's writer
+ * lease and gives a {@link SessionAppender}. `append` returns at once (an implementation may write
+ * right away, as the file store does, or queue); an event is durable once a later `commit`
+ * resolves. The session commits before a tool starts running, at `assistant.turn_end` and before
+ * a prompt is answered.
+ */
+
+import { hostname } from "node:os";
+import type { RepairNote, SessionEvent } from "../events/events.js";
+
+/** Who holds a session's writer lease. */
+export interface LeaseHolder {
+  pid: number;
+  hostname: string;
+  /** The holder's command line, e.g. `turnloop acp`. */
+  command: string;
+  /** ISO-8601. */
+  acquiredAt: string;
+}
+
+/** The session's writer lease is held elsewhere (another process, or this one). */
+export class SessionLockedError extends Error {
+  override readonly name = "SessionLockedError";
+  readonly sessionId: string;
+  /** `undefined` when the holder could not be read (being written, or damaged). */
+  readonly owner: LeaseHolder | undefined;
+  /** Where the lease is kept (the file store: the lock file), for the user to clear by hand. */
+  readonly lockPath: string;
+
+  constructor(sessionId: string, owner: LeaseHolder | undefined, lockPath: string) {
+    super(
+      `Session ${sessionId} is open in another process (${describeHolder(owner)}); close it ` +
+        `there first. If that process is gone, remove ${lockPath}.`,
+    );
+    this.sessionId = sessionId;
+    this.owner = owner;
+    this.lockPath = lockPath;
+  }
+}
+
+/** `pid 42 on host: turnloop acp, since <time>`, or "this process". */
+export function describeHolder(owner: LeaseHolder | undefined): string {
+  if (owner === undefined) {
+    return "its lock file is being written or is damaged";
+  }
+  const here = owner.hostname === hostname();
+  const who = owner.pid === process.pid && here ? "this process" : `pid ${owner.pid}`;
+  return `${who}${here ? "" : ` on ${owner.hostname}`}: ${owner.command}, since ${owner.acquiredAt}`;
+}
+
+/** A session's stored events, as read. */
+export interface StoredLog {
+  /** Every readable event, in order. */
+  events: SessionEvent[];
+  /** `seqs[i]` is the sequence number of `events[i]` (file store: its 1-based line). */
+  seqs: number[];
+  /** What was skipped while reading, in order; a `torn_tail` note, if any, is last. */
+  repaired: RepairNote[];
+  /** The sequence number the next appended event gets. */
+  nextSeq: number;
+}
+
+/** What {@link SessionStore.open} read while taking the lease. */
+export interface OpenedSession {
+  appender: SessionAppender;
+  log: StoredLog;
+}
+
+/** The writer of one session, holding its lease until {@link close}. */
+export interface SessionAppender {
+  readonly sessionId: string;
+  /** Where the events go, for messages (the file store: the path of `events.jsonl`). */
+  readonly location: string;
+  /**
+   * Adds `event` (persisted types only) after every event appended before it. Returns at once.
+   * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
+   * store writes here; the event is then not in the log).
+   */
+  append(event: SessionEvent): void;
+  /**
+   * Resolves once every event appended before the call is durable (and the listing metadata
+   * reflects them). Commits run in call order.
+   * @throws the store's write error; the events after the last good commit may be lost.
+   */
+  commit(): Promise<void>;
+  /** Commits, then releases the lease. Later appends throw. Closing twice is a no-op. */
+  close(): Promise<void>;
+}
+
+/** One session as listed: metadata kept by the store, never computed by reading whole logs. */
+export interface SessionSummary {
+  sessionId: string;
+  /** From `session.start`; `null` when the log has no readable `session.start` (see `problem`). */
+  cwd: string | null;
+  model: string | null;
+  /** ISO-8601, from `session.start`: when the session was created. */
+  startTime: string | null;
+  /** ISO-8601: timestamp of the last event, else the log's modification time. */
+  lastActivity: string;
+  /** Number of model requests (`assistant.turn_start` events). */
+  turns: number;
+  /** Number of stored events (the file store: lines that look like one, without parsing). */
+  eventCount: number;
+  /** Bytes the session's events take in the store. */
+  size: number;
+  /** The title: the first `user.message` with source `user`, on one line, ≤ 80 characters. */
+  firstPrompt: string | null;
+  /** Where the log is (the file store: the path of `events.jsonl`). */
+  eventsPath: string;
+  /**
+   * Set when the log cannot be read or has no `session.start`. Such sessions are still listed
+   * (with what is known) so that they can be inspected and deleted; resuming them will fail.
+   */
+  problem?: string;
+}
+
+/** The port. Every method validates the session id (`paths.ts`: `InvalidSessionIdError`). */
+export interface SessionStore {
+  /** Where the sessions are, for messages (the file store: `$TURNLOOP_HOME`). */
+  readonly location: string;
+  /**
+   * Takes the lease of a new session `sessionId` for appending.
+   * @throws SessionLockedError when someone holds it; Error when a session with that id exists.
+   */
+  create(sessionId: string): Promise<SessionAppender>;
+  /**
+   * Takes the lease of an existing session and reads it; damage is repaired (a torn tail is cut
+   * so that appends start on a line of their own) and listed in `log.repaired`.
+   * @throws an Error with `code: "ENOENT"` when there is no such session; SessionLockedError
+   * when a live holder has it (a dead holder's lease on this machine is taken over).
+   */
+  open(sessionId: string): Promise<OpenedSession>;
+  /**
+   * The session's events with sequence number ≥ `fromSeq` (default 1: all), without the lease
+   * (a writer may be appending). Damage never throws; it is listed in `repaired`.
+   * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
+   */
+  read(sessionId: string, options?: { fromSeq?: number }): Promise<StoredLog>;
+  /**
+   * Every session, newest `lastActivity` first (ties by id); with `filter.cwd`, those whose
+   * `session.start` cwd is that folder (both resolved to absolute paths).
+   */
+  list(filter?: { cwd?: string | undefined }): Promise<SessionSummary[]>;
+  /**
+   * Deletes a session nobody holds, with its files folder.
+   * @returns `false` when there was no such session.
+   * @throws SessionLockedError when it is held (this process included).
+   */
+  delete(sessionId: string): Promise<boolean>;
+  /** The live holder of the session's lease, `"unreadable"` when unknown, else `undefined`. */
+  holder(sessionId: string): Promise<LeaseHolder | "unreadable" | undefined>;
+  /**
+   * A local folder for the session's files (saved full tool outputs, MCP results, uploads); the
+   * caller creates it when it writes there.
+   */
+  filesFolder(sessionId: string): string;
+}
+
+/**
+ * The full id of the session `idOrPrefix` names: the id itself when such a session exists, else
+ * the one session whose id starts with it (as `git` resolves short hashes).
+ * @returns the id, or an error message (no such session / ambiguous prefix).
+ */
+export async function resolveSessionId(
+  store: SessionStore,
+  idOrPrefix: string,
+): Promise<{ ok: true; sessionId: string } | { ok: false; message: string }> {
+  const sessions = await store.list();
+  if (sessions.some((session) => session.sessionId === idOrPrefix)) {
+    return { ok: true, sessionId: idOrPrefix };
+  }
+  const matches = sessions.filter((session) => session.sessionId.startsWith(idOrPrefix));
+  const [only] = matches;
+  if (matches.length === 1 && only !== undefined) {
+    return { ok: true, sessionId: only.sessionId };
+  }
+  if (matches.length === 0) {
+    return { ok: false, message: `no session ${idOrPrefix} in ${store.location}` };
+  }
+  const named = matches.slice(0, 3).map((session) => session.sessionId);
+  return {
+    ok: false,
+    message: `${idOrPrefix} matches ${matches.length} sessions (${named.join(", ")}${
+      matches.length > 3 ? ", …" : ""
+    }); give more of the id`,
+  };
+}

@@ -1,0 +1,119 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { appendFile, mkdir, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { FileSessionStore } from "../../src/session/file-store.js";
+import { eventsPath, sessionDirectory, sessionsRoot } from "../../src/session/paths.js";
+import {
+  bytesReadDuring,
+  canCountReads,
+  describeSessionStore,
+  type StoreUnderTest,
+} from "./store-contract.js";
+import {
+  buildEvents,
+  makeTemporaryDirectory,
+  sessionStart,
+  toJsonl,
+  userMessage,
+} from "./support.js";
+
+const FILE_STORE_MODULE = fileURLToPath(
+  new URL("../../dist/session/file-store.js", import.meta.url),
+);
+
+/** A process that opens the session through the built file store and waits to be killed. */
+const HOLDER_SCRIPT = `
+const { FileSessionStore } = await import(process.argv[1]);
+await new FileSessionStore(process.argv[2]).open(process.argv[3]);
+process.stdout.write("held\\n");
+setInterval(() => undefined, 1 << 30);
+`;
+
+async function createFileStore(): Promise<StoreUnderTest> {
+  const home = await makeTemporaryDirectory();
+  return {
+    store: new FileSessionStore(home),
+    async holdInAnotherProcess(sessionId) {
+      const child = spawn(
+        process.execPath,
+        ["--input-type=module", "-e", HOLDER_SCRIPT, FILE_STORE_MODULE, home, sessionId],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      const exited = once(child, "exit");
+      const [chunk] = (await Promise.race([once(child.stdout, "data"), exited])) as unknown[];
+      if (String(chunk) !== "held\n" || child.pid === undefined) {
+        throw new Error("the holder process did not take the lease (is dist/ built?)");
+      }
+      return {
+        pid: child.pid,
+        async kill() {
+          child.kill("SIGKILL");
+          await exited;
+        },
+      };
+    },
+    appendRaw: (sessionId, bytes) => appendFile(eventsPath(home, sessionId), bytes),
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+}
+
+describeSessionStore("file store", createFileStore);
+
+describe("the file store's listing metadata", () => {
+  it.skipIf(!canCountReads)(
+    "describes an old log without metadata once, then lists it from its metadata",
+    async () => {
+      const home = await makeTemporaryDirectory();
+      const events = buildEvents([
+        sessionStart("old"),
+        userMessage(`old ${"z".repeat(4 * 1024 * 1024)}`),
+        { type: "assistant.turn_start", data: { turnId: "0" } },
+      ]);
+      await mkdir(sessionDirectory(home, "old"), { recursive: true });
+      await writeFile(eventsPath(home, "old"), toJsonl(events));
+      const store = new FileSessionStore(home);
+
+      const listings: unknown[] = [];
+      const list = async () => listings.push(await store.list());
+      expect(await bytesReadDuring(list)).toBeGreaterThan(4 * 1024 * 1024);
+      expect(await bytesReadDuring(list)).toBeLessThan(64 * 1024);
+      const [first, second] = listings;
+      expect(second).toEqual(first);
+      expect(first).toMatchObject([{ sessionId: "old", turns: 1, eventCount: 3 }]);
+
+      // A writer killed between commits leaves lines past the metadata: only those are read.
+      const [more] = buildEvents([{ type: "assistant.turn_start", data: { turnId: "1" } }]);
+      await appendFile(eventsPath(home, "old"), toJsonl(more === undefined ? [] : [more]));
+      expect(await bytesReadDuring(list)).toBeLessThan(64 * 1024);
+      expect(listings[2]).toMatchObject([{ sessionId: "old", turns: 2, eventCount: 4 }]);
+    },
+  );
+
+  it("removes a folder that holds only the lock of a dead process, and keeps a live one's", async () => {
+    const home = await makeTemporaryDirectory();
+    const store = new FileSessionStore(home);
+    const dead = spawn(process.execPath, ["-e", ""]);
+    await once(dead, "exit");
+    const lockOf = (pid: number | undefined) =>
+      JSON.stringify({ pid, hostname: hostname(), command: "turnloop", acquiredAt: "x" });
+    const old = new Date(Date.now() - 60_000);
+    for (const [sessionId, pid] of [
+      ["killed-early", dead.pid],
+      ["killed-before-first-event", dead.pid],
+      ["being-created", process.pid],
+    ] as const) {
+      await mkdir(sessionDirectory(home, sessionId), { recursive: true });
+      await writeFile(join(sessionDirectory(home, sessionId), "lock"), lockOf(pid));
+      if (sessionId !== "killed-early") {
+        await writeFile(eventsPath(home, sessionId), "");
+      }
+      await utimes(sessionDirectory(home, sessionId), old, old);
+    }
+    expect(await store.list()).toEqual([]);
+    expect(await readdir(sessionsRoot(home))).toEqual(["being-created"]);
+  });
+});
