@@ -8,10 +8,6 @@
 import { ResponseError } from "vscode-jsonrpc";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import { ErrorCode, ServerToClient } from "../protocol/copilot.js";
-import type { Session } from "../session/session.js";
-import { SessionLockedError } from "../session/session-store.js";
-import { builtinTools } from "../tools/index.js";
-import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
   historyCompactParams,

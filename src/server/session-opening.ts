@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
-import { SessionLockedError } from "../session/session-lock.js";
+import { SessionLockedError } from "../session/session-store.js";
 import { builtinTools } from "../tools/index.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
