@@ -7,13 +7,10 @@
  */
 
 import { resolve } from "node:path";
-import {
-  type AskPermission,
-  createPermissionGate,
-  type PermissionReply,
-} from "../agent/permission-gate.js";
-import type { PermissionRule } from "../agent/permission-rules.js";
+import { createPermissionGate } from "../agent/permission-gate.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
+import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { Session } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { Gates } from "./hooks.js";

@@ -1,8 +1,9 @@
-import { type AskPermission, createPermissionGate } from "../agent/permission-gate.js";
-import type { PermissionRule } from "../agent/permission-rules.js";
+import { createPermissionGate } from "../agent/permission-gate.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createProvider, type ModelConfiguration, type ProviderTuning } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
+import type { AskPermission } from "../permissions/permission-decision.js";
+import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { loadInstructions } from "./instructions.js";

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseRule } from "../agent/permission-rules.js";
 import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/models.js";
+import { parseRule } from "../permissions/permission-rules.js";
 import type { SessionOptions } from "./agent-settings.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { type EffectiveSettings, effectiveSettings, environmentFor } from "./effective-settings.js";

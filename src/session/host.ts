@@ -4,8 +4,6 @@
  * protocol needs (how it asks, what it forwards).
  */
 
-import type { AskPermission } from "../agent/permission-gate.js";
-import { parseRules } from "../agent/permission-gate.js";
 import {
   createProvider,
   hasProviderPrefix,
@@ -15,6 +13,8 @@ import {
   resolveModel,
 } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
+import type { AskPermission } from "../permissions/permission-decision.js";
+import { parseRules } from "../permissions/permission-decision.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
 import type { SessionOptions } from "./agent-settings.js";
 import { type EventLogContents, readEventLog } from "./event-log.js";

@@ -7,7 +7,6 @@ import {
   runPrompt,
   toolSpecifications,
 } from "../agent/loop.js";
-import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
 import { interrupted } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type {
@@ -19,6 +18,7 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import { isEphemeral } from "../events/events.js";
+import { type PermissionRule, parseRule } from "../permissions/permission-rules.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { createEnvelope, EventLog } from "./event-log.js";
 import { eventsPath, newSessionId, sessionDirectory, validateSessionId } from "./paths.js";

@@ -1,8 +1,8 @@
-import type { AskPermission } from "../../agent/permission-gate.js";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import { contextWindowOf } from "../../llm/context-window.js";
 import type { ModelConfiguration } from "../../llm/models.js";
+import type { AskPermission } from "../../permissions/permission-decision.js";
 import { agentSettingsFor } from "../../session/agent-settings.js";
 import {
   COMMANDS,
