@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
-import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
+import type {
+  AnyTool,
+  ClientCapabilities,
+  ToolEffect,
+  ToolImage,
+  ToolResult,
+} from "../tools/define-tool.js";
 
 /**
  * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
@@ -48,6 +54,8 @@ export interface ToolCallOutcome {
   images?: ToolImage[];
   /** The exit code of the command the tool ran, when it exited on its own. */
   exitCode?: number;
+  /** The effects of a call that ran and succeeded ({@link ToolResult.effects}). */
+  effects?: ToolEffect[];
 }
 
 export interface ExecuteOptions {
@@ -204,6 +212,7 @@ async function settle(
     ...(result.isError ? { errorCode: result.errorCode ?? ("failed" as const) } : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+    ...(result.isError || result.effects === undefined ? {} : { effects: result.effects }),
   };
 }
 

@@ -139,6 +139,31 @@ describe("case 28: autopilot", () => {
     });
   });
 
+  test("no nudge is recorded once the turn limit leaves no request to send it with", async () => {
+    harness = await startHarness({ autopilot: true, maxTurns: 2 });
+    harness.server.enqueue({ text: "Working on it." }, { text: "Still working." });
+    expect(await harness.prompt("make the tests pass")).toEqual({
+      stopReason: "max_turn_requests",
+    });
+    expect(harness.server.requests).toHaveLength(2);
+    const turn = [
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ];
+    expect(types(await harness.persisted()).slice(1)).toEqual([
+      "user.message",
+      ...turn,
+      "user.message",
+      ...turn,
+    ]);
+    expect(dataOf(harness.events, "user.message").map((data) => data.source)).toEqual([
+      "user",
+      "autopilot",
+    ]);
+  });
+
   test("invalid task_complete arguments are an error result, and the loop goes on", async () => {
     harness = await startHarness({ autopilot: true });
     harness.server.enqueue(
