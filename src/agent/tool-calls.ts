@@ -90,45 +90,7 @@ export async function executeToolCalls(
   const parallel = prepared.every(
     (call) => call.tool === undefined || !call.tool.mutates || call.tool.concurrent === true,
   );
-  const runOne = async (call: PreparedCall): Promise<ToolCallOutcome> => {
-    // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
-    let started = false;
-    const start = (toolArguments: JsonObject) => {
-      if (started) {
-        return;
-      }
-      started = true;
-      context.emit({
-        type: "tool.execution_start",
-        data: {
-          toolCallId: call.toolCall.toolCallId,
-          toolName: call.toolCall.name,
-          arguments: toolArguments,
-          ...(call.tool?.mcp === undefined
-            ? {}
-            : { mcpServerName: call.tool.mcp.serverName, mcpToolName: call.tool.mcp.toolName }),
-        },
-      });
-    };
-    const outcome = adjust(await settle(context, call, start));
-    context.emit({
-      type: "tool.execution_complete",
-      data: {
-        toolCallId: outcome.toolCall.toolCallId,
-        toolName: outcome.toolCall.name,
-        success: !outcome.isError,
-        result: {
-          content: outcome.content,
-          ...(outcome.images === undefined ? {} : { images: outcome.images }),
-        },
-        ...(outcome.errorCode === undefined
-          ? {}
-          : { error: { message: outcome.content, code: outcome.errorCode } }),
-        ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
-      },
-    });
-    return outcome;
-  };
+  const runOne = (call: PreparedCall) => runCall(context, call, adjust);
   if (parallel) {
     return Promise.all(prepared.map(runOne));
   }
@@ -137,6 +99,51 @@ export async function executeToolCalls(
     outcomes.push(await runOne(call));
   }
   return outcomes;
+}
+
+/** Runs one prepared call between its `tool.execution_start` and `tool.execution_complete`. */
+async function runCall(
+  context: ToolCallContext,
+  call: PreparedCall,
+  adjust: (outcome: ToolCallOutcome) => ToolCallOutcome,
+): Promise<ToolCallOutcome> {
+  // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
+  let started = false;
+  const start = (toolArguments: JsonObject) => {
+    if (started) {
+      return;
+    }
+    started = true;
+    context.emit({
+      type: "tool.execution_start",
+      data: {
+        toolCallId: call.toolCall.toolCallId,
+        toolName: call.toolCall.name,
+        arguments: toolArguments,
+        ...(call.tool?.mcp === undefined
+          ? {}
+          : { mcpServerName: call.tool.mcp.serverName, mcpToolName: call.tool.mcp.toolName }),
+      },
+    });
+  };
+  const outcome = adjust(await settle(context, call, start));
+  context.emit({
+    type: "tool.execution_complete",
+    data: {
+      toolCallId: outcome.toolCall.toolCallId,
+      toolName: outcome.toolCall.name,
+      success: !outcome.isError,
+      result: {
+        content: outcome.content,
+        ...(outcome.images === undefined ? {} : { images: outcome.images }),
+      },
+      ...(outcome.errorCode === undefined
+        ? {}
+        : { error: { message: outcome.content, code: outcome.errorCode } }),
+      ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
+    },
+  });
+  return outcome;
 }
 
 type PreparedCall =
