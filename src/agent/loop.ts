@@ -104,6 +104,11 @@ export async function runPrompt(
   return outcome;
 }
 
+/**
+ * The loop: request the model (compacting first when the history outgrows the window), run the
+ * tools of its reply, apply their effects, end the turn, and let {@link decideNext} say whether
+ * to request again (nudged in autopilot) or to stop and why; {@link conclude} records the end.
+ */
 async function runTurns(
   settings: AgentSettings,
   conversation: Conversation,
@@ -153,7 +158,7 @@ async function runTurns(
           );
     applyEffects(outcomes, emit, signal.aborted);
     // The turn holds its tools: it ends after their results, cancelled if they were.
-    const status = outcomes.length > 0 && signal.aborted ? "cancelled" : "completed";
+    const status = reply.toolCalls.length > 0 && signal.aborted ? "cancelled" : "completed";
     emit({
       type: "assistant.turn_end",
       data: { turnId, status, finishReason: reply.finishReason },

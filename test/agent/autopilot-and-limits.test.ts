@@ -11,6 +11,14 @@ afterEach(async () => {
   harness = undefined;
 });
 
+/** The events of a turn whose reply has no tool call. */
+const textTurn = [
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+];
+
 function toolNames(harness: Harness, index: number): string[] {
   const body = harness.server.requests[index]?.body as {
     tools?: Array<{ function: { name: string } }>;
@@ -112,22 +120,16 @@ describe("case 28: autopilot", () => {
       autopilotStopped: "cap_reached",
     });
     expect(harness.server.requests).toHaveLength(4);
-    const turn = [
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-    ];
     // Three nudges, four turns, then the log says the task was not marked complete.
     expect(types(await harness.persisted()).slice(1)).toEqual([
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
       "session.autopilot_stopped",
     ]);
     expect(dataOf(harness.events, "session.autopilot_stopped")).toEqual([
@@ -146,17 +148,11 @@ describe("case 28: autopilot", () => {
       stopReason: "max_turn_requests",
     });
     expect(harness.server.requests).toHaveLength(2);
-    const turn = [
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-    ];
     expect(types(await harness.persisted()).slice(1)).toEqual([
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
     ]);
     expect(dataOf(harness.events, "user.message").map((data) => data.source)).toEqual([
       "user",
