@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
-import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
+import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 
 /** What an ACP permission question needs besides the gate's request. */
 export interface PermissionAsker {

@@ -1,21 +1,23 @@
 import { z } from "zod";
 import { defineTool } from "../tools/define-tool.js";
 
-/** Name of the tool that ends an autopilot run (case 28). */
-export const TASK_COMPLETE_TOOL_NAME = "task_complete";
-
 /**
- * Offered only in autopilot. The loop watches for a successful call: it then records
- * `session.task_complete` and ends the prompt with `end_turn` without another model request.
+ * The tool that ends an autopilot run (case 28), offered only in autopilot. A successful call's
+ * effects record `session.task_complete` and end the prompt with `end_turn` without another
+ * model request.
  */
 export const taskCompleteTool = defineTool({
-  name: TASK_COMPLETE_TOOL_NAME,
+  name: "task_complete",
   description:
     "Call once the whole task is done and verified, with a short summary of what was done. Do not call it while questions, errors or steps remain.",
   input: z.object({ summary: z.string().describe("What was done, in a few sentences.") }),
   kind: "think",
   mutates: false,
-  execute: async ({ summary }) => ({ content: `Task complete: ${summary}`, isError: false }),
+  execute: async ({ summary }) => ({
+    content: `Task complete: ${summary}`,
+    isError: false,
+    effects: [{ type: "task_complete", summary, success: true }, { type: "stop" }],
+  }),
 });
 
 /** Our continuation nudge, added as a `user.message` with `source: "autopilot"`. */

@@ -4,7 +4,6 @@ import type {
   ErrorType,
   EventInput,
   JsonObject,
-  PlanEntry,
   PromptImage,
   StopReason,
   UserMessageSource,
@@ -18,17 +17,21 @@ import type {
   ToolSpecification,
 } from "../llm/provider.js";
 import type { CommandSetup } from "../tools/command-runner.js";
-import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
-import { AUTOPILOT_NUDGE, TASK_COMPLETE_TOOL_NAME, taskCompleteTool } from "./autopilot.js";
+import type { AnyTool, ClientCapabilities, ToolEffect } from "../tools/define-tool.js";
+import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
 import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
+import { decideNext, type NextStep, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
 import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
-import { type Authorize, executeToolCalls, type ToolCallContext } from "./tool-calls.js";
-
-/** The plan tool: a successful call replaces the session's plan (`session.plan_updated`, ACP `plan`). */
-const UPDATE_PLAN_TOOL_NAME = "update_plan";
+import {
+  type Authorize,
+  type ExecuteOptions,
+  executeToolCalls,
+  type ToolCallContext,
+  type ToolCallOutcome,
+} from "./tool-calls.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings extends CompactionOptions {
@@ -109,6 +112,11 @@ export async function runPrompt(
   return outcome;
 }
 
+/**
+ * The loop: request the model (compacting first when the history outgrows the window), run the
+ * tools of its reply, apply their effects, end the turn, and let {@link decideNext} say whether
+ * to request again (nudged in autopilot) or to stop and why; {@link conclude} records the end.
+ */
 async function runTurns(
   settings: AgentSettings,
   conversation: Conversation,
@@ -120,157 +128,165 @@ async function runTurns(
   const guard = new RepetitionGuard();
   let specifications = toolSpecifications(fixedTools);
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
-  emit({
-    type: "user.message",
-    data: {
-      content: prompt.content,
-      source: prompt.source ?? "user",
-      ...(prompt.images === undefined || prompt.images.length === 0
-        ? {}
-        : { images: prompt.images }),
-    },
-  });
-  let nudges = 0;
-  for (let turns = 0; ; turns++) {
-    if (signal.aborted) {
-      return cancel(emit);
-    }
-    if (turns >= settings.maxTurns) {
-      return { stopReason: "max_turn_requests" };
+  emit({ type: "user.message", data: userMessageData(prompt) });
+  const counters = { turns: 0, nudges: 0 };
+  let next = requestIfAllowed(
+    { kind: "request" },
+    { turns: 0, cancelled: signal.aborted },
+    settings,
+  );
+  while (next.kind === "request" || next.kind === "nudge") {
+    if (next.kind === "nudge") {
+      counters.nudges++;
+      emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
     }
     const tools = [...fixedTools, ...(settings.changingTools?.() ?? [])];
-    const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
     specifications = toolSpecifications(tools);
-    const request: ModelRequest = {
-      system: settings.systemPrompt,
-      messages: conversation.history.messages,
-      tools: specifications,
-      ...(settings.maxOutputTokens === undefined
-        ? {}
-        : { maxOutputTokens: settings.maxOutputTokens }),
-    };
+    const request = modelRequest(settings, conversation.history, specifications);
     // Compaction changes `history.messages` in place, so a replayed request sends the new view.
     const turn = await compaction.request(() =>
       requestTurn(settings.provider, request, emit, signal),
     );
-    if (turn.kind === "cancelled") {
-      return cancel(emit);
-    }
-    if (turn.kind === "failed") {
-      return fail(emit, turn.failure);
+    counters.turns++;
+    if (turn.kind !== "reply") {
+      next =
+        turn.kind === "cancelled"
+          ? { kind: "stop", stopReason: "cancelled" }
+          : { kind: "fail", failure: turn.failure };
+      break;
     }
     const { reply, turnId } = turn;
-    const endTurn = (status: "completed" | "cancelled") =>
-      emit({
-        type: "assistant.turn_end",
-        data: { turnId, status, finishReason: reply.finishReason },
-      });
-    if (reply.toolCalls.length === 0) {
-      endTurn("completed");
-      const stop = stopWithoutTools(reply);
-      if (stop !== undefined) {
-        return "stopReason" in stop ? stop : fail(emit, stop);
-      }
-      if (settings.autopilot && nudges < settings.maxAutopilotContinues) {
-        nudges++;
-        emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
-        continue;
-      }
-      if (settings.autopilot) {
-        emit({
-          type: "session.autopilot_stopped",
-          data: { reason: "cap_reached", continues: nudges },
-        });
-        return { stopReason: "end_turn", autopilotStopped: "cap_reached" };
-      }
-      return { stopReason: "end_turn" };
-    }
-    const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
-    const outcomes = await executeToolCalls(
-      toolContext(settings, toolsByName, conversation, signal),
-      reply.toolCalls,
-      {
-        adjust: guard.record,
-        ...(truncated
-          ? {
-              refuse: {
-                code: "truncated_arguments",
-                message:
-                  "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
-              },
-            }
-          : {}),
-      },
-    );
-    for (const outcome of outcomes) {
-      if (outcome.toolCall.name === UPDATE_PLAN_TOOL_NAME && !outcome.isError) {
-        // The arguments passed the tool's schema, so they are plan entries.
-        const entries = outcome.toolCall.arguments.entries as unknown as PlanEntry[];
-        emit({ type: "session.plan_updated", data: { entries } });
-      }
-    }
-    const completion = outcomes.find(
-      (result) => result.toolCall.name === TASK_COMPLETE_TOOL_NAME && !result.isError,
-    );
-    const completed = settings.autopilot && completion !== undefined && !signal.aborted;
-    if (completed) {
-      const summary = String(completion.toolCall.arguments.summary ?? "");
-      emit({ type: "session.task_complete", data: { summary, success: true } });
-    }
+    const outcomes =
+      reply.toolCalls.length === 0
+        ? []
+        : await executeToolCalls(
+            toolContext(settings, tools, conversation, signal),
+            reply.toolCalls,
+            batchOptions(reply, guard),
+          );
+    applyEffects(outcomes, emit, signal.aborted);
     // The turn holds its tools: it ends after their results, cancelled if they were.
-    endTurn(signal.aborted ? "cancelled" : "completed");
-    if (signal.aborted) {
-      return cancel(emit);
-    }
-    if (truncated) {
-      return { stopReason: "max_tokens" };
-    }
-    if (settings.endAfterRejection && outcomes.some((item) => item.errorCode === "rejected")) {
-      return { stopReason: "end_turn" };
-    }
-    if (completed) {
-      return { stopReason: "end_turn" };
-    }
-    if (guard.shouldStop) {
-      return { stopReason: "max_turn_requests" };
+    const status = reply.toolCalls.length > 0 && signal.aborted ? "cancelled" : "completed";
+    emit({
+      type: "assistant.turn_end",
+      data: { turnId, status, finishReason: reply.finishReason },
+    });
+    const state = { ...counters, repeating: guard.shouldStop, cancelled: signal.aborted };
+    next = decideNext(reply, outcomes, state, settings);
+  }
+  return conclude(emit, next, counters.nudges);
+}
+
+function userMessageData(prompt: {
+  content: string;
+  source?: UserMessageSource;
+  images?: PromptImage[];
+}): Extract<EventInput, { type: "user.message" }>["data"] {
+  return {
+    content: prompt.content,
+    source: prompt.source ?? "user",
+    ...(prompt.images === undefined || prompt.images.length === 0 ? {} : { images: prompt.images }),
+  };
+}
+
+function modelRequest(
+  settings: AgentSettings,
+  history: History,
+  tools: ToolSpecification[],
+): ModelRequest {
+  return {
+    system: settings.systemPrompt,
+    messages: history.messages,
+    tools,
+    ...(settings.maxOutputTokens === undefined
+      ? {}
+      : { maxOutputTokens: settings.maxOutputTokens }),
+  };
+}
+
+/**
+ * How a batch runs: each outcome passes the repetition guard; when any call's arguments were cut
+ * at the output limit (case 07), none of the calls runs.
+ */
+function batchOptions(reply: AssistantReply, guard: RepetitionGuard): ExecuteOptions {
+  if (!reply.toolCalls.some((call) => call.argumentsError === "truncated")) {
+    return { adjust: guard.record };
+  }
+  return {
+    adjust: guard.record,
+    refuse: {
+      code: "truncated_arguments",
+      message:
+        "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
+    },
+  };
+}
+
+/**
+ * Applies the effects of a batch's calls ({@link ToolEffect}) in call order, recording
+ * `session.plan_updated` and `session.task_complete`; a cancelled prompt completes no task.
+ * `stop` is read by {@link decideNext}.
+ */
+function applyEffects(
+  outcomes: readonly ToolCallOutcome[],
+  emit: Conversation["emit"],
+  cancelled: boolean,
+): void {
+  for (const effect of outcomes.flatMap((outcome) => outcome.effects ?? [])) {
+    switch (effect.type) {
+      case "plan_updated":
+        emit({ type: "session.plan_updated", data: { entries: effect.entries } });
+        break;
+      case "task_complete":
+        if (!cancelled) {
+          const { summary, success } = effect;
+          emit({ type: "session.task_complete", data: { summary, success } });
+        }
+        break;
+      case "stop":
+        break;
+      default: {
+        const unhandled: never = effect;
+        void unhandled;
+      }
     }
   }
 }
 
-/**
- * How a reply without tool calls ends the prompt: a stop reason, a failure, or undefined when
- * the loop may go on (autopilot). Checked in this order: a content filter is a refusal even when
- * the reply is empty; an empty reply that did not simply stop (e.g. a malformed function call)
- * is no success; a reply cut at the output limit is `max_tokens`.
- */
-function stopWithoutTools(
-  reply: AssistantReply,
-): { stopReason: StopReason } | ProviderFailure | undefined {
-  if (reply.finishReason === "content-filter") {
-    return { stopReason: "refusal" };
+/** Records how the prompt ended (`abort`, `session.autopilot_stopped`, `session.error`). */
+function conclude(
+  emit: Conversation["emit"],
+  step: Extract<NextStep, { kind: "stop" | "fail" }>,
+  nudges: number,
+): PromptOutcome {
+  switch (step.kind) {
+    case "stop":
+      if (step.stopReason === "cancelled") {
+        return cancel(emit);
+      }
+      if (step.autopilotStopped !== undefined) {
+        const data = { reason: step.autopilotStopped, continues: nudges };
+        emit({ type: "session.autopilot_stopped", data });
+        return { stopReason: step.stopReason, autopilotStopped: step.autopilotStopped };
+      }
+      return { stopReason: step.stopReason };
+    case "fail":
+      return fail(emit, step.failure);
+    default: {
+      const unhandled: never = step;
+      return unhandled;
+    }
   }
-  if (
-    reply.content.trim() === "" &&
-    reply.finishReason !== "stop" &&
-    reply.finishReason !== "length"
-  ) {
-    const message = `the model returned an empty reply (finish reason: ${reply.finishReason}), often a malformed function call`;
-    return { errorType: "malformed_response", message };
-  }
-  if (reply.finishReason === "length") {
-    return { stopReason: "max_tokens" };
-  }
-  return undefined;
 }
 
 function toolContext(
   settings: AgentSettings,
-  tools: ReadonlyMap<string, AnyTool>,
+  tools: readonly AnyTool[],
   conversation: Conversation,
   signal: AbortSignal,
 ): ToolCallContext {
   return {
-    tools,
+    tools: new Map(tools.map((tool) => [tool.name, tool])),
     cwd: settings.cwd,
     sessionDirectory: settings.sessionDirectory,
     authorize: settings.authorize,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ErrorType, EventInput, TurnPurpose } from "../events/events.js";
+import type { ErrorType, EventInput, TurnPurpose, Usage } from "../events/events.js";
 import { usageCost } from "../llm/model-catalogue.js";
 import type { AssistantReply, ModelRequest, Provider, ProviderFailure } from "../llm/provider.js";
 
@@ -29,99 +29,40 @@ export async function requestTurn(
   signal: AbortSignal,
   purpose?: TurnPurpose,
 ): Promise<TurnResult> {
-  let turnId: string | undefined;
-  let messageId = "";
-  // What the user saw of a reply that gets cancelled: kept, so the log shows it and the model
-  // knows what it had said (case 02: replayed as a valid, non-empty assistant message).
-  let shownText = "";
-  const open = (): string => {
-    if (turnId === undefined) {
-      turnId = randomUUID();
-      messageId = randomUUID();
-      shownText = "";
-      emit({
-        type: "assistant.turn_start",
-        data: { turnId, ...(purpose === undefined ? {} : { purpose }) },
-      });
-    }
-    return turnId;
-  };
-  const close = (status: "cancelled" | "failed", errorType?: ErrorType): void => {
-    if (turnId !== undefined) {
-      const data = { turnId, status, ...(errorType === undefined ? {} : { errorType }) };
-      emit({ type: "assistant.turn_end", data });
-      turnId = undefined;
-    }
-  };
+  const attempts = new TurnAttempts(emit, purpose);
   for await (const event of provider.stream(request, signal)) {
     switch (event.type) {
       case "request_start":
         // A provider that retried without saying so: its last attempt failed.
-        close("failed");
-        open();
+        attempts.close("failed");
+        attempts.open();
         break;
       case "text_delta":
-        open();
-        shownText += event.text;
-        emit({ type: "assistant.message_delta", data: { messageId, deltaContent: event.text } });
+        attempts.text(event.text);
         break;
       case "reasoning_delta":
-        open();
-        emit({ type: "assistant.reasoning_delta", data: { messageId, deltaContent: event.text } });
-        break;
-      case "tool_call_start":
-        open();
         emit({
-          type: "assistant.tool_call_start",
-          data: { messageId, toolCallId: event.toolCallId, toolName: event.name },
+          type: "assistant.reasoning_delta",
+          data: { messageId: attempts.open().messageId, deltaContent: event.text },
         });
         break;
+      case "tool_call_start": {
+        const { messageId } = attempts.open();
+        const { toolCallId, name: toolName } = event;
+        emit({ type: "assistant.tool_call_start", data: { messageId, toolCallId, toolName } });
+        break;
+      }
       case "retry": {
         const { type: _type, ...retry } = event;
-        const failedTurnId = open();
-        close("failed", event.errorType);
-        emit({ type: "assistant.retry", data: { turnId: failedTurnId, ...retry } });
+        const { turnId } = attempts.open();
+        attempts.close("failed", event.errorType);
+        emit({ type: "assistant.retry", data: { turnId, ...retry } });
         break;
       }
-      case "done": {
-        const id = open();
-        emit({ type: "assistant.message", data: messageData(messageId, event.reply) });
-        const cost = usageCost(provider.id, event.usage);
-        emit({
-          type: "assistant.usage",
-          data: {
-            model: provider.id,
-            turnId: id,
-            ...event.usage,
-            ...(cost === undefined ? {} : { cost }),
-          },
-        });
-        return { kind: "reply", turnId: id, reply: event.reply };
-      }
-      case "error": {
-        const cancelled = event.failure.errorType === "cancelled" || signal.aborted;
-        if (shownText.trim() !== "") {
-          // Cancelled or broken mid-reply (issue 11): the log keeps what the screen showed.
-          const { errorType, message } = event.failure;
-          emit({
-            type: "assistant.message",
-            data: {
-              messageId,
-              content: shownText,
-              toolRequests: [],
-              finishReason: "other",
-              interrupted: true,
-              ...(cancelled || errorType === "cancelled" ? {} : { error: { errorType, message } }),
-            },
-          });
-        }
-        const { errorType } = event.failure;
-        close(
-          cancelled ? "cancelled" : "failed",
-          errorType === "cancelled" ? undefined : errorType,
-        );
-        return cancelled ? { kind: "cancelled" } : { kind: "failed", failure: event.failure };
-      }
+      case "done":
+        return attempts.reply(provider.id, event.reply, event.usage);
+      case "error":
+        return attempts.fail(event.failure, signal);
       default: {
         // A new provider event type fails to compile here until the loop handles it.
         const unhandled: never = event;
@@ -129,11 +70,97 @@ export async function requestTurn(
       }
     }
   }
-  close("failed", "internal");
+  attempts.close("failed", "internal");
   return {
     kind: "failed",
     failure: { errorType: "internal", message: "the provider stream ended without a result" },
   };
+}
+
+/** The attempts of one model request, each a turn; at most one is open at a time. */
+class TurnAttempts {
+  private turnId: string | undefined;
+  private messageId = "";
+  // What the user saw of a reply that gets cancelled: kept, so the log shows it and the model
+  // knows what it had said (case 02: replayed as a valid, non-empty assistant message).
+  private shownText = "";
+
+  constructor(
+    private readonly emit: Emit,
+    private readonly purpose: TurnPurpose | undefined,
+  ) {}
+
+  /** The open attempt; opens one (`assistant.turn_start`) when none is. */
+  open(): { turnId: string; messageId: string } {
+    if (this.turnId === undefined) {
+      this.turnId = randomUUID();
+      this.messageId = randomUUID();
+      this.shownText = "";
+      const { purpose } = this;
+      this.emit({
+        type: "assistant.turn_start",
+        data: { turnId: this.turnId, ...(purpose === undefined ? {} : { purpose }) },
+      });
+    }
+    return { turnId: this.turnId, messageId: this.messageId };
+  }
+
+  /** Ends the open attempt, if any, with `status`. */
+  close(status: "cancelled" | "failed", errorType?: ErrorType): void {
+    if (this.turnId !== undefined) {
+      const data = {
+        turnId: this.turnId,
+        status,
+        ...(errorType === undefined ? {} : { errorType }),
+      };
+      this.emit({ type: "assistant.turn_end", data });
+      this.turnId = undefined;
+    }
+  }
+
+  /** A piece of the visible reply (ephemeral `assistant.message_delta`). */
+  text(text: string): void {
+    const { messageId } = this.open();
+    this.shownText += text;
+    this.emit({ type: "assistant.message_delta", data: { messageId, deltaContent: text } });
+  }
+
+  /** Records the reply and its usage (with its cost when known); its turn stays open. */
+  reply(model: string, reply: AssistantReply, usage: Usage): TurnResult {
+    const { turnId, messageId } = this.open();
+    this.emit({ type: "assistant.message", data: messageData(messageId, reply) });
+    const cost = usageCost(model, usage);
+    this.emit({
+      type: "assistant.usage",
+      data: { model, turnId, ...usage, ...(cost === undefined ? {} : { cost }) },
+    });
+    return { kind: "reply", turnId, reply };
+  }
+
+  /** Ends the attempt cancelled or failed, keeping what the screen showed of its reply. */
+  fail(failure: ProviderFailure, signal: AbortSignal): TurnResult {
+    const { errorType, message } = failure;
+    const cancelled = errorType === "cancelled" || signal.aborted;
+    if (this.shownText.trim() !== "") {
+      // Cancelled or broken mid-reply (issue 11): the log keeps what the screen showed.
+      this.emit({
+        type: "assistant.message",
+        data: {
+          messageId: this.messageId,
+          content: this.shownText,
+          toolRequests: [],
+          finishReason: "other",
+          interrupted: true,
+          ...(cancelled ? {} : { error: { errorType, message } }),
+        },
+      });
+    }
+    this.close(
+      cancelled ? "cancelled" : "failed",
+      errorType === "cancelled" ? undefined : errorType,
+    );
+    return cancelled ? { kind: "cancelled" } : { kind: "failed", failure };
+  }
 }
 
 function messageData(

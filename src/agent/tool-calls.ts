@@ -3,7 +3,13 @@ import { errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "../tools/command-runner.js";
-import type { AnyTool, ClientCapabilities, ToolImage, ToolResult } from "../tools/define-tool.js";
+import type {
+  AnyTool,
+  ClientCapabilities,
+  ToolEffect,
+  ToolImage,
+  ToolResult,
+} from "../tools/define-tool.js";
 
 /**
  * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
@@ -54,6 +60,8 @@ export interface ToolCallOutcome {
   images?: ToolImage[];
   /** The exit code of the command the tool ran, when it exited on its own. */
   exitCode?: number;
+  /** The effects of a call that ran and succeeded ({@link ToolResult.effects}). */
+  effects?: ToolEffect[];
 }
 
 export interface ExecuteOptions {
@@ -88,45 +96,7 @@ export async function executeToolCalls(
   const parallel = prepared.every(
     (call) => call.tool === undefined || !call.tool.mutates || call.tool.concurrent === true,
   );
-  const runOne = async (call: PreparedCall): Promise<ToolCallOutcome> => {
-    // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
-    let started = false;
-    const start = (toolArguments: JsonObject) => {
-      if (started) {
-        return;
-      }
-      started = true;
-      context.emit({
-        type: "tool.execution_start",
-        data: {
-          toolCallId: call.toolCall.toolCallId,
-          toolName: call.toolCall.name,
-          arguments: toolArguments,
-          ...(call.tool?.mcp === undefined
-            ? {}
-            : { mcpServerName: call.tool.mcp.serverName, mcpToolName: call.tool.mcp.toolName }),
-        },
-      });
-    };
-    const outcome = adjust(await settle(context, call, start));
-    context.emit({
-      type: "tool.execution_complete",
-      data: {
-        toolCallId: outcome.toolCall.toolCallId,
-        toolName: outcome.toolCall.name,
-        success: !outcome.isError,
-        result: {
-          content: outcome.content,
-          ...(outcome.images === undefined ? {} : { images: outcome.images }),
-        },
-        ...(outcome.errorCode === undefined
-          ? {}
-          : { error: { message: outcome.content, code: outcome.errorCode } }),
-        ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
-      },
-    });
-    return outcome;
-  };
+  const runOne = (call: PreparedCall) => runCall(context, call, adjust);
   if (parallel) {
     return Promise.all(prepared.map(runOne));
   }
@@ -135,6 +105,51 @@ export async function executeToolCalls(
     outcomes.push(await runOne(call));
   }
   return outcomes;
+}
+
+/** Runs one prepared call between its `tool.execution_start` and `tool.execution_complete`. */
+async function runCall(
+  context: ToolCallContext,
+  call: PreparedCall,
+  adjust: (outcome: ToolCallOutcome) => ToolCallOutcome,
+): Promise<ToolCallOutcome> {
+  // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
+  let started = false;
+  const start = (toolArguments: JsonObject) => {
+    if (started) {
+      return;
+    }
+    started = true;
+    context.emit({
+      type: "tool.execution_start",
+      data: {
+        toolCallId: call.toolCall.toolCallId,
+        toolName: call.toolCall.name,
+        arguments: toolArguments,
+        ...(call.tool?.mcp === undefined
+          ? {}
+          : { mcpServerName: call.tool.mcp.serverName, mcpToolName: call.tool.mcp.toolName }),
+      },
+    });
+  };
+  const outcome = adjust(await settle(context, call, start));
+  context.emit({
+    type: "tool.execution_complete",
+    data: {
+      toolCallId: outcome.toolCall.toolCallId,
+      toolName: outcome.toolCall.name,
+      success: !outcome.isError,
+      result: {
+        content: outcome.content,
+        ...(outcome.images === undefined ? {} : { images: outcome.images }),
+      },
+      ...(outcome.errorCode === undefined
+        ? {}
+        : { error: { message: outcome.content, code: outcome.errorCode } }),
+      ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
+    },
+  });
+  return outcome;
 }
 
 type PreparedCall =
@@ -210,6 +225,7 @@ async function settle(
     ...(result.isError ? { errorCode: result.errorCode ?? ("failed" as const) } : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+    ...(result.isError || result.effects === undefined ? {} : { effects: result.effects }),
   };
 }
 

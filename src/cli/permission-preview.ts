@@ -1,4 +1,4 @@
-import type { PermissionRequest } from "../agent/permission-gate.js";
+import type { PermissionRequest } from "../permissions/permission-decision.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
+import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import { permissionPreview } from "./permission-preview.js";
 
 /**

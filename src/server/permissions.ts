@@ -7,9 +7,9 @@
  */
 
 import { resolve } from "node:path";
-import type { AskPermission, PermissionReply } from "../agent/permission-gate.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
+import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";

@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type AskPermission, createPermissionGate, parseRules } from "../agent/permission-gate.js";
-import type { PermissionRule } from "../agent/permission-rules.js";
+import { createPermissionGate } from "../agent/permission-gate.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { Provider } from "../llm/provider.js";
+import { type AskPermission, parseRules } from "../permissions/permission-decision.js";
+import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";

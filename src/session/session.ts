@@ -6,7 +6,6 @@ import {
   runPrompt,
   toolSpecifications,
 } from "../agent/loop.js";
-import { type PermissionRule, parseRule } from "../agent/permission-rules.js";
 import { interrupted } from "../agent/tool-calls.js";
 import type {
   EventInput,
@@ -16,6 +15,7 @@ import type {
   SessionEventOf,
   UserMessageSource,
 } from "../events/events.js";
+import { type PermissionRule, parseRule } from "../permissions/permission-rules.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { repairNotice } from "./repair-notice.js";

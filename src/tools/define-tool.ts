@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { PlanEntry } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "./command-runner.js";
 
@@ -72,7 +73,24 @@ export interface ToolResult {
   errorCode?: "denied" | "rejected";
   /** The exit code of the command the tool ran, when it exited on its own (`bash`). */
   exitCode?: number;
+  /**
+   * What the call changes beyond its result, applied by the loop (src/agent/loop.ts) after the
+   * reply's calls have their results and before the turn ends, in call order. Ignored on an
+   * error result and on a call the user cancelled.
+   */
+  effects?: ToolEffect[];
 }
+
+/**
+ * An effect of a successful call: `plan_updated` replaces the session's plan (recorded as
+ * `session.plan_updated`, ACP `plan`); `task_complete` records `session.task_complete` (autopilot's
+ * end, case 28) unless the prompt was cancelled; `stop` ends the prompt with `end_turn` once the
+ * turn's calls are done, without another model request.
+ */
+export type ToolEffect =
+  | { type: "plan_updated"; entries: PlanEntry[] }
+  | { type: "task_complete"; summary: string; success: boolean }
+  | { type: "stop" };
 
 /** An image in a tool result. */
 export interface ToolImage {

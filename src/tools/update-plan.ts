@@ -22,8 +22,8 @@ const STATUS_MARKS: Record<UpdatePlanInput["entries"][number]["status"], string>
 /**
  * `update_plan {entries[{content, priority, status}]}`: replaces the session's plan with
  * `entries` (an empty list clears it). The tool only validates and answers a readable copy, e.g.
- * `Plan updated: 1 of 2 done.\n[x] Read the code (high)\n[~] Fix the bug (medium)`; the loop
- * recognises the name `update_plan` and emits `session.plan_updated` with the validated entries.
+ * `Plan updated: 1 of 2 done.\n[x] Read the code (high)\n[~] Fix the bug (medium)`, with a
+ * `plan_updated` effect carrying the validated entries (the loop records `session.plan_updated`).
  */
 export const updatePlanTool = defineTool<UpdatePlanInput>({
   name: "update_plan",
@@ -33,7 +33,10 @@ export const updatePlanTool = defineTool<UpdatePlanInput>({
   input: updatePlanInput,
   kind: "think",
   mutates: false,
-  execute: async (input) => textResult(describePlan(input.entries)),
+  execute: async (input) => ({
+    ...textResult(describePlan(input.entries)),
+    effects: [{ type: "plan_updated", entries: input.entries }],
+  }),
   scope: () => ({ title: "Update plan", paths: [] }),
 });
 

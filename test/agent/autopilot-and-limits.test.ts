@@ -11,6 +11,14 @@ afterEach(async () => {
   harness = undefined;
 });
 
+/** The events of a turn whose reply has no tool call. */
+const textTurn = [
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+];
+
 function toolNames(harness: Harness, index: number): string[] {
   const body = harness.server.requests[index]?.body as {
     tools?: Array<{ function: { name: string } }>;
@@ -112,22 +120,16 @@ describe("case 28: autopilot", () => {
       autopilotStopped: "cap_reached",
     });
     expect(harness.server.requests).toHaveLength(4);
-    const turn = [
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-    ];
     // Three nudges, four turns, then the log says the task was not marked complete.
     expect(types(await harness.persisted()).slice(1)).toEqual([
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
       "user.message",
-      ...turn,
+      ...textTurn,
       "session.autopilot_stopped",
     ]);
     expect(dataOf(harness.events, "session.autopilot_stopped")).toEqual([
@@ -137,6 +139,25 @@ describe("case 28: autopilot", () => {
       type: "session.idle",
       data: { stopReason: "end_turn" },
     });
+  });
+
+  test("no nudge is recorded once the turn limit leaves no request to send it with", async () => {
+    harness = await startHarness({ autopilot: true, maxTurns: 2 });
+    harness.server.enqueue({ text: "Working on it." }, { text: "Still working." });
+    expect(await harness.prompt("make the tests pass")).toEqual({
+      stopReason: "max_turn_requests",
+    });
+    expect(harness.server.requests).toHaveLength(2);
+    expect(types(await harness.persisted()).slice(1)).toEqual([
+      "user.message",
+      ...textTurn,
+      "user.message",
+      ...textTurn,
+    ]);
+    expect(dataOf(harness.events, "user.message").map((data) => data.source)).toEqual([
+      "user",
+      "autopilot",
+    ]);
   });
 
   test("invalid task_complete arguments are an error result, and the loop goes on", async () => {

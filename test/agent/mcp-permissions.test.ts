@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "vitest";
+import { createPermissionGate } from "../../src/agent/permission-gate.js";
 import {
-  createPermissionGate,
   type PermissionReply,
   type PermissionRequest,
   parseRules,
-} from "../../src/agent/permission-gate.js";
+} from "../../src/permissions/permission-decision.js";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
 import { type Harness, startHarness } from "../support/harness.js";
 import { stdioServer } from "../support/mcp/servers.js";

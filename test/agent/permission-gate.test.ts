@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
+import { createPermissionGate } from "../../src/agent/permission-gate.js";
+import type { EventInput } from "../../src/events/events.js";
 import {
   type AskPermission,
-  createPermissionGate,
   type PermissionPolicy,
   type PermissionRequest,
   parseRules,
-} from "../../src/agent/permission-gate.js";
-import type { EventInput } from "../../src/events/events.js";
+} from "../../src/permissions/permission-decision.js";
 import { agentSettingsFor, prepareRun } from "../../src/session/agent-settings.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import { defineTool } from "../../src/tools/define-tool.js";

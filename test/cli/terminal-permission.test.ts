@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, test } from "vitest";
-import type { PermissionRequest } from "../../src/agent/permission-gate.js";
 import { terminalPermission } from "../../src/cli/terminal-permission.js";
+import type { PermissionRequest } from "../../src/permissions/permission-decision.js";
 
 const REQUEST: PermissionRequest = {
   requestId: "r1",

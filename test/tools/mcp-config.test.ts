@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { parseRule, rulesCover, ruleTouches } from "../../src/agent/permission-rules.js";
+import { parseRule, rulesCover, ruleTouches } from "../../src/permissions/permission-rules.js";
 import { gatherMcpServers, isProjectTrusted, trustProject } from "../../src/session/mcp-servers.js";
 import { parseServers } from "../../src/tools/mcp/config.js";
 import { qualifiedToolName } from "../../src/tools/mcp/tools.js";

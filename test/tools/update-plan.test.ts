@@ -22,14 +22,17 @@ describe("update_plan", () => {
         "[~] Fix the parser (high)\n" +
         "[ ] Update the changelog (low)",
       isError: false,
+      effects: [{ type: "plan_updated", entries: input.entries }],
     });
   });
 
   it("clears the plan with an empty list", async () => {
     const input = updatePlanTool.input.parse({ entries: [] });
-    expect((await updatePlanTool.execute(input, makeContext("/tmp"))).content).toBe(
-      "Plan cleared.",
-    );
+    expect(await updatePlanTool.execute(input, makeContext("/tmp"))).toEqual({
+      content: "Plan cleared.",
+      isError: false,
+      effects: [{ type: "plan_updated", entries: [] }],
+    });
   });
 
   it("validates entries: known priorities and statuses, non-empty content", () => {

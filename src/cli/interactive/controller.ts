@@ -1,7 +1,7 @@
-import type { AskPermission } from "../../agent/permission-gate.js";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
+import type { AskPermission } from "../../permissions/permission-decision.js";
 import {
   COMMANDS,
   type CommandOutcome,

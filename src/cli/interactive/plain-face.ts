@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { PermissionReply } from "../../agent/permission-gate.js";
+import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";

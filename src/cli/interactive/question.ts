@@ -1,5 +1,5 @@
 import { type Component, Input, truncateToWidth } from "@mariozechner/pi-tui";
-import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
+import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
 import { permissionPreview } from "../permission-preview.js";
 import type { Theme } from "./theme.js";
 

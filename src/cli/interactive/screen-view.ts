@@ -1,5 +1,5 @@
-import type { PermissionReply, PermissionRequest } from "../../agent/permission-gate.js";
 import type { SessionEvent } from "../../events/events.js";
+import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import type { Controller, ConversationView } from "./controller.js";
 import { PermissionQuestion } from "./question.js";

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
-  createPermissionGate,
   type PermissionPolicy,
   parseRules,
-} from "../../src/agent/permission-gate.js";
-import { analyseShellCommand } from "../../src/agent/shell-commands.js";
+  permissionDecider,
+} from "../../src/permissions/permission-decision.js";
+import { analyseShellCommand } from "../../src/permissions/shell-commands.js";
 import { bashTool } from "../../src/tools/index.js";
 
 let cwd: string;
@@ -21,29 +21,22 @@ afterAll(async () => {
 
 type Decision = "allowed" | "denied" | "asked";
 
-/** One bash call through the real gate; `asked` when it consulted the face. */
+/** What the permission rules decide for one bash call: run it, refuse it, or ask the user. */
 async function decide(command: string, policy: Partial<PermissionPolicy>): Promise<Decision> {
-  let asked = false;
-  const gate = createPermissionGate({
-    cwd,
-    policy: () => ({ allowAllTools: false, allow: [], deny: [], folders: [], ...policy }),
-    ask: async () => {
-      asked = true;
-      return { decision: "deny", scope: "once" };
-    },
-    emit: () => undefined,
-  });
-  const answer = await gate({
+  const decider = permissionDecider(cwd, () => ({
+    allowAllTools: false,
+    allow: [],
+    deny: [],
+    folders: [],
+    ...policy,
+  }));
+  const decision = await decider({
     tool: bashTool,
     input: { command },
     toolCall: { toolCallId: "call", name: "bash", arguments: { command } },
-    signal: new AbortController().signal,
-    start: () => undefined,
   });
-  if (asked) {
-    return "asked";
-  }
-  return answer.allowed ? "allowed" : "denied";
+  const names = { allow: "allowed", deny: "denied", ask: "asked" } as const;
+  return names[decision.kind];
 }
 
 const denyRm = { allowAllTools: true, deny: parseRules(["bash(rm *)"]) };

@@ -1,0 +1,197 @@
+import { realpath } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
+import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
+import {
+  isInside,
+  MCP_RULE,
+  type PermissionRule,
+  parseRule,
+  type RuleSubject,
+  rulesCover,
+  ruleTouches,
+  unclearParts,
+} from "./permission-rules.js";
+
+/** A question to the user about one tool call. Answered by a {@link PermissionReply}. */
+export interface PermissionRequest {
+  requestId: string;
+  toolCallId: string;
+  toolName: string;
+  kind: ToolKind;
+  title: string;
+  /** The call's arguments as the model sent them. */
+  rawInput: JsonObject;
+  /** Absolute paths the call touches (ACP `locations`). */
+  paths: string[];
+  command?: string;
+  /** The rule an "always" answer records, e.g. `bash(git status)`, `edit(src/a.ts)`, `mcp(github__create_issue)`. */
+  alwaysRule: string;
+  /** Set for a tool of an MCP server. */
+  mcp?: McpToolOrigin;
+}
+
+/** A {@link PermissionRequest} before it is given its id (the gate names each question it asks). */
+export type PermissionQuestion = Omit<PermissionRequest, "requestId">;
+
+/**
+ * The user's answer. `scope: "session"` ("always") records {@link PermissionRequest.alwaysRule}
+ * for the rest of the session, resume included. ACP v1 `session/request_permission` options
+ * map as allow_once / allow_always / reject_once / reject_always.
+ */
+export type PermissionReply =
+  | {
+      decision: "allow" | "deny";
+      scope: PermissionScope;
+      reason?: string;
+      /** A deny by the user (not "nobody could be asked"): the tool result's code is `rejected`. */
+      rejected?: boolean;
+      /** The tool result the model gets for a deny, when the face has its own wording. */
+      content?: string;
+    }
+  | { decision: "cancelled" };
+
+/** Asks the face's user. Must settle when `signal` aborts (case 04). */
+export type AskPermission = (
+  request: PermissionRequest,
+  signal: AbortSignal,
+) => Promise<PermissionReply>;
+
+/** The session's standing rules: from flags, and "always" answers folded from the log. */
+export interface PermissionPolicy {
+  /** `--allow-all-tools`: everything runs without asking (deny rules still apply). */
+  allowAllTools: boolean;
+  /** `--allow-tool` rules, then session grants. */
+  allow: readonly PermissionRule[];
+  /** `--deny-tool` rules, then session denials. Deny wins over allow. */
+  deny: readonly PermissionRule[];
+  /** Folders besides the cwd whose files may be read without asking. */
+  folders: readonly string[];
+}
+
+/**
+ * What the rules say about one call: it runs, it is refused (`reason` names the deny rule), or
+ * the user must be asked `question`; `unclear` then says why a command is asked about even under
+ * `--allow-all-tools` (it cannot be fully read while deny rules for its tool apply).
+ */
+export type PermissionDecision =
+  | { kind: "allow" }
+  | { kind: "deny"; reason: string }
+  | { kind: "ask"; question: PermissionQuestion; unclear?: string };
+
+/** One tool call as the rules see it: the tool, its validated input and the model's request. */
+export interface PermissionSubject {
+  tool: AnyTool;
+  input: unknown;
+  toolCall: ToolRequest;
+}
+
+/** Parses `--allow-tool` / `--deny-tool` values. @throws Error naming the bad rule. */
+export function parseRules(texts: readonly string[]): PermissionRule[] {
+  return texts.map(parseRule);
+}
+
+/**
+ * The permission rules in order (DESIGN.md, tools): deny rules first; then `--allow-all-tools`
+ * (except for a command that cannot be fully read while deny rules for its tool apply: that one
+ * is asked about); then allow rules and session grants; then reads and searches inside the cwd
+ * (or an added folder) run without asking; anything else is asked. Symlinks are resolved before
+ * paths are judged, so a link out of the cwd asks. `policy` is read at each decision, so grants
+ * recorded during the session apply at once. Returns the decider for calls of a session in `cwd`.
+ */
+export function permissionDecider(
+  cwd: string,
+  policy: () => PermissionPolicy,
+): (subject: PermissionSubject) => Promise<PermissionDecision> {
+  let realCwd: Promise<string> | undefined;
+  return async ({ tool, input, toolCall }) => {
+    realCwd ??= resolveReal(cwd);
+    const root = await realCwd;
+    const scope: ToolCallScope = tool.scope?.(input, cwd) ?? { title: tool.name, paths: [] };
+    const paths = await Promise.all(scope.paths.map((path) => resolveReal(resolve(cwd, path))));
+    const subject: RuleSubject = {
+      toolName: tool.name,
+      paths,
+      ...(scope.command === undefined ? {} : { command: scope.command }),
+      ...(tool.mcp === undefined ? {} : { mcpServerName: tool.mcp.serverName }),
+    };
+    const rules = policy();
+    const denial = rules.deny.find((rule) => ruleTouches(rule, subject, root));
+    if (denial !== undefined) {
+      return { kind: "deny", reason: `the rule ${denial.text} denies it` };
+    }
+    const unclear = unclearUnderDenyRules(subject, rules.deny);
+    if ((rules.allowAllTools && unclear === undefined) || rulesCover(rules.allow, subject, root)) {
+      return { kind: "allow" };
+    }
+    const folders = await Promise.all(rules.folders.map((folder) => resolveReal(resolve(folder))));
+    const roots = [root, ...folders];
+    if (!tool.mutates && paths.every((path) => roots.some((each) => isInside(path, each)))) {
+      return { kind: "allow" };
+    }
+    const question: PermissionQuestion = {
+      toolCallId: toolCall.toolCallId,
+      toolName: tool.name,
+      kind: tool.kind,
+      title: scope.title,
+      rawInput: toolCall.arguments,
+      paths,
+      alwaysRule:
+        tool.mcp === undefined ? alwaysRule(tool.name, subject, root) : `${MCP_RULE}(${tool.name})`,
+      ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
+      ...(scope.command === undefined ? {} : { command: scope.command }),
+    };
+    return { kind: "ask", question, ...(unclear === undefined ? {} : { unclear }) };
+  };
+}
+
+/**
+ * Why a command must be asked about even under `--allow-all-tools`: it cannot be fully
+ * understood (computed names, `eval`, `bash -c "$x"` …) while deny rules with patterns for its
+ * tool are in force, so running it could run what they deny. Undefined when nothing stands in
+ * the way.
+ */
+function unclearUnderDenyRules(
+  subject: RuleSubject,
+  deny: readonly PermissionRule[],
+): string | undefined {
+  if (subject.command === undefined) {
+    return undefined;
+  }
+  const rules = deny.filter((rule) => rule.tool === subject.toolName && rule.pattern !== undefined);
+  if (rules.length === 0) {
+    return undefined;
+  }
+  const unclear = unclearParts(subject.command);
+  if (unclear.length === 0) {
+    return undefined;
+  }
+  const rulesText = rules.map((rule) => rule.text).join(", ");
+  return `the command cannot be fully read (${unclear.join("; ")}) and ${rulesText} must hold`;
+}
+
+/** The narrowest rule for "always": this exact command, or these exact paths, or the tool. */
+function alwaysRule(toolName: string, subject: RuleSubject, cwd: string): string {
+  if (subject.command !== undefined) {
+    return `${toolName}(${subject.command.trim()})`;
+  }
+  if (subject.paths.length === 1 && subject.paths[0] !== undefined) {
+    const path = subject.paths[0];
+    return `${toolName}(${isInside(path, cwd) ? relativeGlob(path, cwd) : path})`;
+  }
+  return toolName;
+}
+
+function relativeGlob(path: string, cwd: string): string {
+  return path === cwd ? "." : path.slice(cwd.length + 1);
+}
+
+/** The real path of `path`, or of its nearest existing parent joined with the rest. */
+async function resolveReal(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(await resolveReal(parent), basename(path));
+  }
+}
