@@ -15,11 +15,14 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
       model.sessionId = event.data.sessionId;
       model.cwd = event.data.cwd;
       model.model = event.data.model;
-      return NONE;
+      // Calls announced by an earlier run that ended mid-reply never ran.
+      return { kind: "opened", abandoned: calls.abandonAnnounced(at) };
     case "session.resume": {
       const { repaired, notice } = event.data;
       const damagedLines = Array.isArray(repaired) ? repaired.length : 0;
-      return state.mark({ kind: "resume", at, damagedLines, ...(notice ? { notice } : {}) });
+      const mark = { kind: "resume" as const, at, damagedLines, ...(notice ? { notice } : {}) };
+      model.marks.push(mark);
+      return { kind: "opened", abandoned: calls.abandonAnnounced(at), mark };
     }
     case "session.model_change":
       model.model = event.data.newModel;

@@ -109,6 +109,8 @@ export interface SessionModel {
 /** What one event changed, for live faces to redraw only that. */
 export type Change =
   | { kind: "none" }
+  /** `session.start` / `session.resume` (with its mark). */
+  | { kind: "opened"; abandoned: ToolCall[]; mark?: Mark }
   | { kind: "prompt"; prompt: Prompt }
   /** `turn` is undefined for a `turn_end` whose start is not in the log. */
   | { kind: "turn"; turn: Turn | undefined; abandoned: ToolCall[] }
