@@ -2,8 +2,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { buildSessionView } from "../../src/cli/session-view/fold.js";
 import { readNumberedLog } from "../../src/cli/session-view/read-numbered.js";
-import { buildSessionView, type SessionView } from "../../src/cli/session-view/view-model.js";
+import type { SessionView } from "../../src/cli/session-view/view-model.js";
 
 const golden = (name: string) =>
   fileURLToPath(new URL(`./session-view-golden/${name}`, import.meta.url));

@@ -8,10 +8,11 @@ import { dirname, join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../events/errors.js";
 import { eventsPath, turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/store.js";
+import { buildSessionView } from "./fold.js";
 import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
 import { sessionViewHtml } from "./page-html.js";
 import { readNumberedLog } from "./read-numbered.js";
-import { buildSessionView, type SessionView } from "./view-model.js";
+import type { SessionView } from "./view-model.js";
 
 /** Export formats of `turnloop sessions export`. */
 export type ExportFormat = "html" | "markdown" | "json";
