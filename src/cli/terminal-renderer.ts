@@ -1,12 +1,7 @@
 import type { JsonObject, SessionEvent } from "../events/events.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
-import type { Spinner } from "./spinner.js";
-
-/** Something to write to: `process.stdout` / `process.stderr` or a test buffer. */
-export interface TextSink {
-  write(text: string): unknown;
-}
+import type { Spinner, TextSink } from "./spinner.js";
 
 /** Totals for the closing summary line. */
 interface Totals {
