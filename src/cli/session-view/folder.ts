@@ -229,6 +229,7 @@ export class Folder {
     const images = Array.isArray(result.images) ? result.images.length : 0;
     assignDefined(tool, {
       exitCode: toolCall?.exitCode,
+      durationMs: toolCall?.durationMs,
       errorCode: code,
       errorMessage: text(error.message),
       result: text(result.content),

@@ -39,8 +39,10 @@ function exitCode(entry: ViewTool): string {
 }
 
 function tool(entry: ViewTool): string[] {
+  // The session model's duration leaves out the wait for a permission answer.
   const took =
-    entry.start !== undefined && entry.end !== undefined ? entry.end - entry.start : undefined;
+    entry.durationMs ??
+    (entry.start !== undefined && entry.end !== undefined ? entry.end - entry.start : undefined);
   const args =
     typeof entry.arguments === "string"
       ? entry.arguments

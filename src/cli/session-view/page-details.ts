@@ -70,7 +70,8 @@ function exitCodeText(tool) {
 }
 
 function toolDetails(turn, tool) {
-  var duration = tool.start !== undefined && tool.end !== undefined ? formatDuration(tool.end - tool.start) : "not finished";
+  var duration = tool.durationMs !== undefined ? formatDuration(tool.durationMs) :
+    tool.start !== undefined && tool.end !== undefined ? formatDuration(tool.end - tool.start) : "not finished";
   var args = typeof tool.arguments === "string" ? tool.arguments : JSON.stringify(tool.arguments, null, 2);
   return element("section", { class: "tool-details", id: "tool-" + tool.toolCallId, "data-tool-call-id": tool.toolCallId,
     "data-status": tool.status }, [
