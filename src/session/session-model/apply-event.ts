@@ -9,6 +9,124 @@ const NONE: Change = { kind: "none" };
 
 /** Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here. */
 export function applyEvent(state: FoldState, event: SessionEvent, at: number): Change {
+  const { model } = state;
+  switch (event.type) {
+    case "session.start":
+    case "session.resume":
+    case "session.model_change":
+    case "user.message":
+    case "session.plan_updated":
+    case "session.idle":
+    case "session.instructions_loaded":
+      return applySessionEvent(state, event, at);
+    case "assistant.turn_start":
+      return turnStart(state, event.data, at);
+    case "assistant.turn_end":
+      return turnEnd(state, event.data, at);
+    case "assistant.message_delta":
+    case "assistant.reasoning_delta":
+      return delta(state, event);
+    case "assistant.message":
+      return assistantMessage(state, event.data, at);
+    case "assistant.usage":
+      model.usage.apply(event);
+      return { kind: "usage" };
+    case "assistant.tool_call_start":
+    case "tool.execution_start":
+    case "permission.requested":
+    case "permission.completed":
+    case "tool.execution_running":
+    case "tool.execution_partial_result":
+    case "tool.execution_complete":
+      return applyToolEvent(state, event, at);
+    case "assistant.retry":
+    case "session.task_complete":
+    case "session.autopilot_stopped":
+    case "session.error":
+    case "abort":
+    case "session.warning":
+    case "session.info":
+    case "session.mcp_server_status_changed":
+      return applyMark(state, event, at);
+    case "session.compaction_start":
+      return compactionStart(state, event.data, at);
+    case "session.compaction_complete":
+      return compactionComplete(state, event.data, at);
+    // Shown by the SDK server only, or carried by other events.
+    case "external_tool.requested":
+    case "external_tool.completed":
+    case "hook.start":
+    case "hook.end":
+    case "session.mode_changed":
+    case "session.usage_info":
+    case "pending_messages.modified":
+      return NONE;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+/** Events of one tool call (state machine: tool-call.ts). */
+type ToolEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "assistant.tool_call_start"
+      | "tool.execution_start"
+      | "permission.requested"
+      | "permission.completed"
+      | "tool.execution_running"
+      | "tool.execution_partial_result"
+      | "tool.execution_complete";
+  }
+>;
+
+function applyToolEvent(state: FoldState, event: ToolEvent, at: number): Change {
+  const { calls } = state;
+  switch (event.type) {
+    case "assistant.tool_call_start":
+      return toolCall(calls.announce(event.data));
+    case "tool.execution_start":
+      return toolCall(calls.start(event.data, at));
+    case "permission.requested":
+      return toolCall(calls.permissionRequested(event.data, at));
+    case "permission.completed":
+      return toolCall(calls.permissionCompleted(event.data, at));
+    case "tool.execution_running": {
+      const call = calls.running(event.data.toolCallId, at);
+      return call === undefined ? NONE : toolCall(call);
+    }
+    case "tool.execution_partial_result": {
+      const call = calls.partialResult(event.data);
+      return call === undefined ? NONE : toolCall(call);
+    }
+    case "tool.execution_complete":
+      return toolCall(calls.complete(event.data, at));
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+/** Events about the session as a whole: its opening, model, prompts, plan and instructions. */
+type SessionLevelEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "session.start"
+      | "session.resume"
+      | "session.model_change"
+      | "user.message"
+      | "session.plan_updated"
+      | "session.idle"
+      | "session.instructions_loaded";
+  }
+>;
+
+function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: number): Change {
   const { model, calls } = state;
   switch (event.type) {
     case "session.start":
@@ -33,54 +151,52 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
       model.prompts.push(prompt);
       return { kind: "prompt", prompt };
     }
-    case "assistant.turn_start":
-      return turnStart(state, event.data, at);
-    case "assistant.turn_end":
-      return turnEnd(state, event.data, at);
-    case "assistant.message_delta":
-    case "assistant.reasoning_delta": {
-      const message = state.message(event.data.messageId);
-      if (event.type === "assistant.message_delta") {
-        message.content += event.data.deltaContent;
-      } else {
-        message.reasoning += event.data.deltaContent;
-      }
-      return { kind: "message", message, toolCalls: [], abandoned: [] };
-    }
-    case "assistant.message":
-      return assistantMessage(state, event.data, at);
-    case "assistant.usage":
-      model.usage.apply(event);
-      return { kind: "usage" };
-    case "assistant.retry": {
-      const { turnId, attempt, errorMessage: message, delayMs, statusCode } = event.data;
-      const retry = { turnId, attempt, message, delayMs };
-      return state.mark({ kind: "retry", at, ...retry, ...(statusCode ? { statusCode } : {}) });
-    }
-    case "assistant.tool_call_start":
-      return toolCall(calls.announce(event.data));
-    case "tool.execution_start":
-      return toolCall(calls.start(event.data, at));
-    case "permission.requested":
-      return toolCall(calls.permissionRequested(event.data, at));
-    case "permission.completed":
-      return toolCall(calls.permissionCompleted(event.data, at));
-    case "tool.execution_running": {
-      const call = calls.running(event.data.toolCallId, at);
-      return call === undefined ? NONE : toolCall(call);
-    }
-    case "tool.execution_partial_result": {
-      const call = calls.partialResult(event.data);
-      return call === undefined ? NONE : toolCall(call);
-    }
-    case "tool.execution_complete":
-      return toolCall(calls.complete(event.data, at));
     case "session.plan_updated":
       model.plan = list(event.data.entries).map((entry, index) => ({
         ...entry,
         position: index + 1,
       }));
       return { kind: "plan" };
+    case "session.idle": {
+      const prompt = model.prompts.at(-1);
+      if (prompt !== undefined && event.data.stopReason !== undefined) {
+        prompt.stopReason = event.data.stopReason;
+      }
+      return NONE;
+    }
+    case "session.instructions_loaded":
+      model.instructionFiles = list(event.data.files).map((file) => file.path);
+      return NONE;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+/** Events that are marks: something that happened, shown as a note. */
+type MarkEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "assistant.retry"
+      | "session.task_complete"
+      | "session.autopilot_stopped"
+      | "session.error"
+      | "abort"
+      | "session.warning"
+      | "session.info"
+      | "session.mcp_server_status_changed";
+  }
+>;
+
+function applyMark(state: FoldState, event: MarkEvent, at: number): Change {
+  switch (event.type) {
+    case "assistant.retry": {
+      const { turnId, attempt, errorMessage: message, delayMs, statusCode } = event.data;
+      const retry = { turnId, attempt, message, delayMs };
+      return state.mark({ kind: "retry", at, ...retry, ...(statusCode ? { statusCode } : {}) });
+    }
     case "session.task_complete":
       return state.mark({ kind: "task_complete", at, summary: event.data.summary });
     case "session.autopilot_stopped":
@@ -104,29 +220,6 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
       }
       return state.mark({ kind: "mcp_server_failed", at, serverName, ...(error ? { error } : {}) });
     }
-    case "session.compaction_start":
-      return compactionStart(state, event.data, at);
-    case "session.compaction_complete":
-      return compactionComplete(state, event.data, at);
-    case "session.idle": {
-      const prompt = model.prompts.at(-1);
-      if (prompt !== undefined && event.data.stopReason !== undefined) {
-        prompt.stopReason = event.data.stopReason;
-      }
-      return NONE;
-    }
-    case "session.instructions_loaded":
-      model.instructionFiles = list(event.data.files).map((file) => file.path);
-      return NONE;
-    // Shown by the SDK server only, or carried by other events.
-    case "external_tool.requested":
-    case "external_tool.completed":
-    case "hook.start":
-    case "hook.end":
-    case "session.mode_changed":
-    case "session.usage_info":
-    case "pending_messages.modified":
-      return NONE;
     default: {
       const unhandled: never = event;
       return unhandled;
@@ -136,6 +229,19 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
 
 function toolCall(call: ToolCall): Change {
   return { kind: "tool_call", toolCall: call };
+}
+
+function delta(
+  state: FoldState,
+  event: Extract<SessionEvent, { type: "assistant.message_delta" | "assistant.reasoning_delta" }>,
+): Change {
+  const message = state.message(event.data.messageId);
+  if (event.type === "assistant.message_delta") {
+    message.content += event.data.deltaContent;
+  } else {
+    message.reasoning += event.data.deltaContent;
+  }
+  return { kind: "message", message, toolCalls: [], abandoned: [] };
 }
 
 function turnStart(
