@@ -1,9 +1,16 @@
 import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { JsonObject, SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
+import type { JsonObject, SessionEvent, SessionEventData } from "../events/events.js";
+import {
+  type Change,
+  isFinished,
+  SessionFold,
+  type ToolCall,
+} from "../session/session-model/session-model.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates, warningUpdate } from "./compaction-updates.js";
 import { titleFrom } from "./prompt-content.js";
+import { resultContent, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
 export type MappingMode =
@@ -24,8 +31,6 @@ export interface UpdateMapperOptions {
   titled: boolean;
 }
 
-type ToolCallContent = acp.ToolCallContent;
-
 /**
  * Maps our session events onto ACP v1 `session/update`s, one event at a time, in order.
  *
@@ -39,21 +44,22 @@ type ToolCallContent = acp.ToolCallContent;
  * granted, or at once when none was needed), so a refused, unknown or invalid call goes from
  * pending straight to failed; completed or failed with
  * content at `tool.execution_complete` (text; a diff for `edit` / `create`; the terminal when the
- * command ran in a client terminal; the images a tool returned). Message chunks carry the
+ * command ran in a client terminal; the images a tool returned). Whether a call `completed` or
+ * `failed` is the session model's one rule (src/session/session-model/tool-call.ts): a command
+ * that exited non-zero is `failed`. Message chunks carry the
  * `messageId` of our `assistant.message`, so live and replayed messages have the same ids.
  */
 export class UpdateMapper {
-  private readonly calls = new Map<string, ToolRequest>();
-  /** Calls announced by `assistant.tool_call_start` whose arguments are not complete yet. */
-  private readonly announced = new Set<string>();
+  /** The session model the updates are read from (tool calls, cost). */
+  private readonly fold = new SessionFold();
+  /** Calls the client was sent a `tool_call` for. */
+  private readonly sent = new Set<string>();
   /** `text:<messageId>` / `reasoning:<messageId>` of messages whose deltas were sent. */
   private readonly streamed = new Set<string>();
   private readonly terminals = new Map<string, string>();
   private readonly compaction = new CompactionUpdates();
   private readonly options: UpdateMapperOptions;
   private titled: boolean;
-  private cost = 0;
-  private costKnown = false;
 
   constructor(options: UpdateMapperOptions) {
     this.options = options;
@@ -72,12 +78,13 @@ export class UpdateMapper {
 
   /** The `tool_call` fields of a call (kind, title, locations, rawInput), for permission requests too. */
   describe(toolCallId: string): Omit<acp.ToolCall, "toolCallId"> | undefined {
-    const request = this.calls.get(toolCallId);
-    return request === undefined ? undefined : this.describeRequest(request);
+    const call = this.fold.toolCall(toolCallId);
+    return call === undefined ? undefined : this.describeCall(call);
   }
 
   /** The updates for one event (often none). Exhaustive over the event union. */
   map(event: SessionEvent): acp.SessionUpdate[] {
+    const change = this.fold.apply(event);
     switch (event.type) {
       case "user.message":
         return this.userMessage(event.data, event.id, event.timestamp);
@@ -88,7 +95,7 @@ export class UpdateMapper {
         this.streamed.add(`reasoning:${event.data.messageId}`);
         return [chunk("agent_thought_chunk", event.data.deltaContent, event.data.messageId)];
       case "assistant.message":
-        return this.assistantMessage(event.data);
+        return this.assistantMessage(event.data, change);
       case "assistant.usage":
         return this.usage(event.data);
       case "assistant.tool_call_start":
@@ -115,7 +122,7 @@ export class UpdateMapper {
       case "session.start":
       case "session.resume":
       case "assistant.turn_end":
-        return this.abandonAnnounced();
+        return this.abandoned(change);
       case "tool.execution_start":
       case "permission.completed":
       case "session.autopilot_stopped":
@@ -178,7 +185,10 @@ export class UpdateMapper {
     return updates;
   }
 
-  private assistantMessage(data: SessionEventData["assistant.message"]): acp.SessionUpdate[] {
+  private assistantMessage(
+    data: SessionEventData["assistant.message"],
+    change: Change,
+  ): acp.SessionUpdate[] {
     const updates: acp.SessionUpdate[] = [];
     const { messageId } = data;
     if (data.reasoning !== undefined && data.reasoning !== "") {
@@ -191,69 +201,69 @@ export class UpdateMapper {
     }
     this.streamed.delete(`text:${messageId}`);
     this.streamed.delete(`reasoning:${messageId}`);
-    for (const request of data.toolRequests) {
-      this.calls.set(request.toolCallId, request);
-      const { toolCallId } = request;
-      if (this.announced.delete(toolCallId)) {
-        updates.push({
-          sessionUpdate: "tool_call_update",
-          toolCallId,
-          ...this.describeRequest(request),
-        });
+    const calls = change.kind === "message" ? change.toolCalls : [];
+    for (const call of calls) {
+      const { toolCallId } = call;
+      if (this.sent.has(toolCallId)) {
+        updates.push({ sessionUpdate: "tool_call_update", toolCallId, ...this.describeCall(call) });
       } else {
+        this.sent.add(toolCallId);
         updates.push({
           sessionUpdate: "tool_call",
           toolCallId,
           status: "pending",
-          ...this.describeRequest(request),
+          ...this.describeCall(call),
         });
       }
     }
     // The message is the whole reply: a call it does not list will never run.
-    updates.push(...this.abandonAnnounced());
+    updates.push(...this.abandoned(change));
     return updates;
   }
 
   /**
    * Calls announced while streaming that the reply ended without (cancelled or failed mid-reply,
-   * or dropped from the final message): failed, so no call is left pending in the client.
+   * or dropped from the final message; the session model marks them interrupted): failed, so no
+   * call is left pending in the client.
    */
-  private abandonAnnounced(): acp.SessionUpdate[] {
-    const updates = [...this.announced].map(
-      (toolCallId): acp.SessionUpdate => ({
-        sessionUpdate: "tool_call_update",
-        toolCallId,
-        status: "failed",
-        content: [
-          textContent("Not run: the reply ended before the call's arguments were complete."),
-        ],
-      }),
-    );
-    this.announced.clear();
-    return updates;
+  private abandoned(change: Change): acp.SessionUpdate[] {
+    const calls =
+      change.kind === "message" || change.kind === "turn" || change.kind === "opened"
+        ? change.abandoned
+        : [];
+    return calls
+      .filter((call) => this.sent.has(call.toolCallId))
+      .map(
+        (call): acp.SessionUpdate => ({
+          sessionUpdate: "tool_call_update",
+          toolCallId: call.toolCallId,
+          status: "failed",
+          content: [textContent(call.errorMessage ?? "Not run.")],
+        }),
+      );
   }
 
   /** The early `tool_call` of a call whose arguments are streaming (live only). */
   private announce(toolCallId: string, toolName: string): acp.SessionUpdate[] {
-    if (this.options.mode === "replay" || this.announced.has(toolCallId)) {
+    if (this.options.mode === "replay" || this.sent.has(toolCallId)) {
       return [];
     }
-    this.announced.add(toolCallId);
+    this.sent.add(toolCallId);
     const kind = this.options.toolNamed(toolName)?.kind ?? "other";
     return [{ sessionUpdate: "tool_call", toolCallId, title: toolName, kind, status: "pending" }];
   }
 
-  private describeRequest(request: ToolRequest): Omit<acp.ToolCall, "toolCallId"> {
+  private describeCall(call: ToolCall): Omit<acp.ToolCall, "toolCallId"> {
     const rawInput: JsonObject =
-      request.argumentsError === undefined
-        ? request.arguments
-        : { rawArguments: request.rawArguments ?? "" };
-    const tool = this.options.toolNamed(request.name);
+      call.argumentsError === undefined
+        ? call.arguments
+        : { rawArguments: call.rawArguments ?? "" };
+    const tool = this.options.toolNamed(call.toolName);
     if (tool === undefined) {
-      return { title: request.name, kind: "other", rawInput, locations: [] };
+      return { title: call.toolName, kind: "other", rawInput, locations: [] };
     }
-    const parsed = tool.input.safeParse(request.arguments);
-    if (!parsed.success || tool.scope === undefined || request.argumentsError !== undefined) {
+    const parsed = tool.input.safeParse(call.arguments);
+    if (!parsed.success || tool.scope === undefined || call.argumentsError !== undefined) {
       return { title: tool.name, kind: tool.kind, rawInput, locations: [] };
     }
     const scope = tool.scope(parsed.data, this.options.cwd);
@@ -266,10 +276,7 @@ export class UpdateMapper {
   }
 
   private usage(data: SessionEventData["assistant.usage"]): acp.SessionUpdate[] {
-    if (data.cost !== undefined) {
-      this.cost += data.cost;
-      this.costKnown = true;
-    }
+    const { cost, costKnown } = this.fold.model.usage;
     if (data.inputTokens === undefined || this.compaction.isCompactionTurn(data.turnId)) {
       return [];
     }
@@ -279,7 +286,7 @@ export class UpdateMapper {
         sessionUpdate: "usage_update",
         used,
         size: this.options.contextWindow(data.model),
-        ...(this.costKnown ? { cost: { amount: this.cost, currency: "USD" } } : {}),
+        ...(costKnown ? { cost: { amount: cost, currency: "USD" } } : {}),
       },
     ];
   }
@@ -296,7 +303,13 @@ export class UpdateMapper {
     data: SessionEventData["tool.execution_partial_result"],
   ): acp.SessionUpdate[] {
     // A terminal shows the output itself; a late partial must not replace a final result.
-    if (!this.calls.has(data.toolCallId) || this.terminals.has(data.toolCallId)) {
+    const call = this.fold.toolCall(data.toolCallId);
+    if (
+      call === undefined ||
+      isFinished(call.status) ||
+      !this.sent.has(data.toolCallId) ||
+      this.terminals.has(data.toolCallId)
+    ) {
       return [];
     }
     return [
@@ -310,8 +323,9 @@ export class UpdateMapper {
 
   private toolComplete(data: SessionEventData["tool.execution_complete"]): acp.SessionUpdate[] {
     const updates: acp.SessionUpdate[] = [];
-    const request = this.calls.get(data.toolCallId);
-    if (request === undefined && !this.announced.delete(data.toolCallId)) {
+    const call = this.fold.toolCall(data.toolCallId);
+    if (!this.sent.has(data.toolCallId)) {
+      this.sent.add(data.toolCallId);
       // A result whose request we never saw (a damaged log): announce the call first.
       updates.push({
         sessionUpdate: "tool_call",
@@ -332,40 +346,12 @@ export class UpdateMapper {
     updates.push({
       sessionUpdate: "tool_call_update",
       toolCallId: data.toolCallId,
-      status: data.success ? "completed" : "failed",
-      content: this.resultContent(data, request, terminalId),
+      status: call?.status === "completed" ? "completed" : "failed",
+      content: resultContent(data, call, terminalId, this.options.cwd),
       ...(rawOutput === undefined ? {} : { rawOutput }),
     });
-    this.calls.delete(data.toolCallId);
     this.terminals.delete(data.toolCallId);
     return updates;
-  }
-
-  /** The terminal, else an edit's diff, else the result text; then the images the tool returned. */
-  private resultContent(
-    data: SessionEventData["tool.execution_complete"],
-    request: ToolRequest | undefined,
-    terminalId: string | undefined,
-  ): ToolCallContent[] {
-    const text = data.result.content;
-    const diff =
-      data.success && request !== undefined ? editDiff(request, this.options.cwd) : undefined;
-    const content: ToolCallContent[] =
-      terminalId !== undefined
-        ? [{ type: "terminal", terminalId }]
-        : diff !== undefined
-          ? [diff]
-          : text === ""
-            ? []
-            : [textContent(text)];
-    // Images the tool gave the model (e.g. `view` of a PNG) are shown to the user too.
-    for (const image of data.result.images ?? []) {
-      content.push({
-        type: "content",
-        content: { type: "image", data: image.data, mimeType: image.mimeType },
-      });
-    }
-    return content;
   }
 }
 
@@ -375,27 +361,4 @@ function chunk(
   messageId: string,
 ): acp.SessionUpdate {
   return { sessionUpdate: kind, content: { type: "text", text }, messageId };
-}
-
-function textContent(text: string): ToolCallContent {
-  return { type: "content", content: { type: "text", text } };
-}
-
-/**
- * The diff of an `edit {path, old_str, new_str}` or `create {path, file_text}` call, from its
- * arguments (ACP `diff` content: a new file has no `oldText`).
- */
-function editDiff(request: ToolRequest, cwd: string): ToolCallContent | undefined {
-  const { path, old_str: oldText, new_str: newText, file_text: fileText } = request.arguments;
-  if (typeof path !== "string") {
-    return undefined;
-  }
-  const absolute = resolve(cwd, path);
-  if (request.name === "edit" && typeof oldText === "string" && typeof newText === "string") {
-    return { type: "diff", path: absolute, oldText, newText };
-  }
-  if (request.name === "create" && typeof fileText === "string") {
-    return { type: "diff", path: absolute, oldText: null, newText: fileText };
-  }
-  return undefined;
 }

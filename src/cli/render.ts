@@ -9,9 +9,9 @@
  * > the user's prompt
  *   (thinking) the first line of the reasoning…
  * the assistant's text
- * → bash(command: "npm test") ✗ failed
- *     the first lines of the result
- *     … 12 more lines
+ * → bash(command: "npm test") ✗ failed (exit code 1)
+ *     … 12 earlier lines
+ *     the last lines of a failed command's output (the first lines of any other result)
  * [stop: end_turn]
  * ```
  */
@@ -23,6 +23,7 @@ import type {
   StopReason,
   UserMessageSource,
 } from "../events/events.js";
+import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 
 const ARGUMENTS_LENGTH = 60;
 const REASONING_LENGTH = 100;
@@ -30,7 +31,7 @@ const NUDGE_LENGTH = 100;
 const RESULT_LINES = 3;
 const RESULT_LINE_LENGTH = 120;
 
-interface PendingCall {
+interface CallShown {
   name: string;
   arguments: JsonObject;
 }
@@ -48,8 +49,10 @@ interface PromptState {
 
 interface RenderState {
   lines: string[];
-  /** Tool calls requested or started that have no result yet, by `toolCallId`. */
-  pendingCalls: Map<string, PendingCall>;
+  /** The session model: a tool call's outcome and exit code are read from it. */
+  fold: SessionFold;
+  /** Tool calls of the open prompt that have no result yet. */
+  pendingCalls: Set<string>;
   prompt: PromptState;
 }
 
@@ -60,8 +63,14 @@ interface RenderState {
  * `session.idle`, e.g. a crash or the turn limit), its stop line says so.
  */
 export function renderConversation(events: readonly SessionEvent[]): string {
-  const state: RenderState = { lines: [], pendingCalls: new Map(), prompt: closedPrompt() };
+  const state: RenderState = {
+    lines: [],
+    fold: new SessionFold(),
+    pendingCalls: new Set(),
+    prompt: closedPrompt(),
+  };
   for (const event of events) {
+    state.fold.apply(event);
     renderEvent(state, event);
   }
   closePrompt(state);
@@ -107,10 +116,7 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       renderAssistantMessage(state, event.data);
       return;
     case "tool.execution_start":
-      if (!state.pendingCalls.has(event.data.toolCallId)) {
-        const { toolName: name, arguments: callArguments } = event.data;
-        state.pendingCalls.set(event.data.toolCallId, { name, arguments: callArguments });
-      }
+      state.pendingCalls.add(event.data.toolCallId);
       return;
     case "tool.execution_complete":
       renderToolResult(state, event.data);
@@ -138,7 +144,6 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "session.usage_info":
     case "pending_messages.modified":
     case "session.info":
-    case "session.warning":
       return;
     default:
       renderOutcome(state, event);
@@ -246,10 +251,7 @@ function renderAssistantMessage(
     state.lines.push(...content.split(/\r?\n/));
   }
   for (const request of message.toolRequests) {
-    state.pendingCalls.set(request.toolCallId, {
-      name: request.name,
-      arguments: request.arguments,
-    });
+    state.pendingCalls.add(request.toolCallId);
   }
 }
 
@@ -257,24 +259,50 @@ function renderToolResult(
   state: RenderState,
   result: SessionEventOf<"tool.execution_complete">["data"],
 ): void {
-  const call = state.pendingCalls.get(result.toolCallId) ?? {
-    name: result.toolName,
-    arguments: {},
-  };
-  state.pendingCalls.delete(result.toolCallId);
-  const outcome = result.success ? "✓" : `✗ ${result.error?.code ?? "failed"}`;
-  state.lines.push(`${describeCall(call)} ${outcome}`);
+  const toolCall = state.fold.toolCall(result.toolCallId);
+  const known = state.pendingCalls.delete(result.toolCallId);
+  const call =
+    known && toolCall !== undefined
+      ? shownCall(toolCall)
+      : { name: result.toolName, arguments: {} };
+  state.lines.push(`${describeCall(call)} ${outcomeMark(toolCall)}`);
   const resultLines = trimTrailingNewlines(result.result.content).split(/\r?\n/);
   if (resultLines.length === 1 && resultLines[0] === "") {
     return;
   }
-  for (const line of resultLines.slice(0, RESULT_LINES)) {
+  const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
+  const hidden = resultLines.length - RESULT_LINES;
+  if (commandFailed && hidden > 0) {
+    // A failed command's last lines say why; its exit line is among them.
+    state.lines.push(`    … ${hidden} earlier ${plural(hidden, "line")}`);
+  }
+  const shown = commandFailed
+    ? resultLines.slice(-RESULT_LINES)
+    : resultLines.slice(0, RESULT_LINES);
+  for (const line of shown) {
     state.lines.push(`    ${abbreviate(line, RESULT_LINE_LENGTH)}`.trimEnd());
   }
-  const hidden = resultLines.length - RESULT_LINES;
-  if (hidden > 0) {
+  if (!commandFailed && hidden > 0) {
     state.lines.push(`    … ${hidden} more ${plural(hidden, "line")}`);
   }
+}
+
+function shownCall(toolCall: ToolCall): CallShown {
+  return { name: toolCall.toolName, arguments: toolCall.arguments };
+}
+
+/** `✓`, or `✗` with why: a command's exit code (the session model's rule), else the error code. */
+function outcomeMark(toolCall: ToolCall | undefined): string {
+  if (toolCall === undefined || toolCall.status === "completed") {
+    return "✓";
+  }
+  if (toolCall.exitCode !== undefined) {
+    return `✗ failed (exit code ${toolCall.exitCode})`;
+  }
+  if (toolCall.signal !== undefined) {
+    return `✗ killed by ${toolCall.signal}`;
+  }
+  return `✗ ${toolCall.errorCode ?? "failed"}`;
 }
 
 /**
@@ -290,8 +318,11 @@ function closePrompt(state: RenderState, stopReason?: StopReason | "error"): voi
     }
     return;
   }
-  for (const call of state.pendingCalls.values()) {
-    state.lines.push(`${describeCall(call)} … no result`);
+  for (const toolCallId of state.pendingCalls) {
+    const toolCall = state.fold.toolCall(toolCallId);
+    if (toolCall !== undefined) {
+      state.lines.push(`${describeCall(shownCall(toolCall))} … no result`);
+    }
   }
   state.pendingCalls.clear();
   const stop = stopReason ?? inferStop(prompt);
@@ -338,7 +369,7 @@ function closedPrompt(): PromptState {
 }
 
 /** `name(key: value, …)` with JSON values, cut to {@link ARGUMENTS_LENGTH} characters. */
-function describeCall(call: PendingCall): string {
+function describeCall(call: CallShown): string {
   const parts = Object.entries(call.arguments).map(
     ([key, value]) => `${key}: ${JSON.stringify(value)}`,
   );

@@ -1,4 +1,7 @@
-import type { TextSink } from "./terminal-renderer.js";
+/** Something to write to: `process.stdout` / `process.stderr` or a test buffer. */
+export interface TextSink {
+  write(text: string): unknown;
+}
 
 /** After this long without output (ms), the waiting line appears. */
 const SHOW_AFTER_MS = 1000;

@@ -1,11 +1,7 @@
 import type { JsonObject, SessionEvent } from "../events/events.js";
+import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
-import type { Spinner } from "./spinner.js";
-
-/** Something to write to: `process.stdout` / `process.stderr` or a test buffer. */
-export interface TextSink {
-  write(text: string): unknown;
-}
+import type { Spinner, TextSink } from "./spinner.js";
 
 /** Totals for the closing summary line. */
 interface Totals {
@@ -23,12 +19,13 @@ const SHORT_ARGUMENTS_LENGTH = 60;
  * tool call is one dim line on stderr (name, short arguments or path, ✓/✗ with the outcome — a
  * command's exit code, an edit's `+N −M` — and its duration without the time spent on a
  * permission question), a failed command's last output lines under it; retries and errors go to
- * stderr. Exhaustive over event types, so a new event type must be placed here.
+ * stderr. A call's outcome, exit code and duration are the session model's
+ * (src/session/session-model/). Exhaustive over event types, so a new event type must be placed
+ * here.
  */
 export class TerminalRenderer {
-  private readonly toolStarts = new Map<string, { time: number; arguments: JsonObject }>();
-  /** Time spent waiting for the user's permission answer, by tool call (ms). */
-  private readonly permissionWaits = new Map<string, { since?: number; total: number }>();
+  /** The session model the tool lines are read from. */
+  private readonly fold = new SessionFold();
   private atLineStart = true;
   private toolsSinceText = false;
   private wroteText = false;
@@ -53,6 +50,7 @@ export class TerminalRenderer {
   private pending = "";
 
   readonly handle = (event: SessionEvent): void => {
+    this.fold.apply(event);
     switch (event.type) {
       case "assistant.message_delta":
         if (this.terminal.markdown !== undefined) {
@@ -80,14 +78,10 @@ export class TerminalRenderer {
         return;
       case "tool.execution_start":
         this.terminal.spinner?.start(`running ${event.data.toolName}`);
-        this.toolStarts.set(event.data.toolCallId, {
-          time: Date.parse(event.timestamp),
-          arguments: event.data.arguments,
-        });
         return;
       case "tool.execution_complete":
         this.toolsSinceText = true;
-        this.toolLine(event);
+        this.toolLine(event.data.toolCallId);
         return;
       case "assistant.retry": {
         const seconds = (event.data.delayMs / 1000).toFixed(1);
@@ -123,13 +117,8 @@ export class TerminalRenderer {
       case "permission.requested":
         // The question is written to stderr next: no waiting line over it.
         this.terminal.spinner?.stop();
-        this.permissionWaits.set(event.data.toolCallId, {
-          since: Date.parse(event.timestamp),
-          total: this.permissionWaits.get(event.data.toolCallId)?.total ?? 0,
-        });
         return;
       case "permission.completed":
-        this.endPermissionWait(event.data.toolCallId, Date.parse(event.timestamp));
         if (event.data.decision === "allowed") {
           this.terminal.spinner?.start("running");
         }
@@ -229,20 +218,18 @@ export class TerminalRenderer {
     return this.wroteText;
   }
 
-  private toolLine(event: Extract<SessionEvent, { type: "tool.execution_complete" }>): void {
+  private toolLine(toolCallId: string): void {
     this.endLine();
-    const { toolCallId, toolName } = event.data;
-    const started = this.toolStarts.get(toolCallId);
-    this.toolStarts.delete(toolCallId);
-    const waited = this.permissionWaits.get(toolCallId)?.total ?? 0;
-    this.permissionWaits.delete(toolCallId);
-    const callArguments = started?.arguments ?? {};
-    const outcome = toolOutcome(event.data, callArguments);
-    const call = `${toolName} ${outcome.label ?? shortArguments(callArguments)}`.trim();
+    const toolCall = this.fold.toolCall(toolCallId);
+    if (toolCall === undefined) {
+      return;
+    }
+    // Arguments as the call started with them (a call refused before it started has none).
+    const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
+    const outcome = toolOutcome(toolCall, callArguments);
+    const call = `${toolCall.toolName} ${outcome.label ?? shortArguments(callArguments)}`.trim();
     // The time the user took to answer a permission question is not the tool's.
-    const elapsed =
-      started === undefined ? undefined : Date.parse(event.timestamp) - started.time - waited;
-    const duration = elapsed === undefined ? "" : ` (${Math.max(0, elapsed)} ms)`;
+    const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
     const mark = outcome.failed ? this.paint("31", "✗") : this.paint("32", "✓");
     const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
     const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
@@ -255,13 +242,6 @@ export class TerminalRenderer {
     }
     for (const line of shown) {
       this.error(`${this.paint("2", `    ${line}`)}\n`);
-    }
-  }
-
-  private endPermissionWait(toolCallId: string, time: number): void {
-    const wait = this.permissionWaits.get(toolCallId);
-    if (wait?.since !== undefined) {
-      this.permissionWaits.set(toolCallId, { total: wait.total + (time - wait.since) });
     }
   }
 
@@ -301,42 +281,37 @@ interface ToolOutcome {
 }
 
 /**
- * Reads a result as the user needs it: `bash` ends its text with `<exited with exit code N>` (or
- * `<exited after signal S>`, src/tools/bash.ts), so a non-zero exit is a failure even though the
- * tool call succeeded; `edit` and `create` show their path and `+added −removed` lines.
+ * A finished call as the user needs it: a command that failed (the session model's rule: it
+ * exited non-zero or was killed) shows its exit code or signal and its output; any other failure
+ * its first line; `edit` and `create` show their path and `+added −removed` lines.
  */
-function toolOutcome(
-  data: Extract<SessionEvent, { type: "tool.execution_complete" }>["data"],
-  callArguments: JsonObject,
-): ToolOutcome {
-  const content = data.result.content;
-  if (!data.success) {
-    return { failed: true, reason: firstLine(content), output: [] };
-  }
-  const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
-  if (data.toolName === "bash") {
-    const exit = /<exited (?:with exit code (-?\d+|null)|after signal (\w+))>\s*$/.exec(content);
-    const code = exit?.[1];
-    const signal = exit?.[2];
-    if (exit === null || code === "0") {
-      return { failed: false, output: [] };
-    }
-    const body = content.slice(0, exit.index).replace(/\s+$/, "");
-    const output = body === "" ? [] : body.split("\n");
+function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
+  const output = (toolCall.output ?? "").replace(/\s+$/, "");
+  const failed = toolCall.status !== "completed";
+  if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
     return {
-      failed: true,
-      detail: signal === undefined ? `failed (exit code ${code})` : `killed by ${signal}`,
-      output,
+      failed,
+      reason: firstLine(toolCall.output ?? toolCall.errorMessage ?? ""),
+      output: [],
     };
   }
-  if (data.toolName === "edit" && path !== undefined) {
+  if (failed) {
+    const detail =
+      toolCall.signal === undefined
+        ? `failed (exit code ${toolCall.exitCode})`
+        : `killed by ${toolCall.signal}`;
+    return { failed, detail, output: output === "" ? [] : output.split("\n") };
+  }
+  const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
+  const toolName = toolCall.toolName;
+  if (toolName === "edit" && path !== undefined) {
     const { added, removed } = changedLines(
       String(callArguments.old_str ?? ""),
       String(callArguments.new_str ?? ""),
     );
     return { failed: false, label: path, detail: `+${added} −${removed}`, output: [] };
   }
-  if (data.toolName === "create" && path !== undefined) {
+  if (toolName === "create" && path !== undefined) {
     const text = String(callArguments.file_text ?? "");
     return { failed: false, label: path, detail: `+${lineCount(text)}`, output: [] };
   }

@@ -123,7 +123,8 @@ describe("a client that offers fs and terminals", () => {
     expect(finalUpdate(harness, "call_B")).toEqual({
       sessionUpdate: "tool_call_update",
       toolCallId: "call_B",
-      status: "completed",
+      // The command exited 3: failed, as on every face (the session model's one rule).
+      status: "failed",
       content: terminalContent,
       rawOutput: { output: expect.stringMatching(/out\n.*err\n<exited with exit code 3>$/s) },
     });

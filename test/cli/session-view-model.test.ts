@@ -2,7 +2,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { buildSessionView, type SessionView } from "../../src/cli/session-view/view-model.js";
+import { buildSessionView } from "../../src/cli/session-view/fold.js";
+import type { SessionView } from "../../src/cli/session-view/view-model.js";
 import { readEventLog } from "../../src/session/event-log.js";
 
 /** A log as the view reads it through the store: each event with its line. */

@@ -1,60 +1,26 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
-import type { JsonObject, SessionEventOf } from "../../events/events.js";
+import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
 import { shortArguments } from "../terminal-renderer.js";
 import type { Theme } from "./theme.js";
 
 /** Lines of a command's output, or of each side of an edit, shown under a finished call. */
 const PREVIEW_LINES = 4;
 
-type Status =
-  | { kind: "announced" }
-  | { kind: "asking" }
-  | { kind: "running"; since: number }
-  | { kind: "done"; event: SessionEventOf<"tool.execution_complete">; durationMs: number };
-
 /**
- * One tool call on screen: a line with its name and arguments as soon as it is known, a live
- * status (asking, running with the elapsed time), then its outcome and a short preview: the
- * change for edits, the last lines of output for commands.
+ * One tool call on screen, drawn from the session model's {@link ToolCall} (the fold updates it
+ * in place; src/session/session-model/): a line with its name and arguments as soon as it is
+ * known, a live status (asking, running with the elapsed time), then its outcome and a short
+ * preview: the change for edits, the last lines of output for commands. A command that exited
+ * non-zero is failed, with its exit code, as on every face.
  */
 export class ToolCallView implements Component {
-  readonly toolCallId: string;
-  private toolName: string;
-  private arguments: JsonObject;
-  private status: Status = { kind: "announced" };
-
   constructor(
     private readonly theme: Theme,
-    call: { toolCallId: string; toolName: string; arguments?: JsonObject },
-  ) {
-    this.toolCallId = call.toolCallId;
-    this.toolName = call.toolName;
-    this.arguments = call.arguments ?? {};
-  }
+    private readonly toolCall: ToolCall,
+  ) {}
 
-  get finished(): boolean {
-    return this.status.kind === "done";
-  }
-
-  /** The call's arguments are complete (its `tool.execution_start` or `assistant.message`). */
-  setArguments(toolName: string, parameters: JsonObject): void {
-    this.toolName = toolName;
-    this.arguments = parameters;
-  }
-
-  asking(): void {
-    this.status = { kind: "asking" };
-  }
-
-  running(now = Date.now()): void {
-    if (this.status.kind !== "running") {
-      this.status = { kind: "running", since: now };
-    }
-  }
-
-  complete(event: SessionEventOf<"tool.execution_complete">, now = Date.now()): void {
-    const since = this.status.kind === "running" ? this.status.since : now;
-    this.status = { kind: "done", event, durationMs: now - since };
+  get toolCallId(): string {
+    return this.toolCall.toolCallId;
   }
 
   invalidate(): void {}
@@ -62,7 +28,7 @@ export class ToolCallView implements Component {
   render(width: number): string[] {
     const { theme } = this;
     const [state, ...preview] = this.detail();
-    const head = `${this.mark()} ${theme.bold(this.toolName)} ${this.summary()}`;
+    const head = `${this.mark()} ${theme.bold(this.toolCall.toolName)} ${this.summary()}`;
     const room = width - visibleWidth(state ?? "") - 2;
     const line =
       state === undefined || room < 10
@@ -75,21 +41,24 @@ export class ToolCallView implements Component {
   }
 
   private mark(): string {
-    const { theme, status } = this;
-    if (status.kind !== "done") {
-      return theme.accent("●");
+    const { theme } = this;
+    switch (this.toolCall.status) {
+      case "pending":
+      case "awaiting_permission":
+      case "running":
+        return theme.accent("●");
+      case "completed":
+        return theme.success("✓");
+      case "interrupted":
+        return theme.warning("⊘");
+      case "failed":
+      case "denied":
+        return theme.failure("✗");
     }
-    if (status.event.data.success) {
-      return theme.success("✓");
-    }
-    return status.event.data.error?.code === "interrupted" ||
-      status.event.data.error?.code === "cancelled"
-      ? theme.warning("⊘")
-      : theme.failure("✗");
   }
 
   private summary(): string {
-    const parameters = this.arguments;
+    const parameters = this.toolCall.arguments;
     const text = (key: string) =>
       typeof parameters[key] === "string" ? (parameters[key] as string) : undefined;
     const first = text("command") ?? text("path") ?? text("pattern");
@@ -98,39 +67,53 @@ export class ToolCallView implements Component {
 
   /** The state shown after the call's line, then the preview lines under it. */
   private detail(): string[] {
-    const { theme, status } = this;
-    switch (status.kind) {
-      case "announced":
+    const { theme, toolCall } = this;
+    switch (toolCall.status) {
+      case "pending":
         return [theme.dim("…")];
-      case "asking":
+      case "awaiting_permission":
         return [theme.warning("waiting for your answer")];
-      case "running":
-        return [theme.dim(`running ${seconds(Date.now() - status.since)}`)];
-      case "done":
-        return this.outcome(status.event, status.durationMs);
+      case "running": {
+        const since = toolCall.runningAt ?? toolCall.startedAt ?? Date.now();
+        return [theme.dim(`running ${seconds(Date.now() - since)}`)];
+      }
+      case "completed":
+        return this.completed();
+      case "failed":
+      case "denied":
+      case "interrupted":
+        return this.unsuccessful();
     }
   }
 
-  private outcome(event: SessionEventOf<"tool.execution_complete">, durationMs: number): string[] {
-    const { theme } = this;
-    const { success, error, result } = event.data;
-    if (!success) {
-      const message = (error?.message ?? result.content).split("\n");
-      const tail = message.filter((line) => line.trim() !== "").slice(-PREVIEW_LINES);
-      const label =
-        error?.code === "interrupted" || error?.code === "cancelled" ? "interrupted" : "failed";
-      return [theme.failure(label), ...tail.map((line) => theme.dim(line))];
-    }
-    const timing = theme.dim(seconds(durationMs));
-    if (this.toolName === "edit") {
+  /** The label (with a command's exit code) and the last lines of the output or the error. */
+  private unsuccessful(): string[] {
+    const { theme, toolCall } = this;
+    const label =
+      toolCall.status === "interrupted"
+        ? "interrupted"
+        : toolCall.exitCode !== undefined
+          ? `failed (exit code ${toolCall.exitCode})`
+          : toolCall.signal !== undefined
+            ? `killed by ${toolCall.signal}`
+            : "failed";
+    const shown = toolCall.errorMessage ?? toolCall.output ?? "";
+    const tail = lastLines(shown, PREVIEW_LINES);
+    return [theme.failure(label), ...tail.map((line) => theme.dim(line))];
+  }
+
+  private completed(): string[] {
+    const { theme, toolCall } = this;
+    const timing = theme.dim(seconds(toolCall.durationMs ?? 0));
+    if (toolCall.toolName === "edit") {
       return [timing, ...this.diff()];
     }
-    if (this.toolName === "create") {
-      const lines = lineCount(String(this.arguments.file_text ?? ""));
+    if (toolCall.toolName === "create") {
+      const lines = lineCount(String(toolCall.arguments.file_text ?? ""));
       return [`${timing} ${theme.added(`+${lines} line${lines === 1 ? "" : "s"}`)}`];
     }
-    const output = result.content.split("\n").filter((line) => line.trim() !== "");
-    if (this.toolName === "bash") {
+    const output = lastLines(toolCall.output ?? "", Number.POSITIVE_INFINITY);
+    if (toolCall.toolName === "bash") {
       return [timing, ...output.slice(-PREVIEW_LINES).map((line) => theme.dim(line))];
     }
     return [`${timing} ${theme.dim(`· ${output.length} line${output.length === 1 ? "" : "s"}`)}`];
@@ -139,7 +122,7 @@ export class ToolCallView implements Component {
   private diff(): string[] {
     const { theme } = this;
     const side = (key: string, sign: string, paint: (text: string) => string) => {
-      const lines = String(this.arguments[key] ?? "").split("\n");
+      const lines = String(this.toolCall.arguments[key] ?? "").split("\n");
       const shown = lines.slice(0, PREVIEW_LINES).map((line) => paint(`${sign} ${line}`));
       const more = lines.length - shown.length;
       return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;

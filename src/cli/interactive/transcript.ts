@@ -1,5 +1,6 @@
 import { Container, Markdown, Spacer, Text } from "@mariozechner/pi-tui";
 import type { SessionEvent } from "../../events/events.js";
+import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import type { Theme } from "./theme.js";
 import { ToolCallView } from "./tool-call-view.js";
 
@@ -10,9 +11,11 @@ const PROMPT_LINES = 8;
  * The conversation on screen, built only from session events (the same ones every face sees):
  * prompts, answers streamed as Markdown, tool calls with their status and outcome, and notes
  * (errors, retries, cancels). Replaying a resumed session's log through {@link handle} draws its
- * history the same way.
+ * history the same way. Tool calls are the session model's (src/session/session-model/).
  */
 export class Transcript extends Container {
+  /** The session model the tool calls are drawn from. */
+  private readonly fold = new SessionFold();
   private readonly tools = new Map<string, ToolCallView>();
   /** The answer being streamed: its message id and text so far. */
   private streaming: { messageId: string; text: string; view: Markdown } | undefined;
@@ -30,6 +33,10 @@ export class Transcript extends Container {
 
   /** Draws one session event. */
   handle(event: SessionEvent): void {
+    const change = this.fold.apply(event);
+    if (change.kind === "tool_call") {
+      this.tool(change.toolCall);
+    }
     switch (event.type) {
       case "user.message":
         this.userMessage(event.data.content, event.data.source);
@@ -39,28 +46,20 @@ export class Transcript extends Container {
         return;
       case "assistant.message":
         this.finishMessage(event.data.messageId, event.data.content);
-        for (const request of event.data.toolRequests) {
-          this.tool(request.toolCallId, request.name).setArguments(request.name, request.arguments);
+        for (const toolCall of change.kind === "message" ? change.toolCalls : []) {
+          this.tool(toolCall);
         }
         if (event.data.error !== undefined) {
           this.note(`the reply broke off: ${event.data.error.message}`, "error");
         }
         return;
+      // The call's line (drawn above from the session model): as soon as the model starts
+      // writing the call, then its arguments, the question, running, the outcome.
       case "assistant.tool_call_start":
-        // The early announcement: a line as soon as the model starts writing the call.
-        this.tool(event.data.toolCallId, event.data.toolName);
-        return;
       case "tool.execution_start":
-        this.tool(event.data.toolCallId, event.data.toolName).setArguments(
-          event.data.toolName,
-          event.data.arguments,
-        );
-        return;
       case "permission.requested":
-        this.tool(event.data.toolCallId, event.data.toolName).asking();
-        return;
       case "tool.execution_running":
-        this.tools.get(event.data.toolCallId)?.running();
+      case "tool.execution_complete":
         return;
       case "session.mcp_server_status_changed":
         if (event.data.status === "failed") {
@@ -78,9 +77,6 @@ export class Transcript extends Container {
         return;
       case "session.autopilot_stopped":
         this.note(`autopilot stopped after ${event.data.continues} continues (the cap)`);
-        return;
-      case "tool.execution_complete":
-        this.tool(event.data.toolCallId, event.data.toolName).complete(event);
         return;
       case "assistant.retry":
         this.note(
@@ -182,14 +178,13 @@ export class Transcript extends Container {
     this.streaming = undefined;
   }
 
-  private tool(toolCallId: string, toolName: string): ToolCallView {
-    let view = this.tools.get(toolCallId);
-    if (view === undefined) {
-      view = new ToolCallView(this.theme, { toolCallId, toolName });
-      this.tools.set(toolCallId, view);
+  /** The view of a call, added below everything else when the call is first seen. */
+  private tool(toolCall: ToolCall): void {
+    if (!this.tools.has(toolCall.toolCallId)) {
+      const view = new ToolCallView(this.theme, toolCall);
+      this.tools.set(toolCall.toolCallId, view);
       this.addChild(view);
     }
-    return view;
   }
 }
 

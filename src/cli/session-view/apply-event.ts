@@ -1,7 +1,8 @@
 /** How each event type changes the fold's state (see fold.ts). */
 
 import type { RepairNote, SessionEvent } from "../../events/events.js";
-import { assignDefined, count, type Fields, type Folder, text } from "./fold.js";
+import { assignDefined, count, type Fields, text } from "./fields.js";
+import type { Folder } from "./folder.js";
 import type { ViewMark } from "./view-model.js";
 
 /** Applies one event. An exhaustive switch: a new event type must be placed here. */

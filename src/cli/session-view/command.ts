@@ -9,9 +9,10 @@ import { errorCode, errorMessage } from "../../events/errors.js";
 import { openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
+import { buildSessionView } from "./fold.js";
 import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
 import { sessionViewHtml } from "./page-html.js";
-import { buildSessionView, type SessionView } from "./view-model.js";
+import type { SessionView } from "./view-model.js";
 
 /** Export formats of `turnloop sessions export`. */
 export type ExportFormat = "html" | "markdown" | "json";

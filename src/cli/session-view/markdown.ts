@@ -31,15 +31,24 @@ function marks(list: readonly ViewMark[], origin: number): string[] {
   });
 }
 
+/** ` (exit code N)` for a command that exited non-zero. */
+function exitCode(entry: ViewTool): string {
+  return entry.exitCode === undefined || entry.exitCode === 0
+    ? ""
+    : ` (exit code ${entry.exitCode})`;
+}
+
 function tool(entry: ViewTool): string[] {
+  // The session model's duration leaves out the wait for a permission answer.
   const took =
-    entry.start !== undefined && entry.end !== undefined ? entry.end - entry.start : undefined;
+    entry.durationMs ??
+    (entry.start !== undefined && entry.end !== undefined ? entry.end - entry.start : undefined);
   const args =
     typeof entry.arguments === "string"
       ? entry.arguments
       : JSON.stringify(entry.arguments, null, 2);
   const lines = [
-    `#### \`${entry.name}\` · ${entry.status} · ${duration(took)}`,
+    `#### \`${entry.name}\` · ${entry.status}${exitCode(entry)} · ${duration(took)}`,
     "",
     fenced(args, "json"),
   ];

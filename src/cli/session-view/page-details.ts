@@ -64,12 +64,18 @@ function permissionBlock(permission) {
   ]);
 }
 
+// " (exit code N)" for a command that exited non-zero.
+function exitCodeText(tool) {
+  return tool.exitCode === undefined || tool.exitCode === 0 ? "" : " (exit code " + tool.exitCode + ")";
+}
+
 function toolDetails(turn, tool) {
-  var duration = tool.start !== undefined && tool.end !== undefined ? formatDuration(tool.end - tool.start) : "not finished";
+  var duration = tool.durationMs !== undefined ? formatDuration(tool.durationMs) :
+    tool.start !== undefined && tool.end !== undefined ? formatDuration(tool.end - tool.start) : "not finished";
   var args = typeof tool.arguments === "string" ? tool.arguments : JSON.stringify(tool.arguments, null, 2);
   return element("section", { class: "tool-details", id: "tool-" + tool.toolCallId, "data-tool-call-id": tool.toolCallId,
     "data-status": tool.status }, [
-    element("h3", { text: tool.name + " · " + tool.status + " · " + duration }),
+    element("h3", { text: tool.name + " · " + tool.status + exitCodeText(tool) + " · " + duration }),
     element("p", { class: "meta", text: "call " + tool.toolCallId + (tool.start !== undefined ? " · started at +" + formatDuration(tool.start - turn.requestAt) + " into the turn" : "") }),
     block(tool.argumentsError ? "arguments (" + tool.argumentsError + ", as streamed)" : "arguments", args, "arguments"),
     diffBlock(tool),

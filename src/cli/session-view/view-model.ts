@@ -1,5 +1,5 @@
 /**
- * The data a session view draws, folded from the events of one `events.jsonl`: prompts, turns
+ * The data a session view draws (built by fold.ts), folded from the events of one `events.jsonl`: prompts, turns
  * (with their tools, times and marks), a per-turn context and cost series, and a summary.
  *
  * Logs of every turnloop version read the same way. Older logs write `assistant.turn_end` right
@@ -14,7 +14,6 @@
  */
 
 import type { RepairNote, SessionEvent } from "../../events/events.js";
-import { foldEvents } from "./fold.js";
 
 /** One tool call of a turn. `start`/`end` are ms since the session's first event. */
 export interface ViewTool {
@@ -27,6 +26,10 @@ export interface ViewTool {
   end?: number;
   /** `running`: started (or requested) and not finished when the log ends. */
   status: "success" | "failed" | "denied" | "cancelled" | "interrupted" | "running";
+  /** What the call took without the time spent waiting for the user's permission answer (ms). */
+  durationMs?: number;
+  /** A command's exit code; a non-zero one makes the call `failed` (the session model's rule). */
+  exitCode?: number;
   errorCode?: string;
   errorMessage?: string;
   result?: string;
@@ -181,15 +184,4 @@ export interface SessionView {
 export interface NumberedEvent {
   event: SessionEvent;
   line: number;
-}
-
-/**
- * Folds `events` (in file order, with their line numbers) and the reader's `repaired` notes into
- * a {@link SessionView}. Never throws on odd data: missing fields are left out.
- */
-export function buildSessionView(
-  events: readonly NumberedEvent[],
-  repaired: readonly RepairNote[],
-): SessionView {
-  return foldEvents(events, repaired);
 }

@@ -1,0 +1,59 @@
+/** The content of a finished call's `tool_call_update` (ACP v1 tool-calls). */
+
+import { resolve } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import type { SessionEventData } from "../events/events.js";
+import type { ToolCall } from "../session/session-model/session-model.js";
+
+type ToolCallContent = acp.ToolCallContent;
+
+/** The terminal, else an edit's diff, else the result text; then the images the tool returned. */
+export function resultContent(
+  data: SessionEventData["tool.execution_complete"],
+  call: ToolCall | undefined,
+  terminalId: string | undefined,
+  cwd: string,
+): ToolCallContent[] {
+  const text = data.result.content;
+  const diff =
+    call?.status === "completed" && call.messageId !== undefined ? editDiff(call, cwd) : undefined;
+  const content: ToolCallContent[] =
+    terminalId !== undefined
+      ? [{ type: "terminal", terminalId }]
+      : diff !== undefined
+        ? [diff]
+        : text === ""
+          ? []
+          : [textContent(text)];
+  // Images the tool gave the model (e.g. `view` of a PNG) are shown to the user too.
+  for (const image of data.result.images ?? []) {
+    content.push({
+      type: "content",
+      content: { type: "image", data: image.data, mimeType: image.mimeType },
+    });
+  }
+  return content;
+}
+
+export function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+/**
+ * The diff of an `edit {path, old_str, new_str}` or `create {path, file_text}` call, from its
+ * arguments (ACP `diff` content: a new file has no `oldText`).
+ */
+function editDiff(call: ToolCall, cwd: string): ToolCallContent | undefined {
+  const { path, old_str: oldText, new_str: newText, file_text: fileText } = call.arguments;
+  if (typeof path !== "string") {
+    return undefined;
+  }
+  const absolute = resolve(cwd, path);
+  if (call.toolName === "edit" && typeof oldText === "string" && typeof newText === "string") {
+    return { type: "diff", path: absolute, oldText, newText };
+  }
+  if (call.toolName === "create" && typeof fileText === "string") {
+    return { type: "diff", path: absolute, oldText: null, newText: fileText };
+  }
+  return undefined;
+}

@@ -1,0 +1,312 @@
+/** The state of the session view's fold between two events (fold.ts drives it). */
+
+import type { RepairNote, SessionEvent } from "../../events/events.js";
+import { SessionFold, type ToolCallStatus } from "../../session/session-model/session-model.js";
+import { assignDefined, count, type Fields, text } from "./fields.js";
+import { stopReasonOf } from "./stop-reason.js";
+import type { ViewCompaction, ViewMark, ViewPrompt, ViewTool, ViewTurn } from "./view-model.js";
+
+/** The state of the fold between two events. */
+export class Folder {
+  /** The session model: a tool call's outcome and exit code are read from it, as on every face. */
+  readonly model = new SessionFold();
+  readonly prompts: ViewPrompt[] = [];
+  readonly turns: ViewTurn[] = [];
+  readonly compactions: ViewCompaction[] = [];
+  readonly session: Fields = {};
+  /** Damage that earlier opens recorded in `session.resume`. */
+  readonly resumeRepairs: RepairNote[] = [];
+  readonly turnsById = new Map<string, ViewTurn>();
+  readonly toolsById = new Map<string, { tool: ViewTool; turn: ViewTurn }>();
+  /** Marks waiting for the turn they belong to (a retry before its turn_start, in older logs). */
+  readonly waitingMarks = new Map<string, ViewMark[]>();
+  /** Marks of the moment between turns, given to the next turn of the prompt. */
+  pendingMarks: ViewMark[] = [];
+  /** Turns whose `turn_end` came before their tools: the older order. */
+  endedBeforeTools = new Set<ViewTurn>();
+  /** Per turn, the time of the event before its `turn_start`. */
+  readonly previousAt = new Map<ViewTurn, number>();
+  /** Index in `turns` of the current prompt's first turn. */
+  promptTurnStart = 0;
+  origin = Number.NaN;
+  lastAt = 0;
+  previousEventAt = 0;
+
+  time(event: SessionEvent): number {
+    const parsed = Date.parse(event.timestamp);
+    if (Number.isNaN(this.origin) && !Number.isNaN(parsed)) {
+      this.origin = parsed;
+    }
+    // A timestamp that does not parse keeps the time of the event before it.
+    const at = Number.isNaN(parsed) ? this.lastAt : parsed - this.origin;
+    return at;
+  }
+
+  get currentPrompt(): ViewPrompt {
+    const prompt = this.prompts.at(-1);
+    if (prompt !== undefined) {
+      return prompt;
+    }
+    // Events before any prompt (a log cut at its head): an implicit prompt holds them.
+    const implicit: ViewPrompt = {
+      index: 1,
+      at: this.lastAt,
+      content: "",
+      source: "none",
+      stopReason: "unfinished",
+      marks: [],
+    };
+    this.prompts.push(implicit);
+    return implicit;
+  }
+
+  /** The turn of the current prompt still open, else its latest one. */
+  get currentTurn(): ViewTurn | undefined {
+    const turn = this.turns.at(-1);
+    const prompt = this.prompts.at(-1);
+    return turn !== undefined && turn.prompt === prompt?.index ? turn : undefined;
+  }
+
+  mark(mark: ViewMark, turnId?: string): void {
+    const turn = turnId === undefined ? this.currentTurn : this.turnsById.get(turnId);
+    if (turn !== undefined) {
+      turn.marks.push(mark);
+    } else if (turnId !== undefined) {
+      this.waitingMarks.set(turnId, [...(this.waitingMarks.get(turnId) ?? []), mark]);
+    } else {
+      this.pendingMarks.push(mark);
+    }
+  }
+
+  startPrompt(at: number, data: Fields): void {
+    this.closePrompt(false);
+    // Marks before the first prompt (damage after session.start, say) are the first prompt's.
+    const marks = this.prompts.length === 0 ? this.pendingMarks.splice(0) : [];
+    this.prompts.push({
+      index: this.prompts.length + 1,
+      at,
+      content: text(data.content) ?? "",
+      source: text(data.source) ?? "user",
+      stopReason: "unfinished",
+      marks,
+    });
+  }
+
+  closePrompt(isLast: boolean): void {
+    const prompt = this.prompts.at(-1);
+    if (prompt === undefined) {
+      return;
+    }
+    const turns = this.turns.slice(this.promptTurnStart);
+    this.promptTurnStart = this.turns.length;
+    const olderOrder = this.endedBeforeTools.size > 0;
+    prompt.stopReason = stopReasonOf(prompt, turns, this.pendingMarks, isLast, olderOrder);
+    // Marks after the prompt's last turn (or of a prompt without turns).
+    (turns.at(-1) ?? prompt).marks.push(...this.pendingMarks);
+    this.pendingMarks = [];
+  }
+
+  startTurn(at: number, data: Fields): void {
+    const turnId = text(data.turnId) ?? `turn-${this.turns.length + 1}`;
+    const turn: ViewTurn = {
+      index: this.turns.length + 1,
+      turnId,
+      prompt: this.currentPrompt.index,
+      requestAt: at,
+      spanEnd: at,
+      status: "open",
+      tools: [],
+      marks: [...this.pendingMarks, ...(this.waitingMarks.get(turnId) ?? [])],
+    };
+    assignDefined(turn, { purpose: text(data.purpose) });
+    // Where an older log wrote turn_start at the first token, the request left at the event before.
+    this.previousAt.set(turn, this.previousEventAt);
+    this.pendingMarks = [];
+    this.waitingMarks.delete(turnId);
+    this.turns.push(turn);
+    this.turnsById.set(turnId, turn);
+  }
+
+  message(at: number, data: Fields): void {
+    const turn = this.currentTurn ?? this.startImplicitTurn(at);
+    turn.lastTokenAt = at;
+    assignDefined(turn, {
+      content: text(data.content),
+      reasoning: text(data.reasoning),
+      interrupted: data.interrupted === true ? true : undefined,
+    });
+    const requests = Array.isArray(data.toolRequests) ? data.toolRequests : [];
+    for (const request of requests as Fields[]) {
+      const toolCallId = text(request?.toolCallId);
+      if (toolCallId === undefined) {
+        continue;
+      }
+      const tool: ViewTool = {
+        toolCallId,
+        name: text(request.name) ?? "?",
+        arguments: request.rawArguments ?? request.arguments ?? {},
+        status: "running",
+      };
+      assignDefined(tool, { argumentsError: text(request.argumentsError) });
+      turn.tools.push(tool);
+      this.toolsById.set(toolCallId, { tool, turn });
+    }
+  }
+
+  startImplicitTurn(at: number): ViewTurn {
+    this.startTurn(at, { turnId: `implicit-${this.turns.length + 1}` });
+    const turn = this.turns.at(-1) as ViewTurn;
+    return turn;
+  }
+
+  endTurn(at: number, data: Fields): void {
+    const turn = this.turnsById.get(text(data.turnId) ?? "") ?? this.currentTurn;
+    if (turn === undefined) {
+      return;
+    }
+    turn.endAt = at;
+    turn.status = text(data.status) ?? "completed";
+    assignDefined(turn, {
+      finishReason: text(data.finishReason),
+      errorType: text(data.errorType),
+    });
+  }
+
+  usage(data: Fields): void {
+    const turn = this.turnsById.get(text(data.turnId) ?? "") ?? this.currentTurn;
+    if (turn === undefined) {
+      return;
+    }
+    turn.usage = {};
+    assignDefined(turn.usage, {
+      input: count(data.inputTokens),
+      output: count(data.outputTokens),
+      cacheRead: count(data.cacheReadTokens),
+      cacheWrite: count(data.cacheWriteTokens),
+      reasoning: count(data.reasoningTokens),
+    });
+    assignDefined(turn, { model: text(data.model), cost: count(data.cost) });
+  }
+
+  tool(toolCallId: string, at: number, name: unknown): ViewTool {
+    const known = this.toolsById.get(toolCallId);
+    if (known !== undefined) {
+      if (known.turn.endAt !== undefined && known.tool.start === undefined) {
+        this.endedBeforeTools.add(known.turn);
+      }
+      return known.tool;
+    }
+    // A tool without its request (a damaged line): it joins the current turn.
+    const turn = this.currentTurn ?? this.startImplicitTurn(at);
+    const tool: ViewTool = {
+      toolCallId,
+      name: text(name) ?? "?",
+      arguments: {},
+      status: "running",
+    };
+    turn.tools.push(tool);
+    this.toolsById.set(toolCallId, { tool, turn });
+    return tool;
+  }
+
+  toolStart(at: number, data: Fields): void {
+    const tool = this.tool(text(data.toolCallId) ?? "", at, data.toolName);
+    tool.start = at;
+    if (data.arguments !== undefined && !(typeof tool.arguments === "string")) {
+      tool.arguments = data.arguments;
+    }
+  }
+
+  toolComplete(at: number, data: Fields): void {
+    const tool = this.tool(text(data.toolCallId) ?? "", at, data.toolName);
+    tool.end = at;
+    tool.start ??= at;
+    const error = (data.error ?? {}) as Fields;
+    const code = text(error.code);
+    const toolCall = this.model.toolCall(tool.toolCallId);
+    tool.status = viewStatus(toolCall?.status, code);
+    const result = (data.result ?? {}) as Fields;
+    const images = Array.isArray(result.images) ? result.images.length : 0;
+    assignDefined(tool, {
+      exitCode: toolCall?.exitCode,
+      durationMs: toolCall?.durationMs,
+      errorCode: code,
+      errorMessage: text(error.message),
+      result: text(result.content),
+      imageCount: images > 0 ? images : undefined,
+    });
+  }
+
+  permissionRequested(at: number, data: Fields): void {
+    const tool = this.tool(text(data.toolCallId) ?? "", at, data.toolName);
+    const title = text(data.title) ?? "";
+    tool.permission = { requested: at, kind: text(data.kind) ?? "", title };
+    this.mark({ kind: "permission", at, text: `permission asked: ${title}` });
+  }
+
+  permissionCompleted(at: number, data: Fields): void {
+    const tool = this.tool(text(data.toolCallId) ?? "", at, undefined);
+    const permission = tool.permission ?? { requested: at, kind: "", title: "" };
+    tool.permission = permission;
+    permission.completed = at;
+    assignDefined(permission, {
+      decision: text(data.decision),
+      scope: text(data.scope),
+      rule: text(data.rule),
+      reason: text(data.reason),
+    });
+    this.mark({ kind: "permission", at, text: `permission ${permission.decision ?? "answered"}` });
+  }
+
+  compactionStart(at: number, data: Fields): void {
+    const compaction: ViewCompaction = { at, afterTurn: this.currentTurn?.index ?? 0 };
+    assignDefined(compaction, {
+      trigger: text(data.trigger),
+      tokensBefore: count(data.currentTokens) ?? count(data.tokensBefore),
+    });
+    this.compactions.push(compaction);
+    const limit = count(data.tokenLimit);
+    const tokens = compaction.tokensBefore ?? "?";
+    const detail = limit === undefined ? `${tokens} tokens` : `${tokens} of ${limit} tokens`;
+    this.mark({ kind: "compaction", at, text: `compaction started (${detail})` });
+  }
+
+  compactionComplete(at: number, data: Fields): void {
+    let compaction = this.compactions.at(-1);
+    if (compaction === undefined || compaction.success !== undefined) {
+      compaction = { at, afterTurn: this.currentTurn?.index ?? 0 };
+      this.compactions.push(compaction);
+    }
+    compaction.afterTurn = this.currentTurn?.index ?? 0;
+    compaction.success = data.success !== false;
+    const before = count(data.preCompactionTokens) ?? count(data.tokensBefore);
+    assignDefined(compaction, {
+      tokensBefore: compaction.tokensBefore ?? before,
+      tokensAfter: count(data.postCompactionTokens) ?? count(data.tokensAfter),
+      messagesRemoved: count(data.messagesRemoved),
+      summary: text(data.summaryContent) ?? text(data.summary),
+    });
+    const outcome = compaction.success ? "compacted" : "compaction failed";
+    const numbers = `${compaction.tokensBefore ?? "?"} → ${compaction.tokensAfter ?? "?"} tokens`;
+    const mark: ViewMark = { kind: "compaction", at, text: `${outcome}: ${numbers}` };
+    assignDefined(mark, { detail: compaction.summary });
+    this.mark(mark);
+  }
+}
+
+/** The view's name for a finished call's state (the session model's outcome). */
+function viewStatus(
+  status: ToolCallStatus | undefined,
+  errorCode: string | undefined,
+): ViewTool["status"] {
+  switch (status) {
+    case "completed":
+      return "success";
+    case "denied":
+      return "denied";
+    case "interrupted":
+      return errorCode === "cancelled" ? "cancelled" : "interrupted";
+    default:
+      return "failed";
+  }
+}

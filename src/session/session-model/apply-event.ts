@@ -1,0 +1,351 @@
+/** How each event type changes the session model (session-model.ts). */
+
+import type { SessionEvent, SessionEventData } from "../../events/events.js";
+import type { FoldState } from "./fold-state.js";
+import type { ToolCall } from "./tool-call.js";
+import type { Change, Compaction } from "./types.js";
+
+const NONE: Change = { kind: "none" };
+
+/** Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here. */
+export function applyEvent(state: FoldState, event: SessionEvent, at: number): Change {
+  const { model } = state;
+  switch (event.type) {
+    case "session.start":
+    case "session.resume":
+    case "session.model_change":
+    case "user.message":
+    case "session.plan_updated":
+    case "session.idle":
+    case "session.instructions_loaded":
+      return applySessionEvent(state, event, at);
+    case "assistant.turn_start":
+      return turnStart(state, event.data, at);
+    case "assistant.turn_end":
+      return turnEnd(state, event.data, at);
+    case "assistant.message_delta":
+    case "assistant.reasoning_delta":
+      return delta(state, event);
+    case "assistant.message":
+      return assistantMessage(state, event.data, at);
+    case "assistant.usage":
+      model.usage.apply(event);
+      return { kind: "usage" };
+    case "assistant.tool_call_start":
+    case "tool.execution_start":
+    case "permission.requested":
+    case "permission.completed":
+    case "tool.execution_running":
+    case "tool.execution_partial_result":
+    case "tool.execution_complete":
+      return applyToolEvent(state, event, at);
+    case "assistant.retry":
+    case "session.task_complete":
+    case "session.autopilot_stopped":
+    case "session.error":
+    case "abort":
+    case "session.warning":
+    case "session.info":
+    case "session.mcp_server_status_changed":
+      return applyMark(state, event, at);
+    case "session.compaction_start":
+      return compactionStart(state, event.data, at);
+    case "session.compaction_complete":
+      return compactionComplete(state, event.data, at);
+    // Shown by the SDK server only, or carried by other events.
+    case "external_tool.requested":
+    case "external_tool.completed":
+    case "hook.start":
+    case "hook.end":
+    case "session.mode_changed":
+    case "session.usage_info":
+    case "pending_messages.modified":
+      return NONE;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+/** Events of one tool call (state machine: tool-call.ts). */
+type ToolEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "assistant.tool_call_start"
+      | "tool.execution_start"
+      | "permission.requested"
+      | "permission.completed"
+      | "tool.execution_running"
+      | "tool.execution_partial_result"
+      | "tool.execution_complete";
+  }
+>;
+
+function applyToolEvent(state: FoldState, event: ToolEvent, at: number): Change {
+  const { calls } = state;
+  switch (event.type) {
+    case "assistant.tool_call_start":
+      return toolCall(calls.announce(event.data));
+    case "tool.execution_start":
+      return toolCall(calls.start(event.data, at));
+    case "permission.requested":
+      return toolCall(calls.permissionRequested(event.data, at));
+    case "permission.completed":
+      return toolCall(calls.permissionCompleted(event.data, at));
+    case "tool.execution_running": {
+      const call = calls.running(event.data.toolCallId, at);
+      return call === undefined ? NONE : toolCall(call);
+    }
+    case "tool.execution_partial_result": {
+      const call = calls.partialResult(event.data);
+      return call === undefined ? NONE : toolCall(call);
+    }
+    case "tool.execution_complete":
+      return toolCall(calls.complete(event.data, at));
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+/** Events about the session as a whole: its opening, model, prompts, plan and instructions. */
+type SessionLevelEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "session.start"
+      | "session.resume"
+      | "session.model_change"
+      | "user.message"
+      | "session.plan_updated"
+      | "session.idle"
+      | "session.instructions_loaded";
+  }
+>;
+
+function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: number): Change {
+  const { model, calls } = state;
+  switch (event.type) {
+    case "session.start":
+      model.sessionId = event.data.sessionId;
+      model.cwd = event.data.cwd;
+      model.model = event.data.model;
+      // Calls announced by an earlier run that ended mid-reply never ran.
+      return { kind: "opened", abandoned: calls.abandonAnnounced(at) };
+    case "session.resume": {
+      const { repaired, notice } = event.data;
+      const damagedLines = Array.isArray(repaired) ? repaired.length : 0;
+      const mark = { kind: "resume" as const, at, damagedLines, ...(notice ? { notice } : {}) };
+      model.marks.push(mark);
+      return { kind: "opened", abandoned: calls.abandonAnnounced(at), mark };
+    }
+    case "session.model_change":
+      model.model = event.data.newModel;
+      return NONE;
+    case "user.message": {
+      const { content, source, images } = event.data;
+      const prompt = { eventId: event.id, at, content, source, imageCount: images?.length ?? 0 };
+      model.prompts.push(prompt);
+      return { kind: "prompt", prompt };
+    }
+    case "session.plan_updated":
+      model.plan = list(event.data.entries).map((entry, index) => ({
+        ...entry,
+        position: index + 1,
+      }));
+      return { kind: "plan" };
+    case "session.idle": {
+      const prompt = model.prompts.at(-1);
+      if (prompt !== undefined && event.data.stopReason !== undefined) {
+        prompt.stopReason = event.data.stopReason;
+      }
+      return NONE;
+    }
+    case "session.instructions_loaded":
+      model.instructionFiles = list(event.data.files).map((file) => file.path);
+      return NONE;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+/** Events that are marks: something that happened, shown as a note. */
+type MarkEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "assistant.retry"
+      | "session.task_complete"
+      | "session.autopilot_stopped"
+      | "session.error"
+      | "abort"
+      | "session.warning"
+      | "session.info"
+      | "session.mcp_server_status_changed";
+  }
+>;
+
+function applyMark(state: FoldState, event: MarkEvent, at: number): Change {
+  switch (event.type) {
+    case "assistant.retry": {
+      const { turnId, attempt, errorMessage: message, delayMs, statusCode } = event.data;
+      const retry = { turnId, attempt, message, delayMs };
+      return state.mark({ kind: "retry", at, ...retry, ...(statusCode ? { statusCode } : {}) });
+    }
+    case "session.task_complete":
+      return state.mark({ kind: "task_complete", at, summary: event.data.summary });
+    case "session.autopilot_stopped":
+      return state.mark({ kind: "autopilot_stopped", at, continues: event.data.continues });
+    case "session.error": {
+      const { errorType, message } = event.data;
+      return state.mark({ kind: "error", at, errorType, message });
+    }
+    case "abort":
+      return state.mark({ kind: "abort", at, reason: event.data.reason });
+    case "session.warning": {
+      const { warningType, message } = event.data;
+      return state.mark({ kind: "warning", at, warningType, message });
+    }
+    case "session.info":
+      return state.mark({ kind: "info", at, message: event.data.message });
+    case "session.mcp_server_status_changed": {
+      const { serverName, status, error } = event.data;
+      if (status !== "failed") {
+        return NONE;
+      }
+      return state.mark({ kind: "mcp_server_failed", at, serverName, ...(error ? { error } : {}) });
+    }
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
+
+function toolCall(call: ToolCall): Change {
+  return { kind: "tool_call", toolCall: call };
+}
+
+function delta(
+  state: FoldState,
+  event: Extract<SessionEvent, { type: "assistant.message_delta" | "assistant.reasoning_delta" }>,
+): Change {
+  const message = state.message(event.data.messageId);
+  if (event.type === "assistant.message_delta") {
+    message.content += event.data.deltaContent;
+  } else {
+    message.reasoning += event.data.deltaContent;
+  }
+  return { kind: "message", message, toolCalls: [], abandoned: [] };
+}
+
+function turnStart(
+  state: FoldState,
+  data: SessionEventData["assistant.turn_start"],
+  at: number,
+): Change {
+  const turn = {
+    turnId: data.turnId,
+    status: "running" as const,
+    startedAt: at,
+    prompt: state.model.prompts.length - 1,
+    ...(data.purpose === undefined ? {} : { purpose: data.purpose }),
+  };
+  state.model.turns.push(turn);
+  state.turnsById.set(turn.turnId, turn);
+  return { kind: "turn", turn, abandoned: [] };
+}
+
+function turnEnd(
+  state: FoldState,
+  data: SessionEventData["assistant.turn_end"],
+  at: number,
+): Change {
+  const abandoned = state.calls.abandonAnnounced(at);
+  const turn = state.turnsById.get(data.turnId);
+  if (turn === undefined) {
+    return { kind: "turn", turn, abandoned };
+  }
+  turn.status = data.status === "error" ? "failed" : data.status;
+  turn.endedAt = at;
+  if (data.finishReason !== undefined) {
+    turn.finishReason = data.finishReason;
+  }
+  if (data.errorType !== undefined) {
+    turn.errorType = data.errorType;
+  }
+  return { kind: "turn", turn, abandoned };
+}
+
+function assistantMessage(
+  state: FoldState,
+  data: SessionEventData["assistant.message"],
+  at: number,
+): Change {
+  const message = state.message(data.messageId);
+  message.content = data.content;
+  message.reasoning = data.reasoning ?? "";
+  message.state = data.interrupted === true ? "interrupted" : "complete";
+  if (data.error !== undefined) {
+    message.error = data.error;
+  }
+  const toolCalls = list(data.toolRequests).map((request) =>
+    state.calls.request(request, data.messageId),
+  );
+  message.toolCallIds = toolCalls.map((call) => call.toolCallId);
+  // The message is the whole reply: a call it does not list will never run.
+  const abandoned = state.calls.abandonAnnounced(at);
+  return { kind: "message", message, toolCalls, abandoned };
+}
+
+function compactionStart(
+  state: FoldState,
+  data: SessionEventData["session.compaction_start"],
+  at: number,
+): Change {
+  const compaction: Compaction = {
+    startedAt: at,
+    trigger: data.trigger,
+    tokensBefore: data.currentTokens,
+  };
+  state.model.compactions.push(compaction);
+  return { kind: "compaction", compaction };
+}
+
+function compactionComplete(
+  state: FoldState,
+  data: SessionEventData["session.compaction_complete"],
+  at: number,
+): Change {
+  const open = state.model.compactions.at(-1);
+  const compaction: Compaction =
+    open !== undefined && open.endedAt === undefined ? open : { trigger: data.trigger };
+  if (compaction !== open) {
+    state.model.compactions.push(compaction);
+  }
+  compaction.endedAt = at;
+  compaction.success = data.success;
+  compaction.tokensBefore = data.preCompactionTokens;
+  const optional = {
+    tokensAfter: data.postCompactionTokens,
+    messagesRemoved: data.messagesRemoved,
+    summary: data.summaryContent,
+    error: data.error,
+  };
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined) {
+      Object.assign(compaction, { [key]: value });
+    }
+  }
+  return { kind: "compaction", compaction };
+}
+
+/** `data` is trusted to match its type once the envelope is checked; a list that is not one is empty. */
+function list<T>(value: readonly T[] | undefined): readonly T[] {
+  return Array.isArray(value) ? value : [];
+}

@@ -1,0 +1,151 @@
+/**
+ * A tool call as every face shows it, and the one rule that decides its outcome.
+ *
+ * State machine (DESIGN.md, "One fold"):
+ * `pending` (the model asked for it) → `awaiting_permission` (a question is put to the user) →
+ * `running` (the tool runs) → `completed` | `failed` | `denied` | `interrupted`. A call can skip
+ * states (no question asked; refused before running), never go back, and a final state is final.
+ */
+
+import type { JsonObject, SessionEventData, ToolErrorCode } from "../../events/events.js";
+
+/** Where a tool call stands. The last four are final. */
+export type ToolCallStatus =
+  | "pending"
+  | "awaiting_permission"
+  | "running"
+  | "completed"
+  | "failed"
+  | "denied"
+  | "interrupted";
+
+/** The final states of a tool call. */
+export type ToolCallOutcome = "completed" | "failed" | "denied" | "interrupted";
+
+/** A permission question about a call and the user's answer. Times in ms since the epoch. */
+export interface ToolCallPermission {
+  requestId: string;
+  kind: string;
+  title: string;
+  askedAt: number;
+  answeredAt?: number;
+  decision?: SessionEventData["permission.completed"]["decision"];
+  scope?: SessionEventData["permission.completed"]["scope"];
+  rule?: string;
+  reason?: string;
+}
+
+/**
+ * One tool call, folded from `assistant.tool_call_start`, `assistant.message`,
+ * `tool.execution_start`, `permission.*`, `tool.execution_running`, `tool.execution_partial_result`
+ * and `tool.execution_complete`. Times are ms since the epoch (the events' timestamps).
+ */
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  /** Parsed arguments; `{}` until they are complete or when they were not a JSON object. */
+  arguments: JsonObject;
+  /** The argument text as streamed, when it was not a valid JSON object. */
+  rawArguments?: string;
+  argumentsError?: "truncated" | "invalid_json";
+  /** The `messageId` of the reply that asked for the call, when known. */
+  messageId?: string;
+  mcpServerName?: string;
+  status: ToolCallStatus;
+  /** `tool.execution_start` (the call is handled). */
+  startedAt?: number;
+  /** `tool.execution_running` (live only: the event is not on disk). */
+  runningAt?: number;
+  /** `tool.execution_complete`. */
+  endedAt?: number;
+  /** Time spent waiting for the user's permission answers, ms. */
+  permissionWaitMs: number;
+  permission?: ToolCallPermission;
+  /**
+   * `endedAt − startedAt − permissionWaitMs`, ≥ 0: what the call took, the user's thinking aside.
+   * Absent until the call ends, or when its start is unknown.
+   */
+  durationMs?: number;
+  /** A command's exit code (`bash`), from the event or, in older logs, the result's last line. */
+  exitCode?: number;
+  /** The signal that killed a command, from the result's `<exited after signal S>` line. */
+  signal?: string;
+  /** The result text given to the model, without a command's closing `<exited …>` line. */
+  output?: string;
+  /** Output so far of a running call (live). */
+  partialOutput?: string;
+  imageCount?: number;
+  errorCode?: ToolErrorCode;
+  errorMessage?: string;
+}
+
+/** Whether a status is final. */
+export function isFinished(status: ToolCallStatus): status is ToolCallOutcome {
+  return (
+    status === "completed" || status === "failed" || status === "denied" || status === "interrupted"
+  );
+}
+
+/** The closing line `bash` writes (src/tools/bash.ts): `<exited with exit code N>` or after a signal. */
+const EXIT_LINE = /\n?<exited (?:with exit code (-?\d+|null)|after signal (\w+))>\s*$/;
+
+/** What a result says, read once for every face. */
+export interface ResultReading {
+  status: ToolCallOutcome;
+  exitCode?: number;
+  signal?: string;
+  output: string;
+}
+
+/**
+ * The one rule of a call's outcome: not `success` → `denied` (the user or a hook refused),
+ * `interrupted` (cancelled, or cut short by a crash), else `failed`; a success whose command
+ * exited non-zero or was killed by a signal → `failed`; else `completed`. The exit code is
+ * `data.exitCode`, or for logs written before that field, the `<exited with exit code N>` line.
+ */
+export function readResult(data: SessionEventData["tool.execution_complete"]): ResultReading {
+  const content = typeof data.result?.content === "string" ? data.result.content : "";
+  const exit = EXIT_LINE.exec(content);
+  const parsedCode = exit?.[1] === undefined || exit[1] === "null" ? undefined : Number(exit[1]);
+  const exitCode = data.exitCode ?? parsedCode;
+  const signal = exit?.[2];
+  const output = exit === null ? content : content.slice(0, exit.index);
+  const reading: ResultReading = { status: statusOf(data, exitCode, signal), output };
+  if (exitCode !== undefined) {
+    reading.exitCode = exitCode;
+  }
+  if (signal !== undefined) {
+    reading.signal = signal;
+  }
+  return reading;
+}
+
+function statusOf(
+  data: SessionEventData["tool.execution_complete"],
+  exitCode: number | undefined,
+  signal: string | undefined,
+): ToolCallOutcome {
+  if (!data.success) {
+    switch (data.error?.code) {
+      case "denied":
+      case "rejected":
+        return "denied";
+      case "cancelled":
+      case "interrupted":
+        return "interrupted";
+      default:
+        return "failed";
+    }
+  }
+  return (exitCode !== undefined && exitCode !== 0) || signal !== undefined
+    ? "failed"
+    : "completed";
+}
+
+/** The last `count` non-blank lines of `text`. */
+export function lastLines(text: string, count: number): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(-count);
+}

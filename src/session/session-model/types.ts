@@ -1,0 +1,122 @@
+/** The shapes of the session model (the fold: session-model.ts). Times in ms since the epoch. */
+
+import type {
+  ErrorType,
+  FinishReason,
+  PlanEntry,
+  StopReason,
+  TurnPurpose,
+  UserMessageSource,
+} from "../../events/events.js";
+import type { UsageTotals } from "../usage-totals.js";
+import type { ToolCall } from "./tool-call.js";
+
+/** One `user.message`: a prompt, or autopilot's nudge, or a hook's message. */
+export interface Prompt {
+  eventId: string;
+  at: number;
+  content: string;
+  source: UserMessageSource;
+  imageCount: number;
+  /** How the loop answering it stopped, when a live face saw `session.idle`. */
+  stopReason?: StopReason;
+}
+
+/** One model request. `failed` stands for the `error` older logs wrote. */
+export interface Turn {
+  turnId: string;
+  purpose?: TurnPurpose;
+  status: "running" | "completed" | "cancelled" | "failed";
+  startedAt: number;
+  endedAt?: number;
+  finishReason?: FinishReason;
+  errorType?: ErrorType;
+  /** Index in {@link SessionModel.prompts} of the prompt the turn answers; -1 before any. */
+  prompt: number;
+}
+
+/** One reply of the model (`assistant.message`), or the deltas of one still streaming. */
+export interface Message {
+  messageId: string;
+  /** The turn that was open when the reply came, when one was. */
+  turnId?: string;
+  content: string;
+  reasoning: string;
+  toolCallIds: string[];
+  /** `streaming` until the whole reply (`assistant.message`) arrives. */
+  state: "streaming" | "complete" | "interrupted";
+  error?: { errorType: ErrorType; message: string };
+}
+
+/** A compaction of the model's view, from its start/complete pair. */
+export interface Compaction {
+  startedAt?: number;
+  endedAt?: number;
+  trigger: string;
+  success?: boolean;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  messagesRemoved?: number;
+  summary?: string;
+  error?: string;
+}
+
+/** Something that happened that is not a message or a tool call. */
+export type Mark =
+  | {
+      kind: "retry";
+      at: number;
+      turnId: string;
+      attempt: number;
+      message: string;
+      delayMs: number;
+      statusCode?: number;
+    }
+  | { kind: "error"; at: number; errorType: ErrorType; message: string }
+  | { kind: "abort"; at: number; reason: string }
+  | { kind: "autopilot_stopped"; at: number; continues: number }
+  | { kind: "task_complete"; at: number; summary: string }
+  | { kind: "warning"; at: number; warningType: string; message: string }
+  | { kind: "info"; at: number; message: string }
+  | { kind: "resume"; at: number; damagedLines: number; notice?: string }
+  | { kind: "mcp_server_failed"; at: number; serverName: string; error?: string };
+
+/** One entry of the plan, with its 1-based position: a checklist line as is. */
+export interface PlanItem extends PlanEntry {
+  position: number;
+}
+
+/** Everything faces show about a session, folded from its events. */
+export interface SessionModel {
+  sessionId?: string;
+  cwd?: string;
+  /** The model of `session.start`, then of each `session.model_change`. */
+  model?: string;
+  prompts: Prompt[];
+  turns: Turn[];
+  messages: Message[];
+  /** In the order the calls were first seen. */
+  toolCalls: ToolCall[];
+  /** The latest plan (empty before any). */
+  plan: PlanItem[];
+  usage: UsageTotals;
+  compactions: Compaction[];
+  marks: Mark[];
+  /** Instruction files in the system prompt, as last recorded. */
+  instructionFiles: string[];
+}
+
+/** What one event changed, for live faces to redraw only that. */
+export type Change =
+  | { kind: "none" }
+  /** `session.start` / `session.resume` (with its mark). */
+  | { kind: "opened"; abandoned: ToolCall[]; mark?: Mark }
+  | { kind: "prompt"; prompt: Prompt }
+  /** `turn` is undefined for a `turn_end` whose start is not in the log. */
+  | { kind: "turn"; turn: Turn | undefined; abandoned: ToolCall[] }
+  | { kind: "message"; message: Message; toolCalls: ToolCall[]; abandoned: ToolCall[] }
+  | { kind: "tool_call"; toolCall: ToolCall }
+  | { kind: "plan" }
+  | { kind: "usage" }
+  | { kind: "compaction"; compaction: Compaction }
+  | { kind: "mark"; mark: Mark };
