@@ -178,11 +178,12 @@ async function runTurns(
       return { stopReason: "end_turn" };
     }
     const truncated = reply.toolCalls.some((call) => call.argumentsError === "truncated");
+    const fitResult = compaction.fitResults(reply.toolCalls.length, settings.sessionDirectory);
     const outcomes = await executeToolCalls(
       toolContext(settings, toolsByName, emit, signal),
       reply.toolCalls,
       {
-        adjust: guard.record,
+        adjust: (outcome) => fitResult(guard.record(outcome)),
         ...(truncated
           ? {
               refuse: {

@@ -51,8 +51,11 @@ export interface ToolCallOutcome {
 export interface ExecuteOptions {
   /** Runs none of the calls; each gets this error (e.g. another call's arguments were cut off). */
   refuse?: { code: ToolErrorCode; message: string };
-  /** Rewrites an outcome before it is recorded (the repetition guard adds its warning here). */
-  adjust?: (outcome: ToolCallOutcome) => ToolCallOutcome;
+  /**
+   * Rewrites an outcome before it is recorded (the repetition guard adds its warning here, the
+   * per-turn result budget cuts it).
+   */
+  adjust?: (outcome: ToolCallOutcome) => ToolCallOutcome | Promise<ToolCallOutcome>;
 }
 
 const MAX_ECHOED_ARGUMENTS = 500;
@@ -100,7 +103,7 @@ export async function executeToolCalls(
         },
       });
     };
-    const outcome = adjust(await settle(context, call, start));
+    const outcome = await adjust(await settle(context, call, start));
     context.emit({
       type: "tool.execution_complete",
       data: {
