@@ -340,6 +340,7 @@ export class AcpSession {
         client,
         sessionId: this.id,
         describe: (toolCallId) => this.mapper.describe(toolCallId),
+        cancelPrompt: () => this.cancel(),
       }),
     });
     const capabilities = acpClientCapabilities({
