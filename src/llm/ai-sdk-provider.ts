@@ -146,7 +146,9 @@ export class AiSdkProvider implements Provider {
     // Shown = text or reasoning reached the user. A tool call whose arguments were still
     // streaming is not: a retry then loses nothing, and the half call never runs (issue 11).
     let shown = false;
-    let terminated = this.options.isTerminator === undefined;
+    // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
+    // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
+    let terminated = this.options.isTerminator === undefined || request.streaming === false;
     const assembler = new ReplyAssembler();
     const toolCallIds = new ToolCallIdAssigner(request.messages);
     try {
