@@ -120,3 +120,31 @@ describe.each(CASES)("%s, %s", (wire, _kind, streaming) => {
     ]);
   });
 });
+
+describe("ANTHROPIC_BASE_URL", () => {
+  test.each([
+    ["the host alone (Anthropic's SDKs, Claude Code)", ""],
+    ["with /v1 (the AI SDK's convention)", "/v1"],
+  ])("%s: requests go to /v1/messages", async (_name, suffix) => {
+    server = await startFakeModelServer();
+    server.enqueue({ text: "hello" });
+    const resolved = resolveModel(
+      { model: "anthropic:claude-fake" },
+      { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: `${server.url}${suffix}` },
+    );
+    if (!resolved.ok) {
+      throw new Error(resolved.message);
+    }
+    const provider = createProvider(resolved.configuration);
+    const events: LlmEvent[] = [];
+    const request = { system: "", messages: [{ role: "user" as const, content: "hi" }], tools: [] };
+    for await (const event of provider.stream(request, new AbortController().signal)) {
+      events.push(event);
+    }
+    expect(outline(events)).toEqual([
+      { type: "request_start" },
+      { type: "done", content: "hello", toolCalls: [], finishReason: "stop", tokens: [10, 5] },
+    ]);
+    expect(server.requests.map((received) => received.path)).toEqual(["/v1/messages"]);
+  });
+});
