@@ -13,17 +13,13 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
-import {
-  availableCommands,
-  type CommandTarget,
-  commandModel,
-  runSlashCommand,
-} from "./commands.js";
+import { type CommandTarget, commandModel, runSlashCommand } from "./commands.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
+import { autopilotMeta, openingUpdates } from "./session-setup.js";
 import { UpdateMapper } from "./updates.js";
 
 /** What every session of one ACP connection shares. */
@@ -125,10 +121,9 @@ export class AcpSession {
       return;
     }
     this.announced = true;
-    this.send({
-      sessionUpdate: "available_commands_update",
-      availableCommands: availableCommands(),
-    });
+    for (const update of openingUpdates(this.session)) {
+      this.send(update);
+    }
   }
 
   /** ACP v1 `session/load`: replays the persisted events; await {@link flush} before answering. */
@@ -216,7 +211,7 @@ export class AcpSession {
       if ("error" in outcome) {
         throw promptFailure(outcome.error);
       }
-      return { stopReason: outcome.stopReason };
+      return { stopReason: outcome.stopReason, ...autopilotMeta(outcome) };
     } finally {
       requestSignal.removeEventListener("abort", onRequestCancelled);
       this.turn = undefined;

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { JsonObject, SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { CompactionUpdates, warningUpdate } from "./compaction-updates.js";
+import { CompactionUpdates, noticeUpdate } from "./compaction-updates.js";
 import { titleFrom } from "./prompt-content.js";
 
 /** How a session's events are being turned into updates. */
@@ -107,7 +107,8 @@ export class UpdateMapper {
       case "session.compaction_complete":
         return this.compaction.complete(event.data, event.id);
       case "session.warning":
-        return [warningUpdate(event.data, event.id)];
+      case "session.autopilot_stopped":
+        return [noticeUpdate(event)];
       case "session.plan_updated":
         return [
           { sessionUpdate: "plan", entries: event.data.entries.map((entry) => ({ ...entry })) },
@@ -118,7 +119,6 @@ export class UpdateMapper {
         return this.abandonAnnounced();
       case "tool.execution_start":
       case "permission.completed":
-      case "session.autopilot_stopped":
       case "assistant.retry":
       case "permission.requested":
       case "session.task_complete":
