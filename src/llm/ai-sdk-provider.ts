@@ -44,6 +44,8 @@ export interface AiSdkProviderOptions {
   replayFilter?: ReplayFilter;
   /** Whether the API takes image input, in user messages and tool results (Anthropic, OpenAI Responses). */
   toolResultImages?: boolean;
+  /** Whether the API takes images in user messages; default {@link toolResultImages}. */
+  userImages?: boolean;
   retry?: Partial<RetryPolicy>;
   /** No stream part for this long (ms) fails the attempt as `stalled`. */
   idleTimeoutMs?: number;
@@ -174,6 +176,7 @@ export class AiSdkProvider implements Provider {
           request.messages,
           this.options.replayFilter,
           this.options.toolResultImages ?? false,
+          this.options.userImages ?? this.options.toolResultImages ?? false,
         ),
         tools: toFunctionTools(request.tools),
         ...(request.maxOutputTokens === undefined

@@ -222,6 +222,8 @@ export function createProvider(
     case "openai-chat":
       return new AiSdkProvider({
         ...common,
+        // Chat Completions takes images as `image_url` parts (data URLs) in user messages only.
+        userImages: true,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           const openai = createOpenAI({
@@ -246,6 +248,7 @@ export function createProvider(
     case "openai-compatible":
       return new AiSdkProvider({
         ...common,
+        userImages: true,
         createModel: ({ includeUsage }) => createCompatibleModel(configuration, includeUsage),
       });
   }

@@ -148,3 +148,42 @@ describe("ANTHROPIC_BASE_URL", () => {
     expect(server.requests.map((received) => received.path)).toEqual(["/v1/messages"]);
   });
 });
+
+describe("images in a user message on the Chat Completions wires", () => {
+  const PNG =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+  test.each(["openai-chat:gpt-4.1", "openai-compatible:fake-model", "ollama:qwen3"])(
+    "%s: sent as an OpenAI image_url part with a data URL",
+    async (model) => {
+      server = await startFakeModelServer();
+      server.enqueue({ text: "a red pixel" });
+      const resolved = resolveModel(
+        { model, baseUrl: `${server.url}/v1` },
+        { OPENAI_API_KEY: "test-key" },
+      );
+      if (!resolved.ok) {
+        throw new Error(resolved.message);
+      }
+      const provider = createProvider(resolved.configuration);
+      const request = {
+        system: "",
+        messages: [
+          {
+            role: "user" as const,
+            content: "what is this?",
+            images: [{ mimeType: "image/png", data: PNG }],
+          },
+        ],
+        tools: [],
+      };
+      for await (const _event of provider.stream(request, new AbortController().signal)) {
+        // drained
+      }
+      const body = server.requests[0]?.body as { messages: Array<{ content: unknown }> };
+      expect(body.messages.at(-1)?.content).toEqual([
+        { type: "text", text: "what is this?" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+      ]);
+    },
+  );
+});
