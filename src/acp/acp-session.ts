@@ -27,6 +27,7 @@ import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
+import { autopilotMeta, openingUpdates } from "./session-setup.js";
 import { UpdateMapper } from "./updates.js";
 
 /** What every session of one ACP connection shares. */
@@ -128,10 +129,9 @@ export class AcpSession {
       return;
     }
     this.announced = true;
-    this.send({
-      sessionUpdate: "available_commands_update",
-      availableCommands: availableCommands(),
-    });
+    for (const update of openingUpdates(this.session)) {
+      this.send(update);
+    }
   }
 
   /** ACP v1 `session/load`: replays the persisted events; await {@link flush} before answering. */
@@ -218,7 +218,7 @@ export class AcpSession {
       if ("error" in outcome) {
         throw promptFailure(outcome.error);
       }
-      return { stopReason: outcome.stopReason };
+      return { stopReason: outcome.stopReason, ...autopilotMeta(outcome) };
     } finally {
       requestSignal.removeEventListener("abort", onRequestCancelled);
       this.turn = undefined;
@@ -352,6 +352,7 @@ export class AcpSession {
         client,
         sessionId: this.id,
         describe: (toolCallId) => this.mapper.describe(toolCallId),
+        cancelPrompt: () => this.cancel(),
       }),
       // Read at each permission decision, so switching to auto while a turn runs applies at once.
       allowAllTools: () => this.mode !== "ask",

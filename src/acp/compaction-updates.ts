@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import type { SessionEventData } from "../events/events.js";
+import type { SessionEvent, SessionEventData } from "../events/events.js";
 
 /** Title of the `tool_call` that shows a compaction. */
 export const COMPACTION_TITLE = "Compacting conversation";
@@ -88,4 +88,32 @@ export function warningUpdate(
     content: { type: "text", text: `\n⚠ ${data.message}\n` },
     messageId: eventId,
   };
+}
+
+/**
+ * Autopilot reached its cap (`session.autopilot_stopped`) before the model called
+ * `task_complete`: said as an agent message, since every client shows those (`-p` prints a line).
+ */
+export function autopilotStoppedUpdate(
+  data: SessionEventData["session.autopilot_stopped"],
+  eventId: string,
+): acp.SessionUpdate {
+  const continues = `${data.continues} continuation${data.continues === 1 ? "" : "s"}`;
+  return {
+    sessionUpdate: "agent_message_chunk",
+    content: {
+      type: "text",
+      text: `\n⚠ Autopilot stopped after ${continues}: the model did not call task_complete, so the task was not marked complete.\n`,
+    },
+    messageId: eventId,
+  };
+}
+
+/** A notice a user of any client should see (a warning, autopilot's cap), as an agent message. */
+export function noticeUpdate(
+  event: Extract<SessionEvent, { type: "session.warning" | "session.autopilot_stopped" }>,
+): acp.SessionUpdate {
+  return event.type === "session.warning"
+    ? warningUpdate(event.data, event.id)
+    : autopilotStoppedUpdate(event.data, event.id);
 }

@@ -7,6 +7,8 @@ export interface PermissionAsker {
   sessionId: string;
   /** The call's `tool_call` fields as already announced, so the question shows the same call. */
   describe: (toolCallId: string) => Omit<acp.ToolCall, "toolCallId"> | undefined;
+  /** Cancels the running prompt, as `session/cancel` does. */
+  cancelPrompt: () => void;
 }
 
 /** Said to the model when the user picks a reject option. */
@@ -17,8 +19,9 @@ const DECLINED = "the user declined this call";
  * requests). The call's `tool_call` was sent before, when the model listed it. Options map onto
  * the gate's replies: allow_once → allow once, allow_always → allow for the session (recorded,
  * survives `session/load`), reject_once → deny once, reject_always → deny for the session; a
- * `cancelled` outcome, or the prompt's cancel, → cancelled. On cancel the request is abandoned
- * with `$/cancel_request`, and a late answer is ignored (case 04).
+ * `cancelled` outcome, or the prompt's cancel, → cancelled; a `cancelled` outcome cancels the
+ * prompt itself, whether or not `session/cancel` arrived first. On cancel the request is
+ * abandoned with `$/cancel_request`, and a late answer is ignored (case 04).
  */
 export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
   return async (request, signal) => {
@@ -53,6 +56,11 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         params,
         { cancellationSignal: signal, stopWaitingOnCancel: true },
       );
+      if (response.outcome.outcome === "cancelled") {
+        // ACP v1: a client answers `cancelled` because it cancelled the prompt turn. Its
+        // `session/cancel` may not have arrived yet: the answer alone cancels (case 04).
+        asker.cancelPrompt();
+      }
       return permissionReply(response.outcome);
     } catch (error) {
       if (signal.aborted) {

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
@@ -8,6 +9,7 @@ import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import type { AcpSessionModel } from "./acp-session.js";
 import { modelUnavailable } from "./authentication.js";
+import { availableCommands } from "./commands.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 
 /** What `session/new`, `session/load` and `session/resume` check and open before a session runs. */
@@ -45,6 +47,38 @@ export async function checkDirectory(cwd: string): Promise<void> {
 export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired": string } } {
   const notice = session.repairNotice;
   return notice === undefined ? {} : { _meta: { "turnloop/logRepaired": notice } };
+}
+
+/**
+ * What a session announces once it is open: the slash commands, and what opening its log
+ * repaired as an agent message, which every client shows (the `_meta` of the load or resume
+ * answer says it too, for clients that read it).
+ */
+export function openingUpdates(session: Session): acp.SessionUpdate[] {
+  const notice = session.repairNotice;
+  return [
+    { sessionUpdate: "available_commands_update", availableCommands: availableCommands() },
+    ...(notice === undefined
+      ? []
+      : [
+          {
+            sessionUpdate: "agent_message_chunk" as const,
+            content: { type: "text" as const, text: `⚠ turnloop ${notice}\n` },
+          },
+        ]),
+  ];
+}
+
+/**
+ * `_meta` of a prompt answer when autopilot reached its cap before the model called
+ * `task_complete` (`{"turnloop/autopilotStopped": "cap_reached"}`); the agent message says it too.
+ */
+export function autopilotMeta(outcome: PromptOutcome): {
+  _meta?: { "turnloop/autopilotStopped": "cap_reached" };
+} {
+  return "stopReason" in outcome && outcome.autopilotStopped !== undefined
+    ? { _meta: { "turnloop/autopilotStopped": outcome.autopilotStopped } }
+    : {};
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type ToolCall,
 } from "../session/session-model/session-model.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { CompactionUpdates, warningUpdate } from "./compaction-updates.js";
+import { CompactionUpdates, noticeUpdate } from "./compaction-updates.js";
 import { titleFrom } from "./prompt-content.js";
 import { resultContent, textContent } from "./tool-call-content.js";
 
@@ -114,7 +114,8 @@ export class UpdateMapper {
       case "session.compaction_complete":
         return this.compaction.complete(event.data, event.id);
       case "session.warning":
-        return [warningUpdate(event.data, event.id)];
+      case "session.autopilot_stopped":
+        return [noticeUpdate(event)];
       case "session.plan_updated":
         return [
           { sessionUpdate: "plan", entries: event.data.entries.map((entry) => ({ ...entry })) },
@@ -125,7 +126,6 @@ export class UpdateMapper {
         return this.abandoned(change);
       case "tool.execution_start":
       case "permission.completed":
-      case "session.autopilot_stopped":
       case "assistant.retry":
       case "permission.requested":
       case "session.task_complete":

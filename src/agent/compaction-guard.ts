@@ -8,6 +8,7 @@ import {
   windowOf,
 } from "./compaction.js";
 import type { History } from "./history.js";
+import { type FitResult, turnResultBudget } from "./result-budget.js";
 import { estimateFixedTokens, estimateMessageTokens } from "./token-estimate.js";
 
 /**
@@ -33,13 +34,18 @@ type Unanswered = Exclude<TurnLike, { kind: "reply" }>;
  * message alone fills the window, which no compaction can change. After a context-length
  * failure: compacts and replays the request once (`context_limit_retry`). After a reply: warns
  * once when the server reported far fewer prompt tokens than were sent (case 33 D). A failed
- * compaction is not tried again in the same prompt: the request is sent as it is, and if the
- * server rejects it for its length the prompt fails with `context_length_exceeded` instead of
- * looping.
+ * compaction is not tried again in the same prompt: the request is sent as it is when it fits,
+ * and if the server rejects it for its length the prompt fails with `context_length_exceeded`
+ * instead of looping. No request is sent, and the prompt fails the same way naming what is too
+ * big, when a compaction leaves a view that does not fit the window (for a rejected request: is
+ * not smaller than it), or when a second compaction would follow one with no model reply in
+ * between (issue 27).
  */
 export class CompactionGuard {
   /** Why this prompt's compaction failed; no other is tried in the same prompt. */
   private failure: string | undefined;
+  /** A compaction succeeded and no conversation request has been answered since. */
+  private compactedSinceReply = false;
   private warned = false;
 
   constructor(
@@ -50,14 +56,25 @@ export class CompactionGuard {
     private readonly signal: AbortSignal,
   ) {}
 
+  /**
+   * Fits the results of the calls of the latest assistant message to the per-turn budget
+   * (result-budget.ts), before they are recorded.
+   */
+  fitResults(calls: number, sessionDirectory: string): FitResult {
+    return turnResultBudget({
+      window: windowOf(this.settings),
+      fixedTokens: this.fixedTokens(),
+      history: this.conversation.history,
+      calls,
+      sessionDirectory,
+    });
+  }
+
   /** Runs `send` (one conversation request), compacting before or after it as described above. */
   async request<T extends TurnLike>(send: () => Promise<T>): Promise<T | Unanswered> {
     const { history } = this.conversation;
     const tokenLimit = windowOf(this.settings);
-    const fixedTokens = estimateFixedTokens({
-      system: this.settings.systemPrompt,
-      tools: this.tools(),
-    });
+    const fixedTokens = this.fixedTokens();
     const currentTokens = history.meter.current(fixedTokens);
     const threshold =
       tokenLimit * (this.settings.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD);
@@ -69,10 +86,10 @@ export class CompactionGuard {
     ) {
       const switched =
         history.lastModel !== undefined && history.lastModel !== this.settings.provider.id;
-      const before = await this.compact(switched ? "model_switch" : "threshold");
-      // A failed compaction still sends the request: the server, not our estimate, has the last word.
-      if (before?.kind === "cancelled") {
-        return before;
+      const before = await this.compact(switched ? "model_switch" : "threshold", tokenLimit);
+      // A failed compaction still sends a request that fits: the server has the last word.
+      if (before !== undefined && (before.kind === "cancelled" || before.overflow)) {
+        return before.unanswered;
       }
     }
     const sentTokens = fixedTokens + history.meter.messageTokens;
@@ -81,31 +98,66 @@ export class CompactionGuard {
       if (this.failure !== undefined) {
         return exhausted(this.settings, this.failure);
       }
-      const after = await this.compact("context_limit_retry");
-      return after ?? (await send());
+      // A server that rejected the request has a smaller window than we believed: at most what we sent.
+      const after = await this.compact("context_limit_retry", Math.min(tokenLimit, sentTokens));
+      return after?.unanswered ?? (await send());
     }
     if (result.kind === "reply") {
+      this.compactedSinceReply = false;
       this.checkTruncation(sentTokens);
     }
     return result;
   }
 
-  /** Compacts once; `undefined` on success, else what the request should end as. */
-  private async compact(trigger: CompactionTrigger): Promise<Unanswered | undefined> {
+  private fixedTokens(): number {
+    return estimateFixedTokens({ system: this.settings.systemPrompt, tools: this.tools() });
+  }
+
+  /**
+   * Compacts once; `undefined` when the next request may be sent, else what it should end as.
+   * `overflow` is set when the request must not be sent at all: a second compaction without a
+   * model reply in between, or a view that even compacted does not fit `window` (tokens).
+   */
+  private async compact(
+    trigger: CompactionTrigger,
+    window: number,
+  ): Promise<
+    { unanswered: Unanswered; kind: "cancelled" | "failed"; overflow: boolean } | undefined
+  > {
+    const overflow = (reason: string) => ({
+      unanswered: overflowFailure(this.settings, reason),
+      kind: "failed" as const,
+      overflow: true,
+    });
+    if (this.compactedSinceReply) {
+      return overflow(
+        `it was compacted once in this prompt and the model has not answered since. ${describeView(this.conversation.history, this.fixedTokens(), window)}`,
+      );
+    }
     const result = await compactConversation(
       this.settings,
       this.conversation,
       { trigger, tools: this.tools() },
       this.signal,
     );
+    if (!result.ok && result.cancelled) {
+      return { unanswered: { kind: "cancelled" }, kind: "cancelled", overflow: false };
+    }
     if (result.ok) {
-      return undefined;
+      this.compactedSinceReply = true;
+    } else {
+      this.failure = result.message;
     }
-    if (result.cancelled) {
-      return { kind: "cancelled" };
+    const nextTokens = this.conversation.history.meter.current(this.fixedTokens());
+    if (nextTokens >= window) {
+      const how = result.ok ? "even compacted" : `compaction failed (${result.message}), and`;
+      return overflow(
+        `${how} the next request would take about ${nextTokens} tokens. ${describeView(this.conversation.history, this.fixedTokens(), window)}`,
+      );
     }
-    this.failure = result.message;
-    return exhausted(this.settings, result.message);
+    return result.ok
+      ? undefined
+      : { unanswered: exhausted(this.settings, result.message), kind: "failed", overflow: false };
   }
 
   private checkTruncation(sentTokens: number): void {
@@ -138,6 +190,43 @@ function latestUserTokens(history: History): number {
     (message) => message.role === "user" && !history.isSummary(message),
   );
   return latest === undefined ? 0 : estimateMessageTokens(latest);
+}
+
+/** The failure of a prompt whose next request would not fit: {@link exhausted}'s words. */
+function overflowFailure(settings: CompactionSettings, reason: string): Unanswered {
+  return {
+    kind: "failed",
+    failure: {
+      errorType: "context_length_exceeded",
+      message: `The context is exhausted: the next request does not fit the context window of ${settings.provider.id} (${windowOf(settings)} tokens; --context-window sets it): ${reason}`,
+    },
+  };
+}
+
+/**
+ * What the view is made of, biggest parts named, for an overflow message: the latest turn's
+ * tool results, the latest user message, the system prompt and tools, and the rest.
+ */
+function describeView(history: History, fixedTokens: number, window: number): string {
+  const { messages } = history;
+  let resultsStart = messages.length;
+  while (resultsStart > 0 && messages[resultsStart - 1]?.role === "tool") {
+    resultsStart--;
+  }
+  const results = messages.slice(resultsStart);
+  const resultTokens = results.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+  const userTokens = latestUserTokens(history);
+  const total = fixedTokens + history.meter.messageTokens;
+  const rest = Math.max(0, total - fixedTokens - resultTokens - userTokens);
+  const parts = [
+    ...(results.length === 0
+      ? []
+      : [`the ${results.length} tool results of the latest turn about ${resultTokens}`]),
+    `the latest user message about ${userTokens}`,
+    `the system prompt and tool definitions about ${fixedTokens}`,
+    `earlier messages and summaries about ${rest}`,
+  ];
+  return `Of the about ${total} tokens (window: ${window}), ${parts.join(", ")}.`;
 }
 
 function exhausted(settings: CompactionSettings, reason: string): Unanswered {

@@ -62,7 +62,8 @@ export function windowOf(settings: CompactionSettings): number {
  * Compacts the model's view: one summary request (a turn with `purpose: "compaction"`), then
  * `session.compaction_complete`, whose fold replaces the summarised messages (src/agent/history.ts).
  * The part kept verbatim is the most recent whole turns within a quarter of the window — a tool
- * call is never separated from its result — and the latest user message. The summary request
+ * call is never separated from its result, and the latest turn's results, which the model has
+ * not seen yet, are kept whatever their size — and the latest user message. The summary request
  * carries the rest as a bounded transcript; if it still fails, a second attempt carries half as
  * much; then the compaction fails. A compaction that would remove nothing fails too.
  */
@@ -210,8 +211,11 @@ function splitPoint(history: History, keptTokens: number, keptTurns: number): nu
     for (let position = unitStart; position <= index; position++) {
       unitTokens += estimateMessageTokens(messages[position] as HistoryMessage);
     }
-    // The first turn is always summarised: keeping everything would remove nothing.
-    if (unitStart === 0 || kept + unitTokens > keptTokens) {
+    // The first turn is always summarised: keeping everything would remove nothing. The
+    // latest turn's tool results are always kept: the model has not seen them yet, and without
+    // them it would only ask for them again (issue 27).
+    const unseenResults = turns === 0 && messages[index]?.role === "tool";
+    if (unitStart === 0 || (kept + unitTokens > keptTokens && !unseenResults)) {
       break;
     }
     kept += unitTokens;

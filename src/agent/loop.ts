@@ -162,7 +162,11 @@ async function runTurns(
         : await executeToolCalls(
             toolContext(settings, tools, conversation, signal),
             reply.toolCalls,
-            batchOptions(reply, guard),
+            batchOptions(
+              reply,
+              guard,
+              compaction.fitResults(reply.toolCalls.length, settings.sessionDirectory),
+            ),
           );
     applyEffects(outcomes, emit, signal.aborted);
     // The turn holds its tools: it ends after their results, cancelled if they were.
@@ -208,12 +212,18 @@ function modelRequest(
  * How a batch runs: each outcome passes the repetition guard; when any call's arguments were cut
  * at the output limit (case 07), none of the calls runs.
  */
-function batchOptions(reply: AssistantReply, guard: RepetitionGuard): ExecuteOptions {
+function batchOptions(
+  reply: AssistantReply,
+  guard: RepetitionGuard,
+  fitResult: (outcome: ToolCallOutcome) => Promise<ToolCallOutcome>,
+): ExecuteOptions {
+  // The repetition guard's warning first, then the result cut to the turn's share of the window.
+  const adjust = (outcome: ToolCallOutcome) => fitResult(guard.record(outcome));
   if (!reply.toolCalls.some((call) => call.argumentsError === "truncated")) {
-    return { adjust: guard.record };
+    return { adjust };
   }
   return {
-    adjust: guard.record,
+    adjust,
     refuse: {
       code: "truncated_arguments",
       message:

@@ -67,8 +67,11 @@ export interface ToolCallOutcome {
 export interface ExecuteOptions {
   /** Runs none of the calls; each gets this error (e.g. another call's arguments were cut off). */
   refuse?: { code: ToolErrorCode; message: string };
-  /** Rewrites an outcome before it is recorded (the repetition guard adds its warning here). */
-  adjust?: (outcome: ToolCallOutcome) => ToolCallOutcome;
+  /**
+   * Rewrites an outcome before it is recorded (the repetition guard adds its warning here, the
+   * per-turn result budget cuts it).
+   */
+  adjust?: (outcome: ToolCallOutcome) => ToolCallOutcome | Promise<ToolCallOutcome>;
 }
 
 const MAX_ECHOED_ARGUMENTS = 500;
@@ -111,7 +114,7 @@ export async function executeToolCalls(
 async function runCall(
   context: ToolCallContext,
   call: PreparedCall,
-  adjust: (outcome: ToolCallOutcome) => ToolCallOutcome,
+  adjust: NonNullable<ExecuteOptions["adjust"]>,
 ): Promise<ToolCallOutcome> {
   // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
   let started = false;
@@ -132,7 +135,7 @@ async function runCall(
       },
     });
   };
-  const outcome = adjust(await settle(context, call, start));
+  const outcome = await adjust(await settle(context, call, start));
   context.emit({
     type: "tool.execution_complete",
     data: {

@@ -341,8 +341,12 @@ export interface SessionEventData {
    * app's `session.log` at level `warning`.
    */
   "session.warning": { warningType: string; message: string; url?: string };
-  /** The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error. */
-  "session.idle": { stopReason?: StopReason };
+  /**
+   * The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error.
+   * `aborted` is set (true) by the SDK server after a cancelled prompt: the Copilot SDK's
+   * `IdleData.aborted`.
+   */
+  "session.idle": { stopReason?: StopReason; aborted?: boolean };
   /**
    * A custom tool of an SDK app was called: the app runs it and answers with
    * `session.tools.handlePendingToolCall {requestId}` (Copilot SDK protocol v3, broadcast-event

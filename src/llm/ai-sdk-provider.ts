@@ -44,6 +44,8 @@ export interface AiSdkProviderOptions {
   replayFilter?: ReplayFilter;
   /** Whether the API takes image input, in user messages and tool results (Anthropic, OpenAI Responses). */
   toolResultImages?: boolean;
+  /** Whether the API takes images in user messages; default {@link toolResultImages}. */
+  userImages?: boolean;
   retry?: Partial<RetryPolicy>;
   /** No stream part for this long (ms) fails the attempt as `stalled`. */
   idleTimeoutMs?: number;
@@ -146,7 +148,9 @@ export class AiSdkProvider implements Provider {
     // Shown = text or reasoning reached the user. A tool call whose arguments were still
     // streaming is not: a retry then loses nothing, and the half call never runs (issue 11).
     let shown = false;
-    let terminated = this.options.isTerminator === undefined;
+    // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
+    // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
+    let terminated = this.options.isTerminator === undefined || request.streaming === false;
     const assembler = new ReplyAssembler();
     const toolCallIds = new ToolCallIdAssigner(request.messages);
     try {
@@ -172,6 +176,7 @@ export class AiSdkProvider implements Provider {
           request.messages,
           this.options.replayFilter,
           this.options.toolResultImages ?? false,
+          this.options.userImages ?? this.options.toolResultImages ?? false,
         ),
         tools: toFunctionTools(request.tools),
         ...(request.maxOutputTokens === undefined

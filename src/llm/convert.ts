@@ -23,17 +23,22 @@ const keepAll: ReplayFilter = (metadata) => metadata;
  * Keeps every request valid for every provider: whitespace-only text is dropped, an assistant
  * message with nothing left is omitted (case 16), and consecutive tool results become one tool
  * message so Anthropic gets them as the leading blocks of one user turn (case 11). `imageInput`:
- * whether the API takes images (in user messages and tool results); when not, a note names them.
+ * whether the API takes images in tool results; `userImages` (default: the same) in user
+ * messages (Chat Completions takes `image_url` parts there only); when not, a note names them.
  */
 export function toPrompt(
   system: string,
   history: readonly HistoryMessage[],
   replayFilter: ReplayFilter = keepAll,
   imageInput = false,
+  userImages = imageInput,
 ): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
   for (const message of history) {
-    const converted = convertMessage(message, replayFilter, imageInput);
+    const converted =
+      message.role === "user"
+        ? userMessage(message, userImages)
+        : convertMessage(message, replayFilter, imageInput);
     if (converted === undefined) {
       continue;
     }

@@ -137,13 +137,26 @@ export function needsApiKey(provider: ProviderName): boolean {
   return provider === "openai" || provider === "openai-chat" || provider === "anthropic";
 }
 
+/**
+ * `ANTHROPIC_BASE_URL` as Anthropic's SDKs and Claude Code read it: the host, to which they add
+ * `/v1/messages` (`http://host:port` → `http://host:port/v1`). A value already ending in `/v1`
+ * (the AI SDK's convention) is kept.
+ */
+function anthropicBaseUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") {
+    return undefined;
+  }
+  const trimmed = value.trim().replace(/\/+$/, "");
+  return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+}
+
 function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
   switch (provider) {
     case "openai":
     case "openai-chat":
       return env.OPENAI_BASE_URL;
     case "anthropic":
-      return env.ANTHROPIC_BASE_URL;
+      return anthropicBaseUrl(env.ANTHROPIC_BASE_URL);
     case "ollama": {
       const host = env.OLLAMA_HOST ?? "127.0.0.1:11434";
       return `${/^https?:\/\//.test(host) ? host : `http://${host}`}/v1`;
@@ -210,6 +223,8 @@ export function createProvider(
     case "openai-chat":
       return new AiSdkProvider({
         ...common,
+        // Chat Completions takes images as `image_url` parts (data URLs) in user messages only.
+        userImages: true,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           const openai = createOpenAI({
@@ -234,6 +249,7 @@ export function createProvider(
     case "openai-compatible":
       return new AiSdkProvider({
         ...common,
+        userImages: true,
         createModel: ({ includeUsage }) => createCompatibleModel(configuration, includeUsage),
       });
   }

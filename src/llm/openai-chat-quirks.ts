@@ -1,3 +1,5 @@
+import { createParser } from "eventsource-parser";
+
 /**
  * A `fetch` for OpenAI Chat Completions that evens out what OpenAI-compatible servers (Ollama,
  * vLLM, llama.cpp, gateways, Azure, the Copilot API) send differently, before the AI SDK parses it
@@ -30,41 +32,43 @@ export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
 };
 
 /**
- * Splits the byte stream into SSE events (blank-line separated) and maps each `data:` payload.
- * One stage that decodes and encodes itself: three chained streams cost a third of the relay's
- * throughput (bench/RESULTS.md).
+ * Parses the byte stream as SSE with `eventsource-parser` (any line ends, CR/LF pairs split across
+ * chunks, multi-line `data:`) and writes each event back with its `data` mapped, `event` and `id`
+ * kept. One stage that decodes and encodes itself: three chained streams cost a third of the
+ * relay's throughput (bench/RESULTS.md).
  */
-function sseEventTransform(
+export function sseEventTransform(
   mapData: (data: string) => string,
 ): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  let buffer = "";
-  const mapEvent = (event: string): string =>
-    event
-      .split("\n")
-      .map((line) => (line.startsWith("data:") ? `data: ${mapData(line.slice(5).trim())}` : line))
-      .join("\n");
+  let output = "";
+  const parser = createParser({
+    onEvent: (event) => {
+      const name = event.event === undefined ? "" : `event: ${event.event}\n`;
+      const id = event.id === undefined ? "" : `id: ${event.id}\n`;
+      const data = mapData(event.data)
+        .split("\n")
+        .map((line) => `data: ${line}\n`)
+        .join("");
+      output += `${name}${id}${data}\n`;
+    },
+  });
+  const emit = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (output !== "") {
+      controller.enqueue(encoder.encode(output));
+      output = "";
+    }
+  };
   return new TransformStream({
     transform(bytes, controller) {
-      const text = decoder.decode(bytes, { stream: true });
-      buffer += text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
-      let output = "";
-      let boundary = buffer.indexOf("\n\n");
-      while (boundary !== -1) {
-        output += `${mapEvent(buffer.slice(0, boundary))}\n\n`;
-        buffer = buffer.slice(boundary + 2);
-        boundary = buffer.indexOf("\n\n");
-      }
-      if (output !== "") {
-        controller.enqueue(encoder.encode(output));
-      }
+      parser.feed(decoder.decode(bytes, { stream: true }));
+      emit(controller);
     },
     flush(controller) {
-      buffer += decoder.decode();
-      if (buffer !== "") {
-        controller.enqueue(encoder.encode(mapEvent(buffer)));
-      }
+      // An event without its blank line at the end is incomplete: dropped, as SSE says.
+      parser.feed(decoder.decode());
+      emit(controller);
     },
   });
 }

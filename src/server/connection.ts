@@ -5,8 +5,9 @@
  *
  * Every request goes through one dispatcher: unknown methods get `-32601`, params that do not fit
  * get `-32602` with a readable message, anything unexpected `-32603`. A body that is not JSON
- * gets `-32700` with id null; non-JSON-RPC bodies are logged to stderr and skipped. A framing
- * fault (see `framing.ts`) is answered with id null and closes the connection. None of them end
+ * gets `-32700` with id null, an empty one (`Content-Length: 0`) `-32600`; non-JSON-RPC bodies
+ * are logged to stderr and skipped. A framing fault (see `framing.ts`) is answered with id null
+ * and closes the connection, after the requests read before it are answered. None of them end
  * the process.
  */
 
@@ -27,6 +28,9 @@ import type { SessionHost } from "../session/host.js";
 import type { FramingFault } from "./framing.js";
 import type { ClientLink, ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
+
+/** JSON-RPC 2.0's "invalid request" code. */
+const INVALID_REQUEST = -32600;
 
 /** What every connection of one server shares. */
 export interface ServerContext {
@@ -62,6 +66,10 @@ export class ClientConnection implements ClientLink {
   private isClosed = false;
   readonly closed: Promise<void>;
   private markClosed: () => void = () => undefined;
+  /** Requests and notifications handed to the handlers so far, unreadable bodies included. */
+  private messagesHandled = 0;
+  /** Answers of requests still being worked on. */
+  private readonly pending = new Set<Promise<unknown>>();
 
   /**
    * @param hangUp closes the transport (socket, stdio) when the connection ends.
@@ -88,13 +96,25 @@ export class ClientConnection implements ClientLink {
     };
     this.writer = new TrackingWriter(writer);
     reader.onError((error) => {
+      this.messagesHandled++;
       server.log(`unreadable message skipped: ${error.message}`);
       // JSON-RPC 2.0 §5: a request that cannot be parsed is answered with id null.
       this.answerUnreadable(-32700, `Parse error: ${error.message}`);
     });
     this.rpc = createMessageConnection(reader, this.writer, logger);
-    this.rpc.onRequest((method, params) => this.dispatch(method, params));
-    this.rpc.onNotification(() => undefined);
+    this.rpc.onRequest((method, params) => {
+      this.messagesHandled++;
+      const answer = this.dispatch(method, params);
+      this.pending.add(answer);
+      void answer.then(
+        () => this.pending.delete(answer),
+        () => this.pending.delete(answer),
+      );
+      return answer;
+    });
+    this.rpc.onNotification(() => {
+      this.messagesHandled++;
+    });
     this.rpc.onClose(() => void this.onClose());
   }
 
@@ -169,8 +189,31 @@ export class ClientConnection implements ClientLink {
    */
   async refuseStream(fault: FramingFault): Promise<void> {
     this.server.log(`closing the connection: ${fault.message}`);
+    await this.answerFramesBefore(fault.framesBefore);
     this.answerUnreadable(fault.code, `${fault.message}; closing the connection`);
     await this.dispose();
+  }
+
+  /**
+   * A frame with an empty body (`Content-Length: 0`): no message, but perfectly delimited, so it
+   * is answered as an invalid request (JSON-RPC 2.0 §5: id null) and the connection goes on.
+   */
+  refuseEmptyMessage(): void {
+    this.server.log("an empty message (Content-Length: 0) answered as an invalid request");
+    this.answerUnreadable(INVALID_REQUEST, "Invalid request: an empty message (Content-Length: 0)");
+  }
+
+  /**
+   * Waits until the first `frames` frames of the stream were handled and their requests answered.
+   * vscode-jsonrpc reads frames as they arrive and handles one queued message per turn of the
+   * event loop, so this takes at most about `frames` turns; frames that are answers to our own
+   * requests are not counted by {@link messagesHandled}, hence the bound.
+   */
+  private async answerFramesBefore(frames: number): Promise<void> {
+    for (let round = 0; round < frames + 10 && this.messagesHandled < frames; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.allSettled([...this.pending]);
   }
 
   private answerUnreadable(code: number, message: string): void {

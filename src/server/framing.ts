@@ -6,6 +6,19 @@ export interface FramingFault {
   code: number;
   /** What was wrong, for the answer and the stderr line. */
   message: string;
+  /** Frames passed on before the fault: they are answered before the connection closes. */
+  framesBefore: number;
+}
+
+/** What the guard reports besides faults. */
+export interface FramingEvents {
+  /** A fault: the stream cannot be read on (see {@link FramingGuard}). */
+  onFault: (fault: FramingFault) => void;
+  /**
+   * A frame with `Content-Length: 0`: perfectly delimited but no message, so it is answered as
+   * an invalid request (JSON-RPC 2.0 §5, id null) and the connection goes on.
+   */
+  onEmptyFrame: () => void;
 }
 
 /** Longest header line accepted (bytes); real headers are ~40. */
@@ -19,10 +32,12 @@ const HEADER_LINE_SO_FAR = /^(?:[A-Za-z0-9-]+(?::[^\n]*)?|\r)?$/;
  * recover from a bad header: it skips the header, then reads the bytes after it as the next
  * header, and a client waits forever (issue 11). It cannot resynchronise reliably either, since
  * a body may contain anything. So at the first fault, the connection is answered with a JSON-RPC
- * error (id null) and closed: `onFault` is called once and nothing more is passed on.
+ * error (id null) and closed: `onFault` is called once and nothing more is passed on; the frames
+ * passed on before it are still answered first.
  *
  * Faults: a header line that is not `Name: value` or that ends in a bare LF; no, a repeated, a
- * non-numeric, negative or zero `Content-Length`; a length over `maxMessageBytes`, refused from
+ * non-numeric or negative `Content-Length`; (`Content-Length: 0` is no fault: see
+ * {@link FramingEvents.onEmptyFrame}) a length over `maxMessageBytes`, refused from
  * the header before any of the body is buffered; a body shorter than its length shows as the
  * next header being malformed. Valid frames pass on with a canonical header; body bytes pass on
  * as they arrive (vscode-jsonrpc buffers one body, at most `maxMessageBytes`).
@@ -32,10 +47,12 @@ export class FramingGuard extends Transform {
   private contentLength: number | undefined;
   private bodyBytesLeft = 0;
   private failed = false;
+  /** Frames passed on so far. */
+  private framesPassed = 0;
 
   constructor(
     private readonly maxMessageBytes: number,
-    private readonly onFault: (fault: FramingFault) => void,
+    private readonly events: FramingEvents,
   ) {
     super();
   }
@@ -93,7 +110,7 @@ export class FramingGuard extends Transform {
     }
     if (this.contentLength !== undefined) {
       this.fail(-32700, "two Content-Length headers in one frame");
-    } else if (!/^\d+$/.test(value) || Number(value) === 0) {
+    } else if (!/^\d+$/.test(value)) {
       this.fail(-32700, `Content-Length ${preview(value)} is not a positive whole number`);
     } else if (Number(value) > this.maxMessageBytes) {
       this.fail(
@@ -110,6 +127,12 @@ export class FramingGuard extends Transform {
       this.fail(-32700, "a frame header without Content-Length");
       return;
     }
+    if (this.contentLength === 0) {
+      this.contentLength = undefined;
+      this.events.onEmptyFrame();
+      return;
+    }
+    this.framesPassed++;
     this.push(`Content-Length: ${this.contentLength}\r\n\r\n`);
     this.bodyBytesLeft = this.contentLength;
     this.contentLength = undefined;
@@ -119,7 +142,11 @@ export class FramingGuard extends Transform {
     this.failed = true;
     this.line = "";
     // Nothing more is passed on; the connection answers, then closes itself and the transport.
-    this.onFault({ code, message: `unreadable frame: ${problem}` });
+    this.events.onFault({
+      code,
+      message: `unreadable frame: ${problem}`,
+      framesBefore: this.framesPassed,
+    });
   }
 }
 

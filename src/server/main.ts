@@ -134,8 +134,9 @@ function openConnection(
   token?: string,
 ): ClientConnection {
   let connection: ClientConnection | undefined;
-  const guard = new FramingGuard(context.maxMessageBytes, (fault) => {
-    void connection?.refuseStream(fault);
+  const guard = new FramingGuard(context.maxMessageBytes, {
+    onFault: (fault) => void connection?.refuseStream(fault),
+    onEmptyFrame: () => connection?.refuseEmptyMessage(),
   });
   input.pipe(guard);
   // A reset socket closes without ending: end the reader too, so the connection closes.

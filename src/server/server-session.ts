@@ -276,7 +276,10 @@ export class ServerSession {
       const idle = this.heldIdle;
       this.heldIdle = undefined;
       if (idle !== undefined) {
-        this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: idle });
+        this.link?.notify(ServerToClient.sessionEvent, {
+          sessionId: this.id,
+          event: idleOnWire(idle),
+        });
         this.link?.notify(ServerToClient.sessionLifecycle, {
           type: "session.updated",
           sessionId: this.id,
@@ -467,4 +470,15 @@ export class ServerSession {
       });
     }
   }
+}
+
+/**
+ * `session.idle` as the Copilot SDK reads it: its `IdleData` is `{aborted?: boolean}`, "true when
+ * the preceding agentic loop was cancelled via abort signal"; our `stopReason` stays beside it.
+ */
+function idleOnWire(event: SessionEvent): SessionEvent {
+  if (event.type === "session.idle" && event.data.stopReason === "cancelled") {
+    return { ...event, data: { ...event.data, aborted: true } };
+  }
+  return event;
 }

@@ -217,3 +217,44 @@ describe("case 04: cancel while a permission request is pending", () => {
     ]);
   });
 });
+
+describe("case 04, the answer first: a cancelled permission outcome is a cancellation", () => {
+  test("the turn ends cancelled and no further turn starts, even before session/cancel arrives", async () => {
+    harness = await AcpHarness.start();
+    harness.behaviour.answerPermission = async () => ({ outcome: { outcome: "cancelled" } });
+    harness.server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_W1", name: "create", arguments: '{"path":"x.txt","file_text":"X"}' },
+        ],
+      },
+      { text: "not asked for" },
+      { text: "ok" },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "write x.txt")).toEqual({ stopReason: "cancelled" });
+    // The client's session/cancel comes after the answer: an idle cancel changes nothing.
+    await harness.cancel(sessionId);
+    expect(harness.server.requests).toHaveLength(1);
+    expect(existsSync(join(harness.cwd, "x.txt"))).toBe(false);
+    const persisted = (await harness.persisted(sessionId)).map((event) => ({
+      type: event.type,
+      ...(event.type === "assistant.turn_end" ? { status: event.data.status } : {}),
+      ...(event.type === "permission.completed" ? { decision: event.data.decision } : {}),
+      ...(event.type === "tool.execution_complete" ? { code: event.data.error?.code } : {}),
+    }));
+    expect(persisted.slice(1)).toEqual([
+      { type: "user.message" },
+      { type: "assistant.turn_start" },
+      { type: "assistant.message" },
+      { type: "assistant.usage" },
+      { type: "tool.execution_start" },
+      { type: "permission.requested" },
+      { type: "permission.completed", decision: "cancelled" },
+      { type: "tool.execution_complete", code: "interrupted" },
+      { type: "assistant.turn_end", status: "cancelled" },
+      { type: "abort" },
+    ]);
+    expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
+  });
+});

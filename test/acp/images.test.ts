@@ -130,14 +130,17 @@ describe("images in ACP prompts", () => {
     ]);
   });
 
-  test("on a wire without image input: a note names them", async () => {
+  test("on the Chat Completions wire: OpenAI image_url parts with data URLs (issue 27)", async () => {
     const body = await promptWithImages({});
     const messages = body.messages as Array<Record<string, unknown>>;
     expect(messages.filter((message) => message.role === "user")).toEqual([
       {
         role: "user",
-        content:
-          "What is in these pictures?\n\n[2 images (image/png, image/gif) were attached but are not shown: this model's API does not take images.]",
+        content: [
+          { type: "text", text: "What is in these pictures?" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+          { type: "image_url", image_url: { url: `data:image/gif;base64,${GIF}` } },
+        ],
       },
     ]);
   });

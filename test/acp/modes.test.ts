@@ -135,4 +135,29 @@ describe("slash commands", () => {
     expect(requestMessages(harness.server, 0).at(-1)?.content).toBe("tidy up");
     expect(toolNames(harness, 0)).toContain("task_complete");
   });
+
+  test("autopilot's cap tells the client: an agent message and the answer's _meta", async () => {
+    harness = await AcpHarness.start({ face: { maxAutopilotContinues: 1 } });
+    harness.server.enqueue({ text: "I think it is done." }, { text: "Still done." });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "/mode autopilot");
+    const before = harness.updates(sessionId).length;
+    expect(await harness.prompt(sessionId, "tidy up")).toEqual({
+      stopReason: "end_turn",
+      _meta: { "turnloop/autopilotStopped": "cap_reached" },
+    });
+    const texts = harness
+      .updates(sessionId)
+      .slice(before)
+      .flatMap((update) =>
+        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+          ? [update.content.text]
+          : [],
+      );
+    expect(texts).toEqual([
+      "I think it is done.",
+      "Still done.",
+      "\n⚠ Autopilot stopped after 1 continuation: the model did not call task_complete, so the task was not marked complete.\n",
+    ]);
+  });
 });

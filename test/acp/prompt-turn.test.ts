@@ -180,7 +180,7 @@ describe("a prompt turn", () => {
     ).toHaveLength(1);
   });
 
-  test("text, resource_link and embedded resources reach the model as text, images as a note where the API takes none", async () => {
+  test("text, resource_link and embedded resources reach the model as text, a PNG as an image part", async () => {
     harness = await AcpHarness.start();
     harness.server.enqueue({ text: "ok" });
     const sessionId = await harness.newSession();
@@ -203,16 +203,20 @@ describe("a prompt turn", () => {
       { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
       { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" },
     ]);
-    const user = requestMessages(harness.server, 0).at(-1);
-    expect(user?.content).toBe(
-      [
-        "Compare these.",
-        `[Referenced: b.ts at ${harness.cwd}/b.ts (text/x-typescript)]`,
-        `<context source="${harness.cwd}/a.ts">\nexport const a = 1;\n</context>`,
-        "[An image was attached (image/svg+xml, 5 bytes); its type is not one models take (PNG, JPEG, GIF, WebP), so it is not shown.]",
-        "[An image (image/png, 8 bytes) was attached but is not shown: this model's API does not take images.]",
-      ].join("\n\n"),
-    );
+    // Chat Completions takes the PNG as an image_url part (issue 27); the SVG is no model's type.
+    const body = harness.server.requests[0]?.body as { messages: Array<{ content: unknown }> };
+    expect(body.messages.at(-1)?.content).toEqual([
+      {
+        type: "text",
+        text: [
+          "Compare these.",
+          `[Referenced: b.ts at ${harness.cwd}/b.ts (text/x-typescript)]`,
+          `<context source="${harness.cwd}/a.ts">\nexport const a = 1;\n</context>`,
+          "[An image was attached (image/svg+xml, 5 bytes); its type is not one models take (PNG, JPEG, GIF, WebP), so it is not shown.]",
+        ].join("\n\n"),
+      },
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+    ]);
   });
 
   test("a 5 MB prompt line is served", async () => {

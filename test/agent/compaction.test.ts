@@ -142,9 +142,10 @@ describe("context-length errors in each server's words are compacted and replaye
   ];
   test.each(wordings)("%s", async (_name, error) => {
     harness = await startHarness({ wire: "openai-chat" });
+    // Long answers, so that the compaction makes the replay smaller than the rejected request.
     harness.server.enqueue(
-      { text: "first answer" },
-      { text: "second answer" },
+      { text: "first answer ".repeat(200) },
+      { text: "second answer ".repeat(200) },
       error,
       { text: "Task: greet." },
       { text: "replayed" },
@@ -169,7 +170,7 @@ describe("context-length errors in each server's words are compacted and replaye
   test("Anthropic", async () => {
     harness = await startHarness({ wire: "anthropic" });
     harness.server.enqueue(
-      { text: "first answer" },
+      { text: "first answer ".repeat(200) },
       CONTEXT_ERRORS.anthropic(9_100, 8_000),
       { text: "Task: greet." },
       { text: "replayed" },
@@ -262,7 +263,7 @@ describe("case 33 B: the summary request itself overflows", () => {
 });
 
 describe("case 33 C: one huge tool result", () => {
-  test("is cut in the summary request, and no call is left without its result", async () => {
+  test("is cut to the turn's budget before it is sent, its call kept with it", async () => {
     harness = await startHarness({ wire: "anthropic", tools: [readFileTool] });
     harness.settings.contextWindow = 8_000;
     await writeFile(join(harness.cwd, "huge.txt"), "0123456789abcdef\n".repeat(2_400));
@@ -281,16 +282,15 @@ describe("case 33 C: one huge tool result", () => {
     );
     expect(await harness.prompt("read huge.txt")).toEqual({ stopReason: "end_turn" });
     const { requests } = harness.server;
-    expect(requests.map((request) => request.status)).toEqual([200, 200, 200]);
-    const [, summary, last] = requests;
-    expect(isSummaryRequest(summary)).toBe(true);
-    expect(requestText(summary)).toMatch(/characters cut/);
-    expect(tokensOf(summary)).toBeLessThanOrEqual(8_000);
-    // The pair went into the summary whole: the call and its result are both gone from the view.
-    const lastText = requestText(last);
-    expect(lastText).not.toContain("call-huge");
-    expect(lastText).toContain("read huge.txt");
-    expect(tokensOf(last)).toBeLessThanOrEqual(8_000);
+    expect(requests.map((request) => [request.status, isSummaryRequest(request)])).toEqual([
+      [200, false],
+      [200, false],
+    ]);
+    // No compaction was needed: the result was cut, and the pair reached the model together.
+    const lastText = requestText(requests.at(-1));
+    expect(lastText).toContain("call-huge");
+    expect(lastText).toMatch(/\[… \d+ bytes omitted; full output saved to [^\]]*call-huge\.txt\]/);
+    expect(tokensOf(requests.at(-1))).toBeLessThanOrEqual(8_000);
   });
 });
 

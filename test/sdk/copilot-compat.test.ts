@@ -158,6 +158,8 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     const running = new Promise<void>((resolve) =>
       session.on("tool.execution_partial_result", () => resolve()),
     );
+    const idles: unknown[] = [];
+    session.on("session.idle", (event) => idles.push(event.data));
     await session.send({ prompt: "sleep for a while" });
     await running;
     await session.abort();
@@ -167,6 +169,8 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
       "abort",
       "session.idle",
     ]);
+    // IdleData.aborted: "true when the preceding agentic loop was cancelled via abort signal".
+    expect(idles.at(-1)).toEqual({ stopReason: "cancelled", aborted: true });
     expect(
       asked.map((request) => [
         request.kind,

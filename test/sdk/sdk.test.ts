@@ -304,7 +304,7 @@ describe("the SDK against the built server (stdio)", () => {
     ]);
   });
 
-  test("abort mid-tool: the command is killed, the call gets its result, idle says cancelled", async () => {
+  test("abort mid-tool: the command is killed, the call gets its result, idle says cancelled and aborted", async () => {
     const session = await client.createSession({ allowAllTools: true });
     const events = collect(session);
     fixture.model.enqueue({
@@ -320,10 +320,9 @@ describe("the SDK against the built server (stdio)", () => {
     await session.abort();
     expect(performance.now() - abortedAt).toBeLessThan(3_000);
     // abort resolves once the session is idle: its idle has arrived already.
-    expect(events.at(-1)).toMatchObject({
-      type: "session.idle",
-      data: { stopReason: "cancelled" },
-    });
+    // The Copilot SDK's IdleData: `aborted` is true after an abort.
+    expect(events.at(-1)).toMatchObject({ type: "session.idle" });
+    expect(events.at(-1)?.data).toEqual({ stopReason: "cancelled", aborted: true });
     expect(events.map((event) => event.type).slice(-5)).toEqual([
       "tool.execution_partial_result",
       "tool.execution_complete",

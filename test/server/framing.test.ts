@@ -49,7 +49,12 @@ describe("turnloop --headless --stdio: framing faults", () => {
       // The fault, then a valid request right after it: the client must not wait for its answer.
       peer.sendRaw(bytes);
       peer.sendFrame({ jsonrpc: "2.0", id: 100, method: "ping", params: {} });
-      const answer = await peer.waitFor((received) => received.id === null, 5_000);
+      // A frame read before the fault is answered first (a too-short body: its parse error).
+      const answer = await peer.waitFor(
+        (received) =>
+          received.id === null && /closing the connection$/.test(received.error?.message ?? ""),
+        5_000,
+      );
       expect(answer.error).toEqual({
         code,
         message: expect.stringMatching(message),
@@ -92,5 +97,49 @@ describe("turnloop --headless --stdio: framing faults", () => {
     );
     expect(await exit).toBe(64);
     expect(stderr()).toContain("TURNLOOP_MAX_MESSAGE_BYTES must be a positive whole number");
+  });
+});
+
+describe("turnloop --headless --stdio: a bad frame after good requests in one burst", () => {
+  const burst = (tail: string) =>
+    [
+      { jsonrpc: "2.0", id: 101, method: "ping", params: { message: "one" } },
+      { jsonrpc: "2.0", id: 102, method: "session.list", params: {} },
+    ]
+      .map((body) => {
+        const text = JSON.stringify(body);
+        return `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+      })
+      .join("") + tail;
+
+  test("an empty body (Content-Length: 0) is an invalid request; everything is answered and the connection goes on", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    peer.sendRaw(burst("Content-Length: 0\r\n\r\n"));
+    const answers = await Promise.all(
+      [101, 102, null].map((id) => peer.waitFor((received) => received.id === id)),
+    );
+    expect(answers.map((answer) => [answer.id, answer.error ?? "result" in answer])).toEqual([
+      [101, true],
+      [102, true],
+      [null, { code: -32600, message: "Invalid request: an empty message (Content-Length: 0)" }],
+    ]);
+    expect((await peer.request("ping", { message: "after" })).result).toMatchObject({
+      message: "pong: after",
+    });
+    expect(peer.garbage).toBe("");
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  });
+
+  test("a fault: the requests read before it are answered, then the error, then the close", async () => {
+    const { peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    peer.sendRaw(burst("Content-Length: abc\r\n\r\n"));
+    expect(await exit).toBe(0);
+    expect(peer.messages.map((message) => [message.id, message.error?.code ?? "result"])).toEqual([
+      [101, "result"],
+      [102, "result"],
+      [null, -32700],
+    ]);
+    expect(peer.garbage).toBe("");
   });
 });

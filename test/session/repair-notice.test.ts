@@ -59,7 +59,7 @@ describe("a repaired log is reported once on every face", () => {
     expect(third.stderr).not.toContain("repaired");
   }, 60_000);
 
-  test("ACP session/load: _meta on the answer, once", async () => {
+  test("ACP session/load: _meta on the answer and an agent message, once", async () => {
     let harness = await AcpHarness.start();
     cleanup = () => harness.close();
     const sessionId = await harness.newSession();
@@ -73,6 +73,21 @@ describe("a repaired log is reported once on every face", () => {
       load,
     );
     expect(answer._meta?.["turnloop/logRepaired"]).toMatch(NOTICE);
+    // Also where any client's user sees it: an agent message right after the answer.
+    const isNotice = (update: acp.SessionUpdate) =>
+      update.sessionUpdate === "agent_message_chunk" &&
+      update.content.type === "text" &&
+      update.content.text.startsWith("⚠ turnloop repaired the session log");
+    await harness.waitForUpdate(isNotice);
+    const notice = harness.updates(sessionId).filter(isNotice);
+    expect(
+      notice.map((update) => update.sessionUpdate === "agent_message_chunk" && update.content),
+    ).toEqual([
+      {
+        type: "text",
+        text: expect.stringMatching(/^⚠ turnloop repaired the session log: .*\(3\)\n$/),
+      },
+    ]);
     harness = await harness.restart();
     const again: acp.LoadSessionResponse = await harness.client.request(
       acp.methods.agent.session.load,

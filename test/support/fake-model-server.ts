@@ -13,6 +13,7 @@ import type {
 } from "./fake-model-types.js";
 import { isJsonObject, type JsonValue, stringField } from "./json.js";
 import { joined, renderChatCompletion, renderReply } from "./render-reply.js";
+import { wholeReply } from "./render-whole-reply.js";
 import { failure, validateRequest } from "./validate-history.js";
 
 export type {
@@ -191,13 +192,24 @@ class ScriptedModelServer implements FakeModelServer {
       model: model ?? "fake-model",
       createdAt: Math.floor(Date.now() / 1000),
     };
-    if (record.wire === "openai-chat" && isJsonObject(record.body) && record.body.stream !== true) {
-      // No `stream: true`: a non-streaming completion, as real servers answer (after `delayMs`).
+    const events = renderReply(record.wire, reply, context);
+    if (isJsonObject(record.body) && record.body.stream !== true) {
+      // No `stream: true`: a non-streaming body, as real servers answer (after `delayMs`);
+      // `breakAfterEvents` cuts the body in half.
       await sleepUnlessClosed(response, reply.delayMs ?? 0);
-      sendJson(response, 200, renderChatCompletion(reply, context));
+      const body =
+        record.wire === "openai-chat"
+          ? renderChatCompletion(reply, context)
+          : wholeReply(record.wire, events);
+      if (reply.breakAfterEvents === undefined) {
+        sendJson(response, 200, body);
+      } else {
+        const text = JSON.stringify(body);
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(text.slice(0, Math.floor(text.length / 2)));
+      }
       return;
     }
-    const events = renderReply(record.wire, reply, context);
     await play(response, eventPieces(events, reply, this.options.splitBytes));
   }
 }

@@ -4,19 +4,22 @@
  * so a server started through `npx`, `uvx` or a shell script leaves its real process behind;
  * here close ends stdin, then signals the whole group (SIGTERM, then SIGKILL), and every group
  * still alive when turnloop exits is killed, so no server outlives turnloop. Framing is the SDK's
- * (`ReadBuffer`, `serializeMessage`).
+ * (`serializeMessage`, `deserializeMessage`) with a reader that fails the call a message over
+ * the size limit answers at once (line-reader.ts).
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
 import {
   type JSONRPCMessage,
-  ReadBuffer,
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { JsonLineReader, MAX_MESSAGE_BYTES } from "./line-reader.js";
 
 /** How long a server may take to exit after its stdin closes, then after SIGTERM (ms). */
 const EXIT_GRACE_MS = 500;
+/** JSON-RPC's "internal error" code. */
+const INTERNAL_ERROR = -32603;
 /** Bytes of the server's stderr kept for error reports. */
 const STDERR_TAIL_BYTES = 4096;
 
@@ -57,7 +60,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly reader = new JsonLineReader();
   private stderrTail = "";
   private exited: Promise<void> = Promise.resolve();
 
@@ -159,24 +162,29 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
-    try {
-      this.buffer.append(chunk);
-    } catch (error) {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-        continue;
+    for (const line of this.reader.push(chunk)) {
+      switch (line.kind) {
+        case "message":
+          this.onmessage?.(line.message);
+          break;
+        case "invalid":
+          this.onerror?.(line.error);
+          break;
+        case "too_large": {
+          const message = `the MCP server's answer is ${line.bytes} bytes, over turnloop's limit of ${MAX_MESSAGE_BYTES} bytes for one message; it was not read. Ask the tool for less (a range, a page, a filter).`;
+          if (line.id === undefined) {
+            this.onerror?.(new Error(message));
+          } else {
+            // The pending call fails now rather than at its timeout: an error answer to its id.
+            this.onmessage?.({
+              jsonrpc: "2.0",
+              id: line.id,
+              error: { code: INTERNAL_ERROR, message },
+            });
+          }
+          break;
+        }
       }
-      if (message === null) {
-        return;
-      }
-      this.onmessage?.(message);
     }
   }
 }

@@ -1,0 +1,135 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import { eventsPath } from "../../src/session/paths.js";
+import { isSummaryRequest, limitedModel, requestText } from "../support/context-limit.js";
+import type { RecordedRequest, Reply } from "../support/fake-model-server.js";
+import { type Harness, startHarness } from "../support/harness.js";
+import { readFileTool } from "../support/test-tools.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const FILES = 40;
+const FILE_BYTES = 16 * 1024;
+
+/** Forty 16 KB files; each starts and ends with a line naming it. */
+async function writeFiles(cwd: string): Promise<void> {
+  for (let file = 1; file <= FILES; file++) {
+    const line = `file-${file} holds this line of text for the budget test.\n`;
+    const body = line.repeat(Math.ceil(FILE_BYTES / line.length));
+    await writeFile(join(cwd, `file-${file}.txt`), body.slice(0, FILE_BYTES - line.length) + line);
+  }
+}
+
+/** One turn of forty parallel reads: what a model asks again when it cannot see the results. */
+const READ_ALL: Reply = {
+  toolCalls: Array.from({ length: FILES }, (_, index) => ({
+    id: `call-${index + 1}`,
+    name: "read_file",
+    arguments: JSON.stringify({ path: `file-${index + 1}.txt` }),
+  })),
+};
+
+/** Answers once the request shows a result of every file; else asks for them all again. */
+function seesEveryResult(_index: number, request: RecordedRequest): Reply {
+  const text = requestText(request);
+  const all = Array.from({ length: FILES }, (_, index) => `file-${index + 1} holds`);
+  return all.every((marker) => text.includes(marker)) ? { text: "read them all" } : READ_ALL;
+}
+
+function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) {
+  return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
+}
+
+async function start(ourWindow: number, serverLimit: number): Promise<Harness> {
+  const started = await startHarness({ tools: [readFileTool], maxTurns: 10 });
+  started.settings.contextWindow = ourWindow;
+  await writeFiles(started.cwd);
+  started.server.setResponder(limitedModel({ limit: serverLimit, conversation: seesEveryResult }));
+  return started;
+}
+
+describe("a turn whose tool results alone overflow the window (issue 27, item 1)", () => {
+  test("40 × 16 KB against a 32k window: the results are fitted to the turn's budget and sent", async () => {
+    harness = await start(32_000, 32_000);
+    const outcome = await harness.prompt("read all forty files");
+    expect(outcome).toEqual({ stopReason: "end_turn" });
+    const { requests } = harness.server;
+    expect(requests.map((request) => [request.status, isSummaryRequest(request)])).toEqual([
+      [200, false],
+      [200, false],
+    ]);
+    const events = await harness.persisted();
+    const results = ofType(events, "tool.execution_complete");
+    expect(results).toHaveLength(FILES);
+    // Parallel calls complete in any order; each result is checked against its own file.
+    for (let file = 1; file <= FILES; file++) {
+      const result = results.find((event) => event.data.toolCallId === `call-${file}`);
+      const content = result?.data.result.content;
+      const savedTo = join(harness.session.directory, "tool-results", `call-${file}.txt`);
+      expect(content).toMatch(
+        new RegExp(
+          `^file-${file} holds[\\s\\S]*\\n\\[… \\d+ bytes omitted; full output saved to ${savedTo.replace(/[.]/g, "\\.")}\\]\\n[\\s\\S]*file-${file} holds this line of text for the budget test\\.\\n$`,
+        ),
+      );
+      expect((await readFile(savedTo, "utf8")).length).toBe(FILE_BYTES);
+    }
+    // The log holds the cut results once, not a copy of the whole results per attempt.
+    const logBytes = (await stat(eventsPath(harness.home, harness.session.id))).size;
+    expect(logBytes).toBeLessThan(FILES * FILE_BYTES);
+  });
+
+  test("a server that answers context_length_exceeded ends the prompt with a clear error", async () => {
+    // turnloop believes the window is 200k; the server's is 32k: the fitted results still overflow it.
+    harness = await start(200_000, 32_000);
+    const outcome = await harness.prompt("read all forty files");
+    expect(outcome).toMatchObject({ error: { errorType: "context_length_exceeded" } });
+    const { requests } = harness.server;
+    expect(requests.length).toBeLessThanOrEqual(4);
+    expect(requests.map((request) => request.status)).toEqual([200, 400]);
+    const events = await harness.persisted();
+    const errors = ofType(events, "session.error");
+    expect(errors.map((event) => event.data.errorType)).toEqual(["context_length_exceeded"]);
+    expect(errors[0]?.data.message).toMatch(
+      /^The context is exhausted: .* the 40 tool results of the latest turn about \d+/,
+    );
+    expect(ofType(events, "assistant.turn_start")).toHaveLength(requests.length);
+    const logBytes = (await stat(eventsPath(harness.home, harness.session.id))).size;
+    expect(logBytes).toBeLessThan(FILES * FILE_BYTES);
+  });
+
+  test("a compaction at the threshold keeps the latest turn's results, which the model sees", async () => {
+    harness = await start(32_000, 32_000);
+    harness.server.setResponder(
+      limitedModel({
+        limit: 32_000,
+        conversation: (index, request) =>
+          index === 0 ? { text: "noted" } : seesEveryResult(index, request),
+      }),
+    );
+    await harness.prompt(`keep this log in mind\n${"an earlier pasted log line\n".repeat(1_800)}`);
+    const before = harness.server.requests.length;
+    expect(await harness.prompt("read all forty files")).toEqual({ stopReason: "end_turn" });
+    const requests = harness.server.requests.slice(before);
+    expect(requests.map((request) => [request.status, isSummaryRequest(request)])).toEqual([
+      [200, false],
+      [200, true],
+      [200, false],
+    ]);
+    const last = requestText(requests.at(-1));
+    expect(last).toContain("<summary>");
+    expect(last).not.toContain("an earlier pasted log line");
+    const events = await harness.persisted();
+    expect(
+      ofType(events, "session.compaction_complete").map((event) => [
+        event.data.trigger,
+        event.data.success,
+      ]),
+    ).toEqual([["threshold", true]]);
+  });
+});

@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { createProvider, resolveModel } from "../../src/llm/models.js";
+import type { LlmEvent } from "../../src/llm/provider.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer, Reply, Wire } from "../support/fake-model-types.js";
+import { MODEL_FOR_WIRE } from "../support/harness.js";
+
+// Issue 27, item 5: every wire, streaming and not, with a valid reply, a cut reply and an error.
+// The Copilot SDK asks for non-streaming replies unless the app sets `streaming: true`.
+
+let server: FakeModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
+const KINDS: Array<[string, boolean]> = [
+  ["streaming", true],
+  ["non-streaming", false],
+];
+const CASES = WIRES.flatMap((wire) =>
+  KINDS.map(([kind, streaming]) => [wire, kind, streaming] as const),
+);
+
+const VALID: Reply = {
+  text: "all well",
+  toolCalls: [{ id: "call_1", name: "lookup", arguments: '{"key":"a"}' }],
+  usage: { input: 12, output: 7 },
+};
+
+/** Every event of one request to the fake server answering every attempt with `reply`. */
+async function run(wire: Wire, streaming: boolean, reply: Reply): Promise<LlmEvent[]> {
+  server = await startFakeModelServer();
+  server.setResponder(() => reply);
+  const resolved = resolveModel(
+    { model: MODEL_FOR_WIRE[wire], baseUrl: `${server.url}/v1` },
+    { OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" },
+  );
+  if (!resolved.ok) {
+    throw new Error(resolved.message);
+  }
+  const provider = createProvider(resolved.configuration, {
+    retry: { initialDelayMs: 1, maxDelayMs: 2, maxRetries: 1 },
+  });
+  const events: LlmEvent[] = [];
+  const request = {
+    system: "be brief",
+    messages: [{ role: "user" as const, content: "hi" }],
+    tools: [{ name: "lookup", description: "Looks up", inputSchema: { type: "object" } }],
+    streaming,
+  };
+  for await (const event of provider.stream(request, new AbortController().signal)) {
+    events.push(event);
+  }
+  return events;
+}
+
+/** The events without the streamed pieces (which only a streaming reply has), reduced to what a user sees. */
+function outline(events: LlmEvent[]): unknown[] {
+  return events
+    .filter((event) => event.type !== "text_delta" && event.type !== "tool_call_start")
+    .map((event) => {
+      switch (event.type) {
+        case "retry":
+          return { type: "retry", errorType: event.errorType };
+        case "error":
+          return { type: "error", errorType: event.failure.errorType };
+        case "done":
+          return {
+            type: "done",
+            content: event.reply.content,
+            toolCalls: event.reply.toolCalls.map(({ toolCallId, name, arguments: input }) => ({
+              toolCallId,
+              name,
+              input,
+            })),
+            finishReason: event.reply.finishReason,
+            tokens: [event.usage.inputTokens, event.usage.outputTokens],
+          };
+        default:
+          return event;
+      }
+    });
+}
+
+describe.each(CASES)("%s, %s", (wire, _kind, streaming) => {
+  test("a valid reply is the reply", async () => {
+    const events = await run(wire, streaming, VALID);
+    expect(outline(events)).toEqual([
+      { type: "request_start" },
+      {
+        type: "done",
+        content: "all well",
+        toolCalls: [{ toolCallId: "call_1", name: "lookup", input: { key: "a" } }],
+        finishReason: "tool-calls",
+        tokens: [12, 7],
+      },
+    ]);
+  });
+
+  test("a cut reply is a failure, never a reply", async () => {
+    const events = await run(wire, streaming, { ...VALID, breakAfterEvents: 2 });
+    // Retried only while nothing was shown; either way it ends as an error and never as a reply.
+    expect(outline(events).at(-1)).toEqual({
+      type: "error",
+      errorType: streaming ? "network" : expect.stringMatching(/^(network|malformed_response)$/),
+    });
+    expect(events.some((event) => event.type === "done")).toBe(false);
+  });
+
+  test("an error answer is a failure with its status", async () => {
+    const events = await run(wire, streaming, {
+      status: 400,
+      body: { error: { message: "bad thing", type: "invalid_request_error" } },
+    });
+    expect(outline(events)).toEqual([
+      { type: "request_start" },
+      { type: "error", errorType: "invalid_request" },
+    ]);
+  });
+});
+
+describe("ANTHROPIC_BASE_URL", () => {
+  test.each([
+    ["the host alone (Anthropic's SDKs, Claude Code)", ""],
+    ["with /v1 (the AI SDK's convention)", "/v1"],
+  ])("%s: requests go to /v1/messages", async (_name, suffix) => {
+    server = await startFakeModelServer();
+    server.enqueue({ text: "hello" });
+    const resolved = resolveModel(
+      { model: "anthropic:claude-fake" },
+      { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: `${server.url}${suffix}` },
+    );
+    if (!resolved.ok) {
+      throw new Error(resolved.message);
+    }
+    const provider = createProvider(resolved.configuration);
+    const events: LlmEvent[] = [];
+    const request = { system: "", messages: [{ role: "user" as const, content: "hi" }], tools: [] };
+    for await (const event of provider.stream(request, new AbortController().signal)) {
+      events.push(event);
+    }
+    expect(outline(events)).toEqual([
+      { type: "request_start" },
+      { type: "done", content: "hello", toolCalls: [], finishReason: "stop", tokens: [10, 5] },
+    ]);
+    expect(server.requests.map((received) => received.path)).toEqual(["/v1/messages"]);
+  });
+});
+
+describe("images in a user message on the Chat Completions wires", () => {
+  const PNG =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+  test.each(["openai-chat:gpt-4.1", "openai-compatible:fake-model", "ollama:qwen3"])(
+    "%s: sent as an OpenAI image_url part with a data URL",
+    async (model) => {
+      server = await startFakeModelServer();
+      server.enqueue({ text: "a red pixel" });
+      const resolved = resolveModel(
+        { model, baseUrl: `${server.url}/v1` },
+        { OPENAI_API_KEY: "test-key" },
+      );
+      if (!resolved.ok) {
+        throw new Error(resolved.message);
+      }
+      const provider = createProvider(resolved.configuration);
+      const request = {
+        system: "",
+        messages: [
+          {
+            role: "user" as const,
+            content: "what is this?",
+            images: [{ mimeType: "image/png", data: PNG }],
+          },
+        ],
+        tools: [],
+      };
+      for await (const _event of provider.stream(request, new AbortController().signal)) {
+        // drained
+      }
+      const body = server.requests[0]?.body as { messages: Array<{ content: unknown }> };
+      expect(body.messages.at(-1)?.content).toEqual([
+        { type: "text", text: "what is this?" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+      ]);
+    },
+  );
+});
