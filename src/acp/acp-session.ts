@@ -16,12 +16,7 @@ import { builtinTools } from "../tools/index.js";
 import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
 import { clientTerminalRunner } from "./client-terminal-runner.js";
-import {
-  availableCommands,
-  type CommandTarget,
-  commandModel,
-  runSlashCommand,
-} from "./commands.js";
+import { type CommandTarget, commandModel, runSlashCommand } from "./commands.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
