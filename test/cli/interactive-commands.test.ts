@@ -113,13 +113,16 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     await terminal.waitFor(/nothing was compacted: /);
     terminal.type("first");
     await terminal.waitFor(/\bone\b/);
+    await terminal.idle();
     fixture.server.enqueue({ text: "two" });
     terminal.type("second");
     await terminal.waitFor(/\btwo\b/);
+    await terminal.idle();
     fixture.server.enqueue({ text: "Task: count." });
     terminal.type("/compact keep the numbers");
     await terminal.waitFor(/compacted the conversation \(manual\): \d+ → \d+ tokens/);
     expect(JSON.stringify(fixture.server.requests.at(-1)?.body)).toContain("keep the numbers");
+    await terminal.idle();
     terminal.type("/exit");
     expect((await terminal.exited()).code).toBe(0);
     const sessionId = printedSessionId(terminal.screen(500));

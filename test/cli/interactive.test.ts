@@ -117,15 +117,18 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     expect(terminal.screen()).not.toMatch(/qqq/);
     expect(await readFile(join(fixture.repository, "one.txt"), "utf8")).toBe("one\n");
 
+    await terminal.idle();
     terminal.type("make two");
     await terminal.waitFor(/\[a\] yes, and always for bash\(echo two > two\.txt\)/);
     terminal.write("a");
     await terminal.waitFor(/made two *$/m);
+    await terminal.idle();
     terminal.type("make two again");
     // Allowed for the session: no question this time.
     screen = await terminal.waitFor(/made two again/);
     expect(screen.match(/\[y\] yes/g)).toBeNull();
 
+    await terminal.idle();
     terminal.type("remove the notes");
     await terminal.waitFor(/\$ rm notes\.md/);
     terminal.write("n");
@@ -133,6 +136,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     expect(existsSync(join(fixture.repository, "notes.md"))).toBe(true);
     expect(fixture.lastMessage(7)).toMatch(/the user said no/);
 
+    await terminal.idle();
     terminal.type("clean up");
     await terminal.waitFor(/\$ rm -rf \./);
     terminal.write("t");
@@ -140,6 +144,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     terminal.type("never delete the repository");
     await terminal.waitFor(/understood/);
     expect(fixture.lastMessage(9)).toMatch(/the user said no: never delete the repository/);
+    await terminal.idle();
     terminal.type("/exit");
     expect((await terminal.exited()).code).toBe(0);
     const sessionId = printedSessionId(terminal.screen(500));

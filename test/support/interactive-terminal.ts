@@ -124,6 +124,14 @@ export class InteractiveTerminal {
     }
   }
 
+  /**
+   * Waits until the status line shows the keys again (no prompt, command or shell run in
+   * progress): the gate before typing the next prompt, whose Enter a busy session ignores.
+   */
+  idle(timeoutMs = 15_000): Promise<string> {
+    return this.waitFor(/Enter send · /, timeoutMs);
+  }
+
   /** Waits for the CLI to exit; returns its exit code and the `stty -a` line printed after. */
   async exited(timeoutMs = 15_000): Promise<{ code: number; stty: string }> {
     const screen = await this.waitFor(/\[stty [^\]]*\]/, timeoutMs, 500);
