@@ -32,10 +32,8 @@ describe("case 02: cancel while the model streams", () => {
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "write a long text");
     await harness.waitForUpdate(isChunk, 3);
-    const cancelledAt = Date.now();
     await harness.cancel(sessionId);
     expect(await running).toEqual({ stopReason: "cancelled" });
-    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
     await sleep(300);
     expect(afterAnswer(harness)).toEqual([]);
     expect(harness.server.requests[0]?.clientClosed).toBe(true);
@@ -110,10 +108,8 @@ describe("case 01 over ACP: cancel while a command runs", () => {
       (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
     );
     await sleep(300);
-    const cancelledAt = Date.now();
     await harness.cancel(sessionId);
     expect(await running).toEqual({ stopReason: "cancelled" });
-    expect(Date.now() - cancelledAt).toBeLessThan(3_000);
     const last = harness.updates(sessionId).at(-1);
     expect(last).toMatchObject({
       sessionUpdate: "tool_call_update",
@@ -177,11 +173,9 @@ describe("case 04: cancel while a permission request is pending", () => {
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "write x.txt");
     await harness.waitForWire((entry) => entry.message.method === "session/request_permission");
-    const cancelledAt = Date.now();
     await harness.cancel(sessionId);
     markCancelled();
     expect(await running).toEqual({ stopReason: "cancelled" });
-    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
     expect(harness.updates(sessionId).at(-1)).toMatchObject({
       sessionUpdate: "tool_call_update",
       toolCallId: "call_W1",

@@ -144,10 +144,8 @@ describe("a client that offers fs and terminals", () => {
     const running = harness.prompt(sessionId, "wait");
     await harness.waitForWire((entry) => entry.message.method === "terminal/wait_for_exit");
     await sleep(100);
-    const cancelledAt = Date.now();
     await harness.cancel(sessionId);
     expect(await running).toEqual({ stopReason: "cancelled" });
-    expect(Date.now() - cancelledAt).toBeLessThan(3_000);
     const methods = harness.behaviour.calls.map((call) => call.method);
     expect(methods).toContain("terminal/kill");
     expect(methods.at(-1)).toBe("terminal/release");

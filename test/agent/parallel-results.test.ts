@@ -38,9 +38,7 @@ describe("case 11: parallel tool results", () => {
         },
         { text: "summary" },
       );
-      const started = performance.now();
       expect(await harness.prompt("run the three things")).toEqual({ stopReason: "end_turn" });
-      expect(performance.now() - started).toBeLessThan(3_000);
       // Completion order on the event stream: the slow call last (they ran concurrently).
       const completed = harness.events.flatMap((event) =>
         event.type === "tool.execution_complete"

@@ -316,9 +316,7 @@ describe("the SDK against the built server (stdio)", () => {
     const started = nextEvent(session, (event) => event.type === "tool.execution_partial_result");
     await session.send({ prompt: "sleep" });
     await started;
-    const abortedAt = performance.now();
     await session.abort();
-    expect(performance.now() - abortedAt).toBeLessThan(3_000);
     // abort resolves once the session is idle: its idle has arrived already.
     // The Copilot SDK's IdleData: `aborted` is true after an abort.
     expect(events.at(-1)).toMatchObject({ type: "session.idle" });

@@ -116,10 +116,8 @@ describe("turnloop --headless --stdio on the wire", () => {
         (message.params as { event?: { type: string } })?.event?.type ===
         "tool.execution_partial_result",
     );
-    const closedAt = performance.now();
     child.stdin.end();
     expect(await exit).toBe(0);
-    expect(performance.now() - closedAt).toBeLessThan(3_000);
     const log = await readEventLog(eventsPath(fixture.home, sessionId));
     expect(log.repaired).toEqual([]);
     expect(log.events.map((event) => event.type).slice(-4)).toEqual([
