@@ -1,7 +1,7 @@
 import {
   type Component,
   Container,
-  Editor,
+  type Editor,
   ProcessTerminal,
   SelectList,
   Text,
@@ -10,7 +10,7 @@ import {
 import type { CommandDefinition } from "../../session/commands.js";
 import { age } from "../../session/commands.js";
 import type { SessionSummary } from "../../session/store.js";
-import { PromptCompletion } from "./completion.js";
+import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
@@ -40,8 +40,12 @@ export class Screen {
   ) {
     this.tui = new TUI(new ProcessTerminal());
     this.transcript = new Transcript(theme);
-    this.editor = new Editor(this.tui, theme.editor, { paddingX: 1 });
-    this.editor.setAutocompleteProvider(new PromptCompletion(commands, cwd));
+    this.editor = new PromptEditor(
+      this.tui,
+      theme.editor,
+      { paddingX: 1 },
+      new PromptCompletion(commands, cwd),
+    );
     this.status = new StatusLine(theme, status);
     this.tui.addChild(this.transcript);
     this.tui.addChild(this.slot);
