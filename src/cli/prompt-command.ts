@@ -11,7 +11,7 @@ import { killCommandProcessGroups } from "../tools/bash.js";
 import type { PromptOptions } from "./arguments.js";
 import { loadMarkdownRenderer } from "./markdown.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
-import { readStdin, stdinKind, withStdinAttachment } from "./prompt-input.js";
+import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
@@ -285,7 +285,12 @@ async function promptText(
         }
       : { ok: true, text: options.prompt };
   }
-  const piped = await readStdin(io.stdin, kind);
+  const bytes = await readStdin(io.stdin, kind);
+  const decoded = bytes === undefined ? undefined : stdinText(bytes);
+  if (decoded?.ok === false) {
+    return decoded;
+  }
+  const piped = decoded?.text;
   if (fromStdin) {
     return piped === undefined || piped.trim() === ""
       ? { ok: false, message: "-p - reads the prompt from stdin, but stdin was empty" }
