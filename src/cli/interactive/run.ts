@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { errorMessage } from "../../events/errors.js";
+import { missingApiKey } from "../../llm/api-keys.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { InteractiveOptions } from "../arguments.js";
@@ -66,10 +67,13 @@ export async function runInteractiveCommand(
   }
   const { runTerminalFace } = await import("./terminal-face.js");
   const model = options.model ?? io.env.TURNLOOP_MODEL;
+  const modelSet = model !== undefined && model !== "";
+  // A missing key is reported before anything is drawn: the screen is not drawn early then.
+  const keyMissing = modelSet && missingApiKey(model, io.env);
   return runTerminalFace({
     ...common,
     host: createHost(),
-    drawAtOnce: choice.kind !== "new" || (model !== undefined && model !== ""),
+    drawAtOnce: !keyMissing && (choice.kind !== "new" || modelSet),
     modelHint: model ?? "",
     home: io.home,
     color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",
