@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { runCli } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
   createFixture,
@@ -16,6 +17,24 @@ beforeEach(async () => {
 afterEach(async () => {
   await fixture.close();
 });
+
+async function pastSession(prompt: string, answer: string): Promise<string> {
+  fixture.server.enqueue({ text: answer });
+  const result = await runCli(["-p", prompt], {
+    cwd: fixture.repository,
+    env: fixture.environment(),
+  });
+  expect(result.code).toBe(0);
+  return printedSessionId(result.stderr);
+}
+
+/** The picker's rows: each session's short id and first prompt, the highlighted one marked →. */
+function pickerRows(screen: string): string[] {
+  return screen
+    .split("\n")
+    .filter((line) => /^\s*(→\s*)?[0-9a-f]{8} {2}/.test(line))
+    .map((line) => line.replace(/\s+just now\s*$/, "").trim());
+}
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", () => {
   test("a banner names the folder, the model, the session id and /help", async () => {
@@ -47,4 +66,36 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       "[exit 64]",
     ]);
   });
+
+  test("the resume picker filters as you type; Backspace widens it; Enter opens the one shown", async () => {
+    const apples = await pastSession("first question about apples", "Apples are red.");
+    const pears = await pastSession("second question about pears", "Pears are green.");
+    const plums = await pastSession("third question about plums", "Plums are purple.");
+    const terminal = fixture.open(["--resume"], { columns: 120 });
+    let screen = await terminal.waitFor(/Resume a session of this folder \(type to filter/);
+    expect(pickerRows(screen)).toEqual([
+      `→ ${plums.slice(0, 8)}  third question about plums`,
+      `${pears.slice(0, 8)}  second question about pears`,
+      `${apples.slice(0, 8)}  first question about apples`,
+    ]);
+    terminal.write("P");
+    screen = await terminal.waitFor(/filter: P\s*\n/);
+    expect(pickerRows(screen)).toEqual([
+      `→ ${plums.slice(0, 8)}  third question about plums`,
+      `${pears.slice(0, 8)}  second question about pears`,
+      `${apples.slice(0, 8)}  first question about apples`,
+    ]);
+    terminal.write("ear");
+    screen = await terminal.waitFor(/filter: Pear\s*\n/);
+    expect(pickerRows(screen)).toEqual([`→ ${pears.slice(0, 8)}  second question about pears`]);
+    terminal.key("BSpace", "BSpace", "BSpace", "BSpace");
+    terminal.write("question apples");
+    screen = await terminal.waitFor(/filter: question apples\s*\n/);
+    expect(pickerRows(screen)).toEqual([`→ ${apples.slice(0, 8)}  first question about apples`]);
+    terminal.key("Enter");
+    await terminal.waitFor(/Apples are red\./);
+    terminal.key("C-d");
+    await terminal.exited();
+    expect(printedSessionId(terminal.screen(500))).toBe(apples);
+  }, 60_000);
 });
