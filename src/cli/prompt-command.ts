@@ -56,6 +56,27 @@ export interface PromptIo {
  * @returns the process exit code ({@link EXIT}).
  */
 export async function runPromptCommand(options: PromptOptions, io: PromptIo): Promise<number> {
+  // The waiting line of text mode on a terminal: every write to stdout or stderr erases it first.
+  const spinner =
+    options.outputFormat === "text" && !options.quiet && io.interactive
+      ? new Spinner(io.stderr)
+      : undefined;
+  if (spinner === undefined) {
+    return runPrompt(options, io, undefined);
+  }
+  try {
+    const guarded = { ...io, stdout: spinner.guard(io.stdout), stderr: spinner.guard(io.stderr) };
+    return await runPrompt(options, guarded, spinner);
+  } finally {
+    spinner.stop();
+  }
+}
+
+async function runPrompt(
+  options: PromptOptions,
+  io: PromptIo,
+  spinner: Spinner | undefined,
+): Promise<number> {
   const cwd = resolve(options.cwd);
   const cwdProblem = workingDirectoryProblem(cwd);
   if (cwdProblem !== undefined) {
@@ -103,7 +124,7 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
       ? { ask: terminalPermission(process.stdin, io.stderr, color) }
       : { noAskReason: NO_TERMINAL_REASON }),
   });
-  const output = promptOutput(options, io, session, await terminalExtras(options, io));
+  const output = promptOutput(options, io, session, await terminalExtras(options, io, spinner));
   try {
     // Subscribed first: building the settings may record `session.instructions_loaded`.
     await startMcp(session, options, io);
@@ -189,6 +210,7 @@ function promptOutput(
 async function terminalExtras(
   options: PromptOptions,
   io: PromptIo,
+  spinner: Spinner | undefined,
 ): Promise<ConstructorParameters<typeof TerminalRenderer>[4]> {
   if (options.outputFormat !== "text" || options.quiet) {
     return {};
@@ -199,7 +221,7 @@ async function terminalExtras(
     ...(io.stdoutIsTerminal === true && color
       ? { markdown: await loadMarkdownRenderer(width) }
       : {}),
-    ...(io.interactive ? { spinner: new Spinner(io.stderr) } : {}),
+    ...(spinner === undefined ? {} : { spinner }),
   };
 }
 
