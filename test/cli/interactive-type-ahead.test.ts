@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { createFixture, INPUT_BOX, type InteractiveFixture } from "./interactive-support.js";
@@ -56,4 +59,25 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): type-ahead through the s
     terminal.key("C-d");
     expect((await terminal.exited()).code).toBe(0);
   });
+
+  test("a 3000-line paste ending with a line break says +3000 lines, and is sent whole with what was typed around it", async () => {
+    fixture.server.enqueue({ text: "Got it." });
+    const terminal = fixture.open();
+    await terminal.waitFor(INPUT_BOX);
+    const lines = Array.from({ length: 3000 }, (_, index) => `log line ${index + 1}`);
+    terminal.write("before ");
+    // Too long for `tmux set-buffer`'s argument: loaded from a file, then pasted (bracketed).
+    const file = join(fixture.home, "paste.txt");
+    await writeFile(file, `${lines.join("\n")}\n`);
+    const tmux = (...args: string[]) => execFileSync("tmux", ["-L", terminal.socketName, ...args]);
+    tmux("load-buffer", "-b", "big", file);
+    tmux("paste-buffer", "-p", "-b", "big", "-t", "main");
+    await terminal.waitFor(/before \[paste #1 \+3000 lines\]/);
+    terminal.write("after");
+    terminal.key("Enter");
+    await terminal.waitFor(/Got it\./);
+    expect(fixture.lastMessage(0)).toBe(`before ${lines.join("\n")}\nafter`);
+    terminal.key("C-d");
+    expect((await terminal.exited()).code).toBe(0);
+  }, 60_000);
 });

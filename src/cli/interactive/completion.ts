@@ -161,10 +161,25 @@ function listFiles(cwd: string): Promise<string[]> {
   });
 }
 
+/** Bracketed paste markers (the terminal sends a paste as one string between them). */
+const PASTE_START = "\u001b[200~";
+const PASTE_END = "\u001b[201~";
+
+/** The text of `data` before its final line break when it is one whole paste ending with one. */
+function pastedBeforeFinalBreak(data: string): string | undefined {
+  if (!data.startsWith(PASTE_START) || !data.endsWith(PASTE_END)) {
+    return undefined;
+  }
+  const text = data.slice(PASTE_START.length, data.length - PASTE_END.length);
+  const body = text.replace(/(?:\r\n|\n|\r)$/, "");
+  return body === text ? undefined : body;
+}
+
 /**
  * The input box: pi-tui's editor with {@link PromptCompletion}. A key that a stale menu took
  * without applying anything (Enter after typing past an `@mention` faster than the menu
- * followed) is handled again with the menu closed, so it submits or completes as typed.
+ * followed) is handled again with the menu closed, so it submits or completes as typed. A paste
+ * ending with a line break is counted by its lines.
  */
 export class PromptEditor extends Editor {
   constructor(
@@ -178,6 +193,14 @@ export class PromptEditor extends Editor {
   }
 
   override handleInput(data: string): void {
+    const paste = pastedBeforeFinalBreak(data);
+    if (paste !== undefined) {
+      // A paste's final line break ends its last line: it is kept as a typed line break, so the
+      // `[paste #1 +N lines]` marker counts the lines pasted (3000, not 3001).
+      super.handleInput(`${PASTE_START}${paste}${PASTE_END}`);
+      this.insertTextAtCursor("\n");
+      return;
+    }
     this.completion.unappliedKey = false;
     super.handleInput(data);
     if (this.completion.unappliedKey) {
