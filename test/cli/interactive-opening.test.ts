@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { runCli } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
   createFixture,
   INPUT_BOX,
   type InteractiveFixture,
+  pastSession,
   printedSessionId,
 } from "./interactive-support.js";
 
@@ -17,16 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fixture.close();
 });
-
-async function pastSession(prompt: string, answer: string): Promise<string> {
-  fixture.server.enqueue({ text: answer });
-  const result = await runCli(["-p", prompt], {
-    cwd: fixture.repository,
-    env: fixture.environment(),
-  });
-  expect(result.code).toBe(0);
-  return printedSessionId(result.stderr);
-}
 
 /** The picker's rows: each session's short id and first prompt, the highlighted one marked →. */
 function pickerRows(screen: string): string[] {
@@ -68,9 +58,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
   });
 
   test("the resume picker filters as you type; Backspace widens it; Enter opens the one shown", async () => {
-    const apples = await pastSession("first question about apples", "Apples are red.");
-    const pears = await pastSession("second question about pears", "Pears are green.");
-    const plums = await pastSession("third question about plums", "Plums are purple.");
+    const apples = await pastSession(fixture, "first question about apples", "Apples are red.");
+    const pears = await pastSession(fixture, "second question about pears", "Pears are green.");
+    const plums = await pastSession(fixture, "third question about plums", "Plums are purple.");
     const terminal = fixture.open(["--resume"], { columns: 120 });
     let screen = await terminal.waitFor(/Resume a session of this folder \(type to filter/);
     expect(pickerRows(screen)).toEqual([
