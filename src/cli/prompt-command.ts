@@ -17,9 +17,13 @@ import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
 import { TerminalRenderer } from "./terminal-renderer.js";
 
-/** Said to the model when a call needs permission and `-p` has no terminal to ask on. */
+/**
+ * Said to the model (and shown on the tool line) when a call needs permission and `-p` has no
+ * terminal to ask on. Short enough that the tool line (160 characters) shows it whole after
+ * `Permission denied for '<mcp server>__<tool>': `, and it names the MCP rule form.
+ */
 const NO_TERMINAL_REASON =
-  "it needs the user's permission and there is no terminal to ask on; the user can rerun with --allow-all-tools or --allow-tool NAME";
+  "no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools";
 
 /** Exit codes of `turnloop -p`. */
 export const EXIT = {
