@@ -199,7 +199,7 @@ async function settle(
   }
   if (context.signal.aborted) {
     start(toolCall.arguments);
-    return interrupted(toolCall);
+    return notStarted(toolCall);
   }
   const answer = await context.authorize({
     tool: call.tool,
@@ -210,7 +210,8 @@ async function settle(
   });
   start(answer.allowed ? answer.arguments : toolCall.arguments);
   if (context.signal.aborted) {
-    return interrupted(toolCall);
+    // Cancelled before or at the permission question: the tool never started.
+    return notStarted(toolCall);
   }
   if (!answer.allowed) {
     const content = answer.content ?? `Permission denied for '${toolCall.name}': ${answer.reason}`;
@@ -271,6 +272,16 @@ export function interrupted(toolCall: ToolRequest): ToolCallOutcome {
     toolCall,
     content:
       "Interrupted: the tool call was cancelled before it completed; it may have partly run.",
+    isError: true,
+    errorCode: "interrupted",
+  };
+}
+
+/** The result of a call the prompt's cancel stopped before the tool started (at its question, say). */
+function notStarted(toolCall: ToolRequest): ToolCallOutcome {
+  return {
+    toolCall,
+    content: "Not run: the prompt was cancelled before the tool call started.",
     isError: true,
     errorCode: "interrupted",
   };

@@ -1,4 +1,5 @@
 import type { PermissionRequest } from "../permissions/permission-decision.js";
+import { lineDiff } from "../tools/text-replacement.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
@@ -6,9 +7,34 @@ const PREVIEW_LINES = 12;
 const PREVIEW_LINE_LENGTH = 160;
 
 /**
+ * The question's first line, the same on the interactive screen and in `-p`: `turnloop wants to`
+ * and the call's title (`run git log --oneline`), with its command or paths when the title does
+ * not show them; an MCP call names its server and tool (`run github's create_issue`) and the
+ * tool's own title when it has one.
+ */
+export function permissionHeadline(request: PermissionRequest): string {
+  if (request.mcp !== undefined) {
+    const { serverName, toolName } = request.mcp;
+    const title = request.title.replace(new RegExp(`^${escapeRegExp(serverName)}: `), "");
+    const named =
+      title === "" || title === toolName || title === request.toolName ? "" : ` (${title})`;
+    return `turnloop wants to run ${serverName}'s ${toolName}${named}`;
+  }
+  const detail = request.command ?? request.paths.join(", ");
+  const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
+  const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
+  return `turnloop wants to ${action}${shown}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
  * What a call will do, shown under the permission question: the whole command for `bash`, the
- * change for `edit` (removed lines red, added green), the start of the file for `create`, the
- * server, tool and arguments (as JSON) of an MCP call, the paths for anything else that touches
+ * change for `edit` as a minimal line diff (`lineDiff`: unchanged lines at either end are context,
+ * never removed and re-added; removed lines red, added green), the start of the file for
+ * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. Indented, at most {@link PREVIEW_LINES} per side.
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
@@ -23,17 +49,25 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   }
   if (request.mcp !== undefined) {
     const json = JSON.stringify(input, null, 2);
-    return [
-      `    MCP server ${request.mcp.serverName}, tool ${request.mcp.toolName}`,
-      ...(json === "{}" ? [] : capped(lines(json), (line) => `    ${line}`)),
-    ];
+    return json === "{}" ? [] : capped(lines(json), (line) => `    ${line}`);
   }
   const path = request.paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {
+    // The first line is the hunk header; each other starts with its marker (" ", "-", "+").
+    const diff = lineDiff(text("old_str") ?? "", text("new_str") ?? "")
+      .split("\n")
+      .slice(1);
+    const color = { "-": "31", "+": "32" } as const;
     return [
       `    ${path ?? text("path") ?? ""}`,
-      ...capped(lines(text("old_str") ?? ""), (line) => paint("31", `    - ${line}`)),
-      ...capped(lines(text("new_str") ?? ""), (line) => paint("32", `    + ${line}`)),
+      ...capped(diff, (line) => {
+        const marker = line.charAt(0);
+        if (marker !== "-" && marker !== "+" && marker !== " ") {
+          return `      ${line}`;
+        }
+        const shown = `    ${marker} ${line.slice(1)}`;
+        return marker === " " ? shown : paint(color[marker], shown);
+      }),
     ];
   }
   if (request.toolName === "create" && text("file_text") !== undefined) {

@@ -10,15 +10,19 @@ import { killCommandProcessGroups } from "../tools/command-process.js";
 import type { PromptOptions } from "./arguments.js";
 import { loadMarkdownRenderer } from "./markdown.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
-import { readStdin, stdinKind, withStdinAttachment } from "./prompt-input.js";
+import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
 import { TerminalRenderer } from "./terminal-renderer.js";
 
-/** Said to the model when a call needs permission and `-p` has no terminal to ask on. */
+/**
+ * Said to the model (and shown on the tool line) when a call needs permission and `-p` has no
+ * terminal to ask on. Short enough that the tool line (160 characters) shows it whole after
+ * `Permission denied for '<mcp server>__<tool>': `, and it names the MCP rule form.
+ */
 const NO_TERMINAL_REASON =
-  "it needs the user's permission and there is no terminal to ask on; the user can rerun with --allow-all-tools or --allow-tool NAME";
+  "no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools";
 
 /** Exit codes of `turnloop -p`. */
 export const EXIT = {
@@ -57,6 +61,27 @@ export interface PromptIo {
  * @returns the process exit code ({@link EXIT}).
  */
 export async function runPromptCommand(options: PromptOptions, io: PromptIo): Promise<number> {
+  // The waiting line of text mode on a terminal: every write to stdout or stderr erases it first.
+  const spinner =
+    options.outputFormat === "text" && !options.quiet && io.interactive
+      ? new Spinner(io.stderr)
+      : undefined;
+  if (spinner === undefined) {
+    return runPrompt(options, io, undefined);
+  }
+  try {
+    const guarded = { ...io, stdout: spinner.guard(io.stdout), stderr: spinner.guard(io.stderr) };
+    return await runPrompt(options, guarded, spinner);
+  } finally {
+    spinner.stop();
+  }
+}
+
+async function runPrompt(
+  options: PromptOptions,
+  io: PromptIo,
+  spinner: Spinner | undefined,
+): Promise<number> {
   const cwd = io.config.cwd.value;
   const cwdProblem = workingDirectoryProblem(cwd);
   if (cwdProblem !== undefined) {
@@ -104,7 +129,7 @@ export async function runPromptCommand(options: PromptOptions, io: PromptIo): Pr
       ? { ask: terminalPermission(process.stdin, io.stderr, color) }
       : { noAskReason: NO_TERMINAL_REASON }),
   };
-  const output = promptOutput(options, io, session, await terminalExtras(options, io));
+  const output = promptOutput(options, io, session, await terminalExtras(options, io, spinner));
   try {
     // Subscribed first: building the settings may record `session.instructions_loaded`.
     await startMcp(session, io);
@@ -194,6 +219,7 @@ function promptOutput(
 async function terminalExtras(
   options: PromptOptions,
   io: PromptIo,
+  spinner: Spinner | undefined,
 ): Promise<ConstructorParameters<typeof TerminalRenderer>[4]> {
   if (options.outputFormat !== "text" || options.quiet) {
     return {};
@@ -204,7 +230,7 @@ async function terminalExtras(
     ...(io.stdoutIsTerminal === true && color
       ? { markdown: await loadMarkdownRenderer(width) }
       : {}),
-    ...(io.interactive ? { spinner: new Spinner(io.stderr) } : {}),
+    ...(spinner === undefined ? {} : { spinner }),
   };
 }
 
@@ -290,7 +316,12 @@ async function promptText(
         }
       : { ok: true, text: options.prompt };
   }
-  const piped = await readStdin(io.stdin, kind);
+  const bytes = await readStdin(io.stdin, kind);
+  const decoded = bytes === undefined ? undefined : stdinText(bytes);
+  if (decoded?.ok === false) {
+    return decoded;
+  }
+  const piped = decoded?.text;
   if (fromStdin) {
     return piped === undefined || piped.trim() === ""
       ? { ok: false, message: "-p - reads the prompt from stdin, but stdin was empty" }

@@ -1,5 +1,6 @@
 import { fstatSync } from "node:fs";
 import { isatty } from "node:tty";
+import { decodeFileBytes } from "../tools/text-decoding.js";
 
 /** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
 export const STDIN_MAX_BYTES = 100 * 1024;
@@ -27,14 +28,14 @@ export function stdinKind(fd = 0): "terminal" | "socket" | "data" {
 }
 
 /**
- * Reads all of `input` as UTF-8. For a socket, gives up with `undefined` when nothing at all
+ * Reads all of `input` as bytes. For a socket, gives up with `undefined` when nothing at all
  * arrives within {@link SOCKET_SILENCE_MS} (a parent that never writes nor closes its pipe must not
  * hang `-p`).
  */
 export function readStdin(
   input: NodeJS.ReadableStream,
   kind: "socket" | "data",
-): Promise<string | undefined> {
+): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const silence =
@@ -51,13 +52,33 @@ export function readStdin(
     });
     input.once("end", () => {
       clearTimeout(silence);
-      resolve(Buffer.concat(chunks).toString("utf8"));
+      resolve(Buffer.concat(chunks));
     });
     input.once("error", (error) => {
       clearTimeout(silence);
       reject(error);
     });
   });
+}
+
+/**
+ * Piped bytes as text, decoded as the `view` tool and `@file` decode files (UTF-8, UTF-16 with a
+ * byte order mark, else windows-1252), or a message refusing them when they are not text (NUL
+ * bytes, a known binary signature, mostly control characters): binary data would reach the
+ * model as mojibake.
+ */
+export function stdinText(
+  bytes: Buffer,
+): { ok: true; text: string } | { ok: false; message: string } {
+  const decoded = decodeFileBytes(bytes);
+  if (decoded.kind === "text") {
+    return { ok: true, text: decoded.text };
+  }
+  const type = decoded.mediaType === undefined ? "" : ` (${decoded.mediaType})`;
+  return {
+    ok: false,
+    message: `stdin is binary data${type}, not text; nothing was sent. Pipe text, or name the file in the prompt for the model to view.`,
+  };
 }
 
 /**

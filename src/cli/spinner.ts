@@ -10,7 +10,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 
 /**
  * A one-line "thinking… 3 s" on stderr while the model or a command takes longer than a second
- * (terminals only). Anything else written must call {@link Spinner.clear} first.
+ * (terminals only). Anything else written must erase it first: write through {@link guard}ed
+ * streams, which do, so no print path can leave it on screen beside other text.
  */
 export class Spinner {
   private timer: NodeJS.Timeout | undefined;
@@ -35,6 +36,28 @@ export class Spinner {
     clearInterval(this.timer);
     this.timer = undefined;
     this.clear();
+  }
+
+  /**
+   * `stream` with every `write` preceded by erasing the waiting line; everything else passes
+   * through to `stream` itself.
+   */
+  guard<Stream extends NodeJS.WritableStream>(stream: Stream): Stream {
+    return new Proxy(stream, {
+      get: (target, property) => {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== "function") {
+          return value;
+        }
+        if (property !== "write") {
+          return value.bind(target);
+        }
+        return (...args: unknown[]) => {
+          this.clear();
+          return value.apply(target, args);
+        };
+      },
+    });
   }
 
   /** Erases the line if it is shown (it comes back at the next frame while running). */

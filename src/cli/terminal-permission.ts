@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
-import { permissionPreview } from "./permission-preview.js";
+import { permissionHeadline, permissionPreview } from "./permission-preview.js";
 
 /**
  * Asks on the terminal: the question and a preview of the call ({@link permissionPreview}) on
@@ -30,12 +30,9 @@ export function terminalPermission(
       };
       const onAbort = () => finish({ decision: "cancelled" });
       signal.addEventListener("abort", onAbort, { once: true });
-      const detail = request.command ?? request.paths.join(", ");
-      const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
-      const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
       const preview = permissionPreview(request, color);
       output.write(
-        `\nturnloop wants to ${action}${shown}\n` +
+        `\n${permissionHeadline(request)}\n` +
           preview.map((line) => `${line}\n`).join("") +
           `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   [n] no   [t] no, and tell the model why\n> `,
       );

@@ -1,20 +1,22 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AiSdkProvider, type RetryPolicy } from "./ai-sdk-provider.js";
+import {
+  apiKeyVariable,
+  needsApiKey,
+  PROVIDER_NAMES,
+  type ProviderName,
+  vendorApiKey,
+} from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
 
-/** The wire a model name's prefix selects. */
-export type ProviderName = "openai" | "openai-chat" | "anthropic" | "ollama" | "openai-compatible";
-
-/** Every provider prefix turnloop knows, in the order messages list them. */
-export const PROVIDER_NAMES: readonly ProviderName[] = [
-  "openai",
-  "openai-chat",
-  "anthropic",
-  "ollama",
-  "openai-compatible",
-];
+export {
+  apiKeyVariable,
+  needsApiKey,
+  PROVIDER_NAMES,
+  type ProviderName,
+} from "./api-keys.js";
 
 /** Whether `model` starts with a turnloop provider prefix (`anthropic:…`). */
 export function hasProviderPrefix(model: string): boolean {
@@ -127,16 +129,6 @@ function looksLikePlaceholder(key: string): boolean {
   return /^<.*>$/.test(key.trim()) || /\s/.test(key.trim());
 }
 
-/** The environment variable a provider's key is read from (`TURNLOOP_API_KEY` overrides it). */
-export function apiKeyVariable(provider: ProviderName): "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" {
-  return provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-}
-
-/** Whether a provider cannot be reached without a key (local and compatible servers can). */
-export function needsApiKey(provider: ProviderName): boolean {
-  return provider === "openai" || provider === "openai-chat" || provider === "anthropic";
-}
-
 /**
  * `ANTHROPIC_BASE_URL` as Anthropic's SDKs and Claude Code read it: the host, to which they add
  * `/v1/messages` (`http://host:port` → `http://host:port/v1`). A value already ending in `/v1`
@@ -176,19 +168,6 @@ export const API_KEY_VARIABLES: readonly string[] = [
   "OPENAI_API_KEY",
   "ANTHROPIC_API_KEY",
 ];
-
-function vendorApiKey(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
-  switch (provider) {
-    case "openai":
-    case "openai-chat":
-      return env.OPENAI_API_KEY;
-    case "anthropic":
-      return env.ANTHROPIC_API_KEY;
-    case "ollama":
-    case "openai-compatible":
-      return env.OPENAI_API_KEY;
-  }
-}
 
 /** Options for tests and tuning; production uses the defaults. */
 export interface ProviderTuning {

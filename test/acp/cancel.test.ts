@@ -181,7 +181,13 @@ describe("case 04: cancel while a permission request is pending", () => {
       toolCallId: "call_W1",
       status: "failed",
       content: [
-        { type: "content", content: { type: "text", text: expect.stringMatching(/^Interrupted/) } },
+        {
+          type: "content",
+          content: {
+            type: "text",
+            text: expect.stringMatching(/^Not run: the prompt was cancelled before/),
+          },
+        },
       ],
     });
     const permissionId = harness.wire.find(

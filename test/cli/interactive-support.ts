@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnvironment } from "../support/cli.js";
+import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { chatMessages } from "../support/harness.js";
@@ -83,6 +83,23 @@ export async function createFixture(): Promise<InteractiveFixture> {
       await rm(repository, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs `turnloop -p prompt` in the fixture's repository, answered `answer`; returns its session id. */
+export async function pastSession(
+  fixture: InteractiveFixture,
+  prompt: string,
+  answer: string,
+): Promise<string> {
+  fixture.server.enqueue({ text: answer });
+  const result = await runCli(["-p", prompt], {
+    cwd: fixture.repository,
+    env: fixture.environment(),
+  });
+  if (result.code !== 0) {
+    throw new Error(`turnloop -p ${prompt} exited ${result.code}: ${result.stderr}`);
+  }
+  return printedSessionId(result.stderr);
 }
 
 /** The session id the CLI printed on exit. */

@@ -98,7 +98,7 @@ describe("turnloop -p with MCP servers", () => {
     expect(livePids(log)).toEqual([]);
   });
 
-  test("without a rule and without a terminal the call is denied and the model is told why", async () => {
+  test("without a rule and without a terminal the call is denied; the model and the tool line get the whole hint with the MCP rule form", async () => {
     await writeServers(join(home, "mcp.json"), { t: stdioEntry() });
     server.enqueue(
       { toolCalls: [{ id: "call_1", name: "t__echo", arguments: '{"text":"x"}' }] },
@@ -110,9 +110,12 @@ describe("turnloop -p with MCP servers", () => {
       | { messages: Array<{ role: string; content: string }> }
       | undefined;
     const messages = body?.messages ?? [];
-    expect(messages.at(-1)?.content).toMatch(
-      /^Permission denied for 't__echo': it needs the user's permission/,
-    );
+    const reason =
+      "Permission denied for 't__echo': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools";
+    expect(messages.at(-1)?.content).toBe(reason);
+    // The tool line shows the hint whole, the MCP rule form included.
+    expect(result.stderr).toContain(`✗ t__echo text=x`);
+    expect(result.stderr).toContain(`: ${reason}\n`);
   });
 
   test("a project's .mcp.json runs only once the project is trusted; user and project files merge by name", async () => {

@@ -74,6 +74,37 @@ describe("stdin", () => {
     expect(sent.length).toBeLessThan(103_000);
   });
 
+  test("binary data on stdin is refused with a clear message and exit 64; nothing is sent", async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const attached = await runCli(["-p", "describe this"], {
+      cwd: repository,
+      env: environment(),
+      stdin: png,
+    });
+    const asPrompt = await runCli(["-p", "-"], {
+      cwd: repository,
+      env: environment(),
+      stdin: Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x41]),
+    });
+    expect(
+      [attached, asPrompt].map(({ code, stdout, stderr }) => ({ code, stdout, stderr })),
+    ).toEqual([
+      {
+        code: 64,
+        stdout: "",
+        stderr:
+          "turnloop: stdin is binary data (image/png), not text; nothing was sent. Pipe text, or name the file in the prompt for the model to view.\n",
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr:
+          "turnloop: stdin is binary data, not text; nothing was sent. Pipe text, or name the file in the prompt for the model to view.\n",
+      },
+    ]);
+    expect(server.requests).toHaveLength(0);
+  });
+
   test("-p - and -p without text read the prompt from stdin", async () => {
     server.enqueue({ text: "one" }, { text: "two" });
     const dash = await runCli(["-p", "-"], {

@@ -53,7 +53,7 @@ describe("the terminal question", () => {
     );
   });
 
-  test("an MCP call shows its server, tool and arguments", async () => {
+  test("an MCP call names its server, tool and title, and shows its arguments", async () => {
     const { shown } = await answer("y", undefined, {
       requestId: "r2",
       toolCallId: "c2",
@@ -68,8 +68,7 @@ describe("the terminal question", () => {
     expect(shown).toBe(
       [
         "",
-        "turnloop wants to github: Create issue",
-        "    MCP server github, tool create_issue",
+        "turnloop wants to run github's create_issue (Create issue)",
         "    {",
         '      "title": "Crash on start",',
         '      "labels": [',

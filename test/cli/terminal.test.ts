@@ -87,6 +87,28 @@ describe.skipIf(skip)("answers in a terminal", () => {
   });
 });
 
+describe.skipIf(skip)("the waiting line is erased before anything else is printed", () => {
+  test("a permission question after a slow reply: no waiting line left beside it, nor beside the summary", async () => {
+    server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "echo hi" }) },
+        ],
+        delayMs: 1300,
+      },
+      { text: "Said hi.", delayMs: 1300 },
+    );
+    const session = start(["-p", "say hi"], { NO_COLOR: undefined });
+    await session.waitFor(/thinking… 1 s/);
+    let screen = await session.waitFor(/\[t\] no, and tell the model why\n>/);
+    expect(screen).not.toContain("thinking…");
+    session.type("y");
+    screen = await session.waitFor(/\[exit 0\]/);
+    expect(screen).toContain("Said hi.");
+    expect(screen).not.toMatch(/thinking…|running…/);
+  }, 60_000);
+});
+
 describe.skipIf(skip)("permission questions in a terminal", () => {
   test("an edit shows its diff; 'no, and tell the model why' sends the reason to the model", async () => {
     server.enqueue(

@@ -64,7 +64,7 @@ describe("tool lines in text mode", () => {
     });
     const line = toolLines(result.stderr).find((text) => text.startsWith("✗ bash"));
     expect(line).toBe(
-      "✗ bash command=touch x (N ms): Permission denied for 'bash': it needs the user's permission and there is no terminal to ask on; the user can rerun with --allow-all-tools or --allow-tool NAME",
+      "✗ bash command=touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
     );
   });
 

@@ -23,7 +23,7 @@ export function runCli(
     env: NodeJS.ProcessEnv;
     onStart?: (child: ChildProcess) => void;
     /** Written to the child's stdin, which is then closed; absent: stdin is closed at once (empty). */
-    stdin?: string;
+    stdin?: string | Buffer;
   },
 ): Promise<CliResult> {
   if (!existsSync(CLI_PATH)) {

@@ -38,6 +38,14 @@ export interface ConversationView {
 }
 
 /**
+ * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
+ * the model, the session id and where the commands are listed.
+ */
+export function openingBanner(session: Session, model: ModelConfiguration): string {
+  return `turnloop in ${session.cwd}\nmodel ${model.id} · session ${session.id} · /help lists the commands`;
+}
+
+/**
  * What the interactive face does with what the user typed: prompts go to the session (with
  * `@path` files attached and earlier `!command` output offered as context), `/commands` run from
  * the shared command set, `!commands` run in a shell. It holds the open session, its model and
@@ -291,6 +299,7 @@ export class Controller {
     for (const event of events) {
       this.usage.apply(event);
     }
+    view?.note(openingBanner(session, this.model), "dim");
     view?.history(events);
     this.unsubscribe = session.subscribe((event) => {
       this.usage.apply(event);

@@ -1,6 +1,6 @@
-import { type Component, Input, truncateToWidth } from "@mariozechner/pi-tui";
+import { type Component, Input, visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
-import { permissionPreview } from "../permission-preview.js";
+import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import type { Theme } from "./theme.js";
 
 /**
@@ -59,9 +59,8 @@ export class PermissionQuestion implements Component {
 
   render(width: number): string[] {
     const { theme, request } = this;
-    const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
     const lines = [
-      theme.warning(`turnloop wants to ${action}`),
+      theme.warning(permissionHeadline(request)),
       ...permissionPreview(request, theme.color),
       "",
     ];
@@ -74,11 +73,33 @@ export class PermissionQuestion implements Component {
       lines.push(theme.dim("what should the model know? (Enter sends)"));
       lines.push(...this.reason.render(Math.max(1, width)));
     }
-    return lines.map((line) => truncateToWidth(line, width));
+    // Wrapped, never cut: what is approved must be readable at any width.
+    return lines.flatMap((line) => wrapHanging(line, width));
   }
 
   private finish(reply: PermissionReply): void {
     this.answered = true;
     this.answer(reply);
   }
+}
+
+/**
+ * `line` wrapped to `width` columns; continuation rows are indented two columns past the line's
+ * own indent (a preview line's `    - ` marker stays alone at the left).
+ */
+function wrapHanging(line: string, width: number): string[] {
+  // A coloured preview line starts with its colour code, then the indent.
+  const plain = line.startsWith("\u001b[") ? line.slice(line.indexOf("m") + 1) : line;
+  const indent = Math.min(plain.length - plain.trimStart().length, 8) + 2;
+  if (visibleWidth(line) <= width || width <= indent + 8) {
+    return wrapTextWithAnsi(line, Math.max(1, width));
+  }
+  const [first = "", ...rest] = wrapTextWithAnsi(line, width);
+  const tail = rest.join(" ");
+  return tail === ""
+    ? [first]
+    : [
+        first,
+        ...wrapTextWithAnsi(tail, width - indent).map((row) => `${" ".repeat(indent)}${row}`),
+      ];
 }

@@ -1,4 +1,5 @@
 import { errorMessage } from "../../events/errors.js";
+import { missingApiKey } from "../../llm/api-keys.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { RunConfig } from "../../session/run-config.js";
@@ -68,10 +69,13 @@ export async function runInteractiveCommand(
   }
   const { runTerminalFace } = await import("./terminal-face.js");
   const model = io.config.model?.resolved;
+  const modelSet = model !== undefined && model !== "";
+  // A missing key is reported before anything is drawn: the screen is not drawn early then.
+  const keyMissing = modelSet && missingApiKey(model, io.env);
   return runTerminalFace({
     ...common,
     host: createHost(),
-    drawAtOnce: choice.kind !== "new" || (model !== undefined && model !== ""),
+    drawAtOnce: !keyMissing && (choice.kind !== "new" || modelSet),
     modelHint: model ?? "",
     home: io.home,
     color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",

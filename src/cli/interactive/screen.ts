@@ -1,8 +1,10 @@
 import {
   type Component,
   Container,
-  Editor,
+  type Editor,
+  matchesKey,
   ProcessTerminal,
+  type SelectItem,
   SelectList,
   Text,
   TUI,
@@ -10,7 +12,7 @@ import {
 import type { CommandDefinition } from "../../session/commands.js";
 import { age } from "../../session/commands.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import { PromptCompletion } from "./completion.js";
+import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
@@ -40,8 +42,12 @@ export class Screen {
   ) {
     this.tui = new TUI(new ProcessTerminal());
     this.transcript = new Transcript(theme);
-    this.editor = new Editor(this.tui, theme.editor, { paddingX: 1 });
-    this.editor.setAutocompleteProvider(new PromptCompletion(commands, cwd));
+    this.editor = new PromptEditor(
+      this.tui,
+      theme.editor,
+      { paddingX: 1 },
+      new PromptCompletion(commands, cwd),
+    );
     this.status = new StatusLine(theme, status);
     this.tui.addChild(this.transcript);
     this.tui.addChild(this.slot);
@@ -95,47 +101,101 @@ export class Screen {
   }
 
   /**
-   * A picker of sessions (first prompt and age), newest first.
+   * A picker of sessions (first prompt and age), newest first; typing filters it (every word
+   * typed must appear in the id or the first prompt, case ignored), Backspace widens it again.
    * @returns the chosen session's id, or `undefined` when dismissed with Esc.
    */
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
     return new Promise((resolve) => {
-      const list = new SelectList(
-        sessions.map((summary) => ({
-          value: summary.sessionId,
-          label: `${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? "(no prompt yet)"}`,
-          description: age(summary.lastActivity),
-        })),
-        Math.min(10, sessions.length),
-        this.theme.selectList,
-        { minPrimaryColumnWidth: 20, maxPrimaryColumnWidth: 72 },
-      );
-      const box = new Picker(list, this.theme.bold(`${title} (↑/↓, Enter opens, Esc cancels)`));
+      const items: SelectItem[] = sessions.map((summary) => ({
+        value: summary.sessionId,
+        label: `${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? "(no prompt yet)"}`,
+        description: age(summary.lastActivity),
+      }));
       const done = (sessionId: string | undefined) => {
         this.closeModal();
         resolve(sessionId);
       };
-      list.onSelect = (item) => done(item.value);
-      list.onCancel = () => done(undefined);
-      this.openModal(box);
+      const picker = new Picker(
+        items,
+        this.theme,
+        `${title} (type to filter, ↑/↓, Enter opens, Esc cancels)`,
+        {
+          select: (item) => done(item.value),
+          cancel: () => done(undefined),
+        },
+      );
+      this.openModal(picker);
     });
   }
 }
 
-/** A title over a list that takes the keys. */
+/** How many sessions the picker shows at once. */
+const PICKER_ROWS = 10;
+
+/** A title, the filter typed so far and a list that takes the keys; typing narrows the list. */
 class Picker extends Container {
+  private query = "";
+  private list: SelectList;
+  private readonly heading: Text;
+
   constructor(
-    private readonly list: SelectList,
-    title: string,
+    private readonly items: readonly SelectItem[],
+    private readonly theme: Theme,
+    private readonly title: string,
+    private readonly on: { select: (item: SelectItem) => void; cancel: () => void },
   ) {
     super();
-    this.addChild(new Text(title, 0, 0));
-    this.addChild(list);
+    this.heading = new Text("", 0, 0);
+    this.list = this.createList();
+    this.refresh();
   }
 
   handleInput(data: string): void {
-    this.list.handleInput(data);
+    if (matchesKey(data, "backspace")) {
+      this.query = [...this.query].slice(0, -1).join("");
+    } else if (isPrintable(data)) {
+      this.query += data;
+    } else {
+      this.list.handleInput(data);
+      return;
+    }
+    this.list = this.createList();
+    this.refresh();
   }
+
+  private createList(): SelectList {
+    const words = this.query
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((word) => word !== "");
+    const shown = this.items.filter((item) =>
+      words.every((word) => `${item.value} ${item.label}`.toLowerCase().includes(word)),
+    );
+    const list = new SelectList(
+      shown,
+      Math.min(PICKER_ROWS, Math.max(1, shown.length)),
+      this.theme.selectList,
+      { minPrimaryColumnWidth: 20, maxPrimaryColumnWidth: 72 },
+    );
+    list.onSelect = this.on.select;
+    list.onCancel = this.on.cancel;
+    return list;
+  }
+
+  private refresh(): void {
+    const filter = this.query === "" ? "" : `\nfilter: ${this.query}`;
+    this.heading.setText(this.theme.bold(this.title) + filter);
+    this.clear();
+    this.addChild(this.heading);
+    this.addChild(this.list);
+    this.invalidate();
+  }
+}
+
+/** Whether `data` is typed text (no escape sequence, no control character). */
+function isPrintable(data: string): boolean {
+  return data !== "" && [...data].every((character) => character >= " " && character !== "\u007f");
 }
 
 /** Raw mode off and the cursor shown, whatever state the screen was left in (a crash, a signal). */

@@ -1,0 +1,52 @@
+/**
+ * Which provider needs which API key, with no provider code loaded: the interactive face checks a
+ * key before it draws the screen (issue 24 item 10), and model resolution uses the same rules.
+ */
+
+/** The wire a model name's prefix selects. */
+export type ProviderName = "openai" | "openai-chat" | "anthropic" | "ollama" | "openai-compatible";
+
+/** Every provider prefix turnloop knows, in the order messages list them. */
+export const PROVIDER_NAMES: readonly ProviderName[] = [
+  "openai",
+  "openai-chat",
+  "anthropic",
+  "ollama",
+  "openai-compatible",
+];
+
+/** The environment variable a provider's key is read from (`TURNLOOP_API_KEY` overrides it). */
+export function apiKeyVariable(provider: ProviderName): "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" {
+  return provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+}
+
+/** Whether a provider cannot be reached without a key (local and compatible servers can). */
+export function needsApiKey(provider: ProviderName): boolean {
+  return provider === "openai" || provider === "openai-chat" || provider === "anthropic";
+}
+
+/** The key a provider's vendor variable holds, if set (`TURNLOOP_API_KEY` is checked by the caller). */
+export function vendorApiKey(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
+  switch (provider) {
+    case "openai":
+    case "openai-chat":
+      return env.OPENAI_API_KEY;
+    case "anthropic":
+      return env.ANTHROPIC_API_KEY;
+    case "ollama":
+    case "openai-compatible":
+      return env.OPENAI_API_KEY;
+  }
+}
+
+/**
+ * Whether `modelId` (`<provider>:<model>`) names a provider that needs a key none of its
+ * variables holds. `false` for an unknown provider: model resolution reports that itself.
+ */
+export function missingApiKey(modelId: string, env: NodeJS.ProcessEnv): boolean {
+  const provider = modelId.slice(0, modelId.indexOf(":")) as ProviderName;
+  if (!PROVIDER_NAMES.includes(provider) || !needsApiKey(provider)) {
+    return false;
+  }
+  return env.TURNLOOP_API_KEY === undefined && vendorApiKey(provider, env) === undefined;
+}
