@@ -144,7 +144,7 @@ describe("turnloop -p", () => {
     const result = await runCli(["-p", "make a file"], { cwd: repository, env: environment() });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /✗ bash command=touch created\.txt \(\d+ ms\): Permission denied for 'bash': it needs the user's permission/,
+      /✗ bash command=touch created\.txt \(\d+ ms\): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE \(e\.g\. 'bash\(npm \*\)', 'mcp\(server\)'\) or --allow-all-tools\n/,
     );
     expect(JSON.stringify(server.requests[1]?.body)).toContain("Permission denied for 'bash'");
     expect(existsSync(join(repository, "created.txt"))).toBe(false);
