@@ -8,13 +8,19 @@ import { PRODUCER_VERSION, type Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
-import { AcpSession, type AcpSessionContext, type AcpSessionModel } from "./acp-session.js";
+import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { authenticate, authMethods } from "./authentication.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
-import { checkDirectory, openSession, repairMeta, sessionModel } from "./session-setup.js";
+import {
+  type AcpSessionModel,
+  checkDirectory,
+  openSession,
+  repairMeta,
+  sessionModel,
+} from "./session-setup.js";
 
 /** The former unstable model API (protocol PR #1325 replaced it with a `model` config option). */
 const SET_MODEL_METHOD = "session/set_model";
