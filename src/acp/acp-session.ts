@@ -22,7 +22,7 @@ import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
-import { autopilotMeta, openingUpdates } from "./session-setup.js";
+import { type AcpSessionModel, autopilotMeta, openingUpdates } from "./session-setup.js";
 import { UpdateMapper } from "./updates.js";
 
 /** What every session of one ACP connection shares. */
@@ -35,12 +35,6 @@ export interface AcpSessionContext {
   sendsUsage: () => boolean;
   /** Tools besides the built-in ones (tests, later MCP). */
   extraTools: readonly AnyTool[];
-}
-
-/** A session's model: its id, and how to reach it once that resolves (its key may be missing). */
-export interface AcpSessionModel {
-  id: string;
-  configuration?: ModelConfiguration;
 }
 
 /** How a session starts over ACP. */

@@ -4,17 +4,24 @@ import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
-import { PRODUCER_VERSION, type Session } from "../session/session.js";
+import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
-import { AcpSession, type AcpSessionContext, type AcpSessionModel } from "./acp-session.js";
+import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { authenticate, authMethods } from "./authentication.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
+import { initializeResponse, understandsUsageUpdates } from "./initialize.js";
 import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
-import { checkDirectory, openSession, repairMeta, sessionModel } from "./session-setup.js";
+import {
+  type AcpSessionModel,
+  checkDirectory,
+  openSession,
+  repairMeta,
+  sessionModel,
+} from "./session-setup.js";
 
 /** The former unstable model API (protocol PR #1325 replaced it with a `model` config option). */
 const SET_MODEL_METHOD = "session/set_model";
@@ -113,26 +120,7 @@ export class TurnloopAcpAgent {
   private initialize(params: acp.InitializeRequest): acp.InitializeResponse {
     this.offered = params.clientCapabilities;
     this.usageUpdates = understandsUsageUpdates(params);
-    return {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        // Images go to the model as image input where its API takes them (a note elsewhere);
-        // embedded resources become context text (image blobs, images).
-        promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        // stdio always; Streamable HTTP and the older HTTP+SSE through the MCP SDK's transports.
-        mcpCapabilities: { http: true, sse: true },
-        sessionCapabilities: {
-          list: {},
-          resume: {},
-          close: {},
-          delete: {},
-          additionalDirectories: {},
-        },
-      },
-      authMethods: authMethods(this.host),
-      agentInfo: { name: "turnloop", title: "turnloop", version: PRODUCER_VERSION },
-    };
+    return initializeResponse(authMethods(this.host));
   }
 
   /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
@@ -379,23 +367,6 @@ export class TurnloopAcpAgent {
  */
 function announceAfterAnswer(acpSession: AcpSession): void {
   setImmediate(() => acpSession.announceCommands());
-}
-
-/**
- * Whether a client knows `usage_update`, which became a stable `session/update` late: clients on
- * older SDKs (0.12's example client) reject each one as invalid params and log it. Both speak
- * protocol 1, so the sign is the rest of `initialize`: a `clientInfo` (sent by current clients:
- * Zed, acpx, the JetBrains plugin) or a client capability of the newer schema (`auth.terminal`,
- * `elicitation`, `session`; the SDK's parse fills in `auth: {terminal: false}` when absent).
- */
-function understandsUsageUpdates(params: acp.InitializeRequest): boolean {
-  const capabilities = params.clientCapabilities ?? {};
-  return (
-    params.clientInfo != null ||
-    capabilities.auth?.terminal === true ||
-    capabilities.elicitation != null ||
-    capabilities.session != null
-  );
 }
 
 function parseTooLarge(params: unknown): MessageTooLarge {

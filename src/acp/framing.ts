@@ -55,68 +55,83 @@ function boundedLines(
   limit: number,
   log: (line: string) => void,
 ): TransformStream<Uint8Array, Uint8Array> {
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  /** Set while skipping the rest of an oversized line: its first bytes and its length so far. */
-  let oversized: { head: Uint8Array; bytes: number } | undefined;
-
-  const endLine = (controller: TransformStreamDefaultController<Uint8Array>, tail: Uint8Array) => {
-    if (oversized !== undefined) {
-      controller.enqueue(
-        replacementLine(oversized.head, oversized.bytes + tail.length, limit, log),
-      );
-      oversized = undefined;
-      return;
-    }
-    pending.push(tail);
-    controller.enqueue(concat(pending, pendingBytes + tail.length));
-    controller.enqueue(Uint8Array.of(NEWLINE));
-    pending = [];
-    pendingBytes = 0;
-  };
-
-  const addToLine = (piece: Uint8Array) => {
-    if (oversized !== undefined) {
-      oversized.bytes += piece.length;
-      return;
-    }
-    if (pendingBytes + piece.length > limit) {
-      const all = concat([...pending, piece], pendingBytes + piece.length);
-      oversized = { head: all.slice(0, HEAD_BYTES), bytes: all.length };
-      pending = [];
-      pendingBytes = 0;
-      return;
-    }
-    pending.push(piece);
-    pendingBytes += piece.length;
-  };
-
+  const lines = new BoundedLines(limit, log);
   return new TransformStream({
-    transform(chunk, controller) {
-      let start = 0;
-      let newline = chunk.indexOf(NEWLINE, start);
-      while (newline !== -1) {
-        const tail = chunk.subarray(start, newline);
-        if (oversized === undefined && pendingBytes + tail.length > limit) {
-          addToLine(tail);
-          endLine(controller, new Uint8Array(0));
-        } else {
-          endLine(controller, tail);
-        }
-        start = newline + 1;
-        newline = chunk.indexOf(NEWLINE, start);
-      }
-      if (start < chunk.length) {
-        // Copied: the reader may reuse its buffer for the next chunk.
-        addToLine(chunk.slice(start));
-      }
-    },
-    flush(controller) {
-      if (oversized !== undefined || pendingBytes > 0) {
-        endLine(controller, new Uint8Array(0));
-      }
-    },
+    transform: (chunk, controller) => lines.transform(chunk, controller),
+    flush: (controller) => lines.flush(controller),
   });
+}
+
+type LineController = TransformStreamDefaultController<Uint8Array>;
+
+/** The line being read, and what {@link boundedLines} does at each newline. */
+class BoundedLines {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  /** Set while skipping the rest of an oversized line: its first bytes and its length so far. */
+  private oversized: { head: Uint8Array; bytes: number } | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  transform(chunk: Uint8Array, controller: LineController): void {
+    let start = 0;
+    let newline = chunk.indexOf(NEWLINE, start);
+    while (newline !== -1) {
+      const tail = chunk.subarray(start, newline);
+      if (this.oversized === undefined && this.pendingBytes + tail.length > this.limit) {
+        this.addToLine(tail);
+        this.endLine(controller, new Uint8Array(0));
+      } else {
+        this.endLine(controller, tail);
+      }
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      // Copied: the reader may reuse its buffer for the next chunk.
+      this.addToLine(chunk.slice(start));
+    }
+  }
+
+  flush(controller: LineController): void {
+    if (this.oversized !== undefined || this.pendingBytes > 0) {
+      this.endLine(controller, new Uint8Array(0));
+    }
+  }
+
+  private endLine(controller: LineController, tail: Uint8Array): void {
+    const oversized = this.oversized;
+    if (oversized !== undefined) {
+      const bytes = oversized.bytes + tail.length;
+      controller.enqueue(replacementLine(oversized.head, bytes, this.limit, this.log));
+      this.oversized = undefined;
+      return;
+    }
+    this.pending.push(tail);
+    controller.enqueue(concat(this.pending, this.pendingBytes + tail.length));
+    controller.enqueue(Uint8Array.of(NEWLINE));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  private addToLine(piece: Uint8Array): void {
+    if (this.oversized !== undefined) {
+      this.oversized.bytes += piece.length;
+      return;
+    }
+    if (this.pendingBytes + piece.length > this.limit) {
+      const all = concat([...this.pending, piece], this.pendingBytes + piece.length);
+      this.oversized = { head: all.slice(0, HEAD_BYTES), bytes: all.length };
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    this.pending.push(piece);
+    this.pendingBytes += piece.length;
+  }
 }
 
 function replacementLine(

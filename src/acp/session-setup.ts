@@ -3,14 +3,20 @@ import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
+import type { ModelConfiguration } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
-import type { AcpSessionModel } from "./acp-session.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
+
+/** A session's model: its id, and how to reach it once that resolves (its key may be missing). */
+export interface AcpSessionModel {
+  id: string;
+  configuration?: ModelConfiguration;
+}
 
 /** What `session/new`, `session/load` and `session/resume` check and open before a session runs. */
 

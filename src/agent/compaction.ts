@@ -90,19 +90,7 @@ export async function compactConversation(
     request.instructions === undefined || request.instructions.trim() === ""
       ? {}
       : { customInstructions: request.instructions.trim() };
-  const fail = (message: string, cancelled = false): CompactionResult => {
-    emit({
-      type: "session.compaction_complete",
-      data: {
-        success: false,
-        trigger,
-        preCompactionTokens: currentTokens,
-        error: message,
-        ...instructions,
-      },
-    });
-    return { ok: false, cancelled, message };
-  };
+  const { fail, succeed } = compactionEnd(emit, trigger, currentTokens, instructions);
   // A manual compaction keeps only the latest turn: the user asked for the room.
   const removed = splitPoint(history, window * KEPT_SHARE, trigger === "manual" ? 1 : Infinity);
   if (removed === 0) {
@@ -124,26 +112,53 @@ export async function compactConversation(
   const view = history.compactedView(removed, answer.summary);
   const postCompactionTokens =
     fixedTokens + view.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
-  const summaryContent = answer.summary;
-  emit({
-    type: "session.compaction_complete",
-    data: {
-      success: true,
-      trigger,
-      preCompactionTokens: currentTokens,
-      postCompactionTokens,
-      messagesRemoved: removed,
-      summaryContent,
-      ...instructions,
-    },
-  });
-  const preCompactionTokens = currentTokens;
+  return succeed(removed, postCompactionTokens, answer.summary);
+}
+
+/**
+ * How a compaction ends: `session.compaction_complete` (its failure with the `error` message, or
+ * its success with the tokens after it, the messages removed and the summary) and the
+ * {@link CompactionResult} returned. Token counts are estimates, in tokens.
+ */
+function compactionEnd(
+  emit: CompactionConversation["emit"],
+  trigger: CompactionTrigger,
+  preCompactionTokens: number,
+  instructions: { customInstructions?: string },
+) {
   return {
-    ok: true,
-    messagesRemoved: removed,
-    preCompactionTokens,
-    postCompactionTokens,
-    summaryContent,
+    fail(message: string, cancelled = false): CompactionResult {
+      emit({
+        type: "session.compaction_complete",
+        data: { success: false, trigger, preCompactionTokens, error: message, ...instructions },
+      });
+      return { ok: false, cancelled, message };
+    },
+    succeed(
+      messagesRemoved: number,
+      postCompactionTokens: number,
+      summaryContent: string,
+    ): CompactionResult {
+      emit({
+        type: "session.compaction_complete",
+        data: {
+          success: true,
+          trigger,
+          preCompactionTokens,
+          postCompactionTokens,
+          messagesRemoved,
+          summaryContent,
+          ...instructions,
+        },
+      });
+      return {
+        ok: true,
+        messagesRemoved,
+        preCompactionTokens,
+        postCompactionTokens,
+        summaryContent,
+      };
+    },
   };
 }
 
@@ -255,21 +270,7 @@ async function summarise(
   signal: AbortSignal,
   input: { transcript: string; summaryTokens: number; instructions?: string },
 ): Promise<SummaryAnswer> {
-  const focus =
-    input.instructions === undefined
-      ? ""
-      : `\n\nThe user asks the summary to: ${input.instructions}`;
-  const request: ModelRequest = {
-    system: COMPACTION_SYSTEM_PROMPT,
-    messages: [
-      {
-        role: "user",
-        content: `Summarise this conversation of a coding agent so far.${focus}\n\n<conversation>\n${input.transcript}\n</conversation>`,
-      },
-    ],
-    tools: [],
-    maxOutputTokens: input.summaryTokens,
-  };
+  const request = summaryRequest(input);
   let openTurnId: string | undefined;
   const filtered = (event: EventInput): void => {
     if (event.type === "assistant.turn_start") {
@@ -313,4 +314,27 @@ async function summarise(
         : { kind: "summary", summary };
     }
   }
+}
+
+/** The summary request: the transcript, the user's focus if any, at most `summaryTokens` out. */
+function summaryRequest(input: {
+  transcript: string;
+  summaryTokens: number;
+  instructions?: string;
+}): ModelRequest {
+  const focus =
+    input.instructions === undefined
+      ? ""
+      : `\n\nThe user asks the summary to: ${input.instructions}`;
+  return {
+    system: COMPACTION_SYSTEM_PROMPT,
+    messages: [
+      {
+        role: "user",
+        content: `Summarise this conversation of a coding agent so far.${focus}\n\n<conversation>\n${input.transcript}\n</conversation>`,
+      },
+    ],
+    tools: [],
+    maxOutputTokens: input.summaryTokens,
+  };
 }

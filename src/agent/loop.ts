@@ -156,18 +156,8 @@ async function runTurns(
       break;
     }
     const { reply, turnId } = turn;
-    const outcomes =
-      reply.toolCalls.length === 0
-        ? []
-        : await executeToolCalls(
-            toolContext(settings, tools, conversation, signal),
-            reply.toolCalls,
-            batchOptions(
-              reply,
-              guard,
-              compaction.fitResults(reply.toolCalls.length, settings.sessionDirectory),
-            ),
-          );
+    const run = { settings, tools, conversation, guard, compaction, signal };
+    const outcomes = await runToolCalls(reply, run);
     applyEffects(outcomes, emit, signal.aborted);
     // The turn holds its tools: it ends after their results, cancelled if they were.
     const status = reply.toolCalls.length > 0 && signal.aborted ? "cancelled" : "completed";
@@ -179,6 +169,30 @@ async function runTurns(
     next = decideNext(reply, outcomes, state, settings);
   }
   return conclude(emit, next, counters.nudges);
+}
+
+/** Runs the tool calls of `reply`, results fitted to the window; none when it asks for none. */
+async function runToolCalls(
+  reply: AssistantReply,
+  run: {
+    settings: AgentSettings;
+    tools: readonly AnyTool[];
+    conversation: Conversation;
+    guard: RepetitionGuard;
+    compaction: CompactionGuard;
+    signal: AbortSignal;
+  },
+): Promise<ToolCallOutcome[]> {
+  if (reply.toolCalls.length === 0) {
+    return [];
+  }
+  const { settings, compaction } = run;
+  const fitResult = compaction.fitResults(reply.toolCalls.length, settings.sessionDirectory);
+  return executeToolCalls(
+    toolContext(settings, run.tools, run.conversation, run.signal),
+    reply.toolCalls,
+    batchOptions(reply, run.guard, fitResult),
+  );
 }
 
 function userMessageData(prompt: {

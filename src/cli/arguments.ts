@@ -1,6 +1,13 @@
-import { parseArgs } from "node:util";
 import { errorMessage } from "../events/errors.js";
 import type { FaceOptions } from "../session/face-options.js";
+import { type ParsedValues, parseFlags, resumeWithoutId } from "./argument-flags.js";
+import {
+  COMMANDS,
+  commandHint,
+  MCP_COMMANDS,
+  unknownCommandMessage,
+  unknownOptionMessage,
+} from "./argument-suggestions.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -122,9 +129,9 @@ export class UsageError extends Error {}
  * @throws UsageError with a one-line explanation.
  */
 export function parseCommand(argv: readonly string[], cwd: string): Command {
-  let parsed: ReturnType<typeof parseWith>;
+  let parsed: ReturnType<typeof parseFlags>;
   try {
-    parsed = parseWith(withPromptFromStdin(argv));
+    parsed = parseFlags(withPromptFromStdin(argv));
   } catch (error) {
     throw new UsageError(unknownOptionMessage(error) ?? errorMessage(error));
   }
@@ -176,6 +183,17 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     }
     return interactiveCommand(values, positionals, cwd, pick);
   }
+  return promptCommand(values, values.prompt, positionals, cwd, pick);
+}
+
+/** `-p PROMPT`: one prompt, then exit. @throws UsageError for flags -p does not combine with. */
+function promptCommand(
+  values: ParsedValues,
+  prompt: string,
+  positionals: readonly string[],
+  cwd: string,
+  pick: boolean,
+): Command {
   if (positionals.length > 0) {
     throw new UsageError(
       unknownCommandMessage(positionals, "; the prompt is -p's one argument: quote it whole"),
@@ -197,7 +215,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     kind: "prompt",
     options: {
       ...faceOptions(values, cwd),
-      prompt: values.prompt,
+      prompt,
       ...(values.resume === undefined ? {} : { resume: values.resume }),
       continue: values.continue === true,
       outputFormat,
@@ -206,8 +224,6 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     },
   };
 }
-
-type ParsedValues = ReturnType<typeof parseWith>["values"];
 
 function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   return {
@@ -283,59 +299,6 @@ function serverTransport(values: ParsedValues): { stdio: true } | { port: number
   return { stdio: true };
 }
 
-const OPTIONS = {
-  prompt: { type: "string", short: "p" },
-  model: { type: "string", short: "m" },
-  "base-url": { type: "string" },
-  resume: { type: "string" },
-  continue: { type: "boolean" },
-  "max-turns": { type: "string" },
-  autopilot: { type: "boolean" },
-  "max-autopilot-continues": { type: "string" },
-  "allow-all-tools": { type: "boolean" },
-  "allow-tool": { type: "string", multiple: true },
-  "deny-tool": { type: "string", multiple: true },
-  "add-dir": { type: "string", multiple: true },
-  headless: { type: "boolean" },
-  // Flags the Copilot SDK passes to the CLI it starts; accepted so it can start turnloop.
-  "no-auto-update": { type: "boolean" },
-  "no-auto-login": { type: "boolean" },
-  remote: { type: "boolean" },
-  "log-level": { type: "string" },
-  "auth-token-env": { type: "string" },
-  "session-idle-timeout": { type: "string" },
-  // The Copilot CLI's name for --allow-all-tools; apps pass it in their connection args.
-  yolo: { type: "boolean" },
-  stdio: { type: "boolean" },
-  port: { type: "string" },
-  "output-format": { type: "string" },
-  cwd: { type: "string" },
-  "context-window": { type: "string" },
-  "no-instructions": { type: "boolean" },
-  "mcp-config": { type: "string", multiple: true },
-  quiet: { type: "boolean", short: "q" },
-  verbose: { type: "boolean" },
-  "append-system-prompt": { type: "string" },
-  "system-prompt-file": { type: "string" },
-  json: { type: "boolean" },
-  out: { type: "string" },
-  "no-open": { type: "boolean" },
-  format: { type: "string" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "v" },
-} as const;
-/**
- * `--resume` with no id (last, or before another flag): the interactive picker. Such an
- * occurrence is left out before parsing, since `--resume` otherwise takes a value.
- */
-function resumeWithoutId(argv: readonly string[]): boolean {
-  return argv.some(
-    (argument, index) =>
-      argument === "--resume" &&
-      (argv[index + 1] === undefined || argv[index + 1]?.startsWith("-")),
-  );
-}
-
 function interactiveCommand(
   values: ParsedValues,
   positionals: readonly string[],
@@ -353,22 +316,6 @@ function interactiveCommand(
       continue: values.continue === true,
     },
   };
-}
-
-function parseWith(argv: readonly string[]) {
-  const withoutBareResume = argv.filter(
-    (argument, index) =>
-      !(
-        argument === "--resume" &&
-        (argv[index + 1] === undefined || argv[index + 1]?.startsWith("-"))
-      ),
-  );
-  return parseArgs({
-    args: withoutBareResume,
-    allowPositionals: true,
-    strict: true,
-    options: OPTIONS,
-  });
 }
 
 function sessionsCommand(rest: readonly string[], values: ParsedValues): Command {
@@ -436,71 +383,4 @@ function withPromptFromStdin(argv: readonly string[]): string[] {
     const bare = next === undefined || (next.startsWith("-") && next !== "-");
     return (argument === "-p" || argument === "--prompt") && bare ? "--prompt=-" : argument;
   });
-}
-
-/** For an unknown flag: one line naming it and the closest valid flag, if one is close. */
-function unknownOptionMessage(error: unknown): string | undefined {
-  if ((error as NodeJS.ErrnoException).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    return undefined;
-  }
-  const match = /'(-{1,2}[^'=]+)/.exec(errorMessage(error));
-  const given = match?.[1];
-  if (given === undefined) {
-    return undefined;
-  }
-  const suggestion = closest(given.replace(/^-+/, ""), Object.keys(OPTIONS));
-  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
-  return `unknown option ${given}${hint} (see turnloop --help)`;
-}
-
-/** Commands and their subcommands, for suggestions after a typo. */
-const COMMANDS = ["acp", "serve", "config", "sessions", "mcp"];
-const MCP_COMMANDS = ["list", "trust"];
-
-/**
- * For positionals that are no command: a command given an extra word (`config x`) names that
- * word; else the word, and the closest command if one is close, or `fallback` (a hint that
- * starts with `; `).
- */
-function unknownCommandMessage(positionals: readonly string[], fallback: string): string {
-  const [first = "", second] = positionals;
-  if (COMMANDS.includes(first) && second !== undefined) {
-    return `${first} takes no argument "${second}"; see turnloop --help`;
-  }
-  const hint = commandHint(first, COMMANDS) || fallback;
-  return `unknown command "${first}"${hint} (see turnloop --help)`;
-}
-
-/** `; did you mean X?` for a mistyped (sub)command, or nothing when none is close. */
-function commandHint(given: string, known: readonly string[]): string {
-  const suggestion = closest(given, known);
-  return suggestion === undefined ? "" : `; did you mean ${suggestion}?`;
-}
-
-/** The known name `name` starts (3+ characters given), else the nearest spelling if close. */
-function closest(name: string, known: readonly string[]): string | undefined {
-  const nearest = known
-    .map((option) => ({ option, distance: editDistance(name, option) }))
-    .sort((left, right) => left.distance - right.distance)[0];
-  // A name cut short (`--allow-all`) names the one it starts; else the nearest spelling.
-  const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
-  const near =
-    nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 3))
-      ? nearest.option
-      : undefined;
-  return prefixed ?? near;
-}
-
-/** Levenshtein distance between two short strings. */
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= left.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= right.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
 }

@@ -1,7 +1,7 @@
 import { errorCode, errorMessage } from "../events/errors.js";
 import { openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
-import { resolveSessionId } from "../session/session-store.js";
+import { resolveSessionId, type SessionStore } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 import { renderConversation } from "./render.js";
 
@@ -22,24 +22,8 @@ export async function runSessionsCommand(
   const store = openSessionStore(home);
   try {
     switch (command.kind) {
-      case "sessions-list": {
-        const sessions = await store.list();
-        if (command.json) {
-          io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
-          return 0;
-        }
-        if (sessions.length === 0) {
-          io.stdout.write(`No sessions in ${home}.\n`);
-          return 0;
-        }
-        for (const session of sessions) {
-          const prompt = session.firstPrompt ?? session.problem ?? "";
-          io.stdout.write(
-            `${session.sessionId}  ${session.lastActivity}  ${session.turns} turn${session.turns === 1 ? "" : "s"}  ${session.cwd ?? "?"}\n    started ${session.startTime ?? "?"}  ${prompt}\n`,
-          );
-        }
-        return 0;
-      }
+      case "sessions-list":
+        return await listSessions(store, home, command.json, io.stdout);
       case "sessions-show": {
         const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
@@ -74,4 +58,29 @@ export async function runSessionsCommand(
     io.stderr.write(`turnloop: ${message}\n`);
     return 1;
   }
+}
+
+/** `sessions list`: every session of `home` in the store's order, as JSON or two lines each. */
+async function listSessions(
+  store: SessionStore,
+  home: string,
+  json: boolean,
+  stdout: NodeJS.WritableStream,
+): Promise<number> {
+  const sessions = await store.list();
+  if (json) {
+    stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) {
+    stdout.write(`No sessions in ${home}.\n`);
+    return 0;
+  }
+  for (const session of sessions) {
+    const prompt = session.firstPrompt ?? session.problem ?? "";
+    stdout.write(
+      `${session.sessionId}  ${session.lastActivity}  ${session.turns} turn${session.turns === 1 ? "" : "s"}  ${session.cwd ?? "?"}\n    started ${session.startTime ?? "?"}  ${prompt}\n`,
+    );
+  }
+  return 0;
 }

@@ -5,129 +5,55 @@
  * is a fold over these events; every face (CLI, ACP, SDK server) is a view of them. Event names and
  * the envelope (`id`, `timestamp`, `parentId`, `ephemeral`) follow the Copilot SDK's session events.
  *
- * This module has no dependencies, so every layer may import it.
+ * This module depends only on `event-parts.ts`, so every layer may import it.
  */
 
-/** JSON value as it appears on disk and on the wire. */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue };
-/** A JSON object. */
-export type JsonObject = { [key: string]: JsonValue };
+import type {
+  CompactionTrigger,
+  ErrorType,
+  FinishReason,
+  HookType,
+  JsonObject,
+  JsonValue,
+  PermissionDecision,
+  PermissionScope,
+  PlanEntry,
+  PromptImage,
+  ProviderMetadata,
+  ReasoningPart,
+  RepairNote,
+  StopReason,
+  ToolErrorCode,
+  ToolRequest,
+  TurnPurpose,
+  TurnStatus,
+  Usage,
+  UserMessageSource,
+} from "./event-parts.js";
 
-/**
- * Opaque provider data that must be sent back exactly as received on later requests (reasoning
- * signatures, encrypted reasoning, Responses API item ids), keyed by provider name as the AI SDK's
- * `providerMetadata` / `providerOptions` are.
- */
-export type ProviderMetadata = Record<string, JsonObject>;
-
-/** ACP v1 stop reasons (prompt-turn). Every prompt ends with exactly one of them, or an error. */
-export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
-
-/** Why a model stopped generating, normalised across providers (AI SDK finish reasons). */
-export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
-
-/**
- * Why a model call was made, on `assistant.turn_start`: absent for the agent loop's own requests,
- * otherwise the job of the call (a compaction summary, a session title).
- */
-export type TurnPurpose = "compaction" | "title";
-
-/**
- * How a turn ended. `error` is what earlier versions wrote for `failed`; it is read, never written.
- */
-export type TurnStatus = "completed" | "cancelled" | "failed" | "error";
-
-/** An image given with a prompt: base64 `data` of a `mimeType` image, and where it came from. */
-export interface PromptImage {
-  mimeType: string;
-  /** Base64, without a `data:` prefix. */
-  data: string;
-  /** Where the client took it from (a URI, e.g. `file:///…/shot.png`), when it said. */
-  uri?: string;
-}
-
-/** Where a user message came from. `autopilot` marks our own continuation nudge. */
-export type UserMessageSource = "user" | "autopilot" | "hook";
-
-/** Failure categories of a model call (case 17): what a client needs to decide what to do next. */
-export type ErrorType =
-  | "authentication"
-  | "invalid_request"
-  | "rate_limit"
-  | "overloaded"
-  | "server"
-  | "network"
-  | "stalled"
-  | "malformed_response"
-  | "configuration"
-  /** The request did not fit the model's context window (OpenAI's `context_length_exceeded`). */
-  | "context_length_exceeded"
-  | "internal"
-  /** Not a model failure: the session's `events.jsonl` could not be written (disk full, I/O). */
-  | "storage"
-  /** Reported by an SDK app (`session.log` with level `error`), not by a model call. */
-  | "app";
-
-/** One block of reasoning ("thinking") as the provider sent it. */
-export interface ReasoningPart {
-  text: string;
-  /** Signatures / encrypted content to replay verbatim (cases 22, 23). */
-  providerMetadata?: ProviderMetadata;
-}
-
-/** A tool call the model asked for, as recorded in `assistant.message`. */
-export interface ToolRequest {
-  toolCallId: string;
-  name: string;
-  /**
-   * Parsed arguments when they were a JSON object; `{}` when they were not (the raw text is then in
-   * `rawArguments` and `argumentsError` says what was wrong), so replaying the history is always valid.
-   */
-  arguments: JsonObject;
-  /** The argument text exactly as streamed, kept when it was not a valid JSON object (case 07, 13). */
-  rawArguments?: string;
-  /** Why the arguments could not be used: `truncated` (output limit) or `invalid_json`. */
-  argumentsError?: "truncated" | "invalid_json";
-  providerMetadata?: ProviderMetadata;
-}
-
-/** Token counts for one model request. A missing field means the provider did not report it (case 15). */
-export interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-}
-
-/** A line of damage found and skipped while reading `events.jsonl`. */
-export interface RepairNote {
-  /** 1-based line number in the file. */
-  line: number;
-  /** Byte offset of the line's start. */
-  offset: number;
-  /** Length in bytes of what was skipped or cut. */
-  length: number;
-  reason: "torn_tail" | "invalid_json" | "invalid_event";
-}
-
-/** One entry of the agent's plan (ACP `plan` update). */
-export interface PlanEntry {
-  content: string;
-  priority: "high" | "medium" | "low";
-  status: "pending" | "in_progress" | "completed";
-}
-
-/** Permission decisions recorded in `permission.completed`. */
-export type PermissionDecision = "allowed" | "denied" | "cancelled";
-/** How far a permission decision reaches. `session` holds for the rest of the session (and resume). */
-export type PermissionScope = "once" | "session";
+/** Every value type of the events, at the path all layers import. */
+export type {
+  CompactionTrigger,
+  ErrorType,
+  FinishReason,
+  HookType,
+  JsonObject,
+  JsonValue,
+  PermissionDecision,
+  PermissionScope,
+  PlanEntry,
+  PromptImage,
+  ProviderMetadata,
+  ReasoningPart,
+  RepairNote,
+  StopReason,
+  ToolErrorCode,
+  ToolRequest,
+  TurnPurpose,
+  TurnStatus,
+  Usage,
+  UserMessageSource,
+} from "./event-parts.js";
 
 /** Maps each event type to its `data`. The comment on each names what ends or answers it. */
 export interface SessionEventData {
@@ -417,35 +343,6 @@ export interface SessionEventData {
   /** A note for the timeline (an SDK app's `session.log`, level `info`; Copilot's fields). */
   "session.info": { infoType: string; message: string; url?: string; tip?: string };
 }
-
-/**
- * Hooks an SDK app can register (Copilot SDK `SessionHooks`, wire names of `hooks.invoke`).
- * The runtime calls them at fixed points; see `src/server/hooks.ts` for what each output does.
- */
-export type HookType =
-  | "preToolUse"
-  | "postToolUse"
-  | "postToolUseFailure"
-  | "userPromptSubmitted"
-  | "sessionStart"
-  | "sessionEnd"
-  | "agentStop"
-  | "errorOccurred";
-
-/** What started a compaction (Copilot's `CompactionTrigger`, the values turnloop uses). */
-export type CompactionTrigger = "threshold" | "context_limit_retry" | "manual" | "model_switch";
-
-/** Why a tool call failed, machine-readable. */
-export type ToolErrorCode =
-  | "unknown_tool"
-  | "invalid_arguments"
-  | "truncated_arguments"
-  | "denied"
-  | "rejected"
-  | "cancelled"
-  | "interrupted"
-  | "limit_reached"
-  | "failed";
 
 export type SessionEventType = keyof SessionEventData;
 

@@ -49,7 +49,7 @@ export class ReplyAssembler {
     );
   }
 
-  /** Records a part. Returns the text to show for deltas, so the caller can stream it. */
+  /** Records one part of the provider's stream; parts of other types are ignored. */
   add(part: LanguageModelV3StreamPart): void {
     switch (part.type) {
       case "text-delta":
@@ -62,18 +62,9 @@ export class ReplyAssembler {
         return;
       case "reasoning-start":
       case "reasoning-delta":
-      case "reasoning-end": {
-        const block = this.reasoning.get(part.id) ?? { text: "" };
-        if (part.type === "reasoning-delta") {
-          block.text += part.delta;
-        }
-        const metadata = mergeMetadata(block.providerMetadata, part.providerMetadata);
-        if (metadata !== undefined) {
-          block.providerMetadata = metadata;
-        }
-        this.reasoning.set(part.id, block);
+      case "reasoning-end":
+        this.addReasoning(part);
         return;
-      }
       case "tool-input-start":
         this.toolCalls.set(part.id, {
           toolCallId: part.id,
@@ -89,22 +80,9 @@ export class ReplyAssembler {
         }
         return;
       }
-      case "tool-call": {
-        const call: PendingToolCall = {
-          toolCallId: part.toolCallId,
-          name: part.toolName,
-          rawArguments: part.input,
-          complete: true,
-        };
-        const metadata = mergeMetadata(undefined, part.providerMetadata);
-        if (metadata !== undefined) {
-          call.providerMetadata = metadata;
-        }
-        // Delete first so the call takes its final position in the order calls completed.
-        this.toolCalls.delete(part.toolCallId);
-        this.toolCalls.set(part.toolCallId, call);
+      case "tool-call":
+        this.completeToolCall(part);
         return;
-      }
       case "finish":
         this.finish = part.finishReason;
         this.usage = part.usage;
@@ -112,6 +90,41 @@ export class ReplyAssembler {
       default:
         return;
     }
+  }
+
+  /** A reasoning block's start, text or end: its text and metadata, by block id. */
+  private addReasoning(
+    part: Extract<
+      LanguageModelV3StreamPart,
+      { type: "reasoning-start" | "reasoning-delta" | "reasoning-end" }
+    >,
+  ): void {
+    const block = this.reasoning.get(part.id) ?? { text: "" };
+    if (part.type === "reasoning-delta") {
+      block.text += part.delta;
+    }
+    const metadata = mergeMetadata(block.providerMetadata, part.providerMetadata);
+    if (metadata !== undefined) {
+      block.providerMetadata = metadata;
+    }
+    this.reasoning.set(part.id, block);
+  }
+
+  /** A tool call the provider completed: its final arguments and metadata. */
+  private completeToolCall(part: Extract<LanguageModelV3StreamPart, { type: "tool-call" }>): void {
+    const call: PendingToolCall = {
+      toolCallId: part.toolCallId,
+      name: part.toolName,
+      rawArguments: part.input,
+      complete: true,
+    };
+    const metadata = mergeMetadata(undefined, part.providerMetadata);
+    if (metadata !== undefined) {
+      call.providerMetadata = metadata;
+    }
+    // Delete first so the call takes its final position in the order calls completed.
+    this.toolCalls.delete(part.toolCallId);
+    this.toolCalls.set(part.toolCallId, call);
   }
 
   /** The reply so far. Calls the provider never completed count as cut off. */

@@ -11,6 +11,7 @@ export {
   defineTool,
   type StandardSchema,
   type Tool,
+  type ToolInvocation,
   type ToolSettings,
 } from "./tools.js";
 export * from "./types.js";

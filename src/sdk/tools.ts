@@ -5,7 +5,16 @@
 
 import type { JsonObject } from "../events/events.js";
 import type { ExternalToolResult, ToolDeclaration } from "../protocol/copilot.js";
-import type { ToolInvocation } from "./types.js";
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolInvocation {
+  sessionId: string;
+  toolCallId: string;
+  toolName: string;
+  arguments: JsonObject;
+  /** Aborted when the runtime no longer waits (the prompt was cancelled). */
+  signal: AbortSignal;
+}
 
 /**
  * A schema library's value as the Standard Schema v1 spec (standardschema.dev) describes it:

@@ -3,7 +3,7 @@
  * wire shapes come from `src/protocol/copilot.ts`, so the SDK and the server share one definition.
  */
 
-import type { HookType, JsonObject } from "../events/events.js";
+import type { HookType } from "../events/events.js";
 import type {
   Attachment,
   HookInputBase,
@@ -162,14 +162,4 @@ export interface MessageOptions {
   mode?: "enqueue" | "immediate";
   /** This prompt only. */
   agentMode?: SessionMode;
-}
-
-/** What a tool handler gets besides its arguments. */
-export interface ToolInvocation {
-  sessionId: string;
-  toolCallId: string;
-  toolName: string;
-  arguments: JsonObject;
-  /** Aborted when the runtime no longer waits (the prompt was cancelled). */
-  signal: AbortSignal;
 }

@@ -25,8 +25,9 @@ import {
 import { errorMessage } from "../events/errors.js";
 import { ErrorCode, type SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
+import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
-import type { ClientLink, ServerSession } from "./server-session.js";
+import type { ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
 
 /** JSON-RPC 2.0's "invalid request" code. */

@@ -69,6 +69,22 @@ export class PendingPermissions {
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
 
+  /**
+   * `gate`, recording each call in {@link calls} as it reaches the gate (after `preToolUse`), so
+   * that a question describes the arguments that would run.
+   */
+  recording(gate: Authorize, isExternal: (tool: AnyTool) => boolean): Authorize {
+    return (request) => {
+      this.calls.set(request.toolCall.toolCallId, {
+        tool: request.tool,
+        input: request.input,
+        arguments: request.toolCall.arguments,
+        external: isExternal(request.tool),
+      });
+      return gate(request);
+    };
+  }
+
   /** `event` with the wire-only fields Copilot SDK apps read (see `src/protocol/copilot.ts`). */
   wireEvent(event: SessionEvent, cwd: string): object {
     switch (event.type) {

@@ -20,7 +20,6 @@ import type {
   JsonObject,
   JsonValue,
   SessionEvent,
-  UserMessageSource,
 } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import {
@@ -37,37 +36,15 @@ import {
   type SessionAgentSettings,
 } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { type ClientLink, sendIdle } from "./client-link.js";
 import { PendingToolCalls } from "./external-tools.js";
-import { HOOK_TIMEOUT_MS, HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
+import { HOOK_TIMEOUT_MS, HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
-import { withAttachments } from "./prompt-text.js";
+import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 
-/** The connection a session's notifications and hook calls go to. */
-export interface ClientLink {
-  notify(method: string, params: object): void;
-  /** @throws when the connection closes, `signal` aborts or `timeoutMs` passes first. */
-  request(
-    method: string,
-    params: object,
-    signal?: AbortSignal,
-    timeoutMs?: number,
-  ): Promise<unknown>;
-}
-
-import {
-  askTransforms,
-  offeredTools,
-  requestProvider,
-  type SessionConfig,
-  systemPromptFor,
-} from "./session-settings.js";
-
-export type { SessionConfig } from "./session-settings.js";
-
-/** One `session.send`, waiting in the queue or running. */
-type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & { mode: SessionMode };
+import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 
 export class ServerSession {
   readonly id: string;
@@ -88,6 +65,7 @@ export class ServerSession {
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
+  private readonly sendContext: SendJobContext;
   private closed: Promise<void> | undefined;
 
   constructor(
@@ -109,6 +87,16 @@ export class ServerSession {
       invoke: (hookType, input, signal) => this.invokeHook(hookType, input, signal),
     });
     this.authorize = this.buildAuthorize();
+    this.sendContext = {
+      session,
+      hooks: this.hooks,
+      settingsFor: (job, signal) => this.settingsFor(job, signal),
+      takeStartSource: () => {
+        const source = this.startSource;
+        this.startSource = undefined;
+        return source;
+      },
+    };
     this.unsubscribe = session.subscribe((event) => this.forward(event));
   }
 
@@ -275,16 +263,8 @@ export class ServerSession {
       this.draining = undefined;
       const idle = this.heldIdle;
       this.heldIdle = undefined;
-      if (idle !== undefined) {
-        this.link?.notify(ServerToClient.sessionEvent, {
-          sessionId: this.id,
-          event: idleOnWire(idle),
-        });
-        this.link?.notify(ServerToClient.sessionLifecycle, {
-          type: "session.updated",
-          sessionId: this.id,
-          metadata: { startTime: this.session.start.startTime, modifiedTime: idle.timestamp },
-        });
+      if (idle !== undefined && this.link !== undefined) {
+        sendIdle(this.link, this.id, this.session.start.startTime, idle);
       }
     }
   }
@@ -293,46 +273,8 @@ export class ServerSession {
   private async runJob(job: Job): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
-    const { signal } = controller;
     try {
-      let text = await withAttachments(job.prompt, job.attachments, {
-        cwd: this.session.cwd,
-        sessionDirectory: this.session.directory,
-      });
-      const startSource = this.startSource;
-      this.startSource = undefined;
-      if (startSource !== undefined) {
-        const input = { source: startSource, initialPrompt: text };
-        text = await this.hooks.prompt("sessionStart", input, text, signal);
-      }
-      text = await this.hooks.prompt("userPromptSubmitted", { prompt: text }, text, signal);
-      let source: UserMessageSource = "user";
-      for (let blocks = 0; ; blocks++) {
-        const settings = await this.settingsFor(job, signal);
-        const outcome = await this.session.prompt(settings, text, { signal, source });
-        if ("error" in outcome) {
-          const input = { error: outcome.error.message, errorContext: "model_call" };
-          await this.hooks.call("errorOccurred", { ...input, recoverable: false });
-          return;
-        }
-        if (outcome.stopReason === "cancelled" || signal.aborted) {
-          return;
-        }
-        if (blocks >= MAX_AGENT_STOP_BLOCKS) {
-          return;
-        }
-        const input = {
-          stopReason: outcome.stopReason,
-          transcriptPath: this.session.transcriptPath,
-          stop_hook_active: blocks > 0,
-        };
-        const followUp = await this.hooks.agentStop(input, signal);
-        if (followUp === undefined || signal.aborted) {
-          return;
-        }
-        text = followUp;
-        source = "hook";
-      }
+      await runSendJob(this.sendContext, job, controller.signal);
     } catch (error) {
       // A bug or a closed log: tell the app (its sendAndWait ends) instead of going quiet.
       const message = `internal error: ${errorMessage(error)}`;
@@ -365,22 +307,16 @@ export class ServerSession {
       autopilot: job.mode === "autopilot",
       extraTools: this.externalTools,
     });
-    const overridden = new Set(this.externalTools.map((tool) => tool.name));
-    const tools = settings.tools.filter(
-      (tool) => !overridden.has(tool.name) || this.externalTools.includes(tool),
-    );
-    const transformed =
-      this.link === undefined
-        ? {}
-        : await askTransforms(this.link, this.id, settings.systemPrompt, this.config, signal);
-    return {
-      ...settings,
-      systemPrompt: systemPromptFor(settings.systemPrompt, this.config, job.mode, transformed),
-      tools: offeredTools(tools, this.config, job.mode).map((tool) => this.wrap(tool)),
+    return promptSettings(settings, {
+      sessionId: this.id,
+      config: this.config,
+      link: this.link,
+      mode: job.mode,
+      externalTools: this.externalTools,
+      wrap: (tool) => this.wrap(tool),
       authorize: this.authorize,
-      // As the Copilot CLI: once the user rejects a call, the model is not asked again.
-      endAfterRejection: true,
-    };
+      signal,
+    });
   }
 
   /** Tells the app that the prompts waiting behind the running one changed (ephemeral). */
@@ -409,22 +345,12 @@ export class ServerSession {
         (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
       ),
     });
-    // Recorded at the gate, after preToolUse: a question describes the arguments that would run.
-    const described =
-      (gate: Authorize): Authorize =>
-      (request) => {
-        this.permissions.calls.set(request.toolCall.toolCallId, {
-          tool: request.tool,
-          input: request.input,
-          arguments: request.toolCall.arguments,
-          external: this.externalTools.some((tool) => tool.name === request.tool.name),
-        });
-        return gate(request);
-      };
+    const isExternal = (tool: AnyTool) =>
+      this.externalTools.some((each) => each.name === tool.name);
     return this.hooks.authorize({
-      normal: described(gates.normal),
-      allowed: described(gates.allowed),
-      ask: described(gates.ask),
+      normal: this.permissions.recording(gates.normal, isExternal),
+      allowed: this.permissions.recording(gates.allowed, isExternal),
+      ask: this.permissions.recording(gates.ask, isExternal),
     });
   }
 
@@ -470,15 +396,4 @@ export class ServerSession {
       });
     }
   }
-}
-
-/**
- * `session.idle` as the Copilot SDK reads it: its `IdleData` is `{aborted?: boolean}`, "true when
- * the preceding agentic loop was cancelled via abort signal"; our `stopReason` stays beside it.
- */
-function idleOnWire(event: SessionEvent): SessionEvent {
-  if (event.type === "session.idle" && event.data.stopReason === "cancelled") {
-    return { ...event, data: { ...event.data, aborted: true } };
-  }
-  return event;
 }

@@ -21,7 +21,8 @@ import {
   resumeParams,
 } from "./params.js";
 import { chooseModel } from "./server-model.js";
-import { ServerSession, type SessionConfig } from "./server-session.js";
+import { ServerSession } from "./server-session.js";
+import type { SessionConfig } from "./session-settings.js";
 
 const BUILT_IN_NAMES = new Set([...builtinTools().map((tool) => tool.name), "task_complete"]);
 

@@ -5,9 +5,12 @@
  * queue and the wire.
  */
 
+import type { Authorize } from "../agent/tool-calls.js";
 import type { LlmEvent, ModelRequest, Provider } from "../llm/provider.js";
 import type { SessionMode } from "../protocol/copilot.js";
+import type { SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import type { ClientLink } from "./client-link.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
 
@@ -15,14 +18,7 @@ import { promptSections, systemPromptWith, transformedSections } from "./prompt-
 const TRANSFORM_TIMEOUT_MS = 30_000;
 
 /** The part of the app's connection the transform request needs. */
-interface Requester {
-  request(
-    method: string,
-    params: object,
-    signal?: AbortSignal,
-    timeoutMs?: number,
-  ): Promise<unknown>;
-}
+type Requester = Pick<ClientLink, "request">;
 
 /** What an app registered for a session in `session.create` / `session.resume`. */
 export type SessionConfig = Pick<
@@ -145,4 +141,48 @@ export async function askTransforms(
   } catch {
     return current;
   }
+}
+
+/** What one prompt of a server session adds to the host's agent settings. */
+export interface PromptSettingsRequest {
+  sessionId: string;
+  config: SessionConfig;
+  /** The app's connection; without one no system prompt transform is asked. */
+  link: Requester | undefined;
+  mode: SessionMode;
+  /** The app's custom tools; each hides a built-in tool of the same name. */
+  externalTools: readonly AnyTool[];
+  /** Wraps each offered tool (the app's `postToolUse` hooks). */
+  wrap: (tool: AnyTool) => AnyTool;
+  /** The permission path of the session (hooks first). */
+  authorize: Authorize;
+  signal: AbortSignal;
+}
+
+/**
+ * The settings of one prompt: the host's `settings`, with the app's tools over built-ins of the
+ * same name, the tools the app and the mode offer, the app's system message (transforms asked
+ * now) and the session's permission path.
+ */
+export async function promptSettings(
+  settings: SessionAgentSettings,
+  request: PromptSettingsRequest,
+): Promise<SessionAgentSettings> {
+  const { config, externalTools, link, mode } = request;
+  const overridden = new Set(externalTools.map((tool) => tool.name));
+  const tools = settings.tools.filter(
+    (tool) => !overridden.has(tool.name) || externalTools.includes(tool),
+  );
+  const transformed =
+    link === undefined
+      ? {}
+      : await askTransforms(link, request.sessionId, settings.systemPrompt, config, request.signal);
+  return {
+    ...settings,
+    systemPrompt: systemPromptFor(settings.systemPrompt, config, mode, transformed),
+    tools: offeredTools(tools, config, mode).map(request.wrap),
+    authorize: request.authorize,
+    // As the Copilot CLI: once the user rejects a call, the model is not asked again.
+    endAfterRejection: true,
+  };
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { ToolContext } from "./define-tool.js";
 import { findFiles } from "./gitignore.js";
-import type { GrepOptions } from "./grep.js";
+import type { GrepOptions } from "./grep-options.js";
 import { decodeFileBytes } from "./text-decoding.js";
 import { resolveToolPath, statIfExists } from "./tool-support.js";
 

@@ -22,7 +22,8 @@ export {
 export { type EditInput, editTool } from "./edit.js";
 export { writeFileAtomically } from "./file-writing.js";
 export { type GlobInput, globTool } from "./glob.js";
-export { type GrepOptions, grepTool, runGrep } from "./grep.js";
+export { grepTool, runGrep } from "./grep.js";
+export type { GrepOptions } from "./grep-options.js";
 export { type ImageData, readImage } from "./image-file.js";
 export { type DecodedFile, decodeFileBytes, type TextEncodingName } from "./text-decoding.js";
 export { type EncodedText, encodeFileText } from "./text-encoding.js";

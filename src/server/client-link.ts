@@ -1,0 +1,48 @@
+/**
+ * The app's connection as a server session sees it, and what the session sends over it at the end
+ * of a send (Copilot protocol v3: `session.event` with `session.idle`, then `session.lifecycle`).
+ */
+
+import type { SessionEvent } from "../events/events.js";
+import { ServerToClient } from "../protocol/copilot.js";
+
+/** The connection a session's notifications and hook calls go to. */
+export interface ClientLink {
+  notify(method: string, params: object): void;
+  /** @throws when the connection closes, `signal` aborts or `timeoutMs` passes first. */
+  request(
+    method: string,
+    params: object,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<unknown>;
+}
+
+/**
+ * Tells the app that the session is idle: the held `session.idle` (as the Copilot SDK reads it),
+ * then `session.lifecycle` `session.updated` with the session's start and modified times.
+ */
+export function sendIdle(
+  link: ClientLink,
+  sessionId: string,
+  startTime: string,
+  idle: SessionEvent,
+): void {
+  link.notify(ServerToClient.sessionEvent, { sessionId, event: idleOnWire(idle) });
+  link.notify(ServerToClient.sessionLifecycle, {
+    type: "session.updated",
+    sessionId,
+    metadata: { startTime, modifiedTime: idle.timestamp },
+  });
+}
+
+/**
+ * `session.idle` as the Copilot SDK reads it: its `IdleData` is `{aborted?: boolean}`, "true when
+ * the preceding agentic loop was cancelled via abort signal"; our `stopReason` stays beside it.
+ */
+function idleOnWire(event: SessionEvent): SessionEvent {
+  if (event.type === "session.idle" && event.data.stopReason === "cancelled") {
+    return { ...event, data: { ...event.data, aborted: true } };
+  }
+  return event;
+}

@@ -1,0 +1,77 @@
+/**
+ * One `session.send` of a server session: the app's prompt hooks (`sessionStart` before the first
+ * prompt after create or resume, `userPromptSubmitted`), the prompt itself, and the follow-ups an
+ * `agentStop` hook asks for (at most {@link MAX_AGENT_STOP_BLOCKS}). Copilot protocol v3 hooks.
+ */
+
+import type { UserMessageSource } from "../events/events.js";
+import type { SessionMode } from "../protocol/copilot.js";
+import type { Session, SessionAgentSettings } from "../session/session.js";
+import { type HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
+import type { SendParams } from "./params.js";
+import { withAttachments } from "./prompt-text.js";
+
+/** One `session.send`, waiting in the queue or running. */
+export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & {
+  mode: SessionMode;
+};
+
+/** What a send needs of its server session. */
+export interface SendJobContext {
+  session: Session;
+  hooks: HookRunner;
+  /** The agent settings of one prompt of `job` (model, tools, system prompt, gate). */
+  settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings>;
+  /** `sessionStart`'s source if this is the first prompt after create or resume; taken once. */
+  takeStartSource(): "new" | "resume" | undefined;
+}
+
+/**
+ * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A model error goes to the
+ * `errorOccurred` hook; a cancel ends the send.
+ * @throws what the session or attachments throw (a bug, a closed log).
+ */
+export async function runSendJob(
+  context: SendJobContext,
+  job: Job,
+  signal: AbortSignal,
+): Promise<void> {
+  const { session, hooks } = context;
+  let text = await withAttachments(job.prompt, job.attachments, {
+    cwd: session.cwd,
+    sessionDirectory: session.directory,
+  });
+  const startSource = context.takeStartSource();
+  if (startSource !== undefined) {
+    const input = { source: startSource, initialPrompt: text };
+    text = await hooks.prompt("sessionStart", input, text, signal);
+  }
+  text = await hooks.prompt("userPromptSubmitted", { prompt: text }, text, signal);
+  let source: UserMessageSource = "user";
+  for (let blocks = 0; ; blocks++) {
+    const settings = await context.settingsFor(job, signal);
+    const outcome = await session.prompt(settings, text, { signal, source });
+    if ("error" in outcome) {
+      const input = { error: outcome.error.message, errorContext: "model_call" };
+      await hooks.call("errorOccurred", { ...input, recoverable: false });
+      return;
+    }
+    if (outcome.stopReason === "cancelled" || signal.aborted) {
+      return;
+    }
+    if (blocks >= MAX_AGENT_STOP_BLOCKS) {
+      return;
+    }
+    const input = {
+      stopReason: outcome.stopReason,
+      transcriptPath: session.transcriptPath,
+      stop_hook_active: blocks > 0,
+    };
+    const followUp = await hooks.agentStop(input, signal);
+    if (followUp === undefined || signal.aborted) {
+      return;
+    }
+    text = followUp;
+    source = "hook";
+  }
+}
