@@ -1,4 +1,5 @@
 import type { CompactionTrigger } from "../events/events.js";
+import type { SecretValue } from "../events/secrets.js";
 import type { ProviderFailure, ToolSpecification } from "../llm/provider.js";
 import {
   type CompactionConversation,
@@ -60,13 +61,14 @@ export class CompactionGuard {
    * Fits the results of the calls of the latest assistant message to the per-turn budget
    * (result-budget.ts), before they are recorded.
    */
-  fitResults(calls: number, sessionDirectory: string): FitResult {
+  fitResults(calls: number, sessionDirectory: string, secrets: readonly SecretValue[]): FitResult {
     return turnResultBudget({
       window: windowOf(this.settings),
       fixedTokens: this.fixedTokens(),
       history: this.conversation.history,
       calls,
       sessionDirectory,
+      secrets,
     });
   }
 

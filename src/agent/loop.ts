@@ -187,7 +187,11 @@ async function runToolCalls(
     return [];
   }
   const { settings, compaction } = run;
-  const fitResult = compaction.fitResults(reply.toolCalls.length, settings.sessionDirectory);
+  const fitResult = compaction.fitResults(
+    reply.toolCalls.length,
+    settings.sessionDirectory,
+    settings.secrets,
+  );
   return executeToolCalls(
     toolContext(settings, run.tools, run.conversation, run.signal),
     reply.toolCalls,

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../events/errors.js";
+import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 import type { HistoryMessage } from "../llm/provider.js";
 import type { History } from "./history.js";
 import { estimateMessageTokens } from "./token-estimate.js";
@@ -31,6 +32,8 @@ export interface TurnBudgetInput {
   calls: number;
   /** Where full results are saved: `<sessionDirectory>/tool-results/<toolCallId>.txt`. */
   sessionDirectory: string;
+  /** Values replaced by `[redacted:NAME]` in the saved files (the session host's secrets). */
+  secrets: readonly SecretValue[];
 }
 
 /** Rewrites one outcome to fit its share of the turn's budget (see {@link turnResultBudget}). */
@@ -69,7 +72,7 @@ export function turnResultBudget(input: TurnBudgetInput): FitResult {
       "tool-results",
       `${safeFileName(outcome.toolCall.toolCallId)}.txt`,
     );
-    const where = await save(savePath, outcome.content);
+    const where = await save(savePath, outcome.content, input.secrets);
     return { ...outcome, content: cutResult(outcome.content, share, where) };
   };
 }
@@ -86,10 +89,17 @@ export function cutResult(text: string, characters: number, where: string): stri
   return `${head}\n[… ${omitted} bytes omitted; ${where}]\n${tail}`;
 }
 
-async function save(path: string, content: string): Promise<string> {
+/** Writes `content` with its secrets redacted, as every file under the session folder is. */
+async function save(
+  path: string,
+  content: string,
+  secrets: readonly SecretValue[],
+): Promise<string> {
+  const redactor = new SecretStreamRedactor(secrets);
+  const bytes = Buffer.concat([redactor.push(Buffer.from(content, "utf8")), redactor.end()]);
   try {
     await mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
-    await writeFile(path, content, { mode: 0o600 });
+    await writeFile(path, bytes, { mode: 0o600 });
     return `full output saved to ${path}`;
   } catch (error) {
     return `the full output could not be saved: ${errorMessage(error)}`;

@@ -2,8 +2,9 @@
  * Which values are secrets, for every file turnloop writes (issue 11): `events.jsonl` (see
  * `session/secrets.ts`), saved full outputs of commands (`tools/command-output.ts`), and any file
  * added later (compaction summaries go to `events.jsonl`; MCP results cut for length are saved
- * through {@link SecretStreamRedactor} in `tools/mcp/tools.ts`; a new file under the session
- * folder must be written through it or the line redactor).
+ * through {@link SecretStreamRedactor} in `tools/mcp/tools.ts`, and so are tool results cut to a
+ * turn's share of the window in `agent/result-budget.ts`; a new file under the session folder
+ * must be written through it or the line redactor).
  */
 
 /** Environment variables whose values are secrets: API keys, tokens, passwords. */

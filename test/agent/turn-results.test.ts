@@ -132,4 +132,22 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
       ]),
     ).toEqual([["threshold", true]]);
   });
+
+  test("a cut result's saved file has the session's secrets redacted, like every file under the session folder", async () => {
+    harness = await start(32_000, 32_000);
+    const secret = "budget-secret-value-0123456789";
+    harness.settings.secrets = [{ name: "BUDGET_API_TOKEN", value: secret }];
+    const first = join(harness.cwd, "file-1.txt");
+    const body = await readFile(first, "utf8");
+    const middle = Math.floor(body.length / 2);
+    await writeFile(first, `${body.slice(0, middle)}token=${secret}\n${body.slice(middle)}`);
+    expect(await harness.prompt("read all forty files")).toEqual({ stopReason: "end_turn" });
+    const saved = await readFile(
+      join(harness.session.directory, "tool-results", "call-1.txt"),
+      "utf8",
+    );
+    expect(saved).not.toContain(secret);
+    expect(saved).toContain("token=[redacted:BUDGET_API_TOKEN]\n");
+    expect(saved.replace("token=[redacted:BUDGET_API_TOKEN]\n", "")).toBe(body);
+  });
 });
