@@ -1,204 +1,200 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { runCli } from "../support/cli.js";
+import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { stdioEntry } from "../support/mcp/servers.js";
 import {
-  createFixture,
   INPUT_BOX,
-  type InteractiveFixture,
+  interactiveTest,
+  pastSession,
   printedSessionId,
 } from "./interactive-support.js";
 
-let fixture: InteractiveFixture;
-
-beforeEach(async () => {
-  fixture = await createFixture();
-});
-
-afterEach(async () => {
-  await fixture.close();
-});
-
-/** Runs one `-p` prompt to leave a session on disk; returns its id. */
-async function pastSession(prompt: string, answer: string): Promise<string> {
-  fixture.server.enqueue({ text: answer });
-  const result = await runCli(["-p", prompt], {
-    cwd: fixture.repository,
-    env: fixture.environment(),
-  });
-  expect(result.code).toBe(0);
-  return printedSessionId(result.stderr);
-}
-
 describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", () => {
-  test("slash commands of each kind: text (/help, /usage, /sessions), settings (/model, /mode), session (/new), Tab completion, an unknown one", async () => {
-    fixture.server.enqueue({ text: "Hello there.", usage: { input: 1200, output: 34 } });
-    const terminal = fixture.open([], { rows: 40 });
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("/help");
-    let screen = await terminal.waitFor(/\/exit\s+Close the session and quit/);
-    expect(screen).toMatch(/\/model \[provider:model\]\s+Show the model/);
-    expect(screen).toMatch(/\/mode \[ask \| auto \| autopilot\]/);
+  interactiveTest(
+    "slash commands of each kind: text (/help, /usage, /sessions), settings (/model, /mode), session (/new), Tab completion, an unknown one",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: "Hello there.", usage: { input: 1200, output: 34 } });
+      const terminal = fixture.open([], { rows: 40 });
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("/help");
+      let screen = await terminal.waitFor(/\/exit\s+Close the session and quit/);
+      expect(screen).toMatch(/\/model \[provider:model\]\s+Show the model/);
+      expect(screen).toMatch(/\/mode \[ask \| auto \| autopilot\]/);
 
-    terminal.type("hi");
-    await terminal.waitFor(/Hello there\./);
-    terminal.type("/usage");
-    screen = await terminal.waitFor(/output tokens:\s+34/);
-    expect(screen).toMatch(/model requests: 1/);
-    expect(screen).toMatch(/input tokens:\s+1200/);
+      terminal.type("hi");
+      await terminal.waitFor(/Hello there\./);
+      terminal.type("/usage");
+      screen = await terminal.waitFor(/output tokens:\s+34/);
+      expect(screen).toMatch(/model requests: 1/);
+      expect(screen).toMatch(/input tokens:\s+1200/);
 
-    terminal.type("/mode auto");
-    await terminal.waitFor(/mode: auto \(every tool runs without asking\)/);
-    await terminal.waitFor(/fake-model · auto · /);
-    terminal.type("/mode sideways");
-    await terminal.waitFor(/unknown mode "sideways"/);
-    terminal.type("/model openai-compatible:other-model");
-    await terminal.waitFor(/other-model · auto · /);
-    terminal.type("/model nonsense");
-    await terminal.waitFor(/nonsense/);
+      terminal.type("/mode auto");
+      await terminal.waitFor(/mode: auto \(every tool runs without asking\)/);
+      await terminal.waitFor(/fake-model · auto · /);
+      terminal.type("/mode sideways");
+      await terminal.waitFor(/unknown mode "sideways"/);
+      terminal.type("/model openai-compatible:other-model");
+      await terminal.waitFor(/other-model · auto · /);
+      terminal.type("/model nonsense");
+      await terminal.waitFor(/nonsense/);
 
-    // Tab completes a command name.
-    terminal.write("/ses");
-    terminal.key("Tab");
-    await terminal.waitFor(/\/sessions/);
-    terminal.key("Enter");
-    await terminal.waitFor(/\* [0-9a-f]{8} +just now +hi/);
+      // Tab completes a command name.
+      terminal.write("/ses");
+      terminal.key("Tab");
+      await terminal.waitFor(/\/sessions/);
+      terminal.key("Enter");
+      await terminal.waitFor(/\* [0-9a-f]{8} +just now +hi/);
 
-    terminal.type("/mcp");
-    await terminal.waitFor(/no MCP servers/);
+      terminal.type("/mcp");
+      await terminal.waitFor(/no MCP servers/);
 
-    terminal.type("/frobnicate");
-    await terminal.waitFor(/unknown command \/frobnicate; \/help lists them/);
+      terminal.type("/frobnicate");
+      await terminal.waitFor(/unknown command \/frobnicate; \/help lists them/);
 
-    terminal.type("/new");
-    screen = await terminal.waitFor(/new session [0-9a-f-]{36}/);
-    const newId = /new session ([0-9a-f-]{36})/.exec(screen)?.[1];
-    expect(screen).not.toMatch(/Hello there\./);
-    terminal.type("/exit");
-    expect((await terminal.exited()).code).toBe(0);
-    expect(printedSessionId(terminal.screen(500))).toBe(newId);
-  });
+      terminal.type("/new");
+      screen = await terminal.waitFor(/new session [0-9a-f-]{36}/);
+      const newId = /new session ([0-9a-f-]{36})/.exec(screen)?.[1];
+      expect(screen).not.toMatch(/Hello there\./);
+      terminal.type("/exit");
+      expect((await terminal.exited()).code).toBe(0);
+      expect(printedSessionId(terminal.screen(500))).toBe(newId);
+    },
+  );
 
-  test("MCP servers of --mcp-config start with the session: /mcp lists them, their tools are offered", async () => {
-    const config = join(fixture.repository, "servers.json");
-    await writeFile(config, JSON.stringify({ mcpServers: { t: stdioEntry() } }));
-    fixture.server.enqueue({ text: "Seen the tools." });
-    // The bounded start-up wait is tested in test/tools/mcp.test.ts; here a loaded machine must not
-    // let the prompt go ahead before the server is up, so the wait is long.
-    const terminal = fixture.open(["--mcp-config", config], {
-      env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "60000" },
-    });
-    await terminal.waitFor(INPUT_BOX);
-    // A prompt waits for the servers to start (bounded); then /mcp shows the server connected.
-    terminal.type("which tools?");
-    await terminal.waitFor(/Seen the tools\./);
-    terminal.type("/mcp");
-    await terminal.waitFor(/t \(stdio\): connected, \d+ tools?/);
-    const body = fixture.server.requests[0]?.body as {
-      tools?: Array<{ function: { name: string } }>;
-    };
-    expect((body.tools ?? []).map((tool) => tool.function.name)).toContain("t__echo");
-    terminal.type("/exit");
-    expect((await terminal.exited()).code).toBe(0);
-  });
+  interactiveTest(
+    "MCP servers of --mcp-config start with the session: /mcp lists them, their tools are offered",
+    async ({ fixture }) => {
+      const config = join(fixture.repository, "servers.json");
+      await writeFile(config, JSON.stringify({ mcpServers: { t: stdioEntry() } }));
+      fixture.server.enqueue({ text: "Seen the tools." });
+      // The bounded start-up wait is tested in test/tools/mcp.test.ts; here a loaded machine must not
+      // let the prompt go ahead before the server is up, so the wait is long.
+      const terminal = fixture.open(["--mcp-config", config], {
+        env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "60000" },
+      });
+      await terminal.waitFor(INPUT_BOX);
+      // A prompt waits for the servers to start (bounded); then /mcp shows the server connected.
+      terminal.type("which tools?");
+      await terminal.waitFor(/Seen the tools\./);
+      terminal.type("/mcp");
+      await terminal.waitFor(/t \(stdio\): connected, \d+ tools?/);
+      const body = fixture.server.requests[0]?.body as {
+        tools?: Array<{ function: { name: string } }>;
+      };
+      expect((body.tools ?? []).map((tool) => tool.function.name)).toContain("t__echo");
+      terminal.type("/exit");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
 
-  test("/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said", async () => {
-    fixture.server.enqueue({ text: "one" });
-    const terminal = fixture.open([], { rows: 40 });
-    await terminal.waitFor(INPUT_BOX);
-    // One exchange leaves nothing older than the recent turns: the compaction removes nothing.
-    terminal.type("/compact");
-    await terminal.waitFor(/nothing was compacted: /);
-    terminal.type("first");
-    await terminal.waitFor(/\bone\b/);
-    await terminal.idle();
-    fixture.server.enqueue({ text: "two" });
-    terminal.type("second");
-    await terminal.waitFor(/\btwo\b/);
-    await terminal.idle();
-    fixture.server.enqueue({ text: "Task: count." });
-    terminal.type("/compact keep the numbers");
-    await terminal.waitFor(/compacted the conversation \(manual\): \d+ → \d+ tokens/);
-    expect(JSON.stringify(fixture.server.requests.at(-1)?.body)).toContain("keep the numbers");
-    await terminal.idle();
-    terminal.type("/exit");
-    expect((await terminal.exited()).code).toBe(0);
-    const sessionId = printedSessionId(terminal.screen(500));
-    expect(await fixture.eventTypes(sessionId)).toContain("session.compaction_complete");
-  });
+  interactiveTest(
+    "/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: "one" });
+      const terminal = fixture.open([], { rows: 40 });
+      await terminal.waitFor(INPUT_BOX);
+      // One exchange leaves nothing older than the recent turns: the compaction removes nothing.
+      terminal.type("/compact");
+      await terminal.waitFor(/nothing was compacted: /);
+      terminal.type("first");
+      await terminal.waitFor(/\bone\b/);
+      await terminal.idle();
+      fixture.server.enqueue({ text: "two" });
+      terminal.type("second");
+      await terminal.waitFor(/\btwo\b/);
+      await terminal.idle();
+      fixture.server.enqueue({ text: "Task: count." });
+      terminal.type("/compact keep the numbers");
+      await terminal.waitFor(/compacted the conversation \(manual\): \d+ → \d+ tokens/);
+      expect(JSON.stringify(fixture.server.requests.at(-1)?.body)).toContain("keep the numbers");
+      await terminal.idle();
+      terminal.type("/exit");
+      expect((await terminal.exited()).code).toBe(0);
+      const sessionId = printedSessionId(terminal.screen(500));
+      expect(await fixture.eventTypes(sessionId)).toContain("session.compaction_complete");
+    },
+  );
 
-  test("--resume opens a picker of this folder's sessions (first prompt, age) and shows the chosen one's history; --continue takes the newest", async () => {
-    await pastSession("first question about apples", "Apples are red.");
-    const second = await pastSession("second question about pears", "Pears are green.");
-    const terminal = fixture.open(["--resume"]);
-    let screen = await terminal.waitFor(/Resume a session of this folder/);
-    expect(screen).toMatch(/second question about pears\s+just now/);
-    expect(screen).toMatch(/first question about apples/);
-    // Newest first: the second session is highlighted; Down picks the first.
-    terminal.key("Down", "Enter");
-    screen = await terminal.waitFor(/Apples are red\./);
-    expect(screen).toMatch(/› first question about apples/);
-    expect(screen).not.toMatch(/Pears/);
-    fixture.server.enqueue({ text: "Still red." });
-    terminal.type("and now?");
-    await terminal.waitFor(/Still red\./);
-    // The model saw the resumed history.
-    expect(JSON.stringify(fixture.server.requests.at(-1)?.body)).toContain("Apples are red.");
-    terminal.type("/resume");
-    await terminal.waitFor(/Resume a session/);
-    terminal.key("Enter");
-    await terminal.waitFor(/Pears are green\./);
-    terminal.type("/exit");
-    await terminal.exited();
-    expect(printedSessionId(terminal.screen(500))).toBe(second);
+  interactiveTest(
+    "--resume opens a picker of this folder's sessions (first prompt, age) and shows the chosen one's history; --continue takes the newest",
+    async ({ fixture }) => {
+      await pastSession(fixture, "first question about apples", "Apples are red.");
+      const second = await pastSession(fixture, "second question about pears", "Pears are green.");
+      const terminal = fixture.open(["--resume"]);
+      let screen = await terminal.waitFor(/Resume a session of this folder/);
+      expect(screen).toMatch(/second question about pears\s+just now/);
+      expect(screen).toMatch(/first question about apples/);
+      // Newest first: the second session is highlighted; Down picks the first.
+      terminal.key("Down", "Enter");
+      screen = await terminal.waitFor(/Apples are red\./);
+      expect(screen).toMatch(/› first question about apples/);
+      expect(screen).not.toMatch(/Pears/);
+      fixture.server.enqueue({ text: "Still red." });
+      terminal.type("and now?");
+      await terminal.waitFor(/Still red\./);
+      // The model saw the resumed history.
+      expect(JSON.stringify(fixture.server.requests.at(-1)?.body)).toContain("Apples are red.");
+      terminal.type("/resume");
+      await terminal.waitFor(/Resume a session/);
+      terminal.key("Enter");
+      await terminal.waitFor(/Pears are green\./);
+      terminal.type("/exit");
+      await terminal.exited();
+      expect(printedSessionId(terminal.screen(500))).toBe(second);
 
-    const continued = fixture.open(["--continue"]);
-    await continued.waitFor(/Pears are green\./);
-    continued.key("C-d");
-    expect((await continued.exited()).code).toBe(0);
-  });
+      const continued = fixture.open(["--continue"]);
+      await continued.waitFor(/Pears are green\./);
+      continued.key("C-d");
+      expect((await continued.exited()).code).toBe(0);
+    },
+  );
 
-  test("exit codes: 64 without a model, 1 when the session is open elsewhere, 0 for Ctrl-D, /exit and Ctrl-C twice", async () => {
-    const noModel = fixture.open([], { env: { TURNLOOP_MODEL: "" } });
-    const { code } = await noModel.exited();
-    expect(code).toBe(64);
-    expect(noModel.screen(500)).toMatch(/no model configured/);
+  interactiveTest(
+    "exit codes: 64 without a model, 1 when the session is open elsewhere, 0 for Ctrl-D, /exit and Ctrl-C twice",
+    async ({ fixture }) => {
+      const noModel = fixture.open([], { env: { TURNLOOP_MODEL: "" } });
+      const { code } = await noModel.exited();
+      expect(code).toBe(64);
+      expect(noModel.screen(500)).toMatch(/no model configured/);
 
-    const first = fixture.open();
-    await first.waitFor(INPUT_BOX);
-    first.key("C-d");
-    await first.exited();
-    const sessionId = printedSessionId(first.screen(500));
-    const holder = fixture.open(["--resume", sessionId.slice(0, 8)]);
-    await holder.waitFor(INPUT_BOX);
-    const second = fixture.open(["--resume", sessionId]);
-    expect((await second.exited()).code).toBe(1);
-    expect(second.screen(500)).toMatch(/open|lock/i);
-    holder.key("C-c");
-    await holder.waitFor(/press Ctrl-C again to exit/);
-    holder.key("C-c");
-    expect((await holder.exited()).code).toBe(0);
-  });
+      const first = fixture.open();
+      await first.waitFor(INPUT_BOX);
+      first.key("C-d");
+      await first.exited();
+      const sessionId = printedSessionId(first.screen(500));
+      const holder = fixture.open(["--resume", sessionId.slice(0, 8)]);
+      await holder.waitFor(INPUT_BOX);
+      const second = fixture.open(["--resume", sessionId]);
+      expect((await second.exited()).code).toBe(1);
+      expect(second.screen(500)).toMatch(/open|lock/i);
+      holder.key("C-c");
+      await holder.waitFor(/press Ctrl-C again to exit/);
+      holder.key("C-c");
+      expect((await holder.exited()).code).toBe(0);
+    },
+  );
 
-  test("the terminal is given back after a kill: raw mode off, echo on, cursor shown", async () => {
-    fixture.server.enqueue({
-      text: ["Working", ...Array.from({ length: 200 }, () => " …")],
-      delayMs: 100,
-    });
-    const terminal = fixture.open();
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("go");
-    await terminal.waitFor(/Working/);
-    process.kill(terminal.cliPid(), "SIGTERM");
-    const { code, stty } = await terminal.exited();
-    expect(code).toBe(143);
-    expect(stty).toMatch(/(^| )icanon( |$)/);
-    expect(stty).toMatch(/(^| )echo( |$)/);
-    expect(terminal.cursorVisible()).toBe(true);
-    const sessionId = printedSessionId(terminal.screen(500));
-    // The prompt was cancelled cleanly, not cut off mid-turn.
-    expect(await fixture.eventTypes(sessionId)).toContain("abort");
-  });
+  interactiveTest(
+    "the terminal is given back after a kill: raw mode off, echo on, cursor shown",
+    async ({ fixture }) => {
+      fixture.server.enqueue({
+        text: ["Working", ...Array.from({ length: 200 }, () => " …")],
+        delayMs: 100,
+      });
+      const terminal = fixture.open();
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("go");
+      await terminal.waitFor(/Working/);
+      process.kill(terminal.cliPid(), "SIGTERM");
+      const { code, stty } = await terminal.exited();
+      expect(code).toBe(143);
+      expect(stty).toMatch(/(^| )icanon( |$)/);
+      expect(stty).toMatch(/(^| )echo( |$)/);
+      expect(terminal.cursorVisible()).toBe(true);
+      const sessionId = printedSessionId(terminal.screen(500));
+      // The prompt was cancelled cleanly, not cut off mid-turn.
+      expect(await fixture.eventTypes(sessionId)).toContain("abort");
+    },
+  );
 });

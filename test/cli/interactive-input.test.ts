@@ -1,151 +1,152 @@
 import { execFileSync } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import {
-  createFixture,
-  INPUT_BOX,
-  type InteractiveFixture,
-  printedSessionId,
-} from "./interactive-support.js";
-
-let fixture: InteractiveFixture;
-
-beforeEach(async () => {
-  fixture = await createFixture();
-});
-
-afterEach(async () => {
-  await fixture.close();
-});
+import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () => {
-  test("a first prompt on the command line, Ctrl-J for a newline, a large paste kept as one block, ↑ recalls inputs of earlier sessions", async () => {
-    fixture.server.enqueue({ text: "One." }, { text: "Two." }, { text: "Three." });
-    const terminal = fixture.open(["say one"]);
-    await terminal.waitFor(/One\./);
-    terminal.write("line one");
-    terminal.key("C-j");
-    terminal.write("line two");
-    await terminal.waitFor(/line one\s*\n.*line two/);
-    terminal.key("Enter");
-    await terminal.waitFor(/Two\./);
-    expect(fixture.lastMessage(1)).toBe("line one\nline two");
+  interactiveTest(
+    "a first prompt on the command line, Ctrl-J for a newline, a large paste kept as one block, ↑ recalls inputs of earlier sessions",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: "One." }, { text: "Two." }, { text: "Three." });
+      const terminal = fixture.open(["say one"]);
+      await terminal.waitFor(/One\./);
+      terminal.write("line one");
+      terminal.key("C-j");
+      terminal.write("line two");
+      await terminal.waitFor(/line one\s*\n.*line two/);
+      terminal.key("Enter");
+      await terminal.waitFor(/Two\./);
+      expect(fixture.lastMessage(1)).toBe("line one\nline two");
 
-    const pasted = Array.from({ length: 40 }, (_, index) => `pasted line ${index + 1}`).join("\n");
-    terminal.paste(pasted);
-    await terminal.waitFor(/\[paste #1 \+40 lines\]/);
-    terminal.key("Enter");
-    await terminal.waitFor(/Three\./);
-    expect(fixture.lastMessage(2)).toBe(pasted);
-    terminal.key("C-d");
-    await terminal.exited();
-
-    const next = fixture.open();
-    await next.waitFor(INPUT_BOX);
-    next.key("Up");
-    await next.waitFor(/pasted line 40/);
-    next.key("C-c");
-    next.key("C-d");
-    expect((await next.exited()).code).toBe(0);
-  });
-
-  test("@path attaches a file to the prompt; !command shows its output and offers it to the model with the next prompt", async () => {
-    fixture.server.enqueue({ text: "Tuesday, says the file." }, { text: "Saw the output." });
-    // The !command runs in the session's command environment: no key, pagers off.
-    const terminal = fixture.open([], { env: { TURNLOOP_API_KEY: "tl-secret-key-0000" } });
-    await terminal.waitFor(INPUT_BOX);
-    terminal.write("what does @note");
-    terminal.key("Tab");
-    await terminal.waitFor(/@notes\.md/);
-    terminal.type("say?");
-    await terminal.waitFor(/Tuesday, says the file\./);
-    expect(terminal.screen()).toMatch(/attached notes\.md/);
-    const first = fixture.lastMessage(0);
-    expect(first).toMatch(/^what does @notes\.md say\?/);
-    expect(first).toContain(
-      "Attached file notes.md:\n```\n# notes\nThe launch is on Tuesday.\n```",
-    );
-
-    terminal.type('!echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3');
-    const screen = await terminal.waitFor(/exit 3 · the output goes to the model/);
-    expect(screen).toMatch(
-      /\$ echo shell-said-hello "\[\$TURNLOOP_API_KEY\]" "\$PAGER"; exit 3\s*\nshell-said-hello \[\] cat\s*\n/,
-    );
-    // No model request for a shell command.
-    expect(fixture.server.requests).toHaveLength(1);
-    terminal.type("did you see it?");
-    await terminal.waitFor(/Saw the output\./);
-    const second = fixture.lastMessage(1);
-    expect(second).toContain(
-      'The user ran `echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3` in the terminal (exit 3). Its output:\n```\nshell-said-hello [] cat\n```',
-    );
-    expect(second.endsWith("did you see it?")).toBe(true);
-    terminal.key("C-d");
-    await terminal.exited();
-  });
-
-  test("80×24, then narrower and wider: every line fits, the input box and status line stay drawn", async () => {
-    fixture.server.enqueue({
-      text: "A long answer that has to wrap when the terminal gets narrow, word after word after word.",
-    });
-    const terminal = fixture.open([], { columns: 80, rows: 24 });
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("talk");
-    await terminal.waitFor(/after word\./);
-    terminal.resize(44, 20);
-    let screen = await terminal.waitFor(/^─{44}$/m);
-    for (const line of screen.split("\n")) {
-      expect([...line.trimEnd()].length).toBeLessThanOrEqual(44);
-    }
-    expect(screen).toMatch(/fake-model · ask/);
-    expect(screen.replace(/\s+/g, " ")).toContain("word after word after word.");
-    terminal.resize(120, 30);
-    screen = await terminal.waitFor(/^─{120}$/m);
-    expect(screen).toMatch(/Enter send · Ctrl-J newline · \/ commands · @ file · ! shell/);
-    terminal.key("C-d");
-    expect((await terminal.exited()).code).toBe(0);
-  });
-
-  test("NO_COLOR: no colour escapes; TERM=dumb: plain lines with the same commands and questions", async () => {
-    // SGR colours (foreground 30–38, background 40–48, bright 90–107); 39/49 are resets.
-    const colour = new RegExp(`${String.fromCharCode(27)}\\[(3[0-8]|4[0-8]|9\\d|10\\d)(;\\d+)*m`);
-    for (const noColor of [undefined, "1"]) {
-      fixture.server.enqueue({ text: "Plain **answer** with `code`." });
-      const terminal = fixture.open([], { env: { NO_COLOR: noColor } });
-      await terminal.waitFor(INPUT_BOX);
-      terminal.type("hi");
-      await terminal.waitFor(/Plain answer with code\./);
-      const escaped = execFileSync(
-        "tmux",
-        ["-L", terminal.socketName, "capture-pane", "-p", "-e", "-t", "main"],
-        { encoding: "utf8" },
+      const pasted = Array.from({ length: 40 }, (_, index) => `pasted line ${index + 1}`).join(
+        "\n",
       );
-      if (noColor === undefined) {
-        expect(escaped).toMatch(colour);
-      } else {
-        expect(escaped).not.toMatch(colour);
-      }
+      terminal.paste(pasted);
+      await terminal.waitFor(/\[paste #1 \+40 lines\]/);
+      terminal.key("Enter");
+      await terminal.waitFor(/Three\./);
+      expect(fixture.lastMessage(2)).toBe(pasted);
       terminal.key("C-d");
       await terminal.exited();
-    }
 
-    fixture.server.enqueue(
-      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo dumb > d.txt"}' }] },
-      { text: "Done in plain mode." },
-    );
-    const dumb = fixture.open([], { env: { TERM: "dumb" } });
-    await dumb.waitFor(/^> *$/m);
-    dumb.type("/mode");
-    await dumb.waitFor(/\* ask: /);
-    dumb.type("write it");
-    await dumb.waitFor(/\[y\] yes .*\[t\] no, and tell the model why > *$/m);
-    dumb.type("y");
-    await dumb.waitFor(/Done in plain mode\./);
-    const plain = dumb.screen();
-    expect(plain).not.toMatch(/─{10}/);
-    dumb.type("/exit");
-    expect((await dumb.exited()).code).toBe(0);
-    const sessionId = printedSessionId(dumb.screen(500));
-    expect(await fixture.eventTypes(sessionId)).toContain("permission.completed");
-  });
+      const next = fixture.open();
+      await next.waitFor(INPUT_BOX);
+      next.key("Up");
+      await next.waitFor(/pasted line 40/);
+      next.key("C-c");
+      next.key("C-d");
+      expect((await next.exited()).code).toBe(0);
+    },
+  );
+
+  interactiveTest(
+    "@path attaches a file to the prompt; !command shows its output and offers it to the model with the next prompt",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: "Tuesday, says the file." }, { text: "Saw the output." });
+      // The !command runs in the session's command environment: no key, pagers off.
+      const terminal = fixture.open([], { env: { TURNLOOP_API_KEY: "tl-secret-key-0000" } });
+      await terminal.waitFor(INPUT_BOX);
+      terminal.write("what does @note");
+      terminal.key("Tab");
+      await terminal.waitFor(/@notes\.md/);
+      terminal.type("say?");
+      await terminal.waitFor(/Tuesday, says the file\./);
+      expect(terminal.screen()).toMatch(/attached notes\.md/);
+      const first = fixture.lastMessage(0);
+      expect(first).toMatch(/^what does @notes\.md say\?/);
+      expect(first).toContain(
+        "Attached file notes.md:\n```\n# notes\nThe launch is on Tuesday.\n```",
+      );
+
+      terminal.type('!echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3');
+      const screen = await terminal.waitFor(/exit 3 · the output goes to the model/);
+      expect(screen).toMatch(
+        /\$ echo shell-said-hello "\[\$TURNLOOP_API_KEY\]" "\$PAGER"; exit 3\s*\nshell-said-hello \[\] cat\s*\n/,
+      );
+      // No model request for a shell command.
+      expect(fixture.server.requests).toHaveLength(1);
+      terminal.type("did you see it?");
+      await terminal.waitFor(/Saw the output\./);
+      const second = fixture.lastMessage(1);
+      expect(second).toContain(
+        'The user ran `echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3` in the terminal (exit 3). Its output:\n```\nshell-said-hello [] cat\n```',
+      );
+      expect(second.endsWith("did you see it?")).toBe(true);
+      terminal.key("C-d");
+      await terminal.exited();
+    },
+  );
+
+  interactiveTest(
+    "80×24, then narrower and wider: every line fits, the input box and status line stay drawn",
+    async ({ fixture }) => {
+      fixture.server.enqueue({
+        text: "A long answer that has to wrap when the terminal gets narrow, word after word after word.",
+      });
+      const terminal = fixture.open([], { columns: 80, rows: 24 });
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("talk");
+      await terminal.waitFor(/after word\./);
+      terminal.resize(44, 20);
+      let screen = await terminal.waitFor(/^─{44}$/m);
+      for (const line of screen.split("\n")) {
+        expect([...line.trimEnd()].length).toBeLessThanOrEqual(44);
+      }
+      expect(screen).toMatch(/fake-model · ask/);
+      expect(screen.replace(/\s+/g, " ")).toContain("word after word after word.");
+      terminal.resize(120, 30);
+      screen = await terminal.waitFor(/^─{120}$/m);
+      expect(screen).toMatch(/Enter send · Ctrl-J newline · \/ commands · @ file · ! shell/);
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
+
+  interactiveTest(
+    "NO_COLOR: no colour escapes; TERM=dumb: plain lines with the same commands and questions",
+    async ({ fixture }) => {
+      // SGR colours (foreground 30–38, background 40–48, bright 90–107); 39/49 are resets.
+      const colour = new RegExp(`${String.fromCharCode(27)}\\[(3[0-8]|4[0-8]|9\\d|10\\d)(;\\d+)*m`);
+      for (const noColor of [undefined, "1"]) {
+        fixture.server.enqueue({ text: "Plain **answer** with `code`." });
+        const terminal = fixture.open([], { env: { NO_COLOR: noColor } });
+        await terminal.waitFor(INPUT_BOX);
+        terminal.type("hi");
+        await terminal.waitFor(/Plain answer with code\./);
+        const escaped = execFileSync(
+          "tmux",
+          ["-L", terminal.socketName, "capture-pane", "-p", "-e", "-t", "main"],
+          { encoding: "utf8" },
+        );
+        if (noColor === undefined) {
+          expect(escaped).toMatch(colour);
+        } else {
+          expect(escaped).not.toMatch(colour);
+        }
+        terminal.key("C-d");
+        await terminal.exited();
+      }
+
+      fixture.server.enqueue(
+        {
+          toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo dumb > d.txt"}' }],
+        },
+        { text: "Done in plain mode." },
+      );
+      const dumb = fixture.open([], { env: { TERM: "dumb" } });
+      await dumb.waitFor(/^> *$/m);
+      dumb.type("/mode");
+      await dumb.waitFor(/\* ask: /);
+      dumb.type("write it");
+      await dumb.waitFor(/\[y\] yes .*\[t\] no, and tell the model why > *$/m);
+      dumb.type("y");
+      await dumb.waitFor(/Done in plain mode\./);
+      const plain = dumb.screen();
+      expect(plain).not.toMatch(/─{10}/);
+      dumb.type("/exit");
+      expect((await dumb.exited()).code).toBe(0);
+      const sessionId = printedSessionId(dumb.screen(500));
+      expect(await fixture.eventTypes(sessionId)).toContain("permission.completed");
+    },
+  );
 });

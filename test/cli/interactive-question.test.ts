@@ -1,23 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import {
-  createFixture,
-  INPUT_BOX,
-  type InteractiveFixture,
-  printedSessionId,
-} from "./interactive-support.js";
-
-let fixture: InteractiveFixture;
-
-beforeEach(async () => {
-  fixture = await createFixture();
-});
-
-afterEach(async () => {
-  await fixture.close();
-});
+import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
 
 const LONG = "const greeting = 'a line long enough to pass fifty columns on its own';";
 
@@ -34,50 +19,53 @@ function edit(id: string, oldText: string, newText: string) {
 }
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission question shows", () => {
-  test("at 50 columns an edit's diff is minimal and wrapped, not cut; a cancel at the question says the tool never ran", async () => {
-    await writeFile(join(fixture.repository, "app.js"), `first();\n${LONG}\nlast();\n`);
-    fixture.server.enqueue(
-      edit(
-        "call_1",
-        `first();\n${LONG}\nlast();`,
-        `first();\n${LONG.replace("'a", "'the")}\nlast();`,
-      ),
-      { text: "not edited" },
-    );
-    const terminal = fixture.open([], { columns: 50, rows: 30 });
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("change it");
-    const screen = await terminal.waitFor(/\[a\] yes, and always/);
-    const rows = screen.split("\n").map((line) => line.trimEnd());
-    const diff = rows.slice(rows.indexOf("      first();"), rows.indexOf("      last();") + 1);
-    // The unchanged first and last lines are context, not removed and re-added; the changed
-    // line wraps under its marker.
-    expect(diff).toEqual([
-      "      first();",
-      "    - const greeting = 'a line long enough to pass",
-      "      fifty columns on its own';",
-      "    + const greeting = 'the line long enough to",
-      "      pass fifty columns on its own';",
-      "      last();",
-    ]);
-    for (const line of screen.split("\n")) {
-      expect(line).not.toMatch(/…$/);
-    }
-    terminal.key("Escape");
-    await terminal.waitFor(
-      /edit app\.js\s+interrupted\s*\n\s+Not run: the prompt was cancelled before/,
-    );
-    expect(terminal.screen(200)).not.toMatch(/partly run/);
-    expect(await readFile(join(fixture.repository, "app.js"), "utf8")).toBe(
-      `first();\n${LONG}\nlast();\n`,
-    );
-    terminal.key("C-d");
-    await terminal.exited();
-    const events = await fixture.events(printedSessionId(terminal.screen(500)));
-    const completed = events.find((event) => event.type === "tool.execution_complete");
-    expect(completed?.data).toMatchObject({
-      success: false,
-      error: { message: "Not run: the prompt was cancelled before the tool call started." },
-    });
-  });
+  interactiveTest(
+    "at 50 columns an edit's diff is minimal and wrapped, not cut; a cancel at the question says the tool never ran",
+    async ({ fixture }) => {
+      await writeFile(join(fixture.repository, "app.js"), `first();\n${LONG}\nlast();\n`);
+      fixture.server.enqueue(
+        edit(
+          "call_1",
+          `first();\n${LONG}\nlast();`,
+          `first();\n${LONG.replace("'a", "'the")}\nlast();`,
+        ),
+        { text: "not edited" },
+      );
+      const terminal = fixture.open([], { columns: 50, rows: 30 });
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("change it");
+      const screen = await terminal.waitFor(/\[a\] yes, and always/);
+      const rows = screen.split("\n").map((line) => line.trimEnd());
+      const diff = rows.slice(rows.indexOf("      first();"), rows.indexOf("      last();") + 1);
+      // The unchanged first and last lines are context, not removed and re-added; the changed
+      // line wraps under its marker.
+      expect(diff).toEqual([
+        "      first();",
+        "    - const greeting = 'a line long enough to pass",
+        "      fifty columns on its own';",
+        "    + const greeting = 'the line long enough to",
+        "      pass fifty columns on its own';",
+        "      last();",
+      ]);
+      for (const line of screen.split("\n")) {
+        expect(line).not.toMatch(/…$/);
+      }
+      terminal.key("Escape");
+      await terminal.waitFor(
+        /edit app\.js\s+interrupted\s*\n\s+Not run: the prompt was cancelled before/,
+      );
+      expect(terminal.screen(200)).not.toMatch(/partly run/);
+      expect(await readFile(join(fixture.repository, "app.js"), "utf8")).toBe(
+        `first();\n${LONG}\nlast();\n`,
+      );
+      terminal.key("C-d");
+      await terminal.exited();
+      const events = await fixture.events(printedSessionId(terminal.screen(500)));
+      const completed = events.find((event) => event.type === "tool.execution_complete");
+      expect(completed?.data).toMatchObject({
+        success: false,
+        error: { message: "Not run: the prompt was cancelled before the tool call started." },
+      });
+    },
+  );
 });

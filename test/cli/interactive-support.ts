@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -27,6 +28,22 @@ export interface InteractiveFixture {
   lastMessage(index: number): string;
   close(): Promise<void>;
 }
+
+/**
+ * vitest's `test` with a fresh {@link InteractiveFixture} per test (fake model, home, repository,
+ * tmux terminals), closed after it: the one set-up every interactive test file shares.
+ */
+export const interactiveTest = test.extend<{ fixture: InteractiveFixture }>({
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first parameter.
+  fixture: async ({}, use) => {
+    const fixture = await createFixture();
+    try {
+      await use(fixture);
+    } finally {
+      await fixture.close();
+    }
+  },
+});
 
 export async function createFixture(): Promise<InteractiveFixture> {
   const server = await startFakeModelServer();

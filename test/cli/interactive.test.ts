@@ -1,204 +1,201 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import {
-  createFixture,
-  INPUT_BOX,
-  type InteractiveFixture,
-  printedSessionId,
-} from "./interactive-support.js";
-
-let fixture: InteractiveFixture;
-
-beforeEach(async () => {
-  fixture = await createFixture();
-});
-
-afterEach(async () => {
-  await fixture.close();
-});
+import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
-  test("a two-turn tool prompt: the tool line, the Markdown answer, the events in order, Ctrl-D exits with the id", async () => {
-    fixture.server.enqueue(
-      {
-        text: "Let me look.",
-        toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"notes.md"}' }],
-      },
-      { text: ["The launch is on **Tuesday**", " (see `notes.md`)."] },
-    );
-    const terminal = fixture.open();
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("When is the launch?");
-    const screen = await terminal.waitFor(/The launch is on Tuesday \(see notes\.md\)\./);
-    expect(screen).toMatch(/› When is the launch\?/);
-    expect(screen).toMatch(/✓ view notes\.md +\d\.\ds · 3 lines/);
-    expect(screen).toMatch(/Let me look\./);
-    // The Markdown markers are rendered, not printed.
-    expect(screen).not.toMatch(/\*\*Tuesday\*\*/);
-    await terminal.waitFor(/Enter send/);
-    terminal.key("C-d");
-    const { code } = await terminal.exited();
-    expect(code).toBe(0);
-    const sessionId = printedSessionId(terminal.screen(500));
-    expect(await fixture.eventTypes(sessionId)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
-      "tool.execution_complete",
-      "assistant.turn_end",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-    ]);
-    expect(fixture.lastMessage(1)).toContain("The launch is on Tuesday.");
-  });
+  interactiveTest(
+    "a two-turn tool prompt: the tool line, the Markdown answer, the events in order, Ctrl-D exits with the id",
+    async ({ fixture }) => {
+      fixture.server.enqueue(
+        {
+          text: "Let me look.",
+          toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"notes.md"}' }],
+        },
+        { text: ["The launch is on **Tuesday**", " (see `notes.md`)."] },
+      );
+      const terminal = fixture.open();
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("When is the launch?");
+      const screen = await terminal.waitFor(/The launch is on Tuesday \(see notes\.md\)\./);
+      expect(screen).toMatch(/› When is the launch\?/);
+      expect(screen).toMatch(/✓ view notes\.md +\d\.\ds · 3 lines/);
+      expect(screen).toMatch(/Let me look\./);
+      // The Markdown markers are rendered, not printed.
+      expect(screen).not.toMatch(/\*\*Tuesday\*\*/);
+      await terminal.waitFor(/Enter send/);
+      terminal.key("C-d");
+      const { code } = await terminal.exited();
+      expect(code).toBe(0);
+      const sessionId = printedSessionId(terminal.screen(500));
+      expect(await fixture.eventTypes(sessionId)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "tool.execution_start",
+        "tool.execution_complete",
+        "assistant.turn_end",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]);
+      expect(fixture.lastMessage(1)).toContain("The launch is on Tuesday.");
+    },
+  );
 
-  test("a tool call appears as soon as the model starts writing it, then runs with a live status", async () => {
-    fixture.server.enqueue(
-      {
-        toolCalls: [
-          {
-            id: "call_1",
-            name: "bash",
-            arguments: ['{"command":', '"echo', " announced-", 'early"}'],
-          },
-        ],
-        delayMs: 250,
-      },
-      { text: "Ran it." },
-    );
-    const terminal = fixture.open(["--allow-all-tools"]);
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("run something");
-    // Announced (assistant.tool_call_start) before its arguments are complete.
-    const early = await terminal.waitFor(/● bash +…/);
-    expect(early).not.toMatch(/announced-early/);
-    const done = await terminal.waitFor(/Ran it\./);
-    expect(done).toMatch(/✓ bash echo announced-early +\d\.\ds\n\s+announced-early/);
-    terminal.key("C-d");
-    expect((await terminal.exited()).code).toBe(0);
-  });
+  interactiveTest(
+    "a tool call appears as soon as the model starts writing it, then runs with a live status",
+    async ({ fixture }) => {
+      fixture.server.enqueue(
+        {
+          toolCalls: [
+            {
+              id: "call_1",
+              name: "bash",
+              arguments: ['{"command":', '"echo', " announced-", 'early"}'],
+            },
+          ],
+          delayMs: 250,
+        },
+        { text: "Ran it." },
+      );
+      const terminal = fixture.open(["--allow-all-tools"]);
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("run something");
+      // Announced (assistant.tool_call_start) before its arguments are complete.
+      const early = await terminal.waitFor(/● bash +…/);
+      expect(early).not.toMatch(/announced-early/);
+      const done = await terminal.waitFor(/Ran it\./);
+      expect(done).toMatch(/✓ bash echo announced-early +\d\.\ds\n\s+announced-early/);
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
 
-  test("a permission question answered each way: yes, yes-always, no, no-and-tell-why; nothing else is typed meanwhile", async () => {
-    const bash = (id: string, command: string) => ({
-      toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
-    });
-    fixture.server.enqueue(
-      bash("call_1", "echo one > one.txt"),
-      { text: "made one" },
-      bash("call_2", "echo two > two.txt"),
-      { text: "made two" },
-      bash("call_3", "echo two > two.txt"),
-      { text: "made two again" },
-      bash("call_4", "rm notes.md"),
-      { text: "not removed" },
-      bash("call_5", "rm -rf ."),
-      { text: "understood" },
-    );
-    const terminal = fixture.open();
-    await terminal.waitFor(INPUT_BOX);
+  interactiveTest(
+    "a permission question answered each way: yes, yes-always, no, no-and-tell-why; nothing else is typed meanwhile",
+    async ({ fixture }) => {
+      const bash = (id: string, command: string) => ({
+        toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
+      });
+      fixture.server.enqueue(
+        bash("call_1", "echo one > one.txt"),
+        { text: "made one" },
+        bash("call_2", "echo two > two.txt"),
+        { text: "made two" },
+        bash("call_3", "echo two > two.txt"),
+        { text: "made two again" },
+        bash("call_4", "rm notes.md"),
+        { text: "not removed" },
+        bash("call_5", "rm -rf ."),
+        { text: "understood" },
+      );
+      const terminal = fixture.open();
+      await terminal.waitFor(INPUT_BOX);
 
-    terminal.type("make one");
-    let screen = await terminal.waitFor(
-      /\[y\] yes .*\[t\] no, and tell the model why\n\[a\] yes, and always for bash\(echo one > one\.txt\)/,
-    );
-    expect(screen).toMatch(/turnloop wants to .*\n\s+\$ echo one > one\.txt/);
-    // Keys that are not answers go nowhere: not into the input box.
-    terminal.write("qqq");
-    terminal.write("y");
-    await terminal.waitFor(/made one/);
-    expect(terminal.screen()).not.toMatch(/qqq/);
-    expect(await readFile(join(fixture.repository, "one.txt"), "utf8")).toBe("one\n");
+      terminal.type("make one");
+      let screen = await terminal.waitFor(
+        /\[y\] yes .*\[t\] no, and tell the model why\n\[a\] yes, and always for bash\(echo one > one\.txt\)/,
+      );
+      expect(screen).toMatch(/turnloop wants to .*\n\s+\$ echo one > one\.txt/);
+      // Keys that are not answers go nowhere: not into the input box.
+      terminal.write("qqq");
+      terminal.write("y");
+      await terminal.waitFor(/made one/);
+      expect(terminal.screen()).not.toMatch(/qqq/);
+      expect(await readFile(join(fixture.repository, "one.txt"), "utf8")).toBe("one\n");
 
-    await terminal.idle();
-    terminal.type("make two");
-    await terminal.waitFor(/\[a\] yes, and always for bash\(echo two > two\.txt\)/);
-    terminal.write("a");
-    await terminal.waitFor(/made two *$/m);
-    await terminal.idle();
-    terminal.type("make two again");
-    // Allowed for the session: no question this time.
-    screen = await terminal.waitFor(/made two again/);
-    expect(screen.match(/\[y\] yes/g)).toBeNull();
+      await terminal.idle();
+      terminal.type("make two");
+      await terminal.waitFor(/\[a\] yes, and always for bash\(echo two > two\.txt\)/);
+      terminal.write("a");
+      await terminal.waitFor(/made two *$/m);
+      await terminal.idle();
+      terminal.type("make two again");
+      // Allowed for the session: no question this time.
+      screen = await terminal.waitFor(/made two again/);
+      expect(screen.match(/\[y\] yes/g)).toBeNull();
 
-    await terminal.idle();
-    terminal.type("remove the notes");
-    await terminal.waitFor(/\$ rm notes\.md/);
-    terminal.write("n");
-    await terminal.waitFor(/not removed/);
-    expect(existsSync(join(fixture.repository, "notes.md"))).toBe(true);
-    expect(fixture.lastMessage(7)).toMatch(/the user said no/);
+      await terminal.idle();
+      terminal.type("remove the notes");
+      await terminal.waitFor(/\$ rm notes\.md/);
+      terminal.write("n");
+      await terminal.waitFor(/not removed/);
+      expect(existsSync(join(fixture.repository, "notes.md"))).toBe(true);
+      expect(fixture.lastMessage(7)).toMatch(/the user said no/);
 
-    await terminal.idle();
-    terminal.type("clean up");
-    await terminal.waitFor(/\$ rm -rf \./);
-    terminal.write("t");
-    await terminal.waitFor(/what should the model know\?/);
-    terminal.type("never delete the repository");
-    await terminal.waitFor(/understood/);
-    expect(fixture.lastMessage(9)).toMatch(/the user said no: never delete the repository/);
-    await terminal.idle();
-    terminal.type("/exit");
-    expect((await terminal.exited()).code).toBe(0);
-    const sessionId = printedSessionId(terminal.screen(500));
-    const decisions = (await fixture.events(sessionId))
-      .filter((event) => event.type === "permission.completed")
-      .map((event) => [event.data.decision, event.data.scope]);
-    expect(decisions).toEqual([
-      ["allowed", "once"],
-      ["allowed", "session"],
-      ["denied", "once"],
-      ["denied", "once"],
-    ]);
-  });
+      await terminal.idle();
+      terminal.type("clean up");
+      await terminal.waitFor(/\$ rm -rf \./);
+      terminal.write("t");
+      await terminal.waitFor(/what should the model know\?/);
+      terminal.type("never delete the repository");
+      await terminal.waitFor(/understood/);
+      expect(fixture.lastMessage(9)).toMatch(/the user said no: never delete the repository/);
+      await terminal.idle();
+      terminal.type("/exit");
+      expect((await terminal.exited()).code).toBe(0);
+      const sessionId = printedSessionId(terminal.screen(500));
+      const decisions = (await fixture.events(sessionId))
+        .filter((event) => event.type === "permission.completed")
+        .map((event) => [event.data.decision, event.data.scope]);
+      expect(decisions).toEqual([
+        ["allowed", "once"],
+        ["allowed", "session"],
+        ["denied", "once"],
+        ["denied", "once"],
+      ]);
+    },
+  );
 
-  test("Esc cancels mid-stream and Ctrl-C mid-tool; the session stays open for the next prompt", async () => {
-    fixture.server.enqueue(
-      { text: ["First words", ...Array.from({ length: 60 }, () => " more")], delayMs: 100 },
-      { text: "Second answer." },
-      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
-      { text: "Third answer." },
-    );
-    const terminal = fixture.open(["--allow-all-tools"]);
-    await terminal.waitFor(INPUT_BOX);
-    terminal.type("talk for a while");
-    await terminal.waitFor(/First words/);
-    terminal.key("Escape");
-    await terminal.waitFor(/cancelled/);
-    await terminal.waitFor(/Enter send/);
-    terminal.type("and now?");
-    await terminal.waitFor(/Second answer\./);
+  interactiveTest(
+    "Esc cancels mid-stream and Ctrl-C mid-tool; the session stays open for the next prompt",
+    async ({ fixture }) => {
+      fixture.server.enqueue(
+        { text: ["First words", ...Array.from({ length: 60 }, () => " more")], delayMs: 100 },
+        { text: "Second answer." },
+        { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
+        { text: "Third answer." },
+      );
+      const terminal = fixture.open(["--allow-all-tools"]);
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("talk for a while");
+      await terminal.waitFor(/First words/);
+      terminal.key("Escape");
+      await terminal.waitFor(/cancelled/);
+      await terminal.waitFor(/Enter send/);
+      terminal.type("and now?");
+      await terminal.waitFor(/Second answer\./);
 
-    terminal.type("wait a bit");
-    await terminal.waitFor(/● bash sleep 30\s+running/);
-    terminal.key("C-c");
-    await terminal.waitFor(/⊘ bash sleep 30\s+interrupted/);
-    await terminal.waitFor(/Enter send/);
-    terminal.type("still there?");
-    await terminal.waitFor(/Third answer\./);
-    terminal.key("C-c");
-    await terminal.waitFor(/press Ctrl-C again to exit/);
-    terminal.key("C-c");
-    expect((await terminal.exited()).code).toBe(0);
-    const sessionId = printedSessionId(terminal.screen(500));
-    const events = await fixture.events(sessionId);
-    const types = events.map((event) => event.type);
-    expect(types.filter((type) => type === "abort")).toHaveLength(2);
-    expect(types.filter((type) => type === "user.message")).toHaveLength(4);
-    const cancelledTurns = events.filter(
-      (event) => event.type === "assistant.turn_end" && event.data.status === "cancelled",
-    );
-    expect(cancelledTurns.length).toBeGreaterThanOrEqual(1);
-    const interrupted = events.find((event) => event.type === "tool.execution_complete");
-    expect(interrupted?.data.success).toBe(false);
-    // The cancelled reply's shown text is kept, and the next request sees it.
-    expect(JSON.stringify(fixture.server.requests[1]?.body)).toContain("First words");
-  });
+      terminal.type("wait a bit");
+      await terminal.waitFor(/● bash sleep 30\s+running/);
+      terminal.key("C-c");
+      await terminal.waitFor(/⊘ bash sleep 30\s+interrupted/);
+      await terminal.waitFor(/Enter send/);
+      terminal.type("still there?");
+      await terminal.waitFor(/Third answer\./);
+      terminal.key("C-c");
+      await terminal.waitFor(/press Ctrl-C again to exit/);
+      terminal.key("C-c");
+      expect((await terminal.exited()).code).toBe(0);
+      const sessionId = printedSessionId(terminal.screen(500));
+      const events = await fixture.events(sessionId);
+      const types = events.map((event) => event.type);
+      expect(types.filter((type) => type === "abort")).toHaveLength(2);
+      expect(types.filter((type) => type === "user.message")).toHaveLength(4);
+      const cancelledTurns = events.filter(
+        (event) => event.type === "assistant.turn_end" && event.data.status === "cancelled",
+      );
+      expect(cancelledTurns.length).toBeGreaterThanOrEqual(1);
+      const interrupted = events.find((event) => event.type === "tool.execution_complete");
+      expect(interrupted?.data.success).toBe(false);
+      // The cancelled reply's shown text is kept, and the next request sees it.
+      expect(JSON.stringify(fixture.server.requests[1]?.body)).toContain("First words");
+    },
+  );
 });
