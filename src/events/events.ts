@@ -32,28 +32,7 @@ import type {
 } from "./event-parts.js";
 
 /** Every value type of the events, at the path all layers import. */
-export type {
-  CompactionTrigger,
-  ErrorType,
-  FinishReason,
-  HookType,
-  JsonObject,
-  JsonValue,
-  PermissionDecision,
-  PermissionScope,
-  PlanEntry,
-  PromptImage,
-  ProviderMetadata,
-  ReasoningPart,
-  RepairNote,
-  StopReason,
-  ToolErrorCode,
-  ToolRequest,
-  TurnPurpose,
-  TurnStatus,
-  Usage,
-  UserMessageSource,
-} from "./event-parts.js";
+export type * from "./event-parts.js";
 
 /** Maps each event type to its `data`. The comment on each names what ends or answers it. */
 export interface SessionEventData {
