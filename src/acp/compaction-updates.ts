@@ -17,10 +17,12 @@ export class CompactionUpdates {
   private readonly turns = new Set<string>();
 
   /** Notes a turn's purpose from `assistant.turn_start`. */
-  turnStarted(data: SessionEventData["assistant.turn_start"]): void {
+  turnStarted(data: SessionEventData["assistant.turn_start"]): acp.SessionUpdate[] {
     if (data.purpose === "compaction") {
       this.turns.add(data.turnId);
     }
+    // Nothing to show yet: the summary's updates come with compaction_start and _complete.
+    return [];
   }
 
   /** Whether `turnId` was a summary request. */

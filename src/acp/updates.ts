@@ -1,6 +1,11 @@
 import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { JsonObject, SessionEvent, SessionEventData } from "../events/events.js";
+import {
+  isSdkAppEvent,
+  type JsonObject,
+  type SessionEvent,
+  type SessionEventData,
+} from "../events/events.js";
 import {
   type Change,
   isFinished,
@@ -82,18 +87,22 @@ export class UpdateMapper {
     return call === undefined ? undefined : this.describeCall(call);
   }
 
-  /** The updates for one event (often none). Exhaustive over the event union. */
+  /**
+   * The updates for one event (often none). Exhaustive over the event union; an SDK app's own
+   * requests and reports (`isSdkAppEvent`) are no editor's business.
+   */
   map(event: SessionEvent): acp.SessionUpdate[] {
     const change = this.fold.apply(event);
+    if (isSdkAppEvent(event)) {
+      return [];
+    }
     switch (event.type) {
       case "user.message":
         return this.userMessage(event.data, event.id, event.timestamp);
       case "assistant.message_delta":
-        this.streamed.add(`text:${event.data.messageId}`);
-        return [chunk("agent_message_chunk", event.data.deltaContent, event.data.messageId)];
+        return this.delta("text", event.data);
       case "assistant.reasoning_delta":
-        this.streamed.add(`reasoning:${event.data.messageId}`);
-        return [chunk("agent_thought_chunk", event.data.deltaContent, event.data.messageId)];
+        return this.delta("reasoning", event.data);
       case "assistant.message":
         return this.assistantMessage(event.data, change);
       case "assistant.usage":
@@ -107,8 +116,7 @@ export class UpdateMapper {
       case "tool.execution_complete":
         return this.toolComplete(event.data);
       case "assistant.turn_start":
-        this.compaction.turnStarted(event.data);
-        return [];
+        return this.compaction.turnStarted(event.data);
       case "session.compaction_start":
         return this.compaction.start(event.data, event.id);
       case "session.compaction_complete":
@@ -117,9 +125,7 @@ export class UpdateMapper {
       case "session.autopilot_stopped":
         return [noticeUpdate(event)];
       case "session.plan_updated":
-        return [
-          { sessionUpdate: "plan", entries: event.data.entries.map((entry) => ({ ...entry })) },
-        ];
+        return [planUpdate(event.data.entries)];
       case "session.start":
       case "session.resume":
       case "assistant.turn_end":
@@ -132,16 +138,10 @@ export class UpdateMapper {
       case "session.error":
       case "abort":
       case "session.idle":
-      case "external_tool.requested":
-      case "external_tool.completed":
       case "hook.start":
       case "hook.end":
       case "session.instructions_loaded":
       case "session.mcp_server_status_changed":
-      case "session.model_change":
-      case "session.mode_changed":
-      case "session.usage_info":
-      case "pending_messages.modified":
       case "session.info":
         // Shown otherwise (the permission request, the prompt's answer) or not at all.
         return [];
@@ -150,6 +150,16 @@ export class UpdateMapper {
         return unknown;
       }
     }
+  }
+
+  /** A streamed piece of the message `messageId` (its whole text is then not sent again). */
+  private delta(
+    kind: "text" | "reasoning",
+    { messageId, deltaContent }: { messageId: string; deltaContent: string },
+  ): acp.SessionUpdate[] {
+    this.streamed.add(`${kind}:${messageId}`);
+    const update = kind === "text" ? "agent_message_chunk" : "agent_thought_chunk";
+    return [chunk(update, deltaContent, messageId)];
   }
 
   private userMessage(
@@ -353,6 +363,11 @@ export class UpdateMapper {
     this.terminals.delete(data.toolCallId);
     return updates;
   }
+}
+
+/** ACP v1 agent-plan: the whole plan, each time it changes. */
+function planUpdate(entries: readonly acp.PlanEntry[]): acp.SessionUpdate {
+  return { sessionUpdate: "plan", entries: entries.map((entry) => ({ ...entry })) };
 }
 
 function chunk(

@@ -326,7 +326,7 @@ export interface SessionEventData {
 export type SessionEventType = keyof SessionEventData;
 
 /** Event types that are streamed to subscribers and never written to `events.jsonl`. */
-export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
+const EPHEMERAL_TYPES = [
   "assistant.message_delta",
   "assistant.reasoning_delta",
   "assistant.tool_call_start",
@@ -336,7 +336,13 @@ export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set<Sess
   "session.mcp_server_status_changed",
   "session.usage_info",
   "pending_messages.modified",
-]);
+] as const satisfies readonly SessionEventType[];
+
+/** The type of an event never written to `events.jsonl`. */
+export type EphemeralEventType = (typeof EPHEMERAL_TYPES)[number];
+
+/** Event types that are streamed to subscribers and never written to `events.jsonl`. */
+export const EPHEMERAL_EVENT_TYPES: ReadonlySet<SessionEventType> = new Set(EPHEMERAL_TYPES);
 
 /** The envelope around every event, on disk and on the wire. */
 export type SessionEventOf<T extends SessionEventType> = {
@@ -359,6 +365,44 @@ export type EventInput = {
   [T in SessionEventType]: { type: T; data: SessionEventData[T] };
 }[SessionEventType];
 
-export function isEphemeral(type: SessionEventType): boolean {
+export function isEphemeral(type: SessionEventType): type is EphemeralEventType {
   return EPHEMERAL_EVENT_TYPES.has(type);
+}
+
+/** Whether `event` is never on disk (a reader of persisted logs returns before its switch). */
+export function isEphemeralEvent(
+  event: SessionEvent,
+): event is Extract<SessionEvent, { type: EphemeralEventType }> {
+  return isEphemeral(event.type);
+}
+
+/**
+ * Event types about an SDK app's own requests: its external tools, its model and mode switches,
+ * its queue and context reports (Copilot's wire events). Only the SDK face shows them; every
+ * other reader (the terminal faces, ACP, the session view) skips them with {@link isSdkAppEvent}
+ * before its exhaustive switch, so adding such an event touches no other face. The session model
+ * still folds them (the current model comes from `session.model_change`).
+ */
+const SDK_APP_EVENT_TYPES = [
+  "external_tool.requested",
+  "external_tool.completed",
+  "session.model_change",
+  "session.mode_changed",
+  "session.usage_info",
+  "pending_messages.modified",
+] as const satisfies readonly SessionEventType[];
+
+/** The type of an event only the SDK face shows (see {@link isSdkAppEvent}). */
+export type SdkAppEventType = (typeof SDK_APP_EVENT_TYPES)[number];
+
+/** The events every face draws in its own way: {@link SessionEvent} less the SDK app's own. */
+export type DrawnEvent = Exclude<SessionEvent, { type: SdkAppEventType }>;
+
+const sdkAppEventTypes: ReadonlySet<SessionEventType> = new Set(SDK_APP_EVENT_TYPES);
+
+/** Whether only the SDK face shows `event`; the other faces return before their switch. */
+export function isSdkAppEvent(
+  event: SessionEvent,
+): event is Extract<SessionEvent, { type: SdkAppEventType }> {
+  return sdkAppEventTypes.has(event.type);
 }

@@ -7,6 +7,7 @@ import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
+import { StallWatchdog } from "./stall-watchdog.js";
 import { ToolCallIdAssigner } from "./tool-call-ids.js";
 
 /** When and how long to retry a failed model request (case 18). All times in ms. */
@@ -135,6 +136,10 @@ export class AiSdkProvider implements Provider {
     return Math.round(Math.max(jittered, failure.retryAfterMs ?? 0));
   }
 
+  /**
+   * One model request: its progress events as they come, then `done`; or the failure the retry
+   * loop judges (`shown`: whether text or reasoning already reached the user).
+   */
   private async *attempt(
     request: ModelRequest,
     signal: AbortSignal,
@@ -142,97 +147,108 @@ export class AiSdkProvider implements Provider {
     const attemptController = new AbortController();
     const abortAttempt = () => attemptController.abort(signal.reason);
     signal.addEventListener("abort", abortAttempt, { once: true });
-    let lastProgress = performance.now();
-    let stalled = false;
-    let watchdog: ReturnType<typeof setInterval> | undefined;
-    // Shown = text or reasoning reached the user. A tool call whose arguments were still
-    // streaming is not: a retry then loses nothing, and the half call never runs (issue 11).
-    let shown = false;
-    // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
-    // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
-    let terminated = this.options.isTerminator === undefined || request.streaming === false;
-    const assembler = new ReplyAssembler();
-    const toolCallIds = new ToolCallIdAssigner(request.messages);
+    const watchdog = new StallWatchdog(this.idleTimeoutMs, () =>
+      attemptController.abort(new Error("stalled")),
+    );
+    const progress = { shown: false };
     try {
       this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
       const model = await this.model;
       // The idle clock starts with the request: loading the provider package on a cold start is
       // not the server being silent, and must not turn into a "stall" and a retry.
-      lastProgress = performance.now();
-      watchdog = setInterval(
-        () => {
-          if (performance.now() - lastProgress > this.idleTimeoutMs) {
-            stalled = true;
-            attemptController.abort(new Error("stalled"));
-          }
-        },
-        Math.max(10, Math.min(1_000, this.idleTimeoutMs / 4)),
-      );
+      watchdog.start();
       yield { type: "request_start" };
-      lastProgress = performance.now();
-      const call = {
-        prompt: toPrompt(
-          request.system,
-          request.messages,
-          this.options.replayFilter,
-          this.options.toolResultImages ?? false,
-          this.options.userImages ?? this.options.toolResultImages ?? false,
-        ),
-        tools: toFunctionTools(request.tools),
-        ...(request.maxOutputTokens === undefined
-          ? {}
-          : { maxOutputTokens: request.maxOutputTokens }),
-        ...(request.headers === undefined ? {} : { headers: request.headers }),
-        abortSignal: attemptController.signal,
-        includeRawChunks: this.options.isTerminator !== undefined,
-        ...providerOptionsFor(this.options.providerOptions, request.reasoningEffort),
-      };
+      watchdog.progress();
+      const call = this.callFor(request, attemptController.signal);
       const stream =
         request.streaming === false
           ? generatedParts(await model.doGenerate(call))
           : (await model.doStream(call)).stream;
-      const reader = stream.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          break;
-        }
-        const part = toolCallIds.assign(value);
-        lastProgress = performance.now();
-        if (part.type === "error") {
-          await reader.cancel().catch(() => undefined);
-          return { ok: false, failure: classifyFailure(part.error), shown };
-        }
-        if (part.type === "raw") {
-          terminated ||= this.options.isTerminator?.(part.rawValue) === true;
-          continue;
-        }
-        assembler.add(part);
-        const event = request.streaming === false ? undefined : progressEvent(part);
-        if (event !== undefined) {
-          shown ||= event.type !== "tool_call_start";
-          yield event;
-          lastProgress = performance.now();
-        }
-      }
-      if (!assembler.finished || !terminated) {
-        return { ok: false, failure: cutOffFailure(), shown };
-      }
-      yield { type: "done", ...assembler.reply() };
-      return { ok: true };
+      return yield* this.read(stream, request, watchdog, progress);
     } catch (error) {
-      if (stalled && !signal.aborted) {
+      if (watchdog.stalled && !signal.aborted) {
         // Not rounded: a sub-second limit must not read "no data for 0 s".
         const message = `the model stream stalled: no data for ${this.idleTimeoutMs / 1000} s`;
-        return { ok: false, failure: { errorType: "stalled", message, retryable: true }, shown };
+        const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
+        return { ok: false, failure, shown: progress.shown };
       }
-      return { ok: false, failure: classifyFailure(error), shown };
+      return { ok: false, failure: classifyFailure(error), shown: progress.shown };
     } finally {
-      clearInterval(watchdog);
+      watchdog.stop();
       signal.removeEventListener("abort", abortAttempt);
       // Closes the connection if we stopped reading early (error part, consumer gave up).
       attemptController.abort();
     }
+  }
+
+  /** The AI SDK call options of `request`. */
+  private callFor(request: ModelRequest, abortSignal: AbortSignal) {
+    const { toolResultImages, userImages } = this.options;
+    return {
+      prompt: toPrompt(
+        request.system,
+        request.messages,
+        this.options.replayFilter,
+        toolResultImages ?? false,
+        userImages ?? toolResultImages ?? false,
+      ),
+      tools: toFunctionTools(request.tools),
+      ...(request.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: request.maxOutputTokens }),
+      ...(request.headers === undefined ? {} : { headers: request.headers }),
+      abortSignal,
+      includeRawChunks: this.options.isTerminator !== undefined,
+      ...providerOptionsFor(this.options.providerOptions, request.reasoningEffort),
+    };
+  }
+
+  /**
+   * Reads one reply's parts into progress events and the assembled reply. A part `error`, a
+   * body that ends before the model's finish, or before the wire's terminator, fails the attempt.
+   * `progress.shown` turns true once text or reasoning reached the user: a tool call whose
+   * arguments were still streaming does not count (a retry then loses nothing, issue 11).
+   */
+  private async *read(
+    stream: ReadableStream<LanguageModelV3StreamPart>,
+    request: ModelRequest,
+    watchdog: StallWatchdog,
+    progress: { shown: boolean },
+  ): AsyncGenerator<LlmEvent, AttemptOutcome> {
+    // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
+    // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
+    let terminated = this.options.isTerminator === undefined || request.streaming === false;
+    const assembler = new ReplyAssembler();
+    const toolCallIds = new ToolCallIdAssigner(request.messages);
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        break;
+      }
+      const part = toolCallIds.assign(value);
+      watchdog.progress();
+      if (part.type === "error") {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, failure: classifyFailure(part.error), shown: progress.shown };
+      }
+      if (part.type === "raw") {
+        terminated ||= this.options.isTerminator?.(part.rawValue) === true;
+        continue;
+      }
+      assembler.add(part);
+      const event = request.streaming === false ? undefined : progressEvent(part);
+      if (event !== undefined) {
+        progress.shown ||= event.type !== "tool_call_start";
+        yield event;
+        watchdog.progress();
+      }
+    }
+    if (!assembler.finished || !terminated) {
+      return { ok: false, failure: cutOffFailure(), shown: progress.shown };
+    }
+    yield { type: "done", ...assembler.reply() };
+    return { ok: true };
   }
 }
 

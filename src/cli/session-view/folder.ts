@@ -78,6 +78,26 @@ export class Folder {
     }
   }
 
+  /** `session.start`: the session's facts. */
+  start(data: Fields, timestamp: string): void {
+    assignDefined(this.session, {
+      sessionId: text(data.sessionId),
+      cwd: text(data.cwd),
+      producerVersion: text(data.producerVersion),
+      model: text(data.model),
+      startTime: timestamp,
+    });
+  }
+
+  /** A `user.message`: an autopilot nudge is a mark, anything else starts a prompt. */
+  userMessage(at: number, data: Fields): void {
+    if (data.source === "autopilot") {
+      this.mark({ kind: "nudge", at, text: "autopilot nudge", detail: text(data.content) });
+    } else {
+      this.startPrompt(at, data);
+    }
+  }
+
   startPrompt(at: number, data: Fields): void {
     this.closePrompt(false);
     // Marks before the first prompt (damage after session.start, say) are the first prompt's.
