@@ -26,7 +26,7 @@ describe("case 02: cancel while the model streams", () => {
   test("one cancelled answer, nothing after it, the stream is closed, the next prompt is clean", async () => {
     harness = await AcpHarness.start();
     harness.server.enqueue(
-      { text: Array.from({ length: 200 }, () => "word "), delayMs: 20 },
+      { text: Array.from({ length: 200 }, () => "word "), stallAfterEvents: 6 },
       { text: "second", usage: { input: 20, output: 1 } },
     );
     const sessionId = await harness.newSession();
@@ -53,7 +53,7 @@ describe("case 02: cancel while the model streams", () => {
 
   test("a cancel sent right after the prompt still gets exactly one cancelled answer", async () => {
     harness = await AcpHarness.start();
-    harness.server.enqueue({ text: Array.from({ length: 50 }, () => "x"), delayMs: 20 });
+    harness.server.enqueue({ text: Array.from({ length: 50 }, () => "x"), stallAfterEvents: 6 });
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "go");
     await harness.cancel(sessionId);
@@ -85,7 +85,7 @@ describe("case 02: cancel while the model streams", () => {
 
   test("$/cancel_request for the prompt request is answered with a cancelled result", async () => {
     harness = await AcpHarness.start();
-    harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), delayMs: 20 });
+    harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), stallAfterEvents: 6 });
     const sessionId = await harness.newSession();
     const controller = new AbortController();
     const running = harness.prompt(sessionId, "go", { cancellationSignal: controller.signal });

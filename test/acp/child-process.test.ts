@@ -18,6 +18,7 @@ const call = (id: string, name: string, args: object) => ({
 });
 
 describe("turnloop acp as a child process", () => {
+  // Many prompts, two agent processes and a 5 MB line: longer than the default timeout under load.
   test("a full coding session: read, edit with permission, a command, bad input, a cancel, a reload", async () => {
     await writeFile(join(fixture.cwd, "greet.txt"), "helo world\n");
     fixture.server.enqueue(
@@ -106,7 +107,7 @@ describe("turnloop acp as a child process", () => {
     });
     expect(reloaded).toEqual({ stopReason: "end_turn" });
     expect(fixture.server.requests.every((request) => request.status === 200)).toBe(true);
-  });
+  }, 60_000);
 
   test("case 01 variant C: kill -9 during a command, restart, load: the call is repaired once and the next prompt is valid", async () => {
     fixture.server.enqueue(call("call_S1", "bash", { command: "sleep 30" }), { text: "ok" });

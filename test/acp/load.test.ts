@@ -268,7 +268,7 @@ describe("session/list, close and delete", () => {
 
   test("close cancels a running prompt first: it is answered cancelled", async () => {
     harness = await AcpHarness.start();
-    harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), delayMs: 20 });
+    harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), stallAfterEvents: 6 });
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "go");
     await harness.waitForUpdate((update) => update.sessionUpdate === "agent_message_chunk");

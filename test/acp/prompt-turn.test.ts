@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, test } from "vitest";
+import { gate } from "../support/gate.js";
 import { AcpHarness, normalise, requestMessages } from "./support.js";
 
 let harness: AcpHarness | undefined;
@@ -232,8 +233,13 @@ describe("a prompt turn", () => {
 describe("case 26: a second prompt while one runs", () => {
   test("is rejected at once, the first turn is unaffected, nothing of it is logged, and later prompts work", async () => {
     harness = await AcpHarness.start();
+    // The first answer waits, mid-stream, until the other prompts were refused.
+    const refused = gate();
     harness.server.enqueue(
-      { text: Array.from({ length: 30 }, () => "A"), delayMs: 10 },
+      {
+        text: Array.from({ length: 30 }, () => "A"),
+        pause: { afterEvents: 3, until: refused.opened },
+      },
       { text: "D" },
     );
     const sessionId = await harness.newSession();
@@ -247,6 +253,7 @@ describe("case 26: a second prompt while one runs", () => {
     };
     await expect(second).rejects.toMatchObject(busy);
     await expect(third).rejects.toMatchObject(busy);
+    refused.open();
     expect(await first).toEqual({ stopReason: "end_turn" });
     expect(await harness.prompt(sessionId, "D")).toEqual({ stopReason: "end_turn" });
     const prompts = (await harness.persisted(sessionId))

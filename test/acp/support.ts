@@ -212,7 +212,8 @@ export class AcpHarness {
 
   /** Waits for the `count`-th update matching `predicate`. */
   async waitForUpdate(predicate: (update: acp.SessionUpdate) => boolean, count = 1): Promise<void> {
-    const deadline = Date.now() + 5_000;
+    // A bound on a wait that a loaded machine still meets, not a measure of speed.
+    const deadline = Date.now() + 15_000;
     while (this.updates().filter(predicate).length < count) {
       if (Date.now() > deadline) {
         throw new Error("timed out waiting for an update");

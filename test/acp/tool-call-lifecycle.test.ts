@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { gate } from "../support/gate.js";
 import { choose } from "./client-handlers.js";
 import { AcpHarness, normalise } from "./support.js";
 
@@ -163,31 +164,25 @@ describe("the ACP tool-call lifecycle", () => {
     harness = await AcpHarness.start();
     const body = "x".repeat(2_000);
     const pieces = JSON.stringify({ path: "big.txt", file_text: body }).match(/.{1,100}/g) ?? [];
+    // The model stops sending after a few pieces of the arguments until the test has looked.
+    const restOfArguments = gate();
     harness.server.enqueue(
-      { toolCalls: [{ id: "call_C", name: "create", arguments: pieces }], delayMs: 10 },
+      {
+        toolCalls: [{ id: "call_C", name: "create", arguments: pieces }],
+        pause: { afterEvents: 4, until: restOfArguments.opened },
+      },
       { text: "created" },
     );
     const sessionId = await harness.newSession();
     const prompt = harness.prompt(sessionId, "write it");
     // The pending call is on the wire while the model is still sending the arguments.
-    const announced = await new Promise<number>((resolve) => {
-      const check = () => {
-        const at = harness
-          ?.updates(sessionId)
-          .findIndex((update) => update.sessionUpdate === "tool_call");
-        if (at !== undefined && at >= 0) {
-          resolve(harness?.server.requests.length ?? 0);
-        } else {
-          setTimeout(check, 5);
-        }
-      };
-      check();
-    });
-    expect(announced).toBe(1);
+    await harness.waitForUpdate((update) => update.sessionUpdate === "tool_call");
+    expect(harness.server.requests).toHaveLength(1);
     const beforeArguments = harness
       .updates(sessionId)
       .filter((update) => update.sessionUpdate === "tool_call_update");
     expect(beforeArguments).toEqual([]);
+    restOfArguments.open();
     await prompt;
     expect(toolUpdates(harness, sessionId)[0]).toEqual({
       sessionUpdate: "tool_call",

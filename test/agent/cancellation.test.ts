@@ -123,7 +123,7 @@ describe("case 02: cancel while the model streams", () => {
   test("one cancelled outcome, the stream is closed, nothing after idle, and the next prompt works", async () => {
     harness = await startHarness();
     harness.server.enqueue(
-      { text: Array.from({ length: 200 }, () => "word "), delayMs: 20 },
+      { text: Array.from({ length: 200 }, () => "word "), stallAfterEvents: 6 },
       { text: "second", usage: { input: 20, output: 1 } },
     );
     const controller = new AbortController();

@@ -130,7 +130,7 @@ const PATHS: Record<string, Path> = {
   "cancel mid-stream": {
     options: {},
     run: async (target) => {
-      target.server.enqueue({ text: ["one ", "two ", "three ", "four"], delayMs: 200 });
+      target.server.enqueue({ text: ["one ", "two ", "three ", "four"], stallAfterEvents: 5 });
       return cancelWhen(target, (event) => event.type === "assistant.message_delta");
     },
     outcome: { stopReason: "cancelled" },

@@ -255,7 +255,11 @@ function eventPieces(
 ): RawPiece[] {
   const stallAt = reply.stallAfterEvents ?? Number.POSITIVE_INFINITY;
   const played: RawPiece[] = [];
-  for (const event of events.slice(0, Math.min(stallAt, reply.breakAfterEvents ?? stallAt))) {
+  const sent = events.slice(0, Math.min(stallAt, reply.breakAfterEvents ?? stallAt));
+  for (const [index, event] of sent.entries()) {
+    if (reply.pause !== undefined && index === reply.pause.afterEvents) {
+      played.push({ until: reply.pause.until });
+    }
     const bytes = Buffer.from(frame(event), "utf8");
     const step = splitBytes !== undefined && splitBytes > 0 ? splitBytes : bytes.length;
     for (let start = 0; start < bytes.length; start += step) {
@@ -287,6 +291,8 @@ async function play(response: ServerResponse, played: RawPiece[]): Promise<void>
     } else if ("reset" in piece) {
       response.socket?.resetAndDestroy();
       return;
+    } else if ("until" in piece) {
+      await Promise.race([piece.until, untilClosed(response)]);
     } else {
       await untilClosed(response);
       return;

@@ -36,6 +36,11 @@ export interface SemanticReply {
   usage?: Usage | null;
   /** write each SSE event then wait this many ms (default 0); a non-streaming reply waits once */
   delayMs?: number;
+  /**
+   * A gate: after sending `afterEvents` SSE events, send nothing more until `until` settles (or the
+   * client closes the connection), then go on. Orders a test by what it saw, not by delays.
+   */
+  pause?: { afterEvents: number; until: Promise<unknown> };
   /** after sending `stallAfterEvents` SSE events, keep the connection open and send nothing */
   stallAfterEvents?: number;
   /** after sending `breakAfterEvents` SSE events, break the stream: see `breakBy` */
@@ -49,12 +54,19 @@ export interface SemanticReply {
   splitChoices?: boolean;
 }
 
-export type RawPiece = string | Buffer | { holdMs: number } | { hold: true } | { reset: true };
+export type RawPiece =
+  | string
+  | Buffer
+  | { holdMs: number }
+  | { hold: true }
+  | { reset: true }
+  | { until: Promise<unknown> };
 
 export interface RawReply {
   /**
    * Exact bytes: each string written as its own TCP write; {holdMs} pauses; {hold:true} never
-   * finishes; {reset:true} resets the TCP connection (the client sees ECONNRESET).
+   * finishes; {reset:true} resets the TCP connection (the client sees ECONNRESET); {until} waits
+   * for the promise (a gate the test opens).
    */
   raw: RawPiece[];
 }
