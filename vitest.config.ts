@@ -1,11 +1,49 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Suites that drive turnloop as a child process (the CLI, tmux, the browser, the Copilot SDK over
+ * the built CLI, bubblewrap, kill -9): each test spawns processes that compete for the cores, so
+ * they run as a project of their own with a longer timeout. Every other file runs in-process.
+ */
+const PROCESS_SUITES = [
+  "test/cli/**/*.test.ts",
+  "test/sdk/**/*.test.ts",
+  "test/acp/child-process.test.ts",
+  "test/acp/interop.test.ts",
+  "test/acp/older-clients.test.ts",
+  "test/session/crash.test.ts",
+  "test/session/session-lock.test.ts",
+  "test/session/single-writer.test.ts",
+  "test/tools/sandbox/**/*.test.ts",
+];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // One worker per core: more only makes the child processes wait for each other.
+    maxWorkers: availableParallelism(),
     // `expect.poll` waits for what a loaded machine may take a while to show (a server's start).
     expect: { poll: { timeout: 10_000 } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "in-process",
+          include: ["test/**/*.test.ts"],
+          exclude: PROCESS_SUITES,
+          testTimeout: 20_000,
+          hookTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "processes",
+          include: PROCESS_SUITES,
+          testTimeout: 40_000,
+          hookTimeout: 40_000,
+        },
+      },
+    ],
   },
 });
