@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, test } from "vitest";
+import { ANSWER_TURN } from "../support/event-sequences.js";
 import {
   livePids,
   serverLog,
@@ -94,10 +95,7 @@ describe("MCP servers an editor passes over ACP", () => {
       "permission.completed",
       "tool.execution_complete",
       "assistant.turn_end",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
     expect(persisted.find((event) => event.type === "tool.execution_start")?.data).toEqual({
       toolCallId: "call_1",

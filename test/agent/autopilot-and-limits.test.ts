@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { AUTOPILOT_NUDGE } from "../../src/agent/autopilot.js";
 import { updatePlanTool } from "../../src/tools/index.js";
 import { dataOf } from "../llm/helpers.js";
+import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
 import { type Harness, shape, startHarness, types } from "../support/harness.js";
 import { getTimeTool } from "../support/test-tools.js";
 
@@ -12,12 +13,7 @@ afterEach(async () => {
 });
 
 /** The events of a turn whose reply has no tool call. */
-const textTurn = [
-  "assistant.turn_start",
-  "assistant.message",
-  "assistant.usage",
-  "assistant.turn_end",
-];
+const textTurn = [...ANSWER_TURN];
 
 function toolNames(harness: Harness, index: number): string[] {
   const body = harness.server.requests[index]?.body as {
@@ -42,17 +38,9 @@ describe("case 28: autopilot", () => {
     // The whole log: session.task_complete belongs to its turn, before that turn's end.
     expect(types(await harness.persisted()).slice(1)).toEqual([
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
-      "tool.execution_complete",
-      "assistant.turn_end",
+      ...TOOL_TURN,
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
@@ -242,13 +230,7 @@ describe("stop reasons", () => {
       harness = await startHarness({ wire });
       harness.server.enqueue({ finish: "content_filter" });
       expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
-      expect(types(await harness.persisted()).slice(1)).toEqual([
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
-      ]);
+      expect(types(await harness.persisted()).slice(1)).toEqual(["user.message", ...ANSWER_TURN]);
       expect(dataOf(harness.events, "assistant.turn_end")).toEqual([
         { turnId: expect.any(String), status: "completed", finishReason: "content-filter" },
       ]);

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
 import { type Harness, shape, startHarness, types } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
@@ -48,14 +49,7 @@ describe("the loop", () => {
       { type: "session.idle", data: { stopReason: "end_turn" } },
     ]);
     const persisted = await harness.persisted();
-    expect(types(persisted)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-    ]);
+    expect(types(persisted)).toEqual(["session.start", "user.message", ...ANSWER_TURN]);
     persisted.forEach((event, index) => {
       expect(event.parentId).toBe(index === 0 ? null : persisted[index - 1]?.id);
     });
@@ -79,16 +73,8 @@ describe("the loop", () => {
       // The turn holds its tools: its turn_end follows the tool's result.
       expect(persisted.map((event) => event.type)).toEqual([
         "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "tool.execution_start",
-        "tool.execution_complete",
-        "assistant.turn_end",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
+        ...TOOL_TURN,
+        ...ANSWER_TURN,
       ]);
       // What subscribers saw, ephemeral events included.
       expect(types(harness.events)).toEqual([

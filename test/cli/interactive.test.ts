@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
 
@@ -33,16 +34,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       expect(await fixture.eventTypes(sessionId)).toEqual([
         "session.start",
         "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "tool.execution_start",
-        "tool.execution_complete",
-        "assistant.turn_end",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
+        ...TOOL_TURN,
+        ...ANSWER_TURN,
       ]);
       expect(fixture.lastMessage(1)).toContain("The launch is on Tuesday.");
     },
@@ -157,7 +150,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     "Esc cancels mid-stream and Ctrl-C mid-tool; the session stays open for the next prompt",
     async ({ fixture }) => {
       fixture.server.enqueue(
-        { text: ["First words", ...Array.from({ length: 60 }, () => " more")], delayMs: 100 },
+        // Never ends on its own: the Escape is what ends it.
+        {
+          text: ["First words", ...Array.from({ length: 60 }, () => " more")],
+          stallAfterEvents: 4,
+        },
         { text: "Second answer." },
         { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
         { text: "Third answer." },
@@ -168,7 +165,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       await terminal.waitFor(/First words/);
       terminal.key("Escape");
       await terminal.waitFor(/cancelled/);
-      await terminal.waitFor(/Enter send/);
+      await terminal.idle();
       terminal.type("and now?");
       await terminal.waitFor(/Second answer\./);
 
@@ -176,9 +173,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       await terminal.waitFor(/● bash sleep 30\s+running/);
       terminal.key("C-c");
       await terminal.waitFor(/⊘ bash sleep 30\s+interrupted/);
-      await terminal.waitFor(/Enter send/);
+      await terminal.idle();
       terminal.type("still there?");
       await terminal.waitFor(/Third answer\./);
+      // Ctrl-C while idle asks to press it again (while busy it would cancel the prompt).
+      await terminal.idle();
       terminal.key("C-c");
       await terminal.waitFor(/press Ctrl-C again to exit/);
       terminal.key("C-c");

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { livePids, stdioEntry, waitForLog } from "../support/mcp/servers.js";
@@ -80,16 +81,8 @@ describe("turnloop -p with MCP servers", () => {
     expect(await persistedTypes(result.stderr)).toEqual([
       "session.start",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
-      "tool.execution_complete",
-      "assistant.turn_end",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...TOOL_TURN,
+      ...ANSWER_TURN,
     ]);
     const entries = await waitForLog(log, (lines) =>
       lines.some((entry) => entry.called === "echo"),

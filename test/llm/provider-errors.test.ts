@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { bashTool } from "../../src/tools/bash.js";
+import { TOOL_TURN } from "../support/event-sequences.js";
 import type { ErrorReply } from "../support/fake-model-types.js";
 import { type Harness, shape, startHarness, types } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
@@ -175,12 +176,7 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       expect(outcome).toMatchObject({ error: { errorType: "server", statusCode: 500 } });
       expect(types(await harness.persisted()).slice(1)).toEqual([
         "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "tool.execution_start",
-        "tool.execution_complete",
-        "assistant.turn_end",
+        ...TOOL_TURN,
         "assistant.turn_start",
         "assistant.turn_end",
         "assistant.retry",
