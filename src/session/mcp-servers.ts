@@ -106,7 +106,8 @@ function configFileServers(
 ): Array<ParsedServers & { path: string; scope: "user" | "project" }> {
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig(home, cwd);
+    // The face has already read the files and stopped on what it must not ignore.
+    loaded = loadConfig(home, cwd, { ignoreErrors: true });
   } catch (error) {
     // Reported like any other problem (and before this, by the face that read the settings).
     return [{ path: "", scope: "user", servers: {}, problems: [errorMessage(error)] }];
