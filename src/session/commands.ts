@@ -154,13 +154,20 @@ export const COMMANDS: readonly CommandDefinition[] = [
     terminalOnly: false,
     run: async ({ session }) => {
       const servers = session.mcp?.list() ?? [];
-      if (servers.length === 0) {
+      const waiting = session.mcpWaitingForTrust;
+      if (servers.length === 0 && waiting === undefined) {
         return { kind: "text", text: "no MCP servers (see turnloop mcp list and --mcp-config)" };
       }
       const lines = servers.map(
         (server) =>
           `${server.name} (${server.type}): ${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
       );
+      if (waiting !== undefined) {
+        lines.push(
+          ...waiting.names.map((name) => `${name}: untrusted (from ${waiting.path}), not started`),
+          "to allow this project's servers: run turnloop mcp trust in this folder, then /new or reopen the session",
+        );
+      }
       return { kind: "text", text: lines.join("\n") };
     },
   },

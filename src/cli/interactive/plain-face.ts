@@ -103,6 +103,8 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
         ? toldReply((await readLine("what should the model know? > ")) ?? "")
         : answer;
     },
+    confirm: async (question) =>
+      /^(y|yes)$/i.test(((await readLine(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession: pickByNumber,
   };
   // Ctrl-C cancels a running prompt; on an idle line it exits.

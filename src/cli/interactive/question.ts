@@ -74,6 +74,42 @@ export class PermissionQuestion implements Component {
 }
 
 /**
+ * A yes/no question inline in the conversation (whether an untrusted project's MCP servers may
+ * start): its lines, then `[y] yes   [n] no`. `y` answers yes; `n` or Esc no. While it is open it
+ * takes every key.
+ */
+export class YesNoQuestion implements Component {
+  private answered = false;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly lines: readonly string[],
+    private readonly answer: (yes: boolean) => void,
+  ) {}
+
+  invalidate(): void {}
+
+  handleInput(data: string): void {
+    const key = data.toLowerCase();
+    if (this.answered || (key !== "y" && key !== "n" && data !== "\u001b")) {
+      return;
+    }
+    this.answered = true;
+    this.answer(key === "y");
+  }
+
+  render(width: number): string[] {
+    const { theme } = this;
+    const lines = [
+      ...this.lines.map((line) => theme.warning(line)),
+      "",
+      `${theme.bold("[y]")} yes   ${theme.bold("[n]")} no`,
+    ];
+    return lines.flatMap((line) => wrapHanging(line, width));
+  }
+}
+
+/**
  * `line` wrapped to `width` columns; continuation rows are indented two columns past the line's
  * own indent (a preview line's `    - ` marker stays alone at the left).
  */
