@@ -9,6 +9,7 @@
 import { errorMessage } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionHost } from "./host.js";
+import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import type { Session } from "./session.js";
 import type { SessionSummary } from "./session-store.js";
 import { SessionLockedError } from "./session-store.js";
@@ -171,6 +172,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
       return { kind: "text", text: lines.join("\n") };
     },
   },
+  PERMISSIONS_COMMAND,
   {
     name: "new",
     description: "Start a new session in this folder",
