@@ -10,7 +10,6 @@ import { dirname } from "node:path";
 import { errorCode, errorMessage } from "../events/errors.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandDefinition, CommandOutcome } from "./commands.js";
-import { configPaths } from "./config.js";
 import type { SessionHost } from "./host.js";
 import type { Session } from "./session.js";
 
@@ -108,6 +107,8 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
   if (rules.length === 0) {
     return failed('there are no allow grants to save (answer a question with "always" first)');
   }
+  // config.ts brings zod: loaded when a save is asked for, not with the command list.
+  const { configPaths } = await import("./config.js");
   const path = configPaths(host.home, session.cwd).project;
   try {
     const settings = await readSettings(path);
