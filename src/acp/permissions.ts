@@ -1,5 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk";
-import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import type {
+  AskPermission,
+  PermissionReply,
+  PermissionRequest,
+} from "../permissions/permission-decision.js";
 
 /** What an ACP permission question needs besides the gate's request. */
 export interface PermissionAsker {
@@ -18,7 +22,8 @@ const DECLINED = "the user declined this call";
  * The gate's way to ask over ACP v1 `session/request_permission` (ACP v1 tool-calls: permission
  * requests). The call's `tool_call` was sent before, when the model listed it. Options map onto
  * the gate's replies: allow_once → allow once, allow_always → allow for the session (recorded,
- * survives `session/load`), reject_once → deny once, reject_always → deny for the session; a
+ * survives `session/load`; a second allow_always option, when offered, records the command's
+ * prefix rule), reject_once → deny once, reject_always → deny for the session; a
  * `cancelled` outcome, or the prompt's cancel, → cancelled; a `cancelled` outcome cancels the
  * prompt itself, whether or not `session/cancel` arrived first. On cancel the request is
  * abandoned with `$/cancel_request`, and a late answer is ignored (case 04).
@@ -38,6 +43,7 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         name: `Always allow ${request.alwaysRule}`,
         kind: "allow_always",
       },
+      ...prefixOption(request),
       { optionId: "reject_once", name: "Reject", kind: "reject_once" },
       {
         optionId: "reject_always",
@@ -61,7 +67,7 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         // `session/cancel` may not have arrived yet: the answer alone cancels (case 04).
         asker.cancelPrompt();
       }
-      return permissionReply(response.outcome);
+      return permissionReply(response.outcome, request);
     } catch (error) {
       if (signal.aborted) {
         return { decision: "cancelled" };
@@ -71,8 +77,27 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
   };
 }
 
-/** The gate's reply for a `session/request_permission` outcome. */
-export function permissionReply(outcome: acp.RequestPermissionOutcome): PermissionReply {
+/** The id of the option that allows every call with the command's prefix (`bash(npx tape *)`). */
+const ALLOW_PREFIX = "allow_always_prefix";
+
+/**
+ * A second `allow_always` option when the request offers a command prefix rule
+ * (permission-decision.ts `prefix`): ACP v1 lets options share a kind; its name shows the rule.
+ */
+function prefixOption(request: PermissionRequest): acp.PermissionOption[] {
+  if (request.prefix === undefined) {
+    return [];
+  }
+  return [
+    { optionId: ALLOW_PREFIX, name: `Always allow ${request.prefix.rule}`, kind: "allow_always" },
+  ];
+}
+
+/** The gate's reply for a `session/request_permission` outcome to `request`. */
+export function permissionReply(
+  outcome: acp.RequestPermissionOutcome,
+  request: PermissionRequest,
+): PermissionReply {
   if (outcome.outcome === "cancelled") {
     return { decision: "cancelled" };
   }
@@ -81,15 +106,21 @@ export function permissionReply(outcome: acp.RequestPermissionOutcome): Permissi
       return { decision: "allow", scope: "once" };
     case "allow_always":
       return { decision: "allow", scope: "session" };
+    case ALLOW_PREFIX:
+      if (request.prefix !== undefined) {
+        return { decision: "allow", scope: "session", rule: request.prefix.rule };
+      }
+      break;
     case "reject_once":
       return { decision: "deny", scope: "once", reason: DECLINED };
     case "reject_always":
       return { decision: "deny", scope: "session", reason: DECLINED };
     default:
-      return {
-        decision: "deny",
-        scope: "once",
-        reason: `the client answered with an option we did not offer (${outcome.optionId})`,
-      };
+      break;
   }
+  return {
+    decision: "deny",
+    scope: "once",
+    reason: `the client answered with an option we did not offer (${outcome.optionId})`,
+  };
 }

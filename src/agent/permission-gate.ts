@@ -99,7 +99,7 @@ async function askAndRecord(
       toolCallId,
       decision,
       scope: reply.scope,
-      ...(reply.scope === "session" ? { rule: request.alwaysRule } : {}),
+      ...(reply.scope === "session" ? { rule: grantedRule(request, reply) } : {}),
       ...(reply.reason === undefined ? {} : { reason: reply.reason }),
     },
   });
@@ -112,6 +112,18 @@ async function askAndRecord(
     ...(reply.rejected === true ? { rejected: true } : {}),
     ...(reply.content === undefined ? {} : { content: reply.content }),
   };
+}
+
+/**
+ * The rule a "for the session" answer records: the request's prefix rule when the answer allows
+ * and names it, else its exact `alwaysRule` (a face cannot grant a rule it was not offered).
+ */
+function grantedRule(request: PermissionRequest, reply: PermissionReply): string {
+  return reply.decision === "allow" &&
+    reply.rule !== undefined &&
+    reply.rule === request.prefix?.rule
+    ? reply.rule
+    : request.alwaysRule;
 }
 
 /** Settles with `cancelled` as soon as `signal` aborts, even if the face never answers. */

@@ -35,6 +35,7 @@ export const FLAGS = {
   cwd: { type: "string" },
   "context-window": { type: "string" },
   "no-instructions": { type: "boolean" },
+  "ignore-config-errors": { type: "boolean" },
   "mcp-config": { type: "string", multiple: true },
   quiet: { type: "boolean", short: "q" },
   verbose: { type: "boolean" },

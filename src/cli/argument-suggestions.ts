@@ -4,6 +4,7 @@
  */
 
 import { errorMessage } from "../events/errors.js";
+import { closestName as closest } from "../session/closest-name.js";
 import { FLAGS } from "./argument-flags.js";
 
 /** For an unknown flag: one line naming it and the closest valid flag, if one is close. */
@@ -43,32 +44,4 @@ export function unknownCommandMessage(positionals: readonly string[], fallback: 
 export function commandHint(given: string, known: readonly string[]): string {
   const suggestion = closest(given, known);
   return suggestion === undefined ? "" : `; did you mean ${suggestion}?`;
-}
-
-/** The known name `name` starts (3+ characters given), else the nearest spelling if close. */
-function closest(name: string, known: readonly string[]): string | undefined {
-  const nearest = known
-    .map((option) => ({ option, distance: editDistance(name, option) }))
-    .sort((left, right) => left.distance - right.distance)[0];
-  // A name cut short (`--allow-all`) names the one it starts; else the nearest spelling.
-  const prefixed = known.find((option) => name.length >= 3 && option.startsWith(name));
-  const near =
-    nearest !== undefined && nearest.distance <= Math.max(2, Math.floor(name.length / 3))
-      ? nearest.option
-      : undefined;
-  return prefixed ?? near;
-}
-
-/** Levenshtein distance between two short strings. */
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= left.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= right.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (left[i - 1] === right[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
 }

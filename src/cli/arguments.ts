@@ -118,6 +118,8 @@ Options for -p:
                                       and a trusted project's .mcp.json
   --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
                                       compaction starts at 80 % of it
+  --ignore-config-errors              go on when a config file's permissions section has
+                                      an unknown key (its rules are then ignored)
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -242,6 +244,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     addDirs: values["add-dir"] ?? [],
     cwd: values.cwd ?? cwd,
     noInstructions: values["no-instructions"] === true,
+    ...(values["ignore-config-errors"] === true ? { ignoreConfigErrors: true } : {}),
     flagsGiven: Object.keys(values),
     ...(values["append-system-prompt"] === undefined
       ? {}

@@ -1,12 +1,14 @@
 import { createInterface } from "node:readline";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import { answerFor, prefixChoice, SAID_NO, toldReply } from "./permission-answers.js";
 import { permissionHeadline, permissionPreview } from "./permission-preview.js";
 
 /**
  * Asks on the terminal: the question and a preview of the call ({@link permissionPreview}) on
- * `output` (stderr), the answer from `input` (a TTY). `y` allows once, `a` allows this exact call
- * for the rest of the session, `t` denies and asks for a reason that goes into the tool result for
- * the model, `n` (or anything else) denies; end of input denies. Cancelling the prompt closes the
+ * `output` (stderr), the answer from `input` (a TTY), read by {@link answerFor}: `y` allows once,
+ * `a` allows this exact call for the rest of the session, `p` (when offered) every call with the
+ * command's prefix, `t` denies and asks for a reason that goes into the tool result for the
+ * model, `n` (or anything else) denies; end of input denies. Cancelling the prompt closes the
  * question and answers `cancelled` (case 04).
  */
 export function terminalPermission(
@@ -31,30 +33,22 @@ export function terminalPermission(
       const onAbort = () => finish({ decision: "cancelled" });
       signal.addEventListener("abort", onAbort, { once: true });
       const preview = permissionPreview(request, color);
+      const prefix = prefixChoice(request, "yes, always for");
       output.write(
         `\n${permissionHeadline(request)}\n` +
           preview.map((line) => `${line}\n`).join("") +
-          `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   [n] no   [t] no, and tell the model why\n> `,
+          `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   ` +
+          (prefix === undefined ? "" : `${prefix}   `) +
+          "[n] no   [t] no, and tell the model why\n> ",
       );
       lines.once("line", (line) => {
-        const answer = line.trim().toLowerCase();
-        if (answer === "y" || answer === "yes") {
-          finish({ decision: "allow", scope: "once" });
-        } else if (answer === "a" || answer === "always") {
-          finish({ decision: "allow", scope: "session" });
-        } else if (answer === "t" || answer === "tell") {
-          output.write("  what should the model know? > ");
-          lines.once("line", (reason) => {
-            const said = reason.trim();
-            finish({
-              decision: "deny",
-              scope: "once",
-              reason: said === "" ? "the user said no" : `the user said no: ${said}`,
-            });
-          });
-        } else {
-          finish({ decision: "deny", scope: "once", reason: "the user said no" });
+        const answer = answerFor(request, line) ?? SAID_NO;
+        if (answer !== "tell") {
+          finish(answer);
+          return;
         }
+        output.write("  what should the model know? > ");
+        lines.once("line", (reason) => finish(toldReply(reason)));
       });
       lines.once("close", () => finish({ decision: "deny", scope: "once", reason: "no answer" }));
     });

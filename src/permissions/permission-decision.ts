@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
+import { commandPrefix } from "./command-prefix.js";
 import {
   isInside,
   MCP_RULE,
@@ -27,6 +28,12 @@ export interface PermissionRequest {
   command?: string;
   /** The rule an "always" answer records, e.g. `bash(git status)`, `edit(src/a.ts)`, `mcp(github__create_issue)`. */
   alwaysRule: string;
+  /**
+   * For a command: the wider "always" choice, this command's prefix (command-prefix.ts), e.g.
+   * `bash(npx tape *)`, with the parts of the command it does not cover (`tail -5`), which still
+   * ask. Absent when no prefix may be offered.
+   */
+  prefix?: { rule: string; notCovered: string[] };
   /** Set for a tool of an MCP server. */
   mcp?: McpToolOrigin;
 }
@@ -36,13 +43,16 @@ export type PermissionQuestion = Omit<PermissionRequest, "requestId">;
 
 /**
  * The user's answer. `scope: "session"` ("always") records {@link PermissionRequest.alwaysRule}
- * for the rest of the session, resume included. ACP v1 `session/request_permission` options
+ * for the rest of the session, resume included; an allow may name `rule` instead, which the gate
+ * records only when it is the request's {@link PermissionRequest.prefix} rule. ACP v1 `session/request_permission` options
  * map as allow_once / allow_always / reject_once / reject_always.
  */
 export type PermissionReply =
   | {
       decision: "allow" | "deny";
       scope: PermissionScope;
+      /** With `scope: "session"`: the offered rule the answer chose (see above). */
+      rule?: string;
       reason?: string;
       /** A deny by the user (not "nobody could be asked"): the tool result's code is `rejected`. */
       rejected?: boolean;
@@ -140,6 +150,7 @@ export function permissionDecider(
         tool.mcp === undefined ? alwaysRule(tool.name, subject, root) : `${MCP_RULE}(${tool.name})`,
       ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
       ...(scope.command === undefined ? {} : { command: scope.command }),
+      ...prefixChoice(tool, scope.command),
     };
     return { kind: "ask", question, ...(unclear === undefined ? {} : { unclear }) };
   };
@@ -168,6 +179,18 @@ function unclearUnderDenyRules(
   }
   const rulesText = rules.map((rule) => rule.text).join(", ");
   return `the command cannot be fully read (${unclear.join("; ")}) and ${rulesText} must hold`;
+}
+
+/** The prefix "always" choice for a command tool's call (command-prefix.ts). */
+function prefixChoice(
+  tool: AnyTool,
+  command: string | undefined,
+): Pick<PermissionRequest, "prefix"> {
+  const prefix =
+    tool.mcp === undefined && command !== undefined ? commandPrefix(command) : undefined;
+  return prefix === undefined
+    ? {}
+    : { prefix: { rule: `${tool.name}(${prefix.pattern})`, notCovered: prefix.notCovered } };
 }
 
 /** The narrowest rule for "always": this exact command, or these exact paths, or the tool. */

@@ -189,7 +189,7 @@ function mentionsCommand(analysis: ShellAnalysis, pattern: string): boolean {
  * Matches one command's spelling against a pattern where `*` stands for any text; a pattern
  * ending in ` *` also matches the command without arguments (`rm *` matches `rm`).
  */
-function commandMatches(pattern: string, command: string): boolean {
+export function commandMatches(pattern: string, command: string): boolean {
   if (!pattern.includes("*")) {
     return command === pattern;
   }

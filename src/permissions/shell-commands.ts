@@ -29,6 +29,8 @@ export interface ShellCommand {
    * The last is what finally runs.
    */
   forms: string[];
+  /** The words of what finally runs (the last of {@link forms}), as written. */
+  runs: DecodedWord[];
   /**
    * Runs a script that was read and is listed separately (`bash -c '…'`, `eval …`): allow rules
    * judge that script, not this command.
@@ -195,10 +197,16 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
   }
   const words = args.map((word) => decodeWord(sh, word, source));
   const forms: string[] = [];
-  const command: ShellCommand = { words: words.map((word) => word.text), forms, runsScript: false };
+  const command: ShellCommand = {
+    words: words.map((word) => word.text),
+    forms,
+    runs: words,
+    runsScript: false,
+  };
   analysis.commands.push(command);
   let rest = words;
   while (rest.length > 0) {
+    command.runs = rest;
     const [name, ...tail] = rest;
     if (name === undefined) {
       return;
@@ -309,6 +317,7 @@ function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void {
     analysis.commands.push({
       words: words.map((word) => word.text),
       forms: [text],
+      runs: words,
       runsScript: false,
     });
   }

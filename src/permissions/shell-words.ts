@@ -12,11 +12,13 @@ export interface DecodedWord {
   computed: boolean;
   /** Holds unquoted glob or brace characters (`*`, `?`, `[`, `{a,b}`). */
   pattern: boolean;
+  /** Was written with quotes or backslashes (`'test/*.js'`, `"x"`, `a\ b`). */
+  quoted: boolean;
 }
 
 /** Decodes one `Word` node; `source` is the UTF-8 text that was parsed. */
 export function decodeWord(sh: ShellSyntax, word: ShellNode, source: Buffer): DecodedWord {
-  const decoded: DecodedWord = { text: "", computed: false, pattern: false };
+  const decoded: DecodedWord = { text: "", computed: false, pattern: false, quoted: false };
   for (const part of (word.Parts as ShellNode[] | null) ?? []) {
     decodePart(sh, part, source, decoded, false);
   }
@@ -34,6 +36,7 @@ function decodePart(
   switch (type) {
     case "Lit": {
       const value = String(part.Value ?? "");
+      decoded.quoted ||= quoted || value.includes("\\");
       if (!quoted && (/(?<!\\)[*?[]/.test(value) || /\{[^}]*(?:,|\.\.)[^}]*\}/.test(value))) {
         decoded.pattern = true;
       }
@@ -47,11 +50,13 @@ function decodePart(
       return;
     }
     case "SglQuoted": {
+      decoded.quoted = true;
       const value = String(part.Value ?? "");
       decoded.text += part.Dollar === true ? decodeAnsiC(value) : value;
       return;
     }
     case "DblQuoted":
+      decoded.quoted = true;
       for (const inner of (part.Parts as ShellNode[] | null) ?? []) {
         decodePart(sh, inner, source, decoded, true);
       }

@@ -9,6 +9,7 @@
 import { errorMessage } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionHost } from "./host.js";
+import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import type { Session } from "./session.js";
 import type { SessionSummary } from "./session-store.js";
 import { SessionLockedError } from "./session-store.js";
@@ -154,16 +155,24 @@ export const COMMANDS: readonly CommandDefinition[] = [
     terminalOnly: false,
     run: async ({ session }) => {
       const servers = session.mcp?.list() ?? [];
-      if (servers.length === 0) {
+      const waiting = session.mcpWaitingForTrust;
+      if (servers.length === 0 && waiting === undefined) {
         return { kind: "text", text: "no MCP servers (see turnloop mcp list and --mcp-config)" };
       }
       const lines = servers.map(
         (server) =>
           `${server.name} (${server.type}): ${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
       );
+      if (waiting !== undefined) {
+        lines.push(
+          ...waiting.names.map((name) => `${name}: untrusted (from ${waiting.path}), not started`),
+          "to allow this project's servers: run turnloop mcp trust in this folder, then /new or reopen the session",
+        );
+      }
       return { kind: "text", text: lines.join("\n") };
     },
   },
+  PERMISSIONS_COMMAND,
   {
     name: "new",
     description: "Start a new session in this folder",

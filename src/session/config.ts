@@ -3,12 +3,16 @@ import { join } from "node:path";
 import { z } from "zod";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { mcpServerSchema } from "../tools/mcp/config.js";
+import { jsonSyntaxMessage, unknownKeys } from "./config-problems.js";
 
 /**
  * The config files: `$TURNLOOP_HOME/config.json` (the user's, default `~/.turnloop/config.json`)
  * and `<project>/.turnloop/config.json` (the cwd's). Precedence: flags > environment > project >
- * user. Validated with zod at this edge: a bad file is reported with its path and the field; an
- * unknown key is a warning, not an error.
+ * user. Validated with zod at this edge: a bad file is reported with its path and the field, JSON
+ * syntax errors with line and column. An unknown key names the closest known key at its level
+ * (`"permisions"`: did you mean "permissions"?) and is a warning, except in or instead of the
+ * `permissions` section: going on without a deny list the user meant to write is unsafe, so that
+ * is an error unless the run asked to ignore it (`--ignore-config-errors`; issue 24 item 6).
  */
 
 /** A named provider: `--model <name>:<model>` then means `<type>:<model>` at `baseUrl`. */
@@ -63,6 +67,12 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
+/** How strictly {@link loadConfig} reads. */
+export interface ConfigReading {
+  /** Unknown keys in or instead of `permissions` are warnings, not errors (`--ignore-config-errors`). */
+  ignoreErrors?: boolean;
+}
+
 /** Where the user's and the project's config files are. */
 export function configPaths(home: string, cwd: string): { user: string; project: string } {
   return { user: join(home, "config.json"), project: join(cwd, ".turnloop", "config.json") };
@@ -75,16 +85,17 @@ export class ConfigError extends Error {
 
 /**
  * Reads both files (a missing file is no error).
- * @throws ConfigError naming the path and field of invalid JSON or an invalid value.
+ * @throws ConfigError naming the path and field of invalid JSON (line and column) or an invalid
+ * value, or an unknown key in or instead of `permissions` unless `reading.ignoreErrors`.
  */
-export function loadConfig(home: string, cwd: string): LoadedConfig {
+export function loadConfig(home: string, cwd: string, reading: ConfigReading = {}): LoadedConfig {
   const paths = configPaths(home, cwd);
   const loaded: LoadedConfig = { files: [], warnings: [] };
   for (const [scope, path] of [
     ["user", paths.user],
     ["project", paths.project],
   ] as const) {
-    const settings = readConfigFile(path, loaded.warnings);
+    const settings = readConfigFile(path, loaded.warnings, reading);
     if (settings !== undefined) {
       loaded.files.push({ path, scope, settings });
     }
@@ -92,7 +103,11 @@ export function loadConfig(home: string, cwd: string): LoadedConfig {
   return loaded;
 }
 
-function readConfigFile(path: string, warnings: string[]): ConfigFile | undefined {
+function readConfigFile(
+  path: string,
+  warnings: string[],
+  reading: ConfigReading,
+): ConfigFile | undefined {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -106,7 +121,7 @@ function readConfigFile(path: string, warnings: string[]): ConfigFile | undefine
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${path} is not valid JSON: ${errorMessage(error)}`);
+    throw new ConfigError(`${path} is not valid JSON: ${jsonSyntaxMessage(text, error)}`);
   }
   const strict = strictConfig.safeParse(json);
   if (strict.success) {
@@ -119,11 +134,17 @@ function readConfigFile(path: string, warnings: string[]): ConfigFile | undefine
     const field = first.path.length === 0 ? "the file" : first.path.map(String).join(".");
     throw new ConfigError(`${path}: ${field}: ${first.message}`);
   }
-  for (const issue of unknown) {
-    const prefix = issue.path.length === 0 ? "" : `${issue.path.map(String).join(".")}.`;
-    const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
-    for (const key of keys) {
-      warnings.push(`${path}: unknown key "${prefix}${key}" ignored`);
+  for (const problem of unknownKeys(strictConfig, unknown)) {
+    const hint = problem.suggestion === undefined ? "" : ` (did you mean "${problem.suggestion}"?)`;
+    const named = `${path}: unknown key "${problem.key}"${hint}`;
+    if (!problem.permissions) {
+      warnings.push(`${named} ignored`);
+    } else if (reading.ignoreErrors === true) {
+      warnings.push(`${named} ignored with --ignore-config-errors: its rules do not apply`);
+    } else {
+      throw new ConfigError(
+        `${named}: the permission rules there would be ignored, so turnloop stops; fix the file, or run with --ignore-config-errors to go on without them`,
+      );
     }
   }
   return lenientConfig.parse(json);

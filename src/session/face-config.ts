@@ -43,7 +43,9 @@ export function configuredFace(options: FaceOptions, env: NodeJS.ProcessEnv): Co
   }
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig(turnloopHome(env), resolve(options.cwd));
+    loaded = loadConfig(turnloopHome(env), resolve(options.cwd), {
+      ignoreErrors: options.ignoreConfigErrors === true,
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       return { ok: false, message: error.message };

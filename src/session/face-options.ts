@@ -16,6 +16,11 @@ export interface FaceOptions {
   cwd: string;
   /** `--no-instructions`: leave out `AGENTS.md` and the like. */
   noInstructions?: boolean;
+  /**
+   * `--ignore-config-errors`: an unknown key in or instead of a config file's `permissions` is a
+   * warning, not an error (config.ts).
+   */
+  ignoreConfigErrors?: boolean;
   /** `--append-system-prompt TEXT`. */
   appendSystemPrompt?: string;
   /** `--system-prompt-file F`: replaces turnloop's base system prompt. */

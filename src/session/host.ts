@@ -27,7 +27,7 @@ import {
   prepareRun,
 } from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
-import { openMcpServers, startupWaitFrom } from "./mcp-servers.js";
+import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
 import type { RunConfig } from "./run-config.js";
 import { Session, type SessionAgentSettings } from "./session.js";
@@ -279,11 +279,13 @@ export class SessionHost {
    * Starts `session`'s MCP servers in the background: the config files' (`mcp.json`, a trusted
    * project's `.mcp.json`, `--mcp-config`) and then `given` (a face's: ACP `mcpServers`, an SDK
    * session config), which win by name. Problems are written to `log`; nothing waits for a server.
+   * `trust`, when given, asks the user about an untrusted project's servers (mcp-servers.ts).
    */
   async startMcpServers(
     session: Session,
     given: McpServerConfigs,
     log: (line: string) => void,
+    trust?: McpStartOptions["trust"],
   ): Promise<void> {
     const startupWaitMs = startupWaitFrom(this.env);
     await openMcpServers(
@@ -293,7 +295,12 @@ export class SessionHost {
         configFiles: this.config.mcpConfigs.map((file) => file.value),
         face: given,
       },
-      { env: this.env, log, ...(startupWaitMs === undefined ? {} : { startupWaitMs }) },
+      {
+        env: this.env,
+        log,
+        ...(startupWaitMs === undefined ? {} : { startupWaitMs }),
+        ...(trust === undefined ? {} : { trust }),
+      },
     );
   }
 

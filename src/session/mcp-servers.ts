@@ -43,7 +43,7 @@ export interface GatheredServers extends ParsedServers {
   /** Where each server's configuration came from: a file's path, or "the client" (ACP, SDK). */
   sources: Record<string, string>;
   /** Set when the project's `.mcp.json` has servers and the project is not trusted yet. */
-  untrustedProject?: { path: string; names: string[] };
+  untrustedProject?: UntrustedProject;
 }
 
 /** Gathers the servers of a session from every source (see the module comment). Never throws. */
@@ -106,7 +106,8 @@ function configFileServers(
 ): Array<ParsedServers & { path: string; scope: "user" | "project" }> {
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig(home, cwd);
+    // The face has already read the files and stopped on what it must not ignore.
+    loaded = loadConfig(home, cwd, { ignoreErrors: true });
   } catch (error) {
     // Reported like any other problem (and before this, by the face that read the settings).
     return [{ path: "", scope: "user", servers: {}, problems: [errorMessage(error)] }];
@@ -158,6 +159,17 @@ export interface McpStartOptions {
   startupWaitMs?: number;
   /** Where failures are reported besides the session's events (stderr). */
   log?: (line: string) => void;
+  /**
+   * Asks the user whether the untrusted project's servers may start (the interactive session);
+   * a yes is remembered for the project path. Absent when nobody can be asked.
+   */
+  trust?: (untrusted: UntrustedProject) => Promise<boolean>;
+}
+
+/** A project `.mcp.json` (or project config) whose servers wait for the user's trust. */
+export interface UntrustedProject {
+  path: string;
+  names: string[];
 }
 
 /**
@@ -214,17 +226,29 @@ export function startupWaitFrom(env: NodeJS.ProcessEnv): number | undefined {
 
 /**
  * Gathers the servers of `session` (see {@link gatherMcpServers}) and starts them. Problems in
- * the files and an untrusted project file are reported through `options.log`: nobody can be
- * asked here (ACP, the SDK server), so the project's servers wait until the user allows them
- * (`turnloop mcp trust`, or the question of `turnloop -p`).
+ * the files are reported through `options.log`. An untrusted project file is asked about through
+ * `options.trust` when a face can ask (the interactive session); otherwise (ACP, the SDK server)
+ * it is reported and the project's servers wait until the user allows them (`turnloop mcp
+ * trust`, or the question of `turnloop -p`). Servers left waiting are kept on the session
+ * ({@link Session.mcpWaitingForTrust}) for `/mcp` to list.
  */
 export async function openMcpServers(
   session: Session,
   sources: Omit<McpSources, "cwd">,
   options: McpStartOptions,
 ): Promise<McpServers | undefined> {
-  const gathered = await gatherMcpServers({ ...sources, cwd: session.cwd });
+  let gathered = await gatherMcpServers({ ...sources, cwd: session.cwd });
+  const untrusted = gathered.untrustedProject;
+  if (untrusted !== undefined && options.trust !== undefined && (await options.trust(untrusted))) {
+    try {
+      await trustProject(sources.home, session.cwd);
+    } catch (error) {
+      options.log?.(`turnloop: could not remember the answer: ${errorMessage(error)}`);
+    }
+    gathered = await gatherMcpServers({ ...sources, cwd: session.cwd, trusted: true });
+  }
   reportGathered(gathered, options.log);
+  session.mcpWaitingForTrust = gathered.untrustedProject;
   return startMcpServers(session, gathered.servers, options);
 }
 

@@ -192,6 +192,12 @@ export class Session {
     this.mcpServers = servers;
   }
 
+  /**
+   * The project's MCP servers that did not start because the project is not trusted (shown by
+   * `/mcp`); set when the session's servers are gathered (mcp-servers.ts).
+   */
+  mcpWaitingForTrust: { path: string; names: string[] } | undefined;
+
   /** The session's MCP servers, if it has any. */
   get mcp(): McpServers | undefined {
     return this.mcpServers;

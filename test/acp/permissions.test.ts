@@ -31,7 +31,7 @@ function finalStatus(current: AcpHarness, toolCallId: string): acp.SessionUpdate
 }
 
 describe("session/request_permission", () => {
-  test("allow once: the tool_call comes first, the request shows the call and four options, the call runs", async () => {
+  test("allow once: the tool_call comes first, the request shows the call and its options (a second allow_always for the command's prefix), the call runs", async () => {
     harness = await AcpHarness.start();
     harness.server.enqueue(bash("call_E1", "echo hi"), { text: "done" });
     const sessionId = await harness.newSession();
@@ -51,6 +51,11 @@ describe("session/request_permission", () => {
       options: [
         { optionId: "allow_once", name: "Allow", kind: "allow_once" },
         { optionId: "allow_always", name: "Always allow bash(echo hi)", kind: "allow_always" },
+        {
+          optionId: "allow_always_prefix",
+          name: "Always allow bash(echo hi *)",
+          kind: "allow_always",
+        },
         { optionId: "reject_once", name: "Reject", kind: "reject_once" },
         { optionId: "reject_always", name: "Always reject bash(echo hi)", kind: "reject_always" },
       ],
@@ -156,5 +161,35 @@ describe("session/request_permission", () => {
     expect(permissionRequests(harness)).toHaveLength(1);
     expect(finalStatus(harness, "call_D2")).toMatchObject({ status: "failed" });
     expect(existsSync(join(harness.cwd, "nope"))).toBe(false);
+  });
+
+  test("the prefix option grants every call with the command's prefix, never the compound's other parts", async () => {
+    harness = await AcpHarness.start();
+    // An editor's user picks the option by its name; `choose` would take the first allow_always.
+    harness.behaviour.answerPermission = async () => ({
+      outcome: { outcome: "selected", optionId: "allow_always_prefix" },
+    });
+    harness.server.enqueue(
+      bash("call_P1", "git status --short | head -5"),
+      bash("call_P2", "git status"),
+      bash("call_P3", "git status | wc -l"),
+      { text: "looked" },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "look")).toEqual({ stopReason: "end_turn" });
+    // Asked for the first call and for `wc -l`, which the prefix rule does not cover.
+    expect(permissionRequests(harness).map((request) => request.toolCall.toolCallId)).toEqual([
+      "call_P1",
+      "call_P3",
+    ]);
+    expect(permissionRequests(harness)[0]?.options[2]).toEqual({
+      optionId: "allow_always_prefix",
+      name: "Always allow bash(git status *)",
+      kind: "allow_always",
+    });
+    const rules = (await harness.persisted(sessionId))
+      .filter((event) => event.type === "permission.completed")
+      .map((event) => (event.data as { rule?: string }).rule);
+    expect(rules).toEqual(["bash(git status *)", "bash(git status *)"]);
   });
 });

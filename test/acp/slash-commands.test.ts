@@ -46,7 +46,16 @@ describe("ACP slash commands", () => {
       advertised?.sessionUpdate === "available_commands_update"
         ? advertised.availableCommands.map((command) => command.name)
         : [];
-    expect(names).toEqual(["help", "model", "mode", "usage", "sessions", "compact", "mcp"]);
+    expect(names).toEqual([
+      "help",
+      "model",
+      "mode",
+      "usage",
+      "sessions",
+      "compact",
+      "mcp",
+      "permissions",
+    ]);
     // /compact is a model request of its own: test/acp/compaction.test.ts runs it.
 
     const run = async (text: string) =>

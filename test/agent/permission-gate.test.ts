@@ -186,6 +186,31 @@ describe("the permission gate's decisions", () => {
     expect(edit.request?.alwaysRule).toBe("edit(src/a.ts)");
   });
 
+  test("an 'always' answer records the prefix rule only when it was the one offered", async () => {
+    const recorded = async (rule: string) => {
+      const events: EventInput[] = [];
+      const gate = createPermissionGate({
+        cwd,
+        policy: () => ({ allowAllTools: false, allow: [], deny: [], folders: [] }),
+        ask: async () => ({ decision: "allow", scope: "session", rule }),
+        emit: (event) => events.push(event),
+      });
+      const command = "npx tape 'test/*.js' | tail -5";
+      await gate({
+        tool: bashTool,
+        input: { command },
+        toolCall: { toolCallId: "c", name: "bash", arguments: { command } },
+        signal: new AbortController().signal,
+        start: () => undefined,
+      });
+      const completed = events.find((event) => event.type === "permission.completed");
+      return completed?.type === "permission.completed" ? completed.data.rule : undefined;
+    };
+    expect(await recorded("bash(npx tape *)")).toBe("bash(npx tape *)");
+    // A face cannot grant a wider rule than it was offered: the exact call is recorded instead.
+    expect(await recorded("bash(*)")).toBe("bash(npx tape 'test/*.js' | tail -5)");
+  });
+
   test("without anyone to ask, the call is denied with the face's reason", async () => {
     const gate = createPermissionGate({
       cwd,

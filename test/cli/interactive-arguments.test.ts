@@ -66,6 +66,7 @@ describe("slash commands (one definition for the terminal and ACP)", () => {
       "sessions",
       "compact",
       "mcp",
+      "permissions",
       "new",
       "resume",
       "exit",

@@ -345,13 +345,12 @@ describe("config files", () => {
     expect(broken.stderr).toMatch(new RegExp(`^turnloop: ${project} is not valid JSON: .+\\n$`));
     expect(broken.stdout).toBe("");
 
-    await writeFile(project, JSON.stringify({ modle: "x", permissions: { alow: [] } }));
+    await writeFile(project, JSON.stringify({ modle: "x", maxTurns: 5 }));
     server.enqueue({ text: "ok" });
     const warned = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toContain(`turnloop: warning: ${project}: unknown key "modle" ignored\n`);
     expect(warned.stderr).toContain(
-      `turnloop: warning: ${project}: unknown key "permissions.alow" ignored\n`,
+      `turnloop: warning: ${project}: unknown key "modle" (did you mean "model"?) ignored\n`,
     );
   });
 

@@ -46,6 +46,34 @@ describe("the terminal question", () => {
     expect((await answer(typed)).reply).toEqual(expected);
   });
 
+  test("a command with a prefix offers it, says what it leaves out, and 'p' grants it", async () => {
+    const request: PermissionRequest = {
+      ...REQUEST,
+      title: "Run npx tape 'test/*.js' | tail -5",
+      rawInput: { command: "npx tape 'test/*.js' | tail -5" },
+      command: "npx tape 'test/*.js' | tail -5",
+      alwaysRule: "bash(npx tape 'test/*.js' | tail -5)",
+      prefix: { rule: "bash(npx tape *)", notCovered: ["tail -5"] },
+    };
+    const { reply, shown } = await answer("p", undefined, request);
+    expect(reply).toEqual({ decision: "allow", scope: "session", rule: "bash(npx tape *)" });
+    expect(shown).toBe(
+      [
+        "",
+        "turnloop wants to run npx tape 'test/*.js' | tail -5",
+        "    $ npx tape 'test/*.js' | tail -5",
+        "  [y] yes, once   [a] yes, always for bash(npx tape 'test/*.js' | tail -5) in this session   [p] yes, always for bash(npx tape *) in this session (tail -5 still asks)   [n] no   [t] no, and tell the model why",
+        "> ",
+      ].join("\n"),
+    );
+    // Without a prefix on offer, "p" is no answer: it denies like any other key.
+    expect((await answer("p")).reply).toEqual({
+      decision: "deny",
+      scope: "once",
+      reason: "the user said no",
+    });
+  });
+
   test("shows what is asked and what 'always' would allow", async () => {
     const { shown } = await answer("y");
     expect(shown).toBe(

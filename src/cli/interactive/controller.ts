@@ -33,6 +33,8 @@ export interface ConversationView {
   /** The model, mode, usage or busy state changed. */
   statusChanged(): void;
   ask: AskPermission;
+  /** A yes/no question (`lines`, the last one the question itself); resolves true for yes. */
+  confirm(lines: readonly string[]): Promise<boolean>;
   /** @returns the chosen session id, or `undefined` when dismissed. */
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined>;
 }
@@ -291,9 +293,18 @@ export class Controller {
   private async follow(session: Session): Promise<void> {
     const view = this.view;
     this.usage = new UsageTotals();
-    // MCP servers start with the session, in the background (the config files' servers).
+    // MCP servers start with the session, in the background (the config files' servers); an
+    // untrusted project's servers are asked about first, as `-p` does on a terminal.
+    const trust =
+      view === undefined
+        ? undefined
+        : ({ path, names }: { path: string; names: string[] }) =>
+            view.confirm([
+              `${path} wants to start MCP servers: ${names.join(", ")}.`,
+              "They run programs from this project. Allow them for this project from now on?",
+            ]);
     this.host
-      .startMcpServers(session, {}, (line) => view?.note(line))
+      .startMcpServers(session, {}, (line) => view?.note(line), trust)
       .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));
     const { events } = await this.host.readEvents(session.id);
     for (const event of events) {

@@ -3,6 +3,7 @@ import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";
+import { answerFor, prefixChoice, SAID_NO, toldReply } from "../permission-answers.js";
 import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
@@ -90,29 +91,20 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
       stdout.write(
         [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
       );
-      const answer = await readLine(
-        `[y] yes  [a] yes, always for ${request.alwaysRule}  [n] no  [t] no, and tell the model why > `,
+      const prefix = prefixChoice(request, "yes, always for");
+      const typed = await readLine(
+        `[y] yes  [a] yes, always for ${request.alwaysRule}  ${prefix === undefined ? "" : `${prefix}  `}[n] no  [t] no, and tell the model why > `,
       );
       if (signal.aborted) {
         return { decision: "cancelled" };
       }
-      switch (answer?.trim().toLowerCase()) {
-        case "y":
-          return { decision: "allow", scope: "once" };
-        case "a":
-          return { decision: "allow", scope: "session" };
-        case "t": {
-          const reason = (await readLine("what should the model know? > "))?.trim() ?? "";
-          return {
-            decision: "deny",
-            scope: "once",
-            reason: reason === "" ? "the user said no" : `the user said no: ${reason}`,
-          };
-        }
-        default:
-          return { decision: "deny", scope: "once", reason: "the user said no" };
-      }
+      const answer = answerFor(request, typed ?? "") ?? SAID_NO;
+      return answer === "tell"
+        ? toldReply((await readLine("what should the model know? > ")) ?? "")
+        : answer;
     },
+    confirm: async (question) =>
+      /^(y|yes)$/i.test(((await readLine(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession: pickByNumber,
   };
   // Ctrl-C cancels a running prompt; on an idle line it exits.

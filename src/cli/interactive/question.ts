@@ -1,12 +1,15 @@
 import { type Component, Input, visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
+import { alwaysChoices, answerFor, toldReply } from "../permission-answers.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import type { Theme } from "./theme.js";
 
 /**
  * A permission question inline in the conversation: what the call will do (the `-p` preview of
- * `permission-preview.ts`: the command, the edit's lines, a new file's start) and four answers: `y` yes, `a` yes and always for this rule in
- * this session, `n` no, `t` no and a reason typed for the model. While it is open it takes every
+ * `permission-preview.ts`: the command, the edit's lines, a new file's start) and its answers
+ * (permission-answers.ts): `y` yes, `a` yes and always for this exact rule in this session, `p`
+ * the same for the command's prefix rule when offered, `n` no, `t` no and a reason typed for the
+ * model. While it is open it takes every
  * key, so nothing else can be typed.
  */
 export class PermissionQuestion implements Component {
@@ -30,30 +33,17 @@ export class PermissionQuestion implements Component {
       this.reason.handleInput(data);
       return;
     }
-    switch (data.toLowerCase()) {
-      case "y":
-        this.finish({ decision: "allow", scope: "once" });
-        return;
-      case "a":
-        this.finish({ decision: "allow", scope: "session" });
-        return;
-      case "n":
-        this.finish({ decision: "deny", scope: "once", reason: "the user said no" });
-        return;
-      case "t": {
-        const input = new Input();
-        input.focused = true;
-        input.onSubmit = (value) => {
-          const said = value.trim();
-          this.finish({
-            decision: "deny",
-            scope: "once",
-            reason: said === "" ? "the user said no" : `the user said no: ${said}`,
-          });
-        };
-        this.reason = input;
-        return;
-      }
+    if (data.length !== 1) {
+      return;
+    }
+    const answer = answerFor(this.request, data);
+    if (answer === "tell") {
+      const input = new Input();
+      input.focused = true;
+      input.onSubmit = (value) => this.finish(toldReply(value));
+      this.reason = input;
+    } else if (answer !== undefined) {
+      this.finish(answer);
     }
   }
 
@@ -67,7 +57,7 @@ export class PermissionQuestion implements Component {
     if (this.reason === undefined) {
       lines.push(
         `${theme.bold("[y]")} yes   ${theme.bold("[n]")} no   ${theme.bold("[t]")} no, and tell the model why`,
-        `${theme.bold("[a]")} yes, and always for ${request.alwaysRule} in this session`,
+        ...alwaysChoices(request, theme.bold),
       );
     } else {
       lines.push(theme.dim("what should the model know? (Enter sends)"));
@@ -80,6 +70,42 @@ export class PermissionQuestion implements Component {
   private finish(reply: PermissionReply): void {
     this.answered = true;
     this.answer(reply);
+  }
+}
+
+/**
+ * A yes/no question inline in the conversation (whether an untrusted project's MCP servers may
+ * start): its lines, then `[y] yes   [n] no`. `y` answers yes; `n` or Esc no. While it is open it
+ * takes every key.
+ */
+export class YesNoQuestion implements Component {
+  private answered = false;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly lines: readonly string[],
+    private readonly answer: (yes: boolean) => void,
+  ) {}
+
+  invalidate(): void {}
+
+  handleInput(data: string): void {
+    const key = data.toLowerCase();
+    if (this.answered || (key !== "y" && key !== "n" && data !== "\u001b")) {
+      return;
+    }
+    this.answered = true;
+    this.answer(key === "y");
+  }
+
+  render(width: number): string[] {
+    const { theme } = this;
+    const lines = [
+      ...this.lines.map((line) => theme.warning(line)),
+      "",
+      `${theme.bold("[y]")} yes   ${theme.bold("[n]")} no`,
+    ];
+    return lines.flatMap((line) => wrapHanging(line, width));
   }
 }
 

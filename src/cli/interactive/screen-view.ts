@@ -2,7 +2,7 @@ import type { SessionEvent } from "../../events/events.js";
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import type { Controller, ConversationView } from "./controller.js";
-import { PermissionQuestion } from "./question.js";
+import { PermissionQuestion, YesNoQuestion } from "./question.js";
 import type { Screen } from "./screen.js";
 import type { StatusState } from "./status-line.js";
 
@@ -71,6 +71,18 @@ export class ScreenView implements ConversationView {
       signal.addEventListener("abort", onAbort, { once: true });
       this.screen.openModal(new PermissionQuestion(this.screen.theme, request, finish));
     });
+
+  /** Shows the question over the input box until `y` or `n` (or Esc, a no) is pressed. */
+  confirm(lines: readonly string[]): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      this.screen.openModal(
+        new YesNoQuestion(this.screen.theme, lines, (yes) => {
+          this.screen.closeModal();
+          resolve(yes);
+        }),
+      );
+    });
+  }
 
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
     return this.screen.pickSession(sessions, title);

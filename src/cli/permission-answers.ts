@@ -1,0 +1,87 @@
+import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
+
+/** The reply for "no" without a reason. */
+export const SAID_NO: PermissionReply = {
+  decision: "deny",
+  scope: "once",
+  reason: "the user said no",
+};
+
+/**
+ * What a key typed at a permission question answers, the same in `-p` on a terminal and in the
+ * interactive session: `y` allows once; `a` allows for the session by the exact rule
+ * ({@link PermissionRequest.alwaysRule}); `p` by the command's prefix rule when the request
+ * offers one ({@link PermissionRequest.prefix}); `t` asks for a reason (`"tell"`); `n` denies.
+ * Full words (`yes`, `always`, `prefix`, `tell`, `no`) work too. Undefined for any other key.
+ */
+export function answerFor(
+  request: PermissionRequest,
+  typed: string,
+): PermissionReply | "tell" | undefined {
+  switch (typed.trim().toLowerCase()) {
+    case "y":
+    case "yes":
+      return { decision: "allow", scope: "once" };
+    case "a":
+    case "always":
+      return { decision: "allow", scope: "session" };
+    case "p":
+    case "prefix":
+      return request.prefix === undefined
+        ? undefined
+        : { decision: "allow", scope: "session", rule: request.prefix.rule };
+    case "t":
+    case "tell":
+      return "tell";
+    case "n":
+    case "no":
+      return SAID_NO;
+    default:
+      return undefined;
+  }
+}
+
+/** The deny reply for the reason typed after `t`. */
+export function toldReply(reason: string): PermissionReply {
+  const said = reason.trim();
+  return {
+    decision: "deny",
+    scope: "once",
+    reason: said === "" ? "the user said no" : `the user said no: ${said}`,
+  };
+}
+
+/**
+ * The "always" answers with the rule each creates: `[a] yes, and always for bash(npx tape x) in
+ * this session`, then, when offered, the {@link prefixChoice}. `key` renders the key (bold on
+ * the interactive screen).
+ */
+export function alwaysChoices(
+  request: PermissionRequest,
+  key: (text: string) => string = (text) => text,
+): string[] {
+  const prefix = prefixChoice(request, "yes, and always for", key);
+  return [
+    `${key("[a]")} yes, and always for ${request.alwaysRule} in this session`,
+    ...(prefix === undefined ? [] : [prefix]),
+  ];
+}
+
+/**
+ * The prefix answer when the request offers one: `[p] <words> bash(npx tape *) in this session`
+ * and the command's other parts, which will still ask (`(tail -5 still asks)`).
+ */
+export function prefixChoice(
+  request: PermissionRequest,
+  words: string,
+  key: (text: string) => string = (text) => text,
+): string | undefined {
+  const prefix = request.prefix;
+  if (prefix === undefined) {
+    return undefined;
+  }
+  const rest = prefix.notCovered;
+  const note =
+    rest.length === 0 ? "" : ` (${rest.join(", ")} still ask${rest.length === 1 ? "s" : ""})`;
+  return `${key("[p]")} ${words} ${prefix.rule} in this session${note}`;
+}

@@ -1,0 +1,70 @@
+/**
+ * The "always for this command prefix" choice of a permission question (issue 24 item 1): from a
+ * bash command, the narrowest useful pattern that also covers the same command with other
+ * arguments (`npx tape test/a.js` → `npx tape *`).
+ *
+ * The rule: the first simple command the text runs (as shell-commands.ts reads it), its name
+ * without a path, then at most {@link MAX_SUBCOMMAND_WORDS} following words while each looks
+ * like a subcommand: written without quotes, escapes or expansions, starting with a letter, and
+ * made only of letters, digits, `_`, `-`, `:` and `+` (so `run`, `compose`, `test:unit`). The
+ * first word that looks like a flag (`-rf`), a path (`test/a.js`, `x.txt`), a glob, an
+ * assignment (`A=b`) or a quoted value ends the prefix. No prefix is offered for a command that
+ * cannot be fully read or that writes files through redirection (rules never cover those but by
+ * their exact text, so the grant would not cover this very call), nor for one run through a wrapper
+ * (`sudo rm x`, `timeout 5 npm test`): rules match the command that finally runs, so its prefix
+ * would also cover it without the wrapper the user saw.
+ *
+ * The prefix is about one simple command: the other parts of a compound command
+ * (`npx tape x | tail -5`) are not covered by it and still need their own rule, as the rules
+ * require of every simple command (permission-rules.ts, `rulesCover`).
+ */
+
+import { commandMatches } from "./permission-rules.js";
+import { analyseShellCommand, baseName } from "./shell-commands.js";
+import type { DecodedWord } from "./shell-words.js";
+
+/** Words after the command's name that a prefix may keep (`docker compose up *`). */
+export const MAX_SUBCOMMAND_WORDS = 2;
+
+/** A prefix pattern and what it leaves out. */
+export interface CommandPrefix {
+  /** The pattern for `bash(…)`, e.g. `npx tape *`. */
+  pattern: string;
+  /** The simple commands of the text the pattern does not cover (`tail -5`), as written. */
+  notCovered: string[];
+}
+
+/** The prefix of `command` by the rule above, or undefined when none may be offered. */
+export function commandPrefix(command: string): CommandPrefix | undefined {
+  const analysis = analyseShellCommand(command);
+  if (analysis.unclear.length > 0 || analysis.writesFiles) {
+    return undefined;
+  }
+  const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
+  const first = judged[0];
+  if (first === undefined || first.forms.length !== 1) {
+    return undefined;
+  }
+  const [name, ...rest] = first.runs;
+  if (name === undefined || name.quoted) {
+    return undefined;
+  }
+  const words = [baseName(name.text)];
+  for (const word of rest.slice(0, MAX_SUBCOMMAND_WORDS)) {
+    if (!looksLikeSubcommand(word)) {
+      break;
+    }
+    words.push(word.text);
+  }
+  const pattern = `${words.join(" ")} *`;
+  const notCovered = judged
+    .filter((shellCommand) => !shellCommand.forms.some((form) => commandMatches(pattern, form)))
+    .map((shellCommand) => shellCommand.words.join(" "));
+  return { pattern, notCovered };
+}
+
+function looksLikeSubcommand(word: DecodedWord): boolean {
+  return (
+    !word.quoted && !word.computed && !word.pattern && /^[A-Za-z][A-Za-z0-9_:+-]*$/.test(word.text)
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * Readable reports of what is wrong in a config file (config.ts): unknown keys with the closest
+ * known key at their level, and JSON syntax errors with line and column.
+ */
+
+import type { z } from "zod";
+import { errorMessage } from "../events/errors.js";
+import { closestName } from "./closest-name.js";
+
+/** The config section whose unknown keys are errors (config.ts). */
+const PERMISSIONS = "permissions";
+
+/** One unknown key of a config file. */
+export interface UnknownKey {
+  /** Its dotted path, e.g. `permissions.alow`. */
+  key: string;
+  /** The known key it was probably meant to be, dotted (`permissions.allow`). */
+  suggestion?: string;
+  /** In the `permissions` section, or a misspelt `permissions` itself. */
+  permissions: boolean;
+}
+
+/**
+ * The unknown keys that zod's `unrecognized_keys` issues of `schema` name, each with the
+ * closest known key at its level (closest-name.ts).
+ */
+export function unknownKeys(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): UnknownKey[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== "unrecognized_keys") {
+      return [];
+    }
+    const level = issue.path.map(String);
+    const known = Object.keys(shapeAt(schema, level));
+    return issue.keys.map((key) => {
+      const near = closestName(key, known);
+      const path = [...level, key].join(".");
+      return {
+        key: path,
+        ...(near === undefined ? {} : { suggestion: [...level, near].join(".") }),
+        permissions: level[0] === PERMISSIONS || (level.length === 0 && near === PERMISSIONS),
+      };
+    });
+  });
+}
+
+/** The object shape `path` leads to in `schema` (through optionals and records), or none. */
+function shapeAt(schema: z.ZodType, path: readonly string[]): Record<string, unknown> {
+  let current: unknown = schema;
+  let rest = path;
+  for (;;) {
+    const definition = (current as { _zod?: { def?: SchemaDefinition } })._zod?.def;
+    if (definition === undefined) {
+      return {};
+    }
+    switch (definition.type) {
+      case "optional":
+      case "nullable":
+      case "default":
+        current = definition.innerType;
+        continue;
+      case "record":
+        if (rest.length === 0) {
+          return {};
+        }
+        current = definition.valueType;
+        rest = rest.slice(1);
+        continue;
+      case "object": {
+        const [next, ...after] = rest;
+        if (next === undefined) {
+          return definition.shape ?? {};
+        }
+        current = definition.shape?.[next];
+        rest = after;
+        continue;
+      }
+      default:
+        return {};
+    }
+  }
+}
+
+/** The parts of a zod schema's definition {@link shapeAt} walks. */
+interface SchemaDefinition {
+  type: string;
+  innerType?: unknown;
+  valueType?: unknown;
+  shape?: Record<string, unknown>;
+}
+
+/**
+ * `JSON.parse`'s complaint about `text` with the line and column (1-based) it points at, instead
+ * of a byte position: `line 5, column 3: Expected ',' or '}' after property value`.
+ */
+export function jsonSyntaxMessage(text: string, error: unknown): string {
+  const message = errorMessage(error);
+  const position = /at position (\d+)/.exec(message)?.[1];
+  const offset =
+    position !== undefined
+      ? Number(position)
+      : /end of (JSON )?(data|input)/i.test(message)
+        ? text.length
+        : undefined;
+  const reason = message
+    .replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/, "")
+    .replace(/^JSON\.parse: /, "");
+  if (offset === undefined) {
+    return reason;
+  }
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return `line ${line}, column ${column}: ${reason}`;
+}

@@ -1,0 +1,151 @@
+/**
+ * `/permissions` (issue 24 item 1): the rules in force for the session and where each comes from
+ * (the session's "always" answers, the config files, the flags); `/permissions remove N` drops a
+ * session grant; `/permissions save` adds the session's allow grants to the project's
+ * `.turnloop/config.json` (`permissions.allow`), so later sessions in this folder have them.
+ */
+
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { errorCode, errorMessage } from "../events/errors.js";
+import type { PermissionRule } from "../permissions/permission-rules.js";
+import type { CommandDefinition, CommandOutcome } from "./commands.js";
+import type { SessionHost } from "./host.js";
+import type { Session } from "./session.js";
+
+const failed = (text: string): CommandOutcome => ({ kind: "text", text, error: true });
+
+export const PERMISSIONS_COMMAND: CommandDefinition = {
+  name: "permissions",
+  description: "The permission rules in force and where each comes from; remove or save grants",
+  input: { hint: "remove N | save (optional)" },
+  terminalOnly: false,
+  run: async ({ host, session, argument }) => {
+    const [verb = "", ...rest] = argument.split(/\s+/);
+    switch (verb) {
+      case "":
+        return { kind: "text", text: permissionsText(host, session) };
+      case "remove":
+        return removeGrant(session, rest.join(" "));
+      case "save":
+        return saveGrants(host, session);
+      default:
+        return failed(
+          `unknown /permissions "${verb}"; use /permissions, /permissions remove N or /permissions save`,
+        );
+    }
+  },
+};
+
+/** The session's grants, numbered (allow first), with their decision. */
+function numberedGrants(
+  session: Session,
+): Array<{ decision: "allow" | "deny"; rule: PermissionRule }> {
+  return [
+    ...session.grants.allow.map((rule) => ({ decision: "allow" as const, rule })),
+    ...session.grants.deny.map((rule) => ({ decision: "deny" as const, rule })),
+  ];
+}
+
+function permissionsText(host: SessionHost, session: Session): string {
+  const grants = numberedGrants(session);
+  const lines = ['session grants (from "always" answers):'];
+  if (grants.length === 0) {
+    lines.push("  none");
+  }
+  grants.forEach(({ decision, rule }, index) => {
+    lines.push(`  ${index + 1}. ${decision} ${rule.text}`);
+  });
+  const config = host.config;
+  const rules = [
+    ...config.allow.map((rule) => ({ decision: "allow", ...rule })),
+    ...config.deny.map((rule) => ({ decision: "deny", ...rule })),
+  ];
+  lines.push("rules from the config files and flags:");
+  if (rules.length === 0) {
+    lines.push("  none");
+  }
+  for (const rule of rules) {
+    lines.push(`  ${rule.decision} ${rule.value}  (from ${rule.source})`);
+  }
+  if (config.allowAllTools.value) {
+    lines.push(`  every tool runs without asking (from ${config.allowAllTools.source})`);
+  }
+  lines.push(
+    "/permissions remove N drops a session grant; /permissions save keeps the allow grants in the project's config",
+  );
+  return lines.join("\n");
+}
+
+/** Drops grant `argument` (its number in the list) for the rest of this run. */
+function removeGrant(session: Session, argument: string): CommandOutcome {
+  const grants = numberedGrants(session);
+  const number = Number(argument);
+  const chosen = Number.isInteger(number) ? grants[number - 1] : undefined;
+  if (chosen === undefined) {
+    return failed(
+      grants.length === 0
+        ? "there are no session grants to remove"
+        : `give the number of a session grant, 1 to ${grants.length} (see /permissions)`,
+    );
+  }
+  const list = chosen.decision === "allow" ? session.grants.allow : session.grants.deny;
+  list.splice(list.indexOf(chosen.rule), 1);
+  return {
+    kind: "text",
+    text: `removed ${chosen.decision} ${chosen.rule.text}: it no longer applies in this session (reopening the session restores it from its log)`,
+  };
+}
+
+/**
+ * Adds the session's allow grants to the project's config file, creating it if needed and
+ * keeping its other settings; rules already there are not repeated. The file is replaced in one
+ * step (written beside it, then renamed), so a crash never leaves it half written.
+ */
+async function saveGrants(host: SessionHost, session: Session): Promise<CommandOutcome> {
+  const rules = session.grants.allow.map((rule) => rule.text);
+  if (rules.length === 0) {
+    return failed('there are no allow grants to save (answer a question with "always" first)');
+  }
+  // config.ts brings zod: loaded when a save is asked for, not with the command list.
+  const { configPaths } = await import("./config.js");
+  const path = configPaths(host.home, session.cwd).project;
+  try {
+    const settings = await readSettings(path);
+    const permissions = (settings.permissions ?? {}) as { allow?: unknown };
+    const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
+    const added = rules.filter((rule) => !allow.includes(rule));
+    const next = { ...settings, permissions: { ...permissions, allow: [...allow, ...added] } };
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`);
+    await rename(temporary, path);
+    return {
+      kind: "text",
+      text:
+        added.length === 0
+          ? `${path} already allows ${rules.join(", ")}`
+          : `saved to ${path}: allow ${added.join(", ")}`,
+    };
+  } catch (error) {
+    return failed(`cannot save to ${path}: ${errorMessage(error)}`);
+  }
+}
+
+/** The project file's settings as an object; `{}` when it does not exist yet. */
+async function readSettings(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") {
+      return {};
+    }
+    throw error;
+  }
+  const json: unknown = JSON.parse(text);
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new Error("it does not hold a JSON object");
+  }
+  return json as Record<string, unknown>;
+}

@@ -1,0 +1,115 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+// Issue 24 item 6: a typo in a config file is never silent, and one that would drop permission
+// rules stops the run. Through the built CLI as a child process against the fake model server.
+
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+let project: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-typos-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-typos-repo-"));
+  execFileSync("git", ["init", "-q"], { cwd: repository });
+  await mkdir(join(repository, ".turnloop"));
+  project = join(repository, ".turnloop", "config.json");
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+function environment(): NodeJS.ProcessEnv {
+  return cleanEnvironment({
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: "openai-compatible:fake-model",
+    TURNLOOP_BASE_URL: `${server.url}/v1`,
+  });
+}
+
+const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+
+describe("config typos", () => {
+  test("a misspelt permissions section stops -p, the interactive start and turnloop config with exit 64, naming the key meant", async () => {
+    await writeFile(project, JSON.stringify({ permisions: { deny: ["bash(rm *)"] } }, null, 2));
+    const stopped =
+      `turnloop: ${project}: unknown key "permisions" (did you mean "permissions"?): the ` +
+      "permission rules there would be ignored, so turnloop stops; fix the file, or run with " +
+      "--ignore-config-errors to go on without them\n";
+    for (const args of [["-p", "hi"], [], ["config"]]) {
+      const result = await run(args);
+      expect({ args, ...result }).toEqual({
+        args,
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr: stopped,
+      });
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test("an unknown key inside permissions stops too; --ignore-config-errors goes on with a warning", async () => {
+    await writeFile(project, JSON.stringify({ permissions: { alow: ["bash(ls)"] } }));
+    const stopped = await run(["-p", "hi"]);
+    expect(stopped.code).toBe(64);
+    expect(stopped.stderr).toMatch(
+      /unknown key "permissions\.alow" \(did you mean "permissions\.allow"\?\): the permission rules there would be ignored/,
+    );
+    expect(server.requests).toHaveLength(0);
+
+    server.enqueue({ text: "went on" });
+    const ignored = await run(["-p", "hi", "--ignore-config-errors"]);
+    expect(ignored.code).toBe(0);
+    expect(ignored.stdout).toContain("went on");
+    expect(ignored.stderr).toContain(
+      `turnloop: warning: ${project}: unknown key "permissions.alow" (did you mean "permissions.allow"?) ignored with --ignore-config-errors: its rules do not apply\n`,
+    );
+  });
+
+  test("an unknown key elsewhere warns with the closest key at its level, and the run goes on", async () => {
+    await writeFile(
+      project,
+      JSON.stringify({
+        maxTurn: 3,
+        providers: { local: { type: "openai-compatible", baseURL: "http://127.0.0.1:1/v1" } },
+        autopilot: { maxContinue: 2 },
+        colour: "blue",
+      }),
+    );
+    const result = await run(["config"]);
+    expect(result.code).toBe(0);
+    // Nested sections first, then the top level (zod's order).
+    expect(result.stderr.split("\n")).toEqual([
+      `turnloop: warning: ${project}: unknown key "providers.local.baseURL" (did you mean "providers.local.baseUrl"?) ignored`,
+      `turnloop: warning: ${project}: unknown key "autopilot.maxContinue" (did you mean "autopilot.maxContinues"?) ignored`,
+      `turnloop: warning: ${project}: unknown key "maxTurn" (did you mean "maxTurns"?) ignored`,
+      `turnloop: warning: ${project}: unknown key "colour" ignored`,
+      "",
+    ]);
+  });
+
+  test("a JSON syntax error gives the line and column", async () => {
+    await writeFile(
+      project,
+      '{\n  "model": "openai-compatible:fake-model",\n  "maxTurns": 5,\n}\n',
+    );
+    const result = await run(["-p", "hi"]);
+    expect(result.code).toBe(64);
+    expect(result.stderr).toBe(
+      `turnloop: ${project} is not valid JSON: line 4, column 1: Expected double-quoted property name\n`,
+    );
+    expect(result.stderr).not.toMatch(/position/);
+  });
+});

@@ -1,0 +1,130 @@
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import {
+  INPUT_BOX,
+  type InteractiveFixture,
+  interactiveTest,
+  printedSessionId,
+} from "./interactive-support.js";
+
+const bash = (id: string, command: string) => ({
+  toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
+});
+
+/** The screen without the spaces that pad each row. */
+function trimmed(screen: string): string {
+  return screen
+    .split("\n")
+    .map((row) => row.trimEnd())
+    .join("\n");
+}
+
+/** A folder with an `npx` that prints its arguments: the test runs no package from a registry. */
+async function fakeNpx(fixture: InteractiveFixture): Promise<NodeJS.ProcessEnv> {
+  const bin = join(fixture.home, "bin");
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, "npx"), '#!/bin/sh\necho "ran npx $*"\n');
+  await chmod(join(bin, "npx"), 0o755);
+  return { PATH: `${bin}:${process.env.PATH ?? ""}` };
+}
+
+describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command prefix", () => {
+  interactiveTest(
+    "yes-always for npx tape * lets npx tape test/a.js run without asking; rm -rf x still asks; /permissions lists, saves and removes the grant",
+    async ({ fixture }) => {
+      const env = await fakeNpx(fixture);
+      fixture.server.enqueue(
+        bash("call_1", "npx tape 'test/*.js' | tail -5"),
+        { text: "first run done" },
+        bash("call_2", "npx tape test/a.js"),
+        { text: "second run done" },
+        bash("call_3", "rm -rf x"),
+        { text: "not removed" },
+      );
+      const config = join(fixture.repository, ".turnloop", "config.json");
+      await mkdir(join(fixture.repository, ".turnloop"));
+      await writeFile(
+        config,
+        JSON.stringify({
+          model: "openai-compatible:fake-model",
+          permissions: { allow: ["bash(git status)"] },
+        }),
+      );
+      const terminal = fixture.open(["--deny-tool", "bash(rm -rf /)"], { env, columns: 160 });
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("run the tests");
+      const question = await terminal.waitFor(/\[p\] yes, and always for bash\(npx tape \*\)/);
+      // Each answer names the rule it creates; the other part of the pipe is not covered.
+      expect(question).toContain(
+        "[a] yes, and always for bash(npx tape 'test/*.js' | tail -5) in this session\n" +
+          "[p] yes, and always for bash(npx tape *) in this session (tail -5 still asks)",
+      );
+      terminal.write("p");
+      await terminal.waitFor(/first run done/);
+      expect(terminal.screen()).toMatch(/ran npx tape test\/\*\.js/);
+
+      await terminal.idle();
+      terminal.type("run one test");
+      const screen = await terminal.waitFor(/second run done/);
+      expect(screen).toMatch(/ran npx tape test\/a\.js/);
+      expect(screen).not.toMatch(/\[y\] yes/);
+
+      await terminal.idle();
+      terminal.type("clean up");
+      await terminal.waitFor(/\$ rm -rf x/);
+      expect(terminal.screen()).toContain("[p] yes, and always for bash(rm *) in this session");
+      terminal.write("n");
+      await terminal.waitFor(/not removed/);
+      await terminal.idle();
+
+      // /permissions lists the grant and the rules with where each comes from.
+      terminal.type("/permissions");
+      const listed = await terminal.waitFor(/\/permissions remove N/);
+      expect(trimmed(listed)).toContain(
+        [
+          'session grants (from "always" answers):',
+          "  1. allow bash(npx tape *)",
+          "rules from the config files and flags:",
+          `  allow bash(git status)  (from ${config})`,
+          "  deny bash(rm -rf /)  (from --deny-tool)",
+        ].join("\n"),
+      );
+      // Saved to the project's config on request, beside what the file had.
+      await terminal.idle();
+      terminal.type("/permissions save");
+      await terminal.waitFor(/saved to .*config\.json: allow bash\(npx tape \*\)/);
+      expect(JSON.parse(await readFile(config, "utf8"))).toEqual({
+        model: "openai-compatible:fake-model",
+        permissions: { allow: ["bash(git status)", "bash(npx tape *)"] },
+      });
+      // Removed, the grant no longer applies: the same command asks again.
+      await terminal.idle();
+      terminal.type("/permissions remove 1");
+      await terminal.waitFor(/removed allow bash\(npx tape \*\)/);
+      await terminal.idle();
+      terminal.type("/permissions");
+      await terminal.waitFor(/session grants \(from "always" answers\):\s+none/);
+      fixture.server.enqueue(bash("call_4", "npx tape test/b.js"), { text: "third run done" });
+      await terminal.idle();
+      terminal.type("run another test");
+      await terminal.waitFor(/\$ npx tape test\/b\.js/);
+      terminal.write("y");
+      await terminal.waitFor(/third run done/);
+      await terminal.idle();
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+      const events = await fixture.events(printedSessionId(terminal.screen(500)));
+      const permissions = events
+        .filter((event) => event.type === "permission.completed")
+        .map(({ data }) => [data.toolCallId, data.decision, data.scope, data.rule]);
+      expect(permissions).toEqual([
+        ["call_1", "allowed", "session", "bash(npx tape *)"],
+        ["call_3", "denied", "once", undefined],
+        ["call_4", "allowed", "once", undefined],
+      ]);
+    },
+    60_000,
+  );
+});

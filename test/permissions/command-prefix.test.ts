@@ -1,0 +1,47 @@
+import { describe, expect, test } from "vitest";
+import { commandPrefix } from "../../src/permissions/command-prefix.js";
+
+describe("the command prefix an 'always' answer may grant", () => {
+  test.each<[string, string | undefined, string[]]>([
+    // The command and its subcommand-like words, up to the first path, flag or quoted value.
+    ["npx tape test/a.js", "npx tape *", []],
+    ["npx tape 'test/*.js' | tail -5", "npx tape *", ["tail -5"]],
+    ["git commit -m 'fix the parser'", "git commit *", []],
+    ["git status", "git status *", []],
+    ["npm run build", "npm run build *", []],
+    ["npm run test:unit -- --watch", "npm run test:unit *", []],
+    ["docker compose up -d", "docker compose up *", []],
+    // At most two words after the name.
+    ["docker compose run web bash", "docker compose run *", []],
+    ["rm -rf build", "rm *", []],
+    ["ls", "ls *", []],
+    ["/usr/bin/git log --oneline", "git log *", []],
+    ["node script.js", "node *", []],
+    ["make CC=gcc all", "make *", []],
+    ['echo "hello"', "echo *", []],
+    ["cat $HOME", "cat *", []],
+    ["ls *.ts", "ls *", []],
+    // Every other part of a compound command keeps asking unless the prefix covers it.
+    ["npm test && rm -rf dist", "npm test *", ["rm -rf dist"]],
+    ["npx tape a.js; npx tape b.js", "npx tape *", []],
+    ["cd src && git status", "cd src *", ["git status"]],
+    ["cd ../lib && npm test", "cd *", ["npm test"]],
+    // None for a wrapper (rules match what finally runs) or what cannot be fully read.
+    ["sudo rm -rf x", undefined, []],
+    ["timeout 5 npm test", undefined, []],
+    ["$tool run", undefined, []],
+    ['eval "$x"', undefined, []],
+    ["'npx' tape x", undefined, []],
+    ["echo (", undefined, []],
+    ["npx tape x > out.txt", undefined, []],
+    ["npx tape test/a.js 2>/dev/null", "npx tape *", []],
+  ])("%s → %s", (command, pattern, notCovered) => {
+    expect(commandPrefix(command)).toEqual(
+      pattern === undefined ? undefined : { pattern, notCovered },
+    );
+  });
+
+  test("bash -c 'script' is judged by the script it runs", () => {
+    expect(commandPrefix("bash -c 'npm test'")).toEqual({ pattern: "npm test *", notCovered: [] });
+  });
+});
