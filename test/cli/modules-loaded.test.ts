@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { CLI_PATH, cleanEnvironment, runCli } from "../support/cli.js";
@@ -13,7 +13,8 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
  * Issue 26: nothing is loaded before it is needed. The built CLI runs with a recorder of every
  * module it loads (test/support/module-recorder.mjs); the modules loaded by the time the first
  * model request arrives (`-p`) or the `initialize` answer is written (`acp`) are checked by name
- * and by count. Counts, never times.
+ * and by count. The CLI is bundled (scripts/bundle.mjs): a file it reads stands for the source
+ * modules bundled into it, as `dist/cli/chunks/inputs.json` lists them. Counts, never times.
  */
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
@@ -27,7 +28,7 @@ const NOT_BEFORE_NEEDED = /@modelcontextprotocol|@pydantic\/genai-prices/;
  */
 const PROMPT_MODULE_BOUND = 240;
 /**
- * Unique modules when `acp` answers `initialize`: 154 on 2026-12-01 once the session stack loaded
+ * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
  * message with zod), with room for a few small modules of our own. The session stack alone is
  * about 90 modules.
@@ -35,7 +36,11 @@ const PROMPT_MODULE_BOUND = 240;
 const ACP_INITIALIZE_MODULE_BOUND = 164;
 /** The session stack: the loop, the session host and store, the tools, the ACP session. */
 const SESSION_STACK =
-  /\/dist\/(agent\/|session\/(host|session|file-store)\.js|tools\/index\.js|acp\/acp-session\.js)/;
+  /\bsrc\/(agent\/|session\/(host|session|file-store)\.ts|tools\/index\.ts|acp\/acp-session\.ts)/;
+/** What each file of the bundled CLI holds: its path under `dist/cli/` → source modules. */
+const BUNDLED: Record<string, string[]> = JSON.parse(
+  readFileSync(join(dirname(CLI_PATH), "chunks", "inputs.json"), "utf8"),
+);
 
 let server: FakeModelServer;
 let home: string;
@@ -55,7 +60,10 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-/** The unique module URLs recorded so far. */
+/**
+ * The unique modules loaded so far: the source modules of each bundle file read, and the URL of
+ * each other module (Node's own, packages outside the bundle).
+ */
 function modulesLoaded(): string[] {
   let text = "";
   try {
@@ -63,7 +71,18 @@ function modulesLoaded(): string[] {
   } catch {
     // Nothing loaded yet.
   }
-  return [...new Set(text.split("\n").filter((line) => line !== ""))];
+  const urls = text.split("\n").filter((line) => line !== "");
+  return [
+    ...new Set(
+      urls.flatMap((url) => {
+        if (!url.startsWith("file:")) {
+          return [url];
+        }
+        const bundled = BUNDLED[relative(dirname(CLI_PATH), fileURLToPath(url))];
+        return bundled ?? [url];
+      }),
+    ),
+  ];
 }
 
 function environment(model: string): NodeJS.ProcessEnv {
