@@ -163,9 +163,10 @@ export async function generateSession(options) {
  * @param {{dist: string, home: string, sessionId: string}} options
  */
 export async function resumeSession(options) {
-  const [{ Session }, { eventsPath }] = await Promise.all([
+  const [{ Session }, { eventsPath }, { openSessionStore }] = await Promise.all([
     importDist(options.dist, "session/session.js"),
     importDist(options.dist, "session/paths.js"),
+    importDist(options.dist, "session/open-store.js"),
   ]);
   const path = eventsPath(options.home, options.sessionId);
   const floorStart = monotonicMilliseconds();
@@ -181,7 +182,7 @@ export async function resumeSession(options) {
   collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;
   const start = monotonicMilliseconds();
-  const session = await Session.resume(options.home, options.sessionId);
+  const session = await Session.resume(openSessionStore(options.home), options.sessionId);
   const resumeMilliseconds = monotonicMilliseconds() - start;
   collectGarbage();
   const memory = process.memoryUsage();

@@ -85,9 +85,9 @@ export function collectGarbage() {
  * @param {{dist: string, cwd: string, home: string, baseUrl: string, maxTurns: number}} options
  */
 export async function openBenchSession(options) {
-  const [{ SessionHost }, { agentSettingsFor }, { parseCommand }] = await Promise.all([
+  const [{ SessionHost }, { resolveRunConfig }, { parseCommand }] = await Promise.all([
     importDist(options.dist, "session/host.js"),
-    importDist(options.dist, "session/agent-settings.js"),
+    importDist(options.dist, "session/run-config.js"),
     importDist(options.dist, "cli/arguments.js"),
   ]);
   const command = parseCommand(
@@ -95,21 +95,22 @@ export async function openBenchSession(options) {
     options.cwd,
   );
   // As `turnloop -p` opens its session (cli/prompt-command.ts), with the model in the environment.
+  const env = { TURNLOOP_MODEL: BENCH_MODEL, TURNLOOP_BASE_URL: options.baseUrl };
   const host = new SessionHost({
     home: options.home,
-    env: { TURNLOOP_MODEL: BENCH_MODEL, TURNLOOP_BASE_URL: options.baseUrl },
-    face: { ...command.options, cwd: options.cwd },
+    env,
+    config: resolveRunConfig({ ...command.options, cwd: options.cwd }, env),
   });
   const resolved = host.resolveModel();
   if (!resolved.ok) {
     throw new Error(resolved.message);
   }
   const session = await host.create(options.cwd, resolved.configuration.id);
-  const sessionOptions = host.sessionOptions(resolved.configuration, {
+  const settings = host.agentSettings(session, resolved.configuration, {
     autopilot: false,
     noAskReason: "benchmark: no one to ask",
   });
-  return { session, settings: agentSettingsFor(session, sessionOptions) };
+  return { session, settings };
 }
 
 /** @param {number[]} values */

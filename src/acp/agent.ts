@@ -1,91 +1,94 @@
-import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
-import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
-import { InvalidSessionIdError } from "../session/paths.js";
-import type { Session } from "../session/session.js";
-import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { parseServers } from "../tools/mcp/config.js";
-import { AcpSession, type AcpSessionContext } from "./acp-session.js";
-import { authenticate, authMethods } from "./authentication.js";
-import { internalError, invalidParams, invalidRequest } from "./errors.js";
+import { type AuthenticationSettings, authenticate, authMethods } from "./authentication.js";
+import { invalidRequest } from "./errors.js";
 import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { initializeResponse, understandsUsageUpdates } from "./initialize.js";
-import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
-import { hasUserPrompt } from "./replay.js";
-import {
-  type AcpSessionModel,
-  checkDirectory,
-  openSession,
-  repairMeta,
-  sessionModel,
-} from "./session-setup.js";
+import type { AcpSessionRequests } from "./session-requests.js";
 
 /** The former unstable model API (protocol PR #1325 replaced it with a `model` config option). */
 const SET_MODEL_METHOD = "session/set_model";
 const setModelRequest = z.object({ sessionId: z.string(), modelId: z.string().min(1) });
-type SetModelRequest = z.infer<typeof setModelRequest>;
-
-/** Sessions per `session/list` page. */
-const LIST_PAGE_SIZE = 100;
 
 /** What the ACP agent needs from its host (the `turnloop acp` command, or a test). */
 export interface AcpAgentConfig {
-  /** Sessions (the same `events.jsonl` sessions as the CLI's), models and the permission policy. */
-  host: SessionHost;
+  /** The run config and the environment: all that `initialize` reads. */
+  settings: AuthenticationSettings;
+  /**
+   * The session host (the same `events.jsonl` sessions as the CLI's, models, the permission
+   * policy), asked for once, on the first request that needs it: making it loads the session
+   * stack, which `initialize` never waits for.
+   */
+  openHost: () => SessionHost | Promise<SessionHost>;
   /** Diagnostics (stderr); never stdout, which carries only protocol messages. */
   log: (line: string) => void;
   /** Tools besides the built-in ones. */
   extraTools?: readonly AnyTool[];
 }
 
-type Client = acp.AgentContext;
-
 /**
- * turnloop's ACP v1 agent: the request handlers of one connection and the sessions it opened.
- * Built on the SDK 2.x builder API; the SDK validates params (`-32602`) and rejects requests
- * before `initialize` (`-32600`). Requests run concurrently, so a pending permission in one
- * session never blocks another session's requests.
+ * turnloop's ACP v1 agent: the request handlers of one connection. Built on the SDK 2.x builder
+ * API; the SDK validates params (`-32602`) and rejects requests before `initialize` (`-32600`).
+ * `initialize` is answered from the run config alone; the requests about sessions are handled by
+ * {@link AcpSessionRequests}, whose module (and with it the session stack) is imported on the
+ * first of them. Requests run concurrently, so a pending permission in one session never blocks
+ * another session's requests.
  */
 export class TurnloopAcpAgent {
   readonly app: acp.AgentApp;
   private readonly config: AcpAgentConfig;
-  private readonly sessions = new Map<string, AcpSession>();
-  /** Ids being loaded or resumed, so two opens of one log never race. */
-  private readonly opening = new Set<string>();
-  private readonly host: SessionHost;
   private offered: acp.ClientCapabilities | undefined;
   /** Whether `usage_update`s are sent (see {@link understandsUsageUpdates}). */
   private usageUpdates = true;
+  /** The session host, once asked for. */
+  private host: Promise<SessionHost> | undefined;
+  /** The session requests, once their module is loading. */
+  private requests: Promise<AcpSessionRequests> | undefined;
+  /** The session requests once loaded (what `session/cancel` reaches synchronously). */
+  private loaded: AcpSessionRequests | undefined;
 
   constructor(config: AcpAgentConfig) {
     this.config = config;
-    this.host = config.host;
     const methods = acp.methods.agent;
+    const session = () => this.sessionRequests();
     this.app = acp
       .agent({ name: "turnloop" })
       .onRequest(methods.initialize, ({ params }) => this.initialize(params))
-      .onRequest(methods.authenticate, ({ params }) => authenticate(this.host, params.methodId))
-      .onRequest(methods.session.new, ({ params, client }) => this.newSession(params, client))
-      .onRequest(methods.session.load, ({ params, client }) => this.loadSession(params, client))
-      .onRequest(methods.session.resume, ({ params, client }) => this.resumeSession(params, client))
-      .onRequest(methods.session.list, ({ params }) => this.listSessions(params))
-      .onRequest(methods.session.close, ({ params }) => this.closeSession(params.sessionId))
-      .onRequest(methods.session.delete, ({ params }) => this.deleteSession(params.sessionId))
-      .onRequest(methods.session.setMode, ({ params }) => this.setMode(params))
-      .onRequest(methods.session.setConfigOption, ({ params }) => this.setConfigOption(params))
+      .onRequest(methods.authenticate, async ({ params }) =>
+        authenticate(await this.sessionHost(), params.methodId),
+      )
+      .onRequest(methods.session.new, async ({ params, client }) =>
+        (await session()).newSession(params, client),
+      )
+      .onRequest(methods.session.load, async ({ params, client }) =>
+        (await session()).loadSession(params, client),
+      )
+      .onRequest(methods.session.resume, async ({ params, client }) =>
+        (await session()).resumeSession(params, client),
+      )
+      .onRequest(methods.session.list, async ({ params }) => (await session()).listSessions(params))
+      .onRequest(methods.session.close, async ({ params }) =>
+        (await session()).closeSession(params.sessionId),
+      )
+      .onRequest(methods.session.delete, async ({ params }) =>
+        (await session()).deleteSession(params.sessionId),
+      )
+      .onRequest(methods.session.setMode, async ({ params }) => (await session()).setMode(params))
+      .onRequest(methods.session.setConfigOption, async ({ params }) =>
+        (await session()).setConfigOption(params),
+      )
       .onRequest(
         SET_MODEL_METHOD,
         (params) => setModelRequest.parse(params),
-        ({ params }) => this.setModel(params),
+        async ({ params }) => (await session()).setModel(params),
       )
-      .onRequest(methods.session.prompt, ({ params, signal }) =>
-        this.opened(params.sessionId).prompt(params.prompt, signal),
+      .onRequest(methods.session.prompt, async ({ params, signal }) =>
+        (await session()).prompt(params.sessionId, params.prompt, signal),
       )
       .onNotification(methods.session.cancel, ({ params }) => {
-        this.sessions.get(params.sessionId)?.cancel();
+        this.loaded?.cancel(params.sessionId);
       })
       .onRequest(MESSAGE_TOO_LARGE_METHOD, parseTooLarge, ({ params }) => {
         throw invalidRequest(
@@ -96,10 +99,8 @@ export class TurnloopAcpAgent {
 
   /** Cancels every running prompt and closes every session (the connection has closed). */
   async shutdown(): Promise<void> {
-    const sessions = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
-    await this.host.closeAll();
+    const requests = await this.requests?.catch(() => undefined);
+    await requests?.shutdown();
   }
 
   /**
@@ -120,253 +121,32 @@ export class TurnloopAcpAgent {
   private initialize(params: acp.InitializeRequest): acp.InitializeResponse {
     this.offered = params.clientCapabilities;
     this.usageUpdates = understandsUsageUpdates(params);
-    return initializeResponse(authMethods(this.host));
+    return initializeResponse(authMethods(this.config.settings));
   }
 
-  /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
-  private async newSession(
-    params: acp.NewSessionRequest,
-    client: Client,
-  ): Promise<acp.NewSessionResponse> {
-    await checkDirectory(params.cwd);
-    const model = sessionModel(this.host.resolveModel());
-    const session = await this.host.create(params.cwd, model.id);
-    await this.startMcp(session, params.mcpServers);
-    const acpSession = new AcpSession(this.sessionContext(client), {
-      session,
-      model,
-      mode: defaultMode(this.host.config),
-      folders: this.folders(params.additionalDirectories),
-      titled: false,
-    });
-    this.sessions.set(session.id, acpSession);
-    announceAfterAnswer(acpSession);
-    return {
-      sessionId: session.id,
-      modes: acpSession.modes(),
-      configOptions: acpSession.configOptions(),
-    };
+  private sessionHost(): Promise<SessionHost> {
+    this.host ??= Promise.resolve().then(() => this.config.openHost());
+    return this.host;
   }
 
-  /**
-   * ACP v1 session-setup: `session/load` replays the whole conversation (case 25), then answers.
-   * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
-   */
-  private async loadSession(
-    params: acp.LoadSessionRequest,
-    client: Client,
-  ): Promise<acp.LoadSessionResponse> {
-    const acpSession = await this.reopen(params, client, params.mcpServers);
-    const { events } = await this.host.readEvents(acpSession.id);
-    acpSession.replay(events);
-    await acpSession.flush();
-    announceAfterAnswer(acpSession);
-    return {
-      modes: acpSession.modes(),
-      configOptions: acpSession.configOptions(),
-      ...repairMeta(acpSession.session),
-    };
+  private sessionRequests(): Promise<AcpSessionRequests> {
+    this.requests ??= this.loadSessionRequests();
+    return this.requests;
   }
 
-  /** ACP v1 `session/resume`: reopens without replaying anything. */
-  private async resumeSession(
-    params: acp.ResumeSessionRequest,
-    client: Client,
-  ): Promise<acp.ResumeSessionResponse> {
-    const acpSession = await this.reopen(params, client, params.mcpServers ?? []);
-    announceAfterAnswer(acpSession);
-    return {
-      modes: acpSession.modes(),
-      configOptions: acpSession.configOptions(),
-      ...repairMeta(acpSession.session),
-    };
-  }
-
-  private async reopen(
-    params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
-    client: Client,
-    mcpServers: readonly acp.McpServer[],
-  ): Promise<AcpSession> {
-    const { sessionId } = params;
-    if (this.opening.has(sessionId)) {
-      throw invalidRequest(`Session ${sessionId} is being opened by another request.`);
-    }
-    this.opening.add(sessionId);
-    try {
-      await this.closeOpen(sessionId);
-      const session = await openSession(this.host, sessionId);
-      let model: AcpSessionModel;
-      try {
-        model = sessionModel(this.host.modelForSession(session.start.model));
-      } catch (error) {
-        await this.host.close(session);
-        throw error;
-      }
-      if (resolve(params.cwd) !== resolve(session.cwd)) {
-        this.config.log(
-          `turnloop acp: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
-        );
-      }
-      await this.startMcp(session, mcpServers);
-      const { events } = await this.host.readEvents(sessionId);
-      const acpSession = new AcpSession(this.sessionContext(client), {
-        session,
-        model,
-        mode: defaultMode(this.host.config),
-        folders: this.folders(params.additionalDirectories),
-        titled: hasUserPrompt(events),
-      });
-      this.sessions.set(sessionId, acpSession);
-      return acpSession;
-    } finally {
-      this.opening.delete(sessionId);
-    }
-  }
-
-  /** ACP v1 session-list: this home's sessions, newest first, optionally of one cwd. */
-  private async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
-    const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
-    if (!Number.isInteger(start) || start < 0) {
-      throw invalidParams("unknown cursor", { cursor: params.cursor });
-    }
-    const sessions: acp.SessionInfo[] = [];
-    for (const summary of await this.host.list({ cwd: params.cwd ?? undefined })) {
-      if (summary.cwd === null) {
-        continue;
-      }
-      sessions.push({
-        sessionId: summary.sessionId,
-        cwd: summary.cwd,
-        updatedAt: summary.lastActivity,
-        ...(summary.firstPrompt === null ? {} : { title: summary.firstPrompt }),
-      });
-    }
-    const page = sessions.slice(start, start + LIST_PAGE_SIZE);
-    const next = start + LIST_PAGE_SIZE;
-    return { sessions: page, ...(next < sessions.length ? { nextCursor: String(next) } : {}) };
-  }
-
-  /** ACP v1 `session/close`: cancels the running prompt, then frees the session. */
-  private async closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
-    this.opened(sessionId);
-    await this.closeOpen(sessionId);
-    return {};
-  }
-
-  /** ACP v1 session-delete: idempotent; an unknown id succeeds. */
-  private async deleteSession(sessionId: string): Promise<acp.DeleteSessionResponse> {
-    await this.closeOpen(sessionId);
-    try {
-      await this.host.delete(sessionId);
-    } catch (error) {
-      if (error instanceof SessionLockedError) {
-        throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
-      }
-      if (!(error instanceof InvalidSessionIdError)) {
-        throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
-      }
-    }
-    return {};
-  }
-
-  /** ACP v1 session-modes: `session/set_mode`; the config options follow with `config_option_update`. */
-  private setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
-    const acpSession = this.opened(params.sessionId);
-    if (!isModeId(params.modeId)) {
-      throw invalidParams(`unknown mode ${params.modeId}; use ask, auto or autopilot`);
-    }
-    acpSession.setMode(params.modeId, { mode: false, config: true });
-    return {};
-  }
-
-  /**
-   * `session/set_model` (ACP's former unstable model API, still sent by clients built on it):
-   * the same switch as the `model` config option, through the session host's model resolution;
-   * the config options follow with `config_option_update`.
-   * @throws `-32602` for a model that does not resolve.
-   */
-  private setModel(params: SetModelRequest): Record<string, never> {
-    this.opened(params.sessionId).setModel(params.modelId, true);
-    return {};
-  }
-
-  /** ACP v1 session-config-options: `mode` (also sends `current_mode_update`) and `model`. */
-  private setConfigOption(
-    params: acp.SetSessionConfigOptionRequest,
-  ): acp.SetSessionConfigOptionResponse {
-    const acpSession = this.opened(params.sessionId);
-    const { value } = params;
-    if (typeof value !== "string") {
-      throw invalidParams(`option ${params.configId} takes a value id, not a boolean`);
-    }
-    if (params.configId === MODE_OPTION_ID) {
-      if (!isModeId(value)) {
-        throw invalidParams(`unknown mode ${value}; use ask, auto or autopilot`);
-      }
-      acpSession.setMode(value, { mode: true, config: false });
-    } else if (params.configId === MODEL_OPTION_ID) {
-      acpSession.setModel(value, false);
-    } else {
-      throw invalidParams(`unknown config option ${params.configId}`);
-    }
-    return { configOptions: acpSession.configOptions() };
-  }
-
-  /** The open session `sessionId`. @throws `-32002` with `data.sessionId` when there is none. */
-  private opened(sessionId: string): AcpSession {
-    const acpSession = this.sessions.get(sessionId);
-    if (acpSession === undefined) {
-      throw acp.RequestError.sessionNotFound(sessionId);
-    }
-    return acpSession;
-  }
-
-  private async closeOpen(sessionId: string): Promise<void> {
-    const acpSession = this.sessions.get(sessionId);
-    if (acpSession !== undefined) {
-      this.sessions.delete(sessionId);
-      await acpSession.close();
-    }
-  }
-
-  private sessionContext(client: Client): AcpSessionContext {
-    return {
-      host: this.host,
-      client,
-      offered: this.offered,
-      sendsUsage: () => this.usageUpdates,
+  private async loadSessionRequests(): Promise<AcpSessionRequests> {
+    const [{ AcpSessionRequests }, host] = await Promise.all([
+      import("./session-requests.js"),
+      this.sessionHost(),
+    ]);
+    this.loaded = new AcpSessionRequests(host, {
+      log: this.config.log,
       extraTools: this.config.extraTools ?? [],
-    };
+      offered: () => this.offered,
+      sendsUsage: () => this.usageUpdates,
+    });
+    return this.loaded;
   }
-
-  /** The request's folders; the run config's `--add-dir` folders are the host's. */
-  private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
-    return [...(additionalDirectories ?? [])];
-  }
-
-  /**
-   * Starts the session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the
-   * config files'. They start in the background; problems go to stderr.
-   */
-  private async startMcp(session: Session, servers: readonly acp.McpServer[]): Promise<void> {
-    const given = parseServers(
-      Object.fromEntries(servers.map((server) => [server.name, server])),
-      "session mcpServers",
-    );
-    for (const problem of given.problems) {
-      this.config.log(`turnloop acp: MCP server not started: ${problem}`);
-    }
-    await this.host.startMcpServers(session, given.servers, this.config.log);
-  }
-}
-
-/**
- * Sends `available_commands_update` after the answer that establishes the session: clients drop
- * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
- * before anything scheduled with `setImmediate` from inside it.
- */
-function announceAfterAnswer(acpSession: AcpSession): void {
-  setImmediate(() => acpSession.announceCommands());
 }
 
 function parseTooLarge(params: unknown): MessageTooLarge {

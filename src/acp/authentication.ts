@@ -6,10 +6,17 @@ import {
   type ProviderName,
 } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
+import type { RunConfig } from "../session/run-config.js";
 import { ERROR_CODES, internalError, invalidParams } from "./errors.js";
 
 /** `_meta` key of an auth method naming the environment variable it is about. */
 const VARIABLE_META_KEY = "turnloop/environmentVariable";
+
+/** What the `authMethods` are made from: the run config's model, else `TURNLOOP_MODEL`. */
+export interface AuthenticationSettings {
+  config: RunConfig;
+  env: NodeJS.ProcessEnv;
+}
 
 /**
  * ACP v1 authentication: the `authMethods` of the `initialize` answer. When the configured model's
@@ -18,8 +25,8 @@ const VARIABLE_META_KEY = "turnloop/environmentVariable";
  * name the variable: the client can tell the user what to set, then call `authenticate` to check).
  * No model, or one that needs no key (ollama, openai-compatible): no methods.
  */
-export function authMethods(host: SessionHost): acp.AuthMethod[] {
-  const modelId = host.config.model?.resolved ?? host.env.TURNLOOP_MODEL;
+export function authMethods(settings: AuthenticationSettings): acp.AuthMethod[] {
+  const modelId = settings.config.model?.resolved ?? settings.env.TURNLOOP_MODEL;
   if (modelId === undefined || !hasProviderPrefix(modelId)) {
     return [];
   }

@@ -19,6 +19,7 @@ export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"
 }
 
 const NEWLINE = 0x0a;
+const NEWLINE_BYTES = Uint8Array.of(NEWLINE);
 /** Bytes of an oversized line kept to find its request id. */
 const HEAD_BYTES = 1_024;
 
@@ -110,9 +111,10 @@ class BoundedLines {
       this.oversized = undefined;
       return;
     }
-    this.pending.push(tail);
-    controller.enqueue(concat(this.pending, this.pendingBytes + tail.length));
-    controller.enqueue(Uint8Array.of(NEWLINE));
+    this.pending.push(tail, NEWLINE_BYTES);
+    // The line and its newline in one chunk: the SDK's line reader then hands the line on as a
+    // view of this chunk, where a line without its newline would be copied into its own buffer.
+    controller.enqueue(concat(this.pending));
     this.pending = [];
     this.pendingBytes = 0;
   }
@@ -123,8 +125,9 @@ class BoundedLines {
       return;
     }
     if (this.pendingBytes + piece.length > this.limit) {
-      const all = concat([...this.pending, piece], this.pendingBytes + piece.length);
-      this.oversized = { head: all.slice(0, HEAD_BYTES), bytes: all.length };
+      // Only the head is kept: no copy of the line read so far.
+      const head = concat(firstBytes([...this.pending, piece], HEAD_BYTES));
+      this.oversized = { head, bytes: this.pendingBytes + piece.length };
       this.pending = [];
       this.pendingBytes = 0;
       return;
@@ -163,11 +166,23 @@ function requestId(head: string): string | undefined {
   return match?.[1];
 }
 
-function concat(pieces: readonly Uint8Array[], length: number): Uint8Array {
-  if (pieces.length === 1 && pieces[0] !== undefined) {
-    return pieces[0];
+/** The first `count` bytes of `pieces`, as views of them. */
+function firstBytes(pieces: readonly Uint8Array[], count: number): Uint8Array[] {
+  const first: Uint8Array[] = [];
+  let left = count;
+  for (const piece of pieces) {
+    if (left <= 0) {
+      break;
+    }
+    first.push(piece.subarray(0, left));
+    left -= Math.min(left, piece.length);
   }
-  const result = new Uint8Array(length);
+  return first;
+}
+
+/** `pieces` in one new array. */
+function concat(pieces: readonly Uint8Array[]): Uint8Array {
+  const result = new Uint8Array(pieces.reduce((total, piece) => total + piece.length, 0));
   let offset = 0;
   for (const piece of pieces) {
     result.set(piece, offset);

@@ -4,7 +4,7 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
-import { PRODUCER_VERSION } from "../session/session.js";
+import { PRODUCER_VERSION } from "../session/version.js";
 
 /**
  * The `initialize` answer: protocol version 1, turnloop's capabilities (load, list, resume,

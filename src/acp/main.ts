@@ -1,6 +1,5 @@
 import { Readable, Writable } from "node:stream";
 import { errorMessage } from "../events/errors.js";
-import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
@@ -10,24 +9,28 @@ import { acpByteStream } from "./framing.js";
 /**
  * Runs `turnloop acp`: an Agent Client Protocol v1 agent on stdin/stdout until stdin closes.
  * ACP v1 transports (stdio): stdout carries only protocol messages; diagnostics go to stderr.
- * @returns the process exit code.
+ * `initialize` is answered from the run config; the session host (and the session stack it
+ * loads) is made on the first request about sessions.
+ * @returns the process exit code: 64 for a bad `TURNLOOP_MAX_MESSAGE_BYTES`, else 0.
  */
 export async function runAcpCommand(
   config: RunConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  let host: SessionHost;
   let limit: number;
   try {
-    host = new SessionHost({ home: turnloopHome(env), env, config });
     limit = maxMessageBytes(env);
   } catch (error) {
     log(`turnloop: ${errorMessage(error)}`);
     return 64;
   }
   keepStdoutForProtocol();
-  const agent = new TurnloopAcpAgent({ host, log });
+  const openHost = async () => {
+    const { SessionHost } = await import("../session/host.js");
+    return new SessionHost({ home: turnloopHome(env), env, config });
+  };
+  const agent = new TurnloopAcpAgent({ settings: { config, env }, openHost, log });
   const stream = acpByteStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

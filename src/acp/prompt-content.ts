@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptImage } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
+import { oneLine } from "../session/session-metadata.js";
 
 /** Characters of a prompt kept for a session title (ACP `session_info_update`, `session/list`). */
 const TITLE_LENGTH = 80;
@@ -108,11 +109,10 @@ function displayUri(uri: string): string {
   }
 }
 
-/** A session title from the first prompt: one line, at most 80 characters (no model call). */
+/**
+ * A session title from the first prompt: one line, at most 80 characters (no model call), read
+ * from the prompt's start only (a 50 MB prompt is not collapsed whole).
+ */
 export function titleFrom(text: string): string {
-  const codePoints = Array.from(text.replace(/\s+/g, " ").trim());
-  if (codePoints.length <= TITLE_LENGTH) {
-    return codePoints.join("");
-  }
-  return `${codePoints.slice(0, TITLE_LENGTH - 1).join("")}…`;
+  return oneLine(text, TITLE_LENGTH);
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { HistoryMessage } from "./provider.js";
 
@@ -8,7 +7,9 @@ import type { HistoryMessage } from "./provider.js";
  * OpenAI Chat's `tool_call_id` and the Responses API's `call_id` take any string).
  */
 export function freshToolCallId(): string {
-  return `call_${randomBytes(12).toString("hex")}`;
+  // The global Web Crypto object loads on first use, not with this module (see newSessionId).
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(12));
+  return `call_${Buffer.from(bytes).toString("hex")}`;
 }
 
 /** Every tool-call id the history already holds (calls and results). */

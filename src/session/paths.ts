@@ -6,7 +6,6 @@
  * touches a path.
  */
 
-import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -31,9 +30,12 @@ export class InvalidSessionIdError extends Error {
   }
 }
 
-/** A fresh session id (a random UUID). */
+/**
+ * A fresh session id (a random UUID). Through the global Web Crypto object, which Node loads on
+ * first use: importing `node:crypto` would load it with this module, before ACP's `initialize`.
+ */
 export function newSessionId(): string {
-  return randomUUID();
+  return globalThis.crypto.randomUUID();
 }
 
 /** Whether `sessionId` matches {@link SESSION_ID_PATTERN}. */

@@ -205,8 +205,11 @@ function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): b
   );
 }
 
-/** `text` with whitespace runs collapsed to one space, cut to `length` code points with `…`. */
-function oneLine(text: string, length: number): string {
+/**
+ * `text` with whitespace runs collapsed to one space, cut to `length` code points with `…`. Reads
+ * at most the first 65,536 characters, so its memory is bounded whatever the text's length.
+ */
+export function oneLine(text: string, length: number): string {
   // Only the start can show: a 50 MB prompt is not collapsed whole.
   const cut = text.length > PROMPT_SCAN_LIMIT;
   const head = cut ? text.slice(0, PROMPT_SCAN_LIMIT) : text;

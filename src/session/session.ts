@@ -22,6 +22,7 @@ import { repairNotice } from "./repair-notice.js";
 import { eventRedactor } from "./secrets.js";
 import { SessionJournal } from "./session-journal.js";
 import type { SessionAppender, SessionStore } from "./session-store.js";
+import { PRODUCER_VERSION } from "./version.js";
 
 /** Agent settings a session fills in itself. */
 export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
@@ -29,8 +30,7 @@ export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd
 /** Receives every event of a session, ephemeral ones included, in order. */
 export type SessionListener = (event: SessionEvent) => void;
 
-/** The producer version written into `session.start`. */
-export const PRODUCER_VERSION = "0.1.0";
+export { PRODUCER_VERSION } from "./version.js";
 
 /** Thrown by {@link Session.prompt} when a prompt is already running in the session. */
 export class PromptInProgressError extends Error {

@@ -70,7 +70,8 @@ export class AcpHarness {
       config: resolveRunConfig({ ...DEFAULT_FACE, cwd: place.cwd, ...options.face }, env),
     });
     this.agent = new TurnloopAcpAgent({
-      host,
+      settings: host,
+      openHost: () => host,
       log: (line) => this.stderr.push(line),
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
     });

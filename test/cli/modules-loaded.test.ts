@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { CLI_PATH, cleanEnvironment, runCli } from "../support/cli.js";
@@ -13,7 +13,8 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
  * Issue 26: nothing is loaded before it is needed. The built CLI runs with a recorder of every
  * module it loads (test/support/module-recorder.mjs); the modules loaded by the time the first
  * model request arrives (`-p`) or the `initialize` answer is written (`acp`) are checked by name
- * and by count. Counts, never times.
+ * and by count. The CLI is bundled (scripts/bundle.mjs): a file it reads stands for the source
+ * modules bundled into it, as `dist/cli/chunks/inputs.json` lists them. Counts, never times.
  */
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
@@ -26,8 +27,20 @@ const NOT_BEFORE_NEEDED = /@modelcontextprotocol|@pydantic\/genai-prices/;
  * alone was 17 modules) goes past it.
  */
 const PROMPT_MODULE_BOUND = 240;
-/** Unique modules when `acp` answers `initialize`: 238 on 2026-12-01, with the same room. */
-const ACP_INITIALIZE_MODULE_BOUND = 248;
+/**
+ * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
+ * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
+ * message with zod), with room for a few small modules of our own. The session stack alone is
+ * about 90 modules.
+ */
+const ACP_INITIALIZE_MODULE_BOUND = 164;
+/** The session stack: the loop, the session host and store, the tools, the ACP session. */
+const SESSION_STACK =
+  /\bsrc\/(agent\/|session\/(host|session|file-store)\.ts|tools\/index\.ts|acp\/acp-session\.ts)/;
+/** What each file of the bundled CLI holds: its path under `dist/cli/` → source modules. */
+const BUNDLED: Record<string, string[]> = JSON.parse(
+  readFileSync(join(dirname(CLI_PATH), "chunks", "inputs.json"), "utf8"),
+);
 
 let server: FakeModelServer;
 let home: string;
@@ -47,7 +60,10 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-/** The unique module URLs recorded so far. */
+/**
+ * The unique modules loaded so far: the source modules of each bundle file read, and the URL of
+ * each other module (Node's own, packages outside the bundle).
+ */
 function modulesLoaded(): string[] {
   let text = "";
   try {
@@ -55,7 +71,18 @@ function modulesLoaded(): string[] {
   } catch {
     // Nothing loaded yet.
   }
-  return [...new Set(text.split("\n").filter((line) => line !== ""))];
+  const urls = text.split("\n").filter((line) => line !== "");
+  return [
+    ...new Set(
+      urls.flatMap((url) => {
+        if (!url.startsWith("file:")) {
+          return [url];
+        }
+        const bundled = BUNDLED[relative(dirname(CLI_PATH), fileURLToPath(url))];
+        return bundled ?? [url];
+      }),
+    ),
+  ];
 }
 
 function environment(model: string): NodeJS.ProcessEnv {
@@ -95,14 +122,16 @@ describe("modules loaded before they are needed (issue 26)", () => {
     ]);
   });
 
-  test("acp answers initialize with neither the MCP client nor the price catalogue loaded", async () => {
+  test("acp answers initialize before the session stack loads, and loads it for session/new", async () => {
     const agent = spawn(process.execPath, [CLI_PATH, "acp"], {
       cwd: directory,
       env: environment("openai-chat:gpt-4.1"),
     });
     const closed = new Promise((resolve) => agent.once("close", resolve));
+    const lines = readLines(agent);
     try {
-      const answer = await firstLine(agent);
+      send(agent, 1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const answer = await lines.next();
       const atAnswer = modulesLoaded();
       expect(JSON.parse(answer)).toMatchObject({
         jsonrpc: "2.0",
@@ -110,7 +139,15 @@ describe("modules loaded before they are needed (issue 26)", () => {
         result: { protocolVersion: 1 },
       });
       expect(atAnswer.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
+      expect(atAnswer.filter((url) => SESSION_STACK.test(url))).toEqual([]);
       expect(atAnswer.length).toBeLessThanOrEqual(ACP_INITIALIZE_MODULE_BOUND);
+      // The first session request loads the stack (so the check above can fail), still
+      // without the MCP client: no server is configured.
+      send(agent, 2, "session/new", { cwd: directory, mcpServers: [] });
+      expect(JSON.parse(await lines.next())).toMatchObject({ id: 2, result: {} });
+      const atSession = modulesLoaded();
+      expect(atSession.filter((url) => SESSION_STACK.test(url)).length).toBeGreaterThan(5);
+      expect(atSession.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
     } finally {
       // stdin ending closes the connection; the agent exits.
       agent.stdin.end();
@@ -119,22 +156,44 @@ describe("modules loaded before they are needed (issue 26)", () => {
   });
 });
 
-/** Sends `initialize` and resolves with the first line the agent writes to stdout. */
-function firstLine(agent: ChildProcessWithoutNullStreams): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let stdout = "";
-    agent.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-      const end = stdout.indexOf("\n");
-      if (end >= 0) {
-        resolve(stdout.slice(0, end));
+function send(
+  agent: ChildProcessWithoutNullStreams,
+  id: number,
+  method: string,
+  params: unknown,
+): void {
+  agent.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+}
+
+/** The agent's stdout line by line: `next()` resolves with the next line not read yet. */
+function readLines(agent: ChildProcessWithoutNullStreams): { next(): Promise<string> } {
+  const lines: string[] = [];
+  const waiting: Array<{ resolve: (line: string) => void; reject: (error: Error) => void }> = [];
+  let partial = "";
+  agent.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    const parts = (partial + chunk).split("\n");
+    partial = parts.pop() ?? "";
+    for (const line of parts) {
+      const reader = waiting.shift();
+      if (reader === undefined) {
+        lines.push(line);
+      } else {
+        reader.resolve(line);
       }
-    });
-    agent.on("error", reject);
-    agent.on("close", (code) => reject(new Error(`the agent exited (${code}) before answering`)));
-    const initialize = { protocolVersion: 1, clientCapabilities: {} };
-    agent.stdin.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize })}\n`,
-    );
+    }
   });
+  agent.on("close", (code) => {
+    for (const reader of waiting.splice(0)) {
+      reader.reject(new Error(`the agent exited (${code}) before answering`));
+    }
+  });
+  return {
+    next: () => {
+      const line = lines.shift();
+      if (line !== undefined) {
+        return Promise.resolve(line);
+      }
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+  };
 }

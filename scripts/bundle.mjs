@@ -1,0 +1,56 @@
+/**
+ * Bundles the `turnloop` command (`npm run build`, after `tsc`): `src/cli/main.ts` and everything
+ * it imports, packages included, into `dist/cli/main.js` plus chunks under `dist/cli/chunks/`,
+ * with source maps. Node then reads and compiles a few files instead of about 230 modules
+ * before the first model request (issue 26; before/after figures in bench/RESULTS.md).
+ *
+ * Code splitting keeps every dynamic `import()` lazy: each face, the session stack behind ACP's
+ * `initialize`, the MCP client and the Markdown renderer are chunks of their own, loaded when a
+ * run needs them. Packages loaded with `createRequire` at run time (the price catalogue, the
+ * shell parser) and those that find files next to themselves (`@vscode/ripgrep`'s binary, the
+ * optional `pg`) stay outside the bundle and load from `node_modules` as before.
+ *
+ * `dist/cli/chunks/inputs.json` maps each output file (relative to `dist/cli/`) to the source
+ * modules bundled into it (relative to the repository), so a test can tell which modules a run
+ * loaded by which files it read. Everything else under `dist/` is `tsc`'s output, unchanged: the
+ * SDK (`dist/sdk`, the package export) and the modules the tests import.
+ */
+
+import { rmSync, writeFileSync } from "node:fs";
+import { relative } from "node:path";
+import { build } from "esbuild";
+
+const OUTPUT = "dist/cli";
+
+// Chunks are ES modules; CommonJS packages inside them call `require`, which ES modules lack.
+const REQUIRE_BANNER =
+  'import { createRequire as __turnloopCreateRequire } from "node:module"; ' +
+  "const require = __turnloopCreateRequire(import.meta.url);";
+
+// Chunk names carry a hash of their content: clear the last build's.
+rmSync(`${OUTPUT}/chunks`, { recursive: true, force: true });
+
+const result = await build({
+  entryPoints: { main: "src/cli/main.ts" },
+  outdir: OUTPUT,
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  sourcemap: true,
+  external: ["@vscode/ripgrep", "pg"],
+  banner: { js: REQUIRE_BANNER },
+  metafile: true,
+  logLevel: "warning",
+});
+
+/** @type {Record<string, string[]>} */
+const inputs = {};
+for (const [output, { inputs: bundled }] of Object.entries(result.metafile.outputs)) {
+  if (output.endsWith(".js")) {
+    inputs[relative(OUTPUT, output)] = Object.keys(bundled);
+  }
+}
+writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);

@@ -1,0 +1,318 @@
+import { resolve } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { errorMessage } from "../events/errors.js";
+import type { SessionHost } from "../session/host.js";
+import { InvalidSessionIdError } from "../session/paths.js";
+import type { Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-store.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { parseServers } from "../tools/mcp/config.js";
+import { AcpSession, type AcpSessionContext } from "./acp-session.js";
+import { internalError, invalidParams, invalidRequest } from "./errors.js";
+import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
+import { hasUserPrompt } from "./replay.js";
+import {
+  type AcpSessionModel,
+  checkDirectory,
+  openSession,
+  repairMeta,
+  sessionModel,
+} from "./session-setup.js";
+
+/** Sessions per `session/list` page. */
+const LIST_PAGE_SIZE = 100;
+
+type Client = acp.AgentContext;
+
+/** What the session requests need from the connection that answered `initialize`. */
+export interface AcpConnectionState {
+  /** Diagnostics (stderr); never stdout, which carries only protocol messages. */
+  log: (line: string) => void;
+  /** Tools besides the built-in ones. */
+  extraTools: readonly AnyTool[];
+  /** The client's capabilities from `initialize`. */
+  offered: () => acp.ClientCapabilities | undefined;
+  /** Whether `usage_update`s are still sent on this connection. */
+  sendsUsage: () => boolean;
+}
+
+/**
+ * The ACP v1 requests about sessions (setup, list, close, delete, modes, config options, prompt,
+ * cancel) over one session host, and the sessions this connection opened. The session stack
+ * (host, store, providers, tools) loads with this module: `TurnloopAcpAgent` imports it on the
+ * first request that needs it, after `initialize` was answered.
+ */
+export class AcpSessionRequests {
+  private readonly sessions = new Map<string, AcpSession>();
+  /** Ids being loaded or resumed, so two opens of one log never race. */
+  private readonly opening = new Set<string>();
+  private readonly host: SessionHost;
+  private readonly connection: AcpConnectionState;
+
+  constructor(host: SessionHost, connection: AcpConnectionState) {
+    this.host = host;
+    this.connection = connection;
+  }
+
+  /** Cancels every running prompt and closes every session (the connection has closed). */
+  async shutdown(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
+    await this.host.closeAll();
+  }
+
+  /** ACP v1 `session/prompt` in the open session `sessionId`. */
+  prompt(
+    sessionId: string,
+    prompt: acp.ContentBlock[],
+    signal: AbortSignal,
+  ): Promise<acp.PromptResponse> {
+    return this.opened(sessionId).prompt(prompt, signal);
+  }
+
+  /** ACP v1 `session/cancel`: cancels the session's running prompt, if any. */
+  cancel(sessionId: string): void {
+    this.sessions.get(sessionId)?.cancel();
+  }
+
+  /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
+  async newSession(params: acp.NewSessionRequest, client: Client): Promise<acp.NewSessionResponse> {
+    await checkDirectory(params.cwd);
+    const model = sessionModel(this.host.resolveModel());
+    const session = await this.host.create(params.cwd, model.id);
+    await this.startMcp(session, params.mcpServers);
+    const acpSession = new AcpSession(this.sessionContext(client), {
+      session,
+      model,
+      mode: defaultMode(this.host.config),
+      folders: this.folders(params.additionalDirectories),
+      titled: false,
+    });
+    this.sessions.set(session.id, acpSession);
+    announceAfterAnswer(acpSession);
+    return {
+      sessionId: session.id,
+      modes: acpSession.modes(),
+      configOptions: acpSession.configOptions(),
+    };
+  }
+
+  /**
+   * ACP v1 session-setup: `session/load` replays the whole conversation (case 25), then answers.
+   * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
+   */
+  async loadSession(
+    params: acp.LoadSessionRequest,
+    client: Client,
+  ): Promise<acp.LoadSessionResponse> {
+    const acpSession = await this.reopen(params, client, params.mcpServers);
+    const { events } = await this.host.readEvents(acpSession.id);
+    acpSession.replay(events);
+    await acpSession.flush();
+    announceAfterAnswer(acpSession);
+    return {
+      modes: acpSession.modes(),
+      configOptions: acpSession.configOptions(),
+      ...repairMeta(acpSession.session),
+    };
+  }
+
+  /** ACP v1 `session/resume`: reopens without replaying anything. */
+  async resumeSession(
+    params: acp.ResumeSessionRequest,
+    client: Client,
+  ): Promise<acp.ResumeSessionResponse> {
+    const acpSession = await this.reopen(params, client, params.mcpServers ?? []);
+    announceAfterAnswer(acpSession);
+    return {
+      modes: acpSession.modes(),
+      configOptions: acpSession.configOptions(),
+      ...repairMeta(acpSession.session),
+    };
+  }
+
+  private async reopen(
+    params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
+    client: Client,
+    mcpServers: readonly acp.McpServer[],
+  ): Promise<AcpSession> {
+    const { sessionId } = params;
+    if (this.opening.has(sessionId)) {
+      throw invalidRequest(`Session ${sessionId} is being opened by another request.`);
+    }
+    this.opening.add(sessionId);
+    try {
+      await this.closeOpen(sessionId);
+      const session = await openSession(this.host, sessionId);
+      let model: AcpSessionModel;
+      try {
+        model = sessionModel(this.host.modelForSession(session.start.model));
+      } catch (error) {
+        await this.host.close(session);
+        throw error;
+      }
+      if (resolve(params.cwd) !== resolve(session.cwd)) {
+        this.connection.log(
+          `turnloop acp: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
+        );
+      }
+      await this.startMcp(session, mcpServers);
+      const { events } = await this.host.readEvents(sessionId);
+      const acpSession = new AcpSession(this.sessionContext(client), {
+        session,
+        model,
+        mode: defaultMode(this.host.config),
+        folders: this.folders(params.additionalDirectories),
+        titled: hasUserPrompt(events),
+      });
+      this.sessions.set(sessionId, acpSession);
+      return acpSession;
+    } finally {
+      this.opening.delete(sessionId);
+    }
+  }
+
+  /** ACP v1 session-list: this home's sessions, newest first, optionally of one cwd. */
+  async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
+    if (!Number.isInteger(start) || start < 0) {
+      throw invalidParams("unknown cursor", { cursor: params.cursor });
+    }
+    const sessions: acp.SessionInfo[] = [];
+    for (const summary of await this.host.list({ cwd: params.cwd ?? undefined })) {
+      if (summary.cwd === null) {
+        continue;
+      }
+      sessions.push({
+        sessionId: summary.sessionId,
+        cwd: summary.cwd,
+        updatedAt: summary.lastActivity,
+        ...(summary.firstPrompt === null ? {} : { title: summary.firstPrompt }),
+      });
+    }
+    const page = sessions.slice(start, start + LIST_PAGE_SIZE);
+    const next = start + LIST_PAGE_SIZE;
+    return { sessions: page, ...(next < sessions.length ? { nextCursor: String(next) } : {}) };
+  }
+
+  /** ACP v1 `session/close`: cancels the running prompt, then frees the session. */
+  async closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
+    this.opened(sessionId);
+    await this.closeOpen(sessionId);
+    return {};
+  }
+
+  /** ACP v1 session-delete: idempotent; an unknown id succeeds. */
+  async deleteSession(sessionId: string): Promise<acp.DeleteSessionResponse> {
+    await this.closeOpen(sessionId);
+    try {
+      await this.host.delete(sessionId);
+    } catch (error) {
+      if (error instanceof SessionLockedError) {
+        throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
+      }
+      if (!(error instanceof InvalidSessionIdError)) {
+        throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
+      }
+    }
+    return {};
+  }
+
+  /** ACP v1 session-modes: `session/set_mode`; the config options follow with `config_option_update`. */
+  setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
+    const acpSession = this.opened(params.sessionId);
+    if (!isModeId(params.modeId)) {
+      throw invalidParams(`unknown mode ${params.modeId}; use ask, auto or autopilot`);
+    }
+    acpSession.setMode(params.modeId, { mode: false, config: true });
+    return {};
+  }
+
+  /**
+   * `session/set_model` (ACP's former unstable model API, still sent by clients built on it):
+   * the same switch as the `model` config option, through the session host's model resolution;
+   * the config options follow with `config_option_update`.
+   * @throws `-32602` for a model that does not resolve.
+   */
+  setModel(params: { sessionId: string; modelId: string }): Record<string, never> {
+    this.opened(params.sessionId).setModel(params.modelId, true);
+    return {};
+  }
+
+  /** ACP v1 session-config-options: `mode` (also sends `current_mode_update`) and `model`. */
+  setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
+    const acpSession = this.opened(params.sessionId);
+    const { value } = params;
+    if (typeof value !== "string") {
+      throw invalidParams(`option ${params.configId} takes a value id, not a boolean`);
+    }
+    if (params.configId === MODE_OPTION_ID) {
+      if (!isModeId(value)) {
+        throw invalidParams(`unknown mode ${value}; use ask, auto or autopilot`);
+      }
+      acpSession.setMode(value, { mode: true, config: false });
+    } else if (params.configId === MODEL_OPTION_ID) {
+      acpSession.setModel(value, false);
+    } else {
+      throw invalidParams(`unknown config option ${params.configId}`);
+    }
+    return { configOptions: acpSession.configOptions() };
+  }
+
+  /** The open session `sessionId`. @throws `-32002` with `data.sessionId` when there is none. */
+  private opened(sessionId: string): AcpSession {
+    const acpSession = this.sessions.get(sessionId);
+    if (acpSession === undefined) {
+      throw acp.RequestError.sessionNotFound(sessionId);
+    }
+    return acpSession;
+  }
+
+  private async closeOpen(sessionId: string): Promise<void> {
+    const acpSession = this.sessions.get(sessionId);
+    if (acpSession !== undefined) {
+      this.sessions.delete(sessionId);
+      await acpSession.close();
+    }
+  }
+
+  private sessionContext(client: Client): AcpSessionContext {
+    return {
+      host: this.host,
+      client,
+      offered: this.connection.offered(),
+      sendsUsage: this.connection.sendsUsage,
+      extraTools: this.connection.extraTools,
+    };
+  }
+
+  /** The request's folders; the run config's `--add-dir` folders are the host's. */
+  private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
+    return [...(additionalDirectories ?? [])];
+  }
+
+  /**
+   * Starts the session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the
+   * config files'. They start in the background; problems go to stderr.
+   */
+  private async startMcp(session: Session, servers: readonly acp.McpServer[]): Promise<void> {
+    const given = parseServers(
+      Object.fromEntries(servers.map((server) => [server.name, server])),
+      "session mcpServers",
+    );
+    for (const problem of given.problems) {
+      this.connection.log(`turnloop acp: MCP server not started: ${problem}`);
+    }
+    await this.host.startMcpServers(session, given.servers, this.connection.log);
+  }
+}
+
+/**
+ * Sends `available_commands_update` after the answer that establishes the session: clients drop
+ * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
+ * before anything scheduled with `setImmediate` from inside it.
+ */
+function announceAfterAnswer(acpSession: AcpSession): void {
+  setImmediate(() => acpSession.announceCommands());
+}
