@@ -34,6 +34,11 @@ const COMMANDS = {
       input: { hint: "what the summary should focus on (optional)" },
     },
     { name: "mcp", description: "The session's MCP servers: state and tool count" },
+    {
+      name: "permissions",
+      description: "The permission rules in force and where each comes from; remove or save grants",
+      input: { hint: "remove N | save (optional)" },
+    },
   ],
 };
 
