@@ -10,7 +10,6 @@ import { errorMessage } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { builtinTools } from "../tools/index.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
@@ -23,8 +22,7 @@ import {
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import type { SessionConfig } from "./session-settings.js";
-
-const BUILT_IN_NAMES = new Set([...builtinTools().map((tool) => tool.name), "task_complete"]);
+import { BUILT_IN_TOOL_NAMES } from "./tool-filter.js";
 
 /** `session.create` → {@link SessionCreateResult}. */
 export async function createMethod(
@@ -224,10 +222,13 @@ function open(
 
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
-  const { availableTools, excludedTools, clientName } = params;
+  const { availableTools, clientName } = params;
+  // turnloop has no sub-agents: the default agent's exclusions exclude for the session.
+  const excluded = [...(params.excludedTools ?? []), ...(params.defaultAgent?.excludedTools ?? [])];
   return {
     ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
-    ...{ availableTools, excludedTools, clientName },
+    ...{ availableTools, clientName },
+    ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };
 }
 
@@ -239,7 +240,7 @@ function checkTools(params: CreateParams): void {
       throw invalidParams(`tool ${tool.name} is declared twice`);
     }
     seen.add(tool.name);
-    if (BUILT_IN_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
+    if (BUILT_IN_TOOL_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
       throw invalidParams(
         `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
       );

@@ -1,0 +1,100 @@
+import {
+  approveAll,
+  CopilotClient,
+  type CopilotSession,
+  defineTool,
+  RuntimeConnection,
+  ToolSet,
+} from "@github/copilot-sdk";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import type { RecordedRequest } from "../support/fake-model-types.js";
+import { stdioEntry } from "../support/mcp/servers.js";
+import { type Fixture, startFixture } from "./support.js";
+
+/**
+ * Issue 25, the core causes: what an app written for the official `@github/copilot-sdk` sees when
+ * turnloop is its CLI, one test per cause, driving the built CLI against the fake model.
+ */
+
+let fixture: Fixture;
+let client: CopilotClient;
+
+beforeAll(async () => {
+  fixture = await startFixture();
+  client = new CopilotClient({
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
+    workingDirectory: fixture.cwd,
+  });
+  await client.start();
+});
+afterAll(async () => {
+  await client.stop();
+  await fixture.close();
+});
+
+type Body = {
+  model?: string;
+  messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
+  tools?: Array<{ function: { name: string } }>;
+};
+
+function body(request: RecordedRequest | undefined): Body {
+  return request?.body as unknown as Body;
+}
+
+/** The tool names of the first model request of one prompt. */
+async function offeredNames(session: CopilotSession): Promise<string[]> {
+  const from = fixture.model.requests.length;
+  fixture.model.enqueue({ text: "ok" });
+  await session.sendAndWait({ prompt: "list" });
+  return (body(fixture.model.requests[from]).tools ?? []).map((tool) => tool.function.name);
+}
+
+describe("tool sets", () => {
+  test("builtin:, custom: and mcp: qualifiers, <source>:*, bare names, and the default agent's excludedTools", async () => {
+    const lookup = defineTool("lookup", { parameters: { type: "object" }, handler: () => "x" });
+    const fetchIt = defineTool("fetch_it", { parameters: { type: "object" }, handler: () => "y" });
+    const tools = [lookup, fetchIt];
+    const mcpServers = { files: { type: "local" as const, ...stdioEntry(), tools: ["echo"] } };
+    const cases: Array<[string, Parameters<CopilotClient["createSession"]>[0], string[]]> = [
+      [
+        "custom:* and one built-in",
+        { tools, availableTools: new ToolSet().addCustom("*").addBuiltIn("view") },
+        ["view", "lookup", "fetch_it"],
+      ],
+      [
+        "builtin:* minus a custom tool and a built-in",
+        { tools, availableTools: ["builtin:*", "custom:lookup"], excludedTools: ["builtin:bash"] },
+        ["view", "create", "edit", "grep", "glob", "update_plan", "lookup"],
+      ],
+      [
+        "a qualifier names only its source",
+        { tools, availableTools: ["custom:view", "builtin:lookup", "mcp:lookup", "grep"] },
+        ["grep"],
+      ],
+      [
+        "mcp:* and Copilot's <server>-<tool> name",
+        { tools, mcpServers, availableTools: ["mcp:*", "custom:*"], excludedTools: ["mcp:nope"] },
+        ["lookup", "fetch_it", "files__echo"],
+      ],
+      [
+        "mcp:<server>-<tool>",
+        { mcpServers, availableTools: ["mcp:files-echo", "files"] },
+        ["files__echo"],
+      ],
+      [
+        "the default agent's excludedTools",
+        { tools, defaultAgent: { excludedTools: ["lookup", "bash", "edit", "create"] } },
+        ["view", "grep", "glob", "update_plan", "fetch_it"],
+      ],
+    ];
+    const seen: Array<[string, string[]]> = [];
+    for (const [name, config] of cases) {
+      const session = await client.createSession({ onPermissionRequest: approveAll, ...config });
+      seen.push([name, await offeredNames(session)]);
+      await session.disconnect();
+    }
+    expect(seen).toEqual(cases.map(([name, , expected]) => [name, expected]));
+  });
+});
