@@ -43,6 +43,7 @@ import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
+import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
 
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 
@@ -167,8 +168,13 @@ export class ServerSession {
       isRemote: false,
       mode: this.choices.mode,
       capabilities: { ui: { elicitation: false } },
-      modelState: { modelId: this.choices.model.id },
+      modelState: { modelId: bareModelId(this.choices.model.id) },
     };
+  }
+
+  /** The model and effort of the next prompts, for the events that report them. */
+  currentModel(): CurrentModel {
+    return { id: this.choices.model.id, reasoningEffort: this.choices.reasoningEffort };
   }
 
   /**
@@ -381,7 +387,10 @@ export class ServerSession {
       this.heldIdle = event;
       return;
     }
-    const wire = this.permissions.wireEvent(event, this.session.cwd);
+    const wire =
+      event.type === "permission.requested" || event.type === "permission.completed"
+        ? this.permissions.wireEvent(event, this.session.cwd)
+        : modelNamesOnWire(event, this.currentModel());
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }

@@ -23,6 +23,7 @@ import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import type { SessionConfig } from "./session-settings.js";
 import { BUILT_IN_TOOL_NAMES } from "./tool-filter.js";
+import { type CurrentModel, modelNamesOnWire } from "./wire-events.js";
 
 /** `session.create` → {@link SessionCreateResult}. */
 export async function createMethod(
@@ -58,7 +59,8 @@ export async function createMethod(
   serverSession.attach(connection, configOf(params));
   // Copilot sends `session.start` live, before the answer (the SDK's `onEvent` sees it).
   for (const event of session.openingEvents) {
-    connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event });
+    const wire = modelNamesOnWire(event);
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event: wire });
   }
   serverSession.choices.byok = params.provider !== undefined;
   if (params.reasoningEffort !== undefined) {
@@ -89,7 +91,7 @@ export async function resumeMethod(
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
   if (reopened) {
-    announceRepair(connection, serverSession.session);
+    announceRepair(connection, serverSession.session, serverSession.currentModel());
   } else if (params.model !== undefined || params.provider !== undefined) {
     const choice = chooseModel(params, server.host, undefined);
     if (!choice.ok) {
@@ -196,11 +198,16 @@ async function startMcp(
  * once, after the `session.resume` answer so the app's session object exists to receive it (the
  * Copilot CLI too emits a new `session.resume` event on resume).
  */
-function announceRepair(connection: ClientConnection, session: Session): void {
+function announceRepair(
+  connection: ClientConnection,
+  session: Session,
+  current: CurrentModel,
+): void {
   const event = session.resumeEvent;
   if (event !== undefined && session.repairNotice !== undefined) {
+    const wire = modelNamesOnWire(event, current);
     setImmediate(() =>
-      connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event }),
+      connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event: wire }),
     );
   }
 }

@@ -137,16 +137,16 @@ describe("model selection", () => {
     expect(requestsSince(from)[0]?.body).toMatchObject({ reasoning_effort: "high" });
     const change = events.find((event) => event.type === "session.model_change");
     expect(change?.data).toEqual({
-      previousModel: "openai-compatible:claude-sonnet-4.5",
-      newModel: "openai-compatible:gpt-5.4",
+      previousModel: "claude-sonnet-4.5",
+      newModel: "gpt-5.4",
       reasoningEffort: "high",
     });
     expect(await session.rpc.model.getCurrent()).toMatchObject({
-      modelId: "openai-compatible:gpt-5.4",
+      modelId: "gpt-5.4",
       reasoningEffort: "high",
     });
     const models = await client.listModels();
-    expect(models.map((model) => model.id)).toEqual(["openai-compatible:fake-model"]);
+    expect(models.map((model) => model.id)).toEqual(["fake-model"]);
     await session.setModel(models[0]?.id ?? "");
     await session.disconnect();
 

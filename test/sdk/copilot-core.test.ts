@@ -98,3 +98,77 @@ describe("tool sets", () => {
     expect(seen).toEqual(cases.map(([name, , expected]) => [name, expected]));
   });
 });
+
+function record(session: CopilotSession): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  session.on((event: SessionEvent) => events.push(event));
+  return events;
+}
+
+const provider = () => ({
+  type: "openai" as const,
+  baseUrl: `${fixture.model.url}/v1`,
+  apiKey: "dummy",
+});
+
+describe("model names", () => {
+  test("bare ids in session.start, model_change, usage, getCurrent and the log; the effort switch; typed models.list", async () => {
+    const opening: SessionEvent[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      model: "gpt-5.4",
+      provider: provider(),
+      onEvent: (event) => opening.push(event),
+    });
+    expect(opening.filter((event) => event.type === "session.start").map((e) => e.data)).toEqual([
+      expect.objectContaining({ selectedModel: "gpt-5.4" }),
+    ]);
+    const events = record(session);
+    fixture.model.enqueue({ text: "one" }, { text: "two" });
+    await session.sendAndWait({ prompt: "hi" });
+    expect(await session.rpc.model.setReasoningEffort({ reasoningEffort: "low" })).toEqual({
+      reasoningEffort: "low",
+    });
+    const from = fixture.model.requests.length;
+    await session.sendAndWait({ prompt: "again" });
+    const sent = fixture.model.requests[from]?.body as { reasoning_effort?: string } & Body;
+    expect(sent.reasoning_effort).toBe("low");
+    expect(sent.messages[0]?.role).toBe("system");
+    expect(await session.rpc.model.getCurrent()).toEqual({
+      modelId: "gpt-5.4",
+      reasoningEffort: "low",
+    });
+    const named = events.flatMap((event) => {
+      switch (event.type) {
+        case "assistant.usage":
+          return [[event.type, event.data.model]];
+        case "session.model_change":
+          return [[event.type, event.data.previousModel, event.data.newModel]];
+        default:
+          return [];
+      }
+    });
+    expect(named).toEqual([
+      ["assistant.usage", "gpt-5.4"],
+      ["session.model_change", "gpt-5.4", "gpt-5.4"],
+      ["assistant.usage", "gpt-5.4"],
+    ]);
+    const logged = await session.getEvents();
+    expect(logged[0]).toMatchObject({ type: "session.start", data: { selectedModel: "gpt-5.4" } });
+    await session.disconnect();
+    const models = await client.listModels();
+    expect(models).toEqual([
+      {
+        id: "fake-model",
+        name: "fake-model",
+        capabilities: {
+          supports: { vision: false, reasoningEffort: true },
+          limits: { max_context_window_tokens: expect.any(Number) },
+        },
+        policy: { state: "enabled", terms: "" },
+        supportedReasoningEfforts: ["low", "medium", "high"],
+        defaultReasoningEffort: "medium",
+      },
+    ]);
+  });
+});

@@ -36,6 +36,8 @@ function collect(session: { on(handler: (event: SessionEvent) => void): () => vo
   return events;
 }
 
+/** The SDK face names models bare, as the Copilot CLI does (the log keeps `MODEL`). */
+const BARE_MODEL = MODEL.slice(MODEL.indexOf(":") + 1);
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
 
 describe("the SDK against the built server (stdio)", () => {
@@ -74,7 +76,7 @@ describe("the SDK against the built server (stdio)", () => {
           finishReason: "tool-calls",
         },
       },
-      { type: "assistant.usage", data: { model: MODEL, turnId: "turn-1", ...usage } },
+      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
       usageInfo(2),
       {
         type: "tool.execution_start",
@@ -107,7 +109,7 @@ describe("the SDK against the built server (stdio)", () => {
           finishReason: "stop",
         },
       },
-      { type: "assistant.usage", data: { model: MODEL, turnId: "turn-2", ...usage } },
+      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-2", ...usage } },
       usageInfo(4),
       turnEnd("turn-2", "stop"),
       { type: "session.idle", data: { stopReason: "end_turn" } },
