@@ -43,9 +43,8 @@ import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
-import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
-
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
+import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
 
 export class ServerSession {
   readonly id: string;

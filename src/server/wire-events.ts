@@ -37,7 +37,8 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     }
     case "session.model_change": {
       const { previousModel, newModel } = event.data;
-      const previous = previousModel === undefined ? {} : { previousModel: bareModelId(previousModel) };
+      const previous =
+        previousModel === undefined ? {} : { previousModel: bareModelId(previousModel) };
       return { ...event, data: { ...event.data, ...previous, newModel: bareModelId(newModel) } };
     }
     case "assistant.usage":
