@@ -4,6 +4,7 @@ import {
   type CopilotSession,
   defineTool,
   RuntimeConnection,
+  type SessionEvent,
   ToolSet,
 } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
