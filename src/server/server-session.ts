@@ -395,12 +395,16 @@ export class ServerSession {
     }
     this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: wire });
     if (event.type === "assistant.usage") {
-      // Copilot's context-window report after each model call (the window is not known here: 0).
-      const messagesLength = this.session.history.messages.length;
-      const currentTokens = event.data.inputTokens ?? 0;
+      // Copilot's context-window report after each model call: the tokens the context holds now
+      // (the request's input and the reply, or the history's estimate when larger), the window.
+      const { history } = this.session;
       this.emitSafely({
         type: "session.usage_info",
-        data: { currentTokens, tokenLimit: 0, messagesLength },
+        data: {
+          currentTokens: history.meter.current(0),
+          tokenLimit: this.host.contextWindowOf(this.choices.model.id),
+          messagesLength: history.messages.length,
+        },
       });
     }
   }

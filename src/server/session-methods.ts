@@ -98,12 +98,27 @@ export function modeGetMethod(connection: ClientConnection, raw: unknown) {
   return openSession(connection.server, sessionId).mode;
 }
 
-/** `session.mode.set`: applies from the next prompt on; records `session.mode_changed`. */
+/**
+ * `session.mode.set`: applies from the next prompt on; a change records `session.mode_changed`
+ * and is announced as the lifecycle event `session.updated`, as Copilot does.
+ */
 export function modeSetMethod(connection: ClientConnection, raw: unknown) {
+  const { server } = connection;
   const { sessionId, mode } = parseParams("session.mode.set", modeSetParams, raw);
-  const session = openSession(connection.server, sessionId);
+  const session = openSession(server, sessionId);
   const status = session.mode === mode ? "unchanged" : "changed";
   session.setMode(mode);
+  if (status === "changed") {
+    const metadata = {
+      startTime: session.session.start.startTime,
+      modifiedTime: new Date().toISOString(),
+    };
+    broadcast(server, ServerToClient.sessionLifecycle, {
+      type: "session.updated",
+      sessionId,
+      metadata,
+    });
+  }
   return { status, modelChanged: false, modeApplied: true };
 }
 

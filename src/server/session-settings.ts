@@ -13,6 +13,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import type { ClientLink } from "./client-link.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
+import { inCopilotWords } from "./result-wording.js";
 import { BUILT_IN_TOOL_NAMES, passesToolFilters, type ToolSource } from "./tool-filter.js";
 
 /** How long the app may take to answer `systemMessage.transform` (ms). */
@@ -194,5 +195,6 @@ export async function promptSettings(
     authorize: request.authorize,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,
+    rewordResult: (outcome) => inCopilotWords(outcome, overridden),
   };
 }

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import {
   approveAll,
   CopilotClient,
@@ -171,5 +173,104 @@ describe("model names", () => {
         defaultReasoningEffort: "medium",
       },
     ]);
+  });
+});
+
+describe("events and fields", () => {
+  test("user.message keeps attachments and agentMode; usage_info has the context and the window; mode.set announces session.updated", async () => {
+    await writeFile(join(fixture.cwd, "noted.txt"), "noted\n");
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const updated = new Promise<string>((resolve) =>
+      client.onLifecycle("session.updated", (event) => resolve(event.sessionId)),
+    );
+    await session.rpc.mode.set({ mode: "autopilot" });
+    expect(await updated).toBe(session.sessionId);
+    const events = record(session);
+    fixture.model.enqueue({ text: "ok" });
+    const attachment = { type: "file" as const, path: join(fixture.cwd, "noted.txt") };
+    await session.sendAndWait({ prompt: "Look.", attachments: [attachment], agentMode: "plan" });
+    const user = events.find((event) => event.type === "user.message");
+    expect(user?.data).toMatchObject({ attachments: [attachment], agentMode: "plan" });
+    const logged = (await session.getEvents()).find((event) => event.type === "user.message");
+    expect(logged?.data).toEqual(user?.data);
+    const usage = events.find((event) => event.type === "assistant.usage");
+    const info = events.find((event) => event.type === "session.usage_info");
+    const [model] = await client.listModels();
+    expect(info?.type === "session.usage_info" && info.data).toMatchObject({
+      tokenLimit: model?.capabilities.limits.max_context_window_tokens,
+      messagesLength: 2,
+    });
+    const used = usage?.type === "assistant.usage" ? usage.data : undefined;
+    const current = info?.type === "session.usage_info" ? info.data.currentTokens : 0;
+    expect(current).toBeGreaterThanOrEqual((used?.inputTokens ?? 1) + (used?.outputTokens ?? 1));
+    await session.disconnect();
+  });
+});
+
+describe("tool result texts", () => {
+  test("Copilot's words: a throwing handler without its message, an edit without a diff, an interrupted call", async () => {
+    const path = join(fixture.cwd, "edited.txt");
+    await writeFile(path, "one\ntwo\n");
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const tools = [
+      defineTool("get_user_location", {
+        parameters: { type: "object" },
+        handler: () => {
+          throw new Error("Melbourne");
+        },
+      }),
+      defineTool("wait_forever", {
+        parameters: { type: "object" },
+        handler: () => {
+          started();
+          return new Promise(() => undefined);
+        },
+      }),
+    ];
+    const session = await client.createSession({ onPermissionRequest: approveAll, tools });
+    const events = record(session);
+    const from = fixture.model.requests.length;
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_where", name: "get_user_location", arguments: "{}" },
+          {
+            id: "call_edit",
+            name: "edit",
+            arguments: JSON.stringify({ path, old_str: "two", new_str: "2" }),
+          },
+        ],
+      },
+      { text: "unknown" },
+      { toolCalls: [{ id: "call_wait", name: "wait_forever", arguments: "{}" }] },
+      { text: "recovered" },
+    );
+    await session.sendAndWait({ prompt: "Where am I? Then edit." });
+    await session.send({ prompt: "Wait." });
+    await running;
+    await session.abort();
+    await session.sendAndWait({ prompt: "Go on." });
+    const toolMessages = (index: number) =>
+      body(fixture.model.requests[from + index]).messages.flatMap((message) =>
+        message.role === "tool" ? [[message.tool_call_id, message.content]] : [],
+      );
+    expect(toolMessages(3)).toEqual([
+      [
+        "call_where",
+        "Failed to execute `get_user_location` tool with arguments: {} due to error: Error: Tool execution failed",
+      ],
+      ["call_edit", `File ${path} updated with changes.`],
+      ["call_wait", "The execution of this tool, or a previous tool was interrupted."],
+    ]);
+    const failure = events.find(
+      (event) => event.type === "tool.execution_complete" && event.data.toolCallId === "call_where",
+    );
+    expect(failure?.type === "tool.execution_complete" && failure.data.error?.message).toBe(
+      "Melbourne",
+    );
+    await session.disconnect();
   });
 });

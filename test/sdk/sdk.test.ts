@@ -54,14 +54,18 @@ describe("the SDK against the built server (stdio)", () => {
     // Copilot's context report after each model call: the request's input tokens, the history.
     const usageInfo = (messagesLength: number) => ({
       type: "session.usage_info",
-      data: { currentTokens: usage.inputTokens, tokenLimit: 0, messagesLength },
+      // The tokens and the window are asserted in copilot-core.test.ts ("events and fields").
+      data: { currentTokens: expect.any(Number), tokenLimit: expect.any(Number), messagesLength },
     });
     const turnEnd = (turnId: string, finishReason: string) => ({
       type: "assistant.turn_end",
       data: { turnId, status: "completed", finishReason },
     });
     expect(normalise(events, fixture)).toEqual([
-      { type: "user.message", data: { content: "Read notes.txt", source: "user" } },
+      {
+        type: "user.message",
+        data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
+      },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       {
         type: "assistant.tool_call_start",
@@ -190,9 +194,10 @@ describe("the SDK against the built server (stdio)", () => {
         throw new Error("the service is down");
       },
     });
-    // Copilot's wording for a handler that threw, which apps and models read.
+    // Copilot's wording for a handler that threw: the model does not read the exception's text
+    // (it is not the tool's output); the app does, in the completion's error.
     const BROKEN =
-      "Failed to execute `broken` tool with arguments: {} due to error: Error: the service is down";
+      "Failed to execute `broken` tool with arguments: {} due to error: Error: Tool execution failed";
     const session = await client.createSession({
       tools: [lookup("lookup_city", "Paris"), lookup("lookup_country", "France"), broken],
     });
@@ -218,7 +223,7 @@ describe("the SDK against the built server (stdio)", () => {
         toolName: "broken",
         success: false,
         result: { content: BROKEN },
-        error: { message: BROKEN, code: "failed" },
+        error: { message: "the service is down", code: "failed" },
       },
       {
         toolCallId: "call_city",
