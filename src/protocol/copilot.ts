@@ -121,6 +121,8 @@ export interface SessionCreateParams {
   };
   /** The app answers `permission.requested`; otherwise the default policy decides. */
   requestPermission?: boolean;
+  /** The app answers `userInput.request`: the model is offered the `ask_user` tool. */
+  requestUserInput?: boolean;
   /** The app answers `hooks.invoke`. */
   hooks?: boolean;
   /**

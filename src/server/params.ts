@@ -86,6 +86,8 @@ const sessionConfigShape = {
   clientName: z.string().optional(),
   reasoningEffort: z.string().min(1).optional(),
   requestPermission: z.boolean().optional(),
+  /** The app answers `userInput.request`: the `ask_user` tool is offered (ask-user.ts). */
+  requestUserInput: z.boolean().optional(),
   hooks: z.boolean().optional(),
   streaming: z.boolean().optional(),
   workingDirectory: z.string().min(1).optional(),

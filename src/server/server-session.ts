@@ -26,7 +26,6 @@ import {
   type HooksInvokeParams,
   type HooksInvokeResult,
   ServerToClient,
-  type SessionCreateResult,
   type SessionMode,
 } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
@@ -36,6 +35,7 @@ import {
   type SessionAgentSettings,
 } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { askUserTools } from "./ask-user.js";
 import { type ClientLink, sendIdle } from "./client-link.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner } from "./hooks.js";
@@ -44,7 +44,7 @@ import { createGates, PendingPermissions } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
-import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
+import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 export class ServerSession {
   readonly id: string;
@@ -156,19 +156,6 @@ export class ServerSession {
     if (change !== undefined) {
       this.emitSafely(change);
     }
-  }
-
-  /** The `session.create` / `session.resume` answer. */
-  describe(): SessionCreateResult {
-    return {
-      sessionId: this.id,
-      workspacePath: this.session.directory,
-      startTime: this.session.start.startTime,
-      isRemote: false,
-      mode: this.choices.mode,
-      capabilities: { ui: { elicitation: false } },
-      modelState: { modelId: bareModelId(this.choices.model.id) },
-    };
   }
 
   /** The model and effort of the next prompts, for the events that report them. */
@@ -310,7 +297,10 @@ export class ServerSession {
         this.choices.reasoningEffort,
       ),
       autopilot: job.mode === "autopilot",
-      extraTools: this.externalTools,
+      extraTools: [
+        ...this.externalTools,
+        ...askUserTools(this.config.requestUserInput, this.link, this.id),
+      ],
     });
     return promptSettings(settings, {
       sessionId: this.id,
@@ -395,17 +385,8 @@ export class ServerSession {
     }
     this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: wire });
     if (event.type === "assistant.usage") {
-      // Copilot's context-window report after each model call: the tokens the context holds now
-      // (the request's input and the reply, or the history's estimate when larger), the window.
-      const { history } = this.session;
-      this.emitSafely({
-        type: "session.usage_info",
-        data: {
-          currentTokens: history.meter.current(0),
-          tokenLimit: this.host.contextWindowOf(this.choices.model.id),
-          messagesLength: history.messages.length,
-        },
-      });
+      const tokenLimit = this.host.contextWindowOf(this.choices.model.id);
+      this.emitSafely(usageInfo(this.session.history, tokenLimit));
     }
   }
 }

@@ -23,7 +23,7 @@ import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import type { SessionConfig } from "./session-settings.js";
 import { BUILT_IN_TOOL_NAMES } from "./tool-filter.js";
-import { type CurrentModel, modelNamesOnWire } from "./wire-events.js";
+import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
 
 /** `session.create` → {@link SessionCreateResult}. */
 export async function createMethod(
@@ -71,7 +71,7 @@ export async function createMethod(
     sessionId: session.id,
     metadata: { startTime: session.start.startTime, modifiedTime: session.start.startTime },
   });
-  return serverSession.describe();
+  return describe(serverSession);
 }
 
 /**
@@ -104,7 +104,7 @@ export async function resumeMethod(
   }
   serverSession.attach(connection, configOf(params));
   server.detached.delete(params.sessionId);
-  return serverSession.describe();
+  return describe(serverSession);
 }
 
 /** The session `sessionId` when it is served here (one that is closing is waited for first). */
@@ -229,12 +229,12 @@ function open(
 
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
-  const { availableTools, clientName } = params;
+  const { availableTools, clientName, requestUserInput } = params;
   // turnloop has no sub-agents: the default agent's exclusions exclude for the session.
   const excluded = [...(params.excludedTools ?? []), ...(params.defaultAgent?.excludedTools ?? [])];
   return {
     ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
-    ...{ availableTools, clientName },
+    ...{ availableTools, clientName, requestUserInput },
     ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };
 }
@@ -262,4 +262,17 @@ async function workingDirectory(server: ServerContext, requested: string | undef
     throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);
   }
   return cwd;
+}
+
+/** The `session.create` / `session.resume` answer. */
+function describe(served: ServerSession): SessionCreateResult {
+  return {
+    sessionId: served.id,
+    workspacePath: served.session.directory,
+    startTime: served.session.start.startTime,
+    isRemote: false,
+    mode: served.choices.mode,
+    capabilities: { ui: { elicitation: false } },
+    modelState: { modelId: bareModelId(served.choices.model.id) },
+  };
 }

@@ -28,6 +28,7 @@ export type SessionConfig = Pick<
   | "tools"
   | "systemMessage"
   | "requestPermission"
+  | "requestUserInput"
   | "hooks"
   | "streaming"
   | "allowAllTools"

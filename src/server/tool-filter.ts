@@ -9,10 +9,14 @@
 
 import { builtinTools } from "../tools/index.js";
 
-/** turnloop's built-in tool names (`task_complete` is offered in autopilot). */
+/**
+ * turnloop's built-in tool names (`task_complete` is offered in autopilot, `ask_user` to apps
+ * with a user-input handler).
+ */
 export const BUILT_IN_TOOL_NAMES: ReadonlySet<string> = new Set([
   ...builtinTools().map((tool) => tool.name),
   "task_complete",
+  "ask_user",
 ]);
 
 /** Where an offered tool comes from, as the filters name it. */

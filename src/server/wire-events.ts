@@ -5,7 +5,8 @@
  * `session.model_change` and `assistant.usage` name models bare. Every other event is unchanged.
  */
 
-import type { SessionEvent } from "../events/events.js";
+import type { History } from "../agent/history.js";
+import type { EventInput, SessionEvent } from "../events/events.js";
 import { hasProviderPrefix } from "../llm/models.js";
 
 /** `openai-chat:gpt-4.1` → `gpt-4.1`; an id without a provider prefix is returned as it is. */
@@ -46,4 +47,20 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     default:
       return event;
   }
+}
+
+/**
+ * Copilot's context-window report after a model call (`session.usage_info`): the tokens the
+ * context holds now (the request's input and the reply, or the history's estimate when larger),
+ * the model's window `tokenLimit` (tokens) and the messages in the history.
+ */
+export function usageInfo(history: History, tokenLimit: number): EventInput {
+  return {
+    type: "session.usage_info",
+    data: {
+      currentTokens: history.meter.current(0),
+      tokenLimit,
+      messagesLength: history.messages.length,
+    },
+  };
 }

@@ -274,3 +274,44 @@ describe("tool result texts", () => {
     await session.disconnect();
   });
 });
+
+describe("extended families", () => {
+  test("ask_user goes to the app's user-input handler, and is offered only with one", async () => {
+    const asked: unknown[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      onUserInputRequest: (request) => {
+        asked.push(request);
+        return { answer: "blue", wasFreeform: false };
+      },
+    });
+    const from = fixture.model.requests.length;
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_ask",
+            name: "ask_user",
+            arguments: JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] }),
+          },
+        ],
+      },
+      { text: "Blue it is." },
+    );
+    const reply = await session.sendAndWait({ prompt: "Pick a colour with me." });
+    expect(reply?.data.content).toBe("Blue it is.");
+    expect(asked).toEqual([{ question: "Which colour?", choices: ["red", "blue"] }]);
+    const names = (body(fixture.model.requests[from]).tools ?? []).map((t) => t.function.name);
+    expect(names).toContain("ask_user");
+    const results = body(fixture.model.requests[from + 1]).messages.filter(
+      (m) => m.role === "tool",
+    );
+    expect(results.map((message) => [message.tool_call_id, message.content])).toEqual([
+      ["call_ask", "blue"],
+    ]);
+    await session.disconnect();
+    const without = await client.createSession({ onPermissionRequest: approveAll });
+    expect(await offeredNames(without)).not.toContain("ask_user");
+    await without.disconnect();
+  });
+});
