@@ -2,18 +2,21 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   approveAll,
-  CopilotClient,
+  type CopilotClient,
   type CopilotSession,
   defineTool,
-  RuntimeConnection,
   type SessionEvent,
   ToolSet,
 } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
-import type { RecordedRequest } from "../support/fake-model-types.js";
 import { stdioEntry } from "../support/mcp/servers.js";
-import { type Fixture, startFixture } from "./support.js";
+import {
+  type ChatBody,
+  chatBody,
+  type Fixture,
+  startCopilotClient,
+  startFixture,
+} from "./support.js";
 
 /**
  * Issue 25, the core causes: what an app written for the official `@github/copilot-sdk` sees when
@@ -25,33 +28,19 @@ let client: CopilotClient;
 
 beforeAll(async () => {
   fixture = await startFixture();
-  client = new CopilotClient({
-    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
-    workingDirectory: fixture.cwd,
-  });
-  await client.start();
+  client = await startCopilotClient(fixture);
 });
 afterAll(async () => {
   await client.stop();
   await fixture.close();
 });
 
-type Body = {
-  model?: string;
-  messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
-  tools?: Array<{ function: { name: string } }>;
-};
-
-function body(request: RecordedRequest | undefined): Body {
-  return request?.body as unknown as Body;
-}
-
 /** The tool names of the first model request of one prompt. */
 async function offeredNames(session: CopilotSession): Promise<string[]> {
   const from = fixture.model.requests.length;
   fixture.model.enqueue({ text: "ok" });
   await session.sendAndWait({ prompt: "list" });
-  return (body(fixture.model.requests[from]).tools ?? []).map((tool) => tool.function.name);
+  return (chatBody(fixture.model.requests[from]).tools ?? []).map((tool) => tool.function.name);
 }
 
 describe("tool sets", () => {
@@ -134,7 +123,7 @@ describe("model names", () => {
     });
     const from = fixture.model.requests.length;
     await session.sendAndWait({ prompt: "again" });
-    const sent = fixture.model.requests[from]?.body as { reasoning_effort?: string } & Body;
+    const sent = fixture.model.requests[from]?.body as { reasoning_effort?: string } & ChatBody;
     expect(sent.reasoning_effort).toBe("low");
     expect(sent.messages[0]?.role).toBe("system");
     expect(await session.rpc.model.getCurrent()).toEqual({
@@ -254,7 +243,7 @@ describe("tool result texts", () => {
     await session.abort();
     await session.sendAndWait({ prompt: "Go on." });
     const toolMessages = (index: number) =>
-      body(fixture.model.requests[from + index]).messages.flatMap((message) =>
+      chatBody(fixture.model.requests[from + index]).messages.flatMap((message) =>
         message.role === "tool" ? [[message.tool_call_id, message.content]] : [],
       );
     expect(toolMessages(3)).toEqual([
@@ -301,9 +290,9 @@ describe("extended families", () => {
     const reply = await session.sendAndWait({ prompt: "Pick a colour with me." });
     expect(reply?.data.content).toBe("Blue it is.");
     expect(asked).toEqual([{ question: "Which colour?", choices: ["red", "blue"] }]);
-    const names = (body(fixture.model.requests[from]).tools ?? []).map((t) => t.function.name);
+    const names = (chatBody(fixture.model.requests[from]).tools ?? []).map((t) => t.function.name);
     expect(names).toContain("ask_user");
-    const results = body(fixture.model.requests[from + 1]).messages.filter(
+    const results = chatBody(fixture.model.requests[from + 1]).messages.filter(
       (m) => m.role === "tool",
     );
     expect(results.map((message) => [message.tool_call_id, message.content])).toEqual([
