@@ -4,6 +4,7 @@ import type {
   ErrorType,
   EventInput,
   JsonObject,
+  JsonValue,
   PromptImage,
   StopReason,
   UserMessageSource,
@@ -66,6 +67,11 @@ export interface AgentSettings extends CompactionOptions {
    * the Copilot CLI does; the SDK server sets it. Default: the rejection goes back to the model.
    */
   endAfterRejection?: boolean;
+  /**
+   * A face's own wording of tool results, applied to every outcome before it is recorded (the
+   * SDK server: the Copilot CLI's texts). Default: turnloop's texts.
+   */
+  rewordResult?: (outcome: ToolCallOutcome) => ToolCallOutcome;
 }
 
 /** What the loop reads and writes: the folded history and the session's event sink. */
@@ -87,6 +93,18 @@ export type PromptOutcome =
   | { error: { errorType: ErrorType; message: string; statusCode?: number } };
 
 /**
+ * One prompt as `user.message` records it: the text the model reads, who sent it, its images,
+ * and what a face keeps beside them (the Copilot SDK's attachments as sent, its agent mode).
+ */
+export interface UserPrompt {
+  content: string;
+  source?: UserMessageSource;
+  images?: PromptImage[];
+  attachments?: JsonValue[];
+  agentMode?: string;
+}
+
+/**
  * Runs one prompt to its end: appends the user message, then requests the model and runs the
  * tools it asks for until it answers without a tool call (DESIGN.md, "The loop"). Always emits
  * `session.idle` last. Never throws for model or tool failures: those are events and outcomes.
@@ -94,7 +112,7 @@ export type PromptOutcome =
 export async function runPrompt(
   settings: AgentSettings,
   conversation: Conversation,
-  prompt: { content: string; source?: UserMessageSource; images?: PromptImage[] },
+  prompt: UserPrompt,
   signal: AbortSignal,
 ): Promise<PromptOutcome> {
   let outcome: PromptOutcome | undefined;
@@ -120,7 +138,7 @@ export async function runPrompt(
 async function runTurns(
   settings: AgentSettings,
   conversation: Conversation,
-  prompt: { content: string; source?: UserMessageSource; images?: PromptImage[] },
+  prompt: UserPrompt,
   signal: AbortSignal,
 ): Promise<PromptOutcome> {
   const { emit } = conversation;
@@ -195,19 +213,20 @@ async function runToolCalls(
   return executeToolCalls(
     toolContext(settings, run.tools, run.conversation, run.signal),
     reply.toolCalls,
-    batchOptions(reply, run.guard, fitResult),
+    batchOptions(reply, run.guard, fitResult, settings.rewordResult),
   );
 }
 
-function userMessageData(prompt: {
-  content: string;
-  source?: UserMessageSource;
-  images?: PromptImage[];
-}): Extract<EventInput, { type: "user.message" }>["data"] {
+function userMessageData(
+  prompt: UserPrompt,
+): Extract<EventInput, { type: "user.message" }>["data"] {
+  const { attachments, agentMode } = prompt;
   return {
     content: prompt.content,
     source: prompt.source ?? "user",
     ...(prompt.images === undefined || prompt.images.length === 0 ? {} : { images: prompt.images }),
+    ...(attachments === undefined || attachments.length === 0 ? {} : { attachments }),
+    ...(agentMode === undefined ? {} : { agentMode }),
   };
 }
 
@@ -234,9 +253,11 @@ function batchOptions(
   reply: AssistantReply,
   guard: RepetitionGuard,
   fitResult: (outcome: ToolCallOutcome) => Promise<ToolCallOutcome>,
+  reword: AgentSettings["rewordResult"],
 ): ExecuteOptions {
-  // The repetition guard's warning first, then the result cut to the turn's share of the window.
-  const adjust = (outcome: ToolCallOutcome) => fitResult(guard.record(outcome));
+  // The face's wording, the repetition guard's warning, then the cut to the turn's share.
+  const adjust = (outcome: ToolCallOutcome) =>
+    fitResult(guard.record(reword === undefined ? outcome : reword(outcome)));
   if (!reply.toolCalls.some((call) => call.argumentsError === "truncated")) {
     return { adjust };
   }

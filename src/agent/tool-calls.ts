@@ -60,6 +60,8 @@ export interface ToolCallOutcome {
   images?: ToolImage[];
   /** The exit code of the command the tool ran, when it exited on its own. */
   exitCode?: number;
+  /** The failure as the user or app reads it, when it differs from `content` ({@link ToolResult.errorMessage}). */
+  errorMessage?: string;
   /** The effects of a call that ran and succeeded ({@link ToolResult.effects}). */
   effects?: ToolEffect[];
 }
@@ -148,7 +150,7 @@ async function runCall(
       },
       ...(outcome.errorCode === undefined
         ? {}
-        : { error: { message: outcome.content, code: outcome.errorCode } }),
+        : { error: { message: outcome.errorMessage ?? outcome.content, code: outcome.errorCode } }),
       ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
     },
   });
@@ -227,6 +229,9 @@ async function settle(
     content: result.content,
     isError: result.isError,
     ...(result.isError ? { errorCode: result.errorCode ?? ("failed" as const) } : {}),
+    ...(result.isError && result.errorMessage !== undefined
+      ? { errorMessage: result.errorMessage }
+      : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...(result.isError || result.effects === undefined ? {} : { effects: result.effects }),

@@ -66,6 +66,8 @@ export interface SessionEventData {
     attachments?: JsonValue[];
     /** Images given with the prompt (e.g. a pasted screenshot), in prompt order. */
     images?: PromptImage[];
+    /** The Copilot SDK's agent mode the prompt ran in (interactive, plan, autopilot, shell). */
+    agentMode?: string;
   };
   /**
    * One model API request, written when the request is sent (failed and cancelled attempts are

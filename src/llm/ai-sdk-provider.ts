@@ -252,7 +252,11 @@ export class AiSdkProvider implements Provider {
   }
 }
 
-/** The adapter's provider options with the request's reasoning effort for the OpenAI wires. */
+/**
+ * The adapter's provider options with the request's reasoning effort for the OpenAI wires. The
+ * system prompt keeps the `system` role then (the AI SDK would send `developer` for reasoning
+ * models; the Copilot CLI sends `system`, and the OpenAI API takes both).
+ */
 function providerOptionsFor(
   base: SharedV3ProviderOptions | undefined,
   reasoningEffort: string | undefined,
@@ -263,7 +267,7 @@ function providerOptionsFor(
   return {
     providerOptions: {
       ...base,
-      openai: { ...base?.openai, reasoningEffort },
+      openai: { ...base?.openai, reasoningEffort, systemMessageMode: "system" },
       openaiCompatible: { ...base?.openaiCompatible, reasoningEffort },
     },
   };

@@ -121,6 +121,8 @@ export interface SessionCreateParams {
   };
   /** The app answers `permission.requested`; otherwise the default policy decides. */
   requestPermission?: boolean;
+  /** The app answers `userInput.request`: the model is offered the `ask_user` tool. */
+  requestUserInput?: boolean;
   /** The app answers `hooks.invoke`. */
   hooks?: boolean;
   /**
@@ -128,10 +130,16 @@ export interface SessionCreateParams {
    * events. Otherwise (Copilot's default) non-streaming requests and no deltas.
    */
   streaming?: boolean;
-  /** Only these tools (built-in and the app's) are offered; `[]`: none. Absent: all. */
+  /**
+   * Only tools matching these filters are offered; `[]`: none. Absent: all. A filter is a tool
+   * name (any source) or Copilot's `builtin:<name>`, `custom:<name>`, `mcp:<name>`, with `*`
+   * for every tool of that source.
+   */
   availableTools?: string[];
-  /** These tools are not offered. */
+  /** Tools matching these filters (as `availableTools`) are not offered; this wins. */
   excludedTools?: string[];
+  /** Copilot's default agent config: its `excludedTools` are excluded for the session. */
+  defaultAgent?: { excludedTools?: string[] };
   /** The app's name, put at the front of the model requests' user agent. */
   clientName?: string;
   /**

@@ -177,8 +177,9 @@ function pathOf(pointer: string): string[] {
 
 /**
  * Copilot's result conventions: text as is; an `error` (the app's handler threw) in Copilot's
- * wording, which apps and models read ("Failed to execute `<tool>` tool with arguments: {…} due
- * to error: Error: <message>"); `resultType` other than success is an error, `denied` and
+ * wording for the model, without the exception's text ("Failed to execute `<tool>` tool with
+ * arguments: {…} due to error: Error: Tool execution failed"), the app's message kept for the
+ * app (`error.message` of `tool.execution_complete`); `resultType` other than success is an error, `denied` and
  * `rejected` reported as such (a rejection ends the prompt, see the loop's `endAfterRejection`).
  */
 function toolResult(
@@ -186,8 +187,8 @@ function toolResult(
   answer: { result?: ExternalToolResult; error?: string },
 ): ToolResult {
   if (answer.error !== undefined) {
-    const content = `Failed to execute \`${call.toolName}\` tool with arguments: ${JSON.stringify(call.input)} due to error: Error: ${answer.error}`;
-    return { content, isError: true };
+    const content = `Failed to execute \`${call.toolName}\` tool with arguments: ${JSON.stringify(call.input)} due to error: Error: Tool execution failed`;
+    return { content, isError: true, errorMessage: answer.error };
   }
   const { result } = answer;
   if (result === undefined) {

@@ -12,6 +12,7 @@ import {
   acceptedMethod,
   deleteMethod,
   detachMethod,
+  effortSetMethod,
   getMessagesMethod,
   historyCompactMethod,
   modeGetMethod,
@@ -20,6 +21,7 @@ import {
   modeSetMethod,
   permissionAnswerMethod,
   sendMethod,
+  sessionModelsMethod,
   toolAnswerMethod,
 } from "./session-methods.js";
 import { createMethod, resumeMethod } from "./session-opening.js";
@@ -122,6 +124,8 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.mode.set": modeSetMethod,
   "session.model.getCurrent": modelGetMethod,
   "session.model.switchTo": modelSwitchMethod,
+  "session.model.setReasoningEffort": effortSetMethod,
+  "session.model.list": sessionModelsMethod,
   "session.history.compact": historyCompactMethod,
   "session.tools.handlePendingToolCall": toolAnswerMethod,
   "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,

@@ -73,14 +73,21 @@ const sessionConfigShape = {
   provider: providerSchema.optional(),
   tools: z.array(toolDeclarationSchema).optional(),
   systemMessage: systemMessageSchema.optional(),
-  /** Only these tools (built-in and the app's) are offered; `[]`: none. Absent: all. */
+  /**
+   * Only tools matching these filters (names, or `builtin:`/`custom:`/`mcp:` qualified, see
+   * tool-filter.ts) are offered; `[]`: none. Absent: all.
+   */
   availableTools: z.array(z.string()).optional(),
-  /** These tools are not offered (applied after `availableTools`). */
+  /** Tools matching these filters are not offered, even when `availableTools` matches them. */
   excludedTools: z.array(z.string()).optional(),
+  /** Copilot's default agent: its `excludedTools` are excluded (turnloop has no sub-agents). */
+  defaultAgent: z.looseObject({ excludedTools: z.array(z.string()).optional() }).optional(),
   /** The app's name, sent in the model requests' user agent. */
   clientName: z.string().optional(),
   reasoningEffort: z.string().min(1).optional(),
   requestPermission: z.boolean().optional(),
+  /** The app answers `userInput.request`: the `ask_user` tool is offered (ask-user.ts). */
+  requestUserInput: z.boolean().optional(),
   hooks: z.boolean().optional(),
   streaming: z.boolean().optional(),
   workingDirectory: z.string().min(1).optional(),

@@ -4,7 +4,8 @@
  * `agentStop` hook asks for (at most {@link MAX_AGENT_STOP_BLOCKS}). Copilot protocol v3 hooks.
  */
 
-import type { UserMessageSource } from "../events/events.js";
+import type { UserPrompt } from "../agent/loop.js";
+import type { JsonValue } from "../events/events.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { type HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
@@ -47,10 +48,12 @@ export async function runSendJob(
     text = await hooks.prompt("sessionStart", input, text, signal);
   }
   text = await hooks.prompt("userPromptSubmitted", { prompt: text }, text, signal);
-  let source: UserMessageSource = "user";
+  // The app's prompt records its attachments as sent (they came as JSON) and its agent mode.
+  const attachments = (job.attachments ?? []) as JsonValue[];
+  let details: Omit<UserPrompt, "content"> = { source: "user", attachments, agentMode: job.mode };
   for (let blocks = 0; ; blocks++) {
     const settings = await context.settingsFor(job, signal);
-    const outcome = await session.prompt(settings, text, { signal, source });
+    const outcome = await session.prompt(settings, text, { signal, ...details });
     if ("error" in outcome) {
       const input = { error: outcome.error.message, errorContext: "model_call" };
       await hooks.call("errorOccurred", { ...input, recoverable: false });
@@ -72,6 +75,6 @@ export async function runSendJob(
       return;
     }
     text = followUp;
-    source = "hook";
+    details = { source: "hook", agentMode: job.mode };
   }
 }

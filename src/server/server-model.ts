@@ -51,23 +51,32 @@ export function chooseModel(
 }
 
 /**
- * `models.list` entries in the Copilot SDK's `ModelInfo` shape: the server's configured model and
- * those in `TURNLOOP_MODELS`, each that resolves, by its `<provider>:<model>` id (which
- * `session.model.switchTo` and `model` take back, as does the bare model name).
+ * `models.list` entries in the Copilot SDK's `ModelInfo` shape (`{id, name, capabilities:
+ * {supports, limits}, policy, supportedReasoningEfforts, defaultReasoningEffort}`, the SDK's
+ * `types.d.ts`): the server's configured model and those in `TURNLOOP_MODELS`, each that resolves.
+ * Ids are bare model names as with Copilot (`gpt-4.1`), which `model` and
+ * `session.model.switchTo` take back; a name two providers share keeps its `<provider>:` prefix
+ * after its first listing, so that every id names one model.
  */
 export function listedModels(host: SessionHost) {
-  return host
-    .configuredModels()
-    .filter((id) => host.resolveModel(id).ok)
-    .map((id) => ({
-      id,
-      name: id.slice(id.indexOf(":") + 1),
+  const ids = host.configuredModels().filter((id) => host.resolveModel(id).ok);
+  const seen = new Set<string>();
+  return ids.map((id) => {
+    const name = withoutPrefix(id);
+    const listedId = seen.has(name) ? id : name;
+    seen.add(name);
+    return {
+      id: listedId,
+      name,
       capabilities: {
         supports: { vision: false, reasoningEffort: true },
         limits: { max_context_window_tokens: host.contextWindowOf(id) },
       },
+      policy: { state: "enabled", terms: "" },
       supportedReasoningEfforts: ["low", "medium", "high"],
-    }));
+      defaultReasoningEffort: "medium",
+    };
+  });
 }
 
 function byokModel(provider: ProviderParams, name: string): ModelResolution {

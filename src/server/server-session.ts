@@ -26,7 +26,6 @@ import {
   type HooksInvokeParams,
   type HooksInvokeResult,
   ServerToClient,
-  type SessionCreateResult,
   type SessionMode,
 } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
@@ -36,6 +35,7 @@ import {
   type SessionAgentSettings,
 } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import { askUserTools } from "./ask-user.js";
 import { type ClientLink, sendIdle } from "./client-link.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HOOK_TIMEOUT_MS, HookRunner } from "./hooks.js";
@@ -43,8 +43,8 @@ import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
-
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
+import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 export class ServerSession {
   readonly id: string;
@@ -158,17 +158,9 @@ export class ServerSession {
     }
   }
 
-  /** The `session.create` / `session.resume` answer. */
-  describe(): SessionCreateResult {
-    return {
-      sessionId: this.id,
-      workspacePath: this.session.directory,
-      startTime: this.session.start.startTime,
-      isRemote: false,
-      mode: this.choices.mode,
-      capabilities: { ui: { elicitation: false } },
-      modelState: { modelId: this.choices.model.id },
-    };
+  /** The model and effort of the next prompts, for the events that report them. */
+  currentModel(): CurrentModel {
+    return { id: this.choices.model.id, reasoningEffort: this.choices.reasoningEffort };
   }
 
   /**
@@ -305,7 +297,10 @@ export class ServerSession {
         this.choices.reasoningEffort,
       ),
       autopilot: job.mode === "autopilot",
-      extraTools: this.externalTools,
+      extraTools: [
+        ...this.externalTools,
+        ...askUserTools(this.config.requestUserInput, this.link, this.id),
+      ],
     });
     return promptSettings(settings, {
       sessionId: this.id,
@@ -381,19 +376,17 @@ export class ServerSession {
       this.heldIdle = event;
       return;
     }
-    const wire = this.permissions.wireEvent(event, this.session.cwd);
+    const wire =
+      event.type === "permission.requested" || event.type === "permission.completed"
+        ? this.permissions.wireEvent(event, this.session.cwd)
+        : modelNamesOnWire(event, this.currentModel());
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
     this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: wire });
     if (event.type === "assistant.usage") {
-      // Copilot's context-window report after each model call (the window is not known here: 0).
-      const messagesLength = this.session.history.messages.length;
-      const currentTokens = event.data.inputTokens ?? 0;
-      this.emitSafely({
-        type: "session.usage_info",
-        data: { currentTokens, tokenLimit: 0, messagesLength },
-      });
+      const tokenLimit = this.host.contextWindowOf(this.choices.model.id);
+      this.emitSafely(usageInfo(this.session.history, tokenLimit));
     }
   }
 }

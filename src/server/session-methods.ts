@@ -6,6 +6,7 @@
  */
 
 import { ResponseError } from "vscode-jsonrpc";
+import { z } from "zod";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import { ErrorCode, ServerToClient } from "../protocol/copilot.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
@@ -17,11 +18,13 @@ import {
   parseParams,
   permissionAnswerParams,
   sendParams,
+  sessionIdSchema,
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import { chooseModel } from "./server-model.js";
+import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
+import { bareModelId, modelNamesOnWire } from "./wire-events.js";
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
@@ -36,7 +39,8 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
 }
 
 /**
- * `session.getMessages` / `session.getEvents`: the persisted events, as on disk. As with Copilot,
+ * `session.getMessages` / `session.getEvents`: the persisted events, as on disk but with the SDK
+ * face's model names (see wire-events.ts). As with Copilot,
  * a session the app detached here cannot be read until resumed ("Session not found").
  * @throws invalidParams for a session that does not exist or was detached; internalError naming
  * the cause when the log exists but cannot be read (permissions, I/O).
@@ -48,7 +52,7 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
   }
   try {
     const { events } = await connection.server.host.readEvents(sessionId);
-    return { events };
+    return { events: events.map((event) => modelNamesOnWire(event)) };
   } catch (error) {
     if (isMissingFileError(error)) {
       throw invalidParams(`session.getMessages: no session ${sessionId}`);
@@ -94,12 +98,27 @@ export function modeGetMethod(connection: ClientConnection, raw: unknown) {
   return openSession(connection.server, sessionId).mode;
 }
 
-/** `session.mode.set`: applies from the next prompt on; records `session.mode_changed`. */
+/**
+ * `session.mode.set`: applies from the next prompt on; a change records `session.mode_changed`
+ * and is announced as the lifecycle event `session.updated`, as Copilot does.
+ */
 export function modeSetMethod(connection: ClientConnection, raw: unknown) {
+  const { server } = connection;
   const { sessionId, mode } = parseParams("session.mode.set", modeSetParams, raw);
-  const session = openSession(connection.server, sessionId);
+  const session = openSession(server, sessionId);
   const status = session.mode === mode ? "unchanged" : "changed";
   session.setMode(mode);
+  if (status === "changed") {
+    const metadata = {
+      startTime: session.session.start.startTime,
+      modifiedTime: new Date().toISOString(),
+    };
+    broadcast(server, ServerToClient.sessionLifecycle, {
+      type: "session.updated",
+      sessionId,
+      metadata,
+    });
+  }
   return { status, modelChanged: false, modeApplied: true };
 }
 
@@ -107,7 +126,8 @@ export function modelGetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.model.getCurrent", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);
   const effort = session.choices.reasoningEffort;
-  return { modelId: session.modelId, ...(effort === undefined ? {} : { reasoningEffort: effort }) };
+  const modelId = bareModelId(session.modelId);
+  return { modelId, ...(effort === undefined ? {} : { reasoningEffort: effort }) };
 }
 
 /**
@@ -126,7 +146,30 @@ export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
     throw invalidParams(`session.model.switchTo: ${choice.message}`);
   }
   session.switchModel(choice.configuration, params.reasoningEffort);
-  return { modelId: choice.configuration.id };
+  return { modelId: bareModelId(choice.configuration.id) };
+}
+
+const effortParams = z.looseObject({
+  sessionId: sessionIdSchema,
+  reasoningEffort: z.string().min(1),
+});
+
+/**
+ * `session.model.setReasoningEffort {reasoningEffort}` → `{reasoningEffort}`: the effort of the
+ * next prompts on the same model; records `session.model_change` when it changes.
+ */
+export function effortSetMethod(connection: ClientConnection, raw: unknown) {
+  const params = parseParams("session.model.setReasoningEffort", effortParams, raw);
+  const session = openSession(connection.server, params.sessionId);
+  session.switchModel(session.choices.model, params.reasoningEffort);
+  return { reasoningEffort: params.reasoningEffort };
+}
+
+/** `session.model.list` → `{list}` (Copilot's `SessionModelList`): the `models.list` entries. */
+export function sessionModelsMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.model.list", sessionOnlyParams, raw);
+  openSession(connection.server, sessionId);
+  return { list: listedModels(connection.server.host) };
 }
 
 /**

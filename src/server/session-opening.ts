@@ -10,7 +10,6 @@ import { errorMessage } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { builtinTools } from "../tools/index.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
@@ -23,8 +22,8 @@ import {
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import type { SessionConfig } from "./session-settings.js";
-
-const BUILT_IN_NAMES = new Set([...builtinTools().map((tool) => tool.name), "task_complete"]);
+import { BUILT_IN_TOOL_NAMES } from "./tool-filter.js";
+import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
 
 /** `session.create` → {@link SessionCreateResult}. */
 export async function createMethod(
@@ -60,7 +59,8 @@ export async function createMethod(
   serverSession.attach(connection, configOf(params));
   // Copilot sends `session.start` live, before the answer (the SDK's `onEvent` sees it).
   for (const event of session.openingEvents) {
-    connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event });
+    const wire = modelNamesOnWire(event);
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event: wire });
   }
   serverSession.choices.byok = params.provider !== undefined;
   if (params.reasoningEffort !== undefined) {
@@ -71,7 +71,7 @@ export async function createMethod(
     sessionId: session.id,
     metadata: { startTime: session.start.startTime, modifiedTime: session.start.startTime },
   });
-  return serverSession.describe();
+  return describe(serverSession);
 }
 
 /**
@@ -91,7 +91,7 @@ export async function resumeMethod(
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
   if (reopened) {
-    announceRepair(connection, serverSession.session);
+    announceRepair(connection, serverSession.session, serverSession.currentModel());
   } else if (params.model !== undefined || params.provider !== undefined) {
     const choice = chooseModel(params, server.host, undefined);
     if (!choice.ok) {
@@ -104,7 +104,7 @@ export async function resumeMethod(
   }
   serverSession.attach(connection, configOf(params));
   server.detached.delete(params.sessionId);
-  return serverSession.describe();
+  return describe(serverSession);
 }
 
 /** The session `sessionId` when it is served here (one that is closing is waited for first). */
@@ -198,11 +198,16 @@ async function startMcp(
  * once, after the `session.resume` answer so the app's session object exists to receive it (the
  * Copilot CLI too emits a new `session.resume` event on resume).
  */
-function announceRepair(connection: ClientConnection, session: Session): void {
+function announceRepair(
+  connection: ClientConnection,
+  session: Session,
+  current: CurrentModel,
+): void {
   const event = session.resumeEvent;
   if (event !== undefined && session.repairNotice !== undefined) {
+    const wire = modelNamesOnWire(event, current);
     setImmediate(() =>
-      connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event }),
+      connection.notify(ServerToClient.sessionEvent, { sessionId: session.id, event: wire }),
     );
   }
 }
@@ -224,10 +229,13 @@ function open(
 
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
-  const { availableTools, excludedTools, clientName } = params;
+  const { availableTools, clientName, requestUserInput } = params;
+  // turnloop has no sub-agents: the default agent's exclusions exclude for the session.
+  const excluded = [...(params.excludedTools ?? []), ...(params.defaultAgent?.excludedTools ?? [])];
   return {
     ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
-    ...{ availableTools, excludedTools, clientName },
+    ...{ availableTools, clientName, requestUserInput },
+    ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };
 }
 
@@ -239,7 +247,7 @@ function checkTools(params: CreateParams): void {
       throw invalidParams(`tool ${tool.name} is declared twice`);
     }
     seen.add(tool.name);
-    if (BUILT_IN_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
+    if (BUILT_IN_TOOL_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
       throw invalidParams(
         `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
       );
@@ -254,4 +262,17 @@ async function workingDirectory(server: ServerContext, requested: string | undef
     throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);
   }
   return cwd;
+}
+
+/** The `session.create` / `session.resume` answer. */
+function describe(served: ServerSession): SessionCreateResult {
+  return {
+    sessionId: served.id,
+    workspacePath: served.session.directory,
+    startTime: served.session.start.startTime,
+    isRemote: false,
+    mode: served.choices.mode,
+    capabilities: { ui: { elicitation: false } },
+    modelState: { modelId: bareModelId(served.choices.model.id) },
+  };
 }

@@ -13,6 +13,8 @@ import type { AnyTool } from "../tools/define-tool.js";
 import type { ClientLink } from "./client-link.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
+import { inCopilotWords } from "./result-wording.js";
+import { BUILT_IN_TOOL_NAMES, passesToolFilters, type ToolSource } from "./tool-filter.js";
 
 /** How long the app may take to answer `systemMessage.transform` (ms). */
 const TRANSFORM_TIMEOUT_MS = 30_000;
@@ -26,6 +28,7 @@ export type SessionConfig = Pick<
   | "tools"
   | "systemMessage"
   | "requestPermission"
+  | "requestUserInput"
   | "hooks"
   | "streaming"
   | "allowAllTools"
@@ -42,21 +45,30 @@ const MODE_NOTES: Partial<Record<SessionMode, string>> = {
 };
 
 /**
- * The tools offered: the app's `availableTools` (only these; `[]` = none) minus `excludedTools`;
- * in plan mode only those that change nothing.
+ * The tools offered: those matching the app's `availableTools` (`[]` = none) and none of its
+ * `excludedTools` (filters as in tool-filter.ts; `externalTools` are the `custom` source); in
+ * plan mode only those that change nothing.
  */
 export function offeredTools(
   tools: readonly AnyTool[],
   config: SessionConfig,
   mode: SessionMode,
+  externalTools: readonly AnyTool[],
 ): AnyTool[] {
-  const available =
-    config.availableTools === undefined ? undefined : new Set(config.availableTools);
-  const excluded = new Set(config.excludedTools ?? []);
+  const sourceOf = (tool: AnyTool): ToolSource =>
+    externalTools.includes(tool)
+      ? "custom"
+      : BUILT_IN_TOOL_NAMES.has(tool.name)
+        ? "builtin"
+        : "mcp";
+  const excluded = config.excludedTools ?? [];
   return tools.filter(
     (tool) =>
-      (available === undefined || available.has(tool.name)) &&
-      !excluded.has(tool.name) &&
+      passesToolFilters(
+        { name: tool.name, source: sourceOf(tool) },
+        config.availableTools,
+        excluded,
+      ) &&
       (mode !== "plan" || !tool.mutates),
   );
 }
@@ -180,9 +192,10 @@ export async function promptSettings(
   return {
     ...settings,
     systemPrompt: systemPromptFor(settings.systemPrompt, config, mode, transformed),
-    tools: offeredTools(tools, config, mode).map(request.wrap),
+    tools: offeredTools(tools, config, mode, externalTools).map(request.wrap),
     authorize: request.authorize,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,
+    rewordResult: (outcome) => inCopilotWords(outcome, overridden),
   };
 }

@@ -5,16 +5,10 @@ import {
   type PromptOutcome,
   runPrompt,
   toolSpecifications,
+  type UserPrompt,
 } from "../agent/loop.js";
 import { interrupted } from "../agent/tool-calls.js";
-import type {
-  EventInput,
-  PromptImage,
-  RepairNote,
-  SessionEvent,
-  SessionEventOf,
-  UserMessageSource,
-} from "../events/events.js";
+import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import { type PermissionRule, parseRule } from "../permissions/permission-rules.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { newSessionId, validateSessionId } from "./paths.js";
@@ -255,7 +249,7 @@ export class Session {
   async prompt(
     settings: SessionAgentSettings,
     content: string,
-    options: { source?: UserMessageSource; signal?: AbortSignal; images?: PromptImage[] } = {},
+    options: Omit<UserPrompt, "content"> & { signal?: AbortSignal } = {},
   ): Promise<PromptOutcome> {
     const outcome = await this.whileRunning(options.signal, async (controller) => {
       // Calls a failed write left open get their interrupted result before anything else.
@@ -268,11 +262,8 @@ export class Session {
         cwd: this.cwd,
         sessionDirectory: this.directory,
       };
-      const prompt = {
-        content,
-        source: options.source ?? "user",
-        ...(options.images === undefined ? {} : { images: options.images }),
-      };
+      const { signal: _signal, ...given } = options;
+      const prompt = { ...given, content, source: options.source ?? "user" };
       return runPrompt(agentSettings, this.conversation(controller), prompt, controller.signal);
     });
     const failed = this.journal.takeFailedPrompt();

@@ -74,6 +74,12 @@ export interface ToolResult {
   /** The exit code of the command the tool ran, when it exited on its own (`bash`). */
   exitCode?: number;
   /**
+   * What the user or app reads as the failure (`tool.execution_complete` `error.message`) when it
+   * differs from `content`, the model's text (a Copilot SDK app's handler error: the model reads
+   * Copilot's "Tool execution failed"). Error results only.
+   */
+  errorMessage?: string;
+  /**
    * What the call changes beyond its result, applied by the loop (src/agent/loop.ts) after the
    * reply's calls have their results and before the turn ends, in call order. Ignored on an
    * error result and on a call the user cancelled.

@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-model-types.js";
-import { type Fixture, startFixture } from "./support.js";
+import { chatBody, type Fixture, startCopilotClient, startFixture } from "./support.js";
 
 /**
  * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
@@ -26,27 +26,12 @@ let client: CopilotClient;
 
 beforeAll(async () => {
   fixture = await startFixture();
-  client = new CopilotClient({
-    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
-    workingDirectory: fixture.cwd,
-  });
-  await client.start();
+  client = await startCopilotClient(fixture);
 });
 afterAll(async () => {
   await client.stop();
   await fixture.close();
 });
-
-type Body = {
-  model?: string;
-  stream?: boolean;
-  messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
-  tools?: Array<{ function: { name: string } }>;
-};
-
-function body(request: RecordedRequest | undefined): Body {
-  return request?.body as unknown as Body;
-}
 
 /** The fake server's requests from `from` on. */
 function requestsSince(from: number): RecordedRequest[] {
@@ -94,7 +79,7 @@ describe("non-streaming sessions and split replies", () => {
       );
       const reply = await session.sendAndWait({ prompt: "Read split.txt" });
       expect(reply?.data.content).toBe("It says split.");
-      const sent = requestsSince(from).map(body);
+      const sent = requestsSince(from).map(chatBody);
       expect(sent.map((request) => request.stream === true)).toEqual([streaming, streaming]);
       const first = events.find((event) => event.type === "assistant.message");
       expect(first?.type === "assistant.message" && first.data).toMatchObject({
@@ -129,24 +114,24 @@ describe("model selection", () => {
     let from = fixture.model.requests.length;
     fixture.model.enqueue({ text: "one" }, { text: "two" });
     await session.sendAndWait({ prompt: "hi" });
-    expect(body(requestsSince(from)[0]).model).toBe("claude-sonnet-4.5");
+    expect(chatBody(requestsSince(from)[0]).model).toBe("claude-sonnet-4.5");
     await session.setModel("gpt-5.4", { reasoningEffort: "high" });
     from = fixture.model.requests.length;
     await session.sendAndWait({ prompt: "again" });
-    expect(body(requestsSince(from)[0]).model).toBe("gpt-5.4");
+    expect(chatBody(requestsSince(from)[0]).model).toBe("gpt-5.4");
     expect(requestsSince(from)[0]?.body).toMatchObject({ reasoning_effort: "high" });
     const change = events.find((event) => event.type === "session.model_change");
     expect(change?.data).toEqual({
-      previousModel: "openai-compatible:claude-sonnet-4.5",
-      newModel: "openai-compatible:gpt-5.4",
+      previousModel: "claude-sonnet-4.5",
+      newModel: "gpt-5.4",
       reasoningEffort: "high",
     });
     expect(await session.rpc.model.getCurrent()).toMatchObject({
-      modelId: "openai-compatible:gpt-5.4",
+      modelId: "gpt-5.4",
       reasoningEffort: "high",
     });
     const models = await client.listModels();
-    expect(models.map((model) => model.id)).toEqual(["openai-compatible:fake-model"]);
+    expect(models.map((model) => model.id)).toEqual(["fake-model"]);
     await session.setModel(models[0]?.id ?? "");
     await session.disconnect();
 
@@ -162,7 +147,7 @@ describe("model selection", () => {
       from = fixture.model.requests.length;
       fixture.model.enqueue({ text: "ok" });
       await byok.sendAndWait({ prompt: "hi" });
-      expect(body(requestsSince(from)[0]).model).toBe(wire);
+      expect(chatBody(requestsSince(from)[0]).model).toBe(wire);
       await byok.disconnect();
     }
   });
@@ -174,7 +159,7 @@ describe("tool sets", () => {
       const from = fixture.model.requests.length;
       fixture.model.enqueue({ text: "ok" });
       await session.sendAndWait({ prompt: "list" });
-      return (body(requestsSince(from)[0]).tools ?? []).map((tool) => tool.function.name);
+      return (chatBody(requestsSince(from)[0]).tools ?? []).map((tool) => tool.function.name);
     };
     const lookup = defineTool("lookup", { parameters: { type: "object" }, handler: () => "x" });
     const only = await client.createSession({
@@ -212,7 +197,7 @@ describe("system message", () => {
       fixture.model.enqueue({ text: "ok" });
       await session.sendAndWait({ prompt: "hi" });
       await session.disconnect();
-      const system = body(requestsSince(from)[0]).messages.find((m) => m.role === "system");
+      const system = chatBody(requestsSince(from)[0]).messages.find((m) => m.role === "system");
       return String(system?.content);
     };
     const appended = await systemOf({ systemMessage: { content: "Always say APPENDED." } });
@@ -261,7 +246,7 @@ describe("user message shape", () => {
         { type: "blob", data: "iVBORw0KGgo=", mimeType: "image/png", displayName: "pixel.png" },
       ],
     });
-    const user = body(requestsSince(from)[0]).messages.find((m) => m.role === "user");
+    const user = chatBody(requestsSince(from)[0]).messages.find((m) => m.role === "user");
     const content = String(user?.content).replaceAll(fixture.cwd, "<cwd>");
     expect(content.replace(/attachment-\d+-3/, "attachment-N")).toBe(
       [
@@ -299,12 +284,12 @@ describe("modes", () => {
     let from = fixture.model.requests.length;
     fixture.model.enqueue({ text: "plan" }, { text: "shell" });
     await session.sendAndWait({ prompt: "plan it" });
-    const planned = body(requestsSince(from)[0]);
+    const planned = chatBody(requestsSince(from)[0]);
     expect(planned.tools?.map((tool) => tool.function.name)).not.toContain("bash");
     expect(String(planned.messages[0]?.content)).toContain("Plan mode:");
     from = fixture.model.requests.length;
     await session.sendAndWait({ prompt: "ls", agentMode: "shell" });
-    expect(String(body(requestsSince(from)[0]).messages[0]?.content)).toContain("Shell mode:");
+    expect(String(chatBody(requestsSince(from)[0]).messages[0]?.content)).toContain("Shell mode:");
     expect(
       events.flatMap((event) => (event.type === "session.mode_changed" ? [event.data] : [])),
     ).toEqual([{ previousMode: "interactive", newMode: "plan" }]);
@@ -464,7 +449,11 @@ describe("events", () => {
     expect(types.filter((type) => type === "session.usage_info")).toHaveLength(2);
     expect(types.filter((type) => type === "pending_messages.modified")).toHaveLength(2);
     const info = events.find((event) => event.type === "session.usage_info");
-    expect(info?.data).toEqual({ currentTokens: 10, tokenLimit: 0, messagesLength: 2 });
+    const [model] = await client.listModels();
+    expect(info?.data).toMatchObject({
+      tokenLimit: model?.capabilities.limits.max_context_window_tokens,
+      messagesLength: 2,
+    });
     await session.disconnect();
   });
 });

@@ -36,6 +36,8 @@ function collect(session: { on(handler: (event: SessionEvent) => void): () => vo
   return events;
 }
 
+/** The SDK face names models bare, as the Copilot CLI does (the log keeps `MODEL`). */
+const BARE_MODEL = MODEL.slice(MODEL.indexOf(":") + 1);
 const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
 
 describe("the SDK against the built server (stdio)", () => {
@@ -52,14 +54,18 @@ describe("the SDK against the built server (stdio)", () => {
     // Copilot's context report after each model call: the request's input tokens, the history.
     const usageInfo = (messagesLength: number) => ({
       type: "session.usage_info",
-      data: { currentTokens: usage.inputTokens, tokenLimit: 0, messagesLength },
+      // The tokens and the window are asserted in copilot-core.test.ts ("events and fields").
+      data: { currentTokens: expect.any(Number), tokenLimit: expect.any(Number), messagesLength },
     });
     const turnEnd = (turnId: string, finishReason: string) => ({
       type: "assistant.turn_end",
       data: { turnId, status: "completed", finishReason },
     });
     expect(normalise(events, fixture)).toEqual([
-      { type: "user.message", data: { content: "Read notes.txt", source: "user" } },
+      {
+        type: "user.message",
+        data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
+      },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       {
         type: "assistant.tool_call_start",
@@ -74,7 +80,7 @@ describe("the SDK against the built server (stdio)", () => {
           finishReason: "tool-calls",
         },
       },
-      { type: "assistant.usage", data: { model: MODEL, turnId: "turn-1", ...usage } },
+      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
       usageInfo(2),
       {
         type: "tool.execution_start",
@@ -107,7 +113,7 @@ describe("the SDK against the built server (stdio)", () => {
           finishReason: "stop",
         },
       },
-      { type: "assistant.usage", data: { model: MODEL, turnId: "turn-2", ...usage } },
+      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-2", ...usage } },
       usageInfo(4),
       turnEnd("turn-2", "stop"),
       { type: "session.idle", data: { stopReason: "end_turn" } },
@@ -188,9 +194,10 @@ describe("the SDK against the built server (stdio)", () => {
         throw new Error("the service is down");
       },
     });
-    // Copilot's wording for a handler that threw, which apps and models read.
+    // Copilot's wording for a handler that threw: the model does not read the exception's text
+    // (it is not the tool's output); the app does, in the completion's error.
     const BROKEN =
-      "Failed to execute `broken` tool with arguments: {} due to error: Error: the service is down";
+      "Failed to execute `broken` tool with arguments: {} due to error: Error: Tool execution failed";
     const session = await client.createSession({
       tools: [lookup("lookup_city", "Paris"), lookup("lookup_country", "France"), broken],
     });
@@ -216,7 +223,7 @@ describe("the SDK against the built server (stdio)", () => {
         toolName: "broken",
         success: false,
         result: { content: BROKEN },
-        error: { message: BROKEN, code: "failed" },
+        error: { message: "the service is down", code: "failed" },
       },
       {
         toolCallId: "call_city",

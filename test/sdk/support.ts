@@ -2,11 +2,12 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
 import type { SessionEvent } from "../../src/events/events.js";
 import { TurnloopClient, type TurnloopClientOptions } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import type { FakeModelServer, RecordedRequest } from "../support/fake-model-types.js";
 
 /** A fake model server, a temp home and cwd, and clients of the built server against them. */
 export interface Fixture {
@@ -136,4 +137,26 @@ export function requestMessages(
     throw new Error(`request ${index} has no messages`);
   }
   return body.messages;
+}
+
+/** A model request's body as the Copilot SDK tests read it (OpenAI Chat Completions). */
+export type ChatBody = {
+  model?: string;
+  stream?: boolean;
+  messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
+  tools?: Array<{ function: { name: string } }>;
+};
+
+export function chatBody(request: RecordedRequest | undefined): ChatBody {
+  return request?.body as unknown as ChatBody;
+}
+
+/** The official `@github/copilot-sdk` client over the built CLI with `--yolo`, started. */
+export async function startCopilotClient(fixture: Fixture): Promise<CopilotClient> {
+  const client = new CopilotClient({
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
+    workingDirectory: fixture.cwd,
+  });
+  await client.start();
+  return client;
 }
