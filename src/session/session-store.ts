@@ -32,13 +32,25 @@ export class SessionLockedError extends Error {
   readonly sessionId: string;
   /** `undefined` when the holder could not be read (being written, or damaged). */
   readonly owner: LeaseHolder | undefined;
-  /** Where the lease is kept (the file store: the lock file), for the user to clear by hand. */
+  /**
+   * Where the lease is kept, for the user to clear by hand (the file store: the lock file; the
+   * PostgreSQL store: the database, password redacted).
+   */
   readonly lockPath: string;
 
-  constructor(sessionId: string, owner: LeaseHolder | undefined, lockPath: string) {
+  /**
+   * @param hint what to do when the holder is gone; default (the file store's): remove
+   * `lockPath`.
+   */
+  constructor(
+    sessionId: string,
+    owner: LeaseHolder | undefined,
+    lockPath: string,
+    hint = `If that process is gone, remove ${lockPath}.`,
+  ) {
     super(
       `Session ${sessionId} is open in another process (${describeHolder(owner)}); close it ` +
-        `there first. If that process is gone, remove ${lockPath}.`,
+        `there first. ${hint}`,
     );
     this.sessionId = sessionId;
     this.owner = owner;
