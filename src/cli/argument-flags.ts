@@ -10,6 +10,7 @@ export const FLAGS = {
   prompt: { type: "string", short: "p" },
   model: { type: "string", short: "m" },
   "base-url": { type: "string" },
+  store: { type: "string" },
   resume: { type: "string" },
   continue: { type: "boolean" },
   "max-turns": { type: "string" },

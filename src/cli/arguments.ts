@@ -1,4 +1,5 @@
 import { errorMessage } from "../events/errors.js";
+import { isDatabaseUrl, redactDatabaseUrl } from "../session/database-url.js";
 import type { FaceOptions } from "../session/face-options.js";
 import { type ParsedValues, parseFlags, resumeWithoutId } from "./argument-flags.js";
 import {
@@ -22,17 +23,22 @@ export type Command =
   | { kind: "server"; options: FaceOptions & { transport: { stdio: true } | { port: number } } }
   /** `turnloop config`: the settings in force and where each came from. */
   | { kind: "config"; options: FaceOptions; json: boolean }
-  | { kind: "sessions-list"; json: boolean }
-  | { kind: "sessions-show"; sessionId: string }
-  | { kind: "sessions-delete"; sessionId: string }
+  | { kind: "sessions-list"; json: boolean; store?: string }
+  | { kind: "sessions-show"; sessionId: string; store?: string }
+  | { kind: "sessions-delete"; sessionId: string; store?: string }
+  /** `turnloop sessions export <id> --format jsonl [--out F]`: the stored lines, exactly. */
+  | { kind: "sessions-export-log"; sessionId: string; out?: string; store?: string }
+  /** `turnloop sessions import <file | ->`: a session's JSONL into the store, exactly. */
+  | { kind: "sessions-import"; file: string; store?: string }
   /** `turnloop sessions view <id> [--out F] [--no-open]`: the HTML timeline of a session. */
-  | { kind: "sessions-view"; sessionId: string; out?: string; open: boolean }
+  | { kind: "sessions-view"; sessionId: string; out?: string; open: boolean; store?: string }
   /** `turnloop sessions export <id> --format html|markdown|json [--out F]`. */
   | {
       kind: "sessions-export";
       sessionId: string;
       format: "html" | "markdown" | "json";
       out?: string;
+      store?: string;
     }
   /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
   | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
@@ -83,6 +89,10 @@ Usage:
                                       beside its log or at F, and open it when there is a display
   turnloop sessions export <id> --format html|markdown|json [--out F]
                                       a session as one file, for sharing (stdout without --out)
+  turnloop sessions export <id> --format jsonl [--out F]
+                                      a session's events exactly as stored, for import
+  turnloop sessions import <file | ->  store a session exported with --format jsonl
+                                      (sessions commands take --store too)
   turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
   turnloop sessions compact <id> [instructions]
@@ -118,6 +128,7 @@ Options for -p:
                                       and a trusted project's .mcp.json
   --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
                                       compaction starts at 80 % of it
+  --store <postgres://…>              keep sessions in PostgreSQL (or TURNLOOP_DATABASE_URL)
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
 
@@ -229,6 +240,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   return {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
+    ...(values.store === undefined ? {} : { store: storeFlag(values.store) }),
     maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
     autopilot: values.autopilot === true,
     maxAutopilotContinues: positiveInteger(
@@ -319,7 +331,22 @@ function interactiveCommand(
 }
 
 function sessionsCommand(rest: readonly string[], values: ParsedValues): Command {
+  const command = sessionsAction(rest, values);
+  return values.store === undefined ? command : { ...command, store: storeFlag(values.store) };
+}
+
+/** The `sessions` commands that read or write the session store. */
+type StoreCommand = Extract<Command, { store?: string }>;
+
+function sessionsAction(rest: readonly string[], values: ParsedValues): StoreCommand {
   const [action, sessionId] = rest;
+  if (action === "import" && sessionId !== undefined) {
+    return { kind: "sessions-import", file: sessionId };
+  }
+  if (action === "export" && sessionId !== undefined && values.format === "jsonl") {
+    const out = values.out === undefined ? {} : { out: values.out };
+    return { kind: "sessions-export-log", sessionId, ...out };
+  }
   if (action === undefined || action === "list") {
     return { kind: "sessions-list", json: values.json === true };
   }
@@ -332,7 +359,7 @@ function sessionsCommand(rest: readonly string[], values: ParsedValues): Command
       : { kind: "sessions-delete", sessionId };
   }
   throw new UsageError(
-    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | compact <id> [instructions]]",
+    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]",
   );
 }
 
@@ -340,7 +367,7 @@ function sessionsViewCommand(
   action: "view" | "export",
   sessionId: string,
   values: ParsedValues,
-): Command {
+): StoreCommand {
   const out = values.out === undefined ? {} : { out: values.out };
   if (action === "view") {
     return { kind: "sessions-view", sessionId, open: values["no-open"] !== true, ...out };
@@ -349,11 +376,21 @@ function sessionsViewCommand(
   if (format !== "html" && format !== "markdown" && format !== "json") {
     throw new UsageError(
       format === undefined
-        ? "sessions export needs --format html, markdown or json"
-        : `--format must be html, markdown or json, not "${format}"`,
+        ? "sessions export needs --format html, markdown, json or jsonl"
+        : `--format must be html, markdown, json or jsonl, not "${format}"`,
     );
   }
   return { kind: "sessions-export", sessionId, format, ...out };
+}
+
+/** `--store URL`: a PostgreSQL URL (shown without its password when refused). */
+function storeFlag(value: string): string {
+  if (!isDatabaseUrl(value)) {
+    throw new UsageError(
+      `--store must be a postgres:// or postgresql:// URL, not "${redactDatabaseUrl(value)}"`,
+    );
+  }
+  return value;
 }
 
 /** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */

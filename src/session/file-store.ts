@@ -10,12 +10,20 @@
  * `commit` makes them durable (`fdatasync`) and then stores the listing metadata.
  */
 
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, open, readFile, stat } from "node:fs/promises";
+import { errorCode } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
 import { EventLog, readEventLog } from "./event-log.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
 import { SessionLock } from "./session-lock.js";
-import { type LogScan, scanEvent, scanEvents, writeMetadata } from "./session-metadata.js";
+import {
+  emptyScan,
+  type LogScan,
+  scanBytes,
+  scanEvent,
+  scanEvents,
+  writeMetadata,
+} from "./session-metadata.js";
 import type {
   LeaseHolder,
   OpenedSession,
@@ -88,6 +96,34 @@ export class FileSessionStore implements SessionStore {
       return undefined;
     }
     return SessionLock.holder(directory);
+  }
+
+  exportLog(sessionId: string): Promise<Buffer> {
+    return readFile(eventsPath(this.location, sessionId));
+  }
+
+  async importLog(sessionId: string, log: Buffer): Promise<void> {
+    const directory = sessionDirectory(this.location, sessionId);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const lock = await SessionLock.acquire(directory, sessionId);
+    try {
+      const handle = await open(eventsPath(this.location, sessionId), "wx", 0o600).catch(
+        (error: unknown) => {
+          throw errorCode(error) === "EEXIST"
+            ? new Error(`a session ${sessionId} already exists in ${this.location}`)
+            : error;
+        },
+      );
+      try {
+        await handle.writeFile(log);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await writeMetadata(directory, scanBytes(emptyScan(), log));
+    } finally {
+      await lock.release();
+    }
   }
 
   filesFolder(sessionId: string): string {

@@ -170,6 +170,19 @@ export interface SessionStore {
   /** The live holder of the session's lease, `"unreadable"` when unknown, else `undefined`. */
   holder(sessionId: string): Promise<LeaseHolder | "unreadable" | undefined>;
   /**
+   * The session's log as stored, byte for byte: the lines of `events.jsonl` (the PostgreSQL store:
+   * its rows' lines, in order), damaged lines and a torn tail included (`turnloop sessions
+   * export --format jsonl`).
+   * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
+   */
+  exportLog(sessionId: string): Promise<Buffer>;
+  /**
+   * Stores `log` (bytes {@link exportLog} gave, from this store or another) as the session
+   * `sessionId`, byte for byte, with its listing metadata; nobody holds it afterwards.
+   * @throws Error when a session with that id exists.
+   */
+  importLog(sessionId: string, log: Buffer): Promise<void>;
+  /**
    * A local folder for the session's files (saved full tool outputs, MCP results, uploads); the
    * caller creates it when it writes there.
    */

@@ -9,8 +9,7 @@
 
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
-import { validateSessionId } from "../paths.js";
+import { sessionFilesFolder, validateSessionId } from "../paths.js";
 import { scanEvents } from "../session-metadata.js";
 import type {
   LeaseHolder,
@@ -35,6 +34,7 @@ import {
   type Worker,
 } from "./lease.js";
 import { listRows, readRows } from "./read.js";
+import { exportRows, importRows } from "./transfer.js";
 
 /** Options of {@link PostgresSessionStore}. */
 export interface PostgresStoreOptions {
@@ -169,8 +169,18 @@ export class PostgresSessionStore implements SessionStore {
     return toHolder(row.owner) ?? "unreadable";
   }
 
+  async exportLog(sessionId: string): Promise<Buffer> {
+    validateSessionId(sessionId);
+    return exportRows(this.#database, sessionId);
+  }
+
+  async importLog(sessionId: string, log: Buffer): Promise<void> {
+    validateSessionId(sessionId);
+    await importRows(this.#database, sessionId, log);
+  }
+
   filesFolder(sessionId: string): string {
-    return join(this.#home, "session-files", validateSessionId(sessionId));
+    return sessionFilesFolder(this.#home, sessionId);
   }
 
   /** Ends the heartbeat and closes the connections (open appenders should be closed first). */
