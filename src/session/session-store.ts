@@ -92,6 +92,12 @@ export interface SessionAppender {
   /** Where the events go, for messages (the file store: the path of `events.jsonl`). */
   readonly location: string;
   /**
+   * Aborted (with the store's error as its reason) once the store finds the writer lease lost:
+   * another worker took the session over (the PostgreSQL store's heartbeat). The session then
+   * stops its running prompt at once, which kills its tool processes. Absent: never lost (files).
+   */
+  readonly lost?: AbortSignal;
+  /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
    * store writes here; the event is then not in the log).

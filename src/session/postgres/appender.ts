@@ -96,6 +96,7 @@ export class PostgresAppender implements SessionAppender {
   #pending: PendingRow[] = [];
   #nextSeq: number;
   #lost: LeaseLostError | undefined;
+  readonly #lostController = new AbortController();
   #lastCommit: Promise<void> = Promise.resolve();
   #closed = false;
 
@@ -116,9 +117,17 @@ export class PostgresAppender implements SessionAppender {
     this.#nextSeq = lease.nextSeq;
   }
 
-  /** Marks the lease lost (the heartbeat found another owner): every later call throws. */
+  get lost(): AbortSignal {
+    return this.#lostController.signal;
+  }
+
+  /**
+   * Marks the lease lost (the heartbeat found another owner, or an append was refused): every
+   * later call throws, and {@link lost} is aborted.
+   */
   leaseLost(): void {
     this.#lost ??= new LeaseLostError(this.sessionId);
+    this.#lostController.abort(this.#lost);
   }
 
   append(event: SessionEvent): void {
