@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +41,18 @@ function sessionIdOf(stderr: string): string {
     throw new Error(`no session id in: ${stderr}`);
   }
   return match[1];
+}
+
+/** The types of a session's stored events, read through `sessions export --format jsonl`. */
+async function storedTypes(
+  run: (args: string[]) => Promise<{ stdout: string }>,
+  sessionId: string,
+): Promise<string[]> {
+  const { stdout } = await run(["sessions", "export", sessionId, "--format", "jsonl"]);
+  return stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
 }
 
 /** The environment of a CLI run on the store under test. */
@@ -113,6 +126,58 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
     expect([deleted.code, deleted.stderr]).toEqual([0, `deleted ${sessionId}\n`]);
     expect((await run(["sessions"])).stdout).toMatch(/^No sessions in /);
   });
+
+  test.skipIf(skip)("a stored session is compacted by sessions compact", MANY_RUNS, async () => {
+    server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+    const sessionId = sessionIdOf((await run(["-p", "first"])).stderr);
+    await run(["-p", "second", "--resume", sessionId]);
+    const result = await run(["sessions", "compact", sessionId, "keep", "the", "numbers"]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(
+      new RegExp(`^compacted ${sessionId}: \\d+ → \\d+ tokens, 3 messages summarised\\n$`),
+    );
+    expect(await storedTypes(run, sessionId)).toEqual([
+      ...["session.start", "user.message", "assistant.turn_start", "assistant.message"],
+      ...["assistant.usage", "assistant.turn_end", "session.resume", "user.message"],
+      ...["assistant.turn_start", "assistant.message", "assistant.usage", "assistant.turn_end"],
+      ...["session.resume", "session.compaction_start", "assistant.turn_start"],
+      ...["assistant.usage", "assistant.turn_end"],
+      "session.compaction_complete",
+    ]);
+  });
+
+  test.skipIf(skip)(
+    "Ctrl-C stops a running command; the log ends the turn cancelled",
+    MANY_RUNS,
+    async () => {
+      const command = "echo started > started.txt; sleep 60";
+      server.enqueue({
+        toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+      });
+      const stopped = await runCli(["-p", "wait", "--allow-all-tools"], {
+        cwd: repository,
+        env: environment(),
+        onStart: (child) => {
+          const poll = setInterval(() => {
+            if (existsSync(join(repository, "started.txt"))) {
+              clearInterval(poll);
+              child.kill("SIGINT");
+            }
+          }, 20);
+        },
+      });
+      expect(stopped.code).toBe(130);
+      const sessionId = sessionIdOf(stopped.stderr);
+      const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+      expect(await storedTypes(run, sessionId)).toEqual([
+        ...["session.start", "user.message", "assistant.turn_start", "assistant.message"],
+        ...["assistant.usage", "tool.execution_start", "tool.execution_complete"],
+        ...["assistant.turn_end", "abort"],
+      ]);
+      expect(await run(["sessions", "--json"])).toMatchObject({ code: 0 });
+    },
+  );
 
   test.skipIf(skip)(
     "a damaged log imported whole is repaired on resume, the damage recorded",
