@@ -24,13 +24,14 @@ import {
   scanEvents,
   writeMetadata,
 } from "./session-metadata.js";
-import type {
-  LeaseHolder,
-  OpenedSession,
-  SessionAppender,
-  SessionStore,
-  SessionSummary,
-  StoredLog,
+import {
+  CommitQueue,
+  type LeaseHolder,
+  type OpenedSession,
+  type SessionAppender,
+  type SessionStore,
+  type SessionSummary,
+  type StoredLog,
 } from "./session-store.js";
 import { deleteSession, listSessions } from "./store.js";
 
@@ -150,8 +151,8 @@ class FileAppender implements SessionAppender {
   /** The listing metadata of every event appended, stored at each commit. */
   readonly #scan: LogScan;
   #storedSize = -1;
-  /** The last commit, so that commits (and their metadata writes) run in call order. */
-  #lastCommit: Promise<void> = Promise.resolve();
+  /** Commits (and their metadata writes) run in call order. */
+  readonly #commits = new CommitQueue();
   #closed = false;
 
   constructor(
@@ -182,12 +183,7 @@ class FileAppender implements SessionAppender {
   }
 
   commit(): Promise<void> {
-    const commit = this.#lastCommit.then(
-      () => this.#commitNow(),
-      () => this.#commitNow(),
-    );
-    this.#lastCommit = commit;
-    return commit;
+    return this.#commits.run(() => this.#commitNow());
   }
 
   async close(): Promise<void> {

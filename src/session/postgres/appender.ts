@@ -9,7 +9,7 @@
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
-import type { SessionAppender } from "../session-store.js";
+import { CommitQueue, type SessionAppender } from "../session-store.js";
 import type { Database } from "./database.js";
 import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
 
@@ -97,7 +97,7 @@ export class PostgresAppender implements SessionAppender {
   #nextSeq: number;
   #lost: LeaseLostError | undefined;
   readonly #lostController = new AbortController();
-  #lastCommit: Promise<void> = Promise.resolve();
+  readonly #commits = new CommitQueue();
   #closed = false;
 
   constructor(
@@ -154,12 +154,7 @@ export class PostgresAppender implements SessionAppender {
   }
 
   commit(): Promise<void> {
-    const commit = this.#lastCommit.then(
-      () => this.#commitNow(),
-      () => this.#commitNow(),
-    );
-    this.#lastCommit = commit;
-    return commit;
+    return this.#commits.run(() => this.#commitNow());
   }
 
   async close(): Promise<void> {
