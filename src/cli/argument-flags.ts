@@ -32,6 +32,7 @@ export const FLAGS = {
   yolo: { type: "boolean" },
   stdio: { type: "boolean" },
   port: { type: "string" },
+  host: { type: "string" },
   "output-format": { type: "string" },
   cwd: { type: "string" },
   "context-window": { type: "string" },

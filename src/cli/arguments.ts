@@ -20,7 +20,10 @@ export type Command =
   /** `turnloop acp`: an ACP v1 agent on stdio. */
   | { kind: "acp"; options: FaceOptions }
   /** `turnloop --headless --stdio|--port N` and `turnloop serve`: the SDK's JSON-RPC server. */
-  | { kind: "server"; options: FaceOptions & { transport: { stdio: true } | { port: number } } }
+  | {
+      kind: "server";
+      options: FaceOptions & { transport: { stdio: true } | { port: number; host?: string } };
+    }
   /** `turnloop config`: the settings in force and where each came from. */
   | { kind: "config"; options: FaceOptions; json: boolean }
   | { kind: "sessions-list"; json: boolean; store?: string }
@@ -78,7 +81,7 @@ Usage:
                                       as -p; --continue, --resume [<id>] reopen one)
   turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
-  turnloop --headless --stdio|--port N
+  turnloop --headless --stdio|--port N [--host H]
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)
   turnloop config [--json]            print the settings in force and where each came from
   turnloop sessions [--json]          list sessions, newest first
@@ -294,7 +297,18 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
  * `--stdio`, or `--port N`; a bare `--headless` listens on a free TCP port, as the Copilot CLI
  * does (its SDK's TCP mode relies on it); `turnloop serve` alone uses stdio.
  */
-function serverTransport(values: ParsedValues): { stdio: true } | { port: number } {
+function serverTransport(values: ParsedValues): { stdio: true } | { port: number; host?: string } {
+  const transport = tcpOrStdio(values);
+  if (values.host === undefined) {
+    return transport;
+  }
+  if ("stdio" in transport) {
+    throw new UsageError("--host needs --port N (or --headless without --stdio)");
+  }
+  return { ...transport, host: values.host };
+}
+
+function tcpOrStdio(values: ParsedValues): { stdio: true } | { port: number } {
   if (values.stdio) {
     return { stdio: true };
   }
