@@ -5,6 +5,9 @@
 
 import { parseArgs } from "node:util";
 
+/** Thrown for a command line we cannot run; the message is for the user. */
+export class UsageError extends Error {}
+
 /** Every flag `turnloop` accepts, as `parseArgs` options. */
 export const FLAGS = {
   prompt: { type: "string", short: "p" },

@@ -1,7 +1,6 @@
 import { errorMessage } from "../events/errors.js";
-import { isDatabaseUrl, redactDatabaseUrl } from "../session/database-url.js";
 import type { FaceOptions } from "../session/face-options.js";
-import { type ParsedValues, parseFlags, resumeWithoutId } from "./argument-flags.js";
+import { type ParsedValues, parseFlags, resumeWithoutId, UsageError } from "./argument-flags.js";
 import {
   COMMANDS,
   commandHint,
@@ -9,6 +8,7 @@ import {
   unknownCommandMessage,
   unknownOptionMessage,
 } from "./argument-suggestions.js";
+import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -133,10 +133,11 @@ Options for -p:
                                       compaction starts at 80 % of it
   --store <postgres://…>              keep sessions in PostgreSQL (or TURNLOOP_DATABASE_URL)
 
-Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
+Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop), or in
+PostgreSQL with --store.`;
 
-/** Thrown for a command line we cannot run; the message is for the user. */
-export class UsageError extends Error {}
+/** Thrown for a command line we cannot run (defined in argument-flags.ts). */
+export { UsageError };
 
 /**
  * Parses `argv` (without `node` and the script).
@@ -342,69 +343,6 @@ function interactiveCommand(
       continue: values.continue === true,
     },
   };
-}
-
-function sessionsCommand(rest: readonly string[], values: ParsedValues): Command {
-  const command = sessionsAction(rest, values);
-  return values.store === undefined ? command : { ...command, store: storeFlag(values.store) };
-}
-
-/** The `sessions` commands that read or write the session store. */
-type StoreCommand = Extract<Command, { store?: string }>;
-
-function sessionsAction(rest: readonly string[], values: ParsedValues): StoreCommand {
-  const [action, sessionId] = rest;
-  if (action === "import" && sessionId !== undefined) {
-    return { kind: "sessions-import", file: sessionId };
-  }
-  if (action === "export" && sessionId !== undefined && values.format === "jsonl") {
-    const out = values.out === undefined ? {} : { out: values.out };
-    return { kind: "sessions-export-log", sessionId, ...out };
-  }
-  if (action === undefined || action === "list") {
-    return { kind: "sessions-list", json: values.json === true };
-  }
-  if ((action === "view" || action === "export") && sessionId !== undefined) {
-    return sessionsViewCommand(action, sessionId, values);
-  }
-  if ((action === "show" || action === "delete") && sessionId !== undefined) {
-    return action === "show"
-      ? { kind: "sessions-show", sessionId }
-      : { kind: "sessions-delete", sessionId };
-  }
-  throw new UsageError(
-    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]",
-  );
-}
-
-function sessionsViewCommand(
-  action: "view" | "export",
-  sessionId: string,
-  values: ParsedValues,
-): StoreCommand {
-  const out = values.out === undefined ? {} : { out: values.out };
-  if (action === "view") {
-    return { kind: "sessions-view", sessionId, open: values["no-open"] !== true, ...out };
-  }
-  const format = values.format;
-  if (format !== "html" && format !== "markdown" && format !== "json") {
-    throw new UsageError(
-      format === undefined
-        ? "sessions export needs --format html, markdown, json or jsonl"
-        : `--format must be html, markdown, json or jsonl, not "${format}"`,
-    );
-  }
-  return { kind: "sessions-export", sessionId, format, ...out };
-}
-
-/** `--store URL`: a PostgreSQL URL (shown without its password when refused). */
-function storeFlag(value: string): string {
-  if (!isDatabaseUrl(value)) {
-    throw new UsageError(
-      `--store must be a postgres:// or postgresql:// URL, not "${redactDatabaseUrl(value)}"`,
-    );
-  }
-  return value;
 }
 
 /** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
