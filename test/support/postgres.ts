@@ -10,7 +10,7 @@
  * `CI=true`, where that is a failure (`.ci/run` installs PostgreSQL).
  */
 
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
@@ -69,6 +69,13 @@ function postgresBinaries(): string | undefined {
 
 let server: Promise<TestServer> | undefined;
 
+// Registered when a test file imports this module (a hook added while tests run is not called).
+afterAll(async () => {
+  const started = server;
+  server = undefined;
+  await (await started?.catch(() => undefined))?.stop();
+});
+
 /** The file's server, started on first use and stopped after the file's tests. */
 function testServer(): Promise<TestServer> {
   if (server === undefined) {
@@ -77,9 +84,6 @@ function testServer(): Promise<TestServer> {
       external === undefined
         ? startServer()
         : Promise.resolve({ url: external, stop: async () => undefined });
-    afterAll(async () => {
-      await (await server)?.stop();
-    });
   }
   return server;
 }
@@ -127,9 +131,19 @@ async function startServer(): Promise<TestServer> {
     join(folder, "log"),
     "start",
   ]);
+  // Should the worker end without running afterAll (killed, a crash), the server goes with it.
+  const stopAtExit = () => {
+    const stop = [join(binaries, "pg_ctl"), "-D", data, "-m", "immediate", "stop"];
+    spawnSync(
+      asRoot ? "runuser" : (stop[0] ?? ""),
+      asRoot ? ["-u", "postgres", "--", ...stop] : stop.slice(1),
+    );
+  };
+  process.once("exit", stopAtExit);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
+      process.off("exit", stopAtExit);
       await asServerUser("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(
         () => undefined,
       );
