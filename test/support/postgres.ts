@@ -133,11 +133,9 @@ async function startServer(): Promise<TestServer> {
   ]);
   // Should the worker end without running afterAll (killed, a crash), the server goes with it.
   const stopAtExit = () => {
-    const stop = [join(binaries, "pg_ctl"), "-D", data, "-m", "immediate", "stop"];
-    spawnSync(
-      asRoot ? "runuser" : (stop[0] ?? ""),
-      asRoot ? ["-u", "postgres", "--", ...stop] : stop.slice(1),
-    );
+    const pgCtl = join(binaries, "pg_ctl");
+    const stop = ["-D", data, "-m", "immediate", "stop"];
+    spawnSync(asRoot ? "runuser" : pgCtl, asRoot ? ["-u", "postgres", "--", pgCtl, ...stop] : stop);
   };
   process.once("exit", stopAtExit);
   return {
