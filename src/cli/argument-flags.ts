@@ -5,11 +5,15 @@
 
 import { parseArgs } from "node:util";
 
+/** Thrown for a command line we cannot run; the message is for the user. */
+export class UsageError extends Error {}
+
 /** Every flag `turnloop` accepts, as `parseArgs` options. */
 export const FLAGS = {
   prompt: { type: "string", short: "p" },
   model: { type: "string", short: "m" },
   "base-url": { type: "string" },
+  store: { type: "string" },
   resume: { type: "string" },
   continue: { type: "boolean" },
   "max-turns": { type: "string" },
@@ -31,6 +35,7 @@ export const FLAGS = {
   yolo: { type: "boolean" },
   stdio: { type: "boolean" },
   port: { type: "string" },
+  host: { type: "string" },
   "output-format": { type: "string" },
   cwd: { type: "string" },
   "context-window": { type: "string" },

@@ -1,6 +1,6 @@
 import { errorMessage } from "../events/errors.js";
 import type { FaceOptions } from "../session/face-options.js";
-import { type ParsedValues, parseFlags, resumeWithoutId } from "./argument-flags.js";
+import { type ParsedValues, parseFlags, resumeWithoutId, UsageError } from "./argument-flags.js";
 import {
   COMMANDS,
   commandHint,
@@ -8,6 +8,7 @@ import {
   unknownCommandMessage,
   unknownOptionMessage,
 } from "./argument-suggestions.js";
+import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -19,20 +20,28 @@ export type Command =
   /** `turnloop acp`: an ACP v1 agent on stdio. */
   | { kind: "acp"; options: FaceOptions }
   /** `turnloop --headless --stdio|--port N` and `turnloop serve`: the SDK's JSON-RPC server. */
-  | { kind: "server"; options: FaceOptions & { transport: { stdio: true } | { port: number } } }
+  | {
+      kind: "server";
+      options: FaceOptions & { transport: { stdio: true } | { port: number; host?: string } };
+    }
   /** `turnloop config`: the settings in force and where each came from. */
   | { kind: "config"; options: FaceOptions; json: boolean }
-  | { kind: "sessions-list"; json: boolean }
-  | { kind: "sessions-show"; sessionId: string }
-  | { kind: "sessions-delete"; sessionId: string }
+  | { kind: "sessions-list"; json: boolean; store?: string }
+  | { kind: "sessions-show"; sessionId: string; store?: string }
+  | { kind: "sessions-delete"; sessionId: string; store?: string }
+  /** `turnloop sessions export <id> --format jsonl [--out F]`: the stored lines, exactly. */
+  | { kind: "sessions-export-log"; sessionId: string; out?: string; store?: string }
+  /** `turnloop sessions import <file | ->`: a session's JSONL into the store, exactly. */
+  | { kind: "sessions-import"; file: string; store?: string }
   /** `turnloop sessions view <id> [--out F] [--no-open]`: the HTML timeline of a session. */
-  | { kind: "sessions-view"; sessionId: string; out?: string; open: boolean }
+  | { kind: "sessions-view"; sessionId: string; out?: string; open: boolean; store?: string }
   /** `turnloop sessions export <id> --format html|markdown|json [--out F]`. */
   | {
       kind: "sessions-export";
       sessionId: string;
       format: "html" | "markdown" | "json";
       out?: string;
+      store?: string;
     }
   /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
   | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
@@ -72,7 +81,7 @@ Usage:
                                       as -p; --continue, --resume [<id>] reopen one)
   turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
-  turnloop --headless --stdio|--port N
+  turnloop --headless --stdio|--port N [--host H]
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)
   turnloop config [--json]            print the settings in force and where each came from
   turnloop sessions [--json]          list sessions, newest first
@@ -83,6 +92,10 @@ Usage:
                                       beside its log or at F, and open it when there is a display
   turnloop sessions export <id> --format html|markdown|json [--out F]
                                       a session as one file, for sharing (stdout without --out)
+  turnloop sessions export <id> --format jsonl [--out F]
+                                      a session's events exactly as stored, for import
+  turnloop sessions import <file | ->  store a session exported with --format jsonl
+                                      (sessions commands take --store too)
   turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
   turnloop sessions compact <id> [instructions]
@@ -120,11 +133,13 @@ Options for -p:
                                       compaction starts at 80 % of it
   --ignore-config-errors              go on when a config file's permissions section has
                                       an unknown key (its rules are then ignored)
+  --store <postgres://…>              keep sessions in PostgreSQL (or TURNLOOP_DATABASE_URL)
 
-Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop).`;
+Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop), or in
+PostgreSQL with --store.`;
 
-/** Thrown for a command line we cannot run; the message is for the user. */
-export class UsageError extends Error {}
+/** Thrown for a command line we cannot run (defined in argument-flags.ts). */
+export { UsageError };
 
 /**
  * Parses `argv` (without `node` and the script).
@@ -231,6 +246,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   return {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
+    ...(values.store === undefined ? {} : { store: storeFlag(values.store) }),
     maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
     autopilot: values.autopilot === true,
     maxAutopilotContinues: positiveInteger(
@@ -285,7 +301,18 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
  * `--stdio`, or `--port N`; a bare `--headless` listens on a free TCP port, as the Copilot CLI
  * does (its SDK's TCP mode relies on it); `turnloop serve` alone uses stdio.
  */
-function serverTransport(values: ParsedValues): { stdio: true } | { port: number } {
+function serverTransport(values: ParsedValues): { stdio: true } | { port: number; host?: string } {
+  const transport = tcpOrStdio(values);
+  if (values.host === undefined) {
+    return transport;
+  }
+  if ("stdio" in transport) {
+    throw new UsageError("--host needs --port N (or --headless without --stdio)");
+  }
+  return { ...transport, host: values.host };
+}
+
+function tcpOrStdio(values: ParsedValues): { stdio: true } | { port: number } {
   if (values.stdio) {
     return { stdio: true };
   }
@@ -319,44 +346,6 @@ function interactiveCommand(
       continue: values.continue === true,
     },
   };
-}
-
-function sessionsCommand(rest: readonly string[], values: ParsedValues): Command {
-  const [action, sessionId] = rest;
-  if (action === undefined || action === "list") {
-    return { kind: "sessions-list", json: values.json === true };
-  }
-  if ((action === "view" || action === "export") && sessionId !== undefined) {
-    return sessionsViewCommand(action, sessionId, values);
-  }
-  if ((action === "show" || action === "delete") && sessionId !== undefined) {
-    return action === "show"
-      ? { kind: "sessions-show", sessionId }
-      : { kind: "sessions-delete", sessionId };
-  }
-  throw new UsageError(
-    "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | compact <id> [instructions]]",
-  );
-}
-
-function sessionsViewCommand(
-  action: "view" | "export",
-  sessionId: string,
-  values: ParsedValues,
-): Command {
-  const out = values.out === undefined ? {} : { out: values.out };
-  if (action === "view") {
-    return { kind: "sessions-view", sessionId, open: values["no-open"] !== true, ...out };
-  }
-  const format = values.format;
-  if (format !== "html" && format !== "markdown" && format !== "json") {
-    throw new UsageError(
-      format === undefined
-        ? "sessions export needs --format html, markdown or json"
-        : `--format must be html, markdown or json, not "${format}"`,
-    );
-  }
-  return { kind: "sessions-export", sessionId, format, ...out };
 }
 
 /** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { redactSecrets } from "../llm/errors.js";
 import { configPaths } from "../session/config.js";
+import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
@@ -48,6 +49,10 @@ export async function runConfigCommand(
     ),
     row("baseUrl", settings.baseUrl?.value, settings.baseUrl?.source),
     row("apiKey", key?.value, key?.source),
+    // Only a database is shown: the file store's default listing stays as it was.
+    ...(settings.store === undefined
+      ? []
+      : [row("store", redactDatabaseUrl(settings.store.value), settings.store.source)]),
     row("maxTurns", String(settings.maxTurns.value), settings.maxTurns.source),
     row(
       "autopilot.maxContinues",
@@ -112,6 +117,10 @@ function jsonFields(settings: RunConfig) {
     deny: settings.deny,
     providers: settings.providers,
     contextWindows: settings.contextWindows,
+    store:
+      settings.store === undefined
+        ? undefined
+        : { ...settings.store, value: redactDatabaseUrl(settings.store.value) },
   };
 }
 

@@ -138,6 +138,17 @@ async function main(argv: readonly string[]): Promise<number> {
         ? runSessionsView(command, io)
         : runSessionsExport(command, io);
     }
+    case "sessions-export-log":
+    case "sessions-import": {
+      const { runSessionsTransfer } = await import("./sessions-transfer.js");
+      return runSessionsTransfer(command, {
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+        cwd: process.cwd(),
+      });
+    }
     case "mcp-list":
     case "mcp-trust": {
       const { runMcpCommand } = await import("./mcp-command.js");

@@ -1,5 +1,5 @@
 import { errorCode, errorMessage } from "../events/errors.js";
-import { openSessionStore } from "../session/open-store.js";
+import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
 import { resolveSessionId, type SessionStore } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
@@ -19,11 +19,12 @@ export async function runSessionsCommand(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const home = turnloopHome(process.env);
-  const store = openSessionStore(home);
   try {
+    const databaseUrl = databaseUrlOf(home, process.cwd(), process.env, command.store);
+    const store = openSessionStore(home, databaseUrl);
     switch (command.kind) {
       case "sessions-list":
-        return await listSessions(store, home, command.json, io.stdout);
+        return await listSessions(store, command.json, io.stdout);
       case "sessions-show": {
         const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
@@ -60,10 +61,9 @@ export async function runSessionsCommand(
   }
 }
 
-/** `sessions list`: every session of `home` in the store's order, as JSON or two lines each. */
+/** `sessions list`: every session in the store's order, as JSON or two lines each. */
 async function listSessions(
   store: SessionStore,
-  home: string,
   json: boolean,
   stdout: NodeJS.WritableStream,
 ): Promise<number> {
@@ -73,7 +73,7 @@ async function listSessions(
     return 0;
   }
   if (sessions.length === 0) {
-    stdout.write(`No sessions in ${home}.\n`);
+    stdout.write(`No sessions in ${store.location}.\n`);
     return 0;
   }
   for (const session of sessions) {

@@ -3,9 +3,10 @@
  *
  * - stdio: one connection on stdin/stdout. stdout carries only protocol frames (console output is
  *   sent to stderr); the server ends when stdin closes, after cancelling what runs.
- * - TCP: listens on 127.0.0.1 only and prints `turnloop server listening on port N` on stdout
- *   (the line the Copilot SDK waits for). When `TURNLOOP_CONNECTION_TOKEN` (or the Copilot SDK's
- *   `COPILOT_CONNECTION_TOKEN`) is set, each connection must `connect {token}` first.
+ * - TCP: listens on 127.0.0.1 (or `--host H`) and prints `turnloop server listening on port N`
+ *   on stdout (the line the Copilot SDK waits for). When `TURNLOOP_CONNECTION_TOKEN` (or the
+ *   Copilot SDK's `COPILOT_CONNECTION_TOKEN`) is set, each connection must `connect {token}`
+ *   first; a host beyond loopback is refused without one (issue 22: workers on a network).
  * Both end on `runtime.shutdown`, SIGINT or SIGTERM; sessions are cancelled and closed first.
  * A TCP server also ends when the process that started it goes away, as the Copilot CLI does
  * (an app's SDK spawns it and must not leave it behind): its stdin, when a pipe, closes, or the
@@ -27,7 +28,7 @@ import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
 
 /** Where the server listens. */
-type ServerTransport = { stdio: true } | { port: number };
+type ServerTransport = { stdio: true } | { port: number; host?: string };
 
 /**
  * Runs the server until it is shut down.
@@ -69,7 +70,7 @@ export async function runServerCommand(
   const code =
     "stdio" in transport
       ? await serveStdio(context, stopped)
-      : await serveTcp(context, transport.port, stopped);
+      : await serveTcp(context, transport, stopped);
   // Provider connections may linger (keep-alive); nothing of ours is left to wait for.
   setTimeout(() => process.exit(code), 200).unref();
   return code;
@@ -90,11 +91,18 @@ async function serveStdio(context: ServerContext, stopped: Promise<void>): Promi
 
 async function serveTcp(
   context: ServerContext,
-  port: number,
+  { port, host = LOOPBACK }: { port: number; host?: string },
   stopped: Promise<void>,
 ): Promise<number> {
   const { env } = context.host;
   const token = env.TURNLOOP_CONNECTION_TOKEN || env.COPILOT_CONNECTION_TOKEN;
+  if ((token === undefined || token === "") && !isLoopback(host)) {
+    context.log(
+      `refusing to listen on ${host} without a connection token: set TURNLOOP_CONNECTION_TOKEN (clients send it with connect)`,
+    );
+    await closeEverything(context);
+    return 64;
+  }
   if (token === undefined || token === "") {
     context.log("no TURNLOOP_CONNECTION_TOKEN: any local process may connect");
   }
@@ -105,9 +113,9 @@ async function serveTcp(
     socket.on("error", (error) => context.log(`connection error: ${error.message}`));
     openConnection(context, socket, socket, () => socket.end(), token === "" ? undefined : token);
   });
-  const listening = await listen(server, port);
+  const listening = await listen(server, port, host);
   if (!listening.ok) {
-    context.log(`cannot listen on 127.0.0.1:${port}: ${listening.message}`);
+    context.log(`cannot listen on ${host}:${port}: ${listening.message}`);
     return 1;
   }
   process.stdout.write(`turnloop server listening on port ${listening.port}\n`);
@@ -157,13 +165,22 @@ function openConnection(
   return connection;
 }
 
+/** The address the server listens on unless `--host` says otherwise. */
+const LOOPBACK = "127.0.0.1";
+
+/** Whether `host` is reachable from this machine only (`localhost`, `127.x.x.x`, `::1`). */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 function listen(
   server: Server,
   port: number,
+  host: string,
 ): Promise<{ ok: true; port: number } | { ok: false; message: string }> {
   return new Promise((resolve) => {
     server.once("error", (error) => resolve({ ok: false, message: error.message }));
-    server.listen(port, "127.0.0.1", () => {
+    server.listen(port, host, () => {
       const address = server.address();
       resolve({
         ok: true,

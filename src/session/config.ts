@@ -49,6 +49,11 @@ const configShape = (object: ObjectBuilder) =>
     mcpServers: z.record(z.string(), mcpServerSchema).optional(),
     /** Context window sizes in tokens, by model id. */
     contextWindows: z.record(z.string(), z.int().positive()).optional(),
+    /** Where sessions are kept: a `postgres://` URL (issue 22); default the file store. */
+    store: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//i, "a postgres:// or postgresql:// URL")
+      .optional(),
   });
 
 const strictConfig = configShape(z.strictObject);

@@ -31,6 +31,8 @@ export interface FaceOptions {
   mcpConfigs: string[];
   /** `--context-window N`: the model's context window in tokens (for unknown and local models). */
   contextWindow?: number;
+  /** `--store postgres://…`: keep sessions in that PostgreSQL database (issue 22). */
+  store?: string;
   /** Context windows (tokens) by model id, from the config files' `contextWindows`. */
   contextWindows?: Readonly<Record<string, number>>;
 }

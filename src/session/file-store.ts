@@ -10,19 +10,28 @@
  * `commit` makes them durable (`fdatasync`) and then stores the listing metadata.
  */
 
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, open, readFile, stat } from "node:fs/promises";
+import { errorCode } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
 import { EventLog, readEventLog } from "./event-log.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
 import { SessionLock } from "./session-lock.js";
-import { type LogScan, scanEvent, scanEvents, writeMetadata } from "./session-metadata.js";
-import type {
-  LeaseHolder,
-  OpenedSession,
-  SessionAppender,
-  SessionStore,
-  SessionSummary,
-  StoredLog,
+import {
+  emptyScan,
+  type LogScan,
+  scanBytes,
+  scanEvent,
+  scanEvents,
+  writeMetadata,
+} from "./session-metadata.js";
+import {
+  CommitQueue,
+  type LeaseHolder,
+  type OpenedSession,
+  type SessionAppender,
+  type SessionStore,
+  type SessionSummary,
+  type StoredLog,
 } from "./session-store.js";
 import { deleteSession, listSessions } from "./store.js";
 
@@ -90,6 +99,34 @@ export class FileSessionStore implements SessionStore {
     return SessionLock.holder(directory);
   }
 
+  exportLog(sessionId: string): Promise<Buffer> {
+    return readFile(eventsPath(this.location, sessionId));
+  }
+
+  async importLog(sessionId: string, log: Buffer): Promise<void> {
+    const directory = sessionDirectory(this.location, sessionId);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const lock = await SessionLock.acquire(directory, sessionId);
+    try {
+      const handle = await open(eventsPath(this.location, sessionId), "wx", 0o600).catch(
+        (error: unknown) => {
+          throw errorCode(error) === "EEXIST"
+            ? new Error(`a session ${sessionId} already exists in ${this.location}`)
+            : error;
+        },
+      );
+      try {
+        await handle.writeFile(log);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await writeMetadata(directory, scanBytes(emptyScan(), log));
+    } finally {
+      await lock.release();
+    }
+  }
+
   filesFolder(sessionId: string): string {
     return sessionDirectory(this.location, validateSessionId(sessionId));
   }
@@ -114,8 +151,8 @@ class FileAppender implements SessionAppender {
   /** The listing metadata of every event appended, stored at each commit. */
   readonly #scan: LogScan;
   #storedSize = -1;
-  /** The last commit, so that commits (and their metadata writes) run in call order. */
-  #lastCommit: Promise<void> = Promise.resolve();
+  /** Commits (and their metadata writes) run in call order. */
+  readonly #commits = new CommitQueue();
   #closed = false;
 
   constructor(
@@ -146,12 +183,7 @@ class FileAppender implements SessionAppender {
   }
 
   commit(): Promise<void> {
-    const commit = this.#lastCommit.then(
-      () => this.#commitNow(),
-      () => this.#commitNow(),
-    );
-    this.#lastCommit = commit;
-    return commit;
+    return this.#commits.run(() => this.#commitNow());
   }
 
   async close(): Promise<void> {

@@ -86,7 +86,7 @@ export class SessionHost {
     this.home = settings.home;
     this.env = settings.env;
     this.config = settings.config;
-    this.store = settings.store ?? openSessionStore(settings.home);
+    this.store = settings.store ?? openSessionStore(settings.home, settings.config.store?.value);
     const { config, env } = settings;
     // The loop reads no environment: `--context-window`, else TURNLOOP_CONTEXT_WINDOW.
     const contextWindow = config.contextWindow?.value ?? environmentContextWindow(env);

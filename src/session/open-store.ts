@@ -1,12 +1,125 @@
 /**
- * Chooses the session store of a run. Today there is one: the file store under the turnloop home
- * (`file-store.ts`); the PostgreSQL store (issue 22) is chosen here once it exists.
+ * Chooses the session store of a run: the file store under the turnloop home (`file-store.ts`),
+ * the default; or, given a database URL (`--store`, `TURNLOOP_DATABASE_URL` or the config files'
+ * `store`), the PostgreSQL store (`postgres/store.ts`, issue 22), whose module and the `pg`
+ * client are loaded on first use only, so a run without a URL never loads them.
  */
 
+import { ConfigError, loadConfig } from "./config.js";
+import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
-import type { SessionStore } from "./session-store.js";
+import { sessionFilesFolder } from "./paths.js";
+import type { PostgresSessionStore } from "./postgres/store.js";
+import type {
+  LeaseHolder,
+  OpenedSession,
+  SessionAppender,
+  SessionStore,
+  SessionSummary,
+  StoredLog,
+} from "./session-store.js";
 
-/** The session store for the turnloop home `home` (absolute, see `turnloopHome`). */
-export function openSessionStore(home: string): SessionStore {
-  return new FileSessionStore(home);
+/**
+ * The session store for the turnloop home `home` (absolute, see `turnloopHome`): the PostgreSQL
+ * store when `databaseUrl` is given, else the file store.
+ * @throws Error when `databaseUrl` is not a `postgres://` or `postgresql://` URL (the message
+ * shows it with its password redacted).
+ */
+export function openSessionStore(home: string, databaseUrl?: string): SessionStore {
+  if (databaseUrl === undefined) {
+    return new FileSessionStore(home);
+  }
+  if (!isDatabaseUrl(databaseUrl)) {
+    throw new Error(
+      `the session store must be a postgres:// or postgresql:// URL, not "${redactDatabaseUrl(databaseUrl)}"`,
+    );
+  }
+  return new DeferredPostgresStore(databaseUrl, home);
+}
+
+/**
+ * The database URL of a command that has no run config (`turnloop sessions …`): `flag`
+ * (`--store`), else `TURNLOOP_DATABASE_URL`, else the `store` of the project's then the user's
+ * config file; `undefined` for the file store. A config file that cannot be read is left to the
+ * faces to report.
+ */
+export function databaseUrlOf(
+  home: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  flag: string | undefined,
+): string | undefined {
+  const fromEnvironment = env.TURNLOOP_DATABASE_URL;
+  if (flag !== undefined) {
+    return flag;
+  }
+  if (fromEnvironment !== undefined && fromEnvironment !== "") {
+    return fromEnvironment;
+  }
+  try {
+    const { files } = loadConfig(home, cwd);
+    return files.findLast((file) => file.settings.store !== undefined)?.settings.store;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** The PostgreSQL store, its module imported when first used. */
+class DeferredPostgresStore implements SessionStore {
+  readonly location: string;
+  readonly #url: string;
+  readonly #home: string;
+  #store: Promise<PostgresSessionStore> | undefined;
+
+  constructor(url: string, home: string) {
+    this.#url = url;
+    this.#home = home;
+    this.location = redactDatabaseUrl(url);
+  }
+
+  async create(sessionId: string): Promise<SessionAppender> {
+    return (await this.#load()).create(sessionId);
+  }
+
+  async open(sessionId: string): Promise<OpenedSession> {
+    return (await this.#load()).open(sessionId);
+  }
+
+  async read(sessionId: string, options?: { fromSeq?: number }): Promise<StoredLog> {
+    return (await this.#load()).read(sessionId, options);
+  }
+
+  async list(filter?: { cwd?: string | undefined }): Promise<SessionSummary[]> {
+    return (await this.#load()).list(filter);
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    return (await this.#load()).delete(sessionId);
+  }
+
+  async holder(sessionId: string): Promise<LeaseHolder | "unreadable" | undefined> {
+    return (await this.#load()).holder(sessionId);
+  }
+
+  async exportLog(sessionId: string): Promise<Buffer> {
+    return (await this.#load()).exportLog(sessionId);
+  }
+
+  async importLog(sessionId: string, log: Buffer): Promise<void> {
+    return (await this.#load()).importLog(sessionId, log);
+  }
+
+  filesFolder(sessionId: string): string {
+    return sessionFilesFolder(this.#home, sessionId);
+  }
+
+  #load(): Promise<PostgresSessionStore> {
+    this.#store ??= import("./postgres/store.js").then(
+      ({ PostgresSessionStore }) => new PostgresSessionStore({ url: this.#url, home: this.#home }),
+    );
+    return this.#store;
+  }
 }

@@ -86,3 +86,12 @@ export function sessionDirectory(home: string, sessionId: string): string {
 export function eventsPath(home: string, sessionId: string): string {
   return join(sessionDirectory(home, sessionId), "events.jsonl");
 }
+
+/**
+ * `<home>/session-files/<sessionId>`: the local files (saved tool outputs, uploads) of a session
+ * whose events are in a database (the file store keeps them in the session's own folder).
+ * @throws InvalidSessionIdError when `sessionId` is not safe in a path.
+ */
+export function sessionFilesFolder(home: string, sessionId: string): string {
+  return join(home, "session-files", validateSessionId(sessionId));
+}

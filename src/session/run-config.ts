@@ -51,6 +51,12 @@ export interface RunConfig {
   readonly appendSystemPrompt?: Sourced<string>;
   /** `--mcp-config` files, in the order given. */
   readonly mcpConfigs: ReadonlyArray<Sourced<string>>;
+  /**
+   * The PostgreSQL database sessions are kept in (`--store`, `TURNLOOP_DATABASE_URL`, the config
+   * files' `store`); unset: the file store. Holds the password: show it through
+   * `redactDatabaseUrl` only.
+   */
+  readonly store?: Sourced<string>;
 }
 
 export const DEFAULT_MAX_TURNS = 100;
@@ -103,6 +109,14 @@ export function resolveRunConfig(
       flagValue(flags.appendSystemPrompt, "--append-system-prompt"),
     ),
     mcpConfigs: flags.mcpConfigs.map((file) => ({ value: file, source: "--mcp-config" })),
+    ...optional(
+      "store",
+      firstOf(
+        flagValue(flags.store, "--store"),
+        envValue(env, "TURNLOOP_DATABASE_URL"),
+        layers.last((settings) => settings.store),
+      ),
+    ),
   });
 }
 

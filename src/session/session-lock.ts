@@ -147,7 +147,8 @@ async function isStale(holder: Exclude<Holder, { kind: "gone" }>, path: string):
   return Date.now() - modified > UNREADABLE_GRACE_MS;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process `pid` exists on this machine (`kill(pid, 0)`; `EPERM` counts as alive). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -198,6 +199,6 @@ function ownerOf(holder: Exclude<Holder, { kind: "gone" }>): LockOwner | undefin
 }
 
 /** `turnloop <arguments>` of this process, for other processes' error messages. */
-function ownCommand(): string {
+export function ownCommand(): string {
   return ["turnloop", ...process.argv.slice(2)].join(" ").slice(0, 200);
 }

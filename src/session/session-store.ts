@@ -32,13 +32,25 @@ export class SessionLockedError extends Error {
   readonly sessionId: string;
   /** `undefined` when the holder could not be read (being written, or damaged). */
   readonly owner: LeaseHolder | undefined;
-  /** Where the lease is kept (the file store: the lock file), for the user to clear by hand. */
+  /**
+   * Where the lease is kept, for the user to clear by hand (the file store: the lock file; the
+   * PostgreSQL store: the database, password redacted).
+   */
   readonly lockPath: string;
 
-  constructor(sessionId: string, owner: LeaseHolder | undefined, lockPath: string) {
+  /**
+   * @param hint what to do when the holder is gone; default (the file store's): remove
+   * `lockPath`.
+   */
+  constructor(
+    sessionId: string,
+    owner: LeaseHolder | undefined,
+    lockPath: string,
+    hint = `If that process is gone, remove ${lockPath}.`,
+  ) {
     super(
       `Session ${sessionId} is open in another process (${describeHolder(owner)}); close it ` +
-        `there first. If that process is gone, remove ${lockPath}.`,
+        `there first. ${hint}`,
     );
     this.sessionId = sessionId;
     this.owner = owner;
@@ -80,6 +92,12 @@ export interface SessionAppender {
   /** Where the events go, for messages (the file store: the path of `events.jsonl`). */
   readonly location: string;
   /**
+   * Aborted (with the store's error as its reason) once the store finds the writer lease lost:
+   * another worker took the session over (the PostgreSQL store's heartbeat). The session then
+   * stops its running prompt at once, which kills its tool processes. Absent: never lost (files).
+   */
+  readonly lost?: AbortSignal;
+  /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
    * store writes here; the event is then not in the log).
@@ -93,6 +111,21 @@ export interface SessionAppender {
   commit(): Promise<void>;
   /** Commits, then releases the lease. Later appends throw. Closing twice is a no-op. */
   close(): Promise<void>;
+}
+
+/**
+ * Runs an appender's commits one after another in call order, each whether the one before
+ * failed or not (a failed commit is reported to its caller only).
+ */
+export class CommitQueue {
+  #last: Promise<void> = Promise.resolve();
+
+  /** Runs `commit` after every commit queued before; resolves or rejects with it. */
+  run(commit: () => Promise<void>): Promise<void> {
+    const next = this.#last.then(commit, commit);
+    this.#last = next;
+    return next;
+  }
 }
 
 /** One session as listed: metadata kept by the store, never computed by reading whole logs. */
@@ -157,6 +190,19 @@ export interface SessionStore {
   delete(sessionId: string): Promise<boolean>;
   /** The live holder of the session's lease, `"unreadable"` when unknown, else `undefined`. */
   holder(sessionId: string): Promise<LeaseHolder | "unreadable" | undefined>;
+  /**
+   * The session's log as stored, byte for byte: the lines of `events.jsonl` (the PostgreSQL store:
+   * its rows' lines, in order), damaged lines and a torn tail included (`turnloop sessions
+   * export --format jsonl`).
+   * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
+   */
+  exportLog(sessionId: string): Promise<Buffer>;
+  /**
+   * Stores `log` (bytes {@link exportLog} gave, from this store or another) as the session
+   * `sessionId`, byte for byte, with its listing metadata; nobody holds it afterwards.
+   * @throws Error when a session with that id exists.
+   */
+  importLog(sessionId: string, log: Buffer): Promise<void>;
   /**
    * A local folder for the session's files (saved full tool outputs, MCP results, uploads); the
    * caller creates it when it writes there.

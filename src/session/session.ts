@@ -329,13 +329,18 @@ export class Session {
     this.running = controller;
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) {
+    // A lost writer lease stops the prompt as a cancel does (session-store.ts: `lost`).
+    const lost = this.journal.appender.lost;
+    const onLost = () => controller.abort(lost?.reason);
+    lost?.addEventListener("abort", onLost, { once: true });
+    if (signal?.aborted || lost?.aborted) {
       controller.abort();
     }
     try {
       return await work(controller);
     } finally {
       signal?.removeEventListener("abort", onAbort);
+      lost?.removeEventListener("abort", onLost);
       this.running = undefined;
     }
   }

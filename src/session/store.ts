@@ -206,7 +206,8 @@ async function modifiedTime(path: string): Promise<string> {
   }
 }
 
-function byNewestActivity(left: SessionSummary, right: SessionSummary): number {
+/** Sort order of listings: newest `lastActivity` first (unparsable ones last), ties by id. */
+export function byNewestActivity(left: SessionSummary, right: SessionSummary): number {
   const difference = timeOf(right.lastActivity) - timeOf(left.lastActivity);
   if (difference !== 0) {
     return difference;

@@ -138,7 +138,7 @@ describe("sessions view and export", () => {
       format: "markdown",
     });
     expect(() => parseCommand(["sessions", "export", "abc"], "/work")).toThrow(
-      new UsageError("sessions export needs --format html, markdown or json"),
+      new UsageError("sessions export needs --format html, markdown, json or jsonl"),
     );
     expect(() => parseCommand(["sessions", "view"], "/work")).toThrow(UsageError);
   });

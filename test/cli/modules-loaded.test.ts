@@ -18,8 +18,9 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
  */
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
-/** Packages that only some runs need: the MCP client, the price catalogue. */
-const NOT_BEFORE_NEEDED = /@modelcontextprotocol|@pydantic\/genai-prices/;
+/** Packages that only some runs need: the MCP client, the price catalogue, the PostgreSQL client. */
+const NOT_BEFORE_NEEDED =
+  /@modelcontextprotocol|@pydantic\/genai-prices|\/node_modules\/pg(-[a-z]+)?\//;
 /**
  * Unique modules up to the first request of `-p`: 230 on 2026-12-01 once the store port, the fold
  * and the run config landed as modules of their own (about 110 of them zod's and the AI SDK's),

@@ -70,7 +70,7 @@ describe("turnloop sessions export", () => {
     expect(format).toMatchObject({
       code: 64,
       stdout: "",
-      stderr: 'turnloop: --format must be html, markdown or json, not "pdf"\n',
+      stderr: 'turnloop: --format must be html, markdown, json or jsonl, not "pdf"\n',
     });
     const missing = await runCli(["sessions", "view", "ffffffff", "--no-open"], {
       cwd: session.home,

@@ -8,6 +8,7 @@ import type { SessionEvent } from "../../src/events/events.js";
 import { createProvider, type ProviderTuning, resolveModel } from "../../src/llm/models.js";
 import { openSessionStore } from "../../src/session/open-store.js";
 import { Session, type SessionAgentSettings } from "../../src/session/session.js";
+import type { SessionStore } from "../../src/session/session-store.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import { localCommands, localSecrets } from "./commands.js";
 import { startFakeModelServer } from "./fake-model-server.js";
@@ -31,6 +32,8 @@ export interface HarnessOptions {
   authorize?: Authorize;
   server?: FakeModelServerOptions;
   tuning?: ProviderTuning;
+  /** Where the session is kept; default the file store in the harness's temporary home. */
+  store?: (home: string) => SessionStore;
 }
 
 /** A session wired to a fresh fake model server, in a temp home and cwd. */
@@ -88,7 +91,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     secrets: localSecrets(),
   };
   const events: SessionEvent[] = [];
-  const store = openSessionStore(home);
+  const store = options.store?.(home) ?? openSessionStore(home);
   let session = await Session.create(store, cwd, resolved.configuration.id);
   let unsubscribe = session.subscribe((event) => events.push(event));
   const harness: Harness = {

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../events/errors.js";
-import { openSessionStore } from "../../session/open-store.js";
+import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
 import { buildSessionView } from "./fold.js";
@@ -30,10 +30,12 @@ export interface ViewCommandIo {
 export const VIEW_FILE_NAME = "view.html";
 
 async function loadView(
-  home: string,
+  io: ViewCommandIo,
   idOrPrefix: string,
+  storeFlag: string | undefined,
 ): Promise<{ ok: true; view: SessionView; folder: string } | { ok: false; message: string }> {
-  const store = openSessionStore(home);
+  const home = turnloopHome(io.env);
+  const store = openSessionStore(home, databaseUrlOf(home, io.cwd, io.env, storeFlag));
   const resolved = await resolveSessionId(store, idOrPrefix);
   if (!resolved.ok) {
     return resolved;
@@ -63,11 +65,11 @@ export function renderExport(view: SessionView, format: ExportFormat): string {
  * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
  */
 export async function runSessionsView(
-  command: { sessionId: string; out?: string; open: boolean },
+  command: { sessionId: string; out?: string; open: boolean; store?: string },
   io: ViewCommandIo,
 ): Promise<number> {
   return withErrors(command.sessionId, io, async () => {
-    const loaded = await loadView(turnloopHome(io.env), command.sessionId);
+    const loaded = await loadView(io, command.sessionId, command.store);
     if (!loaded.ok) {
       io.stderr.write(`turnloop: ${loaded.message}\n`);
       return 1;
@@ -91,11 +93,11 @@ export async function runSessionsView(
  * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
  */
 export async function runSessionsExport(
-  command: { sessionId: string; format: ExportFormat; out?: string },
+  command: { sessionId: string; format: ExportFormat; out?: string; store?: string },
   io: ViewCommandIo,
 ): Promise<number> {
   return withErrors(command.sessionId, io, async () => {
-    const loaded = await loadView(turnloopHome(io.env), command.sessionId);
+    const loaded = await loadView(io, command.sessionId, command.store);
     if (!loaded.ok) {
       io.stderr.write(`turnloop: ${loaded.message}\n`);
       return 1;

@@ -1,0 +1,93 @@
+/**
+ * `turnloop sessions export <id> --format jsonl [--out F]` and `turnloop sessions import <file | ->`:
+ * a session's log moved between stores byte for byte (issue 22): out of the file store or a
+ * database, into either. The session id of an import is the `sessionId` of its `session.start`.
+ */
+
+import { open, readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { errorCode, errorMessage } from "../events/errors.js";
+import { parseEventLog } from "../session/event-log.js";
+import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
+import { turnloopHome } from "../session/paths.js";
+import { resolveSessionId } from "../session/session-store.js";
+import type { Command } from "./arguments.js";
+
+type TransferCommand = Extract<Command, { kind: "sessions-export-log" | "sessions-import" }>;
+
+export interface TransferIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/**
+ * Runs an export or an import.
+ * @returns 0; 1 when the session is missing, exists already (import), or cannot be read or
+ * written; the reason on stderr.
+ */
+export async function runSessionsTransfer(
+  command: TransferCommand,
+  io: TransferIo,
+): Promise<number> {
+  const home = turnloopHome(io.env);
+  try {
+    const store = openSessionStore(home, databaseUrlOf(home, io.cwd, io.env, command.store));
+    if (command.kind === "sessions-import") {
+      const log = command.file === "-" ? await readAll(io.stdin) : await readFile(command.file);
+      const sessionId = sessionIdOf(log);
+      await store.importLog(sessionId, log);
+      io.stderr.write(`turnloop: imported ${sessionId} into ${store.location}\n`);
+      io.stdout.write(`${sessionId}\n`);
+      return 0;
+    }
+    const resolved = await resolveSessionId(store, command.sessionId);
+    if (!resolved.ok) {
+      io.stderr.write(`turnloop: ${resolved.message}\n`);
+      return 1;
+    }
+    const log = await store.exportLog(resolved.sessionId);
+    if (command.out === undefined) {
+      io.stdout.write(log);
+    } else {
+      const target = resolve(io.cwd, command.out);
+      const handle = await open(target, "w", 0o600);
+      try {
+        await handle.writeFile(log);
+      } finally {
+        await handle.close();
+      }
+      io.stderr.write(`turnloop: wrote ${target}\n`);
+    }
+    return 0;
+  } catch (error) {
+    const missing = errorCode(error) === "ENOENT";
+    const name = command.kind === "sessions-import" ? command.file : command.sessionId;
+    io.stderr.write(
+      `turnloop: ${missing ? `no such file or session: ${name}` : errorMessage(error)}\n`,
+    );
+    return 1;
+  }
+}
+
+/**
+ * The `sessionId` of the log's first readable `session.start`.
+ * @throws Error when it has none.
+ */
+function sessionIdOf(log: Buffer): string {
+  const start = parseEventLog(log).events.find((event) => event.type === "session.start");
+  if (start?.type !== "session.start") {
+    throw new Error("the file has no readable session.start event: nothing to import");
+  }
+  return start.data.sessionId;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,197 @@
+/**
+ * The PostgreSQL store's writer of one session. `append` queues the event's line (exactly what
+ * the file store writes, `serializeEvent`); `commit` sends every queued line as one statement
+ * that also checks the lease (owner and epoch) and stores the listing metadata, so a batch is
+ * written whole under the lease or not at all. Zero rows means the lease is lost: the appender
+ * refuses everything after that, and the session stops (session-journal.ts).
+ */
+
+import { isEphemeral, type SessionEvent } from "../../events/events.js";
+import { serializeEvent } from "../event-log.js";
+import { type LogScan, scanEvent } from "../session-metadata.js";
+import { CommitQueue, type SessionAppender } from "../session-store.js";
+import type { Database } from "./database.js";
+import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
+
+/** One queued row of `events`. */
+export interface PendingRow {
+  seq: number;
+  type: string;
+  /** ISO-8601, or `null` when the line has none that parses. */
+  timestamp: string | null;
+  /** The line, `\n` included. */
+  data: string;
+}
+
+/**
+ * Inserts `rows` for the session under `lease` and stores `scan` as its listing metadata, in one
+ * statement that checks owner and epoch.
+ * @returns whether the lease held (`false`: nothing was written).
+ */
+export async function writeRows(
+  database: Database,
+  lease: Lease,
+  worker: Worker,
+  rows: readonly PendingRow[],
+  scan: LogScan,
+): Promise<boolean> {
+  const pool = await database.pool();
+  const nextSeq = (rows.at(-1)?.seq ?? lease.nextSeq - 1) + 1;
+  const result = await database.run(() =>
+    pool.query<{ id: string }>(
+      `WITH lease AS (
+         UPDATE sessions SET next_seq = $4, event_count = $5, turns = $6, size = $7,
+           cwd = $8, model = $9, start_time = $10, title = $11,
+           last_activity = coalesce($12, last_activity), updated_at = now()
+         WHERE id = $1 AND owner_id = $2 AND epoch = $3
+         RETURNING id
+       ), written AS (
+         INSERT INTO events (session_id, seq, epoch, type, ts, data)
+         SELECT lease.id, row.seq, $3, row.type, row.ts, row.data
+         FROM lease, unnest($13::bigint[], $14::text[], $15::timestamptz[], $16::text[])
+           AS row(seq, type, ts, data)
+       )
+       SELECT id FROM lease`,
+      [
+        lease.sessionId,
+        worker.id,
+        lease.epoch,
+        nextSeq,
+        scan.eventCount,
+        scan.turns,
+        scan.size,
+        scan.start?.cwd ?? null,
+        scan.start?.model ?? null,
+        scan.start?.startTime ?? null,
+        scan.firstPrompt,
+        scan.lastTimestamp,
+        rows.map((row) => row.seq),
+        rows.map((row) => row.type),
+        rows.map((row) => row.timestamp),
+        rows.map((row) => row.data),
+      ],
+    ),
+  );
+  if (result.rows.length === 0) {
+    return false;
+  }
+  lease.nextSeq = nextSeq;
+  return true;
+}
+
+/** `timestamp` when PostgreSQL can store it as a `timestamptz`, else `null`. */
+export function storableTimestamp(timestamp: unknown): string | null {
+  return typeof timestamp === "string" && Number.isFinite(Date.parse(timestamp)) ? timestamp : null;
+}
+
+/** The writer of one session under its lease. */
+export class PostgresAppender implements SessionAppender {
+  readonly sessionId: string;
+  readonly location: string;
+  readonly #database: Database;
+  readonly #lease: Lease;
+  readonly #worker: Worker;
+  readonly #scan: LogScan;
+  readonly #onClose: () => Promise<void>;
+  #pending: PendingRow[] = [];
+  #nextSeq: number;
+  #lost: LeaseLostError | undefined;
+  readonly #lostController = new AbortController();
+  readonly #commits = new CommitQueue();
+  #closed = false;
+
+  constructor(
+    database: Database,
+    lease: Lease,
+    worker: Worker,
+    scan: LogScan,
+    onClose: () => Promise<void>,
+  ) {
+    this.sessionId = lease.sessionId;
+    this.location = `${database.displayUrl} (session ${lease.sessionId})`;
+    this.#database = database;
+    this.#lease = lease;
+    this.#worker = worker;
+    this.#scan = scan;
+    this.#onClose = onClose;
+    this.#nextSeq = lease.nextSeq;
+  }
+
+  get lost(): AbortSignal {
+    return this.#lostController.signal;
+  }
+
+  /**
+   * Marks the lease lost (the heartbeat found another owner, or an append was refused): every
+   * later call throws, and {@link lost} is aborted.
+   */
+  leaseLost(): void {
+    this.#lost ??= new LeaseLostError(this.sessionId);
+    this.#lostController.abort(this.#lost);
+  }
+
+  append(event: SessionEvent): void {
+    if (event.ephemeral === true || isEphemeral(event.type)) {
+      throw new Error(
+        `Programming error: ephemeral event ${event.type} (${event.id}) must not be stored.`,
+      );
+    }
+    if (this.#closed) {
+      throw new Error(`The writer of session ${this.sessionId} is closed.`);
+    }
+    if (this.#lost !== undefined) {
+      throw this.#lost;
+    }
+    const data = serializeEvent(event);
+    this.#pending.push({
+      seq: this.#nextSeq,
+      type: event.type,
+      timestamp: storableTimestamp(event.timestamp),
+      data,
+    });
+    this.#nextSeq += 1;
+    scanEvent(this.#scan, event, Buffer.byteLength(data));
+  }
+
+  commit(): Promise<void> {
+    return this.#commits.run(() => this.#commitNow());
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) {
+      return;
+    }
+    this.#closed = true;
+    try {
+      await this.commit().catch(() => undefined);
+      if (this.#lost === undefined) {
+        await releaseLease(this.#database, this.#lease, this.#worker);
+      }
+    } finally {
+      await this.#onClose();
+    }
+  }
+
+  async #commitNow(): Promise<void> {
+    if (this.#lost !== undefined) {
+      throw this.#lost;
+    }
+    if (this.#pending.length === 0) {
+      return;
+    }
+    const batch = this.#pending;
+    this.#pending = [];
+    let held: boolean;
+    try {
+      held = await writeRows(this.#database, this.#lease, this.#worker, batch, { ...this.#scan });
+    } catch (error) {
+      // Nothing of the batch was written (one statement): the next commit sends it again.
+      this.#pending = [...batch, ...this.#pending];
+      throw error;
+    }
+    if (!held) {
+      this.leaseLost();
+      throw this.#lost;
+    }
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * One writer per session in PostgreSQL: a lease with fencing, not a lock (issue 22). A worker
+ * claims a session by raising its `epoch` on a row taken with `FOR UPDATE SKIP LOCKED`; every
+ * append checks owner and epoch in the same statement (appender.ts), so a worker that lost the
+ * lease (it froze past `lease_until` and another worker claimed the session) has its late
+ * appends refused. Leases last {@link DEFAULT_LEASE_MS} and are renewed by a heartbeat on a
+ * connection of its own ({@link LeaseKeeper}). A lease whose holder ran on this machine and whose
+ * process is gone is taken over at once, as the file store does with its lock file.
+ */
+
+import { hostname } from "node:os";
+import type { Client, PoolClient } from "pg";
+import { isAlive, ownCommand } from "../session-lock.js";
+import { type LeaseHolder, SessionLockedError } from "../session-store.js";
+import type { Database } from "./database.js";
+
+/** How long a lease lasts without a heartbeat (issue 22: at least 10 s). */
+export const DEFAULT_LEASE_MS = 10_000;
+/** How often the heartbeat renews the worker's leases (issue 22: every 2–3 s). */
+export const DEFAULT_HEARTBEAT_MS = 2_500;
+
+/** A worker: one store instance, with an id of its own and who it is. */
+export interface Worker {
+  /** Random, per store instance: two stores in one process are two workers. */
+  id: string;
+  leaseMs: number;
+}
+
+/** A held lease: the session and the epoch every append must match. */
+export interface Lease {
+  sessionId: string;
+  epoch: number;
+  /** The session's `next_seq` when the lease was taken. */
+  nextSeq: number;
+}
+
+/** The lease was lost: another worker claimed the session (this one froze or was cut off). */
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+  constructor(sessionId: string) {
+    super(
+      `the writer lease of session ${sessionId} was lost: another worker took the session over (this worker was stopped or cut off past its lease); its later events were refused`,
+    );
+  }
+}
+
+/** Who this process is, as recorded in `sessions.owner`. */
+function holderNow(): LeaseHolder {
+  return {
+    pid: process.pid,
+    hostname: hostname(),
+    command: ownCommand(),
+    acquiredAt: new Date().toISOString(),
+  };
+}
+
+/** `owner` as stored, if it has the holder's shape. */
+export function toHolder(owner: unknown): LeaseHolder | undefined {
+  if (typeof owner !== "object" || owner === null) {
+    return undefined;
+  }
+  const { pid, hostname: host, command, acquiredAt } = owner as Record<string, unknown>;
+  if (typeof pid !== "number" || typeof host !== "string") {
+    return undefined;
+  }
+  return {
+    pid,
+    hostname: host,
+    command: typeof command === "string" ? command : "?",
+    acquiredAt: typeof acquiredAt === "string" ? acquiredAt : "?",
+  };
+}
+
+/** A stored lease as read: held when it has an owner, has not lapsed and its holder lives. */
+export function isHeld(row: { owner_id: string | null; owner: unknown; live: boolean }): boolean {
+  if (row.owner_id === null || !row.live) {
+    return false;
+  }
+  const holder = toHolder(row.owner);
+  return !(holder !== undefined && holder.hostname === hostname() && !isAlive(holder.pid));
+}
+
+/** The refusal for a session whose lease `owner` holds. */
+export function lockedError(sessionId: string, owner: unknown, where: string): SessionLockedError {
+  return new SessionLockedError(
+    sessionId,
+    toHolder(owner),
+    where,
+    "If that worker is gone, its lease lapses and the session can be opened again.",
+  );
+}
+
+const LEASE_INTERVAL = "$3::double precision * interval '1 millisecond'";
+
+/**
+ * Inserts a new session row holding its lease.
+ * @returns the lease; `undefined` when a session with that id exists.
+ */
+export async function claimNew(
+  database: Database,
+  sessionId: string,
+  worker: Worker,
+): Promise<Lease | undefined> {
+  const pool = await database.pool();
+  const { rows } = await database.run(() =>
+    pool.query<{ epoch: string }>(
+      `INSERT INTO sessions (id, owner_id, owner, epoch, lease_until)
+       VALUES ($1, $2, $4, 1, now() + ${LEASE_INTERVAL})
+       ON CONFLICT (id) DO NOTHING RETURNING epoch`,
+      [sessionId, worker.id, worker.leaseMs, JSON.stringify(holderNow())],
+    ),
+  );
+  const [row] = rows;
+  return row === undefined ? undefined : { sessionId, epoch: Number(row.epoch), nextSeq: 1 };
+}
+
+/**
+ * Claims an existing session: raises its epoch unless a live holder has it.
+ * @throws an Error with `code: "ENOENT"` when there is no such session; SessionLockedError when
+ * it is held (or being claimed by another worker right now).
+ */
+export function claimExisting(
+  database: Database,
+  sessionId: string,
+  worker: Worker,
+): Promise<Lease> {
+  return database.transaction(async (client) => {
+    const { rows } = await client.query<{ owner_id: string | null; owner: unknown; live: boolean }>(
+      `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live
+       FROM sessions WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+      [sessionId],
+    );
+    const [row] = rows;
+    if (row === undefined) {
+      throw await missingOrBusy(client, sessionId, database.displayUrl);
+    }
+    if (isHeld(row)) {
+      throw lockedError(sessionId, row.owner, database.displayUrl);
+    }
+    const claimed = await client.query<{ epoch: string; next_seq: string }>(
+      `UPDATE sessions SET owner_id = $2, owner = $4, epoch = epoch + 1, status = 'open',
+         lease_until = now() + ${LEASE_INTERVAL}
+       WHERE id = $1 RETURNING epoch, next_seq`,
+      [sessionId, worker.id, worker.leaseMs, JSON.stringify(holderNow())],
+    );
+    const [lease] = claimed.rows;
+    if (lease === undefined) {
+      throw missingSession(sessionId);
+    }
+    return { sessionId, epoch: Number(lease.epoch), nextSeq: Number(lease.next_seq) };
+  });
+}
+
+/** The error for a row another claimer has locked, or for no row at all. */
+async function missingOrBusy(client: PoolClient, sessionId: string, where: string) {
+  const { rows } = await client.query<{ owner: unknown }>(
+    "SELECT owner FROM sessions WHERE id = $1",
+    [sessionId],
+  );
+  const [row] = rows;
+  return row === undefined ? missingSession(sessionId) : lockedError(sessionId, row.owner, where);
+}
+
+/** The `ENOENT` error of a session that does not exist. */
+export function missingSession(sessionId: string): Error {
+  return Object.assign(new Error(`no session ${sessionId}`), { code: "ENOENT" });
+}
+
+/** Gives the lease up (a no-op when it was already lost). */
+export async function releaseLease(database: Database, lease: Lease, worker: Worker) {
+  const pool = await database.pool();
+  await database.run(() =>
+    pool.query(
+      `UPDATE sessions SET owner_id = NULL, owner = NULL, lease_until = NULL, status = 'idle'
+       WHERE id = $1 AND owner_id = $2 AND epoch = $3`,
+      [lease.sessionId, worker.id, lease.epoch],
+    ),
+  );
+}
+
+/**
+ * Renews a worker's leases every `heartbeatMs` on a client of its own, connected while the
+ * worker holds any lease. A lease the renewal no longer finds (another worker raised its epoch)
+ * is reported lost once. A failed renewal (connection trouble) is retried at the next beat; the
+ * fencing keeps the log safe meanwhile.
+ */
+export class LeaseKeeper {
+  readonly #database: Database;
+  readonly #worker: Worker;
+  readonly #heartbeatMs: number;
+  readonly #held = new Map<string, { lease: Lease; onLost: () => void }>();
+  #timer: NodeJS.Timeout | undefined;
+  #client: Promise<Client> | undefined;
+  #beating: Promise<void> = Promise.resolve();
+
+  constructor(database: Database, worker: Worker, heartbeatMs: number) {
+    this.#database = database;
+    this.#worker = worker;
+    this.#heartbeatMs = heartbeatMs;
+  }
+
+  /** Keeps `lease` alive until {@link drop}; `onLost` is called if it is found lost. */
+  keep(lease: Lease, onLost: () => void): void {
+    this.#held.set(lease.sessionId, { lease, onLost });
+    this.#timer ??= setInterval(() => {
+      this.#beating = this.#beating.then(() => this.#beat());
+    }, this.#heartbeatMs);
+    // Open sessions keep the process alive; the heartbeat alone must not.
+    this.#timer.unref();
+  }
+
+  /** Stops renewing the session's lease; ends the heartbeat when none is left. */
+  async drop(sessionId: string): Promise<void> {
+    this.#held.delete(sessionId);
+    if (this.#held.size > 0) {
+      return;
+    }
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#beating;
+    const client = this.#client;
+    this.#client = undefined;
+    await (await client?.catch(() => undefined))?.end().catch(() => undefined);
+  }
+
+  async #beat(): Promise<void> {
+    const held = [...this.#held.values()];
+    if (held.length === 0) {
+      return;
+    }
+    try {
+      this.#client ??= this.#database.ownClient();
+      const client = await this.#client;
+      const { rows } = await client.query<{ id: string }>(
+        `UPDATE sessions AS s SET lease_until = now() + $3::double precision * interval '1 millisecond'
+         FROM unnest($1::text[], $2::bigint[]) AS h(id, epoch)
+         WHERE s.id = h.id AND s.epoch = h.epoch AND s.owner_id = $4 RETURNING s.id`,
+        [
+          held.map(({ lease }) => lease.sessionId),
+          held.map(({ lease }) => lease.epoch),
+          this.#worker.leaseMs,
+          this.#worker.id,
+        ],
+      );
+      const renewed = new Set(rows.map((row) => row.id));
+      for (const { lease, onLost } of held) {
+        if (!renewed.has(lease.sessionId) && this.#held.get(lease.sessionId)?.lease === lease) {
+          this.#held.delete(lease.sessionId);
+          onLost();
+        }
+      }
+    } catch {
+      const client = this.#client;
+      this.#client = undefined;
+      await (await client?.catch(() => undefined))?.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The PostgreSQL store's schema, as versioned migrations run at start (issue 22). Each migration
+ * runs once, in order, inside a transaction holding an advisory lock, so workers starting together
+ * never apply one twice; `schema_migrations` records which ran.
+ *
+ * Tables:
+ * - `sessions`: one row per session: its writer lease (`owner_id` the worker's id, `owner` who it
+ *   is as JSON `{pid, hostname, command, acquiredAt}`, `epoch` raised by every claim,
+ *   `lease_until`), `next_seq`, and the listing metadata the writer keeps at each commit.
+ * - `events`: one row per line of the session's log; `data` is exactly the line the file store
+ *   writes in `events.jsonl`, its `\n` included (query it with `data::jsonb`), `seq` its line
+ *   number, `epoch` the lease under which it was written.
+ * - `inbox`: prompts, permission answers and aborts sent to a session's owner by another worker.
+ */
+
+import type { PoolClient } from "pg";
+
+/** The migrations, oldest first; version `i + 1` is `MIGRATIONS[i]`. Never edit one that shipped. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     id text PRIMARY KEY,
+     status text NOT NULL DEFAULT 'open',
+     owner_id text,
+     owner jsonb,
+     epoch bigint NOT NULL DEFAULT 0,
+     lease_until timestamptz,
+     next_seq bigint NOT NULL DEFAULT 1,
+     cwd text,
+     model text,
+     start_time text,
+     title text,
+     turns integer NOT NULL DEFAULT 0,
+     event_count integer NOT NULL DEFAULT 0,
+     size bigint NOT NULL DEFAULT 0,
+     last_activity text,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     updated_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX sessions_owner ON sessions (owner_id) WHERE owner_id IS NOT NULL;
+   CREATE TABLE events (
+     session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     seq bigint NOT NULL,
+     epoch bigint NOT NULL,
+     type text NOT NULL,
+     ts timestamptz,
+     data text NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   );
+   CREATE TABLE inbox (
+     id bigserial PRIMARY KEY,
+     session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     kind text NOT NULL,
+     payload jsonb NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     taken_at timestamptz
+   );
+   CREATE INDEX inbox_waiting ON inbox (session_id, id) WHERE taken_at IS NULL;`,
+];
+
+/** Key of the advisory lock migrations hold (any fixed number; "turnloop" in ASCII, cut). */
+const MIGRATION_LOCK = 7_402_653_327;
+
+/** The newest schema version this build knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the database's schema up to {@link SCHEMA_VERSION}.
+ * @throws Error when the database has a newer schema than this build (a newer turnloop wrote
+ * it); the driver's errors (permissions, connection).
+ */
+export async function migrate(client: PoolClient): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      "SELECT max(version) AS version FROM schema_migrations",
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `the database has schema version ${current}, newer than this turnloop's ${SCHEMA_VERSION}; upgrade turnloop`,
+      );
+    }
+    for (const [index, migration] of MIGRATIONS.entries()) {
+      if (index + 1 > current) {
+        await client.query(migration);
+        await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [index + 1]);
+      }
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}

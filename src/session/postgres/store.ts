@@ -1,0 +1,217 @@
+/**
+ * The PostgreSQL {@link SessionStore} (issue 22): sessions in one database, served by any number
+ * of workers. Tables and migrations: schema.ts. One writer per session: a fenced lease
+ * (lease.ts). Appends are queued and sent in one fenced statement per commit (appender.ts), so
+ * they are durable at the port's commit points. Reads decode the rows' lines with the file
+ * store's reader (read.ts). The session's local files (saved tool outputs, uploads) stay on the
+ * worker, under `$TURNLOOP_HOME/session-files/<sessionId>`.
+ */
+
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { sessionFilesFolder, validateSessionId } from "../paths.js";
+import { scanEvents } from "../session-metadata.js";
+import type {
+  LeaseHolder,
+  OpenedSession,
+  SessionAppender,
+  SessionStore,
+  SessionSummary,
+  StoredLog,
+} from "../session-store.js";
+import { PostgresAppender } from "./appender.js";
+import { Database } from "./database.js";
+import {
+  claimExisting,
+  claimNew,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_LEASE_MS,
+  isHeld,
+  type Lease,
+  LeaseKeeper,
+  lockedError,
+  toHolder,
+  type Worker,
+} from "./lease.js";
+import { listRows, readRows } from "./read.js";
+import { exportRows, importRows } from "./transfer.js";
+
+/** Options of {@link PostgresSessionStore}. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`. */
+  url: string;
+  /** `$TURNLOOP_HOME`: where the sessions' local files go. */
+  home: string;
+  /** Lease length in ms (default 10 s, the issue's minimum). */
+  leaseMs?: number;
+  /** Heartbeat period in ms (default 2.5 s). */
+  heartbeatMs?: number;
+}
+
+/** Sessions in PostgreSQL. Each instance is one worker, with an id of its own. */
+export class PostgresSessionStore implements SessionStore {
+  /** The database URL, password redacted. */
+  readonly location: string;
+  readonly #database: Database;
+  readonly #home: string;
+  readonly #worker: Worker;
+  readonly #keeper: LeaseKeeper;
+
+  constructor(options: PostgresStoreOptions) {
+    this.#database = new Database(options.url);
+    this.location = this.#database.displayUrl;
+    this.#home = options.home;
+    this.#worker = { id: randomUUID(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS };
+    this.#keeper = new LeaseKeeper(
+      this.#database,
+      this.#worker,
+      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    );
+  }
+
+  async create(sessionId: string): Promise<SessionAppender> {
+    validateSessionId(sessionId);
+    const lease = await claimNew(this.#database, sessionId, this.#worker);
+    if (lease === undefined) {
+      const holder = await this.holder(sessionId);
+      if (holder !== undefined) {
+        throw lockedError(sessionId, holder, this.location);
+      }
+      throw new Error(`a session ${sessionId} already exists; resume it instead`);
+    }
+    return this.#appender(lease, scanEvents([], 0));
+  }
+
+  async open(sessionId: string): Promise<OpenedSession> {
+    validateSessionId(sessionId);
+    const lease = await claimExisting(this.#database, sessionId, this.#worker);
+    try {
+      const { events, seqs, repaired, nextSeq, validLength, tornSeq } = await readRows(
+        this.#database,
+        sessionId,
+        1,
+      );
+      if (tornSeq !== undefined) {
+        await this.#cutTornTail(lease, tornSeq);
+      }
+      lease.nextSeq = nextSeq;
+      const appender = this.#appender(lease, scanEvents(events, validLength));
+      return { appender, log: { events, seqs, repaired, nextSeq } };
+    } catch (error) {
+      await this.#database
+        .run(async () =>
+          (await this.#database.pool()).query(
+            "UPDATE sessions SET owner_id = NULL, owner = NULL, lease_until = NULL WHERE id = $1 AND owner_id = $2 AND epoch = $3",
+            [sessionId, this.#worker.id, lease.epoch],
+          ),
+        )
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async read(sessionId: string, options: { fromSeq?: number } = {}): Promise<StoredLog> {
+    validateSessionId(sessionId);
+    const { events, seqs, repaired, nextSeq } = await readRows(
+      this.#database,
+      sessionId,
+      options.fromSeq ?? 1,
+    );
+    return { events, seqs, repaired, nextSeq };
+  }
+
+  list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
+    return listRows(this.#database, filter);
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    validateSessionId(sessionId);
+    const deleted = await this.#database.transaction(async (client) => {
+      const { rows } = await client.query<{
+        owner_id: string | null;
+        owner: unknown;
+        live: boolean;
+      }>(
+        `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live
+         FROM sessions WHERE id = $1 FOR UPDATE`,
+        [sessionId],
+      );
+      const [row] = rows;
+      if (row === undefined) {
+        return false;
+      }
+      if (isHeld(row)) {
+        throw lockedError(sessionId, row.owner, this.location);
+      }
+      await client.query("DELETE FROM sessions WHERE id = $1", [sessionId]);
+      return true;
+    });
+    if (deleted) {
+      await rm(this.filesFolder(sessionId), { recursive: true, force: true });
+    }
+    return deleted;
+  }
+
+  async holder(sessionId: string): Promise<LeaseHolder | "unreadable" | undefined> {
+    validateSessionId(sessionId);
+    const pool = await this.#database.pool();
+    const { rows } = await this.#database.run(() =>
+      pool.query<{ owner_id: string | null; owner: unknown; live: boolean }>(
+        `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live
+         FROM sessions WHERE id = $1`,
+        [sessionId],
+      ),
+    );
+    const [row] = rows;
+    if (row === undefined || !isHeld(row)) {
+      return undefined;
+    }
+    return toHolder(row.owner) ?? "unreadable";
+  }
+
+  async exportLog(sessionId: string): Promise<Buffer> {
+    validateSessionId(sessionId);
+    return exportRows(this.#database, sessionId);
+  }
+
+  async importLog(sessionId: string, log: Buffer): Promise<void> {
+    validateSessionId(sessionId);
+    await importRows(this.#database, sessionId, log);
+  }
+
+  filesFolder(sessionId: string): string {
+    return sessionFilesFolder(this.#home, sessionId);
+  }
+
+  /** Ends the heartbeat and closes the connections (open appenders should be closed first). */
+  async close(): Promise<void> {
+    await this.#database.close();
+  }
+
+  #appender(lease: Lease, scan: ReturnType<typeof scanEvents>): PostgresAppender {
+    const appender: PostgresAppender = new PostgresAppender(
+      this.#database,
+      lease,
+      this.#worker,
+      scan,
+      () => this.#keeper.drop(lease.sessionId),
+    );
+    this.#keeper.keep(lease, () => appender.leaseLost());
+    return appender;
+  }
+
+  /** Deletes a last row without its `\n`, under the lease, so appends start on a line of their own. */
+  async #cutTornTail(lease: Lease, tornSeq: number): Promise<void> {
+    const pool = await this.#database.pool();
+    await this.#database.run(() =>
+      pool.query(
+        `WITH lease AS (
+           UPDATE sessions SET next_seq = $4 WHERE id = $1 AND owner_id = $2 AND epoch = $3
+           RETURNING id
+         )
+         DELETE FROM events USING lease WHERE events.session_id = lease.id AND events.seq >= $4`,
+        [lease.sessionId, this.#worker.id, lease.epoch, tornSeq],
+      ),
+    );
+  }
+}

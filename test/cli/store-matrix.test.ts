@@ -1,0 +1,292 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+
+/** Each test runs the CLI many times; on a loaded 2-core machine that takes a while. */
+const MANY_RUNS = { timeout: 120_000 };
+
+/**
+ * The CLI's session behaviours on both stores (issue 22): the same tests with the file store
+ * (no URL) and with PostgreSQL (`TURNLOOP_DATABASE_URL`), through the built CLI.
+ */
+
+let server: FakeModelServer;
+let home: string;
+let repository: string;
+const databases: TestDatabase[] = [];
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-matrix-home-"));
+  repository = await mkdtemp(join(tmpdir(), "turnloop-matrix-repo-"));
+});
+
+afterEach(async () => {
+  await server.close();
+  await Promise.all(databases.splice(0).map((database) => database.drop()));
+  await rm(home, { recursive: true, force: true });
+  await rm(repository, { recursive: true, force: true });
+});
+
+function sessionIdOf(stderr: string): string {
+  const match = /session ([0-9a-f-]{36})/.exec(stderr);
+  if (match?.[1] === undefined) {
+    throw new Error(`no session id in: ${stderr}`);
+  }
+  return match[1];
+}
+
+/** The types of a session's stored events, read through `sessions export --format jsonl`. */
+async function storedTypes(
+  run: (args: string[]) => Promise<{ stdout: string }>,
+  sessionId: string,
+): Promise<string[]> {
+  const { stdout } = await run(["sessions", "export", sessionId, "--format", "jsonl"]);
+  return stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+}
+
+/** The environment of a CLI run on the store under test. */
+type Environment = (extra?: NodeJS.ProcessEnv) => NodeJS.ProcessEnv;
+
+/** A store for one test: its variables (none for the file store). */
+async function storeVariables(store: "file" | "postgres"): Promise<NodeJS.ProcessEnv> {
+  if (store === "file") {
+    return {};
+  }
+  const database = await createTestDatabase();
+  databases.push(database);
+  return { TURNLOOP_DATABASE_URL: database.url };
+}
+
+const stores = [
+  { store: "file" as const, skip: false },
+  { store: "postgres" as const, skip: postgresUnavailable !== undefined },
+];
+
+describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
+  let environment: Environment;
+  beforeEach(async () => {
+    if (skip) {
+      return;
+    }
+    const variables = await storeVariables(store);
+    environment = (extra = {}) =>
+      cleanEnvironment({
+        TURNLOOP_HOME: home,
+        TURNLOOP_MODEL: "openai-compatible:fake-model",
+        TURNLOOP_BASE_URL: `${server.url}/v1`,
+        ...variables,
+        ...extra,
+      });
+  });
+
+  test.skipIf(skip)("are listed, shown, resumed, continued and deleted", MANY_RUNS, async () => {
+    server.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
+    const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+    const first = await run(["-p", "What is 2+2?"]);
+    const sessionId = sessionIdOf(first.stderr);
+    const resumed = await run(["-p", "Double it.", "--resume", sessionId.slice(0, 8)]);
+    expect([resumed.code, sessionIdOf(resumed.stderr)]).toEqual([0, sessionId]);
+    const continued = await run(["-p", "Halve it.", "--continue"]);
+    expect(sessionIdOf(continued.stderr)).toBe(sessionId);
+    const messages = chatMessages(server, 2) as Array<{ role: string; content: string }>;
+    expect(messages.slice(1).map((message) => `${message.role}: ${message.content}`)).toEqual([
+      "user: What is 2+2?",
+      "assistant: The answer is 4.",
+      "user: Double it.",
+      "assistant: Doubled: 8.",
+      "user: Halve it.",
+    ]);
+
+    const list = await run(["sessions", "--json"]);
+    const [listed, ...others] = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+    expect(others).toEqual([]);
+    expect(listed).toMatchObject({
+      sessionId,
+      cwd: repository,
+      turns: 3,
+      firstPrompt: "What is 2+2?",
+    });
+    const show = await run(["sessions", "show", sessionId.slice(0, 8)]);
+    expect(show.stdout).toContain("Doubled: 8.");
+    const view = await run(["sessions", "export", sessionId, "--format", "markdown"]);
+    expect([view.code, view.stdout.includes("Halved: 4.")]).toEqual([0, true]);
+
+    const deleted = await run(["sessions", "delete", sessionId]);
+    expect([deleted.code, deleted.stderr]).toEqual([0, `deleted ${sessionId}\n`]);
+    expect((await run(["sessions"])).stdout).toMatch(/^No sessions in /);
+  });
+
+  test.skipIf(skip)("a stored session is compacted by sessions compact", MANY_RUNS, async () => {
+    server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+    const sessionId = sessionIdOf((await run(["-p", "first"])).stderr);
+    await run(["-p", "second", "--resume", sessionId]);
+    const result = await run(["sessions", "compact", sessionId, "keep", "the", "numbers"]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(
+      new RegExp(`^compacted ${sessionId}: \\d+ → \\d+ tokens, 3 messages summarised\\n$`),
+    );
+    expect(await storedTypes(run, sessionId)).toEqual([
+      ...["session.start", "user.message", "assistant.turn_start", "assistant.message"],
+      ...["assistant.usage", "assistant.turn_end", "session.resume", "user.message"],
+      ...["assistant.turn_start", "assistant.message", "assistant.usage", "assistant.turn_end"],
+      ...["session.resume", "session.compaction_start", "assistant.turn_start"],
+      ...["assistant.usage", "assistant.turn_end"],
+      "session.compaction_complete",
+    ]);
+  });
+
+  test.skipIf(skip)(
+    "Ctrl-C stops a running command; the log ends the turn cancelled",
+    MANY_RUNS,
+    async () => {
+      const command = "echo started > started.txt; sleep 60";
+      server.enqueue({
+        toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+      });
+      const stopped = await runCli(["-p", "wait", "--allow-all-tools"], {
+        cwd: repository,
+        env: environment(),
+        onStart: (child) => {
+          const poll = setInterval(() => {
+            if (existsSync(join(repository, "started.txt"))) {
+              clearInterval(poll);
+              child.kill("SIGINT");
+            }
+          }, 20);
+        },
+      });
+      expect(stopped.code).toBe(130);
+      const sessionId = sessionIdOf(stopped.stderr);
+      const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+      expect(await storedTypes(run, sessionId)).toEqual([
+        ...["session.start", "user.message", "assistant.turn_start", "assistant.message"],
+        ...["assistant.usage", "tool.execution_start", "tool.execution_complete"],
+        ...["assistant.turn_end", "abort"],
+      ]);
+      expect(await run(["sessions", "--json"])).toMatchObject({ code: 0 });
+    },
+  );
+
+  test.skipIf(skip)(
+    "a damaged log imported whole is repaired on resume, the damage recorded",
+    MANY_RUNS,
+    async () => {
+      server.enqueue({ text: "Kept." }, { text: "Resumed." });
+      const run = (args: string[], stdin?: string) =>
+        runCli(args, {
+          cwd: repository,
+          env: environment(),
+          ...(stdin === undefined ? {} : { stdin }),
+        });
+      const first = await run(["-p", "Remember this."]);
+      const sessionId = sessionIdOf(first.stderr);
+      const exported = await run(["sessions", "export", sessionId, "--format", "jsonl"]);
+      await run(["sessions", "delete", sessionId]);
+      const damaged = `${exported.stdout}not an event\n{"type":"user.message","da`;
+      const imported = await run(["sessions", "import", "-"], damaged);
+      expect([imported.code, imported.stdout]).toEqual([0, `${sessionId}\n`]);
+      expect((await run(["sessions", "export", sessionId, "--format", "jsonl"])).stdout).toBe(
+        damaged,
+      );
+
+      const resumed = await run(["-p", "Go on.", "--resume", sessionId, "--output-format", "json"]);
+      expect(resumed.code).toBe(0);
+      const lines = (await run(["sessions", "export", sessionId, "--format", "jsonl"])).stdout
+        .split("\n")
+        .filter((line) => line !== "");
+      const parsed = lines.map((line) => {
+        try {
+          return JSON.parse(line) as { type: string; data: { repaired?: unknown } };
+        } catch {
+          return { type: "(damaged)", data: {} };
+        }
+      });
+      const resume = parsed.find((event) => event.type === "session.resume");
+      expect(resume?.data.repaired).toMatchObject([
+        { reason: "invalid_json" },
+        { reason: "torn_tail" },
+      ]);
+      expect(lines).not.toContain('{"type":"user.message","da');
+      expect(parsed.at(-1)?.type).toBe("assistant.turn_end");
+    },
+  );
+});
+
+describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stores", () => {
+  test("a session goes file → PostgreSQL → file with the same bytes", MANY_RUNS, async () => {
+    server.enqueue({ text: "Moved: ünïcödé ✓." });
+    const database = await createTestDatabase();
+    databases.push(database);
+    const fileEnvironment = cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+    });
+    const run = (args: string[]) => runCli(args, { cwd: repository, env: fileEnvironment });
+    const first = await run(["-p", "Move me."]);
+    const sessionId = sessionIdOf(first.stderr);
+    const original = await readFile(join(home, "session-state", sessionId, "events.jsonl"));
+
+    const exported = join(repository, "session.jsonl");
+    await run(["sessions", "export", sessionId, "--format", "jsonl", "--out", exported]);
+    const intoDatabase = await run(["sessions", "import", exported, "--store", database.url]);
+    expect(intoDatabase.code).toBe(0);
+    const again = await run(["sessions", "import", exported, "--store", database.url]);
+    expect([again.code, again.stderr]).toEqual([
+      1,
+      `turnloop: a session ${sessionId} already exists in ${database.url}\n`,
+    ]);
+    await run(["sessions", "delete", sessionId]);
+    const back = join(repository, "back.jsonl");
+    await writeFile(back, "");
+    const out = await run([
+      ...["sessions", "export", sessionId.slice(0, 8), "--format", "jsonl"],
+      ...["--out", back, "--store", database.url],
+    ]);
+    expect(out.code).toBe(0);
+    expect((await run(["sessions", "import", back])).code).toBe(0);
+    expect(await readFile(join(home, "session-state", sessionId, "events.jsonl"))).toEqual(
+      original,
+    );
+  });
+
+  test("turnloop config shows the database URL without its password, and so do errors", async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const url = new URL(database.url);
+    url.password = "s3cret-word";
+    const environment = cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+      TURNLOOP_DATABASE_URL: url.href,
+    });
+    const config = await runCli(["config"], { cwd: repository, env: environment });
+    url.password = "***";
+    expect(config.stdout).toContain(
+      `store                    ${url.href}    from TURNLOOP_DATABASE_URL`,
+    );
+    const wrongPort = new URL(url.href);
+    wrongPort.password = "s3cret-word";
+    wrongPort.port = "1";
+    const listed = await runCli(["sessions", "--store", wrongPort.href], {
+      cwd: repository,
+      env: environment,
+    });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toMatch(/^turnloop: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\//);
+    expect(`${config.stdout}${config.stderr}${listed.stderr}`).not.toContain("s3cret-word");
+  });
+});

@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { z } from "zod";
+import { PostgresSessionStore } from "../../src/session/postgres/store.js";
+import { Session } from "../../src/session/session.js";
+import { SessionLockedError } from "../../src/session/session-store.js";
+import { defineTool } from "../../src/tools/define-tool.js";
+import { type Harness, shape, startHarness } from "../support/harness.js";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+
+/**
+ * Issue 22, takeover: two workers (two store instances, each with its own id) on one database.
+ * The first holds a session with a tool running; its lease lapses (set in the past through SQL,
+ * as a worker frozen past its lease would leave it); the second claims the session, writes
+ * `session.resume` and the interrupted result, and continues. The first's late events are refused.
+ */
+
+let harness: Harness | undefined;
+let database: TestDatabase | undefined;
+const stores: PostgresSessionStore[] = [];
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await database?.drop();
+  database = undefined;
+});
+
+/** A tool that runs until `release()` or until its call is aborted; says when it started. */
+function holdingTool() {
+  let started: () => void = () => undefined;
+  let release: () => void = () => undefined;
+  const whenStarted = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const aborted: boolean[] = [];
+  const tool = defineTool({
+    name: "hold",
+    description: "Runs until released.",
+    input: z.object({}),
+    kind: "execute",
+    execute: async (_input, context) => {
+      started();
+      await Promise.race([
+        released,
+        new Promise<void>((resolve) => context.signal.addEventListener("abort", () => resolve())),
+      ]);
+      aborted.push(context.signal.aborted);
+      return { content: "held", isError: false };
+    },
+  });
+  return { tool, whenStarted, release, aborted };
+}
+
+/** A worker: a store with its own id on the test database. */
+function worker(options: { heartbeatMs: number }): PostgresSessionStore {
+  if (database === undefined) {
+    throw new Error("no database");
+  }
+  const store = new PostgresSessionStore({ url: database.url, home: "/tmp", ...options });
+  stores.push(store);
+  return store;
+}
+
+async function lapseLease(sessionId: string): Promise<void> {
+  await database?.pool.query(
+    "UPDATE sessions SET lease_until = now() - interval '1 second' WHERE id = $1",
+    [sessionId],
+  );
+}
+
+const HOLD_CALL = { toolCalls: [{ id: "call_1", name: "hold", arguments: "{}" }] };
+
+describe.skipIf(postgresUnavailable !== undefined)("a session taken over by another worker", () => {
+  test("a frozen worker's session is claimed once its lease lapsed; its late appends are refused", async () => {
+    database = await createTestDatabase();
+    // The first worker never beats: it stands for one frozen past its lease.
+    const first = worker({ heartbeatMs: 3_600_000 });
+    const second = worker({ heartbeatMs: 3_600_000 });
+    const hold = holdingTool();
+    harness = await startHarness({ tools: [hold.tool], store: () => first });
+    harness.server.enqueue(HOLD_CALL, { text: "never sent" });
+    const running = harness.prompt("hold on");
+    await hold.whenStarted;
+    const sessionId = harness.session.id;
+
+    await expect(Session.resume(second, sessionId)).rejects.toBeInstanceOf(SessionLockedError);
+    await lapseLease(sessionId);
+    const taken = await Session.resume(second, sessionId);
+    expect(shape(taken.openingEvents)).toEqual([
+      { type: "session.start", data: expect.objectContaining({ sessionId }) },
+      {
+        type: "session.resume",
+        data: expect.objectContaining({ eventCount: 6, repaired: [] }),
+      },
+      {
+        type: "tool.execution_complete",
+        data: expect.objectContaining({
+          toolCallId: "call_1",
+          success: false,
+          error: expect.objectContaining({ code: "interrupted" }),
+        }),
+      },
+    ]);
+
+    hold.release();
+    expect(await running).toEqual({
+      error: { errorType: "storage", message: expect.stringMatching(/lease .* was lost/) },
+    });
+    harness.server.enqueue({ text: "Continued." });
+    expect(await taken.prompt(harness.settings, "go on")).toEqual({ stopReason: "end_turn" });
+    await taken.close();
+
+    const stored = (await second.read(sessionId)).events.map((event) => event.type);
+    expect(stored).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "session.resume",
+      "tool.execution_complete",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ]);
+    const { rows } = (await database.pool.query(
+      "SELECT seq FROM events WHERE session_id = $1 ORDER BY seq",
+      [sessionId],
+    )) as { rows: Array<{ seq: string }> };
+    expect(rows.map((row) => Number(row.seq))).toEqual(stored.map((_, index) => index + 1));
+  });
+
+  test("the heartbeat finds the lease lost and stops the running tool at once", async () => {
+    database = await createTestDatabase();
+    const first = worker({ heartbeatMs: 20 });
+    const second = worker({ heartbeatMs: 3_600_000 });
+    const hold = holdingTool();
+    harness = await startHarness({ tools: [hold.tool], store: () => first });
+    harness.server.enqueue(HOLD_CALL, { text: "never sent" });
+    const running = harness.prompt("hold on");
+    await hold.whenStarted;
+    const sessionId = harness.session.id;
+    // Another worker claims the session (raises its epoch) while the first one runs a tool, as
+    // after a pause of the first past its lease; the first's next heartbeat finds it lost.
+    await database.pool.query(
+      `UPDATE sessions SET owner_id = 'another-worker', epoch = epoch + 1 WHERE id = $1`,
+      [sessionId],
+    );
+    expect(await running).toEqual({
+      error: { errorType: "storage", message: expect.stringMatching(/lease .* was lost/) },
+    });
+    expect(hold.aborted).toEqual([true]);
+    await lapseLease(sessionId);
+    const taken = await Session.resume(second, sessionId);
+    await taken.close();
+    const stored = (await second.read(sessionId)).events.map((event) => event.type);
+    expect(stored.slice(-3)).toEqual([
+      "tool.execution_start",
+      "session.resume",
+      "tool.execution_complete",
+    ]);
+  });
+});
