@@ -14,7 +14,7 @@ import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-i
 import { PromptResultCollector } from "./prompt-result.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
-import { TerminalRenderer } from "./terminal-renderer.js";
+import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
 
 /**
  * Said to the model (and shown on the tool line) when a call needs permission and `-p` has no
@@ -173,11 +173,16 @@ function promptOutput(
   options: PromptOptions,
   io: PromptIo,
   session: Session,
-  terminal: ConstructorParameters<typeof TerminalRenderer>[4],
+  terminal: Pick<RendererOptions, "markdown" | "spinner">,
 ): PromptOutput {
   const collector = new PromptResultCollector();
   const color = io.interactive && io.env.NO_COLOR === undefined;
-  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, options.verbose, terminal);
+  // Text mode: the final answer on stdout, progress on stderr; --verbose: every reply on stdout.
+  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
+    ...terminal,
+    verbose: options.verbose,
+    allReplies: options.verbose,
+  });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
   if (format === "stream-json") {
@@ -205,7 +210,7 @@ function promptOutput(
       const text = collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
-      renderer.endLine();
+      renderer.flush();
       io.stderr.write(`${renderer.summary(elapsedMs, session.id)}\n`);
     }
   };
@@ -220,7 +225,7 @@ async function terminalExtras(
   options: PromptOptions,
   io: PromptIo,
   spinner: Spinner | undefined,
-): Promise<ConstructorParameters<typeof TerminalRenderer>[4]> {
+): Promise<Pick<RendererOptions, "markdown" | "spinner">> {
   if (options.outputFormat !== "text" || options.quiet) {
     return {};
   }

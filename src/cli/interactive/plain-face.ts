@@ -71,7 +71,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
     return opened.code;
   }
   const controller = new Controller(host, opened.session, opened.model, settings.mode);
-  const renderer = new TerminalRenderer(stdout, stdout, false);
+  const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
   let exit = false;
   controller.onExit = () => {
     exit = true;
