@@ -367,7 +367,7 @@ async function openSession(
       }
       return { ok: true, session: await host.open(newest.sessionId) };
     }
-    return { ok: true, session: await host.create(cwd, model) };
+    return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
   } catch (error) {
     if (error instanceof SessionLockedError) {
       return failed(error.message, EXIT.error);

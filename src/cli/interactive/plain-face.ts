@@ -7,7 +7,7 @@ import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { Controller, type ConversationView } from "./controller.js";
-import { EXIT, openSession, type SessionChoice } from "./open.js";
+import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 
 export interface PlainFaceSettings {
   host: SessionHost;
@@ -140,6 +140,8 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   process.off("SIGINT", onInterrupt);
   lines.close();
   await controller.close();
-  stdout.write(`session ${controller.session.id}\n`);
+  const { id } = controller.session;
+  const saved = controller.session.unsavedLog() === undefined;
+  stdout.write(saved ? `session ${id}\n` : `${NOT_SAVED}\n`);
   return EXIT.ok;
 }

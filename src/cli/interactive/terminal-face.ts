@@ -4,7 +4,7 @@ import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { Controller } from "./controller.js";
-import { EXIT, openSession, type SessionChoice } from "./open.js";
+import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { restoreTerminal, Screen } from "./screen.js";
 import type { ScreenView } from "./screen-view.js";
@@ -132,7 +132,10 @@ function untilExit(
       await controller.close().catch(() => undefined);
       screen.stop();
       const { id } = controller.session;
-      settings.stdout.write(`session ${id}\nresume it with: turnloop --resume ${id}\n`);
+      const saved = controller.session.unsavedLog() === undefined;
+      settings.stdout.write(
+        saved ? `session ${id}\nresume it with: turnloop --resume ${id}\n` : `${NOT_SAVED}\n`,
+      );
       resolve(code);
     };
     const onSignal = (signal: NodeJS.Signals) => {
