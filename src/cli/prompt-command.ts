@@ -8,7 +8,6 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { killCommandProcessGroups } from "../tools/command-process.js";
 import type { PromptOptions } from "./arguments.js";
-import { loadMarkdownRenderer } from "./markdown.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
@@ -233,7 +232,7 @@ async function terminalExtras(
   const width = (io.stdout as { columns?: number }).columns ?? 80;
   return {
     ...(io.stdoutIsTerminal === true && color
-      ? { markdown: await loadMarkdownRenderer(width) }
+      ? { markdown: await (await import("./markdown.js")).markdownRenderer(width) }
       : {}),
     ...(spinner === undefined ? {} : { spinner }),
   };

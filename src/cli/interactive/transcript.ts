@@ -1,6 +1,7 @@
-import { Container, Markdown, Spacer, Text } from "@mariozechner/pi-tui";
+import { Container, Spacer, Text } from "@mariozechner/pi-tui";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
+import { TerminalMarkdown } from "../markdown.js";
 import { planChecklist } from "../plan-checklist.js";
 import type { Theme } from "./theme.js";
 import { ToolCallView } from "./tool-call-view.js";
@@ -19,7 +20,7 @@ export class Transcript extends Container {
   private readonly fold = new SessionFold();
   private readonly tools = new Map<string, ToolCallView>();
   /** The answer being streamed: its message id and text so far. */
-  private streaming: { messageId: string; text: string; view: Markdown } | undefined;
+  private streaming: { messageId: string; text: string; view: TerminalMarkdown } | undefined;
   /** The plan's checklist block, and its text, to redraw it only when it changes. */
   private planBlock: Container | undefined;
   private shownPlan = "";
@@ -211,7 +212,7 @@ export class Transcript extends Container {
 
   private delta(messageId: string, text: string): void {
     if (this.streaming?.messageId !== messageId) {
-      const view = new Markdown("", 0, 0, this.theme.markdown);
+      const view = new TerminalMarkdown("", this.theme.markdown);
       this.addChild(new Spacer(1));
       this.addChild(view);
       this.streaming = { messageId, text: "", view };
@@ -225,7 +226,7 @@ export class Transcript extends Container {
       this.streaming.view.setText(content);
     } else if (content.trim() !== "") {
       this.addChild(new Spacer(1));
-      this.addChild(new Markdown(content, 0, 0, this.theme.markdown));
+      this.addChild(new TerminalMarkdown(content, this.theme.markdown));
     }
     this.streaming = undefined;
   }
