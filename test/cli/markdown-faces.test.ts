@@ -39,7 +39,10 @@ describe("the Markdown renderer", () => {
   test.each([
     ["- [ ] open\n- [x] done\n* [X] also done", "- ☐ open\n- ☑ done\n* ☑ also done"],
     ["1. [ ] first\n2) [x] second", "1. ☐ first\n2) ☑ second"],
-    ["```md\n- [ ] kept in code\n```\n- [ ] outside", "```md\n- [ ] kept in code\n```\n- ☐ outside"],
+    [
+      "```md\n- [ ] kept in code\n```\n- [ ] outside",
+      "```md\n- [ ] kept in code\n```\n- ☐ outside",
+    ],
     ["~~~\n- [x] kept\n~~~", "~~~\n- [x] kept\n~~~"],
     ["- [link](x) is not a box", "- [link](x) is not a box"],
   ])("task-list boxes: %j", (markdown, expected) => {
