@@ -82,15 +82,9 @@ async function runPrompt(
   spinner: Spinner | undefined,
 ): Promise<number> {
   const cwd = io.config.cwd.value;
-  const cwdProblem = workingDirectoryProblem(cwd);
-  if (cwdProblem !== undefined) {
-    io.stderr.write(`turnloop: ${cwdProblem}\n`);
-    return EXIT.usage;
-  }
-  const prompt = await promptText(options, io);
-  if (!prompt.ok) {
-    io.stderr.write(`turnloop: ${prompt.message}\n`);
-    return EXIT.usage;
+  const prompt = await checkedPrompt(options, io);
+  if (typeof prompt === "number") {
+    return prompt;
   }
   let host: SessionHost;
   try {
@@ -133,11 +127,26 @@ async function runPrompt(
     // Subscribed first: building the settings may record `session.instructions_loaded`.
     await startMcp(session, io);
     const settings = host.agentSettings(session, resolved.configuration, faceCallbacks);
-    return await runWithSignals(session, settings, prompt.text, output, io);
+    return await runWithSignals(session, settings, prompt, output, io);
   } finally {
     output.unsubscribe();
     await host.close(session);
   }
+}
+
+/** The prompt's text, or the exit code of a usage error (a bad `--cwd`, no prompt) said on stderr. */
+async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<string | number> {
+  const cwdProblem = workingDirectoryProblem(io.config.cwd.value);
+  if (cwdProblem !== undefined) {
+    io.stderr.write(`turnloop: ${cwdProblem}\n`);
+    return EXIT.usage;
+  }
+  const prompt = await promptText(options, io);
+  if (!prompt.ok) {
+    io.stderr.write(`turnloop: ${prompt.message}\n`);
+    return EXIT.usage;
+  }
+  return prompt.text;
 }
 
 /**

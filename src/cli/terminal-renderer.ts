@@ -30,11 +30,14 @@ export interface RendererOptions {
   spinner?: Spinner;
 }
 
-/** Events that are one note on stderr each. */
+/** Events that are a note on stderr, or move the waiting line. */
 type NoticeEvent = Extract<
   SessionEvent,
   {
     type:
+      | "user.message"
+      | "permission.requested"
+      | "permission.completed"
       | "assistant.retry"
       | "session.error"
       | "abort"
@@ -119,20 +122,6 @@ export class TerminalRenderer {
       case "session.idle":
         this.options.spinner?.stop();
         this.flush();
-        return;
-      case "user.message":
-        // A nudge: the reply held as the answer was not the last one.
-        this.releaseHeldAnswer();
-        if (event.data.source === "autopilot") {
-          this.note("autopilot: continuing");
-        }
-        return;
-      case "permission.requested":
-        // The question is written to stderr next: no waiting line over it.
-        this.options.spinner?.stop();
-        return;
-      case "permission.completed":
-        this.permissionAnswered(event.data);
         return;
       case "session.start":
       case "session.resume":
@@ -286,13 +275,23 @@ export class TerminalRenderer {
 
   private notice(event: NoticeEvent): void {
     switch (event.type) {
-      case "assistant.retry": {
-        const seconds = (event.data.delayMs / 1000).toFixed(1);
-        this.note(
-          `retrying in ${seconds} s (attempt ${event.data.attempt}): ${event.data.errorMessage}`,
-        );
+      case "user.message":
+        // A nudge: the reply held as the answer was not the last one.
+        this.releaseHeldAnswer();
+        if (event.data.source === "autopilot") {
+          this.note("autopilot: continuing");
+        }
         return;
-      }
+      case "permission.requested":
+        // The question is written to stderr next: no waiting line over it.
+        this.options.spinner?.stop();
+        return;
+      case "permission.completed":
+        this.permissionAnswered(event.data);
+        return;
+      case "assistant.retry":
+        this.note(retryNote(event.data));
+        return;
       case "session.error":
         this.endLine();
         this.error(`${this.paint("31", "error")}: ${event.data.message}\n`);
@@ -375,6 +374,11 @@ export class TerminalRenderer {
   private paint(code: string, text: string): string {
     return this.color ? `\u001b[${code}m${text}\u001b[0m` : text;
   }
+}
+
+function retryNote(data: SessionEventOf<"assistant.retry">["data"]): string {
+  const seconds = (data.delayMs / 1000).toFixed(1);
+  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
 }
 
 function compactionNote(data: SessionEventOf<"session.compaction_complete">["data"]): string {

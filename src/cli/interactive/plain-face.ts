@@ -29,7 +29,90 @@ export interface PlainFaceSettings {
  */
 export async function runPlainFace(settings: PlainFaceSettings): Promise<number> {
   const { host, stdout, stderr } = settings;
-  const lines = createInterface({ input: settings.input, terminal: false });
+  const lines = lineReader(settings.input, stdout);
+  const pickByNumber = async (sessions: readonly SessionSummary[]) => {
+    sessions.forEach((summary, index) => {
+      stdout.write(
+        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
+      );
+    });
+    const answer = await lines.read("resume which? (number) > ");
+    return sessions[Number(answer) - 1]?.sessionId;
+  };
+  const opened = await openSession(host, settings.cwd, settings.choice, pickByNumber);
+  if (!opened.ok) {
+    lines.close();
+    stderr.write(`turnloop: ${opened.message}\n`);
+    return opened.code;
+  }
+  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
+  let exit = false;
+  controller.onExit = () => {
+    exit = true;
+  };
+  const view = plainView(stdout, renderer, lines, pickByNumber);
+  // Ctrl-C cancels a running prompt; on an idle line it exits.
+  const onInterrupt = () => {
+    if (controller.busy) {
+      controller.cancel();
+    } else {
+      exit = true;
+      lines.close();
+    }
+  };
+  process.on("SIGINT", onInterrupt);
+  await controller.attach(view);
+  if (settings.firstPrompt !== undefined) {
+    await controller.submit(settings.firstPrompt);
+  }
+  while (!exit) {
+    const line = await lines.read("> ");
+    if (line === undefined) {
+      break;
+    }
+    await controller.submit(line);
+    renderer.endLine();
+  }
+  process.off("SIGINT", onInterrupt);
+  lines.close();
+  await controller.close();
+  const { id } = controller.session;
+  const saved = controller.session.unsavedLog() === undefined;
+  stdout.write(saved ? `session ${id}\n` : `${NOT_SAVED}\n`);
+  return EXIT.ok;
+}
+
+/** The conversation as plain lines on `stdout`: every reply streamed, tool calls one line each. */
+function plainView(
+  stdout: NodeJS.WritableStream,
+  renderer: TerminalRenderer,
+  lines: LineReader,
+  pickSession: ConversationView["pickSession"],
+): ConversationView {
+  return {
+    history: (events) => stdout.write(renderConversation(events)),
+    show: renderer.handle,
+    note: (text) => {
+      renderer.endLine();
+      stdout.write(`${text}\n`);
+    },
+    clear: () => undefined,
+    statusChanged: () => undefined,
+    ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout),
+    pickSession,
+  };
+}
+
+/** Lines of `input`, one per {@link LineReader.read}; `undefined` once the input has ended. */
+interface LineReader {
+  /** Writes `promptText`, then gives the next line. */
+  read(promptText: string): Promise<string | undefined>;
+  close(): void;
+}
+
+function lineReader(input: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): LineReader {
+  const lines = createInterface({ input, terminal: false });
   const queue: string[] = [];
   const waiting: Array<(line: string | undefined) => void> = [];
   let ended = false;
@@ -47,101 +130,51 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
       next(undefined);
     }
   });
-  const readLine = (promptText: string): Promise<string | undefined> => {
-    stdout.write(promptText);
-    const queued = queue.shift();
-    if (queued !== undefined || ended) {
-      return Promise.resolve(queued);
-    }
-    return new Promise((resolve) => waiting.push(resolve));
-  };
-  const pickByNumber = async (sessions: readonly SessionSummary[]) => {
-    sessions.forEach((summary, index) => {
-      stdout.write(
-        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
-      );
-    });
-    const answer = await readLine("resume which? (number) > ");
-    return sessions[Number(answer) - 1]?.sessionId;
-  };
-  const opened = await openSession(host, settings.cwd, settings.choice, pickByNumber);
-  if (!opened.ok) {
-    lines.close();
-    stderr.write(`turnloop: ${opened.message}\n`);
-    return opened.code;
-  }
-  const controller = new Controller(host, opened.session, opened.model, settings.mode);
-  const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
-  let exit = false;
-  controller.onExit = () => {
-    exit = true;
-  };
-  const view: ConversationView = {
-    history: (events) => stdout.write(renderConversation(events)),
-    show: renderer.handle,
-    note: (text) => {
-      renderer.endLine();
-      stdout.write(`${text}\n`);
-    },
-    clear: () => undefined,
-    statusChanged: () => undefined,
-    ask: async (request, signal): Promise<PermissionReply> => {
-      renderer.endLine();
-      stdout.write(
-        [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
-      );
-      const answer = await readLine(
-        `[y] yes  [a] yes, always for ${request.alwaysRule}  [n] no  [t] no, and tell the model why > `,
-      );
-      if (signal.aborted) {
-        return { decision: "cancelled" };
+  return {
+    read(promptText) {
+      stdout.write(promptText);
+      const queued = queue.shift();
+      if (queued !== undefined || ended) {
+        return Promise.resolve(queued);
       }
-      switch (answer?.trim().toLowerCase()) {
-        case "y":
-          return { decision: "allow", scope: "once" };
-        case "a":
-          return { decision: "allow", scope: "session" };
-        case "t": {
-          const reason = (await readLine("what should the model know? > "))?.trim() ?? "";
-          return {
-            decision: "deny",
-            scope: "once",
-            reason: reason === "" ? "the user said no" : `the user said no: ${reason}`,
-          };
-        }
-        default:
-          return { decision: "deny", scope: "once", reason: "the user said no" };
-      }
+      return new Promise((resolve) => waiting.push(resolve));
     },
-    pickSession: pickByNumber,
+    close: () => lines.close(),
   };
-  // Ctrl-C cancels a running prompt; on an idle line it exits.
-  const onInterrupt = () => {
-    if (controller.busy) {
-      controller.cancel();
-    } else {
-      exit = true;
-      lines.close();
-    }
-  };
-  process.on("SIGINT", onInterrupt);
-  await controller.attach(view);
-  if (settings.firstPrompt !== undefined) {
-    await controller.submit(settings.firstPrompt);
+}
+
+/** A permission question as lines: the request and its preview, answered on the next line. */
+async function askOnLines(
+  request: Parameters<ConversationView["ask"]>[0],
+  signal: AbortSignal,
+  lines: LineReader,
+  renderer: TerminalRenderer,
+  stdout: NodeJS.WritableStream,
+): Promise<PermissionReply> {
+  renderer.endLine();
+  stdout.write(
+    [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
+  );
+  const answer = await lines.read(
+    `[y] yes  [a] yes, always for ${request.alwaysRule}  [n] no  [t] no, and tell the model why > `,
+  );
+  if (signal.aborted) {
+    return { decision: "cancelled" };
   }
-  while (!exit) {
-    const line = await readLine("> ");
-    if (line === undefined) {
-      break;
+  switch (answer?.trim().toLowerCase()) {
+    case "y":
+      return { decision: "allow", scope: "once" };
+    case "a":
+      return { decision: "allow", scope: "session" };
+    case "t": {
+      const reason = (await lines.read("what should the model know? > "))?.trim() ?? "";
+      return {
+        decision: "deny",
+        scope: "once",
+        reason: reason === "" ? "the user said no" : `the user said no: ${reason}`,
+      };
     }
-    await controller.submit(line);
-    renderer.endLine();
+    default:
+      return { decision: "deny", scope: "once", reason: "the user said no" };
   }
-  process.off("SIGINT", onInterrupt);
-  lines.close();
-  await controller.close();
-  const { id } = controller.session;
-  const saved = controller.session.unsavedLog() === undefined;
-  stdout.write(saved ? `session ${id}\n` : `${NOT_SAVED}\n`);
-  return EXIT.ok;
 }
