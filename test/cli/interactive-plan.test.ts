@@ -1,19 +1,10 @@
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
+import { updatePlanCall } from "../support/plan.js";
 import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
 
 // The plan on the interactive screen is a checklist drawn from the session model, one block that
 // is redrawn when the plan changes, never the update_plan call's JSON arguments (issue 24 item 2).
-
-function plan(id: string, statuses: Array<"pending" | "in_progress" | "completed">) {
-  const contents = ["Find the bug", "Fix it", "Run the tests"];
-  const entries = statuses.map((status, index) => ({
-    content: contents[index],
-    priority: "medium",
-    status,
-  }));
-  return { id, name: "update_plan", arguments: JSON.stringify({ entries }) };
-}
 
 /** The screen's lines from the first `plan` heading through the checklist under it. */
 function planBlocks(screen: string): string[][] {
@@ -32,9 +23,9 @@ describe.skipIf(tmuxMissing())("the plan on the interactive screen", () => {
     "update_plan shows as one checklist block, redrawn with the new marks when the plan changes",
     async ({ fixture }) => {
       fixture.server.enqueue(
-        { toolCalls: [plan("p1", ["in_progress", "pending", "pending"])] },
+        { toolCalls: [updatePlanCall("p1", ["in_progress", "pending", "pending"])] },
         { text: "Planned." },
-        { toolCalls: [plan("p2", ["completed", "completed", "in_progress"])] },
+        { toolCalls: [updatePlanCall("p2", ["completed", "completed", "in_progress"])] },
         { text: "Tests running." },
       );
       const terminal = fixture.open(["--allow-all-tools"]);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { updatePlanCall } from "../support/plan.js";
 
 // `out=$(turnloop -p …)`: in text mode stdout is the final answer alone; the narration of earlier
 // replies, the plan as a checklist and the tool lines are progress on stderr (issue 24 items 2, 9).
@@ -38,26 +39,19 @@ function run(extra: string[] = []) {
   });
 }
 
-function plan(id: string, statuses: Array<"pending" | "in_progress" | "completed">) {
-  const contents = ["Find the bug", "Fix it", "Run the tests"];
-  const entries = statuses.map((status, index) => ({
-    content: contents[index],
-    priority: "medium",
-    status,
-  }));
-  return { id, name: "update_plan", arguments: JSON.stringify({ entries }) };
-}
-
 /** A plan, the same plan again, a command, the plan with progress, then the answer. */
 function enqueueWork(): void {
   server.enqueue(
-    { text: "I'll plan it first.", toolCalls: [plan("p1", ["in_progress", "pending", "pending"])] },
-    { toolCalls: [plan("p2", ["in_progress", "pending", "pending"])] },
+    {
+      text: "I'll plan it first.",
+      toolCalls: [updatePlanCall("p1", ["in_progress", "pending", "pending"])],
+    },
+    { toolCalls: [updatePlanCall("p2", ["in_progress", "pending", "pending"])] },
     {
       text: "Running the tests.",
       toolCalls: [{ id: "b1", name: "bash", arguments: '{"command":"echo ok"}' }],
     },
-    { toolCalls: [plan("p3", ["completed", "completed", "in_progress"])] },
+    { toolCalls: [updatePlanCall("p3", ["completed", "completed", "in_progress"])] },
     { text: "Fixed: the loop was off by one." },
   );
 }
