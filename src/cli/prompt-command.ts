@@ -8,13 +8,12 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { killCommandProcessGroups } from "../tools/command-process.js";
 import type { PromptOptions } from "./arguments.js";
-import { loadMarkdownRenderer } from "./markdown.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
-import { TerminalRenderer } from "./terminal-renderer.js";
+import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
 
 /**
  * Said to the model (and shown on the tool line) when a call needs permission and `-p` has no
@@ -83,15 +82,9 @@ async function runPrompt(
   spinner: Spinner | undefined,
 ): Promise<number> {
   const cwd = io.config.cwd.value;
-  const cwdProblem = workingDirectoryProblem(cwd);
-  if (cwdProblem !== undefined) {
-    io.stderr.write(`turnloop: ${cwdProblem}\n`);
-    return EXIT.usage;
-  }
-  const prompt = await promptText(options, io);
-  if (!prompt.ok) {
-    io.stderr.write(`turnloop: ${prompt.message}\n`);
-    return EXIT.usage;
+  const prompt = await checkedPrompt(options, io);
+  if (typeof prompt === "number") {
+    return prompt;
   }
   let host: SessionHost;
   try {
@@ -134,11 +127,26 @@ async function runPrompt(
     // Subscribed first: building the settings may record `session.instructions_loaded`.
     await startMcp(session, io);
     const settings = host.agentSettings(session, resolved.configuration, faceCallbacks);
-    return await runWithSignals(session, settings, prompt.text, output, io);
+    return await runWithSignals(session, settings, prompt, output, io);
   } finally {
     output.unsubscribe();
     await host.close(session);
   }
+}
+
+/** The prompt's text, or the exit code of a usage error (a bad `--cwd`, no prompt) said on stderr. */
+async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<string | number> {
+  const cwdProblem = workingDirectoryProblem(io.config.cwd.value);
+  if (cwdProblem !== undefined) {
+    io.stderr.write(`turnloop: ${cwdProblem}\n`);
+    return EXIT.usage;
+  }
+  const prompt = await promptText(options, io);
+  if (!prompt.ok) {
+    io.stderr.write(`turnloop: ${prompt.message}\n`);
+    return EXIT.usage;
+  }
+  return prompt.text;
 }
 
 /**
@@ -173,11 +181,16 @@ function promptOutput(
   options: PromptOptions,
   io: PromptIo,
   session: Session,
-  terminal: ConstructorParameters<typeof TerminalRenderer>[4],
+  terminal: Pick<RendererOptions, "markdown" | "spinner">,
 ): PromptOutput {
   const collector = new PromptResultCollector();
   const color = io.interactive && io.env.NO_COLOR === undefined;
-  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, options.verbose, terminal);
+  // Text mode: the final answer on stdout, progress on stderr; --verbose: every reply on stdout.
+  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
+    ...terminal,
+    verbose: options.verbose,
+    allReplies: options.verbose,
+  });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
   if (format === "stream-json") {
@@ -205,7 +218,7 @@ function promptOutput(
       const text = collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
-      renderer.endLine();
+      renderer.flush();
       io.stderr.write(`${renderer.summary(elapsedMs, session.id)}\n`);
     }
   };
@@ -220,7 +233,7 @@ async function terminalExtras(
   options: PromptOptions,
   io: PromptIo,
   spinner: Spinner | undefined,
-): Promise<ConstructorParameters<typeof TerminalRenderer>[4]> {
+): Promise<Pick<RendererOptions, "markdown" | "spinner">> {
   if (options.outputFormat !== "text" || options.quiet) {
     return {};
   }
@@ -228,7 +241,7 @@ async function terminalExtras(
   const width = (io.stdout as { columns?: number }).columns ?? 80;
   return {
     ...(io.stdoutIsTerminal === true && color
-      ? { markdown: await loadMarkdownRenderer(width) }
+      ? { markdown: await (await import("./markdown.js")).markdownRenderer(width) }
       : {}),
     ...(spinner === undefined ? {} : { spinner }),
   };
@@ -362,7 +375,7 @@ async function openSession(
       }
       return { ok: true, session: await host.open(newest.sessionId) };
     }
-    return { ok: true, session: await host.create(cwd, model) };
+    return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
   } catch (error) {
     if (error instanceof SessionLockedError) {
       return failed(error.message, EXIT.error);

@@ -24,6 +24,7 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
+import { planChecklist } from "./plan-checklist.js";
 
 const ARGUMENTS_LENGTH = 60;
 const REASONING_LENGTH = 100;
@@ -159,22 +160,12 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       return;
     }
     case "session.plan_updated":
-      lines.push("plan:");
-      for (const entry of event.data.entries) {
-        lines.push(`  ${PLAN_MARKS[entry.status]} ${entry.content}`);
-      }
+      // The plan as the fold holds it, with the marks every terminal face uses.
+      lines.push("plan:", ...planChecklist(state.fold.model.plan).map((line) => `  ${line}`));
       return;
-    case "session.instructions_loaded": {
-      const { files, appendedBytes } = event.data;
-      const appended =
-        appendedBytes === undefined ? [] : [`appended text (${appendedBytes} bytes)`];
-      const used = [
-        ...files.map((file) => `${file.path}${file.truncated ? " (cut)" : ""}`),
-        ...appended,
-      ];
-      lines.push(`instructions: ${used.length === 0 ? "none" : used.join(", ")}`);
+    case "session.instructions_loaded":
+      lines.push(instructionsLine(event.data));
       return;
-    }
     case "session.task_complete": {
       prompt.taskCompleted = true;
       const outcome = event.data.success ? "" : " (unsuccessful)";
@@ -217,7 +208,16 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
   }
 }
 
-const PLAN_MARKS = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+/** `instructions: AGENTS.md, appended text (N bytes)`, or `instructions: none`. */
+function instructionsLine(data: SessionEventOf<"session.instructions_loaded">["data"]): string {
+  const { files, appendedBytes } = data;
+  const appended = appendedBytes === undefined ? [] : [`appended text (${appendedBytes} bytes)`];
+  const used = [
+    ...files.map((file) => `${file.path}${file.truncated ? " (cut)" : ""}`),
+    ...appended,
+  ];
+  return `instructions: ${used.length === 0 ? "none" : used.join(", ")}`;
+}
 
 /** Keeps the switch exhaustive at compile time while tolerating unknown types at run time. */
 function ignoreUnknown(_event: never): void {}

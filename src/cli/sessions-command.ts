@@ -1,4 +1,5 @@
 import { errorCode, errorMessage } from "../events/errors.js";
+import { age } from "../session/age.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
 import { resolveSessionId, type SessionStore } from "../session/session-store.js";
@@ -61,7 +62,11 @@ export async function runSessionsCommand(
   }
 }
 
-/** `sessions list`: every session in the store's order, as JSON or two lines each. */
+/**
+ * `sessions list`: every session in the store's order, newest first: as JSON (the store's
+ * summaries, absolute ISO-8601 times), or two lines each — id, age of the last activity
+ * (`3 min ago`, `yesterday`: age.ts), turns and folder, then the first prompt.
+ */
 async function listSessions(
   store: SessionStore,
   json: boolean,
@@ -76,10 +81,12 @@ async function listSessions(
     stdout.write(`No sessions in ${store.location}.\n`);
     return 0;
   }
+  const now = Date.now();
   for (const session of sessions) {
     const prompt = session.firstPrompt ?? session.problem ?? "";
+    const turns = `${session.turns} turn${session.turns === 1 ? "" : "s"}`;
     stdout.write(
-      `${session.sessionId}  ${session.lastActivity}  ${session.turns} turn${session.turns === 1 ? "" : "s"}  ${session.cwd ?? "?"}\n    started ${session.startTime ?? "?"}  ${prompt}\n`,
+      `${session.sessionId}  ${age(session.lastActivity, now)}  ${turns}  ${session.cwd ?? "?"}\n    ${prompt}\n`,
     );
   }
   return 0;

@@ -1,7 +1,9 @@
-import type { JsonObject, SessionEvent } from "../events/events.js";
-import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
+import type { SessionEvent, SessionEventOf } from "../events/events.js";
+import { SessionFold } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
+import { planChecklist } from "./plan-checklist.js";
 import type { Spinner, TextSink } from "./spinner.js";
+import { FAILED_OUTPUT_LINES, shortArguments, toolOutcome } from "./tool-line.js";
 
 /** Totals for the closing summary line. */
 interface Totals {
@@ -12,23 +14,69 @@ interface Totals {
   cost: number | undefined;
 }
 
-const SHORT_ARGUMENTS_LENGTH = 60;
+/** How a {@link TerminalRenderer} shows a prompt. */
+export interface RendererOptions {
+  /** Show every line of a failed command's output instead of the last few. */
+  verbose?: boolean;
+  /**
+   * Every reply's text goes to stdout as it streams (`-p --verbose`, the plain interactive face).
+   * Otherwise stdout gets only the final answer (the prompt's last reply without tool calls,
+   * written when the prompt ends) and earlier replies go to stderr as progress, as `claude -p`.
+   */
+  allReplies?: boolean;
+  /** When stdout is a terminal: each answer rendered as Markdown once complete. */
+  markdown?: MarkdownRenderer;
+  /** When stderr is a terminal: the waiting line. */
+  spinner?: Spinner;
+}
+
+/** Events that are a note on stderr, or move the waiting line. */
+type NoticeEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "user.message"
+      | "permission.requested"
+      | "permission.completed"
+      | "assistant.retry"
+      | "session.error"
+      | "abort"
+      | "session.task_complete"
+      | "session.autopilot_stopped"
+      | "session.mcp_server_status_changed"
+      | "session.compaction_complete"
+      | "session.warning";
+  }
+>;
 
 /**
- * Renders a session's events for `turnloop -p` in text mode: the answer streams to stdout; each
- * tool call is one dim line on stderr (name, short arguments or path, ✓/✗ with the outcome — a
+ * Renders a session's events for `turnloop -p` in text mode: the final answer on stdout, progress
+ * on stderr — each tool call one dim line (name, short arguments or path, ✓/✗ with the outcome — a
  * command's exit code, an edit's `+N −M` — and its duration without the time spent on a
- * permission question), a failed command's last output lines under it; retries and errors go to
- * stderr. A call's outcome, exit code and duration are the session model's
- * (src/session/session-model/). Exhaustive over event types, so a new event type must be placed
- * here.
+ * permission question), a failed command's last output lines under it, the plan as a checklist
+ * each time it changes (`update_plan` has no tool line of its own), the narration of earlier
+ * replies, retries and errors. A call's outcome, exit code and duration and the plan are the
+ * session model's (src/session/session-model/). Exhaustive over event types, so a new event type
+ * must be placed here.
  */
 export class TerminalRenderer {
-  /** The session model the tool lines are read from. */
+  /** The session model the tool lines and the plan are read from. */
   private readonly fold = new SessionFold();
   private atLineStart = true;
   private toolsSinceText = false;
   private wroteText = false;
+  /** Reply text received and not yet written. */
+  private pending = "";
+  /** The last reply without tool calls: the final answer unless another turn follows. */
+  private heldAnswer: string | undefined;
+  /**
+   * Text of the last reply with tool calls, shown as narration: also the answer when the prompt
+   * ends on it (autopilot's `task_complete` call), as `--quiet` and the JSON `result` give it.
+   */
+  private lastNarrated: string | undefined;
+  private taskCompleted = false;
+  /** The checklist last shown, to show the plan only when it changes. */
+  private shownPlan = "";
   readonly totals: Totals = {
     turns: 0,
     inputTokens: undefined,
@@ -40,91 +88,40 @@ export class TerminalRenderer {
     private readonly stdout: TextSink,
     private readonly stderr: TextSink,
     private readonly color: boolean,
-    /** Show every line of a failed command's output instead of the last few. */
-    private readonly verbose = false,
-    /** When stdout is a terminal: each reply rendered as Markdown once complete, a waiting line. */
-    private readonly terminal: { markdown?: MarkdownRenderer; spinner?: Spinner } = {},
+    private readonly options: RendererOptions = {},
   ) {}
-
-  /** Reply text waiting to be rendered as Markdown. */
-  private pending = "";
 
   readonly handle = (event: SessionEvent): void => {
     this.fold.apply(event);
     switch (event.type) {
       case "assistant.message_delta":
-        if (this.terminal.markdown !== undefined) {
-          this.pending += event.data.deltaContent;
-          return;
-        }
-        this.answer(event.data.deltaContent);
+        this.delta(event.data.deltaContent);
         return;
       case "assistant.message":
-        this.terminal.spinner?.stop();
-        if (this.terminal.markdown !== undefined && this.pending.trim() !== "") {
-          this.answer(this.terminal.markdown(this.pending));
-        }
-        this.pending = "";
-        this.endLine();
+        this.reply(event.data);
         return;
       case "assistant.turn_start":
         this.totals.turns++;
-        this.terminal.spinner?.start("thinking");
+        // Another turn: the reply held as the answer was not the last one.
+        this.releaseHeldAnswer();
+        this.options.spinner?.start("thinking");
         return;
       case "assistant.usage":
-        this.totals.inputTokens = add(this.totals.inputTokens, event.data.inputTokens);
-        this.totals.outputTokens = add(this.totals.outputTokens, event.data.outputTokens);
-        this.totals.cost = add(this.totals.cost, event.data.cost);
+        this.addUsage(event.data);
         return;
       case "tool.execution_start":
-        this.terminal.spinner?.start(`running ${event.data.toolName}`);
+        this.options.spinner?.start(`running ${event.data.toolName}`);
         return;
       case "tool.execution_complete":
         this.toolsSinceText = true;
         this.toolLine(event.data.toolCallId);
         return;
-      case "assistant.retry": {
-        const seconds = (event.data.delayMs / 1000).toFixed(1);
-        this.note(
-          `retrying in ${seconds} s (attempt ${event.data.attempt}): ${event.data.errorMessage}`,
-        );
-        return;
-      }
-      case "session.error":
-        this.endLine();
-        this.error(`${this.paint("31", "error")}: ${event.data.message}\n`);
+      case "session.plan_updated":
+        this.plan();
         return;
       case "session.idle":
-        this.terminal.spinner?.stop();
-        return;
-      case "abort":
-        this.endLine();
-        this.note("cancelled");
-        return;
-      case "session.task_complete":
-        this.note(`task complete: ${event.data.summary}`);
-        return;
-      case "session.autopilot_stopped":
-        this.note(
-          `autopilot: the task was not marked complete (stopped after ${event.data.continues} continues)`,
-        );
-        return;
-      case "user.message":
-        if (event.data.source === "autopilot") {
-          this.note("autopilot: continuing");
-        }
-        return;
-      case "permission.requested":
-        // The question is written to stderr next: no waiting line over it.
-        this.terminal.spinner?.stop();
-        return;
-      case "permission.completed":
-        if (event.data.decision === "allowed") {
-          this.terminal.spinner?.start("running");
-        }
-        if (event.data.decision === "denied") {
-          this.note(`permission denied${event.data.reason ? `: ${event.data.reason}` : ""}`);
-        }
+        this.options.spinner?.stop();
+        this.flush();
         return;
       case "session.start":
       case "session.resume":
@@ -133,7 +130,6 @@ export class TerminalRenderer {
       case "tool.execution_running":
       case "assistant.turn_end":
       case "tool.execution_partial_result":
-      case "session.plan_updated":
       case "session.instructions_loaded":
       case "session.compaction_start":
       case "external_tool.requested":
@@ -146,31 +142,8 @@ export class TerminalRenderer {
       case "pending_messages.modified":
       case "session.info":
         return;
-      case "session.mcp_server_status_changed":
-        if (event.data.status === "failed") {
-          this.note(
-            `MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
-          );
-        }
-        return;
-      case "session.compaction_complete": {
-        const { success, preCompactionTokens, postCompactionTokens, trigger, error } = event.data;
-        this.note(
-          success
-            ? `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
-            : `compaction failed (${trigger}): ${error ?? "unknown error"}`,
-        );
-        return;
-      }
-      case "session.warning":
-        this.endLine();
-        this.error(`${this.paint("33", "warning")}: ${event.data.message}\n`);
-        return;
-      default: {
-        // A new event type fails to compile here until the renderer decides how to show it.
-        const unhandled: never = event;
-        void unhandled;
-      }
+      default:
+        this.notice(event);
     }
   };
 
@@ -188,6 +161,17 @@ export class TerminalRenderer {
     );
   }
 
+  /** Writes the answer held for the end of the prompt, if any, and ends the line. */
+  flush(): void {
+    const answer = this.heldAnswer ?? (this.taskCompleted ? this.lastNarrated : undefined);
+    this.heldAnswer = undefined;
+    this.lastNarrated = undefined;
+    if (answer !== undefined && answer.trim() !== "") {
+      this.answer(this.options.markdown?.(answer) ?? answer);
+    }
+    this.endLine();
+  }
+
   /** Ends the answer with a newline if it did not end with one. */
   endLine(): void {
     if (!this.atLineStart) {
@@ -196,9 +180,58 @@ export class TerminalRenderer {
     }
   }
 
+  get answered(): boolean {
+    return this.wroteText;
+  }
+
+  private delta(text: string): void {
+    if (this.options.allReplies === true && this.options.markdown === undefined) {
+      this.answer(text);
+      return;
+    }
+    this.pending += text;
+  }
+
+  /** A complete reply: written (all replies), held as the answer, or narration on stderr. */
+  private reply(message: SessionEventOf<"assistant.message">["data"]): void {
+    this.options.spinner?.stop();
+    const streamed = this.pending;
+    this.pending = "";
+    if (this.options.allReplies === true) {
+      if (this.options.markdown !== undefined && streamed.trim() !== "") {
+        this.answer(this.options.markdown(streamed));
+      }
+      this.endLine();
+      return;
+    }
+    this.releaseHeldAnswer();
+    if (message.toolRequests.length > 0) {
+      this.narrate(message.content);
+      this.lastNarrated = message.content;
+    } else {
+      this.lastNarrated = undefined;
+      this.heldAnswer = message.content;
+    }
+  }
+
+  /** The held reply was not the final answer: it is narration. */
+  private releaseHeldAnswer(): void {
+    if (this.heldAnswer !== undefined) {
+      this.narrate(this.heldAnswer);
+      this.heldAnswer = undefined;
+    }
+  }
+
+  private narrate(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed !== "") {
+      this.note(trimmed);
+    }
+  }
+
   /** Reply text to stdout; the first after tool calls comes after a blank line, apart from the narration. */
   private answer(text: string): void {
-    this.terminal.spinner?.clear();
+    this.options.spinner?.clear();
     if (this.toolsSinceText) {
       this.stdout.write(this.wroteText ? "\n" : "");
       this.toolsSinceText = false;
@@ -210,18 +243,102 @@ export class TerminalRenderer {
 
   /** Text to stderr, with the waiting line out of the way. */
   private error(text: string): void {
-    this.terminal.spinner?.clear();
+    this.options.spinner?.clear();
     this.stderr.write(text);
   }
 
-  get answered(): boolean {
-    return this.wroteText;
+  private addUsage(usage: SessionEventOf<"assistant.usage">["data"]): void {
+    this.totals.inputTokens = add(this.totals.inputTokens, usage.inputTokens);
+    this.totals.outputTokens = add(this.totals.outputTokens, usage.outputTokens);
+    this.totals.cost = add(this.totals.cost, usage.cost);
+  }
+
+  private permissionAnswered(answer: SessionEventOf<"permission.completed">["data"]): void {
+    if (answer.decision === "allowed") {
+      this.options.spinner?.start("running");
+    }
+    if (answer.decision === "denied") {
+      this.note(`permission denied${answer.reason ? `: ${answer.reason}` : ""}`);
+    }
+  }
+
+  /** The plan as a checklist on stderr, when it differs from the one last shown. */
+  private plan(): void {
+    const lines = planChecklist(this.fold.model.plan);
+    const shown = lines.join("\n");
+    if (shown === this.shownPlan) {
+      return;
+    }
+    this.shownPlan = shown;
+    this.note(["plan:", ...lines.map((line) => `  ${line}`)].join("\n"));
+  }
+
+  private notice(event: NoticeEvent): void {
+    switch (event.type) {
+      case "user.message":
+        // A nudge: the reply held as the answer was not the last one.
+        this.releaseHeldAnswer();
+        if (event.data.source === "autopilot") {
+          this.note("autopilot: continuing");
+        }
+        return;
+      case "permission.requested":
+        // The question is written to stderr next: no waiting line over it.
+        this.options.spinner?.stop();
+        return;
+      case "permission.completed":
+        this.permissionAnswered(event.data);
+        return;
+      case "assistant.retry":
+        this.note(retryNote(event.data));
+        return;
+      case "session.error":
+        this.endLine();
+        this.error(`${this.paint("31", "error")}: ${event.data.message}\n`);
+        return;
+      case "abort":
+        this.endLine();
+        this.note("cancelled");
+        return;
+      case "session.task_complete":
+        this.taskCompleted = true;
+        this.note(`task complete: ${event.data.summary}`);
+        return;
+      case "session.autopilot_stopped":
+        this.note(
+          `autopilot: the task was not marked complete (stopped after ${event.data.continues} continues)`,
+        );
+        return;
+      case "session.mcp_server_status_changed":
+        if (event.data.status === "failed") {
+          this.note(
+            `MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
+          );
+        }
+        return;
+      case "session.compaction_complete":
+        this.note(compactionNote(event.data));
+        return;
+      case "session.warning":
+        this.endLine();
+        this.error(`${this.paint("33", "warning")}: ${event.data.message}\n`);
+        return;
+      default: {
+        // A new event type fails to compile here until the renderer decides how to show it.
+        const unhandled: never = event;
+        void unhandled;
+      }
+    }
   }
 
   private toolLine(toolCallId: string): void {
     this.endLine();
     const toolCall = this.fold.toolCall(toolCallId);
     if (toolCall === undefined) {
+      return;
+    }
+    if (toolCall.toolName === "update_plan" && toolCall.status === "completed") {
+      // The plan shows as its checklist (session.plan_updated), not as the call's arguments.
       return;
     }
     // Arguments as the call started with them (a call refused before it started has none).
@@ -234,7 +351,9 @@ export class TerminalRenderer {
     const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
     const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
     this.error(`${mark} ${this.paint("2", `${call}${detail}${duration}${reason}`)}\n`);
-    const shown = this.verbose ? outcome.output : outcome.output.slice(-FAILED_OUTPUT_LINES);
+    const shown = this.options.verbose
+      ? outcome.output
+      : outcome.output.slice(-FAILED_OUTPUT_LINES);
     if (shown.length < outcome.output.length) {
       this.error(
         `${this.paint("2", `    … ${outcome.output.length - shown.length} more lines (--verbose shows all)`)}\n`,
@@ -245,9 +364,11 @@ export class TerminalRenderer {
     }
   }
 
+  /** Dim lines on stderr. */
   private note(text: string): void {
     this.endLine();
-    this.error(`${this.paint("2", text)}\n`);
+    const lines = text.split("\n").map((line) => this.paint("2", line));
+    this.error(`${lines.join("\n")}\n`);
   }
 
   private paint(code: string, text: string): string {
@@ -255,104 +376,16 @@ export class TerminalRenderer {
   }
 }
 
-/** `key=value` pairs, each value cut short, the whole at most {@link SHORT_ARGUMENTS_LENGTH}. */
-export function shortArguments(parameters: JsonObject): string {
-  const text = Object.entries(parameters)
-    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
-    .join(" ")
-    .replace(/\s+/g, " ");
-  return text.length > SHORT_ARGUMENTS_LENGTH
-    ? `${text.slice(0, SHORT_ARGUMENTS_LENGTH - 1)}…`
-    : text;
+function retryNote(data: SessionEventOf<"assistant.retry">["data"]): string {
+  const seconds = (data.delayMs / 1000).toFixed(1);
+  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
 }
 
-/** Lines of a failed command's output shown under its tool line without --verbose. */
-const FAILED_OUTPUT_LINES = 5;
-
-/** What a tool line says besides the name: a label instead of the arguments, the outcome, output lines. */
-interface ToolOutcome {
-  failed: boolean;
-  label?: string;
-  detail?: string;
-  /** Why the call failed, after the duration. */
-  reason?: string;
-  /** Output lines to show under the tool line (a failed command's). */
-  output: string[];
-}
-
-/**
- * A finished call as the user needs it: a command that failed (the session model's rule: it
- * exited non-zero or was killed) shows its exit code or signal and its output; any other failure
- * its first line; `edit` and `create` show their path and `+added −removed` lines.
- */
-function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
-  const output = (toolCall.output ?? "").replace(/\s+$/, "");
-  const failed = toolCall.status !== "completed";
-  if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
-    return {
-      failed,
-      reason: firstLine(toolCall.output ?? toolCall.errorMessage ?? ""),
-      output: [],
-    };
-  }
-  if (failed) {
-    const detail =
-      toolCall.signal === undefined
-        ? `failed (exit code ${toolCall.exitCode})`
-        : `killed by ${toolCall.signal}`;
-    return { failed, detail, output: output === "" ? [] : output.split("\n") };
-  }
-  const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
-  const toolName = toolCall.toolName;
-  if (toolName === "edit" && path !== undefined) {
-    const { added, removed } = changedLines(
-      String(callArguments.old_str ?? ""),
-      String(callArguments.new_str ?? ""),
-    );
-    return { failed: false, label: path, detail: `+${added} −${removed}`, output: [] };
-  }
-  if (toolName === "create" && path !== undefined) {
-    const text = String(callArguments.file_text ?? "");
-    return { failed: false, label: path, detail: `+${lineCount(text)}`, output: [] };
-  }
-  return { failed: false, output: [] };
-}
-
-/** Lines added and removed by replacing `before` with `after`, common first and last lines aside. */
-export function changedLines(before: string, after: string): { added: number; removed: number } {
-  const old = before === "" ? [] : before.split("\n");
-  const next = after === "" ? [] : after.split("\n");
-  let start = 0;
-  while (start < old.length && start < next.length && old[start] === next[start]) {
-    start++;
-  }
-  let end = 0;
-  while (
-    end < old.length - start &&
-    end < next.length - start &&
-    old[old.length - 1 - end] === next[next.length - 1 - end]
-  ) {
-    end++;
-  }
-  return { added: next.length - start - end, removed: old.length - start - end };
-}
-
-function lineCount(text: string): number {
-  if (text === "") {
-    return 0;
-  }
-  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-}
-
-/** The first line, at most 160 characters, cut at a word boundary (a hint is never cut mid-word). */
-function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  if (line.length <= 160) {
-    return line;
-  }
-  const cut = line.slice(0, 159);
-  const space = cut.lastIndexOf(" ");
-  return `${(space > 80 ? cut.slice(0, space) : cut).trimEnd()}…`;
+function compactionNote(data: SessionEventOf<"session.compaction_complete">["data"]): string {
+  const { success, preCompactionTokens, postCompactionTokens, trigger, error } = data;
+  return success
+    ? `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
+    : `compaction failed (${trigger}): ${error ?? "unknown error"}`;
 }
 
 function add(total: number | undefined, value: number | undefined): number | undefined {

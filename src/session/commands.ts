@@ -8,6 +8,7 @@
 
 import { errorMessage } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
+import { age } from "./age.js";
 import type { SessionHost } from "./host.js";
 import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import type { Session } from "./session.js";
@@ -179,7 +180,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
     terminalOnly: true,
     run: async ({ host, session, model }) => {
       try {
-        const opened = await host.create(session.cwd, model.id);
+        const opened = await host.create(session.cwd, model.id, { saveAtFirstPrompt: true });
         return { kind: "open", session: opened, text: `new session ${opened.id}` };
       } catch (error) {
         return failed(`cannot start a session: ${errorMessage(error)}`);
@@ -284,26 +285,7 @@ function sessionsText(sessions: readonly SessionSummary[], currentId: string): s
     .map((summary) => {
       const marker = summary.sessionId === currentId ? "*" : " ";
       const prompt = summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
-      return `${marker} ${summary.sessionId.slice(0, 8)}  ${age(summary.lastActivity).padEnd(8)}  ${prompt}`;
+      return `${marker} ${summary.sessionId.slice(0, 8)}  ${age(summary.lastActivity).padEnd(10)}  ${prompt}`;
     })
     .join("\n");
-}
-
-/** How long ago `timestamp` (ISO-8601) was, in the largest whole unit: `5m ago`, `3d ago`. */
-export function age(timestamp: string, now = Date.now()): string {
-  const seconds = Math.max(0, Math.round((now - Date.parse(timestamp)) / 1000));
-  if (!Number.isFinite(seconds)) {
-    return "?";
-  }
-  const units: Array<[string, number]> = [
-    ["d", 86_400],
-    ["h", 3600],
-    ["m", 60],
-  ];
-  for (const [unit, size] of units) {
-    if (seconds >= size) {
-      return `${Math.floor(seconds / size)}${unit} ago`;
-    }
-  }
-  return "just now";
 }

@@ -236,10 +236,15 @@ export class SessionHost {
   // Sessions.
 
   /**
-   * A new session in `cwd`, open for writing (locked) until {@link close}.
+   * A new session in `cwd`, open for writing (locked) until {@link close}; with
+   * `saveAtFirstPrompt`, stored (and locked) only from its first prompt on.
    * @throws as {@link Session.create}.
    */
-  async create(cwd: string, modelId: string, options: { sessionId?: string } = {}) {
+  async create(
+    cwd: string,
+    modelId: string,
+    options: { sessionId?: string; saveAtFirstPrompt?: boolean } = {},
+  ) {
     const environment = this.env;
     return this.track(await Session.create(this.store, cwd, modelId, { ...options, environment }));
   }
@@ -347,7 +352,9 @@ export class SessionHost {
 
   /** The persisted events of a session, read without the lease (a writer may be appending). */
   readEvents(sessionId: string): Promise<StoredLog> {
-    return this.store.read(sessionId);
+    // A session saved at its first prompt, before it: its events are only in memory.
+    const unsaved = this.sessions.get(sessionId)?.unsavedLog();
+    return unsaved === undefined ? this.store.read(sessionId) : Promise.resolve(unsaved);
   }
 
   /**

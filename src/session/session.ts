@@ -11,11 +11,13 @@ import { interrupted } from "../agent/tool-calls.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import { type PermissionRule, parseRule } from "../permissions/permission-rules.js";
 import type { McpServers } from "../tools/mcp/servers.js";
+import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
 import { newSessionId, validateSessionId } from "./paths.js";
+import { PromptInProgressError } from "./prompt-in-progress.js";
 import { repairNotice } from "./repair-notice.js";
 import { eventRedactor } from "./secrets.js";
 import { SessionJournal } from "./session-journal.js";
-import type { SessionAppender, SessionStore } from "./session-store.js";
+import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
 import { PRODUCER_VERSION } from "./version.js";
 
 /** Agent settings a session fills in itself. */
@@ -26,13 +28,7 @@ export type SessionListener = (event: SessionEvent) => void;
 
 export { PRODUCER_VERSION } from "./version.js";
 
-/** Thrown by {@link Session.prompt} when a prompt is already running in the session. */
-export class PromptInProgressError extends Error {
-  constructor(sessionId: string) {
-    super(`Session ${sessionId} is already running a prompt; cancel it or wait for it to end.`);
-    this.name = "PromptInProgressError";
-  }
-}
+export { PromptInProgressError };
 
 /**
  * One session: its events in a {@link SessionStore}, the history folded from them, and its
@@ -78,6 +74,11 @@ export class Session {
     return this.openingEvents.find((event) => event.type === "session.resume");
   }
 
+  /** Before the first prompt of a session saved at it: its events, from memory; else undefined. */
+  unsavedLog(): StoredLog | undefined {
+    return unsavedLog(this.journal.appender);
+  }
+
   /** Where the session's events are stored (the file store: the path of `events.jsonl`). */
   get transcriptPath(): string {
     return this.journal.appender.location;
@@ -102,7 +103,8 @@ export class Session {
    * Starts a new session in `store` and commits its `session.start`. `options.sessionId` lets an
    * app choose the id (the Copilot SDK does); default a new UUID. `options.environment` is the
    * session host's, whose secrets are redacted from every event (default: this process's). Holds
-   * the session's writer lease until {@link close}.
+   * the session's writer lease until {@link close}. `options.saveAtFirstPrompt`: nothing stored,
+   * no lease, until the first `user.message` (deferred-appender.ts; the CLI faces use it).
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
    * a session with that id open; Error when a session with that id exists.
    */
@@ -110,11 +112,17 @@ export class Session {
     store: SessionStore,
     cwd: string,
     model: string,
-    options: { sessionId?: string; environment?: NodeJS.ProcessEnv } = {},
+    options: {
+      sessionId?: string;
+      environment?: NodeJS.ProcessEnv;
+      saveAtFirstPrompt?: boolean;
+    } = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
-    const appender = await store.create(sessionId);
+    const appender = options.saveAtFirstPrompt
+      ? new DeferredAppender(store, sessionId)
+      : await store.create(sessionId);
     const start: SessionEventOf<"session.start">["data"] = {
       sessionId,
       version: 1,

@@ -50,15 +50,21 @@ function runClosing(closed: Closed, moment: Moment): Promise<number | null> {
     },
     { text: ANSWER, delayMs: 3 },
   );
-  const child: Child = spawn(process.execPath, [CLI_PATH, "-p", "go", "--allow-all-tools"], {
-    cwd: repository,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // --verbose: every reply streams to stdout as it comes (text mode writes only the final answer,
+  // once the prompt ends), so a reader can go away mid-stream.
+  const child: Child = spawn(
+    process.execPath,
+    [CLI_PATH, "-p", "go", "--allow-all-tools", "--verbose"],
+    {
+      cwd: repository,
+      env: cleanEnvironment({
+        TURNLOOP_HOME: home,
+        TURNLOOP_MODEL: "openai-compatible:fake-model",
+        TURNLOOP_BASE_URL: `${server.url}/v1`,
+      }),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const close = () => {
     if (closed !== "stderr") {
       child.stdout.destroy();

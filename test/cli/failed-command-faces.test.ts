@@ -48,7 +48,9 @@ describe("a command exiting non-zero, on the terminal faces", () => {
     for (const event of events) {
       renderer.handle(event);
     }
+    // The reply before the calls is narration: progress on stderr, with the tool lines.
     expect(stderr.split("\n")).toEqual([
+      "Running them.",
       "✗ bash command=echo one; echo two; exit 1 failed (exit code 1) (260 ms)",
       "    one",
       "    two",

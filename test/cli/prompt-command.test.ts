@@ -78,14 +78,15 @@ describe("turnloop -p", () => {
       env: environment(),
     });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("Let me look.\n\n`add` in src/math.ts returns a + b.\n");
-    const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
-    expect(toolLines).toHaveLength(2);
-    expect(toolLines[0]).toMatch(
-      /^✓ grep pattern=function add output_mode=files_with_matches \(\d+ ms\)$/,
-    );
-    expect(toolLines[1]).toMatch(/^✓ view path=src\/math\.ts \(\d+ ms\)$/);
-    expect(result.stderr).toMatch(/3 turns · 30 in \/ 15 out tokens · \d+\.\d s · session /);
+    // stdout is the final answer alone; the narration and the tool lines are progress on stderr.
+    expect(result.stdout).toBe("`add` in src/math.ts returns a + b.\n");
+    const progress = result.stderr.trimEnd().split("\n");
+    expect(progress.slice(0, -1).map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"))).toEqual([
+      "Let me look.",
+      "✓ grep pattern=function add output_mode=files_with_matches (N ms)",
+      "✓ view path=src/math.ts (N ms)",
+    ]);
+    expect(progress.at(-1)).toMatch(/^3 turns · 30 in \/ 15 out tokens · \d+\.\d s · session /);
     const sessionId = sessionIdOf(result.stderr);
     const types = await eventTypes(sessionId);
     expect(types.filter((type) => type === "assistant.turn_start")).toHaveLength(
@@ -202,7 +203,8 @@ test("a reader that closes stdout early cancels the prompt, and the log ends cle
     text: Array.from({ length: 400 }, (_, index) => `line ${index}\n`),
     delayMs: 2,
   });
-  const result = await runCli(["-p", "count"], {
+  // --verbose streams every reply to stdout as it comes (text mode writes the answer at the end).
+  const result = await runCli(["-p", "count", "--verbose"], {
     cwd: repository,
     env: environment(),
     onStart: (child) => child.stdout?.once("data", () => child.stdout?.destroy()),

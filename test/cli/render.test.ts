@@ -265,9 +265,9 @@ describe("renderConversation", () => {
       [
         "> Plan it",
         "plan:",
-        "  [x] Read the code",
-        "  [~] Write the fix",
-        "  [ ] Run the tests",
+        "  ☑ Read the code",
+        "  ◐ Write the fix",
+        "  ☐ Run the tests",
         "compacted: 9000 → 1200 tokens",
         "[no stop recorded]",
         "",

@@ -97,7 +97,7 @@ describe("tool lines in text mode", () => {
     ]);
   });
 
-  test("edits and creates show the path and +added −removed lines; the answer is set apart from the narration", async () => {
+  test("edits and creates show the path and +added −removed lines; the narration is progress on stderr, the answer alone on stdout", async () => {
     server.enqueue(
       {
         text: "Updating the notes.",
@@ -123,9 +123,10 @@ describe("tool lines in text mode", () => {
     const result = await run();
     expect(result.code).toBe(0);
     expect(toolLines(result.stderr)).toEqual([
+      "Updating the notes.",
       "✓ edit notes.txt +2 −1 (N ms)",
       "✓ create docs/new.md +3 (N ms)",
     ]);
-    expect(result.stdout).toBe("Updating the notes.\n\nBoth done.\n");
+    expect(result.stdout).toBe("Both done.\n");
   });
 });

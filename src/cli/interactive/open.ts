@@ -5,6 +5,9 @@ import type { Session } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { SessionLockedError } from "../../session/session-store.js";
 
+/** Said on exit when the session had no prompt: nothing was stored (issue 24 item 7). */
+export const NOT_SAVED = "no prompt was sent: the session was not saved";
+
 /** Exit codes of the interactive face. */
 export const EXIT = { ok: 0, error: 1, usage: 64 } as const;
 
@@ -40,7 +43,9 @@ export async function openSession(
       if (!resolved.ok) {
         return failed(resolved.message.replace(/^turnloop: /, ""));
       }
-      const session = await host.create(cwd, resolved.configuration.id);
+      const session = await host.create(cwd, resolved.configuration.id, {
+        saveAtFirstPrompt: true,
+      });
       return { ok: true, session, model: resolved.configuration };
     }
     const sessionId = await chooseSessionId(host, cwd, choice, pick);

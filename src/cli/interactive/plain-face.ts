@@ -8,7 +8,7 @@ import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { Controller, type ConversationView } from "./controller.js";
-import { EXIT, openSession, type SessionChoice } from "./open.js";
+import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 
 export interface PlainFaceSettings {
   host: SessionHost;
@@ -30,7 +30,92 @@ export interface PlainFaceSettings {
  */
 export async function runPlainFace(settings: PlainFaceSettings): Promise<number> {
   const { host, stdout, stderr } = settings;
-  const lines = createInterface({ input: settings.input, terminal: false });
+  const lines = lineReader(settings.input, stdout);
+  const pickByNumber = async (sessions: readonly SessionSummary[]) => {
+    sessions.forEach((summary, index) => {
+      stdout.write(
+        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
+      );
+    });
+    const answer = await lines.read("resume which? (number) > ");
+    return sessions[Number(answer) - 1]?.sessionId;
+  };
+  const opened = await openSession(host, settings.cwd, settings.choice, pickByNumber);
+  if (!opened.ok) {
+    lines.close();
+    stderr.write(`turnloop: ${opened.message}\n`);
+    return opened.code;
+  }
+  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
+  let exit = false;
+  controller.onExit = () => {
+    exit = true;
+  };
+  const view = plainView(stdout, renderer, lines, pickByNumber);
+  // Ctrl-C cancels a running prompt; on an idle line it exits.
+  const onInterrupt = () => {
+    if (controller.busy) {
+      controller.cancel();
+    } else {
+      exit = true;
+      lines.close();
+    }
+  };
+  process.on("SIGINT", onInterrupt);
+  await controller.attach(view);
+  if (settings.firstPrompt !== undefined) {
+    await controller.submit(settings.firstPrompt);
+  }
+  while (!exit) {
+    const line = await lines.read("> ");
+    if (line === undefined) {
+      break;
+    }
+    await controller.submit(line);
+    renderer.endLine();
+  }
+  process.off("SIGINT", onInterrupt);
+  lines.close();
+  await controller.close();
+  const { id } = controller.session;
+  const saved = controller.session.unsavedLog() === undefined;
+  stdout.write(saved ? `session ${id}\n` : `${NOT_SAVED}\n`);
+  return EXIT.ok;
+}
+
+/** The conversation as plain lines on `stdout`: every reply streamed, tool calls one line each. */
+function plainView(
+  stdout: NodeJS.WritableStream,
+  renderer: TerminalRenderer,
+  lines: LineReader,
+  pickSession: ConversationView["pickSession"],
+): ConversationView {
+  return {
+    history: (events) => stdout.write(renderConversation(events)),
+    show: renderer.handle,
+    note: (text) => {
+      renderer.endLine();
+      stdout.write(`${text}\n`);
+    },
+    clear: () => undefined,
+    statusChanged: () => undefined,
+    ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout),
+    confirm: async (question) =>
+      /^(y|yes)$/i.test(((await lines.read(`${question.join("\n")} [y/N] `)) ?? "").trim()),
+    pickSession,
+  };
+}
+
+/** Lines of `input`, one per {@link LineReader.read}; `undefined` once the input has ended. */
+interface LineReader {
+  /** Writes `promptText`, then gives the next line. */
+  read(promptText: string): Promise<string | undefined>;
+  close(): void;
+}
+
+function lineReader(input: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): LineReader {
+  const lines = createInterface({ input, terminal: false });
   const queue: string[] = [];
   const waiting: Array<(line: string | undefined) => void> = [];
   let ended = false;
@@ -48,90 +133,40 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
       next(undefined);
     }
   });
-  const readLine = (promptText: string): Promise<string | undefined> => {
-    stdout.write(promptText);
-    const queued = queue.shift();
-    if (queued !== undefined || ended) {
-      return Promise.resolve(queued);
-    }
-    return new Promise((resolve) => waiting.push(resolve));
-  };
-  const pickByNumber = async (sessions: readonly SessionSummary[]) => {
-    sessions.forEach((summary, index) => {
-      stdout.write(
-        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
-      );
-    });
-    const answer = await readLine("resume which? (number) > ");
-    return sessions[Number(answer) - 1]?.sessionId;
-  };
-  const opened = await openSession(host, settings.cwd, settings.choice, pickByNumber);
-  if (!opened.ok) {
-    lines.close();
-    stderr.write(`turnloop: ${opened.message}\n`);
-    return opened.code;
-  }
-  const controller = new Controller(host, opened.session, opened.model, settings.mode);
-  const renderer = new TerminalRenderer(stdout, stdout, false);
-  let exit = false;
-  controller.onExit = () => {
-    exit = true;
-  };
-  const view: ConversationView = {
-    history: (events) => stdout.write(renderConversation(events)),
-    show: renderer.handle,
-    note: (text) => {
-      renderer.endLine();
-      stdout.write(`${text}\n`);
-    },
-    clear: () => undefined,
-    statusChanged: () => undefined,
-    ask: async (request, signal): Promise<PermissionReply> => {
-      renderer.endLine();
-      stdout.write(
-        [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
-      );
-      const prefix = prefixChoice(request, "yes, always for");
-      const typed = await readLine(
-        `[y] yes  [a] yes, always for ${request.alwaysRule}  ${prefix === undefined ? "" : `${prefix}  `}[n] no  [t] no, and tell the model why > `,
-      );
-      if (signal.aborted) {
-        return { decision: "cancelled" };
+  return {
+    read(promptText) {
+      stdout.write(promptText);
+      const queued = queue.shift();
+      if (queued !== undefined || ended) {
+        return Promise.resolve(queued);
       }
-      const answer = answerFor(request, typed ?? "") ?? SAID_NO;
-      return answer === "tell"
-        ? toldReply((await readLine("what should the model know? > ")) ?? "")
-        : answer;
+      return new Promise((resolve) => waiting.push(resolve));
     },
-    confirm: async (question) =>
-      /^(y|yes)$/i.test(((await readLine(`${question.join("\n")} [y/N] `)) ?? "").trim()),
-    pickSession: pickByNumber,
+    close: () => lines.close(),
   };
-  // Ctrl-C cancels a running prompt; on an idle line it exits.
-  const onInterrupt = () => {
-    if (controller.busy) {
-      controller.cancel();
-    } else {
-      exit = true;
-      lines.close();
-    }
-  };
-  process.on("SIGINT", onInterrupt);
-  await controller.attach(view);
-  if (settings.firstPrompt !== undefined) {
-    await controller.submit(settings.firstPrompt);
+}
+
+/** A permission question as lines: the request and its preview, answered on the next line. */
+async function askOnLines(
+  request: Parameters<ConversationView["ask"]>[0],
+  signal: AbortSignal,
+  lines: LineReader,
+  renderer: TerminalRenderer,
+  stdout: NodeJS.WritableStream,
+): Promise<PermissionReply> {
+  renderer.endLine();
+  stdout.write(
+    [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
+  );
+  const prefix = prefixChoice(request, "yes, always for");
+  const typed = await lines.read(
+    `[y] yes  [a] yes, always for ${request.alwaysRule}  ${prefix === undefined ? "" : `${prefix}  `}[n] no  [t] no, and tell the model why > `,
+  );
+  if (signal.aborted) {
+    return { decision: "cancelled" };
   }
-  while (!exit) {
-    const line = await readLine("> ");
-    if (line === undefined) {
-      break;
-    }
-    await controller.submit(line);
-    renderer.endLine();
-  }
-  process.off("SIGINT", onInterrupt);
-  lines.close();
-  await controller.close();
-  stdout.write(`session ${controller.session.id}\n`);
-  return EXIT.ok;
+  const answer = answerFor(request, typed ?? "") ?? SAID_NO;
+  return answer === "tell"
+    ? toldReply((await lines.read("what should the model know? > ")) ?? "")
+    : answer;
 }

@@ -9,8 +9,8 @@ import {
   Text,
   TUI,
 } from "@mariozechner/pi-tui";
+import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
-import { age } from "../../session/commands.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";

@@ -4,7 +4,7 @@ import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { Controller } from "./controller.js";
-import { EXIT, openSession, type SessionChoice } from "./open.js";
+import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { restoreTerminal, Screen } from "./screen.js";
 import type { ScreenView } from "./screen-view.js";
@@ -37,6 +37,23 @@ export interface TerminalFaceSettings {
 }
 
 /**
+ * What is typed before the session is shown: inputs sent are kept, not lost, and run once it is;
+ * Ctrl-D (or Ctrl-C) ends the face as soon as the session is open. `stop` hands the keys back.
+ */
+function earlyInput(screen: Screen): { inputs: string[]; exit: boolean; stop: () => void } {
+  const early = { inputs: [] as string[], exit: false, stop: () => {} };
+  screen.editor.onSubmit = (text) => early.inputs.push(text);
+  early.stop = screen.tui.addInputListener((data) => {
+    if (matchesKey(data, "ctrl+d") || matchesKey(data, "ctrl+c")) {
+      early.exit = true;
+      return { consume: true };
+    }
+    return undefined;
+  });
+  return early;
+}
+
+/**
  * The full-screen interactive face: opens the session (with a picker for `--resume`), shows its
  * history, and runs until `/exit`, Ctrl-D or a second Ctrl-C on an empty line. Prints the session
  * id on the way out. The terminal is restored on every exit, a crash and a signal included.
@@ -53,18 +70,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   const screen = new Screen(theme, status, COMMANDS, settings.cwd);
   const onProcessExit = () => restoreTerminal();
   process.on("exit", onProcessExit);
-  // Inputs sent before the session is shown are kept, not lost, and run once it is.
-  const early: string[] = [];
-  screen.editor.onSubmit = (text) => early.push(text);
-  // Ctrl-D (or Ctrl-C) before then ends the face as soon as the session is open.
-  let exitEarly = false;
-  const removeEarlyKeys = screen.tui.addInputListener((data) => {
-    if (matchesKey(data, "ctrl+d") || matchesKey(data, "ctrl+c")) {
-      exitEarly = true;
-      return { consume: true };
-    }
-    return undefined;
-  });
+  const early = earlyInput(screen);
   // ↑ works from the first key: the history is in the box before it is drawn.
   for (const entry of await readInputHistory(settings.home)) {
     screen.editor.addToHistory(entry);
@@ -100,9 +106,13 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
     screen.start();
   }
   const controller = new Controller(host, opened.session, opened.model, settings.mode);
-  removeEarlyKeys();
+  early.stop();
   const view = new ScreenView(screen, status, controller);
-  const code = await untilExit(screen, controller, view, { early, exitEarly, ...settings });
+  const code = await untilExit(screen, controller, view, {
+    early: early.inputs,
+    exitEarly: early.exit,
+    ...settings,
+  });
   process.off("exit", onProcessExit);
   return code;
 }
@@ -132,7 +142,10 @@ function untilExit(
       await controller.close().catch(() => undefined);
       screen.stop();
       const { id } = controller.session;
-      settings.stdout.write(`session ${id}\nresume it with: turnloop --resume ${id}\n`);
+      const saved = controller.session.unsavedLog() === undefined;
+      settings.stdout.write(
+        saved ? `session ${id}\nresume it with: turnloop --resume ${id}\n` : `${NOT_SAVED}\n`,
+      );
       resolve(code);
     };
     const onSignal = (signal: NodeJS.Signals) => {

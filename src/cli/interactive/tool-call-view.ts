@@ -1,6 +1,6 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
-import { shortArguments } from "../terminal-renderer.js";
+import { shortArguments } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /** Lines of a command's output, or of each side of an edit, shown under a finished call. */

@@ -1,6 +1,8 @@
-import { Container, Markdown, Spacer, Text } from "@mariozechner/pi-tui";
-import type { SessionEvent } from "../../events/events.js";
+import { Container, Spacer, Text } from "@mariozechner/pi-tui";
+import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
+import { TerminalMarkdown } from "../markdown.js";
+import { planChecklist } from "../plan-checklist.js";
 import type { Theme } from "./theme.js";
 import { ToolCallView } from "./tool-call-view.js";
 
@@ -18,7 +20,10 @@ export class Transcript extends Container {
   private readonly fold = new SessionFold();
   private readonly tools = new Map<string, ToolCallView>();
   /** The answer being streamed: its message id and text so far. */
-  private streaming: { messageId: string; text: string; view: Markdown } | undefined;
+  private streaming: { messageId: string; text: string; view: TerminalMarkdown } | undefined;
+  /** The plan's checklist block, and its text, to redraw it only when it changes. */
+  private planBlock: Container | undefined;
+  private shownPlan = "";
 
   constructor(private readonly theme: Theme) {
     super();
@@ -53,6 +58,12 @@ export class Transcript extends Container {
           this.note(`the reply broke off: ${event.data.error.message}`, "error");
         }
         return;
+      case "session.plan_updated":
+        this.plan();
+        return;
+      case "session.idle":
+        this.streaming = undefined;
+        return;
       // The call's line (drawn above from the session model): as soon as the model starts
       // writing the call, then its arguments, the question, running, the outcome.
       case "assistant.tool_call_start":
@@ -60,7 +71,31 @@ export class Transcript extends Container {
       case "permission.requested":
       case "tool.execution_running":
       case "tool.execution_complete":
+      case "session.start":
+      case "assistant.turn_start":
+      case "assistant.turn_end":
+      case "assistant.reasoning_delta":
+      case "assistant.usage":
+      case "tool.execution_partial_result":
+      case "session.model_change":
+      case "session.mode_changed":
+      case "session.usage_info":
+      case "pending_messages.modified":
+      case "permission.completed":
+      case "session.compaction_start":
+      case "external_tool.requested":
+      case "external_tool.completed":
+      case "hook.start":
+      case "hook.end":
         return;
+      default:
+        this.notice(event);
+    }
+  }
+
+  /** Events shown as one note each. */
+  private notice(event: NoticeEvent): void {
+    switch (event.type) {
       case "session.mcp_server_status_changed":
         if (event.data.status === "failed") {
           this.note(
@@ -97,47 +132,65 @@ export class Transcript extends Container {
           this.note(event.data.notice);
         }
         return;
-      case "session.compaction_complete": {
-        // As the -p face says it (cli/terminal-renderer.ts): one dim line, or the failure.
-        const { success, preCompactionTokens, postCompactionTokens, trigger, error } = event.data;
-        if (success) {
-          this.note(
-            `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,
-          );
-        } else {
-          this.note(`compaction failed (${trigger}): ${error ?? "unknown error"}`, "error");
-        }
-        return;
-      }
-      case "session.idle":
-        this.streaming = undefined;
+      case "session.compaction_complete":
+        this.compacted(event.data);
         return;
       case "session.instructions_loaded":
         if (event.data.files.length > 0) {
           this.note(`instructions: ${event.data.files.map((file) => file.path).join(", ")}`);
         }
         return;
-      case "session.start":
-      case "assistant.turn_start":
-      case "assistant.turn_end":
-      case "assistant.reasoning_delta":
-      case "assistant.usage":
-      case "tool.execution_partial_result":
-      case "session.model_change":
-      case "session.mode_changed":
-      case "session.usage_info":
-      case "pending_messages.modified":
-      case "permission.completed":
-      case "session.plan_updated":
-      case "session.compaction_start":
-      case "external_tool.requested":
-      case "external_tool.completed":
-      case "hook.start":
-      case "hook.end":
-        return;
       default:
         unknownEvent(event);
     }
+  }
+
+  private compacted(data: SessionEventOf<"session.compaction_complete">["data"]): void {
+    // As the -p face says it (cli/terminal-renderer.ts): one dim line, or the failure.
+    const { success, preCompactionTokens, postCompactionTokens, trigger, error } = data;
+    if (success) {
+      this.note(
+        `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,
+      );
+    } else {
+      this.note(`compaction failed (${trigger}): ${error ?? "unknown error"}`, "error");
+    }
+  }
+
+  /**
+   * The plan as one checklist block (☐ pending, ◐ in progress, ☑ done) from the session model.
+   * A change redraws that block below the latest output; the earlier one is removed, so the
+   * transcript holds one plan, the current one. An unchanged plan draws nothing.
+   */
+  private plan(): void {
+    const plan = this.fold.model.plan;
+    const lines = planChecklist(plan);
+    const text = lines.join("\n");
+    if (text === this.shownPlan) {
+      return;
+    }
+    this.shownPlan = text;
+    if (this.planBlock !== undefined) {
+      this.removeChild(this.planBlock);
+      this.planBlock = undefined;
+    }
+    if (lines.length === 0) {
+      return;
+    }
+    const { theme } = this;
+    const painted = lines.map((line, index) => {
+      const status = plan[index]?.status;
+      return status === "completed"
+        ? theme.dim(line)
+        : status === "in_progress"
+          ? theme.bold(line)
+          : line;
+    });
+    const block = new Container();
+    block.addChild(new Spacer(1));
+    block.addChild(new Text([theme.dim("plan"), ...painted].join("\n"), 0, 0));
+    this.planBlock = block;
+    this.addChild(block);
   }
 
   private userMessage(content: string, source: string): void {
@@ -159,7 +212,7 @@ export class Transcript extends Container {
 
   private delta(messageId: string, text: string): void {
     if (this.streaming?.messageId !== messageId) {
-      const view = new Markdown("", 0, 0, this.theme.markdown);
+      const view = new TerminalMarkdown("", this.theme.markdown);
       this.addChild(new Spacer(1));
       this.addChild(view);
       this.streaming = { messageId, text: "", view };
@@ -173,13 +226,17 @@ export class Transcript extends Container {
       this.streaming.view.setText(content);
     } else if (content.trim() !== "") {
       this.addChild(new Spacer(1));
-      this.addChild(new Markdown(content, 0, 0, this.theme.markdown));
+      this.addChild(new TerminalMarkdown(content, this.theme.markdown));
     }
     this.streaming = undefined;
   }
 
   /** The view of a call, added below everything else when the call is first seen. */
   private tool(toolCall: ToolCall): void {
+    if (toolCall.toolName === "update_plan" && !unsuccessful(toolCall)) {
+      // The plan shows as its checklist (session.plan_updated), not as the call's arguments.
+      return;
+    }
     if (!this.tools.has(toolCall.toolCallId)) {
       const view = new ToolCallView(this.theme, toolCall);
       this.tools.set(toolCall.toolCallId, view);
@@ -189,3 +246,30 @@ export class Transcript extends Container {
 }
 
 function unknownEvent(_event: never): void {}
+
+function unsuccessful(toolCall: ToolCall): boolean {
+  return (
+    toolCall.status === "failed" ||
+    toolCall.status === "denied" ||
+    toolCall.status === "interrupted"
+  );
+}
+
+/** Events that are one note each. */
+type NoticeEvent = Extract<
+  SessionEvent,
+  {
+    type:
+      | "session.mcp_server_status_changed"
+      | "session.info"
+      | "session.warning"
+      | "session.autopilot_stopped"
+      | "assistant.retry"
+      | "session.error"
+      | "abort"
+      | "session.task_complete"
+      | "session.resume"
+      | "session.compaction_complete"
+      | "session.instructions_loaded";
+  }
+>;

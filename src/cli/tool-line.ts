@@ -1,0 +1,109 @@
+/**
+ * What a `-p` tool line says about a finished call, read from the session model's `ToolCall`
+ * (src/session/session-model/): the outcome rule is the fold's.
+ */
+
+import type { JsonObject } from "../events/events.js";
+import type { ToolCall } from "../session/session-model/session-model.js";
+
+const SHORT_ARGUMENTS_LENGTH = 60;
+
+/** `key=value` pairs, each value cut short, the whole at most {@link SHORT_ARGUMENTS_LENGTH}. */
+export function shortArguments(parameters: JsonObject): string {
+  const text = Object.entries(parameters)
+    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(" ")
+    .replace(/\s+/g, " ");
+  return text.length > SHORT_ARGUMENTS_LENGTH
+    ? `${text.slice(0, SHORT_ARGUMENTS_LENGTH - 1)}…`
+    : text;
+}
+
+/** Lines of a failed command's output shown under its tool line without --verbose. */
+export const FAILED_OUTPUT_LINES = 5;
+
+/** What a tool line says besides the name: a label instead of the arguments, the outcome, output lines. */
+export interface ToolOutcome {
+  failed: boolean;
+  label?: string;
+  detail?: string;
+  /** Why the call failed, after the duration. */
+  reason?: string;
+  /** Output lines to show under the tool line (a failed command's). */
+  output: string[];
+}
+
+/**
+ * A finished call as the user needs it: a command that failed (the session model's rule: it
+ * exited non-zero or was killed) shows its exit code or signal and its output; any other failure
+ * its first line; `edit` and `create` show their path and `+added −removed` lines.
+ */
+export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
+  const output = (toolCall.output ?? "").replace(/\s+$/, "");
+  const failed = toolCall.status !== "completed";
+  if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
+    return {
+      failed,
+      reason: firstLine(toolCall.output ?? toolCall.errorMessage ?? ""),
+      output: [],
+    };
+  }
+  if (failed) {
+    const detail =
+      toolCall.signal === undefined
+        ? `failed (exit code ${toolCall.exitCode})`
+        : `killed by ${toolCall.signal}`;
+    return { failed, detail, output: output === "" ? [] : output.split("\n") };
+  }
+  const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
+  const toolName = toolCall.toolName;
+  if (toolName === "edit" && path !== undefined) {
+    const { added, removed } = changedLines(
+      String(callArguments.old_str ?? ""),
+      String(callArguments.new_str ?? ""),
+    );
+    return { failed: false, label: path, detail: `+${added} −${removed}`, output: [] };
+  }
+  if (toolName === "create" && path !== undefined) {
+    const text = String(callArguments.file_text ?? "");
+    return { failed: false, label: path, detail: `+${lineCount(text)}`, output: [] };
+  }
+  return { failed: false, output: [] };
+}
+
+/** Lines added and removed by replacing `before` with `after`, common first and last lines aside. */
+export function changedLines(before: string, after: string): { added: number; removed: number } {
+  const old = before === "" ? [] : before.split("\n");
+  const next = after === "" ? [] : after.split("\n");
+  let start = 0;
+  while (start < old.length && start < next.length && old[start] === next[start]) {
+    start++;
+  }
+  let end = 0;
+  while (
+    end < old.length - start &&
+    end < next.length - start &&
+    old[old.length - 1 - end] === next[next.length - 1 - end]
+  ) {
+    end++;
+  }
+  return { added: next.length - start - end, removed: old.length - start - end };
+}
+
+function lineCount(text: string): number {
+  if (text === "") {
+    return 0;
+  }
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** The first line, at most 160 characters, cut at a word boundary (a hint is never cut mid-word). */
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  if (line.length <= 160) {
+    return line;
+  }
+  const cut = line.slice(0, 159);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 80 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

@@ -1,0 +1,101 @@
+/**
+ * A new session saved at its first prompt (issue 24 item 7): an interactive session opened and
+ * closed without a prompt, or a `-p` run that fails before sending one, leaves nothing in the
+ * store. Events are kept in memory until a `user.message` is appended; that append asks the store
+ * to create the session (taking its writer lease) and the kept events follow in order.
+ */
+
+import type { SessionEvent } from "../events/events.js";
+import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
+
+/**
+ * A {@link SessionAppender} that creates its session in `store` when the first `user.message` is
+ * appended. Before that, `commit` and `close` do nothing (nothing is stored, no lease is held);
+ * after it, every method goes to the store's appender once it exists. A store refusing the
+ * creation (an I/O error, an id taken meanwhile) rejects the next `commit`, as a failed write does.
+ */
+export class DeferredAppender implements SessionAppender {
+  private kept: SessionEvent[] = [];
+  private created: Promise<SessionAppender> | undefined;
+  private inner: SessionAppender | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: SessionStore,
+    readonly sessionId: string,
+  ) {}
+
+  /** The store's location of the log once created; before, a note that it is not saved yet. */
+  get location(): string {
+    return this.inner?.location ?? `${this.store.location} (not saved until the first prompt)`;
+  }
+
+  /** Whether the session is in the store (or being created there). */
+  get saved(): boolean {
+    return this.created !== undefined;
+  }
+
+  /** The events appended while nothing is stored, in order. */
+  get unsaved(): readonly SessionEvent[] {
+    return this.inner === undefined ? this.kept : [];
+  }
+
+  append(event: SessionEvent): void {
+    if (this.closed) {
+      throw new Error(`session ${this.sessionId} is closed`);
+    }
+    if (this.inner !== undefined) {
+      this.inner.append(event);
+      return;
+    }
+    this.kept.push(event);
+    if (this.created === undefined && event.type === "user.message") {
+      this.created = this.create();
+      // Its failure is reported by the next commit.
+      this.created.catch(() => undefined);
+    }
+  }
+
+  async commit(): Promise<void> {
+    if (this.created !== undefined) {
+      await (await this.created).commit();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) {
+      return;
+    }
+    this.closed = true;
+    if (this.created !== undefined) {
+      await (await this.created).close();
+    }
+  }
+
+  private async create(): Promise<SessionAppender> {
+    const appender = await this.store.create(this.sessionId);
+    for (const event of this.kept) {
+      appender.append(event);
+    }
+    this.kept = [];
+    this.inner = appender;
+    return appender;
+  }
+}
+
+/**
+ * The events of a session not stored yet (`appender` a {@link DeferredAppender} before the first
+ * prompt), as a log read from memory; `undefined` once (or when) the session is in the store.
+ */
+export function unsavedLog(appender: SessionAppender): StoredLog | undefined {
+  if (!(appender instanceof DeferredAppender) || appender.saved) {
+    return undefined;
+  }
+  const events = [...appender.unsaved];
+  return {
+    events,
+    seqs: events.map((_event, index) => index + 1),
+    repaired: [],
+    nextSeq: events.length + 1,
+  };
+}

@@ -1,0 +1,78 @@
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { runCli } from "../support/cli.js";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+
+// Sessions don't pile up (issue 24 item 7): a session is saved at its first prompt, and
+// `turnloop sessions` says how long ago each was active.
+
+async function sessionFolders(home: string): Promise<string[]> {
+  const folder = join(home, "session-state");
+  return existsSync(folder) ? await readdir(folder) : [];
+}
+
+describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
+  interactiveTest(
+    "opened and closed without a prompt (and /new without one): nothing saved, nothing listed",
+    async ({ fixture }) => {
+      const terminal = fixture.open();
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("/new");
+      await terminal.waitFor(/new session [0-9a-f-]{36}/);
+      await terminal.idle();
+      terminal.key("C-d");
+      const { code } = await terminal.exited();
+      expect(code).toBe(0);
+      expect(terminal.screen(200)).toContain("no prompt was sent: the session was not saved");
+      expect(terminal.screen(200)).not.toContain("resume it with");
+      expect(await sessionFolders(fixture.home)).toEqual([]);
+      const listed = await runCli(["sessions"], {
+        cwd: fixture.repository,
+        env: fixture.environment(),
+      });
+      expect(listed.stdout).toBe(`No sessions in ${fixture.home}.\n`);
+    },
+  );
+
+  interactiveTest(
+    "the first prompt saves it whole, from session.start; sessions lists it with its age",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: "Hello there." });
+      const terminal = fixture.open();
+      await terminal.waitFor(INPUT_BOX);
+      expect(await sessionFolders(fixture.home)).toEqual([]);
+      terminal.type("Say hello");
+      await terminal.waitFor(/Hello there\./);
+      await terminal.idle();
+      const [sessionId, ...others] = await sessionFolders(fixture.home);
+      expect(others).toEqual([]);
+      terminal.key("C-d");
+      await terminal.exited();
+      expect(terminal.screen(200)).toContain(`resume it with: turnloop --resume ${sessionId}`);
+      expect(await fixture.eventTypes(sessionId ?? "")).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]);
+      const listed = await runCli(["sessions"], {
+        cwd: fixture.repository,
+        env: fixture.environment(),
+      });
+      expect(listed.stdout).toBe(
+        `${sessionId}  just now  1 turn  ${fixture.repository}\n    Say hello\n`,
+      );
+      const json = await runCli(["sessions", "--json"], {
+        cwd: fixture.repository,
+        env: fixture.environment(),
+      });
+      const [summary] = JSON.parse(json.stdout) as Array<{ lastActivity: string }>;
+      expect(summary?.lastActivity).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    },
+  );
+});
