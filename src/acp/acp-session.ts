@@ -6,6 +6,7 @@ import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { parseCommandLine } from "../session/commands.js";
 import type { SessionHost } from "../session/host.js";
+import { permissionModeOf } from "../session/sandbox-setup.js";
 import {
   PromptInProgressError,
   type Session,
@@ -344,7 +345,7 @@ export class AcpSession {
         cancelPrompt: () => this.cancel(),
       }),
       // Read at each permission decision, so switching to auto while a turn runs applies at once.
-      allowAllTools: () => this.mode !== "ask",
+      permissionMode: () => permissionModeOf(this.mode, host.config),
       folders: this.folders,
       extraTools,
       ...(capabilities === undefined ? {} : { client: capabilities }),

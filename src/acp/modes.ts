@@ -1,10 +1,12 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { RunConfig } from "../session/run-config.js";
+import { defaultSessionMode } from "../session/sandbox-setup.js";
 
 /**
  * The session modes turnloop offers over ACP (`session/set_mode`, and the `mode` config option).
  * `ask`: calls that need permission are asked through `session/request_permission`.
- * `auto`: every tool runs without asking (`--allow-all-tools`).
+ * `auto`: permission mode `auto` (commands run in the sandbox and edits inside the workspace
+ * without asking), or every tool without asking under `--allow-all-tools`.
  * `autopilot`: like `auto`, and the loop keeps going until the model calls `task_complete`.
  */
 export type ModeId = "ask" | "auto" | "autopilot";
@@ -15,11 +17,15 @@ const MODES: readonly acp.SessionMode[] = [
     name: "Ask",
     description: "Reads inside the workspace run freely; edits and commands ask first.",
   },
-  { id: "auto", name: "Auto", description: "Every tool runs without asking." },
+  {
+    id: "auto",
+    name: "Auto",
+    description: "Commands run in the sandbox and edits inside the workspace without asking.",
+  },
   {
     id: "autopilot",
     name: "Autopilot",
-    description: "Works on its own until the task is done; tools run without asking.",
+    description: "Works on its own until the task is done; asks as Auto does.",
   },
 ];
 
@@ -32,12 +38,9 @@ export function isModeId(value: string): value is ModeId {
   return MODES.some((mode) => mode.id === value);
 }
 
-/** The mode a session starts in: from `--autopilot` / `--allow-all-tools`, else `ask`. */
-export function defaultMode(config: Pick<RunConfig, "autopilot" | "allowAllTools">): ModeId {
-  if (config.autopilot.value) {
-    return "autopilot";
-  }
-  return config.allowAllTools.value ? "auto" : "ask";
+/** The mode a session starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
+export function defaultMode(config: Pick<RunConfig, "autopilot" | "permissionMode">): ModeId {
+  return defaultSessionMode(config);
 }
 
 /** ACP v1 session-modes: the `modes` field of `session/new` / `load` / `resume` answers. */

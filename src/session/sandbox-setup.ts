@@ -6,6 +6,7 @@ import type {
   SandboxedRunner,
   SandboxPolicy,
 } from "../tools/sandbox/index.js";
+import type { SessionMode } from "./commands.js";
 import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
 
 /**
@@ -100,6 +101,31 @@ export class HostSandbox {
     }
     return runner;
   }
+}
+
+/**
+ * The permission mode of a face's session mode (interactive `/mode`, ACP `session/set_mode`):
+ * `ask` asks; `auto` and `autopilot` are permission mode `auto` (commands in the sandbox, without
+ * asking), or `full-access` when the run config gives it (`--allow-all-tools`).
+ */
+export function permissionModeOf(
+  mode: SessionMode,
+  config: Pick<RunConfig, "permissionMode">,
+): PermissionMode {
+  if (mode === "ask") {
+    return "ask";
+  }
+  return config.permissionMode.value === "full-access" ? "full-access" : "auto";
+}
+
+/** The session mode a face starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
+export function defaultSessionMode(
+  config: Pick<RunConfig, "autopilot" | "permissionMode">,
+): SessionMode {
+  if (config.autopilot.value) {
+    return "autopilot";
+  }
+  return config.permissionMode.value === "ask" ? "ask" : "auto";
 }
 
 /**

@@ -93,12 +93,14 @@ describe("ACP slash commands", () => {
           expect.objectContaining({ id: "model", currentValue: "openai-compatible:other-model" }),
         ],
       },
-      said("mode: auto (every tool runs without asking)"),
+      said(
+        "mode: auto (commands run in the sandbox and edits inside the workspace without asking)",
+      ),
       said(
         [
           "  ask: reads inside the workspace run freely; edits and commands ask first",
-          "* auto: every tool runs without asking",
-          "  autopilot: works on its own until the task is done; tools run freely",
+          "* auto: commands run in the sandbox and edits inside the workspace without asking",
+          "  autopilot: works on its own until the task is done; asks as auto does",
         ].join("\n"),
       ),
       said(

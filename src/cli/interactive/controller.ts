@@ -9,6 +9,7 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
@@ -187,10 +188,9 @@ export class Controller {
   /** The agent settings of the next turn: the model, the mode and the permission question. */
   private agentSettings(): SessionAgentSettings {
     const ask = this.view?.ask;
-    const allowAllTools = this.host.config.allowAllTools.value;
     return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
-      allowAllTools: () => allowAllTools || this.mode !== "ask",
+      permissionMode: () => permissionModeOf(this.mode, this.host.config),
       ...(ask === undefined ? {} : { ask }),
     });
   }
