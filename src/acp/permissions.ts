@@ -1,5 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk";
-import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import {
+  type AskPermission,
+  type CommandConfinement,
+  describeConfinement,
+  type PermissionReply,
+  type PermissionRequest,
+} from "../permissions/permission-decision.js";
 
 /** What an ACP permission question needs besides the gate's request. */
 export interface PermissionAsker {
@@ -45,10 +51,20 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         kind: "reject_always",
       },
     ];
+    const confinement = request.sandbox;
     const params: acp.RequestPermissionRequest = {
       sessionId: asker.sessionId,
-      toolCall: { toolCallId: request.toolCallId, status: "pending", ...described },
-      options,
+      toolCall: {
+        toolCallId: request.toolCallId,
+        status: "pending",
+        ...described,
+        ...confinedTitle(request, confinement),
+      },
+      options:
+        confinement?.outsideReason === undefined
+          ? options
+          : options.filter((option) => !option.kind.endsWith("_always")),
+      ...(confinement === undefined ? {} : { _meta: { "turnloop/sandbox": confinement } }),
     };
     try {
       const response = await asker.client.request(
@@ -69,6 +85,25 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
       throw error;
     }
   };
+}
+
+/**
+ * The title of a question about a command, with where it runs (issue 23: every permission
+ * question shows the sandbox): `Run make test [sandbox: workspace-write, no network]`, or for a
+ * command the sandbox stopped `Run outside the sandbox: curl … [outside the sandbox: <reason>]`.
+ * A command that runs unconfined anyway (no policy) keeps the title already announced.
+ */
+function confinedTitle(
+  request: PermissionRequest,
+  confinement: CommandConfinement | undefined,
+): { title?: string } {
+  if (
+    confinement === undefined ||
+    (confinement.policy === "danger-full-access" && confinement.outsideReason === undefined)
+  ) {
+    return {};
+  }
+  return { title: `${request.title} [${describeConfinement(confinement)}]` };
 }
 
 /** The gate's reply for a `session/request_permission` outcome. */

@@ -30,9 +30,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       expect(screen).toMatch(/input tokens:\s+1200/);
 
       terminal.type("/mode auto");
-      await terminal.waitFor(
-        /mode: auto \(commands run in the sandbox/,
-      );
+      await terminal.waitFor(/mode: auto \(commands run in the sandbox/);
       await terminal.waitFor(/fake-model · auto · /);
       terminal.type("/mode sideways");
       await terminal.waitFor(/unknown mode "sideways"/);
