@@ -2,9 +2,9 @@ import * as acp from "@agentclientprotocol/sdk";
 import {
   type AskPermission,
   type CommandConfinement,
-  describeConfinement,
   type PermissionReply,
   type PermissionRequest,
+  shownConfinement,
 } from "../permissions/permission-decision.js";
 
 /** What an ACP permission question needs besides the gate's request. */
@@ -97,13 +97,8 @@ function confinedTitle(
   request: PermissionRequest,
   confinement: CommandConfinement | undefined,
 ): { title?: string } {
-  if (
-    confinement === undefined ||
-    (confinement.policy === "danger-full-access" && confinement.outsideReason === undefined)
-  ) {
-    return {};
-  }
-  return { title: `${request.title} [${describeConfinement(confinement)}]` };
+  const shown = shownConfinement(confinement);
+  return shown === undefined ? {} : { title: `${request.title} [${shown}]` };
 }
 
 /** The gate's reply for a `session/request_permission` outcome. */

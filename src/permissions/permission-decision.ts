@@ -20,6 +20,7 @@ export {
   isPermissionMode,
   PERMISSION_MODES,
   type PermissionMode,
+  shownConfinement,
 } from "./permission-mode.js";
 
 /** A question to the user about one tool call. Answered by a {@link PermissionReply}. */

@@ -37,3 +37,18 @@ export function describeConfinement(confinement: CommandConfinement): string {
   }
   return `sandbox: ${confinement.policy}, ${confinement.network ? "network on" : "no network"}`;
 }
+
+/**
+ * What a question about a command shows of where it runs: {@link describeConfinement} when a
+ * policy confines it or the question is to run it outside the sandbox; `undefined` for a command
+ * that runs unconfined anyway (no policy chosen), whose questions read as before.
+ */
+export function shownConfinement(confinement: CommandConfinement | undefined): string | undefined {
+  if (
+    confinement === undefined ||
+    (confinement.policy === "danger-full-access" && confinement.outsideReason === undefined)
+  ) {
+    return undefined;
+  }
+  return describeConfinement(confinement);
+}

@@ -31,7 +31,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
 
       terminal.type("/mode auto");
       await terminal.waitFor(/mode: auto \(commands run in the sandbox/);
-      await terminal.waitFor(/fake-model · auto · /);
+      // The status line shows the sandbox policy of mode auto's commands (issue 23).
+      await terminal.waitFor(/fake-model · auto · workspace-write · /);
       terminal.type("/mode sideways");
       await terminal.waitFor(/unknown mode "sideways"/);
       terminal.type("/model openai-compatible:other-model");

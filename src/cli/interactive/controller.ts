@@ -13,6 +13,7 @@ import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
+import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import {
   attachFiles,
   runShellCommand,
@@ -183,6 +184,12 @@ export class Controller {
     } finally {
       this.setBusy(undefined);
     }
+  }
+
+  /** The sandbox policy confining the session's commands in its mode, when one does (README, "Sandbox"). */
+  get sandbox(): SandboxPolicy | undefined {
+    const policy = this.host.sandbox.policyFor(permissionModeOf(this.mode, this.host.config));
+    return policy === "danger-full-access" ? undefined : policy;
   }
 
   /** The agent settings of the next turn: the model, the mode and the permission question. */
