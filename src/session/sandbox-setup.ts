@@ -52,6 +52,18 @@ export class HostSandbox {
     return this.probe;
   }
 
+  /**
+   * Why a session cannot choose `policy` here (a confining one where bubblewrap cannot run: never
+   * silently unconfined), or `undefined` when it can.
+   */
+  async refusal(policy: SandboxPolicy): Promise<string | undefined> {
+    const availability = await this.availability();
+    if (policy === "danger-full-access" || availability.available) {
+      return undefined;
+    }
+    return `${policy} cannot be honoured: ${availability.reason} ${availability.install}.`;
+  }
+
   /** Where a command of a session under `policy` runs, once the probe has answered. */
   async confinement(policy: SandboxPolicy): Promise<CommandConfinement> {
     const network = this.config.sandboxNetwork.value;

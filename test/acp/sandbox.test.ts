@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { requireSandbox } from "../support/sandbox.js";
 import { AcpHarness, requestMessages } from "./support.js";
@@ -113,5 +114,59 @@ describe.runIf(sandboxWorks)("autopilot, --sandbox workspace-write, permission m
       `The sandbox stopped this command (${reason}); the user allowed it to run again outside ` +
         "the sandbox:\nconnected\n<exited with exit code 0>",
     ]);
+  });
+});
+
+describe.runIf(sandboxWorks)("the sandbox config option", () => {
+  test("offered beside mode and model; choosing read-only confines the next prompt's commands", async () => {
+    harness = await AcpHarness.start();
+    const sessionId = await harness.newSession();
+    const answer = await harness.client.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "sandbox",
+      value: "read-only",
+    });
+    expect(answer.configOptions.map((option) => [option.id, option.currentValue])).toEqual([
+      ["mode", "ask"],
+      ["model", "openai-compatible:fake-model"],
+      ["sandbox", "read-only"],
+    ]);
+    // The user allows the command, then refuses to run it outside the sandbox.
+    harness.behaviour.answerPermission = async (params) => ({
+      outcome: {
+        outcome: "selected",
+        optionId: params.toolCall.title?.startsWith("Run outside") ? "reject_once" : "allow_once",
+      },
+    });
+    harness.server.enqueue(call("call_1", "bash", { command: "echo x > made.txt" }), {
+      text: "done",
+    });
+    await harness.prompt(sessionId, "write it");
+    const [question] = permissionRequests(harness) as acp.RequestPermissionRequest[];
+    expect(question?.toolCall.title).toBe("Run echo x > made.txt [sandbox: read-only, no network]");
+    expect(toolResults(harness)).toEqual([
+      `bash: line 1: made.txt: Read-only file system\n<exited with exit code 1>\n` +
+        "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
+        "(Read-only file system). It was not run outside the sandbox: that needs the user's " +
+        "agreement, which was not given.",
+    ]);
+    expect(existsSync(join(harness.cwd, "made.txt"))).toBe(false);
+  });
+
+  test("an unknown policy is refused with the choices", async () => {
+    harness = await AcpHarness.start();
+    const sessionId = await harness.newSession();
+    await expect(
+      harness.client.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "sandbox",
+        value: "loose",
+      }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(
+        "unknown sandbox policy loose; use read-only, workspace-write, danger-full-access",
+      ),
+    });
   });
 });

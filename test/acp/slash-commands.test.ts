@@ -82,6 +82,7 @@ describe("ACP slash commands", () => {
         configOptions: [
           expect.objectContaining({ id: "mode", currentValue: "ask" }),
           expect.objectContaining({ id: "model", currentValue: "openai-compatible:other-model" }),
+          expect.objectContaining({ id: "sandbox", currentValue: "danger-full-access" }),
         ],
       },
       said("model: openai-compatible:other-model"),
@@ -91,6 +92,8 @@ describe("ACP slash commands", () => {
         configOptions: [
           expect.objectContaining({ id: "mode", currentValue: "auto" }),
           expect.objectContaining({ id: "model", currentValue: "openai-compatible:other-model" }),
+          // Mode auto confines commands: its default policy (issue 23).
+          expect.objectContaining({ id: "sandbox", currentValue: "workspace-write" }),
         ],
       },
       said(
