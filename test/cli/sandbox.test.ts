@@ -137,3 +137,28 @@ describe("where bubblewrap cannot run", () => {
     expect(server.requests.length).toBe(requestsBefore);
   });
 });
+
+describe("permission mode auto where bubblewrap cannot run", () => {
+  test("--autopilot says so once and asks about commands (refused here: no terminal)", async () => {
+    const noBubblewrap = { PATH: join(home, "no-such-folder") };
+    server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hi"}' }] },
+      { toolCalls: [{ id: "call_2", name: "task_complete", arguments: '{"summary":"no"}' }] },
+    );
+    const result = await runCli(["-p", "say hi", "--autopilot"], {
+      cwd: workspace,
+      env: environment(noBubblewrap),
+    });
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
+    expect(warnings).toEqual([
+      "turnloop: warning: permission mode auto asks about commands and edits, since no sandbox " +
+        "can run: bubblewrap (bwrap) is not installed, so commands cannot run in a sandbox. " +
+        "Install it: apt-get install bubblewrap.",
+    ]);
+    const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
+    expect(toolMessage?.content).toBe(
+      "Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE " +
+        "(e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
+    );
+  });
+});
