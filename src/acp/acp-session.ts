@@ -6,6 +6,7 @@ import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { parseCommandLine } from "../session/commands.js";
 import type { SessionHost } from "../session/host.js";
+import { permissionModeOf } from "../session/sandbox-setup.js";
 import {
   PromptInProgressError,
   type Session,
@@ -13,6 +14,7 @@ import {
 } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import { modelUnavailable } from "./authentication.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
 import { clientTerminalRunner } from "./client-terminal-runner.js";
@@ -69,6 +71,8 @@ export class AcpSession {
   readonly session: Session;
   private mode: ModeId;
   private model: AcpSessionModel;
+  /** The session's own sandbox policy (`sandbox` config option); absent: the run config's. */
+  private sandbox: SandboxPolicy | undefined;
   private readonly context: AcpSessionContext;
   private readonly folders: readonly string[];
   private readonly mapper: UpdateMapper;
@@ -103,9 +107,16 @@ export class AcpSession {
     return modeState(this.mode);
   }
 
-  /** The full config options (mode, model). */
+  /** The full config options (mode, model, sandbox). */
   configOptions(): acp.SessionConfigOption[] {
-    return configOptions(this.mode, this.model.id, this.modelChoices());
+    const { host } = this.context;
+    const sandbox = host.sandbox.policyFor(permissionModeOf(this.mode, host.config), this.sandbox);
+    return configOptions(this.mode, this.model.id, this.modelChoices(), sandbox);
+  }
+
+  /** Chooses the sandbox policy of the next prompts' commands (the `sandbox` config option). */
+  setSandbox(policy: SandboxPolicy): void {
+    this.sandbox = policy;
   }
 
   /**
@@ -344,7 +355,8 @@ export class AcpSession {
         cancelPrompt: () => this.cancel(),
       }),
       // Read at each permission decision, so switching to auto while a turn runs applies at once.
-      allowAllTools: () => this.mode !== "ask",
+      permissionMode: () => permissionModeOf(this.mode, host.config),
+      ...(this.sandbox === undefined ? {} : { sandboxPolicy: this.sandbox }),
       folders: this.folders,
       extraTools,
       ...(capabilities === undefined ? {} : { client: capabilities }),

@@ -1,10 +1,13 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { RunConfig } from "../session/run-config.js";
+import { defaultSessionMode } from "../session/sandbox-setup.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 
 /**
  * The session modes turnloop offers over ACP (`session/set_mode`, and the `mode` config option).
  * `ask`: calls that need permission are asked through `session/request_permission`.
- * `auto`: every tool runs without asking (`--allow-all-tools`).
+ * `auto`: permission mode `auto` (commands run in the sandbox and edits inside the workspace
+ * without asking), or every tool without asking under `--allow-all-tools`.
  * `autopilot`: like `auto`, and the loop keeps going until the model calls `task_complete`.
  */
 export type ModeId = "ask" | "auto" | "autopilot";
@@ -15,11 +18,15 @@ const MODES: readonly acp.SessionMode[] = [
     name: "Ask",
     description: "Reads inside the workspace run freely; edits and commands ask first.",
   },
-  { id: "auto", name: "Auto", description: "Every tool runs without asking." },
+  {
+    id: "auto",
+    name: "Auto",
+    description: "Commands run in the sandbox and edits inside the workspace without asking.",
+  },
   {
     id: "autopilot",
     name: "Autopilot",
-    description: "Works on its own until the task is done; tools run without asking.",
+    description: "Works on its own until the task is done; asks as Auto does.",
   },
 ];
 
@@ -27,17 +34,35 @@ const MODES: readonly acp.SessionMode[] = [
 export const MODE_OPTION_ID = "mode";
 /** Id of the `model` config option (category `model`). */
 export const MODEL_OPTION_ID = "model";
+/** Id of the `sandbox` config option (custom category `_sandbox`): the commands' sandbox policy. */
+export const SANDBOX_OPTION_ID = "sandbox";
+
+/** The sandbox policies as choices (README, "Sandbox"). */
+const SANDBOX_CHOICES: readonly { value: SandboxPolicy; name: string; description: string }[] = [
+  {
+    value: "read-only",
+    name: "Read-only",
+    description: "Commands read everything but secrets; they write only a private /tmp.",
+  },
+  {
+    value: "workspace-write",
+    name: "Workspace write",
+    description: "Commands write inside the workspace only, without the network.",
+  },
+  {
+    value: "danger-full-access",
+    name: "Full access",
+    description: "No sandbox: commands run with everything your user has.",
+  },
+];
 
 export function isModeId(value: string): value is ModeId {
   return MODES.some((mode) => mode.id === value);
 }
 
-/** The mode a session starts in: from `--autopilot` / `--allow-all-tools`, else `ask`. */
-export function defaultMode(config: Pick<RunConfig, "autopilot" | "allowAllTools">): ModeId {
-  if (config.autopilot.value) {
-    return "autopilot";
-  }
-  return config.allowAllTools.value ? "auto" : "ask";
+/** The mode a session starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
+export function defaultMode(config: Pick<RunConfig, "autopilot" | "permissionMode">): ModeId {
+  return defaultSessionMode(config);
 }
 
 /** ACP v1 session-modes: the `modes` field of `session/new` / `load` / `resume` answers. */
@@ -47,12 +72,14 @@ export function modeState(current: ModeId): acp.SessionModeState {
 
 /**
  * ACP v1 session-config-options: the full list, mode first (agents SHOULD send both `modes` and a
- * `category: "mode"` option during the transition), then the model.
+ * `category: "mode"` option during the transition), then the model, then the sandbox policy of
+ * the session's commands (issue 23).
  */
 export function configOptions(
   mode: ModeId,
   model: string,
   models: readonly string[],
+  sandbox: SandboxPolicy,
 ): acp.SessionConfigOption[] {
   return [
     {
@@ -74,6 +101,14 @@ export function configOptions(
       category: "model",
       currentValue: model,
       options: models.map((id) => ({ value: id, name: id })),
+    },
+    {
+      type: "select",
+      id: SANDBOX_OPTION_ID,
+      name: "Sandbox",
+      category: "_sandbox",
+      currentValue: sandbox,
+      options: SANDBOX_CHOICES.map((choice) => ({ ...choice })),
     },
   ];
 }

@@ -1,8 +1,10 @@
 import * as acp from "@agentclientprotocol/sdk";
-import type {
-  AskPermission,
-  PermissionReply,
-  PermissionRequest,
+import {
+  type AskPermission,
+  type CommandConfinement,
+  type PermissionReply,
+  type PermissionRequest,
+  shownConfinement,
 } from "../permissions/permission-decision.js";
 
 /** What an ACP permission question needs besides the gate's request. */
@@ -51,10 +53,20 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         kind: "reject_always",
       },
     ];
+    const confinement = request.sandbox;
     const params: acp.RequestPermissionRequest = {
       sessionId: asker.sessionId,
-      toolCall: { toolCallId: request.toolCallId, status: "pending", ...described },
-      options,
+      toolCall: {
+        toolCallId: request.toolCallId,
+        status: "pending",
+        ...described,
+        ...confinedTitle(request, confinement),
+      },
+      options:
+        confinement?.outsideReason === undefined
+          ? options
+          : options.filter((option) => !option.kind.endsWith("_always")),
+      ...(confinement === undefined ? {} : { _meta: { "turnloop/sandbox": confinement } }),
     };
     try {
       const response = await asker.client.request(
@@ -91,6 +103,20 @@ function prefixOption(request: PermissionRequest): acp.PermissionOption[] {
   return [
     { optionId: ALLOW_PREFIX, name: `Always allow ${request.prefix.rule}`, kind: "allow_always" },
   ];
+}
+
+/**
+ * The title of a question about a command, with where it runs (issue 23: every permission
+ * question shows the sandbox): `Run make test [sandbox: workspace-write, no network]`, or for a
+ * command the sandbox stopped `Run outside the sandbox: curl … [outside the sandbox: <reason>]`.
+ * A command that runs unconfined anyway (no policy) keeps the title already announced.
+ */
+function confinedTitle(
+  request: PermissionRequest,
+  confinement: CommandConfinement | undefined,
+): { title?: string } {
+  const shown = shownConfinement(confinement);
+  return shown === undefined ? {} : { title: `${request.title} [${shown}]` };
 }
 
 /** The gate's reply for a `session/request_permission` outcome to `request`. */

@@ -7,9 +7,16 @@ import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
+import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
-import { defaultMode, isModeId, MODE_OPTION_ID, MODEL_OPTION_ID } from "./modes.js";
+import {
+  defaultMode,
+  isModeId,
+  MODE_OPTION_ID,
+  MODEL_OPTION_ID,
+  SANDBOX_OPTION_ID,
+} from "./modes.js";
 import { hasUserPrompt } from "./replay.js";
 import {
   type AcpSessionModel,
@@ -241,7 +248,9 @@ export class AcpSessionRequests {
   }
 
   /** ACP v1 session-config-options: `mode` (also sends `current_mode_update`) and `model`. */
-  setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
+  async setConfigOption(
+    params: acp.SetSessionConfigOptionRequest,
+  ): Promise<acp.SetSessionConfigOptionResponse> {
     const acpSession = this.opened(params.sessionId);
     const { value } = params;
     if (typeof value !== "string") {
@@ -254,6 +263,15 @@ export class AcpSessionRequests {
       acpSession.setMode(value, { mode: true, config: false });
     } else if (params.configId === MODEL_OPTION_ID) {
       acpSession.setModel(value, false);
+    } else if (params.configId === SANDBOX_OPTION_ID) {
+      if (!isSandboxPolicy(value)) {
+        throw invalidParams(`unknown sandbox policy ${value}; use ${SANDBOX_POLICIES.join(", ")}`);
+      }
+      const refused = await this.host.sandbox.refusal(value);
+      if (refused !== undefined) {
+        throw invalidParams(refused, { value });
+      }
+      acpSession.setSandbox(value);
     } else {
       throw invalidParams(`unknown config option ${params.configId}`);
     }

@@ -13,7 +13,7 @@ import type { Authorize, PermissionAnswer } from "./tool-calls.js";
 export interface PermissionGateOptions {
   cwd: string;
   /** Read at each decision, so grants recorded during the session apply at once. */
-  policy: () => PermissionPolicy;
+  policy: () => PermissionPolicy | Promise<PermissionPolicy>;
   /** The face's way to ask; absent means nobody can be asked (e.g. `-p` without a terminal). */
   ask?: AskPermission;
   /** Said to the model when a call needs asking and nobody can be asked. */
@@ -55,6 +55,54 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
         return unhandled;
       }
     }
+  };
+}
+
+/** A command the sandbox stopped, and why: what {@link createSandboxExitAsker} asks about. */
+export interface SandboxExitRequest {
+  toolCallId: string;
+  command: string;
+  /** Why the sandbox stopped it, e.g. `it has no network (Could not resolve host)`. */
+  reason: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Asks, through the face and with question and answer logged like every other, whether a command
+ * the sandbox stopped may run again outside it (issue 23). Resolves `true` only when the user
+ * agreed; `false` when nobody can be asked, the user said no, or the prompt was cancelled. An
+ * "always" answer counts once: it must not stand for later commands.
+ */
+export function createSandboxExitAsker(
+  options: PermissionGateOptions,
+): (request: SandboxExitRequest) => Promise<boolean> {
+  return async ({ toolCallId, command, reason, signal }) => {
+    const ask = options.ask;
+    if (ask === undefined) {
+      return false;
+    }
+    const request: PermissionRequest = {
+      requestId: randomUUID(),
+      toolCallId,
+      toolName: "bash",
+      kind: "execute",
+      title: `Run outside the sandbox: ${command}`,
+      rawInput: { command },
+      paths: [options.cwd],
+      command,
+      alwaysRule: `bash(${command.trim()})`,
+      sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
+    };
+    const once: AskPermission = async (question, abort) => {
+      const reply = await ask(question, abort);
+      return reply.decision === "cancelled" ? reply : { ...reply, scope: "once" };
+    };
+    const answer = await askAndRecord({ ...options, ask: once }, request, signal, {
+      allowed: true,
+      input: { command },
+      arguments: { command },
+    });
+    return answer.allowed;
   };
 }
 

@@ -23,6 +23,9 @@ export const FLAGS = {
   "allow-tool": { type: "string", multiple: true },
   "deny-tool": { type: "string", multiple: true },
   "add-dir": { type: "string", multiple: true },
+  "permission-mode": { type: "string" },
+  sandbox: { type: "string" },
+  "sandbox-network": { type: "boolean" },
   headless: { type: "boolean" },
   // Flags the Copilot SDK passes to the CLI it starts; accepted so it can start turnloop.
   "no-auto-update": { type: "boolean" },

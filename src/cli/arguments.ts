@@ -1,5 +1,7 @@
 import { errorMessage } from "../events/errors.js";
+import { isPermissionMode, PERMISSION_MODES } from "../permissions/permission-mode.js";
 import type { FaceOptions } from "../session/face-options.js";
+import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { type ParsedValues, parseFlags, resumeWithoutId, UsageError } from "./argument-flags.js";
 import {
   COMMANDS,
@@ -113,6 +115,13 @@ Options for -p:
   --autopilot                         keep working until the model calls task_complete
   --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
   --allow-all-tools                   run every tool without asking (also --yolo)
+  --permission-mode ask|auto|full-access
+                                      auto: commands run in the sandbox without asking, and
+                                      so do edits inside the workspace (default with
+                                      --autopilot); full-access = --allow-all-tools
+  --sandbox <policy>                  confine commands: read-only, workspace-write or
+                                      danger-full-access (none); needs bubblewrap
+  --sandbox-network                   let sandboxed commands use the network
   --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
   --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
   --add-dir <dir>                     another folder the agent may read without asking
@@ -255,6 +264,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
       5,
     ),
     allowAllTools: values["allow-all-tools"] === true || values.yolo === true,
+    ...sandboxOptions(values),
     allowTools: values["allow-tool"] ?? [],
     denyTools: values["deny-tool"] ?? [],
     addDirs: values["add-dir"] ?? [],
@@ -349,6 +359,25 @@ function interactiveCommand(
 }
 
 /** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
+/** `--permission-mode`, `--sandbox` and `--sandbox-network`. @throws UsageError for a bad name. */
+function sandboxOptions(
+  values: ParsedValues,
+): Pick<FaceOptions, "permissionMode" | "sandbox" | "sandboxNetwork"> {
+  const mode = values["permission-mode"];
+  if (mode !== undefined && !isPermissionMode(mode)) {
+    throw new UsageError(`--permission-mode must be ${PERMISSION_MODES.join(", ")}, not "${mode}"`);
+  }
+  const policy = values.sandbox;
+  if (policy !== undefined && !isSandboxPolicy(policy)) {
+    throw new UsageError(`--sandbox must be ${SANDBOX_POLICIES.join(", ")}, not "${policy}"`);
+  }
+  return {
+    ...(mode === undefined ? {} : { permissionMode: mode }),
+    ...(policy === undefined ? {} : { sandbox: policy }),
+    ...(values["sandbox-network"] === true ? { sandboxNetwork: true } : {}),
+  };
+}
+
 function contextWindowFlag(value: string): number {
   const tokens = Number(value);
   if (!Number.isInteger(tokens) || tokens < 1_000) {

@@ -32,11 +32,18 @@ export async function runConfigCommand(
   const key = apiKeySource(settings.model?.resolved, env, settings.apiKeyVariable?.value);
   const paths = configPaths(turnloopHome(env), options.cwd);
   const mcp = await mcpServerRows(options, env);
+  const sandbox = await sandboxRows(settings, env);
   if (json) {
     const mcpServers = Object.fromEntries(
       mcp.map(({ name, value, source }) => [name, { value, source }]),
     );
-    const shown = { files: paths, ...jsonFields(settings), mcpServers, apiKey: key ?? null };
+    const shown = {
+      files: paths,
+      ...jsonFields(settings),
+      sandbox: sandbox.json,
+      mcpServers,
+      apiKey: key ?? null,
+    };
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
@@ -59,8 +66,10 @@ export async function runConfigCommand(
       String(settings.maxAutopilotContinues.value),
       settings.maxAutopilotContinues.source,
     ),
+    row("permissions.mode", settings.permissionMode.value, settings.permissionMode.source),
     ...settings.allow.map((rule) => row("permissions.allow", rule.value, rule.source)),
     ...settings.deny.map((rule) => row("permissions.deny", rule.value, rule.source)),
+    ...sandbox.rows,
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
     ),
@@ -113,6 +122,7 @@ function jsonFields(settings: RunConfig) {
     apiKeyVariable: settings.apiKeyVariable,
     maxTurns: settings.maxTurns,
     maxAutopilotContinues: settings.maxAutopilotContinues,
+    permissionMode: settings.permissionMode,
     allow: settings.allow,
     deny: settings.deny,
     providers: settings.providers,
@@ -122,6 +132,28 @@ function jsonFields(settings: RunConfig) {
         ? undefined
         : { ...settings.store, value: redactDatabaseUrl(settings.store.value) },
   };
+}
+
+/**
+ * The sandbox's rows (policy, network, extra hidden places) and whether bubblewrap works here,
+ * with the reason and how to install it when it does not (README, "Sandbox").
+ */
+async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
+  const { sandboxPolicyOf } = await import("../session/sandbox-setup.js");
+  const { describeSandboxAvailability, sandboxAvailability } = await import(
+    "../tools/sandbox/index.js"
+  );
+  const policy = sandboxPolicyOf(settings, settings.permissionMode.value);
+  const availability = await sandboxAvailability({ env: { PATH: env.PATH ?? "" } });
+  const network = settings.sandboxNetwork;
+  const rows = [
+    row("sandbox.policy", policy.value, policy.source),
+    row("sandbox.network", network.value ? "on" : "off", network.source),
+    ...settings.sandboxHidden.map((path) => row("sandbox.hidden", path.value, path.source)),
+    row("sandbox", describeSandboxAvailability(availability).replace(/^sandbox:? /, ""), undefined),
+  ];
+  const json = { policy, network, hidden: settings.sandboxHidden, availability };
+  return { rows, json };
 }
 
 function describeModel(model: { value: string; resolved: string }): string {

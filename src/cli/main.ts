@@ -167,10 +167,27 @@ async function configure(
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return { ok: false };
   }
-  for (const warning of configured.warnings) {
+  // A sandbox asked for where bubblewrap cannot run is an error, never silently unconfined.
+  const sandbox = await sandboxCheck(configured.config);
+  if (sandbox !== undefined && "error" in sandbox) {
+    process.stderr.write(`turnloop: ${sandbox.error}\n`);
+    return { ok: false };
+  }
+  const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
+  for (const warning of warnings) {
     process.stderr.write(`turnloop: warning: ${warning}\n`);
   }
   return configured;
+}
+
+/** What bubblewrap's absence means for `config` (sandbox-setup.ts), loaded only when it matters. */
+async function sandboxCheck(config: RunConfig) {
+  const { sandboxWanted } = await import("../session/run-config.js");
+  if (!sandboxWanted(config)) {
+    return undefined;
+  }
+  const { sandboxProblem } = await import("../session/sandbox-setup.js");
+  return sandboxProblem(config, process.env);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,4 +1,4 @@
-import type { PermissionRequest } from "../permissions/permission-decision.js";
+import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { lineDiff } from "../tools/text-replacement.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
@@ -31,7 +31,9 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * What a call will do, shown under the permission question: the whole command for `bash`, the
+ * What a call will do, shown under the permission question: the whole command for `bash` and
+ * where it runs when a sandbox policy is in force (`[sandbox: workspace-write, no network]`, or
+ * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), the
  * change for `edit` as a minimal line diff (`lineDiff`: unchanged lines at either end are context,
  * never removed and re-added; removed lines red, added green), the start of the file for
  * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
@@ -43,9 +45,12 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   const text = (key: string) =>
     typeof input[key] === "string" ? (input[key] as string) : undefined;
   if (request.command !== undefined) {
-    return request.command
-      .split("\n")
-      .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`);
+    const confinement = shownConfinement(request.sandbox);
+    const shown = confinement === undefined ? [] : [`    [${confinement}]`];
+    return [
+      ...request.command.split("\n").map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
+      ...shown,
+    ];
   }
   if (request.mcp !== undefined) {
     const json = JSON.stringify(input, null, 2);

@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
 import { commandPrefix } from "./command-prefix.js";
+import type { CommandConfinement } from "./permission-mode.js";
 import {
   isInside,
   MCP_RULE,
@@ -13,6 +14,15 @@ import {
   ruleTouches,
   unclearParts,
 } from "./permission-rules.js";
+
+export {
+  type CommandConfinement,
+  describeConfinement,
+  isPermissionMode,
+  PERMISSION_MODES,
+  type PermissionMode,
+  shownConfinement,
+} from "./permission-mode.js";
 
 /** A question to the user about one tool call. Answered by a {@link PermissionReply}. */
 export interface PermissionRequest {
@@ -36,6 +46,8 @@ export interface PermissionRequest {
   prefix?: { rule: string; notCovered: string[] };
   /** Set for a tool of an MCP server. */
   mcp?: McpToolOrigin;
+  /** Where the call's command would run; set for commands (see {@link CommandConfinement}). */
+  sandbox?: CommandConfinement;
 }
 
 /** A {@link PermissionRequest} before it is given its id (the gate names each question it asks). */
@@ -71,6 +83,13 @@ export type AskPermission = (
 export interface PermissionPolicy {
   /** `--allow-all-tools`: everything runs without asking (deny rules still apply). */
   allowAllTools: boolean;
+  /**
+   * Permission mode `auto` with a working sandbox: commands run without asking (they are
+   * confined), and so do edits of files inside the cwd and the folders. Default `false`.
+   */
+  auto?: boolean;
+  /** Where commands run, shown in questions about them; absent: not said. */
+  confinement?: CommandConfinement;
   /** `--allow-tool` rules, then session grants. */
   allow: readonly PermissionRule[];
   /** `--deny-tool` rules, then session denials. Deny wins over allow. */
@@ -111,7 +130,7 @@ export function parseRules(texts: readonly string[]): PermissionRule[] {
  */
 export function permissionDecider(
   cwd: string,
-  policy: () => PermissionPolicy,
+  policy: () => PermissionPolicy | Promise<PermissionPolicy>,
 ): (subject: PermissionSubject) => Promise<PermissionDecision> {
   let realCwd: Promise<string> | undefined;
   return async ({ tool, input, toolCall }) => {
@@ -125,7 +144,7 @@ export function permissionDecider(
       ...(scope.command === undefined ? {} : { command: scope.command }),
       ...(tool.mcp === undefined ? {} : { mcpServerName: tool.mcp.serverName }),
     };
-    const rules = policy();
+    const rules = await policy();
     const denial = rules.deny.find((rule) => ruleTouches(rule, subject, root));
     if (denial !== undefined) {
       return { kind: "deny", reason: `the rule ${denial.text} denies it` };
@@ -136,7 +155,8 @@ export function permissionDecider(
     }
     const folders = await Promise.all(rules.folders.map((folder) => resolveReal(resolve(folder))));
     const roots = [root, ...folders];
-    if (!tool.mutates && paths.every((path) => roots.some((each) => isInside(path, each)))) {
+    const inside = paths.every((path) => roots.some((each) => isInside(path, each)));
+    if ((!tool.mutates && inside) || autoAllows(rules, subject, tool, inside, unclear)) {
       return { kind: "allow" };
     }
     const question: PermissionQuestion = {
@@ -151,9 +171,34 @@ export function permissionDecider(
       ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
       ...(scope.command === undefined ? {} : { command: scope.command }),
       ...prefixChoice(tool, scope.command),
+      ...(scope.command === undefined || rules.confinement === undefined
+        ? {}
+        : { sandbox: rules.confinement }),
     };
     return { kind: "ask", question, ...(unclear === undefined ? {} : { unclear }) };
   };
+}
+
+/**
+ * Whether permission mode `auto` lets a call run without asking: a command of a built-in tool
+ * (it runs in the sandbox) that deny rules do not need read in full, or an edit whose paths are
+ * all inside the workspace (not under `read-only`). MCP tools run outside the sandbox and are
+ * asked about.
+ */
+function autoAllows(
+  rules: PermissionPolicy,
+  subject: RuleSubject,
+  tool: AnyTool,
+  inside: boolean,
+  unclear: string | undefined,
+): boolean {
+  if (rules.auto !== true || tool.mcp !== undefined) {
+    return false;
+  }
+  if (subject.command !== undefined) {
+    return unclear === undefined;
+  }
+  return inside && subject.paths.length > 0 && rules.confinement?.policy !== "read-only";
 }
 
 /**

@@ -1,18 +1,25 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { createPermissionGate } from "../agent/permission-gate.js";
+import {
+  createPermissionGate,
+  createSandboxExitAsker,
+  type PermissionGateOptions,
+} from "../agent/permission-gate.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { Provider } from "../llm/provider.js";
 import { type AskPermission, parseRules } from "../permissions/permission-decision.js";
+import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import { loadInstructions } from "./instructions.js";
 import type { RunConfig } from "./run-config.js";
+import type { HostSandbox } from "./sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "./session.js";
 
 /**
@@ -31,8 +38,10 @@ export interface PreparedRun {
   systemPrompt?: { path: string; text: string };
   /** Where the user's instruction files are (`$TURNLOOP_HOME`); absent with `--no-instructions`. */
   instructionsHome?: string;
-  /** How commands run unless a face brings its own runner, and in which environment. */
+  /** How commands run unless a face brings its own runner or a sandbox confines them, and in which environment. */
   commands: CommandSetup;
+  /** The sandbox of the sessions' commands (policy, availability, runners). */
+  sandbox: HostSandbox;
   /** The host environment's secrets, redacted in files tools save. */
   secrets: readonly SecretValue[];
   /** The model's context window in tokens: `--context-window`, else `TURNLOOP_CONTEXT_WINDOW`. */
@@ -40,7 +49,7 @@ export interface PreparedRun {
 }
 
 /** What the session host knows of its process and hands to every session's settings. */
-export type HostFacts = Pick<PreparedRun, "commands" | "secrets" | "contextWindow">;
+export type HostFacts = Pick<PreparedRun, "commands" | "sandbox" | "secrets" | "contextWindow">;
 
 /**
  * Reads what the run config names once: parses the allow and deny rules and reads
@@ -73,9 +82,13 @@ export interface PermissionCallbacks {
   noAskReason?: string;
   /**
    * Whether every tool runs without asking, read at each decision (a session's mode may change
-   * while a turn runs); absent: the run config's `allowAllTools`.
+   * while a turn runs); absent: whether the permission mode is `full-access`.
    */
   allowAllTools?: () => boolean;
+  /** The session's permission mode, read at each decision; absent: the run config's. */
+  permissionMode?: () => PermissionMode;
+  /** The session's sandbox policy (ACP config option, SDK session config); absent: the run config's. */
+  sandboxPolicy?: SandboxPolicy;
   /** Folders besides the run config's that may be read without asking (ACP `additionalDirectories`). */
   folders?: readonly string[];
   /** Ignore allow rules and grants: ask about everything the rules do not deny. */
@@ -90,7 +103,7 @@ export interface FaceCallbacks extends PermissionCallbacks {
   extraTools?: readonly AnyTool[];
   /** The client's file access (ACP), used by tools instead of the disk. */
   client?: ClientCapabilities;
-  /** Runs commands instead of the host's runner (ACP: the client's terminal). */
+  /** Runs commands instead of the host's runner (ACP: the client's terminal), unless a sandbox confines them. */
   runner?: CommandRunner;
 }
 
@@ -115,12 +128,35 @@ export function agentSettingsFor(
     autopilot: face.autopilot,
     maxAutopilotContinues: config.maxAutopilotContinues.value,
     ...(face.client === undefined ? {} : { client: face.client }),
-    commands: face.runner === undefined ? run.commands : { ...run.commands, runner: face.runner },
+    commands: commandsFor(session, run, face),
     secrets: run.secrets,
     ...(run.contextWindow === undefined ? {} : { contextWindow: run.contextWindow }),
     contextWindows,
     authorize: permissionGateFor(session, run, face),
   };
+}
+
+/**
+ * How `session`'s commands run: in the sandbox when its policy confines them (also instead of the
+ * face's runner: the ACP client's terminal runs outside it), with the host's runner to run a
+ * command again outside it once the user agreed; else the face's runner or the host's.
+ */
+function commandsFor(session: Session, run: PreparedRun, face: FaceCallbacks): CommandSetup {
+  const policy = sandboxPolicyOf(run, face);
+  if (policy === "danger-full-access") {
+    return face.runner === undefined ? run.commands : { ...run.commands, runner: face.runner };
+  }
+  const ask = createSandboxExitAsker(gateOptionsFor(session, run, face));
+  return {
+    ...run.commands,
+    runner: run.sandbox.runner(policy),
+    outside: { runner: run.commands.runner, ask },
+  };
+}
+
+function sandboxPolicyOf(run: PreparedRun, face: PermissionCallbacks): SandboxPolicy {
+  const mode = face.permissionMode?.() ?? run.config.permissionMode.value;
+  return run.sandbox.policyFor(mode, face.sandboxPolicy);
 }
 
 /**
@@ -133,21 +169,40 @@ export function permissionGateFor(
   run: PreparedRun,
   face: PermissionCallbacks,
 ): Authorize {
+  return createPermissionGate(gateOptionsFor(session, run, face));
+}
+
+/**
+ * The gate's options: the policy (rules, grants, folders, the permission mode and where commands
+ * run, read at each decision), how to record and how to ask.
+ */
+function gateOptionsFor(
+  session: Session,
+  run: PreparedRun,
+  face: PermissionCallbacks,
+): PermissionGateOptions {
   const { config } = run;
   const folders = [...config.folders.map((folder) => folder.value), ...(face.folders ?? [])];
-  const allowAllTools = face.allowAllTools ?? (() => config.allowAllTools.value);
-  return createPermissionGate({
+  const modeOf = face.permissionMode ?? (() => config.permissionMode.value);
+  const policy = run.sandbox.policyFor(modeOf(), face.sandboxPolicy);
+  return {
     cwd: session.cwd,
-    policy: () => ({
-      allowAllTools: allowAllTools(),
-      allow: face.ignoreAllowRules === true ? [] : [...run.allow, ...session.grants.allow],
-      deny: [...run.deny, ...session.grants.deny],
-      folders,
-    }),
+    policy: async () => {
+      const mode = modeOf();
+      const confinement = await run.sandbox.confinement(policy);
+      return {
+        allowAllTools: face.allowAllTools?.() ?? mode === "full-access",
+        auto: mode === "auto" && confinement.policy !== "danger-full-access",
+        confinement,
+        allow: face.ignoreAllowRules === true ? [] : [...run.allow, ...session.grants.allow],
+        deny: [...run.deny, ...session.grants.deny],
+        folders,
+      };
+    },
     emit: (event) => void session.emit(event),
     ...(face.ask === undefined ? {} : { ask: face.ask }),
     ...(face.noAskReason === undefined ? {} : { noAskReason: face.noAskReason }),
-  });
+  };
 }
 
 /**

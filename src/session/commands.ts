@@ -25,8 +25,14 @@ export type SessionMode = "ask" | "auto" | "autopilot";
 
 export const SESSION_MODES: readonly { id: SessionMode; description: string }[] = [
   { id: "ask", description: "reads inside the workspace run freely; edits and commands ask first" },
-  { id: "auto", description: "every tool runs without asking" },
-  { id: "autopilot", description: "works on its own until the task is done; tools run freely" },
+  {
+    id: "auto",
+    description: "commands run in the sandbox and edits inside the workspace without asking",
+  },
+  {
+    id: "autopilot",
+    description: "works on its own until the task is done; asks as auto does",
+  },
 ];
 
 /** What a command sees: the host, the open session, its model and mode, and the text after the name. */

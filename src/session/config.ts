@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorCode, errorMessage } from "../events/errors.js";
+import { PERMISSION_MODES } from "../permissions/permission-mode.js";
 import { mcpServerSchema } from "../tools/mcp/config.js";
+import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { jsonSyntaxMessage, unknownKeys } from "./config-problems.js";
 
 /**
@@ -41,6 +43,14 @@ const configShape = (object: ObjectBuilder) =>
     permissions: object({
       allow: z.array(z.string()).optional(),
       deny: z.array(z.string()).optional(),
+      mode: z.enum(PERMISSION_MODES).optional(),
+    }).optional(),
+    /** How commands are confined (README, "Sandbox"). */
+    sandbox: object({
+      policy: z.enum(SANDBOX_POLICIES).optional(),
+      network: z.boolean().optional(),
+      /** Places hidden besides the default list: absolute, or relative to the home folder. */
+      hidden: z.array(z.string().min(1)).optional(),
     }).optional(),
     /** Model requests per prompt. */
     maxTurns: z.int().min(0).optional(),

@@ -1,3 +1,6 @@
+import type { PermissionMode } from "../permissions/permission-mode.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
+
 /** Settings every face (`-p`, `acp`, the server) takes from its command line; the environment fills in the rest. */
 export interface FaceOptions {
   model?: string;
@@ -7,6 +10,12 @@ export interface FaceOptions {
   autopilot: boolean;
   maxAutopilotContinues: number;
   allowAllTools: boolean;
+  /** `--permission-mode ask|auto|full-access`. */
+  permissionMode?: PermissionMode;
+  /** `--sandbox read-only|workspace-write|danger-full-access`. */
+  sandbox?: SandboxPolicy;
+  /** `--sandbox-network`: sandboxed commands may use the network. */
+  sandboxNetwork?: boolean;
   /** `--allow-tool NAME[(pattern)]`, repeatable. */
   allowTools: string[];
   /** `--deny-tool NAME[(pattern)]`, repeatable. */

@@ -30,6 +30,7 @@ import { commandEnvironment } from "./command-environment.js";
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
 import type { RunConfig } from "./run-config.js";
+import { HostSandbox } from "./sandbox-setup.js";
 import { Session, type SessionAgentSettings } from "./session.js";
 import {
   resolveSessionId,
@@ -65,6 +66,11 @@ export class SessionHost {
     return this.run.commands;
   }
 
+  /** The sandbox of this host's sessions' commands (README, "Sandbox"). */
+  get sandbox(): HostSandbox {
+    return this.run.sandbox;
+  }
+
   get secrets(): PreparedRun["secrets"] {
     return this.run.secrets;
   }
@@ -93,9 +99,11 @@ export class SessionHost {
     const profileKeys = Object.values(config.providers).flatMap(({ value }) =>
       value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
     );
+    // A local `bash -c` process group, in the host's environment without any provider key.
+    const commands = { runner: new ProcessRunner(), env: commandEnvironment(env, profileKeys) };
     this.run = prepareRun(config, settings.home, {
-      // A local `bash -c` process group, in the host's environment without any provider key.
-      commands: { runner: new ProcessRunner(), env: commandEnvironment(env, profileKeys) },
+      commands,
+      sandbox: new HostSandbox(config, commands.env, settings.home, commands.runner),
       secrets: secretValues(env),
       ...(contextWindow === undefined ? {} : { contextWindow }),
     });

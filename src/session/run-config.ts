@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import type { PermissionMode } from "../permissions/permission-mode.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
 import type { FaceOptions } from "./face-options.js";
 
@@ -32,6 +34,17 @@ export interface RunConfig {
   readonly autopilot: Sourced<boolean>;
   /** Every tool runs without asking; deny rules still apply (`--allow-all-tools`). */
   readonly allowAllTools: Sourced<boolean>;
+  /**
+   * How much the gate decides alone: `--permission-mode`, else `full-access` with
+   * `--allow-all-tools`, else config `permissions.mode`, else `auto` with `--autopilot`, else `ask`.
+   */
+  readonly permissionMode: Sourced<PermissionMode>;
+  /** The sandbox policy of commands (`--sandbox`, config `sandbox.policy`); absent: sandbox-setup.ts's default. */
+  readonly sandboxPolicy?: Sourced<SandboxPolicy>;
+  /** Whether sandboxed commands may use the network (`--sandbox-network`, config `sandbox.network`). */
+  readonly sandboxNetwork: Sourced<boolean>;
+  /** Places hidden from sandboxed commands besides the default list (config `sandbox.hidden`). */
+  readonly sandboxHidden: ReadonlyArray<Sourced<string>>;
   /** Allow rules as written (`Tool` or `Tool(pattern)`): user file, project file, then flags. */
   readonly allow: ReadonlyArray<Sourced<string>>;
   /** Deny rules as written, in the same order; deny wins over allow. */
@@ -89,7 +102,7 @@ export function resolveRunConfig(
       layers.last((settings) => settings.autopilot?.maxContinues),
     ) ?? { value: DEFAULT_MAX_AUTOPILOT_CONTINUES, source: "default" },
     autopilot: switchValue(flags.autopilot, "--autopilot"),
-    allowAllTools: switchValue(flags.allowAllTools, "--allow-all-tools"),
+    ...permissionSettings(flags, layers),
     allow: layers.listed(
       (settings) => settings.permissions?.allow,
       flags.allowTools,
@@ -120,6 +133,20 @@ export function resolveRunConfig(
   });
 }
 
+/**
+ * Whether commands of this run config may need the sandbox: a confining policy was chosen, or the
+ * permission mode is `auto` (whose default policy confines). Only then is bubblewrap probed.
+ */
+export function sandboxWanted(
+  config: Pick<RunConfig, "sandboxPolicy" | "permissionMode">,
+): boolean {
+  const policy = config.sandboxPolicy?.value;
+  return (
+    (policy !== undefined && policy !== "danger-full-access") ||
+    config.permissionMode.value === "auto"
+  );
+}
+
 /** `config` with `changes` (a face's per-session choice, e.g. an SDK app's `allowAllTools`). */
 export function withSettings(config: RunConfig, changes: Partial<RunConfig>): RunConfig {
   return deepFreeze({ ...config, ...changes });
@@ -135,6 +162,42 @@ export function environmentFor(config: RunConfig, env: NodeJS.ProcessEnv): NodeJ
     return env;
   }
   return { ...env, TURNLOOP_API_KEY: env[variable] };
+}
+
+/** The permission mode and the sandbox (issue 23), with `allowAllTools` kept for older callers. */
+function permissionSettings(
+  flags: FaceOptions,
+  layers: ConfigLayers,
+): Pick<
+  RunConfig,
+  "allowAllTools" | "permissionMode" | "sandboxPolicy" | "sandboxNetwork" | "sandboxHidden"
+> {
+  const permissionMode = firstOf<PermissionMode>(
+    flagValue(flags.permissionMode, "--permission-mode"),
+    flags.allowAllTools ? { value: "full-access", source: "--allow-all-tools" } : undefined,
+    layers.last((settings) => settings.permissions?.mode),
+    flags.autopilot ? { value: "auto", source: "--autopilot" } : undefined,
+  ) ?? { value: "ask", source: "default" };
+  const allowAllTools: Sourced<boolean> =
+    permissionMode.value === "full-access"
+      ? { value: true, source: permissionMode.source }
+      : { value: false, source: "default" };
+  return {
+    allowAllTools,
+    permissionMode,
+    ...optional(
+      "sandboxPolicy",
+      firstOf(
+        flagValue(flags.sandbox, "--sandbox"),
+        layers.last((settings) => settings.sandbox?.policy),
+      ),
+    ),
+    sandboxNetwork: firstOf(
+      flags.sandboxNetwork === true ? { value: true, source: "--sandbox-network" } : undefined,
+      layers.last((settings) => settings.sandbox?.network),
+    ) ?? { value: false, source: "default" },
+    sandboxHidden: layers.listed((settings) => settings.sandbox?.hidden, [], "sandbox.hidden"),
+  };
 }
 
 /** Model, base URL and key variable: a `<profile>:<model>` brings its profile's endpoint and key. */

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
-import type { CommandResult } from "./command-runner.js";
+import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";
 
@@ -45,9 +45,9 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
     "tool-outputs",
     `${context.toolCallId.replace(/[^A-Za-z0-9_.-]/g, "_")}.txt`,
   );
-  const { runner, env } = context.commands;
+  const { runner, env, outside } = context.commands;
   const onOutput = context.onPartialResult;
-  const result = await runner.run(input.command, {
+  const request: CommandRequest = {
     cwd: context.cwd,
     env,
     signal: context.signal,
@@ -56,8 +56,31 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
     secrets: context.secrets,
     toolCallId: context.toolCallId,
     ...(onOutput === undefined ? {} : { onOutput }),
-  });
-  return toolResultOf(result, timeoutSeconds, runner.stopDescription);
+  };
+  const result = await runner.run(input.command, request);
+  const reason = result.sandboxLimit;
+  if (reason === undefined || outside === undefined || context.signal.aborted) {
+    return toolResultOf(result, timeoutSeconds, runner.stopDescription);
+  }
+  const { command } = input;
+  const { toolCallId, signal } = context;
+  if (!(await outside.ask({ toolCallId, command, reason, signal }))) {
+    const stopped = toolResultOf(result, timeoutSeconds, runner.stopDescription);
+    return { ...stopped, content: `${stopped.content}\n${notRunOutside(reason)}` };
+  }
+  const again = await outside.runner.run(command, request);
+  const rerun = toolResultOf(again, timeoutSeconds, outside.runner.stopDescription);
+  return { ...rerun, content: `${ranOutside(reason)}\n${rerun.content}` };
+}
+
+/** Said to the model when the user would not let a stopped command run outside the sandbox. */
+function notRunOutside(reason: string): string {
+  return `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: that needs the user's agreement, which was not given.`;
+}
+
+/** Said to the model before the output of a command run again outside the sandbox. */
+function ranOutside(reason: string): string {
+  return `The sandbox stopped this command (${reason}); the user allowed it to run again outside the sandbox:`;
 }
 
 /** The model's view of a command's result; the text stays Copilot CLI's. */

@@ -61,6 +61,12 @@ export interface CommandResult {
    * user (e.g. `Could not start bash: spawn bash ENOENT`, `Working directory /x does not exist.`).
    */
   startError?: string;
+  /**
+   * Set by a sandboxed runner when the command failed on the sandbox's limits (a write outside
+   * the writable places, the network): why, in words for the user and the model, e.g.
+   * `it has no network (Could not resolve host)`.
+   */
+  sandboxLimit?: string;
 }
 
 /** Runs shell commands. Implementations: plain `bash -c`, the ACP client's terminal, bubblewrap. */
@@ -81,4 +87,18 @@ export interface CommandSetup {
   runner: CommandRunner;
   /** See {@link CommandRequest.env}. */
   env: Readonly<Record<string, string>>;
+  /**
+   * Set when {@link runner} is a sandbox: how a command that failed on its limits
+   * ({@link CommandResult.sandboxLimit}) may run again outside it, once `ask` resolved `true`
+   * (the user agreed to exactly that command, with the reason shown).
+   */
+  outside?: {
+    runner: CommandRunner;
+    ask(request: {
+      toolCallId: string;
+      command: string;
+      reason: string;
+      signal: AbortSignal;
+    }): Promise<boolean>;
+  };
 }

@@ -60,6 +60,7 @@ describe("modes and config options", () => {
     expect(answer.configOptions.map((option) => [option.id, option.currentValue])).toEqual([
       ["mode", "ask"],
       ["model", "openai-compatible:fake-model"],
+      ["sandbox", "danger-full-access"],
     ]);
     expect(harness.updates(sessionId)).toContainEqual({
       sessionUpdate: "current_mode_update",

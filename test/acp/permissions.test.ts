@@ -59,6 +59,8 @@ describe("session/request_permission", () => {
         { optionId: "reject_once", name: "Reject", kind: "reject_once" },
         { optionId: "reject_always", name: "Always reject bash(echo hi)", kind: "reject_always" },
       ],
+      // Where the command would run: no sandbox policy was chosen (issue 23).
+      _meta: { "turnloop/sandbox": { policy: "danger-full-access", network: true } },
     });
     const toolCallAt = harness.wire.findIndex(
       (entry) =>

@@ -86,6 +86,7 @@ describe("initialize and session/new", () => {
     ).toEqual([
       ["mode", "mode", "ask"],
       ["model", "model", "openai-compatible:fake-model"],
+      ["sandbox", "_sandbox", "danger-full-access"],
     ]);
     const model = answer.configOptions?.[1];
     expect(model?.type === "select" ? model.options : []).toEqual([

@@ -14,6 +14,10 @@ afterEach(async () => {
 });
 
 const modeOption = expect.objectContaining({ id: "mode", currentValue: "ask" });
+const sandboxOption = expect.objectContaining({
+  id: "sandbox",
+  currentValue: "danger-full-access",
+});
 const modelOption = (current: string) => ({
   type: "select",
   id: "model",
@@ -41,6 +45,7 @@ describe("session/set_model", () => {
     expect(created.configOptions).toEqual([
       modeOption,
       modelOption("openai-compatible:fake-model"),
+      sandboxOption,
     ]);
 
     expect(
@@ -62,7 +67,7 @@ describe("session/set_model", () => {
     ).toEqual([
       {
         sessionUpdate: "config_option_update",
-        configOptions: [modeOption, modelOption("openai-compatible:other-model")],
+        configOptions: [modeOption, modelOption("openai-compatible:other-model"), sandboxOption],
       },
     ]);
 

@@ -91,6 +91,7 @@ describe("ACP slash commands", () => {
         configOptions: [
           expect.objectContaining({ id: "mode", currentValue: "ask" }),
           expect.objectContaining({ id: "model", currentValue: "openai-compatible:other-model" }),
+          expect.objectContaining({ id: "sandbox", currentValue: "danger-full-access" }),
         ],
       },
       said("model: openai-compatible:other-model"),
@@ -100,14 +101,18 @@ describe("ACP slash commands", () => {
         configOptions: [
           expect.objectContaining({ id: "mode", currentValue: "auto" }),
           expect.objectContaining({ id: "model", currentValue: "openai-compatible:other-model" }),
+          // Mode auto confines commands: its default policy (issue 23).
+          expect.objectContaining({ id: "sandbox", currentValue: "workspace-write" }),
         ],
       },
-      said("mode: auto (every tool runs without asking)"),
+      said(
+        "mode: auto (commands run in the sandbox and edits inside the workspace without asking)",
+      ),
       said(
         [
           "  ask: reads inside the workspace run freely; edits and commands ask first",
-          "* auto: every tool runs without asking",
-          "  autopilot: works on its own until the task is done; tools run freely",
+          "* auto: commands run in the sandbox and edits inside the workspace without asking",
+          "  autopilot: works on its own until the task is done; asks as auto does",
         ].join("\n"),
       ),
       said(

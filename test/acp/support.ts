@@ -58,6 +58,8 @@ export class AcpHarness {
     this.place = place;
     this.options = options;
     const env = {
+      // As a real editor starts the agent: with a PATH (bubblewrap is found there).
+      PATH: process.env.PATH,
       TURNLOOP_MODEL: "openai-compatible:fake-model",
       TURNLOOP_BASE_URL: `${place.server.url}/v1`,
       TURNLOOP_RETRY_BASE_DELAY_MS: "1",

@@ -13,6 +13,7 @@ import {
 } from "../../src/permissions/permission-decision.js";
 import { agentSettingsFor, prepareRun } from "../../src/session/agent-settings.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
+import { HostSandbox } from "../../src/session/sandbox-setup.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { bashTool, viewTool } from "../../src/tools/index.js";
 import { startHarness } from "../support/harness.js";
@@ -290,8 +291,11 @@ describe("'always' answers", () => {
         mcpConfigs: [],
         noInstructions: true,
       };
-      const run = prepareRun(resolveRunConfig(flags, {}), harness.session.cwd, {
-        commands: harness.settings.commands,
+      const config = resolveRunConfig(flags, {});
+      const { commands } = harness.settings;
+      const run = prepareRun(config, harness.session.cwd, {
+        commands,
+        sandbox: new HostSandbox(config, commands.env, harness.session.cwd, commands.runner),
         secrets: harness.settings.secrets,
       });
       const settingsFor = () =>

@@ -30,8 +30,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       expect(screen).toMatch(/input tokens:\s+1200/);
 
       terminal.type("/mode auto");
-      await terminal.waitFor(/mode: auto \(every tool runs without asking\)/);
-      await terminal.waitFor(/fake-model · auto · /);
+      await terminal.waitFor(/mode: auto \(commands run in the sandbox/);
+      // The status line shows the sandbox policy of mode auto's commands (issue 23).
+      await terminal.waitFor(/fake-model · auto · workspace-write · /);
       terminal.type("/mode sideways");
       await terminal.waitFor(/unknown mode "sideways"/);
       terminal.type("/model openai-compatible:other-model");

@@ -81,6 +81,32 @@ describe("the terminal question", () => {
     );
   });
 
+  test("a command under a sandbox policy says where it runs (issue 23)", async () => {
+    const { shown } = await answer("y", undefined, {
+      ...REQUEST,
+      sandbox: { policy: "workspace-write", network: false },
+    });
+    expect(shown).toBe(
+      "\nturnloop wants to run git log --oneline\n    $ git log --oneline\n    [sandbox: workspace-write, no network]\n  [y] yes, once   [a] yes, always for bash(git log --oneline) in this session   [n] no   [t] no, and tell the model why\n> ",
+    );
+  });
+
+  test("asking to run a stopped command outside the sandbox shows the reason", async () => {
+    const reason = "the sandbox has no network (Could not resolve host)";
+    const { shown } = await answer("y", undefined, {
+      ...REQUEST,
+      title: "Run outside the sandbox: git fetch",
+      command: "git fetch",
+      sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
+    });
+    expect(shown.split("\n").slice(0, 4)).toEqual([
+      "",
+      "turnloop wants to run outside the sandbox: git fetch",
+      "    $ git fetch",
+      `    [outside the sandbox: ${reason}]`,
+    ]);
+  });
+
   test("an MCP call names its server, tool and title, and shows its arguments", async () => {
     const { shown } = await answer("y", undefined, {
       requestId: "r2",

@@ -9,9 +9,11 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
+import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import {
   attachFiles,
   runShellCommand,
@@ -186,13 +188,18 @@ export class Controller {
     }
   }
 
+  /** The sandbox policy confining the session's commands in its mode, when one does (README, "Sandbox"). */
+  get sandbox(): SandboxPolicy | undefined {
+    const policy = this.host.sandbox.policyFor(permissionModeOf(this.mode, this.host.config));
+    return policy === "danger-full-access" ? undefined : policy;
+  }
+
   /** The agent settings of the next turn: the model, the mode and the permission question. */
   private agentSettings(): SessionAgentSettings {
     const ask = this.view?.ask;
-    const allowAllTools = this.host.config.allowAllTools.value;
     return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
-      allowAllTools: () => allowAllTools || this.mode !== "ask",
+      permissionMode: () => permissionModeOf(this.mode, this.host.config),
       ...(ask === undefined ? {} : { ask }),
     });
   }

@@ -3,6 +3,7 @@ import { missingApiKey } from "../../llm/api-keys.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { RunConfig } from "../../session/run-config.js";
+import { defaultSessionMode } from "../../session/sandbox-setup.js";
 import type { InteractiveOptions } from "../arguments.js";
 import { EXIT, type SessionChoice } from "./open.js";
 
@@ -42,11 +43,7 @@ export async function runInteractiveCommand(
         : options.continue
           ? { kind: "continue" }
           : { kind: "new" };
-  const mode: SessionMode = io.config.autopilot.value
-    ? "autopilot"
-    : io.config.allowAllTools.value
-      ? "auto"
-      : "ask";
+  const mode: SessionMode = defaultSessionMode(io.config);
   const common = {
     cwd,
     choice,

@@ -46,6 +46,7 @@ export class ScreenView implements ConversationView {
     Object.assign(this.status, {
       model: controller.model.id,
       mode: controller.mode,
+      sandbox: controller.sandbox,
       usage: controller.usage,
       contextWindow: controller.contextWindow,
       busySince: controller.busySince,

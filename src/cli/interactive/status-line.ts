@@ -7,6 +7,8 @@ import type { Theme } from "./theme.js";
 export interface StatusState {
   model: string;
   mode: SessionMode;
+  /** The sandbox policy confining the session's commands (e.g. `workspace-write`); absent: none. */
+  sandbox?: string | undefined;
   usage: UsageTotals;
   /** Tokens the model's context holds, when known. */
   contextWindow: number | undefined;
@@ -20,7 +22,8 @@ const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell ·
 
 /**
  * The line under the input box: on the left what is happening (working for N s, or the keys),
- * on the right model, mode, context used (%), tokens and cost. Cut to the terminal's width.
+ * on the right model, mode, sandbox policy (when one confines commands), context used (%),
+ * tokens and cost. Cut to the terminal's width.
  */
 export class StatusLine implements Component {
   constructor(
@@ -59,6 +62,7 @@ export class StatusLine implements Component {
     return [
       model,
       state.mode,
+      ...(state.sandbox === undefined ? [] : [state.sandbox]),
       contextText(usage.contextTokens, state.contextWindow),
       ...(tokens
         ? [`${compactCount(usage.inputTokens)} in ${compactCount(usage.outputTokens)} out`]

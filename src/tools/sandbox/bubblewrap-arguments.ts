@@ -32,7 +32,7 @@ const ISOLATION_OPTIONS: readonly string[] = [
  * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
- * that holds them, e.g. a cwd of `/`); the roots inside `/tmp`; each root's `.git/hooks` and
+ * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`); each root's `.git/hooks` and
  * `.git/config` read-only again; the hidden places last, so that a secret inside a workspace
  * stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system (lstat,
@@ -44,7 +44,10 @@ export function bubblewrapArguments(
   command: string,
 ): string[] {
   const cwd = realPathOf(settings.cwd) ?? resolve(settings.cwd);
-  const writableRoots = policy === "workspace-write" ? writableRootsOf(cwd, settings) : [];
+  const roots = writableRootsOf(cwd, settings);
+  const writableRoots = policy === "workspace-write" ? roots : [];
+  // Under read-only the roots are seen as they are; inside `/tmp` they are mounted again.
+  const readOnlyRoots = policy === "read-only" ? roots : [];
   const temporary =
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
@@ -57,6 +60,7 @@ export function bubblewrapArguments(
     ...["--dev", "/dev", "--proc", "/proc"],
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
+    ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...writableRoots.flatMap(gitProtections),
     ...hiddenPlaces(settings, writableRoots).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],

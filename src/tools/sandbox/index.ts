@@ -6,9 +6,6 @@
  * SIGKILL when `bwrap` ends (`--die-with-parent`), and the kernel ends a pid namespace's every
  * process with its first. The same ends background processes when the command itself exits.
  */
-import { bubblewrapArguments } from "./bubblewrap-arguments.js";
-import type { CommandLine, SandboxPolicy, SandboxSettings } from "./policy.js";
-
 export {
   type AvailabilityOptions,
   describeSandboxAvailability,
@@ -25,19 +22,5 @@ export {
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
-
-/**
- * How a runner turns `command` into what it spawns under `policy`: `bash -c command` for
- * `danger-full-access`, else `bwrap … -- bash -c command` ({@link bubblewrapArguments}; the file
- * system is read at each call). Check {@link sandboxAvailability} first: this does not.
- */
-export function sandboxWrap(
-  policy: SandboxPolicy,
-  settings: SandboxSettings,
-): (command: string) => CommandLine {
-  if (policy === "danger-full-access") {
-    return (command) => ({ file: "bash", args: ["-c", command] });
-  }
-  const file = settings.bwrapPath ?? "bwrap";
-  return (command) => ({ file, args: bubblewrapArguments(policy, settings, command) });
-}
+export { sandboxWrap } from "./sandbox-wrap.js";
+export { type ConfiningPolicy, SandboxedRunner, sandboxLimitOf } from "./sandboxed-runner.js";

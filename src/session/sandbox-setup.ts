@@ -1,0 +1,185 @@
+import type { CommandConfinement, PermissionMode } from "../permissions/permission-mode.js";
+import type { CommandRequest, CommandResult, CommandRunner } from "../tools/command-runner.js";
+import type {
+  ConfiningPolicy,
+  SandboxAvailability,
+  SandboxedRunner,
+  SandboxPolicy,
+} from "../tools/sandbox/index.js";
+import type { SessionMode } from "./commands.js";
+import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
+
+/**
+ * How a session's commands are confined (issue 23; README, "Sandbox"): the policy a session runs
+ * with, whether bubblewrap works here (probed once, only when a policy confines), and the runner.
+ *
+ * The policy: the session's own choice (ACP config option, SDK session config), else the run
+ * config's (`--sandbox`, config `sandbox.policy`), else `workspace-write` in permission mode
+ * `auto` (its commands run without asking because they are confined) and `danger-full-access`
+ * otherwise (today's behaviour: the user approves each command, or allowed them all).
+ */
+export class HostSandbox {
+  private probe: Promise<SandboxAvailability> | undefined;
+  private readonly runners = new Map<ConfiningPolicy, SandboxedRunner>();
+
+  /**
+   * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxHidden`, `folders`).
+   * @param env the commands' environment: its `PATH` finds `bwrap`, its `HOME` and
+   *   `XDG_RUNTIME_DIR` name the places hidden.
+   * @param turnloopHome `TURNLOOP_HOME`, always hidden.
+   * @param unconfined the runner of commands outside the sandbox.
+   */
+  constructor(
+    private readonly config: RunConfig,
+    private readonly env: Readonly<Record<string, string>>,
+    private readonly turnloopHome: string,
+    readonly unconfined: CommandRunner,
+  ) {}
+
+  /** The policy of a session in `mode` that chose `chosen` (or nothing). */
+  policyFor(mode: PermissionMode, chosen?: SandboxPolicy): SandboxPolicy {
+    return chosen ?? sandboxPolicyOf(this.config, mode).value;
+  }
+
+  /**
+   * Whether bubblewrap works here; probed at the first call (the sandbox's modules load then,
+   * not at start-up), never rejects.
+   */
+  availability(): Promise<SandboxAvailability> {
+    this.probe ??= import("../tools/sandbox/availability.js").then(({ sandboxAvailability }) =>
+      sandboxAvailability({ env: this.env }),
+    );
+    return this.probe;
+  }
+
+  /**
+   * Why a session cannot choose `policy` here (a confining one where bubblewrap cannot run: never
+   * silently unconfined), or `undefined` when it can.
+   */
+  async refusal(policy: SandboxPolicy): Promise<string | undefined> {
+    const availability = await this.availability();
+    if (policy === "danger-full-access" || availability.available) {
+      return undefined;
+    }
+    return `${policy} cannot be honoured: ${availability.reason} ${availability.install}.`;
+  }
+
+  /** Where a command of a session under `policy` runs, once the probe has answered. */
+  async confinement(policy: SandboxPolicy): Promise<CommandConfinement> {
+    const network = this.config.sandboxNetwork.value;
+    if (policy === "danger-full-access" || !(await this.availability()).available) {
+      return { policy: "danger-full-access", network: true };
+    }
+    return { policy, network };
+  }
+
+  /**
+   * The runner of a session's commands under `policy`: bubblewrap, or for `danger-full-access`
+   * {@link unconfined}. Where bubblewrap does not work, commands run unconfined: only reachable
+   * when `auto` fell back to asking (an explicit policy is refused before, see
+   * {@link sandboxProblem}).
+   */
+  runner(policy: SandboxPolicy): CommandRunner {
+    if (policy === "danger-full-access") {
+      return this.unconfined;
+    }
+    return {
+      description: `${policy} sandbox`,
+      stopDescription: this.unconfined.stopDescription,
+      run: async (command: string, request: CommandRequest): Promise<CommandResult> => {
+        const runner = (await this.availability()).available
+          ? await this.sandboxedRunner(policy)
+          : this.unconfined;
+        return runner.run(command, request);
+      },
+    };
+  }
+
+  private async sandboxedRunner(policy: ConfiningPolicy): Promise<SandboxedRunner> {
+    const { DEFAULT_HIDDEN_PATHS, SandboxedRunner } = await import("../tools/sandbox/index.js");
+    let runner = this.runners.get(policy);
+    if (runner === undefined) {
+      runner = new SandboxedRunner(policy, {
+        home: this.env.HOME ?? "/",
+        turnloopHome: this.turnloopHome,
+        network: this.config.sandboxNetwork.value,
+        hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
+        additionalDirectories: this.config.folders.map((folder) => folder.value),
+        ...(this.env.XDG_RUNTIME_DIR === undefined
+          ? {}
+          : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
+      });
+      this.runners.set(policy, runner);
+    }
+    return runner;
+  }
+}
+
+/**
+ * The permission mode of a face's session mode (interactive `/mode`, ACP `session/set_mode`):
+ * `ask` asks; `auto` and `autopilot` are permission mode `auto` (commands in the sandbox, without
+ * asking), or `full-access` when the run config gives it (`--allow-all-tools`).
+ */
+export function permissionModeOf(
+  mode: SessionMode,
+  config: Pick<RunConfig, "permissionMode">,
+): PermissionMode {
+  if (mode === "ask") {
+    return "ask";
+  }
+  return config.permissionMode.value === "full-access" ? "full-access" : "auto";
+}
+
+/** The session mode a face starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
+export function defaultSessionMode(
+  config: Pick<RunConfig, "autopilot" | "permissionMode">,
+): SessionMode {
+  if (config.autopilot.value) {
+    return "autopilot";
+  }
+  return config.permissionMode.value === "ask" ? "ask" : "auto";
+}
+
+/**
+ * The run config's sandbox policy for a session in `mode`, with its source: the chosen one, else
+ * `workspace-write` in mode `auto`, else `danger-full-access` (see {@link HostSandbox}).
+ */
+export function sandboxPolicyOf(
+  config: Pick<RunConfig, "sandboxPolicy">,
+  mode: PermissionMode,
+): Sourced<SandboxPolicy> {
+  if (config.sandboxPolicy !== undefined) {
+    return config.sandboxPolicy;
+  }
+  return mode === "auto"
+    ? { value: "workspace-write", source: "default in permission mode auto" }
+    : { value: "danger-full-access", source: "default" };
+}
+
+/**
+ * What to tell the user before anything runs: an error when a confining policy was asked for
+ * explicitly (`--sandbox`, config) and bubblewrap does not work here (never silently unconfined;
+ * the faces exit 64), a warning (said once) when permission mode `auto` falls back to asking for
+ * the same reason, else nothing. Probes bubblewrap only when a policy or `auto` needs it.
+ */
+export async function sandboxProblem(
+  config: RunConfig,
+  env: NodeJS.ProcessEnv,
+): Promise<{ error: string } | { warning: string } | undefined> {
+  if (!sandboxWanted(config)) {
+    return undefined;
+  }
+  const chosen = config.sandboxPolicy;
+  const { sandboxAvailability } = await import("../tools/sandbox/availability.js");
+  const availability = await sandboxAvailability({ env: { PATH: env.PATH ?? "" } });
+  if (availability.available) {
+    return undefined;
+  }
+  const said = `${availability.reason} ${availability.install}.`;
+  if (chosen !== undefined && chosen.value !== "danger-full-access") {
+    return { error: `${chosen.source} ${chosen.value} cannot be honoured: ${said}` };
+  }
+  return {
+    warning: `permission mode auto asks about commands and edits, since no sandbox can run: ${said}`,
+  };
+}

@@ -1,0 +1,60 @@
+import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
+import { ProcessRunner } from "../process-runner.js";
+import type { SandboxPolicy, SandboxSettings } from "./policy.js";
+import { sandboxWrap } from "./sandbox-wrap.js";
+
+/** A policy that confines (every one but `danger-full-access`). */
+export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
+
+/**
+ * The {@link CommandRunner} that runs each command in bubblewrap under `policy`: a
+ * {@link ProcessRunner} (same process group, timeout, cancellation and output capping) whose argv
+ * is `bwrap … -- bash -c command`, confined to the request's cwd (the session's workspace). A
+ * failed command whose output shows it hit the sandbox's limits carries
+ * {@link CommandResult.sandboxLimit}. Check `sandboxAvailability` first: this does not.
+ */
+export class SandboxedRunner implements CommandRunner {
+  readonly description: string;
+  readonly stopDescription = "its process group was killed";
+
+  constructor(
+    private readonly policy: ConfiningPolicy,
+    private readonly settings: Omit<SandboxSettings, "cwd">,
+  ) {
+    this.description = `bubblewrap (${policy}, ${settings.network === true ? "network on" : "no network"})`;
+  }
+
+  async run(command: string, request: CommandRequest): Promise<CommandResult> {
+    const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd });
+    const runner = new ProcessRunner({ wrap, description: this.description });
+    const result = await runner.run(command, request);
+    const limit = sandboxLimitOf(result, this.settings.network === true);
+    return limit === undefined ? result : { ...result, sandboxLimit: limit };
+  }
+}
+
+/** What the kernel and common tools print when a write lands on a read-only mount. */
+const READ_ONLY = /Read-only file system/;
+/** What common tools print when there is no network (curl, git, pip, npm, getaddrinfo, ping). */
+const NO_NETWORK =
+  /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Could not resolve hostname|Failed to establish a new connection|Connection refused/;
+
+/**
+ * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
+ * printed: a write to a read-only place, or (with the network off) a failed name lookup or
+ * connection. `undefined` when it succeeded, was stopped, or failed for another reason.
+ */
+export function sandboxLimitOf(result: CommandResult, network: boolean): string | undefined {
+  if (result.exitCode === null || result.exitCode === 0) {
+    return undefined;
+  }
+  const readOnly = READ_ONLY.exec(result.output);
+  if (readOnly !== null) {
+    return `the sandbox lets it write only inside the workspace (${readOnly[0]})`;
+  }
+  const offline = network ? null : NO_NETWORK.exec(result.output);
+  if (offline !== null) {
+    return `the sandbox has no network (${offline[0]})`;
+  }
+  return undefined;
+}

@@ -1,0 +1,164 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
+import { requireSandbox } from "../support/sandbox.js";
+
+/**
+ * `--sandbox` and `--permission-mode` through `turnloop -p` (issue 23): commands the model runs
+ * go through bubblewrap; a sandbox asked for where bubblewrap cannot run is refused (exit 64);
+ * `auto` without bubblewrap falls back to asking, said once. The folder outside the workspace is
+ * under /var/tmp: the sandbox's /tmp is its own.
+ */
+
+let server: FakeModelServer;
+let home: string;
+let workspace: string;
+let outside: string;
+const sandboxWorks = await requireSandbox();
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-sandbox-home-"));
+  workspace = await mkdtemp(join(tmpdir(), "turnloop-sandbox-workspace-"));
+  outside = await mkdtemp(join("/var/tmp", "turnloop-sandbox-outside-"));
+});
+afterAll(async () => {
+  await server.close();
+  for (const folder of [home, workspace, outside]) {
+    await rm(folder, { recursive: true, force: true });
+  }
+});
+
+function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return cleanEnvironment({
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: "openai-compatible:fake-model",
+    TURNLOOP_BASE_URL: `${server.url}/v1`,
+    ...extra,
+  });
+}
+
+/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
+async function runThroughCli(command: string, flags: readonly string[]) {
+  server.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await runCli(["-p", "write the files", ...flags], {
+    cwd: workspace,
+    env: environment(),
+  });
+  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
+  return { ...result, toolResult: String(toolMessage?.content) };
+}
+
+describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
+  test("unconfined, the command writes outside the workspace (the test can fail)", async () => {
+    const escaped = join(outside, "unconfined.txt");
+    const result = await runThroughCli(`echo out > ${escaped}`, ["--allow-all-tools"]);
+    expect(result.toolResult).toBe("<exited with exit code 0>");
+    expect(existsSync(escaped)).toBe(true);
+  });
+
+  test("the command writes inside the workspace and not outside; the model is told why", async () => {
+    const escaped = join(outside, "confined.txt");
+    const command = `echo in > inside.txt && echo out > ${escaped}`;
+    const result = await runThroughCli(command, ["--sandbox", "workspace-write", "--yolo"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.toolResult).toBe(
+      `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n` +
+        "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
+        "(Read-only file system). It was not run outside the sandbox: that needs the user's " +
+        "agreement, which was not given.",
+    );
+    expect(existsSync(join(workspace, "inside.txt"))).toBe(true);
+    expect(existsSync(escaped)).toBe(false);
+  });
+
+  test("the network is off unless --sandbox-network", async () => {
+    const probe = "exec 3<>/dev/tcp/127.0.0.1/$PORT && echo connected";
+    const port = new URL(server.url).port;
+    const command = probe.replace("$PORT", port);
+    const off = await runThroughCli(command, ["--sandbox", "read-only", "--yolo"]);
+    expect(off.toolResult).toBe(
+      `bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n` +
+        "<exited with exit code 1>\n" +
+        "The sandbox stopped this command: the sandbox has no network (Connection refused). It " +
+        "was not run outside the sandbox: that needs the user's agreement, which was not given.",
+    );
+    const on = await runThroughCli(command, [
+      "--sandbox",
+      "read-only",
+      "--sandbox-network",
+      "--yolo",
+    ]);
+    expect(on.toolResult).toBe("connected\n<exited with exit code 0>");
+  });
+
+  test("turnloop config shows the policy, its source and that bubblewrap works", async () => {
+    const result = await runCli(["config", "--json", "--autopilot"], {
+      cwd: workspace,
+      env: environment(),
+    });
+    const shown = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect([shown.permissionMode, shown.sandbox]).toEqual([
+      { value: "auto", source: "--autopilot" },
+      {
+        policy: { value: "workspace-write", source: "default in permission mode auto" },
+        network: { value: false, source: "default" },
+        hidden: [],
+        availability: { available: true },
+      },
+    ]);
+  });
+});
+
+describe("where bubblewrap cannot run", () => {
+  const noBubblewrap = { PATH: join(home ?? "/nonexistent", "no-such-folder") };
+
+  test("--sandbox workspace-write is refused with the reason and how to install it (exit 64)", async () => {
+    const requestsBefore = server.requests.length;
+    const result = await runCli(["-p", "hi", "--sandbox", "workspace-write"], {
+      cwd: workspace,
+      env: environment(noBubblewrap),
+    });
+    expect([result.code, result.stdout, result.stderr]).toEqual([
+      64,
+      "",
+      "turnloop: --sandbox workspace-write cannot be honoured: bubblewrap (bwrap) is not " +
+        "installed, so commands cannot run in a sandbox. Install it: apt-get install bubblewrap.\n",
+    ]);
+    expect(server.requests.length).toBe(requestsBefore);
+  });
+});
+
+describe("permission mode auto where bubblewrap cannot run", () => {
+  test("--autopilot says so once and asks about commands (refused here: no terminal)", async () => {
+    const noBubblewrap = { PATH: join(home, "no-such-folder") };
+    server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hi"}' }] },
+      { toolCalls: [{ id: "call_2", name: "task_complete", arguments: '{"summary":"no"}' }] },
+    );
+    const result = await runCli(["-p", "say hi", "--autopilot"], {
+      cwd: workspace,
+      env: environment(noBubblewrap),
+    });
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("warning"));
+    expect(warnings).toEqual([
+      "turnloop: warning: permission mode auto asks about commands and edits, since no sandbox " +
+        "can run: bubblewrap (bwrap) is not installed, so commands cannot run in a sandbox. " +
+        "Install it: apt-get install bubblewrap.",
+    ]);
+    const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
+    expect(toolMessage?.content).toBe(
+      "Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE " +
+        "(e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
+    );
+  });
+});
