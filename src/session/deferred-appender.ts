@@ -19,6 +19,8 @@ export class DeferredAppender implements SessionAppender {
   private created: Promise<SessionAppender> | undefined;
   private inner: SessionAppender | undefined;
   private closed = false;
+  /** Forwards the store appender's `lost` once there is one (a session is created mid-prompt). */
+  private readonly lease = new AbortController();
 
   constructor(
     private readonly store: SessionStore,
@@ -28,6 +30,11 @@ export class DeferredAppender implements SessionAppender {
   /** The store's location of the log once created; before, a note that it is not saved yet. */
   get location(): string {
     return this.inner?.location ?? `${this.store.location} (not saved until the first prompt)`;
+  }
+
+  /** Aborted when the created session's writer lease is lost (see `SessionAppender.lost`). */
+  get lost(): AbortSignal {
+    return this.lease.signal;
   }
 
   /** Whether the session is in the store (or being created there). */
@@ -79,6 +86,12 @@ export class DeferredAppender implements SessionAppender {
     }
     this.kept = [];
     this.inner = appender;
+    const lost = appender.lost;
+    if (lost?.aborted) {
+      this.lease.abort(lost.reason);
+    } else {
+      lost?.addEventListener("abort", () => this.lease.abort(lost.reason), { once: true });
+    }
     return appender;
   }
 }

@@ -335,20 +335,19 @@ export class Session {
     }
     const controller = new AbortController();
     this.running = controller;
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    // A lost writer lease stops the prompt as a cancel does (session-store.ts: `lost`).
-    const lost = this.journal.appender.lost;
-    const onLost = () => controller.abort(lost?.reason);
-    lost?.addEventListener("abort", onLost, { once: true });
-    if (signal?.aborted || lost?.aborted) {
-      controller.abort();
+    // A cancel, or a lost writer lease (session-store.ts: `lost`), stops the prompt.
+    const stop = AbortSignal.any(
+      [signal, this.journal.appender.lost].filter((s) => s !== undefined),
+    );
+    const onStop = () => controller.abort(stop.reason);
+    stop.addEventListener("abort", onStop, { once: true });
+    if (stop.aborted) {
+      controller.abort(stop.reason);
     }
     try {
       return await work(controller);
     } finally {
-      signal?.removeEventListener("abort", onAbort);
-      lost?.removeEventListener("abort", onLost);
+      stop.removeEventListener("abort", onStop);
       this.running = undefined;
     }
   }
