@@ -1,11 +1,7 @@
 import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import {
-  isSdkAppEvent,
-  type JsonObject,
-  type SessionEvent,
-  type SessionEventData,
-} from "../events/events.js";
+import { isSdkAppEvent } from "../events/event-categories.js";
+import type { JsonObject, SessionEvent, SessionEventData } from "../events/events.js";
 import {
   type Change,
   isFinished,

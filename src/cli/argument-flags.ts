@@ -1,6 +1,6 @@
 /**
  * The flags of `turnloop` and their parsing with Node's `parseArgs` (strict: an unknown flag
- * throws `ERR_PARSE_ARGS_UNKNOWN_OPTION`). What each flag means is in `USAGE` (arguments.ts).
+ * throws `ERR_PARSE_ARGS_UNKNOWN_OPTION`). What each flag means is in `USAGE` (usage.ts).
  */
 
 import { parseArgs } from "node:util";

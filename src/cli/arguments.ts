@@ -76,76 +76,7 @@ export interface InteractiveOptions extends FaceOptions {
   continue: boolean;
 }
 
-export const USAGE = `turnloop: an open, model-agnostic coding agent.
-
-Usage:
-  turnloop ["<prompt>"] [options]     an interactive session in this folder (the same options
-                                      as -p; --continue, --resume [<id>] reopen one)
-  turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
-  turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
-  turnloop --headless --stdio|--port N [--host H]
-                                      serve the SDK's JSON-RPC protocol (also: turnloop serve)
-  turnloop config [--json]            print the settings in force and where each came from
-  turnloop sessions [--json]          list sessions, newest first
-  turnloop sessions show <id>         print a session's conversation
-  turnloop sessions delete <id>       delete a session
-  turnloop sessions view <id> [--out F] [--no-open]
-                                      write a session's HTML timeline (self-contained, offline)
-                                      beside its log or at F, and open it when there is a display
-  turnloop sessions export <id> --format html|markdown|json [--out F]
-                                      a session as one file, for sharing (stdout without --out)
-  turnloop sessions export <id> --format jsonl [--out F]
-                                      a session's events exactly as stored, for import
-  turnloop sessions import <file | ->  store a session exported with --format jsonl
-                                      (sessions commands take --store too)
-  turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
-  turnloop mcp trust                  allow this directory's .mcp.json servers to run
-  turnloop sessions compact <id> [instructions]
-                                      summarise a session's older history now
-  turnloop --version | --help
-
-Options for -p:
-  --model <provider:model>            or TURNLOOP_MODEL; providers: openai, openai-chat,
-                                      anthropic, ollama, openai-compatible
-  --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
-                                      OLLAMA_HOST are read too)
-  --resume <session-id>               continue a session
-  --continue                          continue the newest session of this directory
-  --max-turns <n>                     model requests allowed for the prompt (default 100)
-  --autopilot                         keep working until the model calls task_complete
-  --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
-  --allow-all-tools                   run every tool without asking (also --yolo)
-  --permission-mode ask|auto|full-access
-                                      auto: commands run in the sandbox without asking, and
-                                      so do edits inside the workspace (default with
-                                      --autopilot); full-access = --allow-all-tools
-  --sandbox <policy>                  confine commands: read-only, workspace-write or
-                                      danger-full-access (none); needs bubblewrap
-  --sandbox-network                   let sandboxed commands use the network
-  --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
-  --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
-  --add-dir <dir>                     another folder the agent may read without asking
-  --output-format text|json|stream-json
-                                      json: one result object at the end (as claude -p's);
-                                      stream-json: every event as a JSON line, then the result
-  --quiet, -q                         print only the final answer
-  --verbose                           show the whole output of a failed command
-  --cwd <dir>                         working directory (default: the current one)
-  --no-instructions                   leave out AGENTS.md (CLAUDE.md, GEMINI.md,
-                                      .github/copilot-instructions.md) and ~/.turnloop/AGENTS.md
-  --append-system-prompt <text>       add text to the end of the system prompt
-  --system-prompt-file <file>         use the file's text instead of turnloop's base prompt
-  --mcp-config <file>                 MCP servers ({"mcpServers": {...}}), besides
-                                      the config files' mcpServers, ~/.turnloop/mcp.json
-                                      and a trusted project's .mcp.json
-  --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
-                                      compaction starts at 80 % of it
-  --ignore-config-errors              go on when a config file's permissions section has
-                                      an unknown key (its rules are then ignored)
-  --store <postgres://…>              keep sessions in PostgreSQL (or TURNLOOP_DATABASE_URL)
-
-Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop), or in
-PostgreSQL with --store.`;
+export { USAGE } from "./usage.js";
 
 /** Thrown for a command line we cannot run (defined in argument-flags.ts). */
 export { UsageError };
@@ -358,7 +289,6 @@ function interactiveCommand(
   };
 }
 
-/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
 /** `--permission-mode`, `--sandbox` and `--sandbox-network`. @throws UsageError for a bad name. */
 function sandboxOptions(
   values: ParsedValues,
@@ -378,6 +308,7 @@ function sandboxOptions(
   };
 }
 
+/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
 function contextWindowFlag(value: string): number {
   const tokens = Number(value);
   if (!Number.isInteger(tokens) || tokens < 1_000) {

@@ -1,7 +1,7 @@
 /**
  * Parsing of `turnloop sessions …` (list, show, delete, view, export, import) and of `--store`,
  * which every command that reads or writes sessions takes. What each means is in `USAGE`
- * (arguments.ts).
+ * (usage.ts).
  */
 
 import { isDatabaseUrl, redactDatabaseUrl } from "../session/database-url.js";

@@ -1,12 +1,7 @@
 /** How each event type changes the fold's state (see fold.ts). */
 
-import {
-  type DrawnEvent,
-  isEphemeralEvent,
-  isSdkAppEvent,
-  type RepairNote,
-  type SessionEvent,
-} from "../../events/events.js";
+import { type DrawnEvent, isSdkAppEvent } from "../../events/event-categories.js";
+import { isEphemeralEvent, type RepairNote, type SessionEvent } from "../../events/events.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import type { Folder } from "./folder.js";
 import type { ViewMark } from "./view-model.js";
