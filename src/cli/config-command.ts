@@ -47,7 +47,20 @@ export async function runConfigCommand(
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
-  const lines = [
+  const lines = textRows(settings, paths, key, sandbox.rows, mcp);
+  stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** The text form: the files, then one row per setting with its source. */
+function textRows(
+  settings: RunConfig,
+  paths: ReturnType<typeof configPaths>,
+  key: ReturnType<typeof apiKeySource>,
+  sandboxRows: readonly string[],
+  mcp: ReadonlyArray<{ name: string; value: unknown; source: string }>,
+): string[] {
+  return [
     `config files: ${paths.user} (user${existsSync(paths.user) ? "" : ", none"}), ${paths.project} (project${existsSync(paths.project) ? "" : ", none"})`,
     row(
       "model",
@@ -69,7 +82,7 @@ export async function runConfigCommand(
     row("permissions.mode", settings.permissionMode.value, settings.permissionMode.source),
     ...settings.allow.map((rule) => row("permissions.allow", rule.value, rule.source)),
     ...settings.deny.map((rule) => row("permissions.deny", rule.value, rule.source)),
-    ...sandbox.rows,
+    ...sandboxRows,
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
     ),
@@ -80,8 +93,6 @@ export async function runConfigCommand(
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
     ),
   ];
-  stdout.write(`${lines.join("\n")}\n`);
-  return 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from "node:v8";
 import type { RunConfig } from "../session/run-config.js";
-import { type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
+import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 
 // Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
 // process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
@@ -27,7 +27,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 /** Entry point of the `turnloop` command. Heavy modules load only for the command that needs them. */
 async function main(argv: readonly string[]): Promise<number> {
-  let command: ReturnType<typeof parseCommand>;
+  let command: Command;
   try {
     command = parseCommand(argv, process.cwd());
   } catch (error) {
@@ -44,79 +44,95 @@ async function main(argv: readonly string[]): Promise<number> {
     case "version":
       process.stdout.write(`${VERSION}\n`);
       return 0;
+    case "prompt":
+    case "interactive":
+    case "acp":
+    case "server":
+    case "sessions-compact":
+      return runFace(command);
+    default:
+      return runSessionsTool(command);
+  }
+}
+
+/** The commands that run a session under a run config (a bad config file exits 64). */
+type FaceCommand = Extract<
+  Command,
+  { kind: "prompt" | "interactive" | "acp" | "server" | "sessions-compact" }
+>;
+
+/** Runs a face: its run config and its module load side by side; a bad config exits 64. */
+async function runFace(command: FaceCommand): Promise<number> {
+  const configuring = configure(command.options);
+  // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
+  configuring.catch(() => undefined);
+  const run = await faceRunner(command);
+  const configured = await configuring;
+  return configured.ok ? run(configured.config, configured.env) : 64;
+}
+
+/** Loads `command`'s face and gives the call that runs it under a run config. */
+async function faceRunner(
+  command: FaceCommand,
+): Promise<(config: RunConfig, env: NodeJS.ProcessEnv) => Promise<number>> {
+  const { stdin, stdout, stderr } = process;
+  switch (command.kind) {
+    case "prompt": {
+      const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
+        import("./prompt-command.js"),
+        import("../session/paths.js"),
+      ]);
+      return (config, env) =>
+        runPromptCommand(command.options, {
+          config,
+          stdout,
+          stderr,
+          env,
+          home: turnloopHome(process.env),
+          interactive: stderr.isTTY === true,
+          stdinIsTerminal: stdin.isTTY === true,
+          stdin,
+          stdoutIsTerminal: stdout.isTTY === true,
+        });
+    }
+    case "interactive": {
+      const [{ runInteractiveCommand }, { turnloopHome }] = await Promise.all([
+        import("./interactive/run.js"),
+        import("../session/paths.js"),
+      ]);
+      return (config, env) =>
+        runInteractiveCommand(command.options, {
+          config,
+          stdin,
+          stdout,
+          stderr,
+          env,
+          home: turnloopHome(process.env),
+        });
+    }
+    case "acp": {
+      const { runAcpCommand } = await import("../acp/main.js");
+      return runAcpCommand;
+    }
+    case "server": {
+      const { runServerCommand } = await import("../server/main.js");
+      return (config, env) => runServerCommand(command.options.transport, config, env);
+    }
+    case "sessions-compact": {
+      const { runCompactCommand } = await import("./compact-command.js");
+      return (config, env) => runCompactCommand(command, { config, stdout, stderr, env });
+    }
+  }
+}
+
+/** `config`, `sessions …` and `mcp …`: commands that read or change what is stored. */
+async function runSessionsTool(
+  command: Exclude<Command, FaceCommand | { kind: "help" | "version" }>,
+): Promise<number> {
+  switch (command.kind) {
     case "config": {
       const { runConfigCommand } = await import("./config-command.js");
       return runConfigCommand(command.options, command.json, process.env, process.stdout);
-    }
-    case "prompt": {
-      const [{ runPromptCommand }, { turnloopHome }, configured] = await Promise.all([
-        import("./prompt-command.js"),
-        import("../session/paths.js"),
-        configure(command.options),
-      ]);
-      if (!configured.ok) {
-        return 64;
-      }
-      return runPromptCommand(command.options, {
-        config: configured.config,
-        stdout: process.stdout,
-        stderr: process.stderr,
-        env: configured.env,
-        home: turnloopHome(process.env),
-        interactive: process.stderr.isTTY === true,
-        stdinIsTerminal: process.stdin.isTTY === true,
-        stdin: process.stdin,
-        stdoutIsTerminal: process.stdout.isTTY === true,
-      });
-    }
-    case "interactive": {
-      const [{ runInteractiveCommand }, { turnloopHome }, configured] = await Promise.all([
-        import("./interactive/run.js"),
-        import("../session/paths.js"),
-        configure(command.options),
-      ]);
-      if (!configured.ok) {
-        return 64;
-      }
-      return runInteractiveCommand(command.options, {
-        config: configured.config,
-        stdin: process.stdin,
-        stdout: process.stdout,
-        stderr: process.stderr,
-        env: configured.env,
-        home: turnloopHome(process.env),
-      });
-    }
-    case "acp": {
-      const [{ runAcpCommand }, configured] = await Promise.all([
-        import("../acp/main.js"),
-        configure(command.options),
-      ]);
-      return configured.ok ? runAcpCommand(configured.config, configured.env) : 64;
-    }
-    case "server": {
-      const [{ runServerCommand }, configured] = await Promise.all([
-        import("../server/main.js"),
-        configure(command.options),
-      ]);
-      return configured.ok
-        ? runServerCommand(command.options.transport, configured.config, configured.env)
-        : 64;
-    }
-    case "sessions-compact": {
-      const [{ runCompactCommand }, configured] = await Promise.all([
-        import("./compact-command.js"),
-        configure(command.options),
-      ]);
-      if (!configured.ok) {
-        return 64;
-      }
-      return runCompactCommand(command, {
-        config: configured.config,
-        stdout: process.stdout,
-        stderr: process.stderr,
-        env: configured.env,
-      });
     }
     case "sessions-list":
     case "sessions-show":
