@@ -16,6 +16,7 @@
  * ```
  */
 
+import { isSdkAppEvent } from "../events/event-categories.js";
 import type {
   JsonObject,
   SessionEvent,
@@ -97,6 +98,9 @@ type OutcomeEvent = Extract<
 >;
 
 function renderEvent(state: RenderState, event: SessionEvent): void {
+  if (isSdkAppEvent(event)) {
+    return;
+  }
   switch (event.type) {
     case "session.start": {
       const { sessionId, model, cwd, startTime } = event.data;
@@ -135,15 +139,9 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "permission.requested":
     case "permission.completed":
     case "session.compaction_start":
-    case "external_tool.requested":
-    case "external_tool.completed":
     case "hook.start":
     case "hook.end":
     case "session.mcp_server_status_changed":
-    case "session.model_change":
-    case "session.mode_changed":
-    case "session.usage_info":
-    case "pending_messages.modified":
     case "session.info":
       return;
     default:

@@ -1,3 +1,4 @@
+import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
@@ -93,6 +94,9 @@ export class TerminalRenderer {
 
   readonly handle = (event: SessionEvent): void => {
     this.fold.apply(event);
+    if (isSdkAppEvent(event)) {
+      return;
+    }
     switch (event.type) {
       case "assistant.message_delta":
         this.delta(event.data.deltaContent);
@@ -132,14 +136,8 @@ export class TerminalRenderer {
       case "tool.execution_partial_result":
       case "session.instructions_loaded":
       case "session.compaction_start":
-      case "external_tool.requested":
-      case "external_tool.completed":
       case "hook.start":
       case "hook.end":
-      case "session.model_change":
-      case "session.mode_changed":
-      case "session.usage_info":
-      case "pending_messages.modified":
       case "session.info":
         return;
       default:

@@ -1,4 +1,5 @@
 import { Container, Spacer, Text } from "@mariozechner/pi-tui";
+import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { TerminalMarkdown } from "../markdown.js";
@@ -42,6 +43,9 @@ export class Transcript extends Container {
     if (change.kind === "tool_call") {
       this.tool(change.toolCall);
     }
+    if (isSdkAppEvent(event)) {
+      return;
+    }
     switch (event.type) {
       case "user.message":
         this.userMessage(event.data.content, event.data.source);
@@ -77,14 +81,8 @@ export class Transcript extends Container {
       case "assistant.reasoning_delta":
       case "assistant.usage":
       case "tool.execution_partial_result":
-      case "session.model_change":
-      case "session.mode_changed":
-      case "session.usage_info":
-      case "pending_messages.modified":
       case "permission.completed":
       case "session.compaction_start":
-      case "external_tool.requested":
-      case "external_tool.completed":
       case "hook.start":
       case "hook.end":
         return;
