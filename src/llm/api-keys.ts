@@ -25,17 +25,29 @@ export function needsApiKey(provider: ProviderName): boolean {
   return provider === "openai" || provider === "openai-chat" || provider === "anthropic";
 }
 
-/** The key a provider's vendor variable holds, if set (`TURNLOOP_API_KEY` is checked by the caller). */
+/** A key variable's value; an empty one (`OPENAI_API_KEY=`) is no key, as if unset. */
+function keyValue(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
+}
+
+/** The key `TURNLOOP_API_KEY` holds, if set and not empty; it overrides every vendor variable. */
+export function turnloopApiKey(env: NodeJS.ProcessEnv): string | undefined {
+  return keyValue(env.TURNLOOP_API_KEY);
+}
+
+/**
+ * The key a provider's vendor variable holds, if set and not empty (`TURNLOOP_API_KEY` is checked
+ * by the caller).
+ */
 export function vendorApiKey(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
   switch (provider) {
     case "openai":
     case "openai-chat":
-      return env.OPENAI_API_KEY;
-    case "anthropic":
-      return env.ANTHROPIC_API_KEY;
     case "ollama":
     case "openai-compatible":
-      return env.OPENAI_API_KEY;
+      return keyValue(env.OPENAI_API_KEY);
+    case "anthropic":
+      return keyValue(env.ANTHROPIC_API_KEY);
   }
 }
 
@@ -48,5 +60,5 @@ export function missingApiKey(modelId: string, env: NodeJS.ProcessEnv): boolean 
   if (!PROVIDER_NAMES.includes(provider) || !needsApiKey(provider)) {
     return false;
   }
-  return env.TURNLOOP_API_KEY === undefined && vendorApiKey(provider, env) === undefined;
+  return turnloopApiKey(env) === undefined && vendorApiKey(provider, env) === undefined;
 }

@@ -5,6 +5,7 @@ import {
   needsApiKey,
   PROVIDER_NAMES,
   type ProviderName,
+  turnloopApiKey,
   vendorApiKey,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
@@ -92,7 +93,7 @@ export function resolveModel(
       message: `turnloop: ${id} needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).`,
     };
   }
-  const apiKey = env.TURNLOOP_API_KEY ?? vendorApiKey(provider, env);
+  const apiKey = turnloopApiKey(env) ?? vendorApiKey(provider, env);
   const keyVariable = apiKeyVariable(provider);
   if (apiKey === undefined && needsApiKey(provider)) {
     return {
@@ -102,7 +103,7 @@ export function resolveModel(
     };
   }
   if (apiKey !== undefined && looksLikePlaceholder(apiKey)) {
-    const variable = env.TURNLOOP_API_KEY === undefined ? keyVariable : "TURNLOOP_API_KEY";
+    const variable = turnloopApiKey(env) === undefined ? keyVariable : "TURNLOOP_API_KEY";
     return {
       ok: false,
       message: `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`,

@@ -80,6 +80,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       // A prompt waits for the servers to start (bounded); then /mcp shows the server connected.
       terminal.type("which tools?");
       await terminal.waitFor(/Seen the tools\./);
+      // A busy session ignores Enter: wait for the prompt to end before the command.
+      await terminal.idle();
       terminal.type("/mcp");
       await terminal.waitFor(/t \(stdio\): connected, \d+ tools?/);
       const body = fixture.server.requests[0]?.body as {

@@ -5,6 +5,23 @@ import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-supp
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () => {
   interactiveTest(
+    "Ctrl-C on a line with text empties the box at once; on the empty line it asks once more, then exits",
+    async ({ fixture }) => {
+      const terminal = fixture.open([]);
+      await terminal.waitFor(INPUT_BOX);
+      terminal.write("half a thought");
+      await terminal.waitFor(/half a thought/);
+      terminal.key("C-c");
+      // The box is drawn empty without any further key (the text is gone from the screen).
+      await terminal.waitFor(/^(?![\s\S]*half a thought)[\s\S]*─{20,}\n[ >]*\n─{20,}/);
+      terminal.key("C-c");
+      await terminal.waitFor(/press Ctrl-C again to exit/);
+      terminal.key("C-c");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
+
+  interactiveTest(
     "a first prompt on the command line, Ctrl-J for a newline, a large paste kept as one block, ↑ recalls inputs of earlier sessions",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "One." }, { text: "Two." }, { text: "Three." });

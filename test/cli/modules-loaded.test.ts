@@ -24,11 +24,12 @@ const NOT_BEFORE_NEEDED =
 /**
  * Unique modules up to the first request of `-p`: 230 on 2026-12-01 once the store port, the fold
  * and the run config landed as modules of their own (about 110 of them zod's and the AI SDK's),
- * 241 once the permission prefix rule and the config's key suggestions did, with room for a few
- * small modules of our own; a static import of a package (the MCP client alone was 17 modules)
- * goes past it.
+ * 241 once the permission prefix rule and the config's key suggestions did, 252 with the
+ * permission modes, the sandbox's policy names and saving a session at its first prompt, with room
+ * for a few small modules of our own; a static import of a package (the MCP client alone was 17
+ * modules) goes past it.
  */
-const PROMPT_MODULE_BOUND = 250;
+const PROMPT_MODULE_BOUND = 260;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

@@ -219,18 +219,24 @@ test("a reader that closes stdout early cancels the prompt, and the log ends cle
   ]);
 });
 
-test("a vendor model without its API key is refused before a session is created", async () => {
-  const result = await runCli(["-p", "hi", "--model", "anthropic:claude-sonnet-4-5"], {
-    cwd: repository,
-    env: cleanEnvironment({ TURNLOOP_HOME: home }),
-  });
-  expect(result.code).toBe(64);
-  expect(result.stderr).toBe(
-    "turnloop: anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY (or TURNLOOP_API_KEY).\n",
-  );
-  const listed = await runCli(["sessions"], { cwd: repository, env: environment() });
-  expect(listed.stdout).toMatch(/No sessions/);
-});
+test.each([
+  ["unset", {}],
+  ["set but empty", { ANTHROPIC_API_KEY: "", TURNLOOP_API_KEY: "" }],
+])(
+  "a vendor model without its API key (%s) is refused before a session is created",
+  async (_name, keys) => {
+    const result = await runCli(["-p", "hi", "--model", "anthropic:claude-sonnet-4-5"], {
+      cwd: repository,
+      env: cleanEnvironment({ TURNLOOP_HOME: home, ...keys }),
+    });
+    expect(result.code).toBe(64);
+    expect(result.stderr).toBe(
+      "turnloop: anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY (or TURNLOOP_API_KEY).\n",
+    );
+    const listed = await runCli(["sessions"], { cwd: repository, env: environment() });
+    expect(listed.stdout).toMatch(/No sessions/);
+  },
+);
 
 test("API keys never reach events.jsonl or the model, and bash children do not get turnloop's keys", async () => {
   const secret = "sk-test-SECRET1234567890";

@@ -201,6 +201,8 @@ function interactiveKeys(screen: Screen, controller: Controller, exit: () => voi
     if (interrupt) {
       if (screen.editor.getText() !== "") {
         screen.editor.setText("");
+        // The editor does not redraw itself on setText: the cleared box must show at once.
+        screen.render();
       } else if (Date.now() - lastInterrupt < DOUBLE_PRESS_MS) {
         exit();
       } else {
