@@ -15,6 +15,12 @@ import type { Session } from "./session.js";
 
 const failed = (text: string): CommandOutcome => ({ kind: "text", text, error: true });
 
+/**
+ * The rules each session saved to its project's config during this run, with the file: the run
+ * config was read at start, so without this a saved rule would not show among the config's rules.
+ */
+const savedThisRun = new WeakMap<Session, { path: string; rules: Set<string> }>();
+
 export const PERMISSIONS_COMMAND: CommandDefinition = {
   name: "permissions",
   description: "The permission rules in force and where each comes from; remove or save grants",
@@ -62,11 +68,17 @@ function permissionsText(host: SessionHost, session: Session): string {
     ...config.deny.map((rule) => ({ decision: "deny", ...rule })),
   ];
   lines.push("rules from the config files and flags:");
-  if (rules.length === 0) {
+  if (rules.length === 0 && (savedThisRun.get(session)?.rules.size ?? 0) === 0) {
     lines.push("  none");
   }
   for (const rule of rules) {
     lines.push(`  ${rule.decision} ${rule.value}  (from ${rule.source})`);
+  }
+  const saved = savedThisRun.get(session);
+  for (const rule of saved?.rules ?? []) {
+    lines.push(
+      `  allow ${rule}  (saved to ${saved?.path} now; read by sessions started from now on)`,
+    );
   }
   if (config.allowAllTools.value) {
     lines.push(`  every tool runs without asking (from ${config.allowAllTools.source})`);
@@ -91,9 +103,14 @@ function removeGrant(session: Session, argument: string): CommandOutcome {
   }
   const list = chosen.decision === "allow" ? session.grants.allow : session.grants.deny;
   list.splice(list.indexOf(chosen.rule), 1);
+  const saved = savedThisRun.get(session);
+  const stillSaved =
+    saved?.rules.has(chosen.rule.text) === true
+      ? `; it is still saved in ${saved.path}, which later sessions read (edit the file to drop it)`
+      : "";
   return {
     kind: "text",
-    text: `removed ${chosen.decision} ${chosen.rule.text}: it no longer applies in this session (reopening the session restores it from its log)`,
+    text: `removed ${chosen.decision} ${chosen.rule.text}: it no longer applies in this session (reopening the session restores it from its log)${stillSaved}`,
   };
 }
 
@@ -120,6 +137,11 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`);
     await rename(temporary, path);
+    const record = savedThisRun.get(session) ?? { path, rules: new Set<string>() };
+    for (const rule of added) {
+      record.rules.add(rule);
+    }
+    savedThisRun.set(session, record);
     return {
       kind: "text",
       text:

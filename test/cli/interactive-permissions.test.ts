@@ -102,10 +102,15 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       // Removed, the grant no longer applies: the same command asks again.
       await terminal.idle();
       terminal.type("/permissions remove 1");
-      await terminal.waitFor(/removed allow bash\(npx tape \*\)/);
+      // The rule is still in the project's config, and the answer says so.
+      await terminal.waitFor(
+        /removed allow bash\(npx tape \*\)[\s\S]*still saved in\s+\S*config\.json/,
+      );
       await terminal.idle();
       terminal.type("/permissions");
-      await terminal.waitFor(/session grants \(from "always" answers\):\s+none/);
+      await terminal.waitFor(
+        /session grants \(from "always" answers\):\s+none[\s\S]*allow bash\(npx tape \*\)\s+\(saved to /,
+      );
       fixture.server.enqueue(bash("call_4", "npx tape test/b.js"), { text: "third run done" });
       await terminal.idle();
       terminal.type("run another test");
