@@ -165,6 +165,43 @@ describe("session model", () => {
     ]);
   });
 
+  test("a command the sandbox stopped: running → awaiting_permission for the retry outside it → running → completed", () => {
+    const fold = new SessionFold();
+    const statuses: string[] = [];
+    const track = (input: EventInput) => {
+      const change = fold.apply(createEnvelope(input, null));
+      if (change.kind === "tool_call") {
+        statuses.push(change.toolCall.status);
+      }
+    };
+    const command = "curl -sI http://example.test";
+    track({
+      type: "tool.execution_start",
+      data: { toolCallId: "c1", toolName: "bash", arguments: { command } },
+    });
+    track({ type: "tool.execution_running", data: { toolCallId: "c1" } });
+    // The sandbox stopped it (no network): one question about running it outside.
+    track({
+      type: "permission.requested",
+      data: { requestId: "r", toolCallId: "c1", toolName: "bash", kind: "execute", title: command },
+    });
+    track({
+      type: "permission.completed",
+      data: { requestId: "r", toolCallId: "c1", decision: "allowed", scope: "once" },
+    });
+    track({
+      type: "tool.execution_complete",
+      data: {
+        toolCallId: "c1",
+        toolName: "bash",
+        success: true,
+        exitCode: 0,
+        result: { content: "HTTP/1.1 200 OK" },
+      },
+    });
+    expect(statuses).toEqual(["pending", "running", "awaiting_permission", "running", "completed"]);
+  });
+
   test("a call announced while streaming that the reply drops ends interrupted", () => {
     const fold = new SessionFold();
     const apply = (input: EventInput) => fold.apply(createEnvelope(input, null));

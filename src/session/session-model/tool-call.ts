@@ -4,7 +4,9 @@
  * State machine (DESIGN.md, "One fold"):
  * `pending` (the model asked for it) → `awaiting_permission` (a question is put to the user) →
  * `running` (the tool runs) → `completed` | `failed` | `denied` | `interrupted`. A call can skip
- * states (no question asked; refused before running), never go back, and a final state is final.
+ * states (no question asked; refused before running) and a final state is final. It never goes
+ * back but once: a command the sandbox stopped asks whether to run it again outside
+ * (`running` → `awaiting_permission`, and back to `running` when allowed; issue 23).
  */
 
 import type { JsonObject, SessionEventData, ToolErrorCode } from "../../events/events.js";

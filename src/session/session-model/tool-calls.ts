@@ -91,7 +91,13 @@ export class ToolCalls {
     const call = this.call(data.toolCallId, data.toolName);
     const { requestId, kind, title } = data;
     call.permission = { requestId, kind, title, askedAt: at };
-    advance(call, "awaiting_permission");
+    if (call.status === "running") {
+      // The one step back (tool-call.ts): a command the sandbox stopped asks before it runs again
+      // outside it; the call waits for the answer, not the command.
+      call.status = "awaiting_permission";
+    } else {
+      advance(call, "awaiting_permission");
+    }
     return call;
   }
 
@@ -115,6 +121,12 @@ export class ToolCalls {
     }
     if (data.reason !== undefined) {
       permission.reason = data.reason;
+    }
+    if (call.status === "awaiting_permission" && call.runningAt !== undefined) {
+      // A question asked while the call ran: allowed, it runs again; refused, its result follows.
+      if (data.decision === "allowed") {
+        call.status = "running";
+      }
     }
     return call;
   }
