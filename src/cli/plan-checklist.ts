@@ -1,4 +1,4 @@
-import type { PlanItem } from "../session/session-model/session-model.js";
+import type { PlanItem, ToolCall } from "../session/session-model/session-model.js";
 
 /** The mark of each plan status, as every terminal face shows it (issue 24 item 2). */
 export const PLAN_MARKS = { pending: "☐", in_progress: "◐", completed: "☑" } as const;
@@ -14,4 +14,12 @@ export function planChecklist(plan: readonly PlanItem[]): string[] {
     const mark = PLAN_MARKS[entry.status] ?? PLAN_MARKS.pending;
     return `${mark} ${String(entry.content).replace(/\s*\n\s*/g, " ")}`;
   });
+}
+
+/**
+ * Whether a tool call shows as the plan's checklist rather than a tool line of its own: an
+ * `update_plan` that did not fail (its `session.plan_updated` draws the checklist).
+ */
+export function drawnAsPlan(toolCall: ToolCall): boolean {
+  return toolCall.toolName === "update_plan" && toolCall.status === "completed";
 }

@@ -25,7 +25,8 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
-import { planChecklist } from "./plan-checklist.js";
+import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
+import { abbreviate, firstLine, plural, trimTrailingNewlines } from "./text-lines.js";
 
 const ARGUMENTS_LENGTH = 60;
 const REASONING_LENGTH = 100;
@@ -259,6 +260,10 @@ function renderToolResult(
 ): void {
   const toolCall = state.fold.toolCall(result.toolCallId);
   const known = state.pendingCalls.delete(result.toolCallId);
+  if (toolCall !== undefined && drawnAsPlan(toolCall)) {
+    // An update_plan shows as the plan's checklist (session.plan_updated), not as its result.
+    return;
+  }
   const call =
     known && toolCall !== undefined
       ? shownCall(toolCall)
@@ -372,27 +377,4 @@ function describeCall(call: CallShown): string {
     ([key, value]) => `${key}: ${JSON.stringify(value)}`,
   );
   return `→ ${call.name}(${abbreviate(parts.join(", "), ARGUMENTS_LENGTH)})`;
-}
-
-function firstLine(text: string): string {
-  const trimmed = text.trim();
-  const end = trimmed.search(/\r?\n/);
-  return end === -1 ? trimmed : `${trimmed.slice(0, end)}…`;
-}
-
-/** `text` cut to `length` code points, ending with `…` when cut. */
-function abbreviate(text: string, length: number): string {
-  const codePoints = Array.from(text);
-  if (codePoints.length <= length) {
-    return text;
-  }
-  return `${codePoints.slice(0, length - 1).join("")}…`;
-}
-
-function trimTrailingNewlines(text: string): string {
-  return text.replace(/(\r?\n)+$/, "");
-}
-
-function plural(count: number, word: string): string {
-  return count === 1 ? word : `${word}s`;
 }

@@ -2,7 +2,7 @@ import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
-import { planChecklist } from "./plan-checklist.js";
+import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import type { Spinner, TextSink } from "./spinner.js";
 import { FAILED_OUTPUT_LINES, shortArguments, toolOutcome } from "./tool-line.js";
 
@@ -335,7 +335,7 @@ export class TerminalRenderer {
     if (toolCall === undefined) {
       return;
     }
-    if (toolCall.toolName === "update_plan" && toolCall.status === "completed") {
+    if (drawnAsPlan(toolCall)) {
       // The plan shows as its checklist (session.plan_updated), not as the call's arguments.
       return;
     }

@@ -223,9 +223,32 @@ describe("renderConversation", () => {
     expect(renderConversation([...events, idle])).toBe("> hi\n[stop: max_turn_requests]\n");
   });
 
-  it("renders plans, compactions and resumes", () => {
+  it("renders plans (the update_plan call only as its checklist), compactions and resumes", () => {
+    const plan = { entries: [{ content: "Write the fix", status: "in_progress" }] };
     const events = buildEvents([
       userMessage("Plan it"),
+      {
+        type: "assistant.message",
+        data: {
+          messageId: "m9",
+          content: "",
+          toolRequests: [{ toolCallId: "p1", name: "update_plan", arguments: plan }],
+          finishReason: "tool-calls",
+        },
+      },
+      {
+        type: "tool.execution_start",
+        data: { toolCallId: "p1", toolName: "update_plan", arguments: plan },
+      },
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "p1",
+          toolName: "update_plan",
+          success: true,
+          result: { content: "[~] Write the fix" },
+        },
+      },
       {
         type: "session.plan_updated",
         data: {
