@@ -71,6 +71,11 @@ export class Controller {
   /** `!command` results not yet sent to the model; they go with the next prompt. */
   private context: string[] = [];
   private work: Promise<void> = Promise.resolve();
+  /**
+   * The session's MCP servers being gathered and started (in the background, so the screen opens
+   * at once); a prompt waits for it, then for the servers' start-up as every face does.
+   */
+  private mcpStarting: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly host: SessionHost,
@@ -164,6 +169,7 @@ export class Controller {
     const settings = this.agentSettings();
     this.setBusy(Date.now());
     try {
+      await this.mcpStarting;
       await this.session.prompt(settings, full);
     } finally {
       this.setBusy(undefined);
@@ -310,7 +316,7 @@ export class Controller {
               `${path} wants to start MCP servers: ${names.join(", ")}.`,
               "They run programs from this project. Allow them for this project from now on?",
             ]);
-    this.host
+    this.mcpStarting = this.host
       .startMcpServers(session, {}, (line) => view?.note(line), trust)
       .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));
     const { events } = await this.host.readEvents(session.id);
