@@ -24,6 +24,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
 
       terminal.type("hi");
       await terminal.waitFor(/Hello there\./);
+      // A busy session ignores Enter: wait for the prompt to end before the command.
+      await terminal.idle();
       terminal.type("/usage");
       screen = await terminal.waitFor(/output tokens:\s+34/);
       expect(screen).toMatch(/model requests: 1/);

@@ -31,9 +31,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       terminal.key("C-j");
       terminal.write("line two");
       await terminal.waitFor(/line one\s*\n.*line two/);
+      // The first prompt must have ended, or its Enter is ignored (the box keeps the text).
+      await terminal.idle();
       terminal.key("Enter");
       await terminal.waitFor(/Two\./);
       expect(fixture.lastMessage(1)).toBe("line one\nline two");
+      await terminal.idle();
 
       const pasted = Array.from({ length: 40 }, (_, index) => `pasted line ${index + 1}`).join(
         "\n",
@@ -43,6 +46,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       terminal.key("Enter");
       await terminal.waitFor(/Three\./);
       expect(fixture.lastMessage(2)).toBe(pasted);
+      await terminal.idle();
       terminal.key("C-d");
       await terminal.exited();
 
