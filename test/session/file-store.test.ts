@@ -100,7 +100,8 @@ describe("the file store's listing metadata", () => {
     await once(dead, "exit");
     const lockOf = (pid: number | undefined) =>
       JSON.stringify({ pid, hostname: hostname(), command: "turnloop", acquiredAt: "x" });
-    const old = new Date(Date.now() - 60_000);
+    // A folder dated long ago: the store treats it as left behind, not as one being created now.
+    const old = new Date("2026-01-01T00:00:00.000Z");
     for (const [sessionId, pid] of [
       ["killed-early", dead.pid],
       ["killed-before-first-event", dead.pid],
