@@ -1,4 +1,4 @@
-import { type Dirent, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import {
@@ -7,6 +7,7 @@ import {
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
+import { RealPaths } from "./real-paths.js";
 
 /**
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
@@ -35,16 +36,19 @@ const ISOLATION_OPTIONS: readonly string[] = [
  * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`); each root's `.git/hooks` and
  * `.git/config` read-only again; the hidden places last, so that a secret inside a workspace
  * stays hidden. Paths are resolved through symbolic links first (a mount
- * follows them anyway); places that do not exist are left out. Reads the file system (lstat,
- * realpath) at each call, so a `.git` made since the last command is protected too.
+ * follows them anyway); places that do not exist are left out. Reads the file system at each
+ * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
+ * place made since the last command is covered too.
  */
 export function bubblewrapArguments(
   policy: Exclude<SandboxPolicy, "danger-full-access">,
   settings: SandboxSettings,
   command: string,
+  paths: RealPaths = new RealPaths(),
 ): string[] {
+  const realPathOf = (path: string) => paths.resolve(path)?.real;
   const cwd = realPathOf(settings.cwd) ?? resolve(settings.cwd);
-  const roots = writableRootsOf(cwd, settings);
+  const roots = writableRootsOf(cwd, settings, paths);
   const writableRoots = policy === "workspace-write" ? roots : [];
   // Under read-only the roots are seen as they are; inside `/tmp` they are mounted again.
   const readOnlyRoots = policy === "read-only" ? roots : [];
@@ -61,8 +65,8 @@ export function bubblewrapArguments(
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
-    ...writableRoots.flatMap(gitProtections),
-    ...hiddenPlaces(settings, writableRoots).flatMap(hideMount),
+    ...writableRoots.flatMap((root) => gitProtections(root, paths)),
+    ...hiddenPlaces(settings, writableRoots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
@@ -70,10 +74,10 @@ export function bubblewrapArguments(
 }
 
 /** The cwd and the additional directories that exist, as real paths, without repeats. */
-function writableRootsOf(cwd: string, settings: SandboxSettings): string[] {
+function writableRootsOf(cwd: string, settings: SandboxSettings, paths: RealPaths): string[] {
   const roots = [cwd];
   for (const directory of settings.additionalDirectories ?? []) {
-    const real = realPathOf(directory);
+    const real = paths.resolve(directory)?.real;
     if (real !== undefined && !roots.includes(real)) {
       roots.push(real);
     }
@@ -91,13 +95,13 @@ const SUBMODULE_DEPTH = 4;
  * A git folder without a hooks folder gets an empty read-only one. Repositories nested in the
  * workspace by other means (a second `.git` below the root) are not looked for.
  */
-function gitProtections(root: string): string[] {
+function gitProtections(root: string, paths: RealPaths): string[] {
   const gitDirectory = join(root, ".git");
   if (!lstatOf(gitDirectory)?.isDirectory()) {
     return [];
   }
   const submodules = submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH);
-  return [gitDirectory, ...submodules].flatMap(protectGitDirectory);
+  return [gitDirectory, ...submodules].flatMap((folder) => protectGitDirectory(folder, paths));
 }
 
 /** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
@@ -121,9 +125,9 @@ function submoduleGitDirectories(folder: string, depth: number): string[] {
     });
 }
 
-function protectGitDirectory(gitDirectory: string): string[] {
-  const hooks = realPathOf(join(gitDirectory, "hooks"));
-  const config = realPathOf(join(gitDirectory, "config"));
+function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
+  const hooks = paths.resolve(join(gitDirectory, "hooks"))?.real;
+  const config = paths.resolve(join(gitDirectory, "config"))?.real;
   const hookMounts =
     hooks === undefined
       ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
@@ -143,7 +147,11 @@ interface HiddenPlace {
  * writable root, and without one that lies inside another (hiding the outer one hides it, and its
  * mount point would not exist).
  */
-function hiddenPlaces(settings: SandboxSettings, writableRoots: readonly string[]): HiddenPlace[] {
+function hiddenPlaces(
+  settings: SandboxSettings,
+  writableRoots: readonly string[],
+  paths: RealPaths,
+): HiddenPlace[] {
   const entries = [
     ...(settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) => hiddenEntryPath(entry, settings)),
     settings.turnloopHome,
@@ -152,13 +160,13 @@ function hiddenPlaces(settings: SandboxSettings, writableRoots: readonly string[
   ];
   const places: HiddenPlace[] = [];
   for (const entry of entries) {
-    const path = realPathOf(entry);
-    const stats = path === undefined ? undefined : statOf(path);
+    const resolved = paths.resolve(entry);
+    const path = resolved?.real;
     const visible =
       path !== undefined &&
       (!isInside(path, "/tmp") || writableRoots.some((root) => isInside(path, root)));
-    if (visible && stats !== undefined) {
-      places.push({ path, directory: stats.isDirectory() });
+    if (visible) {
+      places.push({ path, directory: resolved?.directory === true });
     }
   }
   return places.filter(
@@ -193,25 +201,9 @@ function isInside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
 }
 
-function realPathOf(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
 function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
   try {
     return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function statOf(path: string): ReturnType<typeof statSync> | undefined {
-  try {
-    return statSync(path);
   } catch {
     return undefined;
   }

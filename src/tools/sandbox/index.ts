@@ -22,5 +22,6 @@ export {
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
+export { RealPaths, type ResolvedPath } from "./real-paths.js";
 export { sandboxWrap } from "./sandbox-wrap.js";
 export { type ConfiningPolicy, SandboxedRunner, sandboxLimitOf } from "./sandboxed-runner.js";

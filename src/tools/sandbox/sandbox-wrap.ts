@@ -1,18 +1,21 @@
 import { bubblewrapArguments } from "./bubblewrap-arguments.js";
 import type { CommandLine, SandboxPolicy, SandboxSettings } from "./policy.js";
+import { RealPaths } from "./real-paths.js";
 
 /**
  * How a runner turns `command` into what it spawns under `policy`: `bash -c command` for
  * `danger-full-access`, else `bwrap … -- bash -c command` ({@link bubblewrapArguments}; the file
- * system is read at each call). Check {@link sandboxAvailability} first: this does not.
+ * system is read at each call, `paths` remembering what each place resolved to, by default across
+ * the calls of the returned function). Check {@link sandboxAvailability} first: this does not.
  */
 export function sandboxWrap(
   policy: SandboxPolicy,
   settings: SandboxSettings,
+  paths: RealPaths = new RealPaths(),
 ): (command: string) => CommandLine {
   if (policy === "danger-full-access") {
     return (command) => ({ file: "bash", args: ["-c", command] });
   }
   const file = settings.bwrapPath ?? "bwrap";
-  return (command) => ({ file, args: bubblewrapArguments(policy, settings, command) });
+  return (command) => ({ file, args: bubblewrapArguments(policy, settings, command, paths) });
 }

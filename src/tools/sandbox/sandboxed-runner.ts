@@ -1,6 +1,7 @@
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import type { SandboxPolicy, SandboxSettings } from "./policy.js";
+import { RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
@@ -11,11 +12,13 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * {@link ProcessRunner} (same process group, timeout, cancellation and output capping) whose argv
  * is `bwrap … -- bash -c command`, confined to the request's cwd (the session's workspace). A
  * failed command whose output shows it hit the sandbox's limits carries
- * {@link CommandResult.sandboxLimit}. Check `sandboxAvailability` first: this does not.
+ * {@link CommandResult.sandboxLimit}. What the places it mounts resolve to is remembered for the
+ * runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
   readonly description: string;
   readonly stopDescription = "its process group was killed";
+  private readonly paths = new RealPaths();
 
   constructor(
     private readonly policy: ConfiningPolicy,
@@ -25,7 +28,7 @@ export class SandboxedRunner implements CommandRunner {
   }
 
   async run(command: string, request: CommandRequest): Promise<CommandResult> {
-    const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd });
+    const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
     const result = await runner.run(command, request);
     const limit = sandboxLimitOf(result, this.settings.network === true);

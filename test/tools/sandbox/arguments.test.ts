@@ -137,6 +137,48 @@ describe("the bubblewrap command line", () => {
     ]);
   });
 
+  it("one wrap remembers resolved places yet sees a place created, retargeted or replaced since the last command", async () => {
+    const wrap = sandboxWrap("workspace-write", {
+      cwd: workspace,
+      home,
+      turnloopHome: join(home, ".turnloop"),
+      hidden: [".kube", ".docker", "~/.aws"],
+    });
+    const hiddenOf = (args: readonly string[]) =>
+      args.flatMap((arg, index) =>
+        (arg === "--tmpfs" || arg === "/dev/null") && args[index + 1]?.startsWith(base) === true
+          ? [`${arg === "--tmpfs" ? "folder" : "file"} ${args[index + 1]}`]
+          : [],
+      );
+    const seen = [hiddenOf(wrap("ls").args)];
+    await mkdir(join(home, ".kube"));
+    await writeFile(join(home, ".docker"), "");
+    seen.push(hiddenOf(wrap("ls").args));
+    await rm(join(home, ".kube"), { recursive: true });
+    await writeFile(join(home, ".kube"), "");
+    await rm(join(home, ".aws"));
+    await mkdir(join(base, "dotfiles", "aws-new"));
+    await symlink(join(base, "dotfiles", "aws-new"), join(home, ".aws"));
+    seen.push(hiddenOf(wrap("ls").args));
+    await rm(join(home, ".kube"));
+    await rm(join(home, ".docker"));
+    await rm(join(home, ".aws"));
+    await symlink(join(base, "dotfiles", "aws"), join(home, ".aws"));
+    expect(seen).toEqual([
+      [`folder ${join(base, "dotfiles/aws")}`],
+      [
+        `folder ${join(home, ".kube")}`,
+        `file ${join(home, ".docker")}`,
+        `folder ${join(base, "dotfiles/aws")}`,
+      ],
+      [
+        `file ${join(home, ".kube")}`,
+        `file ${join(home, ".docker")}`,
+        `folder ${join(base, "dotfiles/aws-new")}`,
+      ],
+    ]);
+  });
+
   it("names the policies Codex users know", () => {
     expect(
       ["read-only", "workspace-write", "danger-full-access", "full"].map(isSandboxPolicy),

@@ -1,0 +1,51 @@
+import { lstatSync, realpathSync, statSync } from "node:fs";
+
+/** Where a path leads: its real path and whether that is a folder. */
+export interface ResolvedPath {
+  real: string;
+  directory: boolean;
+}
+
+/**
+ * Real paths of the places a sandbox mounts, remembered between commands (issue 23's overhead:
+ * resolving a path through `realpath` costs one `lstat` per component, about a hundred system
+ * calls per command for the default hidden places). Each look-up still `lstat`s the path itself,
+ * so a place created, removed or replaced since the last command is seen at once: a remembered
+ * answer is used only while the path is no symbolic link and names the same file (device, inode
+ * and mode) as when it was resolved; symbolic links are resolved at every look-up.
+ */
+export class RealPaths {
+  private readonly known = new Map<string, { identity: string; resolved: ResolvedPath }>();
+
+  /** The real path of `path` and whether it is a folder; `undefined` when nothing is there. */
+  resolve(path: string): ResolvedPath | undefined {
+    const link = lstatSync(path, { throwIfNoEntry: false });
+    if (link === undefined) {
+      this.known.delete(path);
+      return undefined;
+    }
+    if (link.isSymbolicLink()) {
+      return resolveNow(path);
+    }
+    const identity = `${link.dev}:${link.ino}:${link.mode}`;
+    const remembered = this.known.get(path);
+    if (remembered?.identity === identity) {
+      return remembered.resolved;
+    }
+    const resolved = resolveNow(path);
+    if (resolved !== undefined) {
+      this.known.set(path, { identity, resolved });
+    }
+    return resolved;
+  }
+}
+
+function resolveNow(path: string): ResolvedPath | undefined {
+  try {
+    const real = realpathSync(path);
+    const stats = statSync(real, { throwIfNoEntry: false });
+    return stats === undefined ? undefined : { real, directory: stats.isDirectory() };
+  } catch {
+    return undefined;
+  }
+}
