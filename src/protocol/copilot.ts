@@ -232,6 +232,17 @@ export interface WirePermissionRequest {
   /** Absolute paths the call touches. */
   paths: string[];
   command?: string;
+  /**
+   * turnloop's: where a command would run, set for commands: the sandbox policy, whether the
+   * network is on, and, for a question to run outside the sandbox a command it stopped, why
+   * (`CommandConfinement` in `src/permissions/permission-mode.ts`). ACP clients get the same as
+   * `_meta["turnloop/sandbox"]`.
+   */
+  sandbox?: {
+    policy: "read-only" | "workspace-write" | "danger-full-access";
+    network: boolean;
+    outsideReason?: string;
+  };
   /** `shell` */
   fullCommandText?: string;
   commands?: Array<{ identifier: string; readOnly: boolean }>;

@@ -120,6 +120,13 @@ export interface SessionConfig {
   allowAllTools?: boolean;
   /** `interactive` (default) or `autopilot`. */
   mode?: SessionMode;
+  /**
+   * Where the session's commands run (README, "Sandbox"): `read-only`, `workspace-write` (in
+   * bubblewrap) or `danger-full-access` (no sandbox); default: the server's (`--sandbox`, config).
+   * turnloop's extension: the Copilot SDK's session config has no such field. A confining policy
+   * where bubblewrap cannot run fails `createSession` / `resumeSession` with the reason.
+   */
+  sandbox?: "read-only" | "workspace-write" | "danger-full-access";
   /** Choose the new session's id (create only). */
   sessionId?: string;
   /**

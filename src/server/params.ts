@@ -11,6 +11,7 @@ import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
 import { ErrorCode } from "../protocol/copilot.js";
 import { SESSION_ID_PATTERN } from "../session/paths.js";
+import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 
 const jsonObject = z.record(z.string(), z.json());
 
@@ -93,6 +94,13 @@ const sessionConfigShape = {
   workingDirectory: z.string().min(1).optional(),
   allowAllTools: z.boolean().optional(),
   mode: modeSchema.optional(),
+  /**
+   * turnloop's extension (the Copilot SDK's `SessionConfig` has no such field): the sandbox
+   * policy of the session's commands (README, "Sandbox"); absent: the server's `--sandbox`.
+   */
+  sandbox: z
+    .enum(SANDBOX_POLICIES, { error: `the sandbox policies are ${SANDBOX_POLICIES.join(", ")}` })
+    .optional(),
   /** Copilot SDK `SessionConfig.mcpServers`: servers by name, checked one by one when started. */
   mcpServers: z.record(z.string(), z.unknown()).optional(),
 };

@@ -10,9 +10,11 @@ import { resolve } from "node:path";
 import type { Authorize } from "../agent/tool-calls.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import type { CommandConfinement } from "../permissions/permission-mode.js";
 import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates } from "./hooks.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
@@ -29,6 +31,8 @@ export interface GateSettings {
   ask?: AskPermission;
   /** Custom tools declared with `skipPermission`: run without asking (deny rules still apply). */
   skipPermission: ReadonlySet<string>;
+  /** The app's `sandbox` for the session (session-sandbox.ts); absent: the run config's. */
+  sandboxPolicy?: SandboxPolicy;
 }
 
 /**
@@ -40,6 +44,7 @@ export function createGates(settings: GateSettings): Gates {
   const { allowAllTools } = settings;
   const asking = {
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
+    ...(settings.sandboxPolicy === undefined ? {} : { sandboxPolicy: settings.sandboxPolicy }),
     noAskReason: NO_HANDLER_REASON,
   };
   const allowed = settings.gateOf({ ...asking, allowAllTools: () => true });
@@ -68,6 +73,8 @@ export class PendingPermissions {
   private readonly pending = new Map<string, (reply: PermissionReply) => void>();
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
+  /** Where the session's commands run (set before each prompt), shown with each question about one. */
+  confinement: CommandConfinement | undefined;
 
   /**
    * `gate`, recording each call in {@link calls} as it reaches the gate (after `preToolUse`), so
@@ -90,7 +97,7 @@ export class PendingPermissions {
     switch (event.type) {
       case "permission.requested": {
         const details = this.calls.get(event.data.toolCallId);
-        const permissionRequest = wirePermissionRequest(event.data, details, cwd);
+        const permissionRequest = wirePermissionRequest(event.data, details, cwd, this.confinement);
         return { ...event, data: { ...event.data, permissionRequest } };
       }
       case "permission.completed":
@@ -164,11 +171,16 @@ function replyFor(result: { kind: string; feedback?: string | undefined }): Perm
   }
 }
 
-/** Copilot's `permissionRequest` for a call at the gate (see {@link WirePermissionRequest}). */
+/**
+ * Copilot's `permissionRequest` for a call at the gate (see {@link WirePermissionRequest}); a
+ * command's carries `sandbox`, where it would run (`confinement`), as ACP's question and the
+ * terminal's show it.
+ */
 export function wirePermissionRequest(
   event: SessionEventOf<"permission.requested">["data"],
   details: CallDetails | undefined,
   cwd: string,
+  confinement?: CommandConfinement,
 ): WirePermissionRequest {
   const scope =
     details === undefined ? undefined : (details.tool.scope?.(details.input, cwd) ?? undefined);
@@ -182,6 +194,7 @@ export function wirePermissionRequest(
     arguments: args,
     paths,
     ...(scope?.command === undefined ? {} : { command: scope.command }),
+    ...(scope?.command === undefined || confinement === undefined ? {} : { sandbox: confinement }),
   };
   const kind = permissionKind(event.kind, details?.external === true);
   switch (kind) {

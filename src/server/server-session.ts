@@ -43,6 +43,7 @@ import { invalidParams, type SendParams } from "./params.js";
 import { createGates, PendingPermissions } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
+import { sessionConfinement } from "./session-sandbox.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
@@ -289,7 +290,9 @@ export class ServerSession {
 
   private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
     // The gate comes from buildAuthorize (hooks first); the host's is not used here.
+    this.permissions.confinement = await sessionConfinement(this.host, this.config.sandbox);
     const settings = this.host.agentSettings(this.session, this.choices.model, {
+      ...(this.config.sandbox === undefined ? {} : { sandboxPolicy: this.config.sandbox }),
       provider: requestProvider(
         this.choices.provider,
         this.config,
@@ -332,6 +335,7 @@ export class ServerSession {
   private buildAuthorize(): Authorize {
     const gates = createGates({
       gateOf: (callbacks) => this.host.permissionGate(this.session, callbacks),
+      ...(this.config.sandbox === undefined ? {} : { sandboxPolicy: this.config.sandbox }),
       ...(this.config.allowAllTools === undefined
         ? {}
         : { allowAllTools: this.config.allowAllTools }),

@@ -21,6 +21,7 @@ import {
 } from "./params.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
+import { checkSandbox } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
 import { BUILT_IN_TOOL_NAMES } from "./tool-filter.js";
 import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
@@ -37,6 +38,7 @@ export async function createMethod(
     throw invalidParams(`session.create: ${choice.message}`);
   }
   checkTools(params);
+  await checkSandbox(server.host.sandbox, "session.create", params.sandbox);
   const cwd = await workingDirectory(server, params.workingDirectory);
   if (params.sessionId !== undefined && server.sessions.has(params.sessionId)) {
     throw invalidParams(`session.create: session ${params.sessionId} is already open`);
@@ -87,6 +89,7 @@ export async function resumeMethod(
   const { server } = connection;
   const params = parseParams("session.resume", resumeParams, raw);
   checkTools(params);
+  await checkSandbox(server.host.sandbox, "session.resume", params.sandbox);
   const open = await openHere(server, params.sessionId);
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
@@ -229,12 +232,13 @@ function open(
 
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
-  const { availableTools, clientName, requestUserInput } = params;
+  const { availableTools, clientName, requestUserInput, sandbox } = params;
   // turnloop has no sub-agents: the default agent's exclusions exclude for the session.
   const excluded = [...(params.excludedTools ?? []), ...(params.defaultAgent?.excludedTools ?? [])];
   return {
     ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
     ...{ availableTools, clientName, requestUserInput },
+    ...(sandbox === undefined ? {} : { sandbox }),
     ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };
 }

@@ -35,6 +35,7 @@ export type SessionConfig = Pick<
   | "availableTools"
   | "excludedTools"
   | "clientName"
+  | "sandbox"
 >;
 
 /** Said to the model in `plan` and `shell` mode, after the system prompt. */

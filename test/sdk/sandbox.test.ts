@@ -3,12 +3,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
+import type { PermissionRequest } from "../../src/sdk/index.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { type Fixture, startFixture } from "./support.js";
 
 /**
- * An app chooses the sandbox by starting the server with `--sandbox` (README, "Sandbox"): the
- * session's commands then run in bubblewrap. The folder outside is under /var/tmp: the
+ * An app chooses the sandbox by starting the server with `--sandbox`, or per session with the
+ * session config's `sandbox` (README, "Sandbox"): the session's commands then run in bubblewrap. The folder outside is under /var/tmp: the
  * sandbox's /tmp is its own.
  */
 
@@ -65,3 +66,57 @@ test.runIf(sandboxWorks)(
     expect(existsSync(escaped)).toBe(false);
   },
 );
+
+test.runIf(sandboxWorks)(
+  "the session config's sandbox chooses each session's policy, and each question about a command says where it runs",
+  async () => {
+    const client = fixture.client();
+    const seen: Array<Pick<PermissionRequest, "kind" | "fullCommandText" | "sandbox">> = [];
+    const onPermissionRequest = (request: PermissionRequest) => {
+      seen.push({
+        kind: request.kind,
+        fullCommandText: request.fullCommandText,
+        sandbox: request.sandbox,
+      });
+      return { kind: "approve-once" as const };
+    };
+    const confined = await client.createSession({
+      sandbox: "workspace-write",
+      onPermissionRequest,
+    });
+    const open = await client.createSession({ onPermissionRequest });
+    const command = (name: string) => `echo x > ${join(outside, name)}`;
+    const bash = (name: string) => ({
+      toolCalls: [
+        { id: `call_${name}`, name: "bash", arguments: `{"command":"${command(name)}"}` },
+      ],
+    });
+    fixture.model.enqueue(bash("confined.txt"), { text: "Tried." });
+    expect((await confined.sendAndWait({ prompt: "write it" }))?.data.content).toBe("Tried.");
+    fixture.model.enqueue(bash("open.txt"), { text: "Wrote." });
+    expect((await open.sendAndWait({ prompt: "write it" }))?.data.content).toBe("Wrote.");
+    expect(seen).toEqual([
+      {
+        kind: "shell",
+        fullCommandText: command("confined.txt"),
+        sandbox: { policy: "workspace-write", network: false },
+      },
+      {
+        kind: "shell",
+        fullCommandText: command("open.txt"),
+        sandbox: { policy: "danger-full-access", network: true },
+      },
+    ]);
+    expect([
+      existsSync(join(outside, "confined.txt")),
+      existsSync(join(outside, "open.txt")),
+    ]).toEqual([false, true]);
+  },
+);
+
+test("a sandbox policy turnloop does not know fails createSession, naming the policies", async () => {
+  const client = fixture.client();
+  await expect(client.createSession({ sandbox: "everything" as "read-only" })).rejects.toThrow(
+    "Invalid params for session.create: ✖ the sandbox policies are read-only, workspace-write, danger-full-access → at sandbox",
+  );
+});
