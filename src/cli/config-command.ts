@@ -147,7 +147,8 @@ function jsonFields(settings: RunConfig) {
 
 /**
  * The sandbox's rows (policy, network, extra hidden places) and whether bubblewrap works here,
- * with the reason and how to install it when it does not (README, "Sandbox").
+ * with the reason and how to install it when it does not (README, "Sandbox"). The network
+ * setting `applies` only under a policy that confines.
  */
 async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
   const { sandboxPolicyOf } = await import("../session/sandbox-setup.js");
@@ -156,10 +157,17 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
   );
   const policy = sandboxPolicyOf(settings, settings.permissionMode.value);
   const availability = await sandboxAvailability({ env: { PATH: env.PATH ?? "" } });
-  const network = settings.sandboxNetwork;
+  // With no sandbox, commands have the network as everything else: on/off would read as confined.
+  const applies = policy.value !== "danger-full-access";
+  const network = { ...settings.sandboxNetwork, applies };
+  const networkShown = applies
+    ? network.value
+      ? "on"
+      : "off"
+    : "not applicable (no sandbox under danger-full-access: commands have the network)";
   const rows = [
     row("sandbox.policy", policy.value, policy.source),
-    row("sandbox.network", network.value ? "on" : "off", network.source),
+    row("sandbox.network", networkShown, applies ? network.source : undefined),
     ...settings.sandboxHidden.map((path) => row("sandbox.hidden", path.value, path.source)),
     row("sandbox", describeSandboxAvailability(availability).replace(/^sandbox:? /, ""), undefined),
   ];

@@ -111,7 +111,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
       { value: "auto", source: "--autopilot" },
       {
         policy: { value: "workspace-write", source: "default in permission mode auto" },
-        network: { value: false, source: "default" },
+        network: { value: false, source: "default", applies: true },
         hidden: [],
         availability: { available: true },
       },
@@ -135,6 +135,22 @@ describe("where bubblewrap cannot run", () => {
         "installed, so commands cannot run in a sandbox. Install it: apt-get install bubblewrap.\n",
     ]);
     expect(server.requests.length).toBe(requestsBefore);
+  });
+});
+
+describe("turnloop config where bubblewrap cannot run", () => {
+  test("danger-full-access: the network setting is not applicable, and how to install bubblewrap is shown", async () => {
+    const result = await runCli(["config"], {
+      cwd: workspace,
+      env: environment({ PATH: join(home, "no-such-folder") }),
+    });
+    const rows = result.stdout.split("\n").filter((line) => line.startsWith("sandbox"));
+    expect([result.code, ...rows]).toEqual([
+      0,
+      `${"sandbox.policy".padEnd(24)} danger-full-access    from default`,
+      `${"sandbox.network".padEnd(24)} not applicable (no sandbox under danger-full-access: commands have the network)`,
+      `${"sandbox".padEnd(24)} unavailable: bubblewrap (bwrap) is not installed, so commands cannot run in a sandbox. Install it: apt-get install bubblewrap.`,
+    ]);
   });
 });
 
