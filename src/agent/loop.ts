@@ -24,6 +24,7 @@ import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
 import { decideNext, type NextStep, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
+import { promptImagesNotice, toolImagesNotice } from "./image-notices.js";
 import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
 import {
@@ -147,6 +148,7 @@ async function runTurns(
   let specifications = toolSpecifications(fixedTools);
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
   emit({ type: "user.message", data: userMessageData(prompt) });
+  emitNotice(emit, promptImagesNotice(settings.provider, prompt.images));
   const counters = { turns: 0, nudges: 0 };
   let next = requestIfAllowed(
     { kind: "request" },
@@ -176,6 +178,7 @@ async function runTurns(
     const { reply, turnId } = turn;
     const run = { settings, tools, conversation, guard, compaction, signal };
     const outcomes = await runToolCalls(reply, run);
+    emitNotice(emit, toolImagesNotice(settings.provider, outcomes));
     applyEffects(outcomes, emit, signal.aborted);
     // The turn holds its tools: it ends after their results, cancelled if they were.
     const status = reply.toolCalls.length > 0 && signal.aborted ? "cancelled" : "completed";
@@ -215,6 +218,12 @@ async function runToolCalls(
     reply.toolCalls,
     batchOptions(reply, run.guard, fitResult, settings.rewordResult),
   );
+}
+
+function emitNotice(emit: Conversation["emit"], notice: EventInput | undefined): void {
+  if (notice !== undefined) {
+    emit(notice);
+  }
 }
 
 function userMessageData(

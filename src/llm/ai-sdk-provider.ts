@@ -5,6 +5,7 @@ import type {
 } from "@ai-sdk/provider";
 import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import type { ImageInput } from "./image-input.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 import { StallWatchdog } from "./stall-watchdog.js";
@@ -69,6 +70,7 @@ type AttemptOutcome = { ok: true } | { ok: false; failure: ClassifiedFailure; sh
  */
 export class AiSdkProvider implements Provider {
   readonly id: string;
+  readonly imageInput: ImageInput;
   private readonly options: AiSdkProviderOptions;
   private readonly retry: RetryPolicy;
   private readonly idleTimeoutMs: number;
@@ -78,6 +80,8 @@ export class AiSdkProvider implements Provider {
   constructor(options: AiSdkProviderOptions) {
     this.id = options.id;
     this.options = options;
+    const toolResults = options.toolResultImages ?? false;
+    this.imageInput = { user: options.userImages ?? toolResults, toolResults };
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   }
@@ -183,14 +187,13 @@ export class AiSdkProvider implements Provider {
 
   /** The AI SDK call options of `request`. */
   private callFor(request: ModelRequest, abortSignal: AbortSignal) {
-    const { toolResultImages, userImages } = this.options;
     return {
       prompt: toPrompt(
         request.system,
         request.messages,
         this.options.replayFilter,
-        toolResultImages ?? false,
-        userImages ?? toolResultImages ?? false,
+        this.imageInput.toolResults,
+        this.imageInput.user,
       ),
       tools: toFunctionTools(request.tools),
       ...(request.maxOutputTokens === undefined

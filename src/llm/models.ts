@@ -9,6 +9,7 @@ import {
   vendorApiKey,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
+import { takesNoImages } from "./image-input.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
 
@@ -187,6 +188,8 @@ export function createProvider(
 ): Provider {
   const { provider, modelName, baseUrl, apiKey, headers } = configuration;
   const common = { id: configuration.id, ...tuning };
+  // A model that takes no images gets a note instead, whatever its wire takes (image-input.ts).
+  const images = !takesNoImages(modelName);
   switch (provider) {
     case "openai":
       return new AiSdkProvider({
@@ -194,7 +197,7 @@ export function createProvider(
         // Stateless: we carry the whole history, so nothing is stored server-side (case 23).
         providerOptions: { openai: { store: false } },
         replayFilter: withoutOpenAiItemIds,
-        toolResultImages: true,
+        toolResultImages: images,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           return createOpenAI({ ...urlAndKey(baseUrl, apiKey, headers) }).responses(modelName);
@@ -204,7 +207,7 @@ export function createProvider(
       return new AiSdkProvider({
         ...common,
         // Chat Completions takes images as `image_url` parts (data URLs) in user messages only.
-        userImages: true,
+        userImages: images,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           const openai = createOpenAI({
@@ -229,7 +232,7 @@ export function createProvider(
     case "openai-compatible":
       return new AiSdkProvider({
         ...common,
-        userImages: true,
+        userImages: images,
         createModel: ({ includeUsage }) => createCompatibleModel(configuration, includeUsage),
       });
   }

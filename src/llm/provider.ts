@@ -8,6 +8,7 @@ import type {
   ToolRequest,
   Usage,
 } from "../events/events.js";
+import type { ImageInput } from "./image-input.js";
 
 /**
  * The provider port: one small interface between the loop and every model API.
@@ -21,6 +22,11 @@ import type {
 export interface Provider {
   /** `<provider>:<model>` as configured, e.g. `anthropic:claude-sonnet-4-5`. */
   readonly id: string;
+  /**
+   * Which images its requests carry (the others reach the model as a note, and the loop tells the
+   * user); absent: every image is sent.
+   */
+  readonly imageInput?: ImageInput;
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
 }
 

@@ -109,6 +109,7 @@ export function requestProvider(
   };
   return {
     id: provider.id,
+    ...(provider.imageInput === undefined ? {} : { imageInput: provider.imageInput }),
     stream: (request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> =>
       provider.stream({ ...request, ...extra }, signal),
   };

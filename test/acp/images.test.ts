@@ -144,4 +144,39 @@ describe("images in ACP prompts", () => {
       },
     ]);
   });
+
+  test("a model that takes no images: the client is told, and the model gets a note instead (issue 27)", async () => {
+    fixture.server.enqueue({ text: "I cannot see it." });
+    const agent = fixture.startAgent({ TURNLOOP_MODEL: "openai-compatible:deepseek-chat" });
+    await agent.initialize();
+    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: fixture.cwd,
+      mcpServers: [],
+    });
+    expect(
+      await agent.client.request(acp.methods.agent.session.prompt, { sessionId, prompt: PROMPT }),
+    ).toEqual({ stopReason: "end_turn" });
+    const said = agent
+      .updates(sessionId)
+      .flatMap((update) =>
+        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+          ? [update.content.text]
+          : [],
+      );
+    expect(said).toEqual([
+      "\n⚠ openai-compatible:deepseek-chat takes no images: the 2 attached images (image/png, image/gif) were not sent to it; it was told of them instead.\n",
+      "I cannot see it.",
+    ]);
+    const body = fixture.server.requests[0]?.body as {
+      messages: Array<{ role: string; content: unknown }>;
+    };
+    expect(body.messages.filter((message) => message.role === "user")).toEqual([
+      {
+        role: "user",
+        content:
+          "What is in these pictures?\n\n[2 images (image/png, image/gif) were attached but are not shown: this model's API does not take images.]",
+      },
+    ]);
+    expect(await agent.end()).toBe(0);
+  });
 });

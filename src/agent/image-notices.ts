@@ -1,0 +1,57 @@
+import type { EventInput } from "../events/events.js";
+import type { Provider } from "../llm/provider.js";
+import type { ToolCallOutcome } from "./tool-calls.js";
+
+/**
+ * What the user is told when images they gave or a tool produced are not sent to the model
+ * (issue 27 item 5: never dropped silently): one `session.warning` (`warningType: "images"`),
+ * which every face shows. The model itself gets a note in their place (llm/convert.ts).
+ */
+
+/** The warning for a prompt's images the model does not take; `undefined` when it takes them. */
+export function promptImagesNotice(
+  provider: Provider,
+  images: ReadonlyArray<{ mimeType: string }> | undefined,
+): EventInput | undefined {
+  if (images === undefined || images.length === 0 || provider.imageInput?.user !== false) {
+    return undefined;
+  }
+  const attached =
+    images.length === 1
+      ? `the attached image (${types(images)}) was`
+      : `the ${images.length} attached images (${types(images)}) were`;
+  return warning(
+    `${provider.id} takes no images: ${attached} not sent to it; it was told of them instead.`,
+  );
+}
+
+/** The warning for tool results' images the model does not take; `undefined` when there are none. */
+export function toolImagesNotice(
+  provider: Provider,
+  outcomes: readonly ToolCallOutcome[],
+): EventInput | undefined {
+  if (provider.imageInput?.toolResults !== false) {
+    return undefined;
+  }
+  const withImages = outcomes.filter((outcome) => !outcome.isError && outcome.images?.length);
+  const images = withImages.flatMap((outcome) => outcome.images ?? []);
+  if (images.length === 0) {
+    return undefined;
+  }
+  const tools = [...new Set(withImages.map((outcome) => outcome.toolCall.name))].join(", ");
+  const counted =
+    images.length === 1
+      ? `the image from ${tools} (${types(images)}) was`
+      : `the ${images.length} images from ${tools} (${types(images)}) were`;
+  return warning(
+    `${provider.id} takes no images in tool results: ${counted} not sent to it; the result tells it so.`,
+  );
+}
+
+function types(images: ReadonlyArray<{ mimeType: string }>): string {
+  return [...new Set(images.map((image) => image.mimeType))].join(", ");
+}
+
+function warning(message: string): EventInput {
+  return { type: "session.warning", data: { warningType: "images", message } };
+}
