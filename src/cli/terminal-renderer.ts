@@ -4,7 +4,12 @@ import { SessionFold } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import type { Spinner, TextSink } from "./spinner.js";
-import { FAILED_OUTPUT_LINES, shortArguments, toolOutcome } from "./tool-line.js";
+import {
+  callSummary,
+  FAILED_OUTPUT_LINES,
+  SHORT_ARGUMENTS_LENGTH,
+  toolOutcome,
+} from "./tool-line.js";
 
 /** Totals for the closing summary line. */
 interface Totals {
@@ -342,7 +347,8 @@ export class TerminalRenderer {
     // Arguments as the call started with them (a call refused before it started has none).
     const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
     const outcome = toolOutcome(toolCall, callArguments);
-    const call = `${toolCall.toolName} ${outcome.label ?? shortArguments(callArguments)}`.trim();
+    const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
+    const call = `${toolCall.toolName} ${summary}`.trim();
     // The time the user took to answer a permission question is not the tool's.
     const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
     const mark = outcome.failed ? this.paint("31", "✗") : this.paint("32", "✓");

@@ -6,10 +6,11 @@
 import type { JsonObject } from "../events/events.js";
 import type { ToolCall } from "../session/session-model/session-model.js";
 
-const SHORT_ARGUMENTS_LENGTH = 60;
+/** Characters of a call's arguments a `-p` tool line shows. */
+export const SHORT_ARGUMENTS_LENGTH = 60;
 
 /** `key=value` pairs, each value cut short, the whole at most {@link SHORT_ARGUMENTS_LENGTH}. */
-export function shortArguments(parameters: JsonObject): string {
+function shortArguments(parameters: JsonObject): string {
   const text = Object.entries(parameters)
     .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
     .join(" ")
@@ -17,6 +18,22 @@ export function shortArguments(parameters: JsonObject): string {
   return text.length > SHORT_ARGUMENTS_LENGTH
     ? `${text.slice(0, SHORT_ARGUMENTS_LENGTH - 1)}…`
     : text;
+}
+
+/**
+ * What a tool line names a call by, on every terminal face: its command, path or pattern as
+ * given (whitespace folded, so a compound or multi-line command reads as one line), else
+ * {@link shortArguments}; cut to `maxLength` characters with `…`.
+ */
+export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_INFINITY): string {
+  const first = ["command", "path", "pattern"]
+    .map((key) => parameters[key])
+    .find((value): value is string => typeof value === "string");
+  if (first === undefined) {
+    return shortArguments(parameters);
+  }
+  const text = first.replace(/\s+/g, " ");
+  return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
 
 /** Lines of a failed command's output shown under its tool line without --verbose. */

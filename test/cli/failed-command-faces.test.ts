@@ -51,11 +51,11 @@ describe("a command exiting non-zero, on the terminal faces", () => {
     // The reply before the calls is narration: progress on stderr, with the tool lines.
     expect(stderr.split("\n")).toEqual([
       "Running them.",
-      "✗ bash command=echo one; echo two; exit 1 failed (exit code 1) (260 ms)",
+      "✗ bash echo one; echo two; exit 1 failed (exit code 1) (260 ms)",
       "    one",
       "    two",
-      "✗ bash command=false || exit 2 failed (exit code 2) (100 ms)",
-      "✓ bash command=echo fine (50 ms)",
+      "✗ bash false || exit 2 failed (exit code 2) (100 ms)",
+      "✓ bash echo fine (50 ms)",
       "",
     ]);
   });

@@ -83,8 +83,8 @@ describe("turnloop -p", () => {
     const progress = result.stderr.trimEnd().split("\n");
     expect(progress.slice(0, -1).map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"))).toEqual([
       "Let me look.",
-      "✓ grep pattern=function add output_mode=files_with_matches (N ms)",
-      "✓ view path=src/math.ts (N ms)",
+      "✓ grep function add (N ms)",
+      "✓ view src/math.ts (N ms)",
     ]);
     expect(progress.at(-1)).toMatch(/^3 turns · 30 in \/ 15 out tokens · \d+\.\d s · session /);
     const sessionId = sessionIdOf(result.stderr);
@@ -145,7 +145,7 @@ describe("turnloop -p", () => {
     const result = await runCli(["-p", "make a file"], { cwd: repository, env: environment() });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /✗ bash command=touch created\.txt \(\d+ ms\): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE \(e\.g\. 'bash\(npm \*\)', 'mcp\(server\)'\) or --allow-all-tools\n/,
+      /✗ bash touch created\.txt \(\d+ ms\): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE \(e\.g\. 'bash\(npm \*\)', 'mcp\(server\)'\) or --allow-all-tools\n/,
     );
     expect(JSON.stringify(server.requests[1]?.body)).toContain("Permission denied for 'bash'");
     expect(existsSync(join(repository, "created.txt"))).toBe(false);

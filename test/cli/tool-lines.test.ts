@@ -64,7 +64,7 @@ describe("tool lines in text mode", () => {
     });
     const line = toolLines(result.stderr).find((text) => text.startsWith("✗ bash"));
     expect(line).toBe(
-      "✗ bash command=touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
+      "✗ bash touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
     );
   });
 
@@ -77,14 +77,14 @@ describe("tool lines in text mode", () => {
     const result = await run();
     expect(result.code).toBe(0);
     expect(toolLines(result.stderr)).toEqual([
-      `✗ bash command=${script.slice(0, 51)}… failed (exit code 3) (N ms)`,
+      `✗ bash ${script} failed (exit code 3) (N ms)`,
       "    … 2 more lines (--verbose shows all)",
       "    line 3",
       "    line 4",
       "    line 5",
       "    line 6",
       "    line 7",
-      "✓ bash command=echo fine (N ms)",
+      "✓ bash echo fine (N ms)",
     ]);
   });
 
@@ -92,7 +92,7 @@ describe("tool lines in text mode", () => {
     server.enqueue({ toolCalls: [bash("call_1", "seq 1 8; exit 1")] }, { text: "Done." });
     const result = await run(["--verbose"]);
     expect(toolLines(result.stderr)).toEqual([
-      "✗ bash command=seq 1 8; exit 1 failed (exit code 1) (N ms)",
+      "✗ bash seq 1 8; exit 1 failed (exit code 1) (N ms)",
       ...[1, 2, 3, 4, 5, 6, 7, 8].map((line) => `    ${line}`),
     ]);
   });

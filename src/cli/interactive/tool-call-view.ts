@@ -1,6 +1,6 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
-import { shortArguments } from "../tool-line.js";
+import { callSummary } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /** Lines of a command's output, or of each side of an edit, shown under a finished call. */
@@ -58,11 +58,7 @@ export class ToolCallView implements Component {
   }
 
   private summary(): string {
-    const parameters = this.toolCall.arguments;
-    const text = (key: string) =>
-      typeof parameters[key] === "string" ? (parameters[key] as string) : undefined;
-    const first = text("command") ?? text("path") ?? text("pattern");
-    return first === undefined ? shortArguments(parameters) : first.replace(/\s+/g, " ");
+    return callSummary(this.toolCall.arguments);
   }
 
   /** The state shown after the call's line, then the preview lines under it. */
