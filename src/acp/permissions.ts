@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
+import { stillAskedNote } from "../permissions/command-prefix.js";
 import {
   type AskPermission,
   type CommandConfinement,
@@ -101,7 +102,12 @@ function prefixOption(request: PermissionRequest): acp.PermissionOption[] {
     return [];
   }
   return [
-    { optionId: ALLOW_PREFIX, name: `Always allow ${request.prefix.rule}`, kind: "allow_always" },
+    {
+      optionId: ALLOW_PREFIX,
+      // The parts the rule does not cover still ask, as the terminal's question says.
+      name: `Always allow ${request.prefix.rule}${stillAskedNote(request.prefix.notCovered)}`,
+      kind: "allow_always",
+    },
   ];
 }
 

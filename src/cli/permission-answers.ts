@@ -1,3 +1,4 @@
+import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
 
 /** The reply for "no" without a reason. */
@@ -80,8 +81,5 @@ export function prefixChoice(
   if (prefix === undefined) {
     return undefined;
   }
-  const rest = prefix.notCovered;
-  const note =
-    rest.length === 0 ? "" : ` (${rest.join(", ")} still ask${rest.length === 1 ? "s" : ""})`;
-  return `${key("[p]")} ${words} ${prefix.rule} in this session${note}`;
+  return `${key("[p]")} ${words} ${prefix.rule} in this session${stillAskedNote(prefix.notCovered)}`;
 }

@@ -68,3 +68,14 @@ function looksLikeSubcommand(word: DecodedWord): boolean {
     !word.quoted && !word.computed && !word.pattern && /^[A-Za-z][A-Za-z0-9_:+-]*$/.test(word.text)
   );
 }
+
+/**
+ * What every face says after a prefix's "always" choice about the command's parts it does not
+ * cover, which will still ask: ` (tail -5 still asks)`, ` (wc -l, tail -5 still ask)`, or nothing.
+ */
+export function stillAskedNote(notCovered: readonly string[]): string {
+  if (notCovered.length === 0) {
+    return "";
+  }
+  return ` (${notCovered.join(", ")} still ask${notCovered.length === 1 ? "s" : ""})`;
+}

@@ -184,11 +184,19 @@ describe("session/request_permission", () => {
       "call_P1",
       "call_P3",
     ]);
-    expect(permissionRequests(harness)[0]?.options[2]).toEqual({
-      optionId: "allow_always_prefix",
-      name: "Always allow bash(git status *)",
-      kind: "allow_always",
-    });
+    // The option names the parts still asked, as the terminal's question does.
+    expect(permissionRequests(harness).map((request) => request.options[2])).toEqual([
+      {
+        optionId: "allow_always_prefix",
+        name: "Always allow bash(git status *) (head -5 still asks)",
+        kind: "allow_always",
+      },
+      {
+        optionId: "allow_always_prefix",
+        name: "Always allow bash(git status *) (wc -l still asks)",
+        kind: "allow_always",
+      },
+    ]);
     const rules = (await harness.persisted(sessionId))
       .filter((event) => event.type === "permission.completed")
       .map((event) => (event.data as { rule?: string }).rule);
