@@ -14,8 +14,11 @@ const setModelRequest = z.object({ sessionId: z.string(), modelId: z.string().mi
 
 /** What the ACP agent needs from its host (the `turnloop acp` command, or a test). */
 export interface AcpAgentConfig {
-  /** The run config and the environment: all that `initialize` reads. */
-  settings: AuthenticationSettings;
+  /**
+   * The run config and the environment: all that `initialize` reads. Absent when the run config
+   * could not be made (then `openHost` throws why, and `initialize` offers no auth methods).
+   */
+  settings: AuthenticationSettings | undefined;
   /**
    * The session host (the same `events.jsonl` sessions as the CLI's, models, the permission
    * policy), asked for once, on the first request that needs it: making it loads the session
@@ -121,7 +124,8 @@ export class TurnloopAcpAgent {
   private initialize(params: acp.InitializeRequest): acp.InitializeResponse {
     this.offered = params.clientCapabilities;
     this.usageUpdates = understandsUsageUpdates(params);
-    return initializeResponse(authMethods(this.config.settings));
+    const { settings } = this.config;
+    return initializeResponse(settings === undefined ? [] : authMethods(settings));
   }
 
   private sessionHost(): Promise<SessionHost> {

@@ -1,9 +1,11 @@
 import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage } from "../events/errors.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import { TurnloopAcpAgent } from "./agent.js";
+import { ERROR_CODES } from "./errors.js";
 import { acpByteStream } from "./framing.js";
 
 /**
@@ -25,12 +27,44 @@ export async function runAcpCommand(
     log(`turnloop: ${errorMessage(error)}`);
     return 64;
   }
-  keepStdoutForProtocol();
   const openHost = async () => {
     const { SessionHost } = await import("../session/host.js");
     return new SessionHost({ home: turnloopHome(env), env, config });
   };
-  const agent = new TurnloopAcpAgent({ settings: { config, env }, openHost, log });
+  return serve(new TurnloopAcpAgent({ settings: { config, env }, openHost, log }), limit, log);
+}
+
+/**
+ * Runs `turnloop acp` when its run config could not be made (an invalid config file, a sandbox
+ * that cannot run): `initialize` is answered, and every request about sessions fails with
+ * `-32603` and `message` (which names the file and the key), so the editor can show why; exits
+ * 64 once stdin closes. An agent that exits before `initialize` only shows as crashed.
+ */
+export async function runAcpWithoutConfig(
+  message: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let limit: number;
+  try {
+    limit = maxMessageBytes(env);
+  } catch {
+    limit = maxMessageBytes({});
+  }
+  const openHost = () => {
+    throw new acp.RequestError(ERROR_CODES.internal, `turnloop cannot start sessions: ${message}`);
+  };
+  await serve(new TurnloopAcpAgent({ settings: undefined, openHost, log }), limit, log);
+  return 64;
+}
+
+/** Serves `agent` on stdin/stdout until stdin closes. @returns 0. */
+async function serve(
+  agent: TurnloopAcpAgent,
+  limit: number,
+  log: (line: string) => void,
+): Promise<number> {
+  keepStdoutForProtocol();
   const stream = acpByteStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

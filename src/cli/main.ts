@@ -68,7 +68,15 @@ async function runFace(command: FaceCommand): Promise<number> {
   configuring.catch(() => undefined);
   const run = await faceRunner(command);
   const configured = await configuring;
-  return configured.ok ? run(configured.config, configured.env) : 64;
+  if (configured.ok) {
+    return run(configured.config, configured.env);
+  }
+  if (command.kind === "acp") {
+    // An editor shows only "agent crashed" for an agent that exits before `initialize`.
+    const { runAcpWithoutConfig } = await import("../acp/main.js");
+    return runAcpWithoutConfig(configured.message, process.env);
+  }
+  return 64;
 }
 
 /** Loads `command`'s face and gives the call that runs it under a run config. */
@@ -176,18 +184,20 @@ async function runSessionsTool(
 /** Resolves a face's run config; reports a bad file and unknown keys on stderr. */
 async function configure(
   options: FaceOptions,
-): Promise<{ ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false }> {
+): Promise<
+  { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
+> {
   const { configuredFace } = await import("../session/face-config.js");
   const configured = configuredFace(options, process.env);
   if (!configured.ok) {
     process.stderr.write(`turnloop: ${configured.message}\n`);
-    return { ok: false };
+    return { ok: false, message: configured.message };
   }
   // A sandbox asked for where bubblewrap cannot run is an error, never silently unconfined.
   const sandbox = await sandboxCheck(configured.config);
   if (sandbox !== undefined && "error" in sandbox) {
     process.stderr.write(`turnloop: ${sandbox.error}\n`);
-    return { ok: false };
+    return { ok: false, message: sandbox.error };
   }
   const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
   for (const warning of warnings) {

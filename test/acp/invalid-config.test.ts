@@ -1,0 +1,49 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { ChildFixture } from "./child-process.js";
+
+// A user trial: `turnloop acp` with an invalid config file exited 64 before answering
+// `initialize`, and the editor showed only "agent crashed". It now answers `initialize`, fails
+// each request about sessions with the config error (file and key), and exits once stdin closes.
+
+let fixture: ChildFixture;
+beforeEach(async () => {
+  fixture = await ChildFixture.start();
+});
+afterEach(async () => {
+  await fixture.close();
+});
+
+test("an invalid config file: initialize is answered, session/new fails naming the file and key, exit 64 at stdin's close", async () => {
+  const configFile = join(fixture.home, "config.json");
+  await writeFile(configFile, '{"maxTurns": "many"}\n');
+  const agent = fixture.startAgent();
+  const answer = await agent.client.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientInfo: { name: "invalid-config-test", version: "1.0.0" },
+  });
+  expect([answer.protocolVersion, answer.authMethods]).toEqual([acp.PROTOCOL_VERSION, []]);
+  const failures = await Promise.all(
+    [
+      agent.client.request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] }),
+      agent.client.request(acp.methods.agent.session.list, {}),
+    ].map((request) =>
+      request.then(
+        () => "answered",
+        (error: { code?: number; message?: string }) => ({
+          code: error.code,
+          message: error.message,
+        }),
+      ),
+    ),
+  );
+  const failure = {
+    code: -32603,
+    message: `turnloop cannot start sessions: ${configFile}: maxTurns: Invalid input: expected number, received string`,
+  };
+  expect(failures).toEqual([failure, failure]);
+  expect(fixture.server.requests).toEqual([]);
+  expect(await agent.end()).toBe(64);
+});
