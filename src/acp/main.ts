@@ -19,19 +19,15 @@ export async function runAcpCommand(
   config: RunConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  let limit: number;
-  try {
-    limit = maxMessageBytes(env);
-  } catch (error) {
-    log(`turnloop: ${errorMessage(error)}`);
+  const limit = messageLimit(env);
+  if (limit === undefined) {
     return 64;
   }
   const openHost = async () => {
     const { SessionHost } = await import("../session/host.js");
     return new SessionHost({ home: turnloopHome(env), env, config });
   };
-  return serve(new TurnloopAcpAgent({ settings: { config, env }, openHost, log }), limit, log);
+  return serve(new TurnloopAcpAgent({ settings: { config, env }, openHost, log }), limit);
 }
 
 /**
@@ -44,26 +40,31 @@ export async function runAcpWithoutConfig(
   message: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  let limit: number;
-  try {
-    limit = maxMessageBytes(env);
-  } catch {
-    limit = maxMessageBytes({});
-  }
+  const limit = messageLimit(env) ?? maxMessageBytes({});
   const openHost = () => {
     throw new acp.RequestError(ERROR_CODES.internal, `turnloop cannot start sessions: ${message}`);
   };
-  await serve(new TurnloopAcpAgent({ settings: undefined, openHost, log }), limit, log);
+  await serve(new TurnloopAcpAgent({ settings: undefined, openHost, log }), limit);
   return 64;
 }
 
+/** Diagnostics: stderr, never stdout, which carries only protocol messages. */
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** `TURNLOOP_MAX_MESSAGE_BYTES` or the default; `undefined` (said on stderr) when it is bad. */
+function messageLimit(env: NodeJS.ProcessEnv): number | undefined {
+  try {
+    return maxMessageBytes(env);
+  } catch (error) {
+    log(`turnloop: ${errorMessage(error)}`);
+    return undefined;
+  }
+}
+
 /** Serves `agent` on stdin/stdout until stdin closes. @returns 0. */
-async function serve(
-  agent: TurnloopAcpAgent,
-  limit: number,
-  log: (line: string) => void,
-): Promise<number> {
+async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
   keepStdoutForProtocol();
   const stream = acpByteStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
