@@ -188,7 +188,9 @@ export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
 export async function sessionShutdownMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.shutdown", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);
-  connection.server.detached.add(sessionId);
-  await session.detach();
+  if (!session.othersAttachedThan(connection)) {
+    connection.server.detached.add(sessionId);
+  }
+  await session.detach(connection);
   return { success: true };
 }
