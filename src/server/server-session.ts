@@ -40,7 +40,7 @@ export class ServerSession {
   readonly id: string;
   /** Model, effort and mode of the next prompts. */
   readonly choices: SessionChoices;
-  private readonly clients = new SessionClients();
+  private readonly clients: SessionClients;
   /** The attached apps' registrations as one (see {@link SessionClients.config}). */
   private config: SessionConfig = {};
   private readonly permissions = new PendingPermissions();
@@ -68,6 +68,8 @@ export class ServerSession {
     private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
+    const stored = session.openingEvents.filter((event) => event.ephemeral !== true);
+    this.clients = new SessionClients(stored.at(-1)?.id ?? null);
     this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
@@ -96,6 +98,11 @@ export class ServerSession {
   attach(link: ClientLink, config: SessionConfig): void {
     this.clients.attach(link, config);
     this.registrationsChanged();
+  }
+
+  /** Sends `input` to the attached apps as an ephemeral event, not stored (`session.log`). */
+  announce(input: EventInput): SessionEvent {
+    return this.clients.announce(this.id, input);
   }
 
   /** Whether `link` is one of the connections this session reports to. */

@@ -12,12 +12,19 @@
  * - the session-wide settings (system message, tool filters, allow-all) are the latest attach's.
  */
 
-import type { HookType, JsonObject, JsonValue, SessionEvent } from "../events/events.js";
+import type {
+  EventInput,
+  HookType,
+  JsonObject,
+  JsonValue,
+  SessionEvent,
+} from "../events/events.js";
 import {
   type HooksInvokeParams,
   type HooksInvokeResult,
   ServerToClient,
 } from "../protocol/copilot.js";
+import { createEnvelope } from "../session/envelope.js";
 import { type ClientLink, sendIdle } from "./client-link.js";
 import { HOOK_TIMEOUT_MS } from "./hooks.js";
 import type { ToolDeclarationParams } from "./params.js";
@@ -28,6 +35,9 @@ export class SessionClients {
   private readonly attached = new Map<ClientLink, SessionConfig>();
   /** The app attached last, whose session-wide settings apply. */
   private latest: ClientLink | undefined;
+
+  /** @param lastPersistedId the id of the session's last stored event, as it is opened. */
+  constructor(private lastPersistedId: string | null) {}
 
   /** Attaches `link` with what it registered, or replaces its registrations. */
   attach(link: ClientLink, config: SessionConfig): void {
@@ -104,6 +114,9 @@ export class SessionClients {
    * that asked for streaming (`streaming` not false).
    */
   notify(sessionId: string, event: SessionEvent, wire: object): void {
+    if (event.ephemeral !== true) {
+      this.lastPersistedId = event.id;
+    }
     const delta =
       event.type === "assistant.message_delta" || event.type === "assistant.reasoning_delta";
     for (const [link, config] of this.attached) {
@@ -111,6 +124,18 @@ export class SessionClients {
         link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
       }
     }
+  }
+
+  /**
+   * Sends `input` to every attached app as an ephemeral event (`ephemeral: true`, `parentId` the
+   * last stored event's), never stored: `session.log {ephemeral: true}` (the SDK's `LogRequest`:
+   * "not persisted to the session event log on disk").
+   * @returns the event sent.
+   */
+  announce(sessionId: string, input: EventInput): SessionEvent {
+    const event: SessionEvent = { ...createEnvelope(input, this.lastPersistedId), ephemeral: true };
+    this.notify(sessionId, event, event);
+    return event;
   }
 
   /** Tells every attached app that the session is idle (see {@link sendIdle}). */
