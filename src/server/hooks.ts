@@ -9,8 +9,9 @@
  *   refused earlier: unknown tool, bad arguments). `deny` refuses the call ("Denied by preToolUse
  *   hook: <reason>"); `allow` skips asking (deny rules still apply); `ask` asks even where rules
  *   or the read-only default would allow; `modifiedArgs` (checked against the tool's schema)
- *   replace the arguments: the gate judges them, the tool runs them and `tool.execution_start`
- *   logs them; `additionalContext` is appended to the result.
+ *   replace the arguments: the gate judges them and the tool runs them, while
+ *   `tool.execution_start` keeps the model's original ones (Copilot's history); `additionalContext`
+ *   is appended to the result.
  * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run, `postToolUseFailure`
  *   {toolName, toolArgs, error} after a failed one: `modifiedResult` replaces, and
  *   `additionalContext` is appended to, what the model sees.
@@ -136,8 +137,9 @@ export class HookRunner {
 
   /**
    * The gate wrapped with `preToolUse`. `modifiedArgs` become the call's input and arguments for
-   * the gate (so a question shows what would run) and in its answer (so the tool runs them and
-   * `tool.execution_start` logs them).
+   * the gate (so a question shows what would run) and the input of its answer (so the tool runs
+   * them); as with Copilot, the history keeps what the model asked: `tool.execution_start` logs
+   * the original arguments.
    */
   authorize(gates: Gates): Authorize {
     return async (request): Promise<PermissionAnswer> => {
@@ -158,9 +160,11 @@ export class HookRunner {
           ...request,
           input: parsed.data,
           toolCall: { ...toolCall, arguments: toolArguments },
+          start: () => request.start(toolCall.arguments),
         };
       }
-      const answer = await this.decide(output, gates, effective);
+      const decided = await this.decide(output, gates, effective);
+      const answer = decided.allowed ? { ...decided, arguments: toolCall.arguments } : decided;
       const context = output?.additionalContext;
       if (answer.allowed && typeof context === "string" && isObjectInput(answer.input)) {
         this.contexts.set(answer.input, context);
