@@ -5,8 +5,9 @@
  * opinion: the runtime goes on as without it.
  *
  * Where each hook runs and what its output does:
- * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate (not for calls
- *   refused earlier: unknown tool, bad arguments). `deny` refuses the call ("Denied by preToolUse
+ * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate, and, as the
+ *   Copilot CLI does, for a call of a tool that does not exist before its "does not exist" result
+ *   (its output changes nothing then); not for calls with bad arguments. `deny` refuses the call ("Denied by preToolUse
  *   hook: <reason>"); `allow` skips asking (deny rules still apply); `ask` asks even where rules
  *   or the read-only default would allow; `modifiedArgs` (checked against the tool's schema)
  *   replace the arguments: the gate judges them and the tool runs them, while
@@ -27,7 +28,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { Authorize, PermissionAnswer } from "../agent/tool-calls.js";
+import type { Authorize, PermissionAnswer, UnknownToolCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import type {
@@ -125,6 +126,15 @@ export class HookRunner {
     const context = output?.additionalContext;
     return typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
   }
+
+  /** `preToolUse` for a call of a tool that does not exist: recorded, its output unused. */
+  readonly unknownTool: UnknownToolCallback = async (toolCall, signal) => {
+    await this.call(
+      "preToolUse",
+      { toolName: toolCall.name, toolArgs: toolCall.arguments },
+      signal,
+    );
+  };
 
   /** `agentStop`: the follow-up message when the app blocks the stop, else undefined. */
   async agentStop(input: JsonObject, signal: AbortSignal): Promise<string | undefined> {

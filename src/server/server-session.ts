@@ -338,6 +338,7 @@ export class ServerSession {
       externalTools: this.externalTools,
       wrap: (tool) => this.wrap(tool),
       authorize: this.authorize,
+      onUnknownTool: this.hooks.unknownTool,
       signal,
     });
   }
