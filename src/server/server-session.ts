@@ -17,6 +17,7 @@ import { errorMessage } from "../events/errors.js";
 import type { EventInput, SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionMode } from "../protocol/copilot.js";
+import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import {
   PromptInProgressError,
@@ -29,7 +30,7 @@ import type { ClientLink } from "./client-link.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
-import { createGates, PendingPermissions } from "./permissions.js";
+import { PendingPermissions, permissionPath } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
@@ -115,10 +116,15 @@ export class ServerSession {
     return this.clients.has(link) && this.clients.count > 1;
   }
 
+  /** Recomputes what the apps registered; what only a departed app could answer is settled. */
   private registrationsChanged(): void {
     this.config = this.clients.config();
     this.externalTools = this.toolCalls.toolsFor(this.config.tools ?? []);
     this.authorize = this.buildAuthorize();
+    this.toolCalls.abandonUnregistered(new Set(this.externalTools.map((tool) => tool.name)));
+    if (this.config.requestPermission !== true) {
+      this.permissions.answerAllUnavailable();
+    }
   }
 
   /** `session.name.set`: the app's name for the session while it is open here. */
@@ -359,23 +365,10 @@ export class ServerSession {
 
   /** The permission path: `preToolUse`, then the gate that decision picks (see hooks.ts). */
   private buildAuthorize(): Authorize {
-    const gates = createGates({
-      gateOf: (callbacks) => this.host.permissionGate(this.session, callbacks),
-      ...(this.config.allowAllTools === undefined
-        ? {}
-        : { allowAllTools: this.config.allowAllTools }),
-      ...(this.config.requestPermission === true ? { ask: this.permissions.ask } : {}),
-      skipPermission: new Set(
-        (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
-      ),
-    });
-    const isExternal = (tool: AnyTool) =>
-      this.externalTools.some((each) => each.name === tool.name);
-    return this.hooks.authorize({
-      normal: this.permissions.recording(gates.normal, isExternal),
-      allowed: this.permissions.recording(gates.allowed, isExternal),
-      ask: this.permissions.recording(gates.ask, isExternal),
-    });
+    const { config, permissions, hooks, externalTools } = this;
+    const gateOf = (callbacks: PermissionCallbacks) =>
+      this.host.permissionGate(this.session, callbacks);
+    return permissionPath({ gateOf, config, permissions, hooks, externalTools });
   }
 
   /** Sends one event to the app, held or filtered by the wire rules above. */

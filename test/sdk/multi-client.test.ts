@@ -224,6 +224,76 @@ describe("several clients on one session", () => {
     await one.disconnect();
   });
 
+  test("an app that disconnects while its tool runs or its handler is asked holds nothing up", async () => {
+    const one = await first.createSession({});
+    const leaving = await server.copilotClient();
+    const stuck = defineTool("stuck_tool", {
+      description: "Never answers",
+      parameters: z.object({}),
+      skipPermission: true,
+      handler: () => new Promise<string>(() => undefined),
+    });
+    const resumed = await leaving.resumeSession(one.sessionId, {
+      onPermissionRequest: () => new Promise(() => undefined),
+      tools: [stuck],
+    });
+    const asked = nextEvent(resumed, (event) => event.type === "external_tool.requested");
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_stuck", name: "stuck_tool", arguments: "{}" }] },
+      { text: "The tool is gone." },
+    );
+    const from = fixture.model.requests.length;
+    const { seen, idle } = watch(one);
+    const reply = one.sendAndWait({ prompt: "use the stuck tool" });
+    await asked;
+    await leaving.forceStop();
+    expect((await reply)?.data.content).toBe("The tool is gone.");
+    await idle();
+    expect(toolMessages(from + 1)).toEqual([
+      {
+        tool_call_id: "call_stuck",
+        content:
+          "Failed: the app that runs this tool disconnected before answering; it is no longer available.",
+      },
+    ]);
+    const [oneSaw = []] = seen;
+    expect(
+      oneSaw.flatMap((event) =>
+        // The SDK's type has no `status`; turnloop's event carries it.
+        event.type === "external_tool.completed"
+          ? [(event.data as { status?: string }).status]
+          : [],
+      ),
+    ).toEqual(["failed"]);
+
+    // The only app with a permission handler leaves while it is being asked.
+    const asker = await server.copilotClient();
+    const handler = await asker.resumeSession(one.sessionId, {
+      onPermissionRequest: () => new Promise(() => undefined),
+    });
+    const question = nextEvent(handler, (event) => event.type === "permission.requested");
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_c", name: "create", arguments: '{"path":"late.txt","file_text":"x"}' },
+        ],
+      },
+      { text: "Nobody could approve it." },
+    );
+    const next = fixture.model.requests.length;
+    const second = one.sendAndWait({ prompt: "create late.txt" });
+    await question;
+    await asker.forceStop();
+    expect((await second)?.data.content).toBe("Nobody could approve it.");
+    expect(toolMessages(next + 1).slice(1)).toEqual([
+      {
+        tool_call_id: "call_c",
+        content: "Permission denied and could not request permission from user",
+      },
+    ]);
+    await one.disconnect();
+  });
+
   test("session.destroy by one client leaves the session open for the other", async () => {
     const one = await first.createSession({ onPermissionRequest: approveAll });
     const two = await second.resumeSession(one.sessionId, { onPermissionRequest: approveAll });
