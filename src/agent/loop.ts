@@ -33,6 +33,7 @@ import {
   executeToolCalls,
   type ToolCallContext,
   type ToolCallOutcome,
+  type UnknownToolCallback,
 } from "./tool-calls.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
@@ -56,6 +57,11 @@ export interface AgentSettings extends CompactionOptions {
   /** Output token cap per request (tokens); provider default when absent. */
   maxOutputTokens?: number;
   authorize: Authorize;
+  /**
+   * Called for a call of a tool that does not exist, before its "does not exist" result (the SDK
+   * server: the app's `preToolUse` hook, which the Copilot CLI runs before that check).
+   */
+  onUnknownTool?: UnknownToolCallback;
   /** The face's client capabilities (ACP fs), passed on to tools. */
   client?: ClientCapabilities;
   /** How commands run (runner and environment, from the session host), passed on to tools. */
@@ -348,6 +354,7 @@ function toolContext(
     cwd: settings.cwd,
     sessionDirectory: settings.sessionDirectory,
     authorize: settings.authorize,
+    ...(settings.onUnknownTool === undefined ? {} : { onUnknownTool: settings.onUnknownTool }),
     emit: conversation.emit,
     ...(conversation.checkpoint === undefined ? {} : { checkpoint: conversation.checkpoint }),
     signal,

@@ -36,12 +36,16 @@ export type Authorize = (request: {
   start: (toolArguments: JsonObject) => void;
 }) => Promise<PermissionAnswer>;
 
+/** Told of a call of a tool that does not exist, before its error result. Never rejects. */
+export type UnknownToolCallback = (toolCall: ToolRequest, signal: AbortSignal) => Promise<void>;
+
 /** What executing a batch needs from the loop. */
 export interface ToolCallContext {
   tools: ReadonlyMap<string, AnyTool>;
   cwd: string;
   sessionDirectory: string;
   authorize: Authorize;
+  onUnknownTool?: UnknownToolCallback;
   emit: (event: EventInput) => void;
   /** Makes the events so far durable (the session store's commit); awaited before a tool runs. */
   checkpoint?: () => Promise<void>;
@@ -195,6 +199,9 @@ async function settle(
   start: (toolArguments: JsonObject) => void,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
+  if (call.failure?.code === "unknown_tool" && context.onUnknownTool !== undefined) {
+    await context.onUnknownTool(toolCall, context.signal);
+  }
   if (call.failure !== undefined) {
     start(toolCall.arguments);
     return { toolCall, content: call.failure.message, isError: true, errorCode: call.failure.code };

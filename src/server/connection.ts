@@ -264,8 +264,8 @@ export class ClientConnection implements ClientLink {
     // Rejects requests still waiting for this client (hooks), so nothing waits for a dead peer.
     this.rpc.dispose();
     this.hangUp();
-    const owned = [...this.server.sessions.values()].filter((session) => session.ownedBy(this));
-    await Promise.all(owned.map((session) => session.connectionLost()));
+    const owned = [...this.server.sessions.values()].filter((session) => session.serves(this));
+    await Promise.all(owned.map((session) => session.connectionLost(this)));
   }
 }
 

@@ -28,6 +28,10 @@ interface PendingCall {
   settle(result: ToolResult): void;
 }
 
+/** Said to the model when the app that registered the tool went away before answering. */
+const APP_GONE =
+  "Failed: the app that runs this tool disconnected before answering; it is no longer available.";
+
 /** Said to the model when the prompt was cancelled before the app answered. */
 const NO_ANSWER =
   "Interrupted: the prompt was cancelled before the app that runs this tool answered.";
@@ -78,6 +82,23 @@ export class PendingToolCalls {
     });
     call.settle(result);
     return true;
+  }
+
+  /**
+   * Fails the waiting calls of tools no attached app registers any more (their app detached or
+   * disconnected), so the turn goes on: `external_tool.completed` with `failed`, an error result.
+   */
+  abandonUnregistered(registered: ReadonlySet<string>): void {
+    for (const [requestId, call] of [...this.pending]) {
+      if (!registered.has(call.toolName)) {
+        this.pending.delete(requestId);
+        this.host.emit({
+          type: "external_tool.completed",
+          data: { requestId, toolCallId: call.toolCallId, status: "failed" },
+        });
+        call.settle({ content: APP_GONE, isError: true });
+      }
+    }
   }
 
   private request(

@@ -5,12 +5,14 @@
  * opinion: the runtime goes on as without it.
  *
  * Where each hook runs and what its output does:
- * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate (not for calls
- *   refused earlier: unknown tool, bad arguments). `deny` refuses the call ("Denied by preToolUse
+ * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate, and, as the
+ *   Copilot CLI does, for a call of a tool that does not exist before its "does not exist" result
+ *   (its output changes nothing then); not for calls with bad arguments. `deny` refuses the call ("Denied by preToolUse
  *   hook: <reason>"); `allow` skips asking (deny rules still apply); `ask` asks even where rules
  *   or the read-only default would allow; `modifiedArgs` (checked against the tool's schema)
- *   replace the arguments: the gate judges them, the tool runs them and `tool.execution_start`
- *   logs them; `additionalContext` is appended to the result.
+ *   replace the arguments: the gate judges them and the tool runs them, while
+ *   `tool.execution_start` keeps the model's original ones (Copilot's history); `additionalContext`
+ *   is appended to the result.
  * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run, `postToolUseFailure`
  *   {toolName, toolArgs, error} after a failed one: `modifiedResult` replaces, and
  *   `additionalContext` is appended to, what the model sees.
@@ -26,7 +28,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { Authorize, PermissionAnswer } from "../agent/tool-calls.js";
+import type { Authorize, PermissionAnswer, UnknownToolCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import type {
@@ -125,6 +127,15 @@ export class HookRunner {
     return typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
   }
 
+  /** `preToolUse` for a call of a tool that does not exist: recorded, its output unused. */
+  readonly unknownTool: UnknownToolCallback = async (toolCall, signal) => {
+    await this.call(
+      "preToolUse",
+      { toolName: toolCall.name, toolArgs: toolCall.arguments },
+      signal,
+    );
+  };
+
   /** `agentStop`: the follow-up message when the app blocks the stop, else undefined. */
   async agentStop(input: JsonObject, signal: AbortSignal): Promise<string | undefined> {
     const output = (await this.call("agentStop", input, signal)) as AgentStopOutput | undefined;
@@ -136,8 +147,9 @@ export class HookRunner {
 
   /**
    * The gate wrapped with `preToolUse`. `modifiedArgs` become the call's input and arguments for
-   * the gate (so a question shows what would run) and in its answer (so the tool runs them and
-   * `tool.execution_start` logs them).
+   * the gate (so a question shows what would run) and the input of its answer (so the tool runs
+   * them); as with Copilot, the history keeps what the model asked: `tool.execution_start` logs
+   * the original arguments.
    */
   authorize(gates: Gates): Authorize {
     return async (request): Promise<PermissionAnswer> => {
@@ -158,9 +170,11 @@ export class HookRunner {
           ...request,
           input: parsed.data,
           toolCall: { ...toolCall, arguments: toolArguments },
+          start: () => request.start(toolCall.arguments),
         };
       }
-      const answer = await this.decide(output, gates, effective);
+      const decided = await this.decide(output, gates, effective);
+      const answer = decided.allowed ? { ...decided, arguments: toolCall.arguments } : decided;
       const context = output?.additionalContext;
       if (answer.allowed && typeof context === "string" && isObjectInput(answer.input)) {
         this.contexts.set(answer.input, context);

@@ -15,7 +15,8 @@ import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
-import type { Gates } from "./hooks.js";
+import type { Gates, HookRunner } from "./hooks.js";
+import type { SessionConfig } from "./session-settings.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
 const NO_HANDLER_REASON =
@@ -57,6 +58,40 @@ export function createGates(settings: GateSettings): Gates {
     allowed,
     ask: settings.gateOf({ ...asking, allowAllTools: () => false, ignoreAllowRules: true }),
   };
+}
+
+/** What a session's permission path is built from. */
+export interface PermissionPathSettings {
+  gateOf: GateSettings["gateOf"];
+  /** The attached apps' registrations (session-clients.ts). */
+  config: SessionConfig;
+  permissions: PendingPermissions;
+  hooks: HookRunner;
+  /** The apps' custom tools, described as `custom-tool` requests. */
+  externalTools: readonly AnyTool[];
+}
+
+/**
+ * The session's permission path: the app's `preToolUse` hook (hooks.ts), then the gate its
+ * decision picks ({@link createGates}), each recording the calls it judges for the wire.
+ */
+export function permissionPath(settings: PermissionPathSettings): Authorize {
+  const { config, permissions, externalTools } = settings;
+  const gates = createGates({
+    gateOf: settings.gateOf,
+    ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
+    ...(config.allowAllTools === undefined ? {} : { allowAllTools: config.allowAllTools }),
+    ...(config.requestPermission === true ? { ask: permissions.ask } : {}),
+    skipPermission: new Set(
+      (config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
+    ),
+  });
+  const isExternal = (tool: AnyTool) => externalTools.some((each) => each.name === tool.name);
+  return settings.hooks.authorize({
+    normal: permissions.recording(gates.normal, isExternal),
+    allowed: permissions.recording(gates.allowed, isExternal),
+    ask: permissions.recording(gates.ask, isExternal),
+  });
 }
 
 /** What the server knows about a call waiting at the gate, to describe it on the wire. */
@@ -115,6 +150,16 @@ export class PendingPermissions {
         once: true,
       });
     });
+
+  /**
+   * Answers every open question as Copilot's `user-not-available` (the model goes on with "Permission
+   * denied and could not request permission from user"): no attached app has a handler any more.
+   */
+  answerAllUnavailable(): void {
+    for (const requestId of [...this.pending.keys()]) {
+      this.answer(requestId, { kind: "user-not-available" });
+    }
+  }
 
   /**
    * Applies the app's answer.

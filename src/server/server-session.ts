@@ -1,11 +1,11 @@
 /**
  * One session served over JSON-RPC: a {@link Session} plus what its app registered (custom tools,
  * permission handler, hooks), the queue of `session.send` prompts, and the forwarding of its
- * events as `session.event` notifications to the connection that owns it.
+ * events as `session.event` notifications to the connections attached to it.
  *
  * Wire rules kept here (Copilot protocol v3):
- * - every event goes out, ephemeral ones included, in emission order; deltas only when the app
- *   asked for streaming;
+ * - every event goes out to every attached app (see session-clients.ts), ephemeral ones
+ *   included, in emission order; deltas only to apps that asked for streaming;
  * - `session.idle` goes out once the session has nothing in flight (queue drained), so one idle
  *   answers however many queued sends, as with Copilot; hooks run before it.
  */
@@ -14,20 +14,10 @@ import { randomUUID } from "node:crypto";
 import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
-import type {
-  EventInput,
-  HookType,
-  JsonObject,
-  JsonValue,
-  SessionEvent,
-} from "../events/events.js";
+import type { EventInput, SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import {
-  type HooksInvokeParams,
-  type HooksInvokeResult,
-  ServerToClient,
-  type SessionMode,
-} from "../protocol/copilot.js";
+import type { SessionMode } from "../protocol/copilot.js";
+import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import {
   PromptInProgressError,
@@ -36,13 +26,14 @@ import {
 } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { askUserTools } from "./ask-user.js";
-import { type ClientLink, sendIdle } from "./client-link.js";
+import type { ClientLink } from "./client-link.js";
 import { PendingToolCalls } from "./external-tools.js";
-import { HOOK_TIMEOUT_MS, HookRunner } from "./hooks.js";
+import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
-import { createGates, PendingPermissions } from "./permissions.js";
+import { PendingPermissions, permissionPath } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
+import { SessionClients } from "./session-clients.js";
 import { sessionConfinement } from "./session-sandbox.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
@@ -51,7 +42,8 @@ export class ServerSession {
   readonly id: string;
   /** Model, effort and mode of the next prompts. */
   readonly choices: SessionChoices;
-  private link: ClientLink | undefined;
+  private readonly clients: SessionClients;
+  /** The attached apps' registrations as one (see {@link SessionClients.config}). */
   private config: SessionConfig = {};
   private readonly permissions = new PendingPermissions();
   private readonly toolCalls: PendingToolCalls;
@@ -78,14 +70,17 @@ export class ServerSession {
     private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
+    const stored = session.openingEvents.filter((event) => event.ephemeral !== true);
+    this.clients = new SessionClients(stored.at(-1)?.id ?? null);
     this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
     this.toolCalls = new PendingToolCalls(owner);
     this.hooks = new HookRunner({
       ...owner,
-      enabled: () => this.config.hooks === true && this.link !== undefined,
-      invoke: (hookType, input, signal) => this.invokeHook(hookType, input, signal),
+      enabled: () => this.clients.registeredFor("hooks") !== undefined,
+      invoke: (hookType, input, signal) =>
+        this.clients.invokeHook(this.id, hookType, input, signal),
     });
     this.authorize = this.buildAuthorize();
     this.sendContext = {
@@ -101,17 +96,36 @@ export class ServerSession {
     this.unsubscribe = session.subscribe((event) => this.forward(event));
   }
 
-  /** Attaches the app's connection and registrations (create, resume, or a takeover). */
+  /** Attaches an app's connection and registrations (create, resume, a second client). */
   attach(link: ClientLink, config: SessionConfig): void {
-    this.link = link;
-    this.config = config;
-    this.externalTools = this.toolCalls.toolsFor(config.tools ?? []);
-    this.authorize = this.buildAuthorize();
+    this.clients.attach(link, config);
+    this.registrationsChanged();
   }
 
-  /** Whether `link` is the connection this session reports to. */
-  ownedBy(link: ClientLink): boolean {
-    return this.link === link;
+  /** Sends `input` to the attached apps as an ephemeral event, not stored (`session.log`). */
+  announce(input: EventInput): SessionEvent {
+    return this.clients.announce(this.id, input);
+  }
+
+  /** Whether `link` is one of the connections this session reports to. */
+  serves(link: ClientLink): boolean {
+    return this.clients.has(link);
+  }
+
+  /** Whether `link` is attached and so is another app (then a detach leaves the session open). */
+  othersAttachedThan(link: ClientLink): boolean {
+    return this.clients.has(link) && this.clients.count > 1;
+  }
+
+  /** Recomputes what the apps registered; what only a departed app could answer is settled. */
+  private registrationsChanged(): void {
+    this.config = this.clients.config();
+    this.externalTools = this.toolCalls.toolsFor(this.config.tools ?? []);
+    this.authorize = this.buildAuthorize();
+    this.toolCalls.abandonUnregistered(new Set(this.externalTools.map((tool) => tool.name)));
+    if (this.config.requestPermission !== true) {
+      this.permissions.answerAllUnavailable();
+    }
   }
 
   /** `session.name.set`: the app's name for the session while it is open here. */
@@ -213,16 +227,32 @@ export class ServerSession {
     return this.permissions.answer(requestId, result);
   }
 
-  /** `session.detach`: cancels what runs, tells the app's `sessionEnd` hook, closes. */
-  async detach(): Promise<void> {
+  /**
+   * `session.detach` from `link`: while other apps are attached, only `link` and its tools go;
+   * otherwise cancels what runs, tells the app's `sessionEnd` hook and closes.
+   * @returns whether the session closed.
+   */
+  async detach(link: ClientLink): Promise<boolean> {
+    if (this.othersAttachedThan(link)) {
+      this.clients.remove(link);
+      this.registrationsChanged();
+      return false;
+    }
     await this.abort();
     await this.hooks.call("sessionEnd", { reason: "user_exit" });
     await this.close();
+    return true;
   }
 
-  /** The connection died: cancels what runs and closes; the log stays consistent. */
-  async connectionLost(): Promise<void> {
-    this.link = undefined;
+  /**
+   * The connection `link` died: it and its tools go; when it was the last app, cancels what runs
+   * and closes (the log stays consistent).
+   */
+  async connectionLost(link: ClientLink): Promise<void> {
+    if (this.clients.remove(link)) {
+      this.registrationsChanged();
+      return;
+    }
     await this.close();
   }
 
@@ -236,7 +266,7 @@ export class ServerSession {
     this.closed ??= (async () => {
       await this.abort();
       this.unsubscribe();
-      this.link = undefined;
+      this.clients.clear();
       await this.host.close(this.session);
       this.onClosed(this);
     })();
@@ -256,8 +286,8 @@ export class ServerSession {
       this.draining = undefined;
       const idle = this.heldIdle;
       this.heldIdle = undefined;
-      if (idle !== undefined && this.link !== undefined) {
-        sendIdle(this.link, this.id, this.session.start.startTime, idle);
+      if (idle !== undefined) {
+        this.clients.sendIdle(this.id, this.session.start.startTime, idle);
       }
     }
   }
@@ -302,17 +332,22 @@ export class ServerSession {
       autopilot: job.mode === "autopilot",
       extraTools: [
         ...this.externalTools,
-        ...askUserTools(this.config.requestUserInput, this.link, this.id),
+        ...askUserTools(
+          this.config.requestUserInput,
+          this.clients.registeredFor("requestUserInput"),
+          this.id,
+        ),
       ],
     });
     return promptSettings(settings, {
       sessionId: this.id,
       config: this.config,
-      link: this.link,
+      link: this.clients.primary,
       mode: job.mode,
       externalTools: this.externalTools,
       wrap: (tool) => this.wrap(tool),
       authorize: this.authorize,
+      onUnknownTool: this.hooks.unknownTool,
       signal,
     });
   }
@@ -333,49 +368,14 @@ export class ServerSession {
 
   /** The permission path: `preToolUse`, then the gate that decision picks (see hooks.ts). */
   private buildAuthorize(): Authorize {
-    const gates = createGates({
-      gateOf: (callbacks) => this.host.permissionGate(this.session, callbacks),
-      ...(this.config.sandbox === undefined ? {} : { sandboxPolicy: this.config.sandbox }),
-      ...(this.config.allowAllTools === undefined
-        ? {}
-        : { allowAllTools: this.config.allowAllTools }),
-      ...(this.config.requestPermission === true ? { ask: this.permissions.ask } : {}),
-      skipPermission: new Set(
-        (this.config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
-      ),
-    });
-    const isExternal = (tool: AnyTool) =>
-      this.externalTools.some((each) => each.name === tool.name);
-    return this.hooks.authorize({
-      normal: this.permissions.recording(gates.normal, isExternal),
-      allowed: this.permissions.recording(gates.allowed, isExternal),
-      ask: this.permissions.recording(gates.ask, isExternal),
-    });
-  }
-
-  /** `hooks.invoke` to the app. @returns its `output`. @throws when it fails or times out. */
-  private async invokeHook(
-    hookType: HookType,
-    input: JsonObject,
-    signal: AbortSignal | undefined,
-  ): Promise<JsonValue | undefined> {
-    const link = this.link;
-    if (link === undefined) {
-      throw new Error("the app is not connected");
-    }
-    const params: HooksInvokeParams = { sessionId: this.id, hookType, input };
-    const result = await link.request(ServerToClient.hooksInvoke, params, signal, HOOK_TIMEOUT_MS);
-    return (result as HooksInvokeResult | null)?.output;
+    const { config, permissions, hooks, externalTools } = this;
+    const gateOf = (callbacks: PermissionCallbacks) =>
+      this.host.permissionGate(this.session, callbacks);
+    return permissionPath({ gateOf, config, permissions, hooks, externalTools });
   }
 
   /** Sends one event to the app, held or filtered by the wire rules above. */
   private forward(event: SessionEvent): void {
-    if (
-      this.config.streaming === false &&
-      (event.type === "assistant.message_delta" || event.type === "assistant.reasoning_delta")
-    ) {
-      return;
-    }
     if (event.type === "session.idle") {
       this.heldIdle = event;
       return;
@@ -387,7 +387,7 @@ export class ServerSession {
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
-    this.link?.notify(ServerToClient.sessionEvent, { sessionId: this.id, event: wire });
+    this.clients.notify(this.id, event, wire);
     if (event.type === "assistant.usage") {
       const tokenLimit = this.host.contextWindowOf(this.choices.model.id);
       this.emitSafely(usageInfo(this.session.history, tokenLimit));

@@ -64,13 +64,19 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
   }
 }
 
-/** `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. */
+/**
+ * `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. While another
+ * app is attached (see session-clients.ts) only this app and its tools go.
+ */
 export async function detachMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.detach", sessionOnlyParams, raw);
   const session = connection.server.sessions.get(sessionId);
   if (session !== undefined) {
-    connection.server.detached.add(sessionId);
-    await session.detach();
+    // Another app still attached keeps the session open and readable.
+    if (!session.othersAttachedThan(connection)) {
+      connection.server.detached.add(sessionId);
+    }
+    await session.detach(connection);
   }
   return { success: true };
 }

@@ -77,8 +77,9 @@ export async function createMethod(
 }
 
 /**
- * `session.resume`: reopens a session from its log (or takes over one already open in this
- * process, or being reopened by another request) with the app's new registrations. Past events
+ * `session.resume`: reopens a session from its log (or joins one already open in this process,
+ * or being reopened by another request: the app is attached beside the others, see
+ * session-clients.ts) with the app's registrations. Past events
  * are not re-sent; read them with `session.getMessages`. A session open in another process (its
  * lock, see session-lock.ts) is `-32602` naming that process.
  */
@@ -125,7 +126,7 @@ async function openHere(
 
 /**
  * Reopens `params.sessionId` through the host's registry (one open however many requests ask at
- * once) and serves it; a request that finds it served by a concurrent one takes it over.
+ * once) and serves it; a request that finds it served by a concurrent one joins it.
  */
 async function reopen(
   server: ServerContext,

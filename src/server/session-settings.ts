@@ -5,7 +5,7 @@
  * queue and the wire.
  */
 
-import type { Authorize } from "../agent/tool-calls.js";
+import type { Authorize, UnknownToolCallback } from "../agent/tool-calls.js";
 import type { LlmEvent, ModelRequest, Provider } from "../llm/provider.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionAgentSettings } from "../session/session.js";
@@ -170,6 +170,8 @@ export interface PromptSettingsRequest {
   wrap: (tool: AnyTool) => AnyTool;
   /** The permission path of the session (hooks first). */
   authorize: Authorize;
+  /** Told of calls of tools that do not exist (the app's `preToolUse` hook). */
+  onUnknownTool: UnknownToolCallback;
   signal: AbortSignal;
 }
 
@@ -196,6 +198,7 @@ export async function promptSettings(
     systemPrompt: systemPromptFor(settings.systemPrompt, config, mode, transformed),
     tools: offeredTools(tools, config, mode, externalTools).map(request.wrap),
     authorize: request.authorize,
+    onUnknownTool: request.onUnknownTool,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,
     rewordResult: (outcome) => inCopilotWords(outcome, overridden),

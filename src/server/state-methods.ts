@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { toolSpecifications } from "../agent/loop.js";
-import type { SessionEvent } from "../events/events.js";
+import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
@@ -46,31 +46,33 @@ const logParams = z.looseObject({
 });
 
 /**
- * `session.log {message, level?, type?, url?, tip?}` → `{eventId}`: records `session.info`,
+ * `session.log {message, level?, type?, ephemeral?, url?, tip?}` → `{eventId}`: `session.info`,
  * `session.warning` or (level `error`) `session.error` with `errorType: "app"`, as Copilot emits
- * its events. turnloop keeps every such event in the log (`ephemeral` is not honoured).
+ * its events; stored in the log, or with `ephemeral: true` only sent to the attached apps (the
+ * SDK's `LogRequest.ephemeral`: "not persisted to the session event log on disk").
  */
 export function logMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.log", logParams, raw);
-  const session = openSession(connection.server, params.sessionId).session;
+  const served = openSession(connection.server, params.sessionId);
+  const input = logEvent(params);
+  const event = params.ephemeral === true ? served.announce(input) : served.session.emit(input);
+  return { eventId: event.id };
+}
+
+/** The event `session.log` records for its level. */
+function logEvent(params: z.infer<typeof logParams>): EventInput {
   const type = params.type ?? "notification";
   const url = params.url === undefined ? {} : { url: params.url };
-  let event: SessionEvent;
   switch (params.level ?? "info") {
     case "warning":
-      event = session.emit({
+      return {
         type: "session.warning",
         data: { warningType: type, message: params.message, ...url },
-      });
-      break;
+      };
     case "error":
-      event = session.emit({
-        type: "session.error",
-        data: { errorType: "app", message: params.message },
-      });
-      break;
-    default:
-      event = session.emit({
+      return { type: "session.error", data: { errorType: "app", message: params.message } };
+    case "info":
+      return {
         type: "session.info",
         data: {
           infoType: type,
@@ -78,9 +80,8 @@ export function logMethod(connection: ClientConnection, raw: unknown) {
           ...url,
           ...(params.tip === undefined ? {} : { tip: params.tip }),
         },
-      });
+      };
   }
-  return { eventId: event.id };
 }
 
 /** `tools.list {model?}` → `{tools}`: turnloop's built-in tools as the model is offered them. */
@@ -188,7 +189,9 @@ export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
 export async function sessionShutdownMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.shutdown", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);
-  connection.server.detached.add(sessionId);
-  await session.detach();
+  if (!session.othersAttachedThan(connection)) {
+    connection.server.detached.add(sessionId);
+  }
+  await session.detach(connection);
   return { success: true };
 }

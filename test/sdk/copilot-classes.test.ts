@@ -470,15 +470,31 @@ describe("RPC methods the SDK core calls", () => {
 
     await session.log("an info");
     await session.log("a warning", { level: "warning" });
-    expect(
-      events.flatMap((event) =>
-        event.type === "session.info" || event.type === "session.warning"
-          ? [[event.type, event.data.message]]
+    await session.log("an error", { level: "error" });
+    const passing = await session.rpc.log({ message: "a passing note", ephemeral: true });
+    const logged = (list: typeof events) =>
+      list.flatMap((event) =>
+        event.type === "session.info" ||
+        event.type === "session.warning" ||
+        event.type === "session.error"
+          ? [[event.type, event.data.message, event.ephemeral === true]]
           : [],
-      ),
-    ).toEqual([
-      ["session.info", "an info"],
-      ["session.warning", "a warning"],
+      );
+    expect(logged(events)).toEqual([
+      ["session.info", "an info", false],
+      ["session.warning", "a warning", false],
+      ["session.error", "an error", false],
+      ["session.info", "a passing note", true],
+    ]);
+    expect(events.find((event) => event.id === passing.eventId)?.data).toEqual({
+      infoType: "notification",
+      message: "a passing note",
+    });
+    // The ephemeral one is not in the log.
+    expect(logged(await session.getEvents())).toEqual([
+      ["session.info", "an info", false],
+      ["session.warning", "a warning", false],
+      ["session.error", "an error", false],
     ]);
     const tools = await client.rpc.tools.list({});
     expect(tools.tools.map((tool) => tool.name)).toEqual(

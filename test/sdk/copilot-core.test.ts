@@ -264,6 +264,61 @@ describe("tool result texts", () => {
   });
 });
 
+describe("hooks", () => {
+  test("preToolUse runs for a call of a tool that does not exist, before its result", async () => {
+    const asked: Array<[string, unknown]> = [];
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      hooks: {
+        onPreToolUse: (input) => {
+          asked.push([input.toolName, input.toolArgs]);
+          return { permissionDecision: "allow" };
+        },
+      },
+    });
+    const events: SessionEvent[] = [];
+    session.on((event) => events.push(event));
+    const from = fixture.model.requests.length;
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_x", name: "no_such_tool", arguments: '{"q":1}' }] },
+      { text: "That tool is missing." },
+    );
+    await session.sendAndWait({ prompt: "use it" });
+
+    expect(asked).toEqual([["no_such_tool", { q: 1 }]]);
+    const around = events
+      .filter((event) => event.type.startsWith("hook.") || event.type.startsWith("tool."))
+      .map((event) =>
+        event.type === "tool.execution_complete"
+          ? [event.type, event.data.success, event.data.result?.content]
+          : event.type === "hook.start" || event.type === "hook.end"
+            ? [event.type, event.data.hookType]
+            : [event.type],
+      );
+    const names = (chatBody(fixture.model.requests[from]).tools ?? []).map(
+      (tool) => tool.function.name,
+    );
+    const missing = `Tool 'no_such_tool' does not exist. Available tools that can be called are ${names.join(", ")}.`;
+    expect(around).toEqual([
+      ["hook.start", "sessionStart"],
+      ["hook.end", "sessionStart"],
+      ["hook.start", "userPromptSubmitted"],
+      ["hook.end", "userPromptSubmitted"],
+      ["hook.start", "preToolUse"],
+      ["hook.end", "preToolUse"],
+      ["tool.execution_start"],
+      ["tool.execution_complete", false, missing],
+      ["hook.start", "agentStop"],
+      ["hook.end", "agentStop"],
+    ]);
+    const toolMessage = chatBody(fixture.model.requests[from + 1]).messages.find(
+      (message) => message.role === "tool",
+    );
+    expect(toolMessage?.content).toBe(missing);
+    await session.disconnect();
+  });
+});
+
 describe("extended families", () => {
   test("ask_user goes to the app's user-input handler, and is offered only with one", async () => {
     const asked: unknown[] = [];

@@ -230,7 +230,7 @@ describe("hooks through hooks.invoke", () => {
     ).toEqual(["errorOccurred"]);
   });
 
-  test("modifiedArgs are what the permission question shows, what runs and what tool.execution_start logs", async () => {
+  test("modifiedArgs are what the permission question shows and what runs; tool.execution_start keeps the original", async () => {
     await writeFile(join(fixture.cwd, "kept.txt"), "kept\n");
     const asked: PermissionRequest[] = [];
     const session = await client.createSession({
@@ -270,7 +270,7 @@ describe("hooks through hooks.invoke", () => {
     );
     expect(starts).toEqual([
       ["call_first", { command: "echo first" }],
-      ["call_second", { command: "echo rewritten" }],
+      ["call_second", { command: "echo second" }],
     ]);
     expect(asked.map((request) => [request.toolCallId, request.fullCommandText])).toEqual([
       ["call_second", "echo rewritten"],

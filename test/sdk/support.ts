@@ -71,7 +71,7 @@ const NAMED_IDS: Record<string, string> = {
  * `<home>`, and hook timestamps by `<timestamp>`, so whole arrays can be compared.
  */
 export function normalise(
-  events: readonly SessionEvent[],
+  events: ReadonlyArray<{ type: string; data: unknown }>,
   fixture: Pick<Fixture, "cwd" | "home">,
 ): Array<{ type: string; data: unknown }> {
   const names = new Map<string, string>();
@@ -113,10 +113,10 @@ export function normalise(
 }
 
 /** Resolves with the first event `matches` accepts (from now on). */
-export function nextEvent(
-  session: { on(handler: (event: SessionEvent) => void): () => void },
-  matches: (event: SessionEvent) => boolean,
-): Promise<SessionEvent> {
+export function nextEvent<Event extends { type: string } = SessionEvent>(
+  session: { on(handler: (event: Event) => void): () => void },
+  matches: (event: Event) => boolean,
+): Promise<Event> {
   return new Promise((resolve) => {
     const unsubscribe = session.on((event) => {
       if (matches(event)) {

@@ -1,40 +1,22 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { defineTool, TurnloopClient } from "../../src/sdk/index.js";
 import { RawPeer } from "../server/raw-peer.js";
-import { CLI_PATH } from "../support/cli.js";
 import { type Fixture, startFixture } from "./support.js";
+import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 let fixture: Fixture;
-let server: ChildProcessWithoutNullStreams;
-let exited: Promise<number | null>;
+let tcp: TcpServer;
 let port: number;
 
 beforeAll(async () => {
   fixture = await startFixture();
-  server = spawn(process.execPath, [CLI_PATH, "--headless", "--port", "0"], {
-    env: { ...fixture.env, TURNLOOP_CONNECTION_TOKEN: "s3cret" },
-    cwd: fixture.cwd,
-  });
-  exited = new Promise((resolve) => server.on("exit", (code) => resolve(code)));
-  port = await new Promise<number>((resolve, reject) => {
-    let output = "";
-    server.stdout.setEncoding("utf8").on("data", (text: string) => {
-      output += text;
-      const match = /listening on port (\d+)/i.exec(output);
-      if (match !== null) {
-        resolve(Number(match[1]));
-      }
-    });
-    server.once("exit", () => reject(new Error("the server exited before listening")));
-  });
+  tcp = await startTcpServer(fixture, { TURNLOOP_CONNECTION_TOKEN: "s3cret" });
+  port = tcp.port;
 });
 afterAll(async () => {
-  if (server.exitCode === null) {
-    server.kill("SIGKILL");
-  }
+  await tcp.stop();
   await fixture.close();
 });
 
@@ -79,7 +61,7 @@ describe("turnloop --headless --port N", () => {
     expect((await other.request("connect", { token: "s3cret" })).result).toMatchObject({
       ok: true,
     });
-    expect(server.exitCode).toBe(null);
+    expect(tcp.process.exitCode).toBe(null);
   });
 
   test("our SDK over TCP: a custom tool turn, then shutdown ends the server", async () => {
@@ -112,11 +94,11 @@ describe("turnloop --headless --port N", () => {
     );
     // A client of a server it did not start leaves it running on stop.
     await client.stop();
-    expect(server.exitCode).toBe(null);
+    expect(tcp.process.exitCode).toBe(null);
     const { peer } = await rawConnection();
     await peer.request("connect", { token: "s3cret" });
     const shutdown = await peer.request("runtime.shutdown", {});
     expect(shutdown.result).toBe(null);
-    expect(await exited).toBe(0);
+    expect(await tcp.exited).toBe(0);
   });
 });

@@ -1,0 +1,166 @@
+/**
+ * The apps attached to one served session: the connection that created it and every connection
+ * that resumed it since, each with what it registered. As with the Copilot CLI (the SDK's
+ * multi-client broadcast pattern, `_handleBroadcastEvent` in `@github/copilot-sdk`'s session.js):
+ * - every attached app receives every event, so `external_tool.requested` reaches the app that
+ *   registered that tool and `permission.requested` the apps with a permission handler; the first
+ *   answer counts, later ones get `success: false` and hang nothing;
+ * - the custom tools offered are the union of the apps' tools (the first registration of a name
+ *   kept); an app that detaches or disconnects takes its tools with it;
+ * - the session asks for permission when any app registered a handler; hooks and user-input
+ *   requests go to the latest attached app that registered them;
+ * - the session-wide settings (system message, tool filters, allow-all) are the latest attach's.
+ */
+
+import type {
+  EventInput,
+  HookType,
+  JsonObject,
+  JsonValue,
+  SessionEvent,
+} from "../events/events.js";
+import {
+  type HooksInvokeParams,
+  type HooksInvokeResult,
+  ServerToClient,
+} from "../protocol/copilot.js";
+import { createEnvelope } from "../session/envelope.js";
+import { type ClientLink, sendIdle } from "./client-link.js";
+import { HOOK_TIMEOUT_MS } from "./hooks.js";
+import type { ToolDeclarationParams } from "./params.js";
+import type { SessionConfig } from "./session-settings.js";
+
+export class SessionClients {
+  /** Attached apps in attach order (a re-attach keeps its place, with its new registrations). */
+  private readonly attached = new Map<ClientLink, SessionConfig>();
+  /** The app attached last, whose session-wide settings apply. */
+  private latest: ClientLink | undefined;
+
+  /** @param lastPersistedId the id of the session's last stored event, as it is opened. */
+  constructor(private lastPersistedId: string | null) {}
+
+  /** Attaches `link` with what it registered, or replaces its registrations. */
+  attach(link: ClientLink, config: SessionConfig): void {
+    this.attached.set(link, config);
+    this.latest = link;
+  }
+
+  /**
+   * Detaches `link` and its registrations.
+   * @returns whether any app is still attached.
+   */
+  remove(link: ClientLink): boolean {
+    this.attached.delete(link);
+    if (this.latest === link) {
+      this.latest = [...this.attached.keys()].at(-1);
+    }
+    return this.attached.size > 0;
+  }
+
+  has(link: ClientLink): boolean {
+    return this.attached.has(link);
+  }
+
+  /** How many apps are attached. */
+  get count(): number {
+    return this.attached.size;
+  }
+
+  /** Forgets every app (the session is closing). */
+  clear(): void {
+    this.attached.clear();
+    this.latest = undefined;
+  }
+
+  /** The app session-wide requests go to (`systemMessage` transforms): the latest attached. */
+  get primary(): ClientLink | undefined {
+    return this.latest;
+  }
+
+  /**
+   * The session's registrations as one app's: the latest attach's settings, the union of the
+   * custom tools, `requestPermission` / `requestUserInput` / `hooks` when any app asked.
+   */
+  config(): SessionConfig {
+    const latest = this.latest === undefined ? undefined : this.attached.get(this.latest);
+    const tools = new Map<string, ToolDeclarationParams>();
+    for (const config of this.attached.values()) {
+      for (const tool of config.tools ?? []) {
+        if (!tools.has(tool.name)) {
+          tools.set(tool.name, tool);
+        }
+      }
+    }
+    const any = (flag: "requestPermission" | "requestUserInput" | "hooks") =>
+      [...this.attached.values()].some((config) => config[flag] === true);
+    return {
+      ...latest,
+      tools: [...tools.values()],
+      requestPermission: any("requestPermission"),
+      requestUserInput: any("requestUserInput"),
+      hooks: any("hooks"),
+    };
+  }
+
+  /** The latest attached app that registered `flag` (hooks, a user-input handler). */
+  registeredFor(flag: "hooks" | "requestUserInput"): ClientLink | undefined {
+    const links = [...this.attached.entries()].filter(([, config]) => config[flag] === true);
+    const latest = links.find(([link]) => link === this.latest);
+    return (latest ?? links.at(-1))?.[0];
+  }
+
+  /**
+   * Sends `wire` (an event as the wire shows it) to every attached app; deltas only to the apps
+   * that asked for streaming (`streaming` not false).
+   */
+  notify(sessionId: string, event: SessionEvent, wire: object): void {
+    if (event.ephemeral !== true) {
+      this.lastPersistedId = event.id;
+    }
+    const delta =
+      event.type === "assistant.message_delta" || event.type === "assistant.reasoning_delta";
+    for (const [link, config] of this.attached) {
+      if (!delta || config.streaming !== false) {
+        link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
+      }
+    }
+  }
+
+  /**
+   * Sends `input` to every attached app as an ephemeral event (`ephemeral: true`, `parentId` the
+   * last stored event's), never stored: `session.log {ephemeral: true}` (the SDK's `LogRequest`:
+   * "not persisted to the session event log on disk").
+   * @returns the event sent.
+   */
+  announce(sessionId: string, input: EventInput): SessionEvent {
+    const event: SessionEvent = { ...createEnvelope(input, this.lastPersistedId), ephemeral: true };
+    this.notify(sessionId, event, event);
+    return event;
+  }
+
+  /** Tells every attached app that the session is idle (see {@link sendIdle}). */
+  sendIdle(sessionId: string, startTime: string, idle: SessionEvent): void {
+    for (const link of this.attached.keys()) {
+      sendIdle(link, sessionId, startTime, idle);
+    }
+  }
+
+  /**
+   * `hooks.invoke` to the latest attached app that registered hooks.
+   * @returns its `output`. @throws when no such app is attached, or it fails or times out.
+   */
+  async invokeHook(
+    sessionId: string,
+    hookType: HookType,
+    input: JsonObject,
+    signal: AbortSignal | undefined,
+  ): Promise<JsonValue | undefined> {
+    const link = this.registeredFor("hooks");
+    if (link === undefined) {
+      throw new Error("no app with hooks is connected");
+    }
+    const params: HooksInvokeParams = { sessionId, hookType, input };
+    const result = await link.request(ServerToClient.hooksInvoke, params, signal, HOOK_TIMEOUT_MS);
+    return (result as HooksInvokeResult | null)?.output;
+  }
+}
