@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest } from "../../src/sdk/index.js";
+import { CLI_PATH } from "../support/cli.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { type Fixture, startFixture } from "./support.js";
 
@@ -120,3 +122,49 @@ test("a sandbox policy turnloop does not know fails createSession, naming the po
     "Invalid params for session.create: ✖ the sandbox policies are read-only, workspace-write, danger-full-access → at sandbox",
   );
 });
+
+test.runIf(sandboxWorks)(
+  "the official @github/copilot-sdk: a server started with --sandbox confines, and its permission handler sees where the command runs",
+  async () => {
+    const client = new CopilotClient({
+      connection: RuntimeConnection.forStdio({
+        path: CLI_PATH,
+        env: fixture.env,
+        args: ["--sandbox", "workspace-write"],
+      }),
+      workingDirectory: fixture.cwd,
+    });
+    await client.start();
+    try {
+      const seen: unknown[] = [];
+      const session = await client.createSession({
+        onPermissionRequest: (request) => {
+          seen.push({ kind: request.kind, sandbox: (request as { sandbox?: unknown }).sandbox });
+          return { kind: "approve-once" };
+        },
+      });
+      const escaped = join(outside, "official.txt");
+      fixture.model.enqueue(
+        {
+          toolCalls: [
+            {
+              id: "call_o",
+              name: "bash",
+              arguments: JSON.stringify({ command: `echo x > ${escaped}` }),
+            },
+          ],
+        },
+        { text: "Tried." },
+      );
+      const reply = await session.sendAndWait({ prompt: "write it" });
+      expect(reply?.data.content).toBe("Tried.");
+      expect(seen).toEqual([
+        { kind: "shell", sandbox: { policy: "workspace-write", network: false } },
+      ]);
+      expect(existsSync(escaped)).toBe(false);
+      await session.disconnect();
+    } finally {
+      await client.stop();
+    }
+  },
+);
