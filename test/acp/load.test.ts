@@ -137,12 +137,20 @@ describe("case 25: session/load replays the whole conversation, then answers", (
         status: "completed",
         content: finalContent(live, "call_V1"),
       },
+      // The wire carries no images in tool results: the user is told, as live (issue 27 item 5).
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: text(
+          "\n⚠ openai-compatible:fake-model takes no images in tool results: the image from view (image/png) was not sent to it; the result tells it so.\n",
+        ),
+        messageId: "message-5",
+      },
       {
         sessionUpdate: "agent_message_chunk",
         content: text("it's an image"),
-        messageId: "message-5",
+        messageId: "message-6",
       },
-      { sessionUpdate: "user_message_chunk", content: text("third"), messageId: "message-6" },
+      { sessionUpdate: "user_message_chunk", content: text("third"), messageId: "message-7" },
       {
         sessionUpdate: "tool_call",
         toolCallId: "call_S1",
