@@ -1,5 +1,6 @@
 import { Readable, Writable } from "node:stream";
 import { errorMessage } from "../events/errors.js";
+import { batchedOutput } from "../protocol/batched-output.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
@@ -31,8 +32,10 @@ export async function runAcpCommand(
     return new SessionHost({ home: turnloopHome(env), env, config });
   };
   const agent = new TurnloopAcpAgent({ settings: { config, env }, openHost, log });
+  // Notifications written in one turn of the event loop leave in one write (batched-output.ts).
+  const output = batchedOutput(process.stdout);
   const stream = acpByteStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Writable.toWeb(output) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
     {
       log,
@@ -43,6 +46,8 @@ export async function runAcpCommand(
   const connection = agent.app.connect(stream);
   await connection.closed;
   await agent.shutdown();
+  // The last answers may still wait for their turn to be written.
+  await new Promise<void>((resolve) => output.end(() => resolve()));
   return 0;
 }
 
