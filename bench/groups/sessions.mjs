@@ -158,7 +158,7 @@ export async function benchMemory(context) {
 
 // ------------------------------------------------------------------------------- headless
 
-/** Figure 7d: 100 concurrent sessions in one `--headless --stdio` server, per-turn overhead p99. */
+/** Figure 7d: concurrent sessions (1,000 in full mode) in one `--headless --stdio` server, per-turn overhead p99. */
 export async function benchHeadless(context) {
   const { settings } = context;
   const model = await startFakeModelWorker({
