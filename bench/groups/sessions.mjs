@@ -174,6 +174,8 @@ export async function benchHeadless(context) {
       model: BENCH_MODEL,
       prompt: BENCH_PROMPT,
       sessions: settings.headlessSessions,
+      // 1,000 sessions on a loaded 2-core machine take minutes, not the default 2.
+      timeoutMilliseconds: 600_000,
     });
     if (!result.available) {
       context.rows.push({
