@@ -45,8 +45,8 @@ export const MODES = {
     resumeRuns: 5,
     memoryTurns: 1_000,
     acpRuns: 10,
-    headlessSessions: 100,
-    headlessToolTurns: 5,
+    headlessSessions: 1_000,
+    headlessToolTurns: 2,
     importRuns: 3,
     layerDeltas: 10_000,
     layerRounds: 3,
@@ -139,6 +139,11 @@ export function p10ToP90(values) {
 /** @param {number} limit @returns {Row["target"]} */
 export function atMost(limit, text) {
   return { text, met: (value) => value <= limit };
+}
+
+/** A target of at most `times` × the row's floor (issue 26 states start-up targets as ratios). */
+export function atMostTimesFloor(times, text) {
+  return { text, met: (value, floor) => value <= times * floor };
 }
 
 /**

@@ -92,8 +92,9 @@ class BoundedLines {
       newline = chunk.indexOf(NEWLINE, start);
     }
     if (start < chunk.length) {
-      // Copied: the reader may reuse its buffer for the next chunk.
-      this.addToLine(chunk.slice(start));
+      // A view, not a copy (issue 27: a 50 MB line was held twice): a chunk read from a
+      // ReadableStream belongs to its reader, and Node's stdin hands each read a new buffer.
+      this.addToLine(chunk.subarray(start));
     }
   }
 

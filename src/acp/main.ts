@@ -1,6 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage } from "../events/errors.js";
+import { batchedOutput } from "../protocol/batched-output.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
@@ -66,8 +67,10 @@ function messageLimit(env: NodeJS.ProcessEnv): number | undefined {
 /** Serves `agent` on stdin/stdout until stdin closes. @returns 0. */
 async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
   keepStdoutForProtocol();
+  // Notifications written in one turn of the event loop leave in one write (batched-output.ts).
+  const output = batchedOutput(process.stdout);
   const stream = acpByteStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Writable.toWeb(output) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
     {
       log,
@@ -78,6 +81,8 @@ async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
   const connection = agent.app.connect(stream);
   await connection.closed;
   await agent.shutdown();
+  // The last answers may still wait for their turn to be written.
+  await new Promise<void>((resolve) => output.end(() => resolve()));
   return 0;
 }
 

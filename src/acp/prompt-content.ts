@@ -41,7 +41,8 @@ export function promptContent(blocks: readonly acp.ContentBlock[]): PromptConten
       parts.push(part);
     }
   }
-  return { text: parts.join("\n\n"), images };
+  // One block is the common case; `join` would copy it (a 50 MB prompt, issue 27).
+  return { text: parts.length === 1 ? (parts[0] ?? "") : parts.join("\n\n"), images };
 }
 
 function imageOf(block: acp.ContentBlock): PromptImage | undefined {

@@ -18,6 +18,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
+import { batchedOutput } from "../protocol/batched-output.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
@@ -81,7 +82,8 @@ async function serveStdio(context: ServerContext, stopped: Promise<void>): Promi
   for (const name of ["log", "info", "debug", "warn"] as const) {
     console[name] = (...values: unknown[]) => console.error(...values);
   }
-  const connection = openConnection(context, process.stdin, process.stdout, () =>
+  // Messages written in one turn of the event loop leave in one write (batched-output.ts).
+  const connection = openConnection(context, process.stdin, batchedOutput(process.stdout), () =>
     process.stdin.destroy(),
   );
   await Promise.race([connection.closed, stopped]);

@@ -30,16 +30,21 @@ export function createEnvelope(
   parentId: string | null,
   now?: Date,
 ): SessionEvent {
-  const ephemeral = isEphemeral(input.type);
-  // One object literal per event: this runs for every streamed delta.
-  const envelope: SessionEvent = {
+  if (isEphemeral(input.type)) {
+    // One literal of one shape: this runs for every streamed delta.
+    return {
+      type: input.type,
+      data: input.data,
+      id: `${EPHEMERAL_ID_PREFIX}${++ephemeralCount}`,
+      timestamp: now === undefined ? currentTimestamp() : now.toISOString(),
+      parentId,
+      ephemeral: true,
+    } as SessionEvent;
+  }
+  return {
     ...input,
-    id: ephemeral ? `${EPHEMERAL_ID_PREFIX}${++ephemeralCount}` : randomUUID(),
+    id: randomUUID(),
     timestamp: now === undefined ? currentTimestamp() : now.toISOString(),
     parentId,
   };
-  if (ephemeral) {
-    envelope.ephemeral = true;
-  }
-  return envelope;
 }

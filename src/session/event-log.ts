@@ -288,19 +288,22 @@ export class EventLog {
     }
     this.#assertWritable();
     const line = serializeEvent(event);
-    const bytes = Buffer.from(line, "utf8");
     const sizeBefore = this.#size;
+    let written = 0;
     try {
-      let written = 0;
-      while (written < bytes.length) {
-        written += writeSync(this.#handle.fd, bytes, written, bytes.length - written);
+      for (const piece of linePieces(line)) {
+        const bytes = Buffer.from(piece, "utf8");
+        for (let offset = 0; offset < bytes.length; ) {
+          offset += writeSync(this.#handle.fd, bytes, offset, bytes.length - offset);
+        }
+        written += bytes.length;
       }
     } catch (error) {
       this.#undoPartialWrite(sizeBefore, error);
       throw error;
     }
-    this.#size = sizeBefore + bytes.length;
-    return bytes.length;
+    this.#size = sizeBefore + written;
+    return written;
   }
 
   /**
@@ -348,5 +351,29 @@ export class EventLog {
     } catch {
       this.#broken = writeError instanceof Error ? writeError : new Error(String(writeError));
     }
+  }
+}
+
+/** UTF-16 code units of a line encoded at a time by {@link EventLog.append}. */
+const PIECE_LENGTH = 1_048_576;
+
+/**
+ * `line` in pieces of at most {@link PIECE_LENGTH} code units, never splitting a surrogate pair,
+ * so that a 50 MB line is never held encoded whole beside its text (issue 27).
+ */
+function* linePieces(line: string): Generator<string> {
+  if (line.length <= PIECE_LENGTH) {
+    yield line;
+    return;
+  }
+  let start = 0;
+  while (start < line.length) {
+    let end = Math.min(start + PIECE_LENGTH, line.length);
+    const last = line.charCodeAt(end - 1);
+    if (end < line.length && last >= 0xd800 && last <= 0xdbff) {
+      end -= 1;
+    }
+    yield line.slice(start, end);
+    start = end;
   }
 }

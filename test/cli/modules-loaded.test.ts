@@ -125,6 +125,25 @@ describe("modules loaded before they are needed (issue 26)", () => {
     ]);
   });
 
+  test("--version loads nothing but the entry point; --help loads the argument parser (so the check can fail)", async () => {
+    const version = await runCli(["--version"], {
+      cwd: directory,
+      env: environment("openai-chat:gpt-4.1"),
+    });
+    const atVersion = modulesLoaded().filter((url) => !url.startsWith("node:"));
+    expect({ code: version.code, stdout: version.stdout, loaded: atVersion }).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+      loaded: ["src/cli/main.ts"],
+    });
+    const help = await runCli(["--help"], {
+      cwd: directory,
+      env: environment("openai-chat:gpt-4.1"),
+    });
+    expect(help.code).toBe(0);
+    expect(modulesLoaded()).toContain("src/cli/arguments.ts");
+  });
+
   test("acp answers initialize before the session stack loads, and loads it for session/new", async () => {
     const agent = spawn(process.execPath, [CLI_PATH, "acp"], {
       cwd: directory,

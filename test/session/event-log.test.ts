@@ -229,6 +229,26 @@ describe("EventLog", () => {
     expect(await readLines(path)).toEqual([...events, next]);
   });
 
+  it("appends a line of several MiB whole, with a character of two UTF-16 units at every place", async () => {
+    const events = goldenEvents();
+    const path = await writeLog(toJsonl(events));
+    const { log } = await EventLog.open(path, { create: false });
+    // The line is written 1 MiB of text at a time: with "😀" (a surrogate pair) repeated across
+    // the cuts, and the repeat shifted by one unit, one of the two lines has a pair at each cut.
+    const appended = [0, 1].map((shift) =>
+      createEnvelope(userMessage(`${"a".repeat(shift)}${"😀".repeat(1_500_000)}`), null),
+    );
+    let bytes = 0;
+    for (const event of appended) {
+      bytes += log.append(event);
+    }
+    await log.close();
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(await readFile(path));
+    expect(await readLines(path)).toEqual([...events, ...appended]);
+    expect(bytes).toBe(Buffer.byteLength(appended.map((event) => serializeEvent(event)).join("")));
+    expect(text.length).toBeGreaterThan(6_000_000);
+  });
+
   it("keeps damaged middle lines untouched and appends after them", async () => {
     const events = goldenEvents();
     const original = Buffer.concat([toJsonl(events.slice(0, 2)), Buffer.from("garbage\n")]);

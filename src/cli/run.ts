@@ -1,0 +1,211 @@
+/**
+ * Every command but a lone `--version` (main.ts answers that one without loading this module):
+ * parses the command line and runs the command, loading its modules when it needs them.
+ */
+
+import { setFlagsFromString } from "node:v8";
+import type { RunConfig } from "../session/run-config.js";
+import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
+
+// Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
+// process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
+// baseline compiler alone is plenty for model streams. Must run before the first fetch.
+setFlagsFromString("--liftoff-only");
+
+// The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+/**
+ * Runs the `turnloop` command given by `argv` (the arguments after the script); `version` is
+ * printed for `--version`. Heavy modules load only for the command that needs them.
+ * @returns the process exit code (64 for a usage error).
+ */
+export async function runCommand(argv: readonly string[], version: string): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv, process.cwd());
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`turnloop: ${error.message}\n`);
+      return 64;
+    }
+    throw error;
+  }
+  switch (command.kind) {
+    case "help":
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case "version":
+      process.stdout.write(`${version}\n`);
+      return 0;
+    case "prompt":
+    case "interactive":
+    case "acp":
+    case "server":
+    case "sessions-compact":
+      return runFace(command);
+    default:
+      return runSessionsTool(command);
+  }
+}
+
+/** The commands that run a session under a run config (a bad config file exits 64). */
+type FaceCommand = Extract<
+  Command,
+  { kind: "prompt" | "interactive" | "acp" | "server" | "sessions-compact" }
+>;
+
+/** Runs a face: its run config and its module load side by side; a bad config exits 64. */
+async function runFace(command: FaceCommand): Promise<number> {
+  const configuring = configure(command.options);
+  // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
+  configuring.catch(() => undefined);
+  const run = await faceRunner(command);
+  const configured = await configuring;
+  if (configured.ok) {
+    return run(configured.config, configured.env);
+  }
+  if (command.kind === "acp") {
+    // An editor shows only "agent crashed" for an agent that exits before `initialize`.
+    const { runAcpWithoutConfig } = await import("../acp/main.js");
+    return runAcpWithoutConfig(configured.message, process.env);
+  }
+  return 64;
+}
+
+/** Loads `command`'s face and gives the call that runs it under a run config. */
+async function faceRunner(
+  command: FaceCommand,
+): Promise<(config: RunConfig, env: NodeJS.ProcessEnv) => Promise<number>> {
+  const { stdin, stdout, stderr } = process;
+  switch (command.kind) {
+    case "prompt": {
+      const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
+        import("./prompt-command.js"),
+        import("../session/paths.js"),
+      ]);
+      return (config, env) =>
+        runPromptCommand(command.options, {
+          config,
+          stdout,
+          stderr,
+          env,
+          home: turnloopHome(process.env),
+          interactive: stderr.isTTY === true,
+          stdinIsTerminal: stdin.isTTY === true,
+          stdin,
+          stdoutIsTerminal: stdout.isTTY === true,
+        });
+    }
+    case "interactive": {
+      const [{ runInteractiveCommand }, { turnloopHome }] = await Promise.all([
+        import("./interactive/run.js"),
+        import("../session/paths.js"),
+      ]);
+      return (config, env) =>
+        runInteractiveCommand(command.options, {
+          config,
+          stdin,
+          stdout,
+          stderr,
+          env,
+          home: turnloopHome(process.env),
+        });
+    }
+    case "acp": {
+      const { runAcpCommand } = await import("../acp/main.js");
+      return runAcpCommand;
+    }
+    case "server": {
+      const { runServerCommand } = await import("../server/main.js");
+      return (config, env) => runServerCommand(command.options.transport, config, env);
+    }
+    case "sessions-compact": {
+      const { runCompactCommand } = await import("./compact-command.js");
+      return (config, env) => runCompactCommand(command, { config, stdout, stderr, env });
+    }
+  }
+}
+
+/** `config`, `sessions …` and `mcp …`: commands that read or change what is stored. */
+async function runSessionsTool(
+  command: Exclude<Command, FaceCommand | { kind: "help" | "version" }>,
+): Promise<number> {
+  switch (command.kind) {
+    case "config": {
+      const { runConfigCommand } = await import("./config-command.js");
+      return runConfigCommand(command.options, command.json, process.env, process.stdout);
+    }
+    case "sessions-list":
+    case "sessions-show":
+    case "sessions-delete": {
+      const { runSessionsCommand } = await import("./sessions-command.js");
+      return runSessionsCommand(command, { stdout: process.stdout, stderr: process.stderr });
+    }
+    case "sessions-view":
+    case "sessions-export": {
+      const { runSessionsView, runSessionsExport } = await import("./session-view/command.js");
+      const io = {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+        cwd: process.cwd(),
+        platform: process.platform,
+      };
+      return command.kind === "sessions-view"
+        ? runSessionsView(command, io)
+        : runSessionsExport(command, io);
+    }
+    case "sessions-export-log":
+    case "sessions-import": {
+      const { runSessionsTransfer } = await import("./sessions-transfer.js");
+      return runSessionsTransfer(command, {
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+        cwd: process.cwd(),
+      });
+    }
+    case "mcp-list":
+    case "mcp-trust": {
+      const { runMcpCommand } = await import("./mcp-command.js");
+      return runMcpCommand(command, { stdout: process.stdout, stderr: process.stderr });
+    }
+  }
+}
+
+/** Resolves a face's run config; reports a bad file and unknown keys on stderr. */
+async function configure(
+  options: FaceOptions,
+): Promise<
+  { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
+> {
+  const { configuredFace } = await import("../session/face-config.js");
+  const configured = configuredFace(options, process.env);
+  if (!configured.ok) {
+    process.stderr.write(`turnloop: ${configured.message}\n`);
+    return { ok: false, message: configured.message };
+  }
+  // A sandbox asked for where bubblewrap cannot run is an error, never silently unconfined.
+  const sandbox = await sandboxCheck(configured.config);
+  if (sandbox !== undefined && "error" in sandbox) {
+    process.stderr.write(`turnloop: ${sandbox.error}\n`);
+    return { ok: false, message: sandbox.error };
+  }
+  const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
+  for (const warning of warnings) {
+    process.stderr.write(`turnloop: warning: ${warning}\n`);
+  }
+  return configured;
+}
+
+/** What bubblewrap's absence means for `config` (sandbox-setup.ts), loaded only when it matters. */
+async function sandboxCheck(config: RunConfig) {
+  const { sandboxWanted } = await import("../session/run-config.js");
+  if (!sandboxWanted(config)) {
+    return undefined;
+  }
+  const { sandboxProblem } = await import("../session/sandbox-setup.js");
+  return sandboxProblem(config, process.env);
+}
