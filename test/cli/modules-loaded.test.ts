@@ -5,9 +5,16 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { PRODUCER_VERSION } from "../../src/session/version.js";
 import { CLI_PATH, cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
 
 /**
  * Issue 26: nothing is loaded before it is needed. The built CLI runs with a recorder of every
@@ -133,9 +140,12 @@ describe("modules loaded before they are needed (issue 26)", () => {
     const atVersion = modulesLoaded().filter((url) => !url.startsWith("node:"));
     expect({ code: version.code, stdout: version.stdout, loaded: atVersion }).toEqual({
       code: 0,
-      stdout: "0.1.0\n",
+      stdout: `${PACKAGE_VERSION}\n`,
       loaded: ["src/cli/main.ts"],
     });
+    // The entry point's copy of the version (kept there so nothing else loads) is the package's,
+    // as is the one the faces announce.
+    expect(PRODUCER_VERSION).toBe(PACKAGE_VERSION);
     const help = await runCli(["--help"], {
       cwd: directory,
       env: environment("openai-chat:gpt-4.1"),
