@@ -323,6 +323,18 @@ export interface SessionEventData {
   "pending_messages.modified": Record<string, never>;
   /** A note for the timeline (an SDK app's `session.log`, level `info`; Copilot's fields). */
   "session.info": { infoType: string; message: string; url?: string; tip?: string };
+  /**
+   * The conversation was rewound (an SDK app's `session.history.truncate` or `.rewind`; Copilot's
+   * event and fields, which turnloop keeps on disk): the persisted events from `upToEventId`
+   * (included) up to this one are no longer part of the conversation, `eventsRemoved` of them.
+   * They stay in the log; every fold skips them (`src/session/rewind.ts`).
+   */
+  "session.snapshot_rewind": { upToEventId: string; eventsRemoved: number };
+  /**
+   * The session's name was set (an SDK app's `session.name.set` or `sessions.fork {name}`;
+   * Copilot's event and field, which turnloop keeps on disk so that the name survives resume).
+   */
+  "session.title_changed": { title: string };
 }
 
 export type SessionEventType = keyof SessionEventData;

@@ -5,6 +5,14 @@
 
 import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
+import {
+  forkMethod,
+  listRewindPointsMethod,
+  previewRewindMethod,
+  rewindMethod,
+  truncateMethod,
+} from "./history-methods.js";
+import { nameGetMethod, nameSetAutoMethod, nameSetMethod } from "./name-methods.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
 import { listedModels } from "./server-model.js";
 import {
@@ -30,8 +38,6 @@ import {
   agentListMethod,
   logMethod,
   metadataMethod,
-  nameGetMethod,
-  nameSetMethod,
   planReadMethod,
   sessionShutdownMethod,
   toolsListMethod,
@@ -127,6 +133,11 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.model.setReasoningEffort": effortSetMethod,
   "session.model.list": sessionModelsMethod,
   "session.history.compact": historyCompactMethod,
+  "session.history.truncate": truncateMethod,
+  "session.history.rewind": rewindMethod,
+  "session.history.listRewindPoints": listRewindPointsMethod,
+  "session.history.previewRewind": previewRewindMethod,
+  "sessions.fork": forkMethod,
   "session.tools.handlePendingToolCall": toolAnswerMethod,
   "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,
   // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.
@@ -140,6 +151,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "tools.list": toolsListMethod,
   "session.name.get": nameGetMethod,
   "session.name.set": nameSetMethod,
+  "session.name.setAuto": nameSetAutoMethod,
   "session.usage.getMetrics": usageMethod,
   "session.plan.read": planReadMethod,
   "session.workspaces.getWorkspace": workspaceMethod,

@@ -31,7 +31,6 @@ const OUT_OF_SCOPE: ReadonlyArray<[prefix: string, reason: string]> = [
   ["session.telemetry.", "telemetry to GitHub is out of scope"],
   ["llmInference.", "in-process model requests (requestHandler, FFI) are out of scope"],
   ["sessionFs.", "an app-provided session file system is out of scope: sessions live on disk"],
-  ["sessions.fork", "forking a session is not supported by turnloop yet"],
   ["session.workspaces.", "workspace files besides getWorkspace are not supported by turnloop"],
   [
     "session.plan.",
