@@ -335,6 +335,13 @@ export interface SessionEventData {
    * Copilot's event and field, which turnloop keeps on disk so that the name survives resume).
    */
   "session.title_changed": { title: string };
+  /**
+   * An SDK app replaced the session's grants (`session.permissions.resetSessionApprovals`,
+   * `modifyRules`): `allow` and `deny` are the session's grant rules from now on (turnloop's rule
+   * texts, e.g. `bash(git status)`), in place of those of earlier "always" answers. A later
+   * "always" answer adds to them.
+   */
+  "session.grants_changed": { allow: string[]; deny: string[] };
 }
 
 export type SessionEventType = keyof SessionEventData;

@@ -5,6 +5,7 @@
 
 import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
+import { modifyRulesMethod, resetApprovalsMethod } from "./grant-methods.js";
 import {
   forkMethod,
   listRewindPointsMethod,
@@ -12,6 +13,7 @@ import {
   rewindMethod,
   truncateMethod,
 } from "./history-methods.js";
+import { isProcessingMethod, snapshotMethod } from "./metadata-methods.js";
 import { nameGetMethod, nameSetAutoMethod, nameSetMethod } from "./name-methods.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
 import { listedModels } from "./server-model.js";
@@ -140,6 +142,8 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "sessions.fork": forkMethod,
   "session.tools.handlePendingToolCall": toolAnswerMethod,
   "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,
+  "session.permissions.resetSessionApprovals": resetApprovalsMethod,
+  "session.permissions.modifyRules": modifyRulesMethod,
   // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.
   "session.options.update": acceptedMethod,
   "session.eventLog.registerInterest": acceptedMethod,
@@ -152,6 +156,8 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.name.get": nameGetMethod,
   "session.name.set": nameSetMethod,
   "session.name.setAuto": nameSetAutoMethod,
+  "session.metadata.snapshot": snapshotMethod,
+  "session.metadata.isProcessing": isProcessingMethod,
   "session.usage.getMetrics": usageMethod,
   "session.plan.read": planReadMethod,
   "session.workspaces.getWorkspace": workspaceMethod,

@@ -87,6 +87,7 @@ const KNOWN_EVENT_TYPES = {
   "session.warning": true,
   "session.snapshot_rewind": true,
   "session.title_changed": true,
+  "session.grants_changed": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {

@@ -1,7 +1,7 @@
 /**
  * A session's grants: the rules of its "always" answers (`permission.completed` with scope
  * `session`), folded from its log so that they survive resume (`/permissions` lists them, an SDK
- * app's `session.permissions.resetSessionApprovals` clears them).
+ * app's `session.permissions.resetSessionApprovals` and `modifyRules` replace them).
  */
 
 import type { SessionEvent } from "../events/events.js";
@@ -11,8 +11,17 @@ export class SessionGrants {
   readonly allow: PermissionRule[] = [];
   readonly deny: PermissionRule[] = [];
 
-  /** Records the rule of `event` when it is a session-scoped allow or deny with a rule. */
+  /**
+   * Records the rule of `event` when it is a session-scoped allow or deny with a rule; takes the
+   * rules of a `session.grants_changed` in place of the ones before.
+   */
   record(event: SessionEvent): void {
+    if (event.type === "session.grants_changed") {
+      this.clear();
+      this.allow.push(...parsedRules(event.data.allow));
+      this.deny.push(...parsedRules(event.data.deny));
+      return;
+    }
     if (event.type !== "permission.completed" || event.data.scope !== "session") {
       return;
     }
@@ -32,4 +41,15 @@ export class SessionGrants {
     this.allow.length = 0;
     this.deny.length = 0;
   }
+}
+
+/** The rules of `texts` that parse; a damaged rule in the log grants nothing. */
+function parsedRules(texts: readonly string[]): PermissionRule[] {
+  return texts.flatMap((text) => {
+    try {
+      return [parseRule(text)];
+    } catch {
+      return [];
+    }
+  });
 }

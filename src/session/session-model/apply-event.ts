@@ -63,6 +63,7 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     // A whole-log reader folds the events `conversationEvents` (rewind.ts) leaves.
     case "session.snapshot_rewind":
     case "session.title_changed":
+    case "session.grants_changed":
       return NONE;
     default: {
       const unhandled: never = event;
