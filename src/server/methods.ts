@@ -13,6 +13,12 @@ import {
   rewindMethod,
   truncateMethod,
 } from "./history-methods.js";
+import {
+  mcpDisableMethod,
+  mcpEnableMethod,
+  mcpListMethod,
+  mcpRestartMethod,
+} from "./mcp-methods.js";
 import { isProcessingMethod, snapshotMethod } from "./metadata-methods.js";
 import { nameGetMethod, nameSetAutoMethod, nameSetMethod } from "./name-methods.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
@@ -158,6 +164,10 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.name.setAuto": nameSetAutoMethod,
   "session.metadata.snapshot": snapshotMethod,
   "session.metadata.isProcessing": isProcessingMethod,
+  "session.mcp.list": mcpListMethod,
+  "session.mcp.enable": mcpEnableMethod,
+  "session.mcp.disable": mcpDisableMethod,
+  "session.mcp.restartServer": mcpRestartMethod,
   "session.usage.getMetrics": usageMethod,
   "session.plan.read": planReadMethod,
   "session.workspaces.getWorkspace": workspaceMethod,
