@@ -11,6 +11,7 @@ import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
 import { ErrorCode } from "../protocol/copilot.js";
 import { SESSION_ID_PATTERN } from "../session/paths.js";
+import { infiniteSessionsSchema } from "./infinite-sessions.js";
 
 const jsonObject = z.record(z.string(), z.json());
 
@@ -95,6 +96,8 @@ const sessionConfigShape = {
   mode: modeSchema.optional(),
   /** Copilot SDK `SessionConfig.mcpServers`: servers by name, checked one by one when started. */
   mcpServers: z.record(z.string(), z.unknown()).optional(),
+  /** Copilot SDK `SessionConfig.infiniteSessions`: the compaction threshold (infinite-sessions.ts). */
+  infiniteSessions: infiniteSessionsSchema.optional(),
 };
 
 export const createParams = z.looseObject({

@@ -11,6 +11,7 @@ import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { ClientLink } from "./client-link.js";
+import { compactionSettings } from "./infinite-sessions.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
 import { inCopilotWords } from "./result-wording.js";
@@ -35,6 +36,7 @@ export type SessionConfig = Pick<
   | "availableTools"
   | "excludedTools"
   | "clientName"
+  | "infiniteSessions"
 >;
 
 /** Said to the model in `plan` and `shell` mode, after the system prompt. */
@@ -196,6 +198,7 @@ export async function promptSettings(
     authorize: request.authorize,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,
+    ...compactionSettings(config.infiniteSessions),
     rewordResult: (outcome) => inCopilotWords(outcome, overridden),
   };
 }
