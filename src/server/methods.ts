@@ -4,6 +4,7 @@
  */
 
 import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
+import { commandsInvokeMethod, commandsListMethod } from "./command-methods.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
 import { modifyRulesMethod, resetApprovalsMethod } from "./grant-methods.js";
 import {
@@ -165,6 +166,8 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.metadata.snapshot": snapshotMethod,
   "session.metadata.isProcessing": isProcessingMethod,
   "session.mcp.list": mcpListMethod,
+  "session.commands.list": commandsListMethod,
+  "session.commands.invoke": commandsInvokeMethod,
   "session.mcp.enable": mcpEnableMethod,
   "session.mcp.disable": mcpDisableMethod,
   "session.mcp.restartServer": mcpRestartMethod,
