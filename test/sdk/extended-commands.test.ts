@@ -1,27 +1,17 @@
-import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Fixture, startCopilotClient, startFixture } from "./support.js";
+import { approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { describe, expect, test } from "vitest";
+import { useCopilotClient } from "./extended-support.js";
 
 /**
  * Issue 25, extended: `session.commands.list` / `invoke` over turnloop's slash commands, driven
  * through the official `@github/copilot-sdk` over the built CLI against the fake model.
  */
 
-let fixture: Fixture;
-let client: CopilotClient;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-  client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
-});
+const setup = useCopilotClient();
 
 describe("session.commands", () => {
   test("list names the commands an app can run; invoke runs them and reports as Copilot does", async () => {
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const session = await setup.client.createSession({ onPermissionRequest: approveAll });
     const { commands } = await session.rpc.commands.list();
     expect(commands.map((command) => command.name)).toEqual([
       "help",
@@ -50,7 +40,7 @@ describe("session.commands", () => {
 
     const events: SessionEvent[] = [];
     session.on((event: SessionEvent) => events.push(event));
-    fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    setup.fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
     await session.sendAndWait({ prompt: "first" });
     await session.sendAndWait({ prompt: "second" });
     expect(await session.rpc.commands.invoke({ name: "compact", input: "keep it short" })).toEqual({

@@ -1,11 +1,6 @@
-import {
-  approveAll,
-  type CopilotClient,
-  type CopilotSession,
-  type SessionEvent,
-} from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Fixture, startCopilotClient, startFixture } from "./support.js";
+import { approveAll, type CopilotSession, type SessionEvent } from "@github/copilot-sdk";
+import { describe, expect, test } from "vitest";
+import { useCopilotClient } from "./extended-support.js";
 
 /**
  * Issue 25, extended: `infiniteSessions` thresholds feed turnloop's compaction, driven through
@@ -14,26 +9,15 @@ import { type Fixture, startCopilotClient, startFixture } from "./support.js";
  */
 
 const WINDOW = 8_000;
-let fixture: Fixture;
-let client: CopilotClient;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-  fixture.env.TURNLOOP_CONTEXT_WINDOW = String(WINDOW);
-  client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
-});
+const setup = useCopilotClient({ TURNLOOP_CONTEXT_WINDOW: String(WINDOW) });
 
 /** Two prompts; the first reply reports `inputTokens`; `[type, trigger]` of the compaction events. */
 async function twoPrompts(session: CopilotSession, inputTokens: number, compacts: boolean) {
   const events: SessionEvent[] = [];
   session.on((event: SessionEvent) => events.push(event));
-  fixture.model.enqueue({ text: "one", usage: { input: inputTokens, output: 100 } });
+  setup.fixture.model.enqueue({ text: "one", usage: { input: inputTokens, output: 100 } });
   await session.sendAndWait({ prompt: "first" });
-  fixture.model.enqueue(...(compacts ? [{ text: "Task: count." }] : []), { text: "two" });
+  setup.fixture.model.enqueue(...(compacts ? [{ text: "Task: count." }] : []), { text: "two" });
   const reply = await session.sendAndWait({ prompt: "second" });
   expect(reply?.data.content).toBe("two");
   await session.disconnect();
@@ -52,7 +36,7 @@ async function twoPrompts(session: CopilotSession, inputTokens: number, compacts
 
 describe("infiniteSessions", () => {
   test("backgroundCompactionThreshold compacts below turnloop's 80 %; enabled: false does not compact above it", async () => {
-    const early = await client.createSession({
+    const early = await setup.client.createSession({
       onPermissionRequest: approveAll,
       infiniteSessions: { backgroundCompactionThreshold: 0.3 },
     });
@@ -61,16 +45,16 @@ describe("infiniteSessions", () => {
       ["session.compaction_complete", "threshold", false],
     ]);
 
-    const standard = await client.createSession({ onPermissionRequest: approveAll });
+    const standard = await setup.client.createSession({ onPermissionRequest: approveAll });
     expect(await twoPrompts(standard, 3_000, false)).toEqual([]);
 
-    const standardFull = await client.createSession({ onPermissionRequest: approveAll });
+    const standardFull = await setup.client.createSession({ onPermissionRequest: approveAll });
     expect(await twoPrompts(standardFull, 7_000, true)).toEqual([
       ["session.compaction_start", "threshold", WINDOW],
       ["session.compaction_complete", "threshold", false],
     ]);
 
-    const disabled = await client.createSession({
+    const disabled = await setup.client.createSession({
       onPermissionRequest: approveAll,
       infiniteSessions: { enabled: false },
     });

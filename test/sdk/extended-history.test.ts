@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Fixture, requestMessages, startCopilotClient, startFixture } from "./support.js";
+import { approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { describe, expect, test } from "vitest";
+import { useCopilotClient } from "./extended-support.js";
+import { requestMessages } from "./support.js";
 
 /**
  * Issue 25, extended: `session.history.truncate` / `rewind` / `listRewindPoints` /
@@ -10,21 +11,11 @@ import { type Fixture, requestMessages, startCopilotClient, startFixture } from 
  * built CLI against the fake model.
  */
 
-let fixture: Fixture;
-let client: CopilotClient;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-  client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
-});
+const setup = useCopilotClient();
 
 /** The user and assistant texts of the fake model's latest request, system prompt left out. */
 function lastConversation(): string[] {
-  return requestMessages(fixture.model, -1)
+  return requestMessages(setup.fixture.model, -1)
     .filter((message) => message.role !== "system")
     .map((message) => `${String(message.role)}: ${String(message.content)}`);
 }
@@ -35,7 +26,7 @@ async function converse(
   ...prompts: string[]
 ): Promise<void> {
   for (const prompt of prompts) {
-    fixture.model.enqueue({ text: `reply ${prompt}` });
+    setup.fixture.model.enqueue({ text: `reply ${prompt}` });
     await session.sendAndWait({ prompt });
   }
 }
@@ -52,7 +43,7 @@ function userMessageId(events: readonly SessionEvent[], content: string): string
 
 describe("session.history", () => {
   test("rewind and truncate drop the later events from the model's view, getMessages and a resume, keeping the log whole", async () => {
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const session = await setup.client.createSession({ onPermissionRequest: approveAll });
     await converse(session, "first", "second", "third");
     const before = await session.getEvents();
     const secondId = userMessageId(before, "second");
@@ -103,7 +94,7 @@ describe("session.history", () => {
     ]);
 
     // The log keeps every event: the rewind is an event appended after them.
-    const logPath = join(fixture.home, "session-state", session.sessionId, "events.jsonl");
+    const logPath = join(setup.fixture.home, "session-state", session.sessionId, "events.jsonl");
     const logged = (await readFile(logPath, "utf8")).trim().split("\n");
     expect(logged.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([
       ...before.map((event) => event.id),
@@ -130,7 +121,7 @@ describe("session.history", () => {
 
     // A resume folds the log the same way.
     await session.disconnect();
-    const resumed = await client.resumeSession(session.sessionId, {
+    const resumed = await setup.client.resumeSession(session.sessionId, {
       onPermissionRequest: approveAll,
     });
     await converse(resumed, "after resume");
@@ -146,12 +137,12 @@ describe("session.history", () => {
 
 describe("sessions.fork", () => {
   test("a fork holds the conversation before the event and its name; both sessions go on apart", async () => {
-    const source = await client.createSession({ onPermissionRequest: approveAll });
+    const source = await setup.client.createSession({ onPermissionRequest: approveAll });
     await converse(source, "first", "second");
     const sourceEvents = await source.getEvents();
     const secondId = userMessageId(sourceEvents, "second");
 
-    const fork = await client.rpc.sessions.fork({
+    const fork = await setup.client.rpc.sessions.fork({
       sessionId: source.sessionId,
       toEventId: secondId,
       name: "branch",
@@ -159,7 +150,7 @@ describe("sessions.fork", () => {
     expect(fork).toEqual({ sessionId: expect.any(String), name: "branch" });
     expect(fork.sessionId).not.toBe(source.sessionId);
 
-    const forked = await client.resumeSession(fork.sessionId, {
+    const forked = await setup.client.resumeSession(fork.sessionId, {
       onPermissionRequest: approveAll,
     });
     const cut = sourceEvents.findIndex((event) => event.id === secondId);
@@ -187,9 +178,9 @@ describe("sessions.fork", () => {
       "user: third",
     ]);
 
-    const whole = await client.rpc.sessions.fork({ sessionId: source.sessionId });
+    const whole = await setup.client.rpc.sessions.fork({ sessionId: source.sessionId });
     expect(whole).toEqual({ sessionId: expect.any(String) });
-    const wholeSession = await client.resumeSession(whole.sessionId, {
+    const wholeSession = await setup.client.resumeSession(whole.sessionId, {
       onPermissionRequest: approveAll,
     });
     const sourceNow = await source.getEvents();
@@ -198,7 +189,7 @@ describe("sessions.fork", () => {
       "session.resume",
     ]);
     await expect(
-      client.rpc.sessions.fork({ sessionId: source.sessionId, toEventId: "no-such-event" }),
+      setup.client.rpc.sessions.fork({ sessionId: source.sessionId, toEventId: "no-such-event" }),
     ).rejects.toThrow("sessions.fork: event no-such-event is not in the session's conversation");
     await Promise.all([forked.disconnect(), source.disconnect(), wholeSession.disconnect()]);
   });

@@ -1,7 +1,8 @@
-import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { describe, expect, test } from "vitest";
 import { stdioEntry } from "../support/mcp/servers.js";
-import { chatBody, type Fixture, startCopilotClient, startFixture } from "./support.js";
+import { useCopilotClient } from "./extended-support.js";
+import { chatBody } from "./support.js";
 
 /**
  * Issue 25, extended: `session.mcp.list` / `disable` / `enable` / `restartServer`, driven through
@@ -9,27 +10,20 @@ import { chatBody, type Fixture, startCopilotClient, startFixture } from "./supp
  * server.
  */
 
-let fixture: Fixture;
-let client: CopilotClient;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-  client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
-});
+const setup = useCopilotClient();
 
 describe("session.mcp", () => {
   test("list, disable, enable and restartServer change the servers and the tools offered; the app sees each status", async () => {
     const mcpServers = { files: { type: "local" as const, ...stdioEntry(), tools: ["echo"] } };
-    const session = await client.createSession({ onPermissionRequest: approveAll, mcpServers });
+    const session = await setup.client.createSession({
+      onPermissionRequest: approveAll,
+      mcpServers,
+    });
     const offered = async () => {
-      const from = fixture.model.requests.length;
-      fixture.model.enqueue({ text: "ok" });
+      const from = setup.fixture.model.requests.length;
+      setup.fixture.model.enqueue({ text: "ok" });
       await session.sendAndWait({ prompt: "which tools?" });
-      const tools = chatBody(fixture.model.requests[from]).tools ?? [];
+      const tools = chatBody(setup.fixture.model.requests[from]).tools ?? [];
       return tools.map((tool) => tool.function.name).filter((name) => name.startsWith("files"));
     };
     expect(await offered()).toEqual(["files__echo"]);
@@ -73,7 +67,7 @@ describe("session.mcp", () => {
     );
     await session.disconnect();
 
-    const without = await client.createSession({ onPermissionRequest: approveAll });
+    const without = await setup.client.createSession({ onPermissionRequest: approveAll });
     expect(await without.rpc.mcp.list()).toEqual({ servers: [] });
     await expect(without.rpc.mcp.enable({ serverName: "files" })).rejects.toThrow(
       "session.mcp.enable: session",

@@ -5,9 +5,10 @@ import {
   RuntimeConnection,
   type SessionEvent,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { type Fixture, MODEL, startCopilotClient, startFixture } from "./support.js";
+import { recordEvents, useCopilotClient } from "./extended-support.js";
+import { MODEL } from "./support.js";
 
 /**
  * Issue 25, extended: the session's grants (`session.permissions.resetSessionApprovals`,
@@ -15,23 +16,7 @@ import { type Fixture, MODEL, startCopilotClient, startFixture } from "./support
  * official `@github/copilot-sdk` over the built CLI against the fake model.
  */
 
-let fixture: Fixture;
-let client: CopilotClient;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-  client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
-});
-
-function record(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
-  return events;
-}
+const setup = useCopilotClient();
 
 /** The app's events of `types`, as `[type, data]`. */
 function only(events: readonly SessionEvent[], ...types: string[]): Array<[string, unknown]> {
@@ -42,8 +27,8 @@ describe("session.permissions grants", () => {
   test("resetSessionApprovals and modifyRules replace the session's grants, which a resume keeps", async () => {
     // Without --yolo, so that `bash` asks the app.
     const asking = new CopilotClient({
-      connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env }),
-      workingDirectory: fixture.cwd,
+      connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: setup.fixture.env }),
+      workingDirectory: setup.fixture.cwd,
     });
     await asking.start();
     try {
@@ -57,11 +42,11 @@ describe("session.permissions grants", () => {
       const echo = async (session: CopilotSession) => {
         calls += 1;
         const call = { id: `call_${calls}`, name: "bash", arguments: '{"command":"echo hi"}' };
-        fixture.model.enqueue({ toolCalls: [call] }, { text: "done" });
+        setup.fixture.model.enqueue({ toolCalls: [call] }, { text: "done" });
         await session.sendAndWait({ prompt: "echo" });
       };
       const session = await asking.createSession({ onPermissionRequest });
-      const events = record(session);
+      const events = recordEvents(session);
       await echo(session);
       await echo(session);
       expect(asked).toEqual(["shell approve-for-session"]);
@@ -111,8 +96,8 @@ describe("session.permissions grants", () => {
 
 describe("session.name", () => {
   test("set, setAuto and get; session.title_changed; the name survives resume", async () => {
-    const session = await client.createSession({ onPermissionRequest: approveAll });
-    const events = record(session);
+    const session = await setup.client.createSession({ onPermissionRequest: approveAll });
+    const events = recordEvents(session);
     expect(await session.rpc.name.get()).toEqual({ name: null });
     expect(await session.rpc.name.setAuto({ summary: "   " })).toEqual({ applied: false });
     expect(await session.rpc.name.setAuto({ summary: "  fixing the build " })).toEqual({
@@ -130,14 +115,14 @@ describe("session.name", () => {
     ]);
 
     await session.disconnect();
-    const resumed = await client.resumeSession(session.sessionId, {
+    const resumed = await setup.client.resumeSession(session.sessionId, {
       onPermissionRequest: approveAll,
     });
     expect(await resumed.rpc.name.get()).toEqual({ name: "release notes" });
     await resumed.disconnect();
 
-    const unnamed = await client.createSession({ onPermissionRequest: approveAll });
-    fixture.model.enqueue({ text: "hello" });
+    const unnamed = await setup.client.createSession({ onPermissionRequest: approveAll });
+    setup.fixture.model.enqueue({ text: "hello" });
     await unnamed.sendAndWait({ prompt: "say hello" });
     expect(await unnamed.rpc.name.get()).toEqual({ name: "say hello" });
     await unnamed.disconnect();
@@ -147,7 +132,7 @@ describe("session.name", () => {
 describe("session.metadata", () => {
   test("snapshot describes the session; isProcessing is true while a prompt runs", async () => {
     // Streaming, so that the fake model's reply holds at its gate.
-    const session = await client.createSession({
+    const session = await setup.client.createSession({
       onPermissionRequest: approveAll,
       streaming: true,
     });
@@ -159,9 +144,9 @@ describe("session.metadata", () => {
       modifiedTime: expect.any(String),
       isRemote: false,
       alreadyInUse: false,
-      workspacePath: `${fixture.home}/session-state/${session.sessionId}`,
+      workspacePath: `${setup.fixture.home}/session-state/${session.sessionId}`,
       summary: "metadata",
-      workingDirectory: fixture.cwd,
+      workingDirectory: setup.fixture.cwd,
       currentMode: "interactive",
       selectedModel: MODEL.slice(MODEL.indexOf(":") + 1),
       sessionLimits: null,
@@ -171,7 +156,7 @@ describe("session.metadata", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    fixture.model.enqueue({ text: ["one", "two"], pause: { afterEvents: 1, until: gate } });
+    setup.fixture.model.enqueue({ text: ["one", "two"], pause: { afterEvents: 1, until: gate } });
     const streaming = new Promise<void>((resolve) => {
       const off = session.on((event) => {
         if (event.type === "assistant.turn_start") {
