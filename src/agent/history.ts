@@ -89,6 +89,20 @@ export class History {
     }
   }
 
+  /**
+   * Empties the view, as a new History has it, so that a rewound conversation is folded again
+   * (src/session/rewind.ts); references to {@link messages} stay current.
+   */
+  clear(): void {
+    this.messages.length = 0;
+    this.meter.reset([]);
+    this.lastModel = undefined;
+    this.compactionTurns.clear();
+    this.openCalls = [];
+    this.idsSent.clear();
+    this.assistantIndex = -1;
+  }
+
   /** Whether `message` is a compaction summary rather than something the user wrote. */
   isSummary(message: HistoryMessage): boolean {
     return this.summaries.has(message);

@@ -19,6 +19,9 @@ const SDK_APP_EVENT_TYPES = [
   "session.mode_changed",
   "session.usage_info",
   "pending_messages.modified",
+  "session.snapshot_rewind",
+  "session.title_changed",
+  "session.grants_changed",
 ] as const satisfies readonly SessionEventType[];
 
 /** The type of an event only the SDK face shows (see {@link isSdkAppEvent}). */

@@ -323,6 +323,25 @@ export interface SessionEventData {
   "pending_messages.modified": Record<string, never>;
   /** A note for the timeline (an SDK app's `session.log`, level `info`; Copilot's fields). */
   "session.info": { infoType: string; message: string; url?: string; tip?: string };
+  /**
+   * The conversation was rewound (an SDK app's `session.history.truncate` or `.rewind`; Copilot's
+   * event and fields, which turnloop keeps on disk): the persisted events from `upToEventId`
+   * (included) up to this one are no longer part of the conversation, `eventsRemoved` of them.
+   * They stay in the log; every fold skips them (`src/session/rewind.ts`).
+   */
+  "session.snapshot_rewind": { upToEventId: string; eventsRemoved: number };
+  /**
+   * The session's name was set (an SDK app's `session.name.set` or `sessions.fork {name}`;
+   * Copilot's event and field, which turnloop keeps on disk so that the name survives resume).
+   */
+  "session.title_changed": { title: string };
+  /**
+   * An SDK app replaced the session's grants (`session.permissions.resetSessionApprovals`,
+   * `modifyRules`): `allow` and `deny` are the session's grant rules from now on (turnloop's rule
+   * texts, e.g. `bash(git status)`), in place of those of earlier "always" answers. A later
+   * "always" answer adds to them.
+   */
+  "session.grants_changed": { allow: string[]; deny: string[] };
 }
 
 export type SessionEventType = keyof SessionEventData;

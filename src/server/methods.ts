@@ -4,7 +4,24 @@
  */
 
 import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
+import { commandsInvokeMethod, commandsListMethod } from "./command-methods.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
+import { modifyRulesMethod, resetApprovalsMethod } from "./grant-methods.js";
+import {
+  forkMethod,
+  listRewindPointsMethod,
+  previewRewindMethod,
+  rewindMethod,
+  truncateMethod,
+} from "./history-methods.js";
+import {
+  mcpDisableMethod,
+  mcpEnableMethod,
+  mcpListMethod,
+  mcpRestartMethod,
+} from "./mcp-methods.js";
+import { isProcessingMethod, snapshotMethod } from "./metadata-methods.js";
+import { nameGetMethod, nameSetAutoMethod, nameSetMethod } from "./name-methods.js";
 import { connectParams, listParams, parseParams, pingParams } from "./params.js";
 import { listedModels } from "./server-model.js";
 import {
@@ -30,8 +47,6 @@ import {
   agentListMethod,
   logMethod,
   metadataMethod,
-  nameGetMethod,
-  nameSetMethod,
   planReadMethod,
   sessionShutdownMethod,
   toolsListMethod,
@@ -127,8 +142,15 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.model.setReasoningEffort": effortSetMethod,
   "session.model.list": sessionModelsMethod,
   "session.history.compact": historyCompactMethod,
+  "session.history.truncate": truncateMethod,
+  "session.history.rewind": rewindMethod,
+  "session.history.listRewindPoints": listRewindPointsMethod,
+  "session.history.previewRewind": previewRewindMethod,
+  "sessions.fork": forkMethod,
   "session.tools.handlePendingToolCall": toolAnswerMethod,
   "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,
+  "session.permissions.resetSessionApprovals": resetApprovalsMethod,
+  "session.permissions.modifyRules": modifyRulesMethod,
   // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.
   "session.options.update": acceptedMethod,
   "session.eventLog.registerInterest": acceptedMethod,
@@ -140,6 +162,15 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "tools.list": toolsListMethod,
   "session.name.get": nameGetMethod,
   "session.name.set": nameSetMethod,
+  "session.name.setAuto": nameSetAutoMethod,
+  "session.metadata.snapshot": snapshotMethod,
+  "session.metadata.isProcessing": isProcessingMethod,
+  "session.mcp.list": mcpListMethod,
+  "session.commands.list": commandsListMethod,
+  "session.commands.invoke": commandsInvokeMethod,
+  "session.mcp.enable": mcpEnableMethod,
+  "session.mcp.disable": mcpDisableMethod,
+  "session.mcp.restartServer": mcpRestartMethod,
   "session.usage.getMetrics": usageMethod,
   "session.plan.read": planReadMethod,
   "session.workspaces.getWorkspace": workspaceMethod,

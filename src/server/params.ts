@@ -12,6 +12,7 @@ import { z } from "zod";
 import { ErrorCode } from "../protocol/copilot.js";
 import { SESSION_ID_PATTERN } from "../session/paths.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
+import { infiniteSessionsSchema } from "./infinite-sessions.js";
 
 const jsonObject = z.record(z.string(), z.json());
 
@@ -103,6 +104,8 @@ const sessionConfigShape = {
     .optional(),
   /** Copilot SDK `SessionConfig.mcpServers`: servers by name, checked one by one when started. */
   mcpServers: z.record(z.string(), z.unknown()).optional(),
+  /** Copilot SDK `SessionConfig.infiniteSessions`: the compaction threshold (infinite-sessions.ts). */
+  infiniteSessions: infiniteSessionsSchema.optional(),
 };
 
 export const createParams = z.looseObject({

@@ -9,6 +9,7 @@ import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import { ErrorCode, ServerToClient } from "../protocol/copilot.js";
+import { conversationEvents } from "../session/rewind.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
   historyCompactParams,
@@ -52,7 +53,8 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
   }
   try {
     const { events } = await connection.server.host.readEvents(sessionId);
-    return { events: events.map((event) => modelNamesOnWire(event)) };
+    // After a rewind, what is left of the conversation (session/rewind.ts).
+    return { events: conversationEvents(events).map((event) => modelNamesOnWire(event)) };
   } catch (error) {
     if (isMissingFileError(error)) {
       throw invalidParams(`session.getMessages: no session ${sessionId}`);

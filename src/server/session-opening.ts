@@ -233,12 +233,12 @@ function open(
 
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
-  const { availableTools, clientName, requestUserInput, sandbox } = params;
+  const { availableTools, clientName, requestUserInput, sandbox, infiniteSessions } = params;
   // turnloop has no sub-agents: the default agent's exclusions exclude for the session.
   const excluded = [...(params.excludedTools ?? []), ...(params.defaultAgent?.excludedTools ?? [])];
   return {
     ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
-    ...{ availableTools, clientName, requestUserInput },
+    ...{ availableTools, clientName, requestUserInput, infiniteSessions },
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };

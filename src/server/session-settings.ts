@@ -11,6 +11,7 @@ import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { ClientLink } from "./client-link.js";
+import { compactionSettings } from "./infinite-sessions.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
 import { inCopilotWords } from "./result-wording.js";
@@ -36,6 +37,7 @@ export type SessionConfig = Pick<
   | "excludedTools"
   | "clientName"
   | "sandbox"
+  | "infiniteSessions"
 >;
 
 /** Said to the model in `plan` and `shell` mode, after the system prompt. */
@@ -201,6 +203,7 @@ export async function promptSettings(
     onUnknownTool: request.onUnknownTool,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,
+    ...compactionSettings(config.infiniteSessions),
     rewordResult: (outcome) => inCopilotWords(outcome, overridden),
   };
 }

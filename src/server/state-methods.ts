@@ -94,29 +94,6 @@ export function toolsListMethod() {
   return { tools };
 }
 
-const nameParams = z.looseObject({ sessionId: sessionIdSchema, name: z.string().min(1) });
-
-/** `session.name.get` → `{name}`: the name set for this open session, else its first prompt. */
-export async function nameGetMethod(connection: ClientConnection, raw: unknown) {
-  const { sessionId } = parseParams("session.name.get", sessionOnlyParams, raw);
-  const session = openSession(connection.server, sessionId);
-  if (session.name !== undefined) {
-    return { name: session.name };
-  }
-  const summaries = await connection.server.host.list();
-  const summary = summaries.find((candidate) => candidate.sessionId === sessionId);
-  return summary?.firstPrompt === null || summary === undefined
-    ? {}
-    : { name: summary.firstPrompt };
-}
-
-/** `session.name.set {name}`: kept while the session is open here (not written to its log). */
-export function nameSetMethod(connection: ClientConnection, raw: unknown) {
-  const { sessionId, name } = parseParams("session.name.set", nameParams, raw);
-  openSession(connection.server, sessionId).name = name;
-  return { success: true };
-}
-
 /**
  * `session.usage.getMetrics` → token totals of the session's model requests (from its
  * `assistant.usage` events), and the number of requests.

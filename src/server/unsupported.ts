@@ -31,7 +31,6 @@ const OUT_OF_SCOPE: ReadonlyArray<[prefix: string, reason: string]> = [
   ["session.telemetry.", "telemetry to GitHub is out of scope"],
   ["llmInference.", "in-process model requests (requestHandler, FFI) are out of scope"],
   ["sessionFs.", "an app-provided session file system is out of scope: sessions live on disk"],
-  ["sessions.fork", "forking a session is not supported by turnloop yet"],
   ["session.workspaces.", "workspace files besides getWorkspace are not supported by turnloop"],
   [
     "session.plan.",
@@ -40,6 +39,10 @@ const OUT_OF_SCOPE: ReadonlyArray<[prefix: string, reason: string]> = [
   ["session.agent.", "turnloop has a single agent (no custom agents to select)"],
   ["session.schedule.", "scheduled prompts are not supported by turnloop"],
   ["session.shell.", "user-requested shell commands are not supported by turnloop: send a prompt"],
+  [
+    "session.suspend",
+    "not served yet (session.disconnect keeps the log, and a resume goes on from it)",
+  ],
 ];
 
 /**

@@ -85,6 +85,9 @@ const KNOWN_EVENT_TYPES = {
   "pending_messages.modified": true,
   "session.info": true,
   "session.warning": true,
+  "session.snapshot_rewind": true,
+  "session.title_changed": true,
+  "session.grants_changed": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {

@@ -9,13 +9,14 @@ import {
 } from "../agent/loop.js";
 import { interrupted } from "../agent/tool-calls.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
-import { type PermissionRule, parseRule } from "../permissions/permission-rules.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
 import { repairNotice } from "./repair-notice.js";
+import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
+import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
 import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
 import { PRODUCER_VERSION } from "./version.js";
@@ -47,7 +48,7 @@ export class Session {
   readonly start: SessionEventOf<"session.start">["data"];
   readonly history = new History();
   /** Rules from "always" answers recorded in this session's log (they survive resume). */
-  readonly grants: { allow: PermissionRule[]; deny: PermissionRule[] } = { allow: [], deny: [] };
+  readonly grants = new SessionGrants();
   /** The last `session.instructions_loaded` of this session's log, if any. */
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
   private readonly journal: SessionJournal;
@@ -164,11 +165,7 @@ export class Session {
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
     const session = new Session(appender, lastId, first.data, folder, environment);
-    for (const event of log.events) {
-      session.history.apply(event);
-      session.recordGrant(event);
-      session.recordInstructions(event);
-    }
+    session.fold(conversationEvents(log.events));
     const repaired: RepairNote[] = log.repaired;
     const notice = repairNotice(log.events, repaired, session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
@@ -186,9 +183,8 @@ export class Session {
   }
 
   /**
-   * Gives the session its MCP servers (already starting): each prompt waits for them within their
-   * start-up wait, and each model request offers the tools of those connected then; {@link close}
-   * closes them.
+   * Gives the session its MCP servers (already starting): a prompt waits for them to start, each
+   * model request offers the tools of those connected then; {@link close} closes them.
    */
   useMcpServers(servers: McpServers): void {
     this.mcpServers = servers;
@@ -233,9 +229,7 @@ export class Session {
 
   /** Folds `event` into the history and hands it to every subscriber. */
   private deliver(event: SessionEvent): void {
-    this.history.apply(event);
-    this.recordGrant(event);
-    this.recordInstructions(event);
+    this.fold([event]);
     if (event.type === "assistant.turn_end") {
       this.journal.commit(this.running).catch(() => undefined);
     }
@@ -361,39 +355,45 @@ export class Session {
     };
   }
 
-  private recordInstructions(event: SessionEvent): void {
-    if (event.type === "session.instructions_loaded") {
-      this.instructions = event.data;
+  /**
+   * Rewinds the conversation to before `eventId` of `log` (the stored events, just read): appends
+   * `session.snapshot_rewind`, folds history and grants again from the events left (rewind.ts).
+   * @throws PromptInProgressError while a prompt runs; RewindTargetError (see `rewindCut`).
+   */
+  async rewind(log: readonly SessionEvent[], eventId: string): Promise<SessionEvent> {
+    if (this.running !== undefined) {
+      throw new PromptInProgressError(this.id);
     }
+    const conversation = conversationEvents(log);
+    const { index, eventsRemoved } = rewindCut(conversation, eventId);
+    this.history.clear();
+    this.grants.clear();
+    this.fold(conversation.slice(0, index));
+    const data = { upToEventId: eventId, eventsRemoved };
+    const rewind = this.emit({ type: "session.snapshot_rewind", data });
+    await this.journal.commit();
+    return rewind;
   }
 
-  private recordGrant(event: SessionEvent): void {
-    if (event.type !== "permission.completed" || event.data.scope !== "session") {
-      return;
-    }
-    const { rule, decision } = event.data;
-    if (rule === undefined || decision === "cancelled") {
-      return;
-    }
-    try {
-      (decision === "allowed" ? this.grants.allow : this.grants.deny).push(parseRule(rule));
-    } catch {
-      // A damaged rule in the log grants nothing.
+  /** Folds `events` into the history, the grants and the instructions, in order. */
+  private fold(events: Iterable<SessionEvent>): void {
+    for (const event of events) {
+      this.history.apply(event);
+      this.grants.record(event);
+      if (event.type === "session.instructions_loaded") {
+        this.instructions = event.data;
+      }
     }
   }
 
   private closeOpenToolCalls(): SessionEvent[] {
     return [...this.history.pendingToolCalls].map((toolCall) => {
-      const outcome = interrupted(toolCall);
+      const { content } = interrupted(toolCall);
+      const error = { message: content, code: "interrupted" as const };
+      const data = { toolCallId: toolCall.toolCallId, toolName: toolCall.name };
       return this.emit({
         type: "tool.execution_complete",
-        data: {
-          toolCallId: toolCall.toolCallId,
-          toolName: toolCall.name,
-          success: false,
-          result: { content: outcome.content },
-          error: { message: outcome.content, code: "interrupted" },
-        },
+        data: { ...data, success: false, result: { content }, error },
       });
     });
   }

@@ -60,6 +60,10 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.mode_changed":
     case "session.usage_info":
     case "pending_messages.modified":
+    // A whole-log reader folds the events `conversationEvents` (rewind.ts) leaves.
+    case "session.snapshot_rewind":
+    case "session.title_changed":
+    case "session.grants_changed":
       return NONE;
     default: {
       const unhandled: never = event;

@@ -6,7 +6,7 @@
  */
 
 import type { AnyTool } from "../define-tool.js";
-import type { McpServerConfigs } from "./config.js";
+import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { McpConnection, type McpServerState } from "./connection.js";
 import { mcpTool } from "./tools.js";
 
@@ -22,6 +22,8 @@ export interface McpServerSummary {
   error?: string;
   /** `stdio`, `http` or `sse`. */
   type: string;
+  /** Set while the server is turned off ({@link McpServers.disable}). */
+  disabled?: true;
 }
 
 export interface McpServersOptions {
@@ -40,34 +42,93 @@ export interface McpServersOptions {
 
 export class McpServers {
   private readonly connections: McpConnection[];
+  /** Servers turned off by {@link disable}, by name. */
+  private readonly disabled = new Set<string>();
+  private readonly states = new Map<McpConnection, McpServerState>();
   private readonly deadline: number;
   private readonly toolCache = new WeakMap<object, AnyTool>();
   private closing: Promise<void> | undefined;
 
   /** Starts every server in `configs` (in parallel; nothing is awaited here). */
-  constructor(configs: McpServerConfigs, options: McpServersOptions) {
+  constructor(
+    configs: McpServerConfigs,
+    private readonly options: McpServersOptions,
+  ) {
     this.deadline = Date.now() + (options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
-    const states = new Map<McpConnection, McpServerState>();
-    this.connections = Object.entries(configs).map(
-      ([name, config]) =>
-        new McpConnection(name, config, {
-          cwd: options.cwd,
-          env: options.env,
-          version: options.version,
-          ...(options.connectTimeoutMs === undefined
-            ? {}
-            : { connectTimeoutMs: options.connectTimeoutMs }),
-          onChange: (connection) => {
-            const summary = summarize(connection);
-            if (states.get(connection) !== connection.state) {
-              states.set(connection, connection.state);
-              options.onStatus?.(summary);
-            } else {
-              options.onToolsChanged?.(summary);
-            }
-          },
-        }),
-    );
+    this.connections = Object.entries(configs).map(([name, config]) => this.start(name, config));
+  }
+
+  private start(name: string, config: McpServerConfig): McpConnection {
+    const options = this.options;
+    return new McpConnection(name, config, {
+      cwd: options.cwd,
+      env: options.env,
+      version: options.version,
+      ...(options.connectTimeoutMs === undefined
+        ? {}
+        : { connectTimeoutMs: options.connectTimeoutMs }),
+      onChange: (connection) => {
+        const summary = this.summarize(connection);
+        if (this.states.get(connection) !== connection.state) {
+          this.states.set(connection, connection.state);
+          options.onStatus?.(summary);
+        } else {
+          options.onToolsChanged?.(summary);
+        }
+      },
+    });
+  }
+
+  /**
+   * Stops server `name` and keeps it off (its tools leave the next model request) until
+   * {@link enable}. Resolves once it is closed.
+   * @throws Error naming the session's servers when there is no server `name`.
+   */
+  async disable(name: string): Promise<void> {
+    const connection = this.named(name);
+    this.disabled.add(name);
+    await connection.close();
+  }
+
+  /**
+   * Starts server `name` again after {@link disable} (a server that is on stays as it is).
+   * Resolves once it has connected or failed.
+   * @throws as {@link disable}.
+   */
+  async enable(name: string): Promise<void> {
+    const connection = this.named(name);
+    if (this.disabled.delete(name)) {
+      await this.replace(connection).ready;
+    }
+  }
+
+  /**
+   * Stops server `name` and starts it anew (a reconnect: a new process or connection, its tool
+   * list read again), enabling it if it was disabled. Resolves once it has connected or failed.
+   * @throws as {@link disable}.
+   */
+  async restart(name: string): Promise<void> {
+    const connection = this.named(name);
+    this.disabled.delete(name);
+    await connection.close();
+    await this.replace(connection).ready;
+  }
+
+  private replace(connection: McpConnection): McpConnection {
+    const next = this.start(connection.name, connection.config);
+    this.connections[this.connections.indexOf(connection)] = next;
+    return next;
+  }
+
+  private named(name: string): McpConnection {
+    const connection = this.connections.find((candidate) => candidate.name === name);
+    if (connection === undefined) {
+      const names = this.connections.map((candidate) => candidate.name);
+      throw new Error(
+        `no MCP server "${name}" in this session (${names.length === 0 ? "it has none" : `its servers: ${names.join(", ")}`})`,
+      );
+    }
+    return connection;
   }
 
   /** Whether there are no servers at all. */
@@ -117,7 +178,18 @@ export class McpServers {
 
   /** Every server's state. */
   list(): McpServerSummary[] {
-    return this.connections.map(summarize);
+    return this.connections.map((connection) => this.summarize(connection));
+  }
+
+  private summarize(connection: McpConnection): McpServerSummary {
+    return {
+      name: connection.name,
+      state: connection.state,
+      toolCount: connection.state === "connected" ? connection.tools.length : 0,
+      type: connection.config.type,
+      ...(connection.error === undefined ? {} : { error: connection.error }),
+      ...(this.disabled.has(connection.name) ? { disabled: true } : {}),
+    };
   }
 
   /** Closes every server (stdio process groups are killed if they linger). Idempotent. */
@@ -127,14 +199,4 @@ export class McpServers {
     );
     return this.closing;
   }
-}
-
-function summarize(connection: McpConnection): McpServerSummary {
-  return {
-    name: connection.name,
-    state: connection.state,
-    toolCount: connection.state === "connected" ? connection.tools.length : 0,
-    type: connection.config.type,
-    ...(connection.error === undefined ? {} : { error: connection.error }),
-  };
 }

@@ -1,0 +1,80 @@
+/**
+ * The Copilot SDK's `session.name.*` (names, params and results of the SDK's generated
+ * `rpc.d.ts`: `NameGetResult`, `NameSetRequest`, `NameSetAutoRequest`). A name is recorded as
+ * `session.title_changed` in the session's log, so it survives resume and is kept by a fork.
+ */
+
+import { z } from "zod";
+import type { ClientConnection } from "./connection.js";
+import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
+import type { ServerSession } from "./server-session.js";
+import { openSession } from "./session-methods.js";
+
+/** Copilot's limit on a session name, in characters after trimming (`NameSetRequest`). */
+const MAX_NAME_LENGTH = 100;
+
+const nameParams = z.looseObject({
+  sessionId: sessionIdSchema,
+  name: z.string().trim().min(1).max(MAX_NAME_LENGTH),
+});
+const autoNameParams = z.looseObject({ sessionId: sessionIdSchema, summary: z.string() });
+
+/** The last name recorded in the session's log, if any. */
+async function recordedName(
+  connection: ClientConnection,
+  session: ServerSession,
+): Promise<string | undefined> {
+  if (session.name !== undefined) {
+    return session.name;
+  }
+  const { events } = await connection.server.host.readEvents(session.id);
+  const last = events.findLast((event) => event.type === "session.title_changed");
+  return last?.type === "session.title_changed" ? last.data.title : undefined;
+}
+
+/** Records `title` as the session's name: `session.title_changed`, which the app sees. */
+function rename(session: ServerSession, title: string): void {
+  session.session.emit({ type: "session.title_changed", data: { title } });
+  session.name = title;
+}
+
+/**
+ * `session.name.get` → `{name}`: the name set last (`session.name.set`, `setAuto`, a fork's name),
+ * else the session's first prompt (the title `session.list` shows), else `null`.
+ */
+export async function nameGetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.name.get", sessionOnlyParams, raw);
+  const session = openSession(connection.server, sessionId);
+  const name = await recordedName(connection, session);
+  if (name !== undefined) {
+    return { name };
+  }
+  const summaries = await connection.server.host.list();
+  const summary = summaries.find((candidate) => candidate.sessionId === sessionId);
+  return { name: summary?.firstPrompt ?? null };
+}
+
+/**
+ * `session.name.set {name}` (1–100 characters once trimmed): records the name
+ * (`session.title_changed {title}`).
+ */
+export function nameSetMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId, name } = parseParams("session.name.set", nameParams, raw);
+  rename(openSession(connection.server, sessionId), name);
+  return { success: true };
+}
+
+/**
+ * `session.name.setAuto {summary}` → `{applied}`: names the session with the app's summary
+ * (trimmed, cut to 100 characters) unless it already has a name or the summary is blank.
+ */
+export async function nameSetAutoMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId, summary } = parseParams("session.name.setAuto", autoNameParams, raw);
+  const session = openSession(connection.server, sessionId);
+  const title = summary.trim().slice(0, MAX_NAME_LENGTH);
+  if (title === "" || (await recordedName(connection, session)) !== undefined) {
+    return { applied: false };
+  }
+  rename(session, title);
+  return { applied: true };
+}
