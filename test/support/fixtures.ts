@@ -16,6 +16,8 @@ export interface CliRunOptions {
   /** Written to stdin, which is then closed; absent: stdin is closed at once. */
   stdin?: string | Buffer;
   onStart?: Parameters<typeof runCli>[1]["onStart"];
+  /** A bash command run first in the shell that becomes turnloop (`runCli`'s `prefix`). */
+  prefix?: string;
 }
 
 /** One logged event of a session, as `events.jsonl` holds it. */
@@ -97,6 +99,7 @@ export const test = vitestTest.extend<CliFixtures>({
         env: environment(options.env),
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         ...(options.onStart === undefined ? {} : { onStart: options.onStart }),
+        ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
       }),
     );
   },
