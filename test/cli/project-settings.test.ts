@@ -256,7 +256,6 @@ describe("config files", () => {
   });
 
   test("turnloop config shows each setting's source and redacts keys", async ({
-    model,
     home,
     repository,
   }) => {
