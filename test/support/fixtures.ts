@@ -6,6 +6,7 @@ import { test as vitestTest } from "vitest";
 import { type CliResult, cleanEnvironment, runCli } from "./cli.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
+import type { Harness, HarnessOptions } from "./harness.js";
 
 /** The options of one `turnloop` run through {@link CliFixtures.cli}; all default to the fixture's. */
 export interface CliRunOptions {
@@ -38,6 +39,8 @@ export interface LoggedEvent {
  *   (`openai-compatible:fake-model` at the fake server) plus `extra`.
  * - `cli(args, options)`: the built CLI (`runCli`) in the repository with that environment.
  * - `loggedEvents(sessionId)`: a session's `events.jsonl` in the home, parsed, in order.
+ * - `openHarness(options)`: an in-process session on a fake model of its own
+ *   (`test/support/harness.ts`'s `startHarness`), closed after the test with its home and cwd.
  */
 export interface CliFixtures {
   git: boolean;
@@ -47,6 +50,7 @@ export interface CliFixtures {
   environment: (extra?: NodeJS.ProcessEnv) => NodeJS.ProcessEnv;
   cli: (args: readonly string[], options?: CliRunOptions) => Promise<CliResult>;
   loggedEvents: (sessionId: string) => Promise<LoggedEvent[]>;
+  openHarness: (options?: HarnessOptions) => Promise<Harness>;
 }
 
 /** vitest's `test` with {@link CliFixtures}. */
@@ -111,6 +115,21 @@ export const test = vitestTest.extend<CliFixtures>({
         .split("\n")
         .map((line) => JSON.parse(line) as LoggedEvent);
     });
+  },
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first parameter.
+  openHarness: async ({}, use) => {
+    const harnesses: Harness[] = [];
+    try {
+      await use(async (options) => {
+        // Imported here: the child-process suites never load the in-process session.
+        const { startHarness } = await import("./harness.js");
+        const harness = await startHarness(options);
+        harnesses.push(harness);
+        return harness;
+      });
+    } finally {
+      await Promise.all(harnesses.map((harness) => harness.close()));
+    }
   },
 });
 
