@@ -88,6 +88,7 @@ describe("turnloop -p", () => {
 
   test("with no model configured, says what to set and exits non-zero without creating a session", async ({
     cli,
+    model,
     home,
     repository,
   }) => {
@@ -148,17 +149,21 @@ describe("turnloop -p", () => {
   test("Ctrl-C cancels the prompt cleanly: exit 130, abort and an interrupted result in the log", async ({
     cli,
     model,
+    repository,
     loggedEvents,
   }) => {
     model.enqueue({
-      toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }],
+      toolCalls: [
+        { id: "call_1", name: "bash", arguments: '{"command":"touch started; sleep 30"}' },
+      ],
     });
     const result = await cli(["-p", "wait", "--allow-all-tools"], {
       onStart: (child) => {
+        // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
         const poll = setInterval(() => {
-          if (model.requests.length > 0) {
+          if (existsSync(join(repository, "started"))) {
             clearInterval(poll);
-            setTimeout(() => child.kill("SIGINT"), 500);
+            child.kill("SIGINT");
           }
         }, 20);
       },
@@ -220,6 +225,7 @@ test("API keys never reach events.jsonl or the model, and bash children do not g
   cli,
   model,
   home,
+  environment,
 }) => {
   const secret = "sk-test-SECRET1234567890";
   const other = "tok-OTHER-SECRET-0987654321";
