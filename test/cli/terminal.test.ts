@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { cleanEnvironment } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { gate } from "../support/gate.js";
 import { chatMessages } from "../support/harness.js";
 import { TerminalSession, tmuxMissing } from "../support/tmux.js";
 
@@ -79,9 +80,12 @@ describe.skipIf(skip)("answers in a terminal", () => {
   });
 
   test("a waiting line with the elapsed time shows after a second, and is gone when the answer comes", async () => {
-    server.enqueue({ text: ["Slow ", "answer."], delayMs: 900 });
+    // The reply waits for the test: it comes only once the waiting line has been seen.
+    const seen = gate();
+    server.enqueue({ text: ["Slow ", "answer."], pause: { afterEvents: 0, until: seen.opened } });
     const session = start(["-p", "take your time"], { NO_COLOR: undefined });
     const waiting = await session.waitFor(/thinking… 1 s/);
+    seen.open();
     expect(waiting).not.toContain("Slow answer.");
     const screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("Slow answer.");
@@ -91,20 +95,26 @@ describe.skipIf(skip)("answers in a terminal", () => {
 
 describe.skipIf(skip)("the waiting line is erased before anything else is printed", () => {
   test("a permission question after a slow reply: no waiting line left beside it, nor beside the summary", async () => {
+    // Each reply waits until its waiting line has been seen.
+    const firstSeen = gate();
+    const secondSeen = gate();
     server.enqueue(
       {
         toolCalls: [
           { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "echo hi" }) },
         ],
-        delayMs: 1300,
+        pause: { afterEvents: 0, until: firstSeen.opened },
       },
-      { text: "Said hi.", delayMs: 1300 },
+      { text: "Said hi.", pause: { afterEvents: 0, until: secondSeen.opened } },
     );
     const session = start(["-p", "say hi"], { NO_COLOR: undefined });
     await session.waitFor(/thinking… 1 s/);
+    firstSeen.open();
     let screen = await session.waitFor(/\[t\] no, and tell the model why\n>/);
     expect(screen).not.toContain("thinking…");
     session.type("y");
+    await session.waitFor(/thinking… 1 s/);
+    secondSeen.open();
     screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("Said hi.");
     expect(screen).not.toMatch(/thinking…|running…/);
