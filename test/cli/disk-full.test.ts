@@ -2,6 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
+import { UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 
@@ -45,15 +46,7 @@ test("a log that cannot grow ends the prompt with session.error and an error exi
   // No torn or half-written line, and everything up to the tool's start is there. The turn
   // stays open: its turn_end would follow the tool's result, which could not be written.
   expect(log.repaired).toEqual([]);
-  expect(log.events.map((event) => event.type)).toEqual([
-    "session.start",
-    "user.message",
-    "assistant.turn_start",
-    "assistant.message",
-    "assistant.usage",
-    "tool.execution_start",
-    "session.error",
-  ]);
+  expect(log.events.map((event) => event.type)).toEqual([...UNTIL_TOOL_START, "session.error"]);
 
   // Resumed without the limit, the open call gets its interrupted result and the model a valid history.
   model.enqueue({ text: "Resumed." });

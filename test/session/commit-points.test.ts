@@ -3,6 +3,7 @@ import { describe, expect } from "vitest";
 import { z } from "zod";
 import { metadataPath } from "../../src/session/session-metadata.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 
 /** What the file store has committed: the event count of its metadata, written at each commit. */
@@ -43,14 +44,7 @@ describe("commit points", () => {
     expect(seenByTool).toEqual([
       {
         committed: 6,
-        stored: [
-          "session.start",
-          "user.message",
-          "assistant.turn_start",
-          "assistant.message",
-          "assistant.usage",
-          "tool.execution_start",
-        ],
+        stored: [...UNTIL_TOOL_START],
       },
     ]);
     const stored = await harness.persisted();
