@@ -88,7 +88,6 @@ describe("turnloop -p", () => {
 
   test("with no model configured, says what to set and exits non-zero without creating a session", async ({
     cli,
-    model,
     home,
     repository,
   }) => {
@@ -225,7 +224,6 @@ test("API keys never reach events.jsonl or the model, and bash children do not g
   cli,
   model,
   home,
-  environment,
 }) => {
   const secret = "sk-test-SECRET1234567890";
   const other = "tok-OTHER-SECRET-0987654321";
