@@ -2,26 +2,12 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { bashTool } from "../../src/tools/bash.js";
+import { waitForEvent } from "../llm/helpers.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages, type Harness, shape, types } from "../support/harness.js";
-
-function waitForEvent(
-  harness: Harness,
-  predicate: (event: SessionEvent) => boolean,
-): Promise<void> {
-  return new Promise((resolve) => {
-    const unsubscribe = harness.session.subscribe((event) => {
-      if (predicate(event)) {
-        unsubscribe();
-        resolve();
-      }
-    });
-  });
-}
+import { chatMessages, shape, types } from "../support/harness.js";
 
 describe("case 01: cancel during a tool call", () => {
   test.for(["openai-chat", "anthropic"] as const)(
