@@ -18,8 +18,17 @@ export function planChecklist(plan: readonly PlanItem[]): string[] {
 
 /**
  * Whether a tool call shows as the plan's checklist rather than a tool line of its own: an
- * `update_plan` that did not fail (its `session.plan_updated` draws the checklist).
+ * `update_plan` that has not ended unsuccessfully (`failed`, `denied` or `interrupted`); its
+ * `session.plan_updated` draws the checklist. The one rule of every terminal face: `-p` and
+ * `sessions show` ask once the call has ended (then it means `completed`), the interactive
+ * transcript asks as soon as the call is seen and again at each change, so an `update_plan` shows
+ * nothing while it runs and gets its tool line only if it ends unsuccessfully.
  */
 export function drawnAsPlan(toolCall: ToolCall): boolean {
-  return toolCall.toolName === "update_plan" && toolCall.status === "completed";
+  return (
+    toolCall.toolName === "update_plan" &&
+    toolCall.status !== "failed" &&
+    toolCall.status !== "denied" &&
+    toolCall.status !== "interrupted"
+  );
 }

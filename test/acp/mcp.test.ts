@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, test } from "vitest";
-import { ANSWER_TURN } from "../support/event-sequences.js";
+import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import {
   livePids,
   serverLog,
@@ -85,12 +85,7 @@ describe("MCP servers an editor passes over ACP", () => {
     ).toEqual(["t: echo"]);
     const persisted = await fixture.persisted(sessionId);
     expect(persisted.map((event) => event.type)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
+      ...UNTIL_TOOL_START,
       "permission.requested",
       "permission.completed",
       "tool.execution_complete",

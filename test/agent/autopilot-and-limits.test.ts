@@ -1,16 +1,11 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { AUTOPILOT_NUDGE } from "../../src/agent/autopilot.js";
 import { updatePlanTool } from "../../src/tools/index.js";
 import { dataOf } from "../llm/helpers.js";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
-import { type Harness, shape, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { type Harness, shape, types } from "../support/harness.js";
 import { getTimeTool } from "../support/test-tools.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 /** The events of a turn whose reply has no tool call. */
 const textTurn = [...ANSWER_TURN];
@@ -23,8 +18,10 @@ function toolNames(harness: Harness, index: number): string[] {
 }
 
 describe("case 28: autopilot", () => {
-  test("a text-only reply is nudged; task_complete ends the prompt without another request", async () => {
-    harness = await startHarness({ tools: [getTimeTool], autopilot: true });
+  test("a text-only reply is nudged; task_complete ends the prompt without another request", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: [getTimeTool], autopilot: true });
     harness.server.enqueue(
       { text: "I'll now check the time." },
       { toolCalls: [{ id: "t1", name: "get_time", arguments: "{}" }] },
@@ -98,8 +95,8 @@ describe("case 28: autopilot", () => {
     expect(harness.server.requests.at(-1)?.status).toBe(200);
   });
 
-  test("text-only replies forever stop after the nudge cap", async () => {
-    harness = await startHarness({ autopilot: true, maxAutopilotContinues: 3 });
+  test("text-only replies forever stop after the nudge cap", async ({ openHarness }) => {
+    const harness = await openHarness({ autopilot: true, maxAutopilotContinues: 3 });
     for (let index = 0; index < 10; index++) {
       harness.server.enqueue({ text: "Working on it." });
     }
@@ -129,8 +126,10 @@ describe("case 28: autopilot", () => {
     });
   });
 
-  test("no nudge is recorded once the turn limit leaves no request to send it with", async () => {
-    harness = await startHarness({ autopilot: true, maxTurns: 2 });
+  test("no nudge is recorded once the turn limit leaves no request to send it with", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ autopilot: true, maxTurns: 2 });
     harness.server.enqueue({ text: "Working on it." }, { text: "Still working." });
     expect(await harness.prompt("make the tests pass")).toEqual({
       stopReason: "max_turn_requests",
@@ -148,8 +147,10 @@ describe("case 28: autopilot", () => {
     ]);
   });
 
-  test("invalid task_complete arguments are an error result, and the loop goes on", async () => {
-    harness = await startHarness({ autopilot: true });
+  test("invalid task_complete arguments are an error result, and the loop goes on", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ autopilot: true });
     harness.server.enqueue(
       { toolCalls: [{ id: "t1", name: "task_complete", arguments: '{"summary":5}' }] },
       { toolCalls: [{ id: "t2", name: "task_complete", arguments: '{"summary":"done"}' }] },
@@ -161,15 +162,17 @@ describe("case 28: autopilot", () => {
     expect(harness.server.requests).toHaveLength(2);
   });
 
-  test("no nudge after a provider error", async () => {
-    harness = await startHarness({ autopilot: true, tuning: { retry: { maxRetries: 0 } } });
+  test("no nudge after a provider error", async ({ openHarness }) => {
+    const harness = await openHarness({ autopilot: true, tuning: { retry: { maxRetries: 0 } } });
     harness.server.enqueue({ status: 400, body: { error: { message: "bad request" } } });
     expect(await harness.prompt("go")).toMatchObject({ error: { errorType: "invalid_request" } });
     expect(harness.server.requests).toHaveLength(1);
   });
 
-  test("autopilot off: task_complete is not offered and text ends the turn", async () => {
-    harness = await startHarness({ tools: [getTimeTool] });
+  test("autopilot off: task_complete is not offered and text ends the turn", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: [getTimeTool] });
     harness.server.enqueue({ text: "I'll now run the tests." });
     expect(await harness.prompt("go")).toEqual({ stopReason: "end_turn" });
     expect(toolNames(harness, 0)).toEqual(["get_time"]);
@@ -177,8 +180,10 @@ describe("case 28: autopilot", () => {
 });
 
 describe("case 27: the turn limit", () => {
-  test("stops after maxTurns requests with max_turn_requests; every call has its result", async () => {
-    harness = await startHarness({ tools: [getTimeTool], maxTurns: 3 });
+  test("stops after maxTurns requests with max_turn_requests; every call has its result", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: [getTimeTool], maxTurns: 3 });
     for (let index = 0; index < 5; index++) {
       harness.server.enqueue({
         toolCalls: [{ id: `c${index}`, name: "get_time", arguments: `{"n":${index}}` }],
@@ -197,8 +202,10 @@ describe("case 27: the turn limit", () => {
 });
 
 describe("the plan", () => {
-  test("a successful update_plan call records session.plan_updated after its result", async () => {
-    harness = await startHarness({ tools: [updatePlanTool] });
+  test("a successful update_plan call records session.plan_updated after its result", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: [updatePlanTool] });
     const entries = [
       { content: "Read the code", priority: "high", status: "completed" },
       { content: "Fix the bug", priority: "medium", status: "in_progress" },
@@ -224,10 +231,10 @@ describe("the plan", () => {
 });
 
 describe("stop reasons", () => {
-  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+  test.for(["openai-chat", "anthropic", "openai-responses"] as const)(
     "an empty reply stopped by the content filter is a refusal, not an error (%s)",
-    async (wire) => {
-      harness = await startHarness({ wire });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire });
       harness.server.enqueue({ finish: "content_filter" });
       expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
       expect(types(await harness.persisted()).slice(1)).toEqual(["user.message", ...ANSWER_TURN]);
@@ -241,8 +248,8 @@ describe("stop reasons", () => {
     },
   );
 
-  test("a text reply stopped by the content filter is a refusal too", async () => {
-    harness = await startHarness();
+  test("a text reply stopped by the content filter is a refusal too", async ({ openHarness }) => {
+    const harness = await openHarness();
     harness.server.enqueue({ text: "I can't", finish: "content_filter" });
     expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
   });

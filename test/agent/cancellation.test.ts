@@ -1,45 +1,31 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { afterEach, describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
 import { bashTool } from "../../src/tools/bash.js";
+import { waitForEvent } from "../llm/helpers.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
-import { chatMessages, type Harness, shape, startHarness, types } from "../support/harness.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-function waitForEvent(
-  harness: Harness,
-  predicate: (event: SessionEvent) => boolean,
-): Promise<void> {
-  return new Promise((resolve) => {
-    const unsubscribe = harness.session.subscribe((event) => {
-      if (predicate(event)) {
-        unsubscribe();
-        resolve();
-      }
-    });
-  });
-}
+import { test } from "../support/fixtures.js";
+import { chatMessages, shape, types } from "../support/harness.js";
 
 describe("case 01: cancel during a tool call", () => {
-  test.each(["openai-chat", "anthropic"] as const)(
+  test.for(["openai-chat", "anthropic"] as const)(
     "the call gets an interrupted result on disk, and the next prompt's history is valid (%s)",
-    async (wire) => {
-      harness = await startHarness({ wire, tools: [bashTool] });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire, tools: [bashTool] });
       harness.server.enqueue(
-        { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
+        {
+          toolCalls: [
+            { id: "call_S1", name: "bash", arguments: '{"command":"touch started; sleep 30"}' },
+          ],
+        },
         { text: "ok" },
       );
       const controller = new AbortController();
-      const started = waitForEvent(harness, (event) => event.type === "tool.execution_start");
       const running = harness.prompt("run sleep 30", controller.signal);
-      await started;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The command is running (its marker is written) before the cancel comes.
+      await expect.poll(() => existsSync(join(harness.cwd, "started"))).toBe(true);
       controller.abort();
       expect(await running).toEqual({ stopReason: "cancelled" });
       const persisted = shape(await harness.persisted()).slice(1);
@@ -62,8 +48,10 @@ describe("case 01: cancel during a tool call", () => {
     },
   );
 
-  test("after a crash, resume gives the dangling call an interrupted result once, on disk", async () => {
-    harness = await startHarness({ tools: [bashTool] });
+  test("after a crash, resume gives the dangling call an interrupted result once, on disk", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: [bashTool] });
     harness.server.enqueue({
       toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }],
     });
@@ -112,8 +100,10 @@ describe("case 01: cancel during a tool call", () => {
 });
 
 describe("case 02: cancel while the model streams", () => {
-  test("one cancelled outcome, the stream is closed, nothing after idle, and the next prompt works", async () => {
-    harness = await startHarness();
+  test("one cancelled outcome, the stream is closed, nothing after idle, and the next prompt works", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
     harness.server.enqueue(
       { text: Array.from({ length: 200 }, () => "word "), stallAfterEvents: 6 },
       { text: "second", usage: { input: 20, output: 1 } },
@@ -173,8 +163,10 @@ describe("case 02: cancel while the model streams", () => {
     expect(messages[2]?.content).toBe(shown);
   });
 
-  test("a cancel before the prompt starts still gives exactly one cancelled outcome", async () => {
-    harness = await startHarness();
+  test("a cancel before the prompt starts still gives exactly one cancelled outcome", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
     const controller = new AbortController();
     controller.abort();
     expect(await harness.prompt("hi", controller.signal)).toEqual({ stopReason: "cancelled" });
@@ -183,8 +175,8 @@ describe("case 02: cancel while the model streams", () => {
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
   });
 
-  test("an idle cancel does nothing and does not stick", async () => {
-    harness = await startHarness();
+  test("an idle cancel does nothing and does not stick", async ({ openHarness }) => {
+    const harness = await openHarness();
     harness.session.cancel();
     harness.server.enqueue({ text: "fine" });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });

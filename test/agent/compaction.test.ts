@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import {
   CONTEXT_ERRORS,
@@ -11,14 +11,9 @@ import {
   tokensOf,
 } from "../support/context-limit.js";
 import type { Reply, Wire } from "../support/fake-model-server.js";
-import { FAST_RETRIES, type Harness, startHarness } from "../support/harness.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
+import { FAST_RETRIES, type Harness } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
 const FILES = 6;
@@ -50,8 +45,12 @@ function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[],
   return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
-async function caseA(wire: Wire, ourWindow: number): Promise<Harness> {
-  const started = await startHarness({ wire, tools: [readFileTool] });
+async function caseA(
+  openHarness: CliFixtures["openHarness"],
+  wire: Wire,
+  ourWindow: number,
+): Promise<Harness> {
+  const started = await openHarness({ wire, tools: [readFileTool] });
   started.settings.contextWindow = ourWindow;
   await writeFiles(started.cwd);
   started.server.setResponder(limitedModel({ limit: 8_000, conversation: readAllFiles }));
@@ -59,8 +58,10 @@ async function caseA(wire: Wire, ourWindow: number): Promise<Harness> {
 }
 
 describe.each(WIRES)("case 33 A on %s", (wire) => {
-  test("compacts before the request that would pass 80 % of the window, and finishes", async () => {
-    harness = await caseA(wire, 8_000);
+  test("compacts before the request that would pass 80 % of the window, and finishes", async ({
+    openHarness,
+  }) => {
+    const harness = await caseA(openHarness, wire, 8_000);
     const outcome = await harness.prompt("read all files and summarize");
     expect(outcome).toEqual({ stopReason: "end_turn" });
     const { requests } = harness.server;
@@ -93,9 +94,11 @@ describe.each(WIRES)("case 33 A on %s", (wire) => {
     expect(compactionTurns).toHaveLength(summaries.length);
   });
 
-  test("a request the server rejects for its length is compacted and replayed once", async () => {
+  test("a request the server rejects for its length is compacted and replayed once", async ({
+    openHarness,
+  }) => {
     // turnloop believes the window is larger than the server's: the server has the last word.
-    harness = await caseA(wire, 100_000);
+    const harness = await caseA(openHarness, wire, 100_000);
     const outcome = await harness.prompt("read all files and summarize");
     expect(outcome).toEqual({ stopReason: "end_turn" });
     const { requests } = harness.server;
@@ -140,8 +143,8 @@ describe("context-length errors in each server's words are compacted and replaye
     ["vLLM", CONTEXT_ERRORS.vllm(9_100, 8_000)],
     ["llama.cpp", CONTEXT_ERRORS.llamaCpp(9_100, 8_000)],
   ];
-  test.each(wordings)("%s", async (_name, error) => {
-    harness = await startHarness({ wire: "openai-chat" });
+  test.for(wordings)("%s", async ([_name, error], { openHarness }) => {
+    const harness = await openHarness({ wire: "openai-chat" });
     // Long answers, so that the compaction makes the replay smaller than the rejected request.
     harness.server.enqueue(
       { text: "first answer ".repeat(200) },
@@ -167,8 +170,8 @@ describe("context-length errors in each server's words are compacted and replaye
     ]);
   });
 
-  test("Anthropic", async () => {
-    harness = await startHarness({ wire: "anthropic" });
+  test("Anthropic", async ({ openHarness }) => {
+    const harness = await openHarness({ wire: "anthropic" });
     harness.server.enqueue(
       { text: "first answer ".repeat(200) },
       CONTEXT_ERRORS.anthropic(9_100, 8_000),
@@ -188,8 +191,10 @@ describe("context-length errors in each server's words are compacted and replaye
 });
 
 describe("the summary request", () => {
-  test("is a turn per attempt: a provider retry ends the failed attempt and starts another", async () => {
-    harness = await startHarness({ wire: "openai-chat", tuning: FAST_RETRIES });
+  test("is a turn per attempt: a provider retry ends the failed attempt and starts another", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "openai-chat", tuning: FAST_RETRIES });
     harness.server.enqueue({ text: "one" }, { text: "two" });
     await harness.prompt("first");
     await harness.prompt("second");
@@ -230,41 +235,46 @@ describe("the summary request", () => {
 });
 
 describe("case 33 B: the summary request itself overflows", () => {
-  test.each([
+  test.for([
     ["before the request", 8_000],
     ["after the server's rejection", 100_000],
-  ])("%s: two bounded attempts, then a clear error, and no loop", async (_name, window) => {
-    harness = await caseA("openai-chat", window);
-    harness.server.setResponder(
-      limitedModel({
-        limit: 8_000,
-        conversation: readAllFiles,
-        summary: () => CONTEXT_ERRORS.openai(9_000, 8_000),
-      }),
-    );
-    const outcome = await harness.prompt("read all files and summarize");
-    expect(outcome).toMatchObject({ error: { errorType: "context_length_exceeded" } });
-    expect("error" in outcome && outcome.error.message).toMatch(/context is exhausted/);
-    const summaries = harness.server.requests.filter(isSummaryRequest);
-    expect(summaries).toHaveLength(2);
-    const [first, second] = summaries.map((request) => requestTokens(request.body));
-    expect(first).toBeLessThanOrEqual(8_000);
-    expect(second).toBeLessThan(first ?? 0);
-    const events = await harness.persisted();
-    expect(
-      ofType(events, "session.compaction_complete").map((event) => event.data.success),
-    ).toEqual([false]);
-    // The next prompt tries once more, as boundedly, and fails the same clear way.
-    const before = harness.server.requests.length;
-    const next = await harness.prompt("go on");
-    expect(next).toMatchObject({ error: { errorType: "context_length_exceeded" } });
-    expect(harness.server.requests.length - before).toBeLessThanOrEqual(3);
-  });
+  ] as const)(
+    "%s: two bounded attempts, then a clear error, and no loop",
+    async ([_name, window], { openHarness }) => {
+      const harness = await caseA(openHarness, "openai-chat", window);
+      harness.server.setResponder(
+        limitedModel({
+          limit: 8_000,
+          conversation: readAllFiles,
+          summary: () => CONTEXT_ERRORS.openai(9_000, 8_000),
+        }),
+      );
+      const outcome = await harness.prompt("read all files and summarize");
+      expect(outcome).toMatchObject({ error: { errorType: "context_length_exceeded" } });
+      expect("error" in outcome && outcome.error.message).toMatch(/context is exhausted/);
+      const summaries = harness.server.requests.filter(isSummaryRequest);
+      expect(summaries).toHaveLength(2);
+      const [first, second] = summaries.map((request) => requestTokens(request.body));
+      expect(first).toBeLessThanOrEqual(8_000);
+      expect(second).toBeLessThan(first ?? 0);
+      const events = await harness.persisted();
+      expect(
+        ofType(events, "session.compaction_complete").map((event) => event.data.success),
+      ).toEqual([false]);
+      // The next prompt tries once more, as boundedly, and fails the same clear way.
+      const before = harness.server.requests.length;
+      const next = await harness.prompt("go on");
+      expect(next).toMatchObject({ error: { errorType: "context_length_exceeded" } });
+      expect(harness.server.requests.length - before).toBeLessThanOrEqual(3);
+    },
+  );
 });
 
 describe("case 33 C: one huge tool result", () => {
-  test("is cut to the turn's budget before it is sent, its call kept with it", async () => {
-    harness = await startHarness({ wire: "anthropic", tools: [readFileTool] });
+  test("is cut to the turn's budget before it is sent, its call kept with it", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "anthropic", tools: [readFileTool] });
     harness.settings.contextWindow = 8_000;
     await writeFile(join(harness.cwd, "huge.txt"), "0123456789abcdef\n".repeat(2_400));
     harness.server.setResponder(
@@ -295,8 +305,10 @@ describe("case 33 C: one huge tool result", () => {
 });
 
 describe("case 33 D: a server that truncates silently", () => {
-  test("is reported when it counts far fewer prompt tokens than were sent", async () => {
-    harness = await startHarness({ wire: "openai-chat", model: "ollama:qwen3" });
+  test("is reported when it counts far fewer prompt tokens than were sent", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "openai-chat", model: "ollama:qwen3" });
     harness.settings.contextWindow = 32_000;
     harness.server.enqueue({ text: "I have no tools", usage: { input: 2_048, output: 5 } });
     const prompt = `read all files and summarize\n${"some pasted log line\n".repeat(2_800)}`;
@@ -307,8 +319,10 @@ describe("case 33 D: a server that truncates silently", () => {
     expect(warnings[0]?.data.message).toMatch(/server counted 2048 prompt tokens/);
   });
 
-  test("an Ollama model's window defaults to Ollama's 4,096-token context", async () => {
-    harness = await startHarness({ wire: "openai-chat", model: "ollama:qwen3" });
+  test("an Ollama model's window defaults to Ollama's 4,096-token context", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "openai-chat", model: "ollama:qwen3" });
     harness.server.enqueue({ text: "I have no tools", usage: { input: 2_048, output: 5 } });
     const prompt = `summarize\n${"some pasted log line\n".repeat(2_800)}`;
     expect(await harness.prompt(prompt)).toEqual({ stopReason: "end_turn" });
@@ -324,8 +338,10 @@ describe("case 33 D: a server that truncates silently", () => {
 });
 
 describe("the compacted view", () => {
-  test("is what a reloaded session sends, and the full history stays in the log", async () => {
-    harness = await caseA("openai-responses", 8_000);
+  test("is what a reloaded session sends, and the full history stays in the log", async ({
+    openHarness,
+  }) => {
+    const harness = await caseA(openHarness, "openai-responses", 8_000);
     await harness.prompt("read all files and summarize");
     const live = JSON.stringify(harness.session.history.messages);
     const persistedBefore = await harness.persisted();
@@ -342,8 +358,10 @@ describe("the compacted view", () => {
     expect(requestText(last)).not.toContain("file-1 holds this line");
   });
 
-  test("a manual compaction passes the instructions; one that would remove nothing fails", async () => {
-    harness = await startHarness({ wire: "openai-chat" });
+  test("a manual compaction passes the instructions; one that would remove nothing fails", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "openai-chat" });
     harness.server.enqueue({ text: "one" });
     await harness.prompt("first");
     const nothing = await harness.session.compact(harness.settings, "");
@@ -366,8 +384,8 @@ describe("the compacted view", () => {
     ]);
   });
 
-  test("switching to a model with a smaller window compacts first", async () => {
-    harness = await caseA("openai-chat", 100_000);
+  test("switching to a model with a smaller window compacts first", async ({ openHarness }) => {
+    const harness = await caseA(openHarness, "openai-chat", 100_000);
     harness.server.setResponder(
       limitedModel({ limit: 100_000, conversation: (index) => readAllFiles(index + 2) }),
     );

@@ -1,20 +1,17 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import { viewTool } from "../../src/tools/index.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
 
 const PIXEL_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-async function viewImage(wire: "anthropic" | "openai-chat" | "openai-responses"): Promise<string> {
-  harness = await startHarness({ wire, tools: [viewTool] });
+async function viewImage(
+  openHarness: CliFixtures["openHarness"],
+  wire: "anthropic" | "openai-chat" | "openai-responses",
+): Promise<string> {
+  const harness = await openHarness({ wire, tools: [viewTool] });
   await writeFile(join(harness.cwd, "pixel.png"), Buffer.from(PIXEL_PNG, "base64"));
   harness.server.enqueue(
     { toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"pixel.png"}' }] },
@@ -25,21 +22,21 @@ async function viewImage(wire: "anthropic" | "openai-chat" | "openai-responses")
   return JSON.stringify(harness.server.requests[1]?.body);
 }
 
-test("view attaches an image to the tool result for Anthropic", async () => {
-  const body = await viewImage("anthropic");
+test("view attaches an image to the tool result for Anthropic", async ({ openHarness }) => {
+  const body = await viewImage(openHarness, "anthropic");
   expect(body).toContain(
     `"type":"image","source":{"type":"base64","media_type":"image/png","data":"${PIXEL_PNG}"}`,
   );
   expect(body).toContain("Image file pixel.png (image/png, 70 bytes), attached.");
 });
 
-test("view attaches an image to the tool result for the Responses API", async () => {
-  const body = await viewImage("openai-responses");
+test("view attaches an image to the tool result for the Responses API", async ({ openHarness }) => {
+  const body = await viewImage(openHarness, "openai-responses");
   expect(body).toContain(`data:image/png;base64,${PIXEL_PNG}`);
 });
 
-test("Chat Completions gets a note instead of base64 text", async () => {
-  const body = await viewImage("openai-chat");
+test("Chat Completions gets a note instead of base64 text", async ({ openHarness }) => {
+  const body = await viewImage(openHarness, "openai-chat");
   expect(body).not.toContain(PIXEL_PNG);
   expect(body).toContain("this model's API does not take images in tool results");
 });

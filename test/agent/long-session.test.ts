@@ -1,13 +1,8 @@
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { isSummaryRequest, limitedModel, requestTokens } from "../support/context-limit.js";
-import { type Harness, startHarness } from "../support/harness.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-});
+import { test } from "../support/fixtures.js";
 
 /** A read-only tool whose every result is 6 KB and names its page. */
 const pageTool = defineTool({
@@ -25,8 +20,14 @@ const pageTool = defineTool({
 const TURNS = 300;
 const WINDOW = 8_000;
 
-test(`a ${TURNS}-turn session with 6 KB tool results stays inside an ${WINDOW}-token window`, async () => {
-  harness = await startHarness({ wire: "openai-chat", tools: [pageTool], maxTurns: TURNS + 10 });
+test(`a ${TURNS}-turn session with 6 KB tool results stays inside an ${WINDOW}-token window`, async ({
+  openHarness,
+}) => {
+  const harness = await openHarness({
+    wire: "openai-chat",
+    tools: [pageTool],
+    maxTurns: TURNS + 10,
+  });
   harness.settings.contextWindow = WINDOW;
   harness.server.setResponder(
     limitedModel({

@@ -1,19 +1,16 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
-import { type Harness, shape, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { shape, types } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 describe("the loop", () => {
-  test("a text-only reply ends the prompt with end_turn and records every step", async () => {
-    harness = await startHarness();
+  test("a text-only reply ends the prompt with end_turn and records every step", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
     harness.server.enqueue({ text: ["Hello", " there"], usage: { input: 12, output: 2 } });
     const outcome = await harness.prompt("hi");
     expect(outcome).toEqual({ stopReason: "end_turn" });
@@ -55,10 +52,10 @@ describe("the loop", () => {
     });
   });
 
-  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+  test.for(["openai-chat", "anthropic", "openai-responses"] as const)(
     "runs a tool call and feeds the result back (%s)",
-    async (wire) => {
-      harness = await startHarness({ wire, tools: [readFileTool] });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire, tools: [readFileTool] });
       await writeFile(join(harness.cwd, "a.txt"), "forty-two");
       harness.server.enqueue(
         {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { createPermissionGate } from "../../src/agent/permission-gate.js";
 import {
   type PermissionReply,
@@ -6,19 +6,17 @@ import {
   parseRules,
 } from "../../src/permissions/permission-decision.js";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
+import type { Harness } from "../support/harness.js";
 import { stdioServer } from "../support/mcp/servers.js";
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 /** A session with the test server `t`, behind the real gate with these rules and answers. */
-async function gated(rules: { allow?: string[]; deny?: string[] }, answers: PermissionReply[]) {
-  const target = await startHarness();
-  harness = target;
+async function gated(
+  openHarness: CliFixtures["openHarness"],
+  rules: { allow?: string[]; deny?: string[] },
+  answers: PermissionReply[],
+) {
+  const target = await openHarness();
   const asked: PermissionRequest[] = [];
   const session = target.session;
   target.settings.authorize = createPermissionGate({
@@ -61,16 +59,20 @@ function permissionEvents(target: Harness) {
 }
 
 describe("MCP tools behind the permission gate", () => {
-  test("--allow-tool 'mcp(t__*)' runs the server's tools without asking", async () => {
-    const { harness, asked } = await gated({ allow: ["mcp(t__*)"] }, []);
+  test("--allow-tool 'mcp(t__*)' runs the server's tools without asking", async ({
+    openHarness,
+  }) => {
+    const { harness, asked } = await gated(openHarness, { allow: ["mcp(t__*)"] }, []);
     harness.server.enqueue(echo("call_1"), { text: "ok" });
     await harness.prompt("go");
     expect(asked).toEqual([]);
     expect(outcomes(harness)).toEqual([["call_1", true, "echo: x"]]);
   });
 
-  test("--deny-tool 'mcp(t)' denies every tool of the server, even with --allow-tool", async () => {
-    const { harness, asked } = await gated({ allow: ["mcp"], deny: ["mcp(t)"] }, []);
+  test("--deny-tool 'mcp(t)' denies every tool of the server, even with --allow-tool", async ({
+    openHarness,
+  }) => {
+    const { harness, asked } = await gated(openHarness, { allow: ["mcp"], deny: ["mcp(t)"] }, []);
     harness.server.enqueue(echo("call_1"), { text: "ok" });
     await harness.prompt("go");
     expect(asked).toEqual([]);
@@ -79,8 +81,10 @@ describe("MCP tools behind the permission gate", () => {
     ]);
   });
 
-  test("asked with kind mcp; 'always' records mcp(t__echo) and stops asking for that tool only", async () => {
-    const { harness, asked } = await gated({}, [
+  test("asked with kind mcp; 'always' records mcp(t__echo) and stops asking for that tool only", async ({
+    openHarness,
+  }) => {
+    const { harness, asked } = await gated(openHarness, {}, [
       { decision: "allow", scope: "session" },
       { decision: "deny", scope: "once", reason: "not that one" },
     ]);

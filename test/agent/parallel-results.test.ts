@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { type Harness, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { types } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
 /** A read-only tool that answers after `ms` milliseconds, so parallel calls finish out of order. */
@@ -17,17 +18,11 @@ const slowEcho = defineTool({
   },
 });
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 describe("case 11: parallel tool results", () => {
-  test.each(["openai-chat", "anthropic", "openai-responses"] as const)(
+  test.for(["openai-chat", "anthropic", "openai-responses"] as const)(
     "read-only calls run concurrently; results go back complete and in call order (%s)",
-    async (wire) => {
-      harness = await startHarness({ wire, tools: [slowEcho, readFileTool] });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire, tools: [slowEcho, readFileTool] });
       harness.server.enqueue(
         {
           toolCalls: [

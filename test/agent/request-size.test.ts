@@ -1,15 +1,12 @@
-import { afterEach, expect, test } from "vitest";
+import { expect } from "vitest";
 import { buildSystemPrompt } from "../../src/agent/system-prompt.js";
 import { builtinTools } from "../../src/tools/index.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-});
-
-test("the first request of a simple prompt (system prompt, tool schemas, prompt) stays under 6 KB", async () => {
-  harness = await startHarness({ wire: "anthropic", tools: builtinTools() });
+test("the first request of a simple prompt (system prompt, tool schemas, prompt) stays under 6 KB", async ({
+  openHarness,
+}) => {
+  const harness = await openHarness({ wire: "anthropic", tools: builtinTools() });
   harness.settings.systemPrompt = buildSystemPrompt({
     cwd: harness.cwd,
     platform: "linux",

@@ -1,16 +1,11 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
-import { chatMessages, type Harness, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { chatMessages, types } from "../support/harness.js";
 import { getTimeTool, readFileTool, writeFileTool } from "../support/test-tools.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const TOOLS = [readFileTool, writeFileTool, getTimeTool];
 
@@ -23,8 +18,10 @@ function chatChunk(delta: object, finishReason: string | null = null): string {
 }
 
 describe("case 12: unknown tool", () => {
-  test("gets an error result listing the real tools, and the loop goes on", async () => {
-    harness = await startHarness({ tools: TOOLS });
+  test("gets an error result listing the real tools, and the loop goes on", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       { toolCalls: [{ id: "u1", name: "execute_python", arguments: '{"code":"print(1)"}' }] },
       { toolCalls: [{ id: "u2", name: "get_time", arguments: "{}" }] },
@@ -54,8 +51,10 @@ describe("case 12: unknown tool", () => {
 });
 
 describe("case 13: malformed arguments", () => {
-  test("non-JSON and schema-invalid arguments are not executed; the model is told why", async () => {
-    harness = await startHarness({ tools: TOOLS });
+  test("non-JSON and schema-invalid arguments are not executed; the model is told why", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       { toolCalls: [{ id: "m1", name: "write_file", arguments: "path=a.txt content=hi" }] },
       { toolCalls: [{ id: "m2", name: "write_file", arguments: '{"path":12345}' }] },
@@ -84,8 +83,8 @@ describe("case 13: malformed arguments", () => {
     expect(replayed.tool_calls[0]?.function.arguments).toBe("{}");
   });
 
-  test("a double-encoded JSON object is unwrapped once", async () => {
-    harness = await startHarness({ tools: TOOLS });
+  test("a double-encoded JSON object is unwrapped once", async ({ openHarness }) => {
+    const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       {
         toolCalls: [
@@ -102,8 +101,10 @@ describe("case 13: malformed arguments", () => {
     expect(await readFile(join(harness.cwd, "a.txt"), "utf8")).toBe("hi");
   });
 
-  test("five identical failing calls in a row stop the prompt with max_turn_requests", async () => {
-    harness = await startHarness({ tools: TOOLS });
+  test("five identical failing calls in a row stop the prompt with max_turn_requests", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: TOOLS });
     for (let index = 0; index < 10; index++) {
       harness.server.enqueue({
         toolCalls: [{ id: `r${index}`, name: "write_file", arguments: '{"path":12345}' }],
@@ -137,10 +138,10 @@ describe("case 07: arguments cut off by the output limit", () => {
     "data: [DONE]\n\n",
   ];
 
-  test.each(["length", "tool_calls"])(
+  test.for(["length", "tool_calls"])(
     "is never executed and stops with max_tokens (finish_reason %s)",
-    async (finishReason) => {
-      harness = await startHarness({ tools: TOOLS });
+    async (finishReason, { openHarness }) => {
+      const harness = await openHarness({ tools: TOOLS });
       harness.server.enqueue({ raw: rawStream(finishReason) }, { text: "ok" });
       expect(await harness.prompt("write big.py")).toEqual({ stopReason: "max_tokens" });
       expect(existsSync(join(harness.cwd, "big.py"))).toBe(false);
@@ -165,8 +166,8 @@ describe("case 07: arguments cut off by the output limit", () => {
     },
   );
 
-  test("anthropic max_tokens inside tool_use", async () => {
-    harness = await startHarness({ wire: "anthropic", tools: TOOLS });
+  test("anthropic max_tokens inside tool_use", async ({ openHarness }) => {
+    const harness = await openHarness({ wire: "anthropic", tools: TOOLS });
     harness.server.enqueue(
       {
         toolCalls: [
@@ -188,10 +189,10 @@ describe("case 07: arguments cut off by the output limit", () => {
 });
 
 describe("case 08: tool calls without arguments", () => {
-  test.each(["openai-chat", "anthropic"] as const)(
+  test.for(["openai-chat", "anthropic"] as const)(
     "empty argument text means {} (%s)",
-    async (wire) => {
-      harness = await startHarness({ wire, tools: TOOLS });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire, tools: TOOLS });
       harness.server.enqueue(
         { toolCalls: [{ id: "n1", name: "get_time", arguments: "" }] },
         { text: "done" },
@@ -204,8 +205,8 @@ describe("case 08: tool calls without arguments", () => {
     },
   );
 
-  test("openai-compatible call with no arguments key at all", async () => {
-    harness = await startHarness({ tools: TOOLS });
+  test("openai-compatible call with no arguments key at all", async ({ openHarness }) => {
+    const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       {
         raw: [
@@ -238,11 +239,11 @@ describe("case 09: parallel calls sharing index 0", () => {
     function: { name: "write_file", arguments: JSON.stringify({ path, content }) },
   });
 
-  test.each([
+  test.for([
     ["Ollama: every call at index 0", 0],
     ["no index at all", undefined],
-  ] as const)("%s", async (_name, index) => {
-    harness = await startHarness({ tools: TOOLS });
+  ] as const)("%s", async ([_name, index], { openHarness }) => {
+    const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       {
         raw: [
@@ -275,8 +276,8 @@ describe("case 09: parallel calls sharing index 0", () => {
     ]);
   });
 
-  test("a repeated terminal chunk does not run the call twice", async () => {
-    harness = await startHarness({ tools: TOOLS });
+  test("a repeated terminal chunk does not run the call twice", async ({ openHarness }) => {
+    const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       {
         raw: [
@@ -304,10 +305,10 @@ describe("case 09: parallel calls sharing index 0", () => {
 });
 
 describe("case 16: empty replies", () => {
-  test.each(["openai-chat", "anthropic"] as const)(
+  test.for(["openai-chat", "anthropic"] as const)(
     "an empty reply ends the turn and is never replayed (%s)",
-    async (wire) => {
-      harness = await startHarness({ wire });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire });
       harness.server.enqueue({ text: "" }, { text: "fine" });
       expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
       expect(types(harness.events).includes("assistant.message_delta")).toBe(false);
@@ -316,16 +317,18 @@ describe("case 16: empty replies", () => {
     },
   );
 
-  test("whitespace-only text is not replayed as an assistant message", async () => {
-    harness = await startHarness({ wire: "anthropic" });
+  test("whitespace-only text is not replayed as an assistant message", async ({ openHarness }) => {
+    const harness = await openHarness({ wire: "anthropic" });
     harness.server.enqueue({ text: "\n\n  " }, { text: "fine" });
     await harness.prompt("hi");
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
   });
 
-  test("a tool-only turn replays without an empty text block (anthropic)", async () => {
-    harness = await startHarness({ wire: "anthropic", tools: TOOLS });
+  test("a tool-only turn replays without an empty text block (anthropic)", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "anthropic", tools: TOOLS });
     await writeFile(join(harness.cwd, "f.txt"), "hello");
     harness.server.enqueue(
       { toolCalls: [{ id: "toolu_1", name: "read_file", arguments: '{"path":"f.txt"}' }] },
@@ -341,8 +344,10 @@ describe("case 16: empty replies", () => {
     });
   });
 
-  test("an empty reply that did not simply stop is an error, not success", async () => {
-    harness = await startHarness();
+  test("an empty reply that did not simply stop is an error, not success", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
     harness.server.enqueue({
       raw: [
         chatChunk({ role: "assistant", content: "" }),

@@ -1,21 +1,16 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { eventsPath } from "../../src/session/paths.js";
 import type { Wire } from "../support/fake-model-types.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import type { Harness } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
 import { getTimeTool } from "../support/test-tools.js";
 import { validateRequest } from "../support/validate-history.js";
 
 // Issue 11: every tool call of a session has an id unique in the whole session, the same for the
 // client, the model and the log, whatever ids the provider sends (reused, repeated, empty).
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
 
@@ -43,8 +38,12 @@ function idsInLog(events: readonly SessionEvent[]) {
 }
 
 /** Every call id and result id the model was sent in request `index`, in order. */
-function idsSent(wire: Wire, index: number): { calls: string[]; results: string[] } {
-  const body = harness?.server.requests[index]?.body ?? null;
+function idsSent(
+  harness: Harness,
+  wire: Wire,
+  index: number,
+): { calls: string[]; results: string[] } {
+  const body = harness.server.requests[index]?.body ?? null;
   const calls: string[] = [];
   const results: string[] = [];
   for (const message of normaliseMessages(wire, body)) {
@@ -56,20 +55,22 @@ function idsSent(wire: Wire, index: number): { calls: string[]; results: string[
   return { calls, results };
 }
 
-function expectAllRequestsValid(wire: Wire): void {
-  for (const request of harness?.server.requests ?? []) {
+function expectAllRequestsValid(harness: Harness, wire: Wire): void {
+  for (const request of harness.server.requests) {
     expect(
       validateRequest(wire, request.body, { streamedReasoning: new Map() })?.message,
     ).toBeUndefined();
   }
-  expect(harness?.server.requests.map((request) => request.status)).toEqual(
-    harness?.server.requests.map(() => 200),
+  expect(harness.server.requests.map((request) => request.status)).toEqual(
+    harness.server.requests.map(() => 200),
   );
 }
 
 describe.each(WIRES)("%s", (wire) => {
-  test("call_0 on every turn: later calls get fresh ids, the same in the log and the requests", async () => {
-    harness = await startHarness({ wire, tools: [getTimeTool] });
+  test("call_0 on every turn: later calls get fresh ids, the same in the log and the requests", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire, tools: [getTimeTool] });
     harness.server.enqueue(
       { toolCalls: [timeCall("call_0", "UTC")] },
       { toolCalls: [timeCall("call_0", "CET")] },
@@ -84,12 +85,14 @@ describe.each(WIRES)("%s", (wire) => {
     expect(completed).toEqual(requested);
     // What the client saw live is what the log holds.
     expect(idsInLog(harness.events)).toEqual({ requested, started, completed });
-    expect(idsSent(wire, 2)).toEqual({ calls: requested, results: requested });
-    expectAllRequestsValid(wire);
+    expect(idsSent(harness, wire, 2)).toEqual({ calls: requested, results: requested });
+    expectAllRequestsValid(harness, wire);
   });
 
-  test("one id twice in one reply: two calls, two ids, each result paired with its call", async () => {
-    harness = await startHarness({ wire, tools: [getTimeTool] });
+  test("one id twice in one reply: two calls, two ids, each result paired with its call", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire, tools: [getTimeTool] });
     harness.server.enqueue(
       { toolCalls: [timeCall("call_0", "UTC"), timeCall("call_0", "CET")] },
       { text: "done" },
@@ -107,24 +110,26 @@ describe.each(WIRES)("%s", (wire) => {
       [requested[0], { zone: "UTC" }],
       [requested[1], { zone: "CET" }],
     ]);
-    expect(idsSent(wire, 1)).toEqual({ calls: requested, results: requested });
-    expectAllRequestsValid(wire);
+    expect(idsSent(harness, wire, 1)).toEqual({ calls: requested, results: requested });
+    expectAllRequestsValid(harness, wire);
   });
 
-  test("an empty id gets a fresh one", async () => {
-    harness = await startHarness({ wire, tools: [getTimeTool] });
+  test("an empty id gets a fresh one", async ({ openHarness }) => {
+    const harness = await openHarness({ wire, tools: [getTimeTool] });
     harness.server.enqueue({ toolCalls: [timeCall("", "UTC")] }, { text: "done" });
     expect(await harness.prompt("time")).toEqual({ stopReason: "end_turn" });
     const { requested, completed } = idsInLog(await harness.persisted());
     expect(requested).toHaveLength(1);
     expect(requested[0]).not.toBe("");
     expect(completed).toEqual(requested);
-    expect(idsSent(wire, 1)).toEqual({ calls: requested, results: requested });
-    expectAllRequestsValid(wire);
+    expect(idsSent(harness, wire, 1)).toEqual({ calls: requested, results: requested });
+    expectAllRequestsValid(harness, wire);
   });
 
-  test("a session written with duplicate ids loads and sends a valid request", async () => {
-    harness = await startHarness({ wire, tools: [getTimeTool] });
+  test("a session written with duplicate ids loads and sends a valid request", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire, tools: [getTimeTool] });
     harness.server.enqueue(
       { toolCalls: [timeCall("call_0", "UTC")] },
       { toolCalls: [timeCall("call_0", "CET"), timeCall("call_0", "EST")] },
@@ -143,10 +148,10 @@ describe.each(WIRES)("%s", (wire) => {
     expect(idsInLog(await harness.persisted()).requested).toEqual(["call_0", "call_0", "call_0"]);
     harness.server.enqueue({ toolCalls: [timeCall("call_0", "PST")] }, { text: "again" });
     expect(await harness.prompt("once more")).toEqual({ stopReason: "end_turn" });
-    const sent = idsSent(wire, 4);
+    const sent = idsSent(harness, wire, 4);
     expect(sent.calls).toHaveLength(4);
     expect(new Set(sent.calls).size).toBe(4);
     expect(sent.results).toEqual(sent.calls);
-    expectAllRequestsValid(wire);
+    expectAllRequestsValid(harness, wire);
   });
 });

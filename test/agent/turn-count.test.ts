@@ -1,11 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { bashTool } from "../../src/tools/bash.js";
 import { eventually, waitForEvent } from "../llm/helpers.js";
-import { type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import type { Harness, HarnessOptions } from "../support/harness.js";
 import { getTimeTool, readFileTool } from "../support/test-tools.js";
 
 /**
@@ -14,12 +15,6 @@ import { getTimeTool, readFileTool } from "../support/test-tools.js";
  * `grep -c` of events.jsonl equals the fake server's request count, and every turn_start has
  * exactly one turn_end, before the next turn starts.
  */
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const FAST = { retry: { initialDelayMs: 1, maxDelayMs: 5, maxRetries: 2 }, idleTimeoutMs: 200 };
 
@@ -179,8 +174,8 @@ const PATHS: Record<string, Path> = {
 describe.each(["openai-chat", "anthropic", "openai-responses"] as const)(
   "every model request is a turn (%s)",
   (wire) => {
-    test.each(Object.entries(PATHS))("%s", async (_name, path) => {
-      harness = await startHarness({ ...path.options, wire });
+    test.for(Object.entries(PATHS))("%s", async ([_name, path], { openHarness }) => {
+      const harness = await openHarness({ ...path.options, wire });
       expect(await path.run(harness)).toEqual(path.outcome);
       const file = await readFile(eventsPath(harness.home, harness.session.id), "utf8");
       const turnStartLines = file

@@ -1,18 +1,13 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { isSummaryRequest, limitedModel, requestText } from "../support/context-limit.js";
 import type { RecordedRequest, Reply } from "../support/fake-model-server.js";
-import { type Harness, startHarness } from "../support/harness.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
+import type { Harness } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const FILES = 40;
 const FILE_BYTES = 16 * 1024;
@@ -46,8 +41,12 @@ function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[],
   return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
-async function start(ourWindow: number, serverLimit: number): Promise<Harness> {
-  const started = await startHarness({ tools: [readFileTool], maxTurns: 10 });
+async function start(
+  openHarness: CliFixtures["openHarness"],
+  ourWindow: number,
+  serverLimit: number,
+): Promise<Harness> {
+  const started = await openHarness({ tools: [readFileTool], maxTurns: 10 });
   started.settings.contextWindow = ourWindow;
   await writeFiles(started.cwd);
   started.server.setResponder(limitedModel({ limit: serverLimit, conversation: seesEveryResult }));
@@ -55,8 +54,10 @@ async function start(ourWindow: number, serverLimit: number): Promise<Harness> {
 }
 
 describe("a turn whose tool results alone overflow the window (issue 27, item 1)", () => {
-  test("40 × 16 KB against a 32k window: the results are fitted to the turn's budget and sent", async () => {
-    harness = await start(32_000, 32_000);
+  test("40 × 16 KB against a 32k window: the results are fitted to the turn's budget and sent", async ({
+    openHarness,
+  }) => {
+    const harness = await start(openHarness, 32_000, 32_000);
     const outcome = await harness.prompt("read all forty files");
     expect(outcome).toEqual({ stopReason: "end_turn" });
     const { requests } = harness.server;
@@ -84,9 +85,11 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
     expect(logBytes).toBeLessThan(FILES * FILE_BYTES);
   });
 
-  test("a server that answers context_length_exceeded ends the prompt with a clear error", async () => {
+  test("a server that answers context_length_exceeded ends the prompt with a clear error", async ({
+    openHarness,
+  }) => {
     // turnloop believes the window is 200k; the server's is 32k: the fitted results still overflow it.
-    harness = await start(200_000, 32_000);
+    const harness = await start(openHarness, 200_000, 32_000);
     const outcome = await harness.prompt("read all forty files");
     expect(outcome).toMatchObject({ error: { errorType: "context_length_exceeded" } });
     const { requests } = harness.server;
@@ -103,8 +106,10 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
     expect(logBytes).toBeLessThan(FILES * FILE_BYTES);
   });
 
-  test("a compaction at the threshold keeps the latest turn's results, which the model sees", async () => {
-    harness = await start(32_000, 32_000);
+  test("a compaction at the threshold keeps the latest turn's results, which the model sees", async ({
+    openHarness,
+  }) => {
+    const harness = await start(openHarness, 32_000, 32_000);
     harness.server.setResponder(
       limitedModel({
         limit: 32_000,
@@ -133,8 +138,10 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
     ).toEqual([["threshold", true]]);
   });
 
-  test("a cut result's saved file has the session's secrets redacted, like every file under the session folder", async () => {
-    harness = await start(32_000, 32_000);
+  test("a cut result's saved file has the session's secrets redacted, like every file under the session folder", async ({
+    openHarness,
+  }) => {
+    const harness = await start(openHarness, 32_000, 32_000);
     const secret = "budget-secret-value-0123456789";
     harness.settings.secrets = [{ name: "BUDGET_API_TOKEN", value: secret }];
     const first = join(harness.cwd, "file-1.txt");

@@ -1,34 +1,17 @@
-import { type ChildProcessByStdio, execFileSync, spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { describe, expect } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import { type CliFixtures, type LoggedEvent, test } from "../support/fixtures.js";
 
 // `turnloop -p … | head` and `… 2>&1 | head`: the reader goes away while we still write. The
 // closed stream is found by the next write to it (EPIPE), which cancels the prompt like Ctrl-C;
 // the process must exit with the documented code and leave a whole log, never hang or crash.
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-closed-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-closed-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
-});
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
+test.override({ git: true });
 
 type Closed = "stdout" | "stderr" | "both";
 type Moment = "before the first token" | "during a tool" | "mid-stream" | "after the answer";
@@ -37,8 +20,12 @@ type Child = ChildProcessByStdio<null, Readable, Readable>;
 const ANSWER = Array.from({ length: 200 }, (_, index) => `line ${index}\n`);
 
 /** Runs a tool call then a streamed answer, closing `closed` at `moment`; resolves on 'exit'. */
-function runClosing(closed: Closed, moment: Moment): Promise<number | null> {
-  server.enqueue(
+function runClosing(
+  { model, repository, environment }: Pick<CliFixtures, "model" | "repository" | "environment">,
+  closed: Closed,
+  moment: Moment,
+): Promise<number | null> {
+  model.enqueue(
     {
       toolCalls: [
         {
@@ -57,11 +44,7 @@ function runClosing(closed: Closed, moment: Moment): Promise<number | null> {
     [CLI_PATH, "-p", "go", "--allow-all-tools", "--verbose"],
     {
       cwd: repository,
-      env: cleanEnvironment({
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${server.url}/v1`,
-      }),
+      env: environment(),
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -102,12 +85,7 @@ function runClosing(closed: Closed, moment: Moment): Promise<number | null> {
   });
 }
 
-interface LoggedEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
-
-async function sessionLog(): Promise<{ events: LoggedEvent[]; files: string[] }> {
+async function sessionLog(home: string): Promise<{ events: LoggedEvent[]; files: string[] }> {
   const [sessionId, ...others] = await readdir(join(home, "session-state"));
   expect(others).toEqual([]);
   const directory = join(home, "session-state", sessionId ?? "");
@@ -146,11 +124,12 @@ const cases = (["stdout", "stderr", "both"] as const).flatMap((closed) =>
 );
 
 describe("a closed stdout or stderr", () => {
-  test.each(cases)(
+  test.for(cases)(
     "$closed closed $moment: exits (cancelled: $cancelled) with a whole log",
-    async ({ closed, moment, cancelled }) => {
-      const code = await runClosing(closed, moment);
-      const { events, files } = await sessionLog();
+    { timeout: 60_000 },
+    async ({ closed, moment, cancelled }, { model, home, repository, environment }) => {
+      const code = await runClosing({ model, repository, environment }, closed, moment);
+      const { events, files } = await sessionLog(home);
       expectWhole(events, files);
       const tool = events.find((event) => event.type === "tool.execution_complete");
       expect(tool?.data).toMatchObject({ toolCallId: "call_1", success: true });
@@ -167,6 +146,5 @@ describe("a closed stdout or stderr", () => {
         expect(messages.at(-1)?.data.content).toBe(ANSWER.join(""));
       }
     },
-    60_000,
   );
 });

@@ -1,46 +1,30 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
-import { cleanEnvironment, runCli } from "../support/cli.js";
+import { describe, expect } from "vitest";
 import {
   CONTEXT_ERRORS,
   isSummaryRequest,
   limitedModel,
   requestTokens,
 } from "../support/context-limit.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer, Reply } from "../support/fake-model-types.js";
+import type { Reply } from "../support/fake-model-types.js";
+import { printedSessionId, test } from "../support/fixtures.js";
 
 const WINDOW = 8_000;
-let server: FakeModelServer;
-let home: string;
-let cwd: string;
 
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-cli-home-"));
-  cwd = await mkdtemp(join(tmpdir(), "turnloop-cli-cwd-"));
+test.beforeEach(async ({ repository }) => {
   for (let file = 1; file <= 6; file++) {
     const line = `file-${file} holds this line of text.\n`;
-    await writeFile(join(cwd, `file-${file}.txt`), line.repeat(Math.ceil(6_144 / line.length)));
+    await writeFile(
+      join(repository, `file-${file}.txt`),
+      line.repeat(Math.ceil(6_144 / line.length)),
+    );
   }
 });
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(cwd, { recursive: true, force: true });
-});
 
-const environment = () =>
-  cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: "openai-compatible:fake-model",
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-    TURNLOOP_MAX_RETRIES: "0",
-  });
+/** No retries: a failed summary request fails at once. */
+const NO_RETRIES = { TURNLOOP_MAX_RETRIES: "0" };
 
 function viewAll(index: number): Reply {
   return index < 6
@@ -60,64 +44,43 @@ const prompt = (text: string, ...flags: string[]) => [
   ...flags,
 ];
 
-async function persisted(sessionId: string): Promise<SessionEvent[]> {
-  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as SessionEvent);
-}
-
-function sessionIdOf(stderr: string): string {
-  const match = /session ([0-9a-f-]{36})/.exec(stderr);
-  if (match?.[1] === undefined) {
-    throw new Error(`no session id in: ${stderr}`);
-  }
-  return match[1];
-}
-
 describe("compaction in turnloop -p", () => {
-  test("case 33 A: one dim stderr line per compaction, and the answer", async () => {
-    server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
-    const result = await runCli(prompt("read all files and summarize"), {
-      cwd,
-      env: environment(),
-    });
+  test("case 33 A: one dim stderr line per compaction, and the answer", async ({ cli, model }) => {
+    model.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const result = await cli(prompt("read all files and summarize"), { env: NO_RETRIES });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("finished\n");
     const lines = result.stderr.split("\n").filter((line) => line.startsWith("compacted"));
-    expect(lines.length).toBe(server.requests.filter(isSummaryRequest).length);
+    expect(lines.length).toBe(model.requests.filter(isSummaryRequest).length);
     expect(lines[0]).toMatch(/^compacted the conversation \(threshold\): \d+ → \d+ tokens$/);
-    expect(server.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
+    expect(model.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
   });
 
-  test("the config files' contextWindows set the window when no flag does", async () => {
+  test("the config files' contextWindows set the window when no flag does", async ({
+    cli,
+    model,
+    home,
+  }) => {
     await writeFile(
       join(home, "config.json"),
       JSON.stringify({ contextWindows: { "openai-compatible:fake-model": WINDOW } }),
     );
-    server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
-    const result = await runCli(["-p", "read all files and summarize"], {
-      cwd,
-      env: environment(),
-    });
+    model.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const result = await cli(["-p", "read all files and summarize"], { env: NO_RETRIES });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^compacted the conversation \(threshold\)/m);
-    expect(server.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
+    expect(model.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
   });
 
-  test("case 33 B: exit 1 with the context-exhausted error", async () => {
-    server.setResponder(
+  test("case 33 B: exit 1 with the context-exhausted error", async ({ cli, model }) => {
+    model.setResponder(
       limitedModel({
         limit: WINDOW,
         conversation: viewAll,
         summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
       }),
     );
-    const result = await runCli(prompt("read all files and summarize"), {
-      cwd,
-      env: environment(),
-    });
+    const result = await cli(prompt("read all files and summarize"), { env: NO_RETRIES });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /compaction failed \(threshold\): the summary request failed twice/,
@@ -125,43 +88,44 @@ describe("compaction in turnloop -p", () => {
     expect(result.stderr).toMatch(/error: The context is exhausted/);
   });
 
-  test("case 33 D: a warning on stderr when the server counts far fewer prompt tokens", async () => {
-    server.enqueue({ text: "I have no tools", usage: { input: 2_048, output: 5 } });
+  test("case 33 D: a warning on stderr when the server counts far fewer prompt tokens", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "I have no tools", usage: { input: 2_048, output: 5 } });
     const long = `read all files and summarize\n${"some pasted log line\n".repeat(2_800)}`;
-    const result = await runCli(["-p", long, "--context-window", "32000"], {
-      cwd,
-      env: environment(),
-    });
+    const result = await cli(["-p", long, "--context-window", "32000"], { env: NO_RETRIES });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: The server counted 2048 prompt tokens/m);
   });
 
-  test("sessions compact <id> [instructions] compacts a stored session", async () => {
-    server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
-    const first = await runCli(["-p", "first"], { cwd, env: environment() });
-    const sessionId = sessionIdOf(first.stderr);
-    await runCli(["-p", "second", "--resume", sessionId], { cwd, env: environment() });
-    const result = await runCli(["sessions", "compact", sessionId, "keep", "the", "numbers"], {
-      cwd,
-      env: environment(),
+  test("sessions compact <id> [instructions] compacts a stored session", async ({ cli, model }) => {
+    model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    const first = await cli(["-p", "first"], { env: NO_RETRIES });
+    const sessionId = printedSessionId(first.stderr);
+    await cli(["-p", "second", "--resume", sessionId], { env: NO_RETRIES });
+    const result = await cli(["sessions", "compact", sessionId, "keep", "the", "numbers"], {
+      env: NO_RETRIES,
     });
     expect(result.stderr).toBe("");
     expect(result.stdout).toMatch(
       new RegExp(`^compacted ${sessionId}: \\d+ → \\d+ tokens, 3 messages summarised\\n$`),
     );
-    expect(JSON.stringify(server.requests[2]?.body)).toContain("keep the numbers");
-    const again = await runCli(["sessions", "compact", "no-such-session"], {
-      cwd,
-      env: environment(),
-    });
+    expect(JSON.stringify(model.requests[2]?.body)).toContain("keep the numbers");
+    const again = await cli(["sessions", "compact", "no-such-session"], { env: NO_RETRIES });
     expect(again.code).toBe(1);
   });
 
-  test("kill -9 during a compaction: the session resumes and continues validly", async () => {
+  test("kill -9 during a compaction: the session resumes and continues validly", async ({
+    cli,
+    model,
+    home,
+    loggedEvents,
+  }) => {
     let child: ChildProcess | undefined;
     let killed = false;
     const conversation = limitedModel({ limit: WINDOW, conversation: viewAll });
-    server.setResponder((request) => {
+    model.setResponder((request) => {
       if (!killed && isSummaryRequest(request)) {
         killed = true;
         child?.kill("SIGKILL");
@@ -169,9 +133,8 @@ describe("compaction in turnloop -p", () => {
       }
       return conversation(request);
     });
-    const crashed = await runCli(prompt("read all files and summarize"), {
-      cwd,
-      env: environment(),
+    const crashed = await cli(prompt("read all files and summarize"), {
+      env: NO_RETRIES,
       onStart: (started) => {
         child = started;
       },
@@ -181,18 +144,15 @@ describe("compaction in turnloop -p", () => {
     if (sessionId === undefined) {
       throw new Error("no session on disk");
     }
-    const before = await persisted(sessionId);
+    const before = await loggedEvents(sessionId);
     expect(before.at(-1)?.type).toBe("assistant.turn_start");
-    const sent = server.requests.length;
-    const resumed = await runCli(prompt("go on", "--resume", sessionId), {
-      cwd,
-      env: environment(),
-    });
+    const sent = model.requests.length;
+    const resumed = await cli(prompt("go on", "--resume", sessionId), { env: NO_RETRIES });
     expect(resumed.code).toBe(0);
-    const after = server.requests.slice(sent);
+    const after = model.requests.slice(sent);
     expect(after.map((request) => request.status).every((status) => status === 200)).toBe(true);
     expect(after.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
-    const events = await persisted(sessionId);
+    const events = await loggedEvents(sessionId);
     const starts = events.filter((event) => event.type === "session.compaction_start");
     const completes = events.filter((event) => event.type === "session.compaction_complete");
     // The killed compaction left a start and nothing else; the resumed prompt compacted anew.

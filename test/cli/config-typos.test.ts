@@ -1,54 +1,34 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { describe, expect } from "vitest";
+import { test as cliTest } from "../support/fixtures.js";
 
 // Issue 24 item 6: a typo in a config file is never silent, and one that would drop permission
 // rules stops the run. Through the built CLI as a child process against the fake model server.
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
-let project: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-typos-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-typos-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
-  await mkdir(join(repository, ".turnloop"));
-  project = join(repository, ".turnloop", "config.json");
+/** The fixtures, with `project`: the repository's `.turnloop/config.json` (its folder made, no file). */
+const test = cliTest.extend<{ project: string }>({
+  project: async ({ repository }, use) => {
+    await mkdir(join(repository, ".turnloop"));
+    await use(join(repository, ".turnloop", "config.json"));
+  },
 });
 
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-function environment(): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: "openai-compatible:fake-model",
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-  });
-}
-
-const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+test.override({ git: true });
 
 describe("config typos", () => {
-  test("a misspelt permissions section stops -p, the interactive start and turnloop config with exit 64, naming the key meant", async () => {
+  test("a misspelt permissions section stops -p, the interactive start and turnloop config with exit 64, naming the key meant", async ({
+    cli,
+    model,
+    project,
+  }) => {
     await writeFile(project, JSON.stringify({ permisions: { deny: ["bash(rm *)"] } }, null, 2));
     const stopped =
       `turnloop: ${project}: unknown key "permisions" (did you mean "permissions"?): the ` +
       "permission rules there would be ignored, so turnloop stops; fix the file, or run with " +
       "--ignore-config-errors to go on without them\n";
     for (const args of [["-p", "hi"], [], ["config"]]) {
-      const result = await run(args);
+      const result = await cli(args);
       expect({ args, ...result }).toEqual({
         args,
         code: 64,
@@ -57,20 +37,24 @@ describe("config typos", () => {
         stderr: stopped,
       });
     }
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
   });
 
-  test("an unknown key inside permissions stops too; --ignore-config-errors goes on with a warning", async () => {
+  test("an unknown key inside permissions stops too; --ignore-config-errors goes on with a warning", async ({
+    cli,
+    model,
+    project,
+  }) => {
     await writeFile(project, JSON.stringify({ permissions: { alow: ["bash(ls)"] } }));
-    const stopped = await run(["-p", "hi"]);
+    const stopped = await cli(["-p", "hi"]);
     expect(stopped.code).toBe(64);
     expect(stopped.stderr).toMatch(
       /unknown key "permissions\.alow" \(did you mean "permissions\.allow"\?\): the permission rules there would be ignored/,
     );
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
 
-    server.enqueue({ text: "went on" });
-    const ignored = await run(["-p", "hi", "--ignore-config-errors"]);
+    model.enqueue({ text: "went on" });
+    const ignored = await cli(["-p", "hi", "--ignore-config-errors"]);
     expect(ignored.code).toBe(0);
     expect(ignored.stdout).toContain("went on");
     expect(ignored.stderr).toContain(
@@ -78,7 +62,10 @@ describe("config typos", () => {
     );
   });
 
-  test("an unknown key elsewhere warns with the closest key at its level, and the run goes on", async () => {
+  test("an unknown key elsewhere warns with the closest key at its level, and the run goes on", async ({
+    cli,
+    project,
+  }) => {
     await writeFile(
       project,
       JSON.stringify({
@@ -88,7 +75,7 @@ describe("config typos", () => {
         colour: "blue",
       }),
     );
-    const result = await run(["config"]);
+    const result = await cli(["config"]);
     expect(result.code).toBe(0);
     // Nested sections first, then the top level (zod's order).
     expect(result.stderr.split("\n")).toEqual([
@@ -100,12 +87,12 @@ describe("config typos", () => {
     ]);
   });
 
-  test("a JSON syntax error gives the line and column", async () => {
+  test("a JSON syntax error gives the line and column", async ({ cli, project }) => {
     await writeFile(
       project,
       '{\n  "model": "openai-compatible:fake-model",\n  "maxTurns": 5,\n}\n',
     );
-    const result = await run(["-p", "hi"]);
+    const result = await cli(["-p", "hi"]);
     expect(result.code).toBe(64);
     expect(result.stderr).toBe(
       `turnloop: ${project} is not valid JSON: line 4, column 1: Expected double-quoted property name\n`,

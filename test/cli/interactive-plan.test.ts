@@ -50,4 +50,27 @@ describe.skipIf(tmuxMissing())("the plan on the interactive screen", () => {
       expect(second.indexOf("› Go on")).toBeLessThan(second.indexOf("☑ Find the bug"));
     },
   );
+
+  interactiveTest(
+    "a failed update_plan shows its tool line with the reason, as -p does, and no checklist",
+    async ({ fixture }) => {
+      fixture.server.enqueue(
+        { toolCalls: [{ id: "p1", name: "update_plan", arguments: '{"entries":"none"}' }] },
+        { text: "Sorry." },
+      );
+      const terminal = fixture.open(["--allow-all-tools"]);
+      await terminal.waitFor(INPUT_BOX);
+      terminal.type("Plan it");
+      await terminal.waitFor(/Sorry\./);
+      const screen = await terminal.idle();
+      expect(planBlocks(screen)).toEqual([]);
+      const lines = screen.split("\n").map((line) => line.trim());
+      const call = lines.findIndex((line) => line.includes("update_plan"));
+      // The call's line with its state, then the tool's reason under it.
+      expect(lines.slice(call, call + 2), screen).toEqual([
+        "✗ update_plan entries=none  failed",
+        expect.stringMatching(/^Invalid arguments for 'update_plan': /),
+      ]);
+    },
+  );
 });

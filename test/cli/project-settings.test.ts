@@ -1,80 +1,44 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { printedSessionId, test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 
 // Project instructions, config files and system prompt flags, through the built CLI as a child
 // process against the fake model server.
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
+test.override({ git: true });
 
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-settings-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-settings-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
+test.beforeEach(async ({ repository }) => {
   await mkdir(join(repository, "packages", "core"), { recursive: true });
 });
 
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: "openai-compatible:fake-model",
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-    ...extra,
-  });
-}
-
-function systemPrompt(index = 0): string {
-  const first = chatMessages(server, index)[0];
+function systemPrompt(model: FakeModelServer, index = 0): string {
+  const first = chatMessages(model, index)[0];
   expect(first?.role).toBe("system");
   return String(first?.content);
 }
 
-function sessionIdOf(stderr: string): string {
-  const match = /session ([0-9a-f-]{36})/.exec(stderr);
-  if (match?.[1] === undefined) {
-    throw new Error(`no session id in: ${stderr}`);
-  }
-  return match[1];
-}
-
-async function loggedEvents(sessionId: string): Promise<Array<{ type: string; data: unknown }>> {
-  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { type: string; data: unknown });
-}
-
 describe("project instructions", () => {
-  test("AGENTS.md from the repository root down to the cwd and the user's file go into the system prompt with their paths, and are recorded", async () => {
+  test("AGENTS.md from the repository root down to the cwd and the user's file go into the system prompt with their paths, and are recorded", async ({
+    cli,
+    model,
+    home,
+    repository,
+    loggedEvents,
+  }) => {
     const core = join(repository, "packages", "core");
     await writeFile(join(home, "AGENTS.md"), "Always answer in English.\n");
     await writeFile(join(repository, "AGENTS.md"), "Run npm test before you finish.\n");
     // No AGENTS.md in packages/: nothing from there. packages/core has Claude Code's file only.
     await writeFile(join(core, "CLAUDE.md"), "Core: never edit generated/.\n");
     await writeFile(join(core, "GEMINI.md"), "not read: CLAUDE.md came first\n");
-    server.enqueue({ text: "ok" });
-    const result = await runCli(["-p", "hi", "--cwd", core], {
-      cwd: repository,
-      env: environment(),
-    });
+    model.enqueue({ text: "ok" });
+    const result = await cli(["-p", "hi", "--cwd", core]);
     expect(result.code).toBe(0);
-    const prompt = systemPrompt();
+    const prompt = systemPrompt(model);
     const user = prompt.indexOf(`<instructions path="${join(home, "AGENTS.md")}">`);
     const root = prompt.indexOf(`<instructions path="${join(repository, "AGENTS.md")}">`);
     const nested = prompt.indexOf(`<instructions path="${join(core, "CLAUDE.md")}">`);
@@ -85,7 +49,7 @@ describe("project instructions", () => {
     expect(prompt).toContain("Core: never edit generated/.");
     expect(prompt).not.toContain("not read");
 
-    const events = await loggedEvents(sessionIdOf(result.stderr));
+    const events = await loggedEvents(printedSessionId(result.stderr));
     expect(events.map((event) => event.type).slice(0, 3)).toEqual([
       "session.start",
       "session.instructions_loaded",
@@ -98,69 +62,72 @@ describe("project instructions", () => {
         { path: join(core, "CLAUDE.md"), scope: "project", bytes: 29, truncated: false },
       ],
     });
-    const shown = await runCli(["sessions", "show", sessionIdOf(result.stderr)], {
-      cwd: repository,
-      env: environment(),
-    });
+    const shown = await cli(["sessions", "show", printedSessionId(result.stderr)]);
     expect(shown.stdout).toContain(
       `instructions: ${join(home, "AGENTS.md")}, ${join(repository, "AGENTS.md")}, ${join(core, "CLAUDE.md")}\n`,
     );
   });
 
-  test(".github/copilot-instructions.md is the last fallback; a huge file is cut to the budget and says so", async () => {
+  test(".github/copilot-instructions.md is the last fallback; a huge file is cut to the budget and says so", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
     await mkdir(join(repository, ".github"));
     await writeFile(
       join(repository, ".github", "copilot-instructions.md"),
       `${"é".repeat(20_000)}\n`,
     );
-    server.enqueue({ text: "ok" });
-    const result = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    model.enqueue({ text: "ok" });
+    const result = await cli(["-p", "hi"]);
     expect(result.code).toBe(0);
-    const prompt = systemPrompt();
+    const prompt = systemPrompt(model);
     expect(prompt).toContain(`path="${join(repository, ".github", "copilot-instructions.md")}"`);
     expect(prompt).toContain("[cut: the file is longer than turnloop's 32768-byte budget]");
     expect(prompt).not.toContain("\uFFFD");
-    const events = await loggedEvents(sessionIdOf(result.stderr));
+    const events = await loggedEvents(printedSessionId(result.stderr));
     expect(events[1]?.data).toMatchObject({ files: [{ bytes: 32_768, truncated: true }] });
   });
 
-  test("--no-instructions leaves them out and records nothing", async () => {
+  test("--no-instructions leaves them out and records nothing", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
     await writeFile(join(repository, "AGENTS.md"), "Secret project rule.\n");
-    server.enqueue({ text: "ok" });
-    const result = await runCli(["-p", "hi", "--no-instructions"], {
-      cwd: repository,
-      env: environment(),
-    });
+    model.enqueue({ text: "ok" });
+    const result = await cli(["-p", "hi", "--no-instructions"]);
     expect(result.code).toBe(0);
-    expect(systemPrompt()).not.toContain("Secret project rule");
-    const types = (await loggedEvents(sessionIdOf(result.stderr))).map((event) => event.type);
+    expect(systemPrompt(model)).not.toContain("Secret project rule");
+    const types = (await loggedEvents(printedSessionId(result.stderr))).map((event) => event.type);
     expect(types).not.toContain("session.instructions_loaded");
   });
 
-  test("--append-system-prompt adds text at the end; --system-prompt-file replaces the base prompt", async () => {
+  test("--append-system-prompt adds text at the end; --system-prompt-file replaces the base prompt", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
     await writeFile(join(repository, "AGENTS.md"), "Project rule.\n");
     await writeFile(join(repository, "prompt.txt"), "You are a terse reviewer.\n");
-    server.enqueue({ text: "ok" }, { text: "ok" });
-    const appended = await runCli(["-p", "hi", "--append-system-prompt", "Reply in French."], {
-      cwd: repository,
-      env: environment(),
-    });
+    model.enqueue({ text: "ok" }, { text: "ok" });
+    const appended = await cli(["-p", "hi", "--append-system-prompt", "Reply in French."]);
     expect(appended.code).toBe(0);
-    const first = systemPrompt(0);
+    const first = systemPrompt(model, 0);
     expect(first.startsWith("You are turnloop")).toBe(true);
     expect(first.endsWith("\n\nReply in French.")).toBe(true);
     expect(first.indexOf("Project rule.")).toBeLessThan(first.indexOf("Reply in French."));
 
-    const replaced = await runCli(["-p", "hi", "--system-prompt-file", "prompt.txt"], {
-      cwd: repository,
-      env: environment(),
-    });
+    const replaced = await cli(["-p", "hi", "--system-prompt-file", "prompt.txt"]);
     expect(replaced.code).toBe(0);
-    const second = systemPrompt(1);
+    const second = systemPrompt(model, 1);
     expect(second.startsWith("You are a terse reviewer.\n\nWorking directory: ")).toBe(true);
     expect(second).not.toContain("You are turnloop");
     expect(second).toContain("Project rule.");
-    const events = await loggedEvents(sessionIdOf(replaced.stderr));
+    const events = await loggedEvents(printedSessionId(replaced.stderr));
     expect(events[1]?.data).toMatchObject({
       files: [
         { path: join(repository, "prompt.txt"), scope: "system-prompt-file" },
@@ -168,10 +135,7 @@ describe("project instructions", () => {
       ],
     });
 
-    const missing = await runCli(["-p", "hi", "--system-prompt-file", "nope.txt"], {
-      cwd: repository,
-      env: environment(),
-    });
+    const missing = await cli(["-p", "hi", "--system-prompt-file", "nope.txt"]);
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain(
       `cannot read --system-prompt-file ${join(repository, "nope.txt")}`,
@@ -180,13 +144,18 @@ describe("project instructions", () => {
 });
 
 describe("config files", () => {
-  test("the user's and the project's config.json set the model, a provider profile, limits and rules; flags and env win", async () => {
+  test("the user's and the project's config.json set the model, a provider profile, limits and rules; flags and env win", async ({
+    model,
+    home,
+    repository,
+    loggedEvents,
+  }) => {
     await writeFile(
       join(home, "config.json"),
       JSON.stringify({
         model: "local:fake-model",
         providers: {
-          local: { type: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY" },
+          local: { type: "openai-compatible", baseUrl: `${model.url}/v1`, apiKeyEnv: "LOCAL_KEY" },
         },
         maxTurns: 1,
       }),
@@ -196,7 +165,7 @@ describe("config files", () => {
       join(repository, ".turnloop", "config.json"),
       JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }),
     );
-    server.enqueue(
+    model.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hello"}' }] },
       { text: "done" },
     );
@@ -206,13 +175,13 @@ describe("config files", () => {
     expect(result.stderr).not.toContain("permission denied");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("done");
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[0]?.headers.authorization).toBe("Bearer local-secret-key-123");
-    const events = await loggedEvents(sessionIdOf(result.stderr));
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[0]?.headers.authorization).toBe("Bearer local-secret-key-123");
+    const events = await loggedEvents(printedSessionId(result.stderr));
     expect(events[0]?.data).toMatchObject({ model: "openai-compatible:fake-model" });
 
     // Without the flag, the user's maxTurns applies.
-    server.enqueue({
+    model.enqueue({
       toolCalls: [{ id: "call_2", name: "bash", arguments: '{"command":"echo again"}' }],
     });
     const limited = await runCli(["-p", "again"], { cwd: repository, env });
@@ -238,7 +207,11 @@ describe("config files", () => {
     expect(config.stdout).not.toContain("local-secret-key-123");
   });
 
-  test("a command's environment has no profile's key variable, the unused profiles' included", async () => {
+  test("a command's environment has no profile's key variable, the unused profiles' included", async ({
+    model,
+    home,
+    repository,
+  }) => {
     await writeFile(
       join(home, "config.json"),
       JSON.stringify({
@@ -246,14 +219,14 @@ describe("config files", () => {
         providers: {
           vllm: {
             type: "openai-compatible",
-            baseUrl: `${server.url}/v1`,
+            baseUrl: `${model.url}/v1`,
             apiKeyEnv: "VLLM_API_KEY",
           },
           spare: { type: "openai", apiKeyEnv: "SPARE_PROFILE_KEY" },
         },
       }),
     );
-    server.enqueue(
+    model.enqueue(
       {
         toolCalls: [
           { id: "call_env", name: "bash", arguments: '{"command":"env | cut -d= -f1 | sort"}' },
@@ -274,15 +247,18 @@ describe("config files", () => {
     });
     expect(result.code).toBe(0);
     // The profile's key reached the model's endpoint, and no command.
-    expect(server.requests[0]?.headers.authorization).toBe("Bearer vllm-secret-key-123");
-    const toolResult = chatMessages(server, 1).find((message) => message.role === "tool");
+    expect(model.requests[0]?.headers.authorization).toBe("Bearer vllm-secret-key-123");
+    const toolResult = chatMessages(model, 1).find((message) => message.role === "tool");
     const names = ["GIT_PAGER", "HOME", "PAGER", "PATH", "PWD", "SHLVL", "TURNLOOP_HOME"];
     expect(toolResult?.content).toBe(
       `${[...names, "VISIBLE_SETTING", "_"].join("\n")}\n<exited with exit code 0>`,
     );
   });
 
-  test("turnloop config shows each setting's source and redacts keys", async () => {
+  test("turnloop config shows each setting's source and redacts keys", async ({
+    home,
+    repository,
+  }) => {
     await rm(join(repository, ".turnloop", "config.json"), { force: true });
     await writeFile(
       join(home, "config.json"),
@@ -328,42 +304,51 @@ describe("config files", () => {
     expect(result.stdout).not.toContain("abcdefghijklmnop");
   });
 
-  test("a bad file is reported with its path and field, no stack trace, and nothing runs; unknown keys warn", async () => {
+  test("a bad file is reported with its path and field, no stack trace, and nothing runs; unknown keys warn", async ({
+    cli,
+    model,
+    repository,
+  }) => {
     await mkdir(join(repository, ".turnloop"));
     const project = join(repository, ".turnloop", "config.json");
     await writeFile(project, JSON.stringify({ autopilot: { maxContinues: "lots" } }));
-    const bad = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    const bad = await cli(["-p", "hi"]);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toBe(
       `turnloop: ${project}: autopilot.maxContinues: Invalid input: expected number, received string\n`,
     );
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
 
     await writeFile(project, "{ not json");
-    const broken = await runCli(["acp"], { cwd: repository, env: environment() });
+    const broken = await cli(["acp"]);
     expect(broken.code).toBe(64);
     expect(broken.stderr).toMatch(new RegExp(`^turnloop: ${project} is not valid JSON: .+\\n$`));
     expect(broken.stdout).toBe("");
 
     await writeFile(project, JSON.stringify({ modle: "x", maxTurns: 5 }));
-    server.enqueue({ text: "ok" });
-    const warned = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    model.enqueue({ text: "ok" });
+    const warned = await cli(["-p", "hi"]);
     expect(warned.code).toBe(0);
     expect(warned.stderr).toContain(
       `turnloop: warning: ${project}: unknown key "modle" (did you mean "model"?) ignored\n`,
     );
   });
 
-  test("a file's model that names no provider or profile, or a bad rule, is the file's error on every face", async () => {
+  test("a file's model that names no provider or profile, or a bad rule, is the file's error on every face", async ({
+    cli,
+    model,
+    repository,
+    environment,
+  }) => {
     const project = join(repository, ".turnloop", "config.json");
     await mkdir(join(repository, ".turnloop"), { recursive: true });
     const profiles = {
-      local: { type: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY" },
+      local: { type: "openai-compatible", baseUrl: `${model.url}/v1`, apiKeyEnv: "LOCAL_KEY" },
     };
     // The profile's name misspelt: the file is named, and so are the profiles it has.
     await writeFile(project, JSON.stringify({ model: "locl:fake-model", providers: profiles }));
     const withoutModelVariable = { ...environment(), TURNLOOP_MODEL: undefined };
-    const requestsBefore = server.requests.length;
+    const requestsBefore = model.requests.length;
     for (const args of [["-p", "hi"], ["acp"], ["--headless", "--stdio"], ["config"]]) {
       const result = await runCli(args, { cwd: repository, env: withoutModelVariable });
       expect({ args, ...result }).toEqual({
@@ -378,16 +363,16 @@ describe("config files", () => {
       });
     }
     await writeFile(project, JSON.stringify({ permissions: { deny: ["bash(git push"] } }));
-    const rule = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    const rule = await cli(["-p", "hi"]);
     expect(rule).toMatchObject({
       code: 64,
       stdout: "",
       stderr: `turnloop: ${project}: permissions.deny: invalid tool rule "bash(git push": use NAME or NAME(pattern), e.g. bash(git status)\n`,
     });
-    expect(server.requests.length).toBe(requestsBefore);
+    expect(model.requests.length).toBe(requestsBefore);
     // The same model written correctly runs.
     await writeFile(project, JSON.stringify({ model: "local:fake-model", providers: profiles }));
-    server.enqueue({ text: "ok" });
+    model.enqueue({ text: "ok" });
     const fixed = await runCli(["-p", "hi", "-q"], { cwd: repository, env: withoutModelVariable });
     expect(fixed).toMatchObject({ code: 0, stdout: "ok\n" });
   });

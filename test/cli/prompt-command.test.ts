@@ -1,65 +1,30 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { chatMessages } from "../support/harness.js";
+import { printedSessionId, test } from "../support/fixtures.js";
+import { chatMessages, types as eventTypes } from "../support/harness.js";
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
+test.override({ git: true });
 
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-cli-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-cli-repo-"));
+test.beforeEach(async ({ repository }) => {
   await mkdir(join(repository, "src"));
   await writeFile(
     join(repository, "src", "math.ts"),
     "export function add(a: number, b: number) {\n  return a + b;\n}\n",
   );
   await writeFile(join(repository, "README.md"), "# calc\nA tiny calculator.\n");
-  execFileSync("git", ["init", "-q"], { cwd: repository });
 });
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: "openai-compatible:fake-model",
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-    ...extra,
-  });
-}
-
-async function eventTypes(sessionId: string): Promise<string[]> {
-  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => (JSON.parse(line) as { type: string }).type);
-}
-
-function sessionIdOf(stderr: string): string {
-  const match = /session ([0-9a-f-]{36})/.exec(stderr);
-  if (match?.[1] === undefined) {
-    throw new Error(`no session id in: ${stderr}`);
-  }
-  return match[1];
-}
 
 describe("turnloop -p", () => {
-  test("answers a question about a repository by calling tools, and records every turn", async () => {
-    server.enqueue(
+  test("answers a question about a repository by calling tools, and records every turn", async ({
+    cli,
+    model,
+    loggedEvents,
+  }) => {
+    model.enqueue(
       {
         text: "Let me look.",
         toolCalls: [
@@ -73,10 +38,7 @@ describe("turnloop -p", () => {
       { toolCalls: [{ id: "call_2", name: "view", arguments: '{"path":"src/math.ts"}' }] },
       { text: ["`add` in src/math.ts ", "returns a + b."] },
     );
-    const result = await runCli(["-p", "What does add do?"], {
-      cwd: repository,
-      env: environment(),
-    });
+    const result = await cli(["-p", "What does add do?"]);
     expect(result.code).toBe(0);
     // stdout is the final answer alone; the narration and the tool lines are progress on stderr.
     expect(result.stdout).toBe("`add` in src/math.ts returns a + b.\n");
@@ -87,24 +49,24 @@ describe("turnloop -p", () => {
       "✓ view src/math.ts (N ms)",
     ]);
     expect(progress.at(-1)).toMatch(/^3 turns · 30 in \/ 15 out tokens · \d+\.\d s · session /);
-    const sessionId = sessionIdOf(result.stderr);
-    const types = await eventTypes(sessionId);
+    const sessionId = printedSessionId(result.stderr);
+    const types = eventTypes(await loggedEvents(sessionId));
     expect(types.filter((type) => type === "assistant.turn_start")).toHaveLength(
-      server.requests.length,
+      model.requests.length,
     );
-    expect(server.requests).toHaveLength(3);
+    expect(model.requests).toHaveLength(3);
     // The tool results the model got are the real files' contents.
-    const lastRequest = JSON.stringify(server.requests[2]?.body);
+    const lastRequest = JSON.stringify(model.requests[2]?.body);
     expect(lastRequest).toContain("src/math.ts");
     expect(lastRequest).toContain("return a + b;");
   });
 
-  test("--output-format stream-json prints every event, ephemeral ones too, as JSON lines, then the result", async () => {
-    server.enqueue({ text: ["a", "b"] });
-    const result = await runCli(["-p", "hi", "--output-format", "stream-json"], {
-      cwd: repository,
-      env: environment(),
-    });
+  test("--output-format stream-json prints every event, ephemeral ones too, as JSON lines, then the result", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: ["a", "b"] });
+    const result = await cli(["-p", "hi", "--output-format", "stream-json"]);
     expect(result.code).toBe(0);
     const types = result.stdout
       .trim()
@@ -124,7 +86,11 @@ describe("turnloop -p", () => {
     ]);
   });
 
-  test("with no model configured, says what to set and exits non-zero without creating a session", async () => {
+  test("with no model configured, says what to set and exits non-zero without creating a session", async ({
+    cli,
+    home,
+    repository,
+  }) => {
     const result = await runCli(["-p", "hi"], {
       cwd: repository,
       env: cleanEnvironment({ TURNLOOP_HOME: home }),
@@ -133,34 +99,42 @@ describe("turnloop -p", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/no model configured.*TURNLOOP_MODEL/);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    const listed = await runCli(["sessions"], { cwd: repository, env: environment() });
+    const listed = await cli(["sessions"]);
     expect(listed.stdout).toMatch(/No sessions/);
   });
 
-  test("bash is refused without --allow-all-tools, and the model is told why", async () => {
-    server.enqueue(
+  test("bash is refused without --allow-all-tools, and the model is told why", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"touch created.txt"}' }] },
       { text: "I may not run commands." },
     );
-    const result = await runCli(["-p", "make a file"], { cwd: repository, env: environment() });
+    const result = await cli(["-p", "make a file"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
       /✗ bash touch created\.txt \(\d+ ms\): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE \(e\.g\. 'bash\(npm \*\)', 'mcp\(server\)'\) or --allow-all-tools\n/,
     );
-    expect(JSON.stringify(server.requests[1]?.body)).toContain("Permission denied for 'bash'");
+    expect(JSON.stringify(model.requests[1]?.body)).toContain("Permission denied for 'bash'");
     expect(existsSync(join(repository, "created.txt"))).toBe(false);
   });
 
-  test("a provider failure is an error: message on stderr, exit 1, session.error in the log", async () => {
-    server.enqueue({
+  test("a provider failure is an error: message on stderr, exit 1, session.error in the log", async ({
+    cli,
+    model,
+    loggedEvents,
+  }) => {
+    model.enqueue({
       status: 401,
       body: { error: { message: "invalid api key", type: "authentication_error" } },
     });
-    const result = await runCli(["-p", "hi"], { cwd: repository, env: environment() });
+    const result = await cli(["-p", "hi"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/error: HTTP 401: invalid api key/);
-    const types = await eventTypes(sessionIdOf(result.stderr));
+    const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));
     // The failed request is a turn that ended failed.
     expect(types).toEqual([
       "session.start",
@@ -171,24 +145,30 @@ describe("turnloop -p", () => {
     ]);
   });
 
-  test("Ctrl-C cancels the prompt cleanly: exit 130, abort and an interrupted result in the log", async () => {
-    server.enqueue({
-      toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }],
+  test("Ctrl-C cancels the prompt cleanly: exit 130, abort and an interrupted result in the log", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    model.enqueue({
+      toolCalls: [
+        { id: "call_1", name: "bash", arguments: '{"command":"touch started; sleep 30"}' },
+      ],
     });
-    const result = await runCli(["-p", "wait", "--allow-all-tools"], {
-      cwd: repository,
-      env: environment(),
+    const result = await cli(["-p", "wait", "--allow-all-tools"], {
       onStart: (child) => {
+        // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
         const poll = setInterval(() => {
-          if (server.requests.length > 0) {
+          if (existsSync(join(repository, "started"))) {
             clearInterval(poll);
-            setTimeout(() => child.kill("SIGINT"), 500);
+            child.kill("SIGINT");
           }
         }, 20);
       },
     });
     expect(result.code).toBe(130);
-    const types = await eventTypes(sessionIdOf(result.stderr));
+    const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));
     expect(types.slice(-4)).toEqual([
       "tool.execution_start",
       "tool.execution_complete",
@@ -198,19 +178,21 @@ describe("turnloop -p", () => {
   });
 });
 
-test("a reader that closes stdout early cancels the prompt, and the log ends cleanly", async () => {
-  server.enqueue({
+test("a reader that closes stdout early cancels the prompt, and the log ends cleanly", async ({
+  cli,
+  model,
+  loggedEvents,
+}) => {
+  model.enqueue({
     text: Array.from({ length: 400 }, (_, index) => `line ${index}\n`),
     delayMs: 2,
   });
   // --verbose streams every reply to stdout as it comes (text mode writes the answer at the end).
-  const result = await runCli(["-p", "count", "--verbose"], {
-    cwd: repository,
-    env: environment(),
+  const result = await cli(["-p", "count", "--verbose"], {
     onStart: (child) => child.stdout?.once("data", () => child.stdout?.destroy()),
   });
   expect(result.code).toBe(130);
-  const types = await eventTypes(sessionIdOf(result.stderr));
+  const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));
   expect(types.slice(-4)).toEqual([
     "assistant.turn_start",
     "assistant.message",
@@ -219,12 +201,12 @@ test("a reader that closes stdout early cancels the prompt, and the log ends cle
   ]);
 });
 
-test.each([
+test.for([
   ["unset", {}],
   ["set but empty", { ANTHROPIC_API_KEY: "", TURNLOOP_API_KEY: "" }],
-])(
+] as const)(
   "a vendor model without its API key (%s) is refused before a session is created",
-  async (_name, keys) => {
+  async ([_name, keys], { cli, home, repository }) => {
     const result = await runCli(["-p", "hi", "--model", "anthropic:claude-sonnet-4-5"], {
       cwd: repository,
       env: cleanEnvironment({ TURNLOOP_HOME: home, ...keys }),
@@ -233,15 +215,19 @@ test.each([
     expect(result.stderr).toBe(
       "turnloop: anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY (or TURNLOOP_API_KEY).\n",
     );
-    const listed = await runCli(["sessions"], { cwd: repository, env: environment() });
+    const listed = await cli(["sessions"]);
     expect(listed.stdout).toMatch(/No sessions/);
   },
 );
 
-test("API keys never reach events.jsonl or the model, and bash children do not get turnloop's keys", async () => {
+test("API keys never reach events.jsonl or the model, and bash children do not get turnloop's keys", async ({
+  cli,
+  model,
+  home,
+}) => {
   const secret = "sk-test-SECRET1234567890";
   const other = "tok-OTHER-SECRET-0987654321";
-  server.enqueue(
+  model.enqueue(
     {
       toolCalls: [
         {
@@ -255,23 +241,22 @@ test("API keys never reach events.jsonl or the model, and bash children do not g
     },
     { text: "done" },
   );
-  const result = await runCli(["-p", `is ${secret} set?`, "--allow-all-tools"], {
-    cwd: repository,
-    env: environment({ OPENAI_API_KEY: secret, TURNLOOP_API_KEY: secret, DEPLOY_TOKEN: other }),
+  const result = await cli(["-p", `is ${secret} set?`, "--allow-all-tools"], {
+    env: { OPENAI_API_KEY: secret, TURNLOOP_API_KEY: secret, DEPLOY_TOKEN: other },
   });
   expect(result.code).toBe(0);
   // The provider's keys are not in the command's environment; other secrets are, redacted in
   // what the model and the log see.
-  const toolResult = chatMessages(server, -1).find((message) => message.role === "tool");
+  const toolResult = chatMessages(model, -1).find((message) => message.role === "tool");
   expect(toolResult?.content).toBe(
     "key= tl= other=[redacted:DEPLOY_TOKEN]\n<exited with exit code 0>",
   );
-  expect(JSON.stringify(server.requests.at(-1)?.body)).not.toContain(secret);
-  expect(JSON.stringify(server.requests.at(-1)?.body)).toContain(
+  expect(JSON.stringify(model.requests.at(-1)?.body)).not.toContain(secret);
+  expect(JSON.stringify(model.requests.at(-1)?.body)).toContain(
     "is [redacted:OPENAI_API_KEY] set?",
   );
   const log = await readFile(
-    join(home, "session-state", sessionIdOf(result.stderr), "events.jsonl"),
+    join(home, "session-state", printedSessionId(result.stderr), "events.jsonl"),
     "utf8",
   );
   expect(log).not.toContain(secret);
@@ -280,8 +265,8 @@ test("API keys never reach events.jsonl or the model, and bash children do not g
 });
 
 describe("editing and running commands", () => {
-  const script = () =>
-    server.enqueue(
+  const script = (model: FakeModelServer) =>
+    model.enqueue(
       {
         toolCalls: [
           {
@@ -303,27 +288,29 @@ describe("editing and running commands", () => {
       { text: "Swapped the operands." },
     );
 
-  test("with --allow-all-tools the file is edited and the command runs", async () => {
-    script();
-    const result = await runCli(["-p", "swap the operands", "--allow-all-tools"], {
-      cwd: repository,
-      env: environment(),
-    });
+  test("with --allow-all-tools the file is edited and the command runs", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    script(model);
+    const result = await cli(["-p", "swap the operands", "--allow-all-tools"]);
     expect(result.code).toBe(0);
     expect(await readFile(join(repository, "src", "math.ts"), "utf8")).toBe(
       "export function add(a: number, b: number) {\n  return b + a;\n}\n",
     );
     const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
     expect(toolLines.map((line) => line.slice(0, 2))).toEqual(["✓ ", "✓ "]);
-    expect(JSON.stringify(server.requests[2]?.body)).toContain("1\\n<exited with exit code 0>");
+    expect(JSON.stringify(model.requests[2]?.body)).toContain("1\\n<exited with exit code 0>");
   });
 
-  test("without it both are refused, the file is untouched, and the model is told why", async () => {
-    script();
-    const result = await runCli(["-p", "swap the operands"], {
-      cwd: repository,
-      env: environment(),
-    });
+  test("without it both are refused, the file is untouched, and the model is told why", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    script(model);
+    const result = await cli(["-p", "swap the operands"]);
     expect(result.code).toBe(0);
     expect(await readFile(join(repository, "src", "math.ts"), "utf8")).toContain("return a + b;");
     const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
@@ -331,12 +318,16 @@ describe("editing and running commands", () => {
     expect(toolLines.every((line) => line.includes("Permission denied"))).toBe(true);
   });
 
-  test("--allow-tool allows exactly the named command", async () => {
-    script();
-    const result = await runCli(
-      ["-p", "swap", "--allow-tool", "edit(src/**)", "--allow-tool", "bash(grep -c *)"],
-      { cwd: repository, env: environment() },
-    );
+  test("--allow-tool allows exactly the named command", async ({ cli, model }) => {
+    script(model);
+    const result = await cli([
+      "-p",
+      "swap",
+      "--allow-tool",
+      "edit(src/**)",
+      "--allow-tool",
+      "bash(grep -c *)",
+    ]);
     expect(result.code).toBe(0);
     const toolLines = result.stderr.split("\n").filter((line) => /^[✓✗]/.test(line));
     expect(toolLines.map((line) => line.slice(0, 2))).toEqual(["✓ ", "✓ "]);
@@ -344,23 +335,20 @@ describe("editing and running commands", () => {
 });
 
 describe("sessions", () => {
-  test("are listed, shown, resumed with --resume and continued with --continue", async () => {
-    server.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
-    const first = await runCli(["-p", "What is 2+2?"], { cwd: repository, env: environment() });
-    const sessionId = sessionIdOf(first.stderr);
+  test("are listed, shown, resumed with --resume and continued with --continue", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "The answer is 4." }, { text: "Doubled: 8." }, { text: "Halved: 4." });
+    const first = await cli(["-p", "What is 2+2?"]);
+    const sessionId = printedSessionId(first.stderr);
     // A unique prefix of the id is enough, as with git hashes.
-    const resumed = await runCli(["-p", "Double it.", "--resume", sessionId.slice(0, 8)], {
-      cwd: repository,
-      env: environment(),
-    });
+    const resumed = await cli(["-p", "Double it.", "--resume", sessionId.slice(0, 8)]);
     expect(resumed.code).toBe(0);
-    expect(sessionIdOf(resumed.stderr)).toBe(sessionId);
-    const continued = await runCli(["-p", "Halve it.", "--continue"], {
-      cwd: repository,
-      env: environment(),
-    });
-    expect(sessionIdOf(continued.stderr)).toBe(sessionId);
-    const messages = chatMessages(server, 2) as Array<{ role: string; content: string }>;
+    expect(printedSessionId(resumed.stderr)).toBe(sessionId);
+    const continued = await cli(["-p", "Halve it.", "--continue"]);
+    expect(printedSessionId(continued.stderr)).toBe(sessionId);
+    const messages = chatMessages(model, 2) as Array<{ role: string; content: string }>;
     const roles = messages.map(
       (message) => `${message.role}: ${message.role === "system" ? "…" : message.content}`,
     );
@@ -373,24 +361,18 @@ describe("sessions", () => {
       "user: Halve it.",
     ]);
 
-    const list = await runCli(["sessions"], { cwd: repository, env: environment() });
+    const list = await cli(["sessions"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain(sessionId);
     expect(list.stdout).toContain("3 turns");
     expect(list.stdout).toContain("What is 2+2?");
 
-    const show = await runCli(["sessions", "show", sessionId.slice(0, 8)], {
-      cwd: repository,
-      env: environment(),
-    });
+    const show = await cli(["sessions", "show", sessionId.slice(0, 8)]);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("What is 2+2?");
     expect(show.stdout).toContain("Doubled: 8.");
 
-    const missing = await runCli(["-p", "x", "--resume", "00000000-0000-0000-0000-000000000000"], {
-      cwd: repository,
-      env: environment(),
-    });
+    const missing = await cli(["-p", "x", "--resume", "00000000-0000-0000-0000-000000000000"]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/no session/);
   });

@@ -1,71 +1,40 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
+import { describe, expect } from "vitest";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 
 // stdin, output formats and usage errors of `turnloop -p`, as a child process.
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
+test.override({ git: true });
 
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-io-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-io-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
-});
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-function environment(): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: "openai-compatible:fake-model",
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-  });
-}
-
-function lastUserMessage(index = 0): string {
-  const messages = chatMessages(server, index).filter((message) => message.role === "user");
+function lastUserMessage(model: FakeModelServer, index = 0): string {
+  const messages = chatMessages(model, index).filter((message) => message.role === "user");
   return String(messages.at(-1)?.content);
 }
 
 describe("stdin", () => {
-  test("piped text is sent with the prompt as an attachment block", async () => {
-    server.enqueue({ text: "It is a null pointer." });
+  test("piped text is sent with the prompt as an attachment block", async ({ cli, model }) => {
+    model.enqueue({ text: "It is a null pointer." });
     const log = "Error: boom\n    at main (app.js:3)\n";
-    const result = await runCli(["-p", "explain"], {
-      cwd: repository,
-      env: environment(),
-      stdin: log,
-    });
+    const result = await cli(["-p", "explain"], { stdin: log });
     expect(result.code).toBe(0);
-    expect(lastUserMessage()).toBe(
+    expect(lastUserMessage(model)).toBe(
       `explain\n\n<attachment source="stdin" bytes="${log.length}">\n${log}</attachment>`,
     );
   });
 
-  test("piped text past 100 KiB keeps its head and tail with a note of what was cut", async () => {
-    server.enqueue({ text: "ok" });
+  test("piped text past 100 KiB keeps its head and tail with a note of what was cut", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "ok" });
     const piped = `HEAD${"x".repeat(200_000)}TAIL\n`;
-    const result = await runCli(["-p", "summarise"], {
-      cwd: repository,
-      env: environment(),
-      stdin: piped,
-    });
+    const result = await cli(["-p", "summarise"], { stdin: piped });
     expect(result.code).toBe(0);
-    const sent = lastUserMessage();
+    const sent = lastUserMessage(model);
     expect(sent).toContain(`<attachment source="stdin" bytes="${piped.length}">\nHEAD`);
     expect(sent).toContain(
       `[… ${piped.length - 102_400} bytes of the piped input cut here; it had ${piped.length} bytes …]`,
@@ -74,16 +43,13 @@ describe("stdin", () => {
     expect(sent.length).toBeLessThan(103_000);
   });
 
-  test("binary data on stdin is refused with a clear message and exit 64; nothing is sent", async () => {
+  test("binary data on stdin is refused with a clear message and exit 64; nothing is sent", async ({
+    cli,
+    model,
+  }) => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-    const attached = await runCli(["-p", "describe this"], {
-      cwd: repository,
-      env: environment(),
-      stdin: png,
-    });
-    const asPrompt = await runCli(["-p", "-"], {
-      cwd: repository,
-      env: environment(),
+    const attached = await cli(["-p", "describe this"], { stdin: png });
+    const asPrompt = await cli(["-p", "-"], {
       stdin: Buffer.from([0x00, 0x01, 0x02, 0xff, 0xfe, 0x41]),
     });
     expect(
@@ -102,45 +68,38 @@ describe("stdin", () => {
           "turnloop: stdin is binary data, not text; nothing was sent. Pipe text, or name the file in the prompt for the model to view.\n",
       },
     ]);
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
   });
 
-  test("-p - and -p without text read the prompt from stdin", async () => {
-    server.enqueue({ text: "one" }, { text: "two" });
-    const dash = await runCli(["-p", "-"], {
-      cwd: repository,
-      env: environment(),
-      stdin: "What is 2+2?\n",
-    });
+  test("-p - and -p without text read the prompt from stdin", async ({ cli, model }) => {
+    model.enqueue({ text: "one" }, { text: "two" });
+    const dash = await cli(["-p", "-"], { stdin: "What is 2+2?\n" });
     expect(dash.code).toBe(0);
-    expect(lastUserMessage(0)).toBe("What is 2+2?");
-    const bare = await runCli(["--output-format", "json", "-p"], {
-      cwd: repository,
-      env: environment(),
-      stdin: "And 3+3?",
-    });
+    expect(lastUserMessage(model, 0)).toBe("What is 2+2?");
+    const bare = await cli(["--output-format", "json", "-p"], { stdin: "And 3+3?" });
     expect(bare.code).toBe(0);
-    expect(lastUserMessage(1)).toBe("And 3+3?");
-    const empty = await runCli(["-p", "-"], { cwd: repository, env: environment() });
+    expect(lastUserMessage(model, 1)).toBe("And 3+3?");
+    const empty = await cli(["-p", "-"]);
     expect(empty.code).toBe(64);
     expect(empty.stderr).toBe("turnloop: -p - reads the prompt from stdin, but stdin was empty\n");
-    expect(server.requests).toHaveLength(2);
+    expect(model.requests).toHaveLength(2);
   });
 });
 
 describe("output", () => {
-  test("--output-format json prints one result object shaped like claude -p's", async () => {
-    server.enqueue(
+  test("--output-format json prints one result object shaped like claude -p's", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    model.enqueue(
       {
         text: "Looking.",
         toolCalls: [{ id: "call_1", name: "glob", arguments: '{"pattern":"*"}' }],
       },
       { text: ["The answer ", "is 42."] },
     );
-    const result = await runCli(["-p", "hi", "--output-format", "json"], {
-      cwd: repository,
-      env: environment(),
-    });
+    const result = await cli(["-p", "hi", "--output-format", "json"]);
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -161,12 +120,9 @@ describe("output", () => {
     );
   });
 
-  test("a failed prompt's result says is_error with the error", async () => {
-    server.enqueue({ status: 400, body: { error: { message: "bad request body" } } });
-    const result = await runCli(["-p", "hi", "--output-format", "json"], {
-      cwd: repository,
-      env: environment(),
-    });
+  test("a failed prompt's result says is_error with the error", async ({ cli, model }) => {
+    model.enqueue({ status: 400, body: { error: { message: "bad request body" } } });
+    const result = await cli(["-p", "hi", "--output-format", "json"]);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({
       type: "result",
@@ -177,20 +133,23 @@ describe("output", () => {
     });
   });
 
-  test("--quiet prints only the final answer, no narration, tool lines or summary", async () => {
-    server.enqueue(
+  test("--quiet prints only the final answer, no narration, tool lines or summary", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue(
       {
         text: "Let me look.",
         toolCalls: [{ id: "call_1", name: "glob", arguments: '{"pattern":"*"}' }],
       },
       { text: "Final answer." },
     );
-    const result = await runCli(["-p", "hi", "--quiet"], { cwd: repository, env: environment() });
+    const result = await cli(["-p", "hi", "--quiet"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Final answer.\n");
     expect(result.stderr).toBe("");
-    server.enqueue({ status: 401, body: { error: { message: "bad key" } } });
-    const failed = await runCli(["-p", "hi", "-q"], { cwd: repository, env: environment() });
+    model.enqueue({ status: 401, body: { error: { message: "bad key" } } });
+    const failed = await cli(["-p", "hi", "-q"]);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
     expect(failed.stderr).toMatch(/^error: HTTP 401: .*bad key.*\n$/);
@@ -198,42 +157,39 @@ describe("output", () => {
 });
 
 describe("usage errors", () => {
-  test("a --cwd that does not exist or is not a folder: exit 64 with the path, nothing created", async () => {
+  test("a --cwd that does not exist or is not a folder: exit 64 with the path, nothing created", async ({
+    cli,
+    model,
+    repository,
+  }) => {
     const missing = join(repository, "no", "such", "dir");
-    server.enqueue({
+    model.enqueue({
       toolCalls: [{ id: "call_1", name: "create", arguments: '{"path":"a.txt","file_text":"x"}' }],
     });
-    const result = await runCli(["-p", "make a file", "--cwd", missing, "--allow-all-tools"], {
-      cwd: repository,
-      env: environment(),
-    });
+    const result = await cli(["-p", "make a file", "--cwd", missing, "--allow-all-tools"]);
     expect(result.code).toBe(64);
     expect(result.stderr).toBe(`turnloop: --cwd ${missing} does not exist\n`);
     expect(existsSync(join(repository, "no"))).toBe(false);
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
     const file = join(repository, "file.txt");
     await writeFile(file, "x");
-    const notFolder = await runCli(["-p", "hi", "--cwd", file], {
-      cwd: repository,
-      env: environment(),
-    });
+    const notFolder = await cli(["-p", "hi", "--cwd", file]);
     expect(notFolder.code).toBe(64);
     expect(notFolder.stderr).toBe(`turnloop: --cwd ${file} is not a directory\n`);
     expect(await readFile(file, "utf8")).toBe("x");
   });
 
-  test("an unknown flag suggests the closest one", async () => {
-    const result = await runCli(["-p", "hi", "--allow-all"], {
-      cwd: repository,
-      env: environment(),
-    });
+  test("an unknown flag suggests the closest one", async ({ cli }) => {
+    const result = await cli(["-p", "hi", "--allow-all"]);
     expect(result.code).toBe(64);
     expect(result.stderr).toBe(
       "turnloop: unknown option --allow-all; did you mean --allow-all-tools? (see turnloop --help)\n",
     );
   });
 
-  test("an unknown command suggests the closest one; a command's extra word is named; a prompt split after -p is named", async () => {
+  test("an unknown command suggests the closest one; a command's extra word is named; a prompt split after -p is named", async ({
+    cli,
+  }) => {
     const cases: Array<[string[], string]> = [
       [
         ["session", "list"],
@@ -249,7 +205,7 @@ describe("usage errors", () => {
       ],
     ];
     for (const [args, message] of cases) {
-      const result = await runCli(args, { cwd: repository, env: environment() });
+      const result = await cli(args);
       expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
         args,
         code: 64,

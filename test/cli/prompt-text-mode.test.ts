@@ -1,47 +1,20 @@
-import { execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
+import { describe, expect } from "vitest";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
 import { updatePlanCall } from "../support/plan.js";
 
 // `out=$(turnloop -p …)`: in text mode stdout is the final answer alone; the narration of earlier
 // replies, the plan as a checklist and the tool lines are progress on stderr (issue 24 items 2, 9).
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
+test.override({ git: true });
 
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-text-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-text-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
-});
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-function run(extra: string[] = []) {
-  return runCli(["-p", "fix it", "--allow-all-tools", ...extra], {
-    cwd: repository,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    }),
-  });
+function run(cli: CliFixtures["cli"], extra: string[] = []) {
+  return cli(["-p", "fix it", "--allow-all-tools", ...extra]);
 }
 
 /** A plan, the same plan again, a command, the plan with progress, then the answer. */
-function enqueueWork(): void {
-  server.enqueue(
+function enqueueWork(model: FakeModelServer): void {
+  model.enqueue(
     {
       text: "I'll plan it first.",
       toolCalls: [updatePlanCall("p1", ["in_progress", "pending", "pending"])],
@@ -66,9 +39,12 @@ function progress(stderr: string): { lines: string[]; summary: string | undefine
 }
 
 describe("-p in text mode", () => {
-  test("stdout is exactly the final answer; the narration, the plan as a checklist when it changes and the tool lines are on stderr", async () => {
-    enqueueWork();
-    const result = await run();
+  test("stdout is exactly the final answer; the narration, the plan as a checklist when it changes and the tool lines are on stderr", async ({
+    cli,
+    model,
+  }) => {
+    enqueueWork(model);
+    const result = await run(cli);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Fixed: the loop was off by one.\n");
     const { lines, summary } = progress(result.stderr);
@@ -89,9 +65,12 @@ describe("-p in text mode", () => {
     expect(result.stderr).not.toContain("update_plan");
   });
 
-  test("--verbose keeps every reply on stdout as it streams; the progress lines stay on stderr", async () => {
-    enqueueWork();
-    const result = await run(["--verbose"]);
+  test("--verbose keeps every reply on stdout as it streams; the progress lines stay on stderr", async ({
+    cli,
+    model,
+  }) => {
+    enqueueWork(model);
+    const result = await run(cli, ["--verbose"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       "I'll plan it first.\n\nRunning the tests.\n\nFixed: the loop was off by one.\n",
@@ -109,15 +88,18 @@ describe("-p in text mode", () => {
     ]);
   });
 
-  test("autopilot: a reply followed by the nudge is progress; the task_complete reply's text is the answer", async () => {
-    server.enqueue(
+  test("autopilot: a reply followed by the nudge is progress; the task_complete reply's text is the answer", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue(
       { text: "Looked around." },
       {
         text: "All fixed.",
         toolCalls: [{ id: "t1", name: "task_complete", arguments: '{"summary":"fixed"}' }],
       },
     );
-    const result = await run(["--autopilot"]);
+    const result = await run(cli, ["--autopilot"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("All fixed.\n");
     expect(progress(result.stderr).lines).toEqual([
@@ -129,12 +111,15 @@ describe("-p in text mode", () => {
     ]);
   });
 
-  test("a failed update_plan shows its tool line with the reason, not a checklist", async () => {
-    server.enqueue(
+  test("a failed update_plan shows its tool line with the reason, not a checklist", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue(
       { toolCalls: [{ id: "p1", name: "update_plan", arguments: '{"entries":"none"}' }] },
       { text: "Sorry." },
     );
-    const result = await run();
+    const result = await run(cli);
     expect(result.stdout).toBe("Sorry.\n");
     const { lines } = progress(result.stderr);
     expect(lines).toHaveLength(1);

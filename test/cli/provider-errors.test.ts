@@ -1,36 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { describe, expect } from "vitest";
+import { type CliFixtures, test } from "../support/fixtures.js";
 
 // Errors no retry can fix are not retried, and say what to do; through the built CLI.
 
-let server: FakeModelServer;
-let home: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-errors-home-"));
-});
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-});
-
-function run(model: string, baseUrl: string, key = "sk-test-key") {
-  return runCli(["--model", model, "--base-url", baseUrl, "-p", "hi"], {
-    cwd: home,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      OPENAI_API_KEY: key,
-      ANTHROPIC_API_KEY: key,
-      TURNLOOP_RETRY_BASE_DELAY_MS: "5",
-    }),
+/** `turnloop --model modelId --base-url baseUrl -p hi` with `key` for both vendors, retrying fast. */
+function run(cli: CliFixtures["cli"], modelId: string, baseUrl: string, key = "sk-test-key") {
+  return cli(["--model", modelId, "--base-url", baseUrl, "-p", "hi"], {
+    env: { OPENAI_API_KEY: key, ANTHROPIC_API_KEY: key, TURNLOOP_RETRY_BASE_DELAY_MS: "5" },
   });
 }
 
@@ -50,51 +27,60 @@ function errorLines(stderr: string): string[] {
 }
 
 describe("errors that cannot succeed on retry", () => {
-  test("a key with a character HTTP cannot carry (the README's … placeholder) is named, not retried", async () => {
-    for (const model of ["openai-chat:gpt-4.1", "anthropic:claude-sonnet-4-5"]) {
-      const result = await run(model, `${server.url}/v1`, "sk-ant-…");
+  test("a key with a character HTTP cannot carry (the README's … placeholder) is named, not retried", async ({
+    cli,
+    model,
+  }) => {
+    for (const modelId of ["openai-chat:gpt-4.1", "anthropic:claude-sonnet-4-5"]) {
+      const result = await run(cli, modelId, `${model.url}/v1`, "sk-ant-…");
       expect(result.code).toBe(1);
       expect(errorLines(result.stderr)).toEqual([
         "error: the API key contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set the real key",
       ]);
     }
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
   });
 
-  test("the README's '<your Anthropic key>' placeholder is named before any request", async () => {
+  test("the README's '<your Anthropic key>' placeholder is named before any request", async ({
+    cli,
+    model,
+  }) => {
     for (const key of ["<your Anthropic key>", "<key>", "paste your key here"]) {
-      const result = await run("anthropic:claude-sonnet-4-5", `${server.url}/v1`, key);
+      const result = await run(cli, "anthropic:claude-sonnet-4-5", `${model.url}/v1`, key);
       expect(result.code).toBe(64);
       expect(result.stderr).toContain(
         `turnloop: the API key in ANTHROPIC_API_KEY looks like a placeholder ("${key}"); set your real key.`,
       );
     }
-    expect(server.requests).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
   });
 
-  test("an invalid URL, a blocked port and an unknown host are not retried", async () => {
-    const invalid = await run("openai-chat:gpt-4.1", "http://127.0.0.1:99999/v1");
+  test("an invalid URL, a blocked port and an unknown host are not retried", async ({ cli }) => {
+    const invalid = await run(cli, "openai-chat:gpt-4.1", "http://127.0.0.1:99999/v1");
     expect(invalid.code).toBe(1);
     expect(errorLines(invalid.stderr)).toEqual([
       expect.stringMatching(/^error: the base URL cannot be used: .*Invalid URL/),
     ]);
-    const badPort = await run("openai-chat:gpt-4.1", "http://127.0.0.1:6000/v1");
+    const badPort = await run(cli, "openai-chat:gpt-4.1", "http://127.0.0.1:6000/v1");
     expect(errorLines(badPort.stderr)).toEqual([
       "error: the base URL cannot be used (http://127.0.0.1:6000/v1/chat/completions): bad port",
     ]);
-    const unknownHost = await run("openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
+    const unknownHost = await run(cli, "openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
     expect(errorLines(unknownHost.stderr)).toEqual([
       "error: the host no-such-host.invalid was not found (DNS); check --base-url or the network",
     ]);
   });
 
-  test("401, 403 and 404 (model not found) are answered after one request", async () => {
+  test("401, 403 and 404 (model not found) are answered after one request", async ({
+    cli,
+    model,
+  }) => {
     for (const status of [401, 403, 404]) {
-      server.enqueue({ status, body: { error: { message: `status ${status} from the server` } } });
-      const before = server.requests.length;
-      const result = await run("openai-compatible:fake-model", `${server.url}/v1`);
+      model.enqueue({ status, body: { error: { message: `status ${status} from the server` } } });
+      const before = model.requests.length;
+      const result = await run(cli, "openai-compatible:fake-model", `${model.url}/v1`);
       expect(result.code).toBe(1);
-      expect(server.requests.length - before).toBe(1);
+      expect(model.requests.length - before).toBe(1);
       expect(errorLines(result.stderr)).toEqual([
         expect.stringMatching(
           new RegExp(`^error: HTTP ${status}: .*status ${status} from the server`),
@@ -103,9 +89,11 @@ describe("errors that cannot succeed on retry", () => {
     }
   });
 
-  test("a refused connection to a local server: 2 attempts, then 'nothing is listening'", async () => {
+  test("a refused connection to a local server: 2 attempts, then 'nothing is listening'", async ({
+    cli,
+  }) => {
     const port = await freePort();
-    const result = await run("openai-compatible:local", `http://127.0.0.1:${port}/v1`);
+    const result = await run(cli, "openai-compatible:local", `http://127.0.0.1:${port}/v1`);
     expect(result.code).toBe(1);
     const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
     const lines = errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s"));

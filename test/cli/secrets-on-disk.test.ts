@@ -1,10 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { expect } from "vitest";
+import { test } from "../support/fixtures.js";
 
 // Issue 11: redaction covers every file turnloop writes, not only events.jsonl. Extension point:
 // when MCP results and compaction summaries land, add a reply printing the secret through each.
@@ -13,21 +10,6 @@ const SECRET_NAME = "DEPLOY_TOKEN";
 const SECRET = "dpl-7f3a9c1e-5b2d4f6a8c0e";
 /** Prints the secret without the command holding it, so only the output carries it. */
 const PRINT_SECRET = `printf 'dpl-%s-%s\\n' 7f3a9c1e 5b2d4f6a8c0e`;
-
-let server: FakeModelServer;
-let home: string;
-let cwd: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-secrets-home-"));
-  cwd = await mkdtemp(join(tmpdir(), "turnloop-secrets-cwd-"));
-});
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(cwd, { recursive: true, force: true });
-});
 
 async function filesUnder(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true, recursive: true });
@@ -44,8 +26,12 @@ function bash(id: string, command: string, timeout?: number) {
   };
 }
 
-test("a secret printed in short and long outputs and in a tool error is nowhere in TURNLOOP_HOME", async () => {
-  server.enqueue(
+test("a secret printed in short and long outputs and in a tool error is nowhere in TURNLOOP_HOME", async ({
+  cli,
+  model,
+  home,
+}) => {
+  model.enqueue(
     { toolCalls: [bash("call_short", PRINT_SECRET)] },
     // Long enough to be cut: the secret sits in the omitted middle, so only the saved file has it.
     {
@@ -54,14 +40,8 @@ test("a secret printed in short and long outputs and in a tool error is nowhere 
     { toolCalls: [bash("call_error", `${PRINT_SECRET}; sleep 30`, 1)] },
     { text: "done" },
   );
-  const result = await runCli(["-p", "print the token", "--allow-all-tools"], {
-    cwd,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-      [SECRET_NAME]: SECRET,
-    }),
+  const result = await cli(["-p", "print the token", "--allow-all-tools"], {
+    env: { [SECRET_NAME]: SECRET },
   });
   expect(result.code).toBe(0);
   const files = await filesUnder(home);

@@ -1,55 +1,43 @@
-import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
+import { describe, expect } from "vitest";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { test as cliTest } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 import { chatMessages } from "../support/harness.js";
 import { TerminalSession, tmuxMissing } from "../support/tmux.js";
 
 // `turnloop -p` in a real terminal (tmux): permission questions, what they show, what they answer.
 
 const skip = tmuxMissing();
-let server: FakeModelServer;
-let home: string;
-let repository: string;
-let terminal: TerminalSession | undefined;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-tty-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-tty-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
-  await writeFile(join(repository, "notes.txt"), "alpha\nbeta\ngamma\n");
+/** The fixtures, with `start(args, extra)`: `turnloop …args` in a tmux terminal, closed after the test. */
+const test = cliTest.extend<{
+  start: (args: string[], extra?: NodeJS.ProcessEnv) => TerminalSession;
+}>({
+  start: async ({ repository, environment }, use) => {
+    await writeFile(join(repository, "notes.txt"), "alpha\nbeta\ngamma\n");
+    const terminals: TerminalSession[] = [];
+    try {
+      await use((args, extra = {}) => {
+        const terminal = new TerminalSession(args, {
+          cwd: repository,
+          env: environment({ TERM: "xterm-256color", NO_COLOR: "1", ...extra }),
+        });
+        terminals.push(terminal);
+        return terminal;
+      });
+    } finally {
+      for (const terminal of terminals) {
+        terminal.close();
+      }
+    }
+  },
 });
 
-afterEach(async () => {
-  terminal?.close();
-  terminal = undefined;
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
+test.override({ git: true });
 
-function start(args: string[], extra: NodeJS.ProcessEnv = {}): TerminalSession {
-  terminal = new TerminalSession(args, {
-    cwd: repository,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-      TERM: "xterm-256color",
-      NO_COLOR: "1",
-      ...extra,
-    }),
-  });
-  return terminal;
-}
-
-function toolResult(requestIndex: number): string {
-  const message = chatMessages(server, requestIndex).find((entry) => entry.role === "tool");
+function toolResult(model: FakeModelServer, requestIndex: number): string {
+  const message = chatMessages(model, requestIndex).find((entry) => entry.role === "tool");
   return String(message?.content);
 }
 
@@ -57,8 +45,8 @@ describe.skipIf(skip)("answers in a terminal", () => {
   const answer =
     "# Result\n\nThe **build** passes:\n\n- first item\n- second item\n\n```js\nconst x = 1;\n```\n";
 
-  test("Markdown is rendered when stdout is a terminal", async () => {
-    server.enqueue({ text: answer });
+  test("Markdown is rendered when stdout is a terminal", async ({ model, start }) => {
+    model.enqueue({ text: answer });
     const session = start(["-p", "report"], { NO_COLOR: undefined });
     const screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("The build passes:");
@@ -70,18 +58,24 @@ describe.skipIf(skip)("answers in a terminal", () => {
     expect(screen).toMatch(/^```js\n {2}const x = 1;\n```$/m);
   });
 
-  test("NO_COLOR prints the Markdown as it came", async () => {
-    server.enqueue({ text: answer });
+  test("NO_COLOR prints the Markdown as it came", async ({ model, start }) => {
+    model.enqueue({ text: answer });
     const session = start(["-p", "report"]);
     const screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("The **build** passes:");
     expect(screen).toContain("```js");
   });
 
-  test("a waiting line with the elapsed time shows after a second, and is gone when the answer comes", async () => {
-    server.enqueue({ text: ["Slow ", "answer."], delayMs: 900 });
+  test("a waiting line with the elapsed time shows after a second, and is gone when the answer comes", async ({
+    model,
+    start,
+  }) => {
+    // The reply waits for the test: it comes only once the waiting line has been seen.
+    const seen = gate();
+    model.enqueue({ text: ["Slow ", "answer."], pause: { afterEvents: 0, until: seen.opened } });
     const session = start(["-p", "take your time"], { NO_COLOR: undefined });
     const waiting = await session.waitFor(/thinking… 1 s/);
+    seen.open();
     expect(waiting).not.toContain("Slow answer.");
     const screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("Slow answer.");
@@ -90,21 +84,30 @@ describe.skipIf(skip)("answers in a terminal", () => {
 });
 
 describe.skipIf(skip)("the waiting line is erased before anything else is printed", () => {
-  test("a permission question after a slow reply: no waiting line left beside it, nor beside the summary", async () => {
-    server.enqueue(
+  test("a permission question after a slow reply: no waiting line left beside it, nor beside the summary", async ({
+    model,
+    start,
+  }) => {
+    // Each reply waits until its waiting line has been seen.
+    const firstSeen = gate();
+    const secondSeen = gate();
+    model.enqueue(
       {
         toolCalls: [
           { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "echo hi" }) },
         ],
-        delayMs: 1300,
+        pause: { afterEvents: 0, until: firstSeen.opened },
       },
-      { text: "Said hi.", delayMs: 1300 },
+      { text: "Said hi.", pause: { afterEvents: 0, until: secondSeen.opened } },
     );
     const session = start(["-p", "say hi"], { NO_COLOR: undefined });
     await session.waitFor(/thinking… 1 s/);
+    firstSeen.open();
     let screen = await session.waitFor(/\[t\] no, and tell the model why\n>/);
     expect(screen).not.toContain("thinking…");
     session.type("y");
+    await session.waitFor(/thinking… 1 s/);
+    secondSeen.open();
     screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("Said hi.");
     expect(screen).not.toMatch(/thinking…|running…/);
@@ -112,8 +115,12 @@ describe.skipIf(skip)("the waiting line is erased before anything else is printe
 });
 
 describe.skipIf(skip)("permission questions in a terminal", () => {
-  test("an edit shows its diff; 'no, and tell the model why' sends the reason to the model", async () => {
-    server.enqueue(
+  test("an edit shows its diff; 'no, and tell the model why' sends the reason to the model", async ({
+    model,
+    repository,
+    start,
+  }) => {
+    model.enqueue(
       {
         toolCalls: [
           {
@@ -145,16 +152,19 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     session.type("keep beta lowercase");
     await session.waitFor(/\[exit 0\]/);
     expect(await readFile(join(repository, "notes.txt"), "utf8")).toBe("alpha\nbeta\ngamma\n");
-    expect(toolResult(1)).toBe(
+    expect(toolResult(model, 1)).toBe(
       "Permission denied for 'edit': the user said no: keep beta lowercase",
     );
   });
 
-  test("a terminal stdin is never read: -p TEXT runs at once, -p - says stdin is a terminal", async () => {
-    server.enqueue({ text: "hello" });
+  test("a terminal stdin is never read: -p TEXT runs at once, -p - says stdin is a terminal", async ({
+    model,
+    start,
+  }) => {
+    model.enqueue({ text: "hello" });
     const session = start(["-p", "hi"]);
     await session.waitFor(/\[exit 0\]/);
-    expect(chatMessages(server, 0).at(-1)).toMatchObject({ role: "user", content: "hi" });
+    expect(chatMessages(model, 0).at(-1)).toMatchObject({ role: "user", content: "hi" });
     session.close();
     const dash = start(["-p", "-"]);
     const screen = await dash.waitFor(/\[exit 64\]/);
@@ -163,9 +173,12 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     );
   });
 
-  test("a command shows in full; the time spent answering is not the tool's duration", async () => {
+  test("a command shows in full; the time spent answering is not the tool's duration", async ({
+    model,
+    start,
+  }) => {
     const command = `echo ${"long-argument ".repeat(12).trim()}`;
-    server.enqueue(
+    model.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
       { text: "Ran it." },
     );

@@ -1,41 +1,18 @@
-import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { describe, expect } from "vitest";
+import { type CliFixtures, test } from "../support/fixtures.js";
 
 // What text mode says about each tool call, through the built CLI.
 
-let server: FakeModelServer;
-let home: string;
-let repository: string;
+test.override({ git: true });
 
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-lines-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-lines-repo-"));
-  execFileSync("git", ["init", "-q"], { cwd: repository });
+test.beforeEach(async ({ repository }) => {
   await writeFile(join(repository, "notes.txt"), "one\ntwo\nthree\n");
 });
 
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-function run(extra: string[] = []) {
-  return runCli(["-p", "go", "--allow-all-tools", ...extra], {
-    cwd: repository,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    }),
-  });
+function run(cli: CliFixtures["cli"], extra: string[] = []) {
+  return cli(["-p", "go", "--allow-all-tools", ...extra]);
 }
 
 function bash(id: string, command: string) {
@@ -52,29 +29,25 @@ function toolLines(stderr: string): string[] {
 }
 
 describe("tool lines in text mode", () => {
-  test("a denial's reason is shown whole, or cut at a word", async () => {
-    server.enqueue({ toolCalls: [bash("call_1", "touch x")] }, { text: "Denied." });
-    const result = await runCli(["-p", "go"], {
-      cwd: repository,
-      env: cleanEnvironment({
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${server.url}/v1`,
-      }),
-    });
+  test("a denial's reason is shown whole, or cut at a word", async ({ cli, model }) => {
+    model.enqueue({ toolCalls: [bash("call_1", "touch x")] }, { text: "Denied." });
+    const result = await cli(["-p", "go"]);
     const line = toolLines(result.stderr).find((text) => text.startsWith("✗ bash"));
     expect(line).toBe(
       "✗ bash touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
     );
   });
 
-  test("a command that exits non-zero is marked failed with its exit code and its last lines", async () => {
+  test("a command that exits non-zero is marked failed with its exit code and its last lines", async ({
+    cli,
+    model,
+  }) => {
     const script = "for i in 1 2 3 4 5 6 7; do echo line $i; done; exit 3";
-    server.enqueue(
+    model.enqueue(
       { toolCalls: [bash("call_1", script), bash("call_2", "echo fine")] },
       { text: "Done." },
     );
-    const result = await run();
+    const result = await run(cli);
     expect(result.code).toBe(0);
     expect(toolLines(result.stderr)).toEqual([
       `✗ bash ${script} failed (exit code 3) (N ms)`,
@@ -88,17 +61,20 @@ describe("tool lines in text mode", () => {
     ]);
   });
 
-  test("--verbose shows every line of the failed command", async () => {
-    server.enqueue({ toolCalls: [bash("call_1", "seq 1 8; exit 1")] }, { text: "Done." });
-    const result = await run(["--verbose"]);
+  test("--verbose shows every line of the failed command", async ({ cli, model }) => {
+    model.enqueue({ toolCalls: [bash("call_1", "seq 1 8; exit 1")] }, { text: "Done." });
+    const result = await run(cli, ["--verbose"]);
     expect(toolLines(result.stderr)).toEqual([
       "✗ bash seq 1 8; exit 1 failed (exit code 1) (N ms)",
       ...[1, 2, 3, 4, 5, 6, 7, 8].map((line) => `    ${line}`),
     ]);
   });
 
-  test("edits and creates show the path and +added −removed lines; the narration is progress on stderr, the answer alone on stdout", async () => {
-    server.enqueue(
+  test("edits and creates show the path and +added −removed lines; the narration is progress on stderr, the answer alone on stdout", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue(
       {
         text: "Updating the notes.",
         toolCalls: [
@@ -120,7 +96,7 @@ describe("tool lines in text mode", () => {
       },
       { text: "Both done." },
     );
-    const result = await run();
+    const result = await run(cli);
     expect(result.code).toBe(0);
     expect(toolLines(result.stderr)).toEqual([
       "Updating the notes.",

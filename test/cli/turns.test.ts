@@ -1,36 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
 
 /** `turnloop -p` as a user sees turns: the JSON event stream, the summary line, exit codes. */
 
-let server: FakeModelServer;
-let home: string;
-let cwd: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-turns-home-"));
-  cwd = await mkdtemp(join(tmpdir(), "turnloop-turns-cwd-"));
-});
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(cwd, { recursive: true, force: true });
-});
-
-function environment(model: string): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: model,
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key",
-  });
+/** The variables that choose `model` (at the fake server), with a key for it. */
+function modelVariables(model: string): NodeJS.ProcessEnv {
+  return { TURNLOOP_MODEL: model, OPENAI_API_KEY: "test-key" };
 }
 
 interface Line {
@@ -40,18 +17,22 @@ interface Line {
 }
 
 describe("turnloop -p and turns", () => {
-  test("--output-format stream-json: a tool turn holds its tool, every event in order, with the cost", async () => {
-    await writeFile(join(cwd, "a.txt"), "hello\n");
-    server.enqueue(
+  test("--output-format stream-json: a tool turn holds its tool, every event in order, with the cost", async ({
+    cli,
+    model,
+    home,
+    repository,
+  }) => {
+    await writeFile(join(repository, "a.txt"), "hello\n");
+    model.enqueue(
       {
         toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"a.txt"}' }],
         usage: { input: 1000, output: 100 },
       },
       { text: "It says hello.", usage: { input: 2000, output: 10 } },
     );
-    const result = await runCli(["-p", "read a.txt", "--output-format", "stream-json"], {
-      cwd,
-      env: environment("openai-chat:gpt-4.1"),
+    const result = await cli(["-p", "read a.txt", "--output-format", "stream-json"], {
+      env: modelVariables("openai-chat:gpt-4.1"),
     });
     expect(result.code).toBe(0);
     const printed = result.stdout
@@ -102,42 +83,46 @@ describe("turnloop -p and turns", () => {
     expect(disk).toEqual(lines.filter((line) => line.ephemeral !== true).map((line) => line.type));
   });
 
-  test("the summary line gives the cost when the model's price is known, and none otherwise", async () => {
-    server.enqueue({ text: "ok", usage: { input: 1000, output: 100 } });
-    const priced = await runCli(["-p", "hi"], { cwd, env: environment("openai-chat:gpt-4.1") });
+  test("the summary line gives the cost when the model's price is known, and none otherwise", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "ok", usage: { input: 1000, output: 100 } });
+    const priced = await cli(["-p", "hi"], { env: modelVariables("openai-chat:gpt-4.1") });
     expect(priced.code).toBe(0);
     expect(priced.stderr).toMatch(/1 turn · 1000 in \/ 100 out tokens · \$0\.0028 · \d+\.\d s/);
 
-    server.enqueue({ text: "ok", usage: { input: 1000, output: 100 } });
-    const unknown = await runCli(["-p", "hi"], {
-      cwd,
-      env: environment("openai-compatible:my-own-model"),
+    model.enqueue({ text: "ok", usage: { input: 1000, output: 100 } });
+    const unknown = await cli(["-p", "hi"], {
+      env: modelVariables("openai-compatible:my-own-model"),
     });
     expect(unknown.code).toBe(0);
     expect(unknown.stderr).toMatch(/1 turn · 1000 in \/ 100 out tokens · \d+\.\d s/);
     expect(unknown.stderr).not.toContain("$");
   });
 
-  test("autopilot reaching its cap without task_complete says so and exits 2", async () => {
-    server.setResponder(() => ({ text: "Still working." }));
-    const result = await runCli(
+  test("autopilot reaching its cap without task_complete says so and exits 2", async ({
+    cli,
+    model,
+  }) => {
+    model.setResponder(() => ({ text: "Still working." }));
+    const result = await cli(
       ["-p", "finish the job", "--autopilot", "--max-autopilot-continues", "2"],
-      { cwd, env: environment("openai-compatible:fake-model") },
+      { env: modelVariables("openai-compatible:fake-model") },
     );
     expect(result.code).toBe(2);
-    expect(server.requests).toHaveLength(3);
+    expect(model.requests).toHaveLength(3);
     expect(result.stderr).toContain(
       "turnloop: stopped: autopilot reached --max-autopilot-continues and the task was not marked complete",
     );
   });
 
-  test("autopilot ending with task_complete exits 0", async () => {
-    server.enqueue({
+  test("autopilot ending with task_complete exits 0", async ({ cli, model }) => {
+    model.enqueue({
       toolCalls: [{ id: "c1", name: "task_complete", arguments: '{"summary":"done"}' }],
     });
-    const result = await runCli(["-p", "finish the job", "--autopilot"], {
-      cwd,
-      env: environment("openai-compatible:fake-model"),
+    const result = await cli(["-p", "finish the job", "--autopilot"], {
+      env: modelVariables("openai-compatible:fake-model"),
     });
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain("not marked complete");

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SemanticReply, SseEvent, Wire } from "../support/fake-model-types.js";
-import { type Harness, type HarnessOptions, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import type { Harness, HarnessOptions } from "../support/harness.js";
 import { renderReply } from "../support/render-reply.js";
 import { getTimeTool } from "../support/test-tools.js";
 import { validateRequest } from "../support/validate-history.js";
@@ -10,12 +11,6 @@ import { countOf, dataOf } from "./helpers.js";
 // without the wire's terminator) is a network failure on every wire. Nothing shown yet: retried
 // transparently, and a half tool call is never executed. Text shown: recorded as an interrupted
 // assistant message and the prompt answers the error.
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const MODELS: Array<[string, Wire, HarnessOptions]> = [
   ["openai-compatible", "openai-chat", { model: "openai-compatible:fake-model" }],
@@ -88,8 +83,8 @@ function broken(
 }
 
 /** Fails the test when a request the agent sent would be rejected by the real provider. */
-function expectValidRequests(wire: Wire): void {
-  for (const request of harness?.server.requests ?? []) {
+function expectValidRequests(harness: Harness, wire: Wire): void {
+  for (const request of harness.server.requests) {
     const failure = validateRequest(wire, request.body, { streamedReasoning: new Map() });
     expect(failure?.message).toBeUndefined();
   }
@@ -103,25 +98,28 @@ describe.each(MODELS)("%s: a break before anything was shown", (_name, wire, opt
     ["between two tool calls", "two tool calls", toolReply],
     ["after the last content chunk, before the terminator", "two tool calls", toolReply],
   ];
-  test.each(
+  test.for(
     silentCuts.flatMap(([cut, label, reply]) =>
       BREAKS.map((breakBy) => [cut, label, breakBy, reply] as const),
     ),
-  )("%s of %s, by %s: retried, the half call never runs", async (cut, _label, breakBy, reply) => {
-    harness = await startHarness({ ...options, tools: [getTimeTool] });
-    harness.server.enqueue(broken(wire, reply, cut, breakBy), { text: "ok" });
-    expect(await harness.prompt("what time is it")).toEqual({ stopReason: "end_turn" });
-    expect(dataOf(harness.events, "assistant.retry")).toEqual([
-      expect.objectContaining({ attempt: 1, errorType: "network" }),
-    ]);
-    const persisted = await harness.persisted();
-    expect(countOf(persisted, "tool.execution_start")).toBe(0);
-    expect(dataOf(persisted, "assistant.message")).toEqual([
-      expect.objectContaining({ content: "ok", toolRequests: [] }),
-    ]);
-    expect(harness.server.requests).toHaveLength(2);
-    expectValidRequests(wire);
-  });
+  )(
+    "%s of %s, by %s: retried, the half call never runs",
+    async ([cut, _label, breakBy, reply], { openHarness }) => {
+      const harness = await openHarness({ ...options, tools: [getTimeTool] });
+      harness.server.enqueue(broken(wire, reply, cut, breakBy), { text: "ok" });
+      expect(await harness.prompt("what time is it")).toEqual({ stopReason: "end_turn" });
+      expect(dataOf(harness.events, "assistant.retry")).toEqual([
+        expect.objectContaining({ attempt: 1, errorType: "network" }),
+      ]);
+      const persisted = await harness.persisted();
+      expect(countOf(persisted, "tool.execution_start")).toBe(0);
+      expect(dataOf(persisted, "assistant.message")).toEqual([
+        expect.objectContaining({ content: "ok", toolRequests: [] }),
+      ]);
+      expect(harness.server.requests).toHaveLength(2);
+      expectValidRequests(harness, wire);
+    },
+  );
 });
 
 describe.each(MODELS)("%s: a break after text was shown", (_name, wire, options) => {
@@ -136,14 +134,14 @@ describe.each(MODELS)("%s: a break after text was shown", (_name, wire, options)
       "Let me check.",
     ],
   ];
-  test.each(
+  test.for(
     shownCuts.flatMap(([cut, label, reply, shown]) =>
       BREAKS.map((breakBy) => [cut, label, breakBy, reply, shown] as const),
     ),
   )(
     "%s of %s, by %s: an interrupted message and an error",
-    async (cut, _label, breakBy, reply, shown) => {
-      harness = await startHarness({ ...options, tools: [getTimeTool] });
+    async ([cut, _label, breakBy, reply, shown], { openHarness }) => {
+      const harness = await openHarness({ ...options, tools: [getTimeTool] });
       harness.server.enqueue(broken(wire, reply, cut, breakBy), { text: "fine" });
       const outcome = await harness.prompt("what time is it");
       expect(outcome).toMatchObject({ error: { errorType: "network" } });
@@ -168,7 +166,7 @@ describe.each(MODELS)("%s: a break after text was shown", (_name, wire, options)
       // The next prompt sends what the user saw as valid history, and works.
       expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
       expect(JSON.stringify(harness.server.requests[1]?.body)).toContain(shown);
-      expectValidRequests(wire);
+      expectValidRequests(harness, wire);
     },
   );
 });

@@ -1,17 +1,12 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { bashTool } from "../../src/tools/bash.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
 import type { ErrorReply } from "../support/fake-model-types.js";
-import { type Harness, shape, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { shape, types } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
 import { countOf, dataOf, statuses } from "./helpers.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 /** Case 17 says any wire works; the three error parsers differ, so each gets its run. */
 const MODELS = [
@@ -43,8 +38,10 @@ function assertNothingShownOrStored(events: readonly SessionEvent[], requests: n
 
 describe("case 17: a failed model call is an error outcome, never end_turn", () => {
   describe.each(MODELS)("%s", (_name, { wire, model }) => {
-    test("test 1: 401 is an authentication error, not retried; the next prompt works", async () => {
-      harness = await startHarness({ wire, model, tuning: FAST });
+    test("test 1: 401 is an authentication error, not retried; the next prompt works", async ({
+      openHarness,
+    }) => {
+      const harness = await openHarness({ wire, model, tuning: FAST });
       harness.server.enqueue(
         {
           status: 401,
@@ -93,8 +90,10 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       ]);
     });
 
-    test("test 2: 400 is an invalid request with the provider's message, not retried", async () => {
-      harness = await startHarness({ wire, model, tuning: FAST });
+    test("test 2: 400 is an invalid request with the provider's message, not retried", async ({
+      openHarness,
+    }) => {
+      const harness = await openHarness({ wire, model, tuning: FAST });
       harness.server.enqueue(
         {
           status: 400,
@@ -119,8 +118,10 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       expect(statuses(harness)).toEqual([400, 200]);
     });
 
-    test("test 3: 500 every time fails after maxRetries retries as a server error", async () => {
-      harness = await startHarness({ wire, model, tuning: FAST });
+    test("test 3: 500 every time fails after maxRetries retries as a server error", async ({
+      openHarness,
+    }) => {
+      const harness = await openHarness({ wire, model, tuning: FAST });
       harness.server.setResponder(() => ({
         status: 500,
         body: errorBody(wire, "api_error", "boom"),
@@ -163,10 +164,10 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
     });
   });
 
-  test.each(["openai-chat", "anthropic"] as const)(
+  test.for(["openai-chat", "anthropic"] as const)(
     "test 4 (%s): a failure after tool work keeps the call and its result; the error is logged after them",
-    async (wire) => {
-      harness = await startHarness({ wire, tools: [bashTool], tuning: FAST });
+    async (wire, { openHarness }) => {
+      const harness = await openHarness({ wire, tools: [bashTool], tuning: FAST });
       harness.server.enqueue({
         toolCalls: [{ id: "call_A", name: "bash", arguments: '{"command":"echo a"}' }],
       });
@@ -210,8 +211,10 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
     },
   );
 
-  test("the error message is bounded and has keys, bearer tokens and query credentials redacted", async () => {
-    harness = await startHarness({ tuning: FAST });
+  test("the error message is bounded and has keys, bearer tokens and query credentials redacted", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tuning: FAST });
     const key = "sk-live0123456789abcdefghij";
     const text = `Incorrect API key provided: ${key}. Sent header Authorization: Bearer tok_0123456789abcdef to https://gateway.example/v1?key=AIzaSecret123 ${"x".repeat(3_000)}`;
     harness.server.enqueue({ status: 401, body: { error: { message: text } } });
@@ -231,8 +234,10 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
     expect(logged?.message).toBe(message);
   });
 
-  test("an HTML error page is reported with its status, not as a model reply", async () => {
-    harness = await startHarness({ tuning: FAST });
+  test("an HTML error page is reported with its status, not as a model reply", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tuning: FAST });
     const page = `<html><body><h1>502 Bad Gateway</h1>${"<p>padding</p>".repeat(500)}</body></html>`;
     harness.server.setResponder(() => ({ status: 502, body: page }));
     const outcome = await harness.prompt("hi");

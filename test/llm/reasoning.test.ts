@@ -1,16 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import type { RawPiece } from "../support/fake-model-types.js";
-import { chatMessages, type Harness, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { chatMessages, type Harness } from "../support/harness.js";
 import { CHAT_DONE, chatDelta, dataOf, objectsIn, requestBody, statuses } from "./helpers.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const listCall = { id: "call_D1", name: "bash", arguments: '{"command":"ls W"}' };
 
@@ -30,8 +25,10 @@ function assistantWithCall(harness: Harness, index: number, id: string) {
 }
 
 describe("case 22: reasoning fields of OpenAI-compatible servers", () => {
-  test("deepseek: reasoning_content is streamed, stored, and passed back, also after a restart", async () => {
-    harness = await startHarness({
+  test("deepseek: reasoning_content is streamed, stored, and passed back, also after a restart", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({
       tools: [bashTool],
       server: { requireReasoningPassback: true },
     });
@@ -63,8 +60,10 @@ describe("case 22: reasoning fields of OpenAI-compatible servers", () => {
     );
   });
 
-  test("vllm: the `reasoning` field is streamed and stored the same way; requests are accepted", async () => {
-    harness = await startHarness({ tools: [bashTool] });
+  test("vllm: the `reasoning` field is streamed and stored the same way; requests are accepted", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: [bashTool] });
     await mkdir(join(harness.cwd, "W"));
     const firstReply: RawPiece[] = [
       chatDelta({ role: "assistant", reasoning: "Check the dir " }),
@@ -101,8 +100,10 @@ describe("case 22: reasoning fields of OpenAI-compatible servers", () => {
     expect(statuses(harness)).toEqual([200, 200, 200]);
   });
 
-  test("inline <think> in content is left as text (documented) and replayed non-empty", async () => {
-    harness = await startHarness();
+  test("inline <think> in content is left as text (documented) and replayed non-empty", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
     harness.server.enqueue(
       { text: ["<think>plan</think>", "Listed."] },
       { text: "<think>only thoughts</think>" },
@@ -125,8 +126,10 @@ describe("case 22: reasoning fields of OpenAI-compatible servers", () => {
 });
 
 describe("Anthropic thinking is replayed with its signature", () => {
-  test("a signed thinking block goes back verbatim before its tool_use, also after a restart", async () => {
-    harness = await startHarness({ wire: "anthropic", tools: [bashTool] });
+  test("a signed thinking block goes back verbatim before its tool_use, also after a restart", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "anthropic", tools: [bashTool] });
     await mkdir(join(harness.cwd, "W"));
     harness.server.enqueue(
       {
@@ -159,8 +162,8 @@ describe("Anthropic thinking is replayed with its signature", () => {
     expect(statuses(harness)).toEqual([200, 200, 200]);
   });
 
-  test("a redacted thinking block goes back with its data", async () => {
-    harness = await startHarness({ wire: "anthropic", tools: [bashTool] });
+  test("a redacted thinking block goes back with its data", async ({ openHarness }) => {
+    const harness = await openHarness({ wire: "anthropic", tools: [bashTool] });
     await mkdir(join(harness.cwd, "W"));
     harness.server.enqueue(
       { encryptedReasoning: "REDACTED_1", toolCalls: [{ ...listCall, id: "toolu_1" }] },

@@ -1,14 +1,9 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
-import { type Harness, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { type Harness, types } from "../support/harness.js";
 import type { JsonObject } from "../support/json.js";
 import { dataOf, objectsIn, requestBody, sleep, statuses, waitForEvent } from "./helpers.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 /** The conversation items of a Responses request: everything in `input` but the instructions. */
 function conversationItems(harness: Harness, index: number): JsonObject[] {
@@ -18,8 +13,10 @@ function conversationItems(harness: Harness, index: number): JsonObject[] {
 }
 
 describe("case 23: Responses API, stateless replay", () => {
-  test("every function_call is answered (also after cancel), reasoning is replayed by encrypted content without id", async () => {
-    harness = await startHarness({
+  test("every function_call is answered (also after cancel), reasoning is replayed by encrypted content without id", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({
       wire: "openai-responses",
       tools: [bashTool],
       server: { requireEncryptedReasoningInclude: true },
@@ -121,8 +118,10 @@ describe("case 23: Responses API, stateless replay", () => {
     expect("previous_response_id" in requestBody(harness, 2)).toBe(false);
   });
 
-  test("reasoning with a summary is replayed with its summary text and encrypted content, without ids", async () => {
-    harness = await startHarness({
+  test("reasoning with a summary is replayed with its summary text and encrypted content, without ids", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({
       wire: "openai-responses",
       tools: [bashTool],
       server: { requireEncryptedReasoningInclude: true },

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import type { ProviderTuning } from "../../src/llm/models.js";
 import type { ErrorReply, RawPiece, Reply } from "../support/fake-model-types.js";
-import { type Harness, type HarnessOptions, shape, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { type HarnessOptions, shape } from "../support/harness.js";
 import {
   chatDelta,
   countOf,
@@ -11,12 +12,6 @@ import {
   statuses,
   waitForEvent,
 } from "./helpers.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 /** Case 18 names the Anthropic and the OpenAI wire; OpenAI Chat comes in two SDK packages. */
 const MODELS = [
@@ -53,8 +48,8 @@ function tuning(retry: NonNullable<ProviderTuning["retry"]>): ProviderTuning {
 
 describe("case 18 test A: 429 → 529 → 503 → ok, waiting as the server asks", () => {
   // The case's real `retry-after: 2`; its `retry-after-ms: 1500` is scaled to 500 to save time.
-  test("anthropic, with retry-after: 2 and retry-after-ms: 500", async () => {
-    harness = await startHarness({
+  test("anthropic, with retry-after: 2 and retry-after-ms: 500", async ({ openHarness }) => {
+    const harness = await openHarness({
       wire: "anthropic",
       tuning: tuning({ initialDelayMs: 100, maxDelayMs: 1_000 }),
     });
@@ -90,37 +85,42 @@ describe("case 18 test A: 429 → 529 → 503 → ok, waiting as the server asks
   });
 
   // Scaled down (the seconds form of the header is covered above and in errors.test.ts).
-  test.each(MODELS.slice(0, 2))("%s, with retry-after-ms: 150 and 200", async (_name, options) => {
-    harness = await startHarness({
-      ...options,
-      tuning: tuning({ initialDelayMs: 25, maxDelayMs: 500 }),
-    });
-    harness.server.enqueue(
-      rateLimited({ "retry-after-ms": "150" }),
-      overloaded,
-      // Above the third backoff step (100 ms ± 20 %), so the header decides.
-      unavailable({ "retry-after-ms": "200" }),
-      { text: "ok" },
-    );
-    expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
-    expect(statuses(harness)).toEqual([429, 529, 503, 200]);
-    const gaps = gapsBetweenRequests(harness);
-    const delays = dataOf(await harness.persisted(), "assistant.retry").map(
-      (retry) => retry.delayMs,
-    );
-    expect(delays[0]).toBe(150);
-    expect(delays[1]).toBeGreaterThanOrEqual(40);
-    expect(delays[1]).toBeLessThanOrEqual(60);
-    expect(delays[2]).toBe(200);
-    gaps.forEach((gap, index) => {
-      expect(gap).toBeGreaterThanOrEqual(delays[index] ?? Number.POSITIVE_INFINITY);
-    });
-  });
+  test.for(MODELS.slice(0, 2))(
+    "%s, with retry-after-ms: 150 and 200",
+    async ([_name, options], { openHarness }) => {
+      const harness = await openHarness({
+        ...options,
+        tuning: tuning({ initialDelayMs: 25, maxDelayMs: 500 }),
+      });
+      harness.server.enqueue(
+        rateLimited({ "retry-after-ms": "150" }),
+        overloaded,
+        // Above the third backoff step (100 ms ± 20 %), so the header decides.
+        unavailable({ "retry-after-ms": "200" }),
+        { text: "ok" },
+      );
+      expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+      expect(statuses(harness)).toEqual([429, 529, 503, 200]);
+      const gaps = gapsBetweenRequests(harness);
+      const delays = dataOf(await harness.persisted(), "assistant.retry").map(
+        (retry) => retry.delayMs,
+      );
+      expect(delays[0]).toBe(150);
+      expect(delays[1]).toBeGreaterThanOrEqual(40);
+      expect(delays[1]).toBeLessThanOrEqual(60);
+      expect(delays[2]).toBe(200);
+      gaps.forEach((gap, index) => {
+        expect(gap).toBeGreaterThanOrEqual(delays[index] ?? Number.POSITIVE_INFINITY);
+      });
+    },
+  );
 });
 
 describe("case 18: retry progress and history", () => {
-  test("retries are surfaced as events, persisted, and add nothing to the model's history", async () => {
-    harness = await startHarness({ tuning: tuning({ initialDelayMs: 5 }) });
+  test("retries are surfaced as events, persisted, and add nothing to the model's history", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tuning: tuning({ initialDelayMs: 5 }) });
     harness.server.enqueue(overloaded, unavailable(), {
       text: "ok",
       usage: { input: 9, output: 1 },
@@ -197,8 +197,10 @@ describe("case 18: retry progress and history", () => {
     });
   });
 
-  test("a Retry-After shorter than the backoff does not shorten the wait", async () => {
-    harness = await startHarness({ tuning: tuning({ initialDelayMs: 200, maxDelayMs: 200 }) });
+  test("a Retry-After shorter than the backoff does not shorten the wait", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tuning: tuning({ initialDelayMs: 200, maxDelayMs: 200 }) });
     harness.server.enqueue(rateLimited({ "retry-after-ms": "10" }), { text: "ok" });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
     const [retry] = dataOf(harness.events, "assistant.retry");
@@ -206,8 +208,8 @@ describe("case 18: retry progress and history", () => {
     expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(160);
   });
 
-  test("the backoff doubles per retry and stays under maxDelayMs", async () => {
-    harness = await startHarness({
+  test("the backoff doubles per retry and stays under maxDelayMs", async ({ openHarness }) => {
+    const harness = await openHarness({
       tuning: tuning({ initialDelayMs: 10, maxDelayMs: 50, maxRetries: 5 }),
     });
     harness.server.enqueue(overloaded, overloaded, overloaded, overloaded, overloaded, {
@@ -226,8 +228,10 @@ describe("case 18: retry progress and history", () => {
 });
 
 describe.each(MODELS)("case 18 (%s)", (_name, options) => {
-  test("test B: 529 every time stops after maxRetries and fails naming overloaded", async () => {
-    harness = await startHarness({ ...options, tuning: tuning({ maxRetries: 3 }) });
+  test("test B: 529 every time stops after maxRetries and fails naming overloaded", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ ...options, tuning: tuning({ maxRetries: 3 }) });
     harness.server.setResponder(() => overloaded);
     const outcome = await harness.prompt("hi");
     expect(outcome).toEqual({
@@ -256,9 +260,11 @@ describe.each(MODELS)("case 18 (%s)", (_name, options) => {
     expect(statuses(harness).at(-1)).toBe(200);
   });
 
-  test("test C: a Retry-After of an hour fails at once with the requested delay", async () => {
+  test("test C: a Retry-After of an hour fails at once with the requested delay", async ({
+    openHarness,
+  }) => {
     // The default cap (60 s): only the retry delays are shortened.
-    harness = await startHarness({ ...options, tuning: tuning({}) });
+    const harness = await openHarness({ ...options, tuning: tuning({}) });
     harness.server.enqueue(rateLimited({ "retry-after": "3600" }), { text: "fine" });
     const prompt = harness.prompt("hi");
     // Answered before even the smallest retry step would have been sent.
@@ -278,8 +284,10 @@ describe.each(MODELS)("case 18 (%s)", (_name, options) => {
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
   });
 
-  test("test D: cancelling during the Retry-After wait ends the prompt at once, with no further request", async () => {
-    harness = await startHarness({ ...options, tuning: tuning({}) });
+  test("test D: cancelling during the Retry-After wait ends the prompt at once, with no further request", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ ...options, tuning: tuning({}) });
     harness.server.enqueue(rateLimited({ "retry-after": "5" }), { text: "never sent" });
     const controller = new AbortController();
     const retried = waitForEvent(harness, (event) => event.type === "assistant.retry");
@@ -320,22 +328,25 @@ describe.each(MODELS)("case 18 (%s)", (_name, options) => {
     expect(statuses(harness)).toEqual([429, 200]);
   });
 
-  test.each([400, 401, 403, 404])("test E: HTTP %i is never retried", async (status) => {
-    harness = await startHarness({ ...options, tuning: tuning({}) });
-    harness.server.setResponder(() => ({
-      status,
-      body: { error: { message: "no", type: "invalid_request_error" } },
-    }));
-    const outcome = await harness.prompt("hi");
-    expect(outcome).toMatchObject({ error: { statusCode: status } });
-    expect(harness.server.requests).toHaveLength(1);
-    expect(countOf(harness.events, "assistant.retry")).toBe(0);
-  });
+  test.for([400, 401, 403, 404])(
+    "test E: HTTP %i is never retried",
+    async (status, { openHarness }) => {
+      const harness = await openHarness({ ...options, tuning: tuning({}) });
+      harness.server.setResponder(() => ({
+        status,
+        body: { error: { message: "no", type: "invalid_request_error" } },
+      }));
+      const outcome = await harness.prompt("hi");
+      expect(outcome).toMatchObject({ error: { statusCode: status } });
+      expect(harness.server.requests).toHaveLength(1);
+      expect(countOf(harness.events, "assistant.retry")).toBe(0);
+    },
+  );
 });
 
 describe("case 18: the Retry-After cap", () => {
-  test("above a small cap: fails at once, stating the server's delay", async () => {
-    harness = await startHarness({ tuning: tuning({ retryAfterCapMs: 500 }) });
+  test("above a small cap: fails at once, stating the server's delay", async ({ openHarness }) => {
+    const harness = await openHarness({ tuning: tuning({ retryAfterCapMs: 500 }) });
     harness.server.enqueue(rateLimited({ "retry-after": "2" }), { text: "fine" });
     const prompt = harness.prompt("hi");
     // Failed before the 2 s the server asked for would have passed.
@@ -350,16 +361,18 @@ describe("case 18: the Retry-After cap", () => {
     expect(harness.server.requests).toHaveLength(1);
   });
 
-  test("just above the cap: the message gives the exact delay, not a rounded one", async () => {
-    harness = await startHarness({ tuning: tuning({ retryAfterCapMs: 1_000 }) });
+  test("just above the cap: the message gives the exact delay, not a rounded one", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tuning: tuning({ retryAfterCapMs: 1_000 }) });
     harness.server.enqueue(rateLimited({ "retry-after-ms": "1400" }));
     expect(await harness.prompt("hi")).toMatchObject({
       error: { message: expect.stringContaining("retry after 1.4 s, longer than the 1 s we wait") },
     });
   });
 
-  test("at or below the cap: waits the full requested time", async () => {
-    harness = await startHarness({ tuning: tuning({ retryAfterCapMs: 300 }) });
+  test("at or below the cap: waits the full requested time", async ({ openHarness }) => {
+    const harness = await openHarness({ tuning: tuning({ retryAfterCapMs: 300 }) });
     harness.server.enqueue(rateLimited({ "retry-after-ms": "300" }), { text: "fine" });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
     expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(300);
@@ -442,8 +455,8 @@ function responsesStreamStart(text: string | undefined): RawPiece[] {
 }
 
 describe("retries only while nothing of the attempt was shown", () => {
-  test("an overloaded_error event before any content is retried", async () => {
-    harness = await startHarness({ wire: "anthropic", tuning: tuning({}) });
+  test("an overloaded_error event before any content is retried", async ({ openHarness }) => {
+    const harness = await openHarness({ wire: "anthropic", tuning: tuning({}) });
     harness.server.enqueue({ raw: anthropicOverloadedStream(undefined) }, { text: "ok" });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
     expect(dataOf(harness.events, "assistant.retry")).toEqual([
@@ -452,8 +465,10 @@ describe("retries only while nothing of the attempt was shown", () => {
     expect(countOf(await harness.persisted(), "assistant.turn_start")).toBe(2);
   });
 
-  test("an overloaded_error event after text was shown fails the prompt without a retry", async () => {
-    harness = await startHarness({ wire: "anthropic", tuning: tuning({}) });
+  test("an overloaded_error event after text was shown fails the prompt without a retry", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "anthropic", tuning: tuning({}) });
     harness.server.enqueue({ raw: anthropicOverloadedStream("Partial answer") }, { text: "ok" });
     const outcome = await harness.prompt("hi");
     expect(outcome).toMatchObject({ error: { errorType: "overloaded" } });
@@ -509,10 +524,10 @@ describe("retries only while nothing of the attempt was shown", () => {
     ],
   ];
 
-  test.each(cutStreams)(
+  test.for(cutStreams)(
     "%s: a stream that ends before its finish is retried when nothing was shown",
-    async (_name, options, beforeContent) => {
-      harness = await startHarness({ ...options, tuning: tuning({}) });
+    async ([_name, options, beforeContent], { openHarness }) => {
+      const harness = await openHarness({ ...options, tuning: tuning({}) });
       harness.server.enqueue({ raw: beforeContent }, { text: "ok" });
       expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
       expect(dataOf(harness.events, "assistant.retry")).toEqual([
@@ -522,10 +537,10 @@ describe("retries only while nothing of the attempt was shown", () => {
     },
   );
 
-  test.each(cutStreams)(
+  test.for(cutStreams)(
     "%s: a stream that ends after text without its finish is an error, not end_turn",
-    async (_name, options, _beforeContent, afterContent) => {
-      harness = await startHarness({ ...options, tuning: tuning({}) });
+    async ([_name, options, _beforeContent, afterContent], { openHarness }) => {
+      const harness = await openHarness({ ...options, tuning: tuning({}) });
       harness.server.enqueue({ raw: afterContent }, { text: "ok" });
       const outcome = await harness.prompt("hi");
       expect(outcome).toMatchObject({ error: { errorType: "network" } });
@@ -542,9 +557,11 @@ describe("retries only while nothing of the attempt was shown", () => {
     },
   );
 
-  test("openai-compatible: a finished stream without [DONE] is still complete", async () => {
+  test("openai-compatible: a finished stream without [DONE] is still complete", async ({
+    openHarness,
+  }) => {
     // The finish_reason chunk is the end of the reply; [DONE] is only the transport's full stop.
-    harness = await startHarness({ tuning: tuning({}) });
+    const harness = await openHarness({ tuning: tuning({}) });
     const reply: Reply = {
       raw: [chatDelta({ role: "assistant", content: "whole" }), chatDelta({}, "stop")],
     };

@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { AiSdkProvider } from "../../src/llm/ai-sdk-provider.js";
 import type { ProviderTuning } from "../../src/llm/models.js";
 import type { LlmEvent, ModelRequest } from "../../src/llm/provider.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { RawPiece, Reply } from "../support/fake-model-types.js";
-import { type Harness, type HarnessOptions, shape, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { type Harness, type HarnessOptions, shape } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
 import {
   chatDelta,
@@ -16,12 +17,6 @@ import {
   sleep,
   waitForEvent,
 } from "./helpers.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 // Long enough that a loaded machine delivers the first chunk well within it (the stall must come after it).
 const IDLE_MS = 1_000;
@@ -55,8 +50,10 @@ async function nextPromptWorksAtOnce(harness: Harness): Promise<void> {
 }
 
 describe.each(WIRES)("case 20 (%s)", (_name, options) => {
-  test("test A: text was shown, then silence: the prompt fails as stalled, without a retry", async () => {
-    harness = await startHarness({ ...options, tuning: TUNING });
+  test("test A: text was shown, then silence: the prompt fails as stalled, without a retry", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ ...options, tuning: TUNING });
     // Only R1 is scripted: a retry would get the fake server's 500 and show in the request count.
     harness.server.enqueue(textThenSilence(options.wire));
     const outcome = await harness.prompt("id 2");
@@ -101,8 +98,10 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     expect(JSON.stringify(harness.server.requests[1]?.body)).toContain("thinking about");
   });
 
-  test('test B: headers only, then silence: retried once, answered end_turn "done"', async () => {
-    harness = await startHarness({ ...options, tuning: TUNING });
+  test('test B: headers only, then silence: retried once, answered end_turn "done"', async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ ...options, tuning: TUNING });
     harness.server.enqueue({ raw: [{ hold: true }] }, { text: "done" });
     expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests).toHaveLength(2);
@@ -133,9 +132,11 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     await nextPromptWorksAtOnce(harness);
   });
 
-  test("test D: cancel during the stall ends the prompt cancelled at once", async () => {
+  test("test D: cancel during the stall ends the prompt cancelled at once", async ({
+    openHarness,
+  }) => {
     // A long idle limit, so that only the cancel can end the stalled stream quickly.
-    harness = await startHarness({ ...options, tuning: { ...TUNING, idleTimeoutMs: 5_000 } });
+    const harness = await openHarness({ ...options, tuning: { ...TUNING, idleTimeoutMs: 5_000 } });
     harness.server.enqueue(textThenSilence(options.wire));
     const controller = new AbortController();
     const shown = waitForEvent(harness, (event) => event.type === "assistant.message_delta");
@@ -162,8 +163,10 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
 });
 
 describe("case 20 test C: SSE comments are not progress", () => {
-  test("a stream of `: ping` comments and no data stalls after the idle limit and is retried", async () => {
-    harness = await startHarness({ tuning: TUNING });
+  test("a stream of `: ping` comments and no data stalls after the idle limit and is retried", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tuning: TUNING });
     const pings: RawPiece[] = [];
     for (let index = 0; index < 40; index++) {
       pings.push(": ping\n\n", { holdMs: 50 });
@@ -179,8 +182,10 @@ describe("case 20 test C: SSE comments are not progress", () => {
     await nextPromptWorksAtOnce(harness);
   });
 
-  test("an anthropic stream that stalls after message_start and ping (nothing shown) is retried", async () => {
-    harness = await startHarness({ wire: "anthropic", tuning: TUNING });
+  test("an anthropic stream that stalls after message_start and ping (nothing shown) is retried", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ wire: "anthropic", tuning: TUNING });
     harness.server.enqueue({ text: "lost", stallAfterEvents: 2 }, { text: "done" });
     expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
     expect(dataOf(harness.events, "assistant.retry")).toEqual([
@@ -191,8 +196,10 @@ describe("case 20 test C: SSE comments are not progress", () => {
     ).toEqual(["done"]);
   });
 
-  test("a server that stalls every time fails as stalled after maxRetries", async () => {
-    harness = await startHarness({
+  test("a server that stalls every time fails as stalled after maxRetries", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({
       tuning: { idleTimeoutMs: 200, retry: { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 1 } },
     });
     harness.server.setResponder(() => ({ raw: [{ hold: true }] }));

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import type { RawPiece } from "../support/fake-model-types.js";
-import { type Harness, type HarnessOptions, shape, startHarness } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { type Harness, type HarnessOptions, shape } from "../support/harness.js";
 import {
   CHAT_DONE,
   chatChunk,
@@ -11,12 +12,6 @@ import {
   requestBody,
   statuses,
 } from "./helpers.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 /** Case 15 is about OpenAI-compatible servers; both SDK packages for that wire get each stream. */
 const MODELS = [
@@ -65,11 +60,11 @@ function assistantUsage(harness: Harness) {
 }
 
 describe.each(MODELS)("case 15 (%s)", (_name, options) => {
-  test.each([
+  test.for([
     ["test 1: usage in a final choices:[] chunk", standardStream],
     ["test 2: keep-alive and choices:null chunks", keepAliveStream],
-  ])("%s is recorded as 120 in / 3 out", async (_title, stream) => {
-    harness = await startHarness(options);
+  ] as const)("%s is recorded as 120 in / 3 out", async ([_title, stream], { openHarness }) => {
+    const harness = await openHarness(options);
     harness.server.enqueue({ raw: stream });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
     const persisted = shape(await harness.persisted()).slice(1);
@@ -103,8 +98,10 @@ describe.each(MODELS)("case 15 (%s)", (_name, options) => {
     ]);
   });
 
-  test("test 3: a tool-call stream ending in a usage chunk without choices; the call runs once", async () => {
-    harness = await startHarness({ ...options, tools: [bashTool] });
+  test("test 3: a tool-call stream ending in a usage chunk without choices; the call runs once", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ ...options, tools: [bashTool] });
     harness.server.enqueue(
       {
         raw: [
@@ -153,16 +150,20 @@ describe.each(MODELS)("case 15 (%s)", (_name, options) => {
     expect(statuses(harness)).toEqual([200, 200]);
   });
 
-  test("test 4: a server that sends no usage gives usage with no token fields, never zeros", async () => {
-    harness = await startHarness(options);
+  test("test 4: a server that sends no usage gives usage with no token fields, never zeros", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness(options);
     harness.server.enqueue({ text: "hi", usage: null });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
     const [usage] = dataOf(await harness.persisted(), "assistant.usage");
     expect(usage).toEqual({ model: options.model, turnId: expect.any(String) });
   });
 
-  test("streaming requests ask for usage with stream_options.include_usage", async () => {
-    harness = await startHarness(options);
+  test("streaming requests ask for usage with stream_options.include_usage", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness(options);
     harness.server.enqueue({ text: "hi" });
     await harness.prompt("hi");
     expect(requestBody(harness, 0)).toMatchObject({
@@ -173,8 +174,10 @@ describe.each(MODELS)("case 15 (%s)", (_name, options) => {
 });
 
 describe("case 15 test 5: a server that rejects stream_options", () => {
-  test("is asked again without it, once, and that is remembered for the provider", async () => {
-    harness = await startHarness({ server: { rejectStreamOptions: true } });
+  test("is asked again without it, once, and that is remembered for the provider", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ server: { rejectStreamOptions: true } });
     harness.server.enqueue({ text: "first", usage: null }, { text: "second", usage: null });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
     expect(statuses(harness)).toEqual([400, 200]);

@@ -1,15 +1,10 @@
 import { readFile } from "node:fs/promises";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { z } from "zod";
 import { metadataPath } from "../../src/session/session-metadata.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { type Harness, startHarness } from "../support/harness.js";
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+import { UNTIL_TOOL_START } from "../support/event-sequences.js";
+import { test } from "../support/fixtures.js";
 
 /** What the file store has committed: the event count of its metadata, written at each commit. */
 async function committedEventCount(directory: string): Promise<number> {
@@ -20,7 +15,9 @@ async function committedEventCount(directory: string): Promise<number> {
 }
 
 describe("commit points", () => {
-  test("a tool runs only once its tool.execution_start is committed; the answer waits for the rest", async () => {
+  test("a tool runs only once its tool.execution_start is committed; the answer waits for the rest", async ({
+    openHarness,
+  }) => {
     const seenByTool: Array<{ committed: number; stored: string[] }> = [];
     const probe = defineTool({
       name: "probe",
@@ -37,7 +34,7 @@ describe("commit points", () => {
         return { content: "probed", isError: false };
       },
     });
-    harness = await startHarness({ tools: [probe] });
+    const harness = await openHarness({ tools: [probe] });
     harness.server.enqueue(
       { toolCalls: [{ id: "call_1", name: "probe", arguments: "{}" }] },
       { text: "done" },
@@ -47,14 +44,7 @@ describe("commit points", () => {
     expect(seenByTool).toEqual([
       {
         committed: 6,
-        stored: [
-          "session.start",
-          "user.message",
-          "assistant.turn_start",
-          "assistant.message",
-          "assistant.usage",
-          "tool.execution_start",
-        ],
+        stored: [...UNTIL_TOOL_START],
       },
     ]);
     const stored = await harness.persisted();

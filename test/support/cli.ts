@@ -24,13 +24,19 @@ export function runCli(
     onStart?: (child: ChildProcess) => void;
     /** Written to the child's stdin, which is then closed; absent: stdin is closed at once (empty). */
     stdin?: string | Buffer;
+    /**
+     * A bash command run first in the shell that then becomes turnloop (`bash -c 'PREFIX && exec
+     * node …'`), e.g. `ulimit -f 3` to limit the size of the files it writes; absent: no shell.
+     */
+    prefix?: string;
   },
 ): Promise<CliResult> {
   if (!existsSync(CLI_PATH)) {
     throw new Error(`${CLI_PATH} is missing: run npm run build (npm test does it)`);
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    const [command, commandArguments] = launch(args, options.prefix);
+    const child = spawn(command, commandArguments, {
       cwd: options.cwd,
       env: options.env,
       stdio: ["pipe", "pipe", "pipe"],
@@ -53,6 +59,17 @@ export function runCli(
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
     options.onStart?.(child);
   });
+}
+
+/** The program and arguments that start the CLI with `args`, behind `prefix` when there is one. */
+function launch(args: readonly string[], prefix: string | undefined): [string, string[]] {
+  if (prefix === undefined) {
+    return [process.execPath, [CLI_PATH, ...args]];
+  }
+  const quoted = [process.execPath, CLI_PATH, ...args].map(
+    (arg) => `'${arg.replace(/'/g, "'\\''")}'`,
+  );
+  return ["bash", ["-c", `${prefix} && exec ${quoted.join(" ")}`]];
 }
 
 /** An environment with nothing of the parent's model settings, plus `extra`. */

@@ -3,12 +3,22 @@
  * `expect(types).toEqual(["session.start", "user.message", ...TOOL_TURN, ...ANSWER_TURN])`.
  */
 
-/** A model turn that calls one tool: the call's start and result come before the turn's end. */
-export const TOOL_TURN = [
+/**
+ * The first events of a session and of a tool turn up to its call's start, where a permission
+ * question, a cancel or a failed write comes in: `session.start`, the prompt, then the turn.
+ */
+export const UNTIL_TOOL_START = [
+  "session.start",
+  "user.message",
   "assistant.turn_start",
   "assistant.message",
   "assistant.usage",
   "tool.execution_start",
+] as const;
+
+/** A model turn that calls one tool: the call's start and result come before the turn's end. */
+export const TOOL_TURN = [
+  ...UNTIL_TOOL_START.slice(2),
   "tool.execution_complete",
   "assistant.turn_end",
 ] as const;

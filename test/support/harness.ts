@@ -151,7 +151,7 @@ export function shape(events: readonly SessionEvent[]): Array<{ type: string; da
 }
 
 /** Just the event types, for a compact whole-sequence assertion. */
-export function types(events: readonly SessionEvent[]): string[] {
+export function types(events: readonly { type: string }[]): string[] {
   return events.map((event) => event.type);
 }
 

@@ -1,18 +1,15 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
 import { JsonLineReader } from "../../src/tools/mcp/line-reader.js";
-import { type Harness, startHarness, types } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { types } from "../support/harness.js";
 import { stdioServer } from "../support/mcp/servers.js";
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 describe("an MCP answer over the read limit (issue 27, item 2)", () => {
-  test("a 20 MB result fails its call at once with the size and the limit; the server goes on", async () => {
-    harness = await startHarness();
+  test("a 20 MB result fails its call at once with the size and the limit; the server goes on", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
     // The default call timeout (10 minutes) stays: only the size check can end this call in time.
     const servers = startMcpServers(
       harness.session,

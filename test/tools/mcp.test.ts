@@ -1,12 +1,13 @@
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
 import type { McpServerConfigs } from "../../src/tools/mcp/config.js";
 import type { McpServers } from "../../src/tools/mcp/servers.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
-import { chatMessages, type Harness, shape, startHarness } from "../support/harness.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
+import { chatMessages, type Harness, shape } from "../support/harness.js";
 import {
   livePids,
   serverLog,
@@ -15,22 +16,17 @@ import {
   waitForLog,
 } from "../support/mcp/servers.js";
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 /** A harness whose session has the servers `configure(logFile)` gives (`logFile` in its cwd). */
 function stateOf(servers: McpServers, name: string): string | undefined {
   return servers.list().find((server) => server.name === name)?.state;
 }
 
 async function withServers(
+  openHarness: CliFixtures["openHarness"],
   configure: (log: string) => McpServerConfigs,
   options: { wire?: "openai-chat" | "anthropic"; startupWaitMs?: number } = {},
 ): Promise<{ harness: Harness; servers: McpServers; log: string }> {
-  harness = await startHarness(options.wire === undefined ? {} : { wire: options.wire });
+  const harness = await openHarness(options.wire === undefined ? {} : { wire: options.wire });
   const log = join(harness.cwd, "server.log");
   const started = startMcpServers(harness.session, configure(log), {
     env: process.env,
@@ -54,8 +50,10 @@ function call(name: string, args: object = {}, id = "call_1") {
 }
 
 describe("MCP tools in the loop", () => {
-  test("a stdio server's tool round trip: offered with its schema, called, logged with the server name", async () => {
-    const { harness } = await withServers(() => ({ t: stdioServer() }));
+  test("a stdio server's tool round trip: offered with its schema, called, logged with the server name", async ({
+    openHarness,
+  }) => {
+    const { harness } = await withServers(openHarness, () => ({ t: stdioServer() }));
     harness.server.enqueue(call("t__echo", { text: "hi" }), { text: "done" });
     expect(await harness.prompt("echo hi")).toEqual({ stopReason: "end_turn" });
     const body = harness.server.requests[0]?.body as { tools: Array<{ function: unknown }> };
@@ -129,8 +127,12 @@ describe("MCP tools in the loop", () => {
     expect(chatMessages(harness, 1).at(-1)).toMatchObject({ role: "tool", content: "echo: hi" });
   });
 
-  test("image content reaches a model that takes images in tool results (Anthropic)", async () => {
-    const { harness } = await withServers(() => ({ t: stdioServer() }), { wire: "anthropic" });
+  test("image content reaches a model that takes images in tool results (Anthropic)", async ({
+    openHarness,
+  }) => {
+    const { harness } = await withServers(openHarness, () => ({ t: stdioServer() }), {
+      wire: "anthropic",
+    });
     harness.server.enqueue(call("t__image"), { text: "red" });
     await harness.prompt("show me");
     const complete = harness.events.find((event) => event.type === "tool.execution_complete");
@@ -146,8 +148,10 @@ describe("MCP tools in the loop", () => {
     expect(body).toContain("iVBORw0KGgo");
   });
 
-  test("an erroring tool gives the model an error result; resources come through as text", async () => {
-    const { harness } = await withServers(() => ({ t: stdioServer() }));
+  test("an erroring tool gives the model an error result; resources come through as text", async ({
+    openHarness,
+  }) => {
+    const { harness } = await withServers(openHarness, () => ({ t: stdioServer() }));
     harness.server.enqueue(
       {
         toolCalls: [
@@ -178,8 +182,13 @@ describe("MCP tools in the loop", () => {
     ]);
   });
 
-  test("a server that crashes mid-call: the call gets an error result, the server is reported, the session goes on", async () => {
-    const { harness, servers } = await withServers(() => ({ t: stdioServer(), u: stdioServer() }));
+  test("a server that crashes mid-call: the call gets an error result, the server is reported, the session goes on", async ({
+    openHarness,
+  }) => {
+    const { harness, servers } = await withServers(openHarness, () => ({
+      t: stdioServer(),
+      u: stdioServer(),
+    }));
     harness.server.enqueue(call("t__crash"), call("u__echo", { text: "still here" }, "call_2"), {
       text: "ok",
     });
@@ -214,8 +223,11 @@ describe("MCP tools in the loop", () => {
     expect(toolNames(harness, 2)).toContain("u__echo");
   });
 
-  test("a server that never answers initialize delays the prompt only for the start-up wait", async () => {
+  test("a server that never answers initialize delays the prompt only for the start-up wait", async ({
+    openHarness,
+  }) => {
     const { harness, servers } = await withServers(
+      openHarness,
       () => ({ mute: stdioServer("--never-initialize"), t: stdioServer() }),
       { startupWaitMs: 2_000 },
     );
@@ -228,8 +240,11 @@ describe("MCP tools in the loop", () => {
     expect(servers.list().find((server) => server.name === "mute")?.state).toBe("pending");
   });
 
-  test("a slow server joins later: its tools appear from the next model request", async () => {
+  test("a slow server joins later: its tools appear from the next model request", async ({
+    openHarness,
+  }) => {
     const { harness, log, servers } = await withServers(
+      openHarness,
       (file) => ({ slow: stdioServer("--start-delay", "700", "--log", file), t: stdioServer() }),
       { startupWaitMs: 100 },
     );
@@ -249,8 +264,10 @@ describe("MCP tools in the loop", () => {
     });
   });
 
-  test("notifications/tools/list_changed: a tool added during a prompt is offered on its next request", async () => {
-    const { harness } = await withServers(() => ({ t: stdioServer() }));
+  test("notifications/tools/list_changed: a tool added during a prompt is offered on its next request", async ({
+    openHarness,
+  }) => {
+    const { harness } = await withServers(openHarness, () => ({ t: stdioServer() }));
     harness.server.enqueue(call("t__grow"), call("t__extra", {}, "call_2"), { text: "done" });
     await harness.prompt("grow");
     expect(toolNames(harness, 0)).not.toContain("t__extra");
@@ -262,8 +279,12 @@ describe("MCP tools in the loop", () => {
     ]);
   });
 
-  test("cancel during a call sends notifications/cancelled and answers at once", async () => {
-    const { harness, log } = await withServers((file) => ({ t: stdioServer("--log", file) }));
+  test("cancel during a call sends notifications/cancelled and answers at once", async ({
+    openHarness,
+  }) => {
+    const { harness, log } = await withServers(openHarness, (file) => ({
+      t: stdioServer("--log", file),
+    }));
     harness.server.enqueue(call("t__hang"), { text: "after" });
     const controller = new AbortController();
     const running = harness.prompt("hang", controller.signal);
@@ -279,11 +300,13 @@ describe("MCP tools in the loop", () => {
     expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
   });
 
-  test("a huge result is cut like command output; the whole result is saved (mode 0600, secrets redacted)", async () => {
+  test("a huge result is cut like command output; the whole result is saved (mode 0600, secrets redacted)", async ({
+    openHarness,
+  }) => {
     const secret = "mcp-secret-value-1234";
     process.env.TURNLOOP_TEST_MCP_TOKEN = secret;
     try {
-      const { harness } = await withServers(() => ({ t: stdioServer() }));
+      const { harness } = await withServers(openHarness, () => ({ t: stdioServer() }));
       harness.server.enqueue(call("t__big", { chars: 100_000, start: secret }), { text: "ok" });
       await harness.prompt("big");
       const complete = harness.events.find((event) => event.type === "tool.execution_complete");
@@ -304,10 +327,12 @@ describe("MCP tools in the loop", () => {
     }
   });
 
-  test("a stdio server inherits no API keys of turnloop's, only its safe variables and its own env", async () => {
+  test("a stdio server inherits no API keys of turnloop's, only its safe variables and its own env", async ({
+    openHarness,
+  }) => {
     process.env.TURNLOOP_TEST_API_KEY = "do-not-pass-me";
     try {
-      const { harness } = await withServers(() => ({
+      const { harness } = await withServers(openHarness, () => ({
         t: { ...stdioServer(), env: { OWN_SETTING: "given" } },
       }));
       harness.server.enqueue(
@@ -334,11 +359,11 @@ describe("MCP tools in the loop", () => {
     }
   });
 
-  test("Streamable HTTP on 127.0.0.1, with the configured headers", async () => {
+  test("Streamable HTTP on 127.0.0.1, with the configured headers", async ({ openHarness }) => {
     const logFile = join(process.env.TMPDIR ?? "/tmp", `turnloop-mcp-http-${process.pid}.log`);
     const http = await startHttpServer("--log", logFile);
     try {
-      const { harness } = await withServers(() => ({
+      const { harness } = await withServers(openHarness, () => ({
         web: { type: "http", url: http.url, headers: { "X-Test": "sent" } },
       }));
       harness.server.enqueue(call("web__echo", { text: "over http" }), { text: "done" });
@@ -354,8 +379,8 @@ describe("MCP tools in the loop", () => {
     }
   });
 
-  test("closing the session kills the server's whole process group", async () => {
-    const { harness, log } = await withServers((file) => ({
+  test("closing the session kills the server's whole process group", async ({ openHarness }) => {
+    const { harness, log } = await withServers(openHarness, (file) => ({
       t: stdioServer("--grandchild", "--log", file),
     }));
     harness.server.enqueue({ text: "hi" });

@@ -3,7 +3,7 @@ import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { TerminalMarkdown } from "../markdown.js";
-import { planChecklist } from "../plan-checklist.js";
+import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import type { Theme } from "./theme.js";
 import { ToolCallView } from "./tool-call-view.js";
 
@@ -231,7 +231,7 @@ export class Transcript extends Container {
 
   /** The view of a call, added below everything else when the call is first seen. */
   private tool(toolCall: ToolCall): void {
-    if (toolCall.toolName === "update_plan" && !unsuccessful(toolCall)) {
+    if (drawnAsPlan(toolCall)) {
       // The plan shows as its checklist (session.plan_updated), not as the call's arguments.
       return;
     }
@@ -244,14 +244,6 @@ export class Transcript extends Container {
 }
 
 function unknownEvent(_event: never): void {}
-
-function unsuccessful(toolCall: ToolCall): boolean {
-  return (
-    toolCall.status === "failed" ||
-    toolCall.status === "denied" ||
-    toolCall.status === "interrupted"
-  );
-}
 
 /** Events that are one note each. */
 type NoticeEvent = Extract<
