@@ -10,6 +10,7 @@ import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
 import { sessionFilesFolder } from "./paths.js";
 import type { PostgresSessionStore } from "./postgres/store.js";
+import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
 import type {
   LeaseHolder,
   OpenedSession,
@@ -90,6 +91,14 @@ class DeferredPostgresStore implements SessionStore {
 
   async read(sessionId: string, options?: { fromSeq?: number }): Promise<StoredLog> {
     return (await this.#load()).read(sessionId, options);
+  }
+
+  async subscribe(
+    sessionId: string,
+    fromSeq: number,
+    onEvent: SessionEventListener,
+  ): Promise<SessionSubscription> {
+    return (await this.#load()).subscribe(sessionId, fromSeq, onEvent);
   }
 
   async list(filter?: { cwd?: string | undefined }): Promise<SessionSummary[]> {

@@ -15,6 +15,7 @@
 
 import { hostname } from "node:os";
 import type { RepairNote, SessionEvent } from "../events/events.js";
+import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
 
 /** Who holds a session's writer lease. */
 export interface LeaseHolder {
@@ -177,6 +178,20 @@ export interface SessionStore {
    * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
    */
   read(sessionId: string, options?: { fromSeq?: number }): Promise<StoredLog>;
+  /**
+   * Follows the session without its lease: `onEvent` gets every persisted event with sequence
+   * number ≥ `fromSeq`, in order, exactly once: first those stored now (the promise resolves once
+   * they were delivered), then each batch as its writer commits it, until the subscription is
+   * closed or the session deleted. The file store follows the commits of its appenders in this
+   * process; following another process's commits is the PostgreSQL store's (`LISTEN/NOTIFY`,
+   * postgres/notify.ts). A read that fails meanwhile is tried again; nothing is skipped.
+   * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
+   */
+  subscribe(
+    sessionId: string,
+    fromSeq: number,
+    onEvent: SessionEventListener,
+  ): Promise<SessionSubscription>;
   /**
    * Every session, newest `lastActivity` first (ties by id); with `filter.cwd`, those whose
    * `session.start` cwd is that folder (both resolved to absolute paths).
