@@ -22,18 +22,26 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
+import { isRemote, postToOwner, sendToOwner } from "./remote-sessions.js";
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
 import { bareModelId, modelNamesOnWire } from "./wire-events.js";
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
+  if (isRemote(connection.server, params.sessionId)) {
+    return sendToOwner(connection.server, params);
+  }
   const session = openSession(connection.server, params.sessionId);
   return { messageId: session.send(params) };
 }
 
 export async function abortMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.abort", sessionOnlyParams, raw);
+  if (isRemote(connection.server, sessionId)) {
+    await postToOwner(connection.server, sessionId, { kind: "abort", payload: null });
+    return { success: true };
+  }
   await openSession(connection.server, sessionId).abort();
   return { success: true };
 }

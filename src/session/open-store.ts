@@ -15,6 +15,7 @@ import type {
   LeaseHolder,
   OpenedSession,
   SessionAppender,
+  SessionInbox,
   SessionStore,
   SessionSummary,
   StoredLog,
@@ -80,6 +81,12 @@ class DeferredPostgresStore implements SessionStore {
     this.#home = home;
     this.location = redactDatabaseUrl(url);
   }
+
+  /** The PostgreSQL store's inbox, loaded on first use. */
+  readonly inbox: SessionInbox = {
+    post: async (sessionId, message) => (await this.#load()).inbox.post(sessionId, message),
+    receive: async (onMessage) => (await this.#load()).inbox.receive(onMessage),
+  };
 
   async create(sessionId: string): Promise<SessionAppender> {
     return (await this.#load()).create(sessionId);

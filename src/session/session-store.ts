@@ -156,10 +156,43 @@ export interface SessionSummary {
   problem?: string;
 }
 
+/**
+ * What a face on one worker sends to the worker holding a session (issue 22): `payload` is the
+ * face's own request (the SDK server: `session.send`'s params for a prompt, `null` for an abort).
+ */
+export interface InboxMessage {
+  kind: "prompt" | "abort";
+  payload: unknown;
+}
+
+/**
+ * The inbox of a store shared by workers (PostgreSQL): messages to a session's owner, each
+ * delivered once, oldest first.
+ */
+export interface SessionInbox {
+  /**
+   * Sends `message` to the worker holding `sessionId`'s lease.
+   * @returns `false` when no live worker holds it (nothing was sent): open the session instead.
+   */
+  post(sessionId: string, message: InboxMessage): Promise<boolean>;
+  /**
+   * Delivers the messages sent to sessions this store instance holds, until closed. A message
+   * taken for a session this worker no longer serves is the receiver's to drop.
+   */
+  receive(
+    onMessage: (sessionId: string, message: InboxMessage) => void,
+  ): Promise<{ close(): Promise<void> }>;
+}
+
 /** The port. Every method validates the session id (`paths.ts`: `InvalidSessionIdError`). */
 export interface SessionStore {
   /** Where the sessions are, for messages (the file store: `$TURNLOOP_HOME`). */
   readonly location: string;
+  /**
+   * Messages to the worker holding a session, for faces on other workers; absent where one
+   * process serves every session (the file store).
+   */
+  readonly inbox?: SessionInbox;
   /**
    * Takes the lease of a new session `sessionId` for appending.
    * @throws SessionLockedError when someone holds it; Error when a session with that id exists.

@@ -10,6 +10,7 @@
 
 import type { Client, Notification } from "pg";
 import type { Database } from "./database.js";
+import { INBOX_CHANNEL } from "./inbox.js";
 
 /** The channel of commit notifications. */
 export const COMMITS_CHANNEL = "turnloop_commits";
@@ -80,48 +81,68 @@ export class CommitNotifier {
   }
 }
 
+/** What a worker listens for: each gets its notifications, every poll and every reconnection. */
+export interface ListenHandlers {
+  /** Commits of the sessions named, or `"all"` (poll, reconnection, an oversized payload). */
+  commits(sessions: readonly string[] | "all"): void;
+  /** A message may wait in the inbox (inbox.ts). */
+  inbox(): void;
+}
+
 /**
- * Listens for commit notifications while started, on a connection of its own, and polls.
- * `onWake` gets the session ids named, or `"all"` (poll, reconnection, an oversized payload).
+ * Listens for commit and inbox notifications while someone needs them (subscribers, an inbox
+ * receiver), on a connection of its own, and polls.
  */
 export class CommitListener {
   readonly #database: Database;
-  readonly #onWake: (sessions: readonly string[] | "all") => void;
+  readonly #handlers: ListenHandlers;
   readonly #pollMs: number;
+  readonly #users = new Set<string>();
   #client: Promise<Client | undefined> | undefined;
   #poll: NodeJS.Timeout | undefined;
-  #started = false;
 
-  /** @param pollMs how often every follower re-reads without a notification. */
-  constructor(
-    database: Database,
-    onWake: (sessions: readonly string[] | "all") => void,
-    pollMs = DEFAULT_POLL_MS,
-  ) {
+  /** @param pollMs how often every follower and the inbox are read without a notification. */
+  constructor(database: Database, handlers: ListenHandlers, pollMs = DEFAULT_POLL_MS) {
     this.#database = database;
-    this.#onWake = onWake;
+    this.#handlers = handlers;
     this.#pollMs = pollMs;
   }
 
-  /** Starts listening and polling (a no-op when started). */
-  start(): void {
-    if (this.#started) {
+  /** Starts listening and polling for `user` (`followers`, `inbox`); a no-op when started. */
+  start(user: string): void {
+    this.#users.add(user);
+    if (this.#poll !== undefined) {
       return;
     }
-    this.#started = true;
-    this.#poll = setInterval(() => this.#onWake("all"), this.#pollMs);
+    this.#poll = setInterval(() => this.#wakeAll(), this.#pollMs);
     this.#poll.unref();
     this.#connect();
   }
 
-  /** Stops listening and polling; the connection is closed. */
-  async stop(): Promise<void> {
-    this.#started = false;
+  /** `user` is done; once nobody needs it, stops listening and polling and closes the connection. */
+  async stop(user?: string): Promise<void> {
+    if (user === undefined) {
+      this.#users.clear();
+    } else {
+      this.#users.delete(user);
+    }
+    if (this.#users.size > 0) {
+      return;
+    }
     clearInterval(this.#poll);
     this.#poll = undefined;
     const client = this.#client;
     this.#client = undefined;
     await (await client)?.end().catch(() => undefined);
+  }
+
+  get #started(): boolean {
+    return this.#users.size > 0;
+  }
+
+  #wakeAll(): void {
+    this.#handlers.commits("all");
+    this.#handlers.inbox();
   }
 
   #connect(): void {
@@ -137,16 +158,17 @@ export class CommitListener {
     // The promise of this connection (set by #connect once this function first waited).
     const current = this.#client;
     client.on("notification", (message: Notification) => {
-      if (message.channel !== COMMITS_CHANNEL) {
+      if (message.channel === INBOX_CHANNEL) {
+        this.#handlers.inbox();
         return;
       }
       const payload = message.payload ?? EVERY_SESSION;
-      this.#onWake(payload === EVERY_SESSION ? "all" : payload.split(","));
+      this.#handlers.commits(payload === EVERY_SESSION ? "all" : payload.split(","));
     });
     client.on("end", () => this.#retry(current));
-    await client.query(`LISTEN ${COMMITS_CHANNEL}`);
-    // Commits made before the LISTEN took effect sent no notification this worker received.
-    this.#onWake("all");
+    await client.query(`LISTEN ${COMMITS_CHANNEL}; LISTEN ${INBOX_CHANNEL}`);
+    // What was sent before the LISTEN took effect reached no one here.
+    this.#wakeAll();
     return client;
   }
 

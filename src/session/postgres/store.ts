@@ -20,12 +20,14 @@ import type {
   LeaseHolder,
   OpenedSession,
   SessionAppender,
+  SessionInbox,
   SessionStore,
   SessionSummary,
   StoredLog,
 } from "../session-store.js";
 import { PostgresAppender } from "./appender.js";
 import { Database } from "./database.js";
+import { InboxReceiver } from "./inbox.js";
 import {
   claimExisting,
   claimNew,
@@ -70,6 +72,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #notifier: CommitNotifier;
   readonly #followers = new FollowerRegistry();
   readonly #listener: CommitListener;
+  readonly #inbox: InboxReceiver;
 
   constructor(options: PostgresStoreOptions) {
     this.#database = new Database(options.url);
@@ -84,17 +87,26 @@ export class PostgresSessionStore implements SessionStore {
     this.#notifier = new CommitNotifier(this.#database);
     this.#listener = new CommitListener(
       this.#database,
-      (sessions) => {
-        if (sessions === "all") {
-          this.#followers.wakeAll();
-          return;
-        }
-        for (const sessionId of sessions) {
-          this.#followers.wake(sessionId);
-        }
+      {
+        commits: (sessions) => {
+          if (sessions === "all") {
+            this.#followers.wakeAll();
+            return;
+          }
+          for (const sessionId of sessions) {
+            this.#followers.wake(sessionId);
+          }
+        },
+        inbox: () => this.#inbox.wake(),
       },
       options.pollMs,
     );
+    this.#inbox = new InboxReceiver(this.#database, this.#worker, this.#listener);
+  }
+
+  /** See {@link SessionInbox}: messages for sessions this worker holds (inbox.ts). */
+  get inbox(): SessionInbox {
+    return this.#inbox;
   }
 
   async create(sessionId: string): Promise<SessionAppender> {
@@ -158,14 +170,14 @@ export class PostgresSessionStore implements SessionStore {
     onEvent: SessionEventListener,
   ): Promise<SessionSubscription> {
     validateSessionId(sessionId);
-    this.#listener.start();
+    this.#listener.start("followers");
     return await this.#followers.follow(
       sessionId,
       sessionId,
       fromSeq,
       (from) => readRows(this.#database, sessionId, from),
       onEvent,
-      () => void this.#listener.stop(),
+      () => void this.#listener.stop("followers"),
     );
   }
 
@@ -236,6 +248,7 @@ export class PostgresSessionStore implements SessionStore {
   async close(): Promise<void> {
     await this.#notifier.flush();
     await this.#listener.stop();
+    await this.#inbox.close();
     await this.#database.close();
   }
 
