@@ -21,6 +21,8 @@ import { bareModelId, modelNamesOnWire } from "./wire-events.js";
 interface RemoteSession {
   connection: ClientConnection;
   subscription: SessionSubscription;
+  /** The client's `session.resume` params, to open the session here should its owner go. */
+  resumeParams: unknown;
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -46,6 +48,7 @@ function followedBy(server: ServerContext): Map<string, RemoteSession> {
 export async function resumeRemote(
   connection: ClientConnection,
   sessionId: string,
+  resumeParams: unknown,
 ): Promise<SessionCreateResult | undefined> {
   const { server } = connection;
   const { store } = server.host;
@@ -67,7 +70,7 @@ export async function resumeRemote(
   const subscription = await store.subscribe(sessionId, log.nextSeq, (event) =>
     connection.notify(ServerToClient.sessionEvent, { sessionId, event: modelNamesOnWire(event) }),
   );
-  followedBy(server).set(sessionId, { connection, subscription });
+  followedBy(server).set(sessionId, { connection, subscription, resumeParams });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
@@ -100,32 +103,42 @@ export function isRemote(server: ServerContext, sessionId: string): boolean {
 }
 
 /**
- * Sends `message` to the worker holding `sessionId`.
- * @throws ResponseError `-32602` when no live worker holds it any more (resume it to claim it).
+ * `session.abort` of a followed session: sent to the owner, which stops its turn. When no live
+ * worker holds the session any more, nothing is running: nothing to do.
  */
-export async function postToOwner(
-  server: ServerContext,
-  sessionId: string,
-  message: InboxMessage,
-): Promise<void> {
-  const inbox = server.host.store.inbox;
-  const sent = await inbox?.post(sessionId, message);
-  if (sent !== true) {
-    await followedBy(server).get(sessionId)?.subscription.close();
-    followedBy(server).delete(sessionId);
-    throw invalidParams(
-      `session ${sessionId}: the worker that served it is gone; session.resume opens it here`,
-    );
-  }
+export async function abortAtOwner(server: ServerContext, sessionId: string): Promise<void> {
+  await server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
 }
 
-/** `session.send` of a followed session: the prompt goes to the owner's inbox. */
+/**
+ * `session.send` of a followed session: the prompt goes to the owner's inbox. When no live
+ * worker holds the session any more (it died, or closed the session), this worker claims it
+ * (issue 22): the events stored meanwhile are delivered, the following stops, `claim` resumes
+ * the session here with the client's `session.resume` params, and the prompt runs here.
+ * @throws ResponseError `-32602` when the claim fails (another worker claimed it first).
+ */
 export async function sendToOwner(
-  server: ServerContext,
+  connection: ClientConnection,
   params: SendParams,
+  claim: (resumeParams: unknown) => Promise<unknown>,
 ): Promise<{ messageId: string }> {
-  await postToOwner(server, params.sessionId, { kind: "prompt", payload: params });
-  return { messageId: randomUUID() };
+  const { server } = connection;
+  const { sessionId } = params;
+  const sent = await server.host.store.inbox?.post(sessionId, { kind: "prompt", payload: params });
+  if (sent === true) {
+    return { messageId: randomUUID() };
+  }
+  const remote = followedBy(server).get(sessionId);
+  if (remote !== undefined) {
+    await remote.subscription.readNow();
+    await stopFollowing(server, sessionId, remote.connection);
+  }
+  await claim(remote?.resumeParams ?? { sessionId });
+  const session = server.sessions.get(sessionId);
+  if (session === undefined) {
+    throw invalidParams(`session ${sessionId}: it could not be opened here`);
+  }
+  return { messageId: session.send(params) };
 }
 
 /**

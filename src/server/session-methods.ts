@@ -22,15 +22,16 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import { isRemote, postToOwner, sendToOwner } from "./remote-sessions.js";
+import { abortAtOwner, isRemote, sendToOwner } from "./remote-sessions.js";
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
+import { resumeMethod } from "./session-opening.js";
 import { bareModelId, modelNamesOnWire } from "./wire-events.js";
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
   if (isRemote(connection.server, params.sessionId)) {
-    return sendToOwner(connection.server, params);
+    return sendToOwner(connection, params, (resume) => resumeMethod(connection, resume));
   }
   const session = openSession(connection.server, params.sessionId);
   return { messageId: session.send(params) };
@@ -39,7 +40,7 @@ export function sendMethod(connection: ClientConnection, raw: unknown) {
 export async function abortMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.abort", sessionOnlyParams, raw);
   if (isRemote(connection.server, sessionId)) {
-    await postToOwner(connection.server, sessionId, { kind: "abort", payload: null });
+    await abortAtOwner(connection.server, sessionId);
     return { success: true };
   }
   await openSession(connection.server, sessionId).abort();

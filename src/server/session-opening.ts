@@ -90,7 +90,8 @@ export async function resumeMethod(
   checkTools(params);
   const open = await openHere(server, params.sessionId);
   // Held by another worker: followed here, its prompts sent to that worker (issue 22).
-  const remote = open === undefined ? await resumeRemote(connection, params.sessionId) : undefined;
+  const remote =
+    open === undefined ? await resumeRemote(connection, params.sessionId, raw) : undefined;
   if (remote !== undefined) {
     return remote;
   }

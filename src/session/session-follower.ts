@@ -17,6 +17,11 @@ export type SessionEventListener = (event: SessionEvent, seq: number) => void;
 
 /** A live {@link SessionStore.subscribe}. */
 export interface SessionSubscription {
+  /**
+   * Reads and delivers what is stored now without waiting for a notification (e.g. before
+   * taking over a session whose writer died). Read errors are kept for the next wake-up.
+   */
+  readNow(): Promise<void>;
   /** Stops following: no `onEvent` call after this resolves. Closing twice is a no-op. */
   close(): Promise<void>;
 }
@@ -101,6 +106,11 @@ export class SessionFollower implements SessionSubscription {
     this.#reading = this.#readUntilQuiet().finally(() => {
       this.#reading = undefined;
     });
+  }
+
+  async readNow(): Promise<void> {
+    this.wake();
+    await this.#reading;
   }
 
   async close(): Promise<void> {

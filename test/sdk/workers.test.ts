@@ -109,4 +109,27 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     ]);
     expect(seenOnB.events.at(-2)).toMatchObject({ data: { status: "cancelled" } });
   });
+
+  test("a prompt sent from B after A let the session go claims it on B and runs there", async () => {
+    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const onB = await worker().resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
+    const seenOnB = watch(onB);
+    const before = await onB.getMessages();
+    await onA.disconnect();
+
+    fixture.model.enqueue({ text: "answered by worker B" });
+    const reply = await onB.sendAndWait({ prompt: "who answers?" });
+    expect(reply?.data.content).toBe("answered by worker B");
+    const after = await onB.getMessages();
+    // B wrote its session.resume when it claimed the session, then ran the prompt.
+    expect(after.slice(before.length).map((event) => event.type)).toEqual([
+      "session.resume",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ]);
+    expect(persisted(seenOnB.events)).toEqual(after.slice(before.length + 1));
+  });
 });
