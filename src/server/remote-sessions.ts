@@ -4,15 +4,19 @@
  * here: every persisted event from the resume on is sent to it as `session.event`, read through
  * the store's subscription (once each, in order); its `session.send` and `session.abort` go
  * through the store's inbox to the owner, which applies them to its own session as if its client
- * had sent them ({@link receiveInbox}). Ephemeral events (streaming deltas, `session.idle`) stay
- * on the owner. A session nobody holds is not followed: `session.resume` claims it here.
+ * had sent them ({@link receiveInbox}). Ephemeral events (streaming deltas) stay on the owner;
+ * the follower sends its own `session.idle` where a prompt's stored events end ({@link promptEnd}). A session nobody holds is not followed: `session.resume` claims it here.
  */
 
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../events/errors.js";
+import type { StopReason } from "../events/event-parts.js";
+import type { SessionEvent } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import { createEnvelope } from "../session/envelope.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox } from "../session/session-store.js";
+import { sendIdle } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { invalidParams, type SendParams, sendParams } from "./params.js";
 import { bareModelId, modelNamesOnWire } from "./wire-events.js";
@@ -67,9 +71,14 @@ export async function resumeRemote(
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
   await followedBy(server).get(sessionId)?.subscription.close();
-  const subscription = await store.subscribe(sessionId, log.nextSeq, (event) =>
-    connection.notify(ServerToClient.sessionEvent, { sessionId, event: modelNamesOnWire(event) }),
-  );
+  const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
+    connection.notify(ServerToClient.sessionEvent, { sessionId, event: modelNamesOnWire(event) });
+    const stopReason = promptEnd(event);
+    if (stopReason !== undefined) {
+      const idle = createEnvelope({ type: "session.idle", data: { stopReason } }, event.id);
+      sendIdle(connection, sessionId, start.data.startTime, idle);
+    }
+  });
   followedBy(server).set(sessionId, { connection, subscription, resumeParams });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
@@ -81,6 +90,26 @@ export async function resumeRemote(
     capabilities: { ui: { elicitation: false } },
     modelState: { modelId: bareModelId(start.data.model) },
   };
+}
+
+/**
+ * How a prompt ended, when `event` (stored) is its last: a turn that completed without asking for
+ * tools, an `abort`, or a `session.error`. The owner's `session.idle` is not stored, so a follower
+ * sends its own after these (the Copilot SDK's `sendAndWait` waits for it).
+ */
+function promptEnd(event: SessionEvent): StopReason | undefined {
+  switch (event.type) {
+    case "assistant.turn_end":
+      return event.data.status === "completed" && event.data.finishReason !== "tool-calls"
+        ? "end_turn"
+        : undefined;
+    case "abort":
+      return "cancelled";
+    case "session.error":
+      return "end_turn";
+    default:
+      return undefined;
+  }
 }
 
 /** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */

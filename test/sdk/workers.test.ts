@@ -64,22 +64,24 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const before = await onB.getMessages();
 
     fixture.model.enqueue({ text: "answered by worker A" });
-    const ended = seenOnB.next((event) => event.type === "assistant.turn_end");
-    await onB.send({ prompt: "hello from worker B" });
-    await ended;
+    // B's server sends its own session.idle where the prompt's stored events end.
+    const reply = await onB.sendAndWait({ prompt: "hello from worker B" });
+    expect(reply?.data.content).toBe("answered by worker A");
 
     const after = await onB.getMessages();
-    expect(seenOnB.events).toEqual(after.slice(before.length));
+    expect(persisted(seenOnB.events)).toEqual(after.slice(before.length));
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
       "assistant.turn_end",
+      "session.idle",
     ]);
     expect(seenOnB.events[0]).toMatchObject({ data: { content: "hello from worker B" } });
     // The prompt ran on A: its client saw it live, deltas and all.
-    expect(persisted(seenOnA.events).slice(-seenOnB.events.length)).toEqual(seenOnB.events);
+    const stored = persisted(seenOnB.events);
+    expect(persisted(seenOnA.events).slice(-stored.length)).toEqual(stored);
     expect(fixture.model.requests).toHaveLength(1);
   });
 
@@ -94,20 +96,22 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
       requested.open();
       return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
     });
-    const aborted = seenOnB.next((event) => event.type === "abort");
+    const idle = seenOnB.next((event) => event.type === "session.idle");
     await onB.send({ prompt: "a long one" });
     await requested.opened;
     await onB.abort();
-    await aborted;
+    await idle;
     fixture.model.setResponder(undefined);
-    expect(seenOnB.events).toEqual((await onB.getMessages()).slice(before.length));
+    expect(persisted(seenOnB.events)).toEqual((await onB.getMessages()).slice(before.length));
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
       "assistant.turn_start",
       "assistant.turn_end",
       "abort",
+      "session.idle",
     ]);
-    expect(seenOnB.events.at(-2)).toMatchObject({ data: { status: "cancelled" } });
+    expect(seenOnB.events[2]).toMatchObject({ data: { status: "cancelled" } });
+    expect(seenOnB.events[4]).toMatchObject({ data: { stopReason: "cancelled", aborted: true } });
   });
 
   test("a prompt sent from B after A let the session go claims it on B and runs there", async () => {
