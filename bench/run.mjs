@@ -5,6 +5,7 @@
  *   node bench/run.mjs            full mode (a few minutes on 2 cores)
  *   node bench/run.mjs --quick    fewer runs, under a minute, for use while developing
  *   node bench/run.mjs --only one-prompt,relay    some groups only
+ *   node bench/run.mjs scale [--sessions N]       the many-workers chaos trial (bench/scale.mjs)
  *
  * Every benchmark talks to the fake model server of fake-model.mjs (OpenAI Chat Completions SSE
  * on 127.0.0.1, instant or at 50 tokens/s), in the issue's scenario: one prompt that takes two
@@ -78,6 +79,11 @@ const BENCHMARKS = {
 };
 
 async function main() {
+  if (process.argv[2] === "scale") {
+    // The chaos trial of many workers (issue 22) runs on its own: `npm run bench -- scale`.
+    await import("./scale.mjs");
+    return;
+  }
   const { mode, only, explicit } = parseArguments(process.argv.slice(2));
   const root = dirname(benchDirectory);
   const dist = join(root, "dist");

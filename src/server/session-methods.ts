@@ -23,18 +23,27 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
+import { abortAtOwner, isRemote, sendToOwner } from "./remote-sessions.js";
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
+import { resumeMethod } from "./session-opening.js";
 import { bareModelId, modelNamesOnWire } from "./wire-events.js";
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
+  if (isRemote(connection.server, params.sessionId)) {
+    return sendToOwner(connection, params, (resume) => resumeMethod(connection, resume));
+  }
   const session = openSession(connection.server, params.sessionId);
   return { messageId: session.send(params) };
 }
 
 export async function abortMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.abort", sessionOnlyParams, raw);
+  if (isRemote(connection.server, sessionId)) {
+    await abortAtOwner(connection.server, sessionId);
+    return { success: true };
+  }
   await openSession(connection.server, sessionId).abort();
   return { success: true };
 }

@@ -19,6 +19,7 @@ import {
   parseParams,
   resumeParams,
 } from "./params.js";
+import { receiveInbox, resumeRemote } from "./remote-sessions.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import { checkSandbox } from "./session-sandbox.js";
@@ -92,6 +93,12 @@ export async function resumeMethod(
   checkTools(params);
   await checkSandbox(server.host.sandbox, "session.resume", params.sandbox);
   const open = await openHere(server, params.sessionId);
+  // Held by another worker: followed here, its prompts sent to that worker (issue 22).
+  const remote =
+    open === undefined ? await resumeRemote(connection, params.sessionId, raw) : undefined;
+  if (remote !== undefined) {
+    return remote;
+  }
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
   if (reopened) {
@@ -228,6 +235,7 @@ function open(
   };
   const serverSession = new ServerSession(session, server.host, start, onClosed, server.log);
   server.sessions.set(session.id, serverSession);
+  receiveInbox(server);
   return serverSession;
 }
 

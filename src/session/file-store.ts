@@ -13,8 +13,14 @@
 import { mkdir, open, readFile, stat } from "node:fs/promises";
 import { errorCode } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
-import { EventLog, readEventLog } from "./event-log.js";
+import { EventLog, parseEventLog, readEventLog } from "./event-log.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
+import {
+  FollowerRegistry,
+  type ReadFrom,
+  type SessionEventListener,
+  type SessionSubscription,
+} from "./session-follower.js";
 import { SessionLock } from "./session-lock.js";
 import {
   emptyScan,
@@ -34,6 +40,12 @@ import {
   type StoredLog,
 } from "./session-store.js";
 import { deleteSession, listSessions } from "./store.js";
+
+/**
+ * The subscribers of every file store of this process, by `events.jsonl` path: an appender wakes
+ * them at each commit. Another process's appends are not seen (that is PostgreSQL's).
+ */
+const followers = new FollowerRegistry();
 
 /** Sessions as files under a turnloop home folder. */
 export class FileSessionStore implements SessionStore {
@@ -79,6 +91,16 @@ export class FileSessionStore implements SessionStore {
       options.fromSeq ?? 1,
     );
     return { events, seqs, repaired, nextSeq };
+  }
+
+  /** Follows the commits of this process's appenders only (see {@link SessionStore.subscribe}). */
+  async subscribe(
+    sessionId: string,
+    fromSeq: number,
+    onEvent: SessionEventListener,
+  ): Promise<SessionSubscription> {
+    const path = eventsPath(this.location, sessionId);
+    return await followers.follow(path, sessionId, fromSeq, readsFrom(path), onEvent);
   }
 
   list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
@@ -130,6 +152,37 @@ export class FileSessionStore implements SessionStore {
   filesFolder(sessionId: string): string {
     return sessionDirectory(this.location, validateSessionId(sessionId));
   }
+}
+
+/**
+ * Reads of one follower of `path`: each starts at the byte after the last complete line read
+ * before, so following a log reads each byte about once.
+ */
+function readsFrom(path: string): ReadFrom {
+  let offset = 0;
+  /** The sequence number of the line starting at `offset`. */
+  let offsetSeq = 1;
+  return async (fromSeq) => {
+    const handle = await open(path, "r");
+    let bytes: Buffer;
+    try {
+      const { size } = await handle.stat();
+      bytes = Buffer.alloc(Math.max(0, size - offset));
+      const { bytesRead } = await handle.read(bytes, 0, bytes.length, offset);
+      bytes = bytes.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+    const before = offsetSeq - 1;
+    const contents = parseEventLog(bytes, fromSeq - before);
+    offset += contents.validLength;
+    offsetSeq = before + contents.nextSeq;
+    return {
+      events: contents.events,
+      seqs: contents.seqs.map((seq) => seq + before),
+      nextSeq: offsetSeq,
+    };
+  };
 }
 
 /** Runs `open` holding `lock`; releases the lock when `open` throws. */
@@ -201,6 +254,7 @@ class FileAppender implements SessionAppender {
 
   async #commitNow(): Promise<void> {
     await this.#log.flush();
+    followers.wake(this.#log.path);
     const scan = { ...this.#scan };
     if (scan.size !== this.#storedSize) {
       await writeMetadata(this.#directory, scan);

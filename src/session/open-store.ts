@@ -10,10 +10,12 @@ import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
 import { sessionFilesFolder } from "./paths.js";
 import type { PostgresSessionStore } from "./postgres/store.js";
+import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
 import type {
   LeaseHolder,
   OpenedSession,
   SessionAppender,
+  SessionInbox,
   SessionStore,
   SessionSummary,
   StoredLog,
@@ -80,6 +82,12 @@ class DeferredPostgresStore implements SessionStore {
     this.location = redactDatabaseUrl(url);
   }
 
+  /** The PostgreSQL store's inbox, loaded on first use. */
+  readonly inbox: SessionInbox = {
+    post: async (sessionId, message) => (await this.#load()).inbox.post(sessionId, message),
+    receive: async (onMessage) => (await this.#load()).inbox.receive(onMessage),
+  };
+
   async create(sessionId: string): Promise<SessionAppender> {
     return (await this.#load()).create(sessionId);
   }
@@ -90,6 +98,14 @@ class DeferredPostgresStore implements SessionStore {
 
   async read(sessionId: string, options?: { fromSeq?: number }): Promise<StoredLog> {
     return (await this.#load()).read(sessionId, options);
+  }
+
+  async subscribe(
+    sessionId: string,
+    fromSeq: number,
+    onEvent: SessionEventListener,
+  ): Promise<SessionSubscription> {
+    return (await this.#load()).subscribe(sessionId, fromSeq, onEvent);
   }
 
   async list(filter?: { cwd?: string | undefined }): Promise<SessionSummary[]> {

@@ -15,6 +15,7 @@
 
 import { hostname } from "node:os";
 import type { RepairNote, SessionEvent } from "../events/events.js";
+import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
 
 /** Who holds a session's writer lease. */
 export interface LeaseHolder {
@@ -155,10 +156,43 @@ export interface SessionSummary {
   problem?: string;
 }
 
+/**
+ * What a face on one worker sends to the worker holding a session (issue 22): `payload` is the
+ * face's own request (the SDK server: `session.send`'s params for a prompt, `null` for an abort).
+ */
+export interface InboxMessage {
+  kind: "prompt" | "abort";
+  payload: unknown;
+}
+
+/**
+ * The inbox of a store shared by workers (PostgreSQL): messages to a session's owner, each
+ * delivered once, oldest first.
+ */
+export interface SessionInbox {
+  /**
+   * Sends `message` to the worker holding `sessionId`'s lease.
+   * @returns `false` when no live worker holds it (nothing was sent): open the session instead.
+   */
+  post(sessionId: string, message: InboxMessage): Promise<boolean>;
+  /**
+   * Delivers the messages sent to sessions this store instance holds, until closed. A message
+   * taken for a session this worker no longer serves is the receiver's to drop.
+   */
+  receive(
+    onMessage: (sessionId: string, message: InboxMessage) => void,
+  ): Promise<{ close(): Promise<void> }>;
+}
+
 /** The port. Every method validates the session id (`paths.ts`: `InvalidSessionIdError`). */
 export interface SessionStore {
   /** Where the sessions are, for messages (the file store: `$TURNLOOP_HOME`). */
   readonly location: string;
+  /**
+   * Messages to the worker holding a session, for faces on other workers; absent where one
+   * process serves every session (the file store).
+   */
+  readonly inbox?: SessionInbox;
   /**
    * Takes the lease of a new session `sessionId` for appending.
    * @throws SessionLockedError when someone holds it; Error when a session with that id exists.
@@ -177,6 +211,20 @@ export interface SessionStore {
    * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
    */
   read(sessionId: string, options?: { fromSeq?: number }): Promise<StoredLog>;
+  /**
+   * Follows the session without its lease: `onEvent` gets every persisted event with sequence
+   * number ≥ `fromSeq`, in order, exactly once: first those stored now (the promise resolves once
+   * they were delivered), then each batch as its writer commits it, until the subscription is
+   * closed or the session deleted. The file store follows the commits of its appenders in this
+   * process; following another process's commits is the PostgreSQL store's (`LISTEN/NOTIFY`,
+   * postgres/notify.ts). A read that fails meanwhile is tried again; nothing is skipped.
+   * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
+   */
+  subscribe(
+    sessionId: string,
+    fromSeq: number,
+    onEvent: SessionEventListener,
+  ): Promise<SessionSubscription>;
   /**
    * Every session, newest `lastActivity` first (ties by id); with `filter.cwd`, those whose
    * `session.start` cwd is that folder (both resolved to absolute paths).

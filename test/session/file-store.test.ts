@@ -13,6 +13,7 @@ import {
   describeSessionStore,
   type StoreUnderTest,
 } from "./store-contract.js";
+import { describeSubscriptions } from "./subscribe-contract.js";
 import {
   buildEvents,
   makeTemporaryDirectory,
@@ -62,6 +63,7 @@ async function createFileStore(): Promise<StoreUnderTest> {
 }
 
 describeSessionStore("file store", createFileStore);
+describeSubscriptions("file store", createFileStore);
 
 describe("the file store's listing metadata", () => {
   it.skipIf(!canCountReads)(

@@ -5,6 +5,7 @@ import { describe } from "vitest";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { describeSessionStore, type StoreUnderTest } from "./store-contract.js";
+import { describeSubscriptions } from "./subscribe-contract.js";
 import { makeTemporaryDirectory } from "./support.js";
 
 const STORE_MODULE = fileURLToPath(
@@ -96,4 +97,5 @@ async function createPostgresStore(): Promise<StoreUnderTest> {
 
 describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store", () => {
   describeSessionStore("PostgreSQL store", createPostgresStore);
+  describeSubscriptions("PostgreSQL store", createPostgresStore);
 });

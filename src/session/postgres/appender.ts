@@ -93,6 +93,7 @@ export class PostgresAppender implements SessionAppender {
   readonly #worker: Worker;
   readonly #scan: LogScan;
   readonly #onClose: () => Promise<void>;
+  readonly #onCommitted: () => void;
   #pending: PendingRow[] = [];
   #nextSeq: number;
   #lost: LeaseLostError | undefined;
@@ -100,12 +101,16 @@ export class PostgresAppender implements SessionAppender {
   readonly #commits = new CommitQueue();
   #closed = false;
 
+  /**
+   * @param onClose called once when closed (the store stops renewing the lease).
+   * @param onCommitted called after each batch was written (the store notifies subscribers).
+   */
   constructor(
     database: Database,
     lease: Lease,
     worker: Worker,
     scan: LogScan,
-    onClose: () => Promise<void>,
+    callbacks: { onClose: () => Promise<void>; onCommitted: () => void },
   ) {
     this.sessionId = lease.sessionId;
     this.location = `${database.displayUrl} (session ${lease.sessionId})`;
@@ -113,7 +118,8 @@ export class PostgresAppender implements SessionAppender {
     this.#lease = lease;
     this.#worker = worker;
     this.#scan = scan;
-    this.#onClose = onClose;
+    this.#onClose = callbacks.onClose;
+    this.#onCommitted = callbacks.onCommitted;
     this.#nextSeq = lease.nextSeq;
   }
 
@@ -193,5 +199,6 @@ export class PostgresAppender implements SessionAppender {
       this.leaseLost();
       throw this.#lost;
     }
+    this.#onCommitted();
   }
 }

@@ -10,17 +10,24 @@
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { sessionFilesFolder, validateSessionId } from "../paths.js";
+import {
+  FollowerRegistry,
+  type SessionEventListener,
+  type SessionSubscription,
+} from "../session-follower.js";
 import { scanEvents } from "../session-metadata.js";
 import type {
   LeaseHolder,
   OpenedSession,
   SessionAppender,
+  SessionInbox,
   SessionStore,
   SessionSummary,
   StoredLog,
 } from "../session-store.js";
 import { PostgresAppender } from "./appender.js";
 import { Database } from "./database.js";
+import { InboxReceiver } from "./inbox.js";
 import {
   claimExisting,
   claimNew,
@@ -33,6 +40,7 @@ import {
   toHolder,
   type Worker,
 } from "./lease.js";
+import { CommitListener, CommitNotifier } from "./notify.js";
 import { listRows, readRows } from "./read.js";
 import { exportRows, importRows } from "./transfer.js";
 
@@ -46,6 +54,11 @@ export interface PostgresStoreOptions {
   leaseMs?: number;
   /** Heartbeat period in ms (default 2.5 s). */
   heartbeatMs?: number;
+  /**
+   * How often subscribers re-read without a notification, in ms (default 2 s; notify.ts). A
+   * notification wakes them at once; the poll covers a lost one.
+   */
+  pollMs?: number;
 }
 
 /** Sessions in PostgreSQL. Each instance is one worker, with an id of its own. */
@@ -56,6 +69,10 @@ export class PostgresSessionStore implements SessionStore {
   readonly #home: string;
   readonly #worker: Worker;
   readonly #keeper: LeaseKeeper;
+  readonly #notifier: CommitNotifier;
+  readonly #followers = new FollowerRegistry();
+  readonly #listener: CommitListener;
+  readonly #inbox: InboxReceiver;
 
   constructor(options: PostgresStoreOptions) {
     this.#database = new Database(options.url);
@@ -67,6 +84,29 @@ export class PostgresSessionStore implements SessionStore {
       this.#worker,
       options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     );
+    this.#notifier = new CommitNotifier(this.#database);
+    this.#listener = new CommitListener(
+      this.#database,
+      {
+        commits: (sessions) => {
+          if (sessions === "all") {
+            this.#followers.wakeAll();
+            return;
+          }
+          for (const sessionId of sessions) {
+            this.#followers.wake(sessionId);
+          }
+        },
+        inbox: () => this.#inbox.wake(),
+      },
+      options.pollMs,
+    );
+    this.#inbox = new InboxReceiver(this.#database, this.#worker, this.#listener);
+  }
+
+  /** See {@link SessionInbox}: messages for sessions this worker holds (inbox.ts). */
+  get inbox(): SessionInbox {
+    return this.#inbox;
   }
 
   async create(sessionId: string): Promise<SessionAppender> {
@@ -118,6 +158,27 @@ export class PostgresSessionStore implements SessionStore {
       options.fromSeq ?? 1,
     );
     return { events, seqs, repaired, nextSeq };
+  }
+
+  /**
+   * Follows the session's commits by any worker: catch-up by sequence number, then `LISTEN`
+   * (notify.ts), re-reading from the next sequence number at every notification and poll.
+   */
+  async subscribe(
+    sessionId: string,
+    fromSeq: number,
+    onEvent: SessionEventListener,
+  ): Promise<SessionSubscription> {
+    validateSessionId(sessionId);
+    this.#listener.start("followers");
+    return await this.#followers.follow(
+      sessionId,
+      sessionId,
+      fromSeq,
+      (from) => readRows(this.#database, sessionId, from),
+      onEvent,
+      () => void this.#listener.stop("followers"),
+    );
   }
 
   list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
@@ -185,6 +246,9 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Ends the heartbeat and closes the connections (open appenders should be closed first). */
   async close(): Promise<void> {
+    await this.#notifier.flush();
+    await this.#listener.stop();
+    await this.#inbox.close();
     await this.#database.close();
   }
 
@@ -194,7 +258,10 @@ export class PostgresSessionStore implements SessionStore {
       lease,
       this.#worker,
       scan,
-      () => this.#keeper.drop(lease.sessionId),
+      {
+        onClose: () => this.#keeper.drop(lease.sessionId),
+        onCommitted: () => this.#notifier.committed(lease.sessionId),
+      },
     );
     this.#keeper.keep(lease, () => appender.leaseLost());
     return appender;

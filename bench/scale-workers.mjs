@@ -1,0 +1,212 @@
+/**
+ * The chaos bench's workers (bench/scale.mjs): server processes (`--headless --port 0`) on one
+ * store, driven by our SDK (dist/sdk): each session is created on a worker, runs one prompt of
+ * several tool turns, and is disconnected (its lease released). A worker that is killed or frozen
+ * leaves its sessions in flight to the others, which resume (claim) them and prompt again.
+ */
+
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+
+/**
+ * @typedef {object} Worker
+ * @property {number} index
+ * @property {import("node:child_process").ChildProcess} child
+ * @property {any} client a connected TurnloopClient
+ * @property {boolean} usable false once killed or frozen
+ * @property {string} stderr what it wrote to stderr
+ */
+
+/**
+ * Starts `count` server processes.
+ * @param {{cliPath: string, dist: string, cwd: string, env: NodeJS.ProcessEnv, count: number}} options
+ * @returns {Promise<Worker[]>}
+ */
+export async function startWorkers({ cliPath, dist, cwd, env, count }) {
+  const { TurnloopClient } = await import(join(dist, "sdk", "index.js"));
+  return Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const child = spawn(process.execPath, [cliPath, "--headless", "--port", "0"], {
+        cwd,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const worker = { index, child, client: undefined, usable: true, stderr: "" };
+      child.stderr.setEncoding("utf8").on("data", (text) => {
+        worker.stderr += text;
+      });
+      const port = await new Promise((resolve, reject) => {
+        let output = "";
+        child.stdout.setEncoding("utf8").on("data", (text) => {
+          output += text;
+          const match = /listening on port (\d+)/i.exec(output);
+          if (match !== null) {
+            resolve(Number(match[1]));
+          }
+        });
+        child.once("exit", (code) =>
+          reject(new Error(`worker ${index} exited (${code}): ${worker.stderr}`)),
+        );
+      });
+      worker.client = new TurnloopClient({ port });
+      await worker.client.start();
+      return worker;
+    }),
+  );
+}
+
+/** Stops every worker (SIGKILL for one that does not stop). */
+export async function stopWorkers(workers) {
+  await Promise.all(
+    workers.map(async (worker) => {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) {
+        worker.child.kill("SIGCONT");
+        await Promise.race([
+          worker.client.stop().catch(() => undefined),
+          new Promise((r) => setTimeout(r, 5000)),
+        ]);
+        worker.child.kill("SIGKILL");
+      }
+    }),
+  );
+}
+
+const approveAll = () => ({ kind: "approve-once" });
+/** A progress line on stderr with SCALE_DEBUG set. */
+const debug = (line) =>
+  process.env.SCALE_DEBUG === undefined ? undefined : process.stderr.write(`scale: ${line}\n`);
+/** How long one prompt may take before the bench gives up on it (a frozen worker's prompts). */
+const PROMPT_TIMEOUT_MS = 60_000;
+/** The run gives up when no session finished for this long. */
+const STALL_MS = 90_000;
+
+/**
+ * Runs `sessions` sessions over the usable workers, `lanes` at a time per worker; `chaos` is
+ * called after each finished session with the number finished, and may kill or freeze workers
+ * (marking them unusable): their sessions in flight are resumed on another worker.
+ * @returns {Promise<{ids: string[], promptMs: number[], finished: Set<string>, takeovers: Array<{sessionId: string, at: number}>, wallMs: number}>}
+ */
+export async function driveSessions(workers, { sessions, lanes, onCreated, chaos, isFree }) {
+  const ids = [];
+  const promptMs = [];
+  const finished = new Set();
+  const takeovers = [];
+  const failures = [];
+  /** Sessions whose prompt runs, by the worker running it. */
+  const inFlight = new Map();
+  const adopted = new Set();
+  /** Session numbers whose creation a lost worker did not finish. */
+  const retry = [];
+  let next = 0;
+  const started = performance.now();
+  const live = () => workers.filter((worker) => worker.usable);
+  const take = () => (retry.length > 0 ? retry.shift() : next < sessions ? next++ : undefined);
+
+  async function prompt(worker, session, text) {
+    const begun = performance.now();
+    const reply = await session.sendAndWait({ prompt: text }, PROMPT_TIMEOUT_MS).catch((error) => {
+      throw new Error(`session ${session.sessionId} on worker ${worker.index}: ${error.message}`);
+    });
+    if (!worker.usable) {
+      // A frozen worker, woken up, still holds a session it created while frozen: let it go.
+      await session.disconnect().catch(() => undefined);
+      throw new Error("worker lost during the prompt");
+    }
+    if (reply === undefined) {
+      throw new Error("no answer");
+    }
+    promptMs.push(performance.now() - begun);
+    await session.disconnect();
+  }
+
+  async function lane(worker) {
+    for (let index = take(); index !== undefined && worker.usable; index = take()) {
+      let sessionId;
+      try {
+        const session = await worker.client.createSession({ onPermissionRequest: approveAll });
+        sessionId = session.sessionId;
+        ids.push(sessionId);
+        inFlight.set(sessionId, worker);
+        await onCreated(sessionId);
+        await prompt(worker, session, `session ${index}: read the notes`);
+        inFlight.delete(sessionId);
+        finished.add(sessionId);
+        await chaos(finished.size);
+      } catch (error) {
+        debug(`lane of worker ${worker.index}: ${String(error).slice(0, 160)}`);
+        if (worker.usable) {
+          throw error;
+        }
+        if (sessionId === undefined) {
+          retry.push(index);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * Resumes an orphan on a live worker once nobody holds it (a resume while a live or frozen
+   * worker holds it would follow it there), then prompts it to the end.
+   */
+  async function adopt(sessionId, from) {
+    debug(`adopting ${sessionId}`);
+    while (!(await isFree(sessionId))) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (let attempt = 0; ; attempt++) {
+      const workers = live();
+      const worker = workers[attempt % workers.length];
+      try {
+        const session = await worker.client.resumeSession(sessionId, {
+          onPermissionRequest: approveAll,
+        });
+        takeovers.push({ sessionId, from: from.index, at: performance.now() });
+        debug(`resumed ${sessionId} on worker ${worker.index}`);
+        await prompt(worker, session, "continue: read the notes");
+        inFlight.delete(sessionId);
+        finished.add(sessionId);
+        return;
+      } catch (error) {
+        if (process.env.SCALE_DEBUG !== undefined) {
+          process.stderr.write(`scale: resume ${sessionId}: ${String(error).slice(0, 200)}\n`);
+        }
+        if (!/another process|another worker|lease/i.test(String(error))) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  const running = new Set();
+  const watch = (promise) => {
+    const settled = promise
+      .catch((error) => failures.push(error))
+      .finally(() => running.delete(settled));
+    running.add(settled);
+  };
+  for (const worker of workers) {
+    for (let index = 0; index < lanes; index++) {
+      watch(lane(worker));
+    }
+  }
+  // A run that stops making progress ends here, its sessions reported unfinished (the checks).
+  let progress = { finished: 0, at: performance.now() };
+  while (running.size > 0) {
+    if (finished.size !== progress.finished) {
+      progress = { finished: finished.size, at: performance.now() };
+    } else if (performance.now() - progress.at > STALL_MS) {
+      failures.push(new Error(`no session finished for ${STALL_MS / 1000} s: gave up`));
+      break;
+    }
+    for (const [sessionId, worker] of inFlight) {
+      if (!worker.usable && !adopted.has(sessionId)) {
+        adopted.add(sessionId);
+        watch(adopt(sessionId, worker));
+      }
+    }
+    await Promise.race([...running, new Promise((resolve) => setTimeout(resolve, 200))]);
+  }
+  return { ids, promptMs, finished, takeovers, failures, wallMs: performance.now() - started };
+}

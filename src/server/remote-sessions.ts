@@ -1,0 +1,217 @@
+/**
+ * Sessions served by another worker (issue 22; a store shared by workers, i.e. PostgreSQL). A
+ * client of this server that resumes a session whose lease another live worker holds follows it
+ * here: every persisted event from the resume on is sent to it as `session.event`, read through
+ * the store's subscription (once each, in order); its `session.send` and `session.abort` go
+ * through the store's inbox to the owner, which applies them to its own session as if its client
+ * had sent them ({@link receiveInbox}). Ephemeral events (streaming deltas) stay on the owner;
+ * the follower sends its own `session.idle` where a prompt's stored events end ({@link promptEnd}). A session nobody holds is not followed: `session.resume` claims it here.
+ */
+
+import { randomUUID } from "node:crypto";
+import { errorMessage } from "../events/errors.js";
+import type { StopReason } from "../events/event-parts.js";
+import type { SessionEvent } from "../events/events.js";
+import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import { createEnvelope } from "../session/envelope.js";
+import type { SessionSubscription } from "../session/session-follower.js";
+import type { InboxMessage, SessionInbox } from "../session/session-store.js";
+import { sendIdle } from "./client-link.js";
+import type { ClientConnection, ServerContext } from "./connection.js";
+import { invalidParams, type SendParams, sendParams } from "./params.js";
+import { bareModelId, modelNamesOnWire } from "./wire-events.js";
+
+/** A session followed here for one client connection. */
+interface RemoteSession {
+  connection: ClientConnection;
+  subscription: SessionSubscription;
+  /** The client's `session.resume` params, to open the session here should its owner go. */
+  resumeParams: unknown;
+}
+
+/** The sessions each server follows for its clients, by session id. */
+const followed = new WeakMap<ServerContext, Map<string, RemoteSession>>();
+/** The inbox receivers started, one per server. */
+const receiving = new WeakSet<ServerContext>();
+
+function followedBy(server: ServerContext): Map<string, RemoteSession> {
+  let sessions = followed.get(server);
+  if (sessions === undefined) {
+    sessions = new Map();
+    followed.set(server, sessions);
+  }
+  return sessions;
+}
+
+/**
+ * `session.resume` of a session another live worker holds: follows it for `connection`.
+ * @returns the resume answer, or `undefined` when the session is not held by another worker
+ * (the store has no inbox, nobody holds it, or this process does): resume it here.
+ * @throws ResponseError `-32602` when the session cannot be read.
+ */
+export async function resumeRemote(
+  connection: ClientConnection,
+  sessionId: string,
+  resumeParams: unknown,
+): Promise<SessionCreateResult | undefined> {
+  const { server } = connection;
+  const { store } = server.host;
+  if (store.inbox === undefined) {
+    return undefined;
+  }
+  const holder = await store.holder(sessionId).catch(() => undefined);
+  if (holder === undefined || holder === "unreadable" || holder.pid === process.pid) {
+    return undefined;
+  }
+  const log = await store.read(sessionId).catch((error: unknown) => {
+    throw invalidParams(`session.resume: session ${sessionId} (${errorMessage(error)})`);
+  });
+  const start = log.events.find((event) => event.type === "session.start");
+  if (start?.type !== "session.start") {
+    throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
+  }
+  await followedBy(server).get(sessionId)?.subscription.close();
+  const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
+    connection.notify(ServerToClient.sessionEvent, { sessionId, event: modelNamesOnWire(event) });
+    const stopReason = promptEnd(event);
+    if (stopReason !== undefined) {
+      const idle = createEnvelope({ type: "session.idle", data: { stopReason } }, event.id);
+      sendIdle(connection, sessionId, start.data.startTime, idle);
+    }
+  });
+  followedBy(server).set(sessionId, { connection, subscription, resumeParams });
+  void connection.closed.then(() => stopFollowing(server, sessionId, connection));
+  return {
+    sessionId,
+    workspacePath: store.filesFolder(sessionId),
+    startTime: start.data.startTime,
+    isRemote: false,
+    mode: server.defaultMode,
+    capabilities: { ui: { elicitation: false } },
+    modelState: { modelId: bareModelId(start.data.model) },
+  };
+}
+
+/**
+ * How a prompt ended, when `event` (stored) is its last: a turn that completed without asking for
+ * tools, an `abort`, or a `session.error`. The owner's `session.idle` is not stored, so a follower
+ * sends its own after these (the Copilot SDK's `sendAndWait` waits for it).
+ */
+function promptEnd(event: SessionEvent): StopReason | undefined {
+  switch (event.type) {
+    case "assistant.turn_end":
+      return event.data.status === "completed" && event.data.finishReason !== "tool-calls"
+        ? "end_turn"
+        : undefined;
+    case "abort":
+      return "cancelled";
+    case "session.error":
+      return "end_turn";
+    default:
+      return undefined;
+  }
+}
+
+/** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
+async function stopFollowing(
+  server: ServerContext,
+  sessionId: string,
+  connection: ClientConnection,
+): Promise<void> {
+  const sessions = followedBy(server);
+  const remote = sessions.get(sessionId);
+  if (remote?.connection === connection) {
+    sessions.delete(sessionId);
+    await remote.subscription.close();
+  }
+}
+
+/** Whether `sessionId` is followed here (its methods go to the owner). */
+export function isRemote(server: ServerContext, sessionId: string): boolean {
+  return followedBy(server).has(sessionId);
+}
+
+/**
+ * `session.abort` of a followed session: sent to the owner, which stops its turn. When no live
+ * worker holds the session any more, nothing is running: nothing to do.
+ */
+export async function abortAtOwner(server: ServerContext, sessionId: string): Promise<void> {
+  await server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
+}
+
+/**
+ * `session.send` of a followed session: the prompt goes to the owner's inbox. When no live
+ * worker holds the session any more (it died, or closed the session), this worker claims it
+ * (issue 22): the events stored meanwhile are delivered, the following stops, `claim` resumes
+ * the session here with the client's `session.resume` params, and the prompt runs here.
+ * @throws ResponseError `-32602` when the claim fails (another worker claimed it first).
+ */
+export async function sendToOwner(
+  connection: ClientConnection,
+  params: SendParams,
+  claim: (resumeParams: unknown) => Promise<unknown>,
+): Promise<{ messageId: string }> {
+  const { server } = connection;
+  const { sessionId } = params;
+  const sent = await server.host.store.inbox?.post(sessionId, { kind: "prompt", payload: params });
+  if (sent === true) {
+    return { messageId: randomUUID() };
+  }
+  const remote = followedBy(server).get(sessionId);
+  if (remote !== undefined) {
+    await remote.subscription.readNow();
+    await stopFollowing(server, sessionId, remote.connection);
+  }
+  await claim(remote?.resumeParams ?? { sessionId });
+  const session = server.sessions.get(sessionId);
+  if (session === undefined) {
+    throw invalidParams(`session ${sessionId}: it could not be opened here`);
+  }
+  return { messageId: session.send(params) };
+}
+
+/**
+ * Starts applying the inbox messages sent to this server's sessions by faces on other workers,
+ * once per server (a no-op without a shared store): a prompt as `session.send`, an abort as
+ * `session.abort`. A message for a session no longer served here, or not valid, is logged and
+ * dropped.
+ */
+export function receiveInbox(server: ServerContext): void {
+  const inbox: SessionInbox | undefined = server.host.store.inbox;
+  if (inbox === undefined || receiving.has(server)) {
+    return;
+  }
+  receiving.add(server);
+  inbox
+    .receive((sessionId, message) => applyMessage(server, sessionId, message))
+    .catch((error: unknown) => {
+      receiving.delete(server);
+      server.log(`the inbox of other workers' requests is not read: ${errorMessage(error)}`);
+    });
+}
+
+function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
+  const session = server.sessions.get(sessionId);
+  if (session === undefined || session.closing) {
+    server.log(`a ${message.kind} for session ${sessionId}, no longer served here, was dropped`);
+    return;
+  }
+  switch (message.kind) {
+    case "prompt": {
+      const parsed = sendParams.safeParse(message.payload);
+      if (!parsed.success) {
+        server.log(`a prompt for session ${sessionId} from another worker was not valid`);
+        return;
+      }
+      try {
+        session.send(parsed.data);
+      } catch (error) {
+        server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
+      }
+      return;
+    }
+    case "abort":
+      session.abort().catch(() => undefined);
+      return;
+  }
+}

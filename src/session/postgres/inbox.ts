@@ -1,0 +1,154 @@
+/**
+ * The `inbox` table (issue 22): what a face on one worker sends to the worker holding a session's
+ * lease (prompts and aborts). A message is stored only while the session has a
+ * live owner, announced with `NOTIFY turnloop_inbox` after its insert, and taken by the owner
+ * exactly once (`taken_at`, rows locked with `SKIP LOCKED`), oldest first. The owner also takes
+ * at every poll (notify.ts), so a lost notification only delays a message.
+ */
+
+import { validateSessionId } from "../paths.js";
+import type { InboxMessage, SessionInbox } from "../session-store.js";
+import type { Database } from "./database.js";
+import type { Worker } from "./lease.js";
+import type { CommitListener } from "./notify.js";
+
+/** The channel announcing inbox messages; the payload is the session id. */
+export const INBOX_CHANNEL = "turnloop_inbox";
+
+/**
+ * Stores `message` for the session's owner.
+ * @returns `false` when no live worker holds the session's lease (nothing was stored).
+ */
+export async function postMessage(
+  database: Database,
+  sessionId: string,
+  message: InboxMessage,
+): Promise<boolean> {
+  const pool = await database.pool();
+  const { rows } = await database.run(() =>
+    pool.query<{ id: string }>(
+      `INSERT INTO inbox (session_id, kind, payload)
+       SELECT id, $2, $3 FROM sessions
+       WHERE id = $1 AND owner_id IS NOT NULL AND lease_until > now()
+       RETURNING id`,
+      [sessionId, message.kind, JSON.stringify(message.payload ?? null)],
+    ),
+  );
+  if (rows.length === 0) {
+    return false;
+  }
+  // After the insert's own transaction: a notification inside it would serialise commits.
+  await database
+    .run(() => pool.query("SELECT pg_notify($1, $2)", [INBOX_CHANNEL, sessionId]))
+    .catch(() => undefined);
+  return true;
+}
+
+/**
+ * Takes every waiting message of the sessions `ownerId` holds, oldest first; each message is
+ * taken once, by one worker.
+ */
+export async function takeMessages(
+  database: Database,
+  ownerId: string,
+): Promise<Array<{ sessionId: string; message: InboxMessage }>> {
+  const pool = await database.pool();
+  const { rows } = await database.run(() =>
+    pool.query<{ id: string; session_id: string; kind: string; payload: unknown }>(
+      `UPDATE inbox SET taken_at = now() WHERE id IN (
+         SELECT inbox.id FROM inbox JOIN sessions ON sessions.id = inbox.session_id
+         WHERE inbox.taken_at IS NULL AND sessions.owner_id = $1
+         ORDER BY inbox.id FOR UPDATE OF inbox SKIP LOCKED
+       ) RETURNING id, session_id, kind, payload`,
+      [ownerId],
+    ),
+  );
+  return rows
+    .sort((left, right) => Number(left.id) - Number(right.id))
+    .flatMap((row) => {
+      const kind = row.kind;
+      return kind === "prompt" || kind === "abort"
+        ? [{ sessionId: row.session_id, message: { kind, payload: row.payload } }]
+        : [];
+    });
+}
+
+type Receiver = (sessionId: string, message: InboxMessage) => void;
+
+/**
+ * A worker's {@link SessionInbox}: posts with {@link postMessage}; while someone receives, takes
+ * its messages at every inbox notification and poll (one take at a time; a wake-up during a take
+ * makes one more).
+ */
+export class InboxReceiver implements SessionInbox {
+  readonly #database: Database;
+  readonly #worker: Worker;
+  readonly #listener: CommitListener;
+  readonly #receivers = new Set<Receiver>();
+  #taking: Promise<void> | undefined;
+  #again = false;
+
+  constructor(database: Database, worker: Worker, listener: CommitListener) {
+    this.#database = database;
+    this.#worker = worker;
+    this.#listener = listener;
+  }
+
+  async post(sessionId: string, message: InboxMessage): Promise<boolean> {
+    validateSessionId(sessionId);
+    return postMessage(this.#database, sessionId, message);
+  }
+
+  async receive(onMessage: Receiver): Promise<{ close(): Promise<void> }> {
+    const receiver: Receiver = (sessionId, message) => onMessage(sessionId, message);
+    this.#receivers.add(receiver);
+    this.#listener.start("inbox");
+    this.wake();
+    return {
+      close: async () => {
+        this.#receivers.delete(receiver);
+        if (this.#receivers.size === 0) {
+          await this.#listener.stop("inbox");
+        }
+      },
+    };
+  }
+
+  /** Takes and delivers the waiting messages (coalesced with a take in flight). */
+  wake(): void {
+    if (this.#receivers.size === 0) {
+      return;
+    }
+    if (this.#taking !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#taking = this.#takeUntilQuiet().finally(() => {
+      this.#taking = undefined;
+    });
+  }
+
+  /** Stops delivering; waits for a take in flight. */
+  async close(): Promise<void> {
+    this.#receivers.clear();
+    await this.#taking;
+  }
+
+  async #takeUntilQuiet(): Promise<void> {
+    do {
+      this.#again = false;
+      let taken: Awaited<ReturnType<typeof takeMessages>>;
+      try {
+        taken = await takeMessages(this.#database, this.#worker.id);
+      } catch {
+        // The database is unreachable: the next notification or poll takes them.
+        return;
+      }
+      for (const { sessionId, message } of taken) {
+        for (const receiver of this.#receivers) {
+          receiver(sessionId, message);
+        }
+      }
+    } while (this.#again && this.#receivers.size > 0);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * How the workers of one database tell each other that a session's events were committed (issue
+ * 22): `NOTIFY turnloop_commits` with the committed sessions' ids, sent after the append's
+ * statement (inside it, a notification serialises every commit), coalesced to at most one per
+ * worker per {@link NOTIFY_INTERVAL_MS}; each worker with subscribers `LISTEN`s on a connection of
+ * its own and wakes the followers of the sessions named. A notification is only a hint: followers
+ * re-read by sequence number (session-follower.ts), and a slow poll ({@link DEFAULT_POLL_MS}) and
+ * every reconnection wake them all, so a lost notification costs latency, never an event.
+ */
+
+import type { Client, Notification } from "pg";
+import type { Database } from "./database.js";
+import { INBOX_CHANNEL } from "./inbox.js";
+
+/** The channel of commit notifications. */
+export const COMMITS_CHANNEL = "turnloop_commits";
+/** At most one notification per worker per this many ms (issue 22: 50 ms). */
+export const NOTIFY_INTERVAL_MS = 50;
+/** Every follower re-reads this often even without notifications (default). */
+export const DEFAULT_POLL_MS = 2_000;
+/** Wait before connecting again after the listening connection failed. */
+const RECONNECT_MS = 500;
+/** The payload naming every session: PostgreSQL caps a payload below 8,000 bytes. */
+const EVERY_SESSION = "*";
+const MAX_PAYLOAD = 7_000;
+
+/** Sends the worker's coalesced commit notifications. */
+export class CommitNotifier {
+  readonly #database: Database;
+  readonly #pending = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+  #lastSent = Number.NEGATIVE_INFINITY;
+  #sending: Promise<void> = Promise.resolve();
+
+  constructor(database: Database) {
+    this.#database = database;
+  }
+
+  /** Notes that `sessionId`'s events were committed; notifies now or at the interval's end. */
+  committed(sessionId: string): void {
+    this.#pending.add(sessionId);
+    if (this.#timer !== undefined) {
+      return;
+    }
+    const wait = this.#lastSent + NOTIFY_INTERVAL_MS - performance.now();
+    if (wait <= 0) {
+      this.#send();
+      return;
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#send();
+    }, wait);
+  }
+
+  /** Sends what is pending now and waits for every notification sent. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#pending.size > 0) {
+      this.#send();
+    }
+    await this.#sending;
+  }
+
+  #send(): void {
+    const ids = [...this.#pending];
+    this.#pending.clear();
+    this.#lastSent = performance.now();
+    const joined = ids.join(",");
+    const payload = joined.length > MAX_PAYLOAD ? EVERY_SESSION : joined;
+    // A failed notification is only latency: the followers' poll reads the events.
+    this.#sending = this.#sending.then(async () => {
+      try {
+        const pool = await this.#database.pool();
+        await pool.query("SELECT pg_notify($1, $2)", [COMMITS_CHANNEL, payload]);
+      } catch {
+        // See above.
+      }
+    });
+  }
+}
+
+/** What a worker listens for: each gets its notifications, every poll and every reconnection. */
+export interface ListenHandlers {
+  /** Commits of the sessions named, or `"all"` (poll, reconnection, an oversized payload). */
+  commits(sessions: readonly string[] | "all"): void;
+  /** A message may wait in the inbox (inbox.ts). */
+  inbox(): void;
+}
+
+/**
+ * Listens for commit and inbox notifications while someone needs them (subscribers, an inbox
+ * receiver), on a connection of its own, and polls.
+ */
+export class CommitListener {
+  readonly #database: Database;
+  readonly #handlers: ListenHandlers;
+  readonly #pollMs: number;
+  readonly #users = new Set<string>();
+  #client: Promise<Client | undefined> | undefined;
+  #poll: NodeJS.Timeout | undefined;
+
+  /** @param pollMs how often every follower and the inbox are read without a notification. */
+  constructor(database: Database, handlers: ListenHandlers, pollMs = DEFAULT_POLL_MS) {
+    this.#database = database;
+    this.#handlers = handlers;
+    this.#pollMs = pollMs;
+  }
+
+  /** Starts listening and polling for `user` (`followers`, `inbox`); a no-op when started. */
+  start(user: string): void {
+    this.#users.add(user);
+    if (this.#poll !== undefined) {
+      return;
+    }
+    this.#poll = setInterval(() => this.#wakeAll(), this.#pollMs);
+    this.#poll.unref();
+    this.#connect();
+  }
+
+  /** `user` is done; once nobody needs it, stops listening and polling and closes the connection. */
+  async stop(user?: string): Promise<void> {
+    if (user === undefined) {
+      this.#users.clear();
+    } else {
+      this.#users.delete(user);
+    }
+    if (this.#users.size > 0) {
+      return;
+    }
+    clearInterval(this.#poll);
+    this.#poll = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    await (await client)?.end().catch(() => undefined);
+  }
+
+  get #started(): boolean {
+    return this.#users.size > 0;
+  }
+
+  #wakeAll(): void {
+    this.#handlers.commits("all");
+    this.#handlers.inbox();
+  }
+
+  #connect(): void {
+    const connecting = this.#listen().catch(() => {
+      this.#retry(connecting);
+      return undefined;
+    });
+    this.#client = connecting;
+  }
+
+  async #listen(): Promise<Client> {
+    const client = await this.#database.ownClient();
+    // The promise of this connection (set by #connect once this function first waited).
+    const current = this.#client;
+    client.on("notification", (message: Notification) => {
+      if (message.channel === INBOX_CHANNEL) {
+        this.#handlers.inbox();
+        return;
+      }
+      const payload = message.payload ?? EVERY_SESSION;
+      this.#handlers.commits(payload === EVERY_SESSION ? "all" : payload.split(","));
+    });
+    client.on("end", () => this.#retry(current));
+    await client.query(`LISTEN ${COMMITS_CHANNEL}; LISTEN ${INBOX_CHANNEL}`);
+    // What was sent before the LISTEN took effect reached no one here.
+    this.#wakeAll();
+    return client;
+  }
+
+  /** Connects again after a failure, unless stopped or already reconnected. */
+  #retry(failed: Promise<Client | undefined> | undefined): void {
+    if (!this.#started || this.#client !== failed) {
+      return;
+    }
+    setTimeout(() => {
+      if (this.#started && this.#client === failed) {
+        this.#connect();
+      }
+    }, RECONNECT_MS).unref();
+  }
+}
