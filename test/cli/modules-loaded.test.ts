@@ -131,6 +131,23 @@ describe("modules loaded before they are needed (issue 26)", () => {
     ]);
   });
 
+  test("-p with a model the catalogue cannot know (an OpenAI-compatible server's) never loads the price catalogue", async () => {
+    server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
+    const result = await runCli(["-p", "say done"], {
+      cwd: directory,
+      env: environment("openai-compatible:my-own-model"),
+    });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({
+      code: 0,
+      stdout: "All done.\n",
+    });
+    // Its context window and its reply's price were asked (the run ends), answered "unknown" by
+    // the catalogue's name tests (src/llm/catalogue-name-clauses.ts) without the catalogue.
+    const loaded = modulesLoaded();
+    expect(loaded).toContain("src/llm/catalogue-name-clauses.ts");
+    expect(loaded.filter((url) => url.includes("@pydantic/genai-prices"))).toEqual([]);
+  });
+
   test("--version loads nothing but the entry point; --help loads the argument parser (so the check can fail)", async () => {
     const version = await runCli(["--version"], {
       cwd: directory,
