@@ -17,7 +17,7 @@
  */
 
 import { rmSync, writeFileSync } from "node:fs";
-import { relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 
 const OUTPUT = "dist/cli";
@@ -26,6 +26,28 @@ const OUTPUT = "dist/cli";
 const REQUIRE_BANNER =
   'import { createRequire as __turnloopCreateRequire } from "node:module"; ' +
   "const require = __turnloopCreateRequire(import.meta.url);";
+
+/**
+ * zod re-exports its error messages in every language it ships (`z.locales`, `z.core.locales`:
+ * 64 modules, 340 KB of source) although it configures English alone and turnloop never calls
+ * `z.config(z.locales.…())`. Bundled, they were compiled and kept by every run that validates
+ * anything (issue 26). This plugin makes both namespaces hold English only; the messages zod
+ * writes (English) are unchanged.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(importer)
+        ? { path: join(dirname(importer), "..", "locales", "en.js"), namespace: "zod-english" }
+        : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: "zod-english" }, ({ path }) => ({
+      contents: `export { default as en } from ${JSON.stringify(path)};`,
+      resolveDir: dirname(path),
+    }));
+  },
+};
 
 // Chunk names carry a hash of their content: clear the last build's.
 rmSync(`${OUTPUT}/chunks`, { recursive: true, force: true });
@@ -43,6 +65,7 @@ const result = await build({
   external: ["@vscode/ripgrep", "pg"],
   banner: { js: REQUIRE_BANNER },
   metafile: true,
+  plugins: [zodEnglishOnly],
   logLevel: "warning",
 });
 

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { PriceCalculation } from "@pydantic/genai-prices";
 import type { Usage } from "../events/events.js";
+import { CATALOGUE_NAME_CLAUSES } from "./catalogue-name-clauses.js";
 import { COMMON_CONTEXT_WINDOWS } from "./common-context-windows.js";
 
 /**
@@ -13,6 +14,9 @@ import { COMMON_CONTEXT_WINDOWS } from "./common-context-windows.js";
  * CPU to load), so it is loaded on the first lookup that needs it: a price, or the context window
  * of a model that `COMMON_CONTEXT_WINDOWS` (llm/common-context-windows.ts) does not list. It is
  * loaded synchronously, through `require` of its CommonJS build, so that callers stay synchronous.
+ * A model name that none of the catalogue's name tests accepts (llm/catalogue-name-clauses.ts:
+ * a local or self-hosted model's, such as an OpenAI-compatible server's) is answered "unknown"
+ * without loading it.
  */
 
 type Catalogue = typeof import("@pydantic/genai-prices");
@@ -22,6 +26,50 @@ let catalogue: Catalogue | undefined;
 function loadCatalogue(): Catalogue {
   catalogue ??= createRequire(import.meta.url)("@pydantic/genai-prices") as Catalogue;
   return catalogue;
+}
+
+/** The catalogue's name tests, split into lists on first use. */
+let nameTests:
+  | {
+      equals: ReadonlySet<string>;
+      startsWith: readonly string[];
+      endsWith: readonly string[];
+      contains: readonly string[];
+      regex: readonly RegExp[];
+    }
+  | undefined;
+
+/**
+ * The catalogue retries a name with a compact date (`-20250514`) written with dashes
+ * (`-2025-05-14`); such names are always looked up rather than rewritten here.
+ */
+const COMPACT_DATE = /-20\d{6}/;
+
+/**
+ * Whether the catalogue might know the model `name` (after the `provider:` prefix): false when
+ * none of its name tests accepts the name as the catalogue compares it (trimmed, lower-cased),
+ * so the catalogue would find no model. Its clauses are `or`s and `and`s of these tests, never
+ * negations, so a name no test accepts matches no clause.
+ */
+function mightBeCatalogued(name: string): boolean {
+  const lowerCase = name.trim().toLowerCase();
+  if (COMPACT_DATE.test(lowerCase)) {
+    return true;
+  }
+  nameTests ??= {
+    equals: new Set(CATALOGUE_NAME_CLAUSES.equals.split(" ")),
+    startsWith: CATALOGUE_NAME_CLAUSES.startsWith.split(" "),
+    endsWith: CATALOGUE_NAME_CLAUSES.endsWith.split(" "),
+    contains: CATALOGUE_NAME_CLAUSES.contains.split(" "),
+    regex: CATALOGUE_NAME_CLAUSES.regex.split(" ").map((source) => new RegExp(source)),
+  };
+  return (
+    nameTests.equals.has(lowerCase) ||
+    nameTests.startsWith.some((text) => lowerCase.startsWith(text)) ||
+    nameTests.endsWith.some((text) => lowerCase.endsWith(text)) ||
+    nameTests.contains.some((text) => lowerCase.includes(text)) ||
+    nameTests.regex.some((pattern) => pattern.test(lowerCase))
+  );
 }
 
 /** The catalogue's provider for our model id prefixes; absent = search every provider by name. */
@@ -47,7 +95,7 @@ function lookUp(
   const separator = modelId.indexOf(":");
   const prefix = separator < 0 ? "" : modelId.slice(0, separator);
   const name = modelId.slice(separator + 1);
-  if (name === "" || prefix === "ollama") {
+  if (name === "" || prefix === "ollama" || !mightBeCatalogued(name)) {
     return undefined;
   }
   const providerId = CATALOGUE_PROVIDERS[prefix];

@@ -56,7 +56,7 @@ const configShape = (object: ObjectBuilder) =>
     maxTurns: z.int().min(0).optional(),
     autopilot: object({ maxContinues: z.int().min(0).optional() }).optional(),
     /** Checked by the MCP module's schema (the shapes of Claude Code, Copilot, VS Code, ACP). */
-    mcpServers: z.record(z.string(), mcpServerSchema).optional(),
+    mcpServers: z.record(z.string(), mcpServerSchema()).optional(),
     /** Context window sizes in tokens, by model id. */
     contextWindows: z.record(z.string(), z.int().positive()).optional(),
     /** Where sessions are kept: a `postgres://` URL (issue 22); default the file store. */
@@ -66,11 +66,27 @@ const configShape = (object: ObjectBuilder) =>
       .optional(),
   });
 
-const strictConfig = configShape(z.strictObject);
-const lenientConfig = configShape(z.object as ObjectBuilder);
+/**
+ * The strict schema (unknown keys are issues) and the lenient one (they are dropped), built on
+ * the first config file read: a run without config files never builds them (issue 26).
+ */
+interface ConfigSchemas {
+  strict: ReturnType<typeof configShape>;
+  lenient: ReturnType<typeof configShape>;
+}
+
+let schemas: ConfigSchemas | undefined;
+
+function configSchemas(): ConfigSchemas {
+  schemas ??= {
+    strict: configShape(z.strictObject),
+    lenient: configShape(z.object as ObjectBuilder),
+  };
+  return schemas;
+}
 
 /** One config file's settings. */
-export type ConfigFile = z.infer<typeof lenientConfig>;
+export type ConfigFile = z.infer<ReturnType<typeof configShape>>;
 export type ProviderProfile = NonNullable<ConfigFile["providers"]>[string];
 export type McpServerConfig = NonNullable<ConfigFile["mcpServers"]>[string];
 
@@ -138,7 +154,7 @@ function readConfigFile(
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON: ${jsonSyntaxMessage(text, error)}`);
   }
-  const strict = strictConfig.safeParse(json);
+  const strict = configSchemas().strict.safeParse(json);
   if (strict.success) {
     return strict.data;
   }
@@ -149,7 +165,7 @@ function readConfigFile(
     const field = first.path.length === 0 ? "the file" : first.path.map(String).join(".");
     throw new ConfigError(`${path}: ${field}: ${first.message}`);
   }
-  for (const problem of unknownKeys(strictConfig, unknown)) {
+  for (const problem of unknownKeys(configSchemas().strict, unknown)) {
     const hint = problem.suggestion === undefined ? "" : ` (did you mean "${problem.suggestion}"?)`;
     const named = `${path}: unknown key "${problem.key}"${hint}`;
     if (!problem.permissions) {
@@ -162,5 +178,5 @@ function readConfigFile(
       );
     }
   }
-  return lenientConfig.parse(json);
+  return configSchemas().lenient.parse(json);
 }

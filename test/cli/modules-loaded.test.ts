@@ -34,16 +34,19 @@ const NOT_BEFORE_NEEDED =
  * 241 once the permission prefix rule and the config's key suggestions did, 252 with the
  * permission modes, the sandbox's policy names and saving a session at its first prompt, with room
  * for a few small modules of our own; a static import of a package (the MCP client alone was 17
- * modules) goes past it.
+ * modules) goes past it. 193 on 2026-12-02 once the bundle kept zod's English messages alone
+ * (scripts/bundle.mjs: 63 locale modules fewer).
  */
-const PROMPT_MODULE_BOUND = 260;
+const PROMPT_MODULE_BOUND = 200;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
  * message with zod), with room for a few small modules of our own. The session stack alone is
- * about 90 modules.
+ * about 90 modules. 100 on 2026-12-02 once the bundle kept zod's English messages alone.
  */
-const ACP_INITIALIZE_MODULE_BOUND = 164;
+const ACP_INITIALIZE_MODULE_BOUND = 106;
+/** zod's messages in languages other than English, which no run uses (scripts/bundle.mjs). */
+const ZOD_OTHER_LOCALES = /zod\/v4\/locales\/(?!en\.js$)/;
 /** The session stack: the loop, the session host and store, the tools, the ACP session. */
 const SESSION_STACK =
   /\bsrc\/(agent\/|session\/(host|session|file-store)\.ts|tools\/index\.ts|acp\/acp-session\.ts)/;
@@ -125,11 +128,31 @@ describe("modules loaded before they are needed (issue 26)", () => {
     expect(atRequests).toHaveLength(1);
     expect(first?.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
     expect(first?.length).toBeLessThanOrEqual(PROMPT_MODULE_BOUND);
+    // zod was loaded (the tools' schemas), with its English messages only.
+    expect(first?.some((url) => url.endsWith("node_modules/zod/v4/locales/en.js"))).toBe(true);
+    expect(first?.filter((url) => ZOD_OTHER_LOCALES.test(url))).toEqual([]);
     // The reply's usage was priced, so the catalogue was loaded after the request, and the
     // recorder saw it (its CommonJS build, through require): the check above can fail.
     expect(modulesLoaded().filter((url) => url.includes("@pydantic/genai-prices"))).toEqual([
       expect.stringMatching(/genai-prices\/dist\/index\.cjs$/),
     ]);
+  });
+
+  test("-p with a model the catalogue cannot know (an OpenAI-compatible server's) never loads the price catalogue", async () => {
+    server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
+    const result = await runCli(["-p", "say done"], {
+      cwd: directory,
+      env: environment("openai-compatible:my-own-model"),
+    });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({
+      code: 0,
+      stdout: "All done.\n",
+    });
+    // Its context window and its reply's price were asked (the run ends), answered "unknown" by
+    // the catalogue's name tests (src/llm/catalogue-name-clauses.ts) without the catalogue.
+    const loaded = modulesLoaded();
+    expect(loaded).toContain("src/llm/catalogue-name-clauses.ts");
+    expect(loaded.filter((url) => url.includes("@pydantic/genai-prices"))).toEqual([]);
   });
 
   test("--version loads nothing but the entry point; --help loads the argument parser (so the check can fail)", async () => {
@@ -173,6 +196,7 @@ describe("modules loaded before they are needed (issue 26)", () => {
       expect(atAnswer.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
       expect(atAnswer.filter((url) => SESSION_STACK.test(url))).toEqual([]);
       expect(atAnswer.length).toBeLessThanOrEqual(ACP_INITIALIZE_MODULE_BOUND);
+      expect(atAnswer.filter((url) => ZOD_OTHER_LOCALES.test(url))).toEqual([]);
       // The first session request loads the stack (so the check above can fail), still
       // without the MCP client: no server is configured.
       send(agent, 2, "session/new", { cwd: directory, mcpServers: [] });

@@ -1,8 +1,20 @@
-import { calcPrice } from "@pydantic/genai-prices";
+import { calcPrice, waitForUpdate } from "@pydantic/genai-prices";
 import { describe, expect, test } from "vitest";
+import { CATALOGUE_NAME_CLAUSES } from "../../src/llm/catalogue-name-clauses.js";
 import { COMMON_CONTEXT_WINDOWS } from "../../src/llm/common-context-windows.js";
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from "../../src/llm/context-window.js";
-import { usageCost } from "../../src/llm/model-catalogue.js";
+import { catalogueContextWindow, usageCost } from "../../src/llm/model-catalogue.js";
+
+/** A match clause of the catalogue, as its data holds it. */
+interface MatchClause {
+  or?: MatchClause[];
+  and?: MatchClause[];
+  equals?: string;
+  starts_with?: string;
+  ends_with?: string;
+  contains?: string;
+  regex?: string;
+}
 
 describe("the model catalogue (@pydantic/genai-prices)", () => {
   test.each([
@@ -66,5 +78,77 @@ describe("the model catalogue (@pydantic/genai-prices)", () => {
     );
     expect(usageCost("ollama:gpt-oss:20b", { inputTokens: 10, outputTokens: 5 })).toBe(undefined);
     expect(usageCost("openai:gpt-4.1", {})).toBe(undefined);
+  });
+
+  test("the table of name tests is the installed catalogue's, kind by kind", async () => {
+    const providers = (await waitForUpdate()) ?? [];
+    const texts = {
+      equals: new Set<string>(),
+      startsWith: new Set<string>(),
+      endsWith: new Set<string>(),
+      contains: new Set<string>(),
+      regex: new Set<string>(),
+    };
+    const collect = (clause: MatchClause | undefined): void => {
+      if (clause === undefined) {
+        return;
+      }
+      const all = clause.and ?? [];
+      const selective = all.filter((part) => part.regex === undefined);
+      for (const part of [...(clause.or ?? []), ...(selective.length > 0 ? selective : all)]) {
+        collect(part);
+      }
+      for (const [kind, text] of [
+        ["equals", clause.equals],
+        ["startsWith", clause.starts_with],
+        ["endsWith", clause.ends_with],
+        ["contains", clause.contains],
+      ] as const) {
+        if (text !== undefined) {
+          texts[kind].add(text.toLowerCase());
+        }
+      }
+      if (clause.regex !== undefined) {
+        texts.regex.add(clause.regex);
+      }
+    };
+    for (const provider of providers) {
+      collect(provider.model_match as MatchClause | undefined);
+      for (const model of provider.models) {
+        collect(model.match as MatchClause);
+      }
+    }
+    const installed = Object.fromEntries(
+      Object.entries(texts).map(([kind, set]) => [kind, [...set].sort().join(" ")]),
+    );
+    expect(CATALOGUE_NAME_CLAUSES).toEqual(installed);
+  });
+
+  test("every model the catalogue knows keeps its window: the name tests hide none", async () => {
+    const providers = (await waitForUpdate()) ?? [];
+    const names = new Set<string>(CATALOGUE_NAME_CLAUSES.equals.split(" "));
+    for (const provider of providers) {
+      for (const model of provider.models) {
+        names.add(model.id);
+      }
+    }
+    // The names, and variants a user might write: upper case, a suffix, a compact date.
+    const asked = [...names].flatMap((name) => [
+      name,
+      name.toUpperCase(),
+      `${name}-custom`,
+      `${name}-20250101`,
+    ]);
+    const expected = asked.map((name) => ({
+      name,
+      window: calcPrice({ input_tokens: 0, output_tokens: 0 }, name)?.model.context_window,
+    }));
+    const found = asked.map((name) => ({
+      name,
+      window: catalogueContextWindow(`openai-compatible:${name}`),
+    }));
+    expect(found).toEqual(expected);
+    // The comparison covers models the catalogue knows and names it does not.
+    expect(expected.filter((entry) => entry.window !== undefined).length).toBeGreaterThan(1000);
   });
 });

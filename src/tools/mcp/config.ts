@@ -44,43 +44,57 @@ export type McpServerConfigs = Record<string, McpServerConfig>;
 /** Tool calls wait this long for an answer by default (ms); progress notifications extend it. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60_000;
 
-const stringRecord = z.record(z.string(), z.string());
-/** ACP's `[{name, value}]` lists. */
-const namedValues = z.array(z.looseObject({ name: z.string(), value: z.string() }));
-const keyValues = z
-  .union([stringRecord, namedValues])
-  .transform((value) =>
-    Array.isArray(value)
-      ? Object.fromEntries(value.map((entry) => [entry.name, entry.value]))
-      : value,
-  );
-const common = {
-  tools: z.array(z.string()).optional(),
-  timeout: z.number().int().positive().optional(),
-};
+/**
+ * The entry schemas, built on first use: a run with no MCP server configured never builds them
+ * (issue 26: zod schemas cost start-up time when built at import).
+ */
+function buildSchemas() {
+  const stringRecord = z.record(z.string(), z.string());
+  /** ACP's `[{name, value}]` lists. */
+  const namedValues = z.array(z.looseObject({ name: z.string(), value: z.string() }));
+  const keyValues = z
+    .union([stringRecord, namedValues])
+    .transform((value) =>
+      Array.isArray(value)
+        ? Object.fromEntries(value.map((entry) => [entry.name, entry.value]))
+        : value,
+    );
+  const common = {
+    tools: z.array(z.string()).optional(),
+    timeout: z.number().int().positive().optional(),
+  };
+  const stdio = z.looseObject({
+    type: z.enum(["stdio", "local"]).optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: keyValues.optional(),
+    cwd: z.string().min(1).optional(),
+    workingDirectory: z.string().min(1).optional(),
+    ...common,
+  });
+  const remote = z.looseObject({
+    type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
+    url: z.url({ protocol: /^https?$/ }),
+    headers: keyValues.optional(),
+    ...common,
+  });
+  return { stdio, remote, server: z.union([stdio, remote]) };
+}
 
-const stdioSchema = z.looseObject({
-  type: z.enum(["stdio", "local"]).optional(),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: keyValues.optional(),
-  cwd: z.string().min(1).optional(),
-  workingDirectory: z.string().min(1).optional(),
-  ...common,
-});
+let schemas: ReturnType<typeof buildSchemas> | undefined;
 
-const remoteSchema = z.looseObject({
-  type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
-  url: z.url({ protocol: /^https?$/ }),
-  headers: keyValues.optional(),
-  ...common,
-});
+function entrySchemas(): ReturnType<typeof buildSchemas> {
+  schemas ??= buildSchemas();
+  return schemas;
+}
 
 /**
  * One entry of an `mcpServers` object as written in a file (any of the shapes above; extra keys
  * kept). The config module validates config files' `mcpServers` with it.
  */
-export const mcpServerSchema = z.union([stdioSchema, remoteSchema]);
+export function mcpServerSchema(): ReturnType<typeof buildSchemas>["server"] {
+  return entrySchemas().server;
+}
 
 /** Server names: 1-64 printable characters (tool names replace anything outside `[A-Za-z0-9_-]`). */
 function validServerName(name: string): boolean {
@@ -110,7 +124,7 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
   }
   const record = typeof value === "object" && value !== null ? value : {};
   if ("command" in record) {
-    const parsed = stdioSchema.safeParse(value);
+    const parsed = entrySchemas().stdio.safeParse(value);
     if (!parsed.success) {
       return `server "${name}": ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ")}`;
     }
@@ -125,7 +139,7 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
       ...options(tools, timeout),
     };
   }
-  const parsed = remoteSchema.safeParse(value);
+  const parsed = entrySchemas().remote.safeParse(value);
   if (!parsed.success) {
     const detail = "url" in record ? z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ") : "";
     return `server "${name}": ${detail || 'needs "command" (stdio) or "url" (http, sse)'}`;
