@@ -9,7 +9,6 @@ const NONE: Change = { kind: "none" };
 
 /** Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here. */
 export function applyEvent(state: FoldState, event: SessionEvent, at: number): Change {
-  const { model } = state;
   switch (event.type) {
     case "session.start":
     case "session.resume":
@@ -29,8 +28,7 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "assistant.message":
       return assistantMessage(state, event.data, at);
     case "assistant.usage":
-      model.usage.apply(event);
-      return { kind: "usage" };
+      return usage(state, event);
     case "assistant.tool_call_start":
     case "tool.execution_start":
     case "permission.requested":
@@ -49,9 +47,8 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.mcp_server_status_changed":
       return applyMark(state, event, at);
     case "session.compaction_start":
-      return compactionStart(state, event.data, at);
     case "session.compaction_complete":
-      return compactionComplete(state, event.data, at);
+      return applyCompaction(state, event, at);
     // Shown by the SDK server only, or carried by other events.
     case "external_tool.requested":
     case "external_tool.completed":
@@ -305,6 +302,27 @@ function assistantMessage(
   // The message is the whole reply: a call it does not list will never run.
   const abandoned = state.calls.abandonAnnounced(at);
   return { kind: "message", message, toolCalls, abandoned };
+}
+
+function usage(
+  state: FoldState,
+  event: Extract<SessionEvent, { type: "assistant.usage" }>,
+): Change {
+  state.model.usage.apply(event);
+  return { kind: "usage" };
+}
+
+function applyCompaction(
+  state: FoldState,
+  event: Extract<
+    SessionEvent,
+    { type: "session.compaction_start" | "session.compaction_complete" }
+  >,
+  at: number,
+): Change {
+  return event.type === "session.compaction_start"
+    ? compactionStart(state, event.data, at)
+    : compactionComplete(state, event.data, at);
 }
 
 function compactionStart(
