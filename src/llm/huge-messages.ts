@@ -52,6 +52,20 @@ export function collectScheduledGarbage(): void {
 }
 
 /**
+ * For a `text` of at least {@link HUGE_MESSAGE_BYTES} characters made by `JSON.stringify`, which
+ * builds a long string out of parts: joins it into one piece now (`Number(text)` reads it whole)
+ * and runs a full collection, so the parts and the earlier stages' copies are gone before it is
+ * encoded (encoding would join it too, with all of them still there). Shorter: nothing.
+ */
+export function joinAndCollect(text: string): void {
+  if (text.length < HUGE_MESSAGE_BYTES) {
+    return;
+  }
+  Number(text);
+  collectGarbage();
+}
+
+/**
  * Wraps a `fetch` (default: the global one, looked up at each call) for model requests. A request whose body is a string of at least
  * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
  * a redirect mode), after a full garbage collection. Why: the Fetch standard's
@@ -69,7 +83,7 @@ export function withHugeBodies(
     if (typeof body !== "string" || body.length < HUGE_MESSAGE_BYTES) {
       return fetchFunction(input, init);
     }
-    collectGarbage();
+    joinAndCollect(body);
     return fetchFunction(input, { ...init, redirect: init?.redirect ?? "error" });
   };
 }
