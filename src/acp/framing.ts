@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
+import { reclaimAfter } from "../llm/huge-messages.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../session/message-size.js";
 import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
 
@@ -22,6 +23,8 @@ const NEWLINE = 0x0a;
 const NEWLINE_BYTES = Uint8Array.of(NEWLINE);
 /** Bytes of an oversized line kept to find its request id. */
 const HEAD_BYTES = 1_024;
+/** Lines longer than this (1 MiB) are followed by an empty chunk (see `endLine`). */
+const RELEASE_AFTER_BYTES = 1_048_576;
 
 /**
  * ACP v1 transports (stdio): newline-delimited JSON-RPC over byte streams, through the SDK's
@@ -115,7 +118,15 @@ class BoundedLines {
     this.pending.push(tail, NEWLINE_BYTES);
     // The line and its newline in one chunk: the SDK's line reader then hands the line on as a
     // view of this chunk, where a line without its newline would be copied into its own buffer.
-    controller.enqueue(concat(this.pending));
+    const line = concat(this.pending);
+    controller.enqueue(line);
+    if (line.length > RELEASE_AFTER_BYTES) {
+      // The SDK's read loop keeps the last chunk and the last line it read (as views) until it
+      // reads another line: an empty line after a long one, which the SDK skips, lets the long
+      // line's bytes go once it is parsed (issue 27 item 3); a huge one is then reclaimed.
+      controller.enqueue(NEWLINE_BYTES);
+      reclaimAfter(line.length);
+    }
     this.pending = [];
     this.pendingBytes = 0;
   }

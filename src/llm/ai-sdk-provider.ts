@@ -5,6 +5,7 @@ import type {
 } from "@ai-sdk/provider";
 import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import { collectScheduledGarbage } from "./huge-messages.js";
 import type { ImageInput } from "./image-input.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
@@ -163,6 +164,8 @@ export class AiSdkProvider implements Provider {
       watchdog.start();
       yield { type: "request_start" };
       watchdog.progress();
+      // A huge prompt's earlier copies go before the SDK serialises the request (huge-messages.ts).
+      collectScheduledGarbage();
       const call = this.callFor(request, attemptController.signal);
       const stream =
         request.streaming === false

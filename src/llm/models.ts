@@ -9,6 +9,7 @@ import {
   vendorApiKey,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
+import { withHugeBodies } from "./huge-messages.js";
 import { takesNoImages } from "./image-input.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
@@ -200,7 +201,10 @@ export function createProvider(
         toolResultImages: images,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
-          return createOpenAI({ ...urlAndKey(baseUrl, apiKey, headers) }).responses(modelName);
+          return createOpenAI({
+            ...urlAndKey(baseUrl, apiKey, headers),
+            fetch: withHugeBodies(),
+          }).responses(modelName);
         },
       });
     case "openai-chat":
@@ -212,7 +216,7 @@ export function createProvider(
           const { createOpenAI } = await import("@ai-sdk/openai");
           const openai = createOpenAI({
             ...urlAndKey(baseUrl, apiKey, headers),
-            fetch: openAiChatQuirksFetch,
+            fetch: withHugeBodies(openAiChatQuirksFetch),
           });
           return openai.chat(modelName);
         },
@@ -225,7 +229,10 @@ export function createProvider(
         isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
-          return createAnthropic({ ...urlAndKey(baseUrl, apiKey, headers) })(modelName);
+          return createAnthropic({
+            ...urlAndKey(baseUrl, apiKey, headers),
+            fetch: withHugeBodies(),
+          })(modelName);
         },
       });
     case "ollama":
@@ -249,7 +256,7 @@ async function createCompatibleModel(
     apiKey: configuration.apiKey ?? "unused",
     includeUsage,
     ...(configuration.headers === undefined ? {} : { headers: configuration.headers }),
-    fetch: openAiChatQuirksFetch,
+    fetch: withHugeBodies(openAiChatQuirksFetch),
   }).chatModel(configuration.modelName);
 }
 

@@ -18,6 +18,7 @@ import {
   type SessionEvent,
   type SessionEventType,
 } from "../events/events.js";
+import { collectScheduledGarbage, reclaimAfter } from "../llm/huge-messages.js";
 
 export { createEnvelope } from "./envelope.js";
 
@@ -290,6 +291,7 @@ export class EventLog {
       );
     }
     this.#assertWritable();
+    collectScheduledGarbage();
     const line = serializeEvent(event);
     const sizeBefore = this.#size;
     let written = 0;
@@ -306,6 +308,9 @@ export class EventLog {
       throw error;
     }
     this.#size = sizeBefore + written;
+    // The line is garbage from here on: a huge one is reclaimed before the model request copies
+    // the same text again (huge-messages.ts).
+    reclaimAfter(written);
     return written;
   }
 

@@ -226,13 +226,27 @@ describe("a prompt turn", () => {
     ]);
   });
 
-  test("a 5 MB prompt line is served", async () => {
+  test.each([
+    ["a 5 MB prompt line", 5 * 1024 * 1024],
+    // 9 MiB: over HUGE_MESSAGE_BYTES, so collected between stages and sent without a body tee.
+    ["a 9 MiB prompt line (a huge message)", 9 * 1024 * 1024],
+  ])("%s is served, and answered with nothing else on the wire", async (_name, length) => {
     harness = await AcpHarness.start();
     harness.server.enqueue({ text: "That is long." });
     const sessionId = await harness.newSession();
-    const long = "x".repeat(5 * 1024 * 1024);
+    const long = "x".repeat(length);
     expect(await harness.prompt(sessionId, long)).toEqual({ stopReason: "end_turn" });
     expect(requestMessages(harness.server, 0).at(-1)?.content).toBe(long);
+    // The empty line the framing adds after a long line (src/acp/framing.ts) is never answered.
+    const answers = harness.wire.filter(
+      (entry) => entry.direction === "to-client" && entry.message.method === undefined,
+    );
+    expect(answers.map((entry) => entry.message.id)).toEqual(
+      harness.wire
+        .filter((entry) => entry.direction === "to-agent" && entry.message.method !== undefined)
+        .filter((entry) => entry.message.id !== undefined)
+        .map((entry) => entry.message.id),
+    );
   });
 });
 

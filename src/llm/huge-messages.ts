@@ -1,0 +1,89 @@
+/**
+ * Memory for huge messages (issue 27 item 3: a 50 MB ACP prompt must peak at ≤ 4 × its size over
+ * the idle baseline). A huge prompt is copied at each stage it passes (the JSON line, the parsed
+ * text, the event's log line, each model request's JSON body and its bytes); each copy is garbage
+ * once the next stage has its own, but V8 does not collect it before the next one is made, so
+ * the copies pile up (measured: ×10.6 the prompt with nothing else changed). For messages of at
+ * least {@link HUGE_MESSAGE_BYTES} only, a full garbage collection is run between stages; ordinary
+ * messages never reach it, so ordinary sessions pay nothing.
+ */
+
+/** Messages of at least this many bytes (8 MiB) are huge. */
+export const HUGE_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+let collector: (() => void) | undefined;
+let scheduled = false;
+
+/**
+ * Runs a full garbage collection now. V8's `gc` is not exposed by default: the first call turns on
+ * `--expose-gc` (`v8.setFlagsFromString`) and takes `gc` from a new context (`node:vm`), once.
+ */
+export function collectGarbage(): void {
+  scheduled = false;
+  if (collector === undefined) {
+    process.getBuiltinModule("node:v8").setFlagsFromString("--expose-gc");
+    collector = process.getBuiltinModule("node:vm").runInNewContext("gc") as () => void;
+  }
+  collector();
+}
+
+/**
+ * After a message of `bytes` bytes has been handed on: when it is huge, schedules one full garbage
+ * collection for when the current work yields (`setImmediate`; several calls before then share
+ * it), so its copies are reclaimed before the next stage copies it again. Smaller: nothing.
+ */
+export function reclaimAfter(bytes: number): void {
+  if (bytes < HUGE_MESSAGE_BYTES || scheduled) {
+    return;
+  }
+  scheduled = true;
+  setImmediate(collectScheduledGarbage);
+}
+
+/**
+ * Runs the collection {@link reclaimAfter} scheduled, now, when one is due: called where a stage
+ * is about to copy a message again (the event log's line, a model request), which may come
+ * before the scheduled one runs. Otherwise nothing.
+ */
+export function collectScheduledGarbage(): void {
+  if (scheduled) {
+    collectGarbage();
+  }
+}
+
+/**
+ * For a `text` of at least {@link HUGE_MESSAGE_BYTES} characters made by `JSON.stringify`, which
+ * builds a long string out of parts: joins it into one piece now (`Number(text)` reads it whole)
+ * and runs a full collection, so the parts and the earlier stages' copies are gone before it is
+ * encoded (encoding would join it too, with all of them still there). Shorter: nothing.
+ */
+export function joinAndCollect(text: string): void {
+  if (text.length < HUGE_MESSAGE_BYTES) {
+    return;
+  }
+  Number(text);
+  collectGarbage();
+}
+
+/**
+ * Wraps a `fetch` (default: the global one, looked up at each call) for model requests. A request whose body is a string of at least
+ * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
+ * a redirect mode), after a full garbage collection. Why: the Fetch standard's
+ * HTTP-network-or-cache fetch (step 8) sends a clone of the request, which tees its body (a whole
+ * second copy of the bytes), unless the request has no window (always so in Node) and its
+ * redirect mode is "error"; and the previous stages' copies (the earlier request's body, the log
+ * line) are garbage by now. A model endpoint that redirects such a request then fails with
+ * fetch's error ("unexpected redirect") instead of being followed.
+ */
+export function withHugeBodies(
+  fetchFunction: typeof fetch = (input, init) => fetch(input, init),
+): typeof fetch {
+  return (input, init) => {
+    const body = init?.body;
+    if (typeof body !== "string" || body.length < HUGE_MESSAGE_BYTES) {
+      return fetchFunction(input, init);
+    }
+    joinAndCollect(body);
+    return fetchFunction(input, { ...init, redirect: init?.redirect ?? "error" });
+  };
+}
