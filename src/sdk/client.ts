@@ -13,8 +13,8 @@
 
 import {
   createMessageConnection,
-  type MessageConnection,
   ErrorCodes,
+  type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
