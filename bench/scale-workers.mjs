@@ -140,7 +140,9 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
   }
 
   async function lane(worker) {
-    for (let index = take(); index !== undefined && worker.usable; index = take()) {
+    // Usable is checked before a session number is taken: one taken by a lost worker's lane
+    // after its last session would never run.
+    for (let index = worker.usable ? take() : undefined; index !== undefined; ) {
       const wait = { index, worker: worker.index, waitingOn: "session.create" };
       waits.add(wait);
       try {
@@ -167,7 +169,9 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
       } finally {
         waits.delete(wait);
       }
+      index = worker.usable ? take() : undefined;
     }
+    debug(`a lane of worker ${worker.index} ended`);
   }
 
   /**
@@ -230,7 +234,9 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
       progress = { finished: finished.size, at: performance.now() };
     } else if (performance.now() - progress.at > STALL_MS) {
       failures.push(new Error(`no session finished for ${STALL_MS / 1000} s: gave up`));
-      stalled = [...waits].map((wait) => ({ ...wait }));
+      stalled = [...waits]
+        .filter((wait) => wait.sessionId === undefined || !finished.has(wait.sessionId))
+        .map((wait) => ({ ...wait }));
       break;
     }
     for (const [sessionId, worker] of inFlight) {
