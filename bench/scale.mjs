@@ -18,7 +18,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModelProcess } from "./fake-model.mjs";
@@ -232,7 +232,7 @@ async function fileRun(context, sessions) {
 
 const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "—");
 
-function section(command, sessions, postgres, files, store) {
+function section({ command, sessions, load }, postgres, files, store) {
   const rate = (run) => run.finished.size / (run.wallMs / 1000);
   const p = (run, fraction) => fixed(percentile(run.promptMs, fraction));
   const { checks } = postgres;
@@ -244,7 +244,9 @@ function section(command, sessions, postgres, files, store) {
 (4 model requests) against the fake model; 4 SDK-server workers on one PostgreSQL (lease
 ${LEASE_MS / 1000} s), ${LANES} sessions at a time per worker; one worker \`kill -9\`ed a third of
 the way in, one SIGSTOPped at half-way for ${(LEASE_MS + 3000) / 1000} s, then SIGCONTed. Run
-${new Date().toISOString()}.
+${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores shared with other work
+(1-minute load average ${fixed(load.before, 2)} at the start, ${fixed(load.after, 2)} after the
+PostgreSQL run).
 
 | Figure | PostgreSQL, 4 workers + chaos | Files, 1 worker | Target |
 | --- | --- | --- | --- |
@@ -296,6 +298,24 @@ async function main() {
   }
 }
 
+/**
+ * Writes `text` between the `keep:scale` markers of `results` (bench/report.mjs keeps such
+ * sections when it rewrites the file): in place of the previous run's, else at the end.
+ */
+function writeSection(results, text) {
+  const block = `<!-- keep:scale -->\n${text.trim()}\n<!-- /keep:scale -->\n`;
+  const before = readFileSync(results, "utf8");
+  const pattern = /<!-- keep:scale -->[\s\S]*?<!-- \/keep:scale -->\n?/;
+  if (pattern.test(before)) {
+    writeFileSync(
+      results,
+      before.replace(pattern, () => block),
+    );
+  } else {
+    appendFileSync(results, `${before.endsWith("\n") ? "" : "\n"}${block}`);
+  }
+}
+
 /** The three measures, the section written to bench/RESULTS.md, the exit code. */
 async function measure(temp, model, database, sessions) {
   const home = join(temp, "home");
@@ -311,6 +331,7 @@ async function measure(temp, model, database, sessions) {
     },
   };
   process.stderr.write(`scale: ${sessions} sessions on 4 PostgreSQL workers, with chaos…\n`);
+  const loadBefore = loadavg()[0];
   const postgres = await chaosRun(context, database, sessions);
   process.stderr.write("scale: store figures…\n");
   const store = await measureStore(dist, database.url, home);
@@ -320,13 +341,10 @@ async function measure(temp, model, database, sessions) {
     sessions,
   );
   const command = `npm run bench -- scale --sessions ${sessions}`;
-  const text = section(command, sessions, postgres, files, store);
+  const load = { before: loadBefore, after: loadavg()[0] };
+  const text = section({ command, sessions, load }, postgres, files, store);
   process.stdout.write(text);
-  const results = join(root, "bench", "RESULTS.md");
-  const before = readFileSync(results, "utf8");
-  const start = before.indexOf("\n## Many workers: the chaos trial");
-  writeFileSync(results, start === -1 ? before : before.slice(0, start));
-  appendFileSync(results, text);
+  writeSection(join(root, "bench", "RESULTS.md"), text);
   const failed = Object.entries(postgres.checks).filter(
     ([name, count]) => name !== "events" && count !== 0,
   );
