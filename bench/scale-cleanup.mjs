@@ -1,9 +1,10 @@
 /**
  * Cleaning up after the chaos bench (bench/scale.mjs) however it ends: its PostgreSQL, fake
- * model and worker processes are registered here. On SIGINT or SIGTERM every registered cleanup
- * runs (last registered first, each given 10 s) and the bench exits with 128 + the signal's
- * number; on any exit, registered child processes still running are sent SIGCONT (a frozen one)
- * and SIGKILL, so nothing outlives the bench.
+ * model and worker processes are registered here. On SIGINT, SIGTERM, an uncaught exception or
+ * an unhandled rejection every registered cleanup runs (last registered first, each given 10 s;
+ * further signals meanwhile are ignored) and the bench exits with 128 + the signal's number (1
+ * after an exception); on any exit, registered child processes still running are sent SIGCONT
+ * (a frozen one) and SIGKILL, so nothing outlives the bench.
  */
 
 /** @type {Array<() => Promise<void>>} */
@@ -44,13 +45,13 @@ function killChildren() {
 
 let stopping = false;
 
-/** @param {NodeJS.Signals} signal @param {number} number */
-async function stopOn(signal, number) {
+/** @param {string} reason @param {number} exitCode */
+async function stopOn(reason, exitCode) {
   if (stopping) {
     return;
   }
   stopping = true;
-  process.stderr.write(`scale: ${signal}: stopping the workers, the fake model and PostgreSQL…\n`);
+  process.stderr.write(`scale: ${reason}: stopping the workers, the fake model and PostgreSQL…\n`);
   killChildren();
   for (const cleanup of cleanups.reverse()) {
     await Promise.race([
@@ -58,12 +59,24 @@ async function stopOn(signal, number) {
       new Promise((resolve) => setTimeout(resolve, CLEANUP_MS).unref()),
     ]);
   }
-  process.exit(128 + number);
+  process.exit(exitCode);
 }
 
-/** Installs the SIGINT, SIGTERM and exit handlers (once). */
+/**
+ * Installs the SIGINT, SIGTERM and exit handlers. They stay installed while the clean-up runs: a
+ * second signal (`timeout` and a shell both passing one on) must not end the bench half-way.
+ */
 export function installCleanup() {
-  process.once("SIGINT", () => void stopOn("SIGINT", 2));
-  process.once("SIGTERM", () => void stopOn("SIGTERM", 15));
+  process.on("SIGINT", () => void stopOn("SIGINT", 128 + 2));
+  process.on("SIGTERM", () => void stopOn("SIGTERM", 128 + 15));
+  // vscode-jsonrpc's sendRequest rethrows a failed write (a socket the killed worker ended) from
+  // an async Promise executor, where nothing can catch it: without these the bench would die
+  // there and leave PostgreSQL and the fake model running.
+  for (const event of ["uncaughtException", "unhandledRejection"]) {
+    process.on(event, (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      void stopOn(`${event} (${message})`, 1);
+    });
+  }
   process.once("exit", killChildren);
 }
