@@ -7,6 +7,7 @@
 
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { killOnExit } from "./scale-cleanup.mjs";
 
 /**
  * @typedef {object} Worker
@@ -24,13 +25,17 @@ import { join } from "node:path";
  */
 export async function startWorkers({ cliPath, dist, cwd, env, count }) {
   const { TurnloopClient } = await import(join(dist, "sdk", "index.js"));
-  return Promise.all(
+  /** @type {import("node:child_process").ChildProcess[]} */
+  const children = [];
+  const started = Promise.all(
     Array.from({ length: count }, async (_, index) => {
       const child = spawn(process.execPath, [cliPath, "--headless", "--port", "0"], {
         cwd,
         env,
         stdio: ["ignore", "pipe", "pipe"],
       });
+      children.push(child);
+      killOnExit(child);
       const worker = { index, child, client: undefined, usable: true, stderr: "" };
       child.stderr.setEncoding("utf8").on("data", (text) => {
         worker.stderr += text;
@@ -53,6 +58,13 @@ export async function startWorkers({ cliPath, dist, cwd, env, count }) {
       return worker;
     }),
   );
+  // One worker that does not start stops the others.
+  return started.catch((error) => {
+    for (const child of children) {
+      child.kill("SIGKILL");
+    }
+    throw error;
+  });
 }
 
 /** Stops every worker (SIGKILL for one that does not stop). */
@@ -83,8 +95,10 @@ const STALL_MS = 90_000;
 /**
  * Runs `sessions` sessions over the usable workers, `lanes` at a time per worker; `chaos` is
  * called after each finished session with the number finished, and may kill or freeze workers
- * (marking them unusable): their sessions in flight are resumed on another worker.
- * @returns {Promise<{ids: string[], promptMs: number[], finished: Set<string>, takeovers: Array<{sessionId: string, at: number}>, wallMs: number}>}
+ * (marking them unusable): their sessions in flight are resumed on another worker, and the
+ * sessions whose creation they did not answer are created on another. When no session finishes
+ * for `STALL_MS`, the run ends and `stalled` says what each unfinished one was waiting on.
+ * @returns {Promise<{ids: string[], promptMs: number[], finished: Set<string>, takeovers: Array<{sessionId: string, from: number, at: number}>, failures: unknown[], lostErrors: Array<{worker: number, message: string}>, stalled: Array<{sessionId?: string, index?: number, worker: number, waitingOn: string}>, wallMs: number}>}
  */
 export async function driveSessions(workers, { sessions, lanes, onCreated, chaos, isFree }) {
   const ids = [];
@@ -92,18 +106,23 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
   const finished = new Set();
   const takeovers = [];
   const failures = [];
+  /** The errors of the lanes of killed or frozen workers, by worker. */
+  const lostErrors = [];
   /** Sessions whose prompt runs, by the worker running it. */
   const inFlight = new Map();
   const adopted = new Set();
   /** Session numbers whose creation a lost worker did not finish. */
   const retry = [];
+  /** What each lane and adoption is waiting on, for the stall report. */
+  const waits = new Set();
   let next = 0;
   const started = performance.now();
   const live = () => workers.filter((worker) => worker.usable);
   const take = () => (retry.length > 0 ? retry.shift() : next < sessions ? next++ : undefined);
 
-  async function prompt(worker, session, text) {
+  async function prompt(worker, session, text, wait) {
     const begun = performance.now();
+    wait.waitingOn = `session.idle of the prompt on worker ${worker.index}`;
     const reply = await session.sendAndWait({ prompt: text }, PROMPT_TIMEOUT_MS).catch((error) => {
       throw new Error(`session ${session.sessionId} on worker ${worker.index}: ${error.message}`);
     });
@@ -116,33 +135,43 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
       throw new Error("no answer");
     }
     promptMs.push(performance.now() - begun);
+    wait.waitingOn = `session.disconnect on worker ${worker.index}`;
     await session.disconnect();
   }
 
   async function lane(worker) {
-    for (let index = take(); index !== undefined && worker.usable; index = take()) {
-      let sessionId;
+    // Usable is checked before a session number is taken: one taken by a lost worker's lane
+    // after its last session would never run.
+    for (let index = worker.usable ? take() : undefined; index !== undefined; ) {
+      const wait = { index, worker: worker.index, waitingOn: "session.create" };
+      waits.add(wait);
       try {
         const session = await worker.client.createSession({ onPermissionRequest: approveAll });
-        sessionId = session.sessionId;
-        ids.push(sessionId);
-        inFlight.set(sessionId, worker);
-        await onCreated(sessionId);
-        await prompt(worker, session, `session ${index}: read the notes`);
-        inFlight.delete(sessionId);
-        finished.add(sessionId);
+        wait.sessionId = session.sessionId;
+        ids.push(session.sessionId);
+        inFlight.set(session.sessionId, worker);
+        wait.waitingOn = "the bench's subscription";
+        await onCreated(session.sessionId);
+        await prompt(worker, session, `session ${index}: read the notes`, wait);
+        inFlight.delete(session.sessionId);
+        finished.add(session.sessionId);
         await chaos(finished.size);
       } catch (error) {
         debug(`lane of worker ${worker.index}: ${String(error).slice(0, 160)}`);
         if (worker.usable) {
           throw error;
         }
-        if (sessionId === undefined) {
+        lostErrors.push({ worker: worker.index, message: String(error) });
+        if (wait.sessionId === undefined) {
           retry.push(index);
         }
         return;
+      } finally {
+        waits.delete(wait);
       }
+      index = worker.usable ? take() : undefined;
     }
+    debug(`a lane of worker ${worker.index} ended`);
   }
 
   /**
@@ -151,31 +180,37 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
    */
   async function adopt(sessionId, from) {
     debug(`adopting ${sessionId}`);
-    while (!(await isFree(sessionId))) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    for (let attempt = 0; ; attempt++) {
-      const workers = live();
-      const worker = workers[attempt % workers.length];
-      try {
-        const session = await worker.client.resumeSession(sessionId, {
-          onPermissionRequest: approveAll,
-        });
-        takeovers.push({ sessionId, from: from.index, at: performance.now() });
-        debug(`resumed ${sessionId} on worker ${worker.index}`);
-        await prompt(worker, session, "continue: read the notes");
-        inFlight.delete(sessionId);
-        finished.add(sessionId);
-        return;
-      } catch (error) {
-        if (process.env.SCALE_DEBUG !== undefined) {
-          process.stderr.write(`scale: resume ${sessionId}: ${String(error).slice(0, 200)}\n`);
-        }
-        if (!/another process|another worker|lease/i.test(String(error))) {
-          throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250));
+    const wait = { sessionId, worker: from.index, waitingOn: "its lease to be free" };
+    waits.add(wait);
+    try {
+      while (!(await isFree(sessionId))) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      for (let attempt = 0; ; attempt++) {
+        const workers = live();
+        const worker = workers[attempt % workers.length];
+        wait.worker = worker.index;
+        wait.waitingOn = `session.resume on worker ${worker.index}`;
+        try {
+          const session = await worker.client.resumeSession(sessionId, {
+            onPermissionRequest: approveAll,
+          });
+          takeovers.push({ sessionId, from: from.index, at: performance.now() });
+          debug(`resumed ${sessionId} on worker ${worker.index}`);
+          await prompt(worker, session, "continue: read the notes", wait);
+          inFlight.delete(sessionId);
+          finished.add(sessionId);
+          return;
+        } catch (error) {
+          debug(`resume ${sessionId}: ${String(error).slice(0, 200)}`);
+          if (!/another process|another worker|lease/i.test(String(error))) {
+            throw error;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    } finally {
+      waits.delete(wait);
     }
   }
 
@@ -193,11 +228,15 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
   }
   // A run that stops making progress ends here, its sessions reported unfinished (the checks).
   let progress = { finished: 0, at: performance.now() };
+  let stalled = [];
   while (running.size > 0) {
     if (finished.size !== progress.finished) {
       progress = { finished: finished.size, at: performance.now() };
     } else if (performance.now() - progress.at > STALL_MS) {
       failures.push(new Error(`no session finished for ${STALL_MS / 1000} s: gave up`));
+      stalled = [...waits]
+        .filter((wait) => wait.sessionId === undefined || !finished.has(wait.sessionId))
+        .map((wait) => ({ ...wait }));
       break;
     }
     for (const [sessionId, worker] of inFlight) {
@@ -206,7 +245,21 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
         watch(adopt(sessionId, worker));
       }
     }
+    // Creations a lost worker did not answer go to a new lane when every lane may have ended.
+    const [worker] = live();
+    if (retry.length > 0 && worker !== undefined) {
+      watch(lane(worker));
+    }
     await Promise.race([...running, new Promise((resolve) => setTimeout(resolve, 200))]);
   }
-  return { ids, promptMs, finished, takeovers, failures, wallMs: performance.now() - started };
+  return {
+    ids,
+    promptMs,
+    finished,
+    takeovers,
+    failures,
+    lostErrors,
+    stalled,
+    wallMs: performance.now() - started,
+  };
 }

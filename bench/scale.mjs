@@ -18,10 +18,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModelProcess } from "./fake-model.mjs";
+import { installCleanup, onSignalCleanup } from "./scale-cleanup.mjs";
 import { startDatabase } from "./scale-database.mjs";
 import { measureStore } from "./scale-store.mjs";
 import { driveSessions, startWorkers, stopWorkers } from "./scale-workers.mjs";
@@ -102,7 +103,8 @@ async function chaosRun(context, database, sessions) {
     for (const subscription of subscriptions) {
       await subscription.readNow();
     }
-    const checks = await check(database.url, result, seen);
+    const checks = await check(database.url, result, seen, sessions);
+    await reportStall(database.url, result.stalled);
     const firstFrom = (worker) =>
       result.takeovers.find((takeover) => takeover.from === worker.index)?.at;
     return {
@@ -111,7 +113,9 @@ async function chaosRun(context, database, sessions) {
       killTakeoverMs: (firstFrom(killed) ?? Number.NaN) - events.killedAt,
       freezeTakeoverMs: (firstFrom(frozen) ?? Number.NaN) - events.frozenAt,
       workers: workers.map(({ index, stderr }) => ({ index, stderr })),
-      frozenRefusals: (frozen.stderr.match(/lease[^\n]*lost|was lost/gi) ?? []).length,
+      frozenRefusals: result.lostErrors.filter(
+        (error) => error.worker === frozen.index && /lease[^\n]*was lost/i.test(error.message),
+      ).length,
     };
   } finally {
     await Promise.all(subscriptions.map((subscription) => subscription.close()));
@@ -120,8 +124,44 @@ async function chaosRun(context, database, sessions) {
   }
 }
 
+/**
+ * After a stall, on stderr: each unfinished session's last stored event and holder, and what the
+ * bench was waiting on for it.
+ */
+async function reportStall(url, stalled) {
+  if (stalled.length === 0) {
+    return;
+  }
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const wait of stalled) {
+      const label = wait.sessionId ?? `session number ${wait.index} (not created)`;
+      let stored = "";
+      if (wait.sessionId !== undefined) {
+        const { rows } = await client.query(
+          `SELECT e.seq, e.type, s.owner_id, s.lease_until > now() AS live FROM sessions s
+           LEFT JOIN events e ON e.session_id = s.id WHERE s.id = $1 ORDER BY e.seq DESC LIMIT 1`,
+          [wait.sessionId],
+        );
+        const [row] = rows;
+        stored =
+          row === undefined
+            ? "; not stored"
+            : `; last stored event ${row.seq} ${row.type}, held: ${row.live === true}`;
+      }
+      process.stderr.write(
+        `scale: unfinished ${label}: worker ${wait.worker} waiting on ${wait.waitingOn}${stored}\n`,
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /** The database's view of the run. */
-async function check(url, result, seen) {
+async function check(url, result, seen, sessions) {
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -156,7 +196,7 @@ async function check(url, result, seen) {
       (id) => JSON.stringify(seen.get(id)) !== JSON.stringify(stored.get(id)),
     );
     return {
-      unfinished: result.ids.length - result.finished.size,
+      unfinished: sessions - result.finished.size,
       gaps: gaps.length,
       unmatched: unmatched.length,
       epochsBack: epochsBack.length,
@@ -192,7 +232,7 @@ async function fileRun(context, sessions) {
 
 const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "—");
 
-function section(command, sessions, postgres, files, store) {
+function section({ command, sessions, load }, postgres, files, store) {
   const rate = (run) => run.finished.size / (run.wallMs / 1000);
   const p = (run, fraction) => fixed(percentile(run.promptMs, fraction));
   const { checks } = postgres;
@@ -204,11 +244,13 @@ function section(command, sessions, postgres, files, store) {
 (4 model requests) against the fake model; 4 SDK-server workers on one PostgreSQL (lease
 ${LEASE_MS / 1000} s), ${LANES} sessions at a time per worker; one worker \`kill -9\`ed a third of
 the way in, one SIGSTOPped at half-way for ${(LEASE_MS + 3000) / 1000} s, then SIGCONTed. Run
-${new Date().toISOString()}.
+${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores shared with other work
+(1-minute load average ${fixed(load.before, 2)} at the start, ${fixed(load.after, 2)} after the
+PostgreSQL run).
 
 | Figure | PostgreSQL, 4 workers + chaos | Files, 1 worker | Target |
 | --- | --- | --- | --- |
-| Sessions finished / started | ${postgres.finished.size} / ${postgres.ids.length} | ${files.finished.size} / ${files.ids.length} | all |
+| Sessions finished / asked for | ${postgres.finished.size} / ${sessions} | ${files.finished.size} / ${sessions} | all |
 | Throughput, sessions/s | ${fixed(rate(postgres), 1)} | ${fixed(rate(files), 1)} | |
 | Prompt (4 model turns) p50 / p99, ms | ${p(postgres, 0.5)} / ${p(postgres, 0.99)} | ${p(files, 0.5)} / ${p(files, 0.99)} | |
 | Takeover after \`kill -9\`, ms (holder on this machine: its dead pid frees the lease at once) | ${fixed(postgres.killTakeoverMs)} | — | ≤ 15,000 |
@@ -219,7 +261,7 @@ ${new Date().toISOString()}.
 Checks (PostgreSQL run, ${checks.events} events): every session finished: ${ok(checks.unfinished)};
 contiguous sequence numbers: ${ok(checks.gaps)}; every \`tool.execution_start\` with exactly one
 completion: ${ok(checks.unmatched)}; no append of an older epoch after a newer one (the frozen
-worker's late appends refused; its stderr has ${postgres.frozenRefusals} lines about a lost lease):
+worker's late appends refused; ${postgres.frozenRefusals} of its prompts ended on "the writer lease … was lost"):
 ${ok(checks.epochsBack)}; a subscriber on a worker owning no session saw every persisted event
 once, in order: ${ok(checks.subscriberMisses)}. Prompts that failed: ${postgres.failures.length}.
 `;
@@ -227,14 +269,58 @@ once, in order: ${ok(checks.subscriberMisses)}. Prompts that failed: ${postgres.
 
 async function main() {
   const { sessions } = parseArguments(process.argv.slice(2));
+  installCleanup();
   const temp = mkdtempSync(join(tmpdir(), "turnloop-scale-"));
-  const repo = join(temp, "repo");
-  createScenarioRepository(repo);
-  mkdirSync(join(temp, "user-home"), { recursive: true });
-  const model = await startFakeModelProcess({ toolTurns: TOOL_TURNS, answerDeltas: 8 });
+  const removeTemp = async () => rmSync(temp, { recursive: true, force: true });
+  const forgetTemp = onSignalCleanup(removeTemp);
+  try {
+    const repo = join(temp, "repo");
+    createScenarioRepository(repo);
+    mkdirSync(join(temp, "user-home"), { recursive: true });
+    const model = await startFakeModelProcess({ toolTurns: TOOL_TURNS, answerDeltas: 8 });
+    const forgetModel = onSignalCleanup(() => model.close());
+    try {
+      const database = await startDatabase();
+      const forgetDatabase = onSignalCleanup(() => database.stop());
+      try {
+        await measure(temp, model, database, sessions);
+      } finally {
+        forgetDatabase();
+        await database.stop();
+      }
+    } finally {
+      forgetModel();
+      await model.close();
+    }
+  } finally {
+    forgetTemp();
+    await removeTemp();
+  }
+}
+
+/**
+ * Writes `text` between the `keep:scale` markers of `results` (bench/report.mjs keeps such
+ * sections when it rewrites the file): in place of the previous run's, else at the end.
+ */
+function writeSection(results, text) {
+  const block = `<!-- keep:scale -->\n${text.trim()}\n<!-- /keep:scale -->\n`;
+  const before = readFileSync(results, "utf8");
+  const pattern = /<!-- keep:scale -->[\s\S]*?<!-- \/keep:scale -->\n?/;
+  if (pattern.test(before)) {
+    writeFileSync(
+      results,
+      before.replace(pattern, () => block),
+    );
+  } else {
+    appendFileSync(results, `${before.endsWith("\n") ? "" : "\n"}${block}`);
+  }
+}
+
+/** The three measures, the section written to bench/RESULTS.md, the exit code. */
+async function measure(temp, model, database, sessions) {
   const home = join(temp, "home");
   const context = {
-    repo,
+    repo: join(temp, "repo"),
     home,
     env: {
       PATH: process.env.PATH,
@@ -244,43 +330,34 @@ async function main() {
       TURNLOOP_BASE_URL: model.baseUrl,
     },
   };
-  const database = await startDatabase();
-  try {
-    process.stderr.write(`scale: ${sessions} sessions on 4 PostgreSQL workers, with chaos…\n`);
-    const postgres = await chaosRun(context, database, sessions);
-    process.stderr.write("scale: store figures…\n");
-    const store = await measureStore(dist, database.url, home);
-    process.stderr.write(`scale: ${sessions} sessions on 1 file-store worker…\n`);
-    const files = await fileRun(
-      { ...context, env: { ...context.env, TURNLOOP_HOME: join(temp, "files") } },
-      sessions,
-    );
-    const command = `npm run bench -- scale --sessions ${sessions}`;
-    const text = section(command, sessions, postgres, files, store);
-    process.stdout.write(text);
-    const results = join(root, "bench", "RESULTS.md");
-    const before = readFileSync(results, "utf8");
-    const start = before.indexOf("\n## Many workers: the chaos trial");
-    writeFileSync(results, start === -1 ? before : before.slice(0, start));
-    appendFileSync(results, text);
-    const failed = Object.entries(postgres.checks).filter(
-      ([name, count]) => name !== "events" && count !== 0,
-    );
-    process.exitCode = failed.length > 0 || postgres.failures.length > 0 ? 1 : 0;
-    if (process.env.SCALE_DEBUG !== undefined) {
-      for (const worker of postgres.workers) {
-        process.stderr.write(`--- worker ${worker.index} stderr:\n${worker.stderr.slice(-3000)}\n`);
-      }
+  process.stderr.write(`scale: ${sessions} sessions on 4 PostgreSQL workers, with chaos…\n`);
+  const loadBefore = loadavg()[0];
+  const postgres = await chaosRun(context, database, sessions);
+  process.stderr.write("scale: store figures…\n");
+  const store = await measureStore(dist, database.url, home);
+  process.stderr.write(`scale: ${sessions} sessions on 1 file-store worker…\n`);
+  const files = await fileRun(
+    { ...context, env: { ...context.env, TURNLOOP_HOME: join(temp, "files") } },
+    sessions,
+  );
+  const command = `npm run bench -- scale --sessions ${sessions}`;
+  const load = { before: loadBefore, after: loadavg()[0] };
+  const text = section({ command, sessions, load }, postgres, files, store);
+  process.stdout.write(text);
+  writeSection(join(root, "bench", "RESULTS.md"), text);
+  const failed = Object.entries(postgres.checks).filter(
+    ([name, count]) => name !== "events" && count !== 0,
+  );
+  process.exitCode = failed.length > 0 || postgres.failures.length > 0 ? 1 : 0;
+  if (process.env.SCALE_DEBUG !== undefined) {
+    for (const worker of postgres.workers) {
+      process.stderr.write(`--- worker ${worker.index} stderr:\n${worker.stderr.slice(-3000)}\n`);
     }
-    for (const failure of postgres.failures.slice(0, 5)) {
-      process.stderr.write(
-        `scale: a prompt failed: ${failure instanceof Error ? failure.message : String(failure)}\n`,
-      );
-    }
-  } finally {
-    await model.close();
-    await database.stop();
-    rmSync(temp, { recursive: true, force: true });
+  }
+  for (const failure of postgres.failures.slice(0, 5)) {
+    process.stderr.write(
+      `scale: a prompt failed: ${failure instanceof Error ? failure.message : String(failure)}\n`,
+    );
   }
 }
 

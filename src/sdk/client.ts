@@ -13,6 +13,7 @@
 
 import {
   createMessageConnection,
+  ErrorCodes,
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node.js";
@@ -196,11 +197,18 @@ export class TurnloopClient {
     return this.connection;
   }
 
-  /** Sends a request; errors carry the server's message (and its stderr when it died). */
+  /**
+   * Sends a request; errors carry the server's message (and its stderr when it died). A request
+   * still unanswered when the connection closes (the server was killed) rejects with
+   * "the turnloop server connection closed before answering <method>".
+   */
   private async call(connection: MessageConnection, method: string, params: object) {
     try {
       return await connection.sendRequest(method, params);
     } catch (error) {
+      if (error instanceof ResponseError && error.code === ErrorCodes.PendingResponseRejected) {
+        throw new Error(`the turnloop server connection closed before answering ${method}`);
+      }
       if (error instanceof ResponseError) {
         throw new Error(error.message);
       }
@@ -249,6 +257,9 @@ export class TurnloopClient {
     this.sessions.clear();
     this.connection = undefined;
     this.starting = undefined;
+    // vscode-jsonrpc rejects the requests still waiting for an answer on dispose, not on close:
+    // without it, a call in flight when the server dies would never settle.
+    connection.dispose();
   }
 
   private async dispose(): Promise<void> {
