@@ -5,8 +5,10 @@
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Socket } from "node:net";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import {
+  type Message,
   type MessageReader,
   type MessageWriter,
   StreamMessageReader,
@@ -26,6 +28,29 @@ export interface Transport {
 }
 
 const STDERR_TAIL = 8_192;
+
+/**
+ * A message writer for `stream` whose `write` never rejects. vscode-jsonrpc's `sendRequest`
+ * awaits the write inside a promise executor and rethrows a failure there, where nothing can catch
+ * it: a request written just as the server's end of the stream closed ("This socket has been
+ * ended by the other party") became an unhandled rejection that crashed the app. The failure still
+ * reaches the connection (`onError`, fired by the stream writer itself), the stream is destroyed,
+ * and the connection's close rejects the calls still waiting (client.ts).
+ */
+export function settledWriter(stream: Writable): MessageWriter {
+  const writer = new StreamMessageWriter(stream);
+  return {
+    onError: writer.onError,
+    onClose: writer.onClose,
+    write: (message: Message) =>
+      writer.write(message).catch(() => {
+        // A stream that failed a write is done: its close ends the connection.
+        stream.destroy();
+      }),
+    end: () => writer.end(),
+    dispose: () => writer.dispose(),
+  };
+}
 
 /** `dist/cli/main.js` of the installed package (this file is `dist/sdk/transport.js`). */
 export function defaultCliPath(): string {
@@ -62,7 +87,7 @@ export async function spawnServer(options: {
   });
   return {
     reader: new StreamMessageReader(child.stdout),
-    writer: new StreamMessageWriter(child.stdin),
+    writer: settledWriter(child.stdin),
     owned: true,
     stderrTail: () => tail,
     close: (graceMs) => stopChild(child, graceMs),
@@ -83,7 +108,7 @@ export function connectTcp(host: string, port: number): Promise<Transport> {
       socket.on("error", () => undefined);
       resolve({
         reader: new StreamMessageReader(socket),
-        writer: new StreamMessageWriter(socket),
+        writer: settledWriter(socket),
         owned: false,
         stderrTail: () => "",
         close: () =>
