@@ -15,12 +15,13 @@ import { makeTemporaryDirectory } from "./support.js";
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 
 /**
- * Node 20 cannot run TypeScript, and the test must not depend on a prior build: transpile the two
- * folders the writer needs into `directory`, keeping their relative imports valid.
+ * Node 20 cannot run TypeScript, and the test must not depend on a prior build: transpile the
+ * folders the writer needs (the log imports llm/huge-messages.ts) into `directory`, keeping their
+ * relative imports valid.
  */
 async function compileWriter(directory: string): Promise<void> {
   await writeFile(join(directory, "package.json"), '{ "type": "module" }\n');
-  for (const folder of ["src/events", "src/session"]) {
+  for (const folder of ["src/events", "src/llm", "src/session"]) {
     for (const name of await readdir(join(repositoryRoot, folder))) {
       if (!name.endsWith(".ts")) {
         continue;
