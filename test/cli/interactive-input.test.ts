@@ -79,6 +79,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
         "Attached file notes.md:\n```\n# notes\nThe launch is on Tuesday.\n```",
       );
 
+      // A line typed while the prompt is still ending is not sent: wait for the idle status line.
+      await terminal.idle();
       terminal.type('!echo shell-said-hello "[$TURNLOOP_API_KEY]" "$PAGER"; exit 3');
       const screen = await terminal.waitFor(/exit 3 · the output goes to the model/);
       expect(screen).toMatch(
@@ -86,6 +88,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       );
       // No model request for a shell command.
       expect(fixture.server.requests).toHaveLength(1);
+      await terminal.idle();
       terminal.type("did you see it?");
       await terminal.waitFor(/Saw the output\./);
       const second = fixture.lastMessage(1);
