@@ -18,7 +18,7 @@ import type {
   ToolSpecification,
 } from "../llm/provider.js";
 import type { CommandSetup } from "../tools/command-runner.js";
-import type { AnyTool, ClientCapabilities, ToolEffect } from "../tools/define-tool.js";
+import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
 import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
@@ -35,6 +35,7 @@ import {
   type ToolCallOutcome,
   type UnknownToolCallback,
 } from "./tool-calls.js";
+import { applyEffects } from "./tool-effects.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings extends CompactionOptions {
@@ -284,37 +285,6 @@ function batchOptions(
         "Not executed: the reply hit the output token limit before all tool arguments were complete. Make smaller calls.",
     },
   };
-}
-
-/**
- * Applies the effects of a batch's calls ({@link ToolEffect}) in call order, recording
- * `session.plan_updated` and `session.task_complete`; a cancelled prompt completes no task.
- * `stop` is read by {@link decideNext}.
- */
-function applyEffects(
-  outcomes: readonly ToolCallOutcome[],
-  emit: Conversation["emit"],
-  cancelled: boolean,
-): void {
-  for (const effect of outcomes.flatMap((outcome) => outcome.effects ?? [])) {
-    switch (effect.type) {
-      case "plan_updated":
-        emit({ type: "session.plan_updated", data: { entries: effect.entries } });
-        break;
-      case "task_complete":
-        if (!cancelled) {
-          const { summary, success } = effect;
-          emit({ type: "session.task_complete", data: { summary, success } });
-        }
-        break;
-      case "stop":
-        break;
-      default: {
-        const unhandled: never = effect;
-        void unhandled;
-      }
-    }
-  }
 }
 
 /** Records how the prompt ended (`abort`, `session.autopilot_stopped`, `session.error`). */

@@ -241,8 +241,16 @@ async function settle(
       : {}),
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
-    ...(result.isError || result.effects === undefined ? {} : { effects: result.effects }),
+    ...effectsOf(result),
   };
+}
+
+/** The effects a result carries on (see {@link ToolResult.effects}): an error keeps its follow-ups. */
+function effectsOf(result: ToolResult): { effects?: ToolEffect[] } {
+  const effects = result.isError
+    ? result.effects?.filter((effect) => effect.type === "follow_up")
+    : result.effects;
+  return effects === undefined || effects.length === 0 ? {} : { effects };
 }
 
 async function runTool(

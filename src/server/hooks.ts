@@ -13,12 +13,16 @@
  *   replace the arguments: the gate judges them and the tool runs them, while
  *   `tool.execution_start` keeps the model's original ones (Copilot's history); `additionalContext`
  *   is appended to the result.
- * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run, `postToolUseFailure`
- *   {toolName, toolArgs, error} after a failed one: `modifiedResult` replaces, and
- *   `additionalContext` is appended to, what the model sees.
+ * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run: `modifiedResult`
+ *   replaces, and `additionalContext` is appended to, what the model sees.
+ * - `postToolUseFailure` {toolName, toolArgs, error} after a failed run: as with Copilot, only
+ *   `additionalContext` counts; the model reads it after the batch's results as a user message
+ *   `Tool "<name>" failed. Additional guidance from postToolUseFailure hooks:\n<context>`.
  * - `sessionStart` {source: new | resume, initialPrompt} before the first prompt after create or
- *   resume, then `userPromptSubmitted` {prompt} before every prompt: `modifiedPrompt` replaces the
- *   prompt; `additionalContext` is appended to it after a blank line.
+ *   resume: its `additionalContext` is a user message of its own just before the prompt, as
+ *   Copilot sends it. Then `userPromptSubmitted` {prompt} before every prompt: `modifiedPrompt`
+ *   replaces the prompt; `additionalContext` is appended to it after a blank line.
+ * The context messages are `user.message` events with source `hook`, so a resume reads them too.
  * - `agentStop` {stopReason, transcriptPath, stop_hook_active} when a prompt ends (not on
  *   cancel or error): `decision: "block"` goes on with `reason` as a user message (source
  *   `hook`), at most {@link MAX_AGENT_STOP_BLOCKS} times in a row.
@@ -119,12 +123,25 @@ export class HookRunner {
     }
   }
 
-  /** Applies `sessionStart` or `userPromptSubmitted` to a prompt's text. */
-  async prompt(hookType: HookType, input: JsonObject, text: string, signal: AbortSignal) {
-    const output = (await this.call(hookType, input, signal)) as PromptHookOutput | undefined;
+  /** Applies `userPromptSubmitted` to a prompt's text. */
+  async prompt(input: JsonObject, text: string, signal: AbortSignal): Promise<string> {
+    const output = (await this.call("userPromptSubmitted", input, signal)) as
+      | PromptHookOutput
+      | undefined;
     const prompt = typeof output?.modifiedPrompt === "string" ? output.modifiedPrompt : text;
     const context = output?.additionalContext;
     return typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
+  }
+
+  /**
+   * `sessionStart`: its `additionalContext`, which the model reads as a user message of its own
+   * just before the prompt (Copilot's snapshot `hooks_extended/should_invoke_sessionstart_hook`);
+   * undefined when it gave none.
+   */
+  async sessionStart(input: JsonObject, signal: AbortSignal): Promise<string | undefined> {
+    const output = (await this.call("sessionStart", input, signal)) as PromptHookOutput | undefined;
+    const context = output?.additionalContext;
+    return typeof context === "string" && context !== "" ? context : undefined;
   }
 
   /** `preToolUse` for a call of a tool that does not exist: recorded, its output unused. */
@@ -226,23 +243,17 @@ export class HookRunner {
     signal: AbortSignal,
   ): Promise<ToolResult> {
     const toolArgs = (isObject(input) ? input : {}) as JsonObject;
-    const output = (
-      result.isError
-        ? await this.call(
-            "postToolUseFailure",
-            { toolName, toolArgs, error: result.content },
-            signal,
-          )
-        : await this.call(
-            "postToolUse",
-            {
-              toolName,
-              toolArgs,
-              toolResult: { textResultForLlm: result.content, resultType: "success" },
-            },
-            signal,
-          )
-    ) as PostToolUseOutput | undefined;
+    if (result.isError) {
+      const failure = { toolName, toolArgs, error: result.content };
+      const output = (await this.call("postToolUseFailure", failure, signal)) as
+        | PostToolUseOutput
+        | undefined;
+      return withGuidance(result, toolName, output?.additionalContext);
+    }
+    const toolResult = { textResultForLlm: result.content, resultType: "success" };
+    const output = (await this.call("postToolUse", { toolName, toolArgs, toolResult }, signal)) as
+      | PostToolUseOutput
+      | undefined;
     const modified = output?.modifiedResult;
     const replaced =
       typeof modified === "string"
@@ -252,6 +263,20 @@ export class HookRunner {
           : result;
     return appendContext(replaced, output?.additionalContext);
   }
+}
+
+/**
+ * A failed result with `postToolUseFailure`'s `additionalContext`: the result stays as it was
+ * (Copilot honours no `modifiedResult` there) and the model reads the guidance as a user message
+ * after the batch's results, in Copilot's words (snapshot
+ * `hooks_extended/should_invoke_posttoolusefailure_hook_for_failed_tool_result`).
+ */
+function withGuidance(result: ToolResult, toolName: string, context: unknown): ToolResult {
+  if (typeof context !== "string" || context === "") {
+    return result;
+  }
+  const content = `Tool "${toolName}" failed. Additional guidance from postToolUseFailure hooks:\n${context}`;
+  return { ...result, effects: [...(result.effects ?? []), { type: "follow_up", content }] };
 }
 
 function appendContext(result: ToolResult, context: unknown): ToolResult {

@@ -45,9 +45,12 @@ export async function runSendJob(
   const startSource = context.takeStartSource();
   if (startSource !== undefined) {
     const input = { source: startSource, initialPrompt: text };
-    text = await hooks.prompt("sessionStart", input, text, signal);
+    const startContext = await hooks.sessionStart(input, signal);
+    if (startContext !== undefined) {
+      session.emit({ type: "user.message", data: { content: startContext, source: "hook" } });
+    }
   }
-  text = await hooks.prompt("userPromptSubmitted", { prompt: text }, text, signal);
+  text = await hooks.prompt({ prompt: text }, text, signal);
   // The app's prompt records its attachments as sent (they came as JSON) and its agent mode.
   const attachments = (job.attachments ?? []) as JsonValue[];
   let details: Omit<UserPrompt, "content"> = { source: "user", attachments, agentMode: job.mode };

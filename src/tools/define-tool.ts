@@ -81,8 +81,8 @@ export interface ToolResult {
   errorMessage?: string;
   /**
    * What the call changes beyond its result, applied by the loop (src/agent/loop.ts) after the
-   * reply's calls have their results and before the turn ends, in call order. Ignored on an
-   * error result and on a call the user cancelled.
+   * reply's calls have their results and before the turn ends, in call order. Ignored on a call
+   * the user cancelled, and on an error result except `follow_up`.
    */
   effects?: ToolEffect[];
 }
@@ -91,12 +91,15 @@ export interface ToolResult {
  * An effect of a successful call: `plan_updated` replaces the session's plan (recorded as
  * `session.plan_updated`, ACP `plan`); `task_complete` records `session.task_complete` (autopilot's
  * end, case 28) unless the prompt was cancelled; `stop` ends the prompt with `end_turn` once the
- * turn's calls are done, without another model request.
+ * turn's calls are done, without another model request; `follow_up` is a user-side message the
+ * model reads after the batch's results (recorded as `user.message` with source `hook`: a Copilot
+ * SDK app's `postToolUseFailure` guidance, src/server/hooks.ts).
  */
 export type ToolEffect =
   | { type: "plan_updated"; entries: PlanEntry[] }
   | { type: "task_complete"; summary: string; success: boolean }
-  | { type: "stop" };
+  | { type: "stop" }
+  | { type: "follow_up"; content: string };
 
 /** An image in a tool result. */
 export interface ToolImage {

@@ -74,7 +74,7 @@ describe("hooks through hooks.invoke", () => {
     await session.disconnect();
     expect(calls).toEqual([
       ["sessionStart", ["new", "read it"]],
-      ["userPromptSubmitted", "read it\n\n(from sessionStart)"],
+      ["userPromptSubmitted", "read it"],
       ["preToolUse", ["view", { path: "notes.txt" }]],
       ["postToolUse", "1. other\n2.\n\n(pre)"],
       ["agentStop", ["end_turn", false]],
@@ -82,7 +82,10 @@ describe("hooks through hooks.invoke", () => {
       ["sessionEnd", "user_exit"],
     ]);
     const first = requestMessages(fixture.model, -3).filter((message) => message.role === "user");
-    expect(first.map((message) => message.content)).toEqual(["Read notes.txt\n\n(from the hook)"]);
+    expect(first.map((message) => message.content)).toEqual([
+      "(from sessionStart)",
+      "Read notes.txt\n\n(from the hook)",
+    ]);
     const tool = requestMessages(fixture.model, -2).find((message) => message.role === "tool");
     expect(tool?.content).toBe("1. other\n2.\n\n(pre)\n\n(post)");
     const last = requestMessages(fixture.model, -1).at(-1);
@@ -105,6 +108,7 @@ describe("hooks through hooks.invoke", () => {
       "session.start",
       "hook.start",
       "hook.end",
+      "user.message",
       "hook.start",
       "hook.end",
       "user.message",
@@ -140,7 +144,7 @@ describe("hooks through hooks.invoke", () => {
     const userMessages = persisted.flatMap((event) =>
       event.type === "user.message" ? [event.data.source] : [],
     );
-    expect(userMessages).toEqual(["user", "hook"]);
+    expect(userMessages).toEqual(["hook", "user", "hook"]);
   });
 
   test("preToolUse deny / allow / ask, postToolUseFailure, and errorOccurred when the model fails", async () => {
@@ -200,9 +204,16 @@ describe("hooks through hooks.invoke", () => {
       (event) =>
         event.type === "tool.execution_complete" && event.data.toolCallId === "call_missing",
     );
-    expect(missing?.type === "tool.execution_complete" && missing.data.result.content).toMatch(
-      /\n\n\(check the path\)$/,
+    expect(missing?.type === "tool.execution_complete" && missing.data.result.content).not.toMatch(
+      /check the path/,
     );
+    // The failure hook's guidance follows the batch's results as a user message (Copilot's words).
+    const guidance = events.filter(
+      (event) => event.type === "user.message" && event.data.source === "hook",
+    );
+    expect(guidance.map((event) => event.type === "user.message" && event.data.content)).toEqual([
+      'Tool "view" failed. Additional guidance from postToolUseFailure hooks:\n(check the path)',
+    ]);
     const denied = events.find(
       (event) => event.type === "tool.execution_complete" && event.data.toolCallId === "call_deny",
     );
