@@ -22,6 +22,7 @@ const SDK_APP_EVENT_TYPES = [
   "session.snapshot_rewind",
   "session.title_changed",
   "session.grants_changed",
+  "session.shutdown",
 ] as const satisfies readonly SessionEventType[];
 
 /** The type of an event only the SDK face shows (see {@link isSdkAppEvent}). */

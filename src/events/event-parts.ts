@@ -154,3 +154,35 @@ export type ToolErrorCode =
   | "interrupted"
   | "limit_reached"
   | "failed";
+
+/**
+ * `session.shutdown`: the session was closed by its SDK app (detach, destroy, `session.shutdown`,
+ * the connection lost, the server stopping), with the metrics of the whole session (Copilot's
+ * event and field names: the Copilot SDK's `ShutdownData`). `sessionStartTime` in ms since the
+ * epoch; `totalApiDurationMs` sums, over the conversation's model requests, the time from sending
+ * the request to its complete reply; `modelMetrics` is keyed by the model of each request;
+ * `codeChanges` counts the lines of successful `edit` and `create` calls.
+ */
+export interface SessionShutdown {
+  shutdownType: "routine" | "error";
+  errorReason?: string;
+  sessionStartTime: number;
+  totalApiDurationMs: number;
+  modelMetrics: Record<
+    string,
+    {
+      requests: { count: number; cost: number };
+      usage: {
+        inputTokens: number;
+        outputTokens: number;
+        cacheReadTokens: number;
+        cacheWriteTokens: number;
+      };
+    }
+  >;
+  codeChanges: { linesAdded: number; linesRemoved: number; filesModified: string[] };
+  currentModel: string;
+  /** Tokens the last request's input held (0 before any request). */
+  currentTokens: number;
+  eventsFileSizeBytes?: number;
+}

@@ -22,6 +22,7 @@ import type {
   ProviderMetadata,
   ReasoningPart,
   RepairNote,
+  SessionShutdown,
   StopReason,
   ToolErrorCode,
   ToolRequest,
@@ -342,6 +343,7 @@ export interface SessionEventData {
    * "always" answer adds to them.
    */
   "session.grants_changed": { allow: string[]; deny: string[] };
+  "session.shutdown": SessionShutdown;
 }
 
 export type SessionEventType = keyof SessionEventData;

@@ -36,6 +36,7 @@ import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { sessionConfinement } from "./session-sandbox.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
+import { recordShutdown, type ShutdownCause } from "./shutdown-metrics.js";
 import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 export class ServerSession {
@@ -232,7 +233,7 @@ export class ServerSession {
    * otherwise cancels what runs, tells the app's `sessionEnd` hook and closes.
    * @returns whether the session closed.
    */
-  async detach(link: ClientLink): Promise<boolean> {
+  async detach(link: ClientLink, cause?: ShutdownCause): Promise<boolean> {
     if (this.othersAttachedThan(link)) {
       this.clients.remove(link);
       this.registrationsChanged();
@@ -240,7 +241,7 @@ export class ServerSession {
     }
     await this.abort();
     await this.hooks.call("sessionEnd", { reason: "user_exit" });
-    await this.close();
+    await this.close(cause);
     return true;
   }
 
@@ -261,10 +262,11 @@ export class ServerSession {
     return this.closed !== undefined;
   }
 
-  /** Cancels, stops forwarding and closes the log. Idempotent. */
-  close(): Promise<void> {
+  /** Cancels, records `session.shutdown`, stops forwarding and closes the log. Idempotent. */
+  close(cause: ShutdownCause = { shutdownType: "routine" }): Promise<void> {
     this.closed ??= (async () => {
       await this.abort();
+      await recordShutdown(this.host, this.session, cause, this.modelId);
       this.unsubscribe();
       this.clients.clear();
       await this.host.close(this.session);

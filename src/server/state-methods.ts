@@ -162,13 +162,26 @@ export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
   return { agent: null };
 }
 
-/** `session.shutdown`: ends the app's use of the session, as `session.detach` does. */
+const shutdownParams = z.looseObject({
+  sessionId: sessionIdSchema,
+  type: z.enum(["routine", "error"]).optional(),
+  reason: z.string().optional(),
+});
+
+/**
+ * `session.shutdown {sessionId, type?: "routine" | "error", reason?}`: ends the app's use of the
+ * session, as `session.detach` does; when that closes it, `session.shutdown` is recorded with
+ * `shutdownType: type` (default `routine`) and, for `error`, `errorReason: reason`.
+ */
 export async function sessionShutdownMethod(connection: ClientConnection, raw: unknown) {
-  const { sessionId } = parseParams("session.shutdown", sessionOnlyParams, raw);
+  const { sessionId, type, reason } = parseParams("session.shutdown", shutdownParams, raw);
   const session = openSession(connection.server, sessionId);
   if (!session.othersAttachedThan(connection)) {
     connection.server.detached.add(sessionId);
   }
-  await session.detach(connection);
+  const shutdownType = type ?? "routine";
+  const errorReason =
+    shutdownType === "error" && reason !== undefined ? { errorReason: reason } : {};
+  await session.detach(connection, { shutdownType, ...errorReason });
   return { success: true };
 }

@@ -2,7 +2,7 @@
  * Events as the Copilot SDK reads them: the log keeps turnloop's `<provider>:<model>` ids, the
  * SDK face reports bare model ids as the Copilot CLI does (`gpt-4.1`, not `openai-chat:gpt-4.1`):
  * `session.start` and `session.resume` carry `selectedModel` (and the reasoning effort), and
- * `session.model_change` and `assistant.usage` name models bare. Every other event is unchanged.
+ * `session.model_change`, `assistant.usage` and `session.shutdown` name models bare. Every other event is unchanged.
  */
 
 import type { History } from "../agent/history.js";
@@ -44,6 +44,15 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     }
     case "assistant.usage":
       return { ...event, data: { ...event.data, model: bareModelId(event.data.model) } };
+    case "session.shutdown": {
+      const { modelMetrics, currentModel } = event.data;
+      const metrics = Object.entries(modelMetrics).map(([id, metric]) => [bareModelId(id), metric]);
+      const names = { currentModel: bareModelId(currentModel) };
+      return {
+        ...event,
+        data: { ...event.data, ...names, modelMetrics: Object.fromEntries(metrics) },
+      };
+    }
     default:
       return event;
   }

@@ -89,6 +89,7 @@ const KNOWN_EVENT_TYPES = {
   "session.snapshot_rewind": true,
   "session.title_changed": true,
   "session.grants_changed": true,
+  "session.shutdown": true,
 } satisfies Record<SessionEventType, true>;
 
 function isKnownEventType(type: string): type is SessionEventType {

@@ -84,6 +84,7 @@ describe("auth and lifecycle", () => {
       });
       expect((await resumed.getEvents()).map((event) => event.type)).toEqual([
         "session.start",
+        "session.shutdown",
         "session.resume",
       ]);
       await resumed.disconnect();

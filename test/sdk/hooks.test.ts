@@ -131,6 +131,7 @@ describe("hooks through hooks.invoke", () => {
       "hook.end",
       "hook.start",
       "hook.end",
+      "session.shutdown",
     ]);
     expect(hookEnds(persisted)).toEqual([
       ["sessionStart", true],

@@ -404,6 +404,7 @@ describe("the SDK against the built server (stdio)", () => {
     const persisted = (await resumed.getMessages()).map((event) => event.type);
     expect(persisted.filter((type) => type.startsWith("session."))).toEqual([
       "session.start",
+      "session.shutdown",
       "session.resume",
     ]);
 

@@ -125,8 +125,10 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const reply = await onB.sendAndWait({ prompt: "who answers?" });
     expect(reply?.data.content).toBe("answered by worker B");
     const after = await onB.getMessages();
-    // B wrote its session.resume when it claimed the session, then ran the prompt.
+    // A recorded session.shutdown when it let go; B wrote its session.resume when it claimed the
+    // session, then ran the prompt.
     expect(after.slice(before.length).map((event) => event.type)).toEqual([
+      "session.shutdown",
       "session.resume",
       "user.message",
       "assistant.turn_start",
@@ -134,6 +136,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
       "assistant.usage",
       "assistant.turn_end",
     ]);
-    expect(persisted(seenOnB.events)).toEqual(after.slice(before.length + 1));
+    // B's app saw A's session.shutdown as it followed, then all but B's own session.resume.
+    const [shutdownOfA, , ...ranOnB] = after.slice(before.length);
+    expect(persisted(seenOnB.events)).toEqual([shutdownOfA, ...ranOnB]);
   });
 });

@@ -99,7 +99,13 @@ describe("turnloop --headless --stdio on the wire", () => {
     child.stdin.end();
     expect(await exit).toBe(0);
     const log = await readEventLog(eventsPath(fixture.home, sessionId));
-    expect(log.events.map((event) => event.type)).toEqual(["session.start", "session.resume"]);
+    // Each close records session.shutdown.
+    expect(log.events.map((event) => event.type)).toEqual([
+      "session.start",
+      "session.shutdown",
+      "session.resume",
+      "session.shutdown",
+    ]);
   });
 
   test("a dead connection cancels its prompt and the log ends consistently", async () => {
@@ -120,14 +126,15 @@ describe("turnloop --headless --stdio on the wire", () => {
     expect(await exit).toBe(0);
     const log = await readEventLog(eventsPath(fixture.home, sessionId));
     expect(log.repaired).toEqual([]);
-    expect(log.events.map((event) => event.type).slice(-4)).toEqual([
+    expect(log.events.map((event) => event.type).slice(-5)).toEqual([
       "tool.execution_start",
       "tool.execution_complete",
       "assistant.turn_end",
       "abort",
+      "session.shutdown",
     ]);
-    expect(log.events.at(-2)).toMatchObject({ data: { status: "cancelled" } });
-    expect(log.events.at(-3)).toMatchObject({
+    expect(log.events.at(-3)).toMatchObject({ data: { status: "cancelled" } });
+    expect(log.events.at(-4)).toMatchObject({
       data: { toolCallId: "call_z", success: false, error: { code: "cancelled" } },
     });
   });

@@ -61,6 +61,7 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.snapshot_rewind":
     case "session.title_changed":
     case "session.grants_changed":
+    case "session.shutdown":
       return NONE;
     default: {
       const unhandled: never = event;

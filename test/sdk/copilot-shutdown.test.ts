@@ -1,0 +1,131 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { describe, expect, test } from "vitest";
+import type { SessionEvent as LoggedEvent } from "../../src/events/events.js";
+import { recordEvents, useCopilotClient } from "./extended-support.js";
+
+/**
+ * Issue 25, `session.shutdown`: when an app ends a session (its `session.shutdown` call, a
+ * disconnect), turnloop records Copilot's `session.shutdown` event with the session's metrics,
+ * driven through the official `@github/copilot-sdk` over the built CLI.
+ */
+
+const setup = useCopilotClient();
+
+async function loggedEvents(sessionId: string): Promise<LoggedEvent[]> {
+  const path = join(setup.fixture.home, "session-state", sessionId, "events.jsonl");
+  const text = await readFile(path, "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as LoggedEvent);
+}
+
+/** Sum over the conversation's requests of the time from `turn_start` to the reply, per the log. */
+function apiTime(events: readonly LoggedEvent[]): number {
+  let total = 0;
+  let startedAt: number | undefined;
+  for (const event of events) {
+    if (event.type === "assistant.turn_start") {
+      startedAt = Date.parse(event.timestamp);
+    } else if (event.type === "assistant.message" && startedAt !== undefined) {
+      total += Date.parse(event.timestamp) - startedAt;
+      startedAt = undefined;
+    }
+  }
+  return total;
+}
+
+describe("session.shutdown", () => {
+  test("the app's session.shutdown records the session's usage per model, API time, code changes and context", async () => {
+    const { client, fixture } = setup;
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const events = recordEvents(session);
+    const path = join(fixture.cwd, "shutdown-notes.txt");
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_create",
+            name: "create",
+            arguments: JSON.stringify({ path, file_text: "one\ntwo\nthree\n" }),
+          },
+        ],
+        usage: { input: 100, output: 20, cacheRead: 30 },
+      },
+      {
+        toolCalls: [
+          {
+            id: "call_edit",
+            name: "edit",
+            arguments: JSON.stringify({ path, old_str: "two", new_str: "2\nzwei" }),
+          },
+        ],
+        usage: { input: 150, output: 10 },
+      },
+      { text: "Done.", usage: { input: 200, output: 5 } },
+    );
+    await session.sendAndWait({ prompt: "write the notes" });
+    const shutdown = new Promise<SessionEvent>((resolve) => {
+      session.on((event: SessionEvent) => {
+        if (event.type === "session.shutdown") {
+          resolve(event);
+        }
+      });
+    });
+    await session.rpc.shutdown({ type: "routine", reason: "done with it" });
+    const event = await shutdown;
+
+    const logged = await loggedEvents(session.sessionId);
+    const start = logged[0];
+    const usageInfo = events.findLast((seen) => seen.type === "session.usage_info");
+    expect(event.data).toEqual({
+      shutdownType: "routine",
+      sessionStartTime: Date.parse(start?.type === "session.start" ? start.data.startTime : ""),
+      totalApiDurationMs: apiTime(logged),
+      modelMetrics: {
+        "fake-model": {
+          requests: { count: 3, cost: 0 },
+          usage: { inputTokens: 450, outputTokens: 35, cacheReadTokens: 30, cacheWriteTokens: 0 },
+        },
+      },
+      codeChanges: { linesAdded: 5, linesRemoved: 1, filesModified: [path] },
+      currentModel: "fake-model",
+      currentTokens: usageInfo?.type === "session.usage_info" ? usageInfo.data.currentTokens : -1,
+      eventsFileSizeBytes: expect.any(Number),
+    });
+    // On disk it is the last event, with turnloop's model ids.
+    const last = logged.at(-1);
+    expect(last?.type).toBe("session.shutdown");
+    expect(last?.type === "session.shutdown" && Object.keys(last.data.modelMetrics)).toEqual([
+      "openai-compatible:fake-model",
+    ]);
+  });
+
+  test("an error shutdown carries its reason; a disconnect records a routine one", async () => {
+    const { client, fixture } = setup;
+    const failing = await client.createSession({ onPermissionRequest: approveAll });
+    const failingEvents = recordEvents(failing);
+    fixture.model.enqueue({ text: "hi" });
+    await failing.sendAndWait({ prompt: "hello" });
+    await failing.rpc.shutdown({ type: "error", reason: "the app failed" });
+    const failed = failingEvents.find((event) => event.type === "session.shutdown");
+    expect(failed?.type === "session.shutdown" && failed.data).toMatchObject({
+      shutdownType: "error",
+      errorReason: "the app failed",
+      codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
+    });
+
+    const ended = await client.createSession({ onPermissionRequest: approveAll });
+    fixture.model.enqueue({ text: "bye" });
+    await ended.sendAndWait({ prompt: "hello" });
+    await ended.disconnect();
+    const logged = await loggedEvents(ended.sessionId);
+    expect(logged.map((event) => event.type).slice(-2)).toEqual([
+      "assistant.turn_end",
+      "session.shutdown",
+    ]);
+    expect(logged.at(-1)?.data).toMatchObject({ shutdownType: "routine" });
+  });
+});
