@@ -39,6 +39,7 @@ import {
   permissionAnswerMethod,
   sendMethod,
   sessionModelsMethod,
+  suspendMethod,
   toolAnswerMethod,
 } from "./session-methods.js";
 import { createMethod, resumeMethod } from "./session-opening.js";
@@ -128,6 +129,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "session.resume": resumeMethod,
   "session.send": sendMethod,
   "session.abort": abortMethod,
+  "session.suspend": suspendMethod,
   "session.getMessages": getMessagesMethod,
   "session.getEvents": getMessagesMethod,
   "session.list": listMethod,

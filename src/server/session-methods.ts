@@ -49,6 +49,23 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
 }
 
 /**
+ * `session.suspend {sessionId}` → `{}` once the session is at rest: as `session.abort`, the
+ * running prompt ends at its next safe point (a pending permission question is answered
+ * cancelled, a call waiting for the app's tool gets an interrupted result, queued prompts are
+ * dropped) and the log is committed; the session stays open for more prompts, and a resume in
+ * any process goes on from the log. turnloop carries no half-run tool call over to a resume.
+ */
+export async function suspendMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.suspend", sessionOnlyParams, raw);
+  if (isRemote(connection.server, sessionId)) {
+    await abortAtOwner(connection.server, sessionId);
+    return {};
+  }
+  await openSession(connection.server, sessionId).abort();
+  return {};
+}
+
+/**
  * `session.getMessages` / `session.getEvents`: the persisted events, as on disk but with the SDK
  * face's model names (see wire-events.ts). As with Copilot,
  * a session the app detached here cannot be read until resumed ("Session not found").

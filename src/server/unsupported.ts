@@ -39,10 +39,6 @@ const OUT_OF_SCOPE: ReadonlyArray<[prefix: string, reason: string]> = [
   ["session.agent.", "turnloop has a single agent (no custom agents to select)"],
   ["session.schedule.", "scheduled prompts are not supported by turnloop"],
   ["session.shell.", "user-requested shell commands are not supported by turnloop: send a prompt"],
-  [
-    "session.suspend",
-    "not served yet (session.disconnect keeps the log, and a resume goes on from it)",
-  ],
 ];
 
 /**
