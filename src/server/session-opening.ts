@@ -199,8 +199,13 @@ async function startMcp(
   for (const problem of given.problems) {
     server.log(`MCP server not started: ${problem}`);
   }
-  await server.host.startMcpServers(session, given.servers, (line) =>
-    server.log(line.replace(/^turnloop: /, "")),
+  // The SDK face names MCP tools as the Copilot CLI does: `<server>-<tool>`.
+  await server.host.startMcpServers(
+    session,
+    given.servers,
+    (line) => server.log(line.replace(/^turnloop: /, "")),
+    undefined,
+    "copilot",
   );
 }
 

@@ -4,7 +4,8 @@
  * `mcp:<name>` match only tools of that source, and `<source>:*` every tool of it (the SDK's
  * `ToolSet` builds these; see `SessionConfigBase.availableTools` in the SDK's `types.d.ts`).
  * Sources: `builtin` = turnloop's own tools, `custom` = the app's `tools`, `mcp` = MCP servers'
- * tools (named `<server>__<tool>` by turnloop and `<server>-<tool>` by Copilot: both match).
+ * tools (named `<server>-<tool>` on this face as by Copilot; turnloop's `<server>__<tool>` matches
+ * too).
  */
 
 import { builtinTools } from "../tools/index.js";
@@ -41,7 +42,11 @@ export function matchesToolFilter(pattern: string, tool: FilteredTool): boolean 
     return false;
   }
   const name = pattern.slice(colon + 1);
-  return name === "*" || name === tool.name || (source === "mcp" && name === copilotMcpName(tool));
+  return (
+    name === "*" ||
+    name === tool.name ||
+    (source === "mcp" && copilotMcpName(name) === copilotMcpName(tool.name))
+  );
 }
 
 /**
@@ -57,7 +62,7 @@ export function passesToolFilters(
   return (available === undefined || available.some(matches)) && !excluded.some(matches);
 }
 
-/** Copilot's wire name of an MCP tool, `<server>-<tool>`, from turnloop's `<server>__<tool>`. */
-function copilotMcpName(tool: FilteredTool): string {
-  return tool.name.replace("__", "-");
+/** Copilot's name of an MCP tool, `<server>-<tool>`, from turnloop's `<server>__<tool>`. */
+function copilotMcpName(name: string): string {
+  return name.replace("__", "-");
 }

@@ -293,13 +293,15 @@ export class SessionHost {
    * Starts `session`'s MCP servers in the background: the config files' (`mcp.json`, a trusted
    * project's `.mcp.json`, `--mcp-config`) and then `given` (a face's: ACP `mcpServers`, an SDK
    * session config), which win by name. Problems are written to `log`; nothing waits for a server.
-   * `trust`, when given, asks the user about an untrusted project's servers (mcp-servers.ts).
+   * `trust`, when given, asks the user about an untrusted project's servers (mcp-servers.ts);
+   * `toolNaming` is how the face names MCP tools to the model (`turnloop` by default).
    */
   async startMcpServers(
     session: Session,
     given: McpServerConfigs,
     log: (line: string) => void,
     trust?: McpStartOptions["trust"],
+    toolNaming?: McpStartOptions["toolNaming"],
   ): Promise<void> {
     const startupWaitMs = startupWaitFrom(this.env);
     await openMcpServers(
@@ -314,6 +316,7 @@ export class SessionHost {
         log,
         ...(startupWaitMs === undefined ? {} : { startupWaitMs }),
         ...(trust === undefined ? {} : { trust }),
+        ...(toolNaming === undefined ? {} : { toolNaming }),
       },
     );
   }

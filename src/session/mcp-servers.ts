@@ -19,6 +19,7 @@ import {
   readServersFile,
 } from "../tools/mcp/config.js";
 import { McpServers } from "../tools/mcp/servers.js";
+import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
 
@@ -164,6 +165,8 @@ export interface McpStartOptions {
    * a yes is remembered for the project path. Absent when nobody can be asked.
    */
   trust?: (untrusted: UntrustedProject) => Promise<boolean>;
+  /** How the servers' tools are named to the model (a face's choice; tools/mcp/tools.ts). */
+  toolNaming?: McpToolNaming;
 }
 
 /** A project `.mcp.json` (or project config) whose servers wait for the user's trust. */
@@ -190,6 +193,7 @@ export function startMcpServers(
     env: options.env,
     version: PRODUCER_VERSION,
     ...(options.startupWaitMs === undefined ? {} : { startupWaitMs: options.startupWaitMs }),
+    ...(options.toolNaming === undefined ? {} : { toolNaming: options.toolNaming }),
     onStatus: (summary) => {
       if (summary.state === "failed") {
         options.log?.(

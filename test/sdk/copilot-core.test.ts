@@ -68,12 +68,12 @@ describe("tool sets", () => {
       [
         "mcp:* and Copilot's <server>-<tool> name",
         { tools, mcpServers, availableTools: ["mcp:*", "custom:*"], excludedTools: ["mcp:nope"] },
-        ["lookup", "fetch_it", "files__echo"],
+        ["lookup", "fetch_it", "files-echo"],
       ],
       [
         "mcp:<server>-<tool>",
         { mcpServers, availableTools: ["mcp:files-echo", "files"] },
-        ["files__echo"],
+        ["files-echo"],
       ],
       [
         "the default agent's excludedTools",

@@ -26,7 +26,7 @@ describe("session.mcp", () => {
       const tools = chatBody(setup.fixture.model.requests[from]).tools ?? [];
       return tools.map((tool) => tool.function.name).filter((name) => name.startsWith("files"));
     };
-    expect(await offered()).toEqual(["files__echo"]);
+    expect(await offered()).toEqual(["files-echo"]);
     expect(await session.rpc.mcp.list()).toEqual({
       servers: [{ name: "files", status: "connected" }],
     });
@@ -48,13 +48,13 @@ describe("session.mcp", () => {
     expect(await session.rpc.mcp.list()).toEqual({
       servers: [{ name: "files", status: "connected" }],
     });
-    expect(await offered()).toEqual(["files__echo"]);
+    expect(await offered()).toEqual(["files-echo"]);
 
     await session.rpc.mcp.restartServer({ serverName: "files" });
     expect(await session.rpc.mcp.list()).toEqual({
       servers: [{ name: "files", status: "connected" }],
     });
-    expect(await offered()).toEqual(["files__echo"]);
+    expect(await offered()).toEqual(["files-echo"]);
     expect(statuses).toEqual([
       "files stopped",
       "files connected",

@@ -41,11 +41,11 @@ describe("MCP servers through the SDK server", () => {
     const events: SessionEvent[] = [];
     session.on((event) => events.push(event));
     fixture.model.enqueue(
-      { toolCalls: [{ id: "call_1", name: "t__echo", arguments: '{"text":"sdk"}' }] },
+      { toolCalls: [{ id: "call_1", name: "t-echo", arguments: '{"text":"sdk"}' }] },
       { text: "done" },
     );
     await session.sendAndWait({ prompt: "echo sdk" });
-    expect(toolNames(-2)).toContain("t__echo");
+    expect(toolNames(-2)).toContain("t-echo");
     expect(requestMessages(fixture.model, -1).at(-1)).toMatchObject({
       role: "tool",
       content: "echo: sdk",
@@ -58,7 +58,7 @@ describe("MCP servers through the SDK server", () => {
         type: "tool.execution_start",
         data: {
           toolCallId: "call_1",
-          toolName: "t__echo",
+          toolName: "t-echo",
           arguments: { text: "sdk" },
           mcpServerName: "t",
           mcpToolName: "echo",
@@ -69,7 +69,7 @@ describe("MCP servers through the SDK server", () => {
         data: expect.objectContaining({
           requestId: "request-1",
           toolCallId: "call_1",
-          toolName: "t__echo",
+          toolName: "t-echo",
           kind: "mcp",
           title: "t: echo",
           permissionRequest: expect.objectContaining({
@@ -91,7 +91,7 @@ describe("MCP servers through the SDK server", () => {
         type: "tool.execution_complete",
         data: {
           toolCallId: "call_1",
-          toolName: "t__echo",
+          toolName: "t-echo",
           success: true,
           result: { content: "echo: sdk" },
         },
@@ -123,13 +123,13 @@ describe("MCP servers through the SDK server", () => {
       const types: string[] = [];
       session.on((event: CopilotEvent) => types.push(event.type));
       fixture.model.enqueue(
-        { toolCalls: [{ id: "call_c", name: "files__echo", arguments: '{"text":"copilot"}' }] },
+        { toolCalls: [{ id: "call_c", name: "files-echo", arguments: '{"text":"copilot"}' }] },
         { text: "The server said echo: copilot." },
       );
       const reply = await session.sendAndWait({ prompt: "Use the files server to echo copilot" });
       expect(reply?.data.content).toBe("The server said echo: copilot.");
       // `tools: ["echo"]` offers only that tool of the server.
-      expect(toolNames(-2).filter((name) => name.startsWith("files__"))).toEqual(["files__echo"]);
+      expect(toolNames(-2).filter((name) => name.startsWith("files-"))).toEqual(["files-echo"]);
       expect(asked.map((request) => request.kind)).toEqual(["mcp"]);
       expect(types.filter((type) => /^(tool|permission)\./.test(type))).toEqual([
         "tool.execution_start",

@@ -8,7 +8,7 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { McpConnection, type McpServerState } from "./connection.js";
-import { mcpTool } from "./tools.js";
+import { type McpToolNaming, mcpTool } from "./tools.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
@@ -38,6 +38,8 @@ export interface McpServersOptions {
   onStatus?: (summary: McpServerSummary) => void;
   /** Tool list changes of a connected server. */
   onToolsChanged?: (summary: McpServerSummary) => void;
+  /** How the tools are named to the model (tools.ts); `turnloop` by default. */
+  toolNaming?: McpToolNaming;
 }
 
 export class McpServers {
@@ -167,7 +169,7 @@ export class McpServers {
       for (const tool of connection.tools) {
         let wrapped = this.toolCache.get(tool);
         if (wrapped === undefined) {
-          wrapped = mcpTool(connection, tool);
+          wrapped = mcpTool(connection, tool, this.options.toolNaming);
           this.toolCache.set(tool, wrapped);
         }
         tools.push(wrapped);

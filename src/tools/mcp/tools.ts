@@ -1,6 +1,7 @@
 /**
  * MCP tools as turnloop tools. A server's tool `t` of server `s` is offered as `s__t` (the
- * `<server>__<tool>` convention of Codex and Gemini CLI), with the server's description and JSON
+ * `<server>__<tool>` convention of Codex and Gemini CLI; `s-t`, the Copilot CLI's, with
+ * {@link McpToolNaming} `copilot`), with the server's description and JSON
  * Schema; arguments are passed through as the model sent them (the server validates them and
  * answers bad ones with `isError`). Results keep their content types: text as text, images as
  * image content (for models that take them), resources as their text or a note, `isError` as an
@@ -28,11 +29,24 @@ const MAX_TOOL_NAME = 64;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 /**
- * The name the model calls: `<server>__<tool>`, characters outside `[A-Za-z0-9_-]` replaced by
- * `_`, and names past 64 characters cut with a short hash so they stay unique.
+ * How MCP tools are named to the model: `turnloop` = `<server>__<tool>`; `copilot` =
+ * `<server>-<tool>`, as the Copilot CLI names them (the Copilot SDK's snapshot
+ * `mcp_and_agents/should_pass_literal_env_values_to_mcp_server_subprocess`: `env-echo-get_env`).
  */
-export function qualifiedToolName(serverName: string, toolName: string): string {
-  const name = `${serverName}__${toolName}`.replace(/[^A-Za-z0-9_-]/g, "_");
+export type McpToolNaming = "turnloop" | "copilot";
+
+/**
+ * The name the model calls: `<server>__<tool>` (or `<server>-<tool>`, see {@link McpToolNaming}),
+ * characters outside `[A-Za-z0-9_-]` replaced by `_`, and names past 64 characters cut with a
+ * short hash so they stay unique.
+ */
+export function qualifiedToolName(
+  serverName: string,
+  toolName: string,
+  naming: McpToolNaming = "turnloop",
+): string {
+  const separator = naming === "copilot" ? "-" : "__";
+  const name = `${serverName}${separator}${toolName}`.replace(/[^A-Za-z0-9_-]/g, "_");
   if (name.length <= MAX_TOOL_NAME) {
     return name;
   }
@@ -40,12 +54,16 @@ export function qualifiedToolName(serverName: string, toolName: string): string 
   return `${name.slice(0, MAX_TOOL_NAME - 9)}_${hash.slice(0, 8)}`;
 }
 
-/** The turnloop tool for one tool of a connected server. */
-export function mcpTool(connection: McpConnection, tool: McpTool): AnyTool {
+/** The turnloop tool for one tool of a connected server, named as `naming` says. */
+export function mcpTool(
+  connection: McpConnection,
+  tool: McpTool,
+  naming: McpToolNaming = "turnloop",
+): AnyTool {
   const { $schema: _schema, ...schema } = tool.inputSchema as JsonObject;
   const title = tool.annotations?.title ?? tool.title ?? tool.name;
   return defineTool({
-    name: qualifiedToolName(connection.name, tool.name),
+    name: qualifiedToolName(connection.name, tool.name, naming),
     description: tool.description ?? title,
     // Any object passes; the model sees the server's own schema (zod copies `meta` into it).
     input: z.looseObject({}).meta(schema) as unknown as z.ZodType<JsonObject>,
