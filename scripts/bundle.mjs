@@ -10,6 +10,12 @@
  * shell parser) and those that find files next to themselves (`@vscode/ripgrep`'s binary, the
  * optional `pg`) stay outside the bundle and load from `node_modules` as before.
  *
+ * Two things keep the bundle's resident memory down (issue 26; figures in bench/RESULTS.md): the
+ * ACP SDK's schemas are built on first use (scripts/acp-schemas-on-first-use.mjs), and whitespace
+ * and comments are left out (`minifyWhitespace`; names are kept, and the source maps lead back to
+ * the sources): V8 keeps each file's source in memory, as two bytes a character once a single
+ * comment holds a character outside ASCII (zod's chunk did).
+ *
  * `dist/cli/chunks/inputs.json` maps each output file (relative to `dist/cli/`) to the source
  * modules bundled into it (relative to the repository), so a test can tell which modules a run
  * loaded by which files it read. Everything else under `dist/` is `tsc`'s output, unchanged: the
@@ -19,6 +25,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
+import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 
 const OUTPUT = "dist/cli";
 
@@ -62,10 +69,11 @@ const result = await build({
   platform: "node",
   target: "node20.19",
   sourcemap: true,
+  minifyWhitespace: true,
   external: ["@vscode/ripgrep", "pg"],
   banner: { js: REQUIRE_BANNER },
   metafile: true,
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, acpSchemasOnFirstUse],
   logLevel: "warning",
 });
 
