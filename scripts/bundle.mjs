@@ -23,6 +23,7 @@
  */
 
 import { rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
@@ -56,6 +57,65 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * `fdir` (under `tinyglobby`, which the glob and grep tools use) looks for `picomatch` at import
+ * with a `require` inside `try`, which esbuild leaves to run time: every session loaded a second,
+ * unbundled copy of picomatch (six files) beside the bundled one. This plugin points that `require`
+ * at the bundled picomatch; fdir's `glob()` gets the same function as before. A changed fdir fails
+ * the build rather than loading the copy again.
+ */
+const fdirBundledPicomatch = {
+  name: "fdir-bundled-picomatch",
+  setup(pluginBuild) {
+    pluginBuild.onLoad(
+      { filter: /[\\/]node_modules[\\/]fdir[\\/]dist[\\/]index\.mjs$/ },
+      async ({ path }) => {
+        const source = await readFile(path, "utf8");
+        const lookup = /__require\.resolve\("picomatch"\);\s*pm = __require\("picomatch"\);/;
+        if (!lookup.test(source)) {
+          throw new Error(`${path}: fdir no longer requires picomatch as expected`);
+        }
+        return {
+          contents: `import __bundledPicomatch from "picomatch";\n${source.replace(lookup, "pm = __bundledPicomatch;")}`,
+          loader: "js",
+        };
+      },
+    );
+  },
+};
+
+/**
+ * `@ai-sdk/provider-utils` imports zod 3 (about 4,000 lines, evaluated with the provider on every
+ * first model request) for one thing: the `ZodFirstPartyTypeKind` enum, which names the kinds of a
+ * zod 3 schema when one is converted to JSON Schema. turnloop passes zod 4 schemas only. This
+ * plugin gives provider-utils that enum alone, copied from zod 3's own source at build time; an
+ * import of anything else from `zod/v3` fails the build (esbuild: no matching export).
+ */
+const zod3KindsOnly = {
+  name: "zod3-kinds-only",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^zod\/v3$/ }, async ({ importer, resolveDir, kind }) => {
+      if (!/[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]/.test(importer)) {
+        return undefined;
+      }
+      const resolved = await pluginBuild.resolve("zod/v3", { resolveDir, kind });
+      return { path: join(dirname(resolved.path), "types.js"), namespace: "zod3-kinds" };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: "zod3-kinds" }, async ({ path }) => {
+      const kinds = [
+        ...(await readFile(path, "utf8")).matchAll(/ZodFirstPartyTypeKind\["(\w+)"\] = "(\w+)";/g),
+      ].map(([, key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+      if (kinds.length < 30) {
+        throw new Error(`${path}: zod 3's ZodFirstPartyTypeKind not found`);
+      }
+      return {
+        contents: `export const ZodFirstPartyTypeKind = Object.freeze({ ${kinds.join(", ")} });\n`,
+        loader: "js",
+      };
+    });
+  },
+};
+
 // Chunk names carry a hash of their content: clear the last build's.
 rmSync(`${OUTPUT}/chunks`, { recursive: true, force: true });
 
@@ -73,7 +133,7 @@ const result = await build({
   external: ["@vscode/ripgrep", "pg"],
   banner: { js: REQUIRE_BANNER },
   metafile: true,
-  plugins: [zodEnglishOnly, acpSchemasOnFirstUse],
+  plugins: [zodEnglishOnly, zod3KindsOnly, acpSchemasOnFirstUse, fdirBundledPicomatch],
   logLevel: "warning",
 });
 
