@@ -10,6 +10,12 @@
  * shell parser) and those that find files next to themselves (`@vscode/ripgrep`'s binary, the
  * optional `pg`) stay outside the bundle and load from `node_modules` as before.
  *
+ * Two things keep the bundle's resident memory down (issue 26; figures in bench/RESULTS.md): the
+ * ACP SDK's schemas are built on first use (scripts/acp-schemas-on-first-use.mjs), and whitespace
+ * and comments are left out (`minifyWhitespace`; names are kept, and the source maps lead back to
+ * the sources): V8 keeps each file's source in memory, as two bytes a character once a single
+ * comment holds a character outside ASCII (zod's chunk did).
+ *
  * `dist/cli/chunks/inputs.json` maps each output file (relative to `dist/cli/`) to the source
  * modules bundled into it (relative to the repository), so a test can tell which modules a run
  * loaded by which files it read. Everything else under `dist/` is `tsc`'s output, unchanged: the
@@ -17,8 +23,10 @@
  */
 
 import { rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
+import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 
 const OUTPUT = "dist/cli";
 
@@ -49,6 +57,65 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * `fdir` (under `tinyglobby`, which the glob and grep tools use) looks for `picomatch` at import
+ * with a `require` inside `try`, which esbuild leaves to run time: every session loaded a second,
+ * unbundled copy of picomatch (six files) beside the bundled one. This plugin points that `require`
+ * at the bundled picomatch; fdir's `glob()` gets the same function as before. A changed fdir fails
+ * the build rather than loading the copy again.
+ */
+const fdirBundledPicomatch = {
+  name: "fdir-bundled-picomatch",
+  setup(pluginBuild) {
+    pluginBuild.onLoad(
+      { filter: /[\\/]node_modules[\\/]fdir[\\/]dist[\\/]index\.mjs$/ },
+      async ({ path }) => {
+        const source = await readFile(path, "utf8");
+        const lookup = /__require\.resolve\("picomatch"\);\s*pm = __require\("picomatch"\);/;
+        if (!lookup.test(source)) {
+          throw new Error(`${path}: fdir no longer requires picomatch as expected`);
+        }
+        return {
+          contents: `import __bundledPicomatch from "picomatch";\n${source.replace(lookup, "pm = __bundledPicomatch;")}`,
+          loader: "js",
+        };
+      },
+    );
+  },
+};
+
+/**
+ * `@ai-sdk/provider-utils` imports zod 3 (about 4,000 lines, evaluated with the provider on every
+ * first model request) for one thing: the `ZodFirstPartyTypeKind` enum, which names the kinds of a
+ * zod 3 schema when one is converted to JSON Schema. turnloop passes zod 4 schemas only. This
+ * plugin gives provider-utils that enum alone, copied from zod 3's own source at build time; an
+ * import of anything else from `zod/v3` fails the build (esbuild: no matching export).
+ */
+const zod3KindsOnly = {
+  name: "zod3-kinds-only",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^zod\/v3$/ }, async ({ importer, resolveDir, kind }) => {
+      if (!/[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]/.test(importer)) {
+        return undefined;
+      }
+      const resolved = await pluginBuild.resolve("zod/v3", { resolveDir, kind });
+      return { path: join(dirname(resolved.path), "types.js"), namespace: "zod3-kinds" };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: "zod3-kinds" }, async ({ path }) => {
+      const kinds = [
+        ...(await readFile(path, "utf8")).matchAll(/ZodFirstPartyTypeKind\["(\w+)"\] = "(\w+)";/g),
+      ].map(([, key, value]) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+      if (kinds.length < 30) {
+        throw new Error(`${path}: zod 3's ZodFirstPartyTypeKind not found`);
+      }
+      return {
+        contents: `export const ZodFirstPartyTypeKind = Object.freeze({ ${kinds.join(", ")} });\n`,
+        loader: "js",
+      };
+    });
+  },
+};
+
 // Chunk names carry a hash of their content: clear the last build's.
 rmSync(`${OUTPUT}/chunks`, { recursive: true, force: true });
 
@@ -62,10 +129,11 @@ const result = await build({
   platform: "node",
   target: "node20.19",
   sourcemap: true,
+  minifyWhitespace: true,
   external: ["@vscode/ripgrep", "pg"],
   banner: { js: REQUIRE_BANNER },
   metafile: true,
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, zod3KindsOnly, acpSchemasOnFirstUse, fdirBundledPicomatch],
   logLevel: "warning",
 });
 

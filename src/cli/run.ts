@@ -73,6 +73,18 @@ async function runFace(command: FaceCommand): Promise<number> {
   return 64;
 }
 
+/**
+ * V8 doubles the young generation's semi-spaces as a process allocates (up to 16 MiB each on
+ * 64-bit Node 20) and keeps them: loading a face's modules and making its first model request grew
+ * them to 4 MiB, resident for the rest of the run. `-p` answers one prompt and exits, so it keeps
+ * them at their initial size (V8 reads the flag at each scavenge): peak RSS 68.6 → 65.1 MiB with
+ * no more CPU (issue 26, bench/RESULTS.md). Faces that relay long replies keep V8's default: a
+ * small young generation slowed the ACP relay of 20,000 deltas by about a tenth.
+ */
+function keepYoungGenerationSmall(): void {
+  setFlagsFromString("--semi-space-growth-factor=1");
+}
+
 /** Loads `command`'s face and gives the call that runs it under a run config. */
 async function faceRunner(
   command: FaceCommand,
@@ -80,6 +92,7 @@ async function faceRunner(
   const { stdin, stdout, stderr } = process;
   switch (command.kind) {
     case "prompt": {
+      keepYoungGenerationSmall();
       const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
         import("./prompt-command.js"),
         import("../session/paths.js"),

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import { rgPath } from "@vscode/ripgrep";
 import { z } from "zod";
@@ -171,13 +170,15 @@ type RipgrepOutcome =
   | { kind: "not-started" };
 
 /** Runs ripgrep, passing each output line to `onLine`; the promise settles once it has exited. */
-function searchWithRipgrep(
+async function searchWithRipgrep(
   ripgrepPath: string,
   options: GrepOptions,
   context: ToolContext,
   usePcre2: boolean,
   onLine: (line: string) => void,
 ): Promise<RipgrepOutcome> {
+  // Loaded with the first search: a run that searches nothing never loads it (issue 26).
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
     const child = spawn(ripgrepPath, ripgrepArguments(options, usePcre2), {
       cwd: context.cwd,

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { CommandOutput } from "./command-output.js";
 import { CommandProcess, type ProcessOutcome } from "./command-process.js";
 import type { CommandRequest, CommandResult, CommandRunner } from "./command-runner.js";
@@ -57,6 +56,8 @@ export class ProcessRunner implements CommandRunner {
       return notStarted(`Working directory ${request.cwd} does not exist.`);
     }
     const { file, args } = this.wrap(command);
+    // Loaded with the first command: a run that starts none never loads it (issue 26).
+    const { spawn } = await import("node:child_process");
     const child = spawn(file, args, {
       cwd: request.cwd,
       detached: true,

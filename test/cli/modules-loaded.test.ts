@@ -45,6 +45,12 @@ const PROMPT_MODULE_BOUND = 200;
  * about 90 modules. 100 on 2026-12-02 once the bundle kept zod's English messages alone.
  */
 const ACP_INITIALIZE_MODULE_BOUND = 106;
+/**
+ * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
+ * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
+ * from node_modules beside the bundled one.
+ */
+const NEVER_LOADED = /^file:.*\/node_modules\/(zod\/v3|picomatch)\//;
 /** zod's messages in languages other than English, which no run uses (scripts/bundle.mjs). */
 const ZOD_OTHER_LOCALES = /zod\/v4\/locales\/(?!en\.js$)/;
 /** The session stack: the loop, the session host and store, the tools, the ACP session. */
@@ -131,6 +137,13 @@ describe("modules loaded before they are needed (issue 26)", () => {
     // zod was loaded (the tools' schemas), with its English messages only.
     expect(first?.some((url) => url.endsWith("node_modules/zod/v4/locales/en.js"))).toBe(true);
     expect(first?.filter((url) => ZOD_OTHER_LOCALES.test(url))).toEqual([]);
+    // The provider was loaded (so the check below can fail): zod 3's kind names, not zod 3.
+    expect(first?.filter((url) => url.includes("zod/v3/"))).toEqual([
+      expect.stringMatching(/^zod3-kinds:.*zod\/v3\/types\.js$/),
+    ]);
+    expect(first?.filter((url) => NEVER_LOADED.test(url))).toEqual([]);
+    // No command or search ran: child processes are not needed (the tools load them with the first).
+    expect(first).not.toContain("node:child_process");
     // The reply's usage was priced, so the catalogue was loaded after the request, and the
     // recorder saw it (its CommonJS build, through require): the check above can fail.
     expect(modulesLoaded().filter((url) => url.includes("@pydantic/genai-prices"))).toEqual([
@@ -204,6 +217,11 @@ describe("modules loaded before they are needed (issue 26)", () => {
       const atSession = modulesLoaded();
       expect(atSession.filter((url) => SESSION_STACK.test(url)).length).toBeGreaterThan(5);
       expect(atSession.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
+      // The tools' file finder (tinyglobby, fdir) uses the bundled picomatch, and only it.
+      expect(
+        atSession.filter((url) => url.includes("node_modules/picomatch/")).length,
+      ).toBeGreaterThan(0);
+      expect(atSession.filter((url) => NEVER_LOADED.test(url))).toEqual([]);
     } finally {
       // stdin ending closes the connection; the agent exits.
       agent.stdin.end();

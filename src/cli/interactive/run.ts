@@ -71,7 +71,7 @@ export async function runInteractiveCommand(
   const keyMissing = modelSet && missingApiKey(model, io.env);
   return runTerminalFace({
     ...common,
-    host: createHost(),
+    openHost: createHost,
     drawAtOnce: !keyMissing && (choice.kind !== "new" || modelSet),
     modelHint: model ?? "",
     home: io.home,

@@ -16,10 +16,11 @@ const DOUBLE_PRESS_MS = 2000;
 
 export interface TerminalFaceSettings {
   /**
-   * The host, still being built while the input box is drawn (its modules load the providers);
-   * rejects with the message of a bad command line.
+   * Builds the host (its modules load the session stack and the providers); called once the input
+   * box is on the screen, so that loading them does not delay it. Rejects with the message of a
+   * bad command line.
    */
-  host: Promise<SessionHost>;
+  openHost: () => Promise<SessionHost>;
   /** Whether to draw at once: when nothing can fail before the session opens (a model is set). */
   drawAtOnce: boolean;
   /** `$TURNLOOP_HOME`, where the input history is kept. */
@@ -54,6 +55,14 @@ function earlyInput(screen: Screen): { inputs: string[]; exit: boolean; stop: ()
 }
 
 /**
+ * Resolves once pi-tui has written the frame that `start()` asked for: it draws on a zero-delay
+ * timer set on the next tick, and timers of the same delay run in the order they were set.
+ */
+function firstFrameWritten(): Promise<void> {
+  return new Promise((resolve) => process.nextTick(() => setTimeout(resolve, 0)));
+}
+
+/**
  * The full-screen interactive face: opens the session (with a picker for `--resume`), shows its
  * history, and runs until `/exit`, Ctrl-D or a second Ctrl-C on an empty line. Prints the session
  * id on the way out. The terminal is restored on every exit, a crash and a signal included.
@@ -79,7 +88,9 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
   if (drawnEarly) {
     screen.start();
+    await firstFrameWritten();
   }
+  const opening = settings.openHost();
   const failed = (message: string, code: number) => {
     screen.stop();
     process.off("exit", onProcessExit);
@@ -88,7 +99,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   };
   let host: SessionHost;
   try {
-    host = await settings.host;
+    host = await opening;
   } catch (error) {
     return failed(errorMessage(error), EXIT.usage);
   }
