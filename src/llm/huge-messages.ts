@@ -68,7 +68,8 @@ export function joinAndCollect(text: string): void {
 /**
  * Wraps a `fetch` (default: the global one, looked up at each call) for model requests. A request whose body is a string of at least
  * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
- * a redirect mode), after a full garbage collection. Why: the Fetch standard's
+ * a redirect mode), after a full garbage collection, and the next stage's collection is made due
+ * (see {@link collectScheduledGarbage}). Why: the Fetch standard's
  * HTTP-network-or-cache fetch (step 8) sends a clone of the request, which tees its body (a whole
  * second copy of the bytes), unless the request has no window (always so in Node) and its
  * redirect mode is "error"; and the previous stages' copies (the earlier request's body, the log
@@ -84,6 +85,10 @@ export function withHugeBodies(
       return fetchFunction(input, init);
     }
     joinAndCollect(body);
-    return fetchFunction(input, { ...init, redirect: init?.redirect ?? "error" });
+    const response = fetchFunction(input, { ...init, redirect: init?.redirect ?? "error" });
+    // The body and fetch's bytes of it live until the reply has been read; they are collected
+    // before the next stage that copies the prompt (the next request, the next log line).
+    scheduled = true;
+    return response;
   };
 }
