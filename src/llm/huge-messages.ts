@@ -85,10 +85,64 @@ export function withHugeBodies(
       return fetchFunction(input, init);
     }
     joinAndCollect(body);
-    const response = fetchFunction(input, { ...init, redirect: init?.redirect ?? "error" });
+    const redirect = init?.redirect ?? "error";
+    // Encoded a piece at a time as fetch reads it, with the length declared as a string body's.
+    const streamed =
+      redirect === "error"
+        ? {
+            body: encodedPieces(body),
+            duplex: "half" as const,
+            headers: withLength(init?.headers, body),
+          }
+        : {};
+    const response = fetchFunction(input, { ...init, redirect, ...streamed });
     // The body and fetch's bytes of it live until the reply has been read; they are collected
     // before the next stage that copies the prompt (the next request, the next log line).
     scheduled = true;
     return response;
   };
+}
+
+/** UTF-16 code units of a huge string handled at a time (1 Mi). */
+export const PIECE_LENGTH = 1_048_576;
+
+/** `text` in pieces of at most {@link PIECE_LENGTH} code units, never splitting a surrogate pair. */
+export function* stringPieces(text: string): Generator<string> {
+  if (text.length <= PIECE_LENGTH) {
+    yield text;
+    return;
+  }
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + PIECE_LENGTH, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) {
+      end -= 1;
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** `text` as a stream of its UTF-8 bytes, encoded a piece at a time as it is read. */
+function encodedPieces(text: string): ReadableStream<Uint8Array> {
+  const pieces = stringPieces(text);
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = pieces.next();
+      if (next.done === true) {
+        controller.close();
+      } else {
+        controller.enqueue(encoder.encode(next.value));
+      }
+    },
+  });
+}
+
+/** `headers` with `Content-Length` set to the UTF-8 length of `body`. */
+function withLength(headers: RequestInit["headers"], body: string): Headers {
+  const result = new Headers(headers);
+  result.set("content-length", String(Buffer.byteLength(body)));
+  return result;
 }

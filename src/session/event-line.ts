@@ -6,9 +6,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { SessionEvent } from "../events/events.js";
-
-/** UTF-16 code units of a string at or above which it is written in pieces (1 Mi). */
-const PIECE_LENGTH = 1_048_576;
+import { PIECE_LENGTH, stringPieces } from "../llm/huge-messages.js";
 
 /**
  * The line written for `event`, `\n` included. Keys always come in the order `type, data, id,
@@ -72,22 +70,4 @@ function holdsLongString(value: unknown): boolean {
   }
   const values = Array.isArray(value) ? value : Object.values(value);
   return values.some(holdsLongString);
-}
-
-/** `text` in pieces of at most {@link PIECE_LENGTH} code units, never splitting a surrogate pair. */
-function* stringPieces(text: string): Generator<string> {
-  if (text.length <= PIECE_LENGTH) {
-    yield text;
-    return;
-  }
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(start + PIECE_LENGTH, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) {
-      end -= 1;
-    }
-    yield text.slice(start, end);
-    start = end;
-  }
 }
