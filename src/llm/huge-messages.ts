@@ -68,7 +68,8 @@ export function joinAndCollect(text: string): void {
 /**
  * Wraps a `fetch` (default: the global one, looked up at each call) for model requests. A request whose body is a string of at least
  * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
- * a redirect mode), after a full garbage collection. Why: the Fetch standard's
+ * a redirect mode), after a full garbage collection, and the next stage's collection is made due
+ * (see {@link collectScheduledGarbage}). Why: the Fetch standard's
  * HTTP-network-or-cache fetch (step 8) sends a clone of the request, which tees its body (a whole
  * second copy of the bytes), unless the request has no window (always so in Node) and its
  * redirect mode is "error"; and the previous stages' copies (the earlier request's body, the log
@@ -84,6 +85,64 @@ export function withHugeBodies(
       return fetchFunction(input, init);
     }
     joinAndCollect(body);
-    return fetchFunction(input, { ...init, redirect: init?.redirect ?? "error" });
+    const redirect = init?.redirect ?? "error";
+    // Encoded a piece at a time as fetch reads it, with the length declared as a string body's.
+    const streamed =
+      redirect === "error"
+        ? {
+            body: encodedPieces(body),
+            duplex: "half" as const,
+            headers: withLength(init?.headers, body),
+          }
+        : {};
+    const response = fetchFunction(input, { ...init, redirect, ...streamed });
+    // The body and fetch's bytes of it live until the reply has been read; they are collected
+    // before the next stage that copies the prompt (the next request, the next log line).
+    scheduled = true;
+    return response;
   };
+}
+
+/** UTF-16 code units of a huge string handled at a time (1 Mi). */
+export const PIECE_LENGTH = 1_048_576;
+
+/** `text` in pieces of at most {@link PIECE_LENGTH} code units, never splitting a surrogate pair. */
+export function* stringPieces(text: string): Generator<string> {
+  if (text.length <= PIECE_LENGTH) {
+    yield text;
+    return;
+  }
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + PIECE_LENGTH, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) {
+      end -= 1;
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** `text` as a stream of its UTF-8 bytes, encoded a piece at a time as it is read. */
+function encodedPieces(text: string): ReadableStream<Uint8Array> {
+  const pieces = stringPieces(text);
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = pieces.next();
+      if (next.done === true) {
+        controller.close();
+      } else {
+        controller.enqueue(encoder.encode(next.value));
+      }
+    },
+  });
+}
+
+/** `headers` with `Content-Length` set to the UTF-8 length of `body`. */
+function withLength(headers: RequestInit["headers"], body: string): Headers {
+  const result = new Headers(headers);
+  result.set("content-length", String(Buffer.byteLength(body)));
+  return result;
 }

@@ -20,7 +20,10 @@ import {
 } from "../events/events.js";
 import { collectScheduledGarbage, reclaimAfter } from "../llm/huge-messages.js";
 
+import { eventLinePieces } from "./event-line.js";
+
 export { createEnvelope } from "./envelope.js";
+export { serializeEvent } from "./event-line.js";
 
 /** What a reader got out of an `events.jsonl`. */
 export interface EventLogContents {
@@ -98,18 +101,6 @@ function isKnownEventType(type: string): type is SessionEventType {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * The line written for `event`, `\n` included. Keys always come in the order `type, data, id,
- * timestamp, parentId` (Copilot's on-disk shape, without `ephemeral`), so every line starts with
- * `{"type":"<type>"` and tools such as `grep -c assistant.turn_start` and the session lister can
- * look at prefixes without parsing. JSON escapes `\n` and `"` inside strings, so such a prefix
- * after a newline can only be the start of an event.
- */
-export function serializeEvent(event: SessionEvent): string {
-  const { type, data, id, timestamp, parentId } = event;
-  return `${JSON.stringify({ type, data, id, timestamp, parentId })}\n`;
 }
 
 /**
@@ -293,11 +284,11 @@ export class EventLog {
     }
     this.#assertWritable();
     collectScheduledGarbage();
-    const line = serializeEvent(event);
     const sizeBefore = this.#size;
     let written = 0;
     try {
-      for (const piece of linePieces(line)) {
+      // In pieces: a huge line is never held whole, as text or bytes (event-line.ts).
+      for (const piece of eventLinePieces(event)) {
         const bytes = Buffer.from(piece, "utf8");
         for (let offset = 0; offset < bytes.length; ) {
           offset += writeSync(this.#handle.fd, bytes, offset, bytes.length - offset);
@@ -309,8 +300,8 @@ export class EventLog {
       throw error;
     }
     this.#size = sizeBefore + written;
-    // The line is garbage from here on: a huge one is reclaimed before the model request copies
-    // the same text again (huge-messages.ts).
+    // The pieces are garbage from here on: a huge line's are reclaimed before the model request
+    // copies the same text again (huge-messages.ts).
     reclaimAfter(written);
     return written;
   }
@@ -360,29 +351,5 @@ export class EventLog {
     } catch {
       this.#broken = writeError instanceof Error ? writeError : new Error(String(writeError));
     }
-  }
-}
-
-/** UTF-16 code units of a line encoded at a time by {@link EventLog.append}. */
-const PIECE_LENGTH = 1_048_576;
-
-/**
- * `line` in pieces of at most {@link PIECE_LENGTH} code units, never splitting a surrogate pair,
- * so that a 50 MB line is never held encoded whole beside its text (issue 27).
- */
-function* linePieces(line: string): Generator<string> {
-  if (line.length <= PIECE_LENGTH) {
-    yield line;
-    return;
-  }
-  let start = 0;
-  while (start < line.length) {
-    let end = Math.min(start + PIECE_LENGTH, line.length);
-    const last = line.charCodeAt(end - 1);
-    if (end < line.length && last >= 0xd800 && last <= 0xdbff) {
-      end -= 1;
-    }
-    yield line.slice(start, end);
-    start = end;
   }
 }

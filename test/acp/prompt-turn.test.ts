@@ -237,7 +237,7 @@ describe("a prompt turn", () => {
     const long = "x".repeat(length);
     expect(await harness.prompt(sessionId, long)).toEqual({ stopReason: "end_turn" });
     expect(requestMessages(harness.server, 0).at(-1)?.content).toBe(long);
-    // The empty line the framing adds after a long line (src/acp/framing.ts) is never answered.
+    // Every request is answered once, and nothing else is (src/acp/framing.ts reads the lines).
     const answers = harness.wire.filter(
       (entry) => entry.direction === "to-client" && entry.message.method === undefined,
     );

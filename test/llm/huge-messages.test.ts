@@ -78,4 +78,35 @@ describe("model requests with huge bodies", () => {
     expect(response.status).toBe(307);
     expect(received).toEqual([{ path: "/moved", bytes: Buffer.byteLength(huge) }]);
   });
+
+  test("a huge body is sent as the same bytes, with its Content-Length and not chunked", async () => {
+    const seen: Array<{ body: string; length?: string; encoding?: string }> = [];
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        seen.push({
+          body: Buffer.concat(chunks).toString("utf8"),
+          ...(request.headers["content-length"] === undefined
+            ? {}
+            : { length: request.headers["content-length"] }),
+          ...(request.headers["transfer-encoding"] === undefined
+            ? {}
+            : { encoding: request.headers["transfer-encoding"] }),
+        });
+        response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Two- and three-byte characters and surrogate pairs, across every 1 Mi cut.
+    const body = JSON.stringify({ prompt: `x${"é☕😀".repeat(HUGE_MESSAGE_BYTES / 4)}` });
+    const response = await withHugeBodies()(`${base}/model`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+    });
+    expect(await response.json()).toEqual({ ok: true });
+    expect(seen).toEqual([{ body, length: String(Buffer.byteLength(body)) }]);
+  });
 });

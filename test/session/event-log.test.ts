@@ -2,6 +2,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
+import { eventLinePieces } from "../../src/session/event-line.js";
 import {
   createEnvelope,
   EventLog,
@@ -247,6 +248,45 @@ describe("EventLog", () => {
     expect(await readLines(path)).toEqual([...events, ...appended]);
     expect(bytes).toBe(Buffer.byteLength(appended.map((event) => serializeEvent(event)).join("")));
     expect(text.length).toBeGreaterThan(6_000_000);
+  });
+
+  it("writes a huge event's line in pieces, byte for byte JSON.stringify of its envelope (issue 27)", async () => {
+    const path = join(await makeTemporaryDirectory(), "events.jsonl");
+    const { log } = await EventLog.open(path, { create: true });
+    // Long strings with everything JSON escapes, a lone surrogate, pairs across the 1 Mi cuts
+    // (shifted by one unit in the second string), and a small string beside them.
+    const awkward = `"\\\n\t\u0001\ud800x${"😀".repeat(600_000)}`;
+    const events = [
+      createEnvelope(userMessage(awkward), null),
+      createEnvelope(
+        {
+          type: "tool.execution_complete",
+          data: {
+            toolCallId: "call-1",
+            toolName: "view",
+            success: true,
+            result: {
+              content: `a${awkward}`,
+              images: [{ mimeType: "image/png", data: `b${awkward}` }],
+            },
+          },
+        },
+        null,
+      ),
+    ];
+    for (const event of events) {
+      log.append(event);
+    }
+    await log.close();
+    const envelope = ({ type, data, id, timestamp, parentId }: SessionEvent) =>
+      JSON.stringify({ type, data, id, timestamp, parentId });
+    expect((await readFile(path)).toString("utf8")).toBe(
+      `${events.map((event) => envelope(event)).join("\n")}\n`,
+    );
+    // No piece is the whole line or a whole long string.
+    const pieces = [...eventLinePieces(events[1] as SessionEvent)];
+    expect(pieces.join("")).toBe(`${envelope(events[1] as SessionEvent)}\n`);
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(awkward.length);
   });
 
   it("keeps damaged middle lines untouched and appends after them", async () => {

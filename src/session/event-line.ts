@@ -1,0 +1,73 @@
+/**
+ * The line of one event in `events.jsonl`, produced in pieces (issue 27 item 3: a 50 MB prompt's
+ * `user.message` must not be held as a whole line, nor encoded whole, beside its text). The
+ * pieces joined are exactly {@link serializeEvent}'s line.
+ */
+
+import { randomUUID } from "node:crypto";
+import type { SessionEvent } from "../events/events.js";
+import { PIECE_LENGTH, stringPieces } from "../llm/huge-messages.js";
+
+/**
+ * The line written for `event`, `\n` included. Keys always come in the order `type, data, id,
+ * timestamp, parentId` (Copilot's on-disk shape, without `ephemeral`), so every line starts with
+ * `{"type":"<type>"` and tools such as `grep -c assistant.turn_start` and the session lister can
+ * look at prefixes without parsing. JSON escapes `\n` and `"` inside strings, so such a prefix
+ * after a newline can only be the start of an event.
+ */
+export function serializeEvent(event: SessionEvent): string {
+  return `${JSON.stringify(onDisk(event))}\n`;
+}
+
+/**
+ * {@link serializeEvent}'s line in pieces of about {@link PIECE_LENGTH} code units (an escaped
+ * piece of a string can be longer: JSON escapes a control character in six). An event holding
+ * no string of {@link PIECE_LENGTH} or more is one piece; otherwise the line is serialised with
+ * a marker in place of each such string (a random one, which no event can hold by chance), and
+ * each string is escaped a piece at a time where its marker was, never splitting a surrogate
+ * pair, so escaping each piece gives the same text as escaping the whole.
+ */
+export function* eventLinePieces(event: SessionEvent): Generator<string> {
+  if (!holdsLongString(event.data)) {
+    yield* stringPieces(serializeEvent(event));
+    return;
+  }
+  const marker = `turnloop-long-string-${randomUUID()}-`;
+  const long: string[] = [];
+  const skeleton = JSON.stringify(onDisk(event), (_key, value: unknown) => {
+    if (typeof value !== "string" || value.length < PIECE_LENGTH) {
+      return value;
+    }
+    long.push(value);
+    return `${marker}${long.length - 1}`;
+  });
+  const markers = new RegExp(`"${marker}(\\d+)"`, "g");
+  let start = 0;
+  for (let found = markers.exec(skeleton); found !== null; found = markers.exec(skeleton)) {
+    yield* stringPieces(skeleton.slice(start, found.index));
+    yield '"';
+    for (const piece of stringPieces(long[Number(found[1])] ?? "")) {
+      yield JSON.stringify(piece).slice(1, -1);
+    }
+    yield '"';
+    start = found.index + found[0].length;
+  }
+  yield* stringPieces(`${skeleton.slice(start)}\n`);
+}
+
+function onDisk(event: SessionEvent) {
+  const { type, data, id, timestamp, parentId } = event;
+  return { type, data, id, timestamp, parentId };
+}
+
+/** Whether `value` holds, at any depth, a string of at least {@link PIECE_LENGTH} code units. */
+function holdsLongString(value: unknown): boolean {
+  if (typeof value === "string") {
+    return value.length >= PIECE_LENGTH;
+  }
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const values = Array.isArray(value) ? value : Object.values(value);
+  return values.some(holdsLongString);
+}
