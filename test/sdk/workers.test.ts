@@ -2,12 +2,15 @@
  * Faces on any worker (issue 22): two real server processes (`--headless --stdio`, spawned by our
  * SDK) against one PostgreSQL database. A client of worker B resumes a session that worker A
  * holds: it follows it (every persisted event once, in order), its prompt reaches A through the
- * inbox and runs there, and its abort stops A's turn.
+ * inbox and runs there, its abort stops A's turn, and its answer to A's permission question is
+ * applied by A (the first answer wins).
  */
 
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
-import { approveAll, type TurnloopSession } from "../../src/sdk/index.js";
+import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { type Gate, gate } from "../support/gate.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
@@ -112,6 +115,82 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     ]);
     expect(seenOnB.events[2]).toMatchObject({ data: { status: "cancelled" } });
     expect(seenOnB.events[4]).toMatchObject({ data: { stopReason: "cancelled", aborted: true } });
+  });
+
+  test("a permission question asked on worker A is answered from worker B: the tool runs, the late answer of A's client is ignored", async () => {
+    const askedOnA: PermissionRequest[] = [];
+    const askedOnB: PermissionRequest[] = [];
+    const ranOnA = gate();
+    // A's app answers too, but only after the tool ran on B's answer: a late answer.
+    const onA = await worker().createSession({
+      onPermissionRequest: async (request) => {
+        askedOnA.push(request);
+        await ranOnA.opened;
+        return { kind: "reject" };
+      },
+    });
+    const seenOnA = watch(onA);
+    void seenOnA.next((event) => event.type === "tool.execution_complete").then(ranOnA.open);
+    const onB = await worker().resumeSession(onA.sessionId, {
+      onPermissionRequest: (request) => {
+        askedOnB.push(request);
+        return { kind: "approve-once" };
+      },
+    });
+    const seenOnB = watch(onB);
+    const before = await onB.getMessages();
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_w", name: "create", arguments: '{"path":"from-b.txt","file_text":"hi"}' },
+        ],
+      },
+      { text: "Created." },
+      { text: "Still here." },
+    );
+    const reply = await onB.sendAndWait({ prompt: "create from-b.txt" });
+    expect(reply?.data.content).toBe("Created.");
+    expect(await readFile(join(fixture.cwd, "from-b.txt"), "utf8")).toBe("hi");
+    // B's client was asked exactly what A's was.
+    expect(askedOnB).toHaveLength(1);
+    expect(askedOnB).toEqual(askedOnA);
+    expect(askedOnB[0]).toMatchObject({ kind: "write", fileName: join(fixture.cwd, "from-b.txt") });
+
+    // The session goes on after the late answer.
+    const again = await onB.sendAndWait({ prompt: "still there?" });
+    expect(again?.data.content).toBe("Still here.");
+    const after = (await onB.getMessages()).slice(before.length);
+    // Every stored event once, in order, on both clients, with the same wire fields.
+    const storedOnB = persisted(seenOnB.events);
+    expect(storedOnB.map((event) => event.id)).toEqual(after.map((event) => event.id));
+    expect(persisted(seenOnA.events).slice(-after.length)).toEqual(storedOnB);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "permission.requested",
+      "permission.completed",
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.idle",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.idle",
+    ]);
+    const decisions = seenOnB.events.flatMap((event) =>
+      event.type === "permission.completed" ? [event.data] : [],
+    );
+    expect(decisions).toEqual([expect.objectContaining({ decision: "allowed", scope: "once" })]);
+    expect(decisions[0]).toMatchObject({ result: { kind: "approved" } });
   });
 
   test("a prompt sent from B after A let the session go claims it on B and runs there", async () => {
