@@ -5,16 +5,15 @@
  * the store's subscription (once each, in order); its `session.send`, `session.abort` and
  * permission answers (remote-questions.ts) go through the store's inbox to the owner, which applies them to its own session as if its client
  * had sent them ({@link receiveInbox}). Ephemeral events (streaming deltas) stay on the owner;
- * the follower sends its own `session.idle` where a prompt's stored events end ({@link promptEnd}).
+ * the follower sends its own `session.idle` where a prompt's stored events end (session/prompt-end.ts).
  * A session nobody holds is not followed: `session.resume` claims it here.
  */
 
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../events/errors.js";
-import type { StopReason } from "../events/event-parts.js";
-import type { SessionEvent } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
+import { promptEnd } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
@@ -90,8 +89,10 @@ export async function resumeRemote(
   const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
     const wire = questions.wireEvent(event, modelNamesOnWire(event));
     connection.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
-    const stopReason = promptEnd(event);
-    if (stopReason !== undefined) {
+    const end = promptEnd(event);
+    if (end !== undefined) {
+      // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
+      const stopReason = "stopReason" in end ? end.stopReason : "end_turn";
       const idle = createEnvelope({ type: "session.idle", data: { stopReason } }, event.id);
       sendIdle(connection, sessionId, start.data.startTime, idle);
     }
@@ -107,26 +108,6 @@ export async function resumeRemote(
     capabilities: { ui: { elicitation: false } },
     modelState: { modelId: bareModelId(start.data.model) },
   };
-}
-
-/**
- * How a prompt ended, when `event` (stored) is its last: a turn that completed without asking for
- * tools, an `abort`, or a `session.error`. The owner's `session.idle` is not stored, so a follower
- * sends its own after these (the Copilot SDK's `sendAndWait` waits for it).
- */
-function promptEnd(event: SessionEvent): StopReason | undefined {
-  switch (event.type) {
-    case "assistant.turn_end":
-      return event.data.status === "completed" && event.data.finishReason !== "tool-calls"
-        ? "end_turn"
-        : undefined;
-    case "abort":
-      return "cancelled";
-    case "session.error":
-      return "end_turn";
-    default:
-      return undefined;
-  }
 }
 
 /** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
