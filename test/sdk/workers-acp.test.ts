@@ -9,12 +9,12 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { type Gate, gate } from "../support/gate.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
-import { type Fixture, startFixture } from "./support.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { useWorkers } from "./workers-support.js";
 
 /** `turnloop acp` as a child process, with every `session/update` it sent, in order. */
 function startAcpAgent(env: Record<string, string>, cwd: string) {
@@ -74,22 +74,11 @@ const answered = (content: string) => (update: acp.SessionUpdate) =>
   update.content.text === content;
 
 describe.skipIf(postgresUnavailable !== undefined)("ACP on a session another worker holds", () => {
-  let fixture: Fixture;
-  let database: TestDatabase;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    fixture = await startFixture();
-    database = await createTestDatabase();
-    env = { ...fixture.env, TURNLOOP_DATABASE_URL: database.url };
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await database?.drop();
-  });
+  const workers = useWorkers();
 
   test("session/load replays it and follows it; a prompt runs on its owner, then, once the owner let it go, here", async () => {
-    const worker = fixture.client({ cliPath: CLI_PATH, cwd: fixture.cwd, env });
+    const { fixture, env } = workers;
+    const worker = workers.worker();
     const held = await worker.createSession({ onPermissionRequest: approveAll });
     const seenOnWorker: string[] = [];
     held.on((event) => {

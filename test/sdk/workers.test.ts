@@ -8,13 +8,12 @@
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
-import { CLI_PATH } from "../support/cli.js";
 import { type Gate, gate } from "../support/gate.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
-import { type Fixture, startFixture } from "./support.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { useWorkers } from "./workers-support.js";
 
 /** What a client saw of one session, and a way to wait for an event. */
 function watch(session: TurnloopSession) {
@@ -38,26 +37,22 @@ function watch(session: TurnloopSession) {
   };
 }
 
+/** What a client sees of a prompt answered with text, stored events and the idle. */
+const TEXT_PROMPT = [
+  "user.message",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+  "session.idle",
+];
+
 const persisted = (events: readonly SessionEvent[]) =>
   events.filter((event) => (event as { ephemeral?: boolean }).ephemeral !== true);
 
 describe.skipIf(postgresUnavailable !== undefined)("a session served by another worker", () => {
-  let fixture: Fixture;
-  let database: TestDatabase;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    fixture = await startFixture();
-    database = await createTestDatabase();
-    env = { ...fixture.env, TURNLOOP_DATABASE_URL: database.url };
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await database?.drop();
-  });
-
-  /** A worker: a server process of its own, on the shared database. */
-  const worker = () => fixture.client({ cliPath: CLI_PATH, cwd: fixture.cwd, env });
+  const workers = useWorkers();
+  const { worker } = workers;
 
   test("a client on worker B prompts a session A holds and sees every persisted event once, in order", async () => {
     const onA = await worker().createSession({ onPermissionRequest: approveAll });
@@ -66,26 +61,19 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
 
-    fixture.model.enqueue({ text: "answered by worker A" });
+    workers.fixture.model.enqueue({ text: "answered by worker A" });
     // B's server sends its own session.idle where the prompt's stored events end.
     const reply = await onB.sendAndWait({ prompt: "hello from worker B" });
     expect(reply?.data.content).toBe("answered by worker A");
 
     const after = await onB.getMessages();
     expect(persisted(seenOnB.events)).toEqual(after.slice(before.length));
-    expect(seenOnB.events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-      "session.idle",
-    ]);
+    expect(seenOnB.events.map((event) => event.type)).toEqual(TEXT_PROMPT);
     expect(seenOnB.events[0]).toMatchObject({ data: { content: "hello from worker B" } });
     // The prompt ran on A: its client saw it live, deltas and all.
     const stored = persisted(seenOnB.events);
     expect(persisted(seenOnA.events).slice(-stored.length)).toEqual(stored);
-    expect(fixture.model.requests).toHaveLength(1);
+    expect(workers.fixture.model.requests).toHaveLength(1);
   });
 
   test("an abort sent from worker B stops the turn running on worker A", async () => {
@@ -95,7 +83,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const before = await onB.getMessages();
     const requested = gate();
     const never = gate();
-    fixture.model.setResponder(() => {
+    workers.fixture.model.setResponder(() => {
       requested.open();
       return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
     });
@@ -104,7 +92,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await requested.opened;
     await onB.abort();
     await idle;
-    fixture.model.setResponder(undefined);
+    workers.fixture.model.setResponder(undefined);
     expect(persisted(seenOnB.events)).toEqual((await onB.getMessages()).slice(before.length));
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
@@ -139,7 +127,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     });
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
-    fixture.model.enqueue(
+    workers.fixture.model.enqueue(
       {
         toolCalls: [
           { id: "call_w", name: "create", arguments: '{"path":"from-b.txt","file_text":"hi"}' },
@@ -150,11 +138,14 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     );
     const reply = await onB.sendAndWait({ prompt: "create from-b.txt" });
     expect(reply?.data.content).toBe("Created.");
-    expect(await readFile(join(fixture.cwd, "from-b.txt"), "utf8")).toBe("hi");
+    expect(await readFile(join(workers.fixture.cwd, "from-b.txt"), "utf8")).toBe("hi");
     // B's client was asked exactly what A's was.
     expect(askedOnB).toHaveLength(1);
     expect(askedOnB).toEqual(askedOnA);
-    expect(askedOnB[0]).toMatchObject({ kind: "write", fileName: join(fixture.cwd, "from-b.txt") });
+    expect(askedOnB[0]).toMatchObject({
+      kind: "write",
+      fileName: join(workers.fixture.cwd, "from-b.txt"),
+    });
 
     // The session goes on after the late answer.
     const again = await onB.sendAndWait({ prompt: "still there?" });
@@ -179,12 +170,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
       "assistant.usage",
       "assistant.turn_end",
       "session.idle",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-      "session.idle",
+      ...TEXT_PROMPT,
     ]);
     const decisions = seenOnB.events.flatMap((event) =>
       event.type === "permission.completed" ? [event.data] : [],
@@ -200,7 +186,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const before = await onB.getMessages();
     await onA.disconnect();
 
-    fixture.model.enqueue({ text: "answered by worker B" });
+    workers.fixture.model.enqueue({ text: "answered by worker B" });
     const reply = await onB.sendAndWait({ prompt: "who answers?" });
     expect(reply?.data.content).toBe("answered by worker B");
     const after = await onB.getMessages();
