@@ -14,7 +14,18 @@ export function replayUpdates(
   events: readonly SessionEvent[],
   options: Omit<UpdateMapperOptions, "mode" | "titled">,
 ): acp.SessionUpdate[] {
-  const mapper = new UpdateMapper({ ...options, mode: "replay", titled: false });
+  return replayWith(new UpdateMapper({ ...options, mode: "replay", titled: false }), events);
+}
+
+/**
+ * {@link replayUpdates} through `mapper` (a `replay` mapper, not titled), which then knows the
+ * session's calls and title, to map the events that follow (a session followed from another
+ * worker, remote-session.ts).
+ */
+export function replayWith(
+  mapper: UpdateMapper,
+  events: readonly SessionEvent[],
+): acp.SessionUpdate[] {
   const updates: acp.SessionUpdate[] = [];
   let usage: acp.SessionUpdate | undefined;
   for (const event of events) {

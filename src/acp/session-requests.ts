@@ -17,9 +17,11 @@ import {
   MODEL_OPTION_ID,
   SANDBOX_OPTION_ID,
 } from "./modes.js";
+import { type FollowAnswer, type FollowedSession, followElsewhere } from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
 import {
   type AcpSessionModel,
+  announceAfterAnswer,
   checkDirectory,
   openSession,
   repairMeta,
@@ -51,6 +53,8 @@ export interface AcpConnectionState {
  */
 export class AcpSessionRequests {
   private readonly sessions = new Map<string, AcpSession>();
+  /** Sessions another worker holds, followed here (remote-session.ts), with their opening. */
+  private readonly remotes = new Map<string, FollowedSession>();
   /** Ids being loaded or resumed, so two opens of one log never race. */
   private readonly opening = new Set<string>();
   private readonly host: SessionHost;
@@ -63,24 +67,41 @@ export class AcpSessionRequests {
 
   /** Cancels every running prompt and closes every session (the connection has closed). */
   async shutdown(): Promise<void> {
-    const sessions = [...this.sessions.values()];
+    const remotes = [...this.remotes.values()].map(({ remote }) => remote);
+    const sessions = [...this.sessions.values(), ...remotes];
     this.sessions.clear();
+    this.remotes.clear();
     await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
     await this.host.closeAll();
   }
 
-  /** ACP v1 `session/prompt` in the open session `sessionId`. */
-  prompt(
+  /**
+   * ACP v1 `session/prompt` in the open session `sessionId`. A followed session's prompt runs on its
+   * owner; when none holds it any more, it is claimed here (after what was stored meanwhile).
+   */
+  async prompt(
     sessionId: string,
     prompt: acp.ContentBlock[],
     signal: AbortSignal,
   ): Promise<acp.PromptResponse> {
-    return this.opened(sessionId).prompt(prompt, signal);
+    const followed = this.remotes.get(sessionId);
+    if (followed === undefined) {
+      return this.opened(sessionId).prompt(prompt, signal);
+    }
+    const answer = await followed.remote.prompt(prompt, signal);
+    if (answer !== "claim") {
+      return answer;
+    }
+    await this.closeOpen(sessionId);
+    const { remote, client, mcpServers } = followed;
+    const claimed = await this.reopen({ sessionId, cwd: remote.cwd }, client, mcpServers);
+    return claimed.prompt(prompt, signal);
   }
 
   /** ACP v1 `session/cancel`: cancels the session's running prompt, if any. */
   cancel(sessionId: string): void {
     this.sessions.get(sessionId)?.cancel();
+    this.remotes.get(sessionId)?.remote.cancel();
   }
 
   /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
@@ -113,6 +134,10 @@ export class AcpSessionRequests {
     params: acp.LoadSessionRequest,
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
+    const followed = await this.followElsewhere(params.sessionId, client, params.mcpServers, true);
+    if (followed !== undefined) {
+      return followed;
+    }
     const acpSession = await this.reopen(params, client, params.mcpServers);
     const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
@@ -130,7 +155,12 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
-    const acpSession = await this.reopen(params, client, params.mcpServers ?? []);
+    const mcpServers = params.mcpServers ?? [];
+    const followed = await this.followElsewhere(params.sessionId, client, mcpServers, false);
+    if (followed !== undefined) {
+      return followed;
+    }
+    const acpSession = await this.reopen(params, client, mcpServers);
     announceAfterAnswer(acpSession);
     return {
       modes: acpSession.modes(),
@@ -139,18 +169,46 @@ export class AcpSessionRequests {
     };
   }
 
-  private async reopen(
-    params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
+  /**
+   * Follows `sessionId` when another live worker holds it (issue 22, remote-session.ts).
+   * @returns the load or resume answer; `undefined` when it is not held elsewhere: open it here.
+   */
+  private followElsewhere(
+    sessionId: string,
     client: Client,
     mcpServers: readonly acp.McpServer[],
-  ): Promise<AcpSession> {
-    const { sessionId } = params;
+    replay: boolean,
+  ): Promise<FollowAnswer | undefined> {
+    return this.exclusively(sessionId, async () => {
+      const remote = await followElsewhere(this.sessionContext(client), sessionId, replay);
+      if (remote !== undefined) {
+        this.remotes.set(sessionId, { remote, client, mcpServers });
+      }
+      return remote?.answer();
+    });
+  }
+
+  /** Closes what this connection has of `sessionId` and runs `open`, one open of an id at a time. */
+  private async exclusively<T>(sessionId: string, open: () => Promise<T>): Promise<T> {
     if (this.opening.has(sessionId)) {
       throw invalidRequest(`Session ${sessionId} is being opened by another request.`);
     }
     this.opening.add(sessionId);
     try {
       await this.closeOpen(sessionId);
+      return await open();
+    } finally {
+      this.opening.delete(sessionId);
+    }
+  }
+
+  private reopen(
+    params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
+    client: Client,
+    mcpServers: readonly acp.McpServer[],
+  ): Promise<AcpSession> {
+    const { sessionId } = params;
+    return this.exclusively(sessionId, async () => {
       const session = await openSession(this.host, sessionId);
       let model: AcpSessionModel;
       try {
@@ -175,9 +233,7 @@ export class AcpSessionRequests {
       });
       this.sessions.set(sessionId, acpSession);
       return acpSession;
-    } finally {
-      this.opening.delete(sessionId);
-    }
+    });
   }
 
   /** ACP v1 session-list: this home's sessions, newest first, optionally of one cwd. */
@@ -205,7 +261,9 @@ export class AcpSessionRequests {
 
   /** ACP v1 `session/close`: cancels the running prompt, then frees the session. */
   async closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
-    this.opened(sessionId);
+    if (!this.remotes.has(sessionId)) {
+      this.opened(sessionId);
+    }
     await this.closeOpen(sessionId);
     return {};
   }
@@ -281,6 +339,12 @@ export class AcpSessionRequests {
   /** The open session `sessionId`. @throws `-32002` with `data.sessionId` when there is none. */
   private opened(sessionId: string): AcpSession {
     const acpSession = this.sessions.get(sessionId);
+    if (acpSession === undefined && this.remotes.has(sessionId)) {
+      throw invalidRequest(
+        `Session ${sessionId} runs on another worker: only session/prompt, session/cancel and session/close reach it from here.`,
+        { sessionId },
+      );
+    }
     if (acpSession === undefined) {
       throw acp.RequestError.sessionNotFound(sessionId);
     }
@@ -288,6 +352,9 @@ export class AcpSessionRequests {
   }
 
   private async closeOpen(sessionId: string): Promise<void> {
+    const followed = this.remotes.get(sessionId);
+    this.remotes.delete(sessionId);
+    await followed?.remote.close();
     const acpSession = this.sessions.get(sessionId);
     if (acpSession !== undefined) {
       this.sessions.delete(sessionId);
@@ -324,13 +391,4 @@ export class AcpSessionRequests {
     }
     await this.host.startMcpServers(session, given.servers, this.connection.log);
   }
-}
-
-/**
- * Sends `available_commands_update` after the answer that establishes the session: clients drop
- * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
- * before anything scheduled with `setImmediate` from inside it.
- */
-function announceAfterAnswer(acpSession: AcpSession): void {
-  setImmediate(() => acpSession.announceCommands());
 }

@@ -105,3 +105,12 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
     throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
   }
 }
+
+/**
+ * Sends `available_commands_update` after the answer that establishes the session: clients drop
+ * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
+ * before anything scheduled with `setImmediate` from inside it.
+ */
+export function announceAfterAnswer(acpSession: { announceCommands(): void }): void {
+  setImmediate(() => acpSession.announceCommands());
+}

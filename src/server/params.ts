@@ -202,6 +202,8 @@ export const permissionAnswerParams = z.looseObject({
   result: z.looseObject({ kind: z.string().min(1), feedback: z.string().optional() }),
 });
 
+export type PermissionAnswerParams = z.infer<typeof permissionAnswerParams>;
+
 export const connectParams = z.looseObject({ token: z.string().optional() }).optional();
 
 export const pingParams = z.looseObject({ message: z.string().optional() }).optional();

@@ -96,7 +96,11 @@ export function permissionPath(settings: PermissionPathSettings): Authorize {
 
 /** What the server knows about a call waiting at the gate, to describe it on the wire. */
 export interface CallDetails {
-  tool: AnyTool;
+  /**
+   * `undefined` when the tool is not known here: a call on another worker (remote-questions.ts)
+   * to a tool that is not one of turnloop's built-in ones.
+   */
+  tool: AnyTool | undefined;
   input: unknown;
   arguments: JsonObject;
   /** Whether it is an app's custom tool. */
@@ -183,7 +187,7 @@ export class PendingPermissions {
  * reply. `-for-session`, `-for-location` and `permanently` record a rule for the session.
  * @throws Error for an unknown kind.
  */
-function replyFor(result: { kind: string; feedback?: string | undefined }): PermissionReply {
+export function replyFor(result: { kind: string; feedback?: string | undefined }): PermissionReply {
   const { kind, feedback } = result;
   switch (kind) {
     case "approve-once":
@@ -228,7 +232,7 @@ export function wirePermissionRequest(
   confinement?: CommandConfinement,
 ): WirePermissionRequest {
   const scope =
-    details === undefined ? undefined : (details.tool.scope?.(details.input, cwd) ?? undefined);
+    details === undefined ? undefined : (details.tool?.scope?.(details.input, cwd) ?? undefined);
   const paths = (scope?.paths ?? []).map((path) => resolve(cwd, path));
   const args = details?.arguments ?? {};
   const common = {
@@ -260,7 +264,7 @@ export function wirePermissionRequest(
     case "url":
       return { ...common, kind, url: typeof args.url === "string" ? args.url : "" };
     case "mcp": {
-      const origin = details?.tool.mcp;
+      const origin = details?.tool?.mcp;
       return {
         ...common,
         kind,
@@ -275,7 +279,7 @@ export function wirePermissionRequest(
       return {
         ...common,
         kind,
-        toolDescription: details?.tool.description ?? "",
+        toolDescription: details?.tool?.description ?? "",
         args,
       };
   }

@@ -2,23 +2,32 @@
  * Sessions served by another worker (issue 22; a store shared by workers, i.e. PostgreSQL). A
  * client of this server that resumes a session whose lease another live worker holds follows it
  * here: every persisted event from the resume on is sent to it as `session.event`, read through
- * the store's subscription (once each, in order); its `session.send` and `session.abort` go
- * through the store's inbox to the owner, which applies them to its own session as if its client
+ * the store's subscription (once each, in order); its `session.send`, `session.abort` and
+ * permission answers (remote-questions.ts) go through the store's inbox to the owner, which applies them to its own session as if its client
  * had sent them ({@link receiveInbox}). Ephemeral events (streaming deltas) stay on the owner;
- * the follower sends its own `session.idle` where a prompt's stored events end ({@link promptEnd}). A session nobody holds is not followed: `session.resume` claims it here.
+ * the follower sends its own `session.idle` where a prompt's stored events end (session/prompt-end.ts).
+ * A session nobody holds is not followed: `session.resume` claims it here.
  */
 
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../events/errors.js";
-import type { StopReason } from "../events/event-parts.js";
-import type { SessionEvent } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
+import { promptEnd } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
-import { invalidParams, type SendParams, sendParams } from "./params.js";
+import {
+  invalidParams,
+  type PermissionAnswerParams,
+  permissionAnswerParams,
+  type SendParams,
+  sendParams,
+} from "./params.js";
+import { replyFor } from "./permissions.js";
+import { RemoteQuestions } from "./remote-questions.js";
+import type { ServerSession } from "./server-session.js";
 import { bareModelId, modelNamesOnWire } from "./wire-events.js";
 
 /** A session followed here for one client connection. */
@@ -27,6 +36,8 @@ interface RemoteSession {
   subscription: SessionSubscription;
   /** The client's `session.resume` params, to open the session here should its owner go. */
   resumeParams: unknown;
+  /** The owner's permission questions, for the wire and to know which are still open. */
+  questions: RemoteQuestions;
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -71,15 +82,22 @@ export async function resumeRemote(
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
   await followedBy(server).get(sessionId)?.subscription.close();
+  const questions = new RemoteQuestions(start.data.cwd);
+  for (const event of log.events) {
+    questions.wireEvent(event, event);
+  }
   const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
-    connection.notify(ServerToClient.sessionEvent, { sessionId, event: modelNamesOnWire(event) });
-    const stopReason = promptEnd(event);
-    if (stopReason !== undefined) {
+    const wire = questions.wireEvent(event, modelNamesOnWire(event));
+    connection.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
+    const end = promptEnd(event);
+    if (end !== undefined) {
+      // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
+      const stopReason = "stopReason" in end ? end.stopReason : "end_turn";
       const idle = createEnvelope({ type: "session.idle", data: { stopReason } }, event.id);
       sendIdle(connection, sessionId, start.data.startTime, idle);
     }
   });
-  followedBy(server).set(sessionId, { connection, subscription, resumeParams });
+  followedBy(server).set(sessionId, { connection, subscription, resumeParams, questions });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
@@ -90,26 +108,6 @@ export async function resumeRemote(
     capabilities: { ui: { elicitation: false } },
     modelState: { modelId: bareModelId(start.data.model) },
   };
-}
-
-/**
- * How a prompt ended, when `event` (stored) is its last: a turn that completed without asking for
- * tools, an `abort`, or a `session.error`. The owner's `session.idle` is not stored, so a follower
- * sends its own after these (the Copilot SDK's `sendAndWait` waits for it).
- */
-function promptEnd(event: SessionEvent): StopReason | undefined {
-  switch (event.type) {
-    case "assistant.turn_end":
-      return event.data.status === "completed" && event.data.finishReason !== "tool-calls"
-        ? "end_turn"
-        : undefined;
-    case "abort":
-      return "cancelled";
-    case "session.error":
-      return "end_turn";
-    default:
-      return undefined;
-  }
 }
 
 /** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
@@ -137,6 +135,27 @@ export function isRemote(server: ServerContext, sessionId: string): boolean {
  */
 export async function abortAtOwner(server: ServerContext, sessionId: string): Promise<void> {
   await server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
+}
+
+/**
+ * `session.permissions.handlePendingPermissionRequest` of a followed session: the answer goes to
+ * the owner through the inbox, which applies it like its own client's; the first answer wins
+ * there, a later one is dropped without error.
+ * @returns `false` when nothing was sent: the question is not open (answered already, as far as
+ * this worker has read, or unknown) or no live worker holds the session.
+ * @throws Error naming the decision kind when it is not one of Copilot's (as for a local answer).
+ */
+export async function answerAtOwner(
+  server: ServerContext,
+  params: PermissionAnswerParams,
+): Promise<boolean> {
+  replyFor(params.result);
+  const { sessionId, requestId } = params;
+  if (followedBy(server).get(sessionId)?.questions.isOpen(requestId) !== true) {
+    return false;
+  }
+  const inbox = server.host.store.inbox;
+  return (await inbox?.post(sessionId, { kind: "permission", payload: params })) === true;
 }
 
 /**
@@ -213,5 +232,23 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
     case "abort":
       session.abort().catch(() => undefined);
       return;
+    case "permission":
+      applyAnswer(server, session, message.payload);
+      return;
+  }
+}
+
+/** A permission answer from another worker, applied as the local client's would be. */
+function applyAnswer(server: ServerContext, session: ServerSession, payload: unknown): void {
+  const parsed = permissionAnswerParams.safeParse(payload);
+  if (!parsed.success) {
+    server.log(`a permission answer for session ${session.id} from another worker was not valid`);
+    return;
+  }
+  try {
+    // `false`: answered already (the first answer wins) or no longer asked: nothing to do.
+    session.answerPermission(parsed.data.requestId, parsed.data.result);
+  } catch (error) {
+    server.log(`a permission answer for session ${session.id} was refused: ${errorMessage(error)}`);
   }
 }

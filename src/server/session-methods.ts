@@ -23,7 +23,7 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import { abortAtOwner, isRemote, sendToOwner } from "./remote-sessions.js";
+import { abortAtOwner, answerAtOwner, isRemote, sendToOwner } from "./remote-sessions.js";
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
 import { resumeMethod } from "./session-opening.js";
@@ -247,13 +247,20 @@ export function toolAnswerMethod(connection: ClientConnection, raw: unknown) {
 }
 
 /** `session.permissions.handlePendingPermissionRequest`: `success: false` when nothing waits. */
-export function permissionAnswerMethod(connection: ClientConnection, raw: unknown) {
+export async function permissionAnswerMethod(connection: ClientConnection, raw: unknown) {
   const method = "session.permissions.handlePendingPermissionRequest";
   const params = parseParams(method, permissionAnswerParams, raw);
-  const session = openSession(connection.server, params.sessionId);
   try {
+    if (isRemote(connection.server, params.sessionId)) {
+      // Sent to the worker that asked (issue 22).
+      return { success: await answerAtOwner(connection.server, params) };
+    }
+    const session = openSession(connection.server, params.sessionId);
     return { success: session.answerPermission(params.requestId, params.result) };
   } catch (error) {
+    if (error instanceof ResponseError) {
+      throw error;
+    }
     throw invalidParams(`${method}: ${errorMessage(error)}`);
   }
 }

@@ -158,10 +158,11 @@ export interface SessionSummary {
 
 /**
  * What a face on one worker sends to the worker holding a session (issue 22): `payload` is the
- * face's own request (the SDK server: `session.send`'s params for a prompt, `null` for an abort).
+ * face's own request (the SDK server: `session.send`'s params for a prompt, `null` for an abort,
+ * `session.permissions.handlePendingPermissionRequest`'s params for a permission answer).
  */
 export interface InboxMessage {
-  kind: "prompt" | "abort";
+  kind: "prompt" | "abort" | "permission";
   payload: unknown;
 }
 

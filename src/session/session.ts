@@ -37,7 +37,9 @@ export { PromptInProgressError };
  *
  * Every event goes through {@link Session.emit}: persisted events are appended to the store before
  * any subscriber sees them, and committed (durable) before a tool starts running (the loop's
- * checkpoint), at each `assistant.turn_end` and before a prompt's outcome is returned.
+ * checkpoint), at each `assistant.turn_end`, at each `permission.requested` (the question waits for
+ * an answer that may come from a face on another worker, which reads it from the store) and before
+ * a prompt's outcome is returned.
  */
 export class Session {
   readonly id: string;
@@ -230,7 +232,7 @@ export class Session {
   /** Folds `event` into the history and hands it to every subscriber. */
   private deliver(event: SessionEvent): void {
     this.fold([event]);
-    if (event.type === "assistant.turn_end") {
+    if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
       this.journal.commit(this.running).catch(() => undefined);
     }
     for (const listener of this.listeners) {

@@ -2,16 +2,18 @@
  * Faces on any worker (issue 22): two real server processes (`--headless --stdio`, spawned by our
  * SDK) against one PostgreSQL database. A client of worker B resumes a session that worker A
  * holds: it follows it (every persisted event once, in order), its prompt reaches A through the
- * inbox and runs there, and its abort stops A's turn.
+ * inbox and runs there, its abort stops A's turn, and its answer to A's permission question is
+ * applied by A (the first answer wins).
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
-import { approveAll, type TurnloopSession } from "../../src/sdk/index.js";
-import { CLI_PATH } from "../support/cli.js";
+import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
 import { type Gate, gate } from "../support/gate.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
-import { type Fixture, startFixture } from "./support.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { useWorkers } from "./workers-support.js";
 
 /** What a client saw of one session, and a way to wait for an event. */
 function watch(session: TurnloopSession) {
@@ -35,26 +37,22 @@ function watch(session: TurnloopSession) {
   };
 }
 
+/** What a client sees of a prompt answered with text, stored events and the idle. */
+const TEXT_PROMPT = [
+  "user.message",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+  "session.idle",
+];
+
 const persisted = (events: readonly SessionEvent[]) =>
   events.filter((event) => (event as { ephemeral?: boolean }).ephemeral !== true);
 
 describe.skipIf(postgresUnavailable !== undefined)("a session served by another worker", () => {
-  let fixture: Fixture;
-  let database: TestDatabase;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    fixture = await startFixture();
-    database = await createTestDatabase();
-    env = { ...fixture.env, TURNLOOP_DATABASE_URL: database.url };
-  });
-  afterAll(async () => {
-    await fixture?.close();
-    await database?.drop();
-  });
-
-  /** A worker: a server process of its own, on the shared database. */
-  const worker = () => fixture.client({ cliPath: CLI_PATH, cwd: fixture.cwd, env });
+  const workers = useWorkers();
+  const { worker } = workers;
 
   test("a client on worker B prompts a session A holds and sees every persisted event once, in order", async () => {
     const onA = await worker().createSession({ onPermissionRequest: approveAll });
@@ -63,26 +61,19 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
 
-    fixture.model.enqueue({ text: "answered by worker A" });
+    workers.fixture.model.enqueue({ text: "answered by worker A" });
     // B's server sends its own session.idle where the prompt's stored events end.
     const reply = await onB.sendAndWait({ prompt: "hello from worker B" });
     expect(reply?.data.content).toBe("answered by worker A");
 
     const after = await onB.getMessages();
     expect(persisted(seenOnB.events)).toEqual(after.slice(before.length));
-    expect(seenOnB.events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-      "session.idle",
-    ]);
+    expect(seenOnB.events.map((event) => event.type)).toEqual(TEXT_PROMPT);
     expect(seenOnB.events[0]).toMatchObject({ data: { content: "hello from worker B" } });
     // The prompt ran on A: its client saw it live, deltas and all.
     const stored = persisted(seenOnB.events);
     expect(persisted(seenOnA.events).slice(-stored.length)).toEqual(stored);
-    expect(fixture.model.requests).toHaveLength(1);
+    expect(workers.fixture.model.requests).toHaveLength(1);
   });
 
   test("an abort sent from worker B stops the turn running on worker A", async () => {
@@ -92,7 +83,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const before = await onB.getMessages();
     const requested = gate();
     const never = gate();
-    fixture.model.setResponder(() => {
+    workers.fixture.model.setResponder(() => {
       requested.open();
       return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
     });
@@ -101,7 +92,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await requested.opened;
     await onB.abort();
     await idle;
-    fixture.model.setResponder(undefined);
+    workers.fixture.model.setResponder(undefined);
     expect(persisted(seenOnB.events)).toEqual((await onB.getMessages()).slice(before.length));
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
@@ -114,6 +105,80 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(seenOnB.events[4]).toMatchObject({ data: { stopReason: "cancelled", aborted: true } });
   });
 
+  test("a permission question asked on worker A is answered from worker B: the tool runs, the late answer of A's client is ignored", async () => {
+    const askedOnA: PermissionRequest[] = [];
+    const askedOnB: PermissionRequest[] = [];
+    const ranOnA = gate();
+    // A's app answers too, but only after the tool ran on B's answer: a late answer.
+    const onA = await worker().createSession({
+      onPermissionRequest: async (request) => {
+        askedOnA.push(request);
+        await ranOnA.opened;
+        return { kind: "reject" };
+      },
+    });
+    const seenOnA = watch(onA);
+    void seenOnA.next((event) => event.type === "tool.execution_complete").then(ranOnA.open);
+    const onB = await worker().resumeSession(onA.sessionId, {
+      onPermissionRequest: (request) => {
+        askedOnB.push(request);
+        return { kind: "approve-once" };
+      },
+    });
+    const seenOnB = watch(onB);
+    const before = await onB.getMessages();
+    workers.fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_w", name: "create", arguments: '{"path":"from-b.txt","file_text":"hi"}' },
+        ],
+      },
+      { text: "Created." },
+      { text: "Still here." },
+    );
+    const reply = await onB.sendAndWait({ prompt: "create from-b.txt" });
+    expect(reply?.data.content).toBe("Created.");
+    expect(await readFile(join(workers.fixture.cwd, "from-b.txt"), "utf8")).toBe("hi");
+    // B's client was asked exactly what A's was.
+    expect(askedOnB).toHaveLength(1);
+    expect(askedOnB).toEqual(askedOnA);
+    expect(askedOnB[0]).toMatchObject({
+      kind: "write",
+      fileName: join(workers.fixture.cwd, "from-b.txt"),
+    });
+
+    // The session goes on after the late answer.
+    const again = await onB.sendAndWait({ prompt: "still there?" });
+    expect(again?.data.content).toBe("Still here.");
+    const after = (await onB.getMessages()).slice(before.length);
+    // Every stored event once, in order, on both clients, with the same wire fields.
+    const storedOnB = persisted(seenOnB.events);
+    expect(storedOnB.map((event) => event.id)).toEqual(after.map((event) => event.id));
+    expect(persisted(seenOnA.events).slice(-after.length)).toEqual(storedOnB);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "tool.execution_start",
+      "permission.requested",
+      "permission.completed",
+      "tool.execution_complete",
+      "assistant.turn_end",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.idle",
+      ...TEXT_PROMPT,
+    ]);
+    const decisions = seenOnB.events.flatMap((event) =>
+      event.type === "permission.completed" ? [event.data] : [],
+    );
+    expect(decisions).toEqual([expect.objectContaining({ decision: "allowed", scope: "once" })]);
+    expect(decisions[0]).toMatchObject({ result: { kind: "approved" } });
+  });
+
   test("a prompt sent from B after A let the session go claims it on B and runs there", async () => {
     const onA = await worker().createSession({ onPermissionRequest: approveAll });
     const onB = await worker().resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
@@ -121,7 +186,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const before = await onB.getMessages();
     await onA.disconnect();
 
-    fixture.model.enqueue({ text: "answered by worker B" });
+    workers.fixture.model.enqueue({ text: "answered by worker B" });
     const reply = await onB.sendAndWait({ prompt: "who answers?" });
     expect(reply?.data.content).toBe("answered by worker B");
     const after = await onB.getMessages();

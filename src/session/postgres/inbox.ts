@@ -1,6 +1,6 @@
 /**
  * The `inbox` table (issue 22): what a face on one worker sends to the worker holding a session's
- * lease (prompts and aborts). A message is stored only while the session has a
+ * lease (prompts, aborts and permission answers). A message is stored only while the session has a
  * live owner, announced with `NOTIFY turnloop_inbox` after its insert, and taken by the owner
  * exactly once (`taken_at`, rows locked with `SKIP LOCKED`), oldest first. The owner also takes
  * at every poll (notify.ts), so a lost notification only delays a message.
@@ -67,7 +67,7 @@ export async function takeMessages(
     .sort((left, right) => Number(left.id) - Number(right.id))
     .flatMap((row) => {
       const kind = row.kind;
-      return kind === "prompt" || kind === "abort"
+      return kind === "prompt" || kind === "abort" || kind === "permission"
         ? [{ sessionId: row.session_id, message: { kind, payload: row.payload } }]
         : [];
     });

@@ -1,0 +1,6 @@
+/** See postgres-server.mjs. */
+export function postgresBinaries(): string | undefined;
+export function startPostgresServer(options: {
+  prefix: string;
+  fsync: boolean;
+}): Promise<{ url: string; stop(): Promise<void> }>;

@@ -1,0 +1,276 @@
+/**
+ * A session another worker holds, loaded over ACP (issue 22; a store shared by workers, i.e.
+ * PostgreSQL). `session/load` replays its stored events and then follows it: every event the owner
+ * stores from then on arrives as `session/update`s, read through the store's subscription (once
+ * each, in order). Streaming deltas stay on the owner: a follower sends each answer whole, when
+ * the owner stores it. A `session/prompt` goes to the owner through the store's inbox (the owner
+ * runs it as if its own client had sent it) and is answered when its stored events end
+ * (session/prompt-end.ts); `session/cancel` sends an abort the same way. When no live worker
+ * holds the session any more, the prompt is not sent: the caller claims the session here.
+ */
+
+import { hostname } from "node:os";
+import * as acp from "@agentclientprotocol/sdk";
+import type { SessionEvent } from "../events/events.js";
+import type { SessionHost } from "../session/host.js";
+import { type PromptEnd, promptEnd } from "../session/prompt-end.js";
+import { permissionModeOf } from "../session/sandbox-setup.js";
+import type { SessionSubscription } from "../session/session-follower.js";
+import type { LeaseHolder, StoredLog } from "../session/session-store.js";
+import type { AnyTool } from "../tools/define-tool.js";
+import { builtinTools } from "../tools/index.js";
+import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import { configOptions, defaultMode, modeState } from "./modes.js";
+import { promptContent } from "./prompt-content.js";
+import { replayWith } from "./replay.js";
+import { UpdateMapper } from "./updates.js";
+
+/** What a followed session needs from its connection. */
+export interface RemoteSessionContext {
+  host: SessionHost;
+  client: acp.AgentContext;
+  /** Whether the client takes `usage_update`s. */
+  sendsUsage: () => boolean;
+  /** Tools besides the built-in ones (for the kind and title of their calls). */
+  extraTools: readonly AnyTool[];
+}
+
+/** What `session/load` and `session/resume` answer. */
+export interface FollowAnswer {
+  modes: acp.SessionModeState;
+  configOptions: acp.SessionConfigOption[];
+}
+
+/** A session followed by one ACP connection, with what claiming it there needs. */
+export interface FollowedSession {
+  remote: AcpRemoteSession;
+  client: acp.AgentContext;
+  /** The `mcpServers` of its load or resume, started should this process claim it. */
+  mcpServers: readonly acp.McpServer[];
+}
+
+/** The prompt of this client that the owner runs, until its stored events end. */
+interface RemotePrompt {
+  text: string;
+  /** Set once the owner stored its `user.message`. */
+  started: boolean;
+  settle: (end: PromptEnd) => void;
+}
+
+/**
+ * `session/load` (`replay`) or `session/resume` of a session another live worker holds: follows
+ * it (see above).
+ * @returns `undefined` when it is not held by another worker (the store has no inbox, nobody holds
+ * it, or this process does): open it here.
+ * @throws `-32002` when the session cannot be read (the same as opening an unknown one).
+ */
+export async function followElsewhere(
+  context: RemoteSessionContext,
+  sessionId: string,
+  replay: boolean,
+): Promise<AcpRemoteSession | undefined> {
+  const { store } = context.host;
+  if (store.inbox === undefined) {
+    return undefined;
+  }
+  const holder = await store.holder(sessionId).catch(() => undefined);
+  if (!heldElsewhere(holder)) {
+    return undefined;
+  }
+  try {
+    const log = await store.read(sessionId);
+    return await AcpRemoteSession.follow(context, sessionId, log, replay);
+  } catch {
+    throw acp.RequestError.sessionNotFound(sessionId);
+  }
+}
+
+/** Whether `holder` is a live process other than this one. */
+function heldElsewhere(holder: LeaseHolder | "unreadable" | undefined): holder is LeaseHolder {
+  return (
+    holder !== undefined &&
+    holder !== "unreadable" &&
+    (holder.pid !== process.pid || holder.hostname !== hostname())
+  );
+}
+
+export class AcpRemoteSession {
+  readonly id: string;
+  /** The session's working directory (its `session.start`). */
+  readonly cwd: string;
+  readonly #context: RemoteSessionContext;
+  readonly #model: string;
+  readonly #mapper: UpdateMapper;
+  #subscription: SessionSubscription | undefined;
+  #prompt: RemotePrompt | undefined;
+  #lastSent: Promise<void> = Promise.resolve();
+
+  private constructor(context: RemoteSessionContext, sessionId: string, log: StoredLog) {
+    this.id = sessionId;
+    this.#context = context;
+    const start = log.events.find((event) => event.type === "session.start");
+    this.cwd = start?.type === "session.start" ? start.data.cwd : "";
+    this.#model = start?.type === "session.start" ? start.data.model : "";
+    const extraTools = context.extraTools;
+    this.#mapper = new UpdateMapper({
+      mode: "replay",
+      cwd: this.cwd,
+      toolNamed: (name) => [...builtinTools(), ...extraTools].find((tool) => tool.name === name),
+      contextWindow: (modelId) => context.host.contextWindowOf(modelId),
+      titled: false,
+    });
+  }
+
+  /**
+   * Follows `sessionId` from the end of `log` (just read); with `replay`, first sends the updates
+   * that replay `log` (ACP `session/load`) and resolves once they are written.
+   * @throws Error when the log has no `session.start`; the store's read errors.
+   */
+  static async follow(
+    context: RemoteSessionContext,
+    sessionId: string,
+    log: StoredLog,
+    replay: boolean,
+  ): Promise<AcpRemoteSession> {
+    if (!log.events.some((event) => event.type === "session.start")) {
+      throw new Error(`session ${sessionId} has no session.start event`);
+    }
+    const remote = new AcpRemoteSession(context, sessionId, log);
+    const updates = replayWith(remote.#mapper, log.events);
+    if (replay) {
+      for (const update of updates) {
+        remote.#send(update);
+      }
+      await remote.#lastSent;
+    }
+    remote.#subscription = await context.host.store.subscribe(sessionId, log.nextSeq, (event) =>
+      remote.#stored(event),
+    );
+    return remote;
+  }
+
+  /**
+   * The load or resume answer: the modes and config options a session opened here would start
+   * with (the run config's default mode; the owner keeps its own choices).
+   */
+  answer(): FollowAnswer {
+    const { host } = this.#context;
+    const mode = defaultMode(host.config);
+    const model = host.modelForSession(this.#model);
+    const modelId = model.ok ? model.configuration.id : this.#model;
+    const sandbox = host.sandbox.policyFor(permissionModeOf(mode, host.config));
+    return {
+      modes: modeState(mode),
+      configOptions: configOptions(mode, modelId, host.modelChoices(modelId, this.#model), sandbox),
+    };
+  }
+
+  /**
+   * ACP v1 prompt-turn, run by the owner: sends the prompt through the inbox and answers once its
+   * stored events end; every update of it is written before the answer.
+   * @returns `"claim"` when no live worker holds the session (nothing was sent).
+   * @throws `-32600` while a prompt of this client runs; `-32602` for images (the inbox carries
+   * text); the prompt's failure as a local prompt's (`promptFailure`).
+   */
+  async prompt(
+    blocks: readonly acp.ContentBlock[],
+    signal: AbortSignal,
+  ): Promise<acp.PromptResponse | "claim"> {
+    if (this.#prompt !== undefined) {
+      throw invalidRequest(
+        `Session ${this.id} is already running a prompt; wait for its answer or send session/cancel first.`,
+      );
+    }
+    const { text, images } = promptContent(blocks);
+    if (images.length > 0) {
+      throw invalidParams(
+        `session ${this.id} runs on another worker, which takes text prompts only: send the images to that worker`,
+      );
+    }
+    let settle: (end: PromptEnd) => void = () => undefined;
+    const ended = new Promise<PromptEnd>((resolve) => {
+      settle = resolve;
+    });
+    this.#prompt = { text, started: false, settle };
+    try {
+      const payload = { sessionId: this.id, prompt: text };
+      const sent = await this.#context.host.store.inbox?.post(this.id, { kind: "prompt", payload });
+      if (sent !== true) {
+        return "claim";
+      }
+      const onCancel = () => this.cancel();
+      signal.addEventListener("abort", onCancel, { once: true });
+      const end = await ended.finally(() => signal.removeEventListener("abort", onCancel));
+      await this.#lastSent;
+      if ("error" in end) {
+        throw promptFailure(end.error);
+      }
+      return { stopReason: end.stopReason };
+    } finally {
+      this.#prompt = undefined;
+    }
+  }
+
+  /**
+   * ACP v1 `session/cancel`: asks the owner to stop. A prompt the owner has not started yet is
+   * answered `cancelled` at once (the owner drops it from its queue).
+   */
+  cancel(): void {
+    const prompt = this.#prompt;
+    if (prompt === undefined) {
+      return;
+    }
+    this.#context.host.store.inbox
+      ?.post(this.id, { kind: "abort", payload: null })
+      .catch(() => undefined);
+    if (!prompt.started) {
+      prompt.settle({ stopReason: "cancelled" });
+    }
+  }
+
+  /** Delivers what is stored now, then stops following. Closing twice is a no-op. */
+  async close(): Promise<void> {
+    const subscription = this.#subscription;
+    this.#subscription = undefined;
+    this.cancel();
+    await subscription?.readNow();
+    await subscription?.close();
+    await this.#lastSent;
+  }
+
+  /** One event the owner stored: its updates, and the end of this client's prompt. */
+  #stored(event: SessionEvent): void {
+    const prompt = this.#prompt;
+    let updates = this.#mapper.map(event);
+    if (
+      prompt !== undefined &&
+      !prompt.started &&
+      event.type === "user.message" &&
+      event.data.source === "user" &&
+      event.data.content === prompt.text
+    ) {
+      prompt.started = true;
+      // The client shows its own prompt; only the title it gives is news.
+      updates = updates.filter((update) => update.sessionUpdate !== "user_message_chunk");
+    }
+    for (const update of updates) {
+      this.#send(update);
+    }
+    const end = prompt?.started === true ? promptEnd(event) : undefined;
+    if (end !== undefined) {
+      prompt?.settle(end);
+    }
+  }
+
+  #send(update: acp.SessionUpdate): void {
+    if (update.sessionUpdate === "usage_update" && !this.#context.sendsUsage()) {
+      return;
+    }
+    const sent = this.#context.client.notify(acp.methods.client.session.update, {
+      sessionId: this.id,
+      update,
+    });
+    // A closed connection rejects every send; there is nobody left to tell.
+    this.#lastSent = sent.catch(() => undefined);
+  }
+}

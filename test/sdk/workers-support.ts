@@ -1,0 +1,52 @@
+/**
+ * What the tests of sessions served by several workers share (issue 22): the SDK fixture (fake
+ * model, home, cwd) and a database of their own on the test PostgreSQL, set up before the
+ * describe block's tests and removed after them.
+ */
+
+import { afterAll, beforeAll } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { type Fixture, startFixture } from "./support.js";
+
+export interface Workers {
+  readonly fixture: Fixture;
+  /** The environment every worker runs in: the fixture's, with the database's URL. */
+  readonly env: Record<string, string>;
+  /** A worker: a server process of its own (`--headless --stdio`), on the shared database. */
+  worker(): ReturnType<Fixture["client"]>;
+}
+
+/** Registers the set-up and clean-up hooks; the fields are usable inside tests. */
+export function useWorkers(): Workers {
+  let fixture: Fixture | undefined;
+  let database: TestDatabase | undefined;
+  let env: Record<string, string> | undefined;
+  beforeAll(async () => {
+    fixture = await startFixture();
+    database = await createTestDatabase();
+    env = { ...fixture.env, TURNLOOP_DATABASE_URL: database.url };
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await database?.drop();
+  });
+  const ready = () => {
+    if (fixture === undefined || env === undefined) {
+      throw new Error("useWorkers: the fields are set in beforeAll; use them inside tests");
+    }
+    return { fixture, env };
+  };
+  return {
+    get fixture() {
+      return ready().fixture;
+    },
+    get env() {
+      return ready().env;
+    },
+    worker() {
+      const { fixture: started, env: workerEnv } = ready();
+      return started.client({ cliPath: CLI_PATH, cwd: started.cwd, env: workerEnv });
+    },
+  };
+}
