@@ -1,35 +1,7 @@
-import { Writable } from "node:stream";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { messageWriter } from "../../src/acp/message-writer.js";
-
-/** A target that records each write as text; its callbacks wait for `release()` when held. */
-function recordingTarget(highWaterMark: number) {
-  const writes: string[] = [];
-  const waiting: Array<() => void> = [];
-  let held = false;
-  const target = new Writable({
-    highWaterMark,
-    write: (chunk: Buffer, _encoding, callback) => {
-      writes.push(chunk.toString("utf8"));
-      if (held) {
-        waiting.push(() => callback());
-      } else {
-        callback();
-      }
-    },
-  });
-  const hold = () => {
-    held = true;
-  };
-  const release = () => {
-    held = false;
-    for (const callback of waiting.splice(0)) {
-      callback();
-    }
-  };
-  return { target, writes, hold, release };
-}
+import { heldWritable } from "../support/held-writable.js";
 
 const update = (text: string): acp.AnyMessage => ({
   jsonrpc: "2.0",
@@ -42,7 +14,7 @@ const update = (text: string): acp.AnyMessage => ({
 
 describe("messageWriter", () => {
   it("writes each message as one JSON line, in order, the bytes the SDK's ndJsonStream writes", async () => {
-    const { target, writes } = recordingTarget(1_048_576);
+    const { target, writes } = heldWritable(1_048_576);
     const writer = messageWriter(target).getWriter();
     const messages = [update("Hel"), update("lo ✓\n"), { jsonrpc: "2.0", id: 3, result: {} }];
     for (const message of messages) {
@@ -52,7 +24,7 @@ describe("messageWriter", () => {
   });
 
   it("waits for the output to drain while it is full, and loses nothing", async () => {
-    const { target, writes, hold, release } = recordingTarget(16);
+    const { target, writes, hold, release } = heldWritable(16);
     hold();
     const writer = messageWriter(target).getWriter();
     const first = writer.write(update("first"));
@@ -74,7 +46,7 @@ describe("messageWriter", () => {
   });
 
   it("rejects a write once the output is closed", async () => {
-    const { target } = recordingTarget(1_024);
+    const { target } = heldWritable(1_024);
     target.destroy();
     const writer = messageWriter(target).getWriter();
     await expect(writer.write(update("late"))).rejects.toThrow("ACP output is closed");

@@ -1,35 +1,7 @@
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Message } from "vscode-jsonrpc/node.js";
 import { FramedMessageWriter } from "../../src/protocol/framed-writer.js";
-
-/** A target that records each write as text; its callbacks wait while it is held. */
-function recordingTarget(highWaterMark: number) {
-  const writes: string[] = [];
-  const waiting: Array<() => void> = [];
-  let held = false;
-  const target = new Writable({
-    highWaterMark,
-    write: (chunk: Buffer, _encoding, callback) => {
-      writes.push(chunk.toString("utf8"));
-      if (held) {
-        waiting.push(() => callback());
-      } else {
-        callback();
-      }
-    },
-  });
-  const hold = () => {
-    held = true;
-  };
-  const release = () => {
-    held = false;
-    for (const callback of waiting.splice(0)) {
-      callback();
-    }
-  };
-  return { target, writes, hold, release };
-}
+import { heldWritable } from "../support/held-writable.js";
 
 const delta = (text: string): Message =>
   ({
@@ -46,7 +18,7 @@ const frame = (message: Message) => {
 
 describe("FramedMessageWriter", () => {
   it("writes each message at once as one frame, header and body together, in call order", async () => {
-    const { target, writes } = recordingTarget(1_048_576);
+    const { target, writes } = heldWritable(1_048_576);
     const writer = new FramedMessageWriter(target);
     const messages = [delta("Hé"), delta("llo ✓"), { jsonrpc: "2.0", id: 7, result: null }];
     const written = messages.map((message) => writer.write(message as Message));
@@ -56,7 +28,7 @@ describe("FramedMessageWriter", () => {
   });
 
   it("resolves a write made while the output is full once it drains, and loses nothing", async () => {
-    const { target, writes, hold, release } = recordingTarget(16);
+    const { target, writes, hold, release } = heldWritable(16);
     hold();
     const writer = new FramedMessageWriter(target);
     let settled = false;
@@ -77,7 +49,7 @@ describe("FramedMessageWriter", () => {
   });
 
   it("rejects a write to a closed output and reports it through onError", async () => {
-    const { target } = recordingTarget(1_024);
+    const { target } = heldWritable(1_024);
     const writer = new FramedMessageWriter(target);
     const errors: string[] = [];
     writer.onError(([error]) => errors.push(error.message));
