@@ -6,7 +6,8 @@ import type * as acp from "@agentclientprotocol/sdk";
  * line): each message the connection writes is serialised and handed to `output` at once, as one
  * line. It replaces the SDK's own outgoing path (`ndJsonStream`'s writable behind the message-edge
  * filter), which takes each message through three web streams, a promise chain and a
- * `TextEncoder` copy: per streamed delta, that path cost about as much as the rest of the relay.
+ * `TextEncoder` copy: while relaying a fast stream, about a quarter of the agent's CPU
+ * (bench/RESULTS.md, "Throughput, round 3, session 4").
  * Bytes and order are those of the SDK's path (`JSON.stringify(message) + "\n"`, in call order).
  *
  * Backpressure: while `output.write` returns `false`, the write waits for `drain`, so the
