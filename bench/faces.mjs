@@ -31,6 +31,21 @@ export function peakRssOfLiveProcess(pid) {
 }
 
 /**
+ * Time a live process's main thread has spent on a CPU (`/proc/<pid>/task/<pid>/schedstat`), in
+ * ms: the load-robust measure of its work on a machine shared with others.
+ * @param {number | undefined} pid
+ * @returns {number} NaN when it cannot be read.
+ */
+export function mainThreadOnCpuMilliseconds(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "latin1");
+    return Number(text.split(" ")[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
  * Waits for a promise, or fails with `message` after `milliseconds`.
  * @template T
  * @param {Promise<T>} promise
@@ -92,6 +107,8 @@ export function deltaNumbers(text) {
  * @property {number} peakRssBytes VmHWM of the agent just before it was stopped.
  * @property {Array<{number: number, at: number}>} chunks Numbered deltas seen in
  *   `agent_message_chunk` updates, with their arrival (monotonic ms).
+ * @property {number} relayOnCpuMilliseconds The agent's main-thread time on a CPU from the first
+ *   `agent_message_chunk` to the prompt's answer.
  */
 
 /**
@@ -124,6 +141,7 @@ export async function measureAcp(options) {
   const pending = new Map();
   /** @type {Array<{number: number, at: number}>} */
   const chunks = [];
+  let onCpuAtFirstChunk = Number.NaN;
   const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   void exited.then((code) => {
     for (const waiting of pending.values()) {
@@ -152,6 +170,9 @@ export async function measureAcp(options) {
     if (message.method === "session/update") {
       const update = message.params?.update;
       if (update?.sessionUpdate === "agent_message_chunk" && update.content?.type === "text") {
+        if (chunks.length === 0) {
+          onCpuAtFirstChunk = mainThreadOnCpuMilliseconds(child.pid);
+        }
         for (const number of deltaNumbers(update.content.text)) {
           chunks.push({ number, at });
         }
@@ -187,6 +208,7 @@ export async function measureAcp(options) {
         prompt: [{ type: "text", text: options.prompt }],
       });
       const promptMilliseconds = monotonicMilliseconds() - spawnedAt;
+      const relayOnCpuMilliseconds = mainThreadOnCpuMilliseconds(child.pid) - onCpuAtFirstChunk;
       return {
         available: /** @type {const} */ (true),
         initializeMilliseconds,
@@ -195,6 +217,7 @@ export async function measureAcp(options) {
         stopReason: String(answered?.stopReason),
         peakRssBytes: peakRssOfLiveProcess(child.pid),
         chunks,
+        relayOnCpuMilliseconds,
       };
     })();
     return await withTimeout(work, timeoutMilliseconds, "turnloop acp did not answer in time");

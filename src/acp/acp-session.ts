@@ -25,6 +25,7 @@ import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
 import { type AcpSessionModel, autopilotMeta, openingUpdates } from "./session-setup.js";
+import { UpdateOutbox } from "./update-outbox.js";
 import { UpdateMapper } from "./updates.js";
 
 /** What every session of one ACP connection shares. */
@@ -79,8 +80,7 @@ export class AcpSession {
   private readonly unsubscribe: () => void;
   private turn: Turn | undefined;
   private announced = false;
-  /** The last notification sent; the SDK writes in call order, so awaiting it flushes them all. */
-  private lastSent: Promise<void> = Promise.resolve();
+  private readonly outbox: UpdateOutbox;
 
   constructor(context: AcpSessionContext, start: AcpSessionStart) {
     this.context = context;
@@ -95,6 +95,9 @@ export class AcpSession {
       contextWindow: (modelId) => context.host.contextWindowOf(modelId),
       titled: start.titled,
     });
+    this.outbox = new UpdateOutbox((update) =>
+      context.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }),
+    );
     this.unsubscribe = this.session.subscribe((event) => this.forward(event));
   }
 
@@ -148,7 +151,7 @@ export class AcpSession {
 
   /** Resolves once every update sent so far is written. */
   flush(): Promise<void> {
-    return this.lastSent;
+    return this.outbox.flush();
   }
 
   /**
@@ -389,11 +392,6 @@ export class AcpSession {
     if (update.sessionUpdate === "usage_update" && !this.context.sendsUsage()) {
       return;
     }
-    const sent = this.context.client.notify(acp.methods.client.session.update, {
-      sessionId: this.id,
-      update,
-    });
-    // A closed connection rejects every send; there is nobody left to tell.
-    this.lastSent = sent.catch(() => undefined);
+    this.outbox.send(update);
   }
 }

@@ -8,6 +8,7 @@ import type { RunConfig } from "../session/run-config.js";
 import { TurnloopAcpAgent } from "./agent.js";
 import { ERROR_CODES } from "./errors.js";
 import { acpByteStream } from "./framing.js";
+import { withDirectOutput } from "./message-writer.js";
 
 /**
  * Runs `turnloop acp`: an Agent Client Protocol v1 agent on stdin/stdout until stdin closes.
@@ -78,7 +79,8 @@ async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
       onIdlessError: (error) => agent.clientRejectedNotification(error),
     },
   );
-  const connection = agent.app.connect(stream);
+  // The connection's own messages skip the SDK's web-stream writer (message-writer.ts).
+  const connection = agent.app.connect(withDirectOutput(stream, output));
   await connection.closed;
   await agent.shutdown();
   // The last answers may still wait for their turn to be written.

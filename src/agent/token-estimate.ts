@@ -51,11 +51,27 @@ export function estimateFixedTokens(request: {
 }): number {
   let tokens = estimateTextTokens(request.system);
   for (const tool of request.tools) {
-    tokens +=
+    tokens += estimateToolTokens(tool);
+  }
+  return tokens;
+}
+
+/**
+ * Each tool specification's estimate, once: the loop sends the same specification objects every
+ * turn (`toolSpecifications` caches them per tool), and serialising a schema per tool per turn
+ * was the larger part of this estimate.
+ */
+const toolTokens = new WeakMap<ModelRequest["tools"][number], number>();
+
+function estimateToolTokens(tool: ModelRequest["tools"][number]): number {
+  let tokens = toolTokens.get(tool);
+  if (tokens === undefined) {
+    tokens =
       MESSAGE_OVERHEAD_TOKENS +
       estimateTextTokens(tool.name) +
       estimateTextTokens(tool.description) +
       estimateTextTokens(JSON.stringify(tool.inputSchema));
+    toolTokens.set(tool, tokens);
   }
   return tokens;
 }

@@ -318,7 +318,7 @@ class TrackingWriter implements MessageWriter {
    * a peer that stopped reading.
    */
   async drained(): Promise<void> {
-    // vscode-jsonrpc starts writes on the next turn (setImmediate): let queued answers begin.
+    // Answers whose handlers settle in this turn are handed to the writer after it: let them begin.
     await new Promise((resolve) => setImmediate(resolve));
     let timer: NodeJS.Timeout | undefined;
     const giveUp = new Promise<void>((resolve) => {

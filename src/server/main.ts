@@ -16,9 +16,10 @@
 import { fstatSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
+import { StreamMessageReader } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
 import { batchedOutput } from "../protocol/batched-output.js";
+import { FramedMessageWriter } from "../protocol/framed-writer.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
@@ -158,7 +159,7 @@ function openConnection(
   connection = new ClientConnection(
     context,
     new StreamMessageReader(guard),
-    new StreamMessageWriter(output),
+    new FramedMessageWriter(output),
     METHODS,
     hangUp,
     token,

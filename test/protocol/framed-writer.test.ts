@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import type { Message } from "vscode-jsonrpc/node.js";
+import { FramedMessageWriter } from "../../src/protocol/framed-writer.js";
+import { heldWritable } from "../support/held-writable.js";
+
+const delta = (text: string): Message =>
+  ({
+    jsonrpc: "2.0",
+    method: "session.event",
+    params: { sessionId: "s-1", event: { type: "assistant.message_delta", data: { text } } },
+  }) as Message;
+
+/** The LSP base protocol's frame of a message: its UTF-8 length, a blank line, the JSON. */
+const frame = (message: Message) => {
+  const body = JSON.stringify(message);
+  return `Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n${body}`;
+};
+
+describe("FramedMessageWriter", () => {
+  it("writes each message at once as one frame, header and body together, in call order", async () => {
+    const { target, writes } = heldWritable(1_048_576);
+    const writer = new FramedMessageWriter(target);
+    const messages = [delta("Hé"), delta("llo ✓"), { jsonrpc: "2.0", id: 7, result: null }];
+    const written = messages.map((message) => writer.write(message as Message));
+    // Handed on in the same turn, before any promise settles.
+    expect(writes).toEqual(messages.map((message) => frame(message as Message)));
+    await Promise.all(written);
+  });
+
+  it("resolves a write made while the output is full once it drains, and loses nothing", async () => {
+    const { target, writes, hold, release } = heldWritable(16);
+    hold();
+    const writer = new FramedMessageWriter(target);
+    let settled = false;
+    const first = writer.write(delta("first")).then(() => {
+      settled = true;
+    });
+    const more = Array.from({ length: 100 }, (_, index) => delta(`more ${index}`));
+    const rest = more.map((message) => writer.write(message));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The writes made while the output is full wait on one `drain` listener, not one each.
+    expect({ settled, drainListeners: target.listenerCount("drain") }).toEqual({
+      settled: false,
+      drainListeners: 1,
+    });
+    release();
+    await Promise.all([first, ...rest]);
+    expect(writes.join("")).toBe([delta("first"), ...more].map(frame).join(""));
+  });
+
+  it("rejects a write to a closed output and reports it through onError", async () => {
+    const { target } = heldWritable(1_024);
+    const writer = new FramedMessageWriter(target);
+    const errors: string[] = [];
+    writer.onError(([error]) => errors.push(error.message));
+    target.destroy();
+    await expect(writer.write(delta("late"))).rejects.toThrow("the connection's output is closed");
+    expect(errors).toEqual(["the connection's output is closed"]);
+  });
+});
