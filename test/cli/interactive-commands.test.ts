@@ -1,6 +1,7 @@
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { gate } from "../support/gate.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { stdioEntry } from "../support/mcp/servers.js";
 import {
@@ -182,9 +183,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
   interactiveTest(
     "the terminal is given back after a kill: raw mode off, echo on, cursor shown",
     async ({ fixture }) => {
+      // The answer stops after its first words (a gate never opened): still streaming at the kill.
       fixture.server.enqueue({
         text: ["Working", ...Array.from({ length: 200 }, () => " …")],
-        delayMs: 100,
+        pause: { afterEvents: 3, until: gate().opened },
       });
       const terminal = fixture.open();
       await terminal.waitFor(INPUT_BOX);

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
+import { gate } from "../support/gate.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
 
@@ -44,6 +45,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
   interactiveTest(
     "a tool call appears as soon as the model starts writing it, then runs with a live status",
     async ({ fixture }) => {
+      // The call is opened with its first piece of arguments; the rest waits for the screen.
+      const announced = gate();
       fixture.server.enqueue(
         {
           toolCalls: [
@@ -53,7 +56,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
               arguments: ['{"command":', '"echo', " announced-", 'early"}'],
             },
           ],
-          delayMs: 250,
+          pause: { afterEvents: 3, until: announced.opened },
         },
         { text: "Ran it." },
       );
@@ -63,6 +66,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       // Announced (assistant.tool_call_start) before its arguments are complete.
       const early = await terminal.waitFor(/● bash +…/);
       expect(early).not.toMatch(/announced-early/);
+      announced.open();
       const done = await terminal.waitFor(/Ran it\./);
       expect(done).toMatch(/✓ bash echo announced-early +\d\.\ds\n\s+announced-early/);
       terminal.key("C-d");

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { type HeadlessBrowser, launchBrowser, requireBrowser } from "../support/browser.js";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
@@ -28,15 +28,18 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) {
+/** `probe`'s value once it has one (a file another process writes), checking every 50 ms. */
+function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) {
+        throw new Error("the session has not got there yet");
+      }
       return value;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("timed out waiting for the session");
+    },
+    { timeout: 30_000, interval: 50 },
+  );
 }
 
 describe.skipIf(!hasBrowser)("the view of a session that is still running", () => {

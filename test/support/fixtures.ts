@@ -25,6 +25,8 @@ export interface CliRunOptions {
 export interface LoggedEvent {
   type: string;
   data: Record<string, unknown>;
+  /** ISO 8601, as the session wrote it. */
+  timestamp: string;
 }
 
 /**
