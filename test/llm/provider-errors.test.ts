@@ -1,10 +1,11 @@
 import { describe, expect } from "vitest";
+import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { bashTool } from "../../src/tools/bash.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
 import type { ErrorReply } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
-import { shape, types } from "../support/harness.js";
+import { type Harness, shape, types } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
 import { countOf, dataOf, statuses } from "./helpers.js";
 
@@ -36,29 +37,38 @@ function assertNothingShownOrStored(events: readonly SessionEvent[], requests: n
   );
 }
 
+/**
+ * Prompts "hi" on `harness` answered by `failure` (then "fine", for the next prompt): the outcome
+ * is `error`, after one request (no retry), with nothing shown or stored but the failed turn.
+ */
+async function failsAtOnce(
+  harness: Harness,
+  failure: ErrorReply,
+  error: Record<string, unknown>,
+): Promise<PromptOutcome> {
+  harness.server.enqueue(failure, { text: "fine" });
+  const outcome = await harness.prompt("hi");
+  expect(outcome).toEqual({ error });
+  expect(harness.server.requests).toHaveLength(1);
+  assertNothingShownOrStored(harness.events, harness.server.requests.length);
+  return outcome;
+}
+
 describe("case 17: a failed model call is an error outcome, never end_turn", () => {
   describe.each(MODELS)("%s", (_name, { wire, model }) => {
     test("test 1: 401 is an authentication error, not retried; the next prompt works", async ({
       openHarness,
     }) => {
       const harness = await openHarness({ wire, model, tuning: FAST });
-      harness.server.enqueue(
+      const outcome = await failsAtOnce(
+        harness,
+        { status: 401, body: errorBody(wire, "authentication_error", "invalid api key") },
         {
-          status: 401,
-          body: errorBody(wire, "authentication_error", "invalid api key"),
-        },
-        { text: "fine" },
-      );
-      const outcome = await harness.prompt("hi");
-      expect(outcome).toEqual({
-        error: {
           errorType: "authentication",
           statusCode: 401,
           message: expect.stringMatching(/401.*invalid api key/),
         },
-      });
-      expect(harness.server.requests).toHaveLength(1);
-      assertNothingShownOrStored(harness.events, harness.server.requests.length);
+      );
       expect(shape(await harness.persisted()).slice(1)).toEqual([
         { type: "user.message", data: { content: "hi", source: "user" } },
         { type: "assistant.turn_start", data: { turnId: "turn-1" } },
@@ -94,23 +104,15 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       openHarness,
     }) => {
       const harness = await openHarness({ wire, model, tuning: FAST });
-      harness.server.enqueue(
+      const outcome = await failsAtOnce(
+        harness,
+        { status: 400, body: errorBody(wire, "invalid_request_error", "model 'x' does not exist") },
         {
-          status: 400,
-          body: errorBody(wire, "invalid_request_error", "model 'x' does not exist"),
-        },
-        { text: "fine" },
-      );
-      const outcome = await harness.prompt("hi");
-      expect(outcome).toEqual({
-        error: {
           errorType: "invalid_request",
           statusCode: 400,
           message: expect.stringMatching(/400.*model 'x' does not exist/),
         },
-      });
-      expect(harness.server.requests).toHaveLength(1);
-      assertNothingShownOrStored(harness.events, harness.server.requests.length);
+      );
       expect(dataOf(await harness.persisted(), "session.error")).toEqual([
         "error" in outcome ? outcome.error : {},
       ]);

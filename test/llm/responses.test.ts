@@ -1,7 +1,7 @@
 import { describe, expect } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import { test } from "../support/fixtures.js";
-import { type Harness, types } from "../support/harness.js";
+import { type Harness, type HarnessOptions, types } from "../support/harness.js";
 import type { JsonObject } from "../support/json.js";
 import { dataOf, objectsIn, requestBody, statuses, waitForEvent } from "./helpers.js";
 
@@ -12,15 +12,18 @@ function conversationItems(harness: Harness, index: number): JsonObject[] {
   );
 }
 
+/** The Responses wire with bash, on a server that insists on `include` of encrypted reasoning. */
+const STATELESS_RESPONSES: HarnessOptions = {
+  wire: "openai-responses",
+  tools: [bashTool],
+  server: { requireEncryptedReasoningInclude: true },
+};
+
 describe("case 23: Responses API, stateless replay", () => {
   test("every function_call is answered (also after cancel), reasoning is replayed by encrypted content without id", async ({
     openHarness,
   }) => {
-    const harness = await openHarness({
-      wire: "openai-responses",
-      tools: [bashTool],
-      server: { requireEncryptedReasoningInclude: true },
-    });
+    const harness = await openHarness(STATELESS_RESPONSES);
     harness.server.enqueue({
       encryptedReasoning: "ENC_1",
       toolCalls: [
@@ -120,11 +123,7 @@ describe("case 23: Responses API, stateless replay", () => {
   test("reasoning with a summary is replayed with its summary text and encrypted content, without ids", async ({
     openHarness,
   }) => {
-    const harness = await openHarness({
-      wire: "openai-responses",
-      tools: [bashTool],
-      server: { requireEncryptedReasoningInclude: true },
-    });
+    const harness = await openHarness(STATELESS_RESPONSES);
     harness.server.enqueue(
       {
         reasoning: ["Run ", "echo."],
