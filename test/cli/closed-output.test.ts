@@ -1,10 +1,10 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { describe, expect } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { CLI_PATH, whenFileExists } from "../support/cli.js";
 import { type CliFixtures, type LoggedEvent, test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 
@@ -79,13 +79,7 @@ function runClosing(
     close();
   }
   if (moment === "during a tool") {
-    const poll = setInterval(() => {
-      if (existsSync(join(repository, "started"))) {
-        clearInterval(poll);
-        close();
-      }
-    }, 10);
-    child.once("exit", () => clearInterval(poll));
+    whenFileExists(join(repository, "started"), child, close);
   }
   return new Promise((resolve, reject) => {
     child.once("error", reject);

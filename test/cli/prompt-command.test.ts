@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
+import { cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
@@ -158,15 +158,9 @@ describe("turnloop -p", () => {
       ],
     });
     const result = await cli(["-p", "wait", "--allow-all-tools"], {
-      onStart: (child) => {
-        // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
-        const poll = setInterval(() => {
-          if (existsSync(join(repository, "started"))) {
-            clearInterval(poll);
-            child.kill("SIGINT");
-          }
-        }, 20);
-      },
+      // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
+      onStart: (child) =>
+        whenFileExists(join(repository, "started"), child, () => child.kill("SIGINT")),
     });
     expect(result.code).toBe(130);
     const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));

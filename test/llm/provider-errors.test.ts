@@ -38,17 +38,32 @@ function assertNothingShownOrStored(events: readonly SessionEvent[], requests: n
 }
 
 /**
- * Prompts "hi" on `harness` answered by `failure` (then "fine", for the next prompt): the outcome
- * is `error`, after one request (no retry), with nothing shown or stored but the failed turn.
+ * Prompts "hi" on `harness` answered HTTP `status` with the wire's error body of `type` and
+ * `message` (then "fine", for the next prompt): the outcome is an `errorType` error with the
+ * status and the provider's message, after one request (no retry), with nothing shown or stored
+ * but the failed turn.
  */
 async function failsAtOnce(
   harness: Harness,
-  failure: ErrorReply,
-  error: Record<string, unknown>,
+  wire: "openai-chat" | "anthropic",
+  {
+    status,
+    type,
+    message,
+    errorType,
+  }: Record<"type" | "message" | "errorType", string> & {
+    status: number;
+  },
 ): Promise<PromptOutcome> {
-  harness.server.enqueue(failure, { text: "fine" });
+  harness.server.enqueue({ status, body: errorBody(wire, type, message) }, { text: "fine" });
   const outcome = await harness.prompt("hi");
-  expect(outcome).toEqual({ error });
+  expect(outcome).toEqual({
+    error: {
+      errorType,
+      statusCode: status,
+      message: expect.stringMatching(`${status}.*${message}`),
+    },
+  });
   expect(harness.server.requests).toHaveLength(1);
   assertNothingShownOrStored(harness.events, harness.server.requests.length);
   return outcome;
@@ -60,15 +75,12 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       openHarness,
     }) => {
       const harness = await openHarness({ wire, model, tuning: FAST });
-      const outcome = await failsAtOnce(
-        harness,
-        { status: 401, body: errorBody(wire, "authentication_error", "invalid api key") },
-        {
-          errorType: "authentication",
-          statusCode: 401,
-          message: expect.stringMatching(/401.*invalid api key/),
-        },
-      );
+      const outcome = await failsAtOnce(harness, wire, {
+        status: 401,
+        type: "authentication_error",
+        message: "invalid api key",
+        errorType: "authentication",
+      });
       expect(shape(await harness.persisted()).slice(1)).toEqual([
         { type: "user.message", data: { content: "hi", source: "user" } },
         { type: "assistant.turn_start", data: { turnId: "turn-1" } },
@@ -104,15 +116,12 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       openHarness,
     }) => {
       const harness = await openHarness({ wire, model, tuning: FAST });
-      const outcome = await failsAtOnce(
-        harness,
-        { status: 400, body: errorBody(wire, "invalid_request_error", "model 'x' does not exist") },
-        {
-          errorType: "invalid_request",
-          statusCode: 400,
-          message: expect.stringMatching(/400.*model 'x' does not exist/),
-        },
-      );
+      const outcome = await failsAtOnce(harness, wire, {
+        status: 400,
+        type: "invalid_request_error",
+        message: "model 'x' does not exist",
+        errorType: "invalid_request",
+      });
       expect(dataOf(await harness.persisted(), "session.error")).toEqual([
         "error" in outcome ? outcome.error : {},
       ]);
