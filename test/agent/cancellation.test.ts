@@ -120,9 +120,7 @@ describe("case 02: cancel while the model streams", () => {
     expect(await running).toEqual({ stopReason: "cancelled" });
     const eventsAtAnswer = harness.events.length;
     // Once the server has seen the stream closed, nothing more can come from it.
-    expect(await eventually(() => harness.server.requests[0]?.clientClosed === true, 10_000)).toBe(
-      true,
-    );
+    expect(await eventually(() => harness.server.requests[0]?.clientClosed === true)).toBe(true);
     expect(harness.events.length).toBe(eventsAtAnswer);
     const persisted = (await harness.persisted()).slice(1);
     expect(types(persisted)).toEqual([

@@ -23,9 +23,10 @@ export function sleep(milliseconds: number): Promise<void> {
 
 /**
  * Waits until `condition` holds, checking every 10 ms, for at most `timeoutMs`; returns whether it
- * held. For facts another party records asynchronously (the fake server noticing a closed socket).
+ * held. For facts another party records asynchronously (the fake server noticing a closed socket);
+ * the limit is generous, for a loaded machine: a condition that holds returns at once.
  */
-export async function eventually(condition: () => boolean, timeoutMs = 1_000): Promise<boolean> {
+export async function eventually(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) {
