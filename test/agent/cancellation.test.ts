@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
 import { bashTool } from "../../src/tools/bash.js";
-import { waitForEvent } from "../llm/helpers.js";
+import { eventually, waitForEvent } from "../llm/helpers.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages, shape, types } from "../support/harness.js";
@@ -119,9 +119,9 @@ describe("case 02: cancel while the model streams", () => {
     controller.abort();
     expect(await running).toEqual({ stopReason: "cancelled" });
     const eventsAtAnswer = harness.events.length;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Once the server has seen the stream closed, nothing more can come from it.
+    expect(await eventually(() => harness.server.requests[0]?.clientClosed === true)).toBe(true);
     expect(harness.events.length).toBe(eventsAtAnswer);
-    expect(harness.server.requests[0]?.clientClosed).toBe(true);
     const persisted = (await harness.persisted()).slice(1);
     expect(types(persisted)).toEqual([
       "user.message",

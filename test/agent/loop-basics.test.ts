@@ -1,7 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
+import {
+  ANSWER_TURN,
+  LIVE_ANSWER_TURN,
+  LIVE_TOOL_CALL,
+  TOOL_TURN,
+} from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 import { shape, types } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
@@ -78,18 +83,8 @@ describe("the loop", () => {
         "user.message",
         "assistant.turn_start",
         "assistant.message_delta",
-        "assistant.tool_call_start",
-        "assistant.message",
-        "assistant.usage",
-        "tool.execution_start",
-        "tool.execution_running",
-        "tool.execution_complete",
-        "assistant.turn_end",
-        "assistant.turn_start",
-        "assistant.message_delta",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
+        ...LIVE_TOOL_CALL,
+        ...LIVE_ANSWER_TURN,
         "session.idle",
       ]);
       expect(shape(harness.events)[3]).toEqual({

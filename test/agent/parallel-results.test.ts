@@ -1,33 +1,50 @@
 import { describe, expect } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { waitForEvent } from "../llm/helpers.js";
 import { test } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 import { types } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
-/** A read-only tool that answers after `ms` milliseconds, so parallel calls finish out of order. */
-const slowEcho = defineTool({
-  name: "slow_echo",
-  description: "Echoes after a delay.",
-  input: z.object({ text: z.string(), ms: z.number() }),
-  kind: "read",
-  mutates: false,
-  execute: async ({ text, ms }) => {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return { content: text, isError: false };
-  },
-});
+/**
+ * A read-only tool that echoes `text`; a call with `wait: true` answers only once `release` settles,
+ * so parallel calls finish out of order (and sequential ones would never finish).
+ */
+function heldEcho(release: Promise<unknown>) {
+  return defineTool({
+    name: "slow_echo",
+    description: "Echoes, the held calls once released.",
+    input: z.object({ text: z.string(), wait: z.boolean() }),
+    kind: "read",
+    mutates: false,
+    execute: async ({ text, wait }) => {
+      if (wait) {
+        await release;
+      }
+      return { content: text, isError: false };
+    },
+  });
+}
 
 describe("case 11: parallel tool results", () => {
   test.for(["openai-chat", "anthropic", "openai-responses"] as const)(
     "read-only calls run concurrently; results go back complete and in call order (%s)",
     async (wire, { openHarness }) => {
-      const harness = await openHarness({ wire, tools: [slowEcho, readFileTool] });
+      const release = gate();
+      const harness = await openHarness({ wire, tools: [heldEcho(release.opened), readFileTool] });
+      // The slow call answers once the two others have completed.
+      const completedOf = (id: string) =>
+        waitForEvent(
+          harness,
+          (event) => event.type === "tool.execution_complete" && event.data.toolCallId === id,
+        );
+      void Promise.all([completedOf("c2"), completedOf("c3")]).then(release.open);
       harness.server.enqueue(
         {
           toolCalls: [
-            { id: "c1", name: "slow_echo", arguments: '{"text":"slow","ms":300}' },
-            { id: "c2", name: "slow_echo", arguments: '{"text":"fast","ms":1}' },
+            { id: "c1", name: "slow_echo", arguments: '{"text":"slow","wait":true}' },
+            { id: "c2", name: "slow_echo", arguments: '{"text":"fast","wait":false}' },
             { id: "c3", name: "read_file", arguments: '{"path":"missing.txt"}' },
           ],
         },

@@ -16,6 +16,7 @@ import { resolveRunConfig } from "../../src/session/run-config.js";
 import { HostSandbox } from "../../src/session/sandbox-setup.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { bashTool, viewTool } from "../../src/tools/index.js";
+import { gate as openGate } from "../support/gate.js";
 import { startHarness } from "../support/harness.js";
 
 /** An edit-like tool: mutating, one path. */
@@ -239,11 +240,15 @@ describe("asking and recording", () => {
   test("every question and answer is logged; a cancel answers a pending question as cancelled (case 04)", async () => {
     const events: EventInput[] = [];
     const controller = new AbortController();
+    const asked = openGate();
     const gate = createPermissionGate({
       cwd,
       policy: () => ({ allowAllTools: false, allow: [], deny: [], folders: [] }),
       // A face that never answers: only the cancel can settle the question.
-      ask: () => new Promise(() => undefined),
+      ask: () => {
+        asked.open();
+        return new Promise(() => undefined);
+      },
       emit: (event) => events.push(event),
     });
     const pending = gate({
@@ -253,7 +258,7 @@ describe("asking and recording", () => {
       signal: controller.signal,
       start: () => undefined,
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await asked.opened;
     controller.abort();
     expect(await pending).toEqual({ allowed: false, reason: "the request was cancelled" });
     const requestId = events[0]?.type === "permission.requested" ? events[0].data.requestId : "";

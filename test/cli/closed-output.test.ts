@@ -1,11 +1,12 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { describe, expect } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { CLI_PATH, whenFileExists } from "../support/cli.js";
 import { type CliFixtures, type LoggedEvent, test } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 
 // `turnloop -p … | head` and `… 2>&1 | head`: the reader goes away while we still write. The
 // closed stream is found by the next write to it (EPIPE), which cancels the prompt like Ctrl-C;
@@ -25,18 +26,24 @@ function runClosing(
   closed: Closed,
   moment: Moment,
 ): Promise<number | null> {
+  // Two gates: the command waits for the file `go`, the answer stops after its first lines; the
+  // one of the moment opens at the closing (so that comes while it goes on), the other at once.
+  const answerHeld = gate();
+  const releaseTool = () => writeFileSync(join(repository, "go"), "");
+  const release = () => {
+    releaseTool();
+    answerHeld.open();
+  };
+  const command = "touch started; until [ -e go ]; do sleep 0.05; done; echo ok";
   model.enqueue(
-    {
-      toolCalls: [
-        {
-          id: "call_1",
-          name: "bash",
-          arguments: JSON.stringify({ command: "touch started; sleep 1; echo ok" }),
-        },
-      ],
-    },
-    { text: ANSWER, delayMs: 3 },
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: ANSWER, pause: { afterEvents: 10, until: answerHeld.opened } },
   );
+  if (moment === "mid-stream") {
+    releaseTool();
+  } else if (moment !== "during a tool") {
+    release();
+  }
   // --verbose: every reply streams to stdout as it comes (text mode writes only the final answer,
   // once the prompt ends), so a reader can go away mid-stream.
   const child: Child = spawn(
@@ -55,6 +62,7 @@ function runClosing(
     if (closed !== "stdout") {
       child.stderr.destroy();
     }
+    release();
   };
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -71,13 +79,7 @@ function runClosing(
     close();
   }
   if (moment === "during a tool") {
-    const poll = setInterval(() => {
-      if (existsSync(join(repository, "started"))) {
-        clearInterval(poll);
-        close();
-      }
-    }, 10);
-    child.once("exit", () => clearInterval(poll));
+    whenFileExists(join(repository, "started"), child, close);
   }
   return new Promise((resolve, reject) => {
     child.once("error", reject);

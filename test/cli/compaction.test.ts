@@ -7,8 +7,8 @@ import {
   isSummaryRequest,
   limitedModel,
   requestTokens,
+  viewAll,
 } from "../support/context-limit.js";
-import type { Reply } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 
 const WINDOW = 8_000;
@@ -25,16 +25,6 @@ test.beforeEach(async ({ repository }) => {
 
 /** No retries: a failed summary request fails at once. */
 const NO_RETRIES = { TURNLOOP_MAX_RETRIES: "0" };
-
-function viewAll(index: number): Reply {
-  return index < 6
-    ? {
-        toolCalls: [
-          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
-        ],
-      }
-    : { text: "finished" };
-}
 
 const prompt = (text: string, ...flags: string[]) => [
   "-p",

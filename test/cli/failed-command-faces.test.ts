@@ -5,7 +5,7 @@ import { TerminalRenderer } from "../../src/cli/terminal-renderer.js";
 import { parseEventLog } from "../../src/session/event-log.js";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { createFixture, INPUT_BOX, type InteractiveFixture } from "./interactive-support.js";
+import { createFixture, type InteractiveFixture } from "./interactive-support.js";
 
 // A command that exits non-zero is failed, with its exit code, on every terminal face (issue 21),
 // over the recorded session of test/golden/failed-command-events.jsonl: `call_fail` exits 1
@@ -149,8 +149,9 @@ describe("a command exiting non-zero, on the terminal faces", () => {
         },
         { text: "It failed too." },
       );
-      const terminal = fixture.open(["--resume", SESSION_ID, "--allow-all-tools"], { rows: 50 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady(["--resume", SESSION_ID, "--allow-all-tools"], {
+        rows: 50,
+      });
       // The resumed session's history is drawn once the session is open.
       let screen = await terminal.waitFor(/The tests failed\./);
       expect(screen).toMatch(

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { parseCommand, UsageError } from "../../src/cli/arguments.js";
 import { COMMANDS, parseCommandLine } from "../../src/session/commands.js";
+import { SESSION_COMMAND_NAMES, TERMINAL_COMMAND_NAMES } from "../support/slash-commands.js";
 
 describe("the interactive command line", () => {
   test("no arguments, a first prompt, --continue, --resume with and without an id", () => {
@@ -58,26 +59,14 @@ describe("the interactive command line", () => {
 describe("slash commands (one definition for the terminal and ACP)", () => {
   test("each has the fields ACP's available_commands_update needs, and /help lists every one", async () => {
     const names = COMMANDS.map((command) => command.name);
-    expect(names).toEqual([
-      "help",
-      "model",
-      "mode",
-      "usage",
-      "sessions",
-      "compact",
-      "mcp",
-      "permissions",
-      "new",
-      "resume",
-      "exit",
-    ]);
+    expect(names).toEqual([...SESSION_COMMAND_NAMES, ...TERMINAL_COMMAND_NAMES]);
     for (const command of COMMANDS) {
       expect(command.description).not.toBe("");
       expect(command.input === undefined || command.input.hint !== "").toBe(true);
     }
     expect(
       COMMANDS.filter((command) => command.terminalOnly).map((command) => command.name),
-    ).toEqual(["new", "resume", "exit"]);
+    ).toEqual(TERMINAL_COMMAND_NAMES);
   });
 
   test("a line is a command only when it starts with / and a letter", () => {

@@ -1,22 +1,17 @@
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { gate } from "../support/gate.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { stdioEntry } from "../support/mcp/servers.js";
-import {
-  INPUT_BOX,
-  interactiveTest,
-  pastSession,
-  printedSessionId,
-} from "./interactive-support.js";
+import { interactiveTest, pastSession, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", () => {
   interactiveTest(
     "slash commands of each kind: text (/help, /usage, /sessions), settings (/model, /mode), session (/new), Tab completion, an unknown one",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "Hello there.", usage: { input: 1200, output: 34 } });
-      const terminal = fixture.open([], { rows: 40 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([], { rows: 40 });
       terminal.type("/help");
       let screen = await terminal.waitFor(/\/exit\s+Close the session and quit/);
       expect(screen).toMatch(/\/model \[provider:model\]\s+Show the model/);
@@ -75,10 +70,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       fixture.server.enqueue({ text: "Seen the tools." });
       // The bounded start-up wait is tested in test/tools/mcp.test.ts; here a loaded machine must not
       // let the prompt go ahead before the server is up, so the wait is long.
-      const terminal = fixture.open(["--mcp-config", config], {
+      const terminal = await fixture.openReady(["--mcp-config", config], {
         env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "60000" },
       });
-      await terminal.waitFor(INPUT_BOX);
       // A prompt waits for the servers to start (bounded); then /mcp shows the server connected.
       terminal.type("which tools?");
       await terminal.waitFor(/Seen the tools\./);
@@ -99,8 +93,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     "/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "one" });
-      const terminal = fixture.open([], { rows: 40 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([], { rows: 40 });
       // One exchange leaves nothing older than the recent turns: the compaction removes nothing.
       terminal.type("/compact");
       await terminal.waitFor(/nothing was compacted: /);
@@ -167,8 +160,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
 
       // A stored session (one opened and closed without a prompt is not saved).
       const sessionId = await pastSession(fixture, "hi", "Hello.");
-      const holder = fixture.open(["--resume", sessionId.slice(0, 8)]);
-      await holder.waitFor(INPUT_BOX);
+      const holder = await fixture.openReady(["--resume", sessionId.slice(0, 8)]);
       const second = fixture.open(["--resume", sessionId]);
       expect((await second.exited()).code).toBe(1);
       expect(second.screen(500)).toMatch(/open|lock/i);
@@ -182,12 +174,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
   interactiveTest(
     "the terminal is given back after a kill: raw mode off, echo on, cursor shown",
     async ({ fixture }) => {
+      // The answer stops after its first words (a gate never opened): still streaming at the kill.
       fixture.server.enqueue({
         text: ["Working", ...Array.from({ length: 200 }, () => " …")],
-        delayMs: 100,
+        pause: { afterEvents: 3, until: gate().opened },
       });
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       terminal.type("go");
       await terminal.waitFor(/Working/);
       process.kill(terminal.cliPid(), "SIGTERM");

@@ -1,14 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
+import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () => {
   interactiveTest(
     "Ctrl-C on a line with text empties the box at once; on the empty line it asks once more, then exits",
     async ({ fixture }) => {
-      const terminal = fixture.open([]);
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([]);
       terminal.write("half a thought");
       await terminal.waitFor(/half a thought/);
       terminal.key("C-c");
@@ -50,8 +49,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       terminal.key("C-d");
       await terminal.exited();
 
-      const next = fixture.open();
-      await next.waitFor(INPUT_BOX);
+      const next = await fixture.openReady();
       next.key("Up");
       await next.waitFor(/pasted line 40/);
       next.key("C-c");
@@ -65,8 +63,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "Tuesday, says the file." }, { text: "Saw the output." });
       // The !command runs in the session's command environment: no key, pagers off.
-      const terminal = fixture.open([], { env: { TURNLOOP_API_KEY: "tl-secret-key-0000" } });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([], {
+        env: { TURNLOOP_API_KEY: "tl-secret-key-0000" },
+      });
       terminal.write("what does @note");
       terminal.key("Tab");
       await terminal.waitFor(/@notes\.md/);
@@ -107,8 +106,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       fixture.server.enqueue({
         text: "A long answer that has to wrap when the terminal gets narrow, word after word after word.",
       });
-      const terminal = fixture.open([], { columns: 80, rows: 24 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([], { columns: 80, rows: 24 });
       terminal.type("talk");
       await terminal.waitFor(/after word\./);
       terminal.resize(44, 20);
@@ -133,8 +131,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       const colour = new RegExp(`${String.fromCharCode(27)}\\[(3[0-8]|4[0-8]|9\\d|10\\d)(;\\d+)*m`);
       for (const noColor of [undefined, "1"]) {
         fixture.server.enqueue({ text: "Plain **answer** with `code`." });
-        const terminal = fixture.open([], { env: { NO_COLOR: noColor } });
-        await terminal.waitFor(INPUT_BOX);
+        const terminal = await fixture.openReady([], { env: { NO_COLOR: noColor } });
         terminal.type("hi");
         await terminal.waitFor(/Plain answer with code\./);
         const escaped = execFileSync(

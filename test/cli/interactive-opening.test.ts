@@ -1,11 +1,6 @@
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import {
-  INPUT_BOX,
-  interactiveTest,
-  pastSession,
-  printedSessionId,
-} from "./interactive-support.js";
+import { interactiveTest, pastSession, printedSessionId } from "./interactive-support.js";
 
 /** The picker's rows: each session's short id and first prompt, the highlighted one marked →. */
 function pickerRows(screen: string): string[] {
@@ -19,8 +14,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
   interactiveTest(
     "a banner names the folder, the model, the session id and /help",
     async ({ fixture }) => {
-      const terminal = fixture.open([], { columns: 120 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([], { columns: 120 });
       const opened = await terminal.waitFor(/\/help lists the commands/);
       terminal.key("C-d");
       await terminal.exited();

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
-  INPUT_BOX,
   type InteractiveFixture,
   interactiveTest,
   printedSessionId,
@@ -52,8 +51,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
           permissions: { allow: ["bash(git status)"] },
         }),
       );
-      const terminal = fixture.open(["--deny-tool", "bash(rm -rf /)"], { env, columns: 160 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady(["--deny-tool", "bash(rm -rf /)"], {
+        env,
+        columns: 160,
+      });
       terminal.type("run the tests");
       const question = await terminal.waitFor(/\[p\] yes, and always for bash\(npx tape \*\)/);
       // Each answer names the rule it creates; the other part of the pipe is not covered.

@@ -1,7 +1,7 @@
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { updatePlanCall } from "../support/plan.js";
-import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+import { interactiveTest } from "./interactive-support.js";
 
 // The plan on the interactive screen is a checklist drawn from the session model, one block that
 // is redrawn when the plan changes, never the update_plan call's JSON arguments (issue 24 item 2).
@@ -28,8 +28,7 @@ describe.skipIf(tmuxMissing())("the plan on the interactive screen", () => {
         { toolCalls: [updatePlanCall("p2", ["completed", "completed", "in_progress"])] },
         { text: "Tests running." },
       );
-      const terminal = fixture.open(["--allow-all-tools"]);
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady(["--allow-all-tools"]);
       terminal.type("Fix the bug");
       await terminal.waitFor(/Planned\./);
       const first = await terminal.idle();
@@ -58,8 +57,7 @@ describe.skipIf(tmuxMissing())("the plan on the interactive screen", () => {
         { toolCalls: [{ id: "p1", name: "update_plan", arguments: '{"entries":"none"}' }] },
         { text: "Sorry." },
       );
-      const terminal = fixture.open(["--allow-all-tools"]);
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady(["--allow-all-tools"]);
       terminal.type("Plan it");
       await terminal.waitFor(/Sorry\./);
       const screen = await terminal.idle();

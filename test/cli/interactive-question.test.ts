@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
+import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
 const LONG = "const greeting = 'a line long enough to pass fifty columns on its own';";
 
@@ -31,8 +31,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
         ),
         { text: "not edited" },
       );
-      const terminal = fixture.open([], { columns: 50, rows: 30 });
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady([], { columns: 50, rows: 30 });
       terminal.type("change it");
       const screen = await terminal.waitFor(/\[a\] yes, and always/);
       const rows = screen.split("\n").map((line) => line.trimEnd());

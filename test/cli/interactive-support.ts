@@ -2,10 +2,15 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import {
+  test as cliTest,
+  fakeModelEnvironment,
+  type LoggedEvent,
+  printedSessionId,
+} from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal } from "../support/interactive-terminal.js";
 
@@ -17,26 +22,32 @@ export interface InteractiveFixture {
   terminals: InteractiveTerminal[];
   environment(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** Starts `turnloop …args` in a new tmux terminal in the repository, closed after the test. */
-  open(
-    args?: readonly string[],
-    options?: { env?: NodeJS.ProcessEnv; columns?: number; rows?: number },
-  ): InteractiveTerminal;
+  open(args?: readonly string[], options?: TerminalOptions): InteractiveTerminal;
+  /** {@link InteractiveFixture.open}, resolved once the input box is drawn ({@link INPUT_BOX}). */
+  openReady(args?: readonly string[], options?: TerminalOptions): Promise<InteractiveTerminal>;
   /** Event types of a session's events.jsonl, in order. */
   eventTypes(sessionId: string): Promise<string[]>;
-  events(sessionId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>>;
+  events(sessionId: string): Promise<LoggedEvent[]>;
   /** The text of the last message of the `index`th model request (a user prompt or tool result). */
   lastMessage(index: number): string;
   close(): Promise<void>;
 }
 
+/** The size and extra environment of one terminal. */
+export interface TerminalOptions {
+  env?: NodeJS.ProcessEnv;
+  columns?: number;
+  rows?: number;
+}
+
 /**
- * vitest's `test` with a fresh {@link InteractiveFixture} per test (fake model, home, repository,
- * tmux terminals), closed after it: the one set-up every interactive test file shares.
+ * vitest's `test` with a fresh {@link InteractiveFixture} per test, made of the shared fixtures
+ * (`test/support/fixtures.ts`: home, git repository, fake model): the one set-up every
+ * interactive test file shares.
  */
-export const interactiveTest = test.extend<{ fixture: InteractiveFixture }>({
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first parameter.
-  fixture: async ({}, use) => {
-    const fixture = await createFixture();
+export const interactiveTest = cliTest.extend<{ fixture: InteractiveFixture }>({
+  fixture: async ({ home, repository, model, loggedEvents }, use) => {
+    const fixture = await assembleFixture(model, home, repository, loggedEvents);
     try {
       await use(fixture);
     } finally {
@@ -44,28 +55,53 @@ export const interactiveTest = test.extend<{ fixture: InteractiveFixture }>({
     }
   },
 });
+interactiveTest.override({ git: true });
 
+/** A fixture of its own (fake model, home, repository), for a file that shares one across tests. */
 export async function createFixture(): Promise<InteractiveFixture> {
   const server = await startFakeModelServer();
   const home = await mkdtemp(join(tmpdir(), "turnloop-interactive-home-"));
   const repository = await mkdtemp(join(tmpdir(), "turnloop-interactive-repo-"));
-  await writeFile(join(repository, "notes.md"), "# notes\nThe launch is on Tuesday.\n");
   execFileSync("git", ["init", "-q"], { cwd: repository });
-  const terminals: InteractiveTerminal[] = [];
-  const environment = (extra: NodeJS.ProcessEnv = {}) =>
-    cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-      TURNLOOP_MAX_RETRIES: "0",
-      ...extra,
-    });
   const events = async (sessionId: string) => {
     const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
     return text
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+      .map((line) => JSON.parse(line) as LoggedEvent);
+  };
+  const fixture = await assembleFixture(server, home, repository, events);
+  return {
+    ...fixture,
+    async close() {
+      await fixture.close();
+      await server.close();
+      await rm(home, { recursive: true, force: true });
+      await rm(repository, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The fixture's methods over its parts; `close` closes its terminals only. */
+async function assembleFixture(
+  server: FakeModelServer,
+  home: string,
+  repository: string,
+  events: (sessionId: string) => Promise<LoggedEvent[]>,
+): Promise<InteractiveFixture> {
+  await writeFile(join(repository, "notes.md"), "# notes\nThe launch is on Tuesday.\n");
+  const terminals: InteractiveTerminal[] = [];
+  const environment = (extra: NodeJS.ProcessEnv = {}) =>
+    fakeModelEnvironment(home, server, { TURNLOOP_MAX_RETRIES: "0", ...extra });
+  const open = (args: readonly string[] = [], options: TerminalOptions = {}) => {
+    const terminal = new InteractiveTerminal(args, {
+      cwd: repository,
+      env: environment(options.env),
+      ...(options.columns === undefined ? {} : { columns: options.columns }),
+      ...(options.rows === undefined ? {} : { rows: options.rows }),
+    });
+    terminals.push(terminal);
+    return terminal;
   };
   return {
     server,
@@ -73,14 +109,10 @@ export async function createFixture(): Promise<InteractiveFixture> {
     repository,
     terminals,
     environment,
-    open(args = [], options = {}) {
-      const terminal = new InteractiveTerminal(args, {
-        cwd: repository,
-        env: environment(options.env),
-        ...(options.columns === undefined ? {} : { columns: options.columns }),
-        ...(options.rows === undefined ? {} : { rows: options.rows }),
-      });
-      terminals.push(terminal);
+    open,
+    async openReady(args, options) {
+      const terminal = open(args, options);
+      await terminal.waitFor(INPUT_BOX);
       return terminal;
     },
     events,
@@ -95,9 +127,6 @@ export async function createFixture(): Promise<InteractiveFixture> {
       for (const terminal of terminals) {
         terminal.close();
       }
-      await server.close();
-      await rm(home, { recursive: true, force: true });
-      await rm(repository, { recursive: true, force: true });
     },
   };
 }
@@ -119,14 +148,8 @@ export async function pastSession(
   return printedSessionId(result.stderr);
 }
 
-/** The session id the CLI printed on exit. */
-export function printedSessionId(screen: string): string {
-  const match = /session ([0-9a-f-]{36})/.exec(screen);
-  if (match?.[1] === undefined) {
-    throw new Error(`no session id on the screen:\n${screen}`);
-  }
-  return match[1];
-}
+/** The session id the CLI printed (on exit, for the interactive screen). */
+export { printedSessionId };
 
 /** The input box is drawn: its two rules and the status line under them. */
 export const INPUT_BOX = /─{20,}\n[^\n]*\n─{20,}\n.*fake-model/;

@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+import { interactiveTest } from "./interactive-support.js";
 
 /** What `/usage` prints in a session with no model request yet. */
 const USAGE = /model requests: 0\s*\ninput tokens: +0\s*\noutput tokens: +0/;
@@ -22,8 +22,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): type-ahead through the s
   ])(
     "keys typed $name all count, in order: /usage runs",
     async ({ first, rest, gate }, { fixture }) => {
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       if (first !== "") {
         terminal.write(first);
         await terminal.waitFor(menuOffers(gate ?? ""));
@@ -42,8 +41,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): type-ahead through the s
     "an @mention typed past faster than the menu follows is sent as typed on Enter",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "It says Tuesday." });
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       terminal.write("what does @no");
       await terminal.waitFor(/notes\.md/);
       terminal.write("tes.md say?\r");
@@ -60,8 +58,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): type-ahead through the s
     "a 3000-line paste ending with a line break says +3000 lines, and is sent whole with what was typed around it",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "Got it." });
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       const lines = Array.from({ length: 3000 }, (_, index) => `log line ${index + 1}`);
       terminal.write("before ");
       // Too long for `tmux set-buffer`'s argument: loaded from a file, then pasted (bracketed).

@@ -3,8 +3,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
+import { gate } from "../support/gate.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { INPUT_BOX, interactiveTest, printedSessionId } from "./interactive-support.js";
+import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
   interactiveTest(
@@ -17,8 +18,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
         },
         { text: ["The launch is on **Tuesday**", " (see `notes.md`)."] },
       );
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       terminal.type("When is the launch?");
       const screen = await terminal.waitFor(/The launch is on Tuesday \(see notes\.md\)\./);
       expect(screen).toMatch(/› When is the launch\?/);
@@ -44,6 +44,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
   interactiveTest(
     "a tool call appears as soon as the model starts writing it, then runs with a live status",
     async ({ fixture }) => {
+      // The call is opened with its first piece of arguments; the rest waits for the screen.
+      const announced = gate();
       fixture.server.enqueue(
         {
           toolCalls: [
@@ -53,16 +55,16 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
               arguments: ['{"command":', '"echo', " announced-", 'early"}'],
             },
           ],
-          delayMs: 250,
+          pause: { afterEvents: 3, until: announced.opened },
         },
         { text: "Ran it." },
       );
-      const terminal = fixture.open(["--allow-all-tools"]);
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady(["--allow-all-tools"]);
       terminal.type("run something");
       // Announced (assistant.tool_call_start) before its arguments are complete.
       const early = await terminal.waitFor(/● bash +…/);
       expect(early).not.toMatch(/announced-early/);
+      announced.open();
       const done = await terminal.waitFor(/Ran it\./);
       expect(done).toMatch(/✓ bash echo announced-early +\d\.\ds\n\s+announced-early/);
       terminal.key("C-d");
@@ -88,8 +90,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
         bash("call_5", "rm -rf ."),
         { text: "understood" },
       );
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
 
       terminal.type("make one");
       let screen = await terminal.waitFor(
@@ -159,8 +160,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
         { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
         { text: "Third answer." },
       );
-      const terminal = fixture.open(["--allow-all-tools"]);
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady(["--allow-all-tools"]);
       terminal.type("talk for a while");
       await terminal.waitFor(/First words/);
       terminal.key("Escape");

@@ -21,18 +21,27 @@ test("a second Ctrl-C kills a command that ignores SIGTERM, and prints the sessi
   model,
   repository,
 }) => {
-  // bash and its sleep ignore SIGTERM; their pids are written for the test to check.
-  const command = `trap "" TERM; sleep 60 & echo $! > sleep.pid; echo $$ > bash.pid; wait`;
+  // bash and its sleep outlive SIGTERM (bash notes it in term.received, the first Ctrl-C's mark);
+  // their pids are written for the test to check.
+  const command = [
+    `(trap "" TERM; exec sleep 60) & sleep=$!; echo $sleep > sleep.pid; echo $$ > bash.pid`,
+    `trap "touch term.received" TERM; while kill -0 $sleep; do wait $sleep; done`,
+  ].join("; ");
   model.enqueue({
     toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
   });
   const result = await cli(["-p", "wait", "--allow-all-tools"], {
     onStart: (child) => {
+      // Each Ctrl-C once what the one before it did shows: the command runs, then it got SIGTERM.
+      let interrupts = 0;
       const poll = setInterval(() => {
-        if (existsSync(join(repository, "bash.pid"))) {
-          clearInterval(poll);
+        const shown = interrupts === 0 ? "bash.pid" : "term.received";
+        if (existsSync(join(repository, shown))) {
+          interrupts++;
           child.kill("SIGINT");
-          setTimeout(() => child.kill("SIGINT"), 200);
+          if (interrupts === 2) {
+            clearInterval(poll);
+          }
         }
       }, 20);
     },
@@ -44,6 +53,5 @@ test("a second Ctrl-C kills a command that ignores SIGTERM, and prints the sessi
       Number(await readFile(join(repository, name), "utf8")),
     ),
   );
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  expect(pids.filter(running)).toEqual([]);
+  await expect.poll(() => pids.filter(running), { timeout: 10_000 }).toEqual([]);
 });

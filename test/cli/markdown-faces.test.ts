@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { markdownRenderer, withCheckboxes } from "../../src/cli/markdown.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+import { interactiveTest } from "./interactive-support.js";
 
 // One Markdown renderer for the interactive screen and `-p` on a terminal (issue 24 item 5): the
 // cases the two used to disagree on — task-list checkboxes, backticks in list items, quotations
@@ -65,8 +65,7 @@ describe.skipIf(tmuxMissing())("the same Markdown on both terminal faces", () =>
       fixture.server.enqueue({ text: REPLY }, { text: REPLY });
       const printed = fixture.open(["-p", "show the steps"], { columns: 60 });
       const printedScreen = await printed.waitFor(/\[exit 0\]/);
-      const interactive = fixture.open([], { columns: 60, rows: 30 });
-      await interactive.waitFor(INPUT_BOX);
+      const interactive = await fixture.openReady([], { columns: 60, rows: 30 });
       interactive.type("show the steps");
       const interactiveScreen = await interactive.waitFor(/twice over at least\./);
       expect(answerOn(printedScreen)).toEqual(SHOWN);

@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
+import { cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 import { chatMessages, types as eventTypes } from "../support/harness.js";
 
 test.override({ git: true });
@@ -157,15 +158,9 @@ describe("turnloop -p", () => {
       ],
     });
     const result = await cli(["-p", "wait", "--allow-all-tools"], {
-      onStart: (child) => {
-        // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
-        const poll = setInterval(() => {
-          if (existsSync(join(repository, "started"))) {
-            clearInterval(poll);
-            child.kill("SIGINT");
-          }
-        }, 20);
-      },
+      // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
+      onStart: (child) =>
+        whenFileExists(join(repository, "started"), child, () => child.kill("SIGINT")),
     });
     expect(result.code).toBe(130);
     const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));
@@ -183,13 +178,19 @@ test("a reader that closes stdout early cancels the prompt, and the log ends cle
   model,
   loggedEvents,
 }) => {
+  // The answer goes on only once the reader has gone.
+  const readerGone = gate();
   model.enqueue({
     text: Array.from({ length: 400 }, (_, index) => `line ${index}\n`),
-    delayMs: 2,
+    pause: { afterEvents: 5, until: readerGone.opened },
   });
   // --verbose streams every reply to stdout as it comes (text mode writes the answer at the end).
   const result = await cli(["-p", "count", "--verbose"], {
-    onStart: (child) => child.stdout?.once("data", () => child.stdout?.destroy()),
+    onStart: (child) =>
+      child.stdout?.once("data", () => {
+        child.stdout?.destroy();
+        readerGone.open();
+      }),
   });
   expect(result.code).toBe(130);
   const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import { type RecordedSession, recordSession } from "./session-view-support.js";
@@ -134,36 +134,44 @@ describe("turnloop sessions view opens the page", () => {
     const bin = await mkdtemp(join(tmpdir(), "turnloop-opener-"));
     try {
       const opened = join(bin, "opened.txt");
-      await writeFile(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > "${opened}"\n`);
+      // Each opening adds a line: the run's OPENED_BY and the file it was asked to open.
+      await writeFile(
+        join(bin, "xdg-open"),
+        `#!/bin/sh\nprintf '%s %s\\n' "$OPENED_BY" "$1" >> "${opened}"\n`,
+      );
       await chmod(join(bin, "xdg-open"), 0o755);
       const environment = cleanEnvironment({
         TURNLOOP_HOME: session.home,
         PATH: `${bin}:${process.env.PATH}`,
       });
-      const withDisplay = await runCli(["sessions", "view", session.sessionId], {
-        cwd: session.home,
-        env: { ...environment, DISPLAY: ":99" },
-      });
+      const view = (openedBy: string, display: NodeJS.ProcessEnv) =>
+        runCli(["sessions", "view", session.sessionId], {
+          cwd: session.home,
+          env: { ...environment, OPENED_BY: openedBy, ...display },
+        });
+      /** The lines the opener wrote, once there are `count` of them. */
+      const openings = (count: number) =>
+        vi.waitFor(
+          async () => {
+            const lines = (await readFile(opened, "utf8")).split("\n").slice(0, -1);
+            expect(lines.length).toBeGreaterThanOrEqual(count);
+            return lines;
+          },
+          { timeout: 20_000, interval: 20 },
+        );
+      const withDisplay = await view("first", { DISPLAY: ":99" });
       const file = join(session.home, "session-state", session.sessionId, "view.html");
       expect(withDisplay).toMatchObject({ code: 0, stdout: `${file}\n`, stderr: "" });
-      let text = "";
-      for (let attempt = 0; attempt < 100 && text === ""; attempt += 1) {
-        text = await readFile(opened, "utf8").catch(() => "");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(text).toBe(file);
-      await rm(opened);
-      const headless = await runCli(["sessions", "view", session.sessionId], {
-        cwd: session.home,
-        env: environment,
-      });
+      expect(await openings(1)).toEqual([`first ${file}`]);
+      const headless = await view("headless", {});
       expect(headless).toMatchObject({
         code: 0,
         stdout: `${file}\n`,
         stderr: "turnloop: no display, not opening the view (open the file above)\n",
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(await readFile(opened, "utf8").catch(() => "not opened")).toBe("not opened");
+      // A later run that does open it: the headless one, started before, adds no line of its own.
+      await view("last", { DISPLAY: ":99" });
+      expect(await openings(2)).toEqual([`first ${file}`, `last ${file}`]);
     } finally {
       await rm(bin, { recursive: true, force: true });
     }

@@ -1,22 +1,15 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import { type HeadlessBrowser, launchBrowser, requireBrowser } from "../support/browser.js";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { test } from "../support/fixtures.js";
 
 const hasBrowser = requireBrowser();
 let browser: HeadlessBrowser;
-let server: FakeModelServer;
-let home: string;
 
 beforeAll(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-view-running-"));
   if (hasBrowser) {
     browser = await launchBrowser();
   }
@@ -24,36 +17,34 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await rm(home, { recursive: true, force: true });
 });
 
-async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) {
+/** `probe`'s value once it has one (a file another process writes), checking every 50 ms. */
+function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) {
+        throw new Error("the session has not got there yet");
+      }
       return value;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("timed out waiting for the session");
+    },
+    { timeout: 30_000, interval: 50 },
+  );
 }
 
 describe.skipIf(!hasBrowser)("the view of a session that is still running", () => {
-  test("shows the open turn; re-running the command shows how it ended", async () => {
-    server.enqueue(
+  test("shows the open turn; re-running the command shows how it ended", async ({
+    cli,
+    home,
+    model,
+  }) => {
+    model.enqueue(
       { toolCalls: [{ id: "call_1", name: "glob", arguments: '{"pattern":"*"}' }] },
       { text: ["Still ", "thinking", " more"], stallAfterEvents: 3 },
     );
-    const environment = cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    });
     let child: ChildProcess | undefined;
-    const running = runCli(["-p", "List the files"], {
-      cwd: home,
-      env: environment,
+    const running = cli(["-p", "List the files"], {
       onStart: (started) => {
         child = started;
       },
@@ -64,11 +55,7 @@ describe.skipIf(!hasBrowser)("the view of a session that is still running", () =
       return log.split('"assistant.turn_start"').length === 3 ? id : undefined;
     });
     const out = join(home, "view.html");
-    const view = () =>
-      runCli(["sessions", "view", sessionId, "--no-open", "--out", out], {
-        cwd: home,
-        env: environment,
-      });
+    const view = () => cli(["sessions", "view", sessionId, "--no-open", "--out", out]);
     expect((await view()).code).toBe(0);
     const first = await browser.open(pathToFileURL(out).href);
     expect(await first.page.getAttribute('.turn-row[data-turn="2"]', "data-status")).toBe("open");

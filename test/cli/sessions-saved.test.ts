@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { runCli } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+import { interactiveTest } from "./interactive-support.js";
 
 // Sessions don't pile up (issue 24 item 7): a session is saved at its first prompt, and
 // `turnloop sessions` says how long ago each was active.
@@ -18,8 +18,7 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
   interactiveTest(
     "opened and closed without a prompt (and /new without one): nothing saved, nothing listed",
     async ({ fixture }) => {
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       terminal.type("/new");
       await terminal.waitFor(/new session [0-9a-f-]{36}/);
       await terminal.idle();
@@ -41,8 +40,7 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
     "the first prompt saves it whole, from session.start; sessions lists it with its age",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: "Hello there." });
-      const terminal = fixture.open();
-      await terminal.waitFor(INPUT_BOX);
+      const terminal = await fixture.openReady();
       expect(await sessionFolders(fixture.home)).toEqual([]);
       terminal.type("Say hello");
       await terminal.waitFor(/Hello there\./);

@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
+import { cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { chatMessages } from "../support/harness.js";
@@ -158,14 +157,8 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
       const stopped = await runCli(["-p", "wait", "--allow-all-tools"], {
         cwd: repository,
         env: environment(),
-        onStart: (child) => {
-          const poll = setInterval(() => {
-            if (existsSync(join(repository, "started.txt"))) {
-              clearInterval(poll);
-              child.kill("SIGINT");
-            }
-          }, 20);
-        },
+        onStart: (child) =>
+          whenFileExists(join(repository, "started.txt"), child, () => child.kill("SIGINT")),
       });
       expect(stopped.code).toBe(130);
       const sessionId = sessionIdOf(stopped.stderr);

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { LIVE_ANSWER_TURN, LIVE_TOOL_CALL } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 
 /** `turnloop -p` as a user sees turns: the JSON event stream, the summary line, exit codes. */
@@ -45,18 +46,8 @@ describe("turnloop -p and turns", () => {
       "session.start",
       "user.message",
       "assistant.turn_start",
-      "assistant.tool_call_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
-      "tool.execution_running",
-      "tool.execution_complete",
-      "assistant.turn_end",
-      "assistant.turn_start",
-      "assistant.message_delta",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...LIVE_TOOL_CALL,
+      ...LIVE_ANSWER_TURN,
       "session.idle",
     ]);
     // gpt-4.1 costs $2 / $8 per million input / output tokens (the catalogue's price).

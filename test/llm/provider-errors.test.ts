@@ -1,10 +1,11 @@
 import { describe, expect } from "vitest";
+import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { bashTool } from "../../src/tools/bash.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
 import type { ErrorReply } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
-import { shape, types } from "../support/harness.js";
+import { type Harness, shape, types } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
 import { countOf, dataOf, statuses } from "./helpers.js";
 
@@ -36,29 +37,50 @@ function assertNothingShownOrStored(events: readonly SessionEvent[], requests: n
   );
 }
 
+/**
+ * Prompts "hi" on `harness` answered HTTP `status` with the wire's error body of `type` and
+ * `message` (then "fine", for the next prompt): the outcome is an `errorType` error with the
+ * status and the provider's message, after one request (no retry), with nothing shown or stored
+ * but the failed turn.
+ */
+async function failsAtOnce(
+  harness: Harness,
+  wire: "openai-chat" | "anthropic",
+  {
+    status,
+    type,
+    message,
+    errorType,
+  }: Record<"type" | "message" | "errorType", string> & {
+    status: number;
+  },
+): Promise<PromptOutcome> {
+  harness.server.enqueue({ status, body: errorBody(wire, type, message) }, { text: "fine" });
+  const outcome = await harness.prompt("hi");
+  expect(outcome).toEqual({
+    error: {
+      errorType,
+      statusCode: status,
+      message: expect.stringMatching(`${status}.*${message}`),
+    },
+  });
+  expect(harness.server.requests).toHaveLength(1);
+  assertNothingShownOrStored(harness.events, harness.server.requests.length);
+  return outcome;
+}
+
 describe("case 17: a failed model call is an error outcome, never end_turn", () => {
   describe.each(MODELS)("%s", (_name, { wire, model }) => {
     test("test 1: 401 is an authentication error, not retried; the next prompt works", async ({
       openHarness,
     }) => {
       const harness = await openHarness({ wire, model, tuning: FAST });
-      harness.server.enqueue(
-        {
-          status: 401,
-          body: errorBody(wire, "authentication_error", "invalid api key"),
-        },
-        { text: "fine" },
-      );
-      const outcome = await harness.prompt("hi");
-      expect(outcome).toEqual({
-        error: {
-          errorType: "authentication",
-          statusCode: 401,
-          message: expect.stringMatching(/401.*invalid api key/),
-        },
+      const outcome = await failsAtOnce(harness, wire, {
+        status: 401,
+        type: "authentication_error",
+        message: "invalid api key",
+        errorType: "authentication",
       });
-      expect(harness.server.requests).toHaveLength(1);
-      assertNothingShownOrStored(harness.events, harness.server.requests.length);
       expect(shape(await harness.persisted()).slice(1)).toEqual([
         { type: "user.message", data: { content: "hi", source: "user" } },
         { type: "assistant.turn_start", data: { turnId: "turn-1" } },
@@ -94,23 +116,12 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       openHarness,
     }) => {
       const harness = await openHarness({ wire, model, tuning: FAST });
-      harness.server.enqueue(
-        {
-          status: 400,
-          body: errorBody(wire, "invalid_request_error", "model 'x' does not exist"),
-        },
-        { text: "fine" },
-      );
-      const outcome = await harness.prompt("hi");
-      expect(outcome).toEqual({
-        error: {
-          errorType: "invalid_request",
-          statusCode: 400,
-          message: expect.stringMatching(/400.*model 'x' does not exist/),
-        },
+      const outcome = await failsAtOnce(harness, wire, {
+        status: 400,
+        type: "invalid_request_error",
+        message: "model 'x' does not exist",
+        errorType: "invalid_request",
       });
-      expect(harness.server.requests).toHaveLength(1);
-      assertNothingShownOrStored(harness.events, harness.server.requests.length);
       expect(dataOf(await harness.persisted(), "session.error")).toEqual([
         "error" in outcome ? outcome.error : {},
       ]);

@@ -1,9 +1,9 @@
 import { describe, expect } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import { test } from "../support/fixtures.js";
-import { type Harness, types } from "../support/harness.js";
+import { type Harness, type HarnessOptions, types } from "../support/harness.js";
 import type { JsonObject } from "../support/json.js";
-import { dataOf, objectsIn, requestBody, sleep, statuses, waitForEvent } from "./helpers.js";
+import { dataOf, objectsIn, requestBody, statuses, waitForEvent } from "./helpers.js";
 
 /** The conversation items of a Responses request: everything in `input` but the instructions. */
 function conversationItems(harness: Harness, index: number): JsonObject[] {
@@ -12,15 +12,18 @@ function conversationItems(harness: Harness, index: number): JsonObject[] {
   );
 }
 
+/** The Responses wire with bash, on a server that insists on `include` of encrypted reasoning. */
+const STATELESS_RESPONSES: HarnessOptions = {
+  wire: "openai-responses",
+  tools: [bashTool],
+  server: { requireEncryptedReasoningInclude: true },
+};
+
 describe("case 23: Responses API, stateless replay", () => {
   test("every function_call is answered (also after cancel), reasoning is replayed by encrypted content without id", async ({
     openHarness,
   }) => {
-    const harness = await openHarness({
-      wire: "openai-responses",
-      tools: [bashTool],
-      server: { requireEncryptedReasoningInclude: true },
-    });
+    const harness = await openHarness(STATELESS_RESPONSES);
     harness.server.enqueue({
       encryptedReasoning: "ENC_1",
       toolCalls: [
@@ -32,11 +35,10 @@ describe("case 23: Responses API, stateless replay", () => {
     const controller = new AbortController();
     const secondCallRuns = waitForEvent(
       harness,
-      (event) => event.type === "tool.execution_start" && event.data.toolCallId === "call_R2",
+      (event) => event.type === "tool.execution_running" && event.data.toolCallId === "call_R2",
     );
     const running = harness.prompt("id 2", controller.signal);
     await secondCallRuns;
-    await sleep(200);
     controller.abort();
     expect(await running).toEqual({ stopReason: "cancelled" });
 
@@ -121,11 +123,7 @@ describe("case 23: Responses API, stateless replay", () => {
   test("reasoning with a summary is replayed with its summary text and encrypted content, without ids", async ({
     openHarness,
   }) => {
-    const harness = await openHarness({
-      wire: "openai-responses",
-      tools: [bashTool],
-      server: { requireEncryptedReasoningInclude: true },
-    });
+    const harness = await openHarness(STATELESS_RESPONSES);
     harness.server.enqueue(
       {
         reasoning: ["Run ", "echo."],

@@ -8,12 +8,11 @@ import { test } from "../support/fixtures.js";
 import { type Harness, type HarnessOptions, shape } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
 import {
+  CHAT_DONE,
   chatDelta,
   countOf,
   dataOf,
   eventually,
-  gapsBetweenRequests,
-  settlesBefore,
   sleep,
   waitForEvent,
 } from "./helpers.js";
@@ -40,7 +39,7 @@ function textThenSilence(wire: "openai-chat" | "anthropic"): Reply {
 
 /**
  * The prompt after a stalled one: accepted at once (no turn left "in progress"), and answered from
- * a healthy server well within a second.
+ * a healthy server.
  */
 async function nextPromptWorksAtOnce(harness: Harness): Promise<void> {
   expect(harness.session.busy).toBe(false);
@@ -106,7 +105,6 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests).toHaveLength(2);
     expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
-    expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(IDLE_MS);
     const persisted = await harness.persisted();
     expect(shape(persisted).filter((event) => event.type === "assistant.retry")).toEqual([
       {
@@ -115,7 +113,7 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
           turnId: "turn-1",
           attempt: 1,
           errorType: "stalled",
-          errorMessage: expect.stringMatching(/stream stalled/),
+          errorMessage: "the model stream stalled: no data for 1 s",
           delayMs: expect.any(Number),
         },
       },
@@ -135,16 +133,17 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
   test("test D: cancel during the stall ends the prompt cancelled at once", async ({
     openHarness,
   }) => {
-    // A long idle limit, so that only the cancel can end the stalled stream quickly.
-    const harness = await openHarness({ ...options, tuning: { ...TUNING, idleTimeoutMs: 5_000 } });
+    // An idle limit longer than the test's timeout: only the cancel can end the stalled stream.
+    const harness = await openHarness({
+      ...options,
+      tuning: { ...TUNING, idleTimeoutMs: 600_000 },
+    });
     harness.server.enqueue(textThenSilence(options.wire));
     const controller = new AbortController();
     const shown = waitForEvent(harness, (event) => event.type === "assistant.message_delta");
     const running = harness.prompt("id 2", controller.signal);
     await shown;
     controller.abort();
-    // Answered by the cancel, before the idle limit (5 s) could have ended the stream.
-    expect(await settlesBefore(running, 5_000)).toBe("promise");
     expect(await running).toEqual({ stopReason: "cancelled" });
     expect(harness.server.requests).toHaveLength(1);
     expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
@@ -167,18 +166,26 @@ describe("case 20 test C: SSE comments are not progress", () => {
     openHarness,
   }) => {
     const harness = await openHarness({ tuning: TUNING });
+    // Pings for three idle limits, then an answer: were pings progress, "too late" would be the
+    // answer; they are not, so the stream stalls while they go on and the retry answers.
     const pings: RawPiece[] = [];
-    for (let index = 0; index < 40; index++) {
+    for (let index = 0; index < 60; index++) {
       pings.push(": ping\n\n", { holdMs: 50 });
     }
-    harness.server.enqueue({ raw: [...pings, { hold: true }] }, { text: "done" });
+    const tooLate = [chatDelta({ role: "assistant", content: "too late" }, "stop"), CHAT_DONE];
+    harness.server.enqueue({ raw: [...pings, ...tooLate] }, { text: "done" });
     expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
-    // Pings are not data: the retry came once the idle limit had passed, while the pings went on.
-    expect(gapsBetweenRequests(harness)[0]).toBeGreaterThanOrEqual(IDLE_MS);
     expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
     expect(dataOf(harness.events, "assistant.retry")).toEqual([
-      expect.objectContaining({ attempt: 1, errorType: "stalled" }),
+      expect.objectContaining({
+        attempt: 1,
+        errorType: "stalled",
+        errorMessage: "the model stream stalled: no data for 1 s",
+      }),
     ]);
+    expect(
+      dataOf(harness.events, "assistant.message_delta").map((delta) => delta.deltaContent),
+    ).toEqual(["done"]);
     await nextPromptWorksAtOnce(harness);
   });
 

@@ -47,19 +47,20 @@ if (events.length === 0) {
   writer.write({ type: "session.start", data: { sessionId: "crash", version: 1, producer: "turnloop",
     producerVersion: "0", startTime: new Date().toISOString(), cwd: "/", model: "fake" } });
 }
-process.stdout.write("ready\\n");
 for (let count = 0; ; count += 1) {
   writer.write({ type: "user.message",
     data: { content: "café 😀 ".repeat(1 + (count % 40)) + count, source: "user" } });
   if (count % 64 === 0) {
     await log.flush();
+    process.stdout.write("flushed\\n");
   } else {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
 `;
 
-async function runAndKill(scriptPath: string, logPath: string, delayMs: number): Promise<void> {
+/** Runs the writer and kills it once it has said `flushes` times that it flushed, mid-write. */
+async function runAndKill(scriptPath: string, logPath: string, flushes: number): Promise<void> {
   const child = spawn(process.execPath, [scriptPath, logPath], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -70,21 +71,26 @@ async function runAndKill(scriptPath: string, logPath: string, delayMs: number):
   const exited = new Promise<NodeJS.Signals | null>((resolve) => {
     child.on("exit", (_code, signal) => resolve(signal));
   });
-  await waitForReady(child);
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  await waitForLines(child, "flushed", flushes);
   child.kill("SIGKILL");
   const signal = await exited;
   expect(signal, `writer ended on its own: ${stderr}`).toBe("SIGKILL");
 }
 
-function waitForReady(child: ChildProcess): Promise<void> {
+/** Resolves once the child has written `count` lines `line` to stdout. */
+function waitForLines(child: ChildProcess, line: string, count: number): Promise<void> {
   return new Promise((resolve, reject) => {
+    let seen = 0;
+    let partial = "";
     child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("ready")) {
+      const lines = (partial + chunk.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      seen += lines.filter((text) => text === line).length;
+      if (seen >= count) {
         resolve();
       }
     });
-    child.on("exit", () => reject(new Error("writer exited before it was ready")));
+    child.on("exit", () => reject(new Error(`writer exited before ${count} lines "${line}"`)));
   });
 }
 
@@ -107,8 +113,9 @@ describe("crash safety", () => {
     const logPath = join(directory, "session-state", "crash", "events.jsonl");
     const scriptPath = join(directory, "writer.mjs");
     let previousCount = 0;
-    for (const [round, baseDelay] of [5, 20, 45, 80, 130].entries()) {
-      await runAndKill(scriptPath, logPath, baseDelay + Math.random() * 15);
+    // Killed at different moments: after more and more flushes, amid the writes that follow.
+    for (const [round, flushes] of [1, 2, 4, 7, 11].entries()) {
+      await runAndKill(scriptPath, logPath, flushes);
       const contents = await readEventLog(logPath);
       expect(contents.repaired.length).toBeLessThanOrEqual(1);
       for (const note of contents.repaired) {

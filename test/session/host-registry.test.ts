@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
+import { defaultFaceOptions } from "../support/face-options.js";
 
 /** The session registry: `host.open(id)` is single-flight and cached; `host.get(id)` finds it. */
 
@@ -14,21 +15,10 @@ beforeEach(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "turnloop-registry-")));
   const cwd = join(root, "project");
   await mkdir(cwd);
-  const flags = {
-    cwd,
-    maxTurns: 100,
-    autopilot: false,
-    maxAutopilotContinues: 5,
-    allowAllTools: false,
-    allowTools: [],
-    denyTools: [],
-    addDirs: [],
-    mcpConfigs: [],
-  };
   host = new SessionHost({
     home: join(root, "home"),
     env: {},
-    config: resolveRunConfig(flags, {}),
+    config: resolveRunConfig(defaultFaceOptions(cwd), {}),
   });
 });
 

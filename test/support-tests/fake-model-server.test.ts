@@ -14,6 +14,14 @@ afterEach(async () => {
   await server.close();
 });
 
+/** A streamed OpenAI Chat request to the server, "hi" from the user, by plain fetch. */
+function streamedChatRequest(): Promise<Response> {
+  return fetch(`${server.url}/v1/chat/completions`, {
+    method: "POST",
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }),
+  });
+}
+
 function expectApiError(error: unknown, statusCode: number): APICallError {
   expect(APICallError.isInstance(error)).toBe(true);
   const apiError = error as APICallError;
@@ -136,14 +144,7 @@ describe("fake model server", () => {
     server.enqueue({
       raw: ["data: a\n", { holdMs: 5 }, Buffer.from([0xc3]), Buffer.from([0xa9, 0x0a, 0x0a])],
     });
-    const response = await fetch(`${server.url}/v1/chat/completions`, {
-      method: "POST",
-      body: JSON.stringify({
-        model: "m",
-        messages: [{ role: "user", content: "hi" }],
-        stream: true,
-      }),
-    });
+    const response = await streamedChatRequest();
     const chunks: Uint8Array[] = [];
     for await (const chunk of response.body ?? []) {
       chunks.push(chunk);
@@ -212,14 +213,7 @@ describe("fake model server", () => {
 
   it("ends held streams when closed", async () => {
     server.enqueue({ raw: ["data: x\n\n", { hold: true }] });
-    const response = await fetch(`${server.url}/v1/chat/completions`, {
-      method: "POST",
-      body: JSON.stringify({
-        model: "m",
-        messages: [{ role: "user", content: "hi" }],
-        stream: true,
-      }),
-    });
+    const response = await streamedChatRequest();
     const reader = response.body?.getReader();
     expect(new TextDecoder().decode((await reader?.read())?.value)).toBe("data: x\n\n");
     await server.close();

@@ -77,3 +77,17 @@ export function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const environment: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
   return { ...environment, ...extra };
 }
+
+/**
+ * Calls `then` once the file `path` exists (a marker a command writes: the order comes from what
+ * the run did, not from a delay), checking every 20 ms; stops checking when `child` exits.
+ */
+export function whenFileExists(path: string, child: ChildProcess, then: () => void): void {
+  const poll = setInterval(() => {
+    if (existsSync(path)) {
+      clearInterval(poll);
+      then();
+    }
+  }, 20);
+  child.once("exit", () => clearInterval(poll));
+}

@@ -144,3 +144,17 @@ export function limitedModel(model: LimitedModel): (request: RecordedRequest) =>
     return { ...reply, usage: { input: tokens, output: 20 } };
   };
 }
+
+/**
+ * A conversation for {@link limitedModel} that fills the context: replies 0–5 each view one of
+ * `file-1.txt` … `file-6.txt` (the suites write them), then the answer "finished".
+ */
+export function viewAll(index: number): Reply {
+  return index < 6
+    ? {
+        toolCalls: [
+          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
+        ],
+      }
+    : { text: "finished" };
+}

@@ -30,3 +30,26 @@ export const ANSWER_TURN = [
   "assistant.usage",
   "assistant.turn_end",
 ] as const;
+
+/**
+ * What subscribers see live (ephemeral events included) of a model turn's one tool call, from its
+ * announcement to the turn's end: `assistant.tool_call_start` … `tool.execution_running` ….
+ */
+export const LIVE_TOOL_CALL = [
+  "assistant.tool_call_start",
+  "assistant.message",
+  "assistant.usage",
+  "tool.execution_start",
+  "tool.execution_running",
+  "tool.execution_complete",
+  "assistant.turn_end",
+] as const;
+
+/** What subscribers see live of a model turn that answers with streamed text. */
+export const LIVE_ANSWER_TURN = [
+  "assistant.turn_start",
+  "assistant.message_delta",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+] as const;

@@ -25,6 +25,8 @@ export interface CliRunOptions {
 export interface LoggedEvent {
   type: string;
   data: Record<string, unknown>;
+  /** ISO 8601, as the session wrote it. */
+  timestamp: string;
 }
 
 /**
@@ -51,6 +53,24 @@ export interface CliFixtures {
   cli: (args: readonly string[], options?: CliRunOptions) => Promise<CliResult>;
   loggedEvents: (sessionId: string) => Promise<LoggedEvent[]>;
   openHarness: (options?: HarnessOptions) => Promise<Harness>;
+}
+
+/**
+ * A clean environment (`cleanEnvironment`) for a turnloop run with `home` as `HOME` and
+ * `TURNLOOP_HOME`, on `openai-compatible:fake-model` at `model`, plus `extra` (which wins).
+ */
+export function fakeModelEnvironment(
+  home: string,
+  model: FakeModelServer,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  return cleanEnvironment({
+    HOME: home,
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: "openai-compatible:fake-model",
+    TURNLOOP_BASE_URL: `${model.url}/v1`,
+    ...extra,
+  });
 }
 
 /** vitest's `test` with {@link CliFixtures}. */
@@ -86,15 +106,7 @@ export const test = vitestTest.extend<CliFixtures>({
     }
   },
   environment: async ({ home, model }, use) => {
-    await use((extra = {}) =>
-      cleanEnvironment({
-        HOME: home,
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${model.url}/v1`,
-        ...extra,
-      }),
-    );
+    await use((extra = {}) => fakeModelEnvironment(home, model, extra));
   },
   cli: async ({ repository, environment }, use) => {
     await use((args, options = {}) =>

@@ -2,16 +2,12 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTool } from "../../src/tools/create.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
-useTemporaryDirectory((path) => {
+const create = runsInTemporaryDirectory(createTool, (path) => {
   directory = path;
 });
-
-function create(args: Record<string, unknown>) {
-  return runTool(createTool, args, makeContext(directory));
-}
 
 describe("create", () => {
   it("creates a file and answers in Copilot CLI's words", async () => {

@@ -3,21 +3,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { editTool } from "../../src/tools/edit.js";
 import { viewTool } from "../../src/tools/view.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { makeContext, runsInTemporaryDirectory, runTool } from "./tool-context.js";
 
 /** Case 30: edits keep every byte outside the replaced text, in every encoding view reads. */
 let directory = "";
-useTemporaryDirectory((path) => {
+const runEdit = runsInTemporaryDirectory(editTool, (path) => {
   directory = path;
 });
-
-function edit(path: string, oldString: string, newString: string) {
-  return runTool(
-    editTool,
-    { path, old_str: oldString, new_str: newString },
-    makeContext(directory),
-  );
-}
+const edit = (path: string, oldString: string, newString: string) =>
+  runEdit({ path, old_str: oldString, new_str: newString });
 
 async function fileWith(name: string, bytes: Buffer): Promise<string> {
   const path = join(directory, name);

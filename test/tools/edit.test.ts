@@ -2,20 +2,14 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { editTool } from "../../src/tools/edit.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
-useTemporaryDirectory((path) => {
+const runEdit = runsInTemporaryDirectory(editTool, (path) => {
   directory = path;
 });
-
-function edit(path: string, oldString: string, newString: string) {
-  return runTool(
-    editTool,
-    { path, old_str: oldString, new_str: newString },
-    makeContext(directory),
-  );
-}
+const edit = (path: string, oldString: string, newString: string) =>
+  runEdit({ path, old_str: oldString, new_str: newString });
 
 const TEN_LINES = Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join("\n");
 

@@ -53,3 +53,19 @@ export function useTemporaryDirectory(use: (directory: string) => void): void {
     }
   });
 }
+
+/**
+ * {@link useTemporaryDirectory} for a file that tests one tool: `use` receives each test's folder,
+ * and the answer runs `tool` there ({@link runTool} with {@link makeContext}).
+ */
+export function runsInTemporaryDirectory<Input>(
+  tool: Tool<Input>,
+  use: (directory: string) => void,
+): (args: Record<string, unknown>) => Promise<ToolResult> {
+  let current = "";
+  useTemporaryDirectory((directory) => {
+    current = directory;
+    use(directory);
+  });
+  return (args) => runTool(tool, args, makeContext(current));
+}

@@ -3,16 +3,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readImage } from "../../src/tools/image-file.js";
 import { viewTool } from "../../src/tools/view.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
-useTemporaryDirectory((path) => {
+const view = runsInTemporaryDirectory(viewTool, (path) => {
   directory = path;
 });
-
-function view(args: Record<string, unknown>) {
-  return runTool(viewTool, args, makeContext(directory));
-}
 
 describe("view", () => {
   it("numbers lines as Copilot CLI does, including the empty line after a final newline", async () => {

@@ -111,6 +111,11 @@ export class Controller {
     return this.work;
   }
 
+  /** Resolves when the input running now (prompt, command or shell run) has ended. */
+  idle(): Promise<void> {
+    return this.work;
+  }
+
   /**
    * The context window of the current model (tokens), as compaction sees it
    * (`contextWindowOf`: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`, the config files'

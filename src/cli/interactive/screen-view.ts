@@ -51,7 +51,6 @@ export class ScreenView implements ConversationView {
       contextWindow: controller.contextWindow,
       busySince: controller.busySince,
     });
-    screen.editor.disableSubmit = controller.busy;
     if (controller.busy && this.ticker === undefined) {
       this.ticker = setInterval(() => screen.render(), BUSY_TICK_MS);
     } else if (!controller.busy) {

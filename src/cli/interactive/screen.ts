@@ -30,6 +30,8 @@ export class Screen {
   readonly transcript: Transcript;
   readonly editor: Editor;
   readonly status: StatusLine;
+  /** Above the input box: the inputs sent while a prompt runs, waiting their turn. */
+  readonly queue = new Container();
   private readonly slot = new Container();
   private modal: Component | undefined;
   private stopped = false;
@@ -51,6 +53,7 @@ export class Screen {
     this.status = new StatusLine(theme, status);
     this.tui.addChild(this.transcript);
     this.tui.addChild(this.slot);
+    this.tui.addChild(this.queue);
     this.tui.addChild(this.editor);
     this.tui.addChild(this.status);
     this.tui.setFocus(this.editor);

@@ -4,6 +4,7 @@ import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { Controller } from "./controller.js";
+import { InputQueue } from "./input-queue.js";
 import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { restoreTerminal, Screen } from "./screen.js";
@@ -169,37 +170,53 @@ function untilExit(
     if (settings.exitEarly) {
       void exit(EXIT.ok);
     }
-    screen.tui.addInputListener(interactiveKeys(screen, controller, () => void exit(EXIT.ok)));
-    void controller.attach(view).then(async () => {
-      const queued = [
+    // Inputs run one after the other: one sent while a prompt runs waits, shown, for its turn.
+    const queue = new InputQueue(screen.theme, controller, () => screen.render());
+    screen.queue.addChild(queue);
+    screen.tui.addInputListener(
+      interactiveKeys(screen, controller, queue, () => void exit(EXIT.ok)),
+    );
+    void controller.attach(view).then(() => {
+      const sent = [
         ...(settings.firstPrompt === undefined ? [] : [settings.firstPrompt]),
         ...settings.early.splice(0),
       ];
-      for (const text of queued) {
-        screen.editor.addToHistory(text);
-        await controller.submit(text);
-      }
       screen.editor.onSubmit = (text) => {
         if (text.trim() !== "") {
           screen.editor.addToHistory(text);
         }
-        void controller.submit(text);
+        queue.send(text);
       };
+      for (const text of sent) {
+        screen.editor.onSubmit?.(text);
+      }
     });
   });
 }
 
 /**
  * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
- * running prompt; on an idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D.
+ * running prompt and put the queued inputs back in the input box (to edit or send again); on an
+ * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D.
  */
-function interactiveKeys(screen: Screen, controller: Controller, exit: () => void) {
+function interactiveKeys(
+  screen: Screen,
+  controller: Controller,
+  queue: InputQueue,
+  exit: () => void,
+) {
   const status = screen.status.state;
   let lastInterrupt = 0;
   return (data: string): { consume: true } | undefined => {
     const interrupt = matchesKey(data, "ctrl+c");
     if (controller.busy && (interrupt || matchesKey(data, "escape"))) {
+      const queued = queue.take();
       controller.cancel();
+      if (queued.length > 0) {
+        const typed = screen.editor.getText();
+        screen.editor.setText([...queued, ...(typed === "" ? [] : [typed])].join("\n"));
+        screen.render();
+      }
       return { consume: true };
     }
     if (screen.hasModal) {
