@@ -114,7 +114,11 @@ describe("a second process resuming an open session", () => {
 
   test("a prompt sent while the other process runs one waits for its end, then runs after it", async () => {
     const first = await newProcess();
-    const session1 = await first.createSession({ onPermissionRequest: approveAll });
+    // Streamed, so that the fake model's pause holds the first prompt.
+    const session1 = await first.createSession({
+      onPermissionRequest: approveAll,
+      streaming: true,
+    });
     const second = await newProcess();
     const session2 = await second.resumeSession(session1.sessionId, {
       onPermissionRequest: approveAll,
