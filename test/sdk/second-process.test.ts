@@ -4,6 +4,8 @@
  * two clients, each with its own built CLI process, on one file store. The first process lets the
  * session's writer lease go while idle, so the second resumes the session and prompts it, and the
  * first client sees those events; a prompt sent while the other process runs one waits for it.
+ * The suite's "resumes a persisted session from a new client when an MCP OAuth handler is
+ * configured" is mirrored too.
  */
 
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
@@ -161,5 +163,35 @@ describe("a second process resuming an open session", () => {
         "assistant.turn_end",
       ]).flat(),
     ]);
+  });
+
+  test("resumes it from a new client with an MCP OAuth handler configured", async () => {
+    const first = await newProcess();
+    const session1 = await first.createSession({
+      onPermissionRequest: approveAll,
+      onMcpAuthRequest: () => ({ kind: "cancelled" }),
+    });
+    fixture.model.enqueue({ text: "2" });
+    expect((await session1.sendAndWait({ prompt: "What is 1+1?" }))?.data.content).toBe("2");
+
+    // The SDK registers its interest in `mcp.oauth_required` after `session.resume`.
+    const second = await newProcess();
+    const session2 = await second.resumeSession(session1.sessionId, {
+      onPermissionRequest: approveAll,
+      onMcpAuthRequest: () => ({ kind: "cancelled" }),
+    });
+    expect(session2.sessionId).toBe(session1.sessionId);
+    const log = await session2.getEvents();
+    expect(log.map((event) => event.type)).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.resume",
+    ]);
+    // Both processes read the same log.
+    expect(await session1.getEvents()).toEqual(log);
   });
 });
