@@ -46,7 +46,8 @@ export async function runServerCommand(
   let host: SessionHost;
   let messageLimit: number;
   try {
-    host = new SessionHost({ home: turnloopHome(env), env, config });
+    // A second process may resume and use this server's sessions (issue 25).
+    host = new SessionHost({ home: turnloopHome(env), env, config, releaseWhenIdle: true });
     messageLimit = maxMessageBytes(env);
   } catch (error) {
     log(errorMessage(error));

@@ -7,13 +7,16 @@
  * own files (`tool-outputs/`, `mcp-results/`, `files/`).
  *
  * Appends are written at once (`writeSync`), so a line is in the file before `append` returns;
- * `commit` makes them durable (`fdatasync`) and then stores the listing metadata.
+ * `commit` makes them durable (`fdatasync`) and then stores the listing metadata. `subscribe`
+ * follows the commits of this process's appenders at once and another process's appends through
+ * `fs.watch` and a slow poll (log-watch.ts), reading complete lines only.
  */
 
 import { mkdir, open, readFile, stat } from "node:fs/promises";
 import { errorCode } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
 import { EventLog, parseEventLog, readEventLog } from "./event-log.js";
+import { LogWatches } from "./log-watch.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
 import {
   FollowerRegistry,
@@ -33,6 +36,7 @@ import {
 import {
   CommitQueue,
   type LeaseHolder,
+  type LeaseOptions,
   type OpenedSession,
   type SessionAppender,
   type SessionStore,
@@ -43,9 +47,11 @@ import { deleteSession, listSessions } from "./store.js";
 
 /**
  * The subscribers of every file store of this process, by `events.jsonl` path: an appender wakes
- * them at each commit. Another process's appends are not seen (that is PostgreSQL's).
+ * them at each commit; {@link watches} wakes them when another process appends.
  */
 const followers = new FollowerRegistry();
+/** The logs followed in this process, watched for other processes' appends. */
+const watches = new LogWatches((path) => followers.wake(path));
 
 /** Sessions as files under a turnloop home folder. */
 export class FileSessionStore implements SessionStore {
@@ -56,10 +62,10 @@ export class FileSessionStore implements SessionStore {
     this.location = home;
   }
 
-  async create(sessionId: string): Promise<SessionAppender> {
+  async create(sessionId: string, options: LeaseOptions = {}): Promise<SessionAppender> {
     const directory = sessionDirectory(this.location, sessionId);
     await mkdir(directory, { recursive: true, mode: 0o700 });
-    const lock = await SessionLock.acquire(directory, sessionId);
+    const lock = await SessionLock.acquire(directory, sessionId, options);
     const opened = await withLock(lock, () =>
       EventLog.open(eventsPath(this.location, sessionId), { create: true }),
     );
@@ -71,9 +77,9 @@ export class FileSessionStore implements SessionStore {
     return new FileAppender(sessionId, directory, opened.log, lock, scanEvents([], 0));
   }
 
-  async open(sessionId: string): Promise<OpenedSession> {
+  async open(sessionId: string, options: LeaseOptions = {}): Promise<OpenedSession> {
     const directory = sessionDirectory(this.location, sessionId);
-    const lock = await SessionLock.acquire(directory, sessionId);
+    const lock = await SessionLock.acquire(directory, sessionId, options);
     const opened = await withLock(lock, () =>
       EventLog.open(eventsPath(this.location, sessionId), { create: false }),
     );
@@ -93,14 +99,30 @@ export class FileSessionStore implements SessionStore {
     return { events, seqs, repaired, nextSeq };
   }
 
-  /** Follows the commits of this process's appenders only (see {@link SessionStore.subscribe}). */
+  /**
+   * Follows the commits of this process's appenders, and another process's appends as
+   * `fs.watch` or the poll notices them (see {@link SessionStore.subscribe}).
+   */
   async subscribe(
     sessionId: string,
     fromSeq: number,
     onEvent: SessionEventListener,
   ): Promise<SessionSubscription> {
     const path = eventsPath(this.location, sessionId);
-    return await followers.follow(path, sessionId, fromSeq, readsFrom(path), onEvent);
+    const stopWatching = watches.watch(path);
+    try {
+      const following = await followers.follow(path, sessionId, fromSeq, readsFrom(path), onEvent);
+      return {
+        readNow: () => following.readNow(),
+        close: () => {
+          stopWatching();
+          return following.close();
+        },
+      };
+    } catch (error) {
+      stopWatching();
+      throw error;
+    }
   }
 
   list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {

@@ -53,6 +53,12 @@ export interface SessionHostSettings {
   config: RunConfig;
   /** Where sessions are kept; default the file store under `home` (open-store.ts). */
   store?: SessionStore;
+  /**
+   * Sessions hold their writer lease only while they write, so another process can resume and
+   * use them (idle-lease.ts; the SDK server). Ignored with a store that has an inbox: workers
+   * reach a session's holder through it (PostgreSQL).
+   */
+  releaseWhenIdle?: boolean;
 }
 
 export class SessionHost {
@@ -87,6 +93,8 @@ export class SessionHost {
   private readonly opening = new Map<string, Promise<Session>>();
   /** Closes in flight, by id: an open of the same id waits for its lock to be released. */
   private readonly closing = new Map<string, Promise<void>>();
+  /** See {@link SessionHostSettings.releaseWhenIdle}. */
+  private readonly releaseWhenIdle: boolean;
 
   /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
@@ -94,6 +102,7 @@ export class SessionHost {
     this.env = settings.env;
     this.config = settings.config;
     this.store = settings.store ?? openSessionStore(settings.home, settings.config.store?.value);
+    this.releaseWhenIdle = settings.releaseWhenIdle === true && this.store.inbox === undefined;
     const { config, env } = settings;
     // The loop reads no environment: `--context-window`, else TURNLOOP_CONTEXT_WINDOW.
     const contextWindow = config.contextWindow?.value ?? environmentContextWindow(env);
@@ -254,8 +263,8 @@ export class SessionHost {
     modelId: string,
     options: { sessionId?: string; saveAtFirstPrompt?: boolean } = {},
   ) {
-    const environment = this.env;
-    return this.track(await Session.create(this.store, cwd, modelId, { ...options, environment }));
+    const opening = { ...options, environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
+    return this.track(await Session.create(this.store, cwd, modelId, opening));
   }
 
   /**
@@ -276,7 +285,8 @@ export class SessionHost {
     }
     let opening = this.opening.get(sessionId);
     if (opening === undefined) {
-      opening = Session.resume(this.store, sessionId, { environment: this.env })
+      const options = { environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
+      opening = Session.resume(this.store, sessionId, options)
         .then((session) => this.track(session))
         .finally(() => this.opening.delete(sessionId));
       this.opening.set(sessionId, opening);

@@ -57,6 +57,11 @@ export class SessionJournal {
     }
   }
 
+  /** The next event's `parentId` is `eventId` (the last one another process appended). */
+  follow(eventId: string | null): void {
+    this.#writer.follow(eventId);
+  }
+
   /**
    * Makes every appended event durable. A failure inside a prompt (`running`) stops it as a
    * refused append does.

@@ -1,7 +1,7 @@
 /**
  * One writer per session: an exclusive lock file `<session folder>/lock`, created with `O_EXCL`
  * (`open(…, "wx")`, atomic on local file systems) and holding its owner as JSON
- * `{pid, hostname, command, acquiredAt}`. Whoever opens a session for writing (`-p`, ACP, the
+ * `{pid, hostname, command, acquiredAt, releasesWhenIdle?}`. Whoever opens a session for writing (`-p`, ACP, the
  * server) takes it; reading a log (`sessions show`, replay, `session.getMessages`) does not.
  *
  * Why a pid file and not a library such as `proper-lockfile`: that library decides staleness by
@@ -21,7 +21,7 @@ import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
-import { type LeaseHolder, SessionLockedError } from "./session-store.js";
+import { type LeaseHolder, type LeaseOptions, SessionLockedError } from "./session-store.js";
 
 /** How long an unreadable (half-written) lock is assumed to be in the middle of being written. */
 const UNREADABLE_GRACE_MS = 5_000;
@@ -43,16 +43,22 @@ export class SessionLock {
   }
 
   /**
-   * Takes the lock of the session in `directory` (which must exist).
+   * Takes the lock of the session in `directory` (which must exist); `options.releasesWhenIdle`
+   * is written into it for other openers (idle-lease.ts).
    * @throws SessionLockedError when a live owner (this process included) holds it; I/O errors.
    */
-  static async acquire(directory: string, sessionId: string): Promise<SessionLock> {
+  static async acquire(
+    directory: string,
+    sessionId: string,
+    options: LeaseOptions = {},
+  ): Promise<SessionLock> {
     const path = SessionLock.pathIn(directory);
     const owner: LockOwner = {
       pid: process.pid,
       hostname: hostname(),
       command: ownCommand(),
       acquiredAt: new Date().toISOString(),
+      ...(options.releasesWhenIdle === true ? { releasesWhenIdle: true } : {}),
     };
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
@@ -127,6 +133,7 @@ async function readOwner(path: string): Promise<Holder> {
         hostname: parsed.hostname,
         command: typeof parsed.command === "string" ? parsed.command : "?",
         acquiredAt: typeof parsed.acquiredAt === "string" ? parsed.acquiredAt : "?",
+        ...(parsed.releasesWhenIdle === true ? { releasesWhenIdle: true } : {}),
       };
       return { kind: "owner", owner, text };
     }

@@ -25,6 +25,20 @@ export interface LeaseHolder {
   command: string;
   /** ISO-8601. */
   acquiredAt: string;
+  /**
+   * The holder lets the lease go whenever its session is idle (idle-lease.ts: the SDK server of
+   * the file store), so another process may wait for it instead of being refused.
+   */
+  releasesWhenIdle?: boolean;
+}
+
+/** How a lease is taken ({@link SessionStore.create}, {@link SessionStore.open}). */
+export interface LeaseOptions {
+  /**
+   * Record that this holder lets the lease go when idle ({@link LeaseHolder.releasesWhenIdle}).
+   * The PostgreSQL store ignores it: another worker reaches its holder through the inbox.
+   */
+  releasesWhenIdle?: boolean;
 }
 
 /** The session's writer lease is held elsewhere (another process, or this one). */
@@ -98,6 +112,13 @@ export interface SessionAppender {
    * stops its running prompt at once, which kills its tool processes. Absent: never lost (files).
    */
   readonly lost?: AbortSignal;
+  /**
+   * Present when the lease is let go while the session is idle (idle-lease.ts): takes it back,
+   * waiting while another process's prompt holds it, and keeps it until the returned function is
+   * called (a prompt holds it from start to end).
+   * @throws SessionLockedError when the holder keeps the lease; the store's open errors.
+   */
+  hold?(): Promise<() => void>;
   /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
@@ -198,14 +219,14 @@ export interface SessionStore {
    * Takes the lease of a new session `sessionId` for appending.
    * @throws SessionLockedError when someone holds it; Error when a session with that id exists.
    */
-  create(sessionId: string): Promise<SessionAppender>;
+  create(sessionId: string, options?: LeaseOptions): Promise<SessionAppender>;
   /**
    * Takes the lease of an existing session and reads it; damage is repaired (a torn tail is cut
    * so that appends start on a line of their own) and listed in `log.repaired`.
    * @throws an Error with `code: "ENOENT"` when there is no such session; SessionLockedError
    * when a live holder has it (a dead holder's lease on this machine is taken over).
    */
-  open(sessionId: string): Promise<OpenedSession>;
+  open(sessionId: string, options?: LeaseOptions): Promise<OpenedSession>;
   /**
    * The session's events with sequence number ≥ `fromSeq` (default 1: all), without the lease
    * (a writer may be appending). Damage never throws; it is listed in `repaired`.
@@ -217,8 +238,8 @@ export interface SessionStore {
    * number ≥ `fromSeq`, in order, exactly once: first those stored now (the promise resolves once
    * they were delivered), then each batch as its writer commits it, until the subscription is
    * closed or the session deleted. The file store follows the commits of its appenders in this
-   * process; following another process's commits is the PostgreSQL store's (`LISTEN/NOTIFY`,
-   * postgres/notify.ts). A read that fails meanwhile is tried again; nothing is skipped.
+   * process at once and another process's appends through `fs.watch` and a slow poll
+   * (log-watch.ts); the PostgreSQL store through `LISTEN/NOTIFY` (postgres/notify.ts). A read that fails meanwhile is tried again; nothing is skipped.
    * @throws an Error with `code: "ENOENT"` when there is no such session; I/O errors.
    */
   subscribe(

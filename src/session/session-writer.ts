@@ -28,6 +28,11 @@ export class SessionWriter {
     return this.#lastPersistedId;
   }
 
+  /** Continues the chain after `eventId`, an event another process appended (idle-lease.ts). */
+  follow(eventId: string | null): void {
+    this.#lastPersistedId = eventId;
+  }
+
   /**
    * Gives `input` its envelope and, unless it is ephemeral, appends it to the store. Ephemeral events
    * point at the last persisted event and do not move the chain.

@@ -7,10 +7,12 @@ import {
   toolSpecifications,
   type UserPrompt,
 } from "../agent/loop.js";
-import { interrupted } from "../agent/tool-calls.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
+import { createAppender, IdleLeaseAppender, openAppender } from "./idle-lease.js";
+import { interruptedResults } from "./interrupted-results.js";
+import { type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
 import { repairNotice } from "./repair-notice.js";
@@ -19,7 +21,6 @@ import { eventRedactor } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
 import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
-import { PRODUCER_VERSION } from "./version.js";
 
 /** Agent settings a session fills in itself. */
 export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
@@ -95,6 +96,13 @@ export class Session {
     environment: NodeJS.ProcessEnv,
   ) {
     this.journal = new SessionJournal(appender, lastPersistedId);
+    // Another process's events (idle-lease.ts): delivered as if emitted here, chained after.
+    if (appender instanceof IdleLeaseAppender) {
+      appender.listen((event) => {
+        this.journal.follow(appender.lastEventId);
+        this.deliver(event);
+      });
+    }
     this.redact = eventRedactor(environment);
     this.start = start;
     this.id = start.sessionId;
@@ -104,8 +112,7 @@ export class Session {
 
   /**
    * Starts a new session in `store` and commits its `session.start`. `options.sessionId` lets an
-   * app choose the id (the Copilot SDK does); default a new UUID. `options.environment` is the
-   * session host's, whose secrets are redacted from every event (default: this process's). Holds
+   * app choose the id (the Copilot SDK does); default a new UUID; {@link OpeningOptions}. Holds
    * the session's writer lease until {@link close}. `options.saveAtFirstPrompt`: nothing stored,
    * no lease, until the first `user.message` (deferred-appender.ts; the CLI faces use it).
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
@@ -115,26 +122,14 @@ export class Session {
     store: SessionStore,
     cwd: string,
     model: string,
-    options: {
-      sessionId?: string;
-      environment?: NodeJS.ProcessEnv;
-      saveAtFirstPrompt?: boolean;
-    } = {},
+    options: OpeningOptions & { sessionId?: string; saveAtFirstPrompt?: boolean } = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
     const appender = options.saveAtFirstPrompt
       ? new DeferredAppender(store, sessionId)
-      : await store.create(sessionId);
-    const start: SessionEventOf<"session.start">["data"] = {
-      sessionId,
-      version: 1,
-      producer: "turnloop",
-      producerVersion: PRODUCER_VERSION,
-      startTime: new Date().toISOString(),
-      cwd,
-      model,
-    };
+      : await createAppender(store, sessionId, options.releaseWhenIdle === true);
+    const start = startData(sessionId, cwd, model);
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
     const session = new Session(appender, null, start, folder, environment);
@@ -146,8 +141,9 @@ export class Session {
   /**
    * Reopens a session: folds its events into the history, records `session.resume` with the
    * damage the reader skipped, and gives every tool call left without a result (crash, kill) an
-   * interrupted result, committed before the next model request (case 01). `options.environment`
-   * as for {@link create}. Holds the session's writer lease until {@link close}.
+   * interrupted result, committed before the next model request (case 01). `options` as for
+   * {@link create}; with `releaseWhenIdle`, waits while another process that lets go when idle
+   * holds the lease.
    * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
    * SessionLockedError when the session is open for writing (another process, or this one); an
    * Error when the log has no `session.start`.
@@ -155,15 +151,19 @@ export class Session {
   static async resume(
     store: SessionStore,
     sessionId: string,
-    options: { environment?: NodeJS.ProcessEnv } = {},
+    options: OpeningOptions = {},
   ): Promise<Session> {
-    const { appender, log } = await store.open(sessionId);
+    const { appender, log } = await openAppender(
+      store,
+      sessionId,
+      options.releaseWhenIdle === true,
+    );
+    const lastId = log.events.at(-1)?.id ?? null;
     const first = log.events.find((event) => event.type === "session.start");
     if (first?.type !== "session.start") {
       await appender.close();
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
-    const lastId = log.events.at(-1)?.id ?? null;
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
     const session = new Session(appender, lastId, first.data, folder, environment);
@@ -340,11 +340,15 @@ export class Session {
     if (stop.aborted) {
       controller.abort(stop.reason);
     }
+    let letGo: (() => void) | undefined;
     try {
+      // A lease let go while idle is taken back first (idle-lease.ts).
+      letGo = await this.journal.appender.hold?.();
       return await work(controller);
     } finally {
       stop.removeEventListener("abort", onStop);
       this.running = undefined;
+      letGo?.();
     }
   }
 
@@ -389,14 +393,6 @@ export class Session {
   }
 
   private closeOpenToolCalls(): SessionEvent[] {
-    return [...this.history.pendingToolCalls].map((toolCall) => {
-      const { content } = interrupted(toolCall);
-      const error = { message: content, code: "interrupted" as const };
-      const data = { toolCallId: toolCall.toolCallId, toolName: toolCall.name };
-      return this.emit({
-        type: "tool.execution_complete",
-        data: { ...data, success: false, result: { content }, error },
-      });
-    });
+    return interruptedResults(this.history.pendingToolCalls).map((input) => this.emit(input));
   }
 }

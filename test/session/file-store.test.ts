@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath, sessionDirectory, sessionsRoot } from "../../src/session/paths.js";
+import { appendingScript, runScript } from "./other-process.js";
 import {
   bytesReadDuring,
   canCountReads,
@@ -57,6 +58,12 @@ async function createFileStore(): Promise<StoreUnderTest> {
         },
       };
     },
+    appendInAnotherProcess: (sessionId, events, commitEvery) =>
+      runScript(
+        appendingScript("new (await import(argv[0])).FileSessionStore(argv[1])"),
+        [FILE_STORE_MODULE, home],
+        { sessionId, events, commitEvery },
+      ),
     appendRaw: (sessionId, bytes) => appendFile(eventsPath(home, sessionId), bytes),
     cleanup: () => rm(home, { recursive: true, force: true }),
   };

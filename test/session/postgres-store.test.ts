@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe } from "vitest";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { appendingScript, runScript } from "./other-process.js";
 import { describeSessionStore, type StoreUnderTest } from "./store-contract.js";
 import { describeSubscriptions } from "./subscribe-contract.js";
 import { makeTemporaryDirectory } from "./support.js";
@@ -86,6 +87,15 @@ async function createPostgresStore(): Promise<StoreUnderTest> {
       children.push(holder);
       return holder;
     },
+    appendInAnotherProcess: (sessionId, events, commitEvery) =>
+      runScript(
+        appendingScript(
+          "new (await import(argv[0])).PostgresSessionStore({ url: argv[1], home: argv[2] })",
+          "await store.close();",
+        ),
+        [STORE_MODULE, database.url, home],
+        { sessionId, events, commitEvery },
+      ),
     appendRaw: (sessionId, bytes) => appendRawRows(database, sessionId, bytes),
     async cleanup() {
       await Promise.all(children.map((child) => child.kill()));

@@ -110,11 +110,19 @@ describe("a session open in an editor (turnloop acp)", () => {
 });
 
 describe("a session open in the server", () => {
-  test("an editor's session/load gets a JSON-RPC error naming the server", async () => {
+  test("an editor's session/load while the server runs a prompt gets a JSON-RPC error naming the server", async () => {
     const server = spawnServer(["--stdio"], fixture.environment(), fixture.cwd);
     await server.peer.request("connect", {});
-    const created = await server.peer.request("session.create", {});
+    const created = await server.peer.request("session.create", { streaming: true });
     const { sessionId } = created.result as { sessionId: string };
+    // The server lets the lease go while idle (issue 25): it holds it while its prompt runs.
+    // A streamed reply that never ends: the prompt runs until the server's client aborts it.
+    fixture.server.enqueue({ text: "Still working.", stallAfterEvents: 1 });
+    const eventIs = (type: string) => (message: { params?: unknown }) =>
+      (message.params as { event?: { type: string } } | undefined)?.event?.type === type;
+    const running = server.peer.waitFor(eventIs("assistant.turn_start"));
+    await server.peer.request("session.send", { sessionId, prompt: "work" });
+    await running;
 
     const agent = fixture.startAgent();
     await agent.initialize();
@@ -131,8 +139,8 @@ describe("a session open in the server", () => {
       data: { sessionId, owner: { pid: server.child.pid, hostname: hostname() } },
     });
     expect(agent.updates(sessionId)).toEqual([]);
-    const events = await fixture.persisted(sessionId);
-    expect(events.map((event) => event.type)).toEqual(["session.start"]);
+    await server.peer.request("session.abort", { sessionId });
+    await server.peer.waitFor(eventIs("session.idle"));
 
     server.child.stdin.end();
     expect(await server.exit).toBe(0);

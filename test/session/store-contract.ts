@@ -25,6 +25,16 @@ export interface StoreUnderTest {
    * it. `kill` ends that process with SIGKILL (a holder that dies without releasing).
    */
   holdInAnotherProcess(sessionId: string): Promise<{ pid: number; kill(): Promise<void> }>;
+  /**
+   * Starts another process that opens `sessionId`, appends `events` (already chained after the
+   * stored ones) committing after each `commitEvery` of them, and closes it; resolves once it
+   * exited.
+   */
+  appendInAnotherProcess(
+    sessionId: string,
+    events: readonly SessionEvent[],
+    commitEvery: number,
+  ): Promise<void>;
   /** Adds `bytes` to the stored log as they are, as a crash or a damaged disk leaves them. */
   appendRaw(sessionId: string, bytes: Buffer): Promise<void>;
   /** Removes everything the store made. */

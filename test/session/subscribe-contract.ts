@@ -57,6 +57,15 @@ export function appendAfter(
   return events;
 }
 
+/** `inputs` as events chained after `after`, not appended anywhere. */
+function chained(inputs: readonly EventInput[], after: SessionEvent | undefined): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  for (const input of inputs) {
+    events.push(createEnvelope(input, (events.at(-1) ?? after)?.id ?? null));
+  }
+  return events;
+}
+
 /** `events` with the sequence numbers `1 + offset, 2 + offset, …`. */
 const numbered = (events: readonly SessionEvent[], offset = 0) =>
   events.map((event, index) => ({ seq: index + 1 + offset, event }));
@@ -133,6 +142,24 @@ export function describeSubscriptions(name: string, createStore: () => Promise<S
       await Promise.all([producer(), subscribe(store, "s1", 1, whole)]);
       await whole.until(61);
       expect(whole.events).toEqual(numbered(appended));
+    });
+
+    it("follows another process's appends: each committed event once, in order, no half line", async () => {
+      const store = await setUp();
+      const appender = await store.create("s1");
+      const start = appendAfter(appender, [sessionStart("s1")], undefined);
+      await appender.close();
+      const whole = seen();
+      await subscribe(store, "s1", 1, whole);
+      // Big events (each written in pieces) committed in small batches, so reads meet lines
+      // being written.
+      const inputs = Array.from({ length: 40 }, (_, index) =>
+        userMessage(`from the other process ${index} ${"x".repeat(index * 4096)}`),
+      );
+      const later = chained(inputs, start.at(-1));
+      await current?.appendInAnotherProcess("s1", later, 3);
+      await whole.until(41);
+      expect(whole.events).toEqual(numbered([...start, ...later]));
     });
 
     it("stops delivering once closed, while other subscribers go on", async () => {

@@ -1,0 +1,272 @@
+/**
+ * A session whose writer lease is held only while it writes (issue 25: a second process resuming
+ * a session the SDK server of another process has open). The holder lets the lease go once the
+ * session is idle (no hold: no prompt running, nothing queued, every event committed) and then
+ * follows the log (`SessionStore.subscribe`), so events another process appends reach its
+ * session (folded, and sent to its clients). Before it writes again it takes the lease back,
+ * waiting while another process's prompt holds it, and first delivers what was appended
+ * meanwhile; two processes never append at once, as the lease is the store's own (a dead
+ * holder's is taken over as on any open).
+ *
+ * An event appended while the lease is let go waits in memory, in order, until the lease is
+ * taken back (an idle mode change while another process runs a prompt): it is then written
+ * after the other process's events, its `parentId` pointing at the last of them.
+ */
+
+import { setTimeout as sleep } from "node:timers/promises";
+import type { SessionEvent } from "../events/events.js";
+import type { SessionSubscription } from "./session-follower.js";
+import {
+  type OpenedSession,
+  type SessionAppender,
+  SessionLockedError,
+  type SessionStore,
+} from "./session-store.js";
+
+/** Receives each event another process appended, in order, once each. */
+export type OthersListener = (event: SessionEvent) => void;
+
+/** Waits between two tries to take a lease another process holds, in milliseconds. */
+const RETRY_FIRST_MS = 20;
+const RETRY_MAX_MS = 250;
+
+/**
+ * Opens `sessionId` under a lease that its holders let go when idle; while another process
+ * holds it that way (it runs a prompt), waits until it lets go.
+ * @throws as `SessionStore.open`; SessionLockedError at once when the holder keeps its lease for
+ * as long as it has the session open (the terminal, `-p`, ACP) or when `signal` aborts.
+ */
+export async function openWhenReleased(
+  store: SessionStore,
+  sessionId: string,
+  signal?: AbortSignal,
+): Promise<OpenedSession> {
+  for (let wait = RETRY_FIRST_MS; ; wait = Math.min(RETRY_MAX_MS, wait * 2)) {
+    try {
+      return await store.open(sessionId, { releasesWhenIdle: true });
+    } catch (error) {
+      // An owner not read yet is a lock being written: wait for it to say who it is.
+      const waits = error instanceof SessionLockedError && error.owner?.releasesWhenIdle !== false;
+      if (!waits || (error.owner !== undefined && error.owner.releasesWhenIdle !== true)) {
+        throw error;
+      }
+      if (signal?.aborted) {
+        throw error;
+      }
+      await sleep(wait, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * The appender of a new session `sessionId`; with `releaseWhenIdle`, an {@link IdleLeaseAppender}.
+ * @throws as `SessionStore.create`.
+ */
+export async function createAppender(
+  store: SessionStore,
+  sessionId: string,
+  releaseWhenIdle: boolean,
+): Promise<SessionAppender> {
+  if (!releaseWhenIdle) {
+    return await store.create(sessionId);
+  }
+  const created = await store.create(sessionId, { releasesWhenIdle: true });
+  return new IdleLeaseAppender(store, created, { nextSeq: 1, lastId: null });
+}
+
+/**
+ * Opens `sessionId` for appending; with `releaseWhenIdle`, through {@link openWhenReleased} and
+ * with an {@link IdleLeaseAppender}.
+ * @throws as `SessionStore.open`.
+ */
+export async function openAppender(
+  store: SessionStore,
+  sessionId: string,
+  releaseWhenIdle: boolean,
+): Promise<OpenedSession> {
+  if (!releaseWhenIdle) {
+    return await store.open(sessionId);
+  }
+  const { appender, log } = await openWhenReleased(store, sessionId);
+  const lastId = log.events.at(-1)?.id ?? null;
+  const stored = { nextSeq: log.nextSeq, lastId };
+  return { appender: new IdleLeaseAppender(store, appender, stored), log };
+}
+
+/** An appender holding its store's lease only while held or writing (see the file comment). */
+export class IdleLeaseAppender implements SessionAppender {
+  readonly sessionId: string;
+  readonly location: string;
+  readonly #store: SessionStore;
+  /** The store's appender while the lease is held. */
+  #inner: SessionAppender | undefined;
+  /** The sequence number of the next event in the store. */
+  #nextSeq: number;
+  /** The id of the last event stored (by anyone), as known here. */
+  #storedLastId: string | null;
+  /** Appended while the lease was let go, in order. */
+  #pending: SessionEvent[] = [];
+  #holds = 0;
+  #following: SessionSubscription | undefined;
+  /** Lease changes (take, let go, close) run one after another. */
+  #tail: Promise<void> = Promise.resolve();
+  #releaseScheduled = false;
+  #closed = false;
+  #onOthers: OthersListener = () => undefined;
+
+  /**
+   * @param inner the store's appender, holding the lease (taken with `releasesWhenIdle`).
+   * @param nextSeq the sequence number the next event gets; `lastId` the id of the last stored.
+   */
+  constructor(
+    store: SessionStore,
+    inner: SessionAppender,
+    stored: { nextSeq: number; lastId: string | null },
+  ) {
+    this.#store = store;
+    this.#inner = inner;
+    this.sessionId = inner.sessionId;
+    this.location = inner.location;
+    this.#nextSeq = stored.nextSeq;
+    this.#storedLastId = stored.lastId;
+  }
+
+  /** Sets who receives the events other processes append (the session). */
+  listen(onOthers: OthersListener): void {
+    this.#onOthers = onOthers;
+  }
+
+  /** The id of the last event of the log as it will be: the next event's `parentId`. */
+  get lastEventId(): string | null {
+    return this.#pending.at(-1)?.id ?? this.#storedLastId;
+  }
+
+  /** Whether this process holds the lease now. */
+  get held(): boolean {
+    return this.#inner !== undefined;
+  }
+
+  append(event: SessionEvent): void {
+    if (this.#closed) {
+      throw new Error(`session ${this.sessionId} is closed`);
+    }
+    if (this.#inner !== undefined && this.#pending.length === 0) {
+      this.#inner.append(event);
+      this.#nextSeq += 1;
+      this.#storedLastId = event.id;
+      return;
+    }
+    this.#pending.push(event);
+    // Its failure is reported by the next commit, which tries again.
+    this.#run(() => this.#take()).catch(() => undefined);
+  }
+
+  async commit(): Promise<void> {
+    if (this.#pending.length > 0) {
+      await this.#run(() => this.#take());
+    }
+    await this.#tail.catch(() => undefined);
+    await this.#inner?.commit();
+    this.#scheduleRelease();
+  }
+
+  /**
+   * Takes the lease (waiting while another process's prompt holds it; the events it appended
+   * are delivered first) and keeps it until the returned function is called.
+   * @throws as {@link openWhenReleased}.
+   */
+  async hold(): Promise<() => void> {
+    this.#holds += 1;
+    try {
+      await this.#run(() => this.#take());
+    } catch (error) {
+      this.#holds -= 1;
+      throw error;
+    }
+    let held = true;
+    return () => {
+      if (held) {
+        held = false;
+        this.#holds -= 1;
+        this.#scheduleRelease();
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) {
+      return;
+    }
+    this.#closed = true;
+    await this.#run(async () => {
+      if (this.#pending.length > 0) {
+        await this.#take();
+      }
+      await this.#following?.close();
+      this.#following = undefined;
+      await this.#inner?.close();
+      this.#inner = undefined;
+    });
+  }
+
+  #run(step: () => Promise<void>): Promise<void> {
+    const next = this.#tail.catch(() => undefined).then(step);
+    this.#tail = next;
+    return next;
+  }
+
+  #scheduleRelease(): void {
+    if (this.#releaseScheduled || this.#holds > 0 || this.#inner === undefined) {
+      return;
+    }
+    this.#releaseScheduled = true;
+    // After the current job's continuations: a queued prompt takes its hold before this runs.
+    setImmediate(() => {
+      this.#releaseScheduled = false;
+      this.#run(() => this.#release()).catch(() => undefined);
+    });
+  }
+
+  async #take(): Promise<void> {
+    if (this.#inner === undefined) {
+      // No delivery from the following after this: what it missed is in the open's log.
+      await this.#following?.close();
+      this.#following = undefined;
+      const { appender, log } = await openWhenReleased(this.#store, this.sessionId);
+      for (const [index, event] of log.events.entries()) {
+        const seq = log.seqs[index] ?? 0;
+        if (seq >= this.#nextSeq) {
+          this.#arrived(event, seq);
+        }
+      }
+      this.#nextSeq = Math.max(this.#nextSeq, log.nextSeq);
+      this.#inner = appender;
+    }
+    const pending = this.#pending.splice(0);
+    for (const [index, event] of pending.entries()) {
+      const parentId = index === 0 ? this.#storedLastId : event.parentId;
+      this.#inner.append(parentId === event.parentId ? event : { ...event, parentId });
+      this.#nextSeq += 1;
+      this.#storedLastId = event.id;
+    }
+  }
+
+  async #release(): Promise<void> {
+    const inner = this.#inner;
+    if (inner === undefined || this.#holds > 0 || this.#pending.length > 0 || this.#closed) {
+      return;
+    }
+    this.#inner = undefined;
+    await inner.close();
+    // A session deleted meanwhile is not followed; the next take reports it.
+    this.#following = await this.#store
+      .subscribe(this.sessionId, this.#nextSeq, (event, seq) => this.#arrived(event, seq))
+      .catch(() => undefined);
+  }
+
+  #arrived(event: SessionEvent, seq: number): void {
+    this.#nextSeq = seq + 1;
+    this.#storedLastId = event.id;
+    this.#onOthers(event);
+  }
+}

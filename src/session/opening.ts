@@ -1,0 +1,31 @@
+/** What a new or reopened session (session.ts) starts from. */
+
+import type { SessionEventOf } from "../events/events.js";
+import { PRODUCER_VERSION } from "./version.js";
+
+/**
+ * How a session is opened: `environment`, the session host's, whose secrets are redacted from
+ * every event (default: this process's); `releaseWhenIdle`, the writer lease is held only while
+ * the session writes (idle-lease.ts; the SDK server over the file store).
+ */
+export interface OpeningOptions {
+  environment?: NodeJS.ProcessEnv;
+  releaseWhenIdle?: boolean;
+}
+
+/** The `session.start` data of a new session `sessionId` in `cwd` with `model`, started now. */
+export function startData(
+  sessionId: string,
+  cwd: string,
+  model: string,
+): SessionEventOf<"session.start">["data"] {
+  return {
+    sessionId,
+    version: 1,
+    producer: "turnloop",
+    producerVersion: PRODUCER_VERSION,
+    startTime: new Date().toISOString(),
+    cwd,
+    model,
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * A second process resuming a session another process has open (issue 25), as apps on the
+ * official `@github/copilot-sdk` do it (its suite's "should resume a session using a new client"):
+ * two clients, each with its own built CLI process, on one file store. The first process lets the
+ * session's writer lease go while idle, so the second resumes the session and prompts it, and the
+ * first client sees those events; a prompt sent while the other process runs one waits for it.
+ * The suite's "resumes a persisted session from a new client when an MCP OAuth handler is
+ * configured" is mirrored too.
+ */
+
+import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { gate } from "../support/gate.js";
+import {
+  type Fixture,
+  nextEvent,
+  requestMessages,
+  startCopilotClient,
+  startFixture,
+} from "./support.js";
+
+let fixture: Fixture;
+const clients: CopilotClient[] = [];
+
+beforeAll(async () => {
+  fixture = await startFixture();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.stop()));
+  await fixture.close();
+});
+
+/** A client with a CLI process of its own. */
+async function newProcess(): Promise<CopilotClient> {
+  const client = await startCopilotClient(fixture);
+  clients.push(client);
+  return client;
+}
+
+const persisted = (events: readonly SessionEvent[]) =>
+  events.filter((event) => event.ephemeral !== true);
+
+describe("a second process resuming an open session", () => {
+  test("resumes it with its history, continues the conversation, and the first client sees it", async () => {
+    const first = await newProcess();
+    const session1 = await first.createSession({ onPermissionRequest: approveAll });
+    fixture.model.enqueue({ text: "1+1 = 2" });
+    const answer = await session1.sendAndWait({ prompt: "What is 1+1?" });
+    expect(answer?.data.content).toBe("1+1 = 2");
+    const seenByFirst: SessionEvent[] = [];
+    session1.on((event) => seenByFirst.push(event));
+
+    const second = await newProcess();
+    const session2 = await second.resumeSession(session1.sessionId, {
+      onPermissionRequest: approveAll,
+    });
+    expect(session2.sessionId).toBe(session1.sessionId);
+    const history = await session2.getEvents();
+    expect(history.map((event) => event.type)).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.resume",
+    ]);
+
+    fixture.model.enqueue({ text: "doubled: 4" });
+    const firstSawEnd = nextEvent(session1, (event) => event.type === "assistant.turn_end");
+    const reply = await session2.sendAndWait({ prompt: "Now if you double that?" });
+    expect(reply?.data.content).toBe("doubled: 4");
+    // The second process's model request carried the whole conversation.
+    expect(requestMessages(fixture.model, 1)).toEqual([
+      expect.objectContaining({ role: "system" }),
+      { role: "user", content: "What is 1+1?" },
+      { role: "assistant", content: "1+1 = 2" },
+      { role: "user", content: "Now if you double that?" },
+    ]);
+
+    // The first client sees every event the second process stored, in order.
+    await firstSawEnd;
+    const stored = await session2.getEvents();
+    // Live, `session.resume` also names the model this client's session runs on.
+    const resume = stored[history.length - 1];
+    expect(persisted(seenByFirst)).toEqual([
+      { ...resume, data: { ...resume?.data, selectedModel: "fake-model" } },
+      ...stored.slice(history.length),
+    ]);
+    expect(persisted(seenByFirst).map((event) => event.type)).toEqual([
+      "session.resume",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+    ]);
+
+    // The first process takes the lease back for its next prompt, caught up with the second's.
+    fixture.model.enqueue({ text: "back in the first: 8" });
+    const again = await session1.sendAndWait({ prompt: "And double it again?" });
+    expect(again?.data.content).toBe("back in the first: 8");
+    expect(requestMessages(fixture.model, 2).slice(1)).toEqual([
+      { role: "user", content: "What is 1+1?" },
+      { role: "assistant", content: "1+1 = 2" },
+      { role: "user", content: "Now if you double that?" },
+      { role: "assistant", content: "doubled: 4" },
+      { role: "user", content: "And double it again?" },
+    ]);
+    const log = await session1.getEvents();
+    expect(log.map((event) => event.parentId)).toEqual([
+      null,
+      ...log.slice(0, -1).map((event) => event.id),
+    ]);
+  });
+
+  test("a prompt sent while the other process runs one waits for its end, then runs after it", async () => {
+    const first = await newProcess();
+    // Streamed, so that the fake model's pause holds the first prompt.
+    const session1 = await first.createSession({
+      onPermissionRequest: approveAll,
+      streaming: true,
+    });
+    const second = await newProcess();
+    const session2 = await second.resumeSession(session1.sessionId, {
+      onPermissionRequest: approveAll,
+    });
+    const before = fixture.model.requests.length;
+    const finishFirst = gate();
+    fixture.model.enqueue(
+      { text: ["first ", "answer"], pause: { afterEvents: 1, until: finishFirst.opened } },
+      { text: "second answer" },
+    );
+    const firstRunning = nextEvent(session1, (event) => event.type === "assistant.turn_start");
+    const firstAnswer = session1.sendAndWait({ prompt: "from the first" });
+    await firstRunning;
+
+    const secondAnswer = nextEvent(
+      session2,
+      (event) => event.type === "assistant.message" && event.data.content === "second answer",
+    );
+    const secondIdle = nextEvent(session2, (event) => event.type === "session.idle");
+    await session2.send({ prompt: "from the second" });
+    finishFirst.open();
+    expect((await firstAnswer)?.data.content).toBe("first answer");
+    await Promise.all([secondAnswer, secondIdle]);
+
+    // The second prompt ran once the first had ended, with the whole first exchange before it.
+    expect(requestMessages(fixture.model, before + 1).slice(1)).toEqual([
+      { role: "user", content: "from the first" },
+      { role: "assistant", content: "first answer" },
+      { role: "user", content: "from the second" },
+    ]);
+    const log = await session2.getEvents();
+    expect(log.map((event) => event.type)).toEqual([
+      "session.start",
+      "session.resume",
+      ...Array.from({ length: 2 }, () => [
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]).flat(),
+    ]);
+  });
+
+  test("resumes it from a new client with an MCP OAuth handler configured", async () => {
+    const first = await newProcess();
+    const session1 = await first.createSession({
+      onPermissionRequest: approveAll,
+      onMcpAuthRequest: () => ({ kind: "cancelled" }),
+    });
+    fixture.model.enqueue({ text: "2" });
+    expect((await session1.sendAndWait({ prompt: "What is 1+1?" }))?.data.content).toBe("2");
+
+    // The SDK registers its interest in `mcp.oauth_required` after `session.resume`.
+    const second = await newProcess();
+    const session2 = await second.resumeSession(session1.sessionId, {
+      onPermissionRequest: approveAll,
+      onMcpAuthRequest: () => ({ kind: "cancelled" }),
+    });
+    expect(session2.sessionId).toBe(session1.sessionId);
+    const log = await session2.getEvents();
+    expect(log.map((event) => event.type)).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.resume",
+    ]);
+    // Both processes read the same log.
+    expect(await session1.getEvents()).toEqual(log);
+  });
+});
