@@ -5,12 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
-import { sleep } from "./support.js";
+import { promptBlocks, sleep } from "./support.js";
 
 /**
  * `node dist/cli/main.js acp` as a real child process, driven by the SDK's client over its stdio;
@@ -27,8 +28,11 @@ export class AcpChild {
   readonly process: ChildProcessWithoutNullStreams;
   readonly connection: acp.ClientConnection;
   readonly exited: Promise<number | null>;
+  /** The agent's working directory, also the cwd of the sessions it creates and loads here. */
+  readonly cwd: string;
 
   constructor(env: NodeJS.ProcessEnv, cwd: string) {
+    this.cwd = cwd;
     if (!existsSync(CLI_PATH)) {
       throw new Error(`${CLI_PATH} is missing: run npm run build first`);
     }
@@ -69,6 +73,32 @@ export class AcpChild {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: offer,
       clientInfo: { name: "turnloop-child-test-client", version: "1.0.0" },
+    });
+  }
+
+  /** `session/new` in {@link cwd} with no MCP servers; the new session's id. */
+  async newSession(): Promise<string> {
+    const { sessionId } = await this.client.request(acp.methods.agent.session.new, {
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+    return sessionId;
+  }
+
+  /** `session/load` in {@link cwd} with no MCP servers (the history arrives as updates first). */
+  loadSession(sessionId: string): Promise<acp.LoadSessionResponse> {
+    return this.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+  }
+
+  /** `session/prompt` with `prompt` (a string is one text block). */
+  prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse> {
+    return this.client.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: promptBlocks(prompt),
     });
   }
 
@@ -135,21 +165,58 @@ function childPids(pid: number | undefined): number[] {
   }
 }
 
+/** The fake model server, home and cwd of an open {@link ChildFixture}. */
+interface ChildPlace {
+  server: FakeModelServer;
+  home: string;
+  cwd: string;
+}
+
 /** A fake model server, a home and a cwd for child agents, and the agents started there. */
 export class ChildFixture {
   readonly children: AcpChild[] = [];
+  private place: ChildPlace | undefined;
 
-  private constructor(
-    readonly server: FakeModelServer,
-    readonly home: string,
-    readonly cwd: string,
-  ) {}
-
+  /** An open fixture; the caller closes it. */
   static async start(): Promise<ChildFixture> {
+    const fixture = new ChildFixture();
+    await fixture.open();
+    return fixture;
+  }
+
+  /**
+   * One fixture for every test of the calling file (or `describe`): opened afresh before each
+   * test and closed after it (`beforeEach`/`afterEach`, registered here).
+   */
+  static forEachTest(): ChildFixture {
+    const fixture = new ChildFixture();
+    beforeEach(() => fixture.open());
+    afterEach(() => fixture.close());
+    return fixture;
+  }
+
+  private async open(): Promise<void> {
     const server = await startFakeModelServer();
     const home = await mkdtemp(join(tmpdir(), "turnloop-acp-child-home-"));
     const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-child-cwd-")));
-    return new ChildFixture(server, home, cwd);
+    this.place = { server, home, cwd };
+  }
+
+  private get opened(): ChildPlace {
+    if (this.place === undefined) {
+      throw new Error("the ChildFixture is used outside a test (it is open only during one)");
+    }
+    return this.place;
+  }
+
+  get server(): FakeModelServer {
+    return this.opened.server;
+  }
+  get home(): string {
+    return this.opened.home;
+  }
+  get cwd(): string {
+    return this.opened.cwd;
   }
 
   /** The environment `turnloop` runs in: this home, the fake model, nothing of the parent's. */
@@ -183,8 +250,12 @@ export class ChildFixture {
         await child.kill();
       }
     }
-    await this.server.close();
-    await rm(this.home, { recursive: true, force: true });
-    await rm(this.cwd, { recursive: true, force: true });
+    const place = this.place;
+    this.place = undefined;
+    if (place !== undefined) {
+      await place.server.close();
+      await rm(place.home, { recursive: true, force: true });
+      await rm(place.cwd, { recursive: true, force: true });
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import type * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test } from "vitest";
 import {
   CONTEXT_ERRORS,
   isSummaryRequest,
@@ -11,12 +11,6 @@ import {
 } from "../support/context-limit.js";
 import type { Reply } from "../support/fake-model-types.js";
 import { AcpHarness } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const WINDOW = 8_000;
 
@@ -48,7 +42,9 @@ function compactionUpdates(updates: acp.SessionUpdate[]) {
 
 describe("compaction over ACP", () => {
   test("case 33 A: a think tool call with the token counts, and usage drops", async () => {
-    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    const harness = await AcpHarness.start({
+      face: { contextWindow: WINDOW, allowAllTools: true },
+    });
     await writeFiles(harness.cwd);
     harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
     const sessionId = await harness.newSession();
@@ -91,18 +87,14 @@ describe("compaction over ACP", () => {
   });
 
   test("session/load replays the compaction as it was shown, and the next prompt sends the compacted view", async () => {
-    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    let harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
     await writeFiles(harness.cwd);
     harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "read all files and summarize");
     const live = compactionUpdates(harness.updates(sessionId));
     harness = await harness.restart();
-    await harness.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
+    await harness.loadSession(sessionId);
     const replayed = compactionUpdates(harness.updates(sessionId));
     expect(replayed).toEqual(live);
     harness.server.setResponder(undefined);
@@ -114,7 +106,9 @@ describe("compaction over ACP", () => {
   });
 
   test("case 33 B: the prompt fails with a JSON-RPC error saying the context is exhausted", async () => {
-    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    const harness = await AcpHarness.start({
+      face: { contextWindow: WINDOW, allowAllTools: true },
+    });
     await writeFiles(harness.cwd);
     harness.server.setResponder(
       limitedModel({
@@ -133,7 +127,7 @@ describe("compaction over ACP", () => {
   });
 
   test("/compact is announced, passes its instructions and ends the turn", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "first");

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { onTestFinished } from "vitest";
 import { TurnloopAcpAgent } from "../../src/acp/agent.js";
 import { acpByteStream } from "../../src/acp/framing.js";
 import type { SessionEvent } from "../../src/events/events.js";
@@ -34,6 +35,8 @@ interface Place {
   server: FakeModelServer;
   home: string;
   cwd: string;
+  /** The agent and client of the latest (re)start: the one closed when the test finishes. */
+  current?: AcpHarness;
 }
 
 /**
@@ -56,6 +59,7 @@ export class AcpHarness {
 
   private constructor(place: Place, options: AcpHarnessOptions) {
     this.place = place;
+    place.current = this;
     this.options = options;
     const env = {
       // As a real editor starts the agent: with a PATH (bubblewrap is found there).
@@ -108,12 +112,19 @@ export class AcpHarness {
     );
   }
 
-  /** A fresh fake model server, home and cwd, and a connected, initialized pair. */
+  /**
+   * A fresh fake model server, home and cwd, and a connected, initialized pair; called in a test,
+   * whose end closes them (the latest {@link restart}'s pair, the server, the folders).
+   */
   static async start(options: AcpHarnessOptions = {}): Promise<AcpHarness> {
     const server = await startFakeModelServer();
     const home = await mkdtemp(join(tmpdir(), "turnloop-acp-home-"));
     const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-cwd-")));
-    const harness = new AcpHarness({ server, home, cwd }, options);
+    const place: Place = { server, home, cwd };
+    onTestFinished(async () => {
+      await place.current?.close();
+    });
+    const harness = new AcpHarness(place, options);
     await harness.initialize();
     return harness;
   }
@@ -152,13 +163,33 @@ export class AcpHarness {
     prompt: string | acp.ContentBlock[],
     options: acp.SendRequestOptions = {},
   ): Promise<acp.PromptResponse> {
-    const blocks: acp.ContentBlock[] =
-      typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
     return this.client.request(
       acp.methods.agent.session.prompt,
-      { sessionId, prompt: blocks },
+      { sessionId, prompt: promptBlocks(prompt) },
       options,
     );
+  }
+
+  /** `session/load` in the harness's cwd with no MCP servers. */
+  loadSession(sessionId: string): Promise<acp.LoadSessionResponse> {
+    return this.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+  }
+
+  /** `session/set_config_option`: the answer lists every option with its current value. */
+  setConfigOption(
+    sessionId: string,
+    configId: string,
+    value: string,
+  ): Promise<acp.SetSessionConfigOptionResponse> {
+    return this.client.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId,
+      value,
+    });
   }
 
   cancel(sessionId: string): Promise<void> {
@@ -315,6 +346,20 @@ function recordingPipe(
       }
     },
   });
+}
+
+/** A prompt as ACP content blocks: a string is one text block. */
+export function promptBlocks(prompt: string | acp.ContentBlock[]): acp.ContentBlock[] {
+  return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+}
+
+/** The texts of the `agent_message_chunk` updates among `updates`, in order. */
+export function agentTexts(updates: readonly acp.SessionUpdate[]): string[] {
+  return updates.flatMap((update) =>
+    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+      ? [update.content.text]
+      : [],
+  );
 }
 
 export function sleep(ms: number): Promise<void> {
