@@ -1,5 +1,3 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import {
@@ -8,28 +6,12 @@ import {
   limitedModel,
   requestText,
   requestTokens,
+  viewEachFile,
+  writeSixFiles,
 } from "../support/context-limit.js";
-import type { Reply } from "../support/fake-model-types.js";
 import { AcpHarness } from "./support.js";
 
 const WINDOW = 8_000;
-
-async function writeFiles(cwd: string): Promise<void> {
-  for (let file = 1; file <= 6; file++) {
-    const line = `file-${file} holds this line of text.\n`;
-    await writeFile(join(cwd, `file-${file}.txt`), line.repeat(Math.ceil(6_144 / line.length)));
-  }
-}
-
-function viewAll(index: number): Reply {
-  return index < 6
-    ? {
-        toolCalls: [
-          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
-        ],
-      }
-    : { text: "finished" };
-}
 
 function compactionUpdates(updates: acp.SessionUpdate[]) {
   return updates.filter(
@@ -45,8 +27,8 @@ describe("compaction over ACP", () => {
     const harness = await AcpHarness.start({
       face: { contextWindow: WINDOW, allowAllTools: true },
     });
-    await writeFiles(harness.cwd);
-    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    await writeSixFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const sessionId = await harness.newSession();
     expect(await harness.prompt(sessionId, "read all files and summarize")).toEqual({
       stopReason: "end_turn",
@@ -88,8 +70,8 @@ describe("compaction over ACP", () => {
 
   test("session/load replays the compaction as it was shown, and the next prompt sends the compacted view", async () => {
     let harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
-    await writeFiles(harness.cwd);
-    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    await writeSixFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "read all files and summarize");
     const live = compactionUpdates(harness.updates(sessionId));
@@ -109,11 +91,11 @@ describe("compaction over ACP", () => {
     const harness = await AcpHarness.start({
       face: { contextWindow: WINDOW, allowAllTools: true },
     });
-    await writeFiles(harness.cwd);
+    await writeSixFiles(harness.cwd);
     harness.server.setResponder(
       limitedModel({
         limit: WINDOW,
-        conversation: viewAll,
+        conversation: viewEachFile,
         summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
       }),
     );

@@ -10,10 +10,10 @@ import {
   type SessionConfig,
   type SessionEvent,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-model-types.js";
-import { chatBody, type Fixture, startCopilotClient, startFixture } from "./support.js";
+import { chatBody, fixtureForFile, startCopilotClient } from "./support.js";
 
 /**
  * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
@@ -21,16 +21,10 @@ import { chatBody, type Fixture, startCopilotClient, startFixture } from "./supp
  * the requests turnloop sent to the model.
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: CopilotClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
   client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
 });
 
 /** The fake server's requests from `from` on. */

@@ -10,9 +10,9 @@ import {
   type SessionConfig,
   type SessionEvent,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { type Fixture, requestMessages, startFixture } from "./support.js";
+import { fixtureForFile, requestMessages } from "./support.js";
 
 /**
  * The official `@github/copilot-sdk` (1.0.14) pointed at turnloop as its CLI: it spawns
@@ -20,16 +20,7 @@ import { type Fixture, requestMessages, startFixture } from "./support.js";
  * and drives sessions with its own tool, permission and hook handlers.
  */
 
-let fixture: Fixture;
-const clients: CopilotClient[] = [];
-
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.stop()));
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 function copilotClient(): CopilotClient {
   const env = fixture.env;
@@ -37,7 +28,7 @@ function copilotClient(): CopilotClient {
     connection: RuntimeConnection.forStdio({ path: CLI_PATH, env }),
     workingDirectory: fixture.cwd,
   });
-  clients.push(client);
+  fixture.onClose(() => client.stop());
   return client;
 }
 
@@ -62,7 +53,7 @@ describe("the Copilot SDK's own ways to name its CLI start turnloop", () => {
               workingDirectory: project,
             })
           : new CopilotClient({ connection, workingDirectory: project });
-      clients.push(client);
+      fixture.onClose(() => client.stop());
       const session = await client.createSession({
         model: "gpt-4.1",
         provider: { type: "openai", baseUrl: `${fixture.model.url}/v1`, apiKey: "dummy" },

@@ -8,31 +8,19 @@ import {
   type SessionEvent,
   ToolSet,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { stdioEntry } from "../support/mcp/servers.js";
-import {
-  type ChatBody,
-  chatBody,
-  type Fixture,
-  startCopilotClient,
-  startFixture,
-} from "./support.js";
+import { type ChatBody, chatBody, fixtureForFile, startCopilotClient } from "./support.js";
 
 /**
  * Issue 25, the core causes: what an app written for the official `@github/copilot-sdk` sees when
  * turnloop is its CLI, one test per cause, driving the built CLI against the fake model.
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: CopilotClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
   client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
 });
 
 /** The tool names of the first model request of one prompt. */

@@ -7,21 +7,15 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { z as appZod } from "zod-other";
 import { approveAll, defineTool, type TurnloopClient } from "../../src/sdk/index.js";
-import { type Fixture, requestMessages, startFixture } from "./support.js";
+import { fixtureForFile, requestMessages } from "./support.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: TurnloopClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = fixture.client();
-  await client.start();
-});
-afterAll(async () => {
-  await fixture.close();
+  client = await fixture.startedClient();
 });
 
 const invocation = {

@@ -1,20 +1,14 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { HookType, SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
-import { type Fixture, nextEvent, requestMessages, startFixture } from "./support.js";
+import { fixtureForFile, nextEvent, requestMessages } from "./support.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: TurnloopClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = fixture.client();
-  await client.start();
-});
-afterAll(async () => {
-  await fixture.close();
+  client = await fixture.startedClient();
 });
 
 /** `[hookType, success]` of each `hook.end`, in order. */

@@ -5,19 +5,13 @@ import {
   type PermissionRequest,
   RuntimeConnection,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { CLI_PATH } from "../support/cli.js";
 import { livePids, stdioEntry, waitForLog } from "../support/mcp/servers.js";
-import { type Fixture, normalise, requestMessages, startFixture } from "./support.js";
+import { fixtureForFile, normalise, requestMessages } from "./support.js";
 
-let fixture: Fixture;
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 function toolNames(request: number): string[] {
   const body = fixture.model.requests.at(request)?.body as {

@@ -9,7 +9,7 @@ import {
 } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import { type Fixture, nextEvent, normalise, requestMessages, startFixture } from "./support.js";
+import { fixtureForFile, nextEvent, normalise, requestMessages } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 /**
@@ -18,20 +18,18 @@ import { startTcpServer, type TcpServer } from "./tcp-server.js";
  * Copilot SDK's multi-client broadcast pattern).
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let server: TcpServer;
 let first: CopilotClient;
 let second: CopilotClient;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   server = await startTcpServer(fixture);
   first = await server.copilotClient();
   second = await server.copilotClient();
 });
 afterAll(async () => {
   await server.stop();
-  await fixture.close();
 });
 
 /** Records what each session sees; `idle` resolves on each one's next `session.idle`. */

@@ -7,7 +7,7 @@ import type { SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { requireSandbox } from "../support/sandbox.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForFile } from "./support.js";
 
 /**
  * An app chooses the sandbox by starting the server with `--sandbox`, or per session with the
@@ -16,15 +16,13 @@ import { type Fixture, startFixture } from "./support.js";
  */
 
 const sandboxWorks = await requireSandbox();
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let outside: string;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   outside = await mkdtemp(join("/var/tmp", "turnloop-sdk-sandbox-outside-"));
 });
 afterAll(async () => {
-  await fixture.close();
   await rm(outside, { recursive: true, force: true });
 });
 

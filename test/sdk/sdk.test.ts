@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 import type { SessionEvent } from "../../src/events/events.js";
 import {
@@ -9,25 +9,12 @@ import {
   type PermissionRequest,
   type TurnloopClient,
 } from "../../src/sdk/index.js";
-import {
-  type Fixture,
-  MODEL,
-  nextEvent,
-  normalise,
-  requestMessages,
-  startFixture,
-} from "./support.js";
+import { fixtureForFile, MODEL, nextEvent, normalise, requestMessages } from "./support.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: TurnloopClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = fixture.client();
-  await client.start();
-});
-afterAll(async () => {
-  await fixture.close();
+  client = await fixture.startedClient();
 });
 
 function collect(session: { on(handler: (event: SessionEvent) => void): () => void }) {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { TurnloopClient, type TurnloopClientOptions } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
@@ -17,45 +18,124 @@ export interface Fixture {
   env: Record<string, string>;
   /** A client spawning `dist/cli/main.js --headless --stdio`; stopped by `close`. */
   client(options?: TurnloopClientOptions): TurnloopClient;
+  /** {@link client}, started. */
+  startedClient(options?: TurnloopClientOptions): Promise<TurnloopClient>;
+  /** Runs `cleanup` at `close`, with the clients' stops, before the model server stops. */
+  onClose(cleanup: () => Promise<unknown>): void;
+  /** Stops the clients, runs the `onClose` cleanups, stops the model server, removes the folders. */
   close(): Promise<void>;
 }
 
 /** Model id the fixture's server uses by default. */
 export const MODEL = "openai-compatible:fake-model";
 
+/** An open fixture; the caller closes it. */
 export async function startFixture(): Promise<Fixture> {
-  if (!existsSync(CLI_PATH)) {
-    throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+  const fixture = new SdkFixture();
+  await fixture.open();
+  return fixture;
+}
+
+/**
+ * One fixture for all the tests of the calling file (or `describe`): opened before the first
+ * (`beforeAll`) and closed after the last (`afterAll`), both registered here.
+ */
+export function fixtureForFile(): Fixture {
+  const fixture = new SdkFixture();
+  beforeAll(() => fixture.open());
+  afterAll(() => fixture.close());
+  return fixture;
+}
+
+/** As {@link fixtureForFile}, but a fresh fixture for each test (`beforeEach`/`afterEach`). */
+export function fixtureForEachTest(): Fixture {
+  const fixture = new SdkFixture();
+  beforeEach(() => fixture.open());
+  afterEach(() => fixture.close());
+  return fixture;
+}
+
+interface Opened {
+  model: FakeModelServer;
+  home: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+class SdkFixture implements Fixture {
+  private opened: Opened | undefined;
+  private cleanups: Array<() => Promise<unknown>> = [];
+
+  async open(): Promise<void> {
+    if (!existsSync(CLI_PATH)) {
+      throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+    }
+    const model = await startFakeModelServer();
+    const home = await mkdtemp(join(tmpdir(), "turnloop-sdk-home-"));
+    const cwd = await mkdtemp(join(tmpdir(), "turnloop-sdk-cwd-"));
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? home,
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: MODEL,
+      TURNLOOP_BASE_URL: `${model.url}/v1`,
+      TURNLOOP_MAX_RETRIES: "0",
+    };
+    this.opened = { model, home, cwd, env };
   }
-  const model = await startFakeModelServer();
-  const home = await mkdtemp(join(tmpdir(), "turnloop-sdk-home-"));
-  const cwd = await mkdtemp(join(tmpdir(), "turnloop-sdk-cwd-"));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? home,
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: MODEL,
-    TURNLOOP_BASE_URL: `${model.url}/v1`,
-    TURNLOOP_MAX_RETRIES: "0",
-  };
-  const clients: TurnloopClient[] = [];
-  return {
-    model,
-    home,
-    cwd,
-    env,
-    client: (options = {}) => {
-      const client = new TurnloopClient({ cliPath: CLI_PATH, cwd, env, ...options });
-      clients.push(client);
-      return client;
-    },
-    close: async () => {
-      await Promise.all(clients.map((client) => client.stop()));
-      await model.close();
-      await rm(home, { recursive: true, force: true });
-      await rm(cwd, { recursive: true, force: true });
-    },
-  };
+
+  private get place(): Opened {
+    if (this.opened === undefined) {
+      throw new Error("the SDK fixture is used while it is not open (outside its tests)");
+    }
+    return this.opened;
+  }
+
+  get model(): FakeModelServer {
+    return this.place.model;
+  }
+  get home(): string {
+    return this.place.home;
+  }
+  get cwd(): string {
+    return this.place.cwd;
+  }
+  get env(): Record<string, string> {
+    return this.place.env;
+  }
+
+  client(options: TurnloopClientOptions = {}): TurnloopClient {
+    const client = new TurnloopClient({
+      cliPath: CLI_PATH,
+      cwd: this.cwd,
+      env: this.env,
+      ...options,
+    });
+    this.onClose(() => client.stop());
+    return client;
+  }
+
+  async startedClient(options: TurnloopClientOptions = {}): Promise<TurnloopClient> {
+    const client = this.client(options);
+    await client.start();
+    return client;
+  }
+
+  onClose(cleanup: () => Promise<unknown>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  async close(): Promise<void> {
+    const place = this.opened;
+    this.opened = undefined;
+    const cleanups = this.cleanups.splice(0);
+    await Promise.all(cleanups.map((cleanup) => cleanup()));
+    if (place !== undefined) {
+      await place.model.close();
+      await rm(place.home, { recursive: true, force: true });
+      await rm(place.cwd, { recursive: true, force: true });
+    }
+  }
 }
 
 const NAMED_IDS: Record<string, string> = {
@@ -151,12 +231,19 @@ export function chatBody(request: RecordedRequest | undefined): ChatBody {
   return request?.body as unknown as ChatBody;
 }
 
-/** The official `@github/copilot-sdk` client over the built CLI with `--yolo`, started. */
-export async function startCopilotClient(fixture: Fixture): Promise<CopilotClient> {
+/**
+ * The official `@github/copilot-sdk` client over the built CLI (with `args`, default `--yolo`),
+ * started; stopped by the fixture's `close`.
+ */
+export async function startCopilotClient(
+  fixture: Fixture,
+  args: readonly string[] = ["--yolo"],
+): Promise<CopilotClient> {
   const client = new CopilotClient({
-    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: [...args] }),
     workingDirectory: fixture.cwd,
   });
+  fixture.onClose(() => client.stop());
   await client.start();
   return client;
 }

@@ -3,21 +3,19 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { defineTool, TurnloopClient } from "../../src/sdk/index.js";
 import { RawPeer } from "../server/raw-peer.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForFile } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let tcp: TcpServer;
 let port: number;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   tcp = await startTcpServer(fixture, { TURNLOOP_CONNECTION_TOKEN: "s3cret" });
   port = tcp.port;
 });
 afterAll(async () => {
   await tcp.stop();
-  await fixture.close();
 });
 
 function rawConnection(): Promise<{ peer: RawPeer; socket: Socket }> {
