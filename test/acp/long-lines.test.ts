@@ -48,19 +48,10 @@ describe("ACP message size", () => {
       harness,
       JSON.stringify({ jsonrpc: "2.0", method: "session/prompt", params: { padding }, id: 9 }),
     );
-    const nullAnswers = async (count: number) => {
-      for (let waited = 0; waited < 5_000; waited += 10) {
-        const found = harness?.wire.filter(
-          (entry) => entry.direction === "to-client" && entry.message.id === null,
-        );
-        if (found !== undefined && found.length >= count) {
-          return found;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error("no id-null answers");
-    };
-    const answers = await nullAnswers(2);
+    const nullAnswers = () =>
+      harness.wire.filter((entry) => entry.direction === "to-client" && entry.message.id === null);
+    await expect.poll(() => nullAnswers().length).toBeGreaterThanOrEqual(2);
+    const answers = nullAnswers();
     expect(answers.map((entry) => entry.message.error)).toEqual([
       {
         code: -32600,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { COMMANDS } from "../../src/session/commands.js";
+import { FACE_COMMAND_NAMES } from "../support/slash-commands.js";
 import { ChildFixture } from "./child-process.js";
 
 // Issue 17: the commands in available_commands_update are the interactive terminal's definitions
@@ -36,16 +37,7 @@ describe("ACP slash commands", () => {
       advertised?.sessionUpdate === "available_commands_update"
         ? advertised.availableCommands.map((command) => command.name)
         : [];
-    expect(names).toEqual([
-      "help",
-      "model",
-      "mode",
-      "usage",
-      "sessions",
-      "compact",
-      "mcp",
-      "permissions",
-    ]);
+    expect(names).toEqual(FACE_COMMAND_NAMES);
     // /compact is a model request of its own: test/acp/compaction.test.ts runs it.
 
     const run = async (text: string) => agent.prompt(sessionId, text);

@@ -1,5 +1,6 @@
 import { approveAll, type SessionEvent } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
+import { FACE_COMMAND_NAMES } from "../support/slash-commands.js";
 import { useCopilotClient } from "./extended-support.js";
 
 /**
@@ -13,16 +14,7 @@ describe("session.commands", () => {
   test("list names the commands an app can run; invoke runs them and reports as Copilot does", async () => {
     const session = await setup.client.createSession({ onPermissionRequest: approveAll });
     const { commands } = await session.rpc.commands.list();
-    expect(commands.map((command) => command.name)).toEqual([
-      "help",
-      "model",
-      "mode",
-      "usage",
-      "sessions",
-      "compact",
-      "mcp",
-      "permissions",
-    ]);
+    expect(commands.map((command) => command.name)).toEqual(FACE_COMMAND_NAMES);
     expect(commands.find((command) => command.name === "model")).toEqual({
       name: "model",
       description: "Show the model, or switch to another one for the next prompts",
