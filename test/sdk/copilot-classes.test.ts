@@ -13,6 +13,7 @@ import {
 import { beforeAll, describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-model-types.js";
+import { gate } from "../support/gate.js";
 import { chatBody, fixtureForFile, startCopilotClient } from "./support.js";
 
 /**
@@ -434,10 +435,16 @@ describe("events", () => {
   test("session.usage_info after each model call, queue changes as pending_messages.modified", async () => {
     const session = await client.createSession({ onPermissionRequest: approveAll });
     const events = record(session);
-    fixture.model.enqueue({ text: "slow", delayMs: 200 }, { text: "queued" });
+    // The first reply is held until the second send is answered, so that one queues.
+    const queued = gate();
+    fixture.model.enqueue(
+      { text: "slow", pause: { afterEvents: 0, until: queued.opened } },
+      { text: "queued" },
+    );
     const idle = new Promise<void>((resolve) => session.on("session.idle", () => resolve()));
     await session.send({ prompt: "first" });
     await session.send({ prompt: "second" });
+    queued.open();
     await idle;
     const types = events.map((event) => event.type);
     expect(types.filter((type) => type === "session.usage_info")).toHaveLength(2);

@@ -9,6 +9,7 @@ import {
   type PermissionRequest,
   type TurnloopClient,
 } from "../../src/sdk/index.js";
+import { gate } from "../support/gate.js";
 import { fixtureForFile, MODEL, nextEvent, normalise, requestMessages } from "./support.js";
 
 const fixture = fixtureForFile();
@@ -118,11 +119,14 @@ describe("the SDK against the built server (stdio)", () => {
   test("send answers at once with a message id; the loop runs on and ends with session.idle", async () => {
     const session = await client.createSession({ streaming: false });
     const events = collect(session);
-    fixture.model.enqueue({ text: "done", delayMs: 100 });
+    // The reply is held until the test has seen send's answer.
+    const answered = gate();
+    fixture.model.enqueue({ text: "done", pause: { afterEvents: 0, until: answered.opened } });
     const idle = nextEvent(session, (event) => event.type === "session.idle");
     const messageId = await session.send({ prompt: "hi" });
     expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
     expect(events.some((event) => event.type === "session.idle")).toBe(false);
+    answered.open();
     await idle;
     // streaming: false sends no deltas.
     expect(events.map((event) => event.type)).toEqual([
@@ -139,13 +143,22 @@ describe("the SDK against the built server (stdio)", () => {
   test("queued sends run one after another; immediate goes first; one idle when all are done", async () => {
     const session = await client.createSession({ streaming: false });
     const events = collect(session);
-    fixture.model.enqueue({ text: "one", delayMs: 50 }, { text: "three" }, { text: "two" });
+    // The first reply is held until all three sends are answered, so two of them queue.
+    const queued = gate();
+    fixture.model.enqueue(
+      { text: "one", pause: { afterEvents: 0, until: queued.opened } },
+      { text: "three" },
+      { text: "two" },
+    );
     const idle = nextEvent(session, (event) => event.type === "session.idle");
     await session.send({ prompt: "first" });
     await session.send({ prompt: "second" });
     await session.send({ prompt: "third", mode: "immediate" });
+    queued.open();
     await idle;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A later request's answer follows every event the server sent before it (one ordered
+    // stream): a second idle or a late event would be here by now.
+    await client.ping();
     const prompts = events.flatMap((event) =>
       event.type === "user.message" ? [event.data.content] : [],
     );
