@@ -1,15 +1,13 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { LateModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
 import { promptBlocks, sleep } from "./support.js";
 
@@ -165,17 +163,13 @@ function childPids(pid: number | undefined): number[] {
   }
 }
 
-/** The fake model server, home and cwd of an open {@link ChildFixture}. */
-interface ChildPlace {
-  server: FakeModelServer;
-  home: string;
-  cwd: string;
-}
-
 /** A fake model server, a home and a cwd for child agents, and the agents started there. */
-export class ChildFixture {
+export class ChildFixture extends LateModelPlace {
   readonly children: AcpChild[] = [];
-  private place: ChildPlace | undefined;
+
+  private constructor() {
+    super("acp-child");
+  }
 
   /** An open fixture; the caller closes it. */
   static async start(): Promise<ChildFixture> {
@@ -193,30 +187,6 @@ export class ChildFixture {
     beforeEach(() => fixture.open());
     afterEach(() => fixture.close());
     return fixture;
-  }
-
-  private async open(): Promise<void> {
-    const server = await startFakeModelServer();
-    const home = await mkdtemp(join(tmpdir(), "turnloop-acp-child-home-"));
-    const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-child-cwd-")));
-    this.place = { server, home, cwd };
-  }
-
-  private get opened(): ChildPlace {
-    if (this.place === undefined) {
-      throw new Error("the ChildFixture is used outside a test (it is open only during one)");
-    }
-    return this.place;
-  }
-
-  get server(): FakeModelServer {
-    return this.opened.server;
-  }
-  get home(): string {
-    return this.opened.home;
-  }
-  get cwd(): string {
-    return this.opened.cwd;
   }
 
   /** The environment `turnloop` runs in: this home, the fake model, nothing of the parent's. */
@@ -244,18 +214,13 @@ export class ChildFixture {
       .map((line) => JSON.parse(line) as SessionEvent);
   }
 
-  async close(): Promise<void> {
+  /** Kills the agents still running, then closes the place. */
+  override async close(): Promise<void> {
     for (const child of this.children.splice(0)) {
       if (child.process.exitCode === null && child.process.signalCode === null) {
         await child.kill();
       }
     }
-    const place = this.place;
-    this.place = undefined;
-    if (place !== undefined) {
-      await place.server.close();
-      await rm(place.home, { recursive: true, force: true });
-      await rm(place.cwd, { recursive: true, force: true });
-    }
+    await super.close();
   }
 }

@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { onTestFinished } from "vitest";
@@ -11,8 +9,8 @@ import type { FaceOptions } from "../../src/session/face-options.js";
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { closeModelPlace, type ModelPlace, openModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
 
 /** One JSON-RPC message as it crossed the wire, in order. */
@@ -31,10 +29,7 @@ export interface AcpHarnessOptions {
 }
 
 /** Where sessions and the fake model live; shared across reconnects (an agent restart). */
-interface Place {
-  server: FakeModelServer;
-  home: string;
-  cwd: string;
+interface Place extends ModelPlace {
   /** The agent and client of the latest (re)start: the one closed when the test finishes. */
   current?: AcpHarness;
 }
@@ -53,12 +48,17 @@ export class AcpHarness {
   };
   readonly agent: TurnloopAcpAgent;
   readonly connection: acp.ClientConnection;
+  /** The fake model, home and cwd, the same after a {@link restart}. */
+  readonly server: FakeModelServer;
+  readonly home: string;
+  readonly cwd: string;
   private readonly place: Place;
   private readonly options: AcpHarnessOptions;
   private readonly toAgent: ReadableStreamDefaultController<Uint8Array>;
 
   private constructor(place: Place, options: AcpHarnessOptions) {
     this.place = place;
+    ({ server: this.server, home: this.home, cwd: this.cwd } = place);
     place.current = this;
     this.options = options;
     const env = {
@@ -117,10 +117,7 @@ export class AcpHarness {
    * whose end closes them (the latest {@link restart}'s pair, the server, the folders).
    */
   static async start(options: AcpHarnessOptions = {}): Promise<AcpHarness> {
-    const server = await startFakeModelServer();
-    const home = await mkdtemp(join(tmpdir(), "turnloop-acp-home-"));
-    const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-cwd-")));
-    const place: Place = { server, home, cwd };
+    const place: Place = await openModelPlace("acp");
     onTestFinished(async () => {
       await place.current?.close();
     });
@@ -129,15 +126,6 @@ export class AcpHarness {
     return harness;
   }
 
-  get server(): FakeModelServer {
-    return this.place.server;
-  }
-  get home(): string {
-    return this.place.home;
-  }
-  get cwd(): string {
-    return this.place.cwd;
-  }
   get client(): acp.ClientContext {
     return this.connection.agent;
   }
@@ -289,11 +277,7 @@ export class AcpHarness {
 
   async close(): Promise<void> {
     await this.disconnect();
-    await this.place.server.close();
-    await rm(this.place.home, { recursive: true, force: true });
-    if (existsSync(this.place.cwd)) {
-      await rm(this.place.cwd, { recursive: true, force: true });
-    }
+    await closeModelPlace(this.place);
   }
 }
 
@@ -400,14 +384,4 @@ export function normalise(updates: readonly acp.SessionUpdate[], cwd: string): u
   return walk(JSON.parse(text)) as unknown[];
 }
 
-/** The `messages` of the fake server's request `index` (OpenAI Chat wire). */
-export function requestMessages(
-  server: FakeModelServer,
-  index: number,
-): Array<Record<string, unknown>> {
-  const body = server.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
-  if (body?.messages === undefined) {
-    throw new Error(`request ${index} has no messages`);
-  }
-  return body.messages;
-}
+export { requestMessages } from "../support/normalise-request.js";

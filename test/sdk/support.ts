@@ -1,14 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { TurnloopClient, type TurnloopClientOptions } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer, RecordedRequest } from "../support/fake-model-types.js";
+import { LateModelPlace } from "../support/model-place.js";
 
 /** A fake model server, a temp home and cwd, and clients of the built server against them. */
 export interface Fixture {
@@ -55,53 +52,38 @@ export function fixtureForEachTest(): Fixture {
   return fixture;
 }
 
-interface Opened {
-  model: FakeModelServer;
-  home: string;
-  cwd: string;
-  env: Record<string, string>;
-}
-
-class SdkFixture implements Fixture {
-  private opened: Opened | undefined;
+class SdkFixture extends LateModelPlace implements Fixture {
+  private environment: Record<string, string> | undefined;
   private cleanups: Array<() => Promise<unknown>> = [];
 
-  async open(): Promise<void> {
+  constructor() {
+    super("sdk");
+  }
+
+  override async open(): Promise<void> {
     if (!existsSync(CLI_PATH)) {
       throw new Error(`${CLI_PATH} is missing: run npm run build first`);
     }
-    const model = await startFakeModelServer();
-    const home = await mkdtemp(join(tmpdir(), "turnloop-sdk-home-"));
-    const cwd = await mkdtemp(join(tmpdir(), "turnloop-sdk-cwd-"));
-    const env: Record<string, string> = {
+    await super.open();
+    this.environment = {
       PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? home,
-      TURNLOOP_HOME: home,
+      HOME: process.env.HOME ?? this.home,
+      TURNLOOP_HOME: this.home,
       TURNLOOP_MODEL: MODEL,
-      TURNLOOP_BASE_URL: `${model.url}/v1`,
+      TURNLOOP_BASE_URL: `${this.server.url}/v1`,
       TURNLOOP_MAX_RETRIES: "0",
     };
-    this.opened = { model, home, cwd, env };
-  }
-
-  private get place(): Opened {
-    if (this.opened === undefined) {
-      throw new Error("the SDK fixture is used while it is not open (outside its tests)");
-    }
-    return this.opened;
   }
 
   get model(): FakeModelServer {
-    return this.place.model;
+    return this.server;
   }
-  get home(): string {
-    return this.place.home;
-  }
-  get cwd(): string {
-    return this.place.cwd;
-  }
+  /** The CLI's environment; a suite may add to it before starting clients. */
   get env(): Record<string, string> {
-    return this.place.env;
+    if (this.environment === undefined) {
+      throw new Error("the sdk fixture is used while it is not open (outside its tests)");
+    }
+    return this.environment;
   }
 
   client(options: TurnloopClientOptions = {}): TurnloopClient {
@@ -125,16 +107,11 @@ class SdkFixture implements Fixture {
     this.cleanups.push(cleanup);
   }
 
-  async close(): Promise<void> {
-    const place = this.opened;
-    this.opened = undefined;
+  override async close(): Promise<void> {
     const cleanups = this.cleanups.splice(0);
     await Promise.all(cleanups.map((cleanup) => cleanup()));
-    if (place !== undefined) {
-      await place.model.close();
-      await rm(place.home, { recursive: true, force: true });
-      await rm(place.cwd, { recursive: true, force: true });
-    }
+    this.environment = undefined;
+    await super.close();
   }
 }
 
@@ -207,18 +184,6 @@ export function nextEvent<Event extends { type: string } = SessionEvent>(
   });
 }
 
-/** The OpenAI Chat `messages` of the fake server's request `index`. */
-export function requestMessages(
-  model: FakeModelServer,
-  index: number,
-): Array<Record<string, unknown>> {
-  const body = model.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
-  if (body?.messages === undefined) {
-    throw new Error(`request ${index} has no messages`);
-  }
-  return body.messages;
-}
-
 /** A model request's body as the Copilot SDK tests read it (OpenAI Chat Completions). */
 export type ChatBody = {
   model?: string;
@@ -247,3 +212,5 @@ export async function startCopilotClient(
   await client.start();
   return client;
 }
+
+export { requestMessages } from "../support/normalise-request.js";
