@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
 import type { TurnloopClient } from "../../src/sdk/index.js";
 import {
   CONTEXT_ERRORS,
@@ -10,7 +9,7 @@ import {
   viewEachFile,
   writeSixFiles,
 } from "../support/context-limit.js";
-import { fixtureForEachTest } from "./support.js";
+import { fixtureForEachTest, recordEvents } from "./support.js";
 
 const WINDOW = 8_000;
 const fixture = fixtureForEachTest();
@@ -27,8 +26,7 @@ describe("compaction through the SDK", () => {
   test("case 33 A: the compaction events arrive and the prompt finishes", async () => {
     fixture.model.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const session = await client.createSession();
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     const reply = await session.sendAndWait({ prompt: "read all files and summarize" });
     expect(reply?.data.content).toBe("finished");
     const { requests } = fixture.model;

@@ -14,7 +14,8 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-model-types.js";
 import { gate } from "../support/gate.js";
-import { chatBody, fixtureForFile, startCopilotClient } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { chatBody, fixtureForFile, recordEvents, startCopilotClient } from "./support.js";
 
 /**
  * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
@@ -38,8 +39,7 @@ function provider(extra: Record<string, unknown> = {}): SessionConfig["provider"
 }
 
 function record(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
+  const events = recordEvents(session);
   return events;
 }
 
@@ -343,9 +343,7 @@ describe("tool outcomes", () => {
       });
       const events = record(session);
       let from = fixture.model.requests.length;
-      fixture.model.enqueue({
-        toolCalls: [{ id: "call_rm", name: "bash", arguments: '{"command":"rm -rf x"}' }],
-      });
+      fixture.model.enqueue(callingTools(["call_rm", "bash", { command: "rm -rf x" }]));
       await session.sendAndWait({ prompt: "delete x" });
       expect(requestsSince(from)).toHaveLength(1);
       const completed = events.find((event) => event.type === "tool.execution_complete");

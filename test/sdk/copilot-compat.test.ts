@@ -12,6 +12,7 @@ import {
 } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import { callingTools } from "../support/replies.js";
 import { fixtureForFile, requestMessages } from "./support.js";
 
 /**
@@ -117,10 +118,9 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     const client = copilotClient();
     const session = await client.createSession(config());
     const types = record(session);
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_u", name: "echo_upper", arguments: '{"text":"hello"}' }] },
-      { text: "The tool returned HELLO." },
-    );
+    fixture.model.enqueue(callingTools(["call_u", "echo_upper", { text: "hello" }]), {
+      text: "The tool returned HELLO.",
+    });
     const reply = await session.sendAndWait({ prompt: "Upper-case the word hello using the tool" });
     expect(reply?.data.content).toBe("The tool returned HELLO.");
     expect(asked.map((request) => request.kind)).toEqual(["custom-tool"]);
@@ -143,9 +143,7 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     expect(tool?.content).toBe("HELLO");
 
     // Abort while a command runs: the permission handler approves bash, then the app aborts.
-    fixture.model.enqueue({
-      toolCalls: [{ id: "call_s", name: "bash", arguments: '{"command":"echo go; sleep 30"}' }],
-    });
+    fixture.model.enqueue(callingTools(["call_s", "bash", { command: "echo go; sleep 30" }]));
     const running = new Promise<void>((resolve) =>
       session.on("tool.execution_partial_result", () => resolve()),
     );

@@ -10,7 +10,14 @@ import {
 } from "@github/copilot-sdk";
 import { beforeAll, describe, expect, test } from "vitest";
 import { stdioEntry } from "../support/mcp/servers.js";
-import { type ChatBody, chatBody, fixtureForFile, startCopilotClient } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import {
+  type ChatBody,
+  chatBody,
+  fixtureForFile,
+  recordEvents,
+  startCopilotClient,
+} from "./support.js";
 
 /**
  * Issue 25, the core causes: what an app written for the official `@github/copilot-sdk` sees when
@@ -80,8 +87,7 @@ describe("tool sets", () => {
 });
 
 function record(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
+  const events = recordEvents(session);
   return events;
 }
 
@@ -264,13 +270,11 @@ describe("hooks", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     const from = fixture.model.requests.length;
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_x", name: "no_such_tool", arguments: '{"q":1}' }] },
-      { text: "That tool is missing." },
-    );
+    fixture.model.enqueue(callingTools(["call_x", "no_such_tool", { q: 1 }]), {
+      text: "That tool is missing.",
+    });
     await session.sendAndWait({ prompt: "use it" });
 
     expect(asked).toEqual([["no_such_tool", { q: 1 }]]);

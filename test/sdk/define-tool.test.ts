@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { z as appZod } from "zod-other";
 import { approveAll, defineTool, type TurnloopClient } from "../../src/sdk/index.js";
+import { callingTools } from "../support/replies.js";
 import { fixtureForFile, requestMessages } from "./support.js";
 
 const fixture = fixtureForFile();
@@ -115,14 +116,12 @@ describe("custom tools through the server", () => {
       ],
     });
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_1", name: "book", arguments: '{"seats":0,"name":5}' },
-          { id: "call_2", name: "book", arguments: '{"seats":2}' },
-          { id: "call_3", name: "weather", arguments: '{"town":"Oslo"}' },
-          { id: "call_4", name: "weather", arguments: '{"city":"Oslo"}' },
-        ],
-      },
+      callingTools(
+        ["call_1", "book", { seats: 0, name: 5 }],
+        ["call_2", "book", { seats: 2 }],
+        ["call_3", "weather", { town: "Oslo" }],
+        ["call_4", "weather", { city: "Oslo" }],
+      ),
       { text: "Done." },
     );
     const reply = await session.sendAndWait({ prompt: "Book and check." }, 10_000);

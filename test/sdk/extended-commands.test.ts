@@ -1,7 +1,8 @@
-import { approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { approveAll } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
 import { FACE_COMMAND_NAMES } from "../support/slash-commands.js";
 import { useCopilotClient } from "./extended-support.js";
+import { recordEvents } from "./support.js";
 
 /**
  * Issue 25, extended: `session.commands.list` / `invoke` over turnloop's slash commands, driven
@@ -30,8 +31,7 @@ describe("session.commands", () => {
       text: expect.stringMatching(/^Error: /),
     });
 
-    const events: SessionEvent[] = [];
-    session.on((event: SessionEvent) => events.push(event));
+    const events = recordEvents(session);
     setup.fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
     await session.sendAndWait({ prompt: "first" });
     await session.sendAndWait({ prompt: "second" });

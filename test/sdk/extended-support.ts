@@ -1,4 +1,4 @@
-import type { CopilotClient, CopilotSession, SessionEvent } from "@github/copilot-sdk";
+import type { CopilotClient } from "@github/copilot-sdk";
 import { beforeAll } from "vitest";
 import { type Fixture, fixtureForFile, startCopilotClient } from "./support.js";
 
@@ -30,9 +30,4 @@ export function useCopilotClient(env: Record<string, string> = {}): CopilotSetup
   };
 }
 
-/** Every event the app sees on `session` from now on, in order. */
-export function recordEvents(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
-  return events;
-}
+export { recordEvents } from "./support.js";

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { HookType, SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
-import { fixtureForFile, nextEvent, requestMessages } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, nextEvent, recordEvents, requestMessages } from "./support.js";
 
 const fixture = fixtureForFile();
 let client: TurnloopClient;
@@ -55,10 +56,9 @@ describe("hooks through hooks.invoke", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const _events = recordEvents(session);
     fixture.model.enqueue(
-      { toolCalls: [{ id: "call_v", name: "view", arguments: '{"path":"notes.txt"}' }] },
+      callingTools(["call_v", "view", { path: "notes.txt" }]),
       { text: "It says other." },
       { text: "Bye." },
     );
@@ -166,17 +166,14 @@ describe("hooks through hooks.invoke", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_deny", name: "bash", arguments: '{"command":"echo denied"}' },
-          { id: "call_allow", name: "bash", arguments: '{"command":"echo fine"}' },
-          { id: "call_ask", name: "view", arguments: '{"path":"."}' },
-          { id: "call_missing", name: "view", arguments: '{"path":"missing.txt"}' },
-        ],
-      },
+      callingTools(
+        ["call_deny", "bash", { command: "echo denied" }],
+        ["call_allow", "bash", { command: "echo fine" }],
+        ["call_ask", "view", { path: "." }],
+        ["call_missing", "view", { path: "missing.txt" }],
+      ),
       { text: "done" },
     );
     await session.sendAndWait({ prompt: "go" });
@@ -247,15 +244,12 @@ describe("hooks through hooks.invoke", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_first", name: "bash", arguments: '{"command":"echo first"}' },
-          { id: "call_second", name: "bash", arguments: '{"command":"echo second"}' },
-        ],
-      },
+      callingTools(
+        ["call_first", "bash", { command: "echo first" }],
+        ["call_second", "bash", { command: "echo second" }],
+      ),
       { text: "done" },
     );
     await session.sendAndWait({ prompt: "go" });

@@ -9,6 +9,7 @@ import {
 } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
+import { callingTools } from "../support/replies.js";
 import { fixtureForFile, nextEvent, normalise, requestMessages } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
@@ -77,12 +78,10 @@ describe("several clients on one session", () => {
     });
     const from = fixture.model.requests.length;
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_city", name: "city_lookup", arguments: '{"code":"US"}' },
-          { id: "call_currency", name: "currency_lookup", arguments: '{"code":"US"}' },
-        ],
-      },
+      callingTools(
+        ["call_city", "city_lookup", { code: "US" }],
+        ["call_currency", "currency_lookup", { code: "US" }],
+      ),
       { text: "CITY_LOOKUP_US and CURRENCY_LOOKUP_US" },
     );
     const { seen, idle } = watch(one, two);
@@ -133,11 +132,7 @@ describe("several clients on one session", () => {
       },
     });
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_w", name: "create", arguments: '{"path":"hello.txt","file_text":"hi"}' },
-        ],
-      },
+      callingTools(["call_w", "create", { path: "hello.txt", file_text: "hi" }]),
       { text: "Created." },
     );
     const { seen, idle } = watch(one, two);
@@ -271,11 +266,7 @@ describe("several clients on one session", () => {
     });
     const question = nextEvent(handler, (event) => event.type === "permission.requested");
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_c", name: "create", arguments: '{"path":"late.txt","file_text":"x"}' },
-        ],
-      },
+      callingTools(["call_c", "create", { path: "late.txt", file_text: "x" }]),
       { text: "Nobody could approve it." },
     );
     const next = fixture.model.requests.length;

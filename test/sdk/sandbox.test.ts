@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
+import { callingTools } from "../support/replies.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { fixtureForFile } from "./support.js";
 
@@ -40,18 +41,9 @@ test.runIf(sandboxWorks)(
       }
     });
     const escaped = join(outside, "escaped.txt");
-    fixture.model.enqueue(
-      {
-        toolCalls: [
-          {
-            id: "call_1",
-            name: "bash",
-            arguments: JSON.stringify({ command: `echo x > ${escaped}` }),
-          },
-        ],
-      },
-      { text: "Done." },
-    );
+    fixture.model.enqueue(callingTools(["call_1", "bash", { command: `echo x > ${escaped}` }]), {
+      text: "Done.",
+    });
     const reply = await session.sendAndWait({ prompt: "write it" });
     expect(reply?.data.content).toBe("Done.");
     expect(results).toEqual([
@@ -142,18 +134,9 @@ test.runIf(sandboxWorks)(
         },
       });
       const escaped = join(outside, "official.txt");
-      fixture.model.enqueue(
-        {
-          toolCalls: [
-            {
-              id: "call_o",
-              name: "bash",
-              arguments: JSON.stringify({ command: `echo x > ${escaped}` }),
-            },
-          ],
-        },
-        { text: "Tried." },
-      );
+      fixture.model.enqueue(callingTools(["call_o", "bash", { command: `echo x > ${escaped}` }]), {
+        text: "Tried.",
+      });
       const reply = await session.sendAndWait({ prompt: "write it" });
       expect(reply?.data.content).toBe("Tried.");
       expect(seen).toEqual([

@@ -169,6 +169,15 @@ export function normalise(
   return events.map((event) => ({ type: event.type, data: walk(event.data) }));
 }
 
+/** Every event `session` emits from now on, in order: the array grows as they come. */
+export function recordEvents<Event = SessionEvent>(session: {
+  on(handler: (event: Event) => void): unknown;
+}): Event[] {
+  const events: Event[] = [];
+  session.on((event) => events.push(event));
+  return events;
+}
+
 /** Resolves with the first event `matches` accepts (from now on). */
 export function nextEvent<Event extends { type: string } = SessionEvent>(
   session: { on(handler: (event: Event) => void): () => void },

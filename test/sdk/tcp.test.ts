@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { defineTool, TurnloopClient } from "../../src/sdk/index.js";
 import { RawPeer } from "../server/raw-peer.js";
+import { callingTools } from "../support/replies.js";
 import { fixtureForFile } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
@@ -70,10 +71,9 @@ describe("turnloop --headless --port N", () => {
       handler: ({ text }) => text.toUpperCase(),
     });
     const session = await client.createSession({ tools: [echo] });
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_e", name: "echo_upper", arguments: '{"text":"hello"}' }] },
-      { text: "HELLO it is." },
-    );
+    fixture.model.enqueue(callingTools(["call_e", "echo_upper", { text: "hello" }]), {
+      text: "HELLO it is.",
+    });
     const types: string[] = [];
     session.on((event) => types.push(event.type));
     const reply = await session.sendAndWait({ prompt: "shout hello" });
