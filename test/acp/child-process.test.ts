@@ -70,9 +70,7 @@ describe("turnloop acp as a child process", () => {
     expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
     expect(await agent.end()).toBe(0);
 
-    const again = fixture.startAgent(window);
-    await again.initialize();
-    await again.loadSession(sessionId);
+    const again = await fixture.agentWithSession(sessionId, window);
     const statuses = again
       .updates(sessionId)
       .flatMap((update) =>
@@ -112,9 +110,7 @@ describe("turnloop acp as a child process", () => {
       "tool.execution_start",
     );
 
-    const restarted = fixture.startAgent();
-    await restarted.initialize();
-    await restarted.loadSession(sessionId);
+    const restarted = await fixture.agentWithSession(sessionId);
     const final = restarted
       .updates(sessionId)
       .filter((update) => update.sessionUpdate === "tool_call_update")

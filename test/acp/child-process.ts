@@ -206,6 +206,17 @@ export class ChildFixture extends LateModelPlace {
     return child;
   }
 
+  /**
+   * A new agent (as {@link startAgent}) that has loaded `sessionId`: initialized with no client
+   * capabilities, `session/load` answered, the replayed history among its `updates`.
+   */
+  async agentWithSession(sessionId: string, extra: NodeJS.ProcessEnv = {}): Promise<AcpChild> {
+    const agent = this.startAgent(extra);
+    await agent.initialize();
+    await agent.loadSession(sessionId);
+    return agent;
+  }
+
   async persisted(sessionId: string): Promise<SessionEvent[]> {
     const path = join(this.home, "session-state", sessionId, "events.jsonl");
     return (await readFile(path, "utf8"))

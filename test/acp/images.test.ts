@@ -57,9 +57,7 @@ async function promptWithImages(env: NodeJS.ProcessEnv) {
   expect(await agent.end()).toBe(0);
 
   // session/load shows the prompt again, images included.
-  const again = fixture.startAgent(env);
-  await again.initialize();
-  await again.loadSession(sessionId);
+  const again = await fixture.agentWithSession(sessionId, env);
   const replayed = again
     .updates(sessionId)
     .filter((update) => update.sessionUpdate === "user_message_chunk")
