@@ -1,17 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 
 // Issue 17: authMethods name the key's variable, authenticate answers, and a prompt without a key
 // is auth-required (-32000) with a readable message, over the built CLI as a child process.
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 const ANTHROPIC = { TURNLOOP_MODEL: "anthropic:claude-sonnet-4-5" };
 const ENV_METHOD: acp.AuthMethod = {
@@ -51,24 +45,11 @@ describe("ACP authentication", () => {
     });
 
     // The session opens, so the editor can show it; its prompt asks for the key.
-    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
-    await expect(
-      agent.client.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "hello" }],
-      }),
-    ).rejects.toMatchObject(missing);
+    const sessionId = await agent.newSession();
+    await expect(agent.prompt(sessionId, "hello")).rejects.toMatchObject(missing);
     expect(fixture.server.requests).toEqual([]);
     // Slash commands that need no model still run.
-    expect(
-      await agent.client.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "/model" }],
-      }),
-    ).toEqual({ stopReason: "end_turn" });
+    expect(await agent.prompt(sessionId, "/model")).toEqual({ stopReason: "end_turn" });
     expect(await agent.end()).toBe(0);
   });
 
@@ -79,16 +60,8 @@ describe("ACP authentication", () => {
     expect(
       await agent.client.request(acp.methods.agent.authenticate, { methodId: ENV_METHOD.id }),
     ).toEqual({});
-    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
-    expect(
-      await agent.client.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "hello" }],
-      }),
-    ).toEqual({ stopReason: "end_turn" });
+    const sessionId = await agent.newSession();
+    expect(await agent.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
     expect(fixture.server.requests.map((request) => request.wire)).toEqual(["anthropic"]);
   });
 

@@ -1,29 +1,14 @@
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { SemanticReply } from "../support/fake-model-types.js";
-import { AcpHarness } from "./support.js";
+import { AcpHarness, agentTexts } from "./support.js";
 
 // Issue 11 through the ACP face: a reply that breaks after text was shown answers the prompt
 // with an error and keeps the text (replayed on load); tool-call ids reused by the provider
 // reach the editor as distinct ids.
 
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
-function textChunks(updates: acp.SessionUpdate[]): string[] {
-  return updates.flatMap((update) =>
-    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
-      ? [update.content.text]
-      : [],
-  );
-}
-
 describe("ACP: broken replies and reused tool-call ids", () => {
   test("a reply reset after text: an error answer, the shown text kept and replayed on load", async () => {
-    harness = await AcpHarness.start();
+    let harness = await AcpHarness.start();
     const sessionId = await harness.newSession();
     // Events: role chunk, "Hel", "lo" … the connection is reset after "Hel".
     const broken: SemanticReply = { text: ["Hel", "lo"], breakAfterEvents: 2, breakBy: "reset" };
@@ -31,7 +16,7 @@ describe("ACP: broken replies and reused tool-call ids", () => {
     await expect(harness.prompt(sessionId, "greet")).rejects.toMatchObject({
       message: expect.stringMatching(/network|broke off|terminated|reset/i),
     });
-    expect(textChunks(harness.updates(sessionId))).toEqual(["Hel"]);
+    expect(agentTexts(harness.updates(sessionId))).toEqual(["Hel"]);
     const persisted = await harness.persisted(sessionId);
     expect(
       persisted.flatMap((event) => (event.type === "assistant.message" ? [event.data] : [])),
@@ -40,16 +25,12 @@ describe("ACP: broken replies and reused tool-call ids", () => {
     harness.server.enqueue({ text: "Hello again" });
     expect(await harness.prompt(sessionId, "again")).toEqual({ stopReason: "end_turn" });
     harness = await harness.restart();
-    await harness.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
-    expect(textChunks(harness.updates(sessionId))).toEqual(["Hel", "Hello again"]);
+    await harness.loadSession(sessionId);
+    expect(agentTexts(harness.updates(sessionId))).toEqual(["Hel", "Hello again"]);
   });
 
   test("call_0 on every turn: the editor sees one tool call per id", async () => {
-    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ face: { allowAllTools: true } });
     const sessionId = await harness.newSession();
     const call = { id: "call_0", name: "glob", arguments: '{"pattern":"*.none"}' };
     harness.server.enqueue({ toolCalls: [call] }, { toolCalls: [call] }, { text: "done" });

@@ -1,15 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { PermissionAnswerer } from "./client-handlers.js";
 import { AcpHarness, requestMessages, sleep } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const isChunk = (update: acp.SessionUpdate) => update.sessionUpdate === "agent_message_chunk";
 
@@ -24,7 +18,7 @@ function answerOf(current: AcpHarness, occurrence = 0): unknown {
 
 describe("case 02: cancel while the model streams", () => {
   test("one cancelled answer, nothing after it, the stream is closed, the next prompt is clean", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue(
       { text: Array.from({ length: 200 }, () => "word "), stallAfterEvents: 6 },
       { text: "second", usage: { input: 20, output: 1 } },
@@ -52,7 +46,7 @@ describe("case 02: cancel while the model streams", () => {
   });
 
   test("a cancel sent right after the prompt still gets exactly one cancelled answer", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: Array.from({ length: 50 }, () => "x"), stallAfterEvents: 6 });
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "go");
@@ -70,7 +64,7 @@ describe("case 02: cancel while the model streams", () => {
   });
 
   test("an idle cancel does nothing and does not stick to the next prompt", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "normal" });
     const sessionId = await harness.newSession();
     await harness.waitForUpdate((update) => update.sessionUpdate === "available_commands_update");
@@ -84,7 +78,7 @@ describe("case 02: cancel while the model streams", () => {
   });
 
   test("$/cancel_request for the prompt request is answered with a cancelled result", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), stallAfterEvents: 6 });
     const sessionId = await harness.newSession();
     const controller = new AbortController();
@@ -97,7 +91,7 @@ describe("case 02: cancel while the model streams", () => {
 
 describe("case 01 over ACP: cancel while a command runs", () => {
   test("the call ends failed before the cancelled answer; its interrupted result is on disk; the next prompt is valid", async () => {
-    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ face: { allowAllTools: true } });
     harness.server.enqueue(
       { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
       { text: "ok" },
@@ -156,7 +150,7 @@ describe("case 04: cancel while a permission request is pending", () => {
   ];
 
   test.each(variants)("%s", async (_name, answerer) => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     let markCancelled = () => {};
     const cancelled = new Promise<void>((resolve) => {
       markCancelled = resolve;
@@ -220,7 +214,7 @@ describe("case 04: cancel while a permission request is pending", () => {
 
 describe("case 04, the answer first: a cancelled permission outcome is a cancellation", () => {
   test("the turn ends cancelled and no further turn starts, even before session/cancel arrives", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.behaviour.answerPermission = async () => ({ outcome: { outcome: "cancelled" } });
     harness.server.enqueue(
       {

@@ -1,17 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 import { requestMessages, sleep } from "./support.js";
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 const call = (id: string, name: string, args: object) => ({
   toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
@@ -35,15 +29,8 @@ describe("turnloop acp as a child process", () => {
     const window = { TURNLOOP_CONTEXT_WINDOW: "2000000" };
     const agent = fixture.startAgent(window);
     await agent.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
-    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
-    const prompt = (text: string) =>
-      agent.client.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text }],
-      });
+    const sessionId = await agent.newSession();
+    const prompt = (text: string) => agent.prompt(sessionId, text);
     expect(await prompt("fix the typo in greet.txt")).toEqual({ stopReason: "end_turn" });
     expect(await readFile(join(fixture.cwd, "greet.txt"), "utf8")).toBe("hello world\n");
     const asked = agent.behaviour.calls.filter(
@@ -83,13 +70,7 @@ describe("turnloop acp as a child process", () => {
     expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
     expect(await agent.end()).toBe(0);
 
-    const again = fixture.startAgent(window);
-    await again.initialize();
-    await again.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
+    const again = await fixture.agentWithSession(sessionId, window);
     const statuses = again
       .updates(sessionId)
       .flatMap((update) =>
@@ -101,10 +82,7 @@ describe("turnloop acp as a child process", () => {
       ["call_B", "completed"],
       ["call_S", "failed"],
     ]);
-    const reloaded = await again.client.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "thanks" }],
-    });
+    const reloaded = await again.prompt(sessionId, "thanks");
     expect(reloaded).toEqual({ stopReason: "end_turn" });
     expect(fixture.server.requests.every((request) => request.status === 200)).toBe(true);
   }, 60_000);
@@ -113,10 +91,7 @@ describe("turnloop acp as a child process", () => {
     fixture.server.enqueue(call("call_S1", "bash", { command: "sleep 30" }), { text: "ok" });
     const agent = fixture.startAgent();
     await agent.initialize();
-    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
+    const sessionId = await agent.newSession();
     await agent.client.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
     const running = agent.client
       .request(acp.methods.agent.session.prompt, {
@@ -135,13 +110,7 @@ describe("turnloop acp as a child process", () => {
       "tool.execution_start",
     );
 
-    const restarted = fixture.startAgent();
-    await restarted.initialize();
-    await restarted.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
+    const restarted = await fixture.agentWithSession(sessionId);
     const final = restarted
       .updates(sessionId)
       .filter((update) => update.sessionUpdate === "tool_call_update")
@@ -161,10 +130,7 @@ describe("turnloop acp as a child process", () => {
       "tool.execution_complete",
     ]);
 
-    const answer = await restarted.client.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "say ok" }],
-    });
+    const answer = await restarted.prompt(sessionId, "say ok");
     expect(answer).toEqual({ stopReason: "end_turn" });
     expect(fixture.server.requests.at(-1)?.status).toBe(200);
     expect(requestMessages(fixture.server, -1).map((message) => message.role)).toEqual([

@@ -1,16 +1,15 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { LateModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
-import { sleep } from "./support.js";
+import { promptBlocks, sleep } from "./support.js";
 
 /**
  * `node dist/cli/main.js acp` as a real child process, driven by the SDK's client over its stdio;
@@ -27,8 +26,11 @@ export class AcpChild {
   readonly process: ChildProcessWithoutNullStreams;
   readonly connection: acp.ClientConnection;
   readonly exited: Promise<number | null>;
+  /** The agent's working directory, also the cwd of the sessions it creates and loads here. */
+  readonly cwd: string;
 
   constructor(env: NodeJS.ProcessEnv, cwd: string) {
+    this.cwd = cwd;
     if (!existsSync(CLI_PATH)) {
       throw new Error(`${CLI_PATH} is missing: run npm run build first`);
     }
@@ -69,6 +71,32 @@ export class AcpChild {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: offer,
       clientInfo: { name: "turnloop-child-test-client", version: "1.0.0" },
+    });
+  }
+
+  /** `session/new` in {@link cwd} with no MCP servers; the new session's id. */
+  async newSession(): Promise<string> {
+    const { sessionId } = await this.client.request(acp.methods.agent.session.new, {
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+    return sessionId;
+  }
+
+  /** `session/load` in {@link cwd} with no MCP servers (the history arrives as updates first). */
+  loadSession(sessionId: string): Promise<acp.LoadSessionResponse> {
+    return this.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+  }
+
+  /** `session/prompt` with `prompt` (a string is one text block). */
+  prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse> {
+    return this.client.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: promptBlocks(prompt),
     });
   }
 
@@ -136,20 +164,29 @@ function childPids(pid: number | undefined): number[] {
 }
 
 /** A fake model server, a home and a cwd for child agents, and the agents started there. */
-export class ChildFixture {
+export class ChildFixture extends LateModelPlace {
   readonly children: AcpChild[] = [];
 
-  private constructor(
-    readonly server: FakeModelServer,
-    readonly home: string,
-    readonly cwd: string,
-  ) {}
+  private constructor() {
+    super("acp-child");
+  }
 
+  /** An open fixture; the caller closes it. */
   static async start(): Promise<ChildFixture> {
-    const server = await startFakeModelServer();
-    const home = await mkdtemp(join(tmpdir(), "turnloop-acp-child-home-"));
-    const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-child-cwd-")));
-    return new ChildFixture(server, home, cwd);
+    const fixture = new ChildFixture();
+    await fixture.open();
+    return fixture;
+  }
+
+  /**
+   * One fixture for every test of the calling file (or `describe`): opened afresh before each
+   * test and closed after it (`beforeEach`/`afterEach`, registered here).
+   */
+  static forEachTest(): ChildFixture {
+    const fixture = new ChildFixture();
+    beforeEach(() => fixture.open());
+    afterEach(() => fixture.close());
+    return fixture;
   }
 
   /** The environment `turnloop` runs in: this home, the fake model, nothing of the parent's. */
@@ -169,6 +206,17 @@ export class ChildFixture {
     return child;
   }
 
+  /**
+   * A new agent (as {@link startAgent}) that has loaded `sessionId`: initialized with no client
+   * capabilities, `session/load` answered, the replayed history among its `updates`.
+   */
+  async agentWithSession(sessionId: string, extra: NodeJS.ProcessEnv = {}): Promise<AcpChild> {
+    const agent = this.startAgent(extra);
+    await agent.initialize();
+    await agent.loadSession(sessionId);
+    return agent;
+  }
+
   async persisted(sessionId: string): Promise<SessionEvent[]> {
     const path = join(this.home, "session-state", sessionId, "events.jsonl");
     return (await readFile(path, "utf8"))
@@ -177,14 +225,13 @@ export class ChildFixture {
       .map((line) => JSON.parse(line) as SessionEvent);
   }
 
-  async close(): Promise<void> {
+  /** Kills the agents still running, then closes the place. */
+  override async close(): Promise<void> {
     for (const child of this.children.splice(0)) {
       if (child.process.exitCode === null && child.process.signalCode === null) {
         await child.kill();
       }
     }
-    await this.server.close();
-    await rm(this.home, { recursive: true, force: true });
-    await rm(this.cwd, { recursive: true, force: true });
+    await super.close();
   }
 }

@@ -1,41 +1,17 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import type * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test } from "vitest";
 import {
   CONTEXT_ERRORS,
   isSummaryRequest,
   limitedModel,
   requestText,
   requestTokens,
+  viewEachFile,
+  writeSixFiles,
 } from "../support/context-limit.js";
-import type { Reply } from "../support/fake-model-types.js";
 import { AcpHarness } from "./support.js";
 
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 const WINDOW = 8_000;
-
-async function writeFiles(cwd: string): Promise<void> {
-  for (let file = 1; file <= 6; file++) {
-    const line = `file-${file} holds this line of text.\n`;
-    await writeFile(join(cwd, `file-${file}.txt`), line.repeat(Math.ceil(6_144 / line.length)));
-  }
-}
-
-function viewAll(index: number): Reply {
-  return index < 6
-    ? {
-        toolCalls: [
-          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
-        ],
-      }
-    : { text: "finished" };
-}
 
 function compactionUpdates(updates: acp.SessionUpdate[]) {
   return updates.filter(
@@ -48,9 +24,11 @@ function compactionUpdates(updates: acp.SessionUpdate[]) {
 
 describe("compaction over ACP", () => {
   test("case 33 A: a think tool call with the token counts, and usage drops", async () => {
-    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
-    await writeFiles(harness.cwd);
-    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    const harness = await AcpHarness.start({
+      face: { contextWindow: WINDOW, allowAllTools: true },
+    });
+    await writeSixFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const sessionId = await harness.newSession();
     expect(await harness.prompt(sessionId, "read all files and summarize")).toEqual({
       stopReason: "end_turn",
@@ -91,18 +69,14 @@ describe("compaction over ACP", () => {
   });
 
   test("session/load replays the compaction as it was shown, and the next prompt sends the compacted view", async () => {
-    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
-    await writeFiles(harness.cwd);
-    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    let harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
+    await writeSixFiles(harness.cwd);
+    harness.server.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "read all files and summarize");
     const live = compactionUpdates(harness.updates(sessionId));
     harness = await harness.restart();
-    await harness.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
+    await harness.loadSession(sessionId);
     const replayed = compactionUpdates(harness.updates(sessionId));
     expect(replayed).toEqual(live);
     harness.server.setResponder(undefined);
@@ -114,12 +88,14 @@ describe("compaction over ACP", () => {
   });
 
   test("case 33 B: the prompt fails with a JSON-RPC error saying the context is exhausted", async () => {
-    harness = await AcpHarness.start({ face: { contextWindow: WINDOW, allowAllTools: true } });
-    await writeFiles(harness.cwd);
+    const harness = await AcpHarness.start({
+      face: { contextWindow: WINDOW, allowAllTools: true },
+    });
+    await writeSixFiles(harness.cwd);
     harness.server.setResponder(
       limitedModel({
         limit: WINDOW,
-        conversation: viewAll,
+        conversation: viewEachFile,
         summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
       }),
     );
@@ -133,7 +109,7 @@ describe("compaction over ACP", () => {
   });
 
   test("/compact is announced, passes its instructions and ends the turn", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "first");

@@ -2,14 +2,8 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { AcpHarness, requestMessages, sleep } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const EDITOR: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
@@ -39,7 +33,7 @@ function finalUpdate(current: AcpHarness, toolCallId: string): acp.SessionUpdate
 
 describe("a client that offers fs and terminals", () => {
   test("reads its buffers, writes through it with a diff, runs commands in its terminals", async () => {
-    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
     const path = join(harness.cwd, "a.txt");
     await writeFile(path, "on disk\n");
     harness.behaviour.buffers.set(path, "in the editor\n");
@@ -134,7 +128,7 @@ describe("a client that offers fs and terminals", () => {
   });
 
   test("cancel during a terminal command kills and releases it, and the answer is cancelled", async () => {
-    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
     harness.server.enqueue({
       toolCalls: [
         { id: "call_S", name: "bash", arguments: '{"command":"sleep 30; touch late.txt"}' },
@@ -154,7 +148,7 @@ describe("a client that offers fs and terminals", () => {
   });
 
   test("a terminal's long output: the dropped start is noted, the rest cut like a local run and saved", async () => {
-    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
     harness.server.enqueue(
       { toolCalls: [{ id: "call_L", name: "bash", arguments: '{"command":"seq 1 300000"}' }] },
       { text: "done" },
@@ -175,7 +169,7 @@ describe("a client that offers fs and terminals", () => {
   });
 
   test("a terminal command past its timeout is killed and released, and the model is told", async () => {
-    harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ offer: EDITOR, face: { allowAllTools: true } });
     harness.server.enqueue(
       {
         toolCalls: [
@@ -204,7 +198,7 @@ describe("a client that offers fs and terminals", () => {
   });
 
   test("without the capabilities, tools use the disk and never call the client", async () => {
-    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ face: { allowAllTools: true } });
     await writeFile(join(harness.cwd, "a.txt"), "disk\n");
     harness.server.enqueue(
       {

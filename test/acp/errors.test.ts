@@ -1,16 +1,10 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { AcpHarness, requestMessages } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 describe("errors", () => {
   test("an unknown session is resource-not-found (-32002) with data.sessionId on every session method", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const sessionId = "no-such-session";
     const notFound = { code: -32002, data: { sessionId } };
     const { session } = acp.methods.agent;
@@ -44,7 +38,7 @@ describe("errors", () => {
   });
 
   test("bad params are -32602 with a message that says what is wrong", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const sessionId = await harness.newSession();
     await expect(
       harness.client.request("session/prompt", { prompt: [{ type: "text", text: "hi" }] }),
@@ -56,26 +50,16 @@ describe("errors", () => {
       message: "Invalid params: unknown mode yolo; use ask, auto or autopilot",
     });
     await expect(
-      harness.client.request(acp.methods.agent.session.setConfigOption, {
-        sessionId,
-        configId: "model",
-        value: "nonsense:model",
-      }),
+      harness.setConfigOption(sessionId, "model", "nonsense:model"),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("unknown model") });
-    await expect(
-      harness.client.request(acp.methods.agent.session.setConfigOption, {
-        sessionId,
-        configId: "colour",
-        value: "blue",
-      }),
-    ).rejects.toMatchObject({
+    await expect(harness.setConfigOption(sessionId, "colour", "blue")).rejects.toMatchObject({
       code: -32602,
       message: "Invalid params: unknown config option colour",
     });
   });
 
   test("case 17: a provider failure is a JSON-RPC error with the status and message, logged, and the next prompt works", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const boom = { status: 500, body: { error: { message: "boom" } } };
     harness.server.enqueue(boom, boom, { text: "fine" });
     const sessionId = await harness.newSession();
@@ -101,7 +85,7 @@ describe("errors", () => {
   });
 
   test("case 17: an authentication failure is ACP's auth-required -32000", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({
       status: 401,
       body: { error: { message: "invalid api key", type: "authentication_error" } },
@@ -114,7 +98,7 @@ describe("errors", () => {
   });
 
   test("no model configured: session/new fails with a message saying how to configure one", async () => {
-    harness = await AcpHarness.start({ env: { TURNLOOP_MODEL: "" } });
+    const harness = await AcpHarness.start({ env: { TURNLOOP_MODEL: "" } });
     await expect(harness.newSession()).rejects.toMatchObject({
       code: -32603,
       message: expect.stringContaining("TURNLOOP_MODEL"),
@@ -122,7 +106,7 @@ describe("errors", () => {
   });
 
   test("garbage lines and an oversized line get error answers and the agent keeps serving", async () => {
-    harness = await AcpHarness.start({ maxMessageBytes: 1024 * 1024 });
+    const harness = await AcpHarness.start({ maxMessageBytes: 1024 * 1024 });
     harness.sendRaw("{not json\n");
     harness.sendRaw("[1,2]\n");
     harness.sendRaw("\n   \n");

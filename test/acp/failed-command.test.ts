@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import type * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
 import { AcpHarness, normalise } from "./support.js";
 
@@ -10,12 +10,6 @@ import { AcpHarness, normalise } from "./support.js";
 
 const GOLDEN = new URL("../golden/failed-command-events.jsonl", import.meta.url);
 const SESSION_ID = "f01d5e55-0000-4000-8000-000000000021";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const text = (value: string) => ({ type: "content", content: { type: "text", text: value } });
 const chunk = (value: string, messageId: string) => ({
@@ -35,16 +29,12 @@ const command = (toolCallId: string, value: string) => ({
 
 describe("a command exiting non-zero, on ACP", () => {
   test("session/load of the recorded session: the calls that exited 1 and 2 are failed, with their exit code", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const log = (await readFile(GOLDEN, "utf8")).replace('"<cwd>"', JSON.stringify(harness.cwd));
     const path = eventsPath(harness.home, SESSION_ID);
     await mkdir(join(path, ".."), { recursive: true });
     await writeFile(path, log);
-    await harness.client.request(acp.methods.agent.session.load, {
-      sessionId: SESSION_ID,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
+    await harness.loadSession(SESSION_ID);
     expect(normalise(harness.updates(SESSION_ID), harness.cwd)).toEqual([
       {
         sessionUpdate: "user_message_chunk",
@@ -80,7 +70,7 @@ describe("a command exiting non-zero, on ACP", () => {
   });
 
   test("live: the call's last update is failed, with the command's output and exit code", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo one; exit 1"}' }] },
       { text: "It failed." },

@@ -1,17 +1,12 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
+import { agentTexts } from "./support.js";
 
 // Issue 17: image blocks (and images inside embedded resources) reach the model as image input on
 // the wires that take images, and as a note on those that do not; over the built CLI.
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 /** A 1×1 PNG. */
 const PNG =
@@ -39,13 +34,8 @@ async function promptWithImages(env: NodeJS.ProcessEnv) {
     audio: false,
     embeddedContext: true,
   });
-  const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-    cwd: fixture.cwd,
-    mcpServers: [],
-  });
-  expect(
-    await agent.client.request(acp.methods.agent.session.prompt, { sessionId, prompt: PROMPT }),
-  ).toEqual({ stopReason: "end_turn" });
+  const sessionId = await agent.newSession();
+  expect(await agent.prompt(sessionId, PROMPT)).toEqual({ stopReason: "end_turn" });
   const updates = agent.updates(sessionId).map((update) => update.sessionUpdate);
   expect(updates).toEqual([
     "available_commands_update",
@@ -67,13 +57,7 @@ async function promptWithImages(env: NodeJS.ProcessEnv) {
   expect(await agent.end()).toBe(0);
 
   // session/load shows the prompt again, images included.
-  const again = fixture.startAgent(env);
-  await again.initialize();
-  await again.client.request(acp.methods.agent.session.load, {
-    sessionId,
-    cwd: fixture.cwd,
-    mcpServers: [],
-  });
+  const again = await fixture.agentWithSession(sessionId, env);
   const replayed = again
     .updates(sessionId)
     .filter((update) => update.sessionUpdate === "user_message_chunk")
@@ -149,20 +133,9 @@ describe("images in ACP prompts", () => {
     fixture.server.enqueue({ text: "I cannot see it." });
     const agent = fixture.startAgent({ TURNLOOP_MODEL: "openai-compatible:deepseek-chat" });
     await agent.initialize();
-    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
-    expect(
-      await agent.client.request(acp.methods.agent.session.prompt, { sessionId, prompt: PROMPT }),
-    ).toEqual({ stopReason: "end_turn" });
-    const said = agent
-      .updates(sessionId)
-      .flatMap((update) =>
-        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
-          ? [update.content.text]
-          : [],
-      );
+    const sessionId = await agent.newSession();
+    expect(await agent.prompt(sessionId, PROMPT)).toEqual({ stopReason: "end_turn" });
+    const said = agentTexts(agent.updates(sessionId));
     expect(said).toEqual([
       "\n⚠ openai-compatible:deepseek-chat takes no images: the 2 attached images (image/png, image/gif) were not sent to it; it was told of them instead.\n",
       "I cannot see it.",

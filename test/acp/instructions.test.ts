@@ -1,17 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 import { requestMessages } from "./support.js";
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 test("turnloop acp reads the session's AGENTS.md and the config file, and records the instructions", async () => {
   await writeFile(join(fixture.cwd, "AGENTS.md"), "Editor sessions follow this rule.\n");
@@ -26,14 +19,8 @@ test("turnloop acp reads the session's AGENTS.md and the config file, and record
   );
   const agent = fixture.startAgent();
   await agent.initialize();
-  const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-    cwd: fixture.cwd,
-    mcpServers: [],
-  });
-  const answer = await agent.client.request(acp.methods.agent.session.prompt, {
-    sessionId,
-    prompt: [{ type: "text", text: "go" }],
-  });
+  const sessionId = await agent.newSession();
+  const answer = await agent.prompt(sessionId, "go");
   expect(answer).toEqual({ stopReason: "end_turn" });
   const system = requestMessages(fixture.server, 0)[0];
   expect(system?.role).toBe("system");

@@ -1,18 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runCli } from "../support/cli.js";
 import { ChildFixture } from "./child-process.js";
 import { requestMessages } from "./support.js";
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 describe("sessions are shared with the CLI", () => {
   test("a session started with turnloop -p is listed and loads in an ACP client", async () => {
@@ -29,11 +23,7 @@ describe("sessions are shared with the CLI", () => {
     });
     expect(sessions.map((info) => info.title)).toEqual(["hello from the terminal"]);
     const sessionId = sessions[0]?.sessionId ?? "";
-    await agent.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
+    await agent.loadSession(sessionId);
     const texts = agent
       .updates(sessionId)
       .flatMap((update) =>
@@ -47,10 +37,7 @@ describe("sessions are shared with the CLI", () => {
       ["user_message_chunk", "hello from the terminal"],
       ["agent_message_chunk", "Hi from the CLI."],
     ]);
-    const answer = await agent.client.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "and now?" }],
-    });
+    const answer = await agent.prompt(sessionId, "and now?");
     expect(answer).toEqual({ stopReason: "end_turn" });
     expect(requestMessages(fixture.server, 1).map((message) => message.role)).toEqual([
       "system",

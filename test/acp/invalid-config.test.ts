@@ -1,20 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 
 // A user trial: `turnloop acp` with an invalid config file exited 64 before answering
 // `initialize`, and the editor showed only "agent crashed". It now answers `initialize`, fails
 // each request about sessions with the config error (file and key), and exits once stdin closes.
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 test("an invalid config file: initialize is answered, session/new fails naming the file and key, exit 64 at stdin's close", async () => {
   const configFile = join(fixture.home, "config.json");

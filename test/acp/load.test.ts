@@ -1,14 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { AcpHarness, normalise, requestMessages, sleep } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const PLAN = {
   entries: [
@@ -64,16 +58,12 @@ const result = (value: string) => [{ type: "content", content: text(value) }];
 
 describe("case 25: session/load replays the whole conversation, then answers", () => {
   test("after a completed session, in a new agent: every update, in order, before the answer", async () => {
-    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    let harness = await AcpHarness.start({ face: { allowAllTools: true } });
     const sessionId = await liveSession(harness);
     const live = harness.updates(sessionId);
 
     harness = await harness.restart();
-    const answer = await harness.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
+    const answer = await harness.loadSession(sessionId);
     expect(answer.modes?.currentModeId).toBe("auto");
     const answerAt = harness.answerIndex("session/load");
     const replayed = harness.wire
@@ -228,7 +218,7 @@ describe("case 25: session/load replays the whole conversation, then answers", (
   });
 
   test("session/resume reopens without replaying, and the session goes on", async () => {
-    harness = await AcpHarness.start();
+    let harness = await AcpHarness.start();
     harness.server.enqueue({ text: "one" }, { text: "two" });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "first");
@@ -248,7 +238,7 @@ describe("case 25: session/load replays the whole conversation, then answers", (
 
 describe("session/list, close and delete", () => {
   test("list shows sessions with their title; close frees one; delete removes it", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "one" });
     const first = await harness.newSession();
     await harness.prompt(first, "Fix   the\nbug in parser.ts");
@@ -275,7 +265,7 @@ describe("session/list, close and delete", () => {
   });
 
   test("close cancels a running prompt first: it is answered cancelled", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: Array.from({ length: 100 }, () => "x"), stallAfterEvents: 6 });
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "go");

@@ -1,16 +1,10 @@
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/session/message-size.js";
 import { runCli } from "../support/cli.js";
 import { AcpHarness } from "./support.js";
 
 // Issue 11: the longest ACP line is documented and configurable, a 64 MB prompt fits the
 // default, and an oversized line without a readable id is answered with id null.
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 /** Writes `text` in 1 MiB pieces, as a pipe delivers it. */
 function sendInPieces(target: AcpHarness, text: string): void {
@@ -23,7 +17,7 @@ function sendInPieces(target: AcpHarness, text: string): void {
 describe("ACP message size", () => {
   test("the default limit takes a 64 MB prompt: the request is read and answered", async () => {
     expect(DEFAULT_MAX_MESSAGE_BYTES).toBeGreaterThan(64 * 1024 * 1024);
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const log = '2026-12-01 12:00:00 INFO "quoted" line\n'.repeat(1_700_000);
     expect(log.length).toBeGreaterThan(64 * 1000 * 1000);
     const line = JSON.stringify({
@@ -43,7 +37,7 @@ describe("ACP message size", () => {
   }, 120_000);
 
   test("an oversized line without an id is answered with id null, and the agent goes on", async () => {
-    harness = await AcpHarness.start({ maxMessageBytes: 64 * 1024 });
+    const harness = await AcpHarness.start({ maxMessageBytes: 64 * 1024 });
     const padding = "z".repeat(200 * 1024);
     // A notification (no id at all), then a request whose id comes after its huge params.
     sendInPieces(
@@ -54,19 +48,10 @@ describe("ACP message size", () => {
       harness,
       JSON.stringify({ jsonrpc: "2.0", method: "session/prompt", params: { padding }, id: 9 }),
     );
-    const nullAnswers = async (count: number) => {
-      for (let waited = 0; waited < 5_000; waited += 10) {
-        const found = harness?.wire.filter(
-          (entry) => entry.direction === "to-client" && entry.message.id === null,
-        );
-        if (found !== undefined && found.length >= count) {
-          return found;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error("no id-null answers");
-    };
-    const answers = await nullAnswers(2);
+    const nullAnswers = () =>
+      harness.wire.filter((entry) => entry.direction === "to-client" && entry.message.id === null);
+    await expect.poll(() => nullAnswers().length).toBeGreaterThanOrEqual(2);
+    const answers = nullAnswers();
     expect(answers.map((entry) => entry.message.error)).toEqual([
       {
         code: -32600,

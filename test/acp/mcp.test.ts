@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import {
   livePids,
@@ -12,22 +12,14 @@ import {
 import { ChildFixture } from "./child-process.js";
 import { AcpHarness } from "./support.js";
 
-let fixture: ChildFixture | undefined;
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = undefined;
-  await harness?.close();
-  harness = undefined;
-});
-
 function stdio(name: string, ...flags: string[]): acp.McpServer {
   return { name, command: process.execPath, args: [TEST_SERVER, ...flags], env: [] };
 }
 
 describe("MCP servers an editor passes over ACP", () => {
   test("session/new with a stdio server: its tool reaches the model, runs as a tool_call named by the server, and no server outlives the agent", async () => {
-    fixture = await ChildFixture.start();
+    const fixture = await ChildFixture.start();
+    onTestFinished(() => fixture.close());
     const log = join(fixture.cwd, "acp-server.log");
     const agent = fixture.startAgent();
     await agent.initialize();
@@ -39,10 +31,7 @@ describe("MCP servers an editor passes over ACP", () => {
       { toolCalls: [{ id: "call_1", name: "t__echo", arguments: '{"text":"from zed"}' }] },
       { text: "done" },
     );
-    const answer = await agent.client.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "echo from zed" }],
-    });
+    const answer = await agent.prompt(sessionId, "echo from zed");
     expect(answer).toEqual({ stopReason: "end_turn" });
     const body = fixture.server.requests[0]?.body as {
       tools: Array<{ function: { name: string } }>;
@@ -111,7 +100,7 @@ describe("MCP servers an editor passes over ACP", () => {
     const logFile = join(process.env.TMPDIR ?? "/tmp", `turnloop-acp-http-${process.pid}.log`);
     const http = await startHttpServer("--log", logFile);
     try {
-      harness = await AcpHarness.start();
+      let harness = await AcpHarness.start();
       const sessionId = await harness.newSession();
       await harness.disconnect();
       harness = await harness.restart();

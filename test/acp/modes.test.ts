@@ -1,12 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
-import { AcpHarness, requestMessages } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+import { describe, expect, test } from "vitest";
+import { AcpHarness, agentTexts, requestMessages } from "./support.js";
 
 const OTHER = "openai-compatible:other-model";
 
@@ -29,7 +23,7 @@ function permissionCount(current: AcpHarness): number {
 
 describe("modes and config options", () => {
   test("set_mode auto: config_option_update follows, and commands run without asking", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const sessionId = await harness.newSession();
     await harness.client.request(acp.methods.agent.session.setMode, { sessionId, modeId: "auto" });
     const update = harness
@@ -50,13 +44,9 @@ describe("modes and config options", () => {
   });
 
   test("set_config_option mode: the full options come back and current_mode_update follows", async () => {
-    harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const harness = await AcpHarness.start({ face: { allowAllTools: true } });
     const sessionId = await harness.newSession();
-    const answer = await harness.client.request(acp.methods.agent.session.setConfigOption, {
-      sessionId,
-      configId: "mode",
-      value: "ask",
-    });
+    const answer = await harness.setConfigOption(sessionId, "mode", "ask");
     expect(answer.configOptions.map((option) => [option.id, option.currentValue])).toEqual([
       ["mode", "ask"],
       ["model", "openai-compatible:fake-model"],
@@ -75,7 +65,7 @@ describe("modes and config options", () => {
   });
 
   test("set_config_option model: the next prompt uses the other model", async () => {
-    harness = await AcpHarness.start({ env: { TURNLOOP_MODELS: OTHER } });
+    const harness = await AcpHarness.start({ env: { TURNLOOP_MODELS: OTHER } });
     harness.server.enqueue({ text: "one" }, { text: "two" });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "first");
@@ -92,19 +82,13 @@ describe("modes and config options", () => {
 
 describe("slash commands", () => {
   test("/model shows and switches the model without a model request", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const sessionId = await harness.newSession();
     expect(await harness.prompt(sessionId, "/model")).toEqual({ stopReason: "end_turn" });
     expect(await harness.prompt(sessionId, `/model ${OTHER}`)).toEqual({ stopReason: "end_turn" });
     expect(await harness.prompt(sessionId, "/model nonsense")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests).toHaveLength(0);
-    const said = harness
-      .updates(sessionId)
-      .flatMap((update) =>
-        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
-          ? [update.content.text]
-          : [],
-      );
+    const said = agentTexts(harness.updates(sessionId));
     expect(said).toEqual([
       "model: openai-compatible:fake-model\nchoices: openai-compatible:fake-model",
       `model: ${OTHER}`,
@@ -120,7 +104,7 @@ describe("slash commands", () => {
   });
 
   test("/mode autopilot, then a task: autopilot works on it until task_complete", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({
       toolCalls: [{ id: "call_T", name: "task_complete", arguments: '{"summary":"All done."}' }],
     });
@@ -138,7 +122,7 @@ describe("slash commands", () => {
   });
 
   test("autopilot's cap tells the client: an agent message and the answer's _meta", async () => {
-    harness = await AcpHarness.start({ face: { maxAutopilotContinues: 1 } });
+    const harness = await AcpHarness.start({ face: { maxAutopilotContinues: 1 } });
     harness.server.enqueue({ text: "I think it is done." }, { text: "Still done." });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "/mode autopilot");
@@ -147,14 +131,7 @@ describe("slash commands", () => {
       stopReason: "end_turn",
       _meta: { "turnloop/autopilotStopped": "cap_reached" },
     });
-    const texts = harness
-      .updates(sessionId)
-      .slice(before)
-      .flatMap((update) =>
-        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
-          ? [update.content.text]
-          : [],
-      );
+    const texts = agentTexts(harness.updates(sessionId).slice(before));
     expect(texts).toEqual([
       "I think it is done.",
       "Still done.",

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import type * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath } from "../../src/session/paths.js";
@@ -17,12 +17,6 @@ import { AcpHarness, normalise, requestMessages } from "./support.js";
 const GOLDEN = new URL("../golden/old-order-events.jsonl", import.meta.url);
 const SESSION_ID = "0e1d2c3b-4a59-4687-9a0b-0c0d0e0f1a2b";
 
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-
 async function installGolden(current: AcpHarness): Promise<string> {
   const text = (await readFile(GOLDEN, "utf8")).replace('"<cwd>"', JSON.stringify(current.cwd));
   const path = eventsPath(current.home, SESSION_ID);
@@ -35,7 +29,7 @@ const text = (value: string) => ({ type: "text", text: value });
 
 describe("a log written in the old turn order", () => {
   test("loads without repairs and resumes with nothing to close", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const path = await installGolden(harness);
     const log = await readEventLog(path);
     expect(log.repaired).toEqual([]);
@@ -60,14 +54,10 @@ describe("a log written in the old turn order", () => {
   });
 
   test("replays over ACP session/load, then takes a prompt with a valid history", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     await installGolden(harness);
     await writeFile(join(harness.cwd, "b.txt"), "bye\n");
-    await harness.client.request(acp.methods.agent.session.load, {
-      sessionId: SESSION_ID,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
+    await harness.loadSession(SESSION_ID);
     const answerAt = harness.answerIndex("session/load");
     const replayed = harness.wire
       .slice(0, answerAt)

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import type * as acp from "@agentclientprotocol/sdk";
 import * as legacy from "acp-sdk-0.12";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { ChildFixture } from "./child-process.js";
 import { AcpHarness } from "./support.js";
@@ -11,16 +11,7 @@ import { AcpHarness } from "./support.js";
 // sends no clientInfo) rejects every one as invalid params and logs it; it must not get any. A
 // client that answers a notification with an error stops them after the first.
 
-let fixture: ChildFixture;
-let harness: AcpHarness | undefined;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 const text = (value: string) => ({ type: "text", text: value });
 
@@ -80,7 +71,7 @@ describe("older ACP clients", () => {
   });
 
   test("a client that answers a usage_update with an error gets no more of them", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "One." }, { text: "Two." });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "first");

@@ -1,16 +1,10 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import type * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test } from "vitest";
 import { choose } from "./client-handlers.js";
 import { AcpHarness, requestMessages } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const bash = (id: string, command: string) => ({
   toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
@@ -32,7 +26,7 @@ function finalStatus(current: AcpHarness, toolCallId: string): acp.SessionUpdate
 
 describe("session/request_permission", () => {
   test("allow once: the tool_call comes first, the request shows the call and its options (a second allow_always for the command's prefix), the call runs", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue(bash("call_E1", "echo hi"), { text: "done" });
     const sessionId = await harness.newSession();
     expect(await harness.prompt(sessionId, "say hi")).toEqual({ stopReason: "end_turn" });
@@ -92,7 +86,7 @@ describe("session/request_permission", () => {
   });
 
   test("case 05: reject once is not a refusal: the call fails with the reason, the model hears it, the turn ends end_turn", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.behaviour.answerPermission = choose("reject_once");
     await mkdir(join(harness.cwd, "build"));
     await writeFile(join(harness.cwd, "build", "keep.txt"), "keep");
@@ -124,7 +118,7 @@ describe("session/request_permission", () => {
   });
 
   test("allow always is recorded in the log and still holds after session/load in a new agent", async () => {
-    harness = await AcpHarness.start();
+    let harness = await AcpHarness.start();
     harness.behaviour.answerPermission = choose("allow_always");
     harness.server.enqueue(bash("call_A1", "echo once"), { text: "ran" });
     const sessionId = await harness.newSession();
@@ -141,11 +135,7 @@ describe("session/request_permission", () => {
 
     harness = await harness.restart();
     harness.behaviour.answerPermission = choose("reject_once");
-    await harness.client.request(acp.methods.agent.session.load, {
-      sessionId,
-      cwd: harness.cwd,
-      mcpServers: [],
-    });
+    await harness.loadSession(sessionId);
     harness.server.enqueue(bash("call_A2", "echo once"), { text: "ran again" });
     expect(await harness.prompt(sessionId, "run it again")).toEqual({ stopReason: "end_turn" });
     expect(permissionRequests(harness)).toHaveLength(0);
@@ -153,7 +143,7 @@ describe("session/request_permission", () => {
   });
 
   test("reject always: the same command is denied later without asking", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.behaviour.answerPermission = choose("reject_always");
     harness.server.enqueue(bash("call_D1", "touch nope"), bash("call_D2", "touch nope"), {
       text: "gave up",
@@ -166,7 +156,7 @@ describe("session/request_permission", () => {
   });
 
   test("the prefix option grants every call with the command's prefix, never the compound's other parts", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     // An editor's user picks the option by its name; `choose` would take the first allow_always.
     harness.behaviour.answerPermission = async () => ({
       outcome: { outcome: "selected", optionId: "allow_always_prefix" },

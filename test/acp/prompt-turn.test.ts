@@ -1,15 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { AcpHarness, normalise, requestMessages } from "./support.js";
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const COMMANDS = {
   sessionUpdate: "available_commands_update",
@@ -44,7 +38,7 @@ const COMMANDS = {
 
 describe("initialize and session/new", () => {
   test("initialize answers protocol 1 with only what works, even when asked for a later version", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const answer = await harness.client.request(acp.methods.agent.initialize, {
       protocolVersion: 7,
     });
@@ -68,7 +62,7 @@ describe("initialize and session/new", () => {
   });
 
   test("session/new answers with modes and config options; commands follow the answer (case 25)", async () => {
-    harness = await AcpHarness.start({
+    const harness = await AcpHarness.start({
       env: { TURNLOOP_MODELS: "openai-compatible:other-model" },
     });
     const answer = await harness.client.request(acp.methods.agent.session.new, {
@@ -107,7 +101,7 @@ describe("initialize and session/new", () => {
   });
 
   test("a relative or missing cwd is invalid params", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     for (const cwd of ["relative/dir", join(harness.cwd, "missing")]) {
       await expect(
         harness.client.request(acp.methods.agent.session.new, { cwd, mcpServers: [] }),
@@ -118,7 +112,7 @@ describe("initialize and session/new", () => {
 
 describe("a prompt turn", () => {
   test("two model turns with a tool call: every update, in order, before the answer", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     await writeFile(join(harness.cwd, "a.txt"), "hello\n");
     harness.server.enqueue(
       {
@@ -188,7 +182,7 @@ describe("a prompt turn", () => {
   });
 
   test("text, resource_link and embedded resources reach the model as text, a PNG as an image part", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "ok" });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, [
@@ -231,7 +225,7 @@ describe("a prompt turn", () => {
     // 9 MiB: over HUGE_MESSAGE_BYTES, so collected between stages and sent without a body tee.
     ["a 9 MiB prompt line (a huge message)", 9 * 1024 * 1024],
   ])("%s is served, and answered with nothing else on the wire", async (_name, length) => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue({ text: "That is long." });
     const sessionId = await harness.newSession();
     const long = "x".repeat(length);
@@ -252,7 +246,7 @@ describe("a prompt turn", () => {
 
 describe("case 26: a second prompt while one runs", () => {
   test("is rejected at once, the first turn is unaffected, nothing of it is logged, and later prompts work", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     // The first answer waits, mid-stream, until the other prompts were refused.
     const refused = gate();
     harness.server.enqueue(

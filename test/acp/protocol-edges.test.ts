@@ -1,17 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 import { sleep } from "./support.js";
 
 // Issue 17: JSON-RPC edges of the SDK's connection layer, over the built CLI as a child process.
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 describe("ACP protocol edges", () => {
   test("a wrong jsonrpc version and an id-only message are answered -32600 with their ids", async () => {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { requireSandbox } from "../support/sandbox.js";
 import { AcpHarness, requestMessages } from "./support.js";
@@ -15,15 +15,12 @@ import { AcpHarness, requestMessages } from "./support.js";
  */
 
 const sandboxWorks = await requireSandbox();
-let harness: AcpHarness | undefined;
 let outside: string;
 
 beforeEach(async () => {
   outside = await mkdtemp(join("/var/tmp", "turnloop-acp-sandbox-outside-"));
 });
 afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
   await rm(outside, { recursive: true, force: true });
 });
 
@@ -48,7 +45,9 @@ const TEST_COMMAND = 'test "$(bash add.sh 2 3)" = 5 && echo PASS || { echo FAIL;
 
 describe.runIf(sandboxWorks)("autopilot, --sandbox workspace-write, permission mode auto", () => {
   test("edit, run the tests, fix, run them again: no question, nothing written outside", async () => {
-    harness = await AcpHarness.start({ face: { autopilot: true, sandbox: "workspace-write" } });
+    const harness = await AcpHarness.start({
+      face: { autopilot: true, sandbox: "workspace-write" },
+    });
     const escaped = join(outside, "cache.txt");
     harness.server.enqueue(
       call("call_1", "create", { path: "add.sh", file_text: "echo $(( $1 - $2 ))\n" }),
@@ -76,7 +75,9 @@ describe.runIf(sandboxWorks)("autopilot, --sandbox workspace-write, permission m
   });
 
   test("a command that needs the network asks exactly once, to run it outside the sandbox", async () => {
-    harness = await AcpHarness.start({ face: { autopilot: true, sandbox: "workspace-write" } });
+    const harness = await AcpHarness.start({
+      face: { autopilot: true, sandbox: "workspace-write" },
+    });
     const port = new URL(harness.server.url).port;
     const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
     harness.server.enqueue(
@@ -119,13 +120,9 @@ describe.runIf(sandboxWorks)("autopilot, --sandbox workspace-write, permission m
 
 describe.runIf(sandboxWorks)("the sandbox config option", () => {
   test("offered beside mode and model; choosing read-only confines the next prompt's commands", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const sessionId = await harness.newSession();
-    const answer = await harness.client.request(acp.methods.agent.session.setConfigOption, {
-      sessionId,
-      configId: "sandbox",
-      value: "read-only",
-    });
+    const answer = await harness.setConfigOption(sessionId, "sandbox", "read-only");
     expect(answer.configOptions.map((option) => [option.id, option.currentValue])).toEqual([
       ["mode", "ask"],
       ["model", "openai-compatible:fake-model"],
@@ -154,15 +151,9 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
   });
 
   test("an unknown policy is refused with the choices", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const sessionId = await harness.newSession();
-    await expect(
-      harness.client.request(acp.methods.agent.session.setConfigOption, {
-        sessionId,
-        configId: "sandbox",
-        value: "loose",
-      }),
-    ).rejects.toMatchObject({
+    await expect(harness.setConfigOption(sessionId, "sandbox", "loose")).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining(
         "unknown sandbox policy loose; use read-only, workspace-write, danger-full-access",

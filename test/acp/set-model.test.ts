@@ -1,17 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 
 // Issue 17: session/set_model (the former unstable model API) next to the `model` config option,
 // both through the session host's model resolution, over the built CLI as a child process.
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 const modeOption = expect.objectContaining({ id: "mode", currentValue: "ask" });
 const sandboxOption = expect.objectContaining({
@@ -54,12 +48,7 @@ describe("session/set_model", () => {
         modelId: "openai-compatible:other-model",
       }),
     ).toEqual({});
-    expect(
-      await agent.client.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "hello" }],
-      }),
-    ).toEqual({ stopReason: "end_turn" });
+    expect(await agent.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
     const body = fixture.server.requests[0]?.body as { model?: string };
     expect(body.model).toBe("other-model");
     expect(

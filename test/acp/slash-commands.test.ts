@@ -1,19 +1,13 @@
-import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { COMMANDS } from "../../src/session/commands.js";
+import { SESSION_COMMAND_NAMES } from "../support/slash-commands.js";
 import { ChildFixture } from "./child-process.js";
 
 // Issue 17: the commands in available_commands_update are the interactive terminal's definitions
 // (session/commands.ts) that need no terminal of their own, and each runs over ACP; over the
 // built CLI as a child process.
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 const said = (text: string) => ({
   sessionUpdate: "agent_message_chunk",
@@ -25,10 +19,7 @@ describe("ACP slash commands", () => {
   test("each advertised command runs, with no model request", async () => {
     const agent = fixture.startAgent({ TURNLOOP_MODELS: "openai-compatible:other-model" });
     await agent.initialize();
-    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
-      cwd: fixture.cwd,
-      mcpServers: [],
-    });
+    const sessionId = await agent.newSession();
     await agent.waitForUpdate(
       sessionId,
       (update) => update.sessionUpdate === "available_commands_update",
@@ -46,23 +37,10 @@ describe("ACP slash commands", () => {
       advertised?.sessionUpdate === "available_commands_update"
         ? advertised.availableCommands.map((command) => command.name)
         : [];
-    expect(names).toEqual([
-      "help",
-      "model",
-      "mode",
-      "usage",
-      "sessions",
-      "compact",
-      "mcp",
-      "permissions",
-    ]);
+    expect(names).toEqual(SESSION_COMMAND_NAMES);
     // /compact is a model request of its own: test/acp/compaction.test.ts runs it.
 
-    const run = async (text: string) =>
-      agent.client.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text }],
-      });
+    const run = async (text: string) => agent.prompt(sessionId, text);
     for (const line of [
       "/help",
       "/model openai-compatible:other-model",

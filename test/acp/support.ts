@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { onTestFinished } from "vitest";
 import { TurnloopAcpAgent } from "../../src/acp/agent.js";
 import { acpByteStream } from "../../src/acp/framing.js";
 import type { SessionEvent } from "../../src/events/events.js";
@@ -10,8 +9,8 @@ import type { FaceOptions } from "../../src/session/face-options.js";
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { closeModelPlace, type ModelPlace, openModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
 
 /** One JSON-RPC message as it crossed the wire, in order. */
@@ -30,10 +29,9 @@ export interface AcpHarnessOptions {
 }
 
 /** Where sessions and the fake model live; shared across reconnects (an agent restart). */
-interface Place {
-  server: FakeModelServer;
-  home: string;
-  cwd: string;
+interface Place extends ModelPlace {
+  /** The agent and client of the latest (re)start: the one closed when the test finishes. */
+  current?: AcpHarness;
 }
 
 /**
@@ -50,12 +48,18 @@ export class AcpHarness {
   };
   readonly agent: TurnloopAcpAgent;
   readonly connection: acp.ClientConnection;
+  /** The fake model, home and cwd, the same after a {@link restart}. */
+  readonly server: FakeModelServer;
+  readonly home: string;
+  readonly cwd: string;
   private readonly place: Place;
   private readonly options: AcpHarnessOptions;
   private readonly toAgent: ReadableStreamDefaultController<Uint8Array>;
 
   private constructor(place: Place, options: AcpHarnessOptions) {
     this.place = place;
+    ({ server: this.server, home: this.home, cwd: this.cwd } = place);
+    place.current = this;
     this.options = options;
     const env = {
       // As a real editor starts the agent: with a PATH (bubblewrap is found there).
@@ -108,25 +112,20 @@ export class AcpHarness {
     );
   }
 
-  /** A fresh fake model server, home and cwd, and a connected, initialized pair. */
+  /**
+   * A fresh fake model server, home and cwd, and a connected, initialized pair; called in a test,
+   * whose end closes them (the latest {@link restart}'s pair, the server, the folders).
+   */
   static async start(options: AcpHarnessOptions = {}): Promise<AcpHarness> {
-    const server = await startFakeModelServer();
-    const home = await mkdtemp(join(tmpdir(), "turnloop-acp-home-"));
-    const cwd = await realpath(await mkdtemp(join(tmpdir(), "turnloop-acp-cwd-")));
-    const harness = new AcpHarness({ server, home, cwd }, options);
+    const place: Place = await openModelPlace("acp");
+    onTestFinished(async () => {
+      await place.current?.close();
+    });
+    const harness = new AcpHarness(place, options);
     await harness.initialize();
     return harness;
   }
 
-  get server(): FakeModelServer {
-    return this.place.server;
-  }
-  get home(): string {
-    return this.place.home;
-  }
-  get cwd(): string {
-    return this.place.cwd;
-  }
   get client(): acp.ClientContext {
     return this.connection.agent;
   }
@@ -152,13 +151,33 @@ export class AcpHarness {
     prompt: string | acp.ContentBlock[],
     options: acp.SendRequestOptions = {},
   ): Promise<acp.PromptResponse> {
-    const blocks: acp.ContentBlock[] =
-      typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
     return this.client.request(
       acp.methods.agent.session.prompt,
-      { sessionId, prompt: blocks },
+      { sessionId, prompt: promptBlocks(prompt) },
       options,
     );
+  }
+
+  /** `session/load` in the harness's cwd with no MCP servers. */
+  loadSession(sessionId: string): Promise<acp.LoadSessionResponse> {
+    return this.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: this.cwd,
+      mcpServers: [],
+    });
+  }
+
+  /** `session/set_config_option`: the answer lists every option with its current value. */
+  setConfigOption(
+    sessionId: string,
+    configId: string,
+    value: string,
+  ): Promise<acp.SetSessionConfigOptionResponse> {
+    return this.client.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId,
+      value,
+    });
   }
 
   cancel(sessionId: string): Promise<void> {
@@ -258,11 +277,7 @@ export class AcpHarness {
 
   async close(): Promise<void> {
     await this.disconnect();
-    await this.place.server.close();
-    await rm(this.place.home, { recursive: true, force: true });
-    if (existsSync(this.place.cwd)) {
-      await rm(this.place.cwd, { recursive: true, force: true });
-    }
+    await closeModelPlace(this.place);
   }
 }
 
@@ -317,6 +332,20 @@ function recordingPipe(
   });
 }
 
+/** A prompt as ACP content blocks: a string is one text block. */
+export function promptBlocks(prompt: string | acp.ContentBlock[]): acp.ContentBlock[] {
+  return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
+}
+
+/** The texts of the `agent_message_chunk` updates among `updates`, in order. */
+export function agentTexts(updates: readonly acp.SessionUpdate[]): string[] {
+  return updates.flatMap((update) =>
+    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+      ? [update.content.text]
+      : [],
+  );
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -355,14 +384,4 @@ export function normalise(updates: readonly acp.SessionUpdate[], cwd: string): u
   return walk(JSON.parse(text)) as unknown[];
 }
 
-/** The `messages` of the fake server's request `index` (OpenAI Chat wire). */
-export function requestMessages(
-  server: FakeModelServer,
-  index: number,
-): Array<Record<string, unknown>> {
-  const body = server.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
-  if (body?.messages === undefined) {
-    throw new Error(`request ${index} has no messages`);
-  }
-  return body.messages;
-}
+export { requestMessages } from "../support/normalise-request.js";

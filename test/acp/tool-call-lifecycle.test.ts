@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { choose } from "./client-handlers.js";
 import { AcpHarness, normalise } from "./support.js";
@@ -10,12 +10,6 @@ import { AcpHarness, normalise } from "./support.js";
  * starts the call, its arguments in an update once complete, `in_progress` only when the tool
  * runs, and a call that never runs goes from pending straight to failed.
  */
-
-let harness: AcpHarness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const text = (value: string) => ({ type: "content", content: { type: "text", text: value } });
 
@@ -34,7 +28,7 @@ function toolUpdates(current: AcpHarness, sessionId: string): unknown[] {
 
 describe("the ACP tool-call lifecycle", () => {
   test("a rejected command: pending, asked, failed with the reason; never in progress", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.behaviour.answerPermission = choose("reject_once");
     harness.server.enqueue(
       { toolCalls: [{ id: "call_R", name: "bash", arguments: '{"command":"rm -rf build"}' }] },
@@ -69,7 +63,7 @@ describe("the ACP tool-call lifecycle", () => {
   });
 
   test("an unknown tool and invalid arguments: pending, then failed with the reason", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     harness.server.enqueue(
       {
         toolCalls: [
@@ -101,7 +95,7 @@ describe("the ACP tool-call lifecycle", () => {
   });
 
   test("a read that needs no question: pending, arguments, in progress, completed", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     await writeFile(join(harness.cwd, "a.txt"), "hi\n");
     harness.server.enqueue(
       { toolCalls: [{ id: "call_V", name: "view", arguments: '{"path":"a.txt"}' }] },
@@ -116,7 +110,7 @@ describe("the ACP tool-call lifecycle", () => {
   });
 
   test("call_0 on every turn: one tool_call per call, under the id the log and the model use", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const call = { id: "call_0", name: "glob", arguments: '{"pattern":"*.none"}' };
     harness.server.enqueue({ toolCalls: [call] }, { toolCalls: [call] }, { text: "done" });
     const sessionId = await harness.newSession();
@@ -161,7 +155,7 @@ describe("the ACP tool-call lifecycle", () => {
   });
 
   test("a long create shows up while its arguments stream", async () => {
-    harness = await AcpHarness.start();
+    const harness = await AcpHarness.start();
     const body = "x".repeat(2_000);
     const pieces = JSON.stringify({ path: "big.txt", file_text: body }).match(/.{1,100}/g) ?? [];
     // The model stops sending after a few pieces of the arguments until the test has looked.
@@ -194,7 +188,7 @@ describe("the ACP tool-call lifecycle", () => {
   });
 
   test("usage_update carries the cost and the catalogue's context window for a priced model", async () => {
-    harness = await AcpHarness.start({
+    const harness = await AcpHarness.start({
       env: { TURNLOOP_MODEL: "openai-chat:gpt-4.1", OPENAI_API_KEY: "test-key" },
     });
     harness.server.enqueue(

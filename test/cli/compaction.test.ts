@@ -7,7 +7,7 @@ import {
   isSummaryRequest,
   limitedModel,
   requestTokens,
-  viewAll,
+  viewEachFile,
 } from "../support/context-limit.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 
@@ -36,7 +36,7 @@ const prompt = (text: string, ...flags: string[]) => [
 
 describe("compaction in turnloop -p", () => {
   test("case 33 A: one dim stderr line per compaction, and the answer", async ({ cli, model }) => {
-    model.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    model.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const result = await cli(prompt("read all files and summarize"), { env: NO_RETRIES });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("finished\n");
@@ -55,7 +55,7 @@ describe("compaction in turnloop -p", () => {
       join(home, "config.json"),
       JSON.stringify({ contextWindows: { "openai-compatible:fake-model": WINDOW } }),
     );
-    model.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    model.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const result = await cli(["-p", "read all files and summarize"], { env: NO_RETRIES });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^compacted the conversation \(threshold\)/m);
@@ -66,7 +66,7 @@ describe("compaction in turnloop -p", () => {
     model.setResponder(
       limitedModel({
         limit: WINDOW,
-        conversation: viewAll,
+        conversation: viewEachFile,
         summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
       }),
     );
@@ -114,7 +114,7 @@ describe("compaction in turnloop -p", () => {
   }) => {
     let child: ChildProcess | undefined;
     let killed = false;
-    const conversation = limitedModel({ limit: WINDOW, conversation: viewAll });
+    const conversation = limitedModel({ limit: WINDOW, conversation: viewEachFile });
     model.setResponder((request) => {
       if (!killed && isSummaryRequest(request)) {
         killed = true;

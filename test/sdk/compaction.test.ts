@@ -1,7 +1,4 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import { beforeEach, describe, expect, test } from "vitest";
 import type { TurnloopClient } from "../../src/sdk/index.js";
 import {
   CONTEXT_ERRORS,
@@ -9,46 +6,27 @@ import {
   limitedModel,
   requestText,
   requestTokens,
+  viewEachFile,
+  writeSixFiles,
 } from "../support/context-limit.js";
-import type { Reply } from "../support/fake-model-types.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForEachTest, recordEvents } from "./support.js";
 
 const WINDOW = 8_000;
-let fixture: Fixture;
+const fixture = fixtureForEachTest();
 let client: TurnloopClient;
 
 beforeEach(async () => {
-  fixture = await startFixture();
-  client = fixture.client({ env: { ...fixture.env, TURNLOOP_CONTEXT_WINDOW: String(WINDOW) } });
-  await client.start();
-  for (let file = 1; file <= 6; file++) {
-    const line = `file-${file} holds this line of text.\n`;
-    await writeFile(
-      join(fixture.cwd, `file-${file}.txt`),
-      line.repeat(Math.ceil(6_144 / line.length)),
-    );
-  }
+  client = await fixture.startedClient({
+    env: { ...fixture.env, TURNLOOP_CONTEXT_WINDOW: String(WINDOW) },
+  });
+  await writeSixFiles(fixture.cwd);
 });
-afterEach(async () => {
-  await fixture.close();
-});
-
-function viewAll(index: number): Reply {
-  return index < 6
-    ? {
-        toolCalls: [
-          { id: `call-${index + 1}`, name: "view", arguments: `{"path":"file-${index + 1}.txt"}` },
-        ],
-      }
-    : { text: "finished" };
-}
 
 describe("compaction through the SDK", () => {
   test("case 33 A: the compaction events arrive and the prompt finishes", async () => {
-    fixture.model.setResponder(limitedModel({ limit: WINDOW, conversation: viewAll }));
+    fixture.model.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));
     const session = await client.createSession();
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     const reply = await session.sendAndWait({ prompt: "read all files and summarize" });
     expect(reply?.data.content).toBe("finished");
     const { requests } = fixture.model;
@@ -69,7 +47,7 @@ describe("compaction through the SDK", () => {
     fixture.model.setResponder(
       limitedModel({
         limit: WINDOW,
-        conversation: viewAll,
+        conversation: viewEachFile,
         summary: () => CONTEXT_ERRORS.openai(9_000, WINDOW),
       }),
     );

@@ -10,10 +10,12 @@ import {
   type SessionConfig,
   type SessionEvent,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-model-types.js";
-import { chatBody, type Fixture, startCopilotClient, startFixture } from "./support.js";
+import { gate } from "../support/gate.js";
+import { callingTools } from "../support/replies.js";
+import { chatBody, fixtureForFile, recordEvents, startCopilotClient } from "./support.js";
 
 /**
  * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
@@ -21,16 +23,10 @@ import { chatBody, type Fixture, startCopilotClient, startFixture } from "./supp
  * the requests turnloop sent to the model.
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: CopilotClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
   client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
 });
 
 /** The fake server's requests from `from` on. */
@@ -43,8 +39,7 @@ function provider(extra: Record<string, unknown> = {}): SessionConfig["provider"
 }
 
 function record(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
+  const events = recordEvents(session);
   return events;
 }
 
@@ -348,9 +343,7 @@ describe("tool outcomes", () => {
       });
       const events = record(session);
       let from = fixture.model.requests.length;
-      fixture.model.enqueue({
-        toolCalls: [{ id: "call_rm", name: "bash", arguments: '{"command":"rm -rf x"}' }],
-      });
+      fixture.model.enqueue(callingTools(["call_rm", "bash", { command: "rm -rf x" }]));
       await session.sendAndWait({ prompt: "delete x" });
       expect(requestsSince(from)).toHaveLength(1);
       const completed = events.find((event) => event.type === "tool.execution_complete");
@@ -440,10 +433,16 @@ describe("events", () => {
   test("session.usage_info after each model call, queue changes as pending_messages.modified", async () => {
     const session = await client.createSession({ onPermissionRequest: approveAll });
     const events = record(session);
-    fixture.model.enqueue({ text: "slow", delayMs: 200 }, { text: "queued" });
+    // The first reply is held until the second send is answered, so that one queues.
+    const queued = gate();
+    fixture.model.enqueue(
+      { text: "slow", pause: { afterEvents: 0, until: queued.opened } },
+      { text: "queued" },
+    );
     const idle = new Promise<void>((resolve) => session.on("session.idle", () => resolve()));
     await session.send({ prompt: "first" });
     await session.send({ prompt: "second" });
+    queued.open();
     await idle;
     const types = events.map((event) => event.type);
     expect(types.filter((type) => type === "session.usage_info")).toHaveLength(2);

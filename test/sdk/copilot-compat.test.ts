@@ -10,9 +10,10 @@ import {
   type SessionConfig,
   type SessionEvent,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { type Fixture, requestMessages, startFixture } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, requestMessages } from "./support.js";
 
 /**
  * The official `@github/copilot-sdk` (1.0.14) pointed at turnloop as its CLI: it spawns
@@ -20,16 +21,7 @@ import { type Fixture, requestMessages, startFixture } from "./support.js";
  * and drives sessions with its own tool, permission and hook handlers.
  */
 
-let fixture: Fixture;
-const clients: CopilotClient[] = [];
-
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.stop()));
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 function copilotClient(): CopilotClient {
   const env = fixture.env;
@@ -37,7 +29,7 @@ function copilotClient(): CopilotClient {
     connection: RuntimeConnection.forStdio({ path: CLI_PATH, env }),
     workingDirectory: fixture.cwd,
   });
-  clients.push(client);
+  fixture.onClose(() => client.stop());
   return client;
 }
 
@@ -62,7 +54,7 @@ describe("the Copilot SDK's own ways to name its CLI start turnloop", () => {
               workingDirectory: project,
             })
           : new CopilotClient({ connection, workingDirectory: project });
-      clients.push(client);
+      fixture.onClose(() => client.stop());
       const session = await client.createSession({
         model: "gpt-4.1",
         provider: { type: "openai", baseUrl: `${fixture.model.url}/v1`, apiKey: "dummy" },
@@ -126,10 +118,9 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     const client = copilotClient();
     const session = await client.createSession(config());
     const types = record(session);
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_u", name: "echo_upper", arguments: '{"text":"hello"}' }] },
-      { text: "The tool returned HELLO." },
-    );
+    fixture.model.enqueue(callingTools(["call_u", "echo_upper", { text: "hello" }]), {
+      text: "The tool returned HELLO.",
+    });
     const reply = await session.sendAndWait({ prompt: "Upper-case the word hello using the tool" });
     expect(reply?.data.content).toBe("The tool returned HELLO.");
     expect(asked.map((request) => request.kind)).toEqual(["custom-tool"]);
@@ -152,9 +143,7 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     expect(tool?.content).toBe("HELLO");
 
     // Abort while a command runs: the permission handler approves bash, then the app aborts.
-    fixture.model.enqueue({
-      toolCalls: [{ id: "call_s", name: "bash", arguments: '{"command":"echo go; sleep 30"}' }],
-    });
+    fixture.model.enqueue(callingTools(["call_s", "bash", { command: "echo go; sleep 30" }]));
     const running = new Promise<void>((resolve) =>
       session.on("tool.execution_partial_result", () => resolve()),
     );

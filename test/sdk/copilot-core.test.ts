@@ -8,14 +8,15 @@ import {
   type SessionEvent,
   ToolSet,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { stdioEntry } from "../support/mcp/servers.js";
+import { callingTools } from "../support/replies.js";
 import {
   type ChatBody,
   chatBody,
-  type Fixture,
+  fixtureForFile,
+  recordEvents,
   startCopilotClient,
-  startFixture,
 } from "./support.js";
 
 /**
@@ -23,16 +24,10 @@ import {
  * turnloop is its CLI, one test per cause, driving the built CLI against the fake model.
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: CopilotClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
   client = await startCopilotClient(fixture);
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
 });
 
 /** The tool names of the first model request of one prompt. */
@@ -92,8 +87,7 @@ describe("tool sets", () => {
 });
 
 function record(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
+  const events = recordEvents(session);
   return events;
 }
 
@@ -276,13 +270,11 @@ describe("hooks", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     const from = fixture.model.requests.length;
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_x", name: "no_such_tool", arguments: '{"q":1}' }] },
-      { text: "That tool is missing." },
-    );
+    fixture.model.enqueue(callingTools(["call_x", "no_such_tool", { q: 1 }]), {
+      text: "That tool is missing.",
+    });
     await session.sendAndWait({ prompt: "use it" });
 
     expect(asked).toEqual([["no_such_tool", { q: 1 }]]);

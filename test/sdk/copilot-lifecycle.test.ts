@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { approveAll, CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForFile } from "./support.js";
 
 /**
  * Auth and lifecycle as an app on the official `@github/copilot-sdk` sees them with turnloop as
@@ -12,15 +12,8 @@ import { type Fixture, startFixture } from "./support.js";
  * with the app that started it.
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 const REPOSITORY = fileURLToPath(new URL("../..", import.meta.url));
-
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await fixture.close();
-});
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -125,12 +118,6 @@ describe("auth and lifecycle", () => {
     });
     expect(await canConnect(port)).toBe(true);
     app.kill("SIGKILL");
-    const deadline = Date.now() + 10_000;
-    let open = true;
-    while (open && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      open = await canConnect(port);
-    }
-    expect(open).toBe(false);
+    await expect.poll(() => canConnect(port)).toBe(false);
   }, 20_000);
 });

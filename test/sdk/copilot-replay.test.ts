@@ -2,21 +2,19 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
   approveAll,
-  CopilotClient,
+  type CopilotClient,
   defineTool,
   type MessageOptions,
-  RuntimeConnection,
   type SessionConfig,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { beforeAll, describe, expect, test } from "vitest";
 import { mergeAssistants } from "../support/normalise-request.js";
 import {
   loadTranscript,
   transcriptResponder,
   transcriptsDirectory,
 } from "../support/transcripts.js";
-import { type Fixture, requestMessages, startFixture } from "./support.js";
+import { fixtureForFile, requestMessages, startCopilotClient } from "./support.js";
 
 /**
  * Recorded Copilot SDK conversations (claude-sonnet-4.5) replayed through the official
@@ -231,20 +229,10 @@ function absolute(options: MessageOptions, cwd: string): MessageOptions {
   return { ...options, ...(attachments === undefined ? {} : { attachments }) };
 }
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: CopilotClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = new CopilotClient({
-    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env }),
-    workingDirectory: fixture.cwd,
-  });
-  await client.start();
-});
-afterAll(async () => {
-  await client.stop();
-  await fixture.close();
+  client = await startCopilotClient(fixture, []);
 });
 
 describe.skipIf(directory === undefined)("recorded conversations through the Copilot SDK", () => {

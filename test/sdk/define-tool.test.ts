@@ -7,21 +7,16 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { z as appZod } from "zod-other";
 import { approveAll, defineTool, type TurnloopClient } from "../../src/sdk/index.js";
-import { type Fixture, requestMessages, startFixture } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, requestMessages } from "./support.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: TurnloopClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = fixture.client();
-  await client.start();
-});
-afterAll(async () => {
-  await fixture.close();
+  client = await fixture.startedClient();
 });
 
 const invocation = {
@@ -121,14 +116,12 @@ describe("custom tools through the server", () => {
       ],
     });
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_1", name: "book", arguments: '{"seats":0,"name":5}' },
-          { id: "call_2", name: "book", arguments: '{"seats":2}' },
-          { id: "call_3", name: "weather", arguments: '{"town":"Oslo"}' },
-          { id: "call_4", name: "weather", arguments: '{"city":"Oslo"}' },
-        ],
-      },
+      callingTools(
+        ["call_1", "book", { seats: 0, name: 5 }],
+        ["call_2", "book", { seats: 2 }],
+        ["call_3", "weather", { town: "Oslo" }],
+        ["call_4", "weather", { city: "Oslo" }],
+      ),
       { text: "Done." },
     );
     const reply = await session.sendAndWait({ prompt: "Book and check." }, 10_000);

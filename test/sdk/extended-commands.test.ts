@@ -1,6 +1,8 @@
-import { approveAll, type SessionEvent } from "@github/copilot-sdk";
+import { approveAll } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
+import { SESSION_COMMAND_NAMES } from "../support/slash-commands.js";
 import { useCopilotClient } from "./extended-support.js";
+import { recordEvents } from "./support.js";
 
 /**
  * Issue 25, extended: `session.commands.list` / `invoke` over turnloop's slash commands, driven
@@ -13,16 +15,7 @@ describe("session.commands", () => {
   test("list names the commands an app can run; invoke runs them and reports as Copilot does", async () => {
     const session = await setup.client.createSession({ onPermissionRequest: approveAll });
     const { commands } = await session.rpc.commands.list();
-    expect(commands.map((command) => command.name)).toEqual([
-      "help",
-      "model",
-      "mode",
-      "usage",
-      "sessions",
-      "compact",
-      "mcp",
-      "permissions",
-    ]);
+    expect(commands.map((command) => command.name)).toEqual(SESSION_COMMAND_NAMES);
     expect(commands.find((command) => command.name === "model")).toEqual({
       name: "model",
       description: "Show the model, or switch to another one for the next prompts",
@@ -38,8 +31,7 @@ describe("session.commands", () => {
       text: expect.stringMatching(/^Error: /),
     });
 
-    const events: SessionEvent[] = [];
-    session.on((event: SessionEvent) => events.push(event));
+    const events = recordEvents(session);
     setup.fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
     await session.sendAndWait({ prompt: "first" });
     await session.sendAndWait({ prompt: "second" });

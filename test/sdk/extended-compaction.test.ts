@@ -1,6 +1,7 @@
-import { approveAll, type CopilotSession, type SessionEvent } from "@github/copilot-sdk";
+import { approveAll, type CopilotSession } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
 import { useCopilotClient } from "./extended-support.js";
+import { recordEvents } from "./support.js";
 
 /**
  * Issue 25, extended: `infiniteSessions` thresholds feed turnloop's compaction, driven through
@@ -13,8 +14,7 @@ const setup = useCopilotClient({ TURNLOOP_CONTEXT_WINDOW: String(WINDOW) });
 
 /** Two prompts; the first reply reports `inputTokens`; `[type, trigger]` of the compaction events. */
 async function twoPrompts(session: CopilotSession, inputTokens: number, compacts: boolean) {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
+  const events = recordEvents(session);
   setup.fixture.model.enqueue({ text: "one", usage: { input: inputTokens, output: 100 } });
   await session.sendAndWait({ prompt: "first" });
   setup.fixture.model.enqueue(...(compacts ? [{ text: "Task: count." }] : []), { text: "two" });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { approveAll, type SessionEvent } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
 import { useCopilotClient } from "./extended-support.js";
-import { requestMessages } from "./support.js";
+import { recordEvents, requestMessages } from "./support.js";
 
 /**
  * Issue 25, extended: `session.history.truncate` / `rewind` / `listRewindPoints` /
@@ -73,8 +73,7 @@ describe("session.history", () => {
       await session.rpc.history.rewind({ eventId: secondId, mode: "conversation-and-files" }),
     ).toEqual({ outcome: "file-change-tracking-disabled", restoredFiles: [], skippedFiles: [] });
 
-    const live: SessionEvent[] = [];
-    session.on((event) => live.push(event));
+    const live = recordEvents(session);
     const cut = before.findIndex((event) => event.id === secondId);
     const removed = before.length - cut;
     expect(await session.rpc.history.rewind({ eventId: secondId, mode: "conversation" })).toEqual({

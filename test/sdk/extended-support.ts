@@ -1,6 +1,6 @@
-import type { CopilotClient, CopilotSession, SessionEvent } from "@github/copilot-sdk";
-import { afterAll, beforeAll } from "vitest";
-import { type Fixture, startCopilotClient, startFixture } from "./support.js";
+import type { CopilotClient } from "@github/copilot-sdk";
+import { beforeAll } from "vitest";
+import { type Fixture, fixtureForFile, startCopilotClient } from "./support.js";
 
 /** The fixture and the official SDK's client of one test file, started before its tests. */
 export interface CopilotSetup {
@@ -13,35 +13,21 @@ export interface CopilotSetup {
  * tests, with `env` added to the CLI's environment, and stops both after them.
  */
 export function useCopilotClient(env: Record<string, string> = {}): CopilotSetup {
-  let started: { fixture: Fixture; client: CopilotClient } | undefined;
+  const fixture = fixtureForFile();
+  let client: CopilotClient | undefined;
   beforeAll(async () => {
-    const fixture = await startFixture();
     Object.assign(fixture.env, env);
-    started = { fixture, client: await startCopilotClient(fixture) };
+    client = await startCopilotClient(fixture);
   });
-  afterAll(async () => {
-    await started?.client.stop();
-    await started?.fixture.close();
-  });
-  const get = () => {
-    if (started === undefined) {
-      throw new Error("the fixture starts in beforeAll");
-    }
-    return started;
-  };
   return {
-    get fixture() {
-      return get().fixture;
-    },
+    fixture,
     get client() {
-      return get().client;
+      if (client === undefined) {
+        throw new Error("the client starts in beforeAll");
+      }
+      return client;
     },
   };
 }
 
-/** Every event the app sees on `session` from now on, in order. */
-export function recordEvents(session: CopilotSession): SessionEvent[] {
-  const events: SessionEvent[] = [];
-  session.on((event: SessionEvent) => events.push(event));
-  return events;
-}
+export { recordEvents } from "./support.js";

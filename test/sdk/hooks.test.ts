@@ -1,20 +1,15 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { HookType, SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
-import { type Fixture, nextEvent, requestMessages, startFixture } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, nextEvent, recordEvents, requestMessages } from "./support.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: TurnloopClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = fixture.client();
-  await client.start();
-});
-afterAll(async () => {
-  await fixture.close();
+  client = await fixture.startedClient();
 });
 
 /** `[hookType, success]` of each `hook.end`, in order. */
@@ -61,10 +56,9 @@ describe("hooks through hooks.invoke", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const _events = recordEvents(session);
     fixture.model.enqueue(
-      { toolCalls: [{ id: "call_v", name: "view", arguments: '{"path":"notes.txt"}' }] },
+      callingTools(["call_v", "view", { path: "notes.txt" }]),
       { text: "It says other." },
       { text: "Bye." },
     );
@@ -177,17 +171,14 @@ describe("hooks through hooks.invoke", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_deny", name: "bash", arguments: '{"command":"echo denied"}' },
-          { id: "call_allow", name: "bash", arguments: '{"command":"echo fine"}' },
-          { id: "call_ask", name: "view", arguments: '{"path":"."}' },
-          { id: "call_missing", name: "view", arguments: '{"path":"missing.txt"}' },
-        ],
-      },
+      callingTools(
+        ["call_deny", "bash", { command: "echo denied" }],
+        ["call_allow", "bash", { command: "echo fine" }],
+        ["call_ask", "view", { path: "." }],
+        ["call_missing", "view", { path: "missing.txt" }],
+      ),
       { text: "done" },
     );
     await session.sendAndWait({ prompt: "go" });
@@ -265,15 +256,12 @@ describe("hooks through hooks.invoke", () => {
         },
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
+    const events = recordEvents(session);
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_first", name: "bash", arguments: '{"command":"echo first"}' },
-          { id: "call_second", name: "bash", arguments: '{"command":"echo second"}' },
-        ],
-      },
+      callingTools(
+        ["call_first", "bash", { command: "echo first" }],
+        ["call_second", "bash", { command: "echo second" }],
+      ),
       { text: "done" },
     );
     await session.sendAndWait({ prompt: "go" });

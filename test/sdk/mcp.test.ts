@@ -5,19 +5,13 @@ import {
   type PermissionRequest,
   RuntimeConnection,
 } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { livePids, stdioEntry, waitForLog } from "../support/mcp/servers.js";
-import { type Fixture, normalise, requestMessages, startFixture } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, normalise, recordEvents, requestMessages } from "./support.js";
 
-let fixture: Fixture;
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 function toolNames(request: number): string[] {
   const body = fixture.model.requests.at(request)?.body as {
@@ -38,12 +32,8 @@ describe("MCP servers through the SDK server", () => {
         return { kind: "approve-once" };
       },
     });
-    const events: SessionEvent[] = [];
-    session.on((event) => events.push(event));
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_1", name: "t-echo", arguments: '{"text":"sdk"}' }] },
-      { text: "done" },
-    );
+    const events = recordEvents(session);
+    fixture.model.enqueue(callingTools(["call_1", "t-echo", { text: "sdk" }]), { text: "done" });
     await session.sendAndWait({ prompt: "echo sdk" });
     expect(toolNames(-2)).toContain("t-echo");
     expect(requestMessages(fixture.model, -1).at(-1)).toMatchObject({
@@ -122,10 +112,9 @@ describe("MCP servers through the SDK server", () => {
       });
       const types: string[] = [];
       session.on((event: CopilotEvent) => types.push(event.type));
-      fixture.model.enqueue(
-        { toolCalls: [{ id: "call_c", name: "files-echo", arguments: '{"text":"copilot"}' }] },
-        { text: "The server said echo: copilot." },
-      );
+      fixture.model.enqueue(callingTools(["call_c", "files-echo", { text: "copilot" }]), {
+        text: "The server said echo: copilot.",
+      });
       const reply = await session.sendAndWait({ prompt: "Use the files server to echo copilot" });
       expect(reply?.data.content).toBe("The server said echo: copilot.");
       // `tools: ["echo"]` offers only that tool of the server.

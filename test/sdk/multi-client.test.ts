@@ -9,7 +9,8 @@ import {
 } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import { type Fixture, nextEvent, normalise, requestMessages, startFixture } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, nextEvent, normalise, requestMessages } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 /**
@@ -18,20 +19,18 @@ import { startTcpServer, type TcpServer } from "./tcp-server.js";
  * Copilot SDK's multi-client broadcast pattern).
  */
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let server: TcpServer;
 let first: CopilotClient;
 let second: CopilotClient;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   server = await startTcpServer(fixture);
   first = await server.copilotClient();
   second = await server.copilotClient();
 });
 afterAll(async () => {
   await server.stop();
-  await fixture.close();
 });
 
 /** Records what each session sees; `idle` resolves on each one's next `session.idle`. */
@@ -79,12 +78,10 @@ describe("several clients on one session", () => {
     });
     const from = fixture.model.requests.length;
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_city", name: "city_lookup", arguments: '{"code":"US"}' },
-          { id: "call_currency", name: "currency_lookup", arguments: '{"code":"US"}' },
-        ],
-      },
+      callingTools(
+        ["call_city", "city_lookup", { code: "US" }],
+        ["call_currency", "currency_lookup", { code: "US" }],
+      ),
       { text: "CITY_LOOKUP_US and CURRENCY_LOOKUP_US" },
     );
     const { seen, idle } = watch(one, two);
@@ -135,11 +132,7 @@ describe("several clients on one session", () => {
       },
     });
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_w", name: "create", arguments: '{"path":"hello.txt","file_text":"hi"}' },
-        ],
-      },
+      callingTools(["call_w", "create", { path: "hello.txt", file_text: "hi" }]),
       { text: "Created." },
     );
     const { seen, idle } = watch(one, two);
@@ -273,11 +266,7 @@ describe("several clients on one session", () => {
     });
     const question = nextEvent(handler, (event) => event.type === "permission.requested");
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_c", name: "create", arguments: '{"path":"late.txt","file_text":"x"}' },
-        ],
-      },
+      callingTools(["call_c", "create", { path: "late.txt", file_text: "x" }]),
       { text: "Nobody could approve it." },
     );
     const next = fixture.model.requests.length;

@@ -1,21 +1,14 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForFile } from "./support.js";
 
 /** The README's Copilot SDK example runs as written, with its CLI path pointed at this build. */
 
 const REPOSITORY = fileURLToPath(new URL("../..", import.meta.url));
-let fixture: Fixture;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 test("the README's cliPath example prints the model's answer", async () => {
   const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");

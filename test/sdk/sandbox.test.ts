@@ -6,8 +6,9 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
+import { callingTools } from "../support/replies.js";
 import { requireSandbox } from "../support/sandbox.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForFile } from "./support.js";
 
 /**
  * An app chooses the sandbox by starting the server with `--sandbox`, or per session with the
@@ -16,15 +17,13 @@ import { type Fixture, startFixture } from "./support.js";
  */
 
 const sandboxWorks = await requireSandbox();
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let outside: string;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   outside = await mkdtemp(join("/var/tmp", "turnloop-sdk-sandbox-outside-"));
 });
 afterAll(async () => {
-  await fixture.close();
   await rm(outside, { recursive: true, force: true });
 });
 
@@ -42,18 +41,9 @@ test.runIf(sandboxWorks)(
       }
     });
     const escaped = join(outside, "escaped.txt");
-    fixture.model.enqueue(
-      {
-        toolCalls: [
-          {
-            id: "call_1",
-            name: "bash",
-            arguments: JSON.stringify({ command: `echo x > ${escaped}` }),
-          },
-        ],
-      },
-      { text: "Done." },
-    );
+    fixture.model.enqueue(callingTools(["call_1", "bash", { command: `echo x > ${escaped}` }]), {
+      text: "Done.",
+    });
     const reply = await session.sendAndWait({ prompt: "write it" });
     expect(reply?.data.content).toBe("Done.");
     expect(results).toEqual([
@@ -144,18 +134,9 @@ test.runIf(sandboxWorks)(
         },
       });
       const escaped = join(outside, "official.txt");
-      fixture.model.enqueue(
-        {
-          toolCalls: [
-            {
-              id: "call_o",
-              name: "bash",
-              arguments: JSON.stringify({ command: `echo x > ${escaped}` }),
-            },
-          ],
-        },
-        { text: "Tried." },
-      );
+      fixture.model.enqueue(callingTools(["call_o", "bash", { command: `echo x > ${escaped}` }]), {
+        text: "Tried.",
+      });
       const reply = await session.sendAndWait({ prompt: "write it" });
       expect(reply?.data.content).toBe("Tried.");
       expect(seen).toEqual([

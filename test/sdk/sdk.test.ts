@@ -1,40 +1,29 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import type { SessionEvent } from "../../src/events/events.js";
 import {
   approveAll,
   defineTool,
   type PermissionRequest,
   type TurnloopClient,
 } from "../../src/sdk/index.js";
+import { gate } from "../support/gate.js";
+import { callingTools } from "../support/replies.js";
 import {
-  type Fixture,
+  fixtureForFile,
   MODEL,
   nextEvent,
   normalise,
+  recordEvents,
   requestMessages,
-  startFixture,
 } from "./support.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let client: TurnloopClient;
-
 beforeAll(async () => {
-  fixture = await startFixture();
-  client = fixture.client();
-  await client.start();
+  client = await fixture.startedClient();
 });
-afterAll(async () => {
-  await fixture.close();
-});
-
-function collect(session: { on(handler: (event: SessionEvent) => void): () => void }) {
-  const events: SessionEvent[] = [];
-  session.on((event) => events.push(event));
-  return events;
-}
 
 /** The SDK face names models bare, as the Copilot CLI does (the log keeps `MODEL`). */
 const BARE_MODEL = MODEL.slice(MODEL.indexOf(":") + 1);
@@ -44,11 +33,10 @@ describe("the SDK against the built server (stdio)", () => {
   test("a tool turn: every event, in order, then the same persisted events on disk", async () => {
     await writeFile(join(fixture.cwd, "notes.txt"), "hello\n");
     const session = await client.createSession();
-    const events = collect(session);
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"notes.txt"}' }] },
-      { text: ["It says ", "hello."] },
-    );
+    const events = recordEvents(session);
+    fixture.model.enqueue(callingTools(["call_1", "view", { path: "notes.txt" }]), {
+      text: ["It says ", "hello."],
+    });
     const reply = await session.sendAndWait({ prompt: "Read notes.txt" });
     expect(reply?.data.content).toBe("It says hello.");
     // Copilot's context report after each model call: the request's input tokens, the history.
@@ -130,12 +118,15 @@ describe("the SDK against the built server (stdio)", () => {
 
   test("send answers at once with a message id; the loop runs on and ends with session.idle", async () => {
     const session = await client.createSession({ streaming: false });
-    const events = collect(session);
-    fixture.model.enqueue({ text: "done", delayMs: 100 });
+    const events = recordEvents(session);
+    // The reply is held until the test has seen send's answer.
+    const answered = gate();
+    fixture.model.enqueue({ text: "done", pause: { afterEvents: 0, until: answered.opened } });
     const idle = nextEvent(session, (event) => event.type === "session.idle");
     const messageId = await session.send({ prompt: "hi" });
     expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
     expect(events.some((event) => event.type === "session.idle")).toBe(false);
+    answered.open();
     await idle;
     // streaming: false sends no deltas.
     expect(events.map((event) => event.type)).toEqual([
@@ -151,14 +142,23 @@ describe("the SDK against the built server (stdio)", () => {
 
   test("queued sends run one after another; immediate goes first; one idle when all are done", async () => {
     const session = await client.createSession({ streaming: false });
-    const events = collect(session);
-    fixture.model.enqueue({ text: "one", delayMs: 50 }, { text: "three" }, { text: "two" });
+    const events = recordEvents(session);
+    // The first reply is held until all three sends are answered, so two of them queue.
+    const queued = gate();
+    fixture.model.enqueue(
+      { text: "one", pause: { afterEvents: 0, until: queued.opened } },
+      { text: "three" },
+      { text: "two" },
+    );
     const idle = nextEvent(session, (event) => event.type === "session.idle");
     await session.send({ prompt: "first" });
     await session.send({ prompt: "second" });
     await session.send({ prompt: "third", mode: "immediate" });
+    queued.open();
     await idle;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A later request's answer follows every event the server sent before it (one ordered
+    // stream): a second idle or a late event would be here by now.
+    await client.ping();
     const prompts = events.flatMap((event) =>
       event.type === "user.message" ? [event.data.content] : [],
     );
@@ -201,7 +201,7 @@ describe("the SDK against the built server (stdio)", () => {
     const session = await client.createSession({
       tools: [lookup("lookup_city", "Paris"), lookup("lookup_country", "France"), broken],
     });
-    const events = collect(session);
+    const events = recordEvents(session);
     fixture.model.enqueue(
       {
         toolCalls: [
@@ -265,10 +265,10 @@ describe("the SDK against the built server (stdio)", () => {
           : { kind: "reject", feedback: "not now" };
       },
     });
-    const events = collect(session);
+    const events = recordEvents(session);
     fixture.model.enqueue(
-      { toolCalls: [{ id: "call_a", name: "bash", arguments: '{"command":"echo allowed"}' }] },
-      { toolCalls: [{ id: "call_b", name: "bash", arguments: '{"command":"echo denied"}' }] },
+      callingTools(["call_a", "bash", { command: "echo allowed" }]),
+      callingTools(["call_b", "bash", { command: "echo denied" }]),
     );
     const requestsBefore = fixture.model.requests.length;
     await session.sendAndWait({ prompt: "run two commands" });
@@ -295,11 +295,8 @@ describe("the SDK against the built server (stdio)", () => {
     expect(results[1]).toBe("Permission denied for 'bash': not now");
 
     const unguarded = await client.createSession();
-    const unguardedEvents = collect(unguarded);
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_c", name: "bash", arguments: '{"command":"echo x"}' }] },
-      { text: "no" },
-    );
+    const unguardedEvents = recordEvents(unguarded);
+    fixture.model.enqueue(callingTools(["call_c", "bash", { command: "echo x" }]), { text: "no" });
     await unguarded.sendAndWait({ prompt: "run" });
     expect(unguardedEvents.some((event) => event.type === "permission.requested")).toBe(false);
     expect(
@@ -313,12 +310,10 @@ describe("the SDK against the built server (stdio)", () => {
 
   test("abort mid-tool: the command is killed, the call gets its result, idle says cancelled and aborted", async () => {
     const session = await client.createSession({ allowAllTools: true });
-    const events = collect(session);
-    fixture.model.enqueue({
-      toolCalls: [
-        { id: "call_sleep", name: "bash", arguments: '{"command":"echo started; sleep 30"}' },
-      ],
-    });
+    const events = recordEvents(session);
+    fixture.model.enqueue(
+      callingTools(["call_sleep", "bash", { command: "echo started; sleep 30" }]),
+    );
     // The command runs once its first output arrives.
     const started = nextEvent(session, (event) => event.type === "tool.execution_partial_result");
     await session.send({ prompt: "sleep" });
@@ -347,14 +342,10 @@ describe("the SDK against the built server (stdio)", () => {
   test("autopilot: nudged until the model calls task_complete", async () => {
     const session = await client.createSession({ mode: "autopilot" });
     expect(await session.getMode()).toBe("autopilot");
-    const events = collect(session);
+    const events = recordEvents(session);
     fixture.model.enqueue(
       { text: "I will start." },
-      {
-        toolCalls: [
-          { id: "call_done", name: "task_complete", arguments: '{"summary":"All done."}' },
-        ],
-      },
+      callingTools(["call_done", "task_complete", { summary: "All done." }]),
     );
     await session.sendAndWait({ prompt: "do the task" });
     const relevant = events

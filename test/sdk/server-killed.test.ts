@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TurnloopClient } from "../../src/sdk/index.js";
-import { type Fixture, startFixture } from "./support.js";
+import { fixtureForFile } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let tcp: TcpServer;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   tcp = await startTcpServer(fixture);
 });
 afterAll(async () => {
   tcp.process.kill("SIGCONT");
   await tcp.stop();
-  await fixture.close();
 });
 
 // Issue 22's chaos trial kills workers with `kill -9`: a client whose calls were in flight must

@@ -1,13 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { TurnloopClient, type TurnloopClientOptions } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer, RecordedRequest } from "../support/fake-model-types.js";
+import { LateModelPlace } from "../support/model-place.js";
 
 /** A fake model server, a temp home and cwd, and clients of the built server against them. */
 export interface Fixture {
@@ -17,45 +15,104 @@ export interface Fixture {
   env: Record<string, string>;
   /** A client spawning `dist/cli/main.js --headless --stdio`; stopped by `close`. */
   client(options?: TurnloopClientOptions): TurnloopClient;
+  /** {@link client}, started. */
+  startedClient(options?: TurnloopClientOptions): Promise<TurnloopClient>;
+  /** Runs `cleanup` at `close`, with the clients' stops, before the model server stops. */
+  onClose(cleanup: () => Promise<unknown>): void;
+  /** Stops the clients, runs the `onClose` cleanups, stops the model server, removes the folders. */
   close(): Promise<void>;
 }
 
 /** Model id the fixture's server uses by default. */
 export const MODEL = "openai-compatible:fake-model";
 
+/** An open fixture; the caller closes it. */
 export async function startFixture(): Promise<Fixture> {
-  if (!existsSync(CLI_PATH)) {
-    throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+  const fixture = new SdkFixture();
+  await fixture.open();
+  return fixture;
+}
+
+/**
+ * One fixture for all the tests of the calling file (or `describe`): opened before the first
+ * (`beforeAll`) and closed after the last (`afterAll`), both registered here.
+ */
+export function fixtureForFile(): Fixture {
+  const fixture = new SdkFixture();
+  beforeAll(() => fixture.open());
+  afterAll(() => fixture.close());
+  return fixture;
+}
+
+/** As {@link fixtureForFile}, but a fresh fixture for each test (`beforeEach`/`afterEach`). */
+export function fixtureForEachTest(): Fixture {
+  const fixture = new SdkFixture();
+  beforeEach(() => fixture.open());
+  afterEach(() => fixture.close());
+  return fixture;
+}
+
+class SdkFixture extends LateModelPlace implements Fixture {
+  private environment: Record<string, string> | undefined;
+  private cleanups: Array<() => Promise<unknown>> = [];
+
+  constructor() {
+    super("sdk");
   }
-  const model = await startFakeModelServer();
-  const home = await mkdtemp(join(tmpdir(), "turnloop-sdk-home-"));
-  const cwd = await mkdtemp(join(tmpdir(), "turnloop-sdk-cwd-"));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? home,
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: MODEL,
-    TURNLOOP_BASE_URL: `${model.url}/v1`,
-    TURNLOOP_MAX_RETRIES: "0",
-  };
-  const clients: TurnloopClient[] = [];
-  return {
-    model,
-    home,
-    cwd,
-    env,
-    client: (options = {}) => {
-      const client = new TurnloopClient({ cliPath: CLI_PATH, cwd, env, ...options });
-      clients.push(client);
-      return client;
-    },
-    close: async () => {
-      await Promise.all(clients.map((client) => client.stop()));
-      await model.close();
-      await rm(home, { recursive: true, force: true });
-      await rm(cwd, { recursive: true, force: true });
-    },
-  };
+
+  override async open(): Promise<void> {
+    if (!existsSync(CLI_PATH)) {
+      throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+    }
+    await super.open();
+    this.environment = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? this.home,
+      TURNLOOP_HOME: this.home,
+      TURNLOOP_MODEL: MODEL,
+      TURNLOOP_BASE_URL: `${this.server.url}/v1`,
+      TURNLOOP_MAX_RETRIES: "0",
+    };
+  }
+
+  get model(): FakeModelServer {
+    return this.server;
+  }
+  /** The CLI's environment; a suite may add to it before starting clients. */
+  get env(): Record<string, string> {
+    if (this.environment === undefined) {
+      throw new Error("the sdk fixture is used while it is not open (outside its tests)");
+    }
+    return this.environment;
+  }
+
+  client(options: TurnloopClientOptions = {}): TurnloopClient {
+    const client = new TurnloopClient({
+      cliPath: CLI_PATH,
+      cwd: this.cwd,
+      env: this.env,
+      ...options,
+    });
+    this.onClose(() => client.stop());
+    return client;
+  }
+
+  async startedClient(options: TurnloopClientOptions = {}): Promise<TurnloopClient> {
+    const client = this.client(options);
+    await client.start();
+    return client;
+  }
+
+  onClose(cleanup: () => Promise<unknown>): void {
+    this.cleanups.push(cleanup);
+  }
+
+  override async close(): Promise<void> {
+    const cleanups = this.cleanups.splice(0);
+    await Promise.all(cleanups.map((cleanup) => cleanup()));
+    this.environment = undefined;
+    await super.close();
+  }
 }
 
 const NAMED_IDS: Record<string, string> = {
@@ -112,6 +169,15 @@ export function normalise(
   return events.map((event) => ({ type: event.type, data: walk(event.data) }));
 }
 
+/** Every event `session` emits from now on, in order: the array grows as they come. */
+export function recordEvents<Event = SessionEvent>(session: {
+  on(handler: (event: Event) => void): unknown;
+}): Event[] {
+  const events: Event[] = [];
+  session.on((event) => events.push(event));
+  return events;
+}
+
 /** Resolves with the first event `matches` accepts (from now on). */
 export function nextEvent<Event extends { type: string } = SessionEvent>(
   session: { on(handler: (event: Event) => void): () => void },
@@ -127,18 +193,6 @@ export function nextEvent<Event extends { type: string } = SessionEvent>(
   });
 }
 
-/** The OpenAI Chat `messages` of the fake server's request `index`. */
-export function requestMessages(
-  model: FakeModelServer,
-  index: number,
-): Array<Record<string, unknown>> {
-  const body = model.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
-  if (body?.messages === undefined) {
-    throw new Error(`request ${index} has no messages`);
-  }
-  return body.messages;
-}
-
 /** A model request's body as the Copilot SDK tests read it (OpenAI Chat Completions). */
 export type ChatBody = {
   model?: string;
@@ -151,12 +205,21 @@ export function chatBody(request: RecordedRequest | undefined): ChatBody {
   return request?.body as unknown as ChatBody;
 }
 
-/** The official `@github/copilot-sdk` client over the built CLI with `--yolo`, started. */
-export async function startCopilotClient(fixture: Fixture): Promise<CopilotClient> {
+/**
+ * The official `@github/copilot-sdk` client over the built CLI (with `args`, default `--yolo`),
+ * started; stopped by the fixture's `close`.
+ */
+export async function startCopilotClient(
+  fixture: Fixture,
+  args: readonly string[] = ["--yolo"],
+): Promise<CopilotClient> {
   const client = new CopilotClient({
-    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: ["--yolo"] }),
+    connection: RuntimeConnection.forStdio({ path: CLI_PATH, env: fixture.env, args: [...args] }),
     workingDirectory: fixture.cwd,
   });
+  fixture.onClose(() => client.stop());
   await client.start();
   return client;
 }
+
+export { requestMessages } from "../support/normalise-request.js";

@@ -3,21 +3,20 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { defineTool, TurnloopClient } from "../../src/sdk/index.js";
 import { RawPeer } from "../server/raw-peer.js";
-import { type Fixture, startFixture } from "./support.js";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
-let fixture: Fixture;
+const fixture = fixtureForFile();
 let tcp: TcpServer;
 let port: number;
 
 beforeAll(async () => {
-  fixture = await startFixture();
   tcp = await startTcpServer(fixture, { TURNLOOP_CONNECTION_TOKEN: "s3cret" });
   port = tcp.port;
 });
 afterAll(async () => {
   await tcp.stop();
-  await fixture.close();
 });
 
 function rawConnection(): Promise<{ peer: RawPeer; socket: Socket }> {
@@ -72,10 +71,9 @@ describe("turnloop --headless --port N", () => {
       handler: ({ text }) => text.toUpperCase(),
     });
     const session = await client.createSession({ tools: [echo] });
-    fixture.model.enqueue(
-      { toolCalls: [{ id: "call_e", name: "echo_upper", arguments: '{"text":"hello"}' }] },
-      { text: "HELLO it is." },
-    );
+    fixture.model.enqueue(callingTools(["call_e", "echo_upper", { text: "hello" }]), {
+      text: "HELLO it is.",
+    });
     const types: string[] = [];
     session.on((event) => types.push(event.type));
     const reply = await session.sendAndWait({ prompt: "shout hello" });

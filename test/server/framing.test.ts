@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Fixture, startFixture } from "../sdk/support.js";
+import { describe, expect, test } from "vitest";
+import { fixtureForFile } from "../sdk/support.js";
 import { spawnServer } from "./raw-peer.js";
 
 // Issue 11: after a malformed frame header the SDK server never leaves a client waiting: it
 // answers with a JSON-RPC error (id null), says why on stderr, and closes the connection.
 
-let fixture: Fixture;
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 const ping = JSON.stringify({ jsonrpc: "2.0", id: 99, method: "ping", params: {} });
 

@@ -1,18 +1,11 @@
 import { mkdir } from "node:fs/promises";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { eventsPath } from "../../src/session/paths.js";
-import { type Fixture, startFixture } from "../sdk/support.js";
+import { fixtureForFile } from "../sdk/support.js";
 import { spawnServer } from "./raw-peer.js";
 
-let fixture: Fixture;
-
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = fixtureForFile();
 
 describe("turnloop --headless --stdio on the wire", () => {
   test("bad input gets JSON-RPC errors, never a crash; stdout carries only frames", async () => {

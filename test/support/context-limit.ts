@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { ErrorReply, RecordedRequest, Reply, Wire } from "./fake-model-types.js";
 import type { JsonValue } from "./json.js";
 import { normaliseMessages } from "./normalise-request.js";
@@ -146,10 +148,18 @@ export function limitedModel(model: LimitedModel): (request: RecordedRequest) =>
 }
 
 /**
- * A conversation for {@link limitedModel} that fills the context: replies 0–5 each view one of
- * `file-1.txt` … `file-6.txt` (the suites write them), then the answer "finished".
+ * Writes `file-1.txt` … `file-6.txt` into `folder`, about 6 KiB of text each: reading them all
+ * ({@link viewEachFile}) goes past a context window of 8,000 tokens.
  */
-export function viewAll(index: number): Reply {
+export async function writeSixFiles(folder: string): Promise<void> {
+  for (let file = 1; file <= 6; file++) {
+    const line = `file-${file} holds this line of text.\n`;
+    await writeFile(join(folder, `file-${file}.txt`), line.repeat(Math.ceil(6_144 / line.length)));
+  }
+}
+
+/** A `conversation` for {@link limitedModel}: `view` each of {@link writeSixFiles}' files, then "finished". */
+export function viewEachFile(index: number): Reply {
   return index < 6
     ? {
         toolCalls: [

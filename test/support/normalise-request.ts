@@ -1,4 +1,4 @@
-import type { Wire } from "./fake-model-types.js";
+import type { FakeModelServer, Wire } from "./fake-model-types.js";
 import {
   arrayField,
   isJsonObject,
@@ -182,4 +182,19 @@ export function mergeAssistants(messages: ChatMessage[]): ChatMessage[] {
     }
   }
   return merged;
+}
+
+/**
+ * The `messages` of the fake server's request `index` (OpenAI Chat wire; negative counts from the
+ * end). @throws when that request has none.
+ */
+export function requestMessages(
+  server: FakeModelServer,
+  index: number,
+): Array<Record<string, unknown>> {
+  const body = server.requests.at(index)?.body as { messages?: Array<Record<string, unknown>> };
+  if (body?.messages === undefined) {
+    throw new Error(`request ${index} has no messages`);
+  }
+  return body.messages;
 }
