@@ -193,20 +193,7 @@ export function createProvider(
   const images = !takesNoImages(modelName);
   switch (provider) {
     case "openai":
-      return new AiSdkProvider({
-        ...common,
-        // Stateless: we carry the whole history, so nothing is stored server-side (case 23).
-        providerOptions: { openai: { store: false } },
-        replayFilter: withoutOpenAiItemIds,
-        toolResultImages: images,
-        createModel: async () => {
-          const { createOpenAI } = await import("@ai-sdk/openai");
-          return createOpenAI({
-            ...urlAndKey(baseUrl, apiKey, headers),
-            fetch: withHugeBodies(),
-          }).responses(modelName);
-        },
-      });
+      return openAiResponsesProvider(configuration, common, images);
     case "openai-chat":
       return new AiSdkProvider({
         ...common,
@@ -243,6 +230,28 @@ export function createProvider(
         createModel: ({ includeUsage }) => createCompatibleModel(configuration, includeUsage),
       });
   }
+}
+
+/** The OpenAI Responses wire: stateless, so nothing is stored server-side (case 23). */
+function openAiResponsesProvider(
+  configuration: ModelConfiguration,
+  common: { id: string } & ProviderTuning,
+  images: boolean,
+): Provider {
+  const { modelName, baseUrl, apiKey, headers } = configuration;
+  return new AiSdkProvider({
+    ...common,
+    providerOptions: { openai: { store: false } },
+    replayFilter: withoutOpenAiItemIds,
+    toolResultImages: images,
+    createModel: async () => {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      return createOpenAI({
+        ...urlAndKey(baseUrl, apiKey, headers),
+        fetch: withHugeBodies(),
+      }).responses(modelName);
+    },
+  });
 }
 
 async function createCompatibleModel(

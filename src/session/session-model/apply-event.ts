@@ -49,7 +49,7 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.compaction_start":
     case "session.compaction_complete":
       return applyCompaction(state, event, at);
-    // Shown by the SDK server only, or carried by other events.
+    // SDK-server-only, carried by others, or handled by `conversationEvents` (rewind.ts) first.
     case "external_tool.requested":
     case "external_tool.completed":
     case "hook.start":
@@ -57,7 +57,6 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.mode_changed":
     case "session.usage_info":
     case "pending_messages.modified":
-    // A whole-log reader folds the events `conversationEvents` (rewind.ts) leaves.
     case "session.snapshot_rewind":
     case "session.title_changed":
     case "session.grants_changed":
