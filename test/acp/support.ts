@@ -10,6 +10,7 @@ import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { defaultFaceOptions } from "../support/face-options.js";
 import { closeModelPlace, type ModelPlace, openModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
 
@@ -73,7 +74,7 @@ export class AcpHarness {
     const host = new SessionHost({
       home: place.home,
       env,
-      config: resolveRunConfig({ ...DEFAULT_FACE, cwd: place.cwd, ...options.face }, env),
+      config: resolveRunConfig({ ...defaultFaceOptions(place.cwd), ...options.face }, env),
     });
     this.agent = new TurnloopAcpAgent({
       settings: host,
@@ -280,18 +281,6 @@ export class AcpHarness {
     await closeModelPlace(this.place);
   }
 }
-
-const DEFAULT_FACE: FaceOptions = {
-  maxTurns: 100,
-  autopilot: false,
-  maxAutopilotContinues: 5,
-  allowAllTools: false,
-  allowTools: [],
-  denyTools: [],
-  addDirs: [],
-  mcpConfigs: [],
-  cwd: "/",
-};
 
 /** A byte sink that records each complete JSON line and forwards the bytes to `target`. */
 function recordingPipe(
