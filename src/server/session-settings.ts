@@ -179,8 +179,9 @@ export interface PromptSettingsRequest {
 
 /**
  * The settings of one prompt: the host's `settings`, with the app's tools over built-ins of the
- * same name, the tools the app and the mode offer, the app's system message (transforms asked
- * now) and the session's permission path.
+ * same name, the tools the app and the mode offer (chosen before each model request among all
+ * the tools, MCP servers' included, and wrapped with the app's `postToolUse` hooks), the app's
+ * system message (transforms asked now) and the session's permission path.
  */
 export async function promptSettings(
   settings: SessionAgentSettings,
@@ -198,7 +199,10 @@ export async function promptSettings(
   return {
     ...settings,
     systemPrompt: systemPromptFor(settings.systemPrompt, config, mode, transformed),
-    tools: offeredTools(tools, config, mode, externalTools).map(request.wrap),
+    tools,
+    // Filtered per request, MCP tools included (they change while the session runs).
+    offerTools: (available) =>
+      offeredTools(available, config, mode, externalTools).map(request.wrap),
     authorize: request.authorize,
     onUnknownTool: request.onUnknownTool,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
