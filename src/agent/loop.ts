@@ -47,6 +47,12 @@ export interface AgentSettings extends CompactionOptions {
    * list), read before each request and offered after `tools`.
    */
   changingTools?: () => readonly AnyTool[];
+  /**
+   * The face's choice among all the tools of a request (`tools`, `task_complete` in autopilot and
+   * `changingTools`, in that order), applied before each model request so that no tool bypasses
+   * it (the SDK face's `availableTools`/`excludedTools`); all of them are offered when absent.
+   */
+  offerTools?: (tools: readonly AnyTool[]) => readonly AnyTool[];
   systemPrompt: string;
   cwd: string;
   sessionDirectory: string;
@@ -167,7 +173,8 @@ async function runTurns(
       counters.nudges++;
       emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
     }
-    const tools = [...fixedTools, ...(settings.changingTools?.() ?? [])];
+    const available = [...fixedTools, ...(settings.changingTools?.() ?? [])];
+    const tools = settings.offerTools?.(available) ?? available;
     specifications = toolSpecifications(tools);
     const request = modelRequest(settings, conversation.history, specifications);
     // Compaction changes `history.messages` in place, so a replayed request sends the new view.

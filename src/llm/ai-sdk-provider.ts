@@ -197,6 +197,7 @@ export class AiSdkProvider implements Provider {
         this.options.replayFilter,
         this.imageInput.toolResults,
         this.imageInput.user,
+        request.toolImages,
       ),
       tools: toFunctionTools(request.tools),
       ...(request.maxOutputTokens === undefined

@@ -25,6 +25,8 @@ const keepAll: ReplayFilter = (metadata) => metadata;
  * message so Anthropic gets them as the leading blocks of one user turn (case 11). `imageInput`:
  * whether the API takes images in tool results; `userImages` (default: the same) in user
  * messages (Chat Completions takes `image_url` parts there only); when not, a note names them.
+ * `toolImages`: how tool results' images reach an API that takes none in tool results (see
+ * {@link ToolImages}).
  */
 export function toPrompt(
   system: string,
@@ -32,13 +34,24 @@ export function toPrompt(
   replayFilter: ReplayFilter = keepAll,
   imageInput = false,
   userImages = imageInput,
+  toolImages: ToolImages = "note",
 ): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
+  const afterResults = toolImages === "user-message" && !imageInput;
+  const images = new ImagesAfterResults(userImages);
   for (const message of history) {
+    if (message.role !== "tool") {
+      prompt.push(...images.take());
+    }
     const converted =
       message.role === "user"
         ? userMessage(message, userImages)
-        : convertMessage(message, replayFilter, imageInput);
+        : afterResults && message.role === "tool"
+          ? convertMessage(images.hold(message), replayFilter, imageInput)
+          : convertMessage(message, replayFilter, imageInput);
+    if (message.role === "assistant") {
+      images.noteCalls(message.toolCalls);
+    }
     if (converted === undefined) {
       continue;
     }
@@ -49,7 +62,69 @@ export function toPrompt(
       prompt.push(converted);
     }
   }
+  prompt.push(...images.take());
   return prompt;
+}
+
+/**
+ * How tool results' images reach an API that takes none in tool results: `note` (turnloop's
+ * way) a note in the result; `user-message` (the Copilot CLI's way, the SDK face) the result's
+ * text alone, then, after the turn's results, one user message per result with images: the text
+ * "Image file at path <path>" (the call's `path` argument; no text without one) and the images,
+ * or nothing when the model takes no images at all (the Copilot SDK's replay snapshots
+ * `session_config/vision_enabled_then_disabled_via_setmodel` and `…/should_accept_blob_attachments`).
+ */
+export type ToolImages = "note" | "user-message";
+
+/** The user messages that carry tool results' images (`user-message` above). */
+class ImagesAfterResults {
+  private readonly paths = new Map<string, string>();
+  private held: LanguageModelV3Message[] = [];
+
+  constructor(private readonly userImages: boolean) {}
+
+  /** Remembers the `path` argument of each call, for the text of its images' message. */
+  noteCalls(calls: ReadonlyArray<{ toolCallId: string; arguments: JsonObject }>): void {
+    for (const call of calls) {
+      const path = call.arguments.path;
+      if (typeof path === "string") {
+        this.paths.set(call.toolCallId, path);
+      }
+    }
+  }
+
+  /** The result without its images, which are held for the message after the results. */
+  hold(message: Extract<HistoryMessage, { role: "tool" }>): HistoryMessage {
+    const images = message.isError ? [] : (message.images ?? []);
+    if (images.length === 0) {
+      return message;
+    }
+    if (this.userImages) {
+      const path = this.paths.get(message.toolCallId);
+      this.held.push({
+        role: "user",
+        content: [
+          ...(path === undefined
+            ? []
+            : [{ type: "text" as const, text: `Image file at path ${path}` }]),
+          ...images.map((image) => ({
+            type: "file" as const,
+            data: image.data,
+            mediaType: image.mimeType,
+          })),
+        ],
+      });
+    }
+    const { images: _images, ...text } = message;
+    return text;
+  }
+
+  /** The held messages, once the results they follow are all in the prompt. */
+  take(): LanguageModelV3Message[] {
+    const held = this.held;
+    this.held = [];
+    return held;
+  }
 }
 
 function convertMessage(

@@ -83,6 +83,11 @@ export interface ModelRequest {
    * not sent.
    */
   reasoningEffort?: string;
+  /**
+   * How tool results' images reach a model whose API takes none in tool results (convert.ts's
+   * `ToolImages`): a note in the result (default), or Copilot's user message after the results.
+   */
+  toolImages?: "note" | "user-message";
 }
 
 /** The assistant's complete reply to one request. */

@@ -91,7 +91,8 @@ export function systemPromptFor(
 /**
  * `provider` with what this session's requests carry: non-streaming unless the app asked for
  * `streaming: true` (as the Copilot CLI does: no `stream` key, no deltas), the headers (the
- * prompt's `requestHeaders`, `clientName` at the front of the user agent), the reasoning effort.
+ * prompt's `requestHeaders`, `clientName` at the front of the user agent), the reasoning effort,
+ * and tool results' images as the Copilot CLI sends them (`toolImages: "user-message"`).
  */
 export function requestProvider(
   provider: Provider,
@@ -104,14 +105,19 @@ export function requestProvider(
     // The AI SDK appends its own tokens to a user agent it is given.
     headers["user-agent"] = `${config.clientName} turnloop`;
   }
-  const extra: Pick<ModelRequest, "streaming" | "headers" | "reasoningEffort"> = {
+  const extra: Pick<ModelRequest, "streaming" | "headers" | "reasoningEffort" | "toolImages"> = {
     streaming: config.streaming === true,
+    toolImages: "user-message",
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
   };
   return {
     id: provider.id,
-    ...(provider.imageInput === undefined ? {} : { imageInput: provider.imageInput }),
+    // Tool results' images go in a user message or, without vision, silently nowhere (Copilot's
+    // way, see `ToolImages` in llm/convert.ts): no warning about them on this face.
+    ...(provider.imageInput === undefined
+      ? {}
+      : { imageInput: { ...provider.imageInput, toolResults: true } }),
     stream: (request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> =>
       provider.stream({ ...request, ...extra }, signal),
   };
@@ -179,8 +185,9 @@ export interface PromptSettingsRequest {
 
 /**
  * The settings of one prompt: the host's `settings`, with the app's tools over built-ins of the
- * same name, the tools the app and the mode offer, the app's system message (transforms asked
- * now) and the session's permission path.
+ * same name, the tools the app and the mode offer (chosen before each model request among all
+ * the tools, MCP servers' included, and wrapped with the app's `postToolUse` hooks), the app's
+ * system message (transforms asked now) and the session's permission path.
  */
 export async function promptSettings(
   settings: SessionAgentSettings,
@@ -198,7 +205,10 @@ export async function promptSettings(
   return {
     ...settings,
     systemPrompt: systemPromptFor(settings.systemPrompt, config, mode, transformed),
-    tools: offeredTools(tools, config, mode, externalTools).map(request.wrap),
+    tools,
+    // Filtered per request, MCP tools included (they change while the session runs).
+    offerTools: (available) =>
+      offeredTools(available, config, mode, externalTools).map(request.wrap),
     authorize: request.authorize,
     onUnknownTool: request.onUnknownTool,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
