@@ -3,7 +3,8 @@
  * official `@github/copilot-sdk` do it (its suite's "should resume a session using a new client"):
  * two clients, each with its own built CLI process, on one file store. The first process lets the
  * session's writer lease go while idle, so the second resumes the session and prompts it, and the
- * first client sees those events; a prompt sent while the other process runs one waits for it.
+ * first client sees those events, and a `session.idle` where the second's prompt ends; a prompt
+ * sent while the other process runs one waits for it.
  * The suite's "resumes a persisted session from a new client when an MCP OAuth handler is
  * configured" is mirrored too.
  */
@@ -67,7 +68,8 @@ describe("a second process resuming an open session", () => {
     ]);
 
     fixture.model.enqueue({ text: "doubled: 4" });
-    const firstSawEnd = nextEvent(session1, (event) => event.type === "assistant.turn_end");
+    // Where the second process's prompt ends, the first client gets its idle (sendAndWait ends).
+    const firstSawEnd = nextEvent(session1, (event) => event.type === "session.idle");
     const reply = await session2.sendAndWait({ prompt: "Now if you double that?" });
     expect(reply?.data.content).toBe("doubled: 4");
     // The second process's model request carried the whole conversation.
@@ -87,14 +89,22 @@ describe("a second process resuming an open session", () => {
       { ...resume, data: { ...resume?.data, selectedModel: "fake-model" } },
       ...stored.slice(history.length),
     ]);
-    expect(persisted(seenByFirst).map((event) => event.type)).toEqual([
+    expect(seenByFirst.map((event) => event.type)).toEqual([
       "session.resume",
       "user.message",
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
+      // Derived here from the usage, as for this process's own prompts.
+      "session.usage_info",
       "assistant.turn_end",
+      "session.idle",
     ]);
+    expect(seenByFirst.at(-1)).toMatchObject({
+      ephemeral: true,
+      parentId: stored.at(-1)?.id,
+      data: { stopReason: "end_turn" },
+    });
 
     // The first process takes the lease back for its next prompt, caught up with the second's.
     fixture.model.enqueue({ text: "back in the first: 8" });
