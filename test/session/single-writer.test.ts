@@ -16,6 +16,7 @@ import { type AcpChild, ChildFixture } from "../acp/child-process.js";
 import { eventually } from "../llm/helpers.js";
 import { spawnServer } from "../server/raw-peer.js";
 import { runCli } from "../support/cli.js";
+import { ANSWER_TURN } from "../support/event-sequences.js";
 
 let fixture: ChildFixture;
 beforeEach(async () => {
@@ -169,10 +170,7 @@ describe("a session open in the server", () => {
     expect((await fixture.persisted(sessionId)).map((event) => event.type)).toEqual([
       "session.start",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
 
     server.child.stdin.end();
