@@ -9,8 +9,12 @@
  * configured" is mirrored too.
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { eventually } from "../llm/helpers.js";
+import { runCli } from "../support/cli.js";
 import { gate } from "../support/gate.js";
 import {
   type Fixture,
@@ -122,6 +126,26 @@ describe("a second process resuming an open session", () => {
       null,
       ...log.slice(0, -1).map((event) => event.id),
     ]);
+
+    // Once the second app has gone, the first process still has the session open: it stays
+    // held idle by it, and `-p --resume` is refused naming it.
+    await second.stop();
+    const lockFile = join(fixture.home, "session-state", session1.sessionId, "lock");
+    const readLock = () => JSON.parse(readFileSync(lockFile, "utf8"));
+    expect(await eventually(() => readLock().idle === true)).toBe(true);
+    const { pid, command, acquiredAt } = readLock();
+    const resumed = await runCli(["-p", "hello", "--resume", session1.sessionId], {
+      cwd: fixture.cwd,
+      env: fixture.env,
+    });
+    expect([resumed.code, resumed.stdout, resumed.stderr]).toEqual([
+      1,
+      "",
+      `turnloop: Session ${session1.sessionId} is open in another process (pid ${pid}: ` +
+        `${command}, since ${acquiredAt}); close it there first. If that process is gone, ` +
+        `remove ${lockFile}.\n`,
+    ]);
+    expect(fixture.model.requests).toHaveLength(3);
   });
 
   test("a prompt sent while the other process runs one waits for its end, then runs after it", async () => {
