@@ -7,7 +7,8 @@
  * - every event goes out to every attached app (see session-clients.ts), ephemeral ones
  *   included, in emission order; deltas only to apps that asked for streaming;
  * - `session.idle` goes out once the session has nothing in flight (queue drained), so one idle
- *   answers however many queued sends, as with Copilot; hooks run before it.
+ *   answers however many queued sends, as with Copilot; hooks run before it (another process's
+ *   prompt's idle, idle-lease.ts, at once).
  */
 
 import { randomUUID } from "node:crypto";
@@ -144,8 +145,7 @@ export class ServerSession {
     if (this.draining !== undefined) {
       throw new PromptInProgressError(this.id);
     }
-    // The prompt's own settings (model, tools, system prompt), so the summary sees what the
-    // model saw; no prompt text or headers of a send belong to it.
+    // The prompt's own settings (model, tools, system prompt) but no send's text or headers.
     const job: Job = { prompt: "", mode: this.choices.mode };
     const settings = await this.settingsFor(job, new AbortController().signal);
     return this.session.compact(settings, instructions);
@@ -163,10 +163,7 @@ export class ServerSession {
     }
   }
 
-  /**
-   * Switches the model (and reasoning effort) for the next prompts; a change is recorded as
-   * `session.model_change`.
-   */
+  /** Switches model and reasoning effort for the next prompts, recorded as `session.model_change`. */
   switchModel(model: ModelConfiguration, reasoningEffort?: string): void {
     const change = this.choices.switchModel(model, reasoningEffort);
     if (change !== undefined) {
@@ -378,6 +375,11 @@ export class ServerSession {
 
   /** Sends one event to the app, held or filtered by the wire rules above. */
   private forward(event: SessionEvent): void {
+    if (event.type === "session.idle" && this.draining === undefined) {
+      // Another process's prompt ended (idle-lease.ts): no send here waits for this idle.
+      this.clients.sendIdle(this.id, this.session.start.startTime, event);
+      return;
+    }
     if (event.type === "session.idle") {
       this.heldIdle = event;
       return;

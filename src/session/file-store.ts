@@ -3,7 +3,7 @@
  * `$TURNLOOP_HOME/session-state/<sessionId>/` (paths.ts) holding `events.jsonl` (event-log.ts,
  * one event per line, its line number the event's sequence number), `lock`, the writer lease
  * (session-lock.ts: a second opener is refused naming the holder; a dead holder's lock on this
- * machine is taken over), `metadata.json` for listings (session-metadata.ts), and the session's
+ * machine is taken over; a server holds it idle while its session is idle, see `closeIdle`), `metadata.json` for listings (session-metadata.ts), and the session's
  * own files (`tool-outputs/`, `mcp-results/`, `files/`).
  *
  * Appends are written at once (`writeSync`), so a line is in the file before `append` returns;
@@ -272,6 +272,22 @@ class FileAppender implements SessionAppender {
     } finally {
       await this.#lock.release();
     }
+  }
+
+  async closeIdle(): Promise<() => Promise<void>> {
+    if (this.#closed) {
+      throw new Error(`session ${this.sessionId} is closed`);
+    }
+    this.#closed = true;
+    try {
+      await this.commit();
+      await this.#log.close();
+      await this.#lock.markIdle();
+    } catch (error) {
+      await this.#lock.release();
+      throw error;
+    }
+    return () => this.#lock.release();
   }
 
   async #commitNow(): Promise<void> {

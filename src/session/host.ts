@@ -54,8 +54,9 @@ export interface SessionHostSettings {
   /** Where sessions are kept; default the file store under `home` (open-store.ts). */
   store?: SessionStore;
   /**
-   * Sessions hold their writer lease only while they write, so another process can resume and
-   * use them (idle-lease.ts; the SDK server). Ignored with a store that has an inbox: workers
+   * Sessions hold their writer lease only while they write, so another server process can resume
+   * and use them; idle, it stays held idle against every other opener (idle-lease.ts; the SDK
+   * server). Ignored with a store that has an inbox: workers
    * reach a session's holder through it (PostgreSQL).
    */
   releaseWhenIdle?: boolean;

@@ -6,7 +6,9 @@
  * session (folded, and sent to its clients). Before it writes again it takes the lease back,
  * waiting while another process's prompt holds it, and first delivers what was appended
  * meanwhile; two processes never append at once, as the lease is the store's own (a dead
- * holder's is taken over as on any open).
+ * holder's is taken over as on any open). While idle the holder keeps the lease held idle
+ * (`SessionAppender.closeIdle`, session-lock.ts): another process that lets go when idle may take
+ * it, while the terminal, `-p`, ACP and a delete are refused as long as the session is open here.
  *
  * An event appended while the lease is let go waits in memory, in order, until the lease is
  * taken back (an idle mode change while another process runs a prompt): it is then written
@@ -15,6 +17,8 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionEvent } from "../events/events.js";
+import { createEnvelope } from "./envelope.js";
+import { promptEnd } from "./prompt-end.js";
 import type { SessionSubscription } from "./session-follower.js";
 import {
   type OpenedSession,
@@ -23,7 +27,11 @@ import {
   type SessionStore,
 } from "./session-store.js";
 
-/** Receives each event another process appended, in order, once each. */
+/**
+ * Receives each event another process appended, in order, once each, and an ephemeral
+ * `session.idle` after the last event of each of its prompts (prompt-end.ts), as this process's
+ * own prompts end with one.
+ */
 export type OthersListener = (event: SessionEvent) => void;
 
 /** Waits between two tries to take a lease another process holds, in milliseconds. */
@@ -113,6 +121,8 @@ export class IdleLeaseAppender implements SessionAppender {
   #releaseScheduled = false;
   #closed = false;
   #onOthers: OthersListener = () => undefined;
+  /** While the lease is held idle (the store's `closeIdle`): gives the session up. */
+  #giveUp: (() => Promise<void>) | undefined;
 
   /**
    * @param inner the store's appender, holding the lease (taken with `releasesWhenIdle`).
@@ -206,6 +216,8 @@ export class IdleLeaseAppender implements SessionAppender {
       this.#following = undefined;
       await this.#inner?.close();
       this.#inner = undefined;
+      await this.#giveUp?.();
+      this.#giveUp = undefined;
     });
   }
 
@@ -241,6 +253,8 @@ export class IdleLeaseAppender implements SessionAppender {
       }
       this.#nextSeq = Math.max(this.#nextSeq, log.nextSeq);
       this.#inner = appender;
+      // The lease taken gives the session up when closed.
+      this.#giveUp = undefined;
     }
     const pending = this.#pending.splice(0);
     for (const [index, event] of pending.entries()) {
@@ -257,7 +271,11 @@ export class IdleLeaseAppender implements SessionAppender {
       return;
     }
     this.#inner = undefined;
-    await inner.close();
+    if (inner.closeIdle === undefined) {
+      await inner.close();
+    } else {
+      this.#giveUp = await inner.closeIdle();
+    }
     // A session deleted meanwhile is not followed; the next take reports it.
     this.#following = await this.#store
       .subscribe(this.sessionId, this.#nextSeq, (event, seq) => this.#arrived(event, seq))
@@ -268,5 +286,11 @@ export class IdleLeaseAppender implements SessionAppender {
     this.#nextSeq = seq + 1;
     this.#storedLastId = event.id;
     this.#onOthers(event);
+    const end = promptEnd(event);
+    if (end !== undefined) {
+      // As the loop ends its own (agent/loop.ts): a stop reason, none after a failure.
+      const data = "stopReason" in end ? { stopReason: end.stopReason } : {};
+      this.#onOthers(createEnvelope({ type: "session.idle", data }, event.id));
+    }
   }
 }

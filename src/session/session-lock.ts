@@ -1,8 +1,16 @@
 /**
  * One writer per session: an exclusive lock file `<session folder>/lock`, created with `O_EXCL`
  * (`open(…, "wx")`, atomic on local file systems) and holding its owner as JSON
- * `{pid, hostname, command, acquiredAt, releasesWhenIdle?}`. Whoever opens a session for writing (`-p`, ACP, the
- * server) takes it; reading a log (`sessions show`, replay, `session.getMessages`) does not.
+ * `{pid, hostname, command, acquiredAt, releasesWhenIdle?, idle?, sharers?}` (lock-file.ts). Whoever
+ * opens a session for writing (`-p`, ACP, the server) takes it; reading a log (`sessions show`,
+ * replay, `session.getMessages`) does not.
+ *
+ * Held idle (issue 25): a server that lets the lease go while its session is idle (idle-lease.ts)
+ * keeps the lock file, marked `idle`, for as long as it has the session open. Only another opener
+ * that lets go when idle (another server) takes such a lease over, and it lists the servers that
+ * have the session open as `sharers`, so the last of them to give it up removes the file and the
+ * lease falls back to a live one meanwhile. The terminal, `-p`, ACP and a delete are refused as
+ * by any holder, naming it.
  *
  * Why a pid file and not a library such as `proper-lockfile`: that library decides staleness by
  * the lock's mtime, refreshed on a timer, so a process paused longer than the stale time (a
@@ -10,32 +18,47 @@
  * no owner, so a second opener could not say who has the session.
  *
  * Stale rule: a lock whose owner ran on this host and whose pid no longer exists (`kill(pid, 0)`
- * fails with `ESRCH`) is taken over; so is an unreadable lock older than {@link UNREADABLE_GRACE_MS}
- * (an owner killed between creating and writing it). A lock from another host is never taken
- * over. Taking over goes through a second `O_EXCL` file (`lock.break`) so that two openers
- * racing for one stale lock cannot both win. A reused pid keeps a dead owner's lock "held"; the
+ * fails with `ESRCH`) is taken over; so is an unreadable lock older than `UNREADABLE_GRACE_MS` (lock-file.ts)
+ * (an owner killed between creating and writing it). A stale lock that live sharers still have
+ * open becomes held idle by one of them. A lock from another host is never taken over. Taking over
+ * goes through a second `O_EXCL` file (`lock.break`) so that two openers racing for one stale
+ * lock cannot both win. A reused pid keeps a dead owner's lock "held"; the
  * error names the lock file so that a user can remove it.
  */
 
-import { readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
+import {
+  handOver,
+  isAlive,
+  type LockContents,
+  liveSharers,
+  lockText,
+  readLock,
+  replaceLock,
+  sameProcess,
+  UNREADABLE_GRACE_MS,
+  underBreaker,
+} from "./lock-file.js";
 import { type LeaseHolder, type LeaseOptions, SessionLockedError } from "./session-store.js";
-
-/** How long an unreadable (half-written) lock is assumed to be in the middle of being written. */
-const UNREADABLE_GRACE_MS = 5_000;
 
 /** Who holds a session's lock, as written in the lock file. */
 export type LockOwner = LeaseHolder;
 
-export { SessionLockedError };
+export { isAlive, SessionLockedError };
+
+type Held = Exclude<LockContents, { kind: "gone" }>;
 
 /** A held lock; {@link release} it when the session closes. */
 export class SessionLock {
   private released = false;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly owner: LockOwner,
+  ) {}
 
   /** `<directory>/lock`. */
   static pathIn(directory: string): string {
@@ -44,8 +67,10 @@ export class SessionLock {
 
   /**
    * Takes the lock of the session in `directory` (which must exist); `options.releasesWhenIdle`
-   * is written into it for other openers (idle-lease.ts).
-   * @throws SessionLockedError when a live owner (this process included) holds it; I/O errors.
+   * is written into it for other openers (idle-lease.ts), and lets this opener take a lock held
+   * idle by another such holder.
+   * @throws SessionLockedError when a live owner (this process included) holds it, idle or not
+   * (idle: unless `releasesWhenIdle`); I/O errors.
    */
   static async acquire(
     directory: string,
@@ -53,97 +78,128 @@ export class SessionLock {
     options: LeaseOptions = {},
   ): Promise<SessionLock> {
     const path = SessionLock.pathIn(directory);
+    const sharing = options.releasesWhenIdle === true;
     const owner: LockOwner = {
       pid: process.pid,
       hostname: hostname(),
       command: ownCommand(),
       acquiredAt: new Date().toISOString(),
-      ...(options.releasesWhenIdle === true ? { releasesWhenIdle: true } : {}),
+      ...(sharing ? { releasesWhenIdle: true } : {}),
     };
-    for (let attempt = 0; attempt < 3; attempt++) {
+    let last: Held | undefined;
+    for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        await writeFile(path, `${JSON.stringify(owner)}\n`, { flag: "wx" });
-        return new SessionLock(path);
+        await writeFile(path, lockText(owner, sharing ? [owner] : []), { flag: "wx" });
+        return new SessionLock(path, owner);
       } catch (error) {
         if (errorCode(error) !== "EEXIST") {
           throw error;
         }
       }
-      const holder = await readOwner(path);
+      const holder = await readLock(path);
       if (holder.kind === "gone") {
         continue;
       }
-      if (!(await isStale(holder, path))) {
-        throw new SessionLockedError(sessionId, ownerOf(holder), path);
-      }
-      if (!(await breakStaleLock(path, holder))) {
+      last = holder;
+      if (await isStale(holder, path)) {
+        await breakStaleLock(path, holder);
+      } else if (sharing && holder.kind === "owner" && holder.owner.idle === true) {
+        if (await takeIdle(path, holder, owner)) {
+          return new SessionLock(path, owner);
+        }
+      } else {
         throw new SessionLockedError(sessionId, ownerOf(holder), path);
       }
     }
-    throw new SessionLockedError(sessionId, undefined, path);
+    throw new SessionLockedError(sessionId, last === undefined ? undefined : ownerOf(last), path);
   }
 
   /**
-   * Who holds the lock of the session in `directory`, when a live owner does (read-only: for a
-   * delete that must not pull a log from under its writer).
+   * Who holds the lock of the session in `directory`, when a live owner does, idle or not
+   * (read-only: for a delete that must not pull a log from under its writer or a server that has
+   * it open).
    */
   static async holder(directory: string): Promise<LockOwner | "unreadable" | undefined> {
     const path = SessionLock.pathIn(directory);
-    const holder = await readOwner(path);
-    if (holder.kind === "gone" || (await isStale(holder, path))) {
+    const holder = await readLock(path);
+    if (holder.kind === "gone") {
       return undefined;
     }
-    return holder.kind === "owner" ? holder.owner : "unreadable";
+    if (await isStale(holder, path)) {
+      const [sharer] = holder.kind === "owner" ? liveSharers(holder.sharers) : [];
+      return sharer === undefined ? undefined : { ...sharer, idle: true };
+    }
+    return ownerOf(holder) ?? "unreadable";
   }
 
-  /** Removes the lock file. Idempotent; a lock file already gone is fine. */
+  /**
+   * Keeps the lock, marked held idle by this process (see the file comment), until
+   * {@link release}; another server may take it meanwhile. A lock no longer this process's is
+   * left as it is.
+   */
+  async markIdle(): Promise<void> {
+    await underBreaker(this.path, async () => {
+      const now = await readLock(this.path);
+      if (now.kind === "owner" && sameProcess(now.owner, this.owner)) {
+        const sharers = liveSharers(now.sharers, { joining: this.owner });
+        await replaceLock(this.path, lockText({ ...this.owner, idle: true }, sharers));
+      }
+    });
+  }
+
+  /**
+   * Gives the session up: removes the lock file, or, for a lock taken with `releasesWhenIdle`,
+   * takes this process off its sharers (the lock falls to a live one; the last removes it).
+   * Idempotent; a lock file already gone is fine.
+   */
   async release(): Promise<void> {
     if (this.released) {
       return;
     }
     this.released = true;
+    if (this.owner.releasesWhenIdle === true) {
+      await underBreaker(this.path, () => this.#leave());
+      return;
+    }
     await unlink(this.path).catch((error: unknown) => {
       if (errorCode(error) !== "ENOENT") {
         throw error;
       }
     });
   }
+
+  async #leave(): Promise<void> {
+    const now = await readLock(this.path);
+    if (now.kind !== "owner") {
+      return;
+    }
+    const sharers = liveSharers(now.sharers, { leaving: this.owner });
+    if (sameProcess(now.owner, this.owner)) {
+      await handOver(this.path, sharers);
+    } else if (sharers.length !== now.sharers.length) {
+      await replaceLock(this.path, lockText(now.owner, sharers));
+    }
+  }
 }
 
-type Holder =
-  | { kind: "owner"; owner: LockOwner; text: string }
-  | { kind: "unreadable"; text: string }
-  | { kind: "gone" };
-
-async function readOwner(path: string): Promise<Holder> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") {
-      return { kind: "gone" };
+/** Takes `holder`'s idle lock for `owner`, unless it changed meanwhile. */
+async function takeIdle(
+  path: string,
+  holder: Extract<Held, { kind: "owner" }>,
+  owner: LockOwner,
+): Promise<boolean> {
+  const taken = await underBreaker(path, async () => {
+    const now = await readLock(path);
+    if (now.kind === "gone" || now.text !== holder.text) {
+      return false;
     }
-    throw error;
-  }
-  try {
-    const parsed = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof parsed.pid === "number" && typeof parsed.hostname === "string") {
-      const owner: LockOwner = {
-        pid: parsed.pid,
-        hostname: parsed.hostname,
-        command: typeof parsed.command === "string" ? parsed.command : "?",
-        acquiredAt: typeof parsed.acquiredAt === "string" ? parsed.acquiredAt : "?",
-        ...(parsed.releasesWhenIdle === true ? { releasesWhenIdle: true } : {}),
-      };
-      return { kind: "owner", owner, text };
-    }
-  } catch {
-    // Half-written or damaged: handled below.
-  }
-  return { kind: "unreadable", text };
+    await replaceLock(path, lockText(owner, liveSharers(holder.sharers, { joining: owner })));
+    return true;
+  });
+  return taken === true;
 }
 
-async function isStale(holder: Exclude<Holder, { kind: "gone" }>, path: string): Promise<boolean> {
+async function isStale(holder: Held, path: string): Promise<boolean> {
   if (holder.kind === "owner") {
     return holder.owner.hostname === hostname() && !isAlive(holder.owner.pid);
   }
@@ -154,54 +210,20 @@ async function isStale(holder: Exclude<Holder, { kind: "gone" }>, path: string):
   return Date.now() - modified > UNREADABLE_GRACE_MS;
 }
 
-/** Whether a process `pid` exists on this machine (`kill(pid, 0)`; `EPERM` counts as alive). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(error) !== "ESRCH";
-  }
-}
-
 /**
- * Removes the stale lock at `path` if it still holds what `holder` read, under `lock.break`.
- * @returns false when another opener is breaking it right now.
+ * Removes the stale lock at `path` if it still holds what `holder` read, under `lock.break`; its
+ * live sharers keep the session open, so it becomes held idle by one of them.
  */
-async function breakStaleLock(
-  path: string,
-  holder: Exclude<Holder, { kind: "gone" }>,
-): Promise<boolean> {
-  const breaker = `${path}.break`;
-  try {
-    await writeFile(breaker, String(process.pid), { flag: "wx" });
-  } catch (error) {
-    if (errorCode(error) !== "EEXIST") {
-      throw error;
-    }
-    // A breaker left by a crash between the two steps below: clear it for the next attempt.
-    const age = await stat(breaker).then(
-      (stats) => Date.now() - stats.mtimeMs,
-      () => 0,
-    );
-    if (age > UNREADABLE_GRACE_MS) {
-      await unlink(breaker).catch(() => undefined);
-    }
-    return false;
-  }
-  try {
-    const now = await readOwner(path);
+async function breakStaleLock(path: string, holder: Held): Promise<void> {
+  await underBreaker(path, async () => {
+    const now = await readLock(path);
     if (now.kind !== "gone" && now.text === holder.text) {
-      await unlink(path);
+      await handOver(path, holder.kind === "owner" ? liveSharers(holder.sharers) : []);
     }
-    return true;
-  } finally {
-    await unlink(breaker).catch(() => undefined);
-  }
+  });
 }
 
-function ownerOf(holder: Exclude<Holder, { kind: "gone" }>): LockOwner | undefined {
+function ownerOf(holder: Held): LockOwner | undefined {
   return holder.kind === "owner" ? holder.owner : undefined;
 }
 

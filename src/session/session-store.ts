@@ -30,6 +30,11 @@ export interface LeaseHolder {
    * the file store), so another process may wait for it instead of being refused.
    */
   releasesWhenIdle?: boolean;
+  /**
+   * The holder has the session open but idle: nobody writes now, and another holder that lets go
+   * when idle may take the lease; any other opener is refused (the file store, session-lock.ts).
+   */
+  idle?: boolean;
 }
 
 /** How a lease is taken ({@link SessionStore.create}, {@link SessionStore.open}). */
@@ -133,6 +138,14 @@ export interface SessionAppender {
   commit(): Promise<void>;
   /** Commits, then releases the lease. Later appends throw. Closing twice is a no-op. */
   close(): Promise<void>;
+  /**
+   * Present where a lease can be held idle (the file store, session-lock.ts): commits and stops
+   * writing, like {@link close}, but keeps the lease marked as held idle by this process (another
+   * holder that lets go when idle may take it; other openers are refused) until the returned
+   * function gives the session up.
+   * @throws the store's write error (the lease is then given up).
+   */
+  closeIdle?(): Promise<() => Promise<void>>;
 }
 
 /**

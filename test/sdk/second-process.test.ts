@@ -3,13 +3,18 @@
  * official `@github/copilot-sdk` do it (its suite's "should resume a session using a new client"):
  * two clients, each with its own built CLI process, on one file store. The first process lets the
  * session's writer lease go while idle, so the second resumes the session and prompts it, and the
- * first client sees those events; a prompt sent while the other process runs one waits for it.
+ * first client sees those events, and a `session.idle` where the second's prompt ends; a prompt
+ * sent while the other process runs one waits for it.
  * The suite's "resumes a persisted session from a new client when an MCP OAuth handler is
  * configured" is mirrored too.
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { eventually } from "../llm/helpers.js";
+import { runCli } from "../support/cli.js";
 import { gate } from "../support/gate.js";
 import {
   type Fixture,
@@ -67,7 +72,8 @@ describe("a second process resuming an open session", () => {
     ]);
 
     fixture.model.enqueue({ text: "doubled: 4" });
-    const firstSawEnd = nextEvent(session1, (event) => event.type === "assistant.turn_end");
+    // Where the second process's prompt ends, the first client gets its idle (sendAndWait ends).
+    const firstSawEnd = nextEvent(session1, (event) => event.type === "session.idle");
     const reply = await session2.sendAndWait({ prompt: "Now if you double that?" });
     expect(reply?.data.content).toBe("doubled: 4");
     // The second process's model request carried the whole conversation.
@@ -87,14 +93,22 @@ describe("a second process resuming an open session", () => {
       { ...resume, data: { ...resume?.data, selectedModel: "fake-model" } },
       ...stored.slice(history.length),
     ]);
-    expect(persisted(seenByFirst).map((event) => event.type)).toEqual([
+    expect(seenByFirst.map((event) => event.type)).toEqual([
       "session.resume",
       "user.message",
       "assistant.turn_start",
       "assistant.message",
       "assistant.usage",
+      // Derived here from the usage, as for this process's own prompts.
+      "session.usage_info",
       "assistant.turn_end",
+      "session.idle",
     ]);
+    expect(seenByFirst.at(-1)).toMatchObject({
+      ephemeral: true,
+      parentId: stored.at(-1)?.id,
+      data: { stopReason: "end_turn" },
+    });
 
     // The first process takes the lease back for its next prompt, caught up with the second's.
     fixture.model.enqueue({ text: "back in the first: 8" });
@@ -112,6 +126,26 @@ describe("a second process resuming an open session", () => {
       null,
       ...log.slice(0, -1).map((event) => event.id),
     ]);
+
+    // Once the second app has gone, the first process still has the session open: it stays
+    // held idle by it, and `-p --resume` is refused naming it.
+    await second.stop();
+    const lockFile = join(fixture.home, "session-state", session1.sessionId, "lock");
+    const readLock = () => JSON.parse(readFileSync(lockFile, "utf8"));
+    expect(await eventually(() => readLock().idle === true)).toBe(true);
+    const { pid, command, acquiredAt } = readLock();
+    const resumed = await runCli(["-p", "hello", "--resume", session1.sessionId], {
+      cwd: fixture.cwd,
+      env: fixture.env,
+    });
+    expect([resumed.code, resumed.stdout, resumed.stderr]).toEqual([
+      1,
+      "",
+      `turnloop: Session ${session1.sessionId} is open in another process (pid ${pid}: ` +
+        `${command}, since ${acquiredAt}); close it there first. If that process is gone, ` +
+        `remove ${lockFile}.\n`,
+    ]);
+    expect(fixture.model.requests).toHaveLength(3);
   });
 
   test("a prompt sent while the other process runs one waits for its end, then runs after it", async () => {

@@ -63,3 +63,68 @@ describe("SessionLock", () => {
     await (await SessionLock.acquire(directory, "s1")).release();
   });
 });
+
+describe("a lock held idle (a server that lets the lease go while idle, issue 25)", () => {
+  const path = () => SessionLock.pathIn(directory);
+  const read = async () => JSON.parse(await readFile(path(), "utf8"));
+  /** A server in another live process (this test's parent) that has the session open, idle. */
+  const otherServer = {
+    pid: process.ppid,
+    hostname: hostname(),
+    command: "turnloop --headless",
+    acquiredAt: "then",
+    releasesWhenIdle: true,
+  };
+
+  test("is kept marked idle; only another server takes it; the last server to leave removes it", async () => {
+    const lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    const me = withoutSharers(await read());
+    await lock.markIdle();
+    expect(await read()).toEqual({ ...me, idle: true, sharers: [me] });
+    // The terminal, -p, ACP and a delete are refused, naming the idle holder.
+    const refused = SessionLock.acquire(directory, "s1");
+    await expect(refused).rejects.toMatchObject({ owner: { ...me, idle: true } });
+    expect(await SessionLock.holder(directory)).toEqual({ ...me, idle: true });
+
+    // Another server opened it too: it is held idle by that one while it is open there.
+    await writeFile(
+      path(),
+      JSON.stringify({ ...otherServer, idle: true, sharers: [me, otherServer] }),
+    );
+    await lock.release();
+    expect(await read()).toEqual({ ...otherServer, idle: true, sharers: [otherServer] });
+    const taken = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    const mine = await read();
+    expect(mine).toMatchObject({ pid: process.pid, releasesWhenIdle: true });
+    expect(mine.idle).toBeUndefined();
+    expect(mine.sharers).toEqual(
+      [otherServer, { ...mine, sharers: undefined }].map(withoutSharers),
+    );
+    await taken.release();
+    expect(await read()).toEqual({ ...otherServer, idle: true, sharers: [otherServer] });
+
+    // Once the other server has left as well, nobody holds it.
+    await writeFile(path(), JSON.stringify({ ...me, idle: true, sharers: [me] }));
+    await lock.release();
+    const again = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    await again.release();
+    await expect(readFile(path())).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  test("a dead writer's lock falls to a live server that has the session open", async () => {
+    const dead = { pid: await deadPid(), hostname: hostname(), command: "x", acquiredAt: "then" };
+    const writer = { ...dead, releasesWhenIdle: true };
+    await writeFile(path(), JSON.stringify({ ...writer, sharers: [writer, otherServer] }));
+    expect(await SessionLock.holder(directory)).toEqual({ ...otherServer, idle: true });
+    await expect(SessionLock.acquire(directory, "s1")).rejects.toMatchObject({
+      owner: { ...otherServer, idle: true },
+    });
+    expect(await read()).toEqual({ ...otherServer, idle: true, sharers: [otherServer] });
+    await expect(SessionLock.acquire(directory, "s1")).rejects.toBeInstanceOf(SessionLockedError);
+  });
+});
+
+function withoutSharers(holder: Record<string, unknown>): Record<string, unknown> {
+  const { sharers: _sharers, ...rest } = holder;
+  return rest;
+}

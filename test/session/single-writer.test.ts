@@ -5,7 +5,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -13,8 +13,10 @@ import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { type AcpChild, ChildFixture } from "../acp/child-process.js";
+import { eventually } from "../llm/helpers.js";
 import { spawnServer } from "../server/raw-peer.js";
 import { runCli } from "../support/cli.js";
+import { ANSWER_TURN } from "../support/event-sequences.js";
 
 let fixture: ChildFixture;
 beforeEach(async () => {
@@ -110,19 +112,32 @@ describe("a session open in an editor (turnloop acp)", () => {
 });
 
 describe("a session open in the server", () => {
-  test("an editor's session/load while the server runs a prompt gets a JSON-RPC error naming the server", async () => {
+  test("while the server has it open and idle, an editor, -p and a delete are refused naming the server; its next prompt runs", async () => {
     const server = spawnServer(["--stdio"], fixture.environment(), fixture.cwd);
     await server.peer.request("connect", {});
-    const created = await server.peer.request("session.create", { streaming: true });
+    const created = await server.peer.request("session.create", {});
     const { sessionId } = created.result as { sessionId: string };
-    // The server lets the lease go while idle (issue 25): it holds it while its prompt runs.
-    // A streamed reply that never ends: the prompt runs until the server's client aborts it.
-    fixture.server.enqueue({ text: "Still working.", stallAfterEvents: 1 });
+    // The server lets the writer lease go while idle (issue 25) but keeps it held idle: marked
+    // as its own until it closes the session.
     const eventIs = (type: string) => (message: { params?: unknown }) =>
       (message.params as { event?: { type: string } } | undefined)?.event?.type === type;
-    const running = server.peer.waitFor(eventIs("assistant.turn_start"));
-    await server.peer.request("session.send", { sessionId, prompt: "work" });
-    await running;
+    const lock = { pid: server.child.pid, hostname: hostname(), releasesWhenIdle: true };
+    const readLock = () => JSON.parse(readFileSync(lockPath(sessionId), "utf8"));
+    expect(await eventually(() => readLock().idle === true)).toBe(true);
+    expect(readLock()).toEqual({
+      ...lock,
+      command: "turnloop --headless --stdio",
+      acquiredAt: expect.any(String),
+      idle: true,
+      sharers: [
+        { ...lock, command: "turnloop --headless --stdio", acquiredAt: readLock().acquiredAt },
+      ],
+    });
+    const since = readLock().acquiredAt as string;
+    const refusal =
+      `Session ${sessionId} is open in another process (pid ${server.child.pid}: turnloop --headless ` +
+      `--stdio, since ${since}); close it there first. If that process is gone, remove ` +
+      `${lockPath(sessionId)}.`;
 
     const agent = fixture.startAgent();
     await agent.initialize();
@@ -133,14 +148,30 @@ describe("a session open in the server", () => {
     });
     await expect(load).rejects.toMatchObject({
       code: -32600,
-      message: expect.stringMatching(
-        new RegExp(`^Session ${sessionId} is open in another process \\(pid ${server.child.pid}: `),
-      ),
-      data: { sessionId, owner: { pid: server.child.pid, hostname: hostname() } },
+      message: refusal,
+      data: { sessionId, owner: { ...lock, idle: true } },
     });
     expect(agent.updates(sessionId)).toEqual([]);
-    await server.peer.request("session.abort", { sessionId });
+    const resumed = await turnloop("-p", "hello", "--resume", sessionId);
+    expect([resumed.code, resumed.stdout, resumed.stderr]).toEqual([
+      1,
+      "",
+      `turnloop: ${refusal}\n`,
+    ]);
+    const deleted = await turnloop("sessions", "delete", sessionId);
+    expect(deleted.code).toBe(1);
+    expect(deleted.stderr).toContain(refusal);
+    expect(fixture.server.requests).toHaveLength(0);
+
+    // The server's next prompt runs: nobody took its session meanwhile.
+    fixture.server.enqueue({ text: "Still mine." });
+    await server.peer.request("session.send", { sessionId, prompt: "work" });
     await server.peer.waitFor(eventIs("session.idle"));
+    expect((await fixture.persisted(sessionId)).map((event) => event.type)).toEqual([
+      "session.start",
+      "user.message",
+      ...ANSWER_TURN,
+    ]);
 
     server.child.stdin.end();
     expect(await server.exit).toBe(0);
