@@ -9,8 +9,8 @@ import type { FaceOptions } from "../../src/session/face-options.js";
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
 import { defaultFaceOptions } from "../support/face-options.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
 import { closeModelPlace, type ModelPlace, openModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
 
