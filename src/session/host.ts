@@ -374,10 +374,11 @@ export class SessionHost {
   }
 
   /** The persisted events of a session, read without the lease (a writer may be appending). */
-  readEvents(sessionId: string): Promise<StoredLog> {
-    // A session saved at its first prompt, before it: its events are only in memory.
-    const unsaved = this.sessions.get(sessionId)?.unsavedLog();
-    return unsaved === undefined ? this.store.read(sessionId) : Promise.resolve(unsaved);
+  async readEvents(sessionId: string): Promise<StoredLog> {
+    // Open here: unsaved events come from memory, others are committed first (an idle lease
+    // holds them until it is taken back), so a reader sees every event this process emitted.
+    const unsaved = await this.sessions.get(sessionId)?.logForReaders();
+    return unsaved ?? this.store.read(sessionId);
   }
 
   /**

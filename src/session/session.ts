@@ -29,13 +29,10 @@ export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd
 export type SessionListener = (event: SessionEvent) => void;
 
 export { PRODUCER_VERSION } from "./version.js";
-
 export { PromptInProgressError };
 
 /**
- * One session: its events in a {@link SessionStore}, the history folded from them, and its
- * subscribers.
- *
+ * One session: its events in a {@link SessionStore}, the history folded from them, its subscribers.
  * Every event goes through {@link Session.emit}: persisted events are appended to the store before
  * any subscriber sees them, and committed (durable) before a tool starts running (the loop's
  * checkpoint), at each `assistant.turn_end`, at each `permission.requested` (the question waits for
@@ -81,6 +78,11 @@ export class Session {
   /** Before the first prompt of a session saved at it: its events, from memory; else undefined. */
   unsavedLog(): StoredLog | undefined {
     return unsavedLog(this.journal.appender);
+  }
+
+  /** For a reader of the log: {@link unsavedLog}, else undefined once every event is committed. */
+  async logForReaders(): Promise<StoredLog | undefined> {
+    return this.unsavedLog() ?? (await this.journal.commit().then(() => undefined));
   }
 
   /** Where the session's events are stored (the file store: the path of `events.jsonl`). */
