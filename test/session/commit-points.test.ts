@@ -26,7 +26,7 @@ describe("commit points", () => {
       input: z.object({}),
       kind: "other",
       mutates: false,
-      execute: async (_input, context) => {
+      execute: async () => {
         const stored = (await harness?.persisted()) ?? [];
         // A listing while the tool runs (metadata not stored mid-turn) counts every event.
         const listed = await new FileSessionStore(harness?.home ?? "").list();
