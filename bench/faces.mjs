@@ -275,7 +275,8 @@ function oneLine(text) {
  * Starts `turnloop --headless --stdio`, creates `sessions` sessions and sends each one prompt at
  * the same time, then waits until every session is idle.
  * @param {{cliPath: string, cwd: string, env: NodeJS.ProcessEnv, model: string, prompt: string,
- *   sessions: number, timeoutMilliseconds?: number}} options
+ *   sessions: number, timeoutMilliseconds?: number, onEvent?: (sessionId: string, event: any) => void}}
+ *   options `onEvent` sees every `session.event` notification's event, in arrival order.
  * @returns {Promise<SdkServerMeasurement | {available: false, reason: string}>}
  */
 export async function measureSdkServer(options) {
@@ -308,6 +309,7 @@ export async function measureSdkServer(options) {
     // notifications can be delayed by the server's busy loop. Arrival is the fallback.
     const stamped = Date.parse(event?.timestamp ?? "");
     const at = Number.isFinite(stamped) ? stamped : arrivedAt;
+    options.onEvent?.(sessionId, event);
     const tools = toolsBySession.get(sessionId) ?? [];
     toolsBySession.set(sessionId, tools);
     if (event?.type === "tool.execution_start") {

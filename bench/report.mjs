@@ -12,9 +12,12 @@ import { viewerSection } from "./viewer-section.mjs";
 
 /**
  * @param {import("./groups/common.mjs").Row} row
- * @returns {"met" | "NOT MET" | "pending" | "info"}
+ * @returns {"FAILED" | "met" | "NOT MET" | "pending" | "info"}
  */
 export function statusOf(row) {
+  if (row.failed !== undefined) {
+    return "FAILED";
+  }
   if (row.pending !== undefined) {
     return "pending";
   }
@@ -113,11 +116,13 @@ export function writeReport(path, context, meta) {
         ? "—"
         : `${formatValue(row.floor.value, row.unit)} (${row.floor.label})`;
     const shownStatus =
-      status === "NOT MET"
-        ? "**not met**"
-        : status === "pending"
-          ? `pending: ${row.pending}`
-          : status;
+      status === "FAILED"
+        ? `**FAILED**: ${row.failed}`
+        : status === "NOT MET"
+          ? "**not met**"
+          : status === "pending"
+            ? `pending: ${row.pending}`
+            : status;
     add(
       `| ${row.id} | ${cell(row.figure)} | ${value} | ${cell(spread)} | ${cell(row.target?.text ?? "— (information)")} | ${cell(shownStatus)} | ${cell(floor)} | ${formatRatio(ratioToFloor(row))} | ${cell(row.runs)} | ${row.load ?? "—"} |`,
     );

@@ -148,6 +148,11 @@ async function main() {
         `bench: ${group} done in ${((performance.now() - groupStarted) / 1000).toFixed(1)} s\n`,
       );
     }
+    const failed = context.rows.filter((row) => row.failed !== undefined);
+    for (const row of failed) {
+      process.stderr.write(`bench: ${row.id} FAILED: ${row.failed}\n`);
+      process.exitCode = 1;
+    }
   } finally {
     const output = join(benchDirectory, "RESULTS.md");
     try {

@@ -67,6 +67,8 @@ export const MODES = {
  * @property {string} load 1-minute load average before → after the group.
  * @property {string} command
  * @property {string} [pending] Why the figure could not be measured.
+ * @property {string} [failed] Why the run's results are wrong (e.g. a session log lost an event):
+ *   the row shows FAILED and `bench/run.mjs` exits non-zero.
  */
 
 /**

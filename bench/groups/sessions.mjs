@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { runInProcess } from "../child.mjs";
 import { measureSdkServer } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
+import { checkSessionLogs, clientEventRecorder } from "../log-check.mjs";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
 import { percentile, summarize } from "../statistics.mjs";
 import {
@@ -166,6 +167,7 @@ export async function benchHeadless(context) {
     keepBodies: 0,
   });
   const command = `${cliCommand("--headless --stdio")}   # SDK JSON-RPC client (bench/faces.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once`;
+  const received = clientEventRecorder();
   try {
     const result = await measureSdkServer({
       cliPath: context.cliPath,
@@ -176,6 +178,7 @@ export async function benchHeadless(context) {
       sessions: settings.headlessSessions,
       // 1,000 sessions on a loaded 2-core machine take minutes, not the default 2.
       timeoutMilliseconds: 600_000,
+      onEvent: received.record,
     });
     if (!result.available) {
       context.rows.push({
@@ -204,14 +207,19 @@ export async function benchHeadless(context) {
         overheads.push(ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt - toolTime);
       }
     }
+    const logs = checkSessionLogs(context.home, result.promptBySession.keys(), received.bySession);
+    context.details.headless.logs = logs;
     context.rows.push({
       id: "7d",
       figure: `SDK server: ${settings.headlessSessions} concurrent sessions in one \`--headless\` server, per-turn overhead p99`,
       unit: "ms",
       value: percentile(overheads, 0.99),
+      ...(logs.problems.length === 0
+        ? {}
+        : { failed: `${logs.problems.length} log problem(s); first: ${logs.problems[0]}` }),
       spread: p10ToP90(overheads),
       target: atMost(20, "≤ 20 ms"),
-      runs: `1 run, ${overheads.length} turns; all idle after ${Math.round(result.allIdleMilliseconds)} ms; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB`,
+      runs: `1 run, ${overheads.length} turns; logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB`,
       command,
     });
   } finally {

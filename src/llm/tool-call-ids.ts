@@ -12,19 +12,49 @@ export function freshToolCallId(): string {
   return `call_${Buffer.from(bytes).toString("hex")}`;
 }
 
-/** Every tool-call id the history already holds (calls and results). */
-export function toolCallIdsIn(messages: readonly HistoryMessage[]): Set<string> {
-  const ids = new Set<string>();
-  for (const message of messages) {
-    if (message.role === "assistant") {
-      for (const call of message.toolCalls) {
-        ids.add(call.toolCallId);
-      }
-    } else if (message.role === "tool") {
-      ids.add(message.toolCallId);
+/** The ids a message adds: its calls' (assistant) or its result's (tool). */
+function addIdsOf(message: HistoryMessage, ids: Set<string>): void {
+  if (message.role === "assistant") {
+    for (const call of message.toolCalls) {
+      ids.add(call.toolCallId);
+    }
+  } else if (message.role === "tool") {
+    ids.add(message.toolCallId);
+  }
+}
+
+/**
+ * The id set last computed for a history ending with the key message. A request's history is the
+ * previous request's plus a few messages (the agent's `History` appends message objects and never
+ * changes one; a tool result may be inserted among its turn's results, but its id is its call's,
+ * already in the set), so {@link toolCallIdsIn} walks back only to the last message it has seen and adds
+ * the newer ones to that set: O(new messages) per request instead of O(history) (issue 26). The set
+ * is shared and grows, so it may also hold ids of messages a rewind or a compaction has since
+ * dropped: a superset, which only makes a reused provider id get a fresh one.
+ */
+const idsThrough = new WeakMap<HistoryMessage, Set<string>>();
+
+/**
+ * Every tool-call id the history already holds (calls and results), and possibly ids of messages
+ * that followed a message of it in an earlier request (see {@link idsThrough}). Read-only: the set
+ * is shared with later calls.
+ */
+export function toolCallIdsIn(messages: readonly HistoryMessage[]): ReadonlySet<string> {
+  let from = messages.length;
+  let ids: Set<string> | undefined;
+  while (from > 0 && ids === undefined) {
+    const message = messages[from - 1];
+    ids = message === undefined ? undefined : idsThrough.get(message);
+    if (ids === undefined) {
+      from--;
     }
   }
-  return ids;
+  const known = ids ?? new Set<string>();
+  for (const message of messages.slice(from)) {
+    addIdsOf(message, known);
+    idsThrough.set(message, known);
+  }
+  return known;
 }
 
 /**
@@ -40,12 +70,15 @@ export function toolCallIdsIn(messages: readonly HistoryMessage[]): Set<string> 
  * the provider's id, the latest call started with that id first (calls stream one after another).
  */
 export class ToolCallIdAssigner {
-  private readonly used: Set<string>;
+  /** Ids of the history (shared, read-only here; see {@link toolCallIdsIn}). */
+  private readonly history: ReadonlySet<string>;
+  /** Ids given out by this attempt. */
+  private readonly used = new Set<string>();
   /** Provider id → our id, for calls started but not yet complete. */
   private readonly open = new Map<string, string>();
 
   constructor(history: readonly HistoryMessage[]) {
-    this.used = toolCallIdsIn(history);
+    this.history = toolCallIdsIn(history);
   }
 
   /** The part with its tool-call id replaced where needed; other parts unchanged. */
@@ -67,15 +100,19 @@ export class ToolCallIdAssigner {
   }
 
   private start(providerId: string): string {
-    const id = providerId.trim() === "" || this.used.has(providerId) ? this.fresh() : providerId;
+    const id = providerId.trim() === "" || this.taken(providerId) ? this.fresh() : providerId;
     this.used.add(id);
     this.open.set(providerId, id);
     return id;
   }
 
+  private taken(id: string): boolean {
+    return this.used.has(id) || this.history.has(id);
+  }
+
   private fresh(): string {
     let id = freshToolCallId();
-    while (this.used.has(id)) {
+    while (this.taken(id)) {
       id = freshToolCallId();
     }
     return id;

@@ -217,15 +217,29 @@ async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T
   }
 }
 
+/**
+ * The events after which a commit stores the listing metadata: a session's start (a new session
+ * lists from its metadata), each model turn's end, and (in `close`) the session's close. Other
+ * commits (e.g. the one before each tool starts) only flush the log: a listing scans the bytes
+ * past what the metadata describes (see `session-metadata.ts`), so it stays correct, and a
+ * turn costs one metadata rewrite instead of one per commit (issue 26).
+ */
+const METADATA_POINTS: ReadonlySet<SessionEvent["type"]> = new Set([
+  "session.start",
+  "assistant.turn_end",
+]);
+
 /** The writer of one `events.jsonl`, holding its lock. */
 class FileAppender implements SessionAppender {
   readonly sessionId: string;
   readonly #directory: string;
   readonly #log: EventLog;
   readonly #lock: SessionLock;
-  /** The listing metadata of every event appended, stored at each commit. */
+  /** The listing metadata of every event appended, stored at some commits (see {@link METADATA_POINTS}). */
   readonly #scan: LogScan;
   #storedSize = -1;
+  /** An event of {@link METADATA_POINTS} was appended since the metadata was last stored. */
+  #metadataDue = true;
   /** Commits (and their metadata writes) run in call order. */
   readonly #commits = new CommitQueue();
   #closed = false;
@@ -255,6 +269,9 @@ class FileAppender implements SessionAppender {
       );
     }
     scanEvent(this.#scan, event, this.#log.append(event));
+    if (METADATA_POINTS.has(event.type)) {
+      this.#metadataDue = true;
+    }
   }
 
   commit(): Promise<void> {
@@ -267,6 +284,7 @@ class FileAppender implements SessionAppender {
     }
     this.#closed = true;
     try {
+      this.#metadataDue = true;
       await this.commit().catch(() => undefined);
       await this.#log.close();
     } finally {
@@ -294,7 +312,8 @@ class FileAppender implements SessionAppender {
     await this.#log.flush();
     followers.wake(this.#log.path);
     const scan = { ...this.#scan };
-    if (scan.size !== this.#storedSize) {
+    if (this.#metadataDue && scan.size !== this.#storedSize) {
+      this.#metadataDue = false;
       await writeMetadata(this.#directory, scan);
       this.#storedSize = scan.size;
     }

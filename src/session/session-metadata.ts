@@ -1,9 +1,10 @@
 /**
  * The file store's listing metadata: `<session folder>/metadata.json`, what `turnloop sessions`
  * and `session/list` show of a session (start, title, counts, last activity) together with the
- * number of bytes of `events.jsonl` it describes. The writer keeps it up to date at each commit
- * from the events it appends (no reading); a lister trusts it while the log's size matches, scans
- * only the bytes past it when the log grew (a writer between commits, or killed), and scans the
+ * number of bytes of `events.jsonl` it describes. The writer stores it from the events it appends
+ * (no reading) at the commits after a session's start and each model turn's end, and at close (see
+ * `METADATA_POINTS` in `file-store.ts`); a lister trusts it while the log's size matches, scans
+ * only the bytes past it when the log grew (a writer mid-turn, or killed), and scans the
  * whole log once when the file is missing, damaged or describes more bytes than the log has (an
  * old log, a cut torn tail), then stores the result.
  *

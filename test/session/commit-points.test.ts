@@ -1,13 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect } from "vitest";
 import { z } from "zod";
+import { FileSessionStore } from "../../src/session/file-store.js";
 import { metadataPath } from "../../src/session/session-metadata.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 
-/** What the file store has committed: the event count of its metadata, written at each commit. */
-async function committedEventCount(directory: string): Promise<number> {
+/** The event count of the file store's listing metadata (stored at each turn's end and at close). */
+async function metadataEventCount(directory: string): Promise<number> {
   const { scan } = JSON.parse(await readFile(metadataPath(directory), "utf8")) as {
     scan: { eventCount: number };
   };
@@ -18,17 +19,19 @@ describe("commit points", () => {
   test("a tool runs only once its tool.execution_start is committed; the answer waits for the rest", async ({
     openHarness,
   }) => {
-    const seenByTool: Array<{ committed: number; stored: string[] }> = [];
+    const seenByTool: Array<{ listed: unknown; stored: string[] }> = [];
     const probe = defineTool({
       name: "probe",
       description: "Reports what the store has committed.",
       input: z.object({}),
       kind: "other",
       mutates: false,
-      execute: async (_input, context) => {
+      execute: async () => {
         const stored = (await harness?.persisted()) ?? [];
+        // A listing while the tool runs (metadata not stored mid-turn) counts every event.
+        const listed = await new FileSessionStore(harness?.home ?? "").list();
         seenByTool.push({
-          committed: await committedEventCount(context.sessionDirectory),
+          listed: listed.map(({ eventCount, turns }) => ({ eventCount, turns })),
           stored: stored.map((event) => event.type),
         });
         return { content: "probed", isError: false };
@@ -43,11 +46,12 @@ describe("commit points", () => {
 
     expect(seenByTool).toEqual([
       {
-        committed: 6,
+        listed: [{ eventCount: 6, turns: 1 }],
         stored: [...UNTIL_TOOL_START],
       },
     ]);
+    // After the prompt the metadata describes every event: the next listing reads no log.
     const stored = await harness.persisted();
-    expect(await committedEventCount(harness.session.directory)).toBe(stored.length);
+    expect(await metadataEventCount(harness.session.directory)).toBe(stored.length);
   });
 });

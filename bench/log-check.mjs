@@ -1,0 +1,136 @@
+/**
+ * The check of every session's log after a many-sessions run (issue 26: "no event lost or
+ * reordered (check every log)"). For each session, in `$TURNLOOP_HOME/session-state/<id>/events.jsonl`:
+ * - the sequence is contiguous: every line parses, and each event's `parentId` is the id of the
+ *   line before it (`null` on the first line), so no line is missing, doubled or out of place;
+ * - every `tool.execution_start` has exactly one `tool.execution_complete` with its `toolCallId`,
+ *   after it, and no completion lacks its start;
+ * - the persisted events the client received (`session.event` notifications, in arrival order)
+ *   are the log's events in the log's order (compared by event id), except a last
+ *   `session.shutdown`: the server writes it when it stops, after the client has gone.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Records the events a client received, per session, for {@link checkSessionLogs}.
+ * @returns {{record: (sessionId: string, event: any) => void,
+ *   bySession: Map<string, Array<{id: string, type: string, ephemeral: boolean}>>}}
+ */
+export function clientEventRecorder() {
+  /** @type {Map<string, Array<{id: string, type: string, ephemeral: boolean}>>} */
+  const bySession = new Map();
+  return {
+    bySession,
+    record(sessionId, event) {
+      const events = bySession.get(sessionId) ?? [];
+      bySession.set(sessionId, events);
+      events.push({
+        id: String(event?.id),
+        type: String(event?.type),
+        ephemeral: event?.ephemeral === true,
+      });
+    },
+  };
+}
+
+/**
+ * The problems of one session's log lines, against what its client saw.
+ * @param {string} sessionId
+ * @param {string} text The whole `events.jsonl`.
+ * @param {Array<{id: string, type: string, ephemeral: boolean}>} received
+ * @returns {{events: number, problems: string[]}}
+ */
+export function checkSessionLog(sessionId, text, received) {
+  const problems = [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") {
+    lines.pop();
+  } else {
+    problems.push(`${sessionId}: the last line has no newline`);
+  }
+  /** @type {string[]} */
+  const ids = [];
+  /** @type {Map<string, {starts: number, completions: number}>} */
+  const tools = new Map();
+  let previousId = null;
+  let lastType = "";
+  for (const [index, line] of lines.entries()) {
+    let event;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      problems.push(`${sessionId}: line ${index + 1} is not JSON`);
+      previousId = undefined;
+      continue;
+    }
+    if (previousId !== undefined && event.parentId !== previousId) {
+      problems.push(
+        `${sessionId}: line ${index + 1} (${event.type}) has parentId ${event.parentId}, expected ${previousId}`,
+      );
+    }
+    previousId = event.id;
+    lastType = event.type;
+    ids.push(String(event.id));
+    const toolCallId = event.data?.toolCallId;
+    if (event.type === "tool.execution_start" || event.type === "tool.execution_complete") {
+      const tool = tools.get(toolCallId) ?? { starts: 0, completions: 0 };
+      tools.set(toolCallId, tool);
+      if (event.type === "tool.execution_start") {
+        tool.starts++;
+      } else if (tool.starts === 0) {
+        problems.push(`${sessionId}: tool call ${toolCallId} completes before it starts`);
+      } else {
+        tool.completions++;
+      }
+    }
+  }
+  for (const [toolCallId, tool] of tools) {
+    if (tool.starts !== 1 || tool.completions !== 1) {
+      problems.push(
+        `${sessionId}: tool call ${toolCallId} has ${tool.starts} start(s) and ${tool.completions} completion(s)`,
+      );
+    }
+  }
+  const events = ids.length;
+  const seen = received.filter((event) => !event.ephemeral).map((event) => event.id);
+  if (lastType === "session.shutdown" && seen.at(-1) !== ids.at(-1)) {
+    ids.pop();
+  }
+  const firstDifference = ids.findIndex((id, index) => seen[index] !== id);
+  if (firstDifference !== -1 || seen.length !== ids.length) {
+    const at = firstDifference === -1 ? Math.min(ids.length, seen.length) : firstDifference;
+    problems.push(
+      `${sessionId}: the client saw ${seen.length} persisted events, the log holds ${ids.length}; first difference at event ${at + 1}`,
+    );
+  }
+  return { events, problems };
+}
+
+/**
+ * Checks the log of every session the client used (see the module comment).
+ * @param {string} home TURNLOOP_HOME of the server.
+ * @param {Iterable<string>} sessionIds
+ * @param {Map<string, Array<{id: string, type: string, ephemeral: boolean}>>} receivedBySession
+ * @returns {{sessions: number, events: number, problems: string[]}}
+ */
+export function checkSessionLogs(home, sessionIds, receivedBySession) {
+  const problems = [];
+  let sessions = 0;
+  let events = 0;
+  for (const sessionId of sessionIds) {
+    sessions++;
+    let text;
+    try {
+      text = readFileSync(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+    } catch (error) {
+      problems.push(`${sessionId}: no log (${error instanceof Error ? error.message : error})`);
+      continue;
+    }
+    const checked = checkSessionLog(sessionId, text, receivedBySession.get(sessionId) ?? []);
+    events += checked.events;
+    problems.push(...checked.problems);
+  }
+  return { sessions, events, problems };
+}
