@@ -10,10 +10,12 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
+import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
-import { promptEnd } from "../session/prompt-end.js";
+import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
@@ -38,6 +40,42 @@ interface RemoteSession {
   resumeParams: unknown;
   /** The owner's permission questions, for the wire and to know which are still open. */
   questions: RemoteQuestions;
+  /** The prompts this client sent to the owner, until their stored events end. */
+  prompts: SentPrompts;
+}
+
+/**
+ * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
+ * on the owner (one idle answers every send, as for a local session); a prompt the owner closed
+ * the session without running or finishing ends with a `session.error` first (the Copilot SDK's
+ * `sendAndWait` rejects with its message).
+ */
+function endPrompts(
+  connection: ClientConnection,
+  session: { sessionId: string; startTime: string },
+  event: SessionEvent,
+  prompts: SentPrompts,
+): void {
+  const news = prompts.stored(event);
+  const idle = (data: SessionEventData["session.idle"]) =>
+    sendIdle(
+      connection,
+      session.sessionId,
+      session.startTime,
+      createEnvelope({ type: "session.idle", data }, event.id),
+    );
+  if (news?.kind === "dropped") {
+    const message = `the worker running session ${session.sessionId} closed it before ${news.promptIds.length} prompt(s) sent from this worker ended; send again to run them here`;
+    const error = createEnvelope(
+      { type: "session.error", data: { errorType: "server", message } },
+      event.id,
+    );
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
+    idle({});
+  } else if (news?.kind === "ended" && news.idle) {
+    // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
+    idle({ stopReason: "stopReason" in news.end ? news.end.stopReason : "end_turn" });
+  }
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -86,18 +124,19 @@ export async function resumeRemote(
   for (const event of log.events) {
     questions.wireEvent(event, event);
   }
+  const prompts = new SentPrompts();
   const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
     const wire = questions.wireEvent(event, modelNamesOnWire(event));
     connection.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
-    const end = promptEnd(event);
-    if (end !== undefined) {
-      // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
-      const stopReason = "stopReason" in end ? end.stopReason : "end_turn";
-      const idle = createEnvelope({ type: "session.idle", data: { stopReason } }, event.id);
-      sendIdle(connection, sessionId, start.data.startTime, idle);
-    }
+    endPrompts(connection, { sessionId, startTime: start.data.startTime }, event, prompts);
   });
-  followedBy(server).set(sessionId, { connection, subscription, resumeParams, questions });
+  followedBy(server).set(sessionId, {
+    connection,
+    subscription,
+    resumeParams,
+    questions,
+    prompts,
+  });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
@@ -134,6 +173,8 @@ export function isRemote(server: ServerContext, sessionId: string): boolean {
  * worker holds the session any more, nothing is running: nothing to do.
  */
 export async function abortAtOwner(server: ServerContext, sessionId: string): Promise<void> {
+  // The owner's abort drops its queued prompts, this client's among them.
+  followedBy(server).get(sessionId)?.prompts.cancelWaiting();
   await server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
 }
 
@@ -172,11 +213,23 @@ export async function sendToOwner(
 ): Promise<{ messageId: string }> {
   const { server } = connection;
   const { sessionId } = params;
-  const sent = await server.host.store.inbox?.post(sessionId, { kind: "prompt", payload: params });
+  const remote = followedBy(server).get(sessionId);
+  const promptId = remote?.prompts.add();
+  const payload = { ...params, promptId };
+  const sent = await server.host.store.inbox
+    ?.post(sessionId, { kind: "prompt", payload })
+    .catch((error: unknown) => {
+      if (promptId !== undefined) {
+        remote?.prompts.remove(promptId);
+      }
+      throw error;
+    });
   if (sent === true) {
     return { messageId: randomUUID() };
   }
-  const remote = followedBy(server).get(sessionId);
+  if (promptId !== undefined) {
+    remote?.prompts.remove(promptId);
+  }
   if (remote !== undefined) {
     await remote.subscription.readNow();
     await stopFollowing(server, sessionId, remote.connection);
@@ -209,6 +262,9 @@ export function receiveInbox(server: ServerContext): void {
     });
 }
 
+/** A prompt in the inbox: `session.send`'s params and the id its sender gave it. */
+const inboxPrompt = sendParams.extend({ promptId: z.string().min(1).optional() });
+
 function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
   const session = server.sessions.get(sessionId);
   if (session === undefined || session.closing) {
@@ -217,13 +273,14 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
   }
   switch (message.kind) {
     case "prompt": {
-      const parsed = sendParams.safeParse(message.payload);
+      const parsed = inboxPrompt.safeParse(message.payload);
       if (!parsed.success) {
         server.log(`a prompt for session ${sessionId} from another worker was not valid`);
         return;
       }
       try {
-        session.send(parsed.data);
+        const { promptId, ...params } = parsed.data;
+        session.send(params, promptId);
       } catch (error) {
         server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
       }

@@ -180,11 +180,11 @@ export class ServerSession {
   }
 
   /**
-   * Queues a prompt; `immediate` goes ahead of other queued prompts.
-   * @returns its message id.
+   * Queues a prompt; `immediate` goes ahead of other queued prompts. `promptId`: the id a face
+   * on another worker gave it (issue 22), recorded on its `user.message`. @returns its message id.
    * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown).
    */
-  send(params: SendParams): string {
+  send(params: SendParams, promptId?: string): string {
     if (this.closed !== undefined) {
       throw invalidParams(`session ${this.id} is closing`);
     }
@@ -195,6 +195,7 @@ export class ServerSession {
       mode: params.agentMode ?? sessionMode ?? this.choices.mode,
       ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
       ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
+      ...(promptId === undefined ? {} : { promptId }),
     };
     if (params.mode === "immediate") {
       this.queue.unshift(job);

@@ -205,4 +205,69 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const [shutdownOfA, , ...ranOnB] = after.slice(before.length);
     expect(persisted(seenOnB.events)).toEqual([shutdownOfA, ...ranOnB]);
   });
+  test("two identical prompts sent from worker B are both answered, in order, with one idle after the second", async () => {
+    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const onB = await worker().resumeSession(onA.sessionId);
+    const seenOnB = watch(onB);
+    workers.fixture.model.enqueue({ text: "first answer" }, { text: "second answer" });
+    const idle = seenOnB.next((event) => event.type === "session.idle");
+    await onB.send({ prompt: "the same words" });
+    await onB.send({ prompt: "the same words" });
+    await idle;
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      ...TEXT_PROMPT.slice(0, -1),
+      ...TEXT_PROMPT,
+    ]);
+    const prompts = seenOnB.events.flatMap((event) =>
+      event.type === "user.message" ? [event.data] : [],
+    );
+    expect(prompts.map(({ content }) => content)).toEqual(["the same words", "the same words"]);
+    // Each carries the id worker B gave it, which is how B told them apart.
+    const [first, second] = prompts.map(({ promptId }) => promptId);
+    expect(first).toEqual(expect.any(String));
+    expect(second).toEqual(expect.any(String));
+    expect(first).not.toBe(second);
+    const answers = seenOnB.events.flatMap((event) =>
+      event.type === "assistant.message" ? [event.data.content] : [],
+    );
+    expect(answers).toEqual(["first answer", "second answer"]);
+  });
+
+  test("worker A closing the session with B's prompt queued ends B's wait with an error", async () => {
+    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const onB = await worker().resumeSession(onA.sessionId);
+    const seenOnB = watch(onB);
+    const requested = gate();
+    const never = gate();
+    workers.fixture.model.setResponder(() => {
+      requested.open();
+      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
+    });
+    const requestsBefore = workers.fixture.model.requests.length;
+    await onA.send({ prompt: "A's long prompt" });
+    await requested.opened;
+    const idle = seenOnB.next((event) => event.type === "session.idle");
+    await onB.send({ prompt: "queued behind A's" });
+    await onA.disconnect();
+    await idle;
+    workers.fixture.model.setResponder(undefined);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "abort",
+      "session.shutdown",
+      "session.error",
+      "session.idle",
+    ]);
+    expect(seenOnB.events[0]).toMatchObject({ data: { content: "A's long prompt" } });
+    expect(seenOnB.events[5]).toMatchObject({
+      data: {
+        errorType: "server",
+        message: `the worker running session ${onA.sessionId} closed it before 1 prompt(s) sent from this worker ended; send again to run them here`,
+      },
+    });
+    // B's prompt never ran: only A's reached the model.
+    expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);
+  });
 });
