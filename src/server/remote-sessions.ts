@@ -42,6 +42,8 @@ interface RemoteSession {
   questions: RemoteQuestions;
   /** The prompts this client sent to the owner, until their stored events end. */
   prompts: SentPrompts;
+  /** Ends this client's permission handler registration with the owner ({@link registerHandler}). */
+  unregister: () => Promise<void>;
 }
 
 /**
@@ -76,6 +78,44 @@ function endPrompts(
     // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
     idle({ stopReason: "stopReason" in news.end ? news.end.stopReason : "end_turn" });
   }
+}
+
+/**
+ * How long the owner counts a follower's permission handler after its last `attach` (ms), and
+ * how often a follower renews it (ms): a follower that dies stops counting within the expiry.
+ */
+export const FOLLOWER_EXPIRY_MS = 10_000;
+const FOLLOWER_RENEWAL_MS = 3_000;
+
+/** The client's `session.resume` params this module reads. */
+const resumeFlags = z.looseObject({ requestPermission: z.boolean().optional() });
+
+/**
+ * When `resumeParams` register a permission handler, tells the owner (an `attach` in the inbox,
+ * renewed every {@link FOLLOWER_RENEWAL_MS}) that this follower can answer its questions, so it
+ * asks (issue 22). @returns once the first `attach` is stored, what stops the renewals and sends the `detach`.
+ */
+async function registerHandler(
+  inbox: SessionInbox,
+  sessionId: string,
+  resumeParams: unknown,
+): Promise<() => Promise<void>> {
+  if (resumeFlags.safeParse(resumeParams).data?.requestPermission !== true) {
+    return async () => undefined;
+  }
+  const followerId = randomUUID();
+  const attach = () =>
+    inbox
+      .post(sessionId, { kind: "attach", payload: { followerId, expiresInMs: FOLLOWER_EXPIRY_MS } })
+      .catch(() => false);
+  // Awaited: the owner reads the registration before any prompt this client sends.
+  await attach();
+  const renewal = setInterval(() => void attach(), FOLLOWER_RENEWAL_MS);
+  renewal.unref();
+  return async () => {
+    clearInterval(renewal);
+    await inbox.post(sessionId, { kind: "detach", payload: { followerId } }).catch(() => false);
+  };
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -119,7 +159,9 @@ export async function resumeRemote(
   if (start?.type !== "session.start") {
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
-  await followedBy(server).get(sessionId)?.subscription.close();
+  const previous = followedBy(server).get(sessionId);
+  await previous?.subscription.close();
+  await previous?.unregister();
   const questions = new RemoteQuestions(start.data.cwd);
   for (const event of log.events) {
     questions.wireEvent(event, event);
@@ -136,6 +178,7 @@ export async function resumeRemote(
     resumeParams,
     questions,
     prompts,
+    unregister: await registerHandler(store.inbox, sessionId, resumeParams),
   });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
@@ -160,6 +203,7 @@ async function stopFollowing(
   if (remote?.connection === connection) {
     sessions.delete(sessionId);
     await remote.subscription.close();
+    await remote.unregister();
   }
 }
 
@@ -292,8 +336,26 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
     case "permission":
       applyAnswer(server, session, message.payload);
       return;
+    case "attach":
+    case "detach": {
+      const parsed = followerMessage.safeParse(message.payload);
+      if (!parsed.success) {
+        server.log(`a follower's ${message.kind} for session ${sessionId} was not valid`);
+      } else if (message.kind === "attach") {
+        session.clients.attachFollower(parsed.data.followerId, parsed.data.expiresInMs ?? 0);
+      } else {
+        session.clients.removeFollower(parsed.data.followerId);
+      }
+      return;
+    }
   }
 }
+
+/** A follower's `attach` / `detach` ({@link registerHandler}). */
+const followerMessage = z.object({
+  followerId: z.string().min(1),
+  expiresInMs: z.number().int().positive().max(FOLLOWER_EXPIRY_MS).optional(),
+});
 
 /** A permission answer from another worker, applied as the local client's would be. */
 function applyAnswer(server: ServerContext, session: ServerSession, payload: unknown): void {

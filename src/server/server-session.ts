@@ -43,7 +43,7 @@ export class ServerSession {
   readonly id: string;
   /** Model, effort and mode of the next prompts. */
   readonly choices: SessionChoices;
-  private readonly clients: SessionClients;
+  readonly clients: SessionClients;
   /** The attached apps' registrations as one (see {@link SessionClients.config}). */
   private config: SessionConfig = {};
   private readonly permissions = new PendingPermissions();
@@ -72,7 +72,7 @@ export class ServerSession {
   ) {
     this.id = session.id;
     const stored = session.openingEvents.filter((event) => event.ephemeral !== true);
-    this.clients = new SessionClients(stored.at(-1)?.id ?? null);
+    this.clients = new SessionClients(stored.at(-1)?.id ?? null, () => this.registrationsChanged());
     this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
