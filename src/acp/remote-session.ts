@@ -170,7 +170,8 @@ export class AcpRemoteSession {
   /**
    * ACP v1 prompt-turn, run by the owner: sends the prompt through the inbox and answers once its
    * stored events end; every update of it is written before the answer.
-   * @returns `"claim"` when no live worker holds the session (nothing was sent).
+   * @returns `"claim"` when no live worker holds the session, or its owner closed it as far as
+   * read here (nothing was sent).
    * @throws `-32600` while a prompt of this client runs; `-32602` for images (the inbox carries
    * text); the prompt's failure as a local prompt's (`promptFailure`).
    */
@@ -188,6 +189,10 @@ export class AcpRemoteSession {
       throw invalidParams(
         `session ${this.id} runs on another worker, which takes text prompts only: send the images to that worker`,
       );
+    }
+    if (this.#sent.ownerClosed) {
+      // The owner closed the session: it would drop the prompt.
+      return "claim";
     }
     let settle: (end: PromptEnd) => void = () => undefined;
     const ended = new Promise<PromptEnd>((resolve) => {

@@ -258,21 +258,8 @@ export async function sendToOwner(
   const { server } = connection;
   const { sessionId } = params;
   const remote = followedBy(server).get(sessionId);
-  const promptId = remote?.prompts.add();
-  const payload = { ...params, promptId };
-  const sent = await server.host.store.inbox
-    ?.post(sessionId, { kind: "prompt", payload })
-    .catch((error: unknown) => {
-      if (promptId !== undefined) {
-        remote?.prompts.remove(promptId);
-      }
-      throw error;
-    });
-  if (sent === true) {
+  if (await postPrompt(server, params, remote)) {
     return { messageId: randomUUID() };
-  }
-  if (promptId !== undefined) {
-    remote?.prompts.remove(promptId);
   }
   if (remote !== undefined) {
     await remote.subscription.readNow();
@@ -284,6 +271,33 @@ export async function sendToOwner(
     throw invalidParams(`session ${sessionId}: it could not be opened here`);
   }
   return { messageId: session.send(params) };
+}
+
+/**
+ * Posts a followed session's prompt to its owner with an id, noted in `remote`'s prompts until
+ * its stored events end. @returns `false` when nothing was sent: the owner closed the session
+ * already (as far as `remote` has read: it would drop the prompt) or no live worker holds it.
+ */
+async function postPrompt(
+  server: ServerContext,
+  params: SendParams,
+  remote: RemoteSession | undefined,
+): Promise<boolean> {
+  const inbox = server.host.store.inbox;
+  if (inbox === undefined || remote === undefined || remote.prompts.ownerClosed) {
+    return false;
+  }
+  const promptId = remote.prompts.add();
+  const sent = await inbox
+    .post(params.sessionId, { kind: "prompt", payload: { ...params, promptId } })
+    .catch((error: unknown) => {
+      remote.prompts.remove(promptId);
+      throw error;
+    });
+  if (!sent) {
+    remote.prompts.remove(promptId);
+  }
+  return sent;
 }
 
 /**

@@ -57,6 +57,15 @@ export class SentPrompts {
   /** Sent and not stored yet, oldest first. */
   readonly #waiting: string[] = [];
   #running: string | undefined;
+  #ownerClosed = false;
+
+  /**
+   * Whether the last owner closed the session (`session.shutdown` read, no `session.resume`
+   * since): a prompt sent now would be dropped, so the sender claims the session instead.
+   */
+  get ownerClosed(): boolean {
+    return this.#ownerClosed;
+  }
 
   /** Notes a prompt about to be sent. @returns its id. */
   add(): string {
@@ -93,6 +102,9 @@ export class SentPrompts {
       this.remove(promptId);
       this.#running = promptId;
       return { kind: "started", promptId };
+    }
+    if (event.type === "session.resume" || event.type === "session.shutdown") {
+      this.#ownerClosed = event.type === "session.shutdown";
     }
     if (event.type === "session.shutdown") {
       const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];

@@ -184,7 +184,10 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const onB = await worker().resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
+    const shutdownSeen = seenOnB.next((event) => event.type === "session.shutdown");
     await onA.disconnect();
+    // B sends once it read A's session.shutdown: it claims the session instead of posting.
+    await shutdownSeen;
 
     workers.fixture.model.enqueue({ text: "answered by worker B" });
     const reply = await onB.sendAndWait({ prompt: "who answers?" });
