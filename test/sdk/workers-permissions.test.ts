@@ -13,25 +13,7 @@ import { type PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startTcpServer } from "./tcp-server.js";
-import { useWorkers } from "./workers-support.js";
-
-/** The stored events of one prompt that ran a tool after a permission question. */
-const ASKED_PROMPT = [
-  "user.message",
-  "assistant.turn_start",
-  "assistant.message",
-  "assistant.usage",
-  "tool.execution_start",
-  "permission.requested",
-  "permission.completed",
-  "tool.execution_complete",
-  "assistant.turn_end",
-  "assistant.turn_start",
-  "assistant.message",
-  "assistant.usage",
-  "assistant.turn_end",
-  "session.idle",
-];
+import { ASKED_PROMPT, useWorkers } from "./workers-support.js";
 
 const createCall = (id: string, path: string) => ({
   toolCalls: [{ id, name: "create", arguments: JSON.stringify({ path, file_text: "hi" }) }],
