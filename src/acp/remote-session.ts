@@ -13,7 +13,7 @@ import { hostname } from "node:os";
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import type { SessionHost } from "../session/host.js";
-import { type PromptEnd, promptEnd } from "../session/prompt-end.js";
+import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
 import { permissionModeOf } from "../session/sandbox-setup.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { LeaseHolder, StoredLog } from "../session/session-store.js";
@@ -51,7 +51,8 @@ export interface FollowedSession {
 
 /** The prompt of this client that the owner runs, until its stored events end. */
 interface RemotePrompt {
-  text: string;
+  /** The id the owner records on its `user.message` (`promptId`). */
+  id: string;
   /** Set once the owner stored its `user.message`. */
   started: boolean;
   settle: (end: PromptEnd) => void;
@@ -103,6 +104,7 @@ export class AcpRemoteSession {
   readonly #mapper: UpdateMapper;
   #subscription: SessionSubscription | undefined;
   #prompt: RemotePrompt | undefined;
+  readonly #sent = new SentPrompts();
   #lastSent: Promise<void> = Promise.resolve();
 
   private constructor(context: RemoteSessionContext, sessionId: string, log: StoredLog) {
@@ -168,7 +170,8 @@ export class AcpRemoteSession {
   /**
    * ACP v1 prompt-turn, run by the owner: sends the prompt through the inbox and answers once its
    * stored events end; every update of it is written before the answer.
-   * @returns `"claim"` when no live worker holds the session (nothing was sent).
+   * @returns `"claim"` when no live worker holds the session, or its owner closed it as far as
+   * read here (nothing was sent).
    * @throws `-32600` while a prompt of this client runs; `-32602` for images (the inbox carries
    * text); the prompt's failure as a local prompt's (`promptFailure`).
    */
@@ -187,13 +190,18 @@ export class AcpRemoteSession {
         `session ${this.id} runs on another worker, which takes text prompts only: send the images to that worker`,
       );
     }
+    if (this.#sent.ownerClosed) {
+      // The owner closed the session: it would drop the prompt.
+      return "claim";
+    }
     let settle: (end: PromptEnd) => void = () => undefined;
     const ended = new Promise<PromptEnd>((resolve) => {
       settle = resolve;
     });
-    this.#prompt = { text, started: false, settle };
+    const id = this.#sent.add();
+    this.#prompt = { id, started: false, settle };
     try {
-      const payload = { sessionId: this.id, prompt: text };
+      const payload = { sessionId: this.id, prompt: text, promptId: id };
       const sent = await this.#context.host.store.inbox?.post(this.id, { kind: "prompt", payload });
       if (sent !== true) {
         return "claim";
@@ -207,6 +215,7 @@ export class AcpRemoteSession {
       }
       return { stopReason: end.stopReason };
     } finally {
+      this.#sent.remove(id);
       this.#prompt = undefined;
     }
   }
@@ -238,17 +247,15 @@ export class AcpRemoteSession {
     await this.#lastSent;
   }
 
-  /** One event the owner stored: its updates, and the end of this client's prompt. */
+  /**
+   * One event the owner stored: its updates, and the end of this client's prompt (matched by its
+   * id); a prompt the owner closed the session without running or finishing fails.
+   */
   #stored(event: SessionEvent): void {
     const prompt = this.#prompt;
     let updates = this.#mapper.map(event);
-    if (
-      prompt !== undefined &&
-      !prompt.started &&
-      event.type === "user.message" &&
-      event.data.source === "user" &&
-      event.data.content === prompt.text
-    ) {
+    const news = this.#sent.stored(event);
+    if (news?.kind === "started" && prompt?.id === news.promptId) {
       prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.
       updates = updates.filter((update) => update.sessionUpdate !== "user_message_chunk");
@@ -256,9 +263,14 @@ export class AcpRemoteSession {
     for (const update of updates) {
       this.#send(update);
     }
-    const end = prompt?.started === true ? promptEnd(event) : undefined;
-    if (end !== undefined) {
-      prompt?.settle(end);
+    if (prompt === undefined) {
+      return;
+    }
+    if (news?.kind === "dropped" && news.promptIds.includes(prompt.id)) {
+      const message = `the worker running session ${this.id} closed it before this prompt ended; send it again to run it here`;
+      prompt.settle({ error: { errorType: "server", message } });
+    } else if (news?.kind === "ended" && news.promptId === prompt.id) {
+      prompt.settle(news.end);
     }
   }
 

@@ -116,6 +116,8 @@ export interface UserPrompt {
   images?: PromptImage[];
   attachments?: JsonValue[];
   agentMode?: string;
+  /** The id of a prompt sent from another worker (issue 22), recorded on its `user.message`. */
+  promptId?: string;
 }
 
 /**
@@ -243,13 +245,14 @@ function emitNotice(emit: Conversation["emit"], notice: EventInput | undefined):
 function userMessageData(
   prompt: UserPrompt,
 ): Extract<EventInput, { type: "user.message" }>["data"] {
-  const { attachments, agentMode } = prompt;
+  const { attachments, agentMode, promptId } = prompt;
   return {
     content: prompt.content,
     source: prompt.source ?? "user",
     ...(prompt.images === undefined || prompt.images.length === 0 ? {} : { images: prompt.images }),
     ...(attachments === undefined || attachments.length === 0 ? {} : { attachments }),
     ...(agentMode === undefined ? {} : { agentMode }),
+    ...(promptId === undefined ? {} : { promptId }),
   };
 }
 

@@ -69,6 +69,11 @@ export interface SessionEventData {
     images?: PromptImage[];
     /** The Copilot SDK's agent mode the prompt ran in (interactive, plan, autopilot, shell). */
     agentMode?: string;
+    /**
+     * The id a face on another worker gave the prompt it sent through the inbox (issue 22), so
+     * it finds its prompt among the stored ones; absent for every other prompt.
+     */
+    promptId?: string;
   };
   /**
    * One model API request, written when the request is sent (failed and cancelled attempts are

@@ -10,10 +10,12 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
+import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
-import { promptEnd } from "../session/prompt-end.js";
+import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
@@ -38,6 +40,82 @@ interface RemoteSession {
   resumeParams: unknown;
   /** The owner's permission questions, for the wire and to know which are still open. */
   questions: RemoteQuestions;
+  /** The prompts this client sent to the owner, until their stored events end. */
+  prompts: SentPrompts;
+  /** Ends this client's permission handler registration with the owner ({@link registerHandler}). */
+  unregister: () => Promise<void>;
+}
+
+/**
+ * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
+ * on the owner (one idle answers every send, as for a local session); a prompt the owner closed
+ * the session without running or finishing ends with a `session.error` first (the Copilot SDK's
+ * `sendAndWait` rejects with its message).
+ */
+function endPrompts(
+  connection: ClientConnection,
+  session: { sessionId: string; startTime: string },
+  event: SessionEvent,
+  prompts: SentPrompts,
+): void {
+  const news = prompts.stored(event);
+  const idle = (data: SessionEventData["session.idle"]) =>
+    sendIdle(
+      connection,
+      session.sessionId,
+      session.startTime,
+      createEnvelope({ type: "session.idle", data }, event.id),
+    );
+  if (news?.kind === "dropped") {
+    const message = `the worker running session ${session.sessionId} closed it before ${news.promptIds.length} prompt(s) sent from this worker ended; send again to run them here`;
+    const error = createEnvelope(
+      { type: "session.error", data: { errorType: "server", message } },
+      event.id,
+    );
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
+    idle({});
+  } else if (news?.kind === "ended" && news.idle) {
+    // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
+    idle({ stopReason: "stopReason" in news.end ? news.end.stopReason : "end_turn" });
+  }
+}
+
+/**
+ * How long the owner counts a follower's permission handler after its last `attach` (ms), and
+ * how often a follower renews it (ms): a follower that dies stops counting within the expiry.
+ */
+export const FOLLOWER_EXPIRY_MS = 10_000;
+const FOLLOWER_RENEWAL_MS = 3_000;
+
+/** The client's `session.resume` params this module reads. */
+const resumeFlags = z.looseObject({ requestPermission: z.boolean().optional() });
+
+/**
+ * When `resumeParams` register a permission handler, tells the owner (an `attach` in the inbox,
+ * renewed every {@link FOLLOWER_RENEWAL_MS}) that this follower can answer its questions, so it
+ * asks (issue 22). @returns once the first `attach` is stored, what stops the renewals and sends the `detach`.
+ */
+async function registerHandler(
+  inbox: SessionInbox,
+  sessionId: string,
+  resumeParams: unknown,
+): Promise<() => Promise<void>> {
+  if (resumeFlags.safeParse(resumeParams).data?.requestPermission !== true) {
+    return async () => undefined;
+  }
+  const followerId = randomUUID();
+  const attach = () =>
+    inbox
+      .post(sessionId, { kind: "attach", payload: { followerId, expiresInMs: FOLLOWER_EXPIRY_MS } })
+      .catch(() => false);
+  // Awaited: the owner reads the registration before any prompt this client sends.
+  await attach();
+  const renewal = setInterval(() => void attach(), FOLLOWER_RENEWAL_MS);
+  renewal.unref();
+  return async () => {
+    clearInterval(renewal);
+    await inbox.post(sessionId, { kind: "detach", payload: { followerId } }).catch(() => false);
+  };
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -81,23 +159,27 @@ export async function resumeRemote(
   if (start?.type !== "session.start") {
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
-  await followedBy(server).get(sessionId)?.subscription.close();
+  const previous = followedBy(server).get(sessionId);
+  await previous?.subscription.close();
+  await previous?.unregister();
   const questions = new RemoteQuestions(start.data.cwd);
   for (const event of log.events) {
     questions.wireEvent(event, event);
   }
+  const prompts = new SentPrompts();
   const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
     const wire = questions.wireEvent(event, modelNamesOnWire(event));
     connection.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
-    const end = promptEnd(event);
-    if (end !== undefined) {
-      // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
-      const stopReason = "stopReason" in end ? end.stopReason : "end_turn";
-      const idle = createEnvelope({ type: "session.idle", data: { stopReason } }, event.id);
-      sendIdle(connection, sessionId, start.data.startTime, idle);
-    }
+    endPrompts(connection, { sessionId, startTime: start.data.startTime }, event, prompts);
   });
-  followedBy(server).set(sessionId, { connection, subscription, resumeParams, questions });
+  followedBy(server).set(sessionId, {
+    connection,
+    subscription,
+    resumeParams,
+    questions,
+    prompts,
+    unregister: await registerHandler(store.inbox, sessionId, resumeParams),
+  });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
@@ -121,6 +203,7 @@ async function stopFollowing(
   if (remote?.connection === connection) {
     sessions.delete(sessionId);
     await remote.subscription.close();
+    await remote.unregister();
   }
 }
 
@@ -134,6 +217,8 @@ export function isRemote(server: ServerContext, sessionId: string): boolean {
  * worker holds the session any more, nothing is running: nothing to do.
  */
 export async function abortAtOwner(server: ServerContext, sessionId: string): Promise<void> {
+  // The owner's abort drops its queued prompts, this client's among them.
+  followedBy(server).get(sessionId)?.prompts.cancelWaiting();
   await server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
 }
 
@@ -172,11 +257,10 @@ export async function sendToOwner(
 ): Promise<{ messageId: string }> {
   const { server } = connection;
   const { sessionId } = params;
-  const sent = await server.host.store.inbox?.post(sessionId, { kind: "prompt", payload: params });
-  if (sent === true) {
+  const remote = followedBy(server).get(sessionId);
+  if (await postPrompt(server, params, remote)) {
     return { messageId: randomUUID() };
   }
-  const remote = followedBy(server).get(sessionId);
   if (remote !== undefined) {
     await remote.subscription.readNow();
     await stopFollowing(server, sessionId, remote.connection);
@@ -187,6 +271,33 @@ export async function sendToOwner(
     throw invalidParams(`session ${sessionId}: it could not be opened here`);
   }
   return { messageId: session.send(params) };
+}
+
+/**
+ * Posts a followed session's prompt to its owner with an id, noted in `remote`'s prompts until
+ * its stored events end. @returns `false` when nothing was sent: the owner closed the session
+ * already (as far as `remote` has read: it would drop the prompt) or no live worker holds it.
+ */
+async function postPrompt(
+  server: ServerContext,
+  params: SendParams,
+  remote: RemoteSession | undefined,
+): Promise<boolean> {
+  const inbox = server.host.store.inbox;
+  if (inbox === undefined || remote === undefined || remote.prompts.ownerClosed) {
+    return false;
+  }
+  const promptId = remote.prompts.add();
+  const sent = await inbox
+    .post(params.sessionId, { kind: "prompt", payload: { ...params, promptId } })
+    .catch((error: unknown) => {
+      remote.prompts.remove(promptId);
+      throw error;
+    });
+  if (!sent) {
+    remote.prompts.remove(promptId);
+  }
+  return sent;
 }
 
 /**
@@ -209,6 +320,9 @@ export function receiveInbox(server: ServerContext): void {
     });
 }
 
+/** A prompt in the inbox: `session.send`'s params and the id its sender gave it. */
+const inboxPrompt = sendParams.extend({ promptId: z.string().min(1).optional() });
+
 function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
   const session = server.sessions.get(sessionId);
   if (session === undefined || session.closing) {
@@ -217,13 +331,14 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
   }
   switch (message.kind) {
     case "prompt": {
-      const parsed = sendParams.safeParse(message.payload);
+      const parsed = inboxPrompt.safeParse(message.payload);
       if (!parsed.success) {
         server.log(`a prompt for session ${sessionId} from another worker was not valid`);
         return;
       }
       try {
-        session.send(parsed.data);
+        const { promptId, ...params } = parsed.data;
+        session.send(params, promptId);
       } catch (error) {
         server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
       }
@@ -235,8 +350,26 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
     case "permission":
       applyAnswer(server, session, message.payload);
       return;
+    case "attach":
+    case "detach": {
+      const parsed = followerMessage.safeParse(message.payload);
+      if (!parsed.success) {
+        server.log(`a follower's ${message.kind} for session ${sessionId} was not valid`);
+      } else if (message.kind === "attach") {
+        session.clients.attachFollower(parsed.data.followerId, parsed.data.expiresInMs ?? 0);
+      } else {
+        session.clients.removeFollower(parsed.data.followerId);
+      }
+      return;
+    }
   }
 }
+
+/** A follower's `attach` / `detach` ({@link registerHandler}). */
+const followerMessage = z.object({
+  followerId: z.string().min(1),
+  expiresInMs: z.number().int().positive().max(FOLLOWER_EXPIRY_MS).optional(),
+});
 
 /** A permission answer from another worker, applied as the local client's would be. */
 function applyAnswer(server: ServerContext, session: ServerSession, payload: unknown): void {

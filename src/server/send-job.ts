@@ -15,6 +15,8 @@ import { withAttachments } from "./prompt-text.js";
 /** One `session.send`, waiting in the queue or running. */
 export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & {
   mode: SessionMode;
+  /** The id a face on another worker gave this prompt (issue 22; remote-sessions.ts). */
+  promptId?: string;
 };
 
 /** What a send needs of its server session. */
@@ -53,7 +55,12 @@ export async function runSendJob(
   text = await hooks.prompt({ prompt: text }, text, signal);
   // The app's prompt records its attachments as sent (they came as JSON) and its agent mode.
   const attachments = (job.attachments ?? []) as JsonValue[];
-  let details: Omit<UserPrompt, "content"> = { source: "user", attachments, agentMode: job.mode };
+  let details: Omit<UserPrompt, "content"> = {
+    source: "user",
+    attachments,
+    agentMode: job.mode,
+    ...(job.promptId === undefined ? {} : { promptId: job.promptId }),
+  };
   for (let blocks = 0; ; blocks++) {
     const settings = await context.settingsFor(job, signal);
     const outcome = await session.prompt(settings, text, { signal, ...details });

@@ -44,7 +44,7 @@ export class ServerSession {
   readonly id: string;
   /** Model, effort and mode of the next prompts. */
   readonly choices: SessionChoices;
-  private readonly clients: SessionClients;
+  readonly clients: SessionClients;
   /** The attached apps' registrations as one (see {@link SessionClients.config}). */
   private config: SessionConfig = {};
   private readonly permissions = new PendingPermissions();
@@ -73,7 +73,7 @@ export class ServerSession {
   ) {
     this.id = session.id;
     const stored = session.openingEvents.filter((event) => event.ephemeral !== true);
-    this.clients = new SessionClients(stored.at(-1)?.id ?? null);
+    this.clients = new SessionClients(stored.at(-1)?.id ?? null, () => this.registrationsChanged());
     this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
@@ -177,11 +177,11 @@ export class ServerSession {
   }
 
   /**
-   * Queues a prompt; `immediate` goes ahead of other queued prompts.
-   * @returns its message id.
+   * Queues a prompt; `immediate` goes ahead of other queued prompts. `promptId`: the id a face
+   * on another worker gave it (issue 22), recorded on its `user.message`. @returns its message id.
    * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown).
    */
-  send(params: SendParams): string {
+  send(params: SendParams, promptId?: string): string {
     if (this.closed !== undefined) {
       throw invalidParams(`session ${this.id} is closing`);
     }
@@ -192,6 +192,7 @@ export class ServerSession {
       mode: params.agentMode ?? sessionMode ?? this.choices.mode,
       ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
       ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
+      ...(promptId === undefined ? {} : { promptId }),
     };
     if (params.mode === "immediate") {
       this.queue.unshift(job);

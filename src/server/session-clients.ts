@@ -7,7 +7,8 @@
  *   answer counts, later ones get `success: false` and hang nothing;
  * - the custom tools offered are the union of the apps' tools (the first registration of a name
  *   kept); an app that detaches or disconnects takes its tools with it;
- * - the session asks for permission when any app registered a handler; hooks and user-input
+ * - the session asks for permission when any app registered a handler (or a follower on another
+ *   worker did, issue 22, while its registration lasts); hooks and user-input
  *   requests go to the latest attached app that registered them;
  * - the session-wide settings (system message, tool filters, allow-all) are the latest attach's.
  */
@@ -36,8 +37,45 @@ export class SessionClients {
   /** The app attached last, whose session-wide settings apply. */
   private latest: ClientLink | undefined;
 
-  /** @param lastPersistedId the id of the session's last stored event, as it is opened. */
-  constructor(private lastPersistedId: string | null) {}
+  /**
+   * Followers on other workers with a permission handler (issue 22; remote-sessions.ts): when
+   * each registration expires unless renewed, and its timer.
+   */
+  private readonly followers = new Map<string, NodeJS.Timeout>();
+
+  /**
+   * @param lastPersistedId the id of the session's last stored event, as it is opened.
+   * @param followersChanged called when a follower's registration starts, ends or expires.
+   */
+  constructor(
+    private lastPersistedId: string | null,
+    private readonly followersChanged: () => void = () => undefined,
+  ) {}
+
+  /**
+   * Registers (or renews) a follower with a permission handler on another worker for
+   * `expiresInMs` milliseconds: while registered, the session asks for permission.
+   */
+  attachFollower(followerId: string, expiresInMs: number): void {
+    const known = this.followers.get(followerId);
+    clearTimeout(known);
+    const expiry = setTimeout(() => this.removeFollower(followerId), expiresInMs);
+    expiry.unref();
+    this.followers.set(followerId, expiry);
+    if (known === undefined) {
+      this.followersChanged();
+    }
+  }
+
+  /** Ends a follower's registration (it left, or did not renew in time). */
+  removeFollower(followerId: string): void {
+    const expiry = this.followers.get(followerId);
+    if (expiry !== undefined) {
+      clearTimeout(expiry);
+      this.followers.delete(followerId);
+      this.followersChanged();
+    }
+  }
 
   /** Attaches `link` with what it registered, or replaces its registrations. */
   attach(link: ClientLink, config: SessionConfig): void {
@@ -68,6 +106,10 @@ export class SessionClients {
 
   /** Forgets every app (the session is closing). */
   clear(): void {
+    for (const expiry of this.followers.values()) {
+      clearTimeout(expiry);
+    }
+    this.followers.clear();
     this.attached.clear();
     this.latest = undefined;
   }
@@ -96,7 +138,7 @@ export class SessionClients {
     return {
       ...latest,
       tools: [...tools.values()],
-      requestPermission: any("requestPermission"),
+      requestPermission: any("requestPermission") || this.followers.size > 0,
       requestUserInput: any("requestUserInput"),
       hooks: any("hooks"),
     };

@@ -4,6 +4,7 @@
  * of a prompt in the stored events themselves.
  */
 
+import { randomUUID } from "node:crypto";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 
@@ -34,5 +35,89 @@ export function promptEnd(event: SessionEvent): PromptEnd | undefined {
       return { error: event.data };
     default:
       return undefined;
+  }
+}
+
+/** What a stored event means for the prompts a follower sent ({@link SentPrompts.stored}). */
+export type SentPromptNews =
+  | { kind: "started"; promptId: string }
+  /** A prompt ended; `promptId` when it was one of the follower's, `idle` when none is left. */
+  | { kind: "ended"; end: PromptEnd; promptId: string | undefined; idle: boolean }
+  /** The owner closed the session (`session.shutdown`) before these prompts ended. */
+  | { kind: "dropped"; promptIds: string[] };
+
+/**
+ * The prompts one follower sent to a session's owner through the inbox (issue 22), each with an
+ * id the owner records on its `user.message` (`promptId`), from sending until their stored events
+ * end. The owner runs prompts one at a time in the order it takes them, and drops every one not
+ * run when it closes the session (`session.shutdown`) or aborts (server-session.ts): the sender's
+ * own abort drops its waiting prompts ({@link cancelWaiting}).
+ */
+export class SentPrompts {
+  /** Sent and not stored yet, oldest first. */
+  readonly #waiting: string[] = [];
+  #running: string | undefined;
+  #ownerClosed = false;
+
+  /**
+   * Whether the last owner closed the session (`session.shutdown` read, no `session.resume`
+   * since): a prompt sent now would be dropped, so the sender claims the session instead.
+   */
+  get ownerClosed(): boolean {
+    return this.#ownerClosed;
+  }
+
+  /** Notes a prompt about to be sent. @returns its id. */
+  add(): string {
+    const promptId = randomUUID();
+    this.#waiting.push(promptId);
+    return promptId;
+  }
+
+  /** Forgets `promptId`: it was not sent after all. */
+  remove(promptId: string): void {
+    const index = this.#waiting.indexOf(promptId);
+    if (index >= 0) {
+      this.#waiting.splice(index, 1);
+    }
+  }
+
+  /** Forgets the prompts sent and not started: the sender aborted, which drops them. */
+  cancelWaiting(): void {
+    this.#waiting.length = 0;
+  }
+
+  /** Whether `promptId` was sent and has not ended. */
+  has(promptId: string): boolean {
+    return this.#running === promptId || this.#waiting.includes(promptId);
+  }
+
+  /** What the persisted `event` means for the prompts sent, if anything. */
+  stored(event: SessionEvent): SentPromptNews | undefined {
+    if (event.type === "user.message" && event.data.promptId !== undefined) {
+      const promptId = event.data.promptId;
+      if (!this.#waiting.includes(promptId)) {
+        return undefined;
+      }
+      this.remove(promptId);
+      this.#running = promptId;
+      return { kind: "started", promptId };
+    }
+    if (event.type === "session.resume" || event.type === "session.shutdown") {
+      this.#ownerClosed = event.type === "session.shutdown";
+    }
+    if (event.type === "session.shutdown") {
+      const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
+      this.#running = undefined;
+      this.#waiting.length = 0;
+      return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds };
+    }
+    const end = promptEnd(event);
+    if (end === undefined) {
+      return undefined;
+    }
+    const promptId = this.#running;
+    this.#running = undefined;
+    return { kind: "ended", end, promptId, idle: this.#waiting.length === 0 };
   }
 }

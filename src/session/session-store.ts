@@ -196,7 +196,11 @@ export interface SessionSummary {
  * `session.permissions.handlePendingPermissionRequest`'s params for a permission answer).
  */
 export interface InboxMessage {
-  kind: "prompt" | "abort" | "permission";
+  /**
+   * `attach` / `detach`: a follower with a permission handler registers with the owner (payload
+   * `{followerId, expiresInMs}`, renewed while it follows) or leaves (`{followerId}`).
+   */
+  kind: "prompt" | "abort" | "permission" | "attach" | "detach";
   payload: unknown;
 }
 

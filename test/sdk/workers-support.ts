@@ -50,3 +50,21 @@ export function useWorkers(): Workers {
     },
   };
 }
+
+/** What a client sees of a prompt that ran a tool after a permission question, then answered. */
+export const ASKED_PROMPT = [
+  "user.message",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "tool.execution_start",
+  "permission.requested",
+  "permission.completed",
+  "tool.execution_complete",
+  "assistant.turn_end",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+  "session.idle",
+];

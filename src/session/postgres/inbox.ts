@@ -44,6 +44,14 @@ export async function postMessage(
   return true;
 }
 
+const INBOX_KINDS: ReadonlyArray<InboxMessage["kind"]> = [
+  "prompt",
+  "abort",
+  "permission",
+  "attach",
+  "detach",
+];
+
 /**
  * Takes every waiting message of the sessions `ownerId` holds, oldest first; each message is
  * taken once, by one worker.
@@ -66,10 +74,10 @@ export async function takeMessages(
   return rows
     .sort((left, right) => Number(left.id) - Number(right.id))
     .flatMap((row) => {
-      const kind = row.kind;
-      return kind === "prompt" || kind === "abort" || kind === "permission"
-        ? [{ sessionId: row.session_id, message: { kind, payload: row.payload } }]
-        : [];
+      const kind = INBOX_KINDS.find((known) => known === row.kind);
+      return kind === undefined
+        ? []
+        : [{ sessionId: row.session_id, message: { kind, payload: row.payload } }];
     });
 }
 
