@@ -186,3 +186,19 @@ export interface SessionShutdown {
   currentTokens: number;
   eventsFileSizeBytes?: number;
 }
+
+/** The data of `user.message`: a prompt. */
+export interface UserMessageData {
+  content: string;
+  source: UserMessageSource;
+  attachments?: JsonValue[];
+  /** Images given with the prompt (e.g. a pasted screenshot), in prompt order. */
+  images?: PromptImage[];
+  /** The Copilot SDK's agent mode the prompt ran in (interactive, plan, autopilot, shell). */
+  agentMode?: string;
+  /**
+   * The id a face on another worker gave the prompt it sent through the inbox (issue 22), so
+   * it finds its prompt among the stored ones; absent for every other prompt.
+   */
+  promptId?: string;
+}

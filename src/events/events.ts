@@ -18,7 +18,6 @@ import type {
   PermissionDecision,
   PermissionScope,
   PlanEntry,
-  PromptImage,
   ProviderMetadata,
   ReasoningPart,
   RepairNote,
@@ -29,7 +28,7 @@ import type {
   TurnPurpose,
   TurnStatus,
   Usage,
-  UserMessageSource,
+  UserMessageData,
 } from "./event-parts.js";
 
 /** Every value type of the events, at the path all layers import. */
@@ -61,20 +60,7 @@ export interface SessionEventData {
     notice?: string;
   };
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
-  "user.message": {
-    content: string;
-    source: UserMessageSource;
-    attachments?: JsonValue[];
-    /** Images given with the prompt (e.g. a pasted screenshot), in prompt order. */
-    images?: PromptImage[];
-    /** The Copilot SDK's agent mode the prompt ran in (interactive, plan, autopilot, shell). */
-    agentMode?: string;
-    /**
-     * The id a face on another worker gave the prompt it sent through the inbox (issue 22), so
-     * it finds its prompt among the stored ones; absent for every other prompt.
-     */
-    promptId?: string;
-  };
+  "user.message": UserMessageData;
   /**
    * One model API request, written when the request is sent (failed and cancelled attempts are
    * turns too). Ended by `assistant.turn_end` with the same `turnId`, after the tools of its reply.

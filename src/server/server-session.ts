@@ -194,11 +194,7 @@ export class ServerSession {
       ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
       ...(promptId === undefined ? {} : { promptId }),
     };
-    if (params.mode === "immediate") {
-      this.queue.unshift(job);
-    } else {
-      this.queue.push(job);
-    }
+    this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
     if (this.draining === undefined) {
       this.draining = this.drain();
     } else {
