@@ -75,11 +75,11 @@ export async function createAppender(
   sessionId: string,
   releaseWhenIdle: boolean,
 ): Promise<SessionAppender> {
-  if (!releaseWhenIdle) {
-    return await store.create(sessionId);
-  }
-  const created = await store.create(sessionId, { releasesWhenIdle: true });
-  return new IdleLeaseAppender(store, created, { nextSeq: 1, lastId: null });
+  const created = await takeLease(store, releaseWhenIdle, async (whenIdle) => ({
+    appender: await store.create(sessionId, { releasesWhenIdle: whenIdle }),
+    log: { events: [], seqs: [], repaired: [], nextSeq: 1 },
+  }));
+  return created.appender;
 }
 
 /**
@@ -87,17 +87,33 @@ export async function createAppender(
  * with an {@link IdleLeaseAppender}.
  * @throws as `SessionStore.open`.
  */
-export async function openAppender(
+export function openAppender(
   store: SessionStore,
   sessionId: string,
   releaseWhenIdle: boolean,
 ): Promise<OpenedSession> {
+  return takeLease(store, releaseWhenIdle, (whenIdle) =>
+    whenIdle ? openWhenReleased(store, sessionId) : store.open(sessionId),
+  );
+}
+
+/**
+ * What {@link createAppender} and {@link openAppender} share: `take` the lease, to be let go when
+ * idle when `releaseWhenIdle` (its `whenIdle`); then, and only then, its appender wrapped in an
+ * {@link IdleLeaseAppender} that appends after the `log` it took.
+ * @throws what `take` throws.
+ */
+async function takeLease(
+  store: SessionStore,
+  releaseWhenIdle: boolean,
+  take: (whenIdle: boolean) => Promise<OpenedSession>,
+): Promise<OpenedSession> {
+  const taken = await take(releaseWhenIdle);
   if (!releaseWhenIdle) {
-    return await store.open(sessionId);
+    return taken;
   }
-  const { appender, log } = await openWhenReleased(store, sessionId);
-  const lastId = log.events.at(-1)?.id ?? null;
-  const stored = { nextSeq: log.nextSeq, lastId };
+  const { appender, log } = taken;
+  const stored = { nextSeq: log.nextSeq, lastId: log.events.at(-1)?.id ?? null };
   return { appender: new IdleLeaseAppender(store, appender, stored), log };
 }
 
