@@ -1,15 +1,38 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
+import { eventually } from "../llm/helpers.js";
+import { type Gate, gate } from "../support/gate.js";
 import type { PermissionAnswerer } from "./client-handlers.js";
-import { AcpHarness, requestMessages, sleep } from "./support.js";
+import { AcpHarness, requestMessages, type WireMessage } from "./support.js";
 
 const isChunk = (update: acp.SessionUpdate) => update.sessionUpdate === "agent_message_chunk";
 
-/** Wire messages after the answer to the `occurrence`-th prompt. */
+/** Wire messages after the answer to the `occurrence`-th prompt, without {@link settle}'s. */
 function afterAnswer(current: AcpHarness, occurrence = 0) {
-  return current.wire.slice(current.answerIndex("session/prompt", occurrence) + 1);
+  const after = current.wire.slice(current.answerIndex("session/prompt", occurrence) + 1);
+  return withoutRoundTrips(current, after);
+}
+
+/**
+ * The gate before checking that nothing more comes: a `session/list` round trip. The agent reads
+ * its input in order, so it has handled every message sent before (a cancel, a late permission
+ * answer) when it answers.
+ */
+async function settle(current: AcpHarness): Promise<void> {
+  await current.client.request(acp.methods.agent.session.list, {});
+}
+
+/** `entries` without {@link settle}'s requests and their answers (no other test here lists). */
+function withoutRoundTrips(current: AcpHarness, entries: WireMessage[]): WireMessage[] {
+  const requests = current.wire.filter((entry) => entry.message.method === "session/list");
+  const ids = new Set(requests.map((entry) => entry.message.id));
+  const isAnswer = (entry: WireMessage) =>
+    entry.direction === "to-client" &&
+    entry.message.method === undefined &&
+    ids.has(entry.message.id);
+  return entries.filter((entry) => !requests.includes(entry) && !isAnswer(entry));
 }
 
 function answerOf(current: AcpHarness, occurrence = 0): unknown {
@@ -28,9 +51,10 @@ describe("case 02: cancel while the model streams", () => {
     await harness.waitForUpdate(isChunk, 3);
     await harness.cancel(sessionId);
     expect(await running).toEqual({ stopReason: "cancelled" });
-    await sleep(300);
+    // The model's stream is closed (the fake server notices it on its own time), then nothing more.
+    expect(await eventually(() => harness.server.requests[0]?.clientClosed === true)).toBe(true);
+    await settle(harness);
     expect(afterAnswer(harness)).toEqual([]);
-    expect(harness.server.requests[0]?.clientClosed).toBe(true);
     expect(answerOf(harness)).toEqual({
       jsonrpc: "2.0",
       id: expect.anything(),
@@ -70,10 +94,9 @@ describe("case 02: cancel while the model streams", () => {
     await harness.waitForUpdate((update) => update.sessionUpdate === "available_commands_update");
     const before = harness.wire.length;
     await harness.cancel(sessionId);
-    await sleep(100);
-    expect(harness.wire.slice(before).filter((entry) => entry.direction === "to-client")).toEqual(
-      [],
-    );
+    await settle(harness);
+    const sent = harness.wire.slice(before).filter((entry) => entry.direction === "to-client");
+    expect(withoutRoundTrips(harness, sent)).toEqual([]);
     expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
   });
 
@@ -92,16 +115,15 @@ describe("case 02: cancel while the model streams", () => {
 describe("case 01 over ACP: cancel while a command runs", () => {
   test("the call ends failed before the cancelled answer; its interrupted result is on disk; the next prompt is valid", async () => {
     const harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    const command = "touch running.txt; sleep 30";
     harness.server.enqueue(
-      { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 30"}' }] },
+      { toolCalls: [{ id: "call_S1", name: "bash", arguments: JSON.stringify({ command }) }] },
       { text: "ok" },
     );
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "run sleep 30");
-    await harness.waitForUpdate(
-      (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
-    );
-    await sleep(300);
+    // The command is running once it has written its file: the cancel comes during it.
+    expect(await eventually(() => existsSync(join(harness.cwd, "running.txt")))).toBe(true);
     await harness.cancel(sessionId);
     expect(await running).toEqual({ stopReason: "cancelled" });
     const last = harness.updates(sessionId).at(-1);
@@ -129,33 +151,39 @@ describe("case 01 over ACP: cancel while a command runs", () => {
   });
 });
 
+/** Gates a client's permission answer waits for: the cancel sent, the prompt answered. */
+interface Moments {
+  cancelled: Gate;
+  answered: Gate;
+}
+
 describe("case 04: cancel while a permission request is pending", () => {
-  const variants: Array<[string, (cancelled: Promise<void>) => PermissionAnswerer]> = [
+  const variants: Array<[string, (moments: Moments) => PermissionAnswerer, boolean]> = [
     [
       "A: the client answers cancelled",
-      (cancelled) => async () => {
-        await cancelled;
-        return { outcome: { outcome: "cancelled" } };
-      },
+      ({ cancelled }) =>
+        async () => {
+          await cancelled.opened;
+          return { outcome: { outcome: "cancelled" } };
+        },
+      true,
     ],
-    ["B: the client never answers", () => () => new Promise(() => {})],
+    ["B: the client never answers", () => () => new Promise(() => {}), false],
     [
-      "C: the client allows half a second after the cancel",
-      (cancelled) => async () => {
-        await cancelled;
-        await sleep(500);
-        return { outcome: { outcome: "selected", optionId: "allow_once" } };
-      },
+      "C: the client allows after the prompt was answered cancelled",
+      ({ answered }) =>
+        async () => {
+          await answered.opened;
+          return { outcome: { outcome: "selected", optionId: "allow_once" } };
+        },
+      true,
     ],
   ];
 
-  test.each(variants)("%s", async (_name, answerer) => {
+  test.each(variants)("%s", async (_name, answerer, answers) => {
     const harness = await AcpHarness.start();
-    let markCancelled = () => {};
-    const cancelled = new Promise<void>((resolve) => {
-      markCancelled = resolve;
-    });
-    harness.behaviour.answerPermission = answerer(cancelled);
+    const moments = { cancelled: gate(), answered: gate() };
+    harness.behaviour.answerPermission = answerer(moments);
     harness.server.enqueue(
       {
         toolCalls: [
@@ -168,8 +196,9 @@ describe("case 04: cancel while a permission request is pending", () => {
     const running = harness.prompt(sessionId, "write x.txt");
     await harness.waitForWire((entry) => entry.message.method === "session/request_permission");
     await harness.cancel(sessionId);
-    markCancelled();
+    moments.cancelled.open();
     expect(await running).toEqual({ stopReason: "cancelled" });
+    moments.answered.open();
     expect(harness.updates(sessionId).at(-1)).toMatchObject({
       sessionUpdate: "tool_call_update",
       toolCallId: "call_W1",
@@ -190,7 +219,16 @@ describe("case 04: cancel while a permission request is pending", () => {
     const cancelRequest = harness.wire.find((entry) => entry.message.method === "$/cancel_request");
     expect(cancelRequest?.message.params).toEqual({ requestId: permissionId });
 
-    await sleep(700);
+    if (answers) {
+      // The client's answer (late, for C) reached the agent; settle lets the agent handle it.
+      await harness.waitForWire(
+        (entry) =>
+          entry.direction === "to-agent" &&
+          entry.message.id === permissionId &&
+          entry.message.method === undefined,
+      );
+    }
+    await settle(harness);
     expect(existsSync(join(harness.cwd, "x.txt"))).toBe(false);
     expect(afterAnswer(harness).filter((entry) => entry.direction === "to-client")).toEqual([]);
     expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });

@@ -1,9 +1,10 @@
+import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
-import { requestMessages, sleep } from "./support.js";
+import { requestMessages } from "./support.js";
 
 const fixture = ChildFixture.forEachTest();
 
@@ -62,7 +63,11 @@ describe("turnloop acp as a child process", () => {
         update.toolCallId === "call_S" &&
         (update.content ?? []).some((content) => content.type === "terminal"),
     );
-    await sleep(200);
+    // The agent waits for the command's exit: the cancel finds the command running.
+    await agent.waitUntil(
+      () => agent.behaviour.calls.some((entry) => entry.method === "terminal/wait_for_exit"),
+      "terminal/wait_for_exit",
+    );
     await agent.client.notify(acp.methods.agent.session.cancel, { sessionId });
     expect(await running).toEqual({ stopReason: "cancelled" });
 
@@ -88,7 +93,8 @@ describe("turnloop acp as a child process", () => {
   }, 60_000);
 
   test("case 01 variant C: kill -9 during a command, restart, load: the call is repaired once and the next prompt is valid", async () => {
-    fixture.server.enqueue(call("call_S1", "bash", { command: "sleep 30" }), { text: "ok" });
+    const command = "touch running.txt; sleep 30";
+    fixture.server.enqueue(call("call_S1", "bash", { command }), { text: "ok" });
     const agent = fixture.startAgent();
     await agent.initialize();
     const sessionId = await agent.newSession();
@@ -99,11 +105,9 @@ describe("turnloop acp as a child process", () => {
         prompt: [{ type: "text", text: "run sleep 30" }],
       })
       .catch((error: unknown) => error);
-    await agent.waitForUpdate(
-      sessionId,
-      (update) => update.sessionUpdate === "tool_call_update" && update.status === "in_progress",
-    );
-    await sleep(300);
+    // The command is running once it has written its file: the kill comes during it.
+    const marker = join(fixture.cwd, "running.txt");
+    await agent.waitUntil(() => existsSync(marker), "the command's running.txt");
     await agent.kill();
     expect(await running).toBeInstanceOf(Error);
     expect((await fixture.persisted(sessionId)).map((event) => event.type).at(-1)).toBe(

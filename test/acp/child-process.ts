@@ -119,10 +119,20 @@ export class AcpChild {
   }
 
   async waitForUpdate(sessionId: string, predicate: (update: acp.SessionUpdate) => boolean) {
+    await this.waitUntil(() => this.updates(sessionId).some(predicate), "an update");
+  }
+
+  /**
+   * Resolves once `condition` holds: the gate for what the agent does on its own time (its
+   * stdout, the requests it sends the client, files its commands write). Polls every 20 ms; the
+   * 10 s bound is one a loaded machine still meets, not a measure of speed.
+   * @throws naming `what`, with the agent's stderr, when `condition` does not hold within it.
+   */
+  async waitUntil(condition: () => boolean, what: string): Promise<void> {
     const deadline = Date.now() + 10_000;
-    while (!this.updates(sessionId).some(predicate)) {
+    while (!condition()) {
       if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for an update; stderr: ${this.stderr}`);
+        throw new Error(`timed out waiting for ${what}; stderr: ${this.stderr}`);
       }
       await sleep(20);
     }

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
-import { AcpHarness, requestMessages, sleep } from "./support.js";
+import { AcpHarness, requestMessages } from "./support.js";
 
 const EDITOR: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
@@ -136,8 +136,8 @@ describe("a client that offers fs and terminals", () => {
     });
     const sessionId = await harness.newSession();
     const running = harness.prompt(sessionId, "wait");
+    // The agent waits for the command's exit: the cancel finds the command running.
     await harness.waitForWire((entry) => entry.message.method === "terminal/wait_for_exit");
-    await sleep(100);
     await harness.cancel(sessionId);
     expect(await running).toEqual({ stopReason: "cancelled" });
     const methods = harness.behaviour.calls.map((call) => call.method);

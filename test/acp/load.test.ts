@@ -1,8 +1,10 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
-import { AcpHarness, normalise, requestMessages, sleep } from "./support.js";
+import { eventually } from "../llm/helpers.js";
+import { AcpHarness, normalise, requestMessages } from "./support.js";
 
 const PLAN = {
   entries: [
@@ -10,6 +12,9 @@ const PLAN = {
     { content: "Report", priority: "low", status: "pending" },
   ],
 };
+
+/** The third prompt's command: it writes `running.txt`, then runs until it is cancelled. */
+const RUNNING = "touch running.txt; sleep 60";
 
 /** Three prompts: a plan and a command, a binary file read, a command cancelled while it runs. */
 async function liveSession(current: AcpHarness): Promise<string> {
@@ -26,19 +31,17 @@ async function liveSession(current: AcpHarness): Promise<string> {
     { text: "done a" },
     { toolCalls: [{ id: "call_V1", name: "view", arguments: '{"path":"img.png"}' }] },
     { text: "it's an image" },
-    { toolCalls: [{ id: "call_S1", name: "bash", arguments: '{"command":"sleep 60"}' }] },
+    {
+      toolCalls: [{ id: "call_S1", name: "bash", arguments: JSON.stringify({ command: RUNNING }) }],
+    },
   );
   const sessionId = await current.newSession();
   await current.prompt(sessionId, "first");
   await current.prompt(sessionId, "second");
   const third = current.prompt(sessionId, "third");
-  await current.waitForUpdate(
-    (update) =>
-      update.sessionUpdate === "tool_call_update" &&
-      update.toolCallId === "call_S1" &&
-      update.status === "in_progress",
-  );
-  await sleep(300);
+  // The command is running once it has written its file: the cancel comes during it.
+  const marker = join(current.cwd, "running.txt");
+  expect(await eventually(() => existsSync(marker))).toBe(true);
   await current.cancel(sessionId);
   expect(await third).toEqual({ stopReason: "cancelled" });
   return sessionId;
@@ -145,9 +148,9 @@ describe("case 25: session/load replays the whole conversation, then answers", (
         sessionUpdate: "tool_call",
         toolCallId: "call_S1",
         status: "pending",
-        title: "Run sleep 60",
+        title: `Run ${RUNNING}`,
         kind: "execute",
-        rawInput: { command: "sleep 60" },
+        rawInput: { command: RUNNING },
         locations: [],
       },
       {

@@ -1,7 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
-import { sleep } from "./support.js";
 
 // Issue 17: JSON-RPC edges of the SDK's connection layer, over the built CLI as a child process.
 
@@ -23,13 +22,8 @@ describe("ACP protocol edges", () => {
     // A well-formed request after them is still served.
     const listed = await agent.client.request(acp.methods.agent.session.list, {});
     expect(listed).toEqual({ sessions: [] });
-    for (
-      let waited = 0;
-      waited < 5_000 && errorAnswers(agent.messages()).length < 6;
-      waited += 20
-    ) {
-      await sleep(20);
-    }
+    // The six answers are not ordered against the list's answer: wait for them, not for a while.
+    await agent.waitUntil(() => errorAnswers(agent.messages()).length >= 6, "six error answers");
     expect(errorAnswers(agent.messages())).toEqual([
       {
         jsonrpc: "2.0",

@@ -245,6 +245,7 @@ describe("the idle clock", () => {
         idleTimeoutMs: 100,
         retry: { maxRetries: 0 },
         createModel: async () => {
+          // Kept: this delay is the slow load under test (longer than the 100 ms idle limit).
           await sleep(300);
           const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
           return createOpenAICompatible({
