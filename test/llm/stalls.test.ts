@@ -17,8 +17,9 @@ import {
   waitForEvent,
 } from "./helpers.js";
 
-// Long enough that a loaded machine delivers the first chunk well within it (the stall must come after it).
-const IDLE_MS = 1_000;
+// Long enough that a loaded machine delivers the first chunk well within it (the stall must come
+// after it): 1 s was not, on two cores shared by a dozen busy processes.
+const IDLE_MS = 2_000;
 const TUNING: ProviderTuning = {
   idleTimeoutMs: IDLE_MS,
   retry: { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 3 },
@@ -57,7 +58,7 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     harness.server.enqueue(textThenSilence(options.wire));
     const outcome = await harness.prompt("id 2");
     expect(outcome).toEqual({
-      error: { errorType: "stalled", message: "the model stream stalled: no data for 1 s" },
+      error: { errorType: "stalled", message: "the model stream stalled: no data for 2 s" },
     });
     expect(harness.server.requests).toHaveLength(1);
     // The agent closed the silent connection itself (the server notices a moment later).
@@ -113,7 +114,7 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
           turnId: "turn-1",
           attempt: 1,
           errorType: "stalled",
-          errorMessage: "the model stream stalled: no data for 1 s",
+          errorMessage: "the model stream stalled: no data for 2 s",
           delayMs: expect.any(Number),
         },
       },
@@ -166,10 +167,10 @@ describe("case 20 test C: SSE comments are not progress", () => {
     openHarness,
   }) => {
     const harness = await openHarness({ tuning: TUNING });
-    // Pings for three idle limits, then an answer: were pings progress, "too late" would be the
+    // Pings for three idle limits (120 × 50 ms), then an answer: were pings progress, "too late" would be the
     // answer; they are not, so the stream stalls while they go on and the retry answers.
     const pings: RawPiece[] = [];
-    for (let index = 0; index < 60; index++) {
+    for (let index = 0; index < 120; index++) {
       pings.push(": ping\n\n", { holdMs: 50 });
     }
     const tooLate = [chatDelta({ role: "assistant", content: "too late" }, "stop"), CHAT_DONE];
@@ -180,7 +181,7 @@ describe("case 20 test C: SSE comments are not progress", () => {
       expect.objectContaining({
         attempt: 1,
         errorType: "stalled",
-        errorMessage: "the model stream stalled: no data for 1 s",
+        errorMessage: "the model stream stalled: no data for 2 s",
       }),
     ]);
     expect(
@@ -242,11 +243,12 @@ describe("the idle clock", () => {
       server.enqueue({ text: "ok" });
       const provider = new AiSdkProvider({
         id: "openai-compatible:fake-model",
-        idleTimeoutMs: 100,
+        idleTimeoutMs: 1_000,
         retry: { maxRetries: 0 },
         createModel: async () => {
-          // Kept: this delay is the slow load under test (longer than the 100 ms idle limit).
-          await sleep(300);
+          // Kept: this delay is the slow load under test, longer than the idle limit; the limit
+          // itself long enough that a loaded machine answers the request well within it.
+          await sleep(2_000);
           const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
           return createOpenAICompatible({
             name: "openai-compatible",
