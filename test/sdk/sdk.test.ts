@@ -8,6 +8,7 @@ import {
   type PermissionRequest,
   type TurnloopClient,
 } from "../../src/sdk/index.js";
+import { LIVE_UNSTREAMED_PROMPT } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
@@ -129,15 +130,7 @@ describe("the SDK against the built server (stdio)", () => {
     answered.open();
     await idle;
     // streaming: false sends no deltas.
-    expect(events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "session.usage_info",
-      "assistant.turn_end",
-      "session.idle",
-    ]);
+    expect(events.map((event) => event.type)).toEqual(LIVE_UNSTREAMED_PROMPT);
   });
 
   test("queued sends run one after another; immediate goes first; one idle when all are done", async () => {

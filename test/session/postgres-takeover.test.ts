@@ -4,6 +4,7 @@ import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { Session } from "../../src/session/session.js";
 import { SessionLockedError } from "../../src/session/session-store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { type Harness, shape, startHarness } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 
@@ -116,19 +117,11 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
 
     const stored = (await second.read(sessionId)).events.map((event) => event.type);
     expect(stored).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
+      ...UNTIL_TOOL_START,
       "session.resume",
       "tool.execution_complete",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
     const { rows } = (await database.pool.query(
       "SELECT seq FROM events WHERE session_id = $1 ORDER BY seq",

@@ -31,6 +31,21 @@ export const ANSWER_TURN = [
   "assistant.turn_end",
 ] as const;
 
+/** The log of a session whose one prompt was answered in one turn without a tool call. */
+export const ANSWERED_SESSION = ["session.start", "user.message", ...ANSWER_TURN] as const;
+
+/**
+ * What an SDK client sees live of a prompt answered in one turn without deltas (streaming off, or
+ * a prompt another process ran): the usage derived as `session.usage_info`, then `session.idle`.
+ */
+export const LIVE_UNSTREAMED_PROMPT = [
+  "user.message",
+  ...ANSWER_TURN.slice(0, 3),
+  "session.usage_info",
+  "assistant.turn_end",
+  "session.idle",
+] as const;
+
 /**
  * What subscribers see live (ephemeral events included) of a model turn's one tool call, from its
  * announcement to the turn's end: `assistant.tool_call_start` … `tool.execution_running` ….
