@@ -150,6 +150,11 @@ export function shape(events: readonly SessionEvent[]): Array<{ type: string; da
   });
 }
 
+/** The events of one type, in order, typed as that type's events. */
+export function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) {
+  return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
+}
+
 /** Just the event types, for a compact whole-sequence assertion. */
 export function types(events: readonly { type: string }[]): string[] {
   return events.map((event) => event.type);
