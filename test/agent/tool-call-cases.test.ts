@@ -5,6 +5,7 @@ import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages, types } from "../support/harness.js";
+import { callingTools } from "../support/replies.js";
 import { getTimeTool, readFileTool, writeFileTool } from "../support/test-tools.js";
 
 const TOOLS = [readFileTool, writeFileTool, getTimeTool];
@@ -23,8 +24,8 @@ describe("case 12: unknown tool", () => {
   }) => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
-      { toolCalls: [{ id: "u1", name: "execute_python", arguments: '{"code":"print(1)"}' }] },
-      { toolCalls: [{ id: "u2", name: "get_time", arguments: "{}" }] },
+      callingTools(["u1", "execute_python", { code: "print(1)" }]),
+      callingTools(["u2", "get_time", {}]),
       { text: "1" },
     );
     expect(await harness.prompt("print 1")).toEqual({ stopReason: "end_turn" });
@@ -57,12 +58,8 @@ describe("case 13: malformed arguments", () => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       { toolCalls: [{ id: "m1", name: "write_file", arguments: "path=a.txt content=hi" }] },
-      { toolCalls: [{ id: "m2", name: "write_file", arguments: '{"path":12345}' }] },
-      {
-        toolCalls: [
-          { id: "m3", name: "write_file", arguments: '{"path":"ok.txt","content":"fine"}' },
-        ],
-      },
+      callingTools(["m2", "write_file", { path: 12345 }]),
+      callingTools(["m3", "write_file", { path: "ok.txt", content: "fine" }]),
       { text: "done" },
     );
     expect(await harness.prompt("write the file")).toEqual({ stopReason: "end_turn" });
@@ -330,10 +327,9 @@ describe("case 16: empty replies", () => {
   }) => {
     const harness = await openHarness({ wire: "anthropic", tools: TOOLS });
     await writeFile(join(harness.cwd, "f.txt"), "hello");
-    harness.server.enqueue(
-      { toolCalls: [{ id: "toolu_1", name: "read_file", arguments: '{"path":"f.txt"}' }] },
-      { text: "done" },
-    );
+    harness.server.enqueue(callingTools(["toolu_1", "read_file", { path: "f.txt" }]), {
+      text: "done",
+    });
     expect(await harness.prompt("read")).toEqual({ stopReason: "end_turn" });
     const body = harness.server.requests[1]?.body as {
       messages: Array<{ role: string; content: unknown }>;

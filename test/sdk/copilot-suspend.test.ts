@@ -8,6 +8,7 @@ import {
 import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { gate } from "../support/gate.js";
+import { callingTools } from "../support/replies.js";
 import { recordEvents, useCopilotClient } from "./extended-support.js";
 import { chatBody } from "./support.js";
 
@@ -91,11 +92,9 @@ describe("session.suspend", () => {
       },
     });
     const events = recordEvents(session);
-    fixture.model.enqueue({
-      toolCalls: [
-        { id: "call_p", name: "suspend_cancel_permission_tool", arguments: '{"value":"omega"}' },
-      ],
-    });
+    fixture.model.enqueue(
+      callingTools(["call_p", "suspend_cancel_permission_tool", { value: "omega" }]),
+    );
     await session.send({ prompt: "Use the tool with value 'omega'." });
     await asked.opened;
     await session.rpc.suspend();
@@ -133,11 +132,9 @@ describe("session.suspend", () => {
       onPermissionRequest: approveAll,
     });
     const events = recordEvents(session);
-    fixture.model.enqueue({
-      toolCalls: [
-        { id: "call_x", name: "suspend_reject_external_tool", arguments: '{"value":"sigma"}' },
-      ],
-    });
+    fixture.model.enqueue(
+      callingTools(["call_x", "suspend_reject_external_tool", { value: "sigma" }]),
+    );
     await session.send({ prompt: "Use the tool with value 'sigma'." });
     await started.opened;
     await session.rpc.suspend();

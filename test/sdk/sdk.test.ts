@@ -196,13 +196,11 @@ describe("the SDK against the built server (stdio)", () => {
     });
     const events = recordEvents(session);
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_city", name: "lookup_city", arguments: '{"query":"capital"}' },
-          { id: "call_country", name: "lookup_country", arguments: '{"query":"home"}' },
-          { id: "call_broken", name: "broken", arguments: "{}" },
-        ],
-      },
+      callingTools(
+        ["call_city", "lookup_city", { query: "capital" }],
+        ["call_country", "lookup_country", { query: "home" }],
+        ["call_broken", "broken", {}],
+      ),
       { text: "Paris, France." },
     );
     const reply = await session.sendAndWait({ prompt: "Where?" }, 10_000);
