@@ -161,6 +161,12 @@ export function types(events: readonly { type: string }[]): string[] {
 }
 
 /**
+ * The roles of the messages sent for a new prompt after one tool turn (the call, its result):
+ * the system prompt, the first prompt, the call, its result, the new prompt.
+ */
+export const ROLES_AFTER_ONE_TOOL_TURN = ["system", "user", "assistant", "tool", "user"] as const;
+
+/**
  * The `messages` of request `index` on the OpenAI Chat wire.
  * @throws when there is no such request or it has no messages.
  */
