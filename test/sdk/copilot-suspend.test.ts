@@ -1,6 +1,7 @@
 import {
   approveAll,
   CopilotClient,
+  type CopilotSession,
   defineTool,
   RuntimeConnection,
   type SessionEvent,
@@ -35,6 +36,20 @@ function outline(events: readonly SessionEvent[]): unknown[] {
         return [];
     }
   });
+}
+
+/**
+ * Has the model call `tool` (call `id`) with `{ value }`, and sends the prompt that asks for it,
+ * worded as the Copilot SDK's suspend tests word it; answers once the send is accepted.
+ */
+async function sendCalling(
+  session: CopilotSession,
+  id: string,
+  tool: string,
+  value: string,
+): Promise<void> {
+  setup.fixture.model.enqueue(callingTools([id, tool, { value }]));
+  await session.send({ prompt: `Use the tool with value '${value}'.` });
 }
 
 describe("session.suspend", () => {
@@ -92,10 +107,7 @@ describe("session.suspend", () => {
       },
     });
     const events = recordEvents(session);
-    fixture.model.enqueue(
-      callingTools(["call_p", "suspend_cancel_permission_tool", { value: "omega" }]),
-    );
-    await session.send({ prompt: "Use the tool with value 'omega'." });
+    await sendCalling(session, "call_p", "suspend_cancel_permission_tool", "omega");
     await asked.opened;
     await session.rpc.suspend();
     expect(invoked).toBe(false);
@@ -114,7 +126,7 @@ describe("session.suspend", () => {
   });
 
   test("suspend ends a call waiting for the app's tool with an interrupted result", async () => {
-    const { client, fixture } = setup;
+    const { client } = setup;
     const started = gate();
     const release = gate();
     const session = await client.createSession({
@@ -132,10 +144,7 @@ describe("session.suspend", () => {
       onPermissionRequest: approveAll,
     });
     const events = recordEvents(session);
-    fixture.model.enqueue(
-      callingTools(["call_x", "suspend_reject_external_tool", { value: "sigma" }]),
-    );
-    await session.send({ prompt: "Use the tool with value 'sigma'." });
+    await sendCalling(session, "call_x", "suspend_reject_external_tool", "sigma");
     await started.opened;
     await session.rpc.suspend();
     release.open();

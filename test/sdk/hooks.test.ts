@@ -22,6 +22,14 @@ function hookEnds(events: readonly SessionEvent[]): Array<[HookType, boolean]> {
   );
 }
 
+/** A permission handler that approves each request once, keeping it in `asked`. */
+function approvingOnce(asked: PermissionRequest[]) {
+  return (request: PermissionRequest) => {
+    asked.push(request);
+    return { kind: "approve-once" as const };
+  };
+}
+
 /** Prompts "go" on a model that calls `calls` in one reply, then answers "done"; waits for idle. */
 async function goCalling(session: TurnloopSession, ...calls: CallOf[]): Promise<void> {
   fixture.model.enqueue(callingTools(...calls), { text: "done" });
@@ -154,10 +162,7 @@ describe("hooks through hooks.invoke", () => {
     const errors: string[] = [];
     const failures: string[] = [];
     const session = await client.createSession({
-      onPermissionRequest: (request) => {
-        asked.push(request);
-        return { kind: "approve-once" };
-      },
+      onPermissionRequest: approvingOnce(asked),
       hooks: {
         onPreToolUse: (input) => {
           if (input.toolName === "view") {
@@ -239,10 +244,7 @@ describe("hooks through hooks.invoke", () => {
     await writeFile(join(fixture.cwd, "kept.txt"), "kept\n");
     const asked: PermissionRequest[] = [];
     const session = await client.createSession({
-      onPermissionRequest: (request) => {
-        asked.push(request);
-        return { kind: "approve-once" };
-      },
+      onPermissionRequest: approvingOnce(asked),
       hooks: {
         onPreToolUse: (input) => {
           if (input.toolName !== "bash") {
