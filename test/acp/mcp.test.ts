@@ -10,6 +10,7 @@ import {
   waitForLog,
 } from "../support/mcp/servers.js";
 import { ChildFixture } from "./child-process.js";
+import { completedWithText } from "./expected-updates.js";
 import { AcpHarness } from "./support.js";
 
 function stdio(name: string, ...flags: string[]): acp.McpServer {
@@ -59,12 +60,7 @@ describe("MCP servers an editor passes over ACP", () => {
         locations: [],
       },
       { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        status: "completed",
-        content: [{ type: "content", content: { type: "text", text: "echo: from zed" } }],
-      },
+      completedWithText("call_1", "echo: from zed"),
     ]);
     const asked = agent.behaviour.calls.filter(
       (call) => call.method === "session/request_permission",

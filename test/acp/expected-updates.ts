@@ -1,0 +1,27 @@
+/**
+ * Pieces of the `session/update` notifications the ACP tests expect, for whole-array comparisons
+ * of what a client is shown (paths as `normalise` in ./support.ts writes them, under `<cwd>`).
+ */
+
+/**
+ * What a `tool_call` or `tool_call_update` says of a `view` call of `path` once its arguments are
+ * complete: its title, kind and location (as src/tools/view.ts describes the call) and raw input.
+ */
+export function viewOf(path: string) {
+  return {
+    title: `Read ${path}`,
+    kind: "read",
+    rawInput: { path },
+    locations: [{ path: `<cwd>/${path}` }],
+  };
+}
+
+/** The `tool_call_update` that completes call `toolCallId` with one text block, `text`. */
+export function completedWithText(toolCallId: string, text: string) {
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: "completed",
+    content: [{ type: "content", content: { type: "text", text } }],
+  };
+}
