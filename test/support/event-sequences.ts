@@ -31,6 +31,19 @@ export const ANSWER_TURN = [
   "assistant.turn_end",
 ] as const;
 
+/** A model turn whose request failed, so without a reply: its start, then its failed end. */
+export const FAILED_TURN = ["assistant.turn_start", "assistant.turn_end"] as const;
+
+/** A request that failed three times (the first try and two retries), then the prompt's error. */
+export const FAILED_AFTER_RETRIES = [
+  ...FAILED_TURN,
+  "assistant.retry",
+  ...FAILED_TURN,
+  "assistant.retry",
+  ...FAILED_TURN,
+  "session.error",
+] as const;
+
 /** The log of a session whose one prompt was answered in one turn without a tool call. */
 export const ANSWERED_SESSION = ["session.start", "user.message", ...ANSWER_TURN] as const;
 
