@@ -25,3 +25,30 @@ export function completedWithText(toolCallId: string, text: string) {
     content: [{ type: "content", content: { type: "text", text } }],
   };
 }
+
+/**
+ * The `tool_call` a client is shown as soon as the model starts call `toolCallId`: pending,
+ * titled by the tool's name `name`, of kind `kind`.
+ */
+export function announced(toolCallId: string, name: string, kind: string) {
+  return { sessionUpdate: "tool_call", toolCallId, title: name, kind, status: "pending" };
+}
+
+/**
+ * The `tool_call_update` that describes call `toolCallId` once its arguments are complete: its
+ * `title` and `kind`, its arguments as `rawInput`, and the `locations` it touches.
+ */
+export function described(
+  toolCallId: string,
+  title: string,
+  kind: string,
+  rawInput: Record<string, unknown>,
+  locations: Array<{ path: string }> = [],
+) {
+  return { sessionUpdate: "tool_call_update", toolCallId, title, kind, rawInput, locations };
+}
+
+/** The `tool_call_update` saying call `toolCallId` runs (after any permission question). */
+export function inProgress(toolCallId: string) {
+  return { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" };
+}

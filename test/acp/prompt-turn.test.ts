@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
-import { completedWithText, viewOf } from "./expected-updates.js";
+import { announced, completedWithText, inProgress, viewOf } from "./expected-updates.js";
 import { AcpHarness, normalise, requestMessages } from "./support.js";
 
 const COMMANDS = {
@@ -133,16 +133,10 @@ describe("a prompt turn", () => {
       { sessionUpdate: "agent_message_chunk", content: text("Let me "), messageId: "message-1" },
       { sessionUpdate: "agent_message_chunk", content: text("look."), messageId: "message-1" },
       // Announced as soon as the model starts the call, completed once its arguments are.
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_1",
-        status: "pending",
-        title: "view",
-        kind: "read",
-      },
+      announced("call_1", "view", "read"),
       { sessionUpdate: "tool_call_update", toolCallId: "call_1", ...viewOf("a.txt") },
       { sessionUpdate: "usage_update", used: 15, size: 128_000 },
-      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
+      inProgress("call_1"),
       completedWithText("call_1", "1. hello\n2."),
       {
         sessionUpdate: "agent_message_chunk",
