@@ -8,7 +8,7 @@ import {
   type PermissionRequest,
   type TurnloopClient,
 } from "../../src/sdk/index.js";
-import { LIVE_UNSTREAMED_PROMPT } from "../support/event-sequences.js";
+import { LIVE_UNSTREAMED_PROMPT, requestedToolCall } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
@@ -56,19 +56,7 @@ describe("the SDK against the built server (stdio)", () => {
         data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
       },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
-      {
-        type: "assistant.tool_call_start",
-        data: { messageId: "message-1", toolCallId: "call_1", toolName: "view" },
-      },
-      {
-        type: "assistant.message",
-        data: {
-          messageId: "message-1",
-          content: "",
-          toolRequests: [{ toolCallId: "call_1", name: "view", arguments: { path: "notes.txt" } }],
-          finishReason: "tool-calls",
-        },
-      },
+      ...requestedToolCall("message-1", "call_1", "view", { path: "notes.txt" }),
       { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
       usageInfo(2),
       {

@@ -81,3 +81,28 @@ export const LIVE_ANSWER_TURN = [
   "assistant.usage",
   "assistant.turn_end",
 ] as const;
+
+/**
+ * A model's request of one tool call as a turn's events show it (ids as `shape` in
+ * test/support/harness.ts names them): the call's announcement, then the message that holds it,
+ * without text, finished for `tool-calls`.
+ */
+export function requestedToolCall(
+  messageId: string,
+  toolCallId: string,
+  toolName: string,
+  input: Record<string, unknown>,
+) {
+  return [
+    { type: "assistant.tool_call_start", data: { messageId, toolCallId, toolName } },
+    {
+      type: "assistant.message",
+      data: {
+        messageId,
+        content: "",
+        toolRequests: [{ toolCallId, name: toolName, arguments: input }],
+        finishReason: "tool-calls",
+      },
+    },
+  ];
+}
