@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
+import { announced, described, inProgress } from "./expected-updates.js";
 import { AcpHarness, normalise } from "./support.js";
 
 // A command that exits non-zero is a failed tool call on ACP, as on every face (issue 21): over the
@@ -86,22 +87,9 @@ describe("a command exiting non-zero, on ACP", () => {
       // Output while the command runs comes at the throttle's pace (how many depends on timing).
       .filter((update) => !(update.sessionUpdate === "tool_call_update" && isPartial(update)));
     expect(normalise(calls, harness.cwd)).toEqual([
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_1",
-        title: "bash",
-        kind: "execute",
-        status: "pending",
-      },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        title: "Run echo one; exit 1",
-        kind: "execute",
-        rawInput: { command: "echo one; exit 1" },
-        locations: [],
-      },
-      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
+      announced("call_1", "bash", "execute"),
+      described("call_1", "Run echo one; exit 1", "execute", { command: "echo one; exit 1" }),
+      inProgress("call_1"),
       {
         sessionUpdate: "tool_call_update",
         toolCallId: "call_1",

@@ -10,6 +10,7 @@ import {
   waitForLog,
 } from "../support/mcp/servers.js";
 import { ChildFixture } from "./child-process.js";
+import { announced, completedWithText, described, inProgress } from "./expected-updates.js";
 import { AcpHarness } from "./support.js";
 
 function stdio(name: string, ...flags: string[]): acp.McpServer {
@@ -43,28 +44,10 @@ describe("MCP servers an editor passes over ACP", () => {
     // Announced as the model starts the call, completed with the server's title and arguments,
     // in_progress once it runs (after the permission question), then its result.
     expect(updates).toEqual([
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_1",
-        title: "t__echo",
-        kind: "other",
-        status: "pending",
-      },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        title: "t: echo",
-        kind: "other",
-        rawInput: { text: "from zed" },
-        locations: [],
-      },
-      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        status: "completed",
-        content: [{ type: "content", content: { type: "text", text: "echo: from zed" } }],
-      },
+      announced("call_1", "t__echo", "other"),
+      described("call_1", "t: echo", "other", { text: "from zed" }),
+      inProgress("call_1"),
+      completedWithText("call_1", "echo: from zed"),
     ]);
     const asked = agent.behaviour.calls.filter(
       (call) => call.method === "session/request_permission",

@@ -1,12 +1,12 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { Session } from "../../src/session/session.js";
 import { ANSWER_TURN } from "../support/event-sequences.js";
+import { completedWithText, viewOf } from "./expected-updates.js";
 import { AcpHarness, normalise, requestMessages } from "./support.js";
 
 /**
@@ -58,11 +58,7 @@ describe("a log written in the old turn order", () => {
     await installGolden(harness);
     await writeFile(join(harness.cwd, "b.txt"), "bye\n");
     await harness.loadSession(SESSION_ID);
-    const answerAt = harness.answerIndex("session/load");
-    const replayed = harness.wire
-      .slice(0, answerAt)
-      .filter((entry) => entry.message.method === "session/update")
-      .map((entry) => (entry.message.params as acp.SessionNotification).update);
+    const replayed = harness.updatesBefore("session/load");
     expect(normalise(replayed, harness.cwd)).toEqual([
       {
         sessionUpdate: "user_message_chunk",
@@ -79,17 +75,9 @@ describe("a log written in the old turn order", () => {
         sessionUpdate: "tool_call",
         toolCallId: "call_old_1",
         status: "pending",
-        title: "Read a.txt",
-        kind: "read",
-        rawInput: { path: "a.txt" },
-        locations: [{ path: "<cwd>/a.txt" }],
+        ...viewOf("a.txt"),
       },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_old_1",
-        status: "completed",
-        content: [{ type: "content", content: text("1. hello\n2.") }],
-      },
+      completedWithText("call_old_1", "1. hello\n2."),
       {
         sessionUpdate: "agent_message_chunk",
         content: text("It says hello."),

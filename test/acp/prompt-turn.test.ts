@@ -3,6 +3,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
+import { announced, completedWithText, inProgress, viewOf } from "./expected-updates.js";
 import { AcpHarness, normalise, requestMessages } from "./support.js";
 
 const COMMANDS = {
@@ -132,29 +133,11 @@ describe("a prompt turn", () => {
       { sessionUpdate: "agent_message_chunk", content: text("Let me "), messageId: "message-1" },
       { sessionUpdate: "agent_message_chunk", content: text("look."), messageId: "message-1" },
       // Announced as soon as the model starts the call, completed once its arguments are.
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_1",
-        status: "pending",
-        title: "view",
-        kind: "read",
-      },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        title: "Read a.txt",
-        kind: "read",
-        rawInput: { path: "a.txt" },
-        locations: [{ path: "<cwd>/a.txt" }],
-      },
+      announced("call_1", "view", "read"),
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", ...viewOf("a.txt") },
       { sessionUpdate: "usage_update", used: 15, size: 128_000 },
-      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        status: "completed",
-        content: [{ type: "content", content: text("1. hello\n2.") }],
-      },
+      inProgress("call_1"),
+      completedWithText("call_1", "1. hello\n2."),
       {
         sessionUpdate: "agent_message_chunk",
         content: text("It says hello."),

@@ -215,6 +215,14 @@ export class AcpHarness {
     );
   }
 
+  /** The `session/update`s sent before the agent answered the first request of `method`, in order. */
+  updatesBefore(method: string): acp.SessionUpdate[] {
+    return this.wire
+      .slice(0, this.answerIndex(method))
+      .filter((entry) => entry.message.method === "session/update")
+      .map((entry) => (entry.message.params as acp.SessionNotification).update);
+  }
+
   /** Resolves once `predicate` holds for a wire message (polling), or fails after `timeoutMs`. */
   async waitForWire(
     predicate: (entry: WireMessage) => boolean,

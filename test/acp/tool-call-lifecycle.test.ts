@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { choose } from "./client-handlers.js";
+import { announced, described, inProgress } from "./expected-updates.js";
 import { AcpHarness, normalise } from "./support.js";
 
 /**
@@ -37,21 +38,8 @@ describe("the ACP tool-call lifecycle", () => {
     const sessionId = await harness.newSession();
     expect(await harness.prompt(sessionId, "clean up")).toEqual({ stopReason: "end_turn" });
     expect(toolUpdates(harness, sessionId)).toEqual([
-      {
-        sessionUpdate: "tool_call",
-        toolCallId: "call_R",
-        title: "bash",
-        kind: "execute",
-        status: "pending",
-      },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_R",
-        title: "Run rm -rf build",
-        kind: "execute",
-        rawInput: { command: "rm -rf build" },
-        locations: [],
-      },
+      announced("call_R", "bash", "execute"),
+      described("call_R", "Run rm -rf build", "execute", { command: "rm -rf build" }),
       {
         sessionUpdate: "tool_call_update",
         toolCallId: "call_R",
@@ -121,23 +109,10 @@ describe("the ACP tool-call lifecycle", () => {
     );
     // The second call_0 collides with the first, so it is renamed before it is announced.
     expect(ids).toEqual(["call_0", expect.stringMatching(/^call_[0-9a-f]{24}$/)]);
-    const lifecycle = (toolCallId: string | undefined) => [
-      {
-        sessionUpdate: "tool_call",
-        toolCallId,
-        title: "glob",
-        kind: "search",
-        status: "pending",
-      },
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId,
-        title: "Find *.none",
-        kind: "search",
-        rawInput: { pattern: "*.none" },
-        locations: [{ path: "<cwd>" }],
-      },
-      { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" },
+    const lifecycle = (toolCallId: string) => [
+      announced(toolCallId, "glob", "search"),
+      described(toolCallId, "Find *.none", "search", { pattern: "*.none" }, [{ path: "<cwd>" }]),
+      inProgress(toolCallId),
       {
         sessionUpdate: "tool_call_update",
         toolCallId,
@@ -145,7 +120,10 @@ describe("the ACP tool-call lifecycle", () => {
         content: [text("No files matched the pattern.")],
       },
     ];
-    expect(toolUpdates(harness, sessionId)).toEqual([...lifecycle(ids[0]), ...lifecycle(ids[1])]);
+    expect(toolUpdates(harness, sessionId)).toEqual([
+      ...lifecycle(ids[0] ?? ""),
+      ...lifecycle(ids[1] ?? ""),
+    ]);
     // The model gets the second call's result back under the id the editor saw.
     const last = harness.server.requests.at(-1)?.body as {
       messages?: Array<Record<string, unknown>>;

@@ -5,6 +5,7 @@ import { dataOf } from "../llm/helpers.js";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 import { type Harness, shape, types } from "../support/harness.js";
+import { callingTools } from "../support/replies.js";
 import { getTimeTool } from "../support/test-tools.js";
 
 /** The events of a turn whose reply has no tool call. */
@@ -24,8 +25,8 @@ describe("case 28: autopilot", () => {
     const harness = await openHarness({ tools: [getTimeTool], autopilot: true });
     harness.server.enqueue(
       { text: "I'll now check the time." },
-      { toolCalls: [{ id: "t1", name: "get_time", arguments: "{}" }] },
-      { toolCalls: [{ id: "t2", name: "task_complete", arguments: '{"summary":"time checked"}' }] },
+      callingTools(["t1", "get_time", {}]),
+      callingTools(["t2", "task_complete", { summary: "time checked" }]),
     );
     expect(await harness.prompt("check the time")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests).toHaveLength(3);
@@ -88,9 +89,7 @@ describe("case 28: autopilot", () => {
       { type: "session.task_complete", data: { summary: "time checked", success: true } },
     ]);
     // The task_complete pair is in the history: the next prompt's request is valid.
-    harness.server.enqueue({
-      toolCalls: [{ id: "t3", name: "task_complete", arguments: '{"summary":"again"}' }],
-    });
+    harness.server.enqueue(callingTools(["t3", "task_complete", { summary: "again" }]));
     expect(await harness.prompt("and again")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests.at(-1)?.status).toBe(200);
   });
@@ -152,8 +151,8 @@ describe("case 28: autopilot", () => {
   }) => {
     const harness = await openHarness({ autopilot: true });
     harness.server.enqueue(
-      { toolCalls: [{ id: "t1", name: "task_complete", arguments: '{"summary":5}' }] },
-      { toolCalls: [{ id: "t2", name: "task_complete", arguments: '{"summary":"done"}' }] },
+      callingTools(["t1", "task_complete", { summary: 5 }]),
+      callingTools(["t2", "task_complete", { summary: "done" }]),
     );
     expect(await harness.prompt("finish")).toEqual({ stopReason: "end_turn" });
     expect(
@@ -212,9 +211,7 @@ describe("the plan", () => {
     ];
     harness.server.enqueue(
       { toolCalls: [{ id: "p1", name: "update_plan", arguments: JSON.stringify({ entries }) }] },
-      {
-        toolCalls: [{ id: "p2", name: "update_plan", arguments: '{"entries":[{"content":"x"}]}' }],
-      },
+      callingTools(["p2", "update_plan", { entries: [{ content: "x" }] }]),
       { text: "Planned." },
     );
     expect(await harness.prompt("plan it")).toEqual({ stopReason: "end_turn" });

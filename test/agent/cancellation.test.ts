@@ -7,7 +7,7 @@ import { bashTool } from "../../src/tools/bash.js";
 import { eventually, waitForEvent } from "../llm/helpers.js";
 import { TOOL_TURN } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages, shape, types } from "../support/harness.js";
+import { chatMessages, ROLES_AFTER_ONE_TOOL_TURN, shape, types } from "../support/harness.js";
 
 describe("case 01: cancel during a tool call", () => {
   test.for(["openai-chat", "anthropic"] as const)(
@@ -89,13 +89,7 @@ describe("case 01: cancel during a tool call", () => {
     expect(await harness.prompt("say ok")).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests.at(-1)?.status).toBe(200);
     const messages = chatMessages(harness, -1);
-    expect(messages.map((message) => message.role)).toEqual([
-      "system",
-      "user",
-      "assistant",
-      "tool",
-      "user",
-    ]);
+    expect(messages.map((message) => message.role)).toEqual(ROLES_AFTER_ONE_TOOL_TURN);
   });
 });
 

@@ -12,7 +12,7 @@ import {
 } from "../support/context-limit.js";
 import type { Reply, Wire } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
-import { FAST_RETRIES, type Harness } from "../support/harness.js";
+import { FAST_RETRIES, type Harness, ofType } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
 const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
@@ -39,10 +39,6 @@ function readAllFiles(index: number): Reply {
         ],
       }
     : { text: "finished" };
-}
-
-function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) {
-  return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
 async function caseA(

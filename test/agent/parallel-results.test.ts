@@ -5,6 +5,7 @@ import { waitForEvent } from "../llm/helpers.js";
 import { test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 import { types } from "../support/harness.js";
+import { callingTools } from "../support/replies.js";
 import { readFileTool } from "../support/test-tools.js";
 
 /**
@@ -41,13 +42,11 @@ describe("case 11: parallel tool results", () => {
         );
       void Promise.all([completedOf("c2"), completedOf("c3")]).then(release.open);
       harness.server.enqueue(
-        {
-          toolCalls: [
-            { id: "c1", name: "slow_echo", arguments: '{"text":"slow","wait":true}' },
-            { id: "c2", name: "slow_echo", arguments: '{"text":"fast","wait":false}' },
-            { id: "c3", name: "read_file", arguments: '{"path":"missing.txt"}' },
-          ],
-        },
+        callingTools(
+          ["c1", "slow_echo", { text: "slow", wait: true }],
+          ["c2", "slow_echo", { text: "fast", wait: false }],
+          ["c3", "read_file", { path: "missing.txt" }],
+        ),
         { text: "summary" },
       );
       expect(await harness.prompt("run the three things")).toEqual({ stopReason: "end_turn" });

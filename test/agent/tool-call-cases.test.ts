@@ -3,8 +3,10 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
+import { chatDelta } from "../llm/helpers.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages, types } from "../support/harness.js";
+import { callingTools } from "../support/replies.js";
 import { getTimeTool, readFileTool, writeFileTool } from "../support/test-tools.js";
 
 const TOOLS = [readFileTool, writeFileTool, getTimeTool];
@@ -13,8 +15,14 @@ function completions(events: readonly SessionEvent[]) {
   return events.flatMap((event) => (event.type === "tool.execution_complete" ? [event.data] : []));
 }
 
-function chatChunk(delta: object, finishReason: string | null = null): string {
-  return `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+/** A reply as raw OpenAI Chat stream lines: `chunks`, then `data: [DONE]`. */
+function rawReply(...chunks: string[]) {
+  return { raw: [...chunks, "data: [DONE]\n\n"] };
+}
+
+/** The assistant's first streamed delta, announcing `toolCalls` (the wire's `tool_calls`). */
+function announcing(toolCalls: object[], fields: object = {}): string {
+  return chatDelta({ role: "assistant", ...fields, tool_calls: toolCalls });
 }
 
 describe("case 12: unknown tool", () => {
@@ -23,8 +31,8 @@ describe("case 12: unknown tool", () => {
   }) => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
-      { toolCalls: [{ id: "u1", name: "execute_python", arguments: '{"code":"print(1)"}' }] },
-      { toolCalls: [{ id: "u2", name: "get_time", arguments: "{}" }] },
+      callingTools(["u1", "execute_python", { code: "print(1)" }]),
+      callingTools(["u2", "get_time", {}]),
       { text: "1" },
     );
     expect(await harness.prompt("print 1")).toEqual({ stopReason: "end_turn" });
@@ -57,12 +65,8 @@ describe("case 13: malformed arguments", () => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
       { toolCalls: [{ id: "m1", name: "write_file", arguments: "path=a.txt content=hi" }] },
-      { toolCalls: [{ id: "m2", name: "write_file", arguments: '{"path":12345}' }] },
-      {
-        toolCalls: [
-          { id: "m3", name: "write_file", arguments: '{"path":"ok.txt","content":"fine"}' },
-        ],
-      },
+      callingTools(["m2", "write_file", { path: 12345 }]),
+      callingTools(["m3", "write_file", { path: "ok.txt", content: "fine" }]),
       { text: "done" },
     );
     expect(await harness.prompt("write the file")).toEqual({ stopReason: "end_turn" });
@@ -122,19 +126,16 @@ describe("case 13: malformed arguments", () => {
 describe("case 07: arguments cut off by the output limit", () => {
   const cutArguments = '{"path":"big.py","content":"def a():\\n    return 1\\n\\ndef b';
   const rawStream = (finishReason: string) => [
-    chatChunk({
-      role: "assistant",
-      tool_calls: [
-        {
-          index: 0,
-          id: "call_T1",
-          type: "function",
-          function: { name: "write_file", arguments: "" },
-        },
-      ],
-    }),
-    chatChunk({ tool_calls: [{ index: 0, function: { arguments: cutArguments } }] }),
-    chatChunk({}, finishReason),
+    announcing([
+      {
+        index: 0,
+        id: "call_T1",
+        type: "function",
+        function: { name: "write_file", arguments: "" },
+      },
+    ]),
+    chatDelta({ tool_calls: [{ index: 0, function: { arguments: cutArguments } }] }),
+    chatDelta({}, finishReason),
     "data: [DONE]\n\n",
   ];
 
@@ -208,18 +209,10 @@ describe("case 08: tool calls without arguments", () => {
   test("openai-compatible call with no arguments key at all", async ({ openHarness }) => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
-      {
-        raw: [
-          chatChunk({
-            role: "assistant",
-            tool_calls: [
-              { index: 0, id: "call_N3", type: "function", function: { name: "get_time" } },
-            ],
-          }),
-          chatChunk({}, "tool_calls"),
-          "data: [DONE]\n\n",
-        ],
-      },
+      rawReply(
+        announcing([{ index: 0, id: "call_N3", type: "function", function: { name: "get_time" } }]),
+        chatDelta({}, "tool_calls"),
+      ),
       { text: "done" },
     );
     expect(await harness.prompt("go")).toEqual({ stopReason: "end_turn" });
@@ -245,18 +238,11 @@ describe("case 09: parallel calls sharing index 0", () => {
   ] as const)("%s", async ([_name, index], { openHarness }) => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
-      {
-        raw: [
-          chatChunk({
-            role: "assistant",
-            content: "",
-            tool_calls: [call("call_P1", "one.txt", "1", index)],
-          }),
-          chatChunk({ tool_calls: [call("call_P2", "two.txt", "2", index)] }),
-          chatChunk({}, "tool_calls"),
-          "data: [DONE]\n\n",
-        ],
-      },
+      rawReply(
+        announcing([call("call_P1", "one.txt", "1", index)], { content: "" }),
+        chatDelta({ tool_calls: [call("call_P2", "two.txt", "2", index)] }),
+        chatDelta({}, "tool_calls"),
+      ),
       { text: "done" },
     );
     expect(await harness.prompt("write both files")).toEqual({ stopReason: "end_turn" });
@@ -279,24 +265,18 @@ describe("case 09: parallel calls sharing index 0", () => {
   test("a repeated terminal chunk does not run the call twice", async ({ openHarness }) => {
     const harness = await openHarness({ tools: TOOLS });
     harness.server.enqueue(
-      {
-        raw: [
-          chatChunk({
-            role: "assistant",
-            tool_calls: [
-              {
-                index: 0,
-                id: "call_P3",
-                type: "function",
-                function: { name: "get_time", arguments: "{}" },
-              },
-            ],
-          }),
-          chatChunk({}, "tool_calls"),
-          `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\n`,
-          "data: [DONE]\n\n",
-        ],
-      },
+      rawReply(
+        announcing([
+          {
+            index: 0,
+            id: "call_P3",
+            type: "function",
+            function: { name: "get_time", arguments: "{}" },
+          },
+        ]),
+        chatDelta({}, "tool_calls"),
+        `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\n`,
+      ),
       { text: "done" },
     );
     expect(await harness.prompt("time?")).toEqual({ stopReason: "end_turn" });
@@ -330,10 +310,9 @@ describe("case 16: empty replies", () => {
   }) => {
     const harness = await openHarness({ wire: "anthropic", tools: TOOLS });
     await writeFile(join(harness.cwd, "f.txt"), "hello");
-    harness.server.enqueue(
-      { toolCalls: [{ id: "toolu_1", name: "read_file", arguments: '{"path":"f.txt"}' }] },
-      { text: "done" },
-    );
+    harness.server.enqueue(callingTools(["toolu_1", "read_file", { path: "f.txt" }]), {
+      text: "done",
+    });
     expect(await harness.prompt("read")).toEqual({ stopReason: "end_turn" });
     const body = harness.server.requests[1]?.body as {
       messages: Array<{ role: string; content: unknown }>;
@@ -348,13 +327,12 @@ describe("case 16: empty replies", () => {
     openHarness,
   }) => {
     const harness = await openHarness();
-    harness.server.enqueue({
-      raw: [
-        chatChunk({ role: "assistant", content: "" }),
-        chatChunk({}, "MALFORMED_FUNCTION_CALL"),
-        "data: [DONE]\n\n",
-      ],
-    });
+    harness.server.enqueue(
+      rawReply(
+        chatDelta({ role: "assistant", content: "" }),
+        chatDelta({}, "MALFORMED_FUNCTION_CALL"),
+      ),
+    );
     const outcome = await harness.prompt("hi");
     expect(outcome).toMatchObject({ error: { errorType: "malformed_response" } });
     expect("error" in outcome && outcome.error.message).toMatch(/malformed function call/);

@@ -1,12 +1,11 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { isSummaryRequest, limitedModel, requestText } from "../support/context-limit.js";
 import type { RecordedRequest, Reply } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
-import type { Harness } from "../support/harness.js";
+import { type Harness, ofType } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
 const FILES = 40;
@@ -35,10 +34,6 @@ function seesEveryResult(_index: number, request: RecordedRequest): Reply {
   const text = requestText(request);
   const all = Array.from({ length: FILES }, (_, index) => `file-${index + 1} holds`);
   return all.every((marker) => text.includes(marker)) ? { text: "read them all" } : READ_ALL;
-}
-
-function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) {
-  return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
 async function start(

@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
+import { chatMessages, ROLES_AFTER_ONE_TOOL_TURN } from "../support/harness.js";
 
 /** Largest file the CLI may write, in KiB (bash `ulimit -f` counts 1024-byte blocks). */
 const FILE_SIZE_LIMIT_KIB = 3;
@@ -53,12 +53,6 @@ test("a log that cannot grow ends the prompt with session.error and an error exi
   const resumed = await cli(["-p", "go on", "--resume", String(sessionId)]);
   expect(resumed.code, resumed.stderr).toBe(0);
   const messages = chatMessages(model, -1);
-  expect(messages.map((message) => message.role)).toEqual([
-    "system",
-    "user",
-    "assistant",
-    "tool",
-    "user",
-  ]);
+  expect(messages.map((message) => message.role)).toEqual(ROLES_AFTER_ONE_TOOL_TURN);
   expect(String(messages[3]?.content)).toMatch(/^Interrupted/);
 });

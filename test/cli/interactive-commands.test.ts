@@ -164,10 +164,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       const second = fixture.open(["--resume", sessionId]);
       expect((await second.exited()).code).toBe(1);
       expect(second.screen(500)).toMatch(/open|lock/i);
-      holder.key("C-c");
-      await holder.waitFor(/press Ctrl-C again to exit/);
-      holder.key("C-c");
-      expect((await holder.exited()).code).toBe(0);
+      expect((await holder.exitWithCtrlC()).code).toBe(0);
     },
   );
 

@@ -13,10 +13,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       terminal.key("C-c");
       // The box is drawn empty without any further key (the text is gone from the screen).
       await terminal.waitFor(/^(?![\s\S]*half a thought)[\s\S]*─{20,}\n[ >]*\n─{20,}/);
-      terminal.key("C-c");
-      await terminal.waitFor(/press Ctrl-C again to exit/);
-      terminal.key("C-c");
-      expect((await terminal.exited()).code).toBe(0);
+      expect((await terminal.exitWithCtrlC()).code).toBe(0);
     },
   );
 

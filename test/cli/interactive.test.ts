@@ -178,10 +178,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       await terminal.waitFor(/Third answer\./);
       // Ctrl-C while idle asks to press it again (while busy it would cancel the prompt).
       await terminal.idle();
-      terminal.key("C-c");
-      await terminal.waitFor(/press Ctrl-C again to exit/);
-      terminal.key("C-c");
-      expect((await terminal.exited()).code).toBe(0);
+      expect((await terminal.exitWithCtrlC()).code).toBe(0);
       const sessionId = printedSessionId(terminal.screen(500));
       const events = await fixture.events(sessionId);
       const types = events.map((event) => event.type);

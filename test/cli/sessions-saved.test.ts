@@ -3,6 +3,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { runCli } from "../support/cli.js";
+import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
@@ -50,14 +51,7 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
       terminal.key("C-d");
       await terminal.exited();
       expect(terminal.screen(200)).toContain(`resume it with: turnloop --resume ${sessionId}`);
-      expect(await fixture.eventTypes(sessionId ?? "")).toEqual([
-        "session.start",
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
-      ]);
+      expect(await fixture.eventTypes(sessionId ?? "")).toEqual(ANSWERED_SESSION);
       const listed = await runCli(["sessions"], {
         cwd: fixture.repository,
         env: fixture.environment(),

@@ -5,23 +5,25 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
 import { test as cliTest } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 import { chatMessages } from "../support/harness.js";
-import { TerminalSession, tmuxMissing } from "../support/tmux.js";
+import { InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
 
 // `turnloop -p` in a real terminal (tmux): permission questions, what they show, what they answer.
 
 const skip = tmuxMissing();
 /** The fixtures, with `start(args, extra)`: `turnloop …args` in a tmux terminal, closed after the test. */
 const test = cliTest.extend<{
-  start: (args: string[], extra?: NodeJS.ProcessEnv) => TerminalSession;
+  start: (args: string[], extra?: NodeJS.ProcessEnv) => InteractiveTerminal;
 }>({
   start: async ({ repository, environment }, use) => {
     await writeFile(join(repository, "notes.txt"), "alpha\nbeta\ngamma\n");
-    const terminals: TerminalSession[] = [];
+    const terminals: InteractiveTerminal[] = [];
     try {
       await use((args, extra = {}) => {
-        const terminal = new TerminalSession(args, {
+        const terminal = new InteractiveTerminal(args, {
           cwd: repository,
-          env: environment({ TERM: "xterm-256color", NO_COLOR: "1", ...extra }),
+          env: environment({ NO_COLOR: "1", ...extra }),
+          columns: 160,
+          rows: 50,
         });
         terminals.push(terminal);
         return terminal;

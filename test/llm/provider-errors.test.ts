@@ -2,7 +2,7 @@ import { describe, expect } from "vitest";
 import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { bashTool } from "../../src/tools/bash.js";
-import { TOOL_TURN } from "../support/event-sequences.js";
+import { FAILED_AFTER_RETRIES, TOOL_TURN } from "../support/event-sequences.js";
 import type { ErrorReply } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
 import { type Harness, shape, types } from "../support/harness.js";
@@ -148,18 +148,7 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       expect(statuses(harness)).toEqual([500, 500, 500]);
       assertNothingShownOrStored(harness.events, harness.server.requests.length);
       const persisted = await harness.persisted();
-      expect(types(persisted).slice(1)).toEqual([
-        "user.message",
-        "assistant.turn_start",
-        "assistant.turn_end",
-        "assistant.retry",
-        "assistant.turn_start",
-        "assistant.turn_end",
-        "assistant.retry",
-        "assistant.turn_start",
-        "assistant.turn_end",
-        "session.error",
-      ]);
+      expect(types(persisted).slice(1)).toEqual(["user.message", ...FAILED_AFTER_RETRIES]);
       expect(dataOf(persisted, "assistant.retry")).toEqual([
         expect.objectContaining({ attempt: 1, statusCode: 500, errorType: "server" }),
         expect.objectContaining({ attempt: 2, statusCode: 500, errorType: "server" }),
@@ -189,15 +178,7 @@ describe("case 17: a failed model call is an error outcome, never end_turn", () 
       expect(types(await harness.persisted()).slice(1)).toEqual([
         "user.message",
         ...TOOL_TURN,
-        "assistant.turn_start",
-        "assistant.turn_end",
-        "assistant.retry",
-        "assistant.turn_start",
-        "assistant.turn_end",
-        "assistant.retry",
-        "assistant.turn_start",
-        "assistant.turn_end",
-        "session.error",
+        ...FAILED_AFTER_RETRIES,
       ]);
       const [result] = dataOf(harness.events, "tool.execution_complete");
       expect(result).toMatchObject({ toolCallId: "call_A", success: true });

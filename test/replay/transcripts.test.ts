@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { builtinTools } from "../../src/tools/index.js";
@@ -7,7 +5,7 @@ import type { Wire } from "../support/fake-model-types.js";
 import { type Harness, startHarness } from "../support/harness.js";
 import type { ChatMessage } from "../support/normalise-request.js";
 import {
-  loadTranscript,
+  setUpRecording,
   transcriptResponder,
   transcriptsDirectory,
 } from "../support/transcripts.js";
@@ -110,13 +108,7 @@ describe.skipIf(directory === undefined)("recorded conversations replay through 
     SCENARIOS.flatMap((scenario) => wires.map((wire) => [scenario.file, wire, scenario] as const)),
   )("%s over %s", async (_file, wire, scenario) => {
     harness = await startHarness({ wire, tools: builtinTools() });
-    for (const [path, content] of Object.entries(scenario.files)) {
-      await mkdir(dirname(join(harness.cwd, path)), { recursive: true });
-      await writeFile(join(harness.cwd, path), content);
-    }
-    const transcript = loadTranscript(join(directory ?? "", scenario.file), {
-      workdir: harness.cwd,
-    });
+    const transcript = await setUpRecording(scenario.file, scenario.files, harness.cwd);
     harness.server.setResponder(transcriptResponder(transcript));
     for (const prompt of scenario.prompts) {
       expect(await harness.prompt(prompt)).toEqual({ stopReason: "end_turn" });

@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import {
   approveAll,
   type CopilotClient,
@@ -10,7 +9,7 @@ import {
 import { beforeAll, describe, expect, test } from "vitest";
 import { mergeAssistants } from "../support/normalise-request.js";
 import {
-  loadTranscript,
+  setUpRecording,
   transcriptResponder,
   transcriptsDirectory,
 } from "../support/transcripts.js";
@@ -239,11 +238,7 @@ describe.skipIf(directory === undefined)("recorded conversations through the Cop
   test.each(SCENARIOS.map((scenario) => [scenario.file, scenario] as const))(
     "%s",
     async (file, scenario) => {
-      for (const [path, content] of Object.entries(scenario.files ?? {})) {
-        await mkdir(dirname(join(fixture.cwd, path)), { recursive: true });
-        await writeFile(join(fixture.cwd, path), content);
-      }
-      const transcript = loadTranscript(join(directory ?? "", file), { workdir: fixture.cwd });
+      const transcript = await setUpRecording(file, scenario.files ?? {}, fixture.cwd);
       fixture.model.setResponder(transcriptResponder(transcript, { splitChoices: true }));
       const requestsBefore = fixture.model.requests.length;
       const session = await client.createSession({

@@ -1,6 +1,7 @@
 import {
   approveAll,
   CopilotClient,
+  type CopilotSession,
   defineTool,
   RuntimeConnection,
   type SessionEvent,
@@ -8,6 +9,7 @@ import {
 import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { gate } from "../support/gate.js";
+import { callingTools } from "../support/replies.js";
 import { recordEvents, useCopilotClient } from "./extended-support.js";
 import { chatBody } from "./support.js";
 
@@ -34,6 +36,20 @@ function outline(events: readonly SessionEvent[]): unknown[] {
         return [];
     }
   });
+}
+
+/**
+ * Has the model call `tool` (call `id`) with `{ value }`, and sends the prompt that asks for it,
+ * worded as the Copilot SDK's suspend tests word it; answers once the send is accepted.
+ */
+async function sendCalling(
+  session: CopilotSession,
+  id: string,
+  tool: string,
+  value: string,
+): Promise<void> {
+  setup.fixture.model.enqueue(callingTools([id, tool, { value }]));
+  await session.send({ prompt: `Use the tool with value '${value}'.` });
 }
 
 describe("session.suspend", () => {
@@ -91,12 +107,7 @@ describe("session.suspend", () => {
       },
     });
     const events = recordEvents(session);
-    fixture.model.enqueue({
-      toolCalls: [
-        { id: "call_p", name: "suspend_cancel_permission_tool", arguments: '{"value":"omega"}' },
-      ],
-    });
-    await session.send({ prompt: "Use the tool with value 'omega'." });
+    await sendCalling(session, "call_p", "suspend_cancel_permission_tool", "omega");
     await asked.opened;
     await session.rpc.suspend();
     expect(invoked).toBe(false);
@@ -115,7 +126,7 @@ describe("session.suspend", () => {
   });
 
   test("suspend ends a call waiting for the app's tool with an interrupted result", async () => {
-    const { client, fixture } = setup;
+    const { client } = setup;
     const started = gate();
     const release = gate();
     const session = await client.createSession({
@@ -133,12 +144,7 @@ describe("session.suspend", () => {
       onPermissionRequest: approveAll,
     });
     const events = recordEvents(session);
-    fixture.model.enqueue({
-      toolCalls: [
-        { id: "call_x", name: "suspend_reject_external_tool", arguments: '{"value":"sigma"}' },
-      ],
-    });
-    await session.send({ prompt: "Use the tool with value 'sigma'." });
+    await sendCalling(session, "call_x", "suspend_reject_external_tool", "sigma");
     await started.opened;
     await session.rpc.suspend();
     release.open();

@@ -31,6 +31,11 @@ async function converse(
   }
 }
 
+/** The exchanges {@link converse} makes of `prompts`, as {@link lastConversation} shows them. */
+function conversed(...prompts: string[]): string[] {
+  return prompts.flatMap((prompt) => [`user: ${prompt}`, `assistant: reply ${prompt}`]);
+}
+
 function userMessageId(events: readonly SessionEvent[], content: string): string {
   const found = events.find(
     (event) => event.type === "user.message" && event.data.content === content,
@@ -101,7 +106,7 @@ describe("session.history", () => {
     ]);
 
     await converse(session, "again");
-    expect(lastConversation()).toEqual(["user: first", "assistant: reply first", "user: again"]);
+    expect(lastConversation()).toEqual([...conversed("first"), "user: again"]);
 
     // Truncate at an assistant message: its prompt stays, the reply and what follows go.
     const withAgain = await session.getEvents();
@@ -125,8 +130,7 @@ describe("session.history", () => {
     });
     await converse(resumed, "after resume");
     expect(lastConversation()).toEqual([
-      "user: first",
-      "assistant: reply first",
+      ...conversed("first"),
       "user: again",
       "user: after resume",
     ]);
@@ -163,19 +167,9 @@ describe("sessions.fork", () => {
     expect(await forked.rpc.name.get()).toEqual({ name: "branch" });
 
     await converse(forked, "other way");
-    expect(lastConversation()).toEqual([
-      "user: first",
-      "assistant: reply first",
-      "user: other way",
-    ]);
+    expect(lastConversation()).toEqual([...conversed("first"), "user: other way"]);
     await converse(source, "third");
-    expect(lastConversation()).toEqual([
-      "user: first",
-      "assistant: reply first",
-      "user: second",
-      "assistant: reply second",
-      "user: third",
-    ]);
+    expect(lastConversation()).toEqual([...conversed("first", "second"), "user: third"]);
 
     const whole = await setup.client.rpc.sessions.fork({ sessionId: source.sessionId });
     expect(whole).toEqual({ sessionId: expect.any(String) });

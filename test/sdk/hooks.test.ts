@@ -2,8 +2,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { HookType, SessionEvent } from "../../src/events/events.js";
-import type { PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
-import { callingTools } from "../support/replies.js";
+import type { PermissionRequest, TurnloopClient, TurnloopSession } from "../../src/sdk/index.js";
+import { dataOf } from "../llm/helpers.js";
+import { type CallOf, callingTools } from "../support/replies.js";
 import { fixtureForFile, nextEvent, recordEvents, requestMessages } from "./support.js";
 
 const fixture = fixtureForFile();
@@ -19,6 +20,20 @@ function hookEnds(events: readonly SessionEvent[]): Array<[HookType, boolean]> {
       ? [[event.data.hookType, event.data.success] as [HookType, boolean]]
       : [],
   );
+}
+
+/** A permission handler that approves each request once, keeping it in `asked`. */
+function approvingOnce(asked: PermissionRequest[]) {
+  return (request: PermissionRequest) => {
+    asked.push(request);
+    return { kind: "approve-once" as const };
+  };
+}
+
+/** Prompts "go" on a model that calls `calls` in one reply, then answers "done"; waits for idle. */
+async function goCalling(session: TurnloopSession, ...calls: CallOf[]): Promise<void> {
+  fixture.model.enqueue(callingTools(...calls), { text: "done" });
+  await session.sendAndWait({ prompt: "go" });
 }
 
 describe("hooks through hooks.invoke", () => {
@@ -147,10 +162,7 @@ describe("hooks through hooks.invoke", () => {
     const errors: string[] = [];
     const failures: string[] = [];
     const session = await client.createSession({
-      onPermissionRequest: (request) => {
-        asked.push(request);
-        return { kind: "approve-once" };
-      },
+      onPermissionRequest: approvingOnce(asked),
       hooks: {
         onPreToolUse: (input) => {
           if (input.toolName === "view") {
@@ -172,20 +184,15 @@ describe("hooks through hooks.invoke", () => {
       },
     });
     const events = recordEvents(session);
-    fixture.model.enqueue(
-      callingTools(
-        ["call_deny", "bash", { command: "echo denied" }],
-        ["call_allow", "bash", { command: "echo fine" }],
-        ["call_ask", "view", { path: "." }],
-        ["call_missing", "view", { path: "missing.txt" }],
-      ),
-      { text: "done" },
+    await goCalling(
+      session,
+      ["call_deny", "bash", { command: "echo denied" }],
+      ["call_allow", "bash", { command: "echo fine" }],
+      ["call_ask", "view", { path: "." }],
+      ["call_missing", "view", { path: "missing.txt" }],
     );
-    await session.sendAndWait({ prompt: "go" });
-    const results = events.flatMap((event) =>
-      event.type === "tool.execution_complete" ? [[event.data.toolCallId, event.data.success]] : [],
-    );
-    expect(results).toEqual([
+    const results = dataOf(events, "tool.execution_complete");
+    expect(results.map((result) => [result.toolCallId, result.success])).toEqual([
       ["call_deny", false],
       ["call_allow", true],
       ["call_ask", true],
@@ -237,10 +244,7 @@ describe("hooks through hooks.invoke", () => {
     await writeFile(join(fixture.cwd, "kept.txt"), "kept\n");
     const asked: PermissionRequest[] = [];
     const session = await client.createSession({
-      onPermissionRequest: (request) => {
-        asked.push(request);
-        return { kind: "approve-once" };
-      },
+      onPermissionRequest: approvingOnce(asked),
       hooks: {
         onPreToolUse: (input) => {
           if (input.toolName !== "bash") {
@@ -257,29 +261,22 @@ describe("hooks through hooks.invoke", () => {
       },
     });
     const events = recordEvents(session);
-    fixture.model.enqueue(
-      callingTools(
-        ["call_first", "bash", { command: "echo first" }],
-        ["call_second", "bash", { command: "echo second" }],
-      ),
-      { text: "done" },
+    await goCalling(
+      session,
+      ["call_first", "bash", { command: "echo first" }],
+      ["call_second", "bash", { command: "echo second" }],
     );
-    await session.sendAndWait({ prompt: "go" });
-    const starts = events.flatMap((event) =>
-      event.type === "tool.execution_start" ? [[event.data.toolCallId, event.data.arguments]] : [],
-    );
-    expect(starts).toEqual([
+    const starts = dataOf(events, "tool.execution_start");
+    expect(starts.map((start) => [start.toolCallId, start.arguments])).toEqual([
       ["call_first", { command: "echo first" }],
       ["call_second", { command: "echo second" }],
     ]);
     expect(asked.map((request) => [request.toolCallId, request.fullCommandText])).toEqual([
       ["call_second", "echo rewritten"],
     ]);
-    const results = events.flatMap((event) =>
-      event.type === "tool.execution_complete" ? [event.data.result.content] : [],
-    );
+    const results = dataOf(events, "tool.execution_complete");
     // The denied call's context went nowhere; the second call ran the rewritten command.
-    expect(results).toEqual([
+    expect(results.map((result) => result.result.content)).toEqual([
       "Permission denied for 'bash': Denied by preToolUse hook: No reason provided",
       "rewritten\n<exited with exit code 0>",
     ]);

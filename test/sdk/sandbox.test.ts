@@ -27,6 +27,18 @@ afterAll(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
+/**
+ * Has the model run `echo x > <outside>/<name>` with bash (call `call_<name>`), then answer
+ * `answer`; returns the path the command writes to.
+ */
+function modelWritesOutside(name: string, answer: string): string {
+  const path = join(outside, name);
+  fixture.model.enqueue(callingTools([`call_${name}`, "bash", { command: `echo x > ${path}` }]), {
+    text: answer,
+  });
+  return path;
+}
+
 test.runIf(sandboxWorks)(
   "cliArgs --sandbox workspace-write: a command cannot write outside",
   async () => {
@@ -40,10 +52,7 @@ test.runIf(sandboxWorks)(
         results.push(event.data.result);
       }
     });
-    const escaped = join(outside, "escaped.txt");
-    fixture.model.enqueue(callingTools(["call_1", "bash", { command: `echo x > ${escaped}` }]), {
-      text: "Done.",
-    });
+    const escaped = modelWritesOutside("escaped.txt", "Done.");
     const reply = await session.sendAndWait({ prompt: "write it" });
     expect(reply?.data.content).toBe("Done.");
     expect(results).toEqual([
@@ -77,32 +86,23 @@ test.runIf(sandboxWorks)(
       onPermissionRequest,
     });
     const open = await client.createSession({ onPermissionRequest });
-    const command = (name: string) => `echo x > ${join(outside, name)}`;
-    const bash = (name: string) => ({
-      toolCalls: [
-        { id: `call_${name}`, name: "bash", arguments: `{"command":"${command(name)}"}` },
-      ],
-    });
-    fixture.model.enqueue(bash("confined.txt"), { text: "Tried." });
+    const confinedPath = modelWritesOutside("confined.txt", "Tried.");
     expect((await confined.sendAndWait({ prompt: "write it" }))?.data.content).toBe("Tried.");
-    fixture.model.enqueue(bash("open.txt"), { text: "Wrote." });
+    const openPath = modelWritesOutside("open.txt", "Wrote.");
     expect((await open.sendAndWait({ prompt: "write it" }))?.data.content).toBe("Wrote.");
     expect(seen).toEqual([
       {
         kind: "shell",
-        fullCommandText: command("confined.txt"),
+        fullCommandText: `echo x > ${confinedPath}`,
         sandbox: { policy: "workspace-write", network: false },
       },
       {
         kind: "shell",
-        fullCommandText: command("open.txt"),
+        fullCommandText: `echo x > ${openPath}`,
         sandbox: { policy: "danger-full-access", network: true },
       },
     ]);
-    expect([
-      existsSync(join(outside, "confined.txt")),
-      existsSync(join(outside, "open.txt")),
-    ]).toEqual([false, true]);
+    expect([existsSync(confinedPath), existsSync(openPath)]).toEqual([false, true]);
   },
 );
 
@@ -133,10 +133,7 @@ test.runIf(sandboxWorks)(
           return { kind: "approve-once" };
         },
       });
-      const escaped = join(outside, "official.txt");
-      fixture.model.enqueue(callingTools(["call_o", "bash", { command: `echo x > ${escaped}` }]), {
-        text: "Tried.",
-      });
+      const escaped = modelWritesOutside("official.txt", "Tried.");
       const reply = await session.sendAndWait({ prompt: "write it" });
       expect(reply?.data.content).toBe("Tried.");
       expect(seen).toEqual([

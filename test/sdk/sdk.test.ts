@@ -8,6 +8,7 @@ import {
   type PermissionRequest,
   type TurnloopClient,
 } from "../../src/sdk/index.js";
+import { LIVE_UNSTREAMED_PROMPT, requestedToolCall } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
@@ -55,19 +56,7 @@ describe("the SDK against the built server (stdio)", () => {
         data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
       },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
-      {
-        type: "assistant.tool_call_start",
-        data: { messageId: "message-1", toolCallId: "call_1", toolName: "view" },
-      },
-      {
-        type: "assistant.message",
-        data: {
-          messageId: "message-1",
-          content: "",
-          toolRequests: [{ toolCallId: "call_1", name: "view", arguments: { path: "notes.txt" } }],
-          finishReason: "tool-calls",
-        },
-      },
+      ...requestedToolCall("message-1", "call_1", "view", { path: "notes.txt" }),
       { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
       usageInfo(2),
       {
@@ -129,15 +118,7 @@ describe("the SDK against the built server (stdio)", () => {
     answered.open();
     await idle;
     // streaming: false sends no deltas.
-    expect(events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "session.usage_info",
-      "assistant.turn_end",
-      "session.idle",
-    ]);
+    expect(events.map((event) => event.type)).toEqual(LIVE_UNSTREAMED_PROMPT);
   });
 
   test("queued sends run one after another; immediate goes first; one idle when all are done", async () => {
@@ -203,13 +184,11 @@ describe("the SDK against the built server (stdio)", () => {
     });
     const events = recordEvents(session);
     fixture.model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_city", name: "lookup_city", arguments: '{"query":"capital"}' },
-          { id: "call_country", name: "lookup_country", arguments: '{"query":"home"}' },
-          { id: "call_broken", name: "broken", arguments: "{}" },
-        ],
-      },
+      callingTools(
+        ["call_city", "lookup_city", { query: "capital" }],
+        ["call_country", "lookup_country", { query: "home" }],
+        ["call_broken", "broken", {}],
+      ),
       { text: "Paris, France." },
     );
     const reply = await session.sendAndWait({ prompt: "Where?" }, 10_000);

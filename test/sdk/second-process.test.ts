@@ -12,35 +12,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { approveAll, type CopilotClient, type SessionEvent } from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { eventually } from "../llm/helpers.js";
 import { runCli } from "../support/cli.js";
+import { ANSWERED_SESSION, LIVE_UNSTREAMED_PROMPT } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
-import {
-  type Fixture,
-  nextEvent,
-  requestMessages,
-  startCopilotClient,
-  startFixture,
-} from "./support.js";
+import { fixtureForFile, nextEvent, requestMessages, startCopilotClient } from "./support.js";
 
-let fixture: Fixture;
-const clients: CopilotClient[] = [];
+const fixture = fixtureForFile();
 
-beforeAll(async () => {
-  fixture = await startFixture();
-});
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.stop()));
-  await fixture.close();
-});
-
-/** A client with a CLI process of its own. */
-async function newProcess(): Promise<CopilotClient> {
-  const client = await startCopilotClient(fixture);
-  clients.push(client);
-  return client;
-}
+/** A client with a CLI process of its own, stopped after the file's last test. */
+const newProcess = (): Promise<CopilotClient> => startCopilotClient(fixture);
 
 const persisted = (events: readonly SessionEvent[]) =>
   events.filter((event) => event.ephemeral !== true);
@@ -61,15 +43,7 @@ describe("a second process resuming an open session", () => {
     });
     expect(session2.sessionId).toBe(session1.sessionId);
     const history = await session2.getEvents();
-    expect(history.map((event) => event.type)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-      "session.resume",
-    ]);
+    expect(history.map((event) => event.type)).toEqual([...ANSWERED_SESSION, "session.resume"]);
 
     fixture.model.enqueue({ text: "doubled: 4" });
     // Where the second process's prompt ends, the first client gets its idle (sendAndWait ends).
@@ -93,16 +67,10 @@ describe("a second process resuming an open session", () => {
       { ...resume, data: { ...resume?.data, selectedModel: "fake-model" } },
       ...stored.slice(history.length),
     ]);
+    // `session.usage_info` is derived here from the usage, as for this process's own prompts.
     expect(seenByFirst.map((event) => event.type)).toEqual([
       "session.resume",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      // Derived here from the usage, as for this process's own prompts.
-      "session.usage_info",
-      "assistant.turn_end",
-      "session.idle",
+      ...LIVE_UNSTREAMED_PROMPT,
     ]);
     expect(seenByFirst.at(-1)).toMatchObject({
       ephemeral: true,
@@ -216,15 +184,7 @@ describe("a second process resuming an open session", () => {
     });
     expect(session2.sessionId).toBe(session1.sessionId);
     const log = await session2.getEvents();
-    expect(log.map((event) => event.type)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-      "session.resume",
-    ]);
+    expect(log.map((event) => event.type)).toEqual([...ANSWERED_SESSION, "session.resume"]);
     // Both processes read the same log.
     expect(await session1.getEvents()).toEqual(log);
   });

@@ -4,8 +4,10 @@ import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { Session } from "../../src/session/session.js";
 import { SessionLockedError } from "../../src/session/session-store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { type Harness, shape, startHarness } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { callingTools } from "../support/replies.js";
 
 /**
  * Issue 22, takeover: two workers (two store instances, each with its own id) on one database.
@@ -72,7 +74,19 @@ async function lapseLease(sessionId: string): Promise<void> {
   );
 }
 
-const HOLD_CALL = { toolCalls: [{ id: "call_1", name: "hold", arguments: "{}" }] };
+/**
+ * A harness whose session is kept by `first`, prompted "hold on": its `hold` tool call (`call_1`)
+ * has started and runs until released or aborted; `running` is the prompt's outcome.
+ */
+async function holdingOn(first: PostgresSessionStore) {
+  const hold = holdingTool();
+  const started = await startHarness({ tools: [hold.tool], store: () => first });
+  harness = started;
+  started.server.enqueue(callingTools(["call_1", "hold", {}]), { text: "never sent" });
+  const running = started.prompt("hold on");
+  await hold.whenStarted;
+  return { hold, running, sessionId: started.session.id, started };
+}
 
 describe.skipIf(postgresUnavailable !== undefined)("a session taken over by another worker", () => {
   test("a frozen worker's session is claimed once its lease lapsed; its late appends are refused", async () => {
@@ -80,12 +94,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
     // The first worker never beats: it stands for one frozen past its lease.
     const first = worker({ heartbeatMs: 3_600_000 });
     const second = worker({ heartbeatMs: 3_600_000 });
-    const hold = holdingTool();
-    harness = await startHarness({ tools: [hold.tool], store: () => first });
-    harness.server.enqueue(HOLD_CALL, { text: "never sent" });
-    const running = harness.prompt("hold on");
-    await hold.whenStarted;
-    const sessionId = harness.session.id;
+    const { hold, running, sessionId, started } = await holdingOn(first);
 
     await expect(Session.resume(second, sessionId)).rejects.toBeInstanceOf(SessionLockedError);
     await lapseLease(sessionId);
@@ -110,25 +119,17 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
     expect(await running).toEqual({
       error: { errorType: "storage", message: expect.stringMatching(/lease .* was lost/) },
     });
-    harness.server.enqueue({ text: "Continued." });
-    expect(await taken.prompt(harness.settings, "go on")).toEqual({ stopReason: "end_turn" });
+    started.server.enqueue({ text: "Continued." });
+    expect(await taken.prompt(started.settings, "go on")).toEqual({ stopReason: "end_turn" });
     await taken.close();
 
     const stored = (await second.read(sessionId)).events.map((event) => event.type);
     expect(stored).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
+      ...UNTIL_TOOL_START,
       "session.resume",
       "tool.execution_complete",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
     const { rows } = (await database.pool.query(
       "SELECT seq FROM events WHERE session_id = $1 ORDER BY seq",
@@ -141,12 +142,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
     database = await createTestDatabase();
     const first = worker({ heartbeatMs: 20 });
     const second = worker({ heartbeatMs: 3_600_000 });
-    const hold = holdingTool();
-    harness = await startHarness({ tools: [hold.tool], store: () => first });
-    harness.server.enqueue(HOLD_CALL, { text: "never sent" });
-    const running = harness.prompt("hold on");
-    await hold.whenStarted;
-    const sessionId = harness.session.id;
+    const { hold, running, sessionId } = await holdingOn(first);
     // Another worker claims the session (raises its epoch) while the first one runs a tool, as
     // after a pause of the first past its lease; the first's next heartbeat finds it lost.
     await database.pool.query(

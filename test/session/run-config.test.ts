@@ -106,31 +106,28 @@ describe("run config precedence, with the source of each value", () => {
     });
   });
 
+  /** The settings of the user and the project config together, each with its source. */
+  const fromBothFiles = () => ({
+    model: { value: PROJECT.model, source: projectFile, resolved: PROJECT.model },
+    baseUrl: { value: PROJECT.baseUrl, source: projectFile },
+    maxTurns: { value: 22, source: projectFile },
+    allowAllTools: { value: false, source: "default" },
+    allow: [
+      { value: "view", source: userFile },
+      { value: "grep", source: projectFile },
+    ],
+    deny: [{ value: "bash(rm)", source: userFile }],
+  });
+
   test("the project config beats the user config; rules add up, user's first", async () => {
-    expect(picked(await resolved({ user: USER, project: PROJECT }, {}))).toEqual({
-      model: { value: PROJECT.model, source: projectFile, resolved: PROJECT.model },
-      baseUrl: { value: PROJECT.baseUrl, source: projectFile },
-      maxTurns: { value: 22, source: projectFile },
-      allowAllTools: { value: false, source: "default" },
-      allow: [
-        { value: "view", source: userFile },
-        { value: "grep", source: projectFile },
-      ],
-      deny: [{ value: "bash(rm)", source: userFile }],
-    });
+    expect(picked(await resolved({ user: USER, project: PROJECT }, {}))).toEqual(fromBothFiles());
   });
 
   test("the environment beats the project config", async () => {
     expect(picked(await resolved({ user: USER, project: PROJECT }, ENV))).toEqual({
+      ...fromBothFiles(),
       model: { value: ENV.TURNLOOP_MODEL, source: "TURNLOOP_MODEL", resolved: ENV.TURNLOOP_MODEL },
       baseUrl: { value: ENV.TURNLOOP_BASE_URL, source: "TURNLOOP_BASE_URL" },
-      maxTurns: { value: 22, source: projectFile },
-      allowAllTools: { value: false, source: "default" },
-      allow: [
-        { value: "view", source: userFile },
-        { value: "grep", source: projectFile },
-      ],
-      deny: [{ value: "bash(rm)", source: userFile }],
     });
   });
 

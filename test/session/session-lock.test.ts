@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { SessionLock, SessionLockedError } from "../../src/session/session-lock.js";
+import { deadPid } from "../support/processes.js";
 
 let directory: string;
 beforeEach(async () => {
@@ -12,13 +12,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
-
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ["-e", ""]);
-  const pid = child.pid ?? 0;
-  await new Promise((resolve) => child.on("exit", resolve));
-  return pid;
-}
 
 describe("SessionLock", () => {
   test("names its owner, refuses a second holder in this process, and is free after release", async () => {

@@ -4,27 +4,21 @@
  * read-only uses need no lock. Every test runs real `turnloop` processes.
  */
 
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { type AcpChild, ChildFixture } from "../acp/child-process.js";
 import { eventually } from "../llm/helpers.js";
 import { spawnServer } from "../server/raw-peer.js";
 import { runCli } from "../support/cli.js";
 import { ANSWER_TURN } from "../support/event-sequences.js";
+import { deadPid } from "../support/processes.js";
 
-let fixture: ChildFixture;
-beforeEach(async () => {
-  fixture = await ChildFixture.start();
-});
-afterEach(async () => {
-  await fixture.close();
-});
+const fixture = ChildFixture.forEachTest();
 
 async function editorWithSession(): Promise<{ agent: AcpChild; sessionId: string }> {
   const agent = fixture.startAgent();
@@ -43,14 +37,6 @@ function turnloop(...args: string[]) {
 
 function lockPath(sessionId: string): string {
   return join(fixture.home, "session-state", sessionId, "lock");
-}
-
-/** A pid that was just used by a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ["-e", ""]);
-  const pid = child.pid ?? 0;
-  await new Promise((resolve) => child.on("exit", resolve));
-  return pid;
 }
 
 describe("a session open in an editor (turnloop acp)", () => {

@@ -31,6 +31,34 @@ export const ANSWER_TURN = [
   "assistant.turn_end",
 ] as const;
 
+/** A model turn whose request failed, so without a reply: its start, then its failed end. */
+export const FAILED_TURN = ["assistant.turn_start", "assistant.turn_end"] as const;
+
+/** A request that failed three times (the first try and two retries), then the prompt's error. */
+export const FAILED_AFTER_RETRIES = [
+  ...FAILED_TURN,
+  "assistant.retry",
+  ...FAILED_TURN,
+  "assistant.retry",
+  ...FAILED_TURN,
+  "session.error",
+] as const;
+
+/** The log of a session whose one prompt was answered in one turn without a tool call. */
+export const ANSWERED_SESSION = ["session.start", "user.message", ...ANSWER_TURN] as const;
+
+/**
+ * What an SDK client sees live of a prompt answered in one turn without deltas (streaming off, or
+ * a prompt another process ran): the usage derived as `session.usage_info`, then `session.idle`.
+ */
+export const LIVE_UNSTREAMED_PROMPT = [
+  "user.message",
+  ...ANSWER_TURN.slice(0, 3),
+  "session.usage_info",
+  "assistant.turn_end",
+  "session.idle",
+] as const;
+
 /**
  * What subscribers see live (ephemeral events included) of a model turn's one tool call, from its
  * announcement to the turn's end: `assistant.tool_call_start` … `tool.execution_running` ….
@@ -53,3 +81,28 @@ export const LIVE_ANSWER_TURN = [
   "assistant.usage",
   "assistant.turn_end",
 ] as const;
+
+/**
+ * A model's request of one tool call as a turn's events show it (ids as `shape` in
+ * test/support/harness.ts names them): the call's announcement, then the message that holds it,
+ * without text, finished for `tool-calls`.
+ */
+export function requestedToolCall(
+  messageId: string,
+  toolCallId: string,
+  toolName: string,
+  input: Record<string, unknown>,
+) {
+  return [
+    { type: "assistant.tool_call_start", data: { messageId, toolCallId, toolName } },
+    {
+      type: "assistant.message",
+      data: {
+        messageId,
+        content: "",
+        toolRequests: [{ toolCallId, name: toolName, arguments: input }],
+        finishReason: "tool-calls",
+      },
+    },
+  ];
+}

@@ -150,10 +150,21 @@ export function shape(events: readonly SessionEvent[]): Array<{ type: string; da
   });
 }
 
+/** The events of one type, in order, typed as that type's events. */
+export function ofType<T extends SessionEvent["type"]>(events: readonly SessionEvent[], type: T) {
+  return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
+}
+
 /** Just the event types, for a compact whole-sequence assertion. */
 export function types(events: readonly { type: string }[]): string[] {
   return events.map((event) => event.type);
 }
+
+/**
+ * The roles of the messages sent for a new prompt after one tool turn (the call, its result):
+ * the system prompt, the first prompt, the call, its result, the new prompt.
+ */
+export const ROLES_AFTER_ONE_TOOL_TURN = ["system", "user", "assistant", "tool", "user"] as const;
 
 /**
  * The `messages` of request `index` on the OpenAI Chat wire.

@@ -140,6 +140,17 @@ export class InteractiveTerminal {
     return { code: Number(code), stty };
   }
 
+  /**
+   * Exits as a user does at an idle prompt: Ctrl-C, which must show the hint to press it again,
+   * then Ctrl-C; answers as {@link exited}. @throws when the hint does not show.
+   */
+  async exitWithCtrlC(): Promise<{ code: number; stty: string }> {
+    this.key("C-c");
+    await this.waitFor(/press Ctrl-C again to exit/);
+    this.key("C-c");
+    return this.exited();
+  }
+
   close(): void {
     spawnSync("tmux", ["-L", this.socketName, "kill-server"]);
   }

@@ -59,13 +59,18 @@ export function textOf(content: JsonValue | undefined): string {
     .join("");
 }
 
+/** A message's role (OpenAI's `developer` read as `system`) and its text. */
+function roleAndText(message: JsonObject): { role: string | undefined; content: string } {
+  const role = stringField(message, "role");
+  return { role: role === "developer" ? "system" : role, content: textOf(message.content) };
+}
+
 function chatMessage(message: JsonValue): ChatMessage[] {
   if (!isJsonObject(message)) {
     return [];
   }
-  const role = stringField(message, "role");
-  const content = textOf(message.content);
-  if (role === "system" || role === "developer") {
+  const { role, content } = roleAndText(message);
+  if (role === "system") {
     return [{ role: "system", content }];
   }
   if (role === "tool") {
@@ -155,9 +160,8 @@ function responsesItem(item: JsonValue): ChatMessage[] {
     // reasoning items carry nothing a chat-shaped history shows
     return [];
   }
-  const role = stringField(item, "role");
-  const content = textOf(item.content);
-  if (role === "system" || role === "developer") {
+  const { role, content } = roleAndText(item);
+  if (role === "system") {
     return [{ role: "system", content }];
   }
   if (role === "assistant") {

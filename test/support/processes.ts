@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 
 /**
@@ -58,4 +59,12 @@ export async function survivorsOf(marker: string): Promise<string[]> {
     left = await processesWithMarker(marker);
   }
   return left;
+}
+
+/** A pid that was just used by a process that has exited (a lock's owner that is gone). */
+export async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""]);
+  const pid = child.pid ?? 0;
+  await new Promise((resolve) => child.on("exit", resolve));
+  return pid;
 }

@@ -243,9 +243,7 @@ function responsesReasoning(
     });
     summary.push({ type: "summary_text", text });
   }
-  const item = { type: "reasoning", id: itemId, summary, ...encrypted };
-  emit("response.output_item.done", { output_index: outputIndex, item });
-  return item;
+  return itemDone(emit, outputIndex, { type: "reasoning", id: itemId, summary, ...encrypted });
 }
 
 function responsesMessage(
@@ -271,9 +269,7 @@ function responsesMessage(
   emit("response.output_text.done", { ...where, text, logprobs: [] });
   const part = { type: "output_text", text, annotations: [] };
   emit("response.content_part.done", { ...where, part });
-  const item = { ...message, status: "completed", content: [part] };
-  emit("response.output_item.done", { output_index: outputIndex, item });
-  return item;
+  return itemDone(emit, outputIndex, { ...message, status: "completed", content: [part] });
 }
 
 function responsesFunctionCall(
@@ -293,9 +289,13 @@ function responsesFunctionCall(
   }
   const argumentsText = joined(call.arguments);
   emit("response.function_call_arguments.done", { ...where, arguments: argumentsText });
-  const done = { ...item, arguments: argumentsText, status: "completed" };
-  emit("response.output_item.done", { output_index: outputIndex, item: done });
-  return done;
+  return itemDone(emit, outputIndex, { ...item, arguments: argumentsText, status: "completed" });
+}
+
+/** Emits `response.output_item.done` for the finished `item` at `outputIndex`; returns `item`. */
+function itemDone(emit: Emit, outputIndex: number, item: JsonObject): JsonObject {
+  emit("response.output_item.done", { output_index: outputIndex, item });
+  return item;
 }
 
 function responsesUsage(usage: Usage): JsonObject {

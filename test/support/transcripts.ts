@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { ErrorReply, RecordedRequest, Reply, Wire } from "./fake-model-types.js";
@@ -39,6 +40,28 @@ export function transcriptsDirectory(): string | undefined {
   const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
   const directory = resolve(repositoryRoot, "..", "shared", "transcripts", "copilot-sdk");
   return existsSync(directory) ? directory : undefined;
+}
+
+/**
+ * Sets a recorded scenario up in `workdir`: writes `files` there (paths relative to it, folders
+ * made as needed) and loads the recording `file` (relative to {@link transcriptsDirectory}) with
+ * `workdir` for its placeholder.
+ * @throws when the transcripts directory is absent (the suites skip first) or the file is no transcript.
+ */
+export async function setUpRecording(
+  file: string,
+  files: Record<string, string>,
+  workdir: string,
+): Promise<Transcript> {
+  const directory = transcriptsDirectory();
+  if (directory === undefined) {
+    throw new Error("the recorded transcripts (../shared/transcripts/copilot-sdk) are absent");
+  }
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(workdir, path)), { recursive: true });
+    await writeFile(join(workdir, path), content);
+  }
+  return loadTranscript(join(directory, file), { workdir });
 }
 
 export function loadTranscript(

@@ -5,7 +5,7 @@ import { describe, expect } from "vitest";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
 import type { McpServerConfigs } from "../../src/tools/mcp/config.js";
 import type { McpServers } from "../../src/tools/mcp/servers.js";
-import { TOOL_TURN } from "../support/event-sequences.js";
+import { requestedToolCall, TOOL_TURN } from "../support/event-sequences.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
 import { chatMessages, type Harness, shape } from "../support/harness.js";
 import {
@@ -73,19 +73,7 @@ describe("MCP tools in the loop", () => {
       { type: "session.mcp_server_status_changed", data: { serverName: "t", status: "connected" } },
       { type: "user.message", data: { content: "echo hi", source: "user" } },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
-      {
-        type: "assistant.tool_call_start",
-        data: { messageId: "message-1", toolCallId: "call_1", toolName: "t__echo" },
-      },
-      {
-        type: "assistant.message",
-        data: {
-          messageId: "message-1",
-          content: "",
-          toolRequests: [{ toolCallId: "call_1", name: "t__echo", arguments: { text: "hi" } }],
-          finishReason: "tool-calls",
-        },
-      },
+      ...requestedToolCall("message-1", "call_1", "t__echo", { text: "hi" }),
       expect.objectContaining({ type: "assistant.usage" }),
       {
         type: "tool.execution_start",

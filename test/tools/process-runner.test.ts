@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { killCommandProcessGroups } from "../../src/tools/command-process.js";
-import type { CommandRequest } from "../../src/tools/command-runner.js";
+import type { CommandRequest, CommandResult } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
 import { isDeadSoon, survivorsOf, uniqueSleepLength } from "../support/processes.js";
 import { useTemporaryDirectory } from "./tool-context.js";
@@ -46,6 +46,11 @@ function cancelledAfterFirstLine(): CommandRequest {
   });
 }
 
+/** What a command the runner stopped answers: no exit code nor signal, `output` whole. */
+function stoppedAfterPrinting(output: string, stopped: "cancelled" | "timeout"): CommandResult {
+  return { exitCode: null, signal: null, output, truncated: false, stopped };
+}
+
 describe("the process runner", () => {
   it("runs bash -c in the cwd, in exactly the environment it is given", async () => {
     const runner = new ProcessRunner();
@@ -80,13 +85,7 @@ describe("the process runner", () => {
       cancelledAfterFirstLine(),
     );
     const pid = Number.parseInt(result.output, 10);
-    expect(result).toEqual({
-      exitCode: null,
-      signal: null,
-      output: `${pid}\n`,
-      truncated: false,
-      stopped: "cancelled",
-    });
+    expect(result).toEqual(stoppedAfterPrinting(`${pid}\n`, "cancelled"));
     expect(await isDeadSoon(pid)).toBe(true);
   });
 
@@ -97,13 +96,7 @@ describe("the process runner", () => {
       request({ timeoutMs: 300 }),
     );
     const pid = Number.parseInt(result.output, 10);
-    expect(result).toEqual({
-      exitCode: null,
-      signal: null,
-      output: `${pid}\n`,
-      truncated: false,
-      stopped: "timeout",
-    });
+    expect(result).toEqual(stoppedAfterPrinting(`${pid}\n`, "timeout"));
     // SIGKILL follows SIGTERM two seconds later.
     expect(await isDeadSoon(pid, 4_000)).toBe(true);
   });

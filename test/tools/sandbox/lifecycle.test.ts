@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SandboxPolicy, sandboxWrap } from "../../../src/tools/sandbox/index.js";
 import {
   processesWith,
+  type RunOutcome,
   requireSandbox,
   runCommandLine,
   startCommandLine,
@@ -13,6 +14,11 @@ import {
 import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
 
 const sandboxReady = await requireSandbox();
+
+/** What a command that exited 0 having printed `output` answers. */
+function exitedZero(output: string): RunOutcome {
+  return { exitCode: 0, signal: null, output };
+}
 
 describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
   let fixture: SandboxFixture;
@@ -87,11 +93,9 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       "read-only",
       "cat existing.txt; echo changed > existing.txt; echo kept > /tmp/scratch && cat /tmp/scratch",
     );
-    expect(outcome).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: "workspace file\nbash: line 1: existing.txt: Read-only file system\nkept\n",
-    });
+    expect(outcome).toEqual(
+      exitedZero("workspace file\nbash: line 1: existing.txt: Read-only file system\nkept\n"),
+    );
     expect(await readFile(join(fixture.workspace, "existing.txt"), "utf8")).toBe(
       "workspace file\n",
     );
@@ -107,11 +111,7 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
     await run("workspace-write", "echo first > /tmp/note", { temporaryDirectory });
     expect(
       await run("workspace-write", 'cat /tmp/note; echo "$TMPDIR"', { temporaryDirectory }),
-    ).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: "first\n/tmp\n",
-    });
+    ).toEqual(exitedZero("first\n/tmp\n"));
     expect(await readFile(join(temporaryDirectory, "note"), "utf8")).toBe("first\n");
   });
 
@@ -125,11 +125,9 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       ),
       { cwd: repository, env: fixture.env },
     );
-    expect(outcome).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: "bash: line 1: .git/hooks/pre-commit: Read-only file system\nref\n",
-    });
+    expect(outcome).toEqual(
+      exitedZero("bash: line 1: .git/hooks/pre-commit: Read-only file system\nref\n"),
+    );
   });
 
   it("a workspace reached through a symbolic link is the real folder, writable", async () => {
@@ -145,11 +143,7 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
         cwd: link,
         env: fixture.env,
       }),
-    ).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: `${fixture.workspace}\n`,
-    });
+    ).toEqual(exitedZero(`${fixture.workspace}\n`));
     expect(await readFile(join(fixture.workspace, "through-link.txt"), "utf8")).toBe("through\n");
   });
 
@@ -163,11 +157,11 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       wrap("cat ~/token.txt; ls -A ~/.aws; cat ~/.ssh/id_ed25519 | head -1"),
       { cwd: fixture.workspace, env: fixture.env },
     );
-    expect(outcome).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: `cat: ${join(fixture.home, "token.txt")}: Permission denied\n-----BEGIN OPENSSH PRIVATE KEY-----\n`,
-    });
+    expect(outcome).toEqual(
+      exitedZero(
+        `cat: ${join(fixture.home, "token.txt")}: Permission denied\n-----BEGIN OPENSSH PRIVATE KEY-----\n`,
+      ),
+    );
   });
 
   it("a workspace that holds a hidden place (the cwd is HOME) keeps it hidden and unwritable", async () => {
@@ -176,11 +170,7 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       wrap("ls -A .ssh; echo key > .ssh/id_rsa; echo note > notes.txt && cat notes.txt"),
       { cwd: fixture.home, env: fixture.env },
     );
-    expect(outcome).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: "bash: line 1: .ssh/id_rsa: Read-only file system\nnote\n",
-    });
+    expect(outcome).toEqual(exitedZero("bash: line 1: .ssh/id_rsa: Read-only file system\nnote\n"));
     expect(await readFile(join(fixture.home, ".ssh", "id_ed25519"), "utf8")).toContain(
       fixture.secret,
     );
@@ -196,10 +186,10 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       { cwd: fixture.workspace, env: fixture.env },
     );
     await rm(hostTemporary, { recursive: true, force: true });
-    expect(outcome).toEqual({
-      exitCode: 0,
-      signal: null,
-      output: `agent not visible\nls: cannot access '${hostTemporary}': No such file or directory\n`,
-    });
+    expect(outcome).toEqual(
+      exitedZero(
+        `agent not visible\nls: cannot access '${hostTemporary}': No such file or directory\n`,
+      ),
+    );
   });
 });
