@@ -258,8 +258,11 @@ async function createCompatibleModel(
   configuration: ModelConfiguration,
   includeUsage: boolean,
 ): Promise<LanguageModelV3> {
-  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-  return createOpenAICompatible({
+  const [{ createOpenAICompatible }, { withSyncChunkValidation }] = await Promise.all([
+    import("@ai-sdk/openai-compatible"),
+    import("./sync-chunk-validation.js"),
+  ]);
+  const model = createOpenAICompatible({
     name: configuration.provider,
     baseURL: configuration.baseUrl ?? "",
     apiKey: configuration.apiKey ?? "unused",
@@ -267,6 +270,7 @@ async function createCompatibleModel(
     ...(configuration.headers === undefined ? {} : { headers: configuration.headers }),
     fetch: withHugeBodies(openAiChatQuirksFetch),
   }).chatModel(configuration.modelName);
+  return withSyncChunkValidation(model);
 }
 
 function isObjectOfType(value: unknown, type: string): boolean {

@@ -8,15 +8,17 @@ import { Writable } from "node:stream";
  * pipe from `process.stdout` is a blocking system call each, which cost more than the rest of the
  * relay together. Bytes and their order are unchanged; only their grouping into system calls.
  *
+ * Strings are kept as strings and joined, so a burst is encoded to UTF-8 once, by `target`
+ * (not once per message and copied again to concatenate); a burst holding a `Buffer` is
+ * concatenated as bytes.
+ *
  * Backpressure: a write's callback waits for `target`'s, so while `target` is slow this writable's
- * buffer fills and `write()` returns `false` above `highWaterMarkBytes` (default 1 MiB).
+ * buffer fills and `write()` returns `false` above `highWaterMark` (default 1 Mi: UTF-16 code units
+ * of strings, bytes of buffers).
  * Errors: `target`'s write error is this writable's error. `end()` ends nothing of `target`
  * (`process.stdout` cannot be closed); it resolves once every byte was handed to `target`.
  */
-export function batchedOutput(
-  target: NodeJS.WritableStream,
-  highWaterMarkBytes = 1_048_576,
-): Writable {
+export function batchedOutput(target: NodeJS.WritableStream, highWaterMark = 1_048_576): Writable {
   const forward = (data: Uint8Array | string, callback: (error?: Error | null) => void) => {
     target.write(data, (error) => {
       if (error) {
@@ -28,10 +30,28 @@ export function batchedOutput(
     });
   };
   return new Writable({
-    highWaterMark: highWaterMarkBytes,
-    decodeStrings: true,
-    write: (chunk: Buffer, _encoding, callback) => forward(chunk, callback),
-    writev: (chunks, callback) =>
-      forward(Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), callback),
+    highWaterMark,
+    decodeStrings: false,
+    write: (chunk: Buffer | string, encoding, callback) =>
+      forward(isUtf8Text(chunk, encoding) ? chunk : bytesOf(chunk, encoding), callback),
+    writev: (chunks, callback) => forward(joined(chunks), callback),
   });
+}
+
+/** The chunks of a burst as one string (all UTF-8 text) or one buffer (anything else among them). */
+function joined(
+  chunks: ReadonlyArray<{ chunk: unknown; encoding: BufferEncoding }>,
+): string | Buffer {
+  if (chunks.every(({ chunk, encoding }) => isUtf8Text(chunk, encoding))) {
+    return chunks.map(({ chunk }) => chunk as string).join("");
+  }
+  return Buffer.concat(chunks.map(({ chunk, encoding }) => bytesOf(chunk, encoding)));
+}
+
+function isUtf8Text(chunk: unknown, encoding: BufferEncoding): chunk is string {
+  return typeof chunk === "string" && (encoding === "utf8" || encoding === "utf-8");
+}
+
+function bytesOf(chunk: unknown, encoding: BufferEncoding): Buffer {
+  return typeof chunk === "string" ? Buffer.from(chunk, encoding) : (chunk as Buffer);
 }

@@ -43,6 +43,41 @@ describe("batchedOutput", () => {
     expect(writes.length).toBeLessThan(lines.length);
   });
 
+  it.each([
+    [
+      "text in another encoding",
+      ["first ✓\n", "délai 🙂\n", ["caf\u00e9\n", "latin1"], "then ✓\n"],
+    ],
+    ["a buffer", ["first ✓\n", "délai 🙂\n", Buffer.from([0xff, 0x00, 0x0a]), "then ✓\n"]],
+  ] as const)("keeps every byte of a burst of UTF-8 text with %s", async (_name, writes) => {
+    const received: Buffer[] = [];
+    const target = new Writable({
+      write: (chunk: Buffer, _encoding, callback) => {
+        received.push(chunk);
+        callback();
+      },
+    });
+    const output = batchedOutput(target);
+    const expected: Buffer[] = [];
+    for (const write of writes) {
+      if (typeof write === "string") {
+        output.write(write);
+        expected.push(Buffer.from(write, "utf8"));
+      } else if (Buffer.isBuffer(write)) {
+        output.write(write);
+        expected.push(write);
+      } else {
+        const [text, encoding] = write as readonly [string, BufferEncoding];
+        output.write(text, encoding);
+        expected.push(Buffer.from(text, encoding));
+      }
+    }
+    output.end();
+    await once(output, "finish");
+    // The first write alone, then the rest of its turn as one write.
+    expect(received).toEqual([expected[0], Buffer.concat(expected.slice(1))]);
+  });
+
   it("fails with the target's write error", async () => {
     const target = new Writable({
       write: (_chunk, _encoding, callback) => callback(new Error("EPIPE: the reader is gone")),
