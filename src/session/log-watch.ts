@@ -2,8 +2,8 @@
  * Noticing appends another process makes to a session's `events.jsonl` (the file store's
  * cross-process `subscribe`): `fs.watch` on the log wakes its followers at once, and a slow poll
  * wakes them anyway, as a safety net for file systems where change notices are lost or not
- * delivered (network mounts). A wake-up costs one read from the follower's byte offset, so a
- * spurious one reads nothing (session-follower.ts).
+ * delivered (network mounts). A wake-up costs one `fstat` of the follower's open log, and a read only
+ * of the bytes past its offset, so a spurious one reads nothing (file-store-reader.ts).
  */
 
 import { type FSWatcher, watch } from "node:fs";
