@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { readdir, readlink } from "node:fs/promises";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { createEnvelope } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
+import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-watch.js";
 import { eventsPath } from "../../src/session/paths.js";
 import type { SessionAppender } from "../../src/session/session-store.js";
 import { bytesReadDuring, canCountReads } from "./store-contract.js";
@@ -128,4 +129,31 @@ describe("the file store's followers (issue 26: many sessions followed in one pr
       expect(await store.list()).toMatchObject([{ sessionId: "s1", eventCount: 4, turns: 0 }]);
     },
   );
+});
+
+describe("the poll of watched logs (log-watch.ts)", () => {
+  it("wakes at most a batch of logs a tick, each in turn, with one timer for all", () => {
+    vi.useFakeTimers();
+    try {
+      const woken: string[] = [];
+      const watches = new LogWatches((path) => woken.push(path));
+      const paths = Array.from(
+        { length: LOG_POLL_BATCH * 2 + 50 },
+        (_, index) => `/missing/${index}`,
+      );
+      const stops = paths.map((path) => watches.watch(path));
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(LOG_POLL_MS);
+      expect(woken).toEqual(paths.slice(0, LOG_POLL_BATCH));
+      vi.advanceTimersByTime(2 * LOG_POLL_MS);
+      expect(new Set(woken)).toEqual(new Set(paths));
+      expect(woken).toHaveLength(3 * LOG_POLL_BATCH);
+      for (const stop of stops) {
+        stop();
+      }
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
