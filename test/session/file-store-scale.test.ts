@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readdir, readlink } from "node:fs/promises";
+import { readdir, readlink, writeFile } from "node:fs/promises";
 import { describe, expect, it, vi } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { createEnvelope } from "../../src/session/event-log.js";
@@ -8,7 +8,13 @@ import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-w
 import { eventsPath } from "../../src/session/paths.js";
 import type { SessionAppender } from "../../src/session/session-store.js";
 import { bytesReadDuring, canCountReads } from "./store-contract.js";
-import { makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
+import {
+  buildEvents,
+  makeTemporaryDirectory,
+  sessionStart,
+  toJsonl,
+  userMessage,
+} from "./support.js";
 
 /** Where this process's open files are listed (Linux). CI runs on Linux: never skipped there. */
 const OPEN_FILES = "/proc/self/fd";
@@ -40,7 +46,7 @@ function appendChained(
   return events;
 }
 
-describe("the file store's followers (issue 26: many sessions followed in one process)", () => {
+describe("the file store with many sessions in one process (issue 26)", () => {
   it.skipIf(!canListOpenFiles)(
     "keep the log open while following, close it when closed, and let a deleted session's log go",
     async () => {
@@ -129,6 +135,23 @@ describe("the file store's followers (issue 26: many sessions followed in one pr
       expect(await store.list()).toMatchObject([{ sessionId: "s1", eventCount: 4, turns: 0 }]);
     },
   );
+
+  it("take a lease let go idle back reading the whole log when its last line is not the one appended here", async () => {
+    const home = await makeTemporaryDirectory();
+    const store = new FileSessionStore(home);
+    const idle = { releasesWhenIdle: true };
+    const first = await store.create("s1", idle);
+    appendChained(first, [sessionStart("s1"), userMessage("one")]);
+    await first.commit();
+    await first.closeIdle?.();
+    // The file replaced behind the store's back (by hand): another log of other events.
+    const replaced = buildEvents([sessionStart("s1"), userMessage("other"), userMessage("more")]);
+    await writeFile(eventsPath(home, "s1"), toJsonl(replaced));
+
+    const opened = await store.open("s1", { ...idle, fromSeq: 3 });
+    expect(opened.log).toEqual({ events: replaced, seqs: [1, 2, 3], repaired: [], nextSeq: 4 });
+    await opened.appender.close();
+  });
 });
 
 describe("the poll of watched logs (log-watch.ts)", () => {
