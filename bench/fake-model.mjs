@@ -186,6 +186,8 @@ async function answer(request, response, body, record, settings) {
     }
   });
   const toolResults = messages.slice(lastUser + 1).filter((message) => message.role === "tool");
+  // A request offering no tools (a compaction's summary, a title) is answered with text.
+  const offersTools = Array.isArray(parsed.tools) && parsed.tools.length > 0;
   const model = typeof parsed.model === "string" ? parsed.model : "bench-model";
   const envelope = {
     id: `chatcmpl-${record.index}`,
@@ -221,7 +223,7 @@ async function answer(request, response, body, record, settings) {
   const control = (frame, paced = false) => {
     frames.push({ frame, textDelta: false, paced });
   };
-  if (toolResults.length < settings.toolTurns) {
+  if (toolResults.length < settings.toolTurns && offersTools) {
     record.reply = "tool_call";
     const turn = toolResults.length;
     const argumentsObject = settings.viewRanges

@@ -24,7 +24,8 @@
  *   request through each of those layers.
  * - `generate-session` [dist, home, events]: writes a realistic `events.jsonl` of `events` events.
  * - `resume` [dist, home, sessionId]: times `Session.resume` on it, after a floor (read + parse).
- * - `memory` [dist, cwd, home, turns, samples]: heap and RSS over a session of `turns` model turns.
+ * - `memory` [dist, cwd, home, turns, samples, contextWindow?]: heap and RSS over a session of
+ *   `turns` model turns (with `contextWindow`, in tokens, the session compacts as it fills it).
  * - `import` [specifier]: time and memory of importing one module in a fresh process.
  * - `rss-breakdown` [dist]: RSS and heap after each layer of turnloop is imported, in order.
  * - `module-count` [specifiers]: the ES modules that importing `specifiers` loads, per package.

@@ -201,8 +201,12 @@ export async function resumeSession(options) {
 /**
  * Memory over a long session: one prompt of `turns` model turns (`turns - 1` view calls and an
  * answer). Every `turns / samples` turns, after a full GC, records heap, RSS and the log's size;
- * also the per-turn overhead over the session (server-side gaps minus tool time).
- * @param {{dist: string, cwd: string, home: string, turns: number, samples: number}} options
+ * also the per-turn overhead over the session (server-side gaps minus tool time). With
+ * `contextWindow` (tokens, `--context-window`) the session compacts whenever it nears that window
+ * (counted in `compactions`); each compaction's summary starts a new count of view calls, so
+ * such a session ends at `maxTurns` rather than with an answer.
+ * @param {{dist: string, cwd: string, home: string, turns: number, samples: number,
+ *   contextWindow?: number}} options
  */
 export async function memory(options) {
   const model = await startFakeModelElsewhere({
@@ -220,6 +224,7 @@ export async function memory(options) {
     const every = Math.max(1, Math.floor(options.turns / options.samples));
     const points = [];
     let turns = 0;
+    let compactions = 0;
     /** @type {Map<string, number>} */
     const toolStarts = new Map();
     const toolTimes = [];
@@ -242,6 +247,8 @@ export async function memory(options) {
         if (turns % every === 0) {
           sample();
         }
+      } else if (event.type === "session.compaction_complete") {
+        compactions++;
       } else if (event.type === "tool.execution_start") {
         toolStarts.set(event.data.toolCallId, monotonicMilliseconds());
       } else if (event.type === "tool.execution_complete") {
@@ -263,6 +270,7 @@ export async function memory(options) {
     return {
       outcome,
       turns,
+      compactions,
       wallMilliseconds,
       points,
       lastRequestBytes: requests.at(-1)?.bytes ?? 0,

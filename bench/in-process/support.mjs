@@ -91,7 +91,15 @@ export async function openBenchSession(options) {
     importDist(options.dist, "cli/arguments.js"),
   ]);
   const command = parseCommand(
-    ["-p", BENCH_PROMPT, "--max-turns", String(options.maxTurns)],
+    [
+      "-p",
+      BENCH_PROMPT,
+      "--max-turns",
+      String(options.maxTurns),
+      ...(options.contextWindow === undefined
+        ? []
+        : ["--context-window", String(options.contextWindow)]),
+    ],
     options.cwd,
   );
   // As `turnloop -p` opens its session (cli/prompt-command.ts), with the model in the environment.

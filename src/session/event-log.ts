@@ -195,6 +195,42 @@ export async function readEventLog(path: string, fromSeq = 1): Promise<EventLogC
   return parseEventLog(await readFile(path), fromSeq);
 }
 
+/**
+ * The bytes of `handle`'s file from `offset` on.
+ * @throws Error when the file is shorter than `offset` (it is not the file the caller read).
+ */
+async function readPast(handle: FileHandle, offset: number): Promise<Buffer> {
+  const { size } = await handle.stat();
+  if (size < offset) {
+    throw new Error(`the log has ${size} bytes, fewer than the ${offset} read before`);
+  }
+  const bytes = Buffer.alloc(size - offset);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, offset);
+  return bytes.subarray(0, bytesRead);
+}
+
+/** `contents` parsed from `from.offset` on, with the whole file's line numbers and offsets. */
+function wholeFileContents(
+  contents: EventLogContents,
+  from: { offset: number; seq: number },
+): EventLogContents {
+  if (from.offset === 0) {
+    return contents;
+  }
+  const lines = from.seq - 1;
+  return {
+    events: contents.events,
+    seqs: contents.seqs.map((seq) => seq + lines),
+    repaired: contents.repaired.map((note) => ({
+      ...note,
+      line: note.line + lines,
+      offset: note.offset + from.offset,
+    })),
+    validLength: contents.validLength + from.offset,
+    nextSeq: contents.nextSeq + lines,
+  };
+}
+
 /** Options of {@link EventLog.open}. */
 export interface OpenEventLogOptions {
   /**
@@ -202,6 +238,12 @@ export interface OpenEventLogOptions {
    * file must exist, as for a resumed one.
    */
   create: boolean;
+  /**
+   * Read from `offset` on, the start of the line whose sequence number is `seq`, instead of from
+   * the start: the caller read the lines before (file-store.ts: a lease taken back). Sequence
+   * numbers, `validLength` and repair notes stay those of the whole file.
+   */
+  from?: { offset: number; seq: number };
 }
 
 /** An opened log plus what was in it when it was opened. */
@@ -244,10 +286,12 @@ export class EventLog {
     const flags = constants.O_RDWR | constants.O_APPEND | (options.create ? constants.O_CREAT : 0);
     const handle = await open(path, flags, 0o600);
     try {
-      const bytes = await handle.readFile();
-      const contents = parseEventLog(bytes);
+      const from = options.from ?? { offset: 0, seq: 1 };
+      const bytes =
+        from.offset === 0 ? await handle.readFile() : await readPast(handle, from.offset);
+      const contents = wholeFileContents(parseEventLog(bytes), from);
       let cutTail: RepairNote | null = null;
-      if (contents.validLength < bytes.length) {
+      if (contents.validLength < from.offset + bytes.length) {
         await handle.truncate(contents.validLength);
         await handle.datasync();
         cutTail = contents.repaired.at(-1) ?? null;

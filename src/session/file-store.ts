@@ -9,18 +9,19 @@
  * Appends are written at once (`writeSync`), so a line is in the file before `append` returns;
  * `commit` makes them durable (`fdatasync`) and then stores the listing metadata. `subscribe`
  * follows the commits of this process's appenders at once and another process's appends through
- * `fs.watch` and a slow poll (log-watch.ts), reading complete lines only.
+ * `fs.watch` and a slow poll (log-watch.ts), reading complete lines only, through one file handle
+ * per follower (file-store-reader.ts).
  */
 
 import { mkdir, open, readFile, stat } from "node:fs/promises";
 import { errorCode } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
-import { EventLog, parseEventLog, readEventLog } from "./event-log.js";
+import { EventLog, type OpenedEventLog, readEventLog } from "./event-log.js";
+import { FollowerLogReader } from "./file-store-reader.js";
 import { LogWatches } from "./log-watch.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
 import {
   FollowerRegistry,
-  type ReadFrom,
   type SessionEventListener,
   type SessionSubscription,
 } from "./session-follower.js";
@@ -57,6 +58,12 @@ const watches = new LogWatches((path) => followers.wake(path));
 export class FileSessionStore implements SessionStore {
   /** `$TURNLOOP_HOME`, absolute. */
   readonly location: string;
+  /**
+   * Where each log this store's appenders let go idle (`closeIdle`) ended, by path: a lease taken
+   * back with `fromSeq` reads from there instead of the whole log (issue 26). Removed when the
+   * lease is taken back or given up.
+   */
+  readonly #idleTails = new Map<string, LogTail>();
 
   constructor(home: string) {
     this.location = home;
@@ -74,19 +81,21 @@ export class FileSessionStore implements SessionStore {
       await lock.release();
       throw new Error(`a session ${sessionId} already exists; resume it instead`);
     }
-    return new FileAppender(sessionId, directory, opened.log, lock, scanEvents([], 0));
+    const state = { scan: scanEvents([], 0), nextSeq: 1, lastLine: undefined };
+    return new FileAppender(sessionId, directory, opened.log, lock, state, this.#idleTails);
   }
 
   async open(sessionId: string, options: LeaseOptions = {}): Promise<OpenedSession> {
     const directory = sessionDirectory(this.location, sessionId);
     const lock = await SessionLock.acquire(directory, sessionId, options);
-    const opened = await withLock(lock, () =>
-      EventLog.open(eventsPath(this.location, sessionId), { create: false }),
-    );
-    const { events, seqs, repaired, nextSeq, validLength } = opened;
-    const scan = scanEvents(events, validLength);
+    const path = eventsPath(this.location, sessionId);
+    const tail = this.#idleTails.get(path);
+    this.#idleTails.delete(path);
+    const usable = tail !== undefined && (options.fromSeq ?? 1) >= tail.nextSeq ? tail : undefined;
+    const { opened, state } = await withLock(lock, () => openLog(path, usable));
+    const { events, seqs, repaired, nextSeq } = opened;
     return {
-      appender: new FileAppender(sessionId, directory, opened.log, lock, scan),
+      appender: new FileAppender(sessionId, directory, opened.log, lock, state, this.#idleTails),
       log: { events, seqs, repaired, nextSeq },
     };
   }
@@ -110,17 +119,27 @@ export class FileSessionStore implements SessionStore {
   ): Promise<SessionSubscription> {
     const path = eventsPath(this.location, sessionId);
     const stopWatching = watches.watch(path);
+    // A log this store let go idle is followed from where its appender left it.
+    const tail = this.#idleTails.get(path);
+    const start =
+      tail !== undefined && fromSeq >= tail.nextSeq
+        ? { offset: tail.scan.size, seq: tail.nextSeq }
+        : undefined;
+    const reader = new FollowerLogReader(path, start);
     try {
-      const following = await followers.follow(path, sessionId, fromSeq, readsFrom(path), onEvent);
+      const read = (from: number) => reader.read(from);
+      const following = await followers.follow(path, sessionId, fromSeq, read, onEvent);
       return {
         readNow: () => following.readNow(),
-        close: () => {
+        close: async () => {
           stopWatching();
-          return following.close();
+          await following.close();
+          await reader.close();
         },
       };
     } catch (error) {
       stopWatching();
+      await reader.close();
       throw error;
     }
   }
@@ -176,35 +195,43 @@ export class FileSessionStore implements SessionStore {
   }
 }
 
+/** What an appender knows of the end of its log: enough to open it again from there. */
+interface LogTail {
+  /** The listing metadata of the whole log. */
+  scan: LogScan;
+  /** The sequence number the next line gets. */
+  nextSeq: number;
+  /** The last line, as appended here: its byte offset and its event's id. */
+  lastLine: { offset: number; id: string } | undefined;
+}
+
 /**
- * Reads of one follower of `path`: each starts at the byte after the last complete line read
- * before, so following a log reads each byte about once.
+ * Opens the log at `path` for appending. With `tail`, reads only from `tail`'s last line on, when
+ * that line is still the event appended there (else the whole log): `events` then starts with
+ * that event.
  */
-function readsFrom(path: string): ReadFrom {
-  let offset = 0;
-  /** The sequence number of the line starting at `offset`. */
-  let offsetSeq = 1;
-  return async (fromSeq) => {
-    const handle = await open(path, "r");
-    let bytes: Buffer;
-    try {
-      const { size } = await handle.stat();
-      bytes = Buffer.alloc(Math.max(0, size - offset));
-      const { bytesRead } = await handle.read(bytes, 0, bytes.length, offset);
-      bytes = bytes.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
+async function openLog(
+  path: string,
+  tail: LogTail | undefined,
+): Promise<{ opened: OpenedEventLog; state: LogTail }> {
+  const last = tail?.lastLine;
+  if (tail !== undefined && last !== undefined) {
+    const from = { offset: last.offset, seq: tail.nextSeq - 1 };
+    const opened = await EventLog.open(path, { create: false, from }).catch(() => undefined);
+    if (opened?.seqs[0] === from.seq && opened.events[0]?.id === last.id) {
+      const scan = { ...tail.scan };
+      for (const event of opened.events.slice(1)) {
+        scanEvent(scan, event, 0);
+      }
+      scan.size = opened.validLength;
+      const lastLine = opened.events.length === 1 ? last : undefined;
+      return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine } };
     }
-    const before = offsetSeq - 1;
-    const contents = parseEventLog(bytes, fromSeq - before);
-    offset += contents.validLength;
-    offsetSeq = before + contents.nextSeq;
-    return {
-      events: contents.events,
-      seqs: contents.seqs.map((seq) => seq + before),
-      nextSeq: offsetSeq,
-    };
-  };
+    await opened?.log.close();
+  }
+  const opened = await EventLog.open(path, { create: false });
+  const scan = scanEvents(opened.events, opened.validLength);
+  return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine: undefined } };
 }
 
 /** Runs `open` holding `lock`; releases the lock when `open` throws. */
@@ -237,6 +264,10 @@ class FileAppender implements SessionAppender {
   readonly #lock: SessionLock;
   /** The listing metadata of every event appended, stored at some commits (see {@link METADATA_POINTS}). */
   readonly #scan: LogScan;
+  #nextSeq: number;
+  #lastLine: LogTail["lastLine"];
+  /** The store's {@link LogTail}s of logs let go idle. */
+  readonly #idleTails: Map<string, LogTail>;
   #storedSize = -1;
   /** An event of {@link METADATA_POINTS} was appended since the metadata was last stored. */
   #metadataDue = true;
@@ -249,13 +280,17 @@ class FileAppender implements SessionAppender {
     directory: string,
     log: EventLog,
     lock: SessionLock,
-    scan: LogScan,
+    state: LogTail,
+    idleTails: Map<string, LogTail>,
   ) {
     this.sessionId = sessionId;
     this.#directory = directory;
     this.#log = log;
     this.#lock = lock;
-    this.#scan = scan;
+    this.#scan = state.scan;
+    this.#nextSeq = state.nextSeq;
+    this.#lastLine = state.lastLine;
+    this.#idleTails = idleTails;
   }
 
   get location(): string {
@@ -268,7 +303,10 @@ class FileAppender implements SessionAppender {
         `Programming error: ephemeral event ${event.type} (${event.id}) must not be stored.`,
       );
     }
+    const offset = this.#scan.size;
     scanEvent(this.#scan, event, this.#log.append(event));
+    this.#lastLine = { offset, id: event.id };
+    this.#nextSeq += 1;
     if (METADATA_POINTS.has(event.type)) {
       this.#metadataDue = true;
     }
@@ -305,7 +343,15 @@ class FileAppender implements SessionAppender {
       await this.#lock.release();
       throw error;
     }
-    return () => this.#lock.release();
+    const path = this.#log.path;
+    const tail = { scan: { ...this.#scan }, nextSeq: this.#nextSeq, lastLine: this.#lastLine };
+    this.#idleTails.set(path, tail);
+    return () => {
+      if (this.#idleTails.get(path) === tail) {
+        this.#idleTails.delete(path);
+      }
+      return this.#lock.release();
+    };
   }
 
   async #commitNow(): Promise<void> {

@@ -41,6 +41,7 @@ const RETRY_MAX_MS = 250;
 /**
  * Opens `sessionId` under a lease that its holders let go when idle; while another process
  * holds it that way (it runs a prompt), waits until it lets go.
+ * `fromSeq`: as the store's `LeaseOptions.fromSeq` (only the events from there on are needed).
  * @throws as `SessionStore.open`; SessionLockedError at once when the holder keeps its lease for
  * as long as it has the session open (the terminal, `-p`, ACP) or when `signal` aborts.
  */
@@ -48,10 +49,11 @@ export async function openWhenReleased(
   store: SessionStore,
   sessionId: string,
   signal?: AbortSignal,
+  fromSeq?: number,
 ): Promise<OpenedSession> {
   for (let wait = RETRY_FIRST_MS; ; wait = Math.min(RETRY_MAX_MS, wait * 2)) {
     try {
-      return await store.open(sessionId, { releasesWhenIdle: true });
+      return await store.open(sessionId, { releasesWhenIdle: true, fromSeq });
     } catch (error) {
       // An owner not read yet is a lock being written: wait for it to say who it is.
       const waits = error instanceof SessionLockedError && error.owner?.releasesWhenIdle !== false;
@@ -260,7 +262,13 @@ export class IdleLeaseAppender implements SessionAppender {
       // No delivery from the following after this: what it missed is in the open's log.
       await this.#following?.close();
       this.#following = undefined;
-      const { appender, log } = await openWhenReleased(this.#store, this.sessionId);
+      // Only what was appended since is needed (the file store reads just that).
+      const { appender, log } = await openWhenReleased(
+        this.#store,
+        this.sessionId,
+        undefined,
+        this.#nextSeq,
+      );
       for (const [index, event] of log.events.entries()) {
         const seq = log.seqs[index] ?? 0;
         if (seq >= this.#nextSeq) {

@@ -44,6 +44,14 @@ export interface LeaseOptions {
    * The PostgreSQL store ignores it: another worker reaches its holder through the inbox.
    */
   releasesWhenIdle?: boolean;
+  /**
+   * `open` only: the caller needs the events from this sequence number on (it has those before,
+   * e.g. a lease taken back, idle-lease.ts). `log.events` may then leave out earlier ones
+   * (`log.seqs` says which are there) and `log.repaired` lists only damage found in what was
+   * read. The file store reads from where its appender let the lease go idle in this process
+   * (issue 26); a store may ignore it and read everything.
+   */
+  fromSeq?: number;
 }
 
 /** The session's writer lease is held elsewhere (another process, or this one). */

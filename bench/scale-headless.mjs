@@ -1,0 +1,149 @@
+/**
+ * Figure 7d on its own, with the server's CPU time and (optionally) a CPU profile of the server:
+ * the same client, measurement and log check as `node bench/run.mjs --only headless`
+ * (bench/groups/sessions.mjs), without rewriting bench/RESULTS.md, against any build.
+ *
+ *   node bench/scale-headless.mjs [--dist DIR] [--sessions N] [--profile DIR]
+ *
+ * `--dist` is the build to measure (default: this checkout's `dist/`), so a build from before a
+ * change can be run interleaved with the one after it. The server is started through a wrapper
+ * script given as the SDK client's `cliPath`: it records the server's `process.cpuUsage()` (user +
+ * system) at exit and, with `--profile`, a V8 CPU profile of the whole run (the inspector's
+ * Profiler, since `--cpu-prof` is refused in `NODE_OPTIONS`), summarised by bench/profile.mjs.
+ * Prints one JSON object: load before and after, the row of 7d, server CPU, and the profile's
+ * busiest functions.
+ */
+
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { MODES } from "./groups/common.mjs";
+import { benchHeadless } from "./groups/sessions.mjs";
+import { summarizeProfile } from "./profile.mjs";
+import { createScenarioRepository } from "./scenario.mjs";
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** @param {string[]} argv */
+function parseArguments(argv) {
+  const value = (name) => {
+    const index = argv.indexOf(name);
+    return index === -1 ? undefined : argv[index + 1];
+  };
+  return {
+    dist: resolve(value("--dist") ?? join(root, "dist")),
+    sessions: Number(value("--sessions") ?? MODES.full.headlessSessions),
+    profile: value("--profile") === undefined ? undefined : resolve(String(value("--profile"))),
+  };
+}
+
+/**
+ * The wrapper the client starts instead of `dist/cli/main.js`: same arguments, same process.
+ * @param {{main: string, cpuFile: string, profileFile: string | undefined}} options
+ */
+function wrapperSource({ main, cpuFile, profileFile }) {
+  const profiling =
+    profileFile === undefined
+      ? ""
+      : `const session = new Session();
+session.connect();
+session.post("Profiler.enable");
+session.post("Profiler.setSamplingInterval", { interval: 1000 });
+session.post("Profiler.start");
+`;
+  const stopProfiling =
+    profileFile === undefined
+      ? ""
+      : `  // A session on the main thread answers synchronously.
+  session.post("Profiler.stop", (error, result) => {
+    if (!error) writeFileSync(${JSON.stringify(profileFile)}, JSON.stringify(result.profile));
+  });
+`;
+  // Recorded when the client ends the server's input (the measured work is over; closing 1,000
+  // sessions afterwards can outlast the client's patience, which then kills the server).
+  return `import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
+${profiling}let recorded = false;
+function record() {
+  if (recorded) return;
+  recorded = true;
+  writeFileSync(${JSON.stringify(cpuFile)}, JSON.stringify(process.cpuUsage()));
+${stopProfiling}}
+process.stdin.once("end", record);
+process.on("exit", record);
+await import(${JSON.stringify(pathToFileURL(main).href)});
+`;
+}
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  const main = join(options.dist, "cli", "main.js");
+  if (!existsSync(main)) {
+    throw new Error(`${main} is missing; run npm run build first`);
+  }
+  const temp = mkdtempSync(join(tmpdir(), "turnloop-scale-"));
+  try {
+    const cpuFile = join(temp, "server-cpu.json");
+    const profileFile =
+      options.profile === undefined ? undefined : join(options.profile, "server.cpuprofile");
+    if (options.profile !== undefined) {
+      mkdirSync(options.profile, { recursive: true });
+    }
+    const cliPath = join(temp, "server.mjs");
+    writeFileSync(cliPath, wrapperSource({ main, cpuFile, profileFile }));
+    const context = {
+      mode: "full",
+      settings: { ...MODES.full, headlessSessions: options.sessions },
+      root,
+      dist: options.dist,
+      cliPath,
+      temp,
+      repo: join(temp, "repo"),
+      home: join(temp, "turnloop-home"),
+      rows: [],
+      details: {},
+      loads: [],
+    };
+    createScenarioRepository(context.repo);
+    mkdirSync(join(temp, "user-home"), { recursive: true });
+    const loadBefore = loadavg()[0];
+    await benchHeadless(context);
+    const loadAfter = loadavg()[0];
+    const cpu = existsSync(cpuFile) ? JSON.parse(readFileSync(cpuFile, "utf8")) : undefined;
+    const summary =
+      profileFile !== undefined && existsSync(profileFile)
+        ? summarizeProfile(profileFile)
+        : undefined;
+    const row = context.rows[0];
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          dist: options.dist,
+          sessions: options.sessions,
+          load: `${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`,
+          p99: row?.value,
+          spread: row?.spread,
+          runs: row?.runs,
+          failed: row?.failed ?? row?.pending,
+          serverCpuSeconds: cpu === undefined ? undefined : (cpu.user + cpu.system) / 1e6,
+          turns: context.details.headless?.turns,
+          profile: summary && {
+            busyMilliseconds: summary.busyMilliseconds,
+            buckets: summary.buckets.slice(0, 15),
+            turnloopFunctions: summary.turnloopFunctions.slice(0, 25),
+          },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    if (row?.failed !== undefined || row?.pending !== undefined) {
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+await main();

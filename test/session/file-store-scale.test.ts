@@ -1,0 +1,182 @@
+import { existsSync } from "node:fs";
+import { readdir, readlink, writeFile } from "node:fs/promises";
+import { describe, expect, it, vi } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
+import { createEnvelope } from "../../src/session/event-log.js";
+import { FileSessionStore } from "../../src/session/file-store.js";
+import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-watch.js";
+import { eventsPath } from "../../src/session/paths.js";
+import type { SessionAppender } from "../../src/session/session-store.js";
+import { bytesReadDuring, canCountReads } from "./store-contract.js";
+import {
+  buildEvents,
+  makeTemporaryDirectory,
+  sessionStart,
+  toJsonl,
+  userMessage,
+} from "./support.js";
+
+/** Where this process's open files are listed (Linux). CI runs on Linux: never skipped there. */
+const OPEN_FILES = "/proc/self/fd";
+const canListOpenFiles = existsSync(OPEN_FILES) || process.env.CI === "true";
+
+/** How many of this process's file descriptors are open on `path` (deleted or not). */
+async function filesOpenOn(path: string): Promise<number> {
+  let count = 0;
+  for (const fd of await readdir(OPEN_FILES)) {
+    const target = await readlink(`${OPEN_FILES}/${fd}`).catch(() => "");
+    if (target === path || target === `${path} (deleted)`) {
+      count += 1;
+    }
+  }
+  return count;
+}
+
+function appendChained(
+  appender: SessionAppender,
+  inputs: Parameters<typeof createEnvelope>[0][],
+  after: SessionEvent | undefined = undefined,
+) {
+  const events: SessionEvent[] = [];
+  for (const input of inputs) {
+    const event = createEnvelope(input, (events.at(-1) ?? after)?.id ?? null);
+    appender.append(event);
+    events.push(event);
+  }
+  return events;
+}
+
+describe("the file store with many sessions in one process (issue 26)", () => {
+  it.skipIf(!canListOpenFiles)(
+    "keep the log open while following, close it when closed, and let a deleted session's log go",
+    async () => {
+      const home = await makeTemporaryDirectory();
+      const store = new FileSessionStore(home);
+      const path = eventsPath(home, "s1");
+      const appender = await store.create("s1");
+      const first = appendChained(appender, [sessionStart("s1"), userMessage("one")]);
+      await appender.commit();
+      expect(await filesOpenOn(path)).toBe(1);
+
+      const received: Array<{ seq: number; id: string }> = [];
+      const follow = () =>
+        store.subscribe("s1", 1, (event, seq) => received.push({ seq, id: event.id }));
+      const subscription = await follow();
+      // One handle per follower, kept between reads: a wake-up with nothing new opens nothing.
+      expect(await filesOpenOn(path)).toBe(2);
+      await subscription.readNow();
+      await subscription.readNow();
+      expect(await filesOpenOn(path)).toBe(2);
+      await subscription.close();
+      expect(await filesOpenOn(path)).toBe(1);
+      expect(received).toEqual(first.map((event, index) => ({ seq: index + 1, id: event.id })));
+
+      received.length = 0;
+      const following = await follow();
+      await appender.close();
+      expect(await store.delete("s1")).toBe(true);
+      // The next read finds the log deleted: following ends and its handle is closed.
+      await following.readNow();
+      expect(await filesOpenOn(path)).toBe(0);
+      const again = await store.create("s1");
+      appendChained(again, [sessionStart("s1")]);
+      await again.commit();
+      await following.readNow();
+      expect(received.map((entry) => entry.seq)).toEqual([1, 2]);
+      await following.close();
+      await again.close();
+    },
+  );
+
+  it.skipIf(!canCountReads)(
+    "take a lease let go idle back, and follow the log meanwhile, reading only what was appended since",
+    async () => {
+      const home = await makeTemporaryDirectory();
+      const store = new FileSessionStore(home);
+      const idle = { releasesWhenIdle: true };
+      const first = await store.create("s1", idle);
+      const big = userMessage(`big ${"z".repeat(4 * 1024 * 1024)}`);
+      const before = appendChained(first, [sessionStart("s1"), big, userMessage("one")]);
+      await first.commit();
+      const giveUpFirst = await first.closeIdle?.();
+      expect(giveUpFirst).toBeDefined();
+
+      const received: Array<{ seq: number; id: string }> = [];
+      const follow = () =>
+        store.subscribe("s1", 4, (event, seq) => received.push({ seq, id: event.id }));
+      let subscription: Awaited<ReturnType<typeof follow>> | undefined;
+      expect(await bytesReadDuring(async () => (subscription = await follow()))).toBeLessThan(
+        64 * 1024,
+      );
+      let opened: Awaited<ReturnType<typeof store.open>> | undefined;
+      const open = async () => (opened = await store.open("s1", { ...idle, fromSeq: 4 }));
+      expect(await bytesReadDuring(open)).toBeLessThan(64 * 1024);
+      // The last line read again (to check it is the one appended here), nothing before it.
+      expect(opened?.log).toEqual({
+        events: [before[2]],
+        seqs: [3],
+        repaired: [],
+        nextSeq: 4,
+      });
+      const second = opened?.appender;
+      if (second === undefined) {
+        throw new Error("not opened");
+      }
+      const after = appendChained(second, [userMessage("two")], before[2]);
+      await second.commit();
+      await subscription?.readNow();
+      expect(received).toEqual([{ seq: 4, id: after[0]?.id }]);
+      await subscription?.close();
+      await second.close();
+
+      const whole = await store.read("s1");
+      expect(whole.events).toEqual([...before, ...after]);
+      expect(whole.seqs).toEqual([1, 2, 3, 4]);
+      expect(await store.list()).toMatchObject([{ sessionId: "s1", eventCount: 4, turns: 0 }]);
+    },
+  );
+
+  it("take a lease let go idle back reading the whole log when its last line is not the one appended here", async () => {
+    const home = await makeTemporaryDirectory();
+    const store = new FileSessionStore(home);
+    const idle = { releasesWhenIdle: true };
+    const first = await store.create("s1", idle);
+    appendChained(first, [sessionStart("s1"), userMessage("one")]);
+    await first.commit();
+    await first.closeIdle?.();
+    // The file replaced behind the store's back (by hand): another log of other events.
+    const replaced = buildEvents([sessionStart("s1"), userMessage("other"), userMessage("more")]);
+    await writeFile(eventsPath(home, "s1"), toJsonl(replaced));
+
+    const opened = await store.open("s1", { ...idle, fromSeq: 3 });
+    expect(opened.log).toEqual({ events: replaced, seqs: [1, 2, 3], repaired: [], nextSeq: 4 });
+    await opened.appender.close();
+  });
+});
+
+describe("the poll of watched logs (log-watch.ts)", () => {
+  it("wakes at most a batch of logs a tick, each in turn, with one timer for all", () => {
+    vi.useFakeTimers();
+    try {
+      const woken: string[] = [];
+      const watches = new LogWatches((path) => woken.push(path));
+      const paths = Array.from(
+        { length: LOG_POLL_BATCH * 2 + 50 },
+        (_, index) => `/missing/${index}`,
+      );
+      const stops = paths.map((path) => watches.watch(path));
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(LOG_POLL_MS);
+      expect(woken).toEqual(paths.slice(0, LOG_POLL_BATCH));
+      vi.advanceTimersByTime(2 * LOG_POLL_MS);
+      expect(new Set(woken)).toEqual(new Set(paths));
+      expect(woken).toHaveLength(3 * LOG_POLL_BATCH);
+      for (const stop of stops) {
+        stop();
+      }
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
