@@ -9,6 +9,7 @@ import type {
   StopReason,
   UserMessageSource,
 } from "../events/events.js";
+import { idleData } from "../events/idle.js";
 import type { SecretValue } from "../events/secrets.js";
 import type {
   AssistantReply,
@@ -139,9 +140,7 @@ export async function runPrompt(
     const message = `internal error: ${errorMessage(error)}`;
     outcome = fail(conversation.emit, { errorType: "internal", message });
   } finally {
-    const data =
-      outcome !== undefined && "stopReason" in outcome ? { stopReason: outcome.stopReason } : {};
-    conversation.emit({ type: "session.idle", data });
+    conversation.emit({ type: "session.idle", data: idleData(outcome) });
   }
   return outcome;
 }

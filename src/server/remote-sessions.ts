@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
+import { idleData } from "../events/idle.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
 import { SentPrompts } from "../session/prompt-end.js";
@@ -73,10 +74,10 @@ function endPrompts(
       event.id,
     );
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
-    idle({});
+    idle(idleData({ error }));
   } else if (news?.kind === "ended" && news.idle) {
-    // A prompt that failed ends as Copilot's does: an idle after its `session.error`.
-    idle({ stopReason: "stopReason" in news.end ? news.end.stopReason : "end_turn" });
+    // The owner's own idle (events/idle.ts): a failure's is `{}`, after its `session.error`.
+    idle(idleData(news.end));
   }
 }
 

@@ -62,6 +62,8 @@ export class ServerSession {
   private readonly unsubscribe: () => void;
   private readonly sendContext: SendJobContext;
   private closed: Promise<void> | undefined;
+  /** Prompts refused: the last app detached (one queued during its abort would run next). */
+  private ending = false;
 
   constructor(
     readonly session: Session,
@@ -182,7 +184,7 @@ export class ServerSession {
    * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown).
    */
   send(params: SendParams, promptId?: string): string {
-    if (this.closed !== undefined) {
+    if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
     const sessionMode =
@@ -233,6 +235,7 @@ export class ServerSession {
       this.registrationsChanged();
       return false;
     }
+    this.ending = true;
     await this.abort();
     await this.hooks.call("sessionEnd", { reason: "user_exit" });
     await this.close(cause);

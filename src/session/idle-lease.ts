@@ -17,6 +17,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionEvent } from "../events/events.js";
+import { idleData } from "../events/idle.js";
 import { createEnvelope } from "./envelope.js";
 import { promptEnd } from "./prompt-end.js";
 import type { SessionSubscription } from "./session-follower.js";
@@ -312,9 +313,8 @@ export class IdleLeaseAppender implements SessionAppender {
     this.#onOthers(event);
     const end = promptEnd(event);
     if (end !== undefined) {
-      // As the loop ends its own (agent/loop.ts): a stop reason, none after a failure.
-      const data = "stopReason" in end ? { stopReason: end.stopReason } : {};
-      this.#onOthers(createEnvelope({ type: "session.idle", data }, event.id));
+      // As the loop ends its own (agent/loop.ts): events/idle.ts.
+      this.#onOthers(createEnvelope({ type: "session.idle", data: idleData(end) }, event.id));
     }
   }
 }

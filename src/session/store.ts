@@ -176,17 +176,21 @@ async function currentScan(directory: string, path: string): Promise<LogScan> {
   return scan;
 }
 
+/** A lock file being replaced (`lock.<pid>.new`, lock-file.ts's `replaceLock`). */
+const REPLACED_LOCK = /^lock\.\d+\.new$/;
+
 /**
- * Removes `directory` when it holds nothing but a lock whose owner is gone and an empty log (or
- * less), and is older than {@link DEBRIS_GRACE_MS}: what a kill between creating a new session's
- * folder and writing its first event leaves behind. Never throws.
+ * Removes `directory` when it holds nothing but a lock whose owner is gone (and what a kill while
+ * replacing it left: `lock.<pid>.new`) and an empty log (or less), and is older than
+ * {@link DEBRIS_GRACE_MS}: what a kill between creating a new session's folder and writing its
+ * first event leaves behind. Never throws.
  */
 async function removeDebris(directory: string): Promise<void> {
   try {
     const entries = await readdir(directory);
     const debris = ["lock", "lock.break", "events.jsonl", "metadata.json"];
     if (
-      !entries.every((entry) => debris.includes(entry)) ||
+      !entries.every((entry) => debris.includes(entry) || REPLACED_LOCK.test(entry)) ||
       Date.now() - (await stat(directory)).mtimeMs < DEBRIS_GRACE_MS ||
       (await SessionLock.holder(directory)) !== undefined
     ) {

@@ -220,10 +220,9 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(answers).toEqual(["first answer", "second answer"]);
   });
 
-  // Disabled: in about half the runs B never reads A's session.shutdown after A closes with B's
-  // prompt queued (A's abort arrives, the shutdown does not), so B's wait is not ended; the cause
-  // (the owner's close path or the follower's read) is not found yet. Passes when it arrives.
-  test.skip("worker A closing the session with B's prompt queued ends B's wait with an error", async () => {
+  // B's prompt reaches A before or after A's client detaches: either way A never runs it (A
+  // refuses prompts from the detach on) and B reads the session.shutdown.
+  test("worker A closing the session with B's prompt queued ends B's wait with an error", async () => {
     const onA = await worker().createSession({ onPermissionRequest: approveAll });
     const onB = await worker().resumeSession(onA.sessionId);
     const seenOnB = watch(onB);

@@ -2,8 +2,10 @@
  * The `inbox` table (issue 22): what a face on one worker sends to the worker holding a session's
  * lease (prompts, aborts and permission answers). A message is stored only while the session has a
  * live owner, announced with `NOTIFY turnloop_inbox` after its insert, and taken by the owner
- * exactly once (`taken_at`, rows locked with `SKIP LOCKED`), oldest first. The owner also takes
- * at every poll (notify.ts), so a lost notification only delays a message.
+ * exactly once (the row is deleted as it is taken, locked with `SKIP LOCKED`), oldest first. The
+ * owner also takes at every poll (notify.ts), so a lost notification only delays a message. Every
+ * take also deletes the messages nobody took within {@link INBOX_EXPIRY_MS} (their owner died and
+ * no worker claimed the session since), so the table holds only what waits.
  */
 
 import { validateSessionId } from "../paths.js";
@@ -14,6 +16,11 @@ import type { CommitListener } from "./notify.js";
 
 /** The channel announcing inbox messages; the payload is the session id. */
 export const INBOX_CHANNEL = "turnloop_inbox";
+/**
+ * A message not taken within this many ms is deleted unread: a live owner takes at least at every
+ * poll (2 s), and a dead one's lease (10 s) lets another worker claim the session long before.
+ */
+export const INBOX_EXPIRY_MS = 60_000;
 
 /**
  * Stores `message` for the session's owner.
@@ -54,7 +61,8 @@ const INBOX_KINDS: ReadonlyArray<InboxMessage["kind"]> = [
 
 /**
  * Takes every waiting message of the sessions `ownerId` holds, oldest first; each message is
- * taken once, by one worker.
+ * taken once, by one worker, and deleted. Deletes the expired messages of any session too
+ * ({@link INBOX_EXPIRY_MS}), and rows an older version marked taken (`taken_at`).
  */
 export async function takeMessages(
   database: Database,
@@ -63,12 +71,20 @@ export async function takeMessages(
   const pool = await database.pool();
   const { rows } = await database.run(() =>
     pool.query<{ id: string; session_id: string; kind: string; payload: unknown }>(
-      `UPDATE inbox SET taken_at = now() WHERE id IN (
+      `WITH expired AS (
+         DELETE FROM inbox WHERE id IN (
+           SELECT id FROM inbox
+           WHERE taken_at IS NOT NULL OR created_at < now() - make_interval(secs => $2)
+           FOR UPDATE SKIP LOCKED
+         )
+       )
+       DELETE FROM inbox WHERE id IN (
          SELECT inbox.id FROM inbox JOIN sessions ON sessions.id = inbox.session_id
-         WHERE inbox.taken_at IS NULL AND sessions.owner_id = $1
+         WHERE inbox.taken_at IS NULL AND inbox.created_at >= now() - make_interval(secs => $2)
+           AND sessions.owner_id = $1
          ORDER BY inbox.id FOR UPDATE OF inbox SKIP LOCKED
        ) RETURNING id, session_id, kind, payload`,
-      [ownerId],
+      [ownerId, INBOX_EXPIRY_MS / 1000],
     ),
   );
   return rows

@@ -10,7 +10,9 @@
  * - `events`: one row per line of the session's log; `data` is exactly the line the file store
  *   writes in `events.jsonl`, its `\n` included (query it with `data::jsonb`), `seq` its line
  *   number, `epoch` the lease under which it was written.
- * - `inbox`: prompts, permission answers and aborts sent to a session's owner by another worker.
+ * - `inbox`: prompts, permission answers and aborts sent to a session's owner by another worker;
+ *   a row is deleted when its owner takes it, or unread once expired (inbox.ts). `taken_at` is
+ *   no longer set.
  */
 
 import type { PoolClient } from "pg";

@@ -1,0 +1,98 @@
+/**
+ * The inbox between workers (issue 22): what a face on one worker posts reaches the session's
+ * owner once, in order, and leaves no row behind; a message nobody took expires. The table stays
+ * bounded however often followers renew their registration (`attach` every 3 s).
+ */
+
+import { afterEach, describe, expect, it } from "vitest";
+import { createEnvelope } from "../../src/session/envelope.js";
+import { PostgresSessionStore } from "../../src/session/postgres/store.js";
+import type { InboxMessage } from "../../src/session/session-store.js";
+import { type Gate, gate } from "../support/gate.js";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { makeTemporaryDirectory, sessionStart } from "./support.js";
+
+describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup();
+    }
+  });
+
+  /** An owner holding session `s1` and receiving its inbox; a sender (another worker). */
+  async function ownerAndSender() {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const home = await makeTemporaryDirectory();
+    const owner = new PostgresSessionStore({ url: database.url, home });
+    const sender = new PostgresSessionStore({ url: database.url, home });
+    cleanups.push(
+      () => owner.close(),
+      () => sender.close(),
+    );
+    const appender = await owner.create("s1");
+    cleanups.push(() => appender.close());
+    appender.append(createEnvelope(sessionStart("s1"), null));
+    await appender.commit();
+    const received: InboxMessage[] = [];
+    const waiting: Array<{ count: number; gate: Gate }> = [];
+    const receiving = await owner.inbox.receive((sessionId, message) => {
+      expect(sessionId).toBe("s1");
+      received.push(message);
+      for (const waiter of waiting.filter(({ count }) => received.length >= count)) {
+        waiter.gate.open();
+      }
+    });
+    cleanups.push(() => receiving.close());
+    return {
+      database,
+      sender,
+      received,
+      /** Settles once `count` messages were received in all. */
+      until(count: number): Promise<void> {
+        const waiter = { count, gate: gate() };
+        waiting.push(waiter);
+        if (received.length >= count) {
+          waiter.gate.open();
+        }
+        return waiter.gate.opened;
+      },
+    };
+  }
+
+  const rowCount = async (database: TestDatabase) =>
+    Number(
+      (await database.pool.query<{ n: string }>("SELECT count(*) AS n FROM inbox")).rows[0]?.n,
+    );
+
+  it("each message reaches the owner once, in order, and its row is deleted as it is taken", async () => {
+    const { database, sender, received, until } = await ownerAndSender();
+    const posted: InboxMessage[] = [];
+    for (let index = 0; index < 40; index++) {
+      const message: InboxMessage =
+        index % 10 === 9
+          ? { kind: "prompt", payload: { sessionId: "s1", prompt: `p${index}` } }
+          : { kind: "attach", payload: { followerId: "f1", expiresInMs: 10_000 } };
+      expect(await sender.inbox?.post("s1", message)).toBe(true);
+      posted.push(message);
+    }
+    await until(posted.length);
+    expect(received).toEqual(posted);
+    expect(await rowCount(database)).toBe(0);
+  });
+
+  it("a message nobody took within the expiry, or one an older version marked taken, is deleted unread", async () => {
+    const { database, sender, received, until } = await ownerAndSender();
+    await database.pool.query(
+      `INSERT INTO inbox (session_id, kind, payload, created_at, taken_at) VALUES
+         ('s1', 'prompt', '{"sessionId":"s1","prompt":"stale"}', now() - interval '2 minutes', NULL),
+         ('s1', 'attach', '{"followerId":"old"}', now() - interval '1 second', now())`,
+    );
+    const fresh: InboxMessage = { kind: "abort", payload: null };
+    expect(await sender.inbox?.post("s1", fresh)).toBe(true);
+    await until(1);
+    expect(received).toEqual([fresh]);
+    expect(await rowCount(database)).toBe(0);
+  });
+});

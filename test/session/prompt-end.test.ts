@@ -1,0 +1,104 @@
+/**
+ * One rule for a prompt's end (issue 22): the stored event that ends a prompt, how a follower
+ * reads it (`promptEnd`, session/prompt-end.ts), and the `session.idle` both the owner's loop and
+ * every follower send after it (`idleData`, events/idle.ts).
+ */
+
+import { describe, expect, it } from "vitest";
+import type { PromptOutcome } from "../../src/agent/loop.js";
+import type { EventInput, SessionEventData } from "../../src/events/events.js";
+import { idleData } from "../../src/events/idle.js";
+import { createEnvelope } from "../../src/session/envelope.js";
+import { promptEnd, SentPrompts } from "../../src/session/prompt-end.js";
+import { userMessage } from "./support.js";
+
+const turnEnd = (data: Partial<SessionEventData["assistant.turn_end"]>): EventInput => ({
+  type: "assistant.turn_end",
+  data: { turnId: "t1", status: "completed", ...data },
+});
+const prompt = (content: string, promptId: string): EventInput => ({
+  type: "user.message",
+  data: { content, source: "user", promptId },
+});
+const failure = { errorType: "server", message: "the model is unavailable" } as const;
+
+/** [what happened, the stored event, how the prompt ended (undefined: it goes on), the idle]. */
+const TABLE: ReadonlyArray<
+  [string, EventInput, ReturnType<typeof promptEnd>, ReturnType<typeof idleData> | undefined]
+> = [
+  [
+    "the model answered",
+    turnEnd({ finishReason: "stop" }),
+    { stopReason: "end_turn" },
+    { stopReason: "end_turn" },
+  ],
+  ["no finish reason", turnEnd({}), { stopReason: "end_turn" }, { stopReason: "end_turn" }],
+  [
+    "cut at its length limit",
+    turnEnd({ finishReason: "length" }),
+    { stopReason: "max_tokens" },
+    { stopReason: "max_tokens" },
+  ],
+  [
+    "filtered",
+    turnEnd({ finishReason: "content-filter" }),
+    { stopReason: "refusal" },
+    { stopReason: "refusal" },
+  ],
+  ["it asked for tools", turnEnd({ finishReason: "tool-calls" }), undefined, undefined],
+  ["a turn cancelled (the abort follows)", turnEnd({ status: "cancelled" }), undefined, undefined],
+  [
+    "a turn failed (retried, or the error follows)",
+    turnEnd({ status: "failed", finishReason: "error" }),
+    undefined,
+    undefined,
+  ],
+  [
+    "cancelled",
+    { type: "abort", data: { reason: "cancelled by the user" } },
+    { stopReason: "cancelled" },
+    { stopReason: "cancelled" },
+  ],
+  ["failed", { type: "session.error", data: failure }, { error: failure }, {}],
+  ["a prompt", userMessage("hello"), undefined, undefined],
+];
+
+describe("a prompt's end, for its owner and its followers", () => {
+  it.each(TABLE)("%s", (_, input, end, idle) => {
+    const event = createEnvelope(input, null);
+    expect(promptEnd(event)).toEqual(end);
+    expect(end === undefined ? undefined : idleData(end)).toEqual(idle);
+  });
+
+  it("the owner's loop outcome gives the idle its stored end gives a follower", () => {
+    // agent/loop.ts's outcome: a stop reason (with autopilot's note), or the error.
+    const stopped: PromptOutcome = { stopReason: "end_turn", autopilotStopped: "cap_reached" };
+    const failed: PromptOutcome = { error: failure };
+    const stored = (input: EventInput) => promptEnd(createEnvelope(input, null));
+    expect(idleData(stopped)).toEqual(idleData(stored(turnEnd({ finishReason: "stop" }))));
+    expect(idleData(failed)).toEqual(idleData(stored({ type: "session.error", data: failure })));
+    expect([idleData(stopped), idleData(failed), idleData(undefined)]).toEqual([
+      { stopReason: "end_turn" },
+      {},
+      {},
+    ]);
+  });
+
+  it("a follower's prompt: started by its user.message, ended by the stored end, one idle after the last", () => {
+    const sent = new SentPrompts();
+    const first = sent.add();
+    const second = sent.add();
+    const news = [
+      createEnvelope(prompt("one", first), null),
+      createEnvelope(turnEnd({ finishReason: "stop" }), null),
+      createEnvelope(prompt("two", second), null),
+      createEnvelope({ type: "session.error", data: failure }, null),
+    ].map((event) => sent.stored(event));
+    expect(news).toEqual([
+      { kind: "started", promptId: first },
+      { kind: "ended", end: { stopReason: "end_turn" }, promptId: first, idle: false },
+      { kind: "started", promptId: second },
+      { kind: "ended", end: { error: failure }, promptId: second, idle: true },
+    ]);
+  });
+});
