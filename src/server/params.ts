@@ -114,7 +114,12 @@ export const createParams = z.looseObject({
 });
 export type CreateParams = z.infer<typeof createParams>;
 
-export const resumeParams = z.looseObject({ ...sessionConfigShape, sessionId: sessionIdSchema });
+export const resumeParams = z.looseObject({
+  ...sessionConfigShape,
+  sessionId: sessionIdSchema,
+  /** Whether work left waiting for an app goes on (see `ServerSession.meetResume`). */
+  continuePendingWork: z.boolean().optional(),
+});
 
 const position = z.looseObject({ line: z.number().int().min(0) });
 
