@@ -1,144 +1,29 @@
-import {
-  approveAll,
-  type CopilotSession,
-  defineTool,
-  type SessionEvent,
-} from "@github/copilot-sdk";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { z } from "zod";
+import { approveAll } from "@github/copilot-sdk";
+import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
-import { fixtureForFile, nextEvent, recordEvents, requestMessages } from "./support.js";
-import { startTcpServer, type TcpServer } from "./tcp-server.js";
+import {
+  FINAL_TURN,
+  neverAnswering,
+  outline,
+  resumeEvents,
+  UNTIL_ASKED,
+  usePendingWorkServer,
+  valueTool,
+} from "./pending-work-support.js";
+import { nextEvent, recordEvents } from "./support.js";
 
 /**
- * Issue 25, pending-work resume (the Copilot SDK's `pending_work_resume.e2e.test.ts`, its
- * scenarios and recorded snapshots): an app's tool call or permission question still waiting when
- * the app's client goes away is kept; a new client resumes with `continuePendingWork: true`,
- * answers it by its request id, and the prompt goes on; with `false` a joining client leaves
- * live work alone and a client resuming work nobody was attached to cancels it. Two official
- * `@github/copilot-sdk` clients connect to one `turnloop --headless --port` process.
+ * Issue 25, pending-work resume with `continuePendingWork: true` (the Copilot SDK's
+ * `pending_work_resume.e2e.test.ts` and its recorded snapshots): an app's tool call or a
+ * permission question still waiting when the app's client goes away is kept; a new client resumes
+ * with `continuePendingWork: true`, answers it by its request id, and the prompt goes on.
  */
+const setup = usePendingWorkServer();
 
-const fixture = fixtureForFile();
-let server: TcpServer;
-let stderr = "";
-const stderrWaiters: Array<() => void> = [];
-
-beforeAll(async () => {
-  server = await startTcpServer(fixture);
-  server.process.stderr.setEncoding("utf8").on("data", (text: string) => {
-    stderr += text;
-    for (const waiter of stderrWaiters.splice(0)) {
-      waiter();
-    }
-  });
-});
-afterAll(async () => {
-  await server.stop();
-});
-
-/** Resolves once the server said on stderr that it keeps `sessionId` for a resume. */
-function keptForResume(sessionId: string): Promise<void> {
-  const said = () => stderr.includes(`session ${sessionId}: the last app left`);
-  return new Promise((resolve) => {
-    const check = () => (said() ? resolve() : stderrWaiters.push(check));
-    check();
-  });
-}
-
-/** A tool `name` taking `{value}`, answered by `handler`. */
-function valueTool(name: string, handler: (value: string) => string | Promise<string>) {
-  return defineTool(name, {
-    description: `Looks up a value (${name})`,
-    parameters: z.object({ value: z.string() }),
-    handler: ({ value }) => handler(value),
-  });
-}
-
-/** A handler that never answers and opens `started` with the value it was called with. */
-function neverAnswering(started: { open(): void }, values: string[] = []) {
-  return (value: string) => {
-    values.push(value);
-    started.open();
-    return new Promise<string>(() => undefined);
-  };
-}
-
-/** `[type, key data]` of the events an app saw, for whole-sequence comparisons. */
-function outline(events: readonly SessionEvent[]): unknown[] {
-  return events.map((event) => {
-    switch (event.type) {
-      case "tool.execution_start":
-        return [event.type, event.data.toolCallId];
-      case "tool.execution_complete":
-        return [event.type, event.data.toolCallId, event.data.success];
-      case "external_tool.requested":
-        return [event.type, event.data.toolCallId];
-      case "external_tool.completed": {
-        // turnloop's fields beside the SDK's `requestId`.
-        const data = event.data as { toolCallId?: string; status?: string };
-        return [event.type, data.toolCallId, data.status];
-      }
-      case "permission.completed":
-        return [event.type, event.data.result.kind];
-      case "assistant.message":
-        return [event.type, event.data.content];
-      default:
-        return [event.type];
-    }
-  });
-}
-
-/** The `session.resume` events of the session's log, as the app reads them. */
-async function resumeEvents(session: CopilotSession) {
-  const events = await session.getEvents();
-  return events.flatMap((event) =>
-    event.type === "session.resume"
-      ? [
-          {
-            continuePendingWork: event.data.continuePendingWork,
-            sessionWasActive: event.data.sessionWasActive,
-          },
-        ]
-      : [],
-  );
-}
-
-/** The role and content of the messages of model request `index`, the system prompt left out. */
-function sent(index: number): unknown[] {
-  return requestMessages(fixture.model, index)
-    .filter((message) => message.role !== "system")
-    .map((message) =>
-      message.role === "tool"
-        ? ["tool", message.tool_call_id, message.content]
-        : [message.role, message.content ?? null],
-    );
-}
-
-/** What the app that asked saw until it went away: the prompt up to the open question or call. */
-const UNTIL_ASKED = [
-  ["user.message"],
-  ["assistant.turn_start"],
-  ["assistant.message", ""],
-  ["assistant.usage"],
-  ["session.usage_info"],
-];
-
-/** The rest of the prompt once the answer came: the final reply and the end. */
-const FINAL_TURN = (reply: string) => [
-  ["assistant.turn_end"],
-  ["assistant.turn_start"],
-  ["assistant.message", reply],
-  ["assistant.usage"],
-  ["session.usage_info"],
-  ["assistant.turn_end"],
-  ["session.idle"],
-];
-
-describe("pending work kept for a resume", () => {
+describe("pending work kept for a resume, continuePendingWork: true", () => {
   test("a permission question left open is answered by the client that resumes with continuePendingWork: true", async () => {
-    const first = await server.copilotClient();
+    const first = await setup.server.copilotClient();
     const asked = gate();
     const original = await first.createSession({
       tools: [valueTool("resume_permission_tool", (value) => `ORIGINAL_SHOULD_NOT_RUN_${value}`)],
@@ -148,8 +33,8 @@ describe("pending work kept for a resume", () => {
       },
     });
     const firstSaw = recordEvents(original);
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
+    const from = setup.fixture.model.requests.length;
+    setup.fixture.model.enqueue(
       callingTools(["call_permission", "resume_permission_tool", { value: "alpha" }]),
       { text: "The result is PERMISSION_RESUMED_ALPHA." },
     );
@@ -157,11 +42,11 @@ describe("pending work kept for a resume", () => {
       prompt: "Use resume_permission_tool with value 'alpha', then reply with the result.",
     });
     await asked.opened;
-    const kept = keptForResume(original.sessionId);
+    const kept = setup.keptForResume(original.sessionId);
     await first.forceStop();
     await kept;
 
-    const second = await server.copilotClient();
+    const second = await setup.server.copilotClient();
     const resumed = await second.resumeSession(original.sessionId, {
       continuePendingWork: true,
       onPermissionRequest: () => ({ kind: "no-result" }),
@@ -196,7 +81,7 @@ describe("pending work kept for a resume", () => {
       ["tool.execution_complete", "call_permission", true],
       ...FINAL_TURN("The result is PERMISSION_RESUMED_ALPHA."),
     ]);
-    expect(sent(from + 1)).toEqual([
+    expect(setup.sent(from + 1)).toEqual([
       ["user", "Use resume_permission_tool with value 'alpha', then reply with the result."],
       ["assistant", null],
       ["tool", "call_permission", "PERMISSION_RESUMED_ALPHA"],
@@ -209,15 +94,15 @@ describe("pending work kept for a resume", () => {
   });
 
   test("a call of the app's tool left waiting is answered by a client that resumes with continuePendingWork: true and registers no tools", async () => {
-    const first = await server.copilotClient();
+    const first = await setup.server.copilotClient();
     const started = gate();
     const original = await first.createSession({
       tools: [valueTool("resume_external_tool", neverAnswering(started))],
       onPermissionRequest: approveAll,
     });
     const firstSaw = recordEvents(original);
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
+    const from = setup.fixture.model.requests.length;
+    setup.fixture.model.enqueue(
       callingTools(["call_external", "resume_external_tool", { value: "beta" }]),
       { text: "The result is EXTERNAL_RESUMED_BETA." },
     );
@@ -225,11 +110,11 @@ describe("pending work kept for a resume", () => {
       prompt: "Use resume_external_tool with value 'beta', then reply with the result.",
     });
     await started.opened;
-    const kept = keptForResume(original.sessionId);
+    const kept = setup.keptForResume(original.sessionId);
     await first.forceStop();
     await kept;
 
-    const second = await server.copilotClient();
+    const second = await setup.server.copilotClient();
     const resumed = await second.resumeSession(original.sessionId, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
@@ -257,10 +142,81 @@ describe("pending work kept for a resume", () => {
       ["tool.execution_complete", "call_external", true],
       ...FINAL_TURN("The result is EXTERNAL_RESUMED_BETA."),
     ]);
-    expect(sent(from + 1)).toEqual([
+    expect(setup.sent(from + 1)).toEqual([
       ["user", "Use resume_external_tool with value 'beta', then reply with the result."],
       ["assistant", null],
       ["tool", "call_external", "EXTERNAL_RESUMED_BETA"],
+    ]);
+    await resumed.disconnect();
+  });
+
+  test("parallel calls left waiting are answered one by one after the resume, in any order", async () => {
+    const first = await setup.server.copilotClient();
+    const [startedA, startedB] = [gate(), gate()];
+    const values: string[] = [];
+    const original = await first.createSession({
+      tools: [
+        valueTool("pending_lookup_a", neverAnswering(startedA, values)),
+        valueTool("pending_lookup_b", neverAnswering(startedB, values)),
+      ],
+      onPermissionRequest: approveAll,
+    });
+    const firstSaw = recordEvents(original);
+    const from = setup.fixture.model.requests.length;
+    setup.fixture.model.enqueue(
+      callingTools(
+        ["call_a", "pending_lookup_a", { value: "alpha" }],
+        ["call_b", "pending_lookup_b", { value: "beta" }],
+      ),
+      { text: "PARALLEL_A_ALPHA and PARALLEL_B_BETA" },
+    );
+    await original.send({
+      prompt:
+        "Call pending_lookup_a with value 'alpha' and pending_lookup_b with value 'beta', then reply with both results.",
+    });
+    await Promise.all([startedA.opened, startedB.opened]);
+    expect(values.sort()).toEqual(["alpha", "beta"]);
+    const kept = setup.keptForResume(original.sessionId);
+    await first.forceStop();
+    await kept;
+
+    const second = await setup.server.copilotClient();
+    const resumed = await second.resumeSession(original.sessionId, {
+      continuePendingWork: true,
+      onPermissionRequest: approveAll,
+    });
+    const secondSaw = recordEvents(resumed);
+    const idle = nextEvent(resumed, (event) => event.type === "session.idle");
+    const requestIdOf = (toolCallId: string) =>
+      firstSaw
+        .flatMap((event) => (event.type === "external_tool.requested" ? [event.data] : []))
+        .find((data) => data.toolCallId === toolCallId)?.requestId ?? "";
+    const answerB = await resumed.rpc.tools.handlePendingToolCall({
+      requestId: requestIdOf("call_b"),
+      result: "PARALLEL_B_BETA",
+    });
+    const answerA = await resumed.rpc.tools.handlePendingToolCall({
+      requestId: requestIdOf("call_a"),
+      result: "PARALLEL_A_ALPHA",
+    });
+    expect([answerA.success, answerB.success]).toEqual([true, true]);
+    await idle;
+
+    expect(outline(secondSaw)).toEqual([
+      ["external_tool.completed", "call_b", "completed"],
+      ["tool.execution_complete", "call_b", true],
+      ["external_tool.completed", "call_a", "completed"],
+      ["tool.execution_complete", "call_a", true],
+      ...FINAL_TURN("PARALLEL_A_ALPHA and PARALLEL_B_BETA"),
+    ]);
+    expect(setup.sent(from + 1)).toEqual([
+      [
+        "user",
+        "Call pending_lookup_a with value 'alpha' and pending_lookup_b with value 'beta', then reply with both results.",
+      ],
+      ["assistant", null],
+      ["tool", "call_a", "PARALLEL_A_ALPHA"],
+      ["tool", "call_b", "PARALLEL_B_BETA"],
     ]);
     await resumed.disconnect();
   });
