@@ -130,6 +130,10 @@ const attachmentSchema = z.discriminatedUnion(
       type: z.enum(["file", "directory"]),
       path: z.string(),
       displayName: z.string().optional(),
+      /** The lines the app points at (1-based, inclusive), as the Copilot SDK forwards them. */
+      lineRange: z
+        .looseObject({ start: z.number().int().min(1), end: z.number().int().min(1) })
+        .optional(),
     }),
     z.looseObject({
       type: z.literal("selection"),

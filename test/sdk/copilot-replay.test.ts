@@ -142,7 +142,10 @@ const SCENARIOS: Scenario[] = [
     prompts: [
       {
         prompt: "Read the attached file and reply with its contents.",
-        attachments: [{ type: "file", path: "attached-file.txt" }],
+        // The recorded test forwards a lineRange (not in the SDK's attachment type).
+        attachments: [
+          { type: "file", path: "attached-file.txt", lineRange: { start: 1, end: 1 } } as never,
+        ],
       },
     ],
     files: { "attached-file.txt": "FILE_ATTACHMENT_SENTINEL" },
