@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
+  EXTERNAL_PROMPT,
   FINAL_TURN,
   neverAnswering,
   outline,
@@ -50,33 +51,28 @@ describe("resuming without pending work to continue", () => {
   });
 
   test("warm, continuePendingWork: false: a client joining while the first still runs the tool can answer the call; the first's later answer is refused", async () => {
-    const first = await setup.server.copilotClient();
     const started = gate();
     const release = gate();
     let invocations = 0;
-    const original = await first.createSession({
-      tools: [
-        valueTool("resume_external_tool", async () => {
-          invocations += 1;
-          started.open();
-          await release.opened;
-          return "ORIGINAL_SHOULD_NOT_WIN";
-        }),
+    const tool = valueTool("resume_external_tool", async () => {
+      invocations += 1;
+      started.open();
+      await release.opened;
+      return "ORIGINAL_SHOULD_NOT_WIN";
+    });
+    const {
+      session: original,
+      saw: firstSaw,
+      from,
+    } = await setup.startWaiting(
+      { tools: [tool], onPermissionRequest: approveAll },
+      EXTERNAL_PROMPT,
+      [
+        callingTools(["call_warm", "resume_external_tool", { value: "beta" }]),
+        { text: "The result is EXTERNAL_RESUMED_BETA." },
       ],
-      onPermissionRequest: approveAll,
-    });
-    const firstSaw = recordEvents(original);
-    const from = setup.fixture.model.requests.length;
-    setup.fixture.model.enqueue(
-      callingTools(["call_warm", "resume_external_tool", { value: "beta" }]),
-      {
-        text: "The result is EXTERNAL_RESUMED_BETA.",
-      },
+      started.opened,
     );
-    await original.send({
-      prompt: "Use resume_external_tool with value 'beta', then reply with the result.",
-    });
-    await started.opened;
     const joinedAt = firstSaw.length;
 
     const second = await setup.server.copilotClient();
@@ -117,23 +113,21 @@ describe("resuming without pending work to continue", () => {
   });
 
   test("cold, continuePendingWork: false: the call nobody was attached to gets an interrupted result, no model request follows, and the session takes new prompts", async () => {
-    const first = await setup.server.copilotClient();
     const started = gate();
-    const original = await first.createSession({
-      tools: [valueTool("resume_external_tool", neverAnswering(started))],
-      onPermissionRequest: approveAll,
-    });
-    const firstSaw = recordEvents(original);
-    setup.fixture.model.enqueue(
-      callingTools(["call_cold", "resume_external_tool", { value: "beta" }]),
+    const {
+      client: first,
+      session: original,
+      saw: firstSaw,
+    } = await setup.startWaiting(
+      {
+        tools: [valueTool("resume_external_tool", neverAnswering(started))],
+        onPermissionRequest: approveAll,
+      },
+      EXTERNAL_PROMPT,
+      [callingTools(["call_cold", "resume_external_tool", { value: "beta" }])],
+      started.opened,
     );
-    await original.send({
-      prompt: "Use resume_external_tool with value 'beta', then reply with the result.",
-    });
-    await started.opened;
-    const kept = setup.keptForResume(original.sessionId);
-    await first.forceStop();
-    await kept;
+    await setup.leave(first, original.sessionId);
     const requestsBefore = setup.fixture.model.requests.length;
 
     const second = await setup.server.copilotClient();
@@ -165,7 +159,7 @@ describe("resuming without pending work to continue", () => {
     });
     expect(reply?.data.content).toBe("COLD_RESUMED_FOLLOWUP");
     expect(setup.sent(requestsBefore)).toEqual([
-      ["user", "Use resume_external_tool with value 'beta', then reply with the result."],
+      ["user", EXTERNAL_PROMPT],
       ["assistant", null],
       ["tool", "call_cold", "The execution of this tool, or a previous tool was interrupted."],
       ["user", "Reply with exactly: COLD_RESUMED_FOLLOWUP"],

@@ -1,8 +1,21 @@
-import type { CopilotSession, SessionEvent } from "@github/copilot-sdk";
+import type {
+  CopilotClient,
+  CopilotSession,
+  ResumeSessionConfig,
+  SessionConfig,
+  SessionEvent,
+} from "@github/copilot-sdk";
 import { defineTool } from "@github/copilot-sdk";
 import { afterAll, beforeAll } from "vitest";
 import { z } from "zod";
-import { type Fixture, fixtureForFile, requestMessages } from "./support.js";
+import type { Reply } from "../support/fake-model-types.js";
+import {
+  type Fixture,
+  fixtureForFile,
+  nextEvent,
+  recordEvents,
+  requestMessages,
+} from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 /**
@@ -17,6 +30,27 @@ export interface PendingWorkSetup {
   keptForResume(sessionId: string): Promise<void>;
   /** `[role, content]` (`[tool, id, content]`) of model request `index`, the system prompt left out. */
   sent(index: number): unknown[];
+  /**
+   * A new client's session with `config`, sent `prompt` with `replies` queued for the model, once
+   * `waiting` (opened by the app's tool or permission handler) has settled: the client, the
+   * session, what it saw, and the index of the prompt's first model request.
+   */
+  startWaiting(
+    config: SessionConfig,
+    prompt: string,
+    replies: Reply[],
+    waiting: Promise<unknown>,
+  ): Promise<{ client: CopilotClient; session: CopilotSession; saw: SessionEvent[]; from: number }>;
+  /**
+   * A new client's resume of `sessionId` with `config`: the session, what it sees from now on,
+   * and its next `session.idle`.
+   */
+  resumeOn(
+    sessionId: string,
+    config: ResumeSessionConfig,
+  ): Promise<{ session: CopilotSession; saw: SessionEvent[]; idle: Promise<SessionEvent> }>;
+  /** Stops `client` and resolves once the server kept `sessionId` for a resume. */
+  leave(client: CopilotClient, sessionId: string): Promise<void>;
 }
 
 /** Starts the fixture and the server before the file's tests and stops them after. */
@@ -37,20 +71,45 @@ export function usePendingWorkServer(): PendingWorkSetup {
   afterAll(async () => {
     await server?.stop();
   });
+  const keptForResume = (sessionId: string) => {
+    const said = () => stderr.includes(`session ${sessionId}: the last app left`);
+    return new Promise<void>((resolve) => {
+      const check = () => (said() ? resolve() : waiters.push(check));
+      check();
+    });
+  };
+  const started = () => {
+    if (server === undefined) {
+      throw new Error("the server starts in beforeAll");
+    }
+    return server;
+  };
   return {
     fixture,
     get server() {
-      if (server === undefined) {
-        throw new Error("the server starts in beforeAll");
-      }
-      return server;
+      return started();
     },
-    keptForResume: (sessionId) => {
-      const said = () => stderr.includes(`session ${sessionId}: the last app left`);
-      return new Promise((resolve) => {
-        const check = () => (said() ? resolve() : waiters.push(check));
-        check();
-      });
+    keptForResume,
+    startWaiting: async (config, prompt, replies, waiting) => {
+      const client = await started().copilotClient();
+      const session = await client.createSession(config);
+      const saw = recordEvents(session);
+      const from = fixture.model.requests.length;
+      fixture.model.enqueue(...replies);
+      await session.send({ prompt });
+      await waiting;
+      return { client, session, saw, from };
+    },
+    resumeOn: async (sessionId, config) => {
+      const client = await started().copilotClient();
+      const session = await client.resumeSession(sessionId, config);
+      const saw = recordEvents(session);
+      return { session, saw, idle: nextEvent(session, (event) => event.type === "session.idle") };
+    },
+    leave: async (client, sessionId) => {
+      const kept = keptForResume(sessionId);
+      await client.forceStop();
+      await kept;
     },
     sent: (index) =>
       requestMessages(fixture.model, index)
@@ -120,6 +179,10 @@ export async function resumeEvents(session: CopilotSession) {
       : [],
   );
 }
+
+/** The prompt of the Copilot SDK suite's scenarios with one call of `resume_external_tool`. */
+export const EXTERNAL_PROMPT =
+  "Use resume_external_tool with value 'beta', then reply with the result.";
 
 /** What the app that asked saw until it went away: the prompt up to the open question or call. */
 export const UNTIL_ASKED = [

@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
+  EXTERNAL_PROMPT,
   FINAL_TURN,
   neverAnswering,
   outline,
@@ -11,7 +12,6 @@ import {
   usePendingWorkServer,
   valueTool,
 } from "./pending-work-support.js";
-import { nextEvent, recordEvents } from "./support.js";
 
 /**
  * Issue 25, pending-work resume with `continuePendingWork: true` (the Copilot SDK's
@@ -23,39 +23,40 @@ const setup = usePendingWorkServer();
 
 describe("pending work kept for a resume, continuePendingWork: true", () => {
   test("a permission question left open is answered by the client that resumes with continuePendingWork: true", async () => {
-    const first = await setup.server.copilotClient();
     const asked = gate();
-    const original = await first.createSession({
-      tools: [valueTool("resume_permission_tool", (value) => `ORIGINAL_SHOULD_NOT_RUN_${value}`)],
-      onPermissionRequest: () => {
-        asked.open();
-        return new Promise(() => undefined);
+    const {
+      client: first,
+      session: original,
+      saw: firstSaw,
+      from,
+    } = await setup.startWaiting(
+      {
+        tools: [valueTool("resume_permission_tool", (value) => `ORIGINAL_SHOULD_NOT_RUN_${value}`)],
+        onPermissionRequest: () => {
+          asked.open();
+          return new Promise(() => undefined);
+        },
       },
-    });
-    const firstSaw = recordEvents(original);
-    const from = setup.fixture.model.requests.length;
-    setup.fixture.model.enqueue(
-      callingTools(["call_permission", "resume_permission_tool", { value: "alpha" }]),
-      { text: "The result is PERMISSION_RESUMED_ALPHA." },
+      "Use resume_permission_tool with value 'alpha', then reply with the result.",
+      [
+        callingTools(["call_permission", "resume_permission_tool", { value: "alpha" }]),
+        { text: "The result is PERMISSION_RESUMED_ALPHA." },
+      ],
+      asked.opened,
     );
-    await original.send({
-      prompt: "Use resume_permission_tool with value 'alpha', then reply with the result.",
-    });
-    await asked.opened;
-    const kept = setup.keptForResume(original.sessionId);
-    await first.forceStop();
-    await kept;
+    await setup.leave(first, original.sessionId);
 
-    const second = await setup.server.copilotClient();
-    const resumed = await second.resumeSession(original.sessionId, {
+    const {
+      session: resumed,
+      saw: secondSaw,
+      idle,
+    } = await setup.resumeOn(original.sessionId, {
       continuePendingWork: true,
       onPermissionRequest: () => ({ kind: "no-result" }),
       tools: [
         valueTool("resume_permission_tool", (value) => `PERMISSION_RESUMED_${value.toUpperCase()}`),
       ],
     });
-    const secondSaw = recordEvents(resumed);
-    const idle = nextEvent(resumed, (event) => event.type === "session.idle");
     const question = firstSaw.find((event) => event.type === "permission.requested");
     const pending = await resumed.rpc.permissions.pendingRequests();
     expect(pending.items).toEqual([
@@ -94,33 +95,34 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
   });
 
   test("a call of the app's tool left waiting is answered by a client that resumes with continuePendingWork: true and registers no tools", async () => {
-    const first = await setup.server.copilotClient();
     const started = gate();
-    const original = await first.createSession({
-      tools: [valueTool("resume_external_tool", neverAnswering(started))],
-      onPermissionRequest: approveAll,
-    });
-    const firstSaw = recordEvents(original);
-    const from = setup.fixture.model.requests.length;
-    setup.fixture.model.enqueue(
-      callingTools(["call_external", "resume_external_tool", { value: "beta" }]),
-      { text: "The result is EXTERNAL_RESUMED_BETA." },
+    const {
+      client: first,
+      session: original,
+      saw: firstSaw,
+      from,
+    } = await setup.startWaiting(
+      {
+        tools: [valueTool("resume_external_tool", neverAnswering(started))],
+        onPermissionRequest: approveAll,
+      },
+      EXTERNAL_PROMPT,
+      [
+        callingTools(["call_external", "resume_external_tool", { value: "beta" }]),
+        { text: "The result is EXTERNAL_RESUMED_BETA." },
+      ],
+      started.opened,
     );
-    await original.send({
-      prompt: "Use resume_external_tool with value 'beta', then reply with the result.",
-    });
-    await started.opened;
-    const kept = setup.keptForResume(original.sessionId);
-    await first.forceStop();
-    await kept;
+    await setup.leave(first, original.sessionId);
 
-    const second = await setup.server.copilotClient();
-    const resumed = await second.resumeSession(original.sessionId, {
+    const {
+      session: resumed,
+      saw: secondSaw,
+      idle,
+    } = await setup.resumeOn(original.sessionId, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
-    const secondSaw = recordEvents(resumed);
-    const idle = nextEvent(resumed, (event) => event.type === "session.idle");
     const requested = firstSaw.find((event) => event.type === "external_tool.requested");
     const answer = await resumed.rpc.tools.handlePendingToolCall({
       requestId: requested?.data.requestId ?? "",
@@ -143,7 +145,7 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ...FINAL_TURN("The result is EXTERNAL_RESUMED_BETA."),
     ]);
     expect(setup.sent(from + 1)).toEqual([
-      ["user", "Use resume_external_tool with value 'beta', then reply with the result."],
+      ["user", EXTERNAL_PROMPT],
       ["assistant", null],
       ["tool", "call_external", "EXTERNAL_RESUMED_BETA"],
     ]);
@@ -151,42 +153,42 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
   });
 
   test("parallel calls left waiting are answered one by one after the resume, in any order", async () => {
-    const first = await setup.server.copilotClient();
     const [startedA, startedB] = [gate(), gate()];
     const values: string[] = [];
-    const original = await first.createSession({
-      tools: [
-        valueTool("pending_lookup_a", neverAnswering(startedA, values)),
-        valueTool("pending_lookup_b", neverAnswering(startedB, values)),
+    const {
+      client: first,
+      session: original,
+      saw: firstSaw,
+      from,
+    } = await setup.startWaiting(
+      {
+        tools: [
+          valueTool("pending_lookup_a", neverAnswering(startedA, values)),
+          valueTool("pending_lookup_b", neverAnswering(startedB, values)),
+        ],
+        onPermissionRequest: approveAll,
+      },
+      "Call pending_lookup_a with value 'alpha' and pending_lookup_b with value 'beta', then reply with both results.",
+      [
+        callingTools(
+          ["call_a", "pending_lookup_a", { value: "alpha" }],
+          ["call_b", "pending_lookup_b", { value: "beta" }],
+        ),
+        { text: "PARALLEL_A_ALPHA and PARALLEL_B_BETA" },
       ],
-      onPermissionRequest: approveAll,
-    });
-    const firstSaw = recordEvents(original);
-    const from = setup.fixture.model.requests.length;
-    setup.fixture.model.enqueue(
-      callingTools(
-        ["call_a", "pending_lookup_a", { value: "alpha" }],
-        ["call_b", "pending_lookup_b", { value: "beta" }],
-      ),
-      { text: "PARALLEL_A_ALPHA and PARALLEL_B_BETA" },
+      Promise.all([startedA.opened, startedB.opened]),
     );
-    await original.send({
-      prompt:
-        "Call pending_lookup_a with value 'alpha' and pending_lookup_b with value 'beta', then reply with both results.",
-    });
-    await Promise.all([startedA.opened, startedB.opened]);
     expect(values.sort()).toEqual(["alpha", "beta"]);
-    const kept = setup.keptForResume(original.sessionId);
-    await first.forceStop();
-    await kept;
+    await setup.leave(first, original.sessionId);
 
-    const second = await setup.server.copilotClient();
-    const resumed = await second.resumeSession(original.sessionId, {
+    const {
+      session: resumed,
+      saw: secondSaw,
+      idle,
+    } = await setup.resumeOn(original.sessionId, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
-    const secondSaw = recordEvents(resumed);
-    const idle = nextEvent(resumed, (event) => event.type === "session.idle");
     const requestIdOf = (toolCallId: string) =>
       firstSaw
         .flatMap((event) => (event.type === "external_tool.requested" ? [event.data] : []))
