@@ -114,6 +114,16 @@ export interface RepairNote {
   reason: "torn_tail" | "invalid_json" | "invalid_event";
 }
 
+/**
+ * How an app resumed a session, as the Copilot SDK's `session.resume` data reports it (present
+ * when the app said `continuePendingWork`): whether work left waiting for an app goes on, and
+ * whether the resume joined a prompt another app was driving.
+ */
+export interface ResumeDetails {
+  continuePendingWork?: boolean;
+  sessionWasActive?: boolean;
+}
+
 /** One entry of the agent's plan (ACP `plan` update). */
 export interface PlanEntry {
   content: string;

@@ -21,6 +21,7 @@ import type {
   ProviderMetadata,
   ReasoningPart,
   RepairNote,
+  ResumeDetails,
   SessionShutdown,
   StopReason,
   ToolErrorCode,
@@ -58,7 +59,7 @@ export interface SessionEventData {
      * calls given an interrupted result), in one line for faces to show once; absent when nothing.
      */
     notice?: string;
-  };
+  } & ResumeDetails;
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
   "user.message": UserMessageData;
   /**

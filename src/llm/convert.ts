@@ -45,7 +45,7 @@ export function toPrompt(
     }
     const converted =
       message.role === "user"
-        ? userMessage(message, userImages)
+        ? userMessage(message, userImages, toolImages === "user-message")
         : afterResults && message.role === "tool"
           ? convertMessage(images.hold(message), replayFilter, imageInput)
           : convertMessage(message, replayFilter, imageInput);
@@ -67,12 +67,14 @@ export function toPrompt(
 }
 
 /**
- * How tool results' images reach an API that takes none in tool results: `note` (turnloop's
- * way) a note in the result; `user-message` (the Copilot CLI's way, the SDK face) the result's
- * text alone, then, after the turn's results, one user message per result with images: the text
- * "Image file at path <path>" (the call's `path` argument; no text without one) and the images,
- * or nothing when the model takes no images at all (the Copilot SDK's replay snapshots
- * `session_config/vision_enabled_then_disabled_via_setmodel` and `…/should_accept_blob_attachments`).
+ * How images reach an API that takes none in tool results: `note` (turnloop's way) a note in the
+ * result, and a note in place of a prompt's images the model does not take; `user-message` (the
+ * Copilot CLI's way, the SDK face) the result's text alone, then, after the turn's results, one
+ * user message per result with images: the text "Image file at path <path>" (the call's `path`
+ * argument; no text without one) and the images, or nothing when the model takes no images at
+ * all, and a prompt's images dropped without a note for such a model (the Copilot SDK's replay
+ * snapshots `session_config/vision_enabled_then_disabled_via_setmodel` and
+ * `…/should_accept_blob_attachments`).
  */
 export type ToolImages = "note" | "user-message";
 
@@ -179,9 +181,10 @@ function convertMessage(
 function userMessage(
   message: Extract<HistoryMessage, { role: "user" }>,
   imageInput: boolean,
+  dropImages = false,
 ): LanguageModelV3Message {
   const images = message.images ?? [];
-  if (images.length === 0) {
+  if (images.length === 0 || (!imageInput && dropImages)) {
     return { role: "user", content: [{ type: "text", text: message.content }] };
   }
   if (!imageInput) {

@@ -85,7 +85,8 @@ export interface ModelRequest {
   reasoningEffort?: string;
   /**
    * How tool results' images reach a model whose API takes none in tool results (convert.ts's
-   * `ToolImages`): a note in the result (default), or Copilot's user message after the results.
+   * `ToolImages`): a note in the result (default), or Copilot's user message after the results
+   * (and then a prompt's images a model without vision does not take are left out, no note).
    */
   toolImages?: "note" | "user-message";
 }

@@ -25,6 +25,11 @@ interface PendingCall {
   toolCallId: string;
   toolName: string;
   input: JsonObject;
+  /**
+   * Kept for a resume: its app went away with nobody else attached (pending work, see
+   * pending-resume.ts), so it waits for an answer by request id whoever registers the tool.
+   */
+  held: boolean;
   settle(result: ToolResult): void;
 }
 
@@ -85,12 +90,24 @@ export class PendingToolCalls {
   }
 
   /**
+   * Keeps every waiting call for a resume (pending work): {@link abandonUnregistered} leaves them.
+   * @returns how many calls wait.
+   */
+  holdAll(): number {
+    for (const call of this.pending.values()) {
+      call.held = true;
+    }
+    return this.pending.size;
+  }
+
+  /**
    * Fails the waiting calls of tools no attached app registers any more (their app detached or
    * disconnected), so the turn goes on: `external_tool.completed` with `failed`, an error result.
+   * Calls held for a resume ({@link holdAll}) keep waiting.
    */
   abandonUnregistered(registered: ReadonlySet<string>): void {
     for (const [requestId, call] of [...this.pending]) {
-      if (!registered.has(call.toolName)) {
+      if (!call.held && !registered.has(call.toolName)) {
         this.pending.delete(requestId);
         this.host.emit({
           type: "external_tool.completed",
@@ -122,6 +139,7 @@ export class PendingToolCalls {
         toolCallId,
         toolName,
         input,
+        held: false,
         settle: (result) => {
           signal.removeEventListener("abort", onAbort);
           settle(result);

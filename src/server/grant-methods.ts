@@ -1,5 +1,5 @@
 /**
- * The Copilot SDK's `session.permissions.resetSessionApprovals` and `modifyRules` (names, params
+ * The Copilot SDK's `session.permissions.pendingRequests`, `resetSessionApprovals` and `modifyRules` (names, params
  * and results of the SDK's generated `rpc.d.ts`): they replace the session's grants, the rules
  * its "always" answers recorded (`/permissions` lists them on the other faces), by appending
  * `session.grants_changed`, so the change survives resume. Location-scoped rules are the
@@ -10,7 +10,7 @@ import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import { parseRule } from "../permissions/permission-rules.js";
 import type { ClientConnection } from "./connection.js";
-import { invalidParams, parseParams, sessionIdSchema } from "./params.js";
+import { invalidParams, parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
 import type { ServerSession } from "./server-session.js";
 import { openSession } from "./session-methods.js";
 
@@ -82,4 +82,15 @@ export function modifyRulesMethod(connection: ClientConnection, raw: unknown) {
     grants.deny.map((rule) => rule.text),
   );
   return { success: true };
+}
+
+/**
+ * `session.permissions.pendingRequests` → `{items: [{requestId, request}]}` (Copilot's
+ * `PendingPermissionRequestList`): the questions asked and not answered yet, `request` being the
+ * `permissionRequest` their `permission.requested` event carried; an app that resumed a session
+ * with a question kept for it (pending work) answers it with `handlePendingPermissionRequest`.
+ */
+export function pendingRequestsMethod(connection: ClientConnection, raw: unknown) {
+  const { sessionId } = parseParams("session.permissions.pendingRequests", sessionOnlyParams, raw);
+  return { items: openSession(connection.server, sessionId).permissions.pendingRequests() };
 }

@@ -83,6 +83,8 @@ export class HookRunner {
    * runs (a WeakMap holds nothing alive).
    */
   private readonly contexts = new WeakMap<object, string>();
+  /** The wrapper of each tool ({@link wrapTool}). */
+  private readonly wrapped = new WeakMap<AnyTool, AnyTool>();
 
   constructor(private readonly host: HookHost) {}
 
@@ -220,8 +222,20 @@ export class HookRunner {
     }
   }
 
-  /** `tool` with `preToolUse`'s `additionalContext` appended and `postToolUse(Failure)` called. */
+  /**
+   * `tool` with `preToolUse`'s `additionalContext` appended and `postToolUse(Failure)` called;
+   * one wrapper per tool, made once.
+   */
   wrapTool(tool: AnyTool): AnyTool {
+    let wrapped = this.wrapped.get(tool);
+    if (wrapped === undefined) {
+      wrapped = this.withHooks(tool);
+      this.wrapped.set(tool, wrapped);
+    }
+    return wrapped;
+  }
+
+  private withHooks(tool: AnyTool): AnyTool {
     return {
       ...tool,
       execute: async (input: unknown, context: ToolContext): Promise<ToolResult> => {

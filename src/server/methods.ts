@@ -6,7 +6,7 @@
 import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
 import { commandsInvokeMethod, commandsListMethod } from "./command-methods.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
-import { modifyRulesMethod, resetApprovalsMethod } from "./grant-methods.js";
+import { modifyRulesMethod, pendingRequestsMethod, resetApprovalsMethod } from "./grant-methods.js";
 import {
   forkMethod,
   listRewindPointsMethod,
@@ -151,6 +151,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   "sessions.fork": forkMethod,
   "session.tools.handlePendingToolCall": toolAnswerMethod,
   "session.permissions.handlePendingPermissionRequest": permissionAnswerMethod,
+  "session.permissions.pendingRequests": pendingRequestsMethod,
   "session.permissions.resetSessionApprovals": resetApprovalsMethod,
   "session.permissions.modifyRules": modifyRulesMethod,
   // Sent by the Copilot SDK for options turnloop has no use for; accepted without effect.

@@ -114,7 +114,12 @@ export const createParams = z.looseObject({
 });
 export type CreateParams = z.infer<typeof createParams>;
 
-export const resumeParams = z.looseObject({ ...sessionConfigShape, sessionId: sessionIdSchema });
+export const resumeParams = z.looseObject({
+  ...sessionConfigShape,
+  sessionId: sessionIdSchema,
+  /** Whether work left waiting for an app goes on (see `ServerSession.meetResume`). */
+  continuePendingWork: z.boolean().optional(),
+});
 
 const position = z.looseObject({ line: z.number().int().min(0) });
 
@@ -125,6 +130,10 @@ const attachmentSchema = z.discriminatedUnion(
       type: z.enum(["file", "directory"]),
       path: z.string(),
       displayName: z.string().optional(),
+      /** The lines the app points at (1-based, inclusive), as the Copilot SDK forwards them. */
+      lineRange: z
+        .looseObject({ start: z.number().int().min(1), end: z.number().int().min(1) })
+        .optional(),
     }),
     z.looseObject({
       type: z.literal("selection"),

@@ -110,6 +110,10 @@ export interface CallDetails {
 /** Open permission questions of one session, answered by the app. */
 export class PendingPermissions {
   private readonly pending = new Map<string, (reply: PermissionReply) => void>();
+  /** Questions kept for a resume (pending work): {@link answerAllUnavailable} leaves them. */
+  private readonly held = new Set<string>();
+  /** Copilot's `permissionRequest` of each question asked and not answered yet, by request id. */
+  private readonly open = new Map<string, WirePermissionRequest>();
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
   /** Where the session's commands run (set before each prompt), shown with each question about one. */
@@ -137,9 +141,11 @@ export class PendingPermissions {
       case "permission.requested": {
         const details = this.calls.get(event.data.toolCallId);
         const permissionRequest = wirePermissionRequest(event.data, details, cwd, this.confinement);
+        this.open.set(event.data.requestId, permissionRequest);
         return { ...event, data: { ...event.data, permissionRequest } };
       }
       case "permission.completed":
+        this.open.delete(event.data.requestId);
         return { ...event, data: { ...event.data, result: { kind: completedKind(event.data) } } };
       default:
         return event;
@@ -150,9 +156,11 @@ export class PendingPermissions {
   readonly ask: AskPermission = (request, signal) =>
     new Promise<PermissionReply>((settle) => {
       this.pending.set(request.requestId, settle);
-      signal.addEventListener("abort", () => this.pending.delete(request.requestId), {
-        once: true,
-      });
+      const forget = () => {
+        this.pending.delete(request.requestId);
+        this.held.delete(request.requestId);
+      };
+      signal.addEventListener("abort", forget, { once: true });
     });
 
   /**
@@ -161,8 +169,29 @@ export class PendingPermissions {
    */
   answerAllUnavailable(): void {
     for (const requestId of [...this.pending.keys()]) {
-      this.answer(requestId, { kind: "user-not-available" });
+      if (!this.held.has(requestId)) {
+        this.answer(requestId, { kind: "user-not-available" });
+      }
     }
+  }
+
+  /**
+   * Keeps every open question for a resume (pending work): it waits for an answer by request id.
+   * @returns how many questions are open.
+   */
+  holdAll(): number {
+    for (const requestId of this.pending.keys()) {
+      this.held.add(requestId);
+    }
+    return this.pending.size;
+  }
+
+  /**
+   * `session.permissions.pendingRequests`: the questions asked (`permission.requested`) and not
+   * answered yet (no `permission.completed`), as Copilot's `PendingPermissionRequestList` items.
+   */
+  pendingRequests(): Array<{ requestId: string; request: WirePermissionRequest }> {
+    return [...this.open].map(([requestId, request]) => ({ requestId, request }));
   }
 
   /**
@@ -177,6 +206,7 @@ export class PendingPermissions {
       return false;
     }
     this.pending.delete(requestId);
+    this.held.delete(requestId);
     settle(reply);
     return true;
   }

@@ -6,6 +6,7 @@
 
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
+import type { PromptImage } from "../events/events.js";
 import type { SendParams, SystemMessageParams } from "./params.js";
 
 /**
@@ -102,25 +103,34 @@ export function transformedSections(message: SystemMessageParams | undefined): s
 
 type Attachment = NonNullable<SendParams["attachments"]>[number];
 
+/** Image types a blob is sent to the model as (those the vision APIs take). */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
 /**
  * The prompt as Copilot puts it to the model: a selection before it in `<ide_selection>`, files
  * and folders after it in `<tagged_files>` (path, and the file's line count or the folder's item
- * count; the model reads them with its tools), each part three blank lines apart. A `blob` is
- * saved under the session folder's `files/` and tagged like a file, so `view` can show it.
+ * count; the model reads them with its tools), each part three blank lines apart. A `blob` of an
+ * image type (PNG, JPEG, GIF, WebP) is an image of the prompt, its `displayName` a line of its
+ * own after the text ("Describe this image\ntest-pixel.png" and the image: the Copilot SDK's
+ * replay snapshot `session/should_accept_blob_attachments`; a model without vision gets the text
+ * alone, see llm/convert.ts); another blob is saved under the session folder's `files/` and
+ * tagged like a file, so `view` can show it.
  */
 export async function withAttachments(
   prompt: string,
   attachments: SendParams["attachments"],
   folders: { cwd: string; sessionDirectory: string },
-): Promise<string> {
-  if (attachments === undefined || attachments.length === 0) {
-    return prompt;
-  }
+): Promise<{ text: string; images: PromptImage[] }> {
   const before: string[] = [];
   const tagged: string[] = [];
-  for (const [index, attachment] of attachments.entries()) {
+  const names: string[] = [];
+  const images: PromptImage[] = [];
+  for (const [index, attachment] of (attachments ?? []).entries()) {
     if (attachment.type === "selection") {
       before.push(selectionText(attachment));
+    } else if (attachment.type === "blob" && IMAGE_TYPES.has(attachment.mimeType)) {
+      images.push({ mimeType: attachment.mimeType, data: attachment.data });
+      names.push(...(attachment.displayName === undefined ? [] : [attachment.displayName]));
     } else {
       tagged.push(await taggedLine(attachment, index, folders));
     }
@@ -129,7 +139,7 @@ export async function withAttachments(
   if (tagged.length > 0) {
     parts.push(`<tagged_files>\n${tagged.join("\n")}\n</tagged_files>`);
   }
-  return parts.join("\n\n\n\n");
+  return { text: [parts.join("\n\n\n\n"), ...names].join("\n"), images };
 }
 
 function selectionText(attachment: Extract<Attachment, { type: "selection" }>): string {
@@ -161,7 +171,7 @@ async function taggedLine(
         return `* ${path} (unreadable)`;
       }
       const count = text === "" ? 0 : text.replace(/\n$/, "").split("\n").length;
-      return `* ${path} (${count === 1 ? "line 1 of 1 lines" : `lines 1-${count} of ${count} lines`})`;
+      return `* ${path} (${linesText(count, attachment.lineRange)})`;
     }
     case "directory": {
       const path = resolve(folders.cwd, attachment.path);
@@ -178,6 +188,20 @@ async function taggedLine(
       return `* ${path} (${label}${attachment.mimeType})`;
     }
   }
+}
+
+/**
+ * Copilot's line note of a tagged file: `N lines` for a whole file (the Copilot SDK's replay
+ * snapshot `session_config/should_accept_message_attachments`), `line S of N lines` or
+ * `lines S-E of N lines` for a `lineRange` (`session/should_send_with_file_attachment`).
+ */
+function linesText(count: number, range: { start: number; end: number } | undefined): string {
+  if (range === undefined) {
+    return `${count} lines`;
+  }
+  const lines =
+    range.end > range.start ? `lines ${range.start}-${range.end}` : `line ${range.start}`;
+  return `${lines} of ${count} lines`;
 }
 
 function extensionFor(attachment: { mimeType: string; displayName?: string | undefined }) {

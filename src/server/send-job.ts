@@ -40,10 +40,11 @@ export async function runSendJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { session, hooks } = context;
-  let text = await withAttachments(job.prompt, job.attachments, {
+  const composed = await withAttachments(job.prompt, job.attachments, {
     cwd: session.cwd,
     sessionDirectory: session.directory,
   });
+  let text = composed.text;
   const startSource = context.takeStartSource();
   if (startSource !== undefined) {
     const input = { source: startSource, initialPrompt: text };
@@ -59,6 +60,7 @@ export async function runSendJob(
     source: "user",
     attachments,
     agentMode: job.mode,
+    ...(composed.images.length === 0 ? {} : { images: composed.images }),
     ...(job.promptId === undefined ? {} : { promptId: job.promptId }),
   };
   for (let blocks = 0; ; blocks++) {

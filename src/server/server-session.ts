@@ -31,6 +31,7 @@ import type { ClientLink } from "./client-link.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
+import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath } from "./permissions.js";
 import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
@@ -47,11 +48,12 @@ export class ServerSession {
   readonly clients: SessionClients;
   /** The attached apps' registrations as one (see {@link SessionClients.config}). */
   private config: SessionConfig = {};
-  private readonly permissions = new PendingPermissions();
-  private readonly toolCalls: PendingToolCalls;
+  readonly permissions = new PendingPermissions();
+  readonly toolCalls: PendingToolCalls;
+  /** The last app went away while work waited for an app: kept for a resume (pending-work.ts). */
+  heldForResume = false;
   private readonly hooks: HookRunner;
   private externalTools: AnyTool[] = [];
-  private readonly wrapped = new WeakMap<AnyTool, AnyTool>();
   private authorize: Authorize;
   private readonly queue: Job[] = [];
   private draining: Promise<void> | undefined;
@@ -159,18 +161,12 @@ export class ServerSession {
 
   /** Sets the mode for the next prompts; a change is recorded as `session.mode_changed`. */
   setMode(mode: SessionMode): void {
-    const change = this.choices.setMode(mode);
-    if (change !== undefined) {
-      this.emitSafely(change);
-    }
+    this.emitSafely(this.choices.setMode(mode));
   }
 
   /** Switches model and reasoning effort for the next prompts, recorded as `session.model_change`. */
   switchModel(model: ModelConfiguration, reasoningEffort?: string): void {
-    const change = this.choices.switchModel(model, reasoningEffort);
-    if (change !== undefined) {
-      this.emitSafely(change);
-    }
+    this.emitSafely(this.choices.switchModel(model, reasoningEffort));
   }
 
   /** The model and effort of the next prompts, for the events that report them. */
@@ -215,10 +211,6 @@ export class ServerSession {
     await this.draining;
   }
 
-  answerTool(requestId: string, answer: Parameters<PendingToolCalls["answer"]>[1]): boolean {
-    return this.toolCalls.answer(requestId, answer);
-  }
-
   /** @throws Error for an unknown decision kind. */
   answerPermission(requestId: string, result: { kind: string; feedback?: string | undefined }) {
     return this.permissions.answer(requestId, result);
@@ -244,14 +236,23 @@ export class ServerSession {
 
   /**
    * The connection `link` died: it and its tools go; when it was the last app, cancels what runs
-   * and closes (the log stays consistent).
+   * and closes (the log stays consistent), unless work waits for an app (a call of its tool, a
+   * permission question): that is kept open for a resume (Copilot's pending work).
    */
   async connectionLost(link: ClientLink): Promise<void> {
     if (this.clients.remove(link)) {
       this.registrationsChanged();
       return;
     }
-    await this.close();
+    this.heldForResume = holdForResume(this, this.log);
+    if (!this.heldForResume) {
+      await this.close();
+    }
+  }
+
+  /** Whether a prompt runs or is queued. */
+  get running(): boolean {
+    return this.draining !== undefined;
   }
 
   /** Whether {@link close} has begun (detach, delete, shutdown, a lost connection). */
@@ -308,8 +309,11 @@ export class ServerSession {
     }
   }
 
-  /** Emits `event` unless the log cannot take it any more (then there is nobody to tell). */
-  private emitSafely(event: EventInput): void {
+  /** Emits `event` (if any) unless the log cannot take it any more (then nobody is told). */
+  private emitSafely(event: EventInput | undefined): void {
+    if (event === undefined) {
+      return;
+    }
     try {
       this.session.emit(event);
     } catch {
@@ -344,7 +348,7 @@ export class ServerSession {
       link: this.clients.primary,
       mode: job.mode,
       externalTools: this.externalTools,
-      wrap: (tool) => this.wrap(tool),
+      wrap: (tool) => this.hooks.wrapTool(tool),
       authorize: this.authorize,
       onUnknownTool: this.hooks.unknownTool,
       signal,
@@ -354,15 +358,6 @@ export class ServerSession {
   /** Tells the app that the prompts waiting behind the running one changed (ephemeral). */
   private queueChanged(): void {
     this.emitSafely({ type: "pending_messages.modified", data: {} });
-  }
-
-  private wrap(tool: AnyTool): AnyTool {
-    let wrapped = this.wrapped.get(tool);
-    if (wrapped === undefined) {
-      wrapped = this.hooks.wrapTool(tool);
-      this.wrapped.set(tool, wrapped);
-    }
-    return wrapped;
   }
 
   /** The permission path: `preToolUse`, then the gate that decision picks (see hooks.ts). */

@@ -243,7 +243,7 @@ export function toolAnswerMethod(connection: ClientConnection, raw: unknown) {
     ...(params.result === undefined ? {} : { result: params.result }),
     ...(params.error === undefined ? {} : { error: params.error }),
   };
-  return { success: session.answerTool(params.requestId, answer) };
+  return { success: session.toolCalls.answer(params.requestId, answer) };
 }
 
 /** `session.permissions.handlePendingPermissionRequest`: `success: false` when nothing waits. */

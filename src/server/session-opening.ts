@@ -19,6 +19,7 @@ import {
   parseParams,
   resumeParams,
 } from "./params.js";
+import { resumeHere } from "./pending-work.js";
 import { receiveInbox, resumeRemote } from "./remote-sessions.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
@@ -101,6 +102,9 @@ export async function resumeMethod(
   }
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
+  if (!reopened) {
+    await resumeHere(server, serverSession, params.continuePendingWork);
+  }
   if (reopened) {
     announceRepair(connection, serverSession.session, serverSession.currentModel());
   } else if (params.model !== undefined || params.provider !== undefined) {
@@ -141,7 +145,13 @@ async function reopen(
 ): Promise<{ serverSession: ServerSession; reopened: boolean }> {
   let session: Session;
   try {
-    session = await server.host.open(params.sessionId);
+    // A reopen has no work left waiting: its open calls get interrupted results (Session.resume).
+    const { continuePendingWork } = params;
+    const details =
+      continuePendingWork === undefined
+        ? undefined
+        : { continuePendingWork, sessionWasActive: false };
+    session = await server.host.open(params.sessionId, details);
   } catch (error) {
     if (error instanceof SessionLockedError) {
       throw invalidParams(`session.resume: ${error.message}`);

@@ -113,11 +113,9 @@ export function requestProvider(
   };
   return {
     id: provider.id,
-    // Tool results' images go in a user message or, without vision, silently nowhere (Copilot's
-    // way, see `ToolImages` in llm/convert.ts): no warning about them on this face.
-    ...(provider.imageInput === undefined
-      ? {}
-      : { imageInput: { ...provider.imageInput, toolResults: true } }),
+    // Tool results' and prompts' images go to the model or, without vision, silently nowhere
+    // (Copilot's way, see `ToolImages` in llm/convert.ts): no warning about them on this face.
+    ...(provider.imageInput === undefined ? {} : { imageInput: { user: true, toolResults: true } }),
     stream: (request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> =>
       provider.stream({ ...request, ...extra }, signal),
   };

@@ -5,6 +5,7 @@
  */
 
 import type { Authorize } from "../agent/tool-calls.js";
+import type { ResumeDetails } from "../events/events.js";
 import { secretValues } from "../events/secrets.js";
 import { contextWindowOf, environmentContextWindow } from "../llm/context-window.js";
 import {
@@ -273,9 +274,10 @@ export class SessionHost {
    * open already, else reopened from its log. Single-flight: concurrent calls for one id share one
    * reopen (one `session.resume` event, one lock), and an open waits for a {@link close} of the
    * same id in flight. Every caller gets the same {@link Session}, so closing it closes it for all.
+   * `resumeDetails` go in the `session.resume` event of a reopen (the first caller's).
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
    */
-  open(sessionId: string): Promise<Session> {
+  open(sessionId: string, resumeDetails?: ResumeDetails): Promise<Session> {
     const open = this.sessions.get(sessionId);
     if (open !== undefined) {
       return Promise.resolve(open);
@@ -287,7 +289,7 @@ export class SessionHost {
     let opening = this.opening.get(sessionId);
     if (opening === undefined) {
       const options = { environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
-      opening = Session.resume(this.store, sessionId, options)
+      opening = Session.resume(this.store, sessionId, { ...options, resumeDetails })
         .then((session) => this.track(session))
         .finally(() => this.opening.delete(sessionId));
       this.opening.set(sessionId, opening);

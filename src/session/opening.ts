@@ -1,6 +1,6 @@
 /** What a new or reopened session (session.ts) starts from. */
 
-import type { SessionEventOf } from "../events/events.js";
+import type { ResumeDetails, SessionEventOf } from "../events/events.js";
 import { PRODUCER_VERSION } from "./version.js";
 
 /**
@@ -11,6 +11,8 @@ import { PRODUCER_VERSION } from "./version.js";
 export interface OpeningOptions {
   environment?: NodeJS.ProcessEnv;
   releaseWhenIdle?: boolean;
+  /** Recorded in the `session.resume` event of a reopen. */
+  resumeDetails?: ResumeDetails;
 }
 
 /** The `session.start` data of a new session `sessionId` in `cwd` with `model`, started now. */

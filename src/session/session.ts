@@ -141,11 +141,10 @@ export class Session {
   }
 
   /**
-   * Reopens a session: folds its events into the history, records `session.resume` with the
-   * damage the reader skipped, and gives every tool call left without a result (crash, kill) an
-   * interrupted result, committed before the next model request (case 01). `options` as for
-   * {@link create}; with `releaseWhenIdle`, waits while another process that lets go when idle
-   * holds the lease.
+   * Reopens a session: folds its events into the history, records `session.resume` (the damage
+   * the reader skipped, `resumeDetails`), and gives every tool call left without a result (crash,
+   * kill) an interrupted result, committed before the next model request (case 01). `options` as
+   * for {@link create}; `releaseWhenIdle` waits while another process that lets go holds it.
    * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
    * SessionLockedError when the session is open for writing (another process, or this one); an
    * Error when the log has no `session.start`.
@@ -179,6 +178,7 @@ export class Session {
         eventCount: log.events.length,
         repaired,
         ...(notice === undefined ? {} : { notice }),
+        ...options.resumeDetails,
       },
     });
     session.openingEvents = [first, resumeEvent, ...session.closeOpenToolCalls()];

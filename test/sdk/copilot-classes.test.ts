@@ -238,7 +238,8 @@ describe("user message shape", () => {
         },
         { type: "file", path: join(fixture.cwd, "attached-file.txt") },
         { type: "directory", path: join(fixture.cwd, "attached-directory") },
-        { type: "blob", data: "iVBORw0KGgo=", mimeType: "image/png", displayName: "pixel.png" },
+        // An image blob is an image of the prompt (blob-attachments.test.ts); this one is saved.
+        { type: "blob", data: "JVBERi0=", mimeType: "application/pdf", displayName: "doc.pdf" },
       ],
     });
     const user = chatBody(requestsSince(from)[0]).messages.find((m) => m.role === "user");
@@ -260,9 +261,9 @@ describe("user message shape", () => {
         "",
         "",
         "<tagged_files>",
-        "* <cwd>/attached-file.txt (line 1 of 1 lines)",
+        "* <cwd>/attached-file.txt (1 lines)",
         "* <cwd>/attached-directory (1 items)",
-        `* ${fixture.home}/session-state/${session.sessionId}/files/attachment-N.png (pixel.png, image/png)`,
+        `* ${fixture.home}/session-state/${session.sessionId}/files/attachment-N.pdf (doc.pdf, application/pdf)`,
         "</tagged_files>",
       ].join("\n"),
     );

@@ -26,7 +26,7 @@ import { fixtureForFile, requestMessages, startCopilotClient } from "./support.j
  *
  * | directory | replayed here | why not (the rest) |
  * |---|---|---|
- * | session | stateful conversation, availableTools, file / directory / selection attachments | blob: the image part Copilot sends is not a text message turnloop reproduces; the rest never reach the model or need GitHub (metadata, list, log: copilot-classes.test.ts) |
+ * | session | stateful conversation, availableTools, file / directory / selection attachments | blob: blob-attachments.test.ts (the recorded message holds an image part, which this matcher of text does not compare); the rest never reach the model or need GitHub (metadata, list, log: copilot-classes.test.ts) |
  * | multi_turn | both | |
  * | tools | parallel custom tools, a throwing tool | others use Copilot-only tools (sql, skill, task) |
  * | tool_results | denied, rejected (the prompt ends) | structured/telemetry results check Copilot's telemetry |
@@ -141,7 +141,10 @@ const SCENARIOS: Scenario[] = [
     prompts: [
       {
         prompt: "Read the attached file and reply with its contents.",
-        attachments: [{ type: "file", path: "attached-file.txt" }],
+        // The recorded test forwards a lineRange (not in the SDK's attachment type).
+        attachments: [
+          { type: "file", path: "attached-file.txt", lineRange: { start: 1, end: 1 } } as never,
+        ],
       },
     ],
     files: { "attached-file.txt": "FILE_ATTACHMENT_SENTINEL" },

@@ -1,0 +1,82 @@
+/**
+ * Pending work, as the Copilot SDK names it (`continuePendingWork` of `session.resume`, the
+ * SDK's `pending_work_resume.e2e.test.ts`): a call of an app's tool or a permission question
+ * waiting for an app when the last app attached to the session goes away (its connection lost,
+ * its process killed). The session then stays open in this server with that work waiting, instead
+ * of being cancelled and closed; a later `session.resume`
+ * - with `continuePendingWork: true` keeps it waiting: the resuming app (or any) answers it by its
+ *   request id (`session.tools.handlePendingToolCall`,
+ *   `session.permissions.handlePendingPermissionRequest`; `session.permissions.pendingRequests`
+ *   lists the open questions) and the prompt goes on;
+ * - without it, cancels it as a cancel does (interrupted results, cancelled questions), so the
+ *   session is ready for new prompts; a resume that joins apps still attached changes nothing.
+ * A session reopened from its log (its server stopped) has no pending work: Session.resume gives
+ * its open calls interrupted results.
+ */
+
+import type { SessionEventOf } from "../events/events.js";
+import type { ServerContext } from "./connection.js";
+import type { ServerSession } from "./server-session.js";
+
+/** What of a served session holding work for a resume needs. */
+type Holder = Pick<ServerSession, "id" | "toolCalls" | "permissions">;
+
+/**
+ * Keeps every call and question waiting for an app for a resume: they are not failed when the
+ * apps attached later do not register the tool or a permission handler.
+ * @returns how many wait.
+ */
+function holdWaiting(served: Holder): number {
+  return served.toolCalls.holdAll() + served.permissions.holdAll();
+}
+
+/**
+ * The last app left `served`: keeps what waits for an app for a resume, saying so on the
+ * server's log (stderr).
+ * @returns whether anything waits (then the session stays open).
+ */
+export function holdForResume(served: Holder, log: (message: string) => void): boolean {
+  const waiting = holdWaiting(served);
+  if (waiting > 0) {
+    log(
+      `session ${served.id}: the last app left while ${waiting} request(s) waited for an app; kept open for a resume (continuePendingWork)`,
+    );
+  }
+  return waiting > 0;
+}
+
+/**
+ * A `session.resume` of `served`, open here, before the app attaches: work kept for a resume
+ * goes on with `continuePendingWork: true` (and what waits now is kept for this app too), else
+ * is cancelled. When the app says `continuePendingWork`, a `session.resume` event records it with
+ * `sessionWasActive`: whether the resume joined a prompt that attached apps drive (the Copilot
+ * SDK's `ResumeData`; the Copilot CLI records one at every resume, turnloop at a join only then,
+ * so that apps joining as before see the events they saw).
+ */
+export async function resumeHere(
+  server: ServerContext,
+  served: ServerSession,
+  continuePendingWork: boolean | undefined,
+): Promise<void> {
+  const sessionWasActive = served.running && !served.heldForResume;
+  const cancel = served.heldForResume && continuePendingWork !== true;
+  served.heldForResume = false;
+  if (continuePendingWork === true) {
+    holdWaiting(served);
+  }
+  if (cancel) {
+    await served.abort();
+  }
+  if (continuePendingWork === undefined) {
+    return;
+  }
+  const { events } = await server.host.readEvents(served.id);
+  const data: SessionEventOf<"session.resume">["data"] = {
+    resumeTime: new Date().toISOString(),
+    eventCount: events.length,
+    repaired: [],
+    continuePendingWork,
+    sessionWasActive,
+  };
+  served.session.emit({ type: "session.resume", data });
+}

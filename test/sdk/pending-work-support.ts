@@ -1,0 +1,205 @@
+import type {
+  CopilotClient,
+  CopilotSession,
+  ResumeSessionConfig,
+  SessionConfig,
+  SessionEvent,
+} from "@github/copilot-sdk";
+import { defineTool } from "@github/copilot-sdk";
+import { afterAll, beforeAll } from "vitest";
+import { z } from "zod";
+import type { Reply } from "../support/fake-model-types.js";
+import {
+  type Fixture,
+  fixtureForFile,
+  nextEvent,
+  recordEvents,
+  requestMessages,
+} from "./support.js";
+import { startTcpServer, type TcpServer } from "./tcp-server.js";
+
+/**
+ * What the pending-work tests (issue 25, the Copilot SDK's `pending_work_resume.e2e.test.ts`)
+ * share: one `turnloop --headless --port` process per file, to which each test connects two
+ * official `@github/copilot-sdk` clients, and readers of what the apps saw and the model got.
+ */
+export interface PendingWorkSetup {
+  readonly fixture: Fixture;
+  readonly server: TcpServer;
+  /** Resolves once the server said on stderr that it keeps `sessionId` for a resume. */
+  keptForResume(sessionId: string): Promise<void>;
+  /** `[role, content]` (`[tool, id, content]`) of model request `index`, the system prompt left out. */
+  sent(index: number): unknown[];
+  /**
+   * A new client's session with `config`, sent `prompt` with `replies` queued for the model, once
+   * `waiting` (opened by the app's tool or permission handler) has settled: the client, the
+   * session, what it saw, and the index of the prompt's first model request.
+   */
+  startWaiting(
+    config: SessionConfig,
+    prompt: string,
+    replies: Reply[],
+    waiting: Promise<unknown>,
+  ): Promise<{ client: CopilotClient; session: CopilotSession; saw: SessionEvent[]; from: number }>;
+  /**
+   * A new client's resume of `sessionId` with `config`: the session, what it sees from now on,
+   * and its next `session.idle`.
+   */
+  resumeOn(
+    sessionId: string,
+    config: ResumeSessionConfig,
+  ): Promise<{ session: CopilotSession; saw: SessionEvent[]; idle: Promise<SessionEvent> }>;
+  /** Stops `client` and resolves once the server kept `sessionId` for a resume. */
+  leave(client: CopilotClient, sessionId: string): Promise<void>;
+}
+
+/** Starts the fixture and the server before the file's tests and stops them after. */
+export function usePendingWorkServer(): PendingWorkSetup {
+  const fixture = fixtureForFile();
+  let server: TcpServer | undefined;
+  let stderr = "";
+  const waiters: Array<() => void> = [];
+  beforeAll(async () => {
+    server = await startTcpServer(fixture);
+    server.process.stderr.setEncoding("utf8").on("data", (text: string) => {
+      stderr += text;
+      for (const waiter of waiters.splice(0)) {
+        waiter();
+      }
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const keptForResume = (sessionId: string) => {
+    const said = () => stderr.includes(`session ${sessionId}: the last app left`);
+    return new Promise<void>((resolve) => {
+      const check = () => (said() ? resolve() : waiters.push(check));
+      check();
+    });
+  };
+  const started = () => {
+    if (server === undefined) {
+      throw new Error("the server starts in beforeAll");
+    }
+    return server;
+  };
+  return {
+    fixture,
+    get server() {
+      return started();
+    },
+    keptForResume,
+    startWaiting: async (config, prompt, replies, waiting) => {
+      const client = await started().copilotClient();
+      const session = await client.createSession(config);
+      const saw = recordEvents(session);
+      const from = fixture.model.requests.length;
+      fixture.model.enqueue(...replies);
+      await session.send({ prompt });
+      await waiting;
+      return { client, session, saw, from };
+    },
+    resumeOn: async (sessionId, config) => {
+      const client = await started().copilotClient();
+      const session = await client.resumeSession(sessionId, config);
+      const saw = recordEvents(session);
+      return { session, saw, idle: nextEvent(session, (event) => event.type === "session.idle") };
+    },
+    leave: async (client, sessionId) => {
+      const kept = keptForResume(sessionId);
+      await client.forceStop();
+      await kept;
+    },
+    sent: (index) =>
+      requestMessages(fixture.model, index)
+        .filter((message) => message.role !== "system")
+        .map((message) =>
+          message.role === "tool"
+            ? ["tool", message.tool_call_id, message.content]
+            : [message.role, message.content ?? null],
+        ),
+  };
+}
+
+/** A tool `name` taking `{value}`, answered by `handler`. */
+export function valueTool(name: string, handler: (value: string) => string | Promise<string>) {
+  return defineTool(name, {
+    description: `Looks up a value (${name})`,
+    parameters: z.object({ value: z.string() }),
+    handler: ({ value }) => handler(value),
+  });
+}
+
+/** A handler that never answers and opens `started` with the value it was called with. */
+export function neverAnswering(started: { open(): void }, values: string[] = []) {
+  return (value: string) => {
+    values.push(value);
+    started.open();
+    return new Promise<string>(() => undefined);
+  };
+}
+
+/** `[type, key data]` of the events an app saw, for whole-sequence comparisons. */
+export function outline(events: readonly SessionEvent[]): unknown[] {
+  return events.map((event) => {
+    switch (event.type) {
+      case "tool.execution_start":
+        return [event.type, event.data.toolCallId];
+      case "tool.execution_complete":
+        return [event.type, event.data.toolCallId, event.data.success];
+      case "external_tool.requested":
+        return [event.type, event.data.toolCallId];
+      case "external_tool.completed": {
+        // turnloop's fields beside the SDK's `requestId`.
+        const data = event.data as { toolCallId?: string; status?: string };
+        return [event.type, data.toolCallId, data.status];
+      }
+      case "permission.completed":
+        return [event.type, event.data.result.kind];
+      case "assistant.message":
+        return [event.type, event.data.content];
+      default:
+        return [event.type];
+    }
+  });
+}
+
+/** The `session.resume` events of the session's log, as the app reads them. */
+export async function resumeEvents(session: CopilotSession) {
+  const events = await session.getEvents();
+  return events.flatMap((event) =>
+    event.type === "session.resume"
+      ? [
+          {
+            continuePendingWork: event.data.continuePendingWork,
+            sessionWasActive: event.data.sessionWasActive,
+          },
+        ]
+      : [],
+  );
+}
+
+/** The prompt of the Copilot SDK suite's scenarios with one call of `resume_external_tool`. */
+export const EXTERNAL_PROMPT =
+  "Use resume_external_tool with value 'beta', then reply with the result.";
+
+/** What the app that asked saw until it went away: the prompt up to the open question or call. */
+export const UNTIL_ASKED = [
+  ["user.message"],
+  ["assistant.turn_start"],
+  ["assistant.message", ""],
+  ["assistant.usage"],
+  ["session.usage_info"],
+];
+
+/** The rest of the prompt once the answer came: the final reply and the end. */
+export const FINAL_TURN = (reply: string) => [
+  ["assistant.turn_end"],
+  ["assistant.turn_start"],
+  ["assistant.message", reply],
+  ["assistant.usage"],
+  ["session.usage_info"],
+  ["assistant.turn_end"],
+  ["session.idle"],
+];
