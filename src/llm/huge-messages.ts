@@ -1,3 +1,6 @@
+import { httpFetch } from "./http-fetch.js";
+import { type HeaderInit, HeaderList } from "./http-response.js";
+
 /**
  * Memory for huge messages (issue 27 item 3: a 50 MB ACP prompt must peak at ≤ 4 × its size over
  * the idle baseline). A huge prompt is copied at each stage it passes (the JSON line, the parsed
@@ -66,7 +69,7 @@ export function joinAndCollect(text: string): void {
 }
 
 /**
- * Wraps a `fetch` (default: the global one, looked up at each call) for model requests. A request whose body is a string of at least
+ * Wraps a `fetch` (default: {@link httpFetch}, turnloop's `fetch` over `node:http`) for model requests. A request whose body is a string of at least
  * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
  * a redirect mode), after a full garbage collection, and the next stage's collection is made due
  * (see {@link collectScheduledGarbage}). Why: the Fetch standard's
@@ -76,9 +79,7 @@ export function joinAndCollect(text: string): void {
  * line) are garbage by now. A model endpoint that redirects such a request then fails with
  * fetch's error ("unexpected redirect") instead of being followed.
  */
-export function withHugeBodies(
-  fetchFunction: typeof fetch = (input, init) => fetch(input, init),
-): typeof fetch {
+export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
   return (input, init) => {
     const body = init?.body;
     if (typeof body !== "string" || body.length < HUGE_MESSAGE_BYTES) {
@@ -141,8 +142,8 @@ function encodedPieces(text: string): ReadableStream<Uint8Array> {
 }
 
 /** `headers` with `Content-Length` set to the UTF-8 length of `body`. */
-function withLength(headers: RequestInit["headers"], body: string): Headers {
-  const result = new Headers(headers);
+function withLength(headers: RequestInit["headers"], body: string): [string, string][] {
+  const result = new HeaderList(headers as HeaderInit | undefined);
   result.set("content-length", String(Buffer.byteLength(body)));
-  return result;
+  return [...result];
 }
