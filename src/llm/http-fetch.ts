@@ -67,18 +67,58 @@ function requestOf(input: Parameters<typeof fetch>[0], init: RequestInit | undef
   }
   const url = new URL(input);
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`fetch failed: unsupported protocol ${url.protocol}`);
+    throw new TypeError("fetch failed", { cause: new Error(`unknown scheme ${url.protocol}`) });
+  }
+  if (BAD_PORTS.has(url.port)) {
+    throw new TypeError("fetch failed", { cause: new Error("bad port") });
+  }
+  const headers = new HeaderList(init?.headers as HeaderInit | undefined);
+  for (const [name, value] of headers) {
+    checkHeaderValue(name, value);
   }
   return {
     url,
     method: (init?.method ?? "GET").toUpperCase(),
-    headers: new HeaderList(init?.headers as HeaderInit | undefined),
+    headers,
     body: bodyOf(init?.body),
     redirect: init?.redirect ?? "follow",
     signal: init?.signal ?? undefined,
     redirected: false,
     idleTimeoutMs: IDLE_TIMEOUT_MS,
   };
+}
+
+/**
+ * Ports the Fetch standard blocks ("bad port", the list undici keeps): a request to one fails as
+ * Node's `fetch` fails it, `TypeError("fetch failed")` caused by `Error("bad port")`.
+ */
+const BAD_PORTS = new Set(
+  (
+    "1 7 9 11 13 15 17 19 20 21 22 23 25 37 42 43 53 69 77 79 87 95 101 102 103 104 109 110 111 " +
+    "113 115 117 119 123 135 137 139 143 161 179 389 427 465 512 513 514 515 526 530 531 532 540 " +
+    "548 554 556 563 587 601 636 989 990 993 995 1719 1720 1723 2049 3659 4045 4190 5060 5061 " +
+    "6000 6566 6665 6666 6667 6668 6669 6679 6697 10080"
+  ).split(" "),
+);
+
+/**
+ * Refuses a header value HTTP cannot carry, with the messages of Node's `fetch` (undici's WebIDL
+ * and `Headers`), which src/llm/errors.ts recognises: a character above U+00FF (the `…` of a
+ * copied placeholder key), or a control character. The value itself is never in the message.
+ * @throws TypeError
+ */
+function checkHeaderValue(name: string, value: string): void {
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code > 255) {
+      throw new TypeError(
+        `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${code} which is greater than 255.`,
+      );
+    }
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
+      throw new TypeError(`Headers.append: ${name} has an invalid header value.`);
+    }
+  }
 }
 
 function bodyOf(body: RequestInit["body"]): HttpRequest["body"] {
@@ -164,7 +204,14 @@ export function send(request: HttpRequest): Promise<HttpResponse> {
     return Promise.reject(signal.reason);
   }
   return new Promise((resolve, reject) => {
-    const outgoing = startRequest(request);
+    let outgoing: ClientRequest;
+    try {
+      outgoing = startRequest(request);
+    } catch (error) {
+      // node:http refuses what it cannot send (a header name that is no token …) at once.
+      reject(new TypeError("fetch failed", { cause: error }));
+      return;
+    }
     let answered: IncomingMessage | undefined;
     const onAbort = () => {
       // A body being read fails with the reason itself, as undici's does.

@@ -311,4 +311,25 @@ describe("httpFetch: failures keep undici's shapes", () => {
     expect((error as Error).name).toBe("AbortError");
     expect(received).toEqual([]);
   });
+
+  test("a port fetch blocks and a key HTTP cannot carry fail as Node's fetch fails them, before sending", async () => {
+    const { base, received } = await startServer((_request, response) => response.end());
+    const badPort = await rejection(httpFetch("http://127.0.0.1:6000/v1"));
+    const placeholderKey = await rejection(
+      httpFetch(base, { headers: { authorization: "Bearer sk-…" } }),
+    );
+    expect([badPort, placeholderKey].map((error) => (error as Error).message)).toEqual([
+      "fetch failed",
+      "Cannot convert argument to a ByteString because the character at index 10 has a value of 8230 which is greater than 255.",
+    ]);
+    expect(classifyFailure(badPort)).toMatchObject({
+      errorType: "configuration",
+      retryable: false,
+    });
+    expect(classifyFailure(placeholderKey)).toMatchObject({
+      errorType: "configuration",
+      retryable: false,
+    });
+    expect(received).toEqual([]);
+  });
 });
