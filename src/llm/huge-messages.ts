@@ -69,15 +69,16 @@ export function joinAndCollect(text: string): void {
 }
 
 /**
- * Wraps a `fetch` (default: {@link httpFetch}, turnloop's `fetch` over `node:http`) for model requests. A request whose body is a string of at least
- * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
- * a redirect mode), after a full garbage collection, and the next stage's collection is made due
- * (see {@link collectScheduledGarbage}). Why: the Fetch standard's
- * HTTP-network-or-cache fetch (step 8) sends a clone of the request, which tees its body (a whole
- * second copy of the bytes), unless the request has no window (always so in Node) and its
- * redirect mode is "error"; and the previous stages' copies (the earlier request's body, the log
- * line) are garbage by now. A model endpoint that redirects such a request then fails with
- * fetch's error ("unexpected redirect") instead of being followed.
+ * Wraps a `fetch` (default: {@link httpFetch}, turnloop's `fetch` over `node:http`) for model
+ * requests. A request whose body is a string of at least {@link HUGE_MESSAGE_BYTES} characters is
+ * sent with `redirect: "error"` (unless the caller chose a redirect mode), after a full garbage
+ * collection, with its body encoded a piece at a time as it is sent, and the next stage's
+ * collection is made due (see {@link collectScheduledGarbage}). Why: the whole body's bytes are
+ * never held at once beside the string, and the previous stages' copies (the earlier request's
+ * body, the log line) are garbage by now. A body sent as it is encoded cannot be sent again, so a
+ * model endpoint that redirects such a request fails with fetch's error ("unexpected redirect")
+ * instead of being followed. (Node's own `fetch`, which turnloop used before, also kept a second
+ * copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8, tees it.)
  */
 export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
   return (input, init) => {
