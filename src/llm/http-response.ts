@@ -209,30 +209,48 @@ export function responseHeaders(message: IncomingMessage): HeaderList {
 
 /**
  * `source` (a response's bytes, decoded if it was compressed) as a web stream that reads only as
- * fast as its reader pulls (the source is paused while a chunk waits). A source that fails or
- * closes before its end errors the stream with undici's shape, `TypeError("terminated")` with the
- * cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as a network failure. Cancelling the
- * stream destroys `socketOwner` (the response), so the connection is not reused.
+ * fast as its reader pulls (the source is paused while {@link BODY_BUFFER_BYTES} wait). The pieces
+ * one socket read yields (each piece of a chunked body is a `data` event of its own) are joined
+ * into one chunk, as undici does: passing thousands of small events one by one down the SSE
+ * stages cost the relay about three times the CPU (bench/notes/acp-rss.md). A source that fails or
+ * closes before its end errors the stream, after what arrived, with undici's shape,
+ * `TypeError("terminated")` with the cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as
+ * a network failure. Cancelling the stream destroys `socketOwner` (the response), so the
+ * connection is not reused.
  */
 export function bodyStream(
   source: NodeJS.ReadableStream & { destroy(error?: Error): void },
   socketOwner: IncomingMessage,
 ): ReadableStream<Uint8Array> {
   let finished = false;
+  let pieces: Buffer[] = [];
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        source.on("data", (chunk: Buffer) => {
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        // Runs once the socket read that brought the pieces is handled (a microtask).
+        const deliver = () => {
+          if (pieces.length === 0 || finished) {
+            return;
+          }
+          controller.enqueue(pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces));
+          pieces = [];
           if ((controller.desiredSize ?? 0) <= 0) {
             source.pause();
           }
+        };
+        source.on("data", (chunk: Buffer) => {
+          pieces.push(chunk);
+          if (pieces.length === 1) {
+            queueMicrotask(deliver);
+          }
         });
         source.on("end", () => {
+          deliver();
           finished = true;
           controller.close();
         });
         const fail = (error: Error) => {
+          deliver();
           if (!finished) {
             finished = true;
             controller.error(terminated(error));
@@ -243,20 +261,25 @@ export function bodyStream(
         socketOwner.on("aborted", () => {
           source.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
         });
-        source.pause();
       },
       pull() {
-        source.resume();
+        if (source.isPaused()) {
+          source.resume();
+        }
       },
       cancel() {
         finished = true;
+        pieces = [];
         socketOwner.destroy();
         source.destroy();
       },
     },
-    { highWaterMark: 1 },
+    { highWaterMark: BODY_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
   );
 }
+
+/** Bytes of a response body read ahead of its reader (64 KiB, a socket read or four). */
+const BODY_BUFFER_BYTES = 65_536;
 
 /** undici's error for a body that broke off: `TypeError("terminated")` with its cause. */
 export function terminated(cause: Error): Error {
