@@ -116,6 +116,37 @@ const zod3KindsOnly = {
   },
 };
 
+/**
+ * `@ai-sdk/provider-utils` builds a global `Headers` for every model request (its user-agent
+ * suffix) and tests `instanceof Headers`; touching that global loads undici, about 6 MiB of
+ * resident memory that turnloop's own `fetch` over `node:http` (src/llm/http-fetch.ts) otherwise
+ * never needs (issue 26; figures in bench/notes/acp-rss.md). This plugin gives provider-utils
+ * turnloop's `HeaderList` (src/llm/http-response.ts) under that name instead; the records it
+ * builds from it are the same. A provider-utils that no longer names `Headers` fails the build.
+ */
+const providerUtilsHeaderList = {
+  name: "provider-utils-header-list",
+  setup(pluginBuild) {
+    pluginBuild.onLoad(
+      { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
+      async ({ path }) => {
+        const source = await readFile(path, "utf8");
+        if (
+          !/\bnew Headers\(/.test(source) ||
+          /\b(class|const|let|var|function) Headers\b/.test(source)
+        ) {
+          throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
+        }
+        const headerList = join(process.cwd(), "src", "llm", "http-response.ts");
+        return {
+          contents: `import { HeaderList as Headers } from ${JSON.stringify(headerList)};\n${source}`,
+          loader: "js",
+        };
+      },
+    );
+  },
+};
+
 // Chunk names carry a hash of their content: clear the last build's.
 rmSync(`${OUTPUT}/chunks`, { recursive: true, force: true });
 
@@ -133,7 +164,13 @@ const result = await build({
   external: ["@vscode/ripgrep", "pg"],
   banner: { js: REQUIRE_BANNER },
   metafile: true,
-  plugins: [zodEnglishOnly, zod3KindsOnly, acpSchemasOnFirstUse, fdirBundledPicomatch],
+  plugins: [
+    zodEnglishOnly,
+    zod3KindsOnly,
+    acpSchemasOnFirstUse,
+    fdirBundledPicomatch,
+    providerUtilsHeaderList,
+  ],
   logLevel: "warning",
 });
 

@@ -1,3 +1,6 @@
+import { httpFetch } from "./http-fetch.js";
+import { type HeaderInit, HeaderList } from "./http-response.js";
+
 /**
  * Memory for huge messages (issue 27 item 3: a 50 MB ACP prompt must peak at ≤ 4 × its size over
  * the idle baseline). A huge prompt is copied at each stage it passes (the JSON line, the parsed
@@ -66,19 +69,18 @@ export function joinAndCollect(text: string): void {
 }
 
 /**
- * Wraps a `fetch` (default: the global one, looked up at each call) for model requests. A request whose body is a string of at least
- * {@link HUGE_MESSAGE_BYTES} characters is sent with `redirect: "error"` (unless the caller chose
- * a redirect mode), after a full garbage collection, and the next stage's collection is made due
- * (see {@link collectScheduledGarbage}). Why: the Fetch standard's
- * HTTP-network-or-cache fetch (step 8) sends a clone of the request, which tees its body (a whole
- * second copy of the bytes), unless the request has no window (always so in Node) and its
- * redirect mode is "error"; and the previous stages' copies (the earlier request's body, the log
- * line) are garbage by now. A model endpoint that redirects such a request then fails with
- * fetch's error ("unexpected redirect") instead of being followed.
+ * Wraps a `fetch` (default: {@link httpFetch}, turnloop's `fetch` over `node:http`) for model
+ * requests. A request whose body is a string of at least {@link HUGE_MESSAGE_BYTES} characters is
+ * sent with `redirect: "error"` (unless the caller chose a redirect mode), after a full garbage
+ * collection, with its body encoded a piece at a time as it is sent, and the next stage's
+ * collection is made due (see {@link collectScheduledGarbage}). Why: the whole body's bytes are
+ * never held at once beside the string, and the previous stages' copies (the earlier request's
+ * body, the log line) are garbage by now. A body sent as it is encoded cannot be sent again, so a
+ * model endpoint that redirects such a request fails with fetch's error ("unexpected redirect")
+ * instead of being followed. (Node's own `fetch`, which turnloop used before, also kept a second
+ * copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8, tees it.)
  */
-export function withHugeBodies(
-  fetchFunction: typeof fetch = (input, init) => fetch(input, init),
-): typeof fetch {
+export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
   return (input, init) => {
     const body = init?.body;
     if (typeof body !== "string" || body.length < HUGE_MESSAGE_BYTES) {
@@ -141,8 +143,8 @@ function encodedPieces(text: string): ReadableStream<Uint8Array> {
 }
 
 /** `headers` with `Content-Length` set to the UTF-8 length of `body`. */
-function withLength(headers: RequestInit["headers"], body: string): Headers {
-  const result = new Headers(headers);
+function withLength(headers: RequestInit["headers"], body: string): [string, string][] {
+  const result = new HeaderList(headers as HeaderInit | undefined);
   result.set("content-length", String(Buffer.byteLength(body)));
-  return result;
+  return [...result];
 }

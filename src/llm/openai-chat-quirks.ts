@@ -1,4 +1,6 @@
 import { createParser } from "eventsource-parser";
+import { httpExchange } from "./http-fetch.js";
+import type { HttpResponse } from "./http-response.js";
 
 /**
  * A `fetch` for OpenAI Chat Completions that evens out what OpenAI-compatible servers (Ollama,
@@ -12,23 +14,15 @@ import { createParser } from "eventsource-parser";
  * Everything else passes through untouched.
  */
 export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
+  const response = await httpExchange(input, init);
   const contentType = response.headers.get("content-type") ?? "";
-  if (!response.ok || response.body === null) {
-    return response;
-  }
-  if (contentType.includes("application/json")) {
-    return mergedCompletion(response);
-  }
-  if (!contentType.includes("text/event-stream")) {
-    return response;
+  if (!response.ok || response.body === null || !contentType.includes("text/event-stream")) {
+    return contentType.includes("application/json") && response.ok
+      ? (await mergedCompletion(response)).asResponse()
+      : response.asResponse();
   }
   const body = response.body.pipeThrough(sseEventTransform(createChunkNormaliser()));
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return response.withBody(body).asResponse();
 };
 
 /**
@@ -117,7 +111,7 @@ function createChunkNormaliser(): (data: string) => string {
 }
 
 /** A non-streaming completion with its `choices[]` merged into one. */
-async function mergedCompletion(response: Response): Promise<Response> {
+async function mergedCompletion(response: HttpResponse): Promise<HttpResponse> {
   const text = await response.text();
   let body: unknown;
   try {
@@ -130,11 +124,7 @@ async function mergedCompletion(response: Response): Promise<Response> {
     isRecord(body) && choices.length > 1
       ? JSON.stringify({ ...body, choices: [mergeChoices(choices.filter(isRecord), "message")] })
       : text;
-  return new Response(merged, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return response.withBody(merged);
 }
 
 type JsonRecord = Record<string, unknown>;

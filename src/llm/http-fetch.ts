@@ -1,0 +1,337 @@
+import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import {
+  bodyStream,
+  type HeaderInit,
+  HeaderList,
+  HttpResponse,
+  responseHeaders,
+} from "./http-response.js";
+
+/**
+ * A `fetch` for model requests over `node:http`/`node:https` (issue 26): Node's global `fetch`
+ * loads undici and compiles its WebAssembly HTTP parser, about 14 MiB of resident memory in a
+ * bare process against about 2 MiB for the same request through `node:http` (figures in
+ * bench/notes/acp-rss.md). It does what the AI SDK and turnloop's wrappers ask of `fetch`, the
+ * way undici does it:
+ * - input: a URL string or `URL` (a `Request` object is refused: nothing here builds one);
+ * - `method`, `headers` (record, pairs or a headers object), `signal`, `redirect`;
+ * - body: a string, bytes (`Uint8Array`, `ArrayBuffer`) or a web `ReadableStream` of bytes (sent
+ *   as it is read, with backpressure; `Content-Length` is sent when the caller set it, else the
+ *   body is chunked);
+ * - `accept-encoding: gzip, deflate, br` unless set, and such bodies decoded, as undici does;
+ * - redirects (Fetch standard, HTTP-redirect fetch): `follow` (at most 20; 303, and 301/302 after
+ *   a POST, become a GET without body; 307/308 send the body again, which a stream body cannot:
+ *   that fails), `manual` (the 3xx response is returned), `error` (fails);
+ * - failures shaped like undici's, which src/llm/errors.ts and the AI SDK classify: before the
+ *   response, `TypeError("fetch failed")` whose `cause` is the socket's error (`ECONNREFUSED`,
+ *   `ECONNRESET`, `ETIMEDOUT` …); a body that breaks off errors the body stream with
+ *   `TypeError("terminated")` and its cause; an aborted `signal` rejects (or errors the body) with
+ *   the signal's reason, an `AbortError` `DOMException` by default;
+ * - no proxy: Node 20's global `fetch` reads no proxy variables either.
+ * A connection silent for {@link IDLE_TIMEOUT_MS} (undici's header and body timeouts) fails with
+ * `ETIMEDOUT`. Connections are kept alive by Node's global agents.
+ */
+export const httpFetch: typeof fetch = (input, init) =>
+  httpExchange(input, init).then((response) => response.asResponse());
+
+/** {@link httpFetch}'s answer as the {@link HttpResponse} it is. Rejects as {@link httpFetch}. */
+export async function httpExchange(
+  input: Parameters<typeof fetch>[0],
+  init?: RequestInit,
+): Promise<HttpResponse> {
+  return sendFollowingRedirects(requestOf(input, init), 0);
+}
+
+/** Milliseconds without a byte from the server before a request fails (undici's 300 s). */
+export const IDLE_TIMEOUT_MS = 300_000;
+
+/** The most redirects followed for one request (the Fetch standard's 20). */
+const MAX_REDIRECTS = 20;
+
+/** A request as this module sends it. */
+export interface HttpRequest {
+  url: URL;
+  method: string;
+  headers: HeaderList;
+  /** Bytes that can be sent again, or a stream that cannot, or nothing. */
+  body: Uint8Array | ReadableStream<Uint8Array> | undefined;
+  redirect: NonNullable<RequestInit["redirect"]>;
+  signal: AbortSignal | undefined;
+  redirected: boolean;
+  idleTimeoutMs: number;
+}
+
+function requestOf(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): HttpRequest {
+  if (typeof input !== "string" && !(input instanceof URL)) {
+    throw new TypeError("httpFetch takes a URL string or a URL, not a Request");
+  }
+  const url = new URL(input);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError("fetch failed", { cause: new Error(`unknown scheme ${url.protocol}`) });
+  }
+  if (BAD_PORTS.has(url.port)) {
+    throw new TypeError("fetch failed", { cause: new Error("bad port") });
+  }
+  const headers = new HeaderList(init?.headers as HeaderInit | undefined);
+  for (const [name, value] of headers) {
+    checkHeaderValue(name, value);
+  }
+  return {
+    url,
+    method: (init?.method ?? "GET").toUpperCase(),
+    headers,
+    body: bodyOf(init?.body),
+    redirect: init?.redirect ?? "follow",
+    signal: init?.signal ?? undefined,
+    redirected: false,
+    idleTimeoutMs: IDLE_TIMEOUT_MS,
+  };
+}
+
+/**
+ * Ports the Fetch standard blocks ("bad port", the list undici keeps): a request to one fails as
+ * Node's `fetch` fails it, `TypeError("fetch failed")` caused by `Error("bad port")`.
+ */
+const BAD_PORTS = new Set(
+  (
+    "1 7 9 11 13 15 17 19 20 21 22 23 25 37 42 43 53 69 77 79 87 95 101 102 103 104 109 110 111 " +
+    "113 115 117 119 123 135 137 139 143 161 179 389 427 465 512 513 514 515 526 530 531 532 540 " +
+    "548 554 556 563 587 601 636 989 990 993 995 1719 1720 1723 2049 3659 4045 4190 5060 5061 " +
+    "6000 6566 6665 6666 6667 6668 6669 6679 6697 10080"
+  ).split(" "),
+);
+
+/**
+ * Refuses a header value HTTP cannot carry, with the messages of Node's `fetch` (undici's WebIDL
+ * and `Headers`), which src/llm/errors.ts recognises: a character above U+00FF (the `…` of a
+ * copied placeholder key), or a control character. The value itself is never in the message.
+ * @throws TypeError
+ */
+function checkHeaderValue(name: string, value: string): void {
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code > 255) {
+      throw new TypeError(
+        `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${code} which is greater than 255.`,
+      );
+    }
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
+      throw new TypeError(`Headers.append: ${name} has an invalid header value.`);
+    }
+  }
+}
+
+function bodyOf(body: RequestInit["body"]): HttpRequest["body"] {
+  if (body === undefined || body === null) {
+    return undefined;
+  }
+  if (typeof body === "string") {
+    return Buffer.from(body);
+  }
+  if (body instanceof Uint8Array) {
+    return body;
+  }
+  if (body instanceof ArrayBuffer) {
+    return new Uint8Array(body);
+  }
+  if (body instanceof ReadableStream) {
+    return body as ReadableStream<Uint8Array>;
+  }
+  throw new TypeError("httpFetch sends a string, bytes or a ReadableStream body only");
+}
+
+async function sendFollowingRedirects(
+  request: HttpRequest,
+  redirects: number,
+): Promise<HttpResponse> {
+  const response = await send(request);
+  const location = response.headers.get("location");
+  if (![301, 302, 303, 307, 308].includes(response.status) || location === null) {
+    return response;
+  }
+  if (request.redirect === "manual") {
+    return response;
+  }
+  await response.body?.cancel();
+  if (request.redirect === "error") {
+    throw new TypeError("fetch failed", { cause: new Error("unexpected redirect") });
+  }
+  if (redirects >= MAX_REDIRECTS) {
+    throw new TypeError("fetch failed", { cause: new Error("redirect count exceeded") });
+  }
+  return sendFollowingRedirects(
+    redirectedRequest(request, response.status, location),
+    redirects + 1,
+  );
+}
+
+/** The request the Fetch standard's HTTP-redirect fetch makes next. */
+function redirectedRequest(request: HttpRequest, status: number, location: string): HttpRequest {
+  const url = new URL(location, request.url);
+  const headers = new HeaderList(request.headers);
+  let { method, body } = request;
+  if (
+    status === 303 ? method !== "HEAD" : (status === 301 || status === 302) && method === "POST"
+  ) {
+    method = "GET";
+    body = undefined;
+    for (const name of [
+      "content-type",
+      "content-length",
+      "content-encoding",
+      "content-language",
+      "content-location",
+    ]) {
+      headers.delete(name);
+    }
+  } else if (body instanceof ReadableStream) {
+    throw new TypeError("fetch failed", {
+      cause: new Error("a redirect cannot send a stream body again"),
+    });
+  }
+  if (url.origin !== request.url.origin) {
+    for (const name of ["authorization", "cookie", "proxy-authorization"]) {
+      headers.delete(name);
+    }
+  }
+  return { ...request, url, method, headers, body, redirected: true };
+}
+
+/** One HTTP exchange: resolves with the response once its head arrives. */
+export function send(request: HttpRequest): Promise<HttpResponse> {
+  const { signal } = request;
+  if (signal?.aborted === true) {
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    let outgoing: ClientRequest;
+    try {
+      outgoing = startRequest(request);
+    } catch (error) {
+      // node:http refuses what it cannot send (a header name that is no token …) at once.
+      reject(new TypeError("fetch failed", { cause: error }));
+      return;
+    }
+    let answered: IncomingMessage | undefined;
+    const onAbort = () => {
+      // A body being read fails with the reason itself, as undici's does.
+      (answered ?? outgoing).destroy(signal?.reason as Error);
+      if (answered === undefined) {
+        reject(signal?.reason);
+      }
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    outgoing.on("error", (error) => {
+      signal?.removeEventListener("abort", onAbort);
+      if (answered === undefined && signal?.aborted !== true) {
+        reject(new TypeError("fetch failed", { cause: error }));
+      }
+    });
+    outgoing.setTimeout(request.idleTimeoutMs, () => {
+      const seconds = request.idleTimeoutMs / 1000;
+      const error = new Error(`no data from the server for ${seconds} s`);
+      outgoing.destroy(Object.assign(error, { code: "ETIMEDOUT" }));
+    });
+    outgoing.on("response", (message) => {
+      answered = message;
+      message.once("close", () => signal?.removeEventListener("abort", onAbort));
+      resolve(responseOf(request, message));
+    });
+    writeBody(outgoing, request.body);
+  });
+}
+
+function startRequest(request: HttpRequest): ClientRequest {
+  const { url, method, headers, body } = request;
+  if (!headers.has("accept-encoding")) {
+    headers.set("accept-encoding", "gzip, deflate, br");
+  }
+  if (body instanceof Uint8Array) {
+    headers.set("content-length", String(body.byteLength));
+  } else if (body === undefined && (method === "POST" || method === "PUT")) {
+    headers.set("content-length", "0");
+  }
+  const options: RequestOptions = { method, headers: headers.toRecord() };
+  const module = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
+  return module.request(url, options);
+}
+
+function writeBody(outgoing: ClientRequest, body: HttpRequest["body"]): void {
+  if (body === undefined || body instanceof Uint8Array) {
+    outgoing.end(body);
+    return;
+  }
+  void pipeStream(body, outgoing);
+}
+
+/** Writes a web stream's chunks as the socket takes them; a failing stream fails the request. */
+async function pipeStream(
+  body: ReadableStream<Uint8Array>,
+  outgoing: ClientRequest,
+): Promise<void> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        outgoing.end();
+        return;
+      }
+      if (outgoing.destroyed) {
+        await reader.cancel();
+        return;
+      }
+      if (!outgoing.write(value)) {
+        await new Promise<void>((resume) => {
+          outgoing.once("drain", resume);
+          outgoing.once("close", resume);
+        });
+      }
+    }
+  } catch (error) {
+    outgoing.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+function responseOf(request: HttpRequest, message: IncomingMessage): HttpResponse {
+  const status = message.statusCode ?? 0;
+  const headers = responseHeaders(message);
+  const init = {
+    status,
+    statusText: message.statusMessage ?? "",
+    headers,
+    url: request.url.href,
+    redirected: request.redirected,
+  };
+  const noBody = request.method === "HEAD" || [101, 204, 205, 304].includes(status);
+  if (noBody) {
+    message.resume();
+    return new HttpResponse(null, init);
+  }
+  return new HttpResponse(
+    bodyStream(decoded(message, headers.get("content-encoding")), message),
+    init,
+  );
+}
+
+/** The body's bytes, decompressed when the server says it compressed them (gzip, deflate, br). */
+function decoded(
+  message: IncomingMessage,
+  encoding: string | null,
+): NodeJS.ReadableStream & { destroy(error?: Error): void } {
+  const coding = encoding?.trim().toLowerCase();
+  if (coding !== "gzip" && coding !== "x-gzip" && coding !== "deflate" && coding !== "br") {
+    return message;
+  }
+  const zlib = process.getBuiltinModule("node:zlib");
+  // As undici: flush what has arrived, so a compressed event stream is not held back.
+  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  const decoder =
+    coding === "br"
+      ? zlib.createBrotliDecompress()
+      : coding === "deflate"
+        ? zlib.createInflate(flush)
+        : zlib.createGunzip(flush);
+  message.on("error", (error) => decoder.destroy(error));
+  return message.pipe(decoder);
+}

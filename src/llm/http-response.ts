@@ -1,0 +1,290 @@
+import type { IncomingMessage } from "node:http";
+
+/**
+ * The parts of the Fetch standard's `Headers` and `Response` that model requests use, without
+ * Node's global `Headers`/`Response`: touching either global loads undici (about 6 MiB of
+ * resident memory, issue 26; figures in bench/notes/acp-rss.md). {@link httpFetch} (http-fetch.ts)
+ * answers with a {@link HttpResponse}; the AI SDK reads `ok`, `status`, `statusText`, `headers`
+ * (iterated, `get`) and `body` (a web `ReadableStream`) or `text()`.
+ */
+
+/** What `Headers` may be built from: a record, `[name, value]` pairs, or anything iterable of them. */
+export type HeaderInit =
+  | Record<string, string | readonly string[] | undefined>
+  | Iterable<readonly [string, string]>
+  | Iterable<readonly string[]>;
+
+/**
+ * A `Headers` without undici: names lower-cased, values of one name joined with `", "` (as the
+ * Fetch standard combines them), iterated sorted by name. Also what scripts/bundle.mjs gives the
+ * AI SDK's provider-utils in place of the global `Headers`.
+ */
+export class HeaderList {
+  readonly #values = new Map<string, string>();
+
+  /** @throws TypeError for a pair that is not two strings. */
+  constructor(init?: HeaderInit | null) {
+    if (init === undefined || init === null) {
+      return;
+    }
+    if (Symbol.iterator in init) {
+      for (const pair of init as Iterable<readonly string[]>) {
+        const [name, value] = pair;
+        if (pair.length !== 2 || name === undefined || value === undefined) {
+          throw new TypeError("Headers: each header must be a [name, value] pair");
+        }
+        this.append(name, value);
+      }
+      return;
+    }
+    for (const [name, value] of Object.entries(init)) {
+      if (typeof value === "string") {
+        this.append(name, value);
+      } else if (value !== undefined) {
+        for (const each of value) {
+          this.append(name, each);
+        }
+      }
+    }
+  }
+
+  append(name: string, value: string): void {
+    const key = name.toLowerCase();
+    const current = this.#values.get(key);
+    const trimmed = String(value).trim();
+    this.#values.set(key, current === undefined ? trimmed : `${current}, ${trimmed}`);
+  }
+
+  set(name: string, value: string): void {
+    this.#values.set(name.toLowerCase(), String(value).trim());
+  }
+
+  get(name: string): string | null {
+    return this.#values.get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(name.toLowerCase());
+  }
+
+  delete(name: string): void {
+    this.#values.delete(name.toLowerCase());
+  }
+
+  forEach(callback: (value: string, name: string, headers: HeaderList) => void): void {
+    for (const [name, value] of this.entries()) {
+      callback(value, name, this);
+    }
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    const names = [...this.#values.keys()].sort();
+    for (const name of names) {
+      yield [name, this.#values.get(name) ?? ""];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) {
+      yield name;
+    }
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) {
+      yield value;
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  /** The headers as a plain record, for `node:http`. */
+  toRecord(): Record<string, string> {
+    return Object.fromEntries(this.#values);
+  }
+}
+
+/** What a {@link HttpResponse} is made of. */
+export interface HttpResponseInit {
+  status: number;
+  statusText: string;
+  headers: HeaderList;
+  /** The URL that answered (after redirects). */
+  url: string;
+  redirected: boolean;
+}
+
+/** A `Response` without undici: status, headers and a web `ReadableStream` body read once. */
+export class HttpResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: HeaderList;
+  readonly url: string;
+  readonly redirected: boolean;
+  readonly type = "basic";
+  readonly body: ReadableStream<Uint8Array> | null;
+  #used = false;
+
+  constructor(body: ReadableStream<Uint8Array> | null, init: HttpResponseInit) {
+    this.body = body;
+    this.status = init.status;
+    this.statusText = init.statusText;
+    this.headers = init.headers;
+    this.url = init.url;
+    this.redirected = init.redirected;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status <= 299;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  /** The whole body's bytes. @throws TypeError when the body was already read. */
+  async bytes(): Promise<Uint8Array> {
+    if (this.#used) {
+      throw new TypeError("Body is unusable: Body has already been read");
+    }
+    this.#used = true;
+    if (this.body === null) {
+      return new Uint8Array(0);
+    }
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of this.body) {
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  /** The body decoded as UTF-8 (a leading byte order mark dropped, as the Fetch standard says). */
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  /** @throws SyntaxError for a body that is not JSON. */
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  /** This response with another body (for a `fetch` that rewrites what it passes on). */
+  withBody(body: ReadableStream<Uint8Array> | string): HttpResponse {
+    const stream = typeof body === "string" ? streamOfText(body) : body;
+    return new HttpResponse(stream, this);
+  }
+
+  /** As the `Response` the `fetch` type promises; the members above are those callers read. */
+  asResponse(): Response {
+    return this as unknown as Response;
+  }
+}
+
+/** A stream of `text`'s UTF-8 bytes in one chunk. */
+function streamOfText(text: string): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+}
+
+/** A response's headers as {@link HeaderList}, duplicates combined (`rawHeaders` keeps them all). */
+export function responseHeaders(message: IncomingMessage): HeaderList {
+  const headers = new HeaderList();
+  const raw = message.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    headers.append(raw[index] ?? "", raw[index + 1] ?? "");
+  }
+  return headers;
+}
+
+/**
+ * `source` (a response's bytes, decoded if it was compressed) as a web stream that reads only as
+ * fast as its reader pulls (the source is paused while {@link BODY_BUFFER_BYTES} wait). The pieces
+ * one socket read yields (each piece of a chunked body is a `data` event of its own) are joined
+ * into one chunk, as undici does: passing thousands of small events one by one down the SSE
+ * stages cost the relay about three times the CPU (bench/notes/acp-rss.md). A source that fails or
+ * closes before its end errors the stream, after what arrived, with undici's shape,
+ * `TypeError("terminated")` with the cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as
+ * a network failure. Cancelling the stream destroys `socketOwner` (the response), so the
+ * connection is not reused.
+ */
+export function bodyStream(
+  source: NodeJS.ReadableStream & { destroy(error?: Error): void },
+  socketOwner: IncomingMessage,
+): ReadableStream<Uint8Array> {
+  let finished = false;
+  let pieces: Buffer[] = [];
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Runs once the socket read that brought the pieces is handled (a microtask).
+        const deliver = () => {
+          if (pieces.length === 0 || finished) {
+            return;
+          }
+          controller.enqueue(pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces));
+          pieces = [];
+          if ((controller.desiredSize ?? 0) <= 0) {
+            source.pause();
+          }
+        };
+        source.on("data", (chunk: Buffer) => {
+          pieces.push(chunk);
+          if (pieces.length === 1) {
+            queueMicrotask(deliver);
+          }
+        });
+        source.on("end", () => {
+          deliver();
+          finished = true;
+          controller.close();
+        });
+        const fail = (error: Error) => {
+          deliver();
+          if (!finished) {
+            finished = true;
+            controller.error(terminated(error));
+          }
+        };
+        source.on("error", fail);
+        source.on("close", () => fail(new Error("other side closed")));
+        socketOwner.on("aborted", () => {
+          source.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+        });
+      },
+      pull() {
+        if (source.isPaused()) {
+          source.resume();
+        }
+      },
+      cancel() {
+        finished = true;
+        pieces = [];
+        socketOwner.destroy();
+        source.destroy();
+      },
+    },
+    { highWaterMark: BODY_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/** Bytes of a response body read ahead of its reader (64 KiB, a socket read or four). */
+const BODY_BUFFER_BYTES = 65_536;
+
+/** undici's error for a body that broke off: `TypeError("terminated")` with its cause. */
+export function terminated(cause: Error): Error {
+  if (cause.name === "AbortError" || cause.name === "TimeoutError") {
+    return cause;
+  }
+  return new TypeError("terminated", { cause });
+}

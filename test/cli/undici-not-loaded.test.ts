@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+
+/**
+ * Issue 26: model requests go over `node:http` (src/llm/http-fetch.ts), and nothing on the way
+ * touches Node's global `fetch`, `Headers` or `Response`, whose first use loads undici (about
+ * 6 MiB of resident memory, 14 MiB with its HTTP parser). The built CLI runs a whole prompt on
+ * each wire with a recorder of the built-in modules it loaded (test/cli/builtin-recorder.mjs).
+ */
+
+const RECORDER = fileURLToPath(new URL("./builtin-recorder.mjs", import.meta.url));
+const UNDICI = "NativeModule internal/deps/undici/undici";
+
+let server: FakeModelServer;
+let home: string;
+let directory: string;
+let builtinLog: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-undici-home-"));
+  directory = await mkdtemp(join(tmpdir(), "turnloop-undici-cwd-"));
+  builtinLog = join(home, "builtins.log");
+});
+
+afterEach(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(directory, { recursive: true, force: true });
+});
+
+function environment(model: string): NodeJS.ProcessEnv {
+  return cleanEnvironment({
+    TURNLOOP_HOME: home,
+    TURNLOOP_MODEL: model,
+    TURNLOOP_BASE_URL: `${server.url}/v1`,
+    OPENAI_API_KEY: "test-key",
+    ANTHROPIC_API_KEY: "test-key",
+    NODE_OPTIONS: `--import=${RECORDER}`,
+    TURNLOOP_TEST_BUILTIN_LOG: builtinLog,
+  });
+}
+
+function builtinsLoaded(): string[] {
+  return readFileSync(builtinLog, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
+describe("a prompt never loads undici (issue 26)", () => {
+  test.each(["openai-chat:gpt-4.1", "openai:gpt-5", "anthropic:claude-sonnet-4-5"])(
+    "-p with %s: the reply arrives over node:http, and undici is not loaded",
+    async (model) => {
+      server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
+      const result = await runCli(["-p", "say done"], { cwd: directory, env: environment(model) });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({
+        code: 0,
+        stdout: "All done.\n",
+      });
+      expect(server.requests).toHaveLength(1);
+      const loaded = builtinsLoaded();
+      expect(loaded).toContain("NativeModule http");
+      expect(loaded).not.toContain(UNDICI);
+    },
+  );
+
+  test("the recorder sees undici when the global Headers is touched (so the check above can fail)", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, ["-e", "new Headers({ a: 'b' })"], {
+      env: environment("openai-chat:gpt-4.1"),
+      stdio: "ignore",
+    });
+    const code = await new Promise((resolve) => child.once("close", resolve));
+    expect(code).toBe(0);
+    expect(builtinsLoaded()).toContain(UNDICI);
+  });
+});
