@@ -8,8 +8,8 @@
  * messages never reach it, so ordinary sessions pay nothing.
  */
 
-/** Messages of at least this many bytes (8 MiB) are huge. */
-export const HUGE_MESSAGE_BYTES = 8 * 1024 * 1024;
+/** Messages of at least this many bytes (1 MiB) are huge. */
+export const HUGE_MESSAGE_BYTES = 1024 * 1024;
 
 let collector: (() => void) | undefined;
 let scheduled = false;
@@ -149,7 +149,7 @@ function* bodyPieces(segments: BodySegment[]): Generator<string> {
   }
 }
 
-/** Texts of at least this many UTF-16 code units (8 Mi) are shared with request bodies. */
+/** Texts of at least this many UTF-16 code units (1 Mi) are shared with request bodies. */
 const SHARED_TEXT_LENGTH = HUGE_MESSAGE_BYTES;
 const PLACEHOLDER_PREFIX = `turnloop-huge-text-${globalThis.crypto.randomUUID()}-`;
 const PLACEHOLDER_PATTERN = new RegExp(`${PLACEHOLDER_PREFIX}\\d+~`, "g");
