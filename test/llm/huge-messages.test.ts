@@ -46,6 +46,32 @@ async function startServer(received: Received[]): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** What a server got: the body, its Content-Length and Transfer-Encoding headers when sent. */
+interface Sent {
+  body: string;
+  length?: string;
+  encoding?: string;
+}
+
+/** A server that answers every request `{"ok":true}` and records what it got in `seen`. */
+async function startBodyServer(seen: Sent[]): Promise<string> {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const { "content-length": length, "transfer-encoding": encoding } = request.headers;
+      seen.push({
+        body: Buffer.concat(chunks).toString("utf8"),
+        ...(length === undefined ? {} : { length }),
+        ...(encoding === undefined ? {} : { encoding }),
+      });
+      response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 describe("model requests with huge bodies", () => {
   test("a huge body reaches the model whole, in one request", async () => {
     const received: Received[] = [];
@@ -88,25 +114,8 @@ describe("model requests with huge bodies", () => {
   });
 
   test("a huge body is sent as the same bytes, with its Content-Length and not chunked", async () => {
-    const seen: Array<{ body: string; length?: string; encoding?: string }> = [];
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        seen.push({
-          body: Buffer.concat(chunks).toString("utf8"),
-          ...(request.headers["content-length"] === undefined
-            ? {}
-            : { length: request.headers["content-length"] }),
-          ...(request.headers["transfer-encoding"] === undefined
-            ? {}
-            : { encoding: request.headers["transfer-encoding"] }),
-        });
-        response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
-      });
-    });
-    await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const seen: Sent[] = [];
+    const base = await startBodyServer(seen);
     // Two- and three-byte characters and surrogate pairs, across every 1 Mi cut.
     const body = JSON.stringify({ prompt: `x${"é☕😀".repeat(HUGE_MESSAGE_BYTES / 4)}` });
     const response = await withHugeBodies()(`${base}/model`, {
@@ -121,22 +130,8 @@ describe("model requests with huge bodies", () => {
 
 describe("huge texts shared between the history and the request body", () => {
   test("a shared text is sent in its placeholder's place, escaped, with the body's exact length", async () => {
-    const seen: Array<{ body: string; length?: string }> = [];
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        seen.push({
-          body: Buffer.concat(chunks).toString("utf8"),
-          ...(request.headers["content-length"] === undefined
-            ? {}
-            : { length: request.headers["content-length"] }),
-        });
-        response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
-      });
-    });
-    await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const seen: Sent[] = [];
+    const base = await startBodyServer(seen);
     // Quotes, backslashes, control characters, multi-byte characters and surrogate pairs.
     const text = `"\\\n\u0001é☕😀`.repeat(HUGE_MESSAGE_BYTES / 8);
     const prompt = [
