@@ -9,7 +9,7 @@
  * by the fake model with a short reply), or an N-MB line over the 128 MiB limit (dropped, its
  * request answered with an error). The figure is the peak (`VmHWM`) over the baseline, against
  * the targets: ≤ 4 × the prompt for a prompt, and within about twice the limit for a dropped
- * line (the README's bound). Prints one JSON object per case.
+ * line (the README's bound). Prints one JSON object per case; a size of 0 leaves its case out.
  */
 
 import { spawn } from "node:child_process";
@@ -128,10 +128,14 @@ try {
       method: "session/prompt",
       params: { sessionId, prompt: [{ type: "text", text: "x".repeat(promptBytes) }] },
     });
-  console.log(JSON.stringify({ ...(await measure("prompt", prompt, model.baseUrl)), load }));
+  if (promptBytes > 0) {
+    console.log(JSON.stringify({ ...(await measure("prompt", prompt, model.baseUrl)), load }));
+  }
   const dropped = () =>
     `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"text":"${"y".repeat(droppedBytes)}"}}`;
-  console.log(JSON.stringify({ ...(await measure("dropped", dropped, model.baseUrl)), load }));
+  if (droppedBytes > 0) {
+    console.log(JSON.stringify({ ...(await measure("dropped", dropped, model.baseUrl)), load }));
+  }
 } finally {
   await model.close();
 }

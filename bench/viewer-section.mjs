@@ -1,7 +1,8 @@
 /**
  * Sections of bench/RESULTS.md written by their own scripts (viewer.mjs: the session view;
- * interactive.mjs: the interactive face, a `<!-- keep:interactive -->` section), kept as they
- * are when run.mjs rewrites the rest (report.mjs's viewerSection and keptSections).
+ * interactive.mjs: the interactive face, a `<!-- keep:interactive -->` section) when they run
+ * alone. A full `node bench/run.mjs` runs them too and writes their output in its own sections
+ * (bench/groups/scripts.mjs), rewriting the whole file.
  */
 
 export const SECTION_START = "<!-- session-view benchmark: written by node bench/viewer.mjs -->";

@@ -84,6 +84,8 @@ export const MODES = {
  * @property {Row[]} rows
  * @property {Record<string, any>} details Measurements behind the notes.
  * @property {Array<{group: string, before: string, after: string}>} loads
+ * @property {Array<{group: string, title: string, command: string, text: string,
+ *   seconds?: string}>} sections What the scripts of bench/groups/scripts.mjs printed.
  */
 
 /** The bench/ folder. */

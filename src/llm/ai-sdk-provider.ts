@@ -5,7 +5,7 @@ import type {
 } from "@ai-sdk/provider";
 import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
-import { collectScheduledGarbage } from "./huge-messages.js";
+import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { ImageInput } from "./image-input.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
@@ -58,6 +58,12 @@ export interface AiSdkProviderOptions {
    * before it is a cut-off stream. Absent: the model's own finish is trusted.
    */
   isTerminator?: (rawChunk: unknown) => boolean;
+  /**
+   * Whether the model's `fetch` is wrapped by `withHugeBodies` (huge-messages.ts): then a prompt's
+   * huge texts reach the SDK as placeholders that the fetch fills in while sending, so the SDK's
+   * JSON body holds no second copy of them (issue 27 item 3). Default false.
+   */
+  sharesHugeTexts?: boolean;
 }
 
 type AttemptOutcome = { ok: true } | { ok: false; failure: ClassifiedFailure; shown: boolean };
@@ -156,6 +162,7 @@ export class AiSdkProvider implements Provider {
       attemptController.abort(new Error("stalled")),
     );
     const progress = { shown: false };
+    let releaseTexts = () => {};
     try {
       this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
       const model = await this.model;
@@ -167,6 +174,11 @@ export class AiSdkProvider implements Provider {
       // A huge prompt's earlier copies go before the SDK serialises the request (huge-messages.ts).
       collectScheduledGarbage();
       const call = this.callFor(request, attemptController.signal);
+      if (this.options.sharesHugeTexts === true) {
+        const shared = shareHugeTexts(call.prompt);
+        call.prompt = shared.value;
+        releaseTexts = shared.release;
+      }
       const stream =
         request.streaming === false
           ? generatedParts(await model.doGenerate(call))
@@ -181,6 +193,7 @@ export class AiSdkProvider implements Provider {
       }
       return { ok: false, failure: classifyFailure(error), shown: progress.shown };
     } finally {
+      releaseTexts();
       watchdog.stop();
       signal.removeEventListener("abort", abortAttempt);
       // Closes the connection if we stopped reading early (error part, consumer gave up).

@@ -11,8 +11,8 @@ import { type HeaderInit, HeaderList } from "./http-response.js";
  * messages never reach it, so ordinary sessions pay nothing.
  */
 
-/** Messages of at least this many bytes (8 MiB) are huge. */
-export const HUGE_MESSAGE_BYTES = 8 * 1024 * 1024;
+/** Messages of at least this many bytes (1 MiB) are huge. */
+export const HUGE_MESSAGE_BYTES = 1024 * 1024;
 
 let collector: (() => void) | undefined;
 let scheduled = false;
@@ -70,39 +70,156 @@ export function joinAndCollect(text: string): void {
 
 /**
  * Wraps a `fetch` (default: {@link httpFetch}, turnloop's `fetch` over `node:http`) for model
- * requests. A request whose body is a string of at least {@link HUGE_MESSAGE_BYTES} characters is
- * sent with `redirect: "error"` (unless the caller chose a redirect mode), after a full garbage
- * collection, with its body encoded a piece at a time as it is sent, and the next stage's
- * collection is made due (see {@link collectScheduledGarbage}). Why: the whole body's bytes are
- * never held at once beside the string, and the previous stages' copies (the earlier request's
- * body, the log line) are garbage by now. A body sent as it is encoded cannot be sent again, so a
- * model endpoint that redirects such a request fails with fetch's error ("unexpected redirect")
- * instead of being followed. (Node's own `fetch`, which turnloop used before, also kept a second
- * copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8, tees it.)
+ * requests. A request whose body is a string of at least {@link HUGE_MESSAGE_BYTES} characters, or
+ * holds placeholders of {@link shareHugeTexts}, is sent with `redirect: "error"` (unless the caller
+ * chose a redirect mode), after a full garbage collection, its bytes encoded a piece at a time as
+ * they are sent (each placeholder becomes its text, JSON-escaped piece by piece), and the next
+ * stage's collection is made due (see {@link collectScheduledGarbage}). Why: the whole body's bytes
+ * are never held at once beside the history's text, and the previous stages' copies (the earlier
+ * request's body, the log line) are garbage by now. A body sent as it is encoded cannot be sent
+ * again, so a model endpoint that redirects such a request fails with fetch's error ("unexpected
+ * redirect") instead of being followed. (Node's own `fetch`, which turnloop used before, also kept
+ * a second copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8,
+ * tees it.) With another redirect mode the body is sent as one string (placeholders replaced).
+ * Throws if a placeholder's text was released.
  */
 export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
-  return (input, init) => {
+  return async (input, init) => {
     const body = init?.body;
-    if (typeof body !== "string" || body.length < HUGE_MESSAGE_BYTES) {
+    const segments = typeof body === "string" ? bodySegments(body) : undefined;
+    if (segments === undefined) {
       return fetchFunction(input, init);
     }
-    joinAndCollect(body);
+    joinAndCollect(body as string);
     const redirect = init?.redirect ?? "error";
     // Encoded a piece at a time as fetch reads it, with the length declared as a string body's.
     const streamed =
       redirect === "error"
         ? {
-            body: encodedPieces(body),
+            body: encodedPieces(segments),
             duplex: "half" as const,
-            headers: withLength(init?.headers, body),
+            headers: withLength(init?.headers, segments),
           }
-        : {};
+        : { body: [...bodyPieces(segments)].join("") };
     const response = fetchFunction(input, { ...init, redirect, ...streamed });
     // The body and fetch's bytes of it live until the reply has been read; they are collected
     // before the next stage that copies the prompt (the next request, the next log line).
     scheduled = true;
     return response;
   };
+}
+
+/** A request body cut at its placeholders: literal JSON, or a shared text to escape. */
+type BodySegment = { literal: string } | { text: string };
+
+/**
+ * `body` cut at the placeholders of {@link shareHugeTexts}, or as one literal segment when it is
+ * huge itself; undefined for an ordinary body (sent as it is).
+ */
+function bodySegments(body: string): BodySegment[] | undefined {
+  if (!body.includes(PLACEHOLDER_PREFIX)) {
+    return body.length < HUGE_MESSAGE_BYTES ? undefined : [{ literal: body }];
+  }
+  const segments: BodySegment[] = [];
+  let start = 0;
+  for (const match of body.matchAll(PLACEHOLDER_PATTERN)) {
+    const text = sharedTexts.get(match[0]);
+    if (text === undefined) {
+      throw new Error(`a model request refers to a released huge text (${match[0]})`);
+    }
+    segments.push({ literal: body.slice(start, match.index) }, { text });
+    start = match.index + match[0].length;
+  }
+  segments.push({ literal: body.slice(start) });
+  return segments;
+}
+
+/**
+ * The body's text a piece at a time: literal parts as they are, shared texts JSON-escaped (the
+ * escapes of `JSON.stringify`, which are the same for a piece as inside the whole string, since
+ * pieces never split a surrogate pair).
+ */
+function* bodyPieces(segments: BodySegment[]): Generator<string> {
+  for (const segment of segments) {
+    if ("literal" in segment) {
+      yield* stringPieces(segment.literal);
+    } else {
+      for (const piece of stringPieces(segment.text)) {
+        yield JSON.stringify(piece).slice(1, -1);
+      }
+    }
+  }
+}
+
+/** Texts of at least this many UTF-16 code units (1 Mi) are shared with request bodies. */
+const SHARED_TEXT_LENGTH = HUGE_MESSAGE_BYTES;
+const PLACEHOLDER_PREFIX = `turnloop-huge-text-${globalThis.crypto.randomUUID()}-`;
+const PLACEHOLDER_PATTERN = new RegExp(`${PLACEHOLDER_PREFIX}\\d+~`, "g");
+const sharedTexts = new Map<string, string>();
+let nextPlaceholder = 0;
+
+/**
+ * `value` (a model request's prompt, in the AI SDK's shape: arrays and plain objects) with every
+ * string of at least {@link SHARED_TEXT_LENGTH} code units replaced by a short placeholder (plain
+ * ASCII, so the SDK's `JSON.stringify` keeps it as it is); copies only the arrays and objects on
+ * the way to a replaced string. A fetch wrapped by {@link withHugeBodies} sends each placeholder's
+ * text in its place, escaped a piece at a time, so the SDK's body never holds a second whole copy
+ * of a huge prompt beside the history's (issue 27 item 3). Call `release` once the request is
+ * over (its body has been sent); a provider whose fetch is not so wrapped must not use this.
+ */
+export function shareHugeTexts<T>(value: T): { value: T; release: () => void } {
+  const placeholders: string[] = [];
+  const replaced = withPlaceholders(value, placeholders) as T;
+  return {
+    value: replaced,
+    release: () => {
+      for (const placeholder of placeholders) {
+        sharedTexts.delete(placeholder);
+      }
+    },
+  };
+}
+
+function withPlaceholders(value: unknown, placeholders: string[]): unknown {
+  if (typeof value === "string") {
+    if (value.length < SHARED_TEXT_LENGTH) {
+      return value;
+    }
+    const placeholder = `${PLACEHOLDER_PREFIX}${nextPlaceholder++}~`;
+    sharedTexts.set(placeholder, value);
+    placeholders.push(placeholder);
+    return placeholder;
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const replaced = withPlaceholders(item, placeholders);
+      if (replaced !== item) {
+        copy ??= [...value];
+        copy[index] = replaced;
+      }
+    }
+    return copy ?? value;
+  }
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    Object.getPrototypeOf(value) !== Object.prototype
+  ) {
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key in record) {
+    const item = record[key];
+    const replaced = withPlaceholders(item, placeholders);
+    if (replaced !== item) {
+      copy ??= { ...record };
+      copy[key] = replaced;
+    }
+  }
+  return copy ?? value;
 }
 
 /** UTF-16 code units of a huge string handled at a time (1 Mi). */
@@ -126,9 +243,9 @@ export function* stringPieces(text: string): Generator<string> {
   }
 }
 
-/** `text` as a stream of its UTF-8 bytes, encoded a piece at a time as it is read. */
-function encodedPieces(text: string): ReadableStream<Uint8Array> {
-  const pieces = stringPieces(text);
+/** The body of `segments` as a stream of its UTF-8 bytes, encoded a piece at a time as it is read. */
+function encodedPieces(segments: BodySegment[]): ReadableStream<Uint8Array> {
+  const pieces = bodyPieces(segments);
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -142,9 +259,13 @@ function encodedPieces(text: string): ReadableStream<Uint8Array> {
   });
 }
 
-/** `headers` with `Content-Length` set to the UTF-8 length of `body`. */
-function withLength(headers: RequestInit["headers"], body: string): [string, string][] {
+/** `headers` with `Content-Length` set to the UTF-8 length of the body of `segments`. */
+function withLength(headers: RequestInit["headers"], segments: BodySegment[]): [string, string][] {
+  let length = 0;
+  for (const piece of bodyPieces(segments)) {
+    length += Buffer.byteLength(piece);
+  }
   const result = new HeaderList(headers as HeaderInit | undefined);
-  result.set("content-length", String(Buffer.byteLength(body)));
+  result.set("content-length", String(length));
   return [...result];
 }

@@ -188,7 +188,8 @@ export function createProvider(
   tuning: ProviderTuning = {},
 ): Provider {
   const { provider, modelName, baseUrl, apiKey, headers } = configuration;
-  const common = { id: configuration.id, ...tuning };
+  // Every wire's fetch below is wrapped by withHugeBodies, which fills in shared huge texts.
+  const common = { id: configuration.id, ...tuning, sharesHugeTexts: true };
   // A model that takes no images gets a note instead, whatever its wire takes (image-input.ts).
   const images = !takesNoImages(modelName);
   switch (provider) {
@@ -235,7 +236,7 @@ export function createProvider(
 /** The OpenAI Responses wire: stateless, so nothing is stored server-side (case 23). */
 function openAiResponsesProvider(
   configuration: ModelConfiguration,
-  common: { id: string } & ProviderTuning,
+  common: { id: string; sharesHugeTexts: boolean } & ProviderTuning,
   images: boolean,
 ): Provider {
   const { modelName, baseUrl, apiKey, headers } = configuration;

@@ -1,7 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { HUGE_MESSAGE_BYTES, withHugeBodies } from "../../src/llm/huge-messages.js";
+import { HUGE_MESSAGE_BYTES, shareHugeTexts, withHugeBodies } from "../../src/llm/huge-messages.js";
+import { createProvider, resolveModel } from "../../src/llm/models.js";
+import type { LlmEvent } from "../../src/llm/provider.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer, Wire } from "../support/fake-model-types.js";
+import { MODEL_FOR_WIRE } from "../support/harness.js";
 
 // Issue 27 item 3: a huge model request is sent without fetch's second copy of its body (the
 // clone a redirect-following request tees), at the cost of not following a redirect.
@@ -12,7 +17,10 @@ interface Received {
 }
 
 let server: Server | undefined;
+let model: FakeModelServer | undefined;
 afterEach(async () => {
+  await model?.close();
+  model = undefined;
   const closing = server;
   server = undefined;
   await new Promise((done) => (closing === undefined ? done(undefined) : closing.close(done)));
@@ -31,6 +39,32 @@ async function startServer(received: Received[]): Promise<string> {
         response.writeHead(307, { location: "/model" }).end();
         return;
       }
+      response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What a server got: the body, its Content-Length and Transfer-Encoding headers when sent. */
+interface Sent {
+  body: string;
+  length?: string;
+  encoding?: string;
+}
+
+/** A server that answers every request `{"ok":true}` and records what it got in `seen`. */
+async function startBodyServer(seen: Sent[]): Promise<string> {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const { "content-length": length, "transfer-encoding": encoding } = request.headers;
+      seen.push({
+        body: Buffer.concat(chunks).toString("utf8"),
+        ...(length === undefined ? {} : { length }),
+        ...(encoding === undefined ? {} : { encoding }),
+      });
       response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
     });
   });
@@ -80,25 +114,8 @@ describe("model requests with huge bodies", () => {
   });
 
   test("a huge body is sent as the same bytes, with its Content-Length and not chunked", async () => {
-    const seen: Array<{ body: string; length?: string; encoding?: string }> = [];
-    server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        seen.push({
-          body: Buffer.concat(chunks).toString("utf8"),
-          ...(request.headers["content-length"] === undefined
-            ? {}
-            : { length: request.headers["content-length"] }),
-          ...(request.headers["transfer-encoding"] === undefined
-            ? {}
-            : { encoding: request.headers["transfer-encoding"] }),
-        });
-        response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
-      });
-    });
-    await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const seen: Sent[] = [];
+    const base = await startBodyServer(seen);
     // Two- and three-byte characters and surrogate pairs, across every 1 Mi cut.
     const body = JSON.stringify({ prompt: `x${"é☕😀".repeat(HUGE_MESSAGE_BYTES / 4)}` });
     const response = await withHugeBodies()(`${base}/model`, {
@@ -109,4 +126,60 @@ describe("model requests with huge bodies", () => {
     expect(await response.json()).toEqual({ ok: true });
     expect(seen).toEqual([{ body, length: String(Buffer.byteLength(body)) }]);
   });
+});
+
+describe("huge texts shared between the history and the request body", () => {
+  test("a shared text is sent in its placeholder's place, escaped, with the body's exact length", async () => {
+    const seen: Sent[] = [];
+    const base = await startBodyServer(seen);
+    // Quotes, backslashes, control characters, multi-byte characters and surrogate pairs.
+    const text = `"\\\n\u0001é☕😀`.repeat(HUGE_MESSAGE_BYTES / 8);
+    const prompt = [
+      { role: "user", content: [{ type: "text", text }] },
+      { role: "user", content: [{ type: "text", text: "short" }] },
+    ];
+    const shared = shareHugeTexts(prompt);
+    const sentBody = JSON.stringify({ messages: shared.value });
+    expect(sentBody.length).toBeLessThan(1000);
+    expect(shared.value[1]).toBe(prompt[1]);
+    const response = await withHugeBodies()(`${base}/model`, { method: "POST", body: sentBody });
+    expect(await response.json()).toEqual({ ok: true });
+    const expected = JSON.stringify({ messages: prompt });
+    expect(seen).toEqual([{ body: expected, length: String(Buffer.byteLength(expected)) }]);
+    shared.release();
+    await expect(
+      withHugeBodies()(`${base}/model`, { method: "POST", body: sentBody }),
+    ).rejects.toThrow("released huge text");
+  });
+
+  test.each<Wire>(["openai-chat", "openai-responses", "anthropic"])(
+    "a huge prompt reaches the %s model whole through the provider",
+    async (wire) => {
+      model = await startFakeModelServer();
+      model.setResponder(() => ({ text: "read it" }));
+      const resolved = resolveModel(
+        { model: MODEL_FOR_WIRE[wire], baseUrl: `${model.url}/v1` },
+        { OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" },
+      );
+      if (!resolved.ok) {
+        throw new Error(resolved.message);
+      }
+      const provider = createProvider(resolved.configuration);
+      const prompt = `begin ${"é".repeat(HUGE_MESSAGE_BYTES)} end`;
+      const events: LlmEvent[] = [];
+      const request = {
+        system: "be brief",
+        messages: [{ role: "user" as const, content: prompt }],
+        tools: [],
+      };
+      for await (const event of provider.stream(request, new AbortController().signal)) {
+        events.push(event);
+      }
+      expect(events.at(-1)?.type).toBe("done");
+      expect(model.requests).toHaveLength(1);
+      const body = JSON.stringify(model.requests[0]?.body);
+      expect(body.includes(JSON.stringify(prompt))).toBe(true);
+      expect(body.includes("turnloop-huge-text-")).toBe(false);
+    },
+  );
 });
