@@ -11,7 +11,7 @@ import {
  * A `fetch` for model requests over `node:http`/`node:https` (issue 26): Node's global `fetch`
  * loads undici and compiles its WebAssembly HTTP parser, about 14 MiB of resident memory in a
  * bare process against about 2 MiB for the same request through `node:http` (figures in
- * bench/notes/acp-rss.md). It does what the AI SDK and turnloop's wrappers ask of `fetch`, the
+ * bench/notes/targets.md). It does what the AI SDK and turnloop's wrappers ask of `fetch`, the
  * way undici does it:
  * - input: a URL string or `URL` (a `Request` object is refused: nothing here builds one);
  * - `method`, `headers` (record, pairs or a headers object), `signal`, `redirect`;

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 /**
  * The parts of the Fetch standard's `Headers` and `Response` that model requests use, without
  * Node's global `Headers`/`Response`: touching either global loads undici (about 6 MiB of
- * resident memory, issue 26; figures in bench/notes/acp-rss.md). {@link httpFetch} (http-fetch.ts)
+ * resident memory, issue 26; figures in bench/notes/targets.md). {@link httpFetch} (http-fetch.ts)
  * answers with a {@link HttpResponse}; the AI SDK reads `ok`, `status`, `statusText`, `headers`
  * (iterated, `get`) and `body` (a web `ReadableStream`) or `text()`.
  */
@@ -212,7 +212,7 @@ export function responseHeaders(message: IncomingMessage): HeaderList {
  * fast as its reader pulls (the source is paused while {@link BODY_BUFFER_BYTES} wait). The pieces
  * one socket read yields (each piece of a chunked body is a `data` event of its own) are joined
  * into one chunk, as undici does: passing thousands of small events one by one down the SSE
- * stages cost the relay about three times the CPU (bench/notes/acp-rss.md). A source that fails or
+ * stages cost the relay about three times the CPU (bench/notes/targets.md). A source that fails or
  * closes before its end errors the stream, after what arrived, with undici's shape,
  * `TypeError("terminated")` with the cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as
  * a network failure. Cancelling the stream destroys `socketOwner` (the response), so the

@@ -17,7 +17,7 @@ type ValidationResult = { success: true; value: unknown } | { success: false; er
  * The SDK validates each SSE chunk against the model's `chunkSchema`, a zod schema it wraps anew
  * per chunk (`asSchema` → `zodSchema`) and checks with `safeParseAsync`, which turns off zod's
  * compiled fast path for objects. With one synchronous schema object the SDK's parse stage fell
- * from 23 % to 12 % of the relay's busy main-thread time (bench/notes/relay.md). The schema is
+ * from 23 % to 12 % of the relay's busy main-thread time (bench/notes/targets.md). The schema is
  * the SDK's own, so what is accepted, rejected and returned (transforms included) is unchanged; a
  * schema with asynchronous parts, which `safeParse` refuses, is checked with `safeParseAsync` as
  * before. A model without a zod `chunkSchema` (another package or version) is returned untouched.
