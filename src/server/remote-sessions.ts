@@ -49,9 +49,9 @@ interface RemoteSession {
 
 /**
  * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
- * on the owner (one idle answers every send, as for a local session); a prompt the owner closed
- * the session without running or finishing ends with a `session.error` first (the Copilot SDK's
- * `sendAndWait` rejects with its message).
+ * on the owner (one idle answers every send, as for a local session); a prompt the owner dropped
+ * (it closed the session, or its own client aborted, before running or finishing it) ends with a
+ * `session.error` first (the Copilot SDK's `sendAndWait` rejects with its message).
  */
 function endPrompts(
   connection: ClientConnection,
@@ -68,7 +68,11 @@ function endPrompts(
       createEnvelope({ type: "session.idle", data }, event.id),
     );
   if (news?.kind === "dropped") {
-    const message = `the worker running session ${session.sessionId} closed it before ${news.promptIds.length} prompt(s) sent from this worker ended; send again to run them here`;
+    const count = news.promptIds.length;
+    const message =
+      news.cause === "shutdown"
+        ? `the worker running session ${session.sessionId} closed it before ${count} prompt(s) sent from this worker ended; send again to run them here`
+        : `the worker running session ${session.sessionId} dropped ${count} queued prompt(s) sent from this worker unrun: its own client aborted; send again to run them`;
     const error = createEnvelope(
       { type: "session.error", data: { errorType: "server", message } },
       event.id,

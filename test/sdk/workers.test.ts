@@ -259,4 +259,61 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     // B's prompt never ran: only A's reached the model.
     expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);
   });
+
+  test("worker A's own client aborting with B's prompt queued ends B's sendAndWait with an error at once", async () => {
+    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const seenOnA = watch(onA);
+    const onB = await worker().resumeSession(onA.sessionId);
+    const seenOnB = watch(onB);
+    const before = await onB.getMessages();
+    const requested = gate();
+    const never = gate();
+    workers.fixture.model.setResponder(() => {
+      requested.open();
+      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
+    });
+    const requestsBefore = workers.fixture.model.requests.length;
+    await onA.send({ prompt: "A's long prompt" });
+    await requested.opened;
+    // A tells its client when B's prompt joins its queue behind the running one.
+    const queuedOnA = seenOnA.next((event) => event.type === "pending_messages.modified");
+    const idle = seenOnB.next((event) => event.type === "session.idle");
+    // The default timeout (60 s): only the owner's record of the drop ends this wait in time.
+    const waited = onB.sendAndWait({ prompt: "queued behind A's" }).then(
+      () => "answered",
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    await queuedOnA;
+    await onA.abort();
+    const message = `the worker running session ${onA.sessionId} dropped 1 queued prompt(s) sent from this worker unrun: its own client aborted; send again to run them`;
+    expect(await waited).toBe(message);
+    // sendAndWait rejects at the session.error; the idle follows it.
+    await idle;
+    workers.fixture.model.setResponder(undefined);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "abort",
+      "abort",
+      "session.error",
+      "session.idle",
+    ]);
+    const stored = (await onB.getMessages()).slice(before.length);
+    // Every stored event once, in order; then B's own error and idle, which A did not store.
+    expect(seenOnB.events.slice(0, -2)).toEqual(stored);
+    // The first abort, the loop's, is unchanged; the second names B's prompt by the id B gave it.
+    const [, , , cancelled, dropped] = stored;
+    expect(cancelled?.data).toEqual({ reason: "cancelled by the user" });
+    expect(dropped?.data).toEqual({
+      reason: "cancelled by the user: 1 queued prompt(s) sent from another worker dropped",
+      droppedPromptIds: [expect.any(String)],
+    });
+    expect(seenOnB.events.slice(-2).map((event) => event.data)).toEqual([
+      { errorType: "server", message },
+      {},
+    ]);
+    // B's prompt never ran: only A's reached the model.
+    expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);
+  });
 });
