@@ -46,10 +46,10 @@ export type SentPromptNews =
   | { kind: "ended"; end: PromptEnd; promptId: string | undefined; idle: boolean }
   /**
    * The owner dropped these prompts before they ended: it closed the session (`shutdown`:
-   * `session.shutdown`), or its own client aborted while they were queued (`abort`: an `abort`
-   * naming them).
+   * `session.shutdown`), its own client aborted while they were queued (`abort`: an `abort`
+   * naming them), or it died (`lapsed`: its lease lapsed, owner-watch.ts; never from `stored`).
    */
-  | { kind: "dropped"; promptIds: string[]; cause: "shutdown" | "abort" };
+  | { kind: "dropped"; promptIds: string[]; cause: "shutdown" | "abort" | "lapsed" };
 
 /**
  * The prompts one follower sent to a session's owner through the inbox (issue 22), each with an
@@ -66,8 +66,9 @@ export class SentPrompts {
   #ownerClosed = false;
 
   /**
-   * Whether the last owner closed the session (`session.shutdown` read, no `session.resume`
-   * since): a prompt sent now would be dropped, so the sender claims the session instead.
+   * Whether the last owner closed the session (`session.shutdown` read) or died
+   * ({@link ownerGone}), and no `session.resume` since: a prompt sent now would be dropped, so
+   * the sender claims the session instead.
    */
   get ownerClosed(): boolean {
     return this.#ownerClosed;
@@ -91,6 +92,28 @@ export class SentPrompts {
   /** Forgets the prompts sent and not started: the sender aborted, which drops them. */
   cancelWaiting(): void {
     this.#waiting.length = 0;
+  }
+
+  /** Whether a prompt sent has not ended. */
+  get waiting(): boolean {
+    return this.#running !== undefined || this.#waiting.length > 0;
+  }
+
+  /** Forgets every prompt sent and not ended: their owner is gone. @returns their ids. */
+  abandon(): string[] {
+    const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
+    this.#running = undefined;
+    this.#waiting.length = 0;
+    return promptIds;
+  }
+
+  /**
+   * The owner died (its lease lapsed, owner-watch.ts): as after its `session.shutdown`, a prompt
+   * sent now would be lost, so {@link ownerClosed}. @returns the ids of the prompts it took along.
+   */
+  ownerGone(): string[] {
+    this.#ownerClosed = true;
+    return this.abandon();
   }
 
   /** Whether `promptId` was sent and has not ended. */
@@ -121,9 +144,7 @@ export class SentPrompts {
       this.#ownerClosed = event.type === "session.shutdown";
     }
     if (event.type === "session.shutdown") {
-      const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
-      this.#running = undefined;
-      this.#waiting.length = 0;
+      const promptIds = this.abandon();
       return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "shutdown" };
     }
     const end = promptEnd(event);

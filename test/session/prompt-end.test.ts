@@ -153,4 +153,19 @@ describe("a prompt's end, for its owner and its followers", () => {
     });
     expect(sent.ownerClosed).toBe(true);
   });
+
+  it("a dead owner's prompts: every one sent and not ended is given up, and the next send claims the session", () => {
+    const sent = new SentPrompts();
+    const first = sent.add();
+    const second = sent.add();
+    sent.stored(createEnvelope(prompt("one", first), null));
+    expect([sent.waiting, sent.ownerClosed]).toEqual([true, false]);
+    expect(sent.ownerGone()).toEqual([first, second]);
+    expect([sent.waiting, sent.ownerClosed, sent.has(first), sent.has(second)]).toEqual([
+      false,
+      true,
+      false,
+      false,
+    ]);
+  });
 });
