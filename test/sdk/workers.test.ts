@@ -13,7 +13,7 @@ import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
 import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
-import { ASKED_PROMPT, useWorkers } from "./workers-support.js";
+import { ASKED_PROMPT, holdAnswers, TEXT_PROMPT, useWorkers } from "./workers-support.js";
 
 /** What a client saw of one session, and a way to wait for an event. */
 function watch(session: TurnloopSession) {
@@ -36,16 +36,6 @@ function watch(session: TurnloopSession) {
     },
   };
 }
-
-/** What a client sees of a prompt answered with text, stored events and the idle. */
-const TEXT_PROMPT = [
-  "user.message",
-  "assistant.turn_start",
-  "assistant.message",
-  "assistant.usage",
-  "assistant.turn_end",
-  "session.idle",
-];
 
 const persisted = (events: readonly SessionEvent[]) =>
   events.filter((event) => (event as { ephemeral?: boolean }).ephemeral !== true);
@@ -81,12 +71,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const onB = await worker().resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
-    const requested = gate();
-    const never = gate();
-    workers.fixture.model.setResponder(() => {
-      requested.open();
-      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
-    });
+    const requested = holdAnswers(workers.fixture.model);
     const idle = seenOnB.next((event) => event.type === "session.idle");
     await onB.send({ prompt: "a long one" });
     await requested.opened;
@@ -226,12 +211,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const onA = await worker().createSession({ onPermissionRequest: approveAll });
     const onB = await worker().resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
-    const requested = gate();
-    const never = gate();
-    workers.fixture.model.setResponder(() => {
-      requested.open();
-      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
-    });
+    const requested = holdAnswers(workers.fixture.model);
     const requestsBefore = workers.fixture.model.requests.length;
     await onA.send({ prompt: "A's long prompt" });
     await requested.opened;
@@ -266,12 +246,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const onB = await worker().resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
-    const requested = gate();
-    const never = gate();
-    workers.fixture.model.setResponder(() => {
-      requested.open();
-      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
-    });
+    const requested = holdAnswers(workers.fixture.model);
     const requestsBefore = workers.fixture.model.requests.length;
     await onA.send({ prompt: "A's long prompt" });
     await requested.opened;
