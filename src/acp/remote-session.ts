@@ -267,7 +267,10 @@ export class AcpRemoteSession {
       return;
     }
     if (news?.kind === "dropped" && news.promptIds.includes(prompt.id)) {
-      const message = `the worker running session ${this.id} closed it before this prompt ended; send it again to run it here`;
+      const message =
+        news.cause === "shutdown"
+          ? `the worker running session ${this.id} closed it before this prompt ended; send it again to run it here`
+          : `the worker running session ${this.id} dropped this prompt unrun: its own client aborted while it was queued; send it again`;
       prompt.settle({ error: { errorType: "server", message } });
     } else if (news?.kind === "ended" && news.promptId === prompt.id) {
       prompt.settle(news.end);

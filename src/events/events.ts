@@ -203,8 +203,13 @@ export interface SessionEventData {
   "session.autopilot_stopped": { reason: "cap_reached"; continues: number };
   /** A prompt failed (e.g. the provider after retries). The prompt is answered with an error. */
   "session.error": { errorType: ErrorType; message: string; statusCode?: number };
-  /** The prompt was cancelled; open tool calls have interrupted results before this. */
-  abort: { reason: string };
+  /**
+   * The prompt was cancelled; open tool calls have interrupted results before this. With
+   * `droppedPromptIds` (issue 22): written by the SDK server after the cancelled prompt ended, the
+   * ids (`user.message`'s `promptId`) of the queued prompts a face on another worker sent that the
+   * abort dropped unrun; such an abort ends no prompt. Absent otherwise.
+   */
+  abort: { reason: string; droppedPromptIds?: string[] };
   /**
    * A compaction of the model's view of the conversation starts (Copilot's event and field names;
    * tokens). Ended by `session.compaction_complete`.

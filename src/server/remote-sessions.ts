@@ -12,15 +12,17 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
-import type { SessionEvent, SessionEventData } from "../events/events.js";
+import type { SessionEventData } from "../events/events.js";
 import { idleData } from "../events/idle.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
-import { SentPrompts } from "../session/prompt-end.js";
+import { watchOwner } from "../session/owner-watch.js";
+import { type SentPromptNews, SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
-import type { InboxMessage, SessionInbox } from "../session/session-store.js";
+import type { InboxMessage, SessionInbox, StoredLog } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
+import { FOLLOWER_EXPIRY_MS, registerHandler } from "./follower-handler.js";
 import {
   invalidParams,
   type PermissionAnswerParams,
@@ -43,35 +45,42 @@ interface RemoteSession {
   questions: RemoteQuestions;
   /** The prompts this client sent to the owner, until their stored events end. */
   prompts: SentPrompts;
-  /** Ends this client's permission handler registration with the owner ({@link registerHandler}). */
+  /** Ends this client's permission handler registration with the owner (follower-handler.ts). */
   unregister: () => Promise<void>;
+  /** Stops checking that the owner holds the lease (owner-watch.ts). */
+  stopWatching: () => void;
 }
 
 /**
  * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
- * on the owner (one idle answers every send, as for a local session); a prompt the owner closed
- * the session without running or finishing ends with a `session.error` first (the Copilot SDK's
- * `sendAndWait` rejects with its message).
+ * on the owner (one idle answers every send, as for a local session); a prompt the owner dropped
+ * (it closed the session, or its own client aborted, before running or finishing it) ends with a
+ * `session.error` first (the Copilot SDK's `sendAndWait` rejects with its message).
  */
 function endPrompts(
   connection: ClientConnection,
   session: { sessionId: string; startTime: string },
-  event: SessionEvent,
-  prompts: SentPrompts,
+  news: SentPromptNews | undefined,
+  parentId: string | null,
 ): void {
-  const news = prompts.stored(event);
   const idle = (data: SessionEventData["session.idle"]) =>
     sendIdle(
       connection,
       session.sessionId,
       session.startTime,
-      createEnvelope({ type: "session.idle", data }, event.id),
+      createEnvelope({ type: "session.idle", data }, parentId),
     );
   if (news?.kind === "dropped") {
-    const message = `the worker running session ${session.sessionId} closed it before ${news.promptIds.length} prompt(s) sent from this worker ended; send again to run them here`;
+    const owner = `the worker running session ${session.sessionId}`;
+    const count = `${news.promptIds.length} prompt(s) sent from this worker`;
+    const message = {
+      shutdown: `${owner} closed it before ${count} ended; send again to run them here`,
+      abort: `${owner} dropped ${count.replace("prompt", "queued prompt")} unrun: its own client aborted; send again to run them`,
+      lapsed: `${owner} stopped (its lease lapsed) before ${count} ended; send again to run them here`,
+    }[news.cause];
     const error = createEnvelope(
       { type: "session.error", data: { errorType: "server", message } },
-      event.id,
+      parentId,
     );
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
     idle(idleData({ error }));
@@ -79,44 +88,6 @@ function endPrompts(
     // The owner's own idle (events/idle.ts): a failure's is `{}`, after its `session.error`.
     idle(idleData(news.end));
   }
-}
-
-/**
- * How long the owner counts a follower's permission handler after its last `attach` (ms), and
- * how often a follower renews it (ms): a follower that dies stops counting within the expiry.
- */
-export const FOLLOWER_EXPIRY_MS = 10_000;
-const FOLLOWER_RENEWAL_MS = 3_000;
-
-/** The client's `session.resume` params this module reads. */
-const resumeFlags = z.looseObject({ requestPermission: z.boolean().optional() });
-
-/**
- * When `resumeParams` register a permission handler, tells the owner (an `attach` in the inbox,
- * renewed every {@link FOLLOWER_RENEWAL_MS}) that this follower can answer its questions, so it
- * asks (issue 22). @returns once the first `attach` is stored, what stops the renewals and sends the `detach`.
- */
-async function registerHandler(
-  inbox: SessionInbox,
-  sessionId: string,
-  resumeParams: unknown,
-): Promise<() => Promise<void>> {
-  if (resumeFlags.safeParse(resumeParams).data?.requestPermission !== true) {
-    return async () => undefined;
-  }
-  const followerId = randomUUID();
-  const attach = () =>
-    inbox
-      .post(sessionId, { kind: "attach", payload: { followerId, expiresInMs: FOLLOWER_EXPIRY_MS } })
-      .catch(() => false);
-  // Awaited: the owner reads the registration before any prompt this client sends.
-  await attach();
-  const renewal = setInterval(() => void attach(), FOLLOWER_RENEWAL_MS);
-  renewal.unref();
-  return async () => {
-    clearInterval(renewal);
-    await inbox.post(sessionId, { kind: "detach", payload: { followerId } }).catch(() => false);
-  };
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -161,26 +132,12 @@ export async function resumeRemote(
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
   const previous = followedBy(server).get(sessionId);
+  previous?.stopWatching();
   await previous?.subscription.close();
   await previous?.unregister();
-  const questions = new RemoteQuestions(start.data.cwd);
-  for (const event of log.events) {
-    questions.wireEvent(event, event);
-  }
-  const prompts = new SentPrompts();
-  const subscription = await store.subscribe(sessionId, log.nextSeq, (event) => {
-    const wire = questions.wireEvent(event, modelNamesOnWire(event));
-    connection.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
-    endPrompts(connection, { sessionId, startTime: start.data.startTime }, event, prompts);
-  });
-  followedBy(server).set(sessionId, {
-    connection,
-    subscription,
-    resumeParams,
-    questions,
-    prompts,
-    unregister: await registerHandler(store.inbox, sessionId, resumeParams),
-  });
+  const remote = await startFollowing(connection, start.data, log);
+  const unregister = await registerHandler(store.inbox, sessionId, resumeParams);
+  followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
@@ -193,6 +150,41 @@ export async function resumeRemote(
   };
 }
 
+/**
+ * Follows the session `start` describes for `connection` from after `log` (its events until
+ * now): every stored event to the client, the end of each prompt it sent, and while some wait,
+ * the owner's lease (owner-watch.ts): a dead owner's prompts end with an error.
+ */
+async function startFollowing(
+  connection: ClientConnection,
+  start: SessionEventData["session.start"],
+  log: StoredLog,
+): Promise<Omit<RemoteSession, "resumeParams" | "unregister">> {
+  const { store } = connection.server.host;
+  const session = { sessionId: start.sessionId, startTime: start.startTime };
+  const questions = new RemoteQuestions(start.cwd);
+  for (const event of log.events) {
+    questions.wireEvent(event, event);
+  }
+  const prompts = new SentPrompts();
+  const subscription = await store.subscribe(session.sessionId, log.nextSeq, (event) => {
+    const wire = questions.wireEvent(event, modelNamesOnWire(event));
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
+    endPrompts(connection, session, prompts.stored(event), event.id);
+  });
+  const onGone = async () => {
+    // What the owner stored before it died ends its prompts first.
+    await subscription.readNow();
+    const promptIds = prompts.ownerGone();
+    if (promptIds.length > 0) {
+      endPrompts(connection, session, { kind: "dropped", promptIds, cause: "lapsed" }, null);
+    }
+  };
+  const waiting = () => prompts.waiting;
+  const stopWatching = watchOwner(store, session.sessionId, waiting, onGone);
+  return { connection, subscription, questions, prompts, stopWatching };
+}
+
 /** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
 async function stopFollowing(
   server: ServerContext,
@@ -203,6 +195,7 @@ async function stopFollowing(
   const remote = sessions.get(sessionId);
   if (remote?.connection === connection) {
     sessions.delete(sessionId);
+    remote.stopWatching();
     await remote.subscription.close();
     await remote.unregister();
   }
@@ -366,7 +359,7 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
   }
 }
 
-/** A follower's `attach` / `detach` ({@link registerHandler}). */
+/** A follower's `attach` / `detach` (follower-handler.ts). */
 const followerMessage = z.object({
   followerId: z.string().min(1),
   expiresInMs: z.number().int().positive().max(FOLLOWER_EXPIRY_MS).optional(),

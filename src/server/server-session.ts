@@ -28,6 +28,7 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { askUserTools } from "./ask-user.js";
 import type { ClientLink } from "./client-link.js";
+import { recordDroppedPrompts } from "./dropped-prompts.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
@@ -201,14 +202,17 @@ export class ServerSession {
     return randomUUID();
   }
 
-  /** Cancels the running prompt and drops queued ones; resolves once the session is idle. */
+  /** Cancels the running prompt, drops queued ones (dropped-prompts.ts); resolves once idle. */
   async abort(): Promise<void> {
-    if (this.queue.length > 0) {
-      this.queue.length = 0;
+    const dropped = this.queue.splice(0);
+    if (dropped.length > 0) {
       this.queueChanged();
     }
     this.controller?.abort();
     await this.draining;
+    if (!this.closing && !this.ending) {
+      await recordDroppedPrompts(this.session, dropped, this.log);
+    }
   }
 
   /** @throws Error for an unknown decision kind. */

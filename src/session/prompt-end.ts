@@ -30,7 +30,8 @@ export function promptEnd(event: SessionEvent): PromptEnd | undefined {
       return { stopReason: finishReason === "content-filter" ? "refusal" : "end_turn" };
     }
     case "abort":
-      return { stopReason: "cancelled" };
+      // One naming dropped prompts follows the cancelled prompt's own end (events.ts).
+      return event.data.droppedPromptIds === undefined ? { stopReason: "cancelled" } : undefined;
     case "session.error":
       return { error: event.data };
     default:
@@ -43,15 +44,20 @@ export type SentPromptNews =
   | { kind: "started"; promptId: string }
   /** A prompt ended; `promptId` when it was one of the follower's, `idle` when none is left. */
   | { kind: "ended"; end: PromptEnd; promptId: string | undefined; idle: boolean }
-  /** The owner closed the session (`session.shutdown`) before these prompts ended. */
-  | { kind: "dropped"; promptIds: string[] };
+  /**
+   * The owner dropped these prompts before they ended: it closed the session (`shutdown`:
+   * `session.shutdown`), its own client aborted while they were queued (`abort`: an `abort`
+   * naming them), or it died (`lapsed`: its lease lapsed, owner-watch.ts; never from `stored`).
+   */
+  | { kind: "dropped"; promptIds: string[]; cause: "shutdown" | "abort" | "lapsed" };
 
 /**
  * The prompts one follower sent to a session's owner through the inbox (issue 22), each with an
  * id the owner records on its `user.message` (`promptId`), from sending until their stored events
  * end. The owner runs prompts one at a time in the order it takes them, and drops every one not
- * run when it closes the session (`session.shutdown`) or aborts (server-session.ts): the sender's
- * own abort drops its waiting prompts ({@link cancelWaiting}).
+ * run when it closes the session (`session.shutdown`) or aborts (server-session.ts, which names
+ * the dropped ones on an `abort`): the sender's own abort drops its waiting prompts
+ * ({@link cancelWaiting}).
  */
 export class SentPrompts {
   /** Sent and not stored yet, oldest first. */
@@ -60,8 +66,9 @@ export class SentPrompts {
   #ownerClosed = false;
 
   /**
-   * Whether the last owner closed the session (`session.shutdown` read, no `session.resume`
-   * since): a prompt sent now would be dropped, so the sender claims the session instead.
+   * Whether the last owner closed the session (`session.shutdown` read) or died
+   * ({@link ownerGone}), and no `session.resume` since: a prompt sent now would be dropped, so
+   * the sender claims the session instead.
    */
   get ownerClosed(): boolean {
     return this.#ownerClosed;
@@ -87,6 +94,28 @@ export class SentPrompts {
     this.#waiting.length = 0;
   }
 
+  /** Whether a prompt sent has not ended. */
+  get waiting(): boolean {
+    return this.#running !== undefined || this.#waiting.length > 0;
+  }
+
+  /** Forgets every prompt sent and not ended: their owner is gone. @returns their ids. */
+  abandon(): string[] {
+    const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
+    this.#running = undefined;
+    this.#waiting.length = 0;
+    return promptIds;
+  }
+
+  /**
+   * The owner died (its lease lapsed, owner-watch.ts): as after its `session.shutdown`, a prompt
+   * sent now would be lost, so {@link ownerClosed}. @returns the ids of the prompts it took along.
+   */
+  ownerGone(): string[] {
+    this.#ownerClosed = true;
+    return this.abandon();
+  }
+
   /** Whether `promptId` was sent and has not ended. */
   has(promptId: string): boolean {
     return this.#running === promptId || this.#waiting.includes(promptId);
@@ -103,14 +132,20 @@ export class SentPrompts {
       this.#running = promptId;
       return { kind: "started", promptId };
     }
+    if (event.type === "abort" && event.data.droppedPromptIds !== undefined) {
+      const dropped = event.data.droppedPromptIds;
+      const promptIds = this.#waiting.filter((promptId) => dropped.includes(promptId));
+      for (const promptId of promptIds) {
+        this.remove(promptId);
+      }
+      return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "abort" };
+    }
     if (event.type === "session.resume" || event.type === "session.shutdown") {
       this.#ownerClosed = event.type === "session.shutdown";
     }
     if (event.type === "session.shutdown") {
-      const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
-      this.#running = undefined;
-      this.#waiting.length = 0;
-      return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds };
+      const promptIds = this.abandon();
+      return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "shutdown" };
     }
     const end = promptEnd(event);
     if (end === undefined) {

@@ -6,6 +6,8 @@
 
 import { afterAll, beforeAll } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { type Gate, gate } from "../support/gate.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { type Fixture, startFixture } from "./support.js";
 
@@ -51,6 +53,16 @@ export function useWorkers(): Workers {
   };
 }
 
+/** What a client sees of a prompt answered with text, stored events and the idle. */
+export const TEXT_PROMPT = [
+  "user.message",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+  "session.idle",
+];
+
 /** What a client sees of a prompt that ran a tool after a permission question, then answered. */
 export const ASKED_PROMPT = [
   "user.message",
@@ -68,3 +80,17 @@ export const ASKED_PROMPT = [
   "assistant.turn_end",
   "session.idle",
 ];
+
+/**
+ * Makes `model` start each answer and never finish it (a turn that runs until aborted or its
+ * worker dies); `setResponder(undefined)` undoes it. @returns the gate opened at the first request.
+ */
+export function holdAnswers(model: FakeModelServer): Gate {
+  const requested = gate();
+  const never = gate();
+  model.setResponder(() => {
+    requested.open();
+    return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
+  });
+  return requested;
+}

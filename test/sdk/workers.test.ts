@@ -13,7 +13,7 @@ import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
 import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
-import { ASKED_PROMPT, useWorkers } from "./workers-support.js";
+import { ASKED_PROMPT, holdAnswers, TEXT_PROMPT, useWorkers } from "./workers-support.js";
 
 /** What a client saw of one session, and a way to wait for an event. */
 function watch(session: TurnloopSession) {
@@ -36,16 +36,6 @@ function watch(session: TurnloopSession) {
     },
   };
 }
-
-/** What a client sees of a prompt answered with text, stored events and the idle. */
-const TEXT_PROMPT = [
-  "user.message",
-  "assistant.turn_start",
-  "assistant.message",
-  "assistant.usage",
-  "assistant.turn_end",
-  "session.idle",
-];
 
 const persisted = (events: readonly SessionEvent[]) =>
   events.filter((event) => (event as { ephemeral?: boolean }).ephemeral !== true);
@@ -81,12 +71,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const onB = await worker().resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
-    const requested = gate();
-    const never = gate();
-    workers.fixture.model.setResponder(() => {
-      requested.open();
-      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
-    });
+    const requested = holdAnswers(workers.fixture.model);
     const idle = seenOnB.next((event) => event.type === "session.idle");
     await onB.send({ prompt: "a long one" });
     await requested.opened;
@@ -226,12 +211,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const onA = await worker().createSession({ onPermissionRequest: approveAll });
     const onB = await worker().resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
-    const requested = gate();
-    const never = gate();
-    workers.fixture.model.setResponder(() => {
-      requested.open();
-      return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
-    });
+    const requested = holdAnswers(workers.fixture.model);
     const requestsBefore = workers.fixture.model.requests.length;
     await onA.send({ prompt: "A's long prompt" });
     await requested.opened;
@@ -256,6 +236,58 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
         message: `the worker running session ${onA.sessionId} closed it before 1 prompt(s) sent from this worker ended; send again to run them here`,
       },
     });
+    // B's prompt never ran: only A's reached the model.
+    expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);
+  });
+
+  test("worker A's own client aborting with B's prompt queued ends B's sendAndWait with an error at once", async () => {
+    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const seenOnA = watch(onA);
+    const onB = await worker().resumeSession(onA.sessionId);
+    const seenOnB = watch(onB);
+    const before = await onB.getMessages();
+    const requested = holdAnswers(workers.fixture.model);
+    const requestsBefore = workers.fixture.model.requests.length;
+    await onA.send({ prompt: "A's long prompt" });
+    await requested.opened;
+    // A tells its client when B's prompt joins its queue behind the running one.
+    const queuedOnA = seenOnA.next((event) => event.type === "pending_messages.modified");
+    const idle = seenOnB.next((event) => event.type === "session.idle");
+    // The default timeout (60 s): only the owner's record of the drop ends this wait in time.
+    const waited = onB.sendAndWait({ prompt: "queued behind A's" }).then(
+      () => "answered",
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    await queuedOnA;
+    await onA.abort();
+    const message = `the worker running session ${onA.sessionId} dropped 1 queued prompt(s) sent from this worker unrun: its own client aborted; send again to run them`;
+    expect(await waited).toBe(message);
+    // sendAndWait rejects at the session.error; the idle follows it.
+    await idle;
+    workers.fixture.model.setResponder(undefined);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.turn_end",
+      "abort",
+      "abort",
+      "session.error",
+      "session.idle",
+    ]);
+    const stored = (await onB.getMessages()).slice(before.length);
+    // Every stored event once, in order; then B's own error and idle, which A did not store.
+    expect(seenOnB.events.slice(0, -2)).toEqual(stored);
+    // The first abort, the loop's, is unchanged; the second names B's prompt by the id B gave it.
+    const [, , , cancelled, dropped] = stored;
+    expect(cancelled?.data).toEqual({ reason: "cancelled by the user" });
+    expect(dropped?.data).toEqual({
+      reason: "cancelled by the user: 1 queued prompt(s) sent from another worker dropped",
+      droppedPromptIds: [expect.any(String)],
+    });
+    expect(seenOnB.events.slice(-2).map((event) => event.data)).toEqual([
+      { errorType: "server", message },
+      {},
+    ]);
     // B's prompt never ran: only A's reached the model.
     expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);
   });

@@ -59,6 +59,12 @@ const TABLE: ReadonlyArray<
     { stopReason: "cancelled" },
     { stopReason: "cancelled" },
   ],
+  [
+    "queued prompts of another worker dropped, after the cancelled prompt's own end",
+    { type: "abort", data: { reason: "cancelled by the user", droppedPromptIds: ["p1"] } },
+    undefined,
+    undefined,
+  ],
   ["failed", { type: "session.error", data: failure }, { error: failure }, {}],
   ["a prompt", userMessage("hello"), undefined, undefined],
 ];
@@ -99,6 +105,67 @@ describe("a prompt's end, for its owner and its followers", () => {
       { kind: "ended", end: { stopReason: "end_turn" }, promptId: first, idle: false },
       { kind: "started", promptId: second },
       { kind: "ended", end: { error: failure }, promptId: second, idle: true },
+    ]);
+  });
+
+  it("a follower's queued prompts an abort on the owner dropped end, once, after the running prompt's own end", () => {
+    const sent = new SentPrompts();
+    const first = sent.add();
+    const second = sent.add();
+    const dropped = (droppedPromptIds: string[]): EventInput => ({
+      type: "abort",
+      data: { reason: "cancelled by the user", droppedPromptIds },
+    });
+    const news = [
+      createEnvelope({ type: "abort", data: { reason: "cancelled by the user" } }, null),
+      // Another worker's prompt is named too: only this follower's are news here.
+      createEnvelope(dropped([first, "of-another-worker", second]), null),
+      createEnvelope(dropped([first]), null),
+    ].map((event) => sent.stored(event));
+    expect(news).toEqual([
+      // The owner's own prompt was cancelled; this follower's still wait.
+      { kind: "ended", end: { stopReason: "cancelled" }, promptId: undefined, idle: false },
+      { kind: "dropped", promptIds: [first, second], cause: "abort" },
+      undefined,
+    ]);
+    expect([sent.has(first), sent.has(second)]).toEqual([false, false]);
+  });
+
+  it("a follower's prompts the owner closed the session before running are dropped by the shutdown", () => {
+    const sent = new SentPrompts();
+    const first = sent.add();
+    const shutdown: EventInput = {
+      type: "session.shutdown",
+      data: {
+        shutdownType: "routine",
+        sessionStartTime: 0,
+        totalApiDurationMs: 0,
+        modelMetrics: {},
+        codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
+        currentModel: "fake",
+        currentTokens: 0,
+      },
+    };
+    expect(sent.stored(createEnvelope(shutdown, null))).toEqual({
+      kind: "dropped",
+      promptIds: [first],
+      cause: "shutdown",
+    });
+    expect(sent.ownerClosed).toBe(true);
+  });
+
+  it("a dead owner's prompts: every one sent and not ended is given up, and the next send claims the session", () => {
+    const sent = new SentPrompts();
+    const first = sent.add();
+    const second = sent.add();
+    sent.stored(createEnvelope(prompt("one", first), null));
+    expect([sent.waiting, sent.ownerClosed]).toEqual([true, false]);
+    expect(sent.ownerGone()).toEqual([first, second]);
+    expect([sent.waiting, sent.ownerClosed, sent.has(first), sent.has(second)]).toEqual([
+      false,
+      true,
+      false,
+      false,
     ]);
   });
 });

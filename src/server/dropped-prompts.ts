@@ -1,0 +1,40 @@
+/**
+ * Queued prompts that a face on another worker sent (issue 22, remote-sessions.ts) and that an
+ * abort of this worker's own client dropped unrun: recorded as an `abort` naming their ids
+ * (`droppedPromptIds`, events.ts) and committed at once, so the follower that sent them ends their
+ * wait with an error (session/prompt-end.ts) instead of at its `sendAndWait` timeout. A session
+ * that is closing records none (server-session.ts): its `session.shutdown` tells the follower.
+ */
+
+import { errorMessage } from "../events/errors.js";
+import type { Session } from "../session/session.js";
+import type { Job } from "./send-job.js";
+
+/**
+ * Records the prompts among `dropped` that carry a `promptId`; nothing when none does (an abort
+ * of this worker's own prompts only is the loop's, unchanged). Never throws: a store that refuses
+ * the event is logged with `log`, and the follower then ends at the owner's `session.shutdown` or
+ * its own timeout.
+ */
+export async function recordDroppedPrompts(
+  session: Session,
+  dropped: readonly Job[],
+  log: (message: string) => void,
+): Promise<void> {
+  const droppedPromptIds = dropped.flatMap((job) =>
+    job.promptId === undefined ? [] : [job.promptId],
+  );
+  if (droppedPromptIds.length === 0) {
+    return;
+  }
+  const reason = `cancelled by the user: ${droppedPromptIds.length} queued prompt(s) sent from another worker dropped`;
+  try {
+    session.emit({ type: "abort", data: { reason, droppedPromptIds } });
+    // An emit outside a running prompt is not committed at once; the follower reads the store.
+    await session.logForReaders();
+  } catch (error) {
+    log(
+      `session ${session.id}: the prompts dropped by an abort were not recorded: ${errorMessage(error)}`,
+    );
+  }
+}
