@@ -11,6 +11,7 @@ const PROCESS_SUITES = [
   "test/sdk/**/*.test.ts",
   "test/acp/child-process.test.ts",
   "test/acp/interop.test.ts",
+  "test/acp/mcp.test.ts",
   "test/acp/older-clients.test.ts",
   "test/session/crash.test.ts",
   "test/session/session-lock.test.ts",

@@ -13,6 +13,12 @@ import { ChildFixture } from "./child-process.js";
 import { announced, completedWithText, described, inProgress } from "./expected-updates.js";
 import { AcpHarness } from "./support.js";
 
+/**
+ * The prompt waits for the editor's servers however long a loaded machine takes to start them
+ * (the default start-up wait, 5 s, is not always enough there; then the tool would be missing).
+ */
+const WAIT_FOR_SERVERS = { TURNLOOP_MCP_STARTUP_WAIT_MS: "60000" };
+
 function stdio(name: string, ...flags: string[]): acp.McpServer {
   return { name, command: process.execPath, args: [TEST_SERVER, ...flags], env: [] };
 }
@@ -22,7 +28,7 @@ describe("MCP servers an editor passes over ACP", () => {
     const fixture = await ChildFixture.start();
     onTestFinished(() => fixture.close());
     const log = join(fixture.cwd, "acp-server.log");
-    const agent = fixture.startAgent();
+    const agent = fixture.startAgent(WAIT_FOR_SERVERS);
     await agent.initialize();
     const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
       cwd: fixture.cwd,
@@ -80,10 +86,11 @@ describe("MCP servers an editor passes over ACP", () => {
   });
 
   test("session/load restarts the editor's servers; an HTTP server gets its headers", async () => {
-    const logFile = join(process.env.TMPDIR ?? "/tmp", `turnloop-acp-http-${process.pid}.log`);
+    let harness = await AcpHarness.start({ env: WAIT_FOR_SERVERS });
+    // In the test's own folder: a log left by an earlier run cannot answer for this one.
+    const logFile = join(harness.cwd, "http-server.log");
     const http = await startHttpServer("--log", logFile);
     try {
-      let harness = await AcpHarness.start();
       const sessionId = await harness.newSession();
       await harness.disconnect();
       harness = await harness.restart();

@@ -1,21 +1,14 @@
-import { describe, expect } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { AiSdkProvider } from "../../src/llm/ai-sdk-provider.js";
 import type { ProviderTuning } from "../../src/llm/models.js";
 import type { LlmEvent, ModelRequest } from "../../src/llm/provider.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { RawPiece, Reply } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 import { type Harness, type HarnessOptions, shape } from "../support/harness.js";
 import { normaliseMessages } from "../support/normalise-request.js";
-import {
-  CHAT_DONE,
-  chatDelta,
-  countOf,
-  dataOf,
-  eventually,
-  sleep,
-  waitForEvent,
-} from "./helpers.js";
+import { CHAT_DONE, chatDelta, countOf, dataOf, eventually, waitForEvent } from "./helpers.js";
 
 // Long enough that a loaded machine delivers the first chunk well within it (the stall must come
 // after it): 1 s was not, on two cores shared by a dozen busy processes.
@@ -207,8 +200,10 @@ describe("case 20 test C: SSE comments are not progress", () => {
   test("a server that stalls every time fails as stalled after maxRetries", async ({
     openHarness,
   }) => {
+    // The harness keeps this limit for the healthy prompt after: 200 ms was too short for a
+    // loaded machine to deliver its first chunk.
     const harness = await openHarness({
-      tuning: { idleTimeoutMs: 200, retry: { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 1 } },
+      tuning: { ...TUNING, retry: { ...TUNING.retry, maxRetries: 1 } },
     });
     harness.server.setResponder(() => ({ raw: [{ hold: true }] }));
     const outcome = await harness.prompt("id 2");
@@ -237,18 +232,22 @@ describe("case 20 test C: SSE comments are not progress", () => {
 describe("the idle clock", () => {
   test("starts when the request is sent, not while the provider package loads", async () => {
     // A cold start on a busy machine can take longer than the idle limit to import the SDK; that
-    // is not the server being silent, and must not cost a request or show up as a stall.
+    // is not the server being silent, and must not cost a request or show up as a stall. The
+    // watchdog's clock (performance.now, setInterval) is faked: the load lasts three limits on
+    // it, and it stands still once the request goes out, so no loaded machine can stall the reply.
     const server = await startFakeModelServer();
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
     try {
       server.enqueue({ text: "ok" });
+      const loadStarted = gate();
+      const loaded = gate();
       const provider = new AiSdkProvider({
         id: "openai-compatible:fake-model",
         idleTimeoutMs: 1_000,
         retry: { maxRetries: 0 },
         createModel: async () => {
-          // Kept: this delay is the slow load under test, longer than the idle limit; the limit
-          // itself long enough that a loaded machine answers the request well within it.
-          await sleep(2_000);
+          loadStarted.open();
+          await loaded.opened;
           const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
           return createOpenAICompatible({
             name: "openai-compatible",
@@ -263,12 +262,20 @@ describe("the idle clock", () => {
         tools: [],
       };
       const events: LlmEvent[] = [];
-      for await (const event of provider.stream(request, new AbortController().signal)) {
-        events.push(event);
-      }
+      const streamed = (async () => {
+        for await (const event of provider.stream(request, new AbortController().signal)) {
+          events.push(event);
+        }
+      })();
+      await loadStarted.opened;
+      // A clock started before the load would see three limits pass without progress here.
+      vi.advanceTimersByTime(3_000);
+      loaded.open();
+      await streamed;
       expect(events.map((event) => event.type)).toEqual(["request_start", "text_delta", "done"]);
       expect(server.requests).toHaveLength(1);
     } finally {
+      vi.useRealTimers();
       await server.close();
     }
   });

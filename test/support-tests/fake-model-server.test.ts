@@ -2,6 +2,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+import { gate } from "../support/gate.js";
 import { clientNamed, clients, run, toolResult, user } from "./sdk-clients.js";
 
 let server: FakeModelServer;
@@ -20,6 +21,19 @@ function streamedChatRequest(): Promise<Response> {
     method: "POST",
     body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }),
   });
+}
+
+/** The same request without `stream: true`: one JSON body. */
+function unstreamedChatRequest(): Promise<Response> {
+  return fetch(`${server.url}/v1/chat/completions`, {
+    method: "POST",
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+  });
+}
+
+/** The part of an OpenAI Chat completion body these tests read. */
+interface ChatCompletion {
+  choices: Array<{ message: { content: string } }>;
 }
 
 function expectApiError(error: unknown, statusCode: number): APICallError {
@@ -209,6 +223,28 @@ describe("fake model server", () => {
     const second = await run(model, { messages: history, providerOptions });
     expectApiError(second.errors[0], 400);
     expect(server.requests[1]?.validationError).toMatch(/Item with id 'rs_1' not found/);
+  });
+
+  it("holds a non-streaming reply's whole body until its pause's gate opens", async () => {
+    // The SDK server asks without `stream: true`; its tests order sends by this gate.
+    const held = gate();
+    server.enqueue(
+      { text: "held", pause: { afterEvents: 0, until: held.opened } },
+      { text: "next" },
+    );
+    let heldAnswered = false;
+    const heldResponse = unstreamedChatRequest().then(async (response) => {
+      heldAnswered = true;
+      return response.json();
+    });
+    await expect.poll(() => server.requests.length).toBe(1);
+    // A whole later exchange with the same server: an unheld body would have arrived by now.
+    const next = (await (await unstreamedChatRequest()).json()) as ChatCompletion;
+    expect(next.choices[0]?.message.content).toBe("next");
+    expect(heldAnswered).toBe(false);
+    held.open();
+    const body = (await heldResponse) as ChatCompletion;
+    expect(body.choices[0]?.message.content).toBe("held");
   });
 
   it("ends held streams when closed", async () => {

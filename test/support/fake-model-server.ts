@@ -194,9 +194,15 @@ class ScriptedModelServer implements FakeModelServer {
     };
     const events = renderReply(record.wire, reply, context);
     if (isJsonObject(record.body) && record.body.stream !== true) {
-      // No `stream: true`: a non-streaming body, as real servers answer (after `delayMs`);
-      // `breakAfterEvents` cuts the body in half.
+      // No `stream: true`: a non-streaming body, as real servers answer (after `delayMs`, and
+      // after `pause.until` whatever `afterEvents` says); `breakAfterEvents` cuts it in half.
+      if (reply.pause !== undefined) {
+        await Promise.race([reply.pause.until, untilClosed(response)]);
+      }
       await sleepUnlessClosed(response, reply.delayMs ?? 0);
+      if (response.destroyed) {
+        return;
+      }
       const body =
         record.wire === "openai-chat"
           ? renderChatCompletion(reply, context)

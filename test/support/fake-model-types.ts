@@ -39,6 +39,7 @@ export interface SemanticReply {
   /**
    * A gate: after sending `afterEvents` SSE events, send nothing more until `until` settles (or the
    * client closes the connection), then go on. Orders a test by what it saw, not by delays.
+   * A non-streaming reply (no `stream: true`, as the SDK server asks) holds its whole body.
    */
   pause?: { afterEvents: number; until: Promise<unknown> };
   /** after sending `stallAfterEvents` SSE events, keep the connection open and send nothing */
