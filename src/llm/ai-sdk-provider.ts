@@ -9,27 +9,9 @@ import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { ImageInput } from "./image-input.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
+import { DEFAULT_RETRY_POLICY, delayBeforeRetry, type RetryPolicy } from "./retry-policy.js";
 import { StallWatchdog } from "./stall-watchdog.js";
 import { ToolCallIdAssigner } from "./tool-call-ids.js";
-
-/** When and how long to retry a failed model request (case 18). All times in ms. */
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  maxRetries: number;
-  /** First backoff delay; doubles each retry, with ±20 % jitter. */
-  initialDelayMs: number;
-  /** Longest backoff delay. */
-  maxDelayMs: number;
-  /** A `Retry-After` above this fails at once with the server's delay in the message. */
-  retryAfterCapMs: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxRetries: 5,
-  initialDelayMs: 1_000,
-  maxDelayMs: 30_000,
-  retryAfterCapMs: 60_000,
-};
 
 /** Default inter-chunk idle limit (ms): generous, since reasoning models pause (case 20). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
@@ -117,7 +99,7 @@ export class AiSdkProvider implements Provider {
           yield { type: "error", failure: publicFailure(failure) };
           return;
         }
-        const delayMs = this.delayBeforeRetry(attempt, failure);
+        const delayMs = delayBeforeRetry(this.retry, attempt, failure);
         if (delayMs === undefined) {
           // Not rounded: 1.4 s must not read "1 s, longer than the 1 s we wait".
           const seconds = (failure.retryAfterMs ?? 0) / 1000;
@@ -135,16 +117,6 @@ export class AiSdkProvider implements Provider {
       // The contract is "never throws": a bug here still ends the stream with an error event.
       yield { type: "error", failure: publicFailure(classifyFailure(error)) };
     }
-  }
-
-  /** Backoff for retry number `attempt` (0-based), or undefined when Retry-After exceeds the cap. */
-  private delayBeforeRetry(attempt: number, failure: ClassifiedFailure): number | undefined {
-    if (failure.retryAfterMs !== undefined && failure.retryAfterMs > this.retry.retryAfterCapMs) {
-      return undefined;
-    }
-    const exponential = Math.min(this.retry.maxDelayMs, this.retry.initialDelayMs * 2 ** attempt);
-    const jittered = exponential * (0.8 + Math.random() * 0.4);
-    return Math.round(Math.max(jittered, failure.retryAfterMs ?? 0));
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { AiSdkProvider, type RetryPolicy } from "./ai-sdk-provider.js";
+import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
   needsApiKey,
@@ -13,6 +13,7 @@ import { withHugeBodies } from "./huge-messages.js";
 import { takesNoImages } from "./image-input.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
+import type { RetryPolicy } from "./retry-policy.js";
 
 export {
   apiKeyVariable,
