@@ -107,15 +107,19 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       terminal.type("talk");
       await terminal.waitFor(/after word\./);
       terminal.resize(44, 20);
-      let screen = await terminal.waitFor(/^─{44}$/m);
-      for (const line of screen.split("\n")) {
-        expect([...line.trimEnd()].length).toBeLessThanOrEqual(44);
-      }
-      expect(screen).toMatch(/fake-model · ask/);
-      expect(screen.replace(/\s+/g, " ")).toContain("word after word after word.");
+      // A resize takes more than one redraw: wait for the whole state, not the first border.
+      const narrow = await terminal.waitUntil(
+        (screen) =>
+          /^─{44}$/m.test(screen) &&
+          screen.split("\n").every((line) => [...line.trimEnd()].length <= 44) &&
+          /fake-model · ask/.test(screen) &&
+          screen.replace(/\s+/g, " ").includes("word after word after word."),
+        "every line fits 44 columns, with the border, the status line and the whole answer",
+      );
+      expect(narrow).toMatch(/^─{44}$/m);
       terminal.resize(120, 30);
-      screen = await terminal.waitFor(/^─{120}$/m);
-      expect(screen).toMatch(/Enter send · Ctrl-J newline · \/ commands · @ file · ! shell/);
+      const wide = await terminal.waitFor(/^─{120}$/m);
+      expect(wide).toMatch(/Enter send · Ctrl-J newline · \/ commands · @ file · ! shell/);
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
     },

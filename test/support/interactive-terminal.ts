@@ -125,6 +125,29 @@ export class InteractiveTerminal {
   }
 
   /**
+   * Polls the screen until `condition(screen)` holds (every 50 ms; a condition poll, not a delay)
+   * and returns that screen; throws after `timeoutMs` with `what` and the last screen. For a state
+   * that takes several redraws, such as a resize, where one pattern can match a half-drawn screen.
+   */
+  async waitUntil(
+    condition: (screen: string) => boolean,
+    what: string,
+    timeoutMs = 15_000,
+  ): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (condition(screen)) {
+        return screen;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting until ${what}; the screen shows:\n${screen}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /**
    * Waits until the status line shows the keys again (no prompt, command or shell run in
    * progress): the gate before typing the next prompt, whose Enter a busy session ignores.
    */
