@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
+import { ANSWER_TURN, FAILED_TURN } from "../support/event-sequences.js";
 import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { ASKED_PROMPT, holdAnswers, TEXT_PROMPT, useWorkers } from "./workers-support.js";
@@ -81,8 +82,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(persisted(seenOnB.events)).toEqual((await onB.getMessages()).slice(before.length));
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
-      "assistant.turn_start",
-      "assistant.turn_end",
+      ...FAILED_TURN,
       "abort",
       "session.idle",
     ]);
@@ -168,10 +168,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
       "session.shutdown",
       "session.resume",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
     // B's app saw A's session.shutdown as it followed, then all but B's own session.resume.
     const [shutdownOfA, , ...ranOnB] = after.slice(before.length);
@@ -222,8 +219,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     workers.fixture.model.setResponder(undefined);
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
-      "assistant.turn_start",
-      "assistant.turn_end",
+      ...FAILED_TURN,
       "abort",
       "session.shutdown",
       "session.error",
@@ -267,8 +263,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     workers.fixture.model.setResponder(undefined);
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       "user.message",
-      "assistant.turn_start",
-      "assistant.turn_end",
+      ...FAILED_TURN,
       "abort",
       "abort",
       "session.error",
