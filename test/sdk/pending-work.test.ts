@@ -39,9 +39,7 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ],
       asked.opened,
     );
-    await setup.leave(waiting.client, waiting.session.sessionId);
-
-    const resume = await setup.resumeOn(waiting.session.sessionId, {
+    const resume = await setup.leaveAndResume(waiting, {
       continuePendingWork: true,
       onPermissionRequest: () => ({ kind: "no-result" }),
       tools: [
@@ -99,9 +97,7 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ],
       started.opened,
     );
-    await setup.leave(waiting.client, waiting.session.sessionId);
-
-    const resume = await setup.resumeOn(waiting.session.sessionId, {
+    const resume = await setup.leaveAndResume(waiting, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
@@ -156,9 +152,7 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       Promise.all([startedA.opened, startedB.opened]),
     );
     expect(values.sort()).toEqual(["alpha", "beta"]);
-    await setup.leave(waiting.client, waiting.session.sessionId);
-
-    const resume = await setup.resumeOn(waiting.session.sessionId, {
+    const resume = await setup.leaveAndResume(waiting, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
