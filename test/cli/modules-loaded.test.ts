@@ -1,14 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { PRODUCER_VERSION } from "../../src/session/version.js";
-import { CLI_PATH, cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { CLI_PATH, runCli } from "../support/cli.js";
+import { useRecordedCli } from "../support/recorded-cli.js";
 
 const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -61,22 +58,10 @@ const BUNDLED: Record<string, string[]> = JSON.parse(
   readFileSync(join(dirname(CLI_PATH), "chunks", "inputs.json"), "utf8"),
 );
 
-let server: FakeModelServer;
-let home: string;
-let directory: string;
-let moduleLog: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-modules-home-"));
-  directory = await mkdtemp(join(tmpdir(), "turnloop-modules-cwd-"));
-  moduleLog = join(home, "modules.log");
-});
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(directory, { recursive: true, force: true });
+const cli = useRecordedCli({
+  path: RECORDER,
+  logVariable: "TURNLOOP_TEST_MODULE_LOG",
+  name: "modules",
 });
 
 /**
@@ -86,7 +71,7 @@ afterEach(async () => {
 function modulesLoaded(): string[] {
   let text = "";
   try {
-    text = readFileSync(moduleLog, "utf8");
+    text = readFileSync(cli.log, "utf8");
   } catch {
     // Nothing loaded yet.
   }
@@ -104,27 +89,16 @@ function modulesLoaded(): string[] {
   ];
 }
 
-function environment(model: string): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: model,
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key",
-    NODE_OPTIONS: `--import=${RECORDER}`,
-    TURNLOOP_TEST_MODULE_LOG: moduleLog,
-  });
-}
-
 describe("modules loaded before they are needed (issue 26)", () => {
   test("-p with no MCP server and a common model: neither the MCP client nor the price catalogue before the first request", async () => {
     const atRequests: string[][] = [];
-    server.setResponder(() => {
+    cli.server.setResponder(() => {
       atRequests.push(modulesLoaded());
       return { text: "All done.", usage: { input: 100, output: 10 } };
     });
     const result = await runCli(["-p", "say done"], {
-      cwd: directory,
-      env: environment("openai-chat:gpt-4.1"),
+      cwd: cli.directory,
+      env: cli.environment("openai-chat:gpt-4.1"),
     });
     expect({ code: result.code, stdout: result.stdout }).toEqual({
       code: 0,
@@ -152,10 +126,10 @@ describe("modules loaded before they are needed (issue 26)", () => {
   });
 
   test("-p with a model the catalogue cannot know (an OpenAI-compatible server's) never loads the price catalogue", async () => {
-    server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
+    cli.server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
     const result = await runCli(["-p", "say done"], {
-      cwd: directory,
-      env: environment("openai-compatible:my-own-model"),
+      cwd: cli.directory,
+      env: cli.environment("openai-compatible:my-own-model"),
     });
     expect({ code: result.code, stdout: result.stdout }).toEqual({
       code: 0,
@@ -170,8 +144,8 @@ describe("modules loaded before they are needed (issue 26)", () => {
 
   test("--version loads nothing but the entry point; --help loads the argument parser (so the check can fail)", async () => {
     const version = await runCli(["--version"], {
-      cwd: directory,
-      env: environment("openai-chat:gpt-4.1"),
+      cwd: cli.directory,
+      env: cli.environment("openai-chat:gpt-4.1"),
     });
     const atVersion = modulesLoaded().filter((url) => !url.startsWith("node:"));
     expect({ code: version.code, stdout: version.stdout, loaded: atVersion }).toEqual({
@@ -183,8 +157,8 @@ describe("modules loaded before they are needed (issue 26)", () => {
     // as is the one the faces announce.
     expect(PRODUCER_VERSION).toBe(PACKAGE_VERSION);
     const help = await runCli(["--help"], {
-      cwd: directory,
-      env: environment("openai-chat:gpt-4.1"),
+      cwd: cli.directory,
+      env: cli.environment("openai-chat:gpt-4.1"),
     });
     expect(help.code).toBe(0);
     expect(modulesLoaded()).toContain("src/cli/arguments.ts");
@@ -192,8 +166,8 @@ describe("modules loaded before they are needed (issue 26)", () => {
 
   test("acp answers initialize before the session stack loads, and loads it for session/new", async () => {
     const agent = spawn(process.execPath, [CLI_PATH, "acp"], {
-      cwd: directory,
-      env: environment("openai-chat:gpt-4.1"),
+      cwd: cli.directory,
+      env: cli.environment("openai-chat:gpt-4.1"),
     });
     const closed = new Promise((resolve) => agent.once("close", resolve));
     const lines = readLines(agent);
@@ -212,7 +186,7 @@ describe("modules loaded before they are needed (issue 26)", () => {
       expect(atAnswer.filter((url) => ZOD_OTHER_LOCALES.test(url))).toEqual([]);
       // The first session request loads the stack (so the check above can fail), still
       // without the MCP client: no server is configured.
-      send(agent, 2, "session/new", { cwd: directory, mcpServers: [] });
+      send(agent, 2, "session/new", { cwd: cli.directory, mcpServers: [] });
       expect(JSON.parse(await lines.next())).toMatchObject({ id: 2, result: {} });
       const atSession = modulesLoaded();
       expect(atSession.filter((url) => SESSION_STACK.test(url)).length).toBeGreaterThan(5);

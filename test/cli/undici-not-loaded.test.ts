@@ -1,12 +1,8 @@
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
+import { describe, expect, test } from "vitest";
+import { runCli } from "../support/cli.js";
+import { useRecordedCli } from "../support/recorded-cli.js";
 
 /**
  * Issue 26: model requests go over `node:http` (src/llm/http-fetch.ts), and nothing on the way
@@ -18,38 +14,14 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
 const RECORDER = fileURLToPath(new URL("./builtin-recorder.mjs", import.meta.url));
 const UNDICI = "NativeModule internal/deps/undici/undici";
 
-let server: FakeModelServer;
-let home: string;
-let directory: string;
-let builtinLog: string;
-
-beforeEach(async () => {
-  server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-undici-home-"));
-  directory = await mkdtemp(join(tmpdir(), "turnloop-undici-cwd-"));
-  builtinLog = join(home, "builtins.log");
+const cli = useRecordedCli({
+  path: RECORDER,
+  logVariable: "TURNLOOP_TEST_BUILTIN_LOG",
+  name: "undici",
 });
-
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-  await rm(directory, { recursive: true, force: true });
-});
-
-function environment(model: string): NodeJS.ProcessEnv {
-  return cleanEnvironment({
-    TURNLOOP_HOME: home,
-    TURNLOOP_MODEL: model,
-    TURNLOOP_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key",
-    ANTHROPIC_API_KEY: "test-key",
-    NODE_OPTIONS: `--import=${RECORDER}`,
-    TURNLOOP_TEST_BUILTIN_LOG: builtinLog,
-  });
-}
 
 function builtinsLoaded(): string[] {
-  return readFileSync(builtinLog, "utf8")
+  return readFileSync(cli.log, "utf8")
     .split("\n")
     .filter((line) => line !== "");
 }
@@ -58,13 +30,16 @@ describe("a prompt never loads undici (issue 26)", () => {
   test.each(["openai-chat:gpt-4.1", "openai:gpt-5", "anthropic:claude-sonnet-4-5"])(
     "-p with %s: the reply arrives over node:http, and undici is not loaded",
     async (model) => {
-      server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
-      const result = await runCli(["-p", "say done"], { cwd: directory, env: environment(model) });
+      cli.server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
+      const result = await runCli(["-p", "say done"], {
+        cwd: cli.directory,
+        env: cli.environment(model),
+      });
       expect({ code: result.code, stdout: result.stdout }).toEqual({
         code: 0,
         stdout: "All done.\n",
       });
-      expect(server.requests).toHaveLength(1);
+      expect(cli.server.requests).toHaveLength(1);
       const loaded = builtinsLoaded();
       expect(loaded).toContain("NativeModule http");
       expect(loaded).not.toContain(UNDICI);
@@ -74,7 +49,7 @@ describe("a prompt never loads undici (issue 26)", () => {
   test("the recorder sees undici when the global Headers is touched (so the check above can fail)", async () => {
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, ["-e", "new Headers({ a: 'b' })"], {
-      env: environment("openai-chat:gpt-4.1"),
+      env: cli.environment("openai-chat:gpt-4.1"),
       stdio: "ignore",
     });
     const code = await new Promise((resolve) => child.once("close", resolve));

@@ -1,5 +1,6 @@
 import { approveAll } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
+import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
@@ -166,12 +167,7 @@ describe("resuming without pending work to continue", () => {
     ]);
     // The log: the call's interrupted end and the cancel, then the resume that caused them.
     expect((await resumed.getEvents()).map((event) => event.type)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
+      ...UNTIL_TOOL_START,
       "permission.requested",
       "permission.completed",
       "external_tool.requested",
@@ -181,10 +177,7 @@ describe("resuming without pending work to continue", () => {
       "abort",
       "session.resume",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
     expect(resumedHandlerRan).toBe(false);
     await resumed.disconnect();

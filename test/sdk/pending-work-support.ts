@@ -51,6 +51,11 @@ export interface PendingWorkSetup {
   ): Promise<{ session: CopilotSession; saw: SessionEvent[]; idle: Promise<SessionEvent> }>;
   /** Stops `client` and resolves once the server kept `sessionId` for a resume. */
   leave(client: CopilotClient, sessionId: string): Promise<void>;
+  /** {@link leave} with the client of `waiting` (from {@link startWaiting}), then {@link resumeOn}. */
+  leaveAndResume(
+    waiting: { client: CopilotClient; session: CopilotSession },
+    config: ResumeSessionConfig,
+  ): ReturnType<PendingWorkSetup["resumeOn"]>;
 }
 
 /** Starts the fixture and the server before the file's tests and stops them after. */
@@ -84,6 +89,17 @@ export function usePendingWorkServer(): PendingWorkSetup {
     }
     return server;
   };
+  const resumeOn: PendingWorkSetup["resumeOn"] = async (sessionId, config) => {
+    const client = await started().copilotClient();
+    const session = await client.resumeSession(sessionId, config);
+    const saw = recordEvents(session);
+    return { session, saw, idle: nextEvent(session, (event) => event.type === "session.idle") };
+  };
+  const leave: PendingWorkSetup["leave"] = async (client, sessionId) => {
+    const kept = keptForResume(sessionId);
+    await client.forceStop();
+    await kept;
+  };
   return {
     fixture,
     get server() {
@@ -100,16 +116,11 @@ export function usePendingWorkServer(): PendingWorkSetup {
       await waiting;
       return { client, session, saw, from };
     },
-    resumeOn: async (sessionId, config) => {
-      const client = await started().copilotClient();
-      const session = await client.resumeSession(sessionId, config);
-      const saw = recordEvents(session);
-      return { session, saw, idle: nextEvent(session, (event) => event.type === "session.idle") };
-    },
-    leave: async (client, sessionId) => {
-      const kept = keptForResume(sessionId);
-      await client.forceStop();
-      await kept;
+    resumeOn,
+    leave,
+    leaveAndResume: async (waiting, config) => {
+      await leave(waiting.client, waiting.session.sessionId);
+      return await resumeOn(waiting.session.sessionId, config);
     },
     sent: (index) =>
       requestMessages(fixture.model, index)

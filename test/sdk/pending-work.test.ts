@@ -24,12 +24,7 @@ const setup = usePendingWorkServer();
 describe("pending work kept for a resume, continuePendingWork: true", () => {
   test("a permission question left open is answered by the client that resumes with continuePendingWork: true", async () => {
     const asked = gate();
-    const {
-      client: first,
-      session: original,
-      saw: firstSaw,
-      from,
-    } = await setup.startWaiting(
+    const waiting = await setup.startWaiting(
       {
         tools: [valueTool("resume_permission_tool", (value) => `ORIGINAL_SHOULD_NOT_RUN_${value}`)],
         onPermissionRequest: () => {
@@ -44,37 +39,31 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ],
       asked.opened,
     );
-    await setup.leave(first, original.sessionId);
-
-    const {
-      session: resumed,
-      saw: secondSaw,
-      idle,
-    } = await setup.resumeOn(original.sessionId, {
+    const resume = await setup.leaveAndResume(waiting, {
       continuePendingWork: true,
       onPermissionRequest: () => ({ kind: "no-result" }),
       tools: [
         valueTool("resume_permission_tool", (value) => `PERMISSION_RESUMED_${value.toUpperCase()}`),
       ],
     });
-    const question = firstSaw.find((event) => event.type === "permission.requested");
-    const pending = await resumed.rpc.permissions.pendingRequests();
+    const question = waiting.saw.find((event) => event.type === "permission.requested");
+    const pending = await resume.session.rpc.permissions.pendingRequests();
     expect(pending.items).toEqual([
       { requestId: question?.data.requestId, request: question?.data.permissionRequest },
     ]);
-    const answer = await resumed.rpc.permissions.handlePendingPermissionRequest({
+    const answer = await resume.session.rpc.permissions.handlePendingPermissionRequest({
       requestId: question?.data.requestId ?? "",
       result: { kind: "approve-once" },
     });
     expect(answer.success).toBe(true);
-    await idle;
+    await resume.idle;
 
-    expect(outline(firstSaw)).toEqual([
+    expect(outline(waiting.saw)).toEqual([
       ...UNTIL_ASKED,
       ["tool.execution_start", "call_permission"],
       ["permission.requested"],
     ]);
-    expect(outline(secondSaw)).toEqual([
+    expect(outline(resume.saw)).toEqual([
       ["permission.completed", "approved"],
       ["tool.execution_running"],
       ["external_tool.requested", "call_permission"],
@@ -82,26 +71,21 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["tool.execution_complete", "call_permission", true],
       ...FINAL_TURN("The result is PERMISSION_RESUMED_ALPHA."),
     ]);
-    expect(setup.sent(from + 1)).toEqual([
+    expect(setup.sent(waiting.from + 1)).toEqual([
       ["user", "Use resume_permission_tool with value 'alpha', then reply with the result."],
       ["assistant", null],
       ["tool", "call_permission", "PERMISSION_RESUMED_ALPHA"],
     ]);
-    expect(await resumeEvents(resumed)).toEqual([
+    expect(await resumeEvents(resume.session)).toEqual([
       { continuePendingWork: true, sessionWasActive: false },
     ]);
-    expect((await resumed.rpc.permissions.pendingRequests()).items).toEqual([]);
-    await resumed.disconnect();
+    expect((await resume.session.rpc.permissions.pendingRequests()).items).toEqual([]);
+    await resume.session.disconnect();
   });
 
   test("a call of the app's tool left waiting is answered by a client that resumes with continuePendingWork: true and registers no tools", async () => {
     const started = gate();
-    const {
-      client: first,
-      session: original,
-      saw: firstSaw,
-      from,
-    } = await setup.startWaiting(
+    const waiting = await setup.startWaiting(
       {
         tools: [valueTool("resume_external_tool", neverAnswering(started))],
         onPermissionRequest: approveAll,
@@ -113,25 +97,19 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ],
       started.opened,
     );
-    await setup.leave(first, original.sessionId);
-
-    const {
-      session: resumed,
-      saw: secondSaw,
-      idle,
-    } = await setup.resumeOn(original.sessionId, {
+    const resume = await setup.leaveAndResume(waiting, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
-    const requested = firstSaw.find((event) => event.type === "external_tool.requested");
-    const answer = await resumed.rpc.tools.handlePendingToolCall({
+    const requested = waiting.saw.find((event) => event.type === "external_tool.requested");
+    const answer = await resume.session.rpc.tools.handlePendingToolCall({
       requestId: requested?.data.requestId ?? "",
       result: "EXTERNAL_RESUMED_BETA",
     });
     expect(answer.success).toBe(true);
-    await idle;
+    await resume.idle;
 
-    expect(outline(firstSaw)).toEqual([
+    expect(outline(waiting.saw)).toEqual([
       ...UNTIL_ASKED,
       ["tool.execution_start", "call_external"],
       ["permission.requested"],
@@ -139,28 +117,23 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["tool.execution_running"],
       ["external_tool.requested", "call_external"],
     ]);
-    expect(outline(secondSaw)).toEqual([
+    expect(outline(resume.saw)).toEqual([
       ["external_tool.completed", "call_external", "completed"],
       ["tool.execution_complete", "call_external", true],
       ...FINAL_TURN("The result is EXTERNAL_RESUMED_BETA."),
     ]);
-    expect(setup.sent(from + 1)).toEqual([
+    expect(setup.sent(waiting.from + 1)).toEqual([
       ["user", EXTERNAL_PROMPT],
       ["assistant", null],
       ["tool", "call_external", "EXTERNAL_RESUMED_BETA"],
     ]);
-    await resumed.disconnect();
+    await resume.session.disconnect();
   });
 
   test("parallel calls left waiting are answered one by one after the resume, in any order", async () => {
     const [startedA, startedB] = [gate(), gate()];
     const values: string[] = [];
-    const {
-      client: first,
-      session: original,
-      saw: firstSaw,
-      from,
-    } = await setup.startWaiting(
+    const waiting = await setup.startWaiting(
       {
         tools: [
           valueTool("pending_lookup_a", neverAnswering(startedA, values)),
@@ -179,39 +152,33 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       Promise.all([startedA.opened, startedB.opened]),
     );
     expect(values.sort()).toEqual(["alpha", "beta"]);
-    await setup.leave(first, original.sessionId);
-
-    const {
-      session: resumed,
-      saw: secondSaw,
-      idle,
-    } = await setup.resumeOn(original.sessionId, {
+    const resume = await setup.leaveAndResume(waiting, {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
     const requestIdOf = (toolCallId: string) =>
-      firstSaw
+      waiting.saw
         .flatMap((event) => (event.type === "external_tool.requested" ? [event.data] : []))
         .find((data) => data.toolCallId === toolCallId)?.requestId ?? "";
-    const answerB = await resumed.rpc.tools.handlePendingToolCall({
+    const answerB = await resume.session.rpc.tools.handlePendingToolCall({
       requestId: requestIdOf("call_b"),
       result: "PARALLEL_B_BETA",
     });
-    const answerA = await resumed.rpc.tools.handlePendingToolCall({
+    const answerA = await resume.session.rpc.tools.handlePendingToolCall({
       requestId: requestIdOf("call_a"),
       result: "PARALLEL_A_ALPHA",
     });
     expect([answerA.success, answerB.success]).toEqual([true, true]);
-    await idle;
+    await resume.idle;
 
-    expect(outline(secondSaw)).toEqual([
+    expect(outline(resume.saw)).toEqual([
       ["external_tool.completed", "call_b", "completed"],
       ["tool.execution_complete", "call_b", true],
       ["external_tool.completed", "call_a", "completed"],
       ["tool.execution_complete", "call_a", true],
       ...FINAL_TURN("PARALLEL_A_ALPHA and PARALLEL_B_BETA"),
     ]);
-    expect(setup.sent(from + 1)).toEqual([
+    expect(setup.sent(waiting.from + 1)).toEqual([
       [
         "user",
         "Call pending_lookup_a with value 'alpha' and pending_lookup_b with value 'beta', then reply with both results.",
@@ -220,6 +187,6 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["tool", "call_a", "PARALLEL_A_ALPHA"],
       ["tool", "call_b", "PARALLEL_B_BETA"],
     ]);
-    await resumed.disconnect();
+    await resume.session.disconnect();
   });
 });

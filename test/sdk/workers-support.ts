@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import { FAILED_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
@@ -62,6 +63,12 @@ export const TEXT_PROMPT = [
   "assistant.turn_end",
   "session.idle",
 ];
+
+/**
+ * What a client sees of a prompt aborted mid-turn before any reply: the prompt, its turn's start
+ * and failed end, then the abort.
+ */
+export const ABORTED_PROMPT = ["user.message", ...FAILED_TURN, "abort"] as const;
 
 /** What a client sees of a prompt that ran a tool after a permission question, then answered. */
 export const ASKED_PROMPT = [

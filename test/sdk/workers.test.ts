@@ -11,9 +11,16 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
+import { ANSWER_TURN } from "../support/event-sequences.js";
 import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
-import { ASKED_PROMPT, holdAnswers, TEXT_PROMPT, useWorkers } from "./workers-support.js";
+import {
+  ABORTED_PROMPT,
+  ASKED_PROMPT,
+  holdAnswers,
+  TEXT_PROMPT,
+  useWorkers,
+} from "./workers-support.js";
 
 /** What a client saw of one session, and a way to wait for an event. */
 function watch(session: TurnloopSession) {
@@ -79,13 +86,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await idle;
     workers.fixture.model.setResponder(undefined);
     expect(persisted(seenOnB.events)).toEqual((await onB.getMessages()).slice(before.length));
-    expect(seenOnB.events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.turn_end",
-      "abort",
-      "session.idle",
-    ]);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([...ABORTED_PROMPT, "session.idle"]);
     expect(seenOnB.events[2]).toMatchObject({ data: { status: "cancelled" } });
     expect(seenOnB.events[4]).toMatchObject({ data: { stopReason: "cancelled", aborted: true } });
   });
@@ -168,10 +169,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
       "session.shutdown",
       "session.resume",
       "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
+      ...ANSWER_TURN,
     ]);
     // B's app saw A's session.shutdown as it followed, then all but B's own session.resume.
     const [shutdownOfA, , ...ranOnB] = after.slice(before.length);
@@ -221,10 +219,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await idle;
     workers.fixture.model.setResponder(undefined);
     expect(seenOnB.events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.turn_end",
-      "abort",
+      ...ABORTED_PROMPT,
       "session.shutdown",
       "session.error",
       "session.idle",
@@ -266,10 +261,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await idle;
     workers.fixture.model.setResponder(undefined);
     expect(seenOnB.events.map((event) => event.type)).toEqual([
-      "user.message",
-      "assistant.turn_start",
-      "assistant.turn_end",
-      "abort",
+      ...ABORTED_PROMPT,
       "abort",
       "session.error",
       "session.idle",

@@ -15,13 +15,7 @@ import {
   type StoreUnderTest,
 } from "./store-contract.js";
 import { describeSubscriptions } from "./subscribe-contract.js";
-import {
-  buildEvents,
-  makeTemporaryDirectory,
-  sessionStart,
-  toJsonl,
-  userMessage,
-} from "./support.js";
+import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
 
 const FILE_STORE_MODULE = fileURLToPath(
   new URL("../../dist/session/file-store.js", import.meta.url),
@@ -77,13 +71,13 @@ describe("the file store's listing metadata", () => {
     "describes an old log without metadata once, then lists it from its metadata",
     async () => {
       const home = await makeTemporaryDirectory();
-      const events = buildEvents([
+      const log = logBytes([
         sessionStart("old"),
         userMessage(`old ${"z".repeat(4 * 1024 * 1024)}`),
         { type: "assistant.turn_start", data: { turnId: "0" } },
       ]);
       await mkdir(sessionDirectory(home, "old"), { recursive: true });
-      await writeFile(eventsPath(home, "old"), toJsonl(events));
+      await writeFile(eventsPath(home, "old"), log);
       const store = new FileSessionStore(home);
 
       const listings: unknown[] = [];
@@ -95,8 +89,8 @@ describe("the file store's listing metadata", () => {
       expect(first).toMatchObject([{ sessionId: "old", turns: 1, eventCount: 3 }]);
 
       // A writer killed between commits leaves lines past the metadata: only those are read.
-      const [more] = buildEvents([{ type: "assistant.turn_start", data: { turnId: "1" } }]);
-      await appendFile(eventsPath(home, "old"), toJsonl(more === undefined ? [] : [more]));
+      const more = logBytes([{ type: "assistant.turn_start", data: { turnId: "1" } }]);
+      await appendFile(eventsPath(home, "old"), more);
       expect(await bytesReadDuring(list)).toBeLessThan(64 * 1024);
       expect(listings[2]).toMatchObject([{ sessionId: "old", turns: 2, eventCount: 4 }]);
     },

@@ -4,13 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { EventInput } from "../../src/events/events.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath, InvalidSessionIdError, sessionsRoot } from "../../src/session/paths.js";
-import {
-  buildEvents,
-  makeTemporaryDirectory,
-  sessionStart,
-  toJsonl,
-  userMessage,
-} from "./support.js";
+import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
 
 const FIRST = "11111111-1111-4111-8111-111111111111";
 const SECOND = "22222222-2222-4222-8222-222222222222";
@@ -38,44 +32,41 @@ async function writeThreeSessions(home: string): Promise<void> {
   await writeSession(
     home,
     FIRST,
-    toJsonl(
-      buildEvents(
-        [
-          sessionStart(FIRST, "/work/a", "2026-03-01T10:00:00.000Z"),
-          userMessage("first prompt in a"),
-          turnStart("0"),
-          turnEnd("0"),
-          turnStart("1"),
-          turnEnd("1"),
-        ],
-        at("10:00:00"),
-      ),
+    logBytes(
+      [
+        sessionStart(FIRST, "/work/a", "2026-03-01T10:00:00.000Z"),
+        userMessage("first prompt in a"),
+        turnStart("0"),
+        turnEnd("0"),
+        turnStart("1"),
+        turnEnd("1"),
+      ],
+      at("10:00:00"),
     ),
   );
   const longPrompt = `Please refactor\n\n  the parser ${"and its tests ".repeat(10)}`;
   await writeSession(
     home,
     SECOND,
-    toJsonl(
-      buildEvents(
-        [
-          sessionStart(SECOND, "/work/b", "2026-03-01T12:00:00.000Z"),
-          { type: "user.message", data: { content: "from a hook", source: "hook" } },
-          userMessage(longPrompt),
-          turnStart("0"),
-          // A tool argument that looks like an event must not count as a turn.
-          {
-            type: "tool.execution_start",
-            data: { toolCallId: "c1", toolName: "x", arguments: { type: "assistant.turn_start" } },
-          },
-          turnEnd("0"),
-        ],
-        at("12:00:00"),
-      ),
+    logBytes(
+      [
+        sessionStart(SECOND, "/work/b", "2026-03-01T12:00:00.000Z"),
+        { type: "user.message", data: { content: "from a hook", source: "hook" } },
+        userMessage(longPrompt),
+        turnStart("0"),
+        // A tool argument that looks like an event must not count as a turn.
+        {
+          type: "tool.execution_start",
+          data: { toolCallId: "c1", toolName: "x", arguments: { type: "assistant.turn_start" } },
+        },
+        turnEnd("0"),
+      ],
+      at("12:00:00"),
     ),
   );
-  const third = toJsonl(
-    buildEvents([sessionStart(THIRD, "/work/a", "2026-03-01T11:00:00.000Z")], at("11:00:00")),
+  const third = logBytes(
+    [sessionStart(THIRD, "/work/a", "2026-03-01T11:00:00.000Z")],
+    at("11:00:00"),
   );
   const tornTurn = Buffer.from('{"type":"assistant.turn_start","data":{"tur');
   await writeSession(home, THIRD, Buffer.concat([third, tornTurn]));
@@ -150,14 +141,14 @@ describe("listing sessions (old logs, without metadata)", () => {
     await writeThreeSessions(home);
     const headless = "44444444-4444-4444-8444-444444444444";
     const unreadable = "55555555-5555-4555-8555-555555555555";
-    const events = buildEvents(
+    const events = logBytes(
       [userMessage("orphan prompt"), turnStart("0")],
       new Date("2026-03-01T13:00:00.000Z"),
     );
     const headlessPath = await writeSession(
       home,
       headless,
-      Buffer.concat([Buffer.from('{"type":"session.st\u0000\n'), toJsonl(events)]),
+      Buffer.concat([Buffer.from('{"type":"session.st\u0000\n'), events]),
     );
     const malformed = "77777777-7777-4777-8777-777777777777";
     const malformedStart = {

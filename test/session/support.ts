@@ -46,6 +46,11 @@ export function toJsonl(events: readonly SessionEvent[]): Buffer {
   return Buffer.from(events.map(serializeEvent).join(""), "utf8");
 }
 
+/** The bytes of an `events.jsonl` holding `inputs`, enveloped as {@link buildEvents} does. */
+export function logBytes(inputs: readonly EventInput[], start?: Date): Buffer {
+  return toJsonl(buildEvents(inputs, start));
+}
+
 /** A `session.start` input. */
 export function sessionStart(
   sessionId: string,

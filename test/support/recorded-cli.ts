@@ -1,0 +1,78 @@
+/**
+ * Runs of the built CLI with a recorder of what it loads (issue 26): a fake model server, a home
+ * and a working folder of their own per test, and the environment that preloads the recorder.
+ */
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
+import { cleanEnvironment } from "./cli.js";
+import { startFakeModelServer } from "./fake-model-server.js";
+import type { FakeModelServer } from "./fake-model-types.js";
+
+export interface Recorder {
+  /** The recorder module's path, preloaded with `--import`. */
+  readonly path: string;
+  /** The variable naming the file the recorder appends to, one line a module. */
+  readonly logVariable: string;
+  /** A word for the temporary folders' names. */
+  readonly name: string;
+}
+
+export interface RecordedCli {
+  readonly server: FakeModelServer;
+  /** The working folder of the CLI's runs. */
+  readonly directory: string;
+  /** The file the recorder writes (in the run's home). */
+  readonly log: string;
+  /** The CLI's environment for `model` (a `provider:model` id) with the recorder preloaded. */
+  environment(model: string): NodeJS.ProcessEnv;
+}
+
+/** Registers the per-test set-up and clean-up; the fields are usable inside tests. */
+export function useRecordedCli(recorder: Recorder): RecordedCli {
+  let started: { server: FakeModelServer; home: string; directory: string } | undefined;
+  beforeEach(async () => {
+    started = {
+      server: await startFakeModelServer(),
+      home: await mkdtemp(join(tmpdir(), `turnloop-${recorder.name}-home-`)),
+      directory: await mkdtemp(join(tmpdir(), `turnloop-${recorder.name}-cwd-`)),
+    };
+  });
+  afterEach(async () => {
+    await started?.server.close();
+    await rm(started?.home ?? "", { recursive: true, force: true });
+    await rm(started?.directory ?? "", { recursive: true, force: true });
+    started = undefined;
+  });
+  const ready = () => {
+    if (started === undefined) {
+      throw new Error("useRecordedCli: the fields are set in beforeEach; use them inside tests");
+    }
+    return started;
+  };
+  return {
+    get server() {
+      return ready().server;
+    },
+    get directory() {
+      return ready().directory;
+    },
+    get log() {
+      return join(ready().home, "recorded.log");
+    },
+    environment(model) {
+      const { server, home } = ready();
+      return cleanEnvironment({
+        TURNLOOP_HOME: home,
+        TURNLOOP_MODEL: model,
+        TURNLOOP_BASE_URL: `${server.url}/v1`,
+        OPENAI_API_KEY: "test-key",
+        ANTHROPIC_API_KEY: "test-key",
+        NODE_OPTIONS: `--import=${recorder.path}`,
+        [recorder.logVariable]: join(home, "recorded.log"),
+      });
+    },
+  };
+}
