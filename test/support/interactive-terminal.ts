@@ -111,17 +111,7 @@ export class InteractiveTerminal {
    * @throws with the screen when `timeoutMs` passes first.
    */
   async waitFor(pattern: RegExp, timeoutMs = 15_000, history = 0): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen(history);
-      if (pattern.test(screen)) {
-        return screen;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${pattern}; the screen shows:\n${screen}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    return this.poll((screen) => pattern.test(screen), `for ${pattern}`, timeoutMs, history);
   }
 
   /**
@@ -129,19 +119,28 @@ export class InteractiveTerminal {
    * and returns that screen; throws after `timeoutMs` with `what` and the last screen. For a state
    * that takes several redraws, such as a resize, where one pattern can match a half-drawn screen.
    */
-  async waitUntil(
+  waitUntil(
     condition: (screen: string) => boolean,
     what: string,
     timeoutMs = 15_000,
   ): Promise<string> {
+    return this.poll(condition, `until ${what}`, timeoutMs, 0);
+  }
+
+  private async poll(
+    condition: (screen: string) => boolean,
+    what: string,
+    timeoutMs: number,
+    history: number,
+  ): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const screen = this.screen();
+      const screen = this.screen(history);
       if (condition(screen)) {
         return screen;
       }
       if (Date.now() > deadline) {
-        throw new Error(`timed out waiting until ${what}; the screen shows:\n${screen}`);
+        throw new Error(`timed out waiting ${what}; the screen shows:\n${screen}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
