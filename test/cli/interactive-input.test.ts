@@ -106,6 +106,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       const terminal = await fixture.openReady([], { columns: 80, rows: 24 });
       terminal.type("talk");
       await terminal.waitFor(/after word\./);
+      // The answer is drawn before the prompt ends; the status line returns to the keys after.
+      await terminal.idle();
       terminal.resize(44, 20);
       // A resize takes more than one redraw: wait for the whole state, not the first border.
       const narrow = await terminal.waitUntil(
@@ -118,8 +120,13 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       );
       expect(narrow).toMatch(/^─{44}$/m);
       terminal.resize(120, 30);
-      const wide = await terminal.waitFor(/^─{120}$/m);
-      expect(wide).toMatch(/Enter send · Ctrl-J newline · \/ commands · @ file · ! shell/);
+      const wide = await terminal.waitUntil(
+        (screen) =>
+          /^─{120}$/m.test(screen) &&
+          /Enter send · Ctrl-J newline · \/ commands · @ file · ! shell/.test(screen),
+        "the box is 120 columns wide with the keys on the status line",
+      );
+      expect(wide).toMatch(/^─{120}$/m);
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
     },
