@@ -9,12 +9,15 @@
  * holds the session any more, the prompt is not sent: the caller claims the session here. While a
  * prompt waits on the owner, the owner's lease is checked (session/owner-watch.ts): when it lapsed
  * (the owner died), what it stored is delivered, the prompt ends with a `-32603` error saying so
- * (after an agent message with the same text), and the next prompt claims the session.
+ * (after an agent message with the same text), and the next prompt claims the session. The
+ * follower registers with the owner as a permission handler, and asks its client the owner's
+ * questions (remote-permissions.ts).
  */
 
 import { hostname } from "node:os";
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
+import { registerHandler } from "../session/follower-handler.js";
 import type { SessionHost } from "../session/host.js";
 import { watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
@@ -26,6 +29,7 @@ import { builtinTools } from "../tools/index.js";
 import { internalError, invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, defaultMode, modeState } from "./modes.js";
 import { promptContent } from "./prompt-content.js";
+import { RemotePermissions } from "./remote-permissions.js";
 import { replayWith } from "./replay.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -113,6 +117,8 @@ export class AcpRemoteSession {
   readonly #mapper: UpdateMapper;
   #subscription: SessionSubscription | undefined;
   #stopWatching: () => void = () => undefined;
+  #permissions: RemotePermissions | undefined;
+  #unregister: () => Promise<void> = async () => undefined;
   #prompt: RemotePrompt | undefined;
   readonly #sent = new SentPrompts();
   #lastSent: Promise<void> = Promise.resolve();
@@ -158,6 +164,12 @@ export class AcpRemoteSession {
     remote.#subscription = await context.host.store.subscribe(sessionId, log.nextSeq, (event) =>
       remote.#stored(event),
     );
+    const { inbox } = context.host.store;
+    if (inbox !== undefined) {
+      // Before any prompt: the owner reads the registration first (follower-handler.ts).
+      remote.#permissions = new RemotePermissions(context.client, sessionId, inbox);
+      remote.#unregister = await registerHandler(inbox, sessionId);
+    }
     remote.#stopWatching = watchOwner(
       context.host.store,
       sessionId,
@@ -265,6 +277,10 @@ export class AcpRemoteSession {
     this.cancel();
     await subscription?.readNow();
     await subscription?.close();
+    this.#permissions?.close();
+    const unregister = this.#unregister;
+    this.#unregister = async () => undefined;
+    await unregister();
     await this.#lastSent;
   }
 
@@ -292,6 +308,7 @@ export class AcpRemoteSession {
     const prompt = this.#prompt;
     let updates = this.#mapper.map(event);
     const news = this.#sent.stored(event);
+    this.#permissions?.stored(event);
     if (news?.kind === "started" && prompt?.id === news.promptId) {
       prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.
