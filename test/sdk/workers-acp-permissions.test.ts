@@ -11,15 +11,10 @@ import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startAcpAgent } from "./workers-acp-support.js";
-import { ASKED_PROMPT, useWorkers } from "./workers-support.js";
-
-const createCall = (id: string, path: string) => ({
-  toolCalls: [{ id, name: "create", arguments: JSON.stringify({ path, file_text: "hi" }) }],
-});
+import { ASKED_PROMPT, createCall, recordEvents, useWorkers } from "./workers-support.js";
 
 const OPTIONS = [
   { optionId: "allow_once", name: "Allow", kind: "allow_once" },
@@ -32,14 +27,7 @@ describe.skipIf(postgresUnavailable !== undefined)("an ACP follower answers perm
   test("A, with no handler, asks the editor; once the acp process is killed with a question open, A denies it", async () => {
     const { fixture, env } = workers;
     const onA = await workers.worker().createSession({});
-    const seenOnA: SessionEvent[] = [];
-    const idleOnA = [gate(), gate()];
-    onA.on((event) => {
-      seenOnA.push(event);
-      if (event.type === "session.idle") {
-        idleOnA[seenOnA.filter((seen) => seen.type === "session.idle").length - 1]?.open();
-      }
-    });
+    const { seen: seenOnA, idle: idleOnA } = recordEvents(onA, 2);
     const secondAsked = gate();
     const editor = startAcpAgent(env, fixture.cwd, async () => {
       if (editor.permissions.length === 1) {
