@@ -6,22 +6,30 @@
  * the owner stores it. A `session/prompt` goes to the owner through the store's inbox (the owner
  * runs it as if its own client had sent it) and is answered when its stored events end
  * (session/prompt-end.ts); `session/cancel` sends an abort the same way. When no live worker
- * holds the session any more, the prompt is not sent: the caller claims the session here.
+ * holds the session any more, the prompt is not sent: the caller claims the session here. While a
+ * prompt waits on the owner, the owner's lease is checked (session/owner-watch.ts): when it lapsed
+ * (the owner died), what it stored is delivered, the prompt ends with a `-32603` error saying so
+ * (after an agent message with the same text), and the next prompt claims the session. The
+ * follower registers with the owner as a permission handler, and asks its client the owner's
+ * questions (remote-permissions.ts).
  */
 
 import { hostname } from "node:os";
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
+import { registerHandler } from "../session/follower-handler.js";
 import type { SessionHost } from "../session/host.js";
+import { watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
 import { permissionModeOf } from "../session/sandbox-setup.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { LeaseHolder, StoredLog } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
-import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import { internalError, invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, defaultMode, modeState } from "./modes.js";
 import { promptContent } from "./prompt-content.js";
+import { RemotePermissions } from "./remote-permissions.js";
 import { replayWith } from "./replay.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -55,7 +63,12 @@ interface RemotePrompt {
   id: string;
   /** Set once the owner stored its `user.message`. */
   started: boolean;
-  settle: (end: PromptEnd) => void;
+  settle: (end: PromptEnd | OwnerGone) => void;
+}
+
+/** A prompt's end when its owner died before storing it (owner-watch.ts). */
+interface OwnerGone {
+  ownerGone: string;
 }
 
 /**
@@ -103,6 +116,9 @@ export class AcpRemoteSession {
   readonly #model: string;
   readonly #mapper: UpdateMapper;
   #subscription: SessionSubscription | undefined;
+  #stopWatching: () => void = () => undefined;
+  #permissions: RemotePermissions | undefined;
+  #unregister: () => Promise<void> = async () => undefined;
   #prompt: RemotePrompt | undefined;
   readonly #sent = new SentPrompts();
   #lastSent: Promise<void> = Promise.resolve();
@@ -148,6 +164,18 @@ export class AcpRemoteSession {
     remote.#subscription = await context.host.store.subscribe(sessionId, log.nextSeq, (event) =>
       remote.#stored(event),
     );
+    const { inbox } = context.host.store;
+    if (inbox !== undefined) {
+      // Before any prompt: the owner reads the registration first (follower-handler.ts).
+      remote.#permissions = new RemotePermissions(context.client, sessionId, inbox);
+      remote.#unregister = await registerHandler(inbox, sessionId);
+    }
+    remote.#stopWatching = watchOwner(
+      context.host.store,
+      sessionId,
+      () => remote.#sent.waiting,
+      () => remote.#ownerGone(),
+    );
     return remote;
   }
 
@@ -173,7 +201,8 @@ export class AcpRemoteSession {
    * @returns `"claim"` when no live worker holds the session, or its owner closed it as far as
    * read here (nothing was sent).
    * @throws `-32600` while a prompt of this client runs; `-32602` for images (the inbox carries
-   * text); the prompt's failure as a local prompt's (`promptFailure`).
+   * text); `-32603` when the owner died before it ended (its lease lapsed); the prompt's failure
+   * as a local prompt's (`promptFailure`).
    */
   async prompt(
     blocks: readonly acp.ContentBlock[],
@@ -194,8 +223,8 @@ export class AcpRemoteSession {
       // The owner closed the session: it would drop the prompt.
       return "claim";
     }
-    let settle: (end: PromptEnd) => void = () => undefined;
-    const ended = new Promise<PromptEnd>((resolve) => {
+    let settle: (end: PromptEnd | OwnerGone) => void = () => undefined;
+    const ended = new Promise<PromptEnd | OwnerGone>((resolve) => {
       settle = resolve;
     });
     const id = this.#sent.add();
@@ -210,6 +239,9 @@ export class AcpRemoteSession {
       signal.addEventListener("abort", onCancel, { once: true });
       const end = await ended.finally(() => signal.removeEventListener("abort", onCancel));
       await this.#lastSent;
+      if ("ownerGone" in end) {
+        throw internalError(end.ownerGone);
+      }
       if ("error" in end) {
         throw promptFailure(end.error);
       }
@@ -241,10 +273,31 @@ export class AcpRemoteSession {
   async close(): Promise<void> {
     const subscription = this.#subscription;
     this.#subscription = undefined;
+    this.#stopWatching();
     this.cancel();
     await subscription?.readNow();
     await subscription?.close();
+    this.#permissions?.close();
+    const unregister = this.#unregister;
+    this.#unregister = async () => undefined;
+    await unregister();
     await this.#lastSent;
+  }
+
+  /**
+   * No live worker holds the session any more while a prompt of this client waits on it: delivers
+   * what the owner stored, then ends the prompt with an error, told first as an agent message.
+   */
+  async #ownerGone(): Promise<void> {
+    await this.#subscription?.readNow();
+    const promptIds = this.#sent.ownerGone();
+    const prompt = this.#prompt;
+    if (prompt === undefined || !promptIds.includes(prompt.id)) {
+      return;
+    }
+    const message = `the worker running session ${this.id} stopped (its lease lapsed) before this prompt ended; send it again to run it here`;
+    this.#send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: message } });
+    prompt.settle({ ownerGone: message });
   }
 
   /**
@@ -255,6 +308,7 @@ export class AcpRemoteSession {
     const prompt = this.#prompt;
     let updates = this.#mapper.map(event);
     const news = this.#sent.stored(event);
+    this.#permissions?.stored(event);
     if (news?.kind === "started" && prompt?.id === news.promptId) {
       prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.

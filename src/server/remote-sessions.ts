@@ -16,13 +16,13 @@ import type { SessionEventData } from "../events/events.js";
 import { idleData } from "../events/idle.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { createEnvelope } from "../session/envelope.js";
+import { FOLLOWER_EXPIRY_MS, registerHandler } from "../session/follower-handler.js";
 import { watchOwner } from "../session/owner-watch.js";
 import { type SentPromptNews, SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox, StoredLog } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
-import { FOLLOWER_EXPIRY_MS, registerHandler } from "./follower-handler.js";
 import {
   invalidParams,
   type PermissionAnswerParams,
@@ -45,7 +45,7 @@ interface RemoteSession {
   questions: RemoteQuestions;
   /** The prompts this client sent to the owner, until their stored events end. */
   prompts: SentPrompts;
-  /** Ends this client's permission handler registration with the owner (follower-handler.ts). */
+  /** Ends this client's permission handler registration with the owner (session/follower-handler.ts). */
   unregister: () => Promise<void>;
   /** Stops checking that the owner holds the lease (owner-watch.ts). */
   stopWatching: () => void;
@@ -89,6 +89,9 @@ function endPrompts(
     idle(idleData(news.end));
   }
 }
+
+/** The client's `session.resume` params that say whether it answers permission questions. */
+const handlesPermissions = z.looseObject({ requestPermission: z.boolean().optional() });
 
 /** The sessions each server follows for its clients, by session id. */
 const followed = new WeakMap<ServerContext, Map<string, RemoteSession>>();
@@ -136,7 +139,10 @@ export async function resumeRemote(
   await previous?.subscription.close();
   await previous?.unregister();
   const remote = await startFollowing(connection, start.data, log);
-  const unregister = await registerHandler(store.inbox, sessionId, resumeParams);
+  // A client that registered a permission handler answers the owner's questions too.
+  const unregister = handlesPermissions.safeParse(resumeParams).data?.requestPermission
+    ? await registerHandler(store.inbox, sessionId)
+    : async () => undefined;
   followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
@@ -359,7 +365,7 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
   }
 }
 
-/** A follower's `attach` / `detach` (follower-handler.ts). */
+/** A follower's `attach` / `detach` (session/follower-handler.ts). */
 const followerMessage = z.object({
   followerId: z.string().min(1),
   expiresInMs: z.number().int().positive().max(FOLLOWER_EXPIRY_MS).optional(),

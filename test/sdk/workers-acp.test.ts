@@ -6,72 +6,12 @@
  * inbox, and once the worker let the session go, a prompt claims it and runs in the ACP process.
  */
 
-import { spawn } from "node:child_process";
-import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
-import { CLI_PATH } from "../support/cli.js";
-import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
+import { answered, startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
 import { useWorkers } from "./workers-support.js";
-
-/** `turnloop acp` as a child process, with every `session/update` it sent, in order. */
-function startAcpAgent(env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [CLI_PATH, "acp"], { cwd, env });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (text: string) => {
-    stderr += text;
-  });
-  const updates: acp.SessionUpdate[] = [];
-  const waiting: Array<{ matches: (update: acp.SessionUpdate) => boolean; gate: Gate }> = [];
-  const app = acp
-    .client({ name: "turnloop-workers-test" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      updates.push(params.update);
-      for (const waiter of waiting.filter(({ matches }) => matches(params.update))) {
-        waiting.splice(waiting.indexOf(waiter), 1);
-        waiter.gate.open();
-      }
-    });
-  const stream = acp.ndJsonStream(
-    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-  );
-  const connection = app.connect(stream);
-  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
-  return {
-    updates,
-    agent: connection.agent,
-    stderr: () => stderr,
-    /** Settles at the first update (from now on) that `matches`. */
-    next(matches: (update: acp.SessionUpdate) => boolean): Promise<void> {
-      const waiter = { matches, gate: gate() };
-      waiting.push(waiter);
-      return waiter.gate.opened;
-    },
-    async stop(): Promise<void> {
-      child.stdin.end();
-      await exited;
-    },
-  };
-}
-
-/** An update without the ids that differ from run to run. */
-function withoutIds(update: acp.SessionUpdate): object {
-  const { messageId: _messageId, ...rest } = update as acp.SessionUpdate & { messageId?: string };
-  return "updatedAt" in rest ? { ...rest, updatedAt: "<time>" } : rest;
-}
-
-const text = (sessionUpdate: string, content: string) => ({
-  sessionUpdate,
-  content: { type: "text", text: content },
-});
-
-const answered = (content: string) => (update: acp.SessionUpdate) =>
-  update.sessionUpdate === "agent_message_chunk" &&
-  update.content.type === "text" &&
-  update.content.text === content;
 
 describe.skipIf(postgresUnavailable !== undefined)("ACP on a session another worker holds", () => {
   const workers = useWorkers();

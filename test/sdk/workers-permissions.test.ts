@@ -8,30 +8,18 @@
 import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
 import { type PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startTcpServer } from "./tcp-server.js";
-import { ASKED_PROMPT, useWorkers } from "./workers-support.js";
-
-const createCall = (id: string, path: string) => ({
-  toolCalls: [{ id, name: "create", arguments: JSON.stringify({ path, file_text: "hi" }) }],
-});
+import { ASKED_PROMPT, createCall, recordEvents, useWorkers } from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)("a permission handler on another worker", () => {
   const workers = useWorkers();
 
   test("A, with no handler, asks B's client; once B is killed with a question open, A denies it", async () => {
     const onA = await workers.worker().createSession({});
-    const seenOnA: SessionEvent[] = [];
-    const idleOnA = [gate(), gate()];
-    onA.on((event) => {
-      seenOnA.push(event);
-      if (event.type === "session.idle") {
-        idleOnA[seenOnA.filter((seen) => seen.type === "session.idle").length - 1]?.open();
-      }
-    });
+    const { seen: seenOnA, idle: idleOnA } = recordEvents(onA, 2);
     const workerB = await startTcpServer(workers.fixture, workers.env);
     workers.fixture.onClose(() => workerB.stop());
     const clientB = new TurnloopClient({ port: workerB.port, cwd: workers.fixture.cwd });

@@ -5,6 +5,7 @@
  */
 
 import { afterAll, beforeAll } from "vitest";
+import type { SessionEvent } from "../../src/events/events.js";
 import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -100,4 +101,27 @@ export function holdAnswers(model: FakeModelServer): Gate {
     return { text: ["never ", "finished"], pause: { afterEvents: 1, until: never.opened } };
   });
   return requested;
+}
+
+/** The model's answer that calls the `create` tool (which asks permission) to write `path`. */
+export const createCall = (id: string, path: string) => ({
+  toolCalls: [{ id, name: "create", arguments: JSON.stringify({ path, file_text: "hi" }) }],
+});
+
+/**
+ * Records every event `session` sends, in order; `idle[n]` opens at its (n+1)th `session.idle`.
+ */
+export function recordEvents(
+  session: { on(handler: (event: SessionEvent) => void): () => void },
+  idles: number,
+): { seen: SessionEvent[]; idle: Gate[] } {
+  const seen: SessionEvent[] = [];
+  const idle = Array.from({ length: idles }, () => gate());
+  session.on((event) => {
+    seen.push(event);
+    if (event.type === "session.idle") {
+      idle[seen.filter((earlier) => earlier.type === "session.idle").length - 1]?.open();
+    }
+  });
+  return { seen, idle };
 }

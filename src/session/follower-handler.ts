@@ -1,12 +1,12 @@
 /**
- * A follower's permission handler, registered with the worker that holds the session (issue 22,
- * remote-sessions.ts): the owner asks its permission questions only when some client can answer
- * them, and counts a follower's handler only while the follower renews its registration.
+ * A follower's permission handler, registered with the worker that holds the session (issue 22;
+ * server/remote-sessions.ts, acp/remote-session.ts): the owner asks its permission questions only
+ * when some client can answer them, and counts a follower's handler only while the follower
+ * renews its registration.
  */
 
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
-import type { SessionInbox } from "../session/session-store.js";
+import type { SessionInbox } from "./session-store.js";
 
 /**
  * How long the owner counts a follower's permission handler after its last `attach` (ms), and
@@ -15,22 +15,15 @@ import type { SessionInbox } from "../session/session-store.js";
 export const FOLLOWER_EXPIRY_MS = 10_000;
 const FOLLOWER_RENEWAL_MS = 3_000;
 
-/** The client's `session.resume` params this module reads. */
-const resumeFlags = z.looseObject({ requestPermission: z.boolean().optional() });
-
 /**
- * When `resumeParams` register a permission handler, tells the owner (an `attach` in the inbox,
- * renewed every {@link FOLLOWER_RENEWAL_MS}) that this follower can answer its questions, so it
- * asks (issue 22). @returns once the first `attach` is stored, what stops the renewals and sends the `detach`.
+ * Tells the owner (an `attach` in the inbox, renewed every {@link FOLLOWER_RENEWAL_MS}) that this
+ * follower can answer its questions, so it asks (issue 22). @returns once the first `attach` is
+ * stored, what stops the renewals and sends the `detach`.
  */
 export async function registerHandler(
   inbox: SessionInbox,
   sessionId: string,
-  resumeParams: unknown,
 ): Promise<() => Promise<void>> {
-  if (resumeFlags.safeParse(resumeParams).data?.requestPermission !== true) {
-    return async () => undefined;
-  }
   const followerId = randomUUID();
   const attach = () =>
     inbox
