@@ -1,4 +1,5 @@
-import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { ClientRequest, IncomingMessage } from "node:http";
+import type { RequestOptions } from "node:https";
 import {
   bodyStream,
   type HeaderInit,
@@ -29,17 +30,49 @@ import {
  *   the signal's reason, an `AbortError` `DOMException` by default;
  * - no proxy: Node 20's global `fetch` reads no proxy variables either.
  * A connection silent for {@link IDLE_TIMEOUT_MS} (undici's header and body timeouts) fails with
- * `ETIMEDOUT`. Connections are kept alive by Node's global agents.
+ * `ETIMEDOUT`: before the response as above, during the body with `TypeError("terminated")`
+ * whose cause says `no data from the server for 300 s`. Connections are kept alive by Node's
+ * global agents. {@link createHttpFetch} makes one with other options.
  */
 export const httpFetch: typeof fetch = (input, init) =>
   httpExchange(input, init).then((response) => response.asResponse());
+
+/** Options of {@link createHttpFetch} and {@link httpExchange}. */
+export interface HttpFetchOptions {
+  /**
+   * Milliseconds without a byte from the server, before or during the response, after which a
+   * request fails with `ETIMEDOUT`; default {@link IDLE_TIMEOUT_MS}. A positive number.
+   */
+  idleTimeoutMs?: number;
+  /**
+   * PEM certificates of the authorities trusted for `https:` in place of Node's (its bundled
+   * roots plus `NODE_EXTRA_CA_CERTS`): for a server whose certificate no public authority signed.
+   */
+  certificateAuthorities?: string | string[];
+}
+
+/**
+ * A {@link httpFetch} with other options.
+ * @throws RangeError when `idleTimeoutMs` is not a positive number.
+ */
+export function createHttpFetch(options: HttpFetchOptions): typeof fetch {
+  if (
+    options.idleTimeoutMs !== undefined &&
+    !(Number.isFinite(options.idleTimeoutMs) && options.idleTimeoutMs > 0)
+  ) {
+    throw new RangeError(`idleTimeoutMs must be a positive number, not ${options.idleTimeoutMs}`);
+  }
+  return (input, init) =>
+    httpExchange(input, init, options).then((response) => response.asResponse());
+}
 
 /** {@link httpFetch}'s answer as the {@link HttpResponse} it is. Rejects as {@link httpFetch}. */
 export async function httpExchange(
   input: Parameters<typeof fetch>[0],
   init?: RequestInit,
+  options: HttpFetchOptions = {},
 ): Promise<HttpResponse> {
-  return sendFollowingRedirects(requestOf(input, init), 0);
+  return sendFollowingRedirects(requestOf(input, init, options), 0);
 }
 
 /** Milliseconds without a byte from the server before a request fails (undici's 300 s). */
@@ -59,9 +92,15 @@ export interface HttpRequest {
   signal: AbortSignal | undefined;
   redirected: boolean;
   idleTimeoutMs: number;
+  /** PEM certificate authorities trusted in place of Node's, or undefined for Node's. */
+  certificateAuthorities: string | string[] | undefined;
 }
 
-function requestOf(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): HttpRequest {
+function requestOf(
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit | undefined,
+  options: HttpFetchOptions,
+): HttpRequest {
   if (typeof input !== "string" && !(input instanceof URL)) {
     throw new TypeError("httpFetch takes a URL string or a URL, not a Request");
   }
@@ -84,7 +123,8 @@ function requestOf(input: Parameters<typeof fetch>[0], init: RequestInit | undef
     redirect: init?.redirect ?? "follow",
     signal: init?.signal ?? undefined,
     redirected: false,
-    idleTimeoutMs: IDLE_TIMEOUT_MS,
+    idleTimeoutMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    certificateAuthorities: options.certificateAuthorities,
   };
 }
 
@@ -230,7 +270,8 @@ export function send(request: HttpRequest): Promise<HttpResponse> {
     outgoing.setTimeout(request.idleTimeoutMs, () => {
       const seconds = request.idleTimeoutMs / 1000;
       const error = new Error(`no data from the server for ${seconds} s`);
-      outgoing.destroy(Object.assign(error, { code: "ETIMEDOUT" }));
+      // During the body the response carries it, so the reader's cause is this, not "aborted".
+      (answered ?? outgoing).destroy(Object.assign(error, { code: "ETIMEDOUT" }));
     });
     outgoing.on("response", (message) => {
       answered = message;
@@ -251,7 +292,11 @@ function startRequest(request: HttpRequest): ClientRequest {
   } else if (body === undefined && (method === "POST" || method === "PUT")) {
     headers.set("content-length", "0");
   }
-  const options: RequestOptions = { method, headers: headers.toRecord() };
+  const options: RequestOptions = {
+    method,
+    headers: headers.toRecord(),
+    ...(request.certificateAuthorities === undefined ? {} : { ca: request.certificateAuthorities }),
+  };
   const module = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
   return module.request(url, options);
 }
