@@ -42,25 +42,42 @@ export function memoryMethod() {
 
 /**
  * @typedef {object} ChildResult
- * @property {number | null} code
+ * @property {number | null} code The exit code, null when a signal ended the child.
+ * @property {NodeJS.Signals | null} signal The signal that ended the child, if one did.
  * @property {string} stdout
- * @property {string} stderr
+ * @property {string} stderr All of it, or with `passStderr` its last {@link STDERR_TAIL} characters.
  * @property {number} spawnedAt Monotonic ms just before spawn.
  * @property {number} exitedAt Monotonic ms when the exit was seen.
  * @property {number} wallMilliseconds
- * @property {number} peakRssBytes
- * @property {number} cpuMilliseconds User + system CPU time of the child.
+ * @property {number} peakRssBytes NaN with `measure: false`.
+ * @property {number} cpuMilliseconds User + system CPU time of the child; NaN with `measure: false`.
  */
+
+/**
+ * @typedef {object} RunOptions
+ * @property {string} [cwd]
+ * @property {NodeJS.ProcessEnv} [env]
+ * @property {number} [timeoutMilliseconds] The child is sent `timeoutSignal` after this long
+ *   (default 60 s).
+ * @property {NodeJS.Signals} [timeoutSignal] Default SIGKILL.
+ * @property {boolean} [passStderr] Also write the child's stderr to ours as it comes (progress of
+ *   a long script), keeping only its end in the result.
+ * @property {boolean} [measure] Peak RSS and CPU time (default true); false runs the command
+ *   itself, not under `/usr/bin/time`, so that `timeoutSignal` reaches it.
+ */
+
+/** How much of a child's stderr is kept with `passStderr`: its end, for a failure message. */
+const STDERR_TAIL = 4000;
 
 /**
  * Runs `command args` (no shell) and measures it.
  * @param {string} command
  * @param {string[]} args
- * @param {{cwd?: string, env?: NodeJS.ProcessEnv, timeoutMilliseconds?: number}} [options]
+ * @param {RunOptions} [options]
  * @returns {Promise<ChildResult>}
  */
 export async function runMeasured(command, args, options = {}) {
-  const method = memoryMethod();
+  const method = options.measure === false ? undefined : memoryMethod();
   const reportDirectory =
     method === "gnu-time" ? mkdtempSync(join(tmpdir(), "turnloop-bench-time-")) : undefined;
   const report = reportDirectory === undefined ? undefined : join(reportDirectory, "report");
@@ -72,60 +89,81 @@ export async function runMeasured(command, args, options = {}) {
     env: options.env,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const output = collectOutput(child, options.passStderr === true);
+  const polled = { peakRssBytes: Number.NaN, cpuMilliseconds: Number.NaN };
+  const poller =
+    method === "proc-polling"
+      ? setInterval(() => Object.assign(polled, readProcessSample(child.pid)), 2)
+      : undefined;
+  const timer = setTimeout(
+    () => child.kill(options.timeoutSignal ?? "SIGKILL"),
+    options.timeoutMilliseconds ?? 60_000,
+  );
+  const [code, signal] = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+  });
+  const exitedAt = monotonicMilliseconds();
+  clearTimeout(timer);
+  clearInterval(poller);
+  await output.closed;
+  const measured = report === undefined ? polled : readTimeReport(report);
+  if (reportDirectory !== undefined) {
+    rmSync(reportDirectory, { recursive: true, force: true });
+  }
+  return {
+    code: typeof code === "number" ? code : null,
+    signal: signal ?? null,
+    stdout: output.stdout(),
+    stderr: output.stderr(),
+    spawnedAt,
+    exitedAt,
+    wallMilliseconds: exitedAt - spawnedAt,
+    ...measured,
+  };
+}
+
+/**
+ * Collects a child's stdout whole and its stderr (whole, or passed through and its end kept).
+ * @param {import("node:child_process").ChildProcessWithoutNullStreams} child
+ * @param {boolean} passStderr
+ */
+function collectOutput(child, passStderr) {
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (text) => {
     stdout += text;
   });
   child.stderr.setEncoding("utf8").on("data", (text) => {
-    stderr += text;
+    if (passStderr) {
+      process.stderr.write(text);
+      stderr = (stderr + text).slice(-STDERR_TAIL);
+    } else {
+      stderr += text;
+    }
   });
-  let polledRss = Number.NaN;
-  let polledCpu = Number.NaN;
-  const poller =
-    method === "proc-polling"
-      ? setInterval(() => {
-          const sample = readProcessSample(child.pid);
-          if (sample !== undefined) {
-            polledRss = sample.peakRssBytes;
-            polledCpu = sample.cpuMilliseconds;
-          }
-        }, 2)
-      : undefined;
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMilliseconds ?? 60_000);
-  const code = await new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (exitCode) => resolve(exitCode));
-  });
-  const exitedAt = monotonicMilliseconds();
-  clearTimeout(timer);
-  clearInterval(poller);
-  await new Promise((resolve) => {
+  const closed = new Promise((resolve) => {
     if (child.stdout.readableEnded && child.stderr.readableEnded) {
       resolve(undefined);
     } else {
       child.once("close", () => resolve(undefined));
     }
   });
-  let peakRssBytes = polledRss;
-  let cpuMilliseconds = polledCpu;
-  if (report !== undefined && reportDirectory !== undefined) {
-    const text = readFileSync(report, "utf8");
-    peakRssBytes = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(text)?.[1]) * 1024;
-    const user = Number(/User time \(seconds\): ([\d.]+)/.exec(text)?.[1]);
-    const system = Number(/System time \(seconds\): ([\d.]+)/.exec(text)?.[1]);
-    cpuMilliseconds = (user + system) * 1000;
-    rmSync(reportDirectory, { recursive: true, force: true });
-  }
+  return { closed, stdout: () => stdout, stderr: () => stderr };
+}
+
+/**
+ * Peak RSS and CPU time from a GNU `time -v` report file.
+ * @param {string} report
+ * @returns {{peakRssBytes: number, cpuMilliseconds: number}}
+ */
+function readTimeReport(report) {
+  const text = readFileSync(report, "utf8");
+  const user = Number(/User time \(seconds\): ([\d.]+)/.exec(text)?.[1]);
+  const system = Number(/System time \(seconds\): ([\d.]+)/.exec(text)?.[1]);
   return {
-    code: typeof code === "number" ? code : null,
-    stdout,
-    stderr,
-    spawnedAt,
-    exitedAt,
-    wallMilliseconds: exitedAt - spawnedAt,
-    peakRssBytes,
-    cpuMilliseconds,
+    peakRssBytes: Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(text)?.[1]) * 1024,
+    cpuMilliseconds: (user + system) * 1000,
   };
 }
 

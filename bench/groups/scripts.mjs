@@ -6,10 +6,10 @@
  * run, and its row says "not run: <reason>". `acp-memory` is read into figure rows (JSON lines).
  */
 
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { postgresBinaries } from "../../scripts/postgres-server.mjs";
+import { runMeasured } from "../child.mjs";
 import { percentile } from "../statistics.mjs";
 import { minToMax } from "./common.mjs";
 
@@ -27,32 +27,22 @@ function onPath(program) {
 }
 
 /**
- * Runs `node bench/<script> …arguments` from the repository; resolves with its exit code, stdout
- * and the end of its stderr (stderr is also passed through, for progress).
+ * Runs `node bench/<script> …arguments` from the repository (bench/child.mjs, not measured, so
+ * that the timeout's SIGTERM reaches the script); resolves with its exit code (128 when a signal
+ * ended it), the signal, stdout and the end of its stderr (stderr is also passed through, for
+ * progress).
  * @param {Context} context
  * @param {string[]} argv
  */
-function runScript(context, argv) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, argv, {
-      cwd: context.root,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (text) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding("utf8").on("data", (text) => {
-      stderr = (stderr + text).slice(-4000);
-      process.stderr.write(text);
-    });
-    const timer = setTimeout(() => child.kill("SIGTERM"), SCRIPT_TIMEOUT_MILLISECONDS);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal === null ? 1 : 128), signal, stdout, stderr });
-    });
+async function runScript(context, argv) {
+  const result = await runMeasured(process.execPath, argv, {
+    cwd: context.root,
+    timeoutMilliseconds: SCRIPT_TIMEOUT_MILLISECONDS,
+    timeoutSignal: "SIGTERM",
+    passStderr: true,
+    measure: false,
   });
+  return { ...result, code: result.code ?? 128 };
 }
 
 /** The last non-empty line of `text`, shortened, for a FAILED or "not run" cell. */
