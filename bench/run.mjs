@@ -6,6 +6,8 @@
  *                                 (about 20 minutes on 2 cores)
  *   node bench/run.mjs --quick    fewer runs and smaller sizes, for use while developing
  *   node bench/run.mjs --only one-prompt,relay    some groups only (RESULTS.md then holds those)
+ *   node bench/run.mjs --only viewer --print      the report on stdout; RESULTS.md stays as it
+ *                                                 was (what the scripts write into it is undone)
  *   node bench/run.mjs scale [--sessions N]       the many-workers chaos trial (bench/scale.mjs)
  *
  * The groups after `diagnostics` are scripts of their own (bench/groups/scripts.mjs: acp-memory,
@@ -20,7 +22,7 @@
  * floor and the command of each figure, go to bench/RESULTS.md.
  */
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadAverage, memoryMethod } from "./child.mjs";
@@ -50,11 +52,13 @@ const GROUPS = [
 ];
 
 const USAGE = [
-  `usage: node bench/run.mjs [--quick] [--only ${GROUPS.join(",")}]`,
+  `usage: node bench/run.mjs [--quick] [--print] [--only ${GROUPS.join(",")}]`,
   "       node bench/run.mjs scale [--sessions N]",
   "After `npm run build`. Runs every group (full mode: about 20 minutes on 2 cores) and writes",
   "the whole of bench/RESULTS.md; hand-written notes on targets not met: bench/notes/targets.md.",
   "--quick: fewer runs, without the diagnostics and the scripts unless named with --only.",
+  "--print: the report goes to stdout and bench/RESULTS.md is left as it was (the scripts write",
+  "their sections into it; that is undone), to run a group without rewriting it.",
 ].join("\n");
 
 /** @param {string[]} argv */
@@ -69,7 +73,7 @@ function parseArguments(argv) {
   const unknown = only.filter((group) => !GROUPS.includes(group));
   if (
     unknown.length > 0 ||
-    argv.some((arg) => arg.startsWith("--") && !["--quick", "--only"].includes(arg))
+    argv.some((arg) => arg.startsWith("--") && !["--quick", "--only", "--print"].includes(arg))
   ) {
     process.stderr.write(
       `${USAGE}\n` + (unknown.length > 0 ? `unknown group: ${unknown.join(", ")}\n` : ""),
@@ -80,6 +84,7 @@ function parseArguments(argv) {
     mode: /** @type {"quick" | "full"} */ (quick ? "quick" : "full"),
     only,
     explicit: onlyIndex !== -1,
+    print: argv.includes("--print"),
   };
 }
 
@@ -106,7 +111,7 @@ async function main() {
     await import("./scale.mjs");
     return;
   }
-  const { mode, only, explicit } = parseArguments(process.argv.slice(2));
+  const { mode, only, explicit, print } = parseArguments(process.argv.slice(2));
   const root = dirname(benchDirectory);
   const dist = join(root, "dist");
   const cliPath = join(dist, "cli", "main.js");
@@ -114,6 +119,9 @@ async function main() {
     process.stderr.write(`bench: ${cliPath} is missing; run npm run build first\n`);
     process.exit(1);
   }
+  const results = join(benchDirectory, "RESULTS.md");
+  // With --print, RESULTS.md as it was, put back at the end (the scripts write their sections).
+  const kept = print && existsSync(results) ? readFileSync(results, "utf8") : undefined;
   const temp = mkdtempSync(join(tmpdir(), "turnloop-bench-"));
   /** @type {Context} */
   const context = {
@@ -182,7 +190,7 @@ async function main() {
       process.exitCode = 1;
     }
   } finally {
-    const output = join(benchDirectory, "RESULTS.md");
+    const output = print ? join(temp, "RESULTS.md") : results;
     try {
       writeReport(output, context, {
         startedAt,
@@ -192,10 +200,16 @@ async function main() {
         cpuCount: cpus().length,
         invocation: `node bench/run.mjs${process.argv.slice(2).length > 0 ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
       });
+      if (print) {
+        process.stdout.write(readFileSync(output, "utf8"));
+      }
       process.stderr.write(
-        `bench: wrote ${output} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+        `bench: ${print ? "printed the report" : `wrote ${output}`} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
       );
     } finally {
+      if (kept !== undefined && readFileSync(results, "utf8") !== kept) {
+        writeFileSync(results, kept);
+      }
       rmSync(temp, { recursive: true, force: true });
     }
   }

@@ -1,9 +1,11 @@
 /**
  * The benchmarks that run as scripts of their own (`node bench/<name>.mjs`), wired into the full
  * run: each runs in a child process; what it prints on stdout becomes its section of RESULTS.md
- * (`context.sections`), and its figures table row says where to read it. A script that needs
- * something this machine lacks (PostgreSQL, bubblewrap, Chromium, util-linux `script`) is not
- * run, and its row says "not run: <reason>". `acp-memory` is read into figure rows (JSON lines).
+ * (`context.sections`), and its figures with a target are read back from that output into rows
+ * of the figures table, each with its met / not met status (script-targets.mjs); a script that
+ * exits non-zero gets one FAILED row. A script that needs something this machine lacks
+ * (PostgreSQL, bubblewrap, Chromium, util-linux `script`) is not run, and its row says
+ * "not run: <reason>". `acp-memory` is read into figure rows (JSON lines).
  */
 
 import { existsSync } from "node:fs";
@@ -12,6 +14,7 @@ import { postgresBinaries } from "../../scripts/postgres-server.mjs";
 import { runMeasured } from "../child.mjs";
 import { percentile } from "../statistics.mjs";
 import { minToMax } from "./common.mjs";
+import { SCRIPT_TARGETS } from "./script-targets.mjs";
 
 /** @typedef {import("./common.mjs").Context} Context */
 
@@ -132,15 +135,20 @@ export async function benchScript(context, group) {
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   const text = result.stdout.replace(/<!-- \/?keep:[a-z-]+ -->\n?/g, "").trim();
   context.sections.push({ group, title: script.title, command, text, seconds });
-  context.rows.push({
-    ...row,
-    runs: `one run, ${seconds} s`,
-    ...(result.code === 0
-      ? {}
-      : {
-          failed: `exit ${result.code}${result.signal ? ` (${result.signal})` : ""}: ${lastLine(result.stderr)}`,
-        }),
-  });
+  if (result.code !== 0) {
+    const failed = `exit ${result.code}${result.signal ? ` (${result.signal})` : ""}: ${lastLine(result.stderr)}`;
+    context.rows.push({ ...row, runs: `one run, ${seconds} s`, failed });
+    return;
+  }
+  // The figures with a target, read back from what the script printed (script-targets.mjs).
+  for (const judged of SCRIPT_TARGETS[group]?.(text, argv) ?? []) {
+    context.rows.push({
+      ...row,
+      ...judged,
+      figure: `${judged.figure} (see "${script.title}")`,
+      runs: `${judged.runs}, in one run of ${seconds} s`,
+    });
+  }
 }
 
 /**
