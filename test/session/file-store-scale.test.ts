@@ -1,20 +1,13 @@
 import { existsSync } from "node:fs";
 import { readdir, readlink, writeFile } from "node:fs/promises";
 import { describe, expect, it, vi } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
-import { createEnvelope } from "../../src/session/event-log.js";
+import { serializeEvent } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-watch.js";
 import { eventsPath } from "../../src/session/paths.js";
-import type { SessionAppender } from "../../src/session/session-store.js";
 import { bytesReadDuring, canCountReads } from "./store-contract.js";
-import {
-  buildEvents,
-  makeTemporaryDirectory,
-  sessionStart,
-  toJsonl,
-  userMessage,
-} from "./support.js";
+import { appendAfter } from "./subscribe-contract.js";
+import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
 
 /** Where this process's open files are listed (Linux). CI runs on Linux: never skipped there. */
 const OPEN_FILES = "/proc/self/fd";
@@ -32,20 +25,6 @@ async function filesOpenOn(path: string): Promise<number> {
   return count;
 }
 
-function appendChained(
-  appender: SessionAppender,
-  inputs: Parameters<typeof createEnvelope>[0][],
-  after: SessionEvent | undefined = undefined,
-) {
-  const events: SessionEvent[] = [];
-  for (const input of inputs) {
-    const event = createEnvelope(input, (events.at(-1) ?? after)?.id ?? null);
-    appender.append(event);
-    events.push(event);
-  }
-  return events;
-}
-
 describe("the file store with many sessions in one process (issue 26)", () => {
   it.skipIf(!canListOpenFiles)(
     "keep the log open while following, close it when closed, and let a deleted session's log go",
@@ -54,7 +33,7 @@ describe("the file store with many sessions in one process (issue 26)", () => {
       const store = new FileSessionStore(home);
       const path = eventsPath(home, "s1");
       const appender = await store.create("s1");
-      const first = appendChained(appender, [sessionStart("s1"), userMessage("one")]);
+      const first = appendAfter(appender, [sessionStart("s1"), userMessage("one")]);
       await appender.commit();
       expect(await filesOpenOn(path)).toBe(1);
 
@@ -79,7 +58,7 @@ describe("the file store with many sessions in one process (issue 26)", () => {
       await following.readNow();
       expect(await filesOpenOn(path)).toBe(0);
       const again = await store.create("s1");
-      appendChained(again, [sessionStart("s1")]);
+      appendAfter(again, [sessionStart("s1")]);
       await again.commit();
       await following.readNow();
       expect(received.map((entry) => entry.seq)).toEqual([1, 2]);
@@ -96,7 +75,7 @@ describe("the file store with many sessions in one process (issue 26)", () => {
       const idle = { releasesWhenIdle: true };
       const first = await store.create("s1", idle);
       const big = userMessage(`big ${"z".repeat(4 * 1024 * 1024)}`);
-      const before = appendChained(first, [sessionStart("s1"), big, userMessage("one")]);
+      const before = appendAfter(first, [sessionStart("s1"), big, userMessage("one")]);
       await first.commit();
       const giveUpFirst = await first.closeIdle?.();
       expect(giveUpFirst).toBeDefined();
@@ -122,7 +101,7 @@ describe("the file store with many sessions in one process (issue 26)", () => {
       if (second === undefined) {
         throw new Error("not opened");
       }
-      const after = appendChained(second, [userMessage("two")], before[2]);
+      const after = appendAfter(second, [userMessage("two")], before[2]);
       await second.commit();
       await subscription?.readNow();
       expect(received).toEqual([{ seq: 4, id: after[0]?.id }]);
@@ -141,12 +120,12 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     const store = new FileSessionStore(home);
     const idle = { releasesWhenIdle: true };
     const first = await store.create("s1", idle);
-    appendChained(first, [sessionStart("s1"), userMessage("one")]);
+    appendAfter(first, [sessionStart("s1"), userMessage("one")]);
     await first.commit();
     await first.closeIdle?.();
     // The file replaced behind the store's back (by hand): another log of other events.
     const replaced = buildEvents([sessionStart("s1"), userMessage("other"), userMessage("more")]);
-    await writeFile(eventsPath(home, "s1"), toJsonl(replaced));
+    await writeFile(eventsPath(home, "s1"), replaced.map(serializeEvent).join(""));
 
     const opened = await store.open("s1", { ...idle, fromSeq: 3 });
     expect(opened.log).toEqual({ events: replaced, seqs: [1, 2, 3], repaired: [], nextSeq: 4 });

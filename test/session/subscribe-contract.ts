@@ -40,11 +40,14 @@ export function seen(): Seen {
   };
 }
 
-/** Appends `inputs` after `after` (chained envelopes), as a session would. */
+/**
+ * Appends `inputs` after `after` (chained envelopes; the first has no parent when `after` is
+ * undefined), as a session would; returns the events appended.
+ */
 export function appendAfter(
   appender: SessionAppender,
   inputs: readonly EventInput[],
-  after: SessionEvent | undefined,
+  after?: SessionEvent,
 ): SessionEvent[] {
   const events: SessionEvent[] = [];
   let parent = after;
