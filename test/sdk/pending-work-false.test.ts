@@ -4,6 +4,7 @@ import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
+  answerToolCall,
   EXTERNAL_PROMPT,
   FINAL_TURN,
   neverAnswering,
@@ -86,18 +87,9 @@ describe("resuming without pending work to continue", () => {
       { continuePendingWork: false, sessionWasActive: true },
     ]);
     const idle = nextEvent(original, (event) => event.type === "session.idle");
-    const requested = firstSaw.find((event) => event.type === "external_tool.requested");
-    const answer = await joined.rpc.tools.handlePendingToolCall({
-      requestId: requested?.data.requestId ?? "",
-      result: "EXTERNAL_RESUMED_BETA",
-    });
-    expect(answer.success).toBe(true);
+    expect(await answerToolCall(joined, firstSaw, "EXTERNAL_RESUMED_BETA")).toBe(true);
     await idle;
-    const late = await original.rpc.tools.handlePendingToolCall({
-      requestId: requested?.data.requestId ?? "",
-      result: "ORIGINAL_SHOULD_NOT_WIN",
-    });
-    expect(late.success).toBe(false);
+    expect(await answerToolCall(original, firstSaw, "ORIGINAL_SHOULD_NOT_WIN")).toBe(false);
     release.open();
 
     const afterJoin = [
@@ -146,12 +138,7 @@ describe("resuming without pending work to continue", () => {
     expect(await resumeEvents(resumed)).toEqual([
       { continuePendingWork: false, sessionWasActive: false },
     ]);
-    const requested = firstSaw.find((event) => event.type === "external_tool.requested");
-    const answer = await resumed.rpc.tools.handlePendingToolCall({
-      requestId: requested?.data.requestId ?? "",
-      result: "EXTERNAL_RESUMED_BETA",
-    });
-    expect(answer.success).toBe(false);
+    expect(await answerToolCall(resumed, firstSaw, "EXTERNAL_RESUMED_BETA")).toBe(false);
     expect(setup.fixture.model.requests.length).toBe(requestsBefore);
 
     setup.fixture.model.enqueue({ text: "COLD_RESUMED_FOLLOWUP" });

@@ -176,6 +176,27 @@ export function outline(events: readonly SessionEvent[]): unknown[] {
   });
 }
 
+/**
+ * Answers, through `session` (`tools.handlePendingToolCall`), the app's tool call whose
+ * `external_tool.requested` event is in `saw`: the one for `toolCallId`, or the first. Resolves
+ * with whether the server took the answer (`success`).
+ */
+export async function answerToolCall(
+  session: CopilotSession,
+  saw: readonly SessionEvent[],
+  result: string,
+  toolCallId?: string,
+): Promise<boolean> {
+  const requested = saw
+    .flatMap((event) => (event.type === "external_tool.requested" ? [event.data] : []))
+    .find((data) => toolCallId === undefined || data.toolCallId === toolCallId);
+  const answer = await session.rpc.tools.handlePendingToolCall({
+    requestId: requested?.requestId ?? "",
+    result,
+  });
+  return answer.success;
+}
+
 /** The `session.resume` events of the session's log, as the app reads them. */
 export async function resumeEvents(session: CopilotSession) {
   const events = await session.getEvents();

@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
+  answerToolCall,
   EXTERNAL_PROMPT,
   FINAL_TURN,
   neverAnswering,
@@ -101,12 +102,7 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
-    const requested = waiting.saw.find((event) => event.type === "external_tool.requested");
-    const answer = await resume.session.rpc.tools.handlePendingToolCall({
-      requestId: requested?.data.requestId ?? "",
-      result: "EXTERNAL_RESUMED_BETA",
-    });
-    expect(answer.success).toBe(true);
+    expect(await answerToolCall(resume.session, waiting.saw, "EXTERNAL_RESUMED_BETA")).toBe(true);
     await resume.idle;
 
     expect(outline(waiting.saw)).toEqual([
@@ -156,19 +152,9 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       continuePendingWork: true,
       onPermissionRequest: approveAll,
     });
-    const requestIdOf = (toolCallId: string) =>
-      waiting.saw
-        .flatMap((event) => (event.type === "external_tool.requested" ? [event.data] : []))
-        .find((data) => data.toolCallId === toolCallId)?.requestId ?? "";
-    const answerB = await resume.session.rpc.tools.handlePendingToolCall({
-      requestId: requestIdOf("call_b"),
-      result: "PARALLEL_B_BETA",
-    });
-    const answerA = await resume.session.rpc.tools.handlePendingToolCall({
-      requestId: requestIdOf("call_a"),
-      result: "PARALLEL_A_ALPHA",
-    });
-    expect([answerA.success, answerB.success]).toEqual([true, true]);
+    const answerB = await answerToolCall(resume.session, waiting.saw, "PARALLEL_B_BETA", "call_b");
+    const answerA = await answerToolCall(resume.session, waiting.saw, "PARALLEL_A_ALPHA", "call_a");
+    expect([answerA, answerB]).toEqual([true, true]);
     await resume.idle;
 
     expect(outline(resume.saw)).toEqual([
