@@ -105,6 +105,100 @@ const BENCHMARKS = {
   ),
 };
 
+/**
+ * Runs one group, timing it and noting the load before and after on its rows; a group that throws
+ * gets one row saying so and the run goes on.
+ * @param {Context} context
+ * @param {string} group
+ */
+async function runGroup(context, group) {
+  const before = loadAverage();
+  const rowsBefore = context.rows.length;
+  const groupStarted = performance.now();
+  process.stderr.write(`bench: ${group} … (load ${before})\n`);
+  try {
+    await BENCHMARKS[group](context);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`bench: ${group} failed: ${message}\n`);
+    context.rows.push({
+      id: group,
+      figure: `${group}: the benchmark failed`,
+      unit: "ms",
+      runs: "—",
+      command: "",
+      pending: `error: ${message.replace(/\s+/g, " ").slice(0, 300)}`,
+    });
+  }
+  const after = loadAverage();
+  const seconds = ((performance.now() - groupStarted) / 1000).toFixed(0);
+  context.loads.push({ group, before, after, seconds });
+  for (const row of context.rows.slice(rowsBefore)) {
+    row.load = `${before.split(" ")[0]} → ${after.split(" ")[0]}`;
+  }
+  process.stderr.write(
+    `bench: ${group} done in ${((performance.now() - groupStarted) / 1000).toFixed(1)} s\n`,
+  );
+}
+
+/**
+ * Writes bench/RESULTS.md, or with --print writes the report to stdout and puts back
+ * RESULTS.md as it was (`kept`); removes the scratch folder.
+ * @param {Context} context
+ * @param {{print: boolean, results: string, kept: string | undefined, started: number,
+ *   startedAt: Date}} run
+ */
+function finishRun(context, { print, results, kept, started, startedAt }) {
+  const output = print ? join(context.temp, "RESULTS.md") : results;
+  try {
+    writeReport(output, context, {
+      startedAt,
+      seconds: (performance.now() - started) / 1000,
+      memoryMethod: memoryMethod(),
+      cpuModel: cpus()[0]?.model ?? "unknown CPU",
+      cpuCount: cpus().length,
+      invocation: `node bench/run.mjs${process.argv.slice(2).length > 0 ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
+    });
+    if (print) {
+      process.stdout.write(readFileSync(output, "utf8"));
+    }
+    process.stderr.write(
+      `bench: ${print ? "printed the report" : `wrote ${output}`} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+    );
+  } finally {
+    if (kept !== undefined && readFileSync(results, "utf8") !== kept) {
+      writeFileSync(results, kept);
+    }
+    rmSync(context.temp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A fresh context for one run, its scratch folder made in the system's temporary folder.
+ * @param {"quick" | "full"} mode
+ * @param {string} root
+ * @param {string} dist
+ * @param {string} cliPath
+ * @returns {Context}
+ */
+function newContext(mode, root, dist, cliPath) {
+  const temp = mkdtempSync(join(tmpdir(), "turnloop-bench-"));
+  return {
+    mode,
+    settings: MODES[mode],
+    root,
+    dist,
+    cliPath,
+    temp,
+    repo: join(temp, "repo"),
+    home: join(temp, "turnloop-home"),
+    rows: [],
+    sections: [],
+    details: {},
+    loads: [],
+  };
+}
+
 async function main() {
   if (process.argv[2] === "scale") {
     // The chaos trial of many workers (issue 22) runs on its own: `npm run bench -- scale`.
@@ -122,22 +216,8 @@ async function main() {
   const results = join(benchDirectory, "RESULTS.md");
   // With --print, RESULTS.md as it was, put back at the end (the scripts write their sections).
   const kept = print && existsSync(results) ? readFileSync(results, "utf8") : undefined;
-  const temp = mkdtempSync(join(tmpdir(), "turnloop-bench-"));
-  /** @type {Context} */
-  const context = {
-    mode,
-    settings: MODES[mode],
-    root,
-    dist,
-    cliPath,
-    temp,
-    repo: join(temp, "repo"),
-    home: join(temp, "turnloop-home"),
-    rows: [],
-    sections: [],
-    details: {},
-    loads: [],
-  };
+  const context = newContext(mode, root, dist, cliPath);
+  const { temp } = context;
   createScenarioRepository(context.repo);
   mkdirSync(join(temp, "user-home"), { recursive: true });
   const started = performance.now();
@@ -156,33 +236,7 @@ async function main() {
         // Diagnostics and the scripts take minutes by themselves; quick mode skips them unless asked.
         continue;
       }
-      const before = loadAverage();
-      const rowsBefore = context.rows.length;
-      const groupStarted = performance.now();
-      process.stderr.write(`bench: ${group} … (load ${before})\n`);
-      try {
-        await BENCHMARKS[group](context);
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        process.stderr.write(`bench: ${group} failed: ${message}\n`);
-        context.rows.push({
-          id: group,
-          figure: `${group}: the benchmark failed`,
-          unit: "ms",
-          runs: "—",
-          command: "",
-          pending: `error: ${message.replace(/\s+/g, " ").slice(0, 300)}`,
-        });
-      }
-      const after = loadAverage();
-      const seconds = ((performance.now() - groupStarted) / 1000).toFixed(0);
-      context.loads.push({ group, before, after, seconds });
-      for (const row of context.rows.slice(rowsBefore)) {
-        row.load = `${before.split(" ")[0]} → ${after.split(" ")[0]}`;
-      }
-      process.stderr.write(
-        `bench: ${group} done in ${((performance.now() - groupStarted) / 1000).toFixed(1)} s\n`,
-      );
+      await runGroup(context, group);
     }
     const failed = context.rows.filter((row) => row.failed !== undefined);
     for (const row of failed) {
@@ -190,28 +244,7 @@ async function main() {
       process.exitCode = 1;
     }
   } finally {
-    const output = print ? join(temp, "RESULTS.md") : results;
-    try {
-      writeReport(output, context, {
-        startedAt,
-        seconds: (performance.now() - started) / 1000,
-        memoryMethod: memoryMethod(),
-        cpuModel: cpus()[0]?.model ?? "unknown CPU",
-        cpuCount: cpus().length,
-        invocation: `node bench/run.mjs${process.argv.slice(2).length > 0 ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
-      });
-      if (print) {
-        process.stdout.write(readFileSync(output, "utf8"));
-      }
-      process.stderr.write(
-        `bench: ${print ? "printed the report" : `wrote ${output}`} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
-      );
-    } finally {
-      if (kept !== undefined && readFileSync(results, "utf8") !== kept) {
-        writeFileSync(results, kept);
-      }
-      rmSync(temp, { recursive: true, force: true });
-    }
+    finishRun(context, { print, results, kept, started, startedAt });
   }
 }
 
