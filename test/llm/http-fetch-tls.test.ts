@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import {
   createServer as createPlainServer,
@@ -10,6 +10,8 @@ import type { AddressInfo, Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { classifyFailure } from "../../src/llm/errors.js";
 import { createHttpFetch, httpFetch } from "../../src/llm/http-fetch.js";
@@ -35,7 +37,9 @@ const missing = opensslMissing();
 const IDLE_TIMEOUT_MS = 200;
 const folder = mkdtempSync(join(tmpdir(), "turnloop-tls-"));
 /** A self-signed certificate for 127.0.0.1 and its key (PEM), made once for this file. */
-const credentials = { certificate: "", key: "" };
+const credentials = { certificate: "", key: "", certificatePath: "" };
+/** The built module, as the `turnloop` command loads it (the CLI tests also run `dist/`). */
+const BUILT_HTTP_FETCH = fileURLToPath(new URL("../../dist/llm/http-fetch.js", import.meta.url));
 
 beforeAll(() => {
   if (missing !== undefined) {
@@ -53,6 +57,7 @@ beforeAll(() => {
   );
   credentials.certificate = readFileSync(certificatePath, "utf8");
   credentials.key = readFileSync(keyPath, "utf8");
+  credentials.certificatePath = certificatePath;
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
@@ -167,6 +172,26 @@ describe.skipIf(missing !== undefined)("httpFetch over TLS", () => {
     });
   });
 });
+
+describe.skipIf(missing !== undefined)(
+  "httpFetch over TLS in a process started with NODE_EXTRA_CA_CERTS",
+  () => {
+    test("the default httpFetch trusts the authority Node was given at start, as a user's turnloop does", async () => {
+      const base = await startServer(true, (_request, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" }).end(EVENTS.join(""));
+      });
+      const script = `const { httpFetch } = await import(${JSON.stringify(BUILT_HTTP_FETCH)});
+const response = await httpFetch(${JSON.stringify(`${base}/v1/chat/completions`)});
+process.stdout.write(JSON.stringify({ status: response.status, body: await response.text() }));`;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ["--input-type=module", "-e", script],
+        { env: { ...process.env, NODE_EXTRA_CA_CERTS: credentials.certificatePath } },
+      );
+      expect(JSON.parse(stdout)).toEqual({ status: 200, body: EVENTS.join("") });
+    });
+  },
+);
 
 describe("httpFetch idle timeout (idleTimeoutMs, 300 s by default)", () => {
   test("a server that stops sending mid-body: the body fails with 'terminated', cause ETIMEDOUT", async () => {
