@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -319,11 +319,13 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
   });
 
   test("2,000 turns: only the rows in view are in the DOM, and scrolling reaches the last turn", async () => {
-    const home = await homeWithLog("long-session", longSessionLog(2000));
+    const log = longSessionLog(2000);
+    const home = await homeWithLog("long-session", log);
     try {
-      const { page } = await browser.open(
-        pathToFileURL(await viewFile(home, "long-session", "long.html")).href,
-      );
+      const file = await viewFile(home, "long-session", "long.html");
+      // The data is compressed: the page is a fraction of the log (uncompressed JSON was ×0.7).
+      expect((await stat(file)).size).toBeLessThan(Buffer.byteLength(log) / 4);
+      const { page } = await browser.open(pathToFileURL(file).href);
       expect(await fieldText(page, "turns")).toBe("2,000");
       const rendered = await page.$$eval(".row", (nodes) => nodes.length);
       expect(rendered).toBeGreaterThan(10);

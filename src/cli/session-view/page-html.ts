@@ -4,6 +4,7 @@
  * the file works offline and cannot leak what it shows.
  */
 
+import { constants, gzipSync } from "node:zlib";
 import { PAGE_DETAILS_SCRIPT } from "./page-details.js";
 import { PAGE_SUMMARY_SCRIPT } from "./page-summary.js";
 import { PAGE_TIMELINE_SCRIPT } from "./page-timeline.js";
@@ -81,14 +82,15 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 /**
- * JSON for a `<script type="application/json">`: `<` escaped (so no `</script>` or `<!--` in the
- * data can end the element early), and U+2028/U+2029 escaped for older parsers.
+ * The page's data: `value` as JSON (UTF-8), gzip-compressed at the fastest level and in base64,
+ * for a `<script type="application/gzip">` that the page unpacks with the browser's
+ * `DecompressionStream` (page-timeline.ts, `readView`). Compressed because the browser's HTML
+ * parser going through the data, not the page's script, was most of a long session's render time
+ * (bench/notes/viewer-sandbox.md); base64 holds no `<`, so nothing in the data can end the
+ * element early.
  */
-function embeddedJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
+function embeddedData(value: unknown): string {
+  return gzipSync(JSON.stringify(value), { level: constants.Z_BEST_SPEED }).toString("base64");
 }
 
 function escapeHtml(text: string): string {
@@ -110,7 +112,7 @@ export function sessionViewHtml(view: SessionView): string {
 </head>
 <body>
 <div id="app"></div>
-<script type="application/json" id="session-data">${embeddedJson(view)}</script>
+<script type="application/gzip" id="session-data">${embeddedData(view)}</script>
 <script>
 (function () {
 "use strict";
