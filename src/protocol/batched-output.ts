@@ -3,10 +3,10 @@ import { Writable } from "node:stream";
 /**
  * A writable that hands `target` what is written to it while a write is in flight as one
  * write: the first write of a burst goes out at once, the ones written until the next turn of
- * the event loop go out together after it. Used by the stdio faces (`turnloop acp`,
- * `--headless --stdio`), whose notifications come one per streamed delta: on Linux a write to a
- * pipe from `process.stdout` is a blocking system call each, which cost more than the rest of the
- * relay together. Bytes and their order are unchanged; only their grouping into system calls.
+ * the event loop go out together after it. Used by `turnloop acp` on stdout, whose notifications
+ * come one per streamed delta: on Linux a write to a pipe from `process.stdout` is a blocking
+ * system call each, which cost more than the rest of the relay together. (The SDK server groups
+ * its frames the same way in its message writer, `framed-writer.ts`.) Bytes and their order are unchanged; only their grouping into system calls.
  *
  * Strings are kept as strings and joined, so a burst is encoded to UTF-8 once, by `target`
  * (not once per message and copied again to concatenate); a burst holding a `Buffer` is

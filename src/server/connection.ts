@@ -15,15 +15,15 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import {
   CancellationTokenSource,
   createMessageConnection,
-  type Message,
   type MessageConnection,
   type MessageReader,
-  type MessageWriter,
+  type NotificationMessage,
   ResponseError,
   type ResponseMessage,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
 import { ErrorCode, type SessionMode } from "../protocol/copilot.js";
+import type { FramedMessageWriter } from "../protocol/framed-writer.js";
 import type { SessionHost } from "../session/host.js";
 import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
@@ -62,7 +62,7 @@ export type MethodHandler = (connection: ClientConnection, params: unknown) => u
 
 export class ClientConnection implements ClientLink {
   private readonly rpc: MessageConnection;
-  private readonly writer: TrackingWriter;
+  private readonly writer: FramedMessageWriter;
   private authenticated: boolean;
   private isClosed = false;
   readonly closed: Promise<void>;
@@ -80,7 +80,7 @@ export class ClientConnection implements ClientLink {
   constructor(
     readonly server: ServerContext,
     reader: MessageReader,
-    writer: MessageWriter,
+    writer: FramedMessageWriter,
     private readonly methods: Readonly<Record<string, MethodHandler>>,
     private readonly hangUp: () => void,
     private readonly requiredToken?: string,
@@ -95,7 +95,7 @@ export class ClientConnection implements ClientLink {
       info: () => undefined,
       log: () => undefined,
     };
-    this.writer = new TrackingWriter(writer);
+    this.writer = writer;
     reader.onError((error) => {
       this.messagesHandled++;
       server.log(`unreadable message skipped: ${error.message}`);
@@ -125,9 +125,17 @@ export class ClientConnection implements ClientLink {
     this.rpc.listen();
   }
 
+  /**
+   * Sends a notification, in order with every answer and request sent before it. The message is
+   * the one vscode-jsonrpc's `sendNotification(method, params)` builds for an object `params`
+   * (`{jsonrpc: "2.0", method, params}`), handed to the same writer without the promises that
+   * path makes per message: one notification goes out per streamed delta (issue 26, figure 4f).
+   * A closed output is reported through the writer's `onError`; nothing waits for it here.
+   */
   notify(method: string, params: object): void {
     if (!this.isClosed) {
-      this.rpc.sendNotification(method, params).catch(() => undefined);
+      const notification: NotificationMessage = { jsonrpc: "2.0", method, params };
+      this.writer.send(notification);
     }
   }
 
@@ -226,8 +234,23 @@ export class ClientConnection implements ClientLink {
 
   /** Closes the connection and its transport, after what was already sent (answers) is out. */
   async dispose(): Promise<void> {
-    await this.writer.drained();
+    await this.answersHandedOn();
     await this.onClose();
+  }
+
+  /**
+   * Resolves once every message written so far was taken by the output, or after
+   * {@link DRAIN_TIMEOUT_MS} for a peer that stopped reading.
+   */
+  private async answersHandedOn(): Promise<void> {
+    // Answers whose handlers settle in this turn are handed to the writer after it: let them begin.
+    await new Promise((resolve) => setImmediate(resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+    });
+    await Promise.race([this.writer.flushed(), giveUp]);
+    clearTimeout(timer);
   }
 
   private async dispatch(method: string, params: unknown): Promise<unknown> {
@@ -287,52 +310,3 @@ export function broadcast(server: ServerContext, method: string, params: object)
 
 /** How long closing waits for the last answers to go out (ms). */
 const DRAIN_TIMEOUT_MS = 1_000;
-
-/**
- * Passes messages to `inner` and knows which writes are still on their way, so a connection is
- * closed only after its last answers (e.g. to `runtime.shutdown`) are out.
- */
-class TrackingWriter implements MessageWriter {
-  private readonly pending = new Set<Promise<void>>();
-  readonly onError: MessageWriter["onError"];
-  readonly onClose: MessageWriter["onClose"];
-
-  constructor(private readonly inner: MessageWriter) {
-    this.onError = inner.onError;
-    this.onClose = inner.onClose;
-  }
-
-  write(message: Message): Promise<void> {
-    const written = this.inner.write(message);
-    const settled = written.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.pending.add(settled);
-    void settled.then(() => this.pending.delete(settled));
-    return written;
-  }
-
-  /**
-   * Resolves when every write issued so far has settled, or after {@link DRAIN_TIMEOUT_MS} for
-   * a peer that stopped reading.
-   */
-  async drained(): Promise<void> {
-    // Answers whose handlers settle in this turn are handed to the writer after it: let them begin.
-    await new Promise((resolve) => setImmediate(resolve));
-    let timer: NodeJS.Timeout | undefined;
-    const giveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
-    });
-    await Promise.race([Promise.all(this.pending), giveUp]);
-    clearTimeout(timer);
-  }
-
-  end(): void {
-    this.inner.end();
-  }
-
-  dispose(): void {
-    this.inner.dispose();
-  }
-}

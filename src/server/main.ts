@@ -18,7 +18,6 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { StreamMessageReader } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
-import { batchedOutput } from "../protocol/batched-output.js";
 import { FramedMessageWriter } from "../protocol/framed-writer.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
@@ -84,8 +83,8 @@ async function serveStdio(context: ServerContext, stopped: Promise<void>): Promi
   for (const name of ["log", "info", "debug", "warn"] as const) {
     console[name] = (...values: unknown[]) => console.error(...values);
   }
-  // Messages written in one turn of the event loop leave in one write (batched-output.ts).
-  const connection = openConnection(context, process.stdin, batchedOutput(process.stdout), () =>
+  // Messages written while a write is in flight leave together in the next one (framed-writer.ts).
+  const connection = openConnection(context, process.stdin, process.stdout, () =>
     process.stdin.destroy(),
   );
   await Promise.race([connection.closed, stopped]);

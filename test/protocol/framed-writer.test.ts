@@ -17,14 +17,42 @@ const frame = (message: Message) => {
 };
 
 describe("FramedMessageWriter", () => {
-  it("writes each message at once as one frame, header and body together, in call order", async () => {
+  it("writes the first message at once; those written while it is in flight go together next", async () => {
     const { target, writes } = heldWritable(1_048_576);
     const writer = new FramedMessageWriter(target);
     const messages = [delta("Hé"), delta("llo ✓"), { jsonrpc: "2.0", id: 7, result: null }];
     const written = messages.map((message) => writer.write(message as Message));
-    // Handed on in the same turn, before any promise settles.
-    expect(writes).toEqual(messages.map((message) => frame(message as Message)));
+    // The first is handed on in the same turn, header and body in one write.
+    expect(writes).toEqual([frame(messages[0] as Message)]);
     await Promise.all(written);
+    await writer.flushed();
+    expect(writes).toEqual([
+      frame(messages[0] as Message),
+      `${frame(messages[1] as Message)}${frame(messages[2] as Message)}`,
+    ]);
+  });
+
+  it("keeps call order between send and write, and flushed waits for every frame", async () => {
+    const { target, writes, hold, release } = heldWritable(1_048_576);
+    hold();
+    const writer = new FramedMessageWriter(target);
+    const messages = Array.from({ length: 50 }, (_, index) =>
+      index % 10 === 9
+        ? ({ jsonrpc: "2.0", id: index, result: index } as Message)
+        : delta(`${index}`),
+    );
+    const answers = messages.map((message) =>
+      "id" in message ? writer.write(message) : writer.send(message),
+    );
+    let flushed = false;
+    const allOut = writer.flushed().then(() => {
+      flushed = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect({ writes: writes.length, flushed }).toEqual({ writes: 1, flushed: false });
+    release();
+    await Promise.all([allOut, ...answers]);
+    expect(writes.join("")).toBe(messages.map(frame).join(""));
   });
 
   it("resolves a write made while the output is full once it drains, and loses nothing", async () => {

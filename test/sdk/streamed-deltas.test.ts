@@ -1,0 +1,114 @@
+import { approveAll } from "@github/copilot-sdk";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { fixtureForFile, MODEL, normalise, recordEvents } from "./support.js";
+import { startTcpServer, type TcpServer } from "./tcp-server.js";
+
+/**
+ * A long streamed reply as an app receives it (issue 26, figure 4f): the server groups the frames
+ * written while a write is in flight into one write, and the app must still get every delta as its
+ * own `assistant.message_delta` event (the Copilot SDK's wire), with its own id, in order, across
+ * the grouping and the `Content-Length` of multi-byte text. Once over stdio to turnloop's SDK and
+ * once over TCP to the official `@github/copilot-sdk`.
+ */
+
+const fixture = fixtureForFile();
+let tcp: TcpServer;
+beforeAll(async () => {
+  tcp = await startTcpServer(fixture);
+});
+afterAll(async () => {
+  await tcp.stop();
+});
+
+const DELTAS = 2_000;
+/** Distinct pieces, some of them multi-byte in UTF-8. */
+const pieces = Array.from({ length: DELTAS }, (_, index) =>
+  index % 7 === 6 ? `${index + 1} ✓ é\n` : `${index + 1} `,
+);
+const PROMPT = "Count for me.";
+const BARE_MODEL = MODEL.slice(MODEL.indexOf(":") + 1);
+const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
+
+/** What every app sees of one prompt answered with `pieces`, after `normalise`. */
+const expected = [
+  { type: "user.message", data: { content: PROMPT, source: "user", agentMode: "interactive" } },
+  { type: "assistant.turn_start", data: { turnId: "turn-1" } },
+  ...pieces.map((deltaContent) => ({
+    type: "assistant.message_delta",
+    data: { messageId: "message-1", deltaContent },
+  })),
+  {
+    type: "assistant.message",
+    data: {
+      messageId: "message-1",
+      content: pieces.join(""),
+      toolRequests: [],
+      finishReason: "stop",
+    },
+  },
+  { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
+  {
+    type: "session.usage_info",
+    data: { currentTokens: expect.any(Number), tokenLimit: expect.any(Number), messagesLength: 2 },
+  },
+  {
+    type: "assistant.turn_end",
+    data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+  },
+  { type: "session.idle", data: { stopReason: "end_turn" } },
+];
+
+/** The envelope fields compared besides `type` and `data`. */
+interface Envelope {
+  type: string;
+  data: unknown;
+  id: string;
+  parentId?: string | null;
+  ephemeral?: boolean;
+}
+
+/** One app's session: `send` runs one prompt to `session.idle`; `events` holds what arrived. */
+type Opened = { events: Envelope[]; send: (prompt: string) => Promise<unknown> };
+
+const apps: Array<[string, () => Promise<Opened>]> = [
+  [
+    "turnloop's SDK over stdio",
+    async () => {
+      const client = await fixture.startedClient();
+      const session = await client.createSession();
+      const events = recordEvents<Envelope>(session);
+      return { events, send: (prompt) => session.sendAndWait({ prompt }) };
+    },
+  ],
+  [
+    "the official Copilot SDK over TCP",
+    async () => {
+      const client = await tcp.copilotClient();
+      const session = await client.createSession({
+        onPermissionRequest: approveAll,
+        streaming: true,
+      });
+      const events = recordEvents<Envelope>(session);
+      return { events, send: (prompt) => session.sendAndWait({ prompt }) };
+    },
+  ],
+];
+
+describe("a reply streamed in 2,000 deltas", () => {
+  test.each(apps)(
+    "%s: every delta is its own event, in order, with its own id",
+    async (_, open) => {
+      const { events, send } = await open();
+      fixture.model.enqueue({ text: pieces });
+      await send(PROMPT);
+      expect(normalise(events, fixture)).toEqual(expected);
+      // Every event has its own id; each delta is ephemeral and hangs off the turn's start.
+      expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+      const turnStart = events.find((event) => event.type === "assistant.turn_start");
+      const deltas = events.filter((event) => event.type === "assistant.message_delta");
+      expect(deltas.map(({ parentId, ephemeral }) => ({ parentId, ephemeral }))).toEqual(
+        pieces.map(() => ({ parentId: turnStart?.id, ephemeral: true })),
+      );
+    },
+  );
+});
