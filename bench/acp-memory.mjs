@@ -4,7 +4,9 @@
  *
  * `node bench/acp-memory.mjs [--prompt-mb 50] [--dropped-mb 300] [--cli dist/cli/main.js]` (after
  * `npm run build`): for
- * each case a fresh agent is spawned, answers `initialize` and `session/new` (its idle
+ * each case a fresh agent is spawned as an editor starts it: the `bin` file itself
+ * (`dist/cli/main.js acp`, executable, its shebang's `node --max-semi-space-size=2` honoured; a
+ * file that is not executable runs under `node` with its shebang's flags: bench/bin.mjs), answers `initialize` and `session/new` (its idle
  * baseline is `VmRSS` then), then gets one line: a `session/prompt` whose text is N MB (answered
  * by the fake model with a short reply), or an N-MB line over the 128 MiB limit (dropped, its
  * request answered with an error). The figure is the peak (`VmHWM`) over the baseline, against
@@ -18,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { binCommand } from "./bin.mjs";
 import { loadAverage } from "./child.mjs";
 import { startFakeModelWorker } from "./fake-model.mjs";
 
@@ -53,7 +56,8 @@ async function writeLarge(stream, text) {
 /** One agent, one huge line; resolves with the figures of the case. */
 async function measure(name, lineFor, modelUrl) {
   const home = mkdtempSync(join(tmpdir(), "turnloop-bench-memory-"));
-  const agent = spawn(process.execPath, [CLI, "acp"], {
+  const { command, args } = binCommand(CLI, ["acp"]);
+  const agent = spawn(command, args, {
     cwd: home,
     env: {
       PATH: process.env.PATH,

@@ -13,6 +13,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { binCommand } from "./bin.mjs";
 import { monotonicMilliseconds } from "./fake-model.mjs";
 
 /**
@@ -112,25 +113,23 @@ export function deltaNumbers(text) {
  */
 
 /**
- * Runs one prompt through `turnloop acp` as an editor would: spawn, `initialize`, `session/new`,
- * `session/prompt`; permission requests are allowed once, other client calls are refused.
+ * Runs one prompt through `turnloop acp` as an editor would: spawn (the `bin` itself, its shebang's
+ * Node flags honoured: bench/bin.mjs), `initialize`, `session/new`, `session/prompt`; permission
+ * requests are allowed once, other client calls are refused.
  * @param {{cliPath: string, cwd: string, env: NodeJS.ProcessEnv, prompt: string,
  *   timeoutMilliseconds?: number, nodeArguments?: string[]}} options `nodeArguments` go to node
- *   before the CLI's path (e.g. `--cpu-prof`).
+ *   after the shebang's flags, before the CLI's path (e.g. `--cpu-prof`).
  * @returns {Promise<AcpMeasurement | {available: false, reason: string}>}
  */
 export async function measureAcp(options) {
   const timeoutMilliseconds = options.timeoutMilliseconds ?? 30_000;
   const spawnedAt = monotonicMilliseconds();
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArguments ?? []), options.cliPath, "acp"],
-    {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
+  const { command, args } = binCommand(options.cliPath, ["acp"], options.nodeArguments);
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (text) => {
     stderr += text;
@@ -272,7 +271,7 @@ function oneLine(text) {
  */
 
 /**
- * Starts `turnloop --headless --stdio`, creates `sessions` sessions and sends each one prompt at
+ * Starts `turnloop --headless --stdio` (the `bin` itself, as bench/bin.mjs does), creates `sessions` sessions and sends each one prompt at
  * the same time, then waits until every session is idle.
  * @param {{cliPath: string, cwd: string, env: NodeJS.ProcessEnv, model: string, prompt: string,
  *   sessions: number, timeoutMilliseconds?: number, onEvent?: (sessionId: string, event: any) => void}}
@@ -283,7 +282,8 @@ export async function measureSdkServer(options) {
   const timeoutMilliseconds = options.timeoutMilliseconds ?? 120_000;
   const rpc = await import("vscode-jsonrpc/node.js");
   const spawnedAt = monotonicMilliseconds();
-  const child = spawn(process.execPath, [options.cliPath, "--headless", "--stdio"], {
+  const { command, args } = binCommand(options.cliPath, ["--headless", "--stdio"]);
+  const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ["pipe", "pipe", "pipe"],

@@ -21,6 +21,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { binCommand } from "./bin.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const quick = process.argv.includes("--quick");
@@ -91,7 +92,9 @@ async function measureStore(store) {
 
 /** `initialize`, then every page of `session/list`, through `turnloop acp`. */
 async function measureAcp(home, cwd) {
-  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "acp"], {
+  // The bin itself, as an editor starts it (bench/bin.mjs).
+  const { command, args } = binCommand(join(root, "dist/cli/main.js"), ["acp"]);
+  const child = spawn(command, args, {
     cwd,
     env: {
       ...process.env,

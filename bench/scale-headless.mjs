@@ -7,14 +7,23 @@
  *
  * `--dist` is the build to measure (default: this checkout's `dist/`), so a build from before a
  * change can be run interleaved with the one after it. The server is started through a wrapper
- * script given as the SDK client's `cliPath`: it records the server's `process.cpuUsage()` (user +
+ * script given as the SDK client's `cliPath`, which carries the build's first line (its shebang's
+ * Node flags, `--max-semi-space-size=2`) and is started as the `bin` is (bench/bin.mjs): it records the server's `process.cpuUsage()` (user +
  * system) at exit and, with `--profile`, a V8 CPU profile of the whole run (the inspector's
  * Profiler, since `--cpu-prof` is refused in `NODE_OPTIONS`), summarised by bench/profile.mjs.
  * Prints one JSON object: load before and after, the row of 7d, server CPU, and the profile's
  * busiest functions.
  */
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -62,7 +71,9 @@ session.post("Profiler.start");
 `;
   // Recorded when the client ends the server's input (the measured work is over; closing 1,000
   // sessions afterwards can outlast the client's patience, which then kills the server).
-  return `import { writeFileSync } from "node:fs";
+  const firstLine = readFileSync(main, "utf8").split("\n", 1)[0] ?? "";
+  const shebang = firstLine.startsWith("#!") ? `${firstLine}\n` : "";
+  return `${shebang}import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 ${profiling}let recorded = false;
 function record() {
@@ -92,6 +103,7 @@ async function main() {
     }
     const cliPath = join(temp, "server.mjs");
     writeFileSync(cliPath, wrapperSource({ main, cpuFile, profileFile }));
+    chmodSync(cliPath, 0o755);
     const context = {
       mode: "full",
       settings: { ...MODES.full, headlessSessions: options.sessions },

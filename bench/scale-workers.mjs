@@ -7,6 +7,7 @@
 
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { binCommand } from "./bin.mjs";
 import { killOnExit } from "./scale-cleanup.mjs";
 
 /**
@@ -29,7 +30,8 @@ export async function startWorkers({ cliPath, dist, cwd, env, count }) {
   const children = [];
   const started = Promise.all(
     Array.from({ length: count }, async (_, index) => {
-      const child = spawn(process.execPath, [cliPath, "--headless", "--port", "0"], {
+      const { command, args } = binCommand(cliPath, ["--headless", "--port", "0"]);
+      const child = spawn(command, args, {
         cwd,
         env,
         stdio: ["ignore", "pipe", "pipe"],

@@ -20,9 +20,14 @@
  * modules bundled into it (relative to the repository), so a test can tell which modules a run
  * loaded by which files it read. Everything else under `dist/` is `tsc`'s output, unchanged: the
  * SDK (`dist/sdk`, the package export) and the modules the tests import.
+ *
+ * `dist/cli/main.js` is the package's `bin`: it keeps the entry's first line (`#!/usr/bin/env -S
+ * node --max-semi-space-size=2`, the flag explained in src/cli/main.ts) and is made executable, so
+ * `dist/cli/main.js acp` starts the way an installed `turnloop acp` does. A build whose first
+ * line lost the flag fails.
  */
 
-import { rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
@@ -182,3 +187,10 @@ for (const [output, { inputs: bundled }] of Object.entries(result.metafile.outpu
   }
 }
 writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);
+
+const bin = `${OUTPUT}/main.js`;
+const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];
+if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=2") {
+  throw new Error(`${bin}: its first line is ${JSON.stringify(firstLine)}, not turnloop's shebang`);
+}
+chmodSync(bin, 0o755);

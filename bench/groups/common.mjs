@@ -102,9 +102,12 @@ export function scenarioEnvironment(context, baseUrl) {
   };
 }
 
-/** The CLI command line as a person would type it, for the Commands section. */
+/**
+ * The CLI command line as a person would type it, for the Commands section: the `bin` itself,
+ * whose shebang runs `node --max-semi-space-size=2` (bench/bin.mjs starts it that way).
+ */
 export function cliCommand(args, extraEnvironment = "") {
-  return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v node dist/cli/main.js ${args}`;
+  return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v dist/cli/main.js ${args}`;
 }
 
 /** @param {string} name @param {object} options */

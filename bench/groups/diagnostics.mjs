@@ -2,6 +2,7 @@
 
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { binCommand } from "../bin.mjs";
 import { runInProcess, runMeasured } from "../child.mjs";
 import { measureAcp } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
@@ -102,11 +103,11 @@ export async function benchDiagnostics(context) {
   const model = await startFakeModelWorker({});
   try {
     const directory = profileDirectory("one-prompt");
-    const result = await runMeasured(
-      process.execPath,
-      [...flags(directory), context.cliPath, "-p", BENCH_PROMPT],
-      { cwd: context.repo, env: scenarioEnvironment(context, model.baseUrl) },
-    );
+    const cli = binCommand(context.cliPath, ["-p", BENCH_PROMPT], flags(directory));
+    const result = await runMeasured(cli.command, cli.args, {
+      cwd: context.repo,
+      env: scenarioEnvironment(context, model.baseUrl),
+    });
     if (result.code === 0) {
       profiles.onePrompt = summarizeProfile(mainThreadProfile(directory) ?? "");
     }

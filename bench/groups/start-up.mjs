@@ -2,6 +2,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { binCommand } from "../bin.mjs";
 import { runMeasured } from "../child.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { BENCH_PROMPT } from "../scenario.mjs";
@@ -28,10 +29,11 @@ export async function benchOnePrompt(context) {
   const floorScript = join(benchDirectory, "floor-client.mjs");
   try {
     const env = scenarioEnvironment(context, model.baseUrl);
-    const args = [context.cliPath, "-p", BENCH_PROMPT];
+    // The `bin` itself, as a user's shell starts it (bench/bin.mjs).
+    const { command: cli, args } = binCommand(context.cliPath, ["-p", BENCH_PROMPT]);
     // Warm-up (disk cache, first session folder); its requests are the bodies the floor replays.
     await model.reset();
-    const warmUp = await runMeasured(process.execPath, args, { cwd: context.repo, env });
+    const warmUp = await runMeasured(cli, args, { cwd: context.repo, env });
     const warmUpRequests = await model.requests();
     checkScenarioRun(warmUp, warmUpRequests);
     const bodiesPath = join(context.temp, "bodies.json");
@@ -42,7 +44,7 @@ export async function benchOnePrompt(context) {
     const floors = [];
     for (let run = 0; run < settings.onePromptRuns; run++) {
       await model.reset();
-      const result = await runMeasured(process.execPath, args, { cwd: context.repo, env });
+      const result = await runMeasured(cli, args, { cwd: context.repo, env });
       const requests = await model.requests();
       checkScenarioRun(result, requests);
       runs.push({ result, requests });
@@ -151,10 +153,7 @@ export async function benchOnePrompt(context) {
       const slowRuns = [];
       for (let run = 0; run < settings.realisticRuns; run++) {
         await slow.reset();
-        const result = await runMeasured(process.execPath, args, {
-          cwd: context.repo,
-          env: slowEnv,
-        });
+        const result = await runMeasured(cli, args, { cwd: context.repo, env: slowEnv });
         const requests = await slow.requests();
         checkScenarioRun(result, requests);
         const modelTime = requests.reduce(
@@ -200,10 +199,11 @@ export async function benchOnePrompt(context) {
 export async function benchVersion(context) {
   const runs = [];
   const floors = [];
-  await runMeasured(process.execPath, [context.cliPath, "--version"]);
+  const { command: cli, args } = binCommand(context.cliPath, ["--version"]);
+  await runMeasured(cli, args);
   await runMeasured(process.execPath, ["-e", "0"]);
   for (let run = 0; run < context.settings.versionRuns; run++) {
-    const result = await runMeasured(process.execPath, [context.cliPath, "--version"]);
+    const result = await runMeasured(cli, args);
     if (result.code !== 0) {
       throw new Error(`turnloop --version failed: ${result.stderr}`);
     }
@@ -227,8 +227,7 @@ export async function benchVersion(context) {
       target: atMostTimesFloor(1.2, "≤ ×1.2 `node -e 0`"),
       floor: { value: summarize(floorWalls).p50, label: "`node -e 0`" },
       runs: runsText,
-      command:
-        "/usr/bin/time -v node dist/cli/main.js --version   # floor: /usr/bin/time -v node -e 0",
+      command: "/usr/bin/time -v dist/cli/main.js --version   # floor: /usr/bin/time -v node -e 0",
     },
     {
       id: "2b",
@@ -238,7 +237,7 @@ export async function benchVersion(context) {
       spread: minToMax(runs.map((run) => run.peakRssBytes)),
       floor: { value: context.details.nodeFloor.rss, label: "`node -e 0`" },
       runs: runsText,
-      command: "/usr/bin/time -v node dist/cli/main.js --version",
+      command: "/usr/bin/time -v dist/cli/main.js --version",
     },
   );
 }
