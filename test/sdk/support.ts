@@ -3,7 +3,7 @@ import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { TurnloopClient, type TurnloopClientOptions } from "../../src/sdk/index.js";
-import { CLI_PATH } from "../support/cli.js";
+import { CLI_PATH, MCP_STARTUP_WAIT } from "../support/cli.js";
 import type { FakeModelServer, RecordedRequest } from "../support/fake-model-types.js";
 import { LateModelPlace } from "../support/model-place.js";
 
@@ -72,6 +72,7 @@ class SdkFixture extends LateModelPlace implements Fixture {
       TURNLOOP_MODEL: MODEL,
       TURNLOOP_BASE_URL: `${this.server.url}/v1`,
       TURNLOOP_MAX_RETRIES: "0",
+      ...MCP_STARTUP_WAIT,
     };
   }
 

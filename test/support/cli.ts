@@ -72,9 +72,23 @@ function launch(args: readonly string[], prefix: string | undefined): [string, s
   return ["bash", ["-c", `${prefix} && exec ${quoted.join(" ")}`]];
 }
 
-/** An environment with nothing of the parent's model settings, plus `extra`. */
+/**
+ * How long a turnloop child waits for its MCP servers before the first request (ms): a loaded
+ * machine can take more than the default 5 s to start one, and the tool would then be missing
+ * from the request. No child-process test is about that default.
+ */
+export const MCP_STARTUP_WAIT = { TURNLOOP_MCP_STARTUP_WAIT_MS: "60000" };
+
+/**
+ * An environment with nothing of the parent's model settings, the generous MCP start-up wait
+ * ({@link MCP_STARTUP_WAIT}), plus `extra`.
+ */
 export function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const environment: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  const environment: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...MCP_STARTUP_WAIT,
+  };
   return { ...environment, ...extra };
 }
 
