@@ -327,15 +327,28 @@ async function pipeStream(
         return;
       }
       if (!outgoing.write(value)) {
-        await new Promise<void>((resume) => {
-          outgoing.once("drain", resume);
-          outgoing.once("close", resume);
-        });
+        await writable(outgoing);
       }
     }
   } catch (error) {
     outgoing.destroy(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+/**
+ * Resolves once `outgoing` takes writes again ("drain") or is gone ("close"), removing both
+ * listeners either way: a long upload waits here many times and must not pile up listeners.
+ */
+function writable(outgoing: ClientRequest): Promise<void> {
+  return new Promise<void>((resume) => {
+    const settle = () => {
+      outgoing.off("drain", settle);
+      outgoing.off("close", settle);
+      resume();
+    };
+    outgoing.on("drain", settle);
+    outgoing.on("close", settle);
+  });
 }
 
 function responseOf(request: HttpRequest, message: IncomingMessage): HttpResponse {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, onTestFinished, test } from "vitest";
 import { classifyFailure } from "../../src/llm/errors.js";
 import { httpFetch } from "../../src/llm/http-fetch.js";
 
@@ -146,6 +146,35 @@ describe("httpFetch: requests and responses", () => {
       { body: "stream", length: undefined, chunked: "chunked" },
       { body: "sized", length: "5", chunked: undefined },
     ]);
+  });
+
+  test("a stream body written under back-pressure (64 × 1 MiB) arrives whole and leaves no listeners behind", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    onTestFinished(() => {
+      process.off("warning", onWarning);
+    });
+    const { base, received } = await startServer((_request, response) => response.end("ok"));
+    const megabyte = new Uint8Array(1024 * 1024).fill(0x61);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 64) {
+          controller.close();
+          return;
+        }
+        sent += 1;
+        controller.enqueue(megabyte);
+      },
+    });
+    const response = await httpFetch(base, { method: "POST", body, duplex: "half" } as RequestInit);
+    expect(await response.text()).toBe("ok");
+    await new Promise((settled) => setImmediate(settled));
+    expect(received.map((entry) => entry.body.length)).toEqual([64 * 1024 * 1024]);
+    expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual(
+      [],
+    );
   });
 
   test("a 1 MB chunked body is read through the web stream whole and in order", async () => {
