@@ -1,5 +1,5 @@
 /**
- * What `Session.resume` folds (issue 26 figure 5a: a 100,000-event log resumed in a second). A
+ * What `Session.resume` folds (issue 26 figure 5a: resuming a 100,000-event log). A
  * long log's events are mostly ones no fold on resume reads (turn ends, tool starts, permission
  * requests); holding every one of them at once cost more than reading them, so the store is asked
  * to keep only those {@link readOnResume} names, and the last (`LeaseOptions.keep`).
