@@ -8,206 +8,30 @@
  * Opening for append first cuts a torn tail, so a new line can never fuse with a broken one.
  */
 
-import { isUtf8 } from "node:buffer";
 import { constants, ftruncateSync, writeSync } from "node:fs";
-import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import {
-  isEphemeral,
-  type RepairNote,
-  type SessionEvent,
-  type SessionEventType,
-} from "../events/events.js";
+import { isEphemeral, type RepairNote, type SessionEvent } from "../events/events.js";
 import { collectScheduledGarbage, reclaimAfter } from "../llm/huge-messages.js";
-
 import { eventLinePieces } from "./event-line.js";
+import {
+  type EventLogContents,
+  EventLogParser,
+  type KeepEvent,
+  readBlocks,
+} from "./event-log-reading.js";
 
 export { createEnvelope } from "./envelope.js";
 export { serializeEvent } from "./event-line.js";
-
-/** What a reader got out of an `events.jsonl`. */
-export interface EventLogContents {
-  /** The events of every complete, valid line, in file order. */
-  events: SessionEvent[];
-  /** `seqs[i]` is the 1-based line of `events[i]`: its sequence number. */
-  seqs: number[];
-  /** Lines skipped, in file order; a `torn_tail` note, if any, is last. */
-  repaired: RepairNote[];
-  /** Bytes up to the end of the last complete line (its `\n` included): where appends go. */
-  validLength: number;
-  /** The line number the next appended line gets (complete lines + 1). */
-  nextSeq: number;
-}
-
-/** How one line of the log decoded. */
-export type EventLineResult =
-  | { kind: "event"; event: SessionEvent }
-  | { kind: "blank" }
-  | { kind: "damaged"; reason: "invalid_json" | "invalid_event" };
-
-const NEWLINE = 0x0a;
-
-/**
- * Every event type, checked against the union at compile time (`satisfies` rejects a missing or an
- * extra key), so the reader can refuse types it does not know.
- */
-const KNOWN_EVENT_TYPES = {
-  "session.start": true,
-  "session.resume": true,
-  "user.message": true,
-  "assistant.turn_start": true,
-  "assistant.message_delta": true,
-  "assistant.reasoning_delta": true,
-  "assistant.tool_call_start": true,
-  "assistant.message": true,
-  "assistant.usage": true,
-  "assistant.retry": true,
-  "assistant.turn_end": true,
-  "tool.execution_start": true,
-  "tool.execution_running": true,
-  "tool.execution_partial_result": true,
-  "tool.execution_complete": true,
-  "permission.requested": true,
-  "permission.completed": true,
-  "session.plan_updated": true,
-  "session.instructions_loaded": true,
-  "session.task_complete": true,
-  "session.autopilot_stopped": true,
-  "session.error": true,
-  abort: true,
-  "session.compaction_start": true,
-  "session.compaction_complete": true,
-  "session.idle": true,
-  "external_tool.requested": true,
-  "external_tool.completed": true,
-  "hook.start": true,
-  "hook.end": true,
-  "session.mcp_server_status_changed": true,
-  "session.model_change": true,
-  "session.mode_changed": true,
-  "session.usage_info": true,
-  "pending_messages.modified": true,
-  "session.info": true,
-  "session.warning": true,
-  "session.snapshot_rewind": true,
-  "session.title_changed": true,
-  "session.grants_changed": true,
-  "session.shutdown": true,
-} satisfies Record<SessionEventType, true>;
-
-function isKnownEventType(type: string): type is SessionEventType {
-  return Object.hasOwn(KNOWN_EVENT_TYPES, type);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * Decodes one line (without its `\n`). Valid means: UTF-8, JSON, an object with string `type` (a
- * known, persisted type), `id` and `timestamp`, an object `data`, and `parentId` a string, `null`
- * or absent (read as `null`). `data` is not checked field by field. Never throws.
- */
-export function decodeEventLine(line: Uint8Array): EventLineResult {
-  const buffer = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
-  if (!isUtf8(buffer)) {
-    return { kind: "damaged", reason: "invalid_json" };
-  }
-  const text = buffer.toString("utf8");
-  if (text.trim() === "") {
-    return { kind: "blank" };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: "damaged", reason: "invalid_json" };
-  }
-  const event = toSessionEvent(value);
-  return event === undefined
-    ? { kind: "damaged", reason: "invalid_event" }
-    : { kind: "event", event };
-}
-
-function toSessionEvent(value: unknown): SessionEvent | undefined {
-  if (!isPlainObject(value)) {
-    return undefined;
-  }
-  const { type, data, id, timestamp, parentId } = value;
-  // Ephemeral types never belong on disk; one found there was not written by us.
-  if (typeof type !== "string" || !isKnownEventType(type) || isEphemeral(type)) {
-    return undefined;
-  }
-  if (typeof id !== "string" || typeof timestamp !== "string" || !isPlainObject(data)) {
-    return undefined;
-  }
-  if (parentId !== undefined && parentId !== null && typeof parentId !== "string") {
-    return undefined;
-  }
-  // The envelope is checked; `data` is trusted to match `type`, as we wrote it.
-  return { type, data, id, timestamp, parentId: parentId ?? null } as SessionEvent;
-}
-
-/**
- * Splits `bytes` on `\n` bytes and decodes each line from line `fromSeq` on (default 1: all;
- * earlier lines are only counted). Splitting bytes rather than decoded text keeps a line cut
- * inside a multi-byte character a damaged line instead of a silently mangled one. Blank lines
- * lose nothing and are skipped without a note. Never throws.
- */
-export function parseEventLog(bytes: Uint8Array, fromSeq = 1): EventLogContents {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const contents: EventLogContents = {
-    events: [],
-    seqs: [],
-    repaired: [],
-    validLength: buffer.length,
-    nextSeq: 1,
-  };
-  let offset = 0;
-  let line = 1;
-  while (offset < buffer.length) {
-    const end = buffer.indexOf(NEWLINE, offset);
-    if (end === -1) {
-      contents.repaired.push({ line, offset, length: buffer.length - offset, reason: "torn_tail" });
-      contents.validLength = offset;
-      break;
-    }
-    const result = line < fromSeq ? undefined : decodeEventLine(buffer.subarray(offset, end));
-    if (result?.kind === "event") {
-      contents.events.push(result.event);
-      contents.seqs.push(line);
-    } else if (result?.kind === "damaged") {
-      contents.repaired.push({ line, offset, length: end - offset, reason: result.reason });
-    }
-    offset = end + 1;
-    line += 1;
-  }
-  contents.nextSeq = line;
-  return contents;
-}
-
-/**
- * Reads and decodes a whole `events.jsonl` (see {@link parseEventLog}). Damaged content never
- * throws.
- * @throws the I/O error as is: `ENOENT` when the file does not exist, `EACCES`, `EISDIR`, …
- */
-export async function readEventLog(path: string, fromSeq = 1): Promise<EventLogContents> {
-  return parseEventLog(await readFile(path), fromSeq);
-}
-
-/**
- * The bytes of `handle`'s file from `offset` on.
- * @throws Error when the file is shorter than `offset` (it is not the file the caller read).
- */
-async function readPast(handle: FileHandle, offset: number): Promise<Buffer> {
-  const { size } = await handle.stat();
-  if (size < offset) {
-    throw new Error(`the log has ${size} bytes, fewer than the ${offset} read before`);
-  }
-  const bytes = Buffer.alloc(size - offset);
-  const { bytesRead } = await handle.read(bytes, 0, bytes.length, offset);
-  return bytes.subarray(0, bytesRead);
-}
+export {
+  decodeEventLine,
+  type EventLineResult,
+  type EventLogContents,
+  EventLogParser,
+  type KeepEvent,
+  parseEventLog,
+  readEventLog,
+} from "./event-log-reading.js";
 
 /** `contents` parsed from `from.offset` on, with the whole file's line numbers and offsets. */
 function wholeFileContents(
@@ -228,6 +52,7 @@ function wholeFileContents(
     })),
     validLength: contents.validLength + from.offset,
     nextSeq: contents.nextSeq + lines,
+    eventCount: contents.eventCount,
   };
 }
 
@@ -244,6 +69,11 @@ export interface OpenEventLogOptions {
    * numbers, `validLength` and repair notes stay those of the whole file.
    */
   from?: { offset: number; seq: number };
+  /**
+   * Which events the caller needs in `events` (see {@link parseEventLog}: the last event is kept
+   * whatever it says); called with whole-file sequence numbers. Default: all.
+   */
+  keep?: KeepEvent;
 }
 
 /** An opened log plus what was in it when it was opened. */
@@ -287,11 +117,17 @@ export class EventLog {
     const handle = await open(path, flags, 0o600);
     try {
       const from = options.from ?? { offset: 0, seq: 1 };
-      const bytes =
-        from.offset === 0 ? await handle.readFile() : await readPast(handle, from.offset);
-      const contents = wholeFileContents(parseEventLog(bytes), from);
+      const { size } = await handle.stat();
+      if (size < from.offset) {
+        throw new Error(`the log has ${size} bytes, fewer than the ${from.offset} read before`);
+      }
+      const lines = from.seq - 1;
+      const keep = options.keep;
+      const parser = new EventLogParser(1, keep && ((event, seq) => keep(event, seq + lines)));
+      const bytesRead = await readBlocks(handle, from.offset, parser);
+      const contents = wholeFileContents(parser.end(), from);
       let cutTail: RepairNote | null = null;
-      if (contents.validLength < from.offset + bytes.length) {
+      if (contents.validLength < from.offset + bytesRead) {
         await handle.truncate(contents.validLength);
         await handle.datasync();
         cutTail = contents.repaired.at(-1) ?? null;

@@ -16,7 +16,7 @@
 import { mkdir, open, readFile, stat } from "node:fs/promises";
 import { errorCode } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
-import { EventLog, type OpenedEventLog, readEventLog } from "./event-log.js";
+import { EventLog, type KeepEvent, type OpenedEventLog, readEventLog } from "./event-log.js";
 import { FollowerLogReader } from "./file-store-reader.js";
 import { LogWatches } from "./log-watch.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
@@ -92,11 +92,17 @@ export class FileSessionStore implements SessionStore {
     const tail = this.#idleTails.get(path);
     this.#idleTails.delete(path);
     const usable = tail !== undefined && (options.fromSeq ?? 1) >= tail.nextSeq ? tail : undefined;
-    const { opened, state } = await withLock(lock, () => openLog(path, usable));
-    const { events, seqs, repaired, nextSeq } = opened;
+    const { opened, state } = await withLock(lock, () => openLog(path, usable, options.keep));
+    const { events, seqs, repaired, nextSeq, eventCount } = opened;
     return {
       appender: new FileAppender(sessionId, directory, opened.log, lock, state, this.#idleTails),
-      log: { events, seqs, repaired, nextSeq },
+      log: {
+        events,
+        seqs,
+        repaired,
+        nextSeq,
+        ...(options.keep === undefined ? {} : { eventCount }),
+      },
     };
   }
 
@@ -208,11 +214,13 @@ interface LogTail {
 /**
  * Opens the log at `path` for appending. With `tail`, reads only from `tail`'s last line on, when
  * that line is still the event appended there (else the whole log): `events` then starts with
- * that event.
+ * that event. `keep`: as `LeaseOptions.keep` (a whole log's `events` holds only those and the
+ * last; the listing metadata is still scanned from every event).
  */
 async function openLog(
   path: string,
   tail: LogTail | undefined,
+  keep: KeepEvent | undefined,
 ): Promise<{ opened: OpenedEventLog; state: LogTail }> {
   const last = tail?.lastLine;
   if (tail !== undefined && last !== undefined) {
@@ -229,8 +237,15 @@ async function openLog(
     }
     await opened?.log.close();
   }
-  const opened = await EventLog.open(path, { create: false });
-  const scan = scanEvents(opened.events, opened.validLength);
+  const scan = emptyScan();
+  const opened = await EventLog.open(path, {
+    create: false,
+    keep: (event, seq) => {
+      scanEvent(scan, event, 0);
+      return keep?.(event, seq) ?? true;
+    },
+  });
+  scan.size = opened.validLength;
   return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine: undefined } };
 }
 

@@ -22,6 +22,7 @@ import { createEnvelope } from "./envelope.js";
 import { promptEnd } from "./prompt-end.js";
 import type { SessionSubscription } from "./session-follower.js";
 import {
+  type LeaseOptions,
   type OpenedSession,
   type SessionAppender,
   SessionLockedError,
@@ -42,7 +43,7 @@ const RETRY_MAX_MS = 250;
 /**
  * Opens `sessionId` under a lease that its holders let go when idle; while another process
  * holds it that way (it runs a prompt), waits until it lets go.
- * `fromSeq`: as the store's `LeaseOptions.fromSeq` (only the events from there on are needed).
+ * `lease`: the store's `LeaseOptions.fromSeq` and `keep` (which events are needed).
  * @throws as `SessionStore.open`; SessionLockedError at once when the holder keeps its lease for
  * as long as it has the session open (the terminal, `-p`, ACP) or when `signal` aborts.
  */
@@ -50,11 +51,11 @@ export async function openWhenReleased(
   store: SessionStore,
   sessionId: string,
   signal?: AbortSignal,
-  fromSeq?: number,
+  lease: Pick<LeaseOptions, "fromSeq" | "keep"> = {},
 ): Promise<OpenedSession> {
   for (let wait = RETRY_FIRST_MS; ; wait = Math.min(RETRY_MAX_MS, wait * 2)) {
     try {
-      return await store.open(sessionId, { releasesWhenIdle: true, fromSeq });
+      return await store.open(sessionId, { ...lease, releasesWhenIdle: true });
     } catch (error) {
       // An owner not read yet is a lock being written: wait for it to say who it is.
       const waits = error instanceof SessionLockedError && error.owner?.releasesWhenIdle !== false;
@@ -87,16 +88,18 @@ export async function createAppender(
 
 /**
  * Opens `sessionId` for appending; with `releaseWhenIdle`, through {@link openWhenReleased} and
- * with an {@link IdleLeaseAppender}.
+ * with an {@link IdleLeaseAppender}. `keep`: as the store's `LeaseOptions.keep`.
  * @throws as `SessionStore.open`.
  */
 export function openAppender(
   store: SessionStore,
   sessionId: string,
   releaseWhenIdle: boolean,
+  keep?: LeaseOptions["keep"],
 ): Promise<OpenedSession> {
+  const lease = keep === undefined ? {} : { keep };
   return takeLease(store, releaseWhenIdle, (whenIdle) =>
-    whenIdle ? openWhenReleased(store, sessionId) : store.open(sessionId),
+    whenIdle ? openWhenReleased(store, sessionId, undefined, lease) : store.open(sessionId, lease),
   );
 }
 
@@ -264,12 +267,9 @@ export class IdleLeaseAppender implements SessionAppender {
       await this.#following?.close();
       this.#following = undefined;
       // Only what was appended since is needed (the file store reads just that).
-      const { appender, log } = await openWhenReleased(
-        this.#store,
-        this.sessionId,
-        undefined,
-        this.#nextSeq,
-      );
+      const { appender, log } = await openWhenReleased(this.#store, this.sessionId, undefined, {
+        fromSeq: this.#nextSeq,
+      });
       for (const [index, event] of log.events.entries()) {
         const seq = log.seqs[index] ?? 0;
         if (seq >= this.#nextSeq) {

@@ -52,6 +52,14 @@ export interface LeaseOptions {
    * (issue 26); a store may ignore it and read everything.
    */
   fromSeq?: number;
+  /**
+   * `open` only: which events the caller needs in `log.events` (Session.resume: those its fold
+   * reads). The store may leave the others out, except the last event (`log.seqs` says which are
+   * there, `log.eventCount` how many were read); damage is found and listed in every event all the
+   * same. Called once per event, in order. A store may ignore it and keep everything (issue 26:
+   * a long log's envelopes held at once cost more than reading them).
+   */
+  keep?: (event: SessionEvent, seq: number) => boolean;
 }
 
 /** The session's writer lease is held elsewhere (another process, or this one). */
@@ -106,6 +114,11 @@ export interface StoredLog {
   repaired: RepairNote[];
   /** The sequence number the next appended event gets. */
   nextSeq: number;
+  /**
+   * Events read, when {@link LeaseOptions.keep} left some out of `events`; absent:
+   * `events.length`.
+   */
+  eventCount?: number;
 }
 
 /** What {@link SessionStore.open} read while taking the lease. */

@@ -10,12 +10,13 @@ import {
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
-import { createAppender, IdleLeaseAppender, openAppender } from "./idle-lease.js";
+import { createAppender, IdleLeaseAppender } from "./idle-lease.js";
 import { interruptedResults } from "./interrupted-results.js";
 import { type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
 import { repairNotice } from "./repair-notice.js";
+import { openForResume } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
@@ -154,28 +155,21 @@ export class Session {
     sessionId: string,
     options: OpeningOptions = {},
   ): Promise<Session> {
-    const { appender, log } = await openAppender(
-      store,
-      sessionId,
-      options.releaseWhenIdle === true,
-    );
+    const resumed = await openForResume(store, sessionId, options.releaseWhenIdle === true);
+    const { opened, start: first, conversation } = resumed;
+    const { appender, log } = opened;
     const lastId = log.events.at(-1)?.id ?? null;
-    const first = log.events.find((event) => event.type === "session.start");
-    if (first?.type !== "session.start") {
-      await appender.close();
-      throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
-    }
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
     const session = new Session(appender, lastId, first.data, folder, environment);
-    session.fold(conversationEvents(log.events));
+    session.fold(conversation);
     const repaired: RepairNote[] = log.repaired;
     const notice = repairNotice(log.events, repaired, session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
       type: "session.resume",
       data: {
         resumeTime: new Date().toISOString(),
-        eventCount: log.events.length,
+        eventCount: log.eventCount ?? log.events.length,
         repaired,
         ...(notice === undefined ? {} : { notice }),
         ...options.resumeDetails,

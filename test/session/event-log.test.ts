@@ -63,6 +63,7 @@ describe("readEventLog", () => {
       repaired: [],
       validLength: bytes.length,
       nextSeq: events.length + 1,
+      eventCount: events.length,
     });
     expect(contents.events.map((event) => event.parentId)).toEqual([
       null,
@@ -81,6 +82,7 @@ describe("readEventLog", () => {
       repaired: [{ line: 6, offset: complete.length, length: torn.length, reason: "torn_tail" }],
       validLength: complete.length,
       nextSeq: 6,
+      eventCount: 5,
     });
   });
 
@@ -181,6 +183,7 @@ describe("readEventLog", () => {
       repaired: [],
       validLength: 0,
       nextSeq: 1,
+      eventCount: 0,
     });
     expect(await readEventLog(await writeLog(Buffer.from("\n")))).toEqual({
       events: [],
@@ -188,6 +191,7 @@ describe("readEventLog", () => {
       repaired: [],
       validLength: 1,
       nextSeq: 2,
+      eventCount: 0,
     });
   });
 
@@ -338,6 +342,7 @@ describe("EventLog", () => {
       repaired: [],
       validLength: 1 + serializeEvent(event).length,
       nextSeq: 3,
+      eventCount: 1,
     });
   });
 

@@ -1,0 +1,302 @@
+/**
+ * Reading `events.jsonl` (event-log.ts writes it): each line decoded on its own, damage skipped
+ * and listed as {@link RepairNote}s, never thrown.
+ */
+
+import { isUtf8 } from "node:buffer";
+import { type FileHandle, open } from "node:fs/promises";
+import {
+  isEphemeral,
+  type RepairNote,
+  type SessionEvent,
+  type SessionEventType,
+} from "../events/events.js";
+
+/** What a reader got out of an `events.jsonl`. */
+export interface EventLogContents {
+  /** The events of every complete, valid line, in file order. */
+  events: SessionEvent[];
+  /** `seqs[i]` is the 1-based line of `events[i]`: its sequence number. */
+  seqs: number[];
+  /** Lines skipped, in file order; a `torn_tail` note, if any, is last. */
+  repaired: RepairNote[];
+  /** Bytes up to the end of the last complete line (its `\n` included): where appends go. */
+  validLength: number;
+  /** The line number the next appended line gets (complete lines + 1). */
+  nextSeq: number;
+  /** Events decoded (from `fromSeq` on), those a {@link KeepEvent} left out of `events` included. */
+  eventCount: number;
+}
+
+/**
+ * Whether a reader keeps `event` (line `seq`) in {@link EventLogContents.events}. Called once per
+ * decoded event, in file order, so it may also tally what it sees.
+ */
+export type KeepEvent = (event: SessionEvent, seq: number) => boolean;
+
+/** How one line of the log decoded. */
+export type EventLineResult =
+  | { kind: "event"; event: SessionEvent }
+  | { kind: "blank" }
+  | { kind: "damaged"; reason: "invalid_json" | "invalid_event" };
+
+const NEWLINE = 0x0a;
+
+/**
+ * Every event type, checked against the union at compile time (`satisfies` rejects a missing or an
+ * extra key), so the reader can refuse types it does not know.
+ */
+const KNOWN_EVENT_TYPES = {
+  "session.start": true,
+  "session.resume": true,
+  "user.message": true,
+  "assistant.turn_start": true,
+  "assistant.message_delta": true,
+  "assistant.reasoning_delta": true,
+  "assistant.tool_call_start": true,
+  "assistant.message": true,
+  "assistant.usage": true,
+  "assistant.retry": true,
+  "assistant.turn_end": true,
+  "tool.execution_start": true,
+  "tool.execution_running": true,
+  "tool.execution_partial_result": true,
+  "tool.execution_complete": true,
+  "permission.requested": true,
+  "permission.completed": true,
+  "session.plan_updated": true,
+  "session.instructions_loaded": true,
+  "session.task_complete": true,
+  "session.autopilot_stopped": true,
+  "session.error": true,
+  abort: true,
+  "session.compaction_start": true,
+  "session.compaction_complete": true,
+  "session.idle": true,
+  "external_tool.requested": true,
+  "external_tool.completed": true,
+  "hook.start": true,
+  "hook.end": true,
+  "session.mcp_server_status_changed": true,
+  "session.model_change": true,
+  "session.mode_changed": true,
+  "session.usage_info": true,
+  "pending_messages.modified": true,
+  "session.info": true,
+  "session.warning": true,
+  "session.snapshot_rewind": true,
+  "session.title_changed": true,
+  "session.grants_changed": true,
+  "session.shutdown": true,
+} satisfies Record<SessionEventType, true>;
+
+function isKnownEventType(type: string): type is SessionEventType {
+  return Object.hasOwn(KNOWN_EVENT_TYPES, type);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Decodes one line (without its `\n`). Valid means: UTF-8, JSON, an object with string `type` (a
+ * known, persisted type), `id` and `timestamp`, an object `data`, and `parentId` a string, `null`
+ * or absent (read as `null`). `data` is not checked field by field. Never throws.
+ */
+export function decodeEventLine(line: Uint8Array): EventLineResult {
+  const buffer = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
+  if (!isUtf8(buffer)) {
+    return { kind: "damaged", reason: "invalid_json" };
+  }
+  const text = buffer.toString("utf8");
+  if (text.trim() === "") {
+    return { kind: "blank" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "damaged", reason: "invalid_json" };
+  }
+  const event = toSessionEvent(value);
+  return event === undefined
+    ? { kind: "damaged", reason: "invalid_event" }
+    : { kind: "event", event };
+}
+
+function toSessionEvent(value: unknown): SessionEvent | undefined {
+  if (!isPlainObject(value)) {
+    return undefined;
+  }
+  const { type, data, id, timestamp, parentId } = value;
+  // Ephemeral types never belong on disk; one found there was not written by us.
+  if (typeof type !== "string" || !isKnownEventType(type) || isEphemeral(type)) {
+    return undefined;
+  }
+  if (typeof id !== "string" || typeof timestamp !== "string" || !isPlainObject(data)) {
+    return undefined;
+  }
+  if (parentId !== undefined && parentId !== null && typeof parentId !== "string") {
+    return undefined;
+  }
+  // The envelope is checked; `data` is trusted to match `type`, as we wrote it.
+  return { type, data, id, timestamp, parentId: parentId ?? null } as SessionEvent;
+}
+
+/**
+ * Splits `bytes` on `\n` bytes and decodes each line from line `fromSeq` on (default 1: all;
+ * earlier lines are only counted). Splitting bytes rather than decoded text keeps a line cut
+ * inside a multi-byte character a damaged line instead of a silently mangled one. Blank lines
+ * lose nothing and are skipped without a note. With `keep`, `events` holds only the events it
+ * keeps plus the last event (whose id the next appended event chains to); damage is found and
+ * listed in every line all the same. Never throws.
+ */
+export function parseEventLog(bytes: Uint8Array, fromSeq = 1, keep?: KeepEvent): EventLogContents {
+  const parser = new EventLogParser(fromSeq, keep);
+  parser.push(bytes);
+  return parser.end();
+}
+
+/**
+ * {@link parseEventLog} over bytes given in blocks, in order, so that a long log is never held
+ * whole: only the block being decoded and the start of a line it cuts (a copy, so the caller may
+ * reuse a block's memory once {@link push} returns).
+ */
+export class EventLogParser {
+  readonly #fromSeq: number;
+  readonly #keep: KeepEvent | undefined;
+  readonly #contents: EventLogContents = {
+    events: [],
+    seqs: [],
+    repaired: [],
+    validLength: 0,
+    nextSeq: 1,
+    eventCount: 0,
+  };
+  /** The pieces of a line not ended yet, copied. */
+  #partial: Buffer[] = [];
+  /** Byte offset of the next line's start. */
+  #offset = 0;
+  /** Bytes pushed. */
+  #length = 0;
+  #line = 1;
+  /** The last event read when `keep` left it out. */
+  #leftOut: { event: SessionEvent; seq: number } | undefined;
+
+  constructor(fromSeq = 1, keep?: KeepEvent) {
+    this.#fromSeq = fromSeq;
+    this.#keep = keep;
+  }
+
+  /** Decodes every line `bytes` ends; keeps a copy of the line it starts and does not end. */
+  push(bytes: Uint8Array): void {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#length += buffer.length;
+    let start = 0;
+    for (let end = buffer.indexOf(NEWLINE); end !== -1; end = buffer.indexOf(NEWLINE, start)) {
+      const piece = buffer.subarray(start, end);
+      if (this.#partial.length === 0) {
+        this.#decode(piece);
+      } else {
+        this.#partial.push(piece);
+        this.#decode(Buffer.concat(this.#partial));
+        this.#partial = [];
+      }
+      start = end + 1;
+    }
+    if (start < buffer.length) {
+      this.#partial.push(Buffer.from(buffer.subarray(start)));
+    }
+  }
+
+  /** What was read: a line without its `\n` at the end is a torn tail. */
+  end(): EventLogContents {
+    const contents = this.#contents;
+    contents.validLength = this.#offset;
+    if (this.#offset < this.#length) {
+      const torn = { line: this.#line, offset: this.#offset, length: this.#length - this.#offset };
+      contents.repaired.push({ ...torn, reason: "torn_tail" });
+    }
+    if (this.#leftOut !== undefined) {
+      contents.events.push(this.#leftOut.event);
+      contents.seqs.push(this.#leftOut.seq);
+      this.#leftOut = undefined;
+    }
+    contents.nextSeq = this.#line;
+    return contents;
+  }
+
+  /** Decodes the line `line` (without its `\n`) that starts at {@link #offset}. */
+  #decode(line: Buffer): void {
+    const contents = this.#contents;
+    const seq = this.#line;
+    const result = seq < this.#fromSeq ? undefined : decodeEventLine(line);
+    if (result?.kind === "event") {
+      contents.eventCount += 1;
+      this.#leftOut = undefined;
+      if (this.#keep === undefined || this.#keep(result.event, seq)) {
+        contents.events.push(result.event);
+        contents.seqs.push(seq);
+      } else {
+        this.#leftOut = { event: result.event, seq };
+      }
+    } else if (result?.kind === "damaged") {
+      const note = { line: seq, offset: this.#offset, length: line.length };
+      contents.repaired.push({ ...note, reason: result.reason });
+    }
+    this.#offset += line.length + 1;
+    this.#line += 1;
+  }
+}
+
+/** Bytes read from the file at a time. */
+const BLOCK_BYTES = 1 << 20;
+
+/**
+ * Decodes `handle`'s file from byte `position` on, a block at a time (each block read while the
+ * one before is decoded), through `parser`.
+ * @returns the bytes read.
+ * @throws the I/O error as is.
+ */
+export async function readBlocks(
+  handle: FileHandle,
+  position: number,
+  parser: EventLogParser,
+): Promise<number> {
+  let current = Buffer.allocUnsafe(BLOCK_BYTES);
+  let spare = Buffer.allocUnsafe(BLOCK_BYTES);
+  let read = 0;
+  let next = handle.read(current, 0, BLOCK_BYTES, position);
+  for (;;) {
+    const { bytesRead } = await next;
+    if (bytesRead === 0) {
+      return read;
+    }
+    read += bytesRead;
+    next = handle.read(spare, 0, BLOCK_BYTES, position + read);
+    try {
+      parser.push(current.subarray(0, bytesRead));
+    } catch (error) {
+      // A `keep` that throws: the read under way is waited for, not left unobserved.
+      await next.catch(() => undefined);
+      throw error;
+    }
+    [current, spare] = [spare, current];
+  }
+}
+
+/**
+ * Reads and decodes a whole `events.jsonl` (see {@link parseEventLog}). Damaged content never
+ * throws.
+ * @throws the I/O error as is: `ENOENT` when the file does not exist, `EACCES`, `EISDIR`, …
+ */
+export async function readEventLog(path: string, fromSeq = 1): Promise<EventLogContents> {
+  const handle = await open(path, "r");
+  try {
+    const parser = new EventLogParser(fromSeq);
+    await readBlocks(handle, 0, parser);
+    return parser.end();
+  } finally {
+    await handle.close();
+  }
+}
