@@ -1,6 +1,7 @@
 /**
- * Which provider needs which API key, with no provider code loaded: the interactive face checks a
- * key before it draws the screen (issue 24 item 10), and model resolution uses the same rules.
+ * Which provider needs which API key, and which prefixes name a provider, with no provider code
+ * loaded: the interactive face checks a key, and every face the config files' model ids, before
+ * anything is drawn or run (issue 24 item 10, issue 26); model resolution uses the same rules.
  */
 
 /** The wire a model name's prefix selects. */
@@ -14,6 +15,12 @@ export const PROVIDER_NAMES: readonly ProviderName[] = [
   "ollama",
   "openai-compatible",
 ];
+
+/** Whether `model` starts with a turnloop provider prefix (`anthropic:…`). */
+export function hasProviderPrefix(model: string): boolean {
+  const separator = model.indexOf(":");
+  return separator > 0 && PROVIDER_NAMES.includes(model.slice(0, separator) as ProviderName);
+}
 
 /** The environment variable a provider's key is read from (`TURNLOOP_API_KEY` overrides it). */
 export function apiKeyVariable(provider: ProviderName): "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" {

@@ -17,16 +17,11 @@ import type { RetryPolicy } from "./retry-policy.js";
 
 export {
   apiKeyVariable,
+  hasProviderPrefix,
   needsApiKey,
   PROVIDER_NAMES,
   type ProviderName,
 } from "./api-keys.js";
-
-/** Whether `model` starts with a turnloop provider prefix (`anthropic:…`). */
-export function hasProviderPrefix(model: string): boolean {
-  const separator = model.indexOf(":");
-  return separator > 0 && PROVIDER_NAMES.includes(model.slice(0, separator) as ProviderName);
-}
 
 /** A model choice with everything needed to reach it. */
 export interface ModelConfiguration {

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
-import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/models.js";
-import { parseRule } from "../permissions/permission-rules.js";
+import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
+import { parseRule } from "../permissions/rule-syntax.js";
 import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";

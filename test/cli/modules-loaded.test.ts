@@ -1,10 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { PRODUCER_VERSION } from "../../src/session/version.js";
 import { CLI_PATH, runCli } from "../support/cli.js";
+import { sourceModules } from "../support/loaded-modules.js";
 import { useRecordedCli } from "../support/recorded-cli.js";
 
 const PACKAGE_VERSION = (
@@ -53,10 +53,6 @@ const ZOD_OTHER_LOCALES = /zod\/v4\/locales\/(?!en\.js$)/;
 /** The session stack: the loop, the session host and store, the tools, the ACP session. */
 const SESSION_STACK =
   /\bsrc\/(agent\/|session\/(host|session|file-store)\.ts|tools\/index\.ts|acp\/acp-session\.ts)/;
-/** What each file of the bundled CLI holds: its path under `dist/cli/` → source modules. */
-const BUNDLED: Record<string, string[]> = JSON.parse(
-  readFileSync(join(dirname(CLI_PATH), "chunks", "inputs.json"), "utf8"),
-);
 
 const cli = useRecordedCli({
   path: RECORDER,
@@ -64,10 +60,7 @@ const cli = useRecordedCli({
   name: "modules",
 });
 
-/**
- * The unique modules loaded so far: the source modules of each bundle file read, and the URL of
- * each other module (Node's own, packages outside the bundle).
- */
+/** The unique modules loaded so far (test/support/loaded-modules.ts). */
 function modulesLoaded(): string[] {
   let text = "";
   try {
@@ -75,18 +68,7 @@ function modulesLoaded(): string[] {
   } catch {
     // Nothing loaded yet.
   }
-  const urls = text.split("\n").filter((line) => line !== "");
-  return [
-    ...new Set(
-      urls.flatMap((url) => {
-        if (!url.startsWith("file:")) {
-          return [url];
-        }
-        const bundled = BUNDLED[relative(dirname(CLI_PATH), fileURLToPath(url))];
-        return bundled ?? [url];
-      }),
-    ),
-  ];
+  return sourceModules(text.split("\n").filter((line) => line !== ""));
 }
 
 describe("modules loaded before they are needed (issue 26)", () => {

@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import {
   type AutocompleteItem,
   type AutocompleteProvider,
@@ -10,7 +9,6 @@ import {
   fuzzyFilter,
   type TUI,
 } from "@mariozechner/pi-tui";
-import { rgPath } from "@vscode/ripgrep";
 import type { CommandDefinition } from "../../session/commands.js";
 
 /** Files offered after `@`. */
@@ -143,8 +141,18 @@ function completionPrefix(before: string): string | undefined {
   return mention === null ? undefined : `@${mention[1] ?? ""}`;
 }
 
-/** The folder's files, relative, sorted; `[]` when ripgrep cannot run. */
-function listFiles(cwd: string): Promise<string[]> {
+/**
+ * The folder's files, relative, sorted; `[]` when ripgrep cannot run. ripgrep's path and
+ * `node:child_process` load here, on the first `@`, not before the input box is drawn (issue 26).
+ */
+async function listFiles(cwd: string): Promise<string[]> {
+  let modules: [typeof import("node:child_process"), typeof import("@vscode/ripgrep")];
+  try {
+    modules = await Promise.all([import("node:child_process"), import("@vscode/ripgrep")]);
+  } catch {
+    return [];
+  }
+  const [{ execFile }, { rgPath }] = modules;
   return new Promise((resolve) => {
     execFile(
       rgPath,

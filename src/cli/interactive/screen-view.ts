@@ -5,39 +5,47 @@ import type { Controller, ConversationView } from "./controller.js";
 import { PermissionQuestion, YesNoQuestion } from "./question.js";
 import type { Screen } from "./screen.js";
 import type { StatusState } from "./status-line.js";
+import { Transcript } from "./transcript.js";
 
 /** How often the status line and running tools redraw while busy (ms); idle draws nothing. */
 const BUSY_TICK_MS = 500;
 
-/** The conversation drawn on the full screen: the transcript, the status line, questions. */
+/**
+ * The conversation drawn on the full screen: the transcript (put in the screen's conversation
+ * place here, once the session is open), the status line, questions.
+ */
 export class ScreenView implements ConversationView {
   private ticker: NodeJS.Timeout | undefined;
+  private readonly transcript: Transcript;
 
   constructor(
     private readonly screen: Screen,
     private readonly status: StatusState,
     private readonly controller: Controller,
-  ) {}
+  ) {
+    this.transcript = new Transcript(screen.theme);
+    screen.conversation.addChild(this.transcript);
+  }
 
   history(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      this.screen.transcript.handle(event);
+      this.transcript.handle(event);
     }
     this.screen.render();
   }
 
   show(event: SessionEvent): void {
-    this.screen.transcript.handle(event);
+    this.transcript.handle(event);
     this.screen.render();
   }
 
   note(text: string, style?: "plain" | "dim" | "error"): void {
-    this.screen.transcript.note(text, style);
+    this.transcript.note(text, style);
     this.screen.render();
   }
 
   clear(): void {
-    this.screen.transcript.clear();
+    this.transcript.clear();
     this.screen.tui.requestRender(true);
   }
 

@@ -15,7 +15,6 @@ import type { SessionSummary } from "../../session/session-store.js";
 import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
-import { Transcript } from "./transcript.js";
 
 /** Escape sequences that give a terminal back as we found it: cursor shown, paste mode off. */
 const RESTORE_SEQUENCE = "\u001b[?2004l\u001b[?25h";
@@ -27,7 +26,12 @@ const RESTORE_SEQUENCE = "\u001b[?2004l\u001b[?25h";
  */
 export class Screen {
   readonly tui: TUI;
-  readonly transcript: Transcript;
+  /**
+   * The conversation's place, at the top: the transcript is put in it once the session is open
+   * (screen-view.ts), so that its modules (the session model, the Markdown renderer) load after
+   * the input box is drawn (issue 26).
+   */
+  readonly conversation = new Container();
   readonly editor: Editor;
   readonly status: StatusLine;
   /** Above the input box: the inputs sent while a prompt runs, waiting their turn. */
@@ -43,7 +47,6 @@ export class Screen {
     cwd: string,
   ) {
     this.tui = new TUI(new ProcessTerminal());
-    this.transcript = new Transcript(theme);
     this.editor = new PromptEditor(
       this.tui,
       theme.editor,
@@ -51,7 +54,7 @@ export class Screen {
       new PromptCompletion(commands, cwd),
     );
     this.status = new StatusLine(theme, status);
-    this.tui.addChild(this.transcript);
+    this.tui.addChild(this.conversation);
     this.tui.addChild(this.slot);
     this.tui.addChild(this.queue);
     this.tui.addChild(this.editor);

@@ -1,0 +1,82 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect } from "vitest";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { sourceModules } from "../support/loaded-modules.js";
+import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+
+/**
+ * Issue 26: the interactive face draws its input box before it loads what only a session needs.
+ * The built CLI runs in a terminal with the module recorder (test/support/module-recorder.mjs)
+ * and a marker of the box's first frame (test/support/box-drawn-marker.mjs); the modules recorded
+ * before the marker are checked by name and by count. Counts, never times.
+ */
+
+const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
+const MARKER = fileURLToPath(new URL("../support/box-drawn-marker.mjs", import.meta.url));
+/** The line the marker writes. */
+const BOX_DRAWN = "-- input box drawn";
+/**
+ * Unique modules when the box is drawn: 136 on 2026-12-02 (the provider stack, picomatch and the
+ * shell parser for the config check, ripgrep for @-completion, the transcript and `marked`), 98
+ * once those loaded later; about 55 of them zod's (the config files' schema) and pi-tui's, with
+ * room for a few small modules of our own.
+ */
+const BOX_MODULE_BOUND = 104;
+/** What only a session or an answer needs: loaded by the time an answer is drawn. */
+const FOR_AN_ANSWER = [
+  /\bsrc\/(agent\/|(llm\/(models|ai-sdk-provider)|tools\/index|session\/(host|session|file-store))\.ts$)/,
+  /\bsrc\/session\/session-model\//,
+  /\bsrc\/cli\/(markdown|interactive\/(transcript|controller))\.ts$/,
+  /node_modules\/(marked|@ai-sdk|picomatch)\//,
+];
+/**
+ * What only an @-completion or an MCP server needs (loaded on first use). `node:child_process` is
+ * not among them: pi-tui's own autocompletion module imports it.
+ */
+const ON_FIRST_USE = /node_modules\/(@vscode\/ripgrep|@modelcontextprotocol|pg)\//;
+
+describe.skipIf(tmuxMissing())(
+  "turnloop (interactive): modules loaded before the input box",
+  () => {
+    interactiveTest(
+      "the box is drawn before the session stack, the provider, the Markdown renderer and ripgrep load; an answer loads them",
+      async ({ fixture }) => {
+        const log = join(fixture.home, "recorded.log");
+        fixture.server.setResponder(() => ({ text: "**Done**, as asked." }));
+        const terminal = fixture.open([], {
+          env: {
+            NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER}`,
+            TURNLOOP_TEST_MODULE_LOG: log,
+          },
+        });
+        await terminal.waitFor(INPUT_BOX);
+        await terminal.waitFor(/\/help lists the commands/);
+        terminal.type("say done");
+        terminal.key("Enter");
+        await terminal.waitFor(/Done, as asked\.[\s\S]*Enter send/);
+        terminal.key("C-d");
+        expect((await terminal.exited()).code).toBe(0);
+        const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
+        const marker = lines.indexOf(BOX_DRAWN);
+        expect(marker).toBeGreaterThan(0);
+        const atBox = sourceModules(lines.slice(0, marker));
+        const atEnd = sourceModules(lines.filter((line) => line !== BOX_DRAWN));
+        const matching = (modules: string[], pattern: RegExp) =>
+          modules.filter((name) => pattern.test(name));
+        // Before the box: none of them, and the face itself (so the recorder saw the bundle).
+        expect(FOR_AN_ANSWER.map((pattern) => matching(atBox, pattern))).toEqual(
+          FOR_AN_ANSWER.map(() => []),
+        );
+        expect(matching(atBox, ON_FIRST_USE)).toEqual([]);
+        expect(atBox).toContain("src/cli/interactive/screen.ts");
+        expect(atBox.length).toBeLessThanOrEqual(BOX_MODULE_BOUND);
+        // By the answer, each group was loaded: the checks above can fail.
+        expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(
+          FOR_AN_ANSWER.map(() => true),
+        );
+      },
+    );
+  },
+);

@@ -1,0 +1,33 @@
+/**
+ * What a run of the bundled CLI loaded, from the file test/support/module-recorder.mjs writes
+ * (issue 26): each bundle file read stands for the source modules bundled into it, as
+ * `dist/cli/chunks/inputs.json` lists them (scripts/bundle.mjs).
+ */
+
+import { readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CLI_PATH } from "./cli.js";
+
+/** What each file of the bundled CLI holds: its path under `dist/cli/` → source modules. */
+function bundledFiles(): Record<string, string[]> {
+  return JSON.parse(readFileSync(join(dirname(CLI_PATH), "chunks", "inputs.json"), "utf8"));
+}
+
+/**
+ * The unique modules named by `urls` (the recorder's lines): the source modules of each bundle
+ * file, and the URL of each other module (Node's own, packages outside the bundle).
+ */
+export function sourceModules(urls: readonly string[]): string[] {
+  const bundled = bundledFiles();
+  return [
+    ...new Set(
+      urls.flatMap((url) => {
+        if (!url.startsWith("file:")) {
+          return [url];
+        }
+        return bundled[relative(dirname(CLI_PATH), fileURLToPath(url))] ?? [url];
+      }),
+    ),
+  ];
+}
