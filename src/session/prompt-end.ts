@@ -47,9 +47,16 @@ export type SentPromptNews =
   /**
    * The owner dropped these prompts before they ended: it closed the session (`shutdown`:
    * `session.shutdown`), its own client aborted while they were queued (`abort`: an `abort`
-   * naming them), or it died (`lapsed`: its lease lapsed, owner-watch.ts; never from `stored`).
+   * naming them), or it died before starting them (`lapsed`: its lease lapsed, owner-watch.ts;
+   * never from `stored`; `interrupted` the prompt it was running then, which ran and ended
+   * unfinished: `promptIds` may then be empty).
    */
-  | { kind: "dropped"; promptIds: string[]; cause: "shutdown" | "abort" | "lapsed" };
+  | {
+      kind: "dropped";
+      promptIds: string[];
+      cause: "shutdown" | "abort" | "lapsed";
+      interrupted?: string;
+    };
 
 /**
  * The prompts one follower sent to a session's owner through the inbox (issue 22), each with an
@@ -107,13 +114,33 @@ export class SentPrompts {
     return promptIds;
   }
 
+  /** The ids of the prompts sent and not started (their `user.message` not read), oldest first. */
+  unstarted(): string[] {
+    return [...this.#waiting];
+  }
+
+  /** Forgets the prompts among `promptIds` that wait: they were withdrawn unread. @returns those. */
+  withdrawn(promptIds: readonly string[]): string[] {
+    const removed = this.#waiting.filter((promptId) => promptIds.includes(promptId));
+    for (const promptId of removed) {
+      this.remove(promptId);
+    }
+    return removed;
+  }
+
   /**
-   * The owner died (its lease lapsed, owner-watch.ts): as after its `session.shutdown`, a prompt
-   * sent now would be lost, so {@link ownerClosed}. @returns the ids of the prompts it took along.
+   * The owner died and its lease is fenced (owner-watch.ts, the inbox's `withdraw`), every event
+   * it stored read: as after its `session.shutdown`, a prompt sent now would be lost, so
+   * {@link ownerClosed}. @returns the prompts that never started (dropped: none ever will) and
+   * the one it was running (`interrupted`: it ran, and ended there unfinished).
    */
-  ownerGone(): string[] {
+  ownerGone(): { dropped: string[]; interrupted: string | undefined } {
     this.#ownerClosed = true;
-    return this.abandon();
+    const interrupted = this.#running;
+    this.#running = undefined;
+    const dropped = [...this.#waiting];
+    this.#waiting.length = 0;
+    return { dropped, interrupted };
   }
 
   /** Whether `promptId` was sent and has not ended. */
