@@ -30,8 +30,7 @@ export function promptEnd(event: SessionEvent): PromptEnd | undefined {
       return { stopReason: finishReason === "content-filter" ? "refusal" : "end_turn" };
     }
     case "abort":
-      // One naming dropped prompts follows the cancelled prompt's own end (events.ts).
-      return event.data.droppedPromptIds === undefined ? { stopReason: "cancelled" } : undefined;
+      return { stopReason: "cancelled" };
     case "session.error":
       return { error: event.data };
     default:
@@ -63,7 +62,7 @@ export type SentPromptNews =
  * id the owner records on its `user.message` (`promptId`), from sending until their stored events
  * end. The owner runs prompts one at a time in the order it takes them, and drops every one not
  * run when it closes the session (`session.shutdown`) or aborts (server-session.ts, which names
- * the dropped ones on an `abort`): the sender's own abort drops its waiting prompts
+ * the dropped ones on its `abort`): the sender's own abort drops its waiting prompts
  * ({@link cancelWaiting}).
  */
 export class SentPrompts {
@@ -160,12 +159,12 @@ export class SentPrompts {
       return { kind: "started", promptId };
     }
     if (event.type === "abort" && event.data.droppedPromptIds !== undefined) {
-      const dropped = event.data.droppedPromptIds;
-      const promptIds = this.#waiting.filter((promptId) => dropped.includes(promptId));
-      for (const promptId of promptIds) {
-        this.remove(promptId);
+      // The abort ended the running prompt too (one idle answers every send).
+      const promptIds = this.withdrawn(event.data.droppedPromptIds);
+      if (promptIds.length > 0) {
+        this.#running = undefined;
+        return { kind: "dropped", promptIds, cause: "abort" };
       }
-      return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "abort" };
     }
     if (event.type === "session.resume" || event.type === "session.shutdown") {
       this.#ownerClosed = event.type === "session.shutdown";
