@@ -285,17 +285,33 @@ export class AcpRemoteSession {
   }
 
   /**
-   * No live worker holds the session any more while a prompt of this client waits on it: delivers
-   * what the owner stored, then ends the prompt with an error, told first as an agent message.
+   * No live worker holds the session any more while a prompt of this client waits on it: withdraws
+   * it from the inbox unless the owner took it, fencing the gone owner's lease (the inbox's
+   * `withdraw`), delivers what the owner stored, then ends the prompt with an error, told first as
+   * an agent message: "send it again" only when it never started (it never will), else that it
+   * ended unfinished. A live owner (it came back, or another worker claimed the session) keeps
+   * a prompt it took.
    */
   async #ownerGone(): Promise<void> {
+    const settled = await this.#context.host.store.inbox?.withdraw(this.id, this.#sent.unstarted());
     await this.#subscription?.readNow();
-    const promptIds = this.#sent.ownerGone();
+    const gone =
+      settled?.ownerStopped === false
+        ? { dropped: this.#sent.withdrawn(settled.withdrawn), interrupted: undefined }
+        : this.#sent.ownerGone();
     const prompt = this.#prompt;
-    if (prompt === undefined || !promptIds.includes(prompt.id)) {
+    if (prompt === undefined) {
       return;
     }
-    const message = `the worker running session ${this.id} stopped (its lease lapsed) before this prompt ended; send it again to run it here`;
+    const owner = `the worker running session ${this.id} stopped (its lease lapsed)`;
+    const message = gone.dropped.includes(prompt.id)
+      ? `${owner} before this prompt started; send it again to run it here`
+      : gone.interrupted === prompt.id
+        ? `${owner} while running this prompt: it ended there unfinished`
+        : undefined;
+    if (message === undefined) {
+      return;
+    }
     this.#send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: message } });
     prompt.settle({ ownerGone: message });
   }

@@ -205,9 +205,11 @@ export interface SessionEventData {
   "session.error": { errorType: ErrorType; message: string; statusCode?: number };
   /**
    * The prompt was cancelled; open tool calls have interrupted results before this. With
-   * `droppedPromptIds` (issue 22): written by the SDK server after the cancelled prompt ended, the
-   * ids (`user.message`'s `promptId`) of the queued prompts a face on another worker sent that the
-   * abort dropped unrun; such an abort ends no prompt. Absent otherwise.
+   * `droppedPromptIds` (issue 22): the ids (`user.message`'s `promptId`) of the queued prompts a
+   * face on another worker sent that the same abort dropped unrun, on the cancelled prompt's own
+   * abort; when the abort cancelled none (no prompt ran, or it had just ended), the SDK server
+   * writes an abort of their own. Logs of earlier versions hold them on a second abort after the
+   * cancelled prompt's. Absent otherwise.
    */
   abort: { reason: string; droppedPromptIds?: string[] };
   /**

@@ -13,15 +13,12 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEventData } from "../events/events.js";
-import { idleData } from "../events/idle.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
-import { createEnvelope } from "../session/envelope.js";
 import { FOLLOWER_EXPIRY_MS, registerHandler } from "../session/follower-handler.js";
 import { watchOwner } from "../session/owner-watch.js";
-import { type SentPromptNews, SentPrompts } from "../session/prompt-end.js";
+import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox, StoredLog } from "../session/session-store.js";
-import { sendIdle } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import {
   invalidParams,
@@ -31,6 +28,7 @@ import {
   sendParams,
 } from "./params.js";
 import { replyFor } from "./permissions.js";
+import { endPrompts } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import type { ServerSession } from "./server-session.js";
 import { bareModelId, modelNamesOnWire } from "./wire-events.js";
@@ -49,45 +47,6 @@ interface RemoteSession {
   unregister: () => Promise<void>;
   /** Stops checking that the owner holds the lease (owner-watch.ts). */
   stopWatching: () => void;
-}
-
-/**
- * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
- * on the owner (one idle answers every send, as for a local session); a prompt the owner dropped
- * (it closed the session, or its own client aborted, before running or finishing it) ends with a
- * `session.error` first (the Copilot SDK's `sendAndWait` rejects with its message).
- */
-function endPrompts(
-  connection: ClientConnection,
-  session: { sessionId: string; startTime: string },
-  news: SentPromptNews | undefined,
-  parentId: string | null,
-): void {
-  const idle = (data: SessionEventData["session.idle"]) =>
-    sendIdle(
-      connection,
-      session.sessionId,
-      session.startTime,
-      createEnvelope({ type: "session.idle", data }, parentId),
-    );
-  if (news?.kind === "dropped") {
-    const owner = `the worker running session ${session.sessionId}`;
-    const count = `${news.promptIds.length} prompt(s) sent from this worker`;
-    const message = {
-      shutdown: `${owner} closed it before ${count} ended; send again to run them here`,
-      abort: `${owner} dropped ${count.replace("prompt", "queued prompt")} unrun: its own client aborted; send again to run them`,
-      lapsed: `${owner} stopped (its lease lapsed) before ${count} ended; send again to run them here`,
-    }[news.cause];
-    const error = createEnvelope(
-      { type: "session.error", data: { errorType: "server", message } },
-      parentId,
-    );
-    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
-    idle(idleData({ error }));
-  } else if (news?.kind === "ended" && news.idle) {
-    // The owner's own idle (events/idle.ts): a failure's is `{}`, after its `session.error`.
-    idle(idleData(news.end));
-  }
 }
 
 /** The client's `session.resume` params that say whether it answers permission questions. */
@@ -179,11 +138,17 @@ async function startFollowing(
     endPrompts(connection, session, prompts.stored(event), event.id);
   });
   const onGone = async () => {
-    // What the owner stored before it died ends its prompts first.
+    const settled = await store.inbox?.withdraw(session.sessionId, prompts.unstarted());
+    // What the owner stored before it died (or was fenced) ends its prompts first.
     await subscription.readNow();
-    const promptIds = prompts.ownerGone();
-    if (promptIds.length > 0) {
-      endPrompts(connection, session, { kind: "dropped", promptIds, cause: "lapsed" }, null);
+    const gone =
+      settled?.ownerStopped === false
+        ? { dropped: prompts.withdrawn(settled.withdrawn), interrupted: undefined }
+        : prompts.ownerGone();
+    if (gone.dropped.length > 0 || gone.interrupted !== undefined) {
+      const { dropped, interrupted } = gone;
+      const news = { kind: "dropped", promptIds: dropped, cause: "lapsed", interrupted } as const;
+      endPrompts(connection, session, news, null);
     }
   };
   const waiting = () => prompts.waiting;

@@ -28,7 +28,7 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { askUserTools } from "./ask-user.js";
 import type { ClientLink } from "./client-link.js";
-import { recordDroppedPrompts } from "./dropped-prompts.js";
+import { addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
@@ -208,10 +208,11 @@ export class ServerSession {
     if (dropped.length > 0) {
       this.queueChanged();
     }
+    const unrecorded = addDroppedToAbort(this.session, this.closing || this.ending ? [] : dropped);
     this.controller?.abort();
     await this.draining;
     if (!this.closing && !this.ending) {
-      await recordDroppedPrompts(this.session, dropped, this.log);
+      await recordDroppedPrompts(this.session, unrecorded(), this.log);
     }
   }
 

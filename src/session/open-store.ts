@@ -85,6 +85,8 @@ class DeferredPostgresStore implements SessionStore {
   /** The PostgreSQL store's inbox, loaded on first use. */
   readonly inbox: SessionInbox = {
     post: async (sessionId, message) => (await this.#load()).inbox.post(sessionId, message),
+    withdraw: async (sessionId, promptIds) =>
+      (await this.#load()).inbox.withdraw(sessionId, promptIds),
     receive: async (onMessage) => (await this.#load()).inbox.receive(onMessage),
   };
 

@@ -2,7 +2,8 @@
  * Whether the worker holding a followed session is still there (issue 22): while prompts a
  * follower sent wait on the owner, the follower checks the lease every {@link OWNER_CHECK_MS}.
  * Once no live worker holds it (the owner died: its lease lapsed 10 s after its last heartbeat,
- * postgres/lease.ts), the prompts the owner had taken will never end there.
+ * postgres/lease.ts), the follower settles its prompts with the inbox's `withdraw`
+ * (session-store.ts): the ones the owner never took are withdrawn, and its lease is fenced.
  */
 
 import type { SessionStore } from "./session-store.js";

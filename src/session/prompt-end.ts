@@ -30,8 +30,7 @@ export function promptEnd(event: SessionEvent): PromptEnd | undefined {
       return { stopReason: finishReason === "content-filter" ? "refusal" : "end_turn" };
     }
     case "abort":
-      // One naming dropped prompts follows the cancelled prompt's own end (events.ts).
-      return event.data.droppedPromptIds === undefined ? { stopReason: "cancelled" } : undefined;
+      return { stopReason: "cancelled" };
     case "session.error":
       return { error: event.data };
     default:
@@ -47,16 +46,23 @@ export type SentPromptNews =
   /**
    * The owner dropped these prompts before they ended: it closed the session (`shutdown`:
    * `session.shutdown`), its own client aborted while they were queued (`abort`: an `abort`
-   * naming them), or it died (`lapsed`: its lease lapsed, owner-watch.ts; never from `stored`).
+   * naming them), or it died before starting them (`lapsed`: its lease lapsed, owner-watch.ts;
+   * never from `stored`; `interrupted` the prompt it was running then, which ran and ended
+   * unfinished: `promptIds` may then be empty).
    */
-  | { kind: "dropped"; promptIds: string[]; cause: "shutdown" | "abort" | "lapsed" };
+  | {
+      kind: "dropped";
+      promptIds: string[];
+      cause: "shutdown" | "abort" | "lapsed";
+      interrupted?: string;
+    };
 
 /**
  * The prompts one follower sent to a session's owner through the inbox (issue 22), each with an
  * id the owner records on its `user.message` (`promptId`), from sending until their stored events
  * end. The owner runs prompts one at a time in the order it takes them, and drops every one not
  * run when it closes the session (`session.shutdown`) or aborts (server-session.ts, which names
- * the dropped ones on an `abort`): the sender's own abort drops its waiting prompts
+ * the dropped ones on its `abort`): the sender's own abort drops its waiting prompts
  * ({@link cancelWaiting}).
  */
 export class SentPrompts {
@@ -107,13 +113,33 @@ export class SentPrompts {
     return promptIds;
   }
 
+  /** The ids of the prompts sent and not started (their `user.message` not read), oldest first. */
+  unstarted(): string[] {
+    return [...this.#waiting];
+  }
+
+  /** Forgets the prompts among `promptIds` that wait: they were withdrawn unread. @returns those. */
+  withdrawn(promptIds: readonly string[]): string[] {
+    const removed = this.#waiting.filter((promptId) => promptIds.includes(promptId));
+    for (const promptId of removed) {
+      this.remove(promptId);
+    }
+    return removed;
+  }
+
   /**
-   * The owner died (its lease lapsed, owner-watch.ts): as after its `session.shutdown`, a prompt
-   * sent now would be lost, so {@link ownerClosed}. @returns the ids of the prompts it took along.
+   * The owner died and its lease is fenced (owner-watch.ts, the inbox's `withdraw`), every event
+   * it stored read: as after its `session.shutdown`, a prompt sent now would be lost, so
+   * {@link ownerClosed}. @returns the prompts that never started (dropped: none ever will) and
+   * the one it was running (`interrupted`: it ran, and ended there unfinished).
    */
-  ownerGone(): string[] {
+  ownerGone(): { dropped: string[]; interrupted: string | undefined } {
     this.#ownerClosed = true;
-    return this.abandon();
+    const interrupted = this.#running;
+    this.#running = undefined;
+    const dropped = [...this.#waiting];
+    this.#waiting.length = 0;
+    return { dropped, interrupted };
   }
 
   /** Whether `promptId` was sent and has not ended. */
@@ -133,12 +159,12 @@ export class SentPrompts {
       return { kind: "started", promptId };
     }
     if (event.type === "abort" && event.data.droppedPromptIds !== undefined) {
-      const dropped = event.data.droppedPromptIds;
-      const promptIds = this.#waiting.filter((promptId) => dropped.includes(promptId));
-      for (const promptId of promptIds) {
-        this.remove(promptId);
+      // The abort ended the running prompt too (one idle answers every send).
+      const promptIds = this.withdrawn(event.data.droppedPromptIds);
+      if (promptIds.length > 0) {
+        this.#running = undefined;
+        return { kind: "dropped", promptIds, cause: "abort" };
       }
-      return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "abort" };
     }
     if (event.type === "session.resume" || event.type === "session.shutdown") {
       this.#ownerClosed = event.type === "session.shutdown";

@@ -5,7 +5,12 @@
  */
 
 import { errorMessage } from "../events/errors.js";
-import { type EventInput, isEphemeral, type SessionEvent } from "../events/events.js";
+import {
+  type EventInput,
+  isEphemeral,
+  type SessionEvent,
+  type SessionEventData,
+} from "../events/events.js";
 import { createEnvelope } from "./envelope.js";
 import type { SessionAppender } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
@@ -16,6 +21,9 @@ export interface Recorded {
   deliver: SessionEvent[];
 }
 
+/** What an `abort` can carry besides its reason ({@link SessionJournal.addToAbort}). */
+export type AbortDetails = Required<Pick<SessionEventData["abort"], "droppedPromptIds">>;
+
 /** The writing side of one open session. */
 export class SessionJournal {
   readonly appender: SessionAppender;
@@ -24,6 +32,8 @@ export class SessionJournal {
   #writeFailure: unknown;
   /** The error answer of the prompt whose write failed, once reported. */
   #failedPrompt: { errorType: "storage"; message: string } | undefined;
+  /** Added to the next `abort` recorded ({@link addToAbort}). */
+  #abortDetails: AbortDetails | undefined;
 
   constructor(appender: SessionAppender, lastPersistedId: string | null) {
     this.appender = appender;
@@ -36,7 +46,8 @@ export class SessionJournal {
    * A `session.idle` after a refusal is preceded by the `session.error` that reports it.
    * @throws the appender's error when no prompt is running.
    */
-  record(input: EventInput, running: AbortController | undefined): Recorded {
+  record(given: EventInput, running: AbortController | undefined): Recorded {
+    const input = this.#withAbortDetails(given);
     if (input.type === "session.idle" && this.#writeFailure !== undefined) {
       const error = this.#reportWriteFailure();
       const idle = this.#writeIfPossible({ type: "session.idle", data: {} });
@@ -55,6 +66,30 @@ export class SessionJournal {
       this.#fail(error, running);
       return { event: createEnvelope(input, this.#writer.lastPersistedId), deliver: [] };
     }
+  }
+
+  /**
+   * Adds `details` to the next `abort` recorded (the cancelled prompt's, agent/loop.ts), so that
+   * one event tells both: the SDK server's queued prompts dropped by the same abort
+   * (server/dropped-prompts.ts). @returns what takes them back: `undefined` once an abort
+   * carried them, else `details` (no abort was recorded: the caller records them itself).
+   */
+  addToAbort(details: AbortDetails): () => AbortDetails | undefined {
+    this.#abortDetails = details;
+    return () => {
+      const left = this.#abortDetails;
+      this.#abortDetails = undefined;
+      return left;
+    };
+  }
+
+  #withAbortDetails(input: EventInput): EventInput {
+    const details = this.#abortDetails;
+    if (input.type !== "abort" || details === undefined) {
+      return input;
+    }
+    this.#abortDetails = undefined;
+    return { type: "abort", data: { ...input.data, ...details } };
   }
 
   /** The next event's `parentId` is `eventId` (the last one another process appended). */

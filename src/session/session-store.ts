@@ -225,6 +225,18 @@ export interface InboxMessage {
   payload: unknown;
 }
 
+/** What {@link SessionInbox.withdraw} settled. */
+export interface PromptWithdrawal {
+  /** The prompts deleted unread: no worker ever takes them. */
+  withdrawn: string[];
+  /**
+   * Whether no live worker held the lease: then it was fenced, and a prompt its holder took but
+   * did not store a `user.message` of never runs; `false`: a live worker holds it (its holder came
+   * back, or another worker claimed it), the prompts not withdrawn are still followed.
+   */
+  ownerStopped: boolean;
+}
+
 /**
  * The inbox of a store shared by workers (PostgreSQL): messages to a session's owner, each
  * delivered once, oldest first.
@@ -235,6 +247,13 @@ export interface SessionInbox {
    * @returns `false` when no live worker holds it (nothing was sent): open the session instead.
    */
   post(sessionId: string, message: InboxMessage): Promise<boolean>;
+  /**
+   * The worker holding `sessionId` went away (session/owner-watch.ts) while prompts this follower
+   * sent (`promptIds`, their `payload.promptId`) waited: withdraws the ones it never took, and
+   * when no live worker holds the lease, fences it (the gone worker can store nothing more).
+   * A prompt is either taken by an owner or withdrawn, never both.
+   */
+  withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal>;
   /**
    * Delivers the messages sent to sessions this store instance holds, until closed. A message
    * taken for a session this worker no longer serves is the receiver's to drop.

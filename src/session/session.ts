@@ -52,7 +52,7 @@ export class Session {
   readonly grants = new SessionGrants();
   /** The last `session.instructions_loaded` of this session's log, if any. */
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
-  private readonly journal: SessionJournal;
+  readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
   private readonly redact: (input: EventInput) => EventInput;

@@ -51,7 +51,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
         await queuedOnA.opened;
         workerA.process.kill("SIGKILL");
         await workerA.exited;
-        const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt ended; send it again to run it here`;
+        const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
         expect(await waited).toEqual({ error: { code: -32603, message } });
         const beforeClaim = editor.updates.length;
         // A's turn reached none of the store's durability points (a turn's end, a tool's start):

@@ -10,9 +10,13 @@ import * as acp from "@agentclientprotocol/sdk";
 import { CLI_PATH } from "../support/cli.js";
 import { type Gate, gate } from "../support/gate.js";
 
-/** How the client answers `session/request_permission`; by default, it never answers. */
+/**
+ * How the client answers `session/request_permission` (`signal`: aborted when the agent cancels
+ * the request with `$/cancel_request`); by default, it never answers.
+ */
 export type PermissionAnswer = (
   params: acp.RequestPermissionRequest,
+  signal: AbortSignal,
 ) => Promise<acp.RequestPermissionResponse>;
 
 /** `turnloop acp` as a child process, with every `session/update` it sent, in order. */
@@ -38,9 +42,9 @@ export function startAcpAgent(
         waiter.gate.open();
       }
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
       permissions.push(params);
-      return answerPermission(params);
+      return answerPermission(params, signal);
     });
   const stream = acp.ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,

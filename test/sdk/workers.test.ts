@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
+import { runCli } from "../support/cli.js";
 import { ANSWER_TURN } from "../support/event-sequences.js";
 import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
@@ -262,20 +263,27 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     workers.fixture.model.setResponder(undefined);
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       ...ABORTED_PROMPT,
-      "abort",
       "session.error",
       "session.idle",
     ]);
     const stored = (await onB.getMessages()).slice(before.length);
     // Every stored event once, in order; then B's own error and idle, which A did not store.
     expect(seenOnB.events.slice(0, -2)).toEqual(stored);
-    // The first abort, the loop's, is unchanged; the second names B's prompt by the id B gave it.
-    const [, , , cancelled, dropped] = stored;
-    expect(cancelled?.data).toEqual({ reason: "cancelled by the user" });
-    expect(dropped?.data).toEqual({
-      reason: "cancelled by the user: 1 queued prompt(s) sent from another worker dropped",
+    // One abort: the loop's, naming B's prompt by the id B gave it.
+    expect(stored.map(({ type }) => type)).toEqual([...ABORTED_PROMPT]);
+    expect(stored.at(-1)?.data).toEqual({
+      reason: "cancelled by the user",
       droppedPromptIds: [expect.any(String)],
     });
+    // `sessions show` prints it once.
+    const shown = await runCli(["sessions", "show", onA.sessionId], {
+      cwd: workers.fixture.cwd,
+      env: workers.env,
+    });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.split("\n").filter((line) => line.includes("aborted:"))).toEqual([
+      "aborted: cancelled by the user",
+    ]);
     expect(seenOnB.events.slice(-2).map((event) => event.data)).toEqual([
       { errorType: "server", message },
       {},

@@ -95,4 +95,61 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(received).toEqual([fresh]);
     expect(await rowCount(database)).toBe(0);
   });
+
+  it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
+    const database = await createTestDatabase();
+    cleanups.push(() => database.drop());
+    const home = await makeTemporaryDirectory();
+    const [owner, sender, claimer] = [1, 2, 3].map(
+      () => new PostgresSessionStore({ url: database.url, home }),
+    ) as [PostgresSessionStore, PostgresSessionStore, PostgresSessionStore];
+    cleanups.push(
+      () => owner.close(),
+      () => sender.close(),
+      () => claimer.close(),
+    );
+    const appender = await owner.create("s1");
+    appender.append(createEnvelope(sessionStart("s1"), null));
+    await appender.commit();
+    const prompt = (promptId: string): InboxMessage => ({
+      kind: "prompt",
+      payload: { sessionId: "s1", prompt: promptId, promptId },
+    });
+    expect(await sender.inbox.post("s1", prompt("a"))).toBe(true);
+    expect(await sender.inbox.post("s1", { kind: "abort", payload: null })).toBe(true);
+    // The owner lives: nothing sent to it is withdrawn.
+    expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
+      withdrawn: [],
+      ownerStopped: false,
+    });
+    expect(await rowCount(database)).toBe(2);
+
+    // The owner's lease lapses (it froze): the sender withdraws its prompt and fences the lease.
+    await database.pool.query("UPDATE sessions SET lease_until = now() - interval '1 second'");
+    expect(await sender.inbox.withdraw("s1", ["a", "unknown"])).toEqual({
+      withdrawn: ["a"],
+      ownerStopped: true,
+    });
+    const { rows } = await database.pool.query<{ owner_id: string | null; epoch: string }>(
+      "SELECT owner_id, epoch FROM sessions",
+    );
+    expect(rows).toEqual([{ owner_id: null, epoch: "2" }]);
+    // The frozen owner, awake, can store nothing more.
+    appender.append(createEnvelope({ type: "abort", data: { reason: "late" } }, null));
+    await expect(appender.commit()).rejects.toThrow();
+
+    // A worker claiming the session takes only what is sent to it: not the gone owner's abort.
+    const claimed = await claimer.open("s1");
+    cleanups.push(() => claimed.appender.close());
+    const received: InboxMessage[] = [];
+    const arrived = gate();
+    const receiving = await claimer.inbox.receive((_sessionId, message) => {
+      received.push(message);
+      arrived.open();
+    });
+    cleanups.push(() => receiving.close());
+    expect(await sender.inbox.post("s1", prompt("b"))).toBe(true);
+    await arrived.opened;
+    expect(received).toEqual([prompt("b")]);
+  });
 });

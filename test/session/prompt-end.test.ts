@@ -60,10 +60,10 @@ const TABLE: ReadonlyArray<
     { stopReason: "cancelled" },
   ],
   [
-    "queued prompts of another worker dropped, after the cancelled prompt's own end",
+    "cancelled, dropping queued prompts of another worker",
     { type: "abort", data: { reason: "cancelled by the user", droppedPromptIds: ["p1"] } },
-    undefined,
-    undefined,
+    { stopReason: "cancelled" },
+    { stopReason: "cancelled" },
   ],
   ["failed", { type: "session.error", data: failure }, { error: failure }, {}],
   ["a prompt", userMessage("hello"), undefined, undefined],
@@ -108,27 +108,33 @@ describe("a prompt's end, for its owner and its followers", () => {
     ]);
   });
 
-  it("a follower's queued prompts an abort on the owner dropped end, once, after the running prompt's own end", () => {
+  it("one abort on the owner ends the running prompt and drops the follower's queued ones, once", () => {
     const sent = new SentPrompts();
     const first = sent.add();
     const second = sent.add();
+    const third = sent.add();
     const dropped = (droppedPromptIds: string[]): EventInput => ({
       type: "abort",
       data: { reason: "cancelled by the user", droppedPromptIds },
     });
     const news = [
-      createEnvelope({ type: "abort", data: { reason: "cancelled by the user" } }, null),
+      createEnvelope(prompt("one", first), null),
       // Another worker's prompt is named too: only this follower's are news here.
-      createEnvelope(dropped([first, "of-another-worker", second]), null),
-      createEnvelope(dropped([first]), null),
+      createEnvelope(dropped([second, "of-another-worker", third]), null),
+      // A later abort naming none of this follower's prompts ends whatever ran, as any abort.
+      createEnvelope(dropped(["of-another-worker"]), null),
     ].map((event) => sent.stored(event));
     expect(news).toEqual([
-      // The owner's own prompt was cancelled; this follower's still wait.
-      { kind: "ended", end: { stopReason: "cancelled" }, promptId: undefined, idle: false },
-      { kind: "dropped", promptIds: [first, second], cause: "abort" },
-      undefined,
+      { kind: "started", promptId: first },
+      { kind: "dropped", promptIds: [second, third], cause: "abort" },
+      { kind: "ended", end: { stopReason: "cancelled" }, promptId: undefined, idle: true },
     ]);
-    expect([sent.has(first), sent.has(second)]).toEqual([false, false]);
+    expect([sent.has(first), sent.has(second), sent.has(third), sent.waiting]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("a follower's prompts the owner closed the session before running are dropped by the shutdown", () => {
@@ -154,13 +160,20 @@ describe("a prompt's end, for its owner and its followers", () => {
     expect(sent.ownerClosed).toBe(true);
   });
 
-  it("a dead owner's prompts: every one sent and not ended is given up, and the next send claims the session", () => {
+  it("a dead owner's prompts: the running one ended unfinished, the rest dropped, and the next send claims the session", () => {
     const sent = new SentPrompts();
     const first = sent.add();
     const second = sent.add();
+    const third = sent.add();
     sent.stored(createEnvelope(prompt("one", first), null));
-    expect([sent.waiting, sent.ownerClosed]).toEqual([true, false]);
-    expect(sent.ownerGone()).toEqual([first, second]);
+    expect([sent.waiting, sent.ownerClosed, sent.unstarted()]).toEqual([
+      true,
+      false,
+      [second, third],
+    ]);
+    // The follower withdrew `third` from the inbox before the owner took it.
+    expect(sent.withdrawn([third, "of-another-follower"])).toEqual([third]);
+    expect(sent.ownerGone()).toEqual({ dropped: [second], interrupted: first });
     expect([sent.waiting, sent.ownerClosed, sent.has(first), sent.has(second)]).toEqual([
       false,
       true,

@@ -1,7 +1,8 @@
 /**
  * The `inbox` table (issue 22): what a face on one worker sends to the worker holding a session's
  * lease (prompts, aborts and permission answers). A message is stored only while the session has a
- * live owner, announced with `NOTIFY turnloop_inbox` after its insert, and taken by the owner
+ * live owner, addressed to that owner's lease (its `epoch`: a worker claiming the session later
+ * never takes it), announced with `NOTIFY turnloop_inbox` after its insert, and taken by the owner
  * exactly once (the row is deleted as it is taken, locked with `SKIP LOCKED`), oldest first. The
  * owner also takes at every poll (notify.ts), so a lost notification only delays a message. Every
  * take also deletes the messages nobody took within {@link INBOX_EXPIRY_MS} (their owner died and
@@ -9,9 +10,9 @@
  */
 
 import { validateSessionId } from "../paths.js";
-import type { InboxMessage, SessionInbox } from "../session-store.js";
+import type { InboxMessage, PromptWithdrawal, SessionInbox } from "../session-store.js";
 import type { Database } from "./database.js";
-import type { Worker } from "./lease.js";
+import { isHeld, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
 
 /** The channel announcing inbox messages; the payload is the session id. */
@@ -34,8 +35,8 @@ export async function postMessage(
   const pool = await database.pool();
   const { rows } = await database.run(() =>
     pool.query<{ id: string }>(
-      `INSERT INTO inbox (session_id, kind, payload)
-       SELECT id, $2, $3 FROM sessions
+      `INSERT INTO inbox (session_id, kind, payload, epoch)
+       SELECT id, $2, $3, epoch FROM sessions
        WHERE id = $1 AND owner_id IS NOT NULL AND lease_until > now()
        RETURNING id`,
       [sessionId, message.kind, JSON.stringify(message.payload ?? null)],
@@ -60,8 +61,8 @@ const INBOX_KINDS: ReadonlyArray<InboxMessage["kind"]> = [
 ];
 
 /**
- * Takes every waiting message of the sessions `ownerId` holds, oldest first; each message is
- * taken once, by one worker, and deleted. Deletes the expired messages of any session too
+ * Takes every waiting message sent to the leases `ownerId` holds, oldest first; each message is
+ * taken once, by one worker, and deleted (or withdrawn by its sender first: {@link withdrawPrompts}). Deletes the expired messages of any session too
  * ({@link INBOX_EXPIRY_MS}), and rows an older version marked taken (`taken_at`).
  */
 export async function takeMessages(
@@ -82,6 +83,7 @@ export async function takeMessages(
          SELECT inbox.id FROM inbox JOIN sessions ON sessions.id = inbox.session_id
          WHERE inbox.taken_at IS NULL AND inbox.created_at >= now() - make_interval(secs => $2)
            AND sessions.owner_id = $1
+           AND (inbox.epoch IS NULL OR inbox.epoch = sessions.epoch)
          ORDER BY inbox.id FOR UPDATE OF inbox SKIP LOCKED
        ) RETURNING id, session_id, kind, payload`,
       [ownerId, INBOX_EXPIRY_MS / 1000],
@@ -95,6 +97,54 @@ export async function takeMessages(
         ? []
         : [{ sessionId: row.session_id, message: { kind, payload: row.payload } }];
     });
+}
+
+/**
+ * A follower settles the prompts it sent to `sessionId` whose owner is gone (session/owner-watch.ts),
+ * in one transaction: when no live worker holds the lease (lease.ts `isHeld`), it is released with
+ * its epoch raised, so the worker that held it can neither renew it nor store another event (it
+ * stops the session as any worker that lost its lease); then the prompts among `promptIds` still
+ * waiting in the inbox for an earlier lease are deleted unread. Every prompt is thus either taken
+ * by its owner (`takeMessages`) or withdrawn here, never both (the rows are locked by whichever
+ * deletes first). Rows of other followers are left alone.
+ */
+export async function withdrawPrompts(
+  database: Database,
+  sessionId: string,
+  promptIds: readonly string[],
+): Promise<PromptWithdrawal> {
+  return database.transaction(async (client) => {
+    const { rows } = await client.query<{
+      owner_id: string | null;
+      owner: unknown;
+      live: boolean;
+      epoch: string;
+    }>(
+      `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live, epoch
+       FROM sessions WHERE id = $1 FOR UPDATE`,
+      [sessionId],
+    );
+    const [row] = rows;
+    if (row === undefined) {
+      return { withdrawn: [], ownerStopped: true };
+    }
+    const ownerStopped = !isHeld(row);
+    if (ownerStopped && row.owner_id !== null) {
+      await client.query(
+        `UPDATE sessions SET owner_id = NULL, owner = NULL, lease_until = NULL, status = 'idle',
+           epoch = epoch + 1 WHERE id = $1`,
+        [sessionId],
+      );
+    }
+    const epoch = Number(row.epoch) + (ownerStopped ? 1 : 0);
+    const withdrawn = await client.query<{ prompt_id: string }>(
+      `DELETE FROM inbox WHERE session_id = $1 AND kind = 'prompt'
+         AND payload->>'promptId' = ANY($2::text[]) AND (epoch IS NULL OR epoch < $3)
+       RETURNING payload->>'promptId' AS prompt_id`,
+      [sessionId, [...promptIds], epoch],
+    );
+    return { withdrawn: withdrawn.rows.map((deleted) => deleted.prompt_id), ownerStopped };
+  });
 }
 
 type Receiver = (sessionId: string, message: InboxMessage) => void;
@@ -121,6 +171,11 @@ export class InboxReceiver implements SessionInbox {
   async post(sessionId: string, message: InboxMessage): Promise<boolean> {
     validateSessionId(sessionId);
     return postMessage(this.#database, sessionId, message);
+  }
+
+  async withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal> {
+    validateSessionId(sessionId);
+    return withdrawPrompts(this.#database, sessionId, promptIds);
   }
 
   async receive(onMessage: Receiver): Promise<{ close(): Promise<void> }> {

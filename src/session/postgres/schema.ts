@@ -11,8 +11,9 @@
  *   writes in `events.jsonl`, its `\n` included (query it with `data::jsonb`), `seq` its line
  *   number, `epoch` the lease under which it was written.
  * - `inbox`: prompts, permission answers and aborts sent to a session's owner by another worker;
- *   a row is deleted when its owner takes it, or unread once expired (inbox.ts). `taken_at` is
- *   no longer set.
+ *   a row is deleted when its owner takes it, when its sender withdraws it, or unread once
+ *   expired (inbox.ts); `epoch` is the lease it was sent to (rows of version 1 have none).
+ *   `taken_at` is no longer set.
  */
 
 import type { PoolClient } from "pg";
@@ -57,6 +58,8 @@ const MIGRATIONS: readonly string[] = [
      taken_at timestamptz
    );
    CREATE INDEX inbox_waiting ON inbox (session_id, id) WHERE taken_at IS NULL;`,
+  // The lease a message was sent to: only that owner takes it (inbox.ts).
+  "ALTER TABLE inbox ADD COLUMN epoch bigint;",
 ];
 
 /** Key of the advisory lock migrations hold (any fixed number; "turnloop" in ASCII, cut). */

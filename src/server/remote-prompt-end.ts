@@ -1,0 +1,72 @@
+/**
+ * The end of prompts a follower's client sent to a session another worker runs (issue 22,
+ * remote-sessions.ts), told on the Copilot protocol: the client's `session.idle`, and the
+ * `session.error` before it when the owner dropped prompts or, dying, left one unfinished.
+ */
+
+import type { SessionEventData } from "../events/events.js";
+import { idleData } from "../events/idle.js";
+import { ServerToClient } from "../protocol/copilot.js";
+import { createEnvelope } from "../session/envelope.js";
+import type { SentPromptNews } from "../session/prompt-end.js";
+import { sendIdle } from "./client-link.js";
+import type { ClientConnection } from "./connection.js";
+
+/**
+ * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
+ * on the owner (one idle answers every send, as for a local session); a prompt the owner dropped
+ * (it closed the session, or its own client aborted, before running or finishing it) ends with a
+ * `session.error` first (the Copilot SDK's `sendAndWait` rejects with its message).
+ */
+export function endPrompts(
+  connection: ClientConnection,
+  session: { sessionId: string; startTime: string },
+  news: SentPromptNews | undefined,
+  parentId: string | null,
+): void {
+  const idle = (data: SessionEventData["session.idle"]) =>
+    sendIdle(
+      connection,
+      session.sessionId,
+      session.startTime,
+      createEnvelope({ type: "session.idle", data }, parentId),
+    );
+  if (news?.kind === "dropped") {
+    const message = droppedMessage(session.sessionId, news);
+    const error = createEnvelope(
+      { type: "session.error", data: { errorType: "server", message } },
+      parentId,
+    );
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
+    idle(idleData({ error }));
+  } else if (news?.kind === "ended" && news.idle) {
+    // The owner's own idle (events/idle.ts): a failure's is `{}`, after its `session.error`.
+    idle(idleData(news.end));
+  }
+}
+
+/** What a follower's client is told of prompts its owner dropped (or, dying, left unfinished). */
+function droppedMessage(
+  sessionId: string,
+  news: Extract<SentPromptNews, { kind: "dropped" }>,
+): string {
+  const owner = `the worker running session ${sessionId}`;
+  const count = `${news.promptIds.length} prompt(s) sent from this worker`;
+  const lapsed = [
+    ...(news.interrupted === undefined
+      ? []
+      : [
+          `${owner} stopped (its lease lapsed) while running a prompt sent from this worker: it ended there unfinished`,
+        ]),
+    ...(news.promptIds.length === 0
+      ? []
+      : [
+          `${owner} stopped (its lease lapsed) before ${count} started; send again to run them here`,
+        ]),
+  ];
+  return {
+    shutdown: `${owner} closed it before ${count} ended; send again to run them here`,
+    abort: `${owner} dropped ${count.replace("prompt", "queued prompt")} unrun: its own client aborted; send again to run them`,
+    lapsed: lapsed.join("; "),
+  }[news.cause];
+}
