@@ -46,21 +46,20 @@ export function toPrompt(
   const images = new ImagesAfterResults(userImages);
   const options: ConversionOptions = {
     replayFilter,
+    imageInput,
+    userImages,
+    toolImages,
     flags: `${imageInput} ${userImages} ${toolImages}`,
   };
   for (const message of history) {
-    if (message.role !== "tool") {
+    if (afterResults && message.role !== "tool") {
       prompt.push(...images.take());
     }
     const converted =
       afterResults && message.role === "tool" && (message.images ?? []).length > 0
         ? convertMessage(images.hold(message), replayFilter, imageInput)
-        : convertedOnce(message, options, () =>
-            message.role === "user"
-              ? userMessage(message, userImages, toolImages === "user-message")
-              : convertMessage(message, replayFilter, imageInput),
-          );
-    if (message.role === "assistant") {
+        : convertedOnce(message, options);
+    if (afterResults && message.role === "assistant") {
       images.noteCalls(message.toolCalls);
     }
     if (converted === undefined) {
@@ -81,9 +80,13 @@ export function toPrompt(
   return prompt;
 }
 
-/** The options a kept conversion was made with: the same filter and the same image flags. */
+/** The options of a conversion; a kept one is reused under the same filter and `flags`. */
 interface ConversionOptions {
   replayFilter: ReplayFilter;
+  imageInput: boolean;
+  userImages: boolean;
+  toolImages: ToolImages;
+  /** The three options above as one text. */
   flags: string;
 }
 
@@ -93,11 +96,10 @@ const conversions = new WeakMap<
   { options: ConversionOptions; converted: LanguageModelV3Message | undefined }
 >();
 
-/** `convert()` of `message`, or its kept conversion under equal `options`. */
+/** The conversion of `message` (not a held tool result), or its kept one under equal `options`. */
 function convertedOnce(
   message: HistoryMessage,
   options: ConversionOptions,
-  convert: () => LanguageModelV3Message | undefined,
 ): LanguageModelV3Message | undefined {
   const kept = conversions.get(message);
   if (
@@ -107,7 +109,10 @@ function convertedOnce(
   ) {
     return kept.converted;
   }
-  const converted = convert();
+  const converted =
+    message.role === "user"
+      ? userMessage(message, options.userImages, options.toolImages === "user-message")
+      : convertMessage(message, options.replayFilter, options.imageInput);
   conversions.set(message, { options, converted });
   return converted;
 }
