@@ -27,6 +27,11 @@ const keepAll: ReplayFilter = (metadata) => metadata;
  * messages (Chat Completions takes `image_url` parts there only); when not, a note names them.
  * `toolImages`: how tool results' images reach an API that takes none in tool results (see
  * {@link ToolImages}).
+ *
+ * Each history message is converted once per set of these options and its conversion reused by
+ * later requests (a long session's request converts only what is new, issue 26 figure 3): history
+ * messages must not be changed in place (the agent's `History` adds and replaces whole messages),
+ * and the returned prompt's messages must not be changed either.
  */
 export function toPrompt(
   system: string,
@@ -39,17 +44,22 @@ export function toPrompt(
   const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
   const afterResults = toolImages === "user-message" && !imageInput;
   const images = new ImagesAfterResults(userImages);
+  const options: ConversionOptions = {
+    replayFilter,
+    imageInput,
+    userImages,
+    toolImages,
+    flags: `${imageInput} ${userImages} ${toolImages}`,
+  };
   for (const message of history) {
-    if (message.role !== "tool") {
+    if (afterResults && message.role !== "tool") {
       prompt.push(...images.take());
     }
     const converted =
-      message.role === "user"
-        ? userMessage(message, userImages, toolImages === "user-message")
-        : afterResults && message.role === "tool"
-          ? convertMessage(images.hold(message), replayFilter, imageInput)
-          : convertMessage(message, replayFilter, imageInput);
-    if (message.role === "assistant") {
+      afterResults && message.role === "tool" && (message.images ?? []).length > 0
+        ? convertMessage(images.hold(message), replayFilter, imageInput)
+        : convertedOnce(message, options);
+    if (afterResults && message.role === "assistant") {
       images.noteCalls(message.toolCalls);
     }
     if (converted === undefined) {
@@ -57,13 +67,54 @@ export function toPrompt(
     }
     const previous = prompt.at(-1);
     if (converted.role === "tool" && previous?.role === "tool") {
-      previous.content.push(...converted.content);
+      // A new message: both may be conversions kept for later requests.
+      prompt[prompt.length - 1] = {
+        role: "tool",
+        content: [...previous.content, ...converted.content],
+      };
     } else {
       prompt.push(converted);
     }
   }
   prompt.push(...images.take());
   return prompt;
+}
+
+/** The options of a conversion; a kept one is reused under the same filter and `flags`. */
+interface ConversionOptions {
+  replayFilter: ReplayFilter;
+  imageInput: boolean;
+  userImages: boolean;
+  toolImages: ToolImages;
+  /** The three options above as one text. */
+  flags: string;
+}
+
+/** The latest conversion of each history message, with its options (see {@link toPrompt}). */
+const conversions = new WeakMap<
+  HistoryMessage,
+  { options: ConversionOptions; converted: LanguageModelV3Message | undefined }
+>();
+
+/** The conversion of `message` (not a held tool result), or its kept one under equal `options`. */
+function convertedOnce(
+  message: HistoryMessage,
+  options: ConversionOptions,
+): LanguageModelV3Message | undefined {
+  const kept = conversions.get(message);
+  if (
+    kept !== undefined &&
+    kept.options.replayFilter === options.replayFilter &&
+    kept.options.flags === options.flags
+  ) {
+    return kept.converted;
+  }
+  const converted =
+    message.role === "user"
+      ? userMessage(message, options.userImages, options.toolImages === "user-message")
+      : convertMessage(message, options.replayFilter, options.imageInput);
+  conversions.set(message, { options, converted });
+  return converted;
 }
 
 /**

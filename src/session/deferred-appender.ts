@@ -6,7 +6,7 @@
  */
 
 import type { SessionEvent } from "../events/events.js";
-import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
+import type { CommitOptions, SessionAppender, SessionStore, StoredLog } from "./session-store.js";
 
 /**
  * A {@link SessionAppender} that creates its session in `store` when the first `user.message` is
@@ -63,9 +63,9 @@ export class DeferredAppender implements SessionAppender {
     }
   }
 
-  async commit(): Promise<void> {
+  async commit(options?: CommitOptions): Promise<void> {
     if (this.created !== undefined) {
-      await (await this.created).commit();
+      await (await this.created).commit(options);
     }
   }
 

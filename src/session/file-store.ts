@@ -35,6 +35,7 @@ import {
   writeMetadata,
 } from "./session-metadata.js";
 import {
+  type CommitOptions,
   CommitQueue,
   type LeaseHolder,
   type LeaseOptions,
@@ -260,16 +261,16 @@ async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T
 }
 
 /**
- * The events after which a commit stores the listing metadata: a session's start (a new session
- * lists from its metadata), each model turn's end, and (in `close`) the session's close. Other
- * commits (e.g. the one before each tool starts) only flush the log: a listing scans the bytes
- * past what the metadata describes (see `session-metadata.ts`), so it stays correct, and a
- * turn costs one metadata rewrite instead of one per commit (issue 26).
+ * A commit stores the listing metadata when the log grew since it was last stored, except a
+ * checkpoint inside a prompt (`commit({ checkpoint: true })`: a turn's end, a tool's start), which
+ * stores it only when the listing's identity changed (start, first prompt) or
+ * {@link LISTING_TAIL_BYTES} were appended past it. A listing scans the bytes past what the
+ * metadata describes (see `session-metadata.ts`), so it stays correct after a kill mid-prompt,
+ * and a prompt of many tool turns rewrites the metadata once per {@link LISTING_TAIL_BYTES}
+ * and at its end instead of at every turn (issue 26, figure 3).
  */
-const METADATA_POINTS: ReadonlySet<SessionEvent["type"]> = new Set([
-  "session.start",
-  "assistant.turn_end",
-]);
+/** Most log bytes a listing of a live session scans past its stored metadata (about one read). */
+export const LISTING_TAIL_BYTES = 64 * 1024;
 
 /** The writer of one `events.jsonl`, holding its lock. */
 class FileAppender implements SessionAppender {
@@ -277,15 +278,14 @@ class FileAppender implements SessionAppender {
   readonly #directory: string;
   readonly #log: EventLog;
   readonly #lock: SessionLock;
-  /** The listing metadata of every event appended, stored at some commits (see {@link METADATA_POINTS}). */
+  /** The listing metadata of every event appended, stored at some commits (see {@link LISTING_TAIL_BYTES}). */
   readonly #scan: LogScan;
   #nextSeq: number;
   #lastLine: LogTail["lastLine"];
   /** The store's {@link LogTail}s of logs let go idle. */
   readonly #idleTails: Map<string, LogTail>;
-  #storedSize = -1;
-  /** An event of {@link METADATA_POINTS} was appended since the metadata was last stored. */
-  #metadataDue = true;
+  /** The listing metadata last stored by this writer. */
+  #stored: LogScan | undefined;
   /** Commits (and their metadata writes) run in call order. */
   readonly #commits = new CommitQueue();
   #closed = false;
@@ -322,13 +322,10 @@ class FileAppender implements SessionAppender {
     scanEvent(this.#scan, event, this.#log.append(event));
     this.#lastLine = { offset, id: event.id };
     this.#nextSeq += 1;
-    if (METADATA_POINTS.has(event.type)) {
-      this.#metadataDue = true;
-    }
   }
 
-  commit(): Promise<void> {
-    return this.#commits.run(() => this.#commitNow());
+  commit(options: CommitOptions = {}): Promise<void> {
+    return this.#commits.run(() => this.#commitNow(options.checkpoint === true));
   }
 
   async close(): Promise<void> {
@@ -337,7 +334,6 @@ class FileAppender implements SessionAppender {
     }
     this.#closed = true;
     try {
-      this.#metadataDue = true;
       await this.commit().catch(() => undefined);
       await this.#log.close();
     } finally {
@@ -369,14 +365,30 @@ class FileAppender implements SessionAppender {
     };
   }
 
-  async #commitNow(): Promise<void> {
+  async #commitNow(checkpoint: boolean): Promise<void> {
     await this.#log.flush();
     followers.wake(this.#log.path);
     const scan = { ...this.#scan };
-    if (this.#metadataDue && scan.size !== this.#storedSize) {
-      this.#metadataDue = false;
+    if (this.#metadataWanted(scan, checkpoint)) {
       await writeMetadata(this.#directory, scan);
-      this.#storedSize = scan.size;
+      this.#stored = scan;
     }
+  }
+
+  /** Whether this commit stores `scan` as the listing metadata (see {@link LISTING_TAIL_BYTES}). */
+  #metadataWanted(scan: LogScan, checkpoint: boolean): boolean {
+    const stored = this.#stored;
+    if (stored === undefined) {
+      return true;
+    }
+    if (scan.size === stored.size) {
+      return false;
+    }
+    return (
+      !checkpoint ||
+      (stored.start === null) !== (scan.start === null) ||
+      stored.firstPrompt !== scan.firstPrompt ||
+      scan.size - stored.size >= LISTING_TAIL_BYTES
+    );
   }
 }

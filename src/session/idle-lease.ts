@@ -22,6 +22,7 @@ import { createEnvelope } from "./envelope.js";
 import { promptEnd } from "./prompt-end.js";
 import type { SessionSubscription } from "./session-follower.js";
 import {
+  type CommitOptions,
   type LeaseOptions,
   type OpenedSession,
   type SessionAppender,
@@ -193,12 +194,12 @@ export class IdleLeaseAppender implements SessionAppender {
     this.#run(() => this.#take()).catch(() => undefined);
   }
 
-  async commit(): Promise<void> {
+  async commit(options?: CommitOptions): Promise<void> {
     if (this.#pending.length > 0) {
       await this.#run(() => this.#take());
     }
     await this.#tail.catch(() => undefined);
-    await this.#inner?.commit();
+    await this.#inner?.commit(options);
     this.#scheduleRelease();
   }
 

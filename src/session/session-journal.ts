@@ -98,13 +98,26 @@ export class SessionJournal {
   }
 
   /**
-   * Makes every appended event durable. A failure inside a prompt (`running`) stops it as a
-   * refused append does.
+   * Makes every appended event durable, the listing metadata included. A failure inside a prompt
+   * (`running`) stops it as a refused append does.
    * @throws the store's error.
    */
   async commit(running?: AbortController): Promise<void> {
+    await this.#commit(running, false);
+  }
+
+  /**
+   * {@link commit} as a checkpoint inside the prompt `running` (a turn's end, before a tool
+   * starts): durable, the listing metadata refreshed when the store chooses (session-store.ts
+   * `CommitOptions`).
+   */
+  async checkpoint(running: AbortController | undefined): Promise<void> {
+    await this.#commit(running, true);
+  }
+
+  async #commit(running: AbortController | undefined, checkpoint: boolean): Promise<void> {
     try {
-      await this.appender.commit();
+      await this.appender.commit({ checkpoint });
     } catch (error) {
       if (running !== undefined) {
         this.#fail(error, running);

@@ -127,6 +127,16 @@ export interface OpenedSession {
   log: StoredLog;
 }
 
+/** How a {@link SessionAppender.commit} is meant. */
+export interface CommitOptions {
+  /**
+   * A checkpoint inside a prompt (a turn's end, before a tool starts): the events must be durable,
+   * the listing metadata may lag (a store refreshes it when it chooses; a listing still counts
+   * the events past it). Default false: the prompt's end, a close, a command's result.
+   */
+  checkpoint?: boolean;
+}
+
 /** The writer of one session, holding its lease until {@link close}. */
 export interface SessionAppender {
   readonly sessionId: string;
@@ -152,11 +162,11 @@ export interface SessionAppender {
    */
   append(event: SessionEvent): void;
   /**
-   * Resolves once every event appended before the call is durable (and the listing metadata
-   * reflects them). Commits run in call order.
+   * Resolves once every event appended before the call is durable (and, unless it is a
+   * checkpoint, the listing metadata reflects them). Commits run in call order.
    * @throws the store's write error; the events after the last good commit may be lost.
    */
-  commit(): Promise<void>;
+  commit(options?: CommitOptions): Promise<void>;
   /** Commits, then releases the lease. Later appends throw. Closing twice is a no-op. */
   close(): Promise<void>;
   /**

@@ -229,7 +229,7 @@ export class Session {
   private deliver(event: SessionEvent): void {
     this.fold([event]);
     if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
-      this.journal.commit(this.running).catch(() => undefined);
+      this.journal.checkpoint(this.running).catch(() => undefined);
     }
     for (const listener of this.listeners) {
       try {
@@ -353,7 +353,7 @@ export class Session {
     return {
       history: this.history,
       emit: (event: EventInput) => void this.emit(event),
-      checkpoint: () => this.journal.commit(controller),
+      checkpoint: () => this.journal.checkpoint(controller),
     };
   }
 

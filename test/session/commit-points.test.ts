@@ -4,10 +4,10 @@ import { z } from "zod";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { metadataPath } from "../../src/session/session-metadata.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { UNTIL_TOOL_START } from "../support/event-sequences.js";
+import { TOOL_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 
-/** The event count of the file store's listing metadata (stored at each turn's end and at close). */
+/** The event count of the file store's listing metadata (stored at the end of a prompt, see file-store.ts). */
 async function metadataEventCount(directory: string): Promise<number> {
   const { scan } = JSON.parse(await readFile(metadataPath(directory), "utf8")) as {
     scan: { eventCount: number };
@@ -19,7 +19,7 @@ describe("commit points", () => {
   test("a tool runs only once its tool.execution_start is committed; the answer waits for the rest", async ({
     openHarness,
   }) => {
-    const seenByTool: Array<{ listed: unknown; stored: string[] }> = [];
+    const seenByTool: Array<{ listed: unknown; stored: string[]; metadataEvents: number }> = [];
     const probe = defineTool({
       name: "probe",
       description: "Reports what the store has committed.",
@@ -28,11 +28,13 @@ describe("commit points", () => {
       mutates: false,
       execute: async () => {
         const stored = (await harness?.persisted()) ?? [];
-        // A listing while the tool runs (metadata not stored mid-turn) counts every event.
+        const metadataEvents = await metadataEventCount(harness?.session.directory ?? "");
+        // A listing while the tool runs (metadata lagging mid-prompt) counts every event.
         const listed = await new FileSessionStore(harness?.home ?? "").list();
         seenByTool.push({
           listed: listed.map(({ eventCount, turns }) => ({ eventCount, turns })),
           stored: stored.map((event) => event.type),
+          metadataEvents,
         });
         return { content: "probed", isError: false };
       },
@@ -40,14 +42,24 @@ describe("commit points", () => {
     const harness = await openHarness({ tools: [probe] });
     harness.server.enqueue(
       { toolCalls: [{ id: "call_1", name: "probe", arguments: "{}" }] },
+      { toolCalls: [{ id: "call_2", name: "probe", arguments: "{}" }] },
       { text: "done" },
     );
     expect(await harness.prompt("probe the store")).toEqual({ stopReason: "end_turn" });
 
+    const secondTurn = [...UNTIL_TOOL_START, ...TOOL_TURN.slice(-2), ...UNTIL_TOOL_START.slice(2)];
     expect(seenByTool).toEqual([
       {
         listed: [{ eventCount: 6, turns: 1 }],
         stored: [...UNTIL_TOOL_START],
+        // The first commit stores the metadata (the session's first listing).
+        metadataEvents: 6,
+      },
+      {
+        listed: [{ eventCount: 12, turns: 2 }],
+        stored: secondTurn,
+        // The checkpoints since (turn end, tool start) left it as it was: a few bytes behind.
+        metadataEvents: 6,
       },
     ]);
     // After the prompt the metadata describes every event: the next listing reads no log.

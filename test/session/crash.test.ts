@@ -7,9 +7,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import ts from "typescript";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { EventLog, readEventLog } from "../../src/session/event-log.js";
+import { FileSessionStore } from "../../src/session/file-store.js";
 import { makeTemporaryDirectory } from "./support.js";
 
 const repositoryRoot = join(import.meta.dirname, "..", "..");
@@ -59,9 +60,41 @@ for (let count = 0; ; count += 1) {
 }
 `;
 
+/**
+ * A session of the file store whose turns are committed as checkpoints (as inside a prompt: the
+ * listing metadata lags), each turn with ~9 KB of reply so that the metadata is refreshed now and
+ * then; says `turn` after each turn's checkpoint.
+ */
+const STORE_WRITER_SCRIPT = `
+import { FileSessionStore } from "./src/session/file-store.js";
+import { SessionWriter } from "./src/session/session-writer.js";
+
+const [home, sessionId] = process.argv.slice(2);
+const appender = await new FileSessionStore(home).create(sessionId);
+const writer = new SessionWriter(appender, null);
+writer.write({ type: "session.start", data: { sessionId, version: 1, producer: "turnloop",
+  producerVersion: "0", startTime: new Date().toISOString(), cwd: "/work", model: "fake" } });
+writer.write({ type: "user.message", data: { content: "list me\\nafter a kill", source: "user" } });
+await appender.commit();
+for (let turn = 0; ; turn += 1) {
+  writer.write({ type: "assistant.turn_start", data: { turnId: String(turn) } });
+  writer.write({ type: "assistant.message",
+    data: { messageId: "m" + turn, content: "reply ".repeat(1500) + turn, toolRequests: [] } });
+  writer.write({ type: "assistant.turn_end", data: { turnId: String(turn) } });
+  await appender.commit({ checkpoint: true });
+  process.stdout.write("turn\\n");
+}
+`;
+
 /** Runs the writer and kills it once it has said `flushes` times that it flushed, mid-write. */
-async function runAndKill(scriptPath: string, logPath: string, flushes: number): Promise<void> {
-  const child = spawn(process.execPath, [scriptPath, logPath], {
+async function runAndKill(
+  scriptPath: string,
+  logPath: string,
+  flushes: number,
+  line = "flushed",
+  ...moreArguments: string[]
+): Promise<void> {
+  const child = spawn(process.execPath, [scriptPath, logPath, ...moreArguments], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -71,7 +104,7 @@ async function runAndKill(scriptPath: string, logPath: string, flushes: number):
   const exited = new Promise<NodeJS.Signals | null>((resolve) => {
     child.on("exit", (_code, signal) => resolve(signal));
   });
-  await waitForLines(child, "flushed", flushes);
+  await waitForLines(child, line, flushes);
   child.kill("SIGKILL");
   const signal = await exited;
   expect(signal, `writer ended on its own: ${stderr}`).toBe("SIGKILL");
@@ -103,10 +136,12 @@ function expectChained(events: readonly SessionEvent[]): void {
 
 describe("crash safety", () => {
   let directory = "";
-  beforeAll(async () => {
+  // Per test: the folder is removed after each (support.ts).
+  beforeEach(async () => {
     directory = await makeTemporaryDirectory();
     await compileWriter(directory);
     await writeFile(join(directory, "writer.mjs"), WRITER_SCRIPT);
+    await writeFile(join(directory, "store-writer.mjs"), STORE_WRITER_SCRIPT);
   });
 
   it("loads after every SIGKILL with at worst a torn tail", async () => {
@@ -138,5 +173,37 @@ describe("crash safety", () => {
     expect(lines.map((line) => (JSON.parse(line) as SessionEvent).id)).toEqual(
       events.map((event) => event.id),
     );
+  });
+
+  it("lists each killed session as its log has it, though the metadata lags mid-prompt", async () => {
+    const home = join(directory, "listing-home");
+    const scriptPath = join(directory, "store-writer.mjs");
+    // Killed after more and more turns: before and after the metadata's first refreshes.
+    const rounds = [1, 4, 9, 17];
+    for (const [round, turns] of rounds.entries()) {
+      await runAndKill(scriptPath, home, turns, "turn", `killed-${round}`);
+    }
+    const expected = [];
+    for (const round of rounds.keys()) {
+      const sessionId = `killed-${round}`;
+      const eventsPath = join(home, "session-state", sessionId, "events.jsonl");
+      const { events } = await readEventLog(eventsPath);
+      const start = events[0];
+      expected.push({
+        sessionId,
+        cwd: "/work",
+        model: "fake",
+        startTime: start?.type === "session.start" ? start.data.startTime : "no session.start",
+        lastActivity: events.at(-1)?.timestamp,
+        turns: events.filter((event) => event.type === "assistant.turn_start").length,
+        eventCount: events.length,
+        firstPrompt: "list me after a kill",
+      });
+    }
+    const listed = await new FileSessionStore(home).list();
+    const seen = listed
+      .map(({ size: _size, eventsPath: _path, ...summary }) => summary)
+      .sort((left, right) => left.sessionId.localeCompare(right.sessionId));
+    expect(seen).toEqual(expected);
   });
 });
