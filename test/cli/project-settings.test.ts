@@ -249,7 +249,9 @@ describe("config files", () => {
     // The profile's key reached the model's endpoint, and no command.
     expect(model.requests[0]?.headers.authorization).toBe("Bearer vllm-secret-key-123");
     const toolResult = chatMessages(model, 1).find((message) => message.role === "tool");
+    // TURNLOOP_MCP_STARTUP_WAIT_MS is the test fixture's own (test/support/cli.ts).
     const names = ["GIT_PAGER", "HOME", "PAGER", "PATH", "PWD", "SHLVL", "TURNLOOP_HOME"];
+    names.push("TURNLOOP_MCP_STARTUP_WAIT_MS");
     expect(toolResult?.content).toBe(
       `${[...names, "VISIBLE_SETTING", "_"].join("\n")}\n<exited with exit code 0>`,
     );

@@ -24,6 +24,7 @@ describe("the fixture", () => {
       TURNLOOP_HOME: home,
       TURNLOOP_MODEL: "openai-compatible:fake-model",
       TURNLOOP_BASE_URL: `${model.url}/v1`,
+      TURNLOOP_MCP_STARTUP_WAIT_MS: "60000",
       EXTRA: "1",
     });
   });
