@@ -126,9 +126,9 @@ const zod3KindsOnly = {
  * `@ai-sdk/provider-utils` builds a global `Headers` for every model request (its user-agent
  * suffix) and tests `instanceof Headers`; touching that global loads undici, about 6 MiB of
  * resident memory that turnloop's own `fetch` over `node:http` (src/llm/http-fetch.ts) otherwise
- * never needs (issue 26; figures in bench/notes/targets.md, "Start-up and memory, round 3, session 5"). This plugin gives provider-utils
- * turnloop's `HeaderList` (src/llm/http-response.ts) under that name instead; the records it
- * builds from it are the same. A provider-utils that no longer names `Headers` fails the build.
+ * never needs (issue 26; figures in bench/notes/targets.md, "Start-up and memory, round 3,
+ * session 5"). This plugin gives provider-utils turnloop's `HeaderList` (src/llm/http-response.ts)
+ * under that name instead; the records it builds from it are the same. A provider-utils that no longer names `Headers` fails the build.
  */
 const providerUtilsHeaderList = {
   name: "provider-utils-header-list",
