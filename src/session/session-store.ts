@@ -35,6 +35,12 @@ export interface LeaseHolder {
    * when idle may take the lease; any other opener is refused (the file store, session-lock.ts).
    */
   idle?: boolean;
+  /**
+   * The lease's epoch, raised at every claim (the PostgreSQL store's `sessions.epoch`, from
+   * {@link SessionStore.holder} only): another epoch is another lease, which never takes inbox
+   * messages addressed to an earlier one (postgres/inbox.ts).
+   */
+  epoch?: number;
 }
 
 /** How a lease is taken ({@link SessionStore.create}, {@link SessionStore.open}). */
