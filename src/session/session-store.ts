@@ -254,9 +254,11 @@ export interface SessionInbox {
    */
   post(sessionId: string, message: InboxMessage): Promise<boolean>;
   /**
-   * The worker holding `sessionId` went away (session/owner-watch.ts) while prompts this follower
-   * sent (`promptIds`, their `payload.promptId`) waited: withdraws the ones it never took, and
-   * when no live worker holds the lease, fences it (the gone worker can store nothing more).
+   * The worker holding `sessionId` went away, or another lease replaced its own
+   * (session/owner-watch.ts), while prompts this follower sent (`promptIds`, their
+   * `payload.promptId`) waited: withdraws the ones addressed to an earlier lease than the current
+   * one (never taken: only their lease takes them), and when no live worker holds the lease,
+   * fences it (the gone worker can store nothing more); a live holder's lease is left as it is.
    * A prompt is either taken by an owner or withdrawn, never both.
    */
   withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal>;

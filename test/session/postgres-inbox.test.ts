@@ -96,7 +96,8 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await rowCount(database)).toBe(0);
   });
 
-  it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
+  /** An owner holding session `s1` (its `appender`), a sender and a claimer: three workers. */
+  async function threeWorkers() {
     const database = await createTestDatabase();
     cleanups.push(() => database.drop());
     const home = await makeTemporaryDirectory();
@@ -111,6 +112,11 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     const appender = await owner.create("s1");
     appender.append(createEnvelope(sessionStart("s1"), null));
     await appender.commit();
+    return { database, owner, sender, claimer, appender };
+  }
+
+  it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
+    const { database, sender, claimer, appender } = await threeWorkers();
     const prompt = (promptId: string): InboxMessage => ({
       kind: "prompt",
       payload: { sessionId: "s1", prompt: promptId, promptId },
@@ -152,21 +158,9 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     await arrived.opened;
     expect(received).toEqual([prompt("b")]);
   });
+
   it("a prompt sent to a lease another worker's claim replaced is withdrawn without fencing the new owner", async () => {
-    const database = await createTestDatabase();
-    cleanups.push(() => database.drop());
-    const home = await makeTemporaryDirectory();
-    const [owner, sender, claimer] = [1, 2, 3].map(
-      () => new PostgresSessionStore({ url: database.url, home }),
-    ) as [PostgresSessionStore, PostgresSessionStore, PostgresSessionStore];
-    cleanups.push(
-      () => owner.close(),
-      () => sender.close(),
-      () => claimer.close(),
-    );
-    const appender = await owner.create("s1");
-    appender.append(createEnvelope(sessionStart("s1"), null));
-    await appender.commit();
+    const { database, sender, claimer } = await threeWorkers();
     const prompt = { kind: "prompt", payload: { sessionId: "s1", prompt: "a", promptId: "a" } };
     expect(await sender.inbox.post("s1", prompt as InboxMessage)).toBe(true);
     const first = await sender.holder("s1");
