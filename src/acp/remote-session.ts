@@ -19,7 +19,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import { registerHandler } from "../session/follower-handler.js";
 import type { SessionHost } from "../session/host.js";
-import { watchOwner } from "../session/owner-watch.js";
+import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
 import { permissionModeOf } from "../session/sandbox-setup.js";
 import type { SessionSubscription } from "../session/session-follower.js";
@@ -116,7 +116,7 @@ export class AcpRemoteSession {
   readonly #model: string;
   readonly #mapper: UpdateMapper;
   #subscription: SessionSubscription | undefined;
-  #stopWatching: () => void = () => undefined;
+  #ownerWatch: OwnerWatch | undefined;
   #permissions: RemotePermissions | undefined;
   #unregister: () => Promise<void> = async () => undefined;
   #prompt: RemotePrompt | undefined;
@@ -170,7 +170,7 @@ export class AcpRemoteSession {
       remote.#permissions = new RemotePermissions(context.client, sessionId, inbox);
       remote.#unregister = await registerHandler(inbox, sessionId);
     }
-    remote.#stopWatching = watchOwner(
+    remote.#ownerWatch = watchOwner(
       context.host.store,
       sessionId,
       () => remote.#sent.waiting,
@@ -273,7 +273,7 @@ export class AcpRemoteSession {
   async close(): Promise<void> {
     const subscription = this.#subscription;
     this.#subscription = undefined;
-    this.#stopWatching();
+    this.#ownerWatch?.stop();
     this.cancel();
     await subscription?.readNow();
     await subscription?.close();
@@ -325,6 +325,8 @@ export class AcpRemoteSession {
     let updates = this.#mapper.map(event);
     const news = this.#sent.stored(event);
     this.#permissions?.stored(event);
+    // A new lease's takeover record: prompts addressed to the old one are settled.
+    this.#ownerWatch?.stored(event);
     if (news?.kind === "started" && prompt?.id === news.promptId) {
       prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.

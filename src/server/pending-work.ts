@@ -15,7 +15,6 @@
  */
 
 import type { SessionEventOf } from "../events/events.js";
-import type { ServerContext } from "./connection.js";
 import type { ServerSession } from "./server-session.js";
 
 /** What of a served session holding work for a resume needs. */
@@ -54,7 +53,6 @@ export function holdForResume(served: Holder, log: (message: string) => void): b
  * so that apps joining as before see the events they saw).
  */
 export async function resumeHere(
-  server: ServerContext,
   served: ServerSession,
   continuePendingWork: boolean | undefined,
 ): Promise<void> {
@@ -70,10 +68,10 @@ export async function resumeHere(
   if (continuePendingWork === undefined) {
     return;
   }
-  const { events } = await server.host.readEvents(served.id);
   const data: SessionEventOf<"session.resume">["data"] = {
     resumeTime: new Date().toISOString(),
-    eventCount: events.length,
+    // What a full read of the log would count, without reading it (session-writer.ts).
+    eventCount: served.session.journal.storedCount,
     repaired: [],
     continuePendingWork,
     sessionWasActive,

@@ -15,7 +15,7 @@ import { errorMessage } from "../events/errors.js";
 import type { SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { FOLLOWER_EXPIRY_MS, registerHandler } from "../session/follower-handler.js";
-import { watchOwner } from "../session/owner-watch.js";
+import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { InboxMessage, SessionInbox, StoredLog } from "../session/session-store.js";
@@ -45,8 +45,8 @@ interface RemoteSession {
   prompts: SentPrompts;
   /** Ends this client's permission handler registration with the owner (session/follower-handler.ts). */
   unregister: () => Promise<void>;
-  /** Stops checking that the owner holds the lease (owner-watch.ts). */
-  stopWatching: () => void;
+  /** Checks that the lease the prompts were sent to holds the session (owner-watch.ts). */
+  ownerWatch: OwnerWatch;
 }
 
 /** The client's `session.resume` params that say whether it answers permission questions. */
@@ -94,7 +94,7 @@ export async function resumeRemote(
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
   const previous = followedBy(server).get(sessionId);
-  previous?.stopWatching();
+  previous?.ownerWatch.stop();
   await previous?.subscription.close();
   await previous?.unregister();
   const remote = await startFollowing(connection, start.data, log);
@@ -132,10 +132,12 @@ async function startFollowing(
     questions.wireEvent(event, event);
   }
   const prompts = new SentPrompts();
+  let ownerWatch: OwnerWatch | undefined;
   const subscription = await store.subscribe(session.sessionId, log.nextSeq, (event) => {
     const wire = questions.wireEvent(event, modelNamesOnWire(event));
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
     endPrompts(connection, session, prompts.stored(event), event.id);
+    ownerWatch?.stored(event);
   });
   const onGone = async () => {
     const settled = await store.inbox?.withdraw(session.sessionId, prompts.unstarted());
@@ -152,8 +154,8 @@ async function startFollowing(
     }
   };
   const waiting = () => prompts.waiting;
-  const stopWatching = watchOwner(store, session.sessionId, waiting, onGone);
-  return { connection, subscription, questions, prompts, stopWatching };
+  ownerWatch = watchOwner(store, session.sessionId, waiting, onGone);
+  return { connection, subscription, questions, prompts, ownerWatch };
 }
 
 /** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
@@ -166,7 +168,7 @@ async function stopFollowing(
   const remote = sessions.get(sessionId);
   if (remote?.connection === connection) {
     sessions.delete(sessionId);
-    remote.stopWatching();
+    remote.ownerWatch.stop();
     await remote.subscription.close();
     await remote.unregister();
   }

@@ -103,7 +103,7 @@ export async function resumeMethod(
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
   if (!reopened) {
-    await resumeHere(server, serverSession, params.continuePendingWork);
+    await resumeHere(serverSession, params.continuePendingWork);
   }
   if (reopened) {
     announceRepair(connection, serverSession.session, serverSession.currentModel());

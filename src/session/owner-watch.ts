@@ -1,40 +1,92 @@
 /**
- * Whether the worker holding a followed session is still there (issue 22): while prompts a
- * follower sent wait on the owner, the follower checks the lease every {@link OWNER_CHECK_MS}.
- * Once no live worker holds it (the owner died: its lease lapsed 10 s after its last heartbeat,
- * postgres/lease.ts), the follower settles its prompts with the inbox's `withdraw`
- * (session-store.ts): the ones the owner never took are withdrawn, and its lease is fenced.
+ * Whether the lease a follower's waiting prompts were addressed to is still held (issue 22): the
+ * inbox addresses each prompt to the owner's lease epoch (postgres/inbox.ts), and only that lease
+ * ever takes it. While prompts a follower sent wait on the owner, the follower checks the lease
+ * every {@link OWNER_CHECK_MS}, and settles its prompts with the inbox's `withdraw`
+ * (session-store.ts) once no live worker holds it (the owner died: its lease lapsed 10 s after its
+ * last heartbeat, postgres/lease.ts), once another lease holds it (the epoch changed: another
+ * worker claimed the session), or at once when its subscription reads a `session.resume` (the
+ * takeover record of a worker that claimed it, possibly between two checks). `withdraw` deletes
+ * only prompts addressed to an earlier lease and fences only a lapsed one, so settling while the
+ * lease the prompts were sent to still holds the session changes nothing.
  */
 
+import type { SessionEvent } from "../events/events.js";
 import type { SessionStore } from "./session-store.js";
 
 /** How often a follower with waiting prompts checks that their owner holds the lease (ms). */
 export const OWNER_CHECK_MS = 2_000;
 
+/** A running {@link watchOwner}. */
+export interface OwnerWatch {
+  /** Settles now when `event` records a new lease (`session.resume`) and prompts wait. */
+  stored(event: SessionEvent): void;
+  /** Stops the checks. */
+  stop(): void;
+}
+
 /**
- * Calls `onGone` when, while `waiting()`, `store` says nobody holds `sessionId`'s lease (checks
- * one at a time; a failed check is tried again at the next). @returns what stops the checks.
+ * Calls `onGone` while `waiting()` when `store` says nobody holds `sessionId`'s lease or a lease
+ * of another epoch than the one seen first while waiting holds it, and for every
+ * `session.resume` given to {@link OwnerWatch.stored}. One settling or check at a time (one asked
+ * meanwhile runs after it); a failed check is tried again at the next.
  */
 export function watchOwner(
   store: Pick<SessionStore, "holder">,
   sessionId: string,
   waiting: () => boolean,
   onGone: () => Promise<void>,
-): () => void {
-  let checking = false;
-  const timer = setInterval(() => {
-    if (checking || !waiting()) {
-      return;
-    }
-    checking = true;
-    store
-      .holder(sessionId)
-      .then((holder) => (holder === undefined ? onGone() : undefined))
+): OwnerWatch {
+  let busy = false;
+  let settleAfter = false;
+  let epochSeen: number | undefined;
+  const run = (step: () => Promise<void>) => {
+    busy = true;
+    step()
       .catch(() => undefined)
       .finally(() => {
-        checking = false;
+        busy = false;
+        if (settleAfter) {
+          settleAfter = false;
+          settle();
+        }
       });
+  };
+  const settle = () => {
+    if (!waiting()) {
+      return;
+    }
+    if (busy) {
+      settleAfter = true;
+      return;
+    }
+    run(onGone);
+  };
+  const check = async () => {
+    const holder = await store.holder(sessionId);
+    const epoch = holder === undefined || holder === "unreadable" ? undefined : holder.epoch;
+    const changed = epoch !== undefined && epochSeen !== undefined && epoch !== epochSeen;
+    epochSeen = epoch ?? epochSeen;
+    if (holder === undefined || changed) {
+      epochSeen = undefined;
+      await onGone();
+    }
+  };
+  const timer = setInterval(() => {
+    if (!waiting()) {
+      epochSeen = undefined;
+    } else if (!busy) {
+      run(check);
+    }
   }, OWNER_CHECK_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return {
+    stored: (event) => {
+      if (event.type === "session.resume") {
+        epochSeen = undefined;
+        settle();
+      }
+    },
+    stop: () => clearInterval(timer),
+  };
 }

@@ -35,9 +35,15 @@ export class SessionJournal {
   /** Added to the next `abort` recorded ({@link addToAbort}). */
   #abortDetails: AbortDetails | undefined;
 
-  constructor(appender: SessionAppender, lastPersistedId: string | null) {
+  /** `lastPersistedId` and `storedCount`: see {@link SessionWriter}'s constructor. */
+  constructor(appender: SessionAppender, lastPersistedId: string | null, storedCount = 0) {
     this.appender = appender;
-    this.#writer = new SessionWriter(appender, lastPersistedId);
+    this.#writer = new SessionWriter(appender, lastPersistedId, storedCount);
+  }
+
+  /** How many readable events the log holds once committed ({@link SessionWriter.storedCount}). */
+  get storedCount(): number {
+    return this.#writer.storedCount;
   }
 
   /**
@@ -92,9 +98,12 @@ export class SessionJournal {
     return { type: "abort", data: { ...input.data, ...details } };
   }
 
-  /** The next event's `parentId` is `eventId` (the last one another process appended). */
-  follow(eventId: string | null): void {
-    this.#writer.follow(eventId);
+  /**
+   * The next event's `parentId` is `eventId` (the last one another process appended); `other`:
+   * an event of another process just delivered, counted when it is stored (not ephemeral).
+   */
+  follow(eventId: string | null, other?: SessionEvent): void {
+    this.#writer.follow(eventId, other !== undefined && !isEphemeral(other.type));
   }
 
   /**

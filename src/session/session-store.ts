@@ -35,6 +35,12 @@ export interface LeaseHolder {
    * when idle may take the lease; any other opener is refused (the file store, session-lock.ts).
    */
   idle?: boolean;
+  /**
+   * The lease's epoch, raised at every claim (the PostgreSQL store's `sessions.epoch`, from
+   * {@link SessionStore.holder} only): another epoch is another lease, which never takes inbox
+   * messages addressed to an earlier one (postgres/inbox.ts).
+   */
+  epoch?: number;
 }
 
 /** How a lease is taken ({@link SessionStore.create}, {@link SessionStore.open}). */
@@ -258,9 +264,11 @@ export interface SessionInbox {
    */
   post(sessionId: string, message: InboxMessage): Promise<boolean>;
   /**
-   * The worker holding `sessionId` went away (session/owner-watch.ts) while prompts this follower
-   * sent (`promptIds`, their `payload.promptId`) waited: withdraws the ones it never took, and
-   * when no live worker holds the lease, fences it (the gone worker can store nothing more).
+   * The worker holding `sessionId` went away, or another lease replaced its own
+   * (session/owner-watch.ts), while prompts this follower sent (`promptIds`, their
+   * `payload.promptId`) waited: withdraws the ones addressed to an earlier lease than the current
+   * one (never taken: only their lease takes them), and when no live worker holds the lease,
+   * fences it (the gone worker can store nothing more); a live holder's lease is left as it is.
    * A prompt is either taken by an owner or withdrawn, never both.
    */
   withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal>;

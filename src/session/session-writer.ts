@@ -12,15 +12,27 @@ import type { SessionAppender } from "./session-store.js";
 export class SessionWriter {
   readonly #appender: SessionAppender;
   #lastPersistedId: string | null;
+  #storedCount: number;
 
   /**
    * @param appender the session's appender.
    * @param lastPersistedId id of the last event already stored (`null` for a new session), i.e.
    * `log.events.at(-1)?.id ?? null` of what `SessionStore.open` read.
+   * @param storedCount how many readable events the log holds already (`log.eventCount ??
+   * log.events.length` of what `SessionStore.open` read; 0 for a new session).
    */
-  constructor(appender: SessionAppender, lastPersistedId: string | null) {
+  constructor(appender: SessionAppender, lastPersistedId: string | null, storedCount = 0) {
     this.#appender = appender;
     this.#lastPersistedId = lastPersistedId;
+    this.#storedCount = storedCount;
+  }
+
+  /**
+   * The readable events of the log as it will be once committed: those it held when opened, those
+   * appended here and those another process appended ({@link follow}); what a full read counts.
+   */
+  get storedCount(): number {
+    return this.#storedCount;
   }
 
   /** Id of the last event written (or given at construction); the next event's `parentId`. */
@@ -28,9 +40,13 @@ export class SessionWriter {
     return this.#lastPersistedId;
   }
 
-  /** Continues the chain after `eventId`, an event another process appended (idle-lease.ts). */
-  follow(eventId: string | null): void {
+  /**
+   * Continues the chain after `eventId`, the last event another process appended (idle-lease.ts);
+   * `appended` counts one more stored event (false: an event of its that is not stored).
+   */
+  follow(eventId: string | null, appended = false): void {
     this.#lastPersistedId = eventId;
+    this.#storedCount += appended ? 1 : 0;
   }
 
   /**
@@ -44,6 +60,7 @@ export class SessionWriter {
     if (!isEphemeral(event.type)) {
       this.#appender.append(event);
       this.#lastPersistedId = event.id;
+      this.#storedCount += 1;
     }
     return event;
   }

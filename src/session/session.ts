@@ -93,16 +93,16 @@ export class Session {
 
   private constructor(
     appender: SessionAppender,
-    lastPersistedId: string | null,
+    stored: { lastId: string | null; count: number },
     start: SessionEventOf<"session.start">["data"],
     directory: string,
     environment: NodeJS.ProcessEnv,
   ) {
-    this.journal = new SessionJournal(appender, lastPersistedId);
+    this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     // Another process's events (idle-lease.ts): delivered as if emitted here, chained after.
     if (appender instanceof IdleLeaseAppender) {
       appender.listen((event) => {
-        this.journal.follow(appender.lastEventId);
+        this.journal.follow(appender.lastEventId, event);
         this.deliver(event);
       });
     }
@@ -135,7 +135,7 @@ export class Session {
     const start = startData(sessionId, cwd, model);
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
-    const session = new Session(appender, null, start, folder, environment);
+    const session = new Session(appender, { lastId: null, count: 0 }, start, folder, environment);
     session.openingEvents = [session.emit({ type: "session.start", data: start })];
     await session.journal.commit();
     return session;
@@ -158,10 +158,13 @@ export class Session {
     const resumed = await openForResume(store, sessionId, options.releaseWhenIdle === true);
     const { opened, start: first, conversation } = resumed;
     const { appender, log } = opened;
-    const lastId = log.events.at(-1)?.id ?? null;
+    const stored = {
+      lastId: log.events.at(-1)?.id ?? null,
+      count: log.eventCount ?? log.events.length,
+    };
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
-    const session = new Session(appender, lastId, first.data, folder, environment);
+    const session = new Session(appender, stored, first.data, folder, environment);
     session.fold(conversation);
     const repaired: RepairNote[] = log.repaired;
     const notice = repairNotice(log.events, repaired, session.history.pendingToolCalls.length);

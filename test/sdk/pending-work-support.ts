@@ -6,7 +6,7 @@ import type {
   SessionEvent,
 } from "@github/copilot-sdk";
 import { defineTool } from "@github/copilot-sdk";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { z } from "zod";
 import type { Reply } from "../support/fake-model-types.js";
 import {
@@ -197,9 +197,17 @@ export async function answerToolCall(
   return answer.success;
 }
 
-/** The `session.resume` events of the session's log, as the app reads them. */
+/**
+ * The `session.resume` events of the session's log, as the app reads them; each one's
+ * `eventCount` must be the number of events stored before it (checked here, as a full read counts).
+ */
 export async function resumeEvents(session: CopilotSession) {
   const events = await session.getEvents();
+  for (const [index, event] of events.entries()) {
+    if (event.type === "session.resume") {
+      expect({ eventCount: event.data.eventCount }).toEqual({ eventCount: index });
+    }
+  }
   return events.flatMap((event) =>
     event.type === "session.resume"
       ? [

@@ -96,7 +96,8 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await rowCount(database)).toBe(0);
   });
 
-  it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
+  /** An owner holding session `s1` (its `appender`), a sender and a claimer: three workers. */
+  async function threeWorkers() {
     const database = await createTestDatabase();
     cleanups.push(() => database.drop());
     const home = await makeTemporaryDirectory();
@@ -111,6 +112,11 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     const appender = await owner.create("s1");
     appender.append(createEnvelope(sessionStart("s1"), null));
     await appender.commit();
+    return { database, owner, sender, claimer, appender };
+  }
+
+  it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
+    const { database, sender, claimer, appender } = await threeWorkers();
     const prompt = (promptId: string): InboxMessage => ({
       kind: "prompt",
       payload: { sessionId: "s1", prompt: promptId, promptId },
@@ -151,5 +157,40 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await sender.inbox.post("s1", prompt("b"))).toBe(true);
     await arrived.opened;
     expect(received).toEqual([prompt("b")]);
+  });
+
+  it("a prompt sent to a lease another worker's claim replaced is withdrawn without fencing the new owner", async () => {
+    const { database, sender, claimer } = await threeWorkers();
+    const prompt = { kind: "prompt", payload: { sessionId: "s1", prompt: "a", promptId: "a" } };
+    expect(await sender.inbox.post("s1", prompt as InboxMessage)).toBe(true);
+    const first = await sender.holder("s1");
+    expect(first === undefined || first === "unreadable" ? first : first.epoch).toBe(1);
+
+    // The owner dies (its lease lapses) and another worker claims the session at once.
+    await database.pool.query("UPDATE sessions SET lease_until = now() - interval '1 second'");
+    const claimed = await claimer.open("s1");
+    cleanups.push(() => claimed.appender.close());
+    const second = await sender.holder("s1");
+    expect(second === undefined || second === "unreadable" ? second : second.epoch).toBe(2);
+    const leaseBefore = await database.pool.query(
+      "SELECT owner_id, epoch, lease_until FROM sessions",
+    );
+
+    expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
+      withdrawn: ["a"],
+      ownerStopped: false,
+    });
+    // The new owner's lease is untouched: it still stores events.
+    const leaseAfter = await database.pool.query(
+      "SELECT owner_id, epoch, lease_until FROM sessions",
+    );
+    expect(leaseAfter.rows).toEqual(leaseBefore.rows);
+    claimed.appender.append(
+      createEnvelope({ type: "abort", data: { reason: "still owner" } }, null),
+    );
+    await claimed.appender.commit();
+    expect((await database.pool.query("SELECT count(*)::int AS n FROM inbox")).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 });

@@ -217,8 +217,8 @@ export class PostgresSessionStore implements SessionStore {
     validateSessionId(sessionId);
     const pool = await this.#database.pool();
     const { rows } = await this.#database.run(() =>
-      pool.query<{ owner_id: string | null; owner: unknown; live: boolean }>(
-        `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live
+      pool.query<{ owner_id: string | null; owner: unknown; live: boolean; epoch: string }>(
+        `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live, epoch
          FROM sessions WHERE id = $1`,
         [sessionId],
       ),
@@ -227,7 +227,8 @@ export class PostgresSessionStore implements SessionStore {
     if (row === undefined || !isHeld(row)) {
       return undefined;
     }
-    return toHolder(row.owner) ?? "unreadable";
+    const holder = toHolder(row.owner);
+    return holder === undefined ? "unreadable" : { ...holder, epoch: Number(row.epoch) };
   }
 
   async exportLog(sessionId: string): Promise<Buffer> {

@@ -1,0 +1,88 @@
+/**
+ * A follower's prompt unread when its owner dies and another worker claims the session before the
+ * follower checks the lease (issue 22): worker A holds a session; a client of worker C sends a
+ * prompt while A is frozen (SIGSTOP), so it waits in the inbox addressed to A's lease; C is frozen
+ * too, so that its owner watch sees nothing while A is killed and worker B's own client claims the
+ * session and runs a prompt there. When C wakes, a live worker (B) holds the lease, with another
+ * epoch: C's prompt will never be taken, and C's client is told so once (on reading B's
+ * `session.resume`, or at C's next lease check), without fencing B; C's resend then runs on B once.
+ */
+
+import { describe, expect, test } from "vitest";
+import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { startTcpServer } from "./tcp-server.js";
+import { recordEvents, TEXT_PROMPT, useWorkers } from "./workers-support.js";
+
+describe.skipIf(postgresUnavailable !== undefined)(
+  "a follower's unread prompt when another worker claims the session first",
+  () => {
+    const workers = useWorkers();
+
+    test("A frozen then killed with C's prompt unread, B claims: C told dropped once, B not fenced, C's resend runs once", async () => {
+      const { fixture, env } = workers;
+      const workerA = await startTcpServer(fixture, env);
+      fixture.onClose(() => workerA.stop());
+      const workerC = await startTcpServer(fixture, env);
+      fixture.onClose(() => workerC.stop());
+      const clientA = new TurnloopClient({ port: workerA.port, cwd: fixture.cwd });
+      const onA = await clientA.createSession({ onPermissionRequest: approveAll });
+      const clientC = new TurnloopClient({ port: workerC.port, cwd: fixture.cwd });
+      const onC = await clientC.resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
+      const seenOnC = recordEvents(onC, 3);
+      const before = await onC.getMessages();
+
+      // A's lease is live: the prompt is stored for A's epoch, and A never reads it.
+      workerA.process.kill("SIGSTOP");
+      await onC.send({ prompt: "sent by C while A froze" });
+      workerC.process.kill("SIGSTOP");
+      workerA.process.kill("SIGKILL");
+      await workerA.exited;
+
+      // B's own client claims the session (a new epoch) and runs a prompt while C sleeps.
+      const onB = await workers.worker().resumeSession(onA.sessionId, {
+        onPermissionRequest: approveAll,
+      });
+      fixture.model.enqueue({ text: "answered for B" });
+      const answeredB = await onB.sendAndWait({ prompt: "sent by B" });
+      expect(answeredB?.data.content).toBe("answered for B");
+
+      workerC.process.kill("SIGCONT");
+      await seenOnC.idle[0]?.opened;
+      fixture.model.enqueue({ text: "answered for C" });
+      const resent = await onC.sendAndWait({ prompt: "sent by C while A froze" });
+      expect(resent?.data.content).toBe("answered for C");
+      // Queued behind anything B took: C's first prompt run late would come before it.
+      fixture.model.enqueue({ text: "the marker's answer" });
+      const marker = await onC.sendAndWait({ prompt: "marker" });
+      expect(marker?.data.content).toBe("the marker's answer");
+
+      const stored = (await onC.getMessages()).slice(before.length);
+      expect(stored.map((event) => event.type)).toEqual([
+        "session.resume",
+        ...TEXT_PROMPT.slice(0, -1),
+        ...TEXT_PROMPT.slice(0, -1),
+        ...TEXT_PROMPT.slice(0, -1),
+      ]);
+      expect(
+        stored.flatMap((event) => (event.type === "user.message" ? [event.data.content] : [])),
+      ).toEqual(["sent by B", "sent by C while A froze", "marker"]);
+
+      const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt(s) sent from this worker started; send again to run them here`;
+      // What B stored, then C's error and idle (once), then C's two prompts as B ran them.
+      const ranOnB = [...TEXT_PROMPT.slice(0, -1)];
+      expect(seenOnC.seen.map(({ type }) => type)).toEqual([
+        "session.resume",
+        ...ranOnB,
+        "session.error",
+        "session.idle",
+        ...TEXT_PROMPT,
+        ...TEXT_PROMPT,
+      ]);
+      expect(seenOnC.seen.slice(6, 8).map(({ type, data }) => ({ type, data }))).toEqual([
+        { type: "session.error", data: { errorType: "server", message } },
+        { type: "session.idle", data: {} },
+      ]);
+    }, 90_000);
+  },
+);
