@@ -40,17 +40,27 @@ export interface TerminalFaceSettings {
 
 /**
  * What is typed before the session is shown: inputs sent are kept, not lost, and run once it is;
- * Ctrl-D (or Ctrl-C) ends the face as soon as the session is open. `stop` hands the keys back.
+ * Ctrl-C on a line with text clears it, as once the session is shown ({@link interactiveKeys});
+ * Ctrl-D or Ctrl-C on an empty line ends the face as soon as the session is open. `stop` hands
+ * the keys back.
  */
 function earlyInput(screen: Screen): { inputs: string[]; exit: boolean; stop: () => void } {
   const early = { inputs: [] as string[], exit: false, stop: () => {} };
   screen.editor.onSubmit = (text) => early.inputs.push(text);
   early.stop = screen.tui.addInputListener((data) => {
-    if (matchesKey(data, "ctrl+d") || matchesKey(data, "ctrl+c")) {
-      early.exit = true;
-      return { consume: true };
+    const interrupt = matchesKey(data, "ctrl+c");
+    if (!interrupt && !matchesKey(data, "ctrl+d")) {
+      return undefined;
     }
-    return undefined;
+    if (screen.editor.getText() === "") {
+      early.exit = true;
+    } else if (interrupt) {
+      screen.editor.setText("");
+      screen.render();
+    } else {
+      return undefined;
+    }
+    return { consume: true };
   });
   return early;
 }
