@@ -8,29 +8,17 @@
  * once.
  */
 
-import { describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startTcpServer } from "./tcp-server.js";
-import { holdAnswers, recordEvents, TEXT_PROMPT, useWorkers } from "./workers-support.js";
-
-/** Resolves once no prompt waits in the inbox of `url`'s database (its owner took them). */
-async function inboxPromptsTaken(url: string): Promise<void> {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await vi.waitFor(
-      async () => {
-        const { rows } = await client.query("SELECT 1 FROM inbox WHERE kind = 'prompt'");
-        expect(rows).toEqual([]);
-      },
-      { timeout: 60_000, interval: 50 },
-    );
-  } finally {
-    await client.end();
-  }
-}
+import {
+  holdAnswers,
+  inboxPromptsTaken,
+  recordEvents,
+  TEXT_PROMPT,
+  useWorkers,
+} from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)(
   "a follower's prompt taken by an owner that died before starting it",
