@@ -231,10 +231,14 @@ export class AcpRemoteSession {
     this.#prompt = { id, started: false, settle };
     try {
       const payload = { sessionId: this.id, prompt: text, promptId: id };
-      const sent = await this.#context.host.store.inbox?.post(this.id, { kind: "prompt", payload });
-      if (sent !== true) {
+      const epoch = await this.#context.host.store.inbox?.post(this.id, {
+        kind: "prompt",
+        payload,
+      });
+      if (epoch === undefined) {
         return "claim";
       }
+      this.#sent.addressed(id, epoch);
       const onCancel = () => this.cancel();
       signal.addEventListener("abort", onCancel, { once: true });
       const end = await ended.finally(() => signal.removeEventListener("abort", onCancel));
@@ -289,16 +293,14 @@ export class AcpRemoteSession {
    * it from the inbox unless the owner took it, fencing the gone owner's lease (the inbox's
    * `withdraw`), delivers what the owner stored, then ends the prompt with an error, told first as
    * an agent message: "send it again" only when it never started (it never will), else that it
-   * ended unfinished. A live owner (it came back, or another worker claimed the session) keeps
-   * a prompt it took.
+   * ended unfinished. An owner that came back keeps a prompt it took; one taken by a lease that
+   * another worker's claim replaced never runs: it is told "send it again" too
+   * (`SentPrompts.settle`).
    */
   async #ownerGone(): Promise<void> {
     const settled = await this.#context.host.store.inbox?.withdraw(this.id, this.#sent.unstarted());
     await this.#subscription?.readNow();
-    const gone =
-      settled?.ownerStopped === false
-        ? { dropped: this.#sent.withdrawn(settled.withdrawn), interrupted: undefined }
-        : this.#sent.ownerGone();
+    const gone = this.#sent.settle(settled);
     const prompt = this.#prompt;
     if (prompt === undefined) {
       return;

@@ -143,10 +143,7 @@ async function startFollowing(
     const settled = await store.inbox?.withdraw(session.sessionId, prompts.unstarted());
     // What the owner stored before it died (or was fenced) ends its prompts first.
     await subscription.readNow();
-    const gone =
-      settled?.ownerStopped === false
-        ? { dropped: prompts.withdrawn(settled.withdrawn), interrupted: undefined }
-        : prompts.ownerGone();
+    const gone = prompts.settle(settled);
     if (gone.dropped.length > 0 || gone.interrupted !== undefined) {
       const { dropped, interrupted } = gone;
       const news = { kind: "dropped", promptIds: dropped, cause: "lapsed", interrupted } as const;
@@ -207,7 +204,7 @@ export async function answerAtOwner(
     return false;
   }
   const inbox = server.host.store.inbox;
-  return (await inbox?.post(sessionId, { kind: "permission", payload: params })) === true;
+  return (await inbox?.post(sessionId, { kind: "permission", payload: params })) !== undefined;
 }
 
 /**
@@ -255,16 +252,18 @@ async function postPrompt(
     return false;
   }
   const promptId = remote.prompts.add();
-  const sent = await inbox
+  const epoch = await inbox
     .post(params.sessionId, { kind: "prompt", payload: { ...params, promptId } })
     .catch((error: unknown) => {
       remote.prompts.remove(promptId);
       throw error;
     });
-  if (!sent) {
+  if (epoch === undefined) {
     remote.prompts.remove(promptId);
+    return false;
   }
-  return sent;
+  remote.prompts.addressed(promptId, epoch);
+  return true;
 }
 
 /**

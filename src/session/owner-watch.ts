@@ -8,7 +8,10 @@
  * worker claimed the session), or at once when its subscription reads a `session.resume` (the
  * takeover record of a worker that claimed it, possibly between two checks). `withdraw` deletes
  * only prompts addressed to an earlier lease and fences only a lapsed one, so settling while the
- * lease the prompts were sent to still holds the session changes nothing.
+ * lease the prompts were sent to still holds the session changes nothing. A prompt the replaced
+ * lease's holder took (nothing left to withdraw) and never started is dropped all the same: the
+ * follower knows the epoch each prompt was addressed to (the inbox's `post`) and `withdraw` tells
+ * the current one (prompt-end.ts `SentPrompts.settle`).
  */
 
 import type { SessionEvent } from "../events/events.js";

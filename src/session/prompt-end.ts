@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
+import type { PromptWithdrawal } from "./session-store.js";
 
 /** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */
 export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["session.error"] };
@@ -68,6 +69,8 @@ export type SentPromptNews =
 export class SentPrompts {
   /** Sent and not stored yet, oldest first. */
   readonly #waiting: string[] = [];
+  /** The lease epoch each waiting prompt was addressed to, once its post returned it. */
+  readonly #epochs = new Map<string, number>();
   #running: string | undefined;
   #ownerClosed = false;
 
@@ -87,17 +90,26 @@ export class SentPrompts {
     return promptId;
   }
 
+  /** Notes the lease epoch `promptId` was addressed to (the inbox's `post` result). */
+  addressed(promptId: string, epoch: number): void {
+    if (this.#waiting.includes(promptId)) {
+      this.#epochs.set(promptId, epoch);
+    }
+  }
+
   /** Forgets `promptId`: it was not sent after all. */
   remove(promptId: string): void {
     const index = this.#waiting.indexOf(promptId);
     if (index >= 0) {
       this.#waiting.splice(index, 1);
     }
+    this.#epochs.delete(promptId);
   }
 
   /** Forgets the prompts sent and not started: the sender aborted, which drops them. */
   cancelWaiting(): void {
     this.#waiting.length = 0;
+    this.#epochs.clear();
   }
 
   /** Whether a prompt sent has not ended. */
@@ -110,6 +122,7 @@ export class SentPrompts {
     const promptIds = [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
     this.#running = undefined;
     this.#waiting.length = 0;
+    this.#epochs.clear();
     return promptIds;
   }
 
@@ -128,6 +141,32 @@ export class SentPrompts {
   }
 
   /**
+   * What the inbox's `withdraw` (`settled`; `undefined` without an inbox) means once every event
+   * stored before it was read (owner-watch.ts): when the lease was fenced, {@link ownerGone};
+   * else the prompts it withdrew, and those addressed to an earlier lease epoch than
+   * `settled.epoch` and not started, are dropped: the replaced lease's holder took them and none
+   * will ever run them (only the lease a prompt was addressed to takes it).
+   * @returns the dropped prompts, oldest first, and the one interrupted (only when fenced).
+   */
+  settle(settled: PromptWithdrawal | undefined): {
+    dropped: string[];
+    interrupted: string | undefined;
+  } {
+    if (settled === undefined || settled.ownerStopped) {
+      return this.ownerGone();
+    }
+    const { epoch } = settled;
+    const replaced = this.#waiting.filter((promptId) => {
+      const addressed = this.#epochs.get(promptId);
+      return addressed !== undefined && epoch !== undefined && addressed < epoch;
+    });
+    return {
+      dropped: this.withdrawn([...settled.withdrawn, ...replaced]),
+      interrupted: undefined,
+    };
+  }
+
+  /**
    * The owner died and its lease is fenced (owner-watch.ts, the inbox's `withdraw`), every event
    * it stored read: as after its `session.shutdown`, a prompt sent now would be lost, so
    * {@link ownerClosed}. @returns the prompts that never started (dropped: none ever will) and
@@ -139,6 +178,7 @@ export class SentPrompts {
     this.#running = undefined;
     const dropped = [...this.#waiting];
     this.#waiting.length = 0;
+    this.#epochs.clear();
     return { dropped, interrupted };
   }
 

@@ -248,9 +248,17 @@ export interface PromptWithdrawal {
   /**
    * Whether no live worker held the lease: then it was fenced, and a prompt its holder took but
    * did not store a `user.message` of never runs; `false`: a live worker holds it (its holder came
-   * back, or another worker claimed it), the prompts not withdrawn are still followed.
+   * back, or another worker claimed it), the prompts not withdrawn and addressed to its epoch are
+   * still followed.
    */
   ownerStopped: boolean;
+  /**
+   * No worker takes a prompt addressed to a lease epoch below this one any more (the current
+   * lease's, or the one after a fenced lease); `undefined` when the session is gone. A prompt sent
+   * to an earlier epoch, neither withdrawn nor started, was taken by a replaced lease: it never
+   * runs.
+   */
+  epoch: number | undefined;
 }
 
 /**
@@ -260,9 +268,12 @@ export interface PromptWithdrawal {
 export interface SessionInbox {
   /**
    * Sends `message` to the worker holding `sessionId`'s lease.
-   * @returns `false` when no live worker holds it (nothing was sent): open the session instead.
+   * @returns the epoch of the lease it was addressed to (only that lease ever takes it: a prompt
+   * its holder took and had not started when another worker's claim replaced the lease never
+   * runs, and {@link withdraw}'s `epoch` tells the sender so); `undefined` when no live worker
+   * holds it (nothing was sent): open the session instead.
    */
-  post(sessionId: string, message: InboxMessage): Promise<boolean>;
+  post(sessionId: string, message: InboxMessage): Promise<number | undefined>;
   /**
    * The worker holding `sessionId` went away, or another lease replaced its own
    * (session/owner-watch.ts), while prompts this follower sent (`promptIds`, their

@@ -11,32 +11,10 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
-import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startTcpServer } from "./tcp-server.js";
 import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
-import { useWorkers } from "./workers-support.js";
-
-/** Opens once a prompt waits in the inbox of `url`'s database (at its `NOTIFY`, never by time). */
-async function promptInInbox(
-  url: string,
-): Promise<{ stored: Promise<void>; end(): Promise<void> }> {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const stored = gate();
-  const look = async () => {
-    const { rows } = await client.query("SELECT 1 FROM inbox WHERE kind = 'prompt'");
-    if (rows.length > 0) {
-      stored.open();
-    }
-  };
-  client.on("notification", () => {
-    look().catch(() => undefined);
-  });
-  await client.query("LISTEN turnloop_inbox");
-  return { stored: stored.opened, end: () => client.end() };
-}
+import { promptInInbox, useWorkers } from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)(
   "an ACP follower's unread prompt when another worker claims the session first",

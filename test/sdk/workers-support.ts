@@ -4,7 +4,7 @@
  * describe block's tests and removed after them.
  */
 
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect, vi } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
@@ -124,4 +124,46 @@ export function recordEvents(
     }
   });
   return { seen, idle };
+}
+
+/**
+ * Resolves once no prompt waits in the inbox of `url`'s database (its owner took them: a take
+ * deletes the row and announces nothing, so this queries until then).
+ */
+export async function inboxPromptsTaken(url: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await vi.waitFor(
+      async () => {
+        const { rows } = await client.query("SELECT 1 FROM inbox WHERE kind = 'prompt'");
+        expect(rows).toEqual([]);
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** Opens once a prompt waits in the inbox of `url`'s database (at its `NOTIFY`, never by time). */
+export async function promptInInbox(
+  url: string,
+): Promise<{ stored: Promise<void>; end(): Promise<void> }> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const stored = gate();
+  const look = async () => {
+    const { rows } = await client.query("SELECT 1 FROM inbox WHERE kind = 'prompt'");
+    if (rows.length > 0) {
+      stored.open();
+    }
+  };
+  client.on("notification", () => {
+    look().catch(() => undefined);
+  });
+  await client.query("LISTEN turnloop_inbox");
+  return { stored: stored.opened, end: () => client.end() };
 }

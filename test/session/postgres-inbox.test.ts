@@ -74,7 +74,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
         index % 10 === 9
           ? { kind: "prompt", payload: { sessionId: "s1", prompt: `p${index}` } }
           : { kind: "attach", payload: { followerId: "f1", expiresInMs: 10_000 } };
-      expect(await sender.inbox?.post("s1", message)).toBe(true);
+      expect(await sender.inbox?.post("s1", message)).toBe(1);
       posted.push(message);
     }
     await until(posted.length);
@@ -90,7 +90,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
          ('s1', 'attach', '{"followerId":"old"}', now() - interval '1 second', now())`,
     );
     const fresh: InboxMessage = { kind: "abort", payload: null };
-    expect(await sender.inbox?.post("s1", fresh)).toBe(true);
+    expect(await sender.inbox?.post("s1", fresh)).toBe(1);
     await until(1);
     expect(received).toEqual([fresh]);
     expect(await rowCount(database)).toBe(0);
@@ -121,12 +121,13 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
       kind: "prompt",
       payload: { sessionId: "s1", prompt: promptId, promptId },
     });
-    expect(await sender.inbox.post("s1", prompt("a"))).toBe(true);
-    expect(await sender.inbox.post("s1", { kind: "abort", payload: null })).toBe(true);
+    expect(await sender.inbox.post("s1", prompt("a"))).toBe(1);
+    expect(await sender.inbox.post("s1", { kind: "abort", payload: null })).toBe(1);
     // The owner lives: nothing sent to it is withdrawn.
     expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
       withdrawn: [],
       ownerStopped: false,
+      epoch: 1,
     });
     expect(await rowCount(database)).toBe(2);
 
@@ -135,6 +136,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await sender.inbox.withdraw("s1", ["a", "unknown"])).toEqual({
       withdrawn: ["a"],
       ownerStopped: true,
+      epoch: 2,
     });
     const { rows } = await database.pool.query<{ owner_id: string | null; epoch: string }>(
       "SELECT owner_id, epoch FROM sessions",
@@ -154,7 +156,8 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
       arrived.open();
     });
     cleanups.push(() => receiving.close());
-    expect(await sender.inbox.post("s1", prompt("b"))).toBe(true);
+    // Addressed to the claimer's lease: the fence raised the epoch to 2, the claim to 3.
+    expect(await sender.inbox.post("s1", prompt("b"))).toBe(3);
     await arrived.opened;
     expect(received).toEqual([prompt("b")]);
   });
@@ -162,7 +165,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
   it("a prompt sent to a lease another worker's claim replaced is withdrawn without fencing the new owner", async () => {
     const { database, sender, claimer } = await threeWorkers();
     const prompt = { kind: "prompt", payload: { sessionId: "s1", prompt: "a", promptId: "a" } };
-    expect(await sender.inbox.post("s1", prompt as InboxMessage)).toBe(true);
+    expect(await sender.inbox.post("s1", prompt as InboxMessage)).toBe(1);
     const first = await sender.holder("s1");
     expect(first === undefined || first === "unreadable" ? first : first.epoch).toBe(1);
 
@@ -179,6 +182,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
       withdrawn: ["a"],
       ownerStopped: false,
+      epoch: 2,
     });
     // The new owner's lease is untouched: it still stores events.
     const leaseAfter = await database.pool.query(

@@ -181,4 +181,27 @@ describe("a prompt's end, for its owner and its followers", () => {
       false,
     ]);
   });
+
+  it("settling under a live lease of a newer epoch drops the prompts withdrawn and those a replaced lease took; the rest still wait", () => {
+    const sent = new SentPrompts();
+    const [taken, withdrawn, current, posting] = [sent.add(), sent.add(), sent.add(), sent.add()];
+    sent.addressed(taken, 1);
+    sent.addressed(withdrawn, 1);
+    sent.addressed(current, 2);
+    // `posting`'s post has not answered yet: its epoch is unknown, so it still waits.
+    const settled = { withdrawn: [withdrawn], ownerStopped: false, epoch: 2 };
+    expect(sent.settle(settled)).toEqual({ dropped: [taken, withdrawn], interrupted: undefined });
+    expect([sent.unstarted(), sent.ownerClosed]).toEqual([[current, posting], false]);
+    // The lease the prompts were sent to still holds the session: nothing changes.
+    expect(sent.settle({ withdrawn: [], ownerStopped: false, epoch: 2 })).toEqual({
+      dropped: [],
+      interrupted: undefined,
+    });
+    // A fenced lease: every prompt not started is dropped, as {@link SentPrompts.ownerGone}.
+    expect(sent.settle({ withdrawn: [], ownerStopped: true, epoch: 3 })).toEqual({
+      dropped: [current, posting],
+      interrupted: undefined,
+    });
+    expect([sent.waiting, sent.ownerClosed]).toEqual([false, true]);
+  });
 });

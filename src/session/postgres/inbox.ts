@@ -25,31 +25,33 @@ export const INBOX_EXPIRY_MS = 60_000;
 
 /**
  * Stores `message` for the session's owner.
- * @returns `false` when no live worker holds the session's lease (nothing was stored).
+ * @returns the epoch of the lease it was addressed to (only that lease takes it); `undefined`
+ * when no live worker holds the session's lease (nothing was stored).
  */
 export async function postMessage(
   database: Database,
   sessionId: string,
   message: InboxMessage,
-): Promise<boolean> {
+): Promise<number | undefined> {
   const pool = await database.pool();
   const { rows } = await database.run(() =>
-    pool.query<{ id: string }>(
+    pool.query<{ epoch: string }>(
       `INSERT INTO inbox (session_id, kind, payload, epoch)
        SELECT id, $2, $3, epoch FROM sessions
        WHERE id = $1 AND owner_id IS NOT NULL AND lease_until > now()
-       RETURNING id`,
+       RETURNING epoch`,
       [sessionId, message.kind, JSON.stringify(message.payload ?? null)],
     ),
   );
-  if (rows.length === 0) {
-    return false;
+  const [row] = rows;
+  if (row === undefined) {
+    return undefined;
   }
   // After the insert's own transaction: a notification inside it would serialise commits.
   await database
     .run(() => pool.query("SELECT pg_notify($1, $2)", [INBOX_CHANNEL, sessionId]))
     .catch(() => undefined);
-  return true;
+  return Number(row.epoch);
 }
 
 const INBOX_KINDS: ReadonlyArray<InboxMessage["kind"]> = [
@@ -106,7 +108,8 @@ export async function takeMessages(
  * stops the session as any worker that lost its lease); then the prompts among `promptIds` still
  * waiting in the inbox for an earlier lease are deleted unread. Every prompt is thus either taken
  * by its owner (`takeMessages`) or withdrawn here, never both (the rows are locked by whichever
- * deletes first). Rows of other followers are left alone.
+ * deletes first). Rows of other followers are left alone. The result's `epoch` is the lease's
+ * epoch after this (raised when it was fenced).
  */
 export async function withdrawPrompts(
   database: Database,
@@ -126,7 +129,7 @@ export async function withdrawPrompts(
     );
     const [row] = rows;
     if (row === undefined) {
-      return { withdrawn: [], ownerStopped: true };
+      return { withdrawn: [], ownerStopped: true, epoch: undefined };
     }
     const ownerStopped = !isHeld(row);
     if (ownerStopped && row.owner_id !== null) {
@@ -143,7 +146,8 @@ export async function withdrawPrompts(
        RETURNING payload->>'promptId' AS prompt_id`,
       [sessionId, [...promptIds], epoch],
     );
-    return { withdrawn: withdrawn.rows.map((deleted) => deleted.prompt_id), ownerStopped };
+    const withdrawnIds = withdrawn.rows.map((deleted) => deleted.prompt_id);
+    return { withdrawn: withdrawnIds, ownerStopped, epoch };
   });
 }
 
@@ -168,7 +172,7 @@ export class InboxReceiver implements SessionInbox {
     this.#listener = listener;
   }
 
-  async post(sessionId: string, message: InboxMessage): Promise<boolean> {
+  async post(sessionId: string, message: InboxMessage): Promise<number | undefined> {
     validateSessionId(sessionId);
     return postMessage(this.#database, sessionId, message);
   }
