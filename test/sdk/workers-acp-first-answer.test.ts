@@ -53,10 +53,7 @@ describeWorkers("a question open on the owner's client and an ACP follower", (wo
       const { sessionId } = onA;
       await editor.load(sessionId);
       fixture.model.enqueue(createCall("call_1", "editor.txt"), { text: "Created." });
-      const first = await editor.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "create editor.txt" }],
-      });
+      const first = await editor.prompt(sessionId, "create editor.txt");
       expect(first).toEqual({ stopReason: "end_turn" });
       await idleOnA[0]?.opened;
       expect(await readFile(join(fixture.cwd, "editor.txt"), "utf8")).toBe("hi");

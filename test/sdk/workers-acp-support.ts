@@ -79,6 +79,13 @@ export function startAcpAgent(
         mcpServers: [],
       });
     },
+    /** Sends `session/prompt` of the text `prompt` to `sessionId`. @returns its answer. */
+    prompt(sessionId: string, prompt: string): Promise<acp.PromptResponse> {
+      return connection.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: prompt }],
+      });
+    },
     /**
      * Sends `session/prompt` of the text `prompt` to `sessionId`. @returns the answer, or the
      * error's code and message, once it settles.
@@ -114,15 +121,15 @@ export type AcpAgent = ReturnType<typeof startAcpAgent>;
  * "answered for B": its prompt `waited` ends with the error saying to send it again (JSON-RPC
  * internal error -32603); the updates since `beforePrompt` are B's prompt as any follower sees it,
  * then that message, once; and the resend of `prompt` runs on B (a claim here would first send the
- * commands and the title of a session opened), its answer the only update.
+ * commands and the title of a session opened), its answer the only update; and the model was asked
+ * `requests` times in all (so the dropped prompt never ran).
  */
 export async function expectToldThenResent(
   editor: AcpAgent,
   model: FakeModelServer,
-  sessionId: string,
-  sent: { waited: Promise<unknown>; beforePrompt: number; prompt: string },
+  run: { sessionId: string; prompt: string; beforePrompt: number; waited: Promise<unknown> },
+  requests: number,
 ): Promise<void> {
-  const run = { sessionId, ...sent };
   editor.child.kill("SIGCONT");
   const message = `the worker running session ${run.sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
   expect(await run.waited).toEqual({ error: { code: -32603, message } });
@@ -142,6 +149,7 @@ export async function expectToldThenResent(
   expect(editor.updates.slice(beforeResend).map(withoutIds)).toEqual([
     text("agent_message_chunk", "answered for the editor"),
   ]);
+  expect(model.requests).toHaveLength(requests);
 }
 
 /** An update without the ids that differ from run to run. */

@@ -9,7 +9,7 @@
  * runs on B, once.
  */
 
-import { expect, test } from "vitest";
+import { test } from "vitest";
 import { expectToldThenResent, startAcpAgent } from "./workers-acp-support.js";
 import {
   describeWorkers,
@@ -48,14 +48,10 @@ describeWorkers(
         fixture.model.setResponder(undefined);
         await workers.claimAndRun(sessionId);
 
-        // What B stored (A committed nothing of its held prompt), then why the prompt ended, once.
-        await expectToldThenResent(editor, fixture.model, sessionId, {
-          waited,
-          beforePrompt,
-          prompt,
-        });
-        // A's held prompt, B's prompt, then the editor's resend: the taken prompt never ran.
-        expect(fixture.model.requests).toHaveLength(3);
+        // What B stored (A committed nothing of its held prompt), then why the prompt ended, once;
+        // three model requests: A's held prompt, B's, the editor's resend (the taken one never ran).
+        const sent = { sessionId, prompt, beforePrompt, waited };
+        await expectToldThenResent(editor, fixture.model, sent, 3);
       } finally {
         await inbox.end();
         await editor.stop();

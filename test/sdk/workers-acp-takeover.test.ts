@@ -8,7 +8,7 @@
  * send it again (not left waiting), and the resend runs on B, once.
  */
 
-import { expect, test } from "vitest";
+import { test } from "vitest";
 import { expectToldThenResent, startAcpAgent } from "./workers-acp-support.js";
 import { describeWorkers, promptInInbox } from "./workers-support.js";
 
@@ -27,6 +27,7 @@ describeWorkers(
         const beforePrompt = editor.updates.length;
         workerA.process.kill("SIGSTOP");
         const waited = editor.promptSettled(sessionId, prompt);
+        const sent = { sessionId, prompt, beforePrompt, waited };
         await inbox.stored;
         editor.child.kill("SIGSTOP");
         workerA.process.kill("SIGKILL");
@@ -34,14 +35,9 @@ describeWorkers(
 
         await workers.claimAndRun(sessionId);
 
-        // The editor sees what B stored as any follower, then why its prompt ended, once.
-        await expectToldThenResent(editor, fixture.model, sessionId, {
-          waited,
-          beforePrompt,
-          prompt,
-        });
-        // B's prompt, then the editor's resend: the unread prompt never ran.
-        expect(fixture.model.requests).toHaveLength(2);
+        // The editor sees what B stored as any follower, then why its prompt ended, once; two model
+        // requests: B's prompt, then the editor's resend (the unread prompt never ran).
+        await expectToldThenResent(editor, fixture.model, sent, 2);
       } finally {
         await inbox.end();
         await editor.stop();
