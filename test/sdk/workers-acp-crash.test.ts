@@ -7,75 +7,56 @@
  */
 
 import * as acp from "@agentclientprotocol/sdk";
-import { describe, expect, test } from "vitest";
-import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
+import { expect, test } from "vitest";
 import { gate } from "../support/gate.js";
-import { postgresUnavailable } from "../support/postgres.js";
-import { startTcpServer } from "./tcp-server.js";
 import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
-import { holdAnswers, useWorkers } from "./workers-support.js";
+import { describeWorkers, holdAnswers } from "./workers-support.js";
 
-describe.skipIf(postgresUnavailable !== undefined)(
-  "an ACP follower's prompt on a worker that dies",
-  () => {
-    const workers = useWorkers();
-
-    test("A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process", async () => {
-      const { fixture, env } = workers;
-      const workerA = await startTcpServer(fixture, env);
-      fixture.onClose(() => workerA.stop());
-      const clientA = new TurnloopClient({ port: workerA.port, cwd: fixture.cwd });
-      const onA = await clientA.createSession({ onPermissionRequest: approveAll });
-      const queuedOnA = gate();
-      onA.on((event) => {
-        if (event.type === "pending_messages.modified") {
-          queuedOnA.open();
-        }
-      });
-      const editor = startAcpAgent(env, fixture.cwd);
-      try {
-        const { sessionId } = onA;
-        await editor.load(sessionId);
-        const requested = holdAnswers(fixture.model);
-        await onA.send({ prompt: "A's long prompt" });
-        await requested.opened;
-        const waited = editor.agent
-          .request(acp.methods.agent.session.prompt, {
-            sessionId,
-            prompt: [{ type: "text", text: "queued behind A's" }],
-          })
-          .then(
-            (answer) => ({ answer }),
-            (error: acp.RequestError) => ({ error: { code: error.code, message: error.message } }),
-          );
-        await queuedOnA.opened;
-        workerA.process.kill("SIGKILL");
-        await workerA.exited;
-        const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
-        expect(await waited).toEqual({ error: { code: -32603, message } });
-        const beforeClaim = editor.updates.length;
-        // A's turn reached none of the store's durability points (a turn's end, a tool's start):
-        // A stored nothing of it, so the editor sees only why its prompt ended.
-        expect(editor.updates.map(withoutIds)).toEqual([text("agent_message_chunk", message)]);
-
-        fixture.model.setResponder(undefined);
-        fixture.model.enqueue({ text: "answered in the ACP process" });
-        const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: "queued behind A's" }],
-        });
-        expect(claimed).toEqual({ stopReason: "end_turn" });
-        expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
-          expect.objectContaining({ sessionUpdate: "available_commands_update" }),
-          // The first prompt stored in the session titles it.
-          { sessionUpdate: "session_info_update", title: "queued behind A's", updatedAt: "<time>" },
-          text("agent_message_chunk", "answered in the ACP process"),
-        ]);
-        // A's held request, then the editor's prompt, run once, in the ACP process.
-        expect(fixture.model.requests).toHaveLength(2);
-      } finally {
-        await editor.stop();
+describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
+  test("A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process", async () => {
+    const { fixture, env } = workers;
+    const { worker: workerA, session: onA } = await workers.ownerSession();
+    const queuedOnA = gate();
+    onA.on((event) => {
+      if (event.type === "pending_messages.modified") {
+        queuedOnA.open();
       }
-    }, 90_000);
-  },
-);
+    });
+    const editor = startAcpAgent(env, fixture.cwd);
+    try {
+      const { sessionId } = onA;
+      await editor.load(sessionId);
+      const requested = holdAnswers(fixture.model);
+      await onA.send({ prompt: "A's long prompt" });
+      await requested.opened;
+      const waited = editor.promptSettled(sessionId, "queued behind A's");
+      await queuedOnA.opened;
+      workerA.process.kill("SIGKILL");
+      await workerA.exited;
+      const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
+      expect(await waited).toEqual({ error: { code: -32603, message } });
+      const beforeClaim = editor.updates.length;
+      // A's turn reached none of the store's durability points (a turn's end, a tool's start):
+      // A stored nothing of it, so the editor sees only why its prompt ended.
+      expect(editor.updates.map(withoutIds)).toEqual([text("agent_message_chunk", message)]);
+
+      fixture.model.setResponder(undefined);
+      fixture.model.enqueue({ text: "answered in the ACP process" });
+      const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "queued behind A's" }],
+      });
+      expect(claimed).toEqual({ stopReason: "end_turn" });
+      expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
+        expect.objectContaining({ sessionUpdate: "available_commands_update" }),
+        // The first prompt stored in the session titles it.
+        { sessionUpdate: "session_info_update", title: "queued behind A's", updatedAt: "<time>" },
+        text("agent_message_chunk", "answered in the ACP process"),
+      ]);
+      // A's held request, then the editor's prompt, run once, in the ACP process.
+      expect(fixture.model.requests).toHaveLength(2);
+    } finally {
+      await editor.stop();
+    }
+  }, 90_000);
+});

@@ -40,10 +40,7 @@ describe.skipIf(postgresUnavailable !== undefined)("an ACP follower answers perm
     await editor.load(sessionId);
 
     fixture.model.enqueue(createCall("call_1", "approved.txt"), { text: "Created." });
-    const first = await editor.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "create approved.txt" }],
-    });
+    const first = await editor.prompt(sessionId, "create approved.txt");
     expect(first).toEqual({ stopReason: "end_turn" });
     expect(await readFile(join(fixture.cwd, "approved.txt"), "utf8")).toBe("hi");
     await idleOnA[0]?.opened;

@@ -7,7 +7,9 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { expect } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
 
 /**
@@ -77,11 +79,77 @@ export function startAcpAgent(
         mcpServers: [],
       });
     },
+    /** Sends `session/prompt` of the text `prompt` to `sessionId`. @returns its answer. */
+    prompt(sessionId: string, prompt: string): Promise<acp.PromptResponse> {
+      return connection.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: prompt }],
+      });
+    },
+    /**
+     * Sends `session/prompt` of the text `prompt` to `sessionId`. @returns the answer, or the
+     * error's code and message, once it settles.
+     */
+    promptSettled(
+      sessionId: string,
+      prompt: string,
+    ): Promise<{ answer: acp.PromptResponse } | { error: { code: number; message: string } }> {
+      return connection.agent
+        .request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: prompt }],
+        })
+        .then(
+          (answer) => ({ answer }),
+          (error: acp.RequestError) => ({ error: { code: error.code, message: error.message } }),
+        );
+    },
+    /** Ends its input (continuing it first, should a test have frozen it) and waits for its exit. */
     async stop(): Promise<void> {
+      child.kill("SIGCONT");
       child.stdin.end();
       await exited;
     },
   };
+}
+
+/** What `startAcpAgent` returns. */
+export type AcpAgent = ReturnType<typeof startAcpAgent>;
+
+/**
+ * The frozen `editor` wakes after worker B claimed `sessionId` and ran "sent by B", answered
+ * "answered for B": its prompt `waited` ends with the error saying to send it again (JSON-RPC
+ * internal error -32603); the updates since `beforePrompt` are B's prompt as any follower sees it,
+ * then that message, once; and the resend of `prompt` runs on B (a claim here would first send the
+ * commands and the title of a session opened), its answer the only update; and the model was asked
+ * `requests` times in all (so the dropped prompt never ran).
+ */
+export async function expectToldThenResent(
+  editor: AcpAgent,
+  model: FakeModelServer,
+  run: { sessionId: string; prompt: string; beforePrompt: number; waited: Promise<unknown> },
+  requests: number,
+): Promise<void> {
+  editor.child.kill("SIGCONT");
+  const message = `the worker running session ${run.sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
+  expect(await run.waited).toEqual({ error: { code: -32603, message } });
+  expect(editor.updates.slice(run.beforePrompt).map(withoutIds)).toEqual([
+    text("user_message_chunk", "sent by B"),
+    { sessionUpdate: "session_info_update", title: "sent by B", updatedAt: "<time>" },
+    text("agent_message_chunk", "answered for B"),
+    text("agent_message_chunk", message),
+  ]);
+  const beforeResend = editor.updates.length;
+  model.enqueue({ text: "answered for the editor" });
+  const resent = await editor.agent.request(acp.methods.agent.session.prompt, {
+    sessionId: run.sessionId,
+    prompt: [{ type: "text", text: run.prompt }],
+  });
+  expect(resent).toEqual({ stopReason: "end_turn" });
+  expect(editor.updates.slice(beforeResend).map(withoutIds)).toEqual([
+    text("agent_message_chunk", "answered for the editor"),
+  ]);
+  expect(model.requests).toHaveLength(requests);
 }
 
 /** An update without the ids that differ from run to run. */

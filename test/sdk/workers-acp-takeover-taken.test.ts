@@ -9,27 +9,24 @@
  * runs on B, once.
  */
 
-import * as acp from "@agentclientprotocol/sdk";
-import { describe, expect, test } from "vitest";
-import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
-import { postgresUnavailable } from "../support/postgres.js";
-import { startTcpServer } from "./tcp-server.js";
-import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
-import { holdAnswers, inboxPromptsTaken, promptInInbox, useWorkers } from "./workers-support.js";
+import { test } from "vitest";
+import { expectToldThenResent, startAcpAgent } from "./workers-acp-support.js";
+import {
+  describeWorkers,
+  holdAnswers,
+  inboxPromptsTaken,
+  promptInInbox,
+} from "./workers-support.js";
 
-describe.skipIf(postgresUnavailable !== undefined)(
+describeWorkers(
   "an ACP follower's prompt taken by an owner that died before starting it",
-  () => {
-    const workers = useWorkers();
-
+  (workers) => {
     test("A takes the editor's prompt behind a held one and is killed, B claims: the prompt ends with an error, the resend runs on B", async () => {
       const { fixture, env } = workers;
       const url = env.TURNLOOP_DATABASE_URL ?? "";
-      const workerA = await startTcpServer(fixture, env);
-      fixture.onClose(() => workerA.stop());
-      const clientA = new TurnloopClient({ port: workerA.port, cwd: fixture.cwd });
-      const onA = await clientA.createSession({ onPermissionRequest: approveAll });
+      const { worker: workerA, session: onA } = await workers.ownerSession();
       const { sessionId } = onA;
+      const prompt = "sent by the editor, taken by A";
       const editor = startAcpAgent(env, fixture.cwd);
       const inbox = await promptInInbox(url);
       try {
@@ -40,15 +37,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
         await requested.opened;
         // A is frozen until the prompt is stored, so that the NOTIFY's look finds it waiting.
         workerA.process.kill("SIGSTOP");
-        const waited = editor.agent
-          .request(acp.methods.agent.session.prompt, {
-            sessionId,
-            prompt: [{ type: "text", text: "sent by the editor, taken by A" }],
-          })
-          .then(
-            (answer) => ({ answer }),
-            (error: acp.RequestError) => ({ error: { code: error.code, message: error.message } }),
-          );
+        const waited = editor.promptSettled(sessionId, prompt);
         await inbox.stored;
         workerA.process.kill("SIGCONT");
         await inboxPromptsTaken(url);
@@ -57,39 +46,14 @@ describe.skipIf(postgresUnavailable !== undefined)(
         await workerA.exited;
 
         fixture.model.setResponder(undefined);
-        const onB = await workers.worker().resumeSession(sessionId, {
-          onPermissionRequest: approveAll,
-        });
-        fixture.model.enqueue({ text: "answered for B" });
-        const answeredB = await onB.sendAndWait({ prompt: "sent by B" });
-        expect(answeredB?.data.content).toBe("answered for B");
+        await workers.claimAndRun(sessionId);
 
-        editor.child.kill("SIGCONT");
-        const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
-        expect(await waited).toEqual({ error: { code: -32603, message } });
-        // What B stored (A committed nothing of its held prompt), then why the prompt ended, once.
-        expect(editor.updates.slice(beforePrompt).map(withoutIds)).toEqual([
-          text("user_message_chunk", "sent by B"),
-          { sessionUpdate: "session_info_update", title: "sent by B", updatedAt: "<time>" },
-          text("agent_message_chunk", "answered for B"),
-          text("agent_message_chunk", message),
-        ]);
-        const beforeResend = editor.updates.length;
-
-        fixture.model.enqueue({ text: "answered for the editor" });
-        const resent = await editor.agent.request(acp.methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: "sent by the editor, taken by A" }],
-        });
-        expect(resent).toEqual({ stopReason: "end_turn" });
-        expect(editor.updates.slice(beforeResend).map(withoutIds)).toEqual([
-          text("agent_message_chunk", "answered for the editor"),
-        ]);
-        // A's held prompt, B's prompt, then the editor's resend: the taken prompt never ran.
-        expect(fixture.model.requests).toHaveLength(3);
+        // What B stored (A committed nothing of its held prompt), then why the prompt ended, once;
+        // three model requests: A's held prompt, B's, the editor's resend (the taken one never ran).
+        const sent = { sessionId, prompt, beforePrompt, waited };
+        await expectToldThenResent(editor, fixture.model, sent, 3);
       } finally {
         await inbox.end();
-        editor.child.kill("SIGCONT");
         await editor.stop();
       }
     }, 90_000);

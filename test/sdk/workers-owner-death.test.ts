@@ -6,75 +6,65 @@
  * withdrawn prompt must never run as well: "told dropped" and "ran" exclude each other.
  */
 
-import { describe, expect, test } from "vitest";
-import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
-import { postgresUnavailable } from "../support/postgres.js";
-import { startTcpServer } from "./tcp-server.js";
-import { recordEvents, TEXT_PROMPT, useWorkers } from "./workers-support.js";
+import { expect, test } from "vitest";
+import { approveAll } from "../../src/sdk/index.js";
+import { describeWorkers, recordEvents, TEXT_PROMPT } from "./workers-support.js";
 
-describe.skipIf(postgresUnavailable !== undefined)(
-  "a follower's prompt unread when its owner dies",
-  () => {
-    const workers = useWorkers();
+describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
+  test("A frozen then killed with B's prompt in the inbox: told dropped once, never run; B's resend runs once", async () => {
+    const { worker: workerA, session: onA } = await workers.ownerSession();
+    const onB = await workers.worker().resumeSession(onA.sessionId, {
+      onPermissionRequest: approveAll,
+    });
+    const { seen, idle } = recordEvents(onB, 3);
+    const before = await onB.getMessages();
 
-    test("A frozen then killed with B's prompt in the inbox: told dropped once, never run; B's resend runs once", async () => {
-      const workerA = await startTcpServer(workers.fixture, workers.env);
-      workers.fixture.onClose(() => workerA.stop());
-      const clientA = new TurnloopClient({ port: workerA.port, cwd: workers.fixture.cwd });
-      const onA = await clientA.createSession({ onPermissionRequest: approveAll });
-      const onB = await workers.worker().resumeSession(onA.sessionId, {
-        onPermissionRequest: approveAll,
-      });
-      const { seen, idle } = recordEvents(onB, 3);
-      const before = await onB.getMessages();
+    // A's lease is live for 10 s more: the prompt is stored for A, which never reads it.
+    workerA.process.kill("SIGSTOP");
+    await onB.send({ prompt: "sent while A froze" });
+    workerA.process.kill("SIGKILL");
+    await workerA.exited;
+    await idle[0]?.opened;
+    const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt(s) sent from this worker started; send again to run them here`;
 
-      // A's lease is live for 10 s more: the prompt is stored for A, which never reads it.
-      workerA.process.kill("SIGSTOP");
-      await onB.send({ prompt: "sent while A froze" });
-      workerA.process.kill("SIGKILL");
-      await workerA.exited;
-      await idle[0]?.opened;
-      const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt(s) sent from this worker started; send again to run them here`;
+    workers.fixture.model.enqueue({ text: "answered by worker B" });
+    workers.fixture.model.enqueue({ text: "the marker's answer" });
+    const resent = await onB.sendAndWait({ prompt: "sent while A froze" });
+    expect(resent?.data.content).toBe("answered by worker B");
+    // Queued behind anything B took at its claim: a withdrawn prompt run late would come first.
+    const marker = await onB.sendAndWait({ prompt: "marker" });
+    expect(marker?.data.content).toBe("the marker's answer");
 
-      workers.fixture.model.enqueue({ text: "answered by worker B" });
-      workers.fixture.model.enqueue({ text: "the marker's answer" });
-      const resent = await onB.sendAndWait({ prompt: "sent while A froze" });
-      expect(resent?.data.content).toBe("answered by worker B");
-      // Queued behind anything B took at its claim: a withdrawn prompt run late would come first.
-      const marker = await onB.sendAndWait({ prompt: "marker" });
-      expect(marker?.data.content).toBe("the marker's answer");
-
-      const stored = (await onB.getMessages()).slice(before.length);
-      expect(stored.map((event) => event.type)).toEqual([
-        "session.resume",
-        ...TEXT_PROMPT.slice(0, -1),
-        ...TEXT_PROMPT.slice(0, -1),
-      ]);
-      const prompts = stored.flatMap((event) =>
-        event.type === "user.message" ? [event.data.content] : [],
-      );
-      expect(prompts).toEqual(["sent while A froze", "marker"]);
-      // B's own error and idle, then what B's claimed session sent: the prompts, with deltas.
-      const ranOnB = [
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message_delta",
-        "assistant.message",
-        "assistant.usage",
-        "session.usage_info",
-        "assistant.turn_end",
-        "session.idle",
-      ];
-      expect(seen.map(({ type }) => type)).toEqual([
-        "session.error",
-        "session.idle",
-        ...ranOnB,
-        ...ranOnB,
-      ]);
-      expect(seen.slice(0, 2).map(({ type, data }) => ({ type, data }))).toEqual([
-        { type: "session.error", data: { errorType: "server", message } },
-        { type: "session.idle", data: {} },
-      ]);
-    }, 90_000);
-  },
-);
+    const stored = (await onB.getMessages()).slice(before.length);
+    expect(stored.map((event) => event.type)).toEqual([
+      "session.resume",
+      ...TEXT_PROMPT.slice(0, -1),
+      ...TEXT_PROMPT.slice(0, -1),
+    ]);
+    const prompts = stored.flatMap((event) =>
+      event.type === "user.message" ? [event.data.content] : [],
+    );
+    expect(prompts).toEqual(["sent while A froze", "marker"]);
+    // B's own error and idle, then what B's claimed session sent: the prompts, with deltas.
+    const ranOnB = [
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message_delta",
+      "assistant.message",
+      "assistant.usage",
+      "session.usage_info",
+      "assistant.turn_end",
+      "session.idle",
+    ];
+    expect(seen.map(({ type }) => type)).toEqual([
+      "session.error",
+      "session.idle",
+      ...ranOnB,
+      ...ranOnB,
+    ]);
+    expect(seen.slice(0, 2).map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: "session.error", data: { errorType: "server", message } },
+      { type: "session.idle", data: {} },
+    ]);
+  }, 90_000);
+});

@@ -4,14 +4,16 @@
  * describe block's tests and removed after them.
  */
 
-import { afterAll, beforeAll, expect, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
+import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
-import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { type Fixture, startFixture } from "./support.js";
+import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 export interface Workers {
   readonly fixture: Fixture;
@@ -19,6 +21,20 @@ export interface Workers {
   readonly env: Record<string, string>;
   /** A worker: a server process of its own (`--headless --stdio`), on the shared database. */
   worker(): ReturnType<Fixture["client"]>;
+  /** A worker as a TCP server process (`--headless --port 0`), stopped when the fixture closes. */
+  tcpWorker(): Promise<TcpServer>;
+  /**
+   * The owner: a `tcpWorker()` and the session its own `TurnloopClient` created there, approving
+   * every permission question.
+   */
+  ownerSession(): Promise<{ worker: TcpServer; session: TurnloopSession }>;
+  /** A follower: a `tcpWorker()` and `sessionId` resumed by its own client, approving all. */
+  followerSession(sessionId: string): Promise<{ worker: TcpServer; session: TurnloopSession }>;
+  /**
+   * Worker B's own client claims `sessionId` (a new epoch) and runs the prompt "sent by B",
+   * answered "answered for B" (asserted). @returns B's session.
+   */
+  claimAndRun(sessionId: string): Promise<TurnloopSession>;
 }
 
 /** Registers the set-up and clean-up hooks; the fields are usable inside tests. */
@@ -52,7 +68,42 @@ export function useWorkers(): Workers {
       const { fixture: started, env: workerEnv } = ready();
       return started.client({ cliPath: CLI_PATH, cwd: started.cwd, env: workerEnv });
     },
+    async tcpWorker() {
+      const { fixture: started, env: workerEnv } = ready();
+      const server = await startTcpServer(started, workerEnv);
+      started.onClose(() => server.stop());
+      return server;
+    },
+    async ownerSession() {
+      const worker = await this.tcpWorker();
+      const client = new TurnloopClient({ port: worker.port, cwd: ready().fixture.cwd });
+      const session = await client.createSession({ onPermissionRequest: approveAll });
+      return { worker, session };
+    },
+    async followerSession(sessionId) {
+      const worker = await this.tcpWorker();
+      const client = new TurnloopClient({ port: worker.port, cwd: ready().fixture.cwd });
+      const session = await client.resumeSession(sessionId, { onPermissionRequest: approveAll });
+      return { worker, session };
+    },
+    async claimAndRun(sessionId) {
+      const onB = await this.worker().resumeSession(sessionId, { onPermissionRequest: approveAll });
+      ready().fixture.model.enqueue({ text: "answered for B" });
+      const answeredB = await onB.sendAndWait({ prompt: "sent by B" });
+      expect(answeredB?.data.content).toBe("answered for B");
+      return onB;
+    },
   };
+}
+
+/**
+ * A describe block `name` whose `tests` get `useWorkers()`'s fields; skipped while
+ * `postgresUnavailable` says no test PostgreSQL can be had (see test/support/postgres.ts).
+ */
+export function describeWorkers(name: string, tests: (workers: Workers) => void): void {
+  describe.skipIf(postgresUnavailable !== undefined)(name, () => {
+    tests(useWorkers());
+  });
 }
 
 /** What a client sees of a prompt answered with text, stored events and the idle. */
@@ -124,6 +175,24 @@ export function recordEvents(
     }
   });
   return { seen, idle };
+}
+
+/**
+ * Sends `prompt` again on `session`, answered "answered for C", then "marker", answered "the
+ * marker's answer" (both asserted): queued behind anything the new owner took, so a dropped prompt
+ * run late would come before them.
+ */
+export async function resendThenMarker(
+  session: TurnloopSession,
+  model: FakeModelServer,
+  prompt: string,
+): Promise<void> {
+  model.enqueue({ text: "answered for C" });
+  const resent = await session.sendAndWait({ prompt });
+  expect(resent?.data.content).toBe("answered for C");
+  model.enqueue({ text: "the marker's answer" });
+  const marker = await session.sendAndWait({ prompt: "marker" });
+  expect(marker?.data.content).toBe("the marker's answer");
 }
 
 /**

@@ -8,27 +8,16 @@
  * `session.resume`, or at C's next lease check), without fencing B; C's resend then runs on B once.
  */
 
-import { describe, expect, test } from "vitest";
-import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
-import { postgresUnavailable } from "../support/postgres.js";
-import { startTcpServer } from "./tcp-server.js";
-import { recordEvents, TEXT_PROMPT, useWorkers } from "./workers-support.js";
+import { expect, test } from "vitest";
+import { describeWorkers, recordEvents, resendThenMarker, TEXT_PROMPT } from "./workers-support.js";
 
-describe.skipIf(postgresUnavailable !== undefined)(
+describeWorkers(
   "a follower's unread prompt when another worker claims the session first",
-  () => {
-    const workers = useWorkers();
-
+  (workers) => {
     test("A frozen then killed with C's prompt unread, B claims: C told dropped once, B not fenced, C's resend runs once", async () => {
-      const { fixture, env } = workers;
-      const workerA = await startTcpServer(fixture, env);
-      fixture.onClose(() => workerA.stop());
-      const workerC = await startTcpServer(fixture, env);
-      fixture.onClose(() => workerC.stop());
-      const clientA = new TurnloopClient({ port: workerA.port, cwd: fixture.cwd });
-      const onA = await clientA.createSession({ onPermissionRequest: approveAll });
-      const clientC = new TurnloopClient({ port: workerC.port, cwd: fixture.cwd });
-      const onC = await clientC.resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
+      const { fixture } = workers;
+      const { worker: workerA, session: onA } = await workers.ownerSession();
+      const { worker: workerC, session: onC } = await workers.followerSession(onA.sessionId);
       const seenOnC = recordEvents(onC, 3);
       const before = await onC.getMessages();
 
@@ -40,22 +29,11 @@ describe.skipIf(postgresUnavailable !== undefined)(
       await workerA.exited;
 
       // B's own client claims the session (a new epoch) and runs a prompt while C sleeps.
-      const onB = await workers.worker().resumeSession(onA.sessionId, {
-        onPermissionRequest: approveAll,
-      });
-      fixture.model.enqueue({ text: "answered for B" });
-      const answeredB = await onB.sendAndWait({ prompt: "sent by B" });
-      expect(answeredB?.data.content).toBe("answered for B");
+      await workers.claimAndRun(onA.sessionId);
 
       workerC.process.kill("SIGCONT");
       await seenOnC.idle[0]?.opened;
-      fixture.model.enqueue({ text: "answered for C" });
-      const resent = await onC.sendAndWait({ prompt: "sent by C while A froze" });
-      expect(resent?.data.content).toBe("answered for C");
-      // Queued behind anything B took: C's first prompt run late would come before it.
-      fixture.model.enqueue({ text: "the marker's answer" });
-      const marker = await onC.sendAndWait({ prompt: "marker" });
-      expect(marker?.data.content).toBe("the marker's answer");
+      await resendThenMarker(onC, fixture.model, "sent by C while A froze");
 
       const stored = (await onC.getMessages()).slice(before.length);
       expect(stored.map((event) => event.type)).toEqual([
