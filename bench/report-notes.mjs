@@ -148,7 +148,7 @@ export function notesForUnmetTargets(context) {
           : []),
         ...(details.memory !== undefined
           ? [
-              `- The overhead grows with the history: p50 ${formatDuration(details.memory.overheadFirst)} over the first tenth of the long session's turns, ${formatDuration(details.memory.overheadLast)} over the last (every request re-converts and re-sends the whole history).`,
+              `- The overhead grows with the history: p50 ${formatDuration(details.memory.overheadFirst)} over the first tenth of the long session's turns, ${formatDuration(details.memory.overheadLast)} over the last (every request re-sends the whole history; each message is converted once, src/llm/convert.ts).`,
             ]
           : []),
       ],

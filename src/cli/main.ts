@@ -7,9 +7,9 @@
  * The first line starts Node with V8's young generation capped at 2 MiB a semi-space (issue 27
  * item 3: by default it grows to 16 MiB on 64-bit Node while a prompt line of a few MB is parsed,
  * and an ACP agent then peaked ×5–8 the line over idle; capped, ×3.0–3.3; figures in
- * bench/notes/targets.md, "semispace lane"). V8 fixes that limit when the process starts, so it can only be a
- * flag of `node`: `env -S` passes it (GNU coreutils ≥ 8.30, BSD and macOS `env`; npm's Windows
- * shims read it from this line too). `node dist/cli/main.js` runs without the cap;
+ * bench/notes/targets.md, "semispace lane"). V8 fixes that limit when the process starts, so it
+ * can only be a flag of `node`: `env -S` passes it (GNU coreutils ≥ 8.30, BSD and macOS `env`;
+ * npm's Windows shims read it from this line too). `node dist/cli/main.js` runs without the cap;
  * `NODE_OPTIONS=--max-semi-space-size=2` sets it there. scripts/bundle.mjs keeps this line and
  * makes the file executable.
  */

@@ -86,8 +86,8 @@ const CONTENT_SECURITY_POLICY =
  * for a `<script type="application/gzip">` that the page unpacks with the browser's
  * `DecompressionStream` (page-timeline.ts, `readView`). Compressed because the browser's HTML
  * parser going through the data, not the page's script, was most of a long session's render time
- * (bench/notes/targets.md, "viewer-sandbox lane"); base64 holds no `<`, so nothing in the data can end the
- * element early.
+ * (bench/notes/targets.md, "viewer-sandbox lane"); base64 holds no `<`, so nothing in the data can
+ * end the element early.
  */
 function embeddedData(value: unknown): string {
   return gzipSync(JSON.stringify(value), { level: constants.Z_BEST_SPEED }).toString("base64");
