@@ -91,7 +91,8 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
   it("read-only: the workspace cannot be written, /tmp can, privately", async () => {
     const outcome = await run(
       "read-only",
-      "cat existing.txt; echo changed > existing.txt; echo kept > /tmp/scratch && cat /tmp/scratch",
+      // bash's error goes to stdout: output read from two pipes keeps no order between them.
+      "cat existing.txt; { echo changed > existing.txt; } 2>&1; echo kept > /tmp/scratch && cat /tmp/scratch",
     );
     expect(outcome).toEqual(
       exitedZero("workspace file\nbash: line 1: existing.txt: Read-only file system\nkept\n"),
