@@ -22,10 +22,13 @@ test("a second Ctrl-C kills a command that ignores SIGTERM, and prints the sessi
   repository,
 }) => {
   // bash and its sleep outlive SIGTERM (bash notes it in term.received, the first Ctrl-C's mark);
-  // their pids are written for the test to check.
+  // their pids are written for the test to check. bash.pid, the first Ctrl-C's gate, is written
+  // only once both traps are set: a SIGTERM before them would end the command on the first Ctrl-C.
   const command = [
-    `(trap "" TERM; exec sleep 60) & sleep=$!; echo $sleep > sleep.pid; echo $$ > bash.pid`,
-    `trap "touch term.received" TERM; while kill -0 $sleep; do wait $sleep; done`,
+    `trap "touch term.received" TERM`,
+    `(trap "" TERM; echo $BASHPID > sleep.pid.partial; mv sleep.pid.partial sleep.pid; exec sleep 60) & sleep=$!`,
+    `until [ -e sleep.pid ]; do :; done; echo $$ > bash.pid`,
+    `while kill -0 $sleep; do wait $sleep; done`,
   ].join("; ");
   model.enqueue({
     toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
