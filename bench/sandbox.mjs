@@ -13,12 +13,16 @@
  * the median of the pairwise differences. Two floors tell bubblewrap's own cost from the policy's:
  * the least sandbox (a user namespace, `/` read-only) and the policy's namespaces without its
  * mounts. Building the argv is also timed in CPU time (`process.cpuUsage`), which the machine's
- * load does not inflate; the sandboxed processes' own CPU time cannot be read from here (bubblewrap
- * does not reap the pid namespace's first process, so the kernel does not add it to ours). Writes a
- * `<!-- keep:sandbox -->` section at the end of bench/RESULTS.md.
+ * load does not inflate. The commands' own CPU time cannot be read from the kernel's accounting of
+ * our children (bubblewrap does not reap the pid namespace's first process, so its time is not
+ * added to ours); where `perf` works, as many pairs again run under `perf stat -e task-clock`,
+ * which counts every process a command line starts, the pid namespace's included, and give the
+ * CPU overhead: the median of the paired differences of CPU milliseconds. On a loaded machine the
+ * wall overhead grows with the load (every process start waits for a core) far more than the CPU
+ * overhead does. Writes a `<!-- keep:sandbox -->` section at the end of bench/RESULTS.md.
  */
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -103,7 +107,58 @@ function timeOnce(line) {
   });
 }
 
+/** Whether `perf stat` can count this user's processes here. */
+const perfWorks =
+  spawnSync("perf", ["stat", "-x,", "-e", "task-clock", "--", "true"], { stdio: "ignore" })
+    .status === 0;
+
+/**
+ * CPU milliseconds (task-clock) of every process that one command line starts, as `perf stat`
+ * counts them: the counters are inherited at each fork, the pid namespace's processes included.
+ */
+function cpuOnce(line) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "perf",
+      ["stat", "-x,", "-e", "task-clock", "--", line.file, ...line.args],
+      {
+        cwd: workspace,
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let text = "";
+    child.stderr.on("data", (chunk) => {
+      text += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const counted = /^([\d.]+),msec,task-clock/m.exec(text);
+      return code === 0 && counted !== null
+        ? resolve(Number(counted[1]))
+        : reject(new Error(`perf stat ${line.file} exited ${code}: ${text.trim()}`));
+    });
+  });
+}
+
+/** Paired CPU milliseconds of `command` unconfined and sandboxed, alternating which runs first. */
+async function cpuPairs(command) {
+  const plain = [];
+  const sandboxed = [];
+  for (let run = 0; run < RUNS + 3; run++) {
+    const first = run % 2 === 0;
+    const a = await cpuOnce(first ? unconfined(command) : wrap(command));
+    const b = await cpuOnce(first ? wrap(command) : unconfined(command));
+    if (run >= 3) {
+      plain.push(first ? a : b);
+      sandboxed.push(first ? b : a);
+    }
+  }
+  return { plain, sandboxed, differences: sandboxed.map((ms, index) => ms - (plain[index] ?? 0)) };
+}
+
 const loadBefore = loadavg()[0] ?? 0;
+const cpuRows = [];
 const rows = [];
 for (const command of COMMANDS) {
   const plain = [];
@@ -139,6 +194,13 @@ for (const command of COMMANDS) {
     overFloor.push(sandboxMs - floorMs);
   }
   const ms = (value) => `${value.toFixed(1)} ms`;
+  if (perfWorks) {
+    const cpu = await cpuPairs(command);
+    cpuRows.push(
+      `| \`${command}\` | ${ms(percentile(cpu.plain, 0.5))} | ${ms(percentile(cpu.sandboxed, 0.5))} | ` +
+        `**${ms(percentile(cpu.differences, 0.5))}** | ${ms(percentile(cpu.differences, 0.9))} |`,
+    );
+  }
   rows.push(
     `| \`${command}\` | ${ms(percentile(plain, 0.5))} | ${ms(percentile(sandboxed, 0.5))} | ` +
       `**${ms(percentile(differences, 0.5))}** | ${ms(percentile(differences, 0.9))} | ` +
@@ -161,7 +223,14 @@ const table = [
   "|---|---|---|---|---|---|---|---|---|---|---|",
   ...rows,
 ].join("\n");
-process.stdout.write(`${table}\n`);
+const cpuTable = perfWorks
+  ? [
+      "| command (CPU time, every process) | unconfined p50 | sandboxed p50 | CPU overhead p50 (paired) | CPU overhead p90 |",
+      "|---|---|---|---|---|",
+      ...cpuRows,
+    ].join("\n")
+  : "CPU time: not measured (`perf stat` does not work here).";
+process.stdout.write(`${table}\n\n${cpuTable}\n`);
 const section = [
   "<!-- keep:sandbox -->",
   "## Sandbox overhead per command (issue 23)",
@@ -180,6 +249,11 @@ const section = [
   "commands; each place is still `lstat`ed per command); its CPU time does not grow with the load.",
   "",
   table,
+  "",
+  `CPU time (\`perf stat -e task-clock\`, which counts the pid namespace's processes too; ${RUNS}`,
+  "pairs per command after 3 warm-up pairs, alternating; the load inflates it far less than wall time):",
+  "",
+  cpuTable,
   "<!-- /keep:sandbox -->",
 ].join("\n");
 const path = new URL("RESULTS.md", import.meta.url);
