@@ -107,10 +107,16 @@ function timeOnce(line) {
   });
 }
 
-/** Whether `perf stat` can count this user's processes here. */
-const perfWorks =
-  spawnSync("perf", ["stat", "-x,", "-e", "task-clock", "--", "true"], { stdio: "ignore" })
-    .status === 0;
+/** What `perf stat -x,` prints for the task-clock of the processes it ran: milliseconds. */
+const TASK_CLOCK = /^([\d.]+),msec,task-clock/m;
+
+/** Whether `perf stat` can count this user's processes here (installed, allowed, counting). */
+const perfWorks = TASK_CLOCK.test(
+  spawnSync("perf", ["stat", "-x,", "-e", "task-clock", "--", "true"], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+  }).stderr ?? "",
+);
 
 /**
  * CPU milliseconds (task-clock) of every process that one command line starts, as `perf stat`
@@ -133,7 +139,7 @@ function cpuOnce(line) {
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      const counted = /^([\d.]+),msec,task-clock/m.exec(text);
+      const counted = TASK_CLOCK.exec(text);
       return code === 0 && counted !== null
         ? resolve(Number(counted[1]))
         : reject(new Error(`perf stat ${line.file} exited ${code}: ${text.trim()}`));
