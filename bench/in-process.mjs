@@ -22,7 +22,8 @@
  *   which layer costs what.
  * - `request-layers` [dist, cwd, home, requests, rounds]: CPU and wall time of one short model
  *   request through each of those layers.
- * - `generate-session` [dist, home, events]: writes a realistic `events.jsonl` of `events` events.
+ * - `generate-session` [dist, home, events, compactEvery?]: writes a realistic `events.jsonl` of
+ *   `events` events (with `compactEvery`, a compaction of the whole view every that many turns).
  * - `resume` [dist, home, sessionId]: times `Session.resume` on it, after a floor (read + parse).
  * - `memory` [dist, cwd, home, turns, samples, contextWindow?]: heap and RSS over a session of
  *   `turns` model turns (with `contextWindow`, in tokens, the session compacts as it fills it).

@@ -17,7 +17,9 @@ import {
  * Writes a realistic `events.jsonl` of about `events` events with the log's own envelope and
  * serializer: user messages every 10 turns, assistant turns with 1–3 tool calls (view, grep, bash
  * with a permission request), usage, results of 0.3–3 KB, and a text answer ending each prompt.
- * @param {{dist: string, home: string, events: number}} options
+ * With `compactEvery` (turns, a multiple of 10), a compaction after every that many turns (its
+ * start, summary turn and completion, as the loop logs them) replaces the whole view by a summary.
+ * @param {{dist: string, home: string, events: number, compactEvery?: number}} options
  */
 export async function generateSession(options) {
   const [{ createEnvelope, serializeEvent }, { eventsPath, newSessionId }] = await Promise.all([
@@ -56,8 +58,16 @@ export async function generateSession(options) {
     },
   });
   let turn = 0;
+  /** Messages in the model's view, for a compaction's `messagesRemoved`. */
+  let viewMessages = 0;
   while (lines.length < options.events) {
+    if (options.compactEvery !== undefined && turn > 0 && turn % options.compactEvery === 0) {
+      addCompaction(add, viewMessages);
+      // The summary and the latest user message, which the summary removed.
+      viewMessages = 2;
+    }
     if (turn % 10 === 0) {
+      viewMessages += 1;
       add({
         type: "user.message",
         data: {
@@ -98,6 +108,7 @@ export async function generateSession(options) {
         finishReason: last ? "stop" : "tool-calls",
       },
     });
+    viewMessages += 1 + calls.length;
     add({
       type: "assistant.usage",
       data: {
@@ -155,6 +166,40 @@ export async function generateSession(options) {
   }
   writeFileSync(path, lines.join(""));
   return { sessionId, path, events: lines.length, bytes: statSync(path).size };
+}
+
+/**
+ * The events of a successful automatic compaction of the whole view (`messagesRemoved`
+ * messages): start, summary turn (its reply is not logged), completion.
+ * @param {(input: {type: string, data: object}) => void} add
+ * @param {number} messagesRemoved
+ */
+function addCompaction(add, messagesRemoved) {
+  const turnId = randomUUID();
+  const tokens = { preCompactionTokens: 150_000, postCompactionTokens: 2_000 };
+  add({
+    type: "session.compaction_start",
+    data: { trigger: "auto", currentTokens: tokens.preCompactionTokens, tokenLimit: 200_000 },
+  });
+  add({ type: "assistant.turn_start", data: { turnId, purpose: "compaction" } });
+  add({
+    type: "assistant.usage",
+    data: { model: BENCH_MODEL, turnId, inputTokens: 150_000, outputTokens: 1_500 },
+  });
+  add({
+    type: "assistant.turn_end",
+    data: { turnId, status: "completed", finishReason: "stop" },
+  });
+  add({
+    type: "session.compaction_complete",
+    data: {
+      success: true,
+      trigger: "auto",
+      ...tokens,
+      messagesRemoved,
+      summaryContent: `The user asked for fixes to the code, part by part. ${"Fixed a handler and added its test. ".repeat(100)}`,
+    },
+  });
 }
 
 /**

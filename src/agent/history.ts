@@ -90,25 +90,6 @@ export class History {
   }
 
   /**
-   * Whether {@link apply} can change anything for `event`: a fold of only these events (a resume
-   * reads no others, src/session/resume-fold.ts) gives the same history as a fold of all.
-   */
-  static reads(event: SessionEvent): boolean {
-    switch (event.type) {
-      case "user.message":
-      case "assistant.message":
-      case "tool.execution_complete":
-      case "assistant.usage":
-      case "session.compaction_complete":
-        return true;
-      case "assistant.turn_start":
-        return event.data.purpose === "compaction";
-      default:
-        return false;
-    }
-  }
-
-  /**
    * Empties the view, as a new History has it, so that a rewound conversation is folded again
    * (src/session/rewind.ts); references to {@link messages} stay current.
    */

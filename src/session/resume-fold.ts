@@ -1,8 +1,9 @@
 /**
- * What `Session.resume` folds (issue 26 figure 5a: resuming a 100,000-event log). A
- * long log's events are mostly ones no fold on resume reads (turn ends, tool starts, permission
- * requests); holding every one of them at once cost more than reading them, so the store is asked
- * to keep only those {@link readOnResume} names, and the last (`LeaseOptions.keep`).
+ * What `Session.resume` folds (issue 26 figure 5a: resuming a 100,000-event log). The history,
+ * the grants and the instructions are folded from each event as the store reads it
+ * ({@link ResumeFold}), and the store is asked to keep none but the few events the resume reads
+ * itself: holding a long log's envelopes until the fold cost more than reading them (each one was
+ * copied by the collector while the rest of the log was read).
  */
 
 import { History } from "../agent/history.js";
@@ -10,12 +11,11 @@ import type { SessionEvent, SessionEventOf, SessionEventType } from "../events/e
 import { openAppender } from "./idle-lease.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
-import type { OpenedSession, SessionStore } from "./session-store.js";
+import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js";
 
 /**
- * Events `Session.resume` reads besides the history's and the grants': the start, earlier
- * resumes (their repair notes are not reported twice, repair-notice.ts), rewinds and the
- * instructions loaded.
+ * Events `Session.resume` reads itself, besides the fold: the start, earlier resumes (their
+ * repair notes are not reported twice, repair-notice.ts), rewinds and the instructions loaded.
  */
 const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.start",
@@ -24,51 +24,92 @@ const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.instructions_loaded",
 ]);
 
-/** Whether `Session.resume` reads `event` (see the file comment). */
-export function readOnResume(event: SessionEvent): boolean {
-  return RESUME_TYPES.has(event.type) || History.reads(event) || SessionGrants.reads(event);
+/** What a session folds from its conversation's events: history, grants, instructions. */
+export interface ConversationState {
+  readonly history: History;
+  readonly grants: SessionGrants;
+  /** The last `session.instructions_loaded`, if any. */
+  instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
+}
+
+/** Folds one event of a conversation (rewind.ts) into `state`. */
+export function foldEvent(state: ConversationState, event: SessionEvent): void {
+  state.history.apply(event);
+  state.grants.record(event);
+  if (event.type === "session.instructions_loaded") {
+    state.instructions = event.data;
+  }
 }
 
 /**
- * The conversation (rewind.ts) that `Session.resume` folds, from `events`, what the store kept
- * of `sessionId`'s log with {@link readOnResume}. A rewind names the event it rewinds to, which
- * may be one the store left out; its cut is then not known from `events`, and the whole log is
- * read again (without the lease: the caller holds it, nobody else appends).
- * @throws the store's read error.
+ * A conversation folded while the store reads the log: its {@link keep} is the store's
+ * `LeaseOptions.keep`. A rewind read makes the fold unusable (what it drops was folded already),
+ * as does a store that ignores `keep` or calls it for only some events ({@link foldedAll}).
  */
-export async function resumeConversation(
-  store: SessionStore,
-  sessionId: string,
-  events: readonly SessionEvent[],
-): Promise<SessionEvent[]> {
-  if (!events.some((event) => event.type === "session.snapshot_rewind")) {
-    return conversationEvents(events);
-  }
-  const ids = new Set<string>();
-  let complete = true;
-  for (const event of events) {
-    if (event.type === "session.snapshot_rewind" && !ids.has(event.data.upToEventId)) {
-      complete = false;
-      break;
+export class ResumeFold implements ConversationState {
+  history = new History();
+  grants = new SessionGrants();
+  instructions: ConversationState["instructions"];
+  /** Whether a `session.snapshot_rewind` was read. */
+  rewound = false;
+  /** Events folded. */
+  #folded = 0;
+  /** Sequence number of the last event folded. */
+  #lastSeq = 0;
+
+  /**
+   * Folds `event` (line `seq` of the log) and says whether the store must keep it: only the
+   * events of {@link RESUME_TYPES}. A store that reads the log again from the start (`seq` not
+   * after the last one) starts the fold again.
+   */
+  readonly keep = (event: SessionEvent, seq: number): boolean => {
+    if (seq <= this.#lastSeq) {
+      this.history = new History();
+      this.grants = new SessionGrants();
+      this.instructions = undefined;
+      this.rewound = false;
+      this.#folded = 0;
     }
-    ids.add(event.id);
+    this.#lastSeq = seq;
+    this.#folded += 1;
+    if (event.type === "session.snapshot_rewind") {
+      this.rewound = true;
+    }
+    if (!this.rewound) {
+      foldEvent(this, event);
+    }
+    return RESUME_TYPES.has(event.type);
+  };
+
+  /**
+   * Whether the fold is the conversation of `log`: no rewind read, and {@link keep} called for
+   * every event the store read.
+   */
+  foldedAll(log: StoredLog): boolean {
+    return !this.rewound && this.#folded === (log.eventCount ?? log.events.length);
   }
-  return conversationEvents(complete ? events : (await store.read(sessionId)).events);
+
+  /** Whether the store never called {@link keep} (it may ignore it and keep every event). */
+  get keepIgnored(): boolean {
+    return this.#folded === 0;
+  }
 }
 
 /** What `Session.resume` starts from. */
 export interface ResumeOpening {
-  /** The lease and what the store kept of the log (see {@link readOnResume}). */
+  /** The lease and what the store kept of the log (the events of {@link RESUME_TYPES}). */
   opened: OpenedSession;
   /** The log's first `session.start`. */
   start: SessionEventOf<"session.start">;
-  /** The events to fold, from {@link resumeConversation}. */
-  conversation: SessionEvent[];
+  /** The conversation folded: history, grants and instructions. */
+  state: ConversationState;
 }
 
 /**
- * Takes `sessionId`'s lease (idle-lease.ts `openAppender`, `releaseWhenIdle` as there), asking
- * the store to keep only the events {@link readOnResume} names.
+ * Takes `sessionId`'s lease (idle-lease.ts `openAppender`, `releaseWhenIdle` as there), folding
+ * the conversation as the store reads the log ({@link ResumeFold}). When that fold is unusable,
+ * folds the conversation (rewind.ts) of the whole log: the events the store gave when it ignored
+ * `keep`, else those of a second, whole read (a rewind drops events that were folded already).
  * @throws as `openAppender`; an Error when the log has no `session.start`, or the store's read
  * error (the lease is given back first).
  */
@@ -77,14 +118,28 @@ export async function openForResume(
   sessionId: string,
   releaseWhenIdle: boolean,
 ): Promise<ResumeOpening> {
-  const opened = await openAppender(store, sessionId, releaseWhenIdle, readOnResume);
+  const fold = new ResumeFold();
+  const opened = await openAppender(store, sessionId, releaseWhenIdle, fold.keep);
   try {
-    const start = opened.log.events.find((event) => event.type === "session.start");
+    const { log } = opened;
+    const start = log.events.find((event) => event.type === "session.start");
     if (start?.type !== "session.start") {
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
-    const conversation = await resumeConversation(store, sessionId, opened.log.events);
-    return { opened, start, conversation };
+    if (fold.foldedAll(log)) {
+      return { opened, start, state: fold };
+    }
+    // Read again without the lease: the caller holds it, nobody else appends.
+    const events = fold.keepIgnored ? log.events : (await store.read(sessionId)).events;
+    const state: ConversationState = {
+      history: new History(),
+      grants: new SessionGrants(),
+      instructions: undefined,
+    };
+    for (const event of conversationEvents(events)) {
+      foldEvent(state, event);
+    }
+    return { opened, start, state };
   } catch (error) {
     await opened.appender.close();
     throw error;

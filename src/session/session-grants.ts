@@ -11,14 +11,6 @@ export class SessionGrants {
   readonly allow: PermissionRule[] = [];
   readonly deny: PermissionRule[] = [];
 
-  /** Whether {@link record} can change anything for `event`. */
-  static reads(event: SessionEvent): boolean {
-    return (
-      event.type === "session.grants_changed" ||
-      (event.type === "permission.completed" && event.data.scope === "session")
-    );
-  }
-
   /**
    * Records the rule of `event` when it is a session-scoped allow or deny with a rule; takes the
    * rules of a `session.grants_changed` in place of the ones before.

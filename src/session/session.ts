@@ -16,7 +16,7 @@ import { type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
 import { repairNotice } from "./repair-notice.js";
-import { openForResume } from "./resume-fold.js";
+import { type ConversationState, foldEvent, openForResume } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
@@ -47,9 +47,9 @@ export class Session {
   readonly directory: string;
   /** `session.start` of this session, as stored. */
   readonly start: SessionEventOf<"session.start">["data"];
-  readonly history = new History();
+  readonly history: History;
   /** Rules from "always" answers recorded in this session's log (they survive resume). */
-  readonly grants = new SessionGrants();
+  readonly grants: SessionGrants;
   /** The last `session.instructions_loaded` of this session's log, if any. */
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
   readonly journal: SessionJournal;
@@ -97,7 +97,11 @@ export class Session {
     start: SessionEventOf<"session.start">["data"],
     directory: string,
     environment: NodeJS.ProcessEnv,
+    folded?: ConversationState,
   ) {
+    this.history = folded?.history ?? new History();
+    this.grants = folded?.grants ?? new SessionGrants();
+    this.instructions = folded?.instructions;
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     // Another process's events (idle-lease.ts): delivered as if emitted here, chained after.
     if (appender instanceof IdleLeaseAppender) {
@@ -156,7 +160,7 @@ export class Session {
     options: OpeningOptions = {},
   ): Promise<Session> {
     const resumed = await openForResume(store, sessionId, options.releaseWhenIdle === true);
-    const { opened, start: first, conversation } = resumed;
+    const { opened, start: first, state } = resumed;
     const { appender, log } = opened;
     const stored = {
       lastId: log.events.at(-1)?.id ?? null,
@@ -164,8 +168,7 @@ export class Session {
     };
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
-    const session = new Session(appender, stored, first.data, folder, environment);
-    session.fold(conversation);
+    const session = new Session(appender, stored, first.data, folder, environment, state);
     const repaired: RepairNote[] = log.repaired;
     const notice = repairNotice(log.events, repaired, session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
@@ -383,11 +386,7 @@ export class Session {
   /** Folds `events` into the history, the grants and the instructions, in order. */
   private fold(events: Iterable<SessionEvent>): void {
     for (const event of events) {
-      this.history.apply(event);
-      this.grants.record(event);
-      if (event.type === "session.instructions_loaded") {
-        this.instructions = event.data;
-      }
+      foldEvent(this, event);
     }
   }
 

@@ -6,9 +6,10 @@ import { History } from "../../src/agent/history.js";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
 import { createEnvelope, EventLogParser, parseEventLog } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
-import { readOnResume } from "../../src/session/resume-fold.js";
+import { ResumeFold } from "../../src/session/resume-fold.js";
 import { conversationEvents } from "../../src/session/rewind.js";
 import { Session } from "../../src/session/session.js";
+import type { LeaseOptions, OpenedSession } from "../../src/session/session-store.js";
 import {
   buildEvents,
   makeTemporaryDirectory,
@@ -17,8 +18,9 @@ import {
   userMessage,
 } from "./support.js";
 
-// Issue 26 figure 5a: a resume asks the store for the events its fold reads (and the last one),
-// not every envelope of a long log; what the session folds must not change.
+// Issue 26 figure 5a: a resume folds the conversation as the store reads it and asks the store to
+// keep only the few events it reads itself (and the last one), not every envelope of a long log;
+// what the session folds must not change.
 
 /** One model turn asking for `view` and `bash` (allowed for the session), and their results. */
 function toolTurn(turn: number): EventInput[] {
@@ -110,6 +112,26 @@ async function storeWith(events: readonly SessionEvent[], sessionId: string) {
   return new FileSessionStore(home);
 }
 
+/** A store that ignores `keep`, as `LeaseOptions.keep` allows: it gives back every event. */
+class KeepIgnoringStore extends FileSessionStore {
+  override open(sessionId: string, options: LeaseOptions = {}): Promise<OpenedSession> {
+    const { keep: _ignored, ...rest } = options;
+    return super.open(sessionId, rest);
+  }
+}
+
+/** `events` with a rewind to the event `target` picks and a user message after it. */
+function rewound(events: readonly SessionEvent[], target: SessionEvent | undefined) {
+  if (target === undefined) {
+    throw new Error("the log has no such event");
+  }
+  const rewind = createEnvelope(
+    { type: "session.snapshot_rewind", data: { upToEventId: target.id, eventsRemoved: 13 } },
+    events.at(-1)?.id ?? null,
+  );
+  return [...events, rewind, createEnvelope(userMessage("start again"), rewind.id)];
+}
+
 let session: Session | undefined;
 afterEach(async () => {
   await session?.close();
@@ -176,29 +198,17 @@ describe("EventLogParser", () => {
 });
 
 describe("Session.resume", () => {
-  it("is given only the events its fold reads, and folds the history of all of them", async () => {
+  it("folds every event as the store reads them, keeping only the start and the last", async () => {
     const sessionId = randomUUID();
     const events = sessionEvents(sessionId);
     const store = await storeWith(events, sessionId);
-    const { appender, log } = await store.open(sessionId, { keep: readOnResume });
+    const fold = new ResumeFold();
+    const { appender, log } = await store.open(sessionId, { keep: fold.keep });
     await appender.close();
-    expect(log.events.map((event) => event.type)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.message",
-      "assistant.usage",
-      "permission.completed",
-      "tool.execution_complete",
-      "tool.execution_complete",
-      "assistant.message",
-      "assistant.usage",
-      "permission.completed",
-      "tool.execution_complete",
-      "tool.execution_complete",
-      "assistant.message",
-      "assistant.turn_end",
-    ]);
+    expect(log.events.map((event) => event.type)).toEqual(["session.start", "assistant.turn_end"]);
     expect(log.eventCount).toBe(events.length);
+    expect(fold.foldedAll(log)).toBe(true);
+    expect(fold.history.messages).toEqual(foldAll(events).messages);
 
     session = await Session.resume(store, sessionId);
     const whole = foldAll(events);
@@ -209,19 +219,14 @@ describe("Session.resume", () => {
     expect(session.resumeEvent?.parentId).toBe(events.at(-1)?.id);
   });
 
-  it("reads the whole log again for a rewind to an event the store left out", async () => {
+  it("reads the whole log again for a rewind", async () => {
     const sessionId = randomUUID();
     const before = sessionEvents(sessionId);
-    // Rewound to the second turn's start, a turn_start the store does not keep.
-    const target = before.filter((event) => event.type === "assistant.turn_start")[1];
-    if (target === undefined) {
-      throw new Error("the log has no second turn");
-    }
-    const rewind = createEnvelope(
-      { type: "session.snapshot_rewind", data: { upToEventId: target.id, eventsRemoved: 13 } },
-      before.at(-1)?.id ?? null,
+    // Rewound to the second turn's start.
+    const events = rewound(
+      before,
+      before.filter((event) => event.type === "assistant.turn_start")[1],
     );
-    const events = [...before, rewind, createEnvelope(userMessage("start again"), rewind.id)];
     const store = await storeWith(events, sessionId);
     session = await Session.resume(store, sessionId);
     const whole = foldAll(events);
@@ -233,5 +238,50 @@ describe("Session.resume", () => {
       "tool",
       "user",
     ]);
+  });
+
+  it("drops the messages and grants a rewind drops", async () => {
+    const sessionId = randomUUID();
+    const before = sessionEvents(sessionId);
+    // Rewound to the second turn's assistant message: its calls and their grant go.
+    const events = rewound(before, before.filter((event) => event.type === "assistant.message")[1]);
+    const store = await storeWith(events, sessionId);
+    session = await Session.resume(store, sessionId);
+    expect(session.history.messages).toEqual(foldAll(events).messages);
+    expect(session.history.messages.map((message) => message.content)).toEqual([
+      "look at the notes",
+      "Looking.",
+      "notes of turn 1",
+      "files of turn 1",
+      "start again",
+    ]);
+    expect(session.grants.allow.map((rule) => rule.tool)).toEqual(["bash"]);
+  });
+
+  it("folds every event a store that ignores keep gives back", async () => {
+    const sessionId = randomUUID();
+    const events = sessionEvents(sessionId);
+    const store = new KeepIgnoringStore((await storeWith(events, sessionId)).location);
+    session = await Session.resume(store, sessionId);
+    expect(session.history.messages).toEqual(foldAll(events).messages);
+    expect(session.grants.allow.map((rule) => rule.tool)).toEqual(["bash", "bash"]);
+    expect(session.resumeEvent?.data).toMatchObject({ eventCount: events.length, repaired: [] });
+  });
+});
+
+describe("ResumeFold", () => {
+  it("starts again when the store reads the log again from the start", () => {
+    const events = sessionEvents("s1");
+    const fold = new ResumeFold();
+    for (const [index, event] of events.slice(0, 8).entries()) {
+      fold.keep(event, index + 1);
+    }
+    for (const [index, event] of events.entries()) {
+      fold.keep(event, index + 1);
+    }
+    const log = { events: [], seqs: [], repaired: [], nextSeq: events.length + 1 };
+    expect(fold.foldedAll({ ...log, eventCount: events.length })).toBe(true);
+    expect(fold.history.messages).toEqual(foldAll(events).messages);
+    expect(fold.grants.allow.map((rule) => rule.tool)).toEqual(["bash", "bash"]);
   });
 });
