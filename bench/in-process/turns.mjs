@@ -90,6 +90,18 @@ export async function turnOverhead(options) {
   }
 }
 
+/** The one tool the floor offers: the fake model answers a request offering none with text. */
+const FLOOR_TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "view",
+      description: "Reads a file.",
+      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    },
+  },
+];
+
 /**
  * The floor of per-turn overhead: a tiny fetch loop that makes the same chain of requests (it
  * answers each `view` call with a fixed result, no tool runs) and reads each response to its end.
@@ -105,7 +117,7 @@ export async function turnOverheadFloor(options) {
       const response = await fetch(`${model.baseUrl}/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "bench-model", messages, stream: true }),
+        body: JSON.stringify({ model: "bench-model", messages, tools: FLOOR_TOOLS, stream: true }),
       });
       const text = await response.text();
       const callId = /"id":"(call_[^"]+)"/.exec(text)?.[1];

@@ -188,9 +188,7 @@ export class CompactionGuard {
  * fills the window, compaction cannot help and the request goes out as it is.
  */
 function latestUserTokens(history: History): number {
-  const latest = history.messages.findLast(
-    (message) => message.role === "user" && !history.isSummary(message),
-  );
+  const latest = history.latestUserMessage;
   return latest === undefined ? 0 : estimateMessageTokens(latest);
 }
 

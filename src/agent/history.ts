@@ -35,8 +35,10 @@ export class History {
   private openCalls: OpenCall[] = [];
   /** Ids the model has been sent, so that none is sent for two calls. */
   private readonly idsSent = new Set<string>();
-  /** Index in `messages` of the latest assistant message with tool calls. */
+  /** Index in `messages` of the latest assistant message. */
   private assistantIndex = -1;
+  /** See {@link latestUserMessage}. */
+  private latestUser: HistoryMessage | undefined;
 
   /** Folds one event. Events that do not change the conversation are ignored. */
   apply(event: SessionEvent): void {
@@ -101,6 +103,21 @@ export class History {
     this.openCalls = [];
     this.idsSent.clear();
     this.assistantIndex = -1;
+    this.latestUser = undefined;
+  }
+
+  /**
+   * The latest message the user side wrote (a prompt or an autopilot nudge, not a compaction
+   * summary) in the view, kept as messages are folded, so that the per-turn budget and the
+   * compaction guard need not search the whole view for it each turn.
+   */
+  get latestUserMessage(): HistoryMessage | undefined {
+    return this.latestUser;
+  }
+
+  /** The latest assistant message of the view (the one whose calls are running or ran last). */
+  get latestAssistantMessage(): HistoryMessage | undefined {
+    return this.messages[this.assistantIndex];
   }
 
   /** Whether `message` is a compaction summary rather than something the user wrote. */
@@ -140,10 +157,14 @@ export class History {
     const latestAssistant = this.messages[this.assistantIndex];
     this.messages.splice(0, this.messages.length, ...view);
     this.assistantIndex = latestAssistant === undefined ? -1 : view.indexOf(latestAssistant);
+    this.latestUser = view.findLast((message) => this.isUserMessage(message));
     this.meter.reset(view);
   }
 
   private push(message: HistoryMessage): void {
+    if (message.role === "user") {
+      this.latestUser = message;
+    }
     this.messages.push(message);
     this.meter.add(message);
   }

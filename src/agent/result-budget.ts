@@ -50,15 +50,11 @@ export type FitResult = (outcome: ToolCallOutcome) => Promise<ToolCallOutcome>;
  */
 export function turnResultBudget(input: TurnBudgetInput): FitResult {
   const { history } = input;
-  const latestUser = history.messages.findLast(
-    (message) => message.role === "user" && !history.isSummary(message),
-  );
-  const assistant = history.messages.findLast((message) => message.role === "assistant");
   const budgetTokens =
     input.window * TURN_RESULTS_SHARE -
     input.fixedTokens -
-    tokensOf(latestUser) -
-    tokensOf(assistant);
+    tokensOf(history.latestUserMessage) -
+    tokensOf(history.latestAssistantMessage);
   const share = Math.max(
     MIN_RESULT_CHARACTERS,
     Math.floor((Math.max(0, budgetTokens) * CHARACTERS_PER_TOKEN) / Math.max(1, input.calls)),

@@ -29,7 +29,8 @@ const keepAll: ReplayFilter = (metadata) => metadata;
  * {@link ToolImages}).
  *
  * Each history message is converted once per set of these options and its conversion reused by
- * later requests (a long session's request converts only what is new, issue 26 figure 3): history
+ * later requests, and the prompt of a history array is kept and extended by the messages added
+ * since (a long session's request converts only what is new, issue 26 figure 3): history
  * messages must not be changed in place (the agent's `History` adds and replaces whole messages),
  * and the returned prompt's messages must not be changed either.
  */
@@ -41,9 +42,6 @@ export function toPrompt(
   userImages = imageInput,
   toolImages: ToolImages = "note",
 ): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
-  const afterResults = toolImages === "user-message" && !imageInput;
-  const images = new ImagesAfterResults(userImages);
   const options: ConversionOptions = {
     replayFilter,
     imageInput,
@@ -51,33 +49,94 @@ export function toPrompt(
     toolImages,
     flags: `${imageInput} ${userImages} ${toolImages}`,
   };
+  if (toolImages === "user-message" && !imageInput) {
+    return withImagesAfterResults(system, history, options);
+  }
+  const kept = keptPrompt(history, options);
+  for (let index = kept.messages.length; index < history.length; index++) {
+    const message = history[index] as HistoryMessage;
+    kept.messages.push(message);
+    append(kept.prompt, convertedOnce(message, options));
+  }
+  const prompt = kept.prompt.slice();
+  prompt[0] = { role: "system", content: system };
+  return prompt;
+}
+
+/**
+ * The prompt last built from a history array (its first message a stand-in for the system
+ * prompt), with the history messages it was built from.
+ */
+interface KeptPrompt {
+  options: ConversionOptions;
+  messages: HistoryMessage[];
+  prompt: LanguageModelV3Prompt;
+}
+
+const keptPrompts = new WeakMap<readonly HistoryMessage[], KeptPrompt>();
+
+/**
+ * The prompt kept for `history` when it was built under equal options from messages that still
+ * begin `history` (messages were only added since); otherwise a new empty one, kept instead.
+ */
+function keptPrompt(history: readonly HistoryMessage[], options: ConversionOptions): KeptPrompt {
+  const kept = keptPrompts.get(history);
+  if (
+    kept !== undefined &&
+    sameOptions(kept.options, options) &&
+    kept.messages.length <= history.length &&
+    kept.messages.every((message, index) => history[index] === message)
+  ) {
+    return kept;
+  }
+  const fresh: KeptPrompt = { options, messages: [], prompt: [{ role: "system", content: "" }] };
+  keptPrompts.set(history, fresh);
+  return fresh;
+}
+
+/**
+ * The prompt when tool results' images follow the results as user messages: built whole each
+ * time, since the images held and the calls' paths depend on the messages around each result.
+ */
+function withImagesAfterResults(
+  system: string,
+  history: readonly HistoryMessage[],
+  options: ConversionOptions,
+): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
+  const images = new ImagesAfterResults(options.userImages);
   for (const message of history) {
-    if (afterResults && message.role !== "tool") {
+    if (message.role !== "tool") {
       prompt.push(...images.take());
     }
     const converted =
-      afterResults && message.role === "tool" && (message.images ?? []).length > 0
-        ? convertMessage(images.hold(message), replayFilter, imageInput)
+      message.role === "tool" && (message.images ?? []).length > 0
+        ? convertMessage(images.hold(message), options.replayFilter, options.imageInput)
         : convertedOnce(message, options);
-    if (afterResults && message.role === "assistant") {
+    if (message.role === "assistant") {
       images.noteCalls(message.toolCalls);
     }
-    if (converted === undefined) {
-      continue;
-    }
-    const previous = prompt.at(-1);
-    if (converted.role === "tool" && previous?.role === "tool") {
-      // A new message: both may be conversions kept for later requests.
-      prompt[prompt.length - 1] = {
-        role: "tool",
-        content: [...previous.content, ...converted.content],
-      };
-    } else {
-      prompt.push(converted);
-    }
+    append(prompt, converted);
   }
   prompt.push(...images.take());
   return prompt;
+}
+
+/** Adds a conversion to `prompt`; a tool message right after another joins it. */
+function append(prompt: LanguageModelV3Prompt, converted: LanguageModelV3Message | undefined) {
+  if (converted === undefined) {
+    return;
+  }
+  const previous = prompt.at(-1);
+  if (converted.role === "tool" && previous?.role === "tool") {
+    // A new message: both may be conversions kept for later requests.
+    prompt[prompt.length - 1] = {
+      role: "tool",
+      content: [...previous.content, ...converted.content],
+    };
+  } else {
+    prompt.push(converted);
+  }
 }
 
 /** The options of a conversion; a kept one is reused under the same filter and `flags`. */
@@ -88,6 +147,10 @@ interface ConversionOptions {
   toolImages: ToolImages;
   /** The three options above as one text. */
   flags: string;
+}
+
+function sameOptions(one: ConversionOptions, other: ConversionOptions): boolean {
+  return one.replayFilter === other.replayFilter && one.flags === other.flags;
 }
 
 /** The latest conversion of each history message, with its options (see {@link toPrompt}). */
@@ -102,11 +165,7 @@ function convertedOnce(
   options: ConversionOptions,
 ): LanguageModelV3Message | undefined {
   const kept = conversions.get(message);
-  if (
-    kept !== undefined &&
-    kept.options.replayFilter === options.replayFilter &&
-    kept.options.flags === options.flags
-  ) {
+  if (kept !== undefined && sameOptions(kept.options, options)) {
     return kept.converted;
   }
   const converted =

@@ -166,10 +166,17 @@ let nextPlaceholder = 0;
  * text in its place, escaped a piece at a time, so the SDK's body never holds a second whole copy
  * of a huge prompt beside the history's (issue 27 item 3). Call `release` once the request is
  * over (its body has been sent); a provider whose fetch is not so wrapped must not use this.
+ * Items of an array `value` (a prompt's messages) found to hold no huge text are not walked
+ * again by later calls, so they must not be changed once passed here (convert.ts's kept
+ * conversions are not).
  */
 export function shareHugeTexts<T>(value: T): { value: T; release: () => void } {
   const placeholders: string[] = [];
-  const replaced = withPlaceholders(value, placeholders) as T;
+  const replaced = (
+    Array.isArray(value)
+      ? itemsWithPlaceholders(value, placeholders)
+      : withPlaceholders(value, placeholders)
+  ) as T;
   return {
     value: replaced,
     release: () => {
@@ -178,6 +185,36 @@ export function shareHugeTexts<T>(value: T): { value: T; release: () => void } {
       }
     },
   };
+}
+
+/**
+ * Items of prompts (messages) already walked that hold no huge text. A prompt's messages are kept
+ * from one request to the next (convert.ts converts each history message once, keeps the prompt
+ * and never changes them), so each request walks only its new messages instead of the whole
+ * prompt (issue 26, figure 3).
+ */
+const withoutHugeTexts = new WeakSet<object>();
+
+/** {@link withPlaceholders} of each item, skipping items known to hold no huge text. */
+function itemsWithPlaceholders(items: readonly unknown[], placeholders: string[]): unknown[] {
+  let copy: unknown[] | undefined;
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index];
+    const isObject = typeof item === "object" && item !== null;
+    if (isObject && withoutHugeTexts.has(item)) {
+      continue;
+    }
+    const replaced = withPlaceholders(item, placeholders);
+    if (replaced === item) {
+      if (isObject) {
+        withoutHugeTexts.add(item);
+      }
+    } else {
+      copy ??= [...items];
+      copy[index] = replaced;
+    }
+  }
+  return copy ?? (items as unknown[]);
 }
 
 function withPlaceholders(value: unknown, placeholders: string[]): unknown {

@@ -95,13 +95,42 @@ describe("toPrompt's kept conversions", () => {
     fold(history, toolTurn(2));
     const { now, fresh } = nowAndFresh(history, OPTION_SETS[0] as Options);
     expect(now).toEqual(fresh);
-    // The messages of turn 1 are the very objects of the first request: converted once.
+    // The messages of turn 1 are the very objects of the first request: the prompt was extended.
     expect(now.slice(0, first.length).map((message, index) => message === first[index])).toEqual(
-      // The system prompt is new each time; the merged tool message of two results is new too.
-      [false, true, true, false],
+      // The system prompt is new each time; the merged tool message of two results is kept.
+      [false, true, true, true],
     );
     // Asked again (the merge must not have grown the kept tool results), nothing changes.
     expect(convert(history.messages, OPTION_SETS[0] as Options)).toEqual(fresh);
+  });
+
+  it("leaves the prompts it returned as they were, and follows results inserted between others", () => {
+    const history = new History();
+    fold(history, OPENING);
+    const options = OPTION_SETS[0] as Options;
+    const [assistant, resultA, resultB, turnEnd] = toolTurn(1).slice(1) as EventInput[];
+    fold(history, [assistant as EventInput, resultB as EventInput]);
+    const beforeA = convert(history.messages, options);
+    const beforeACopy = structuredClone(beforeA);
+    // Result a completes last but goes before b: a message inserted between kept ones.
+    fold(history, [resultA as EventInput, turnEnd as EventInput]);
+    expect(history.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+    ]);
+    const afterA = nowAndFresh(history, options);
+    expect(afterA.now).toEqual(afterA.fresh);
+    expect(afterA.now.at(-1)).toMatchObject({
+      role: "tool",
+      content: [{ toolCallId: "call_1a" }, { toolCallId: "call_1b" }],
+    });
+    fold(history, toolTurn(2));
+    const later = nowAndFresh(history, options);
+    expect(later.now).toEqual(later.fresh);
+    expect(beforeA).toEqual(beforeACopy);
+    expect(later.now[0]).not.toBe(afterA.now[0]);
   });
 
   it("matches a fresh conversion under each set of options, in any order", () => {

@@ -152,6 +152,66 @@ describe("huge texts shared between the history and the request body", () => {
     ).rejects.toThrow("released huge text");
   });
 
+  test("parts walked once and found to hold no huge text are not walked again", () => {
+    /** How often each kept message is looked into (property reads, key listings). */
+    const looks = { user: 0, assistant: 0 };
+    const watched = <T extends object>(name: keyof typeof looks, target: T): T =>
+      new Proxy(target, {
+        get: (object, key, receiver) => {
+          looks[name] += 1;
+          return Reflect.get(object, key, receiver);
+        },
+        ownKeys: (object) => {
+          looks[name] += 1;
+          return Reflect.ownKeys(object);
+        },
+      });
+    const user = watched("user", { role: "user", content: [{ type: "text", text: "question" }] });
+    const assistant = watched("assistant", {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "c1", toolName: "view", input: { path: "a" } }],
+    });
+    const huge = "x".repeat(HUGE_MESSAGE_BYTES);
+    const hugeResult = { role: "tool", content: [{ type: "text", text: huge }] };
+    /** The text of a message's first part. */
+    const firstText = (message: unknown) =>
+      (message as { content: { text?: string }[] }).content[0]?.text;
+
+    const first = shareHugeTexts([{ role: "system", content: "be brief" }, user, assistant]);
+    expect(first.value).toEqual([{ role: "system", content: "be brief" }, user, assistant]);
+    expect(looks.user).toBeGreaterThan(0);
+    expect(looks.assistant).toBeGreaterThan(0);
+    first.release();
+
+    // The next request: the same kept messages, then a new one holding a huge text.
+    const lookedBefore = { ...looks };
+    const second = shareHugeTexts([
+      { role: "system", content: "be brief" },
+      user,
+      assistant,
+      hugeResult,
+    ]);
+    expect(looks).toEqual(lookedBefore);
+    expect(second.value[1]).toBe(user);
+    expect(second.value[2]).toBe(assistant);
+    const placeholder = firstText(second.value[3]);
+    expect(placeholder).toMatch(/^turnloop-huge-text-.*~$/);
+    expect(second.value[3]).toEqual({
+      role: "tool",
+      content: [{ type: "text", text: placeholder }],
+    });
+
+    // A part that holds a huge text is walked again, and its text shared again, every request.
+    const third = shareHugeTexts([user, assistant, hugeResult]);
+    expect(looks).toEqual(lookedBefore);
+    const again = firstText(third.value[2]);
+    expect(again).toMatch(/^turnloop-huge-text-.*~$/);
+    expect(again).not.toBe(placeholder);
+    expect(hugeResult.content[0]?.text).toBe(huge);
+    second.release();
+    third.release();
+  });
+
   test.each<Wire>(["openai-chat", "openai-responses", "anthropic"])(
     "a huge prompt reaches the %s model whole through the provider",
     async (wire) => {
