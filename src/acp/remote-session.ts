@@ -17,6 +17,7 @@
 import { hostname } from "node:os";
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
+import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { registerHandler } from "../session/follower-handler.js";
 import type { SessionHost } from "../session/host.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
@@ -305,11 +306,10 @@ export class AcpRemoteSession {
     if (prompt === undefined) {
       return;
     }
-    const owner = `the worker running session ${this.id} stopped (its lease lapsed)`;
     const message = gone.dropped.includes(prompt.id)
-      ? `${owner} before this prompt started; send it again to run it here`
+      ? droppedPromptsMessage(this.id, "lapsed", "this")
       : gone.interrupted === prompt.id
-        ? `${owner} while running this prompt: it ended there unfinished`
+        ? interruptedPromptMessage(this.id, "this")
         : undefined;
     if (message === undefined) {
       return;
@@ -341,10 +341,7 @@ export class AcpRemoteSession {
       return;
     }
     if (news?.kind === "dropped" && news.promptIds.includes(prompt.id)) {
-      const message =
-        news.cause === "shutdown"
-          ? `the worker running session ${this.id} closed it before this prompt ended; send it again to run it here`
-          : `the worker running session ${this.id} dropped this prompt unrun: its own client aborted while it was queued; send it again`;
+      const message = droppedPromptsMessage(this.id, news.cause, "this");
       prompt.settle({ error: { errorType: "server", message } });
     } else if (news?.kind === "ended" && news.promptId === prompt.id) {
       prompt.settle(news.end);

@@ -1,5 +1,5 @@
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
-import { lineDiff } from "../tools/text-replacement.js";
+import { lineDiff } from "../tools/line-diff.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;

@@ -59,13 +59,22 @@ interface RenderState {
   prompt: PromptState;
 }
 
+/** Options of {@link renderConversation}. */
+export interface ConversationOptions {
+  /** Whether `session.start` gets its line (default true); a face whose banner says it, not. */
+  startLine?: boolean;
+}
+
 /**
  * Renders `events` (persisted ones; ephemeral deltas are ignored, a `session.idle` gives the stop)
  * as text, one line per item, ending with `\n` unless empty. Tool calls without a result are listed
  * as such when their prompt ends. When the log does not say how a prompt stopped (no
  * `session.idle`, e.g. a crash or the turn limit), its stop line says so.
  */
-export function renderConversation(events: readonly SessionEvent[]): string {
+export function renderConversation(
+  events: readonly SessionEvent[],
+  { startLine = true }: ConversationOptions = {},
+): string {
   const state: RenderState = {
     lines: [],
     fold: new SessionFold(),
@@ -74,7 +83,9 @@ export function renderConversation(events: readonly SessionEvent[]): string {
   };
   for (const event of events) {
     state.fold.apply(event);
-    renderEvent(state, event);
+    if (startLine || event.type !== "session.start") {
+      renderEvent(state, event);
+    }
   }
   closePrompt(state);
   return state.lines.length === 0 ? "" : `${state.lines.join("\n")}\n`;

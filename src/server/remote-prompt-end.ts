@@ -7,6 +7,7 @@
 import type { SessionEventData } from "../events/events.js";
 import { idleData } from "../events/idle.js";
 import { ServerToClient } from "../protocol/copilot.js";
+import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { createEnvelope } from "../session/envelope.js";
 import type { SentPromptNews } from "../session/prompt-end.js";
 import { sendIdle } from "./client-link.js";
@@ -45,28 +46,23 @@ export function endPrompts(
   }
 }
 
-/** What a follower's client is told of prompts its owner dropped (or, dying, left unfinished). */
+/**
+ * What a follower's client is told of prompts its owner dropped (or, dying, left unfinished), in
+ * the faces' shared wording (session/dropped-prompts.ts): every prompt it sent, counted.
+ */
 function droppedMessage(
   sessionId: string,
   news: Extract<SentPromptNews, { kind: "dropped" }>,
 ): string {
-  const owner = `the worker running session ${sessionId}`;
-  const count = `${news.promptIds.length} prompt(s) sent from this worker`;
-  const lapsed = [
+  if (news.cause !== "lapsed") {
+    return droppedPromptsMessage(sessionId, news.cause, news.promptIds.length);
+  }
+  return [
     ...(news.interrupted === undefined
       ? []
-      : [
-          `${owner} stopped (its lease lapsed) while running a prompt sent from this worker: it ended there unfinished`,
-        ]),
+      : [interruptedPromptMessage(sessionId, "sent from this worker")]),
     ...(news.promptIds.length === 0
       ? []
-      : [
-          `${owner} stopped (its lease lapsed) before ${count} started; send again to run them here`,
-        ]),
-  ];
-  return {
-    shutdown: `${owner} closed it before ${count} ended; send again to run them here`,
-    abort: `${owner} dropped ${count.replace("prompt", "queued prompt")} unrun: its own client aborted; send again to run them`,
-    lapsed: lapsed.join("; "),
-  }[news.cause];
+      : [droppedPromptsMessage(sessionId, "lapsed", news.promptIds.length)]),
+  ].join("; ");
 }

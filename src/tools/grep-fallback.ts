@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { ToolContext } from "./define-tool.js";
+import { fileLines } from "./file-lines.js";
 import { findFiles } from "./gitignore.js";
 import type { GrepOptions } from "./grep-options.js";
 import { decodeFileBytes } from "./text-decoding.js";
@@ -60,10 +61,7 @@ export async function searchWithJavaScript(
     if (decoded?.kind !== "text") {
       continue;
     }
-    const lines = decoded.text.split("\n");
-    if (decoded.text.endsWith("\n")) {
-      lines.pop();
-    }
+    const lines = fileLines(decoded.text);
     const matched = matchingLines(decoded.text, lines, expression, options.multiline);
     if (matched.size === 0) {
       continue;

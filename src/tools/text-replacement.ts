@@ -1,9 +1,5 @@
-/** Lines of context shown around a change in a diff. */
-const DIFF_CONTEXT_LINES = 3;
-/** Removed (or added) lines shown in a diff before the rest are counted instead. */
-const MAX_DIFF_LINES_PER_SIDE = 20;
-/** Characters shown of one diff line (minified code). */
-const MAX_DIFF_LINE_CHARACTERS = 300;
+import { fileDiff } from "./line-diff.js";
+
 /** Match positions reported at most (a one-character old_str can match everywhere). */
 const MAX_REPORTED_MATCHES = 1_000;
 
@@ -58,7 +54,7 @@ export function replaceOnce(text: string, oldString: string, newString: string):
       };
     }
     const newText = text.slice(0, position) + replacement + text.slice(position + search.length);
-    return { kind: "replaced", text: newText, diff: lineDiff(text, newText) };
+    return { kind: "replaced", text: newText, diff: fileDiff(text, newText) };
   }
   return { kind: "not-found", looseMatchLines: looseMatchLines(text, oldString) };
 }
@@ -127,60 +123,4 @@ function looseMatchLines(text: string, oldString: string): number[] {
   const haystack = text.split("\n").map(normalise).join("\n");
   const positions = findOccurrences(haystack, needle);
   return [...new Set(lineNumbersOf(haystack, positions))];
-}
-
-/**
- * One unified-style hunk covering the lines that differ between `before` and `after` (which
- * differ in one region), with {@link DIFF_CONTEXT_LINES} lines of context. Carriage returns are
- * not shown; long runs of changed lines and long lines are cut with a note.
- */
-export function lineDiff(before: string, after: string): string {
-  const oldLines = before.split("\n");
-  const newLines = after.split("\n");
-  if (before.endsWith("\n") && after.endsWith("\n")) {
-    // A final line break ends the last line; it does not start an empty one worth showing.
-    oldLines.pop();
-    newLines.pop();
-  }
-  const shorter = Math.min(oldLines.length, newLines.length);
-  let prefix = 0;
-  while (prefix < shorter && oldLines[prefix] === newLines[prefix]) {
-    prefix += 1;
-  }
-  let suffix = 0;
-  while (
-    suffix < shorter - prefix &&
-    oldLines[oldLines.length - 1 - suffix] === newLines[newLines.length - 1 - suffix]
-  ) {
-    suffix += 1;
-  }
-  const start = Math.max(prefix - DIFF_CONTEXT_LINES, 0);
-  const oldEnd = oldLines.length - suffix;
-  const newEnd = newLines.length - suffix;
-  const contextEnd = Math.min(oldEnd + DIFF_CONTEXT_LINES, oldLines.length);
-  const trailing = contextEnd - oldEnd;
-  const header =
-    `@@ -${start + 1},${contextEnd - start} ` + `+${start + 1},${newEnd + trailing - start} @@`;
-  return [
-    header,
-    ...oldLines.slice(start, prefix).map((line) => diffLine(" ", line)),
-    ...changedLines("-", oldLines.slice(prefix, oldEnd), "removed"),
-    ...changedLines("+", newLines.slice(prefix, newEnd), "added"),
-    ...oldLines.slice(oldEnd, contextEnd).map((line) => diffLine(" ", line)),
-  ].join("\n");
-}
-
-function changedLines(marker: string, lines: readonly string[], verb: string): string[] {
-  const shown = lines.slice(0, MAX_DIFF_LINES_PER_SIDE).map((line) => diffLine(marker, line));
-  const hidden = lines.length - shown.length;
-  return hidden > 0 ? [...shown, `[… ${hidden} more lines ${verb}]`] : shown;
-}
-
-function diffLine(marker: string, rawLine: string): string {
-  const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
-  if (line.length <= MAX_DIFF_LINE_CHARACTERS) {
-    return `${marker}${line}`;
-  }
-  const hidden = line.length - MAX_DIFF_LINE_CHARACTERS;
-  return `${marker}${line.slice(0, MAX_DIFF_LINE_CHARACTERS)} [… ${hidden} more characters]`;
 }

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { listDirectory } from "./directory-listing.js";
+import { fileLines } from "./file-lines.js";
 import { readImage } from "./image-file.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import {
@@ -123,19 +124,20 @@ function encodingNote(decoded: DecodedFile & { kind: "text" }): string | undefin
 }
 
 /**
- * Numbers the lines of `text` within `range` and cuts the output at the line and character
- * limits, ending with a note that says which lines were shown and how to read on.
+ * Numbers the lines of `text` ({@link fileLines}: a final newline starts no line) within `range`
+ * and cuts the output at the line and character limits, ending with a note that says which lines
+ * were shown and how to read on.
  */
 function showLines(
   text: string,
   range: readonly number[] | undefined,
   note: string | undefined,
 ): ToolResult {
-  if (text === "") {
+  const lines = fileLines(text);
+  const total = lines.length;
+  if (total === 0) {
     return textResult("(empty file)");
   }
-  const lines = text.split("\n");
-  const total = lines.length;
   const requestedStart = Math.max(Math.floor(range?.[0] ?? 1), 1);
   const requestedEnd = Math.floor(range?.[1] ?? -1);
   if (requestedStart > total) {

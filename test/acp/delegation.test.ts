@@ -69,7 +69,7 @@ describe("a client that offers fs and terminals", () => {
 
     // view read the editor's buffer, not the disk.
     expect(callsOf(harness, "fs/read_text_file")).toContainEqual({ sessionId, path });
-    expect(requestMessages(harness.server, 1).at(-1)?.content).toBe("1. in the editor\n2.");
+    expect(requestMessages(harness.server, 1).at(-1)?.content).toBe("1. in the editor");
 
     // edit and create wrote through the client, and their updates are diffs.
     expect(callsOf(harness, "fs/write_text_file")).toEqual([

@@ -137,7 +137,7 @@ describe("a prompt turn", () => {
       { sessionUpdate: "tool_call_update", toolCallId: "call_1", ...viewOf("a.txt") },
       { sessionUpdate: "usage_update", used: 15, size: 128_000 },
       inProgress("call_1"),
-      completedWithText("call_1", "1. hello\n2."),
+      completedWithText("call_1", "1. hello"),
       {
         sessionUpdate: "agent_message_chunk",
         content: text("It says hello."),

@@ -22,7 +22,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       terminal.type("When is the launch?");
       const screen = await terminal.waitFor(/The launch is on Tuesday \(see notes\.md\)\./);
       expect(screen).toMatch(/› When is the launch\?/);
-      expect(screen).toMatch(/✓ view notes\.md +\d\.\ds · 3 lines/);
+      expect(screen).toMatch(/✓ view notes\.md +\d\.\ds · 2 lines/);
       expect(screen).toMatch(/Let me look\./);
       // The Markdown markers are rendered, not printed.
       expect(screen).not.toMatch(/\*\*Tuesday\*\*/);

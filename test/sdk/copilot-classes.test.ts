@@ -91,7 +91,7 @@ describe("non-streaming sessions and split replies", () => {
           "call_intent",
           "Tool 'report_intent' does not exist. Available tools that can be called are view, create, edit, grep, glob, bash, update_plan.",
         ],
-        ["call_view", "1. split\n2."],
+        ["call_view", "1. split"],
       ]);
       await session.disconnect();
     },

@@ -85,7 +85,7 @@ describe("hooks through hooks.invoke", () => {
       ["sessionStart", ["new", "read it"]],
       ["userPromptSubmitted", "read it"],
       ["preToolUse", ["view", { path: "notes.txt" }]],
-      ["postToolUse", "1. other\n2.\n\n(pre)"],
+      ["postToolUse", "1. other\n\n(pre)"],
       ["agentStop", ["end_turn", false]],
       ["agentStop", ["end_turn", true]],
       ["sessionEnd", "user_exit"],
@@ -96,7 +96,7 @@ describe("hooks through hooks.invoke", () => {
       "Read notes.txt\n\n(from the hook)",
     ]);
     const tool = requestMessages(fixture.model, -2).find((message) => message.role === "tool");
-    expect(tool?.content).toBe("1. other\n2.\n\n(pre)\n\n(post)");
+    expect(tool?.content).toBe("1. other\n\n(pre)\n\n(post)");
     const last = requestMessages(fixture.model, -1).at(-1);
     expect(last).toEqual({ role: "user", content: "Now say bye." });
 

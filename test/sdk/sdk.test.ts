@@ -70,7 +70,7 @@ describe("the SDK against the built server (stdio)", () => {
           toolCallId: "call_1",
           toolName: "view",
           success: true,
-          result: { content: "1. hello\n2." },
+          result: { content: "1. hello" },
         },
       },
       // The turn holds its tools.

@@ -163,6 +163,6 @@ describe("edit keeps line endings and encodings", () => {
     const result = await edit("bom.txt", "x", "z");
     expect(result.content).toContain("(lines 1, 3)");
     const view = await runTool(viewTool, { path: "bom.txt" }, makeContext(directory));
-    expect(view.content).toBe("1. x\n2. y\n3. x\n4.");
+    expect(view.content).toBe("1. x\n2. y\n3. x");
   });
 });

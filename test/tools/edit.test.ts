@@ -53,11 +53,30 @@ describe("edit", () => {
     );
     const deleted = await edit("ten.txt", "line 10", "");
     expect(deleted.content.split("\n\n")[1]).toBe(
-      "@@ -9,4 +9,4 @@\n line 7\n line 8\n line 9\n-line 10\n+",
+      "@@ -9,4 +9,3 @@\n line 7\n line 8\n line 9\n-line 10\n\\ No newline at end of file",
     );
     expect(await readFile(join(directory, "ten.txt"), "utf8")).toMatch(
       /new b\nline 3[\s\S]*line 9\n$/,
     );
+  });
+
+  it("shows a change to the final line break as diff does, never as an empty line", async () => {
+    const diffAfter = async (before: string, oldString: string, newString: string) => {
+      await writeFile(join(directory, "end.txt"), before);
+      const result = await edit("end.txt", oldString, newString);
+      expect(await readFile(join(directory, "end.txt"), "utf8")).toBe(
+        before.replace(oldString, newString),
+      );
+      return result.content.split("\n\n")[1];
+    };
+    expect(await diffAfter("a\nb\n", "b\n", "b\nc\n")).toBe("@@ -1,2 +1,3 @@\n a\n b\n+c");
+    expect(await diffAfter("a\nb", "b", "b\nc\n")).toBe(
+      "@@ -1,2 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+b\n+c",
+    );
+    expect(await diffAfter("a\nb\n", "b\n", "b")).toBe(
+      "@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file",
+    );
+    expect(await diffAfter("a\r\nb\r\n", "a", "A")).toBe("@@ -1,2 +1,2 @@\n-a\n+A\n b");
   });
 
   it("refuses when old_str is not found, leaving the file alone", async () => {

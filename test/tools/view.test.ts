@@ -11,10 +11,41 @@ const view = runsInTemporaryDirectory(viewTool, (path) => {
 });
 
 describe("view", () => {
-  it("numbers lines as Copilot CLI does, including the empty line after a final newline", async () => {
+  it("numbers lines as Copilot CLI does; a final newline ends the last line, not a new one", async () => {
     await writeFile(join(directory, "edit_me.txt"), "Hi Universe\nGoodbye World\n");
     const result = await view({ path: join(directory, "edit_me.txt") });
-    expect(result).toEqual({ content: "1. Hi Universe\n2. Goodbye World\n3.", isError: false });
+    expect(result).toEqual({ content: "1. Hi Universe\n2. Goodbye World", isError: false });
+    // A blank last line is a line; CRLF line ends count the same.
+    await writeFile(join(directory, "blank.txt"), "a\r\n\r\n");
+    expect(await view({ path: "blank.txt" })).toEqual({ content: "1. a\n2.", isError: false });
+    await writeFile(join(directory, "newline.txt"), "\n");
+    expect(await view({ path: "newline.txt" })).toEqual({ content: "1.", isError: false });
+  });
+
+  it("counts a file ending in a newline by its real lines in ranges and errors", async () => {
+    await writeFile(join(directory, "ab.txt"), "a\nb\n");
+    expect(await view({ path: "ab.txt", view_range: [2, -1] })).toEqual({
+      content: "2. b",
+      isError: false,
+    });
+    expect(await view({ path: "ab.txt", view_range: [1, 5] })).toEqual({
+      content: "1. a\n2. b",
+      isError: false,
+    });
+    expect(await view({ path: "ab.txt", view_range: [3, 3] })).toEqual({
+      content: "Invalid view_range: line 3 is past the end of the file (2 lines).",
+      isError: true,
+    });
+  });
+
+  it("does not cut a file of exactly 2000 lines ending in a newline", async () => {
+    const lines = Array.from({ length: 2000 }, (_, index) => `row ${index + 1}`);
+    await writeFile(join(directory, "full.txt"), `${lines.join("\n")}\n`);
+    const result = await view({ path: "full.txt" });
+    expect(result).toEqual({
+      content: lines.map((line, index) => `${index + 1}. ${line}`).join("\n"),
+      isError: false,
+    });
   });
 
   it("reads a relative path against the cwd", async () => {
@@ -73,14 +104,16 @@ describe("view", () => {
       Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("// héllo\nint a = 1;\n")]),
     );
     const result = await view({ path: "bom.cs" });
-    expect(result.content).toBe("1. // héllo\n2. int a = 1;\n3.");
+    expect(result.content).toBe("1. // héllo\n2. int a = 1;");
   });
 
   it("decodes UTF-16LE with a byte order mark", async () => {
     const text = Buffer.from("naïve\r\nsecond\r\n", "utf16le");
     await writeFile(join(directory, "wide.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), text]));
     const result = await view({ path: "wide.txt" });
-    expect(result.content).toMatch(/^1\. naïve\n2\. second\n3\.\n\[The file is UTF-16LE/);
+    expect(result.content).toBe(
+      "1. naïve\n2. second\n[The file is UTF-16LE with a byte order mark.]",
+    );
     expect(result.content).not.toContain("\u0000");
   });
 
@@ -123,15 +156,15 @@ describe("view", () => {
 
   it("cuts a huge file with a note on how to read on", async () => {
     const lines = Array.from({ length: 5000 }, (_, index) => `row ${index + 1}`);
-    await writeFile(join(directory, "huge.txt"), lines.join("\n"));
+    await writeFile(join(directory, "huge.txt"), `${lines.join("\n")}\n`);
+    const numbered = lines.map((line, index) => `${index + 1}. ${line}`);
     const result = await view({ path: "huge.txt" });
-    const shown = result.content.split("\n");
-    expect(shown[0]).toBe("1. row 1");
-    expect(shown[1999]).toBe("2000. row 2000");
-    expect(shown[2000]).toBe(
+    expect(result.content.split("\n")).toEqual([
+      ...numbered.slice(0, 2000),
       "[Output cut: showing lines 1-2000 of 5000. Use view_range [2001, 4000] to read more.]",
-    );
-    expect(shown).toHaveLength(2001);
+    ]);
+    const last = await view({ path: "huge.txt", view_range: [4001, -1] });
+    expect(last.content.split("\n")).toEqual(numbered.slice(4000));
   });
 
   it("cuts by size when lines are long, and shortens a single enormous line", async () => {

@@ -70,6 +70,8 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   while (!exit) {
     const line = await lines.read("> ");
     if (line === undefined) {
+      // End of input (Ctrl-D, Ctrl-C, the pipe's end) left the prompt open: end its line.
+      stdout.write("\n");
       break;
     }
     await controller.submit(line);
@@ -92,7 +94,8 @@ function plainView(
   pickSession: ConversationView["pickSession"],
 ): ConversationView {
   return {
-    history: (events) => stdout.write(renderConversation(events)),
+    // The controller's banner already names the session, its model and folder.
+    history: (events) => stdout.write(renderConversation(events, { startLine: false })),
     show: renderer.handle,
     note: (text) => {
       renderer.endLine();

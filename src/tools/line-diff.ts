@@ -1,0 +1,101 @@
+import { fileLines } from "./file-lines.js";
+
+/** Lines of context shown around a change in a diff. */
+const DIFF_CONTEXT_LINES = 3;
+/** Removed (or added) lines shown in a diff before the rest are counted instead. */
+const MAX_DIFF_LINES_PER_SIDE = 20;
+/** Characters shown of one diff line (minified code). */
+const MAX_DIFF_LINE_CHARACTERS = 300;
+/** What diff prints after a file's last line when no line break ends it. */
+const NO_FINAL_LINE_BREAK = "\\ No newline at end of file";
+
+/** One line of a diffed text. */
+interface DiffLine {
+  /** The line without its line break. */
+  text: string;
+  /** Whether a line break ends it: false only for a file's last line without one. */
+  ended: boolean;
+}
+
+/**
+ * One unified-style hunk covering the lines that differ between two whole files (which differ in
+ * one region), with {@link DIFF_CONTEXT_LINES} lines of context. Lines are the files' own
+ * ({@link fileLines}): a final line break is no empty line; a last line without one is followed by
+ * `\ No newline at end of file`, as diff prints it, so adding or removing that break shows.
+ * Carriage returns are not shown; long runs of changed lines and long lines are cut with a note.
+ */
+export function fileDiff(before: string, after: string): string {
+  return hunk(linesOfFile(before), linesOfFile(after));
+}
+
+/**
+ * {@link fileDiff}'s hunk for two snippets (an edit's `old_str` and `new_str`): their text goes on
+ * after them, so a missing final line break is no news; a final line break on both ends the last
+ * line rather than starting an empty one.
+ */
+export function lineDiff(before: string, after: string): string {
+  const oldLines = before.split("\n");
+  const newLines = after.split("\n");
+  if (before.endsWith("\n") && after.endsWith("\n")) {
+    oldLines.pop();
+    newLines.pop();
+  }
+  const ended = (text: string): DiffLine => ({ text, ended: true });
+  return hunk(oldLines.map(ended), newLines.map(ended));
+}
+
+function linesOfFile(text: string): DiffLine[] {
+  const lines = fileLines(text).map((line): DiffLine => ({ text: line, ended: true }));
+  const last = lines.at(-1);
+  if (last !== undefined && !text.endsWith("\n")) {
+    last.ended = false;
+  }
+  return lines;
+}
+
+function hunk(oldLines: readonly DiffLine[], newLines: readonly DiffLine[]): string {
+  const same = (left: DiffLine | undefined, right: DiffLine | undefined) =>
+    left?.text === right?.text && left?.ended === right?.ended;
+  const shorter = Math.min(oldLines.length, newLines.length);
+  let prefix = 0;
+  while (prefix < shorter && same(oldLines[prefix], newLines[prefix])) {
+    prefix += 1;
+  }
+  let suffix = 0;
+  while (
+    suffix < shorter - prefix &&
+    same(oldLines[oldLines.length - 1 - suffix], newLines[newLines.length - 1 - suffix])
+  ) {
+    suffix += 1;
+  }
+  const start = Math.max(prefix - DIFF_CONTEXT_LINES, 0);
+  const oldEnd = oldLines.length - suffix;
+  const newEnd = newLines.length - suffix;
+  const contextEnd = Math.min(oldEnd + DIFF_CONTEXT_LINES, oldLines.length);
+  const trailing = contextEnd - oldEnd;
+  const header =
+    `@@ -${start + 1},${contextEnd - start} ` + `+${start + 1},${newEnd + trailing - start} @@`;
+  return [
+    header,
+    ...oldLines.slice(start, prefix).flatMap((line) => diffLine(" ", line)),
+    ...changedLines("-", oldLines.slice(prefix, oldEnd), "removed"),
+    ...changedLines("+", newLines.slice(prefix, newEnd), "added"),
+    ...oldLines.slice(oldEnd, contextEnd).flatMap((line) => diffLine(" ", line)),
+  ].join("\n");
+}
+
+function changedLines(marker: string, lines: readonly DiffLine[], verb: string): string[] {
+  const shown = lines.slice(0, MAX_DIFF_LINES_PER_SIDE).flatMap((line) => diffLine(marker, line));
+  const hidden = lines.length - Math.min(lines.length, MAX_DIFF_LINES_PER_SIDE);
+  return hidden > 0 ? [...shown, `[… ${hidden} more lines ${verb}]`] : shown;
+}
+
+/** The line after its marker, and diff's note when no line break ends it. */
+function diffLine(marker: string, { text, ended }: DiffLine): string[] {
+  const line = text.endsWith("\r") ? text.slice(0, -1) : text;
+  const shown =
+    line.length <= MAX_DIFF_LINE_CHARACTERS
+      ? `${marker}${line}`
+      : `${marker}${line.slice(0, MAX_DIFF_LINE_CHARACTERS)} [… ${line.length - MAX_DIFF_LINE_CHARACTERS} more characters]`;
+  return ended ? [shown] : [shown, NO_FINAL_LINE_BREAK];
+}

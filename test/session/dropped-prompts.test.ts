@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import {
+  droppedPromptsMessage,
+  interruptedPromptMessage,
+} from "../../src/session/dropped-prompts.js";
+
+const owner = "the worker running session s-1";
+
+describe("what a follower's client is told of prompts the owner dropped", () => {
+  it("names this prompt (ACP answers each) or how many this worker sent (the Copilot protocol)", () => {
+    const messages = (["shutdown", "abort", "lapsed"] as const).flatMap((cause) => [
+      droppedPromptsMessage("s-1", cause, "this"),
+      droppedPromptsMessage("s-1", cause, 2),
+    ]);
+    expect(messages).toEqual([
+      `${owner} closed it before this prompt ended; send it again to run it here`,
+      `${owner} closed it before 2 prompt(s) sent from this worker ended; send again to run them here`,
+      `${owner} dropped this queued prompt unrun: its own client aborted; send it again to run it`,
+      `${owner} dropped 2 queued prompt(s) sent from this worker unrun: its own client aborted; send again to run them`,
+      `${owner} stopped (its lease lapsed) before this prompt started; send it again to run it here`,
+      `${owner} stopped (its lease lapsed) before 2 prompt(s) sent from this worker started; send again to run them here`,
+    ]);
+  });
+
+  it("says a prompt the dead owner was running ended unfinished", () => {
+    expect([
+      interruptedPromptMessage("s-1", "this"),
+      interruptedPromptMessage("s-1", "sent from this worker"),
+    ]).toEqual([
+      `${owner} stopped (its lease lapsed) while running this prompt: it ended there unfinished`,
+      `${owner} stopped (its lease lapsed) while running a prompt sent from this worker: it ended there unfinished`,
+    ]);
+  });
+});
