@@ -33,10 +33,12 @@ import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
+import { keepRequireWhereUsed } from "./require-where-used.mjs";
 
 const OUTPUT = "dist/cli";
 
-// Chunks are ES modules; CommonJS packages inside them call `require`, which ES modules lack.
+// Chunks are ES modules; CommonJS packages inside them call `require`, which ES modules lack. Only
+// the files that name it keep this line (scripts/require-where-used.mjs).
 const REQUIRE_BANNER =
   'import { createRequire as __turnloopCreateRequire } from "node:module"; ' +
   "const require = __turnloopCreateRequire(import.meta.url);";
@@ -189,6 +191,16 @@ for (const [output, { inputs: bundled }] of Object.entries(result.metafile.outpu
   }
 }
 writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);
+
+keepRequireWhereUsed(
+  Object.keys(inputs).map((file) => join(OUTPUT, file)),
+  REQUIRE_BANNER,
+);
+
+// Each chunk Node loads is an ES module because of the nearest package.json's `"type"`; without one
+// beside the chunks, Node looks for it in every folder up to the package's own, for each import of
+// a chunk (about 200 before `turnloop acp` answers its first prompt; bench/notes/acp.md).
+writeFileSync(`${OUTPUT}/chunks/package.json`, `${JSON.stringify({ type: "module" })}\n`);
 
 const bin = `${OUTPUT}/main.js`;
 const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];
