@@ -34,9 +34,10 @@ export interface AttemptSettings {
 
 /**
  * One model request: `request_start`, its progress events as they come, then `done`; or the
- * failure the retry loop judges. {@link next} gives one event per call, so the provider's stream
- * takes one promise per event from the model's stream to its reader, where nested generators took
- * three (bench/notes/provider.md). {@link close} must follow, however the reading ended.
+ * failure the retry loop judges. {@link next} gives one event per call, so between the model's
+ * stream and the loop each event passes one async generator (the provider's `stream`), where it
+ * passed three nested ones (bench/notes/provider.md). {@link close} must follow, however the
+ * reading ended.
  *
  * A part `error`, a body that ends before the model's finish, or before the wire's terminator,
  * fails the attempt. Text or reasoning that reached the user counts as shown; a tool call whose
