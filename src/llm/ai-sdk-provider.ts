@@ -1,17 +1,11 @@
-import type {
-  LanguageModelV3,
-  LanguageModelV3StreamPart,
-  SharedV3ProviderOptions,
-} from "@ai-sdk/provider";
+import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
 import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
-import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { ImageInput } from "./image-input.js";
+import { type AttemptOutcome, type AttemptSettings, ModelAttempt } from "./model-attempt.js";
 import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
-import { ReplyAssembler } from "./reply-assembler.js";
 import { DEFAULT_RETRY_POLICY, delayBeforeRetry, type RetryPolicy } from "./retry-policy.js";
-import { StallWatchdog } from "./stall-watchdog.js";
-import { ToolCallIdAssigner } from "./tool-call-ids.js";
+import type { ToolCallIdAssigner } from "./tool-call-ids.js";
 
 /** Default inter-chunk idle limit (ms): generous, since reasoning models pause (case 20). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
@@ -48,8 +42,6 @@ export interface AiSdkProviderOptions {
   sharesHugeTexts?: boolean;
 }
 
-type AttemptOutcome = { ok: true } | { ok: false; failure: ClassifiedFailure; shown: boolean };
-
 /**
  * A {@link Provider} over an AI SDK v6 language model (`doStream`, one call per turn). Retries are
  * ours: 429/5xx/overloaded/network/stalled failures are retried with jittered exponential backoff
@@ -62,7 +54,8 @@ export class AiSdkProvider implements Provider {
   readonly imageInput: ImageInput;
   private readonly options: AiSdkProviderOptions;
   private readonly retry: RetryPolicy;
-  private readonly idleTimeoutMs: number;
+  /** What each {@link ModelAttempt} takes from this provider. */
+  private readonly attemptSettings: AttemptSettings;
   private model: Promise<LanguageModelV3> | undefined;
   private includeUsage = true;
 
@@ -72,43 +65,45 @@ export class AiSdkProvider implements Provider {
     const toolResults = options.toolResultImages ?? false;
     this.imageInput = { user: options.userImages ?? toolResults, toolResults };
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.attemptSettings = {
+      model: () => {
+        this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
+        return this.model;
+      },
+      callFor: (request, abortSignal) => this.callFor(request, abortSignal),
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      isTerminator: options.isTerminator,
+      sharesHugeTexts: options.sharesHugeTexts === true,
+    };
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
     try {
       for (let attempt = 0; ; attempt++) {
-        const outcome = yield* this.attempt(request, signal);
+        const run = new ModelAttempt(this.attemptSettings, request, signal);
+        let outcome: AttemptOutcome;
+        try {
+          // The attempt's events are yielded here, one await each (model-attempt.ts).
+          for (;;) {
+            const step = await run.next();
+            if ("ok" in step) {
+              outcome = step;
+              break;
+            }
+            yield step;
+          }
+        } finally {
+          run.close();
+        }
         if (outcome.ok) {
           return;
         }
-        if (signal.aborted) {
-          yield cancelled();
+        const verdict = this.judge(outcome, attempt, signal);
+        yield verdict.event;
+        if (!verdict.retry) {
           return;
         }
-        const { failure } = outcome;
-        if (this.includeUsage && /stream_options/i.test(failure.message) && !outcome.shown) {
-          // Some OpenAI-compatible servers reject `stream_options`: remember, and ask without it.
-          this.includeUsage = false;
-          this.model = undefined;
-          yield retryEvent(attempt, failure, 0);
-          continue;
-        }
-        const maxRetries = Math.min(this.retry.maxRetries, failure.maxRetries ?? Infinity);
-        if (!failure.retryable || outcome.shown || attempt >= maxRetries) {
-          yield { type: "error", failure: publicFailure(failure) };
-          return;
-        }
-        const delayMs = delayBeforeRetry(this.retry, attempt, failure);
-        if (delayMs === undefined) {
-          // Not rounded: 1.4 s must not read "1 s, longer than the 1 s we wait".
-          const seconds = (failure.retryAfterMs ?? 0) / 1000;
-          const message = `${failure.message} (the server asked to retry after ${seconds} s, longer than the ${this.retry.retryAfterCapMs / 1000} s we wait)`;
-          yield { type: "error", failure: publicFailure({ ...failure, message }) };
-          return;
-        }
-        yield retryEvent(attempt, failure, delayMs);
-        if (!(await sleep(delayMs, signal))) {
+        if (verdict.delayMs !== undefined && !(await sleep(verdict.delayMs, signal))) {
           yield cancelled();
           return;
         }
@@ -120,57 +115,37 @@ export class AiSdkProvider implements Provider {
   }
 
   /**
-   * One model request: its progress events as they come, then `done`; or the failure the retry
-   * loop judges (`shown`: whether text or reasoning already reached the user).
+   * What follows a failed attempt: its `retry` event and the wait before the next attempt (none
+   * when the request changed instead), or the stream's final `error` event.
    */
-  private async *attempt(
-    request: ModelRequest,
+  private judge(
+    outcome: Extract<AttemptOutcome, { ok: false }>,
+    attempt: number,
     signal: AbortSignal,
-  ): AsyncGenerator<LlmEvent, AttemptOutcome> {
-    const attemptController = new AbortController();
-    const abortAttempt = () => attemptController.abort(signal.reason);
-    signal.addEventListener("abort", abortAttempt, { once: true });
-    const watchdog = new StallWatchdog(this.idleTimeoutMs, () =>
-      attemptController.abort(new Error("stalled")),
-    );
-    const progress = { shown: false };
-    let releaseTexts = () => {};
-    try {
-      this.model ??= this.options.createModel({ includeUsage: this.includeUsage });
-      const model = await this.model;
-      // The idle clock starts with the request: loading the provider package on a cold start is
-      // not the server being silent, and must not turn into a "stall" and a retry.
-      watchdog.start();
-      yield { type: "request_start" };
-      watchdog.progress();
-      // A huge prompt's earlier copies go before the SDK serialises the request (huge-messages.ts).
-      collectScheduledGarbage();
-      const call = this.callFor(request, attemptController.signal);
-      if (this.options.sharesHugeTexts === true) {
-        const shared = shareHugeTexts(call.prompt);
-        call.prompt = shared.value;
-        releaseTexts = shared.release;
-      }
-      const stream =
-        request.streaming === false
-          ? generatedParts(await model.doGenerate(call))
-          : (await model.doStream(call)).stream;
-      return yield* this.read(stream, request, watchdog, progress);
-    } catch (error) {
-      if (watchdog.stalled && !signal.aborted) {
-        // Not rounded: a sub-second limit must not read "no data for 0 s".
-        const message = `the model stream stalled: no data for ${this.idleTimeoutMs / 1000} s`;
-        const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
-        return { ok: false, failure, shown: progress.shown };
-      }
-      return { ok: false, failure: classifyFailure(error), shown: progress.shown };
-    } finally {
-      releaseTexts();
-      watchdog.stop();
-      signal.removeEventListener("abort", abortAttempt);
-      // Closes the connection if we stopped reading early (error part, consumer gave up).
-      attemptController.abort();
+  ): { event: LlmEvent; retry: boolean; delayMs?: number } {
+    if (signal.aborted) {
+      return { event: cancelled(), retry: false };
     }
+    const { failure } = outcome;
+    if (this.includeUsage && /stream_options/i.test(failure.message) && !outcome.shown) {
+      // Some OpenAI-compatible servers reject `stream_options`: remember, and ask without it.
+      this.includeUsage = false;
+      this.model = undefined;
+      return { event: retryEvent(attempt, failure, 0), retry: true };
+    }
+    const maxRetries = Math.min(this.retry.maxRetries, failure.maxRetries ?? Infinity);
+    if (!failure.retryable || outcome.shown || attempt >= maxRetries) {
+      return { event: { type: "error", failure: publicFailure(failure) }, retry: false };
+    }
+    const delayMs = delayBeforeRetry(this.retry, attempt, failure);
+    if (delayMs === undefined) {
+      // Not rounded: 1.4 s must not read "1 s, longer than the 1 s we wait".
+      const seconds = (failure.retryAfterMs ?? 0) / 1000;
+      const message = `${failure.message} (the server asked to retry after ${seconds} s, longer than the ${this.retry.retryAfterCapMs / 1000} s we wait)`;
+      const event: LlmEvent = { type: "error", failure: publicFailure({ ...failure, message }) };
+      return { event, retry: false };
+    }
+    return { event: retryEvent(attempt, failure, delayMs), retry: true, delayMs };
   }
 
   /** The AI SDK call options of `request`. */
@@ -194,54 +169,6 @@ export class AiSdkProvider implements Provider {
       ...providerOptionsFor(this.options.providerOptions, request.reasoningEffort),
     };
   }
-
-  /**
-   * Reads one reply's parts into progress events and the assembled reply. A part `error`, a
-   * body that ends before the model's finish, or before the wire's terminator, fails the attempt.
-   * `progress.shown` turns true once text or reasoning reached the user: a tool call whose
-   * arguments were still streaming does not count (a retry then loses nothing, issue 11).
-   */
-  private async *read(
-    stream: ReadableStream<LanguageModelV3StreamPart>,
-    request: ModelRequest,
-    watchdog: StallWatchdog,
-    progress: { shown: boolean },
-  ): AsyncGenerator<LlmEvent, AttemptOutcome> {
-    // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
-    // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
-    let terminated = this.options.isTerminator === undefined || request.streaming === false;
-    const assembler = new ReplyAssembler();
-    const toolCallIds = new ToolCallIdAssigner(request.messages);
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        break;
-      }
-      const part = toolCallIds.assign(value);
-      watchdog.progress();
-      if (part.type === "error") {
-        await reader.cancel().catch(() => undefined);
-        return { ok: false, failure: classifyFailure(part.error), shown: progress.shown };
-      }
-      if (part.type === "raw") {
-        terminated ||= this.options.isTerminator?.(part.rawValue) === true;
-        continue;
-      }
-      assembler.add(part);
-      const event = request.streaming === false ? undefined : progressEvent(part);
-      if (event !== undefined) {
-        progress.shown ||= event.type !== "tool_call_start";
-        yield event;
-        watchdog.progress();
-      }
-    }
-    if (!assembler.finished || !terminated) {
-      return { ok: false, failure: cutOffFailure(), shown: progress.shown };
-    }
-    yield { type: "done", ...assembler.reply() };
-    return { ok: true };
-  }
 }
 
 /**
@@ -262,72 +189,6 @@ function providerOptionsFor(
       openai: { ...base?.openai, reasoningEffort, systemMessageMode: "system" },
       openaiCompatible: { ...base?.openaiCompatible, reasoningEffort },
     },
-  };
-}
-
-/**
- * A non-streaming result as the stream parts it stands for, so one assembler builds both kinds of
- * reply. Nothing of it counts as progress shown early: it arrives whole.
- */
-function generatedParts(
-  result: Awaited<ReturnType<LanguageModelV3["doGenerate"]>>,
-): ReadableStream<LanguageModelV3StreamPart> {
-  const parts: LanguageModelV3StreamPart[] = [];
-  result.content.forEach((content, index) => {
-    const id = String(index);
-    switch (content.type) {
-      case "text":
-        parts.push({ type: "text-delta", id, delta: content.text });
-        break;
-      case "reasoning":
-        parts.push({
-          type: "reasoning-delta",
-          id,
-          delta: content.text,
-          ...(content.providerMetadata === undefined
-            ? {}
-            : { providerMetadata: content.providerMetadata }),
-        });
-        break;
-      case "tool-call":
-        parts.push(content);
-        break;
-      default:
-        break;
-    }
-  });
-  parts.push({ type: "finish", finishReason: result.finishReason, usage: result.usage });
-  return new ReadableStream({
-    start(controller) {
-      for (const part of parts) {
-        controller.enqueue(part);
-      }
-      controller.close();
-    },
-  });
-}
-
-function progressEvent(
-  part: Parameters<ReplyAssembler["add"]>[0],
-): Exclude<LlmEvent, { type: "done" | "error" | "retry" }> | undefined {
-  switch (part.type) {
-    case "text-delta":
-      return part.delta === "" ? undefined : { type: "text_delta", text: part.delta };
-    case "reasoning-delta":
-      return part.delta === "" ? undefined : { type: "reasoning_delta", text: part.delta };
-    case "tool-input-start":
-      return { type: "tool_call_start", toolCallId: part.id, name: part.toolName };
-    default:
-      return undefined;
-  }
-}
-
-/** A body that ended (cleanly or not) before the wire's end of reply: a network failure. */
-function cutOffFailure(): ClassifiedFailure {
-  return {
-    errorType: "network",
-    message: "the model stream ended before the reply was complete (connection cut)",
-    retryable: true,
   };
 }
 

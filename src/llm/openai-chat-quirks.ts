@@ -1,6 +1,6 @@
-import { createParser } from "eventsource-parser";
 import { httpExchange } from "./http-fetch.js";
 import type { HttpResponse } from "./http-response.js";
+import { sseEventTransform } from "./sse-event-transform.js";
 
 /**
  * A `fetch` for OpenAI Chat Completions that evens out what OpenAI-compatible servers (Ollama,
@@ -24,48 +24,6 @@ export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
   const body = response.body.pipeThrough(sseEventTransform(createChunkNormaliser()));
   return response.withBody(body).asResponse();
 };
-
-/**
- * Parses the byte stream as SSE with `eventsource-parser` (any line ends, CR/LF pairs split across
- * chunks, multi-line `data:`) and writes each event back with its `data` mapped, `event` and `id`
- * kept. One stage that decodes and encodes itself: three chained streams cost a third of the
- * relay's throughput (bench/RESULTS.md).
- */
-export function sseEventTransform(
-  mapData: (data: string) => string,
-): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let output = "";
-  const parser = createParser({
-    onEvent: (event) => {
-      const name = event.event === undefined ? "" : `event: ${event.event}\n`;
-      const id = event.id === undefined ? "" : `id: ${event.id}\n`;
-      const data = mapData(event.data)
-        .split("\n")
-        .map((line) => `data: ${line}\n`)
-        .join("");
-      output += `${name}${id}${data}\n`;
-    },
-  });
-  const emit = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (output !== "") {
-      controller.enqueue(encoder.encode(output));
-      output = "";
-    }
-  };
-  return new TransformStream({
-    transform(bytes, controller) {
-      parser.feed(decoder.decode(bytes, { stream: true }));
-      emit(controller);
-    },
-    flush(controller) {
-      // An event without its blank line at the end is incomplete: dropped, as SSE says.
-      parser.feed(decoder.decode());
-      emit(controller);
-    },
-  });
-}
 
 /**
  * Returns a mapper of chunk JSON text. Only chunks that lack a `choices` array or that carry a

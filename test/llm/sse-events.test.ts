@@ -1,13 +1,16 @@
 import { describe, expect, test } from "vitest";
-import { sseEventTransform } from "../../src/llm/openai-chat-quirks.js";
+import { sseEventTransform } from "../../src/llm/sse-event-transform.js";
 
 /** What the transform writes for `chunks` (each its own read), with `mapData` applied. */
-async function relay(chunks: string[], mapData: (data: string) => string): Promise<string> {
+async function relay(
+  chunks: Array<string | Uint8Array>,
+  mapData: (data: string) => string,
+): Promise<string> {
   const encoder = new TextEncoder();
   const source = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) {
-        controller.enqueue(encoder.encode(chunk));
+        controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
       }
       controller.close();
     },
@@ -31,5 +34,56 @@ describe("the OpenAI Chat relay's SSE parsing (issue 27, item 5)", () => {
 
   test("an event cut off before its blank line is dropped, as SSE says", async () => {
     expect(await relay(["data: one\n\n", "data: tw"], (data) => data)).toBe("data: one\n\n");
+  });
+
+  test("one-line events the mapper leaves as they are pass unchanged, wherever the chunks split", async () => {
+    const stream = 'data:{"n":1}\n\ndata: {"n":"é"}\n\n\ndata: [DONE]\n\n';
+    const bytes = new TextEncoder().encode(stream);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const seen: string[] = [];
+      const output = await relay([bytes.subarray(0, cut), bytes.subarray(cut)], (data) => {
+        seen.push(data);
+        return data;
+      });
+      expect({ cut, seen, output }).toEqual({
+        cut,
+        seen: ['{"n":1}', '{"n":"é"}', "[DONE]"],
+        output: stream,
+      });
+    }
+  });
+
+  test("changed and other events are written anew, in order, the unchanged ones kept", async () => {
+    const stream =
+      "data: keep\n\ndata: change\n\n: a comment\n\nevent: named\nid: 3\ndata: change\n\n" +
+      "data: two\ndata: lines\n\ndata:\n\ndata: keep\n\ndata: cut off";
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const seen: string[] = [];
+      const output = await relay([stream.slice(0, cut), stream.slice(cut)], (data) => {
+        seen.push(data);
+        return data === "change" ? "changed\ntwice" : data;
+      });
+      expect({ cut, seen, output }).toEqual({
+        cut,
+        seen: ["keep", "change", "change", "two\nlines", "", "keep"],
+        output:
+          "data: keep\n\ndata: changed\ndata: twice\n\n" +
+          "event: named\nid: 3\ndata: changed\ndata: twice\n\n" +
+          "data: two\ndata: lines\n\ndata:\n\ndata: keep\n\n",
+      });
+    }
+  });
+
+  test("a stream that turns to CR line ends mid-way is parsed as a whole from there", async () => {
+    const seen: string[] = [];
+    const output = await relay(
+      ["data: one\n\ndata: t", "wo\r\n\r", "\ndata: three\r\rdata: four\n\n"],
+      (data) => {
+        seen.push(data);
+        return data;
+      },
+    );
+    expect(seen).toEqual(["one", "two", "three", "four"]);
+    expect(output).toBe("data: one\n\ndata: two\n\ndata: three\n\ndata: four\n\n");
   });
 });

@@ -1,0 +1,231 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
+import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
+import type { LlmEvent, ModelRequest } from "./provider.js";
+import { ReplyAssembler } from "./reply-assembler.js";
+import { StallWatchdog } from "./stall-watchdog.js";
+import { ToolCallIdAssigner } from "./tool-call-ids.js";
+
+/**
+ * How one attempt ended: fine (its `done` was the last event), or with the failure the retry loop
+ * judges (`shown`: whether text or reasoning already reached the user).
+ */
+export type AttemptOutcome =
+  | { ok: true }
+  | { ok: false; failure: ClassifiedFailure; shown: boolean };
+
+/** What an attempt takes from its provider. */
+export interface AttemptSettings {
+  /** The AI SDK model (made on the first request, then kept). */
+  model(): Promise<LanguageModelV3>;
+  /** The SDK call options of a request, aborted by `abortSignal`. */
+  callFor(request: ModelRequest, abortSignal: AbortSignal): LanguageModelV3CallOptions;
+  /** No stream part for this long (ms) fails the attempt as `stalled`. */
+  idleTimeoutMs: number;
+  /** Recognises the wire's terminator among raw chunks; absent: the model's finish is trusted. */
+  isTerminator: ((rawChunk: unknown) => boolean) | undefined;
+  /** Whether the model's `fetch` fills in shared huge texts (huge-messages.ts). */
+  sharesHugeTexts: boolean;
+}
+
+/**
+ * One model request: `request_start`, its progress events as they come, then `done`; or the
+ * failure the retry loop judges. {@link next} gives one event per call, so between the model's
+ * stream and the loop each event passes one async generator (the provider's `stream`), where it
+ * passed three nested ones (bench/notes/provider.md). {@link close} must follow, however the
+ * reading ended.
+ *
+ * A part `error`, a body that ends before the model's finish, or before the wire's terminator,
+ * fails the attempt. Text or reasoning that reached the user counts as shown; a tool call whose
+ * arguments were still streaming does not (a retry then loses nothing, issue 11).
+ */
+export class ModelAttempt {
+  readonly #settings: AttemptSettings;
+  readonly #request: ModelRequest;
+  readonly #signal: AbortSignal;
+  readonly #controller = new AbortController();
+  readonly #watchdog: StallWatchdog;
+  readonly #assembler = new ReplyAssembler();
+  readonly #toolCallIds: ToolCallIdAssigner;
+  #reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+  #started = false;
+  #ended = false;
+  #shown = false;
+  /** Whether the wire's terminator was seen (or none is awaited). */
+  #terminated: boolean;
+  #releaseTexts = () => {};
+  readonly #abortAttempt = () => this.#controller.abort(this.#signal.reason);
+
+  constructor(settings: AttemptSettings, request: ModelRequest, signal: AbortSignal) {
+    this.#settings = settings;
+    this.#request = request;
+    this.#signal = signal;
+    this.#watchdog = new StallWatchdog(settings.idleTimeoutMs, () =>
+      this.#controller.abort(new Error("stalled")),
+    );
+    this.#toolCallIds = new ToolCallIdAssigner(request.messages);
+    // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
+    // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
+    this.#terminated = settings.isTerminator === undefined || request.streaming === false;
+    signal.addEventListener("abort", this.#abortAttempt, { once: true });
+  }
+
+  /** The next event, or how the attempt ended once it has no more. Never rejects. */
+  async next(): Promise<LlmEvent | AttemptOutcome> {
+    try {
+      if (this.#ended) {
+        return { ok: true };
+      }
+      if (!this.#started) {
+        this.#started = true;
+        await this.#settings.model();
+        // The idle clock starts with the request: loading the provider package on a cold start
+        // is not the server being silent, and must not turn into a "stall" and a retry.
+        this.#watchdog.start();
+        return { type: "request_start" };
+      }
+      // The consumer took the last event: a sign of life too.
+      this.#watchdog.progress();
+      this.#reader ??= (await this.#open()).getReader();
+      return await this.#nextEvent(this.#reader);
+    } catch (error) {
+      return this.#failure(error);
+    }
+  }
+
+  /** Ends the attempt: stops its clock and closes the connection if it is still being read. */
+  close(): void {
+    this.#releaseTexts();
+    this.#watchdog.stop();
+    this.#signal.removeEventListener("abort", this.#abortAttempt);
+    this.#controller.abort();
+  }
+
+  /** Sends the request: the model's stream of parts (a whole reply as parts, not streaming). */
+  async #open(): Promise<ReadableStream<LanguageModelV3StreamPart>> {
+    const model = await this.#settings.model();
+    // A huge prompt's earlier copies go before the SDK serialises the request (huge-messages.ts).
+    collectScheduledGarbage();
+    const call = this.#settings.callFor(this.#request, this.#controller.signal);
+    if (this.#settings.sharesHugeTexts) {
+      const shared = shareHugeTexts(call.prompt);
+      call.prompt = shared.value;
+      this.#releaseTexts = shared.release;
+    }
+    return this.#request.streaming === false
+      ? generatedParts(await model.doGenerate(call))
+      : (await model.doStream(call)).stream;
+  }
+
+  /** Reads parts until one makes an event; at the end of the parts, `done` or the failure. */
+  async #nextEvent(
+    reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
+  ): Promise<LlmEvent | AttemptOutcome> {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        if (!this.#assembler.finished || !this.#terminated) {
+          return { ok: false, failure: cutOffFailure(), shown: this.#shown };
+        }
+        this.#ended = true;
+        return { type: "done", ...this.#assembler.reply() };
+      }
+      const part = this.#toolCallIds.assign(value);
+      this.#watchdog.progress();
+      if (part.type === "error") {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, failure: classifyFailure(part.error), shown: this.#shown };
+      }
+      if (part.type === "raw") {
+        this.#terminated ||= this.#settings.isTerminator?.(part.rawValue) === true;
+        continue;
+      }
+      this.#assembler.add(part);
+      const event = this.#request.streaming === false ? undefined : progressEvent(part);
+      if (event !== undefined) {
+        this.#shown ||= event.type !== "tool_call_start";
+        return event;
+      }
+    }
+  }
+
+  #failure(error: unknown): AttemptOutcome {
+    if (this.#watchdog.stalled && !this.#signal.aborted) {
+      // Not rounded: a sub-second limit must not read "no data for 0 s".
+      const message = `the model stream stalled: no data for ${this.#settings.idleTimeoutMs / 1000} s`;
+      const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
+      return { ok: false, failure, shown: this.#shown };
+    }
+    return { ok: false, failure: classifyFailure(error), shown: this.#shown };
+  }
+}
+
+/**
+ * A non-streaming result as the stream parts it stands for, so one assembler builds both kinds of
+ * reply. Nothing of it counts as progress shown early: it arrives whole.
+ */
+function generatedParts(
+  result: Awaited<ReturnType<LanguageModelV3["doGenerate"]>>,
+): ReadableStream<LanguageModelV3StreamPart> {
+  const parts: LanguageModelV3StreamPart[] = [];
+  result.content.forEach((content, index) => {
+    const id = String(index);
+    switch (content.type) {
+      case "text":
+        parts.push({ type: "text-delta", id, delta: content.text });
+        break;
+      case "reasoning":
+        parts.push({
+          type: "reasoning-delta",
+          id,
+          delta: content.text,
+          ...(content.providerMetadata === undefined
+            ? {}
+            : { providerMetadata: content.providerMetadata }),
+        });
+        break;
+      case "tool-call":
+        parts.push(content);
+        break;
+      default:
+        break;
+    }
+  });
+  parts.push({ type: "finish", finishReason: result.finishReason, usage: result.usage });
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) {
+        controller.enqueue(part);
+      }
+      controller.close();
+    },
+  });
+}
+
+function progressEvent(
+  part: Parameters<ReplyAssembler["add"]>[0],
+): Exclude<LlmEvent, { type: "done" | "error" | "retry" }> | undefined {
+  switch (part.type) {
+    case "text-delta":
+      return part.delta === "" ? undefined : { type: "text_delta", text: part.delta };
+    case "reasoning-delta":
+      return part.delta === "" ? undefined : { type: "reasoning_delta", text: part.delta };
+    case "tool-input-start":
+      return { type: "tool_call_start", toolCallId: part.id, name: part.toolName };
+    default:
+      return undefined;
+  }
+}
+
+/** A body that ended (cleanly or not) before the wire's end of reply: a network failure. */
+function cutOffFailure(): ClassifiedFailure {
+  return {
+    errorType: "network",
+    message: "the model stream ended before the reply was complete (connection cut)",
+    retryable: true,
+  };
+}

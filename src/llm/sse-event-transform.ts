@@ -1,0 +1,139 @@
+import { createParser } from "eventsource-parser";
+
+/**
+ * Parses the byte stream as SSE and writes each event back with its `data` mapped, `event` and
+ * `id` kept. One stage that decodes and encodes itself: three chained streams cost a third of the
+ * relay's throughput (bench/RESULTS.md).
+ *
+ * Most streams send each event as one `data:` line ended by a blank line (`\n\n`). Such events
+ * are read here directly, and while `mapData` returns their data unchanged (the same string) the
+ * text they came in is passed on as it was, without parsing and writing each event again: that
+ * was about a twentieth of the relay's allocations (bench/notes/provider.md). Every other event (more
+ * lines, `event:`/`id:` fields, comments, CR line ends) goes through `eventsource-parser` (any
+ * line ends, CR/LF pairs split across chunks, multi-line `data:`) and is written in the canonical
+ * form. Either way `mapData` sees every event's data once, in order, as the parser reads it.
+ */
+export function sseEventTransform(
+  mapData: (data: string) => string,
+): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const events = new SseEventMapper(mapData);
+  return new TransformStream({
+    transform(bytes, controller) {
+      const output = events.take(decoder.decode(bytes, { stream: true }));
+      if (output !== "") {
+        controller.enqueue(encoder.encode(output));
+      }
+    },
+    flush(controller) {
+      // An event without its blank line at the end is incomplete: dropped, as SSE says.
+      const output = events.take(decoder.decode());
+      if (output !== "") {
+        controller.enqueue(encoder.encode(output));
+      }
+    },
+  });
+}
+
+/**
+ * The text side of {@link sseEventTransform}: takes decoded text as it arrives and returns the
+ * text of the events it completed, mapped. Text after the last complete event waits for the rest.
+ */
+class SseEventMapper {
+  readonly #mapData: (data: string) => string;
+  readonly #parser: ReturnType<typeof createParser>;
+  /** Text of the event not yet ended by a blank line (line feeds only: see {@link take}). */
+  #pending = "";
+  /** False once a CR was seen: from then on every byte goes through the parser. */
+  #lineFeedsOnly = true;
+  #output = "";
+
+  constructor(mapData: (data: string) => string) {
+    this.#mapData = mapData;
+    this.#parser = createParser({
+      onEvent: (event) => {
+        this.#output += writtenEvent(event.event, event.id, this.#mapData(event.data));
+      },
+    });
+  }
+
+  /** The mapped text of the events `text` completes. */
+  take(text: string): string {
+    if (!this.#lineFeedsOnly || text.includes("\r")) {
+      // CR line ends (alone or in pairs, perhaps split across chunks): the parser's business.
+      // It holds no partial event here: only whole events were fed to it before.
+      this.#lineFeedsOnly = false;
+      this.#parser.feed(this.#pending + text);
+      this.#pending = "";
+    } else if (text.indexOf("\n\n") === -1 && !(this.#pending.endsWith("\n") && text[0] === "\n")) {
+      // No blank line in the new text: the event goes on (a rope; joined once it ends).
+      this.#pending += text;
+    } else {
+      const joined = this.#pending + text;
+      const end = joined.lastIndexOf("\n\n") + 2;
+      this.#pending = joined.slice(end);
+      this.#mapEvents(joined, end);
+    }
+    const output = this.#output;
+    this.#output = "";
+    return output;
+  }
+
+  /**
+   * Maps the events of `text` before `end` (each ended by a blank line): one-line `data:` events
+   * directly, the text of a run of unchanged ones copied as it is; others through the parser,
+   * which holds no partial event between them.
+   */
+  #mapEvents(text: string, end: number): void {
+    let copiedUpTo = 0;
+    for (let start = 0; start < end; ) {
+      if (text.charCodeAt(start) === LINE_FEED) {
+        // A blank line with no event before it (three line feeds in a row): copied as it is.
+        start += 1;
+        continue;
+      }
+      const eventEnd = text.indexOf("\n\n", start);
+      const data = oneLineData(text, start, eventEnd);
+      const mapped = data === undefined ? undefined : this.#mapData(data);
+      if (data === undefined || mapped !== data) {
+        this.#output += text.slice(copiedUpTo, start);
+        if (mapped === undefined) {
+          this.#parser.feed(text.slice(start, eventEnd + 2));
+        } else {
+          this.#output += writtenEvent(undefined, undefined, mapped);
+        }
+        copiedUpTo = eventEnd + 2;
+      }
+      start = eventEnd + 2;
+    }
+    this.#output += text.slice(copiedUpTo, end);
+  }
+}
+
+/**
+ * The data of the event in `text` from `start` to `end` (a blank line follows) when the event is
+ * one `data:` line, as SSE reads it (one space after the colon dropped); otherwise undefined.
+ */
+function oneLineData(text: string, start: number, end: number): string | undefined {
+  if (!text.startsWith("data:", start) || text.indexOf("\n", start) !== end) {
+    return undefined;
+  }
+  return text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end);
+}
+
+const SPACE = 0x20;
+const LINE_FEED = 0x0a;
+
+/** An event in SSE's canonical form, its data split into `data:` lines. */
+function writtenEvent(name: string | undefined, id: string | undefined, data: string): string {
+  const nameLine = name === undefined ? "" : `event: ${name}\n`;
+  const idLine = id === undefined ? "" : `id: ${id}\n`;
+  const dataLines = data.includes("\n")
+    ? data
+        .split("\n")
+        .map((line) => `data: ${line}\n`)
+        .join("")
+    : `data: ${data}\n`;
+  return `${nameLine}${idLine}${dataLines}\n`;
+}
