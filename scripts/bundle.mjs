@@ -32,6 +32,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
+import { piTuiEmojiRegexOnFirstUse } from "./pi-tui-emoji-regex-on-first-use.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 
 const OUTPUT = "dist/cli";
@@ -177,6 +178,7 @@ const result = await build({
     fdirBundledPicomatch,
     providerUtilsHeaderList,
     piTuiMarkdownApart,
+    piTuiEmojiRegexOnFirstUse,
   ],
   logLevel: "warning",
 });
