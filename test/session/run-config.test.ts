@@ -49,7 +49,7 @@ async function resolved(
   if (command.kind !== "config") {
     throw new Error(`parsed as ${command.kind}`);
   }
-  const configured = configuredFace(command.options, { TURNLOOP_HOME: home, ...env });
+  const configured = await configuredFace(command.options, { TURNLOOP_HOME: home, ...env });
   if (!configured.ok) {
     throw new Error(configured.message);
   }
