@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 // @ts-expect-error: a build script in JavaScript, without type declarations.
 import { piTuiEmojiRegexOnFirstUse } from "../../scripts/pi-tui-emoji-regex-on-first-use.mjs";
+import { bundledModule } from "../support/bundled-module.js";
 
 /**
  * Issue 26: the bundled CLI builds pi-tui's emoji regex on first use
@@ -29,26 +29,12 @@ let shipped: Utilities;
 let deferred: Utilities;
 let deferredSource: string;
 
-async function bundled(name: string, plugins: unknown[]): Promise<string> {
-  const entry = join(directory, `${name}-entry.js`);
-  await writeFile(entry, `export * from ${JSON.stringify(UTILITIES_MODULE)};\n`);
-  const output = join(directory, `${name}.mjs`);
-  await build({
-    entryPoints: [entry],
-    outfile: output,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    plugins: plugins as never[],
-    logLevel: "error",
-  });
-  return output;
-}
-
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), "turnloop-pi-tui-emoji-"));
-  const shippedFile = await bundled("shipped", []);
-  const deferredFile = await bundled("deferred", [piTuiEmojiRegexOnFirstUse]);
+  const shippedFile = await bundledModule(directory, "shipped", UTILITIES_MODULE, []);
+  const deferredFile = await bundledModule(directory, "deferred", UTILITIES_MODULE, [
+    piTuiEmojiRegexOnFirstUse,
+  ]);
   deferredSource = await readFile(deferredFile, "utf8");
   shipped = (await import(pathToFileURL(shippedFile).href)) as Utilities;
   deferred = (await import(pathToFileURL(deferredFile).href)) as Utilities;
