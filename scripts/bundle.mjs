@@ -32,8 +32,8 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
-import { piTuiEmojiRegexOnFirstUse } from "./pi-tui-emoji-regex-on-first-use.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
+import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 
 const OUTPUT = "dist/cli";
 
@@ -178,7 +178,7 @@ const result = await build({
     fdirBundledPicomatch,
     providerUtilsHeaderList,
     piTuiMarkdownApart,
-    piTuiEmojiRegexOnFirstUse,
+    piTuiUnicodeOnFirstUse,
   ],
   logLevel: "warning",
 });
