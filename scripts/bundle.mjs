@@ -33,6 +33,7 @@ import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
+import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
 
 const OUTPUT = "dist/cli";
@@ -179,6 +180,7 @@ const result = await build({
     fdirBundledPicomatch,
     providerUtilsHeaderList,
     piTuiMarkdownApart,
+    piTuiUnicodeOnFirstUse,
   ],
   logLevel: "warning",
 });

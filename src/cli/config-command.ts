@@ -20,7 +20,7 @@ export async function runConfigCommand(
   env: NodeJS.ProcessEnv,
   stdout: NodeJS.WritableStream,
 ): Promise<number> {
-  const configured = configuredFace(options, env);
+  const configured = await configuredFace(options, env);
   if (!configured.ok) {
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return 64;

@@ -195,7 +195,7 @@ async function configure(
   { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
 > {
   const { configuredFace } = await import("../session/face-config.js");
-  const configured = configuredFace(options, process.env);
+  const configured = await configuredFace(options, process.env);
   if (!configured.ok) {
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return { ok: false, message: configured.message };

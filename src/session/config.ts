@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { PERMISSION_MODES } from "../permissions/permission-mode.js";
 import { mcpServerSchema } from "../tools/mcp/config.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
+import { ConfigError, configPaths } from "./config-paths.js";
 import { jsonSyntaxMessage, unknownKeys } from "./config-problems.js";
+
+export { ConfigError, configPaths };
 
 /**
  * The config files: `$TURNLOOP_HOME/config.json` (the user's, default `~/.turnloop/config.json`)
@@ -102,16 +104,6 @@ export interface LoadedConfig {
 export interface ConfigReading {
   /** Unknown keys in or instead of `permissions` are warnings, not errors (`--ignore-config-errors`). */
   ignoreErrors?: boolean;
-}
-
-/** Where the user's and the project's config files are. */
-export function configPaths(home: string, cwd: string): { user: string; project: string } {
-  return { user: join(home, "config.json"), project: join(cwd, ".turnloop", "config.json") };
-}
-
-/** A config file that cannot be used; the message names the file and the field. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
 }
 
 /**

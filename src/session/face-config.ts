@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
 import { parseRule } from "../permissions/rule-syntax.js";
-import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
+import type { ConfigReading, LoadedConfig } from "./config.js";
+import { ConfigError, configFilesPresent } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
 import { environmentFor, type RunConfig, resolveRunConfig } from "./run-config.js";
@@ -33,17 +34,20 @@ export type ConfiguredFace =
 /**
  * Resolves `options` with `$TURNLOOP_HOME/config.json` and `<cwd>/.turnloop/config.json` under
  * the flags and the environment (flags > env > project > user) into the run config, and the
- * environment to read models from (a profile's key variable as `TURNLOOP_API_KEY`). Never throws:
+ * environment to read models from (a profile's key variable as `TURNLOOP_API_KEY`). Never rejects:
  * a missing cwd or a bad file is a message.
  */
-export function configuredFace(options: FaceOptions, env: NodeJS.ProcessEnv): ConfiguredFace {
+export async function configuredFace(
+  options: FaceOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<ConfiguredFace> {
   const cwdProblem = workingDirectoryProblem(resolve(options.cwd));
   if (cwdProblem !== undefined) {
     return { ok: false, message: cwdProblem };
   }
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig(turnloopHome(env), resolve(options.cwd), {
+    loaded = await loadedConfig(turnloopHome(env), resolve(options.cwd), {
       ignoreErrors: options.ignoreConfigErrors === true,
     });
   } catch (error) {
@@ -59,6 +63,22 @@ export function configuredFace(options: FaceOptions, env: NodeJS.ProcessEnv): Co
     return { ok: false, message: fileProblem };
   }
   return { ok: true, config, env: environmentFor(config, env), warnings: loaded.warnings };
+}
+
+/**
+ * The config files as `loadConfig` reads them; their schema's module (and zod with it) is
+ * imported only when a file is there (issue 26: a run without config files starts without zod).
+ */
+async function loadedConfig(
+  home: string,
+  cwd: string,
+  reading: ConfigReading,
+): Promise<LoadedConfig> {
+  if (!configFilesPresent(home, cwd)) {
+    return { files: [], warnings: [] };
+  }
+  const { loadConfig } = await import("./config.js");
+  return loadConfig(home, cwd, reading);
 }
 
 /**

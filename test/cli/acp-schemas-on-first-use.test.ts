@@ -1,11 +1,11 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 // @ts-expect-error: a build script in JavaScript, without type declarations.
 import { acpSchemasOnFirstUse } from "../../scripts/acp-schemas-on-first-use.mjs";
+import { bundledModule } from "../support/bundled-module.js";
 
 /**
  * Issue 26: the bundled CLI builds the ACP SDK's zod schemas on first use
@@ -29,18 +29,7 @@ let shipped: Schemas;
 let deferred: Schemas;
 
 async function bundled(name: string, plugins: unknown[]): Promise<Schemas> {
-  const entry = join(directory, `${name}-entry.js`);
-  await writeFile(entry, `export * from ${JSON.stringify(SCHEMA_MODULE)};\n`);
-  const output = join(directory, `${name}.mjs`);
-  await build({
-    entryPoints: [entry],
-    outfile: output,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    plugins: plugins as never[],
-    logLevel: "error",
-  });
+  const output = await bundledModule(directory, name, SCHEMA_MODULE, plugins);
   return (await import(pathToFileURL(output).href)) as Schemas;
 }
 

@@ -1,16 +1,19 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { sourceModules } from "../support/loaded-modules.js";
-import { INPUT_BOX, interactiveTest } from "./interactive-support.js";
+import { INPUT_BOX, type InteractiveFixture, interactiveTest } from "./interactive-support.js";
 
 /**
  * Issue 26: the interactive face draws its input box before it loads what only a session needs.
  * The built CLI runs in a terminal with the module recorder (test/support/module-recorder.mjs)
  * and a marker of the box's first frame (test/support/box-drawn-marker.mjs); the modules recorded
  * before the marker are checked by name and by count. Counts, never times.
+ *
+ * The config files are checked before the box is drawn (a bad one exits 64 first): zod, their
+ * schema's library, loads before the box when a file is there, and only then.
  */
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
@@ -20,16 +23,19 @@ const BOX_DRAWN = "-- input box drawn";
 /**
  * Unique modules when the box is drawn: 136 on 2026-12-02 (the provider stack, picomatch and the
  * shell parser for the config check, ripgrep for @-completion, the transcript and `marked`), 98
- * once those loaded later; about 55 of them zod's (the config files' schema) and pi-tui's, with
- * room for a few small modules of our own.
+ * once those loaded later; about 55 of them zod's (the config files' schema) and pi-tui's. 63
+ * later that day once zod (33 modules) loaded only when there is a config file to check; about 25
+ * of them pi-tui's, with room for a few small modules of our own.
  */
-const BOX_MODULE_BOUND = 104;
+const BOX_MODULE_BOUND = 68;
+/** zod: the config files' schema, and the tools' (loaded with the session). */
+const ZOD = /node_modules\/zod\//;
 /** What only a session or an answer needs: loaded by the time an answer is drawn. */
 const FOR_AN_ANSWER = [
   /\bsrc\/(agent\/|(llm\/(models|ai-sdk-provider)|tools\/index|session\/(host|session|file-store))\.ts$)/,
   /\bsrc\/session\/session-model\//,
   /\bsrc\/cli\/(markdown|interactive\/(transcript|controller))\.ts$/,
-  /node_modules\/(marked|@ai-sdk|picomatch)\//,
+  /node_modules\/(marked|@ai-sdk|picomatch|zod)\//,
 ];
 /**
  * What only an @-completion or an MCP server needs (loaded on first use). `node:child_process` is
@@ -37,34 +43,45 @@ const FOR_AN_ANSWER = [
  */
 const ON_FIRST_USE = /node_modules\/(@vscode\/ripgrep|@modelcontextprotocol|pg)\//;
 
+/**
+ * Opens the interactive face with the module recorder and the box marker, asks for an answer and
+ * closes it: the source modules loaded before the box was drawn, and by the end.
+ */
+async function modulesLoaded(fixture: InteractiveFixture) {
+  const log = join(fixture.home, "recorded.log");
+  fixture.server.setResponder(() => ({ text: "**Done**, as asked." }));
+  const terminal = fixture.open([], {
+    env: {
+      NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER}`,
+      TURNLOOP_TEST_MODULE_LOG: log,
+    },
+  });
+  await terminal.waitFor(INPUT_BOX);
+  await terminal.waitFor(/\/help lists the commands/);
+  terminal.type("say done");
+  terminal.key("Enter");
+  await terminal.waitFor(/Done, as asked\.[\s\S]*Enter send/);
+  terminal.key("C-d");
+  expect((await terminal.exited()).code).toBe(0);
+  const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
+  const marker = lines.indexOf(BOX_DRAWN);
+  expect(marker).toBeGreaterThan(0);
+  return {
+    atBox: sourceModules(lines.slice(0, marker)),
+    atEnd: sourceModules(lines.filter((line) => line !== BOX_DRAWN)),
+  };
+}
+
+const matching = (modules: string[], pattern: RegExp) =>
+  modules.filter((name) => pattern.test(name));
+
 describe.skipIf(tmuxMissing())(
   "turnloop (interactive): modules loaded before the input box",
   () => {
     interactiveTest(
-      "the box is drawn before the session stack, the provider, the Markdown renderer and ripgrep load; an answer loads them",
+      "without config files, the box is drawn before zod, the session stack, the provider, the Markdown renderer and ripgrep load; an answer loads them",
       async ({ fixture }) => {
-        const log = join(fixture.home, "recorded.log");
-        fixture.server.setResponder(() => ({ text: "**Done**, as asked." }));
-        const terminal = fixture.open([], {
-          env: {
-            NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER}`,
-            TURNLOOP_TEST_MODULE_LOG: log,
-          },
-        });
-        await terminal.waitFor(INPUT_BOX);
-        await terminal.waitFor(/\/help lists the commands/);
-        terminal.type("say done");
-        terminal.key("Enter");
-        await terminal.waitFor(/Done, as asked\.[\s\S]*Enter send/);
-        terminal.key("C-d");
-        expect((await terminal.exited()).code).toBe(0);
-        const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
-        const marker = lines.indexOf(BOX_DRAWN);
-        expect(marker).toBeGreaterThan(0);
-        const atBox = sourceModules(lines.slice(0, marker));
-        const atEnd = sourceModules(lines.filter((line) => line !== BOX_DRAWN));
-        const matching = (modules: string[], pattern: RegExp) =>
-          modules.filter((name) => pattern.test(name));
+        const { atBox, atEnd } = await modulesLoaded(fixture);
         // Before the box: none of them, and the face itself (so the recorder saw the bundle).
         expect(FOR_AN_ANSWER.map((pattern) => matching(atBox, pattern))).toEqual(
           FOR_AN_ANSWER.map(() => []),
@@ -76,6 +93,20 @@ describe.skipIf(tmuxMissing())(
         expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(
           FOR_AN_ANSWER.map(() => true),
         );
+      },
+    );
+
+    interactiveTest(
+      "with a project config file, its schema and zod load before the box: the file is checked before anything is drawn",
+      async ({ fixture }) => {
+        await mkdir(join(fixture.repository, ".turnloop"));
+        await writeFile(
+          join(fixture.repository, ".turnloop", "config.json"),
+          JSON.stringify({ maxTurns: 5 }),
+        );
+        const { atBox } = await modulesLoaded(fixture);
+        expect(matching(atBox, /\bsrc\/session\/config\.ts$/)).toEqual(["src/session/config.ts"]);
+        expect(matching(atBox, ZOD).length).toBeGreaterThan(20);
       },
     );
   },

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest, pastSession, printedSessionId } from "./interactive-support.js";
@@ -41,6 +43,22 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       expect(code).toBe(64);
       expect(screen.split("\n").slice(0, 2)).toEqual([
         "turnloop: anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY (or TURNLOOP_API_KEY).",
+        "[exit 64]",
+      ]);
+    },
+  );
+
+  interactiveTest(
+    "a bad config file is reported before anything is drawn (the screen's module loads meanwhile): the file and field, exit 64, no screen",
+    async ({ fixture }) => {
+      const config = join(fixture.repository, ".turnloop", "config.json");
+      await mkdir(join(fixture.repository, ".turnloop"));
+      await writeFile(config, JSON.stringify({ maxTurns: "many" }));
+      const terminal = fixture.open([]);
+      const { code } = await terminal.exited();
+      expect(code).toBe(64);
+      expect(terminal.screen(200).split("\n").slice(0, 2)).toEqual([
+        `turnloop: ${config}: maxTurns: Invalid input: expected number, received string`,
         "[exit 64]",
       ]);
     },

@@ -49,7 +49,7 @@ async function resolved(
   if (command.kind !== "config") {
     throw new Error(`parsed as ${command.kind}`);
   }
-  const configured = configuredFace(command.options, { TURNLOOP_HOME: home, ...env });
+  const configured = await configuredFace(command.options, { TURNLOOP_HOME: home, ...env });
   if (!configured.ok) {
     throw new Error(configured.message);
   }
@@ -177,5 +177,19 @@ describe("run config precedence, with the source of each value", () => {
       (config.allow as unknown[]).push({ value: "bash", source: "face" });
     }).toThrow(TypeError);
     expect(config.maxTurns).toEqual({ value: 33, source: "--max-turns" });
+  });
+
+  test("a config path that cannot be looked at (home is a file) is an error, not a missing file", async () => {
+    const notAFolder = join(root, "home-file");
+    await writeFile(notAFolder, "");
+    const command = parseCommand(["config"], project);
+    if (command.kind !== "config") {
+      throw new Error(`parsed as ${command.kind}`);
+    }
+    await rm(projectFile, { force: true });
+    expect(await configuredFace(command.options, { TURNLOOP_HOME: notAFolder })).toEqual({
+      ok: false,
+      message: `cannot read ${join(notAFolder, "config.json")}: ENOTDIR: not a directory, open '${join(notAFolder, "config.json")}'`,
+    });
   });
 });
