@@ -15,8 +15,10 @@
  * collector then has to sweep were allocated, by stack; Chrome's DevTools open it).
  * It also records the server's garbage collections by kind (count and milliseconds, from a
  * `PerformanceObserver` of `gc` entries), since collection is the largest single cost at 1,000
- * sessions. Prints one JSON object: load before and after, the row of 7d, server CPU and garbage
- * collection, and the profile's busiest functions.
+ * sessions, and how late its event loop ran a 10 ms timer (`monitorEventLoopDelay`: p50, p99
+ * and max in ms, over the whole run): work that holds the loop delays every session's turn.
+ * Prints one JSON object: load before and after, the row of 7d, server CPU, garbage collection
+ * and loop delay, and the profile's busiest functions.
  */
 
 import {
@@ -69,6 +71,8 @@ new PerformanceObserver((list) => {
     sum.milliseconds += entry.duration;
   }
 }).observe({ entryTypes: ["gc"] });
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 `;
   const cpuStart = `session.post("Profiler.enable");
 session.post("Profiler.setSamplingInterval", { interval: 1000 });
@@ -103,12 +107,13 @@ ${profileFile === undefined ? "" : cpuStart}${allocationsFile === undefined ? ""
   const shebang = firstLine.startsWith("#!") ? `${firstLine}\n` : "";
   return `${shebang}import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
-import { PerformanceObserver } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 ${collecting}${profiling}let recorded = false;
 function record() {
   if (recorded) return;
   recorded = true;
-  writeFileSync(${JSON.stringify(cpuFile)}, JSON.stringify({ ...process.cpuUsage(), collections }));
+  const delay = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+  writeFileSync(${JSON.stringify(cpuFile)}, JSON.stringify({ ...process.cpuUsage(), collections, delay }));
 ${stopProfiling}}
 process.stdin.once("end", record);
 process.on("exit", record);
@@ -175,6 +180,7 @@ async function main() {
           failed: row?.failed ?? row?.pending,
           serverCpuSeconds: cpu === undefined ? undefined : (cpu.user + cpu.system) / 1e6,
           serverGarbageCollection: cpu?.collections,
+          serverEventLoopDelayMilliseconds: cpu?.delay,
           turns: context.details.headless?.turns,
           profile: summary && {
             busyMilliseconds: summary.busyMilliseconds,
