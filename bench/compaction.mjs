@@ -16,9 +16,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { CompactionGuard } from "../dist/agent/compaction-guard.js";
 import { History } from "../dist/agent/history.js";
-import { toolSpecifications } from "../dist/agent/loop.js";
 import { buildSystemPrompt } from "../dist/agent/system-prompt.js";
 import { estimateMessageTokens } from "../dist/agent/token-estimate.js";
+import { toolSpecifications } from "../dist/agent/tool-specifications.js";
 import { builtinTools } from "../dist/tools/index.js";
 
 const RESULT = "a line of a file, long enough to fill six kilobytes of tool output.\n".repeat(90);

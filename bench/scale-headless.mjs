@@ -3,16 +3,22 @@
  * the same client, measurement and log check as `node bench/run.mjs --only headless`
  * (bench/groups/sessions.mjs), without rewriting bench/RESULTS.md, against any build.
  *
- *   node bench/scale-headless.mjs [--dist DIR] [--sessions N] [--profile DIR]
+ *   node bench/scale-headless.mjs [--dist DIR] [--sessions N] [--profile DIR] [--allocations DIR]
  *
  * `--dist` is the build to measure (default: this checkout's `dist/`), so a build from before a
  * change can be run interleaved with the one after it. The server is started through a wrapper
  * script given as the SDK client's `cliPath`, which carries the build's first line (its shebang's
  * Node flags, `--max-semi-space-size=2`) and is started as the `bin` is (bench/bin.mjs): it records the server's `process.cpuUsage()` (user +
  * system) at exit and, with `--profile`, a V8 CPU profile of the whole run (the inspector's
- * Profiler, since `--cpu-prof` is refused in `NODE_OPTIONS`), summarised by bench/profile.mjs.
- * Prints one JSON object: load before and after, the row of 7d, server CPU, and the profile's
- * busiest functions.
+ * Profiler, since `--cpu-prof` is refused in `NODE_OPTIONS`), summarised by bench/profile.mjs;
+ * with `--allocations`, a sampling heap profile instead (`server.heapprofile`: where the bytes the
+ * collector then has to sweep were allocated, by stack; Chrome's DevTools open it).
+ * It also records the server's garbage collections by kind (count and milliseconds, from a
+ * `PerformanceObserver` of `gc` entries), since collection is the largest single cost at 1,000
+ * sessions, and how late its event loop ran a 10 ms timer (`monitorEventLoopDelay`: p50, p99
+ * and max in ms, over the whole run): work that holds the loop delays every session's turn.
+ * Prints one JSON object: load before and after, the row of 7d, server CPU, garbage collection
+ * and loop delay, and the profile's busiest functions.
  */
 
 import {
@@ -44,42 +50,70 @@ function parseArguments(argv) {
     dist: resolve(value("--dist") ?? join(root, "dist")),
     sessions: Number(value("--sessions") ?? MODES.full.headlessSessions),
     profile: value("--profile") === undefined ? undefined : resolve(String(value("--profile"))),
+    allocations:
+      value("--allocations") === undefined ? undefined : resolve(String(value("--allocations"))),
   };
 }
 
 /**
  * The wrapper the client starts instead of `dist/cli/main.js`: same arguments, same process.
- * @param {{main: string, cpuFile: string, profileFile: string | undefined}} options
+ * @param {{main: string, cpuFile: string, profileFile: string | undefined, allocationsFile: string | undefined}} options
  */
-function wrapperSource({ main, cpuFile, profileFile }) {
-  const profiling =
-    profileFile === undefined
-      ? ""
-      : `const session = new Session();
-session.connect();
-session.post("Profiler.enable");
+function wrapperSource({ main, cpuFile, profileFile, allocationsFile }) {
+  // Garbage collections by kind (perf_hooks' NODE_PERFORMANCE_GC_* flags: 1 minor, 2 major,
+  // 4 incremental, 8 weak callbacks): count and milliseconds.
+  const collecting = `const collections = {};
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = { 1: "minor", 2: "major", 4: "incremental", 8: "weakCallbacks" }[entry.detail?.kind] ?? "other";
+    const sum = (collections[kind] ??= { count: 0, milliseconds: 0 });
+    sum.count += 1;
+    sum.milliseconds += entry.duration;
+  }
+}).observe({ entryTypes: ["gc"] });
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+`;
+  const cpuStart = `session.post("Profiler.enable");
 session.post("Profiler.setSamplingInterval", { interval: 1000 });
 session.post("Profiler.start");
 `;
-  const stopProfiling =
-    profileFile === undefined
+  const allocationsStart = `session.post("HeapProfiler.enable");
+session.post("HeapProfiler.startSampling", {
+  samplingInterval: 16384,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
+`;
+  const profiling =
+    profileFile === undefined && allocationsFile === undefined
       ? ""
-      : `  // A session on the main thread answers synchronously.
-  session.post("Profiler.stop", (error, result) => {
-    if (!error) writeFileSync(${JSON.stringify(profileFile)}, JSON.stringify(result.profile));
+      : `const session = new Session();
+session.connect();
+${profileFile === undefined ? "" : cpuStart}${allocationsFile === undefined ? "" : allocationsStart}`;
+  // A session on the main thread answers synchronously.
+  const stop = (method, file) =>
+    file === undefined
+      ? ""
+      : `  session.post("${method}", (error, result) => {
+    if (!error) writeFileSync(${JSON.stringify(file)}, JSON.stringify(result.profile));
   });
 `;
+  const stopProfiling =
+    stop("Profiler.stop", profileFile) + stop("HeapProfiler.stopSampling", allocationsFile);
   // Recorded when the client ends the server's input (the measured work is over; closing 1,000
   // sessions afterwards can outlast the client's patience, which then kills the server).
   const firstLine = readFileSync(main, "utf8").split("\n", 1)[0] ?? "";
   const shebang = firstLine.startsWith("#!") ? `${firstLine}\n` : "";
   return `${shebang}import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
-${profiling}let recorded = false;
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+${collecting}${profiling}let recorded = false;
 function record() {
   if (recorded) return;
   recorded = true;
-  writeFileSync(${JSON.stringify(cpuFile)}, JSON.stringify(process.cpuUsage()));
+  const delay = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+  writeFileSync(${JSON.stringify(cpuFile)}, JSON.stringify({ ...process.cpuUsage(), collections, delay }));
 ${stopProfiling}}
 process.stdin.once("end", record);
 process.on("exit", record);
@@ -98,11 +132,17 @@ async function main() {
     const cpuFile = join(temp, "server-cpu.json");
     const profileFile =
       options.profile === undefined ? undefined : join(options.profile, "server.cpuprofile");
-    if (options.profile !== undefined) {
-      mkdirSync(options.profile, { recursive: true });
+    const allocationsFile =
+      options.allocations === undefined
+        ? undefined
+        : join(options.allocations, "server.heapprofile");
+    for (const folder of [options.profile, options.allocations]) {
+      if (folder !== undefined) {
+        mkdirSync(folder, { recursive: true });
+      }
     }
     const cliPath = join(temp, "server.mjs");
-    writeFileSync(cliPath, wrapperSource({ main, cpuFile, profileFile }));
+    writeFileSync(cliPath, wrapperSource({ main, cpuFile, profileFile, allocationsFile }));
     chmodSync(cliPath, 0o755);
     const context = {
       mode: "full",
@@ -139,6 +179,8 @@ async function main() {
           runs: row?.runs,
           failed: row?.failed ?? row?.pending,
           serverCpuSeconds: cpu === undefined ? undefined : (cpu.user + cpu.system) / 1e6,
+          serverGarbageCollection: cpu?.collections,
+          serverEventLoopDelayMilliseconds: cpu?.delay,
           turns: context.details.headless?.turns,
           profile: summary && {
             busyMilliseconds: summary.busyMilliseconds,

@@ -1,9 +1,7 @@
-import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type {
   ErrorType,
   EventInput,
-  JsonObject,
   JsonValue,
   PromptImage,
   StopReason,
@@ -37,6 +35,7 @@ import {
   type UnknownToolCallback,
 } from "./tool-calls.js";
 import { applyEffects } from "./tool-effects.js";
+import { toolSpecifications } from "./tool-specifications.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings extends CompactionOptions {
@@ -358,22 +357,4 @@ function fail(emit: Conversation["emit"], failure: ProviderFailure): PromptOutco
   };
   emit({ type: "session.error", data });
   return { error: data };
-}
-
-const specificationCache = new WeakMap<AnyTool, ToolSpecification>();
-
-/** JSON Schema specifications of the tools, computed once per tool. */
-export function toolSpecifications(tools: readonly AnyTool[]): ToolSpecification[] {
-  return tools.map((tool) => {
-    let specification = specificationCache.get(tool);
-    if (specification === undefined) {
-      const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, {
-        io: "input",
-        unrepresentable: "any",
-      }) as JsonObject;
-      specification = { name: tool.name, description: tool.description, inputSchema };
-      specificationCache.set(tool, specification);
-    }
-    return specification;
-  });
 }

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { toolSpecifications } from "../agent/loop.js";
+import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import { builtinTools } from "../tools/index.js";

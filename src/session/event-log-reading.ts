@@ -249,12 +249,17 @@ export class EventLogParser {
   }
 }
 
-/** Bytes read from the file at a time. */
+/** Bytes read from the file at a time, at most. */
 const BLOCK_BYTES = 1 << 20;
+/** Bytes read at a time however few are expected. */
+const SMALLEST_BLOCK_BYTES = 1 << 12;
 
 /**
  * Decodes `handle`'s file from byte `position` on, a block at a time (each block read while the
- * one before is decoded), through `parser`.
+ * one before is decoded), through `parser`, to its end. `expectedBytes` (what a `stat` just said
+ * is left) sizes the two blocks when fewer than {@link BLOCK_BYTES}: a server taking back the
+ * leases of many sessions reads a few lines of each, and two 1 MiB buffers per open were most of
+ * that read's cost (issue 26, figure 7d).
  * @returns the bytes read.
  * @throws the I/O error as is.
  */
@@ -262,18 +267,20 @@ export async function readBlocks(
   handle: FileHandle,
   position: number,
   parser: EventLogParser,
+  expectedBytes = BLOCK_BYTES,
 ): Promise<number> {
-  let current = Buffer.allocUnsafe(BLOCK_BYTES);
-  let spare = Buffer.allocUnsafe(BLOCK_BYTES);
+  const blockBytes = Math.min(BLOCK_BYTES, Math.max(SMALLEST_BLOCK_BYTES, expectedBytes));
+  let current = Buffer.allocUnsafe(blockBytes);
+  let spare = Buffer.allocUnsafe(blockBytes);
   let read = 0;
-  let next = handle.read(current, 0, BLOCK_BYTES, position);
+  let next = handle.read(current, 0, blockBytes, position);
   for (;;) {
     const { bytesRead } = await next;
     if (bytesRead === 0) {
       return read;
     }
     read += bytesRead;
-    next = handle.read(spare, 0, BLOCK_BYTES, position + read);
+    next = handle.read(spare, 0, blockBytes, position + read);
     try {
       parser.push(current.subarray(0, bytesRead));
     } catch (error) {

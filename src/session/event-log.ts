@@ -93,6 +93,13 @@ export class EventLog {
   readonly #handle: FileHandle;
   /** Bytes in the file, tracked to undo a partly written line. */
   #size: number;
+  /**
+   * {@link #size} when a sync of this writer last completed, so a flush with nothing appended
+   * since skips its `fdatasync` (a server commits and then closes a log it lets go idle, and
+   * checkpoints can follow one another); -1 until the first sync, as the file may hold lines
+   * another writer wrote but never synced.
+   */
+  #syncedSize = -1;
   #closed = false;
   /** Set when a failed write could not be undone: further appends would fuse with it. */
   #broken: Error | undefined;
@@ -124,7 +131,7 @@ export class EventLog {
       const lines = from.seq - 1;
       const keep = options.keep;
       const parser = new EventLogParser(1, keep && ((event, seq) => keep(event, seq + lines)));
-      const bytesRead = await readBlocks(handle, from.offset, parser);
+      const bytesRead = await readBlocks(handle, from.offset, parser, size - from.offset);
       const contents = wholeFileContents(parser.end(), from);
       let cutTail: RepairNote | null = null;
       if (contents.validLength < from.offset + bytesRead) {
@@ -187,15 +194,26 @@ export class EventLog {
   }
 
   /**
-   * Makes every line appended so far durable (`fdatasync`). Called at `assistant.turn_end`,
-   * `session.idle` and before a prompt is answered.
+   * Makes every line appended so far durable (`fdatasync`; none when a sync already completed
+   * with nothing appended since). Called at `assistant.turn_end`, `session.idle` and before a
+   * prompt is answered.
    * @throws Error when the log is closed; the I/O error of the sync.
    */
   async flush(): Promise<void> {
     if (this.#closed) {
       throw new Error(`Event log ${this.path} is closed.`);
     }
+    await this.#sync();
+  }
+
+  async #sync(): Promise<void> {
+    const size = this.#size;
+    if (size === this.#syncedSize) {
+      return;
+    }
     await this.#handle.datasync();
+    // A sync that started after this one may have completed first, covering more.
+    this.#syncedSize = Math.max(this.#syncedSize, size);
   }
 
   /**
@@ -208,7 +226,7 @@ export class EventLog {
     }
     this.#closed = true;
     try {
-      await this.#handle.datasync();
+      await this.#sync();
     } finally {
       await this.#handle.close();
     }
@@ -226,6 +244,8 @@ export class EventLog {
   }
 
   #undoPartialWrite(sizeBefore: number, writeError: unknown): void {
+    // The cut changes the file: the next flush syncs whatever was synced before.
+    this.#syncedSize = -1;
     try {
       ftruncateSync(this.#handle.fd, sizeBefore);
     } catch {

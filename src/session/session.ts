@@ -4,9 +4,9 @@ import {
   type AgentSettings,
   type PromptOutcome,
   runPrompt,
-  toolSpecifications,
   type UserPrompt,
 } from "../agent/loop.js";
+import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, unsavedLog } from "./deferred-appender.js";

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { type FileHandle, open, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
@@ -218,6 +218,76 @@ describe("EventLog", () => {
     await opened.log.close();
     expect(await readLines(path)).toEqual([...events, next]);
     expect(await readEventLog(path)).toMatchObject({ repaired: [], events: [...events, next] });
+  });
+
+  it("reads from a line's offset to the end whatever the lines' sizes (blocks sized to what is left)", async () => {
+    const events = goldenEvents();
+    const head = toJsonl(events.slice(0, 2));
+    // Lines shorter and longer than the smallest block (4 KiB) and than the largest (1 MiB).
+    const tail = [3, 5_000, 1_500_000, 10].map((length, index) =>
+      createEnvelope(userMessage(`${index}${"é".repeat(length)}`), null),
+    );
+    const path = await writeLog(Buffer.concat([head, toJsonl(tail)]));
+    for (const [skipped, offset] of [
+      [0, head.length],
+      [
+        3,
+        head.length +
+          Buffer.byteLength(
+            tail
+              .slice(0, 3)
+              .map((e) => serializeEvent(e))
+              .join(""),
+          ),
+      ],
+    ] as const) {
+      const from = { offset, seq: 3 + skipped };
+      const opened = await EventLog.open(path, { create: false, from });
+      await opened.log.close();
+      expect(opened.events).toEqual(tail.slice(skipped));
+      expect(opened.seqs).toEqual(tail.slice(skipped).map((_, index) => from.seq + index));
+      expect(opened.repaired).toEqual([]);
+      expect(opened.validLength).toBe((await stat(path)).size);
+    }
+  });
+
+  it("syncs at a flush or close only what was appended since the last sync", async () => {
+    const path = join(await makeTemporaryDirectory(), "events.jsonl");
+    // Counts the process's FileHandle syncs (each still runs): Node's class, not turnloop's.
+    const probe = await open(path, "w");
+    const prototype = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const datasync = prototype.datasync;
+    let syncs = 0;
+    prototype.datasync = function (this: FileHandle) {
+      syncs += 1;
+      return datasync.call(this);
+    };
+    try {
+      const counts: number[] = [];
+      const { log } = await EventLog.open(path, { create: true });
+      await log.flush();
+      counts.push(syncs);
+      await log.flush();
+      counts.push(syncs);
+      const events = goldenEvents().slice(0, 2);
+      const [first, second] = events;
+      log.append(first as SessionEvent);
+      await Promise.all([log.flush(), log.flush()]);
+      counts.push(syncs);
+      await log.flush();
+      counts.push(syncs);
+      log.append(second as SessionEvent);
+      await log.flush();
+      counts.push(syncs);
+      await log.close();
+      counts.push(syncs);
+      // The first flush syncs what the file held when opened; two flushes at once each sync.
+      expect(counts).toEqual([1, 1, 3, 3, 4, 4]);
+      expect(await readLines(path)).toEqual(events);
+    } finally {
+      prototype.datasync = datasync;
+    }
   });
 
   it("cuts a tail torn inside a multi-byte character and appends valid UTF-8", async () => {

@@ -1,0 +1,49 @@
+import { describe, expect, test } from "vitest";
+import { z } from "zod";
+import { toolSpecifications } from "../../src/agent/tool-specifications.js";
+import type { AnyTool } from "../../src/tools/define-tool.js";
+import { builtinTools } from "../../src/tools/index.js";
+
+/** A tool object of its own around `tool`, as a server session's hooks and gate wrap each tool. */
+function wrapped(tool: AnyTool): AnyTool {
+  return { ...tool, execute: (input, context) => tool.execute(input, context) };
+}
+
+/** The specification as converted on its own, without any kept one. */
+function converted(tool: AnyTool) {
+  const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, {
+    io: "input",
+    unrepresentable: "any",
+  });
+  return { name: tool.name, description: tool.description, inputSchema };
+}
+
+describe("toolSpecifications", () => {
+  test("each tool's name, description and input schema as JSON Schema", () => {
+    const tools = builtinTools();
+    expect(toolSpecifications(tools)).toEqual(tools.map(converted));
+  });
+
+  test("tool objects of different sessions sharing a schema share one specification", () => {
+    const first = builtinTools().map(wrapped);
+    const second = builtinTools().map(wrapped);
+    const specifications = toolSpecifications(first);
+    const again = toolSpecifications(second);
+    expect(again).toEqual(builtinTools().map(converted));
+    expect(again.map((specification, index) => specification === specifications[index])).toEqual(
+      builtinTools().map(() => true),
+    );
+  });
+
+  test("a tool with the same schema but another name or description gets its own", () => {
+    const [view] = builtinTools();
+    if (view === undefined) {
+      throw new Error("no built-in tools");
+    }
+    const renamed = { ...view, name: "look" };
+    const described = { ...view, description: "Shows a file." };
+    const specifications = toolSpecifications([view, renamed, described]);
+    expect(specifications).toEqual([view, renamed, described].map(converted));
+    expect(new Set(specifications).size).toBe(3);
+  });
+});
