@@ -12,7 +12,7 @@
  * under the box), its ratio to the floor (of the medians, and the median of each round's ratio),
  * and the CLI's own CPU time (user + system, `process.cpuUsage()`) when it writes that line, which
  * a loaded machine inflates far less than the wall time. `BOX_CONFIG=<json>` writes a user config
- * file first. Not part of `npm run bench`; bench/notes/box.md has its figures.
+ * file first. Not part of `npm run bench`; bench/notes/targets.md ("box lane") has its figures.
  */
 
 import { spawn } from "node:child_process";

@@ -201,7 +201,8 @@ keepRequireWhereUsed(
 
 // Each chunk Node loads is an ES module because of the nearest package.json's `"type"`; without one
 // beside the chunks, Node looks for it in every folder up to the package's own, for each import of
-// a chunk (about 200 before `turnloop acp` answers its first prompt; bench/notes/acp.md).
+// a chunk (about 200 before `turnloop acp` answers its first prompt; bench/notes/targets.md,
+// "ACP face and `-p`").
 writeFileSync(`${OUTPUT}/chunks/package.json`, `${JSON.stringify({ type: "module" })}\n`);
 
 const bin = `${OUTPUT}/main.js`;

@@ -9,7 +9,7 @@
  * folders), and every chunk it loads pays it: 56 times before `turnloop acp` answered its first
  * prompt. Together with the ES module loader's own path work for each chunk, that made Node's
  * URL-to-path functions hot enough for V8's optimising compiler before the first request (figures in
- * bench/notes/acp.md).
+ * bench/notes/targets.md, "ACP face and `-p`").
  *
  * Whether a file names `require` is read from its syntax tree (TypeScript's parser), not its text:
  * the word appears in strings (ajv writes `require("ajv/dist/runtime/…")` into code it generates)

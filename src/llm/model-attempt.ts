@@ -36,8 +36,8 @@ export interface AttemptSettings {
  * One model request: `request_start`, its progress events as they come, then `done`; or the
  * failure the retry loop judges. {@link next} gives one event per call, so between the model's
  * stream and the loop each event passes one async generator (the provider's `stream`), where it
- * passed three nested ones (bench/notes/provider.md). {@link close} must follow, however the
- * reading ended.
+ * passed three nested ones (bench/notes/targets.md, "Provider stream, round 3, session 7").
+ * {@link close} must follow, however the reading ended.
  *
  * A part `error`, a body that ends before the model's finish, or before the wire's terminator,
  * fails the attempt. Text or reasoning that reached the user counts as shown; a tool call whose

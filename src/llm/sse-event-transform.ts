@@ -8,10 +8,10 @@ import { createParser } from "eventsource-parser";
  * Most streams send each event as one `data:` line ended by a blank line (`\n\n`). Such events
  * are read here directly, and while `mapData` returns their data unchanged (the same string) the
  * text they came in is passed on as it was, without parsing and writing each event again: that
- * was about a twentieth of the relay's allocations (bench/notes/provider.md). Every other event (more
- * lines, `event:`/`id:` fields, comments, CR line ends) goes through `eventsource-parser` (any
- * line ends, CR/LF pairs split across chunks, multi-line `data:`) and is written in the canonical
- * form. Either way `mapData` sees every event's data once, in order, as the parser reads it.
+ * was about a twentieth of the relay's allocations (bench/notes/targets.md, "Provider stream,
+ * round 3, session 7"). Every other event (more lines, `event:`/`id:` fields, comments, CR line
+ * ends) goes through `eventsource-parser` (any line ends, CR/LF pairs split across chunks,
+ * multi-line `data:`) and is written in the canonical form. Either way `mapData` sees every event's data once, in order, as the parser reads it.
  */
 export function sseEventTransform(
   mapData: (data: string) => string,
