@@ -34,7 +34,7 @@ import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath } from "./permissions.js";
-import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
+import { type Job, jobOf, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { sessionConfinement } from "./session-sandbox.js";
@@ -184,15 +184,7 @@ export class ServerSession {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const sessionMode =
-      params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
-    const job: Job = {
-      prompt: params.prompt,
-      mode: params.agentMode ?? sessionMode ?? this.choices.mode,
-      ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
-      ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
-      ...(promptId === undefined ? {} : { promptId }),
-    };
+    const job = jobOf(params, this.choices.mode, promptId);
     this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
     if (this.draining === undefined) {
       this.draining = this.drain();
