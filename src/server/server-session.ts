@@ -28,7 +28,7 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { askUserTools } from "./ask-user.js";
 import type { ClientLink } from "./client-link.js";
-import { addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
+import { AbortWait, addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
@@ -60,12 +60,14 @@ export class ServerSession {
   private draining: Promise<void> | undefined;
   private controller: AbortController | undefined;
   private heldIdle: SessionEvent | undefined;
+  /** While an abort waits for the prompt it cancelled, it drops what is queued meanwhile. */
+  private readonly abortWait = new AbortWait();
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
   private readonly sendContext: SendJobContext;
   private closed: Promise<void> | undefined;
-  /** Prompts refused: the last app detached (one queued during its abort would run next). */
+  /** Prompts refused: the last app detached (one queued after its abort would run). */
   private ending = false;
 
   constructor(
@@ -194,7 +196,7 @@ export class ServerSession {
     return randomUUID();
   }
 
-  /** Cancels the running prompt, drops queued ones (dropped-prompts.ts); resolves once idle. */
+  /** Cancels the running prompt, drops what is queued until it ends; resolves once idle. */
   async abort(): Promise<void> {
     const dropped = this.queue.splice(0);
     if (dropped.length > 0) {
@@ -202,9 +204,10 @@ export class ServerSession {
     }
     const unrecorded = addDroppedToAbort(this.session, this.closing || this.ending ? [] : dropped);
     this.controller?.abort();
-    await this.draining;
+    const droppedMeanwhile = await this.abortWait.until(this.draining);
     if (!this.closing && !this.ending) {
-      await recordDroppedPrompts(this.session, unrecorded(), this.log);
+      const droppedPromptIds = [...unrecorded(), ...droppedMeanwhile];
+      await recordDroppedPrompts(this.session, droppedPromptIds, this.log);
     }
   }
 
@@ -278,6 +281,9 @@ export class ServerSession {
           this.queueChanged();
         }
         await this.runJob(job);
+        if (this.abortWait.takeQueued(this.queue)) {
+          this.queueChanged();
+        }
       }
     } finally {
       this.draining = undefined;
