@@ -19,6 +19,22 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
   promptId?: string;
 };
 
+/**
+ * The job of `session.send` `params`, in the agent mode it names, else its send mode when that is
+ * one, else `sessionMode`; `promptId` as {@link Job}'s.
+ */
+export function jobOf(params: SendParams, sessionMode: SessionMode, promptId?: string): Job {
+  const sendMode =
+    params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
+  return {
+    prompt: params.prompt,
+    mode: params.agentMode ?? sendMode ?? sessionMode,
+    ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
+    ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
+    ...(promptId === undefined ? {} : { promptId }),
+  };
+}
+
 /** What a send needs of its server session. */
 export interface SendJobContext {
   session: Session;

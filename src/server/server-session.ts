@@ -28,13 +28,13 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { askUserTools } from "./ask-user.js";
 import type { ClientLink } from "./client-link.js";
-import { addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
+import { AbortWait, addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath } from "./permissions.js";
-import { type Job, runSendJob, type SendJobContext } from "./send-job.js";
+import { type Job, jobOf, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { sessionConfinement } from "./session-sandbox.js";
@@ -60,12 +60,14 @@ export class ServerSession {
   private draining: Promise<void> | undefined;
   private controller: AbortController | undefined;
   private heldIdle: SessionEvent | undefined;
+  /** While an abort waits for the prompt it cancelled, it drops what is queued meanwhile. */
+  private readonly abortWait = new AbortWait();
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
   private readonly sendContext: SendJobContext;
   private closed: Promise<void> | undefined;
-  /** Prompts refused: the last app detached (one queued during its abort would run next). */
+  /** Prompts refused: the last app detached (one queued after its abort would run). */
   private ending = false;
 
   constructor(
@@ -184,15 +186,7 @@ export class ServerSession {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const sessionMode =
-      params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
-    const job: Job = {
-      prompt: params.prompt,
-      mode: params.agentMode ?? sessionMode ?? this.choices.mode,
-      ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
-      ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
-      ...(promptId === undefined ? {} : { promptId }),
-    };
+    const job = jobOf(params, this.choices.mode, promptId);
     this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
     if (this.draining === undefined) {
       this.draining = this.drain();
@@ -202,7 +196,7 @@ export class ServerSession {
     return randomUUID();
   }
 
-  /** Cancels the running prompt, drops queued ones (dropped-prompts.ts); resolves once idle. */
+  /** Cancels the running prompt, drops what is queued until it ends; resolves once idle. */
   async abort(): Promise<void> {
     const dropped = this.queue.splice(0);
     if (dropped.length > 0) {
@@ -210,9 +204,10 @@ export class ServerSession {
     }
     const unrecorded = addDroppedToAbort(this.session, this.closing || this.ending ? [] : dropped);
     this.controller?.abort();
-    await this.draining;
+    const droppedMeanwhile = await this.abortWait.until(this.draining);
     if (!this.closing && !this.ending) {
-      await recordDroppedPrompts(this.session, unrecorded(), this.log);
+      const droppedPromptIds = [...unrecorded(), ...droppedMeanwhile];
+      await recordDroppedPrompts(this.session, droppedPromptIds, this.log);
     }
   }
 
@@ -286,6 +281,9 @@ export class ServerSession {
           this.queueChanged();
         }
         await this.runJob(job);
+        if (this.abortWait.takeQueued(this.queue)) {
+          this.queueChanged();
+        }
       }
     } finally {
       this.draining = undefined;

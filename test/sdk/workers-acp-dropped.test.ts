@@ -1,44 +1,92 @@
 /**
- * ACP on a session another worker holds (issue 22), when that owner closes the session while the
- * editor's prompt waits in its queue: the editor's `session/prompt` ends with the error that says
- * to send it again, in the wording the Copilot protocol's followers get (session/dropped-prompts.ts),
- * and the prompt never runs.
+ * ACP on a session another worker holds (issue 22), when that owner closes the session, or its own
+ * client aborts, while the editor's prompt waits in its queue: the editor's `session/prompt` ends
+ * with the error that says to send it again, in the wording the Copilot protocol's followers get
+ * (session/dropped-prompts.ts), and the prompt never runs. The owner's abort also drops a prompt
+ * it takes from the inbox while it waits for the prompt it cancelled to end.
  */
 
 import { describe, expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
-import { startAcpAgent } from "./workers-acp-support.js";
-import { holdAnswers, useWorkers } from "./workers-support.js";
+import { type AcpAgent, startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
+import { ABORTED_PROMPT, holdAnswers, useWorkers } from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)(
   "ACP: the owner drops the editor's prompt",
   () => {
     const workers = useWorkers();
 
-    test("it closes the session with the editor's prompt queued: the prompt ends with 'send it again'", async () => {
+    /**
+     * The owner's session after a "first" prompt, followed by an editor, while the owner runs
+     * "held" (the model holds it); `requestsBefore`: the model's requests before "held".
+     * `changes[n]` opens at the owner's (n+1)th `pending_messages.modified` from then on.
+     */
+    async function ownerRunningHeld(changes = 1) {
       const { fixture, env } = workers;
       const owner = await workers.worker().createSession({ onPermissionRequest: approveAll });
       fixture.model.enqueue({ text: "first answer" });
       await owner.sendAndWait({ prompt: "first" });
       const editor = startAcpAgent(env, fixture.cwd);
+      await editor.load(owner.sessionId);
+      const requestsBefore = fixture.model.requests.length;
+      const storedBefore = (await owner.getMessages()).length;
+      const requested = holdAnswers(fixture.model);
+      await owner.send({ prompt: "held" });
+      await requested.opened;
+      const queueChanged = Array.from({ length: changes }, () => gate());
+      let changed = 0;
+      owner.on((event) => {
+        if (event.type === "pending_messages.modified") {
+          queueChanged[changed++]?.open();
+        }
+      });
+      return { owner, editor, requestsBefore, storedBefore, queueChanged };
+    }
+
+    /**
+     * The editor's prompt `settled` ended with the abort's 'send it again'; the editor saw the
+     * replay of "first", then "held" (nothing of its own prompt); the owner stored "held"
+     * aborted, with `aborts` (the `abort`s' data); only "held" reached the model.
+     */
+    async function expectDroppedByAbort(
+      run: Awaited<ReturnType<typeof ownerRunningHeld>>,
+      settled: ReturnType<AcpAgent["promptSettled"]>,
+      aborts: (droppedPromptId: string) => object[],
+    ): Promise<void> {
+      const { owner, editor } = run;
+      const message = `The model request failed: the worker running session ${owner.sessionId} dropped this queued prompt unrun: its own client aborted; send it again to run it`;
+      expect(await settled).toEqual({ error: { code: -32603, message } });
+      expect(editor.updates.map(withoutIds)).toEqual([
+        text("user_message_chunk", "first"),
+        { sessionUpdate: "session_info_update", title: "first", updatedAt: "<time>" },
+        text("agent_message_chunk", "first answer"),
+        text("user_message_chunk", "held"),
+      ]);
+      const stored = (await owner.getMessages()).slice(run.storedBefore);
+      const droppedAbort = stored.at(-1);
+      const droppedPromptIds =
+        droppedAbort?.type === "abort" ? (droppedAbort.data.droppedPromptIds ?? []) : [];
+      expect(droppedPromptIds).toEqual([expect.any(String)]);
+      const expectedAborts = aborts(droppedPromptIds[0] ?? "");
+      expect(stored.map(({ type }) => type)).toEqual([
+        ...ABORTED_PROMPT,
+        ...expectedAborts.slice(1).map(() => "abort"),
+      ]);
+      expect(stored.filter(({ type }) => type === "abort").map(({ data }) => data)).toEqual(
+        expectedAborts,
+      );
+      expect(workers.fixture.model.requests.length - run.requestsBefore).toBe(1);
+    }
+
+    test("it closes the session with the editor's prompt queued: the prompt ends with 'send it again'", async () => {
+      const { owner, editor, requestsBefore, queueChanged } = await ownerRunningHeld();
       try {
-        await editor.load(owner.sessionId);
-        const requestsBefore = fixture.model.requests.length;
-        const requested = holdAnswers(fixture.model);
-        await owner.send({ prompt: "held" });
-        await requested.opened;
-        const queued = gate();
-        owner.on((event) => {
-          if (event.type === "pending_messages.modified") {
-            queued.open();
-          }
-        });
         const settled = editor.promptSettled(owner.sessionId, "queued behind the held one");
-        await queued.opened;
+        await queueChanged[0]?.opened;
         await owner.disconnect();
-        fixture.model.setResponder(undefined);
+        workers.fixture.model.setResponder(undefined);
         expect(await settled).toEqual({
           error: {
             code: -32603,
@@ -46,10 +94,81 @@ describe.skipIf(postgresUnavailable !== undefined)(
           },
         });
         // Only the owner's held prompt reached the model.
-        expect(fixture.model.requests.length - requestsBefore).toBe(1);
+        expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);
+      } finally {
+        await editor.stop();
+      }
+    });
+
+    test("its own client aborts with the editor's prompt queued: the abort returns, the prompt ends with 'send it again'", async () => {
+      const run = await ownerRunningHeld();
+      const { owner, editor, queueChanged } = run;
+      try {
+        const settled = editor.promptSettled(owner.sessionId, "queued behind the held one");
+        await queueChanged[0]?.opened;
+        await owner.abort();
+        workers.fixture.model.setResponder(undefined);
+        // One abort: the cancelled prompt's, naming the editor's prompt.
+        await expectDroppedByAbort(run, settled, (droppedPromptId) => [
+          { reason: "cancelled by the user", droppedPromptIds: [droppedPromptId] },
+        ]);
+        await owner.disconnect();
+      } finally {
+        await editor.stop();
+      }
+    });
+
+    test("the editor's prompt reaching the owner while its abort waits for the cancelled prompt to end is dropped by that abort", async () => {
+      const run = await ownerRunningHeld(3);
+      const { owner, editor, queueChanged } = run;
+      try {
+        await owner.send({ prompt: "the owner's own, queued" });
+        await queueChanged[0]?.opened;
+        // The cancelled prompt cannot commit its end (so the abort waits) until this lock goes.
+        const lock = await lockSessionRow(workers.env.TURNLOOP_DATABASE_URL ?? "", owner.sessionId);
+        const aborted = owner.abort();
+        // The abort dropped the owner's own queued prompt.
+        await queueChanged[1]?.opened;
+        const settled = editor.promptSettled(owner.sessionId, "sent during the abort");
+        // The owner took the editor's prompt from the inbox and queued it.
+        await queueChanged[2]?.opened;
+        await lock.release();
+        // Without the drop, the editor's prompt ran next (the model holds it) and this never ended.
+        await aborted;
+        workers.fixture.model.setResponder(undefined);
+        // The cancelled prompt's abort was stored before the editor's prompt came: one more.
+        await expectDroppedByAbort(run, settled, (droppedPromptId) => [
+          { reason: "cancelled by the user" },
+          {
+            reason: "cancelled by the user: 1 queued prompt(s) sent from another worker dropped",
+            droppedPromptIds: [droppedPromptId],
+          },
+        ]);
+        await owner.disconnect();
       } finally {
         await editor.stop();
       }
     });
   },
 );
+
+/**
+ * Takes the row of `sessionId` in the sessions table of `url`'s database (`FOR NO KEY UPDATE`:
+ * the owner's appends wait, the inbox's inserts do not) until `release`.
+ */
+async function lockSessionRow(
+  url: string,
+  sessionId: string,
+): Promise<{ release(): Promise<void> }> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query("BEGIN");
+  await client.query("SELECT 1 FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
+  return {
+    async release() {
+      await client.query("COMMIT");
+      await client.end();
+    },
+  };
+}
