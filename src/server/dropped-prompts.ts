@@ -5,8 +5,6 @@
  * cancelled none, and committed at once, so the follower that sent them ends their
  * wait with an error (session/prompt-end.ts) instead of at its `sendAndWait` timeout. A session
  * that is closing records none (server-session.ts): its `session.shutdown` tells the follower.
- * Prompts queued while the abort waits for the cancelled prompt to end are dropped too
- * ({@link AbortWait}).
  */
 
 import { errorMessage } from "../events/errors.js";
@@ -53,46 +51,5 @@ export async function recordDroppedPrompts(
     log(
       `session ${session.id}: the prompts dropped by an abort were not recorded: ${errorMessage(error)}`,
     );
-  }
-}
-
-/**
- * The prompts queued while an abort waits for the prompt it cancelled to end, which that abort
- * drops too: a follower's prompt taken from the inbox meanwhile would otherwise run next, and the
- * abort would wait for it as well (for as long as it runs).
- */
-export class AbortWait {
-  #dropped: Job[] | undefined;
-
-  /**
-   * While an abort waits, empties `queue` into what it drops (the drain then ends).
-   * @returns whether it took any prompt (the queue changed).
-   */
-  takeQueued(queue: Job[]): boolean {
-    if (this.#dropped === undefined || queue.length === 0) {
-      return false;
-    }
-    this.#dropped.push(...queue.splice(0));
-    return true;
-  }
-
-  /**
-   * Waits for `draining` (the drain the abort cancelled) to end.
-   * @returns the `promptId`s of the prompts dropped meanwhile, to the first of concurrent aborts
-   * only (one records them).
-   */
-  async until(draining: Promise<void> | undefined): Promise<string[]> {
-    if (draining === undefined || this.#dropped !== undefined) {
-      await draining;
-      return [];
-    }
-    const dropped: Job[] = [];
-    this.#dropped = dropped;
-    try {
-      await draining;
-    } finally {
-      this.#dropped = undefined;
-    }
-    return dropped.flatMap((job) => (job.promptId === undefined ? [] : [job.promptId]));
   }
 }

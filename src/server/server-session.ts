@@ -28,7 +28,7 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { askUserTools } from "./ask-user.js";
 import type { ClientLink } from "./client-link.js";
-import { AbortWait, addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
+import { addDroppedToAbort, recordDroppedPrompts } from "./dropped-prompts.js";
 import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
@@ -60,8 +60,8 @@ export class ServerSession {
   private draining: Promise<void> | undefined;
   private controller: AbortController | undefined;
   private heldIdle: SessionEvent | undefined;
-  /** While an abort waits for the prompt it cancelled, it drops what is queued meanwhile. */
-  private readonly abortWait = new AbortWait();
+  /** The job {@link drain} is running: what an abort waits for. */
+  private runningJob: Promise<void> | undefined;
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
@@ -196,7 +196,10 @@ export class ServerSession {
     return randomUUID();
   }
 
-  /** Cancels the running prompt, drops what is queued until it ends; resolves once idle. */
+  /**
+   * Cancels the running prompt, drops the queued ones (dropped-prompts.ts); resolves once the
+   * cancelled prompt ended. One queued meanwhile (sent after the abort) runs next, unawaited.
+   */
   async abort(): Promise<void> {
     const dropped = this.queue.splice(0);
     if (dropped.length > 0) {
@@ -204,10 +207,9 @@ export class ServerSession {
     }
     const unrecorded = addDroppedToAbort(this.session, this.closing || this.ending ? [] : dropped);
     this.controller?.abort();
-    const droppedMeanwhile = await this.abortWait.until(this.draining);
+    await this.runningJob;
     if (!this.closing && !this.ending) {
-      const droppedPromptIds = [...unrecorded(), ...droppedMeanwhile];
-      await recordDroppedPrompts(this.session, droppedPromptIds, this.log);
+      await recordDroppedPrompts(this.session, unrecorded(), this.log);
     }
   }
 
@@ -264,6 +266,7 @@ export class ServerSession {
   close(cause: ShutdownCause = { shutdownType: "routine" }): Promise<void> {
     this.closed ??= (async () => {
       await this.abort();
+      await this.draining; // sends are refused now: it ends with the cancelled prompt
       await recordShutdown(this.host, this.session, cause, this.modelId);
       this.unsubscribe();
       this.clients.clear();
@@ -280,10 +283,9 @@ export class ServerSession {
         if (this.heldIdle !== undefined || this.controller !== undefined) {
           this.queueChanged();
         }
-        await this.runJob(job);
-        if (this.abortWait.takeQueued(this.queue)) {
-          this.queueChanged();
-        }
+        this.runningJob = this.runJob(job);
+        await this.runningJob;
+        this.runningJob = undefined;
       }
     } finally {
       this.draining = undefined;

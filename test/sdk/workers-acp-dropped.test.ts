@@ -2,8 +2,8 @@
  * ACP on a session another worker holds (issue 22), when that owner closes the session, or its own
  * client aborts, while the editor's prompt waits in its queue: the editor's `session/prompt` ends
  * with the error that says to send it again, in the wording the Copilot protocol's followers get
- * (session/dropped-prompts.ts), and the prompt never runs. The owner's abort also drops a prompt
- * it takes from the inbox while it waits for the prompt it cancelled to end.
+ * (session/dropped-prompts.ts), and the prompt never runs. A prompt the owner takes from the inbox
+ * while its abort waits for the prompt it cancelled to end was sent after the abort: it runs next.
  */
 
 import { describe, expect, test } from "vitest";
@@ -11,7 +11,7 @@ import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { type AcpAgent, startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
-import { ABORTED_PROMPT, holdAnswers, useWorkers } from "./workers-support.js";
+import { ABORTED_PROMPT, holdAnswers, TEXT_PROMPT, useWorkers } from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)(
   "ACP: the owner drops the editor's prompt",
@@ -118,32 +118,52 @@ describe.skipIf(postgresUnavailable !== undefined)(
       }
     });
 
-    test("the editor's prompt reaching the owner while its abort waits for the cancelled prompt to end is dropped by that abort", async () => {
+    test("the editor's prompt reaching the owner while its abort waits for the cancelled prompt to end runs next, and the abort does not wait for it", async () => {
       const run = await ownerRunningHeld(3);
       const { owner, editor, queueChanged } = run;
+      const { model } = workers.fixture;
       try {
         await owner.send({ prompt: "the owner's own, queued" });
         await queueChanged[0]?.opened;
         // The cancelled prompt cannot commit its end (so the abort waits) until this lock goes.
         const lock = await lockSessionRow(workers.env.TURNLOOP_DATABASE_URL ?? "", owner.sessionId);
         const aborted = owner.abort();
-        // The abort dropped the owner's own queued prompt.
+        // The abort dropped the owner's own queued prompt (sent before it).
         await queueChanged[1]?.opened;
         const settled = editor.promptSettled(owner.sessionId, "sent during the abort");
         // The owner took the editor's prompt from the inbox and queued it.
         await queueChanged[2]?.opened;
+        const editorRequested = gate();
+        const finish = gate();
+        model.setResponder(() => {
+          editorRequested.open();
+          return { text: ["for the ", "editor"], pause: { afterEvents: 1, until: finish.opened } };
+        });
         await lock.release();
-        // Without the drop, the editor's prompt ran next (the model holds it) and this never ended.
+        // The abort returns while the editor's prompt, sent after it, runs (held by the model):
+        // waiting for it too, as it once did, this never ended.
         await aborted;
-        workers.fixture.model.setResponder(undefined);
-        // The cancelled prompt's abort was stored before the editor's prompt came: one more.
-        await expectDroppedByAbort(run, settled, (droppedPromptId) => [
-          { reason: "cancelled by the user" },
-          {
-            reason: "cancelled by the user: 1 queued prompt(s) sent from another worker dropped",
-            droppedPromptIds: [droppedPromptId],
-          },
+        await editorRequested.opened;
+        finish.open();
+        expect(await settled).toEqual({ answer: { stopReason: "end_turn" } });
+        expect(editor.updates.map(withoutIds)).toEqual([
+          text("user_message_chunk", "first"),
+          { sessionUpdate: "session_info_update", title: "first", updatedAt: "<time>" },
+          text("agent_message_chunk", "first answer"),
+          text("user_message_chunk", "held"),
+          // A follower gets stored events, not the owner's streaming deltas (README).
+          text("agent_message_chunk", "for the editor"),
         ]);
+        const stored = (await owner.getMessages()).slice(run.storedBefore);
+        expect(stored.map(({ type }) => type)).toEqual([
+          ...ABORTED_PROMPT,
+          ...TEXT_PROMPT.slice(0, -1),
+        ]);
+        expect(stored.filter(({ type }) => type === "abort").map(({ data }) => data)).toEqual([
+          { reason: "cancelled by the user" },
+        ]);
+        // "held", then the editor's prompt: the owner's own queued one never ran.
+        expect(model.requests.length - run.requestsBefore).toBe(2);
         await owner.disconnect();
       } finally {
         await editor.stop();
