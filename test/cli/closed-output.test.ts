@@ -20,11 +20,15 @@ type Child = ChildProcessByStdio<null, Readable, Readable>;
 
 const ANSWER = Array.from({ length: 200 }, (_, index) => `line ${index}\n`);
 
-/** Runs a tool call then a streamed answer, closing `closed` at `moment`; resolves on 'exit'. */
+/**
+ * Runs a tool call then a streamed answer, closing `closed` at `moment`; resolves on 'exit'.
+ * `cancelled`: the closing is to cancel the prompt, so the answer stalls after its 20th event
+ * (until the request is cancelled): it cannot end before the failed write is noticed, which
+ * Node reports a tick later, after an answer already read whole may have been played out.
+ */
 function runClosing(
   { model, repository, environment }: Pick<CliFixtures, "model" | "repository" | "environment">,
-  closed: Closed,
-  moment: Moment,
+  { closed, moment, cancelled }: { closed: Closed; moment: Moment; cancelled: boolean },
 ): Promise<number | null> {
   // Two gates: the command waits for the file `go`, the answer stops after its first lines; the
   // one of the moment opens at the closing (so that comes while it goes on), the other at once.
@@ -37,7 +41,11 @@ function runClosing(
   const command = "touch started; until [ -e go ]; do sleep 0.05; done; echo ok";
   model.enqueue(
     { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
-    { text: ANSWER, pause: { afterEvents: 10, until: answerHeld.opened } },
+    {
+      text: ANSWER,
+      pause: { afterEvents: 10, until: answerHeld.opened },
+      ...(cancelled ? { stallAfterEvents: 20 } : {}),
+    },
   );
   if (moment === "mid-stream") {
     releaseTool();
@@ -130,7 +138,10 @@ describe("a closed stdout or stderr", () => {
     "$closed closed $moment: exits (cancelled: $cancelled) with a whole log",
     { timeout: 60_000 },
     async ({ closed, moment, cancelled }, { model, home, repository, environment }) => {
-      const code = await runClosing({ model, repository, environment }, closed, moment);
+      const code = await runClosing(
+        { model, repository, environment },
+        { closed, moment, cancelled },
+      );
       const { events, files } = await sessionLog(home);
       expectWhole(events, files);
       const tool = events.find((event) => event.type === "tool.execution_complete");
