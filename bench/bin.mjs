@@ -7,6 +7,7 @@
  */
 
 import { accessSync, constants, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 /**
  * The Node flags a file's first line passes (`#!/usr/bin/env [-S] node FLAGS`); none for a file
@@ -45,4 +46,14 @@ function isExecutable(file) {
   } catch {
     return false;
   }
+}
+
+/**
+ * The package's `bin` under `root` (package.json's `bin.turnloop`: `dist/cli/turnloop.cjs`, which
+ * answers `--version` itself and imports `dist/cli/main.js` for every other command).
+ * @param {string} root
+ * @returns {string}
+ */
+export function packageBin(root) {
+  return join(root, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin.turnloop);
 }

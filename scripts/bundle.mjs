@@ -21,10 +21,11 @@
  * loaded by which files it read. Everything else under `dist/` is `tsc`'s output, unchanged: the
  * SDK (`dist/sdk`, the package export) and the modules the tests import.
  *
- * `dist/cli/main.js` is the package's `bin`: it keeps the entry's first line (`#!/usr/bin/env -S
- * node --max-semi-space-size=2`, the flag explained in src/cli/main.ts) and is made executable, so
- * `dist/cli/main.js acp` starts the way an installed `turnloop acp` does. A build whose first
- * line lost the flag fails.
+ * `dist/cli/main.js` keeps the entry's first line (`#!/usr/bin/env -S node
+ * --max-semi-space-size=2`, the flag explained in src/cli/main.ts) and is made executable, so
+ * editors can start `dist/cli/main.js acp` itself. So is the package's `bin`, `dist/cli/turnloop.cjs`
+ * (`tsc`'s output of src/cli/turnloop.cts: `--version` without Node's ES module loader, every
+ * other command through main.js). A build where either first line lost the flag fails.
  */
 
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -205,9 +206,12 @@ keepRequireWhereUsed(
 // "ACP face and `-p`").
 writeFileSync(`${OUTPUT}/chunks/package.json`, `${JSON.stringify({ type: "module" })}\n`);
 
-const bin = `${OUTPUT}/main.js`;
-const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];
-if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=2") {
-  throw new Error(`${bin}: its first line is ${JSON.stringify(firstLine)}, not turnloop's shebang`);
+for (const bin of [`${OUTPUT}/main.js`, `${OUTPUT}/turnloop.cjs`]) {
+  const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];
+  if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=2") {
+    throw new Error(
+      `${bin}: its first line is ${JSON.stringify(firstLine)}, not turnloop's shebang`,
+    );
+  }
+  chmodSync(bin, 0o755);
 }
-chmodSync(bin, 0o755);

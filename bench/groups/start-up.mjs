@@ -2,7 +2,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binCommand } from "../bin.mjs";
+import { binCommand, packageBin } from "../bin.mjs";
 import { runMeasured } from "../child.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { BENCH_PROMPT } from "../scenario.mjs";
@@ -199,7 +199,8 @@ export async function benchOnePrompt(context) {
 export async function benchVersion(context) {
   const runs = [];
   const floors = [];
-  const { command: cli, args } = binCommand(context.cliPath, ["--version"]);
+  // The package's bin, as `turnloop --version` runs once installed (not main.js: bench/bin.mjs).
+  const { command: cli, args } = binCommand(packageBin(context.root), ["--version"]);
   await runMeasured(cli, args);
   await runMeasured(process.execPath, ["-e", "0"]);
   for (let run = 0; run < context.settings.versionRuns; run++) {
@@ -227,7 +228,8 @@ export async function benchVersion(context) {
       target: atMostTimesFloor(1.2, "≤ ×1.2 `node -e 0`"),
       floor: { value: summarize(floorWalls).p50, label: "`node -e 0`" },
       runs: runsText,
-      command: "/usr/bin/time -v dist/cli/main.js --version   # floor: /usr/bin/time -v node -e 0",
+      command:
+        "/usr/bin/time -v dist/cli/turnloop.cjs --version   # floor: /usr/bin/time -v node -e 0",
     },
     {
       id: "2b",
@@ -237,7 +239,7 @@ export async function benchVersion(context) {
       spread: minToMax(runs.map((run) => run.peakRssBytes)),
       floor: { value: context.details.nodeFloor.rss, label: "`node -e 0`" },
       runs: runsText,
-      command: "/usr/bin/time -v dist/cli/main.js --version",
+      command: "/usr/bin/time -v dist/cli/turnloop.cjs --version",
     },
   );
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 /**
- * Entry point of the `turnloop` command. `turnloop --version` (or `-v`) alone is answered here,
- * before any other module loads (issue 26: its cost is Node's own start-up); every other command
- * loads run.ts.
+ * Entry point of the `turnloop` command, bundled as the ES module `dist/cli/main.js`: the package's
+ * `bin` (turnloop.cts) imports it for every command but a lone `--version`, and editors and the SDK
+ * start it directly. `--version` (or `-v`) alone is answered here too, before any other module
+ * loads (issue 26); every other command loads run.ts.
  *
  * The first line starts Node with V8's young generation capped at 2 MiB a semi-space (issue 27
  * item 3: by default it grows to 16 MiB on 64-bit Node while a prompt line of a few MB is parsed,

@@ -1,17 +1,19 @@
 /**
- * The `bin` file (`dist/cli/main.js`) starts as npm's `bin` link and editors start it: executed
- * itself, its first line giving Node the young-generation cap of issue 27 item 3
- * (`--max-semi-space-size=2`, src/cli/main.ts). Started as `node dist/cli/main.js` it works too,
- * without the cap.
+ * The `bin` file (package.json's, `dist/cli/turnloop.cjs`) starts as npm's `bin` link starts it:
+ * executed itself, its first line giving Node the young-generation cap of issue 27 item 3
+ * (`--max-semi-space-size=2`, src/cli/main.ts). It answers `--version` without Node's ES module
+ * loader (issue 26 figure 2a) and imports `dist/cli/main.js` for every other command. Editors start
+ * `dist/cli/main.js` itself, which has the same first line; started as `node dist/cli/main.js` it
+ * works too, without the cap.
  */
 
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, test } from "vitest";
-import { CLI_PATH, cleanEnvironment } from "../support/cli.js";
+import { BIN_PATH, CLI_PATH, cleanEnvironment } from "../support/cli.js";
 
 const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=2";
 const homes: string[] = [];
@@ -67,19 +69,49 @@ async function acpCommandLine(command: string, args: string[]) {
 }
 
 describe("the bin file", () => {
-  test("is executable and its first line starts node with the young-generation cap", () => {
-    expect(readFileSync(CLI_PATH, "utf8").split("\n", 1)[0]).toBe(SHEBANG);
-    expect(() => accessSync(CLI_PATH, constants.X_OK)).not.toThrow();
+  test("the bin and main.js are executable and their first line starts node with the young-generation cap", () => {
+    for (const file of [BIN_PATH, CLI_PATH]) {
+      expect(readFileSync(file, "utf8").split("\n", 1)[0]).toBe(SHEBANG);
+      expect(() => accessSync(file, constants.X_OK)).not.toThrow();
+    }
   });
 
-  test("executed itself, it answers --version", async () => {
-    expect(await run(CLI_PATH, ["--version"])).toEqual({ code: 0, stdout: "0.1.0\n" });
+  test("executed itself, it answers --version and -v; --help goes on to main.js", async () => {
+    expect(await run(BIN_PATH, ["--version"])).toEqual({ code: 0, stdout: "0.1.0\n" });
+    expect(await run(BIN_PATH, ["-v"])).toEqual({ code: 0, stdout: "0.1.0\n" });
+    const help = await run(BIN_PATH, ["--help"]);
+    expect({ code: help.code, firstLine: help.stdout.split("\n", 1)[0] }).toEqual({
+      code: 0,
+      firstLine: "turnloop: an open, model-agnostic coding agent.",
+    });
+  });
+
+  test("--version loads neither Node's ES module loader nor process.stdout's streams", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    // A CommonJS preload (`-r`) that writes, at exit, the names of Node's own modules loaded.
+    const preload = join(home, "node-modules-at-exit.cjs");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(home, "loaded"))}, process.moduleLoadList.join("\\n")));\n`,
+    );
+    expect(await run(process.execPath, ["-r", preload, BIN_PATH, "--version"])).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+    });
+    const loaded = readFileSync(join(home, "loaded"), "utf8").split("\n");
+    expect(loaded.filter((name) => /modules\/esm\/loader|\bstream$|tty$/.test(name))).toEqual([]);
   });
 
   // /proc is Linux's; CI runs Linux, so this skips nowhere it must run.
   test.skipIf(process.platform !== "linux")(
     "`turnloop acp` executed itself runs node with the cap; `node dist/cli/main.js acp` runs without it",
     async () => {
+      expect(await acpCommandLine(BIN_PATH, ["acp"])).toEqual({
+        answer: { id: 1, protocolVersion: 1 },
+        commandLine: ["node", "--max-semi-space-size=2", BIN_PATH, "acp"],
+        exitCode: 0,
+      });
       expect(await acpCommandLine(CLI_PATH, ["acp"])).toEqual({
         answer: { id: 1, protocolVersion: 1 },
         commandLine: ["node", "--max-semi-space-size=2", CLI_PATH, "acp"],

@@ -1,9 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { PRODUCER_VERSION } from "../../src/session/version.js";
-import { CLI_PATH, runCli } from "../support/cli.js";
+import { BIN_PATH, CLI_PATH, runCli } from "../support/cli.js";
 import { sourceModules } from "../support/loaded-modules.js";
 import { useRecordedCli } from "../support/recorded-cli.js";
 
@@ -139,8 +139,23 @@ describe("modules loaded before they are needed (issue 26)", () => {
       stdout: `${PACKAGE_VERSION}\n`,
       loaded: ["src/cli/main.ts"],
     });
-    // The entry point's copy of the version (kept there so nothing else loads) is the package's,
-    // as is the one the faces announce.
+    // The bin (dist/cli/turnloop.cjs) answers it alone too, with its own copy of the version.
+    const binVersion = await runCli(["--version"], {
+      cwd: cli.directory,
+      env: cli.environment("openai-chat:gpt-4.1"),
+      file: BIN_PATH,
+    });
+    expect({
+      code: binVersion.code,
+      stdout: binVersion.stdout,
+      loaded: modulesLoaded().filter((url) => !url.startsWith("node:")),
+    }).toEqual({
+      code: 0,
+      stdout: `${PACKAGE_VERSION}\n`,
+      loaded: ["src/cli/main.ts", pathToFileURL(BIN_PATH).href],
+    });
+    // The entry points' copies of the version (kept there so nothing else loads) are the
+    // package's, as is the one the faces announce.
     expect(PRODUCER_VERSION).toBe(PACKAGE_VERSION);
     const help = await runCli(["--help"], {
       cwd: cli.directory,

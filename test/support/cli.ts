@@ -1,9 +1,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI; `npm test` builds it first. */
 export const CLI_PATH = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+const PACKAGE = JSON.parse(
+  readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+) as { bin: { turnloop: string } };
+
+/**
+ * The package's `bin` (package.json's, `dist/cli/turnloop.cjs`): it answers `--version` itself and
+ * imports {@link CLI_PATH} for every other command.
+ */
+export const BIN_PATH = fileURLToPath(new URL(`../../${PACKAGE.bin.turnloop}`, import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -13,7 +23,7 @@ export interface CliResult {
 }
 
 /**
- * Runs `node dist/cli/main.js ...args` as a real child process.
+ * Runs `node dist/cli/main.js ...args` (or `options.file`) as a real child process.
  * @param options.onStart gets the child, e.g. to send SIGINT.
  */
 export function runCli(
@@ -29,13 +39,15 @@ export function runCli(
      * node …'`), e.g. `ulimit -f 3` to limit the size of the files it writes; absent: no shell.
      */
     prefix?: string;
+    /** The file node runs; absent: {@link CLI_PATH}. */
+    file?: string;
   },
 ): Promise<CliResult> {
   if (!existsSync(CLI_PATH)) {
     throw new Error(`${CLI_PATH} is missing: run npm run build (npm test does it)`);
   }
   return new Promise((resolve, reject) => {
-    const [command, commandArguments] = launch(args, options.prefix);
+    const [command, commandArguments] = launch([options.file ?? CLI_PATH, ...args], options.prefix);
     const child = spawn(command, commandArguments, {
       cwd: options.cwd,
       env: options.env,
@@ -61,14 +73,12 @@ export function runCli(
   });
 }
 
-/** The program and arguments that start the CLI with `args`, behind `prefix` when there is one. */
-function launch(args: readonly string[], prefix: string | undefined): [string, string[]] {
+/** The program and arguments that start `node fileAndArgs…`, behind `prefix` when there is one. */
+function launch(fileAndArgs: readonly string[], prefix: string | undefined): [string, string[]] {
   if (prefix === undefined) {
-    return [process.execPath, [CLI_PATH, ...args]];
+    return [process.execPath, [...fileAndArgs]];
   }
-  const quoted = [process.execPath, CLI_PATH, ...args].map(
-    (arg) => `'${arg.replace(/'/g, "'\\''")}'`,
-  );
+  const quoted = [process.execPath, ...fileAndArgs].map((arg) => `'${arg.replace(/'/g, "'\\''")}'`);
   return ["bash", ["-c", `${prefix} && exec ${quoted.join(" ")}`]];
 }
 
