@@ -5,6 +5,11 @@ import { batchedOutput } from "../protocol/batched-output.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
+import {
+  onTerminationSignal,
+  signalExitCode,
+  type TerminationSignal,
+} from "../session/termination-signals.js";
 import { TurnloopAcpAgent } from "./agent.js";
 import { ERROR_CODES } from "./errors.js";
 import { acpByteStream } from "./framing.js";
@@ -65,7 +70,11 @@ function messageLimit(env: NodeJS.ProcessEnv): number | undefined {
   }
 }
 
-/** Serves `agent` on stdin/stdout until stdin closes. @returns 0. */
+/**
+ * Serves `agent` on stdin/stdout until stdin closes, or SIGTERM or SIGHUP comes (its sessions are
+ * then cancelled and closed as when stdin closes: their commands stopped, their logs ended, and
+ * the process exits with 128 + the signal's number: 143, 129). @returns 0 once stdin closed.
+ */
 async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
   keepStdoutForProtocol();
   // Notifications written in one turn of the event loop leave in one write (batched-output.ts).
@@ -81,10 +90,19 @@ async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
   );
   // The connection's own messages skip the SDK's web-stream writer (message-writer.ts).
   const connection = agent.app.connect(withDirectOutput(stream, output));
-  await connection.closed;
+  let stopListening = (): void => undefined;
+  const signalled = new Promise<TerminationSignal>((resolve) => {
+    stopListening = onTerminationSignal(resolve);
+  });
+  const ended = await Promise.race([connection.closed.then(() => undefined), signalled]);
+  stopListening();
   await agent.shutdown();
   // The last answers may still wait for their turn to be written.
   await new Promise<void>((resolve) => output.end(() => resolve()));
+  if (ended !== undefined) {
+    // stdin is still open: nothing else would end the process.
+    process.exit(signalExitCode(ended));
+  }
   return 0;
 }
 

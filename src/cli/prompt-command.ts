@@ -6,11 +6,11 @@ import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { killCommandProcessGroups } from "../tools/command-process.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
+import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
 import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
@@ -248,8 +248,8 @@ async function terminalExtras(
 }
 
 /**
- * Runs the prompt with Ctrl-C (first: cancel; second: exit at once) and a closed stdout or stderr
- * (`turnloop -p … | head` cancels like Ctrl-C, so the log ends cleanly instead of mid-turn).
+ * Runs the prompt, stopped from outside as {@link watchPromptStops} says (Ctrl-C, SIGTERM,
+ * SIGHUP, a closed stdout or stderr: the log ends cleanly instead of mid-turn).
  */
 async function runWithSignals(
   session: Session,
@@ -258,28 +258,8 @@ async function runWithSignals(
   output: PromptOutput,
   io: PromptIo,
 ): Promise<number> {
-  // Either stream may be the closed one (`2>&1 | head` closes both); a write to it fails with
-  // EPIPE, and the prompt is cancelled like Ctrl-C.
-  const onOutputError = (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") {
-      session.cancel();
-    }
-  };
-  io.stdout.on("error", onOutputError);
-  io.stderr.on("error", onOutputError);
   const started = performance.now();
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts++;
-    if (interrupts > 1) {
-      // Exiting now skips the tools' SIGTERM-then-SIGKILL: end their process groups first.
-      killCommandProcessGroups();
-      io.stderr.write(`\nturnloop: stopped; resume with --resume ${session.id}\n`);
-      process.exit(EXIT.cancelled);
-    }
-    session.cancel();
-  };
-  process.on("SIGINT", onInterrupt);
+  const stops = watchPromptStops(session, io, EXIT.cancelled);
   try {
     const outcome = await session.prompt(settings, prompt);
     output.finish(outcome, performance.now() - started);
@@ -296,7 +276,7 @@ async function runWithSignals(
         }
         return EXIT.endTurn;
       case "cancelled":
-        return EXIT.cancelled;
+        return stops.cancelledExitCode();
       case "max_tokens":
       case "max_turn_requests":
       case "refusal":
@@ -304,9 +284,7 @@ async function runWithSignals(
         return EXIT.incomplete;
     }
   } finally {
-    process.off("SIGINT", onInterrupt);
-    io.stdout.off("error", onOutputError);
-    io.stderr.off("error", onOutputError);
+    stops.dispose();
   }
 }
 

@@ -2,6 +2,11 @@ import { matchesKey } from "@mariozechner/pi-tui";
 import { errorMessage } from "../../events/errors.js";
 import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import {
+  signalExitCode,
+  TERMINATION_SIGNALS,
+  type TerminationSignal,
+} from "../../session/termination-signals.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { Controller } from "./controller.js";
 import { InputQueue } from "./input-queue.js";
@@ -170,8 +175,8 @@ function untilExit(
       );
       resolve(code);
     };
-    const onSignal = (signal: NodeJS.Signals) => {
-      void exit(128 + (SIGNAL_NUMBERS[signal] ?? 15));
+    const onSignal = (signal: TerminationSignal | "SIGINT") => {
+      void exit(signalExitCode(signal));
     };
     for (const signal of SIGNALS) {
       process.on(signal, onSignal);
@@ -258,9 +263,5 @@ function interactiveKeys(
   };
 }
 
-const SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT"];
-const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGTERM: 15,
-};
+/** The signals that end the face: a supervisor's stop, a closed terminal, SIGINT from outside. */
+const SIGNALS = [...TERMINATION_SIGNALS, "SIGINT"] as const;

@@ -1,0 +1,54 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { whenFileExists } from "../support/cli.js";
+import { printedSessionId, test } from "../support/fixtures.js";
+import { isAlive } from "../support/processes.js";
+
+test.override({ git: true });
+
+// A supervisor's stop (`timeout`, systemd, an editor) or a closed terminal while -p runs a
+// command: the command must not outlive turnloop, and the log gets its end, as on Ctrl-C.
+describe("-p stopped by SIGTERM or SIGHUP while a command runs", () => {
+  test.for([
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)(
+    "%s: the command is killed, the log ends with the abort, exit %i with the session id",
+    async ([signal, code], { cli, model, repository, loggedEvents }) => {
+      // The command's pid (the sleep's, after exec) is the gate for the signal.
+      const command =
+        "echo $$ > command.pid.partial; mv command.pid.partial command.pid; exec sleep 60";
+      model.enqueue({
+        toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+      });
+      const result = await cli(["-p", "wait", "--allow-all-tools"], {
+        onStart: (child) =>
+          whenFileExists(join(repository, "command.pid"), child, () => child.kill(signal)),
+      });
+      expect(result.code).toBe(code);
+      expect(result.stderr).toMatch(
+        /Command cancelled; its process group was killed\.\ncancelled\n.* · session [0-9a-f-]{36}\n$/,
+      );
+      const pid = Number(readFileSync(join(repository, "command.pid"), "utf8"));
+      await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
+      const events = await loggedEvents(printedSessionId(result.stderr));
+      expect(events.map((event) => event.type)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "tool.execution_start",
+        "tool.execution_complete",
+        "assistant.turn_end",
+        "abort",
+      ]);
+      expect(events.find((event) => event.type === "tool.execution_complete")?.data).toMatchObject({
+        toolCallId: "call_1",
+        success: false,
+      });
+      expect(events.at(-1)?.data).toEqual({ reason: "cancelled by the user" });
+    },
+  );
+});
