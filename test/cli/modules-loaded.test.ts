@@ -36,9 +36,10 @@ const NOT_BEFORE_NEEDED =
  * their seams (permissions/rule-syntax.ts, session/event-log-reading.ts, session/resume-fold.ts);
  * 208 in session 7 once six more files split on their seams, no package added
  * (llm/model-attempt.ts, llm/sse-event-transform.ts, agent/tool-specifications.ts,
- * session/config-paths.ts, tools/file-lines.ts, tools/line-diff.ts).
+ * session/config-paths.ts, tools/file-lines.ts, tools/line-diff.ts); 210 with -p's handling of
+ * SIGTERM and SIGHUP (cli/prompt-stops.ts, session/termination-signals.ts).
  */
-const PROMPT_MODULE_BOUND = 210;
+const PROMPT_MODULE_BOUND = 212;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
