@@ -6,7 +6,7 @@ import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { parseCommandLine } from "../session/commands.js";
 import type { SessionHost } from "../session/host.js";
-import { permissionModeOf } from "../session/sandbox-setup.js";
+import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
 import {
   PromptInProgressError,
   type Session,
@@ -107,14 +107,15 @@ export class AcpSession {
 
   /** The `modes` of a `session/new` / `load` / `resume` answer. */
   modes(): acp.SessionModeState {
-    return modeState(this.mode);
+    return modeState(this.mode, describeAutoMode(this.context.host.config, this.sandbox));
   }
 
   /** The full config options (mode, model, sandbox). */
   configOptions(): acp.SessionConfigOption[] {
     const { host } = this.context;
     const sandbox = host.sandbox.policyFor(permissionModeOf(this.mode, host.config), this.sandbox);
-    return configOptions(this.mode, this.model.id, this.modelChoices(), sandbox);
+    const auto = describeAutoMode(host.config, this.sandbox);
+    return configOptions(this.mode, this.model.id, this.modelChoices(), sandbox, auto);
   }
 
   /** Chooses the sandbox policy of the next prompts' commands (the `sandbox` config option). */

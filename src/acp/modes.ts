@@ -7,28 +7,33 @@ import type { SandboxPolicy } from "../tools/sandbox/policy.js";
  * The session modes turnloop offers over ACP (`session/set_mode`, and the `mode` config option).
  * `ask`: calls that need permission are asked through `session/request_permission`.
  * `auto`: permission mode `auto` (commands run in the sandbox and edits inside the workspace
- * without asking), or every tool without asking under `--allow-all-tools`.
+ * without asking), or every tool without asking under `--allow-all-tools`; described as the run
+ * config makes it.
  * `autopilot`: like `auto`, and the loop keeps going until the model calls `task_complete`.
  */
 export type ModeId = "ask" | "auto" | "autopilot";
 
-const MODES: readonly acp.SessionMode[] = [
-  {
-    id: "ask",
-    name: "Ask",
-    description: "Reads inside the workspace run freely; edits and commands ask first.",
-  },
-  {
-    id: "auto",
-    name: "Auto",
-    description: "Commands run in the sandbox and edits inside the workspace without asking.",
-  },
-  {
-    id: "autopilot",
-    name: "Autopilot",
-    description: "Works on its own until the task is done; asks as Auto does.",
-  },
-];
+const MODE_IDS: readonly ModeId[] = ["ask", "auto", "autopilot"];
+
+/**
+ * The modes, `auto` described by `auto` (what runs without asking in this run and whether
+ * commands are confined: session/sandbox-setup.ts `autoModeDescription`).
+ */
+function sessionModes(auto: string): acp.SessionMode[] {
+  return [
+    {
+      id: "ask",
+      name: "Ask",
+      description: "Reads inside the workspace run freely; edits and commands ask first.",
+    },
+    { id: "auto", name: "Auto", description: `${auto.charAt(0).toUpperCase()}${auto.slice(1)}.` },
+    {
+      id: "autopilot",
+      name: "Autopilot",
+      description: "Works on its own until the task is done; asks as Auto does.",
+    },
+  ];
+}
 
 /** Id of the `mode` config option (category `mode`). */
 export const MODE_OPTION_ID = "mode";
@@ -57,7 +62,7 @@ const SANDBOX_CHOICES: readonly { value: SandboxPolicy; name: string; descriptio
 ];
 
 export function isModeId(value: string): value is ModeId {
-  return MODES.some((mode) => mode.id === value);
+  return (MODE_IDS as readonly string[]).includes(value);
 }
 
 /** The mode a session starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
@@ -65,9 +70,12 @@ export function defaultMode(config: Pick<RunConfig, "autopilot" | "permissionMod
   return defaultSessionMode(config);
 }
 
-/** ACP v1 session-modes: the `modes` field of `session/new` / `load` / `resume` answers. */
-export function modeState(current: ModeId): acp.SessionModeState {
-  return { currentModeId: current, availableModes: [...MODES] };
+/**
+ * ACP v1 session-modes: the `modes` field of `session/new` / `load` / `resume` answers; `auto`
+ * describes mode `auto` as {@link sessionModes} says.
+ */
+export function modeState(current: ModeId, auto: string): acp.SessionModeState {
+  return { currentModeId: current, availableModes: sessionModes(auto) };
 }
 
 /**
@@ -80,6 +88,7 @@ export function configOptions(
   model: string,
   models: readonly string[],
   sandbox: SandboxPolicy,
+  auto: string,
 ): acp.SessionConfigOption[] {
   return [
     {
@@ -88,7 +97,7 @@ export function configOptions(
       name: "Mode",
       category: "mode",
       currentValue: mode,
-      options: MODES.map((entry) => ({
+      options: sessionModes(auto).map((entry) => ({
         value: entry.id,
         name: entry.name,
         ...(entry.description == null ? {} : { description: entry.description }),

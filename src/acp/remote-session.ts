@@ -22,7 +22,7 @@ import { registerHandler } from "../session/follower-handler.js";
 import type { SessionHost } from "../session/host.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
-import { permissionModeOf } from "../session/sandbox-setup.js";
+import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { LeaseHolder, StoredLog } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -190,9 +190,11 @@ export class AcpRemoteSession {
     const model = host.modelForSession(this.#model);
     const modelId = model.ok ? model.configuration.id : this.#model;
     const sandbox = host.sandbox.policyFor(permissionModeOf(mode, host.config));
+    const auto = describeAutoMode(host.config);
+    const models = host.modelChoices(modelId, this.#model);
     return {
-      modes: modeState(mode),
-      configOptions: configOptions(mode, modelId, host.modelChoices(modelId, this.#model), sandbox),
+      modes: modeState(mode, auto),
+      configOptions: configOptions(mode, modelId, models, sandbox, auto),
     };
   }
 

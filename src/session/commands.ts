@@ -11,6 +11,7 @@ import type { ModelConfiguration } from "../llm/models.js";
 import { age } from "./age.js";
 import type { SessionHost } from "./host.js";
 import { PERMISSIONS_COMMAND } from "./permissions-command.js";
+import { describeAutoMode } from "./sandbox-setup.js";
 import type { Session } from "./session.js";
 import type { SessionSummary } from "./session-store.js";
 import { SessionLockedError } from "./session-store.js";
@@ -23,17 +24,20 @@ import { compactCount, formatCost, UsageTotals } from "./usage-totals.js";
  */
 export type SessionMode = "ask" | "auto" | "autopilot";
 
-export const SESSION_MODES: readonly { id: SessionMode; description: string }[] = [
-  { id: "ask", description: "reads inside the workspace run freely; edits and commands ask first" },
-  {
-    id: "auto",
-    description: "commands run in the sandbox and edits inside the workspace without asking",
-  },
-  {
-    id: "autopilot",
-    description: "works on its own until the task is done; asks as auto does",
-  },
-];
+/**
+ * The session modes with what each does in this run: `auto` is described by `auto` (what runs
+ * without asking there, sandbox-setup.ts `describeAutoMode`).
+ */
+export function sessionModes(auto: string): readonly { id: SessionMode; description: string }[] {
+  return [
+    {
+      id: "ask",
+      description: "reads inside the workspace run freely; edits and commands ask first",
+    },
+    { id: "auto", description: auto },
+    { id: "autopilot", description: "works on its own until the task is done; asks as auto does" },
+  ];
+}
 
 /** What a command sees: the host, the open session, its model and mode, and the text after the name. */
 export interface CommandContext {
@@ -109,10 +113,11 @@ export const COMMANDS: readonly CommandDefinition[] = [
     description: "Show the mode, or switch: ask, auto or autopilot",
     input: { hint: "ask | auto | autopilot" },
     terminalOnly: false,
-    run: async ({ mode, argument }) => {
-      const chosen = SESSION_MODES.find((entry) => entry.id === argument);
+    run: async ({ host, mode, argument }) => {
+      const modes = sessionModes(describeAutoMode(host.config));
+      const chosen = modes.find((entry) => entry.id === argument);
       if (argument === "") {
-        const lines = SESSION_MODES.map(
+        const lines = modes.map(
           (entry) => `${entry.id === mode ? "*" : " "} ${entry.id}: ${entry.description}`,
         );
         return { kind: "text", text: lines.join("\n") };

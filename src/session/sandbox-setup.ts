@@ -130,6 +130,35 @@ export function permissionModeOf(
   return config.permissionMode.value === "full-access" ? "full-access" : "auto";
 }
 
+/**
+ * What the session modes `auto` and `autopilot` let run without asking, in words for `/mode` and
+ * ACP's mode lists: under permission mode `auto`, commands and edits inside the workspace; under
+ * `full-access` (`--allow-all-tools`), every tool; and whether commands are confined (`policy`).
+ */
+function autoModeDescription(
+  permission: Exclude<PermissionMode, "ask">,
+  policy: SandboxPolicy,
+): string {
+  const commands =
+    policy === "danger-full-access" ? "commands run unconfined" : "commands run in the sandbox";
+  return permission === "full-access"
+    ? `every tool runs without asking; ${commands}`
+    : `${commands} and edits inside the workspace without asking`;
+}
+
+/**
+ * {@link autoModeDescription} for a run config and the policy a session chose (if any): what
+ * `auto` lets run without asking there.
+ */
+export function describeAutoMode(
+  config: Pick<RunConfig, "permissionMode" | "sandboxPolicy">,
+  chosen?: SandboxPolicy,
+): string {
+  const permission = permissionModeOf("auto", config);
+  const policy = chosen ?? sandboxPolicyOf(config, permission).value;
+  return autoModeDescription(permission === "full-access" ? "full-access" : "auto", policy);
+}
+
 /** The session mode a face starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
 export function defaultSessionMode(
   config: Pick<RunConfig, "autopilot" | "permissionMode">,

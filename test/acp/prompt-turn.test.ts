@@ -62,6 +62,42 @@ describe("initialize and session/new", () => {
     });
   });
 
+  test.for([
+    [undefined, "Every tool runs without asking; commands run unconfined."],
+    ["workspace-write", "Every tool runs without asking; commands run in the sandbox."],
+  ] as const)(
+    "--allow-all-tools with --sandbox %s: mode auto says what it lets run",
+    async ([sandbox, auto]) => {
+      const harness = await AcpHarness.start({
+        face: { allowAllTools: true, ...(sandbox === undefined ? {} : { sandbox }) },
+      });
+      const answer = await harness.client.request(acp.methods.agent.session.new, {
+        cwd: harness.cwd,
+        mcpServers: [],
+      });
+      expect(answer.modes).toEqual({
+        currentModeId: "auto",
+        availableModes: [
+          {
+            id: "ask",
+            name: "Ask",
+            description: "Reads inside the workspace run freely; edits and commands ask first.",
+          },
+          { id: "auto", name: "Auto", description: auto },
+          {
+            id: "autopilot",
+            name: "Autopilot",
+            description: "Works on its own until the task is done; asks as Auto does.",
+          },
+        ],
+      });
+      const mode = answer.configOptions?.[0];
+      expect(
+        mode?.type === "select" ? mode.options.map((option) => option.description) : [],
+      ).toEqual(answer.modes?.availableModes.map((entry) => entry.description));
+    },
+  );
+
   test("session/new answers with modes and config options; commands follow the answer (case 25)", async () => {
     const harness = await AcpHarness.start({
       env: { TURNLOOP_MODELS: "openai-compatible:other-model" },
