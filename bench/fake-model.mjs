@@ -1,6 +1,7 @@
 /**
  * A fake model server for the benchmarks: OpenAI Chat Completions (`POST …/chat/completions`)
- * streamed as SSE on 127.0.0.1, scripted for the benchmark scenario.
+ * streamed as SSE on 127.0.0.1 (one JSON reply when a request lacks `stream: true`), scripted for
+ * the benchmark scenario.
  *
  * The script is stateless: each reply is chosen from the request's own history, so one server can
  * serve many runs and many concurrent sessions. After the last user message, while the history
@@ -21,6 +22,7 @@
 import { fork } from "node:child_process";
 import { createServer } from "node:http";
 import { Worker } from "node:worker_threads";
+import { messenger, sendWholeCompletion } from "./fake-model-parts.mjs";
 
 /**
  * Milliseconds on the machine's monotonic clock (with sub-microsecond resolution), comparable
@@ -219,6 +221,8 @@ async function answer(request, response, body, record, settings) {
   const frames = [
     { frame: deltaFrame({ role: "assistant", content: "" }), textDelta: false, paced: false },
   ];
+  /** The answer as one message, for a request without `stream: true`. */
+  const whole = { message: { content: "" }, finishReason: "stop" };
   /** @param {string} frame @param {boolean} [paced] */
   const control = (frame, paced = false) => {
     frames.push({ frame, textDelta: false, paced });
@@ -244,6 +248,13 @@ async function answer(request, response, body, record, settings) {
       control(deltaFrame({ tool_calls: [{ index: 0, function: { arguments: piece } }] }), true);
     }
     control(deltaFrame({}, "tool_calls"));
+    whole.message = {
+      content: null,
+      tool_calls: [
+        { id: callId, type: "function", function: { name: "view", arguments: argumentsText } },
+      ],
+    };
+    whole.finishReason = "tool_calls";
   } else {
     record.reply = "text";
     for (let index = 0; index < settings.answerDeltas; index++) {
@@ -251,9 +262,15 @@ async function answer(request, response, body, record, settings) {
         ? `w${index}`
         : ANSWER_WORDS[index % ANSWER_WORDS.length];
       frames.push({ frame: deltaFrame({ content: `${word} ` }), textDelta: true, paced: true });
+      whole.message.content += `${word} `;
     }
     control(deltaFrame({}, "stop"));
     record.textDeltas = settings.answerDeltas;
+  }
+  if (parsed.stream !== true) {
+    // Asked for one JSON reply (the Copilot SDK's default): the same answer, whole.
+    sendWholeCompletion(response, { ...envelope, object: "chat.completion" }, whole, usageFrame);
+    return;
   }
   control(usageFrame);
   control("data: [DONE]\n\n");
@@ -332,38 +349,6 @@ export async function startFakeModelProcess(options = {}) {
       await exited;
     },
   };
-}
-
-/**
- * Request/answer over a message channel: `ask(type)` sends `{id, type}` and resolves with the
- * answer carrying the same id; a failure of the far side rejects every open question.
- * @param {(message: object) => void} send
- * @param {(handler: (message: any) => void) => void} onMessage
- * @param {(handler: (error: Error) => void) => void} onFailure
- * @returns {(type: string) => Promise<any>}
- */
-function messenger(send, onMessage, onFailure) {
-  let nextId = 0;
-  const pending = new Map();
-  onMessage((message) => {
-    const waiting = pending.get(message.id);
-    if (waiting !== undefined) {
-      pending.delete(message.id);
-      waiting.resolve(message);
-    }
-  });
-  onFailure((error) => {
-    for (const waiting of pending.values()) {
-      waiting.reject(error);
-    }
-    pending.clear();
-  });
-  return (type) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      send({ id, type });
-    });
 }
 
 /**

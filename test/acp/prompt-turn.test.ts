@@ -92,9 +92,13 @@ describe("initialize and session/new", () => {
         ],
       });
       const mode = answer.configOptions?.[0];
-      expect(
-        mode?.type === "select" ? mode.options.map((option) => option.description) : [],
-      ).toEqual(answer.modes?.availableModes.map((entry) => entry.description));
+      expect(mode?.type === "select" ? mode.options : []).toEqual(
+        answer.modes?.availableModes.map(({ id, name, description }) => ({
+          value: id,
+          name,
+          description,
+        })),
+      );
     },
   );
 

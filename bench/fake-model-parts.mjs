@@ -1,0 +1,56 @@
+/**
+ * Pieces of the benchmarks' fake model (fake-model.mjs) that are not its script: the whole
+ * (non-streaming) reply, and the request/answer channel to a fake model in a worker or process.
+ */
+
+/**
+ * Answers with one `chat.completion` JSON body: `whole`'s message and finish reason, and the usage
+ * of `usageFrame` (the streamed usage chunk, `data: {…}`).
+ * @param {import("node:http").ServerResponse} response
+ * @param {object} envelope `id`, `object`, `created`, `model`.
+ * @param {{message: object, finishReason: string}} whole
+ * @param {string} usageFrame
+ */
+export function sendWholeCompletion(response, envelope, whole, usageFrame) {
+  const { usage } = JSON.parse(usageFrame.slice("data: ".length));
+  const choice = {
+    index: 0,
+    message: { role: "assistant", ...whole.message },
+    logprobs: null,
+    finish_reason: whole.finishReason,
+  };
+  response.writeHead(200, { "content-type": "application/json" });
+  response.end(JSON.stringify({ ...envelope, choices: [choice], usage }));
+}
+
+/**
+ * Request/answer over a message channel: `ask(type)` sends `{id, type}` and resolves with the
+ * answer carrying the same id; a failure of the far side rejects every open question.
+ * @param {(message: object) => void} send
+ * @param {(handler: (message: any) => void) => void} onMessage
+ * @param {(handler: (error: Error) => void) => void} onFailure
+ * @returns {(type: string) => Promise<any>}
+ */
+export function messenger(send, onMessage, onFailure) {
+  let nextId = 0;
+  const pending = new Map();
+  onMessage((message) => {
+    const waiting = pending.get(message.id);
+    if (waiting !== undefined) {
+      pending.delete(message.id);
+      waiting.resolve(message);
+    }
+  });
+  onFailure((error) => {
+    for (const waiting of pending.values()) {
+      waiting.reject(error);
+    }
+    pending.clear();
+  });
+  return (type) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      send({ id, type });
+    });
+}
