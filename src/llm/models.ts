@@ -100,11 +100,17 @@ export function resolveModel(
       missingKey: { variable: keyVariable, modelId: id },
     };
   }
+  const variable = turnloopApiKey(env) === undefined ? keyVariable : "TURNLOOP_API_KEY";
   if (apiKey !== undefined && looksLikePlaceholder(apiKey)) {
-    const variable = turnloopApiKey(env) === undefined ? keyVariable : "TURNLOOP_API_KEY";
     return {
       ok: false,
       message: `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`,
+    };
+  }
+  if (apiKey !== undefined && !sendableInHeader(apiKey)) {
+    return {
+      ok: false,
+      message: `turnloop: the API key in ${variable} contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set your real key.`,
     };
   }
   return {
@@ -121,11 +127,19 @@ export function resolveModel(
 
 /**
  * Whether a key is a documentation placeholder rather than a key: `<your key>`-style angle
- * brackets or whitespace inside (no provider's key has either). Keys with `…` are caught when the
- * request is sent (they cannot go into an HTTP header).
+ * brackets or whitespace inside (no provider's key has either). Keys with `…` are refused by
+ * {@link sendableInHeader}.
  */
 function looksLikePlaceholder(key: string): boolean {
   return /^<.*>$/.test(key.trim()) || /\s/.test(key.trim());
+}
+
+/**
+ * Whether `value` can go into an HTTP header (RFC 9110 field values as Node's `fetch` takes them):
+ * no character above U+00FF (the `…` of a copied placeholder) and no control character but tab.
+ */
+function sendableInHeader(value: string): boolean {
+  return !/[^\t\x20-\x7e\x80-\xff]/.test(value);
 }
 
 /**

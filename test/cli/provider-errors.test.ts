@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { type CliFixtures, test } from "../support/fixtures.js";
 
@@ -27,18 +29,23 @@ function errorLines(stderr: string): string[] {
 }
 
 describe("errors that cannot succeed on retry", () => {
-  test("a key with a character HTTP cannot carry (the README's … placeholder) is named, not retried", async ({
+  test("a key with a character HTTP cannot carry (the README's … placeholder) is named before any request", async ({
     cli,
     model,
+    home,
   }) => {
     for (const modelId of ["openai-chat:gpt-4.1", "anthropic:claude-sonnet-4-5"]) {
-      const result = await run(cli, modelId, `${model.url}/v1`, "sk-ant-…");
-      expect(result.code).toBe(1);
-      expect(errorLines(result.stderr)).toEqual([
-        "error: the API key contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set the real key",
-      ]);
+      for (const key of ["sk-ant-…", "sk-bell\u0007"]) {
+        const result = await run(cli, modelId, `${model.url}/v1`, key);
+        expect({ code: result.code, stderr: result.stderr }).toEqual({
+          code: 64,
+          stderr: `turnloop: the API key in ${modelId.startsWith("anthropic") ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY"} contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set your real key.\n`,
+        });
+      }
     }
     expect(model.requests).toHaveLength(0);
+    // Nothing was saved: no session began.
+    expect(existsSync(join(home, "session-state"))).toBe(false);
   });
 
   test("the README's '<your Anthropic key>' placeholder is named before any request", async ({
