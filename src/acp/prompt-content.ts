@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptImage } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
-import { oneLine } from "../session/session-metadata.js";
+import { promptTitle } from "../session/session-metadata.js";
 
 /** Characters of a prompt kept for a session title (ACP `session_info_update`, `session/list`). */
 const TITLE_LENGTH = 80;
@@ -112,8 +112,9 @@ function displayUri(uri: string): string {
 
 /**
  * A session title from the first prompt: one line, at most 80 characters (no model call), read
- * from the prompt's start only (a 50 MB prompt is not collapsed whole).
+ * from the prompt's start only (a 50 MB prompt is not collapsed whole); session-metadata.ts
+ * `promptTitle`.
  */
 export function titleFrom(text: string): string {
-  return oneLine(text, TITLE_LENGTH);
+  return promptTitle(text, TITLE_LENGTH);
 }

@@ -181,7 +181,7 @@ function startOf(data: unknown): LogScan["start"] {
 function promptOf(data: unknown): string | null {
   const { source, content } = (data ?? {}) as Record<string, unknown>;
   return source === "user" && typeof content === "string"
-    ? oneLine(content, FIRST_PROMPT_LENGTH)
+    ? promptTitle(content, FIRST_PROMPT_LENGTH)
     : null;
 }
 
@@ -204,6 +204,22 @@ function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): b
     end - start >= prefix.length &&
     bytes.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0
   );
+}
+
+/**
+ * Where turnloop's faces append attachments to a typed prompt: the interactive face's `@file`
+ * blocks (cli/interactive/prompt-input.ts) and `-p`'s piped stdin (cli/prompt-input.ts).
+ */
+const ATTACHMENT_START = /\n\n(?:Attached file |<attachment source=)/;
+
+/**
+ * A session's title from its first prompt: the prompt as typed, without the attachments turnloop
+ * appended to it ({@link ATTACHMENT_START}), as {@link oneLine} makes it.
+ */
+export function promptTitle(text: string, length: number): string {
+  const head = text.length > PROMPT_SCAN_LIMIT ? text.slice(0, PROMPT_SCAN_LIMIT) : text;
+  const attachment = ATTACHMENT_START.exec(head);
+  return oneLine(attachment === null ? text : head.slice(0, attachment.index), length);
 }
 
 /**

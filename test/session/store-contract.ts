@@ -187,7 +187,12 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
 
     it("lists each session's metadata, newest first, filtered by folder", async () => {
       const { store } = await setUp();
-      const older = await stored(store, "older", [userMessage("first\n  prompt"), ...turn("t1")]);
+      // The title is the first paragraph: a file attached below the request is not in it.
+      const attached = "\n\nAttached file notes.md:\n```\n# Notes\n```";
+      const older = await stored(store, "older", [
+        userMessage(`first\n  prompt${attached}`),
+        ...turn("t1"),
+      ]);
       const appender = leased(await store.create("newer"));
       const newer = appendAll(appender, [
         sessionStart("newer", "/work/b", "2026-03-02T10:00:00.000Z"),
