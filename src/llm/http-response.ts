@@ -215,7 +215,9 @@ export function responseHeaders(message: IncomingMessage): HeaderList {
  * stages cost the relay about three times the CPU (bench/notes/targets.md). A source that fails or
  * closes before its end errors the stream, after what arrived, with undici's shape,
  * `TypeError("terminated")` with the cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as
- * a network failure. Cancelling the stream destroys `socketOwner` (the response), so the
+ * a network failure. The end closes the stream one turn of the event loop after the last read, so
+ * that read's pieces reach a reader several stages away before any stage sees the end (issue 26,
+ * figure 4c: bench/notes/tails.md). Cancelling the stream destroys `socketOwner` (the response), so the
  * connection is not reused.
  */
 export function bodyStream(
@@ -223,6 +225,7 @@ export function bodyStream(
   socketOwner: IncomingMessage,
 ): ReadableStream<Uint8Array> {
   let finished = false;
+  let cancelled = false;
   let pieces: Buffer[] = [];
   return new ReadableStream<Uint8Array>(
     {
@@ -247,7 +250,7 @@ export function bodyStream(
         source.on("end", () => {
           deliver();
           finished = true;
-          controller.close();
+          closeNextTurn(controller, () => cancelled);
         });
         const fail = (error: Error) => {
           deliver();
@@ -256,11 +259,7 @@ export function bodyStream(
             controller.error(terminated(error));
           }
         };
-        source.on("error", fail);
-        source.on("close", () => fail(new Error("other side closed")));
-        socketOwner.on("aborted", () => {
-          source.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
-        });
+        onBreak(source, socketOwner, fail);
       },
       pull() {
         if (source.isPaused()) {
@@ -269,6 +268,7 @@ export function bodyStream(
       },
       cancel() {
         finished = true;
+        cancelled = true;
         pieces = [];
         socketOwner.destroy();
         source.destroy();
@@ -276,6 +276,36 @@ export function bodyStream(
     },
     { highWaterMark: BODY_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
   );
+}
+
+/**
+ * Closes `controller` on the next turn of the event loop, unless its reader cancelled meanwhile:
+ * the pieces of the last read first travel every stage after this one to the reader (microtasks);
+ * a stage that saw the end at once (the AI SDK's response wrapper releases its reader, which the
+ * first time in a process builds an error in a new `vm` context) would delay them.
+ */
+function closeNextTurn(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  cancelled: () => boolean,
+): void {
+  setImmediate(() => {
+    if (!cancelled()) {
+      controller.close();
+    }
+  });
+}
+
+/** Calls `fail` when `source` errors or closes (the stream ignores it after the end); a response aborted destroys `source`. */
+function onBreak(
+  source: NodeJS.ReadableStream & { destroy(error?: Error): void },
+  socketOwner: IncomingMessage,
+  fail: (error: Error) => void,
+): void {
+  source.on("error", fail);
+  source.on("close", () => fail(new Error("other side closed")));
+  socketOwner.on("aborted", () => {
+    source.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+  });
 }
 
 /** Bytes of a response body read ahead of its reader (64 KiB, a socket read or four). */
