@@ -3,8 +3,9 @@
  * The package's `bin` (`dist/cli/turnloop.cjs`, what `turnloop` runs once installed or linked).
  * A CommonJS file, so Node runs it without its ES module loader: `turnloop --version` (or `-v`)
  * alone is answered here with Node's own start-up cost and nothing more (issue 26 figure 2a;
- * bench/notes/entry.md). Every other command imports main.ts (`dist/cli/main.js`, the bundled ES
- * module entry, which editors and the SDK also start directly), which reads the same arguments.
+ * bench/notes/targets.md, "Entry lane"). Every other command imports main.ts (`dist/cli/main.js`,
+ * the bundled ES module entry, which editors and the SDK also start directly), which reads the
+ * same arguments.
  *
  * The first line is main.ts's: it starts Node with V8's young generation capped (issue 27 item 3,
  * explained there). scripts/bundle.mjs makes this file executable and fails a build whose first

@@ -217,8 +217,8 @@ export function responseHeaders(message: IncomingMessage): HeaderList {
  * `TypeError("terminated")` with the cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as
  * a network failure. The end closes the stream one turn of the event loop after the last read, so
  * that read's pieces reach a reader several stages away before any stage sees the end (issue 26,
- * figure 4c: bench/notes/tails.md). Cancelling the stream destroys `socketOwner` (the response), so the
- * connection is not reused.
+ * figure 4c: bench/notes/targets.md, "Relay latency tails"). Cancelling the stream destroys
+ * `socketOwner` (the response), so the connection is not reused.
  */
 export function bodyStream(
   source: NodeJS.ReadableStream & { destroy(error?: Error): void },
