@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { whenFileExists } from "../support/cli.js";
+import { UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { isAlive } from "../support/processes.js";
 
@@ -34,12 +35,7 @@ describe("-p stopped by SIGTERM or SIGHUP while a command runs", () => {
       await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
       const events = await loggedEvents(printedSessionId(result.stderr));
       expect(events.map((event) => event.type)).toEqual([
-        "session.start",
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "tool.execution_start",
+        ...UNTIL_TOOL_START,
         "tool.execution_complete",
         "assistant.turn_end",
         "abort",
