@@ -7,7 +7,8 @@
  *   on stdout (the line the Copilot SDK waits for). When `TURNLOOP_CONNECTION_TOKEN` (or the
  *   Copilot SDK's `COPILOT_CONNECTION_TOKEN`) is set, each connection must `connect {token}`
  *   first; a host beyond loopback is refused without one (issue 22: workers on a network).
- * Both end on `runtime.shutdown`, SIGINT or SIGTERM; sessions are cancelled and closed first.
+ * Both end on `runtime.shutdown`, SIGINT, SIGTERM or SIGHUP (session/termination-signals.ts);
+ * sessions are cancelled and closed first.
  * A TCP server also ends when the process that started it goes away, as the Copilot CLI does
  * (an app's SDK spawns it and must not leave it behind): its stdin, when a pipe, closes, or the
  * parent process dies (checked every second).
@@ -24,6 +25,7 @@ import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import { PRODUCER_VERSION } from "../session/session.js";
+import { onTerminationSignal } from "../session/termination-signals.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
 import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
@@ -68,7 +70,11 @@ export async function runServerCommand(
     log,
   };
   process.once("SIGINT", () => stop());
-  process.once("SIGTERM", () => stop());
+  // A second SIGTERM or SIGHUP (the listener gone) ends the process at once, as Node does.
+  const stopListening = onTerminationSignal(() => {
+    stopListening();
+    stop();
+  });
   const code =
     "stdio" in transport
       ? await serveStdio(context, stopped)
