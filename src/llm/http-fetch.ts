@@ -1,5 +1,6 @@
 import type { ClientRequest, IncomingMessage } from "node:http";
 import type { RequestOptions } from "node:https";
+import { unsendableHeaderCharacter } from "./header-value.js";
 import {
   bodyStream,
   type HeaderInit,
@@ -148,17 +149,16 @@ const BAD_PORTS = new Set(
  * @throws TypeError
  */
 function checkHeaderValue(name: string, value: string): void {
-  for (let index = 0; index < value.length; index += 1) {
-    const code = value.charCodeAt(index);
-    if (code > 255) {
-      throw new TypeError(
-        `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${code} which is greater than 255.`,
-      );
-    }
-    if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
-      throw new TypeError(`Headers.append: ${name} has an invalid header value.`);
-    }
+  const found = unsendableHeaderCharacter(value);
+  if (found === undefined) {
+    return;
   }
+  if (found.code > 0xff) {
+    throw new TypeError(
+      `Cannot convert argument to a ByteString because the character at index ${found.index} has a value of ${found.code} which is greater than 255.`,
+    );
+  }
+  throw new TypeError(`Headers.append: ${name} has an invalid header value.`);
 }
 
 function bodyOf(body: RequestInit["body"]): HttpRequest["body"] {

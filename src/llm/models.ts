@@ -9,6 +9,7 @@ import {
   vendorApiKey,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
+import { unsendableHeaderCharacter } from "./header-value.js";
 import { withHugeBodies } from "./huge-messages.js";
 import { takesNoImages } from "./image-input.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
@@ -107,7 +108,7 @@ export function resolveModel(
       message: `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`,
     };
   }
-  if (apiKey !== undefined && !sendableInHeader(apiKey)) {
+  if (apiKey !== undefined && unsendableHeaderCharacter(apiKey) !== undefined) {
     return {
       ok: false,
       message: `turnloop: the API key in ${variable} contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set your real key.`,
@@ -128,18 +129,10 @@ export function resolveModel(
 /**
  * Whether a key is a documentation placeholder rather than a key: `<your key>`-style angle
  * brackets or whitespace inside (no provider's key has either). Keys with `…` are refused by
- * {@link sendableInHeader}.
+ * header-value.ts.
  */
 function looksLikePlaceholder(key: string): boolean {
   return /^<.*>$/.test(key.trim()) || /\s/.test(key.trim());
-}
-
-/**
- * Whether `value` can go into an HTTP header (RFC 9110 field values as Node's `fetch` takes them):
- * no character above U+00FF (the `…` of a copied placeholder) and no control character but tab.
- */
-function sendableInHeader(value: string): boolean {
-  return !/[^\t\x20-\x7e\x80-\xff]/.test(value);
 }
 
 /**

@@ -37,7 +37,8 @@ const NOT_BEFORE_NEEDED =
  * 208 in session 7 once six more files split on their seams, no package added
  * (llm/model-attempt.ts, llm/sse-event-transform.ts, agent/tool-specifications.ts,
  * session/config-paths.ts, tools/file-lines.ts, tools/line-diff.ts); 210 with -p's handling of
- * SIGTERM and SIGHUP (cli/prompt-stops.ts, session/termination-signals.ts).
+ * SIGTERM and SIGHUP (cli/prompt-stops.ts, session/termination-signals.ts); 211 with
+ * llm/header-value.ts (the API key's check, shared with the fetch).
  */
 const PROMPT_MODULE_BOUND = 212;
 /**
