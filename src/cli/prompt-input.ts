@@ -1,5 +1,6 @@
 import { fstatSync } from "node:fs";
 import { isatty } from "node:tty";
+import { ATTACHMENT_OPENINGS } from "../session/prompt-attachments.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 
 /** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
@@ -102,5 +103,5 @@ export function withStdinAttachment(prompt: string, piped: string): string {
     body = `${head}\n[… ${bytes - STDIN_MAX_BYTES} bytes of the piped input cut here; it had ${bytes} bytes …]\n${tail}`;
   }
   const trimmed = body.endsWith("\n") ? body : `${body}\n`;
-  return `${prompt}\n\n<attachment source="stdin" bytes="${bytes}">\n${trimmed}</attachment>`;
+  return `${prompt}\n\n${ATTACHMENT_OPENINGS.stdin} bytes="${bytes}">\n${trimmed}</attachment>`;
 }

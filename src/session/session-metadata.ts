@@ -19,6 +19,7 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "../events/events.js";
 import { decodeEventLine } from "./event-log.js";
+import { ATTACHMENT_OPENINGS } from "./prompt-attachments.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
 export interface LogScan {
@@ -207,19 +208,15 @@ function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): b
 }
 
 /**
- * Where turnloop's faces append attachments to a typed prompt: the interactive face's `@file`
- * blocks (cli/interactive/prompt-input.ts) and `-p`'s piped stdin (cli/prompt-input.ts).
- */
-const ATTACHMENT_START = /\n\n(?:Attached file |<attachment source=)/;
-
-/**
  * A session's title from its first prompt: the prompt as typed, without the attachments turnloop
- * appended to it ({@link ATTACHMENT_START}), as {@link oneLine} makes it.
+ * appended to it ({@link ATTACHMENT_OPENINGS}), as {@link oneLine} makes it.
  */
 export function promptTitle(text: string, length: number): string {
   const head = text.length > PROMPT_SCAN_LIMIT ? text.slice(0, PROMPT_SCAN_LIMIT) : text;
-  const attachment = ATTACHMENT_START.exec(head);
-  return oneLine(attachment === null ? text : head.slice(0, attachment.index), length);
+  const starts = Object.values(ATTACHMENT_OPENINGS)
+    .map((opening) => head.indexOf(`\n\n${opening}`))
+    .filter((index) => index >= 0);
+  return oneLine(starts.length === 0 ? text : head.slice(0, Math.min(...starts)), length);
 }
 
 /**

@@ -38,9 +38,10 @@ const NOT_BEFORE_NEEDED =
  * (llm/model-attempt.ts, llm/sse-event-transform.ts, agent/tool-specifications.ts,
  * session/config-paths.ts, tools/file-lines.ts, tools/line-diff.ts); 210 with -p's handling of
  * SIGTERM and SIGHUP (cli/prompt-stops.ts, session/termination-signals.ts); 211 with
- * llm/header-value.ts (the API key's check, shared with the fetch).
+ * llm/header-value.ts (the API key's check, shared with the fetch); 212 with
+ * session/prompt-attachments.ts (how the faces open attachments, which titles leave out).
  */
-const PROMPT_MODULE_BOUND = 212;
+const PROMPT_MODULE_BOUND = 214;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

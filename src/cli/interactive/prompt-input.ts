@@ -1,6 +1,7 @@
 import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { SecretValue } from "../../events/secrets.js";
+import { ATTACHMENT_OPENINGS } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
 
 /** Entries of input history kept across sessions. */
@@ -79,7 +80,7 @@ export async function attachFiles(
       }
       attached.push(shown);
       blocks.push(
-        `Attached file ${shown}:\n\`\`\`\n${body}${body.endsWith("\n") ? "" : "\n"}\`\`\``,
+        `${ATTACHMENT_OPENINGS.file}${shown}:\n\`\`\`\n${body}${body.endsWith("\n") ? "" : "\n"}\`\`\``,
       );
     } catch {
       // Not a file (an e-mail address, a decorator): leave the text as typed.
