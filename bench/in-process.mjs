@@ -29,7 +29,6 @@
  *   `turns` model turns (with `contextWindow`, in tokens, the session compacts as it fills it).
  * - `import` [specifier]: time and memory of importing one module in a fresh process.
  * - `rss-breakdown` [dist]: RSS and heap after each layer of turnloop is imported, in order.
- * - `module-count` [specifiers]: the ES modules that importing `specifiers` loads, per package.
  */
 
 import { resolve } from "node:path";
@@ -47,7 +46,6 @@ const BENCHMARKS = {
   "relay-layers": async () => (await import("./in-process/layers.mjs")).relayLayers,
   "request-layers": async () => (await import("./in-process/layers.mjs")).requestLayers,
   "rss-breakdown": async () => (await import("./in-process/modules.mjs")).rssBreakdown,
-  "module-count": async () => (await import("./in-process/modules.mjs")).moduleCount,
   "generate-session": async () => (await import("./in-process/sessions.mjs")).generateSession,
   resume: async () => (await import("./in-process/sessions.mjs")).resumeSession,
   memory: async () => (await import("./in-process/sessions.mjs")).memory,

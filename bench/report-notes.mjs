@@ -65,27 +65,14 @@ export function notesForUnmetTargets(context) {
     const lines = [
       `- Start-up (spawn → first request received) takes ${formatDuration(startup)} of the ${formatDuration(percentile(details.onePrompt?.walls ?? [], 0.5))} median${details.nodeFloor === undefined ? "" : `; \`node -e 0\` alone takes ${formatDuration(details.nodeFloor.wall)}`}.`,
     ];
-    const prompt = importOf("dist/cli/prompt-command.js");
-    const compatible = importOf("@ai-sdk/openai-compatible");
-    const zod = importOf("zod");
-    if (prompt !== undefined && compatible !== undefined) {
+    const promptFiles = details.loadedFiles?.prompt;
+    if (promptFiles !== undefined) {
       lines.push(
-        `- Imports on the way to the first request: \`dist/cli/prompt-command.js\` ${formatDuration(prompt.milliseconds)} (of which \`zod\` alone ${formatDuration(zod?.milliseconds)}), then \`@ai-sdk/openai-compatible\` ${formatDuration(compatible.milliseconds)} (loaded lazily, but still before the first request).`,
-      );
-    }
-    if (details.modules !== undefined) {
-      lines.push(
-        `- ${details.modules.prompt.total} ES modules load before the first request, ${details.modules.prompt.perBucket["package zod"] ?? 0} of them zod's and ${details.modules.prompt.perBucket["turnloop dist/"] ?? 0} turnloop's own; each costs a resolve, a read and a compile.`,
+        `- The whole run loads ${promptFiles.files} files (${promptFiles.bundleFiles} of turnloop's bundle, holding ${promptFiles.sourceModules} source modules; the rest from packages outside the bundle) and ${promptFiles.builtins} of Node's own modules; each file costs a resolve, a read and a compile.`,
       );
     }
     if (details.profiles?.onePrompt !== undefined) {
       lines.push(`- CPU profile, self time: ${topBuckets(details.profiles.onePrompt, 7)}.`);
-    }
-    const [normal, liftoff] = details.whatIf?.variants ?? [];
-    if (normal !== undefined && liftoff !== undefined) {
-      lines.push(
-        `- Exit waits for V8's background TurboFan compile of undici's WebAssembly HTTP parser: last response → exit ${formatDuration(normal.shutdown)} normally, ${formatDuration(liftoff.shutdown)} with \`node --liftoff-only\` (wall ${formatDuration(normal.wall)} → ${formatDuration(liftoff.wall)}, same load, alternating runs). A tiny fetch script shows the same wait.`,
-      );
     }
     const gap = Object.entries(phases)[2];
     if (gap !== undefined) {
@@ -104,14 +91,9 @@ export function notesForUnmetTargets(context) {
         ...(steps.length > 0
           ? [
               `- RSS after each layer is imported: ${steps.map((step) => `${step.step}: ${formatBytes(step.rssBytes)}`).join("; ")}.`,
-              "- The rest of the peak is the run itself (fetch/undici buffers, the stream pipeline, the JIT, the session), and V8 heap headroom.",
+              "- These layers are the unbundled modules `tsc` writes; the `bin` loads the bundle. The rest of the peak is the run itself (the HTTP request, the stream pipeline, the JIT, the session), and V8 heap headroom.",
             ]
           : []),
-        ...(details.whatIf === undefined
-          ? []
-          : [
-              `- TurboFan's compile of undici's WebAssembly HTTP parser is a large part of that rest: peak RSS ${details.whatIf.variants.map((variant) => `${formatBytes(variant.rss)} with \`${variant.name}\``).join(", ")} (table "What if: V8 flags").`,
-            ]),
       ],
     });
   }
@@ -187,7 +169,13 @@ export function notesForUnmetTargets(context) {
     }
     if (acpImport !== undefined) {
       lines.push(
-        `- Importing \`dist/acp/main.js\` costs ${formatDuration(acpImport.milliseconds)} and ${formatBytes(acpImport.rssAddedBytes)} before \`initialize\` can be answered (\`@agentclientprotocol/sdk\` alone ${formatDuration(sdkImport?.milliseconds)}, \`zod\` alone ${formatDuration(importOf("zod")?.milliseconds)})${details.modules === undefined ? "" : `; it loads ${details.modules.acp.total} ES modules (zod ${details.modules.acp.perBucket["package zod"] ?? 0}, turnloop ${details.modules.acp.perBucket["turnloop dist/"] ?? 0}, the ACP SDK ${details.modules.acp.perBucket["package @agentclientprotocol/sdk"] ?? 0})`}.`,
+        `- Importing the unbundled \`dist/acp/main.js\` costs ${formatDuration(acpImport.milliseconds)} and ${formatBytes(acpImport.rssAddedBytes)} (\`@agentclientprotocol/sdk\` alone ${formatDuration(sdkImport?.milliseconds)}, \`zod\` alone ${formatDuration(importOf("zod")?.milliseconds)}); the \`bin\` loads the bundle instead.`,
+      );
+    }
+    const acpFiles = details.loadedFiles?.acp;
+    if (acpFiles !== undefined) {
+      lines.push(
+        `- The whole ACP scenario loads ${acpFiles.files} files (${acpFiles.bundleFiles} of turnloop's bundle, holding ${acpFiles.sourceModules} source modules) and ${acpFiles.builtins} of Node's own modules.`,
       );
     }
     lines.push(

@@ -241,24 +241,12 @@ function addDiagnostics(add, context) {
     }
     add("");
   }
-  if (details.whatIf !== undefined) {
-    add(
-      `**What if: V8 flags** (the one-prompt run, medians of ${details.whatIf.runs} runs of each, variants alternating so they share the load; undici, behind \`fetch\`, parses HTTP with a WebAssembly llhttp, which V8 also compiles with TurboFan on a background thread; \`--liftoff-only\` skips that):`,
-      "",
-      "| command | wall | CPU | peak RSS | last response → exit |",
-      "|---|---|---|---|---|",
-    );
-    for (const variant of details.whatIf.variants) {
-      add(
-        `| \`${variant.name}\` | ${formatDuration(variant.wall)} | ${formatDuration(variant.cpu)} | ${formatBytes(variant.rss)} | ${formatDuration(variant.shutdown)} |`,
-      );
-    }
-    add("");
-  }
   if (details.imports !== undefined) {
     add(
       "**Import cost**, each module alone in a fresh process (`node --expose-gc bench/in-process.mjs",
-      "import '{\"specifier\": …}'`; time of `await import()`, RSS added):",
+      "import '{\"specifier\": …}'`; time of `await import()`, RSS added). The `dist/…` rows are the",
+      "unbundled modules `tsc` writes, which the in-process benchmarks import; the `bin` loads the",
+      "bundle (`dist/cli/chunks/`), so read them as the weight of each layer, not as start-up:",
       "",
       "| module | import time | RSS added |",
       "|---|---|---|",
@@ -270,21 +258,26 @@ function addDiagnostics(add, context) {
     }
     add("");
   }
-  if (details.modules !== undefined) {
-    const describe = (count) =>
-      `${count.total} (${Object.entries(count.perBucket)
-        .sort((a, b) => b[1] - a[1])
-        .map(([where, number]) => `${where.replace(/^package /, "")} ${number}`)
-        .join(", ")})`;
+  if (details.loadedFiles !== undefined) {
+    const describe = (loaded) =>
+      loaded === undefined
+        ? "not measured"
+        : `${loaded.files} files: ${loaded.bundleFiles} of turnloop's bundle (holding ${loaded.sourceModules} source modules), ${Object.entries(
+            loaded.perPackage,
+          )
+            .sort((a, b) => b[1] - a[1])
+            .map(([where, number]) => `${where} ${number}`)
+            .join(", ")}; and ${loaded.builtins} of Node's own`;
     add(
-      "**ES modules loaded** (a resolve hook counts every module; `node bench/in-process.mjs module-count …`):",
-      `for \`-p\` up to the first request (\`dist/cli/prompt-command.js\` + \`@ai-sdk/openai-compatible\`): ${describe(details.modules.prompt)}; for \`turnloop acp\` (\`dist/acp/main.js\`): ${describe(details.modules.acp)}.`,
+      "**Files loaded by a real run** (the `bin` under `node --import test/support/module-recorder.mjs`,",
+      "which records every module as it loads; whole runs, up to exit; bench/groups/loaded-files.mjs):",
+      `the one-prompt \`-p\` run: ${describe(details.loadedFiles.prompt)}; the ACP scenario: ${describe(details.loadedFiles.acp)}.`,
       "",
     );
   }
   if (details.rssBreakdown !== undefined) {
     add(
-      "**RSS breakdown**, layers of `-p` imported one after the other in one process (after a full GC;",
+      "**RSS breakdown**, the unbundled layers of `-p` imported one after the other in one process (after a full GC;",
       '`node --expose-gc bench/in-process.mjs rss-breakdown \'{"dist":"dist"}\'`):',
       "",
       "| step | RSS | heap used | heap total |",

@@ -1,4 +1,4 @@
-/** Diagnostics: CPU profiles, import costs per package, what V8 flags would change. */
+/** Diagnostics: CPU profiles, import costs per package, the files a real run loads. */
 
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -8,8 +8,9 @@ import { measureAcp } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { mainThreadProfile, summarizeProfile } from "../profile.mjs";
 import { BENCH_PROMPT } from "../scenario.mjs";
-import { percentile, summarize } from "../statistics.mjs";
-import { checkScenarioRun, scenarioEnvironment } from "./common.mjs";
+import { summarize } from "../statistics.mjs";
+import { scenarioEnvironment } from "./common.mjs";
+import { filesLoaded } from "./loaded-files.mjs";
 
 /** @typedef {import("./common.mjs").Context} Context @typedef {import("./common.mjs").Row} Row */
 
@@ -75,13 +76,7 @@ export async function benchDiagnostics(context) {
     requests: 20,
     rounds: settings.layerRounds,
   });
-  context.details.modules = {
-    prompt: await runInProcess("module-count", {
-      specifiers: [join(context.dist, "cli/prompt-command.js"), "@ai-sdk/openai-compatible"],
-    }),
-    acp: await runInProcess("module-count", { specifiers: [join(context.dist, "acp/main.js")] }),
-  };
-  context.details.whatIf = await whatIfV8Flags(context);
+  context.details.loadedFiles = await filesLoaded(context);
   if (!settings.profiles) {
     return;
   }
@@ -154,59 +149,4 @@ export async function benchDiagnostics(context) {
     });
   }
   context.details.profiles = profiles;
-}
-
-/**
- * What if V8 compiled WebAssembly with Liftoff only? undici (Node's fetch) parses HTTP with a
- * WebAssembly build of llhttp; V8 also compiles it with TurboFan on a background thread, which
- * costs memory, and the process waits for that job before it can exit. The one-prompt run with a
- * few V8 flags, variants alternating so that they share the same load.
- * @param {Context} context
- */
-async function whatIfV8Flags(context) {
-  const model = await startFakeModelWorker({});
-  const runs = context.mode === "full" ? 5 : 2;
-  const variants = [
-    { name: "node dist/cli/main.js -p …", flags: [], results: [] },
-    { name: "node --liftoff-only dist/cli/main.js -p …", flags: ["--liftoff-only"], results: [] },
-    {
-      name: "node --liftoff-only --max-semi-space-size=1 dist/cli/main.js -p …",
-      flags: ["--liftoff-only", "--max-semi-space-size=1"],
-      results: [],
-    },
-  ];
-  try {
-    const env = scenarioEnvironment(context, model.baseUrl);
-    for (let run = 0; run < runs; run++) {
-      for (const variant of variants) {
-        await model.reset();
-        const result = await runMeasured(
-          process.execPath,
-          [...variant.flags, context.cliPath, "-p", BENCH_PROMPT],
-          { cwd: context.repo, env },
-        );
-        const requests = await model.requests();
-        checkScenarioRun(result, requests);
-        variant.results.push({
-          wall: result.wallMilliseconds,
-          cpu: result.cpuMilliseconds,
-          rss: result.peakRssBytes,
-          shutdown: result.exitedAt - (requests.at(-1)?.finishedAt ?? Number.NaN),
-        });
-      }
-    }
-    const median = (values) => percentile(values, 0.5);
-    return {
-      runs,
-      variants: variants.map(({ name, results }) => ({
-        name,
-        wall: median(results.map((result) => result.wall)),
-        cpu: median(results.map((result) => result.cpu)),
-        rss: median(results.map((result) => result.rss)),
-        shutdown: median(results.map((result) => result.shutdown)),
-      })),
-    };
-  } finally {
-    await model.close();
-  }
 }
