@@ -180,6 +180,29 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
     );
   });
 
+  test("a model that asks for the same forty results again and again is stopped at its fifth turn", async ({
+    openHarness,
+  }) => {
+    const harness = await start(openHarness, 32_000, 32_000);
+    harness.server.setResponder(limitedModel({ limit: 32_000, conversation: () => READ_ALL }));
+    expect(await harness.prompt("read all forty files")).toEqual({
+      stopReason: "max_turn_requests",
+    });
+    const conversation = harness.server.requests.filter((request) => !isSummaryRequest(request));
+    expect(conversation.map((request) => request.status)).toEqual([200, 200, 200, 200, 200]);
+    const events = await harness.persisted();
+    // The model is told from the third turn on, on each result of the batch.
+    const warned = ofType(events, "tool.execution_complete").map((event) =>
+      /\[turnloop: turn \d in a row making this same set of calls/.test(
+        event.data.result?.content ?? "",
+      ),
+    );
+    expect(warned).toEqual([
+      ...Array<boolean>(2 * FILES).fill(false),
+      ...Array<boolean>(3 * FILES).fill(true),
+    ]);
+  });
+
   test("a cut result's saved file has the session's secrets redacted, like every file under the session folder", async ({
     openHarness,
   }) => {
