@@ -192,6 +192,7 @@ async function runTurns(
     const { reply, turnId } = turn;
     const run = { settings, tools, conversation, guard, compaction, signal };
     const outcomes = await runToolCalls(reply, run);
+    guard.endTurn();
     emitNotice(emit, toolImagesNotice(settings.provider, outcomes));
     applyEffects(outcomes, emit, signal.aborted);
     // The turn holds its tools: it ends after their results, cancelled if they were.

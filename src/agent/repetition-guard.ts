@@ -1,14 +1,23 @@
+import { createHash } from "node:crypto";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
 /**
  * Bounds a model that repeats itself (cases 13, 27). It counts consecutive tool calls with the
- * same name, arguments and result. At `warnAt` identical calls the result gets a warning the
- * model can read; at `stopAt` the prompt stops with `max_turn_requests`. Any change (another
- * call, another result) resets the count, so two reads separated by a write are not a loop.
+ * same name, arguments and result, and consecutive turns whose batch of several calls is the same
+ * as the turn before's (in any order, results included: a model asking again for forty results
+ * it was given, issue 27 item 1). At `warnAt` repeats the result gets a warning the model can
+ * read; at `stopAt` the prompt stops with `max_turn_requests`. Any change (another call, another
+ * result) resets the count, so two reads separated by a write are not a loop.
  */
 export class RepetitionGuard {
   private previousSignature: string | undefined;
   private repeats = 0;
+  /** Digests of the calls of the turn being run. */
+  private batch: string[] = [];
+  /** The previous turn's batch of several calls, its digests sorted and joined; else undefined. */
+  private previousBatch: string | undefined;
+  private previousBatchDigests = new Set<string>();
+  private batchRepeats = 0;
 
   constructor(
     private readonly warnAt = 3,
@@ -23,17 +32,47 @@ export class RepetitionGuard {
       outcome.content,
       outcome.isError,
     ]);
+    const digest = createHash("sha256").update(signature).digest("base64");
+    this.batch.push(digest);
     this.repeats = signature === this.previousSignature ? this.repeats + 1 : 1;
     this.previousSignature = signature;
-    if (this.repeats < this.warnAt) {
-      return outcome;
+    // This turn repeats the batch so far: the turn this call is in would be the next repeat.
+    const turns = this.previousBatchDigests.has(digest) ? this.batchRepeats + 1 : 0;
+    if (this.repeats >= this.warnAt) {
+      return withWarning(
+        outcome,
+        `call ${this.repeats} in a row with these arguments and this result`,
+      );
     }
-    const warning = `\n\n[turnloop: call ${this.repeats} in a row with these arguments and this result. Repeating it will not change the outcome: try something different, or stop and say what is blocking you.]`;
-    return { ...outcome, content: outcome.content + warning };
+    if (turns >= this.warnAt) {
+      return withWarning(
+        outcome,
+        `turn ${turns} in a row making this same set of calls, with the same results`,
+      );
+    }
+    return outcome;
   };
+
+  /** Ends a turn's batch: call after its results are recorded, before asking {@link shouldStop}. */
+  endTurn(): void {
+    const batch = this.batch.length > 1 ? [...this.batch].sort().join(",") : undefined;
+    if (batch === undefined) {
+      this.batchRepeats = 0;
+    } else {
+      this.batchRepeats = batch === this.previousBatch ? this.batchRepeats + 1 : 1;
+    }
+    this.previousBatch = batch;
+    this.previousBatchDigests = new Set(batch === undefined ? [] : this.batch);
+    this.batch = [];
+  }
 
   /** Whether the model has repeated itself often enough to stop the prompt. */
   get shouldStop(): boolean {
-    return this.repeats >= this.stopAt;
+    return this.repeats >= this.stopAt || this.batchRepeats >= this.stopAt;
   }
+}
+
+function withWarning(outcome: ToolCallOutcome, what: string): ToolCallOutcome {
+  const warning = `\n\n[turnloop: ${what}. Repeating it will not change the outcome: try something different, or stop and say what is blocking you.]`;
+  return { ...outcome, content: outcome.content + warning };
 }

@@ -8,8 +8,8 @@ import { API_KEY_VARIABLES } from "../llm/models.js";
  * (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed). Unset values are dropped.
  *
  * This keeps the key out of a command's environment, not out of its reach: any process of the
- * same user can still read turnloop's own environment from `/proc/<pid>/environ` (README,
- * "Keys and commands").
+ * same user can still read turnloop's own environment from `/proc/<pid>/environ`; only the
+ * sandbox's pid namespace hides it (README, "Choosing a model").
  */
 export function commandEnvironment(
   environment: NodeJS.ProcessEnv,

@@ -247,6 +247,11 @@ describe("case 04: cancel while a permission request is pending", () => {
       "permission.completed",
       "tool.execution_complete",
     ]);
+    // The cancelled prompt is one turn, ended cancelled; no turn started after it (issue 27 item 4).
+    const turns = (await harness.persisted(sessionId)).flatMap((event) =>
+      event.type === "assistant.turn_end" ? [event.data.status] : [],
+    );
+    expect(turns).toEqual(["cancelled", "completed"]);
   });
 });
 

@@ -2,7 +2,13 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
-import { isSummaryRequest, limitedModel, requestText } from "../support/context-limit.js";
+import {
+  contextErrorFor,
+  isSummaryRequest,
+  limitedModel,
+  requestText,
+  tokensOf,
+} from "../support/context-limit.js";
 import type { RecordedRequest, Reply } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
 import { type Harness, ofType } from "../support/harness.js";
@@ -131,6 +137,70 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
         event.data.success,
       ]),
     ).toEqual([["threshold", true]]);
+  });
+
+  test("a second compaction with no model reply since is not made: the prompt ends naming what is too big", async ({
+    openHarness,
+  }) => {
+    const harness = await start(openHarness, 32_000, 32_000);
+    const model = limitedModel({
+      limit: 32_000,
+      conversation: (index) => (index === 0 ? { text: "noted" } : READ_ALL),
+    });
+    // A server whose window is smaller than turnloop believes: it rejects the compacted request.
+    let afterSummary = false;
+    harness.server.setResponder((request) => {
+      if (afterSummary && !isSummaryRequest(request)) {
+        return contextErrorFor(request.wire, tokensOf(request), 8_000);
+      }
+      afterSummary = isSummaryRequest(request);
+      return model(request);
+    });
+    await harness.prompt(`keep this log in mind\n${"an earlier pasted log line\n".repeat(1_800)}`);
+    const before = harness.server.requests.length;
+    const outcome = await harness.prompt("read all forty files");
+    expect(outcome).toMatchObject({ error: { errorType: "context_length_exceeded" } });
+    const requests = harness.server.requests.slice(before);
+    expect(requests.map((request) => [request.status, isSummaryRequest(request)])).toEqual([
+      [200, false],
+      [200, true],
+      [400, false],
+    ]);
+    const events = await harness.persisted();
+    expect(
+      ofType(events, "session.compaction_complete").map((event) => [
+        event.data.trigger,
+        event.data.success,
+      ]),
+    ).toEqual([["threshold", true]]);
+    const errors = ofType(events, "session.error");
+    expect(errors.map((event) => event.data.errorType)).toEqual(["context_length_exceeded"]);
+    expect(errors[0]?.data.message).toMatch(
+      /^The context is exhausted: .*it was compacted once in this prompt and the model has not answered since\. Of the about \d+ tokens .*the 40 tool results of the latest turn about \d+/,
+    );
+  });
+
+  test("a model that asks for the same forty results again and again is stopped at its fifth turn", async ({
+    openHarness,
+  }) => {
+    const harness = await start(openHarness, 32_000, 32_000);
+    harness.server.setResponder(limitedModel({ limit: 32_000, conversation: () => READ_ALL }));
+    expect(await harness.prompt("read all forty files")).toEqual({
+      stopReason: "max_turn_requests",
+    });
+    const conversation = harness.server.requests.filter((request) => !isSummaryRequest(request));
+    expect(conversation.map((request) => request.status)).toEqual([200, 200, 200, 200, 200]);
+    const events = await harness.persisted();
+    // The model is told from the third turn on, on each result of the batch.
+    const warned = ofType(events, "tool.execution_complete").map((event) =>
+      /\[turnloop: turn \d in a row making this same set of calls/.test(
+        event.data.result?.content ?? "",
+      ),
+    );
+    expect(warned).toEqual([
+      ...Array<boolean>(2 * FILES).fill(false),
+      ...Array<boolean>(3 * FILES).fill(true),
+    ]);
   });
 
   test("a cut result's saved file has the session's secrets redacted, like every file under the session folder", async ({

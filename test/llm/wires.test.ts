@@ -14,13 +14,23 @@ afterEach(async () => {
   server = undefined;
 });
 
-const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
+/**
+ * Every provider, by the wire it speaks: `openai-chat` goes through the AI SDK's OpenAI adapter,
+ * `openai-compatible` and `ollama` through its OpenAI-compatible one, on the same wire.
+ */
+const MODELS: Array<[string, Wire]> = [
+  [MODEL_FOR_WIRE["openai-chat"], "openai-chat"],
+  ["openai-chat:gpt-4.1", "openai-chat"],
+  ["ollama:qwen3", "openai-chat"],
+  [MODEL_FOR_WIRE["openai-responses"], "openai-responses"],
+  [MODEL_FOR_WIRE.anthropic, "anthropic"],
+];
 const KINDS: Array<[string, boolean]> = [
   ["streaming", true],
   ["non-streaming", false],
 ];
-const CASES = WIRES.flatMap((wire) =>
-  KINDS.map(([kind, streaming]) => [wire, kind, streaming] as const),
+const CASES = MODELS.flatMap(([model, wire]) =>
+  KINDS.map(([kind, streaming]) => [model, wire, kind, streaming] as const),
 );
 
 const VALID: Reply = {
@@ -30,11 +40,11 @@ const VALID: Reply = {
 };
 
 /** Every event of one request to the fake server answering every attempt with `reply`. */
-async function run(wire: Wire, streaming: boolean, reply: Reply): Promise<LlmEvent[]> {
+async function run(model: string, streaming: boolean, reply: Reply): Promise<LlmEvent[]> {
   server = await startFakeModelServer();
   server.setResponder(() => reply);
   const resolved = resolveModel(
-    { model: MODEL_FOR_WIRE[wire], baseUrl: `${server.url}/v1` },
+    { model, baseUrl: `${server.url}/v1` },
     { OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" },
   );
   if (!resolved.ok) {
@@ -84,9 +94,9 @@ function outline(events: LlmEvent[]): unknown[] {
     });
 }
 
-describe.each(CASES)("%s, %s", (wire, _kind, streaming) => {
+describe.each(CASES)("%s (%s wire), %s", (model, _wire, _kind, streaming) => {
   test("a valid reply is the reply", async () => {
-    const events = await run(wire, streaming, VALID);
+    const events = await run(model, streaming, VALID);
     expect(outline(events)).toEqual([
       { type: "request_start" },
       {
@@ -100,7 +110,7 @@ describe.each(CASES)("%s, %s", (wire, _kind, streaming) => {
   });
 
   test("a cut reply is a failure, never a reply", async () => {
-    const events = await run(wire, streaming, { ...VALID, breakAfterEvents: 2 });
+    const events = await run(model, streaming, { ...VALID, breakAfterEvents: 2 });
     // Retried only while nothing was shown; either way it ends as an error and never as a reply.
     expect(outline(events).at(-1)).toEqual({
       type: "error",
@@ -110,7 +120,7 @@ describe.each(CASES)("%s, %s", (wire, _kind, streaming) => {
   });
 
   test("an error answer is a failure with its status", async () => {
-    const events = await run(wire, streaming, {
+    const events = await run(model, streaming, {
       status: 400,
       body: { error: { message: "bad thing", type: "invalid_request_error" } },
     });

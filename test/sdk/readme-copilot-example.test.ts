@@ -5,7 +5,10 @@ import { expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { fixtureForFile } from "./support.js";
 
-/** The README's Copilot SDK example runs as written, with its CLI path pointed at this build. */
+/**
+ * The README's Copilot SDK example runs as written, with its CLI path pointed at this build, on
+ * the Anthropic model its comment names: the SDK asks for a non-streaming reply (issue 27 item 5).
+ */
 
 const REPOSITORY = fileURLToPath(new URL("../..", import.meta.url));
 const fixture = fixtureForFile();
@@ -18,7 +21,12 @@ test("the README's cliPath example prints the model's answer", async () => {
   fixture.model.enqueue({ text: "Hello from the example." });
   const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
     cwd: REPOSITORY,
-    env: { ...process.env, ...fixture.env },
+    env: {
+      ...process.env,
+      ...fixture.env,
+      TURNLOOP_MODEL: "anthropic:claude-sonnet-4-5",
+      ANTHROPIC_API_KEY: "test-key",
+    },
   });
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (text: string) => {
@@ -26,6 +34,12 @@ test("the README's cliPath example prints the model's answer", async () => {
   });
   const exitCode = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   expect({ exitCode, stdout }).toEqual({ exitCode: 0, stdout: "Hello from the example.\n" });
-  const body = fixture.model.requests.at(-1)?.body as { model?: string };
-  expect(body.model).toBe("claude-sonnet-4.5");
+  const request = fixture.model.requests.at(-1);
+  const body = request?.body as { model?: string; stream?: boolean };
+  expect([request?.wire, request?.path, body.model, body.stream ?? false]).toEqual([
+    "anthropic",
+    "/v1/messages",
+    "claude-sonnet-4.5",
+    false,
+  ]);
 });

@@ -15,6 +15,7 @@ import { makeTemporaryDirectory } from "./support.js";
 
 const KILLED = "88888888-8888-4888-8888-888888888888";
 const KEPT = "99999999-9999-4999-8999-999999999999";
+const EMPTY_LOCK = "66666666-6666-4666-8666-666666666666";
 
 /** A session folder with `files`, last changed a minute ago (past the grace period). */
 async function oldFolder(home: string, sessionId: string, files: Record<string, string>) {
@@ -28,7 +29,7 @@ async function oldFolder(home: string, sessionId: string, files: Record<string, 
 }
 
 describe("the debris of a killed session creation", () => {
-  it("a folder left with an empty log and a half-replaced lock of a dead process is removed; one with anything else stays", async () => {
+  it("a folder left with an empty log and a half-replaced lock of a dead process, or with only an empty lock, is removed; one with anything else stays", async () => {
     const home = await makeTemporaryDirectory();
     // The pid of a process that ran and ended.
     const dead = spawnSync(process.execPath, ["-e", ""]).pid;
@@ -38,6 +39,11 @@ describe("the debris of a killed session creation", () => {
       [`lock.${dead}.new`]: `{"pid":${dead}}`,
       "notes.txt": "not debris",
     });
+    // A kill while the lock was being written leaves it empty (the folder holding only the lock
+    // of a dead process is file-store.test.ts's).
+    await oldFolder(home, EMPTY_LOCK, { lock: "" });
+    const lockAge = new Date(Date.now() - 60_000);
+    await utimes(join(sessionsRoot(home), EMPTY_LOCK, "lock"), lockAge, lockAge);
     expect(await new FileSessionStore(home).list()).toEqual([]);
     expect((await readdir(sessionsRoot(home))).sort()).toEqual([KEPT]);
   });

@@ -10,8 +10,9 @@ import { startFakeModelServer } from "../support/fake-model-server.js";
 import { makeTemporaryDirectory } from "./support.js";
 
 // Issue 11: when opening a session repairs its log, each face says so once, with what was
-// repaired: a stderr line for -p --resume, `_meta` on the ACP session/load answer, the
-// session.resume event for SDK clients.
+// repaired: a stderr line for -p --resume, `_meta` on the ACP session/load or session/resume
+// answer and an agent message any client shows (issue 27 item 4), the session.resume event for
+// SDK clients.
 
 const NOTICE =
   /^repaired the session log: cut a torn last line \(line \d+, 17 bytes\); skipped 1 damaged line \(3\)$/;
@@ -59,7 +60,10 @@ describe("a repaired log is reported once on every face", () => {
     expect(third.stderr).not.toContain("repaired");
   }, 60_000);
 
-  test("ACP session/load: _meta on the answer and an agent message, once", async () => {
+  test.each([
+    ["session/load", acp.methods.agent.session.load],
+    ["session/resume", acp.methods.agent.session.resume],
+  ] as const)("ACP %s: _meta on the answer and an agent message, once", async (_name, method) => {
     let harness = await AcpHarness.start();
     cleanup = () => harness.close();
     const sessionId = await harness.newSession();
@@ -68,10 +72,7 @@ describe("a repaired log is reported once on every face", () => {
     harness = await harness.restart();
     await damage(logOf(harness.home, sessionId));
     const load = { sessionId, cwd: harness.cwd, mcpServers: [] };
-    const answer: acp.LoadSessionResponse = await harness.client.request(
-      acp.methods.agent.session.load,
-      load,
-    );
+    const answer: acp.LoadSessionResponse = await harness.client.request(method, load);
     expect(answer._meta?.["turnloop/logRepaired"]).toMatch(NOTICE);
     // Also where any client's user sees it: an agent message right after the answer.
     const isNotice = (update: acp.SessionUpdate) =>
@@ -89,10 +90,7 @@ describe("a repaired log is reported once on every face", () => {
       },
     ]);
     harness = await harness.restart();
-    const again: acp.LoadSessionResponse = await harness.client.request(
-      acp.methods.agent.session.load,
-      load,
-    );
+    const again: acp.LoadSessionResponse = await harness.client.request(method, load);
     expect(again._meta).toBeUndefined();
   });
 
