@@ -16,6 +16,7 @@ import {
   medianOfEach,
   minToMax,
   scenarioEnvironment,
+  startEnvironment,
 } from "./common.mjs";
 
 /** @typedef {import("./common.mjs").Context} Context @typedef {import("./common.mjs").Row} Row */
@@ -38,7 +39,7 @@ export async function benchOnePrompt(context) {
     checkScenarioRun(warmUp, warmUpRequests);
     const bodiesPath = join(context.temp, "bodies.json");
     writeFileSync(bodiesPath, JSON.stringify(warmUpRequests.map((request) => request.body)));
-    await runMeasured(process.execPath, [floorScript, model.baseUrl, bodiesPath]);
+    await runMeasured(process.execPath, [floorScript, model.baseUrl, bodiesPath], { env });
 
     const runs = [];
     const floors = [];
@@ -48,7 +49,9 @@ export async function benchOnePrompt(context) {
       const requests = await model.requests();
       checkScenarioRun(result, requests);
       runs.push({ result, requests });
-      floors.push(await runMeasured(process.execPath, [floorScript, model.baseUrl, bodiesPath]));
+      floors.push(
+        await runMeasured(process.execPath, [floorScript, model.baseUrl, bodiesPath], { env }),
+      );
     }
     const walls = runs.map((run) => run.result.wallMilliseconds);
     const rss = runs.map((run) => run.result.peakRssBytes);
@@ -201,15 +204,16 @@ export async function benchVersion(context) {
   const floors = [];
   // The package's bin, as `turnloop --version` runs once installed (not main.js: bench/bin.mjs).
   const { command: cli, args } = binCommand(packageBin(context.root), ["--version"]);
-  await runMeasured(cli, args);
-  await runMeasured(process.execPath, ["-e", "0"]);
+  const env = startEnvironment(context);
+  await runMeasured(cli, args, { env });
+  await runMeasured(process.execPath, ["-e", "0"], { env });
   for (let run = 0; run < context.settings.versionRuns; run++) {
-    const result = await runMeasured(cli, args);
+    const result = await runMeasured(cli, args, { env });
     if (result.code !== 0) {
       throw new Error(`turnloop --version failed: ${result.stderr}`);
     }
     runs.push(result);
-    floors.push(await runMeasured(process.execPath, ["-e", "0"]));
+    floors.push(await runMeasured(process.execPath, ["-e", "0"], { env }));
   }
   const walls = runs.map((run) => run.wallMilliseconds);
   const floorWalls = floors.map((floor) => floor.wallMilliseconds);
