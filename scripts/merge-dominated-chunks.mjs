@@ -26,7 +26,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 
 /**
- * @typedef {{ imports: { path: string, kind: string, external?: boolean }[], exports: string[] }} Output
+ * @typedef {{ imports: { path: string, kind: string, external?: boolean }[], exports: string[], entryPoint?: string }} Output
  * @typedef {Record<string, Output>} Outputs esbuild's metafile outputs (paths relative to the cwd)
  */
 
@@ -58,14 +58,14 @@ function staticClosure(outputs, file, reached = new Set()) {
 }
 
 /**
- * For each entry file, the entries that every chain of dynamic imports from `main` passes through
- * (itself included): the classic iterative dominator sets over the graph whose edges go from an
- * entry to the targets of the `import()` calls in the files it loads.
+ * For each entry file, the entries that every chain of dynamic imports from a root (an entry no
+ * `import()` names: the bundle's entry, any other entry point of the build) passes through, itself
+ * included: the classic iterative dominator sets over the graph whose edges go from an entry to the
+ * targets of the `import()` calls in the files it loads.
  * @param {Outputs} outputs
- * @param {string} main
  * @param {Map<string, Set<string>>} closures each entry's static closure
  */
-function dominators(outputs, main, closures) {
+function dominators(outputs, closures) {
   const entries = [...closures.keys()];
   /** @type {Map<string, string[]>} */
   const importers = new Map(entries.map((entry) => [entry, []]));
@@ -76,13 +76,15 @@ function dominators(outputs, main, closures) {
       }
     }
   }
-  const dominating = new Map(entries.map((entry) => [entry, new Set(entries)]));
-  dominating.set(main, new Set([main]));
+  const isRoot = (entry) => (importers.get(entry) ?? []).length === 0;
+  const dominating = new Map(
+    entries.map((entry) => [entry, new Set(isRoot(entry) ? [entry] : entries)]),
+  );
   for (let changed = true; changed; ) {
     changed = false;
     for (const entry of entries) {
       const from = importers.get(entry) ?? [];
-      if (entry === main || from.length === 0) {
+      if (isRoot(entry)) {
         continue;
       }
       const common = new Set(
@@ -108,14 +110,17 @@ function dominators(outputs, main, closures) {
  * @returns {Map<string, string[]>} entry file → the chunks merged into it
  */
 export function plannedMerges(outputs, main, apart = new Set()) {
-  const entries = new Set([main]);
+  const entries = new Set([
+    main,
+    ...Object.keys(outputs).filter((file) => outputs[file]?.entryPoint !== undefined),
+  ]);
   for (const file of Object.keys(outputs)) {
     for (const target of importsOf(outputs, file, "dynamic-import")) {
       entries.add(target);
     }
   }
   const closures = new Map([...entries].map((entry) => [entry, staticClosure(outputs, entry)]));
-  const dominating = dominators(outputs, main, closures);
+  const dominating = dominators(outputs, closures);
   /** @type {Map<string, string[]>} */
   const merges = new Map();
   /** @type {Map<string, Set<string>>} */

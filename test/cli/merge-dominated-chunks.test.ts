@@ -13,7 +13,7 @@ import { CLI_PATH } from "../support/cli.js";
  */
 
 type Import = { path: string; kind: "import-statement" | "dynamic-import"; external?: boolean };
-type Outputs = Record<string, { imports: Import[]; exports: string[] }>;
+type Outputs = Record<string, { imports: Import[]; exports: string[]; entryPoint?: string }>;
 
 const plan = plannedMerges as (
   outputs: Outputs,
@@ -67,6 +67,13 @@ describe("shared chunks merged into the entry always loaded before them (issue 2
     const outputs = cliLike();
     // `talk` is also imported from `prompt`, so `tui` no longer comes before every load of it.
     outputs["prompt.js"] = file({ static: ["store.js", "errors.js"], dynamic: ["talk.js"] });
+    expect([...plan(outputs, "main.js")]).toEqual([["run.js", ["errors.js"]]]);
+  });
+
+  test("another entry point of the build is a root: what it loads stays out of the faces' files", () => {
+    const outputs = cliLike();
+    // An entry point of its own (no import() names it) that uses the face's widgets.
+    outputs["viewer.js"] = { ...file({ static: ["widgets.js"] }), entryPoint: "src/viewer.ts" };
     expect([...plan(outputs, "main.js")]).toEqual([["run.js", ["errors.js"]]]);
   });
 
