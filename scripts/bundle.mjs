@@ -33,6 +33,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
+import { mergeDominatedChunks } from "./merge-dominated-chunks.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
@@ -193,12 +194,15 @@ for (const [output, { inputs: bundled }] of Object.entries(result.metafile.outpu
     inputs[relative(OUTPUT, output)] = Object.keys(bundled);
   }
 }
-writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);
 
 keepRequireWhereUsed(
   Object.keys(inputs).map((file) => join(OUTPUT, file)),
   REQUIRE_BANNER,
 );
+
+// Shared chunks into the entry chunk always loaded before them (scripts/merge-dominated-chunks.mjs).
+await mergeDominatedChunks(result.metafile.outputs, OUTPUT, inputs, REQUIRE_BANNER);
+writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);
 
 // Each chunk Node loads is an ES module because of the nearest package.json's `"type"`; without one
 // beside the chunks, Node looks for it in every folder up to the package's own, for each import of

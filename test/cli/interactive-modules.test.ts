@@ -1,7 +1,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { sourceModules } from "../support/loaded-modules.js";
 import { INPUT_BOX, type InteractiveFixture, interactiveTest } from "./interactive-support.js";
@@ -28,6 +29,13 @@ const BOX_DRAWN = "-- input box drawn";
  * of them pi-tui's, with room for a few small modules of our own.
  */
 const BOX_MODULE_BOUND = 68;
+/**
+ * Files of the bundled CLI read before the box: 30 on 2026-12-02 (round 3, session 8), most of
+ * them chunks of a few hundred bytes that esbuild split out; 14 once each shared chunk went into
+ * the entry chunk always loaded before it (scripts/merge-dominated-chunks.mjs) and the run config's
+ * modules into the command's (src/cli/run.ts). Each file costs a resolve, a read and a compile.
+ */
+const BOX_FILE_BOUND = 16;
 /** zod: the config files' schema, and the tools' (loaded with the session). */
 const ZOD = /node_modules\/zod\//;
 /** What only a session or an answer needs: loaded by the time an answer is drawn. */
@@ -66,7 +74,9 @@ async function modulesLoaded(fixture: InteractiveFixture) {
   const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
   const marker = lines.indexOf(BOX_DRAWN);
   expect(marker).toBeGreaterThan(0);
+  const bundle = `${pathToFileURL(dirname(CLI_PATH)).href}/`;
   return {
+    filesAtBox: new Set(lines.slice(0, marker).filter((line) => line.startsWith(bundle))).size,
     atBox: sourceModules(lines.slice(0, marker)),
     atEnd: sourceModules(lines.filter((line) => line !== BOX_DRAWN)),
   };
@@ -81,7 +91,7 @@ describe.skipIf(tmuxMissing())(
     interactiveTest(
       "without config files, the box is drawn before zod, the session stack, the provider, the Markdown renderer and ripgrep load; an answer loads them",
       async ({ fixture }) => {
-        const { atBox, atEnd } = await modulesLoaded(fixture);
+        const { atBox, atEnd, filesAtBox } = await modulesLoaded(fixture);
         // Before the box: none of them, and the face itself (so the recorder saw the bundle).
         expect(FOR_AN_ANSWER.map((pattern) => matching(atBox, pattern))).toEqual(
           FOR_AN_ANSWER.map(() => []),
@@ -89,6 +99,7 @@ describe.skipIf(tmuxMissing())(
         expect(matching(atBox, ON_FIRST_USE)).toEqual([]);
         expect(atBox).toContain("src/cli/interactive/screen.ts");
         expect(atBox.length).toBeLessThanOrEqual(BOX_MODULE_BOUND);
+        expect(filesAtBox).toBeLessThanOrEqual(BOX_FILE_BOUND);
         // By the answer, each group was loaded: the checks above can fail.
         expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(
           FOR_AN_ANSWER.map(() => true),
