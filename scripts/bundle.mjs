@@ -33,7 +33,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
-import { mergeDominatedChunks } from "./merge-dominated-chunks.mjs";
+import { mergeChunks } from "./merge-chunks.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
@@ -158,6 +158,56 @@ const providerUtilsHeaderList = {
   },
 };
 
+/**
+ * What each kind of run imports up to the point its figure is measured (issue 26), as source entry
+ * points: scripts/merge-chunks.mjs merges the chunks that the same phases load. Each list is what
+ * that run loads by `import()` (src/cli/run.ts and the faces' own lazy imports); the providers are
+ * phases of their own, since a run loads one of them.
+ */
+const SESSION_CONFIG = [
+  "src/cli/run.ts",
+  "src/session/face-config.ts",
+  "src/session/run-config.ts",
+];
+const INTERACTIVE_FACE = [
+  "src/cli/run.ts",
+  "src/session/face-config.ts",
+  "src/session/paths.ts",
+  "src/cli/interactive/run.ts",
+];
+const PROVIDER_CHECKS = "src/llm/sync-chunk-validation.ts";
+const LOAD_PHASES = {
+  "-p": [...SESSION_CONFIG, "src/session/paths.ts", "src/cli/prompt-command.ts"],
+  "acp initialize": [...SESSION_CONFIG, "src/acp/main.ts"],
+  "acp session/new": [
+    ...SESSION_CONFIG,
+    "src/acp/main.ts",
+    "src/acp/session-requests.ts",
+    "src/session/host.ts",
+  ],
+  "interactive input box": [...INTERACTIVE_FACE, "src/cli/interactive/terminal-face.ts"],
+  "interactive session": [
+    ...INTERACTIVE_FACE,
+    "src/cli/interactive/terminal-face.ts",
+    "src/session/host.ts",
+    "src/session/run-config.ts",
+    "src/cli/interactive/controller.ts",
+    "src/cli/interactive/screen-view.ts",
+  ],
+  "interactive plain face": [
+    ...INTERACTIVE_FACE,
+    "src/session/host.ts",
+    "src/session/run-config.ts",
+    "src/cli/interactive/plain-face.ts",
+  ],
+  "OpenAI-compatible provider": [
+    "node_modules/@ai-sdk/openai-compatible/dist/index.mjs",
+    PROVIDER_CHECKS,
+  ],
+  "OpenAI provider": ["node_modules/@ai-sdk/openai/dist/index.mjs", PROVIDER_CHECKS],
+  "Anthropic provider": ["node_modules/@ai-sdk/anthropic/dist/index.mjs", PROVIDER_CHECKS],
+};
+
 // Chunk names carry a hash of their content: clear the last build's.
 rmSync(`${OUTPUT}/chunks`, { recursive: true, force: true });
 
@@ -187,6 +237,14 @@ const result = await build({
   logLevel: "warning",
 });
 
+keepRequireWhereUsed(
+  Object.keys(result.metafile.outputs).filter((file) => file.endsWith(".js")),
+  REQUIRE_BANNER,
+);
+
+// Chunks that the same kinds of run load together become one file (scripts/merge-chunks.mjs).
+const { merged, removed } = await mergeChunks(result.metafile, LOAD_PHASES);
+
 /** @type {Record<string, string[]>} */
 const inputs = {};
 for (const [output, { inputs: bundled }] of Object.entries(result.metafile.outputs)) {
@@ -194,14 +252,17 @@ for (const [output, { inputs: bundled }] of Object.entries(result.metafile.outpu
     inputs[relative(OUTPUT, output)] = Object.keys(bundled);
   }
 }
-
-keepRequireWhereUsed(
-  Object.keys(inputs).map((file) => join(OUTPUT, file)),
-  REQUIRE_BANNER,
-);
-
-// Shared chunks into the entry chunk always loaded before them (scripts/merge-dominated-chunks.mjs).
-await mergeDominatedChunks(result.metafile.outputs, OUTPUT, inputs, REQUIRE_BANNER);
+for (const [file, members] of merged) {
+  inputs[relative(OUTPUT, file)] = members.flatMap(
+    (member) => inputs[relative(OUTPUT, member)] ?? [],
+  );
+  for (const member of members) {
+    delete inputs[relative(OUTPUT, member)];
+  }
+}
+for (const file of removed) {
+  delete inputs[relative(OUTPUT, file)];
+}
 writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)}\n`);
 
 // Each chunk Node loads is an ES module because of the nearest package.json's `"type"`; without one

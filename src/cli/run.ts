@@ -4,12 +4,7 @@
  */
 
 import { setFlagsFromString } from "node:v8";
-// Static, though only faces use them: every face resolves its run config first, and imported here
-// they are bundled into this file's chunk with the modules they import (scripts/bundle.mjs),
-// instead of eight files of their own that each face read before its first request or frame.
-import { configuredFace } from "../session/face-config.js";
-import { turnloopHome } from "../session/paths.js";
-import { type RunConfig, sandboxWanted } from "../session/run-config.js";
+import type { RunConfig } from "../session/run-config.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 
 // Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
@@ -98,7 +93,10 @@ async function faceRunner(
   switch (command.kind) {
     case "prompt": {
       keepYoungGenerationSmall();
-      const { runPromptCommand } = await import("./prompt-command.js");
+      const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
+        import("./prompt-command.js"),
+        import("../session/paths.js"),
+      ]);
       return (config, env) =>
         runPromptCommand(command.options, {
           config,
@@ -113,7 +111,10 @@ async function faceRunner(
         });
     }
     case "interactive": {
-      const { runInteractiveCommand } = await import("./interactive/run.js");
+      const [{ runInteractiveCommand }, { turnloopHome }] = await Promise.all([
+        import("./interactive/run.js"),
+        import("../session/paths.js"),
+      ]);
       return (config, env) =>
         runInteractiveCommand(command.options, {
           config,
@@ -193,6 +194,7 @@ async function configure(
 ): Promise<
   { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
 > {
+  const { configuredFace } = await import("../session/face-config.js");
   const configured = await configuredFace(options, process.env);
   if (!configured.ok) {
     process.stderr.write(`turnloop: ${configured.message}\n`);
@@ -213,6 +215,7 @@ async function configure(
 
 /** What bubblewrap's absence means for `config` (sandbox-setup.ts), loaded only when it matters. */
 async function sandboxCheck(config: RunConfig) {
+  const { sandboxWanted } = await import("../session/run-config.js");
   if (!sandboxWanted(config)) {
     return undefined;
   }

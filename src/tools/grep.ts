@@ -1,5 +1,4 @@
 import { StringDecoder } from "node:string_decoder";
-import { rgPath } from "@vscode/ripgrep";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
@@ -79,14 +78,27 @@ export const grepTool = defineTool<GrepOptions>({
 });
 
 /**
+ * The bundled ripgrep binary's path, or undefined when its platform's package is missing. Loaded
+ * with the first search, not with the tools (issue 26): the package is CommonJS outside the bundle
+ * and finds its binary when imported, work that a session which never searches need not do.
+ */
+async function bundledRipgrepPath(): Promise<string | undefined> {
+  try {
+    return (await import("@vscode/ripgrep")).rgPath;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Runs a search with the ripgrep binary at `ripgrepPath` (default: the bundled one), falling back
- * to a slower JavaScript search when that binary cannot be started. Never throws: failures and
- * cancellation are error results; no match is the non-error text "No matches found.".
+ * to a slower JavaScript search when that binary is missing or cannot be started. Never throws:
+ * failures and cancellation are error results; no match is the non-error text "No matches found.".
  */
 export function runGrep(
   options: GrepOptions,
   context: ToolContext,
-  ripgrepPath: string = rgPath,
+  ripgrepPath?: string,
 ): Promise<ToolResult> {
   return runGuarded("grep", context.signal, async () => {
     if (options.path === "~" || options.path?.startsWith("~/")) {
@@ -99,11 +111,15 @@ export function runGrep(
         return errorResult(missingPathMessage(options.path));
       }
     }
+    const ripgrep = ripgrepPath ?? (await bundledRipgrepPath());
     const search = async (usePcre2: boolean) => {
       const results = new ResultLines(options.headLimit);
-      const outcome = await searchWithRipgrep(ripgrepPath, options, context, usePcre2, (line) =>
-        results.add(line),
-      );
+      const outcome: RipgrepOutcome =
+        ripgrep === undefined
+          ? { kind: "not-started" }
+          : await searchWithRipgrep(ripgrep, options, context, usePcre2, (line) =>
+              results.add(line),
+            );
       return { results, outcome };
     };
     let { results, outcome } = await search(false);

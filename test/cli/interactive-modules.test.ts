@@ -31,11 +31,11 @@ const BOX_DRAWN = "-- input box drawn";
 const BOX_MODULE_BOUND = 68;
 /**
  * Files of the bundled CLI read before the box: 30 on 2026-12-02 (round 3, session 8), most of
- * them chunks of a few hundred bytes that esbuild split out; 14 once each shared chunk went into
- * the entry chunk always loaded before it (scripts/merge-dominated-chunks.mjs) and the run config's
- * modules into the command's (src/cli/run.ts). Each file costs a resolve, a read and a compile.
+ * them chunks of a few hundred bytes that esbuild split out; 9 once the chunks that the same kinds
+ * of run load became one file (scripts/merge-chunks.mjs, its phases in scripts/bundle.mjs). Each
+ * file costs a resolve, a read and a compile.
  */
-const BOX_FILE_BOUND = 16;
+const BOX_FILE_BOUND = 11;
 /** zod: the config files' schema, and the tools' (loaded with the session). */
 const ZOD = /node_modules\/zod\//;
 /** What only a session or an answer needs: loaded by the time an answer is drawn. */

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { PRODUCER_VERSION } from "../../src/session/version.js";
@@ -22,9 +23,12 @@ const PACKAGE_VERSION = (
  */
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
-/** Packages that only some runs need: the MCP client, the price catalogue, the PostgreSQL client. */
+/**
+ * Packages that only some runs need: the MCP client, the price catalogue, the PostgreSQL client,
+ * ripgrep (the grep tool's binary, found when its package loads: at the first search).
+ */
 const NOT_BEFORE_NEEDED =
-  /@modelcontextprotocol|@pydantic\/genai-prices|\/node_modules\/pg(-[a-z]+)?\//;
+  /@modelcontextprotocol|@pydantic\/genai-prices|\/node_modules\/pg(-[a-z]+)?\/|@vscode\/ripgrep/;
 /**
  * Unique modules up to the first request of `-p`: 230 on 2026-12-01 once the store port, the fold
  * and the run config landed as modules of their own (about 110 of them zod's and the AI SDK's),
@@ -49,6 +53,15 @@ const PROMPT_MODULE_BOUND = 214;
  * about 90 modules. 100 on 2026-12-02 once the bundle kept zod's English messages alone.
  */
 const ACP_INITIALIZE_MODULE_BOUND = 106;
+/**
+ * Files of the bundle (`dist/cli/`, `main.js` included) read by the first request of `-p`, the
+ * `initialize` answer and the `session/new` answer of `acp`: 54, 29 and 53 on 2026-12-02 with
+ * esbuild's chunks as they were (one for each set of lazy entry points sharing code); 14, 8 and 12
+ * once the chunks that the same kinds of run load were merged into one file each and the entry
+ * files that only re-exported a chunk were taken out (scripts/merge-chunks.mjs). Node's loader
+ * resolves, opens and reads each one. Counts, never times.
+ */
+const BUNDLE_FILE_BOUND = { prompt: 16, acpInitialize: 9, acpSession: 14 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
@@ -78,11 +91,25 @@ function modulesLoaded(): string[] {
   return sourceModules(text.split("\n").filter((line) => line !== ""));
 }
 
+/** The files of the bundle read so far, each once (its ES modules are recorded as they load). */
+function bundleFilesRead(): string[] {
+  const bundle = `${pathToFileURL(dirname(CLI_PATH)).href}/`;
+  let text = "";
+  try {
+    text = readFileSync(cli.log, "utf8");
+  } catch {
+    // Nothing loaded yet.
+  }
+  return [...new Set(text.split("\n").filter((url) => url.startsWith(bundle)))];
+}
+
 describe("modules loaded before they are needed (issue 26)", () => {
   test("-p with no MCP server and a common model: neither the MCP client nor the price catalogue before the first request", async () => {
     const atRequests: string[][] = [];
+    const filesAtRequests: string[][] = [];
     cli.server.setResponder(() => {
       atRequests.push(modulesLoaded());
+      filesAtRequests.push(bundleFilesRead());
       return { text: "All done.", usage: { input: 100, output: 10 } };
     });
     const result = await runCli(["-p", "say done"], {
@@ -95,6 +122,9 @@ describe("modules loaded before they are needed (issue 26)", () => {
     });
     const [first] = atRequests;
     expect(atRequests).toHaveLength(1);
+    // The recorder saw the bundle's files (so the bound can fail), not too many of them.
+    expect(filesAtRequests[0]).toContain(pathToFileURL(CLI_PATH).href);
+    expect(filesAtRequests[0]?.length).toBeLessThanOrEqual(BUNDLE_FILE_BOUND.prompt);
     expect(first?.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
     expect(first?.length).toBeLessThanOrEqual(PROMPT_MODULE_BOUND);
     // zod was loaded (the tools' schemas), with its English messages only.
@@ -187,12 +217,14 @@ describe("modules loaded before they are needed (issue 26)", () => {
       expect(atAnswer.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
       expect(atAnswer.filter((url) => SESSION_STACK.test(url))).toEqual([]);
       expect(atAnswer.length).toBeLessThanOrEqual(ACP_INITIALIZE_MODULE_BOUND);
+      expect(bundleFilesRead().length).toBeLessThanOrEqual(BUNDLE_FILE_BOUND.acpInitialize);
       expect(atAnswer.filter((url) => ZOD_OTHER_LOCALES.test(url))).toEqual([]);
       // The first session request loads the stack (so the check above can fail), still
       // without the MCP client: no server is configured.
       send(agent, 2, "session/new", { cwd: cli.directory, mcpServers: [] });
       expect(JSON.parse(await lines.next())).toMatchObject({ id: 2, result: {} });
       const atSession = modulesLoaded();
+      expect(bundleFilesRead().length).toBeLessThanOrEqual(BUNDLE_FILE_BOUND.acpSession);
       expect(atSession.filter((url) => SESSION_STACK.test(url)).length).toBeGreaterThan(5);
       expect(atSession.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
       // The tools' file finder (tinyglobby, fdir) uses the bundled picomatch, and only it.
