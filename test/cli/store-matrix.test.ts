@@ -126,6 +126,24 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
     expect((await run(["sessions"])).stdout).toMatch(/^No sessions in /);
   });
 
+  test.skipIf(skip)(
+    "sessions view writes the page beside the session's files",
+    MANY_RUNS,
+    async () => {
+      server.enqueue({ text: "Seen." });
+      const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+      const sessionId = sessionIdOf((await run(["-p", "Show me."])).stderr);
+      const viewed = await run(["sessions", "view", sessionId.slice(0, 8), "--no-open"]);
+      // The file store's session folder; the PostgreSQL store's local files folder, made for it.
+      const folder = join(home, store === "file" ? "session-state" : "session-files", sessionId);
+      const page = join(folder, "view.html");
+      expect(viewed).toEqual({ code: 0, signal: null, stdout: `${page}\n`, stderr: "" });
+      expect(await readFile(page, "utf8")).toContain(
+        `<title>turnloop session ${sessionId}</title>`,
+      );
+    },
+  );
+
   test.skipIf(skip)("a stored session is compacted by sessions compact", MANY_RUNS, async () => {
     server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
     const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
