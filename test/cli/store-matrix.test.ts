@@ -300,4 +300,24 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     expect(listed.stderr).toMatch(/^turnloop: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\//);
     expect(`${config.stdout}${config.stderr}${listed.stderr}`).not.toContain("s3cret-word");
   });
+
+  test("a database reached through a socket folder that does not exist is named in the error, not taken for a missing session", async () => {
+    const socketFolder = join(repository, "no-socket-here");
+    const url = `postgres://postgres:s3cret-word@localhost/turnloop?host=${socketFolder}`;
+    const environment = cleanEnvironment({ TURNLOOP_HOME: home });
+    const results = await Promise.all(
+      [["sessions"], ["sessions", "show", "1204b085"]].map((args) =>
+        runCli([...args, "--store", url], { cwd: repository, env: environment }),
+      ),
+    );
+    const refusal = {
+      code: 1,
+      stdout: "",
+      stderr: `turnloop: ${url.replace("s3cret-word", "***")}: connect ENOENT ${socketFolder}/.s.PGSQL.5432\n`,
+    };
+    expect(results.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      refusal,
+      refusal,
+    ]);
+  });
 });
