@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
+import { type CliResult, cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { chatMessages } from "../support/harness.js";
@@ -300,6 +300,52 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     expect(listed.stderr).toMatch(/^turnloop: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\//);
     expect(`${config.stdout}${config.stderr}${listed.stderr}`).not.toContain("s3cret-word");
   });
+
+  test(
+    "a session held through --store names its holder without the database password, in the refusal and in the database",
+    MANY_RUNS,
+    async () => {
+      const database = await createTestDatabase();
+      databases.push(database);
+      const url = new URL(database.url);
+      // The test server trusts every connection: any password is accepted, none is checked.
+      url.password = "s3cret-word";
+      const environment = cleanEnvironment({
+        TURNLOOP_HOME: home,
+        TURNLOOP_MODEL: "openai-compatible:fake-model",
+        TURNLOOP_BASE_URL: `${server.url}/v1`,
+      });
+      const command = "echo started > started.txt; sleep 60";
+      server.enqueue({
+        toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+      });
+      let whileHeld: Promise<[CliResult, unknown[]]> | undefined;
+      let holderPid: number | undefined;
+      const holder = await runCli(["-p", "hold it", "--allow-all-tools", "--store", url.href], {
+        cwd: repository,
+        env: environment,
+        onStart: (child) =>
+          whenFileExists(join(repository, "started.txt"), child, () => {
+            holderPid = child.pid;
+            const refused = runCli(["-p", "me too", "--continue"], {
+              cwd: repository,
+              env: { ...environment, TURNLOOP_DATABASE_URL: database.url },
+            });
+            const owners = database.pool
+              .query<{ owner: unknown }>("SELECT owner FROM sessions")
+              .then(({ rows }) => rows);
+            whileHeld = Promise.all([refused, owners]).finally(() => child.kill("SIGINT"));
+          }),
+      });
+      expect(holder.code).toBe(130);
+      const [refusal, owners] = (await whileHeld) ?? [];
+      const holderCommand = `turnloop -p hold it --allow-all-tools --store ${url.href.replace("s3cret-word", "***")}`;
+      expect(owners).toEqual([{ owner: expect.objectContaining({ command: holderCommand }) }]);
+      expect(refusal?.code).toBe(1);
+      expect(refusal?.stderr).toContain(`(pid ${holderPid}: ${holderCommand}, since `);
+      expect(JSON.stringify([refusal, owners])).not.toContain("s3cret-word");
+    },
+  );
 
   test("a database reached through a socket folder that does not exist is named in the error, not taken for a missing session", async () => {
     const socketFolder = join(repository, "no-socket-here");
