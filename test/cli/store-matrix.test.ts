@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { type CliResult, cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { fakeModelEnvironment } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 
@@ -40,6 +41,11 @@ function sessionIdOf(stderr: string): string {
     throw new Error(`no session id in: ${stderr}`);
   }
   return match[1];
+}
+
+/** The environment of a CLI run against the fake model, with `extra` variables. */
+function modelEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return fakeModelEnvironment(home, server, extra);
 }
 
 /** The types of a session's stored events, read through `sessions export --format jsonl`. */
@@ -79,14 +85,7 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
       return;
     }
     const variables = await storeVariables(store);
-    environment = (extra = {}) =>
-      cleanEnvironment({
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${server.url}/v1`,
-        ...variables,
-        ...extra,
-      });
+    environment = (extra = {}) => modelEnvironment({ ...variables, ...extra });
   });
 
   test.skipIf(skip)("are listed, shown, resumed, continued and deleted", MANY_RUNS, async () => {
@@ -240,11 +239,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     server.enqueue({ text: "Moved: ünïcödé ✓." });
     const database = await createTestDatabase();
     databases.push(database);
-    const fileEnvironment = cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    });
+    const fileEnvironment = modelEnvironment();
     const run = (args: string[]) => runCli(args, { cwd: repository, env: fileEnvironment });
     const first = await run(["-p", "Move me."]);
     const sessionId = sessionIdOf(first.stderr);
@@ -278,12 +273,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     databases.push(database);
     const url = new URL(database.url);
     url.password = "s3cret-word";
-    const environment = cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-      TURNLOOP_DATABASE_URL: url.href,
-    });
+    const environment = modelEnvironment({ TURNLOOP_DATABASE_URL: url.href });
     const config = await runCli(["config"], { cwd: repository, env: environment });
     url.password = "***";
     expect(config.stdout).toContain(
@@ -310,11 +300,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
       const url = new URL(database.url);
       // The test server trusts every connection: any password is accepted, none is checked.
       url.password = "s3cret-word";
-      const environment = cleanEnvironment({
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${server.url}/v1`,
-      });
+      const environment = modelEnvironment();
       const command = "echo started > started.txt; sleep 60";
       server.enqueue({
         toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
