@@ -48,6 +48,20 @@ function modelEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return fakeModelEnvironment(home, server, extra);
 }
 
+/**
+ * A new test database, and its URL with `password` in it: the test server trusts every
+ * connection, so any password is accepted and none is checked.
+ */
+async function databaseWithPassword(
+  password: string,
+): Promise<{ database: TestDatabase; url: URL }> {
+  const database = await createTestDatabase();
+  databases.push(database);
+  const url = new URL(database.url);
+  url.password = password;
+  return { database, url };
+}
+
 /** The types of a session's stored events, read through `sessions export --format jsonl`. */
 async function storedTypes(
   run: (args: string[]) => Promise<{ stdout: string }>,
@@ -269,10 +283,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
   });
 
   test("turnloop config shows the database URL without its password, and so do errors", async () => {
-    const database = await createTestDatabase();
-    databases.push(database);
-    const url = new URL(database.url);
-    url.password = "s3cret-word";
+    const { url } = await databaseWithPassword("s3cret-word");
     const environment = modelEnvironment({ TURNLOOP_DATABASE_URL: url.href });
     const config = await runCli(["config"], { cwd: repository, env: environment });
     url.password = "***";
@@ -295,11 +306,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     "a session held through --store names its holder without the database password, in the refusal and in the database",
     MANY_RUNS,
     async () => {
-      const database = await createTestDatabase();
-      databases.push(database);
-      const url = new URL(database.url);
-      // The test server trusts every connection: any password is accepted, none is checked.
-      url.password = "s3cret-word";
+      const { database, url } = await databaseWithPassword("s3cret-word");
       const environment = modelEnvironment();
       const command = "echo started > started.txt; sleep 60";
       server.enqueue({
@@ -330,6 +337,35 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
       expect(refusal?.code).toBe(1);
       expect(refusal?.stderr).toContain(`(pid ${holderPid}: ${holderCommand}, since `);
       expect(JSON.stringify([refusal, owners])).not.toContain("s3cret-word");
+    },
+  );
+
+  test(
+    "a command never sees the database URL, and its password is redacted wherever it is printed",
+    MANY_RUNS,
+    async () => {
+      const { url } = await databaseWithPassword("s3cret-word-123");
+      const command = 'echo "url=$TURNLOOP_DATABASE_URL"; echo "typed s3cret-word-123"';
+      server.enqueue(
+        { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "done" },
+      );
+      const environment = modelEnvironment({ TURNLOOP_DATABASE_URL: url.href });
+      const result = await runCli(["-p", "show it", "--allow-all-tools"], {
+        cwd: repository,
+        env: environment,
+      });
+      expect(result.code).toBe(0);
+      const toolResult = chatMessages(server, -1).find((message) => message.role === "tool");
+      expect(toolResult?.content).toBe(
+        "url=\ntyped [redacted:TURNLOOP_DATABASE_URL]\n<exited with exit code 0>",
+      );
+      const exported = await runCli(
+        ["sessions", "export", sessionIdOf(result.stderr), "--format", "jsonl"],
+        { cwd: repository, env: environment },
+      );
+      expect(exported.stdout).toContain("[redacted:TURNLOOP_DATABASE_URL]");
+      expect(`${result.stdout}${result.stderr}${exported.stdout}`).not.toContain("s3cret-word-123");
     },
   );
 
