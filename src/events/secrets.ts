@@ -18,17 +18,42 @@ export interface SecretValue {
   value: string;
 }
 
+/** The password of a URL with credentials (`scheme://user:password@host…`), as written in it. */
+const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s:]*:([^/?#@\s]+)@/i;
+
 /**
- * The values of secret-looking environment variables (names with KEY, TOKEN, SECRET, PASSWORD,
- * CREDENTIAL or AUTH; values of 8 characters or more), longest first, so a value that contains
- * another is replaced whole.
+ * The secrets of the environment, longest first, so a value that contains another is replaced
+ * whole: the values of secret-looking variables (names with KEY, TOKEN, SECRET, PASSWORD,
+ * CREDENTIAL or AUTH), and the password of a URL any other variable holds
+ * (`TURNLOOP_DATABASE_URL=postgres://user:password@…`, as written and decoded); each of 8
+ * characters or more.
  */
 export function secretValues(environment: NodeJS.ProcessEnv): SecretValue[] {
   return Object.entries(environment)
-    .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]))
-    .filter(([, value]) => value !== undefined && value.length >= MIN_SECRET_LENGTH)
-    .map(([name, value]) => ({ name, value }))
+    .flatMap(([name, value]) => secretsOf(name, value))
+    .filter(({ value }) => value.length >= MIN_SECRET_LENGTH)
     .sort((a, b) => b.value.length - a.value.length);
+}
+
+function secretsOf(name: string, value: string | undefined): SecretValue[] {
+  if (value === undefined) {
+    return [];
+  }
+  if (SECRET_NAME.test(name)) {
+    return [{ name, value }];
+  }
+  const password = URL_PASSWORD.exec(value)?.[1];
+  if (password === undefined) {
+    return [];
+  }
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // Not percent-encoded as a URL should be: the text as written is the secret.
+  }
+  const forms = decoded === password ? [password] : [password, decoded];
+  return forms.map((form) => ({ name, value: form }));
 }
 
 /**

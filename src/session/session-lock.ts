@@ -30,6 +30,7 @@ import { stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
+import { redactDatabaseUrl } from "./database-url.js";
 import {
   handOver,
   isAlive,
@@ -227,7 +228,13 @@ function ownerOf(holder: Held): LockOwner | undefined {
   return holder.kind === "owner" ? holder.owner : undefined;
 }
 
-/** `turnloop <arguments>` of this process, for other processes' error messages. */
+/**
+ * `turnloop <arguments>` of this process, for other processes' error messages (and, with
+ * PostgreSQL, the `sessions.owner` column): a database URL's password shown as `***`.
+ */
 export function ownCommand(): string {
-  return ["turnloop", ...process.argv.slice(2)].join(" ").slice(0, 200);
+  const words = process.argv
+    .slice(2)
+    .map((word) => word.replace(/postgres(ql)?:\/\/\S*/gi, (url) => redactDatabaseUrl(url)));
+  return ["turnloop", ...words].join(" ").slice(0, 200);
 }

@@ -12,12 +12,14 @@ import {
   parseRules,
 } from "../../src/permissions/permission-decision.js";
 import { agentSettingsFor, prepareRun } from "../../src/session/agent-settings.js";
+import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import { HostSandbox } from "../../src/session/sandbox-setup.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { bashTool, viewTool } from "../../src/tools/index.js";
 import { gate as openGate } from "../support/gate.js";
 import { startHarness } from "../support/harness.js";
+import { createTestDatabase, postgresUnavailable } from "../support/postgres.js";
 
 /** An edit-like tool: mutating, one path. */
 const editTool = defineTool({
@@ -275,60 +277,77 @@ describe("asking and recording", () => {
   });
 });
 
-describe("'always' answers", () => {
-  test("hold for the session, survive resume, and never widen beyond the exact call", async () => {
-    const harness = await startHarness();
-    try {
-      const questions: string[] = [];
-      const ask: AskPermission = async (request) => {
-        questions.push(request.alwaysRule);
-        return { decision: "allow", scope: "session" };
-      };
-      const flags = {
-        cwd: harness.session.cwd,
-        maxTurns: 10,
-        autopilot: false,
-        maxAutopilotContinues: 0,
-        allowAllTools: false,
-        allowTools: [],
-        denyTools: [],
-        addDirs: [],
-        mcpConfigs: [],
-        noInstructions: true,
-      };
-      const config = resolveRunConfig(flags, {});
-      const { commands } = harness.settings;
-      const run = prepareRun(config, harness.session.cwd, {
-        commands,
-        sandbox: new HostSandbox(config, commands.env, harness.session.cwd, commands.runner),
-        secrets: harness.settings.secrets,
-      });
-      const settingsFor = () =>
-        agentSettingsFor(harness.session, run, {
-          provider: harness.settings.provider,
-          autopilot: false,
-          ask,
-        });
-      const call = (id: string, command: string) => ({
-        toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
-      });
-      harness.server.enqueue(call("c1", "echo one"), { text: "ok" }, call("c2", "echo one"), {
-        text: "ok",
-      });
-      await harness.session.prompt(settingsFor(), "first");
-      await harness.reopen();
-      await harness.session.prompt(settingsFor(), "second");
-      expect(questions).toEqual(["bash(echo one)"]);
-      harness.server.enqueue(call("c3", "echo two"), { text: "ok" });
-      await harness.session.prompt(settingsFor(), "third");
-      expect(questions).toEqual(["bash(echo one)", "bash(echo two)"]);
-      const persisted = await harness.persisted();
-      const completed = persisted.flatMap((event) =>
-        event.type === "permission.completed" ? [event.data.rule] : [],
+/** The stores the 'always' answers are checked on (issue 22: the session matrix on both). */
+const stores = [
+  { store: "file", skip: false },
+  { store: "PostgreSQL", skip: postgresUnavailable !== undefined },
+];
+
+describe.each(stores)("'always' answers on the $store store", ({ store, skip }) => {
+  test.skipIf(skip)(
+    "hold for the session, survive resume, and never widen beyond the exact call",
+    async () => {
+      const database = store === "file" ? undefined : await createTestDatabase();
+      let postgres: PostgresSessionStore | undefined;
+      const harness = await startHarness(
+        database === undefined
+          ? {}
+          : { store: (home) => (postgres = new PostgresSessionStore({ url: database.url, home })) },
       );
-      expect(completed).toEqual(["bash(echo one)", "bash(echo two)"]);
-    } finally {
-      await harness.close();
-    }
-  });
+      try {
+        const questions: string[] = [];
+        const ask: AskPermission = async (request) => {
+          questions.push(request.alwaysRule);
+          return { decision: "allow", scope: "session" };
+        };
+        const flags = {
+          cwd: harness.session.cwd,
+          maxTurns: 10,
+          autopilot: false,
+          maxAutopilotContinues: 0,
+          allowAllTools: false,
+          allowTools: [],
+          denyTools: [],
+          addDirs: [],
+          mcpConfigs: [],
+          noInstructions: true,
+        };
+        const config = resolveRunConfig(flags, {});
+        const { commands } = harness.settings;
+        const run = prepareRun(config, harness.session.cwd, {
+          commands,
+          sandbox: new HostSandbox(config, commands.env, harness.session.cwd, commands.runner),
+          secrets: harness.settings.secrets,
+        });
+        const settingsFor = () =>
+          agentSettingsFor(harness.session, run, {
+            provider: harness.settings.provider,
+            autopilot: false,
+            ask,
+          });
+        const call = (id: string, command: string) => ({
+          toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
+        });
+        harness.server.enqueue(call("c1", "echo one"), { text: "ok" }, call("c2", "echo one"), {
+          text: "ok",
+        });
+        await harness.session.prompt(settingsFor(), "first");
+        await harness.reopen();
+        await harness.session.prompt(settingsFor(), "second");
+        expect(questions).toEqual(["bash(echo one)"]);
+        harness.server.enqueue(call("c3", "echo two"), { text: "ok" });
+        await harness.session.prompt(settingsFor(), "third");
+        expect(questions).toEqual(["bash(echo one)", "bash(echo two)"]);
+        const persisted = await harness.persisted();
+        const completed = persisted.flatMap((event) =>
+          event.type === "permission.completed" ? [event.data.rule] : [],
+        );
+        expect(completed).toEqual(["bash(echo one)", "bash(echo two)"]);
+      } finally {
+        await harness.close();
+        await postgres?.close();
+        await database?.drop();
+      }
+    },
+  );
 });

@@ -2,9 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
+import { type CliResult, cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
+import { fakeModelEnvironment } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 
@@ -40,6 +41,25 @@ function sessionIdOf(stderr: string): string {
     throw new Error(`no session id in: ${stderr}`);
   }
   return match[1];
+}
+
+/** The environment of a CLI run against the fake model, with `extra` variables. */
+function modelEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return fakeModelEnvironment(home, server, extra);
+}
+
+/**
+ * A new test database, and its URL with `password` in it: the test server trusts every
+ * connection, so any password is accepted and none is checked.
+ */
+async function databaseWithPassword(
+  password: string,
+): Promise<{ database: TestDatabase; url: URL }> {
+  const database = await createTestDatabase();
+  databases.push(database);
+  const url = new URL(database.url);
+  url.password = password;
+  return { database, url };
 }
 
 /** The types of a session's stored events, read through `sessions export --format jsonl`. */
@@ -79,14 +99,7 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
       return;
     }
     const variables = await storeVariables(store);
-    environment = (extra = {}) =>
-      cleanEnvironment({
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: "openai-compatible:fake-model",
-        TURNLOOP_BASE_URL: `${server.url}/v1`,
-        ...variables,
-        ...extra,
-      });
+    environment = (extra = {}) => modelEnvironment({ ...variables, ...extra });
   });
 
   test.skipIf(skip)("are listed, shown, resumed, continued and deleted", MANY_RUNS, async () => {
@@ -125,6 +138,24 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
     expect([deleted.code, deleted.stderr]).toEqual([0, `deleted ${sessionId}\n`]);
     expect((await run(["sessions"])).stdout).toMatch(/^No sessions in /);
   });
+
+  test.skipIf(skip)(
+    "sessions view writes the page beside the session's files",
+    MANY_RUNS,
+    async () => {
+      server.enqueue({ text: "Seen." });
+      const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+      const sessionId = sessionIdOf((await run(["-p", "Show me."])).stderr);
+      const viewed = await run(["sessions", "view", sessionId.slice(0, 8), "--no-open"]);
+      // The file store's session folder; the PostgreSQL store's local files folder, made for it.
+      const folder = join(home, store === "file" ? "session-state" : "session-files", sessionId);
+      const page = join(folder, "view.html");
+      expect(viewed).toEqual({ code: 0, signal: null, stdout: `${page}\n`, stderr: "" });
+      expect(await readFile(page, "utf8")).toContain(
+        `<title>turnloop session ${sessionId}</title>`,
+      );
+    },
+  );
 
   test.skipIf(skip)("a stored session is compacted by sessions compact", MANY_RUNS, async () => {
     server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
@@ -222,11 +253,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     server.enqueue({ text: "Moved: ünïcödé ✓." });
     const database = await createTestDatabase();
     databases.push(database);
-    const fileEnvironment = cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    });
+    const fileEnvironment = modelEnvironment();
     const run = (args: string[]) => runCli(args, { cwd: repository, env: fileEnvironment });
     const first = await run(["-p", "Move me."]);
     const sessionId = sessionIdOf(first.stderr);
@@ -256,16 +283,8 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
   });
 
   test("turnloop config shows the database URL without its password, and so do errors", async () => {
-    const database = await createTestDatabase();
-    databases.push(database);
-    const url = new URL(database.url);
-    url.password = "s3cret-word";
-    const environment = cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-      TURNLOOP_DATABASE_URL: url.href,
-    });
+    const { url } = await databaseWithPassword("s3cret-word");
+    const environment = modelEnvironment({ TURNLOOP_DATABASE_URL: url.href });
     const config = await runCli(["config"], { cwd: repository, env: environment });
     url.password = "***";
     expect(config.stdout).toContain(
@@ -281,5 +300,92 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
     expect(listed.code).toBe(1);
     expect(listed.stderr).toMatch(/^turnloop: postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\//);
     expect(`${config.stdout}${config.stderr}${listed.stderr}`).not.toContain("s3cret-word");
+  });
+
+  test(
+    "a session held through --store names its holder without the database password, in the refusal and in the database",
+    MANY_RUNS,
+    async () => {
+      const { database, url } = await databaseWithPassword("s3cret-word");
+      const environment = modelEnvironment();
+      const command = "echo started > started.txt; sleep 60";
+      server.enqueue({
+        toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+      });
+      let whileHeld: Promise<[CliResult, unknown[]]> | undefined;
+      let holderPid: number | undefined;
+      const holder = await runCli(["-p", "hold it", "--allow-all-tools", "--store", url.href], {
+        cwd: repository,
+        env: environment,
+        onStart: (child) =>
+          whenFileExists(join(repository, "started.txt"), child, () => {
+            holderPid = child.pid;
+            const refused = runCli(["-p", "me too", "--continue"], {
+              cwd: repository,
+              env: { ...environment, TURNLOOP_DATABASE_URL: database.url },
+            });
+            const owners = database.pool
+              .query<{ owner: unknown }>("SELECT owner FROM sessions")
+              .then(({ rows }) => rows);
+            whileHeld = Promise.all([refused, owners]).finally(() => child.kill("SIGINT"));
+          }),
+      });
+      expect(holder.code).toBe(130);
+      const [refusal, owners] = (await whileHeld) ?? [];
+      const holderCommand = `turnloop -p hold it --allow-all-tools --store ${url.href.replace("s3cret-word", "***")}`;
+      expect(owners).toEqual([{ owner: expect.objectContaining({ command: holderCommand }) }]);
+      expect(refusal?.code).toBe(1);
+      expect(refusal?.stderr).toContain(`(pid ${holderPid}: ${holderCommand}, since `);
+      expect(JSON.stringify([refusal, owners])).not.toContain("s3cret-word");
+    },
+  );
+
+  test(
+    "a command never sees the database URL, and its password is redacted wherever it is printed",
+    MANY_RUNS,
+    async () => {
+      const { url } = await databaseWithPassword("s3cret-word-123");
+      const command = 'echo "url=$TURNLOOP_DATABASE_URL"; echo "typed s3cret-word-123"';
+      server.enqueue(
+        { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "done" },
+      );
+      const environment = modelEnvironment({ TURNLOOP_DATABASE_URL: url.href });
+      const result = await runCli(["-p", "show it", "--allow-all-tools"], {
+        cwd: repository,
+        env: environment,
+      });
+      expect(result.code).toBe(0);
+      const toolResult = chatMessages(server, -1).find((message) => message.role === "tool");
+      expect(toolResult?.content).toBe(
+        "url=\ntyped [redacted:TURNLOOP_DATABASE_URL]\n<exited with exit code 0>",
+      );
+      const exported = await runCli(
+        ["sessions", "export", sessionIdOf(result.stderr), "--format", "jsonl"],
+        { cwd: repository, env: environment },
+      );
+      expect(exported.stdout).toContain("[redacted:TURNLOOP_DATABASE_URL]");
+      expect(`${result.stdout}${result.stderr}${exported.stdout}`).not.toContain("s3cret-word-123");
+    },
+  );
+
+  test("a database reached through a socket folder that does not exist is named in the error, not taken for a missing session", async () => {
+    const socketFolder = join(repository, "no-socket-here");
+    const url = `postgres://postgres:s3cret-word@localhost/turnloop?host=${socketFolder}`;
+    const environment = cleanEnvironment({ TURNLOOP_HOME: home });
+    const results = await Promise.all(
+      [["sessions"], ["sessions", "show", "1204b085"]].map((args) =>
+        runCli([...args, "--store", url], { cwd: repository, env: environment }),
+      ),
+    );
+    const refusal = {
+      code: 1,
+      stdout: "",
+      stderr: `turnloop: ${url.replace("s3cret-word", "***")}: connect ENOENT ${socketFolder}/.s.PGSQL.5432\n`,
+    };
+    expect(results.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      refusal,
+      refusal,
+    ]);
   });
 });

@@ -18,6 +18,22 @@ test("secret-looking variables are replaced inside JSON lines, escaped values in
   });
 });
 
+test("the password of a URL any variable holds is a secret, as written and decoded", () => {
+  expect(
+    secretValues({
+      TURNLOOP_DATABASE_URL: "postgres://turnloop:pa%40ss-word-1@db:5432/turnloop",
+      http_proxy: "http://proxy-user:proxy-pass-9@proxy:3128",
+      SHORT_URL: "postgres://u:short@db/x",
+      ANONYMOUS_URL: "postgres://turnloop@db/turnloop",
+      PLAIN: "not a url: pa%40ss-word-1",
+    }),
+  ).toEqual([
+    { name: "TURNLOOP_DATABASE_URL", value: "pa%40ss-word-1" },
+    { name: "TURNLOOP_DATABASE_URL", value: "pa@ss-word-1" },
+    { name: "http_proxy", value: "proxy-pass-9" },
+  ]);
+});
+
 test("with no secrets in the environment the line is unchanged", () => {
   expect(secretRedactor({ HOME: "/root" })('{"a":"b"}')).toBe('{"a":"b"}');
 });

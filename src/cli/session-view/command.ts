@@ -3,7 +3,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../events/errors.js";
 import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
@@ -59,7 +59,8 @@ export function renderExport(view: SessionView, format: ExportFormat): string {
 }
 
 /**
- * Writes the HTML view of a session (`--out F`, default `view.html` beside its events.jsonl),
+ * Writes the HTML view of a session (`--out F`, default `view.html` in the session's folder:
+ * the file store's, beside its events.jsonl; the PostgreSQL store's local files folder),
  * prints its path on stdout and, when `open` and a display is there, opens it with the system's
  * opener (xdg-open, open, start) without waiting for it.
  * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
@@ -76,7 +77,7 @@ export async function runSessionsView(
     }
     const target =
       command.out === undefined
-        ? join(loaded.folder, VIEW_FILE_NAME)
+        ? await defaultViewPath(loaded.folder)
         : resolve(io.cwd, command.out);
     await writeFile(target, sessionViewHtml(loaded.view), { mode: 0o600 });
     io.stdout.write(`${target}\n`);
@@ -113,6 +114,15 @@ export async function runSessionsExport(
     reportRepairs(loaded.view, io);
     return 0;
   });
+}
+
+/**
+ * `view.html` in a session's folder, the folder made when missing: the PostgreSQL store's local
+ * files folder exists only once the session kept a file there, or not at all on another worker.
+ */
+async function defaultViewPath(folder: string): Promise<string> {
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  return join(folder, VIEW_FILE_NAME);
 }
 
 async function withErrors(

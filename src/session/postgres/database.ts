@@ -7,9 +7,10 @@
  */
 
 import type { Client, Pool, PoolClient } from "pg";
-import { errorCode, errorMessage } from "../../events/errors.js";
+import { errorMessage } from "../../events/errors.js";
 import { redactDatabaseUrl, redactPassword } from "../database-url.js";
 import { SessionLockedError } from "../session-store.js";
+import { MissingSessionError } from "./lease.js";
 import { migrate } from "./schema.js";
 
 /** The `pg` module's default export. */
@@ -98,10 +99,11 @@ export class Database {
     if (error instanceof DatabaseError || !(error instanceof Error)) {
       return error instanceof Error ? error : new DatabaseError(String(error), undefined);
     }
-    // The store's own refusals (held, missing, lost) name no password and keep their class.
+    // The store's own refusals (held, missing, lost) name no password and keep their class; a
+    // driver's ENOENT (a socket folder or certificate file that is not there) is the database's.
     if (
       error instanceof SessionLockedError ||
-      errorCode(error) === "ENOENT" ||
+      error instanceof MissingSessionError ||
       error.name === "LeaseLostError"
     ) {
       return error;
@@ -143,7 +145,7 @@ export class Database {
 /** A database failure, its message naming the database without its password. */
 export class DatabaseError extends Error {
   override readonly name = "DatabaseError";
-  /** The driver's SQLSTATE (`23505`, …) when it gave one. */
+  /** The driver's code when it gave one: a SQLSTATE (`23505`, …) or a system error's (`ECONNREFUSED`). */
   readonly sqlState: string | undefined;
 
   constructor(message: string, cause: Error | undefined) {

@@ -161,9 +161,18 @@ async function missingOrBusy(client: PoolClient, sessionId: string, where: strin
   return row === undefined ? missingSession(sessionId) : lockedError(sessionId, row.owner, where);
 }
 
+/** The refusal of a session that does not exist: `code` `ENOENT`, as the file store's. */
+export class MissingSessionError extends Error {
+  override readonly name = "MissingSessionError";
+  readonly code = "ENOENT";
+  constructor(sessionId: string) {
+    super(`no session ${sessionId}`);
+  }
+}
+
 /** The `ENOENT` error of a session that does not exist. */
 export function missingSession(sessionId: string): Error {
-  return Object.assign(new Error(`no session ${sessionId}`), { code: "ENOENT" });
+  return new MissingSessionError(sessionId);
 }
 
 /** Gives the lease up (a no-op when it was already lost). */
