@@ -263,26 +263,41 @@ function oneLine(text) {
  * @property {true} available
  * @property {number} connectMilliseconds Spawn → `connect` (or `ping`) answered.
  * @property {number} allIdleMilliseconds First `session.send` → every session idle.
- * @property {number} peakRssBytes VmHWM of the server before it was stopped.
+ * @property {number} sendOnCpuMilliseconds The server's main thread's time on a CPU over that span
+ *   (schedstat): the work of every turn, without the waiting for a CPU.
+ * @property {number} peakRssBytes VmHWM of the server when every session was idle.
+ * @property {{exited: false} | {exited: true, exitCode: number | null, milliseconds: number}} shutdown
+ *   Whether the server exited by itself within {@link SERVER_SHUTDOWN_PATIENCE} of its input
+ *   ending (it closes every session first), its exit code and how long it took.
  * @property {Map<string, Array<{start: number, complete: number}>>} toolsBySession Tool calls per
  *   session id, in order, timed by the events' own timestamps (ms), or by arrival when absent; use
  *   only differences.
  * @property {Map<string, string>} promptBySession The prompt sent to each session.
  */
 
+/** How long the server may take to close its sessions and exit once its input ends. */
+const SERVER_SHUTDOWN_PATIENCE = 120_000;
+
 /**
- * Starts `turnloop --headless --stdio` (the `bin` itself, as bench/bin.mjs does), creates `sessions` sessions and sends each one prompt at
- * the same time, then waits until every session is idle.
+ * Starts `node <cliPath> --headless --stdio` as an SDK app does (without the bin's first line's
+ * Node flags), creates `sessions` sessions and sends each one prompt at the same time, waits until
+ * every session is idle, then ends the server's input and waits for it to exit by itself.
  * @param {{cliPath: string, cwd: string, env: NodeJS.ProcessEnv, model: string, prompt: string,
- *   sessions: number, timeoutMilliseconds?: number, onEvent?: (sessionId: string, event: any) => void}}
- *   options `onEvent` sees every `session.event` notification's event, in arrival order.
+ *   sessions: number, timeoutMilliseconds?: number, nodeArguments?: string[],
+ *   onEvent?: (sessionId: string, event: any) => void}}
+ *   options `onEvent` sees every `session.event` notification's event, in arrival order;
+ *   `nodeArguments` go to node before `cliPath` (e.g. the bin's `--max-semi-space-size=2`).
  * @returns {Promise<SdkServerMeasurement | {available: false, reason: string}>}
  */
 export async function measureSdkServer(options) {
   const timeoutMilliseconds = options.timeoutMilliseconds ?? 120_000;
   const rpc = await import("vscode-jsonrpc/node.js");
   const spawnedAt = monotonicMilliseconds();
-  const { command, args } = binCommand(options.cliPath, ["--headless", "--stdio"]);
+  // As an SDK app starts it (src/sdk/transport.ts `spawnServer`; the Copilot SDK likewise runs a
+  // `.js` path with `node`): `node <cliPath> --headless --stdio`, so the bin's first line and its
+  // Node flags do not apply. `nodeArguments` add flags to measure another start.
+  const command = process.execPath;
+  const args = [...(options.nodeArguments ?? []), options.cliPath, "--headless", "--stdio"];
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
@@ -358,6 +373,7 @@ export async function measureSdkServer(options) {
         sessionIds.push(String(created.sessionId));
       }
       const sentAt = monotonicMilliseconds();
+      const onCpuAtSend = mainThreadOnCpuMilliseconds(child.pid);
       const idle = sessionIds.map(
         (sessionId) =>
           new Promise((resolve) => {
@@ -372,11 +388,27 @@ export async function measureSdkServer(options) {
         }),
       );
       await Promise.race([Promise.all(idle), failed]);
+      const allIdleMilliseconds = monotonicMilliseconds() - sentAt;
+      const sendOnCpuMilliseconds = mainThreadOnCpuMilliseconds(child.pid) - onCpuAtSend;
+      const peakRssBytes = peakRssOfLiveProcess(child.pid);
+      // The server ends when its input does, after closing every session (each log's last event
+      // is then its `session.shutdown`): wait for that rather than kill it halfway through.
+      const endedAt = monotonicMilliseconds();
+      child.stdin.end();
+      const exitCode = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(() => resolve(undefined), SERVER_SHUTDOWN_PATIENCE)),
+      ]);
       return {
         available: /** @type {const} */ (true),
         connectMilliseconds,
-        allIdleMilliseconds: monotonicMilliseconds() - sentAt,
-        peakRssBytes: peakRssOfLiveProcess(child.pid),
+        allIdleMilliseconds,
+        sendOnCpuMilliseconds,
+        peakRssBytes,
+        shutdown:
+          exitCode === undefined
+            ? { exited: false }
+            : { exited: true, exitCode, milliseconds: monotonicMilliseconds() - endedAt },
         toolsBySession,
         promptBySession,
       };

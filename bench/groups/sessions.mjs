@@ -166,11 +166,16 @@ export async function benchHeadless(context) {
     toolTurns: settings.headlessToolTurns,
     keepBodies: 0,
   });
-  const command = `${cliCommand("--headless --stdio")}   # SDK JSON-RPC client (bench/faces.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once`;
+  // Started as an SDK app starts it (`node dist/cli/main.js`, src/sdk/transport.ts), not by the
+  // bin's first line, whose Node flags (`--max-semi-space-size=2`) no SDK app gets.
+  const command = `${cliCommand("--headless --stdio").replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/faces.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended`;
   const received = clientEventRecorder();
   try {
     const result = await measureSdkServer({
       cliPath: context.cliPath,
+      ...(context.serverNodeArguments === undefined
+        ? {}
+        : { nodeArguments: context.serverNodeArguments }),
       cwd: context.repo,
       env: scenarioEnvironment(context, model.baseUrl),
       model: BENCH_MODEL,
@@ -196,7 +201,12 @@ export async function benchHeadless(context) {
     context.details.headless = {
       turns: requests.length,
       allIdleMilliseconds: result.allIdleMilliseconds,
+      sendOnCpuMilliseconds: result.sendOnCpuMilliseconds,
     };
+    // Each turn's overhead is wall time, so it holds the waiting behind the other sessions' work
+    // on the server's one main thread (and for a CPU when the machine is loaded); the main
+    // thread's time on a CPU per model request is the work itself, as a mean.
+    const onCpuPerRequest = result.sendOnCpuMilliseconds / requests.length;
     const overheads = [];
     for (const [sessionId, prompt] of result.promptBySession) {
       const ofSession = requests.filter((request) => request.key === prompt);
@@ -207,8 +217,18 @@ export async function benchHeadless(context) {
         overheads.push(ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt - toolTime);
       }
     }
-    const logs = checkSessionLogs(context.home, result.promptBySession.keys(), received.bySession);
+    // A server that exited by itself closed every session first: each log ends with its
+    // `session.shutdown`, so the count of events is exact (3 prompts' worth + 1 per session).
+    const logs = checkSessionLogs(context.home, result.promptBySession.keys(), received.bySession, {
+      shutdownExpected: result.shutdown.exited,
+    });
+    if (!result.shutdown.exited) {
+      logs.problems.push(
+        "the server did not exit by itself after its input ended: logs not checked for session.shutdown",
+      );
+    }
     context.details.headless.logs = logs;
+    context.details.headless.shutdown = result.shutdown;
     context.rows.push({
       id: "7d",
       figure: `SDK server: ${settings.headlessSessions} concurrent sessions in one \`--headless\` server, per-turn overhead p99`,
@@ -219,7 +239,7 @@ export async function benchHeadless(context) {
         : { failed: `${logs.problems.length} log problem(s); first: ${logs.problems[0]}` }),
       spread: p10ToP90(overheads),
       target: atMost(20, "≤ 20 ms"),
-      runs: `1 run, ${overheads.length} turns; logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB`,
+      runs: `1 run, ${overheads.length} turns; logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms, the server's main thread on a CPU ${onCpuPerRequest.toFixed(1)} ms per model request meanwhile; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB${result.shutdown.exited ? `; every session closed and the server exited ${Math.round(result.shutdown.milliseconds)} ms after its input ended` : ""}`,
       command,
     });
   } finally {
