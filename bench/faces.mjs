@@ -269,9 +269,10 @@ function oneLine(text) {
  * @property {{exited: false} | {exited: true, exitCode: number | null, milliseconds: number}} shutdown
  *   Whether the server exited by itself within {@link SERVER_SHUTDOWN_PATIENCE} of its input
  *   ending (it closes every session first), its exit code and how long it took.
- * @property {Map<string, Array<{start: number, complete: number}>>} toolsBySession Tool calls per
- *   session id, in order, timed by the events' own timestamps (ms), or by arrival when absent; use
- *   only differences.
+ * @property {Map<string, Array<{start: number, running: number, complete: number}>>} toolsBySession
+ *   Tool calls per session id, in order: `tool.execution_start`, `tool.execution_running` (NaN
+ *   when not seen) and `tool.execution_complete`, timed by the events' own timestamps (ms), or by
+ *   arrival when absent; use only differences.
  * @property {Map<string, string>} promptBySession The prompt sent to each session.
  */
 
@@ -312,7 +313,7 @@ export async function measureSdkServer(options) {
     new rpc.StreamMessageReader(child.stdout),
     new rpc.StreamMessageWriter(child.stdin),
   );
-  /** @type {Map<string, Array<{start: number, complete: number, toolCallId: string}>>} */
+  /** @type {Map<string, Array<{start: number, running: number, complete: number, toolCallId: string}>>} */
   const toolsBySession = new Map();
   /** @type {Map<string, () => void>} */
   const idleWaiters = new Map();
@@ -328,7 +329,17 @@ export async function measureSdkServer(options) {
     const tools = toolsBySession.get(sessionId) ?? [];
     toolsBySession.set(sessionId, tools);
     if (event?.type === "tool.execution_start") {
-      tools.push({ toolCallId: event.data?.toolCallId, start: at, complete: Number.NaN });
+      tools.push({
+        toolCallId: event.data?.toolCallId,
+        start: at,
+        running: Number.NaN,
+        complete: Number.NaN,
+      });
+    } else if (event?.type === "tool.execution_running") {
+      const tool = tools.find((candidate) => candidate.toolCallId === event.data?.toolCallId);
+      if (tool !== undefined) {
+        tool.running = at;
+      }
     } else if (event?.type === "tool.execution_complete") {
       const tool = tools.find((candidate) => candidate.toolCallId === event.data?.toolCallId);
       if (tool !== undefined) {
@@ -395,10 +406,13 @@ export async function measureSdkServer(options) {
       // is then its `session.shutdown`): wait for that rather than kill it halfway through.
       const endedAt = monotonicMilliseconds();
       child.stdin.end();
+      let patience;
       const exitCode = await Promise.race([
         exited,
-        new Promise((resolve) => setTimeout(() => resolve(undefined), SERVER_SHUTDOWN_PATIENCE)),
-      ]);
+        new Promise((resolve) => {
+          patience = setTimeout(() => resolve(undefined), SERVER_SHUTDOWN_PATIENCE);
+        }),
+      ]).finally(() => clearTimeout(patience));
       return {
         available: /** @type {const} */ (true),
         connectMilliseconds,

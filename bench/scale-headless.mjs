@@ -181,6 +181,8 @@ async function main() {
           serverGarbageCollection: cpu?.collections,
           serverEventLoopDelayMilliseconds: cpu?.delay,
           turns: context.details.headless?.turns,
+          toolsTimedFromRunning: context.details.headless?.toolsTimedFromRunning,
+          p99WithToolTimedFromStart: context.details.headless?.p99FromToolStart,
           sendPhaseOnCpuSeconds:
             (context.details.headless?.sendOnCpuMilliseconds ?? Number.NaN) / 1e3,
           profile: summary && {
