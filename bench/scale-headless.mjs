@@ -9,7 +9,7 @@
  * `--dist` is the build to measure (default: this checkout's `dist/`), so a build from before a
  * change can be run interleaved with the one after it. The server is started through a wrapper
  * script given as the SDK client's `cliPath`, run as an SDK app runs the server (`node <cliPath>
- * --headless --stdio`, bench/faces.mjs): it records the server's `process.cpuUsage()` (user +
+ * --headless --stdio`, bench/sdk-server.mjs): it records the server's `process.cpuUsage()` (user +
  * system) when its input ends and, with `--profile`, a V8 CPU profile of the whole run (the inspector's
  * Profiler, since `--cpu-prof` is refused in `NODE_OPTIONS`), summarised by bench/profile.mjs;
  * with `--allocations`, a sampling heap profile instead (`server.heapprofile`: where the bytes the

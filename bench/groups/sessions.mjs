@@ -3,10 +3,10 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { runInProcess } from "../child.mjs";
-import { measureSdkServer } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { checkSessionLogs, clientEventRecorder } from "../log-check.mjs";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
+import { measureSdkServer } from "../sdk-server.mjs";
 import { percentile, summarize } from "../statistics.mjs";
 import {
   atMost,
@@ -168,7 +168,7 @@ export async function benchHeadless(context) {
   });
   // Started as an SDK app starts it (`node dist/cli/main.js`, src/sdk/transport.ts), not by the
   // bin's first line, whose Node flags (`--max-semi-space-size=2`) no SDK app gets.
-  const command = `${cliCommand("--headless --stdio").replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/faces.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended`;
+  const command = `${cliCommand("--headless --stdio").replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/sdk-server.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended`;
   const received = clientEventRecorder();
   try {
     const result = await measureSdkServer({
