@@ -2,6 +2,7 @@
 
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { runInProcess } from "../child.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { checkSessionLogs, clientEventRecorder } from "../log-check.mjs";
@@ -166,9 +167,18 @@ export async function benchHeadless(context) {
     toolTurns: settings.headlessToolTurns,
     keepBodies: 0,
   });
-  // Started as an SDK app starts it (`node dist/cli/main.js`, src/sdk/transport.ts), not by the
-  // bin's first line, whose Node flags (`--max-semi-space-size=2`) no SDK app gets.
-  const command = `${cliCommand("--headless --stdio").replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/sdk-server.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended`;
+  // Started as an SDK app starts it (src/sdk/transport.ts `spawnServer`): `node
+  // dist/cli/main.js`, not through the bin's first line, whose Node flags
+  // (`--max-semi-space-size=2`) no SDK app gets, in the environment the build's SDK gives the
+  // server (its thread pool; the scenario's as is for a build whose SDK adds nothing).
+  const transport = await import(pathToFileURL(join(context.dist, "sdk", "transport.js")).href);
+  const scenario = scenarioEnvironment(context, model.baseUrl);
+  const environment = transport.serverEnvironment?.(scenario) ?? scenario;
+  const threadPool =
+    environment.UV_THREADPOOL_SIZE === undefined
+      ? ""
+      : `UV_THREADPOOL_SIZE=${environment.UV_THREADPOOL_SIZE} `;
+  const command = `${cliCommand("--headless --stdio", threadPool).replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/sdk-server.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended`;
   const received = clientEventRecorder();
   try {
     const result = await measureSdkServer({
@@ -177,7 +187,7 @@ export async function benchHeadless(context) {
         ? {}
         : { nodeArguments: context.serverNodeArguments }),
       cwd: context.repo,
-      env: scenarioEnvironment(context, model.baseUrl),
+      env: environment,
       model: BENCH_MODEL,
       prompt: BENCH_PROMPT,
       sessions: settings.headlessSessions,
