@@ -3,8 +3,8 @@
  * - {@link measureAcp}: `turnloop acp` (ACP v1, newline-delimited JSON-RPC on stdio), timed from
  *   spawn to `initialize` answered and to `session/prompt` answered, with every
  *   `agent_message_chunk` timed on arrival;
- * - {@link measureSdkServer}: `turnloop --headless --stdio` (Copilot-compatible JSON-RPC with
- *   `Content-Length` framing), many sessions prompted at once.
+ * - `measureSdkServer` (bench/sdk-server.mjs): `turnloop --headless --stdio`, many sessions
+ *   prompted at once; it uses the process helpers here.
  *
  * Both answer `{available: false, reason}` instead of throwing when the face does not work (not
  * built yet, or broken), so the benchmark suite can mark the figure as pending and go on.
@@ -54,7 +54,7 @@ export function mainThreadOnCpuMilliseconds(pid) {
  * @param {string} message
  * @returns {Promise<T>}
  */
-function withTimeout(promise, milliseconds, message) {
+export function withTimeout(promise, milliseconds, message) {
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(message)), milliseconds);
@@ -66,7 +66,7 @@ function withTimeout(promise, milliseconds, message) {
  * Ends a child we started: closes its stdin, then SIGTERM, then SIGKILL if it lingers.
  * @param {import("node:child_process").ChildProcess} child
  */
-async function stopChild(child) {
+export async function stopChild(child) {
   if (child.exitCode !== null || child.signalCode !== null) {
     return;
   }
@@ -253,144 +253,7 @@ function answerAgentRequest(message, send) {
 }
 
 /** @param {string} text */
-function oneLine(text) {
+export function oneLine(text) {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 240 ? `${line.slice(0, 237)}...` : line;
-}
-
-/**
- * @typedef {object} SdkServerMeasurement
- * @property {true} available
- * @property {number} connectMilliseconds Spawn → `connect` (or `ping`) answered.
- * @property {number} allIdleMilliseconds First `session.send` → every session idle.
- * @property {number} peakRssBytes VmHWM of the server before it was stopped.
- * @property {Map<string, Array<{start: number, complete: number}>>} toolsBySession Tool calls per
- *   session id, in order, timed by the events' own timestamps (ms), or by arrival when absent; use
- *   only differences.
- * @property {Map<string, string>} promptBySession The prompt sent to each session.
- */
-
-/**
- * Starts `turnloop --headless --stdio` (the `bin` itself, as bench/bin.mjs does), creates `sessions` sessions and sends each one prompt at
- * the same time, then waits until every session is idle.
- * @param {{cliPath: string, cwd: string, env: NodeJS.ProcessEnv, model: string, prompt: string,
- *   sessions: number, timeoutMilliseconds?: number, onEvent?: (sessionId: string, event: any) => void}}
- *   options `onEvent` sees every `session.event` notification's event, in arrival order.
- * @returns {Promise<SdkServerMeasurement | {available: false, reason: string}>}
- */
-export async function measureSdkServer(options) {
-  const timeoutMilliseconds = options.timeoutMilliseconds ?? 120_000;
-  const rpc = await import("vscode-jsonrpc/node.js");
-  const spawnedAt = monotonicMilliseconds();
-  const { command, args } = binCommand(options.cliPath, ["--headless", "--stdio"]);
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (text) => {
-    stderr += text;
-  });
-  child.stdin.on("error", () => undefined);
-  const connection = rpc.createMessageConnection(
-    new rpc.StreamMessageReader(child.stdout),
-    new rpc.StreamMessageWriter(child.stdin),
-  );
-  /** @type {Map<string, Array<{start: number, complete: number, toolCallId: string}>>} */
-  const toolsBySession = new Map();
-  /** @type {Map<string, () => void>} */
-  const idleWaiters = new Map();
-  connection.onNotification("session.event", (params) => {
-    const arrivedAt = monotonicMilliseconds();
-    const sessionId = String(params?.sessionId);
-    const event = params?.event;
-    // The agent's own timestamp (ms resolution) is the tool's real time; arrival times of the
-    // notifications can be delayed by the server's busy loop. Arrival is the fallback.
-    const stamped = Date.parse(event?.timestamp ?? "");
-    const at = Number.isFinite(stamped) ? stamped : arrivedAt;
-    options.onEvent?.(sessionId, event);
-    const tools = toolsBySession.get(sessionId) ?? [];
-    toolsBySession.set(sessionId, tools);
-    if (event?.type === "tool.execution_start") {
-      tools.push({ toolCallId: event.data?.toolCallId, start: at, complete: Number.NaN });
-    } else if (event?.type === "tool.execution_complete") {
-      const tool = tools.find((candidate) => candidate.toolCallId === event.data?.toolCallId);
-      if (tool !== undefined) {
-        tool.complete = at;
-      }
-    } else if (event?.type === "session.idle") {
-      idleWaiters.get(sessionId)?.();
-    }
-  });
-  connection.onRequest(() => {
-    throw new rpc.ResponseError(-32601, "the benchmark client handles no requests");
-  });
-  const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-  connection.listen();
-  try {
-    const work = (async () => {
-      const failed = exited.then((code) => {
-        throw new Error(`turnloop --headless exited with code ${code}: ${stderr.trim()}`);
-      });
-      failed.catch(() => undefined);
-      const call = (method, params) =>
-        Promise.race([connection.sendRequest(method, params), failed]);
-      try {
-        await call("connect", {});
-      } catch (error) {
-        if (!(error instanceof rpc.ResponseError) || error.code !== -32601) {
-          throw error;
-        }
-        await call("ping", {});
-      }
-      const connectMilliseconds = monotonicMilliseconds() - spawnedAt;
-      /** @type {Map<string, string>} */
-      const promptBySession = new Map();
-      const sessionIds = [];
-      for (let index = 0; index < options.sessions; index++) {
-        const created = await call("session.create", {
-          model: options.model,
-          workingDirectory: options.cwd,
-          streaming: true,
-          requestPermission: false,
-        });
-        sessionIds.push(String(created.sessionId));
-      }
-      const sentAt = monotonicMilliseconds();
-      const idle = sessionIds.map(
-        (sessionId) =>
-          new Promise((resolve) => {
-            idleWaiters.set(sessionId, () => resolve(undefined));
-          }),
-      );
-      await Promise.all(
-        sessionIds.map((sessionId, index) => {
-          const prompt = `${options.prompt} (session ${index + 1})`;
-          promptBySession.set(sessionId, prompt);
-          return call("session.send", { sessionId, prompt });
-        }),
-      );
-      await Promise.race([Promise.all(idle), failed]);
-      return {
-        available: /** @type {const} */ (true),
-        connectMilliseconds,
-        allIdleMilliseconds: monotonicMilliseconds() - sentAt,
-        peakRssBytes: peakRssOfLiveProcess(child.pid),
-        toolsBySession,
-        promptBySession,
-      };
-    })();
-    return await withTimeout(
-      work,
-      timeoutMilliseconds,
-      "turnloop --headless did not answer in time",
-    );
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { available: false, reason: oneLine(reason || stderr) };
-  } finally {
-    connection.dispose();
-    await stopChild(child);
-  }
 }

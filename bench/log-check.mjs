@@ -7,7 +7,10 @@
  *   after it, and no completion lacks its start;
  * - the persisted events the client received (`session.event` notifications, in arrival order)
  *   are the log's events in the log's order (compared by event id), except a last
- *   `session.shutdown`: the server writes it when it stops, after the client has gone.
+ *   `session.shutdown`: the server writes it as it closes the session, which it may do after the
+ *   client has stopped reading;
+ * - with `shutdownExpected` (the server closed every session and exited by itself), the log ends
+ *   with exactly one `session.shutdown`, so every session's count of events is exact.
  */
 
 import { readFileSync } from "node:fs";
@@ -40,9 +43,10 @@ export function clientEventRecorder() {
  * @param {string} sessionId
  * @param {string} text The whole `events.jsonl`.
  * @param {Array<{id: string, type: string, ephemeral: boolean}>} received
+ * @param {{shutdownExpected?: boolean}} [options]
  * @returns {{events: number, problems: string[]}}
  */
-export function checkSessionLog(sessionId, text, received) {
+export function checkSessionLog(sessionId, text, received, options = {}) {
   const problems = [];
   const lines = text.split("\n");
   if (lines.at(-1) === "") {
@@ -56,6 +60,7 @@ export function checkSessionLog(sessionId, text, received) {
   const tools = new Map();
   let previousId = null;
   let lastType = "";
+  let shutdowns = 0;
   for (const [index, line] of lines.entries()) {
     let event;
     try {
@@ -72,6 +77,9 @@ export function checkSessionLog(sessionId, text, received) {
     }
     previousId = event.id;
     lastType = event.type;
+    if (event.type === "session.shutdown") {
+      shutdowns++;
+    }
     ids.push(String(event.id));
     const toolCallId = event.data?.toolCallId;
     if (event.type === "tool.execution_start" || event.type === "tool.execution_complete") {
@@ -93,6 +101,11 @@ export function checkSessionLog(sessionId, text, received) {
       );
     }
   }
+  if (options.shutdownExpected && (shutdowns !== 1 || lastType !== "session.shutdown")) {
+    problems.push(
+      `${sessionId}: ${shutdowns} session.shutdown event(s), the last event is ${lastType}; expected one, last`,
+    );
+  }
   const events = ids.length;
   const seen = received.filter((event) => !event.ephemeral).map((event) => event.id);
   if (lastType === "session.shutdown" && seen.at(-1) !== ids.at(-1)) {
@@ -113,9 +126,10 @@ export function checkSessionLog(sessionId, text, received) {
  * @param {string} home TURNLOOP_HOME of the server.
  * @param {Iterable<string>} sessionIds
  * @param {Map<string, Array<{id: string, type: string, ephemeral: boolean}>>} receivedBySession
+ * @param {{shutdownExpected?: boolean}} [options] See {@link checkSessionLog}.
  * @returns {{sessions: number, events: number, problems: string[]}}
  */
-export function checkSessionLogs(home, sessionIds, receivedBySession) {
+export function checkSessionLogs(home, sessionIds, receivedBySession, options = {}) {
   const problems = [];
   let sessions = 0;
   let events = 0;
@@ -128,7 +142,12 @@ export function checkSessionLogs(home, sessionIds, receivedBySession) {
       problems.push(`${sessionId}: no log (${error instanceof Error ? error.message : error})`);
       continue;
     }
-    const checked = checkSessionLog(sessionId, text, receivedBySession.get(sessionId) ?? []);
+    const checked = checkSessionLog(
+      sessionId,
+      text,
+      receivedBySession.get(sessionId) ?? [],
+      options,
+    );
     events += checked.events;
     problems.push(...checked.problems);
   }

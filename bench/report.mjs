@@ -129,8 +129,8 @@ export function writeReport(path, context, meta) {
     if (pending.some((row) => row.pending?.startsWith("not measurable yet") === true)) {
       add(
         "",
-        "The measuring code for the faces is in place (`bench/faces.mjs`: an ACP client over stdio",
-        "and a Copilot-SDK-style JSON-RPC client over `--headless --stdio`); those rows fill in by",
+        "The measuring code for the faces is in place (`bench/faces.mjs`: an ACP client over stdio;",
+        "`bench/sdk-server.mjs`: a Copilot-SDK-style JSON-RPC client over `--headless --stdio`); those rows fill in by",
         "themselves once `turnloop acp` and `turnloop --headless` answer.",
       );
     }

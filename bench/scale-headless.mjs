@@ -4,12 +4,13 @@
  * (bench/groups/sessions.mjs), without rewriting bench/RESULTS.md, against any build.
  *
  *   node bench/scale-headless.mjs [--dist DIR] [--sessions N] [--profile DIR] [--allocations DIR]
+ *     [--node-flags "FLAGS"] [--keep]
  *
  * `--dist` is the build to measure (default: this checkout's `dist/`), so a build from before a
  * change can be run interleaved with the one after it. The server is started through a wrapper
- * script given as the SDK client's `cliPath`, which carries the build's first line (its shebang's
- * Node flags, `--max-semi-space-size=2`) and is started as the `bin` is (bench/bin.mjs): it records the server's `process.cpuUsage()` (user +
- * system) at exit and, with `--profile`, a V8 CPU profile of the whole run (the inspector's
+ * script given as the SDK client's `cliPath`, run as an SDK app runs the server (`node <cliPath>
+ * --headless --stdio`, bench/sdk-server.mjs): it records the server's `process.cpuUsage()` (user +
+ * system) when its input ends and, with `--profile`, a V8 CPU profile of the whole run (the inspector's
  * Profiler, since `--cpu-prof` is refused in `NODE_OPTIONS`), summarised by bench/profile.mjs;
  * with `--allocations`, a sampling heap profile instead (`server.heapprofile`: where the bytes the
  * collector then has to sweep were allocated, by stack; Chrome's DevTools open it).
@@ -17,19 +18,15 @@
  * `PerformanceObserver` of `gc` entries), since collection is the largest single cost at 1,000
  * sessions, and how late its event loop ran a 10 ms timer (`monitorEventLoopDelay`: p50, p99
  * and max in ms, over the whole run): work that holds the loop delays every session's turn.
- * Prints one JSON object: load before and after, the row of 7d, server CPU, garbage collection
- * and loop delay, and the profile's busiest functions.
+ * `--node-flags "FLAGS"` gives node these flags before the server's script (e.g. the bin's first
+ * line's `--max-semi-space-size=2`, to measure the server as `turnloop --headless` started from a
+ * shell runs); `--keep` leaves the run's folder
+ * (the server's home with every session's log) in place and prints its path.
+ * Prints one JSON object: load before and after, the row of 7d, how the server shut down, server
+ * CPU, garbage collection and loop delay, and the profile's busiest functions.
  */
 
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -52,6 +49,8 @@ function parseArguments(argv) {
     profile: value("--profile") === undefined ? undefined : resolve(String(value("--profile"))),
     allocations:
       value("--allocations") === undefined ? undefined : resolve(String(value("--allocations"))),
+    keep: argv.includes("--keep"),
+    nodeFlags: value("--node-flags"),
   };
 }
 
@@ -103,9 +102,7 @@ ${profileFile === undefined ? "" : cpuStart}${allocationsFile === undefined ? ""
     stop("Profiler.stop", profileFile) + stop("HeapProfiler.stopSampling", allocationsFile);
   // Recorded when the client ends the server's input (the measured work is over; closing 1,000
   // sessions afterwards can outlast the client's patience, which then kills the server).
-  const firstLine = readFileSync(main, "utf8").split("\n", 1)[0] ?? "";
-  const shebang = firstLine.startsWith("#!") ? `${firstLine}\n` : "";
-  return `${shebang}import { writeFileSync } from "node:fs";
+  return `import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 ${collecting}${profiling}let recorded = false;
@@ -143,13 +140,13 @@ async function main() {
     }
     const cliPath = join(temp, "server.mjs");
     writeFileSync(cliPath, wrapperSource({ main, cpuFile, profileFile, allocationsFile }));
-    chmodSync(cliPath, 0o755);
     const context = {
       mode: "full",
       settings: { ...MODES.full, headlessSessions: options.sessions },
       root,
       dist: options.dist,
       cliPath,
+      serverNodeArguments: options.nodeFlags?.split(/\s+/).filter(Boolean) ?? [],
       temp,
       repo: join(temp, "repo"),
       home: join(temp, "turnloop-home"),
@@ -178,10 +175,16 @@ async function main() {
           spread: row?.spread,
           runs: row?.runs,
           failed: row?.failed ?? row?.pending,
+          nodeFlags: options.nodeFlags ?? "",
+          shutdown: context.details.headless?.shutdown,
           serverCpuSeconds: cpu === undefined ? undefined : (cpu.user + cpu.system) / 1e6,
           serverGarbageCollection: cpu?.collections,
           serverEventLoopDelayMilliseconds: cpu?.delay,
           turns: context.details.headless?.turns,
+          toolsTimedFromRunning: context.details.headless?.toolsTimedFromRunning,
+          p99WithToolTimedFromStart: context.details.headless?.p99FromToolStart,
+          sendPhaseOnCpuSeconds:
+            (context.details.headless?.sendOnCpuMilliseconds ?? Number.NaN) / 1e3,
           profile: summary && {
             busyMilliseconds: summary.busyMilliseconds,
             buckets: summary.buckets.slice(0, 15),
@@ -196,7 +199,11 @@ async function main() {
       process.exitCode = 1;
     }
   } finally {
-    rmSync(temp, { recursive: true, force: true });
+    if (options.keep) {
+      process.stderr.write(`kept the run's folder (server home, logs, repository): ${temp}\n`);
+    } else {
+      rmSync(temp, { recursive: true, force: true });
+    }
   }
 }
 

@@ -78,6 +78,8 @@ export const MODES = {
  * @property {string} root The repository.
  * @property {string} dist
  * @property {string} cliPath
+ * @property {string[]} [serverNodeArguments] Node flags for the `--headless` server of 7d (none
+ *   unless bench/scale-headless.mjs is given `--node-flags`).
  * @property {string} temp Scratch folder, removed at the end.
  * @property {string} repo The scenario repository.
  * @property {string} home TURNLOOP_HOME for the runs.

@@ -2,11 +2,12 @@
 
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { runInProcess } from "../child.mjs";
-import { measureSdkServer } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { checkSessionLogs, clientEventRecorder } from "../log-check.mjs";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
+import { measureSdkServer } from "../sdk-server.mjs";
 import { percentile, summarize } from "../statistics.mjs";
 import {
   atMost,
@@ -166,13 +167,27 @@ export async function benchHeadless(context) {
     toolTurns: settings.headlessToolTurns,
     keepBodies: 0,
   });
-  const command = `${cliCommand("--headless --stdio")}   # SDK JSON-RPC client (bench/faces.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once`;
+  // Started as an SDK app starts it (src/sdk/transport.ts `spawnServer`): `node
+  // dist/cli/main.js`, not through the bin's first line, whose Node flags
+  // (`--max-semi-space-size=2`) no SDK app gets, in the environment the build's SDK gives the
+  // server (its thread pool; the scenario's as is for a build whose SDK adds nothing).
+  const transport = await import(pathToFileURL(join(context.dist, "sdk", "transport.js")).href);
+  const scenario = scenarioEnvironment(context, model.baseUrl);
+  const environment = transport.serverEnvironment?.(scenario) ?? scenario;
+  const threadPool =
+    environment.UV_THREADPOOL_SIZE === undefined
+      ? ""
+      : `UV_THREADPOOL_SIZE=${environment.UV_THREADPOOL_SIZE} `;
+  const command = `${cliCommand("--headless --stdio", threadPool).replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/sdk-server.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended`;
   const received = clientEventRecorder();
   try {
     const result = await measureSdkServer({
       cliPath: context.cliPath,
+      ...(context.serverNodeArguments === undefined
+        ? {}
+        : { nodeArguments: context.serverNodeArguments }),
       cwd: context.repo,
-      env: scenarioEnvironment(context, model.baseUrl),
+      env: environment,
       model: BENCH_MODEL,
       prompt: BENCH_PROMPT,
       sessions: settings.headlessSessions,
@@ -196,19 +211,46 @@ export async function benchHeadless(context) {
     context.details.headless = {
       turns: requests.length,
       allIdleMilliseconds: result.allIdleMilliseconds,
+      sendOnCpuMilliseconds: result.sendOnCpuMilliseconds,
     };
+    // Each turn's overhead is wall time, so it holds the waiting behind the other sessions' work
+    // on the server's one main thread (and for a CPU when the machine is loaded); the main
+    // thread's time on a CPU per model request is the work itself, as a mean.
+    const onCpuPerRequest = result.sendOnCpuMilliseconds / requests.length;
+    // The tool's time is its run alone: from `tool.execution_running` (sent once the call was
+    // allowed, its hooks ran and the log was made durable) to `tool.execution_complete`. From
+    // `tool.execution_start` it would hold that permission check, hooks and fdatasync too,
+    // which are turnloop's per-turn overhead, not the tool's; until round 3 session 8 the tool
+    // was timed from its start, which left them out of the figure (bench/notes/server.md).
     const overheads = [];
+    const overheadsFromStart = [];
     for (const [sessionId, prompt] of result.promptBySession) {
       const ofSession = requests.filter((request) => request.key === prompt);
       const tools = result.toolsBySession.get(sessionId) ?? [];
       for (let turn = 0; turn + 1 < ofSession.length; turn++) {
         const tool = tools[turn];
-        const toolTime = tool === undefined ? 0 : tool.complete - tool.start;
-        overheads.push(ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt - toolTime);
+        const gap = ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt;
+        const running = Number.isFinite(tool?.running) ? tool.running : tool?.start;
+        overheads.push(gap - (tool === undefined ? 0 : tool.complete - running));
+        overheadsFromStart.push(gap - (tool === undefined ? 0 : tool.complete - tool.start));
       }
     }
-    const logs = checkSessionLogs(context.home, result.promptBySession.keys(), received.bySession);
+    context.details.headless.toolsTimedFromRunning = [...result.toolsBySession.values()]
+      .flat()
+      .filter((tool) => Number.isFinite(tool.running)).length;
+    context.details.headless.p99FromToolStart = percentile(overheadsFromStart, 0.99);
+    // A server that exited by itself closed every session first: each log ends with its
+    // `session.shutdown`, so the count of events is exact (3 prompts' worth + 1 per session).
+    const logs = checkSessionLogs(context.home, result.promptBySession.keys(), received.bySession, {
+      shutdownExpected: result.shutdown.exited,
+    });
+    if (!result.shutdown.exited) {
+      logs.problems.push(
+        "the server did not exit by itself after its input ended: logs not checked for session.shutdown",
+      );
+    }
     context.details.headless.logs = logs;
+    context.details.headless.shutdown = result.shutdown;
     context.rows.push({
       id: "7d",
       figure: `SDK server: ${settings.headlessSessions} concurrent sessions in one \`--headless\` server, per-turn overhead p99`,
@@ -219,7 +261,7 @@ export async function benchHeadless(context) {
         : { failed: `${logs.problems.length} log problem(s); first: ${logs.problems[0]}` }),
       spread: p10ToP90(overheads),
       target: atMost(20, "≤ 20 ms"),
-      runs: `1 run, ${overheads.length} turns; logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB`,
+      runs: `1 run, ${overheads.length} turns (with the tool timed from its start, as before: p99 ${Math.round(context.details.headless.p99FromToolStart)} ms); logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms, the server's main thread on a CPU ${onCpuPerRequest.toFixed(1)} ms per model request meanwhile; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB${result.shutdown.exited ? `; every session closed and the server exited ${Math.round(result.shutdown.milliseconds)} ms after its input ended` : ""}`,
       command,
     });
   } finally {

@@ -58,7 +58,25 @@ export function defaultCliPath(): string {
 }
 
 /**
- * Spawns the server. A path ending in `.js`, `.mjs` or `.cjs` runs with this process's Node.
+ * The size of libuv's thread pool the SDK gives a server it starts. Every session's log sync
+ * (`fdatasync`), file open and read in the server goes through that pool, and with Node's default
+ * of 4 threads many sessions queue there: at 1,000 sessions prompted at once, per-turn p99 4.2–5.1 s
+ * with 4 threads and 0.5–0.7 s with 32 (bench/notes/server.md); about 0.2 MiB more resident.
+ * Only whoever starts the server can set it: Node reads `UV_THREADPOOL_SIZE` once, when the pool is
+ * first used, and its module loader uses it before any of the server's code runs.
+ */
+export const SERVER_THREAD_POOL_SIZE = 32;
+
+/** `env` for the server: with {@link SERVER_THREAD_POOL_SIZE} unless it sets `UV_THREADPOOL_SIZE`. */
+export function serverEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return env.UV_THREADPOOL_SIZE === undefined
+    ? { ...env, UV_THREADPOOL_SIZE: String(SERVER_THREAD_POOL_SIZE) }
+    : env;
+}
+
+/**
+ * Spawns the server, in {@link serverEnvironment}`(env)`. A path ending in `.js`, `.mjs` or `.cjs`
+ * runs with this process's Node.
  * @throws Error when the process cannot be started (missing file, no permission).
  */
 export async function spawnServer(options: {
@@ -71,7 +89,8 @@ export async function spawnServer(options: {
   const script = /\.[cm]?js$/.test(options.cliPath);
   const command = script ? process.execPath : options.cliPath;
   const args = [...(script ? [options.cliPath] : []), "--headless", "--stdio", ...options.args];
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: "pipe" });
+  const env = serverEnvironment(options.env);
+  const child = spawn(command, args, { cwd: options.cwd, env, stdio: "pipe" });
   let tail = "";
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
     tail = (tail + text).slice(-STDERR_TAIL);
