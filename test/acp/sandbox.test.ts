@@ -147,6 +147,31 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
         "(Read-only file system). It was not run outside the sandbox: that needs the user's " +
         "agreement, which was not given.",
     ]);
+    // The editor sees the output, the sandbox's note and the exit code: not the model's exit line.
+    expect(
+      harness
+        .updates(sessionId)
+        .filter((update) => "status" in update && update.status === "failed"),
+    ).toEqual([
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "failed",
+        content: [
+          {
+            type: "content",
+            content: {
+              type: "text",
+              text:
+                "bash: line 1: made.txt: Read-only file system\n" +
+                "The sandbox stopped this command: the sandbox lets it write only inside the " +
+                "workspace (Read-only file system). It was not run outside the sandbox: that needs " +
+                "the user's agreement, which was not given.\nexit code 1",
+            },
+          },
+        ],
+      },
+    ]);
     expect(existsSync(join(harness.cwd, "made.txt"))).toBe(false);
   });
 
