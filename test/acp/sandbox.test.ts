@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { requireSandbox } from "../support/sandbox.js";
 import { AcpHarness, requestMessages } from "./support.js";
@@ -115,6 +115,33 @@ describe.runIf(sandboxWorks)("autopilot, --sandbox workspace-write, permission m
       `The sandbox stopped this command (${reason}); the user allowed it to run again outside ` +
         "the sandbox:\nconnected\n<exited with exit code 0>",
     ]);
+  });
+});
+
+describe.runIf(sandboxWorks)("a session's additionalDirectories", () => {
+  test("under /tmp: seen and writable in the sandbox as the workspace is, not hidden by its private /tmp", async () => {
+    const harness = await AcpHarness.start({
+      face: { permissionMode: "auto", sandbox: "workspace-write" },
+    });
+    const extra = await mkdtemp(join("/tmp", "turnloop-acp-additional-"));
+    try {
+      await writeFile(join(extra, "notes.txt"), "granted\n");
+      const command = `cat ${extra}/notes.txt && mkdir -p ${extra}/out && echo made > ${extra}/out/made.txt`;
+      harness.server.enqueue(call("call_1", "bash", { command }), { text: "done" });
+      const { sessionId } = await harness.client.request(acp.methods.agent.session.new, {
+        cwd: harness.cwd,
+        mcpServers: [],
+        additionalDirectories: [extra],
+      });
+      expect(await harness.prompt(sessionId, "use the notes")).toEqual({ stopReason: "end_turn" });
+      expect([
+        toolResults(harness),
+        await readFile(join(extra, "out", "made.txt"), "utf8"),
+      ]).toEqual([["granted\n<exited with exit code 0>"], "made\n"]);
+      expect(permissionRequests(harness)).toEqual([]);
+    } finally {
+      await rm(extra, { recursive: true, force: true });
+    }
   });
 });
 
