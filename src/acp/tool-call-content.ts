@@ -3,18 +3,22 @@
 import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEventData } from "../events/events.js";
-import type { ToolCall } from "../session/session-model/session-model.js";
+import { commandEnding, type ToolCall } from "../session/session-model/session-model.js";
 
 type ToolCallContent = acp.ToolCallContent;
 
-/** The terminal, else an edit's diff, else the result text; then the images the tool returned. */
+/**
+ * The terminal, else an edit's diff, else the output as the session model reads it (a command's
+ * output without the `<exited …>` line the model reads, then `exit code N` or `killed by SIGNAL`
+ * when it did not exit 0); then the images the tool returned.
+ */
 export function resultContent(
   data: SessionEventData["tool.execution_complete"],
   call: ToolCall | undefined,
   terminalId: string | undefined,
   cwd: string,
 ): ToolCallContent[] {
-  const text = data.result.content;
+  const text = call === undefined ? data.result.content : shownOutput(call);
   const diff =
     call?.status === "completed" && call.messageId !== undefined ? editDiff(call, cwd) : undefined;
   const content: ToolCallContent[] =
@@ -33,6 +37,34 @@ export function resultContent(
     });
   }
   return content;
+}
+
+/** A finished call's output for the user: the session model's output, then how a command ended. */
+function shownOutput(call: ToolCall): string {
+  const output = (call.output ?? "").replace(/\s+$/, "");
+  const ending = commandEnding(call);
+  if (ending === undefined) {
+    return output;
+  }
+  return output === "" ? ending : `${output}\n${ending}`;
+}
+
+/**
+ * The `rawOutput` of a command run in the client's terminal (its content is the terminal): the
+ * output as the session model reads it, and the exit code or signal when known.
+ */
+export function terminalOutput(
+  data: SessionEventData["tool.execution_complete"],
+  call: ToolCall | undefined,
+): { output: string; exitCode?: number; signal?: string } {
+  if (call === undefined) {
+    return { output: data.result.content };
+  }
+  return {
+    output: call.output ?? "",
+    ...(call.exitCode === undefined ? {} : { exitCode: call.exitCode }),
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+  };
 }
 
 export function textContent(text: string): ToolCallContent {

@@ -11,7 +11,7 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates, noticeUpdate } from "./compaction-updates.js";
 import { titleFrom } from "./prompt-content.js";
-import { resultContent, textContent } from "./tool-call-content.js";
+import { resultContent, terminalOutput, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
 export type MappingMode =
@@ -345,7 +345,7 @@ export class UpdateMapper {
     const terminalId = this.terminals.get(data.toolCallId);
     const rawOutput =
       terminalId !== undefined
-        ? { output: data.result.content }
+        ? terminalOutput(data, call)
         : data.error === undefined
           ? undefined
           : { error: data.error.code };

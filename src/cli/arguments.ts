@@ -10,6 +10,7 @@ import {
   unknownCommandMessage,
   unknownOptionMessage,
 } from "./argument-suggestions.js";
+import { checkPermissionFlags } from "./permission-flags.js";
 import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
 
 /** Parsed command line of `turnloop`. */
@@ -289,7 +290,10 @@ function interactiveCommand(
   };
 }
 
-/** `--permission-mode`, `--sandbox` and `--sandbox-network`. @throws UsageError for a bad name. */
+/**
+ * `--permission-mode`, `--sandbox` and `--sandbox-network`.
+ * @throws UsageError for a bad name, or flags that contradict each other (permission-flags.ts).
+ */
 function sandboxOptions(
   values: ParsedValues,
 ): Pick<FaceOptions, "permissionMode" | "sandbox" | "sandboxNetwork"> {
@@ -301,6 +305,7 @@ function sandboxOptions(
   if (policy !== undefined && !isSandboxPolicy(policy)) {
     throw new UsageError(`--sandbox must be ${SANDBOX_POLICIES.join(", ")}, not "${policy}"`);
   }
+  checkPermissionFlags(values, mode, policy);
   return {
     ...(mode === undefined ? {} : { permissionMode: mode }),
     ...(policy === undefined ? {} : { sandbox: policy }),

@@ -185,11 +185,13 @@ function promptOutput(
 ): PromptOutput {
   const collector = new PromptResultCollector();
   const color = io.interactive && io.env.NO_COLOR === undefined;
-  // Text mode: the final answer on stdout, progress on stderr; --verbose: every reply on stdout.
+  // Text mode: the final answer on stdout, progress on stderr; --verbose: every reply on stdout;
+  // --quiet: on stderr only what the user must act on.
   const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
     ...terminal,
     verbose: options.verbose,
     allReplies: options.verbose,
+    failuresOnly: options.quiet,
   });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
@@ -197,11 +199,7 @@ function promptOutput(
     session.openingEvents.forEach(printJson);
   }
   const show =
-    format === "stream-json"
-      ? printJson
-      : format === "text" && !options.quiet
-        ? renderer.handle
-        : undefined;
+    format === "stream-json" ? printJson : format === "text" ? renderer.handle : undefined;
   const unsubscribe = session.subscribe((event) => {
     collector.handle(event);
     show?.(event);

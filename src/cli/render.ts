@@ -280,14 +280,16 @@ function renderToolResult(
       ? shownCall(toolCall)
       : { name: result.toolName, arguments: {} };
   state.lines.push(`${describeCall(call)} ${outcomeMark(toolCall)}`);
-  const resultLines = trimTrailingNewlines(result.result.content).split(/\r?\n/);
+  // The session model's output: a command's without the `<exited …>` line the model reads.
+  const text = toolCall?.output ?? result.result.content;
+  const resultLines = trimTrailingNewlines(text).split(/\r?\n/);
   if (resultLines.length === 1 && resultLines[0] === "") {
     return;
   }
   const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
   const hidden = resultLines.length - RESULT_LINES;
   if (commandFailed && hidden > 0) {
-    // A failed command's last lines say why; its exit line is among them.
+    // A failed command's last lines say why; its exit code is on the call's line.
     state.lines.push(`    … ${hidden} earlier ${plural(hidden, "line")}`);
   }
   const shown = commandFailed

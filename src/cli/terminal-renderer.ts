@@ -3,6 +3,7 @@ import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
+import { PromptTotals } from "./prompt-totals.js";
 import type { Spinner, TextSink } from "./spinner.js";
 import {
   callSummary,
@@ -10,15 +11,6 @@ import {
   SHORT_ARGUMENTS_LENGTH,
   toolOutcome,
 } from "./tool-line.js";
-
-/** Totals for the closing summary line. */
-interface Totals {
-  turns: number;
-  inputTokens: number | undefined;
-  outputTokens: number | undefined;
-  /** USD; undefined until a turn with a known price. */
-  cost: number | undefined;
-}
 
 /** How a {@link TerminalRenderer} shows a prompt. */
 export interface RendererOptions {
@@ -34,6 +26,8 @@ export interface RendererOptions {
   markdown?: MarkdownRenderer;
   /** When stderr is a terminal: the waiting line. */
   spinner?: Spinner;
+  /** `--quiet`: only what the user must act on (`failure` below); answer and summary are the caller's. */
+  failuresOnly?: boolean;
 }
 
 /** Events that are a note on stderr, or move the waiting line. */
@@ -83,12 +77,7 @@ export class TerminalRenderer {
   private taskCompleted = false;
   /** The checklist last shown, to show the plan only when it changes. */
   private shownPlan = "";
-  readonly totals: Totals = {
-    turns: 0,
-    inputTokens: undefined,
-    outputTokens: undefined,
-    cost: undefined,
-  };
+  readonly totals = new PromptTotals();
 
   constructor(
     private readonly stdout: TextSink,
@@ -100,6 +89,10 @@ export class TerminalRenderer {
   readonly handle = (event: SessionEvent): void => {
     this.fold.apply(event);
     if (isSdkAppEvent(event)) {
+      return;
+    }
+    if (this.options.failuresOnly === true) {
+      this.failure(event);
       return;
     }
     switch (event.type) {
@@ -116,7 +109,7 @@ export class TerminalRenderer {
         this.options.spinner?.start("thinking");
         return;
       case "assistant.usage":
-        this.addUsage(event.data);
+        this.totals.addUsage(event.data);
         return;
       case "tool.execution_start":
         this.options.spinner?.start(`running ${event.data.toolName}`);
@@ -150,18 +143,36 @@ export class TerminalRenderer {
     }
   };
 
-  /** The closing line on stderr: turns, tokens, cost (USD, when the price is known), time, session id. */
+  /**
+   * What `--quiet` still shows, as it shows it otherwise: warnings, an MCP server that failed, a
+   * failed compaction, and the tool line of a call refused (for want of a terminal to ask on, or
+   * by a rule). Progress, and failures the model handles itself (a command exiting non-zero), are
+   * left out; the prompt's error is said with the outcome.
+   */
+  private failure(event: SessionEvent): void {
+    switch (event.type) {
+      case "session.warning":
+      case "session.mcp_server_status_changed":
+        this.notice(event);
+        return;
+      case "session.compaction_complete":
+        if (!event.data.success) {
+          this.notice(event);
+        }
+        return;
+      case "tool.execution_complete":
+        if (this.fold.toolCall(event.data.toolCallId)?.status === "denied") {
+          this.toolLine(event.data.toolCallId);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The closing line on stderr (dim): {@link PromptTotals.line}. */
   summary(elapsedMs: number, sessionId: string): string {
-    const tokens =
-      this.totals.inputTokens === undefined && this.totals.outputTokens === undefined
-        ? "tokens not reported"
-        : `${this.totals.inputTokens ?? "?"} in / ${this.totals.outputTokens ?? "?"} out tokens`;
-    const turns = `${this.totals.turns} turn${this.totals.turns === 1 ? "" : "s"}`;
-    const cost = this.totals.cost === undefined ? "" : ` · $${this.totals.cost.toFixed(4)}`;
-    return this.paint(
-      "2",
-      `${turns} · ${tokens}${cost} · ${(elapsedMs / 1000).toFixed(1)} s · session ${sessionId}`,
-    );
+    return this.paint("2", this.totals.line(elapsedMs, sessionId));
   }
 
   /** Writes the answer held for the end of the prompt, if any, and ends the line. */
@@ -248,12 +259,6 @@ export class TerminalRenderer {
   private error(text: string): void {
     this.options.spinner?.clear();
     this.stderr.write(text);
-  }
-
-  private addUsage(usage: SessionEventOf<"assistant.usage">["data"]): void {
-    this.totals.inputTokens = add(this.totals.inputTokens, usage.inputTokens);
-    this.totals.outputTokens = add(this.totals.outputTokens, usage.outputTokens);
-    this.totals.cost = add(this.totals.cost, usage.cost);
   }
 
   private permissionAnswered(answer: SessionEventOf<"permission.completed">["data"]): void {
@@ -390,8 +395,4 @@ function compactionNote(data: SessionEventOf<"session.compaction_complete">["dat
   return success
     ? `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
     : `compaction failed (${trigger}): ${error ?? "unknown error"}`;
-}
-
-function add(total: number | undefined, value: number | undefined): number | undefined {
-  return value === undefined ? total : (total ?? 0) + value;
 }

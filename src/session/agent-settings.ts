@@ -89,7 +89,10 @@ export interface PermissionCallbacks {
   permissionMode?: () => PermissionMode;
   /** The session's sandbox policy (ACP config option, SDK session config); absent: the run config's. */
   sandboxPolicy?: SandboxPolicy;
-  /** Folders besides the run config's that may be read without asking (ACP `additionalDirectories`). */
+  /**
+   * Folders besides the run config's that may be read without asking (ACP `additionalDirectories`);
+   * the sandbox treats them as the run config's `--add-dir` folders.
+   */
   folders?: readonly string[];
   /** Ignore allow rules and grants: ask about everything the rules do not deny. */
   ignoreAllowRules?: boolean;
@@ -149,7 +152,7 @@ function commandsFor(session: Session, run: PreparedRun, face: FaceCallbacks): C
   const ask = createSandboxExitAsker(gateOptionsFor(session, run, face));
   return {
     ...run.commands,
-    runner: run.sandbox.runner(policy),
+    runner: run.sandbox.runner(policy, face.folders),
     outside: { runner: run.commands.runner, ask },
   };
 }

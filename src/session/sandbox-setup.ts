@@ -20,7 +20,8 @@ import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
  */
 export class HostSandbox {
   private probe: Promise<SandboxAvailability> | undefined;
-  private readonly runners = new Map<ConfiningPolicy, SandboxedRunner>();
+  /** Sandboxed runners by policy and session folders ({@link sandboxedRunner}). */
+  private readonly runners = new Map<string, SandboxedRunner>();
 
   /**
    * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxHidden`, `folders`).
@@ -78,8 +79,11 @@ export class HostSandbox {
    * {@link unconfined}. Where bubblewrap does not work, commands run unconfined: only reachable
    * when `auto` fell back to asking (an explicit policy is refused before, see
    * {@link sandboxProblem}).
+   * @param folders the session's own folders (ACP `additionalDirectories`), confined as the run
+   *   config's `--add-dir` folders are: writable under `workspace-write`, and mounted again over
+   *   the private `/tmp` when they lie under it.
    */
-  runner(policy: SandboxPolicy): CommandRunner {
+  runner(policy: SandboxPolicy, folders: readonly string[] = []): CommandRunner {
     if (policy === "danger-full-access") {
       return this.unconfined;
     }
@@ -88,28 +92,33 @@ export class HostSandbox {
       stopDescription: this.unconfined.stopDescription,
       run: async (command: string, request: CommandRequest): Promise<CommandResult> => {
         const runner = (await this.availability()).available
-          ? await this.sandboxedRunner(policy)
+          ? await this.sandboxedRunner(policy, folders)
           : this.unconfined;
         return runner.run(command, request);
       },
     };
   }
 
-  private async sandboxedRunner(policy: ConfiningPolicy): Promise<SandboxedRunner> {
+  /** One runner per policy and set of session folders (most sessions have none of their own). */
+  private async sandboxedRunner(
+    policy: ConfiningPolicy,
+    folders: readonly string[],
+  ): Promise<SandboxedRunner> {
     const { DEFAULT_HIDDEN_PATHS, SandboxedRunner } = await import("../tools/sandbox/index.js");
-    let runner = this.runners.get(policy);
+    const key = JSON.stringify([policy, folders]);
+    let runner = this.runners.get(key);
     if (runner === undefined) {
       runner = new SandboxedRunner(policy, {
         home: this.env.HOME ?? "/",
         turnloopHome: this.turnloopHome,
         network: this.config.sandboxNetwork.value,
         hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
-        additionalDirectories: this.config.folders.map((folder) => folder.value),
+        additionalDirectories: [...this.config.folders.map((folder) => folder.value), ...folders],
         ...(this.env.XDG_RUNTIME_DIR === undefined
           ? {}
           : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
       });
-      this.runners.set(policy, runner);
+      this.runners.set(key, runner);
     }
     return runner;
   }

@@ -8,6 +8,8 @@ import { AcpHarness, normalise } from "./support.js";
 
 // A command that exits non-zero is a failed tool call on ACP, as on every face (issue 21): over the
 // recorded session of test/golden/failed-command-events.jsonl, and live against the fake model.
+// The editor gets the command's output and, when it did not exit 0, an `exit code N` line: never
+// the `<exited with exit code N>` line the model reads.
 
 const GOLDEN = new URL("../golden/failed-command-events.jsonl", import.meta.url);
 const SESSION_ID = "f01d5e55-0000-4000-8000-000000000021";
@@ -51,53 +53,59 @@ describe("a command exiting non-zero, on ACP", () => {
         sessionUpdate: "tool_call_update",
         toolCallId: "call_fail",
         status: "failed",
-        content: [text("one\ntwo\n<exited with exit code 1>")],
+        content: [text("one\ntwo\nexit code 1")],
       },
       {
         sessionUpdate: "tool_call_update",
         toolCallId: "call_old",
         status: "failed",
-        content: [text("<exited with exit code 2>")],
+        content: [text("exit code 2")],
       },
       {
         sessionUpdate: "tool_call_update",
         toolCallId: "call_ok",
         status: "completed",
-        content: [text("fine\n<exited with exit code 0>")],
+        content: [text("fine")],
       },
       chunk("The tests failed.", "message-3"),
       { sessionUpdate: "usage_update", used: 160, size: 128_000 },
     ]);
   });
 
-  test("live: the call's last update is failed, with the command's output and exit code", async () => {
-    const harness = await AcpHarness.start();
-    harness.server.enqueue(
-      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo one; exit 1"}' }] },
-      { text: "It failed." },
-    );
-    const sessionId = await harness.newSession();
-    expect(await harness.prompt(sessionId, "run it")).toEqual({ stopReason: "end_turn" });
-    const calls = harness
-      .updates(sessionId)
-      .filter(
-        (update) =>
-          update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update",
-      )
-      // Output while the command runs comes at the throttle's pace (how many depends on timing).
-      .filter((update) => !(update.sessionUpdate === "tool_call_update" && isPartial(update)));
-    expect(normalise(calls, harness.cwd)).toEqual([
-      announced("call_1", "bash", "execute"),
-      described("call_1", "Run echo one; exit 1", "execute", { command: "echo one; exit 1" }),
-      inProgress("call_1"),
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "call_1",
-        status: "failed",
-        content: [text("one\n<exited with exit code 1>")],
-      },
-    ]);
-  });
+  test.each([
+    ["exits 1", "echo one; exit 1", "one\nexit code 1"],
+    ["is killed by a signal", "echo before; kill -KILL $$", "before\nkilled by SIGKILL"],
+  ])(
+    "live: a command that %s: its last update is failed, with its output and how it ended",
+    async (_, command, shown) => {
+      const harness = await AcpHarness.start();
+      harness.server.enqueue(
+        { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "It failed." },
+      );
+      const sessionId = await harness.newSession();
+      expect(await harness.prompt(sessionId, "run it")).toEqual({ stopReason: "end_turn" });
+      const calls = harness
+        .updates(sessionId)
+        .filter(
+          (update) =>
+            update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update",
+        )
+        // Output while the command runs comes at the throttle's pace (how many depends on timing).
+        .filter((update) => !(update.sessionUpdate === "tool_call_update" && isPartial(update)));
+      expect(normalise(calls, harness.cwd)).toEqual([
+        announced("call_1", "bash", "execute"),
+        described("call_1", `Run ${command}`, "execute", { command }),
+        inProgress("call_1"),
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "call_1",
+          status: "failed",
+          content: [text(shown)],
+        },
+      ]);
+    },
+  );
 });
 
 function isPartial(update: acp.ToolCallUpdate): boolean {

@@ -109,7 +109,7 @@ describe("case 25: session/load replays the whole conversation, then answers", (
         sessionUpdate: "tool_call_update",
         toolCallId: "call_B1",
         status: "completed",
-        content: result("a\n<exited with exit code 0>"),
+        content: result("a"),
       },
       { sessionUpdate: "plan", entries: PLAN.entries },
       { sessionUpdate: "agent_message_chunk", content: text("done a"), messageId: "message-3" },

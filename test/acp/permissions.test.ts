@@ -79,9 +79,7 @@ describe("session/request_permission", () => {
     expect(statuses).toEqual(["pending", "asked", "in_progress", "completed"]);
     expect(finalStatus(harness, "call_E1")).toMatchObject({
       status: "completed",
-      content: [
-        { type: "content", content: { type: "text", text: "hi\n<exited with exit code 0>" } },
-      ],
+      content: [{ type: "content", content: { type: "text", text: "hi" } }],
     });
   });
 

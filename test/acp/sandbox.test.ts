@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { requireSandbox } from "../support/sandbox.js";
 import { AcpHarness, requestMessages } from "./support.js";
@@ -118,6 +118,33 @@ describe.runIf(sandboxWorks)("autopilot, --sandbox workspace-write, permission m
   });
 });
 
+describe.runIf(sandboxWorks)("a session's additionalDirectories", () => {
+  test("under /tmp: seen and writable in the sandbox as the workspace is, not hidden by its private /tmp", async () => {
+    const harness = await AcpHarness.start({
+      face: { permissionMode: "auto", sandbox: "workspace-write" },
+    });
+    const extra = await mkdtemp(join("/tmp", "turnloop-acp-additional-"));
+    try {
+      await writeFile(join(extra, "notes.txt"), "granted\n");
+      const command = `cat ${extra}/notes.txt && mkdir -p ${extra}/out && echo made > ${extra}/out/made.txt`;
+      harness.server.enqueue(call("call_1", "bash", { command }), { text: "done" });
+      const { sessionId } = await harness.client.request(acp.methods.agent.session.new, {
+        cwd: harness.cwd,
+        mcpServers: [],
+        additionalDirectories: [extra],
+      });
+      expect(await harness.prompt(sessionId, "use the notes")).toEqual({ stopReason: "end_turn" });
+      expect([
+        toolResults(harness),
+        await readFile(join(extra, "out", "made.txt"), "utf8"),
+      ]).toEqual([["granted\n<exited with exit code 0>"], "made\n"]);
+      expect(permissionRequests(harness)).toEqual([]);
+    } finally {
+      await rm(extra, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(sandboxWorks)("the sandbox config option", () => {
   test("offered beside mode and model; choosing read-only confines the next prompt's commands", async () => {
     const harness = await AcpHarness.start();
@@ -146,6 +173,31 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
         "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
         "(Read-only file system). It was not run outside the sandbox: that needs the user's " +
         "agreement, which was not given.",
+    ]);
+    // The editor sees the output, the sandbox's note and the exit code: not the model's exit line.
+    expect(
+      harness
+        .updates(sessionId)
+        .filter((update) => "status" in update && update.status === "failed"),
+    ).toEqual([
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "failed",
+        content: [
+          {
+            type: "content",
+            content: {
+              type: "text",
+              text:
+                "bash: line 1: made.txt: Read-only file system\n" +
+                "The sandbox stopped this command: the sandbox lets it write only inside the " +
+                "workspace (Read-only file system). It was not run outside the sandbox: that needs " +
+                "the user's agreement, which was not given.\nexit code 1",
+            },
+          },
+        ],
+      },
     ]);
     expect(existsSync(join(harness.cwd, "made.txt"))).toBe(false);
   });

@@ -60,7 +60,7 @@ describe("a command exiting non-zero, on the terminal faces", () => {
     ]);
   });
 
-  test("sessions show: ✗ failed (exit code N) with the last lines", async () => {
+  test("sessions show: ✗ failed (exit code N) with the last lines, without the model's exit line", async () => {
     const shown = await cli(["sessions", "show", SESSION_ID]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toBe(
@@ -72,12 +72,9 @@ describe("a command exiting non-zero, on the terminal faces", () => {
         '→ bash(command: "echo one; echo two; exit 1") ✗ failed (exit code 1)',
         "    one",
         "    two",
-        "    <exited with exit code 1>",
         '→ bash(command: "false || exit 2") ✗ failed (exit code 2)',
-        "    <exited with exit code 2>",
         '→ bash(command: "echo fine") ✓',
         "    fine",
-        "    <exited with exit code 0>",
         "The tests failed.",
         "[stop: end_turn]",
         "",

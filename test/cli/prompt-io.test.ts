@@ -154,6 +154,29 @@ describe("output", () => {
     expect(failed.stdout).toBe("");
     expect(failed.stderr).toMatch(/^error: HTTP 401: .*bad key.*\n$/);
   });
+
+  test("--quiet still says on stderr what only the user can fix: an MCP server that failed to start, a call refused for want of a terminal", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hi"}' }] },
+      { text: "Could not run it." },
+    );
+    const servers = { mcpServers: { tracker: { command: "/nonexistent/tracker-mcp" } } };
+    await writeFile(join(repository, "servers.json"), JSON.stringify(servers));
+    const result = await cli(["-p", "hi", "-q", "--mcp-config", "servers.json"]);
+    expect({ ...result, stderr: result.stderr.replace(/\(\d+ ms\)/, "(<ms>)") }).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Could not run it.\n",
+      stderr:
+        "MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT\n" +
+        "✗ bash echo hi (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
+        "--allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools\n",
+    });
+  });
 });
 
 describe("usage errors", () => {

@@ -88,14 +88,19 @@ export function isFinished(status: ToolCallStatus): status is ToolCallOutcome {
   );
 }
 
-/** The closing line `bash` writes (src/tools/bash.ts): `<exited with exit code N>` or after a signal. */
-const EXIT_LINE = /\n?<exited (?:with exit code (-?\d+|null)|after signal (\w+))>\s*$/;
+/**
+ * The closing line `bash` writes (src/tools/bash.ts): `<exited with exit code N>` or after a signal.
+ * It is the result's last line, or followed by what the tool adds after it (the sandbox's note on
+ * a command it stopped).
+ */
+const EXIT_LINE = /(?:^|\n)<exited (?:with exit code (-?\d+|null)|after signal (\w+))>(?=\n|$)/g;
 
 /** What a result says, read once for every face. */
 export interface ResultReading {
   status: ToolCallOutcome;
   exitCode?: number;
   signal?: string;
+  /** The result text without the closing `<exited …>` line: what a face shows as the output. */
   output: string;
 }
 
@@ -107,11 +112,11 @@ export interface ResultReading {
  */
 export function readResult(data: SessionEventData["tool.execution_complete"]): ResultReading {
   const content = typeof data.result?.content === "string" ? data.result.content : "";
-  const exit = EXIT_LINE.exec(content);
+  const exit = closingLine(content, data.exitCode);
   const parsedCode = exit?.[1] === undefined || exit[1] === "null" ? undefined : Number(exit[1]);
   const exitCode = data.exitCode ?? parsedCode;
   const signal = exit?.[2];
-  const output = exit === null ? content : content.slice(0, exit.index);
+  const output = exit === undefined ? content : withoutLine(content, exit);
   const reading: ResultReading = { status: statusOf(data, exitCode, signal), output };
   if (exitCode !== undefined) {
     reading.exitCode = exitCode;
@@ -120,6 +125,44 @@ export function readResult(data: SessionEventData["tool.execution_complete"]): R
     reading.signal = signal;
   }
   return reading;
+}
+
+/**
+ * The last `<exited …>` line of `content`: taken when nothing but blanks follows it, or when it
+ * states the exit code the result records (a note came after it); a line the command printed
+ * itself is never the last one.
+ */
+function closingLine(
+  content: string,
+  recordedCode: number | undefined,
+): RegExpExecArray | undefined {
+  const last = [...content.matchAll(EXIT_LINE)].at(-1);
+  if (last === undefined) {
+    return undefined;
+  }
+  const atEnd = content.slice(last.index + last[0].length).trim() === "";
+  return atEnd || (recordedCode !== undefined && last[1] === String(recordedCode))
+    ? last
+    : undefined;
+}
+
+/** `content` without the line `exit` matched (and without the blanks after it when it ended it). */
+function withoutLine(content: string, exit: RegExpExecArray): string {
+  const after = content.slice(exit.index + exit[0].length);
+  return content.slice(0, exit.index) + (after.trim() === "" ? "" : after);
+}
+
+/**
+ * How a command ended when it did not exit 0, in the words every face uses: `exit code N` or
+ * `killed by SIGNAL`; undefined for a command that exited 0 and for any other tool's call.
+ */
+export function commandEnding(call: Pick<ToolCall, "exitCode" | "signal">): string | undefined {
+  if (call.signal !== undefined) {
+    return `killed by ${call.signal}`;
+  }
+  return call.exitCode === undefined || call.exitCode === 0
+    ? undefined
+    : `exit code ${call.exitCode}`;
 }
 
 function statusOf(

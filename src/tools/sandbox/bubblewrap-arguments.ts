@@ -66,7 +66,7 @@ export function bubblewrapArguments(
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...writableRoots.flatMap((root) => gitProtections(root, paths)),
-    ...hiddenPlaces(settings, writableRoots, paths).flatMap(hideMount),
+    ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
@@ -144,12 +144,13 @@ interface HiddenPlace {
 /**
  * The places to hide: the configured list (or the default), `TURNLOOP_HOME`, the runtime folder
  * and Docker's socket; resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
- * writable root, and without one that lies inside another (hiding the outer one hides it, and its
- * mount point would not exist).
+ * root mounted again over the private `/tmp` (writable, or read-only under `read-only`), and
+ * without one that lies inside another (hiding the outer one hides it, and its mount point would
+ * not exist).
  */
 function hiddenPlaces(
   settings: SandboxSettings,
-  writableRoots: readonly string[],
+  roots: readonly string[],
   paths: RealPaths,
 ): HiddenPlace[] {
   const entries = [
@@ -163,8 +164,7 @@ function hiddenPlaces(
     const resolved = paths.resolve(entry);
     const path = resolved?.real;
     const visible =
-      path !== undefined &&
-      (!isInside(path, "/tmp") || writableRoots.some((root) => isInside(path, root)));
+      path !== undefined && (!isInside(path, "/tmp") || roots.some((root) => isInside(path, root)));
     if (visible) {
       places.push({ path, directory: resolved?.directory === true });
     }
