@@ -131,6 +131,9 @@ export function runGrep(
       await searchWithJavaScript(options, context, (line) => results.add(line));
       return textResult(results.render(options.outputMode));
     }
+    if (outcome.kind === "no-files") {
+      return textResult(NO_FILES_TEXT);
+    }
     if (outcome.kind === "failed" && results.total === 0) {
       return errorResult(`grep failed: ${outcome.errorText || "ripgrep exited with code 2"}`);
     }
@@ -182,8 +185,17 @@ class ResultLines {
 
 type RipgrepOutcome =
   | { kind: "done" }
+  | { kind: "no-files" }
   | { kind: "failed"; errorText: string }
   | { kind: "not-started" };
+
+/**
+ * ripgrep's whole stderr when it found no file to search (an empty folder, or every file ignored,
+ * hidden or left out by the glob); it then exits 2, as for an error, though nothing failed.
+ */
+const NO_FILES_SEARCHED = /^rg: No files were searched\b[^\n]*\n[^\n]*--debug[^\n]*\s*$/;
+const NO_FILES_TEXT =
+  "No matches found: no files were searched (the path holds no files, or every file is ignored, hidden or left out by the glob).";
 
 /** Runs ripgrep, passing each output line to `onLine`; the promise settles once it has exited. */
 async function searchWithRipgrep(
@@ -236,6 +248,8 @@ async function searchWithRipgrep(
         reject(new DOMException("grep cancelled", "AbortError"));
       } else if (code === 0 || code === 1) {
         resolve({ kind: "done" });
+      } else if (NO_FILES_SEARCHED.test(errorText)) {
+        resolve({ kind: "no-files" });
       } else {
         resolve({ kind: "failed", errorText: errorText.trim() });
       }

@@ -109,6 +109,27 @@ describe("grep", () => {
     );
   });
 
+  it("a folder with no file to search is no match, not an error (ripgrep exits 2 for it)", async () => {
+    const noFiles = {
+      content:
+        "No matches found: no files were searched (the path holds no files, or every file is ignored, hidden or left out by the glob).",
+      isError: false,
+    };
+    await mkdir(join(directory, "empty"));
+    await mkdir(join(directory, "hidden-only"));
+    await writeFile(join(directory, "hidden-only", ".secret"), "apple\n");
+    for (const folder of ["empty", "hidden-only"]) {
+      const context = makeContext(join(directory, folder));
+      expect(await runTool(grepTool, { pattern: "apple" }, context)).toEqual(noFiles);
+    }
+    expect(await grep({ pattern: "apple", glob: "*.nothing" })).toEqual(noFiles);
+    // A folder named as the path is searched without complaint: plain no match.
+    expect(await grep({ pattern: "apple", path: "empty" })).toEqual({
+      content: "No matches found.",
+      isError: false,
+    });
+  });
+
   it("says so when nothing matches, and reports a bad pattern or path as an error", async () => {
     expect(await grep({ pattern: "durian" })).toEqual({
       content: "No matches found.",
