@@ -1,31 +1,40 @@
 /**
  * One-time work of the process that the first model response would otherwise do on its way to the
  * user (issue 26, figures 3b and 4e; bench/notes/turn.md): JIT compilation the first chunks need,
- * and an error object Node builds once. It runs when a response's headers have arrived, before its
- * first part is read (`ModelAttempt`): a streaming server answers with its headers before the
- * model's first token, so the work fills the wait for that token instead of delaying a delta.
- * With a server that sends everything at once the work is only moved, not added: the first parts
- * would have paid it.
+ * and an error object Node builds once. It starts when a response's headers have arrived
+ * (`ModelAttempt`), one piece per event-loop turn after the turn's I/O: a streaming server answers
+ * with its headers before the model's first token, so the work fills the wait for that token, and
+ * bytes that did arrive are handed on before the next piece runs. With a server that sends
+ * everything at once the work is only moved, not added: the first parts would have paid it.
  */
 const preparations: Array<() => void> = [releasedReaderError];
 
 /** Queues `work` for the next response's headers. It runs once; a throw is ignored. */
-export function prepareBeforeFirstParts(work: () => void): void {
+export function prepareOnFirstResponse(work: () => void): void {
   preparations.push(work);
 }
 
-/** Runs the queued work, in order, and forgets it. Cheap once the queue is empty. */
+/**
+ * Starts the work queued so far, in order, one piece per `setImmediate`; work queued meanwhile
+ * waits for the next call. Cheap once the queue is empty.
+ */
 export function runPreparations(): void {
   if (preparations.length === 0) {
     return;
   }
-  for (const work of preparations.splice(0)) {
+  const batch = preparations.splice(0);
+  const runNext = () => {
+    const work = batch.shift();
     try {
-      work();
+      work?.();
     } catch {
       // A preparation only saves time later; its failure changes nothing that follows.
     }
-  }
+    if (batch.length > 0) {
+      setImmediate(runNext);
+    }
+  };
+  setImmediate(runNext);
 }
 
 /**

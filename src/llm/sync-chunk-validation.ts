@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { toJSONSchema, type ZodType } from "zod";
-import { prepareBeforeFirstParts } from "./first-response.js";
+import { prepareOnFirstResponse } from "./first-response.js";
 
 /**
  * The AI SDK's schema marker (`@ai-sdk/provider-utils`, `schemaSymbol`): an object carrying it,
@@ -29,7 +29,7 @@ export function withSyncChunkValidation(model: LanguageModelV3): LanguageModelV3
   if (isZodSchema(holder.chunkSchema)) {
     const schema = holder.chunkSchema;
     holder.chunkSchema = syncSchema(schema);
-    prepareBeforeFirstParts(() => compileChunkParsers(schema));
+    prepareOnFirstResponse(() => compileChunkParsers(schema));
   }
   return model;
 }

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, test } from "vitest";
-import { prepareBeforeFirstParts, runPreparations } from "../../src/llm/first-response.js";
+import { prepareOnFirstResponse, runPreparations } from "../../src/llm/first-response.js";
 import { ModelAttempt } from "../../src/llm/model-attempt.js";
 import type { LlmEvent } from "../../src/llm/provider.js";
 import { SAMPLE_CHUNKS, withSyncChunkValidation } from "../../src/llm/sync-chunk-validation.js";
@@ -9,8 +9,8 @@ import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { CHAT_DONE, chatDelta } from "./helpers.js";
 
-// Issue 26 (3b, 4e): one-time work the first response would pay on its way to the user runs when
-// its headers arrive, before its first part is read.
+// Issue 26 (3b, 4e): one-time work the first response would pay on its way to the user starts when
+// its headers arrive, in the wait for the first token.
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {
@@ -25,6 +25,11 @@ function compatibleModel(baseUrl: string): LanguageModelV3 {
     apiKey: "test-key",
     includeUsage: true,
   }).chatModel("fake-model");
+}
+
+/** Resolves once every preparation queued before it has run (they run in order). */
+function preparationsDone(): Promise<void> {
+  return new Promise((resolve) => prepareOnFirstResponse(resolve));
 }
 
 /** The SDK's own chunk schema, its `safeParse` counted (the SDK's object, not ours). */
@@ -45,18 +50,22 @@ function countParses(model: LanguageModelV3): { results: boolean[] } {
 }
 
 describe("preparations before the first parts", () => {
-  test("the chunk schema parses every sample chunk once, at the first run, and accepts each", () => {
+  test("the chunk schema parses every sample chunk once, at the first run, and accepts each", async () => {
     const model = compatibleModel("http://127.0.0.1:9/v1");
     const parses = countParses(model);
     withSyncChunkValidation(model);
+    const done = preparationsDone();
     expect(parses.results).toEqual([]);
     runPreparations();
+    await done;
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
+    const again = preparationsDone();
     runPreparations();
+    await again;
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
   });
 
-  test("an attempt runs them after the request reached the server, before its first part", async () => {
+  test("an attempt starts them once its request reached the server", async () => {
     server = await startFakeModelServer();
     server.enqueue({ raw: [chatDelta({ role: "assistant", content: "Hi" }, "stop"), CHAT_DONE] });
     const model = compatibleModel(`${server.url}/v1`);
@@ -75,7 +84,9 @@ describe("preparations before the first parts", () => {
       { system: "", messages: [], tools: [] },
       new AbortController().signal,
     );
-    prepareBeforeFirstParts(() => seen.push(`prepared after ${server?.requests.length} request`));
+    const requestsSeen: number[] = [];
+    prepareOnFirstResponse(() => requestsSeen.push(server?.requests.length ?? 0));
+    const done = preparationsDone();
     for (;;) {
       const next: LlmEvent | { ok: boolean } = await attempt.next();
       if (!("type" in next)) {
@@ -84,6 +95,8 @@ describe("preparations before the first parts", () => {
       seen.push(next.type);
     }
     attempt.close();
-    expect(seen).toEqual(["request_start", "prepared after 1 request", "text_delta", "done"]);
+    await done;
+    expect(seen).toEqual(["request_start", "text_delta", "done"]);
+    expect(requestsSeen).toEqual([1]);
   });
 });
