@@ -1,4 +1,3 @@
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, test } from "vitest";
 import { prepareOnFirstResponse, runPreparations } from "../../src/llm/first-response.js";
@@ -7,7 +6,7 @@ import type { LlmEvent } from "../../src/llm/provider.js";
 import { SAMPLE_CHUNKS, withSyncChunkValidation } from "../../src/llm/sync-chunk-validation.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { CHAT_DONE, chatDelta } from "./helpers.js";
+import { CHAT_DONE, chatDelta, compatibleModel } from "./helpers.js";
 
 // Issue 26 (3b, 4e): one-time work the first response would pay on its way to the user starts when
 // its headers arrive, in the wait for the first token.
@@ -17,15 +16,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function compatibleModel(baseUrl: string): LanguageModelV3 {
-  return createOpenAICompatible({
-    name: "openai-compatible",
-    baseURL: baseUrl,
-    apiKey: "test-key",
-    includeUsage: true,
-  }).chatModel("fake-model");
-}
 
 /** Resolves once every preparation queued before it has run (they run in order). */
 function preparationsDone(): Promise<void> {
