@@ -1,13 +1,16 @@
 /**
  * One-time work of the process that the first model response would otherwise do on its way to the
- * user (issue 26, figures 3b and 4e; bench/notes/turn.md): JIT compilation the first chunks need,
- * and an error object Node builds once. It starts when a response's headers have arrived
+ * user (issue 26, figure 4e; bench/notes/turn.md): JIT compilation the first chunks need, and an
+ * error object Node builds once. It starts when a response's headers have arrived
  * (`ModelAttempt`), one piece per event-loop turn after the turn's I/O: a streaming server answers
- * with its headers before the model's first token, so the work fills the wait for that token, and
- * bytes that did arrive are handed on before the next piece runs. With a server that sends
- * everything at once the work is only moved, not added: the first parts would have paid it.
+ * with its headers before the model's first token, so the work fills the wait for that token; a
+ * part that arrives meanwhile waits for one piece at most (a few ms, once per process). With a
+ * server that sends everything at once the work is only moved, not added: the parts would have
+ * paid it.
  */
-const preparations: Array<() => void> = [releasedReaderError];
+const preparations: Array<() => void> = [];
+/** Whether {@link releasedReaderError} was queued: last of the first run, as the last delta needs it. */
+let readerErrorQueued = false;
 
 /** Queues `work` for the next response's headers. It runs once; a throw is ignored. */
 export function prepareOnFirstResponse(work: () => void): void {
@@ -19,6 +22,10 @@ export function prepareOnFirstResponse(work: () => void): void {
  * waits for the next call. Cheap once the queue is empty.
  */
 export function runPreparations(): void {
+  if (!readerErrorQueued) {
+    readerErrorQueued = true;
+    preparations.push(releasedReaderError);
+  }
   if (preparations.length === 0) {
     return;
   }
