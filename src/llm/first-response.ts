@@ -1,35 +1,39 @@
 /**
  * One-time work of the process that the first model response would otherwise do on its way to the
- * user (issue 26, figure 4e; bench/notes/turn.md): JIT compilation the first chunks need, and an
- * error object Node builds once. It starts when a response's headers have arrived
- * (`ModelAttempt`), one piece per event-loop turn after the turn's I/O: a streaming server answers
- * with its headers before the model's first token, so the work fills the wait for that token; a
- * part that arrives meanwhile waits for one piece at most (a few ms, once per process). With a
- * server that sends everything at once the work is only moved, not added: the parts would have
+ * user (issue 26, figure 4e; bench/notes/turn.md): JIT compilation the chunks need, and an error
+ * object Node builds once. Two stages, each run once, one piece per event-loop turn
+ * (`setImmediate`, after that turn's I/O):
+ * - `headers`: when a response's headers have arrived (`ModelAttempt`), only work the first part
+ *   needs anyway; a streaming server answers with its headers before the model's first token, so
+ *   it fills that wait, and a first token that comes meanwhile waits for nothing it would not
+ *   have done itself;
+ * - `first part`: once the first part was read, work that only later parts (tool calls, the
+ *   finish, the body's end) need, between the deltas rather than before the first.
+ * With a server that sends everything at once the work is moved, not added: the parts would have
  * paid it.
  */
-const preparations: Array<() => void> = [];
-/** Whether {@link releasedReaderError} was queued: last of the first run, as the last delta needs it. */
-let readerErrorQueued = false;
+export type PreparationStage = "headers" | "first part";
 
-/** Queues `work` for the next response's headers. It runs once; a throw is ignored. */
-export function prepareOnFirstResponse(work: () => void): void {
-  preparations.push(work);
+const queues: Record<PreparationStage, Array<() => void>> = {
+  headers: [],
+  "first part": [releasedReaderError],
+};
+
+/** Queues `work` for the next time `stage` is reached. It runs once; a throw is ignored. */
+export function prepareAt(stage: PreparationStage, work: () => void): void {
+  queues[stage].push(work);
 }
 
 /**
- * Starts the work queued so far, in order, one piece per `setImmediate`; work queued meanwhile
- * waits for the next call. Cheap once the queue is empty.
+ * Starts the work queued for `stage` so far, in order, one piece per `setImmediate`; work queued
+ * meanwhile waits for the next time. Cheap once the queue is empty.
  */
-export function runPreparations(): void {
-  if (!readerErrorQueued) {
-    readerErrorQueued = true;
-    preparations.push(releasedReaderError);
-  }
-  if (preparations.length === 0) {
+export function runPreparations(stage: PreparationStage): void {
+  const queue = queues[stage];
+  if (queue.length === 0) {
     return;
   }
-  const batch = preparations.splice(0);
+  const batch = queue.splice(0);
   const runNext = () => {
     const work = batch.shift();
     try {

@@ -122,7 +122,7 @@ export class ModelAttempt {
     }
     const { stream } = await model.doStream(call);
     // The headers are in; the first token usually is not yet (first-response.ts).
-    runPreparations();
+    runPreparations("headers");
     return stream;
   }
 
@@ -153,6 +153,7 @@ export class ModelAttempt {
       const event = this.#request.streaming === false ? undefined : progressEvent(part);
       if (event !== undefined) {
         this.#shown ||= event.type !== "tool_call_start";
+        runPreparations("first part");
         return event;
       }
     }

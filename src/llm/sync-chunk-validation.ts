@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { toJSONSchema, type ZodType } from "zod";
-import { prepareOnFirstResponse } from "./first-response.js";
+import { prepareAt } from "./first-response.js";
 
 /**
  * The AI SDK's schema marker (`@ai-sdk/provider-utils`, `schemaSymbol`): an object carrying it,
@@ -29,14 +29,15 @@ export function withSyncChunkValidation(model: LanguageModelV3): LanguageModelV3
   if (isZodSchema(holder.chunkSchema)) {
     const schema = holder.chunkSchema;
     holder.chunkSchema = syncSchema(schema);
-    prepareOnFirstResponse(() => compileChunkParsers(schema));
+    prepareAt("headers", () => compileChunkParsers(schema, SAMPLE_CHUNKS.slice(0, 1)));
+    prepareAt("first part", () => compileChunkParsers(schema, SAMPLE_CHUNKS.slice(1)));
   }
   return model;
 }
 
 /**
  * Chunks of an OpenAI chat stream that reach every part of the chunk schema a reply uses: a first
- * text chunk, then reasoning, a tool call, the finish and the usage together.
+ * text chunk (what the first part needs), then reasoning, a tool call, the finish and the usage.
  */
 export const SAMPLE_CHUNKS: readonly object[] = [
   {
@@ -80,12 +81,12 @@ export const SAMPLE_CHUNKS: readonly object[] = [
 ];
 
 /**
- * Parses {@link SAMPLE_CHUNKS} once. zod compiles a parser for each object schema the first time
- * it parses one (`new Function`), about 3 ms for this schema, which the first response's chunks
- * paid on the way to the user (first-response.ts).
+ * Parses `chunks` once. zod compiles a parser for each object schema the first time it parses
+ * one (`new Function`), about 3 ms for this schema in all, which the first response's chunks paid
+ * on the way to the user (first-response.ts).
  */
-function compileChunkParsers(schema: ZodType): void {
-  for (const chunk of SAMPLE_CHUNKS) {
+function compileChunkParsers(schema: ZodType, chunks: readonly object[]): void {
+  for (const chunk of chunks) {
     schema.safeParse(chunk);
   }
 }

@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, test } from "vitest";
-import { prepareOnFirstResponse, runPreparations } from "../../src/llm/first-response.js";
+import { type PreparationStage, prepareAt, runPreparations } from "../../src/llm/first-response.js";
 import { ModelAttempt } from "../../src/llm/model-attempt.js";
 import type { LlmEvent } from "../../src/llm/provider.js";
 import { SAMPLE_CHUNKS, withSyncChunkValidation } from "../../src/llm/sync-chunk-validation.js";
@@ -8,8 +8,8 @@ import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { CHAT_DONE, chatDelta, compatibleModel } from "./helpers.js";
 
-// Issue 26 (3b, 4e): one-time work the first response would pay on its way to the user starts when
-// its headers arrive, in the wait for the first token.
+// Issue 26 (4e): one-time work the first response would pay on its way to the user: what the first
+// part needs when the headers arrive (in the wait for the first token), the rest after that part.
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {
@@ -17,9 +17,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Resolves once every preparation queued before it has run (they run in order). */
-function preparationsDone(): Promise<void> {
-  return new Promise((resolve) => prepareOnFirstResponse(resolve));
+/** Resolves once every preparation of `stage` queued before it has run (they run in order). */
+function preparationsDone(stage: PreparationStage): Promise<void> {
+  return new Promise((resolve) => prepareAt(stage, resolve));
 }
 
 /** The SDK's own chunk schema, its `safeParse` counted (the SDK's object, not ours). */
@@ -40,22 +40,27 @@ function countParses(model: LanguageModelV3): { results: boolean[] } {
 }
 
 describe("preparations before the first parts", () => {
-  test("the chunk schema parses every sample chunk once, at the first run, and accepts each", async () => {
+  test("the chunk schema parses the first sample at the headers, the rest after the first part, once", async () => {
     const model = compatibleModel("http://127.0.0.1:9/v1");
     const parses = countParses(model);
     withSyncChunkValidation(model);
-    const done = preparationsDone();
     expect(parses.results).toEqual([]);
-    runPreparations();
-    await done;
+    const headers = preparationsDone("headers");
+    runPreparations("headers");
+    await headers;
+    expect(parses.results).toEqual([true]);
+    const firstPart = preparationsDone("first part");
+    runPreparations("first part");
+    await firstPart;
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
-    const again = preparationsDone();
-    runPreparations();
+    const again = Promise.all([preparationsDone("headers"), preparationsDone("first part")]);
+    runPreparations("headers");
+    runPreparations("first part");
     await again;
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
   });
 
-  test("an attempt starts them once its request reached the server", async () => {
+  test("an attempt starts the stages after its request reached the server, in order", async () => {
     server = await startFakeModelServer();
     server.enqueue({ raw: [chatDelta({ role: "assistant", content: "Hi" }, "stop"), CHAT_DONE] });
     const model = compatibleModel(`${server.url}/v1`);
@@ -74,9 +79,11 @@ describe("preparations before the first parts", () => {
       { system: "", messages: [], tools: [] },
       new AbortController().signal,
     );
-    const requestsSeen: number[] = [];
-    prepareOnFirstResponse(() => requestsSeen.push(server?.requests.length ?? 0));
-    const done = preparationsDone();
+    const seenAt: Array<[PreparationStage, number, string[]]> = [];
+    for (const stage of ["headers", "first part"] as const) {
+      prepareAt(stage, () => seenAt.push([stage, server?.requests.length ?? 0, [...seen]]));
+    }
+    const done = Promise.all([preparationsDone("headers"), preparationsDone("first part")]);
     for (;;) {
       const next: LlmEvent | { ok: boolean } = await attempt.next();
       if (!("type" in next)) {
@@ -87,6 +94,11 @@ describe("preparations before the first parts", () => {
     attempt.close();
     await done;
     expect(seen).toEqual(["request_start", "text_delta", "done"]);
-    expect(requestsSeen).toEqual([1]);
+    // Each after the request reached the server; the second only once the first part was read.
+    expect(seenAt.map(([stage, requests]) => [stage, requests])).toEqual([
+      ["headers", 1],
+      ["first part", 1],
+    ]);
+    expect(seenAt[1]?.[2].includes("text_delta")).toBe(true);
   });
 });
