@@ -379,10 +379,13 @@ export class AcpSession {
     );
   }
 
-  /** Sends the updates of an event, only while a prompt turn runs (nothing after its answer). */
+  /** Sends an event's updates while a prompt turn runs; a whole reply's last chunk goes at once. */
   private forward(event: SessionEvent): void {
     if (this.turn === undefined) {
       return;
+    }
+    if (event.type === "assistant.message") {
+      this.outbox.sendWaiting();
     }
     for (const update of this.mapper.map(event)) {
       this.send(update);
@@ -390,9 +393,8 @@ export class AcpSession {
   }
 
   private send(update: acp.SessionUpdate): void {
-    if (update.sessionUpdate === "usage_update" && !this.context.sendsUsage()) {
-      return;
+    if (update.sessionUpdate !== "usage_update" || this.context.sendsUsage()) {
+      this.outbox.send(update);
     }
-    this.outbox.send(update);
   }
 }

@@ -20,7 +20,8 @@ interface PendingChunk {
  * notification's own cost (serialising, the SDK's write queue, the write) was the larger part of
  * the relay; a model that streams faster than the event loop turns now costs one notification
  * per network read. A chunk waits at most until the next turn of the event loop
- * (`setImmediate`), or until any other update is sent, which then goes after it.
+ * (`setImmediate`), until any other update is sent, which then goes after it, or until
+ * {@link sendWaiting} (its message is whole: nothing can join it).
  */
 export class UpdateOutbox {
   private pending: PendingChunk | undefined;
@@ -63,6 +64,14 @@ export class UpdateOutbox {
   flush(): Promise<void> {
     this.release();
     return this.lastSent;
+  }
+
+  /**
+   * Sends a waiting chunk now (ACP session: when its message is whole, so that the last chunk
+   * does not wait behind the turn's end).
+   */
+  sendWaiting(): void {
+    this.release();
   }
 
   private release(): void {

@@ -4,6 +4,7 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import { runPreparations } from "./first-response.js";
 import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
@@ -116,9 +117,13 @@ export class ModelAttempt {
       call.prompt = shared.value;
       this.#releaseTexts = shared.release;
     }
-    return this.#request.streaming === false
-      ? generatedParts(await model.doGenerate(call))
-      : (await model.doStream(call)).stream;
+    if (this.#request.streaming === false) {
+      return generatedParts(await model.doGenerate(call));
+    }
+    const { stream } = await model.doStream(call);
+    // The headers are in; the first token usually is not yet (first-response.ts).
+    runPreparations("headers");
+    return stream;
   }
 
   /** Reads parts until one makes an event; at the end of the parts, `done` or the failure. */
@@ -148,6 +153,7 @@ export class ModelAttempt {
       const event = this.#request.streaming === false ? undefined : progressEvent(part);
       if (event !== undefined) {
         this.#shown ||= event.type !== "tool_call_start";
+        runPreparations("first part");
         return event;
       }
     }

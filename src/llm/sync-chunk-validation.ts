@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { toJSONSchema, type ZodType } from "zod";
+import { prepareAt } from "./first-response.js";
 
 /**
  * The AI SDK's schema marker (`@ai-sdk/provider-utils`, `schemaSymbol`): an object carrying it,
@@ -26,9 +27,68 @@ type ValidationResult = { success: true; value: unknown } | { success: false; er
 export function withSyncChunkValidation(model: LanguageModelV3): LanguageModelV3 {
   const holder = model as LanguageModelV3 & { chunkSchema?: unknown };
   if (isZodSchema(holder.chunkSchema)) {
-    holder.chunkSchema = syncSchema(holder.chunkSchema);
+    const schema = holder.chunkSchema;
+    holder.chunkSchema = syncSchema(schema);
+    prepareAt("headers", () => compileChunkParsers(schema, SAMPLE_CHUNKS.slice(0, 1)));
+    prepareAt("first part", () => compileChunkParsers(schema, SAMPLE_CHUNKS.slice(1)));
   }
   return model;
+}
+
+/**
+ * Chunks of an OpenAI chat stream that reach every part of the chunk schema a reply uses: a first
+ * text chunk (what the first part needs), then reasoning, a tool call, the finish and the usage.
+ */
+export const SAMPLE_CHUNKS: readonly object[] = [
+  {
+    id: "chatcmpl-0",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "model",
+    choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+  },
+  {
+    id: "chatcmpl-0",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "model",
+    choices: [
+      {
+        index: 0,
+        delta: {
+          content: "text",
+          reasoning_content: "thought",
+          tool_calls: [
+            {
+              index: 0,
+              id: "call_0",
+              type: "function",
+              function: { name: "tool", arguments: "{}" },
+            },
+          ],
+        },
+        finish_reason: "tool_calls",
+      },
+    ],
+    usage: {
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      total_tokens: 2,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
+  },
+];
+
+/**
+ * Parses `chunks` once. zod compiles a parser for each object schema the first time it parses
+ * one (`new Function`), about 3 ms for this schema in all, which the first response's chunks paid
+ * on the way to the user (first-response.ts).
+ */
+function compileChunkParsers(schema: ZodType, chunks: readonly object[]): void {
+  for (const chunk of chunks) {
+    schema.safeParse(chunk);
+  }
 }
 
 function isZodSchema(value: unknown): value is ZodType {

@@ -36,6 +36,17 @@ describe("UpdateOutbox", () => {
     ]);
   });
 
+  it("sends a waiting chunk at once when told its message is whole", async () => {
+    const { outbox, sent } = recordingOutbox();
+    outbox.send(chunk("agent_message_chunk", "w0 ", "message-1"));
+    outbox.send(chunk("agent_message_chunk", "w1", "message-1"));
+    outbox.sendWaiting();
+    expect(sent).toEqual([chunk("agent_message_chunk", "w0 w1", "message-1")]);
+    outbox.sendWaiting();
+    await nextTurn();
+    expect(sent).toEqual([chunk("agent_message_chunk", "w0 w1", "message-1")]);
+  });
+
   it("keeps the order: another message, thoughts or any other update end the waiting chunk first", async () => {
     const { outbox, sent } = recordingOutbox();
     const toolCall: acp.SessionUpdate = {

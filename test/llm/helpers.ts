@@ -1,3 +1,5 @@
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { SessionEvent, SessionEventData, SessionEventType } from "../../src/events/events.js";
 import type { Harness } from "../support/harness.js";
 import type { JsonObject, JsonValue } from "../support/json.js";
@@ -88,3 +90,13 @@ export function chatDelta(delta: object, finishReason: string | null = null): st
 }
 
 export const CHAT_DONE = "data: [DONE]\n\n";
+
+/** The AI SDK's OpenAI-compatible chat model `fake-model` at `baseUrl`, as the SDK makes it. */
+export function compatibleModel(baseUrl: string): LanguageModelV3 {
+  return createOpenAICompatible({
+    name: "openai-compatible",
+    baseURL: baseUrl,
+    apiKey: "test-key",
+    includeUsage: true,
+  }).chatModel("fake-model");
+}

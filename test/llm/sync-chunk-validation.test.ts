@@ -1,10 +1,9 @@
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { afterEach, describe, expect, test } from "vitest";
 import { withSyncChunkValidation } from "../../src/llm/sync-chunk-validation.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer, RawPiece } from "../support/fake-model-types.js";
-import { CHAT_DONE, chatDelta } from "./helpers.js";
+import { CHAT_DONE, chatDelta, compatibleModel } from "./helpers.js";
 
 // Issue 26 (relay): OpenAI-compatible chunks are checked with zod's synchronous parse. The schema
 // is the AI SDK's own, so every stream part, valid chunk or not, must be what the SDK gives alone.
@@ -14,15 +13,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function compatibleModel(baseUrl: string): LanguageModelV3 {
-  return createOpenAICompatible({
-    name: "openai-compatible",
-    baseURL: baseUrl,
-    apiKey: "test-key",
-    includeUsage: true,
-  }).chatModel("fake-model");
-}
 
 /** Every stream part `model` makes of one request answered with `raw`. */
 async function partsOf(model: LanguageModelV3, raw: RawPiece[]): Promise<unknown[]> {
