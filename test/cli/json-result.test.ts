@@ -109,3 +109,55 @@ describe("--output-format json: subtype and is_error", () => {
     ]);
   });
 });
+
+describe("--output-format stream-json: event ids", () => {
+  test("every event's id is a UUID, as the persisted events' are, streamed deltas included; no two alike", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue(
+      { text: ["Look", "ing."], toolCalls: [LOOK] },
+      { text: ["The answer ", "is 42."] },
+    );
+    const result = await cli(["-p", "hi", "--output-format", "stream-json"]);
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; id?: string; ephemeral?: true });
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const shapes = events.map((event) => ({
+      type: event.type,
+      ephemeral: event.ephemeral === true,
+      uuid: uuid.test(event.id ?? ""),
+    }));
+    // The result line (Claude's shape) has no event id.
+    const expected = [
+      ["session.start", false],
+      ["user.message", false],
+      ["assistant.turn_start", false],
+      ["assistant.message_delta", true],
+      ["assistant.message_delta", true],
+      ["assistant.tool_call_start", true],
+      ["assistant.message", false],
+      ["assistant.usage", false],
+      ["tool.execution_start", false],
+      ["tool.execution_running", true],
+      ["tool.execution_complete", false],
+      ["assistant.turn_end", false],
+      ["assistant.turn_start", false],
+      ["assistant.message_delta", true],
+      ["assistant.message_delta", true],
+      ["assistant.message", false],
+      ["assistant.usage", false],
+      ["assistant.turn_end", false],
+      ["session.idle", true],
+    ] as const;
+    expect(shapes).toEqual([
+      ...expected.map(([type, ephemeral]) => ({ type, ephemeral, uuid: true })),
+      { type: "result", ephemeral: false, uuid: false },
+    ]);
+    const ids = events.flatMap((event) => (event.id === undefined ? [] : [event.id]));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
