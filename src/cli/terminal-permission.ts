@@ -1,11 +1,16 @@
 import { createInterface } from "node:readline";
-import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import type {
+  AskPermission,
+  PermissionReply,
+  PermissionRequest,
+} from "../permissions/permission-decision.js";
 import { answerFor, prefixChoice, SAID_NO, toldReply } from "./permission-answers.js";
 import { permissionHeadline, permissionPreview } from "./permission-preview.js";
 
 /**
  * Asks on the terminal: the question and a preview of the call ({@link permissionPreview}) on
- * `output` (stderr), the answer from `input` (a TTY), read by {@link answerFor}: `y` allows once,
+ * `output` (stderr), the choices wrapped between them at its width (text-wrap.ts), the answer
+ * from `input` (a TTY), read by {@link answerFor}: `y` allows once,
  * `a` allows this exact call for the rest of the session, `p` (when offered) every call with the
  * command's prefix, `t` denies and asks for a reason that goes into the tool result for the
  * model, `n` (or anything else) denies. End of input (Ctrl-D) is no answer, not a no: it calls
@@ -18,8 +23,15 @@ export function terminalPermission(
   cancelPrompt: () => void,
   color = false,
 ): AskPermission {
-  return (request, signal) =>
-    new Promise<PermissionReply>((resolve) => {
+  return async (request, signal) => {
+    // Loaded when a question is asked, not when -p starts.
+    const { wrapChoices } = await import("./text-wrap.js");
+    const width = (output as { columns?: number }).columns;
+    const question = questionText(request, color, wrapChoices(choicesOf(request), width, "  "));
+    if (signal.aborted) {
+      return { decision: "cancelled" };
+    }
+    return new Promise<PermissionReply>((resolve) => {
       const lines = createInterface({ input, output, terminal: false });
       let settled = false;
       let told = false;
@@ -35,15 +47,7 @@ export function terminalPermission(
       };
       const onAbort = () => finish({ decision: "cancelled" });
       signal.addEventListener("abort", onAbort, { once: true });
-      const preview = permissionPreview(request, color);
-      const prefix = prefixChoice(request, "yes, always for");
-      output.write(
-        `\n${permissionHeadline(request)}\n` +
-          preview.map((line) => `${line}\n`).join("") +
-          `  [y] yes, once   [a] yes, always for ${request.alwaysRule} in this session   ` +
-          (prefix === undefined ? "" : `${prefix}   `) +
-          "[n] no   [t] no, and tell the model why\n> ",
-      );
+      output.write(question);
       lines.once("line", (line) => {
         const answer = answerFor(request, line) ?? SAID_NO;
         if (answer !== "tell") {
@@ -68,4 +72,23 @@ export function terminalPermission(
         finish({ decision: "cancelled" });
       });
     });
+  };
+}
+
+/** The question: headline, preview, then the choices' `rows` and `> `. */
+function questionText(request: PermissionRequest, color: boolean, rows: string[]): string {
+  const preview = permissionPreview(request, color).map((line) => `${line}\n`);
+  return `\n${permissionHeadline(request)}\n${preview.join("")}${rows.join("\n")}\n> `;
+}
+
+/** The answers offered, `[y]` to `[t]`. */
+function choicesOf(request: PermissionRequest): string[] {
+  const prefix = prefixChoice(request, "yes, always for");
+  return [
+    "[y] yes, once",
+    `[a] yes, always for ${request.alwaysRule} in this session`,
+    ...(prefix === undefined ? [] : [prefix]),
+    "[n] no",
+    "[t] no, and tell the model why",
+  ];
 }

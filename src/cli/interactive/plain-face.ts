@@ -7,6 +7,7 @@ import { answerFor, prefixChoice, SAID_NO, toldReply } from "../permission-answe
 import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
+import { wrapChoices, wrapText } from "../text-wrap.js";
 import { Controller, type ConversationView } from "./controller.js";
 import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 
@@ -103,7 +104,7 @@ function plainView(
     show: renderer.handle,
     note: (text) => {
       renderer.endLine();
-      stdout.write(`${text}\n`);
+      stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
     },
     clear: () => undefined,
     statusChanged: () => undefined,
@@ -171,9 +172,15 @@ async function askOnLines(
     [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
   );
   const prefix = prefixChoice(request, "yes, always for");
-  const typed = await lines.read(
-    `[y] yes  [a] yes, always for ${request.alwaysRule}  ${prefix === undefined ? "" : `${prefix}  `}[n] no  [t] no, and tell the model why > `,
-  );
+  const choices = [
+    "[y] yes",
+    `[a] yes, always for ${request.alwaysRule}`,
+    ...(prefix === undefined ? [] : [prefix]),
+    "[n] no",
+    "[t] no, and tell the model why",
+  ];
+  const width = (stdout as { columns?: number }).columns;
+  const typed = await lines.read(`${wrapChoices(choices, width, "", "  ").join("\n")} > `);
   if (typed === undefined && !signal.aborted) {
     stdout.write("\n");
     cancelPrompt();
