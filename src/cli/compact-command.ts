@@ -5,10 +5,14 @@ import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
 import type { Command } from "./arguments.js";
 
+/** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
+const UNKNOWN_SESSION_EXIT_CODE = 64;
+
 /**
  * Runs `turnloop sessions compact <id> [instructions]`: reopens the session, compacts its history
  * with the session's model (or `--model`), and prints the before and after token counts.
- * @returns the exit code: 0 on success, 1 when the session cannot be opened or compaction failed.
+ * @returns the exit code: 0 on success; 64 when the id or prefix names no session or more than
+ * one; 1 when the session cannot be opened or compaction failed.
  */
 export async function runCompactCommand(
   command: Extract<Command, { kind: "sessions-compact" }>,
@@ -31,7 +35,8 @@ export async function runCompactCommand(
   }
   const resolved = await host.resolveId(command.sessionId);
   if (!resolved.ok) {
-    return fail(resolved.message);
+    io.stderr.write(`turnloop: ${resolved.message}\n`);
+    return UNKNOWN_SESSION_EXIT_CODE;
   }
   let session: Session;
   try {

@@ -119,7 +119,7 @@ async function runPrompt(
   const faceCallbacks = {
     autopilot: io.config.autopilot.value,
     ...(io.stdinIsTerminal
-      ? { ask: terminalPermission(process.stdin, io.stderr, color) }
+      ? { ask: terminalPermission(process.stdin, io.stderr, () => session.cancel(), color) }
       : { noAskReason: NO_TERMINAL_REASON }),
   };
   const output = promptOutput(options, io, session, await terminalExtras(options, io, spinner));

@@ -73,12 +73,8 @@ export class PromptResultCollector {
     const stopReason = failed ? null : outcome.stopReason;
     return {
       type: "result",
-      subtype: failed
-        ? "error_during_execution"
-        : stopReason === "max_turn_requests"
-          ? "error_max_turns"
-          : "success",
-      is_error: failed || stopReason !== "end_turn",
+      subtype: resultSubtype(stopReason),
+      is_error: stopReason !== "end_turn",
       result: this.lastText,
       stop_reason: stopReason,
       session_id: sessionId,
@@ -90,6 +86,23 @@ export class PromptResultCollector {
         ? { error: { type: outcome.error.errorType, message: outcome.error.message } }
         : {}),
     };
+  }
+}
+
+/**
+ * The result's `subtype` for how the prompt ended (`null`: an error): `success` only when the model
+ * finished (`end_turn`), so `subtype` and `is_error` never disagree; `error_max_turns` when
+ * `--max-turns` stopped it; `error_during_execution` for every other early end (cancelled,
+ * max_tokens, refusal, an error), whose `stop_reason` says which.
+ */
+export function resultSubtype(stopReason: StopReason | null): PromptResult["subtype"] {
+  switch (stopReason) {
+    case "end_turn":
+      return "success";
+    case "max_turn_requests":
+      return "error_max_turns";
+    default:
+      return "error_during_execution";
   }
 }
 

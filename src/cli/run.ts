@@ -32,9 +32,14 @@ export async function runCommand(argv: readonly string[], version: string): Prom
     throw error;
   }
   switch (command.kind) {
-    case "help":
-      process.stdout.write(`${USAGE}\n`);
+    case "help": {
+      // Wrapped at a terminal's width; the wrapping's module loads only then.
+      const { columns } = process.stdout;
+      const { wrapText } =
+        columns === undefined ? { wrapText: String } : await import("./text-wrap.js");
+      process.stdout.write(`${wrapText(USAGE, columns)}\n`);
       return 0;
+    }
     case "version":
       process.stdout.write(`${version}\n`);
       return 0;

@@ -6,6 +6,9 @@ import { resolveSessionId, type SessionStore } from "../session/session-store.js
 import type { Command } from "./arguments.js";
 import { renderConversation } from "./render.js";
 
+/** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
+const UNKNOWN_SESSION_EXIT_CODE = 64;
+
 type SessionsCommand = Extract<
   Command,
   { kind: "sessions-list" | "sessions-show" | "sessions-delete" }
@@ -13,7 +16,8 @@ type SessionsCommand = Extract<
 
 /**
  * Runs `turnloop sessions [list|show|delete]` against `$TURNLOOP_HOME`.
- * @returns the exit code: 0, or 1 when the session does not exist or cannot be read.
+ * @returns the exit code: 0; 64 when the id or prefix names no session or more than one; 1 when
+ * the session cannot be read or deleted.
  */
 export async function runSessionsCommand(
   command: SessionsCommand,
@@ -30,7 +34,7 @@ export async function runSessionsCommand(
         const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
           io.stderr.write(`turnloop: ${resolved.message}\n`);
-          return 1;
+          return UNKNOWN_SESSION_EXIT_CODE;
         }
         const { events, repaired } = await store.read(resolved.sessionId);
         io.stdout.write(renderConversation(events));
@@ -43,7 +47,7 @@ export async function runSessionsCommand(
         const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
           io.stderr.write(`turnloop: ${resolved.message}\n`);
-          return 1;
+          return UNKNOWN_SESSION_EXIT_CODE;
         }
         const deleted = await store.delete(resolved.sessionId);
         io.stderr.write(

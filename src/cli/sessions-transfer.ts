@@ -13,6 +13,9 @@ import { turnloopHome } from "../session/paths.js";
 import { resolveSessionId } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 
+/** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
+const UNKNOWN_SESSION_EXIT_CODE = 64;
+
 type TransferCommand = Extract<Command, { kind: "sessions-export-log" | "sessions-import" }>;
 
 export interface TransferIo {
@@ -25,8 +28,8 @@ export interface TransferIo {
 
 /**
  * Runs an export or an import.
- * @returns 0; 1 when the session is missing, exists already (import), or cannot be read or
- * written; the reason on stderr.
+ * @returns 0; 64 when the id or prefix names no session or more than one; 1 when the session
+ * exists already (import), or cannot be read or written; the reason on stderr.
  */
 export async function runSessionsTransfer(
   command: TransferCommand,
@@ -46,7 +49,7 @@ export async function runSessionsTransfer(
     const resolved = await resolveSessionId(store, command.sessionId);
     if (!resolved.ok) {
       io.stderr.write(`turnloop: ${resolved.message}\n`);
-      return 1;
+      return UNKNOWN_SESSION_EXIT_CODE;
     }
     const log = await store.exportLog(resolved.sessionId);
     if (command.out === undefined) {

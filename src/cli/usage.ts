@@ -19,7 +19,8 @@ Usage:
                                       a session as one file, for sharing (stdout without --out)
   turnloop sessions export <id> --format jsonl [--out F]
                                       a session's events exactly as stored, for import
-  turnloop sessions import <file | ->  store a session exported with --format jsonl
+  turnloop sessions import <file | ->
+                                      store a session exported with --format jsonl
                                       (sessions commands take --store too)
   turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
@@ -67,5 +68,5 @@ Options for -p:
                                       an unknown key (its rules are then ignored)
   --store <postgres://…>              keep sessions in PostgreSQL (or TURNLOOP_DATABASE_URL)
 
-Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl (default ~/.turnloop), or in
-PostgreSQL with --store.`;
+Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl
+(default ~/.turnloop), or in PostgreSQL with --store.`;

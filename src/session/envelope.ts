@@ -3,8 +3,14 @@
 import { randomUUID } from "node:crypto";
 import { type EventInput, isEphemeral, type SessionEvent } from "../events/events.js";
 
-/** Ephemeral ids: a random prefix per process and a counter, unique without a UUID per delta. */
-const EPHEMERAL_ID_PREFIX = `${randomUUID().slice(0, 18)}-e`;
+/**
+ * Ephemeral ids are UUIDs, as the persisted events' ids (and the Copilot SDK's event `id`) are,
+ * without drawing one per delta: a random UUID's first four groups (version 4 and its variant
+ * included), drawn once per process, then a counter as the last group's 12 digits (decimal
+ * digits are hex digits, and a decimal string is the cheaper one to make per delta).
+ */
+const EPHEMERAL_ID_PREFIX = randomUUID().slice(0, 24);
+const TWELVE_ZEROS = "000000000000";
 let ephemeralCount = 0;
 let cachedMillisecond = -1;
 let cachedTimestamp = "";
@@ -20,10 +26,10 @@ function currentTimestamp(): string {
 }
 
 /**
- * Wraps an event input in its envelope: an `id` (a UUID for persisted events; a unique
- * prefix-and-counter id for ephemeral ones, which run per streamed delta), `timestamp` = `now`
- * (default: the current time) as ISO-8601 with milliseconds (UTC), the given `parentId`, and
- * `ephemeral: true` for ephemeral types.
+ * Wraps an event input in its envelope: an `id` (a random UUID for persisted events; for
+ * ephemeral ones, which run per streamed delta, a UUID of a per-process prefix and a counter),
+ * `timestamp` = `now` (default: the current time) as ISO-8601 with milliseconds (UTC), the given
+ * `parentId`, and `ephemeral: true` for ephemeral types.
  */
 export function createEnvelope(
   input: EventInput,
@@ -32,10 +38,11 @@ export function createEnvelope(
 ): SessionEvent {
   if (isEphemeral(input.type)) {
     // One literal of one shape: this runs for every streamed delta.
+    const count = `${++ephemeralCount}`;
     return {
       type: input.type,
       data: input.data,
-      id: `${EPHEMERAL_ID_PREFIX}${++ephemeralCount}`,
+      id: `${EPHEMERAL_ID_PREFIX}${TWELVE_ZEROS.slice(count.length)}${count}`,
       timestamp: now === undefined ? currentTimestamp() : now.toISOString(),
       parentId,
       ephemeral: true,

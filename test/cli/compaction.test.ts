@@ -103,7 +103,8 @@ describe("compaction in turnloop -p", () => {
     );
     expect(JSON.stringify(model.requests[2]?.body)).toContain("keep the numbers");
     const again = await cli(["sessions", "compact", "no-such-session"], { env: NO_RETRIES });
-    expect(again.code).toBe(1);
+    // An id that names no session is a usage error (test/cli/session-prefix.test.ts).
+    expect(again.code).toBe(64);
   });
 
   test("kill -9 during a compaction: the session resumes and continues validly", async ({

@@ -167,7 +167,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       dumb.type("/mode");
       await dumb.waitFor(/\* ask: /);
       dumb.type("write it");
-      await dumb.waitFor(/\[y\] yes .*\[t\] no, and tell the model why > *$/m);
+      // The choices wrap at the terminal's width, each whole (text-wrap.ts).
+      await dumb.waitFor(/\[y\] yes [\s\S]*\n\[t\] no, and tell the model why > *$/m);
       dumb.type("y");
       await dumb.waitFor(/Done in plain mode\./);
       const plain = dumb.screen();

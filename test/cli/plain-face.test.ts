@@ -1,4 +1,5 @@
 import { describe, expect } from "vitest";
+import { CANCELLED_AT_QUESTION, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 
 // The interactive face as plain lines (stdin not a terminal): what it prints, whole.
@@ -37,5 +38,43 @@ describe("the plain-line face", () => {
       `session ${id}`,
       "",
     ]);
+  });
+});
+
+describe("end of input at a permission question", () => {
+  test("cancels the prompt (not a no) and ends the session as at the prompt: the log shows the cancel", async ({
+    cli,
+    model,
+    loggedEvents,
+  }) => {
+    model.enqueue({
+      toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"touch made"}' }],
+    });
+    const result = await cli([], { stdin: "make it\n", env: { TURNLOOP_MAX_RETRIES: "0" } });
+    expect(result.code).toBe(0);
+    const id = printedSessionId(result.stdout);
+    expect(result.stdout.split("\n").slice(2)).toEqual([
+      "> turnloop wants to Run touch made",
+      "    $ touch made",
+      "[y] yes  [a] yes, always for bash(touch made)  [p] yes, always for bash(touch made *) in this session  [n] no  [t] no, and tell the model why > ",
+      expect.stringMatching(
+        /^✗ bash touch made \(\d+ ms\): Not run: the prompt was cancelled before the tool call started\.$/,
+      ),
+      "cancelled",
+      // The face ends as on end of input at the prompt.
+      "> ",
+      `session ${id}`,
+      "",
+    ]);
+    const events = await loggedEvents(id);
+    expect(events.map((event) => event.type)).toEqual([
+      ...UNTIL_TOOL_START.slice(0, -1),
+      ...CANCELLED_AT_QUESTION,
+    ]);
+    expect(events.find((event) => event.type === "permission.completed")?.data).toMatchObject({
+      decision: "cancelled",
+    });
+    // One model request: the question was not answered, so the model was not asked again.
+    expect(model.requests).toHaveLength(1);
   });
 });

@@ -76,7 +76,8 @@ describe("turnloop sessions export", () => {
       cwd: session.home,
       env: environment,
     });
-    expect(missing.code).toBe(1);
+    // An id that names no session is a usage error (test/cli/session-prefix.test.ts).
+    expect(missing.code).toBe(64);
     expect(missing.stdout).toBe("");
     expect(missing.stderr).toMatch(/^turnloop: .*ffffffff/);
   });

@@ -26,7 +26,7 @@ async function answer(
   output.on("data", (chunk: Buffer) => {
     shown += chunk.toString();
   });
-  const reply = terminalPermission(input, output)(request, signal);
+  const reply = terminalPermission(input, output, () => undefined)(request, signal);
   if (typed === undefined) {
     input.end();
   } else {
@@ -135,15 +135,28 @@ describe("the terminal question", () => {
     );
   });
 
-  test("end of input denies; a cancel answers cancelled", async () => {
-    expect((await answer(undefined)).reply).toEqual({
-      decision: "deny",
-      scope: "once",
-      reason: "no answer",
-    });
+  test("end of input cancels the prompt (it is no answer, not a no); after 't' it is a no; a cancel answers cancelled", async () => {
+    const outcomes = [];
+    for (const typed of [undefined, "t\n"]) {
+      const input = new PassThrough();
+      let cancels = 0;
+      const pending = terminalPermission(input, new PassThrough(), () => {
+        cancels++;
+      })(REQUEST, new AbortController().signal);
+      input.end(typed);
+      outcomes.push({ reply: await pending, cancels });
+    }
+    expect(outcomes).toEqual([
+      { reply: { decision: "cancelled" }, cancels: 1 },
+      { reply: { decision: "deny", scope: "once", reason: "the user said no" }, cancels: 0 },
+    ]);
     const controller = new AbortController();
     const input = new PassThrough();
-    const pending = terminalPermission(input, new PassThrough())(REQUEST, controller.signal);
+    const pending = terminalPermission(
+      input,
+      new PassThrough(),
+      () => undefined,
+    )(REQUEST, controller.signal);
     controller.abort();
     expect(await pending).toEqual({ decision: "cancelled" });
   });

@@ -159,6 +159,29 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     );
   });
 
+  test("Ctrl-D at the question is no answer: the prompt is cancelled (exit 130), the model not asked again", async ({
+    model,
+    start,
+    loggedEvents,
+  }) => {
+    model.enqueue({
+      toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"touch made"}' }],
+    });
+    const session = start(["-p", "make it"], { TURNLOOP_MAX_RETRIES: "0" });
+    await session.waitFor(/no, and tell the model why\n>$/);
+    session.key("C-d");
+    const screen = await session.waitFor(/\[exit 130\]/);
+    const sessionId = /session ([0-9a-f-]{36})/.exec(screen)?.[1] ?? "";
+    const decisions = (await loggedEvents(sessionId))
+      .filter((event) => event.type === "permission.completed" || event.type === "abort")
+      .map((event) => [event.type, event.data.decision ?? event.data.reason]);
+    expect(decisions).toEqual([
+      ["permission.completed", "cancelled"],
+      ["abort", expect.any(String)],
+    ]);
+    expect(model.requests).toHaveLength(1);
+  });
+
   test("a terminal stdin is never read: -p TEXT runs at once, -p - says stdin is a terminal", async ({
     model,
     start,

@@ -16,6 +16,19 @@ export const UNTIL_TOOL_START = [
   "tool.execution_start",
 ] as const;
 
+/**
+ * A prompt cancelled while its tool call waits at a permission question, from the call's start:
+ * the question, its `cancelled` answer, the call's result, the turn's end, the `abort`.
+ */
+export const CANCELLED_AT_QUESTION = [
+  "tool.execution_start",
+  "permission.requested",
+  "permission.completed",
+  "tool.execution_complete",
+  "assistant.turn_end",
+  "abort",
+] as const;
+
 /** A model turn that calls one tool: the call's start and result come before the turn's end. */
 export const TOOL_TURN = [
   ...UNTIL_TOOL_START.slice(2),

@@ -7,6 +7,7 @@ import { answerFor, prefixChoice, SAID_NO, toldReply } from "../permission-answe
 import { permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
+import { wrapChoices, wrapText } from "../text-wrap.js";
 import { Controller, type ConversationView } from "./controller.js";
 import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
 
@@ -52,7 +53,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   controller.onExit = () => {
     exit = true;
   };
-  const view = plainView(stdout, renderer, lines, pickByNumber);
+  const view = plainView(stdout, renderer, lines, pickByNumber, () => controller.cancel());
   // Ctrl-C cancels a running prompt; on an idle line it exits.
   const onInterrupt = () => {
     if (controller.busy) {
@@ -86,12 +87,16 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   return EXIT.ok;
 }
 
-/** The conversation as plain lines on `stdout`: every reply streamed, tool calls one line each. */
+/**
+ * The conversation as plain lines on `stdout`: every reply streamed, tool calls one line each;
+ * `cancelPrompt` cancels the running prompt (end of input at a permission question).
+ */
 function plainView(
   stdout: NodeJS.WritableStream,
   renderer: TerminalRenderer,
   lines: LineReader,
   pickSession: ConversationView["pickSession"],
+  cancelPrompt: () => void,
 ): ConversationView {
   return {
     // The controller's banner already names the session, its model and folder.
@@ -99,11 +104,11 @@ function plainView(
     show: renderer.handle,
     note: (text) => {
       renderer.endLine();
-      stdout.write(`${text}\n`);
+      stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
     },
     clear: () => undefined,
     statusChanged: () => undefined,
-    ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout),
+    ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout, cancelPrompt),
     confirm: async (question) =>
       /^(y|yes)$/i.test(((await lines.read(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession,
@@ -149,26 +154,41 @@ function lineReader(input: NodeJS.ReadableStream, stdout: NodeJS.WritableStream)
   };
 }
 
-/** A permission question as lines: the request and its preview, answered on the next line. */
+/**
+ * A permission question as lines: the request and its preview, answered on the next line. End of
+ * input there is no answer, not a no: it cancels the prompt (`cancelPrompt`) and answers
+ * `cancelled`, and the face then ends as on end of input at the prompt.
+ */
 async function askOnLines(
   request: Parameters<ConversationView["ask"]>[0],
   signal: AbortSignal,
   lines: LineReader,
   renderer: TerminalRenderer,
   stdout: NodeJS.WritableStream,
+  cancelPrompt: () => void,
 ): Promise<PermissionReply> {
   renderer.endLine();
   stdout.write(
     [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
   );
   const prefix = prefixChoice(request, "yes, always for");
-  const typed = await lines.read(
-    `[y] yes  [a] yes, always for ${request.alwaysRule}  ${prefix === undefined ? "" : `${prefix}  `}[n] no  [t] no, and tell the model why > `,
-  );
-  if (signal.aborted) {
+  const choices = [
+    "[y] yes",
+    `[a] yes, always for ${request.alwaysRule}`,
+    ...(prefix === undefined ? [] : [prefix]),
+    "[n] no",
+    "[t] no, and tell the model why",
+  ];
+  const width = (stdout as { columns?: number }).columns;
+  const typed = await lines.read(`${wrapChoices(choices, width, "", "  ").join("\n")} > `);
+  if (typed === undefined && !signal.aborted) {
+    stdout.write("\n");
+    cancelPrompt();
+  }
+  if (typed === undefined || signal.aborted) {
     return { decision: "cancelled" };
   }
-  const answer = answerFor(request, typed ?? "") ?? SAID_NO;
+  const answer = answerFor(request, typed) ?? SAID_NO;
   return answer === "tell"
     ? toldReply((await lines.read("what should the model know? > ")) ?? "")
     : answer;

@@ -4,6 +4,7 @@ import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
+import { wrapText } from "../text-wrap.js";
 import type { Theme } from "./theme.js";
 import { ToolCallView } from "./tool-call-view.js";
 
@@ -34,7 +35,11 @@ export class Transcript extends Container {
   note(text: string, style: "plain" | "dim" | "error" = "dim"): void {
     const paint =
       style === "error" ? this.theme.failure : style === "dim" ? this.theme.dim : String;
-    this.addChild(new Text(text.split("\n").map(paint).join("\n"), 0, 0));
+    this.addChild({
+      // Wrapped at the width of each draw, lists hanging under their descriptions (text-wrap.ts).
+      render: (width: number) => wrapText(text, width).split("\n").map(paint),
+      invalidate: () => undefined,
+    });
   }
 
   /** Draws one session event. */

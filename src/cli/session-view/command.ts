@@ -14,6 +14,9 @@ import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
 import { sessionViewHtml } from "./page-html.js";
 import type { SessionView } from "./view-model.js";
 
+/** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
+const UNKNOWN_SESSION_EXIT_CODE = 64;
+
 /** Export formats of `turnloop sessions export`. */
 export type ExportFormat = "html" | "markdown" | "json";
 
@@ -63,7 +66,8 @@ export function renderExport(view: SessionView, format: ExportFormat): string {
  * the file store's, beside its events.jsonl; the PostgreSQL store's local files folder),
  * prints its path on stdout and, when `open` and a display is there, opens it with the system's
  * opener (xdg-open, open, start) without waiting for it.
- * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
+ * @returns 0; 64 when the id or prefix names no session or more than one; 1 when the session
+ * cannot be read or the file cannot be written.
  */
 export async function runSessionsView(
   command: { sessionId: string; out?: string; open: boolean; store?: string },
@@ -73,7 +77,7 @@ export async function runSessionsView(
     const loaded = await loadView(io, command.sessionId, command.store);
     if (!loaded.ok) {
       io.stderr.write(`turnloop: ${loaded.message}\n`);
-      return 1;
+      return UNKNOWN_SESSION_EXIT_CODE;
     }
     const target =
       command.out === undefined
@@ -91,7 +95,8 @@ export async function runSessionsView(
 
 /**
  * Writes a session in `format` to `--out F`, or to stdout.
- * @returns 0, or 1 when the session cannot be found or read, or the file cannot be written.
+ * @returns 0; 64 when the id or prefix names no session or more than one; 1 when the session
+ * cannot be read or the file cannot be written.
  */
 export async function runSessionsExport(
   command: { sessionId: string; format: ExportFormat; out?: string; store?: string },
@@ -101,7 +106,7 @@ export async function runSessionsExport(
     const loaded = await loadView(io, command.sessionId, command.store);
     if (!loaded.ok) {
       io.stderr.write(`turnloop: ${loaded.message}\n`);
-      return 1;
+      return UNKNOWN_SESSION_EXIT_CODE;
     }
     const text = renderExport(loaded.view, command.format);
     if (command.out === undefined) {

@@ -1,0 +1,174 @@
+/**
+ * Word wrapping for the lists the terminal faces print (the slash commands' `/help` and other
+ * command output on the interactive screen, `--help`, the permission choices of `-p` and of the
+ * plain-line face): rows of at most `width` columns, broken between words (inside a word only
+ * when it alone is wider than a row), each continuation row indented under the text it continues:
+ * - a `term  description` line (two or more spaces between them) under its description;
+ * - a line indented {@link CONTINUATION_INDENT} columns or more (a description under a term too
+ *   long to share its row) at its indent;
+ * - a list item (indented, or after a `* `, `- `, `• ` or `1. ` marker) two columns past where
+ *   its text starts;
+ * - prose (at the left edge, no marker) at the left edge.
+ * Colour codes take no columns.
+ */
+
+/**
+ * An SGR escape sequence (ESC, `[`, parameters, `m`), built from text: Biome refuses a control
+ * character in a regular expression literal.
+ */
+const SGR = "\u001b\\[[0-9;]*m";
+const COLOUR_CODE = new RegExp(SGR, "g");
+/** A colour code or one code point. */
+const COLOUR_CODE_OR_CHARACTER = new RegExp(`${SGR}|[\\s\\S]`, "gu");
+/**
+ * Columns a continued row keeps at least to write in (half a narrower row): a description with
+ * less room beside its term continues as a list item does.
+ */
+const DESCRIPTION_ROOM = 20;
+/** A line indented this much or more continues a description column (usage.ts). */
+const CONTINUATION_INDENT = 8;
+/** A list item's marker. */
+const LIST_MARKER = /^(?:[*•-]|\d+\.) /;
+
+/** The columns `text` takes: its code points, colour codes left out. */
+export function visibleLength(text: string): number {
+  let length = 0;
+  for (const _ of text.replace(COLOUR_CODE, "")) {
+    length++;
+  }
+  return length;
+}
+
+/**
+ * `text` wrapped to `width` columns, line by line (see the module comment); a line that
+ * continues the description of the line before it (indented to where that description starts, as
+ * `usage.ts` writes them for a wide terminal) is joined to it first, so the description reflows.
+ * A `width` that is not a positive number (not a terminal) leaves `text` as it is.
+ */
+export function wrapText(text: string, width: number | undefined): string {
+  if (width === undefined || !(width > 0)) {
+    return text;
+  }
+  const lines: string[] = [];
+  let previousColumn: number | undefined;
+  for (const line of text.split("\n")) {
+    const indent = line.length - line.trimStart().length;
+    const last = lines.length - 1;
+    if (indent > 0 && indent === previousColumn && line.trim() !== "" && last >= 0) {
+      lines[last] = `${lines[last]} ${line.trim()}`;
+      continue;
+    }
+    lines.push(line);
+    previousColumn =
+      descriptionColumn(line, Number.POSITIVE_INFINITY) ??
+      (indent >= CONTINUATION_INDENT ? indent : undefined);
+  }
+  return lines.flatMap((line) => wrapLine(line, width)).join("\n");
+}
+
+/**
+ * `choices` (`[y] yes`, `[n] no` …) on as few rows of `width` columns as they fit, `gap` between
+ * two, each row starting with `indent`; a choice is never split across rows unless it alone is
+ * wider than a row. An undefined `width` (not a terminal) keeps them on one row.
+ */
+export function wrapChoices(
+  choices: readonly string[],
+  width: number | undefined,
+  indent = "",
+  gap = "   ",
+): string[] {
+  const rows: string[] = [];
+  let row = "";
+  for (const choice of choices) {
+    const joined = row === "" ? `${indent}${choice}` : `${row}${gap}${choice}`;
+    if (width === undefined || visibleLength(joined) <= width || row === "") {
+      row = joined;
+      continue;
+    }
+    rows.push(row);
+    row = `${indent}${choice}`;
+  }
+  rows.push(row);
+  return width === undefined ? rows : rows.flatMap((line) => wrapLine(line, width));
+}
+
+/** One line as rows of at most `width` columns (the module comment's rules). */
+export function wrapLine(line: string, width: number): string[] {
+  if (visibleLength(line) <= width) {
+    return [line];
+  }
+  const hang = hangColumn(line, width);
+  const rows: string[] = [];
+  let row = "";
+  let spaces = "";
+  for (const piece of line.match(/\s+|\S+/g) ?? []) {
+    if (/^\s/.test(piece)) {
+      spaces = piece;
+      continue;
+    }
+    const start = row === "" && rows.length === 0 ? spaces : row === "" ? "" : `${row}${spaces}`;
+    const candidate = `${start}${piece}`;
+    if (visibleLength(candidate) <= width) {
+      row = candidate;
+    } else {
+      if (row !== "") {
+        rows.push(row);
+      }
+      const pieces = cut(piece, Math.max(1, width - hang));
+      rows.push(...pieces.slice(0, -1).map((part) => `${" ".repeat(hang)}${part}`));
+      row = `${" ".repeat(hang)}${pieces.at(-1) ?? ""}`;
+    }
+    spaces = "";
+  }
+  rows.push(row);
+  return rows;
+}
+
+/** Where a line's continuation rows start (the module comment's rules), leaving room to write. */
+function hangColumn(line: string, width: number): number {
+  const plain = line.replace(COLOUR_CODE, "");
+  const text = plain.trimStart();
+  const indent = plain.length - text.length;
+  const marker = LIST_MARKER.exec(text)?.[0].length ?? 0;
+  const column =
+    descriptionColumn(plain, width) ??
+    (indent >= CONTINUATION_INDENT ? indent : indent + marker === 0 ? 0 : indent + marker + 2);
+  return Math.min(column, width - room(width));
+}
+
+/** {@link DESCRIPTION_ROOM} in a row of `width` columns. */
+function room(width: number): number {
+  return Math.min(DESCRIPTION_ROOM, Math.floor(width / 2));
+}
+
+/**
+ * The column where a `term  description` line's description starts: after its last run of two or
+ * more spaces that leaves the description {@link room} in `width`.
+ */
+function descriptionColumn(line: string, width: number): number | undefined {
+  const plain = line.replace(COLOUR_CODE, "");
+  let column: number | undefined;
+  for (const gap of plain.matchAll(/(?<=\S) {2,}(?=\S)/g)) {
+    const start = visibleLength(plain.slice(0, gap.index)) + gap[0].length;
+    if (start <= width - room(width)) {
+      column = start;
+    }
+  }
+  return column;
+}
+
+/** `word` in pieces of `size` columns, colour codes kept with the character after them. */
+function cut(word: string, size: number): string[] {
+  const pieces: string[] = [""];
+  let columns = 0;
+  for (const [token] of word.matchAll(COLOUR_CODE_OR_CHARACTER)) {
+    const isCode = token.startsWith("\u001b[");
+    if (!isCode && columns === size) {
+      pieces.push("");
+      columns = 0;
+    }
+    pieces[pieces.length - 1] += token;
+    columns += isCode ? 0 : 1;
+  }
+  return pieces;
+}

@@ -1,0 +1,163 @@
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { whenFileExists } from "../support/cli.js";
+import type { Reply } from "../support/fake-model-types.js";
+import { test } from "../support/fixtures.js";
+
+// `-p --output-format json`: the result object's subtype and is_error for each way a prompt ends.
+
+test.override({ git: true });
+
+/** How a prompt ends: the model's reply, the extra flags, whether it is cancelled by Ctrl-C. */
+interface Ending {
+  name: string;
+  replies: Reply[];
+  flags?: string[];
+  cancel?: true;
+}
+
+const LOOK = { id: "call_1", name: "glob", arguments: '{"pattern":"*"}' };
+
+const ENDINGS: Ending[] = [
+  { name: "end_turn", replies: [{ text: "Done." }] },
+  { name: "max_tokens", replies: [{ text: "Cut", finish: "length" }] },
+  { name: "refusal", replies: [{ text: "No.", finish: "content_filter" }] },
+  {
+    name: "max_turn_requests",
+    replies: [{ toolCalls: [LOOK] }],
+    flags: ["--max-turns", "1"],
+  },
+  {
+    name: "cancelled",
+    replies: [
+      {
+        toolCalls: [
+          { id: "call_1", name: "bash", arguments: '{"command":"touch started; sleep 30"}' },
+        ],
+      },
+    ],
+    flags: ["--allow-all-tools"],
+    cancel: true,
+  },
+  { name: "error", replies: [{ status: 400, body: { error: { message: "bad request body" } } }] },
+];
+
+describe("--output-format json: subtype and is_error", () => {
+  test("each stop reason maps to one subtype/is_error pair; success only for end_turn", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const seen = [];
+    for (const ending of ENDINGS) {
+      model.enqueue(...ending.replies);
+      const result = await cli(["-p", "go", "--output-format", "json", ...(ending.flags ?? [])], {
+        ...(ending.cancel === undefined
+          ? {}
+          : {
+              // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
+              onStart: (child) =>
+                whenFileExists(join(repository, "started"), child, () => child.kill("SIGINT")),
+            }),
+      });
+      const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+      seen.push({
+        ending: ending.name,
+        code: result.code,
+        subtype: parsed.subtype,
+        is_error: parsed.is_error,
+        stop_reason: parsed.stop_reason,
+      });
+    }
+    expect(seen).toEqual([
+      { ending: "end_turn", code: 0, subtype: "success", is_error: false, stop_reason: "end_turn" },
+      {
+        ending: "max_tokens",
+        code: 2,
+        subtype: "error_during_execution",
+        is_error: true,
+        stop_reason: "max_tokens",
+      },
+      {
+        ending: "refusal",
+        code: 2,
+        subtype: "error_during_execution",
+        is_error: true,
+        stop_reason: "refusal",
+      },
+      {
+        ending: "max_turn_requests",
+        code: 2,
+        subtype: "error_max_turns",
+        is_error: true,
+        stop_reason: "max_turn_requests",
+      },
+      {
+        ending: "cancelled",
+        code: 130,
+        subtype: "error_during_execution",
+        is_error: true,
+        stop_reason: "cancelled",
+      },
+      {
+        ending: "error",
+        code: 1,
+        subtype: "error_during_execution",
+        is_error: true,
+        stop_reason: null,
+      },
+    ]);
+  });
+});
+
+describe("--output-format stream-json: event ids", () => {
+  test("every event's id is a UUID, as the persisted events' are, streamed deltas included; no two alike", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue(
+      { text: ["Look", "ing."], toolCalls: [LOOK] },
+      { text: ["The answer ", "is 42."] },
+    );
+    const result = await cli(["-p", "hi", "--output-format", "stream-json"]);
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; id?: string; ephemeral?: true });
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const shapes = events.map((event) => ({
+      type: event.type,
+      ephemeral: event.ephemeral === true,
+      uuid: uuid.test(event.id ?? ""),
+    }));
+    // The result line (Claude's shape) has no event id.
+    const expected = [
+      ["session.start", false],
+      ["user.message", false],
+      ["assistant.turn_start", false],
+      ["assistant.message_delta", true],
+      ["assistant.message_delta", true],
+      ["assistant.tool_call_start", true],
+      ["assistant.message", false],
+      ["assistant.usage", false],
+      ["tool.execution_start", false],
+      ["tool.execution_running", true],
+      ["tool.execution_complete", false],
+      ["assistant.turn_end", false],
+      ["assistant.turn_start", false],
+      ["assistant.message_delta", true],
+      ["assistant.message_delta", true],
+      ["assistant.message", false],
+      ["assistant.usage", false],
+      ["assistant.turn_end", false],
+      ["session.idle", true],
+    ] as const;
+    expect(shapes).toEqual([
+      ...expected.map(([type, ephemeral]) => ({ type, ephemeral, uuid: true })),
+      { type: "result", ephemeral: false, uuid: false },
+    ]);
+    const ids = events.flatMap((event) => (event.id === undefined ? [] : [event.id]));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

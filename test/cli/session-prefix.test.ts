@@ -1,0 +1,62 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { test } from "../support/fixtures.js";
+
+// A session id or prefix the user typed that names no session, or more than one, is a usage
+// error: exit 64 and the same message from every command that takes one (README, exit codes).
+
+const GOLDEN = new URL("../golden/failed-command-events.jsonl", import.meta.url);
+const GOLDEN_ID = "f01d5e55-0000-4000-8000-000000000021";
+const IDS = ["8a000000-0000-4000-8000-000000000001", "8b000000-0000-4000-8000-000000000002"];
+
+/** Every command that takes a session id or prefix, with that argument `prefix`. */
+function commandsTaking(prefix: string): string[][] {
+  return [
+    ["sessions", "show", prefix],
+    ["sessions", "delete", prefix],
+    ["sessions", "view", prefix, "--no-open"],
+    ["sessions", "export", prefix, "--format", "markdown"],
+    ["sessions", "export", prefix, "--format", "jsonl"],
+    ["sessions", "compact", prefix],
+    ["-p", "hi", "--resume", prefix],
+    // The interactive face (plain lines: stdin is not a terminal).
+    ["--resume", prefix],
+  ];
+}
+
+test("an unknown or ambiguous session prefix: exit 64 and one wording, for every command taking one", async ({
+  cli,
+  home,
+  repository,
+  model,
+}) => {
+  const golden = await readFile(GOLDEN, "utf8");
+  for (const id of IDS) {
+    await mkdir(join(home, "session-state", id), { recursive: true });
+    const log = golden.replace(GOLDEN_ID, id).replace('"<cwd>"', JSON.stringify(repository));
+    await writeFile(join(home, "session-state", id, "events.jsonl"), log);
+  }
+  const runs = [];
+  for (const prefix of ["8", "0zz"]) {
+    for (const args of commandsTaking(prefix)) {
+      const { code, stdout, stderr } = await cli(args);
+      runs.push({ args: args.join(" "), code, stdout, stderr });
+    }
+  }
+  const ambiguous = `turnloop: 8 matches 2 sessions (${IDS.join(", ")}); give more of the id\n`;
+  const unknown = `turnloop: no session 0zz in ${home}\n`;
+  expect(runs).toEqual(
+    ["8", "0zz"].flatMap((prefix) =>
+      commandsTaking(prefix).map((args) => ({
+        args: args.join(" "),
+        code: 64,
+        stdout: "",
+        stderr: prefix === "8" ? ambiguous : unknown,
+      })),
+    ),
+  );
+  // Nothing was sent to the model, and both sessions are still there.
+  expect(model.requests).toHaveLength(0);
+  expect((await cli(["sessions"])).stdout).toContain(IDS[1]);
+});

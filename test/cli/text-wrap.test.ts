@@ -1,0 +1,53 @@
+import { describe, expect, test } from "vitest";
+import { wrapChoices, wrapText } from "../../src/cli/text-wrap.js";
+
+describe("wrapText", () => {
+  test.each([
+    ["not a terminal: unchanged", "a b c d e f", undefined, ["a b c d e f"]],
+    [
+      "prose at the left edge continues there",
+      "one two three four",
+      9,
+      ["one two", "three", "four"],
+    ],
+    [
+      "a list item two columns past its text",
+      "* ask: one two three",
+      12,
+      ["* ask: one", "    two", "    three"],
+    ],
+    [
+      "a term and its description: under the description",
+      "/x  one two three four five six seven eight nine ten eleven twelve",
+      30,
+      ["/x  one two three four five", "    six seven eight nine ten", "    eleven twelve"],
+    ],
+    ["a word wider than a row is cut", "abcdefghij", 4, ["abcd", "efgh", "ij"]],
+    [
+      "colour codes take no columns and stay with their word",
+      "\u001b[1m[a]\u001b[22m yes and more",
+      7,
+      ["\u001b[1m[a]\u001b[22m yes", "and", "more"],
+    ],
+    [
+      "a continued description is joined, then wrapped again",
+      "  --x     one two\n          three four",
+      20,
+      ["  --x     one two", "          three four"],
+    ],
+  ] as const)("%s", (_, text, width, rows) => {
+    expect(wrapText(text, width).split("\n")).toEqual(rows);
+  });
+});
+
+test("wrapChoices keeps each choice whole and fills rows", () => {
+  const choices = ["[y] yes", "[a] always for bash(ls)", "[n] no", "[t] tell"];
+  expect(wrapChoices(choices, undefined, "  ")).toEqual([
+    "  [y] yes   [a] always for bash(ls)   [n] no   [t] tell",
+  ]);
+  expect(wrapChoices(choices, 30, "  ")).toEqual([
+    "  [y] yes",
+    "  [a] always for bash(ls)",
+    "  [n] no   [t] tell",
+  ]);
+});
