@@ -35,7 +35,8 @@ Options for -p:
                                       OLLAMA_HOST are read too)
   --resume <session-id>               continue a session
   --continue                          continue the newest session of this directory
-  --max-turns <n>                     model requests allowed for the prompt (default 100)
+  --max-turns <n>                     model requests allowed for the prompt (default 100;
+                                      a compaction's summary requests are not counted)
   --autopilot                         keep working until the model calls task_complete
   --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
   --allow-all-tools                   run every tool without asking (also --yolo)
