@@ -7,7 +7,7 @@
  * work for each file (resolve, open, stat, read, its package.json scope, a URL and a path or two),
  * and on the ACP path that work made Node's own URL-to-path functions hot enough to start V8's
  * optimising compiler, 3.3 MiB of the agent's peak memory (bench/notes/targets.md, "ACP face and
- * `-p`"; bench/notes/start.md has this step's figures).
+ * `-p`"; its "start lane … session 8" section has this step's figures).
  *
  * This step merges files that the same runs load. A *phase* is the set of source entry points one
  * kind of run imports up to a point (`-p` up to its first request, `acp` up to its `initialize`

@@ -221,7 +221,8 @@ export async function benchHeadless(context) {
     // allowed, its hooks ran and the log was made durable) to `tool.execution_complete`. From
     // `tool.execution_start` it would hold that permission check, hooks and fdatasync too,
     // which are turnloop's per-turn overhead, not the tool's; until round 3 session 8 the tool
-    // was timed from its start, which left them out of the figure (bench/notes/server.md).
+    // was timed from its start, which left them out of the figure (bench/notes/targets.md,
+    // "Server lane … session 8").
     const overheads = [];
     const overheadsFromStart = [];
     for (const [sessionId, prompt] of result.promptBySession) {

@@ -61,7 +61,8 @@ export function defaultCliPath(): string {
  * The size of libuv's thread pool the SDK gives a server it starts. Every session's log sync
  * (`fdatasync`), file open and read in the server goes through that pool, and with Node's default
  * of 4 threads many sessions queue there: at 1,000 sessions prompted at once, per-turn p99 4.2–5.1 s
- * with 4 threads and 0.5–0.7 s with 32 (bench/notes/server.md); about 0.2 MiB more resident.
+ * with 4 threads and 0.5–0.7 s with 32 (bench/notes/targets.md, "Server lane … session 8");
+ * about 0.2 MiB more resident.
  * Only whoever starts the server can set it: Node reads `UV_THREADPOOL_SIZE` once, when the pool is
  * first used, and its module loader uses it before any of the server's code runs.
  */
