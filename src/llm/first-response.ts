@@ -1,8 +1,8 @@
 /**
  * One-time work of the process that the first model response would otherwise do on its way to the
  * user (issue 26, figure 4e; bench/notes/targets.md, "turn lane … session 8"): JIT compilation
- * the chunks need, and an error object Node builds once. Two stages, each run once, one piece per event-loop turn
- * (`setImmediate`, after that turn's I/O):
+ * the chunks need, and an error object Node builds once. Two stages, each run once, one piece per
+ * event-loop turn (`setImmediate`, after that turn's I/O):
  * - `headers`: when a response's headers have arrived (`ModelAttempt`), only work the first part
  *   needs anyway; a streaming server answers with its headers before the model's first token, so
  *   it fills that wait, and a first token that comes meanwhile waits for nothing it would not
