@@ -40,7 +40,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       // Tab completes a command name.
       terminal.write("/ses");
       terminal.key("Tab");
-      await terminal.waitFor(/\/sessions/);
+      // The input box between its two rules holds the completed name (/help's list names
+      // /sessions too, so the name alone on the screen is no gate).
+      await terminal.waitFor(/─{20,}\n *\/sessions *\n─{20,}/);
       terminal.key("Enter");
       await terminal.waitFor(/\* [0-9a-f]{8} +just now +hi/);
 

@@ -43,9 +43,13 @@ const NOT_BEFORE_NEEDED =
  * session/config-paths.ts, tools/file-lines.ts, tools/line-diff.ts); 210 with -p's handling of
  * SIGTERM and SIGHUP (cli/prompt-stops.ts, session/termination-signals.ts); 211 with
  * llm/header-value.ts (the API key's check, shared with the fetch); 212 with
- * session/prompt-attachments.ts (how the faces open attachments, which titles leave out).
+ * session/prompt-attachments.ts (how the faces open attachments, which titles leave out). 215 in
+ * session 8: @vscode/ripgrep loads at the first search (one fewer), and four more of our own:
+ * cli/permission-flags.ts (contradicting flags are a usage error), cli/prompt-totals.ts (split
+ * from the terminal renderer), llm/first-response.ts (one-time work done when the headers arrive)
+ * and session/database-url.ts (the password kept out of the lock's holder command).
  */
-const PROMPT_MODULE_BOUND = 214;
+const PROMPT_MODULE_BOUND = 217;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
