@@ -100,7 +100,7 @@ const STALL_MS = 90_000;
  * (marking them unusable): their sessions in flight are resumed on another worker, and the
  * sessions whose creation they did not answer are created on another. When no session finishes
  * for `STALL_MS`, the run ends and `stalled` says what each unfinished one was waiting on.
- * @returns {Promise<{ids: string[], promptMs: number[], finished: Set<string>, takeovers: Array<{sessionId: string, from: number, at: number}>, failures: unknown[], lostErrors: Array<{worker: number, message: string}>, stalled: Array<{sessionId?: string, index?: number, worker: number, waitingOn: string}>, wallMs: number}>}
+ * @returns {Promise<{ids: string[], promptMs: number[], finished: Set<string>, takeovers: Array<{sessionId: string, from: number, at: number, waited: boolean}>, failures: unknown[], lostErrors: Array<{worker: number, message: string}>, stalled: Array<{sessionId?: string, index?: number, worker: number, waitingOn: string}>, wallMs: number}>}
  */
 export async function driveSessions(workers, { sessions, lanes, onCreated, chaos, isFree }) {
   const ids = [];
@@ -185,7 +185,10 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
     const wait = { sessionId, worker: from.index, waitingOn: "its lease to be free" };
     waits.add(wait);
     try {
+      // Whether the lost worker still held it: then the takeover had to wait for its lease.
+      let waited = false;
       while (!(await isFree(sessionId))) {
+        waited = true;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       for (let attempt = 0; ; attempt++) {
@@ -197,7 +200,7 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
           const session = await worker.client.resumeSession(sessionId, {
             onPermissionRequest: approveAll,
           });
-          takeovers.push({ sessionId, from: from.index, at: performance.now() });
+          takeovers.push({ sessionId, from: from.index, at: performance.now(), waited });
           debug(`resumed ${sessionId} on worker ${worker.index}`);
           await prompt(worker, session, "continue: read the notes", wait);
           inFlight.delete(sessionId);
@@ -231,7 +234,9 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
   // A run that stops making progress ends here, its sessions reported unfinished (the checks).
   let progress = { finished: 0, at: performance.now() };
   let stalled = [];
-  while (running.size > 0) {
+  // The orphans and the creations to retry are looked at before the loop may end: the last lane
+  // to end can be a lost worker's, leaving its session in flight with nothing else running.
+  for (;;) {
     if (finished.size !== progress.finished) {
       progress = { finished: finished.size, at: performance.now() };
     } else if (performance.now() - progress.at > STALL_MS) {
@@ -251,6 +256,9 @@ export async function driveSessions(workers, { sessions, lanes, onCreated, chaos
     const [worker] = live();
     if (retry.length > 0 && worker !== undefined) {
       watch(lane(worker));
+    }
+    if (running.size === 0) {
+      break;
     }
     await Promise.race([...running, new Promise((resolve) => setTimeout(resolve, 200))]);
   }

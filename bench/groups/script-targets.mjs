@@ -262,7 +262,8 @@ function scaleRows(text) {
       ...TAKEOVER,
       id: "scale takeover stop",
       label: "Takeover after SIGSTOP",
-      figure: "many workers: takeover after SIGSTOP of a worker (the lease must lapse)",
+      figure:
+        "many workers: takeover after SIGSTOP of a worker, of a session it held (its lease must lapse)",
     },
     {
       id: "scale appends",
