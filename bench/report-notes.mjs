@@ -194,9 +194,9 @@ export function notesForUnmetTargets(context) {
     const perTurn =
       headless === undefined ? Number.NaN : headless.allIdleMilliseconds / headless.turns;
     notes.push({
-      title: "7d 100 concurrent sessions",
+      title: `7d ${headless?.sessions ?? "?"} concurrent sessions`,
       lines: [
-        `- p10–p90 ${formatDuration(row?.spread?.low)} – ${formatDuration(row?.spread?.high)}. ${headless?.turns ?? "?"} model requests were answered ${formatDuration(headless?.allIdleMilliseconds)} after the prompts were sent, ${formatDuration(perTurn)} of server time per request, with all sessions on one event loop: a turn waits behind the stream parsing, event writing and notifications of the other sessions, so the tail is that queue (compare 3c, the CPU one turn costs).`,
+        `- p10–p90 ${formatDuration(row?.spread?.low)} – ${formatDuration(row?.spread?.high)}. ${headless?.turns ?? "?"} model requests were answered ${formatDuration(headless?.allIdleMilliseconds)} after the prompts were sent, ${formatDuration(perTurn)} of wall time per request and ${formatDuration((headless?.sendOnCpuMilliseconds ?? Number.NaN) / (headless?.turns ?? Number.NaN))} of the server's main-thread CPU, with all sessions on one event loop: a turn waits behind the stream parsing, event writing and notifications of the other sessions, so the tail is that queue (compare 3c, the CPU one turn costs).`,
       ],
     });
   }

@@ -209,6 +209,7 @@ export async function benchHeadless(context) {
     }
     const requests = await model.requests();
     context.details.headless = {
+      sessions: result.promptBySession.size,
       turns: requests.length,
       allIdleMilliseconds: result.allIdleMilliseconds,
       sendOnCpuMilliseconds: result.sendOnCpuMilliseconds,
