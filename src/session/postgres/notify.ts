@@ -24,12 +24,20 @@ const RECONNECT_MS = 500;
 const EVERY_SESSION = "*";
 const MAX_PAYLOAD = 7_000;
 
-/** Sends the worker's coalesced commit notifications. */
+/**
+ * Sends the worker's coalesced commit notifications: one at a time, each at least
+ * {@link NOTIFY_INTERVAL_MS} after the previous one went out (measured when it is handed to its
+ * connection, so one that waited for a pool connection does not bring the next one closer), each
+ * naming every session committed since the previous one.
+ */
 export class CommitNotifier {
   readonly #database: Database;
   readonly #pending = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
+  /** When the last notification was handed to its connection. */
   #lastSent = Number.NEGATIVE_INFINITY;
+  /** A send is queued that has not taken the pending ids yet: it will take these too. */
+  #queued = false;
   #sending: Promise<void> = Promise.resolve();
 
   constructor(database: Database) {
@@ -39,7 +47,7 @@ export class CommitNotifier {
   /** Notes that `sessionId`'s events were committed; notifies now or at the interval's end. */
   committed(sessionId: string): void {
     this.#pending.add(sessionId);
-    if (this.#timer !== undefined) {
+    if (this.#timer !== undefined || this.#queued) {
       return;
     }
     const wait = this.#lastSent + NOTIFY_INTERVAL_MS - performance.now();
@@ -53,7 +61,7 @@ export class CommitNotifier {
     }, wait);
   }
 
-  /** Sends what is pending now and waits for every notification sent. */
+  /** Sends what is pending (after the interval, as any other) and waits for every notification. */
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -64,18 +72,38 @@ export class CommitNotifier {
   }
 
   #send(): void {
-    const ids = [...this.#pending];
-    this.#pending.clear();
-    this.#lastSent = performance.now();
-    const joined = ids.join(",");
-    const payload = joined.length > MAX_PAYLOAD ? EVERY_SESSION : joined;
+    if (this.#queued) {
+      return;
+    }
+    this.#queued = true;
     // A failed notification is only latency: the followers' poll reads the events.
     this.#sending = this.#sending.then(async () => {
+      const wait = this.#lastSent + NOTIFY_INTERVAL_MS - performance.now();
+      if (wait > 0) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const client = await this.#database
+        .pool()
+        .then((pool) => pool.connect())
+        .catch(() => undefined);
+      this.#queued = false;
+      if (client === undefined) {
+        return; // The ids stay pending for the next commit's notification.
+      }
+      const ids = [...this.#pending];
+      this.#pending.clear();
+      const joined = ids.join(",");
+      const payload = joined.length > MAX_PAYLOAD ? EVERY_SESSION : joined;
+      let failure: unknown;
       try {
-        const pool = await this.#database.pool();
-        await pool.query("SELECT pg_notify($1, $2)", [COMMITS_CHANNEL, payload]);
-      } catch {
-        // See above.
+        if (ids.length > 0) {
+          this.#lastSent = performance.now();
+          await client.query("SELECT pg_notify($1, $2)", [COMMITS_CHANNEL, payload]);
+        }
+      } catch (error) {
+        failure = error; // See above; a connection that failed is not given back to the pool.
+      } finally {
+        client.release(failure instanceof Error ? failure : undefined);
       }
     });
   }
