@@ -56,7 +56,7 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
     readServersFile(userPath),
     readServersFile(projectPath),
     sources.trusted === true || isProjectTrusted(sources.home, sources.cwd),
-    ...filePaths.map((path) => readServersFile(path)),
+    ...filePaths.map((path) => readServersFile(path, { named: true })),
   ]);
   const settings = configFileServers(sources.home, sources.cwd);
   const projectLayers = [

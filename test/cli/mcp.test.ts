@@ -165,4 +165,25 @@ describe("turnloop -p with MCP servers", () => {
     expect(lines[2]).toBe("repo  project  untrusted  0 tools");
     expect(lines).toHaveLength(3);
   });
+
+  test("an --mcp-config file that is not there is named on stderr, by -p (also with -q) and mcp list", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue({ text: "Answered anyway." });
+    model.enqueue({ text: "Answered anyway." });
+    const missing = join(repository, "missing-servers.json");
+    const said = `turnloop: MCP config: ${missing}: no such file\n`;
+    for (const quiet of [[], ["-q"]]) {
+      const run = await cli(["-p", "hello", ...quiet, "--mcp-config", "missing-servers.json"]);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({
+        code: 0,
+        stdout: "Answered anyway.\n",
+      });
+      expect(run.stderr.startsWith(said)).toBe(true);
+    }
+    const listed = await cli(["mcp", "list", "--mcp-config", "missing-servers.json"]);
+    expect(listed).toMatchObject({ code: 0, stderr: said });
+  });
 });

@@ -89,7 +89,7 @@ describe("MCP server configs", () => {
     const sources = {
       home,
       cwd: project,
-      configFiles: ["extra.json", "broken.json"],
+      configFiles: ["extra.json", "broken.json", "missing.json"],
       face: { e: { type: "stdio" as const, command: "face", args: [], env: {} } },
     };
     const untrusted = await gatherMcpServers(sources);
@@ -118,7 +118,11 @@ describe("MCP server configs", () => {
       d: join(project, "extra.json"),
       e: "the client",
     });
-    expect(untrusted.problems).toEqual([expect.stringMatching(/broken\.json: not valid JSON/)]);
+    // A file named by --mcp-config that is not there is a problem; a missing usual file is not.
+    expect(untrusted.problems).toEqual([
+      expect.stringMatching(/broken\.json: not valid JSON/),
+      `${join(project, "missing.json")}: no such file`,
+    ]);
 
     expect(await isProjectTrusted(home, project)).toBe(false);
     await trustProject(home, project);

@@ -182,16 +182,21 @@ export function parseServers(value: unknown, where: string): ParsedServers {
 }
 
 /**
- * Reads a config file holding `{"mcpServers": {...}}`. A missing file has no servers and no
- * problem; unreadable or invalid JSON is one problem naming the file.
+ * Reads a config file holding `{"mcpServers": {...}}`. A missing file has no servers, and no
+ * problem unless the user `named` it (`--mcp-config`); unreadable or invalid JSON is one problem
+ * naming the file.
  */
-export async function readServersFile(path: string): Promise<ParsedServers> {
+export async function readServersFile(
+  path: string,
+  options: { named?: boolean } = {},
+): Promise<ParsedServers> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
     if (isMissingFileError(error)) {
-      return { servers: {}, problems: [] };
+      // A file the user named (`--mcp-config`) must be there; the usual places may be empty.
+      return { servers: {}, problems: options.named === true ? [`${path}: no such file`] : [] };
     }
     return { servers: {}, problems: [`${path}: ${errorMessage(error)}`] };
   }
