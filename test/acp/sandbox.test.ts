@@ -170,8 +170,8 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
     expect(question?.toolCall.title).toBe("Run echo x > made.txt [sandbox: read-only, no network]");
     expect(toolResults(harness)).toEqual([
       `bash: line 1: made.txt: Read-only file system\n<exited with exit code 1>\n` +
-        "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
-        "(Read-only file system). It was not run outside the sandbox: that needs the user's " +
+        "The sandbox stopped this command: the read-only sandbox lets it write only its private " +
+        "/tmp (Read-only file system). It was not run outside the sandbox: that needs the user's " +
         "agreement, which was not given.",
     ]);
     // The editor sees the output, the sandbox's note and the exit code: not the model's exit line.
@@ -191,9 +191,9 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
               type: "text",
               text:
                 "bash: line 1: made.txt: Read-only file system\n" +
-                "The sandbox stopped this command: the sandbox lets it write only inside the " +
-                "workspace (Read-only file system). It was not run outside the sandbox: that needs " +
-                "the user's agreement, which was not given.\nexit code 1",
+                "The sandbox stopped this command: the read-only sandbox lets it write only its " +
+                "private /tmp (Read-only file system). It was not run outside the sandbox: that " +
+                "needs the user's agreement, which was not given.\nexit code 1",
             },
           },
         ],

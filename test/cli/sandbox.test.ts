@@ -81,6 +81,22 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(existsSync(escaped)).toBe(false);
   });
 
+  test("read-only: a write inside the workspace is stopped too, and the reason names the policy", async () => {
+    const result = await runThroughCli("echo in > kept-out.txt", [
+      "--sandbox",
+      "read-only",
+      "--yolo",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.toolResult).toBe(
+      "bash: line 1: kept-out.txt: Read-only file system\n<exited with exit code 1>\n" +
+        "The sandbox stopped this command: the read-only sandbox lets it write only its private " +
+        "/tmp (Read-only file system). It was not run outside the sandbox: that needs the user's " +
+        "agreement, which was not given.",
+    );
+    expect(existsSync(join(workspace, "kept-out.txt"))).toBe(false);
+  });
+
   test("the network is off unless --sandbox-network", async () => {
     const probe = "exec 3<>/dev/tcp/127.0.0.1/$PORT && echo connected";
     const port = new URL(server.url).port;

@@ -31,7 +31,7 @@ export class SandboxedRunner implements CommandRunner {
     const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
     const result = await runner.run(command, request);
-    const limit = sandboxLimitOf(result, this.settings.network === true);
+    const limit = sandboxLimitOf(result, this.policy, this.settings.network === true);
     return limit === undefined ? result : { ...result, sandboxLimit: limit };
   }
 }
@@ -42,18 +42,29 @@ const READ_ONLY = /Read-only file system/;
 const NO_NETWORK =
   /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Could not resolve hostname|Failed to establish a new connection|Connection refused/;
 
+/** Where each confining policy lets a command write (README, "Sandbox"). */
+const WRITABLE: Record<ConfiningPolicy, string> = {
+  "read-only": "the read-only sandbox lets it write only its private /tmp",
+  "workspace-write": "the sandbox lets it write only inside the workspace",
+};
+
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
- * printed: a write to a read-only place, or (with the network off) a failed name lookup or
- * connection. `undefined` when it succeeded, was stopped, or failed for another reason.
+ * printed: a write to a read-only place (worded for `policy`), or (with the network off) a failed
+ * name lookup or connection. `undefined` when it succeeded, was stopped, or failed for another
+ * reason.
  */
-export function sandboxLimitOf(result: CommandResult, network: boolean): string | undefined {
+export function sandboxLimitOf(
+  result: CommandResult,
+  policy: ConfiningPolicy,
+  network: boolean,
+): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
   const readOnly = READ_ONLY.exec(result.output);
   if (readOnly !== null) {
-    return `the sandbox lets it write only inside the workspace (${readOnly[0]})`;
+    return `${WRITABLE[policy]} (${readOnly[0]})`;
   }
   const offline = network ? null : NO_NETWORK.exec(result.output);
   if (offline !== null) {
