@@ -33,11 +33,9 @@ export async function runCommand(argv: readonly string[], version: string): Prom
   }
   switch (command.kind) {
     case "help": {
-      // Wrapped at a terminal's width; the wrapping's module loads only then.
-      const { columns } = process.stdout;
-      const { wrapText } =
-        columns === undefined ? { wrapText: String } : await import("./text-wrap.js");
-      process.stdout.write(`${wrapText(USAGE, columns)}\n`);
+      // Wrapped at a terminal's width, and at 80 columns into a pipe or a file.
+      const { wrapText } = await import("./text-wrap.js");
+      process.stdout.write(`${wrapText(USAGE, process.stdout.columns ?? 80)}\n`);
       return 0;
     }
     case "version":

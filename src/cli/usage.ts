@@ -4,7 +4,8 @@ export const USAGE = `turnloop: an open, model-agnostic coding agent.
 Usage:
   turnloop ["<prompt>"] [options]     an interactive session in this folder (the same options
                                       as -p; --continue, --resume [<id>] reopen one)
-  turnloop -p "<prompt>" [options]    run one prompt, streaming the answer to stdout
+  turnloop -p "<prompt>" [options]    run one prompt: the final answer to stdout, progress
+                                      to stderr
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
   turnloop --headless --stdio|--port N [--host H]
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, test } from "vitest";
+import { USAGE } from "../../src/cli/usage.js";
 import { BIN_PATH, CLI_PATH, cleanEnvironment } from "../support/cli.js";
 
 const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=2";
@@ -80,9 +81,18 @@ describe("the bin file", () => {
     expect(await run(BIN_PATH, ["--version"])).toEqual({ code: 0, stdout: "0.1.0\n" });
     expect(await run(BIN_PATH, ["-v"])).toEqual({ code: 0, stdout: "0.1.0\n" });
     const help = await run(BIN_PATH, ["--help"]);
-    expect({ code: help.code, firstLine: help.stdout.split("\n", 1)[0] }).toEqual({
+    // Into a pipe it is wrapped at 80 columns, between words: only the spaces differ.
+    const words = (text: string) => text.trim().split(/\s+/);
+    expect({
+      code: help.code,
+      firstLine: help.stdout.split("\n", 1)[0],
+      wider: help.stdout.split("\n").filter((line) => line.length > 80),
+      words: words(help.stdout),
+    }).toEqual({
       code: 0,
       firstLine: "turnloop: an open, model-agnostic coding agent.",
+      wider: [],
+      words: words(USAGE),
     });
   });
 
