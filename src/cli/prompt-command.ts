@@ -213,6 +213,10 @@ function promptOutput(
         io.stderr.write(`error: ${outcome.error.message}\n`);
         return;
       }
+      if (outcome.stopReason === "cancelled") {
+        // The session id is what the user needs to go on (the summary line names it otherwise).
+        io.stderr.write(`turnloop: cancelled; resume with --resume ${session.id}\n`);
+      }
       const text = collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { whenFileExists } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
@@ -153,6 +154,30 @@ describe("output", () => {
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
     expect(failed.stderr).toMatch(/^error: HTTP 401: .*bad key.*\n$/);
+  });
+
+  test("--quiet and Ctrl-C: stderr still names the session to resume", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue({
+      toolCalls: [
+        { id: "call_1", name: "bash", arguments: '{"command":"touch started; sleep 30"}' },
+      ],
+    });
+    const result = await cli(["-p", "go", "-q", "--allow-all-tools"], {
+      // Ctrl-C once the command runs (its marker is written), not after a guessed delay.
+      onStart: (child) =>
+        whenFileExists(join(repository, "started"), child, () => child.kill("SIGINT")),
+    });
+    const id = /--resume ([0-9a-f-]{36})\n$/.exec(result.stderr)?.[1];
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 130,
+      stdout: "",
+      stderr: `turnloop: cancelled; resume with --resume ${id}\n`,
+    });
+    expect(id).toMatch(/^[0-9a-f]{8}-/);
   });
 
   test("--quiet still says on stderr what only the user can fix: an MCP server that failed to start, a call refused for want of a terminal", async ({
