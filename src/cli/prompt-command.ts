@@ -186,20 +186,20 @@ function promptOutput(
   const collector = new PromptResultCollector();
   const color = io.interactive && io.env.NO_COLOR === undefined;
   // Text mode: the final answer on stdout, progress on stderr; --verbose: every reply on stdout;
-  // --quiet: on stderr only what the user must act on.
+  // --quiet, and the json format (whose one result object has no room for them): on stderr only
+  // what the user must act on.
   const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
     ...terminal,
     verbose: options.verbose,
     allReplies: options.verbose,
-    failuresOnly: options.quiet,
+    failuresOnly: options.quiet || options.outputFormat === "json",
   });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
   if (format === "stream-json") {
     session.openingEvents.forEach(printJson);
   }
-  const show =
-    format === "stream-json" ? printJson : format === "text" ? renderer.handle : undefined;
+  const show = format === "stream-json" ? printJson : renderer.handle;
   const unsubscribe = session.subscribe((event) => {
     collector.handle(event);
     show?.(event);

@@ -201,6 +201,21 @@ describe("output", () => {
         "✗ bash echo hi (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
         "--allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools\n",
     });
+    // The json format's one result object has no room for them: they go to stderr too.
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hi"}' }] },
+      { text: "Could not run it." },
+    );
+    const json = await cli(["-p", "hi", "--output-format", "json", "--mcp-config", "servers.json"]);
+    expect({
+      code: json.code,
+      result: JSON.parse(json.stdout).result,
+      stderr: json.stderr.replace(/\(\d+ ms\)/, "(<ms>)"),
+    }).toEqual({
+      code: 0,
+      result: "Could not run it.",
+      stderr: result.stderr.replace(/\(\d+ ms\)/, "(<ms>)"),
+    });
   });
 });
 
