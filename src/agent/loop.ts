@@ -203,6 +203,9 @@ async function runTurns(
     });
     const state = { ...counters, repeating: guard.shouldStop, cancelled: signal.aborted };
     next = decideNext(reply, outcomes, state, settings);
+    if (state.repeating && next.kind === "stop" && next.stopReason === "max_turn_requests") {
+      emit(guard.stopNotice);
+    }
   }
   return conclude(emit, next, counters.nudges);
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { EventInput } from "../events/events.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
 /**
@@ -69,6 +70,19 @@ export class RepetitionGuard {
   /** Whether the model has repeated itself often enough to stop the prompt. */
   get shouldStop(): boolean {
     return this.repeats >= this.stopAt || this.batchRepeats >= this.stopAt;
+  }
+
+  /**
+   * The `session.warning` (`warningType: "repetition"`) that tells the user why the prompt stopped
+   * once {@link shouldStop}: its stop reason alone, `max_turn_requests`, reads as `--max-turns`.
+   */
+  get stopNotice(): EventInput {
+    const what =
+      this.repeats >= this.stopAt
+        ? `the same tool call with the same result ${this.repeats} times in a row`
+        : `the same set of tool calls with the same results ${this.batchRepeats} turns in a row`;
+    const message = `stopped: the model made ${what}`;
+    return { type: "session.warning", data: { warningType: "repetition", message } };
   }
 }
 

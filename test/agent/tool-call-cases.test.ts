@@ -120,6 +120,15 @@ describe("case 13: malformed arguments", () => {
     expect(results).toHaveLength(5);
     expect(results[1]?.result.content).not.toContain("[turnloop:");
     expect(results[2]?.result.content).toContain("[turnloop: call 3 in a row");
+    // The user is told why: the stop reason alone reads as --max-turns.
+    expect(
+      harness.events.filter((event) => event.type === "session.warning").map((event) => event.data),
+    ).toEqual([
+      {
+        warningType: "repetition",
+        message: "stopped: the model made the same tool call with the same result 5 times in a row",
+      },
+    ]);
   });
 });
 

@@ -201,6 +201,13 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
       ...Array<boolean>(2 * FILES).fill(false),
       ...Array<boolean>(3 * FILES).fill(true),
     ]);
+    expect(ofType(events, "session.warning").map((event) => event.data)).toEqual([
+      {
+        warningType: "repetition",
+        message:
+          "stopped: the model made the same set of tool calls with the same results 5 turns in a row",
+      },
+    ]);
   });
 
   test("a cut result's saved file has the session's secrets redacted, like every file under the session folder", async ({
