@@ -70,6 +70,22 @@ export function memoryMethod() {
 const STDERR_TAIL = 4000;
 
 /**
+ * Starts a protocol peer (`turnloop acp`, `turnloop --headless --stdio`) on piped stdio: its
+ * stderr is collected for error messages, and a write to its closed stdin is not an error.
+ * @param {string} command @param {string[]} args @param {{cwd?: string, env?: NodeJS.ProcessEnv}} options
+ * @returns {{child: import("node:child_process").ChildProcessWithoutNullStreams, stderr: () => string}}
+ */
+export function spawnPeer(command, args, options) {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: "pipe" });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (text) => {
+    stderr += text;
+  });
+  child.stdin.on("error", () => undefined);
+  return { child, stderr: () => stderr };
+}
+
+/**
  * Runs `command args` (no shell) and measures it.
  * @param {string} command
  * @param {string[]} args

@@ -10,10 +10,10 @@
  * built yet, or broken), so the benchmark suite can mark the figure as pending and go on.
  */
 
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { binCommand } from "./bin.mjs";
+import { spawnPeer } from "./child.mjs";
 import { monotonicMilliseconds } from "./fake-model.mjs";
 
 /**
@@ -125,16 +125,7 @@ export async function measureAcp(options) {
   const timeoutMilliseconds = options.timeoutMilliseconds ?? 30_000;
   const spawnedAt = monotonicMilliseconds();
   const { command, args } = binCommand(options.cliPath, ["acp"], options.nodeArguments);
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (text) => {
-    stderr += text;
-  });
-  child.stdin.on("error", () => undefined);
+  const { child, stderr } = spawnPeer(command, args, options);
   let nextId = 1;
   /** @type {Map<number, {resolve: (value: any) => void, reject: (error: Error) => void}>} */
   const pending = new Map();
@@ -144,7 +135,7 @@ export async function measureAcp(options) {
   const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   void exited.then((code) => {
     for (const waiting of pending.values()) {
-      waiting.reject(new Error(`turnloop acp exited with code ${code}: ${stderr.trim()}`));
+      waiting.reject(new Error(`turnloop acp exited with code ${code}: ${stderr().trim()}`));
     }
     pending.clear();
   });
@@ -222,7 +213,7 @@ export async function measureAcp(options) {
     return await withTimeout(work, timeoutMilliseconds, "turnloop acp did not answer in time");
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { available: false, reason: oneLine(reason || stderr) };
+    return { available: false, reason: oneLine(reason || stderr()) };
   } finally {
     await stopChild(child);
   }

@@ -5,7 +5,7 @@
  * throwing when the face does not work, as bench/faces.mjs's clients do.
  */
 
-import { spawn } from "node:child_process";
+import { spawnPeer } from "./child.mjs";
 import {
   mainThreadOnCpuMilliseconds,
   oneLine,
@@ -56,16 +56,7 @@ export async function measureSdkServer(options) {
   // Node flags do not apply. `nodeArguments` add flags to measure another start.
   const command = process.execPath;
   const args = [...(options.nodeArguments ?? []), options.cliPath, "--headless", "--stdio"];
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (text) => {
-    stderr += text;
-  });
-  child.stdin.on("error", () => undefined);
+  const { child, stderr } = spawnPeer(command, args, options);
   const connection = rpc.createMessageConnection(
     new rpc.StreamMessageReader(child.stdout),
     new rpc.StreamMessageWriter(child.stdin),
@@ -114,7 +105,7 @@ export async function measureSdkServer(options) {
   try {
     const work = (async () => {
       const failed = exited.then((code) => {
-        throw new Error(`turnloop --headless exited with code ${code}: ${stderr.trim()}`);
+        throw new Error(`turnloop --headless exited with code ${code}: ${stderr().trim()}`);
       });
       failed.catch(() => undefined);
       const call = (method, params) =>
@@ -191,7 +182,7 @@ export async function measureSdkServer(options) {
     );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { available: false, reason: oneLine(reason || stderr) };
+    return { available: false, reason: oneLine(reason || stderr()) };
   } finally {
     connection.dispose();
     await stopChild(child);
