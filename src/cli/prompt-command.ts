@@ -202,7 +202,7 @@ function promptOutput(
   const show = format === "stream-json" ? printJson : renderer.handle;
   const unsubscribe = session.subscribe((event) => {
     collector.handle(event);
-    show?.(event);
+    show(event);
   });
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
     const result = collector.result(outcome, session.id, elapsedMs);
