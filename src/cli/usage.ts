@@ -67,7 +67,8 @@ Options for -p:
   --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
                                       compaction starts at 80 % of it
   --ignore-config-errors              go on when a config file's permissions section has
-                                      an unknown key (its rules are then ignored)
+                                      an unknown key (its rules are then ignored) or an
+                                      MCP server file is bad (its bad entries skipped)
   --store <postgres://…>              keep sessions in PostgreSQL (or TURNLOOP_DATABASE_URL)
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl

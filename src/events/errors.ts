@@ -21,3 +21,28 @@ export function isMissingFileError(error: unknown): boolean {
   const code = errorCode(error);
   return code === "ENOENT" || code === "ENOTDIR";
 }
+
+/**
+ * `JSON.parse`'s complaint about `text` with the line and column (1-based) it points at, instead
+ * of a byte position: `line 5, column 3: Expected ',' or '}' after property value`.
+ */
+export function jsonSyntaxMessage(text: string, error: unknown): string {
+  const message = errorMessage(error);
+  const position = /at position (\d+)/.exec(message)?.[1];
+  const offset =
+    position !== undefined
+      ? Number(position)
+      : /end of (JSON )?(data|input)/i.test(message)
+        ? text.length
+        : undefined;
+  const reason = message
+    .replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/, "")
+    .replace(/^JSON\.parse: /, "");
+  if (offset === undefined) {
+    return reason;
+  }
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return `line ${line}, column ${column}: ${reason}`;
+}

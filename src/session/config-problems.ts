@@ -1,10 +1,9 @@
 /**
  * Readable reports of what is wrong in a config file (config.ts): unknown keys with the closest
- * known key at their level, and JSON syntax errors with line and column.
+ * known key at their level (JSON syntax errors with line and column: events/errors.ts).
  */
 
 import type { z } from "zod";
-import { errorMessage } from "../events/errors.js";
 import { closestName } from "./closest-name.js";
 
 /** The config section whose unknown keys are errors (config.ts). */
@@ -86,29 +85,4 @@ interface SchemaDefinition {
   innerType?: unknown;
   valueType?: unknown;
   shape?: Record<string, unknown>;
-}
-
-/**
- * `JSON.parse`'s complaint about `text` with the line and column (1-based) it points at, instead
- * of a byte position: `line 5, column 3: Expected ',' or '}' after property value`.
- */
-export function jsonSyntaxMessage(text: string, error: unknown): string {
-  const message = errorMessage(error);
-  const position = /at position (\d+)/.exec(message)?.[1];
-  const offset =
-    position !== undefined
-      ? Number(position)
-      : /end of (JSON )?(data|input)/i.test(message)
-        ? text.length
-        : undefined;
-  const reason = message
-    .replace(/ in JSON at position \d+(?: \(line \d+ column \d+\))?/, "")
-    .replace(/^JSON\.parse: /, "");
-  if (offset === undefined) {
-    return reason;
-  }
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
-  return `line ${line}, column ${column}: ${reason}`;
 }

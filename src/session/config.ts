@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorCode, errorMessage, jsonSyntaxMessage } from "../events/errors.js";
 import { PERMISSION_MODES } from "../permissions/permission-mode.js";
 import { mcpServerSchema } from "../tools/mcp/config.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { ConfigError, configPaths } from "./config-paths.js";
-import { jsonSyntaxMessage, unknownKeys } from "./config-problems.js";
+import { unknownKeys } from "./config-problems.js";
 
 export { ConfigError, configPaths };
 

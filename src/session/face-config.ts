@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
 import { parseRule } from "../permissions/rule-syntax.js";
@@ -58,7 +58,11 @@ export async function configuredFace(
   }
   const config = resolveRunConfig(options, env, loaded);
   const files = new Set(loaded.files.map((file) => file.path));
-  const fileProblem = fileSettingProblem(config, files);
+  const fileProblem =
+    fileSettingProblem(config, files) ??
+    (options.ignoreConfigErrors === true
+      ? undefined
+      : await mcpFileProblem(turnloopHome(env), resolve(options.cwd), options.mcpConfigs));
   if (fileProblem !== undefined) {
     return { ok: false, message: fileProblem };
   }
@@ -114,4 +118,31 @@ function fileSettingProblem(settings: RunConfig, files: ReadonlySet<string>): st
     }
   }
   return undefined;
+}
+
+/**
+ * The first problem of the MCP server files (`$TURNLOOP_HOME/mcp.json`, the project's
+ * `.mcp.json` and each `--mcp-config FILE`, resolved against `cwd`): a named file that is missing,
+ * invalid JSON (line and column), or an entry that is not a server (its name), prefixed with the
+ * file's path; undefined when there is none. A bad file is bad config, as an invalid config.json
+ * is (exit 64 before any model request); the project's file is checked before it is trusted, as
+ * its `.turnloop/config.json` is. With `--ignore-config-errors` the caller skips this, and the
+ * problems are reported as the servers open (mcp-servers.ts) while the others start. The MCP
+ * config module (and zod) loads only when there is a file to check.
+ */
+async function mcpFileProblem(
+  home: string,
+  cwd: string,
+  named: readonly string[],
+): Promise<string | undefined> {
+  const usual = [join(home, "mcp.json"), join(cwd, ".mcp.json")].filter((path) => existsSync(path));
+  if (usual.length === 0 && named.length === 0) {
+    return undefined;
+  }
+  const { readServersFile } = await import("../tools/mcp/config.js");
+  const read = await Promise.all([
+    ...usual.map((path) => readServersFile(path)),
+    ...named.map((file) => readServersFile(resolve(cwd, file), { named: true })),
+  ]);
+  return read.flatMap((file) => file.problems)[0];
 }

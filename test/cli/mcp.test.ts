@@ -166,24 +166,26 @@ describe("turnloop -p with MCP servers", () => {
     expect(lines).toHaveLength(3);
   });
 
-  test("an --mcp-config file that is not there is named on stderr, by -p (also with -q) and mcp list", async ({
+  test("an --mcp-config file that is not there stops -p (also with -q) with exit 64; mcp list names it", async ({
     cli,
     model,
     repository,
   }) => {
-    model.enqueue({ text: "Answered anyway." });
-    model.enqueue({ text: "Answered anyway." });
     const missing = join(repository, "missing-servers.json");
-    const said = `turnloop: MCP config: ${missing}: no such file\n`;
     for (const quiet of [[], ["-q"]]) {
       const run = await cli(["-p", "hello", ...quiet, "--mcp-config", "missing-servers.json"]);
-      expect({ code: run.code, stdout: run.stdout }).toEqual({
-        code: 0,
-        stdout: "Answered anyway.\n",
+      expect(run).toEqual({
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr: `turnloop: ${missing}: no such file\n`,
       });
-      expect(run.stderr.startsWith(said)).toBe(true);
     }
+    expect(model.requests).toHaveLength(0);
     const listed = await cli(["mcp", "list", "--mcp-config", "missing-servers.json"]);
-    expect(listed).toMatchObject({ code: 0, stderr: said });
+    expect(listed).toMatchObject({
+      code: 0,
+      stderr: `turnloop: MCP config: ${missing}: no such file\n`,
+    });
   });
 });

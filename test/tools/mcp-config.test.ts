@@ -120,7 +120,7 @@ describe("MCP server configs", () => {
     });
     // A file named by --mcp-config that is not there is a problem; a missing usual file is not.
     expect(untrusted.problems).toEqual([
-      expect.stringMatching(/broken\.json: not valid JSON/),
+      expect.stringMatching(/broken\.json is not valid JSON: line \d+, column \d+: /),
       `${join(project, "missing.json")}: no such file`,
     ]);
 

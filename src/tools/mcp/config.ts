@@ -8,7 +8,7 @@
 
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { errorMessage, isMissingFileError } from "../../events/errors.js";
+import { errorMessage, isMissingFileError, jsonSyntaxMessage } from "../../events/errors.js";
 
 /** One MCP server, normalised. */
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
@@ -204,7 +204,10 @@ export async function readServersFile(
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { servers: {}, problems: [`${path}: not valid JSON (${errorMessage(error)})`] };
+    return {
+      servers: {},
+      problems: [`${path} is not valid JSON: ${jsonSyntaxMessage(text, error)}`],
+    };
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return { servers: {}, problems: [`${path}: expected {"mcpServers": {...}}`] };

@@ -1,0 +1,99 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { describe, expect } from "vitest";
+import { ChildFixture } from "../acp/child-process.js";
+import { test } from "../support/fixtures.js";
+
+// A fresh user's trial: an `--mcp-config` file that was not JSON, or an entry that was no server,
+// only warned and the run went on (exit 0). A bad MCP file is bad config, like an invalid
+// config.json: named with its path and the position or key, exit 64, no model request; with
+// --ignore-config-errors the run goes on and reports it. Through the built CLI as a child process.
+
+describe("bad MCP server files", () => {
+  test("-p, the interactive start and turnloop config stop with exit 64, naming the file and the position or key", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await writeFile(join(repository, "broken.json"), '{"mcpServers": {"files": {\n');
+    await writeFile(join(repository, "entry.json"), '{"mcpServers": {"files": {"cmd": "x"}}}');
+    const cases = [
+      {
+        file: "broken.json",
+        stderr: `turnloop: ${join(repository, "broken.json")} is not valid JSON: line 2, column 1: Expected property name or '}'\n`,
+      },
+      {
+        file: "entry.json",
+        stderr: `turnloop: ${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse)\n`,
+      },
+      {
+        file: "missing.json",
+        stderr: `turnloop: ${join(repository, "missing.json")}: no such file\n`,
+      },
+    ];
+    for (const { file, stderr } of cases) {
+      for (const args of [["-p", "hi"], [], ["config"]]) {
+        const result = await cli([...args, "--mcp-config", file]);
+        expect({ args, ...result }).toEqual({ args, code: 64, signal: null, stdout: "", stderr });
+      }
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
+  test("the project's .mcp.json is checked too; --ignore-config-errors goes on and says what it skipped", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const project = join(repository, ".mcp.json");
+    await writeFile(project, '{"mcpServers": {"files": {"command": 7}}}');
+    const problem = `${project}: server "files": ✖ Invalid input: expected string, received number → at command`;
+    expect(await cli(["-p", "hi"])).toEqual({
+      code: 64,
+      signal: null,
+      stdout: "",
+      stderr: `turnloop: ${problem}\n`,
+    });
+    expect(model.requests).toHaveLength(0);
+
+    model.enqueue({ text: "went on" });
+    const ignored = await cli(["-p", "hi", "--quiet", "--ignore-config-errors"]);
+    expect(ignored).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "went on\n",
+      stderr: `turnloop: MCP config: ${problem}\n`,
+    });
+  });
+});
+
+describe("bad MCP server files in turnloop acp", () => {
+  const fixture = ChildFixture.forEachTest();
+
+  test("initialize is answered, session requests fail naming the file, exit 64 at stdin's close", async () => {
+    const file = join(fixture.home, "mcp.json");
+    await writeFile(file, "{ mcpServers: {} }\n");
+    const agent = fixture.startAgent();
+    const answer = await agent.client.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientInfo: { name: "mcp-config-errors-test", version: "1.0.0" },
+    });
+    expect(answer.protocolVersion).toBe(acp.PROTOCOL_VERSION);
+    const failure = await agent.client
+      .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
+      .then(
+        () => "answered",
+        (error: { code?: number; message?: string }) => ({
+          code: error.code,
+          message: error.message,
+        }),
+      );
+    expect(failure).toEqual({
+      code: -32603,
+      message: `turnloop cannot start sessions: ${file} is not valid JSON: line 1, column 3: Expected property name or '}'`,
+    });
+    expect(fixture.server.requests).toEqual([]);
+    expect(await agent.end()).toBe(64);
+  });
+});
