@@ -24,7 +24,13 @@ import { configOptions, type ModeId, modeState } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
-import { type AcpSessionModel, autopilotMeta, openingUpdates } from "./session-setup.js";
+import {
+  type AcpSessionModel,
+  type AcpSessionStart,
+  autopilotMeta,
+  mcpFailureUpdates,
+  openingUpdates,
+} from "./session-setup.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -38,17 +44,6 @@ export interface AcpSessionContext {
   sendsUsage: () => boolean;
   /** Tools besides the built-in ones (tests, later MCP). */
   extraTools: readonly AnyTool[];
-}
-
-/** How a session starts over ACP. */
-export interface AcpSessionStart {
-  session: Session;
-  model: AcpSessionModel;
-  mode: ModeId;
-  /** The request's `additionalDirectories` (the run config adds `--add-dir`'s). */
-  folders: readonly string[];
-  /** Whether the log has a user prompt already (the title is known). */
-  titled: boolean;
 }
 
 /** One running prompt. `cancelled` is set by `session/cancel` and decides the answer. */
@@ -115,7 +110,8 @@ export class AcpSession {
     const { host } = this.context;
     const sandbox = host.sandbox.policyFor(permissionModeOf(this.mode, host.config), this.sandbox);
     const auto = describeAutoMode(host.config, this.sandbox);
-    return configOptions(this.mode, this.model.id, this.modelChoices(), sandbox, auto);
+    const choices = host.modelChoices(this.model.id, this.session.start.model);
+    return configOptions(this.mode, this.model.id, choices, sandbox, auto);
   }
 
   /** Chooses the sandbox policy of the next prompts' commands (the `sandbox` config option). */
@@ -368,10 +364,6 @@ export class AcpSession {
     });
   }
 
-  private modelChoices(): string[] {
-    return this.context.host.modelChoices(this.model.id, this.session.start.model);
-  }
-
   private toolNamed(name: string): AnyTool | undefined {
     const mcpTools = this.session.mcp?.tools() ?? [];
     return [...builtinTools(), ...this.context.extraTools, taskCompleteTool, ...mcpTools].find(
@@ -379,8 +371,14 @@ export class AcpSession {
     );
   }
 
-  /** Sends an event's updates while a prompt turn runs; a whole reply's last chunk goes at once. */
+  /**
+   * Sends an event's updates while a prompt turn runs; a whole reply's last chunk goes at once.
+   * An MCP server that fails once the session is announced is told at once, turn or not.
+   */
   private forward(event: SessionEvent): void {
+    for (const update of this.announced ? mcpFailureUpdates(event) : []) {
+      this.send(update);
+    }
     if (this.turn === undefined) {
       return;
     }

@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
+import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
@@ -11,11 +13,23 @@ import { SessionLockedError } from "../session/session-store.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
+import type { ModeId } from "./modes.js";
 
 /** A session's model: its id, and how to reach it once that resolves (its key may be missing). */
 export interface AcpSessionModel {
   id: string;
   configuration?: ModelConfiguration;
+}
+
+/** How a session starts over ACP. */
+export interface AcpSessionStart {
+  session: Session;
+  model: AcpSessionModel;
+  mode: ModeId;
+  /** The request's `additionalDirectories` (the run config adds `--add-dir`'s). */
+  folders: readonly string[];
+  /** Whether the log has a user prompt already (the title is known). */
+  titled: boolean;
 }
 
 /** What `session/new`, `session/load` and `session/resume` check and open before a session runs. */
@@ -56,12 +70,14 @@ export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired"
 }
 
 /**
- * What a session announces once it is open: the slash commands, and what opening its log
- * repaired as an agent message, which every client shows (the `_meta` of the load or resume
- * answer says it too, for clients that read it).
+ * What a session announces once it is open: the slash commands, what opening its log repaired
+ * as an agent message, which every client shows (the `_meta` of the load or resume answer says
+ * it too, for clients that read it), and the MCP servers that failed by then (later failures:
+ * {@link mcpFailureUpdates}).
  */
 export function openingUpdates(session: Session): acp.SessionUpdate[] {
   const notice = session.repairNotice;
+  const failed = (session.mcp?.list() ?? []).filter((server) => server.state === "failed");
   return [
     { sessionUpdate: "available_commands_update", availableCommands: availableCommands() },
     ...(notice === undefined
@@ -72,7 +88,30 @@ export function openingUpdates(session: Session): acp.SessionUpdate[] {
             content: { type: "text" as const, text: `⚠ turnloop ${notice}\n` },
           },
         ]),
+    ...failed.map((server) => mcpFailureUpdate(server.name, server.error)),
   ];
+}
+
+/**
+ * The notice of an MCP server's failure (a `session.mcp_server_status_changed` to `failed`) as an
+ * agent message: ACP v1 has no update for a server's state (the schema's stable `SessionUpdate`
+ * variants are message, thought and plan updates, tool calls, commands, mode, config options,
+ * usage and session info), and editors hide the agent's stderr, so the user would otherwise only
+ * find the server's tools missing. `[]` for any other event.
+ */
+export function mcpFailureUpdates(event: SessionEvent): acp.SessionUpdate[] {
+  return event.type === "session.mcp_server_status_changed" && event.data.status === "failed"
+    ? [mcpFailureUpdate(event.data.serverName, event.data.error)]
+    : [];
+}
+
+function mcpFailureUpdate(name: string, error: string | undefined): acp.SessionUpdate {
+  const text = `⚠ MCP server ${name} failed: ${error ?? "unknown error"}; its tools are not available\n`;
+  return {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text },
+    messageId: randomUUID(),
+  };
 }
 
 /**
