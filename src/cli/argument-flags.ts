@@ -76,13 +76,63 @@ export function resumeWithoutId(argv: readonly string[]): boolean {
 
 /**
  * Parses `argv` against {@link FLAGS}, leaving out a `--resume` without an id.
- * @throws the `parseArgs` error (a `code` such as `ERR_PARSE_ARGS_UNKNOWN_OPTION`).
+ * @throws the `parseArgs` error (a `code` such as `ERR_PARSE_ARGS_UNKNOWN_OPTION`), or a
+ * {@link UsageError} for a single-valued flag given twice with different values (see
+ * {@link repeatedFlagProblem}).
  */
 export function parseFlags(argv: readonly string[]) {
-  return parseArgs({
+  const parsed = parseArgs({
     args: argv.filter((_, index) => !isBareResume(argv, index)),
     allowPositionals: true,
     strict: true,
     options: FLAGS,
+    tokens: true,
   });
+  const problem = repeatedFlagProblem(parsed.tokens);
+  if (problem !== undefined) {
+    throw new UsageError(problem);
+  }
+  const { values, positionals } = parsed;
+  return { values, positionals };
+}
+
+/** One flag of the command line as `parseArgs` saw it. */
+interface FlagToken {
+  kind: string;
+  name?: string;
+  rawName?: string;
+  value?: string | undefined;
+}
+
+/**
+ * A flag of {@link FLAGS} without `multiple` given more than once with different values, which
+ * `parseArgs` would settle silently by taking the last: `--model given twice (a, b)`, named as
+ * first typed (`-m`, `--model`). The same value again (a boolean flag repeated, a flag an alias
+ * or wrapper adds once more) is no problem. Undefined when there is none.
+ */
+function repeatedFlagProblem(tokens: readonly FlagToken[]): string | undefined {
+  const given = new Map<string, { rawName: string; values: string[] }>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined) {
+      continue;
+    }
+    // strict parsing has refused any name FLAGS does not have
+    const spec = FLAGS[token.name as keyof typeof FLAGS];
+    if ("multiple" in spec) {
+      continue;
+    }
+    const seen = given.get(token.name) ?? {
+      rawName: token.rawName ?? `--${token.name}`,
+      values: [],
+    };
+    seen.values.push(token.value ?? "");
+    given.set(token.name, seen);
+  }
+  for (const { rawName, values } of given.values()) {
+    if (new Set(values).size > 1) {
+      const times = values.length === 2 ? "twice" : `${values.length} times`;
+      return `${rawName} given ${times} (${values.join(", ")})`;
+    }
+  }
+  return undefined;
 }
