@@ -11,7 +11,7 @@ import {
   unknownOptionMessage,
 } from "./argument-suggestions.js";
 import { checkPermissionFlags } from "./permission-flags.js";
-import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
+import { sessionsCommand, storeFlag, unexpectedArguments } from "./sessions-arguments.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -217,9 +217,22 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   };
 }
 
+/** The `mcp` actions: usage, words after the action and flags each reads (sessions-arguments.ts). */
+const MCP_ACTIONS = {
+  list: { usage: "turnloop mcp list [--json]", words: 0, flags: ["json", "cwd", "mcp-config"] },
+  trust: { usage: "turnloop mcp trust", words: 0, flags: ["cwd"] },
+} as const;
+
 function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string): Command {
   const directory = values.cwd ?? cwd;
-  if (rest.length === 1 && rest[0] === "list") {
+  const [action, ...words] = rest;
+  if (action === "list" || action === "trust") {
+    const problem = unexpectedArguments(`mcp ${action}`, { words, values }, MCP_ACTIONS[action]);
+    if (problem !== undefined) {
+      throw new UsageError(problem);
+    }
+  }
+  if (action === "list") {
     return {
       kind: "mcp-list",
       cwd: directory,
@@ -227,7 +240,7 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
       json: values.json === true,
     };
   }
-  if (rest.length === 1 && rest[0] === "trust") {
+  if (action === "trust") {
     return { kind: "mcp-trust", cwd: directory };
   }
   const given = rest[0];

@@ -4,17 +4,21 @@
  * database, into either. The session id of an import is the `sessionId` of its `session.start`.
  */
 
+import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorMessage } from "../events/errors.js";
 import { parseEventLog } from "../session/event-log.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
 import { resolveSessionId } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 
-/** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
-const UNKNOWN_SESSION_EXIT_CODE = 64;
+/**
+ * A usage error (README's exit codes): an id or prefix naming no session or several, as for
+ * `-p --resume`, or a file to import that is not there.
+ */
+const USAGE_EXIT_CODE = 64;
 
 type TransferCommand = Extract<Command, { kind: "sessions-export-log" | "sessions-import" }>;
 
@@ -28,14 +32,20 @@ export interface TransferIo {
 
 /**
  * Runs an export or an import.
- * @returns 0; 64 when the id or prefix names no session or more than one; 1 when the session
- * exists already (import), or cannot be read or written; the reason on stderr.
+ * @returns 0; 64 when the id or prefix names no session or more than one, or the file to import
+ * is not there; 1 when the session exists already (import), or cannot be read or written; the
+ * reason on stderr.
  */
 export async function runSessionsTransfer(
   command: TransferCommand,
   io: TransferIo,
 ): Promise<number> {
   const home = turnloopHome(io.env);
+  if (command.kind === "sessions-import" && command.file !== "-" && !existsSync(command.file)) {
+    // A file named on the command line that is not there is a usage error, as a --cwd is.
+    io.stderr.write(`turnloop: no such file: ${command.file}\n`);
+    return USAGE_EXIT_CODE;
+  }
   try {
     const store = openSessionStore(home, databaseUrlOf(home, io.cwd, io.env, command.store));
     if (command.kind === "sessions-import") {
@@ -49,7 +59,7 @@ export async function runSessionsTransfer(
     const resolved = await resolveSessionId(store, command.sessionId);
     if (!resolved.ok) {
       io.stderr.write(`turnloop: ${resolved.message}\n`);
-      return UNKNOWN_SESSION_EXIT_CODE;
+      return USAGE_EXIT_CODE;
     }
     const log = await store.exportLog(resolved.sessionId);
     if (command.out === undefined) {
@@ -66,11 +76,7 @@ export async function runSessionsTransfer(
     }
     return 0;
   } catch (error) {
-    const missing = errorCode(error) === "ENOENT";
-    const name = command.kind === "sessions-import" ? command.file : command.sessionId;
-    io.stderr.write(
-      `turnloop: ${missing ? `no such file or session: ${name}` : errorMessage(error)}\n`,
-    );
+    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
     return 1;
   }
 }
