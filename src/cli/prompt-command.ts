@@ -210,7 +210,7 @@ function promptOutput(
       printJson(result);
     } else if (options.quiet) {
       if ("error" in outcome) {
-        io.stderr.write(`error: ${outcome.error.message}\n`);
+        io.stderr.write(`turnloop: ${outcome.error.message}\n`);
         return;
       }
       if (outcome.stopReason === "cancelled") {

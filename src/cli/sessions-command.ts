@@ -50,9 +50,7 @@ export async function runSessionsCommand(
           return UNKNOWN_SESSION_EXIT_CODE;
         }
         const deleted = await store.delete(resolved.sessionId);
-        io.stderr.write(
-          deleted ? `deleted ${resolved.sessionId}\n` : `no session ${resolved.sessionId}\n`,
-        );
+        io.stderr.write(`turnloop: ${deleted ? "deleted" : "no session"} ${resolved.sessionId}\n`);
         return deleted ? 0 : 1;
       }
     }

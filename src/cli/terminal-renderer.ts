@@ -302,7 +302,7 @@ export class TerminalRenderer {
         return;
       case "session.error":
         this.endLine();
-        this.error(`${this.paint("31", "error")}: ${event.data.message}\n`);
+        this.error(`${this.paint("31", "turnloop")}: ${event.data.message}\n`);
         return;
       case "abort":
         this.endLine();
@@ -320,7 +320,7 @@ export class TerminalRenderer {
       case "session.mcp_server_status_changed":
         if (event.data.status === "failed") {
           this.note(
-            `MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
+            `turnloop: MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
           );
         }
         return;
@@ -329,7 +329,7 @@ export class TerminalRenderer {
         return;
       case "session.warning":
         this.endLine();
-        this.error(`${this.paint("33", "warning")}: ${event.data.message}\n`);
+        this.error(`turnloop: ${this.paint("33", "warning")}: ${event.data.message}\n`);
         return;
       default: {
         // A new event type fails to compile here until the renderer decides how to show it.

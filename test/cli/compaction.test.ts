@@ -75,7 +75,7 @@ describe("compaction in turnloop -p", () => {
     expect(result.stderr).toMatch(
       /compaction failed \(threshold\): the summary request failed twice/,
     );
-    expect(result.stderr).toMatch(/error: The context is exhausted/);
+    expect(result.stderr).toMatch(/^turnloop: The context is exhausted/m);
   });
 
   test("case 33 D: a warning on stderr when the server counts far fewer prompt tokens", async ({
@@ -86,7 +86,7 @@ describe("compaction in turnloop -p", () => {
     const long = `read all files and summarize\n${"some pasted log line\n".repeat(2_800)}`;
     const result = await cli(["-p", long, "--context-window", "32000"], { env: NO_RETRIES });
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^warning: The server counted 2048 prompt tokens/m);
+    expect(result.stderr).toMatch(/^turnloop: warning: The server counted 2048 prompt tokens/m);
   });
 
   test("sessions compact <id> [instructions] compacts a stored session", async ({ cli, model }) => {

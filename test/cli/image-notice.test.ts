@@ -25,6 +25,6 @@ test("-p: view of an image on a wire whose tool results take no images prints a 
   const result = await cli(["-p", "what is in pixel.png?"]);
   expect([result.code, result.stdout]).toEqual([0, "Something small.\n"]);
   expect(result.stderr.split("\n").filter((line) => line.includes("warning"))).toEqual([
-    "warning: openai-compatible:fake-model takes no images in tool results: the image from view (image/png) was not sent to it; the result tells it so.",
+    "turnloop: warning: openai-compatible:fake-model takes no images in tool results: the image from view (image/png) was not sent to it; the result tells it so.",
   ]);
 });

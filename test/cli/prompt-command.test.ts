@@ -134,7 +134,7 @@ describe("turnloop -p", () => {
     const result = await cli(["-p", "hi"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/error: HTTP 401: invalid api key/);
+    expect(result.stderr).toMatch(/^turnloop: HTTP 401: invalid api key/m);
     const types = eventTypes(await loggedEvents(printedSessionId(result.stderr)));
     // The failed request is a turn that ended failed.
     expect(types).toEqual([

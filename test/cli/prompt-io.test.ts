@@ -153,7 +153,7 @@ describe("output", () => {
     const failed = await cli(["-p", "hi", "-q"]);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe("");
-    expect(failed.stderr).toMatch(/^error: HTTP 401: .*bad key.*\n$/);
+    expect(failed.stderr).toMatch(/^turnloop: HTTP 401: .*bad key.*\n$/);
   });
 
   test("--quiet and Ctrl-C: stderr still names the session to resume", async ({
@@ -197,7 +197,7 @@ describe("output", () => {
       signal: null,
       stdout: "Could not run it.\n",
       stderr:
-        "MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT\n" +
+        "turnloop: MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT\n" +
         "✗ bash echo hi (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
         "--allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools\n",
     });

@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 }
 
 function errorLines(stderr: string): string[] {
-  return stderr.split("\n").filter((line) => /^(error|retrying)/.test(line));
+  return stderr.split("\n").filter((line) => /^(turnloop|retrying)/.test(line));
 }
 
 describe("errors that cannot succeed on retry", () => {
@@ -66,15 +66,15 @@ describe("errors that cannot succeed on retry", () => {
     const invalid = await run(cli, "openai-chat:gpt-4.1", "http://127.0.0.1:99999/v1");
     expect(invalid.code).toBe(1);
     expect(errorLines(invalid.stderr)).toEqual([
-      expect.stringMatching(/^error: the base URL cannot be used: .*Invalid URL/),
+      expect.stringMatching(/^turnloop: the base URL cannot be used: .*Invalid URL/),
     ]);
     const badPort = await run(cli, "openai-chat:gpt-4.1", "http://127.0.0.1:6000/v1");
     expect(errorLines(badPort.stderr)).toEqual([
-      "error: the base URL cannot be used (http://127.0.0.1:6000/v1/chat/completions): bad port",
+      "turnloop: the base URL cannot be used (http://127.0.0.1:6000/v1/chat/completions): bad port",
     ]);
     const unknownHost = await run(cli, "openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
     expect(errorLines(unknownHost.stderr)).toEqual([
-      "error: the host no-such-host.invalid was not found (DNS); check --base-url or the network",
+      "turnloop: the host no-such-host.invalid was not found (DNS); check --base-url or the network",
     ]);
   });
 
@@ -90,7 +90,7 @@ describe("errors that cannot succeed on retry", () => {
       expect(model.requests.length - before).toBe(1);
       expect(errorLines(result.stderr)).toEqual([
         expect.stringMatching(
-          new RegExp(`^error: HTTP ${status}: .*status ${status} from the server`),
+          new RegExp(`^turnloop: HTTP ${status}: .*status ${status} from the server`),
         ),
       ]);
     }
@@ -104,6 +104,6 @@ describe("errors that cannot succeed on retry", () => {
     expect(result.code).toBe(1);
     const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
     const lines = errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s"));
-    expect(lines).toEqual([`retrying in N s (attempt 1): ${message}`, `error: ${message}`]);
+    expect(lines).toEqual([`retrying in N s (attempt 1): ${message}`, `turnloop: ${message}`]);
   });
 });

@@ -135,7 +135,7 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
     expect([view.code, view.stdout.includes("Halved: 4.")]).toEqual([0, true]);
 
     const deleted = await run(["sessions", "delete", sessionId]);
-    expect([deleted.code, deleted.stderr]).toEqual([0, `deleted ${sessionId}\n`]);
+    expect([deleted.code, deleted.stderr]).toEqual([0, `turnloop: deleted ${sessionId}\n`]);
     expect((await run(["sessions"])).stdout).toMatch(/^No sessions in /);
   });
 
