@@ -22,8 +22,9 @@ export type BashInput = z.infer<typeof bashInput>;
  * `bash {command, description?, timeout?}`: runs the command with `bash -c` semantics through the
  * session's command runner (`context.commands`: a local process group, the ACP client's terminal,
  * a sandbox), in the session's cwd and the command environment the session host hands down.
- * Answers stdout and stderr interleaved, then `<exited with exit code N>` (Copilot CLI's format),
- * and records the exit code on the result. A non-zero exit is not an error result; a timeout
+ * Answers stdout and stderr interleaved, then `<exited with exit code N>` (Copilot CLI's format)
+ * and the runner's note if it has one (a sandboxed command's private `/tmp`), and records the
+ * exit code on the result. A non-zero exit is not an error result; a timeout
  * (seconds), a cancel or a failure to start is.
  */
 export const bashTool = defineTool<BashInput>({
@@ -102,7 +103,8 @@ function toolResultOf(
     case undefined:
       break;
   }
-  const ending = textResult(`${body}${describeExit(result.exitCode, result.signal)}`);
+  const note = result.note === undefined ? "" : `\n${result.note}`;
+  const ending = textResult(`${body}${describeExit(result.exitCode, result.signal)}${note}`);
   return result.exitCode === null ? ending : { ...ending, exitCode: result.exitCode };
 }
 

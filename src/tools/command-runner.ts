@@ -67,6 +67,11 @@ export interface CommandResult {
    * `it has no network (Could not resolve host)`.
    */
   sandboxLimit?: string;
+  /**
+   * Set by a runner when the command's effects differ from what its text suggests: one or two
+   * sentences for the model, said after the exit line (a sandboxed command's private `/tmp`).
+   */
+  note?: string;
 }
 
 /** Runs shell commands. Implementations: plain `bash -c`, the ACP client's terminal, bubblewrap. */

@@ -97,6 +97,42 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(existsSync(join(workspace, "kept-out.txt"))).toBe(false);
   });
 
+  // A fresh user's trial: files a command wrote to /tmp were gone for the next command, and
+  // nothing said so. The result now tells the model, worded for the policy; a workspace that
+  // lives under /tmp is mounted again over the private one, so a path in it gets no note.
+  test("a command that uses /tmp is told that its /tmp is its own and is gone now", async () => {
+    const kept =
+      "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it.";
+    const written = await runThroughCli("echo scratch > /tmp/notes.txt && cat /tmp/notes.txt", [
+      "--sandbox",
+      "workspace-write",
+      "--yolo",
+    ]);
+    expect(written.toolResult).toBe(
+      `scratch\n<exited with exit code 0>\n${kept} Keep files a later command needs in the workspace.`,
+    );
+    const readOnly = await runThroughCli('f=$(mktemp) && echo x > "$f"', [
+      "--sandbox",
+      "read-only",
+      "--yolo",
+    ]);
+    expect(readOnly.toolResult).toBe(
+      `<exited with exit code 0>\n${kept} Under the read-only sandbox nothing else is writable, so do such work within one command (e.g. \`a && b\`).`,
+    );
+    expect(workspace.startsWith("/tmp/")).toBe(true);
+    const inWorkspace = await runThroughCli(`echo x > ${join(workspace, "under-tmp.txt")}`, [
+      "--sandbox",
+      "workspace-write",
+      "--yolo",
+    ]);
+    expect(inWorkspace.toolResult).toBe("<exited with exit code 0>");
+    // Unconfined, /tmp is the real one: no note.
+    const unconfined = await runThroughCli("echo x > /tmp/turnloop-edges-unconfined.txt", [
+      "--yolo",
+    ]);
+    expect(unconfined.toolResult).toBe("<exited with exit code 0>");
+  });
+
   test("the network is off unless --sandbox-network", async () => {
     const probe = "exec 3<>/dev/tcp/127.0.0.1/$PORT && echo connected";
     const port = new URL(server.url).port;

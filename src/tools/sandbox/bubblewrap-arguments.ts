@@ -197,7 +197,8 @@ function hideMount(place: HiddenPlace): string[] {
 }
 
 /** Whether `path` is `folder` or lies below it; both absolute and normalised. */
-function isInside(path: string, folder: string): boolean {
+/** Whether `path` is `folder` or inside it (both absolute). */
+export function isInside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
 }
 
