@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { EventInput } from "../events/events.js";
 import {
   type AskPermission,
+  type CommandConfinement,
+  type PermissionDecision,
   type PermissionPolicy,
+  type PermissionQuestion,
   type PermissionReply,
   type PermissionRequest,
   permissionDecider,
@@ -16,10 +19,24 @@ export interface PermissionGateOptions {
   policy: () => PermissionPolicy | Promise<PermissionPolicy>;
   /** The face's way to ask; absent means nobody can be asked (e.g. `-p` without a terminal). */
   ask?: AskPermission;
-  /** Said to the model when a call needs asking and nobody can be asked. */
-  noAskReason?: string;
+  /**
+   * Said to the model (and on a face's tool line) when a call needs asking and nobody can be
+   * asked: a fixed text, or one made for the call (the way to allow it that fits the case).
+   */
+  noAskReason?: string | ((situation: NoAskSituation) => string);
   /** Records `permission.requested` / `permission.completed`. */
   emit: (event: EventInput) => void;
+}
+
+/** A call that needs asking when nobody can be asked, for a face to say why it was refused. */
+export interface NoAskSituation {
+  question: PermissionQuestion;
+  /** Why a command is asked about even under `--allow-all-tools` (permission-decision.ts). */
+  unclear?: string;
+  /** Whether permission mode `auto` is in force (it is not where no sandbox can run). */
+  auto: boolean;
+  /** Where commands run (the sandbox policy in force). */
+  confinement?: CommandConfinement;
 }
 
 /**
@@ -40,7 +57,7 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
         return { allowed: false, reason: decision.reason };
       case "ask": {
         if (options.ask === undefined) {
-          const noAsk = options.noAskReason ?? "nobody could be asked for permission";
+          const noAsk = await noAskReason(options, decision);
           const { unclear } = decision;
           return {
             allowed: false,
@@ -56,6 +73,24 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
       }
     }
   };
+}
+
+/** {@link PermissionGateOptions.noAskReason} for `decision`. */
+async function noAskReason(
+  options: PermissionGateOptions,
+  decision: Extract<PermissionDecision, { kind: "ask" }>,
+): Promise<string> {
+  const reason = options.noAskReason ?? "nobody could be asked for permission";
+  if (typeof reason === "string") {
+    return reason;
+  }
+  const { auto, confinement } = await options.policy();
+  return reason({
+    question: decision.question,
+    auto: auto === true,
+    ...(decision.unclear === undefined ? {} : { unclear: decision.unclear }),
+    ...(confinement === undefined ? {} : { confinement }),
+  });
 }
 
 /** A command the sandbox stopped, and why: what {@link createSandboxExitAsker} asks about. */

@@ -8,20 +8,13 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
+import { noTerminalReason } from "./no-terminal-reason.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
 import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
-
-/**
- * Said to the model (and shown on the tool line) when a call needs permission and `-p` has no
- * terminal to ask on. Short enough that the tool line (160 characters) shows it whole after
- * `Permission denied for '<mcp server>__<tool>': `, and it names the MCP rule form.
- */
-const NO_TERMINAL_REASON =
-  "no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools";
 
 /** Exit codes of `turnloop -p`. */
 export const EXIT = {
@@ -120,7 +113,7 @@ async function runPrompt(
     autopilot: io.config.autopilot.value,
     ...(io.stdinIsTerminal
       ? { ask: terminalPermission(process.stdin, io.stderr, () => session.cancel(), color) }
-      : { noAskReason: NO_TERMINAL_REASON }),
+      : { noAskReason: noTerminalReason(io.config.permissionMode.value) }),
   };
   const output = promptOutput(options, io, session, await terminalExtras(options, io, spinner));
   try {

@@ -79,7 +79,7 @@ export function prepareRun(config: RunConfig, home: string, host: HostFacts): Pr
 export interface PermissionCallbacks {
   /** How the face asks its user; absent: calls that need asking are denied with `noAskReason`. */
   ask?: AskPermission;
-  noAskReason?: string;
+  noAskReason?: PermissionGateOptions["noAskReason"];
   /**
    * Whether every tool runs without asking, read at each decision (a session's mode may change
    * while a turn runs); absent: whether the permission mode is `full-access`.

@@ -76,7 +76,7 @@ describe("turnloop -p with MCP servers", () => {
       | undefined;
     const messages = body?.messages ?? [];
     const reason =
-      "Permission denied for 't__echo': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools";
+      "Permission denied for 't__echo': no terminal to ask on; rerun with --allow-tool 'mcp(t)' or --allow-all-tools";
     expect(messages.at(-1)?.content).toBe(reason);
     // The tool line shows the hint whole, the MCP rule form included.
     expect(result.stderr).toContain(`✗ t__echo text=x`);

@@ -199,7 +199,7 @@ describe("output", () => {
       stderr:
         "turnloop: MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT\n" +
         "✗ bash echo hi (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
-        "--allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools\n",
+        "--allow-tool 'bash(echo hi)' or --allow-all-tools\n",
     });
     // The json format's one result object has no room for them: they go to stderr too.
     model.enqueue(

@@ -225,8 +225,8 @@ describe("permission mode auto where bubblewrap cannot run", () => {
     ]);
     const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
     expect(toolMessage?.content).toBe(
-      "Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE " +
-        "(e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
+      "Permission denied for 'bash': no terminal to ask on; auto asks since no sandbox can run " +
+        "here; rerun with --allow-tool 'bash(echo hi)' or --allow-all-tools",
     );
   });
 });

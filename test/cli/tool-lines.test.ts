@@ -34,7 +34,7 @@ describe("tool lines in text mode", () => {
     const result = await cli(["-p", "go"]);
     const line = toolLines(result.stderr).find((text) => text.startsWith("✗ bash"));
     expect(line).toBe(
-      "✗ bash touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools",
+      "✗ bash touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch x)' or --allow-all-tools",
     );
   });
 

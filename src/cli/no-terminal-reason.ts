@@ -1,0 +1,75 @@
+/**
+ * Why `turnloop -p` refused a call it had no terminal to ask about, with the way to allow it that
+ * fits the case: one table, by what the call is (a command that cannot be fully read, an MCP
+ * tool, a command, an edit or other call) and how the run decides (permission mode `ask` or
+ * `auto`, and the sandbox policy in force). Said to the model and shown on the tool line, so it
+ * stays short: the rule suggested is the one an "always" answer would record (`bash(npm test)`,
+ * `edit(src/a.ts)`).
+ */
+
+import type { NoAskSituation } from "../agent/permission-gate.js";
+import type { PermissionMode } from "../permissions/permission-mode.js";
+
+/** The cases of the table, decided by {@link caseOf}. */
+type NoTerminalCase =
+  | "unclear"
+  | "mcp"
+  | "sandboxed-command"
+  | "unsandboxed-auto"
+  | "read-only-edit"
+  | "outside-edit"
+  | "other";
+
+/** The way out of each case; `RULE` is the call's rule, `SERVER` its MCP server. */
+const WAY_OUT: Record<NoTerminalCase, string> = {
+  unclear:
+    "no flag allows a command that cannot be fully read while deny rules apply: run -p on a terminal to answer",
+  mcp: "rerun with --allow-tool 'mcp(SERVER)' or --allow-all-tools",
+  "sandboxed-command":
+    "rerun with --permission-mode auto (commands run in the sandbox without asking) or --allow-tool 'RULE'",
+  "unsandboxed-auto":
+    "auto asks since no sandbox can run here; rerun with --allow-tool 'RULE' or --allow-all-tools",
+  "read-only-edit":
+    "the read-only sandbox asks about every edit; rerun with --allow-tool 'RULE' or --sandbox workspace-write",
+  "outside-edit":
+    "auto asks about edits outside the workspace; rerun with --allow-tool 'RULE' or --add-dir",
+  other: "rerun with --allow-tool 'RULE' or --allow-all-tools",
+};
+
+/**
+ * The reason `-p` gives for a call refused for want of a terminal, under the configured
+ * permission `mode` (auto falls back to asking where no sandbox can run).
+ * @returns `no terminal to ask on; <the way out>`.
+ */
+export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituation) => string {
+  return (situation) => {
+    const { question } = situation;
+    const wayOut = WAY_OUT[caseOf(situation, mode)]
+      .replace("RULE", question.alwaysRule)
+      .replace("SERVER", question.mcp?.serverName ?? "");
+    return `no terminal to ask on; ${wayOut}`;
+  };
+}
+
+function caseOf(
+  { question, unclear, auto, confinement }: NoAskSituation,
+  mode: PermissionMode,
+): NoTerminalCase {
+  if (unclear !== undefined) {
+    return "unclear";
+  }
+  if (question.mcp !== undefined) {
+    return "mcp";
+  }
+  const confined = confinement !== undefined && confinement.policy !== "danger-full-access";
+  if (question.command !== undefined) {
+    if (mode === "auto" && !auto) {
+      return "unsandboxed-auto";
+    }
+    return confined ? "sandboxed-command" : "other";
+  }
+  if (auto && question.kind === "edit") {
+    return confinement?.policy === "read-only" ? "read-only-edit" : "outside-edit";
+  }
+  return "other";
+}

@@ -1,0 +1,105 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+import { chatMessages } from "../support/harness.js";
+import { requireSandbox } from "../support/sandbox.js";
+
+// A fresh user's trial: `-p` without a terminal refused a call and always suggested
+// `--allow-tool RULE (e.g. 'bash(npm *)', 'mcp(server)') or --allow-all-tools`, also when the
+// run was sandboxed (where --permission-mode auto is the way) or when no flag could help (a
+// command that cannot be fully read under deny rules). The suggestion now fits the case, from one
+// table (src/cli/no-terminal-reason.ts). Each case through the built CLI as a child process; the
+// whole reason the model was given is asserted (the tool line shows the same text).
+
+const sandboxWorks = await requireSandbox();
+
+interface Case {
+  name: string;
+  call: { name: string; arguments: Record<string, string> };
+  flags: string[];
+  reason: string;
+  sandbox?: boolean;
+}
+
+const cases: Case[] = [
+  {
+    name: "a command, mode ask, no sandbox",
+    call: { name: "bash", arguments: { command: "touch made.txt" } },
+    flags: [],
+    reason: "rerun with --allow-tool 'bash(touch made.txt)' or --allow-all-tools",
+  },
+  {
+    name: "an edit, mode ask",
+    call: { name: "create", arguments: { path: "made.txt", file_text: "x" } },
+    flags: [],
+    reason: "rerun with --allow-tool 'create(made.txt)' or --allow-all-tools",
+  },
+  {
+    name: "a command that cannot be fully read under a deny rule, even with --allow-all-tools",
+    call: { name: "bash", arguments: { command: "$TOOL made.txt" } },
+    flags: ["--allow-all-tools", "--deny-tool", "bash(rm *)"],
+    reason:
+      "no flag allows a command that cannot be fully read while deny rules apply: run -p on a terminal to answer",
+  },
+  {
+    name: "a command, mode ask, in the sandbox",
+    call: { name: "bash", arguments: { command: "touch made.txt" } },
+    flags: ["--sandbox", "workspace-write"],
+    reason:
+      "rerun with --permission-mode auto (commands run in the sandbox without asking) or --allow-tool 'bash(touch made.txt)'",
+    sandbox: true,
+  },
+  {
+    name: "an edit, mode auto, read-only sandbox",
+    call: { name: "create", arguments: { path: "made.txt", file_text: "x" } },
+    flags: ["--permission-mode", "auto", "--sandbox", "read-only"],
+    reason:
+      "the read-only sandbox asks about every edit; rerun with --allow-tool 'create(made.txt)' or --sandbox workspace-write",
+    sandbox: true,
+  },
+  {
+    name: "an edit outside the workspace, mode auto",
+    call: { name: "create", arguments: { path: "OUTSIDE/made.txt", file_text: "x" } },
+    flags: ["--permission-mode", "auto"],
+    reason:
+      "auto asks about edits outside the workspace; rerun with --allow-tool 'create(OUTSIDE/made.txt)' or --add-dir",
+    sandbox: true,
+  },
+];
+
+describe("the reason -p gives for a call it had no terminal to ask about", () => {
+  test("fits the case: what the call is, the permission mode and the sandbox", async ({
+    cli,
+    model,
+  }) => {
+    const outside = await mkdtemp(join("/var/tmp", "turnloop-no-terminal-"));
+    try {
+      const results: Array<{ name: string; reason: unknown }> = [];
+      const run = cases.filter((each) => sandboxWorks || each.sandbox !== true);
+      for (const { name, call, flags } of run) {
+        const args = JSON.parse(JSON.stringify(call.arguments).replaceAll("OUTSIDE", outside));
+        model.enqueue(
+          { toolCalls: [{ id: "call_1", name: call.name, arguments: JSON.stringify(args) }] },
+          { text: "Refused." },
+        );
+        const result = await cli(["-p", "go", ...flags]);
+        expect([name, result.code]).toEqual([name, 0]);
+        const tool = chatMessages(model, -1).find((message) => message.role === "tool");
+        results.push({ name, reason: tool?.content });
+      }
+      expect(results).toEqual(
+        run.map(({ name, call, reason }) => ({
+          name,
+          reason: `Permission denied for '${call.name}': ${
+            name.startsWith("a command that cannot")
+              ? "the command cannot be fully read (a command name that is computed when it runs ($TOOL)) and bash(rm *) must hold, so it needs asking; "
+              : ""
+          }no terminal to ask on; ${reason.replaceAll("OUTSIDE", outside)}`,
+        })),
+      );
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
