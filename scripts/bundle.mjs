@@ -34,6 +34,7 @@ import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 import { mergeChunks } from "./merge-chunks.mjs";
+import { piTuiFirstFrameAtOnce } from "./pi-tui-first-frame-at-once.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
@@ -233,6 +234,7 @@ const result = await build({
     providerUtilsHeaderList,
     piTuiMarkdownApart,
     piTuiUnicodeOnFirstUse,
+    piTuiFirstFrameAtOnce,
   ],
   logLevel: "warning",
 });

@@ -1,10 +1,37 @@
 import { readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
-import { glob } from "tinyglobby";
+import type ignore from "ignore";
+import type { Ignore } from "ignore";
+import type { glob, isDynamicPattern } from "tinyglobby";
 
 /** Directories no search descends into, ignored or not. */
 export const ALWAYS_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", "node_modules"]);
+
+/** The packages the searches use: `ignore` (`.gitignore` rules) and `tinyglobby` (with `fdir`). */
+export interface SearchPackages {
+  ignore: typeof ignore;
+  glob: typeof glob;
+  isDynamicPattern: typeof isDynamicPattern;
+}
+
+let searchPackages: Promise<SearchPackages> | undefined;
+
+/**
+ * Loads {@link SearchPackages} on a search's first call (`glob`, `grep`'s JavaScript search, a
+ * directory listing), not with every session: a run that does not search neither compiles nor
+ * runs them (≈ 38 KB of bundled code; its first model request comes 1–2 ms of CPU sooner, issue
+ * 26, bench/notes/box.md). Later calls get the same promise.
+ */
+export function loadSearchPackages(): Promise<SearchPackages> {
+  searchPackages ??= Promise.all([import("ignore"), import("tinyglobby")]).then(
+    ([ignorePackage, tinyglobby]) => ({
+      ignore: ignorePackage.default,
+      glob: tinyglobby.glob,
+      isDynamicPattern: tinyglobby.isDynamicPattern,
+    }),
+  );
+  return searchPackages;
+}
 
 /**
  * Answers "would git ignore this path?" for paths under one root, from the `.gitignore` files of
@@ -60,7 +87,7 @@ export class GitignoreFilter {
     let rules = this.rulesByDirectory.get(directory);
     if (rules === undefined) {
       rules = readFile(join(directory, ".gitignore"), "utf8").then(
-        (text) => ignore().add(text),
+        async (text) => (await loadSearchPackages()).ignore().add(text),
         () => undefined,
       );
       this.rulesByDirectory.set(directory, rules);
@@ -97,7 +124,10 @@ export async function findFiles(
   pattern: string,
   signal: AbortSignal,
 ): Promise<string[]> {
-  const filter = await GitignoreFilter.forRoot(root);
+  const [filter, { glob }] = await Promise.all([
+    GitignoreFilter.forRoot(root),
+    loadSearchPackages(),
+  ]);
   const matches = await glob(pattern, {
     cwd: root,
     dot: false,

@@ -1,9 +1,8 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { isDynamicPattern } from "tinyglobby";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
-import { findFiles } from "./gitignore.js";
+import { findFiles, loadSearchPackages, type SearchPackages } from "./gitignore.js";
 import {
   errorResult,
   missingPathMessage,
@@ -55,7 +54,10 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
   if (!rootStats.isDirectory()) {
     return errorResult(`Path ${input.path} is not a directory.`);
   }
-  const { base, rest } = splitStaticBase(input.pattern);
+  const { base, rest } = splitStaticBase(
+    input.pattern,
+    (await loadSearchPackages()).isDynamicPattern,
+  );
   const globRoot = resolve(searchRoot, base);
   const globRootStats = await statIfExists(globRoot);
   if (!globRootStats?.isDirectory()) {
@@ -89,7 +91,10 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
  * Splits a pattern into its leading literal directories and the glob after them, so that
  * `/abs/dir/**` or `../other/*.ts` is crawled from its own folder rather than from the root.
  */
-function splitStaticBase(pattern: string): { base: string; rest: string } {
+function splitStaticBase(
+  pattern: string,
+  isDynamicPattern: SearchPackages["isDynamicPattern"],
+): { base: string; rest: string } {
   const segments = pattern.split("/");
   let index = 0;
   while (index < segments.length - 1 && !isDynamicPattern(segments[index] ?? "")) {

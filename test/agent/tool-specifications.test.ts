@@ -3,6 +3,7 @@ import { z } from "zod";
 import { toolSpecifications } from "../../src/agent/tool-specifications.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
 import { builtinTools } from "../../src/tools/index.js";
+import { BUILTIN_INPUT_JSON_SCHEMAS } from "../../src/tools/input-json-schemas.js";
 
 /** A tool object of its own around `tool`, as a server session's hooks and gate wrap each tool. */
 function wrapped(tool: AnyTool): AnyTool {
@@ -22,6 +23,28 @@ describe("toolSpecifications", () => {
   test("each tool's name, description and input schema as JSON Schema", () => {
     const tools = builtinTools();
     expect(toolSpecifications(tools)).toEqual(tools.map(converted));
+  });
+
+  test("the built-in tools' kept schemas are zod's conversion, byte for byte", () => {
+    // src/tools/input-json-schemas.ts is written by scripts/input-json-schemas.mjs: run it (after
+    // `npm run build`) when a built-in tool's input schema changes.
+    const tools = builtinTools();
+    expect(Object.keys(BUILTIN_INPUT_JSON_SCHEMAS)).toEqual(tools.map((tool) => tool.name));
+    expect(JSON.stringify(toolSpecifications(tools))).toBe(JSON.stringify(tools.map(converted)));
+  });
+
+  test("a tool named like a built-in, with a schema of its own, gets its own conversion", () => {
+    const [view] = builtinTools();
+    if (view === undefined) {
+      throw new Error("no built-in tools");
+    }
+    const own = { ...view, input: z.object({ file: z.string(), lines: z.number().optional() }) };
+    expect(toolSpecifications([own])).toEqual([converted(own)]);
+    expect(toolSpecifications([own])[0]?.inputSchema).toEqual({
+      type: "object",
+      properties: { file: { type: "string" }, lines: { type: "number" } },
+      required: ["file"],
+    });
   });
 
   test("tool objects of different sessions sharing a schema share one specification", () => {

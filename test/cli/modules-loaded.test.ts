@@ -25,10 +25,11 @@ const PACKAGE_VERSION = (
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
 /**
  * Packages that only some runs need: the MCP client, the price catalogue, the PostgreSQL client,
- * ripgrep (the grep tool's binary, found when its package loads: at the first search).
+ * ripgrep (the grep tool's binary, found when its package loads: at the first search), and the
+ * searches' `tinyglobby`, `fdir` and `ignore` (src/tools/gitignore.ts: at the first search too).
  */
 const NOT_BEFORE_NEEDED =
-  /@modelcontextprotocol|@pydantic\/genai-prices|\/node_modules\/pg(-[a-z]+)?\/|@vscode\/ripgrep/;
+  /@modelcontextprotocol|@pydantic\/genai-prices|(^|\/)node_modules\/(pg(-[a-z]+)?|tinyglobby|fdir|ignore)\/|@vscode\/ripgrep/;
 /**
  * Unique modules up to the first request of `-p`: 230 on 2026-12-01 once the store port, the fold
  * and the run config landed as modules of their own (about 110 of them zod's and the AI SDK's),
@@ -47,9 +48,13 @@ const NOT_BEFORE_NEEDED =
  * session 8: @vscode/ripgrep loads at the first search (one fewer), and four more of our own:
  * cli/permission-flags.ts (contradicting flags are a usage error), cli/prompt-totals.ts (split
  * from the terminal renderer), llm/first-response.ts (one-time work done when the headers arrive)
- * and session/database-url.ts (the password kept out of the lock's holder command).
+ * and session/database-url.ts (the password kept out of the lock's holder command). 216 in
+ * session 9 with tools/input-json-schemas.ts (the built-in tools' input schemas as JSON Schema,
+ * written at build time: zod's converter no longer runs before the first request); 213 once
+ * `tinyglobby`, `fdir` and `ignore` loaded at the first search (src/tools/gitignore.ts), the
+ * bound lowered with them.
  */
-const PROMPT_MODULE_BOUND = 217;
+const PROMPT_MODULE_BOUND = 215;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
