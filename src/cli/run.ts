@@ -77,6 +77,7 @@ async function runFace(command: FaceCommand): Promise<number> {
  * an editor shows only "agent crashed" for an agent that exits before `initialize`.
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
+  keepLoaderPathsUnoptimised();
   const { startAcp } = await import("../acp/start.js");
   const start = startAcp();
   const configured = await configuring;
@@ -95,6 +96,19 @@ async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<nu
  */
 function keepYoungGenerationSmall(): void {
   setFlagsFromString("--semi-space-growth-factor=1");
+}
+
+/**
+ * Node's module loader calls `path.resolve` (and with it `normalizeString`) twice for each file it
+ * resolves; with turnloop's own path calls, that made `normalizeString` the first function V8
+ * optimised in `turnloop acp`, between `initialize` and `session/new`, and the first optimised
+ * function pages in V8's optimising compiler: about 4 MiB of resident memory (issue 26 figure 7c,
+ * peak 62.4 → 58.4 MiB; bench/notes/acpstart.md). V8's filter (`-name`: every function but that
+ * one) leaves it to the baseline compilers; no path work runs in a loop. A long reply still wakes
+ * the optimiser for turnloop's own code, and it then pages in as before.
+ */
+function keepLoaderPathsUnoptimised(): void {
+  setFlagsFromString("--turbo-filter=-normalizeString");
 }
 
 /** Loads `command`'s face and gives the call that runs it under a run config. */
