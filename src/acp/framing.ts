@@ -18,6 +18,8 @@ export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"
   maxMessageBytes?: number;
   /** Told about every oversized line. */
   log?: (line: string) => void;
+  /** Bytes read from the same input before this stream was made: read before `input`'s. */
+  prefix?: Uint8Array;
 }
 
 /**
@@ -43,7 +45,12 @@ export function acpByteStream(
 ): acp.Stream {
   const limit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const write = jsonLineWriter(output);
-  const readable = messagesFrom(input, { limit, log: options.log ?? (() => {}), write });
+  const readable = messagesFrom(input, {
+    limit,
+    log: options.log ?? (() => {}),
+    write,
+    prefix: options.prefix,
+  });
   const writable = new WritableStream<acp.AnyMessage>({ write: (message) => write(message) });
   return withMessageEdges(
     { readable, writable },
@@ -79,6 +86,7 @@ interface ReadOptions {
   limit: number;
   log: (line: string) => void;
   write: WriteMessage;
+  prefix: Uint8Array | undefined;
 }
 
 /** The messages of `input`'s lines (see {@link acpByteStream}); errors the input's failure. */
@@ -111,6 +119,11 @@ function messagesFrom(
           }
           return true;
         };
+        if (options.prefix !== undefined) {
+          for (const line of lines.push(options.prefix)) {
+            await hand(line);
+          }
+        }
         while (await readChunk()) {}
         const last = cancelled ? undefined : lines.flush();
         if (last !== undefined) {

@@ -1,10 +1,14 @@
 /**
  * ACP v1 initialization: what turnloop answers to `initialize`, and what it reads of the client's
- * request (ACP `initialize`, protocol version 1).
+ * request (ACP `initialize`, protocol version 1). No value of the ACP SDK is imported (types
+ * only): src/acp/start.ts answers `initialize` before the SDK loads.
  */
 
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import { PRODUCER_VERSION } from "../session/version.js";
+
+/** The ACP protocol version turnloop speaks: 1, the SDK 2.4.0's `PROTOCOL_VERSION`. */
+export const PROTOCOL_VERSION = 1;
 
 /**
  * The `initialize` answer: protocol version 1, turnloop's capabilities (load, list, resume,
@@ -13,7 +17,7 @@ import { PRODUCER_VERSION } from "../session/version.js";
  */
 export function initializeResponse(authMethods: acp.AuthMethod[]): acp.InitializeResponse {
   return {
-    protocolVersion: acp.PROTOCOL_VERSION,
+    protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
       // Images go to the model as image input where its API takes them (a note elsewhere);

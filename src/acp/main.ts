@@ -14,17 +14,20 @@ import { TurnloopAcpAgent } from "./agent.js";
 import { ERROR_CODES } from "./errors.js";
 import { acpByteStream } from "./framing.js";
 import { withDirectOutput } from "./message-writer.js";
+import type { AcpStartState } from "./start.js";
 
 /**
  * Runs `turnloop acp`: an Agent Client Protocol v1 agent on stdin/stdout until stdin closes.
  * ACP v1 transports (stdio): stdout carries only protocol messages; diagnostics go to stderr.
  * `initialize` is answered from the run config; the session host (and the session stack it
- * loads) is made on the first request about sessions.
+ * loads) is made on the first request about sessions. `start`: what src/acp/start.ts read of
+ * stdin and answered before this module loaded (the connection reads those bytes first).
  * @returns the process exit code: 64 for a bad `TURNLOOP_MAX_MESSAGE_BYTES`, else 0.
  */
 export async function runAcpCommand(
   config: RunConfig,
   env: NodeJS.ProcessEnv = process.env,
+  start?: AcpStartState,
 ): Promise<number> {
   const limit = messageLimit(env);
   if (limit === undefined) {
@@ -34,7 +37,7 @@ export async function runAcpCommand(
     const { SessionHost } = await import("../session/host.js");
     return new SessionHost({ home: turnloopHome(env), env, config });
   };
-  return serve(new TurnloopAcpAgent({ settings: { config, env }, openHost, log }), limit);
+  return serve(new TurnloopAcpAgent({ settings: { config, env }, openHost, log }), limit, start);
 }
 
 /**
@@ -42,16 +45,18 @@ export async function runAcpCommand(
  * that cannot run): `initialize` is answered, and every request about sessions fails with
  * `-32603` and `message` (which names the file and the key), so the editor can show why; exits
  * 64 once stdin closes. An agent that exits before `initialize` only shows as crashed.
+ * `start` as for {@link runAcpCommand}.
  */
 export async function runAcpWithoutConfig(
   message: string,
   env: NodeJS.ProcessEnv = process.env,
+  start?: AcpStartState,
 ): Promise<number> {
   const limit = messageLimit(env) ?? maxMessageBytes({});
   const openHost = () => {
     throw new acp.RequestError(ERROR_CODES.internal, `turnloop cannot start sessions: ${message}`);
   };
-  await serve(new TurnloopAcpAgent({ settings: undefined, openHost, log }), limit);
+  await serve(new TurnloopAcpAgent({ settings: undefined, openHost, log }), limit, start);
   return 64;
 }
 
@@ -73,23 +78,29 @@ function messageLimit(env: NodeJS.ProcessEnv): number | undefined {
 /**
  * Serves `agent` on stdin/stdout until stdin closes, or SIGTERM or SIGHUP comes (its sessions are
  * then cancelled and closed as when stdin closes: their commands stopped, their logs ended, and
- * the process exits with 128 + the signal's number: 143, 129). @returns 0 once stdin closed.
+ * the process exits with 128 + the signal's number: 143, 129). The bytes `start` read come
+ * first; the connection's answer to the `initialize` it answered is not written again.
+ * @returns 0 once stdin closed.
  */
-async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
+async function serve(
+  agent: TurnloopAcpAgent,
+  limit: number,
+  start: AcpStartState | undefined,
+): Promise<number> {
   keepStdoutForProtocol();
   // Notifications written in one turn of the event loop leave in one write (batched-output.ts).
   const output = batchedOutput(process.stdout);
-  const stream = acpByteStream(
-    Writable.toWeb(output) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-    {
-      log,
-      maxMessageBytes: limit,
-      onIdlessError: (error) => agent.clientRejectedNotification(error),
-    },
-  );
+  const stream = acpByteStream(Writable.toWeb(output) as WritableStream<Uint8Array>, input(start), {
+    log,
+    maxMessageBytes: limit,
+    onIdlessError: (error) => agent.clientRejectedNotification(error),
+    ...(start === undefined ? {} : { prefix: start.read.bytes }),
+  });
+  const answered = start?.answered;
   // The connection's own messages skip the SDK's web-stream writer (message-writer.ts).
-  const connection = agent.app.connect(withDirectOutput(stream, output));
+  const connection = agent.app.connect(
+    withDirectOutput(stream, output, answered === undefined ? undefined : { ...answered, log }),
+  );
   let stopListening = (): void => undefined;
   const signalled = new Promise<TerminationSignal>((resolve) => {
     stopListening = onTerminationSignal(resolve);
@@ -104,6 +115,14 @@ async function serve(agent: TurnloopAcpAgent, limit: number): Promise<number> {
     process.exit(signalExitCode(ended));
   }
   return 0;
+}
+
+/** stdin as a web stream; an empty, closed one when it already ended while `start` read it. */
+function input(start: AcpStartState | undefined): ReadableStream<Uint8Array> {
+  if (start?.read.ended === true) {
+    return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  }
+  return Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
 }
 
 /**

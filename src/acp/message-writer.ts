@@ -14,14 +14,33 @@ import type * as acp from "@agentclientprotocol/sdk";
  * connection's queue (the SDK writes one message at a time) holds the rest.
  * Errors: a write to an `output` that was destroyed or ended, or whose write failed, rejects; the
  * SDK's connection then closes.
+ *
+ * `answered`: a request answered before the connection was made (src/acp/start.ts writes the
+ * `initialize` answer before the SDK loads). The first answer to its id is not written; if its
+ * JSON text differs from the one written, that is said through `answered.log`.
  */
-export function messageWriter(output: Writable): WritableStream<acp.AnyMessage> {
+export function messageWriter(
+  output: Writable,
+  answered?: AnsweredEarly,
+): WritableStream<acp.AnyMessage> {
+  let pending = answered;
   return new WritableStream<acp.AnyMessage>({
     write(message) {
       if (output.destroyed || output.writableEnded) {
         throw new Error("ACP output is closed");
       }
-      if (output.write(`${JSON.stringify(message)}\n`)) {
+      const line = JSON.stringify(message);
+      if (pending !== undefined && isAnswerTo(message, pending.id)) {
+        const early = pending;
+        pending = undefined;
+        if (line !== early.line) {
+          early.log(
+            `turnloop acp: the SDK's answer ${line} differs from the one written ${early.line}`,
+          );
+        }
+        return;
+      }
+      if (output.write(`${line}\n`)) {
         return;
       }
       return drained(output);
@@ -29,14 +48,32 @@ export function messageWriter(output: Writable): WritableStream<acp.AnyMessage> 
   });
 }
 
+/** A request answered before the connection was made: its id and the answer's JSON text. */
+export interface AnsweredEarly {
+  id: string | number;
+  /** The answer as written, without its `\n`. */
+  line: string;
+  /** Where a different answer from the connection is reported (stderr). */
+  log: (line: string) => void;
+}
+
+/** Whether `message` is a response (no `method`) to the request `id`. */
+function isAnswerTo(message: acp.AnyMessage, id: string | number): boolean {
+  return !("method" in message) && "id" in message && message.id === id;
+}
+
 /**
  * An ACP stream whose incoming side is `stream`'s and whose outgoing side is
- * {@link messageWriter} on `output`. `stream`'s own writable stays open for what the framing
+ * {@link messageWriter} on `output` (`answered` as there). `stream`'s own writable stays open for what the framing
  * answers itself (malformed lines, invalid requests); it writes to the same `output`, a whole
  * line at a time, so lines never interleave.
  */
-export function withDirectOutput(stream: acp.Stream, output: Writable): acp.Stream {
-  return { readable: stream.readable, writable: messageWriter(output) };
+export function withDirectOutput(
+  stream: acp.Stream,
+  output: Writable,
+  answered?: AnsweredEarly,
+): acp.Stream {
+  return { readable: stream.readable, writable: messageWriter(output, answered) };
 }
 
 /** Resolves at `output`'s next `drain`; rejects if it fails or closes first. */

@@ -63,17 +63,27 @@ async function runFace(command: FaceCommand): Promise<number> {
   const configuring = configure(command.options);
   // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
   configuring.catch(() => undefined);
+  if (command.kind === "acp") {
+    return runAcpFace(configuring);
+  }
   const run = await faceRunner(command);
   const configured = await configuring;
-  if (configured.ok) {
-    return run(configured.config, configured.env);
-  }
-  if (command.kind === "acp") {
-    // An editor shows only "agent crashed" for an agent that exits before `initialize`.
-    const { runAcpWithoutConfig } = await import("../acp/main.js");
-    return runAcpWithoutConfig(configured.message, process.env);
-  }
-  return 64;
+  return configured.ok ? run(configured.config, configured.env) : 64;
+}
+
+/**
+ * `turnloop acp`: stdin's first line is read beside the run config, and a valid `initialize` is
+ * answered before the ACP SDK loads (src/acp/start.ts). A bad config still serves the protocol:
+ * an editor shows only "agent crashed" for an agent that exits before `initialize`.
+ */
+async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
+  keepLoaderPathsUnoptimised();
+  const { startAcp } = await import("../acp/start.js");
+  const start = startAcp();
+  const configured = await configuring;
+  return configured.ok
+    ? start.run(configured.config, configured.env)
+    : start.runWithoutConfig(configured.message, process.env);
 }
 
 /**
@@ -88,9 +98,22 @@ function keepYoungGenerationSmall(): void {
   setFlagsFromString("--semi-space-growth-factor=1");
 }
 
+/**
+ * Node's module loader calls `path.resolve` (and with it `normalizeString`) twice for each file it
+ * resolves; with turnloop's own path calls, that made `normalizeString` the first function V8
+ * optimised in `turnloop acp`, between `initialize` and `session/new`, and the first optimised
+ * function pages in V8's optimising compiler: about 4 MiB of resident memory (issue 26 figure 7c,
+ * peak 62.4 → 58.4 MiB; bench/notes/acpstart.md). V8's filter (`-name`: every function but that
+ * one) leaves it to the baseline compilers; no path work runs in a loop. A long reply still wakes
+ * the optimiser for turnloop's own code, and it then pages in as before.
+ */
+function keepLoaderPathsUnoptimised(): void {
+  setFlagsFromString("--turbo-filter=-normalizeString");
+}
+
 /** Loads `command`'s face and gives the call that runs it under a run config. */
 async function faceRunner(
-  command: FaceCommand,
+  command: Exclude<FaceCommand, { kind: "acp" }>,
 ): Promise<(config: RunConfig, env: NodeJS.ProcessEnv) => Promise<number>> {
   const { stdin, stdout, stderr } = process;
   switch (command.kind) {
@@ -127,10 +150,6 @@ async function faceRunner(
           env,
           home: turnloopHome(process.env),
         });
-    }
-    case "acp": {
-      const { runAcpCommand } = await import("../acp/main.js");
-      return runAcpCommand;
     }
     case "server": {
       const { runServerCommand } = await import("../server/main.js");

@@ -23,6 +23,10 @@ const PACKAGE_VERSION = (
  */
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
+/** Marks the first stdout write in the recorder's file (test/support/first-output-marker.mjs). */
+const OUTPUT_MARKER = fileURLToPath(new URL("../support/first-output-marker.mjs", import.meta.url));
+/** The line it writes. */
+const FIRST_OUTPUT = "-- first stdout write";
 /**
  * Packages that only some runs need: the MCP client, the price catalogue, the PostgreSQL client,
  * ripgrep (the grep tool's binary, found when its package loads: at the first search), and the
@@ -59,18 +63,24 @@ const PROMPT_MODULE_BOUND = 215;
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
  * message with zod), with room for a few small modules of our own. The session stack alone is
- * about 90 modules. 100 on 2026-12-02 once the bundle kept zod's English messages alone.
+ * about 90 modules. 100 on 2026-12-02 once the bundle kept zod's English messages alone. 30 in
+ * round 3, session 9, once a valid `initialize` was answered before the ACP SDK and zod load
+ * (src/acp/start.ts; they load after the answer): the argument parser, the run config, the
+ * first-line reader and four `node:` modules, with room for a few small modules of our own.
  */
-const ACP_INITIALIZE_MODULE_BOUND = 106;
+const ACP_INITIALIZE_MODULE_BOUND = 34;
+/** The ACP SDK and zod, which `acp` loads only once `initialize` is answered. */
+const ACP_SDK_OR_ZOD = /\/node_modules\/(@agentclientprotocol\/sdk|zod)\//;
 /**
  * Files of the bundle (`dist/cli/`, `main.js` included) read by the first request of `-p`, the
  * `initialize` answer and the `session/new` answer of `acp`: 54, 29 and 53 on 2026-12-02 with
  * esbuild's chunks as they were (one for each set of lazy entry points sharing code); 14, 8 and 12
  * once the chunks that the same kinds of run load were merged into one file each and the entry
- * files that only re-exported a chunk were taken out (scripts/merge-chunks.mjs). Node's loader
- * resolves, opens and reads each one. Counts, never times.
+ * files that only re-exported a chunk were taken out (scripts/merge-chunks.mjs); `initialize`
+ * 7 once it was answered before the ACP SDK loads (src/acp/start.ts). Node's loader resolves,
+ * opens and reads each one. Counts, never times.
  */
-const BUNDLE_FILE_BOUND = { prompt: 16, acpInitialize: 9, acpSession: 14 };
+const BUNDLE_FILE_BOUND = { prompt: 16, acpInitialize: 8, acpSession: 14 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
@@ -89,27 +99,31 @@ const cli = useRecordedCli({
   name: "modules",
 });
 
-/** The unique modules loaded so far (test/support/loaded-modules.ts). */
-function modulesLoaded(): string[] {
+/**
+ * The recorder's lines so far; with `beforeOutput`, only those before the first stdout write
+ * (test/support/first-output-marker.mjs, when preloaded).
+ */
+function recorded(beforeOutput = false): string[] {
   let text = "";
   try {
     text = readFileSync(cli.log, "utf8");
   } catch {
     // Nothing loaded yet.
   }
-  return sourceModules(text.split("\n").filter((line) => line !== ""));
+  const lines = text.split("\n").filter((line) => line !== "");
+  const marker = lines.indexOf(FIRST_OUTPUT);
+  return beforeOutput && marker !== -1 ? lines.slice(0, marker) : lines;
+}
+
+/** The unique modules loaded so far (test/support/loaded-modules.ts). */
+function modulesLoaded(beforeOutput = false): string[] {
+  return sourceModules(recorded(beforeOutput).filter((line) => line !== FIRST_OUTPUT));
 }
 
 /** The files of the bundle read so far, each once (its ES modules are recorded as they load). */
-function bundleFilesRead(): string[] {
+function bundleFilesRead(beforeOutput = false): string[] {
   const bundle = `${pathToFileURL(dirname(CLI_PATH)).href}/`;
-  let text = "";
-  try {
-    text = readFileSync(cli.log, "utf8");
-  } catch {
-    // Nothing loaded yet.
-  }
-  return [...new Set(text.split("\n").filter((url) => url.startsWith(bundle)))];
+  return [...new Set(recorded(beforeOutput).filter((url) => url.startsWith(bundle)))];
 }
 
 describe("modules loaded before they are needed (issue 26)", () => {
@@ -208,16 +222,18 @@ describe("modules loaded before they are needed (issue 26)", () => {
   });
 
   test("acp answers initialize before the session stack loads, and loads it for session/new", async () => {
+    const env = cli.environment("openai-chat:gpt-4.1");
     const agent = spawn(process.execPath, [CLI_PATH, "acp"], {
       cwd: cli.directory,
-      env: cli.environment("openai-chat:gpt-4.1"),
+      // The SDK loads right after the answer: what counts is what loaded before it was written.
+      env: { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ""} --import=${OUTPUT_MARKER}` },
     });
     const closed = new Promise((resolve) => agent.once("close", resolve));
     const lines = readLines(agent);
     try {
       send(agent, 1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
       const answer = await lines.next();
-      const atAnswer = modulesLoaded();
+      const atAnswer = modulesLoaded(true);
       expect(JSON.parse(answer)).toMatchObject({
         jsonrpc: "2.0",
         id: 1,
@@ -225,14 +241,18 @@ describe("modules loaded before they are needed (issue 26)", () => {
       });
       expect(atAnswer.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
       expect(atAnswer.filter((url) => SESSION_STACK.test(url))).toEqual([]);
+      expect(atAnswer.filter((url) => ACP_SDK_OR_ZOD.test(url))).toEqual([]);
       expect(atAnswer.length).toBeLessThanOrEqual(ACP_INITIALIZE_MODULE_BOUND);
-      expect(bundleFilesRead().length).toBeLessThanOrEqual(BUNDLE_FILE_BOUND.acpInitialize);
+      expect(recorded().includes(FIRST_OUTPUT)).toBe(true);
+      expect(bundleFilesRead(true).length).toBeLessThanOrEqual(BUNDLE_FILE_BOUND.acpInitialize);
       expect(atAnswer.filter((url) => ZOD_OTHER_LOCALES.test(url))).toEqual([]);
       // The first session request loads the stack (so the check above can fail), still
       // without the MCP client: no server is configured.
       send(agent, 2, "session/new", { cwd: cli.directory, mcpServers: [] });
       expect(JSON.parse(await lines.next())).toMatchObject({ id: 2, result: {} });
       const atSession = modulesLoaded();
+      // The SDK loaded after the answer (so the check above can fail).
+      expect(atSession.filter((url) => ACP_SDK_OR_ZOD.test(url)).length).toBeGreaterThan(5);
       expect(bundleFilesRead().length).toBeLessThanOrEqual(BUNDLE_FILE_BOUND.acpSession);
       expect(atSession.filter((url) => SESSION_STACK.test(url)).length).toBeGreaterThan(5);
       expect(atSession.filter((url) => NOT_BEFORE_NEEDED.test(url))).toEqual([]);
