@@ -70,7 +70,7 @@ const PROMPT_MODULE_BOUND = 215;
  */
 const ACP_INITIALIZE_MODULE_BOUND = 34;
 /** The ACP SDK and zod, which `acp` loads only once `initialize` is answered. */
-const ACP_SDK_OR_ZOD = /\/node_modules\/(@agentclientprotocol\/sdk|zod)\//;
+const ACP_SDK_OR_ZOD = /(^|\/)node_modules\/(@agentclientprotocol\/sdk|zod)\//;
 /**
  * Files of the bundle (`dist/cli/`, `main.js` included) read by the first request of `-p`, the
  * `initialize` answer and the `session/new` answer of `acp`: 54, 29 and 53 on 2026-12-02 with
