@@ -28,9 +28,9 @@ const HEADER_END = "\r\n\r\n";
  * {@link strategy}, which the connection must be created with), so the order in which an app sees
  * answers, requests and notifications is the order they arrived in.
  *
- * Errors (through `onError`): a header without a numeric `Content-Length` or longer than
- * 8 KiB ends reading (nothing after it can be framed again); a body that is not JSON is reported
- * and skipped. The stream's `error` and `close` are reported through `onError` and `onClose`.
+ * Errors (through `onError`): a header without a numeric `Content-Length`, or 8 KiB received
+ * without a header's end, ends reading (nothing after it can be framed again); a body that is not
+ * JSON is reported and skipped. The stream's `error` and `close` are reported through `onError` and `onClose`.
  * `onPartialMessage` never fires.
  */
 export class FramedMessageReader extends AbstractMessageReader implements MessageReader {
