@@ -26,7 +26,12 @@ export function prepareAt(stage: PreparationStage, work: () => void): void {
 
 /**
  * Starts the work queued for `stage` so far, in order, one piece per `setImmediate`; work queued
- * meanwhile waits for the next time. Cheap once the queue is empty.
+ * meanwhile waits for the next time. Cheap once the queue is empty. The first piece runs two
+ * turns of the event loop later, not one: what the caller's event queues for its next turn goes
+ * first. `ModelAttempt` starts "first part" just before it hands on the first event, whose
+ * handlers then queue their own turn: the ACP face sends the first text chunk on its next
+ * `setImmediate` (src/acp/update-outbox.ts), which waited behind a piece of 2–4 ms (issue 26,
+ * figure 4e).
  */
 export function runPreparations(stage: PreparationStage): void {
   const queue = queues[stage];
@@ -45,7 +50,7 @@ export function runPreparations(stage: PreparationStage): void {
       setImmediate(runNext);
     }
   };
-  setImmediate(runNext);
+  setImmediate(() => setImmediate(runNext));
 }
 
 /**
