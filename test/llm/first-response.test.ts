@@ -108,7 +108,7 @@ describe("preparations before the first parts", () => {
     const done = preparationsDone("first part");
     // As ModelAttempt does: the stage starts, then the event's handler runs and queues its turn
     // (the ACP outbox sending the first text chunk).
-    runPreparations("first part");
+    runPreparations("first part", 2);
     await Promise.resolve();
     setImmediate(() => order.push("the handler's next turn"));
     await done;
