@@ -121,6 +121,7 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
         if (headerEnd === -1) {
           if (data.length - offset > MAX_HEADER_BYTES) {
             this.fail(`a frame header longer than ${MAX_HEADER_BYTES} bytes`);
+            return data.length;
           }
           return offset;
         }

@@ -82,6 +82,14 @@ describe("FramedMessageReader", () => {
     expect(read.errors[1]).toBe(
       "unreadable frame from the turnloop server: a frame header without a numeric Content-Length",
     );
+    const endless = await readAll([
+      Buffer.from(`X-Pad: ${"a".repeat(9_000)}`),
+      Buffer.from(frame(event("late"))),
+    ]);
+    expect(endless).toEqual({
+      messages: [],
+      errors: ["unreadable frame from the turnloop server: a frame header longer than 8192 bytes"],
+    });
   });
 
   it("gives notifications to their direct handler only when nothing is queued before them", async () => {
