@@ -26,9 +26,13 @@ export function prepareAt(stage: PreparationStage, work: () => void): void {
 
 /**
  * Starts the work queued for `stage` so far, in order, one piece per `setImmediate`; work queued
- * meanwhile waits for the next time. Cheap once the queue is empty.
+ * meanwhile waits for the next time. Cheap once the queue is empty. The first piece runs `turns`
+ * turns of the event loop later (1 or 2): with 2, what the caller's event queues for its next
+ * turn goes first. `ModelAttempt` starts "first part" just before it hands on the first event;
+ * when that is a text delta, the ACP face sends it on its next `setImmediate`
+ * (src/acp/update-outbox.ts), which waited behind a piece of 2–4 ms (issue 26, figure 4e).
  */
-export function runPreparations(stage: PreparationStage): void {
+export function runPreparations(stage: PreparationStage, turns: 1 | 2 = 1): void {
   const queue = queues[stage];
   if (queue.length === 0) {
     return;
@@ -45,7 +49,7 @@ export function runPreparations(stage: PreparationStage): void {
       setImmediate(runNext);
     }
   };
-  setImmediate(runNext);
+  setImmediate(turns === 1 ? runNext : () => setImmediate(runNext));
 }
 
 /**

@@ -215,9 +215,10 @@ export function responseHeaders(message: IncomingMessage): HeaderList {
  * stages cost the relay about three times the CPU (bench/notes/targets.md). A source that fails or
  * closes before its end errors the stream, after what arrived, with undici's shape,
  * `TypeError("terminated")` with the cause (e.g. `ECONNRESET`), which src/llm/errors.ts counts as
- * a network failure. The end closes the stream one turn of the event loop after the last read, so
+ * a network failure. The end closes the stream two turns of the event loop after the last read, so
  * that read's pieces reach a reader several stages away before any stage sees the end (issue 26,
- * figure 4c: bench/notes/targets.md, "Relay latency tails"). Cancelling the stream destroys
+ * figure 4c: bench/notes/targets.md, "Relay latency tails"), and the reader's `setImmediate`
+ * work for them goes first (figure 4e: see closeTwoTurnsLater). Cancelling the stream destroys
  * `socketOwner` (the response), so the connection is not reused.
  */
 export function bodyStream(
@@ -250,7 +251,7 @@ export function bodyStream(
         source.on("end", () => {
           deliver();
           finished = true;
-          closeNextTurn(controller, () => cancelled);
+          closeTwoTurnsLater(controller, () => cancelled);
         });
         const fail = (error: Error) => {
           deliver();
@@ -279,20 +280,26 @@ export function bodyStream(
 }
 
 /**
- * Closes `controller` on the next turn of the event loop, unless its reader cancelled meanwhile:
- * the pieces of the last read first travel every stage after this one to the reader (microtasks);
- * a stage that saw the end at once (the AI SDK's response wrapper releases its reader, which the
- * first time in a process builds an error in a new `vm` context) would delay them.
+ * Closes `controller` two turns of the event loop later, unless its reader cancelled meanwhile.
+ * The pieces of the last read first travel every stage after this one to the reader
+ * (microtasks): a stage that saw the end at once (the AI SDK's response wrapper releases its
+ * reader, which the first time in a process builds an error in a new `vm` context) would delay
+ * them. And what the reader queued with `setImmediate` on seeing them runs before the end is
+ * handled: the ACP face sends a reply's waiting text chunk on its next `setImmediate`
+ * (src/acp/update-outbox.ts), which otherwise ran after the stages' end, the reply's assembly,
+ * its usage and its log lines (issue 26, figure 4e).
  */
-function closeNextTurn(
+function closeTwoTurnsLater(
   controller: ReadableStreamDefaultController<Uint8Array>,
   cancelled: () => boolean,
 ): void {
-  setImmediate(() => {
-    if (!cancelled()) {
-      controller.close();
-    }
-  });
+  setImmediate(() =>
+    setImmediate(() => {
+      if (!cancelled()) {
+        controller.close();
+      }
+    }),
+  );
 }
 
 /** Calls `fail` when `source` errors or closes (the stream ignores it after the end); a response aborted destroys `source`. */

@@ -153,7 +153,10 @@ export class ModelAttempt {
       const event = this.#request.streaming === false ? undefined : progressEvent(part);
       if (event !== undefined) {
         this.#shown ||= event.type !== "tool_call_start";
-        runPreparations("first part");
+        // A first text delta waits for a face's next turn (first-response.ts); a tool call's
+        // start is sent at once, and there two turns slowed the first tool turn (3b: measured in
+        // bench/notes/relay.md).
+        runPreparations("first part", this.#shown ? 2 : 1);
         return event;
       }
     }

@@ -157,13 +157,17 @@ export class TurnloopClient {
           })
         : await connectTcp(options.host ?? "127.0.0.1", options.port);
     this.transport = transport;
-    const connection = createMessageConnection(transport.reader, transport.writer);
+    const connection = createMessageConnection(transport.reader, transport.writer, undefined, {
+      messageStrategy: transport.reader.strategy,
+    });
     this.connection = connection;
-    connection.onNotification(
-      ServerToClient.sessionEvent,
-      (params: { sessionId: string; event: SessionEvent }) =>
-        this.sessions.get(params.sessionId)?.dispatch(params.event),
+    const sessionEvent = (params: { sessionId: string; event: SessionEvent }) =>
+      this.sessions.get(params.sessionId)?.dispatch(params.event);
+    // One per streamed delta: straight from the reader when nothing is queued before it.
+    transport.reader.handleDirectly(ServerToClient.sessionEvent, (params) =>
+      sessionEvent(params as { sessionId: string; event: SessionEvent }),
     );
+    connection.onNotification(ServerToClient.sessionEvent, sessionEvent);
     connection.onNotification(
       ServerToClient.sessionLifecycle,
       (params: SessionLifecycleNotification) => {

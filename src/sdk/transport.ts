@@ -7,17 +7,12 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import {
-  type Message,
-  type MessageReader,
-  type MessageWriter,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from "vscode-jsonrpc/node.js";
+import { type Message, type MessageWriter, StreamMessageWriter } from "vscode-jsonrpc/node.js";
+import { FramedMessageReader } from "./framed-reader.js";
 
 /** A byte stream to the server, framed for vscode-jsonrpc. */
 export interface Transport {
-  reader: MessageReader;
+  reader: FramedMessageReader;
   writer: MessageWriter;
   /** Whether the SDK started the server (then `stop` shuts it down). */
   owned: boolean;
@@ -106,7 +101,7 @@ export async function spawnServer(options: {
     );
   });
   return {
-    reader: new StreamMessageReader(child.stdout),
+    reader: new FramedMessageReader(child.stdout),
     writer: settledWriter(child.stdin),
     owned: true,
     stderrTail: () => tail,
@@ -127,7 +122,7 @@ export function connectTcp(host: string, port: number): Promise<Transport> {
     socket.connect(port, host, () => {
       socket.on("error", () => undefined);
       resolve({
-        reader: new StreamMessageReader(socket),
+        reader: new FramedMessageReader(socket),
         writer: settledWriter(socket),
         owned: false,
         stderrTail: () => "",

@@ -7,7 +7,9 @@ import { httpFetch } from "../../src/llm/http-fetch.js";
 // the body's stream one turn of the event loop later, so the last piece travels the whole chain of
 // stream stages to the reader first: closing at once let the AI SDK's response wrapper see the end
 // and release its reader (on Node 20 a first release builds an error in a new `vm` context) before
-// the last delta reached the session.
+// the last delta reached the session. Two turns later: what the reader queues with `setImmediate`
+// on seeing the last piece (the ACP face sends a waiting text chunk so) runs before the end too
+// (figure 4e).
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -17,7 +19,7 @@ afterEach(async () => {
   }
 });
 
-test("the last piece of a body reaches a reader four stages away before the body's stream closes", async () => {
+test("the last piece of a body reaches a reader four stages away, and the reader's next turn comes, before the body's stream closes", async () => {
   const server = createServer((_request, response) => {
     response.writeHead(200, { "content-type": "text/event-stream" });
     response.end("data: last\n\n");
@@ -52,6 +54,7 @@ test("the last piece of a body reaches a reader four stages away before the body
     .pipeThrough(new TransformStream<string, string>());
   for await (const text of staged) {
     seen.push(`read ${JSON.stringify(text)}`);
+    setImmediate(() => seen.push("the reader's next turn"));
   }
-  expect(seen).toEqual(['read "data: last\\n\\n"', "body closed"]);
+  expect(seen).toEqual(['read "data: last\\n\\n"', "the reader's next turn", "body closed"]);
 });

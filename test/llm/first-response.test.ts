@@ -101,4 +101,17 @@ describe("preparations before the first parts", () => {
     ]);
     expect(seenAt[1]?.[2].includes("text_delta")).toBe(true);
   });
+
+  test("what the first event's handler queues for the next turn goes before the first preparation", async () => {
+    const order: string[] = [];
+    prepareAt("first part", () => order.push("preparation"));
+    const done = preparationsDone("first part");
+    // As ModelAttempt does: the stage starts, then the event's handler runs and queues its turn
+    // (the ACP outbox sending the first text chunk).
+    runPreparations("first part", 2);
+    await Promise.resolve();
+    setImmediate(() => order.push("the handler's next turn"));
+    await done;
+    expect(order).toEqual(["the handler's next turn", "preparation"]);
+  });
 });
