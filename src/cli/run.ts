@@ -103,9 +103,10 @@ function keepYoungGenerationSmall(): void {
  * resolves; with turnloop's own path calls, that made `normalizeString` the first function V8
  * optimised in `turnloop acp`, between `initialize` and `session/new`, and the first optimised
  * function pages in V8's optimising compiler: about 4 MiB of resident memory (issue 26 figure 7c,
- * peak 62.4 → 58.4 MiB; bench/notes/acpstart.md). V8's filter (`-name`: every function but that
- * one) leaves it to the baseline compilers; no path work runs in a loop. A long reply still wakes
- * the optimiser for turnloop's own code, and it then pages in as before.
+ * peak 62.4 → 58.4 MiB; bench/notes/targets.md, "acpstart lane"). V8's filter (`-name`: every
+ * function but that one) leaves it to the baseline compilers, which the relay figures measured
+ * as costing nothing there. A long reply still wakes the optimiser for turnloop's own code, and it
+ * then pages in as before.
  */
 function keepLoaderPathsUnoptimised(): void {
   setFlagsFromString("--turbo-filter=-normalizeString");

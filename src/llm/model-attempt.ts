@@ -155,7 +155,7 @@ export class ModelAttempt {
         this.#shown ||= event.type !== "tool_call_start";
         // A first text delta waits for a face's next turn (first-response.ts); a tool call's
         // start is sent at once, and there two turns slowed the first tool turn (3b: measured in
-        // bench/notes/relay.md).
+        // bench/notes/targets.md, "relay lane … session 9").
         runPreparations("first part", this.#shown ? 2 : 1);
         return event;
       }

@@ -20,7 +20,7 @@ let searchPackages: Promise<SearchPackages> | undefined;
  * Loads {@link SearchPackages} on a search's first call (`glob`, `grep`'s JavaScript search, a
  * directory listing), not with every session: a run that does not search neither compiles nor
  * runs them (≈ 38 KB of bundled code; its first model request comes 1–2 ms of CPU sooner, issue
- * 26, bench/notes/box.md). Later calls get the same promise.
+ * 26, bench/notes/targets.md, "box lane … session 9"). Later calls get the same promise.
  */
 export function loadSearchPackages(): Promise<SearchPackages> {
   searchPackages ??= Promise.all([import("ignore"), import("tinyglobby")]).then(
