@@ -116,7 +116,7 @@ export class TurnloopAcpAgent {
     if (this.usageUpdates) {
       this.usageUpdates = false;
       this.config.log(
-        `turnloop acp: the client refused a notification (${JSON.stringify(error)}); usage_update is no longer sent`,
+        `turnloop: the client refused a notification (${JSON.stringify(error)}); usage_update is no longer sent`,
       );
     }
   }

@@ -219,7 +219,7 @@ async function tooLarge(
   const id = requestId(head);
   const dropped = `dropped a ${bytes}-byte message (the limit is ${limit} bytes, ${MAX_MESSAGE_BYTES_VARIABLE})`;
   const answer = id === undefined ? "; answered with id null" : `; request ${id} gets an error`;
-  log(`turnloop acp: ${dropped}${answer}`);
+  log(`turnloop: ${dropped}${answer}`);
   if (id === undefined) {
     await options.write(idlessError(acp.RequestError.invalidRequest(`turnloop: ${dropped}`)));
     return undefined;

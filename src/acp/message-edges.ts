@@ -48,9 +48,7 @@ export function withMessageEdges(stream: acp.Stream, options: MessageEdgeOptions
         controller.enqueue(message);
         return;
       }
-      options.log?.(
-        `turnloop acp: answered request ${JSON.stringify(problem.id)}: ${problem.reason}`,
-      );
+      options.log?.(`turnloop: answered request ${JSON.stringify(problem.id)}: ${problem.reason}`);
       answer({
         jsonrpc: "2.0",
         id: problem.id,

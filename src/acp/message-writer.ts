@@ -35,7 +35,7 @@ export function messageWriter(
         pending = undefined;
         if (line !== early.line) {
           early.log(
-            `turnloop acp: the SDK's answer ${line} differs from the one written ${early.line}`,
+            `turnloop: the SDK's answer ${line} differs from the one written ${early.line}`,
           );
         }
         return;

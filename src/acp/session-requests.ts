@@ -219,7 +219,7 @@ export class AcpSessionRequests {
       }
       if (resolve(params.cwd) !== resolve(session.cwd)) {
         this.connection.log(
-          `turnloop acp: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
+          `turnloop: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
         );
       }
       await this.startMcp(session, mcpServers);
@@ -387,7 +387,7 @@ export class AcpSessionRequests {
       "session mcpServers",
     );
     for (const problem of given.problems) {
-      this.connection.log(`turnloop acp: MCP server not started: ${problem}`);
+      this.connection.log(`turnloop: MCP server not started: ${problem}`);
     }
     await this.host.startMcpServers(session, given.servers, this.connection.log);
   }

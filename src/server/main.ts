@@ -43,7 +43,7 @@ export async function runServerCommand(
   config: RunConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const log = (message: string) => process.stderr.write(`turnloop server: ${message}\n`);
+  const log = (message: string) => process.stderr.write(`turnloop: ${message}\n`);
   let host: SessionHost;
   let messageLimit: number;
   try {

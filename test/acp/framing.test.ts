@@ -131,8 +131,8 @@ describe("the ACP line reader", () => {
       },
     ]);
     expect(peer.log).toEqual([
-      `turnloop acp: dropped a ${request.length - 1}-byte message (the limit is 100 bytes, TURNLOOP_MAX_MESSAGE_BYTES); request "big-1" gets an error`,
-      `turnloop acp: ${dropped}; answered with id null`,
+      `turnloop: dropped a ${request.length - 1}-byte message (the limit is 100 bytes, TURNLOOP_MAX_MESSAGE_BYTES); request "big-1" gets an error`,
+      `turnloop: ${dropped}; answered with id null`,
     ]);
   });
 

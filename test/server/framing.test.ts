@@ -56,7 +56,7 @@ describe("turnloop --headless --stdio: framing faults", () => {
       expect(answer.error?.message).toMatch(/; closing the connection$/);
       // The server closes: stdout ends and the process exits.
       expect(await exit).toBe(0);
-      expect(stderr()).toMatch(/turnloop server: closing the connection: unreadable frame: /);
+      expect(stderr()).toMatch(/turnloop: closing the connection: unreadable frame: /);
       expect(peer.garbage).toBe("");
       expect(child.exitCode).toBe(0);
     },

@@ -31,7 +31,7 @@ describe("turnloop --headless --port N --host H", () => {
       signal: null,
       stdout: "",
       stderr:
-        "turnloop server: refusing to listen on 0.0.0.0 without a connection token: set TURNLOOP_CONNECTION_TOKEN (clients send it with connect)\n",
+        "turnloop: refusing to listen on 0.0.0.0 without a connection token: set TURNLOOP_CONNECTION_TOKEN (clients send it with connect)\n",
     });
   });
 

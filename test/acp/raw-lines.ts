@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { onTestFinished } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+
+/** A JSON-RPC message as read off `turnloop acp`'s stdout. */
+export type LineMessage = Record<string, unknown> & { id?: unknown; method?: unknown };
+
+/**
+ * `node dist/cli/main.js acp` with pipes, spoken to in raw lines, so a test can send what a
+ * client library never would (a line over the limit, a whole input in one write then its end).
+ * Every stdout line must be one JSON message; `stderr` is kept whole.
+ */
+export class RawAcpAgent {
+  readonly messages: LineMessage[] = [];
+  stderr = "";
+  readonly exited: Promise<number | null>;
+  private readonly child;
+  private buffered = "";
+  private readonly waiters = new Set<() => void>();
+
+  constructor(env: NodeJS.ProcessEnv, cwd: string) {
+    this.child = spawn(process.execPath, [CLI_PATH, "acp"], { cwd, env });
+    onTestFinished(() => this.kill());
+    this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code)));
+    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderr += chunk;
+    });
+    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      this.buffered += chunk;
+      for (let newline = this.buffered.indexOf("\n"); newline !== -1; ) {
+        this.messages.push(JSON.parse(this.buffered.slice(0, newline)) as LineMessage);
+        this.buffered = this.buffered.slice(newline + 1);
+        newline = this.buffered.indexOf("\n");
+      }
+      for (const waiter of this.waiters) {
+        waiter();
+      }
+    });
+  }
+
+  /** Writes `text` as is. */
+  write(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  /** Writes `text`, then ends stdin: the whole input in one write, then its end. */
+  writeAndEnd(text: string): Promise<number | null> {
+    this.child.stdin.end(text);
+    return this.exited;
+  }
+
+  /** Sends one request line and resolves with its answer (gated on stdout, not on time). */
+  async request(id: string | number, method: string, params: unknown): Promise<LineMessage> {
+    this.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    return this.answer(id);
+  }
+
+  /** Resolves with the answer to request `id`, once stdout holds it. */
+  answer(id: unknown): Promise<LineMessage> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.answers().find((message) => message.id === id);
+        if (found !== undefined) {
+          this.waiters.delete(check);
+          this.child.off("close", gone);
+          resolve(found);
+        }
+      };
+      const gone = () => reject(new Error(`exited before answering ${JSON.stringify(id)}`));
+      this.child.once("close", gone);
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  /** The answers (messages without a method) on stdout so far, in order. */
+  answers(): LineMessage[] {
+    return this.messages.filter((message) => message.method === undefined);
+  }
+
+  /** Kills the agent if it still runs (a test that failed before its end). */
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill("SIGKILL");
+    }
+  }
+
+  /** Ends stdin and resolves with the exit code. */
+  end(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}

@@ -1,0 +1,95 @@
+import { tmpdir } from "node:os";
+import { describe, expect, test } from "vitest";
+import { ChildFixture } from "../acp/child-process.js";
+import { RawAcpAgent } from "../acp/raw-lines.js";
+import { spawnServer } from "../server/raw-peer.js";
+
+// Every message turnloop itself writes to stderr starts `turnloop: `, whichever face writes it
+// (README, "Exit codes of `turnloop -p`" and above): `turnloop acp` and the `--headless` server
+// too, whose lines once started `turnloop acp: ` and `turnloop server: `.
+
+const fixture = ChildFixture.forEachTest();
+
+const LONG_NAME = "m".repeat(70);
+
+describe("one stderr prefix on every face", () => {
+  test("turnloop acp: an invalid request, a line over the limit, an MCP entry, a cwd", async () => {
+    const agent = new RawAcpAgent(
+      fixture.environment({ TURNLOOP_MAX_MESSAGE_BYTES: "400" }),
+      fixture.cwd,
+    );
+    await agent.request(1, "initialize", { protocolVersion: 1 });
+    agent.write('{"jsonrpc":"1.0","id":"v","method":"session/list","params":{}}\n');
+    await agent.answer("v");
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "big",
+      method: "session/list",
+      params: { pad: "p".repeat(500) },
+    });
+    agent.write(`${big}\n`);
+    await agent.answer("big");
+    const server = { name: LONG_NAME, command: "true", args: [], env: [] };
+    const created = await agent.request(2, "session/new", {
+      cwd: fixture.cwd,
+      mcpServers: [server],
+    });
+    const { sessionId } = created.result as { sessionId: string };
+    const elsewhere = tmpdir();
+    await agent.request(3, "session/load", { sessionId, cwd: elsewhere, mcpServers: [] });
+    expect(await agent.end()).toBe(0);
+    expect(agent.answers().map((answer) => [answer.id, "error" in answer])).toEqual([
+      [1, false],
+      ["v", true],
+      ["big", true],
+      [2, false],
+      [3, false],
+    ]);
+    expect(agent.stderr).toBe(
+      [
+        'turnloop: answered request "v": "jsonrpc" must be "2.0", not "1.0"',
+        `turnloop: dropped a ${big.length}-byte message (the limit is 400 bytes, TURNLOOP_MAX_MESSAGE_BYTES); request "big" gets an error`,
+        `turnloop: MCP server not started: session mcpServers: server name "${LONG_NAME}" must be 1-64 printable characters`,
+        `turnloop: session ${sessionId} works in ${fixture.cwd}; the requested cwd ${elsewhere} is ignored`,
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("turnloop --headless --stdio: an empty frame and a body that is not JSON", async () => {
+    const { peer, stderr, exit, child } = spawnServer(
+      ["--stdio"],
+      fixture.environment(),
+      fixture.cwd,
+    );
+    expect((await peer.request("ping", { message: "a" })).result).toMatchObject({
+      message: "pong: a",
+    });
+    peer.sendRaw("Content-Length: 0\r\n\r\n");
+    await peer.waitFor((message) => message.id === null);
+    peer.sendRaw("Content-Length: 9\r\n\r\n{not json");
+    await peer.waitFor((message) => message.id === null && message.error?.code === -32700);
+    expect((await peer.request("ping", { message: "b" })).result).toMatchObject({
+      message: "pong: b",
+    });
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    expect(stderr()).toBe(
+      [
+        "turnloop: an empty message (Content-Length: 0) answered as an invalid request",
+        `turnloop: unreadable message skipped: ${parseErrorOf("{not json")}`,
+        "",
+      ].join("\n"),
+    );
+  });
+});
+
+/** What `JSON.parse` says of `text` on this Node (vscode-jsonrpc passes its message on). */
+function parseErrorOf(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`${text} parsed`);
+}
