@@ -4,8 +4,6 @@ import type { SessionHost } from "../session/host.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { type AuthenticationSettings, authMethods } from "./auth-methods.js";
 import { authenticate } from "./authentication.js";
-import { invalidRequest } from "./errors.js";
-import { MESSAGE_TOO_LARGE_METHOD, type MessageTooLarge } from "./framing.js";
 import { initializeResponse, understandsUsageUpdates } from "./initialize.js";
 import type { AcpSessionRequests } from "./session-requests.js";
 
@@ -93,11 +91,6 @@ export class TurnloopAcpAgent {
       )
       .onNotification(methods.session.cancel, ({ params }) => {
         this.loaded?.cancel(params.sessionId);
-      })
-      .onRequest(MESSAGE_TOO_LARGE_METHOD, parseTooLarge, ({ params }) => {
-        throw invalidRequest(
-          `Message too large: ${params.bytes} bytes; the limit is ${params.limit} bytes per line.`,
-        );
       });
   }
 
@@ -152,15 +145,4 @@ export class TurnloopAcpAgent {
     });
     return this.loaded;
   }
-}
-
-function parseTooLarge(params: unknown): MessageTooLarge {
-  const record = (typeof params === "object" && params !== null ? params : {}) as Record<
-    string,
-    unknown
-  >;
-  return {
-    bytes: typeof record.bytes === "number" ? record.bytes : 0,
-    limit: typeof record.limit === "number" ? record.limit : 0,
-  };
 }

@@ -4,15 +4,6 @@ import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../sessio
 import { LineReader, type ReadLine } from "./line-reader.js";
 import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
 
-/** The request an oversized line is replaced by, so its sender gets an error answer. */
-export const MESSAGE_TOO_LARGE_METHOD = "_turnloop/message_too_large";
-
-/** Params of {@link MESSAGE_TOO_LARGE_METHOD}. */
-export interface MessageTooLarge {
-  bytes: number;
-  limit: number;
-}
-
 export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"> {
   /** Longest accepted line, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}, 128 MiB). */
   maxMessageBytes?: number;
@@ -31,9 +22,10 @@ export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"
  * a blank line is skipped; malformed JSON is answered `-32700` with `id: null`; a JSON array is
  * answered `-32600` ("JSON-RPC batches are not supported"), anything else that is not an object
  * `-32600` with the value as `data`; the connection goes on. A line over the limit is dropped as
- * it is read; when it was a request (its `id` is found near its start) it is replaced by a small
- * {@link MESSAGE_TOO_LARGE_METHOD} request with the same id, which the agent answers with an
- * error; otherwise it is answered `-32600` with `id: null` (JSON-RPC 2.0 §5: the id of a request
+ * it is read; when it was a request (its `id` is found near its start) it is answered here with
+ * that id, `-32600` "Message too large: N bytes; the limit is L bytes per line.", whatever the
+ * connection's state (before `initialize` too: the SDK's connection never sees the line);
+ * otherwise it is answered `-32600` with `id: null` (JSON-RPC 2.0 §5: the id of a request
  * that could not be read is null), a string saying what was dropped as the error's `data`. The
  * JSON-RPC edges the SDK's connection leaves unanswered are answered by {@link withMessageEdges}.
  * Writing: one `JSON.stringify(message)` and `\n` per message, in order.
@@ -209,12 +201,8 @@ function idlessError(error: acp.RequestError): acp.AnyMessage {
   return { jsonrpc: "2.0", id: null, error: error.toErrorResponse() } as acp.AnyMessage;
 }
 
-/** What replaces an oversized line (see {@link acpByteStream}). */
-async function tooLarge(
-  head: string,
-  bytes: number,
-  options: ReadOptions,
-): Promise<acp.AnyMessage | undefined> {
+/** Answers an oversized line (see {@link acpByteStream}); nothing of it is handed on. */
+async function tooLarge(head: string, bytes: number, options: ReadOptions): Promise<undefined> {
   const { limit, log } = options;
   const id = requestId(head);
   const dropped = `dropped a ${bytes}-byte message (the limit is ${limit} bytes, ${MAX_MESSAGE_BYTES_VARIABLE})`;
@@ -224,11 +212,16 @@ async function tooLarge(
     await options.write(idlessError(acp.RequestError.invalidRequest(`turnloop: ${dropped}`)));
     return undefined;
   }
-  const params: MessageTooLarge = { bytes, limit };
+  const message = `Message too large: ${bytes} bytes; the limit is ${limit} bytes per line.`;
+  const error = new acp.RequestError(INVALID_REQUEST, message).toErrorResponse();
   // `id` is JSON text taken from the message itself: a number or a string.
   const requestIdValue = JSON.parse(id) as string | number;
-  return { jsonrpc: "2.0", id: requestIdValue, method: MESSAGE_TOO_LARGE_METHOD, params };
+  await options.write({ jsonrpc: "2.0", id: requestIdValue, error } as acp.AnyMessage);
+  return undefined;
 }
+
+/** JSON-RPC 2.0 §5.1: the request is not a valid Request object (here: too large to read). */
+const INVALID_REQUEST = -32600;
 
 /**
  * The JSON text of a top-level `"id"` member found before any nested object or array opens

@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
-import { acpByteStream, MESSAGE_TOO_LARGE_METHOD } from "../../src/acp/framing.js";
+import { acpByteStream } from "../../src/acp/framing.js";
 import { collectGarbage, HUGE_MESSAGE_BYTES } from "../../src/llm/huge-messages.js";
 
 // Issue 27 item 3: turnloop reads ACP's newline-delimited JSON-RPC itself (src/acp/framing.ts)
@@ -101,7 +101,7 @@ describe("the ACP line reader", () => {
     ]);
   });
 
-  test("a line over the limit is dropped: a request becomes a too-large request with its id, anything else an id-null error", async () => {
+  test("a line over the limit is dropped: a request is answered too large with its id, anything else with id null", async () => {
     const peer = pipe({ maxMessageBytes: 100 });
     const padding = "p".repeat(300);
     // The over-limit request arrives in pieces, its id in the first one.
@@ -113,17 +113,17 @@ describe("the ACP line reader", () => {
     peer.send(`${notification}\n`);
     peer.send('{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
     peer.end();
-    expect(await peer.read()).toEqual([
+    expect(await peer.read()).toEqual([{ jsonrpc: "2.0", id: 7, method: "ping" }]);
+    const dropped = `dropped a ${notification.length}-byte message (the limit is 100 bytes, TURNLOOP_MAX_MESSAGE_BYTES)`;
+    expect(peer.written()).toEqual([
       {
         jsonrpc: "2.0",
         id: "big-1",
-        method: MESSAGE_TOO_LARGE_METHOD,
-        params: { bytes: request.length - 1, limit: 100 },
+        error: {
+          code: -32600,
+          message: `Message too large: ${request.length - 1} bytes; the limit is 100 bytes per line.`,
+        },
       },
-      { jsonrpc: "2.0", id: 7, method: "ping" },
-    ]);
-    const dropped = `dropped a ${notification.length}-byte message (the limit is 100 bytes, TURNLOOP_MAX_MESSAGE_BYTES)`;
-    expect(peer.written()).toEqual([
       {
         jsonrpc: "2.0",
         id: null,

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/session/message-size.js";
 import { runCli } from "../support/cli.js";
+import { ChildFixture } from "./child-process.js";
+import { RawAcpAgent } from "./raw-lines.js";
 import { AcpHarness } from "./support.js";
 
 // Issue 11: the longest ACP line is documented and configurable, a 64 MB prompt fits the
@@ -79,4 +81,65 @@ describe("ACP message size", () => {
       'TURNLOOP_MAX_MESSAGE_BYTES must be a positive whole number of bytes, got "64MB"',
     );
   });
+});
+
+describe("turnloop acp: a request line over the limit, first or later", () => {
+  const fixture = ChildFixture.forEachTest();
+  const LIMIT = 300;
+
+  /** An `initialize` request of `bytes` bytes (its padding in `_meta`), as one line. */
+  function oversized(bytes: number): string {
+    const bare = {
+      jsonrpc: "2.0",
+      id: "big",
+      method: "initialize",
+      params: { protocolVersion: 1 },
+    };
+    const padding =
+      bytes - JSON.stringify(bare).length - JSON.stringify({ _meta: { pad: "" } }).length + 1;
+    const line = JSON.stringify({
+      ...bare,
+      params: { protocolVersion: 1, _meta: { pad: "p".repeat(padding) } },
+    });
+    expect(line.length).toBe(bytes);
+    return line;
+  }
+
+  // 1 000 bytes: within the first read taken before the SDK loads (src/acp/first-line.ts);
+  // 100 000: longer than that read (64 KiB).
+  test.each([1_000, 100_000])(
+    "%i bytes: the same too-large answer for its id, and the agent goes on",
+    async (bytes) => {
+      const line = `${oversized(bytes)}\n`;
+      const answered = {
+        jsonrpc: "2.0",
+        id: "big",
+        error: {
+          code: -32600,
+          message: `Message too large: ${bytes} bytes; the limit is ${LIMIT} bytes per line.`,
+        },
+      };
+      const stderr = `turnloop: dropped a ${bytes}-byte message (the limit is ${LIMIT} bytes, TURNLOOP_MAX_MESSAGE_BYTES); request "big" gets an error\n`;
+      const env = fixture.environment({ TURNLOOP_MAX_MESSAGE_BYTES: String(LIMIT) });
+
+      const first = new RawAcpAgent(env, fixture.cwd);
+      first.write(line);
+      expect(await first.answer("big")).toEqual(answered);
+      // Nothing of the line reached the connection: it still takes its `initialize`.
+      expect((await first.request(1, "initialize", { protocolVersion: 1 })).result).toMatchObject({
+        protocolVersion: 1,
+      });
+      expect(await first.end()).toBe(0);
+      expect(first.answers().map((answer) => answer.id)).toEqual(["big", 1]);
+      expect(first.stderr).toBe(stderr);
+
+      const later = new RawAcpAgent(env, fixture.cwd);
+      await later.request(1, "initialize", { protocolVersion: 1 });
+      later.write(line);
+      expect(await later.answer("big")).toEqual(answered);
+      expect(await later.end()).toBe(0);
+      expect(later.answers().map((answer) => answer.id)).toEqual([1, "big"]);
+      expect(later.stderr).toBe(stderr);
+    },
+  );
 });
