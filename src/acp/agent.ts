@@ -50,6 +50,8 @@ export class TurnloopAcpAgent {
   private requests: Promise<AcpSessionRequests> | undefined;
   /** The session requests once loaded (what `session/cancel` reaches synchronously). */
   private loaded: AcpSessionRequests | undefined;
+  /** Aborted when the client's input ends: every prompt, running or still to start, is cancelled. */
+  private readonly inputEnd = new AbortController();
 
   constructor(config: AcpAgentConfig) {
     this.config = config;
@@ -87,11 +89,25 @@ export class TurnloopAcpAgent {
         async ({ params }) => (await session()).setModel(params),
       )
       .onRequest(methods.session.prompt, async ({ params, signal }) =>
-        (await session()).prompt(params.sessionId, params.prompt, signal),
+        (await session()).prompt(
+          params.sessionId,
+          params.prompt,
+          AbortSignal.any([signal, this.inputEnd.signal]),
+        ),
       )
       .onNotification(methods.session.cancel, ({ params }) => {
         this.loaded?.cancel(params.sessionId);
       });
+  }
+
+  /**
+   * The client's input ended (stdin closed): running prompts are cancelled, and prompts read
+   * before the end but not started yet start cancelled, so each is answered `cancelled` with its
+   * log ended as a cancel ends it (README: closing stdin cancels). Other requests read before the
+   * end are answered as usual (input-end.ts holds the connection open for them).
+   */
+  inputEnded(): void {
+    this.inputEnd.abort();
   }
 
   /** Cancels every running prompt and closes every session (the connection has closed). */

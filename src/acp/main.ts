@@ -13,6 +13,7 @@ import {
 import { TurnloopAcpAgent } from "./agent.js";
 import { ERROR_CODES } from "./errors.js";
 import { acpByteStream } from "./framing.js";
+import { answeredBeforeEnd } from "./input-end.js";
 import { withDirectOutput } from "./message-writer.js";
 import type { AcpStartState } from "./start.js";
 
@@ -98,9 +99,13 @@ async function serve(
   });
   const answered = start?.answered;
   // The connection's own messages skip the SDK's web-stream writer (message-writer.ts).
-  const connection = agent.app.connect(
-    withDirectOutput(stream, output, answered === undefined ? undefined : { ...answered, log }),
+  const direct = withDirectOutput(
+    stream,
+    output,
+    answered === undefined ? undefined : { ...answered, log },
   );
+  // At the end of stdin, every request read is answered before the connection closes.
+  const connection = agent.app.connect(answeredBeforeEnd(direct, () => agent.inputEnded()));
   let stopListening = (): void => undefined;
   const signalled = new Promise<TerminationSignal>((resolve) => {
     stopListening = onTerminationSignal(resolve);

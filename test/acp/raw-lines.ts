@@ -57,16 +57,21 @@ export class RawAcpAgent {
 
   /** Resolves with the answer to request `id`, once stdout holds it. */
   answer(id: unknown): Promise<LineMessage> {
+    return this.message((message) => message.method === undefined && message.id === id);
+  }
+
+  /** Resolves with the first stdout message `matches` accepts, once stdout holds it. */
+  message(matches: (message: LineMessage) => boolean): Promise<LineMessage> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const found = this.answers().find((message) => message.id === id);
+        const found = this.messages.find(matches);
         if (found !== undefined) {
           this.waiters.delete(check);
           this.child.off("close", gone);
           resolve(found);
         }
       };
-      const gone = () => reject(new Error(`exited before answering ${JSON.stringify(id)}`));
+      const gone = () => reject(new Error(`exited first; stderr: ${this.stderr}`));
       this.child.once("close", gone);
       this.waiters.add(check);
       check();
