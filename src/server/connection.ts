@@ -7,8 +7,8 @@
  * get `-32602` with a readable message, anything unexpected `-32603`. A body that is not JSON
  * gets `-32700` with id null, an empty one (`Content-Length: 0`) `-32600`; non-JSON-RPC bodies
  * are logged to stderr and skipped. A framing fault (see `framing.ts`) is answered with id null
- * and closes the connection, after the requests read before it are answered. None of them end
- * the process.
+ * and closes the connection, after the requests read before it are answered; so does the end of
+ * the input. None of them end the process.
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -201,6 +201,16 @@ export class ClientConnection implements ClientLink {
     await this.answerFramesBefore(fault.framesBefore);
     this.answerUnreadable(fault.code, `${fault.message}; closing the connection`);
     await this.dispose();
+  }
+
+  /**
+   * The input ended after `frames` frames: resolves once their requests are answered (unreadable
+   * bodies included) and the answers handed to the output. The connection closes after, as when
+   * the client goes away (its sessions' prompts are cancelled and the sessions closed).
+   */
+  async answerBeforeEnd(frames: number): Promise<void> {
+    await this.answerFramesBefore(frames);
+    await this.answersHandedOn();
   }
 
   /**

@@ -19,6 +19,12 @@ export interface FramingEvents {
    * an invalid request (JSON-RPC 2.0 §5, id null) and the connection goes on.
    */
   onEmptyFrame: () => void;
+  /**
+   * The input ended after `framesPassed` frames were passed on. The reader sees the end only once
+   * `done` is called: the connection answers those frames' requests first, since vscode-jsonrpc
+   * drops what it has not handled yet when its reader closes.
+   */
+  onEnd: (framesPassed: number, done: () => void) => void;
 }
 
 /** Longest header line accepted (bytes); real headers are ~40. */
@@ -78,6 +84,10 @@ export class FramingGuard extends Transform {
       }
     }
     done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    this.events.onEnd(this.framesPassed, () => done());
   }
 
   private checkPartialLine(): void {

@@ -2,7 +2,8 @@
  * `turnloop --headless --stdio | --port N` and `turnloop serve`: the SDK's JSON-RPC server.
  *
  * - stdio: one connection on stdin/stdout. stdout carries only protocol frames (console output is
- *   sent to stderr); the server ends when stdin closes, after cancelling what runs.
+ *   sent to stderr); the server ends when stdin closes, after answering the requests read before
+ *   its end and cancelling what runs.
  * - TCP: listens on 127.0.0.1 (or `--host H`) and prints `turnloop server listening on port N`
  *   on stdout (the line the Copilot SDK waits for). When `TURNLOOP_CONNECTION_TOKEN` (or the
  *   Copilot SDK's `COPILOT_CONNECTION_TOKEN`) is set, each connection must `connect {token}`
@@ -141,7 +142,8 @@ async function serveTcp(
 
 /**
  * A listening connection on a byte stream pair, its input read through a {@link FramingGuard}:
- * a framing fault is answered and closes the connection instead of leaving the client waiting.
+ * a framing fault is answered and closes the connection instead of leaving the client waiting;
+ * at the input's end, the requests read before it are answered before the connection closes.
  */
 function openConnection(
   context: ServerContext,
@@ -154,6 +156,9 @@ function openConnection(
   const guard = new FramingGuard(context.maxMessageBytes, {
     onFault: (fault) => void connection?.refuseStream(fault),
     onEmptyFrame: () => connection?.refuseEmptyMessage(),
+    onEnd: (frames, done) => {
+      void (connection?.answerBeforeEnd(frames) ?? Promise.resolve()).then(done);
+    },
   });
   input.pipe(guard);
   // A reset socket closes without ending: end the reader too, so the connection closes.
