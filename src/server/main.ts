@@ -117,7 +117,8 @@ async function serveTcp(
     context.log("no TURNLOOP_CONNECTION_TOKEN: any local process may connect");
   }
   const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
+  // A client that ends its side still reads the answers to what it sent: ours ends at hang-up.
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", (error) => context.log(`connection error: ${error.message}`));

@@ -1,8 +1,11 @@
+import { spawn } from "node:child_process";
+import { Socket } from "node:net";
 import { describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { eventsPath } from "../../src/session/paths.js";
 import { fixtureForFile } from "../sdk/support.js";
-import { spawnServer } from "./raw-peer.js";
+import { CLI_PATH } from "../support/cli.js";
+import { RawPeer, spawnServer } from "./raw-peer.js";
 
 // A request followed at once by the end of stdin is answered before `turnloop --headless
 // --stdio` exits (src/server/framing.ts `onEnd`): a `ping`, or a body that is not JSON, followed
@@ -78,6 +81,51 @@ describe("turnloop --headless --stdio: the end of stdin right after a request", 
     expect(stderr()).toBe("");
   });
 });
+
+describe("turnloop --headless --port: a client ending its side right after a request", () => {
+  test("ping, then the end of the client's side: answered, then the server closes its side", async () => {
+    const server = spawn(process.execPath, [CLI_PATH, "--headless", "--port", "0"], {
+      env: fixture.env,
+      cwd: fixture.cwd,
+    });
+    try {
+      const port = await listeningPort(server.stdout);
+      const socket = new Socket();
+      await new Promise<void>((resolve, reject) => {
+        socket.once("error", reject);
+        socket.connect(port, "127.0.0.1", () => resolve());
+      });
+      const peer = new RawPeer(socket, socket);
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      socket.end(request(1, "ping", { message: "last" }));
+      await closed;
+      expect(peer.messages).toEqual([
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          result: { message: "pong: last", timestamp: expect.any(String), protocolVersion: 3 },
+        },
+      ]);
+    } finally {
+      server.kill("SIGKILL");
+    }
+  });
+});
+
+/** The port of `turnloop server listening on port N`, once stdout holds that line. */
+function listeningPort(stdout: NodeJS.ReadableStream): Promise<number> {
+  return new Promise((resolve) => {
+    let output = "";
+    stdout.setEncoding("utf8");
+    stdout.on("data", (text: string) => {
+      output += text;
+      const match = /^turnloop server listening on port (\d+)\n/.exec(output);
+      if (match !== null) {
+        resolve(Number(match[1]));
+      }
+    });
+  });
+}
 
 /** What `JSON.parse` says of `text` on this Node (vscode-jsonrpc passes its message on). */
 function parseErrorOf(text: string): string {
