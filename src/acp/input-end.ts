@@ -63,23 +63,34 @@ export function answeredBeforeEnd(stream: acp.Stream, onInputEnd: () => void): a
       return source?.cancel(reason);
     },
   });
-  const writable = new WritableStream<acp.AnyMessage>({
+  const writable = recordedWritable(stream.writable, ledger, (message) => {
+    if (ended && isRequest(message)) {
+      answerFor(message.id);
+    }
+  });
+  return { readable, writable };
+}
+
+/** `output`, each message written recorded in `ledger`, then passed to `afterWrite`. */
+function recordedWritable(
+  output: WritableStream<acp.AnyMessage>,
+  ledger: AnswerLedger,
+  afterWrite: (message: acp.AnyMessage) => void,
+): WritableStream<acp.AnyMessage> {
+  return new WritableStream<acp.AnyMessage>({
     async write(message) {
-      const writer = stream.writable.getWriter();
+      const writer = output.getWriter();
       try {
         await writer.write(message);
       } finally {
         writer.releaseLock();
         ledger.written(message);
       }
-      if (ended && isRequest(message)) {
-        answerFor(message.id);
-      }
+      afterWrite(message);
     },
-    close: () => stream.writable.close(),
-    abort: (reason) => stream.writable.abort(reason),
+    close: () => output.close(),
+    abort: (reason) => output.abort(reason),
   });
-  return { readable, writable };
 }
 
 /** The requests read and not yet answered, and ours the client has not answered. */
