@@ -96,6 +96,20 @@ export function parseFlags(argv: readonly string[]) {
   return { values, positionals };
 }
 
+/**
+ * The words and `--headless` of a command line {@link parseFlags} refused, read leniently (an
+ * unknown flag taken as a boolean), to tell which subcommand the user meant.
+ */
+export function wordsOf(argv: readonly string[]): { positionals: string[]; headless: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((_, index) => !isBareResume(argv, index)),
+    allowPositionals: true,
+    strict: false,
+    options: FLAGS,
+  });
+  return { positionals, headless: values.headless === true };
+}
+
 /** One flag of the command line as `parseArgs` saw it. */
 interface FlagToken {
   kind: string;

@@ -7,11 +7,12 @@ import {
   COMMANDS,
   commandHint,
   MCP_COMMANDS,
+  parseErrorMessage,
   unknownCommandMessage,
-  unknownOptionMessage,
 } from "./argument-suggestions.js";
 import { checkPermissionFlags } from "./permission-flags.js";
-import { sessionsCommand, storeFlag, unexpectedArguments } from "./sessions-arguments.js";
+import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
+import { GROUP_USAGE, MCP_ACTIONS, unexpectedArguments } from "./subcommands.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -88,10 +89,11 @@ export { UsageError };
  */
 export function parseCommand(argv: readonly string[], cwd: string): Command {
   let parsed: ReturnType<typeof parseFlags>;
+  const args = withPromptFromStdin(argv);
   try {
-    parsed = parseFlags(withPromptFromStdin(argv));
+    parsed = parseFlags(args);
   } catch (error) {
-    throw new UsageError(unknownOptionMessage(error) ?? errorMessage(error));
+    throw new UsageError(parseErrorMessage(error, args) ?? errorMessage(error));
   }
   const { values, positionals } = parsed;
   const pick = resumeWithoutId(argv);
@@ -217,12 +219,6 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   };
 }
 
-/** The `mcp` actions: usage, words after the action and flags each reads (sessions-arguments.ts). */
-const MCP_ACTIONS = {
-  list: { usage: "turnloop mcp list [--json]", words: 0, flags: ["json", "cwd", "mcp-config"] },
-  trust: { usage: "turnloop mcp trust", words: 0, flags: ["cwd"] },
-} as const;
-
 function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string): Command {
   const directory = values.cwd ?? cwd;
   const [action, ...words] = rest;
@@ -246,10 +242,10 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
   const given = rest[0];
   if (given !== undefined && !MCP_COMMANDS.includes(given)) {
     throw new UsageError(
-      `unknown mcp command "${given}"${commandHint(given, MCP_COMMANDS)} (usage: turnloop mcp list [--json] | turnloop mcp trust)`,
+      `unknown mcp command "${given}"${commandHint(given, MCP_COMMANDS)} (usage: ${GROUP_USAGE.mcp})`,
     );
   }
-  throw new UsageError("usage: turnloop mcp list [--json] | turnloop mcp trust");
+  throw new UsageError(`mcp needs a command (usage: ${GROUP_USAGE.mcp})`);
 }
 
 /**
