@@ -47,8 +47,11 @@ export type Command =
       out?: string;
       store?: string;
     }
-  /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
-  | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
+  /**
+   * `turnloop mcp list`: the configured MCP servers, started to show their state and tools; the
+   * options give the cwd, `--mcp-config` and `--ignore-config-errors`.
+   */
+  | { kind: "mcp-list"; options: FaceOptions; json: boolean }
   /** `turnloop mcp trust`: allow this project's `.mcp.json` servers. */
   | { kind: "mcp-trust"; cwd: string }
   /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
@@ -229,12 +232,7 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
     }
   }
   if (action === "list") {
-    return {
-      kind: "mcp-list",
-      cwd: directory,
-      mcpConfigs: values["mcp-config"] ?? [],
-      json: values.json === true,
-    };
+    return { kind: "mcp-list", options: faceOptions(values, cwd), json: values.json === true };
   }
   if (action === "trust") {
     return { kind: "mcp-trust", cwd: directory };

@@ -41,9 +41,9 @@ export const SESSIONS_ACTIONS = {
 /** `turnloop mcp <action>`. */
 export const MCP_ACTIONS = {
   list: {
-    usage: "turnloop mcp list [--json]",
+    usage: "turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors]",
     words: 0,
-    flags: ["json", "cwd", "mcp-config"],
+    flags: ["json", "cwd", "mcp-config", "ignore-config-errors"],
   },
   trust: { usage: "turnloop mcp trust", words: 0, flags: ["cwd"] },
 } as const satisfies Record<string, Subcommand>;

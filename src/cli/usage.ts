@@ -23,7 +23,9 @@ Usage:
   turnloop sessions import <file | ->
                                       store a session exported with --format jsonl
                                       (sessions commands take --store too)
-  turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
+  turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors]
+                                      the MCP servers this directory would use: state, tools
+                                      (exit 1 when one failed to start, 64 for a bad file)
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
   turnloop sessions compact <id> [instructions]
                                       summarise a session's older history now

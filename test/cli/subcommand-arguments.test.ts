@@ -50,7 +50,8 @@ const cases: Array<{ args: string[]; stderr: string }> = [
   { args: ["sessions", "import", "missing.jsonl"], stderr: "no such file: missing.jsonl" },
   {
     args: ["mcp", "list", "extra"],
-    stderr: 'mcp list: unexpected argument "extra" (usage: turnloop mcp list [--json])',
+    stderr:
+      'mcp list: unexpected argument "extra" (usage: turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors])',
   },
   {
     args: ["mcp", "trust", "--json"],
@@ -104,7 +105,8 @@ const flagCases: Array<{ args: string[]; stderr: string }> = [
   { args: ["mcp"], stderr: `mcp needs a command (usage: ${MCP_USAGE})` },
   {
     args: ["mcp", "list", "--jsn"],
-    stderr: "unknown option --jsn; did you mean --json? (usage: turnloop mcp list [--json])",
+    stderr:
+      "unknown option --jsn; did you mean --json? (usage: turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors])",
   },
   {
     args: ["mcp", "trust", "--bogus"],
