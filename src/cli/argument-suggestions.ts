@@ -6,6 +6,7 @@
 import { errorMessage } from "../events/errors.js";
 import { closestName as closest } from "../session/closest-name.js";
 import { wordsOf } from "./argument-flags.js";
+import { isNumericFlag, numericFlagProblem } from "./numeric-flags.js";
 import { MCP_ACTIONS, withUsage } from "./subcommands.js";
 
 /**
@@ -33,7 +34,14 @@ export function parseErrorMessage(error: unknown, argv: readonly string[]): stri
     if (flag === undefined) {
       return undefined;
     }
-    const problem = message.includes("ambiguous")
+    const ambiguous = message.includes("ambiguous");
+    const name = flag.slice(2);
+    if (ambiguous && isNumericFlag(name)) {
+      // `--max-turns -1`: the number the user meant is refused as `--max-turns=-1` would be.
+      const value = argv[argv.indexOf(flag) + 1] ?? "";
+      return numericFlagProblem(name, value);
+    }
+    const problem = ambiguous
       ? `${flag} needs a value; to give one that starts with "-", write ${flag}=VALUE`
       : `${flag} needs a value`;
     return withUsage(problem, wordsOf(argv));

@@ -10,6 +10,7 @@ import {
   parseErrorMessage,
   unknownCommandMessage,
 } from "./argument-suggestions.js";
+import { numericFlag } from "./numeric-flags.js";
 import { checkPermissionFlags } from "./permission-flags.js";
 import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
 import { GROUP_USAGE, MCP_ACTIONS, unexpectedArguments } from "./subcommands.js";
@@ -193,10 +194,10 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
     ...(values.store === undefined ? {} : { store: storeFlag(values.store) }),
-    maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
+    maxTurns: numericFlag("max-turns", values["max-turns"], 100),
     autopilot: values.autopilot === true,
-    maxAutopilotContinues: positiveInteger(
-      "--max-autopilot-continues",
+    maxAutopilotContinues: numericFlag(
+      "max-autopilot-continues",
       values["max-autopilot-continues"],
       5,
     ),
@@ -218,7 +219,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     mcpConfigs: values["mcp-config"] ?? [],
     ...(values["context-window"] === undefined
       ? {}
-      : { contextWindow: contextWindowFlag(values["context-window"]) }),
+      : { contextWindow: numericFlag("context-window", values["context-window"], 0) }),
   };
 }
 
@@ -269,11 +270,7 @@ function tcpOrStdio(values: ParsedValues): { stdio: true } | { port: number } {
     return { port: 0 };
   }
   if (values.port !== undefined) {
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-      throw new UsageError(`--port must be a port number, not "${values.port}"`);
-    }
-    return { port };
+    return { port: numericFlag("port", values.port, 0) };
   }
   return { stdio: true };
 }
@@ -318,26 +315,6 @@ function sandboxOptions(
     ...(policy === undefined ? {} : { sandbox: policy }),
     ...(values["sandbox-network"] === true ? { sandboxNetwork: true } : {}),
   };
-}
-
-/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
-function contextWindowFlag(value: string): number {
-  const tokens = Number(value);
-  if (!Number.isInteger(tokens) || tokens < 1_000) {
-    throw new UsageError(`--context-window must be a number of tokens ≥ 1000, not "${value}"`);
-  }
-  return tokens;
-}
-
-function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) {
-    return fallback;
-  }
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) {
-    throw new UsageError(`${flag} must be a whole number ≥ 0, not "${value}"`);
-  }
-  return number;
 }
 
 /** `-p` / `--prompt` without text (last, or before another flag) means `-p -`: read stdin. */

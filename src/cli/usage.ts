@@ -38,10 +38,10 @@ Options for -p:
                                       OLLAMA_HOST are read too)
   --resume <session-id>               continue a session
   --continue                          continue the newest session of this directory
-  --max-turns <n>                     model requests allowed for the prompt (default 100;
-                                      a compaction's summary requests are not counted)
+  --max-turns <n>                     model requests allowed for the prompt, n ≥ 1 (default
+                                      100; a compaction's summary requests are not counted)
   --autopilot                         keep working until the model calls task_complete
-  --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
+  --max-autopilot-continues <n>       nudges allowed in autopilot, n ≥ 0 (default 5)
   --allow-all-tools                   run every tool without asking (also --yolo)
   --permission-mode ask|auto|full-access
                                       auto: commands run in the sandbox without asking, and
@@ -66,8 +66,8 @@ Options for -p:
   --mcp-config <file>                 MCP servers ({"mcpServers": {...}}), besides
                                       the config files' mcpServers, ~/.turnloop/mcp.json
                                       and a trusted project's .mcp.json
-  --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
-                                      compaction starts at 80 % of it
+  --context-window <tokens>           the model's context window, ≥ 1000 (or
+                                      TURNLOOP_CONTEXT_WINDOW); compaction starts at 80 % of it
   --ignore-config-errors              go on when a config file's permissions section has
                                       an unknown key (its rules are then ignored) or an
                                       MCP server file is bad (its bad entries skipped)
