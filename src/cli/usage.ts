@@ -52,7 +52,8 @@ Options for -p:
   --sandbox-network                   let sandboxed commands use the network
   --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
   --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
-  --add-dir <dir>                     another folder the agent may read without asking
+  --add-dir <dir>                     another folder the agent may read without asking (and
+                                      sandboxed commands write, under workspace-write)
   --output-format text|json|stream-json
                                       json: one result object at the end (as claude -p's);
                                       stream-json: every event as a JSON line, then the result
