@@ -5,8 +5,7 @@
 
 import { errorMessage } from "../events/errors.js";
 import { closestName as closest } from "../session/closest-name.js";
-import { wordsOf } from "./argument-flags.js";
-import { isNumericFlag, numericFlagProblem } from "./numeric-flags.js";
+import { isNumericFlag, numericFlagProblem, wordsOf } from "./argument-flags.js";
 import { MCP_ACTIONS, withUsage } from "./subcommands.js";
 
 /**

@@ -2,7 +2,13 @@ import { errorMessage } from "../events/errors.js";
 import { isPermissionMode, PERMISSION_MODES } from "../permissions/permission-mode.js";
 import type { FaceOptions } from "../session/face-options.js";
 import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
-import { type ParsedValues, parseFlags, resumeWithoutId, UsageError } from "./argument-flags.js";
+import {
+  numericFlag,
+  type ParsedValues,
+  parseFlags,
+  resumeWithoutId,
+  UsageError,
+} from "./argument-flags.js";
 import {
   COMMANDS,
   commandHint,
@@ -10,7 +16,6 @@ import {
   parseErrorMessage,
   unknownCommandMessage,
 } from "./argument-suggestions.js";
-import { numericFlag } from "./numeric-flags.js";
 import { checkPermissionFlags } from "./permission-flags.js";
 import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
 import { GROUP_USAGE, MCP_ACTIONS, unexpectedArguments } from "./subcommands.js";

@@ -1,9 +1,11 @@
 /**
  * Every subcommand of `turnloop` in one table: its usage line, the words after its name and the
- * flags it reads. Every usage error about a subcommand (an unknown or misspelt flag, a flag
- * without its value, a word too many or too few, a flag it would ignore) ends with that
- * subcommand's usage, `(usage: …)`, and exits 64 (README, exit codes); a command line that names
- * no subcommand points at `turnloop --help` instead. What each flag means is in `USAGE`
+ * flags it reads. A usage error about the shape of a subcommand's command line (an unknown or
+ * misspelt flag, a flag without its value, an unknown action, a word too many or too few, and for
+ * the `sessions` and `mcp` actions a flag it would ignore) ends with that subcommand's usage,
+ * `(usage: …)`, and exits 64 (README, exit codes); one about a command line that names no
+ * subcommand (`-p`, the interactive session) ends with `(see turnloop --help)`. A bad value of a
+ * flag is named on its own (`--sandbox must be …`). What each flag means is in `USAGE`
  * (usage.ts), which says the same.
  */
 
