@@ -104,18 +104,17 @@ export interface SandboxExitRequest {
 
 /**
  * Asks, through the face and with question and answer logged like every other, whether a command
- * the sandbox stopped may run again outside it (issue 23). Resolves `true` only when the user
- * agreed; `false` when nobody can be asked, the user said no, or the prompt was cancelled. An
+ * the sandbox stopped may run again outside it (issue 23). Resolves `allowed` only when the user
+ * agreed; else with the reason: the face's {@link PermissionGateOptions.noAskReason} when nobody
+ * can be asked (for `-p`, what would allow the command), the user's no, or the cancel. An
  * "always" answer counts once: it must not stand for later commands.
  */
 export function createSandboxExitAsker(
   options: PermissionGateOptions,
-): (request: SandboxExitRequest) => Promise<boolean> {
+): (
+  request: SandboxExitRequest,
+) => Promise<{ allowed: true } | { allowed: false; reason: string }> {
   return async ({ toolCallId, command, reason, signal }) => {
-    const ask = options.ask;
-    if (ask === undefined) {
-      return false;
-    }
     const request: PermissionRequest = {
       requestId: randomUUID(),
       toolCallId,
@@ -128,6 +127,13 @@ export function createSandboxExitAsker(
       alwaysRule: `bash(${command.trim()})`,
       sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
     };
+    const ask = options.ask;
+    if (ask === undefined) {
+      return {
+        allowed: false,
+        reason: await noAskReason(options, { kind: "ask", question: request }),
+      };
+    }
     const once: AskPermission = async (question, abort) => {
       const reply = await ask(question, abort);
       return reply.decision === "cancelled" ? reply : { ...reply, scope: "once" };
@@ -137,7 +143,7 @@ export function createSandboxExitAsker(
       input: { command },
       arguments: { command },
     });
-    return answer.allowed;
+    return answer.allowed ? { allowed: true } : { allowed: false, reason: answer.reason };
   };
 }
 

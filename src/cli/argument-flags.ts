@@ -1,6 +1,7 @@
 /**
- * The flags of `turnloop` and their parsing with Node's `parseArgs` (strict: an unknown flag
- * throws `ERR_PARSE_ARGS_UNKNOWN_OPTION`). What each flag means is in `USAGE` (usage.ts).
+ * The flags of `turnloop`, their parsing with Node's `parseArgs` (strict: an unknown flag
+ * throws `ERR_PARSE_ARGS_UNKNOWN_OPTION`) and the range of each that takes a number. What each
+ * flag means is in `USAGE` (usage.ts).
  */
 
 import { parseArgs } from "node:util";
@@ -96,6 +97,20 @@ export function parseFlags(argv: readonly string[]) {
   return { values, positionals };
 }
 
+/**
+ * The words and `--headless` of a command line {@link parseFlags} refused, read leniently (an
+ * unknown flag taken as a boolean), to tell which subcommand the user meant.
+ */
+export function wordsOf(argv: readonly string[]): { positionals: string[]; headless: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv.filter((_, index) => !isBareResume(argv, index)),
+    allowPositionals: true,
+    strict: false,
+    options: FLAGS,
+  });
+  return { positionals, headless: values.headless === true };
+}
+
 /** One flag of the command line as `parseArgs` saw it. */
 interface FlagToken {
   kind: string;
@@ -135,4 +150,73 @@ function repeatedFlagProblem(tokens: readonly FlagToken[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A numeric flag: the smallest and largest values it allows and what its number counts. */
+interface NumericFlag {
+  min: number;
+  max?: number;
+  /** What the number is, for the message: `model requests per prompt`. */
+  counts: string;
+}
+
+/**
+ * Every flag that takes a number, by its name in {@link FLAGS}, with the range it allows: checked
+ * in one place ({@link numericFlag}). A value is written in decimal digits only: `0x10`, `1e3`,
+ * `1.5`, `-1`, an empty string and words are refused (exit 64) rather than read as JavaScript's
+ * `Number()` would (`""` as 0).
+ */
+export const NUMERIC_FLAGS = {
+  // 0 would send no request at all and stop at once with max_turn_requests (exit 2).
+  "max-turns": { min: 1, counts: "model requests per prompt" },
+  // 0 is a real choice: offer task_complete but never nudge (exit 2 when the model stops early).
+  "max-autopilot-continues": { min: 0, counts: "nudges in autopilot" },
+  // No model has a window under 1,000 tokens.
+  "context-window": { min: 1_000, counts: "tokens" },
+  // 0: a free port, chosen by the system and printed.
+  port: { min: 0, max: 65_535, counts: "a TCP port" },
+} as const satisfies Record<string, NumericFlag>;
+
+export type NumericFlagName = keyof typeof NUMERIC_FLAGS;
+
+/** Whether `name` (as in FLAGS) takes a number. */
+export function isNumericFlag(name: string): name is NumericFlagName {
+  return Object.hasOwn(NUMERIC_FLAGS, name);
+}
+
+/**
+ * What is wrong with `value` for `--name`: `--max-turns must be a whole number ≥ 1 (model requests
+ * per prompt), not "0"`; undefined when it is a number in the flag's range.
+ */
+export function numericFlagProblem(name: NumericFlagName, value: string): string | undefined {
+  const flag: NumericFlag = NUMERIC_FLAGS[name];
+  const number = Number(value);
+  if (
+    /^\d+$/.test(value) &&
+    number >= flag.min &&
+    number <= (flag.max ?? Number.MAX_SAFE_INTEGER)
+  ) {
+    return undefined;
+  }
+  const range = flag.max === undefined ? `≥ ${flag.min}` : `from ${flag.min} to ${flag.max}`;
+  return `--${name} must be a whole number ${range} (${flag.counts}), not "${value}"`;
+}
+
+/**
+ * The number `--name` was given, or `fallback` when it was not given.
+ * @throws UsageError when the value is no whole number in the flag's range.
+ */
+export function numericFlag(
+  name: NumericFlagName,
+  value: string | undefined,
+  fallback: number,
+): number {
+  if (value === undefined) {
+    return fallback;
+  }
+  const problem = numericFlagProblem(name, value);
+  if (problem !== undefined) {
+    throw new UsageError(problem);
+  }
+  return Number(value);
 }

@@ -5,26 +5,52 @@
 
 import { errorMessage } from "../events/errors.js";
 import { closestName as closest } from "../session/closest-name.js";
-import { FLAGS } from "./argument-flags.js";
+import { isNumericFlag, numericFlagProblem, wordsOf } from "./argument-flags.js";
+import { MCP_ACTIONS, withUsage } from "./subcommands.js";
 
-/** For an unknown flag: one line naming it and the closest valid flag, if one is close. */
-export function unknownOptionMessage(error: unknown): string | undefined {
-  if ((error as NodeJS.ErrnoException).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    return undefined;
+/**
+ * The usage error for a command line `parseArgs` refused (`argv` as given to it): an unknown
+ * flag, with the closest flag the command reads, or a flag without its value; ended with the
+ * usage of the subcommand it names (subcommands.ts), or `(see turnloop --help)`. Undefined for
+ * another error.
+ */
+export function parseErrorMessage(error: unknown, argv: readonly string[]): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = errorMessage(error);
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const given = /'(-{1,2}[^'=]+)/.exec(message)?.[1];
+    return given === undefined
+      ? undefined
+      : withUsage(`unknown option ${given}`, {
+          ...wordsOf(argv),
+          misspelt: given.replace(/^-+/, ""),
+        });
   }
-  const match = /'(-{1,2}[^'=]+)/.exec(errorMessage(error));
-  const given = match?.[1];
-  if (given === undefined) {
-    return undefined;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    // `Option '-m, --model <value>' argument missing`, or `… argument is ambiguous` when the
+    // next word starts with a dash.
+    const flag = /--[a-z-]+/.exec(message)?.[0];
+    if (flag === undefined) {
+      return undefined;
+    }
+    const ambiguous = message.includes("ambiguous");
+    const name = flag.slice(2);
+    if (ambiguous && isNumericFlag(name)) {
+      // `--max-turns -1`: the number the user meant is refused as `--max-turns=-1` would be.
+      const value = argv[argv.indexOf(flag) + 1] ?? "";
+      return numericFlagProblem(name, value);
+    }
+    const problem = ambiguous
+      ? `${flag} needs a value; to give one that starts with "-", write ${flag}=VALUE`
+      : `${flag} needs a value`;
+    return withUsage(problem, wordsOf(argv));
   }
-  const suggestion = closest(given.replace(/^-+/, ""), Object.keys(FLAGS));
-  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
-  return `unknown option ${given}${hint} (see turnloop --help)`;
+  return undefined;
 }
 
 /** Commands and their subcommands, for suggestions after a typo. */
 export const COMMANDS = ["acp", "serve", "config", "sessions", "mcp"];
-export const MCP_COMMANDS = ["list", "trust"];
+export const MCP_COMMANDS = Object.keys(MCP_ACTIONS);
 
 /**
  * For positionals that are no command: a command given an extra word (`config x`) names that
@@ -34,7 +60,10 @@ export const MCP_COMMANDS = ["list", "trust"];
 export function unknownCommandMessage(positionals: readonly string[], fallback: string): string {
   const [first = "", second] = positionals;
   if (COMMANDS.includes(first) && second !== undefined) {
-    return `${first} takes no argument "${second}"; see turnloop --help`;
+    return withUsage(`${first}: unexpected argument "${second}"`, {
+      positionals,
+      headless: false,
+    });
   }
   const hint = commandHint(first, COMMANDS) || fallback;
   return `unknown command "${first}"${hint} (see turnloop --help)`;

@@ -2,16 +2,23 @@ import { errorMessage } from "../events/errors.js";
 import { isPermissionMode, PERMISSION_MODES } from "../permissions/permission-mode.js";
 import type { FaceOptions } from "../session/face-options.js";
 import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
-import { type ParsedValues, parseFlags, resumeWithoutId, UsageError } from "./argument-flags.js";
+import {
+  numericFlag,
+  type ParsedValues,
+  parseFlags,
+  resumeWithoutId,
+  UsageError,
+} from "./argument-flags.js";
 import {
   COMMANDS,
   commandHint,
   MCP_COMMANDS,
+  parseErrorMessage,
   unknownCommandMessage,
-  unknownOptionMessage,
 } from "./argument-suggestions.js";
 import { checkPermissionFlags } from "./permission-flags.js";
-import { sessionsCommand, storeFlag, unexpectedArguments } from "./sessions-arguments.js";
+import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
+import { GROUP_USAGE, MCP_ACTIONS, unexpectedArguments } from "./subcommands.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -46,8 +53,11 @@ export type Command =
       out?: string;
       store?: string;
     }
-  /** `turnloop mcp list`: the configured MCP servers, started to show their state and tools. */
-  | { kind: "mcp-list"; cwd: string; mcpConfigs: string[]; json: boolean }
+  /**
+   * `turnloop mcp list`: the configured MCP servers, started to show their state and tools; the
+   * options give the cwd, `--mcp-config` and `--ignore-config-errors`.
+   */
+  | { kind: "mcp-list"; options: FaceOptions; json: boolean }
   /** `turnloop mcp trust`: allow this project's `.mcp.json` servers. */
   | { kind: "mcp-trust"; cwd: string }
   /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
@@ -88,10 +98,11 @@ export { UsageError };
  */
 export function parseCommand(argv: readonly string[], cwd: string): Command {
   let parsed: ReturnType<typeof parseFlags>;
+  const args = withPromptFromStdin(argv);
   try {
-    parsed = parseFlags(withPromptFromStdin(argv));
+    parsed = parseFlags(args);
   } catch (error) {
-    throw new UsageError(unknownOptionMessage(error) ?? errorMessage(error));
+    throw new UsageError(parseErrorMessage(error, args) ?? errorMessage(error));
   }
   const { values, positionals } = parsed;
   const pick = resumeWithoutId(argv);
@@ -188,10 +199,10 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
     ...(values.store === undefined ? {} : { store: storeFlag(values.store) }),
-    maxTurns: positiveInteger("--max-turns", values["max-turns"], 100),
+    maxTurns: numericFlag("max-turns", values["max-turns"], 100),
     autopilot: values.autopilot === true,
-    maxAutopilotContinues: positiveInteger(
-      "--max-autopilot-continues",
+    maxAutopilotContinues: numericFlag(
+      "max-autopilot-continues",
       values["max-autopilot-continues"],
       5,
     ),
@@ -213,15 +224,9 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     mcpConfigs: values["mcp-config"] ?? [],
     ...(values["context-window"] === undefined
       ? {}
-      : { contextWindow: contextWindowFlag(values["context-window"]) }),
+      : { contextWindow: numericFlag("context-window", values["context-window"], 0) }),
   };
 }
-
-/** The `mcp` actions: usage, words after the action and flags each reads (sessions-arguments.ts). */
-const MCP_ACTIONS = {
-  list: { usage: "turnloop mcp list [--json]", words: 0, flags: ["json", "cwd", "mcp-config"] },
-  trust: { usage: "turnloop mcp trust", words: 0, flags: ["cwd"] },
-} as const;
 
 function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string): Command {
   const directory = values.cwd ?? cwd;
@@ -233,12 +238,7 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
     }
   }
   if (action === "list") {
-    return {
-      kind: "mcp-list",
-      cwd: directory,
-      mcpConfigs: values["mcp-config"] ?? [],
-      json: values.json === true,
-    };
+    return { kind: "mcp-list", options: faceOptions(values, cwd), json: values.json === true };
   }
   if (action === "trust") {
     return { kind: "mcp-trust", cwd: directory };
@@ -246,10 +246,10 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
   const given = rest[0];
   if (given !== undefined && !MCP_COMMANDS.includes(given)) {
     throw new UsageError(
-      `unknown mcp command "${given}"${commandHint(given, MCP_COMMANDS)} (usage: turnloop mcp list [--json] | turnloop mcp trust)`,
+      `unknown mcp command "${given}"${commandHint(given, MCP_COMMANDS)} (usage: ${GROUP_USAGE.mcp})`,
     );
   }
-  throw new UsageError("usage: turnloop mcp list [--json] | turnloop mcp trust");
+  throw new UsageError(`mcp needs a command (usage: ${GROUP_USAGE.mcp})`);
 }
 
 /**
@@ -275,11 +275,7 @@ function tcpOrStdio(values: ParsedValues): { stdio: true } | { port: number } {
     return { port: 0 };
   }
   if (values.port !== undefined) {
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-      throw new UsageError(`--port must be a port number, not "${values.port}"`);
-    }
-    return { port };
+    return { port: numericFlag("port", values.port, 0) };
   }
   return { stdio: true };
 }
@@ -324,26 +320,6 @@ function sandboxOptions(
     ...(policy === undefined ? {} : { sandbox: policy }),
     ...(values["sandbox-network"] === true ? { sandboxNetwork: true } : {}),
   };
-}
-
-/** `--context-window N`: a whole number of tokens, at least 1,000 (no model has less). */
-function contextWindowFlag(value: string): number {
-  const tokens = Number(value);
-  if (!Number.isInteger(tokens) || tokens < 1_000) {
-    throw new UsageError(`--context-window must be a number of tokens ≥ 1000, not "${value}"`);
-  }
-  return tokens;
-}
-
-function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) {
-    return fallback;
-  }
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) {
-    throw new UsageError(`${flag} must be a whole number ≥ 0, not "${value}"`);
-  }
-  return number;
 }
 
 /** `-p` / `--prompt` without text (last, or before another flag) means `-p -`: read stdin. */

@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+import { configuredFace } from "../session/face-config.js";
 import {
   gatherMcpServers,
   reportGathered,
@@ -15,7 +17,10 @@ type McpCommand = Extract<Command, { kind: `mcp-${string}` }>;
  * Runs `turnloop mcp list` (starts every configured server, waits at most the start-up wait,
  * prints name, transport, state and tool count, then stops them) and `turnloop mcp trust`.
  * Servers of an untrusted project file are listed as `untrusted` and not started.
- * @returns the exit code: 0, or 1 when a server failed.
+ * @returns the exit code: 0; 1 when a server failed to start (a program that is no MCP server
+ * included: its row says why); 64 when a config or MCP server file is bad (a missing
+ * `--mcp-config` file, invalid JSON, an entry that is no server), as for every face (README,
+ * exit codes), unless `--ignore-config-errors`.
  */
 export async function runMcpCommand(
   command: McpCommand,
@@ -27,14 +32,21 @@ export async function runMcpCommand(
     io.stdout.write(`Trusted ${command.cwd}: its .mcp.json servers will run.\n`);
     return 0;
   }
-  const gathered = await gatherMcpServers({
-    home,
-    cwd: command.cwd,
-    configFiles: command.mcpConfigs,
-  });
+  // A bad config or MCP server file stops `mcp list` as it stops every face (exit 64), unless
+  // --ignore-config-errors: then its problems are reported below and the good entries listed.
+  const configured = await configuredFace(command.options, process.env);
+  if (!configured.ok) {
+    io.stderr.write(`turnloop: ${configured.message}\n`);
+    return 64;
+  }
+  for (const warning of configured.warnings) {
+    io.stderr.write(`turnloop: warning: ${warning}\n`);
+  }
+  const cwd = resolve(command.options.cwd);
+  const gathered = await gatherMcpServers({ home, cwd, configFiles: command.options.mcpConfigs });
   reportGathered(gathered, (line) => io.stderr.write(`${line}\n`));
   const servers = new McpServers(gathered.servers, {
-    cwd: command.cwd,
+    cwd,
     env: process.env,
     version: PRODUCER_VERSION,
     ...(startupWaitFrom(process.env) === undefined
@@ -59,7 +71,7 @@ export async function runMcpCommand(
   if (command.json) {
     io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   } else if (rows.length === 0) {
-    io.stdout.write(`No MCP servers configured for ${command.cwd}.\n`);
+    io.stdout.write(`No MCP servers configured for ${cwd}.\n`);
   } else {
     for (const row of rows) {
       const detail = "error" in row && row.error !== undefined ? `  ${row.error}` : "";

@@ -1,8 +1,8 @@
 /**
  * Why `turnloop -p` refused a call it had no terminal to ask about, with the way to allow it that
  * fits the case: one table, by what the call is (a command that cannot be fully read, an MCP
- * tool, a command, an edit or other call) and how the run decides (permission mode `ask` or
- * `auto`, and the sandbox policy in force). Said to the model and shown on the tool line, so it
+ * tool, a command the sandbox stopped to run again outside it, a command, an edit or other call)
+ * and how the run decides (permission mode `ask` or `auto`, and the sandbox policy in force). Said to the model and shown on the tool line, so it
  * stays short: the rule suggested is the one an "always" answer would record (`bash(npm test)`,
  * `edit(src/a.ts)`).
  */
@@ -18,6 +18,9 @@ type NoTerminalCase =
   | "unsandboxed-auto"
   | "read-only-edit"
   | "outside-edit"
+  | "sandbox-network"
+  | "sandbox-read-only"
+  | "sandbox-outside-workspace"
   | "other";
 
 /** The way out of each case; `RULE` is the call's rule, `SERVER` its MCP server. */
@@ -33,6 +36,14 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
     "the read-only sandbox asks about every edit; rerun with --allow-tool 'RULE' or --sandbox workspace-write",
   "outside-edit":
     "auto asks about edits outside the workspace; rerun with --allow-tool 'RULE' or --add-dir",
+  // A command the sandbox stopped, which would run again outside it only with the user's yes: the
+  // flag that lets the sandbox allow what it hit (README, "Sandbox").
+  "sandbox-network":
+    "rerun with --sandbox-network (sandboxed commands may use the network), or run -p on a terminal to be asked",
+  "sandbox-read-only":
+    "rerun with --sandbox workspace-write (sandboxed commands may write in the workspace and --add-dir folders), or run -p on a terminal to be asked",
+  "sandbox-outside-workspace":
+    "rerun with --add-dir <folder> (sandboxed commands may write there too), or run -p on a terminal to be asked",
   other: "rerun with --allow-tool 'RULE' or --allow-all-tools",
 };
 
@@ -60,6 +71,14 @@ function caseOf(
   }
   if (question.mcp !== undefined) {
     return "mcp";
+  }
+  const stopped = question.sandbox?.outsideReason;
+  if (stopped !== undefined) {
+    // The reasons are sandboxed-runner.ts's `sandboxLimitOf`: no network, or a read-only place.
+    if (stopped.includes("no network")) {
+      return "sandbox-network";
+    }
+    return confinement?.policy === "read-only" ? "sandbox-read-only" : "sandbox-outside-workspace";
   }
   const confined = confinement !== undefined && confinement.policy !== "danger-full-access";
   if (question.command !== undefined) {

@@ -6,7 +6,14 @@
 
 import { isDatabaseUrl, redactDatabaseUrl } from "../session/database-url.js";
 import { type ParsedValues, UsageError } from "./argument-flags.js";
+import { commandHint } from "./argument-suggestions.js";
 import type { Command } from "./arguments.js";
+import {
+  GROUP_USAGE,
+  SESSIONS_ACTIONS,
+  SESSIONS_COMPACT,
+  unexpectedArguments,
+} from "./subcommands.js";
 
 /** `turnloop sessions <action> …`, with `--store` when given. */
 export function sessionsCommand(rest: readonly string[], values: ParsedValues): Command {
@@ -17,60 +24,17 @@ export function sessionsCommand(rest: readonly string[], values: ParsedValues): 
 /** The `sessions` commands that read or write the session store. */
 type StoreCommand = Extract<Command, { store?: string }>;
 
-/**
- * Each `sessions` action: its usage, how many words follow it, and the flags it reads besides
- * `--store` (every one of them takes it). Anything else given to it is refused (exit 64) rather
- * than ignored: `sessions show ID extra`, `sessions list --format json`.
- */
-const SESSIONS_ACTIONS = {
-  list: { usage: "turnloop sessions [list] [--json]", words: 0, flags: ["json"] },
-  show: { usage: "turnloop sessions show <id>", words: 1, flags: [] },
-  delete: { usage: "turnloop sessions delete <id>", words: 1, flags: [] },
-  view: {
-    usage: "turnloop sessions view <id> [--out F] [--no-open]",
-    words: 1,
-    flags: ["out", "no-open"],
-  },
-  export: {
-    usage: "turnloop sessions export <id> --format html|markdown|json|jsonl [--out F]",
-    words: 1,
-    flags: ["format", "out"],
-  },
-  import: { usage: "turnloop sessions import <file | ->", words: 1, flags: [] },
-} as const satisfies Record<string, { usage: string; words: number; flags: readonly string[] }>;
-
 type SessionsAction = keyof typeof SESSIONS_ACTIONS;
-
-const SESSIONS_USAGE =
-  "usage: turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]";
-
-/**
- * What is wrong with the words and flags given to a command that takes `words` words (after its
- * name) and `flags` (names as in FLAGS), as `<problem> (usage: …)`: too few words, a word too
- * many, a flag it would ignore; undefined when nothing is. Also used by `turnloop mcp …`.
- */
-export function unexpectedArguments(
-  name: string,
-  given: { words: readonly string[]; values: ParsedValues },
-  expected: { words: number; flags: readonly string[]; usage: string },
-): string | undefined {
-  const extra = given.words.slice(expected.words);
-  const flags = Object.keys(given.values).filter((flag) => !expected.flags.includes(flag));
-  const problem =
-    given.words.length < expected.words
-      ? `${name} needs ${expected.words === 1 ? "an argument" : `${expected.words} arguments`}`
-      : extra.length > 0
-        ? `${name}: unexpected argument${extra.length === 1 ? "" : "s"} ${extra.map((word) => `"${word}"`).join(" ")}`
-        : flags.length > 0
-          ? `${name} does not take ${flags.map((flag) => `--${flag}`).join(", ")}`
-          : undefined;
-  return problem === undefined ? undefined : `${problem} (usage: ${expected.usage})`;
-}
 
 function sessionsAction(rest: readonly string[], values: ParsedValues): StoreCommand {
   const [given = "list", ...words] = rest;
   if (!Object.hasOwn(SESSIONS_ACTIONS, given)) {
-    throw new UsageError(SESSIONS_USAGE);
+    const actions = [...Object.keys(SESSIONS_ACTIONS), "compact"];
+    throw new UsageError(
+      given === "compact"
+        ? `sessions compact needs an argument (usage: ${SESSIONS_COMPACT.usage})`
+        : `unknown sessions command "${given}"${commandHint(given, actions)} (usage: ${GROUP_USAGE.sessions})`,
+    );
   }
   const action = given as SessionsAction;
   const { usage, words: count, flags } = SESSIONS_ACTIONS[action];

@@ -23,7 +23,9 @@ Usage:
   turnloop sessions import <file | ->
                                       store a session exported with --format jsonl
                                       (sessions commands take --store too)
-  turnloop mcp list [--json]          the MCP servers this directory would use: state, tools
+  turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors]
+                                      the MCP servers this directory would use: state, tools
+                                      (exit 1 when one failed to start, 64 for a bad file)
   turnloop mcp trust                  allow this directory's .mcp.json servers to run
   turnloop sessions compact <id> [instructions]
                                       summarise a session's older history now
@@ -36,10 +38,10 @@ Options for -p:
                                       OLLAMA_HOST are read too)
   --resume <session-id>               continue a session
   --continue                          continue the newest session of this directory
-  --max-turns <n>                     model requests allowed for the prompt (default 100;
-                                      a compaction's summary requests are not counted)
+  --max-turns <n>                     model requests allowed for the prompt, n ≥ 1 (default
+                                      100; a compaction's summary requests are not counted)
   --autopilot                         keep working until the model calls task_complete
-  --max-autopilot-continues <n>       nudges allowed in autopilot (default 5)
+  --max-autopilot-continues <n>       nudges allowed in autopilot, n ≥ 0 (default 5)
   --allow-all-tools                   run every tool without asking (also --yolo)
   --permission-mode ask|auto|full-access
                                       auto: commands run in the sandbox without asking, and
@@ -50,7 +52,8 @@ Options for -p:
   --sandbox-network                   let sandboxed commands use the network
   --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
   --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
-  --add-dir <dir>                     another folder the agent may read without asking
+  --add-dir <dir>                     another folder the agent may read without asking (and
+                                      sandboxed commands write, under workspace-write)
   --output-format text|json|stream-json
                                       json: one result object at the end (as claude -p's);
                                       stream-json: every event as a JSON line, then the result
@@ -64,8 +67,8 @@ Options for -p:
   --mcp-config <file>                 MCP servers ({"mcpServers": {...}}), besides
                                       the config files' mcpServers, ~/.turnloop/mcp.json
                                       and a trusted project's .mcp.json
-  --context-window <tokens>           the model's context window (or TURNLOOP_CONTEXT_WINDOW);
-                                      compaction starts at 80 % of it
+  --context-window <tokens>           the model's context window, ≥ 1000 (or
+                                      TURNLOOP_CONTEXT_WINDOW); compaction starts at 80 % of it
   --ignore-config-errors              go on when a config file's permissions section has
                                       an unknown key (its rules are then ignored) or an
                                       MCP server file is bad (its bad entries skipped)

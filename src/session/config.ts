@@ -55,7 +55,7 @@ const configShape = (object: ObjectBuilder) =>
       hidden: z.array(z.string().min(1)).optional(),
     }).optional(),
     /** Model requests per prompt. */
-    maxTurns: z.int().min(0).optional(),
+    maxTurns: z.int().min(1).optional(),
     autopilot: object({ maxContinues: z.int().min(0).optional() }).optional(),
     /** Checked by the MCP module's schema (the shapes of Claude Code, Copilot, VS Code, ACP). */
     mcpServers: z.record(z.string(), mcpServerSchema()).optional(),

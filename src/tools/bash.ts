@@ -65,18 +65,22 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
   }
   const { command } = input;
   const { toolCallId, signal } = context;
-  if (!(await outside.ask({ toolCallId, command, reason, signal }))) {
+  const answer = await outside.ask({ toolCallId, command, reason, signal });
+  if (!answer.allowed) {
     const stopped = toolResultOf(result, timeoutSeconds, runner.stopDescription);
-    return { ...stopped, content: `${stopped.content}\n${notRunOutside(reason)}` };
+    return { ...stopped, content: `${stopped.content}\n${notRunOutside(reason, answer.reason)}` };
   }
   const again = await outside.runner.run(command, request);
   const rerun = toolResultOf(again, timeoutSeconds, outside.runner.stopDescription);
   return { ...rerun, content: `${ranOutside(reason)}\n${rerun.content}` };
 }
 
-/** Said to the model when the user would not let a stopped command run outside the sandbox. */
-function notRunOutside(reason: string): string {
-  return `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: that needs the user's agreement, which was not given.`;
+/**
+ * Said to the model when a stopped command was not run again outside the sandbox: `refusal` is
+ * why (the user said no; or nobody could be asked, and what would allow it).
+ */
+function notRunOutside(reason: string, refusal: string): string {
+  return `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: ${refusal}.`;
 }
 
 /** Said to the model before the output of a command run again outside the sandbox. */

@@ -94,8 +94,9 @@ export interface CommandSetup {
   env: Readonly<Record<string, string>>;
   /**
    * Set when {@link runner} is a sandbox: how a command that failed on its limits
-   * ({@link CommandResult.sandboxLimit}) may run again outside it, once `ask` resolved `true`
-   * (the user agreed to exactly that command, with the reason shown).
+   * ({@link CommandResult.sandboxLimit}) may run again outside it, once `ask` resolved `allowed`
+   * (the user agreed to exactly that command, with the reason shown); else `reason` says why not
+   * (the user said no, or nobody could be asked and what would allow it), for the model.
    */
   outside?: {
     runner: CommandRunner;
@@ -104,6 +105,6 @@ export interface CommandSetup {
       command: string;
       reason: string;
       signal: AbortSignal;
-    }): Promise<boolean>;
+    }): Promise<{ allowed: true } | { allowed: false; reason: string }>;
   };
 }

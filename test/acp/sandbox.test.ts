@@ -171,8 +171,8 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
     expect(toolResults(harness)).toEqual([
       `bash: line 1: made.txt: Read-only file system\n<exited with exit code 1>\n` +
         "The sandbox stopped this command: the read-only sandbox lets it write only its private " +
-        "/tmp (Read-only file system). It was not run outside the sandbox: that needs the user's " +
-        "agreement, which was not given.",
+        "/tmp (Read-only file system). It was not run outside the sandbox: the user declined this " +
+        "call.",
     ]);
     // The editor sees the output, the sandbox's note and the exit code: not the model's exit line.
     expect(
@@ -192,8 +192,8 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
               text:
                 "bash: line 1: made.txt: Read-only file system\n" +
                 "The sandbox stopped this command: the read-only sandbox lets it write only its " +
-                "private /tmp (Read-only file system). It was not run outside the sandbox: that " +
-                "needs the user's agreement, which was not given.\nexit code 1",
+                "private /tmp (Read-only file system). It was not run outside the sandbox: the " +
+                "user declined this call.\nexit code 1",
             },
           },
         ],

@@ -91,7 +91,7 @@ describe("the command line", () => {
       options: { contextWindow: 32_768 },
     });
     expect(() => parseCommand(["-p", "x", "--context-window", "0"], "/work")).toThrow(
-      /--context-window must be a number of tokens/,
+      /--context-window must be a whole number ≥ 1000 \(tokens\)/,
     );
     expect(parseCommand(["sessions", "compact", "abc", "keep", "paths"], "/work")).toMatchObject({
       kind: "sessions-compact",
@@ -109,7 +109,7 @@ describe("the command line", () => {
       /either --resume or --continue/,
     );
     expect(() => parseCommand(["--headless", "--port", "99999"], "/work")).toThrow(
-      /--port must be a port number/,
+      /--port must be a whole number from 0 to 65535/,
     );
   });
 });

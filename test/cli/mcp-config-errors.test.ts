@@ -68,6 +68,75 @@ describe("bad MCP server files", () => {
   });
 });
 
+// The same trial: `turnloop mcp list` with a bad --mcp-config only warned and exited 0. It now
+// stops as every face does (exit 64, the file and the position or key); --ignore-config-errors
+// lists the good entries and says what it skipped. A program that is no MCP server is a server
+// that failed to start: its row says why, exit 1 (README, exit codes).
+describe("bad MCP server files in turnloop mcp list", () => {
+  test("exit 64 naming the file and the position or key, as the faces; --ignore-config-errors goes on", async ({
+    cli,
+    repository,
+  }) => {
+    await writeFile(join(repository, "broken.json"), '{"mcpServers": {"files": {\n');
+    await writeFile(join(repository, "entry.json"), '{"mcpServers": {"files": {"cmd": "x"}}}');
+    const problems = {
+      "broken.json": `${join(repository, "broken.json")} is not valid JSON: line 2, column 1: Expected property name or '}'`,
+      "entry.json": `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse)`,
+      "missing.json": `${join(repository, "missing.json")}: no such file`,
+    };
+    const results = [];
+    const expected = [];
+    for (const [file, problem] of Object.entries(problems)) {
+      for (const args of [
+        ["mcp", "list"],
+        ["mcp", "list", "--json"],
+      ]) {
+        results.push({ args, file, ...(await cli([...args, "--mcp-config", file])) });
+        expected.push({
+          args,
+          file,
+          code: 64,
+          signal: null,
+          stdout: "",
+          stderr: `turnloop: ${problem}\n`,
+        });
+      }
+      const ignored = ["mcp", "list", "--ignore-config-errors"];
+      results.push({ args: ignored, file, ...(await cli([...ignored, "--mcp-config", file])) });
+      expected.push({
+        args: ignored,
+        file,
+        code: 0,
+        signal: null,
+        stdout: `No MCP servers configured for ${repository}.\n`,
+        stderr: `turnloop: MCP config: ${problem}\n`,
+      });
+    }
+    expect(results).toEqual(expected);
+  });
+
+  test("a program that is no MCP server: its row says it failed and why, exit 1", async ({
+    cli,
+    repository,
+  }) => {
+    // Reads the first request, then exits without answering.
+    const notServer = {
+      command: process.execPath,
+      args: ["-e", "process.stdin.once('data', () => process.exit(0))"],
+    };
+    await writeFile(
+      join(repository, "servers.json"),
+      JSON.stringify({ mcpServers: { quiet: notServer } }),
+    );
+    expect(await cli(["mcp", "list", "--mcp-config", "servers.json"])).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "quiet  stdio  failed  0 tools  the server closed the connection\n",
+      stderr: "",
+    });
+  });
+});
+
 describe("bad MCP server files in turnloop acp", () => {
   const fixture = ChildFixture.forEachTest();
 

@@ -166,7 +166,7 @@ describe("turnloop -p with MCP servers", () => {
     expect(lines).toHaveLength(3);
   });
 
-  test("an --mcp-config file that is not there stops -p (also with -q) with exit 64; mcp list names it", async ({
+  test("an --mcp-config file that is not there stops -p (also with -q) and mcp list with exit 64", async ({
     cli,
     model,
     repository,
@@ -183,9 +183,11 @@ describe("turnloop -p with MCP servers", () => {
     }
     expect(model.requests).toHaveLength(0);
     const listed = await cli(["mcp", "list", "--mcp-config", "missing-servers.json"]);
-    expect(listed).toMatchObject({
-      code: 0,
-      stderr: `turnloop: MCP config: ${missing}: no such file\n`,
+    expect(listed).toEqual({
+      code: 64,
+      signal: null,
+      stdout: "",
+      stderr: `turnloop: ${missing}: no such file\n`,
     });
   });
 });

@@ -56,7 +56,9 @@ const NOT_BEFORE_NEEDED =
  * session 9 with tools/input-json-schemas.ts (the built-in tools' input schemas as JSON Schema,
  * written at build time: zod's converter no longer runs before the first request); 213 once
  * `tinyglobby`, `fdir` and `ignore` loaded at the first search (src/tools/gitignore.ts), the
- * bound lowered with them.
+ * bound lowered with them. 215 (the bound, not raised) in session 10 with cli/subcommands.ts:
+ * every subcommand's usage in one table, for its usage errors; the numeric flags' ranges went
+ * into cli/argument-flags.ts beside FLAGS rather than a module of their own (216 was over).
  */
 const PROMPT_MODULE_BOUND = 215;
 /**

@@ -259,8 +259,11 @@ describe("usage errors", () => {
         'unknown command "session"; did you mean sessions? (see turnloop --help)',
       ],
       [["confg"], 'unknown command "confg"; did you mean config? (see turnloop --help)'],
-      [["config", "show"], 'config takes no argument "show"; see turnloop --help'],
-      [["acp", "--", "x"], 'acp takes no argument "x"; see turnloop --help'],
+      [
+        ["config", "show"],
+        'config: unexpected argument "show" (usage: turnloop config [--json] [options of -p])',
+      ],
+      [["acp", "--", "x"], 'acp: unexpected argument "x" (usage: turnloop acp [options of -p])'],
       // Without -p a bare question opens the interactive session (test/cli/interactive-arguments.test.ts).
       [
         ["-p", "What does", "this repository do?"],

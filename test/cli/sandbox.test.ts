@@ -58,6 +58,14 @@ async function runThroughCli(command: string, flags: readonly string[]) {
   return { ...result, toolResult: String(toolMessage?.content) };
 }
 
+// A fresh user's trial: without a terminal, a command the sandbox stopped was "not run outside the
+// sandbox: that needs the user's agreement, which was not given", though nobody was asked, and no
+// flag was named. The reason now says nobody could be asked and which flag lets the sandbox allow
+// what the command hit (src/cli/no-terminal-reason.ts), to the model and on -p's tool line; the
+// run ends as other refusals under -p do: the model heard why and finished, exit 0.
+const NO_TERMINAL = "no terminal to ask on; ";
+const OR_TERMINAL = ", or run -p on a terminal to be asked";
+
 describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   test("unconfined, the command writes outside the workspace (the test can fail)", async () => {
     const escaped = join(outside, "unconfined.txt");
@@ -74,10 +82,41 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(result.toolResult).toBe(
       `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n` +
         "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
-        "(Read-only file system). It was not run outside the sandbox: that needs the user's " +
-        "agreement, which was not given.",
+        `(Read-only file system). It was not run outside the sandbox: ${NO_TERMINAL}rerun with ` +
+        `--add-dir <folder> (sandboxed commands may write there too)${OR_TERMINAL}.`,
     );
     expect(existsSync(join(workspace, "inside.txt"))).toBe(true);
+    expect(existsSync(escaped)).toBe(false);
+  });
+
+  test("-p prints why a stopped command was not run outside and the flag that allows it; exit 0 as for other refusals", async () => {
+    // A short path, so the tool line shows the whole command.
+    const escaped = "/var/printed.txt";
+    const result = await runThroughCli(`echo out > ${escaped}`, [
+      "--sandbox",
+      "workspace-write",
+      "--yolo",
+    ]);
+    const why =
+      "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
+      `(Read-only file system). It was not run outside the sandbox: ${NO_TERMINAL}rerun with ` +
+      `--add-dir <folder> (sandboxed commands may write there too)${OR_TERMINAL}.`;
+    expect({
+      ...result,
+      stderr: result.stderr
+        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/· [\d.]+ s · session \S+/, "· session ID"),
+    }).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr:
+        `✗ bash echo out > ${escaped} failed (exit code 1) (N ms)\n` +
+        `    bash: line 1: ${escaped}: Read-only file system\n` +
+        `    ${why}\n` +
+        "2 turns · 20 in / 10 out tokens · session ID\n",
+      toolResult: `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n${why}`,
+    });
     expect(existsSync(escaped)).toBe(false);
   });
 
@@ -91,8 +130,9 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(result.toolResult).toBe(
       "bash: line 1: kept-out.txt: Read-only file system\n<exited with exit code 1>\n" +
         "The sandbox stopped this command: the read-only sandbox lets it write only its private " +
-        "/tmp (Read-only file system). It was not run outside the sandbox: that needs the user's " +
-        "agreement, which was not given.",
+        `/tmp (Read-only file system). It was not run outside the sandbox: ${NO_TERMINAL}rerun ` +
+        "with --sandbox workspace-write (sandboxed commands may write in the workspace and " +
+        `--add-dir folders)${OR_TERMINAL}.`,
     );
     expect(existsSync(join(workspace, "kept-out.txt"))).toBe(false);
   });
@@ -142,7 +182,8 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
       `bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n` +
         "<exited with exit code 1>\n" +
         "The sandbox stopped this command: the sandbox has no network (Connection refused). It " +
-        "was not run outside the sandbox: that needs the user's agreement, which was not given.",
+        `was not run outside the sandbox: ${NO_TERMINAL}rerun with --sandbox-network ` +
+        `(sandboxed commands may use the network)${OR_TERMINAL}.`,
     );
     const on = await runThroughCli(command, [
       "--sandbox",
