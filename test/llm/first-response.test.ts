@@ -64,10 +64,20 @@ describe("work done while the first model request waits for its answer", () => {
   test("a request that could not be sent starts none of it", async () => {
     const ran: string[] = [];
     prepareAt(() => ran.push("queued"));
-    // Nothing listens on port 9 here: the connection is refused before any byte is sent.
-    await expect(
-      httpFetch("http://127.0.0.1:9/v1", { method: "POST", body: "{}" }),
-    ).rejects.toThrow("fetch failed");
+    // A port just closed: the connection is refused before any byte of the request is sent.
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, "127.0.0.1", done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const error = await httpFetch(`http://127.0.0.1:${port}/v1`, {
+      method: "POST",
+      body: "{}",
+    }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).cause).toMatchObject({ code: "ECONNREFUSED" });
     await new Promise((resolve) => setImmediate(resolve));
     expect(ran).toEqual([]);
     expect(preparationsWaiting()).toBe(true);
