@@ -14,6 +14,8 @@
  *   the gap between the end of a model response and the arrival of the next request, and the tool's
  *   own time inside that gap.
  * - `turn-overhead-floor` [turns]: the same requests made by a tiny fetch loop.
+ * - `turn-gap-cpu` [dist, cwd, home, turns]: the same prompt; per turn, the main thread's CPU time
+ *   inside that gap (a worker samples /proc), which leaves out work done while a request waits.
  * - `relay` [dist, cwd, home, deltas, tokensPerSecond]: a streamed answer of `deltas` text deltas,
  *   timed at a session subscriber.
  * - `relay-floor` [deltas, tokensPerSecond]: the same stream read by a tiny fetch + SSE parser.
@@ -41,6 +43,7 @@ import { pathToFileURL } from "node:url";
 const BENCHMARKS = {
   "turn-overhead": async () => (await import("./in-process/turns.mjs")).turnOverhead,
   "turn-overhead-floor": async () => (await import("./in-process/turns.mjs")).turnOverheadFloor,
+  "turn-gap-cpu": async () => (await import("./in-process/turn-gaps.mjs")).turnGapCpu,
   relay: async () => (await import("./in-process/relay.mjs")).relay,
   "relay-floor": async () => (await import("./in-process/relay.mjs")).relayFloor,
   "relay-layers": async () => (await import("./in-process/layers.mjs")).relayLayers,

@@ -1,55 +1,54 @@
 /**
- * One-time work of the process that the first model response would otherwise do on its way to the
- * user (issue 26, figure 4e; bench/notes/targets.md, "turn lane … session 8"): JIT compilation
- * the chunks need, and an error object Node builds once. Two stages, each run once, one piece per
- * event-loop turn (`setImmediate`, after that turn's I/O):
- * - `headers`: when a response's headers have arrived (`ModelAttempt`), only work the first part
- *   needs anyway; a streaming server answers with its headers before the model's first token, so
- *   it fills that wait, and a first token that comes meanwhile waits for nothing it would not
- *   have done itself;
- * - `first part`: once the first part was read, work that only later parts (tool calls, the
- *   finish, the body's end) need, between the deltas rather than before the first.
- * With a server that sends everything at once the work is moved, not added: the parts would have
- * paid it.
+ * One-time work of the process that the first model turn would otherwise do on its way to the
+ * user (issue 26, figures 3b and 4e; bench/notes/turn.md): JIT compilation the response's chunks
+ * need, and an error object Node builds once. It starts when a model request has been handed to
+ * the operating system (`send` in http-fetch.ts), never before: the request waits for none of it,
+ * and the process is otherwise idle until the server answers. It runs in one piece, on the next
+ * `setImmediate`: an answer that comes meanwhile waits for it, but its chunks would have paid it,
+ * and split one piece per `setImmediate` the rest was pushed behind the whole reply's handling
+ * (measured in bench/notes/turn.md). With a server that answers at once the work is moved, not
+ * added.
  */
-export type PreparationStage = "headers" | "first part";
 
-const queues: Record<PreparationStage, Array<() => void>> = {
-  headers: [],
-  "first part": [releasedReaderError],
-};
+const queue: Array<() => void> = [];
+/** Whether {@link releasedReaderError} ran (after the queued work: the response's end needs it). */
+let readerErrorBuilt = false;
 
-/** Queues `work` for the next time `stage` is reached. It runs once; a throw is ignored. */
-export function prepareAt(stage: PreparationStage, work: () => void): void {
-  queues[stage].push(work);
+/**
+ * Queues `work` for the next time a model request has been sent. It runs once; a throw is
+ * ignored.
+ */
+export function prepareAt(work: () => void): void {
+  queue.push(work);
+}
+
+/** Whether any work waits for {@link runPreparations}. */
+export function preparationsWaiting(): boolean {
+  return queue.length > 0 || !readerErrorBuilt;
 }
 
 /**
- * Starts the work queued for `stage` so far, in order, one piece per `setImmediate`; work queued
- * meanwhile waits for the next time. Cheap once the queue is empty. The first piece runs `turns`
- * turns of the event loop later (1 or 2): with 2, what the caller's event queues for its next
- * turn goes first. `ModelAttempt` starts "first part" just before it hands on the first event;
- * when that is a text delta, the ACP face sends it on its next `setImmediate`
- * (src/acp/update-outbox.ts), which waited behind a piece of 2–4 ms (issue 26, figure 4e).
+ * Runs the work queued so far, in order, on the next `setImmediate`; work queued meanwhile waits
+ * for the next time. Cheap once nothing waits.
  */
-export function runPreparations(stage: PreparationStage, turns: 1 | 2 = 1): void {
-  const queue = queues[stage];
-  if (queue.length === 0) {
+export function runPreparations(): void {
+  if (!preparationsWaiting()) {
     return;
   }
   const batch = queue.splice(0);
-  const runNext = () => {
-    const work = batch.shift();
-    try {
-      work?.();
-    } catch {
-      // A preparation only saves time later; its failure changes nothing that follows.
+  if (!readerErrorBuilt) {
+    readerErrorBuilt = true;
+    batch.push(releasedReaderError);
+  }
+  setImmediate(() => {
+    for (const work of batch) {
+      try {
+        work();
+      } catch {
+        // A preparation only saves time later; its failure changes nothing that follows.
+      }
     }
-    if (batch.length > 0) {
-      setImmediate(runNext);
-    }
-  };
-  setImmediate(turns === 1 ? runNext : () => setImmediate(runNext));
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ClientRequest, IncomingMessage } from "node:http";
 import type { RequestOptions } from "node:https";
+import { preparationsWaiting, runPreparations } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./header-value.js";
 import {
   bodyStream,
@@ -278,6 +279,10 @@ export function send(request: HttpRequest): Promise<HttpResponse> {
       message.once("close", () => signal?.removeEventListener("abort", onAbort));
       resolve(responseOf(request, message));
     });
+    if (preparationsWaiting()) {
+      // Handed to the OS: the wait for the answer can hold the first turn's one-time work.
+      outgoing.once("finish", runPreparations);
+    }
     writeBody(outgoing, request.body);
   });
 }

@@ -4,7 +4,6 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
-import { runPreparations } from "./first-response.js";
 import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
@@ -121,8 +120,6 @@ export class ModelAttempt {
       return generatedParts(await model.doGenerate(call));
     }
     const { stream } = await model.doStream(call);
-    // The headers are in; the first token usually is not yet (first-response.ts).
-    runPreparations("headers");
     return stream;
   }
 
@@ -153,10 +150,6 @@ export class ModelAttempt {
       const event = this.#request.streaming === false ? undefined : progressEvent(part);
       if (event !== undefined) {
         this.#shown ||= event.type !== "tool_call_start";
-        // A first text delta waits for a face's next turn (first-response.ts); a tool call's
-        // start is sent at once, and there two turns slowed the first tool turn (3b: measured in
-        // bench/notes/targets.md, "relay lane … session 9").
-        runPreparations("first part", this.#shown ? 2 : 1);
         return event;
       }
     }

@@ -29,8 +29,8 @@ export function withSyncChunkValidation(model: LanguageModelV3): LanguageModelV3
   if (isZodSchema(holder.chunkSchema)) {
     const schema = holder.chunkSchema;
     holder.chunkSchema = syncSchema(schema);
-    prepareAt("headers", () => compileChunkParsers(schema, SAMPLE_CHUNKS.slice(0, 1)));
-    prepareAt("first part", () => compileChunkParsers(schema, SAMPLE_CHUNKS.slice(1)));
+    // While the first request waits for its answer (first-response.ts).
+    prepareAt(() => compileChunkParsers(schema, SAMPLE_CHUNKS));
   }
   return model;
 }

@@ -51,8 +51,9 @@ const NOT_BEFORE_NEEDED =
  * session/prompt-attachments.ts (how the faces open attachments, which titles leave out). 215 in
  * session 8: @vscode/ripgrep loads at the first search (one fewer), and four more of our own:
  * cli/permission-flags.ts (contradicting flags are a usage error), cli/prompt-totals.ts (split
- * from the terminal renderer), llm/first-response.ts (one-time work done when the headers arrive)
- * and session/database-url.ts (the password kept out of the lock's holder command). 216 in
+ * from the terminal renderer), llm/first-response.ts (one-time work done while the first request
+ * waits for its answer) and session/database-url.ts (the password kept out of the lock's
+ * holder command). 216 in
  * session 9 with tools/input-json-schemas.ts (the built-in tools' input schemas as JSON Schema,
  * written at build time: zod's converter no longer runs before the first request); 213 once
  * `tinyglobby`, `fdir` and `ignore` loaded at the first search (src/tools/gitignore.ts), the

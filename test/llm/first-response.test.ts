@@ -1,28 +1,31 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, test } from "vitest";
-import { type PreparationStage, prepareAt, runPreparations } from "../../src/llm/first-response.js";
-import { ModelAttempt } from "../../src/llm/model-attempt.js";
-import type { LlmEvent } from "../../src/llm/provider.js";
+import { preparationsWaiting, prepareAt } from "../../src/llm/first-response.js";
+import { httpFetch } from "../../src/llm/http-fetch.js";
 import { SAMPLE_CHUNKS, withSyncChunkValidation } from "../../src/llm/sync-chunk-validation.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
-import { CHAT_DONE, chatDelta, compatibleModel } from "./helpers.js";
+import { compatibleModel } from "./helpers.js";
 
-// Issue 26 (4e): one-time work the first response would pay on its way to the user: what the first
-// part needs when the headers arrive (in the wait for the first token), the rest after that part.
+// Issue 26 (3b, 4e): one-time work the first model turn would pay between the model's answer and
+// the next request (zod compiling the chunk parsers, Node's released-reader error) runs while a
+// model request waits for its answer, never before it is sent. The tests share the module's one
+// queue, so they run in this order.
 
-let server: FakeModelServer | undefined;
+const servers: Server[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
 });
 
-/** Resolves once every preparation of `stage` queued before it has run (they run in order). */
-function preparationsDone(stage: PreparationStage): Promise<void> {
-  return new Promise((resolve) => prepareAt(stage, resolve));
+/** Resolves once the work queued before it has run. */
+function preparationsDone(): Promise<void> {
+  return new Promise((resolve) => prepareAt(resolve));
 }
 
-/** The SDK's own chunk schema, its `safeParse` counted (the SDK's object, not ours). */
+/** The SDK's own chunk schema, its `safeParse` results recorded (the SDK's object, not ours). */
 function countParses(model: LanguageModelV3): { results: boolean[] } {
   const schema = (model as { chunkSchema?: { safeParse(value: unknown): { success: boolean } } })
     .chunkSchema;
@@ -39,79 +42,67 @@ function countParses(model: LanguageModelV3): { results: boolean[] } {
   return seen;
 }
 
-describe("preparations before the first parts", () => {
-  test("the chunk schema parses the first sample at the headers, the rest after the first part, once", async () => {
+/**
+ * A server that answers each request's whole body with "ok" once `gate` resolves (called with the
+ * number of requests whose body arrived so far).
+ */
+async function startServer(gate: (requests: number) => Promise<void>): Promise<string> {
+  let requests = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      requests += 1;
+      void gate(requests).then(() => response.end("ok"));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe("work done while the first model request waits for its answer", () => {
+  test("a request that could not be sent starts none of it", async () => {
+    const ran: string[] = [];
+    prepareAt(() => ran.push("queued"));
+    // A port just closed: the connection is refused before any byte of the request is sent.
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, "127.0.0.1", done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const error = await httpFetch(`http://127.0.0.1:${port}/v1`, {
+      method: "POST",
+      body: "{}",
+    }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).cause).toMatchObject({ code: "ECONNREFUSED" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual([]);
+    expect(preparationsWaiting()).toBe(true);
+  });
+
+  test("it runs once, after the request was sent and before the answer it waits for", async () => {
     const model = compatibleModel("http://127.0.0.1:9/v1");
     const parses = countParses(model);
     withSyncChunkValidation(model);
-    expect(parses.results).toEqual([]);
-    const headers = preparationsDone("headers");
-    runPreparations("headers");
-    await headers;
-    expect(parses.results).toEqual([true]);
-    const firstPart = preparationsDone("first part");
-    runPreparations("first part");
-    await firstPart;
+    const seen: number[] = [];
+    prepareAt(() => seen.push(parses.results.length));
+    const done = preparationsDone();
+    // The server holds its answer until the queued work has run: the work needs no answer.
+    const base = await startServer(async () => {
+      await done;
+    });
+    const response = await httpFetch(`${base}/v1`, { method: "POST", body: "{}" });
+    expect(await response.text()).toBe("ok");
+    // In the order queued: the chunk samples (each accepted by the SDK's own schema), the test's.
+    expect(seen).toEqual([SAMPLE_CHUNKS.length]);
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
-    const again = Promise.all([preparationsDone("headers"), preparationsDone("first part")]);
-    runPreparations("headers");
-    runPreparations("first part");
-    await again;
+    expect(preparationsWaiting()).toBe(false);
+    // Once: a second request finds nothing to do and queues nothing.
+    const again = await httpFetch(`${base}/v1`, { method: "POST", body: "{}" });
+    expect(await again.text()).toBe("ok");
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
-  });
-
-  test("an attempt starts the stages after its request reached the server, in order", async () => {
-    server = await startFakeModelServer();
-    server.enqueue({ raw: [chatDelta({ role: "assistant", content: "Hi" }, "stop"), CHAT_DONE] });
-    const model = compatibleModel(`${server.url}/v1`);
-    const seen: Array<string> = [];
-    const attempt = new ModelAttempt(
-      {
-        model: async () => model,
-        callFor: (_request, abortSignal) => ({
-          prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
-          abortSignal,
-        }),
-        idleTimeoutMs: 10_000,
-        isTerminator: undefined,
-        sharesHugeTexts: false,
-      },
-      { system: "", messages: [], tools: [] },
-      new AbortController().signal,
-    );
-    const seenAt: Array<[PreparationStage, number, string[]]> = [];
-    for (const stage of ["headers", "first part"] as const) {
-      prepareAt(stage, () => seenAt.push([stage, server?.requests.length ?? 0, [...seen]]));
-    }
-    const done = Promise.all([preparationsDone("headers"), preparationsDone("first part")]);
-    for (;;) {
-      const next: LlmEvent | { ok: boolean } = await attempt.next();
-      if (!("type" in next)) {
-        break;
-      }
-      seen.push(next.type);
-    }
-    attempt.close();
-    await done;
-    expect(seen).toEqual(["request_start", "text_delta", "done"]);
-    // Each after the request reached the server; the second only once the first part was read.
-    expect(seenAt.map(([stage, requests]) => [stage, requests])).toEqual([
-      ["headers", 1],
-      ["first part", 1],
-    ]);
-    expect(seenAt[1]?.[2].includes("text_delta")).toBe(true);
-  });
-
-  test("what the first event's handler queues for the next turn goes before the first preparation", async () => {
-    const order: string[] = [];
-    prepareAt("first part", () => order.push("preparation"));
-    const done = preparationsDone("first part");
-    // As ModelAttempt does: the stage starts, then the event's handler runs and queues its turn
-    // (the ACP outbox sending the first text chunk).
-    runPreparations("first part", 2);
-    await Promise.resolve();
-    setImmediate(() => order.push("the handler's next turn"));
-    await done;
-    expect(order).toEqual(["the handler's next turn", "preparation"]);
   });
 });
