@@ -113,6 +113,34 @@ describe("the bin file", () => {
     expect(loaded.filter((name) => /modules\/esm\/loader|\bstream$|tty$/.test(name))).toEqual([]);
   });
 
+  test("main.js sets the first line's flag back to its default: V8's flag hash is then a bare node's again, so Node's own code cache stays usable", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    const tag = "require('node:v8').cachedDataVersionTag()";
+    const bare = await run(process.execPath, ["-p", tag]);
+    // The flag alone changes the hash (so the check below can fail).
+    const flagged = await run(process.execPath, ["--max-semi-space-size=2", "-p", tag]);
+    expect(flagged.stdout).not.toBe(bare.stdout);
+    // A CommonJS preload (`-r`) that writes, at exit, the hash then in force.
+    const preload = join(home, "tag-at-exit.cjs");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(home, "tag"))}, String(${tag})));\n`,
+    );
+    const version = await run(process.execPath, [
+      "--max-semi-space-size=2",
+      "-r",
+      preload,
+      CLI_PATH,
+      "--version",
+    ]);
+    expect({ ...version, tag: readFileSync(join(home, "tag"), "utf8") }).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+      tag: bare.stdout.trim(),
+    });
+  });
+
   // /proc is Linux's; CI runs Linux, so this skips nowhere it must run.
   test.skipIf(process.platform !== "linux")(
     "`turnloop acp` executed itself runs node with the cap; `node dist/cli/main.js acp` runs without it",
