@@ -141,6 +141,39 @@ describe("the bin file", () => {
     });
   });
 
+  test("the bin sets the flag back before Node's ES module loader loads, so the loader's modules come from Node's code cache too", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    // A CommonJS preload (`-r`) that records each V8 flag set, and whether the loader was loaded.
+    const preload = join(home, "flags-set.cjs");
+    writeFileSync(
+      preload,
+      [
+        'const v8 = require("node:v8");',
+        "const set = v8.setFlagsFromString;",
+        "v8.setFlagsFromString = (flag) => {",
+        `  require("node:fs").appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${process.moduleLoadList.includes("NativeModule internal/modules/esm/loader")}\\n\`);`,
+        "  return set(flag);",
+        "};",
+        "",
+      ].join("\n"),
+    );
+    const help = await run(process.execPath, [
+      "--max-semi-space-size=2",
+      "-r",
+      preload,
+      BIN_PATH,
+      "--help",
+    ]);
+    expect(help.code).toBe(0);
+    // The bin's, before the loader; main.js's, after it; then run.ts's.
+    expect(readFileSync(join(home, "flags"), "utf8").split("\n").slice(0, 3)).toEqual([
+      "--max-semi-space-size=0 false",
+      "--max-semi-space-size=0 true",
+      "--liftoff-only true",
+    ]);
+  });
+
   // /proc is Linux's; CI runs Linux, so this skips nowhere it must run.
   test.skipIf(process.platform !== "linux")(
     "`turnloop acp` executed itself runs node with the cap; `node dist/cli/main.js acp` runs without it",
