@@ -174,6 +174,44 @@ describe("the bin file", () => {
     ]);
   });
 
+  test("acp sets no V8 flag before its initialize answer but the reset; the others after it", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    // A CommonJS preload (`-r`) that records each V8 flag set, and whether stdout was written to.
+    const preload = join(home, "flags-set.cjs");
+    writeFileSync(
+      preload,
+      [
+        'const fs = require("node:fs");',
+        'const v8 = require("node:v8");',
+        "const set = v8.setFlagsFromString;",
+        "let answered = false;",
+        "const write = process.stdout.write;",
+        "process.stdout.write = function (...args) { answered = true; return write.apply(this, args); };",
+        "v8.setFlagsFromString = (flag) => {",
+        `  fs.appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${answered ? "after" : "before"}\\n\`);`,
+        "  return set(flag);",
+        "};",
+        "",
+      ].join("\n"),
+    );
+    expect(
+      await acpCommandLine(process.execPath, [
+        "--max-semi-space-size=2",
+        "-r",
+        preload,
+        CLI_PATH,
+        "acp",
+      ]),
+    ).toMatchObject({ answer: { id: 1, protocolVersion: 1 }, exitCode: 0 });
+    expect(readFileSync(join(home, "flags"), "utf8").split("\n")).toEqual([
+      "--max-semi-space-size=0 before",
+      "--liftoff-only after",
+      "--turbo-filter=-normalizeString after",
+      "",
+    ]);
+  });
+
   // /proc is Linux's; CI runs Linux, so this skips nowhere it must run.
   test.skipIf(process.platform !== "linux")(
     "`turnloop acp` executed itself runs node with the cap; `node dist/cli/main.js acp` runs without it",
