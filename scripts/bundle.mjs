@@ -179,10 +179,10 @@ const INTERACTIVE_FACE = [
 const PROVIDER_CHECKS = "src/llm/sync-chunk-validation.ts";
 const LOAD_PHASES = {
   "-p": [...SESSION_CONFIG, "src/session/paths.ts", "src/cli/prompt-command.ts"],
-  // run.ts imports src/acp/start.ts, which answers `initialize`, statically.
-  "acp initialize": SESSION_CONFIG,
+  "acp initialize": [...SESSION_CONFIG, "src/acp/start.ts"],
   "acp session/new": [
     ...SESSION_CONFIG,
+    "src/acp/start.ts",
     "src/acp/main.ts",
     "src/acp/session-requests.ts",
     "src/session/host.ts",

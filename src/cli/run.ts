@@ -3,7 +3,6 @@
  * parses the command line and runs the command, loading its modules when it needs them.
  */
 
-import { startAcp } from "../acp/start.js";
 import type { RunConfig } from "../session/run-config.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 
@@ -73,12 +72,10 @@ async function runFace(command: FaceCommand): Promise<number> {
 /**
  * `turnloop acp`: stdin's first line is read beside the run config, and a valid `initialize` is
  * answered before the ACP SDK loads (src/acp/start.ts). A bad config still serves the protocol:
- * an editor shows only "agent crashed" for an agent that exits before `initialize`. start.ts is
- * imported with this module, not by `import()`: its few small modules then share this module's
- * bundle files, and `acp` reads 4 files before its answer instead of 7, in one step instead of
- * two (issue 26 figure 7a; test/cli/modules-loaded.test.ts).
+ * an editor shows only "agent crashed" for an agent that exits before `initialize`.
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
+  const { startAcp } = await import("../acp/start.js");
   const start = startAcp(() => setV8Flags(WASM_BASELINE_ONLY, LOADER_PATHS_UNOPTIMISED));
   const configured = await configuring;
   return configured.ok

@@ -56,11 +56,9 @@ const NOT_BEFORE_NEEDED =
  * session 9 with tools/input-json-schemas.ts (the built-in tools' input schemas as JSON Schema,
  * written at build time: zod's converter no longer runs before the first request); 213 once
  * `tinyglobby`, `fdir` and `ignore` loaded at the first search (src/tools/gitignore.ts), the
- * bound lowered with them. 218 in session 10, bound 215 → 220: run.ts imports src/acp/start.ts
- * statically (five small modules, about 6 KB, that answer `acp`'s `initialize` early), so `acp`
- * reads 4 bundle files before that answer instead of 7; `-p` reads 12 files instead of 14.
+ * bound lowered with them.
  */
-const PROMPT_MODULE_BOUND = 220;
+const PROMPT_MODULE_BOUND = 215;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
@@ -70,8 +68,7 @@ const PROMPT_MODULE_BOUND = 220;
  * (src/acp/start.ts; they load after the answer): the argument parser, the run config, the
  * first-line reader and four `node:` modules, with room for a few small modules of our own. 31
  * → 30 in session 10 once run.ts no longer imported `node:v8` (its flags are set after the
- * answer; main.ts takes it by `process.getBuiltinModule`, which the recorder does not see); 30
- * once run.ts imported src/acp/start.ts statically (the same modules, in 4 files instead of 7).
+ * answer; main.ts takes it by `process.getBuiltinModule`, which the recorder does not see).
  */
 const ACP_INITIALIZE_MODULE_BOUND = 33;
 /** The ACP SDK and zod, which `acp` loads only once `initialize` is answered. */
@@ -82,11 +79,10 @@ const ACP_SDK_OR_ZOD = /(^|\/)node_modules\/(@agentclientprotocol\/sdk|zod)\//;
  * esbuild's chunks as they were (one for each set of lazy entry points sharing code); 14, 8 and 12
  * once the chunks that the same kinds of run load were merged into one file each and the entry
  * files that only re-exported a chunk were taken out (scripts/merge-chunks.mjs); `initialize`
- * 7 once it was answered before the ACP SDK loads (src/acp/start.ts). 12, 4 and 9 in session 10
- * once run.ts imported start.ts statically (its modules then merge with the run config's).
- * Node's loader resolves, opens and reads each one. Counts, never times.
+ * 7 once it was answered before the ACP SDK loads (src/acp/start.ts). Node's loader resolves,
+ * opens and reads each one. Counts, never times.
  */
-const BUNDLE_FILE_BOUND = { prompt: 13, acpInitialize: 5, acpSession: 10 };
+const BUNDLE_FILE_BOUND = { prompt: 16, acpInitialize: 8, acpSession: 14 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
