@@ -36,29 +36,37 @@ export interface AcpStart {
  * Starts reading stdin's first line at once (beside the run config being made). When the run
  * config is there (or failed) and the line is an `initialize` request the SDK would answer with
  * success (first-line.ts `initializeRequestId`), its answer goes to stdout at once: the same
- * `initializeResponse(authMethods(settings))` the SDK's handler gives. Then the SDK loads and
- * its connection reads every byte taken so far first, that line included (so the agent records
- * the client's capabilities), and its own answer to that line is left out of stdout
- * (message-writer.ts). Anything else goes to the SDK unchanged. SIGTERM or SIGHUP while waiting
- * for the line exits 143 or 129, as the served connection does.
+ * `initializeResponse(authMethods(settings))` the SDK's handler gives. Then `beforeServing` is
+ * called (src/cli/run.ts sets V8 flags there), the SDK loads and its connection reads every byte
+ * taken so far first, that line included (so the agent records the client's capabilities), and
+ * its own answer to that line is left out of stdout (message-writer.ts). Anything else goes to
+ * the SDK unchanged. SIGTERM or SIGHUP while waiting for the line exits 143 or 129, as the served
+ * connection does.
  */
-export function startAcp(input: NodeJS.ReadStream = process.stdin): AcpStart {
+export function startAcp(
+  beforeServing: () => void = () => undefined,
+  input: NodeJS.ReadStream = process.stdin,
+): AcpStart {
   const first = readFirstLine(input);
+  const serve = () => {
+    beforeServing();
+    return import("./main.js");
+  };
   return {
     async run(config, env) {
       if (messageLimit(env) === undefined) {
         // main.ts says why on stderr and exits 64 without reading stdin.
         first.stop();
-        const { runAcpCommand } = await import("./main.js");
+        const { runAcpCommand } = await serve();
         return runAcpCommand(config, env);
       }
       const state = await answerEarly(first, { config, env }, env);
-      const { runAcpCommand } = await import("./main.js");
+      const { runAcpCommand } = await serve();
       return runAcpCommand(config, env, state);
     },
     async runWithoutConfig(message, env) {
       const state = await answerEarly(first, undefined, env);
-      const { runAcpWithoutConfig } = await import("./main.js");
+      const { runAcpWithoutConfig } = await serve();
       return runAcpWithoutConfig(message, env, state);
     },
   };

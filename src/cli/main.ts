@@ -2,8 +2,8 @@
 /**
  * Entry point of the `turnloop` command, bundled as the ES module `dist/cli/main.js`: the package's
  * `bin` (turnloop.cts) imports it for every command but a lone `--version`, and editors and the SDK
- * start it directly. `--version` (or `-v`) alone is answered here too, before any other module
- * loads (issue 26); every other command loads run.ts.
+ * start it directly. `--version` (or `-v`) alone is answered here too, before any other module of
+ * turnloop's loads (issue 26); every other command loads run.ts.
  *
  * The first line starts Node with V8's young generation capped at 2 MiB a semi-space (issue 27
  * item 3: by default it grows to 16 MiB on 64-bit Node while a prompt line of a few MB is parsed,
@@ -16,6 +16,14 @@
  */
 
 const VERSION = "0.1.0";
+
+// The first line's flag makes V8's flag hash (`v8.cachedDataVersionTag()`) differ from the one
+// Node's built-in code cache was made under, so each of Node's own modules that loads was compiled
+// from its source instead (issue 26 figure 7a: in `turnloop acp`, modules for streams, pipes and
+// the argument parser before its `initialize` answer). The young generation's limit was fixed
+// when the heap was made, so setting the flag back to its default (0) keeps the cap and makes
+// the hash match again for every module loaded from here on.
+process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");
 
 // `turnloop … | head` (or `2>&1 | head`) closes our stdout or stderr early; that is the reader's
 // choice, not a crash. Unhandled, an EPIPE on stderr would kill the process mid-prompt, leaving

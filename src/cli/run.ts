@@ -3,14 +3,8 @@
  * parses the command line and runs the command, loading its modules when it needs them.
  */
 
-import { setFlagsFromString } from "node:v8";
 import type { RunConfig } from "../session/run-config.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
-
-// Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
-// process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
-// baseline compiler alone is plenty for model streams. Must run before the first fetch.
-setFlagsFromString("--liftoff-only");
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -30,6 +24,10 @@ export async function runCommand(argv: readonly string[], version: string): Prom
       return 64;
     }
     throw error;
+  }
+  if (command.kind !== "acp") {
+    // `acp` sets it once `initialize` is answered (runAcpFace).
+    setV8Flags(WASM_BASELINE_ONLY);
   }
   switch (command.kind) {
     case "help": {
@@ -77,9 +75,8 @@ async function runFace(command: FaceCommand): Promise<number> {
  * an editor shows only "agent crashed" for an agent that exits before `initialize`.
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
-  keepLoaderPathsUnoptimised();
   const { startAcp } = await import("../acp/start.js");
-  const start = startAcp();
+  const start = startAcp(() => setV8Flags(WASM_BASELINE_ONLY, LOADER_PATHS_UNOPTIMISED));
   const configured = await configuring;
   return configured.ok
     ? start.run(configured.config, configured.env)
@@ -95,7 +92,7 @@ async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<nu
  * small young generation slowed the ACP relay of 20,000 deltas by about a tenth.
  */
 function keepYoungGenerationSmall(): void {
-  setFlagsFromString("--semi-space-growth-factor=1");
+  setV8Flags("--semi-space-growth-factor=1");
 }
 
 /**
@@ -106,10 +103,28 @@ function keepYoungGenerationSmall(): void {
  * peak 62.4 → 58.4 MiB; bench/notes/targets.md, "acpstart lane"). V8's filter (`-name`: every
  * function but that one) leaves it to the baseline compilers, which the relay figures measured
  * as costing nothing there. A long reply still wakes the optimiser for turnloop's own code, and it
- * then pages in as before.
+ * then pages in as before. Set once `initialize` is answered, before the ACP SDK loads: about 25
+ * calls come before the answer, and V8 marks the function after 80–90.
  */
-function keepLoaderPathsUnoptimised(): void {
-  setFlagsFromString("--turbo-filter=-normalizeString");
+const LOADER_PATHS_UNOPTIMISED = "--turbo-filter=-normalizeString";
+
+/**
+ * Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
+ * process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
+ * baseline compiler alone is plenty for model streams. Must be set before the first fetch.
+ */
+const WASM_BASELINE_ONLY = "--liftoff-only";
+
+/**
+ * Sets V8 `flags` (`v8.setFlagsFromString`). `node:v8` loads at the first call, not with this
+ * module: loading it is about 1 ms of CPU that `turnloop acp` spends after its `initialize`
+ * answer instead of before it (issue 26 figure 7a).
+ */
+function setV8Flags(...flags: string[]): void {
+  const { setFlagsFromString } = process.getBuiltinModule("node:v8");
+  for (const flag of flags) {
+    setFlagsFromString(flag);
+  }
 }
 
 /** Loads `command`'s face and gives the call that runs it under a run config. */

@@ -29,6 +29,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     }
   }
 } else {
+  // As main.ts does first (it explains why), but before Node's ES module loader loads, so that
+  // its modules come from Node's code cache too.
+  process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");
   import("./main.js").catch((error: unknown) => {
     process.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

@@ -113,6 +113,105 @@ describe("the bin file", () => {
     expect(loaded.filter((name) => /modules\/esm\/loader|\bstream$|tty$/.test(name))).toEqual([]);
   });
 
+  test("main.js sets the first line's flag back to its default: V8's flag hash is then a bare node's again, so Node's own code cache stays usable", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    const tag = "require('node:v8').cachedDataVersionTag()";
+    const bare = await run(process.execPath, ["-p", tag]);
+    // The flag alone changes the hash (so the check below can fail).
+    const flagged = await run(process.execPath, ["--max-semi-space-size=2", "-p", tag]);
+    expect(flagged.stdout).not.toBe(bare.stdout);
+    // A CommonJS preload (`-r`) that writes, at exit, the hash then in force.
+    const preload = join(home, "tag-at-exit.cjs");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(home, "tag"))}, String(${tag})));\n`,
+    );
+    const version = await run(process.execPath, [
+      "--max-semi-space-size=2",
+      "-r",
+      preload,
+      CLI_PATH,
+      "--version",
+    ]);
+    expect({ ...version, tag: readFileSync(join(home, "tag"), "utf8") }).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+      tag: bare.stdout.trim(),
+    });
+  });
+
+  test("the bin sets the flag back before Node's ES module loader loads, so the loader's modules come from Node's code cache too", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    // A CommonJS preload (`-r`) that records each V8 flag set, and whether the loader was loaded.
+    const preload = join(home, "flags-set.cjs");
+    writeFileSync(
+      preload,
+      [
+        'const v8 = require("node:v8");',
+        "const set = v8.setFlagsFromString;",
+        "v8.setFlagsFromString = (flag) => {",
+        `  require("node:fs").appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${process.moduleLoadList.includes("NativeModule internal/modules/esm/loader")}\\n\`);`,
+        "  return set(flag);",
+        "};",
+        "",
+      ].join("\n"),
+    );
+    const help = await run(process.execPath, [
+      "--max-semi-space-size=2",
+      "-r",
+      preload,
+      BIN_PATH,
+      "--help",
+    ]);
+    expect(help.code).toBe(0);
+    // The bin's, before the loader; main.js's, after it; then run.ts's.
+    expect(readFileSync(join(home, "flags"), "utf8").split("\n").slice(0, 3)).toEqual([
+      "--max-semi-space-size=0 false",
+      "--max-semi-space-size=0 true",
+      "--liftoff-only true",
+    ]);
+  });
+
+  test("acp sets no V8 flag before its initialize answer but the reset; the others after it", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    // A CommonJS preload (`-r`) that records each V8 flag set, and whether stdout was written to.
+    const preload = join(home, "flags-set.cjs");
+    writeFileSync(
+      preload,
+      [
+        'const fs = require("node:fs");',
+        'const v8 = require("node:v8");',
+        "const set = v8.setFlagsFromString;",
+        "let answered = false;",
+        "const write = process.stdout.write;",
+        "process.stdout.write = function (...args) { answered = true; return write.apply(this, args); };",
+        "v8.setFlagsFromString = (flag) => {",
+        `  fs.appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${answered ? "after" : "before"}\\n\`);`,
+        "  return set(flag);",
+        "};",
+        "",
+      ].join("\n"),
+    );
+    expect(
+      await acpCommandLine(process.execPath, [
+        "--max-semi-space-size=2",
+        "-r",
+        preload,
+        CLI_PATH,
+        "acp",
+      ]),
+    ).toMatchObject({ answer: { id: 1, protocolVersion: 1 }, exitCode: 0 });
+    expect(readFileSync(join(home, "flags"), "utf8").split("\n")).toEqual([
+      "--max-semi-space-size=0 before",
+      "--liftoff-only after",
+      "--turbo-filter=-normalizeString after",
+      "",
+    ]);
+  });
+
   // /proc is Linux's; CI runs Linux, so this skips nowhere it must run.
   test.skipIf(process.platform !== "linux")(
     "`turnloop acp` executed itself runs node with the cap; `node dist/cli/main.js acp` runs without it",
