@@ -3,14 +3,9 @@
  * parses the command line and runs the command, loading its modules when it needs them.
  */
 
-import { setFlagsFromString } from "node:v8";
 import type { RunConfig } from "../session/run-config.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
-
-// Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
-// process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
-// baseline compiler alone is plenty for model streams. Must run before the first fetch.
-setFlagsFromString("--liftoff-only");
+import { compileWasmWithBaselineOnly, setV8Flag } from "./v8-flags.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -30,6 +25,10 @@ export async function runCommand(argv: readonly string[], version: string): Prom
       return 64;
     }
     throw error;
+  }
+  // The interactive face sets it once its input box is drawn (v8-flags.ts says why it waits).
+  if (command.kind !== "interactive") {
+    compileWasmWithBaselineOnly();
   }
   switch (command.kind) {
     case "help": {
@@ -95,7 +94,7 @@ async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<nu
  * small young generation slowed the ACP relay of 20,000 deltas by about a tenth.
  */
 function keepYoungGenerationSmall(): void {
-  setFlagsFromString("--semi-space-growth-factor=1");
+  setV8Flag("--semi-space-growth-factor=1");
 }
 
 /**
@@ -109,7 +108,7 @@ function keepYoungGenerationSmall(): void {
  * then pages in as before.
  */
 function keepLoaderPathsUnoptimised(): void {
-  setFlagsFromString("--turbo-filter=-normalizeString");
+  setV8Flag("--turbo-filter=-normalizeString");
 }
 
 /** Loads `command`'s face and gives the call that runs it under a run config. */

@@ -19,8 +19,11 @@ import { INPUT_BOX, type InteractiveFixture, interactiveTest } from "./interacti
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
 const MARKER = fileURLToPath(new URL("../support/box-drawn-marker.mjs", import.meta.url));
+const FLAGS = fileURLToPath(new URL("../support/v8-flag-recorder.mjs", import.meta.url));
 /** The line the marker writes. */
 const BOX_DRAWN = "-- input box drawn";
+/** How the flag recorder's lines start. */
+const V8_FLAG = "-- v8 flag ";
 /**
  * Unique modules when the box is drawn: 136 on 2026-12-02 (the provider stack, picomatch and the
  * shell parser for the config check, ripgrep for @-completion, the transcript and `marked`), 98
@@ -52,15 +55,16 @@ const FOR_AN_ANSWER = [
 const ON_FIRST_USE = /node_modules\/(@vscode\/ripgrep|@modelcontextprotocol|pg)\//;
 
 /**
- * Opens the interactive face with the module recorder and the box marker, asks for an answer and
- * closes it: the source modules loaded before the box was drawn, and by the end.
+ * Opens the interactive face with the module recorder, the box marker and the V8 flag recorder,
+ * asks for an answer and closes it: the source modules loaded before the box was drawn, and by
+ * the end; the V8 flags set before the box, and by the end.
  */
 async function modulesLoaded(fixture: InteractiveFixture) {
   const log = join(fixture.home, "recorded.log");
   fixture.server.setResponder(() => ({ text: "**Done**, as asked." }));
   const terminal = fixture.open([], {
     env: {
-      NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER}`,
+      NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER} --import=${FLAGS}`,
       TURNLOOP_TEST_MODULE_LOG: log,
     },
   });
@@ -71,14 +75,25 @@ async function modulesLoaded(fixture: InteractiveFixture) {
   await terminal.waitFor(/Done, as asked\.[\s\S]*Enter send/);
   terminal.key("C-d");
   expect((await terminal.exited()).code).toBe(0);
-  const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
-  const marker = lines.indexOf(BOX_DRAWN);
+  const recorded = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
+  const marker = recorded.indexOf(BOX_DRAWN);
   expect(marker).toBeGreaterThan(0);
+  const flags = (from: number, to?: number) =>
+    recorded
+      .slice(from, to)
+      .filter((line) => line.startsWith(V8_FLAG))
+      .map((line) => line.slice(V8_FLAG.length));
+  const modules = (lines: string[]) =>
+    lines.filter((line) => line !== BOX_DRAWN && !line.startsWith(V8_FLAG));
   const bundle = `${pathToFileURL(dirname(CLI_PATH)).href}/`;
   return {
-    filesAtBox: new Set(lines.slice(0, marker).filter((line) => line.startsWith(bundle))).size,
-    atBox: sourceModules(lines.slice(0, marker)),
-    atEnd: sourceModules(lines.filter((line) => line !== BOX_DRAWN)),
+    filesAtBox: new Set(
+      modules(recorded.slice(0, marker)).filter((line) => line.startsWith(bundle)),
+    ).size,
+    atBox: sourceModules(modules(recorded.slice(0, marker))),
+    atEnd: sourceModules(modules(recorded)),
+    flagsAtBox: flags(0, marker),
+    flagsAfterBox: flags(marker),
   };
 }
 
@@ -91,7 +106,8 @@ describe.skipIf(tmuxMissing())(
     interactiveTest(
       "without config files, the box is drawn before zod, the session stack, the provider, the Markdown renderer and ripgrep load; an answer loads them",
       async ({ fixture }) => {
-        const { atBox, atEnd, filesAtBox } = await modulesLoaded(fixture);
+        const { atBox, atEnd, filesAtBox, flagsAtBox, flagsAfterBox } =
+          await modulesLoaded(fixture);
         // Before the box: none of them, and the face itself (so the recorder saw the bundle).
         expect(FOR_AN_ANSWER.map((pattern) => matching(atBox, pattern))).toEqual(
           FOR_AN_ANSWER.map(() => []),
@@ -100,6 +116,11 @@ describe.skipIf(tmuxMissing())(
         expect(atBox).toContain("src/cli/interactive/screen.ts");
         expect(atBox.length).toBeLessThanOrEqual(BOX_MODULE_BOUND);
         expect(filesAtBox).toBeLessThanOrEqual(BOX_FILE_BOUND);
+        // No V8 flag before the box: Node's cached code for its own modules (`node:child_process`,
+        // `node:perf_hooks` …, which the box loads) would be refused (src/cli/v8-flags.ts). The
+        // one the session needs is set after it.
+        expect(flagsAtBox).toEqual([]);
+        expect(flagsAfterBox).toEqual(["--liftoff-only"]);
         // By the answer, each group was loaded: the checks above can fail.
         expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(
           FOR_AN_ANSWER.map(() => true),
