@@ -48,11 +48,17 @@ const FOR_AN_ANSWER = [
   /\bsrc\/cli\/(markdown|interactive\/(transcript|controller))\.ts$/,
   /node_modules\/(marked|@ai-sdk|picomatch|zod)\//,
 ];
-/**
- * What only an @-completion or an MCP server needs (loaded on first use). `node:child_process` is
- * not among them: pi-tui's own autocompletion module imports it.
- */
+/** What only an @-completion or an MCP server needs (loaded on first use). */
 const ON_FIRST_USE = /node_modules\/(@vscode\/ripgrep|@modelcontextprotocol|pg)\//;
+/** Node's modules that the box does without: an @-completion's, and the V8 flags'. */
+const NOT_FOR_THE_BOX = ["node:child_process", "node:v8"];
+/**
+ * An ES module import of `node:fs`, whose facade loads Node's file streams: the bundle files read
+ * before the box take it with `process.getBuiltinModule` (scripts/pi-tui-builtins-direct.mjs).
+ * Checked in the files' text: the recorder, which imports `node:fs` before its hooks start, never
+ * sees the CLI's import of it.
+ */
+const FS_IMPORT = /(from|import)\s*"(node:)?fs"/;
 
 /**
  * Opens the interactive face with the module recorder, the box marker and the V8 flag recorder,
@@ -87,9 +93,9 @@ async function modulesLoaded(fixture: InteractiveFixture) {
     lines.filter((line) => line !== BOX_DRAWN && !line.startsWith(V8_FLAG));
   const bundle = `${pathToFileURL(dirname(CLI_PATH)).href}/`;
   return {
-    filesAtBox: new Set(
-      modules(recorded.slice(0, marker)).filter((line) => line.startsWith(bundle)),
-    ).size,
+    filesAtBox: [
+      ...new Set(modules(recorded.slice(0, marker)).filter((line) => line.startsWith(bundle))),
+    ],
     atBox: sourceModules(modules(recorded.slice(0, marker))),
     atEnd: sourceModules(modules(recorded)),
     flagsAtBox: flags(0, marker),
@@ -113,9 +119,12 @@ describe.skipIf(tmuxMissing())(
           FOR_AN_ANSWER.map(() => []),
         );
         expect(matching(atBox, ON_FIRST_USE)).toEqual([]);
+        expect(atBox.filter((name) => NOT_FOR_THE_BOX.includes(name))).toEqual([]);
         expect(atBox).toContain("src/cli/interactive/screen.ts");
         expect(atBox.length).toBeLessThanOrEqual(BOX_MODULE_BOUND);
-        expect(filesAtBox).toBeLessThanOrEqual(BOX_FILE_BOUND);
+        expect(filesAtBox.length).toBeLessThanOrEqual(BOX_FILE_BOUND);
+        const texts = await Promise.all(filesAtBox.map((url) => readFile(new URL(url), "utf8")));
+        expect(filesAtBox.filter((_url, index) => FS_IMPORT.test(texts[index] ?? ""))).toEqual([]);
         // No V8 flag before the box: Node's cached code for its own modules (`node:child_process`,
         // `node:perf_hooks` …, which the box loads) would be refused (src/cli/v8-flags.ts). The
         // one the session needs is set after it.

@@ -3,10 +3,10 @@
  * appends the line `-- v8 flag <flags>` to the recorder's file (TURNLOOP_TEST_MODULE_LOG) each
  * time the process sets a V8 flag with `v8.setFlagsFromString`, so that a test sees whether a
  * flag was set before or after the input box (src/cli/v8-flags.ts says why that matters). It takes
- * `node:v8` with `process.getBuiltinModule`, which the recorder's hooks do not see.
+ * `node:v8` and `node:fs` with `process.getBuiltinModule`, which the recorder's hooks do not see.
  */
 
-import { appendFileSync } from "node:fs";
+const { appendFileSync } = process.getBuiltinModule("node:fs");
 
 export const V8_FLAG = "-- v8 flag ";
 
