@@ -34,6 +34,8 @@ import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 import { mergeChunks } from "./merge-chunks.mjs";
+import { piTuiBorderOneSpan } from "./pi-tui-border-one-span.mjs";
+import { piTuiBuiltinsDirect } from "./pi-tui-builtins-direct.mjs";
 import { piTuiFirstFrameAtOnce } from "./pi-tui-first-frame-at-once.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
@@ -236,6 +238,8 @@ const result = await build({
     piTuiMarkdownApart,
     piTuiUnicodeOnFirstUse,
     piTuiFirstFrameAtOnce,
+    piTuiBuiltinsDirect,
+    piTuiBorderOneSpan,
   ],
   logLevel: "warning",
 });

@@ -5,6 +5,7 @@
 
 import type { RunConfig } from "../session/run-config.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
+import { compileWasmWithBaselineOnly, setV8Flag } from "./v8-flags.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -25,9 +26,10 @@ export async function runCommand(argv: readonly string[], version: string): Prom
     }
     throw error;
   }
-  if (command.kind !== "acp") {
-    // `acp` sets it once `initialize` is answered (runAcpFace).
-    setV8Flags(WASM_BASELINE_ONLY);
+  // `acp` sets it once `initialize` is answered (runAcpFace); the interactive face once its input
+  // box is drawn (v8-flags.ts says why they wait).
+  if (command.kind !== "acp" && command.kind !== "interactive") {
+    compileWasmWithBaselineOnly();
   }
   switch (command.kind) {
     case "help": {
@@ -76,7 +78,10 @@ async function runFace(command: FaceCommand): Promise<number> {
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
   const { startAcp } = await import("../acp/start.js");
-  const start = startAcp(() => setV8Flags(WASM_BASELINE_ONLY, LOADER_PATHS_UNOPTIMISED));
+  const start = startAcp(() => {
+    compileWasmWithBaselineOnly();
+    keepLoaderPathsUnoptimised();
+  });
   const configured = await configuring;
   return configured.ok
     ? start.run(configured.config, configured.env)
@@ -92,7 +97,7 @@ async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<nu
  * small young generation slowed the ACP relay of 20,000 deltas by about a tenth.
  */
 function keepYoungGenerationSmall(): void {
-  setV8Flags("--semi-space-growth-factor=1");
+  setV8Flag("--semi-space-growth-factor=1");
 }
 
 /**
@@ -106,25 +111,8 @@ function keepYoungGenerationSmall(): void {
  * then pages in as before. Set once `initialize` is answered, before the ACP SDK loads: about 25
  * calls come before the answer, and V8 marks the function after 80–90.
  */
-const LOADER_PATHS_UNOPTIMISED = "--turbo-filter=-normalizeString";
-
-/**
- * Node's fetch parses HTTP with a WebAssembly module that V8 optimises in the background, and the
- * process waits for that work at exit (about 130 ms and 25 MiB per run, bench/RESULTS.md). The
- * baseline compiler alone is plenty for model streams. Must be set before the first fetch.
- */
-const WASM_BASELINE_ONLY = "--liftoff-only";
-
-/**
- * Sets V8 `flags` (`v8.setFlagsFromString`). `node:v8` loads at the first call, not with this
- * module: loading it is about 1 ms of CPU that `turnloop acp` spends after its `initialize`
- * answer instead of before it (issue 26 figure 7a).
- */
-function setV8Flags(...flags: string[]): void {
-  const { setFlagsFromString } = process.getBuiltinModule("node:v8");
-  for (const flag of flags) {
-    setFlagsFromString(flag);
-  }
+function keepLoaderPathsUnoptimised(): void {
+  setV8Flag("--turbo-filter=-normalizeString");
 }
 
 /** Loads `command`'s face and gives the call that runs it under a run config. */

@@ -1,6 +1,9 @@
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
+
+// Not an ES module import, whose facade loads Node's file streams before the interactive face's
+// input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
+const { statSync } = process.getBuiltinModule("node:fs");
 
 /**
  * Where the config files are, and whether there is one to read, without their schema: zod, which

@@ -1,4 +1,3 @@
-import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
@@ -8,6 +7,10 @@ import { ConfigError, configFilesPresent } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
 import { environmentFor, type RunConfig, resolveRunConfig } from "./run-config.js";
+
+// Not an ES module import, whose facade loads Node's file streams before the interactive face's
+// input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
+const { existsSync, statSync } = process.getBuiltinModule("node:fs");
 
 /**
  * What every face does with its {@link FaceOptions} before opening sessions: check the cwd and

@@ -19,8 +19,11 @@ import { INPUT_BOX, type InteractiveFixture, interactiveTest } from "./interacti
 
 const RECORDER = fileURLToPath(new URL("../support/module-recorder.mjs", import.meta.url));
 const MARKER = fileURLToPath(new URL("../support/box-drawn-marker.mjs", import.meta.url));
+const FLAGS = fileURLToPath(new URL("../support/v8-flag-recorder.mjs", import.meta.url));
 /** The line the marker writes. */
 const BOX_DRAWN = "-- input box drawn";
+/** How the flag recorder's lines start. */
+const V8_FLAG = "-- v8 flag ";
 /**
  * Unique modules when the box is drawn: 136 on 2026-12-02 (the provider stack, picomatch and the
  * shell parser for the config check, ripgrep for @-completion, the transcript and `marked`), 98
@@ -45,22 +48,29 @@ const FOR_AN_ANSWER = [
   /\bsrc\/cli\/(markdown|interactive\/(transcript|controller))\.ts$/,
   /node_modules\/(marked|@ai-sdk|picomatch|zod)\//,
 ];
-/**
- * What only an @-completion or an MCP server needs (loaded on first use). `node:child_process` is
- * not among them: pi-tui's own autocompletion module imports it.
- */
+/** What only an @-completion or an MCP server needs (loaded on first use). */
 const ON_FIRST_USE = /node_modules\/(@vscode\/ripgrep|@modelcontextprotocol|pg)\//;
+/** Node's modules that the box does without: an @-completion's, and the V8 flags'. */
+const NOT_FOR_THE_BOX = ["node:child_process", "node:v8"];
+/**
+ * An ES module import of `node:fs`, whose facade loads Node's file streams: the bundle files read
+ * before the box take it with `process.getBuiltinModule` (scripts/pi-tui-builtins-direct.mjs).
+ * Checked in the files' text: the recorder, which imports `node:fs` before its hooks start, never
+ * sees the CLI's import of it.
+ */
+const FS_IMPORT = /(from|import)\s*"(node:)?fs"/;
 
 /**
- * Opens the interactive face with the module recorder and the box marker, asks for an answer and
- * closes it: the source modules loaded before the box was drawn, and by the end.
+ * Opens the interactive face with the module recorder, the box marker and the V8 flag recorder,
+ * asks for an answer and closes it: the source modules loaded before the box was drawn, and by
+ * the end; the V8 flags set before the box, and by the end.
  */
 async function modulesLoaded(fixture: InteractiveFixture) {
   const log = join(fixture.home, "recorded.log");
   fixture.server.setResponder(() => ({ text: "**Done**, as asked." }));
   const terminal = fixture.open([], {
     env: {
-      NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER}`,
+      NODE_OPTIONS: `--import=${RECORDER} --import=${MARKER} --import=${FLAGS}`,
       TURNLOOP_TEST_MODULE_LOG: log,
     },
   });
@@ -71,14 +81,25 @@ async function modulesLoaded(fixture: InteractiveFixture) {
   await terminal.waitFor(/Done, as asked\.[\s\S]*Enter send/);
   terminal.key("C-d");
   expect((await terminal.exited()).code).toBe(0);
-  const lines = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
-  const marker = lines.indexOf(BOX_DRAWN);
+  const recorded = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
+  const marker = recorded.indexOf(BOX_DRAWN);
   expect(marker).toBeGreaterThan(0);
+  const flags = (from: number, to?: number) =>
+    recorded
+      .slice(from, to)
+      .filter((line) => line.startsWith(V8_FLAG))
+      .map((line) => line.slice(V8_FLAG.length));
+  const modules = (lines: string[]) =>
+    lines.filter((line) => line !== BOX_DRAWN && !line.startsWith(V8_FLAG));
   const bundle = `${pathToFileURL(dirname(CLI_PATH)).href}/`;
   return {
-    filesAtBox: new Set(lines.slice(0, marker).filter((line) => line.startsWith(bundle))).size,
-    atBox: sourceModules(lines.slice(0, marker)),
-    atEnd: sourceModules(lines.filter((line) => line !== BOX_DRAWN)),
+    filesAtBox: [
+      ...new Set(modules(recorded.slice(0, marker)).filter((line) => line.startsWith(bundle))),
+    ],
+    atBox: sourceModules(modules(recorded.slice(0, marker))),
+    atEnd: sourceModules(modules(recorded)),
+    flagsAtBox: flags(0, marker),
+    flagsAfterBox: flags(marker),
   };
 }
 
@@ -91,15 +112,24 @@ describe.skipIf(tmuxMissing())(
     interactiveTest(
       "without config files, the box is drawn before zod, the session stack, the provider, the Markdown renderer and ripgrep load; an answer loads them",
       async ({ fixture }) => {
-        const { atBox, atEnd, filesAtBox } = await modulesLoaded(fixture);
+        const { atBox, atEnd, filesAtBox, flagsAtBox, flagsAfterBox } =
+          await modulesLoaded(fixture);
         // Before the box: none of them, and the face itself (so the recorder saw the bundle).
         expect(FOR_AN_ANSWER.map((pattern) => matching(atBox, pattern))).toEqual(
           FOR_AN_ANSWER.map(() => []),
         );
         expect(matching(atBox, ON_FIRST_USE)).toEqual([]);
+        expect(atBox.filter((name) => NOT_FOR_THE_BOX.includes(name))).toEqual([]);
         expect(atBox).toContain("src/cli/interactive/screen.ts");
         expect(atBox.length).toBeLessThanOrEqual(BOX_MODULE_BOUND);
-        expect(filesAtBox).toBeLessThanOrEqual(BOX_FILE_BOUND);
+        expect(filesAtBox.length).toBeLessThanOrEqual(BOX_FILE_BOUND);
+        const texts = await Promise.all(filesAtBox.map((url) => readFile(new URL(url), "utf8")));
+        expect(filesAtBox.filter((_url, index) => FS_IMPORT.test(texts[index] ?? ""))).toEqual([]);
+        // No V8 flag before the box: Node's cached code for its own modules (`node:child_process`,
+        // `node:perf_hooks` …, which the box loads) would be refused (src/cli/v8-flags.ts). The
+        // one the session needs is set after it.
+        expect(flagsAtBox).toEqual([]);
+        expect(flagsAfterBox).toEqual(["--liftoff-only"]);
         // By the answer, each group was loaded: the checks above can fail.
         expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(
           FOR_AN_ANSWER.map(() => true),
