@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { CANCELLED_AT_QUESTION, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { ChildFixture } from "./child-process.js";
 import { RawAcpAgent } from "./raw-lines.js";
 
@@ -69,17 +70,8 @@ describe("turnloop acp: the end of stdin right after a request", () => {
     });
     const events = await fixture.persisted(sessionId);
     expect(events.map((event) => event.type)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "tool.execution_start",
-      "permission.requested",
-      "permission.completed",
-      "tool.execution_complete",
-      "assistant.turn_end",
-      "abort",
+      ...UNTIL_TOOL_START.slice(0, -1),
+      ...CANCELLED_AT_QUESTION,
     ]);
     expect(events.find((event) => event.type === "permission.completed")?.data).toMatchObject({
       decision: "cancelled",
