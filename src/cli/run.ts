@@ -5,7 +5,7 @@
 
 import type { RunConfig } from "../session/run-config.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
-import { compileWasmWithBaselineOnly, setV8Flag } from "./v8-flags.js";
+import { setV8Flag } from "./v8-flags.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -25,11 +25,6 @@ export async function runCommand(argv: readonly string[], version: string): Prom
       return 64;
     }
     throw error;
-  }
-  // `acp` sets it once `initialize` is answered (runAcpFace); the interactive face once its input
-  // box is drawn (v8-flags.ts says why they wait).
-  if (command.kind !== "acp" && command.kind !== "interactive") {
-    compileWasmWithBaselineOnly();
   }
   switch (command.kind) {
     case "help": {
@@ -78,26 +73,11 @@ async function runFace(command: FaceCommand): Promise<number> {
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
   const { startAcp } = await import("../acp/start.js");
-  const start = startAcp(() => {
-    compileWasmWithBaselineOnly();
-    keepLoaderPathsUnoptimised();
-  });
+  const start = startAcp(keepLoaderPathsUnoptimised);
   const configured = await configuring;
   return configured.ok
     ? start.run(configured.config, configured.env)
     : start.runWithoutConfig(configured.message, process.env);
-}
-
-/**
- * V8 doubles the young generation's semi-spaces as a process allocates (up to 16 MiB each on
- * 64-bit Node 20) and keeps them: loading a face's modules and making its first model request grew
- * them to 4 MiB, resident for the rest of the run. `-p` answers one prompt and exits, so it keeps
- * them at their initial size (V8 reads the flag at each scavenge): peak RSS 68.6 → 65.1 MiB with
- * no more CPU (issue 26, bench/RESULTS.md). Faces that relay long replies keep V8's default: a
- * small young generation slowed the ACP relay of 20,000 deltas by about a tenth.
- */
-function keepYoungGenerationSmall(): void {
-  setV8Flag("--semi-space-growth-factor=1");
 }
 
 /**
@@ -122,7 +102,6 @@ async function faceRunner(
   const { stdin, stdout, stderr } = process;
   switch (command.kind) {
     case "prompt": {
-      keepYoungGenerationSmall();
       const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
         import("./prompt-command.js"),
         import("../session/paths.js"),

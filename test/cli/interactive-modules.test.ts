@@ -131,10 +131,10 @@ describe.skipIf(tmuxMissing())(
         // No V8 flag before the box but main.ts's reset of the shebang's `--max-semi-space-size`
         // to its default, which gives back the flag hash Node's cached code for its own modules
         // (`node:child_process`, `node:perf_hooks` …, which the box loads) was made under; any
-        // other flag would make Node refuse that code (src/cli/v8-flags.ts). The one the session
-        // needs is set after it.
+        // other flag would make Node refuse that code (src/cli/v8-flags.ts). Nor after it: only
+        // an MCP server over HTTP sets one (`--liftoff-only`, src/tools/mcp/connection.ts).
         expect(flagsAtBox).toEqual(["--max-semi-space-size=0"]);
-        expect(flagsAfterBox).toEqual(["--liftoff-only"]);
+        expect(flagsAfterBox).toEqual([]);
         // By the answer, each group was loaded: the checks above can fail.
         expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(
           FOR_AN_ANSWER.map(() => true),

@@ -5,7 +5,6 @@ import type { SessionHost } from "../../session/host.js";
 import type { RunConfig } from "../../session/run-config.js";
 import { defaultSessionMode } from "../../session/sandbox-setup.js";
 import type { InteractiveOptions } from "../arguments.js";
-import { compileWasmWithBaselineOnly } from "../v8-flags.js";
 import { EXIT, type SessionChoice } from "./open.js";
 
 /** Where the interactive face reads, writes and keeps its files. */
@@ -34,8 +33,6 @@ export async function runInteractiveCommand(
   // Loaded on demand: the host's modules (providers, tools) are most of the start-up time.
   const createHost = async () => {
     const { SessionHost } = await import("../../session/host.js");
-    // Before any request, after the input box and the host's built-in modules (v8-flags.ts).
-    compileWasmWithBaselineOnly();
     return new SessionHost({ home: io.home, env: io.env, config: io.config });
   };
   const choice: SessionChoice =

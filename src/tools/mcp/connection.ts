@@ -250,9 +250,29 @@ function remoteTransport(
   config: McpRemoteServerConfig,
   type: "http" | "sse",
 ): Transport {
+  compileWasmWithBaselineOnly();
   const url = new URL(config.url);
   const requestInit = { headers: config.headers };
   return type === "sse"
     ? new library.SSEClientTransport(url, { requestInit })
     : new library.StreamableHTTPClientTransport(url, { requestInit });
+}
+
+let baselineOnly = false;
+
+/**
+ * The MCP client's HTTP transports are the one user of Node's global `fetch` (undici) in turnloop:
+ * model requests go over `node:http` (src/llm/http-fetch.ts). undici parses HTTP with a
+ * WebAssembly module that V8 optimises in the background, and the process waits for that work at
+ * exit (about 130 ms and 25 MiB per run, bench/RESULTS.md); the baseline compiler alone is plenty
+ * for an MCP server's replies. So V8's `--liftoff-only` is set here, before the first `fetch`, and
+ * only when a remote server is configured: any V8 flag set at run time makes Node compile each of
+ * its own modules loaded after it from source instead of taking its built-in code cache
+ * (src/cli/v8-flags.ts), so a run without a remote server sets none.
+ */
+function compileWasmWithBaselineOnly(): void {
+  if (!baselineOnly) {
+    baselineOnly = true;
+    process.getBuiltinModule("node:v8").setFlagsFromString("--liftoff-only");
+  }
 }
