@@ -39,19 +39,22 @@ export async function benchOnePrompt(context) {
     checkScenarioRun(warmUp, warmUpRequests);
     const bodiesPath = join(context.temp, "bodies.json");
     writeFileSync(bodiesPath, JSON.stringify(warmUpRequests.map((request) => request.body)));
-    await runMeasured(process.execPath, [floorScript, model.baseUrl, bodiesPath], { env });
+    const floorArgs = [floorScript, model.baseUrl, bodiesPath];
+    const fetchFloorArgs = [...floorArgs, "--fetch"];
+    await runMeasured(process.execPath, floorArgs, { env });
+    await runMeasured(process.execPath, fetchFloorArgs, { env });
 
     const runs = [];
     const floors = [];
+    const fetchFloors = [];
     for (let run = 0; run < settings.onePromptRuns; run++) {
       await model.reset();
       const result = await runMeasured(cli, args, { cwd: context.repo, env });
       const requests = await model.requests();
       checkScenarioRun(result, requests);
       runs.push({ result, requests });
-      floors.push(
-        await runMeasured(process.execPath, [floorScript, model.baseUrl, bodiesPath], { env }),
-      );
+      floors.push(await runMeasured(process.execPath, floorArgs, { env }));
+      fetchFloors.push(await runMeasured(process.execPath, fetchFloorArgs, { env }));
     }
     const walls = runs.map((run) => run.result.wallMilliseconds);
     const rss = runs.map((run) => run.result.peakRssBytes);
@@ -70,7 +73,9 @@ export async function benchOnePrompt(context) {
         "response 2 end → process exit (shutdown)": result.exitedAt - second.finishedAt,
       };
     });
-    const floorCommand = `node bench/floor-client.mjs "$FAKE_MODEL"/v1 "$BODIES"   # the 2 request bodies turnloop sent, via /usr/bin/time -v`;
+    const fetchWalls = fetchFloors.map((floor) => floor.wallMilliseconds);
+    const floorCommand = `node bench/floor-client.mjs "$FAKE_MODEL"/v1 "$BODIES"   # the 2 request bodies turnloop sent, over node:http, via /usr/bin/time -v`;
+    const floorLabel = "same 2 requests by a tiny node:http script";
     const runsText = `${settings.onePromptRuns} runs (+1 warm-up)`;
     const command = cliCommand(`-p "${BENCH_PROMPT}"`);
     context.rows.push(
@@ -84,7 +89,7 @@ export async function benchOnePrompt(context) {
           text: "≤ ×3 `node -e 0` (issue 26)",
           met: (value) => value <= 3 * (context.details.nodeFloor?.wall ?? Number.NaN),
         },
-        floor: { value: floorWall, label: "same 2 requests by a tiny fetch script" },
+        floor: { value: floorWall, label: floorLabel },
         runs: runsText,
         command: `${command}\n   floor: ${floorCommand}`,
       },
@@ -95,7 +100,7 @@ export async function benchOnePrompt(context) {
         value: summarize(rss).p50,
         spread: minToMax(rss),
         target: atMost(63 * 1024 * 1024, "≤ 63 MiB"),
-        floor: { value: floorRss, label: "tiny fetch script" },
+        floor: { value: floorRss, label: "tiny node:http script" },
         runs: runsText,
         command: `${command}   # "Maximum resident set size"`,
       },
@@ -105,9 +110,20 @@ export async function benchOnePrompt(context) {
         unit: "ms",
         value: summarize(cpu).p50,
         spread: minToMax(cpu),
-        floor: { value: floorCpu, label: "tiny fetch script" },
+        floor: { value: floorCpu, label: "tiny node:http script" },
         runs: runsText,
         command: `${command}   # "User time" + "System time"`,
+      },
+      {
+        id: "1f",
+        figure:
+          "… the same 2 requests through Node's global `fetch` (undici), which turnloop does not use",
+        unit: "ms",
+        value: summarize(fetchWalls).p50,
+        spread: minToMax(fetchWalls),
+        floor: { value: floorWall, label: floorLabel },
+        runs: runsText,
+        command: `node bench/floor-client.mjs "$FAKE_MODEL"/v1 "$BODIES" --fetch   # via /usr/bin/time -v`,
       },
     );
 
@@ -183,7 +199,7 @@ export async function benchOnePrompt(context) {
           value: summarize(slowRuns.map((run) => run.own)).p50,
           spread: minToMax(slowRuns.map((run) => run.own)),
           target: atMost(250, "≤ 250 ms (as 1a)"),
-          floor: { value: floorWall, label: "tiny fetch script (instant model)" },
+          floor: { value: floorWall, label: "tiny node:http script (instant model)" },
           runs: slowRunsText,
           command: `${command}   # fake model at 50 tokens/s`,
         },
