@@ -1,3 +1,4 @@
+import { packageBin } from "../bin.mjs";
 import { measureAcp } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { BENCH_PROMPT } from "../scenario.mjs";
@@ -8,14 +9,18 @@ import { atMost, atMostTimesFloor, cliCommand, minToMax, scenarioEnvironment } f
 
 // ------------------------------------------------------------------------------------ ACP
 
-/** Figure 7a–c: `turnloop acp` spawn → initialize, spawn → prompt answered, peak RSS. */
+/**
+ * Figure 7a–c: `turnloop acp` spawn → initialize, spawn → prompt answered, peak RSS. The agent is
+ * started as README tells editors to start it: the package's `bin` (`dist/cli/turnloop.cjs`).
+ */
 export async function benchAcp(context) {
   const model = await startFakeModelWorker({});
-  const command = `${cliCommand("acp")}   # ACP client on stdio (bench/faces.mjs): initialize, session/new, session/prompt "${BENCH_PROMPT}"`;
+  const cliPath = packageBin(context.root);
+  const command = `${cliCommand("acp").replace("dist/cli/main.js", "dist/cli/turnloop.cjs")}   # ACP client on stdio (bench/faces.mjs): initialize, session/new, session/prompt "${BENCH_PROMPT}"`;
   try {
     const env = scenarioEnvironment(context, model.baseUrl);
     const first = await measureAcp({
-      cliPath: context.cliPath,
+      cliPath,
       cwd: context.repo,
       env,
       prompt: BENCH_PROMPT,
@@ -56,7 +61,7 @@ export async function benchAcp(context) {
     for (let run = 0; run < context.settings.acpRuns; run++) {
       await model.reset();
       const result = await measureAcp({
-        cliPath: context.cliPath,
+        cliPath,
         cwd: context.repo,
         env,
         prompt: BENCH_PROMPT,
