@@ -97,7 +97,10 @@ export async function benchAcp(context) {
         spread: minToMax(prompt),
         target: atMost(300, "≤ 0.3 s"),
         floor: context.details.onePrompt
-          ? { value: context.details.onePrompt.floorWall, label: "tiny fetch script" }
+          ? {
+              value: context.details.onePrompt.floorWall,
+              label: "tiny node:http script, same 2 requests",
+            }
           : undefined,
         runs: runsText,
         command,
