@@ -14,6 +14,7 @@ import {
   commandHint,
   MCP_COMMANDS,
   parseErrorMessage,
+  promptWithCommandProblem,
   unknownCommandMessage,
 } from "./argument-suggestions.js";
 import { checkPermissionFlags } from "./permission-flags.js";
@@ -117,6 +118,13 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   }
   if (values.version) {
     return { kind: "version" };
+  }
+  const mixed =
+    values.prompt === undefined
+      ? undefined
+      : promptWithCommandProblem(values.prompt, positionals, values.headless === true);
+  if (mixed !== undefined) {
+    throw new UsageError(mixed);
   }
   if (positionals[0] === "sessions") {
     if (positionals[1] === "compact" && positionals[2] !== undefined) {
