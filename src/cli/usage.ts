@@ -32,8 +32,8 @@ Usage:
                                       summarise a session's older history now
   turnloop --version | --help
 
-Session options (of -p, the interactive session, acp, serve, config and sessions compact;
-those marked "-p only" or "-p, interactive" are not read by the others, which refuse them):
+Session options (read by -p, the interactive session, acp, serve, config and
+sessions compact, but those marked "-p only" or "-p, interactive"):
   --model <provider:model>            or TURNLOOP_MODEL; providers: openai, openai-chat,
                                       anthropic, ollama, openai-compatible
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
