@@ -189,17 +189,104 @@ export function isNumericFlag(name: string): name is NumericFlagName {
  * per prompt), not "0"`; undefined when it is a number in the flag's range.
  */
 export function numericFlagProblem(name: NumericFlagName, value: string): string | undefined {
-  const flag: NumericFlag = NUMERIC_FLAGS[name];
+  return rangeProblem(`--${name}`, NUMERIC_FLAGS[name], value);
+}
+
+/** `<label> must be a whole number ≥ 1 (…), not "0"`, or undefined for a value in range. */
+function rangeProblem(label: string, spec: NumericFlag, value: string): string | undefined {
   const number = Number(value);
   if (
     /^\d+$/.test(value) &&
-    number >= flag.min &&
-    number <= (flag.max ?? Number.MAX_SAFE_INTEGER)
+    number >= spec.min &&
+    number <= (spec.max ?? Number.MAX_SAFE_INTEGER)
   ) {
     return undefined;
   }
-  const range = flag.max === undefined ? `≥ ${flag.min}` : `from ${flag.min} to ${flag.max}`;
-  return `--${name} must be a whole number ${range} (${flag.counts}), not "${value}"`;
+  const range = spec.max === undefined ? `≥ ${spec.min}` : `from ${spec.min} to ${spec.max}`;
+  return `${label} must be a whole number ${range} (${spec.counts}), not "${value}"`;
+}
+
+/** The commands (Command kinds, arguments.ts) whose sessions make model requests, and `config`. */
+const MODEL_COMMANDS = [
+  "prompt",
+  "interactive",
+  "acp",
+  "server",
+  "sessions-compact",
+  "config",
+] as const;
+
+/** A numeric environment variable: its range as a flag's, and the commands that read it. */
+interface NumericVariable extends NumericFlag {
+  readBy: readonly string[];
+}
+
+/**
+ * Every numeric environment variable turnloop reads, with its range (the same rules as
+ * {@link NUMERIC_FLAGS}: decimal digits only, within the range; set to an empty string counts as
+ * unset) and the commands (Command kinds) that check it before anything runs, `config` among them
+ * since it shows what a session would get. A bad value is a usage error (exit 64) naming the
+ * variable, its range and the value ({@link numericVariableProblem}); `turnloop acp` still
+ * answers `initialize` and reports it on every session request (src/cli/run.ts, runAcpFace).
+ */
+export const NUMERIC_VARIABLES = {
+  TURNLOOP_CONTEXT_WINDOW: {
+    ...NUMERIC_FLAGS["context-window"],
+    counts: "tokens, as --context-window",
+    readBy: MODEL_COMMANDS,
+  },
+  // The protocol faces' framing (src/session/message-size.ts).
+  TURNLOOP_MAX_MESSAGE_BYTES: {
+    min: 1,
+    counts: "bytes in one protocol message",
+    readBy: ["acp", "server", "config"],
+  },
+  // src/session/provider-tuning.ts
+  TURNLOOP_MAX_RETRIES: {
+    min: 0,
+    counts: "retries of a failed model request",
+    readBy: MODEL_COMMANDS,
+  },
+  TURNLOOP_RETRY_BASE_DELAY_MS: {
+    min: 0,
+    counts: "milliseconds before the first retry",
+    readBy: MODEL_COMMANDS,
+  },
+  // 0 would time out every stream at once (src/llm/http-fetch.ts refuses it).
+  TURNLOOP_STREAM_IDLE_TIMEOUT_MS: {
+    min: 1,
+    counts: "milliseconds a model's stream may stay silent",
+    readBy: MODEL_COMMANDS,
+  },
+  // src/session/mcp-servers.ts, startupWaitFrom
+  TURNLOOP_MCP_STARTUP_WAIT_MS: {
+    min: 0,
+    counts: "milliseconds to wait for MCP servers to start",
+    readBy: [...MODEL_COMMANDS, "mcp-list"],
+  },
+} as const satisfies Record<string, NumericVariable>;
+
+/**
+ * The first numeric variable of `env` that `command` (a Command kind) reads and that is out of
+ * its range, as `{ name, message }`: `TURNLOOP_CONTEXT_WINDOW must be a whole number ≥ 1000
+ * (tokens, as --context-window), not "abc"`; undefined when there is none.
+ */
+export function numericVariableProblem(
+  env: NodeJS.ProcessEnv,
+  command: string,
+): { name: string; message: string } | undefined {
+  for (const [name, spec] of Object.entries(NUMERIC_VARIABLES)) {
+    const value = env[name];
+    const readers: readonly string[] = spec.readBy;
+    if (value === undefined || value === "" || !readers.includes(command)) {
+      continue;
+    }
+    const message = rangeProblem(name, spec, value);
+    if (message !== undefined) {
+      return { name, message };
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -69,6 +69,30 @@ export function unknownCommandMessage(positionals: readonly string[], fallback: 
   return `unknown command "${first}"${hint} (see turnloop --help)`;
 }
 
+/**
+ * What is wrong with `-p PROMPT` given with a command's word (`turnloop -p hi config`) or with
+ * `--headless`: both were understood, and a prompt is no subcommand; undefined when there is
+ * neither. A word that is only the prompt (`turnloop -p config`) is no command.
+ */
+export function promptWithCommandProblem(
+  prompt: string,
+  positionals: readonly string[],
+  headless: boolean,
+): string | undefined {
+  const first = positionals[0];
+  const named = first !== undefined && COMMANDS.includes(first);
+  if (!named && !headless) {
+    return undefined;
+  }
+  const given = prompt === "-" ? "-p - (a prompt from stdin)" : `-p "${prompt}" (one prompt)`;
+  const command = named ? `the command ${positionals.join(" ")}` : "--headless (the server)";
+  const quoted =
+    named && prompt !== "-"
+      ? `, or quote the prompt whole: -p "${[prompt, ...positionals].join(" ")}"`
+      : "";
+  return `understood ${given} and ${command}; give one of them${quoted} (see turnloop --help)`;
+}
+
 /** `; did you mean X?` for a mistyped (sub)command, or nothing when none is close. */
 export function commandHint(given: string, known: readonly string[]): string {
   const suggestion = closest(given, known);

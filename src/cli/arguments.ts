@@ -14,11 +14,18 @@ import {
   commandHint,
   MCP_COMMANDS,
   parseErrorMessage,
+  promptWithCommandProblem,
   unknownCommandMessage,
 } from "./argument-suggestions.js";
 import { checkPermissionFlags } from "./permission-flags.js";
 import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
-import { GROUP_USAGE, MCP_ACTIONS, unexpectedArguments } from "./subcommands.js";
+import {
+  type CommandName,
+  GROUP_USAGE,
+  MCP_ACTIONS,
+  unexpectedArguments,
+  unreadFlagsProblem,
+} from "./subcommands.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
@@ -112,8 +119,16 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   if (values.version) {
     return { kind: "version" };
   }
+  const mixed =
+    values.prompt === undefined
+      ? undefined
+      : promptWithCommandProblem(values.prompt, positionals, values.headless === true);
+  if (mixed !== undefined) {
+    throw new UsageError(mixed);
+  }
   if (positionals[0] === "sessions") {
     if (positionals[1] === "compact" && positionals[2] !== undefined) {
+      checkFlagsRead("sessions compact", values, pick);
       return {
         kind: "sessions-compact",
         sessionId: positionals[2],
@@ -124,15 +139,18 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     return sessionsCommand(positionals.slice(1), values);
   }
   if (positionals[0] === "config" && positionals.length === 1) {
+    checkFlagsRead("config", values, pick);
     return { kind: "config", options: faceOptions(values, cwd), json: values.json === true };
   }
   if (positionals[0] === "mcp") {
     return mcpCommand(positionals.slice(1), values, cwd);
   }
   if (positionals[0] === "acp" && positionals.length === 1) {
+    checkFlagsRead("acp", values, pick);
     return { kind: "acp", options: faceOptions(values, cwd) };
   }
   if (values.headless || (positionals[0] === "serve" && positionals.length === 1)) {
+    checkFlagsRead("serve", values, pick);
     return {
       kind: "server",
       options: { ...faceOptions(values, cwd), transport: serverTransport(values) },
@@ -150,9 +168,21 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
     if (typo !== "") {
       throw new UsageError(unknownCommandMessage(positionals, typo));
     }
+    checkFlagsRead("interactive", values, pick);
     return interactiveCommand(values, positionals, cwd, pick);
   }
   return promptCommand(values, values.prompt, positionals, cwd, pick);
+}
+
+/**
+ * @throws UsageError naming the flags of `values` (and a `--resume` without an id, `pick`) that
+ * `command` does not read (subcommands.ts, FLAG_READERS).
+ */
+function checkFlagsRead(command: CommandName, values: ParsedValues, pick: boolean): void {
+  const problem = unreadFlagsProblem(command, pick ? { ...values, resume: "" } : values);
+  if (problem !== undefined) {
+    throw new UsageError(problem);
+  }
 }
 
 /** `-p PROMPT`: one prompt, then exit. @throws UsageError for flags -p does not combine with. */
@@ -171,6 +201,7 @@ function promptCommand(
   if (pick) {
     throw new UsageError("-p needs --resume <session-id>");
   }
+  checkFlagsRead("-p", values, false);
   if (values.resume !== undefined && values.continue) {
     throw new UsageError("use either --resume or --continue, not both");
   }

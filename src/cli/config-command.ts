@@ -92,6 +92,28 @@ function textRows(
     ...Object.entries(settings.contextWindows).map(([model, size]) =>
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
     ),
+    ...promptRows(settings),
+  ];
+}
+
+/**
+ * The session options that no config file sets, each only when a flag gave it: `--context-window`,
+ * `--add-dir`, `--no-instructions`, `--system-prompt-file`, `--append-system-prompt`.
+ */
+function promptRows(settings: RunConfig): string[] {
+  const { contextWindow, instructions, systemPromptFile, appendSystemPrompt } = settings;
+  return [
+    ...(contextWindow === undefined
+      ? []
+      : [row("contextWindow", `${contextWindow.value} tokens`, contextWindow.source)]),
+    ...settings.folders.map((folder) => row("addDir", folder.value, folder.source)),
+    ...(instructions.value ? [] : [row("instructions", "off", instructions.source)]),
+    ...(systemPromptFile === undefined
+      ? []
+      : [row("systemPromptFile", systemPromptFile.value, systemPromptFile.source)]),
+    ...(appendSystemPrompt === undefined
+      ? []
+      : [row("appendSystemPrompt", appendSystemPrompt.value, appendSystemPrompt.source)]),
   ];
 }
 
@@ -125,7 +147,10 @@ async function mcpServerRows(
   ];
 }
 
-/** The run config's fields `--json` shows, in its order (unset ones drop out of the JSON). */
+/**
+ * The run config's fields `--json` shows, in its order (unset ones drop out of the JSON, as do
+ * `addDirs` and `instructions` at their defaults).
+ */
 function jsonFields(settings: RunConfig) {
   return {
     model: settings.model,
@@ -138,6 +163,11 @@ function jsonFields(settings: RunConfig) {
     deny: settings.deny,
     providers: settings.providers,
     contextWindows: settings.contextWindows,
+    contextWindow: settings.contextWindow,
+    addDirs: settings.folders.length === 0 ? undefined : settings.folders,
+    instructions: settings.instructions.value ? undefined : settings.instructions,
+    systemPromptFile: settings.systemPromptFile,
+    appendSystemPrompt: settings.appendSystemPrompt,
     store:
       settings.store === undefined
         ? undefined

@@ -4,6 +4,7 @@
  */
 
 import type { RunConfig } from "../session/run-config.js";
+import { numericVariableProblem } from "./argument-flags.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 import { setV8Flag } from "./v8-flags.js";
 
@@ -25,6 +26,13 @@ export async function runCommand(argv: readonly string[], version: string): Prom
       return 64;
     }
     throw error;
+  }
+  // A numeric variable out of its range (argument-flags.ts, NUMERIC_VARIABLES) is a usage error
+  // before anything runs; `acp` reports it on every session request instead (runAcpFace).
+  const variable = numericVariableProblem(process.env, command.kind);
+  if (variable !== undefined && command.kind !== "acp") {
+    process.stderr.write(`turnloop: ${variable.message}\n`);
+    return 64;
   }
   switch (command.kind) {
     case "help": {
@@ -68,16 +76,27 @@ async function runFace(command: FaceCommand): Promise<number> {
 
 /**
  * `turnloop acp`: stdin's first line is read beside the run config, and a valid `initialize` is
- * answered before the ACP SDK loads (src/acp/start.ts). A bad config still serves the protocol:
- * an editor shows only "agent crashed" for an agent that exits before `initialize`.
+ * answered before the ACP SDK loads (src/acp/start.ts). A bad config, or a numeric variable out of
+ * its range (NUMERIC_VARIABLES), still serves the protocol: an editor shows only "agent crashed"
+ * for an agent that exits before `initialize`.
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
   const { startAcp } = await import("../acp/start.js");
   const start = startAcp(keepLoaderPathsUnoptimised);
   const configured = await configuring;
-  return configured.ok
-    ? start.run(configured.config, configured.env)
-    : start.runWithoutConfig(configured.message, process.env);
+  if (!configured.ok) {
+    return start.runWithoutConfig(configured.message, process.env);
+  }
+  const variable = numericVariableProblem(process.env, "acp");
+  if (variable === undefined) {
+    return start.run(configured.config, configured.env);
+  }
+  process.stderr.write(`turnloop: ${variable.message}\n`);
+  // Left out, so the bad value is reported once and the framing uses its default limit.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== variable.name),
+  );
+  return start.runWithoutConfig(variable.message, env);
 }
 
 /**

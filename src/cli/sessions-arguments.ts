@@ -37,9 +37,11 @@ function sessionsAction(rest: readonly string[], values: ParsedValues): StoreCom
     );
   }
   const action = given as SessionsAction;
-  const { usage, words: count, flags } = SESSIONS_ACTIONS[action];
-  const expected = { usage, words: count, flags: [...flags, "store"] };
-  const problem = unexpectedArguments(`sessions ${action}`, { words, values }, expected);
+  const problem = unexpectedArguments(
+    `sessions ${action}`,
+    { words, values },
+    SESSIONS_ACTIONS[action],
+  );
   if (problem !== undefined) {
     throw new UsageError(problem);
   }

@@ -1,8 +1,8 @@
 /**
- * Every subcommand of `turnloop` in one table: its usage line, the words after its name and the
- * flags it reads. A usage error about the shape of a subcommand's command line (an unknown or
- * misspelt flag, a flag without its value, an unknown action, a word too many or too few, and for
- * the `sessions` and `mcp` actions a flag it would ignore) ends with that subcommand's usage,
+ * Every subcommand of `turnloop` in one table (its usage line, the words after its name), and
+ * every flag with the commands that read it (FLAG_READERS). A usage error about the shape of a
+ * subcommand's command line (an unknown or misspelt flag, a flag without its value, an unknown
+ * action, a word too many or too few, a flag it does not read) ends with that subcommand's usage,
  * `(usage: …)`, and exits 64 (README, exit codes); one about a command line that names no
  * subcommand (`-p`, the interactive session) ends with `(see turnloop --help)`. A bad value of a
  * flag is named on its own (`--sandbox must be …`). What each flag means is in `USAGE`
@@ -12,60 +12,156 @@
 import { closestName } from "../session/closest-name.js";
 import { FLAGS } from "./argument-flags.js";
 
+/** A command of `turnloop` as usage errors name it; `-p` and `interactive` are no subcommand. */
+export type CommandName =
+  | "-p"
+  | "interactive"
+  | "acp"
+  | "serve"
+  | "config"
+  | "sessions compact"
+  | `sessions ${keyof typeof SESSIONS_USAGE}`
+  | "mcp list"
+  | "mcp trust";
+
+/** The commands that configure a session from the command line: every face, and `config`. */
+const SESSION_COMMANDS = [
+  "-p",
+  "interactive",
+  "acp",
+  "serve",
+  "sessions compact",
+  "config",
+] as const satisfies readonly CommandName[];
+
+const SESSIONS_TOOLS = [
+  "sessions list",
+  "sessions show",
+  "sessions delete",
+  "sessions view",
+  "sessions export",
+  "sessions import",
+] as const satisfies readonly CommandName[];
+
 /**
- * A subcommand's usage, how many words follow its name, and the flags it reads, by their names in
- * FLAGS; `"face"`: the options of `-p` that configure a session (not checked one by one).
+ * Which commands read each flag of FLAGS: the one place that decides it. A flag given to a
+ * command that does not read it is a usage error (`acp does not take --output-format (usage: …)`,
+ * exit 64) rather than ignored. The session options (the run config's flags: model, limits,
+ * permissions, sandbox, prompts, MCP files, `--cwd`, `--store`) are read by every face and shown
+ * by `config`; `--output-format`, `--quiet` and `--verbose` only by `-p`; `--resume` and
+ * `--continue` by `-p` and the interactive session; the transport flags and those the Copilot SDK
+ * passes to the CLI it starts (`--no-auto-update`, `--log-level`, …) only by the server.
  */
+export const FLAG_READERS: { readonly [flag in keyof typeof FLAGS]: readonly CommandName[] } = {
+  prompt: ["-p"],
+  model: SESSION_COMMANDS,
+  "base-url": SESSION_COMMANDS,
+  store: [...SESSION_COMMANDS, ...SESSIONS_TOOLS],
+  resume: ["-p", "interactive"],
+  continue: ["-p", "interactive"],
+  "max-turns": SESSION_COMMANDS,
+  autopilot: SESSION_COMMANDS,
+  "max-autopilot-continues": SESSION_COMMANDS,
+  "allow-all-tools": SESSION_COMMANDS,
+  "allow-tool": SESSION_COMMANDS,
+  "deny-tool": SESSION_COMMANDS,
+  "add-dir": SESSION_COMMANDS,
+  "permission-mode": SESSION_COMMANDS,
+  sandbox: SESSION_COMMANDS,
+  "sandbox-network": SESSION_COMMANDS,
+  headless: ["serve"],
+  "no-auto-update": ["serve"],
+  "no-auto-login": ["serve"],
+  remote: ["serve"],
+  "log-level": ["serve"],
+  "auth-token-env": ["serve"],
+  "session-idle-timeout": ["serve"],
+  yolo: SESSION_COMMANDS,
+  stdio: ["serve"],
+  port: ["serve"],
+  host: ["serve"],
+  "output-format": ["-p"],
+  cwd: [...SESSION_COMMANDS, "mcp list", "mcp trust"],
+  "context-window": SESSION_COMMANDS,
+  "no-instructions": SESSION_COMMANDS,
+  "ignore-config-errors": [...SESSION_COMMANDS, "mcp list"],
+  "mcp-config": [...SESSION_COMMANDS, "mcp list"],
+  quiet: ["-p"],
+  verbose: ["-p"],
+  "append-system-prompt": SESSION_COMMANDS,
+  "system-prompt-file": SESSION_COMMANDS,
+  json: ["config", "sessions list", "mcp list"],
+  out: ["sessions view", "sessions export"],
+  "no-open": ["sessions view"],
+  format: ["sessions export"],
+  // Answered before any command runs (arguments.ts).
+  help: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust"],
+  version: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust"],
+};
+
+/** The long names (as in FLAGS) of the flags `command` reads, by {@link FLAG_READERS}. */
+export function flagsReadBy(command: CommandName): string[] {
+  return Object.entries(FLAG_READERS)
+    .filter(([, readers]) => readers.includes(command))
+    .map(([flag]) => flag);
+}
+
+/** A subcommand's usage, how many words follow its name, and the flags it reads (FLAGS names). */
 export interface Subcommand {
   usage: string;
   words: number;
-  flags: readonly string[] | "face";
+  flags: readonly string[];
 }
 
-/** `turnloop sessions <action>`; every action also takes `--store` (sessions-arguments.ts). */
+const SESSIONS_USAGE = {
+  list: "turnloop sessions [list] [--json]",
+  show: "turnloop sessions show <id>",
+  delete: "turnloop sessions delete <id>",
+  view: "turnloop sessions view <id> [--out F] [--no-open]",
+  export: "turnloop sessions export <id> --format html|markdown|json|jsonl [--out F]",
+  import: "turnloop sessions import <file | ->",
+} as const;
+
+/** `turnloop sessions <action>`; every action also takes `--store`. */
 export const SESSIONS_ACTIONS = {
-  list: { usage: "turnloop sessions [list] [--json]", words: 0, flags: ["json"] },
-  show: { usage: "turnloop sessions show <id>", words: 1, flags: [] },
-  delete: { usage: "turnloop sessions delete <id>", words: 1, flags: [] },
-  view: {
-    usage: "turnloop sessions view <id> [--out F] [--no-open]",
-    words: 1,
-    flags: ["out", "no-open"],
-  },
-  export: {
-    usage: "turnloop sessions export <id> --format html|markdown|json|jsonl [--out F]",
-    words: 1,
-    flags: ["format", "out"],
-  },
-  import: { usage: "turnloop sessions import <file | ->", words: 1, flags: [] },
-} as const satisfies Record<string, Subcommand>;
+  list: { usage: SESSIONS_USAGE.list, words: 0, flags: flagsReadBy("sessions list") },
+  show: { usage: SESSIONS_USAGE.show, words: 1, flags: flagsReadBy("sessions show") },
+  delete: { usage: SESSIONS_USAGE.delete, words: 1, flags: flagsReadBy("sessions delete") },
+  view: { usage: SESSIONS_USAGE.view, words: 1, flags: flagsReadBy("sessions view") },
+  export: { usage: SESSIONS_USAGE.export, words: 1, flags: flagsReadBy("sessions export") },
+  import: { usage: SESSIONS_USAGE.import, words: 1, flags: flagsReadBy("sessions import") },
+} as const satisfies Record<keyof typeof SESSIONS_USAGE, Subcommand>;
 
 /** `turnloop mcp <action>`. */
 export const MCP_ACTIONS = {
   list: {
     usage: "turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors]",
     words: 0,
-    flags: ["json", "cwd", "mcp-config", "ignore-config-errors"],
+    flags: flagsReadBy("mcp list"),
   },
-  trust: { usage: "turnloop mcp trust", words: 0, flags: ["cwd"] },
+  trust: { usage: "turnloop mcp trust", words: 0, flags: flagsReadBy("mcp trust") },
 } as const satisfies Record<string, Subcommand>;
 
-/** Commands of one word that take the options of `-p` which configure a session. */
+/** Commands of one word that take the session options (FLAG_READERS). */
 const FACE_COMMANDS: Record<string, Subcommand> = {
-  acp: { usage: "turnloop acp [options of -p]", words: 0, flags: "face" },
+  acp: { usage: "turnloop acp [session options]", words: 0, flags: flagsReadBy("acp") },
   serve: {
-    usage: "turnloop serve | --headless [--stdio | --port N [--host H]] [options of -p]",
+    usage: "turnloop serve | --headless [--stdio | --port N [--host H]] [session options]",
     words: 0,
-    flags: "face",
+    flags: flagsReadBy("serve"),
   },
-  config: { usage: "turnloop config [--json] [options of -p]", words: 0, flags: "face" },
+  config: {
+    usage: "turnloop config [--json] [session options]",
+    words: 0,
+    flags: flagsReadBy("config"),
+  },
 };
 
 /** `turnloop sessions compact <id> [instructions]`: any number of words after the id. */
 export const SESSIONS_COMPACT: Subcommand = {
-  usage: "turnloop sessions compact <id> [instructions] [options of -p]",
+  usage: "turnloop sessions compact <id> [instructions] [session options]",
   words: 1,
-  flags: "face",
+  flags: flagsReadBy("sessions compact"),
 };
 
 /** The usage of `turnloop sessions` and of `turnloop mcp` when no action (or no known one) is named. */
@@ -74,6 +170,43 @@ export const GROUP_USAGE = {
     "turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]",
   mcp: "turnloop mcp list [--json] | turnloop mcp trust",
 } as const;
+
+/**
+ * The usage error for a flag in `values` that `command` does not read (FLAG_READERS):
+ * `acp does not take --output-format (usage: turnloop acp [session options])`, ended with
+ * `(see turnloop --help)` for `-p` and the interactive session; undefined when it reads them all.
+ */
+export function unreadFlagsProblem(
+  command: CommandName,
+  values: Record<string, unknown>,
+): string | undefined {
+  const unread = Object.keys(values).filter(
+    (flag) => !(FLAG_READERS[flag as keyof typeof FLAGS] ?? []).includes(command),
+  );
+  if (unread.length === 0) {
+    return undefined;
+  }
+  const name =
+    command === "interactive" ? "the interactive session (turnloop without -p)" : command;
+  const given = unread.map((flag) => (flag === "prompt" ? "-p" : `--${flag}`));
+  const message = `${name} does not take ${given.join(", ")}`;
+  const usage = subcommandUsage(command);
+  return `${message} ${usage === undefined ? "(see turnloop --help)" : `(usage: ${usage})`}`;
+}
+
+function subcommandUsage(command: CommandName): string | undefined {
+  const [group = "", action = ""] = command.split(" ");
+  if (command === "sessions compact") {
+    return SESSIONS_COMPACT.usage;
+  }
+  if (group === "sessions" && Object.hasOwn(SESSIONS_ACTIONS, action)) {
+    return SESSIONS_ACTIONS[action as keyof typeof SESSIONS_ACTIONS].usage;
+  }
+  if (group === "mcp" && Object.hasOwn(MCP_ACTIONS, action)) {
+    return MCP_ACTIONS[action as keyof typeof MCP_ACTIONS].usage;
+  }
+  return FACE_COMMANDS[command]?.usage;
+}
 
 /**
  * The subcommand `positionals` name (`["sessions", "show", …]`, `["config"]`) with its name as
@@ -122,10 +255,7 @@ export function withUsage(
   place: { positionals: readonly string[]; headless: boolean; misspelt?: string },
 ): string {
   const subcommand = subcommandOf(place.positionals, place.headless);
-  const known =
-    subcommand === undefined || subcommand.flags === "face"
-      ? Object.keys(FLAGS)
-      : [...subcommand.flags, ...(place.positionals[0] === "sessions" ? ["store"] : [])];
+  const known = subcommand === undefined ? Object.keys(FLAGS) : subcommand.flags;
   const suggestion = place.misspelt === undefined ? undefined : closestName(place.misspelt, known);
   const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
   const usage = subcommand === undefined ? "(see turnloop --help)" : `(usage: ${subcommand.usage})`;

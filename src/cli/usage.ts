@@ -2,14 +2,15 @@
 export const USAGE = `turnloop: an open, model-agnostic coding agent.
 
 Usage:
-  turnloop ["<prompt>"] [options]     an interactive session in this folder (the same options
-                                      as -p; --continue, --resume [<id>] reopen one)
+  turnloop ["<prompt>"] [options]     an interactive session in this folder (the session
+                                      options; --continue, --resume [<id>] reopen one)
   turnloop -p "<prompt>" [options]    run one prompt: the final answer to stdout, progress
                                       to stderr
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
   turnloop --headless --stdio|--port N [--host H]
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)
   turnloop config [--json]            print the settings in force and where each came from
+                                      (the session options given included)
   turnloop sessions [--json]          list sessions, newest first
   turnloop sessions show <id>         print a session's conversation
   turnloop sessions delete <id>       delete a session
@@ -31,13 +32,15 @@ Usage:
                                       summarise a session's older history now
   turnloop --version | --help
 
-Options for -p:
+Session options (read by -p, the interactive session, acp, serve, config and
+sessions compact, but those marked "-p only" or "-p, interactive"):
   --model <provider:model>            or TURNLOOP_MODEL; providers: openai, openai-chat,
                                       anthropic, ollama, openai-compatible
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
                                       OLLAMA_HOST are read too)
-  --resume <session-id>               continue a session
-  --continue                          continue the newest session of this directory
+  --resume <session-id>               continue a session (-p, interactive)
+  --continue                          continue the newest session of this directory (-p,
+                                      interactive)
   --max-turns <n>                     model requests allowed for the prompt, n ≥ 1 (default
                                       100; a compaction's summary requests are not counted)
   --autopilot                         keep working until the model calls task_complete
@@ -57,8 +60,9 @@ Options for -p:
   --output-format text|json|stream-json
                                       json: one result object at the end (as claude -p's);
                                       stream-json: every event as a JSON line, then the result
-  --quiet, -q                         print only the final answer
-  --verbose                           show the whole output of a failed command
+                                      (-p only)
+  --quiet, -q                         print only the final answer (-p only)
+  --verbose                           show the whole output of a failed command (-p only)
   --cwd <dir>                         working directory (default: the current one)
   --no-instructions                   leave out AGENTS.md (CLAUDE.md, GEMINI.md,
                                       .github/copilot-instructions.md) and ~/.turnloop/AGENTS.md

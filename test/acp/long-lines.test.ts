@@ -70,7 +70,8 @@ describe("ACP message size", () => {
     expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
   });
 
-  test("TURNLOOP_MAX_MESSAGE_BYTES that is not a byte count is refused at start", async () => {
+  // Reported as a bad config file is (test/cli/numeric-variables.test.ts has the session requests).
+  test("TURNLOOP_MAX_MESSAGE_BYTES that is not a byte count: reported, exit 64 at stdin's close", async () => {
     const result = await runCli(["acp"], {
       cwd: process.cwd(),
       env: { ...process.env, TURNLOOP_MAX_MESSAGE_BYTES: "64MB" },
@@ -78,7 +79,7 @@ describe("ACP message size", () => {
     expect(result.code).toBe(64);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(
-      'TURNLOOP_MAX_MESSAGE_BYTES must be a positive whole number of bytes, got "64MB"',
+      'TURNLOOP_MAX_MESSAGE_BYTES must be a whole number ≥ 1 (bytes in one protocol message), not "64MB"',
     );
   });
 });

@@ -43,7 +43,7 @@ describe("the interactive command line", () => {
       'unknown command "session"; did you mean sessions? (see turnloop --help)',
     );
     expect(() => parseCommand(["config", "show"], "/work")).toThrow(
-      'config: unexpected argument "show" (usage: turnloop config [--json] [options of -p])',
+      'config: unexpected argument "show" (usage: turnloop config [--json] [session options])',
     );
     // The other commands keep their meaning.
     expect(parseCommand(["sessions"], "/work")).toMatchObject({ kind: "sessions-list" });

@@ -37,6 +37,24 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): type-ahead through the s
     },
   );
 
+  // Under load, interactive-commands.test.ts saw `/ses` then Tab stay `/ses`: a Tab that came
+  // before the menu's (asynchronous) suggestions opened the menu instead of completing. Tab now
+  // completes a command being typed whether or not the menu is there yet.
+  interactiveTest(
+    "Tab in the burst that typed /ses, before the menu is computed, completes /sessions",
+    async ({ fixture }) => {
+      const terminal = await fixture.openReady();
+      terminal.write("/ses\t");
+      // The input box between its two rules holds the completed name and the space after it.
+      await terminal.waitFor(/─{20,}\n *\/sessions *\n─{20,}/);
+      terminal.key("Enter");
+      await terminal.waitFor(/no sessions in this folder/);
+      expect(fixture.server.requests).toHaveLength(0);
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
+
   interactiveTest(
     "an @mention typed past faster than the menu follows is sent as typed on Enter",
     async ({ fixture }) => {

@@ -261,9 +261,9 @@ describe("usage errors", () => {
       [["confg"], 'unknown command "confg"; did you mean config? (see turnloop --help)'],
       [
         ["config", "show"],
-        'config: unexpected argument "show" (usage: turnloop config [--json] [options of -p])',
+        'config: unexpected argument "show" (usage: turnloop config [--json] [session options])',
       ],
-      [["acp", "--", "x"], 'acp: unexpected argument "x" (usage: turnloop acp [options of -p])'],
+      [["acp", "--", "x"], 'acp: unexpected argument "x" (usage: turnloop acp [session options])'],
       // Without -p a bare question opens the interactive session (test/cli/interactive-arguments.test.ts).
       [
         ["-p", "What does", "this repository do?"],

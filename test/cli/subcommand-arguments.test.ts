@@ -66,7 +66,7 @@ const cases: Array<{ args: string[]; stderr: string }> = [
 const SESSIONS_USAGE =
   "turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]";
 const MCP_USAGE = "turnloop mcp list [--json] | turnloop mcp trust";
-const SERVE_USAGE = "turnloop serve | --headless [--stdio | --port N [--host H]] [options of -p]";
+const SERVE_USAGE = "turnloop serve | --headless [--stdio | --port N [--host H]] [session options]";
 
 const flagCases: Array<{ args: string[]; stderr: string }> = [
   {
@@ -90,12 +90,12 @@ const flagCases: Array<{ args: string[]; stderr: string }> = [
   {
     args: ["sessions", "compact", "abc", "--bogus"],
     stderr:
-      "unknown option --bogus (usage: turnloop sessions compact <id> [instructions] [options of -p])",
+      "unknown option --bogus (usage: turnloop sessions compact <id> [instructions] [session options])",
   },
   {
     args: ["sessions", "compact"],
     stderr:
-      "sessions compact needs an argument (usage: turnloop sessions compact <id> [instructions] [options of -p])",
+      "sessions compact needs an argument (usage: turnloop sessions compact <id> [instructions] [session options])",
   },
   {
     args: ["sessions", "shwo", "abc"],
@@ -114,11 +114,11 @@ const flagCases: Array<{ args: string[]; stderr: string }> = [
   },
   {
     args: ["config", "--bogus"],
-    stderr: "unknown option --bogus (usage: turnloop config [--json] [options of -p])",
+    stderr: "unknown option --bogus (usage: turnloop config [--json] [session options])",
   },
   {
     args: ["acp", "--modle", "x"],
-    stderr: "unknown option --modle; did you mean --model? (usage: turnloop acp [options of -p])",
+    stderr: "unknown option --modle; did you mean --model? (usage: turnloop acp [session options])",
   },
   { args: ["serve", "--bogus"], stderr: `unknown option --bogus (usage: ${SERVE_USAGE})` },
   { args: ["--headless", "--port"], stderr: `--port needs a value (usage: ${SERVE_USAGE})` },
@@ -184,5 +184,132 @@ describe("subcommand arguments", () => {
       { args: ["sessions", "list", "--json"], code: 0, stdout: "[]\n" },
       { args: ["mcp", "list", "--json"], code: 0, stdout: "[]\n" },
     ]);
+  });
+});
+
+// A daily driver's run: `turnloop acp --output-format json`, `turnloop config --quiet` and
+// `turnloop serve --verbose` ran and ignored the flag, which only -p reads. Which command reads
+// which flag is one table (src/cli/subcommands.ts, FLAG_READERS); a flag the command does not read
+// is a usage error naming it and the command, with the command's usage, exit 64.
+const ACP_USAGE = "turnloop acp [session options]";
+const CONFIG_USAGE = "turnloop config [--json] [session options]";
+const COMPACT_USAGE = "turnloop sessions compact <id> [instructions] [session options]";
+const INTERACTIVE = "the interactive session (turnloop without -p)";
+
+const unreadCases: Array<{ args: string[]; stderr: string }> = [
+  {
+    args: ["acp", "--output-format", "json"],
+    stderr: `acp does not take --output-format (usage: ${ACP_USAGE})`,
+  },
+  {
+    args: ["acp", "--quiet", "--verbose"],
+    stderr: `acp does not take --quiet, --verbose (usage: ${ACP_USAGE})`,
+  },
+  { args: ["acp", "--continue"], stderr: `acp does not take --continue (usage: ${ACP_USAGE})` },
+  { args: ["acp", "--resume"], stderr: `acp does not take --resume (usage: ${ACP_USAGE})` },
+  { args: ["acp", "--port", "3"], stderr: `acp does not take --port (usage: ${ACP_USAGE})` },
+  { args: ["acp", "--json"], stderr: `acp does not take --json (usage: ${ACP_USAGE})` },
+  {
+    args: ["config", "--output-format", "json"],
+    stderr: `config does not take --output-format (usage: ${CONFIG_USAGE})`,
+  },
+  { args: ["config", "-q"], stderr: `config does not take --quiet (usage: ${CONFIG_USAGE})` },
+  {
+    args: ["config", "--resume", "abc"],
+    stderr: `config does not take --resume (usage: ${CONFIG_USAGE})`,
+  },
+  { args: ["config", "--stdio"], stderr: `config does not take --stdio (usage: ${CONFIG_USAGE})` },
+  { args: ["serve", "--quiet"], stderr: `serve does not take --quiet (usage: ${SERVE_USAGE})` },
+  {
+    args: ["--headless", "--stdio", "--output-format", "stream-json"],
+    stderr: `serve does not take --output-format (usage: ${SERVE_USAGE})`,
+  },
+  {
+    args: ["--headless", "--continue"],
+    stderr: `serve does not take --continue (usage: ${SERVE_USAGE})`,
+  },
+  { args: ["serve", "--out", "x"], stderr: `serve does not take --out (usage: ${SERVE_USAGE})` },
+  {
+    args: ["sessions", "compact", "abc", "--output-format", "json"],
+    stderr: `sessions compact does not take --output-format (usage: ${COMPACT_USAGE})`,
+  },
+  {
+    args: ["sessions", "--model", "x"],
+    stderr: "sessions list does not take --model (usage: turnloop sessions [list] [--json])",
+  },
+  {
+    args: ["mcp", "list", "--autopilot"],
+    stderr:
+      "mcp list does not take --autopilot (usage: turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors])",
+  },
+  { args: ["-p", "hi", "--json"], stderr: "-p does not take --json (see turnloop --help)" },
+  { args: ["-p", "hi", "--port", "0"], stderr: "-p does not take --port (see turnloop --help)" },
+  {
+    args: ["--output-format", "json"],
+    stderr: `${INTERACTIVE} does not take --output-format (see turnloop --help)`,
+  },
+  {
+    args: ["fix it", "--quiet"],
+    stderr: `${INTERACTIVE} does not take --quiet (see turnloop --help)`,
+  },
+  { args: ["--stdio"], stderr: `${INTERACTIVE} does not take --stdio (see turnloop --help)` },
+];
+
+describe("flags a command does not read", () => {
+  test("exit 64 naming the flag and the command, with its usage; nothing is sent", async ({
+    cli,
+    model,
+  }) => {
+    const results = await Promise.all(
+      unreadCases.map(async ({ args }) => ({ args, ...(await cli(args)) })),
+    );
+    expect(results).toEqual(
+      unreadCases.map(({ args, stderr }) => ({
+        args,
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr: `turnloop: ${stderr}\n`,
+      })),
+    );
+    expect(model.requests).toHaveLength(0);
+  });
+
+  test("config takes every session option and shows the ones no file sets", async ({ cli }) => {
+    const result = await cli([
+      "config",
+      "--json",
+      "--max-turns",
+      "3",
+      "--context-window",
+      "5000",
+      "--add-dir",
+      "/srv/docs",
+      "--no-instructions",
+      "--system-prompt-file",
+      "prompt.md",
+      "--append-system-prompt",
+      "Be brief.",
+      "--yolo",
+    ]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    const shown = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect({
+      maxTurns: shown.maxTurns,
+      permissionMode: shown.permissionMode,
+      contextWindow: shown.contextWindow,
+      addDirs: shown.addDirs,
+      instructions: shown.instructions,
+      systemPromptFile: shown.systemPromptFile,
+      appendSystemPrompt: shown.appendSystemPrompt,
+    }).toEqual({
+      maxTurns: { value: 3, source: "--max-turns" },
+      permissionMode: { value: "full-access", source: "--allow-all-tools" },
+      contextWindow: { value: 5000, source: "--context-window" },
+      addDirs: [{ value: "/srv/docs", source: "--add-dir" }],
+      instructions: { value: false, source: "--no-instructions" },
+      systemPromptFile: { value: "prompt.md", source: "--system-prompt-file" },
+      appendSystemPrompt: { value: "Be brief.", source: "--append-system-prompt" },
+    });
   });
 });

@@ -90,7 +90,9 @@ describe("turnloop --headless --stdio: framing faults", () => {
       fixture.cwd,
     );
     expect(await exit).toBe(64);
-    expect(stderr()).toContain("TURNLOOP_MAX_MESSAGE_BYTES must be a positive whole number");
+    expect(stderr()).toBe(
+      'turnloop: TURNLOOP_MAX_MESSAGE_BYTES must be a whole number ≥ 1 (bytes in one protocol message), not "-1"\n',
+    );
   });
 });
 

@@ -24,8 +24,19 @@ export async function requireSandbox(): Promise<boolean> {
 export interface RunOutcome {
   exitCode: number | null;
   signal: string | null;
-  /** stdout and stderr interleaved. */
+  /**
+   * stdout and stderr in the order they were read: two pipes keep no order between them, so a
+   * test of a command that writes to both compares {@link RunStreams} instead.
+   */
   output: string;
+}
+
+/** How a command ended, with what it wrote to stdout and to stderr, each whole. */
+export interface RunStreams {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
 }
 
 /** A spawned command: its process (group leader) id, output so far, and its end. */
@@ -35,6 +46,8 @@ export interface RunningCommand {
   /** Resolves once some output contains `text`, or the command ended. */
   outputContains(text: string): Promise<void>;
   done: Promise<RunOutcome>;
+  /** What each stream carried so far. */
+  streams(): { stdout: string; stderr: string };
 }
 
 /**
@@ -52,6 +65,7 @@ export function startCommandLine(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
+  const streams = { stdout: "", stderr: "" };
   const waiters: { text: string; resolve: () => void }[] = [];
   const onData = (chunk: Buffer): void => {
     output += chunk.toString("utf8");
@@ -59,8 +73,14 @@ export function startCommandLine(
       waiter.resolve();
     }
   };
-  child.stdout.on("data", onData);
-  child.stderr.on("data", onData);
+  child.stdout.on("data", (chunk: Buffer) => {
+    streams.stdout += chunk.toString("utf8");
+    onData(chunk);
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    streams.stderr += chunk.toString("utf8");
+    onData(chunk);
+  });
   const done = new Promise<RunOutcome>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (exitCode, signal) => {
@@ -82,7 +102,18 @@ export function startCommandLine(
         ? Promise.resolve()
         : new Promise((resolve) => waiters.push({ text, resolve })),
     done,
+    streams: () => ({ ...streams }),
   };
+}
+
+/** {@link startCommandLine}, then its end with each stream whole. */
+export async function runCommandStreams(
+  line: CommandLine,
+  options: { cwd: string; env: Record<string, string> },
+): Promise<RunStreams> {
+  const running = startCommandLine(line, options);
+  const { exitCode, signal } = await running.done;
+  return { exitCode, signal, ...running.streams() };
 }
 
 /** {@link startCommandLine}, then its end. */

@@ -7,6 +7,7 @@ import {
   type EditorOptions,
   type EditorTheme,
   fuzzyFilter,
+  getKeybindings,
   type TUI,
 } from "@mariozechner/pi-tui";
 import type { CommandDefinition } from "../../session/commands.js";
@@ -104,6 +105,27 @@ export class PromptCompletion implements AutocompleteProvider {
   }
 
   /**
+   * `line` (a `/command` being typed, the cursor at its end) completed as Tab completes it when
+   * the menu shows: the menu's first choice (`/ses` → `/sessions `). Undefined when `line` is no
+   * command being typed or no command matches. {@link PromptEditor} uses it for a Tab typed
+   * before the menu's suggestions arrived.
+   */
+  commandCompletion(line: string): string | undefined {
+    const choice = /^\/[^\s]*$/.test(line) ? this.currentChoice(line) : undefined;
+    if (choice === undefined) {
+      return undefined;
+    }
+    const applied = this.commands.applyCompletion(
+      [line],
+      0,
+      line.length,
+      choice.item,
+      choice.prefix,
+    );
+    return applied.lines[0];
+  }
+
+  /**
    * The choice the menu would offer first for `before` (the text before the cursor), computed
    * synchronously: the command named exactly, else the best fuzzy match; the best matching file
    * after `@` once the folder is listed. `undefined` when nothing matches.
@@ -186,8 +208,10 @@ function pastedBeforeFinalBreak(data: string): string | undefined {
 /**
  * The input box: pi-tui's editor with {@link PromptCompletion}. A key that a stale menu took
  * without applying anything (Enter after typing past an `@mention` faster than the menu
- * followed) is handled again with the menu closed, so it submits or completes as typed. A paste
- * ending with a line break is counted by its lines.
+ * followed) is handled again with the menu closed, so it submits or completes as typed. Tab on a
+ * `/command` being typed completes it whether or not the menu's suggestions have arrived (pi-tui
+ * would open the menu instead when they have not, so `/ses` Tab typed quickly stayed `/ses`). A
+ * paste ending with a line break is counted by its lines.
  */
 export class PromptEditor extends Editor {
   constructor(
@@ -209,11 +233,32 @@ export class PromptEditor extends Editor {
       this.insertTextAtCursor("\n");
       return;
     }
+    if (
+      !this.isShowingAutocomplete() &&
+      getKeybindings().matches(data, "tui.input.tab") &&
+      this.completeCommand()
+    ) {
+      return;
+    }
     this.completion.unappliedKey = false;
     super.handleInput(data);
     if (this.completion.unappliedKey) {
       this.completion.unappliedKey = false;
       super.handleInput(data);
     }
+  }
+
+  /** Completes a `/command` alone on the line with the cursor at its end; false when there is none. */
+  private completeCommand(): boolean {
+    const [line, ...more] = this.getLines();
+    if (line === undefined || more.length > 0 || this.getCursor().col !== line.length) {
+      return false;
+    }
+    const completed = this.completion.commandCompletion(line);
+    if (completed === undefined) {
+      return false;
+    }
+    this.setText(completed);
+    return true;
   }
 }

@@ -7,8 +7,10 @@ import { type SandboxPolicy, sandboxWrap } from "../../../src/tools/sandbox/inde
 import {
   processesWith,
   type RunOutcome,
+  type RunStreams,
   requireSandbox,
   runCommandLine,
+  runCommandStreams,
   startCommandLine,
 } from "../../support/sandbox.js";
 import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
@@ -18,6 +20,14 @@ const sandboxReady = await requireSandbox();
 /** What a command that exited 0 having printed `output` answers. */
 function exitedZero(output: string): RunOutcome {
   return { exitCode: 0, signal: null, output };
+}
+
+/**
+ * A command that exited 0 having written `stdout` and `stderr`: compared stream by stream, since
+ * output read from two pipes keeps no order between them (a loaded machine reads either first).
+ */
+function exitedZeroWith(stdout: string, stderr: string): RunStreams {
+  return { exitCode: 0, signal: null, stdout, stderr };
 }
 
 describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
@@ -80,11 +90,13 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
     },
   );
 
-  it("passes the exit code and the output through, stdout and stderr interleaved", async () => {
-    expect(await run("workspace-write", "echo out; echo err >&2; exit 3")).toEqual({
+  it("passes the exit code, stdout and stderr through", async () => {
+    const line = sandboxWrap("workspace-write", settings())("echo out; echo err >&2; exit 3");
+    expect(await runCommandStreams(line, { cwd: fixture.workspace, env: fixture.env })).toEqual({
       exitCode: 3,
       signal: null,
-      output: "out\nerr\n",
+      stdout: "out\n",
+      stderr: "err\n",
     });
   });
 
@@ -120,14 +132,14 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
     const repository = join(fixture.workspace, "no-hooks");
     await run("workspace-write", "mkdir -p no-hooks/.git && echo '[core]' > no-hooks/.git/config");
     const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: repository });
-    const outcome = await runCommandLine(
+    const outcome = await runCommandStreams(
       wrap(
         "echo x > .git/hooks/pre-commit; echo ref > .git/HEAD && cat .git/HEAD; ls -A .git/hooks",
       ),
       { cwd: repository, env: fixture.env },
     );
     expect(outcome).toEqual(
-      exitedZero("bash: line 1: .git/hooks/pre-commit: Read-only file system\nref\n"),
+      exitedZeroWith("ref\n", "bash: line 1: .git/hooks/pre-commit: Read-only file system\n"),
     );
   });
 
@@ -154,24 +166,27 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
       ...settings(),
       hidden: ["~/token.txt", join(fixture.home, ".aws")],
     });
-    const outcome = await runCommandLine(
+    const outcome = await runCommandStreams(
       wrap("cat ~/token.txt; ls -A ~/.aws; cat ~/.ssh/id_ed25519 | head -1"),
       { cwd: fixture.workspace, env: fixture.env },
     );
     expect(outcome).toEqual(
-      exitedZero(
-        `cat: ${join(fixture.home, "token.txt")}: Permission denied\n-----BEGIN OPENSSH PRIVATE KEY-----\n`,
+      exitedZeroWith(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+        `cat: ${join(fixture.home, "token.txt")}: Permission denied\n`,
       ),
     );
   });
 
   it("a workspace that holds a hidden place (the cwd is HOME) keeps it hidden and unwritable", async () => {
     const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: fixture.home });
-    const outcome = await runCommandLine(
+    const outcome = await runCommandStreams(
       wrap("ls -A .ssh; echo key > .ssh/id_rsa; echo note > notes.txt && cat notes.txt"),
       { cwd: fixture.home, env: fixture.env },
     );
-    expect(outcome).toEqual(exitedZero("bash: line 1: .ssh/id_rsa: Read-only file system\nnote\n"));
+    expect(outcome).toEqual(
+      exitedZeroWith("note\n", "bash: line 1: .ssh/id_rsa: Read-only file system\n"),
+    );
     expect(await readFile(join(fixture.home, ".ssh", "id_ed25519"), "utf8")).toContain(
       fixture.secret,
     );
