@@ -95,9 +95,7 @@ export class TurnloopAcpAgent {
           AbortSignal.any([signal, this.inputEnd.signal]),
         ),
       )
-      .onNotification(methods.session.cancel, ({ params }) => {
-        this.loaded?.cancel(params.sessionId);
-      });
+      .onNotification(methods.session.cancel, ({ params }) => this.cancel(params.sessionId));
   }
 
   /**
@@ -108,6 +106,21 @@ export class TurnloopAcpAgent {
    */
   inputEnded(): void {
     this.inputEnd.abort();
+  }
+
+  /**
+   * ACP v1 `session/cancel`. While the session requests' module is still loading, once it has
+   * loaded: the requests read before the cancel (a load, a prompt) reach it first.
+   */
+  private cancel(sessionId: string): void {
+    if (this.loaded !== undefined) {
+      this.loaded.cancel(sessionId);
+    } else {
+      this.requests?.then(
+        (requests) => requests.cancel(sessionId),
+        () => undefined,
+      );
+    }
   }
 
   /** Cancels every running prompt and closes every session (the connection has closed). */
