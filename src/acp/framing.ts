@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { collectGarbage, HUGE_MESSAGE_BYTES, reclaimAfter } from "../llm/huge-messages.js";
+import { lineHead } from "../session/message-head.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../session/message-size.js";
-import { lineHead } from "./line-head.js";
 import { LineReader, type ReadLine } from "./line-reader.js";
 import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
 
@@ -23,7 +23,7 @@ export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"
  * a blank line is skipped; malformed JSON is answered `-32700` with `id: null`; a JSON array is
  * answered `-32600` ("JSON-RPC batches are not supported"), anything else that is not an object
  * `-32600` with the value as `data`; the connection goes on. A line over the limit is dropped as
- * it is read, and its start tells what it was (line-head.ts). The client's answer to a request
+ * it is read, and its start tells what it was (session/message-head.ts). The client's answer to a request
  * of ours (`result` or `error`, no `method`) fails that request: the connection is handed an
  * error answer with its id (see {@link answerTooLarge}), and the client is sent nothing. Anything
  * else with an `id` near its start is answered here as a request with that id, `-32600`
@@ -260,7 +260,7 @@ function answerTooLarge(
 /** JSON-RPC 2.0 §5.1: the request is not a valid Request object (here: too large to read). */
 const INVALID_REQUEST = -32600;
 
-/** An id's JSON text, taken from the message itself (line-head.ts): a number or a string. */
+/** An id's JSON text, taken from the message itself (session/message-head.ts): a number or a string. */
 function idValue(id: string): string | number {
   return JSON.parse(id) as string | number;
 }

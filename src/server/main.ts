@@ -159,6 +159,7 @@ function openConnection(
   const guard = new FramingGuard(context.maxMessageBytes, {
     onFault: (fault) => void connection?.refuseStream(fault),
     onEmptyFrame: () => connection?.refuseEmptyMessage(),
+    onAnswerTooLarge: (id, reason) => context.log(`${reason}; request ${id} fails`),
     onEnd: (frames, done) => {
       void (connection?.answerBeforeEnd(frames) ?? Promise.resolve()).then(done);
     },
