@@ -14,7 +14,7 @@ import {
   liftingSetting,
   type SandboxLimit,
   sandboxLimit,
-} from "../permissions/sandbox-limits.js";
+} from "../permissions/permission-mode.js";
 
 /** `-p`'s flags that lift the sandbox's limits. */
 const LIMIT_FLAGS: LimitSettings = {
@@ -55,7 +55,7 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "outside-edit":
     "auto asks about edits outside the workspace; rerun with --allow-tool 'RULE' or --add-dir",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
-  // flag that lets the sandbox allow what it hit (permissions/sandbox-limits.ts).
+  // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
   "sandbox-network": sandboxWayOut("network"),
   "sandbox-read-only": sandboxWayOut("read-only"),
   "sandbox-outside-workspace": sandboxWayOut("outside-workspace"),

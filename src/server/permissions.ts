@@ -12,7 +12,11 @@ import type { Authorize } from "../agent/tool-calls.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import type { CommandConfinement } from "../permissions/permission-mode.js";
-import { type LimitSettings, liftingSetting, sandboxLimit } from "../permissions/sandbox-limits.js";
+import {
+  type LimitSettings,
+  liftingSetting,
+  sandboxLimit,
+} from "../permissions/permission-mode.js";
 import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -39,7 +43,7 @@ const LIMIT_SETTINGS: LimitSettings = {
 /**
  * Why a call that needs approval was refused without a handler. For a command the sandbox
  * stopped, whose run outside it nobody could approve, with the setting that lets the sandbox
- * allow what it hit (permissions/sandbox-limits.ts, as `-p` says it with its flags). Given to the
+ * allow what it hit (permissions/permission-mode.ts, as `-p` says it with its flags). Given to the
  * session's gates and to its sandbox's question about running a command outside it.
  */
 function noHandlerReason(situation: NoAskSituation): string {
