@@ -119,7 +119,7 @@ export class AcpSessionRequests {
       cancel();
     } else {
       // A failed load leaves nothing to cancel; the load's requester hears its error.
-      opening.then(cancel, () => undefined);
+      void opening.then(cancel, () => undefined);
     }
   }
 

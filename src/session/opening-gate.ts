@@ -7,8 +7,10 @@
  * session). Opens of one id run one after another.
  *
  * Requests are ordered by when they call {@link open} or {@link settled}: a face calls them
- * synchronously when its handler starts, and its handlers start in the order the messages were
- * read (see each face's dispatcher).
+ * synchronously when its handler starts. The SDK server's dispatcher starts handlers in the order
+ * the messages were read (server/connection.ts); the ACP SDK tries its handlers in the order they
+ * were registered, one await each, and the opening requests are registered before every other
+ * request about a session (acp/agent.ts), so a request read after a load starts after it.
  */
 export class OpeningGate {
   /** The latest open of each id still in progress (it runs after the ones before it). */
