@@ -63,6 +63,8 @@ export class TurnloopAcpAgent {
       .onRequest(methods.authenticate, async ({ params }) =>
         authenticate(await this.sessionHost(), params.methodId),
       )
+      // Before the other session requests: the SDK tries handlers in this order, so a request
+      // read after a load or resume reaches the opening gate after it (session/opening-gate.ts).
       .onRequest(methods.session.new, async ({ params, client }) =>
         (await session()).newSession(params, client),
       )
@@ -95,9 +97,7 @@ export class TurnloopAcpAgent {
           AbortSignal.any([signal, this.inputEnd.signal]),
         ),
       )
-      .onNotification(methods.session.cancel, ({ params }) => {
-        this.loaded?.cancel(params.sessionId);
-      });
+      .onNotification(methods.session.cancel, ({ params }) => this.cancel(params.sessionId));
   }
 
   /**
@@ -108,6 +108,21 @@ export class TurnloopAcpAgent {
    */
   inputEnded(): void {
     this.inputEnd.abort();
+  }
+
+  /**
+   * ACP v1 `session/cancel`. While the session requests' module is still loading, once it has
+   * loaded: the requests read before the cancel (a load, a prompt) reach it first.
+   */
+  private cancel(sessionId: string): void {
+    if (this.loaded !== undefined) {
+      this.loaded.cancel(sessionId);
+    } else {
+      void this.requests?.then(
+        (requests) => requests.cancel(sessionId),
+        () => undefined,
+      );
+    }
   }
 
   /** Cancels every running prompt and closes every session (the connection has closed). */

@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { collectGarbage, HUGE_MESSAGE_BYTES, reclaimAfter } from "../llm/huge-messages.js";
+import { lineHead } from "../session/message-head.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../session/message-size.js";
 import { LineReader, type ReadLine } from "./line-reader.js";
 import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
@@ -22,11 +23,14 @@ export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError"
  * a blank line is skipped; malformed JSON is answered `-32700` with `id: null`; a JSON array is
  * answered `-32600` ("JSON-RPC batches are not supported"), anything else that is not an object
  * `-32600` with the value as `data`; the connection goes on. A line over the limit is dropped as
- * it is read; when it was a request (its `id` is found near its start) it is answered here with
- * that id, `-32600` "Message too large: N bytes; the limit is L bytes per line.", whatever the
- * connection's state (before `initialize` too: the SDK's connection never sees the line);
- * otherwise it is answered `-32600` with `id: null` (JSON-RPC 2.0 §5: the id of a request
- * that could not be read is null), a string saying what was dropped as the error's `data`. The
+ * it is read, and its start tells what it was (session/message-head.ts). The client's answer to a request
+ * of ours (`result` or `error`, no `method`) fails that request: the connection is handed an
+ * error answer with its id (see {@link answerTooLarge}), and the client is sent nothing. Anything
+ * else with an `id` near its start is answered here as a request with that id, `-32600`
+ * "Message too large: N bytes; the limit is L bytes per line.", whatever the connection's state
+ * (before `initialize` too: the SDK's connection never sees the line); otherwise it is answered
+ * `-32600` with `id: null` (JSON-RPC 2.0 §5: the id of a request that could not be read is
+ * null), a string saying what was dropped as the error's `data`. The
  * JSON-RPC edges the SDK's connection leaves unanswered are answered by {@link withMessageEdges}.
  * Writing: one `JSON.stringify(message)` and `\n` per message, in order.
  */
@@ -201,11 +205,23 @@ function idlessError(error: acp.RequestError): acp.AnyMessage {
   return { jsonrpc: "2.0", id: null, error: error.toErrorResponse() } as acp.AnyMessage;
 }
 
-/** Answers an oversized line (see {@link acpByteStream}); nothing of it is handed on. */
-async function tooLarge(head: string, bytes: number, options: ReadOptions): Promise<undefined> {
+/**
+ * Answers an oversized line (see {@link acpByteStream}). An answer of the client's to a request of
+ * ours becomes an error answer to that request, handed on to the connection (the request fails
+ * with it); nothing of any other oversized line is handed on.
+ */
+async function tooLarge(
+  text: string,
+  bytes: number,
+  options: ReadOptions,
+): Promise<acp.AnyMessage | undefined> {
   const { limit, log } = options;
-  const id = requestId(head);
+  const head = lineHead(text);
   const dropped = `dropped a ${bytes}-byte message (the limit is ${limit} bytes, ${MAX_MESSAGE_BYTES_VARIABLE})`;
+  if (head.kind === "response") {
+    return answerTooLarge(head.id, bytes, options);
+  }
+  const { id } = head;
   const answer = id === undefined ? "; answered with id null" : `; request ${id} gets an error`;
   log(`turnloop: ${dropped}${answer}`);
   if (id === undefined) {
@@ -214,20 +230,37 @@ async function tooLarge(head: string, bytes: number, options: ReadOptions): Prom
   }
   const message = `Message too large: ${bytes} bytes; the limit is ${limit} bytes per line.`;
   const error = new acp.RequestError(INVALID_REQUEST, message).toErrorResponse();
-  // `id` is JSON text taken from the message itself: a number or a string.
-  const requestIdValue = JSON.parse(id) as string | number;
-  await options.write({ jsonrpc: "2.0", id: requestIdValue, error } as acp.AnyMessage);
+  await options.write({ jsonrpc: "2.0", id: idValue(id), error } as acp.AnyMessage);
   return undefined;
+}
+
+/**
+ * The client's oversized answer to our request `id`, as the error answer the connection hands to
+ * that request (`-32600`, "the client's answer was N bytes; the limit is L bytes per line
+ * (TURNLOOP_MAX_MESSAGE_BYTES)": a tool call that asked fails with it, for the model and the
+ * user). Nothing is sent to the client. Without an id near its start, the answer cannot be
+ * matched to a request: it is only logged.
+ */
+function answerTooLarge(
+  id: string | undefined,
+  bytes: number,
+  options: ReadOptions,
+): acp.AnyMessage | undefined {
+  const { limit, log } = options;
+  const reason = `the client's answer was ${bytes} bytes; the limit is ${limit} bytes per line (${MAX_MESSAGE_BYTES_VARIABLE})`;
+  if (id === undefined) {
+    log(`turnloop: ${reason}; it names no request near its start, so it was dropped`);
+    return undefined;
+  }
+  log(`turnloop: ${reason}; request ${id} fails`);
+  const error = new acp.RequestError(INVALID_REQUEST, reason).toErrorResponse();
+  return { jsonrpc: "2.0", id: idValue(id), error } as acp.AnyMessage;
 }
 
 /** JSON-RPC 2.0 §5.1: the request is not a valid Request object (here: too large to read). */
 const INVALID_REQUEST = -32600;
 
-/**
- * The JSON text of a top-level `"id"` member found before any nested object or array opens
- * (clients write `{"jsonrpc":"2.0","id":…,"method":…,"params":{…}}`); `undefined` otherwise.
- */
-function requestId(head: string): string | undefined {
-  const match = /^\s*\{[^{}[\]]*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/.exec(head);
-  return match?.[1];
+/** An id's JSON text, taken from the message itself (session/message-head.ts): a number or a string. */
+function idValue(id: string): string | number {
+  return JSON.parse(id) as string | number;
 }

@@ -2,34 +2,27 @@ import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
+import { OpeningGate } from "../session/opening-gate.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
-import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
-import { internalError, invalidParams, invalidRequest } from "./errors.js";
-import {
-  defaultMode,
-  isModeId,
-  MODE_OPTION_ID,
-  MODEL_OPTION_ID,
-  SANDBOX_OPTION_ID,
-} from "./modes.js";
+import { internalError, invalidRequest } from "./errors.js";
+import { defaultMode } from "./modes.js";
+import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { type FollowAnswer, type FollowedSession, followElsewhere } from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
 import {
   type AcpSessionModel,
   announceAfterAnswer,
   checkDirectory,
+  listPage,
   openSession,
   repairMeta,
   sessionModel,
 } from "./session-setup.js";
-
-/** Sessions per `session/list` page. */
-const LIST_PAGE_SIZE = 100;
 
 type Client = acp.AgentContext;
 
@@ -55,8 +48,13 @@ export class AcpSessionRequests {
   private readonly sessions = new Map<string, AcpSession>();
   /** Sessions another worker holds, followed here (remote-session.ts), with their opening. */
   private readonly remotes = new Map<string, FollowedSession>();
-  /** Ids being loaded or resumed, so two opens of one log never race. */
+  /** Ids being opened, so two opens of one log never race. */
   private readonly opening = new Set<string>();
+  /**
+   * The loads and resumes in progress: the other requests about their session wait for them
+   * (opening-gate.ts); a second load or resume of a session runs after the first.
+   */
+  private readonly openings = new OpeningGate();
   private readonly host: SessionHost;
   private readonly connection: AcpConnectionState;
 
@@ -79,7 +77,15 @@ export class AcpSessionRequests {
    * ACP v1 `session/prompt` in the open session `sessionId`. A followed session's prompt runs on its
    * owner; when none holds it any more, it is claimed here (after what was stored meanwhile).
    */
-  async prompt(
+  prompt(
+    sessionId: string,
+    prompt: acp.ContentBlock[],
+    signal: AbortSignal,
+  ): Promise<acp.PromptResponse> {
+    return this.afterOpening(sessionId, () => this.promptOpen(sessionId, prompt, signal));
+  }
+
+  private async promptOpen(
     sessionId: string,
     prompt: acp.ContentBlock[],
     signal: AbortSignal,
@@ -98,10 +104,32 @@ export class AcpSessionRequests {
     return claimed.prompt(prompt, signal);
   }
 
-  /** ACP v1 `session/cancel`: cancels the session's running prompt, if any. */
+  /**
+   * ACP v1 `session/cancel`: cancels the session's running prompt, if any. While the session is
+   * being loaded, once the load has answered: a prompt sent before the cancel starts before it
+   * (it waits for the same load), so it is the one cancelled.
+   */
   cancel(sessionId: string): void {
-    this.sessions.get(sessionId)?.cancel();
-    this.remotes.get(sessionId)?.remote.cancel();
+    const cancel = () => {
+      this.sessions.get(sessionId)?.cancel();
+      this.remotes.get(sessionId)?.remote.cancel();
+    };
+    const opening = this.openings.settled(sessionId);
+    if (opening === undefined) {
+      cancel();
+    } else {
+      // A failed load leaves nothing to cancel; the load's requester hears its error.
+      void opening.then(cancel, () => undefined);
+    }
+  }
+
+  /**
+   * Runs `request` about `sessionId` at once, or, while the session is being loaded or resumed,
+   * once that has answered; fails with the open's own error when it failed.
+   */
+  private afterOpening<T>(sessionId: string, request: () => T | Promise<T>): Promise<T> {
+    const opening = this.openings.settled(sessionId);
+    return opening === undefined ? Promise.resolve().then(request) : opening.then(request);
   }
 
   /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
@@ -130,7 +158,11 @@ export class AcpSessionRequests {
    * ACP v1 session-setup: `session/load` replays the whole conversation (case 25), then answers.
    * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
    */
-  async loadSession(
+  loadSession(params: acp.LoadSessionRequest, client: Client): Promise<acp.LoadSessionResponse> {
+    return this.openings.open(params.sessionId, () => this.load(params, client));
+  }
+
+  private async load(
     params: acp.LoadSessionRequest,
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
@@ -151,7 +183,14 @@ export class AcpSessionRequests {
   }
 
   /** ACP v1 `session/resume`: reopens without replaying anything. */
-  async resumeSession(
+  resumeSession(
+    params: acp.ResumeSessionRequest,
+    client: Client,
+  ): Promise<acp.ResumeSessionResponse> {
+    return this.openings.open(params.sessionId, () => this.resume(params, client));
+  }
+
+  private async resume(
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
@@ -237,39 +276,25 @@ export class AcpSessionRequests {
   }
 
   /** ACP v1 session-list: this home's sessions, newest first, optionally of one cwd. */
-  async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
-    const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
-    if (!Number.isInteger(start) || start < 0) {
-      throw invalidParams("unknown cursor", { cursor: params.cursor });
-    }
-    const sessions: acp.SessionInfo[] = [];
-    for (const summary of await this.host.list({ cwd: params.cwd ?? undefined })) {
-      if (summary.cwd === null) {
-        continue;
-      }
-      sessions.push({
-        sessionId: summary.sessionId,
-        cwd: summary.cwd,
-        updatedAt: summary.lastActivity,
-        ...(summary.firstPrompt === null ? {} : { title: summary.firstPrompt }),
-      });
-    }
-    const page = sessions.slice(start, start + LIST_PAGE_SIZE);
-    const next = start + LIST_PAGE_SIZE;
-    return { sessions: page, ...(next < sessions.length ? { nextCursor: String(next) } : {}) };
+  listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    return listPage(this.host, params);
   }
 
   /** ACP v1 `session/close`: cancels the running prompt, then frees the session. */
-  async closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
-    if (!this.remotes.has(sessionId)) {
-      this.opened(sessionId);
-    }
-    await this.closeOpen(sessionId);
-    return {};
+  closeSession(sessionId: string): Promise<acp.CloseSessionResponse> {
+    return this.afterOpening(sessionId, async () => {
+      if (!this.remotes.has(sessionId)) {
+        this.opened(sessionId);
+      }
+      await this.closeOpen(sessionId);
+      return {};
+    });
   }
 
   /** ACP v1 session-delete: idempotent; an unknown id succeeds. */
   async deleteSession(sessionId: string): Promise<acp.DeleteSessionResponse> {
+    // A session being loaded is deleted after its load answered (or failed).
+    await this.openings.settled(sessionId)?.catch(() => undefined);
     await this.closeOpen(sessionId);
     try {
       await this.host.delete(sessionId);
@@ -284,56 +309,27 @@ export class AcpSessionRequests {
     return {};
   }
 
-  /** ACP v1 session-modes: `session/set_mode`; the config options follow with `config_option_update`. */
-  setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
-    const acpSession = this.opened(params.sessionId);
-    if (!isModeId(params.modeId)) {
-      throw invalidParams(`unknown mode ${params.modeId}; use ask, auto or autopilot`);
-    }
-    acpSession.setMode(params.modeId, { mode: false, config: true });
-    return {};
+  /** ACP v1 session-modes: `session/set_mode` (option-requests.ts). */
+  setMode(params: acp.SetSessionModeRequest): Promise<acp.SetSessionModeResponse> {
+    return this.afterOpening(params.sessionId, () =>
+      applyMode(this.opened(params.sessionId), params.modeId),
+    );
   }
 
-  /**
-   * `session/set_model` (ACP's former unstable model API, still sent by clients built on it):
-   * the same switch as the `model` config option, through the session host's model resolution;
-   * the config options follow with `config_option_update`.
-   * @throws `-32602` for a model that does not resolve.
-   */
-  setModel(params: { sessionId: string; modelId: string }): Record<string, never> {
-    this.opened(params.sessionId).setModel(params.modelId, true);
-    return {};
+  /** `session/set_model`, ACP's former unstable model API (option-requests.ts). */
+  setModel(params: { sessionId: string; modelId: string }): Promise<Record<string, never>> {
+    return this.afterOpening(params.sessionId, () =>
+      applyModel(this.opened(params.sessionId), params.modelId),
+    );
   }
 
-  /** ACP v1 session-config-options: `mode` (also sends `current_mode_update`) and `model`. */
-  async setConfigOption(
+  /** ACP v1 session-config-options: `session/set_config_option` (option-requests.ts). */
+  setConfigOption(
     params: acp.SetSessionConfigOptionRequest,
   ): Promise<acp.SetSessionConfigOptionResponse> {
-    const acpSession = this.opened(params.sessionId);
-    const { value } = params;
-    if (typeof value !== "string") {
-      throw invalidParams(`option ${params.configId} takes a value id, not a boolean`);
-    }
-    if (params.configId === MODE_OPTION_ID) {
-      if (!isModeId(value)) {
-        throw invalidParams(`unknown mode ${value}; use ask, auto or autopilot`);
-      }
-      acpSession.setMode(value, { mode: true, config: false });
-    } else if (params.configId === MODEL_OPTION_ID) {
-      acpSession.setModel(value, false);
-    } else if (params.configId === SANDBOX_OPTION_ID) {
-      if (!isSandboxPolicy(value)) {
-        throw invalidParams(`unknown sandbox policy ${value}; use ${SANDBOX_POLICIES.join(", ")}`);
-      }
-      const refused = await this.host.sandbox.refusal(value);
-      if (refused !== undefined) {
-        throw invalidParams(refused, { value });
-      }
-      acpSession.setSandbox(value);
-    } else {
-      throw invalidParams(`unknown config option ${params.configId}`);
-    }
-    return { configOptions: acpSession.configOptions() };
+    return this.afterOpening(params.sessionId, () =>
+      applyConfigOption(this.host, this.opened(params.sessionId), params),
+    );
   }
 
   /** The open session `sessionId`. @throws `-32002` with `data.sessionId` when there is none. */

@@ -34,6 +34,9 @@ export interface AcpSessionStart {
 
 /** What `session/new`, `session/load` and `session/resume` check and open before a session runs. */
 
+/** Sessions per `session/list` page. */
+const LIST_PAGE_SIZE = 100;
+
 /**
  * The model a session opens with. One whose key is missing still opens (its prompts answer
  * auth-required `-32000` until the key is there), so an editor can show the session and guide
@@ -152,4 +155,33 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
  */
 export function announceAfterAnswer(acpSession: { announceCommands(): void }): void {
   setImmediate(() => acpSession.announceCommands());
+}
+
+/**
+ * ACP v1 session-list: a page of this home's sessions, newest first, optionally of one cwd.
+ * @throws `-32602` for a cursor this agent did not give.
+ */
+export async function listPage(
+  host: SessionHost,
+  params: acp.ListSessionsRequest,
+): Promise<acp.ListSessionsResponse> {
+  const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
+  if (!Number.isInteger(start) || start < 0) {
+    throw invalidParams("unknown cursor", { cursor: params.cursor });
+  }
+  const sessions: acp.SessionInfo[] = [];
+  for (const summary of await host.list({ cwd: params.cwd ?? undefined })) {
+    if (summary.cwd === null) {
+      continue;
+    }
+    sessions.push({
+      sessionId: summary.sessionId,
+      cwd: summary.cwd,
+      updatedAt: summary.lastActivity,
+      ...(summary.firstPrompt === null ? {} : { title: summary.firstPrompt }),
+    });
+  }
+  const page = sessions.slice(start, start + LIST_PAGE_SIZE);
+  const next = start + LIST_PAGE_SIZE;
+  return { sessions: page, ...(next < sessions.length ? { nextCursor: String(next) } : {}) };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { errorMessage } from "../events/errors.js";
 import type { EventInput } from "../events/events.js";
 import {
   type AskPermission,
@@ -165,11 +166,12 @@ async function askAndRecord(
   if (signal.aborted) {
     reply = { decision: "cancelled" };
   } else {
+    // The failure's own words (an ACP client's answer over the size limit says its size).
     reply = await raceAbort(options.ask?.(request, signal), signal).catch(
-      (): PermissionReply => ({
+      (error: unknown): PermissionReply => ({
         decision: "deny",
         scope: "once",
-        reason: "the permission request failed",
+        reason: `the permission request failed: ${errorMessage(error)}`,
       }),
     );
   }

@@ -9,6 +9,24 @@
 
 import type { NoAskSituation } from "../agent/permission-gate.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
+import {
+  type LimitSettings,
+  liftingSetting,
+  type SandboxLimit,
+  sandboxLimit,
+} from "../permissions/permission-mode.js";
+
+/** `-p`'s flags that lift the sandbox's limits. */
+const LIMIT_FLAGS: LimitSettings = {
+  network: "--sandbox-network",
+  "read-only": "--sandbox workspace-write",
+  "outside-workspace": "--add-dir <folder>",
+  folders: "--add-dir",
+};
+
+function sandboxWayOut(limit: SandboxLimit): string {
+  return `rerun with ${liftingSetting(limit, LIMIT_FLAGS)}, or run -p on a terminal to be asked`;
+}
 
 /** The cases of the table, decided by {@link caseOf}. */
 type NoTerminalCase =
@@ -37,13 +55,10 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "outside-edit":
     "auto asks about edits outside the workspace; rerun with --allow-tool 'RULE' or --add-dir",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
-  // flag that lets the sandbox allow what it hit (README, "Sandbox").
-  "sandbox-network":
-    "rerun with --sandbox-network (sandboxed commands may use the network), or run -p on a terminal to be asked",
-  "sandbox-read-only":
-    "rerun with --sandbox workspace-write (sandboxed commands may write in the workspace and --add-dir folders), or run -p on a terminal to be asked",
-  "sandbox-outside-workspace":
-    "rerun with --add-dir <folder> (sandboxed commands may write there too), or run -p on a terminal to be asked",
+  // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
+  "sandbox-network": sandboxWayOut("network"),
+  "sandbox-read-only": sandboxWayOut("read-only"),
+  "sandbox-outside-workspace": sandboxWayOut("outside-workspace"),
   other: "rerun with --allow-tool 'RULE' or --allow-all-tools",
 };
 
@@ -74,11 +89,7 @@ function caseOf(
   }
   const stopped = question.sandbox?.outsideReason;
   if (stopped !== undefined) {
-    // The reasons are sandboxed-runner.ts's `sandboxLimitOf`: no network, or a read-only place.
-    if (stopped.includes("no network")) {
-      return "sandbox-network";
-    }
-    return confinement?.policy === "read-only" ? "sandbox-read-only" : "sandbox-outside-workspace";
+    return `sandbox-${sandboxLimit(stopped, confinement?.policy)}`;
   }
   const confined = confinement !== undefined && confinement.policy !== "danger-full-access";
   if (question.command !== undefined) {

@@ -25,6 +25,7 @@ import { errorMessage } from "../events/errors.js";
 import { ErrorCode, type SessionMode } from "../protocol/copilot.js";
 import type { FramedMessageWriter } from "../protocol/framed-writer.js";
 import type { SessionHost } from "../session/host.js";
+import type { OpeningGate } from "../session/opening-gate.js";
 import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
 import type { ServerSession } from "./server-session.js";
@@ -49,6 +50,11 @@ export interface ServerContext {
    * they cannot be read ("Session not found") until resumed.
    */
   detached: Set<string>;
+  /**
+   * The `session.resume`s in progress: every other request naming their session (`sessionId`)
+   * waits for its resume, then runs, or fails with the resume's error (opening-gate.ts).
+   */
+  openings: OpeningGate;
   connections: Set<ClientConnection>;
   /** Largest message a client may send, in bytes (`TURNLOOP_MAX_MESSAGE_BYTES`). */
   maxMessageBytes: number;
@@ -274,6 +280,10 @@ export class ClientConnection implements ClientLink {
         "AUTHENTICATION_FAILED: send connect with the connection token (TURNLOOP_CONNECTION_TOKEN) first",
       );
     }
+    const opening = this.opening(method, params);
+    if (opening !== undefined) {
+      await opening;
+    }
     try {
       return await handler(this, params);
     } catch (error) {
@@ -284,6 +294,20 @@ export class ClientConnection implements ClientLink {
       this.server.log(`${method} failed: ${message}`);
       throw new ResponseError(ErrorCode.internalError, `${method} failed: ${message}`);
     }
+  }
+
+  /**
+   * The resume of the session a request names, when one is in progress and the request is not
+   * itself a resume (resumes of one session run in turn inside `session.resume`).
+   */
+  private opening(method: string, params: unknown): Promise<void> | undefined {
+    const sessionId =
+      typeof params === "object" && params !== null && "sessionId" in params
+        ? params.sessionId
+        : undefined;
+    return typeof sessionId === "string" && method !== "session.resume"
+      ? this.server.openings.settled(sessionId)
+      : undefined;
   }
 
   /** The client is gone: its sessions' prompts are cancelled and the sessions closed. */

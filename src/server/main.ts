@@ -23,6 +23,7 @@ import { errorMessage } from "../events/errors.js";
 import { FramedMessageWriter } from "../protocol/framed-writer.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
+import { OpeningGate } from "../session/opening-gate.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import { PRODUCER_VERSION } from "../session/session.js";
@@ -66,6 +67,7 @@ export async function runServerCommand(
     defaultMode: config.autopilot.value ? "autopilot" : "interactive",
     sessions: new Map(),
     detached: new Set(),
+    openings: new OpeningGate(),
     connections: new Set(),
     requestShutdown: () => stop(),
     log,
@@ -157,6 +159,7 @@ function openConnection(
   const guard = new FramingGuard(context.maxMessageBytes, {
     onFault: (fault) => void connection?.refuseStream(fault),
     onEmptyFrame: () => connection?.refuseEmptyMessage(),
+    onAnswerTooLarge: (id, reason) => context.log(`${reason}; request ${id} fails`),
     onEnd: (frames, done) => {
       void (connection?.answerBeforeEnd(frames) ?? Promise.resolve()).then(done);
     },

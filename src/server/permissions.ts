@@ -7,10 +7,16 @@
  */
 
 import { resolve } from "node:path";
+import type { NoAskSituation } from "../agent/permission-gate.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import type { CommandConfinement } from "../permissions/permission-mode.js";
+import {
+  type LimitSettings,
+  liftingSetting,
+  sandboxLimit,
+} from "../permissions/permission-mode.js";
 import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -21,6 +27,48 @@ import type { SessionConfig } from "./session-settings.js";
 /** Said to the model when a call needs approval and the app has no permission handler. */
 const NO_HANDLER_REASON =
   "it needs approval and the app registered no permission handler (onPermissionRequest)";
+
+/**
+ * The SDK face's equivalents of `-p`'s `--sandbox-network`, `--sandbox workspace-write` and
+ * `--add-dir`: the session config's `sandbox` (session-sandbox.ts), and the server's own flags
+ * (its run config) where the session config has none.
+ */
+const LIMIT_SETTINGS: LimitSettings = {
+  network: "start the server with --sandbox-network",
+  "read-only": 'create or resume the session with sandbox: "workspace-write"',
+  "outside-workspace": "start the server with --add-dir <folder>",
+  folders: "the server's --add-dir",
+};
+
+/**
+ * Why a call that needs approval was refused without a handler. For a command the sandbox
+ * stopped, whose run outside it nobody could approve, with the setting that lets the sandbox
+ * allow what it hit (permissions/permission-mode.ts, as `-p` says it with its flags). Given to the
+ * session's gates and to its sandbox's question about running a command outside it.
+ */
+function noHandlerReason(situation: NoAskSituation): string {
+  const stopped = situation.question.sandbox?.outsideReason;
+  if (stopped === undefined) {
+    return NO_HANDLER_REASON;
+  }
+  const limit = sandboxLimit(stopped, situation.confinement?.policy);
+  const setting = liftingSetting(limit, LIMIT_SETTINGS);
+  return `nobody could be asked (the app registered no permission handler, onPermissionRequest); ${setting}, or register one to be asked`;
+}
+
+/**
+ * The session's sandbox callbacks for the host's agent settings: the app's `sandbox` policy, and
+ * when the app registered no handler, what the sandbox says when a command it stopped is not run
+ * outside it ({@link noHandlerReason}).
+ */
+export function sandboxCallbacks(
+  config: SessionConfig,
+): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason"> {
+  return {
+    ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
+    ...(config.requestPermission === true ? {} : { noAskReason: noHandlerReason }),
+  };
+}
 
 /** What the gates of one session are built from: the app's choices and callbacks. */
 export interface GateSettings {
@@ -46,7 +94,7 @@ export function createGates(settings: GateSettings): Gates {
   const asking = {
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
     ...(settings.sandboxPolicy === undefined ? {} : { sandboxPolicy: settings.sandboxPolicy }),
-    noAskReason: NO_HANDLER_REASON,
+    noAskReason: noHandlerReason,
   };
   const allowed = settings.gateOf({ ...asking, allowAllTools: () => true });
   const normal = settings.gateOf(

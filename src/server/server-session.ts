@@ -33,7 +33,7 @@ import { PendingToolCalls } from "./external-tools.js";
 import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { holdForResume } from "./pending-work.js";
-import { PendingPermissions, permissionPath } from "./permissions.js";
+import { PendingPermissions, permissionPath, sandboxCallbacks } from "./permissions.js";
 import { type Job, jobOf, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
@@ -330,7 +330,7 @@ export class ServerSession {
     // The gate comes from buildAuthorize (hooks first); the host's is not used here.
     this.permissions.confinement = await sessionConfinement(this.host, this.config.sandbox);
     const settings = this.host.agentSettings(this.session, this.choices.model, {
-      ...(this.config.sandbox === undefined ? {} : { sandboxPolicy: this.config.sandbox }),
+      ...sandboxCallbacks(this.config),
       provider: requestProvider(
         this.choices.provider,
         this.config,

@@ -80,17 +80,26 @@ export async function createMethod(
 
 /**
  * `session.resume`: reopens a session from its log (or joins one already open in this process,
- * or being reopened by another request: the app is attached beside the others, see
+ * or reopened by an earlier request: the app is attached beside the others, see
  * session-clients.ts) with the app's registrations. Past events
  * are not re-sent; read them with `session.getMessages`. A session open in another process (its
- * lock, see session-lock.ts) is `-32602` naming that process.
+ * lock, see session-lock.ts) is `-32602` naming that process. Resumes of one session run in turn;
+ * the other requests naming it wait for them (`ServerContext.openings`).
  */
-export async function resumeMethod(
+export function resumeMethod(
   connection: ClientConnection,
   raw: unknown,
 ): Promise<SessionCreateResult> {
-  const { server } = connection;
   const params = parseParams("session.resume", resumeParams, raw);
+  return connection.server.openings.open(params.sessionId, () => resume(connection, raw, params));
+}
+
+async function resume(
+  connection: ClientConnection,
+  raw: unknown,
+  params: ReturnType<typeof resumeParams.parse>,
+): Promise<SessionCreateResult> {
+  const { server } = connection;
   checkTools(params);
   await checkSandbox(server.host.sandbox, "session.resume", params.sandbox);
   const open = await openHere(server, params.sessionId);

@@ -27,6 +27,11 @@ afterAll(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
+/** What a tool result says when a command the sandbox stopped is not run outside it, no handler. */
+const NO_HANDLER =
+  "nobody could be asked (the app registered no permission handler, onPermissionRequest); ";
+const OR_HANDLER = ", or register one to be asked";
+
 /**
  * Has the model run `echo x > <outside>/<name>` with bash (call `call_<name>`), then answer
  * `answer`; returns the path the command writes to.
@@ -60,11 +65,64 @@ test.runIf(sandboxWorks)(
         content:
           `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n` +
           "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
-          "(Read-only file system). It was not run outside the sandbox: nobody could be asked " +
-          "for permission.",
+          `(Read-only file system). It was not run outside the sandbox: ${NO_HANDLER}start the ` +
+          `server with --add-dir <folder> (sandboxed commands may write there too)${OR_HANDLER}.`,
       },
     ]);
     expect(existsSync(escaped)).toBe(false);
+  },
+);
+
+/** Sends `prompt` in a new session of `client` whose model runs `command`; the tool results. */
+async function resultsOf(
+  client: ReturnType<typeof fixture.client>,
+  config: Parameters<ReturnType<typeof fixture.client>["createSession"]>[0],
+  command: string,
+): Promise<unknown[]> {
+  const session = await client.createSession(config);
+  const results: unknown[] = [];
+  session.on((event: SessionEvent) => {
+    if (event.type === "tool.execution_complete") {
+      results.push(event.data.result);
+    }
+  });
+  fixture.model.enqueue(callingTools(["call_1", "bash", { command }]), { text: "Done." });
+  expect((await session.sendAndWait({ prompt: "run it" }))?.data.content).toBe("Done.");
+  return results;
+}
+
+test.runIf(sandboxWorks)(
+  "no handler: a command stopped for want of the network or of a writable workspace names the session config's or the server's setting",
+  async () => {
+    const client = fixture.client();
+    const port = new URL(fixture.model.url).port;
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
+    const offline = await resultsOf(
+      client,
+      { sandbox: "workspace-write", allowAllTools: true },
+      probe,
+    );
+    const write = "echo x > made-here.txt";
+    const readOnly = await resultsOf(client, { sandbox: "read-only", allowAllTools: true }, write);
+    expect([...offline, ...readOnly]).toEqual([
+      {
+        content:
+          `bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n` +
+          "<exited with exit code 1>\n" +
+          "The sandbox stopped this command: the sandbox has no network (Connection refused). It " +
+          `was not run outside the sandbox: ${NO_HANDLER}start the server with --sandbox-network ` +
+          `(sandboxed commands may use the network)${OR_HANDLER}.`,
+      },
+      {
+        content:
+          "bash: line 1: made-here.txt: Read-only file system\n<exited with exit code 1>\n" +
+          "The sandbox stopped this command: the read-only sandbox lets it write only its private /tmp " +
+          `(Read-only file system). It was not run outside the sandbox: ${NO_HANDLER}create or ` +
+          'resume the session with sandbox: "workspace-write" (sandboxed commands may write in ' +
+          `the workspace and the server's --add-dir folders)${OR_HANDLER}.`,
+      },
+    ]);
+    expect(existsSync(join(fixture.cwd, "made-here.txt"))).toBe(false);
   },
 );
 

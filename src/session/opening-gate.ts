@@ -1,0 +1,45 @@
+/**
+ * The opens of sessions a face has in progress (ACP `session/load` and `session/resume`, the SDK
+ * server's `session.resume`), by session id, so that a request about a session being opened waits
+ * for that open instead of finding no session. A client may send a load and a prompt for the same
+ * session together, without waiting for the load's answer: the prompt must then run once the
+ * load has answered, or fail with the load's own error (the same rule for every request about the
+ * session). Opens of one id run one after another.
+ *
+ * Requests are ordered by when they call {@link open} or {@link settled}: a face calls them
+ * synchronously when its handler starts. The SDK server's dispatcher starts handlers in the order
+ * the messages were read (server/connection.ts); the ACP SDK tries its handlers in the order they
+ * were registered, one await each, and the opening requests are registered before every other
+ * request about a session (acp/agent.ts), so a request read after a load starts after it.
+ */
+export class OpeningGate {
+  /** The latest open of each id still in progress (it runs after the ones before it). */
+  private readonly opens = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs `open` for `sessionId` once every open of it begun before has ended (whatever their
+   * outcome); requests that ask {@link settled} meanwhile wait for it.
+   * @returns what `open` returns; rejects with what it throws.
+   */
+  open<T>(sessionId: string, open: () => Promise<T>): Promise<T> {
+    const before = this.opens.get(sessionId);
+    const run = before === undefined ? open() : before.then(open, open);
+    this.opens.set(sessionId, run);
+    const forget = () => {
+      if (this.opens.get(sessionId) === run) {
+        this.opens.delete(sessionId);
+      }
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  /**
+   * `undefined` when no open of `sessionId` is in progress (go on at once); otherwise a promise
+   * that resolves once every open of it begun so far has ended, and rejects with the last one's
+   * error when it failed.
+   */
+  settled(sessionId: string): Promise<void> | undefined {
+    return this.opens.get(sessionId)?.then(() => undefined);
+  }
+}
