@@ -19,10 +19,10 @@ import { join } from "node:path";
 /**
  * Records the events a client received, per session, for {@link checkSessionLogs}.
  * @returns {{record: (sessionId: string, event: any) => void,
- *   bySession: Map<string, Array<{id: string, type: string, ephemeral: boolean}>>}}
+ *   bySession: Map<string, Array<{id: string, type: string, ephemeral: boolean, at: number}>>}}
  */
 export function clientEventRecorder() {
-  /** @type {Map<string, Array<{id: string, type: string, ephemeral: boolean}>>} */
+  /** @type {Map<string, Array<{id: string, type: string, ephemeral: boolean, at: number}>>} */
   const bySession = new Map();
   return {
     bySession,
@@ -33,6 +33,8 @@ export function clientEventRecorder() {
         id: String(event?.id),
         type: String(event?.type),
         ephemeral: event?.ephemeral === true,
+        // The event's own timestamp (ms, the server's clock), NaN when absent.
+        at: Date.parse(event?.timestamp ?? ""),
       });
     },
   };

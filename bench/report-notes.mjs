@@ -197,6 +197,7 @@ export function notesForUnmetTargets(context) {
       title: `7d ${headless?.sessions ?? "?"} concurrent sessions`,
       lines: [
         `- p10–p90 ${formatDuration(row?.spread?.low)} – ${formatDuration(row?.spread?.high)}. ${headless?.turns ?? "?"} model requests were answered ${formatDuration(headless?.allIdleMilliseconds)} after the prompts were sent, ${formatDuration(perTurn)} of wall time per request and ${formatDuration((headless?.sendOnCpuMilliseconds ?? Number.NaN) / (headless?.turns ?? Number.NaN))} of the server's main-thread CPU, with all sessions on one event loop: a turn waits behind the stream parsing, event writing and notifications of the other sessions, so the tail is that queue (compare 3c, the CPU one turn costs).`,
+        `- Floor: the same requests from ${headless?.sessions ?? "?"} tiny \`node:http\` loops in one process (bench/headless-floor.mjs) wait p99 ${formatDuration(headless?.floor?.p99)} between an answer's end and the next request's arrival, at ${formatDuration(headless?.floor?.cpuPerRequest)} of CPU per request: when every session answers at once, the fake model's one thread is the queue. Turnloop's own part, inside the server (\`assistant.message\` → next \`assistant.turn_start\`, the tool's run left out): p50 ${formatDuration(headless?.inServer?.p50)}, p99 ${formatDuration(headless?.inServer?.p99)}.`,
       ],
     });
   }

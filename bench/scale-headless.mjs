@@ -22,7 +22,8 @@
  * line's `--max-semi-space-size=2`, to measure the server as `turnloop --headless` started from a
  * shell runs); `--keep` leaves the run's folder
  * (the server's home with every session's log) in place and prints its path.
- * Prints one JSON object: load before and after, the row of 7d, how the server shut down, server
+ * Prints one JSON object: load before and after, the row of 7d and its floor (bench/
+ * headless-floor.mjs: p99 and p50 of the per-turn gap, CPU per request), how the server shut down, server
  * CPU, garbage collection and loop delay, and the profile's busiest functions.
  */
 
@@ -173,6 +174,8 @@ async function main() {
           load: `${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`,
           p99: row?.value,
           spread: row?.spread,
+          floor: context.details.headless?.floor,
+          inServer: context.details.headless?.inServer,
           runs: row?.runs,
           failed: row?.failed ?? row?.pending,
           nodeFlags: options.nodeFlags ?? "",

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { runInProcess } from "../child.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
+import { measureHeadlessFloor } from "../headless-floor.mjs";
 import { checkSessionLogs, clientEventRecorder } from "../log-check.mjs";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
 import { measureSdkServer } from "../sdk-server.mjs";
@@ -16,6 +17,7 @@ import {
   minToMax,
   p10ToP90,
   scenarioEnvironment,
+  startEnvironment,
   waitShare,
 } from "./common.mjs";
 
@@ -160,12 +162,44 @@ export async function benchMemory(context) {
 
 // ------------------------------------------------------------------------------- headless
 
+/**
+ * Each tool turn's gap inside the server, by the events' own timestamps (ms): from the turn's
+ * `assistant.message` (the model's answer read and parsed) to the next `assistant.turn_start`
+ * (the next request sent), without its tools' runs (`tool.execution_running` → `_complete`).
+ * Unlike 7d's gap, it holds neither the HTTP transit nor the fake model's own queue.
+ * @param {Map<string, Array<{type: string, at: number}>>} bySession What each client received.
+ * @returns {number[]}
+ */
+function gapsInServer(bySession) {
+  const gaps = [];
+  for (const events of bySession.values()) {
+    let answeredAt = Number.NaN;
+    let runningAt = Number.NaN;
+    let tools = 0;
+    for (const event of events) {
+      if (event.type === "assistant.message") {
+        answeredAt = event.at;
+        tools = 0;
+      } else if (event.type === "tool.execution_running") {
+        runningAt = event.at;
+      } else if (event.type === "tool.execution_complete") {
+        tools += event.at - runningAt;
+      } else if (event.type === "assistant.turn_start" && Number.isFinite(answeredAt)) {
+        gaps.push(event.at - answeredAt - tools);
+        answeredAt = Number.NaN;
+      }
+    }
+  }
+  return gaps.filter(Number.isFinite);
+}
+
 /** Figure 7d: concurrent sessions (1,000 in full mode) in one `--headless --stdio` server, per-turn overhead p99. */
 export async function benchHeadless(context) {
   const { settings } = context;
   const model = await startFakeModelWorker({
     toolTurns: settings.headlessToolTurns,
-    keepBodies: 0,
+    // The first request's body, which the floor's loops send (bench/headless-floor.mjs).
+    keepBodies: 1,
   });
   // Started as an SDK app starts it (src/sdk/transport.ts `spawnServer`): `node
   // dist/cli/main.js`, not through the bin's first line, whose Node flags
@@ -241,6 +275,12 @@ export async function benchHeadless(context) {
       .flat()
       .filter((tool) => Number.isFinite(tool.running)).length;
     context.details.headless.p99FromToolStart = percentile(overheadsFromStart, 0.99);
+    const inServer = gapsInServer(received.bySession);
+    context.details.headless.inServer = {
+      p50: percentile(inServer, 0.5),
+      p99: percentile(inServer, 0.99),
+      turns: inServer.length,
+    };
     // A server that exited by itself closed every session first: each log ends with its
     // `session.shutdown`, so the count of events is exact (3 prompts' worth + 1 per session).
     const logs = checkSessionLogs(context.home, result.promptBySession.keys(), received.bySession, {
@@ -253,6 +293,22 @@ export async function benchHeadless(context) {
     }
     context.details.headless.logs = logs;
     context.details.headless.shutdown = result.shutdown;
+    // The same sessions' requests from as many tiny loops in one process, after turnloop's run,
+    // against the same fake model: the queueing any one-threaded client of them has.
+    const floor = await measureHeadlessFloor({
+      model,
+      sessions: settings.headlessSessions,
+      prompt: BENCH_PROMPT,
+      firstBody: requests[0]?.body,
+      temp: context.temp,
+      env: startEnvironment(context),
+    });
+    context.details.headless.floor = {
+      p99: percentile(floor.gaps, 0.99),
+      p50: percentile(floor.gaps, 0.5),
+      turns: floor.gaps.length,
+      cpuPerRequest: floor.cpuMilliseconds / floor.requests,
+    };
     context.rows.push({
       id: "7d",
       figure: `SDK server: ${settings.headlessSessions} concurrent sessions in one \`--headless\` server, per-turn overhead p99`,
@@ -263,7 +319,11 @@ export async function benchHeadless(context) {
         : { failed: `${logs.problems.length} log problem(s); first: ${logs.problems[0]}` }),
       spread: p10ToP90(overheads),
       target: atMost(20, "≤ 20 ms"),
-      runs: `1 run, ${overheads.length} turns (with the tool timed from its start, as before: p99 ${Math.round(context.details.headless.p99FromToolStart)} ms); logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms, the server's main thread on a CPU ${onCpuPerRequest.toFixed(1)} ms per model request meanwhile; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB${result.shutdown.exited ? `; every session closed and the server exited ${Math.round(result.shutdown.milliseconds)} ms after its input ended` : ""}`,
+      floor: {
+        value: context.details.headless.floor.p99,
+        label: `${settings.headlessSessions} tiny node:http loops in one process, same requests, per-turn gap p99 (p50 ${context.details.headless.floor.p50.toFixed(1)} ms; ${context.details.headless.floor.cpuPerRequest.toFixed(2)} ms CPU per request)`,
+      },
+      runs: `1 run, ${overheads.length} turns (with the tool timed from its start, as before: p99 ${Math.round(context.details.headless.p99FromToolStart)} ms; inside the server, answer parsed → next request sent by the events' timestamps: p50 ${Math.round(context.details.headless.inServer.p50)} ms, p99 ${Math.round(context.details.headless.inServer.p99)} ms); logs checked: ${logs.sessions} sessions, ${logs.events} events, ${logs.problems.length} problems; all idle after ${Math.round(result.allIdleMilliseconds)} ms, the server's main thread on a CPU ${onCpuPerRequest.toFixed(1)} ms per model request meanwhile; peak RSS ${(result.peakRssBytes / 1048576).toFixed(0)} MiB${result.shutdown.exited ? `; every session closed and the server exited ${Math.round(result.shutdown.milliseconds)} ms after its input ended` : ""}`,
       command,
     });
   } finally {

@@ -210,6 +210,8 @@ interface LogTail {
   nextSeq: number;
   /** The last line, as appended here: its byte offset and its event's id. */
   lastLine: { offset: number; id: string } | undefined;
+  /** The metadata last stored by the appender that let the log go, while the log ends there. */
+  stored?: LogScan | undefined;
 }
 
 /**
@@ -233,8 +235,8 @@ async function openLog(
         scanEvent(scan, event, 0);
       }
       scan.size = opened.validLength;
-      const lastLine = opened.events.length === 1 ? last : undefined;
-      return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine } };
+      const [lastLine, stored] = opened.events.length === 1 ? [last, tail.stored] : [];
+      return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine, stored } };
     }
     await opened?.log.close();
   }
@@ -263,11 +265,11 @@ async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T
 /**
  * A commit stores the listing metadata when the log grew since it was last stored, except a
  * checkpoint inside a prompt (`commit({ checkpoint: true })`: a turn's end, a tool's start), which
- * stores it only when the listing's identity changed (start, first prompt) or
- * {@link LISTING_TAIL_BYTES} were appended past it. A listing scans the bytes past what the
- * metadata describes (see `session-metadata.ts`), so it stays correct after a kill mid-prompt,
- * and a prompt of many tool turns rewrites the metadata once per {@link LISTING_TAIL_BYTES}
- * and at its end instead of at every turn (issue 26, figure 3).
+ * stores it only when none was stored (nor carried in a {@link LogTail}), when `session.start`
+ * appeared, or {@link LISTING_TAIL_BYTES} past it. A listing scans the bytes past what the
+ * metadata describes (session-metadata.ts; the title too), so it stays correct after a kill
+ * mid-prompt, and a prompt rewrites it once per {@link LISTING_TAIL_BYTES} and at its end, not
+ * at every turn or first tool (issue 26, figures 3 and 7d: a file written and renamed).
  */
 /** Most log bytes a listing of a live session scans past its stored metadata (about one read). */
 export const LISTING_TAIL_BYTES = 64 * 1024;
@@ -305,6 +307,7 @@ class FileAppender implements SessionAppender {
     this.#scan = state.scan;
     this.#nextSeq = state.nextSeq;
     this.#lastLine = state.lastLine;
+    this.#stored = state.stored;
     this.#idleTails = idleTails;
   }
 
@@ -355,7 +358,8 @@ class FileAppender implements SessionAppender {
       throw error;
     }
     const path = this.#log.path;
-    const tail = { scan: { ...this.#scan }, nextSeq: this.#nextSeq, lastLine: this.#lastLine };
+    const [scan, stored] = [{ ...this.#scan }, this.#stored];
+    const tail = { scan, nextSeq: this.#nextSeq, lastLine: this.#lastLine, stored };
     this.#idleTails.set(path, tail);
     return () => {
       if (this.#idleTails.get(path) === tail) {
@@ -387,7 +391,6 @@ class FileAppender implements SessionAppender {
     return (
       !checkpoint ||
       (stored.start === null) !== (scan.start === null) ||
-      stored.firstPrompt !== scan.firstPrompt ||
       scan.size - stored.size >= LISTING_TAIL_BYTES
     );
   }

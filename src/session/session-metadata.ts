@@ -2,8 +2,9 @@
  * The file store's listing metadata: `<session folder>/metadata.json`, what `turnloop sessions`
  * and `session/list` show of a session (start, title, counts, last activity) together with the
  * number of bytes of `events.jsonl` it describes. The writer stores it from the events it appends
- * (no reading) at the commits after a session's start and each model turn's end, and at close (see
- * `METADATA_POINTS` in `file-store.ts`); a lister trusts it while the log's size matches, scans
+ * (no reading) at its first commit, at commits outside a prompt (its end, close) and at a
+ * checkpoint inside one that is 64 KiB past it (see `LISTING_TAIL_BYTES` and the comment above it
+ * in `file-store.ts`); a lister trusts it while the log's size matches, scans
  * only the bytes past it when the log grew (a writer mid-turn, or killed), and scans the
  * whole log once when the file is missing, damaged or describes more bytes than the log has (an
  * old log, a cut torn tail), then stores the result.

@@ -52,17 +52,70 @@ describe("commit points", () => {
       {
         listed: [{ eventCount: 6, turns: 1 }],
         stored: [...UNTIL_TOOL_START],
-        // The first commit stores the metadata (the session's first listing).
-        metadataEvents: 6,
+        // Stored when the session was created (its session.start); the prompt's checkpoints
+        // (a tool's start, a turn's end) leave it lagging (file-store.ts, LISTING_TAIL_BYTES).
+        metadataEvents: 1,
       },
       {
         listed: [{ eventCount: 12, turns: 2 }],
         stored: secondTurn,
-        // The checkpoints since (turn end, tool start) left it as it was: a few bytes behind.
+        // What the listing in the first tool scanned and stored; the writer's checkpoints since
+        // left it as it was.
         metadataEvents: 6,
       },
     ]);
     // After the prompt the metadata describes every event: the next listing reads no log.
+    const stored = await harness.persisted();
+    expect(await metadataEventCount(harness.session.directory)).toBe(stored.length);
+  });
+
+  test("a session's first prompt leaves the stored metadata as it was until the prompt ends; a listing meanwhile shows the prompt", async ({
+    openHarness,
+  }) => {
+    const seenByTool: Array<{ listed: unknown; metadataEvents: number }> = [];
+    const probe = defineTool({
+      name: "probe",
+      description: "Reports what the listing metadata holds.",
+      input: z.object({}),
+      kind: "other",
+      mutates: false,
+      execute: async () => {
+        const metadataEvents = await metadataEventCount(harness?.session.directory ?? "");
+        const listed = await new FileSessionStore(harness?.home ?? "").list();
+        seenByTool.push({
+          listed: listed.map(({ eventCount, turns, firstPrompt }) => ({
+            eventCount,
+            turns,
+            firstPrompt,
+          })),
+          metadataEvents,
+        });
+        return { content: "probed", isError: false };
+      },
+    });
+    const harness = await openHarness({ tools: [probe] });
+    // Stored when the session was created, as by the SDK server's session.create.
+    expect(await metadataEventCount(harness.session.directory)).toBe(1);
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "probe", arguments: "{}" }] },
+      { toolCalls: [{ id: "call_2", name: "probe", arguments: "{}" }] },
+      { text: "done" },
+    );
+    expect(await harness.prompt("probe the store")).toEqual({ stopReason: "end_turn" });
+
+    expect(seenByTool).toEqual([
+      {
+        listed: [{ eventCount: 6, turns: 1, firstPrompt: "probe the store" }],
+        // The first tool's checkpoint did not rewrite it for the new title: the listing scans
+        // the log past it (file-store.ts, LISTING_TAIL_BYTES).
+        metadataEvents: 1,
+      },
+      {
+        listed: [{ eventCount: 12, turns: 2, firstPrompt: "probe the store" }],
+        // What the first tool's listing scanned and stored.
+        metadataEvents: 6,
+      },
+    ]);
     const stored = await harness.persisted();
     expect(await metadataEventCount(harness.session.directory)).toBe(stored.length);
   });

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { readdir, readlink, writeFile } from "node:fs/promises";
+import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { describe, expect, it, vi } from "vitest";
 import { serializeEvent } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-watch.js";
-import { eventsPath } from "../../src/session/paths.js";
+import { eventsPath, sessionDirectory } from "../../src/session/paths.js";
+import { metadataPath } from "../../src/session/session-metadata.js";
 import { bytesReadDuring, canCountReads } from "./store-contract.js";
 import { appendAfter } from "./subscribe-contract.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
@@ -130,6 +131,40 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     const opened = await store.open("s1", { ...idle, fromSeq: 3 });
     expect(opened.log).toEqual({ events: replaced, seqs: [1, 2, 3], repaired: [], nextSeq: 4 });
     await opened.appender.close();
+  });
+
+  it("take a lease let go idle back without storing the listing metadata again at the next prompt's checkpoint", async () => {
+    const home = await makeTemporaryDirectory();
+    const store = new FileSessionStore(home);
+    const idle = { releasesWhenIdle: true };
+    const metadataEvents = async () => {
+      const text = await readFile(metadataPath(sessionDirectory(home, "s1")), "utf8");
+      return (JSON.parse(text) as { scan: { eventCount: number } }).scan.eventCount;
+    };
+    const first = await store.create("s1", idle);
+    const before = appendAfter(first, [sessionStart("s1")]);
+    await first.commit();
+    await first.closeIdle?.();
+    expect(await metadataEvents()).toBe(1);
+
+    const opened = await store.open("s1", { ...idle, fromSeq: 2 });
+    appendAfter(opened.appender, [userMessage("one")], before[0]);
+    // A checkpoint (a tool's start, a turn's end) after the metadata stored at closeIdle.
+    await opened.appender.commit({ checkpoint: true });
+    expect(await metadataEvents()).toBe(1);
+    // The prompt's end stores it.
+    await opened.appender.commit();
+    expect(await metadataEvents()).toBe(2);
+    await opened.appender.closeIdle?.();
+
+    // Appended behind its back (another process): the next appender's first checkpoint stores it.
+    const other = buildEvents([userMessage("other")]);
+    await writeFile(eventsPath(home, "s1"), other.map(serializeEvent).join(""), { flag: "a" });
+    const again = await store.open("s1", { ...idle, fromSeq: 3 });
+    appendAfter(again.appender, [userMessage("two")], other[0]);
+    await again.appender.commit({ checkpoint: true });
+    expect(await metadataEvents()).toBe(4);
+    await again.appender.close();
   });
 });
 
