@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
+import { type UsageErrorCase, usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A fresh user's trial: `turnloop -p hi --max-turns 0` was accepted, sent no request and exited 2.
 // Every flag that takes a number is now checked in one place (src/cli/argument-flags.ts, `NUMERIC_FLAGS`): decimal
@@ -12,7 +13,7 @@ import { test } from "../support/fixtures.js";
 const maxTurns = (value: string) =>
   `--max-turns must be a whole number ≥ 1 (model requests per prompt), not "${value}"`;
 
-const cases: Array<{ args: string[]; stderr: string }> = [
+const cases: UsageErrorCase[] = [
   ...["0", "-1", "1.5", "abc", "", "0x10", "1e2"].map((value) => ({
     args: ["-p", "hi", "--max-turns", value],
     stderr: maxTurns(value),
@@ -53,18 +54,8 @@ describe("flags that take a number", () => {
     cli,
     model,
   }) => {
-    const results = await Promise.all(
-      cases.map(async ({ args }) => ({ args, ...(await cli(args)) })),
-    );
-    expect(results).toEqual(
-      cases.map(({ args, stderr }) => ({
-        args,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${stderr}\n`,
-      })),
-    );
+    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 

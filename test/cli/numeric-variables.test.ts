@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test as plainTest } from "vitest";
 import { ChildFixture } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
+import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A daily driver's run: `TURNLOOP_CONTEXT_WINDOW=abc` (or 0, 12.5, -1) was ignored silently and
 // the catalogue's window used. Every numeric variable turnloop reads is now checked from one table
@@ -59,19 +60,8 @@ describe("numeric environment variables", () => {
     cli,
     model,
   }) => {
-    const results = await Promise.all(
-      cases.map(async ({ args, env }) => ({ args, env, ...(await cli(args, { env })) })),
-    );
-    expect(results).toEqual(
-      cases.map(({ args, env, stderr }) => ({
-        args,
-        env,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${stderr}\n`,
-      })),
-    );
+    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -80,12 +70,13 @@ describe("numeric environment variables", () => {
     model,
   }) => {
     model.setResponder(() => ({ text: "ok" }));
+    // `sessions` makes no model request; it runs first, so that it lists none of -p's sessions.
+    const listing = await cli(["sessions", "--json"], { env: { TURNLOOP_CONTEXT_WINDOW: "abc" } });
     const runs: Array<{ args: string[]; env: Record<string, string> }> = [
       { args: ["-p", "hi", "--quiet"], env: { TURNLOOP_CONTEXT_WINDOW: "4000" } },
       { args: ["-p", "hi", "--quiet"], env: { TURNLOOP_CONTEXT_WINDOW: "" } },
-      // -p frames no protocol messages; `sessions` makes no model request.
+      // -p frames no protocol messages.
       { args: ["-p", "hi", "--quiet"], env: { TURNLOOP_MAX_MESSAGE_BYTES: "64MB" } },
-      { args: ["sessions", "--json"], env: { TURNLOOP_CONTEXT_WINDOW: "abc" } },
     ];
     const results = await Promise.all(
       runs.map(async ({ args, env }) => {
@@ -93,12 +84,14 @@ describe("numeric environment variables", () => {
         return { args, code, stdout, stderr };
       }),
     );
-    expect(results).toEqual([
-      { args: runs[0]?.args, code: 0, stdout: "ok\n", stderr: "" },
-      { args: runs[1]?.args, code: 0, stdout: "ok\n", stderr: "" },
-      { args: runs[2]?.args, code: 0, stdout: "ok\n", stderr: "" },
-      { args: ["sessions", "--json"], code: 0, stdout: "[]\n", stderr: "" },
-    ]);
+    expect({ code: listing.code, stdout: listing.stdout, stderr: listing.stderr }).toEqual({
+      code: 0,
+      stdout: "[]\n",
+      stderr: "",
+    });
+    expect(results).toEqual(
+      runs.map(({ args }) => ({ args, code: 0, stdout: "ok\n", stderr: "" })),
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
+import { type UsageErrorCase, usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A daily driver's run: `turnloop -p hi config` printed the config (the subcommand's word won
 // over -p, and the prompt was dropped); `-p hi sessions`, `-p hi acp` and `-p hi --headless` did
@@ -7,7 +8,7 @@ import { test } from "../support/fixtures.js";
 // (exit 64) that says what was understood, before anything runs; a prompt that is only such a
 // word (`turnloop -p config`) is still a prompt. Through the built CLI as a child process.
 
-const cases: Array<{ args: string[]; stderr: string }> = [
+const cases: UsageErrorCase[] = [
   {
     args: ["-p", "hi", "config"],
     stderr:
@@ -55,18 +56,8 @@ describe("-p with a subcommand", () => {
     cli,
     model,
   }) => {
-    const results = await Promise.all(
-      cases.map(async ({ args }) => ({ args, ...(await cli(args)) })),
-    );
-    expect(results).toEqual(
-      cases.map(({ args, stderr }) => ({
-        args,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${stderr}\n`,
-      })),
-    );
+    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 

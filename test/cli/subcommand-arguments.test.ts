@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
+import { type UsageErrorCase, usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A fresh user's trial: `turnloop sessions show ID extra` ignored the extra word, and
 // `turnloop sessions import` of a file that is not there exited 1 like a failed write. Every
@@ -7,7 +8,7 @@ import { test } from "../support/fixtures.js";
 // a flag it does not read) with exit 64 and its usage, and a missing file to import is a usage
 // error as the README's exit codes say (64). Through the built CLI as a child process.
 
-const cases: Array<{ args: string[]; stderr: string }> = [
+const cases: UsageErrorCase[] = [
   {
     args: ["sessions", "show", "abc", "extra"],
     stderr: 'sessions show: unexpected argument "extra" (usage: turnloop sessions show <id>)',
@@ -68,7 +69,7 @@ const SESSIONS_USAGE =
 const MCP_USAGE = "turnloop mcp list [--json] | turnloop mcp trust";
 const SERVE_USAGE = "turnloop serve | --headless [--stdio | --port N [--host H]] [session options]";
 
-const flagCases: Array<{ args: string[]; stderr: string }> = [
+const flagCases: UsageErrorCase[] = [
   {
     args: ["sessions", "list", "--bogus"],
     stderr: "unknown option --bogus (usage: turnloop sessions [list] [--json])",
@@ -139,36 +140,16 @@ describe("subcommand arguments", () => {
     cli,
     model,
   }) => {
-    const results = await Promise.all(
-      flagCases.map(async ({ args }) => ({ args, ...(await cli(args)) })),
-    );
-    expect(results).toEqual(
-      flagCases.map(({ args, stderr }) => ({
-        args,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${stderr}\n`,
-      })),
-    );
+    const { actual, expected } = await usageErrorOutcomes(cli, flagCases);
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 
   test("a word too many or too few, or a flag the subcommand does not read: exit 64 with its usage", async ({
     cli,
   }) => {
-    const results = await Promise.all(
-      cases.map(async ({ args }) => ({ args, ...(await cli(args)) })),
-    );
-    expect(results).toEqual(
-      cases.map(({ args, stderr }) => ({
-        args,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${stderr}\n`,
-      })),
-    );
+    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    expect(actual).toEqual(expected);
   });
 
   test("what each subcommand takes still runs", async ({ cli }) => {
@@ -196,7 +177,7 @@ const CONFIG_USAGE = "turnloop config [--json] [session options]";
 const COMPACT_USAGE = "turnloop sessions compact <id> [instructions] [session options]";
 const INTERACTIVE = "the interactive session (turnloop without -p)";
 
-const unreadCases: Array<{ args: string[]; stderr: string }> = [
+const unreadCases: UsageErrorCase[] = [
   {
     args: ["acp", "--output-format", "json"],
     stderr: `acp does not take --output-format (usage: ${ACP_USAGE})`,
@@ -260,18 +241,8 @@ describe("flags a command does not read", () => {
     cli,
     model,
   }) => {
-    const results = await Promise.all(
-      unreadCases.map(async ({ args }) => ({ args, ...(await cli(args)) })),
-    );
-    expect(results).toEqual(
-      unreadCases.map(({ args, stderr }) => ({
-        args,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${stderr}\n`,
-      })),
-    );
+    const { actual, expected } = await usageErrorOutcomes(cli, unreadCases);
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 
