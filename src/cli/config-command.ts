@@ -5,6 +5,7 @@ import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
+import type { HeldSettings } from "../session/project-holds.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
 
@@ -25,7 +26,7 @@ export async function runConfigCommand(
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return 64;
   }
-  const { config: settings, warnings } = configured;
+  const { config: settings, warnings, held } = configured;
   for (const warning of warnings) {
     process.stderr.write(`turnloop: warning: ${warning}\n`);
   }
@@ -43,11 +44,12 @@ export async function runConfigCommand(
       sandbox: sandbox.json,
       mcpServers,
       apiKey: key ?? null,
+      ...(held === undefined ? {} : { held }),
     };
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
-  const lines = textRows(settings, paths, key, sandbox.rows, mcp);
+  const lines = [...textRows(settings, paths, key, sandbox.rows, mcp), ...heldRows(held)];
   stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }
@@ -115,6 +117,22 @@ function promptRows(settings: RunConfig): string[] {
       ? []
       : [row("appendSystemPrompt", appendSystemPrompt.value, appendSystemPrompt.source)]),
   ];
+}
+
+/**
+ * One row per key an untrusted project's file may not set (session/project-holds.ts), shown with
+ * its value (secrets redacted) as held and where it came from.
+ */
+function heldRows(held: HeldSettings | undefined): string[] {
+  // The project's MCP servers have rows of their own (mcpServerRows).
+  const keys = Object.entries(held?.keys ?? {}).filter(([name]) => name !== "mcpServers");
+  return keys.map(([name, value]) =>
+    row(
+      name,
+      `held: ${redactSecrets(JSON.stringify(value))} (project not trusted; see turnloop mcp trust)`,
+      held?.path,
+    ),
+  );
 }
 
 /**

@@ -29,7 +29,9 @@ export async function runMcpCommand(
   const home = turnloopHome(process.env);
   if (command.kind === "mcp-trust") {
     await trustProject(home, command.cwd);
-    io.stdout.write(`Trusted ${command.cwd}: its .mcp.json servers will run.\n`);
+    io.stdout.write(
+      `Trusted ${command.cwd}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
+    );
     return 0;
   }
   // A bad config or MCP server file stops `mcp list` as it stops every face (exit 64), unless

@@ -24,7 +24,8 @@ export async function gatherWithTrust(
   }
   terminal.output.write(
     `\n${untrusted.path} wants to start MCP servers: ${untrusted.names.join(", ")}.\n` +
-      "They run programs from this project. Allow them for this project from now on? [y/N] ",
+      "They run programs from this project. Trust this project (its MCP servers and its whole " +
+      ".turnloop/config.json) from now on? [y/N] ",
   );
   const answer = await readLine(terminal.input);
   if (!/^(y|yes)$/i.test(answer.trim())) {
@@ -38,7 +39,8 @@ export async function gatherWithTrust(
   return gatherMcpServers({ ...sources, trusted: true });
 }
 
-function readLine(input: NodeJS.ReadableStream): Promise<string> {
+/** The next line of `input` ("" at its end); the reader is closed after it. */
+export function readLine(input: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve) => {
     const lines = createInterface({ input, terminal: false });
     let answered = false;

@@ -63,7 +63,10 @@ type FaceCommand = Extract<
 
 /** Runs a face: its run config and its module load side by side; a bad config exits 64. */
 async function runFace(command: FaceCommand): Promise<number> {
-  const configuring = configure(command.options);
+  const configuring = configure(
+    command.options,
+    command.kind === "prompt" || command.kind === "interactive",
+  );
   // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
   configuring.catch(() => undefined);
   if (command.kind === "acp") {
@@ -212,14 +215,30 @@ async function runSessionsTool(
   }
 }
 
-/** Resolves a face's run config; reports a bad file and unknown keys on stderr. */
+/**
+ * Resolves a face's run config; reports a bad file and unknown keys on stderr. With `mayAsk` (a
+ * face of the user's terminal), keys an untrusted project holds are asked about first when stdin
+ * and stderr are terminals (project-trust-question.ts); a yes resolves the config again, trusted.
+ */
 async function configure(
   options: FaceOptions,
+  mayAsk = false,
 ): Promise<
   { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
 > {
   const { configuredFace } = await import("../session/face-config.js");
-  const configured = await configuredFace(options, process.env);
+  let configured = await configuredFace(options, process.env);
+  if (configured.ok && configured.held !== undefined && mayAsk && terminalToAsk()) {
+    const [{ askProjectTrust }, { turnloopHome }] = await Promise.all([
+      import("./project-trust-question.js"),
+      import("../session/paths.js"),
+    ]);
+    const project = { home: turnloopHome(process.env), cwd: configured.config.cwd.value };
+    const terminal = { input: process.stdin, output: process.stderr };
+    if (await askProjectTrust(configured.held, project, terminal)) {
+      configured = await configuredFace(options, process.env);
+    }
+  }
   if (!configured.ok) {
     process.stderr.write(`turnloop: ${configured.message}\n`);
     return { ok: false, message: configured.message };
@@ -235,6 +254,10 @@ async function configure(
     process.stderr.write(`turnloop: warning: ${warning}\n`);
   }
   return configured;
+}
+
+function terminalToAsk(): boolean {
+  return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
 /** What bubblewrap's absence means for `config` (sandbox-setup.ts), loaded only when it matters. */

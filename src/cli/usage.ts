@@ -27,7 +27,10 @@ Usage:
   turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors]
                                       the MCP servers this directory would use: state, tools
                                       (exit 1 when one failed to start, 64 for a bad file)
-  turnloop mcp trust                  allow this directory's .mcp.json servers to run
+  turnloop mcp trust                  trust this directory: its .mcp.json servers run and
+                                      its .turnloop/config.json applies whole (untrusted,
+                                      keys that loosen permissions or send data elsewhere
+                                      are held: permissions.allow, baseUrl, providers, …)
   turnloop sessions compact <id> [instructions]
                                       summarise a session's older history now
   turnloop --version | --help

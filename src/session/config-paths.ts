@@ -1,9 +1,10 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { errorCode } from "../events/errors.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
 // input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
 const { statSync } = process.getBuiltinModule("node:fs");
+const promises = () => process.getBuiltinModule("node:fs").promises;
 
 /**
  * Where the config files are, and whether there is one to read, without their schema: zod, which
@@ -37,4 +38,50 @@ export function configFilesPresent(home: string, cwd: string): boolean {
       return errorCode(error) !== "ENOENT";
     }
   });
+}
+
+/*
+ * The record of trusted projects, `$TURNLOOP_HOME/trusted-projects.json`
+ * (`{"projects": {"<absolute path>": {...}}}`): one trust per project folder, which lets its
+ * `.mcp.json` servers start and every key of its `.turnloop/config.json` apply (README, "Trusted
+ * projects"; the keys held before: project-holds.ts). Written by `turnloop mcp trust` and by a
+ * yes to a trust question. Here, beside the config paths, so that the faces read it without
+ * loading the MCP module (mcp-servers.ts re-exports it).
+ */
+
+function trustFile(home: string): string {
+  return join(home, "trusted-projects.json");
+}
+
+async function readTrusted(home: string): Promise<Record<string, unknown>> {
+  try {
+    const json: unknown = JSON.parse(await promises().readFile(trustFile(home), "utf8"));
+    const projects = (json as { projects?: unknown } | null)?.projects;
+    return typeof projects === "object" && projects !== null
+      ? (projects as Record<string, unknown>)
+      : {};
+  } catch {
+    // A missing or damaged file trusts nothing.
+    return {};
+  }
+}
+
+/** Whether the user trusted the project at `cwd` (its MCP servers and its whole config file). */
+export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
+  return Object.hasOwn(await readTrusted(home), resolve(cwd));
+}
+
+/**
+ * Remembers that the project at `cwd` is trusted (file mode 0600, written whole then renamed).
+ * @throws the file system's error when the home folder or the file cannot be written.
+ */
+export async function trustProject(home: string, cwd: string): Promise<void> {
+  const projects = await readTrusted(home);
+  projects[resolve(cwd)] = { mcpServers: true, config: true, trustedAt: new Date().toISOString() };
+  const { mkdir, writeFile, rename } = promises();
+  await mkdir(home, { recursive: true });
+  const path = trustFile(home);
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
 }

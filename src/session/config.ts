@@ -17,6 +17,7 @@ export { ConfigError, configPaths };
  * (`"permisions"`: did you mean "permissions"?) and is a warning, except in or instead of the
  * `permissions` section: going on without a deny list the user meant to write is unsafe, so that
  * is an error unless the run asked to ignore it (`--ignore-config-errors`; issue 24 item 6).
+ * What an untrusted project's file may not set is taken out after reading (project-holds.ts).
  */
 
 /** A named provider: `--model <name>:<model>` then means `<type>:<model>` at `baseUrl`. */

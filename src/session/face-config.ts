@@ -3,9 +3,10 @@ import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
 import { parseRule } from "../permissions/rule-syntax.js";
 import type { ConfigReading, LoadedConfig } from "./config.js";
-import { ConfigError, configFilesPresent } from "./config-paths.js";
+import { ConfigError, configFilesPresent, isProjectTrusted } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
+import type { HeldSettings } from "./project-holds.js";
 import { environmentFor, type RunConfig, resolveRunConfig } from "./run-config.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
@@ -31,7 +32,14 @@ export function workingDirectoryProblem(cwd: string): string | undefined {
 
 /** A face's run config (its flags, the environment and the config files), or why there is none. */
 export type ConfiguredFace =
-  | { ok: true; config: RunConfig; env: NodeJS.ProcessEnv; warnings: string[] }
+  | {
+      ok: true;
+      config: RunConfig;
+      env: NodeJS.ProcessEnv;
+      warnings: string[];
+      /** The keys of an untrusted project's file that do not apply (project-holds.ts). */
+      held?: HeldSettings;
+    }
   | { ok: false; message: string };
 
 /**
@@ -59,17 +67,50 @@ export async function configuredFace(
     }
     throw error;
   }
-  const config = resolveRunConfig(options, env, loaded);
+  const holding = await heldUntrusted(turnloopHome(env), resolve(options.cwd), loaded);
   const files = new Set(loaded.files.map((file) => file.path));
+  // Held keys are checked too: a bad file is reported as such, trusted or not.
+  const whole = holding.held === undefined ? undefined : resolveRunConfig(options, env, loaded);
+  loaded = holding.loaded;
+  const config = resolveRunConfig(options, env, loaded);
   const fileProblem =
-    fileSettingProblem(config, files) ??
+    fileSettingProblem(whole ?? config, files) ??
     (options.ignoreConfigErrors === true
       ? undefined
       : await mcpFileProblem(turnloopHome(env), resolve(options.cwd), options.mcpConfigs));
   if (fileProblem !== undefined) {
     return { ok: false, message: fileProblem };
   }
-  return { ok: true, config, env: environmentFor(config, env), warnings: loaded.warnings };
+  const held = holding.held;
+  return {
+    ok: true,
+    config,
+    env: environmentFor(config, env),
+    warnings: [...loaded.warnings, ...(holding.warning === undefined ? [] : [holding.warning])],
+    ...(held === undefined ? {} : { held }),
+  };
+}
+
+/**
+ * `loaded` without the keys an untrusted project may not set (project-holds.ts), and those keys;
+ * the trust record is read, and the holding rules load, only when there is a project file.
+ */
+async function heldUntrusted(
+  home: string,
+  cwd: string,
+  loaded: LoadedConfig,
+): Promise<{ loaded: LoadedConfig; held?: HeldSettings; warning?: string }> {
+  if (!loaded.files.some((file) => file.scope === "project")) {
+    return { loaded };
+  }
+  const { holdUntrustedSettings, heldSettingsWarning } = await import("./project-holds.js");
+  if (await isProjectTrusted(home, cwd)) {
+    return { loaded };
+  }
+  const holding = holdUntrustedSettings(loaded);
+  return holding.held === undefined
+    ? holding
+    : { ...holding, warning: heldSettingsWarning(holding.held) };
 }
 
 /**

@@ -9,7 +9,6 @@
  * session config). Trusted projects are remembered in `$TURNLOOP_HOME/trusted-projects.json`.
  */
 
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import {
@@ -21,7 +20,10 @@ import {
 import { McpServers } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
+import { isProjectTrusted, trustProject } from "./config-paths.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
+
+export { isProjectTrusted, trustProject };
 
 /** The project file, in the format Claude Code and others read. */
 export const PROJECT_FILE = ".mcp.json";
@@ -118,39 +120,6 @@ function configFileServers(
     scope: file.scope,
     ...parseServers(file.settings.mcpServers, file.path),
   }));
-}
-
-function trustFile(home: string): string {
-  return join(home, "trusted-projects.json");
-}
-
-async function readTrusted(home: string): Promise<Record<string, unknown>> {
-  try {
-    const json: unknown = JSON.parse(await readFile(trustFile(home), "utf8"));
-    const projects = (json as { projects?: unknown } | null)?.projects;
-    return typeof projects === "object" && projects !== null
-      ? (projects as Record<string, unknown>)
-      : {};
-  } catch {
-    // A missing or damaged file trusts nothing.
-    return {};
-  }
-}
-
-/** Whether the user allowed the project at `cwd` to run the servers of its `.mcp.json`. */
-export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
-  return Object.hasOwn(await readTrusted(home), resolve(cwd));
-}
-
-/** Remembers that the project at `cwd` may run its `.mcp.json` servers (file mode 0600). */
-export async function trustProject(home: string, cwd: string): Promise<void> {
-  const projects = await readTrusted(home);
-  projects[resolve(cwd)] = { mcpServers: true, trustedAt: new Date().toISOString() };
-  await mkdir(home, { recursive: true });
-  const path = trustFile(home);
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, path);
 }
 
 /** Settings of the servers' start. */

@@ -5,8 +5,8 @@
  * `.turnloop/config.json` (`permissions.allow`), so later sessions in this folder have them.
  */
 
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { errorCode, errorMessage } from "../events/errors.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandDefinition, CommandOutcome } from "./commands.js";
@@ -128,6 +128,7 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
   const { configPaths } = await import("./config.js");
   const path = configPaths(host.home, session.cwd).project;
   try {
+    const trust = await trustOnSave(host.home, session.cwd);
     const settings = await readSettings(path);
     const permissions = (settings.permissions ?? {}) as { allow?: unknown };
     const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
@@ -145,13 +146,60 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
     return {
       kind: "text",
       text:
-        added.length === 0
+        (added.length === 0
           ? `${path} already allows ${rules.join(", ")}`
-          : `saved to ${path}: allow ${added.join(", ")}`,
+          : `saved to ${path}: allow ${added.join(", ")}`) + (await trust()),
     };
   } catch (error) {
     return failed(`cannot save to ${path}: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * What saving does to the project's trust (README, "Trusted projects"), decided before the file
+ * changes; the returned step runs after the save and says what it did. A trusted project stays
+ * so. An untrusted one is recorded as trusted when nothing of it waited for trust before the save
+ * (no held key in its config file, no `.mcp.json`): the trust then unlocks only the rules the user
+ * just saved. Otherwise the rules are saved but held like the rest until the user trusts the
+ * project (`turnloop mcp trust`): a save never trusts what someone else wrote.
+ */
+async function trustOnSave(home: string, cwd: string): Promise<() => Promise<string>> {
+  const [{ isProjectTrusted, trustProject }, { holdUntrustedSettings }, { loadConfig }] =
+    await Promise.all([
+      import("./config-paths.js"),
+      import("./project-holds.js"),
+      import("./config.js"),
+    ]);
+  if (await isProjectTrusted(home, cwd)) {
+    return async () => "";
+  }
+  let waiting: string[];
+  try {
+    waiting = Object.keys(holdUntrustedSettings(loadConfig(home, cwd)).held?.keys ?? {});
+  } catch (error) {
+    waiting = [`(the file cannot be read: ${errorMessage(error)})`];
+  }
+  const mcpFile = join(cwd, ".mcp.json");
+  if (
+    await access(mcpFile).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    waiting.push(mcpFile);
+  }
+  if (waiting.length > 0) {
+    return async () =>
+      `; this project is not trusted, so they apply once you trust it (\`turnloop mcp trust\`), which also lets ${waiting.join(", ")} apply`;
+  }
+  return async () => {
+    try {
+      await trustProject(home, cwd);
+      return "; this project is now trusted (its config held nothing else), so later sessions apply them";
+    } catch (error) {
+      return `; could not record this project as trusted (${errorMessage(error)}), so they apply once you run \`turnloop mcp trust\``;
+    }
+  };
 }
 
 /** The project file's settings as an object; `{}` when it does not exist yet. */

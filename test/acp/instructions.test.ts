@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, test } from "vitest";
+import { trustProject } from "../../src/session/config-paths.js";
 import { ChildFixture } from "./child-process.js";
 import { requestMessages } from "./support.js";
 
@@ -13,6 +14,8 @@ test("turnloop acp reads the session's AGENTS.md and the config file, and record
     join(fixture.cwd, ".turnloop", "config.json"),
     JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }),
   );
+  // The project's allow rules apply once it is trusted (held before: the test below).
+  await trustProject(fixture.home, fixture.cwd);
   fixture.server.enqueue(
     { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hi"}' }] },
     { text: "Done." },
@@ -37,4 +40,24 @@ test("turnloop acp reads the session's AGENTS.md and the config file, and record
       { path: join(fixture.cwd, "AGENTS.md"), scope: "project", bytes: 34, truncated: false },
     ],
   });
+});
+
+test("turnloop acp holds an untrusted project's allow rules: one warning on stderr, and the editor is asked", async () => {
+  const path = join(fixture.cwd, ".turnloop", "config.json");
+  await mkdir(join(fixture.cwd, ".turnloop"));
+  await writeFile(path, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
+  fixture.server.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hi"}' }] },
+    { text: "Done." },
+  );
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const sessionId = await agent.newSession();
+  expect(await agent.prompt(sessionId, "go")).toEqual({ stopReason: "end_turn" });
+  expect(agent.behaviour.calls.map((entry) => entry.method)).toContain(
+    "session/request_permission",
+  );
+  const warning = `turnloop: warning: ${path}: not applying permissions.allow: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`;
+  await agent.waitUntil(() => agent.stderr.includes(warning), "the warning");
+  expect(agent.stderr.split(warning)).toHaveLength(2);
 });

@@ -26,7 +26,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): project MCP trust", () =
         `${join(fixture.repository, ".mcp.json")} wants to start MCP servers: fs.`,
       );
       expect(question).toContain(
-        "They run programs from this project. Allow them for this project from now on?",
+        "They run programs from this project. Trust this project from now on?",
+      );
+      expect(question).toContain(
+        "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
       );
       terminal.write("y");
       await waitForLog(log, (entries) => entries.length > 0);

@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { trustProject } from "../../src/session/config-paths.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
   type InteractiveFixture,
@@ -51,6 +52,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
           permissions: { allow: ["bash(git status)"] },
         }),
       );
+      // Its allow rule applies once the project is trusted (project-trust.test.ts).
+      await trustProject(fixture.home, fixture.repository);
       const terminal = await fixture.openReady(["--deny-tool", "bash(rm -rf /)"], {
         env,
         columns: 160,

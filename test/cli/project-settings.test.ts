@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { trustProject } from "../../src/session/config-paths.js";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
@@ -165,6 +166,8 @@ describe("config files", () => {
       join(repository, ".turnloop", "config.json"),
       JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }),
     );
+    // Held in a project not trusted (project-trust.test.ts).
+    await trustProject(home, repository);
     model.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo hello"}' }] },
       { text: "done" },
@@ -339,9 +342,12 @@ describe("config files", () => {
   test("a file's model that names no provider or profile, or a bad rule, is the file's error on every face", async ({
     cli,
     model,
+    home,
     repository,
     environment,
   }) => {
+    // A profile is held in a project not trusted (project-trust.test.ts); checked either way.
+    await trustProject(home, repository);
     const project = join(repository, ".turnloop", "config.json");
     await mkdir(join(repository, ".turnloop"), { recursive: true });
     const profiles = {

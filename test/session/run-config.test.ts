@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseCommand } from "../../src/cli/arguments.js";
+import { trustProject } from "../../src/session/config-paths.js";
 import { configuredFace } from "../../src/session/face-config.js";
 import type { RunConfig } from "../../src/session/run-config.js";
 
@@ -25,6 +26,8 @@ beforeAll(async () => {
   await mkdir(join(project, ".turnloop"), { recursive: true });
   userFile = join(home, "config.json");
   projectFile = join(project, ".turnloop", "config.json");
+  // Precedence of a trusted project's file; an untrusted one's held keys: project-trust.test.ts.
+  await trustProject(home, project);
 });
 
 afterAll(async () => {

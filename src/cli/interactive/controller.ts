@@ -319,7 +319,8 @@ export class Controller {
         : ({ path, names }: { path: string; names: string[] }) =>
             view.confirm([
               `${path} wants to start MCP servers: ${names.join(", ")}.`,
-              "They run programs from this project. Allow them for this project from now on?",
+              "They run programs from this project. Trust this project from now on?",
+              "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
             ]);
     this.mcpStarting = this.host
       .startMcpServers(session, {}, (line) => view?.note(line), trust)

@@ -1,0 +1,122 @@
+import type { PermissionMode } from "../permissions/permission-mode.js";
+import type { SandboxPolicy } from "../tools/sandbox/policy.js";
+import type { ConfigFile, LoadedConfig } from "./config.js";
+
+/**
+ * What an untrusted project's `.turnloop/config.json` may not do (README, "Trusted projects"): a
+ * cloned repository must not loosen what runs without a question nor send the user's keys or
+ * sessions elsewhere before the user trusted it (`turnloop mcp trust`, or the trust question), as
+ * Codex ignores an untrusted project's config. Held keys: `permissions.allow`, `permissions.mode`
+ * looser than the user's file (else `ask`), `baseUrl`, `providers`, `model` naming a profile only
+ * the held `providers` define, `store`, `sandbox.policy` looser than the user's file (else
+ * `workspace-write`, the policy of mode `auto`), `sandbox.network: true` unless the user's file
+ * has it, and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
+ * (`permissions.deny`, `sandbox.hidden`, `maxTurns`, `contextWindows`, …) only tightens or is
+ * harmless, and applies.
+ */
+
+/** A project file's held keys, each with its value as written. */
+export interface HeldSettings {
+  /** The project's config file. */
+  readonly path: string;
+  /** Dotted key (`permissions.mode`) → the value the file gives it. */
+  readonly keys: Readonly<Record<string, unknown>>;
+}
+
+const MODE_RANK: Record<PermissionMode, number> = { ask: 0, auto: 1, "full-access": 2 };
+const POLICY_RANK: Record<SandboxPolicy, number> = {
+  "read-only": 0,
+  "workspace-write": 1,
+  "danger-full-access": 2,
+};
+
+/**
+ * `loaded` with the held keys of its project file taken out, and those keys; `held` is absent
+ * when the file holds nothing (or there is no project file). Call it only for an untrusted
+ * project. Never throws.
+ */
+export function holdUntrustedSettings(loaded: LoadedConfig): {
+  loaded: LoadedConfig;
+  held?: HeldSettings;
+} {
+  const user = loaded.files.find((file) => file.scope === "user")?.settings ?? {};
+  const project = loaded.files.find((file) => file.scope === "project");
+  if (project === undefined) {
+    return { loaded };
+  }
+  const { kept, keys } = splitProjectSettings(project.settings, user);
+  if (Object.keys(keys).length === 0) {
+    return { loaded };
+  }
+  const files = loaded.files.map((file) => (file === project ? { ...file, settings: kept } : file));
+  return { loaded: { ...loaded, files }, held: { path: project.path, keys } };
+}
+
+/** The warning line's text for `held` (the caller adds `turnloop: warning: `). */
+export function heldSettingsWarning(held: HeldSettings): string {
+  return (
+    `${held.path}: not applying ${Object.keys(held.keys).join(", ")}: this project is not ` +
+    "trusted yet, and these keys loosen permissions or send data elsewhere; run `turnloop mcp " +
+    "trust` in it to trust the whole project config"
+  );
+}
+
+function splitProjectSettings(
+  settings: ConfigFile,
+  user: ConfigFile,
+): { kept: ConfigFile; keys: Record<string, unknown> } {
+  const keys: Record<string, unknown> = {};
+  const { baseUrl, providers, store, mcpServers, permissions, sandbox, model, ...kept } = settings;
+  const hold = (key: string, value: unknown) => {
+    if (value !== undefined) {
+      keys[key] = value;
+    }
+  };
+  hold("baseUrl", baseUrl);
+  hold("providers", providers);
+  const profile = model?.slice(0, Math.max(0, model.indexOf(":")));
+  const namesHeldProfile =
+    profile !== undefined &&
+    providers !== undefined &&
+    Object.hasOwn(providers, profile) &&
+    !Object.hasOwn(user.providers ?? {}, profile);
+  hold("model", namesHeldProfile ? model : undefined);
+  hold("store", store);
+  hold("mcpServers", mcpServers);
+  const { allow, mode, ...permissionsKept } = permissions ?? {};
+  hold("permissions.allow", allow);
+  const modeHeld =
+    mode !== undefined && MODE_RANK[mode] > MODE_RANK[user.permissions?.mode ?? "ask"];
+  hold("permissions.mode", modeHeld ? mode : undefined);
+  const { policy, network, ...sandboxKept } = sandbox ?? {};
+  const policyHeld =
+    policy !== undefined &&
+    POLICY_RANK[policy] > POLICY_RANK[user.sandbox?.policy ?? "workspace-write"];
+  hold("sandbox.policy", policyHeld ? policy : undefined);
+  const networkHeld = network === true && user.sandbox?.network !== true;
+  hold("sandbox.network", networkHeld ? network : undefined);
+  return {
+    kept: {
+      ...kept,
+      ...(model === undefined || namesHeldProfile ? {} : { model }),
+      ...(permissions === undefined
+        ? {}
+        : {
+            permissions: {
+              ...permissionsKept,
+              ...(modeHeld || mode === undefined ? {} : { mode }),
+            },
+          }),
+      ...(sandbox === undefined
+        ? {}
+        : {
+            sandbox: {
+              ...sandboxKept,
+              ...(policyHeld || policy === undefined ? {} : { policy }),
+              ...(networkHeld || network === undefined ? {} : { network }),
+            },
+          }),
+    },
+    keys,
+  };
+}

@@ -1,0 +1,189 @@
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
+
+// An untrusted project's .turnloop/config.json may not loosen permissions nor send keys
+// elsewhere (src/session/project-holds.ts): real runs of dist/cli/main.js in a fresh
+// TURNLOOP_HOME, against the fake model server.
+
+async function projectConfig(repository: string, settings: object): Promise<string> {
+  await mkdir(join(repository, ".turnloop"), { recursive: true });
+  const path = join(repository, ".turnloop", "config.json");
+  await writeFile(path, JSON.stringify(settings));
+  return path;
+}
+
+/** Records the project as trusted, as `turnloop mcp trust` does. */
+async function trust({ cli, repository }: Pick<CliFixtures, "cli" | "repository">) {
+  const result = await cli(["mcp", "trust"]);
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toContain(repository);
+}
+
+/** The model asks for `bash touch pwned`, then says "Done.". */
+function touchPwned(model: CliFixtures["model"]) {
+  model.enqueue(
+    {
+      toolCalls: [
+        { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "touch pwned" }) },
+      ],
+    },
+    { text: "Done." },
+  );
+}
+
+describe("an untrusted project's permissions", () => {
+  test.for([{ permissions: { mode: "full-access" } }, { permissions: { allow: ["bash(*)"] } }])(
+    "%j is held: the command is not run",
+    async (settings, { cli, model, repository }) => {
+      const path = await projectConfig(repository, settings);
+      touchPwned(model);
+      const result = await cli(["-p", "make pwned", "--output-format", "json"]);
+      expect(existsSync(join(repository, "pwned"))).toBe(false);
+      const key = Object.keys(settings.permissions)[0];
+      expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
+          "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
+      );
+      expect(result.code).toBe(0);
+      const {
+        session_id: _,
+        duration_ms: __,
+        ...shown
+      } = JSON.parse(result.stdout) as Record<string, unknown>;
+      expect(shown).toEqual({
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        result: "Done.",
+        stop_reason: "end_turn",
+        num_turns: 2,
+        usage: { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 0 },
+      });
+    },
+  );
+
+  test("once the project is trusted, the same file applies and the command runs", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await projectConfig(repository, { permissions: { allow: ["bash(*)"] } });
+    await trust({ cli, repository });
+    touchPwned(model);
+    const result = await cli(["-p", "make pwned"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("warning");
+    expect(existsSync(join(repository, "pwned"))).toBe(true);
+  });
+
+  test("deny applies untrusted: with --allow-all-tools the project's deny rule still stops the command", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await projectConfig(repository, { permissions: { deny: ["bash(touch *)"] } });
+    touchPwned(model);
+    const result = await cli(["-p", "make pwned", "--allow-all-tools"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("warning");
+    expect(existsSync(join(repository, "pwned"))).toBe(false);
+    const tool = model.requests.at(-1)?.body as {
+      messages: Array<{ role: string; content: unknown }>;
+    };
+    expect(tool.messages.find((message) => message.role === "tool")?.content).toBe(
+      "Permission denied for 'bash': the rule bash(touch *) denies it",
+    );
+  });
+});
+
+describe("an untrusted project's endpoints", () => {
+  test("baseUrl is held: the key goes to the user's endpoint, and to the project's only once trusted", async ({
+    cli,
+    model,
+    home,
+    repository,
+  }) => {
+    const other = await startFakeModelServer();
+    try {
+      await writeFile(join(home, "config.json"), JSON.stringify({ baseUrl: `${model.url}/v1` }));
+      const path = await projectConfig(repository, { baseUrl: `${other.url}/v1` });
+      const env = { TURNLOOP_BASE_URL: "", TURNLOOP_API_KEY: "sk-secret" };
+      model.enqueue({ text: "hello" });
+      const untrusted = await cli(["-p", "hello"], { env });
+      expect(untrusted.code, untrusted.stderr).toBe(0);
+      expect(untrusted.stderr.split("\n")[0]).toBe(
+        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+      );
+      expect(other.requests).toEqual([]);
+      expect(model.requests.map((request) => request.headers.authorization)).toEqual([
+        "Bearer sk-secret",
+      ]);
+
+      await trust({ cli, repository });
+      other.enqueue({ text: "hello" });
+      const trusted = await cli(["-p", "hello"], { env });
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(other.requests.map((request) => request.headers.authorization)).toEqual([
+        "Bearer sk-secret",
+      ]);
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("a profile of providers, and the model naming it, are held: no request carries the variable it names", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const path = await projectConfig(repository, {
+      providers: {
+        corp: { type: "openai-compatible", baseUrl: `${model.url}/v1`, apiKeyEnv: "SECRET_TOKEN" },
+      },
+      model: "corp:fake-model",
+    });
+    const env = { TURNLOOP_BASE_URL: "", TURNLOOP_MODEL: "", SECRET_TOKEN: "s3cret" };
+    const untrusted = await cli(["-p", "hello"], { env });
+    expect(untrusted.stderr.split("\n")[0]).toBe(
+      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+    );
+    expect(untrusted.code).not.toBe(0);
+    expect(model.requests).toEqual([]);
+
+    await trust({ cli, repository });
+    model.enqueue({ text: "hello" });
+    const trusted = await cli(["-p", "hello"], { env });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(model.requests.map((request) => request.headers.authorization)).toEqual([
+      "Bearer s3cret",
+    ]);
+  });
+
+  test("turnloop config shows the held keys as held, with the file", async ({
+    cli,
+    repository,
+  }) => {
+    const path = await projectConfig(repository, {
+      baseUrl: "http://127.0.0.1:9/v1",
+      permissions: { mode: "full-access", deny: ["bash(rm *)"] },
+      maxTurns: 3,
+    });
+    const result = await cli(["config"], { env: { TURNLOOP_BASE_URL: "", TURNLOOP_MODEL: "" } });
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.split("\n").map((line) => line.replace(/\s+/g, " "));
+    expect(rows).toContain(`maxTurns 3 from ${path}`);
+    expect(rows).toContain("permissions.mode ask from default");
+    expect(rows).toContain(`permissions.deny bash(rm *) from ${path}`);
+    expect(rows).toContain(
+      `baseUrl held: "http://127.0.0.1:9/v1" (project not trusted; see turnloop mcp trust) from ${path}`,
+    );
+    expect(rows).toContain(
+      `permissions.mode held: "full-access" (project not trusted; see turnloop mcp trust) from ${path}`,
+    );
+  });
+});
