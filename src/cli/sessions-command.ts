@@ -25,7 +25,13 @@ export async function runSessionsCommand(
 ): Promise<number> {
   const home = turnloopHome(process.env);
   try {
-    const databaseUrl = databaseUrlOf(home, process.cwd(), process.env, command.store);
+    const databaseUrl = await databaseUrlOf(
+      home,
+      process.cwd(),
+      process.env,
+      command.store,
+      (text) => io.stderr.write(`turnloop: warning: ${text}\n`),
+    );
     const store = openSessionStore(home, databaseUrl);
     switch (command.kind) {
       case "sessions-list":

@@ -47,7 +47,12 @@ export async function runSessionsTransfer(
     return USAGE_EXIT_CODE;
   }
   try {
-    const store = openSessionStore(home, databaseUrlOf(home, io.cwd, io.env, command.store));
+    const store = openSessionStore(
+      home,
+      await databaseUrlOf(home, io.cwd, io.env, command.store, (text) =>
+        io.stderr.write(`turnloop: warning: ${text}\n`),
+      ),
+    );
     if (command.kind === "sessions-import") {
       const log = command.file === "-" ? await readAll(io.stdin) : await readFile(command.file);
       const sessionId = sessionIdOf(log);

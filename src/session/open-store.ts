@@ -5,7 +5,8 @@
  * client are loaded on first use only, so a run without a URL never loads them.
  */
 
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
+import { isProjectTrusted } from "./config-paths.js";
 import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
 import { sessionFilesFolder } from "./paths.js";
@@ -42,15 +43,18 @@ export function openSessionStore(home: string, databaseUrl?: string): SessionSto
 /**
  * The database URL of a command that has no run config (`turnloop sessions …`): `flag`
  * (`--store`), else `TURNLOOP_DATABASE_URL`, else the `store` of the project's then the user's
- * config file; `undefined` for the file store. A config file that cannot be read is left to the
- * faces to report.
+ * config file; `undefined` for the file store. A project not trusted yet does not choose the
+ * store (project-holds.ts: its sessions would be read from, or imported into, a database its
+ * author names): its `store` is held, and `warn` gets the warning line's text. A config file
+ * that cannot be read is left to the faces to report.
  */
-export function databaseUrlOf(
+export async function databaseUrlOf(
   home: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
   flag: string | undefined,
-): string | undefined {
+  warn: (text: string) => void,
+): Promise<string | undefined> {
   const fromEnvironment = env.TURNLOOP_DATABASE_URL;
   if (flag !== undefined) {
     return flag;
@@ -58,15 +62,29 @@ export function databaseUrlOf(
   if (fromEnvironment !== undefined && fromEnvironment !== "") {
     return fromEnvironment;
   }
+  let loaded: LoadedConfig;
   try {
-    const { files } = loadConfig(home, cwd);
-    return files.findLast((file) => file.settings.store !== undefined)?.settings.store;
+    loaded = loadConfig(home, cwd);
   } catch (error) {
     if (error instanceof ConfigError) {
       return undefined;
     }
     throw error;
   }
+  if (loaded.files.some((file) => file.scope === "project" && file.settings.store !== undefined)) {
+    const [{ holdUntrustedSettings, heldSettingsWarning }, trusted] = await Promise.all([
+      import("./project-holds.js"),
+      isProjectTrusted(home, cwd),
+    ]);
+    if (!trusted) {
+      const holding = holdUntrustedSettings(loaded);
+      loaded = holding.loaded;
+      if (holding.held !== undefined) {
+        warn(heldSettingsWarning(holding.held));
+      }
+    }
+  }
+  return loaded.files.findLast((file) => file.settings.store !== undefined)?.settings.store;
 }
 
 /** The PostgreSQL store, its module imported when first used. */

@@ -187,3 +187,24 @@ describe("an untrusted project's endpoints", () => {
     );
   });
 });
+
+describe("an untrusted project's session store", () => {
+  test("`turnloop sessions` keeps the user's store until the project is trusted", async ({
+    cli,
+    repository,
+  }) => {
+    const store = "postgresql://someone:secret@127.0.0.1:1/theirs";
+    const path = await projectConfig(repository, { store });
+    const untrusted = await cli(["sessions", "--json"]);
+    expect(untrusted).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "[]\n",
+      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
+    });
+    await trust({ cli, repository });
+    const trusted = await cli(["sessions", "--json"]);
+    expect({ code: trusted.code, stdout: trusted.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(trusted.stderr).toContain("postgresql://someone:***@127.0.0.1:1/theirs");
+  });
+});

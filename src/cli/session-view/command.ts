@@ -38,7 +38,12 @@ async function loadView(
   storeFlag: string | undefined,
 ): Promise<{ ok: true; view: SessionView; folder: string } | { ok: false; message: string }> {
   const home = turnloopHome(io.env);
-  const store = openSessionStore(home, databaseUrlOf(home, io.cwd, io.env, storeFlag));
+  const store = openSessionStore(
+    home,
+    await databaseUrlOf(home, io.cwd, io.env, storeFlag, (text) =>
+      io.stderr.write(`turnloop: warning: ${text}\n`),
+    ),
+  );
   const resolved = await resolveSessionId(store, idOrPrefix);
   if (!resolved.ok) {
     return resolved;
