@@ -178,14 +178,15 @@ export interface UntrustedProject {
 /**
  * Starts `servers` for `session` (all at once, nothing awaited) and hands them to it: prompts
  * offer their tools, status changes become `session.mcp_server_status_changed` events, and
- * closing the session closes them. Does nothing when there are no servers.
+ * closing the session closes them. Does nothing when there are no servers, or when the session
+ * is already closing (its servers were gathered after it ended: nothing would stop them).
  */
 export function startMcpServers(
   session: Session,
   servers: McpServerConfigs,
   options: McpStartOptions,
 ): McpServers | undefined {
-  if (Object.keys(servers).length === 0) {
+  if (Object.keys(servers).length === 0 || session.closing) {
     return undefined;
   }
   const started = new McpServers(servers, {
@@ -236,7 +237,17 @@ export function startupWaitFrom(env: NodeJS.ProcessEnv): number | undefined {
  * trust`, or the question of `turnloop -p`). Servers left waiting are kept on the session
  * ({@link Session.mcpWaitingForTrust}) for `/mcp` to list.
  */
-export async function openMcpServers(
+export function openMcpServers(
+  session: Session,
+  sources: Omit<McpSources, "cwd">,
+  options: McpStartOptions,
+): Promise<McpServers | undefined> {
+  const opening = gatherAndStart(session, sources, options);
+  session.mcpOpening = opening.catch(() => undefined);
+  return opening;
+}
+
+async function gatherAndStart(
   session: Session,
   sources: Omit<McpSources, "cwd">,
   options: McpStartOptions,

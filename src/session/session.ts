@@ -194,11 +194,14 @@ export class Session {
     this.mcpServers = servers;
   }
 
-  /**
-   * The project's MCP servers that did not start because the project is not trusted (shown by
-   * `/mcp`); set when the session's servers are gathered (mcp-servers.ts).
-   */
+  /** The project's MCP servers not started as it is untrusted (for `/mcp`; mcp-servers.ts). */
   mcpWaitingForTrust: { path: string; names: string[] } | undefined;
+
+  /** The MCP servers being gathered and started (mcp-servers.ts); `/mcp` waits for it. */
+  mcpOpening: Promise<unknown> = Promise.resolve();
+
+  /** Set when {@link close} begins: MCP servers gathered after it are not started. */
+  closing = false;
 
   /** The session's MCP servers, if it has any. */
   get mcp(): McpServers | undefined {
@@ -313,6 +316,7 @@ export class Session {
 
   /** Closes the MCP servers, then commits and closes the appender, releasing the lease. */
   async close(): Promise<void> {
+    this.closing = true;
     try {
       await this.mcpServers?.close();
     } finally {
