@@ -5,6 +5,7 @@ import type { SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { warningLine } from "../session/warning-line.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
@@ -387,7 +388,7 @@ export class AcpSessionRequests {
       "session mcpServers",
     );
     for (const problem of given.problems) {
-      this.connection.log(`turnloop: MCP server not started: ${problem}`);
+      this.connection.log(warningLine(`MCP server not started: ${problem}`));
     }
     await this.host.startMcpServers(session, given.servers, this.connection.log);
   }

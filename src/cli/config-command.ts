@@ -6,6 +6,7 @@ import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
+import { warningLine } from "../session/warning-line.js";
 import type { FaceOptions } from "./arguments.js";
 
 /**
@@ -27,7 +28,7 @@ export async function runConfigCommand(
   }
   const { config: settings, warnings } = configured;
   for (const warning of warnings) {
-    process.stderr.write(`turnloop: warning: ${warning}\n`);
+    process.stderr.write(`${warningLine(warning)}\n`);
   }
   const key = apiKeySource(settings.model?.resolved, env, settings.apiKeyVariable?.value);
   const paths = configPaths(turnloopHome(env), options.cwd);

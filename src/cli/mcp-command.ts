@@ -8,6 +8,7 @@ import {
 } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
+import { warningLine } from "../session/warning-line.js";
 import { type McpServerSummary, McpServers } from "../tools/mcp/servers.js";
 import type { Command } from "./arguments.js";
 
@@ -40,7 +41,7 @@ export async function runMcpCommand(
     return 64;
   }
   for (const warning of configured.warnings) {
-    io.stderr.write(`turnloop: warning: ${warning}\n`);
+    io.stderr.write(`${warningLine(warning)}\n`);
   }
   const cwd = resolve(command.options.cwd);
   const gathered = await gatherMcpServers({ home, cwd, configFiles: command.options.mcpConfigs });

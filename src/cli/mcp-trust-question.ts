@@ -6,6 +6,7 @@ import {
   type McpSources,
   trustProject,
 } from "../session/mcp-servers.js";
+import { warningLine } from "../session/warning-line.js";
 
 /**
  * Gathers a session's MCP servers for `turnloop -p`; when the project's `.mcp.json` has servers
@@ -33,7 +34,9 @@ export async function gatherWithTrust(
   try {
     await trustProject(sources.home, sources.cwd);
   } catch (error) {
-    terminal.output.write(`turnloop: could not remember the answer: ${errorMessage(error)}\n`);
+    terminal.output.write(
+      `${warningLine(`could not remember the answer: ${errorMessage(error)}`)}\n`,
+    );
   }
   return gatherMcpServers({ ...sources, trusted: true });
 }

@@ -4,6 +4,7 @@
  */
 
 import type { RunConfig } from "../session/run-config.js";
+import { warningLine } from "../session/warning-line.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 import { compileWasmWithBaselineOnly, setV8Flag } from "./v8-flags.js";
 
@@ -234,7 +235,7 @@ async function configure(
   }
   const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
   for (const warning of warnings) {
-    process.stderr.write(`turnloop: warning: ${warning}\n`);
+    process.stderr.write(`${warningLine(warning)}\n`);
   }
   return configured;
 }

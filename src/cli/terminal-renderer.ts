@@ -1,6 +1,7 @@
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
+import { warningLine } from "../session/warning-line.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
@@ -298,7 +299,7 @@ export class TerminalRenderer {
         this.permissionAnswered(event.data);
         return;
       case "assistant.retry":
-        this.note(retryNote(event.data));
+        this.note(warningLine(retryNote(event.data)));
         return;
       case "session.error":
         this.endLine();

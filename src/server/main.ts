@@ -27,6 +27,7 @@ import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import { PRODUCER_VERSION } from "../session/session.js";
 import { onTerminationSignal } from "../session/termination-signals.js";
+import { warningLine, withoutPrefix } from "../session/warning-line.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
 import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
@@ -114,7 +115,9 @@ async function serveTcp(
     return 64;
   }
   if (token === undefined || token === "") {
-    context.log("no TURNLOOP_CONNECTION_TOKEN: any local process may connect");
+    context.log(
+      withoutPrefix(warningLine("no TURNLOOP_CONNECTION_TOKEN: any local process may connect")),
+    );
   }
   const sockets = new Set<Socket>();
   // A client that ends its side still reads the answers to what it sent: ours ends at hang-up.

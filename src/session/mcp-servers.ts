@@ -22,6 +22,7 @@ import { McpServers } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
+import { warningLine } from "./warning-line.js";
 
 /** The project file, in the format Claude Code and others read. */
 export const PROJECT_FILE = ".mcp.json";
@@ -258,7 +259,7 @@ async function gatherAndStart(
     try {
       await trustProject(sources.home, session.cwd);
     } catch (error) {
-      options.log?.(`turnloop: could not remember the answer: ${errorMessage(error)}`);
+      options.log?.(warningLine(`could not remember the answer: ${errorMessage(error)}`));
     }
     gathered = await gatherMcpServers({ ...sources, cwd: session.cwd, trusted: true });
   }
@@ -273,12 +274,14 @@ export function reportGathered(
   log: ((line: string) => void) | undefined,
 ) {
   for (const problem of gathered.problems) {
-    log?.(`turnloop: MCP config: ${problem}`);
+    log?.(warningLine(`MCP config: ${problem}`));
   }
   const untrusted = gathered.untrustedProject;
   if (untrusted !== undefined) {
     log?.(
-      `turnloop: not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+      warningLine(
+        `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+      ),
     );
   }
 }
