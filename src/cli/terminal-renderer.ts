@@ -306,6 +306,9 @@ export class TerminalRenderer {
         this.error(`${this.paint("31", "turnloop")}: ${event.data.message}\n`);
         return;
       case "abort":
+        // A reply cut short is not the answer: stdout carries only a finished one (README).
+        this.releaseHeldAnswer();
+        this.lastNarrated = undefined;
         this.endLine();
         this.note("cancelled");
         return;
