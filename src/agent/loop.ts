@@ -19,6 +19,7 @@ import type {
 import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
+import { abortReason } from "./cancel-reason.js";
 import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
 import { decideNext, type NextStep, requestIfAllowed } from "./decide-next.js";
@@ -207,7 +208,7 @@ async function runTurns(
       emit(guard.stopNotice);
     }
   }
-  return conclude(emit, next, counters.nudges);
+  return conclude(emit, next, counters.nudges, signal);
 }
 
 /** Runs the tool calls of `reply`, results fitted to the window; none when it asks for none. */
@@ -304,11 +305,12 @@ function conclude(
   emit: Conversation["emit"],
   step: Extract<NextStep, { kind: "stop" | "fail" }>,
   nudges: number,
+  signal: AbortSignal,
 ): PromptOutcome {
   switch (step.kind) {
     case "stop":
       if (step.stopReason === "cancelled") {
-        return cancel(emit);
+        return cancel(emit, signal);
       }
       if (step.autopilotStopped !== undefined) {
         const data = { reason: step.autopilotStopped, continues: nudges };
@@ -346,8 +348,8 @@ function toolContext(
   };
 }
 
-function cancel(emit: Conversation["emit"]): PromptOutcome {
-  emit({ type: "abort", data: { reason: "cancelled by the user" } });
+function cancel(emit: Conversation["emit"], signal: AbortSignal): PromptOutcome {
+  emit({ type: "abort", data: { reason: abortReason(signal) } });
   return { stopReason: "cancelled" };
 }
 

@@ -1,3 +1,4 @@
+import { cancelReason } from "../agent/cancel-reason.js";
 import { type CompactionResult, compactConversation } from "../agent/compaction.js";
 import { History } from "../agent/history.js";
 import {
@@ -199,7 +200,6 @@ export class Session {
 
   /** The MCP servers being gathered and started (mcp-servers.ts); `/mcp` waits for it. */
   mcpOpening: Promise<unknown> = Promise.resolve();
-
   /** Set when {@link close} begins: MCP servers gathered after it are not started. */
   closing = false;
 
@@ -309,9 +309,9 @@ export class Session {
     }
   }
 
-  /** Cancels the running prompt, if any (ACP v1 prompt-turn: cancelled). An idle cancel does nothing. */
-  cancel(): void {
-    this.running?.abort();
+  /** Cancels the running prompt, if any (ACP: cancelled); `by` is recorded (agent/cancel-reason.ts). */
+  cancel(by?: string): void {
+    this.running?.abort(cancelReason(by));
   }
 
   /** Closes the MCP servers, then commits and closes the appender, releasing the lease. */
