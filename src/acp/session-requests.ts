@@ -1,11 +1,10 @@
 import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { warningLine } from "../session/warning-line.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";

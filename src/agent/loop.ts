@@ -1,4 +1,4 @@
-import { errorMessage } from "../events/errors.js";
+import { abortReason, errorMessage } from "../events/errors.js";
 import type {
   ErrorType,
   EventInput,
@@ -19,7 +19,6 @@ import type {
 import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
-import { abortReason } from "./cancel-reason.js";
 import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
 import { decideNext, type NextStep, requestIfAllowed } from "./decide-next.js";

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { warningLine } from "../events/errors.js";
 import { redactSecrets } from "../llm/errors.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
@@ -6,7 +7,6 @@ import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
-import { warningLine } from "../session/warning-line.js";
 import type { FaceOptions } from "./arguments.js";
 
 /**

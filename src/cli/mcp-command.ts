@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { warningLine } from "../events/errors.js";
 import { configuredFace } from "../session/face-config.js";
 import {
   gatherMcpServers,
@@ -8,7 +9,6 @@ import {
 } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
-import { warningLine } from "../session/warning-line.js";
 import { type McpServerSummary, McpServers } from "../tools/mcp/servers.js";
 import type { Command } from "./arguments.js";
 

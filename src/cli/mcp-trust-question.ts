@@ -1,12 +1,11 @@
 import { createInterface } from "node:readline";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import {
   type GatheredServers,
   gatherMcpServers,
   type McpSources,
   trustProject,
 } from "../session/mcp-servers.js";
-import { warningLine } from "../session/warning-line.js";
 
 /**
  * Gathers a session's MCP servers for `turnloop -p`; when the project's `.mcp.json` has servers

@@ -3,8 +3,8 @@
  * parses the command line and runs the command, loading its modules when it needs them.
  */
 
+import { warningLine } from "../events/errors.js";
 import type { RunConfig } from "../session/run-config.js";
-import { warningLine } from "../session/warning-line.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
 import { compileWasmWithBaselineOnly, setV8Flag } from "./v8-flags.js";
 

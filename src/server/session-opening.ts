@@ -6,11 +6,10 @@
 
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { warningLine, withoutPrefix } from "../session/warning-line.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {

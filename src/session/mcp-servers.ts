@@ -11,7 +11,7 @@
 
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import {
   type McpServerConfigs,
   type ParsedServers,
@@ -22,7 +22,6 @@ import { McpServers } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
-import { warningLine } from "./warning-line.js";
 
 /** The project file, in the format Claude Code and others read. */
 export const PROJECT_FILE = ".mcp.json";

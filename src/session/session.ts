@@ -1,4 +1,3 @@
-import { cancelReason } from "../agent/cancel-reason.js";
 import { type CompactionResult, compactConversation } from "../agent/compaction.js";
 import { History } from "../agent/history.js";
 import {
@@ -8,6 +7,7 @@ import {
   type UserPrompt,
 } from "../agent/loop.js";
 import { toolSpecifications } from "../agent/tool-specifications.js";
+import { cancelReason } from "../events/errors.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
@@ -309,7 +309,7 @@ export class Session {
     }
   }
 
-  /** Cancels the running prompt, if any (ACP: cancelled); `by` is recorded (agent/cancel-reason.ts). */
+  /** Cancels the running prompt, if any (ACP: cancelled); `by` is recorded (events/errors.ts). */
   cancel(by?: string): void {
     this.running?.abort(cancelReason(by));
   }

@@ -9,7 +9,7 @@ import { CLI_PATH } from "../support/cli.js";
 // Every message turnloop itself writes to stderr starts `turnloop: `, whichever face writes it
 // (README, "Exit codes of `turnloop -p`" and above): `turnloop acp` and the `--headless` server
 // too, whose lines once started `turnloop acp: ` and `turnloop server: `. A warning starts
-// `turnloop: warning: ` (src/session/warning-line.ts), on every face: the headless server's
+// `turnloop: warning: ` (src/events/errors.ts), on every face: the headless server's
 // missing token, an MCP entry left out, a retried request, an untrusted project's servers.
 
 const fixture = ChildFixture.forEachTest();
