@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import { InvalidSessionIdError } from "../session/paths.js";
@@ -383,7 +383,7 @@ export class AcpSessionRequests {
       "session mcpServers",
     );
     for (const problem of given.problems) {
-      this.connection.log(`turnloop: MCP server not started: ${problem}`);
+      this.connection.log(warningLine(`MCP server not started: ${problem}`));
     }
     await this.host.startMcpServers(session, given.servers, this.connection.log);
   }

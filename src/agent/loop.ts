@@ -1,4 +1,4 @@
-import { errorMessage } from "../events/errors.js";
+import { abortReason, errorMessage } from "../events/errors.js";
 import type {
   ErrorType,
   EventInput,
@@ -207,7 +207,7 @@ async function runTurns(
       emit(guard.stopNotice);
     }
   }
-  return conclude(emit, next, counters.nudges);
+  return conclude(emit, next, counters.nudges, signal);
 }
 
 /** Runs the tool calls of `reply`, results fitted to the window; none when it asks for none. */
@@ -304,11 +304,12 @@ function conclude(
   emit: Conversation["emit"],
   step: Extract<NextStep, { kind: "stop" | "fail" }>,
   nudges: number,
+  signal: AbortSignal,
 ): PromptOutcome {
   switch (step.kind) {
     case "stop":
       if (step.stopReason === "cancelled") {
-        return cancel(emit);
+        return cancel(emit, signal);
       }
       if (step.autopilotStopped !== undefined) {
         const data = { reason: step.autopilotStopped, continues: nudges };
@@ -346,8 +347,8 @@ function toolContext(
   };
 }
 
-function cancel(emit: Conversation["emit"]): PromptOutcome {
-  emit({ type: "abort", data: { reason: "cancelled by the user" } });
+function cancel(emit: Conversation["emit"], signal: AbortSignal): PromptOutcome {
+  emit({ type: "abort", data: { reason: abortReason(signal) } });
   return { stopReason: "cancelled" };
 }
 

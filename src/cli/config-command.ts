@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { warningLine } from "../events/errors.js";
 import { redactSecrets } from "../llm/errors.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
@@ -28,7 +29,7 @@ export async function runConfigCommand(
   }
   const { config: settings, warnings, held } = configured;
   for (const warning of warnings) {
-    process.stderr.write(`turnloop: warning: ${warning}\n`);
+    process.stderr.write(`${warningLine(warning)}\n`);
   }
   const key = apiKeySource(settings.model?.resolved, env, settings.apiKeyVariable?.value);
   const paths = configPaths(turnloopHome(env), options.cwd);

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { warningLine } from "../events/errors.js";
 import { configuredFace } from "../session/face-config.js";
 import {
   gatherMcpServers,
@@ -42,7 +43,7 @@ export async function runMcpCommand(
     return 64;
   }
   for (const warning of configured.warnings) {
-    io.stderr.write(`turnloop: warning: ${warning}\n`);
+    io.stderr.write(`${warningLine(warning)}\n`);
   }
   const cwd = resolve(command.options.cwd);
   const gathered = await gatherMcpServers({ home, cwd, configFiles: command.options.mcpConfigs });

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import {
   type GatheredServers,
   gatherMcpServers,
@@ -34,7 +34,9 @@ export async function gatherWithTrust(
   try {
     await trustProject(sources.home, sources.cwd);
   } catch (error) {
-    terminal.output.write(`turnloop: could not remember the answer: ${errorMessage(error)}\n`);
+    terminal.output.write(
+      `${warningLine(`could not remember the answer: ${errorMessage(error)}`)}\n`,
+    );
   }
   return gatherMcpServers({ ...sources, trusted: true });
 }

@@ -4,7 +4,7 @@
  * tool, a command the sandbox stopped to run again outside it, a command, an edit or other call)
  * and how the run decides (permission mode `ask` or `auto`, and the sandbox policy in force). Said to the model and shown on the tool line, so it
  * stays short: the rule suggested is the one an "always" answer would record (`bash(npm test)`,
- * `edit(src/a.ts)`).
+ * `edit(src/a.ts)`), quoted for a POSIX shell whatever it holds, so the advice can be pasted.
  */
 
 import type { NoAskSituation } from "../agent/permission-gate.js";
@@ -41,25 +41,25 @@ type NoTerminalCase =
   | "sandbox-outside-workspace"
   | "other";
 
-/** The way out of each case; `RULE` is the call's rule, `SERVER` its MCP server. */
+/** The way out of each case; `RULE` is the call's rule, `MCP_RULE` its server's, shell-quoted. */
 const WAY_OUT: Record<NoTerminalCase, string> = {
   unclear:
     "no flag allows a command that cannot be fully read while deny rules apply: run -p on a terminal to answer",
-  mcp: "rerun with --allow-tool 'mcp(SERVER)' or --allow-all-tools",
+  mcp: "rerun with --allow-tool MCP_RULE or --allow-all-tools",
   "sandboxed-command":
-    "rerun with --permission-mode auto (commands run in the sandbox without asking) or --allow-tool 'RULE'",
+    "rerun with --permission-mode auto (commands run in the sandbox without asking) or --allow-tool RULE",
   "unsandboxed-auto":
-    "auto asks since no sandbox can run here; rerun with --allow-tool 'RULE' or --allow-all-tools",
+    "auto asks since no sandbox can run here; rerun with --allow-tool RULE or --allow-all-tools",
   "read-only-edit":
-    "the read-only sandbox asks about every edit; rerun with --allow-tool 'RULE' or --sandbox workspace-write",
+    "the read-only sandbox asks about every edit; rerun with --allow-tool RULE or --sandbox workspace-write",
   "outside-edit":
-    "auto asks about edits outside the workspace; rerun with --allow-tool 'RULE' or --add-dir",
+    "auto asks about edits outside the workspace; rerun with --allow-tool RULE or --add-dir",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
   // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
   "sandbox-network": sandboxWayOut("network"),
   "sandbox-read-only": sandboxWayOut("read-only"),
   "sandbox-outside-workspace": sandboxWayOut("outside-workspace"),
-  other: "rerun with --allow-tool 'RULE' or --allow-all-tools",
+  other: "rerun with --allow-tool RULE or --allow-all-tools",
 };
 
 /**
@@ -70,11 +70,25 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
 export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituation) => string {
   return (situation) => {
     const { question } = situation;
-    const wayOut = WAY_OUT[caseOf(situation, mode)]
-      .replace("RULE", question.alwaysRule)
-      .replace("SERVER", question.mcp?.serverName ?? "");
+    const rules: Record<string, string> = {
+      RULE: question.alwaysRule,
+      MCP_RULE: `mcp(${question.mcp?.serverName ?? ""})`,
+    };
+    // One pass, by a function: a rule holding `MCP_RULE` or `$&` is not read as a placeholder.
+    const wayOut = WAY_OUT[caseOf(situation, mode)].replace(/\b(?:MCP_)?RULE\b/g, (name) =>
+      shellQuoted(rules[name] ?? name),
+    );
     return `no terminal to ask on; ${wayOut}`;
   };
+}
+
+/**
+ * `text` as one POSIX shell word: in single quotes, each `'` written as `'\''` (close, an escaped
+ * quote, reopen), so the shell passes it through unchanged (POSIX.1-2017, Shell Command Language
+ * 2.2.3, Single-Quotes).
+ */
+function shellQuoted(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function caseOf(

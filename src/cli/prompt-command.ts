@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
@@ -101,6 +102,10 @@ async function runPrompt(
   const { session } = opened;
   if (session.repairNotice !== undefined) {
     io.stderr.write(`turnloop: ${session.repairNotice}\n`);
+  }
+  // A session works in its own folder: said when that is not the folder turnloop was run in.
+  if (resuming && resolve(session.cwd) !== resolve(cwd)) {
+    io.stderr.write(`turnloop: resuming session ${session.id} in ${session.cwd}\n`);
   }
   const resolved = early ?? host.modelForSession(session.start.model);
   if (!resolved.ok) {

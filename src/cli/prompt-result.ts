@@ -48,6 +48,10 @@ export class PromptResultCollector {
       case "assistant.message":
         this.lastText = event.data.content;
         return;
+      case "abort":
+        // A cancelled prompt has no answer: its cut reply is in the log, not the result.
+        this.lastText = "";
+        return;
       case "assistant.usage": {
         this.usageEvents++;
         const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cost } = event.data;
@@ -63,7 +67,7 @@ export class PromptResultCollector {
     }
   };
 
-  /** The final answer so far (the last reply's text). */
+  /** The final answer so far: the last reply's text; empty once the prompt is cancelled. */
   get finalText(): string {
     return this.lastText;
   }

@@ -43,13 +43,14 @@ export function watchPromptStops(
       process.exit(exitCode());
     }
     stoppedBy = signal;
-    session.cancel();
+    // Ctrl-C is the user's; a signal from elsewhere (a supervisor, a closed terminal) is named.
+    session.cancel(signal === "SIGINT" ? undefined : signal);
   };
   const onInterrupt = () => onStop("SIGINT");
   const onOutputError = (error: NodeJS.ErrnoException) => {
     // Either stream may be the closed one (`2>&1 | head` closes both).
     if (error.code === "EPIPE") {
-      session.cancel();
+      session.cancel("a closed output (EPIPE)");
     }
   };
   process.on("SIGINT", onInterrupt);

@@ -3,6 +3,7 @@
  * parses the command line and runs the command, loading its modules when it needs them.
  */
 
+import { warningLine } from "../events/errors.js";
 import type { RunConfig } from "../session/run-config.js";
 import { numericVariableProblem } from "./argument-flags.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
@@ -251,7 +252,7 @@ async function configure(
   }
   const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
   for (const warning of warnings) {
-    process.stderr.write(`turnloop: warning: ${warning}\n`);
+    process.stderr.write(`${warningLine(warning)}\n`);
   }
   return configured;
 }

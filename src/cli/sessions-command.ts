@@ -1,4 +1,4 @@
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorCode, errorMessage, warningLine } from "../events/errors.js";
 import { age } from "../session/age.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
@@ -30,7 +30,7 @@ export async function runSessionsCommand(
       process.cwd(),
       process.env,
       command.store,
-      (text) => io.stderr.write(`turnloop: warning: ${text}\n`),
+      (text) => io.stderr.write(`${warningLine(text)}\n`),
     );
     const store = openSessionStore(home, databaseUrl);
     switch (command.kind) {

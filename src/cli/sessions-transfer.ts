@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import { parseEventLog } from "../session/event-log.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
@@ -50,7 +50,7 @@ export async function runSessionsTransfer(
     const store = openSessionStore(
       home,
       await databaseUrlOf(home, io.cwd, io.env, command.store, (text) =>
-        io.stderr.write(`turnloop: warning: ${text}\n`),
+        io.stderr.write(`${warningLine(text)}\n`),
       ),
     );
     if (command.kind === "sessions-import") {

@@ -1,3 +1,4 @@
+import { warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
@@ -298,13 +299,16 @@ export class TerminalRenderer {
         this.permissionAnswered(event.data);
         return;
       case "assistant.retry":
-        this.note(retryNote(event.data));
+        this.note(warningLine(retryNote(event.data)));
         return;
       case "session.error":
         this.endLine();
         this.error(`${this.paint("31", "turnloop")}: ${event.data.message}\n`);
         return;
       case "abort":
+        // A reply cut short is not the answer: stdout carries only a finished one (README).
+        this.releaseHeldAnswer();
+        this.lastNarrated = undefined;
         this.endLine();
         this.note("cancelled");
         return;

@@ -1,6 +1,7 @@
 /**
- * Helpers for values that were thrown. Every layer imports these from here (the lowest layer), so a
- * thrown value is described the same way on every face.
+ * Helpers for values that were thrown, and for how a problem is said. Every layer imports these
+ * from here (the lowest layer), so a thrown value, a cancel's reason and a warning line are
+ * described the same way on every face.
  */
 
 /** The message of anything thrown: `error.message` for an `Error`, else `String(error)`. */
@@ -45,4 +46,42 @@ export function jsonSyntaxMessage(text: string, error: unknown): string {
   const line = before.split("\n").length;
   const column = offset - (before.lastIndexOf("\n") + 1) + 1;
   return `line ${line}, column ${column}: ${reason}`;
+}
+
+/**
+ * What cancelled a prompt, carried as the reason of its abort signal (a signal's reason is what
+ * aborted work throws) and recorded as the `abort` event's `reason` (`cancelled by SIGTERM`); a
+ * cancel that does not say is the user's.
+ */
+class CancelledBy extends DOMException {
+  constructor(by: string) {
+    // Named AbortError, as the default abort reason is: code that looks at the name still sees one.
+    super(`cancelled by ${by}`, "AbortError");
+  }
+}
+
+/** The abort reason for a cancel by `by` (a signal's name, …); `undefined`: the default one. */
+export function cancelReason(by: string | undefined): DOMException | undefined {
+  return by === undefined ? undefined : new CancelledBy(by);
+}
+
+/** The `abort` event's reason for a prompt stopped through `signal`. */
+export function abortReason(signal: AbortSignal): string {
+  return signal.reason instanceof CancelledBy ? signal.reason.message : "cancelled by the user";
+}
+
+/**
+ * The one shape of a warning on stderr, on every face (README, above "Exit codes of `turnloop
+ * -p`": every message turnloop writes to stderr starts `turnloop:`, `turnloop: warning:` for a
+ * warning). A warning is something the user should know that did not stop the run: a config entry
+ * left out, servers not started, a retried request, a connection left unguarded.
+ * @returns `turnloop: warning: <text>`, without a newline.
+ */
+export function warningLine(text: string): string {
+  return `turnloop: warning: ${text}`;
+}
+
+/** `line` without its leading `turnloop: `, for a face's logger that adds it itself. */
+export function withoutPrefix(line: string): string {
+  return line.replace(/^turnloop: /, "");
 }

@@ -19,7 +19,7 @@ import { fstatSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { StreamMessageReader } from "vscode-jsonrpc/node.js";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { FramedMessageWriter } from "../protocol/framed-writer.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
@@ -116,7 +116,9 @@ async function serveTcp(
     return 64;
   }
   if (token === undefined || token === "") {
-    context.log("no TURNLOOP_CONNECTION_TOKEN: any local process may connect");
+    context.log(
+      withoutPrefix(warningLine("no TURNLOOP_CONNECTION_TOKEN: any local process may connect")),
+    );
   }
   const sockets = new Set<Socket>();
   // A client that ends its side still reads the answers to what it sent: ours ends at hang-up.

@@ -6,7 +6,7 @@
 
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
@@ -216,13 +216,13 @@ async function startMcp(
 ): Promise<void> {
   const given = parseServers(mcpServers, "session mcpServers");
   for (const problem of given.problems) {
-    server.log(`MCP server not started: ${problem}`);
+    server.log(withoutPrefix(warningLine(`MCP server not started: ${problem}`)));
   }
   // The SDK face names MCP tools as the Copilot CLI does: `<server>-<tool>`.
   await server.host.startMcpServers(
     session,
     given.servers,
-    (line) => server.log(line.replace(/^turnloop: /, "")),
+    (line) => server.log(withoutPrefix(line)),
     undefined,
     "copilot",
   );

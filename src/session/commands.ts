@@ -166,6 +166,8 @@ export const COMMANDS: readonly CommandDefinition[] = [
     description: "The session's MCP servers: state and tool count",
     terminalOnly: false,
     run: async ({ session }) => {
+      // Servers still being gathered are listed once they start ("starting" until they answer).
+      await session.mcpOpening;
       const servers = session.mcp?.list() ?? [];
       const waiting = session.mcpWaitingForTrust;
       if (servers.length === 0 && waiting === undefined) {
@@ -173,7 +175,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
       }
       const lines = servers.map(
         (server) =>
-          `${server.name} (${server.type}): ${server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
+          `${server.name} (${server.type}): ${server.state === "pending" ? "starting" : server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
       );
       if (waiting !== undefined) {
         lines.push(

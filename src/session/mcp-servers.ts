@@ -10,7 +10,7 @@
  */
 
 import { join, resolve } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import {
   type McpServerConfigs,
   type ParsedServers,
@@ -147,14 +147,15 @@ export interface UntrustedProject {
 /**
  * Starts `servers` for `session` (all at once, nothing awaited) and hands them to it: prompts
  * offer their tools, status changes become `session.mcp_server_status_changed` events, and
- * closing the session closes them. Does nothing when there are no servers.
+ * closing the session closes them. Does nothing when there are no servers, or when the session
+ * is already closing (its servers were gathered after it ended: nothing would stop them).
  */
 export function startMcpServers(
   session: Session,
   servers: McpServerConfigs,
   options: McpStartOptions,
 ): McpServers | undefined {
-  if (Object.keys(servers).length === 0) {
+  if (Object.keys(servers).length === 0 || session.closing) {
     return undefined;
   }
   const started = new McpServers(servers, {
@@ -205,7 +206,17 @@ export function startupWaitFrom(env: NodeJS.ProcessEnv): number | undefined {
  * trust`, or the question of `turnloop -p`). Servers left waiting are kept on the session
  * ({@link Session.mcpWaitingForTrust}) for `/mcp` to list.
  */
-export async function openMcpServers(
+export function openMcpServers(
+  session: Session,
+  sources: Omit<McpSources, "cwd">,
+  options: McpStartOptions,
+): Promise<McpServers | undefined> {
+  const opening = gatherAndStart(session, sources, options);
+  session.mcpOpening = opening.catch(() => undefined);
+  return opening;
+}
+
+async function gatherAndStart(
   session: Session,
   sources: Omit<McpSources, "cwd">,
   options: McpStartOptions,
@@ -216,7 +227,7 @@ export async function openMcpServers(
     try {
       await trustProject(sources.home, session.cwd);
     } catch (error) {
-      options.log?.(`turnloop: could not remember the answer: ${errorMessage(error)}`);
+      options.log?.(warningLine(`could not remember the answer: ${errorMessage(error)}`));
     }
     gathered = await gatherMcpServers({ ...sources, cwd: session.cwd, trusted: true });
   }
@@ -231,12 +242,14 @@ export function reportGathered(
   log: ((line: string) => void) | undefined,
 ) {
   for (const problem of gathered.problems) {
-    log?.(`turnloop: MCP config: ${problem}`);
+    log?.(warningLine(`MCP config: ${problem}`));
   }
   const untrusted = gathered.untrustedProject;
   if (untrusted !== undefined) {
     log?.(
-      `turnloop: not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+      warningLine(
+        `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+      ),
     );
   }
 }

@@ -7,6 +7,7 @@ import {
   type UserPrompt,
 } from "../agent/loop.js";
 import { toolSpecifications } from "../agent/tool-specifications.js";
+import { cancelReason } from "../events/errors.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
@@ -194,11 +195,13 @@ export class Session {
     this.mcpServers = servers;
   }
 
-  /**
-   * The project's MCP servers that did not start because the project is not trusted (shown by
-   * `/mcp`); set when the session's servers are gathered (mcp-servers.ts).
-   */
+  /** The project's MCP servers not started as it is untrusted (for `/mcp`; mcp-servers.ts). */
   mcpWaitingForTrust: { path: string; names: string[] } | undefined;
+
+  /** The MCP servers being gathered and started (mcp-servers.ts); `/mcp` waits for it. */
+  mcpOpening: Promise<unknown> = Promise.resolve();
+  /** Set when {@link close} begins: MCP servers gathered after it are not started. */
+  closing = false;
 
   /** The session's MCP servers, if it has any. */
   get mcp(): McpServers | undefined {
@@ -306,13 +309,14 @@ export class Session {
     }
   }
 
-  /** Cancels the running prompt, if any (ACP v1 prompt-turn: cancelled). An idle cancel does nothing. */
-  cancel(): void {
-    this.running?.abort();
+  /** Cancels the running prompt, if any (ACP: cancelled); `by` is recorded (events/errors.ts). */
+  cancel(by?: string): void {
+    this.running?.abort(cancelReason(by));
   }
 
   /** Closes the MCP servers, then commits and closes the appender, releasing the lease. */
   async close(): Promise<void> {
+    this.closing = true;
     try {
       await this.mcpServers?.close();
     } finally {

@@ -63,7 +63,7 @@ describe("bad MCP server files", () => {
       code: 0,
       signal: null,
       stdout: "went on\n",
-      stderr: `turnloop: MCP config: ${problem}\n`,
+      stderr: `turnloop: warning: MCP config: ${problem}\n`,
     });
   });
 });
@@ -109,7 +109,7 @@ describe("bad MCP server files in turnloop mcp list", () => {
         code: 0,
         signal: null,
         stdout: `No MCP servers configured for ${repository}.\n`,
-        stderr: `turnloop: MCP config: ${problem}\n`,
+        stderr: `turnloop: warning: MCP config: ${problem}\n`,
       });
     }
     expect(results).toEqual(expected);

@@ -100,8 +100,9 @@ describe("turnloop -p with MCP servers", () => {
     model.enqueue({ text: "one" }, { text: "two" });
     const untrusted = await cli(["-p", "hi"]);
     expect(untrusted.code).toBe(0);
-    expect(untrusted.stderr).toContain("not starting the MCP servers of");
-    expect(untrusted.stderr).toContain("(shared, repo)");
+    expect(untrusted.stderr.split("\n")).toContain(
+      `turnloop: warning: not starting the MCP servers of ${join(repository, ".mcp.json")} (shared, repo): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+    );
     expect(serversOffered(model, 0)).toEqual(["personal", "shared"]);
     expect(offered(model, 0)).not.toContain("repo__echo");
 

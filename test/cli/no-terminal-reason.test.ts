@@ -1,6 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
@@ -103,3 +105,52 @@ describe("the reason -p gives for a call it had no terminal to ask about", () =>
     }
   });
 });
+
+// The same trial: the advice for `grep -n 'turnloop' notes.md | head -2` was `--allow-tool
+// 'bash(grep -n 'turnloop' notes.md | head -2)'`, which a shell splits at the inner quotes. The
+// rule is now quoted for a POSIX shell whatever it holds; the advised command is run in `sh` and
+// must allow the very call that was refused.
+describe("the advised --allow-tool, run in sh", () => {
+  const commands = [
+    "grep -n 'turnloop' notes.md | head -2",
+    `grep -c "it's" notes.md`,
+    "echo '$&' \\'MCP_RULE\\'",
+  ];
+  test.for(commands)(
+    "allows the refused call: %s",
+    async (command, { cli, model, environment, repository }) => {
+      await writeFile(join(repository, "notes.md"), "turnloop it's here\n");
+      const call = { id: "call_1", name: "bash", arguments: JSON.stringify({ command }) };
+      model.enqueue({ toolCalls: [call] }, { text: "Refused." });
+      const refused = await cli(["-p", "go"]);
+      expect(refused.code).toBe(0);
+      const reason = String(chatMessages(model, -1).find((m) => m.role === "tool")?.content);
+      const advice = /rerun with (--allow-tool .*) or --allow-all-tools$/.exec(reason)?.[1];
+      expect(advice).toBeDefined();
+      model.enqueue({ toolCalls: [call] }, { text: "Ran it." });
+      const line = `exec '${process.execPath}' '${CLI_PATH}' -p go ${advice}`;
+      const rerun = await runShell(line, repository, environment());
+      expect(rerun).toEqual({ code: 0, stdout: "Ran it.\n" });
+      const ran = chatMessages(model, -1).find((m) => m.role === "tool")?.content;
+      const expected = spawnSync("sh", ["-c", command], { cwd: repository, encoding: "utf8" });
+      expect(String(ran)).toContain(expected.stdout.trim());
+      expect(String(ran)).not.toContain("Permission denied");
+    },
+  );
+});
+
+function runShell(
+  line: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", line], { cwd, env, stdio: ["ignore", "pipe", "ignore"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout }));
+  });
+}

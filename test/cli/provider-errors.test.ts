@@ -104,6 +104,9 @@ describe("errors that cannot succeed on retry", () => {
     expect(result.code).toBe(1);
     const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
     const lines = errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s"));
-    expect(lines).toEqual([`retrying in N s (attempt 1): ${message}`, `turnloop: ${message}`]);
+    expect(lines).toEqual([
+      `turnloop: warning: retrying in N s (attempt 1): ${message}`,
+      `turnloop: ${message}`,
+    ]);
   });
 });

@@ -1,12 +1,16 @@
+import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "../acp/child-process.js";
 import { RawAcpAgent } from "../acp/raw-lines.js";
 import { spawnServer } from "../server/raw-peer.js";
+import { CLI_PATH } from "../support/cli.js";
 
 // Every message turnloop itself writes to stderr starts `turnloop: `, whichever face writes it
 // (README, "Exit codes of `turnloop -p`" and above): `turnloop acp` and the `--headless` server
-// too, whose lines once started `turnloop acp: ` and `turnloop server: `.
+// too, whose lines once started `turnloop acp: ` and `turnloop server: `. A warning starts
+// `turnloop: warning: ` (src/events/errors.ts), on every face: the headless server's
+// missing token, an MCP entry left out, a retried request, an untrusted project's servers.
 
 const fixture = ChildFixture.forEachTest();
 
@@ -49,7 +53,7 @@ describe("one stderr prefix on every face", () => {
       [
         'turnloop: answered request "v": "jsonrpc" must be "2.0", not "1.0"',
         `turnloop: dropped a ${big.length}-byte message (the limit is 400 bytes, TURNLOOP_MAX_MESSAGE_BYTES); request "big" gets an error`,
-        `turnloop: MCP server not started: session mcpServers: server name "${LONG_NAME}" must be 1-64 printable characters`,
+        `turnloop: warning: MCP server not started: session mcpServers: server name "${LONG_NAME}" must be 1-64 printable characters`,
         `turnloop: session ${sessionId} works in ${fixture.cwd}; the requested cwd ${elsewhere} is ignored`,
         "",
       ].join("\n"),
@@ -81,6 +85,35 @@ describe("one stderr prefix on every face", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  test("turnloop --headless --port on loopback without a token: a warning, with the prefix", async () => {
+    const child = spawn(process.execPath, [CLI_PATH, "--headless", "--port", "0"], {
+      env: fixture.environment(),
+      cwd: fixture.cwd,
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      stderr += text;
+    });
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // The gate: the server listens (the warning is written before it does); then its input ends.
+    await new Promise<void>((resolve) => {
+      let output = "";
+      child.stdout.setEncoding("utf8").on("data", (text: string) => {
+        output += text;
+        if (/^turnloop server listening on port \d+\n/.test(output)) {
+          resolve();
+        }
+      });
+    });
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    const lines = stderr.split("\n");
+    expect(lines[0]).toBe(
+      "turnloop: warning: no TURNLOOP_CONNECTION_TOKEN: any local process may connect",
+    );
+    expect(lines.filter((line) => line !== "" && !line.startsWith("turnloop: "))).toEqual([]);
   });
 });
 

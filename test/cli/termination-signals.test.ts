@@ -44,7 +44,7 @@ describe("-p stopped by SIGTERM or SIGHUP while a command runs", () => {
         toolCallId: "call_1",
         success: false,
       });
-      expect(events.at(-1)?.data).toEqual({ reason: "cancelled by the user" });
+      expect(events.at(-1)?.data).toEqual({ reason: `cancelled by ${signal}` });
     },
   );
 });

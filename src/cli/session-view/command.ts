@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { errorCode, errorMessage } from "../../events/errors.js";
+import { errorCode, errorMessage, warningLine } from "../../events/errors.js";
 import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
@@ -41,7 +41,7 @@ async function loadView(
   const store = openSessionStore(
     home,
     await databaseUrlOf(home, io.cwd, io.env, storeFlag, (text) =>
-      io.stderr.write(`turnloop: warning: ${text}\n`),
+      io.stderr.write(`${warningLine(text)}\n`),
     ),
   );
   const resolved = await resolveSessionId(store, idOrPrefix);

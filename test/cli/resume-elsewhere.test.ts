@@ -1,0 +1,36 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { printedSessionId, test } from "../support/fixtures.js";
+
+// A fresh user's trial: `-p --resume <id>` from another folder ran the prompt in the session's
+// own folder without a word. It still works there (a session's tools and files belong to its
+// folder), and now says so on stderr, once; from the session's own folder nothing is said.
+
+describe("-p --resume from another folder", () => {
+  test("names the session's folder once on stderr; from its own folder, nothing", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue({ text: "first" }, { text: "second" }, { text: "third" });
+    const first = await cli(["-p", "hi"]);
+    expect(first.code).toBe(0);
+    const id = printedSessionId(first.stderr);
+    const elsewhere = await mkdtemp(join(tmpdir(), "turnloop-elsewhere-"));
+    try {
+      const away = await cli(["-p", "again", "-q", "--resume", id], { cwd: elsewhere });
+      expect(away).toEqual({
+        code: 0,
+        signal: null,
+        stdout: "second\n",
+        stderr: `turnloop: resuming session ${id} in ${repository}\n`,
+      });
+      const home = await cli(["-p", "more", "-q", "--resume", id]);
+      expect(home).toEqual({ code: 0, signal: null, stdout: "third\n", stderr: "" });
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
