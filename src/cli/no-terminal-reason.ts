@@ -8,6 +8,7 @@
  */
 
 import type { NoAskSituation } from "../agent/permission-gate.js";
+import { isConfigurationOfLaterRuns } from "../permissions/permission-decision.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import {
   type LimitSettings,
@@ -36,6 +37,7 @@ type NoTerminalCase =
   | "unsandboxed-auto"
   | "read-only-edit"
   | "outside-edit"
+  | "configuration-edit"
   | "sandbox-network"
   | "sandbox-read-only"
   | "sandbox-outside-workspace"
@@ -54,6 +56,8 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
     "the read-only sandbox asks about every edit; rerun with --allow-tool RULE or --sandbox workspace-write",
   "outside-edit":
     "auto asks about edits outside the workspace; rerun with --allow-tool RULE or --add-dir",
+  "configuration-edit":
+    "auto asks about edits in .git, .turnloop and .mcp.json (what later runs read); rerun with --allow-tool RULE",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
   // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
   "sandbox-network": sandboxWayOut("network"),
@@ -113,7 +117,10 @@ function caseOf(
     return confined ? "sandboxed-command" : "other";
   }
   if (auto && question.kind === "edit") {
-    return confinement?.policy === "read-only" ? "read-only-edit" : "outside-edit";
+    if (confinement?.policy === "read-only") {
+      return "read-only-edit";
+    }
+    return question.paths.some(isConfigurationOfLaterRuns) ? "configuration-edit" : "outside-edit";
   }
   return "other";
 }

@@ -1,5 +1,5 @@
 import { realpath } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
 import { commandPrefix } from "./command-prefix.js";
@@ -182,7 +182,8 @@ export function permissionDecider(
 /**
  * Whether permission mode `auto` lets a call run without asking: a command of a built-in tool
  * (it runs in the sandbox) that deny rules do not need read in full, or an edit whose paths are
- * all inside the workspace (not under `read-only`). MCP tools run outside the sandbox and are
+ * all inside the workspace (not under `read-only`) and none in what configures later runs
+ * ({@link isConfigurationOfLaterRuns}). MCP tools run outside the sandbox and are
  * asked about.
  */
 function autoAllows(
@@ -198,7 +199,28 @@ function autoAllows(
   if (subject.command !== undefined) {
     return unclear === undefined;
   }
-  return inside && subject.paths.length > 0 && rules.confinement?.policy !== "read-only";
+  return (
+    inside &&
+    subject.paths.length > 0 &&
+    !subject.paths.some(isConfigurationOfLaterRuns) &&
+    rules.confinement?.policy !== "read-only"
+  );
+}
+
+/**
+ * Whether `path` (absolute) is in a file that configures what later runs may do: a `.git` folder
+ * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox), a `.turnloop`
+ * folder (the project's config file: permission mode, allow rules, base URL) or a `.mcp.json`
+ * (servers that start outside the sandbox). Permission mode `auto` asks about an edit to any of
+ * them, wherever it is: an edit made without asking must not loosen what later runs may do (the
+ * sandbox keeps `.git/hooks` and `.git/config` read-only for commands for the same reason,
+ * tools/sandbox/policy.ts).
+ */
+export function isConfigurationOfLaterRuns(path: string): boolean {
+  const segments = path.split(sep);
+  return (
+    segments.includes(".git") || segments.includes(".turnloop") || segments.at(-1) === ".mcp.json"
+  );
 }
 
 /**

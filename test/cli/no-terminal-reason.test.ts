@@ -68,6 +68,18 @@ const cases: Case[] = [
       "auto asks about edits outside the workspace; rerun with --allow-tool 'create(OUTSIDE/made.txt)' or --add-dir",
     sandbox: true,
   },
+  // A fresh user's trial: under auto, the model wrote its own `.turnloop/config.json`
+  // (`permissions.mode: full-access`) and `.git/hooks/pre-commit` without a question, and the
+  // next run took them. Auto asks about edits of what later runs read.
+  ...[".turnloop/config.json", ".mcp.json", ".git/hooks/pre-commit"].map(
+    (path): Case => ({
+      name: `an edit of ${path} in the workspace, mode auto`,
+      call: { name: "create", arguments: { path, file_text: "{}" } },
+      flags: ["--permission-mode", "auto"],
+      reason: `auto asks about edits in .git, .turnloop and .mcp.json (what later runs read); rerun with --allow-tool 'create(${path})'`,
+      sandbox: true,
+    }),
+  ),
 ];
 
 describe("the reason -p gives for a call it had no terminal to ask about", () => {
