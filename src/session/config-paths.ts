@@ -66,22 +66,64 @@ async function readTrusted(home: string): Promise<Record<string, unknown>> {
   }
 }
 
-/** Whether the user trusted the project at `cwd` (its MCP servers and its whole config file). */
+/**
+ * Whether the user trusted the project at `cwd` (its MCP servers and its whole config file) as
+ * it is now: a trust covers the contents of `.turnloop/config.json` and `.mcp.json` it was given
+ * for (their SHA-256), so a change to either, by a model's edit or command included, holds the
+ * project's keys again until the user trusts it again (direnv's `allow` works the same way). A
+ * trust recorded before contents were (round 3 session 11) covers any contents.
+ */
 export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
-  return Object.hasOwn(await readTrusted(home), resolve(cwd));
+  const entry = (await readTrusted(home))[resolve(cwd)];
+  if (entry === undefined) {
+    return false;
+  }
+  const recorded = (entry as { files?: unknown } | null)?.files;
+  if (typeof recorded !== "object" || recorded === null) {
+    return true;
+  }
+  const current = await projectFileDigests(cwd);
+  return Object.entries(current).every(
+    ([name, digest]) => (recorded as Record<string, unknown>)[name] === digest,
+  );
 }
 
 /**
- * Remembers that the project at `cwd` is trusted (file mode 0600, written whole then renamed).
+ * Remembers that the project at `cwd` is trusted as its files are now (file mode 0600, written
+ * whole then renamed).
  * @throws the file system's error when the home folder or the file cannot be written.
  */
 export async function trustProject(home: string, cwd: string): Promise<void> {
-  const projects = await readTrusted(home);
-  projects[resolve(cwd)] = { mcpServers: true, config: true, trustedAt: new Date().toISOString() };
+  const [projects, files] = await Promise.all([readTrusted(home), projectFileDigests(cwd)]);
+  projects[resolve(cwd)] = {
+    mcpServers: true,
+    config: true,
+    files,
+    trustedAt: new Date().toISOString(),
+  };
   const { mkdir, writeFile, rename } = promises();
   await mkdir(home, { recursive: true });
   const path = trustFile(home);
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, path);
+}
+
+/** The project files a trust covers, relative to the project folder. */
+const TRUSTED_FILES = [join(".turnloop", "config.json"), ".mcp.json"];
+
+/** Each of {@link TRUSTED_FILES}: the SHA-256 of its bytes (hex), or "absent". */
+async function projectFileDigests(cwd: string): Promise<Record<string, string>> {
+  const digests = await Promise.all(
+    TRUSTED_FILES.map(async (name) => {
+      try {
+        const bytes = await promises().readFile(join(cwd, name));
+        const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
+        return [name, digest.update(bytes).digest("hex")] as const;
+      } catch (error) {
+        return [name, errorCode(error) === "ENOENT" ? "absent" : "unreadable"] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(digests);
 }

@@ -248,7 +248,7 @@ export function reportGathered(
   if (untrusted !== undefined) {
     log?.(
       warningLine(
-        `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+        `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
       ),
     );
   }

@@ -158,7 +158,7 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
 /**
  * What saving does to the project's trust (README, "Trusted projects"), decided before the file
  * changes; the returned step runs after the save and says what it did. A trusted project stays
- * so. An untrusted one is recorded as trusted when nothing of it waited for trust before the save
+ * so (its trust is recorded again for the saved contents). An untrusted one is recorded as trusted when nothing of it waited for trust before the save
  * (no held key in its config file, no `.mcp.json`): the trust then unlocks only the rules the user
  * just saved. Otherwise the rules are saved but held like the rest until the user trusts the
  * project (`turnloop mcp trust`): a save never trusts what someone else wrote.
@@ -171,7 +171,15 @@ async function trustOnSave(home: string, cwd: string): Promise<() => Promise<str
       import("./config.js"),
     ]);
   if (await isProjectTrusted(home, cwd)) {
-    return async () => "";
+    // A trust covers the file's contents (config-paths.ts): the user's own save keeps it.
+    return async () => {
+      try {
+        await trustProject(home, cwd);
+        return "";
+      } catch (error) {
+        return `; could not record the saved file as trusted (${errorMessage(error)}), so they apply once you run \`turnloop mcp trust\``;
+      }
+    };
   }
   let waiting: string[];
   try {

@@ -56,7 +56,7 @@ export function holdUntrustedSettings(loaded: LoadedConfig): {
 export function heldSettingsWarning(held: HeldSettings): string {
   return (
     `${held.path}: not applying ${Object.keys(held.keys).join(", ")}: this project is not ` +
-    "trusted yet, and these keys loosen permissions or send data elsewhere; run `turnloop mcp " +
+    "trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run `turnloop mcp " +
     "trust` in it to trust the whole project config"
   );
 }

@@ -101,7 +101,7 @@ describe("turnloop -p with MCP servers", () => {
     const untrusted = await cli(["-p", "hi"]);
     expect(untrusted.code).toBe(0);
     expect(untrusted.stderr.split("\n")).toContain(
-      `turnloop: warning: not starting the MCP servers of ${join(repository, ".mcp.json")} (shared, repo): this project is not trusted yet; run \`turnloop mcp trust\` in it to allow them`,
+      `turnloop: warning: not starting the MCP servers of ${join(repository, ".mcp.json")} (shared, repo): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
     );
     expect(serversOffered(model, 0)).toEqual(["personal", "shared"]);
     expect(offered(model, 0)).not.toContain("repo__echo");

@@ -346,8 +346,6 @@ describe("config files", () => {
     repository,
     environment,
   }) => {
-    // A profile is held in a project not trusted (project-trust.test.ts); checked either way.
-    await trustProject(home, repository);
     const project = join(repository, ".turnloop", "config.json");
     await mkdir(join(repository, ".turnloop"), { recursive: true });
     const profiles = {
@@ -355,6 +353,8 @@ describe("config files", () => {
     };
     // The profile's name misspelt: the file is named, and so are the profiles it has.
     await writeFile(project, JSON.stringify({ model: "locl:fake-model", providers: profiles }));
+    // A profile is held in a project not trusted (project-trust.test.ts); checked either way.
+    await trustProject(home, repository);
     const withoutModelVariable = { ...environment(), TURNLOOP_MODEL: undefined };
     const requestsBefore = model.requests.length;
     for (const args of [["-p", "hi"], ["acp"], ["--headless", "--stdio"], ["config"]]) {
@@ -380,6 +380,8 @@ describe("config files", () => {
     expect(model.requests.length).toBe(requestsBefore);
     // The same model written correctly runs.
     await writeFile(project, JSON.stringify({ model: "local:fake-model", providers: profiles }));
+    // A trust covers the contents it was given for: the changed file is trusted again.
+    await trustProject(home, repository);
     model.enqueue({ text: "ok" });
     const fixed = await runCli(["-p", "hi", "-q"], { cwd: repository, env: withoutModelVariable });
     expect(fixed).toMatchObject({ code: 0, stdout: "ok\n" });

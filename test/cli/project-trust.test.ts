@@ -45,7 +45,7 @@ describe("an untrusted project's permissions", () => {
       expect(existsSync(join(repository, "pwned"))).toBe(false);
       const key = Object.keys(settings.permissions)[0];
       expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
-        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
+        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
           "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
       );
       expect(result.code).toBe(0);
@@ -116,7 +116,7 @@ describe("an untrusted project's endpoints", () => {
       const untrusted = await cli(["-p", "hello"], { env });
       expect(untrusted.code, untrusted.stderr).toBe(0);
       expect(untrusted.stderr.split("\n")[0]).toBe(
-        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
       );
       expect(other.requests).toEqual([]);
       expect(model.requests.map((request) => request.headers.authorization)).toEqual([
@@ -150,7 +150,7 @@ describe("an untrusted project's endpoints", () => {
     const env = { TURNLOOP_BASE_URL: "", TURNLOOP_MODEL: "", SECRET_TOKEN: "s3cret" };
     const untrusted = await cli(["-p", "hello"], { env });
     expect(untrusted.stderr.split("\n")[0]).toBe(
-      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
     );
     expect(untrusted.code).not.toBe(0);
     expect(model.requests).toEqual([]);
@@ -200,11 +200,37 @@ describe("an untrusted project's session store", () => {
       code: 0,
       signal: null,
       stdout: "[]\n",
-      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted yet, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
+      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     });
     await trust({ cli, repository });
     const trusted = await cli(["sessions", "--json"]);
     expect({ code: trusted.code, stdout: trusted.stdout }).toEqual({ code: 1, stdout: "" });
     expect(trusted.stderr).toContain("postgresql://someone:***@127.0.0.1:1/theirs");
+  });
+});
+
+describe("a trusted project whose files change", () => {
+  test("is held again until trusted again: a model's edit cannot raise the next run's permissions", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    // Trusted as it was, with nothing loosened; then something (a sandboxed command under auto,
+    // here a write) raises the mode, as a fresh user's trial had a model do.
+    await projectConfig(repository, { maxTurns: 5 });
+    await trust({ cli, repository });
+    const path = await projectConfig(repository, { permissions: { mode: "full-access" } });
+    touchPwned(model);
+    const changed = await cli(["-p", "make pwned"]);
+    expect(existsSync(join(repository, "pwned"))).toBe(false);
+    expect(changed.stderr).toContain(
+      `turnloop: warning: ${path}: not applying permissions.mode: this project is not trusted (or its files changed since it was)`,
+    );
+    await trust({ cli, repository });
+    touchPwned(model);
+    const trusted = await cli(["-p", "make pwned"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stderr).not.toContain("warning");
+    expect(existsSync(join(repository, "pwned"))).toBe(true);
   });
 });

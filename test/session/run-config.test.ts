@@ -26,8 +26,6 @@ beforeAll(async () => {
   await mkdir(join(project, ".turnloop"), { recursive: true });
   userFile = join(home, "config.json");
   projectFile = join(project, ".turnloop", "config.json");
-  // Precedence of a trusted project's file; an untrusted one's held keys: project-trust.test.ts.
-  await trustProject(home, project);
 });
 
 afterAll(async () => {
@@ -48,6 +46,9 @@ async function resolved(
   if (files.project !== undefined) {
     await writeFile(projectFile, JSON.stringify(files.project));
   }
+  // Precedence of a trusted project's file (a trust covers the contents it was given for); an
+  // untrusted one's held keys: project-trust.test.ts.
+  await trustProject(home, project);
   const command = parseCommand(["config", ...flags], project);
   if (command.kind !== "config") {
     throw new Error(`parsed as ${command.kind}`);
