@@ -7,6 +7,7 @@ import { ChildFixture } from "./child-process.js";
 // A user trial: `turnloop acp` with an invalid config file exited 64 before answering
 // `initialize`, and the editor showed only "agent crashed". It now answers `initialize`, fails
 // each request about sessions with the config error (file and key), and exits once stdin closes.
+// So does a model whose provider turnloop does not know (it exited 0 and failed each session/new).
 
 const fixture = ChildFixture.forEachTest();
 
@@ -38,6 +39,31 @@ test("an invalid config file: initialize is answered, session/new fails naming t
     message: `turnloop cannot start sessions: ${configFile}: maxTurns: Invalid input: expected number, received string`,
   };
   expect(failures).toEqual([failure, failure]);
+  expect(fixture.server.requests).toEqual([]);
+  expect(await agent.end()).toBe(64);
+});
+
+test("an unknown provider in TURNLOOP_MODEL is a run-config error: session/new fails naming it, exit 64 at stdin's close", async () => {
+  const agent = fixture.startAgent({ TURNLOOP_MODEL: "a:b" });
+  const answer = await agent.client.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientInfo: { name: "invalid-config-test", version: "1.0.0" },
+  });
+  expect(answer.protocolVersion).toBe(acp.PROTOCOL_VERSION);
+  const failure = await agent.client
+    .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
+    .then(
+      () => "answered",
+      (error: { code?: number; message?: string }) => ({
+        code: error.code,
+        message: error.message,
+      }),
+    );
+  expect(failure).toEqual({
+    code: -32603,
+    message:
+      'turnloop cannot start sessions: TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of openai, openai-chat, anthropic, ollama, openai-compatible',
+  });
   expect(fixture.server.requests).toEqual([]);
   expect(await agent.end()).toBe(64);
 });
