@@ -84,7 +84,7 @@ export async function configuredFace(
   const config = resolveRunConfig(options, env, loaded);
   const fileProblem =
     fileSettingProblem(whole ?? config, files, fileModels) ??
-    runSettingProblem(whole ?? config, files) ??
+    runSettingProblem(whole ?? config, files, env) ??
     (options.ignoreConfigErrors === true
       ? undefined
       : await mcpFileProblem(turnloopHome(env), resolve(options.cwd), options.mcpConfigs));
@@ -177,16 +177,67 @@ function fileSettingProblem(
 
 /**
  * What is wrong with the model in force where it came from a flag or a variable (`--model`,
- * `TURNLOOP_MODEL`): a provider turnloop does not know, named with its source. Known before any
- * request, so a run-config error (exit 64; `turnloop acp` fails its session requests with it)
- * rather than an error on each session (ACP) or after the session began.
+ * `TURNLOOP_MODEL`): a provider turnloop does not know, named with its source; else what is wrong
+ * with the base URL ({@link baseUrlProblem}). Known before any request, so a run-config error
+ * (exit 64; `turnloop acp` fails its session requests with it) rather than a failure after a
+ * session was stored.
  */
-function runSettingProblem(settings: RunConfig, files: ReadonlySet<string>): string | undefined {
+function runSettingProblem(
+  settings: RunConfig,
+  files: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
   const model = settings.model;
   if (model !== undefined && !files.has(model.source) && !knownModel(model.resolved)) {
     return `${model.source} ${notAModel(model.value, settings)}`;
   }
-  return undefined;
+  return baseUrlProblem(settings, files, env);
+}
+
+/**
+ * A base URL that is not an http(s) URL, named with where it came from: `--base-url`,
+ * `TURNLOOP_BASE_URL`, a file's `baseUrl` or the model's profile's `providers.<name>.baseUrl`
+ * (zod's `z.url()` takes any scheme), or, with none of them, the vendor variable the model's
+ * provider reads (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`: src/llm/models.ts, `vendorBaseUrl`).
+ */
+function baseUrlProblem(
+  settings: RunConfig,
+  files: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const baseUrl = settings.baseUrl ?? vendorBaseUrl(settings.model?.resolved, env);
+  if (baseUrl === undefined || httpUrl(baseUrl.value)) {
+    return undefined;
+  }
+  const problem = `"${baseUrl.value}" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`;
+  if (!files.has(baseUrl.source)) {
+    return `${baseUrl.source} ${problem}`;
+  }
+  const model = settings.model?.value ?? "";
+  const prefix = model.slice(0, Math.max(0, model.indexOf(":")));
+  const profile = Object.hasOwn(settings.providers, prefix)
+    ? settings.providers[prefix]
+    : undefined;
+  const fromProfile = profile?.source === baseUrl.source && profile.value.baseUrl === baseUrl.value;
+  return `${baseUrl.source}: ${fromProfile ? `providers.${prefix}.baseUrl` : "baseUrl"}: ${problem}`;
+}
+
+/** The vendor variable a resolved model's provider takes its endpoint from, if set. */
+function vendorBaseUrl(
+  resolved: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Sourced<string> | undefined {
+  const provider = resolved?.slice(0, Math.max(0, resolved.indexOf(":")));
+  const name =
+    provider === "anthropic"
+      ? "ANTHROPIC_BASE_URL"
+      : provider === "openai" || provider === "openai-chat"
+        ? "OPENAI_BASE_URL"
+        : undefined;
+  const value = name === undefined ? undefined : env[name];
+  return name === undefined || value === undefined || value === ""
+    ? undefined
+    : { value, source: name };
 }
 
 /** Whether a resolved model id names a provider turnloop has and a model (`anthropic:x`). */
@@ -203,6 +254,16 @@ function notAModel(model: string, settings: RunConfig): string {
       ? ""
       : `, nor <profile>:<model> with profile one of ${profiles.join(", ")}`)
   );
+}
+
+/** Whether `value` parses as a URL whose scheme is http or https (WHATWG URL, as fetch reads it). */
+function httpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /**
