@@ -7,7 +7,13 @@ import { ConfigError, configFilesPresent, isProjectTrusted } from "./config-path
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
 import type { HeldSettings } from "./project-holds.js";
-import { environmentFor, type RunConfig, resolveRunConfig } from "./run-config.js";
+import {
+  environmentFor,
+  type RunConfig,
+  resolvedModel,
+  resolveRunConfig,
+  type Sourced,
+} from "./run-config.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
 // input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
@@ -69,12 +75,16 @@ export async function configuredFace(
   }
   const holding = await heldUntrusted(turnloopHome(env), resolve(options.cwd), loaded);
   const files = new Set(loaded.files.map((file) => file.path));
+  const fileModels = loaded.files.flatMap((file) =>
+    file.settings.model === undefined ? [] : [{ value: file.settings.model, source: file.path }],
+  );
   // Held keys are checked too: a bad file is reported as such, trusted or not.
   const whole = holding.held === undefined ? undefined : resolveRunConfig(options, env, loaded);
   loaded = holding.loaded;
   const config = resolveRunConfig(options, env, loaded);
   const fileProblem =
-    fileSettingProblem(whole ?? config, files) ??
+    fileSettingProblem(whole ?? config, files, fileModels) ??
+    runSettingProblem(whole ?? config, files, env) ??
     (options.ignoreConfigErrors === true
       ? undefined
       : await mcpFileProblem(turnloopHome(env), resolve(options.cwd), options.mcpConfigs));
@@ -132,20 +142,21 @@ async function loadedConfig(
 /**
  * What is wrong with a model id or permission rule that came from a config file, prefixed with
  * the file's path and the field, so an invalid file is reported as such (exit 64) by every face
- * before anything runs; undefined when nothing is. Flags and variables are checked where they are
- * used, with their own messages.
+ * before anything runs; undefined when nothing is. Every file's model is checked, the one a flag
+ * or variable overrides too; a model or base URL from a flag or variable: runSettingProblem.
  */
-function fileSettingProblem(settings: RunConfig, files: ReadonlySet<string>): string | undefined {
-  const model = settings.model;
-  if (model !== undefined && files.has(model.source) && !hasProviderPrefix(model.resolved)) {
-    const profiles = Object.keys(settings.providers);
-    return (
-      `${model.source}: model: "${model.value}" is not <provider>:<model> with provider one of ` +
-      `${PROVIDER_NAMES.join(", ")}` +
-      (profiles.length === 0
-        ? ""
-        : `, nor <profile>:<model> with profile one of ${profiles.join(", ")}`)
-    );
+function fileSettingProblem(
+  settings: RunConfig,
+  files: ReadonlySet<string>,
+  fileModels: ReadonlyArray<Sourced<string>>,
+): string | undefined {
+  // Every file's model, not only the one in force: a variable or flag over a bad file leaves
+  // the file bad, and the run without them would stop on it.
+  const model = fileModels.find(
+    (each) => !knownModel(resolvedModel(each.value, settings.providers)),
+  );
+  if (model !== undefined) {
+    return `${model.source}: model: ${notAModel(model.value, settings)}`;
   }
   const rules = [
     ...settings.allow.map((rule) => ({ field: "permissions.allow", ...rule })),
@@ -162,6 +173,97 @@ function fileSettingProblem(settings: RunConfig, files: ReadonlySet<string>): st
     }
   }
   return undefined;
+}
+
+/**
+ * What is wrong with the model in force where it came from a flag or a variable (`--model`,
+ * `TURNLOOP_MODEL`): a provider turnloop does not know, named with its source; else what is wrong
+ * with the base URL ({@link baseUrlProblem}). Known before any request, so a run-config error
+ * (exit 64; `turnloop acp` fails its session requests with it) rather than a failure after a
+ * session was stored.
+ */
+function runSettingProblem(
+  settings: RunConfig,
+  files: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const model = settings.model;
+  if (model !== undefined && !files.has(model.source) && !knownModel(model.resolved)) {
+    return `${model.source} ${notAModel(model.value, settings)}`;
+  }
+  return baseUrlProblem(settings, files, env);
+}
+
+/**
+ * A base URL that is not an http(s) URL, named with where it came from: `--base-url`,
+ * `TURNLOOP_BASE_URL`, a file's `baseUrl` or the model's profile's `providers.<name>.baseUrl`
+ * (zod's `z.url()` takes any scheme), or, with none of them, the vendor variable the model's
+ * provider reads (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`: src/llm/models.ts, `vendorBaseUrl`).
+ */
+function baseUrlProblem(
+  settings: RunConfig,
+  files: ReadonlySet<string>,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  const baseUrl = settings.baseUrl ?? vendorBaseUrl(settings.model?.resolved, env);
+  if (baseUrl === undefined || httpUrl(baseUrl.value)) {
+    return undefined;
+  }
+  const problem = `"${baseUrl.value}" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`;
+  if (!files.has(baseUrl.source)) {
+    return `${baseUrl.source} ${problem}`;
+  }
+  const model = settings.model?.value ?? "";
+  const prefix = model.slice(0, Math.max(0, model.indexOf(":")));
+  const profile = Object.hasOwn(settings.providers, prefix)
+    ? settings.providers[prefix]
+    : undefined;
+  const fromProfile = profile?.source === baseUrl.source && profile.value.baseUrl === baseUrl.value;
+  return `${baseUrl.source}: ${fromProfile ? `providers.${prefix}.baseUrl` : "baseUrl"}: ${problem}`;
+}
+
+/** The vendor variable a resolved model's provider takes its endpoint from, if set. */
+function vendorBaseUrl(
+  resolved: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Sourced<string> | undefined {
+  const provider = resolved?.slice(0, Math.max(0, resolved.indexOf(":")));
+  const name =
+    provider === "anthropic"
+      ? "ANTHROPIC_BASE_URL"
+      : provider === "openai" || provider === "openai-chat"
+        ? "OPENAI_BASE_URL"
+        : undefined;
+  const value = name === undefined ? undefined : env[name];
+  return name === undefined || value === undefined || value === ""
+    ? undefined
+    : { value, source: name };
+}
+
+/** Whether a resolved model id names a provider turnloop has and a model (`anthropic:x`). */
+function knownModel(resolved: string): boolean {
+  return hasProviderPrefix(resolved) && !resolved.endsWith(":");
+}
+
+/** Why `model` is no model id: the providers, and the config's profiles if there are any. */
+function notAModel(model: string, settings: RunConfig): string {
+  const profiles = Object.keys(settings.providers);
+  return (
+    `"${model}" is not <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}` +
+    (profiles.length === 0
+      ? ""
+      : `, nor <profile>:<model> with profile one of ${profiles.join(", ")}`)
+  );
+}
+
+/** Whether `value` parses as a URL whose scheme is http or https (WHATWG URL, as fetch reads it). */
+function httpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -287,7 +287,10 @@ function profileOf(
 }
 
 /** `<profile>:<model>` → `<type>:<model>`; other ids unchanged. */
-function resolvedModel(model: string, providers: Record<string, Sourced<ProviderProfile>>): string {
+export function resolvedModel(
+  model: string,
+  providers: Record<string, Sourced<ProviderProfile>>,
+): string {
   const profile = profileOf(model, providers);
   return profile === undefined ? model : `${profile.value.type}${model.slice(model.indexOf(":"))}`;
 }

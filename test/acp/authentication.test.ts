@@ -73,3 +73,40 @@ describe("ACP authentication", () => {
     expect(answer.authMethods).toEqual([]);
   });
 });
+
+// README, "When stdin ends": a key is the model's, not the run config's, so a placeholder left in
+// fails each session/new with the message -p prints (which exits 64), and the exit stays 0.
+test("a placeholder key: session/new fails -32603 with -p's message, no request, exit 0 at stdin's close", async () => {
+  const failures: unknown[] = [];
+  for (const [key, problem] of [
+    ["<your Anthropic key>", 'looks like a placeholder ("<your Anthropic key>")'],
+    [
+      "sk-ant-…",
+      "contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?)",
+    ],
+  ] as const) {
+    const agent = fixture.startAgent({ ...ANTHROPIC, ANTHROPIC_API_KEY: key });
+    await agent.client.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    failures.push(
+      await agent.client
+        .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
+        .then(
+          () => "answered",
+          (error: { code?: number; message?: string }) => ({
+            code: error.code,
+            message: error.message,
+          }),
+        ),
+      await agent.end(),
+    );
+    expect(failures.at(-2)).toEqual({
+      code: -32603,
+      message: `the API key in ANTHROPIC_API_KEY ${problem}; set your real key.`,
+    });
+  }
+  expect(failures.filter((failure) => typeof failure === "number")).toEqual([0, 0]);
+  expect(fixture.server.requests).toEqual([]);
+});

@@ -7,6 +7,8 @@ import { ChildFixture } from "./child-process.js";
 // A user trial: `turnloop acp` with an invalid config file exited 64 before answering
 // `initialize`, and the editor showed only "agent crashed". It now answers `initialize`, fails
 // each request about sessions with the config error (file and key), and exits once stdin closes.
+// So do a model whose provider turnloop does not know and a base URL that is not http(s) (they
+// exited 0 and failed each session/new).
 
 const fixture = ChildFixture.forEachTest();
 
@@ -41,3 +43,39 @@ test("an invalid config file: initialize is answered, session/new fails naming t
   expect(fixture.server.requests).toEqual([]);
   expect(await agent.end()).toBe(64);
 });
+
+test.each([
+  [
+    { TURNLOOP_MODEL: "a:b" },
+    'TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of openai, openai-chat, anthropic, ollama, openai-compatible',
+  ],
+  [
+    { TURNLOOP_BASE_URL: "notaurl" },
+    'TURNLOOP_BASE_URL "notaurl" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)',
+  ],
+])(
+  "a run-config error in the environment (%o): session/new fails naming it, exit 64 at stdin's close",
+  async (env, problem) => {
+    const agent = fixture.startAgent(env);
+    const answer = await agent.client.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientInfo: { name: "invalid-config-test", version: "1.0.0" },
+    });
+    expect(answer.protocolVersion).toBe(acp.PROTOCOL_VERSION);
+    const failure = await agent.client
+      .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
+      .then(
+        () => "answered",
+        (error: { code?: number; message?: string }) => ({
+          code: error.code,
+          message: error.message,
+        }),
+      );
+    expect(failure).toEqual({
+      code: -32603,
+      message: `turnloop cannot start sessions: ${problem}`,
+    });
+    expect(fixture.server.requests).toEqual([]);
+    expect(await agent.end()).toBe(64);
+  },
+);

@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+
+// A user trial: `turnloop acp --model a:b` (or `TURNLOOP_MODEL=a:b`) exited 0, and a config file's
+// `"model": "nope:x"` went unreported while `TURNLOOP_MODEL` overrode it. An unknown provider is a
+// run-config error on every face, as an invalid config file is: exit 64 before any session or
+// request, naming where the model came from (src/session/face-config.ts).
+
+const PROVIDERS = "openai, openai-chat, anthropic, ollama, openai-compatible";
+
+describe("an unknown provider in the model is a run-config error on every face", () => {
+  test("-p and --headless: --model a:b or TURNLOOP_MODEL=a:b exits 64 naming it, nothing stored", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const runs = [
+      await cli(["-p", "hi", "--model", "a:b"]),
+      await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: "a:b" } }),
+      await cli(["--headless", "--stdio"], { env: { TURNLOOP_MODEL: "a:b" } }),
+      await cli(["-p", "hi", "--model", "anthropic:"], { env: { ANTHROPIC_API_KEY: "k" } }),
+    ];
+    expect(runs.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: --model "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: --model "anthropic:" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
+      },
+    ]);
+    expect(model.requests).toEqual([]);
+    expect(existsSync(join(home, "session-state"))).toBe(false);
+  });
+
+  test("a config file's unknown model is reported even while TURNLOOP_MODEL overrides it, by -p and config", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const file = join(home, "config.json");
+    await writeFile(file, '{"model": "nope:x"}\n');
+    const problem = `turnloop: ${file}: model: "nope:x" is not <provider>:<model> with provider one of ${PROVIDERS}\n`;
+    const runs = [
+      await cli(["-p", "hi"]),
+      await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: undefined } }),
+      await cli(["config"]),
+    ];
+    expect(runs.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      { code: 64, stdout: "", stderr: problem },
+      { code: 64, stdout: "", stderr: problem },
+      { code: 64, stdout: "", stderr: problem },
+    ]);
+    expect(model.requests).toEqual([]);
+    expect(existsSync(join(home, "session-state"))).toBe(false);
+  });
+});
