@@ -188,7 +188,13 @@ function runSettingProblem(
   env: NodeJS.ProcessEnv,
 ): string | undefined {
   const model = settings.model;
-  if (model !== undefined && !files.has(model.source) && !knownModel(model.resolved)) {
+  // A bare name (`--model gpt-4.1`) names no provider rather than a wrong one: the server takes it
+  // as the model of the providers apps give (server/server-model.ts), -p reports it itself.
+  if (
+    model?.resolved.includes(":") === true &&
+    !files.has(model.source) &&
+    !knownModel(model.resolved)
+  ) {
     return `${model.source} ${notAModel(model.value, settings)}`;
   }
   return baseUrlProblem(settings, files, env);

@@ -71,3 +71,13 @@ describe("an unknown provider in the model is a run-config error on every face",
     expect(existsSync(join(home, "session-state"))).toBe(false);
   });
 });
+
+describe("a bare model name is not an unknown provider", () => {
+  test("--headless --model gpt-4.1 starts (apps give the provider, as with the Copilot CLI's BYOK)", async ({
+    cli,
+  }) => {
+    const result = await cli(["--headless", "--stdio", "--model", "gpt-4.1"]);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "" });
+    expect(result.stderr).not.toContain("is not <provider>:<model>");
+  });
+});
