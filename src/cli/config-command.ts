@@ -45,7 +45,7 @@ export async function runConfigCommand(
       sandbox: sandbox.json,
       mcpServers,
       apiKey: key ?? null,
-      ...(held === undefined ? {} : { held }),
+      ...(held === undefined ? {} : { held: { ...held, keys: shownHeldKeys(held) } }),
     };
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
@@ -125,15 +125,26 @@ function promptRows(settings: RunConfig): string[] {
  * its value (secrets redacted) as held and where it came from.
  */
 function heldRows(held: HeldSettings | undefined): string[] {
+  if (held === undefined) {
+    return [];
+  }
   // The project's MCP servers have rows of their own (mcpServerRows).
-  const keys = Object.entries(held?.keys ?? {}).filter(([name]) => name !== "mcpServers");
+  const keys = Object.entries(shownHeldKeys(held)).filter(([name]) => name !== "mcpServers");
   return keys.map(([name, value]) =>
     row(
       name,
       `held: ${redactSecrets(JSON.stringify(value))} (project not trusted; see turnloop mcp trust)`,
-      held?.path,
+      held.path,
     ),
   );
+}
+
+/** `held`'s keys as shown: a held `store` with its password redacted, as a store in force is. */
+function shownHeldKeys(held: HeldSettings): Record<string, unknown> {
+  const { store } = held.keys;
+  return typeof store === "string"
+    ? { ...held.keys, store: redactDatabaseUrl(store) }
+    : { ...held.keys };
 }
 
 /**

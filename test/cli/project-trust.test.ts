@@ -202,6 +202,18 @@ describe("an untrusted project's session store", () => {
       stdout: "[]\n",
       stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     });
+    // `turnloop config` shows it held, its password redacted as a store in force is.
+    const shown = await cli(["config"]);
+    const rows = shown.stdout.split("\n").map((line) => line.replace(/\s+/g, " "));
+    expect(rows).toContain(
+      `store held: "postgresql://someone:***@127.0.0.1:1/theirs" (project not trusted; see turnloop mcp trust) from ${path}`,
+    );
+    expect(shown.stdout).not.toContain("secret");
+    const json = await cli(["config", "--json"]);
+    expect(JSON.parse(json.stdout).held).toEqual({
+      path,
+      keys: { store: "postgresql://someone:***@127.0.0.1:1/theirs" },
+    });
     await trust({ cli, repository });
     const trusted = await cli(["sessions", "--json"]);
     expect({ code: trusted.code, stdout: trusted.stdout }).toEqual({ code: 1, stdout: "" });
