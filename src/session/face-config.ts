@@ -118,9 +118,8 @@ async function heldUntrusted(
     return { loaded };
   }
   const holding = holdUntrustedSettings(loaded);
-  return holding.held === undefined
-    ? holding
-    : { ...holding, warning: heldSettingsWarning(holding.held) };
+  const warning = holding.held === undefined ? undefined : heldSettingsWarning(holding.held);
+  return warning === undefined ? holding : { ...holding, warning };
 }
 
 /**

@@ -79,8 +79,9 @@ export async function databaseUrlOf(
     if (!trusted) {
       const holding = holdUntrustedSettings(loaded);
       loaded = holding.loaded;
-      if (holding.held !== undefined) {
-        warn(heldSettingsWarning(holding.held));
+      const warning = holding.held === undefined ? undefined : heldSettingsWarning(holding.held);
+      if (warning !== undefined) {
+        warn(warning);
       }
     }
   }

@@ -52,10 +52,18 @@ export function holdUntrustedSettings(loaded: LoadedConfig): {
   return { loaded: { ...loaded, files }, held: { path: project.path, keys } };
 }
 
-/** The warning line's text for `held` (the caller adds `turnloop: warning: `). */
-export function heldSettingsWarning(held: HeldSettings): string {
+/**
+ * The warning line's text for `held` (the caller adds `turnloop: warning: `); `undefined` when
+ * only `mcpServers` is held, which the MCP servers' own warning names with the servers
+ * (mcp-servers.ts), so that a run says it once.
+ */
+export function heldSettingsWarning(held: HeldSettings): string | undefined {
+  const keys = Object.keys(held.keys).filter((key) => key !== "mcpServers");
+  if (keys.length === 0) {
+    return undefined;
+  }
   return (
-    `${held.path}: not applying ${Object.keys(held.keys).join(", ")}: this project is not ` +
+    `${held.path}: not applying ${keys.join(", ")}: this project is not ` +
     "trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run `turnloop mcp " +
     "trust` in it to trust the whole project config"
   );

@@ -246,3 +246,17 @@ describe("a trusted project whose files change", () => {
     expect(existsSync(join(repository, "pwned"))).toBe(true);
   });
 });
+
+describe("an untrusted project's MCP servers alone", () => {
+  test("are said once, by the MCP servers' own warning", async ({ cli, model, repository }) => {
+    const path = await projectConfig(repository, {
+      mcpServers: { cfgmcp: { command: "node", args: ["-e", "0"] } },
+    });
+    model.enqueue({ text: "Done." });
+    const result = await cli(["-p", "hi"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.split("\n").filter((line) => line.includes("warning"))).toEqual([
+      `turnloop: warning: not starting the MCP servers of ${path} (cfgmcp): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
+    ]);
+  });
+});
