@@ -64,10 +64,14 @@ type FaceCommand = Extract<
 
 /** Runs a face: its run config and its module load side by side; a bad config exits 64. */
 async function runFace(command: FaceCommand): Promise<number> {
-  const configuring = configure(
-    command.options,
-    command.kind === "prompt" || command.kind === "interactive",
-  );
+  // -p asks on stderr (stdout carries the answer), the interactive face on its screen.
+  const askOn =
+    command.kind === "prompt"
+      ? process.stderr
+      : command.kind === "interactive"
+        ? process.stdout
+        : undefined;
+  const configuring = configure(command.options, askOn);
   // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
   configuring.catch(() => undefined);
   if (command.kind === "acp") {
@@ -217,25 +221,31 @@ async function runSessionsTool(
 }
 
 /**
- * Resolves a face's run config; reports a bad file and unknown keys on stderr. With `mayAsk` (a
- * face of the user's terminal), keys an untrusted project holds are asked about first when stdin
- * and stderr are terminals (project-trust-question.ts); a yes resolves the config again, trusted.
+ * Resolves a face's run config; reports a bad file and unknown keys on stderr. With `askOn` (the
+ * stream a face of the user's terminal asks on), keys an untrusted project holds are asked about
+ * first when stdin and that stream are terminals (project-trust-question.ts); a yes resolves the
+ * config again, trusted.
  */
 async function configure(
   options: FaceOptions,
-  mayAsk = false,
+  askOn?: NodeJS.WriteStream,
 ): Promise<
   { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
 > {
   const { configuredFace } = await import("../session/face-config.js");
   let configured = await configuredFace(options, process.env);
-  if (configured.ok && configured.held !== undefined && mayAsk && terminalToAsk()) {
+  if (
+    configured.ok &&
+    configured.held !== undefined &&
+    askOn?.isTTY === true &&
+    process.stdin.isTTY === true
+  ) {
     const [{ askProjectTrust }, { turnloopHome }] = await Promise.all([
       import("./project-trust-question.js"),
       import("../session/paths.js"),
     ]);
     const project = { home: turnloopHome(process.env), cwd: configured.config.cwd.value };
-    const terminal = { input: process.stdin, output: process.stderr };
+    const terminal = { input: process.stdin, output: askOn };
     if (await askProjectTrust(configured.held, project, terminal)) {
       configured = await configuredFace(options, process.env);
     }
@@ -255,10 +265,6 @@ async function configure(
     process.stderr.write(`${warningLine(warning)}\n`);
   }
   return configured;
-}
-
-function terminalToAsk(): boolean {
-  return process.stdin.isTTY === true && process.stderr.isTTY === true;
 }
 
 /** What bubblewrap's absence means for `config` (sandbox-setup.ts), loaded only when it matters. */

@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
 
@@ -258,5 +260,48 @@ describe("an untrusted project's MCP servers alone", () => {
     expect(result.stderr.split("\n").filter((line) => line.includes("warning"))).toEqual([
       `turnloop: warning: not starting the MCP servers of ${path} (cfgmcp): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
     ]);
+  });
+});
+
+describe("the interactive face with stderr redirected", () => {
+  test("still asks about held keys on its screen (stdin and stdout are the terminal)", async ({
+    environment,
+    repository,
+    home,
+  }) => {
+    await projectConfig(repository, { permissions: { mode: "full-access" } });
+    const errors = join(home, "stderr.txt");
+    // `script` gives the CLI a pseudo-terminal for stdin and stdout; stderr goes to a file.
+    const child = spawn(
+      "script",
+      ["-qfec", `exec '${process.execPath}' '${CLI_PATH}' 2>'${errors}'`, "/dev/null"],
+      { cwd: repository, env: { ...environment(), TERM: "xterm-256color" } },
+    );
+    let shown = "";
+    const question = new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        shown += chunk.toString();
+        if (shown.includes("Trust this project")) {
+          resolve();
+        }
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    await question;
+    expect(shown).toContain("sets permissions.mode, which loosen permissions or send data");
+    // No: the key stays held; then Ctrl-D at the input box ends the session.
+    child.stdin.write("n\r");
+    await new Promise<void>((resolve) => {
+      const ready = () => {
+        if (shown.includes("/help")) {
+          child.stdout.off("data", ready);
+          resolve();
+        }
+      };
+      child.stdout.on("data", ready);
+      ready();
+    });
+    child.stdin.write("\x04");
+    expect(await exited).toBe(0);
   });
 });
