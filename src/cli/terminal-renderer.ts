@@ -2,6 +2,7 @@ import { warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
+import { compactionNote, retryNote } from "./event-notes.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
@@ -329,7 +330,7 @@ export class TerminalRenderer {
         }
         return;
       case "session.compaction_complete":
-        this.note(compactionNote(event.data));
+        this.note(compactionNote(event.data).text);
         return;
       case "session.warning":
         this.endLine();
@@ -387,16 +388,4 @@ export class TerminalRenderer {
   private paint(code: string, text: string): string {
     return this.color ? `\u001b[${code}m${text}\u001b[0m` : text;
   }
-}
-
-function retryNote(data: SessionEventOf<"assistant.retry">["data"]): string {
-  const seconds = (data.delayMs / 1000).toFixed(1);
-  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
-}
-
-function compactionNote(data: SessionEventOf<"session.compaction_complete">["data"]): string {
-  const { success, preCompactionTokens, postCompactionTokens, trigger, error } = data;
-  return success
-    ? `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
-    : `compaction failed (${trigger}): ${error ?? "unknown error"}`;
 }

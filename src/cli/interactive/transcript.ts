@@ -2,6 +2,7 @@ import { Container, Spacer, Text } from "@mariozechner/pi-tui";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
+import { compactionNote, retryNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
@@ -117,9 +118,7 @@ export class Transcript extends Container {
         this.note(`autopilot stopped after ${event.data.continues} continues (the cap)`);
         return;
       case "assistant.retry":
-        this.note(
-          `retrying in ${Math.round(event.data.delayMs / 100) / 10}s (attempt ${event.data.attempt}): ${event.data.errorMessage}`,
-        );
+        this.note(retryNote(event.data));
         return;
       case "session.error":
         this.note(`error: ${event.data.message}`, "error");
@@ -149,15 +148,9 @@ export class Transcript extends Container {
   }
 
   private compacted(data: SessionEventOf<"session.compaction_complete">["data"]): void {
-    // As the -p face says it (cli/terminal-renderer.ts): one dim line, or the failure.
-    const { success, preCompactionTokens, postCompactionTokens, trigger, error } = data;
-    if (success) {
-      this.note(
-        `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,
-      );
-    } else {
-      this.note(`compaction failed (${trigger}): ${error ?? "unknown error"}`, "error");
-    }
+    // As the -p face says it (event-notes.ts): one dim line, or the failure.
+    const { text, failed } = compactionNote(data);
+    this.note(text, failed ? "error" : "dim");
   }
 
   /**

@@ -1,0 +1,30 @@
+import type { SessionEventOf } from "../events/events.js";
+
+/**
+ * The one-line notes both terminal faces (`-p`'s renderer, terminal-renderer.ts, and the
+ * interactive transcript, interactive/transcript.ts) write for events that are not the reply: the
+ * same words on either face.
+ */
+
+/** `retrying in 1.2 s (attempt 1): <error>`: the delay in seconds with one decimal. */
+export function retryNote(data: SessionEventOf<"assistant.retry">["data"]): string {
+  const seconds = (data.delayMs / 1000).toFixed(1);
+  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
+}
+
+/**
+ * `compacted the conversation (<trigger>): <before> → <after> tokens`, or `compaction failed
+ * (<trigger>): <error>` when it failed (`failed` says which, for a face that colours failures).
+ */
+export function compactionNote(data: SessionEventOf<"session.compaction_complete">["data"]): {
+  text: string;
+  failed: boolean;
+} {
+  const { success, preCompactionTokens, postCompactionTokens, trigger, error } = data;
+  return success
+    ? {
+        text: `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,
+        failed: false,
+      }
+    : { text: `compaction failed (${trigger}): ${error ?? "unknown error"}`, failed: true };
+}
