@@ -1,14 +1,16 @@
 /**
  * `turnloop sessions export <id> --format jsonl [--out F]` and `turnloop sessions import <file | ->`:
  * a session's log moved between stores byte for byte (issue 22): out of the file store or a
- * database, into either. The session id of an import is the `sessionId` of its `session.start`.
+ * database, into either. The session id of an import is the `sessionId` of its `session.start`;
+ * a log that records "always" grants is stored with one line more that sets them aside
+ * (session/imported-log.ts).
  */
 
 import { existsSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage, warningLine } from "../events/errors.js";
-import { parseEventLog } from "../session/event-log.js";
+import { importedLog, importNotes } from "../session/imported-log.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
 import { resolveSessionId } from "../session/session-store.js";
@@ -54,11 +56,13 @@ export async function runSessionsTransfer(
       ),
     );
     if (command.kind === "sessions-import") {
-      const log = command.file === "-" ? await readAll(io.stdin) : await readFile(command.file);
-      const sessionId = sessionIdOf(log);
-      await store.importLog(sessionId, log);
-      io.stderr.write(`turnloop: imported ${sessionId} into ${store.location}\n`);
-      io.stdout.write(`${sessionId}\n`);
+      const file = command.file === "-" ? await readAll(io.stdin) : await readFile(command.file);
+      const log = importedLog(file);
+      await store.importLog(log.sessionId, log.bytes);
+      const notes = importNotes(log, existsSync(log.cwd));
+      io.stderr.write(`turnloop: imported ${log.sessionId} into ${store.location}\n`);
+      io.stderr.write(notes.map((note) => `turnloop: ${note}\n`).join(""));
+      io.stdout.write(`${log.sessionId}\n`);
       return 0;
     }
     const resolved = await resolveSessionId(store, command.sessionId);
@@ -84,18 +88,6 @@ export async function runSessionsTransfer(
     io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
     return 1;
   }
-}
-
-/**
- * The `sessionId` of the log's first readable `session.start`.
- * @throws Error when it has none.
- */
-function sessionIdOf(log: Buffer): string {
-  const start = parseEventLog(log).events.find((event) => event.type === "session.start");
-  if (start?.type !== "session.start") {
-    throw new Error("the file has no readable session.start event: nothing to import");
-  }
-  return start.data.sessionId;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {

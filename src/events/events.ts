@@ -339,7 +339,8 @@ export interface SessionEventData {
    * An SDK app replaced the session's grants (`session.permissions.resetSessionApprovals`,
    * `modifyRules`): `allow` and `deny` are the session's grant rules from now on (turnloop's rule
    * texts, e.g. `bash(git status)`), in place of those of earlier "always" answers. A later
-   * "always" answer adds to them.
+   * "always" answer adds to them. `turnloop sessions import` adds one after an imported log's
+   * events, with no allow rules, so that its grants do not apply here (session/imported-log.ts).
    */
   "session.grants_changed": { allow: string[]; deny: string[] };
   "session.shutdown": SessionShutdown;

@@ -1,0 +1,78 @@
+/**
+ * What `turnloop sessions import` stores (README, "Moving sessions between stores"). An imported
+ * log is someone else's file: the "always" answers it records (`permission.completed` with scope
+ * `session`, `session.grants_changed`), which a resume folds into the session's allow list
+ * (session-grants.ts), must not let its tools run without a question here. When the log grants
+ * anything, the import stores it followed by one `session.grants_changed` line that keeps its
+ * denials and drops its allows, so that every face that resumes it (`-p --resume`, the
+ * interactive session, ACP `session/load`, the SDK's `session.resume`), all folding the same log,
+ * asks again until the user grants again. A log without allow grants is stored byte for byte.
+ */
+
+import type { SessionEvent } from "../events/events.js";
+import { createEnvelope, parseEventLog, serializeEvent } from "./event-log.js";
+import { conversationEvents } from "./rewind.js";
+import { SessionGrants } from "./session-grants.js";
+
+/** A log ready to store, and what the import says about it. */
+export interface ImportedLog {
+  /** The `sessionId` of the log's first readable `session.start`. */
+  readonly sessionId: string;
+  /** The folder the session's tools run in (`session.start`'s `cwd`), as the log gives it. */
+  readonly cwd: string;
+  /** The bytes to store: the file's, then the line setting its allow grants aside, if any. */
+  readonly bytes: Buffer;
+  /** The allow rules the log recorded that no longer apply (rule texts, e.g. `bash(git *)`). */
+  readonly setAside: readonly string[];
+}
+
+/**
+ * The log `file` as `sessions import` stores it. A file whose last line has no `\n` is read as if
+ * it had one, so that a grant in a torn last line, which the added line would complete, counts.
+ * @throws Error when the file has no readable `session.start`.
+ */
+export function importedLog(file: Buffer): ImportedLog {
+  const ended = file.at(-1) === 0x0a || file.length === 0;
+  const events = parseEventLog(ended ? file : Buffer.concat([file, Buffer.from("\n")])).events;
+  const start = events.find((event) => event.type === "session.start");
+  if (start?.type !== "session.start") {
+    throw new Error("the file has no readable session.start event: nothing to import");
+  }
+  const grants = new SessionGrants();
+  for (const event of conversationEvents(events)) {
+    grants.record(event);
+  }
+  const setAside = grants.allow.map((rule) => rule.text);
+  const identity = { sessionId: start.data.sessionId, cwd: start.data.cwd, setAside };
+  if (setAside.length === 0) {
+    return { ...identity, bytes: file };
+  }
+  const line = serializeEvent(setAsideEvent(grants, events.at(-1)?.id ?? null));
+  return { ...identity, bytes: Buffer.concat([file, Buffer.from(ended ? line : `\n${line}`)]) };
+}
+
+/** The `session.grants_changed` keeping `grants`' denials only, chained after `parentId`. */
+function setAsideEvent(grants: SessionGrants, parentId: string | null): SessionEvent {
+  const deny = grants.deny.map((rule) => rule.text);
+  return createEnvelope({ type: "session.grants_changed", data: { allow: [], deny } }, parentId);
+}
+
+/**
+ * What the import says on stderr after `imported <id> into <store>`: the session's folder, and
+ * the grants set aside (README, "Moving sessions between stores"); each line without `\n`.
+ */
+export function importNotes(log: ImportedLog, folderExists: boolean): string[] {
+  const folder = folderExists
+    ? `the session's tools run in ${log.cwd} when it is resumed`
+    : `the session's folder ${log.cwd} does not exist here: its tools cannot run until it does`;
+  const count = log.setAside.length;
+  if (count === 0) {
+    return [folder];
+  }
+  const grants = count === 1 ? "grant the log records" : "grants the log records";
+  return [
+    folder,
+    `not applying the "always" ${grants} (${log.setAside.join(", ")}): the session asks ` +
+      "again before running what they allowed",
+  ];
+}
