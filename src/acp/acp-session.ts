@@ -129,7 +129,7 @@ export class AcpSession {
       return;
     }
     this.announced = true;
-    for (const update of openingUpdates(this.session)) {
+    for (const update of openingUpdates(this.session, this.context.host.config)) {
       this.send(update);
     }
   }

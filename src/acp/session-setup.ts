@@ -8,10 +8,13 @@ import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
+import { recordProjectWarnings } from "../session/project-warnings.js";
+import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
+import { warningUpdate } from "./compaction-updates.js";
 import { internalError, invalidParams, invalidRequest } from "./errors.js";
 import type { ModeId } from "./modes.js";
 
@@ -75,11 +78,16 @@ export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired"
 /**
  * What a session announces once it is open: the slash commands, what opening its log repaired
  * as an agent message, which every client shows (the `_meta` of the load or resume answer says
- * it too, for clients that read it), and the MCP servers that failed by then (later failures:
- * {@link mcpFailureUpdates}).
+ * it too, for clients that read it), an untrusted project's warnings (held config keys, MCP
+ * servers waiting: recorded now as `session.warning`s, once per open session, after a load's
+ * replay; session/project-warnings.ts), and the MCP servers that failed by then (later
+ * failures: {@link mcpFailureUpdates}). Editors hide the agent's stderr, which says them too.
  */
-export function openingUpdates(session: Session): acp.SessionUpdate[] {
+export function openingUpdates(session: Session, config: RunConfig): acp.SessionUpdate[] {
   const notice = session.repairNotice;
+  const warnings = recordProjectWarnings(session, config).flatMap((event) =>
+    event.type === "session.warning" ? [warningUpdate(event.data, event.id)] : [],
+  );
   const failed = (session.mcp?.list() ?? []).filter((server) => server.state === "failed");
   return [
     { sessionUpdate: "available_commands_update", availableCommands: availableCommands() },
@@ -91,6 +99,7 @@ export function openingUpdates(session: Session): acp.SessionUpdate[] {
             content: { type: "text" as const, text: `⚠ turnloop ${notice}\n` },
           },
         ]),
+    ...warnings,
     ...failed.map((server) => mcpFailureUpdate(server.name, server.error)),
   ];
 }

@@ -1,6 +1,6 @@
 import { errorMessage } from "../events/errors.js";
 import { trustProject } from "../session/config-paths.js";
-import type { HeldSettings } from "../session/project-holds.js";
+import { type HeldSettings, loosenWhat } from "../session/project-holds.js";
 import { readLine } from "./mcp-trust-question.js";
 
 /**
@@ -15,9 +15,11 @@ export async function askProjectTrust(
   project: { home: string; cwd: string },
   terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): Promise<boolean> {
+  const keys = Object.keys(held.keys);
+  const which = keys.length === 1 ? "which loosens" : "which loosen";
   terminal.output.write(
-    `\n${held.path} sets ${Object.keys(held.keys).join(", ")}, which loosen permissions or send ` +
-      "data elsewhere. This project is not trusted yet.\n" +
+    `\n${held.path} sets ${keys.join(", ")}, ${which} ${loosenWhat(keys.length)}. This project ` +
+      "is not trusted yet.\n" +
       "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
   );
   const answer = await readLine(terminal.input);

@@ -8,6 +8,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { parseServers } from "../tools/mcp/config.js";
@@ -57,6 +58,8 @@ export async function createMethod(
     throw invalidParams(`session.create: ${errorMessage(error)}`);
   }
   await startMcp(server, session, params.mcpServers);
+  // Sent live below with `session.start` (project-warnings.ts).
+  recordProjectWarnings(session, server.host.config);
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
@@ -128,6 +131,8 @@ async function resume(
   }
   serverSession.attach(connection, configOf(params));
   server.detached.delete(params.sessionId);
+  // After the answer, as announceRepair: the app's session object exists to receive them.
+  setImmediate(() => recordProjectWarnings(serverSession.session, server.host.config));
   return describe(serverSession);
 }
 

@@ -94,7 +94,7 @@ export async function configuredFace(
   const held = holding.held;
   return {
     ok: true,
-    config,
+    config: holding.warning === undefined ? config : { ...config, heldWarning: holding.warning },
     env: environmentFor(config, env),
     warnings: [...loaded.warnings, ...(holding.warning === undefined ? [] : [holding.warning])],
     ...(held === undefined ? {} : { held }),

@@ -246,10 +246,11 @@ export function reportGathered(
   }
   const untrusted = gathered.untrustedProject;
   if (untrusted !== undefined) {
-    log?.(
-      warningLine(
-        `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
-      ),
-    );
+    log?.(warningLine(untrustedServersWarning(untrusted)));
   }
+}
+
+/** The warning about an untrusted project's MCP servers, not started (without `turnloop: …`). */
+export function untrustedServersWarning(untrusted: UntrustedProject): string {
+  return `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`;
 }

@@ -63,10 +63,18 @@ export function heldSettingsWarning(held: HeldSettings): string | undefined {
     return undefined;
   }
   return (
-    `${held.path}: not applying ${keys.join(", ")}: this project is not ` +
-    "trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run `turnloop mcp " +
-    "trust` in it to trust the whole project config"
+    `${held.path}: not applying ${keys.join(", ")}: this project is not trusted (or its files ` +
+    `changed since it was), and ${keys.length === 1 ? "this key loosens" : "these keys loosen"} ` +
+    `${loosenWhat(keys.length)}; run \`turnloop mcp trust\` in it to trust the whole project config`
   );
+}
+
+/**
+ * The rest of "… loosen(s) permissions or send(s) data elsewhere" for `count` keys, in the
+ * warning and the trust question (project-trust-question.ts).
+ */
+export function loosenWhat(count: number): string {
+  return count === 1 ? "permissions or sends data elsewhere" : "permissions or send data elsewhere";
 }
 
 function splitProjectSettings(

@@ -70,6 +70,12 @@ export interface RunConfig {
    * `redactDatabaseUrl` only.
    */
   readonly store?: Sourced<string>;
+  /**
+   * The warning about the keys an untrusted project's file holds (project-holds.ts
+   * `heldSettingsWarning`), set by face-config.ts: `-p` and the interactive face write it to
+   * stderr, ACP and the SDK server also record it in each session (project-warnings.ts).
+   */
+  readonly heldWarning?: string;
 }
 
 export const DEFAULT_MAX_TURNS = 100;

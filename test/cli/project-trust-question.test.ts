@@ -46,6 +46,17 @@ describe("the project trust question for held config keys", () => {
     expect(await isProjectTrusted(home, project)).toBe(true);
   });
 
+  test("one key: the question's verbs agree with it", async () => {
+    const one = { path: held().path, keys: { "permissions.mode": "full-access" } };
+    const asked = terminal("n\n");
+    expect(await askProjectTrust(one, { home, cwd: project }, asked)).toBe(false);
+    expect(asked.shown()).toBe(
+      `\n${one.path} sets permissions.mode, which loosens permissions or sends data elsewhere. ` +
+        "This project is not trusted yet.\n" +
+        "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
+    );
+  });
+
   test("no, or the end of input: nothing is recorded", async () => {
     for (const answer of ["n\n", ""]) {
       expect(await askProjectTrust(held(), { home, cwd: project }, terminal(answer))).toBe(false);

@@ -47,7 +47,7 @@ describe("an untrusted project's permissions", () => {
       expect(existsSync(join(repository, "pwned"))).toBe(false);
       const key = Object.keys(settings.permissions)[0];
       expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
-        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
+        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted (or its files changed since it was), and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
           "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
       );
       expect(result.code).toBe(0);
@@ -118,7 +118,7 @@ describe("an untrusted project's endpoints", () => {
       const untrusted = await cli(["-p", "hello"], { env });
       expect(untrusted.code, untrusted.stderr).toBe(0);
       expect(untrusted.stderr.split("\n")[0]).toBe(
-        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted (or its files changed since it was), and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
       );
       expect(other.requests).toEqual([]);
       expect(model.requests.map((request) => request.headers.authorization)).toEqual([
@@ -202,7 +202,7 @@ describe("an untrusted project's session store", () => {
       code: 0,
       signal: null,
       stdout: "[]\n",
-      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
+      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted (or its files changed since it was), and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     });
     // `turnloop config` shows it held, its password redacted as a store in force is.
     const shown = await cli(["config"]);
@@ -288,7 +288,7 @@ describe("the interactive face with stderr redirected", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     await question;
-    expect(shown).toContain("sets permissions.mode, which loosen permissions or send data");
+    expect(shown).toContain("sets permissions.mode, which loosens permissions or sends data");
     // No: the key stays held; then Ctrl-D at the input box ends the session.
     child.stdin.write("n\r");
     await new Promise<void>((resolve) => {

@@ -1,0 +1,53 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { ChildFixture } from "./child-process.js";
+
+// A fresh user's check: `turnloop acp` said an untrusted project's held config keys (and its
+// MCP servers left waiting) only on stderr, which editors hide. Each is now a `session.warning`
+// of the session, told to the editor as an agent message with the opening updates, once.
+
+const fixture = ChildFixture.forEachTest();
+
+test("an untrusted project's held key and waiting MCP servers reach the editor once, as agent messages", async () => {
+  const config = join(fixture.cwd, ".turnloop", "config.json");
+  await mkdir(join(fixture.cwd, ".turnloop"));
+  await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
+  const mcp = join(fixture.cwd, ".mcp.json");
+  await writeFile(mcp, JSON.stringify({ mcpServers: { tracker: { command: "/bin/true" } } }));
+  fixture.server.enqueue({ text: "Hello." });
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const sessionId = await agent.newSession();
+  expect(await agent.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
+  const held =
+    `${config}: not applying permissions.allow: this project is not trusted (or its files ` +
+    "changed since it was), and this key loosens permissions or sends data elsewhere; run " +
+    "`turnloop mcp trust` in it to trust the whole project config";
+  const waiting =
+    `not starting the MCP servers of ${mcp} (tracker): this project is not trusted (or its ` +
+    "files changed since it was); run `turnloop mcp trust` in it to allow them";
+  const messages = agent
+    .updates(sessionId)
+    .flatMap((update) =>
+      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+        ? [update.content.text]
+        : update.sessionUpdate === "available_commands_update"
+          ? [update.sessionUpdate]
+          : [],
+    );
+  expect(messages).toEqual([
+    "available_commands_update",
+    `\n⚠ ${held}\n`,
+    `\n⚠ ${waiting}\n`,
+    "Hello.",
+  ]);
+  const warnings = (await fixture.persisted(sessionId)).filter(
+    (event) => event.type === "session.warning",
+  );
+  expect(warnings.map((event) => event.data)).toEqual([
+    { warningType: "project_not_trusted", message: held },
+    { warningType: "project_not_trusted", message: waiting },
+  ]);
+  expect(await agent.end()).toBe(0);
+});
