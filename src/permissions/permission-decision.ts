@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
+import { PROJECT_CONFIGURATION } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
 import type { CommandConfinement } from "./permission-mode.js";
 import {
@@ -209,17 +210,17 @@ function autoAllows(
 
 /**
  * Whether `path` (absolute) is in a file that configures what later runs may do: a `.git` folder
- * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox), a `.turnloop`
- * folder (the project's config file: permission mode, allow rules, base URL) or a `.mcp.json`
- * (servers that start outside the sandbox). Permission mode `auto` asks about an edit to any of
- * them, wherever it is: an edit made without asking must not loosen what later runs may do (the
- * sandbox keeps `.git/hooks` and `.git/config` read-only for commands for the same reason,
- * tools/sandbox/policy.ts).
+ * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox) or one of
+ * tools/sandbox/policy.ts `PROJECT_CONFIGURATION` (`.turnloop`: the project's config file,
+ * permission mode, allow rules, base URL; `.mcp.json`: servers that start outside the sandbox).
+ * Permission mode `auto` asks about an edit to any of them, wherever it is: an edit made without
+ * asking must not loosen what later runs may do (the sandbox keeps `.git/hooks`, `.git/config`
+ * and that list read-only for commands for the same reason).
  */
 export function isConfigurationOfLaterRuns(path: string): boolean {
   const segments = path.split(sep);
   return (
-    segments.includes(".git") || segments.includes(".turnloop") || segments.at(-1) === ".mcp.json"
+    segments.includes(".git") || segments.some((segment) => PROJECT_CONFIGURATION.includes(segment))
   );
 }
 

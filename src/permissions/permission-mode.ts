@@ -61,8 +61,12 @@ export function shownConfinement(confinement: CommandConfinement | undefined): s
  * session config's and the server's equivalents.
  */
 
-/** What the sandbox hit: no network, a read-only workspace, or a place outside the workspace. */
-export type SandboxLimit = "network" | "read-only" | "outside-workspace";
+/**
+ * What the sandbox hit: no network, a read-only workspace, a place outside the workspace, or
+ * what later runs read (`.git/hooks`, `.git/config`, `.turnloop`, `.mcp.json`), which no setting
+ * but running unconfined makes writable.
+ */
+export type SandboxLimit = "network" | "read-only" | "outside-workspace" | "configuration";
 
 /**
  * The limit a stopped command hit. `outsideReason` is the question's (permission-mode.ts
@@ -76,6 +80,9 @@ export function sandboxLimit(
   if (outsideReason.includes("no network")) {
     return "network";
   }
+  if (outsideReason.includes("keeps what later runs read")) {
+    return "configuration";
+  }
   return policy === "read-only" ? "read-only" : "outside-workspace";
 }
 
@@ -84,6 +91,8 @@ export interface LimitSettings {
   network: string;
   "read-only": string;
   "outside-workspace": string;
+  /** The setting that runs commands without the sandbox (what later runs read is kept from them). */
+  configuration: string;
   /** The setting of the folders besides the workspace that `workspace-write` makes writable. */
   folders: string;
 }
@@ -100,5 +109,7 @@ export function liftingSetting(limit: SandboxLimit, names: LimitSettings): strin
       return `${names["read-only"]} (sandboxed commands may write in the workspace and ${names.folders} folders)`;
     case "outside-workspace":
       return `${names["outside-workspace"]} (sandboxed commands may write there too)`;
+    case "configuration":
+      return `${names.configuration} (commands then run without the sandbox, and may change what later runs read)`;
   }
 }

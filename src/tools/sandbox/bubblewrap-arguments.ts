@@ -4,6 +4,7 @@ import { API_KEY_VARIABLES } from "../../llm/models.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
+  PROJECT_CONFIGURATION,
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
@@ -34,7 +35,8 @@ const ISOLATION_OPTIONS: readonly string[] = [
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
  * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`); each root's `.git/hooks` and
- * `.git/config` read-only again; the hidden places last, so that a secret inside a workspace
+ * `.git/config` and its {@link PROJECT_CONFIGURATION} that exist read-only again (one made by the
+ * command: sandboxed-runner.ts); the hidden places last, so that a secret inside a workspace
  * stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
@@ -66,6 +68,7 @@ export function bubblewrapArguments(
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...writableRoots.flatMap((root) => gitProtections(root, paths)),
+    ...writableRoots.flatMap((root) => configurationProtections(root, paths)),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
@@ -133,6 +136,18 @@ function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
       ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
       : ["--ro-bind", hooks, hooks];
   return [...hookMounts, ...(config === undefined ? [] : ["--ro-bind", config, config])];
+}
+
+/**
+ * Each of {@link PROJECT_CONFIGURATION} in `root` that exists, mounted read-only over itself (a
+ * symbolic link: its target). One that does not exist cannot be mounted over without making it
+ * in the workspace: the runner removes it after the command instead (sandboxed-runner.ts).
+ */
+function configurationProtections(root: string, paths: RealPaths): string[] {
+  return PROJECT_CONFIGURATION.flatMap((name) => {
+    const real = paths.resolve(join(root, name))?.real;
+    return real === undefined ? [] : ["--ro-bind", real, real];
+  });
 }
 
 /** A hidden place that exists, as a real path, and whether it is a folder. */

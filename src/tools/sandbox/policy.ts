@@ -9,7 +9,7 @@ export const SANDBOX_POLICIES = ["read-only", "workspace-write", "danger-full-ac
 /**
  * - `read-only`: the whole file system is read-only; only a private `/tmp` is writable.
  * - `workspace-write`: as `read-only`, plus the session's cwd and its additional directories are
- *   writable, except each one's `.git/hooks` and `.git/config`.
+ *   writable, except each one's `.git/hooks`, `.git/config` and {@link PROJECT_CONFIGURATION}.
  * - `danger-full-access`: no sandbox; the command runs as the user with everything the user has.
  */
 export type SandboxPolicy = (typeof SANDBOX_POLICIES)[number];
@@ -18,6 +18,16 @@ export type SandboxPolicy = (typeof SANDBOX_POLICIES)[number];
 export function isSandboxPolicy(text: string): text is SandboxPolicy {
   return (SANDBOX_POLICIES as readonly string[]).includes(text);
 }
+
+/**
+ * What a project folder holds that configures later runs, besides git's `hooks` and `config`:
+ * turnloop's project config folder (permission mode, allow rules, base URL) and the MCP servers
+ * file (servers start outside the sandbox). One list for both guards: permission mode `auto` asks
+ * about an edit to any of them (permissions/permission-decision.ts `isConfigurationOfLaterRuns`),
+ * and the sandbox keeps each writable root's read-only for commands, one that does not exist yet
+ * included (bubblewrap-arguments.ts, sandboxed-runner.ts).
+ */
+export const PROJECT_CONFIGURATION: readonly string[] = [".turnloop", ".mcp.json"];
 
 /**
  * The user's credential places hidden from sandboxed commands by default, relative to the home

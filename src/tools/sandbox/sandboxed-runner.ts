@@ -1,7 +1,10 @@
+import { lstatSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import { isInside } from "./bubblewrap-arguments.js";
-import type { SandboxPolicy, SandboxSettings } from "./policy.js";
+import { PROJECT_CONFIGURATION, type SandboxPolicy, type SandboxSettings } from "./policy.js";
 import { RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
@@ -13,7 +16,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * {@link ProcessRunner} (same process group, timeout, cancellation and output capping) whose argv
  * is `bwrap … -- bash -c command`, confined to the request's cwd (the session's workspace). A
  * failed command whose output shows it hit the sandbox's limits carries
- * {@link CommandResult.sandboxLimit}. What the places it mounts resolve to is remembered for the
+ * {@link CommandResult.sandboxLimit}, as does one that made what later runs read where nothing was
+ * (`.turnloop`, `.mcp.json` in a writable root), which is removed when the command ends. What the places it mounts resolve to is remembered for the
  * runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
@@ -31,9 +35,14 @@ export class SandboxedRunner implements CommandRunner {
   async run(command: string, request: CommandRequest): Promise<CommandResult> {
     const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
-    const result = await runner.run(command, request);
-    const limit = sandboxLimitOf(result, this.policy, this.settings.network === true);
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
+    const absent = this.policy === "workspace-write" ? absentConfiguration(roots) : [];
+    const result = await runner.run(command, request);
+    const made = await removeMade(absent);
+    const limit =
+      made.length > 0
+        ? `${KEEPS_CONFIGURATION}: it removed ${made.join(", ")}, which the command made`
+        : sandboxLimitOf(result, this.policy, this.settings.network === true);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
@@ -75,6 +84,38 @@ const PRIVATE_TEMPORARY_NOTE: Record<ConfiningPolicy, string> = {
     "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
 };
 
+/**
+ * The paths of {@link PROJECT_CONFIGURATION} that do not exist in `roots` (nothing there, not even
+ * a dangling link) before a command: bubblewrap cannot mount over them without making them in the
+ * workspace, so one the command makes is removed when it ends ({@link removeMade}).
+ */
+function absentConfiguration(roots: readonly string[]): string[] {
+  return roots.flatMap((root) =>
+    PROJECT_CONFIGURATION.map((name) => join(root, name)).filter(
+      (path) => lstatSync(path, { throwIfNoEntry: false }) === undefined,
+    ),
+  );
+}
+
+/**
+ * Removes each of `absent` that exists now (the command, whose processes all ended with it, made
+ * it) and returns those it removed. A path that cannot be removed is kept in the answer too: the
+ * command is reported as stopped all the same.
+ */
+async function removeMade(absent: readonly string[]): Promise<string[]> {
+  const made = absent.filter((path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
+  await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
+  return made;
+}
+
+/** How a sandbox limit on what later runs read begins (permission-mode.ts `sandboxLimit`). */
+const KEEPS_CONFIGURATION = `the sandbox keeps what later runs read read-only (.git/hooks, .git/config, ${PROJECT_CONFIGURATION.join(", ")})`;
+
+/** A write refused on one of what later runs read, as tools print it. */
+const CONFIGURATION_WRITE = new RegExp(
+  `(?:\\.git/hooks|\\.git/config|${PROJECT_CONFIGURATION.map((name) => name.replaceAll(".", "\\.")).join("|")})[^\\n]*Read-only file system`,
+);
+
 /** What the kernel and common tools print when a write lands on a read-only mount. */
 const READ_ONLY = /Read-only file system/;
 /** What common tools print when there is no network (curl, git, pip, npm, getaddrinfo, ping). */
@@ -102,6 +143,13 @@ export function sandboxLimitOf(
     return undefined;
   }
   const readOnly = READ_ONLY.exec(result.output);
+  if (
+    readOnly !== null &&
+    policy === "workspace-write" &&
+    CONFIGURATION_WRITE.test(result.output)
+  ) {
+    return `${KEEPS_CONFIGURATION} (${readOnly[0]})`;
+  }
   if (readOnly !== null) {
     return `${WRITABLE[policy]} (${readOnly[0]})`;
   }

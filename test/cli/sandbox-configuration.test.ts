@@ -1,0 +1,81 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { type CliFixtures, test } from "../support/fixtures.js";
+import { chatMessages } from "../support/harness.js";
+import { requireSandbox } from "../support/sandbox.js";
+
+// A fresh user's check: under permission mode auto, a sandboxed command could write the
+// project's `.turnloop/` and `.mcp.json` (the sandbox kept only `.git/hooks` and `.git/config`
+// read-only), so a command run without a question could change what later runs read. Real
+// bubblewrap: an existing file is mounted read-only; one the command makes is removed when it
+// ends, and the command is reported as stopped by the sandbox.
+
+const sandboxWorks = await requireSandbox();
+
+/** Has the model run `command` through `turnloop -p -q --sandbox workspace-write --yolo`. */
+async function runSandboxed({ cli, model }: Pick<CliFixtures, "cli" | "model">, command: string) {
+  model.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await cli(["-p", "go", "-q", "--sandbox", "workspace-write", "--yolo"]);
+  const toolMessage = chatMessages(model, -1).find((message) => message.role === "tool");
+  return {
+    ...result,
+    toolResult: String(toolMessage?.content),
+  };
+}
+
+const KEEPS =
+  "the sandbox keeps what later runs read read-only (.git/hooks, .git/config, .turnloop, .mcp.json)";
+const NOT_OUTSIDE =
+  "It was not run outside the sandbox: no terminal to ask on; rerun with --sandbox " +
+  "danger-full-access (commands then run without the sandbox, and may change what later runs " +
+  "read), or run -p on a terminal to be asked.";
+
+describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only", () => {
+  test("a command cannot change an existing .turnloop/config.json", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const config = join(repository, ".turnloop", "config.json");
+    await mkdir(join(repository, ".turnloop"));
+    await writeFile(config, "{}\n");
+    const command = `echo '{"permissions":{"mode":"full-access"}}' > .turnloop/config.json`;
+    const result = await runSandboxed({ cli, model }, command);
+    const why = `The sandbox stopped this command: ${KEEPS} (Read-only file system). ${NOT_OUTSIDE}`;
+    expect(result).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr: "",
+      toolResult:
+        "bash: line 1: .turnloop/config.json: Read-only file system\n" +
+        `<exited with exit code 1>\n${why}`,
+    });
+    expect(await readFile(config, "utf8")).toBe("{}\n");
+  });
+
+  test("a .mcp.json the command makes is removed when it ends, and the command said stopped", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const command = `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json && echo made`;
+    const result = await runSandboxed({ cli, model }, command);
+    const why =
+      `The sandbox stopped this command: ${KEEPS}: it removed ${join(repository, ".mcp.json")}, ` +
+      `which the command made. ${NOT_OUTSIDE}`;
+    expect(result).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr: "",
+      toolResult: `made\n<exited with exit code 0>\n${why}`,
+    });
+    expect(existsSync(join(repository, ".mcp.json"))).toBe(false);
+  });
+});
