@@ -158,9 +158,13 @@ async function askAndRecord(
   const { requestId, toolCallId, toolName, title } = request;
   // Copilot's permission kinds name MCP calls `mcp`; other tools keep their ACP tool kind.
   const kind = request.mcp === undefined ? request.kind : MCP_RULE;
+  const outside = request.sandbox?.outsideReason;
   options.emit({
     type: "permission.requested",
-    data: { requestId, toolCallId, toolName, kind, title },
+    data: {
+      ...{ requestId, toolCallId, toolName, kind, title },
+      ...(outside === undefined ? {} : { outsideSandbox: outside }),
+    },
   });
   let reply: PermissionReply;
   if (signal.aborted) {

@@ -168,6 +168,11 @@ export interface SessionEventData {
     toolName: string;
     kind: string;
     title: string;
+    /**
+     * Set on the question whether a command the sandbox stopped may run again outside it: why the
+     * sandbox stopped it (e.g. `the sandbox has no network (Could not resolve host)`).
+     */
+    outsideSandbox?: string;
   };
   "permission.completed": {
     requestId: string;

@@ -59,15 +59,19 @@ function noHandlerReason(situation: NoAskSituation): string {
 
 /**
  * The session's sandbox callbacks for the host's agent settings: the app's `sandbox` policy, and
- * when the app registered no handler, what the sandbox says when a command it stopped is not run
- * outside it ({@link noHandlerReason}).
+ * how a command the sandbox stopped may run again outside it: when the app registered a handler,
+ * `ask` (the session's {@link PendingPermissions.ask}) puts the question to it as a
+ * `permission.requested` whose `permissionRequest.sandbox` is `danger-full-access` with the
+ * `outsideReason`, as ACP and the terminal ask their user; else what the sandbox says when it is
+ * not run outside ({@link noHandlerReason}).
  */
 export function sandboxCallbacks(
   config: SessionConfig,
-): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason"> {
+  ask: AskPermission,
+): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason" | "ask"> {
   return {
     ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
-    ...(config.requestPermission === true ? {} : { noAskReason: noHandlerReason }),
+    ...(config.requestPermission === true ? { ask } : { noAskReason: noHandlerReason }),
   };
 }
 
@@ -189,7 +193,13 @@ export class PendingPermissions {
     switch (event.type) {
       case "permission.requested": {
         const details = this.calls.get(event.data.toolCallId);
-        const permissionRequest = wirePermissionRequest(event.data, details, cwd, this.confinement);
+        const outsideReason = event.data.outsideSandbox;
+        // A question to run a stopped command outside the sandbox says where it would run then.
+        const confinement: CommandConfinement | undefined =
+          outsideReason === undefined
+            ? this.confinement
+            : { policy: "danger-full-access", network: true, outsideReason };
+        const permissionRequest = wirePermissionRequest(event.data, details, cwd, confinement);
         this.open.set(event.data.requestId, permissionRequest);
         return { ...event, data: { ...event.data, permissionRequest } };
       }

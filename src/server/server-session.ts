@@ -330,7 +330,7 @@ export class ServerSession {
     // The gate comes from buildAuthorize (hooks first); the host's is not used here.
     this.permissions.confinement = await sessionConfinement(this.host, this.config.sandbox);
     const settings = this.host.agentSettings(this.session, this.choices.model, {
-      ...sandboxCallbacks(this.config),
+      ...sandboxCallbacks(this.config, this.permissions.ask),
       provider: requestProvider(
         this.choices.provider,
         this.config,

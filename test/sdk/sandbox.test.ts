@@ -137,7 +137,10 @@ test.runIf(sandboxWorks)(
         fullCommandText: request.fullCommandText,
         sandbox: request.sandbox,
       });
-      return { kind: "approve-once" as const };
+      // The question to run the stopped command outside the sandbox is refused.
+      return request.sandbox?.outsideReason === undefined
+        ? { kind: "approve-once" as const }
+        : { kind: "reject" as const };
     };
     const confined = await client.createSession({
       sandbox: "workspace-write",
@@ -153,6 +156,16 @@ test.runIf(sandboxWorks)(
         kind: "shell",
         fullCommandText: `echo x > ${confinedPath}`,
         sandbox: { policy: "workspace-write", network: false },
+      },
+      {
+        kind: "shell",
+        fullCommandText: `echo x > ${confinedPath}`,
+        sandbox: {
+          policy: "danger-full-access",
+          network: true,
+          outsideReason:
+            "the sandbox lets it write only inside the workspace (Read-only file system)",
+        },
       },
       {
         kind: "shell",
@@ -172,7 +185,7 @@ test("a sandbox policy turnloop does not know fails createSession, naming the po
 });
 
 test.runIf(sandboxWorks)(
-  "the official @github/copilot-sdk: a server started with --sandbox confines, and its permission handler sees where the command runs",
+  "the official @github/copilot-sdk: a server started with --sandbox confines, its permission handler sees where the command runs, and it is asked before a stopped command runs outside",
   async () => {
     const client = new CopilotClient({
       connection: RuntimeConnection.forStdio({
@@ -191,13 +204,24 @@ test.runIf(sandboxWorks)(
           return { kind: "approve-once" };
         },
       });
-      const escaped = modelWritesOutside("official.txt", "Tried.");
+      const results: unknown[] = [];
+      session.on("tool.execution_complete", (event) => results.push(event.data.result?.content));
+      const escaped = modelWritesOutside("official.txt", "Wrote.");
       const reply = await session.sendAndWait({ prompt: "write it" });
-      expect(reply?.data.content).toBe("Tried.");
+      expect(reply?.data.content).toBe("Wrote.");
+      const reason = "the sandbox lets it write only inside the workspace (Read-only file system)";
       expect(seen).toEqual([
         { kind: "shell", sandbox: { policy: "workspace-write", network: false } },
+        {
+          kind: "shell",
+          sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
+        },
       ]);
-      expect(existsSync(escaped)).toBe(false);
+      expect(results).toEqual([
+        `The sandbox stopped this command (${reason}); the user allowed it to run again outside ` +
+          "the sandbox:\n<exited with exit code 0>",
+      ]);
+      expect(existsSync(escaped)).toBe(true);
       await session.disconnect();
     } finally {
       await client.stop();
