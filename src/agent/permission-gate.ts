@@ -11,6 +11,7 @@ import {
   type PermissionRequest,
   permissionDecider,
 } from "../permissions/permission-decision.js";
+import { outsideConfinement } from "../permissions/permission-mode.js";
 import { MCP_RULE } from "../permissions/permission-rules.js";
 import type { Authorize, PermissionAnswer } from "./tool-calls.js";
 
@@ -126,7 +127,7 @@ export function createSandboxExitAsker(
       paths: [options.cwd],
       command,
       alwaysRule: `bash(${command.trim()})`,
-      sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
+      sandbox: outsideConfinement(reason),
     };
     const ask = options.ask;
     if (ask === undefined) {

@@ -168,10 +168,7 @@ export interface SessionEventData {
     toolName: string;
     kind: string;
     title: string;
-    /**
-     * Set on the question whether a command the sandbox stopped may run again outside it: why the
-     * sandbox stopped it (e.g. `the sandbox has no network (Could not resolve host)`).
-     */
+    /** Asking to run outside the sandbox a command it stopped: why it stopped it. */
     outsideSandbox?: string;
   };
   "permission.completed": {
@@ -341,11 +338,9 @@ export interface SessionEventData {
    */
   "session.title_changed": { title: string };
   /**
-   * An SDK app replaced the session's grants (`session.permissions.resetSessionApprovals`,
-   * `modifyRules`): `allow` and `deny` are the session's grant rules from now on (turnloop's rule
-   * texts, e.g. `bash(git status)`), in place of those of earlier "always" answers. A later
-   * "always" answer adds to them. `turnloop sessions import` adds one after an imported log's
-   * events, with no allow rules, so that its grants do not apply here (session/imported-log.ts).
+   * Grants replaced (SDK `session.permissions.resetSessionApprovals`, `modifyRules`; `sessions
+   * import`: session/imported-log.ts): `allow`, `deny` are the rules (e.g. `bash(git status)`)
+   * from now on, in place of earlier "always" answers'; a later "always" answer adds to them.
    */
   "session.grants_changed": { allow: string[]; deny: string[] };
   "session.shutdown": SessionShutdown;

@@ -27,6 +27,11 @@ export interface CommandConfinement {
   outsideReason?: string;
 }
 
+/** Where a command the sandbox stopped runs once allowed outside it, and why it was stopped. */
+export function outsideConfinement(outsideReason: string): CommandConfinement {
+  return { policy: "danger-full-access", network: true, outsideReason };
+}
+
 /** One line for a question, e.g. `sandbox: workspace-write, no network`. */
 export function describeConfinement(confinement: CommandConfinement): string {
   if (confinement.outsideReason !== undefined) {

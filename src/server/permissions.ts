@@ -11,10 +11,11 @@ import type { NoAskSituation } from "../agent/permission-gate.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
-import type { CommandConfinement } from "../permissions/permission-mode.js";
 import {
+  type CommandConfinement,
   type LimitSettings,
   liftingSetting,
+  outsideConfinement,
   sandboxLimit,
 } from "../permissions/permission-mode.js";
 import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
@@ -59,11 +60,8 @@ function noHandlerReason(situation: NoAskSituation): string {
 
 /**
  * The session's sandbox callbacks for the host's agent settings: the app's `sandbox` policy, and
- * how a command the sandbox stopped may run again outside it: when the app registered a handler,
- * `ask` (the session's {@link PendingPermissions.ask}) puts the question to it as a
- * `permission.requested` whose `permissionRequest.sandbox` is `danger-full-access` with the
- * `outsideReason`, as ACP and the terminal ask their user; else what the sandbox says when it is
- * not run outside ({@link noHandlerReason}).
+ * for a command the sandbox stopped, `ask` (the app's handler is asked to run it outside, as ACP
+ * and the terminal ask) or, with no handler, why it is not run outside ({@link noHandlerReason}).
  */
 export function sandboxCallbacks(
   config: SessionConfig,
@@ -188,18 +186,14 @@ export class PendingPermissions {
     };
   }
 
-  /** `event` with the wire-only fields Copilot SDK apps read (see `src/protocol/copilot.ts`). */
+  /** `event` with the wire-only fields Copilot SDK apps read (`src/protocol/copilot.ts`). */
   wireEvent(event: SessionEvent, cwd: string): object {
     switch (event.type) {
       case "permission.requested": {
         const details = this.calls.get(event.data.toolCallId);
-        const outsideReason = event.data.outsideSandbox;
-        // A question to run a stopped command outside the sandbox says where it would run then.
-        const confinement: CommandConfinement | undefined =
-          outsideReason === undefined
-            ? this.confinement
-            : { policy: "danger-full-access", network: true, outsideReason };
-        const permissionRequest = wirePermissionRequest(event.data, details, cwd, confinement);
+        const outside = event.data.outsideSandbox;
+        const where = outside === undefined ? this.confinement : outsideConfinement(outside);
+        const permissionRequest = wirePermissionRequest(event.data, details, cwd, where);
         this.open.set(event.data.requestId, permissionRequest);
         return { ...event, data: { ...event.data, permissionRequest } };
       }
