@@ -97,7 +97,7 @@ export class SessionLock {
           throw error;
         }
       }
-      const holder = await readLock(path);
+      const holder = readLock(path);
       if (holder.kind === "gone") {
         continue;
       }
@@ -122,7 +122,7 @@ export class SessionLock {
    */
   static async holder(directory: string): Promise<LockOwner | "unreadable" | undefined> {
     const path = SessionLock.pathIn(directory);
-    const holder = await readLock(path);
+    const holder = readLock(path);
     if (holder.kind === "gone") {
       return undefined;
     }
@@ -140,7 +140,7 @@ export class SessionLock {
    */
   async markIdle(): Promise<void> {
     await underBreaker(this.path, async () => {
-      const now = await readLock(this.path);
+      const now = readLock(this.path);
       if (now.kind === "owner" && sameProcess(now.owner, this.owner)) {
         const sharers = liveSharers(now.sharers, { joining: this.owner });
         await replaceLock(this.path, lockText({ ...this.owner, idle: true }, sharers));
@@ -170,7 +170,7 @@ export class SessionLock {
   }
 
   async #leave(): Promise<void> {
-    const now = await readLock(this.path);
+    const now = readLock(this.path);
     if (now.kind !== "owner") {
       return;
     }
@@ -190,7 +190,7 @@ async function takeIdle(
   owner: LockOwner,
 ): Promise<boolean> {
   const taken = await underBreaker(path, async () => {
-    const now = await readLock(path);
+    const now = readLock(path);
     if (now.kind === "gone" || now.text !== holder.text) {
       return false;
     }
@@ -217,7 +217,7 @@ async function isStale(holder: Held, path: string): Promise<boolean> {
  */
 async function breakStaleLock(path: string, holder: Held): Promise<void> {
   await underBreaker(path, async () => {
-    const now = await readLock(path);
+    const now = readLock(path);
     if (now.kind !== "gone" && now.text === holder.text) {
       await handOver(path, holder.kind === "owner" ? liveSharers(holder.sharers) : []);
     }
