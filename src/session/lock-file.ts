@@ -94,9 +94,18 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** This machine's name, asked once (each `os.hostname()` is a system call, and locks ask often). */
+let thisHost: string | undefined;
+
+/** This machine's name as lock files record it (`os.hostname()`, asked once per process). */
+export function ownHostname(): string {
+  thisHost ??= hostname();
+  return thisHost;
+}
+
 /** Whether `holder` may still run: on another host (never known), or alive here. */
 export function mayBeAlive(holder: LeaseHolder): boolean {
-  return holder.hostname !== hostname() || isAlive(holder.pid);
+  return holder.hostname !== ownHostname() || isAlive(holder.pid);
 }
 
 /** Whether `a` and `b` are one process. */
