@@ -1,6 +1,7 @@
 /**
  * Pieces of the benchmarks' fake model (fake-model.mjs) that are not its script: the whole
- * (non-streaming) reply, and the request/answer channel to a fake model in a worker or process.
+ * (non-streaming) reply, the time to first token, and the request/answer channel to a fake model
+ * in a worker or process.
  */
 
 /**
@@ -53,4 +54,17 @@ export function messenger(send, onMessage, onFailure) {
       pending.set(id, { resolve, reject });
       send({ id, type });
     });
+}
+
+/**
+ * Waits the `index`-th request's time to first token: `low` plus the fractional part of
+ * `index` × the golden ratio times `high - low` (so consecutive requests' waits cover the range
+ * evenly, the same in every run).
+ * @param {number} index @param {[number, number]} range `[low, high]` ms
+ */
+export async function firstTokenWait(index, [low, high]) {
+  const wait = low + ((index * 0.6180339887498949) % 1) * (high - low);
+  if (wait > 0) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }

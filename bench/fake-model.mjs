@@ -22,7 +22,7 @@
 import { fork } from "node:child_process";
 import { createServer } from "node:http";
 import { Worker } from "node:worker_threads";
-import { messenger, sendWholeCompletion } from "./fake-model-parts.mjs";
+import { firstTokenWait, messenger, sendWholeCompletion } from "./fake-model-parts.mjs";
 
 /**
  * Milliseconds on the machine's monotonic clock (with sub-microsecond resolution), comparable
@@ -43,6 +43,11 @@ export function monotonicMilliseconds() {
  * @property {number} [answerDeltas] Text deltas in the answer (default 24).
  * @property {number} [tokensPerSecond] 0 = instant (default); else one delta every 1000/rate ms,
  *   tool-call arguments included.
+ * @property {[number, number]} [firstTokenMilliseconds] `[low, high]`: each answer starts after a
+ *   wait in that range (ms, after the request's body arrived), spread evenly over the range by
+ *   the request's arrival order, as a real model's time to first token varies; absent = at once.
+ *   One timer per request, so many sessions' answers arrive spread out without the fake model's
+ *   one thread writing each token apart.
  * @property {boolean} [recordDeltaTimes] Record when each text delta was written (for latency).
  * @property {boolean} [numberedDeltas] Text deltas read `w<N> ` (N from 0), so that a reader can
  *   tell which delta it got even when a relay merges several into one message.
@@ -88,6 +93,7 @@ export async function startFakeModel(options = {}) {
     viewRanges: options.viewRanges ?? (options.toolTurns ?? 1) > 1,
     answerDeltas: options.answerDeltas ?? 24,
     tokensPerSecond: options.tokensPerSecond ?? 0,
+    firstTokenMilliseconds: options.firstTokenMilliseconds ?? [0, 0],
     recordDeltaTimes: options.recordDeltaTimes ?? false,
     numberedDeltas: options.numberedDeltas ?? false,
     keepBodies: options.keepBodies ?? 2,
@@ -266,6 +272,10 @@ async function answer(request, response, body, record, settings) {
     }
     control(deltaFrame({}, "stop"));
     record.textDeltas = settings.answerDeltas;
+  }
+  await firstTokenWait(record.index, settings.firstTokenMilliseconds);
+  if (response.destroyed) {
+    return;
   }
   if (parsed.stream !== true) {
     // Asked for one JSON reply (the Copilot SDK's default): the same answer, whole.

@@ -12,10 +12,12 @@
  * turnloop sent (the fake model's first recorded one: system prompt, tools, first user message);
  * each loop sends it with its own prompt `<prompt> (session N)` as that message, as bench/
  * sdk-server.mjs prompts session N, so the requests are the size turnloop's are. Without it, a
- * minimal body offering one `view` tool. Prints one JSON line: requests made and the process's
- * CPU time (user + system, ms) from the first request to the last answer.
+ * minimal body offering one `view` tool. Prints one JSON line: requests made, the process's
+ * CPU time (user + system, ms) from the first request to the last answer, and each turn's gap
+ * inside this process (ms, monotonic clock): from its answer's end read and parsed to the next
+ * request sent, as 7d's gap inside the server (`assistant.message` → next `assistant.turn_start`).
  * `measureHeadlessFloor` runs this script as a child process and answers the gaps from the fake
- * model's own stamps.
+ * model's own stamps beside them.
  */
 
 import { spawn } from "node:child_process";
@@ -33,6 +35,11 @@ const VIEW_TOOL = {
     parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
   },
 };
+
+/** Milliseconds on the monotonic clock. @returns {number} */
+function now() {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 
 /**
  * POSTs `body` and reads the answer to its end.
@@ -61,14 +68,21 @@ function post(url, body) {
 /**
  * One session's loop: request, answer, and again while the answer is a `view` call.
  * @param {URL} url @param {any} first The first request's parsed body.
+ * @param {number[]} gaps Receives each turn's gap in this process (answer parsed → next sent, ms).
  */
-async function loop(url, first) {
+async function loop(url, first, gaps) {
   const body = { ...first, messages: [...first.messages], stream: true };
   let requests = 0;
+  let answeredAt = Number.NaN;
   for (;;) {
-    const text = await post(url, JSON.stringify(body));
+    const json = JSON.stringify(body);
+    if (Number.isFinite(answeredAt)) {
+      gaps.push(now() - answeredAt);
+    }
+    const text = await post(url, json);
     requests += 1;
     const callId = /"id":"(call_[^"]+)"/.exec(text)?.[1];
+    answeredAt = now();
     if (callId === undefined) {
       return requests;
     }
@@ -103,11 +117,14 @@ async function runLoops(options) {
     return { ...template, messages };
   });
   const cpuBefore = process.cpuUsage();
-  const counts = await Promise.all(bodies.map((body) => loop(url, body)));
+  /** @type {number[]} */
+  const gapsInClient = [];
+  const counts = await Promise.all(bodies.map((body) => loop(url, body, gapsInClient)));
   const cpu = process.cpuUsage(cpuBefore);
   return {
     requests: counts.reduce((sum, count) => sum + count, 0),
     cpuMilliseconds: (cpu.user + cpu.system) / 1e3,
+    gapsInClient,
   };
 }
 
@@ -117,7 +134,9 @@ async function runLoops(options) {
  * arrival minus the previous answer's end, by the fake model's stamps.
  * @param {{model: {baseUrl: string, reset: () => Promise<void>, requests: () => Promise<any[]>},
  *   sessions: number, prompt: string, firstBody?: string, temp: string, env: NodeJS.ProcessEnv}} options
- * @returns {Promise<{gaps: number[], requests: number, cpuMilliseconds: number}>}
+ * @returns {Promise<{gaps: number[], gapsInClient: number[], requests: number,
+ *   cpuMilliseconds: number}>} `gapsInClient`: each turn's gap inside the loops' process (see
+ *   the file comment).
  */
 export async function measureHeadlessFloor(options) {
   await options.model.reset();
@@ -159,7 +178,12 @@ export async function measureHeadlessFloor(options) {
       gaps.push(list[turn + 1].receivedAt - list[turn].finishedAt);
     }
   }
-  return { gaps, requests: result.requests, cpuMilliseconds: result.cpuMilliseconds };
+  return {
+    gaps,
+    gapsInClient: result.gapsInClient,
+    requests: result.requests,
+    cpuMilliseconds: result.cpuMilliseconds,
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

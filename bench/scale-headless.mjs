@@ -3,9 +3,12 @@
  * the same client, measurement and log check as `node bench/run.mjs --only headless`
  * (bench/groups/sessions.mjs), without rewriting bench/RESULTS.md, against any build.
  *
- *   node bench/scale-headless.mjs [--dist DIR] [--sessions N] [--profile DIR] [--allocations DIR]
- *     [--node-flags "FLAGS"] [--keep]
+ *   node bench/scale-headless.mjs [--dist DIR] [--sessions N] [--first-token LOW-HIGH]
+ *     [--tokens-per-second N] [--profile DIR] [--allocations DIR] [--node-flags "FLAGS"] [--keep]
  *
+ * `--first-token` (ms) and `--tokens-per-second` are the fake model's pace (default: 7d's,
+ * bench/groups/common.mjs; `--first-token 0-0` answers every request at once, as 7d was measured
+ * until round 3 session 12).
  * `--dist` is the build to measure (default: this checkout's `dist/`), so a build from before a
  * change can be run interleaved with the one after it. The server is started through a wrapper
  * script given as the SDK client's `cliPath`, run as an SDK app runs the server (`node <cliPath>
@@ -47,6 +50,10 @@ function parseArguments(argv) {
   return {
     dist: resolve(value("--dist") ?? join(root, "dist")),
     sessions: Number(value("--sessions") ?? MODES.full.headlessSessions),
+    tokensPerSecond: Number(value("--tokens-per-second") ?? MODES.full.headlessTokensPerSecond),
+    firstToken: /** @type {[number, number]} */ (
+      value("--first-token")?.split("-").map(Number) ?? MODES.full.headlessFirstTokenMilliseconds
+    ),
     profile: value("--profile") === undefined ? undefined : resolve(String(value("--profile"))),
     allocations:
       value("--allocations") === undefined ? undefined : resolve(String(value("--allocations"))),
@@ -143,7 +150,12 @@ async function main() {
     writeFileSync(cliPath, wrapperSource({ main, cpuFile, profileFile, allocationsFile }));
     const context = {
       mode: "full",
-      settings: { ...MODES.full, headlessSessions: options.sessions },
+      settings: {
+        ...MODES.full,
+        headlessSessions: options.sessions,
+        headlessTokensPerSecond: options.tokensPerSecond,
+        headlessFirstTokenMilliseconds: options.firstToken,
+      },
       root,
       dist: options.dist,
       cliPath,
@@ -171,6 +183,8 @@ async function main() {
         {
           dist: options.dist,
           sessions: options.sessions,
+          tokensPerSecond: options.tokensPerSecond,
+          firstTokenMilliseconds: options.firstToken,
           load: `${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`,
           p99: row?.value,
           spread: row?.spread,

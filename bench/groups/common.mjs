@@ -26,6 +26,8 @@ export const MODES = {
     acpRuns: 3,
     headlessSessions: 100,
     headlessToolTurns: 2,
+    headlessFirstTokenMilliseconds: [250, 1250],
+    headlessTokensPerSecond: 0,
     importRuns: 1,
     layerDeltas: 3_000,
     layerRounds: 1,
@@ -47,6 +49,12 @@ export const MODES = {
     acpRuns: 10,
     headlessSessions: 1_000,
     headlessToolTurns: 2,
+    // 7d's fake model starts each answer after a time to first token spread over this range
+    // (ms; fake-model.mjs `firstTokenMilliseconds`), so 1,000 sessions' answers arrive spread out
+    // as from a real model, not all at once from its one thread, which then was the queue; paced
+    // tokens (`tokensPerSecond`) made its thread the queue again (bench/notes/server.md).
+    headlessFirstTokenMilliseconds: [250, 1250],
+    headlessTokensPerSecond: 0,
     importRuns: 3,
     layerDeltas: 10_000,
     layerRounds: 3,

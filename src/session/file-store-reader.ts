@@ -5,10 +5,15 @@
  * complete line read before, so a wake-up that finds nothing new (the slow poll of log-watch.ts, a change
  * notice for bytes already read) costs one `fstat`, not an open, an `fstat`, a read and a close
  * (issue 26: 1,000 idle sessions followed in one server), and following a log reads each byte
- * about once.
+ * about once. Until there is something to read, the handle is not opened: the size is asked of
+ * the path (a synchronous `stat`, cheaper than a round trip through Node's I/O threads), so a
+ * server that lets a session's lease go idle and takes it back before anything else was appended
+ * (every prompt of the SDK server, idle-lease.ts) opens and closes nothing for its follower.
  */
 
+import { statSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
+import { errorCode } from "../events/errors.js";
 import { parseEventLog } from "./event-log.js";
 import type { FollowedLog } from "./session-follower.js";
 
@@ -37,6 +42,9 @@ export class FollowerLogReader {
    * removed: a deleted session); other I/O errors as is (the follower tries again later).
    */
   async read(fromSeq: number): Promise<FollowedLog> {
+    if (this.#handle === undefined && this.#sizeOfPath() <= this.#offset) {
+      return { events: [], seqs: [], nextSeq: this.#offsetSeq };
+    }
     this.#handle ??= await open(this.path, "r");
     const handle = this.#handle;
     const { size, nlink } = await handle.stat();
@@ -58,6 +66,22 @@ export class FollowerLogReader {
       seqs: contents.seqs.map((seq) => seq + before),
       nextSeq: this.#offsetSeq,
     };
+  }
+
+  /**
+   * The size of the file at {@link path} now.
+   * @throws an Error with `code: "ENOENT"` when it is missing (a deleted session); other I/O
+   * errors as is.
+   */
+  #sizeOfPath(): number {
+    try {
+      return statSync(this.path).size;
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") {
+        throw Object.assign(new Error(`${this.path} was deleted`), { code: "ENOENT" });
+      }
+      throw error;
+    }
   }
 
   /** Closes the handle; a later {@link read} opens it again. Never throws. */

@@ -88,8 +88,9 @@ export class FileSessionStore implements SessionStore {
 
   async open(sessionId: string, options: LeaseOptions = {}): Promise<OpenedSession> {
     const directory = sessionDirectory(this.location, sessionId);
-    const lock = await SessionLock.acquire(directory, sessionId, options);
     const path = eventsPath(this.location, sessionId);
+    const leftIdleHere = this.#idleTails.has(path);
+    const lock = await SessionLock.acquire(directory, sessionId, options, leftIdleHere);
     const tail = this.#idleTails.get(path);
     this.#idleTails.delete(path);
     const usable = tail !== undefined && (options.fromSeq ?? 1) >= tail.nextSeq ? tail : undefined;

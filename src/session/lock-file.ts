@@ -13,7 +13,8 @@
  * never finds the file missing meanwhile.
  */
 
-import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { rename, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorCode } from "../events/errors.js";
@@ -36,11 +37,17 @@ export function lockText(owner: LeaseHolder, sharers: readonly LeaseHolder[] = [
   return `${JSON.stringify(sharers.length === 0 ? owner : { ...owner, sharers })}\n`;
 }
 
-/** Reads the lock file at `path`. @throws I/O errors other than ENOENT. */
-export async function readLock(path: string): Promise<LockContents> {
+/**
+ * Reads the lock file at `path`, synchronously: it is a few hundred bytes, and a read through
+ * Node's I/O threads (open, stat, read, close: four round trips) costs the main thread more than
+ * the read itself; a server taking 1,000 sessions' leases back and letting them go reads it three
+ * times a prompt (issue 26 figure 7d, bench/notes/server.md). Its writes stay asynchronous.
+ * @throws I/O errors other than ENOENT.
+ */
+export function readLock(path: string): LockContents {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = readFileSync(path, "utf8");
   } catch (error) {
     if (errorCode(error) === "ENOENT") {
       return { kind: "gone" };
@@ -87,9 +94,18 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** This machine's name, asked once (each `os.hostname()` is a system call, and locks ask often). */
+let thisHost: string | undefined;
+
+/** This machine's name as lock files record it (`os.hostname()`, asked once per process). */
+export function ownHostname(): string {
+  thisHost ??= hostname();
+  return thisHost;
+}
+
 /** Whether `holder` may still run: on another host (never known), or alive here. */
 export function mayBeAlive(holder: LeaseHolder): boolean {
-  return holder.hostname !== hostname() || isAlive(holder.pid);
+  return holder.hostname !== ownHostname() || isAlive(holder.pid);
 }
 
 /** Whether `a` and `b` are one process. */

@@ -27,7 +27,6 @@
  */
 
 import { stat, unlink, writeFile } from "node:fs/promises";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
@@ -37,6 +36,7 @@ import {
   type LockContents,
   liveSharers,
   lockText,
+  ownHostname,
   readLock,
   replaceLock,
   sameProcess,
@@ -69,7 +69,8 @@ export class SessionLock {
   /**
    * Takes the lock of the session in `directory` (which must exist); `options.releasesWhenIdle`
    * is written into it for other openers (idle-lease.ts), and lets this opener take a lock held
-   * idle by another such holder.
+   * idle by another such holder. `leftIdleHere`: this process let the lock go idle (file-store.ts
+   * knows), so it is read first rather than created, which would fail.
    * @throws SessionLockedError when a live owner (this process included) holds it, idle or not
    * (idle: unless `releasesWhenIdle`); I/O errors.
    */
@@ -77,27 +78,30 @@ export class SessionLock {
     directory: string,
     sessionId: string,
     options: LeaseOptions = {},
+    leftIdleHere = false,
   ): Promise<SessionLock> {
     const path = SessionLock.pathIn(directory);
     const sharing = options.releasesWhenIdle === true;
     const owner: LockOwner = {
       pid: process.pid,
-      hostname: hostname(),
+      hostname: ownHostname(),
       command: ownCommand(),
       acquiredAt: new Date().toISOString(),
       ...(sharing ? { releasesWhenIdle: true } : {}),
     };
     let last: Held | undefined;
     for (let attempt = 0; attempt < 4; attempt++) {
-      try {
-        await writeFile(path, lockText(owner, sharing ? [owner] : []), { flag: "wx" });
-        return new SessionLock(path, owner);
-      } catch (error) {
-        if (errorCode(error) !== "EEXIST") {
-          throw error;
+      if (attempt > 0 || !leftIdleHere) {
+        try {
+          await writeFile(path, lockText(owner, sharing ? [owner] : []), { flag: "wx" });
+          return new SessionLock(path, owner);
+        } catch (error) {
+          if (errorCode(error) !== "EEXIST") {
+            throw error;
+          }
         }
       }
-      const holder = await readLock(path);
+      const holder = readLock(path);
       if (holder.kind === "gone") {
         continue;
       }
@@ -122,7 +126,7 @@ export class SessionLock {
    */
   static async holder(directory: string): Promise<LockOwner | "unreadable" | undefined> {
     const path = SessionLock.pathIn(directory);
-    const holder = await readLock(path);
+    const holder = readLock(path);
     if (holder.kind === "gone") {
       return undefined;
     }
@@ -140,7 +144,7 @@ export class SessionLock {
    */
   async markIdle(): Promise<void> {
     await underBreaker(this.path, async () => {
-      const now = await readLock(this.path);
+      const now = readLock(this.path);
       if (now.kind === "owner" && sameProcess(now.owner, this.owner)) {
         const sharers = liveSharers(now.sharers, { joining: this.owner });
         await replaceLock(this.path, lockText({ ...this.owner, idle: true }, sharers));
@@ -170,7 +174,7 @@ export class SessionLock {
   }
 
   async #leave(): Promise<void> {
-    const now = await readLock(this.path);
+    const now = readLock(this.path);
     if (now.kind !== "owner") {
       return;
     }
@@ -190,7 +194,7 @@ async function takeIdle(
   owner: LockOwner,
 ): Promise<boolean> {
   const taken = await underBreaker(path, async () => {
-    const now = await readLock(path);
+    const now = readLock(path);
     if (now.kind === "gone" || now.text !== holder.text) {
       return false;
     }
@@ -202,7 +206,7 @@ async function takeIdle(
 
 async function isStale(holder: Held, path: string): Promise<boolean> {
   if (holder.kind === "owner") {
-    return holder.owner.hostname === hostname() && !isAlive(holder.owner.pid);
+    return holder.owner.hostname === ownHostname() && !isAlive(holder.owner.pid);
   }
   const modified = await stat(path).then(
     (stats) => stats.mtimeMs,
@@ -217,7 +221,7 @@ async function isStale(holder: Held, path: string): Promise<boolean> {
  */
 async function breakStaleLock(path: string, holder: Held): Promise<void> {
   await underBreaker(path, async () => {
-    const now = await readLock(path);
+    const now = readLock(path);
     if (now.kind !== "gone" && now.text === holder.text) {
       await handOver(path, holder.kind === "owner" ? liveSharers(holder.sharers) : []);
     }

@@ -68,6 +68,40 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     },
   );
 
+  it.skipIf(!canListOpenFiles)(
+    "follow a log let go idle without opening it until something is appended (a lease let go and taken back opens nothing for its follower)",
+    async () => {
+      const home = await makeTemporaryDirectory();
+      const store = new FileSessionStore(home);
+      const path = eventsPath(home, "s1");
+      const idle = { releasesWhenIdle: true };
+      const first = await store.create("s1", idle);
+      const before = appendAfter(first, [sessionStart("s1"), userMessage("one")]);
+      await first.commit();
+      const giveUp = await first.closeIdle?.();
+      expect(await filesOpenOn(path)).toBe(0);
+
+      const received: Array<{ seq: number; id: string }> = [];
+      const subscription = await store.subscribe("s1", 3, (event, seq) =>
+        received.push({ seq, id: event.id }),
+      );
+      await subscription.readNow();
+      expect(await filesOpenOn(path)).toBe(0);
+
+      // Another process appends (here: the lease taken and a line stored): read with one handle.
+      const other = await store.open("s1", { ...idle, fromSeq: 3 });
+      const after = appendAfter(other.appender, [userMessage("two")], before[1]);
+      await other.appender.commit();
+      await subscription.readNow();
+      expect(received).toEqual([{ seq: 3, id: after[0]?.id }]);
+      expect(await filesOpenOn(path)).toBe(2);
+      await subscription.close();
+      await other.appender.close();
+      await giveUp?.();
+      expect(await filesOpenOn(path)).toBe(0);
+    },
+  );
+
   it.skipIf(!canCountReads)(
     "take a lease let go idle back, and follow the log meanwhile, reading only what was appended since",
     async () => {
