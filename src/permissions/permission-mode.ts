@@ -1,4 +1,4 @@
-import type { SandboxPolicy } from "../tools/sandbox/policy.js";
+import { isProtectedPlaceStop, type SandboxPolicy } from "../tools/sandbox/policy.js";
 
 /**
  * How much the gate decides alone (issue 23). `ask`: edits and commands are asked about;
@@ -61,8 +61,12 @@ export function shownConfinement(confinement: CommandConfinement | undefined): s
  * session config's and the server's equivalents.
  */
 
-/** What the sandbox hit: no network, a read-only workspace, or a place outside the workspace. */
-export type SandboxLimit = "network" | "read-only" | "outside-workspace";
+/**
+ * What the sandbox hit: no network, a read-only workspace, a place outside the workspace, or a
+ * place it keeps read-only whatever the settings (`.git/hooks`, `.git/config`:
+ * tools/sandbox/policy.ts `protectedPlaceStop`), which only running without the sandbox allows.
+ */
+export type SandboxLimit = "network" | "read-only" | "outside-workspace" | "protected";
 
 /**
  * The limit a stopped command hit. `outsideReason` is the question's (permission-mode.ts
@@ -73,6 +77,9 @@ export function sandboxLimit(
   outsideReason: string,
   policy: SandboxPolicy | undefined,
 ): SandboxLimit {
+  if (isProtectedPlaceStop(outsideReason)) {
+    return "protected";
+  }
   if (outsideReason.includes("no network")) {
     return "network";
   }
@@ -84,6 +91,8 @@ export interface LimitSettings {
   network: string;
   "read-only": string;
   "outside-workspace": string;
+  /** The setting that runs commands without the sandbox (what a protected place needs). */
+  protected: string;
   /** The setting of the folders besides the workspace that `workspace-write` makes writable. */
   folders: string;
 }
@@ -100,5 +109,7 @@ export function liftingSetting(limit: SandboxLimit, names: LimitSettings): strin
       return `${names["read-only"]} (sandboxed commands may write in the workspace and ${names.folders} folders)`;
     case "outside-workspace":
       return `${names["outside-workspace"]} (sandboxed commands may write there too)`;
+    case "protected":
+      return `${names.protected} (commands run without the sandbox, the only way to write that place)`;
   }
 }

@@ -37,6 +37,7 @@ const LIMIT_SETTINGS: LimitSettings = {
   network: "start the server with --sandbox-network",
   "read-only": 'create or resume the session with sandbox: "workspace-write"',
   "outside-workspace": "start the server with --add-dir <folder>",
+  protected: 'create or resume the session with sandbox: "danger-full-access"',
   folders: "the server's --add-dir",
 };
 

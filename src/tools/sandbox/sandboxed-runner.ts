@@ -1,7 +1,7 @@
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import { isInside } from "./bubblewrap-arguments.js";
-import type { SandboxPolicy, SandboxSettings } from "./policy.js";
+import { protectedPlaceStop, type SandboxPolicy, type SandboxSettings } from "./policy.js";
 import { RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
@@ -89,9 +89,9 @@ const WRITABLE: Record<ConfiningPolicy, string> = {
 
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
- * printed: a write to a read-only place (worded for `policy`), or (with the network off) a failed
- * name lookup or connection. `undefined` when it succeeded, was stopped, or failed for another
- * reason.
+ * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
+ * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
+ * lookup or connection. `undefined` when it succeeded, was stopped, or failed for another reason.
  */
 export function sandboxLimitOf(
   result: CommandResult,
@@ -100,6 +100,10 @@ export function sandboxLimitOf(
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
+  }
+  const protectedPlace = protectedPlaceStop(result.output);
+  if (protectedPlace !== undefined) {
+    return protectedPlace;
   }
   const readOnly = READ_ONLY.exec(result.output);
   if (readOnly !== null) {
