@@ -1,18 +1,41 @@
+import type { CompactionResult } from "../agent/compaction.js";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { SessionHost } from "../session/host.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
-import type { Session } from "../session/session.js";
+import type { Session, SessionAgentSettings } from "../session/session.js";
+import { signalExitCode } from "../session/termination-signals.js";
 import type { Command } from "./arguments.js";
 
 /** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
 const UNKNOWN_SESSION_EXIT_CODE = 64;
 
 /**
+ * `session.compact`, cancelled by Ctrl-C (SIGINT) while it runs: the compaction records that it
+ * failed (`cancelled`) and the history stays as it was. A second Ctrl-C exits at once (Node's
+ * default), as the listener is removed after the first.
+ */
+async function compactUntilInterrupted(
+  session: Session,
+  settings: SessionAgentSettings,
+  instructions: string,
+): Promise<CompactionResult> {
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  process.once("SIGINT", interrupt);
+  try {
+    return await session.compact(settings, instructions, { signal: controller.signal });
+  } finally {
+    process.off("SIGINT", interrupt);
+  }
+}
+
+/**
  * Runs `turnloop sessions compact <id> [instructions]`: reopens the session, compacts its history
  * with the session's model (or `--model`), and prints the before and after token counts.
  * @returns the exit code: 0 on success; 64 when the id or prefix names no session or more than
- * one; 1 when the session cannot be opened or compaction failed.
+ * one; 1 when the session cannot be opened or compaction failed; 130 when Ctrl-C cancelled it
+ * (said on stderr).
  */
 export async function runCompactCommand(
   command: Extract<Command, { kind: "sessions-compact" }>,
@@ -55,7 +78,13 @@ export async function runCompactCommand(
       autopilot: false,
       noAskReason: "compaction runs no tools",
     });
-    const result = await session.compact(settings, command.instructions);
+    const result = await compactUntilInterrupted(session, settings, command.instructions);
+    if (!result.ok && result.cancelled) {
+      io.stderr.write(
+        `turnloop: compaction of ${session.id} cancelled; the conversation is unchanged\n`,
+      );
+      return signalExitCode("SIGINT");
+    }
     if (!result.ok) {
       return fail(`compaction failed: ${result.message}`);
     }

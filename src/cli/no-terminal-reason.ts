@@ -22,7 +22,7 @@ const LIMIT_FLAGS: LimitSettings = {
   network: "--sandbox-network",
   "read-only": "--sandbox workspace-write",
   "outside-workspace": "--add-dir <folder>",
-  configuration: "--sandbox danger-full-access",
+  protected: "--sandbox danger-full-access --allow-tool RULE",
   folders: "--add-dir",
 };
 
@@ -42,7 +42,7 @@ type NoTerminalCase =
   | "sandbox-network"
   | "sandbox-read-only"
   | "sandbox-outside-workspace"
-  | "sandbox-configuration"
+  | "sandbox-protected"
   | "other";
 
 /** The way out of each case; `RULE` is the call's rule, `MCP_RULE` its server's, shell-quoted. */
@@ -65,7 +65,7 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "sandbox-network": sandboxWayOut("network"),
   "sandbox-read-only": sandboxWayOut("read-only"),
   "sandbox-outside-workspace": sandboxWayOut("outside-workspace"),
-  "sandbox-configuration": sandboxWayOut("configuration"),
+  "sandbox-protected": sandboxWayOut("protected"),
   other: "rerun with --allow-tool RULE or --allow-all-tools",
 };
 

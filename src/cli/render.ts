@@ -200,10 +200,13 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       return;
     case "session.compaction_complete": {
       const { success, preCompactionTokens, postCompactionTokens, error } = event.data;
+      // agent/compaction.ts records a cancelled compaction as failed with the error `cancelled`.
       lines.push(
         success
           ? `compacted: ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
-          : `compaction failed: ${error ?? "unknown error"}`,
+          : error === "cancelled"
+            ? "compaction cancelled: the conversation is unchanged"
+            : `compaction failed: ${error ?? "unknown error"}`,
       );
       return;
     }

@@ -1,4 +1,5 @@
 import { errorCode, errorMessage, warningLine } from "../events/errors.js";
+import type { RepairNote } from "../events/event-parts.js";
 import { age } from "../session/age.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
@@ -43,9 +44,11 @@ export async function runSessionsCommand(
           return UNKNOWN_SESSION_EXIT_CODE;
         }
         const { events, repaired } = await store.read(resolved.sessionId);
-        io.stdout.write(renderConversation(events));
+        io.stdout.write(withRepairMarks(renderConversation(events), repaired));
         if (repaired.length > 0) {
-          io.stderr.write(`turnloop: skipped ${repaired.length} damaged line(s) while reading\n`);
+          io.stderr.write(
+            `turnloop: skipped ${repaired.length} damaged line(s) while reading (marked under the session line)\n`,
+          );
         }
         return 0;
       }
@@ -98,4 +101,18 @@ async function listSessions(
     );
   }
   return 0;
+}
+
+/**
+ * `text` (a rendered conversation) with one `[damaged line N skipped (reason)]` line per note,
+ * worded as the Markdown export words them (session-view/markdown.ts), under the `session …`
+ * line, or first when the log has none (its `session.start` was the damaged line).
+ */
+function withRepairMarks(text: string, repaired: readonly RepairNote[]): string {
+  if (repaired.length === 0) {
+    return text;
+  }
+  const marks = repaired.map((note) => `[damaged line ${note.line} skipped (${note.reason})]\n`);
+  const headerEnd = text.startsWith("session ") ? text.indexOf("\n") + 1 : 0;
+  return `${text.slice(0, headerEnd)}${marks.join("")}${text.slice(headerEnd)}`;
 }

@@ -1,4 +1,4 @@
-import type { SandboxPolicy } from "../tools/sandbox/policy.js";
+import { isProtectedPlaceStop, type SandboxPolicy } from "../tools/sandbox/policy.js";
 
 /**
  * How much the gate decides alone (issue 23). `ask`: edits and commands are asked about;
@@ -67,11 +67,11 @@ export function shownConfinement(confinement: CommandConfinement | undefined): s
  */
 
 /**
- * What the sandbox hit: no network, a read-only workspace, a place outside the workspace, or
- * what later runs read (`.git/hooks`, `.git/config`, `.turnloop`, `.mcp.json`), which no setting
- * but running unconfined makes writable.
+ * What the sandbox hit: no network, a read-only workspace, a place outside the workspace, or a
+ * place it keeps read-only whatever the settings (`.git/hooks`, `.git/config`:
+ * tools/sandbox/policy.ts `protectedPlaceStop`), which only running without the sandbox allows.
  */
-export type SandboxLimit = "network" | "read-only" | "outside-workspace" | "configuration";
+export type SandboxLimit = "network" | "read-only" | "outside-workspace" | "protected";
 
 /**
  * The limit a stopped command hit. `outsideReason` is the question's (permission-mode.ts
@@ -82,11 +82,11 @@ export function sandboxLimit(
   outsideReason: string,
   policy: SandboxPolicy | undefined,
 ): SandboxLimit {
+  if (isProtectedPlaceStop(outsideReason)) {
+    return "protected";
+  }
   if (outsideReason.includes("no network")) {
     return "network";
-  }
-  if (outsideReason.includes("keeps what later runs read")) {
-    return "configuration";
   }
   return policy === "read-only" ? "read-only" : "outside-workspace";
 }
@@ -96,8 +96,8 @@ export interface LimitSettings {
   network: string;
   "read-only": string;
   "outside-workspace": string;
-  /** The setting that runs commands without the sandbox (what later runs read is kept from them). */
-  configuration: string;
+  /** The setting that runs commands without the sandbox (what a protected place needs). */
+  protected: string;
   /** The setting of the folders besides the workspace that `workspace-write` makes writable. */
   folders: string;
 }
@@ -114,7 +114,7 @@ export function liftingSetting(limit: SandboxLimit, names: LimitSettings): strin
       return `${names["read-only"]} (sandboxed commands may write in the workspace and ${names.folders} folders)`;
     case "outside-workspace":
       return `${names["outside-workspace"]} (sandboxed commands may write there too)`;
-    case "configuration":
-      return `${names.configuration} (commands then run without the sandbox, and may change what later runs read)`;
+    case "protected":
+      return `${names.protected} (commands run without the sandbox, the only way to write that place)`;
   }
 }

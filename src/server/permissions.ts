@@ -30,15 +30,16 @@ const NO_HANDLER_REASON =
   "it needs approval and the app registered no permission handler (onPermissionRequest)";
 
 /**
- * The SDK face's equivalents of `-p`'s `--sandbox-network`, `--sandbox workspace-write` and
- * `--add-dir`: the session config's `sandbox` (session-sandbox.ts), and the server's own flags
- * (its run config) where the session config has none.
+ * The SDK face's equivalents of `-p`'s `--sandbox-network`, `--sandbox workspace-write`,
+ * `--add-dir` and `--sandbox danger-full-access`: the session config's `sandbox`
+ * (session-sandbox.ts), and the server's own flags (its run config) where the session config has
+ * none.
  */
 const LIMIT_SETTINGS: LimitSettings = {
   network: "start the server with --sandbox-network",
   "read-only": 'create or resume the session with sandbox: "workspace-write"',
   "outside-workspace": "start the server with --add-dir <folder>",
-  configuration: 'create or resume the session with sandbox: "danger-full-access"',
+  protected: 'create or resume the session with sandbox: "danger-full-access"',
   folders: "the server's --add-dir",
 };
 

@@ -107,6 +107,45 @@ describe("compaction in turnloop -p", () => {
     expect(again.code).toBe(64);
   });
 
+  // A fresh user's trial: Ctrl-C during `sessions compact` exited 130 with nothing said.
+  test("Ctrl-C during sessions compact: said cancelled, exit 130, and show says so too", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "one" }, { text: "two" });
+    const first = await cli(["-p", "first"], { env: NO_RETRIES });
+    const sessionId = printedSessionId(first.stderr);
+    await cli(["-p", "second", "--resume", sessionId], { env: NO_RETRIES });
+    let child: ChildProcess | undefined;
+    // The gate: the summary request has arrived, so the compaction is running.
+    model.setResponder(() => {
+      child?.kill("SIGINT");
+      return { raw: [{ hold: true }] };
+    });
+    const cancelled = await cli(["sessions", "compact", sessionId], {
+      env: NO_RETRIES,
+      onStart: (started) => {
+        child = started;
+      },
+    });
+    expect(cancelled).toMatchObject({
+      code: 130,
+      stdout: "",
+      stderr: `turnloop: compaction of ${sessionId} cancelled; the conversation is unchanged\n`,
+    });
+    const shown = await cli(["sessions", "show", sessionId]);
+    const lines = shown.stdout
+      .replace(/— resumed \S+/g, "— resumed T")
+      .split("\n")
+      .slice(1);
+    expect(lines).toEqual([
+      ...["", "> first", "one", "[stop: end_turn]", "", "— resumed T"],
+      ...["", "> second", "two", "[stop: end_turn]", "", "— resumed T"],
+      "compaction cancelled: the conversation is unchanged",
+      "",
+    ]);
+  });
+
   test("kill -9 during a compaction: the session resumes and continues validly", async ({
     cli,
     model,

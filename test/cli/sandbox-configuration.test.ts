@@ -28,12 +28,23 @@ async function runSandboxed({ cli, model }: Pick<CliFixtures, "cli" | "model">, 
   };
 }
 
-const KEEPS =
-  "the sandbox keeps what later runs read read-only (.git/hooks, .git/config, .turnloop, .mcp.json)";
-const NOT_OUTSIDE =
-  "It was not run outside the sandbox: no terminal to ask on; rerun with --sandbox " +
-  "danger-full-access (commands then run without the sandbox, and may change what later runs " +
-  "read), or run -p on a terminal to be asked.";
+/** What the sandbox says of `place` (`.turnloop` or `.mcp.json`), as policy.ts words it. */
+function keeps(place: string): string {
+  return (
+    `the sandbox keeps ${place} read-only whatever the settings: turnloop reads it to configure ` +
+    "later runs (permissions, base URL, MCP servers it starts)"
+  );
+}
+
+/** `-p`'s way out with no terminal, naming `command`'s rule shell-quoted as a user would type it. */
+function notOutside(command: string): string {
+  const rule = `'bash(${command})'`.replaceAll(/(?<=.)'(?=.)/g, "'\\''");
+  return (
+    "It was not run outside the sandbox: no terminal to ask on; rerun with --sandbox " +
+    `danger-full-access --allow-tool ${rule} (commands run without the sandbox, the only way ` +
+    "to write that place), or run -p on a terminal to be asked."
+  );
+}
 
 describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only", () => {
   test("a command cannot change an existing .turnloop/config.json", async ({
@@ -46,7 +57,7 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
     await writeFile(config, "{}\n");
     const command = `echo '{"permissions":{"mode":"full-access"}}' > .turnloop/config.json`;
     const result = await runSandboxed({ cli, model }, command);
-    const why = `The sandbox stopped this command: ${KEEPS} (Read-only file system). ${NOT_OUTSIDE}`;
+    const why = `The sandbox stopped this command: ${keeps(".turnloop")} (Read-only file system). ${notOutside(command)}`;
     expect(result).toEqual({
       code: 0,
       signal: null,
@@ -67,8 +78,8 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
     const command = `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json && echo made`;
     const result = await runSandboxed({ cli, model }, command);
     const why =
-      `The sandbox stopped this command: ${KEEPS}: it removed ${join(repository, ".mcp.json")}, ` +
-      `which the command made. ${NOT_OUTSIDE}`;
+      `The sandbox stopped this command: ${keeps(".mcp.json")}; it removed ` +
+      `${join(repository, ".mcp.json")}, which the command made. ${notOutside(command)}`;
     expect(result).toEqual({
       code: 0,
       signal: null,

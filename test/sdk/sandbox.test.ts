@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -70,6 +71,38 @@ test.runIf(sandboxWorks)(
       },
     ]);
     expect(existsSync(escaped)).toBe(false);
+  },
+);
+
+// A fresh user's trial: a write to .git/hooks was told to start the server with --add-dir, which
+// never helps: the sandbox keeps the place read-only under every policy.
+test.runIf(sandboxWorks)(
+  "a hook write: the reason names .git/hooks, the way out is a session without the sandbox",
+  async () => {
+    execFileSync("git", ["init", "-q", fixture.cwd]);
+    const client = fixture.client({ cliArgs: ["--sandbox", "workspace-write", "--yolo"] });
+    const session = await client.createSession();
+    const results: unknown[] = [];
+    session.on((event: SessionEvent) => {
+      if (event.type === "tool.execution_complete") {
+        results.push(event.data.result);
+      }
+    });
+    const command = "echo x > .git/hooks/pre-commit";
+    fixture.model.enqueue(callingTools(["call_hook", "bash", { command }]), { text: "Tried." });
+    expect((await session.sendAndWait({ prompt: "add a hook" }))?.data.content).toBe("Tried.");
+    expect(results).toEqual([
+      {
+        content:
+          "bash: line 1: .git/hooks/pre-commit: Read-only file system\n<exited with exit code 1>\n" +
+          "The sandbox stopped this command: the sandbox keeps .git/hooks read-only whatever the " +
+          "settings: git runs the hooks there later, outside the sandbox (Read-only file system). " +
+          `It was not run outside the sandbox: ${NO_HANDLER}create or resume the session with ` +
+          'sandbox: "danger-full-access" (commands run without the sandbox, the only way to write ' +
+          `that place)${OR_HANDLER}.`,
+      },
+    ]);
+    await rm(join(fixture.cwd, ".git"), { recursive: true, force: true });
   },
 );
 

@@ -68,6 +68,16 @@ export class Screen {
     this.tui.requestRender();
   }
 
+  /**
+   * Takes everything drawn off the screen (the input box, the status line): the next frame is
+   * empty, so pi-tui clears the lines it drew. For a face that fails after drawing, before
+   * {@link stop}, so that its error is not printed under a frame nobody can use.
+   */
+  erase(): void {
+    this.tui.clear();
+    this.tui.requestRender();
+  }
+
   /** Gives the terminal back. Safe to call twice, and from an `exit` handler. */
   stop(): void {
     if (this.stopped) {

@@ -42,17 +42,23 @@ export class StatusLine implements Component {
         : `working ${((Date.now() - state.busySince) / 1000).toFixed(0)}s · Esc cancels`);
     const painted =
       state.busySince === undefined && state.hint === undefined ? theme.dim : theme.accent;
-    // The right part loses detail until the left has room: the provider prefix, then the tokens.
+    const right = this.fittingRight(width);
+    const room = width - visibleWidth(right) - 2;
+    const shownLeft = truncateToWidth(left, Math.max(0, room));
+    const gap = " ".repeat(Math.max(1, width - visibleWidth(shownLeft) - visibleWidth(right)));
+    return [truncateToWidth(`${painted(shownLeft)}${gap}${theme.dim(right)}`, width)];
+  }
+
+  /**
+   * The right part, losing detail until the key help has room beside it: the provider prefix,
+   * then the tokens. Judged against the key help whatever the left shows, so the model is named
+   * one way at a width, idle or working (a fresh user's trial saw `fake` idle and
+   * `openai-compatible:fake` while working, the shorter left leaving room for the prefix).
+   */
+  private fittingRight(width: number): string {
     const variants = [this.right(true, true), this.right(false, true), this.right(false, false)];
-    for (const right of variants) {
-      const room = width - visibleWidth(right) - 2;
-      if (room >= visibleWidth(left) || right === variants.at(-1)) {
-        const shownLeft = truncateToWidth(left, Math.max(0, room));
-        const gap = " ".repeat(Math.max(1, width - visibleWidth(shownLeft) - visibleWidth(right)));
-        return [truncateToWidth(`${painted(shownLeft)}${gap}${theme.dim(right)}`, width)];
-      }
-    }
-    return [];
+    const fits = (right: string) => width - visibleWidth(right) - 2 >= visibleWidth(KEYS);
+    return variants.find(fits) ?? this.right(false, false);
   }
 
   private right(provider: boolean, tokens: boolean): string {

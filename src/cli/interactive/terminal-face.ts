@@ -107,7 +107,13 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
     await firstFrameWritten();
   }
   const opening = settings.openHost();
-  const failed = (message: string, code: number) => {
+  const failed = async (message: string, code: number) => {
+    // A face that drew its box early takes it away first (a session open elsewhere, a bad
+    // config): the error alone stays, as when nothing was drawn.
+    if (drawnEarly) {
+      screen.erase();
+      await firstFrameWritten();
+    }
     screen.stop();
     process.off("exit", onProcessExit);
     settings.stderr.write(`turnloop: ${message}\n`);

@@ -30,6 +30,15 @@ const ISOLATION_OPTIONS: readonly string[] = [
 ];
 
 /**
+ * Settings for tools that retry a failed connection, set where there is no network to retry
+ * for: npm retries a failed fetch twice, backing off 10 s then 60 s (its `fetch-retries`,
+ * `fetch-retry-mintimeout` and `fetch-retry-maxtimeout` defaults), so `npm view` took some 72 s
+ * to fail in the network-less sandbox against 2 s with none (bench/notes/notices.md). Name
+ * lookups themselves already fail at once there (`EAI_AGAIN`, no resolver is reachable).
+ */
+const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_retries", "0"];
+
+/**
  * The bubblewrap arguments that run `bash -c command` under `policy` (never
  * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
@@ -71,6 +80,7 @@ export function bubblewrapArguments(
     ...writableRoots.flatMap((root) => configurationProtections(root, paths)),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
+    ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
   ];

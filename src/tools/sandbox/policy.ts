@@ -95,3 +95,92 @@ export interface CommandLine {
   file: string;
   args: string[];
 }
+
+/*
+ * The places inside a writable root that the sandbox keeps read-only under every policy
+ * (bubblewrap-arguments.ts mounts them read-only over themselves), and how a command that tried
+ * to write one is told so. No `--add-dir` or policy makes them writable inside the sandbox: the
+ * way out is to run the command outside it (the permission question, or a face's setting for no
+ * sandbox), which permissions/permission-mode.ts words per face.
+ */
+
+/** A protected place: how a path to it looks in a tool's message, and why it is kept read-only. */
+interface ProtectedPlace {
+  /** The place as the reason names it, e.g. `.git/hooks`. */
+  name: string;
+  /** Matches a path into it as a tool prints it (relative or absolute, submodules' too). */
+  path: RegExp;
+  /** Why writing it from the sandbox would reach outside the sandbox. */
+  why: string;
+}
+
+/** Why turnloop's own project files ({@link PROJECT_CONFIGURATION}) are kept from sandboxed commands. */
+const CONFIGURES_TURNLOOP =
+  "turnloop reads it to configure later runs (permissions, base URL, MCP servers it starts)";
+
+/**
+ * `.git/hooks` and `.git/config` of a root's repository and of its submodules' git folders
+ * (`.git/modules/<name>/…`), as bubblewrap-arguments.ts `gitProtections` mounts them, and each
+ * root's {@link PROJECT_CONFIGURATION}.
+ */
+const PROTECTED_PLACES: readonly ProtectedPlace[] = [
+  {
+    name: ".git/hooks",
+    path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?hooks(?![\w.-])/,
+    why: "git runs the hooks there later, outside the sandbox",
+  },
+  {
+    name: ".git/config",
+    path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
+    why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
+  },
+  ...PROJECT_CONFIGURATION.map((name) => ({
+    name,
+    path: new RegExp(`(?:^|[\\s'"\`/])${name.replaceAll(".", "\\.")}(?![\\w.-])`),
+    why: CONFIGURES_TURNLOOP,
+  })),
+];
+
+/**
+ * The ways a read-only mount refuses a write, as tools print them (strerror): a read-only
+ * folder (`EROFS`), a file bound over itself, which cannot be renamed onto (`EBUSY`: git's
+ * `could not write config file .git/config: Device or resource busy`), or no permission
+ * (`EACCES`, `EPERM`).
+ */
+const REFUSED_WRITE =
+  /Read-only file system|Device or resource busy|Permission denied|Operation not permitted/;
+
+/** How every reason of {@link protectedPlaceStop} starts, so a face can tell it from the others. */
+const PROTECTED_REASON_START = "the sandbox keeps ";
+
+/**
+ * Why a failed command's `output` shows a write refused on a protected place: the first line
+ * that names one and a refused write, as `the sandbox keeps <place> read-only whatever the
+ * settings: <why> (<the error as printed>)`; `undefined` when no line does.
+ */
+export function protectedPlaceStop(output: string): string | undefined {
+  for (const line of output.split("\n")) {
+    const refused = REFUSED_WRITE.exec(line);
+    const place = refused === null ? undefined : PROTECTED_PLACES.find((p) => p.path.test(line));
+    if (refused !== null && place !== undefined) {
+      return `${PROTECTED_REASON_START}${place.name} read-only whatever the settings: ${place.why} (${refused[0]})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a command that made one of {@link PROJECT_CONFIGURATION} where nothing was (bubblewrap
+ * cannot mount over a missing path) is reported stopped: `made` are the paths, already removed.
+ */
+export function protectedPlaceMade(made: readonly string[]): string {
+  const names = PROJECT_CONFIGURATION.filter((name) =>
+    made.some((path) => path.endsWith(`/${name}`)),
+  );
+  return `${PROTECTED_REASON_START}${names.join(" and ")} read-only whatever the settings: ${CONFIGURES_TURNLOOP}; it removed ${made.join(", ")}, which the command made`;
+}
+
+/** Whether a reason of the sandbox's (either function above) is a protected place's. */
+export function isProtectedPlaceStop(reason: string): boolean {
+  return reason.startsWith(PROTECTED_REASON_START);
+}

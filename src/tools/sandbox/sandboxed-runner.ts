@@ -4,7 +4,13 @@ import { join } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import { isInside } from "./bubblewrap-arguments.js";
-import { PROJECT_CONFIGURATION, type SandboxPolicy, type SandboxSettings } from "./policy.js";
+import {
+  PROJECT_CONFIGURATION,
+  protectedPlaceMade,
+  protectedPlaceStop,
+  type SandboxPolicy,
+  type SandboxSettings,
+} from "./policy.js";
 import { RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
@@ -41,7 +47,7 @@ export class SandboxedRunner implements CommandRunner {
     const made = await removeMade(absent);
     const limit =
       made.length > 0
-        ? `${KEEPS_CONFIGURATION}: it removed ${made.join(", ")}, which the command made`
+        ? protectedPlaceMade(made)
         : sandboxLimitOf(result, this.policy, this.settings.network === true);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
@@ -108,14 +114,6 @@ async function removeMade(absent: readonly string[]): Promise<string[]> {
   return made;
 }
 
-/** How a sandbox limit on what later runs read begins (permission-mode.ts `sandboxLimit`). */
-const KEEPS_CONFIGURATION = `the sandbox keeps what later runs read read-only (.git/hooks, .git/config, ${PROJECT_CONFIGURATION.join(", ")})`;
-
-/** A write refused on one of what later runs read, as tools print it. */
-const CONFIGURATION_WRITE = new RegExp(
-  `(?:\\.git/hooks|\\.git/config|${PROJECT_CONFIGURATION.map((name) => name.replaceAll(".", "\\.")).join("|")})[^\\n]*Read-only file system`,
-);
-
 /** What the kernel and common tools print when a write lands on a read-only mount. */
 const READ_ONLY = /Read-only file system/;
 /** What common tools print when there is no network (curl, git, pip, npm, getaddrinfo, ping). */
@@ -130,9 +128,9 @@ const WRITABLE: Record<ConfiningPolicy, string> = {
 
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
- * printed: a write to a read-only place (worded for `policy`), or (with the network off) a failed
- * name lookup or connection. `undefined` when it succeeded, was stopped, or failed for another
- * reason.
+ * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
+ * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
+ * lookup or connection. `undefined` when it succeeded, was stopped, or failed for another reason.
  */
 export function sandboxLimitOf(
   result: CommandResult,
@@ -142,14 +140,11 @@ export function sandboxLimitOf(
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const readOnly = READ_ONLY.exec(result.output);
-  if (
-    readOnly !== null &&
-    policy === "workspace-write" &&
-    CONFIGURATION_WRITE.test(result.output)
-  ) {
-    return `${KEEPS_CONFIGURATION} (${readOnly[0]})`;
+  const protectedPlace = protectedPlaceStop(result.output);
+  if (protectedPlace !== undefined) {
+    return protectedPlace;
   }
+  const readOnly = READ_ONLY.exec(result.output);
   if (readOnly !== null) {
     return `${WRITABLE[policy]} (${readOnly[0]})`;
   }

@@ -31,10 +31,17 @@ const DOCKER_SOCKETS = [
     DEFAULT_HIDDEN_SOCKETS.filter((path) => existsSync(path)).map((path) => realpathSync(path)),
   ),
 ].flatMap((path) => ["--ro-bind", "/dev/null", path]);
+/** The environment with the network on: a private TMPDIR, no provider keys. */
 const ENVIRONMENT = [
   ...["--setenv", "TMPDIR", "/tmp"],
   ...["--unsetenv", "TURNLOOP_API_KEY", "--unsetenv", "OPENAI_API_KEY"],
   ...["--unsetenv", "ANTHROPIC_API_KEY"],
+];
+/** With the network off, npm is told not to retry a fetch too (it backs off 10 s, then 60 s). */
+const OFFLINE_ENVIRONMENT = [
+  ...["--setenv", "TMPDIR", "/tmp"],
+  ...["--setenv", "npm_config_fetch_retries", "0"],
+  ...ENVIRONMENT.slice(3),
 ];
 
 describe("the bubblewrap command line", () => {
@@ -93,7 +100,7 @@ describe("the bubblewrap command line", () => {
         ...["--tmpfs", join(home, ".config"), "--remount-ro", join(home, ".config")],
         ...["--ro-bind", "/dev/null", join(home, ".netrc")],
         ...DOCKER_SOCKETS,
-        ...ENVIRONMENT,
+        ...OFFLINE_ENVIRONMENT,
         ...["--chdir", workspace, "--", "bash", "-c", "make test"],
       ],
     });

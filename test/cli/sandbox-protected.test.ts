@@ -1,0 +1,121 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
+import { requireSandbox } from "../support/sandbox.js";
+
+/**
+ * A fresh user's trial: under `--sandbox workspace-write`, `echo hi > .git/hooks/pre-commit` was
+ * told "the sandbox lets it write only inside the workspace … rerun with --add-dir <folder>",
+ * though the file is inside the workspace and no --add-dir helps; `git config user.name foo`
+ * failed with "Device or resource busy" and no sandbox note at all. Both are places the sandbox
+ * keeps read-only under every policy (src/tools/sandbox/policy.ts `protectedPlaceStop`): the reason says
+ * which and why, and the way out is to run the command without the sandbox.
+ */
+
+let server: FakeModelServer;
+let home: string;
+let workspace: string;
+const sandboxWorks = await requireSandbox();
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+  home = await mkdtemp(join(tmpdir(), "turnloop-protected-home-"));
+  workspace = await mkdtemp(join(tmpdir(), "turnloop-protected-workspace-"));
+  execFileSync("git", ["init", "-q", workspace]);
+});
+afterAll(async () => {
+  await server.close();
+  for (const folder of [home, workspace]) {
+    await rm(folder, { recursive: true, force: true });
+  }
+});
+
+/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
+async function runThroughCli(command: string, flags: readonly string[]) {
+  server.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await runCli(["-p", "change the repository", ...flags], {
+    cwd: workspace,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+    }),
+  });
+  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
+  return { ...result, toolResult: String(toolMessage?.content) };
+}
+
+const WAY_OUT =
+  "It was not run outside the sandbox: no terminal to ask on; rerun with --sandbox " +
+  "danger-full-access --allow-tool 'bash(COMMAND)' (commands run without the sandbox, the only " +
+  "way to write that place), or run -p on a terminal to be asked.";
+
+describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", () => {
+  test("a hook: the reason names .git/hooks and why, not --add-dir; -p shows it whole", async () => {
+    const command = "echo hi > .git/hooks/pre-commit";
+    const result = await runThroughCli(command, ["--sandbox", "workspace-write", "--yolo"]);
+    const why =
+      "The sandbox stopped this command: the sandbox keeps .git/hooks read-only whatever the " +
+      "settings: git runs the hooks there later, outside the sandbox (Read-only file system). " +
+      WAY_OUT.replace("COMMAND", "echo hi > .git/hooks/pre-commit");
+    expect({
+      ...result,
+      stderr: result.stderr
+        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/· [\d.]+ s · session \S+/, "· session ID"),
+    }).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr:
+        `✗ bash ${command} failed (exit code 1) (N ms)\n` +
+        "    bash: line 1: .git/hooks/pre-commit: Read-only file system\n" +
+        `    ${why}\n` +
+        "2 turns · 20 in / 10 out tokens · session ID\n",
+      toolResult: `bash: line 1: .git/hooks/pre-commit: Read-only file system\n<exited with exit code 1>\n${why}`,
+    });
+  });
+
+  test("git config (EBUSY on the bound .git/config) is a sandbox stop too, under either policy", async () => {
+    for (const policy of ["workspace-write", "read-only"]) {
+      const result = await runThroughCli("git config user.name foo", [
+        "--sandbox",
+        policy,
+        "--yolo",
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.toolResult).toBe(
+        `error: could not ${policy === "read-only" ? "lock" : "write"} config file .git/config: ` +
+          `${policy === "read-only" ? "Read-only file system" : "Device or resource busy"}\n` +
+          `<exited with exit code ${policy === "read-only" ? 255 : 4}>\n` +
+          "The sandbox stopped this command: the sandbox keeps .git/config read-only whatever " +
+          "the settings: it configures git runs outside the sandbox later (core.hooksPath, " +
+          "aliases and core.fsmonitor run programs) " +
+          `(${policy === "read-only" ? "Read-only file system" : "Device or resource busy"}). ` +
+          WAY_OUT.replace("COMMAND", "git config user.name foo"),
+      );
+    }
+    expect(await readFile(join(workspace, ".git", "config"), "utf8")).not.toContain("foo");
+  });
+
+  test("the advised flags run it: --sandbox danger-full-access --allow-tool 'bash(…)'", async () => {
+    const command = "git config user.name foo";
+    const result = await runThroughCli(command, [
+      "--sandbox",
+      "danger-full-access",
+      "--allow-tool",
+      `bash(${command})`,
+    ]);
+    expect(result.toolResult).toBe("<exited with exit code 0>");
+    expect(await readFile(join(workspace, ".git", "config"), "utf8")).toContain("name = foo");
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+
+// A fresh user's trial: `turnloop sessions show` of a damaged log said it skipped damaged lines
+// "marked in the view" and marked nothing (the Markdown export lists them). `show` now marks
+// each under the session line, in the export's words, and its note says where.
+
+let home: string;
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), "turnloop-show-damaged-"));
+  const folder = join(home, "session-state", "golden-damaged");
+  await mkdir(folder, { recursive: true });
+  const log = await readFile(new URL("./session-view-golden/damaged.jsonl", import.meta.url));
+  await writeFile(join(folder, "events.jsonl"), log);
+});
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe("turnloop sessions show of a damaged log", () => {
+  test("each skipped line is marked, and the note says where", async () => {
+    const result = await runCli(["sessions", "show", "golden-damaged"], {
+      cwd: home,
+      env: cleanEnvironment({ TURNLOOP_HOME: home }),
+    });
+    expect(result).toEqual({
+      code: 0,
+      signal: null,
+      stdout:
+        "session golden-damaged · openai:gpt-5 · /w · started 2026-01-02T08:00:00.000Z\n" +
+        "[damaged line 2 skipped (invalid_json)]\n" +
+        "[damaged line 5 skipped (invalid_event)]\n" +
+        "[damaged line 11 skipped (torn_tail)]\n" +
+        "\n> hi\ndone\n" +
+        '→ view(path: "a.txt") … no result\n' +
+        "[no stop recorded]\n",
+      stderr: "turnloop: skipped 3 damaged line(s) while reading (marked under the session line)\n",
+    });
+  });
+});
