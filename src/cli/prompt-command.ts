@@ -7,6 +7,7 @@ import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
@@ -219,7 +220,8 @@ function promptOutput(
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
       renderer.flush();
-      io.stderr.write(`${renderer.summary(elapsedMs, session.id)}\n`);
+      const saved = session.unsavedLog() === undefined;
+      io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
     }
   };
   return { unsubscribe, finish };
@@ -361,6 +363,7 @@ async function openSession(
     if (errorCode(error) === "ENOENT") {
       return failed(`no session ${options.resume ?? ""} in ${host.home}`);
     }
-    return failed(errorMessage(error));
+    // An error met while opening (a full disk, a database down) is not a usage error.
+    return failed(storeFailure(error), EXIT.error);
   }
 }

@@ -26,7 +26,7 @@
  * error names the lock file so that a user can remove it.
  */
 
-import { stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, open, rmdir, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
@@ -44,6 +44,7 @@ import {
   underBreaker,
 } from "./lock-file.js";
 import { type LeaseHolder, type LeaseOptions, SessionLockedError } from "./session-store.js";
+import { storageError } from "./storage-error.js";
 
 /** Who holds a session's lock, as written in the lock file. */
 export type LockOwner = LeaseHolder;
@@ -90,11 +91,11 @@ export class SessionLock {
     let last: Held | undefined;
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        await writeFile(path, lockText(owner, sharing ? [owner] : []), { flag: "wx" });
+        await createLock(path, lockText(owner, sharing ? [owner] : []));
         return new SessionLock(path, owner);
       } catch (error) {
         if (errorCode(error) !== "EEXIST") {
-          throw error;
+          throw storageError(path, error);
         }
       }
       const holder = await readLock(path);
@@ -113,6 +114,26 @@ export class SessionLock {
       }
     }
     throw new SessionLockedError(sessionId, last === undefined ? undefined : ownerOf(last), path);
+  }
+
+  /**
+   * {@link acquire} in `directory`, made first (mode 0700) when missing; when the lock cannot be
+   * taken, the folder is removed again if empty (a full disk leaves no session folder behind).
+   * @throws as {@link acquire} (a failed write: a `StorageError` naming the lock file).
+   */
+  static async acquireInNewFolder(
+    directory: string,
+    sessionId: string,
+    options: LeaseOptions = {},
+  ): Promise<SessionLock> {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    try {
+      return await SessionLock.acquire(directory, sessionId, options);
+    } catch (error) {
+      // rmdir refuses a folder with anything in it: only an empty one goes.
+      await rmdir(directory).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -237,4 +258,20 @@ export function ownCommand(): string {
     .slice(2)
     .map((word) => word.replace(/postgres(ql)?:\/\/\S*/gi, (url) => redactDatabaseUrl(url)));
   return ["turnloop", ...words].join(" ").slice(0, 200);
+}
+
+/**
+ * Creates the lock file at `path` with `text` (`O_EXCL`: `EEXIST` when there is one). A lock
+ * created but not written (a full disk) would read as held by nobody for a while: it is removed.
+ */
+async function createLock(path: string, text: string): Promise<void> {
+  const handle = await open(path, "wx");
+  try {
+    await handle.writeFile(text);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
 }
