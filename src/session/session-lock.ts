@@ -22,8 +22,8 @@
  * (an owner killed between creating and writing it). A stale lock that live sharers still have
  * open becomes held idle by one of them. A lock from another host is never taken over. Taking over
  * goes through a second `O_EXCL` file (`lock.break`) so that two openers racing for one stale
- * lock cannot both win. A reused pid keeps a dead owner's lock "held"; the
- * error names the lock file so that a user can remove it.
+ * lock cannot both win. A reused pid keeps a dead owner's lock "held" (rare; the refusal names
+ * the pid and its command line, which a user can check); another host's names the lock file.
  */
 
 import { mkdir, open, rmdir, stat, unlink } from "node:fs/promises";

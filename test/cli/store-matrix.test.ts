@@ -364,7 +364,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
       const holderCommand = `turnloop -p hold it --allow-all-tools --store ${url.href.replace("s3cret-word", "***")}`;
       expect(owners).toEqual([{ owner: expect.objectContaining({ command: holderCommand }) }]);
       expect(refusal?.code).toBe(1);
-      expect(refusal?.stderr).toContain(`(pid ${holderPid}: ${holderCommand}, since `);
+      expect(refusal?.stderr).toContain(`(pid ${holderPid}, running: ${holderCommand}, since `);
       expect(JSON.stringify([refusal, owners])).not.toContain("s3cret-word");
     },
   );
