@@ -1,8 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, type FullDisk, fullDisk, MOUNT_NEEDED } from "../support/full-disk.js";
+import { chatMessages } from "../support/harness.js";
 
 /** The `-p` summary line with its time cut out (timings are not asserted). */
 function withoutTime(stderr: string): string {
@@ -83,6 +84,43 @@ describe.runIf(CAN_MOUNT)("a disk that fills up after a session was saved", () =
     expect(await readFile(path, "utf8")).toBe(log);
   });
 });
+
+describe.runIf(CAN_MOUNT)(
+  "a command whose full output does not fit on the disk (a 1 MiB tmpfs)",
+  () => {
+    let disk: FullDisk;
+    beforeEach(async () => {
+      disk = await fullDisk(1024, false);
+    });
+    afterEach(async () => {
+      await disk.close();
+    });
+
+    test("the partial copy is removed, the result names it and the error, and the prompt ends", async ({
+      cli,
+      model,
+    }) => {
+      const home = disk.home;
+      const command = "head -c 5000000 /dev/zero | tr '\\0' a";
+      model.enqueue(
+        { toolCalls: [{ id: "call_big", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "Done." },
+      );
+      const result = await cli(["-p", "print a lot", "--allow-all-tools"], {
+        env: { HOME: home, TURNLOOP_HOME: home },
+      });
+      expect([result.code, result.stdout], result.stderr).toEqual([0, "Done.\n"]);
+      const [sessionId = ""] = await readdir(join(home, "session-state"));
+      const copy = join(home, "session-state", sessionId, "tool-outputs", "call_big.txt");
+      expect(await readdir(dirname(copy))).toEqual([]);
+      const toolResult = chatMessages(model, -1).find((message) => message.role === "tool");
+      expect(String(toolResult?.content)).toContain(
+        `bytes omitted; the full output could not be saved to ${copy} (ENOSPC: no space left on ` +
+          "device, write); the partial copy was removed]",
+      );
+    });
+  },
+);
 
 describe.skipIf(CAN_MOUNT)("a full disk", () => {
   test(`is not tried: ${MOUNT_NEEDED}`, () => undefined);
