@@ -93,7 +93,10 @@ export interface Conversation {
   history: History;
   /** Records an event: persisted (unless ephemeral), folded into `history`, sent to subscribers. */
   emit(event: EventInput): void;
-  /** Makes the events emitted so far durable; awaited before a tool runs. Rejects: the tool does not run. */
+  /**
+   * Makes the events emitted so far durable; awaited after the prompt's `user.message` (before the
+   * first request) and before a tool runs. Rejects: the request is not sent, the tool does not run.
+   */
   checkpoint?(): Promise<void>;
 }
 
@@ -162,10 +165,17 @@ async function runTurns(
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
   emit({ type: "user.message", data: userMessageData(prompt) });
   emitNotice(emit, promptImagesNotice(settings.provider, prompt.images));
+  // The prompt is durable before the model is asked (DESIGN.md, SessionStore): a store that
+  // refuses it (a full disk, a database that is down) stops the prompt here, with no request.
+  const stored =
+    (await conversation.checkpoint?.().then(
+      () => true,
+      () => false,
+    )) ?? true;
   const counters = { turns: 0, nudges: 0 };
   let next = requestIfAllowed(
     { kind: "request" },
-    { turns: 0, cancelled: signal.aborted },
+    { turns: 0, cancelled: signal.aborted || !stored },
     settings,
   );
   while (next.kind === "request" || next.kind === "nudge") {

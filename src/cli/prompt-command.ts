@@ -7,6 +7,7 @@ import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
@@ -94,7 +95,8 @@ async function runPrompt(
     io.stderr.write(`${early.message}\n`);
     return EXIT.usage;
   }
-  const opened = await openSession(host, options, cwd, early?.configuration.id ?? "");
+  const cwdGiven = io.config.cwd.source === "--cwd";
+  const opened = await openSession(host, options, { cwd, cwdGiven }, early?.configuration.id ?? "");
   if (!opened.ok) {
     io.stderr.write(`turnloop: ${opened.message}\n`);
     return opened.code;
@@ -219,7 +221,8 @@ function promptOutput(
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
       renderer.flush();
-      io.stderr.write(`${renderer.summary(elapsedMs, session.id)}\n`);
+      const saved = session.unsavedLog() === undefined;
+      io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
     }
   };
   return { unsubscribe, finish };
@@ -327,11 +330,14 @@ async function promptText(
   };
 }
 
-/** Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. */
+/**
+ * Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. A resumed session works
+ * in its own folder: a `--cwd` (`cwdGiven`) naming another is a usage error, before it is opened.
+ */
 async function openSession(
   host: SessionHost,
   options: PromptOptions,
-  cwd: string,
+  { cwd, cwdGiven }: { cwd: string; cwdGiven: boolean },
   model: string,
 ): Promise<{ ok: true; session: Session } | { ok: false; message: string; code: number }> {
   const failed = (message: string, code: number = EXIT.usage) => ({
@@ -342,9 +348,13 @@ async function openSession(
   try {
     if (options.resume !== undefined) {
       const resolved = await host.resolveId(options.resume);
-      return resolved.ok
+      if (!resolved.ok) {
+        return failed(resolved.message);
+      }
+      const elsewhere = cwdGiven ? await folderElsewhere(host, resolved.sessionId, cwd) : undefined;
+      return elsewhere === undefined
         ? { ok: true, session: await host.open(resolved.sessionId) }
-        : failed(resolved.message);
+        : failed(elsewhere);
     }
     if (options.continue) {
       const newest = await host.newestIn(cwd);
@@ -361,6 +371,19 @@ async function openSession(
     if (errorCode(error) === "ENOENT") {
       return failed(`no session ${options.resume ?? ""} in ${host.home}`);
     }
-    return failed(errorMessage(error));
+    // An error met while opening (a full disk, a database down) is not a usage error.
+    return failed(storeFailure(error), EXIT.error);
   }
+}
+
+/** Why `--cwd` cannot go with resuming `sessionId`: it works in another folder than `cwd`. */
+async function folderElsewhere(
+  host: SessionHost,
+  sessionId: string,
+  cwd: string,
+): Promise<string | undefined> {
+  const folder = (await host.list()).find((session) => session.sessionId === sessionId)?.cwd;
+  return folder === undefined || folder === null || resolve(folder) === resolve(cwd)
+    ? undefined
+    : `--cwd ${cwd}: session ${sessionId} works in ${folder}; resume it without --cwd, or start a new session in ${cwd}`;
 }

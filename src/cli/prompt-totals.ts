@@ -14,15 +14,18 @@ export class PromptTotals {
     this.cost = add(this.cost, usage.cost);
   }
 
-  /** Turns, tokens, cost (USD, when the price is known), time and session id, on one line. */
-  line(elapsedMs: number, sessionId: string): string {
+  /**
+   * Turns, tokens, cost (USD, when the price is known), time and session id, on one line;
+   * `sessionId` undefined: "session not saved" (its store refused it, so no id to resume).
+   */
+  line(elapsedMs: number, sessionId: string | undefined): string {
     const tokens =
       this.inputTokens === undefined && this.outputTokens === undefined
         ? "tokens not reported"
         : `${this.inputTokens ?? "?"} in / ${this.outputTokens ?? "?"} out tokens`;
     const turns = `${this.turns} turn${this.turns === 1 ? "" : "s"}`;
     const cost = this.cost === undefined ? "" : ` · $${this.cost.toFixed(4)}`;
-    return `${turns} · ${tokens}${cost} · ${(elapsedMs / 1000).toFixed(1)} s · session ${sessionId}`;
+    return `${turns} · ${tokens}${cost} · ${(elapsedMs / 1000).toFixed(1)} s · ${sessionId === undefined ? "session not saved" : `session ${sessionId}`}`;
   }
 }
 

@@ -173,7 +173,7 @@ export class TerminalRenderer {
   }
 
   /** The closing line on stderr (dim): {@link PromptTotals.line}. */
-  summary(elapsedMs: number, sessionId: string): string {
+  summary(elapsedMs: number, sessionId: string | undefined): string {
     return this.paint("2", this.totals.line(elapsedMs, sessionId));
   }
 

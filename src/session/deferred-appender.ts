@@ -7,12 +7,15 @@
 
 import type { SessionEvent } from "../events/events.js";
 import type { CommitOptions, SessionAppender, SessionStore, StoredLog } from "./session-store.js";
+import { storageError } from "./storage-error.js";
 
 /**
  * A {@link SessionAppender} that creates its session in `store` when the first `user.message` is
  * appended. Before that, `commit` and `close` do nothing (nothing is stored, no lease is held);
  * after it, every method goes to the store's appender once it exists. A store refusing the
- * creation (an I/O error, an id taken meanwhile) rejects the next `commit`, as a failed write does.
+ * creation (an I/O error, an id taken meanwhile) rejects the next `commit`, as a failed write does,
+ * and leaves the session unsaved (`saved` false again, its events kept): the next `user.message`
+ * tries again, and `close` has nothing to close.
  */
 export class DeferredAppender implements SessionAppender {
   private kept: SessionEvent[] = [];
@@ -80,7 +83,11 @@ export class DeferredAppender implements SessionAppender {
   }
 
   private async create(): Promise<SessionAppender> {
-    const appender = await this.store.create(this.sessionId);
+    const appender = await this.store.create(this.sessionId).catch((error: unknown) => {
+      // Nothing was stored: the session stays unsaved, and the next prompt tries again.
+      this.created = undefined;
+      throw storageError(this.store.location, error);
+    });
     for (const event of this.kept) {
       appender.append(event);
     }

@@ -45,6 +45,7 @@ import {
   type SessionSummary,
   type StoredLog,
 } from "./session-store.js";
+import { rejectAs } from "./storage-error.js";
 import { deleteSession, listSessions } from "./store.js";
 
 /**
@@ -70,12 +71,13 @@ export class FileSessionStore implements SessionStore {
     this.location = home;
   }
 
+  /** Creates the session's folder, lock and empty `events.jsonl` (a failed write: `StorageError`). */
   async create(sessionId: string, options: LeaseOptions = {}): Promise<SessionAppender> {
     const directory = sessionDirectory(this.location, sessionId);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const lock = await SessionLock.acquire(directory, sessionId, options);
+    const lock = await SessionLock.acquireInNewFolder(directory, sessionId, options);
+    const path = eventsPath(this.location, sessionId);
     const opened = await withLock(lock, () =>
-      EventLog.open(eventsPath(this.location, sessionId), { create: true }),
+      EventLog.open(path, { create: true }).catch((error) => rejectAs(path, error)),
     );
     if (opened.events.length > 0 || opened.repaired.length > 0) {
       await opened.log.close();

@@ -4,16 +4,17 @@
  * history the store does not have), and the prompt ends with a `session.error` of type `storage`.
  */
 
-import { errorMessage } from "../events/errors.js";
 import {
   type EventInput,
   isEphemeral,
   type SessionEvent,
   type SessionEventData,
 } from "../events/events.js";
+import { unsavedLog } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
 import type { SessionAppender } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
+import { storageProblem } from "./storage-error.js";
 
 /** What recording one input gave: the event to return, and the events to deliver in order. */
 export interface Recorded {
@@ -142,9 +143,16 @@ export class SessionJournal {
     return failed;
   }
 
-  /** `<location> could not be written (<error>): …`, for a prompt's error answer. */
+  /**
+   * `<location> could not be written (<error>): …`, for a prompt's error answer: the file or
+   * database a `StorageError` names, else the appender's location (storage-error.ts).
+   */
   storageMessage(failure: unknown): string {
-    return `${this.appender.location} could not be written (${errorMessage(failure)}): the prompt was stopped; every event written before is kept`;
+    const kept =
+      unsavedLog(this.appender) === undefined
+        ? "every event written before is kept"
+        : "the session was not saved";
+    return `${storageProblem(failure, this.appender.location)}: the prompt was stopped; ${kept}`;
   }
 
   #fail(error: unknown, running: AbortController): void {

@@ -22,11 +22,11 @@
  * (an owner killed between creating and writing it). A stale lock that live sharers still have
  * open becomes held idle by one of them. A lock from another host is never taken over. Taking over
  * goes through a second `O_EXCL` file (`lock.break`) so that two openers racing for one stale
- * lock cannot both win. A reused pid keeps a dead owner's lock "held"; the
- * error names the lock file so that a user can remove it.
+ * lock cannot both win. A reused pid keeps a dead owner's lock "held" (rare; the refusal names
+ * the pid and its command line, which a user can check); another host's names the lock file.
  */
 
-import { stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, open, rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
@@ -44,6 +44,7 @@ import {
   underBreaker,
 } from "./lock-file.js";
 import { type LeaseHolder, type LeaseOptions, SessionLockedError } from "./session-store.js";
+import { storageError } from "./storage-error.js";
 
 /** Who holds a session's lock, as written in the lock file. */
 export type LockOwner = LeaseHolder;
@@ -93,11 +94,11 @@ export class SessionLock {
     for (let attempt = 0; attempt < 4; attempt++) {
       if (attempt > 0 || !leftIdleHere) {
         try {
-          await writeFile(path, lockText(owner, sharing ? [owner] : []), { flag: "wx" });
+          await createLock(path, lockText(owner, sharing ? [owner] : []));
           return new SessionLock(path, owner);
         } catch (error) {
           if (errorCode(error) !== "EEXIST") {
-            throw error;
+            throw storageError(path, error);
           }
         }
       }
@@ -117,6 +118,26 @@ export class SessionLock {
       }
     }
     throw new SessionLockedError(sessionId, last === undefined ? undefined : ownerOf(last), path);
+  }
+
+  /**
+   * {@link acquire} in `directory`, made first (mode 0700) when missing; when the lock cannot be
+   * taken, the folder is removed again if empty (a full disk leaves no session folder behind).
+   * @throws as {@link acquire} (a failed write: a `StorageError` naming the lock file).
+   */
+  static async acquireInNewFolder(
+    directory: string,
+    sessionId: string,
+    options: LeaseOptions = {},
+  ): Promise<SessionLock> {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    try {
+      return await SessionLock.acquire(directory, sessionId, options);
+    } catch (error) {
+      // rmdir refuses a folder with anything in it: only an empty one goes.
+      await rmdir(directory).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**
@@ -241,4 +262,20 @@ export function ownCommand(): string {
     .slice(2)
     .map((word) => word.replace(/postgres(ql)?:\/\/\S*/gi, (url) => redactDatabaseUrl(url)));
   return ["turnloop", ...words].join(" ").slice(0, 200);
+}
+
+/**
+ * Creates the lock file at `path` with `text` (`O_EXCL`: `EEXIST` when there is one). A lock
+ * created but not written (a full disk) would read as held by nobody for a while: it is removed.
+ */
+async function createLock(path: string, text: string): Promise<void> {
+  const handle = await open(path, "wx");
+  try {
+    await handle.writeFile(text);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
 }

@@ -9,11 +9,10 @@
  * Writing: {@link SessionStore.create} or {@link SessionStore.open} takes the session's writer
  * lease and gives a {@link SessionAppender}. `append` returns at once (an implementation may write
  * right away, as the file store does, or queue); an event is durable once a later `commit`
- * resolves. The session commits before a tool starts running, at `assistant.turn_end` and before
- * a prompt is answered.
+ * resolves. The session commits after a prompt's `user.message` (before the model is asked),
+ * before a tool starts running, at `assistant.turn_end` and before a prompt is answered.
  */
 
-import { hostname } from "node:os";
 import type { RepairNote, SessionEvent } from "../events/events.js";
 import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
 
@@ -68,47 +67,7 @@ export interface LeaseOptions {
   keep?: (event: SessionEvent, seq: number) => boolean;
 }
 
-/** The session's writer lease is held elsewhere (another process, or this one). */
-export class SessionLockedError extends Error {
-  override readonly name = "SessionLockedError";
-  readonly sessionId: string;
-  /** `undefined` when the holder could not be read (being written, or damaged). */
-  readonly owner: LeaseHolder | undefined;
-  /**
-   * Where the lease is kept, for the user to clear by hand (the file store: the lock file; the
-   * PostgreSQL store: the database, password redacted).
-   */
-  readonly lockPath: string;
-
-  /**
-   * @param hint what to do when the holder is gone; default (the file store's): remove
-   * `lockPath`.
-   */
-  constructor(
-    sessionId: string,
-    owner: LeaseHolder | undefined,
-    lockPath: string,
-    hint = `If that process is gone, remove ${lockPath}.`,
-  ) {
-    super(
-      `Session ${sessionId} is open in another process (${describeHolder(owner)}); close it ` +
-        `there first. ${hint}`,
-    );
-    this.sessionId = sessionId;
-    this.owner = owner;
-    this.lockPath = lockPath;
-  }
-}
-
-/** `pid 42 on host: turnloop acp, since <time>`, or "this process". */
-export function describeHolder(owner: LeaseHolder | undefined): string {
-  if (owner === undefined) {
-    return "its lock file is being written or is damaged";
-  }
-  const here = owner.hostname === hostname();
-  const who = owner.pid === process.pid && here ? "this process" : `pid ${owner.pid}`;
-  return `${who}${here ? "" : ` on ${owner.hostname}`}: ${owner.command}, since ${owner.acquiredAt}`;
-}
+export { describeHolder, SessionLockedError } from "./session-locked-error.js";
 
 /** A session's stored events, as read. */
 export interface StoredLog {

@@ -36,10 +36,10 @@ export { PromptInProgressError };
 /**
  * One session: its events in a {@link SessionStore}, the history folded from them, its subscribers.
  * Every event goes through {@link Session.emit}: persisted events are appended to the store before
- * any subscriber sees them, and committed (durable) before a tool starts running (the loop's
- * checkpoint), at each `assistant.turn_end`, at each `permission.requested` (the question waits for
- * an answer that may come from a face on another worker, which reads it from the store) and before
- * a prompt's outcome is returned.
+ * any subscriber sees them, and committed (durable) after a prompt's `user.message` and before a
+ * tool starts running (the loop's checkpoints), at each `assistant.turn_end`, at each
+ * `permission.requested` (the question waits for an answer that may come from a face on another
+ * worker, which reads it from the store) and before a prompt's outcome is returned.
  */
 export class Session {
   readonly id: string;
@@ -358,7 +358,7 @@ export class Session {
     }
   }
 
-  /** What the loop reads and writes; `checkpoint` commits before a tool runs. */
+  /** What the loop reads and writes; `checkpoint` commits before a request and a tool. */
   private conversation(controller: AbortController) {
     return {
       history: this.history,

@@ -1,4 +1,5 @@
 import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
@@ -77,18 +78,27 @@ export class CommandOutput {
 
   /**
    * Closes the saved file and answers the text for the model: the whole output, or head and tail
-   * around `[… N bytes omitted; full output saved to PATH]`. Never rejects.
+   * around `[… N bytes omitted; full output saved to PATH]`. A copy whose write failed (a full
+   * disk) is removed, and the marker says so, naming the file and the error. Never rejects.
    */
   async finish(): Promise<string> {
     if (!this.truncated) {
       return this.whole;
     }
     await this.closeFile();
+    if (this.fileError !== undefined && this.file !== undefined) {
+      // A partial copy (a full disk) would keep the disk full and fail the log's next write:
+      // the log matters more than the copy, so the copy goes.
+      await unlink(this.savePath).catch(() => undefined);
+    }
     const keptBytes = Buffer.byteLength(this.head) + Buffer.byteLength(this.tail);
     const omitted = Math.max(this.totalBytes - keptBytes, 0);
     let where = `full output saved to ${this.savePath}`;
     if (this.fileError !== undefined) {
-      where = `the full output could not be saved: ${this.fileError}`;
+      where =
+        this.file === undefined
+          ? `the full output could not be saved: ${this.fileError}`
+          : `the full output could not be saved to ${this.savePath} (${this.fileError}); the partial copy was removed`;
     } else if (this.savedBytes < this.totalBytes) {
       where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}`;
     }

@@ -62,9 +62,12 @@ const NOT_BEFORE_NEEDED =
  * into cli/argument-flags.ts beside FLAGS rather than a module of their own (216 was over).
  * 216 in session 11 with cli/event-notes.ts: the retry and compaction lines `-p` and the
  * interactive face wrote each in their own words, now one module both faces read (30 lines in
- * the same bundle chunk as the renderer; the files read stay the same).
+ * the same bundle chunk as the renderer; the files read stay the same). 218 in session 12 with
+ * session/storage-error.ts (a store's failed write names its file or database, and the prompt is
+ * stored before the first request) and session/session-locked-error.ts (the lock refusal, split
+ * from session-store.ts, which it took past 400 lines); the bundle adds no file for them.
  */
-const PROMPT_MODULE_BOUND = 216;
+const PROMPT_MODULE_BOUND = 218;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

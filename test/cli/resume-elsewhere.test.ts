@@ -6,7 +6,8 @@ import { printedSessionId, test } from "../support/fixtures.js";
 
 // A fresh user's trial: `-p --resume <id>` from another folder ran the prompt in the session's
 // own folder without a word. It still works there (a session's tools and files belong to its
-// folder), and now says so on stderr, once; from the session's own folder nothing is said.
+// folder), and now says so on stderr, once; from the session's own folder nothing is said. A
+// `--cwd` naming another folder than the session's is refused (exit 64): a session keeps its folder.
 
 describe("-p --resume from another folder", () => {
   test("names the session's folder once on stderr; from its own folder, nothing", async ({
@@ -29,6 +30,37 @@ describe("-p --resume from another folder", () => {
       });
       const home = await cli(["-p", "more", "-q", "--resume", id]);
       expect(home).toEqual({ code: 0, signal: null, stdout: "third\n", stderr: "" });
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("--cwd naming another folder is a usage error before anything is stored; --cwd naming the session's own folder is fine", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    model.enqueue({ text: "first" }, { text: "second" });
+    const id = printedSessionId((await cli(["-p", "hi"])).stderr);
+    const before = await loggedEvents(id);
+    const elsewhere = await mkdtemp(join(tmpdir(), "turnloop-elsewhere-"));
+    try {
+      const refused = await cli(["-p", "again", "--resume", id, "--cwd", elsewhere]);
+      expect(refused).toEqual({
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr:
+          `turnloop: --cwd ${elsewhere}: session ${id} works in ${repository}; resume it without ` +
+          `--cwd, or start a new session in ${elsewhere}\n`,
+      });
+      expect(await loggedEvents(id)).toEqual(before);
+      expect(model.requests).toHaveLength(1);
+      const same = await cli(["-p", "again", "-q", "--resume", id, "--cwd", repository], {
+        cwd: elsewhere,
+      });
+      expect(same).toEqual({ code: 0, signal: null, stdout: "second\n", stderr: "" });
     } finally {
       await rm(elsewhere, { recursive: true, force: true });
     }

@@ -204,6 +204,35 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
   );
 
   test.skipIf(skip)(
+    "a process killed (SIGKILL) while the model is asked keeps the prompt: it is stored before the request",
+    MANY_RUNS,
+    async () => {
+      const never = new Promise<void>(() => undefined);
+      server.enqueue({ text: ["Half", " an answer"], pause: { afterEvents: 1, until: never } });
+      const killed = await runCli(["-p", "SLOW prompt", "--output-format", "stream-json"], {
+        cwd: repository,
+        env: environment(),
+        // The turn has started: the request is on its way and its reply held.
+        onStart: (child) =>
+          child.stdout?.on("data", (chunk: Buffer) => {
+            if (chunk.toString().includes("assistant.turn_start")) {
+              child.kill("SIGKILL");
+            }
+          }),
+      });
+      expect(killed.signal).toBe("SIGKILL");
+      const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
+      const listed = JSON.parse((await run(["sessions", "--json"])).stdout) as Array<{
+        sessionId: string;
+        firstPrompt: string;
+      }>;
+      expect(listed).toMatchObject([{ firstPrompt: "SLOW prompt" }]);
+      const types = await storedTypes(run, String(listed[0]?.sessionId));
+      expect(types.slice(0, 2)).toEqual(["session.start", "user.message"]);
+    },
+  );
+
+  test.skipIf(skip)(
     "a damaged log imported whole is repaired on resume, the damage recorded",
     MANY_RUNS,
     async () => {
@@ -335,7 +364,7 @@ describe.skipIf(postgresUnavailable !== undefined)("moving sessions between stor
       const holderCommand = `turnloop -p hold it --allow-all-tools --store ${url.href.replace("s3cret-word", "***")}`;
       expect(owners).toEqual([{ owner: expect.objectContaining({ command: holderCommand }) }]);
       expect(refusal?.code).toBe(1);
-      expect(refusal?.stderr).toContain(`(pid ${holderPid}: ${holderCommand}, since `);
+      expect(refusal?.stderr).toContain(`(pid ${holderPid}, running: ${holderCommand}, since `);
       expect(JSON.stringify([refusal, owners])).not.toContain("s3cret-word");
     },
   );

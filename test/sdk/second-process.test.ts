@@ -109,9 +109,8 @@ describe("a second process resuming an open session", () => {
     expect([resumed.code, resumed.stdout, resumed.stderr]).toEqual([
       1,
       "",
-      `turnloop: Session ${session1.sessionId} is open in another process (pid ${pid}: ` +
-        `${command}, since ${acquiredAt}); close it there first. If that process is gone, ` +
-        `remove ${lockFile}.\n`,
+      `turnloop: Session ${session1.sessionId} is open in another process (pid ${pid}, running: ` +
+        `${command}, since ${acquiredAt}); close it there first.\n`,
     ]);
     expect(fixture.model.requests).toHaveLength(3);
   });

@@ -36,9 +36,13 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
       const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
       expect(await waited).toEqual({ error: { code: -32603, message } });
       const beforeClaim = editor.updates.length;
-      // A's turn reached none of the store's durability points (a turn's end, a tool's start):
-      // A stored nothing of it, so the editor sees only why its prompt ended.
-      expect(editor.updates.map(withoutIds)).toEqual([text("agent_message_chunk", message)]);
+      // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
+      // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
+      expect(editor.updates.map(withoutIds)).toEqual([
+        text("user_message_chunk", "A's long prompt"),
+        { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
+        text("agent_message_chunk", message),
+      ]);
 
       fixture.model.setResponder(undefined);
       fixture.model.enqueue({ text: "answered in the ACP process" });
@@ -49,8 +53,7 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
       expect(claimed).toEqual({ stopReason: "end_turn" });
       expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
         expect.objectContaining({ sessionUpdate: "available_commands_update" }),
-        // The first prompt stored in the session titles it.
-        { sessionUpdate: "session_info_update", title: "queued behind A's", updatedAt: "<time>" },
+        // No title update: A's prompt, stored first, already titled the session.
         text("agent_message_chunk", "answered in the ACP process"),
       ]);
       // A's held request, then the editor's prompt, run once, in the ACP process.

@@ -120,7 +120,8 @@ export type AcpAgent = ReturnType<typeof startAcpAgent>;
  * The frozen `editor` wakes after worker B claimed `sessionId` and ran "sent by B", answered
  * "answered for B": its prompt `waited` ends with the error saying to send it again (JSON-RPC
  * internal error -32603); the updates since `beforePrompt` are B's prompt as any follower sees it,
- * then that message, once; and the resend of `prompt` runs on B (a claim here would first send the
+ * then that message, once (`storedOnA`: the prompt A stored before asking the model, and died,
+ * comes first); and the resend of `prompt` runs on B (a claim here would first send the
  * commands and the title of a session opened), its answer the only update; and the model was asked
  * `requests` times in all (so the dropped prompt never ran).
  */
@@ -129,13 +130,22 @@ export async function expectToldThenResent(
   model: FakeModelServer,
   run: { sessionId: string; prompt: string; beforePrompt: number; waited: Promise<unknown> },
   requests: number,
+  storedOnA?: string,
 ): Promise<void> {
   editor.child.kill("SIGCONT");
   const message = `the worker running session ${run.sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
   expect(await run.waited).toEqual({ error: { code: -32603, message } });
+  // The first prompt stored titles the session: A's, when A stored one before it died.
+  const title = storedOnA ?? "sent by B";
   expect(editor.updates.slice(run.beforePrompt).map(withoutIds)).toEqual([
+    ...(storedOnA === undefined ? [] : [text("user_message_chunk", storedOnA)]),
+    ...(storedOnA === undefined
+      ? []
+      : [{ sessionUpdate: "session_info_update", title, updatedAt: "<time>" }]),
     text("user_message_chunk", "sent by B"),
-    { sessionUpdate: "session_info_update", title: "sent by B", updatedAt: "<time>" },
+    ...(storedOnA === undefined
+      ? [{ sessionUpdate: "session_info_update", title, updatedAt: "<time>" }]
+      : []),
     text("agent_message_chunk", "answered for B"),
     text("agent_message_chunk", message),
   ]);

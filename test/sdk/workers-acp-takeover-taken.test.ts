@@ -48,10 +48,11 @@ describeWorkers(
         fixture.model.setResponder(undefined);
         await workers.claimAndRun(sessionId);
 
-        // What B stored (A committed nothing of its held prompt), then why the prompt ended, once;
-        // three model requests: A's held prompt, B's, the editor's resend (the taken one never ran).
+        // A's held prompt (stored before A asked the model), what B stored, then why the prompt
+        // ended, once; three model requests: A's held prompt, B's, the editor's resend (the taken
+        // one never ran).
         const sent = { sessionId, prompt, beforePrompt, waited };
-        await expectToldThenResent(editor, fixture.model, sent, 3);
+        await expectToldThenResent(editor, fixture.model, sent, 3, "held on A");
       } finally {
         await inbox.end();
         await editor.stop();

@@ -28,6 +28,28 @@ describe("SessionLock", () => {
     await (await SessionLock.acquire(directory, "s1")).release();
   });
 
+  test("a refusal says who holds the lock: a live process here as running, with nothing to remove; another machine's names the lock file", async () => {
+    const path = SessionLock.pathIn(directory);
+    const live = {
+      pid: process.ppid,
+      hostname: hostname(),
+      command: "turnloop --headless",
+      acquiredAt: "then",
+    };
+    await writeFile(path, JSON.stringify(live));
+    await expect(SessionLock.acquire(directory, "s1")).rejects.toThrow(
+      new SessionLockedError("s1", live, path),
+    );
+    expect(new SessionLockedError("s1", live, path).message).toBe(
+      `Session s1 is open in another process (pid ${process.ppid}, running: turnloop --headless, since then); close it there first.`,
+    );
+    const elsewhere = { ...live, hostname: "elsewhere" };
+    await writeFile(path, JSON.stringify(elsewhere));
+    await expect(SessionLock.acquire(directory, "s1")).rejects.toThrow(
+      `Session s1 is open in another process (pid ${process.ppid} on elsewhere: turnloop --headless, since then); close it there first. If that process is gone, remove ${path} (another machine's process cannot be checked from here).`,
+    );
+  });
+
   test("two openers racing for a dead owner's lock: exactly one wins", async () => {
     const stale = { pid: await deadPid(), hostname: hostname(), command: "x", acquiredAt: "then" };
     await writeFile(SessionLock.pathIn(directory), JSON.stringify(stale));

@@ -48,9 +48,9 @@ describe("a session open in an editor (turnloop acp)", () => {
     expect(second.code).toBe(1);
     expect(second.stdout).toBe("");
     expect(second.stderr).toBe(
-      `turnloop: Session ${sessionId} is open in another process (pid ${agent.process.pid}: turnloop acp, since ${
+      `turnloop: Session ${sessionId} is open in another process (pid ${agent.process.pid}, running: turnloop acp, since ${
         JSON.parse(await readFile(lockPath(sessionId), "utf8")).acquiredAt
-      }); close it there first. If that process is gone, remove ${lockPath(sessionId)}.\n`,
+      }); close it there first.\n`,
     );
     const after = await readFile(join(fixture.home, "session-state", sessionId, "events.jsonl"));
     expect(after.equals(before)).toBe(true);
@@ -83,7 +83,7 @@ describe("a session open in an editor (turnloop acp)", () => {
     expect(resumed.error?.code).toBe(-32602);
     expect(resumed.error?.message).toMatch(
       new RegExp(
-        `^session\\.resume: Session ${sessionId} is open in another process \\(pid ${agent.process.pid}: turnloop acp, since `,
+        `^session\\.resume: Session ${sessionId} is open in another process \\(pid ${agent.process.pid}, running: turnloop acp, since `,
       ),
     );
     const read = await server.peer.request("session.getEvents", { sessionId });
@@ -121,9 +121,8 @@ describe("a session open in the server", () => {
     });
     const since = readLock().acquiredAt as string;
     const refusal =
-      `Session ${sessionId} is open in another process (pid ${server.child.pid}: turnloop --headless ` +
-      `--stdio, since ${since}); close it there first. If that process is gone, remove ` +
-      `${lockPath(sessionId)}.`;
+      `Session ${sessionId} is open in another process (pid ${server.child.pid}, running: turnloop ` +
+      `--headless --stdio, since ${since}); close it there first.`;
 
     const agent = fixture.startAgent();
     await agent.initialize();

@@ -1,9 +1,10 @@
-import { errorCode, errorMessage } from "../../events/errors.js";
+import { errorCode } from "../../events/errors.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { SessionHost } from "../../session/host.js";
 import type { Session } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { SessionLockedError } from "../../session/session-store.js";
+import { storeFailure } from "../../session/storage-error.js";
 
 /** Said on exit when the session had no prompt: nothing was stored (issue 24 item 7). */
 export const NOT_SAVED = "no prompt was sent: the session was not saved";
@@ -66,7 +67,7 @@ export async function openSession(
     if (errorCode(error) === "ENOENT") {
       return failed(`no such session in ${host.home}`);
     }
-    return failed(errorMessage(error), EXIT.error);
+    return failed(storeFailure(error), EXIT.error);
   }
 }
 

@@ -1,0 +1,53 @@
+/**
+ * A write the session store could not make, naming what it was writing: a full disk's `ENOSPC`
+ * on an open file names no file itself, and a user must know which file (or database) to look at.
+ */
+
+import { errorCode, errorMessage } from "../events/errors.js";
+
+/**
+ * A store could not write `location` (the file store: the file it was writing; the PostgreSQL
+ * store: the database, password redacted); `message` is the cause's (`ENOSPC: no space left on
+ * device, write`; `connect ECONNREFUSED 127.0.0.1:5432`).
+ */
+export class StorageError extends Error {
+  override readonly name = "StorageError";
+  /** The cause's system error code (`ENOSPC`), so that `errorCode` reads through. */
+  readonly code: string | undefined;
+
+  constructor(
+    readonly location: string,
+    override readonly cause: unknown,
+  ) {
+    const message = errorMessage(cause);
+    // A database error already says which database (database.ts): it is said once.
+    super(message.startsWith(`${location}: `) ? message.slice(location.length + 2) : message);
+    this.code = errorCode(cause);
+  }
+}
+
+/** `error` as a {@link StorageError} of `location`, unless it already names one. */
+export function storageError(location: string, error: unknown): StorageError {
+  return error instanceof StorageError ? error : new StorageError(location, error);
+}
+
+/** `<location> could not be written (<cause>)`: one line, no stack. */
+export function storageProblem(error: unknown, fallbackLocation: string): string {
+  const location = error instanceof StorageError ? error.location : fallbackLocation;
+  return `${location} could not be written (${errorMessage(error)})`;
+}
+
+/** A promise rejected with {@link storageError}`(location, error)`, for a `catch` handler. */
+export function rejectAs(location: string, error: unknown): Promise<never> {
+  return Promise.reject(storageError(location, error));
+}
+
+/**
+ * What a failed store operation says to a user: {@link storageProblem} for a
+ * {@link StorageError} (the file or database and the cause), else the error's message.
+ */
+export function storeFailure(error: unknown): string {
+  return error instanceof StorageError
+    ? storageProblem(error, error.location)
+    : errorMessage(error);
+}

@@ -1,0 +1,145 @@
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+import { CAN_MOUNT, type FullDisk, fullDisk, MOUNT_NEEDED } from "../support/full-disk.js";
+import { chatMessages } from "../support/harness.js";
+
+/** The `-p` summary line with its time cut out (timings are not asserted). */
+function withoutTime(stderr: string): string {
+  return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
+}
+
+describe.runIf(CAN_MOUNT)("a full disk (a 1 MiB tmpfs, filled)", () => {
+  let disk: FullDisk;
+  beforeEach(async () => {
+    disk = await fullDisk();
+  });
+  afterEach(async () => {
+    await disk.close();
+  });
+
+  test("-p stops before the model is asked, names the file and errno, reports no session; a freed disk saves the next", async ({
+    cli,
+    model,
+  }) => {
+    const home = disk.home;
+    const env = { HOME: home, TURNLOOP_HOME: home };
+    const result = await cli(["-p", "hi"], { env });
+    const [sessionId] = await readdir(join(home, "session-state"));
+    expect(sessionId).toBeUndefined();
+    expect(model.requests).toHaveLength(0);
+    expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "",
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^turnloop: ${home}/session-state/[0-9a-f-]{36}/lock could not be written ` +
+            "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; the session " +
+            "was not saved\\n0 turns · tokens not reported · <time> · session not saved\\n$",
+        ),
+      ),
+    });
+
+    await disk.free();
+    model.enqueue({ text: "Saved." });
+    const saved = await cli(["-p", "hi"], { env });
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toBe("Saved.\n");
+    expect(await readdir(join(home, "session-state"))).toHaveLength(1);
+  });
+});
+
+describe.runIf(CAN_MOUNT)("a disk that fills up after a session was saved", () => {
+  let disk: FullDisk;
+  beforeEach(async () => {
+    disk = await fullDisk(1024, false);
+  });
+  afterEach(async () => {
+    await disk.close();
+  });
+
+  test("--resume and --continue exit 1 naming the lock file, and leave the log as it was", async ({
+    cli,
+    model,
+  }) => {
+    const home = disk.home;
+    const env = { HOME: home, TURNLOOP_HOME: home };
+    model.enqueue({ text: "First." });
+    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    const path = join(home, "session-state", sessionId, "events.jsonl");
+    const log = await readFile(path, "utf8");
+    await disk.fill();
+
+    const problem =
+      `turnloop: ${home}/session-state/${sessionId}/lock could not be written ` +
+      "(ENOSPC: no space left on device, write)\n";
+    for (const args of [["--resume", sessionId], ["--continue"]]) {
+      const result = await cli(["-p", "again", ...args], { env });
+      expect(result).toEqual({ code: 1, signal: null, stdout: "", stderr: problem });
+    }
+    expect(model.requests).toHaveLength(1);
+    expect(await readFile(path, "utf8")).toBe(log);
+  });
+});
+
+describe.runIf(CAN_MOUNT)(
+  "a command whose full output does not fit on the disk (a 1 MiB tmpfs)",
+  () => {
+    let disk: FullDisk;
+    beforeEach(async () => {
+      disk = await fullDisk(1024, false);
+    });
+    afterEach(async () => {
+      await disk.close();
+    });
+
+    test("the partial copy is removed, the result names it and the error, and the prompt ends", async ({
+      cli,
+      model,
+    }) => {
+      const home = disk.home;
+      const command = "head -c 5000000 /dev/zero | tr '\\0' a";
+      model.enqueue(
+        { toolCalls: [{ id: "call_big", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "Done." },
+      );
+      const result = await cli(["-p", "print a lot", "--allow-all-tools"], {
+        env: { HOME: home, TURNLOOP_HOME: home },
+      });
+      expect([result.code, result.stdout], result.stderr).toEqual([0, "Done.\n"]);
+      const [sessionId = ""] = await readdir(join(home, "session-state"));
+      const copy = join(home, "session-state", sessionId, "tool-outputs", "call_big.txt");
+      expect(await readdir(dirname(copy))).toEqual([]);
+      const toolResult = chatMessages(model, -1).find((message) => message.role === "tool");
+      expect(String(toolResult?.content)).toContain(
+        `bytes omitted; the full output could not be saved to ${copy} (ENOSPC: no space left on ` +
+          "device, write); the partial copy was removed]",
+      );
+    });
+  },
+);
+
+describe.skipIf(CAN_MOUNT)("a full disk", () => {
+  test(`is not tried: ${MOUNT_NEEDED}`, () => undefined);
+});
+
+test("-p with a database that refuses connections stops before the model is asked, naming it without its password", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli(["-p", "hi"], { env: { TURNLOOP_DATABASE_URL: url } });
+  expect(model.requests).toHaveLength(0);
+  expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({
+    code: 1,
+    signal: null,
+    stdout: "",
+    stderr:
+      "turnloop: postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
+      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved\n" +
+      "0 turns · tokens not reported · <time> · session not saved\n",
+  });
+});

@@ -1,0 +1,47 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Whether this process may mount a tmpfs (root: CI runs as root, .ci/run). */
+export const CAN_MOUNT = process.getuid?.() === 0;
+
+/** Why the full-disk tests cannot run here, said in the skipped test's name. */
+export const MOUNT_NEEDED = "needs root to mount a tmpfs (CI runs as root; here: not root)";
+
+/** A small file system that fills up on demand, with a `home` folder on it. */
+export interface FullDisk {
+  /** An empty folder on the small file system. */
+  home: string;
+  /** Writes one filler file until a write fails with ENOSPC: the file system is full. */
+  fill: () => Promise<void>;
+  /** Removes the filler file, leaving the room it took. */
+  free: () => Promise<void>;
+  /** Unmounts the tmpfs and removes its mount point. */
+  close: () => Promise<void>;
+}
+
+/**
+ * Mounts a `sizeKiB` tmpfs in a new temporary folder and makes `home` on it, full at once unless
+ * `full` is false. Needs root ({@link CAN_MOUNT}).
+ */
+export async function fullDisk(sizeKiB = 1024, full = true): Promise<FullDisk> {
+  const mountPoint = await mkdtemp(join(tmpdir(), "turnloop-full-"));
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${sizeKiB}k`, "tmpfs", mountPoint]);
+  const home = join(mountPoint, "home");
+  await mkdir(home);
+  const filler = join(mountPoint, "filler");
+  const disk: FullDisk = {
+    home,
+    fill: () => writeFile(filler, Buffer.alloc(sizeKiB * 1024 * 2)).catch(() => undefined),
+    free: () => unlink(filler),
+    close: async () => {
+      execFileSync("umount", [mountPoint]);
+      await rm(mountPoint, { recursive: true, force: true });
+    },
+  };
+  if (full) {
+    await disk.fill();
+  }
+  return disk;
+}
