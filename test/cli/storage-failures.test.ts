@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { CAN_MOUNT, type FullDisk, fullDisk, MOUNT_NEEDED } from "../support/full-disk.js";
+import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/full-disk.js";
 import { chatMessages } from "../support/harness.js";
 
 /** The `-p` summary line with its time cut out (timings are not asserted). */
@@ -10,7 +10,7 @@ function withoutTime(stderr: string): string {
   return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
 }
 
-describe.runIf(CAN_MOUNT)("a full disk (a 1 MiB tmpfs, filled)", () => {
+describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), () => {
   let disk: FullDisk;
   beforeEach(async () => {
     disk = await fullDisk();
@@ -51,7 +51,7 @@ describe.runIf(CAN_MOUNT)("a full disk (a 1 MiB tmpfs, filled)", () => {
   });
 });
 
-describe.runIf(CAN_MOUNT)("a disk that fills up after a session was saved", () => {
+describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was saved"), () => {
   let disk: FullDisk;
   beforeEach(async () => {
     disk = await fullDisk(1024, false);
@@ -86,7 +86,7 @@ describe.runIf(CAN_MOUNT)("a disk that fills up after a session was saved", () =
 });
 
 describe.runIf(CAN_MOUNT)(
-  "a command whose full output does not fit on the disk (a 1 MiB tmpfs)",
+  needingMount("a command whose full output does not fit on the disk (a 1 MiB tmpfs)"),
   () => {
     let disk: FullDisk;
     beforeEach(async () => {
@@ -121,10 +121,6 @@ describe.runIf(CAN_MOUNT)(
     });
   },
 );
-
-describe.skipIf(CAN_MOUNT)("a full disk", () => {
-  test(`is not tried: ${MOUNT_NEEDED}`, () => undefined);
-});
 
 test("-p with a database that refuses connections stops before the model is asked, naming it without its password", async ({
   cli,

@@ -6,8 +6,13 @@ import { join } from "node:path";
 /** Whether this process may mount a tmpfs (root: CI runs as root, .ci/run). */
 export const CAN_MOUNT = process.getuid?.() === 0;
 
-/** Why the full-disk tests cannot run here, said in the skipped test's name. */
-export const MOUNT_NEEDED = "needs root to mount a tmpfs (CI runs as root; here: not root)";
+/**
+ * A full-disk group's title, which says why its tests are skipped where they cannot run (not
+ * root: no tmpfs can be mounted; CI runs as root, so they run there).
+ */
+export function needingMount(title: string): string {
+  return CAN_MOUNT ? title : `${title} (skipped: needs root to mount a tmpfs; CI runs as root)`;
+}
 
 /** A small file system that fills up on demand, with a `home` folder on it. */
 export interface FullDisk {
