@@ -8,8 +8,9 @@
  * Where: `<home>/cache/code/<build>-<node version>-<arch>-<V8 tag>/<script path>.bin`, home being
  * `$TURNLOOP_HOME` (when set and non-empty) or `~/.turnloop` (src/session/paths.ts), `<build>` the
  * scripts' content hash (written into this file by the build), the V8 tag
- * `v8.cachedDataVersionTag()` at the script's load: V8 refuses code made under other flags, and
- * `acp` sets one once `initialize` is answered (src/cli/v8-flags.ts). Whoever can write that
+ * `v8.cachedDataVersionTag()` at the script's load: V8 refuses code made under other flags (a
+ * script loaded before a flag is set and cached after it would be refused; such a cache is not
+ * written: src/cli/v8-flags.ts lists the flags turnloop sets). Whoever can write that
  * folder can run code as the user, so it is never a shared temporary one: it is made mode 0700,
  * and one that is not the user's own or that others can write is neither read nor written.
  *
