@@ -87,7 +87,7 @@ function runScript(file: string): unknown {
     : compiled(file, source);
   const module: LoadedScript = { exports: {} };
   loaded.set(file, module);
-  const folder = file.slice(0, file.lastIndexOf("/"));
+  const folder = folderOf(file);
   const meta = {
     get url(): string {
       return process.getBuiltinModule("node:url").pathToFileURL(file).href;
@@ -133,6 +133,11 @@ function compiledWithSourceMap(file: string, source: string): Wrapper {
   return holder.exports as Wrapper;
 }
 
+/** The folder of `file` (an absolute path; `/` or, on Windows, `\\` between names). */
+function folderOf(file: string): string {
+  return file.slice(0, Math.max(file.lastIndexOf("/"), file.lastIndexOf("\\")));
+}
+
 /** The `require` of the scripts in `folder`. */
 function scriptRequire(folder: string): (name: string) => unknown {
   return (name) => {
@@ -153,8 +158,8 @@ function cacheFileOf(file: string, tag: number): string | undefined {
   if (cacheRoot === undefined) {
     return undefined;
   }
-  const scripts = file.lastIndexOf("/scripts/");
-  const name = file.slice(scripts + "/scripts/".length).replaceAll("/", "-");
+  const scripts = file.search(/[\\/]scripts[\\/](?!.*[\\/]scripts[\\/])/);
+  const name = file.slice(scripts + "/scripts/".length).replaceAll(/[\\/]/g, "-");
   return `${cacheRoot}/code/${BUILD_HASH}-${process.version}-${process.arch}-${tag}/${name}.bin`;
 }
 
@@ -221,7 +226,7 @@ function writePendingCaches(): void {
       if (compiledUnder !== tag) {
         continue;
       }
-      fs.mkdirSync(file.slice(0, file.lastIndexOf("/")), { recursive: true, mode: 0o700 });
+      fs.mkdirSync(folderOf(file), { recursive: true, mode: 0o700 });
       const temporary = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
       fs.renameSync(temporary, file);
