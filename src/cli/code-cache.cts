@@ -16,8 +16,9 @@
  *
  * When: a script whose cache is missing, unreadable or refused (short, damaged, made by another
  * V8: `cachedDataRejected`) compiles as before, and its cache is written at the process's exit
- * (after the run's work; a temporary file renamed over the old one); one whose cache was accepted
- * is never written again. A home that cannot be written only means no cache.
+ * (after the run's work; a temporary file renamed over the old one), if the home exists; one
+ * whose cache was accepted is never written again. A home that cannot be written only means no
+ * cache.
  * `TURNLOOP_NO_CODE_CACHE=1` (any non-empty value) turns it off: every script compiles and nothing
  * is read or written.
  *
@@ -221,18 +222,33 @@ function writePendingCaches(): void {
     if (cacheRoot === undefined || !trusted()) {
       return;
     }
-    fs.mkdirSync(cacheRoot, { recursive: true, mode: 0o700 });
+    makeFolder(cacheRoot);
+    makeFolder(`${cacheRoot}/code`);
     for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
       if (compiledUnder !== tag) {
         continue;
       }
-      fs.mkdirSync(folderOf(file), { recursive: true, mode: 0o700 });
+      makeFolder(folderOf(file));
       const temporary = `${file}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
       fs.renameSync(temporary, file);
     }
   } catch {
     // A home that cannot be written (read-only, full): the next run compiles again.
+  }
+}
+
+/**
+ * Makes the folder `path` (mode 0700) unless it is there; its parent must be: a home that is gone
+ * (removed while the run exited) is not made again for a cache.
+ */
+function makeFolder(path: string): void {
+  try {
+    fs.mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+      throw error;
+    }
   }
 }
 
