@@ -21,11 +21,15 @@
  * loaded by which files it read. Everything else under `dist/` is `tsc`'s output, unchanged: the
  * SDK (`dist/sdk`, the package export) and the modules the tests import.
  *
- * `dist/cli/main.js` keeps the entry's first line (`#!/usr/bin/env -S node
- * --max-semi-space-size=2`, the flag explained in src/cli/main.ts) and is made executable, so
- * editors can start `dist/cli/main.js acp` itself. So is the package's `bin`, `dist/cli/turnloop.cjs`
- * (`tsc`'s output of src/cli/turnloop.cts: `--version` without Node's ES module loader, every
- * other command through main.js). A build where either first line lost the flag fails.
+ * Last, each ES module file is made a script under `dist/cli/scripts/`, what runs
+ * (scripts/code-cache-scripts.mjs: V8 keeps their compiled code between runs, src/cli/code-cache.cts),
+ * and `dist/cli/main.js` is rewritten as a small ES module that runs main.ts's script. It has the
+ * entry's first line (`#!/usr/bin/env -S node --max-semi-space-size=2`, the flag explained in
+ * src/cli/main.ts) and is made executable, so editors can start `dist/cli/main.js acp` itself. So
+ * is the package's `bin`, `dist/cli/turnloop.cjs` (`tsc`'s output of src/cli/turnloop.cts:
+ * `--version` without Node's ES module loader, every other command through the same script). A
+ * build where either first line lost the flag fails. The ES module files stay in `dist/cli/`
+ * (`chunks/inputs.json` names their modules, which the scripts hold too); no run loads them.
  */
 
 import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +37,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
+import { writeCodeCacheScripts } from "./code-cache-scripts.mjs";
 import { mergeChunks } from "./merge-chunks.mjs";
 import { piTuiBorderOneSpan } from "./pi-tui-border-one-span.mjs";
 import { piTuiBuiltinsDirect } from "./pi-tui-builtins-direct.mjs";
@@ -42,6 +47,22 @@ import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
 
 const OUTPUT = "dist/cli";
+
+/**
+ * `dist/cli/main.js` once the bundle's scripts are written: the ES module that editors and the SDK
+ * start. It sets the first line's flag back (src/cli/turnloop.cts says why) and runs the script
+ * of src/cli/main.ts as the bin does, through src/cli/code-cache.cts.
+ */
+const MAIN_ENTRY = [
+  "#!/usr/bin/env -S node --max-semi-space-size=2",
+  "// turnloop's ES module entry (scripts/bundle.mjs): as the bin, src/cli/turnloop.cts.",
+  'import { createRequire } from "node:module";',
+  'process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");',
+  'createRequire(import.meta.url)("./code-cache.cjs").runScript(',
+  '  process.getBuiltinModule("node:url").fileURLToPath(new URL("./scripts/main.js", import.meta.url)),',
+  ");",
+  "",
+].join("\n");
 
 // Chunks are ES modules; CommonJS packages inside them call `require`, which ES modules lack. Only
 // the files that name it keep this line (scripts/require-where-used.mjs).
@@ -277,6 +298,12 @@ writeFileSync(`${OUTPUT}/chunks/inputs.json`, `${JSON.stringify(inputs, null, 1)
 // a chunk (about 200 before `turnloop acp` answers its first prompt; bench/notes/targets.md,
 // "ACP face and `-p`").
 writeFileSync(`${OUTPUT}/chunks/package.json`, `${JSON.stringify({ type: "module" })}\n`);
+
+// The same files again as scripts that V8's code cache can keep (scripts/code-cache-scripts.mjs),
+// which the bin runs; `main.js` becomes the ES module entry that imports the bin.
+await writeCodeCacheScripts(OUTPUT, REQUIRE_BANNER);
+writeFileSync(`${OUTPUT}/main.js`, MAIN_ENTRY);
+rmSync(`${OUTPUT}/main.js.map`);
 
 for (const bin of [`${OUTPUT}/main.js`, `${OUTPUT}/turnloop.cjs`]) {
   const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];

@@ -71,7 +71,7 @@ export async function benchAcp(context) {
       }
       runs.push(result);
     }
-    const runsText = `${context.settings.acpRuns} runs (+1 warm-up)`;
+    const runsText = `${context.settings.acpRuns} runs (+1 warm-up, which writes turnloop's code cache)`;
     const init = runs.map((run) => run.initializeMilliseconds);
     const prompt = runs.map((run) => run.promptMilliseconds);
     const rss = runs.map((run) => run.peakRssBytes);

@@ -76,7 +76,7 @@ export async function benchOnePrompt(context) {
     const fetchWalls = fetchFloors.map((floor) => floor.wallMilliseconds);
     const floorCommand = `node bench/floor-client.mjs "$FAKE_MODEL"/v1 "$BODIES"   # the 2 request bodies turnloop sent, over node:http, via /usr/bin/time -v`;
     const floorLabel = "same 2 requests by a tiny node:http script";
-    const runsText = `${settings.onePromptRuns} runs (+1 warm-up)`;
+    const runsText = `${settings.onePromptRuns} runs (+1 warm-up, which writes turnloop's code cache)`;
     const command = cliCommand(`-p "${BENCH_PROMPT}"`);
     context.rows.push(
       {

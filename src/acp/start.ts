@@ -37,7 +37,8 @@ export interface AcpStart {
  * config is there (or failed) and the line is an `initialize` request the SDK would answer with
  * success (first-line.ts `initializeRequestId`), its answer goes to stdout at once: the same
  * `initializeResponse(authMethods(settings))` the SDK's handler gives. Then `beforeServing` is
- * called (src/cli/run.ts sets V8 flags there), the SDK loads and its connection reads every byte
+ * called (nothing by default; src/cli/v8-flags.ts says what a V8 flag set there would cost), the
+ * SDK loads and its connection reads every byte
  * taken so far first, that line included (so the agent records the client's capabilities), and
  * its own answer to that line is left out of stdout (message-writer.ts). Anything else goes to
  * the SDK unchanged. SIGTERM or SIGHUP while waiting for the line exits 143 or 129, as the served

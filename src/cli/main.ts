@@ -1,29 +1,25 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 /**
- * Entry point of the `turnloop` command, bundled as the ES module `dist/cli/main.js`: the package's
- * `bin` (turnloop.cts) imports it for every command but a lone `--version`, and editors and the SDK
- * start it directly. `--version` (or `-v`) alone is answered here too, before any other module of
- * turnloop's loads (issue 26); every other command loads run.ts.
+ * Entry point of the `turnloop` command. The build bundles it with everything it imports and
+ * makes each bundle file a script (scripts/code-cache-scripts.mjs): this one is
+ * `dist/cli/scripts/main.js`, which both entries run through code-cache.cts, the package's `bin`
+ * (turnloop.cts) for every command but a lone `--version`, and `dist/cli/main.js`, the ES module
+ * that editors and the SDK start directly (written by scripts/bundle.mjs). `--version` (or `-v`)
+ * alone is answered here too, before any other module of turnloop's loads (issue 26); every other
+ * command loads run.ts.
  *
- * The first line starts Node with V8's young generation capped at 2 MiB a semi-space (issue 27
- * item 3: by default it grows to 16 MiB on 64-bit Node while a prompt line of a few MB is parsed,
- * and an ACP agent then peaked ×5–8 the line over idle; capped, ×3.0–3.3; figures in
- * bench/notes/targets.md, "semispace lane"). V8 fixes that limit when the process starts, so it
- * can only be a flag of `node`: `env -S` passes it (GNU coreutils ≥ 8.30, BSD and macOS `env`;
- * npm's Windows shims read it from this line too). `node dist/cli/main.js` runs without the cap;
- * `NODE_OPTIONS=--max-semi-space-size=2` sets it there. scripts/bundle.mjs keeps this line and
- * makes the file executable.
+ * The first line, which both entries have too, starts Node with V8's young generation capped at
+ * 2 MiB a semi-space (issue 27 item 3: by default it grows to 16 MiB on 64-bit Node while a
+ * prompt line of a few MB is parsed, and an ACP agent then peaked ×5–8 the line over idle; capped,
+ * ×3.0–3.3; figures in bench/notes/targets.md, "semispace lane"). V8 fixes that limit when the
+ * process starts, so it can only be a flag of `node`: `env -S` passes it (GNU coreutils ≥ 8.30,
+ * BSD and macOS `env`; npm's Windows shims read it from this line too). `node dist/cli/main.js`
+ * runs without the cap; `NODE_OPTIONS=--max-semi-space-size=2` sets it there. scripts/bundle.mjs
+ * keeps that line in both entries and makes them executable. Both set the flag back to its
+ * default before this script compiles (turnloop.cts says why).
  */
 
 const VERSION = "0.1.0";
-
-// The first line's flag makes V8's flag hash (`v8.cachedDataVersionTag()`) differ from the one
-// Node's built-in code cache was made under, so each of Node's own modules that loads was compiled
-// from its source instead (issue 26 figure 7a: in `turnloop acp`, modules for streams, pipes and
-// the argument parser before its `initialize` answer). The young generation's limit was fixed
-// when the heap was made, so setting the flag back to its default (0) keeps the cap and makes
-// the hash match again for every module loaded from here on.
-process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");
 
 // `turnloop … | head` (or `2>&1 | head`) closes our stdout or stderr early; that is the reader's
 // choice, not a crash. Unhandled, an EPIPE on stderr would kill the process mid-prompt, leaving

@@ -7,7 +7,6 @@ import { warningLine } from "../events/errors.js";
 import type { RunConfig } from "../session/run-config.js";
 import { numericVariableProblem } from "./argument-flags.js";
 import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
-import { setV8Flag } from "./v8-flags.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -90,7 +89,7 @@ async function runFace(command: FaceCommand): Promise<number> {
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {
   const { startAcp } = await import("../acp/start.js");
-  const start = startAcp(keepLoaderPathsUnoptimised);
+  const start = startAcp();
   const configured = await configuring;
   if (!configured.ok) {
     return start.runWithoutConfig(configured.message, process.env);
@@ -105,21 +104,6 @@ async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<nu
     Object.entries(process.env).filter(([name]) => name !== variable.name),
   );
   return start.runWithoutConfig(variable.message, env);
-}
-
-/**
- * Node's module loader calls `path.resolve` (and with it `normalizeString`) twice for each file it
- * resolves; with turnloop's own path calls, that made `normalizeString` the first function V8
- * optimised in `turnloop acp`, between `initialize` and `session/new`, and the first optimised
- * function pages in V8's optimising compiler: about 4 MiB of resident memory (issue 26 figure 7c,
- * peak 62.4 → 58.4 MiB; bench/notes/targets.md, "acpstart lane"). V8's filter (`-name`: every
- * function but that one) leaves it to the baseline compilers, which the relay figures measured
- * as costing nothing there. A long reply still wakes the optimiser for turnloop's own code, and it
- * then pages in as before. Set once `initialize` is answered, before the ACP SDK loads: about 25
- * calls come before the answer, and V8 marks the function after 80–90.
- */
-function keepLoaderPathsUnoptimised(): void {
-  setV8Flag("--turbo-filter=-normalizeString");
 }
 
 /** Loads `command`'s face and gives the call that runs it under a run config. */

@@ -3,9 +3,10 @@
  * The package's `bin` (`dist/cli/turnloop.cjs`, what `turnloop` runs once installed or linked).
  * A CommonJS file, so Node runs it without its ES module loader: `turnloop --version` (or `-v`)
  * alone is answered here with Node's own start-up cost and nothing more (issue 26 figure 2a;
- * bench/notes/targets.md, "Entry lane"). Every other command imports main.ts (`dist/cli/main.js`,
- * the bundled ES module entry, which editors and the SDK also start directly), which reads the
- * same arguments.
+ * bench/notes/targets.md, "Entry lane"). Every other command runs main.ts, bundled as the script
+ * `dist/cli/scripts/main.js`, through code-cache.cts (V8's code cache kept between runs), which
+ * loads the rest of the bundle's scripts as they are needed. `dist/cli/main.js`, the ES module
+ * that editors and the SDK start directly, imports this file.
  *
  * The first line is main.ts's: it starts Node with V8's young generation capped (issue 27 item 3,
  * explained there). scripts/bundle.mjs makes this file executable and fails a build whose first
@@ -29,11 +30,20 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     }
   }
 } else {
-  // As main.ts does first (it explains why), but before Node's ES module loader loads, so that
-  // its modules come from Node's code cache too.
+  // The first line's flag makes V8's flag hash (`v8.cachedDataVersionTag()`) differ from the one
+  // Node's built-in code cache was made under, so each of Node's own modules that loads was
+  // compiled from its source instead (issue 26 figure 7a: in `turnloop acp`, modules for streams,
+  // pipes and the argument parser before its `initialize` answer); turnloop's own code cache is
+  // made under the default hash too (code-cache.cts). The young generation's limit was fixed when
+  // the heap was made, so setting the flag back to its default (0) keeps the cap and makes the
+  // hash match again for every module and script loaded from here on. `dist/cli/main.js` does
+  // the same (scripts/bundle.mjs).
   process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");
-  import("./main.js").catch((error: unknown) => {
+  try {
+    const codeCache = require("./code-cache.cjs") as typeof import("./code-cache.cjs");
+    codeCache.runScript(`${__dirname}/scripts/main.js`);
+  } catch (error) {
     process.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
-  });
+  }
 }

@@ -5,7 +5,8 @@ import { ChildFixture } from "./child-process.js";
 
 // Issue 26, figure 7c: Node's `normalizeString` (path.resolve), made hot by the module loader, was
 // the first function V8 optimised in `turnloop acp`, paging in the optimising compiler before the
-// first prompt's answer; the ACP face keeps it out of the optimiser (src/cli/run.ts). V8's
+// first prompt's answer. The bundle's scripts load without Node's module loader, their paths
+// joined as text (src/cli/code-cache.cts), so nothing makes it hot (src/cli/v8-flags.ts). V8's
 // `--trace-opt` lines (on stdout, between the protocol's lines) say which functions it marks.
 
 const fixture = ChildFixture.forEachTest();

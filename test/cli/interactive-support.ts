@@ -76,7 +76,8 @@ export async function createFixture(): Promise<InteractiveFixture> {
     async close() {
       await fixture.close();
       await server.close();
-      await rm(home, { recursive: true, force: true });
+      // A CLI still exiting may write its code cache there meanwhile (src/cli/code-cache.cts).
+      await rm(home, { recursive: true, force: true, maxRetries: 5 });
       await rm(repository, { recursive: true, force: true });
     },
   };

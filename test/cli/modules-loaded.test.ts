@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { PRODUCER_VERSION } from "../../src/session/version.js";
@@ -65,9 +65,13 @@ const NOT_BEFORE_NEEDED =
  * the same bundle chunk as the renderer; the files read stay the same). 218 in session 12 with
  * session/storage-error.ts (a store's failed write names its file or database, and the prompt is
  * stored before the first request) and session/session-locked-error.ts (the lock refusal, split
- * from session-store.ts, which it took past 400 lines); the bundle adds no file for them.
+ * from session-store.ts, which it took past 400 lines); the bundle adds no file for them. 221
+ * the same session when the bundle became scripts run with V8's code cache: the loader itself
+ * (dist/cli/code-cache.cjs), and `node:fs` and `node:module`, loaded before too but only now
+ * seen: the scripts `require` them, where the ES modules' imports went unrecorded (the recorder
+ * had imported both first).
  */
-const PROMPT_MODULE_BOUND = 218;
+const PROMPT_MODULE_BOUND = 221;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
@@ -89,9 +93,11 @@ const ACP_SDK_OR_ZOD = /(^|\/)node_modules\/(@agentclientprotocol\/sdk|zod)\//;
  * once the chunks that the same kinds of run load were merged into one file each and the entry
  * files that only re-exported a chunk were taken out (scripts/merge-chunks.mjs); `initialize`
  * 7 once it was answered before the ACP SDK loads (src/acp/start.ts). Node's loader resolves,
- * opens and reads each one. Counts, never times.
+ * opens and reads each one. Counts, never times. One more each in session 12 once the bundle ran
+ * as scripts with V8's code cache (src/cli/code-cache.cts): `main.js` became three files, itself,
+ * the loader and main.ts's script.
  */
-const BUNDLE_FILE_BOUND = { prompt: 16, acpInitialize: 8, acpSession: 14 };
+const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 9, acpSession: 15 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
@@ -195,16 +201,18 @@ describe("modules loaded before they are needed (issue 26)", () => {
     expect(loaded.filter((url) => url.includes("@pydantic/genai-prices"))).toEqual([]);
   });
 
-  test("--version loads nothing but the entry point; --help loads the argument parser (so the check can fail)", async () => {
+  test("--version loads nothing but the entry point (and, from main.js, the script loader); --help loads the argument parser (so the check can fail)", async () => {
     const version = await runCli(["--version"], {
       cwd: cli.directory,
       env: cli.environment("openai-chat:gpt-4.1"),
     });
     const atVersion = modulesLoaded().filter((url) => !url.startsWith("node:"));
+    // main.js runs main.ts's script through src/cli/code-cache.cts, which answers it.
+    const loader = pathToFileURL(join(dirname(CLI_PATH), "code-cache.cjs")).href;
     expect({ code: version.code, stdout: version.stdout, loaded: atVersion }).toEqual({
       code: 0,
       stdout: `${PACKAGE_VERSION}\n`,
-      loaded: ["src/cli/main.ts"],
+      loaded: ["src/cli/main.ts", loader],
     });
     // The bin (dist/cli/turnloop.cjs) answers it alone too, with its own copy of the version.
     const binVersion = await runCli(["--version"], {
@@ -219,7 +227,7 @@ describe("modules loaded before they are needed (issue 26)", () => {
     }).toEqual({
       code: 0,
       stdout: `${PACKAGE_VERSION}\n`,
-      loaded: ["src/cli/main.ts", pathToFileURL(BIN_PATH).href],
+      loaded: ["src/cli/main.ts", loader, pathToFileURL(BIN_PATH).href],
     });
     // The entry points' copies of the version (kept there so nothing else loads) are the
     // package's, as is the one the faces announce.
@@ -254,7 +262,7 @@ describe("modules loaded before they are needed (issue 26)", () => {
       expect(atAnswer.filter((url) => SESSION_STACK.test(url))).toEqual([]);
       expect(atAnswer.filter((url) => ACP_SDK_OR_ZOD.test(url))).toEqual([]);
       // run.ts does not import `node:v8` (its flags are set after the answer: `setV8Flags`; the
-      // flag reset of main.ts takes it by `process.getBuiltinModule`, which is not recorded).
+      // entry's flag reset takes it by `process.getBuiltinModule`, which is not recorded).
       expect(atAnswer).not.toContain("node:v8");
       expect(atAnswer.length).toBeLessThanOrEqual(ACP_INITIALIZE_MODULE_BOUND);
       expect(recorded().includes(FIRST_OUTPUT)).toBe(true);

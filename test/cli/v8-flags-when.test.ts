@@ -9,7 +9,7 @@ import { useRecordedCli } from "../support/recorded-cli.js";
 /**
  * Which V8 flags `turnloop -p` sets, and when (issue 26, src/cli/v8-flags.ts): a flag set at run
  * time makes Node compile each of its own modules loaded afterwards from source instead of taking
- * its built-in code cache, so `-p` sets none but main.ts's reset, and `--liftoff-only` is set only
+ * its built-in code cache, so `-p` sets none but the entry's reset, and `--liftoff-only` is set only
  * by the MCP client's HTTP transports, before their first `fetch` loads undici
  * (src/tools/mcp/connection.ts). The built CLI runs a whole prompt with a recorder of the flags
  * set and the built-in modules loaded (test/cli/v8-flag-builtins-recorder.mjs).
@@ -43,7 +43,7 @@ function recorded(): {
 }
 
 describe("V8 flags of -p (issue 26)", () => {
-  test("without an MCP server: main.ts's reset and no other flag; undici never loads", async () => {
+  test("without an MCP server: the entry's reset and no other flag; undici never loads", async () => {
     cli.server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
     const result = await runCli(["-p", "say done"], {
       cwd: cli.directory,

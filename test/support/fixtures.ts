@@ -82,7 +82,8 @@ export const test = vitestTest.extend<CliFixtures>({
     try {
       await use(home);
     } finally {
-      await rm(home, { recursive: true, force: true });
+      // A CLI still exiting may write its code cache there meanwhile (src/cli/code-cache.cts).
+      await rm(home, { recursive: true, force: true, maxRetries: 5 });
     }
   },
   repository: async ({ git }, use) => {

@@ -1,7 +1,8 @@
 /**
  * What a run of the bundled CLI loaded, from the file test/support/module-recorder.mjs writes
  * (issue 26): each bundle file read stands for the source modules bundled into it, as
- * `dist/cli/chunks/inputs.json` lists them (scripts/bundle.mjs).
+ * `dist/cli/chunks/inputs.json` lists them (scripts/bundle.mjs); each script of
+ * `dist/cli/scripts/` (scripts/code-cache-scripts.mjs) for those of the file it was made from.
  */
 
 import { readFileSync } from "node:fs";
@@ -26,7 +27,9 @@ export function sourceModules(urls: readonly string[]): string[] {
         if (!url.startsWith("file:")) {
           return [url];
         }
-        return bundled[relative(dirname(CLI_PATH), fileURLToPath(url))] ?? [url];
+        // A script of `dist/cli/scripts/` holds what the ES module file at the same place does.
+        const file = relative(dirname(CLI_PATH), fileURLToPath(url)).replace(/^scripts\//, "");
+        return bundled[file] ?? [url];
       }),
     ),
   ];

@@ -4,13 +4,17 @@
  * it loads. ES modules are seen by a `load` hook (module-recorder-hooks.mjs, registered with
  * `module.register`; it runs in Node's hooks thread and writes synchronously, so the file is
  * complete before the module's code runs); CommonJS modules, which Node 20 loads through `require`
- * without those hooks, are seen by wrapping `Module.prototype.load`. A module can be recorded by
- * both: readers count unique URLs.
+ * without those hooks, are seen by wrapping `Module.prototype.load`, and Node's own modules that
+ * they `require` (`node:fs`, as the ES module hook names them) by wrapping
+ * `Module.prototype.require`. The bundle's scripts (src/cli/code-cache.cts runs them with
+ * `vm.Script`) are seen by wrapping `vm.Script`, by their file. A module can be recorded more than
+ * once: readers count unique URLs.
  */
 
 import { appendFileSync } from "node:fs";
-import Module, { register } from "node:module";
+import Module, { isBuiltin, register } from "node:module";
 import { pathToFileURL } from "node:url";
+import vm from "node:vm";
 
 const file = process.env.TURNLOOP_TEST_MODULE_LOG;
 if (file !== undefined && file !== "") {
@@ -19,5 +23,21 @@ if (file !== undefined && file !== "") {
   Module.prototype.load = function recordedLoad(filename) {
     appendFileSync(file, `${pathToFileURL(filename).href}\n`);
     return load.call(this, filename);
+  };
+  const require = Module.prototype.require;
+  Module.prototype.require = function recordedRequire(id) {
+    if (isBuiltin(id)) {
+      appendFileSync(file, `node:${id.replace(/^node:/, "")}\n`);
+    }
+    return require.call(this, id);
+  };
+  const Script = vm.Script;
+  vm.Script = class RecordedScript extends Script {
+    constructor(code, options) {
+      if (options?.filename !== undefined) {
+        appendFileSync(file, `${pathToFileURL(options.filename).href}\n`);
+      }
+      super(code, options);
+    }
   };
 }

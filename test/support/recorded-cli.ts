@@ -42,7 +42,8 @@ export function useRecordedCli(recorder: Recorder): RecordedCli {
   });
   afterEach(async () => {
     await started?.server.close();
-    await rm(started?.home ?? "", { recursive: true, force: true });
+    // A CLI still exiting may write its code cache there meanwhile (src/cli/code-cache.cts).
+    await rm(started?.home ?? "", { recursive: true, force: true, maxRetries: 5 });
     await rm(started?.directory ?? "", { recursive: true, force: true });
     started = undefined;
   });

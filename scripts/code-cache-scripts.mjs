@@ -1,0 +1,115 @@
+/**
+ * For `scripts/bundle.mjs`: the bundle again as scripts that V8 can keep compiled between runs
+ * (issue 26, figures 1a, 7a; before/after in bench/notes/cache.md).
+ *
+ * Node 20 keeps no compiled code of ES modules between runs (`module.enableCompileCache` came in
+ * Node 22.1), but V8's code cache works for a `vm.Script`: src/cli/code-cache.cts runs these
+ * scripts and keeps their code under the user's turnloop home. Each ES module file of the bundle
+ * (`dist/cli/main.js`, `dist/cli/chunks/*.js`) becomes one script at the same place under
+ * `dist/cli/scripts/`, loaded when its ES module would have been, so every run still reads only
+ * the files it needs (scripts/merge-chunks.mjs):
+ *
+ * - esbuild rewrites its imports and exports as CommonJS (`require`, `module.exports`), and each
+ *   `import()` as a `require` inside a promise;
+ * - the file is one function expression, `(function (exports, require, module, __filename,
+ *   __dirname, __turnloopMeta) {…})`, which the script evaluates to and the loader calls, as
+ *   Node's own CommonJS loader wraps a file (without a second copy of its text in memory);
+ * - `import.meta.url` becomes `__turnloopMeta.url`, and the `createRequire` line of the chunks that
+ *   name `require` (scripts/require-where-used.mjs) goes: the loader gives each script a `require`;
+ * - esbuild writes other characters than ASCII as escapes (`charset: "ascii"`) where the meaning
+ *   stays (not in a regular expression or a `String.raw` text: the session viewer's page scripts),
+ *   since V8 keeps a script holding any other character at two bytes a character.
+ *
+ * The scripts' content hash, the key of their cached code, replaces the placeholder in
+ * `dist/cli/code-cache.cjs`; the build fails if the placeholder is missing.
+ */
+
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { build } from "esbuild";
+
+/** What src/cli/code-cache.cts says its build hash is until this step replaces it. */
+export const BUILD_HASH_PLACEHOLDER = "unbuilt-00000000";
+
+const WRAPPER_START =
+  "(function (exports, require, module, __filename, __dirname, __turnloopMeta) {";
+
+/**
+ * Writes `<cliDirectory>/scripts/` from `main.js` and `chunks/*.js`, and the build hash into
+ * `code-cache.cjs`.
+ * @param {string} cliDirectory `dist/cli`
+ * @param {string} requireBanner The line scripts/bundle.mjs put at the top of chunks that use `require`.
+ * @returns {Promise<string>} the build hash (16 hex digits)
+ */
+export async function writeCodeCacheScripts(cliDirectory, requireBanner) {
+  const output = join(cliDirectory, "scripts");
+  rmSync(output, { recursive: true, force: true });
+  const entryPoints = [
+    join(cliDirectory, "main.js"),
+    ...readdirSync(join(cliDirectory, "chunks"))
+      .filter((file) => file.endsWith(".js"))
+      .map((file) => join(cliDirectory, "chunks", file)),
+  ];
+  const result = await build({
+    entryPoints,
+    outbase: cliDirectory,
+    outdir: output,
+    bundle: false,
+    format: "cjs",
+    platform: "node",
+    target: "node20.19",
+    supported: { "dynamic-import": false },
+    charset: "ascii",
+    sourcemap: true,
+    minifyWhitespace: true,
+    define: { "import.meta.url": "__turnloopMeta.url" },
+    banner: { js: WRAPPER_START },
+    footer: { js: "})" },
+    metafile: true,
+    plugins: [withoutRequireBanner(requireBanner)],
+    logLevel: "warning",
+  });
+  const hash = createHash("sha256");
+  for (const file of Object.keys(result.metafile.outputs).sort()) {
+    if (!file.endsWith(".js")) {
+      continue;
+    }
+    const text = readFileSync(file, "utf8");
+    if (!text.startsWith(`${WRAPPER_START}\n`)) {
+      throw new Error(`${file}: not a script wrapped as src/cli/code-cache.cts expects`);
+    }
+    hash.update(file).update("\0").update(text).update("\0");
+  }
+  const buildHash = hash.digest("hex").slice(0, BUILD_HASH_PLACEHOLDER.length);
+  const loader = join(cliDirectory, "code-cache.cjs");
+  const loaderText = readFileSync(loader, "utf8");
+  if (!loaderText.includes(JSON.stringify(BUILD_HASH_PLACEHOLDER))) {
+    throw new Error(`${loader}: its build hash placeholder is missing`);
+  }
+  writeFileSync(
+    loader,
+    loaderText.replace(JSON.stringify(BUILD_HASH_PLACEHOLDER), JSON.stringify(buildHash)),
+  );
+  return buildHash;
+}
+
+/**
+ * Reads each file without the text of its `#!` line, if any, and without the `require` banner
+ * (each line stays, empty, so that the file's own source map still applies): the loader's wrapper
+ * gives the script its `require`, which a `const require` would redeclare.
+ * @param {string} requireBanner
+ * @returns {import("esbuild").Plugin}
+ */
+function withoutRequireBanner(requireBanner) {
+  return {
+    name: "without-require-banner",
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter: /\.js$/ }, ({ path }) => ({
+        contents: readFileSync(path, "utf8").replace(/^#!.*/, "").replace(requireBanner, ""),
+        loader: "js",
+        resolveDir: dirname(path),
+      }));
+    },
+  };
+}

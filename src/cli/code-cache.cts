@@ -1,0 +1,255 @@
+/**
+ * Runs the bundled CLI from `dist/cli/scripts/` (scripts/code-cache-scripts.mjs) with V8's code
+ * cache, so that a run after the first compiles almost none of turnloop's code (issue 26, figures
+ * 1a and 7a; before/after in bench/notes/cache.md). Node 20 caches no compiled ES modules
+ * between runs; a `vm.Script` takes V8's cache (`cachedData`) and makes one after it ran
+ * (`createCachedData`, holding the functions it compiled on their first call too).
+ *
+ * Where: `<home>/cache/code/<build>-<node version>-<arch>-<V8 tag>/<script path>.bin`, home being
+ * `$TURNLOOP_HOME` (when set and non-empty) or `~/.turnloop` (src/session/paths.ts), `<build>` the
+ * scripts' content hash (written into this file by the build), the V8 tag
+ * `v8.cachedDataVersionTag()` at the script's load: V8 refuses code made under other flags (a
+ * script loaded before a flag is set and cached after it would be refused; such a cache is not
+ * written: src/cli/v8-flags.ts lists the flags turnloop sets). Whoever can write that
+ * folder can run code as the user, so it is never a shared temporary one: it is made mode 0700,
+ * and one that is not the user's own or that others can write is neither read nor written.
+ *
+ * When: a script whose cache is missing, unreadable or refused (short, damaged, made by another
+ * V8: `cachedDataRejected`) compiles as before, and its cache is written at the process's exit
+ * (after the run's work; a temporary file renamed over the old one), if the home exists; one
+ * whose cache was accepted is never written again. A home that cannot be written only means no
+ * cache.
+ * `TURNLOOP_NO_CODE_CACHE=1` (any non-empty value) turns it off: every script compiles and nothing
+ * is read or written.
+ *
+ * Each script is one function expression (`(function (exports, require, module, __filename,
+ * __dirname, __turnloopMeta) {…})`), called as Node's CommonJS loader calls a module's wrapper;
+ * its `require("./x.js")` loads the script beside it (once), any other name goes to Node's
+ * `require` from the script's folder. Node's modules are taken with `process.getBuiltinModule`,
+ * and paths are joined as text: `node:path`'s functions, called for every script, grew hot enough
+ * to start V8's optimising compiler (about 3 MiB of peak memory in `acp`).
+ */
+
+const fs = process.getBuiltinModule("node:fs");
+const v8 = process.getBuiltinModule("node:v8");
+
+/** The scripts' content hash; scripts/code-cache-scripts.mjs writes the real one at build time. */
+const BUILD_HASH = "unbuilt-00000000";
+
+interface LoadedScript {
+  exports: unknown;
+}
+
+interface PendingCache {
+  script: import("node:vm").Script;
+  file: string;
+  /** `v8.cachedDataVersionTag()` when the script compiled; written only under the same. */
+  tag: number;
+}
+
+const loaded = new Map<string, LoadedScript>();
+const pending: PendingCache[] = [];
+const nodeRequires = new Map<string, NodeJS.Require>();
+/** One buffer for every cache file read, so that the run holds the largest alone. */
+let readBuffer = Buffer.allocUnsafeSlow(0);
+
+/** `<home>/cache`, or undefined when the cache is turned off. */
+const cacheRoot = codeCacheRoot(process.env);
+
+/**
+ * `<home>/cache` (absolute; `$TURNLOOP_HOME` resolved as src/session/paths.ts resolves it), or
+ * undefined when `TURNLOOP_NO_CODE_CACHE` is set and non-empty.
+ */
+function codeCacheRoot(environment: NodeJS.ProcessEnv): string | undefined {
+  const off = environment.TURNLOOP_NO_CODE_CACHE;
+  if (off !== undefined && off !== "") {
+    return undefined;
+  }
+  const configured = environment.TURNLOOP_HOME;
+  const home =
+    configured !== undefined && configured !== ""
+      ? process.getBuiltinModule("node:path").resolve(configured)
+      : `${process.getBuiltinModule("node:os").homedir()}/.turnloop`;
+  return `${home}/cache`;
+}
+
+/**
+ * Runs the script `file` (absolute, under `dist/cli/scripts/`) and the scripts it requires; the
+ * script's `module.exports`. Errors of its code are thrown as they are.
+ */
+function runScript(file: string): unknown {
+  const done = loaded.get(file);
+  if (done !== undefined) {
+    return done.exports;
+  }
+  const source = fs.readFileSync(file, "utf8");
+  const wrapper = process.sourceMapsEnabled
+    ? compiledWithSourceMap(file, source)
+    : compiled(file, source);
+  const module: LoadedScript = { exports: {} };
+  loaded.set(file, module);
+  const folder = folderOf(file);
+  const meta = {
+    get url(): string {
+      return process.getBuiltinModule("node:url").pathToFileURL(file).href;
+    },
+  };
+  wrapper.call(module.exports, module.exports, scriptRequire(folder), module, file, folder, meta);
+  return module.exports;
+}
+
+type Wrapper = (...args: unknown[]) => void;
+
+/** The script's function, compiled with its cached code when there is one it can take. */
+function compiled(file: string, source: string): Wrapper {
+  const tag = v8.cachedDataVersionTag();
+  const cacheFile = cacheFileOf(file, tag);
+  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
+  const script = new (process.getBuiltinModule("node:vm").Script)(source, {
+    filename: file,
+    cachedData,
+  });
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    if (pending.length === 0) {
+      process.once("exit", writePendingCaches);
+    }
+    pending.push({ script, file: cacheFile, tag });
+  }
+  return script.runInThisContext() as Wrapper;
+}
+
+/**
+ * With `--enable-source-maps`: the script's function compiled by Node's CommonJS loader, which
+ * reads the script's source map (`<file>.map`, leading back to turnloop's sources) for stack
+ * traces, as it did for the ES modules; `vm.Script` on Node 20 does not. No code cache then.
+ */
+function compiledWithSourceMap(file: string, source: string): Wrapper {
+  const Module = process.getBuiltinModule("node:module");
+  const holder = new Module(file) as unknown as {
+    exports: unknown;
+    _compile(content: string, filename: string): void;
+  };
+  // The first line is the wrapper's start: the code's own lines, and their mappings, stay put.
+  holder._compile(`module.exports = ${source}`, file);
+  return holder.exports as Wrapper;
+}
+
+/** The folder of `file` (an absolute path; `/` or, on Windows, `\\` between names). */
+function folderOf(file: string): string {
+  return file.slice(0, Math.max(file.lastIndexOf("/"), file.lastIndexOf("\\")));
+}
+
+/** The `require` of the scripts in `folder`. */
+function scriptRequire(folder: string): (name: string) => unknown {
+  return (name) => {
+    if (name.startsWith("./")) {
+      return runScript(`${folder}${name.slice(1)}`);
+    }
+    let nodeRequire = nodeRequires.get(folder);
+    if (nodeRequire === undefined) {
+      nodeRequire = process.getBuiltinModule("node:module").createRequire(`${folder}/`);
+      nodeRequires.set(folder, nodeRequire);
+    }
+    return nodeRequire(name);
+  };
+}
+
+/** Where the cache of `file` is, under V8 tag `tag`; undefined when the cache is off. */
+function cacheFileOf(file: string, tag: number): string | undefined {
+  if (cacheRoot === undefined) {
+    return undefined;
+  }
+  const scripts = file.search(/[\\/]scripts[\\/](?!.*[\\/]scripts[\\/])/);
+  const name = file.slice(scripts + "/scripts/".length).replaceAll(/[\\/]/g, "-");
+  return `${cacheRoot}/code/${BUILD_HASH}-${process.version}-${process.arch}-${tag}/${name}.bin`;
+}
+
+/** The cache file's bytes (a view of the shared buffer), or undefined if it cannot be used. */
+function readCache(file: string): Buffer | undefined {
+  let descriptor: number | undefined;
+  try {
+    if (!trusted()) {
+      return undefined;
+    }
+    descriptor = fs.openSync(file, "r");
+    const size = fs.fstatSync(descriptor).size;
+    if (size > readBuffer.length) {
+      readBuffer = Buffer.allocUnsafeSlow(Math.max(size, 2 * readBuffer.length));
+    }
+    let read = 0;
+    while (read < size) {
+      const count = fs.readSync(descriptor, readBuffer, read, size - read, read);
+      if (count === 0) {
+        break;
+      }
+      read += count;
+    }
+    return readBuffer.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (descriptor !== undefined) {
+      fs.closeSync(descriptor);
+    }
+  }
+}
+
+let trust: boolean | undefined;
+
+/**
+ * Whether `<home>/cache` may be used: a folder of this user's that nobody else can write (checked
+ * once). A missing one is made by the first write, mode 0700.
+ */
+function trusted(): boolean {
+  if (trust === undefined && cacheRoot !== undefined) {
+    try {
+      const stats = fs.statSync(cacheRoot);
+      trust =
+        stats.isDirectory() &&
+        (stats.mode & 0o022) === 0 &&
+        (process.getuid === undefined || stats.uid === process.getuid());
+    } catch (error) {
+      trust = (error as NodeJS.ErrnoException).code === "ENOENT";
+    }
+  }
+  return trust === true;
+}
+
+/** At exit: the caches of the scripts that compiled without one, each written then renamed. */
+function writePendingCaches(): void {
+  const tag = v8.cachedDataVersionTag();
+  try {
+    if (cacheRoot === undefined || !trusted()) {
+      return;
+    }
+    makeFolder(cacheRoot);
+    makeFolder(`${cacheRoot}/code`);
+    for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
+      if (compiledUnder !== tag) {
+        continue;
+      }
+      makeFolder(folderOf(file));
+      const temporary = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+      fs.renameSync(temporary, file);
+    }
+  } catch {
+    // A home that cannot be written (read-only, full): the next run compiles again.
+  }
+}
+
+/**
+ * Makes the folder `path` (mode 0700) unless it is there; its parent must be: a home that is gone
+ * (removed while the run exited) is not made again for a cache.
+ */
+function makeFolder(path: string): void {
+  try {
+    fs.mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+      throw error;
+    }
+  }
+}
+
+export = { runScript };

@@ -1,0 +1,169 @@
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { CLI_PATH, runCli } from "../support/cli.js";
+import { useRecordedCli } from "../support/recorded-cli.js";
+
+/**
+ * Issue 26: the bundle's scripts keep their compiled code under the user's turnloop home
+ * (src/cli/code-cache.cts). Real runs of the built CLI against the fake model; what V8 did with
+ * each script's cache is seen through test/support/code-cache-recorder.mjs (accepted, rejected,
+ * or none given), never through a time.
+ */
+
+const RECORDER = fileURLToPath(new URL("../support/code-cache-recorder.mjs", import.meta.url));
+const SCRIPTS = join(dirname(CLI_PATH), "scripts");
+
+const cli = useRecordedCli({
+  path: RECORDER,
+  logVariable: "TURNLOOP_TEST_CODE_CACHE_LOG",
+  name: "code-cache",
+});
+
+/** Runs `-p "say done"` with `extra` in the environment; the recorder's lines of that run. */
+async function prompt(extra: NodeJS.ProcessEnv = {}): Promise<Array<[string, string]>> {
+  writeFileSync(cli.log, "");
+  cli.server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
+  const env = { ...cli.environment("openai-compatible:my-model"), ...extra };
+  const result = await runCli(["-p", "say done"], { cwd: cli.directory, env });
+  expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+    code: 0,
+    stdout: "All done.\n",
+    // The run's summary line alone: no warning, no error.
+    stderr: expect.stringMatching(
+      /^1 turn · 100 in \/ 10 out tokens · [\d.]+ s · session [0-9a-f-]+\n$/,
+    ),
+  });
+  return readFileSync(cli.log, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const [outcome = "", file = ""] = line.split(" ");
+      return [outcome, file.slice(SCRIPTS.length + 1)];
+    });
+}
+
+const home = () => dirname(cli.log);
+const cacheRoot = () => join(home(), "cache");
+
+/** The one folder of cache files (one build, one Node, one flag hash) and its files. */
+function cacheFiles(): { folder: string; files: string[] } {
+  const folders = readdirSync(join(cacheRoot(), "code"));
+  expect(folders).toHaveLength(1);
+  const folder = join(cacheRoot(), "code", folders[0] ?? "");
+  return { folder, files: readdirSync(folder).sort() };
+}
+
+describe("V8's code cache of the bundle's scripts (issue 26)", () => {
+  test("the first run writes a cache per script it ran, in a folder only the user can open; the next takes every one and writes none", async () => {
+    const first = await prompt();
+    // The scripts up to the answer, main.ts's first, all compiled without a cache.
+    expect(first[0]).toEqual(["none", "main.js"]);
+    expect(first.length).toBeGreaterThan(5);
+    expect(first.filter(([outcome]) => outcome !== "none")).toEqual([]);
+    expect(statSync(cacheRoot()).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheRoot(), "code")).mode & 0o777).toBe(0o700);
+    const { folder, files } = cacheFiles();
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(files).toEqual(first.map(([, script]) => `${script.replaceAll("/", "-")}.bin`).sort());
+    expect(files.map((file) => statSync(join(folder, file)).mode & 0o777)).toEqual(
+      files.map(() => 0o600),
+    );
+    const inodes = files.map((file) => statSync(join(folder, file)).ino);
+
+    const second = await prompt();
+    expect(second).toEqual(first.map(([, script]) => ["accepted", script]));
+    // Nothing written again: the same files (a write renames a new one over the old).
+    expect(cacheFiles().files).toEqual(files);
+    expect(files.map((file) => statSync(join(folder, file)).ino)).toEqual(inodes);
+  });
+
+  test("a truncated or damaged cache file is refused, the script compiles, and the file is replaced", async () => {
+    const first = await prompt();
+    const { folder, files } = cacheFiles();
+    const [truncated, damaged] = files.filter((file) => /^chunks-shared-/.test(file));
+    expect([truncated, damaged].every((file) => file !== undefined)).toBe(true);
+    const truncatedPath = join(folder, truncated ?? "");
+    const damagedPath = join(folder, damaged ?? "");
+    const whole = readFileSync(truncatedPath);
+    writeFileSync(truncatedPath, whole.subarray(0, whole.length >> 1));
+    const bytes = readFileSync(damagedPath);
+    bytes.fill(0x5a, 0, 64);
+    writeFileSync(damagedPath, bytes);
+
+    const second = await prompt();
+    const name = (file: string | undefined) => (file ?? "").replace(/\.bin$/, "").replace("-", "/");
+    expect(second).toEqual(
+      first.map(([, script]) => [
+        script === name(truncated) || script === name(damaged) ? "rejected" : "accepted",
+        script,
+      ]),
+    );
+    // Both replaced: a whole cache again (its size varies with what the run compiled), a header
+    // V8 wrote; the next run takes them.
+    expect(readFileSync(truncatedPath).length).toBeGreaterThan(whole.length >> 1);
+    expect(
+      readFileSync(damagedPath)
+        .subarray(0, 64)
+        .every((byte) => byte === 0x5a),
+    ).toBe(false);
+    const third = await prompt();
+    expect(third).toEqual(first.map(([, script]) => ["accepted", script]));
+  });
+
+  test("a cache folder others can write is neither read nor written; one that cannot be made costs nothing", async () => {
+    mkdirSync(cacheRoot(), { mode: 0o700 });
+    chmodSync(cacheRoot(), 0o777);
+    const shared = await prompt();
+    expect(shared.length).toBeGreaterThan(5);
+    expect(readdirSync(cacheRoot())).toEqual([]);
+
+    // `cache` a file: no folder can be made there (as in a home that cannot be written).
+    rmSync(cacheRoot(), { recursive: true });
+    writeFileSync(cacheRoot(), "not a folder");
+    const blocked = await prompt();
+    expect(blocked.filter(([outcome]) => outcome !== "none")).toEqual([]);
+    expect(readFileSync(cacheRoot(), "utf8")).toBe("not a folder");
+  });
+
+  test("TURNLOOP_NO_CODE_CACHE=1: no cache is read or written", async () => {
+    const off = await prompt({ TURNLOOP_NO_CODE_CACHE: "1" });
+    expect(off.length).toBeGreaterThan(5);
+    expect(off.filter(([outcome]) => outcome !== "none")).toEqual([]);
+    expect(existsSync(cacheRoot())).toBe(false);
+    // With a cache there (so the check can fail), still none is given to V8.
+    await prompt();
+    expect(cacheFiles().files.length).toBeGreaterThan(5);
+    const offAgain = await prompt({ TURNLOOP_NO_CODE_CACHE: "1" });
+    expect(offAgain.filter(([outcome]) => outcome !== "none")).toEqual([]);
+  });
+
+  test("with --enable-source-maps, a stack trace through a script names turnloop's sources", () => {
+    const chunks = join(SCRIPTS, "chunks");
+    const run = readdirSync(chunks).find((file) => /^run-.*\.js$/.test(file)) ?? "";
+    // run.ts's runCommand given no arguments fails in the argument parser.
+    const program = [
+      `const { runScript } = require(${JSON.stringify(join(dirname(CLI_PATH), "code-cache.cjs"))});`,
+      `runScript(${JSON.stringify(join(chunks, run))}).runCommand(undefined, "0")`,
+      "  .catch((error) => process.stdout.write(error.stack.split('\\n')[1]));",
+    ].join("\n");
+    const frame = (flags: string[]) =>
+      execFileSync(process.execPath, [...flags, "-e", program], {
+        env: { PATH: process.env.PATH, TURNLOOP_NO_CODE_CACHE: "1" },
+        encoding: "utf8",
+      });
+    expect(frame(["--enable-source-maps"])).toMatch(/\/src\/cli\/arguments\.ts:\d+:\d+\)$/);
+    expect(frame([])).toMatch(/\/dist\/cli\/scripts\/chunks\/run-.*\.js:\d+:\d+\)$/);
+  });
+});
