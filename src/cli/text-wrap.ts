@@ -1,8 +1,9 @@
 /**
  * Word wrapping for the lists the terminal faces print (the slash commands' `/help` and other
- * command output on the interactive screen, `--help`, the permission choices of `-p` and of the
- * plain-line face): rows of at most `width` columns, broken between words (inside a word only
- * when it alone is wider than a row), each continuation row indented under the text it continues:
+ * command output on the interactive screen, `--help`, every face's permission answers from
+ * permission-answers.ts): rows of at most `width` columns, broken between words (inside a word
+ * only when it alone is wider than a row), each continuation row indented under the text it
+ * continues:
  * - a `term  description` line (two or more spaces between them) under its description;
  * - a line indented {@link CONTINUATION_INDENT} columns or more (a description under a term too
  *   long to share its row) at its indent;
