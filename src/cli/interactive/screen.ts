@@ -16,6 +16,9 @@ import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 
+/** Columns of space left and right of the text in the input box. */
+const EDITOR_PADDING = 1;
+
 /** Escape sequences that give a terminal back as we found it: cursor shown, paste mode off. */
 const RESTORE_SEQUENCE = "\u001b[?2004l\u001b[?25h";
 
@@ -47,11 +50,13 @@ export class Screen {
     cwd: string,
   ) {
     this.tui = new TUI(new ProcessTerminal());
+    const terminal = this.tui.terminal;
     this.editor = new PromptEditor(
       this.tui,
       theme.editor,
-      { paddingX: 1 },
-      new PromptCompletion(commands, cwd),
+      { paddingX: EDITOR_PADDING },
+      // The menu is laid out in the editor's width: the terminal's less its padding.
+      new PromptCompletion(commands, cwd, () => terminal.columns - 2 * EDITOR_PADDING),
     );
     this.status = new StatusLine(theme, status);
     this.tui.addChild(this.conversation);
