@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { JsonObject, SessionEvent, SessionEventData } from "../events/events.js";
+import { typedPrompt } from "../session/prompt-attachments.js";
 import {
   type Change,
   isFinished,
@@ -169,7 +170,11 @@ export class UpdateMapper {
     }
     const updates: acp.SessionUpdate[] = [];
     if (this.options.mode === "replay") {
-      updates.push(chunk("user_message_chunk", data.content, eventId));
+      // What was typed: the `!command`s of the interactive face, then the prompt, not the
+      // output of those commands that went to the model with it (session/prompt-attachments.ts).
+      const { runs, typed } = typedPrompt(data.content);
+      const shown = [...runs.map((run) => `!${run.command}`), typed].join("\n\n");
+      updates.push(chunk("user_message_chunk", shown, eventId));
       for (const { mimeType, data: base64, uri } of data.images ?? []) {
         const content = {
           type: "image" as const,

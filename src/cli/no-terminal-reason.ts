@@ -17,9 +17,12 @@ import {
   sandboxLimit,
 } from "../permissions/permission-mode.js";
 
-/** `-p`'s flags that lift the sandbox's limits. */
+/**
+ * `-p`'s flags that lift the sandbox's limits; the network also by its config key, kept for later
+ * runs (README, "Sandbox").
+ */
 const LIMIT_FLAGS: LimitSettings = {
-  network: "--sandbox-network",
+  network: "--sandbox-network or sandbox.network: true in a config file",
   "read-only": "--sandbox workspace-write",
   "outside-workspace": "--add-dir <folder>",
   protected: "--sandbox danger-full-access --allow-tool RULE",

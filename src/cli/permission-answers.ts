@@ -53,33 +53,40 @@ export function toldReply(reason: string): PermissionReply {
 }
 
 /**
- * The "always" answers with the rule each creates: `[a] yes, and always for bash(npx tape x) in
- * this session`, then, when offered, the {@link prefixChoice}. `key` renders the key (bold on
- * the interactive screen).
+ * The answers to a permission question, in the words and order every face shows them (`-p` on a
+ * terminal, the full-screen face, the plain-line face when stdin is a pipe): `[y] yes, once`,
+ * `[a] yes, always for bash(npx tape x) in this session`, the {@link prefixChoice} when offered,
+ * `[n] no`, `[t] no, and tell the model why`. `key` renders the keys (bold on the full screen);
+ * each face lays them out at its width (text-wrap.ts `wrapChoices`).
  */
-export function alwaysChoices(
+export function permissionChoices(
   request: PermissionRequest,
   key: (text: string) => string = (text) => text,
 ): string[] {
-  const prefix = prefixChoice(request, "yes, and always for", key);
+  const prefix = prefixChoice(request, key);
   return [
-    `${key("[a]")} yes, and always for ${request.alwaysRule} in this session`,
+    `${key("[y]")} yes, once`,
+    `${key("[a]")} yes, always for ${request.alwaysRule} in this session`,
     ...(prefix === undefined ? [] : [prefix]),
+    `${key("[n]")} no`,
+    `${key("[t]")} no, and tell the model why`,
   ];
 }
 
+/** What every face asks after `t`, before the reason is typed. */
+export const TELL_QUESTION = "what should the model know?";
+
 /**
- * The prefix answer when the request offers one: `[p] <words> bash(npx tape *) in this session`
- * and the command's other parts, which will still ask (`(tail -5 still asks)`).
+ * The prefix answer when the request offers one: `[p] yes, always for bash(npx tape *) in this
+ * session` and the command's other parts, which will still ask (`(tail -5 still asks)`).
  */
-export function prefixChoice(
+function prefixChoice(
   request: PermissionRequest,
-  words: string,
-  key: (text: string) => string = (text) => text,
+  key: (text: string) => string,
 ): string | undefined {
   const prefix = request.prefix;
   if (prefix === undefined) {
     return undefined;
   }
-  return `${key("[p]")} ${words} ${prefix.rule} in this session${stillAskedNote(prefix.notCovered)}`;
+  return `${key("[p]")} yes, always for ${prefix.rule} in this session${stillAskedNote(prefix.notCovered)}`;
 }

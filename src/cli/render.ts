@@ -24,6 +24,7 @@ import type {
   StopReason,
   UserMessageSource,
 } from "../events/events.js";
+import { ranLines, typedPrompt } from "../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { abbreviate, firstLine, plural, trimTrailingNewlines } from "./text-lines.js";
@@ -245,7 +246,10 @@ function renderUserMessage(state: RenderState, content: string, source: UserMess
   if (state.lines.length > 0) {
     state.lines.push("");
   }
-  for (const line of trimTrailingNewlines(content).split(/\r?\n/)) {
+  // What was typed: the `!command`s as they ran, then the prompt (session/prompt-attachments.ts).
+  const { runs, typed } = typedPrompt(content);
+  state.lines.push(...runs.flatMap(ranLines));
+  for (const line of trimTrailingNewlines(typed).split(/\r?\n/)) {
     state.lines.push(`> ${line}`.trimEnd());
   }
   state.prompt = { ...closedPrompt(), open: true };

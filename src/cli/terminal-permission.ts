@@ -4,7 +4,13 @@ import type {
   PermissionReply,
   PermissionRequest,
 } from "../permissions/permission-decision.js";
-import { answerFor, prefixChoice, SAID_NO, toldReply } from "./permission-answers.js";
+import {
+  answerFor,
+  permissionChoices,
+  SAID_NO,
+  TELL_QUESTION,
+  toldReply,
+} from "./permission-answers.js";
 import { permissionHeadline, permissionPreview } from "./permission-preview.js";
 
 /**
@@ -27,7 +33,11 @@ export function terminalPermission(
     // Loaded when a question is asked, not when -p starts.
     const { wrapChoices } = await import("./text-wrap.js");
     const width = (output as { columns?: number }).columns;
-    const question = questionText(request, color, wrapChoices(choicesOf(request), width, "  "));
+    const question = questionText(
+      request,
+      color,
+      wrapChoices(permissionChoices(request), width, "  "),
+    );
     if (signal.aborted) {
       return { decision: "cancelled" };
     }
@@ -55,7 +65,7 @@ export function terminalPermission(
           return;
         }
         told = true;
-        output.write("  what should the model know? > ");
+        output.write(`  ${TELL_QUESTION} > `);
         lines.once("line", (reason) => finish(toldReply(reason)));
       });
       lines.once("close", () => {
@@ -79,16 +89,4 @@ export function terminalPermission(
 function questionText(request: PermissionRequest, color: boolean, rows: string[]): string {
   const preview = permissionPreview(request, color).map((line) => `${line}\n`);
   return `\n${permissionHeadline(request)}\n${preview.join("")}${rows.join("\n")}\n> `;
-}
-
-/** The answers offered, `[y]` to `[t]`. */
-function choicesOf(request: PermissionRequest): string[] {
-  const prefix = prefixChoice(request, "yes, always for");
-  return [
-    "[y] yes, once",
-    `[a] yes, always for ${request.alwaysRule} in this session`,
-    ...(prefix === undefined ? [] : [prefix]),
-    "[n] no",
-    "[t] no, and tell the model why",
-  ];
 }

@@ -1,9 +1,12 @@
 /**
  * Word wrapping for the lists the terminal faces print (the slash commands' `/help` and other
- * command output on the interactive screen, `--help`, the permission choices of `-p` and of the
- * plain-line face): rows of at most `width` columns, broken between words (inside a word only
- * when it alone is wider than a row), each continuation row indented under the text it continues:
- * - a `term  description` line (two or more spaces between them) under its description;
+ * command output on the interactive screen, `--help`, every face's permission answers from
+ * permission-answers.ts): rows of at most `width` columns, broken between words (inside a word
+ * only when it alone is wider than a row), each continuation row indented under the text it
+ * continues:
+ * - a `term  description` line (two or more spaces between them) under its description; when
+ *   that column leaves the description too little room (a list padded for a wider terminal), the
+ *   term alone, then the description on rows of its own four columns in;
  * - a line indented {@link CONTINUATION_INDENT} columns or more (a description under a term too
  *   long to share its row) at its indent;
  * - a list item (indented, or after a `* `, `- `, `• ` or `1. ` marker) two columns past where
@@ -97,6 +100,18 @@ export function wrapLine(line: string, width: number): string[] {
   if (visibleLength(line) <= width) {
     return [line];
   }
+  const parted = partedTerm(line, width);
+  if (parted !== undefined) {
+    const { term, indent, description } = parted;
+    const pad = " ".repeat(indent);
+    // A term wider than the row continues two columns in, as a list item does.
+    const [first = "", ...rest] = wrapLine(term, width - 2);
+    return [
+      first,
+      ...rest.map((row) => `  ${row}`),
+      ...wrapLine(description, width - indent).map((row) => `${pad}${row}`),
+    ];
+  }
   const hang = hangColumn(line, width);
   const rows: string[] = [];
   let row = "";
@@ -122,6 +137,35 @@ export function wrapLine(line: string, width: number): string[] {
   }
   rows.push(row);
   return rows;
+}
+
+/** A `term  description` line: the term, then the gap of two or more spaces before the rest. */
+const TERM_AND_DESCRIPTION = /^( *\S(?:\S| (?! ))*) {2,}(\S.*)$/;
+/** Columns a description on the rows under its term is indented past the term. */
+const UNDER_TERM_INDENT = 4;
+
+/**
+ * A `term  description` line whose description column leaves it less than {@link room} (a list
+ * padded for a wider terminal: `/help` at 50 columns): the term alone, then the description
+ * (prose) on rows of its own, `indent` columns in ({@link UNDER_TERM_INDENT} past the term's),
+ * so that neither is broken mid-word at the other's column. `undefined` for any other line, and
+ * where the description would have fewer than {@link DESCRIPTION_ROOM} columns under its term.
+ */
+function partedTerm(
+  line: string,
+  width: number,
+): { term: string; indent: number; description: string } | undefined {
+  if (line.replace(COLOUR_CODE, "") !== line || descriptionColumn(line, width) !== undefined) {
+    return undefined;
+  }
+  const match = TERM_AND_DESCRIPTION.exec(line);
+  const term = match?.[1];
+  const description = match?.[2];
+  if (term === undefined || description === undefined) {
+    return undefined;
+  }
+  const indent = term.length - term.trimStart().length + UNDER_TERM_INDENT;
+  return width - indent < DESCRIPTION_ROOM ? undefined : { term, indent, description };
 }
 
 /** Where a line's continuation rows start (the module comment's rules), leaving room to write. */

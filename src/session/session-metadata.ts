@@ -20,7 +20,7 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "../events/events.js";
 import { decodeEventLine } from "./event-log.js";
-import { ATTACHMENT_OPENINGS } from "./prompt-attachments.js";
+import { ATTACHMENT_OPENINGS, typedPrompt } from "./prompt-attachments.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
 export interface LogScan {
@@ -209,10 +209,12 @@ function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): b
 }
 
 /**
- * A session's title from its first prompt: the prompt as typed, without the attachments turnloop
- * appended to it ({@link ATTACHMENT_OPENINGS}), as {@link oneLine} makes it.
+ * A session's title from its first prompt: the prompt as typed, without the output of the
+ * `!command`s put before it or the attachments turnloop appended to it (prompt-attachments.ts,
+ * {@link ATTACHMENT_OPENINGS}), as {@link oneLine} makes it.
  */
-export function promptTitle(text: string, length: number): string {
+export function promptTitle(content: string, length: number): string {
+  const text = typedPrompt(content).typed;
   const head = text.length > PROMPT_SCAN_LIMIT ? text.slice(0, PROMPT_SCAN_LIMIT) : text;
   const starts = Object.values(ATTACHMENT_OPENINGS)
     .map((opening) => head.indexOf(`\n\n${opening}`))

@@ -125,7 +125,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       const second = await pastSession(fixture, "second question about pears", "Pears are green.");
       const terminal = fixture.open(["--resume"]);
       let screen = await terminal.waitFor(/Resume a session of this folder/);
-      expect(screen).toMatch(/second question about pears\s+just now/);
+      expect(screen).toMatch(/[0-9a-f]{8} {2}just now {2}second question about pears/);
       expect(screen).toMatch(/first question about apples/);
       // Newest first: the second session is highlighted; Down picks the first.
       terminal.key("Down", "Enter");

@@ -168,7 +168,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       await dumb.waitFor(/\* ask: /);
       dumb.type("write it");
       // The choices wrap at the terminal's width, each whole (text-wrap.ts).
-      await dumb.waitFor(/\[y\] yes [\s\S]*\n\[t\] no, and tell the model why > *$/m);
+      await dumb.waitFor(
+        /\[y\] yes, once [\s\S]*\n\[n\] no {3}\[t\] no, and tell the model why > *$/m,
+      );
       dumb.type("y");
       await dumb.waitFor(/Done in plain mode\./);
       const plain = dumb.screen();

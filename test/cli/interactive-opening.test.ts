@@ -1,15 +1,20 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { interactiveTest, pastSession, printedSessionId } from "./interactive-support.js";
+import {
+  type InteractiveFixture,
+  interactiveTest,
+  pastSession,
+  printedSessionId,
+} from "./interactive-support.js";
 
-/** The picker's rows: each session's short id and first prompt, the highlighted one marked →. */
+/** The picker's rows: each session's short id, age and first prompt, the highlighted one marked →. */
 function pickerRows(screen: string): string[] {
   return screen
     .split("\n")
     .filter((line) => /^\s*(→\s*)?[0-9a-f]{8} {2}/.test(line))
-    .map((line) => line.replace(/\s+just now\s*$/, "").trim());
+    .map((line) => line.trim());
 }
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", () => {
@@ -73,9 +78,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       const terminal = fixture.open(["--resume"], { columns: 120 });
       // Newest first; "P" (any case) is in all three.
       const all = [
-        `→ ${plums.slice(0, 8)}  third question about plums`,
-        `${pears.slice(0, 8)}  second question about pears`,
-        `${apples.slice(0, 8)}  first question about apples`,
+        `→ ${plums.slice(0, 8)}  just now  third question about plums`,
+        `${pears.slice(0, 8)}  just now  second question about pears`,
+        `${apples.slice(0, 8)}  just now  first question about apples`,
       ];
       let screen = await terminal.waitFor(/Resume a session of this folder \(type to filter/);
       expect(pickerRows(screen)).toEqual(all);
@@ -84,11 +89,15 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       expect(pickerRows(screen)).toEqual(all);
       terminal.write("ear");
       screen = await terminal.waitFor(/filter: Pear\s*\n/);
-      expect(pickerRows(screen)).toEqual([`→ ${pears.slice(0, 8)}  second question about pears`]);
+      expect(pickerRows(screen)).toEqual([
+        `→ ${pears.slice(0, 8)}  just now  second question about pears`,
+      ]);
       terminal.key("BSpace", "BSpace", "BSpace", "BSpace");
       terminal.write("question apples");
       screen = await terminal.waitFor(/filter: question apples\s*\n/);
-      expect(pickerRows(screen)).toEqual([`→ ${apples.slice(0, 8)}  first question about apples`]);
+      expect(pickerRows(screen)).toEqual([
+        `→ ${apples.slice(0, 8)}  just now  first question about apples`,
+      ]);
       terminal.key("Enter");
       await terminal.waitFor(/Apples are red\./);
       terminal.key("C-d");
@@ -97,4 +106,81 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
     },
     60_000,
   );
+});
+
+/**
+ * Moves every time in `sessionId`'s log `days` back (same length) and drops the listing's cache of
+ * it (metadata.json, rebuilt from the log), so the listing ages it.
+ */
+async function ageSession(fixture: InteractiveFixture, sessionId: string, days: number) {
+  const folder = join(fixture.home, "session-state", sessionId);
+  await rm(join(folder, "metadata.json"), { force: true });
+  const path = join(folder, "events.jsonl");
+  const text = await readFile(path, "utf8");
+  const aged = text.replace(/"timestamp":"([^"]+)"/g, (_whole, time: string) => {
+    const moved = new Date(Date.parse(time) - days * 24 * 3_600_000).toISOString();
+    return `"timestamp":"${moved}"`;
+  });
+  await writeFile(path, aged);
+}
+
+// A fresh user's trial: the picker showed ages only once a filter was typed. An age was a
+// description right of a label column up to 72 wide, dropped whenever a long first prompt left
+// it under 10 columns (at 80 columns, any prompt over ~60 characters) and always under 41
+// columns. The age is now a column before the prompt: shown at every width, the row cut at the
+// edge.
+describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages", () => {
+  const long =
+    "please read every file under src and explain how the session log is folded into the model";
+  const rule = (columns: number) => "─".repeat(columns);
+  const screens: Record<number, string[]> = {
+    40: [
+      "Resume a session of this folder (type to",
+      "filter, ↑/↓, Enter opens, Esc cancels)",
+      "→ RECENT__  just now    please read ev",
+      "  OLD_____  3 days ago  fix the build",
+      rule(40),
+      "",
+      rule(40),
+      "Enter send...  fake-model · ask · ctx 0%",
+    ],
+    80: [
+      "Resume a session of this folder (type to filter, ↑/↓, Enter opens, Esc cancels)",
+      "→ RECENT__  just now    please read every file under src and explain how the s",
+      "  OLD_____  3 days ago  fix the build",
+      rule(80),
+      "",
+      rule(80),
+      "Enter send · Ctrl-J newline · / commands · @ file ...  fake-model · ask · ctx 0%",
+    ],
+    // The first prompt as listings keep it: cut at 80 characters.
+    120: [
+      "Resume a session of this folder (type to filter, ↑/↓, Enter opens, Esc cancels)",
+      "→ RECENT__  just now    please read every file under src and explain how the session log is folded into…",
+      "  OLD_____  3 days ago  fix the build",
+      rule(120),
+      "",
+      rule(120),
+      "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit         fake-model · ask · ctx 0% · 0 in 0 out",
+    ],
+  };
+  for (const [columns, expected] of Object.entries(screens)) {
+    interactiveTest(
+      `every row shows its age at ${columns} columns, whatever the prompts' length`,
+      async ({ fixture }) => {
+        const old = await pastSession(fixture, "fix the build", "Fixed.");
+        await ageSession(fixture, old, 3);
+        const recent = await pastSession(fixture, long, "Read.");
+        const terminal = fixture.open(["--resume"], { columns: Number(columns) });
+        const screen = await terminal.waitFor(/fix the build[\s\S]*ctx 0%/);
+        const lines = screen
+          .replaceAll(recent.slice(0, 8), "RECENT__")
+          .replaceAll(old.slice(0, 8), "OLD_____")
+          .split("\n")
+          .map((line) => line.trimEnd());
+        expect(lines).toEqual(expected);
+      },
+      60_000,
+    );
+  }
 });

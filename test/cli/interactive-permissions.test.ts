@@ -59,11 +59,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
         columns: 160,
       });
       terminal.type("run the tests");
-      const question = await terminal.waitFor(/\[p\] yes, and always for bash\(npx tape \*\)/);
+      const question = await terminal.waitFor(/\[p\] yes, always for bash\(npx tape \*\)/);
       // Each answer names the rule it creates; the other part of the pipe is not covered.
       expect(question).toContain(
-        "[a] yes, and always for bash(npx tape 'test/*.js' | tail -5) in this session\n" +
-          "[p] yes, and always for bash(npx tape *) in this session (tail -5 still asks)",
+        "[y] yes, once   [a] yes, always for bash(npx tape 'test/*.js' | tail -5) in this session\n" +
+          "[p] yes, always for bash(npx tape *) in this session (tail -5 still asks)   [n] no   " +
+          "[t] no, and tell the model why",
       );
       terminal.write("p");
       await terminal.waitFor(/first run done/);
@@ -78,7 +79,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       await terminal.idle();
       terminal.type("clean up");
       await terminal.waitFor(/\$ rm -rf x/);
-      expect(terminal.screen()).toContain("[p] yes, and always for bash(rm *) in this session");
+      expect(terminal.screen()).toContain("[p] yes, always for bash(rm *) in this session");
       terminal.write("n");
       await terminal.waitFor(/not removed/);
       await terminal.idle();

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { runCli } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
@@ -33,7 +34,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
       );
       const terminal = await fixture.openReady([], { columns: 50, rows: 30 });
       terminal.type("change it");
-      const screen = await terminal.waitFor(/\[a\] yes, and always/);
+      const screen = await terminal.waitFor(/\[t\] no, and tell the model why/);
       const rows = screen.split("\n").map((line) => line.trimEnd());
       const diff = rows.slice(rows.indexOf("      first();"), rows.indexOf("      last();") + 1);
       // The unchanged first and last lines are context, not removed and re-added; the changed
@@ -65,6 +66,62 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
         success: false,
         error: { message: "Not run: the prompt was cancelled before the tool call started." },
       });
+    },
+  );
+});
+
+// A fresh user's trial: the plain-line face (stdin a pipe) asked "turnloop wants to Run …" with
+// "[y] yes  [a] yes, always for bash(…)", the full screen "[y] yes   [n] no …" then "[a] yes, and
+// always for … in this session". Both now take headline and answers from one place
+// (permission-preview.ts, permission-answers.ts), as -p on a terminal does; each lays them out at
+// its width (the pipe has none: one row, then the answer's `> `).
+describe.skipIf(tmuxMissing())("a permission question's words", () => {
+  interactiveTest(
+    "are the same on the full screen and in the plain-line face",
+    async ({ fixture }) => {
+      const command = "npx tape 'test/*.js' | tail -5";
+      const call = {
+        toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+      };
+      const headline = `turnloop wants to run ${command}`;
+      const question = [
+        headline,
+        `    $ ${command}`,
+        "",
+        `[y] yes, once   [a] yes, always for bash(${command}) in this session   ` +
+          "[p] yes, always for bash(npx tape *) in this session (tail -5 still asks)   [n] no   " +
+          "[t] no, and tell the model why",
+      ];
+      fixture.server.enqueue(call, { text: "not run" });
+      const piped = await runCli([], {
+        cwd: fixture.repository,
+        env: fixture.environment(),
+        stdin: "run the tests\nn\n",
+      });
+      expect(
+        piped.stdout
+          .replace(/\(\d+ ms\)/, "(N ms)")
+          .split("\n")
+          .slice(2),
+      ).toEqual([
+        `> ${headline}`,
+        question[1],
+        `${question[3]} > permission denied: the user said no`,
+        `✗ bash ${command} (N ms): Permission denied for 'bash': the user said no`,
+        "not run",
+        "> ",
+        `session ${printedSessionId(piped.stdout)}`,
+        "",
+      ]);
+      fixture.server.enqueue(call, { text: "not run" });
+      const terminal = await fixture.openReady([], { columns: 220 });
+      terminal.type("run the tests");
+      const screen = await terminal.waitFor(/\[t\] no, and tell the model why/);
+      const rows = screen.split("\n").map((row) => row.trimEnd());
+      const top = rows.indexOf(headline);
+      expect(rows.slice(top, top + 4)).toEqual(question);
+      terminal.write("n");
+      await terminal.waitFor(/not run/);
     },
   );
 });

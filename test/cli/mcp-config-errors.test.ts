@@ -137,6 +137,49 @@ describe("bad MCP server files in turnloop mcp list", () => {
   });
 });
 
+// A fresh user's trial: `cat` as a server was listed "failed … Method not found" (its own echo
+// of the client's refusal), a JSON-RPC server answering errors the same, a program printing text
+// "the server closed the connection". Each row now says the program did not answer as an MCP
+// server and what it printed first (cut at 120 characters); a program that printed nothing keeps
+// its failure's own words (above). Exit 1 as for any server that failed to start.
+describe("programs that are no MCP server in turnloop mcp list", () => {
+  test("each row says so with what it printed first, exit 1", async ({ cli, repository }) => {
+    const answersErrors = [
+      "require('readline').createInterface({ input: process.stdin }).on('line', (line) => {",
+      "  const { id } = JSON.parse(line);",
+      "  if (id !== undefined) console.log(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));",
+      "});",
+    ].join("\n");
+    const servers = {
+      echoes: { command: "cat" },
+      errors: { command: process.execPath, args: ["-e", answersErrors] },
+      talks: { command: "sh", args: ["-c", "echo Listening on port 3000"] },
+    };
+    await writeFile(join(repository, "servers.json"), JSON.stringify({ mcpServers: servers }));
+    const result = await cli(["mcp", "list", "--mcp-config", "servers.json"]);
+    const request =
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"VERSION",' +
+      '"capabilities":{},"clientInfo":{"name":"turnloop","version":"';
+    const notServer = "did not answer as an MCP server";
+    expect({
+      ...result,
+      stdout: result.stdout.replace(/"protocolVersion":"[^"]+"/, '"protocolVersion":"VERSION"'),
+    }).toEqual({
+      code: 1,
+      signal: null,
+      stdout:
+        `echoes  stdio  failed  0 tools  ${notServer}: it printed back the initialize request it was sent: ` +
+        // 120 characters as printed: the protocol version is a date (10 characters), not VERSION.
+        `${request.slice(0, 120 - "2025-11-25".length + "VERSION".length)}…\n` +
+        `errors  stdio  failed  0 tools  ${notServer}: initialize failed (Method not found); what it printed first: ` +
+        '{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}\n' +
+        `talks  stdio  failed  0 tools  ${notServer}: initialize failed (the server closed the connection); ` +
+        "what it printed first: Listening on port 3000\n",
+      stderr: "",
+    });
+  });
+});
+
 describe("bad MCP server files in turnloop acp", () => {
   const fixture = ChildFixture.forEachTest();
 

@@ -54,9 +54,9 @@ describe("end of input at a permission question", () => {
     expect(result.code).toBe(0);
     const id = printedSessionId(result.stdout);
     expect(result.stdout.split("\n").slice(2)).toEqual([
-      "> turnloop wants to Run touch made",
+      "> turnloop wants to run touch made",
       "    $ touch made",
-      "[y] yes  [a] yes, always for bash(touch made)  [p] yes, always for bash(touch made *) in this session  [n] no  [t] no, and tell the model why > ",
+      "[y] yes, once   [a] yes, always for bash(touch made) in this session   [p] yes, always for bash(touch made *) in this session   [n] no   [t] no, and tell the model why > ",
       expect.stringMatching(
         /^✗ bash touch made \(\d+ ms\): Not run: the prompt was cancelled before the tool call started\.$/,
       ),

@@ -182,7 +182,8 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
       `bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n` +
         "<exited with exit code 1>\n" +
         "The sandbox stopped this command: the sandbox has no network (Connection refused). It " +
-        `was not run outside the sandbox: ${NO_TERMINAL}rerun with --sandbox-network ` +
+        `was not run outside the sandbox: ${NO_TERMINAL}rerun with --sandbox-network or ` +
+        "sandbox.network: true in a config file " +
         `(sandboxed commands may use the network)${OR_TERMINAL}.`,
     );
     const on = await runThroughCli(command, [

@@ -22,6 +22,12 @@ describe("wrapText", () => {
       30,
       ["/x  one two three four five", "    six seven eight nine ten", "    eleven twelve"],
     ],
+    [
+      "a term whose description column leaves too little room: the description under it",
+      "/x [a b c d e]        one two three four five six",
+      24,
+      ["/x [a b c d e]", "    one two three four", "    five six"],
+    ],
     ["a word wider than a row is cut", "abcdefghij", 4, ["abcd", "efgh", "ij"]],
     [
       "colour codes take no columns and stay with their word",

@@ -9,6 +9,7 @@ import {
   fuzzyFilter,
   getKeybindings,
   type TUI,
+  visibleWidth,
 } from "@mariozechner/pi-tui";
 import type { CommandDefinition } from "../../session/commands.js";
 
@@ -38,9 +39,14 @@ export class PromptCompletion implements AutocompleteProvider {
   /** Set when a stale menu took Enter or Tab and had nothing to apply: {@link PromptEditor} replays it. */
   unappliedKey = false;
 
+  /**
+   * @param contentWidth the editor's content width in columns when known (the menu is laid out
+   * in it: {@link fittedDescriptions}).
+   */
   constructor(
     commands: readonly CommandDefinition[],
     private readonly cwd: string,
+    private readonly contentWidth: () => number | undefined = () => undefined,
   ) {
     this.commands = new CombinedAutocompleteProvider(
       commands.map((command) => ({
@@ -62,7 +68,11 @@ export class PromptCompletion implements AutocompleteProvider {
     const before = (lines[cursorLine] ?? "").slice(0, cursorCol);
     const mention = /(?:^|\s)@([^\s"]*)$/.exec(before);
     if (mention === null) {
-      return this.commands.getSuggestions(lines, cursorLine, cursorCol, options);
+      const suggestions = await this.commands.getSuggestions(lines, cursorLine, cursorCol, options);
+      const width = this.contentWidth();
+      return suggestions === null || width === undefined
+        ? suggestions
+        : { ...suggestions, items: fittedDescriptions(suggestions.items, width) };
     }
     const query = mention[1] ?? "";
     this.files ??= listFiles(this.cwd).then((files) => {
@@ -261,4 +271,55 @@ export class PromptEditor extends Editor {
     this.setText(completed);
     return true;
   }
+}
+
+/**
+ * The suggestion menu's descriptions cut to the room pi-tui's `SelectList` gives them, at a word
+ * and marked `…`, so that a row never ends mid-word (the `/mc` menu at 120 columns ended
+ * "… to free context; recent"). The room is computed as `SelectList.renderItem` lays a row out
+ * in the editor's content width: a 2-column marker, a name column of the widest name plus 2
+ * (within 12–32, pi-tui's layout for `/` menus; at most the width less 6), then 2 columns
+ * spare. Under 41 columns pi-tui shows no descriptions; they are left as they are.
+ */
+export function fittedDescriptions(
+  items: readonly AutocompleteItem[],
+  contentWidth: number,
+): AutocompleteItem[] {
+  const widest = Math.max(0, ...items.map((item) => visibleWidth(item.label || item.value)));
+  const nameColumn = Math.min(Math.max(widest + NAME_GAP, MIN_NAME), MAX_NAME, contentWidth - 6);
+  const room = contentWidth - MARKER - nameColumn - SPARE;
+  if (contentWidth <= 40 || room <= MIN_DESCRIPTION) {
+    return [...items];
+  }
+  return items.map((item) =>
+    item.description === undefined
+      ? item
+      : { ...item, description: cutAtWord(item.description.replace(/\s+/g, " ").trim(), room) },
+  );
+}
+
+const MARKER = 2;
+const NAME_GAP = 2;
+const MIN_NAME = 12;
+const MAX_NAME = 32;
+const SPARE = 2;
+/** pi-tui shows no description with this room or less. */
+const MIN_DESCRIPTION = 10;
+
+/** `text` in at most `room` columns: whole, or up to its last word that fits, then `…`. */
+function cutAtWord(text: string, room: number): string {
+  if (visibleWidth(text) <= room) {
+    return text;
+  }
+  let kept = "";
+  for (const word of text.split(" ")) {
+    const next = kept === "" ? word : `${kept} ${word}`;
+    if (visibleWidth(next) + 1 > room) {
+      break;
+    }
+    kept = next;
+  }
+  // A first word too long for the room is cut inside it, as nothing else can show.
+  const shown = kept === "" ? [...text].slice(0, room - 1).join("") : kept;
+  return `${shown.replace(/[\s,;:.—-]+$/, "")}…`;
 }

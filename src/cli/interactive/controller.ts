@@ -9,18 +9,13 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import { shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
-import {
-  attachFiles,
-  runShellCommand,
-  saveInput,
-  shellContext,
-  shellEnding,
-} from "./prompt-input.js";
+import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
 
 /** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
 export interface ConversationView {
@@ -237,7 +232,9 @@ export class Controller {
       if (output !== "") {
         this.view?.note(output, "plain");
       }
-      this.context.push(shellContext(result));
+      this.context.push(
+        shellContext({ command, ending: shellEnding(result), output: result.output }),
+      );
       this.view?.note(
         `${shellEnding(result)} · the output goes to the model with your next prompt`,
       );

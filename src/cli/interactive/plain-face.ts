@@ -3,8 +3,14 @@ import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import { answerFor, prefixChoice, SAID_NO, toldReply } from "../permission-answers.js";
-import { permissionPreview } from "../permission-preview.js";
+import {
+  answerFor,
+  permissionChoices,
+  SAID_NO,
+  TELL_QUESTION,
+  toldReply,
+} from "../permission-answers.js";
+import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { wrapChoices, wrapText } from "../text-wrap.js";
@@ -168,19 +174,10 @@ async function askOnLines(
   cancelPrompt: () => void,
 ): Promise<PermissionReply> {
   renderer.endLine();
-  stdout.write(
-    [`turnloop wants to ${request.title}`, ...permissionPreview(request, false), ""].join("\n"),
-  );
-  const prefix = prefixChoice(request, "yes, always for");
-  const choices = [
-    "[y] yes",
-    `[a] yes, always for ${request.alwaysRule}`,
-    ...(prefix === undefined ? [] : [prefix]),
-    "[n] no",
-    "[t] no, and tell the model why",
-  ];
+  stdout.write([permissionHeadline(request), ...permissionPreview(request, false), ""].join("\n"));
   const width = (stdout as { columns?: number }).columns;
-  const typed = await lines.read(`${wrapChoices(choices, width, "", "  ").join("\n")} > `);
+  const choices = wrapChoices(permissionChoices(request), width);
+  const typed = await lines.read(`${choices.join("\n")} > `);
   if (typed === undefined && !signal.aborted) {
     stdout.write("\n");
     cancelPrompt();
@@ -189,7 +186,5 @@ async function askOnLines(
     return { decision: "cancelled" };
   }
   const answer = answerFor(request, typed) ?? SAID_NO;
-  return answer === "tell"
-    ? toldReply((await lines.read("what should the model know? > ")) ?? "")
-    : answer;
+  return answer === "tell" ? toldReply((await lines.read(`${TELL_QUESTION} > `)) ?? "") : answer;
 }

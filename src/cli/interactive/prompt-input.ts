@@ -152,8 +152,3 @@ export function shellEnding(result: ShellResult): string {
         : `exit ${result.exitCode}`;
   }
 }
-
-/** How a `!command`'s result is offered to the model with the next prompt. */
-export function shellContext(result: ShellResult): string {
-  return `The user ran \`${result.command}\` in the terminal (${shellEnding(result)}). Its output:\n\`\`\`\n${result.output.replace(/\n$/, "")}\n\`\`\``;
-}

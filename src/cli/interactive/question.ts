@@ -1,7 +1,8 @@
 import { type Component, Input, visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
-import { alwaysChoices, answerFor, toldReply } from "../permission-answers.js";
+import { answerFor, permissionChoices, TELL_QUESTION, toldReply } from "../permission-answers.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
+import { wrapChoices } from "../text-wrap.js";
 import type { Theme } from "./theme.js";
 
 /**
@@ -54,17 +55,16 @@ export class PermissionQuestion implements Component {
       ...permissionPreview(request, theme.color),
       "",
     ];
-    if (this.reason === undefined) {
-      lines.push(
-        `${theme.bold("[y]")} yes   ${theme.bold("[n]")} no   ${theme.bold("[t]")} no, and tell the model why`,
-        ...alwaysChoices(request, theme.bold),
-      );
-    } else {
-      lines.push(theme.dim("what should the model know? (Enter sends)"));
-      lines.push(...this.reason.render(Math.max(1, width)));
-    }
     // Wrapped, never cut: what is approved must be readable at any width.
-    return lines.flatMap((line) => wrapHanging(line, width));
+    const wrapped = lines.flatMap((line) => wrapHanging(line, width));
+    if (this.reason === undefined) {
+      return [...wrapped, ...wrapChoices(permissionChoices(request, theme.bold), width)];
+    }
+    return [
+      ...wrapped,
+      ...wrapHanging(theme.dim(`${TELL_QUESTION} (Enter sends)`), width),
+      ...this.reason.render(Math.max(1, width)),
+    ];
   }
 
   private finish(reply: PermissionReply): void {

@@ -29,7 +29,7 @@ export class ScreenView implements ConversationView {
 
   history(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      this.transcript.handle(event);
+      this.transcript.handle(event, true);
     }
     this.screen.render();
   }

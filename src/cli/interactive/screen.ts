@@ -16,6 +16,9 @@ import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 
+/** Columns of space left and right of the text in the input box. */
+const EDITOR_PADDING = 1;
+
 /** Escape sequences that give a terminal back as we found it: cursor shown, paste mode off. */
 const RESTORE_SEQUENCE = "\u001b[?2004l\u001b[?25h";
 
@@ -47,11 +50,13 @@ export class Screen {
     cwd: string,
   ) {
     this.tui = new TUI(new ProcessTerminal());
+    const terminal = this.tui.terminal;
     this.editor = new PromptEditor(
       this.tui,
       theme.editor,
-      { paddingX: 1 },
-      new PromptCompletion(commands, cwd),
+      { paddingX: EDITOR_PADDING },
+      // The menu is laid out in the editor's width: the terminal's less its padding.
+      new PromptCompletion(commands, cwd, () => terminal.columns - 2 * EDITOR_PADDING),
     );
     this.status = new StatusLine(theme, status);
     this.tui.addChild(this.conversation);
@@ -117,23 +122,31 @@ export class Screen {
   }
 
   /**
-   * A picker of sessions (first prompt and age), newest first; typing filters it (every word
-   * typed must appear in the id or the first prompt, case ignored), Backspace widens it again.
+   * A picker of sessions, newest first, one row each as `/sessions` lists them: short id, age (a
+   * column as wide as the widest, before the prompt so that no width of terminal and no length
+   * of prompt hides it), first prompt; a row longer than the terminal is cut at its edge.
+   * Typing filters it (every word typed must appear in the id or the first prompt, case
+   * ignored), Backspace widens it again.
    * @returns the chosen session's id, or `undefined` when dismissed with Esc.
    */
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
     return new Promise((resolve) => {
-      const items: SelectItem[] = sessions.map((summary) => ({
-        value: summary.sessionId,
-        label: `${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? "(no prompt yet)"}`,
-        description: age(summary.lastActivity),
-      }));
+      const ages = sessions.map((summary) => age(summary.lastActivity));
+      const ageWidth = Math.max(0, ...ages.map((text) => text.length));
+      const rows: PickerRow[] = sessions.map((summary, index) => {
+        const prompt = summary.firstPrompt ?? "(no prompt yet)";
+        const label = `${summary.sessionId.slice(0, 8)}  ${(ages[index] ?? "").padEnd(ageWidth)}  ${prompt}`;
+        return {
+          item: { value: summary.sessionId, label },
+          searched: `${summary.sessionId} ${prompt}`,
+        };
+      });
       const done = (sessionId: string | undefined) => {
         this.closeModal();
         resolve(sessionId);
       };
       const picker = new Picker(
-        items,
+        rows,
         this.theme,
         `${title} (type to filter, ↑/↓, Enter opens, Esc cancels)`,
         {
@@ -146,6 +159,12 @@ export class Screen {
   }
 }
 
+/** A picker's row: what it shows, and the text typed words are looked for in (lower case). */
+interface PickerRow {
+  item: SelectItem;
+  searched: string;
+}
+
 /** How many sessions the picker shows at once. */
 const PICKER_ROWS = 10;
 
@@ -156,7 +175,7 @@ class Picker extends Container {
   private readonly heading: Text;
 
   constructor(
-    private readonly items: readonly SelectItem[],
+    private readonly rows: readonly PickerRow[],
     private readonly theme: Theme,
     private readonly title: string,
     private readonly on: { select: (item: SelectItem) => void; cancel: () => void },
@@ -185,14 +204,14 @@ class Picker extends Container {
       .toLowerCase()
       .split(/\s+/)
       .filter((word) => word !== "");
-    const shown = this.items.filter((item) =>
-      words.every((word) => `${item.value} ${item.label}`.toLowerCase().includes(word)),
-    );
+    const shown = this.rows
+      .filter((row) => words.every((word) => row.searched.toLowerCase().includes(word)))
+      .map((row) => row.item);
+    // No descriptions: a row is one label, cut at the terminal's edge.
     const list = new SelectList(
       shown,
       Math.min(PICKER_ROWS, Math.max(1, shown.length)),
       this.theme.selectList,
-      { minPrimaryColumnWidth: 20, maxPrimaryColumnWidth: 72 },
     );
     list.onSelect = this.on.select;
     list.onCancel = this.on.cancel;

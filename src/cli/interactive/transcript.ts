@@ -1,6 +1,7 @@
 import { Container, Spacer, Text } from "@mariozechner/pi-tui";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
+import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { compactionNote, retryNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
@@ -43,8 +44,11 @@ export class Transcript extends Container {
     });
   }
 
-  /** Draws one session event. */
-  handle(event: SessionEvent): void {
+  /**
+   * Draws one session event; `replayed` when it is the log of a reopened session read back (a
+   * prompt's `!command`s are drawn with it then, as they were drawn when they ran).
+   */
+  handle(event: SessionEvent, replayed = false): void {
     const change = this.fold.apply(event);
     if (change.kind === "tool_call") {
       this.tool(change.toolCall);
@@ -54,7 +58,7 @@ export class Transcript extends Container {
     }
     switch (event.type) {
       case "user.message":
-        this.userMessage(event.data.content, event.data.source);
+        this.userMessage(event.data.content, event.data.source, replayed);
         return;
       case "assistant.message_delta":
         this.delta(event.data.messageId, event.data.deltaContent);
@@ -189,14 +193,25 @@ export class Transcript extends Container {
     this.addChild(block);
   }
 
-  private userMessage(content: string, source: string): void {
+  /**
+   * A prompt as it was typed: the `!command`s before it (session/prompt-attachments.ts) were
+   * drawn when they ran, so only a replayed log draws them here, as they were then; the model's
+   * copy of their output is not shown.
+   */
+  private userMessage(content: string, source: string, replayed: boolean): void {
     this.streaming = undefined;
     if (source === "autopilot") {
       this.note("autopilot: keep working");
       return;
     }
+    const { runs, typed } = typedPrompt(content);
+    for (const run of replayed ? runs : []) {
+      const lines = ranLines(run);
+      this.note(lines.slice(0, -1).join("\n"), "plain");
+      this.note(lines.at(-1) ?? "");
+    }
     this.addChild(new Spacer(1));
-    const lines = content.split("\n");
+    const lines = typed.split("\n");
     const shown = lines
       .slice(0, PROMPT_LINES)
       .map((line, index) => (index === 0 ? `› ${line}` : `  ${line}`));

@@ -72,6 +72,8 @@ export class McpConnection {
   private transport: Transport | undefined;
   /** The transport when the server is a stdio one: its stderr goes into error reports. */
   private stdio: ProcessGroupStdioTransport | undefined;
+  /** Whether the server answered `initialize` (until then a failure may show it is no server). */
+  private initialized = false;
   /** The `tools/list` started by the latest `list_changed`, until it is answered. */
   private refreshing: Promise<void> | undefined;
 
@@ -142,6 +144,7 @@ export class McpConnection {
       client.onclose = () => this.lost();
       this.client = client;
       await this.open(client, modules, timeout);
+      this.initialized = true;
       if (this.state !== "pending") {
         return;
       }
@@ -211,10 +214,17 @@ export class McpConnection {
     this.options.onChange(this);
   }
 
+  /**
+   * Marks the server failed with `error`'s message, said as "did not answer as an MCP server"
+   * when what a stdio server printed before answering `initialize` shows it is none
+   * (first-output.ts), and the end of its stderr.
+   */
   private fail(error: unknown): void {
     const stderr = this.stdio?.stderr.trim() ?? "";
+    const failure = errorMessage(error);
+    const why = (this.initialized ? undefined : this.stdio?.notAnMcpServer(failure)) ?? failure;
     this.state = "failed";
-    this.error = `${errorMessage(error)}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
+    this.error = `${why}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
     this.tools = [];
     this.options.onChange(this);
   }

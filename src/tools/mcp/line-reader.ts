@@ -9,6 +9,8 @@ import { deserializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/c
 
 /** Bytes of one message read at most: the MCP SDK's own `ReadBuffer` limit (10 MiB). */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** Characters kept of a line that is no JSON-RPC message, for error reports. */
+export const SHOWN_TEXT_LENGTH = 200;
 /** Bytes kept of each end of a line over the limit, where its `id` is. */
 const KEPT_END_BYTES = 512;
 const NEWLINE = 0x0a;
@@ -16,7 +18,8 @@ const NEWLINE = 0x0a;
 /** What one line of the server's stdout is. */
 export type ReadLine =
   | { kind: "message"; message: JSONRPCMessage }
-  | { kind: "invalid"; error: Error }
+  /** A line that is no JSON-RPC message: why, and its first {@link SHOWN_TEXT_LENGTH} characters. */
+  | { kind: "invalid"; error: Error; text: string }
   /** A line over the limit: its size in bytes and, when found, the id of the request it answers. */
   | { kind: "too_large"; bytes: number; id: string | number | undefined };
 
@@ -80,7 +83,11 @@ export class JsonLineReader {
     try {
       return { kind: "message", message: deserializeMessage(line) };
     } catch (error) {
-      return { kind: "invalid", error: error instanceof Error ? error : new Error(String(error)) };
+      return {
+        kind: "invalid",
+        error: error instanceof Error ? error : new Error(String(error)),
+        text: line.slice(0, SHOWN_TEXT_LENGTH),
+      };
     }
   }
 }

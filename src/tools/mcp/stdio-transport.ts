@@ -14,6 +14,7 @@ import {
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { type FirstOutput, notAnMcpServer } from "./first-output.js";
 import { JsonLineReader, MAX_MESSAGE_BYTES } from "./line-reader.js";
 
 /** How long a server may take to exit after its stdin closes, then after SIGTERM (ms). */
@@ -62,6 +63,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private readonly reader = new JsonLineReader();
   private stderrTail = "";
+  private first: FirstOutput | undefined;
   private exited: Promise<void> = Promise.resolve();
 
   constructor(private readonly parameters: StdioServerParameters) {}
@@ -69,6 +71,14 @@ export class ProcessGroupStdioTransport implements Transport {
   /** The last few KiB the server wrote to stderr (for error reports). */
   get stderr(): string {
     return this.stderrTail;
+  }
+
+  /**
+   * Why this server, whose `initialize` failed with `failure`, is no MCP server, from what it
+   * printed first on stdout (first-output.ts); `undefined` when that does not show it.
+   */
+  notAnMcpServer(failure: string): string | undefined {
+    return notAnMcpServer(failure, this.first);
   }
 
   /** The server's pid (and process group id) once started. */
@@ -165,9 +175,11 @@ export class ProcessGroupStdioTransport implements Transport {
     for (const line of this.reader.push(chunk)) {
       switch (line.kind) {
         case "message":
+          this.first ??= { kind: "message", message: line.message };
           this.onmessage?.(line.message);
           break;
         case "invalid":
+          this.first ??= { kind: "text", text: line.text };
           this.onerror?.(line.error);
           break;
         case "too_large": {

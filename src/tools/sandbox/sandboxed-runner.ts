@@ -116,9 +116,17 @@ async function removeMade(absent: readonly string[]): Promise<string[]> {
 
 /** What the kernel and common tools print when a write lands on a read-only mount. */
 const READ_ONLY = /Read-only file system/;
-/** What common tools print when there is no network (curl, git, pip, npm, getaddrinfo, ping). */
+/**
+ * What common tools print when a name lookup or a connection fails, as it does in a sandbox
+ * without the network (its own namespace: loopback only, nothing listening there but what the
+ * command started, and no name server): the C library's words (bash, Python, wget, ssh, git,
+ * ping; Go's and Rust's in lower case), curl's (`Failed to connect to 127.0.0.1 port 8080 …:
+ * Couldn't connect to server`, `Could not resolve host`), wget's (`unable to resolve host
+ * address`), Node's error codes (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo
+ * EAI_AGAIN`, npm's too) and urllib3's (pip, requests). Only a failed command's output is read.
+ */
 const NO_NETWORK =
-  /Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|Could not resolve hostname|Failed to establish a new connection|Connection refused/;
+  /network is unreachable|connection refused|Could not resolve host|Couldn't connect to server|Failed to connect to \S+ port \d+|unable to resolve host address|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\b(?:ECONNREFUSED|ENETUNREACH)\b|Failed to establish a new connection/i;
 
 /** Where each confining policy lets a command write (README, "Sandbox"). */
 const WRITABLE: Record<ConfiningPolicy, string> = {

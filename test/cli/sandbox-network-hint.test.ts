@@ -1,0 +1,149 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cleanEnvironment, runCli } from "../support/cli.js";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { chatMessages } from "../support/harness.js";
+import { requireSandbox } from "../support/sandbox.js";
+
+/**
+ * A fresh user's trial: a command that could not reach a server on 127.0.0.1 inside `--sandbox`
+ * (curl's "Couldn't connect to server", Node's ECONNREFUSED) ended with no word of the closed
+ * network, since only some tools' wording was known. Each tool here fails as it does in the
+ * sandbox's network namespace (loopback only: the host's listener is out of reach; no name
+ * server), and its result ends with the one line that names the closed network and the flag and
+ * config key that open it. A command failing for another reason, or refused with the network on,
+ * gets no such line.
+ */
+
+let server: FakeModelServer;
+let home: string;
+let workspace: string;
+/** The fake model's port: something listens there on the host, not in the sandbox. */
+let port: string;
+const sandboxWorks = await requireSandbox();
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+  port = new URL(server.url).port;
+  home = await mkdtemp(join(tmpdir(), "turnloop-network-hint-home-"));
+  workspace = await mkdtemp(join(tmpdir(), "turnloop-network-hint-workspace-"));
+});
+afterAll(async () => {
+  await server.close();
+  await rm(home, { recursive: true, force: true });
+  await rm(workspace, { recursive: true, force: true });
+});
+
+/** Has the model run `command` once through `turnloop -p` with `flags`. */
+async function runThroughCli(command: string, flags: readonly string[]) {
+  server.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await runCli(["-p", "reach the server", ...flags], {
+    cwd: workspace,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+    }),
+  });
+  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
+  return { ...result, toolResult: String(toolMessage?.content) };
+}
+
+/** A port nothing listens on, on the host either: one the system gave and took back. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === "string") {
+    throw new Error("no port");
+  }
+  return address.port;
+}
+
+const SANDBOX = ["--sandbox", "workspace-write", "--yolo"];
+
+function stoppedLine(printed: string): string {
+  return (
+    `The sandbox stopped this command: the sandbox has no network (${printed}). It was not run ` +
+    "outside the sandbox: no terminal to ask on; rerun with --sandbox-network or " +
+    "sandbox.network: true in a config file (sandboxed commands may use the network), or run " +
+    "-p on a terminal to be asked."
+  );
+}
+
+describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", () => {
+  test("curl to 127.0.0.1: the whole -p output ends with the network line", async () => {
+    const command = `curl -sS http://127.0.0.1:${port}/`;
+    const result = await runThroughCli(command, SANDBOX);
+    const printed = `Failed to connect to 127.0.0.1 port ${port}`;
+    const curlLine = `curl: (7) ${printed} after N ms: Couldn't connect to server`;
+    expect({
+      ...result,
+      stderr: result.stderr
+        .replace(/after \d+ ms/, "after N ms")
+        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/· [\d.]+ s · session \S+/, "· session ID"),
+      toolResult: result.toolResult.replace(/after \d+ ms/, "after N ms"),
+    }).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr:
+        `✗ bash ${command} failed (exit code 7) (N ms)\n` +
+        `    ${curlLine}\n` +
+        `    ${stoppedLine(printed)}\n` +
+        "2 turns · 20 in / 10 out tokens · session ID\n",
+      toolResult: `${curlLine}\n<exited with exit code 7>\n${stoppedLine(printed)}`,
+    });
+  });
+
+  test("Node's refused connection and a failed name lookup (curl, Node) say the same", async () => {
+    const node = (script: string) => `node -e ${JSON.stringify(script)}`;
+    const refused = await runThroughCli(
+      node(
+        `require("http").get("http://127.0.0.1:${port}/").on("error", (e) => { console.error(e.message); process.exit(1); })`,
+      ),
+      SANDBOX,
+    );
+    expect(refused.toolResult).toBe(
+      `connect ECONNREFUSED 127.0.0.1:${port}\n<exited with exit code 1>\n${stoppedLine("ECONNREFUSED")}`,
+    );
+    const curlLookup = await runThroughCli("curl -sS https://registry.npmjs.org/", SANDBOX);
+    expect(curlLookup.toolResult).toBe(
+      "curl: (6) Could not resolve host: registry.npmjs.org\n<exited with exit code 6>\n" +
+        stoppedLine("Could not resolve host"),
+    );
+    const nodeLookup = await runThroughCli(
+      node(
+        `require("dns").lookup("registry.npmjs.org", (e) => { console.error(e.message); process.exit(1); })`,
+      ),
+      SANDBOX,
+    );
+    const code = /getaddrinfo (EAI_AGAIN|ENOTFOUND)/.exec(nodeLookup.toolResult)?.[0] ?? "none";
+    expect(nodeLookup.toolResult).toBe(
+      `${code} registry.npmjs.org\n<exited with exit code 1>\n${stoppedLine(code)}`,
+    );
+  });
+
+  test("no network line for a command failing otherwise, nor for a refusal with the network on", async () => {
+    const missing = await runThroughCli("ls /no-such-folder", SANDBOX);
+    expect(missing.toolResult).toBe(
+      "ls: cannot access '/no-such-folder': No such file or directory\n<exited with exit code 2>",
+    );
+    const closed = await closedPort();
+    const command = `curl -sS http://127.0.0.1:${closed}/`;
+    const open = await runThroughCli(command, [...SANDBOX, "--sandbox-network"]);
+    expect(open.toolResult.replace(/after \d+ ms/, "after N ms")).toBe(
+      `curl: (7) Failed to connect to 127.0.0.1 port ${closed} after N ms: Couldn't connect to server\n` +
+        "<exited with exit code 7>",
+    );
+  });
+});
