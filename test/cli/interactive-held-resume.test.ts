@@ -25,8 +25,8 @@ describe.skipIf(tmuxMissing())("--resume of a session open elsewhere", () => {
         .replace(/since \S+\)/, "since T)"),
     );
     expect(shown).toEqual([
-      "turnloop: Session ID is open in another process (pid P: turnloop --resume ID, since T); " +
-        "close it there first. If that process is gone, remove HOME/session-state/ID/lock.",
+      "turnloop: Session ID is open in another process (pid P, running: turnloop --resume ID, " +
+        "since T); close it there first.",
       "[exit 1]",
     ]);
     expect((await holder.exitWithCtrlC()).code).toBe(0);
