@@ -3,10 +3,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { chatMessages } from "../support/harness.js";
+import { oneCommandThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -38,22 +37,14 @@ afterAll(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-/** Has the model run `command` once through `turnloop -p` with `flags`. */
-async function runThroughCli(command: string, flags: readonly string[]) {
-  server.enqueue(
-    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
-    { text: "Done." },
-  );
-  const result = await runCli(["-p", "reach the server", ...flags], {
+/** Has the model run `command` once through `turnloop -p` with `flags` (test/support/one-command.ts). */
+function runThroughCli(command: string, flags: readonly string[]) {
+  return oneCommandThroughCli(server, command, {
     cwd: workspace,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    }),
+    home,
+    flags,
+    prompt: "reach the server",
   });
-  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
-  return { ...result, toolResult: String(toolMessage?.content) };
 }
 
 /** A port nothing listens on, on the host either: one the system gave and took back. */

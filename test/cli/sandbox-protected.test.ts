@@ -3,10 +3,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { chatMessages } from "../support/harness.js";
+import { oneCommandThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -36,22 +35,14 @@ afterAll(async () => {
   }
 });
 
-/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
-async function runThroughCli(command: string, flags: readonly string[]) {
-  server.enqueue(
-    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
-    { text: "Done." },
-  );
-  const result = await runCli(["-p", "change the repository", ...flags], {
+/** Has the model run `command` once through `turnloop -p` with `flags` (test/support/one-command.ts). */
+function runThroughCli(command: string, flags: readonly string[]) {
+  return oneCommandThroughCli(server, command, {
     cwd: workspace,
-    env: cleanEnvironment({
-      TURNLOOP_HOME: home,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${server.url}/v1`,
-    }),
+    home,
+    flags,
+    prompt: "change the repository",
   });
-  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
-  return { ...result, toolResult: String(toolMessage?.content) };
 }
 
 const WAY_OUT =

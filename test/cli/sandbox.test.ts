@@ -7,6 +7,7 @@ import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { chatMessages } from "../support/harness.js";
+import { oneCommandThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -44,18 +45,14 @@ function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   });
 }
 
-/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
-async function runThroughCli(command: string, flags: readonly string[]) {
-  server.enqueue(
-    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
-    { text: "Done." },
-  );
-  const result = await runCli(["-p", "write the files", ...flags], {
+/** Has the model run `command` once through `turnloop -p` with `flags` (test/support/one-command.ts). */
+function runThroughCli(command: string, flags: readonly string[]) {
+  return oneCommandThroughCli(server, command, {
     cwd: workspace,
-    env: environment(),
+    home,
+    flags,
+    prompt: "write the files",
   });
-  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
-  return { ...result, toolResult: String(toolMessage?.content) };
 }
 
 // A fresh user's trial: without a terminal, a command the sandbox stopped was "not run outside the

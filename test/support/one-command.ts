@@ -1,0 +1,41 @@
+import { type CliResult, cleanEnvironment, runCli } from "./cli.js";
+import type { FakeModelServer } from "./fake-model-types.js";
+import { chatMessages } from "./harness.js";
+
+/** Where and how {@link oneCommandThroughCli} runs `turnloop -p`. */
+export interface OneCommandOptions {
+  /** The work folder (`-p`'s cwd). */
+  cwd: string;
+  /** `TURNLOOP_HOME`. */
+  home: string;
+  /** Flags after `-p <prompt>`, e.g. `["--sandbox", "workspace-write", "--yolo"]`. */
+  flags: readonly string[];
+  /** The prompt; only the model sees it. */
+  prompt?: string;
+}
+
+/**
+ * Has the fake model `server` ask for one `bash` call of `command`, then answer "Done.", through
+ * a real `turnloop -p` child: what the user saw (exit, stdout, stderr) and `toolResult`, the tool
+ * message the model got back in its second request.
+ */
+export async function oneCommandThroughCli(
+  server: FakeModelServer,
+  command: string,
+  options: OneCommandOptions,
+): Promise<CliResult & { toolResult: string }> {
+  server.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await runCli(["-p", options.prompt ?? "run it", ...options.flags], {
+    cwd: options.cwd,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: options.home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+    }),
+  });
+  const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
+  return { ...result, toolResult: String(toolMessage?.content) };
+}
