@@ -163,15 +163,7 @@ async function runTurns(
   const guard = new RepetitionGuard();
   let specifications = toolSpecifications(fixedTools);
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
-  emit({ type: "user.message", data: userMessageData(prompt) });
-  emitNotice(emit, promptImagesNotice(settings.provider, prompt.images));
-  // The prompt is durable before the model is asked (DESIGN.md, SessionStore): a store that
-  // refuses it (a full disk, a database that is down) stops the prompt here, with no request.
-  const stored =
-    (await conversation.checkpoint?.().then(
-      () => true,
-      () => false,
-    )) ?? true;
+  const stored = await storePrompt(settings, conversation, prompt);
   const counters = { turns: 0, nudges: 0 };
   let next = requestIfAllowed(
     { kind: "request" },
@@ -218,6 +210,26 @@ async function runTurns(
     }
   }
   return conclude(emit, next, counters.nudges, signal);
+}
+
+/**
+ * Records the prompt (and a notice when the model cannot see its images) and makes it durable
+ * before the model is asked (DESIGN.md, SessionStore). `false` when the store refused it (a full
+ * disk, a database that is down): the prompt stops there, with no request.
+ */
+async function storePrompt(
+  settings: AgentSettings,
+  { emit, checkpoint }: Conversation,
+  prompt: UserPrompt,
+): Promise<boolean> {
+  emit({ type: "user.message", data: userMessageData(prompt) });
+  emitNotice(emit, promptImagesNotice(settings.provider, prompt.images));
+  return (
+    (await checkpoint?.().then(
+      () => true,
+      () => false,
+    )) ?? true
+  );
 }
 
 /** Runs the tool calls of `reply`, results fitted to the window; none when it asks for none. */

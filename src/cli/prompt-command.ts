@@ -102,13 +102,7 @@ async function runPrompt(
     return opened.code;
   }
   const { session } = opened;
-  if (session.repairNotice !== undefined) {
-    io.stderr.write(`turnloop: ${session.repairNotice}\n`);
-  }
-  // A session works in its own folder: said when that is not the folder turnloop was run in.
-  if (resuming && resolve(session.cwd) !== resolve(cwd)) {
-    io.stderr.write(`turnloop: resuming session ${session.id} in ${session.cwd}\n`);
-  }
+  sayOpened(session, resuming ? cwd : undefined, io.stderr);
   const resolved = early ?? host.modelForSession(session.start.model);
   if (!resolved.ok) {
     await host.close(session);
@@ -131,6 +125,20 @@ async function runPrompt(
   } finally {
     output.unsubscribe();
     await host.close(session);
+  }
+}
+
+/**
+ * Says on `stderr` what the user should know of a session just opened: the damaged log lines it
+ * repaired, and, for a resumed one (`runIn`, the folder turnloop was run in), that it works in its
+ * own folder when that is another.
+ */
+function sayOpened(session: Session, runIn: string | undefined, stderr: PromptIo["stderr"]): void {
+  if (session.repairNotice !== undefined) {
+    stderr.write(`turnloop: ${session.repairNotice}\n`);
+  }
+  if (runIn !== undefined && resolve(session.cwd) !== resolve(runIn)) {
+    stderr.write(`turnloop: resuming session ${session.id} in ${session.cwd}\n`);
   }
 }
 

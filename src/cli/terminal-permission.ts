@@ -30,14 +30,7 @@ export function terminalPermission(
   color = false,
 ): AskPermission {
   return async (request, signal) => {
-    // Loaded when a question is asked, not when -p starts.
-    const { wrapChoices } = await import("./text-wrap.js");
-    const width = (output as { columns?: number }).columns;
-    const question = questionText(
-      request,
-      color,
-      wrapChoices(permissionChoices(request), width, "  "),
-    );
+    const question = await questionText(request, color, output);
     if (signal.aborted) {
       return { decision: "cancelled" };
     }
@@ -85,8 +78,16 @@ export function terminalPermission(
   };
 }
 
-/** The question: headline, preview, then the choices' `rows` and `> `. */
-function questionText(request: PermissionRequest, color: boolean, rows: string[]): string {
+/** The question: headline, preview, then the choices wrapped to `output`'s width, and `> `. */
+async function questionText(
+  request: PermissionRequest,
+  color: boolean,
+  output: NodeJS.WritableStream,
+): Promise<string> {
+  // Loaded when a question is asked, not when -p starts.
+  const { wrapChoices } = await import("./text-wrap.js");
+  const width = (output as { columns?: number }).columns;
+  const rows = wrapChoices(permissionChoices(request), width, "  ");
   const preview = permissionPreview(request, color).map((line) => `${line}\n`);
   return `\n${permissionHeadline(request)}\n${preview.join("")}${rows.join("\n")}\n> `;
 }

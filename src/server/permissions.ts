@@ -32,8 +32,7 @@ const NO_HANDLER_REASON =
 /**
  * The SDK face's equivalents of `-p`'s `--sandbox-network`, `--sandbox workspace-write`,
  * `--add-dir` and `--sandbox danger-full-access`: the session config's `sandbox`
- * (session-sandbox.ts), and the server's own flags (its run config) where the session config has
- * none.
+ * (session-sandbox.ts), else the server's own flags (its run config).
  */
 const LIMIT_SETTINGS: LimitSettings = {
   network: "start the server with --sandbox-network",

@@ -96,16 +96,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   const onProcessExit = () => restoreTerminal();
   process.on("exit", onProcessExit);
   const early = earlyInput(screen);
-  // ↑ works from the first key: the history is in the box before it is drawn.
-  for (const entry of await readInputHistory(settings.home)) {
-    screen.editor.addToHistory(entry);
-  }
-  // The input box is drawn before the agent's modules load, so typing can start at once.
-  const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
-  if (drawnEarly) {
-    screen.start();
-    await firstFrameWritten();
-  }
+  const drawnEarly = await prepareInputBox(screen, settings);
   const opening = settings.openHost();
   const failed = async (message: string, code: number) => {
     // A face that drew its box early takes it away first (a session open elsewhere, a bad
@@ -148,6 +139,22 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   });
   process.off("exit", onProcessExit);
   return code;
+}
+
+/**
+ * Puts the input history in the box (↑ works from the first key) and, when the box is drawn before
+ * the agent's modules load (so typing can start at once), draws it. Whether it was drawn.
+ */
+async function prepareInputBox(screen: Screen, settings: TerminalFaceSettings): Promise<boolean> {
+  for (const entry of await readInputHistory(settings.home)) {
+    screen.editor.addToHistory(entry);
+  }
+  const drawnEarly = settings.drawAtOnce || settings.choice.kind === "pick";
+  if (drawnEarly) {
+    screen.start();
+    await firstFrameWritten();
+  }
+  return drawnEarly;
 }
 
 /**
