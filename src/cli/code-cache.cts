@@ -168,7 +168,7 @@ function cacheFileOf(file: string, tag: number): string | undefined {
 function readCache(file: string): Buffer | undefined {
   let descriptor: number | undefined;
   try {
-    if (!trusted()) {
+    if (!trusted(file)) {
       return undefined;
     }
     descriptor = fs.openSync(file, "r");
@@ -194,47 +194,100 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-let trust: boolean | undefined;
+/** Each cache folder's check, by path ({@link privateFolder}). */
+const folderChecks = new Map<string, boolean>();
 
 /**
- * Whether `<home>/cache` may be used: a folder of this user's that nobody else can write (checked
- * once). A missing one is made by the first write, mode 0700.
+ * Whether `folder` may hold caches: a folder of this user's that nobody else can write, or not
+ * there yet (the first write makes it, mode 0700). Checked once per folder per run.
  */
-function trusted(): boolean {
-  if (trust === undefined && cacheRoot !== undefined) {
+function privateFolder(folder: string): boolean {
+  let check = folderChecks.get(folder);
+  if (check === undefined) {
     try {
-      const stats = fs.statSync(cacheRoot);
-      trust =
+      const stats = fs.statSync(folder);
+      check =
         stats.isDirectory() &&
         (stats.mode & 0o022) === 0 &&
         (process.getuid === undefined || stats.uid === process.getuid());
     } catch (error) {
-      trust = (error as NodeJS.ErrnoException).code === "ENOENT";
+      check = (error as NodeJS.ErrnoException).code === "ENOENT";
     }
+    folderChecks.set(folder, check);
   }
-  return trust === true;
+  return check;
+}
+
+/**
+ * Whether the cache file `file` may be read or written: every folder from `<home>/cache` down to
+ * the file's own is {@link privateFolder} (whoever can write one of them can put code there that
+ * this user would run).
+ */
+function trusted(file: string): boolean {
+  return (
+    cacheRoot !== undefined &&
+    privateFolder(cacheRoot) &&
+    privateFolder(`${cacheRoot}/code`) &&
+    privateFolder(folderOf(file))
+  );
 }
 
 /** At exit: the caches of the scripts that compiled without one, each written then renamed. */
 function writePendingCaches(): void {
   const tag = v8.cachedDataVersionTag();
   try {
-    if (cacheRoot === undefined || !trusted()) {
+    if (cacheRoot === undefined || pending.length === 0) {
       return;
     }
-    makeFolder(cacheRoot);
-    makeFolder(`${cacheRoot}/code`);
+    let room = freeBytes(folderOf(cacheRoot)) - KEEP_FREE_BYTES;
     for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
-      if (compiledUnder !== tag) {
+      if (compiledUnder !== tag || !trusted(file)) {
         continue;
       }
+      const data = script.createCachedData();
+      room -= data.length;
+      if (room < 0) {
+        return;
+      }
+      makeFolder(cacheRoot);
+      makeFolder(`${cacheRoot}/code`);
       makeFolder(folderOf(file));
-      const temporary = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
-      fs.renameSync(temporary, file);
+      writeThenRename(file, data);
     }
   } catch {
     // A home that cannot be written (read-only, full): the next run compiles again.
+  }
+}
+
+/**
+ * What the cache leaves free on the file system of the turnloop home (bytes): the session logs
+ * live there, and a cache is never worth a log that cannot be written (a small or nearly full
+ * disk gets no cache).
+ */
+const KEEP_FREE_BYTES = 64 * 1024 * 1024;
+
+/** Bytes an unprivileged user may still write on the file system holding `folder`; 0 if unknown. */
+function freeBytes(folder: string): number {
+  try {
+    const stats = fs.statfsSync(folder);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Writes `data` to `file` through a temporary file beside it (mode 0600), renamed into place; a
+ * write that fails (a full disk) removes its temporary file, leaving nothing behind, and throws.
+ */
+function writeThenRename(file: string, data: Buffer): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, data, { mode: 0o600 });
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
   }
 }
 

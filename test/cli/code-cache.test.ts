@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { CLI_PATH, runCli } from "../support/cli.js";
+import { CAN_MOUNT, fullDisk } from "../support/full-disk.js";
 import { useRecordedCli } from "../support/recorded-cli.js";
 
 /**
@@ -136,6 +137,38 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
     expect(blocked.filter(([outcome]) => outcome !== "none")).toEqual([]);
     expect(readFileSync(cacheRoot(), "utf8")).toBe("not a folder");
   });
+
+  test("a folder below the cache others can write (code/, a build's) is neither read nor written", async () => {
+    await prompt();
+    const { folder, files } = cacheFiles();
+    const written = () => files.map((file) => statSync(join(folder, file)).mtimeMs);
+    const before = written();
+    for (const open of [folder, join(cacheRoot(), "code")]) {
+      chmodSync(open, 0o777);
+      const run = await prompt();
+      expect(run.length).toBeGreaterThan(5);
+      expect(run.filter(([outcome]) => outcome !== "none")).toEqual([]);
+      expect(readdirSync(folder).sort()).toEqual(files);
+      expect(written()).toEqual(before);
+      chmodSync(open, 0o700);
+    }
+  });
+
+  test.runIf(CAN_MOUNT)(
+    "a home on a small disk gets no cache: it keeps 64 MiB free for the session logs",
+    async () => {
+      const disk = await fullDisk(4096, false);
+      try {
+        for (let run = 0; run < 2; run++) {
+          const outcomes = await prompt({ TURNLOOP_HOME: disk.home });
+          expect(outcomes.filter(([outcome]) => outcome !== "none")).toEqual([]);
+        }
+        expect(existsSync(join(disk.home, "cache"))).toBe(false);
+      } finally {
+        await disk.close();
+      }
+    },
+  );
 
   test("TURNLOOP_NO_CODE_CACHE=1: no cache is read or written", async () => {
     const off = await prompt({ TURNLOOP_NO_CODE_CACHE: "1" });
