@@ -68,7 +68,9 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
   const answer = await outside.ask({ toolCallId, command, reason, signal });
   if (!answer.allowed) {
     const stopped = toolResultOf(result, timeoutSeconds, runner.stopDescription);
-    return { ...stopped, content: `${stopped.content}\n${notRunOutside(reason, answer.reason)}` };
+    const content = `${stopped.content}\n${notRunOutside(reason, answer.reason)}`;
+    // A failure even when the command exited 0: the sandbox removed what it made.
+    return result.exitCode === 0 ? { ...stopped, content, isError: true } : { ...stopped, content };
   }
   const again = await outside.runner.run(command, request);
   const rerun = toolResultOf(again, timeoutSeconds, outside.runner.stopDescription);

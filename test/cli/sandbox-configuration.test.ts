@@ -15,12 +15,17 @@ import { requireSandbox } from "../support/sandbox.js";
 const sandboxWorks = await requireSandbox();
 
 /** Has the model run `command` through `turnloop -p -q --sandbox workspace-write --yolo`. */
-async function runSandboxed({ cli, model }: Pick<CliFixtures, "cli" | "model">, command: string) {
+async function runSandboxed(
+  { cli, model }: Pick<CliFixtures, "cli" | "model">,
+  command: string,
+  quiet = true,
+) {
   model.enqueue(
     { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
     { text: "Done." },
   );
-  const result = await cli(["-p", "go", "-q", "--sandbox", "workspace-write", "--yolo"]);
+  const quietFlag = quiet ? ["-q"] : [];
+  const result = await cli(["-p", "go", ...quietFlag, "--sandbox", "workspace-write", "--yolo"]);
   const toolMessage = chatMessages(model, -1).find((message) => message.role === "tool");
   return {
     ...result,
@@ -88,5 +93,25 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
       toolResult: `made\n<exited with exit code 0>\n${why}`,
     });
     expect(existsSync(join(repository, ".mcp.json"))).toBe(false);
+  });
+
+  // A fresh user's check: the command exited 0, so -p showed ✓ although the file was removed.
+  test("-p's tool line says the command failed when the sandbox removed what it made", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const command = "echo '{}' > .mcp.json";
+    const result = await runSandboxed({ cli, model }, command, false);
+    const lines = result.stderr
+      .replace(/\(\d+ ms\)/, "(N ms)")
+      .split("\n")
+      .slice(0, 3);
+    expect(lines).toEqual([
+      `✗ bash ${command} failed (exit code 0) (N ms)`,
+      "    ",
+      `    The sandbox stopped this command: ${keeps(".mcp.json")}; it removed ` +
+        `${join(repository, ".mcp.json")}, which the command made. ${notOutside(command)}`,
+    ]);
   });
 });

@@ -117,6 +117,26 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(existsSync(escaped)).toBe(false);
   });
 
+  // A fresh user's check: Node words it `EROFS: read-only file system` (npm's cache in ~/.npm),
+  // which the sandbox did not know, so the command ended with no note and no flag.
+  test("Node's EROFS outside the workspace is known as the sandbox's, with the same way out", async () => {
+    const escaped = join(outside, "node.txt");
+    const write = `require("fs").writeFileSync(${JSON.stringify(escaped)}, "x")`;
+    const script = `try { ${write} } catch (e) { console.error(e.message.split(",")[0]); process.exit(1) }`;
+    const result = await runThroughCli(`node -e '${script}'`, [
+      "--sandbox",
+      "workspace-write",
+      "--yolo",
+    ]);
+    expect(result.toolResult).toBe(
+      "EROFS: read-only file system\n<exited with exit code 1>\n" +
+        "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
+        `(EROFS). It was not run outside the sandbox: ${NO_TERMINAL}rerun with ` +
+        `--add-dir <folder> (sandboxed commands may write there too)${OR_TERMINAL}.`,
+    );
+    expect(existsSync(escaped)).toBe(false);
+  });
+
   test("read-only: a write inside the workspace is stopped too, and the reason names the policy", async () => {
     const result = await runThroughCli("echo in > kept-out.txt", [
       "--sandbox",

@@ -148,7 +148,7 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
  * (`EACCES`, `EPERM`).
  */
 const REFUSED_WRITE =
-  /Read-only file system|Device or resource busy|Permission denied|Operation not permitted/;
+  /Read-only file system|\bEROFS\b|Device or resource busy|\bEBUSY\b|Permission denied|\bEACCES\b|Operation not permitted|\bEPERM\b/i;
 
 /** How every reason of {@link protectedPlaceStop} starts, so a face can tell it from the others. */
 const PROTECTED_REASON_START = "the sandbox keeps ";
