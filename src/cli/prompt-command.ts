@@ -1,9 +1,9 @@
-import { resolve } from "node:path";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
+import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
@@ -137,7 +137,7 @@ function sayOpened(session: Session, runIn: string | undefined, stderr: PromptIo
   if (session.repairNotice !== undefined) {
     stderr.write(`turnloop: ${session.repairNotice}\n`);
   }
-  if (runIn !== undefined && resolve(session.cwd) !== resolve(runIn)) {
+  if (runIn !== undefined && !sameFolder(session.cwd, runIn)) {
     stderr.write(`turnloop: resuming session ${session.id} in ${session.cwd}\n`);
   }
 }
@@ -391,7 +391,7 @@ async function folderElsewhere(
   cwd: string,
 ): Promise<string | undefined> {
   const folder = (await host.list()).find((session) => session.sessionId === sessionId)?.cwd;
-  return folder === undefined || folder === null || resolve(folder) === resolve(cwd)
+  return folder === undefined || folder === null || sameFolder(folder, cwd)
     ? undefined
     : `--cwd ${cwd}: session ${sessionId} works in ${folder}; resume it without --cwd, or start a new session in ${cwd}`;
 }

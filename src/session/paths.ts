@@ -6,6 +6,7 @@
  * touches a path.
  */
 
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -94,4 +95,19 @@ export function eventsPath(home: string, sessionId: string): string {
  */
 export function sessionFilesFolder(home: string, sessionId: string): string {
   return join(home, "session-files", validateSessionId(sessionId));
+}
+
+/**
+ * Whether the folders `a` and `b` are one: the same absolute path, or (through symbolic links)
+ * the same real one. A folder that cannot be resolved (gone) compares by its path alone.
+ */
+export function sameFolder(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) {
+    return true;
+  }
+  try {
+    return realpathSync.native(a) === realpathSync.native(b);
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
@@ -61,6 +61,14 @@ describe("-p --resume from another folder", () => {
         cwd: elsewhere,
       });
       expect(same).toEqual({ code: 0, signal: null, stdout: "second\n", stderr: "" });
+      // A fresh user's check: a link to the session's folder is that folder, not another.
+      const link = join(elsewhere, "link");
+      await symlink(repository, link);
+      model.enqueue({ text: "third" });
+      const linked = await cli(["-p", "again", "-q", "--resume", id, "--cwd", link], {
+        cwd: elsewhere,
+      });
+      expect(linked).toEqual({ code: 0, signal: null, stdout: "third\n", stderr: "" });
     } finally {
       await rm(elsewhere, { recursive: true, force: true });
     }
