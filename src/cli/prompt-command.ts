@@ -22,10 +22,7 @@ import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
 export const EXIT = {
   endTurn: 0,
   error: 1,
-  /**
-   * max_tokens, max_turn_requests or refusal, or autopilot's continuation cap without
-   * task_complete: the prompt stopped without finishing.
-   */
+  /** max_tokens, max_turn_requests, refusal, or autopilot's cap: the prompt did not finish. */
   incomplete: 2,
   usage: 64,
   cancelled: 130,
@@ -182,7 +179,7 @@ async function startMcp(session: Session, io: PromptIo): Promise<void> {
 interface PromptOutput {
   unsubscribe: () => void;
   /** Called once with the outcome: summary line, result object, or the quiet answer. */
-  finish: (outcome: PromptOutcome, elapsedMs: number) => void;
+  finish(outcome: PromptOutcome, elapsedMs: number): void;
 }
 
 function promptOutput(
@@ -193,9 +190,8 @@ function promptOutput(
 ): PromptOutput {
   const collector = new PromptResultCollector();
   const color = io.interactive && io.env.NO_COLOR === undefined;
-  // Text mode: the final answer on stdout, progress on stderr; --verbose: every reply on stdout;
-  // --quiet, and the json format (whose one result object has no room for them): on stderr only
-  // what the user must act on.
+  // Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
+  // json (its one result object has no room for more): on stderr what the user must act on.
   const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
     ...terminal,
     verbose: options.verbose,
@@ -208,7 +204,9 @@ function promptOutput(
     session.openingEvents.forEach(printJson);
   }
   const show = format === "stream-json" ? printJson : renderer.handle;
+  let errorShown = false; // One the log could not take (its last write failed) is no event.
   const unsubscribe = session.subscribe((event) => {
+    errorShown ||= event.type === "session.error";
     collector.handle(event);
     show(event);
   });
@@ -229,6 +227,9 @@ function promptOutput(
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
       renderer.flush();
+      if ("error" in outcome && !errorShown) {
+        io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+      }
       const saved = session.unsavedLog() === undefined;
       io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
     }

@@ -83,6 +83,39 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was
     expect(model.requests).toHaveLength(1);
     expect(await readFile(path, "utf8")).toBe(log);
   });
+
+  // A fresh user's check: a command filled the disk mid-prompt; -p printed the answer and its
+  // summary, then exited 1 with nothing said.
+  test("a disk filled during the prompt: -p exits 1 and says what could not be written", async ({
+    cli,
+    model,
+  }) => {
+    const home = disk.home;
+    const env = { HOME: home, TURNLOOP_HOME: home };
+    const command = `head -c 4000000 /dev/zero > ${join(home, "..", "filler")} 2>/dev/null; echo filled`;
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+      { text: "Done." },
+    );
+    const result = await cli(["-p", "fill it", "--allow-all-tools"], { env });
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    expect({
+      ...result,
+      stderr: result.stderr
+        .replace(/^✓ bash head .*\n/, "✓ bash COMMAND\n")
+        .replace(/· [\d.]+ s ·/, "· T ·"),
+    }).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "Done.\n",
+      stderr:
+        "✓ bash COMMAND\n" +
+        `turnloop: ${home}/session-state/${sessionId}/events.jsonl could not be written ` +
+        "(ENOSPC: no space left on device, write): the prompt was stopped; every event written " +
+        "before is kept\n" +
+        `2 turns · 20 in / 10 out tokens · T · session ${sessionId}\n`,
+    });
+  });
 });
 
 describe.runIf(CAN_MOUNT)(
