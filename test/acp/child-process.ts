@@ -83,6 +83,31 @@ export class AcpChild {
     return sessionId;
   }
 
+  /**
+   * `initialize`, then `session/new` in {@link cwd}: the protocol version `initialize` answered,
+   * and `session/new`'s JSON-RPC error (`code`, `message`), or `"answered"` when it succeeded.
+   * For an agent that answers `initialize` but cannot start sessions (a run-config error).
+   */
+  async sessionStartRefusal(): Promise<{
+    protocolVersion: number;
+    newSession: "answered" | { code?: number; message?: string };
+  }> {
+    const { protocolVersion } = await this.client.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientInfo: { name: "turnloop-child-test-client", version: "1.0.0" },
+    });
+    const newSession = await this.client
+      .request(acp.methods.agent.session.new, { cwd: this.cwd, mcpServers: [] })
+      .then(
+        () => "answered" as const,
+        (error: { code?: number; message?: string }) => ({
+          code: error.code,
+          message: error.message,
+        }),
+      );
+    return { protocolVersion, newSession };
+  }
+
   /** `session/load` in {@link cwd} with no MCP servers (the history arrives as updates first). */
   loadSession(sessionId: string): Promise<acp.LoadSessionResponse> {
     return this.client.request(acp.methods.agent.session.load, {

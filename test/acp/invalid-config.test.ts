@@ -57,23 +57,9 @@ test.each([
   "a run-config error in the environment (%o): session/new fails naming it, exit 64 at stdin's close",
   async (env, problem) => {
     const agent = fixture.startAgent(env);
-    const answer = await agent.client.request(acp.methods.agent.initialize, {
+    expect(await agent.sessionStartRefusal()).toEqual({
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientInfo: { name: "invalid-config-test", version: "1.0.0" },
-    });
-    expect(answer.protocolVersion).toBe(acp.PROTOCOL_VERSION);
-    const failure = await agent.client
-      .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
-      .then(
-        () => "answered",
-        (error: { code?: number; message?: string }) => ({
-          code: error.code,
-          message: error.message,
-        }),
-      );
-    expect(failure).toEqual({
-      code: -32603,
-      message: `turnloop cannot start sessions: ${problem}`,
+      newSession: { code: -32603, message: `turnloop cannot start sessions: ${problem}` },
     });
     expect(fixture.server.requests).toEqual([]);
     expect(await agent.end()).toBe(64);

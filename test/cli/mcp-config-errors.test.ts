@@ -187,23 +187,12 @@ describe("bad MCP server files in turnloop acp", () => {
     const file = join(fixture.home, "mcp.json");
     await writeFile(file, "{ mcpServers: {} }\n");
     const agent = fixture.startAgent();
-    const answer = await agent.client.request(acp.methods.agent.initialize, {
+    expect(await agent.sessionStartRefusal()).toEqual({
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientInfo: { name: "mcp-config-errors-test", version: "1.0.0" },
-    });
-    expect(answer.protocolVersion).toBe(acp.PROTOCOL_VERSION);
-    const failure = await agent.client
-      .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
-      .then(
-        () => "answered",
-        (error: { code?: number; message?: string }) => ({
-          code: error.code,
-          message: error.message,
-        }),
-      );
-    expect(failure).toEqual({
-      code: -32603,
-      message: `turnloop cannot start sessions: ${file} is not valid JSON: line 1, column 3: Expected property name or '}'`,
+      newSession: {
+        code: -32603,
+        message: `turnloop cannot start sessions: ${file} is not valid JSON: line 1, column 3: Expected property name or '}'`,
+      },
     });
     expect(fixture.server.requests).toEqual([]);
     expect(await agent.end()).toBe(64);

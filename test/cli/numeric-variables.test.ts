@@ -102,23 +102,12 @@ describe("numeric environment variables in turnloop acp", () => {
     "initialize is answered, session requests fail naming the variable, exit 64 at stdin's close",
     async () => {
       const agent = fixture.startAgent({ TURNLOOP_CONTEXT_WINDOW: "12.5" });
-      const answer = await agent.client.request(acp.methods.agent.initialize, {
+      expect(await agent.sessionStartRefusal()).toEqual({
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientInfo: { name: "numeric-variables-test", version: "1.0.0" },
-      });
-      expect(answer.protocolVersion).toBe(acp.PROTOCOL_VERSION);
-      const failure = await agent.client
-        .request(acp.methods.agent.session.new, { cwd: fixture.cwd, mcpServers: [] })
-        .then(
-          () => "answered",
-          (error: { code?: number; message?: string }) => ({
-            code: error.code,
-            message: error.message,
-          }),
-        );
-      expect(failure).toEqual({
-        code: -32603,
-        message: `turnloop cannot start sessions: ${contextWindow("12.5")}`,
+        newSession: {
+          code: -32603,
+          message: `turnloop cannot start sessions: ${contextWindow("12.5")}`,
+        },
       });
       expect(fixture.server.requests).toEqual([]);
       expect(await agent.end()).toBe(64);
