@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { gatherWithTrust } from "../../src/cli/mcp-trust-question.js";
 import { isProjectTrusted } from "../../src/session/mcp-servers.js";
+import { answeringTerminal } from "../support/answering-terminal.js";
 
 let home: string;
 let project: string;
@@ -21,18 +21,9 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-function terminal(answer: string) {
-  const output = new PassThrough();
-  let shown = "";
-  output.on("data", (chunk: Buffer) => {
-    shown += chunk.toString();
-  });
-  return { input: Readable.from([answer]), output, shown: () => shown };
-}
-
 describe("the project trust question of turnloop -p", () => {
   test("yes: the project's servers run now and the answer is remembered for the project", async () => {
-    const asked = terminal("y\n");
+    const asked = answeringTerminal("y\n");
     const gathered = await gatherWithTrust({ home, cwd: project }, asked);
     expect(asked.shown()).toContain(
       `${join(project, ".mcp.json")} wants to start MCP servers: repo.`,
@@ -40,14 +31,14 @@ describe("the project trust question of turnloop -p", () => {
     expect(Object.keys(gathered.servers)).toEqual(["repo"]);
     expect(gathered.untrustedProject).toBeUndefined();
     expect(await isProjectTrusted(home, project)).toBe(true);
-    const again = terminal("");
+    const again = answeringTerminal("");
     await gatherWithTrust({ home, cwd: project }, again);
     expect(again.shown()).toBe("");
   });
 
   test("no, or the end of input: nothing runs and nothing is remembered", async () => {
     for (const answer of ["n\n", ""]) {
-      const gathered = await gatherWithTrust({ home, cwd: project }, terminal(answer));
+      const gathered = await gatherWithTrust({ home, cwd: project }, answeringTerminal(answer));
       expect(gathered.servers).toEqual({});
       expect(gathered.untrustedProject?.names).toEqual(["repo"]);
     }

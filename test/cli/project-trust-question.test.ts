@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { askProjectTrust } from "../../src/cli/project-trust-question.js";
 import { isProjectTrusted } from "../../src/session/config-paths.js";
+import { answeringTerminal } from "../support/answering-terminal.js";
 
 // The question `-p` and the interactive face ask on a terminal when an untrusted project's
 // config has held keys (src/cli/run.ts `configure`); real files in a temporary home.
@@ -20,15 +20,6 @@ afterEach(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-function terminal(answer: string) {
-  const output = new PassThrough();
-  let shown = "";
-  output.on("data", (chunk: Buffer) => {
-    shown += chunk.toString();
-  });
-  return { input: Readable.from([answer]), output, shown: () => shown };
-}
-
 describe("the project trust question for held config keys", () => {
   const held = () => ({
     path: join(project, ".turnloop", "config.json"),
@@ -36,7 +27,7 @@ describe("the project trust question for held config keys", () => {
   });
 
   test("names the file and the held keys; yes records the project as trusted", async () => {
-    const asked = terminal("yes\n");
+    const asked = answeringTerminal("yes\n");
     expect(await askProjectTrust(held(), { home, cwd: project }, asked)).toBe(true);
     expect(asked.shown()).toBe(
       `\n${held().path} sets baseUrl, permissions.allow, which loosen permissions or send data ` +
@@ -48,7 +39,7 @@ describe("the project trust question for held config keys", () => {
 
   test("one key: the question's verbs agree with it", async () => {
     const one = { path: held().path, keys: { "permissions.mode": "full-access" } };
-    const asked = terminal("n\n");
+    const asked = answeringTerminal("n\n");
     expect(await askProjectTrust(one, { home, cwd: project }, asked)).toBe(false);
     expect(asked.shown()).toBe(
       `\n${one.path} sets permissions.mode, which loosens permissions or sends data elsewhere. ` +
@@ -59,7 +50,9 @@ describe("the project trust question for held config keys", () => {
 
   test("no, or the end of input: nothing is recorded", async () => {
     for (const answer of ["n\n", ""]) {
-      expect(await askProjectTrust(held(), { home, cwd: project }, terminal(answer))).toBe(false);
+      expect(await askProjectTrust(held(), { home, cwd: project }, answeringTerminal(answer))).toBe(
+        false,
+      );
     }
     expect(await isProjectTrusted(home, project)).toBe(false);
   });
