@@ -16,6 +16,8 @@
  * - `turn-overhead-floor` [turns]: the same requests made by a tiny fetch loop.
  * - `turn-gap-cpu` [dist, cwd, home, turns]: the same prompt; per turn, the main thread's CPU time
  *   inside that gap (a worker samples /proc), which leaves out work done while a request waits.
+ * - `turn-allocation` [dist, cwd, home, turns, warmup?, samplingInterval?]: the same prompt; heap
+ *   KiB allocated per turn after `warmup` turns (collected objects included), in all and by place.
  * - `relay` [dist, cwd, home, deltas, tokensPerSecond]: a streamed answer of `deltas` text deltas,
  *   timed at a session subscriber.
  * - `relay-floor` [deltas, tokensPerSecond]: the same stream read by a tiny fetch + SSE parser.
@@ -44,6 +46,7 @@ const BENCHMARKS = {
   "turn-overhead": async () => (await import("./in-process/turns.mjs")).turnOverhead,
   "turn-overhead-floor": async () => (await import("./in-process/turns.mjs")).turnOverheadFloor,
   "turn-gap-cpu": async () => (await import("./in-process/turn-gaps.mjs")).turnGapCpu,
+  "turn-allocation": async () => (await import("./in-process/turn-allocation.mjs")).turnAllocation,
   relay: async () => (await import("./in-process/relay.mjs")).relay,
   "relay-floor": async () => (await import("./in-process/relay.mjs")).relayFloor,
   "relay-layers": async () => (await import("./in-process/layers.mjs")).relayLayers,

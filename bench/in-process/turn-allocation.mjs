@@ -1,0 +1,126 @@
+/**
+ * `turn-allocation`: heap bytes allocated per tool turn, the load-robust companion of figure 3c.
+ * On the shared machine a CPU time moves with the other lanes' load: 3c's p50 of one build ranged
+ * 1.1–1.9 ms run to run within one interleaved set (bench/notes/turn.md, session 13); what a turn
+ * allocates does not (two runs agreed within 0.5 %), and each byte of it is work for the
+ * young-generation collector.
+ */
+
+import { Session } from "node:inspector";
+import { BENCH_PROMPT } from "../scenario.mjs";
+import { openBenchSession, startFakeModelElsewhere } from "./support.mjs";
+
+/**
+ * One prompt of `turns` view-tool turns, as `turn-overhead`; from the start of turn `warmup + 1`
+ * to the prompt's end, V8's sampling heap profiler records allocations, those the collector
+ * already freed included (`includeObjectsCollectedByMajorGC`/`MinorGC`), one sample about every
+ * `samplingInterval` bytes (default 512: over 100 turns of ≈ 0.7 MB, the total is within ≈ 1 %).
+ * Reports KiB per turn in all and by where the allocating function lives: a package under
+ * `node_modules`, a Node internal (`node:…`), turnloop's `dist/<file>`, or `(native)` for V8's
+ * builtins (`JSON.stringify`, `Array.prototype.push`, …, attributed to no script).
+ * @param {{dist: string, cwd: string, home: string, turns: number, warmup?: number,
+ *   samplingInterval?: number}} options
+ */
+export async function turnAllocation(options) {
+  const warmup = options.warmup ?? 10;
+  const model = await startFakeModelElsewhere({ toolTurns: options.turns, answerDeltas: 8 });
+  const inspector = new Session();
+  inspector.connect();
+  try {
+    const { session, settings } = await openBenchSession({
+      ...options,
+      baseUrl: model.baseUrl,
+      maxTurns: options.turns + 5,
+    });
+    await post(inspector, "HeapProfiler.enable");
+    let turnStarts = 0;
+    /** @type {Promise<unknown> | undefined} */
+    let started;
+    session.subscribe((event) => {
+      if (event.type === "assistant.turn_start" && ++turnStarts === warmup + 1) {
+        started = post(inspector, "HeapProfiler.startSampling", {
+          samplingInterval: options.samplingInterval ?? 512,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      }
+    });
+    const outcome = await session.prompt(settings, BENCH_PROMPT);
+    await started;
+    const { profile } = /** @type {{profile: HeapProfile}} */ (
+      await post(inspector, "HeapProfiler.stopSampling")
+    );
+    await session.close();
+    const sampledTurns = turnStarts - warmup;
+    return { outcome, sampledTurns, ...perTurn(profile, sampledTurns) };
+  } finally {
+    inspector.disconnect();
+    await model.close();
+  }
+}
+
+/**
+ * @typedef {{callFrame: {functionName: string, url: string}, selfSize: number,
+ *   children: HeapNode[]}} HeapNode
+ * @typedef {{head: HeapNode}} HeapProfile
+ */
+
+/**
+ * KiB per turn in all and by place, the 12 largest places first.
+ * @param {HeapProfile} profile
+ * @param {number} turns
+ */
+function perTurn(profile, turns) {
+  /** @type {Map<string, number>} */
+  const byPlace = new Map();
+  let total = 0;
+  /** @param {HeapNode} node */
+  const walk = (node) => {
+    total += node.selfSize;
+    const place = placeOf(node.callFrame.url);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + node.selfSize);
+    for (const child of node.children) {
+      walk(child);
+    }
+  };
+  walk(profile.head);
+  const kib = (/** @type {number} */ bytes) => Math.round((bytes / 1024 / turns) * 10) / 10;
+  return {
+    kibPerTurn: kib(total),
+    byPlace: Object.fromEntries(
+      [...byPlace]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12)
+        .map(([place, bytes]) => [place, kib(bytes)]),
+    ),
+  };
+}
+
+/** @param {string} url */
+function placeOf(url) {
+  if (url === "") {
+    return "(native)";
+  }
+  const inPackages = url.split("node_modules/")[1];
+  if (inPackages !== undefined) {
+    const parts = inPackages.split("/");
+    return parts[0]?.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] ?? url);
+  }
+  const inDist = url.split("/dist/")[1];
+  if (inDist !== undefined) {
+    return `dist/${inDist}`;
+  }
+  return url.startsWith("node:") ? url.replace("node:internal/", "node:") : url;
+}
+
+/**
+ * @param {Session} inspector
+ * @param {string} method
+ * @param {object} [params]
+ * @returns {Promise<unknown>}
+ */
+function post(inspector, method, params) {
+  return new Promise((resolve, reject) => {
+    inspector.post(method, params, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
