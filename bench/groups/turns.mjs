@@ -19,7 +19,7 @@ import { relayThroughSdk } from "./face-relay.mjs";
 
 // ------------------------------------------------------------------------- turn overhead
 
-/** Figure 3: per-turn overhead over 20 tool turns in one session, and its floor. */
+/** Figure 3: per-turn overhead over 20 tool turns in one session, and its floor; 3d, what a turn allocates. */
 export async function benchTurnOverhead(context) {
   const { settings } = context;
   const options = {
@@ -50,6 +50,7 @@ export async function benchTurnOverhead(context) {
     const floor = await runInProcess("turn-overhead-floor", { turns: settings.turns });
     floorSamples.push(...floor.samples);
   }
+  const allocation = await allocationRow(options);
   const overheads = samples.map((sample) => sample.overhead);
   const floorOverheads = floorSamples.map((sample) => sample.overhead);
   const cpu = samples.map((sample) => sample.cpuPerTurnWithoutTool);
@@ -102,7 +103,46 @@ export async function benchTurnOverhead(context) {
       runs: `${runsText.split(";")[0]}; /proc/self/task/<pid>/schedstat at each event`,
       command,
     },
+    allocation,
   );
+}
+
+/** Turns of figure 3d's session left out before its allocations are sampled (JIT, first calls). */
+const ALLOCATION_WARMUP = 5;
+
+/**
+ * Figure 3d: heap bytes allocated per turn in the same session as 3a (after
+ * {@link ALLOCATION_WARMUP} turns), two runs; unlike 3c it does not move with the machine's load
+ * (runs of one build agree within about 1 %), so it shows a change to a turn's work that 3c's
+ * spread hides. Its largest places (packages, Node's internals) are in the row's text.
+ * @param {{dist: string, cwd: string, home: string, turns: number}} options
+ * @returns {Promise<Row>}
+ */
+async function allocationRow(options) {
+  const allocationOptions = { ...options, warmup: ALLOCATION_WARMUP };
+  const results = [];
+  for (let run = 0; run < 2; run++) {
+    results.push(await runInProcess("turn-allocation", allocationOptions));
+  }
+  const perTurn = results.map((result) => result.kibPerTurn * 1024);
+  const largest = Object.entries(results[0]?.byPlace ?? {})
+    .slice(0, 4)
+    .map(([place, kib]) => `${place} ${Math.round(kib)} KiB`)
+    .join(", ");
+  return {
+    id: "3d",
+    figure: `heap allocated per turn, turns ${ALLOCATION_WARMUP + 1}–${options.turns + 1} of 3a's session (collected objects included; load-robust view of 3c's work)`,
+    unit: "bytes-per-turn",
+    value: percentile(perTurn, 0.5),
+    spread: minToMax(perTurn),
+    runs: `2 sessions × ${options.turns} tool turns; V8's sampling heap profiler, a sample about every 512 bytes; largest: ${largest}`,
+    command: inProcessCommand("turn-allocation", {
+      ...allocationOptions,
+      dist: "dist",
+      cwd: "$REPO",
+      home: "$TL_HOME",
+    }),
+  };
 }
 
 // ---------------------------------------------------------------------------------- relay
