@@ -18,6 +18,7 @@
  *   inside that gap (a worker samples /proc), which leaves out work done while a request waits.
  * - `turn-allocation` [dist, cwd, home, turns, warmup?, samplingInterval?]: the same prompt; heap
  *   KiB allocated per turn after `warmup` turns (collected objects included), in all and by place.
+ * - `turn-allocation-floor` [turns, warmup?, samplingInterval?]: the same for the tiny fetch loop.
  * - `relay` [dist, cwd, home, deltas, tokensPerSecond]: a streamed answer of `deltas` text deltas,
  *   timed at a session subscriber.
  * - `relay-floor` [deltas, tokensPerSecond]: the same stream read by a tiny fetch + SSE parser.
@@ -47,6 +48,8 @@ const BENCHMARKS = {
   "turn-overhead-floor": async () => (await import("./in-process/turns.mjs")).turnOverheadFloor,
   "turn-gap-cpu": async () => (await import("./in-process/turn-gaps.mjs")).turnGapCpu,
   "turn-allocation": async () => (await import("./in-process/turn-allocation.mjs")).turnAllocation,
+  "turn-allocation-floor": async () =>
+    (await import("./in-process/turn-allocation.mjs")).turnAllocationFloor,
   relay: async () => (await import("./in-process/relay.mjs")).relay,
   "relay-floor": async () => (await import("./in-process/relay.mjs")).relayFloor,
   "relay-layers": async () => (await import("./in-process/layers.mjs")).relayLayers,

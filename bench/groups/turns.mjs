@@ -114,7 +114,8 @@ const ALLOCATION_WARMUP = 5;
  * Figure 3d: heap bytes allocated per turn in the same session as 3a (after
  * {@link ALLOCATION_WARMUP} turns), two runs; unlike 3c it does not move with the machine's load
  * (runs of one build agree within about 1 %), so it shows a change to a turn's work that 3c's
- * spread hides. Its largest places (packages, Node's internals) are in the row's text.
+ * spread hides. Its largest places (packages, Node's internals) are in the row's text; its floor is
+ * the tiny fetch loop's allocation per request (one run), sampled the same way.
  * @param {{dist: string, cwd: string, home: string, turns: number}} options
  * @returns {Promise<Row>}
  */
@@ -124,6 +125,10 @@ async function allocationRow(options) {
   for (let run = 0; run < 2; run++) {
     results.push(await runInProcess("turn-allocation", allocationOptions));
   }
+  const floor = await runInProcess("turn-allocation-floor", {
+    turns: options.turns,
+    warmup: ALLOCATION_WARMUP,
+  });
   const perTurn = results.map((result) => result.kibPerTurn * 1024);
   const largest = Object.entries(results[0]?.byPlace ?? {})
     .slice(0, 4)
@@ -135,13 +140,14 @@ async function allocationRow(options) {
     unit: "bytes-per-turn",
     value: percentile(perTurn, 0.5),
     spread: minToMax(perTurn),
+    floor: { value: floor.kibPerTurn * 1024, label: "tiny fetch loop, same requests" },
     runs: `2 sessions × ${options.turns} tool turns; V8's sampling heap profiler, a sample about every 512 bytes; largest: ${largest}`,
-    command: inProcessCommand("turn-allocation", {
+    command: `${inProcessCommand("turn-allocation", {
       ...allocationOptions,
       dist: "dist",
       cwd: "$REPO",
       home: "$TL_HOME",
-    }),
+    })}\n   floor: ${inProcessCommand("turn-allocation-floor", { turns: options.turns, warmup: ALLOCATION_WARMUP })}`,
   };
 }
 

@@ -9,6 +9,7 @@
 import { Session } from "node:inspector";
 import { BENCH_PROMPT } from "../scenario.mjs";
 import { openBenchSession, startFakeModelElsewhere } from "./support.mjs";
+import { turnOverheadFloor } from "./turns.mjs";
 
 /**
  * One prompt of `turns` view-tool turns, as `turn-overhead`; from the start of turn `warmup + 1`
@@ -38,11 +39,7 @@ export async function turnAllocation(options) {
     let started;
     session.subscribe((event) => {
       if (event.type === "assistant.turn_start" && ++turnStarts === warmup + 1) {
-        started = post(inspector, "HeapProfiler.startSampling", {
-          samplingInterval: options.samplingInterval ?? 512,
-          includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
-        });
+        started = startSampling(inspector, options.samplingInterval);
       }
     });
     const outcome = await session.prompt(settings, BENCH_PROMPT);
@@ -57,6 +54,43 @@ export async function turnAllocation(options) {
     inspector.disconnect();
     await model.close();
   }
+}
+
+/**
+ * The floor of `turn-allocation`: the same chain of requests made by `turn-overhead-floor`'s tiny
+ * fetch loop (Node's `fetch`, each response read as text), sampled the same way from request
+ * `warmup + 1` to the end.
+ * @param {{turns: number, warmup?: number, samplingInterval?: number}} options
+ */
+export async function turnAllocationFloor(options) {
+  const warmup = options.warmup ?? 10;
+  const inspector = new Session();
+  inspector.connect();
+  try {
+    await post(inspector, "HeapProfiler.enable");
+    await turnOverheadFloor(options, (turn) =>
+      turn === warmup ? startSampling(inspector, options.samplingInterval) : undefined,
+    );
+    const { profile } = /** @type {{profile: HeapProfile}} */ (
+      await post(inspector, "HeapProfiler.stopSampling")
+    );
+    const sampledTurns = options.turns + 1 - warmup;
+    return { sampledTurns, ...perTurn(profile, sampledTurns) };
+  } finally {
+    inspector.disconnect();
+  }
+}
+
+/**
+ * @param {Session} inspector
+ * @param {number} [samplingInterval] Bytes between samples, on average; default 512.
+ */
+function startSampling(inspector, samplingInterval) {
+  return post(inspector, "HeapProfiler.startSampling", {
+    samplingInterval: samplingInterval ?? 512,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
 }
 
 /**

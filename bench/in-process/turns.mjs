@@ -105,14 +105,18 @@ const FLOOR_TOOLS = [
 /**
  * The floor of per-turn overhead: a tiny fetch loop that makes the same chain of requests (it
  * answers each `view` call with a fixed result, no tool runs) and reads each response to its end.
+ * `beforeRequest`, if given, is awaited before each request with its index from 0
+ * (turn-allocation.mjs starts its sampling there).
  * @param {{turns: number}} options
+ * @param {(turn: number) => Promise<unknown> | undefined} [beforeRequest]
  */
-export async function turnOverheadFloor(options) {
+export async function turnOverheadFloor(options, beforeRequest) {
   const model = await startFakeModelElsewhere({ toolTurns: options.turns, answerDeltas: 8 });
   try {
     const messages = [{ role: "user", content: BENCH_PROMPT }];
     const cpuAtTurn = [];
     for (let turn = 0; turn <= options.turns; turn++) {
+      await beforeRequest?.(turn);
       cpuAtTurn.push(mainThreadSchedule().onCpu);
       const response = await fetch(`${model.baseUrl}/chat/completions`, {
         method: "POST",
