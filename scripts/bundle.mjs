@@ -50,14 +50,26 @@ const OUTPUT = "dist/cli";
 
 /**
  * `dist/cli/main.js` once the bundle's scripts are written: the ES module that editors and the SDK
- * start. It sets the first line's flag back (src/cli/turnloop.cts says why) and runs the script
+ * start. It sets the first line's flag back as the bin does, through V8's binding when there is
+ * one (src/cli/turnloop.cts, `resetYoungGenerationFlag`, says why and how), and runs the script
  * of src/cli/main.ts as the bin does, through src/cli/code-cache.cts.
  */
 const MAIN_ENTRY = [
   "#!/usr/bin/env -S node --max-semi-space-size=2",
   "// turnloop's ES module entry (scripts/bundle.mjs): as the bin, src/cli/turnloop.cts.",
   'import { createRequire } from "node:module";',
-  'process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");',
+  "const quiet = process.noDeprecation;",
+  "process.noDeprecation = true;",
+  "let v8;",
+  "try {",
+  '  v8 = process.binding?.("v8");',
+  "} catch {",
+  "  // No binding to take: node:v8 below.",
+  "} finally {",
+  "  process.noDeprecation = quiet;",
+  "}",
+  'if (typeof v8?.setFlagsFromString !== "function") v8 = process.getBuiltinModule("node:v8");',
+  'v8.setFlagsFromString("--max-semi-space-size=0");',
   'createRequire(import.meta.url)("./code-cache.cjs").runScript(',
   '  process.getBuiltinModule("node:url").fileURLToPath(new URL("./scripts/main.js", import.meta.url)),',
   ");",

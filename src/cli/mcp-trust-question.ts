@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import { errorMessage, warningLine } from "../events/errors.js";
 import {
   type GatheredServers,
@@ -44,6 +43,8 @@ export async function gatherWithTrust(
 /** The next line of `input` ("" at its end); the reader is closed after it. */
 export function readLine(input: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve) => {
+    // Loaded at the first question, as in terminal-permission.ts: most runs ask none.
+    const { createInterface } = process.getBuiltinModule("node:readline");
     const lines = createInterface({ input, terminal: false });
     let answered = false;
     lines.once("line", (line) => {

@@ -1,5 +1,4 @@
-import { fstatSync } from "node:fs";
-import { isatty } from "node:tty";
+import { fstatSync, type Stats } from "node:fs";
 import { ATTACHMENT_OPENINGS } from "../session/prompt-attachments.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 
@@ -14,18 +13,24 @@ const SOCKET_SILENCE_MS = 1000;
  * socket (what a program's `spawn` gives) yes, but see {@link readStdin}'s silence limit.
  */
 export function stdinKind(fd = 0): "terminal" | "socket" | "data" {
-  if (isatty(fd)) {
-    return "terminal";
-  }
+  let stats: Stats;
   try {
-    const stats = fstatSync(fd);
-    if (stats.isSocket()) {
-      return "socket";
-    }
-    return stats.isFIFO() || stats.isFile() || stats.isCharacterDevice() ? "data" : "terminal";
+    stats = fstatSync(fd);
   } catch {
     return "terminal";
   }
+  if (stats.isSocket()) {
+    return "socket";
+  }
+  if (stats.isFIFO() || stats.isFile()) {
+    return "data";
+  }
+  // Only a character device can be a terminal (`/dev/null` is one too): Node's tty module, which
+  // a pipe, a file or a socket never needs, loads for that question alone (issue 26).
+  if (!stats.isCharacterDevice() || process.getBuiltinModule("node:tty").isatty(fd)) {
+    return "terminal";
+  }
+  return "data";
 }
 
 /**

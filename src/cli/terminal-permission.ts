@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type {
   AskPermission,
   PermissionReply,
@@ -35,6 +34,9 @@ export function terminalPermission(
       return { decision: "cancelled" };
     }
     return new Promise<PermissionReply>((resolve) => {
+      // Loaded at the first question: a run that asks none (-p with nothing to allow, or no
+      // terminal) never loads Node's readline (issue 26, bench/notes/start.md).
+      const { createInterface } = process.getBuiltinModule("node:readline");
       const lines = createInterface({ input, output, terminal: false });
       let settled = false;
       let told = false;

@@ -30,15 +30,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     }
   }
 } else {
-  // The first line's flag makes V8's flag hash (`v8.cachedDataVersionTag()`) differ from the one
-  // Node's built-in code cache was made under, so each of Node's own modules that loads was
-  // compiled from its source instead (issue 26 figure 7a: in `turnloop acp`, modules for streams,
-  // pipes and the argument parser before its `initialize` answer); turnloop's own code cache is
-  // made under the default hash too (code-cache.cts). The young generation's limit was fixed when
-  // the heap was made, so setting the flag back to its default (0) keeps the cap and makes the
-  // hash match again for every module and script loaded from here on. `dist/cli/main.js` does
-  // the same (scripts/bundle.mjs).
-  process.getBuiltinModule("node:v8").setFlagsFromString("--max-semi-space-size=0");
+  resetYoungGenerationFlag();
   try {
     const codeCache = require("./code-cache.cjs") as typeof import("./code-cache.cjs");
     codeCache.runScript(`${__dirname}/scripts/main.js`);
@@ -46,4 +38,40 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     process.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * Sets the first line's `--max-semi-space-size` back to its default (0). That flag makes V8's flag
+ * hash (`v8.cachedDataVersionTag()`) differ from the one Node's built-in code cache was made
+ * under, so each of Node's own modules that loads is compiled from its source instead (issue 26
+ * figure 7a: in `turnloop acp`, modules for streams, pipes and the argument parser before its
+ * `initialize` answer); turnloop's own code cache is made under the default hash too
+ * (code-cache.cts). The young generation's limit was fixed when the heap was made, so the reset
+ * keeps the cap and makes the hash match again for every module and script loaded from here on.
+ *
+ * The flag is set through V8's binding, `process.binding("v8")` (the `setFlagsFromString` that
+ * `node:v8` wraps), not `node:v8`: loading `node:v8` loads Node's stream modules with it
+ * (`internal/heap_utils`), about 20 of them, compiled from source while the hash still differs
+ * (bench/notes/start.md: about 3 ms of CPU; they load from the code cache after the reset).
+ * Node deprecates `process.binding` (DEP0111) and warns once for `"v8"`; the warning is kept off
+ * stderr for that one call. Where the binding is gone (a later Node, the permission model), the
+ * flag goes through `node:v8` as before. `dist/cli/main.js` does the same (scripts/bundle.mjs).
+ */
+function resetYoungGenerationFlag(): void {
+  const flag = "--max-semi-space-size=0";
+  const { binding } = process as unknown as { binding?: (name: string) => unknown };
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
+  try {
+    const v8 = binding?.call(process, "v8") as { setFlagsFromString?: (flags: string) => void };
+    if (typeof v8?.setFlagsFromString === "function") {
+      v8.setFlagsFromString(flag);
+      return;
+    }
+  } catch {
+    // No binding to take: `node:v8` below.
+  } finally {
+    process.noDeprecation = quiet;
+  }
+  process.getBuiltinModule("node:v8").setFlagsFromString(flag);
 }

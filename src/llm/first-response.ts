@@ -55,8 +55,20 @@ export function runPreparations(): void {
  * Node 20 builds the error a released reader's `closed` promise rejects with on the first
  * `releaseLock` of the process, and stripping its stack creates a `vm` context (2–4 ms here; later
  * releases take microseconds). The AI SDK releases the body's reader after the body's last piece,
- * so the first response's last delta paid it (bench/notes/targets.md, "Relay latency tails").
+ * so the first response's last delta paid it (bench/notes/targets.md, "Relay latency tails"). A
+ * piped stream's end builds the same for a released writer (`Writer has been released`), so it is
+ * built here too. Node keeps each error for the process with its stack stripped, so they are built
+ * with no stack frames: writing the frames made V8 find the line ends of every script on the
+ * stack, turnloop's bundle files of a few hundred KB included (about 1 % of a `-p` run's
+ * instructions; bench/notes/start.md).
  */
 function releasedReaderError(): void {
-  new ReadableStream().getReader().releaseLock();
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    new ReadableStream().getReader().releaseLock();
+    new WritableStream().getWriter().releaseLock();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }

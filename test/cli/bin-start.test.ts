@@ -38,6 +38,22 @@ function run(command: string, args: string[]): Promise<{ code: number | null; st
   });
 }
 
+/** Runs `command args` to its end; its exit code and stderr (stdout is left unread). */
+function runWithStderr(
+  command: string,
+  args: string[],
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+}
+
 /**
  * Starts `command args` (which must be `turnloop acp`), sends `initialize`, and once it is answered
  * reads the process's command line from /proc; then ends its input and waits for its exit.
@@ -68,6 +84,25 @@ async function acpCommandLine(command: string, args: string[]) {
     exitCode: await closed,
   };
 }
+
+/**
+ * Lines of a CommonJS preload that call `record(flag)` (a function the preload defines first) for
+ * each V8 flag set, through `node:v8` or through V8's binding (`process.binding("v8")`, which the
+ * entries use: src/cli/turnloop.cts).
+ */
+const FLAG_HOOKS = [
+  'const v8 = require("node:v8");',
+  "const set = v8.setFlagsFromString;",
+  "v8.setFlagsFromString = (flag) => {",
+  "  record(flag);",
+  "  return set(flag);",
+  "};",
+  "const binding = process.binding;",
+  "process.binding = function (name) {",
+  "  const value = binding.call(this, name);",
+  '  return name === "v8" ? { ...value, setFlagsFromString: v8.setFlagsFromString } : value;',
+  "};",
+];
 
 describe("the bin file", () => {
   test("the bin and main.js are executable and their first line starts node with the young-generation cap", () => {
@@ -149,12 +184,9 @@ describe("the bin file", () => {
     writeFileSync(
       preload,
       [
-        'const v8 = require("node:v8");',
-        "const set = v8.setFlagsFromString;",
-        "v8.setFlagsFromString = (flag) => {",
+        "const record = (flag) =>",
         `  require("node:fs").appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${process.moduleLoadList.includes("NativeModule internal/modules/esm/loader")}\\n\`);`,
-        "  return set(flag);",
-        "};",
+        ...FLAG_HOOKS,
         "",
       ].join("\n"),
     );
@@ -174,6 +206,56 @@ describe("the bin file", () => {
     ]);
   });
 
+  test("the bin's reset comes before Node's stream modules load (they then take Node's code cache) and warns of nothing; without V8's binding, node:v8 resets the flag", async () => {
+    const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
+    homes.push(home);
+    // CommonJS preloads (`-r`) that load no stream module themselves: one records each flag set
+    // through the binding and whether `stream` had loaded; one takes the binding away and writes
+    // V8's flag hash at exit.
+    const streams = join(home, "streams-at-reset.cjs");
+    writeFileSync(
+      streams,
+      [
+        "const binding = process.binding;",
+        "process.binding = function (name) {",
+        "  const value = binding.call(this, name);",
+        '  if (name !== "v8") return value;',
+        "  const record = (flag) =>",
+        `    require("node:fs").appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${process.moduleLoadList.includes("NativeModule stream")}\\n\`);`,
+        "  return { ...value, setFlagsFromString: (flag) => (record(flag), value.setFlagsFromString(flag)) };",
+        "};",
+        "",
+      ].join("\n"),
+    );
+    const noBinding = join(home, "no-binding.cjs");
+    writeFileSync(
+      noBinding,
+      [
+        "process.binding = undefined;",
+        `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(home, "tag"))}, String(require("node:v8").cachedDataVersionTag())));`,
+        "",
+      ].join("\n"),
+    );
+    const help = (preload: string) =>
+      runWithStderr(process.execPath, [
+        "--max-semi-space-size=2",
+        "-r",
+        preload,
+        BIN_PATH,
+        "--help",
+      ]);
+    const viaBinding = await help(streams);
+    expect({ code: viaBinding.code, stderr: viaBinding.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(readFileSync(join(home, "flags"), "utf8")).toBe("--max-semi-space-size=0 false\n");
+    const bare = await run(process.execPath, ["-p", "require('node:v8').cachedDataVersionTag()"]);
+    const viaNodeV8 = await help(noBinding);
+    expect({
+      code: viaNodeV8.code,
+      stderr: viaNodeV8.stderr,
+      tag: readFileSync(join(home, "tag"), "utf8"),
+    }).toEqual({ code: 0, stderr: "", tag: bare.stdout.trim() });
+  });
+
   test("acp sets no V8 flag but the reset, before its initialize answer or after it", async () => {
     const home = mkdtempSync(join(tmpdir(), "turnloop-bin-"));
     homes.push(home);
@@ -183,15 +265,12 @@ describe("the bin file", () => {
       preload,
       [
         'const fs = require("node:fs");',
-        'const v8 = require("node:v8");',
-        "const set = v8.setFlagsFromString;",
         "let answered = false;",
         "const write = process.stdout.write;",
         "process.stdout.write = function (...args) { answered = true; return write.apply(this, args); };",
-        "v8.setFlagsFromString = (flag) => {",
+        "const record = (flag) =>",
         `  fs.appendFileSync(${JSON.stringify(join(home, "flags"))}, \`\${flag} \${answered ? "after" : "before"}\\n\`);`,
-        "  return set(flag);",
-        "};",
+        ...FLAG_HOOKS,
         "",
       ].join("\n"),
     );

@@ -69,9 +69,12 @@ const NOT_BEFORE_NEEDED =
  * the same session when the bundle became scripts run with V8's code cache: the loader itself
  * (dist/cli/code-cache.cjs), and `node:fs` and `node:module`, loaded before too but only now
  * seen: the scripts `require` them, where the ES modules' imports went unrecorded (the recorder
- * had imported both first).
+ * had imported both first). 219 in session 13: `node:readline` loads when a question is asked
+ * (cli/terminal-permission.ts, cli/mcp-trust-question.ts) and `node:tty` only to tell whether a
+ * character device on stdin is a terminal (cli/prompt-input.ts), so a run that asks nothing with
+ * stdin a pipe loads neither (218 seen; test/cli/prompt-io.test.ts checks Node's own list).
  */
-const PROMPT_MODULE_BOUND = 221;
+const PROMPT_MODULE_BOUND = 219;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

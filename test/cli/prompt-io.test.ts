@@ -72,6 +72,40 @@ describe("stdin", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  test("stdin /dev/null (a character device, not a terminal) reads as empty: the prompt goes alone", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "ok" });
+    const result = await cli(["-p", "explain"], { prefix: "exec 0</dev/null" });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
+    expect(lastUserMessage(model)).toBe("explain");
+  });
+
+  test("a run that asks nothing, stdin a pipe, loads neither Node's readline nor its tty module (issue 26)", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    model.enqueue({ text: "ok" });
+    // A CommonJS preload that writes, at exit, the names of Node's own modules loaded.
+    const preload = join(home, "builtins-at-exit.cjs");
+    const loaded = join(home, "builtins");
+    await writeFile(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n")));\n`,
+    );
+    const result = await cli(["-p", "explain"], {
+      stdin: "a log line\n",
+      env: { NODE_OPTIONS: `--require=${preload}` },
+    });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
+    const names = (await readFile(loaded, "utf8")).split("\n");
+    // The preload saw the run's modules (so the check below can fail): the prompt's HTTP client.
+    expect(names).toContain("NativeModule http");
+    expect(names.filter((name) => /^NativeModule (readline|tty)$/.test(name))).toEqual([]);
+  });
+
   test("-p - and -p without text read the prompt from stdin", async ({ cli, model }) => {
     model.enqueue({ text: "one" }, { text: "two" });
     const dash = await cli(["-p", "-"], { stdin: "What is 2+2?\n" });

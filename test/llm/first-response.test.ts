@@ -1,5 +1,7 @@
+import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, test } from "vitest";
 import { preparationsWaiting, prepareAt } from "../../src/llm/first-response.js";
@@ -104,5 +106,36 @@ describe("work done while the first model request waits for its answer", () => {
     const again = await httpFetch(`${base}/v1`, { method: "POST", body: "{}" });
     expect(await again.text()).toBe("ok");
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
+  });
+
+  test("Node's released-reader and released-writer errors are built with no stack frames, and later releases build none", async () => {
+    // A child process, so that this process's earlier releases do not count: it records each
+    // error whose stack V8 writes and how many frames it had (writing them made V8 find the line
+    // ends of every script on the stack), runs the preparations, then pipes a stream to its end
+    // and releases a reader, as a model response's stages do.
+    const module = new URL("../../dist/llm/first-response.js", import.meta.url).href;
+    const script = `
+      const seen = [];
+      Error.prepareStackTrace = (error, frames) => {
+        seen.push([String(error.message), frames.length]);
+        return String(error);
+      };
+      const { runPreparations } = await import(${JSON.stringify(module)});
+      runPreparations();
+      await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+      await new ReadableStream({ start: (controller) => controller.close() }).pipeTo(new WritableStream());
+      new ReadableStream().getReader().releaseLock();
+      console.log(JSON.stringify(seen));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      "--input-type=module",
+      "-e",
+      script,
+    ]);
+    expect(JSON.parse(stdout)).toEqual([
+      ["Invalid state: Reader released", 0],
+      ["Invalid state: Releasing reader", 0],
+      ["Invalid state: Writer has been released", 0],
+    ]);
   });
 });
