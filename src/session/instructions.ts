@@ -99,10 +99,15 @@ function directoriesFromRoot(cwd: string): string[] {
   }
 }
 
-/** The file's text when it is a regular, non-empty, readable file; else undefined. */
+/**
+ * The file's text when it is a regular, non-empty, readable file; else undefined. A missing file
+ * (the usual case: the user's file and up to four names per folder are tried at every prompt)
+ * is found without an error thrown and caught (`throwIfNoEntry: false`): building Node's error
+ * and its stack cost more than the `stat` itself (issue 26 figure 7d, bench/notes/headless.md).
+ */
 function readInstructionFile(path: string): string | undefined {
   try {
-    if (!statSync(path).isFile()) {
+    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) {
       return undefined;
     }
     const text = readFileSync(path, "utf8");

@@ -8,13 +8,17 @@
  * refused as by any holder).
  *
  * Every change of an existing lock file (taking an idle lease, marking it idle, a sharer leaving,
- * breaking a stale lock) runs under `lock.break`, created with `O_EXCL`, and replaces the file
- * with `rename` (atomic), so a reader sees the old or the new contents and an `O_EXCL` creator
- * never finds the file missing meanwhile.
+ * breaking a stale lock) runs under `lock.break`, created with `O_EXCL`; the new contents are
+ * written into that breaker, which is then renamed onto the lock (atomic), so a reader sees the
+ * old or the new contents, an `O_EXCL` creator never finds the file missing meanwhile, and the
+ * change lets the breaker go in the same step. One file is created a change, not two (a breaker
+ * and a temporary copy): a server taking 1,000 sessions' leases back and letting them go made
+ * four files a prompt, and on ext4 a create among many recently deleted files costs the I/O
+ * threads hundreds of microseconds of CPU (issue 26 figure 7d, bench/notes/headless.md).
  */
 
-import { readFileSync } from "node:fs";
-import { rename, stat, unlink, writeFile } from "node:fs/promises";
+import { fstatSync, readFileSync, statSync } from "node:fs";
+import { type FileHandle, open, rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorCode } from "../events/errors.js";
@@ -129,10 +133,21 @@ export function liveSharers(
 }
 
 /**
- * The lock file held idle by the first of `sharers` (the others listed), or none (unlinked) when
- * `sharers` is empty. Call under {@link underBreaker}.
+ * Replaces the lock file with `text` at once (see the file comment). Given by {@link underBreaker}
+ * to its change; at most once.
+ * @throws I/O errors (the lock is then unchanged).
  */
-export async function handOver(path: string, sharers: readonly LeaseHolder[]): Promise<void> {
+export type ReplaceLock = (text: string) => Promise<void>;
+
+/**
+ * The lock file held idle by the first of `sharers` (the others listed), or none (unlinked) when
+ * `sharers` is empty. Call under {@link underBreaker}, with the `replace` it gives.
+ */
+export async function handOver(
+  path: string,
+  sharers: readonly LeaseHolder[],
+  replace: ReplaceLock,
+): Promise<void> {
   const [first] = sharers;
   if (first === undefined) {
     await unlink(path).catch((error: unknown) => {
@@ -142,32 +157,73 @@ export async function handOver(path: string, sharers: readonly LeaseHolder[]): P
     });
     return;
   }
-  await replaceLock(path, lockText({ ...first, idle: true }, sharers));
-}
-
-/** Replaces the lock file at `path` with `text` at once (`rename`). Call under the breaker. */
-export async function replaceLock(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.new`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, path);
+  await replace(lockText({ ...first, idle: true }, sharers));
 }
 
 /**
  * Runs `change` holding `<path>.break`; waits up to {@link BREAKER_WAIT_MS} while another process
- * holds it (one left by a crash for longer than {@link UNREADABLE_GRACE_MS} is removed).
+ * holds it (one left by a crash for longer than {@link UNREADABLE_GRACE_MS} is removed). `change`
+ * may call the {@link ReplaceLock} it is given: the breaker, written with the new contents,
+ * becomes the lock; otherwise the breaker is removed when `change` ends.
  * @returns `undefined` when the breaker stayed busy (nothing was run).
  * @throws what `change` throws; I/O errors.
  */
 export async function underBreaker<T>(
   path: string,
-  change: () => Promise<T>,
+  change: (replace: ReplaceLock) => Promise<T>,
 ): Promise<T | undefined> {
   const breaker = `${path}.break`;
+  const handle = await takeBreaker(breaker);
+  if (handle === undefined) {
+    return undefined;
+  }
+  // What became of the breaker (set inside `replace`, read after `change`).
+  // "gone": renamed onto the lock, or taken over; either way a file of that name is not ours.
+  const breakerState: { now: "held" | "closed" | "gone" } = { now: "held" };
+  const replace: ReplaceLock = async (text) => {
+    if (breakerState.now !== "held") {
+      throw new Error(`Programming error: ${path} replaced twice under one breaker.`);
+    }
+    try {
+      await handle.writeFile(text);
+    } catch (error) {
+      breakerState.now = "closed";
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+    const ours = fstatSync(handle.fd).ino;
+    breakerState.now = "closed";
+    await handle.close();
+    // A change stalled past UNREADABLE_GRACE_MS may have had its breaker removed as left by a
+    // crash, and another process's made since: that one is not renamed onto the lock.
+    if (statSync(breaker, { throwIfNoEntry: false })?.ino !== ours) {
+      breakerState.now = "gone";
+      throw new Error(`${breaker} was taken over while this change waited; the lock is unchanged`);
+    }
+    await rename(breaker, path);
+    breakerState.now = "gone";
+  };
+  try {
+    return await change(replace);
+  } finally {
+    if (breakerState.now === "held") {
+      await handle.close().catch(() => undefined);
+    }
+    if (breakerState.now !== "gone") {
+      await unlink(breaker).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Creates `breaker` (`O_EXCL`, mode 0600: it becomes the lock), waiting as {@link underBreaker}
+ * says. @returns its handle, or `undefined` when it stayed busy.
+ */
+async function takeBreaker(breaker: string): Promise<FileHandle | undefined> {
   const until = Date.now() + BREAKER_WAIT_MS;
   for (let wait = 5; ; wait = Math.min(100, wait * 2)) {
     try {
-      await writeFile(breaker, String(process.pid), { flag: "wx" });
-      break;
+      return await open(breaker, "wx", 0o600);
     } catch (error) {
       if (errorCode(error) !== "EEXIST") {
         throw error;
@@ -184,10 +240,5 @@ export async function underBreaker<T>(
     } else {
       await sleep(wait);
     }
-  }
-  try {
-    return await change();
-  } finally {
-    await unlink(breaker).catch(() => undefined);
   }
 }

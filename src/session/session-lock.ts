@@ -37,8 +37,8 @@ import {
   liveSharers,
   lockText,
   ownHostname,
+  type ReplaceLock,
   readLock,
-  replaceLock,
   sameProcess,
   UNREADABLE_GRACE_MS,
   underBreaker,
@@ -164,11 +164,11 @@ export class SessionLock {
    * left as it is.
    */
   async markIdle(): Promise<void> {
-    await underBreaker(this.path, async () => {
+    await underBreaker(this.path, async (replace) => {
       const now = readLock(this.path);
       if (now.kind === "owner" && sameProcess(now.owner, this.owner)) {
         const sharers = liveSharers(now.sharers, { joining: this.owner });
-        await replaceLock(this.path, lockText({ ...this.owner, idle: true }, sharers));
+        await replace(lockText({ ...this.owner, idle: true }, sharers));
       }
     });
   }
@@ -184,7 +184,7 @@ export class SessionLock {
     }
     this.released = true;
     if (this.owner.releasesWhenIdle === true) {
-      await underBreaker(this.path, () => this.#leave());
+      await underBreaker(this.path, (replace) => this.#leave(replace));
       return;
     }
     await unlink(this.path).catch((error: unknown) => {
@@ -194,16 +194,16 @@ export class SessionLock {
     });
   }
 
-  async #leave(): Promise<void> {
+  async #leave(replace: ReplaceLock): Promise<void> {
     const now = readLock(this.path);
     if (now.kind !== "owner") {
       return;
     }
     const sharers = liveSharers(now.sharers, { leaving: this.owner });
     if (sameProcess(now.owner, this.owner)) {
-      await handOver(this.path, sharers);
+      await handOver(this.path, sharers, replace);
     } else if (sharers.length !== now.sharers.length) {
-      await replaceLock(this.path, lockText(now.owner, sharers));
+      await replace(lockText(now.owner, sharers));
     }
   }
 }
@@ -214,12 +214,12 @@ async function takeIdle(
   holder: Extract<Held, { kind: "owner" }>,
   owner: LockOwner,
 ): Promise<boolean> {
-  const taken = await underBreaker(path, async () => {
+  const taken = await underBreaker(path, async (replace) => {
     const now = readLock(path);
     if (now.kind === "gone" || now.text !== holder.text) {
       return false;
     }
-    await replaceLock(path, lockText(owner, liveSharers(holder.sharers, { joining: owner })));
+    await replace(lockText(owner, liveSharers(holder.sharers, { joining: owner })));
     return true;
   });
   return taken === true;
@@ -241,10 +241,10 @@ async function isStale(holder: Held, path: string): Promise<boolean> {
  * live sharers keep the session open, so it becomes held idle by one of them.
  */
 async function breakStaleLock(path: string, holder: Held): Promise<void> {
-  await underBreaker(path, async () => {
+  await underBreaker(path, async (replace) => {
     const now = readLock(path);
     if (now.kind !== "gone" && now.text === holder.text) {
-      await handOver(path, holder.kind === "owner" ? liveSharers(holder.sharers) : []);
+      await handOver(path, holder.kind === "owner" ? liveSharers(holder.sharers) : [], replace);
     }
   });
 }

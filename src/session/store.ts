@@ -176,14 +176,17 @@ async function currentScan(directory: string, path: string): Promise<LogScan> {
   return scan;
 }
 
-/** A lock file being replaced (`lock.<pid>.new`, lock-file.ts's `replaceLock`). */
+/**
+ * A lock file being replaced by an earlier version (`lock.<pid>.new`; lock-file.ts now writes the
+ * new contents into `lock.break`, which is already debris).
+ */
 const REPLACED_LOCK = /^lock\.\d+\.new$/;
 
 /**
  * Removes `directory` when it holds nothing but a lock whose owner is gone (and what a kill while
- * replacing it left: `lock.<pid>.new`) and an empty log (or less), and is older than
- * {@link DEBRIS_GRACE_MS}: what a kill between creating a new session's folder and writing its
- * first event leaves behind. Never throws.
+ * replacing it left: `lock.break`, or an earlier version's `lock.<pid>.new`) and an empty log (or
+ * less), and is older than {@link DEBRIS_GRACE_MS}: what a kill between creating a new session's
+ * folder and writing its first event leaves behind. Never throws.
  */
 async function removeDebris(directory: string): Promise<void> {
   try {

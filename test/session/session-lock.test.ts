@@ -1,7 +1,9 @@
-import { mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { watch } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { underBreaker } from "../../src/session/lock-file.js";
 import { SessionLock, SessionLockedError } from "../../src/session/session-lock.js";
 import { deadPid } from "../support/processes.js";
 
@@ -124,6 +126,51 @@ describe("a lock held idle (a server that lets the lease go while idle, issue 25
     const again = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
     await again.release();
     await expect(readFile(path())).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  test("letting the lease go idle and taking it back creates one file a change, the breaker, which becomes the lock (issue 26 7d)", async () => {
+    const lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    const me = withoutSharers(await read());
+    const names: string[] = [];
+    const done = new Promise<void>((resolve) => {
+      const watcher = watch(directory, (_kind, name) => {
+        names.push(String(name));
+        if (name === "done") {
+          watcher.close();
+          resolve();
+        }
+      });
+    });
+    await lock.markIdle();
+    expect(await read()).toEqual({ ...me, idle: true, sharers: [me] });
+    const taken = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true }, true);
+    const mine = await read();
+    expect(mine).toMatchObject({ pid: process.pid, releasesWhenIdle: true });
+    expect(mine.idle).toBeUndefined();
+    // The gate: the watcher has seen every change made before this file.
+    await writeFile(join(directory, "done"), "");
+    await done;
+    // Each change: `lock.break` made, then renamed onto `lock`; no temporary copy, nothing left.
+    expect([...new Set(names)].sort()).toEqual(["done", "lock", "lock.break"]);
+    expect((await readdir(directory)).sort()).toEqual(["done", "lock"]);
+    await taken.release();
+  });
+
+  test("a change whose breaker was taken over meanwhile leaves the lock and the other process's breaker as they are", async () => {
+    const lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    const before = await readFile(path(), "utf8");
+    const breaker = `${path()}.break`;
+    const change = underBreaker(path(), async (replace) => {
+      // As another process does with a breaker older than the grace: removed, and its own made.
+      await rm(breaker);
+      await writeFile(breaker, "another process's");
+      await replace("this process's\n");
+    });
+    await expect(change).rejects.toThrow(`${breaker} was taken over while this change waited`);
+    expect(await readFile(path(), "utf8")).toBe(before);
+    expect(await readFile(breaker, "utf8")).toBe("another process's");
+    await rm(breaker);
+    await lock.release();
   });
 
   test("a dead writer's lock falls to a live server that has the session open", async () => {
