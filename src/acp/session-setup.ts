@@ -82,11 +82,23 @@ export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired"
  * servers waiting: recorded now as `session.warning`s, once per open session, after a load's
  * replay; session/project-warnings.ts), and the MCP servers that failed by then (later
  * failures: {@link mcpFailureUpdates}). Editors hide the agent's stderr, which says them too.
+ * A project warning is a `notice` (severity `warning`) for a client that offered
+ * `session.notices` in `initialize`, an agent message for any other (ACP v1 schema, `Notice`:
+ * agents MUST only send notices to such clients, and may use an agent message otherwise).
  */
-export function openingUpdates(session: Session, config: RunConfig): acp.SessionUpdate[] {
+export function openingUpdates(
+  session: Session,
+  config: RunConfig,
+  offered: acp.ClientCapabilities | undefined,
+): acp.SessionUpdate[] {
   const notice = session.repairNotice;
+  const notices = offered?.session?.notices != null;
   const warnings = recordProjectWarnings(session, config).flatMap((event) =>
-    event.type === "session.warning" ? [warningUpdate(event.data, event.id)] : [],
+    event.type !== "session.warning"
+      ? []
+      : notices
+        ? [projectNotice(event.data.message)]
+        : [warningUpdate(event.data, event.id)],
   );
   const failed = (session.mcp?.list() ?? []).filter((server) => server.state === "failed");
   return [
@@ -102,6 +114,16 @@ export function openingUpdates(session: Session, config: RunConfig): acp.Session
     ...warnings,
     ...failed.map((server) => mcpFailureUpdate(server.name, server.error)),
   ];
+}
+
+/** An untrusted project's warning as an ACP v1 `notice` (live only: never replayed). */
+function projectNotice(message: string): acp.SessionUpdate {
+  return {
+    sessionUpdate: "notice",
+    severity: "warning",
+    title: "This project is not trusted: some of its settings are not applied",
+    description: message,
+  };
 }
 
 /**
