@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage, warningLine } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
@@ -18,6 +17,7 @@ import {
   type AcpSessionModel,
   announceAfterAnswer,
   checkDirectory,
+  checkSessionFolder,
   listPage,
   openSession,
   repairMeta,
@@ -248,6 +248,7 @@ export class AcpSessionRequests {
   ): Promise<AcpSession> {
     const { sessionId } = params;
     return this.exclusively(sessionId, async () => {
+      await checkSessionFolder(this.host, sessionId, params.cwd);
       const session = await openSession(this.host, sessionId);
       let model: AcpSessionModel;
       try {
@@ -255,11 +256,6 @@ export class AcpSessionRequests {
       } catch (error) {
         await this.host.close(session);
         throw error;
-      }
-      if (resolve(params.cwd) !== resolve(session.cwd)) {
-        this.connection.log(
-          `turnloop: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
-        );
       }
       await this.startMcp(session, mcpServers);
       const { events } = await this.host.readEvents(sessionId);

@@ -11,6 +11,7 @@ import { InvalidSessionIdError } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
+import { folderElsewhere } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
@@ -63,6 +64,26 @@ export async function checkDirectory(cwd: string): Promise<void> {
   const stats = await stat(cwd).catch(() => undefined);
   if (!stats?.isDirectory()) {
     throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
+  }
+}
+
+/**
+ * A session keeps its folder (ACP v1 session-setup: a session's `cwd` does not change; `-p
+ * --resume --cwd` refuses the same way, session/session-folder.ts): `session/load` and
+ * `session/resume` with a `cwd` naming another folder are refused before the session is opened.
+ * @throws `-32602` naming both folders, with `data` `{cwd, sessionCwd}`.
+ */
+export async function checkSessionFolder(
+  host: SessionHost,
+  sessionId: string,
+  cwd: string,
+): Promise<void> {
+  const folder = await folderElsewhere(host, sessionId, cwd);
+  if (folder !== undefined) {
+    throw invalidParams(
+      `cwd ${cwd}: session ${sessionId} works in ${folder}; open it with that cwd, or start a new session in ${cwd}`,
+      { cwd, sessionCwd: folder },
+    );
   }
 }
 

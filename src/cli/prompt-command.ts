@@ -6,6 +6,7 @@ import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp
 import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
+import { cwdElsewhereMessage, folderElsewhere } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
@@ -363,7 +364,7 @@ async function openSession(
       const elsewhere = cwdGiven ? await folderElsewhere(host, resolved.sessionId, cwd) : undefined;
       return elsewhere === undefined
         ? { ok: true, session: await host.open(resolved.sessionId) }
-        : failed(elsewhere);
+        : failed(cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
     }
     if (options.continue) {
       const newest = await host.newestIn(cwd);
@@ -383,16 +384,4 @@ async function openSession(
     // An error met while opening (a full disk, a database down) is not a usage error.
     return failed(storeFailure(error), EXIT.error);
   }
-}
-
-/** Why `--cwd` cannot go with resuming `sessionId`: it works in another folder than `cwd`. */
-async function folderElsewhere(
-  host: SessionHost,
-  sessionId: string,
-  cwd: string,
-): Promise<string | undefined> {
-  const folder = (await host.list()).find((session) => session.sessionId === sessionId)?.cwd;
-  return folder === undefined || folder === null || sameFolder(folder, cwd)
-    ? undefined
-    : `--cwd ${cwd}: session ${sessionId} works in ${folder}; resume it without --cwd, or start a new session in ${cwd}`;
 }

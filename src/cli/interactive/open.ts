@@ -2,6 +2,7 @@ import { errorCode } from "../../events/errors.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { SessionHost } from "../../session/host.js";
 import type { Session } from "../../session/session.js";
+import { cwdElsewhereMessage, folderElsewhere } from "../../session/session-folder.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { SessionLockedError } from "../../session/session-store.js";
 import { storeFailure } from "../../session/storage-error.js";
@@ -17,7 +18,8 @@ export type SessionChoice =
   | { kind: "new" }
   | { kind: "continue" }
   | { kind: "pick" }
-  | { kind: "id"; idOrPrefix: string };
+  /** `cwdGiven`: `--cwd` was on the command line, so the session must work in that folder. */
+  | { kind: "id"; idOrPrefix: string; cwdGiven: boolean };
 
 export type Opened =
   | { ok: true; session: Session; model: ModelConfiguration }
@@ -25,7 +27,9 @@ export type Opened =
 
 /**
  * Opens the session the command line asks for, and the model to use in it (a new session's model
- * is resolved before anything is written). `pick` shows the picker of this folder's sessions.
+ * is resolved before anything is written). `pick` shows the picker of this folder's sessions. A
+ * session asked for by id with a `--cwd` naming another folder than its own is a usage error,
+ * before it is opened (as for `-p`: session/session-folder.ts).
  */
 export async function openSession(
   host: SessionHost,
@@ -80,7 +84,14 @@ async function chooseSessionId(
   switch (choice.kind) {
     case "id": {
       const resolved = await host.resolveId(choice.idOrPrefix);
-      return resolved.ok ? resolved : { ok: false, message: resolved.message, code: EXIT.usage };
+      if (!resolved.ok) {
+        return { ok: false, message: resolved.message, code: EXIT.usage };
+      }
+      const { sessionId } = resolved;
+      const elsewhere = choice.cwdGiven ? await folderElsewhere(host, sessionId, cwd) : undefined;
+      return elsewhere === undefined
+        ? resolved
+        : { ok: false, message: cwdElsewhereMessage(sessionId, cwd, elsewhere), code: EXIT.usage };
     }
     case "continue": {
       const newest = await host.newestIn(cwd);
