@@ -1,16 +1,8 @@
-import { lstatSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import { isInside } from "./bubblewrap-arguments.js";
-import {
-  PROJECT_CONFIGURATION,
-  protectedPlaceMade,
-  protectedPlaceStop,
-  type SandboxPolicy,
-  type SandboxSettings,
-} from "./policy.js";
+import { configurationSnapshot, undoConfigurationChanges } from "./configuration-guard.js";
+import { protectedPlaceStop, type SandboxPolicy, type SandboxSettings } from "./policy.js";
 import { RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
@@ -22,9 +14,10 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * {@link ProcessRunner} (same process group, timeout, cancellation and output capping) whose argv
  * is `bwrap … -- bash -c command`, confined to the request's cwd (the session's workspace). A
  * failed command whose output shows it hit the sandbox's limits carries
- * {@link CommandResult.sandboxLimit}, as does one that made what later runs read where nothing was
- * (`.turnloop`, `.mcp.json` in a writable root), which is removed when the command ends. What the places it mounts resolve to is remembered for the
- * runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
+ * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
+ * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
+ * a symbolic link replaced), which is undone when the command ends (configuration-guard.ts).
+ * What the places it mounts resolve to is remembered for the runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
   readonly description: string;
@@ -42,13 +35,10 @@ export class SandboxedRunner implements CommandRunner {
     const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
-    const absent = this.policy === "workspace-write" ? absentConfiguration(roots) : [];
+    const snapshot = this.policy === "workspace-write" ? configurationSnapshot(roots) : undefined;
     const result = await runner.run(command, request);
-    const made = await removeMade(absent);
-    const limit =
-      made.length > 0
-        ? protectedPlaceMade(made)
-        : sandboxLimitOf(result, this.policy, this.settings.network === true);
+    const undone = snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
+    const limit = undone ?? sandboxLimitOf(result, this.policy, this.settings.network === true);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
@@ -89,30 +79,6 @@ const PRIVATE_TEMPORARY_NOTE: Record<ConfiningPolicy, string> = {
   "workspace-write":
     "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
 };
-
-/**
- * The paths of {@link PROJECT_CONFIGURATION} that do not exist in `roots` (nothing there, not even
- * a dangling link) before a command: bubblewrap cannot mount over them without making them in the
- * workspace, so one the command makes is removed when it ends ({@link removeMade}).
- */
-function absentConfiguration(roots: readonly string[]): string[] {
-  return roots.flatMap((root) =>
-    PROJECT_CONFIGURATION.map((name) => join(root, name)).filter(
-      (path) => lstatSync(path, { throwIfNoEntry: false }) === undefined,
-    ),
-  );
-}
-
-/**
- * Removes each of `absent` that exists now (the command, whose processes all ended with it, made
- * it) and returns those it removed. A path that cannot be removed is kept in the answer too: the
- * command is reported as stopped all the same.
- */
-async function removeMade(absent: readonly string[]): Promise<string[]> {
-  const made = absent.filter((path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
-  await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
-  return made;
-}
 
 /** What the kernel and common tools print when a write lands on a read-only mount (strerror, or Node's `EROFS: read-only file system`). */
 const READ_ONLY = /Read-only file system|\bEROFS\b/i;
