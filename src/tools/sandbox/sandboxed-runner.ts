@@ -38,7 +38,8 @@ export class SandboxedRunner implements CommandRunner {
     const snapshot = this.policy === "workspace-write" ? configurationSnapshot(roots) : undefined;
     const result = await runner.run(command, request);
     const undone = snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
-    const limit = undone ?? sandboxLimitOf(result, this.policy, this.settings.network === true);
+    const network = this.settings.network === true;
+    const limit = undone ?? sandboxLimitOf(result, this.policy, network, command);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
@@ -101,15 +102,51 @@ const WRITABLE: Record<ConfiningPolicy, string> = {
 };
 
 /**
+ * Exit codes by which known network clients say a failed lookup or connection, for when they
+ * print nothing (`curl -s`): curl's (its manual, "EXIT CODES": 5 proxy not resolved, 6 host not
+ * resolved, 7 failed to connect) and wget's (its manual, "EXIT STATUS": 4 network failure).
+ */
+const NETWORK_EXIT_CODES: ReadonlyArray<{
+  client: RegExp;
+  name: string;
+  codes: Map<number, string>;
+}> = [
+  {
+    client: /(?:^|[\s;&|(`])curl(?=\s|$)/,
+    name: "curl",
+    codes: new Map([
+      [5, "could not resolve the proxy"],
+      [6, "could not resolve the host"],
+      [7, "could not connect"],
+    ]),
+  },
+  { client: /(?:^|[\s;&|(`])wget(?=\s|$)/, name: "wget", codes: new Map([[4, "network failure"]]) },
+];
+
+/** `curl exit code 7: could not connect` when `command` runs a known client that exits so. */
+function networkExit(command: string, exitCode: number): string | undefined {
+  for (const { client, name, codes } of NETWORK_EXIT_CODES) {
+    const meaning = codes.get(exitCode);
+    if (meaning !== undefined && client.test(command)) {
+      return `${name} exit code ${exitCode}: ${meaning}`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
- * lookup or connection. `undefined` when it succeeded, was stopped, or failed for another reason.
+ * lookup or connection, said in its output or, when `command` runs a known network client, by
+ * its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
+ * failed for another reason.
  */
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
   network: boolean,
+  command = "",
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
@@ -122,9 +159,9 @@ export function sandboxLimitOf(
   if (readOnly !== null) {
     return `${WRITABLE[policy]} (${readOnly[0]})`;
   }
-  const offline = network ? null : NO_NETWORK.exec(result.output);
-  if (offline !== null) {
-    return `the sandbox has no network (${offline[0]})`;
+  if (network) {
+    return undefined;
   }
-  return undefined;
+  const offline = NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode);
+  return offline === undefined ? undefined : `the sandbox has no network (${offline})`;
 }
