@@ -212,7 +212,8 @@ function promptOutput(
     show(event);
   });
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
-    const result = collector.result(outcome, session.id, elapsedMs);
+    const saved = session.unsavedLog() === undefined;
+    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
     if (format === "json" || format === "stream-json") {
       printJson(result);
     } else if (options.quiet) {
@@ -231,7 +232,6 @@ function promptOutput(
       if ("error" in outcome && !errorShown) {
         io.stderr.write(`turnloop: ${outcome.error.message}\n`);
       }
-      const saved = session.unsavedLog() === undefined;
       io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
     }
   };
