@@ -205,3 +205,22 @@ test("-p --output-format json with a database that refuses connections: session_
     },
   });
 });
+
+// A fresh user's check: the interactive face said the storage failure, then ended with "no
+// prompt was sent", which contradicted it. Its last line now says what happened.
+test("the piped interactive face with a database that refuses connections ends saying storage refused the prompt", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli([], { env: { TURNLOOP_DATABASE_URL: url }, stdin: "hi\n" });
+  expect(model.requests).toHaveLength(0);
+  expect(result.code).toBe(0);
+  expect(result.stdout.split("\n").slice(2)).toEqual([
+    "> turnloop: postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
+      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
+    "> ",
+    "the session was not saved: storage refused the prompt (the error above)",
+    "",
+  ]);
+});

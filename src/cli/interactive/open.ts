@@ -10,6 +10,21 @@ import { storeFailure } from "../../session/storage-error.js";
 /** Said on exit when the session had no prompt: nothing was stored (issue 24 item 7). */
 export const NOT_SAVED = "no prompt was sent: the session was not saved";
 
+/**
+ * The line a face ends with when `session` was not saved: no prompt was sent ({@link NOT_SAVED}),
+ * or one was and storage refused its first write (a full disk, a database down), whose error the
+ * face showed when it happened; `undefined` when the session was saved.
+ */
+export function notSavedLine(session: Session): string | undefined {
+  const unsaved = session.unsavedLog();
+  if (unsaved === undefined) {
+    return undefined;
+  }
+  return unsaved.events.some((event) => event.type === "user.message")
+    ? "the session was not saved: storage refused the prompt (the error above)"
+    : NOT_SAVED;
+}
+
 /** Exit codes of the interactive face. */
 export const EXIT = { ok: 0, error: 1, usage: 64 } as const;
 
