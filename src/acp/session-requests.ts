@@ -248,7 +248,10 @@ export class AcpSessionRequests {
   ): Promise<AcpSession> {
     const { sessionId } = params;
     return this.exclusively(sessionId, async () => {
-      await checkSessionFolder(this.host, sessionId, params.cwd);
+      // Read before opening: the folder is checked before anything is written (an unknown id:
+      // opening it reports that), and the title is known without reading the log again.
+      const stored = await this.host.readEvents(sessionId).catch(() => undefined);
+      checkSessionFolder(stored?.events ?? [], sessionId, params.cwd);
       const session = await openSession(this.host, sessionId);
       let model: AcpSessionModel;
       try {
@@ -258,13 +261,12 @@ export class AcpSessionRequests {
         throw error;
       }
       await this.startMcp(session, mcpServers);
-      const { events } = await this.host.readEvents(sessionId);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
         mode: defaultMode(this.host.config),
         folders: this.folders(params.additionalDirectories),
-        titled: hasUserPrompt(events),
+        titled: hasUserPrompt(stored?.events ?? []),
       });
       this.sessions.set(sessionId, acpSession);
       return acpSession;

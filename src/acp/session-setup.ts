@@ -11,7 +11,7 @@ import { InvalidSessionIdError } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
-import { folderElsewhere } from "../session/session-folder.js";
+import { folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
@@ -70,15 +70,16 @@ export async function checkDirectory(cwd: string): Promise<void> {
 /**
  * A session keeps its folder (ACP v1 session-setup: a session's `cwd` does not change; `-p
  * --resume --cwd` refuses the same way, session/session-folder.ts): `session/load` and
- * `session/resume` with a `cwd` naming another folder are refused before the session is opened.
+ * `session/resume` with a `cwd` naming another folder are refused before the session is opened,
+ * judged from its log (`events`, read before opening it).
  * @throws `-32602` naming both folders, with `data` `{cwd, sessionCwd}`.
  */
-export async function checkSessionFolder(
-  host: SessionHost,
+export function checkSessionFolder(
+  events: readonly SessionEvent[],
   sessionId: string,
   cwd: string,
-): Promise<void> {
-  const folder = await folderElsewhere(host, sessionId, cwd);
+): void {
+  const folder = folderElsewhereIn(events, cwd);
   if (folder !== undefined) {
     throw invalidParams(
       `cwd ${cwd}: session ${sessionId} works in ${folder}; open it with that cwd, or start a new session in ${cwd}`,

@@ -6,6 +6,7 @@
  * is required; ACP v1 session-setup: a session's `cwd` does not change) all ask this one check.
  */
 
+import type { SessionEvent } from "../events/events.js";
 import type { SessionHost } from "./host.js";
 import { sameFolder } from "./paths.js";
 
@@ -22,6 +23,19 @@ export async function folderElsewhere(
 ): Promise<string | undefined> {
   const folder = (await host.list()).find((session) => session.sessionId === sessionId)?.cwd;
   return folder === undefined || folder === null || sameFolder(folder, cwd) ? undefined : folder;
+}
+
+/**
+ * {@link folderElsewhere} from a log already read (`events`, its `session.start` first): the
+ * folder it works in when that is not `cwd`; `undefined` when it is, or the log has no start.
+ */
+export function folderElsewhereIn(
+  events: readonly SessionEvent[],
+  cwd: string,
+): string | undefined {
+  const start = events.find((event) => event.type === "session.start");
+  const folder = start?.type === "session.start" ? start.data.cwd : undefined;
+  return folder === undefined || sameFolder(folder, cwd) ? undefined : folder;
 }
 
 /** What a command line (`-p` or the interactive face) says when `--cwd` names another folder. */
