@@ -6,7 +6,6 @@ import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp
 import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
-import { cwdElsewhereMessage, folderElsewhere } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
@@ -361,10 +360,12 @@ async function openSession(
       if (!resolved.ok) {
         return failed(resolved.message);
       }
-      const elsewhere = cwdGiven ? await folderElsewhere(host, resolved.sessionId, cwd) : undefined;
-      return elsewhere === undefined
+      // Loaded only with --cwd (a module fewer before the first request otherwise).
+      const folders = cwdGiven ? await import("../session/session-folder.js") : undefined;
+      const elsewhere = await folders?.folderElsewhere(host, resolved.sessionId, cwd);
+      return folders === undefined || elsewhere === undefined
         ? { ok: true, session: await host.open(resolved.sessionId) }
-        : failed(cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
+        : failed(folders.cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
     }
     if (options.continue) {
       const newest = await host.newestIn(cwd);

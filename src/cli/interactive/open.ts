@@ -2,7 +2,6 @@ import { errorCode } from "../../events/errors.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { SessionHost } from "../../session/host.js";
 import type { Session } from "../../session/session.js";
-import { cwdElsewhereMessage, folderElsewhere } from "../../session/session-folder.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { SessionLockedError } from "../../session/session-store.js";
 import { storeFailure } from "../../session/storage-error.js";
@@ -103,10 +102,16 @@ async function chooseSessionId(
         return { ok: false, message: resolved.message, code: EXIT.usage };
       }
       const { sessionId } = resolved;
-      const elsewhere = choice.cwdGiven ? await folderElsewhere(host, sessionId, cwd) : undefined;
-      return elsewhere === undefined
+      // Loaded only with --cwd: the box is drawn before the session stack loads otherwise.
+      const folders = choice.cwdGiven ? await import("../../session/session-folder.js") : undefined;
+      const elsewhere = await folders?.folderElsewhere(host, sessionId, cwd);
+      return folders === undefined || elsewhere === undefined
         ? resolved
-        : { ok: false, message: cwdElsewhereMessage(sessionId, cwd, elsewhere), code: EXIT.usage };
+        : {
+            ok: false,
+            message: folders.cwdElsewhereMessage(sessionId, cwd, elsewhere),
+            code: EXIT.usage,
+          };
     }
     case "continue": {
       const newest = await host.newestIn(cwd);
