@@ -129,7 +129,8 @@ export class AcpSession {
       return;
     }
     this.announced = true;
-    for (const update of openingUpdates(this.session, this.context.host.config)) {
+    const { host, offered } = this.context;
+    for (const update of openingUpdates(this.session, host.config, offered)) {
       this.send(update);
     }
   }

@@ -80,7 +80,11 @@ export class CompactionUpdates {
   }
 }
 
-/** A `session.warning` as a message of the agent itself (ACP has no warning update). */
+/**
+ * A `session.warning` as a message of the agent itself: every client shows those (ACP's `notice`
+ * update is only for clients that offer `session.notices`; session-setup.ts sends an untrusted
+ * project's warning as one to them).
+ */
 export function warningUpdate(
   data: SessionEventData["session.warning"],
   eventId: string,

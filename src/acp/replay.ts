@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
+import { isProjectWarning } from "../session/project-warnings.js";
 import { UpdateMapper, type UpdateMapperOptions } from "./updates.js";
 
 /**
@@ -7,7 +8,8 @@ import { UpdateMapper, type UpdateMapperOptions } from "./updates.js";
  * (`user_message_chunk`), every answer and thought (whole, with the live `messageId`s), every tool
  * call as `tool_call` followed by its final `tool_call_update` (calls cut off by a crash were
  * given an interrupted result when the session was reopened, so none replays as pending), every
- * plan, the title, and the latest usage once at the end.
+ * plan, the title, and the latest usage once at the end. An untrusted project's warnings of
+ * earlier openings are not replayed: this opening says its own (session/project-warnings.ts).
  * @param events the persisted events, in file order (after the reopening repairs).
  */
 export function replayUpdates(
@@ -29,7 +31,8 @@ export function replayWith(
   const updates: acp.SessionUpdate[] = [];
   let usage: acp.SessionUpdate | undefined;
   for (const event of events) {
-    for (const update of mapper.map(event)) {
+    const mapped = mapper.map(event);
+    for (const update of isProjectWarning(event) ? [] : mapped) {
       if (update.sessionUpdate === "usage_update") {
         usage = update;
       } else {

@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage, warningLine } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
@@ -18,6 +17,7 @@ import {
   type AcpSessionModel,
   announceAfterAnswer,
   checkDirectory,
+  checkSessionFolder,
   listPage,
   openSession,
   repairMeta,
@@ -248,6 +248,10 @@ export class AcpSessionRequests {
   ): Promise<AcpSession> {
     const { sessionId } = params;
     return this.exclusively(sessionId, async () => {
+      // Read before opening: the folder is checked before anything is written (an unknown id:
+      // opening it reports that), and the title is known without reading the log again.
+      const stored = await this.host.readEvents(sessionId).catch(() => undefined);
+      checkSessionFolder(stored?.events ?? [], sessionId, params.cwd);
       const session = await openSession(this.host, sessionId);
       let model: AcpSessionModel;
       try {
@@ -256,19 +260,13 @@ export class AcpSessionRequests {
         await this.host.close(session);
         throw error;
       }
-      if (resolve(params.cwd) !== resolve(session.cwd)) {
-        this.connection.log(
-          `turnloop: session ${sessionId} works in ${session.cwd}; the requested cwd ${params.cwd} is ignored`,
-        );
-      }
       await this.startMcp(session, mcpServers);
-      const { events } = await this.host.readEvents(sessionId);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
         mode: defaultMode(this.host.config),
         folders: this.folders(params.additionalDirectories),
-        titled: hasUserPrompt(events),
+        titled: hasUserPrompt(stored?.events ?? []),
       });
       this.sessions.set(sessionId, acpSession);
       return acpSession;

@@ -11,6 +11,7 @@ import { InvalidSessionIdError } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
+import { folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
@@ -67,6 +68,27 @@ export async function checkDirectory(cwd: string): Promise<void> {
 }
 
 /**
+ * A session keeps its folder (ACP v1 session-setup: a session's `cwd` does not change; `-p
+ * --resume --cwd` refuses the same way, session/session-folder.ts): `session/load` and
+ * `session/resume` with a `cwd` naming another folder are refused before the session is opened,
+ * judged from its log (`events`, read before opening it).
+ * @throws `-32602` naming both folders, with `data` `{cwd, sessionCwd}`.
+ */
+export function checkSessionFolder(
+  events: readonly SessionEvent[],
+  sessionId: string,
+  cwd: string,
+): void {
+  const folder = folderElsewhereIn(events, cwd);
+  if (folder !== undefined) {
+    throw invalidParams(
+      `cwd ${cwd}: session ${sessionId} works in ${folder}; open it with that cwd, or start a new session in ${cwd}`,
+      { cwd, sessionCwd: folder },
+    );
+  }
+}
+
+/**
  * `_meta` of a `session/load` or `session/resume` answer saying what opening the log repaired,
  * once (ACP v1: `_meta` carries extension data on any message).
  */
@@ -82,11 +104,23 @@ export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired"
  * servers waiting: recorded now as `session.warning`s, once per open session, after a load's
  * replay; session/project-warnings.ts), and the MCP servers that failed by then (later
  * failures: {@link mcpFailureUpdates}). Editors hide the agent's stderr, which says them too.
+ * A project warning is a `notice` (severity `warning`) for a client that offered
+ * `session.notices` in `initialize`, an agent message for any other (ACP v1 schema, `Notice`:
+ * agents MUST only send notices to such clients, and may use an agent message otherwise).
  */
-export function openingUpdates(session: Session, config: RunConfig): acp.SessionUpdate[] {
+export function openingUpdates(
+  session: Session,
+  config: RunConfig,
+  offered: acp.ClientCapabilities | undefined,
+): acp.SessionUpdate[] {
   const notice = session.repairNotice;
+  const notices = offered?.session?.notices != null;
   const warnings = recordProjectWarnings(session, config).flatMap((event) =>
-    event.type === "session.warning" ? [warningUpdate(event.data, event.id)] : [],
+    event.type !== "session.warning"
+      ? []
+      : notices
+        ? [projectNotice(event.data.message)]
+        : [warningUpdate(event.data, event.id)],
   );
   const failed = (session.mcp?.list() ?? []).filter((server) => server.state === "failed");
   return [
@@ -102,6 +136,16 @@ export function openingUpdates(session: Session, config: RunConfig): acp.Session
     ...warnings,
     ...failed.map((server) => mcpFailureUpdate(server.name, server.error)),
   ];
+}
+
+/** An untrusted project's warning as an ACP v1 `notice` (live only: never replayed). */
+function projectNotice(message: string): acp.SessionUpdate {
+  return {
+    sessionUpdate: "notice",
+    severity: "warning",
+    title: "This project is not trusted: some of its settings are not applied",
+    description: message,
+  };
 }
 
 /**

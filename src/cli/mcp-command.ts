@@ -16,10 +16,11 @@ type McpCommand = Extract<Command, { kind: `mcp-${string}` }>;
 
 /**
  * Runs `turnloop mcp list` (starts every configured server, waits at most the start-up wait,
- * prints name, transport, state and tool count, then stops them) and `turnloop mcp trust`.
+ * prints name, transport, state and tool count, then stops them; one that has not answered by
+ * then is `failed`, saying so) and `turnloop mcp trust`.
  * Servers of an untrusted project file are listed as `untrusted` and not started.
- * @returns the exit code: 0; 1 when a server failed to start (a program that is no MCP server
- * included: its row says why); 64 when a config or MCP server file is bad (a missing
+ * @returns the exit code: 0; 1 when a server failed to start (a program that is no MCP server,
+ * or one that did not answer within the wait, included: its row says why); 64 when a config or MCP server file is bad (a missing
  * `--mcp-config` file, invalid JSON, an entry that is no server), as for every face (README,
  * exit codes), unless `--ignore-config-errors`.
  */
@@ -57,6 +58,8 @@ export async function runMcpCommand(
       : { startupWaitMs: startupWaitFrom(process.env) }),
   });
   await servers.whenStarted();
+  // Listed once: a server that has not answered by the end of the wait is said to have failed.
+  servers.giveUpOnPending();
   const rows: Array<
     McpServerSummary | { name: string; state: "untrusted"; type: string; toolCount: 0 }
   > = [

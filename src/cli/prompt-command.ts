@@ -211,7 +211,8 @@ function promptOutput(
     show(event);
   });
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
-    const result = collector.result(outcome, session.id, elapsedMs);
+    const saved = session.unsavedLog() === undefined;
+    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
     if (format === "json" || format === "stream-json") {
       printJson(result);
     } else if (options.quiet) {
@@ -230,7 +231,6 @@ function promptOutput(
       if ("error" in outcome && !errorShown) {
         io.stderr.write(`turnloop: ${outcome.error.message}\n`);
       }
-      const saved = session.unsavedLog() === undefined;
       io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
     }
   };
@@ -360,10 +360,12 @@ async function openSession(
       if (!resolved.ok) {
         return failed(resolved.message);
       }
-      const elsewhere = cwdGiven ? await folderElsewhere(host, resolved.sessionId, cwd) : undefined;
-      return elsewhere === undefined
+      // Loaded only with --cwd (a module fewer before the first request otherwise).
+      const folders = cwdGiven ? await import("../session/session-folder.js") : undefined;
+      const elsewhere = await folders?.folderElsewhere(host, resolved.sessionId, cwd);
+      return folders === undefined || elsewhere === undefined
         ? { ok: true, session: await host.open(resolved.sessionId) }
-        : failed(elsewhere);
+        : failed(folders.cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
     }
     if (options.continue) {
       const newest = await host.newestIn(cwd);
@@ -383,16 +385,4 @@ async function openSession(
     // An error met while opening (a full disk, a database down) is not a usage error.
     return failed(storeFailure(error), EXIT.error);
   }
-}
-
-/** Why `--cwd` cannot go with resuming `sessionId`: it works in another folder than `cwd`. */
-async function folderElsewhere(
-  host: SessionHost,
-  sessionId: string,
-  cwd: string,
-): Promise<string | undefined> {
-  const folder = (await host.list()).find((session) => session.sessionId === sessionId)?.cwd;
-  return folder === undefined || folder === null || sameFolder(folder, cwd)
-    ? undefined
-    : `--cwd ${cwd}: session ${sessionId} works in ${folder}; resume it without --cwd, or start a new session in ${cwd}`;
 }

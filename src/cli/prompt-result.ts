@@ -15,7 +15,11 @@ export interface PromptResult {
   result: string;
   /** ACP stop reason; `null` when the prompt failed with an error. */
   stop_reason: StopReason | null;
-  session_id: string;
+  /**
+   * The session to `--resume`; `null` when none was saved (storage refused the prompt's first
+   * write: a full disk, a database down), so a script never resumes an id that names nothing.
+   */
+  session_id: string | null;
   /** Model requests of the prompt. */
   num_turns: number;
   /** Wall time of the prompt, ms. */
@@ -72,7 +76,8 @@ export class PromptResultCollector {
     return this.lastText;
   }
 
-  result(outcome: PromptOutcome, sessionId: string, durationMs: number): PromptResult {
+  /** The result object; `sessionId` `null` when the session was not saved. */
+  result(outcome: PromptOutcome, sessionId: string | null, durationMs: number): PromptResult {
     const failed = "error" in outcome;
     const stopReason = failed ? null : outcome.stopReason;
     return {

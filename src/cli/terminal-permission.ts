@@ -80,16 +80,29 @@ export function terminalPermission(
   };
 }
 
-/** The question: headline, preview, then the choices wrapped to `output`'s width, and `> `. */
+/** A preview's note in brackets (where the command runs, why it is asked to run outside the sandbox). */
+const PREVIEW_NOTE = /^ {4}\[/;
+
+/**
+ * The question: headline, preview, then the choices, and `> `. The headline, the preview's
+ * bracketed note (a sandbox's reason can be long) and the choices are wrapped between words to
+ * `output`'s width (text-wrap.ts): the terminal would break them mid-word. The command and a
+ * diff are shown as they are.
+ */
 async function questionText(
   request: PermissionRequest,
   color: boolean,
   output: NodeJS.WritableStream,
 ): Promise<string> {
   // Loaded when a question is asked, not when -p starts.
-  const { wrapChoices } = await import("./text-wrap.js");
+  const { wrapChoices, wrapLine } = await import("./text-wrap.js");
   const width = (output as { columns?: number }).columns;
+  const prose = (line: string) =>
+    width === undefined || !(width > 0) ? [line] : wrapLine(line, width);
   const rows = wrapChoices(permissionChoices(request), width, "  ");
-  const preview = permissionPreview(request, color).map((line) => `${line}\n`);
-  return `\n${permissionHeadline(request)}\n${preview.join("")}${rows.join("\n")}\n> `;
+  const preview = permissionPreview(request, color).flatMap((line) =>
+    PREVIEW_NOTE.test(line) ? prose(line) : [line],
+  );
+  const lines = [...prose(permissionHeadline(request)), ...preview, ...rows];
+  return `\n${lines.join("\n")}\n> `;
 }

@@ -263,12 +263,13 @@ export class TerminalRenderer {
     this.stderr.write(text);
   }
 
+  /**
+   * The spinner says `running` once a question was answered yes. A no is said once, by the call's
+   * ✗ line, which names the refusal and its reason (it was said twice: a fresh user's check).
+   */
   private permissionAnswered(answer: SessionEventOf<"permission.completed">["data"]): void {
     if (answer.decision === "allowed") {
       this.options.spinner?.start("running");
-    }
-    if (answer.decision === "denied") {
-      this.note(`permission denied${answer.reason ? `: ${answer.reason}` : ""}`);
     }
   }
 

@@ -4,8 +4,8 @@
  * The held keys of the project's `.turnloop/config.json` (project-holds.ts, carried by the run
  * config as {@link RunConfig.heldWarning}) and the MCP servers of its `.mcp.json` left waiting
  * (mcp-servers.ts) are each recorded once per open session as a `session.warning` (`warningType`
- * `project_not_trusted`), which ACP shows as an agent message and an SDK app receives as a
- * session event. `-p` and the interactive session say both on stderr or their screen instead.
+ * `project_not_trusted`), which ACP shows as a notice or an agent message (not replayed by
+ * `session/load`: {@link isProjectWarning}) and an SDK app receives as a session event. `-p` and the interactive session say both on stderr or their screen instead.
  */
 
 import type { SessionEvent } from "../events/events.js";
@@ -41,4 +41,12 @@ export function recordProjectWarnings(session: Session, config: RunConfig): Sess
   );
   session.openingEvents.push(...events);
   return events;
+}
+
+/**
+ * Whether an event of a log is one of these warnings: said when the session was opened then, so
+ * a face replaying the log skips it (the opening that replays it records its own, once).
+ */
+export function isProjectWarning(event: SessionEvent): boolean {
+  return event.type === "session.warning" && event.data.warningType === PROJECT_NOT_TRUSTED;
 }

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 
@@ -48,6 +49,68 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
   expect(warnings.map((event) => event.data)).toEqual([
     { warningType: "project_not_trusted", message: held },
     { warningType: "project_not_trusted", message: waiting },
+  ]);
+  expect(await agent.end()).toBe(0);
+});
+
+/** The agent messages (text) and `notice`s of `updates`, in order, as the editor shows them. */
+function shown(updates: readonly acp.SessionUpdate[]): string[] {
+  return updates.flatMap((update) =>
+    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+      ? [update.content.text]
+      : update.sessionUpdate === "notice"
+        ? [`${update.severity}: ${update.title} | ${update.description ?? ""}`]
+        : [],
+  );
+}
+
+async function untrustedProject(): Promise<string> {
+  const config = join(fixture.cwd, ".turnloop", "config.json");
+  await mkdir(join(fixture.cwd, ".turnloop"));
+  await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
+  return (
+    `${config}: not applying permissions.allow: this project is not trusted (or its files ` +
+    "changed since it was), and this key loosens permissions or sends data elsewhere; run " +
+    "`turnloop mcp trust` in it to trust the whole project config"
+  );
+}
+
+// A fresh user's check: a session/load showed the warning twice, the earlier opening's replayed
+// with the history and this opening's own; each opening now says it once, before any prompt.
+test("session/new and a later session/load each tell the warning once, without a prompt", async () => {
+  const held = await untrustedProject();
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const sessionId = await agent.newSession();
+  const isWarning = (update: acp.SessionUpdate) => shown([update]).length > 0;
+  await agent.waitForUpdate(sessionId, isWarning);
+  expect(shown(agent.updates(sessionId))).toEqual([`\n⚠ ${held}\n`]);
+  expect(await agent.end()).toBe(0);
+
+  const again = fixture.startAgent();
+  await again.initialize();
+  await again.loadSession(sessionId);
+  await again.waitForUpdate(sessionId, isWarning);
+  expect(again.updates(sessionId).map((update) => update.sessionUpdate)).toEqual([
+    "available_commands_update",
+    "agent_message_chunk",
+  ]);
+  expect(shown(again.updates(sessionId))).toEqual([`\n⚠ ${held}\n`]);
+  expect(await again.end()).toBe(0);
+  const warnings = (await fixture.persisted(sessionId)).filter(
+    (event) => event.type === "session.warning",
+  );
+  expect(warnings).toHaveLength(2);
+});
+
+test("a client that offers session.notices gets the warning as a notice, not a message", async () => {
+  const held = await untrustedProject();
+  const agent = fixture.startAgent();
+  await agent.initialize({ session: { notices: {} } });
+  const sessionId = await agent.newSession();
+  await agent.waitForUpdate(sessionId, (update) => update.sessionUpdate === "notice");
+  expect(shown(agent.updates(sessionId))).toEqual([
+    `warning: This project is not trusted: some of its settings are not applied | ${held}`,
   ]);
   expect(await agent.end()).toBe(0);
 });

@@ -106,8 +106,8 @@ describe.skipIf(tmuxMissing())("a permission question's words", () => {
       ).toEqual([
         `> ${headline}`,
         question[1],
-        `${question[3]} > permission denied: the user said no`,
-        `✗ bash ${command} (N ms): Permission denied for 'bash': the user said no`,
+        // The refusal is said once, by the call's line (it was also "permission denied: …").
+        `${question[3]} > ✗ bash ${command} (N ms): Permission denied for 'bash': the user said no`,
         "not run",
         "> ",
         `session ${printedSessionId(piped.stdout)}`,

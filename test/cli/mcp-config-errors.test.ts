@@ -180,6 +180,35 @@ describe("programs that are no MCP server in turnloop mcp list", () => {
   });
 });
 
+// A fresh user's check: a program that prints a line and then waits (never answering
+// initialize) was listed "pending" when the start-up wait ended, with exit 0, as if it might
+// still come up. It failed to start within the wait: the row says so, exit 1.
+describe("a program that never answers in turnloop mcp list", () => {
+  test("its row says it got no answer within the start-up wait, with what it printed; exit 1", async ({
+    cli,
+    repository,
+  }) => {
+    const servers = {
+      chatty: { command: "sh", args: ["-c", "echo starting >&2; echo Ready.; exec sleep 60"] },
+      silent: { command: "sleep", args: ["60"] },
+    };
+    await writeFile(join(repository, "servers.json"), JSON.stringify({ mcpServers: servers }));
+    // 3 s: room for sh to print its two lines on a loaded machine (the list waits that long).
+    const result = await cli(["mcp", "list", "--mcp-config", "servers.json"], {
+      env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "3000" },
+    });
+    expect(result).toEqual({
+      code: 1,
+      signal: null,
+      stdout:
+        "chatty  stdio  failed  0 tools  did not answer as an MCP server: initialize failed " +
+        "(initialize got no answer within 3 s); what it printed first: Ready. (stderr: starting)\n" +
+        "silent  stdio  failed  0 tools  initialize got no answer within 3 s\n",
+      stderr: "",
+    });
+  });
+});
+
 describe("bad MCP server files in turnloop acp", () => {
   const fixture = ChildFixture.forEachTest();
 

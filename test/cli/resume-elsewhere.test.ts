@@ -73,4 +73,33 @@ describe("-p --resume from another folder", () => {
       await rm(elsewhere, { recursive: true, force: true });
     }
   });
+
+  // A fresh user's check: the interactive face opened the session and ran it in its own folder,
+  // although --cwd named another; it is refused as -p refuses it (one check, session/).
+  test("the interactive face refuses --resume with a --cwd naming another folder, as -p does", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    model.enqueue({ text: "first" });
+    const id = printedSessionId((await cli(["-p", "hi"])).stderr);
+    const before = await loggedEvents(id);
+    const elsewhere = await mkdtemp(join(tmpdir(), "turnloop-elsewhere-"));
+    try {
+      const refused = await cli(["--resume", id, "--cwd", elsewhere]);
+      expect(refused).toEqual({
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr:
+          `turnloop: --cwd ${elsewhere}: session ${id} works in ${repository}; resume it without ` +
+          `--cwd, or start a new session in ${elsewhere}\n`,
+      });
+      expect(await loggedEvents(id)).toEqual(before);
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
 });

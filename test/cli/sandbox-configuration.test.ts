@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { type CliFixtures, test } from "../support/fixtures.js";
@@ -113,5 +113,57 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
       `    The sandbox stopped this command: ${keeps(".mcp.json")}; it removed ` +
         `${join(repository, ".mcp.json")}, which the command made. ${notOutside(command)}`,
     ]);
+  });
+
+  // A fresh user's check: a .mcp.json (or .turnloop) that is a symbolic link had its target
+  // mounted read-only, but the link itself lies in the writable workspace: a command could put a
+  // file of its own in its place. The link is put back when the command ends, as a made one is
+  // removed, and the command is said stopped.
+  test("a .mcp.json link the command replaces is put back, and the command said stopped", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const link = join(repository, ".mcp.json");
+    await writeFile(join(repository, "servers.json"), '{"mcpServers":{}}\n');
+    await symlink("servers.json", link);
+    const command = `rm .mcp.json && echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json && echo replaced`;
+    const result = await runSandboxed({ cli, model }, command);
+    const why =
+      `The sandbox stopped this command: ${keeps(".mcp.json")}; it put back the symbolic link ` +
+      `${link} (to servers.json), which the command replaced. ${notOutside(command)}`;
+    expect(result).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr: "",
+      toolResult: `replaced\n<exited with exit code 0>\n${why}`,
+    });
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toBe("servers.json");
+    expect(await readFile(link, "utf8")).toBe('{"mcpServers":{}}\n');
+  });
+
+  test("a .turnloop link to a folder that does not exist stays without one", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const link = join(repository, ".turnloop");
+    await symlink("shared-settings", link);
+    const command = `mkdir -p shared-settings && echo '{}' > .turnloop/config.json && echo made`;
+    const result = await runSandboxed({ cli, model }, command);
+    const why =
+      `The sandbox stopped this command: ${keeps(".turnloop")}; it removed ` +
+      `${join(repository, "shared-settings")}, which the command made. ${notOutside(command)}`;
+    expect(result).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Done.\n",
+      stderr: "",
+      toolResult: `made\n<exited with exit code 0>\n${why}`,
+    });
+    expect(await readlink(link)).toBe("shared-settings");
+    expect(existsSync(join(repository, "shared-settings"))).toBe(false);
   });
 });

@@ -124,6 +124,24 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     );
   });
 
+  // A fresh user's check: `curl -s` prints nothing, so there was no output to match and no line.
+  test("a silent curl or wget is known by its exit code (curl 7, 6; wget 4)", async () => {
+    const connect = await runThroughCli(`curl -s http://127.0.0.1:${port}/`, SANDBOX);
+    expect(connect.toolResult).toBe(
+      `<exited with exit code 7>\n${stoppedLine("curl exit code 7: could not connect")}`,
+    );
+    const lookup = await runThroughCli("cd . && curl -s https://registry.npmjs.org/", SANDBOX);
+    expect(lookup.toolResult).toBe(
+      `<exited with exit code 6>\n${stoppedLine("curl exit code 6: could not resolve the host")}`,
+    );
+    const wget = await runThroughCli(`wget -q -O - http://127.0.0.1:${port}/`, SANDBOX);
+    expect(wget.toolResult).toBe(
+      `<exited with exit code 4>\n${stoppedLine("wget exit code 4: network failure")}`,
+    );
+    const other = await runThroughCli("sh -c 'exit 7'", SANDBOX);
+    expect(other.toolResult).toBe("<exited with exit code 7>");
+  });
+
   test("no network line for a command failing otherwise, nor for a refusal with the network on", async () => {
     const missing = await runThroughCli("ls /no-such-folder", SANDBOX);
     expect(missing.toolResult).toBe(

@@ -37,6 +37,27 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
     },
   );
 
+  // A fresh user's check: it ended with "no prompt was sent" after saying the storage failure.
+  interactiveTest(
+    "a prompt storage refused (a database down): the last line says so, not 'no prompt was sent'",
+    async ({ fixture }) => {
+      const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+      const terminal = await fixture.openReady([], { env: { TURNLOOP_DATABASE_URL: url } });
+      terminal.type("Say hello");
+      await terminal.waitFor(/the session was not saved/);
+      await terminal.idle();
+      terminal.key("C-d");
+      const { code } = await terminal.exited();
+      expect(code).toBe(0);
+      const screen = terminal.screen(200);
+      expect(screen).toContain(
+        "the session was not saved: storage refused the prompt (the error above)",
+      );
+      expect(screen).not.toContain("no prompt was sent");
+      expect(fixture.server.requests).toHaveLength(0);
+    },
+  );
+
   interactiveTest(
     "the first prompt saves it whole, from session.start; sessions lists it with its age",
     async ({ fixture }) => {

@@ -172,3 +172,55 @@ test("-p with a database that refuses connections stops before the model is aske
       "0 turns · tokens not reported · <time> · session not saved\n",
   });
 });
+
+// A fresh user's check: the JSON result named a session_id although nothing was saved, so a
+// script's `--resume` of it found no session. It is null, with the error.
+test("-p --output-format json with a database that refuses connections: session_id null and the error", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli(["-p", "hi", "--output-format", "json"], {
+    env: { TURNLOOP_DATABASE_URL: url },
+  });
+  expect(model.requests).toHaveLength(0);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toBe("");
+  const printed: unknown = JSON.parse(result.stdout);
+  expect({ ...(printed as object), duration_ms: 0 }).toEqual({
+    type: "result",
+    subtype: "error_during_execution",
+    is_error: true,
+    result: "",
+    stop_reason: null,
+    session_id: null,
+    num_turns: 0,
+    duration_ms: 0,
+    usage: {},
+    error: {
+      type: "storage",
+      message:
+        "postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
+        "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
+    },
+  });
+});
+
+// A fresh user's check: the interactive face said the storage failure, then ended with "no
+// prompt was sent", which contradicted it. Its last line now says what happened.
+test("the piped interactive face with a database that refuses connections ends saying storage refused the prompt", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli([], { env: { TURNLOOP_DATABASE_URL: url }, stdin: "hi\n" });
+  expect(model.requests).toHaveLength(0);
+  expect(result.code).toBe(0);
+  expect(result.stdout.split("\n").slice(2)).toEqual([
+    "> turnloop: postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
+      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
+    "> ",
+    "the session was not saved: storage refused the prompt (the error above)",
+    "",
+  ]);
+});

@@ -6,6 +6,7 @@ import { test as cliTest } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
+import { requireSandbox } from "../support/sandbox.js";
 
 // `turnloop -p` in a real terminal (tmux): permission questions, what they show, what they answer.
 
@@ -226,5 +227,47 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     const ran = at("tool.execution_complete") - at("tool.execution_start");
     expect(waited).toBeGreaterThan(0); // the answer came after the question: the two differ
     expect(milliseconds).toBe(ran - waited);
+  });
+});
+
+const sandboxWorks = await requireSandbox();
+
+// A fresh user's check: a long question line (the headline with its command, the sandbox's
+// note) was left to the terminal, which broke it mid-word. It is wrapped between words to the
+// terminal's width; the command itself is shown as it is.
+describe.runIf(!skip && sandboxWorks)("a permission question on a narrow terminal", () => {
+  test("the headline and the sandbox note are wrapped between words", async ({
+    model,
+    repository,
+    environment,
+  }) => {
+    const command = "echo one two three four five six";
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+      { text: "Ran it." },
+    );
+    const terminal = new InteractiveTerminal(["-p", "run it", "--sandbox", "workspace-write"], {
+      cwd: repository,
+      env: environment({ NO_COLOR: "1" }),
+      columns: 40,
+      rows: 40,
+    });
+    try {
+      const screen = await terminal.waitFor(/tell the model why\n>/);
+      const rows = screen.split("\n").map((row) => row.trimEnd());
+      const top = rows.findIndex((row) => row.startsWith("turnloop wants"));
+      expect(rows.slice(top, top + 6)).toEqual([
+        "turnloop wants to run echo one two three",
+        "four five six",
+        `    $ ${command}`,
+        "    [sandbox: workspace-write, no",
+        "      network]",
+        "  [y] yes, once",
+      ]);
+      terminal.type("n");
+      await terminal.waitFor(/\[exit 0\]/);
+    } finally {
+      terminal.close();
+    }
   });
 });

@@ -9,6 +9,21 @@ import { storeFailure } from "../../session/storage-error.js";
 /** Said on exit when the session had no prompt: nothing was stored (issue 24 item 7). */
 export const NOT_SAVED = "no prompt was sent: the session was not saved";
 
+/**
+ * The line a face ends with when `session` was not saved: no prompt was sent ({@link NOT_SAVED}),
+ * or one was and storage refused its first write (a full disk, a database down), whose error the
+ * face showed when it happened; `undefined` when the session was saved.
+ */
+export function notSavedLine(session: Session): string | undefined {
+  const unsaved = session.unsavedLog();
+  if (unsaved === undefined) {
+    return undefined;
+  }
+  return unsaved.events.some((event) => event.type === "user.message")
+    ? "the session was not saved: storage refused the prompt (the error above)"
+    : NOT_SAVED;
+}
+
 /** Exit codes of the interactive face. */
 export const EXIT = { ok: 0, error: 1, usage: 64 } as const;
 
@@ -17,7 +32,8 @@ export type SessionChoice =
   | { kind: "new" }
   | { kind: "continue" }
   | { kind: "pick" }
-  | { kind: "id"; idOrPrefix: string };
+  /** `cwdGiven`: `--cwd` was on the command line, so the session must work in that folder. */
+  | { kind: "id"; idOrPrefix: string; cwdGiven: boolean };
 
 export type Opened =
   | { ok: true; session: Session; model: ModelConfiguration }
@@ -25,7 +41,9 @@ export type Opened =
 
 /**
  * Opens the session the command line asks for, and the model to use in it (a new session's model
- * is resolved before anything is written). `pick` shows the picker of this folder's sessions.
+ * is resolved before anything is written). `pick` shows the picker of this folder's sessions. A
+ * session asked for by id with a `--cwd` naming another folder than its own is a usage error,
+ * before it is opened (as for `-p`: session/session-folder.ts).
  */
 export async function openSession(
   host: SessionHost,
@@ -80,7 +98,20 @@ async function chooseSessionId(
   switch (choice.kind) {
     case "id": {
       const resolved = await host.resolveId(choice.idOrPrefix);
-      return resolved.ok ? resolved : { ok: false, message: resolved.message, code: EXIT.usage };
+      if (!resolved.ok) {
+        return { ok: false, message: resolved.message, code: EXIT.usage };
+      }
+      const { sessionId } = resolved;
+      // Loaded only with --cwd: the box is drawn before the session stack loads otherwise.
+      const folders = choice.cwdGiven ? await import("../../session/session-folder.js") : undefined;
+      const elsewhere = await folders?.folderElsewhere(host, sessionId, cwd);
+      return folders === undefined || elsewhere === undefined
+        ? resolved
+        : {
+            ok: false,
+            message: folders.cwdElsewhereMessage(sessionId, cwd, elsewhere),
+            code: EXIT.usage,
+          };
     }
     case "continue": {
       const newest = await host.newestIn(cwd);

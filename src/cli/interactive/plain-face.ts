@@ -15,7 +15,7 @@ import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { wrapChoices, wrapText } from "../text-wrap.js";
 import { Controller, type ConversationView } from "./controller.js";
-import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
+import { EXIT, notSavedLine, openSession, type SessionChoice } from "./open.js";
 
 export interface PlainFaceSettings {
   host: SessionHost;
@@ -88,8 +88,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   lines.close();
   await controller.close();
   const { id } = controller.session;
-  const saved = controller.session.unsavedLog() === undefined;
-  stdout.write(saved ? `session ${id}\n` : `${NOT_SAVED}\n`);
+  stdout.write(`${notSavedLine(controller.session) ?? `session ${id}`}\n`);
   return EXIT.ok;
 }
 

@@ -37,7 +37,7 @@ export async function runInteractiveCommand(
   };
   const choice: SessionChoice =
     typeof options.resume === "string"
-      ? { kind: "id", idOrPrefix: options.resume }
+      ? { kind: "id", idOrPrefix: options.resume, cwdGiven: io.config.cwd.source === "--cwd" }
       : options.resume !== undefined
         ? { kind: "pick" }
         : options.continue

@@ -10,7 +10,7 @@ import {
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { Controller } from "./controller.js";
 import { InputQueue } from "./input-queue.js";
-import { EXIT, NOT_SAVED, openSession, type SessionChoice } from "./open.js";
+import { EXIT, notSavedLine, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { restoreTerminal, Screen } from "./screen.js";
 import type { ScreenView } from "./screen-view.js";
@@ -182,9 +182,11 @@ function untilExit(
       await controller.close().catch(() => undefined);
       screen.stop();
       const { id } = controller.session;
-      const saved = controller.session.unsavedLog() === undefined;
+      const unsaved = notSavedLine(controller.session);
       settings.stdout.write(
-        saved ? `session ${id}\nresume it with: turnloop --resume ${id}\n` : `${NOT_SAVED}\n`,
+        unsaved === undefined
+          ? `session ${id}\nresume it with: turnloop --resume ${id}\n`
+          : `${unsaved}\n`,
       );
       resolve(code);
     };

@@ -114,6 +114,19 @@ export class McpConnection {
     return result;
   }
 
+  /**
+   * Fails a server still starting (`pending`) that a caller stopped waiting for after `waitedMs`
+   * (`turnloop mcp list` past its start-up wait): `initialize (or tools/list) got no answer within
+   * 5 s`, said as every failure is (what a stdio server printed first, its stderr). Nothing for a
+   * server in any other state.
+   */
+  giveUp(waitedMs: number): void {
+    if (this.state === "pending") {
+      const request = this.initialized ? "tools/list" : "initialize";
+      this.fail(new Error(`${request} got no answer within ${waitedMs / 1000} s`));
+    }
+  }
+
   /** Closes the connection; a stdio server's process group is killed if it does not exit. */
   async close(): Promise<void> {
     const wasOpen = this.state === "connected" || this.state === "pending";

@@ -48,6 +48,7 @@ export class McpServers {
   private readonly disabled = new Set<string>();
   private readonly states = new Map<McpConnection, McpServerState>();
   private readonly deadline: number;
+  private readonly startupWaitMs: number;
   private readonly toolCache = new WeakMap<object, AnyTool>();
   private closing: Promise<void> | undefined;
 
@@ -56,7 +57,8 @@ export class McpServers {
     configs: McpServerConfigs,
     private readonly options: McpServersOptions,
   ) {
-    this.deadline = Date.now() + (options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS);
+    this.startupWaitMs = options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS;
+    this.deadline = Date.now() + this.startupWaitMs;
     this.connections = Object.entries(configs).map(([name, config]) => this.start(name, config));
   }
 
@@ -179,6 +181,16 @@ export class McpServers {
   }
 
   /** Every server's state. */
+  /**
+   * Fails every server still starting, for a caller that waited {@link whenStarted} and will not
+   * wait longer (`turnloop mcp list`): each says it got no answer within the start-up wait.
+   */
+  giveUpOnPending(): void {
+    for (const connection of this.connections) {
+      connection.giveUp(this.startupWaitMs);
+    }
+  }
+
   list(): McpServerSummary[] {
     return this.connections.map((connection) => this.summarize(connection));
   }

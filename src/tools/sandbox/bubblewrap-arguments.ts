@@ -150,8 +150,9 @@ function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
 
 /**
  * Each of {@link PROJECT_CONFIGURATION} in `root` that exists, mounted read-only over itself (a
- * symbolic link: its target). One that does not exist cannot be mounted over without making it
- * in the workspace: the runner removes it after the command instead (sandboxed-runner.ts).
+ * symbolic link: its target; a mount cannot cover the link itself). One that does not exist
+ * cannot be mounted over without making it in the workspace: the runner removes one made after
+ * the command instead, and puts back a link replaced (configuration-guard.ts).
  */
 function configurationProtections(root: string, paths: RealPaths): string[] {
   return PROJECT_CONFIGURATION.flatMap((name) => {

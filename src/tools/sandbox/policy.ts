@@ -25,7 +25,7 @@ export function isSandboxPolicy(text: string): text is SandboxPolicy {
  * file (servers start outside the sandbox). One list for both guards: permission mode `auto` asks
  * about an edit to any of them (permissions/permission-decision.ts `isConfigurationOfLaterRuns`),
  * and the sandbox keeps each writable root's read-only for commands, one that does not exist yet
- * included (bubblewrap-arguments.ts, sandboxed-runner.ts).
+ * included (bubblewrap-arguments.ts, configuration-guard.ts).
  */
 export const PROJECT_CONFIGURATION: readonly string[] = [".turnloop", ".mcp.json"];
 
@@ -170,14 +170,12 @@ export function protectedPlaceStop(output: string): string | undefined {
 }
 
 /**
- * Why a command that made one of {@link PROJECT_CONFIGURATION} where nothing was (bubblewrap
- * cannot mount over a missing path) is reported stopped: `made` are the paths, already removed.
+ * Why a command that changed one of {@link PROJECT_CONFIGURATION} where the mounts cannot stop it
+ * (made one where nothing was, replaced one that is a symbolic link: configuration-guard.ts) is
+ * reported stopped: `places` are the names, `undone` what the sandbox undid, already done.
  */
-export function protectedPlaceMade(made: readonly string[]): string {
-  const names = PROJECT_CONFIGURATION.filter((name) =>
-    made.some((path) => path.endsWith(`/${name}`)),
-  );
-  return `${PROTECTED_REASON_START}${names.join(" and ")} read-only whatever the settings: ${CONFIGURES_TURNLOOP}; it removed ${made.join(", ")}, which the command made`;
+export function protectedPlaceUndone(places: readonly string[], undone: readonly string[]): string {
+  return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${CONFIGURES_TURNLOOP}; ${undone.join("; ")}`;
 }
 
 /** Whether a reason of the sandbox's (either function above) is a protected place's. */

@@ -1,16 +1,8 @@
-import { lstatSync } from "node:fs";
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import { isInside } from "./bubblewrap-arguments.js";
-import {
-  PROJECT_CONFIGURATION,
-  protectedPlaceMade,
-  protectedPlaceStop,
-  type SandboxPolicy,
-  type SandboxSettings,
-} from "./policy.js";
+import { configurationSnapshot, undoConfigurationChanges } from "./configuration-guard.js";
+import { protectedPlaceStop, type SandboxPolicy, type SandboxSettings } from "./policy.js";
 import { RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
@@ -22,9 +14,10 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * {@link ProcessRunner} (same process group, timeout, cancellation and output capping) whose argv
  * is `bwrap … -- bash -c command`, confined to the request's cwd (the session's workspace). A
  * failed command whose output shows it hit the sandbox's limits carries
- * {@link CommandResult.sandboxLimit}, as does one that made what later runs read where nothing was
- * (`.turnloop`, `.mcp.json` in a writable root), which is removed when the command ends. What the places it mounts resolve to is remembered for the
- * runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
+ * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
+ * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
+ * a symbolic link replaced), which is undone when the command ends (configuration-guard.ts).
+ * What the places it mounts resolve to is remembered for the runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
   readonly description: string;
@@ -42,13 +35,11 @@ export class SandboxedRunner implements CommandRunner {
     const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
-    const absent = this.policy === "workspace-write" ? absentConfiguration(roots) : [];
+    const snapshot = this.policy === "workspace-write" ? configurationSnapshot(roots) : undefined;
     const result = await runner.run(command, request);
-    const made = await removeMade(absent);
-    const limit =
-      made.length > 0
-        ? protectedPlaceMade(made)
-        : sandboxLimitOf(result, this.policy, this.settings.network === true);
+    const undone = snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
+    const network = this.settings.network === true;
+    const limit = undone ?? sandboxLimitOf(result, this.policy, network, command);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
@@ -90,30 +81,6 @@ const PRIVATE_TEMPORARY_NOTE: Record<ConfiningPolicy, string> = {
     "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
 };
 
-/**
- * The paths of {@link PROJECT_CONFIGURATION} that do not exist in `roots` (nothing there, not even
- * a dangling link) before a command: bubblewrap cannot mount over them without making them in the
- * workspace, so one the command makes is removed when it ends ({@link removeMade}).
- */
-function absentConfiguration(roots: readonly string[]): string[] {
-  return roots.flatMap((root) =>
-    PROJECT_CONFIGURATION.map((name) => join(root, name)).filter(
-      (path) => lstatSync(path, { throwIfNoEntry: false }) === undefined,
-    ),
-  );
-}
-
-/**
- * Removes each of `absent` that exists now (the command, whose processes all ended with it, made
- * it) and returns those it removed. A path that cannot be removed is kept in the answer too: the
- * command is reported as stopped all the same.
- */
-async function removeMade(absent: readonly string[]): Promise<string[]> {
-  const made = absent.filter((path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
-  await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
-  return made;
-}
-
 /** What the kernel and common tools print when a write lands on a read-only mount (strerror, or Node's `EROFS: read-only file system`). */
 const READ_ONLY = /Read-only file system|\bEROFS\b/i;
 /**
@@ -135,15 +102,51 @@ const WRITABLE: Record<ConfiningPolicy, string> = {
 };
 
 /**
+ * Exit codes by which known network clients say a failed lookup or connection, for when they
+ * print nothing (`curl -s`): curl's (its manual, "EXIT CODES": 5 proxy not resolved, 6 host not
+ * resolved, 7 failed to connect) and wget's (its manual, "EXIT STATUS": 4 network failure).
+ */
+const NETWORK_EXIT_CODES: ReadonlyArray<{
+  client: RegExp;
+  name: string;
+  codes: Map<number, string>;
+}> = [
+  {
+    client: /(?:^|[\s;&|(`])curl(?=\s|$)/,
+    name: "curl",
+    codes: new Map([
+      [5, "could not resolve the proxy"],
+      [6, "could not resolve the host"],
+      [7, "could not connect"],
+    ]),
+  },
+  { client: /(?:^|[\s;&|(`])wget(?=\s|$)/, name: "wget", codes: new Map([[4, "network failure"]]) },
+];
+
+/** `curl exit code 7: could not connect` when `command` runs a known client that exits so. */
+function networkExit(command: string, exitCode: number): string | undefined {
+  for (const { client, name, codes } of NETWORK_EXIT_CODES) {
+    const meaning = codes.get(exitCode);
+    if (meaning !== undefined && client.test(command)) {
+      return `${name} exit code ${exitCode}: ${meaning}`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
- * lookup or connection. `undefined` when it succeeded, was stopped, or failed for another reason.
+ * lookup or connection, said in its output or, when `command` runs a known network client, by
+ * its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
+ * failed for another reason.
  */
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
   network: boolean,
+  command = "",
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
@@ -156,9 +159,9 @@ export function sandboxLimitOf(
   if (readOnly !== null) {
     return `${WRITABLE[policy]} (${readOnly[0]})`;
   }
-  const offline = network ? null : NO_NETWORK.exec(result.output);
-  if (offline !== null) {
-    return `the sandbox has no network (${offline[0]})`;
+  if (network) {
+    return undefined;
   }
-  return undefined;
+  const offline = NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode);
+  return offline === undefined ? undefined : `the sandbox has no network (${offline})`;
 }
