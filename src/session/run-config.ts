@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { environmentContextWindow } from "../llm/context-window.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
@@ -126,7 +125,7 @@ export function resolveRunConfig(
       "contextWindow",
       firstOf(
         flagValue(flags.contextWindow, "--context-window"),
-        envNumber(env, "TURNLOOP_CONTEXT_WINDOW", environmentContextWindow(env)),
+        envNumber(env, "TURNLOOP_CONTEXT_WINDOW", contextWindowVariable(env)),
       ),
     ),
     ...optional("tuning", tuningSettings(env)),
@@ -354,6 +353,18 @@ function tuningSettings(env: NodeJS.ProcessEnv): Record<string, Sourced<number>>
       : [[setting, { value, source: name }] as const];
   });
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/**
+ * `TURNLOOP_CONTEXT_WINDOW` when it is a positive integer (tokens): the rule of
+ * llm/context-window.ts `environmentContextWindow`, not imported since that module loads the
+ * model catalogue, which start-up leaves for the first request.
+ */
+function contextWindowVariable(env: NodeJS.ProcessEnv): number | undefined {
+  const value = Number(env.TURNLOOP_CONTEXT_WINDOW);
+  return env.TURNLOOP_CONTEXT_WINDOW !== undefined && Number.isInteger(value) && value > 0
+    ? value
+    : undefined;
 }
 
 /** `value` (read from the variable `name` of `env`) with that variable as its source. */
