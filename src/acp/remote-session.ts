@@ -205,9 +205,10 @@ export class AcpRemoteSession {
    * @returns `"claim"` when no live worker holds the session, or its owner closed it as far as
    * read here (nothing was sent).
    * @throws `-32600` while a prompt of this client runs, or when the owner runs only its own
-   * prompts (`-p`, the interactive face, another `turnloop acp`: session-store.ts `takesInbox`); `-32602` for images (the inbox carries
-   * text); `-32603` when the owner died before it ended (its lease lapsed); the prompt's failure
-   * as a local prompt's (`promptFailure`).
+   * prompts (`-p`, the interactive face, another `turnloop acp`: session-store.ts
+   * `takesInbox`); `-32602` for images (the inbox carries text); `-32603` when the owner died
+   * before it ended (its lease lapsed); the prompt's failure as a local prompt's
+   * (`promptFailure`).
    */
   async prompt(
     blocks: readonly acp.ContentBlock[],

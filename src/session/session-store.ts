@@ -258,8 +258,8 @@ export interface SessionInbox {
   /**
    * Delivers the messages sent to sessions this store instance holds, until closed; from the call
    * on, the leases this store instance holds and takes say that it takes messages
-   * ({@link LeaseHolder.takesInbox}): call it before taking the leases whose messages it serves. A message
-   * taken for a session this worker no longer serves is the receiver's to drop.
+   * ({@link LeaseHolder.takesInbox}): call it before taking the leases whose messages it serves.
+   * A message taken for a session this worker no longer serves is the receiver's to drop.
    */
   receive(
     onMessage: (sessionId: string, message: InboxMessage) => void,
