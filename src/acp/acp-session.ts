@@ -135,7 +135,10 @@ export class AcpSession {
     }
   }
 
-  /** ACP v1 `session/load`: replays the persisted events; await {@link flush} before answering. */
+  /**
+   * ACP v1 `session/load`: replays the persisted events, which the live updates then build on
+   * (the session's cost so far); await {@link flush} before answering.
+   */
   replay(events: readonly SessionEvent[]): void {
     const updates = replayUpdates(events, {
       cwd: this.session.cwd,
@@ -145,6 +148,7 @@ export class AcpSession {
     for (const update of updates) {
       this.send(update);
     }
+    this.mapper.learn(events);
   }
 
   /** Resolves once every update sent so far is written. */

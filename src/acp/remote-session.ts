@@ -24,6 +24,7 @@ import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
 import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
 import type { SessionSubscription } from "../session/session-follower.js";
+import { InboxRefusedError } from "../session/session-locked-error.js";
 import type { LeaseHolder, StoredLog } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
@@ -203,9 +204,11 @@ export class AcpRemoteSession {
    * stored events end; every update of it is written before the answer.
    * @returns `"claim"` when no live worker holds the session, or its owner closed it as far as
    * read here (nothing was sent).
-   * @throws `-32600` while a prompt of this client runs; `-32602` for images (the inbox carries
-   * text); `-32603` when the owner died before it ended (its lease lapsed); the prompt's failure
-   * as a local prompt's (`promptFailure`).
+   * @throws `-32600` while a prompt of this client runs, or when the owner runs only its own
+   * prompts (`-p`, the interactive face, another `turnloop acp`: session-store.ts
+   * `takesInbox`); `-32602` for images (the inbox carries text); `-32603` when the owner died
+   * before it ended (its lease lapsed); the prompt's failure as a local prompt's
+   * (`promptFailure`).
    */
   async prompt(
     blocks: readonly acp.ContentBlock[],
@@ -234,10 +237,11 @@ export class AcpRemoteSession {
     this.#prompt = { id, started: false, settle };
     try {
       const payload = { sessionId: this.id, prompt: text, promptId: id };
-      const epoch = await this.#context.host.store.inbox?.post(this.id, {
-        kind: "prompt",
-        payload,
-      });
+      const epoch = await this.#context.host.store.inbox
+        ?.post(this.id, { kind: "prompt", payload })
+        .catch((error: unknown) => {
+          throw error instanceof InboxRefusedError ? invalidRequest(error.message) : error;
+        });
       if (epoch === undefined) {
         return "claim";
       }

@@ -85,6 +85,17 @@ export class UpdateMapper {
   }
 
   /**
+   * Folds `events` (a session's stored events, before this mapper's first) without an update, so
+   * that what follows is read against the whole session: `usage_update.cost` is the session's
+   * cost so far (README, ACP) after a `session/load`, as in the other faces (usage-totals.ts).
+   */
+  learn(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      this.fold.apply(event);
+    }
+  }
+
+  /**
    * The updates for one event (often none). Exhaustive over the event union; an SDK app's own
    * requests and reports (`isSdkAppEvent`) are no editor's business.
    */

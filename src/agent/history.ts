@@ -31,7 +31,10 @@ export class History {
   private readonly summaries = new WeakSet<HistoryMessage>();
   /** Turns that were compaction requests: their usage is not the view's. */
   private readonly compactionTurns = new Set<string>();
-  /** Calls of the latest assistant message still waiting for a result, in call order. */
+  /**
+   * Calls still waiting for a result, in call order: the latest assistant message's, after any
+   * an earlier reply left without one (a damaged or imported log).
+   */
   private openCalls: OpenCall[] = [];
   /** Ids the model has been sent, so that none is sent for two calls. */
   private readonly idsSent = new Set<string>();
@@ -52,20 +55,25 @@ export class History {
         return;
       case "assistant.message": {
         const { content, reasoningParts, toolRequests, providerMetadata } = event.data;
-        this.openCalls = toolRequests.map((call, order) => ({
+        const calls = toolRequests.map((call, order) => ({
           call,
           order,
           modelId: this.uniqueId(call.toolCallId),
         }));
-        this.push({
+        const assistant: AssistantMessage = {
           role: "assistant",
           content,
-          toolCalls: this.openCalls.map(({ call, modelId }) =>
+          toolCalls: calls.map(({ call, modelId }) =>
             modelId === call.toolCallId ? call : { ...call, toolCallId: modelId },
           ),
           ...(reasoningParts === undefined ? {} : { reasoningParts }),
           ...(providerMetadata === undefined ? {} : { providerMetadata }),
-        });
+        };
+        // Calls of an earlier reply still open (a damaged or imported log) stay open.
+        const earlier = this.openCalls;
+        const opened = calls.map((call) => ({ ...call, assistant }));
+        this.openCalls = earlier.length === 0 ? opened : [...earlier, ...opened];
+        this.push(assistant);
         this.assistantIndex = this.messages.length - 1;
         return;
       }
@@ -169,7 +177,11 @@ export class History {
     this.meter.add(message);
   }
 
-  /** Tool calls of the latest assistant message that have no result yet, in call order, as logged. */
+  /**
+   * Tool calls that have no result yet, as logged, in call order: those of earlier assistant
+   * messages (a result line lost to damage, an imported log) first, then the latest's. Each gets
+   * its interrupted result at resume (session.ts), placed after its own message.
+   */
   get pendingToolCalls(): readonly ToolRequest[] {
     return this.openCalls.map((open) => open.call);
   }
@@ -197,6 +209,13 @@ export class History {
       return;
     }
     this.openCalls = this.openCalls.filter((entry) => entry !== open);
+    const latest = this.messages[this.assistantIndex];
+    const assistantIndex =
+      open.assistant === latest ? this.assistantIndex : this.messages.lastIndexOf(open.assistant);
+    if (assistantIndex < 0) {
+      // Its message was compacted away: the summary stands for both.
+      return;
+    }
     const message: HistoryMessage = {
       role: "tool",
       toolCallId: open.modelId,
@@ -205,8 +224,10 @@ export class History {
       isError: !data.success,
       ...(data.result.images === undefined ? {} : { images: data.result.images }),
     };
-    const orderOf = new Map(this.resultOrder());
-    let position = this.assistantIndex + 1;
+    const orderOf = new Map(
+      open.assistant.toolCalls.map((call, order) => [call.toolCallId, order]),
+    );
+    let position = assistantIndex + 1;
     while (position < this.messages.length) {
       const existing = this.messages[position];
       if (existing?.role !== "tool" || (orderOf.get(existing.toolCallId) ?? 0) > open.order) {
@@ -217,17 +238,9 @@ export class History {
     this.messages.splice(position, 0, message);
     this.meter.add(message);
   }
-
-  /** Model id → call position, for the calls of the latest assistant message. */
-  private *resultOrder(): Iterable<[string, number]> {
-    const assistant = this.messages[this.assistantIndex];
-    if (assistant?.role === "assistant") {
-      for (const [order, call] of assistant.toolCalls.entries()) {
-        yield [call.toolCallId, order];
-      }
-    }
-  }
 }
+
+type AssistantMessage = Extract<HistoryMessage, { role: "assistant" }>;
 
 interface OpenCall {
   /** The call as logged. */
@@ -236,4 +249,6 @@ interface OpenCall {
   order: number;
   /** The id the model is sent for it. */
   modelId: string;
+  /** The assistant message it belongs to. */
+  assistant: AssistantMessage;
 }

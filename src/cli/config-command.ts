@@ -100,8 +100,10 @@ function textRows(
 }
 
 /**
- * The session options that no config file sets, each only when a flag gave it: `--context-window`,
- * `--add-dir`, `--no-instructions`, `--system-prompt-file`, `--append-system-prompt`.
+ * The session options that no config file sets, each only when a flag or variable gave it:
+ * `--context-window` (or `TURNLOOP_CONTEXT_WINDOW`), the tuning variables (run-config.ts
+ * `TUNING_VARIABLES`), `--add-dir`, `--no-instructions`, `--system-prompt-file`,
+ * `--append-system-prompt`.
  */
 function promptRows(settings: RunConfig): string[] {
   const { contextWindow, instructions, systemPromptFile, appendSystemPrompt } = settings;
@@ -109,6 +111,9 @@ function promptRows(settings: RunConfig): string[] {
     ...(contextWindow === undefined
       ? []
       : [row("contextWindow", `${contextWindow.value} tokens`, contextWindow.source)]),
+    ...Object.entries(settings.tuning ?? {}).map(([name, { value, source }]) =>
+      row(name, String(value), source),
+    ),
     ...settings.folders.map((folder) => row("addDir", folder.value, folder.source)),
     ...(instructions.value ? [] : [row("instructions", "off", instructions.source)]),
     ...(systemPromptFile === undefined
@@ -194,6 +199,7 @@ function jsonFields(settings: RunConfig) {
     providers: settings.providers,
     contextWindows: settings.contextWindows,
     contextWindow: settings.contextWindow,
+    tuning: settings.tuning,
     addDirs: settings.folders.length === 0 ? undefined : settings.folders,
     instructions: settings.instructions.value ? undefined : settings.instructions,
     systemPromptFile: settings.systemPromptFile,

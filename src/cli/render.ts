@@ -28,6 +28,7 @@ import { ranLines, typedPrompt } from "../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { abbreviate, firstLine, plural, trimTrailingNewlines } from "./text-lines.js";
+import { outcomeMark } from "./tool-line.js";
 
 const ARGUMENTS_LENGTH = 60;
 const REASONING_LENGTH = 100;
@@ -121,7 +122,11 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       return;
     }
     case "session.resume": {
+      // Calls a crash left open get their interrupted result after this line: shown there, once.
+      const open = new Set(state.pendingCalls);
+      state.pendingCalls.clear();
       closePrompt(state);
+      state.pendingCalls = open;
       const skipped = event.data.repaired.length;
       const note = skipped === 0 ? "" : ` (skipped ${skipped} damaged ${plural(skipped, "line")})`;
       state.lines.push("", `— resumed ${event.data.resumeTime}${note}`);
@@ -312,20 +317,6 @@ function renderToolResult(
 
 function shownCall(toolCall: ToolCall): CallShown {
   return { name: toolCall.toolName, arguments: toolCall.arguments };
-}
-
-/** `✓`, or `✗` with why: a command's exit code (the session model's rule), else the error code. */
-function outcomeMark(toolCall: ToolCall | undefined): string {
-  if (toolCall === undefined || toolCall.status === "completed") {
-    return "✓";
-  }
-  if (toolCall.exitCode !== undefined) {
-    return `✗ failed (exit code ${toolCall.exitCode})`;
-  }
-  if (toolCall.signal !== undefined) {
-    return `✗ killed by ${toolCall.signal}`;
-  }
-  return `✗ ${toolCall.errorCode ?? "failed"}`;
 }
 
 /**

@@ -124,3 +124,17 @@ function firstLine(text: string): string {
   const space = cut.lastIndexOf(" ");
   return `${(space > 80 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
+
+/** `✓`, or `✗` with why: a command's exit code (the session model's rule), else the error code. */
+export function outcomeMark(toolCall: ToolCall | undefined): string {
+  if (toolCall === undefined || toolCall.status === "completed") {
+    return "✓";
+  }
+  if (toolCall.exitCode !== undefined) {
+    return `✗ failed (exit code ${toolCall.exitCode})`;
+  }
+  if (toolCall.signal !== undefined) {
+    return `✗ killed by ${toolCall.signal}`;
+  }
+  return `✗ ${toolCall.errorCode ?? "failed"}`;
+}

@@ -46,6 +46,8 @@ export async function createMethod(
   if (params.sessionId !== undefined && server.sessions.has(params.sessionId)) {
     throw invalidParams(`session.create: session ${params.sessionId} is already open`);
   }
+  // Before the lease: it then says this worker takes its inbox (session-store.ts `receive`).
+  receiveInbox(server);
   let session: Session;
   try {
     const { sessionId } = params;
@@ -157,6 +159,7 @@ async function reopen(
   server: ServerContext,
   params: ReturnType<typeof resumeParams.parse>,
 ): Promise<{ serverSession: ServerSession; reopened: boolean }> {
+  receiveInbox(server);
   let session: Session;
   try {
     // A reopen has no work left waiting: its open calls get interrupted results (Session.resume).

@@ -2,12 +2,18 @@
  * Events as the Copilot SDK reads them: the log keeps turnloop's `<provider>:<model>` ids, the
  * SDK face reports bare model ids as the Copilot CLI does (`gpt-4.1`, not `openai-chat:gpt-4.1`):
  * `session.start` and `session.resume` carry `selectedModel` (and the reasoning effort), and
- * `session.model_change`, `assistant.usage` and `session.shutdown` name models bare. Every other event is unchanged.
+ * `session.model_change`, `assistant.usage` and `session.shutdown` name models bare. A
+ * `tool.execution_complete` whose call the one fold calls `failed` (a command that exited
+ * non-zero or was killed: session-model/tool-call.ts `readResult`) has `success: false` and an
+ * `error` naming how it ended (`exit code 2`), as every other face shows it ✗ (the log keeps
+ * `success: true`: the model got the output, not an error; the Copilot wire says only that
+ * `success` is the call's outcome). Every other event is unchanged.
  */
 
 import type { History } from "../agent/history.js";
-import type { EventInput, SessionEvent } from "../events/events.js";
+import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
 import { hasProviderPrefix } from "../llm/models.js";
+import { commandEnding, readResult } from "../session/session-model/tool-call.js";
 
 /** `openai-chat:gpt-4.1` → `gpt-4.1`; an id without a provider prefix is returned as it is. */
 export function bareModelId(id: string): string {
@@ -53,9 +59,25 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
         data: { ...event.data, ...names, modelMetrics: Object.fromEntries(metrics) },
       };
     }
+    case "tool.execution_complete":
+      return failedCommandOnWire(event);
     default:
       return event;
   }
+}
+
+/** A successful call whose command failed as the SDK face reports it (see above). */
+function failedCommandOnWire(event: SessionEventOf<"tool.execution_complete">): SessionEvent {
+  if (!event.data.success) {
+    return event;
+  }
+  const reading = readResult(event.data);
+  const ending = commandEnding(reading);
+  if (reading.status !== "failed" || ending === undefined) {
+    return event;
+  }
+  const error = { message: ending, code: "failed" as const };
+  return { ...event, data: { ...event.data, success: false, error } };
 }
 
 /**

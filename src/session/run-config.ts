@@ -52,8 +52,13 @@ export interface RunConfig {
   /** Folders besides the cwd that may be read without asking (`--add-dir`). */
   readonly folders: ReadonlyArray<Sourced<string>>;
   readonly providers: Readonly<Record<string, Sourced<ProviderProfile>>>;
-  /** The model's context window in tokens (`--context-window`). */
+  /** The model's context window in tokens (`--context-window`, else `TURNLOOP_CONTEXT_WINDOW`). */
   readonly contextWindow?: Sourced<number>;
+  /**
+   * The numeric tuning variables set ({@link TUNING_VARIABLES}), by setting name, each with the
+   * variable as its source; absent when none is.
+   */
+  readonly tuning?: Readonly<Record<string, Sourced<number>>>;
   /** Context window sizes (tokens) by model id. */
   readonly contextWindows: Readonly<Record<string, Sourced<number>>>;
   /** Whether `AGENTS.md` and the like are read (`false` with `--no-instructions`). */
@@ -116,7 +121,14 @@ export function resolveRunConfig(
     ),
     deny: layers.listed((settings) => settings.permissions?.deny, flags.denyTools, "--deny-tool"),
     folders: flags.addDirs.map((folder) => ({ value: folder, source: "--add-dir" })),
-    ...optional("contextWindow", flagValue(flags.contextWindow, "--context-window")),
+    ...optional(
+      "contextWindow",
+      firstOf(
+        flagValue(flags.contextWindow, "--context-window"),
+        envNumber(env, "TURNLOOP_CONTEXT_WINDOW", contextWindowVariable(env)),
+      ),
+    ),
+    ...optional("tuning", tuningSettings(env)),
     contextWindows: layers.merged((settings) => settings.contextWindows),
     instructions:
       flags.noInstructions === true
@@ -316,6 +328,52 @@ function flagValue<T>(value: T | undefined, flag: string): Sourced<T> | undefine
 
 function switchValue(on: boolean, flag: string): Sourced<boolean> {
   return on ? { value: true, source: flag } : { value: false, source: "default" };
+}
+
+/**
+ * The numeric variables that tune a run, by the setting name `turnloop config` shows (README,
+ * "Environment variables"; their ranges are checked before a run, cli/argument-flags.ts
+ * NUMERIC_VARIABLES): provider-tuning.ts, mcp-servers.ts `startupWaitFrom`, message-size.ts.
+ */
+export const TUNING_VARIABLES = {
+  maxRetries: "TURNLOOP_MAX_RETRIES",
+  retryBaseDelayMs: "TURNLOOP_RETRY_BASE_DELAY_MS",
+  streamIdleTimeoutMs: "TURNLOOP_STREAM_IDLE_TIMEOUT_MS",
+  mcpStartupWaitMs: "TURNLOOP_MCP_STARTUP_WAIT_MS",
+  maxMessageBytes: "TURNLOOP_MAX_MESSAGE_BYTES",
+} as const;
+
+/** The {@link TUNING_VARIABLES} set to a number ≥ 0, or `undefined` when none is. */
+function tuningSettings(env: NodeJS.ProcessEnv): Record<string, Sourced<number>> | undefined {
+  const entries = Object.entries(TUNING_VARIABLES).flatMap(([setting, name]) => {
+    const text = env[name]?.trim();
+    const value = Number(text);
+    return text === undefined || text === "" || !Number.isFinite(value) || value < 0
+      ? []
+      : [[setting, { value, source: name }] as const];
+  });
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/**
+ * `TURNLOOP_CONTEXT_WINDOW` when it is a positive integer (tokens): the rule of
+ * llm/context-window.ts `environmentContextWindow`, not imported since that module loads the
+ * model catalogue, which start-up leaves for the first request.
+ */
+function contextWindowVariable(env: NodeJS.ProcessEnv): number | undefined {
+  const value = Number(env.TURNLOOP_CONTEXT_WINDOW);
+  return env.TURNLOOP_CONTEXT_WINDOW !== undefined && Number.isInteger(value) && value > 0
+    ? value
+    : undefined;
+}
+
+/** `value` (read from the variable `name` of `env`) with that variable as its source. */
+function envNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  value: number | undefined,
+): Sourced<number> | undefined {
+  return value === undefined || env[name] === undefined ? undefined : { value, source: name };
 }
 
 function envValue(env: NodeJS.ProcessEnv, name: string): Sourced<string> | undefined {

@@ -63,3 +63,25 @@ function lockHint(owner: LeaseHolder | undefined, lockPath: string): string {
     ? ""
     : `If that process is gone, remove ${lockPath} (another machine's process cannot be checked from here).`;
 }
+
+/**
+ * A prompt sent to a session whose holder takes no inbox messages (`LeaseHolder.takesInbox`
+ * unset: `-p`, the interactive face or `turnloop acp` holds it): refused at once, since it would
+ * never be taken (README, "Running many workers").
+ */
+export class InboxRefusedError extends Error {
+  override readonly name = "InboxRefusedError";
+  readonly sessionId: string;
+  readonly owner: LeaseHolder | undefined;
+
+  constructor(sessionId: string, owner: LeaseHolder | undefined) {
+    super(
+      `Session ${sessionId} is open in another process (${describeHolder(owner)}), which runs ` +
+        "only its own prompts: only a session held by the SDK server (turnloop --headless) takes " +
+        "prompts from other processes. Send this prompt there, or here once that process has " +
+        "closed the session.",
+    );
+    this.sessionId = sessionId;
+    this.owner = owner;
+  }
+}

@@ -40,6 +40,13 @@ export interface LeaseHolder {
    * messages addressed to an earlier one (postgres/inbox.ts).
    */
   epoch?: number;
+  /**
+   * The holder takes the messages sent to its sessions through the inbox (the PostgreSQL store:
+   * a worker that called {@link SessionInbox.receive}, i.e. the SDK server); the faces that run
+   * one session themselves (`-p`, the interactive face, `turnloop acp`) do not, so another
+   * worker's prompt to them is refused ({@link InboxRefusedError}).
+   */
+  takesInbox?: boolean;
 }
 
 /** How a lease is taken ({@link SessionStore.create}, {@link SessionStore.open}). */
@@ -67,7 +74,11 @@ export interface LeaseOptions {
   keep?: (event: SessionEvent, seq: number) => boolean;
 }
 
-export { describeHolder, SessionLockedError } from "./session-locked-error.js";
+export {
+  describeHolder,
+  InboxRefusedError,
+  SessionLockedError,
+} from "./session-locked-error.js";
 
 /** A session's stored events, as read. */
 export interface StoredLog {
@@ -230,7 +241,9 @@ export interface SessionInbox {
    * @returns the epoch of the lease it was addressed to (only that lease ever takes it: a prompt
    * its holder took and had not started when another worker's claim replaced the lease never
    * runs, and {@link withdraw}'s `epoch` tells the sender so); `undefined` when no live worker
-   * holds it (nothing was sent): open the session instead.
+   * holds it (nothing was sent): open the session instead; `undefined` too for a message other
+   * than a prompt to a holder that takes no messages ({@link LeaseHolder.takesInbox}).
+   * @throws InboxRefusedError for a prompt to a holder that takes no messages (nothing was sent).
    */
   post(sessionId: string, message: InboxMessage): Promise<number | undefined>;
   /**
@@ -243,8 +256,10 @@ export interface SessionInbox {
    */
   withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal>;
   /**
-   * Delivers the messages sent to sessions this store instance holds, until closed. A message
-   * taken for a session this worker no longer serves is the receiver's to drop.
+   * Delivers the messages sent to sessions this store instance holds, until closed; from the call
+   * on, the leases this store instance holds and takes say that it takes messages
+   * ({@link LeaseHolder.takesInbox}): call it before taking the leases whose messages it serves.
+   * A message taken for a session this worker no longer serves is the receiver's to drop.
    */
   receive(
     onMessage: (sessionId: string, message: InboxMessage) => void,

@@ -69,6 +69,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       terminal.write("p");
       await terminal.waitFor(/first run done/);
       expect(terminal.screen()).toMatch(/ran npx tape test\/\*\.js/);
+      // The answer shows the rule it created, once (a fresh user's trial, item 8).
+      expect(
+        terminal.screen().match(/always allowed in this session: bash\(npx tape \*\)/g),
+      ).toHaveLength(1);
 
       await terminal.idle();
       terminal.type("run one test");

@@ -112,8 +112,21 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     const appender = await owner.create("s1");
     appender.append(createEnvelope(sessionStart("s1"), null));
     await appender.commit();
+    // The owner serves its inbox (as the SDK server does) without taking what these tests send.
+    await database.pool.query(`UPDATE sessions SET owner = owner || '{"takesInbox": true}'`);
     return { database, owner, sender, claimer, appender };
   }
+
+  it("a holder that takes no messages (-p, the interactive face, acp) is refused a prompt, sent nothing else", async () => {
+    const { database, sender } = await threeWorkers();
+    await database.pool.query("UPDATE sessions SET owner = owner - 'takesInbox'");
+    const prompt: InboxMessage = { kind: "prompt", payload: { sessionId: "s1", prompt: "a" } };
+    await expect(sender.inbox.post("s1", prompt)).rejects.toThrow(
+      /^Session s1 is open in another process \(this process: .*\), which runs only its own prompts: only a session held by the SDK server \(turnloop --headless\) takes prompts from other processes\./,
+    );
+    expect(await sender.inbox.post("s1", { kind: "abort", payload: null })).toBeUndefined();
+    expect(await rowCount(database)).toBe(0);
+  });
 
   it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
     const { database, sender, claimer, appender } = await threeWorkers();

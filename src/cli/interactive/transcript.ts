@@ -75,6 +75,14 @@ export class Transcript extends Container {
       case "session.plan_updated":
         this.plan();
         return;
+      case "permission.completed": {
+        // An "always" answer shows the rule it creates (README, "Permission questions").
+        const { decision, scope, rule } = event.data;
+        if (decision === "allowed" && scope === "session" && rule !== undefined) {
+          this.note(`always allowed in this session: ${rule}`);
+        }
+        return;
+      }
       case "session.idle":
         this.streaming = undefined;
         return;
@@ -91,7 +99,6 @@ export class Transcript extends Container {
       case "assistant.reasoning_delta":
       case "assistant.usage":
       case "tool.execution_partial_result":
-      case "permission.completed":
       case "session.compaction_start":
       case "hook.start":
       case "hook.end":

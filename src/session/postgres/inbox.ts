@@ -10,9 +10,14 @@
  */
 
 import { validateSessionId } from "../paths.js";
-import type { InboxMessage, PromptWithdrawal, SessionInbox } from "../session-store.js";
+import {
+  type InboxMessage,
+  InboxRefusedError,
+  type PromptWithdrawal,
+  type SessionInbox,
+} from "../session-store.js";
 import type { Database } from "./database.js";
-import { isHeld, type Worker } from "./lease.js";
+import { isHeld, toHolder, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
 
 /** The channel announcing inbox messages; the payload is the session id. */
@@ -24,9 +29,12 @@ export const INBOX_CHANNEL = "turnloop_inbox";
 export const INBOX_EXPIRY_MS = 60_000;
 
 /**
- * Stores `message` for the session's owner.
+ * Stores `message` for the session's owner, when its lease says it takes messages
+ * (`owner.takesInbox`, lease.ts): a face running one session itself never reads them.
  * @returns the epoch of the lease it was addressed to (only that lease takes it); `undefined`
- * when no live worker holds the session's lease (nothing was stored).
+ * when no live worker holds the session's lease, or, for a message other than a prompt, when its
+ * holder takes no messages (nothing was stored).
+ * @throws InboxRefusedError for a prompt to a holder that takes no messages.
  */
 export async function postMessage(
   database: Database,
@@ -35,16 +43,27 @@ export async function postMessage(
 ): Promise<number | undefined> {
   const pool = await database.pool();
   const { rows } = await database.run(() =>
-    pool.query<{ epoch: string }>(
-      `INSERT INTO inbox (session_id, kind, payload, epoch)
-       SELECT id, $2, $3, epoch FROM sessions
-       WHERE id = $1 AND owner_id IS NOT NULL AND lease_until > now()
-       RETURNING epoch`,
+    pool.query<{ owner: unknown; epoch: string | null }>(
+      `WITH holder AS (
+         SELECT id, epoch, owner FROM sessions
+         WHERE id = $1 AND owner_id IS NOT NULL AND lease_until > now()
+       ), posted AS (
+         INSERT INTO inbox (session_id, kind, payload, epoch)
+         SELECT id, $2, $3, epoch FROM holder WHERE (owner->>'takesInbox') = 'true'
+         RETURNING epoch
+       )
+       SELECT holder.owner, (SELECT epoch FROM posted) AS epoch FROM holder`,
       [sessionId, message.kind, JSON.stringify(message.payload ?? null)],
     ),
   );
   const [row] = rows;
   if (row === undefined) {
+    return undefined;
+  }
+  if (row.epoch === null) {
+    if (message.kind === "prompt") {
+      throw new InboxRefusedError(sessionId, toHolder(row.owner));
+    }
     return undefined;
   }
   // After the insert's own transaction: a notification inside it would serialise commits.
@@ -153,6 +172,18 @@ export async function withdrawPrompts(
 
 type Receiver = (sessionId: string, message: InboxMessage) => void;
 
+/** Records in the leases `ownerId` holds that their holder takes its inbox (`owner.takesInbox`). */
+async function markTakingLeases(database: Database, ownerId: string): Promise<void> {
+  const pool = await database.pool();
+  await database.run(() =>
+    pool.query(
+      `UPDATE sessions SET owner = owner || '{"takesInbox": true}'::jsonb
+       WHERE owner_id = $1 AND owner IS NOT NULL`,
+      [ownerId],
+    ),
+  );
+}
+
 /**
  * A worker's {@link SessionInbox}: posts with {@link postMessage}; while someone receives, takes
  * its messages at every inbox notification and poll (one take at a time; a wake-up during a take
@@ -185,6 +216,15 @@ export class InboxReceiver implements SessionInbox {
   async receive(onMessage: Receiver): Promise<{ close(): Promise<void> }> {
     const receiver: Receiver = (sessionId, message) => onMessage(sessionId, message);
     this.#receivers.add(receiver);
+    // Before any await: the leases claimed from now on say so (lease.ts); those held already too.
+    if (!this.#worker.takesInbox) {
+      this.#worker.takesInbox = true;
+      await markTakingLeases(this.#database, this.#worker.id).catch((error: unknown) => {
+        this.#receivers.delete(receiver);
+        this.#worker.takesInbox = this.#receivers.size > 0;
+        throw error;
+      });
+    }
     this.#listener.start("inbox");
     this.wake();
     return {

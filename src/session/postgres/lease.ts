@@ -24,6 +24,11 @@ export interface Worker {
   /** Random, per store instance: two stores in one process are two workers. */
   id: string;
   leaseMs: number;
+  /**
+   * Whether this worker takes its inbox (inbox.ts `InboxReceiver.receive`: the SDK server): the
+   * leases it claims say so (`owner.takesInbox`), and only such a lease is sent prompts.
+   */
+  takesInbox: boolean;
 }
 
 /** A held lease: the session and the epoch every append must match. */
@@ -45,12 +50,13 @@ export class LeaseLostError extends Error {
 }
 
 /** Who this process is, as recorded in `sessions.owner`. */
-function holderNow(): LeaseHolder {
+function holderNow(worker: Worker): LeaseHolder {
   return {
     pid: process.pid,
     hostname: hostname(),
     command: ownCommand(),
     acquiredAt: new Date().toISOString(),
+    ...(worker.takesInbox ? { takesInbox: true } : {}),
   };
 }
 
@@ -59,7 +65,7 @@ export function toHolder(owner: unknown): LeaseHolder | undefined {
   if (typeof owner !== "object" || owner === null) {
     return undefined;
   }
-  const { pid, hostname: host, command, acquiredAt } = owner as Record<string, unknown>;
+  const { pid, hostname: host, command, acquiredAt, takesInbox } = owner as Record<string, unknown>;
   if (typeof pid !== "number" || typeof host !== "string") {
     return undefined;
   }
@@ -68,6 +74,7 @@ export function toHolder(owner: unknown): LeaseHolder | undefined {
     hostname: host,
     command: typeof command === "string" ? command : "?",
     acquiredAt: typeof acquiredAt === "string" ? acquiredAt : "?",
+    ...(takesInbox === true ? { takesInbox: true } : {}),
   };
 }
 
@@ -107,7 +114,7 @@ export async function claimNew(
       `INSERT INTO sessions (id, owner_id, owner, epoch, lease_until)
        VALUES ($1, $2, $4, 1, now() + ${LEASE_INTERVAL})
        ON CONFLICT (id) DO NOTHING RETURNING epoch`,
-      [sessionId, worker.id, worker.leaseMs, JSON.stringify(holderNow())],
+      [sessionId, worker.id, worker.leaseMs, JSON.stringify(holderNow(worker))],
     ),
   );
   const [row] = rows;
@@ -141,7 +148,7 @@ export function claimExisting(
       `UPDATE sessions SET owner_id = $2, owner = $4, epoch = epoch + 1, status = 'open',
          lease_until = now() + ${LEASE_INTERVAL}
        WHERE id = $1 RETURNING epoch, next_seq`,
-      [sessionId, worker.id, worker.leaseMs, JSON.stringify(holderNow())],
+      [sessionId, worker.id, worker.leaseMs, JSON.stringify(holderNow(worker))],
     );
     const [lease] = claimed.rows;
     if (lease === undefined) {

@@ -78,7 +78,11 @@ export class PostgresSessionStore implements SessionStore {
     this.#database = new Database(options.url);
     this.location = this.#database.displayUrl;
     this.#home = options.home;
-    this.#worker = { id: randomUUID(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS };
+    this.#worker = {
+      id: randomUUID(),
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      takesInbox: false,
+    };
     this.#keeper = new LeaseKeeper(
       this.#database,
       this.#worker,

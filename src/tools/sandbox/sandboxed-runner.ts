@@ -81,8 +81,14 @@ const PRIVATE_TEMPORARY_NOTE: Record<ConfiningPolicy, string> = {
     "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
 };
 
-/** What the kernel and common tools print when a write lands on a read-only mount (strerror, or Node's `EROFS: read-only file system`). */
-const READ_ONLY = /Read-only file system|\bEROFS\b/i;
+/**
+ * What the kernel and common tools print when a write lands on a read-only mount (strerror, or
+ * Node's `EROFS: read-only file system`), and npm's words for its cache in a read-only HOME
+ * (`~/.npm`: "Log files were not written due to an error writing to the directory: …", the EROFS
+ * itself only in the log it could not write).
+ */
+const READ_ONLY =
+  /Read-only file system|\bEROFS\b|Log files were not written due to an error writing to the directory/i;
 /**
  * What common tools print when a name lookup or a connection fails, as it does in a sandbox
  * without the network (its own namespace: loopback only, nothing listening there but what the

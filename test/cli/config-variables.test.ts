@@ -1,0 +1,63 @@
+/**
+ * `turnloop config` shows every setting the run uses, those the environment gives included, with
+ * the variable as their source (README: config prints "each setting with where it came from"): the
+ * context window `TURNLOOP_CONTEXT_WINDOW` sets (which wins over the config file's
+ * `contextWindows`, shown too) and the numeric tuning variables (a fresh user's trial,
+ * bench/notes/trial.md item 4: they were checked, exit 64 on `abc`, but never shown).
+ */
+
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+
+const VARIABLES = {
+  TURNLOOP_CONTEXT_WINDOW: "5000",
+  TURNLOOP_MAX_RETRIES: "2",
+  TURNLOOP_RETRY_BASE_DELAY_MS: "10",
+  TURNLOOP_STREAM_IDLE_TIMEOUT_MS: "9000",
+  TURNLOOP_MCP_STARTUP_WAIT_MS: "1500",
+  TURNLOOP_MAX_MESSAGE_BYTES: "70000",
+};
+
+describe("turnloop config and the environment's settings", () => {
+  test("each variable in force is a row naming it; --json says the same", async ({ cli, home }) => {
+    await mkdir(home, { recursive: true });
+    const file = join(home, "config.json");
+    await writeFile(
+      file,
+      JSON.stringify({ contextWindows: { "openai-compatible:fake-model": 50000 } }),
+    );
+    const text = await cli(["config"], { env: VARIABLES });
+    expect(text.code, text.stderr).toBe(0);
+    const rows = text.stdout
+      .split("\n")
+      .filter((line) =>
+        /^(contextWindow|maxRetries|retryBase|streamIdle|mcpStartup|maxMessage)/.test(line),
+      );
+    const row = (name: string, value: string, source: string) =>
+      `${name.padEnd(24)} ${value}    from ${source}`;
+    expect(rows).toEqual([
+      row("contextWindows.openai-compatible:fake-model", "50000 tokens", file),
+      row("contextWindow", "5000 tokens", "TURNLOOP_CONTEXT_WINDOW"),
+      row("maxRetries", "2", "TURNLOOP_MAX_RETRIES"),
+      row("retryBaseDelayMs", "10", "TURNLOOP_RETRY_BASE_DELAY_MS"),
+      row("streamIdleTimeoutMs", "9000", "TURNLOOP_STREAM_IDLE_TIMEOUT_MS"),
+      row("mcpStartupWaitMs", "1500", "TURNLOOP_MCP_STARTUP_WAIT_MS"),
+      row("maxMessageBytes", "70000", "TURNLOOP_MAX_MESSAGE_BYTES"),
+    ]);
+
+    const json = await cli(["config", "--json"], { env: VARIABLES });
+    const shown = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect({ contextWindow: shown.contextWindow, tuning: shown.tuning }).toEqual({
+      contextWindow: { value: 5000, source: "TURNLOOP_CONTEXT_WINDOW" },
+      tuning: {
+        maxRetries: { value: 2, source: "TURNLOOP_MAX_RETRIES" },
+        retryBaseDelayMs: { value: 10, source: "TURNLOOP_RETRY_BASE_DELAY_MS" },
+        streamIdleTimeoutMs: { value: 9000, source: "TURNLOOP_STREAM_IDLE_TIMEOUT_MS" },
+        mcpStartupWaitMs: { value: 1500, source: "TURNLOOP_MCP_STARTUP_WAIT_MS" },
+        maxMessageBytes: { value: 70000, source: "TURNLOOP_MAX_MESSAGE_BYTES" },
+      },
+    });
+  });
+});
