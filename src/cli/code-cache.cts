@@ -5,9 +5,11 @@
  * between runs; a `vm.Script` takes V8's cache (`cachedData`) and makes one after it ran
  * (`createCachedData`, holding the functions it compiled on their first call too).
  *
- * Where: `<home>/cache/code/<build>-<node version>-<arch>-<V8 tag>/<script path>.bin`, home being
- * `$TURNLOOP_HOME` (when set and non-empty) or `~/.turnloop` (src/session/paths.ts), `<build>` the
- * scripts' content hash (written into this file by the build), the V8 tag
+ * Where: `<home>/cache/code/<build>-<install>-<node version>-<arch>-<V8 tag>/<script path>.bin`,
+ * home being `$TURNLOOP_HOME` (when set and non-empty) or `~/.turnloop` (src/session/paths.ts),
+ * `<build>` the scripts' content hash (written into this file by the build), `<install>` a hash of
+ * the scripts' folder (the cached code names the paths it was compiled from, which stack traces
+ * show: a copy of the same build elsewhere gets a cache of its own), the V8 tag
  * `v8.cachedDataVersionTag()` at the script's load: V8 refuses code made under other flags (a
  * script loaded before a flag is set and cached after it would be refused; such a cache is not
  * written: src/cli/v8-flags.ts lists the flags turnloop sets). Whoever can write that
@@ -161,7 +163,18 @@ function cacheFileOf(file: string, tag: number): string | undefined {
   }
   const scripts = file.search(/[\\/]scripts[\\/](?!.*[\\/]scripts[\\/])/);
   const name = file.slice(scripts + "/scripts/".length).replaceAll(/[\\/]/g, "-");
-  return `${cacheRoot}/code/${BUILD_HASH}-${process.version}-${process.arch}-${tag}/${name}.bin`;
+  const install = textHash(file.slice(0, scripts + "/scripts".length));
+  const build = `${BUILD_HASH}-${install}-${process.version}-${process.arch}-${tag}`;
+  return `${cacheRoot}/code/${build}/${name}.bin`;
+}
+
+/** FNV-1a of `text`'s UTF-16 code units: 8 hex digits (a name, not a defence: no `node:crypto`). */
+function textHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
 /** The cache file's bytes (a view of the shared buffer), or undefined if it cannot be used. */
