@@ -20,7 +20,9 @@
  * V8: `cachedDataRejected`) compiles as before, and its cache is written at the process's exit
  * (after the run's work; a temporary file renamed over the old one), if the home exists; one
  * whose cache was accepted is never written again. A home that cannot be written only means no
- * cache.
+ * cache. A run that makes a new folder there (a new build, Node, install or flags) then removes
+ * the other folders of `cache/code` not modified in {@link UNUSED_FOLDER_DAYS} days, those that
+ * pass the reader's checks (the user's own, not a link, nobody else can write them).
  * `TURNLOOP_NO_CODE_CACHE=1` (any non-empty value) turns it off: every script compiles and nothing
  * is read or written.
  *
@@ -218,17 +220,22 @@ function privateFolder(folder: string): boolean {
   let check = folderChecks.get(folder);
   if (check === undefined) {
     try {
-      const stats = fs.statSync(folder);
-      check =
-        stats.isDirectory() &&
-        (stats.mode & 0o022) === 0 &&
-        (process.getuid === undefined || stats.uid === process.getuid());
+      check = ownPrivateFolder(fs.statSync(folder));
     } catch (error) {
       check = (error as NodeJS.ErrnoException).code === "ENOENT";
     }
     folderChecks.set(folder, check);
   }
   return check;
+}
+
+/** Whether `stats` are of a folder of this user's that nobody else can write. */
+function ownPrivateFolder(stats: import("node:fs").Stats): boolean {
+  return (
+    stats.isDirectory() &&
+    (stats.mode & 0o022) === 0 &&
+    (process.getuid === undefined || stats.uid === process.getuid())
+  );
 }
 
 /**
@@ -253,6 +260,7 @@ function writePendingCaches(): void {
       return;
     }
     let room = freeBytes(folderOf(cacheRoot)) - KEEP_FREE_BYTES;
+    let made: string | undefined;
     for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
       if (compiledUnder !== tag || !trusted(file)) {
         continue;
@@ -260,12 +268,17 @@ function writePendingCaches(): void {
       const data = script.createCachedData();
       room -= data.length;
       if (room < 0) {
-        return;
+        break;
       }
       makeFolder(cacheRoot);
       makeFolder(`${cacheRoot}/code`);
-      makeFolder(folderOf(file));
+      if (makeFolder(folderOf(file))) {
+        made = folderOf(file);
+      }
       writeThenRename(file, data);
+    }
+    if (made !== undefined) {
+      removeUnusedFolders(`${cacheRoot}/code`, made);
     }
   } catch {
     // A home that cannot be written (read-only, full): the next run compiles again.
@@ -305,15 +318,44 @@ function writeThenRename(file: string, data: Buffer): void {
 }
 
 /**
- * Makes the folder `path` (mode 0700) unless it is there; its parent must be: a home that is gone
- * (removed while the run exited) is not made again for a cache.
+ * Makes the folder `path` (mode 0700) unless it is there; whether it made it. Its parent must be
+ * there: a home that is gone (removed while the run exited) is not made again for a cache.
  */
-function makeFolder(path: string): void {
+function makeFolder(path: string): boolean {
   try {
     fs.mkdirSync(path, { mode: 0o700 });
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       throw error;
+    }
+    return false;
+  }
+}
+
+/**
+ * Days a cache folder may go unmodified (no cache written in it) before a run that makes another
+ * folder removes it. A folder that is only read keeps its old time: removed, its build compiles
+ * once more and writes it again.
+ */
+const UNUSED_FOLDER_DAYS = 30;
+
+/**
+ * Removes each entry of `codeFolder` (`<home>/cache/code`, already checked private) but `current`
+ * that is a folder (never a link: `lstat`) of this user's that nobody else can write and that was
+ * not modified in {@link UNUSED_FOLDER_DAYS} days. Errors leave the entry where it is.
+ */
+function removeUnusedFolders(codeFolder: string, current: string): void {
+  const before = Date.now() - UNUSED_FOLDER_DAYS * 24 * 60 * 60 * 1000;
+  for (const name of fs.readdirSync(codeFolder)) {
+    const folder = `${codeFolder}/${name}`;
+    try {
+      const stats = fs.lstatSync(folder);
+      if (folder !== current && ownPrivateFolder(stats) && stats.mtimeMs < before) {
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    } catch {
+      // Removed by another run meanwhile, or not removable: left as it is.
     }
   }
 }
