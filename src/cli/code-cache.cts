@@ -5,9 +5,11 @@
  * between runs; a `vm.Script` takes V8's cache (`cachedData`) and makes one after it ran
  * (`createCachedData`, holding the functions it compiled on their first call too).
  *
- * Where: `<home>/cache/code/<build>-<node version>-<arch>-<V8 tag>/<script path>.bin`, home being
- * `$TURNLOOP_HOME` (when set and non-empty) or `~/.turnloop` (src/session/paths.ts), `<build>` the
- * scripts' content hash (written into this file by the build), the V8 tag
+ * Where: `<home>/cache/code/<build>-<install>-<node version>-<arch>-<V8 tag>/<script path>.bin`,
+ * home being `$TURNLOOP_HOME` (when set and non-empty) or `~/.turnloop` (src/session/paths.ts),
+ * `<build>` the scripts' content hash (written into this file by the build), `<install>` a hash of
+ * the scripts' folder (the cached code names the paths it was compiled from, which stack traces
+ * show: a copy of the same build elsewhere gets a cache of its own), the V8 tag
  * `v8.cachedDataVersionTag()` at the script's load: V8 refuses code made under other flags (a
  * script loaded before a flag is set and cached after it would be refused; such a cache is not
  * written: src/cli/v8-flags.ts lists the flags turnloop sets). Whoever can write that
@@ -18,7 +20,9 @@
  * V8: `cachedDataRejected`) compiles as before, and its cache is written at the process's exit
  * (after the run's work; a temporary file renamed over the old one), if the home exists; one
  * whose cache was accepted is never written again. A home that cannot be written only means no
- * cache.
+ * cache. A run that makes a new folder there (a new build, Node, install or flags) then removes
+ * the other folders of `cache/code` not modified in {@link UNUSED_FOLDER_DAYS} days, those that
+ * pass the reader's checks (the user's own, not a link, nobody else can write them).
  * `TURNLOOP_NO_CODE_CACHE=1` (any non-empty value) turns it off: every script compiles and nothing
  * is read or written.
  *
@@ -161,7 +165,18 @@ function cacheFileOf(file: string, tag: number): string | undefined {
   }
   const scripts = file.search(/[\\/]scripts[\\/](?!.*[\\/]scripts[\\/])/);
   const name = file.slice(scripts + "/scripts/".length).replaceAll(/[\\/]/g, "-");
-  return `${cacheRoot}/code/${BUILD_HASH}-${process.version}-${process.arch}-${tag}/${name}.bin`;
+  const install = textHash(file.slice(0, scripts + "/scripts".length));
+  const build = `${BUILD_HASH}-${install}-${process.version}-${process.arch}-${tag}`;
+  return `${cacheRoot}/code/${build}/${name}.bin`;
+}
+
+/** FNV-1a of `text`'s UTF-16 code units: 8 hex digits (a name, not a defence: no `node:crypto`). */
+function textHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
 /** The cache file's bytes (a view of the shared buffer), or undefined if it cannot be used. */
@@ -205,17 +220,22 @@ function privateFolder(folder: string): boolean {
   let check = folderChecks.get(folder);
   if (check === undefined) {
     try {
-      const stats = fs.statSync(folder);
-      check =
-        stats.isDirectory() &&
-        (stats.mode & 0o022) === 0 &&
-        (process.getuid === undefined || stats.uid === process.getuid());
+      check = ownPrivateFolder(fs.statSync(folder));
     } catch (error) {
       check = (error as NodeJS.ErrnoException).code === "ENOENT";
     }
     folderChecks.set(folder, check);
   }
   return check;
+}
+
+/** Whether `stats` are of a folder of this user's that nobody else can write. */
+function ownPrivateFolder(stats: import("node:fs").Stats): boolean {
+  return (
+    stats.isDirectory() &&
+    (stats.mode & 0o022) === 0 &&
+    (process.getuid === undefined || stats.uid === process.getuid())
+  );
 }
 
 /**
@@ -240,6 +260,7 @@ function writePendingCaches(): void {
       return;
     }
     let room = freeBytes(folderOf(cacheRoot)) - KEEP_FREE_BYTES;
+    let made: string | undefined;
     for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
       if (compiledUnder !== tag || !trusted(file)) {
         continue;
@@ -247,12 +268,17 @@ function writePendingCaches(): void {
       const data = script.createCachedData();
       room -= data.length;
       if (room < 0) {
-        return;
+        break;
       }
       makeFolder(cacheRoot);
       makeFolder(`${cacheRoot}/code`);
-      makeFolder(folderOf(file));
+      if (makeFolder(folderOf(file))) {
+        made = folderOf(file);
+      }
       writeThenRename(file, data);
+    }
+    if (made !== undefined) {
+      removeUnusedFolders(`${cacheRoot}/code`, made);
     }
   } catch {
     // A home that cannot be written (read-only, full): the next run compiles again.
@@ -292,15 +318,44 @@ function writeThenRename(file: string, data: Buffer): void {
 }
 
 /**
- * Makes the folder `path` (mode 0700) unless it is there; its parent must be: a home that is gone
- * (removed while the run exited) is not made again for a cache.
+ * Makes the folder `path` (mode 0700) unless it is there; whether it made it. Its parent must be
+ * there: a home that is gone (removed while the run exited) is not made again for a cache.
  */
-function makeFolder(path: string): void {
+function makeFolder(path: string): boolean {
   try {
     fs.mkdirSync(path, { mode: 0o700 });
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       throw error;
+    }
+    return false;
+  }
+}
+
+/**
+ * Days a cache folder may go unmodified (no cache written in it) before a run that makes another
+ * folder removes it. A folder that is only read keeps its old time: removed, its build compiles
+ * once more and writes it again.
+ */
+const UNUSED_FOLDER_DAYS = 30;
+
+/**
+ * Removes each entry of `codeFolder` (`<home>/cache/code`, already checked private) but `current`
+ * that is a folder (never a link: `lstat`) of this user's that nobody else can write and that was
+ * not modified in {@link UNUSED_FOLDER_DAYS} days. Errors leave the entry where it is.
+ */
+function removeUnusedFolders(codeFolder: string, current: string): void {
+  const before = Date.now() - UNUSED_FOLDER_DAYS * 24 * 60 * 60 * 1000;
+  for (const name of fs.readdirSync(codeFolder)) {
+    const folder = `${codeFolder}/${name}`;
+    try {
+      const stats = fs.lstatSync(folder);
+      if (folder !== current && ownPrivateFolder(stats) && stats.mtimeMs < before) {
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    } catch {
+      // Removed by another run meanwhile, or not removable: left as it is.
     }
   }
 }
