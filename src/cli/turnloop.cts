@@ -54,14 +54,18 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
  * (`internal/heap_utils`), about 20 of them, compiled from source while the hash still differs
  * (bench/notes/start.md: about 3 ms of CPU; they load from the code cache after the reset).
  * Node deprecates `process.binding` (DEP0111) and warns once for `"v8"`; the warning is kept off
- * stderr for that one call. Where the binding is gone (a later Node, the permission model), the
+ * stderr for that one call (under `--no-deprecation` it is off already, and the property cannot be
+ * assigned). Where the binding is gone (a later Node, the permission model), the
  * flag goes through `node:v8` as before. `dist/cli/main.js` does the same (scripts/bundle.mjs).
  */
 function resetYoungGenerationFlag(): void {
   const flag = "--max-semi-space-size=0";
   const { binding } = process as unknown as { binding?: (name: string) => unknown };
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
+  // `--no-deprecation` makes `process.noDeprecation` read-only (and true): assign only when off.
+  const quiet = process.noDeprecation === true;
+  if (!quiet) {
+    process.noDeprecation = true;
+  }
   try {
     const v8 = binding?.call(process, "v8") as { setFlagsFromString?: (flags: string) => void };
     if (typeof v8?.setFlagsFromString === "function") {
@@ -71,7 +75,9 @@ function resetYoungGenerationFlag(): void {
   } catch {
     // No binding to take: `node:v8` below.
   } finally {
-    process.noDeprecation = quiet;
+    if (!quiet) {
+      process.noDeprecation = false;
+    }
   }
   process.getBuiltinModule("node:v8").setFlagsFromString(flag);
 }

@@ -42,9 +42,10 @@ function run(command: string, args: string[]): Promise<{ code: number | null; st
 function runWithStderr(
   command: string,
   args: string[],
+  environment: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: environment });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
@@ -254,6 +255,36 @@ describe("the bin file", () => {
       stderr: viaNodeV8.stderr,
       tag: readFileSync(join(home, "tag"), "utf8"),
     }).toEqual({ code: 0, stderr: "", tag: bare.stdout.trim() });
+  });
+
+  test("Node's deprecation flags, on the command line or in NODE_OPTIONS, neither stop the reset nor reach stderr (--no-deprecation makes process.noDeprecation read-only)", async () => {
+    const flags = ["--no-deprecation", "--throw-deprecation", "--pending-deprecation"];
+    const outcomes: Record<string, { code: number | null; stderr: string }> = {};
+    for (const flag of flags) {
+      for (const entry of [BIN_PATH, CLI_PATH]) {
+        const name = entry === BIN_PATH ? "bin" : "main.js";
+        outcomes[`node ${flag} ${name}`] = await runWithStderr(process.execPath, [
+          flag,
+          entry,
+          "--help",
+        ]);
+        outcomes[`NODE_OPTIONS=${flag} ${name}`] = await runWithStderr(entry, ["--help"], {
+          ...process.env,
+          NODE_OPTIONS: flag,
+        });
+      }
+    }
+    const clean = { code: 0, stderr: "" };
+    expect(outcomes).toEqual(
+      Object.fromEntries(
+        flags.flatMap((flag) =>
+          ["bin", "main.js"].flatMap((name) => [
+            [`node ${flag} ${name}`, clean],
+            [`NODE_OPTIONS=${flag} ${name}`, clean],
+          ]),
+        ),
+      ),
+    );
   });
 
   test("acp sets no V8 flag but the reset, before its initialize answer or after it", async () => {
