@@ -16,6 +16,7 @@ import { hasUserPrompt } from "./replay.js";
 import {
   type AcpSessionModel,
   announceAfterAnswer,
+  checkAbsolute,
   checkDirectory,
   checkSessionFolder,
   listPage,
@@ -250,6 +251,7 @@ export class AcpSessionRequests {
     return this.exclusively(sessionId, async () => {
       // Read before opening: the folder is checked before anything is written (an unknown id:
       // opening it reports that), and the title is known without reading the log again.
+      checkAbsolute(params.cwd);
       const stored = await this.host.readEvents(sessionId).catch(() => undefined);
       checkSessionFolder(stored?.events ?? [], sessionId, params.cwd);
       const session = await openSession(this.host, sessionId);

@@ -57,10 +57,19 @@ export function sessionModel(resolution: ModelResolution): AcpSessionModel {
   throw modelUnavailable(resolution);
 }
 
-export async function checkDirectory(cwd: string): Promise<void> {
+/**
+ * ACP v1 session-setup: `cwd` MUST be an absolute path (`session/new`, `session/load`,
+ * `session/resume`).
+ * @throws `-32602` naming the path, with `data` `{cwd}`.
+ */
+export function checkAbsolute(cwd: string): void {
   if (!isAbsolute(cwd)) {
     throw invalidParams(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
   }
+}
+
+export async function checkDirectory(cwd: string): Promise<void> {
+  checkAbsolute(cwd);
   const stats = await stat(cwd).catch(() => undefined);
   if (!stats?.isDirectory()) {
     throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
@@ -143,7 +152,7 @@ function projectNotice(message: string): acp.SessionUpdate {
   return {
     sessionUpdate: "notice",
     severity: "warning",
-    title: "This project is not trusted: some of its settings are not applied",
+    title: "This project is not trusted",
     description: message,
   };
 }

@@ -50,6 +50,19 @@ test("session/load and session/resume with another folder's cwd are refused, nam
     expect(await refusal(agent.client.request(acp.methods.agent.session.resume, params))).toEqual(
       refused,
     );
+    // A relative cwd is refused as ACP requires (an absolute path), not judged as another folder.
+    const relative = { ...params, cwd: "project" };
+    const notAbsolute = {
+      code: -32602,
+      message: 'Invalid params: cwd must be an absolute path, not "project"',
+      data: { cwd: "project" },
+    };
+    expect(await refusal(agent.client.request(acp.methods.agent.session.load, relative))).toEqual(
+      notAbsolute,
+    );
+    expect(await refusal(agent.client.request(acp.methods.agent.session.resume, relative))).toEqual(
+      notAbsolute,
+    );
     expect(agent.updates(sessionId)).toEqual([]);
     expect(await fixture.persisted(sessionId)).toEqual(before);
     const link = join(elsewhere, "link");

@@ -110,7 +110,7 @@ test("a client that offers session.notices gets the warning as a notice, not a m
   const sessionId = await agent.newSession();
   await agent.waitForUpdate(sessionId, (update) => update.sessionUpdate === "notice");
   expect(shown(agent.updates(sessionId))).toEqual([
-    `warning: This project is not trusted: some of its settings are not applied | ${held}`,
+    `warning: This project is not trusted | ${held}`,
   ]);
   expect(await agent.end()).toBe(0);
 });
