@@ -148,6 +148,15 @@ export class AcpSession {
     for (const update of updates) {
       this.send(update);
     }
+    this.learn(events);
+  }
+
+  /**
+   * Folds the session's stored `events` without sending an update, so the live updates build on
+   * them (`usage_update.cost` is the session's cost so far): `session/load` after its replay,
+   * `session/resume`, which replays nothing, at once.
+   */
+  learn(events: readonly SessionEvent[]): void {
     this.mapper.learn(events);
   }
 

@@ -201,6 +201,7 @@ export class AcpSessionRequests {
       return followed;
     }
     const acpSession = await this.reopen(params, client, mcpServers);
+    acpSession.learn((await this.host.readEvents(acpSession.id)).events);
     announceAfterAnswer(acpSession);
     return {
       modes: acpSession.modes(),

@@ -1,5 +1,6 @@
 /**
- * ACP `usage_update.cost` is the session's cost so far (README, ACP) after `session/load` too:
+ * ACP `usage_update.cost` is the session's cost so far (README, ACP) after `session/load` and
+ * `session/resume` too:
  * the prompts before the load count, as in `/usage` (the interactive face's command, src/session/
  * commands.ts) and in the stored `assistant.usage` costs the SDK's `getMessages` returns (a fresh
  * user's trial, bench/notes/trial.md item 3: the figure was the new prompt's cost only).
@@ -7,6 +8,7 @@
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { AcpHarness } from "./support.js";
 
@@ -57,5 +59,31 @@ describe("usage_update.cost after session/load", () => {
       .filter((event) => event.type === "assistant.usage")
       .reduce((sum, event) => sum + (event.data.cost ?? 0), 0);
     expect(stored).toBeCloseTo(total, 10);
+  });
+
+  test("after session/resume (no replay) too", async () => {
+    let harness = await AcpHarness.start({
+      env: { TURNLOOP_MODEL: "openai-chat:gpt-4.1", OPENAI_API_KEY: "test-key" },
+    });
+    harness.server.enqueue(
+      { text: "one", usage: { input: 1000, output: 100 } },
+      { text: "two", usage: { input: 2000, output: 10 } },
+    );
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "first");
+
+    harness = await harness.restart();
+    await harness.client.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: harness.cwd,
+      mcpServers: [],
+    });
+    const beforeSecond = harness.updates(sessionId).length;
+    await harness.prompt(sessionId, "second");
+    const costs = harness
+      .updates(sessionId)
+      .slice(beforeSecond)
+      .flatMap((update) => (update.sessionUpdate === "usage_update" ? [update.cost] : []));
+    expect(costs).toEqual([{ amount: expect.closeTo(0.0028 + 0.00408, 10), currency: "USD" }]);
   });
 });
