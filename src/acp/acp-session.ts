@@ -16,12 +16,10 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import { modelUnavailable } from "./authentication.js";
-import { acpClientCapabilities } from "./client-capabilities.js";
-import { clientTerminalRunner } from "./client-terminal-runner.js";
+import { clientAgentSettings } from "./client-agent-settings.js";
 import { type CommandTarget, commandModel, runSlashCommand } from "./commands.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, type ModeId, modeState } from "./modes.js";
-import { acpPermissionAsker } from "./permissions.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
 import {
@@ -350,31 +348,15 @@ export class AcpSession {
 
   /** The next turn's agent settings: the model, the mode, and how the client is asked and used. */
   private agentSettings(): SessionAgentSettings {
-    const { host, client, offered, extraTools } = this.context;
-    const capabilities = acpClientCapabilities({ client, sessionId: this.id, offered });
-    // Commands run in the client's terminals when it offers them (ACP v1 `terminal/*`).
-    const terminalRunner = clientTerminalRunner({
-      client,
-      sessionId: this.id,
-      offered,
-      onTerminal: (toolCallId, terminalId) =>
-        this.send(this.mapper.attachTerminal(toolCallId, terminalId)),
-    });
-    return host.agentSettings(this.session, this.configuration(), {
-      autopilot: this.mode === "autopilot",
-      ask: acpPermissionAsker({
-        client,
-        sessionId: this.id,
-        describe: (toolCallId) => this.mapper.describe(toolCallId),
-        cancelPrompt: () => this.cancel(),
-      }),
-      // Read at each permission decision, so switching to auto while a turn runs applies at once.
-      permissionMode: () => permissionModeOf(this.mode, host.config),
-      ...(this.sandbox === undefined ? {} : { sandboxPolicy: this.sandbox }),
+    return clientAgentSettings(this.context, {
+      session: this.session,
+      configuration: this.configuration(),
+      mode: () => this.mode,
+      sandbox: this.sandbox,
       folders: this.folders,
-      extraTools,
-      ...(capabilities === undefined ? {} : { client: capabilities }),
-      ...(terminalRunner === undefined ? {} : { runner: terminalRunner }),
+      mapper: this.mapper,
+      send: (update) => this.send(update),
+      cancelPrompt: () => this.cancel(),
     });
   }
 
