@@ -20,9 +20,9 @@ type McpCommand = Extract<Command, { kind: `mcp-${string}` }>;
  * then is `failed`, saying so) and `turnloop mcp trust`.
  * Servers of an untrusted project file are listed as `untrusted` and not started.
  * @returns the exit code: 0; 1 when a server failed to start (a program that is no MCP server,
- * or one that did not answer within the wait, included: its row says why); 64 when a config or MCP server file is bad (a missing
- * `--mcp-config` file, invalid JSON, an entry that is no server), as for every face (README,
- * exit codes), unless `--ignore-config-errors`.
+ * or one that did not answer within the wait, included: its row says why); 64 when a config or
+ * MCP server file is bad (a missing `--mcp-config` file, invalid JSON, an entry that is no
+ * server), as for every face (README, exit codes), unless `--ignore-config-errors`.
  */
 export async function runMcpCommand(
   command: McpCommand,
@@ -60,9 +60,7 @@ export async function runMcpCommand(
   await servers.whenStarted();
   // Listed once: a server that has not answered by the end of the wait is said to have failed.
   servers.giveUpOnPending();
-  const rows: Array<
-    McpServerSummary | { name: string; state: "untrusted"; type: string; toolCount: 0 }
-  > = [
+  const rows: ListedServer[] = [
     ...servers.list(),
     ...(gathered.untrustedProject?.names ?? [])
       .filter((name) => gathered.servers[name] === undefined)
@@ -74,17 +72,25 @@ export async function runMcpCommand(
       })),
   ];
   await servers.close();
-  if (command.json) {
-    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  } else if (rows.length === 0) {
-    io.stdout.write(`No MCP servers configured for ${cwd}.\n`);
-  } else {
-    for (const row of rows) {
-      const detail = "error" in row && row.error !== undefined ? `  ${row.error}` : "";
-      io.stdout.write(
-        `${row.name}  ${row.type}  ${row.state}  ${row.toolCount} tool${row.toolCount === 1 ? "" : "s"}${detail}\n`,
-      );
-    }
-  }
+  io.stdout.write(command.json ? `${JSON.stringify(rows, null, 2)}\n` : listing(rows, cwd));
   return rows.some((row) => row.state === "failed") ? 1 : 0;
+}
+
+/** One row of `mcp list`: a configured server, or an untrusted project's server not started. */
+type ListedServer =
+  | McpServerSummary
+  | { name: string; state: "untrusted"; type: string; toolCount: 0 };
+
+/** `mcp list`'s text: one line per server (name, type, state, tools, why it failed), or none. */
+function listing(rows: readonly ListedServer[], cwd: string): string {
+  if (rows.length === 0) {
+    return `No MCP servers configured for ${cwd}.\n`;
+  }
+  return rows
+    .map((row) => {
+      const detail = "error" in row && row.error !== undefined ? `  ${row.error}` : "";
+      const tools = `${row.toolCount} tool${row.toolCount === 1 ? "" : "s"}`;
+      return `${row.name}  ${row.type}  ${row.state}  ${tools}${detail}\n`;
+    })
+    .join("");
 }

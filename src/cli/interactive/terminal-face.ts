@@ -181,13 +181,7 @@ function untilExit(
       view.stop();
       await controller.close().catch(() => undefined);
       screen.stop();
-      const { id } = controller.session;
-      const unsaved = notSavedLine(controller.session);
-      settings.stdout.write(
-        unsaved === undefined
-          ? `session ${id}\nresume it with: turnloop --resume ${id}\n`
-          : `${unsaved}\n`,
-      );
+      settings.stdout.write(closingLines(controller.session));
       resolve(code);
     };
     const onSignal = (signal: TerminationSignal | "SIGINT") => {
@@ -222,6 +216,14 @@ function untilExit(
       }
     });
   });
+}
+
+/** The face's last lines: the session and how to resume it, or that nothing was saved. */
+function closingLines(session: Controller["session"]): string {
+  const unsaved = notSavedLine(session);
+  return unsaved === undefined
+    ? `session ${session.id}\nresume it with: turnloop --resume ${session.id}\n`
+    : `${unsaved}\n`;
 }
 
 /**
