@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorMessage } from "../events/errors.js";
+import { abortFinished, errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "../tools/command-runner.js";
@@ -282,7 +282,7 @@ async function runTool(
     const message = errorMessage(error);
     return { content: `Tool '${tool.name}' failed: ${message}`, isError: true };
   } finally {
-    controller.abort();
+    abortFinished(controller);
   }
 }
 

@@ -65,6 +65,21 @@ export function cancelReason(by: string | undefined): DOMException | undefined {
   return by === undefined ? undefined : new CancelledBy(by);
 }
 
+/** The reason {@link abortFinished} gives, built at its first use. */
+let finishedReason: DOMException | undefined;
+
+/**
+ * Aborts `controller` once its work is over (a tool call returned, a model attempt closed), so
+ * that whatever still listens to its signal lets go. The reason has the name and message of the
+ * one `AbortController.abort()` builds (`AbortError`, "This operation was aborted") but is built
+ * once per process, where each bare `abort()` built its own, stack and all, twice a turn
+ * (bench/notes/micro.md). Its stack is that of its first use.
+ */
+export function abortFinished(controller: AbortController): void {
+  finishedReason ??= new DOMException("This operation was aborted", "AbortError");
+  controller.abort(finishedReason);
+}
+
 /** The `abort` event's reason for a prompt stopped through `signal`. */
 export function abortReason(signal: AbortSignal): string {
   return signal.reason instanceof CancelledBy ? signal.reason.message : "cancelled by the user";

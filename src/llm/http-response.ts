@@ -260,7 +260,7 @@ export function bodyStream(
             controller.error(terminated(error));
           }
         };
-        onBreak(source, socketOwner, fail);
+        onBreak(source, socketOwner, fail, () => finished);
       },
       pull() {
         if (source.isPaused()) {
@@ -302,14 +302,23 @@ function closeTwoTurnsLater(
   );
 }
 
-/** Calls `fail` when `source` errors or closes (the stream ignores it after the end); a response aborted destroys `source`. */
+/**
+ * Calls `fail` when `source` errors, or closes before `finished()` (every response's source closes
+ * after its end: the error is built only when it is used, saving a stack trace per response); a
+ * response aborted destroys `source`.
+ */
 function onBreak(
   source: NodeJS.ReadableStream & { destroy(error?: Error): void },
   socketOwner: IncomingMessage,
   fail: (error: Error) => void,
+  finished: () => boolean,
 ): void {
   source.on("error", fail);
-  source.on("close", () => fail(new Error("other side closed")));
+  source.on("close", () => {
+    if (!finished()) {
+      fail(new Error("other side closed"));
+    }
+  });
   socketOwner.on("aborted", () => {
     source.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
   });

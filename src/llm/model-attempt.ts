@@ -3,6 +3,7 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
+import { abortFinished } from "../events/errors.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
@@ -102,7 +103,7 @@ export class ModelAttempt {
     this.#releaseTexts();
     this.#watchdog.stop();
     this.#signal.removeEventListener("abort", this.#abortAttempt);
-    this.#controller.abort();
+    abortFinished(this.#controller);
   }
 
   /** Sends the request: the model's stream of parts (a whole reply as parts, not streaming). */
