@@ -52,6 +52,21 @@ const COMPACT_DATE = /-20\d{6}/;
  * negations, so a name no test accepts matches no clause.
  */
 function mightBeCatalogued(name: string): boolean {
+  let known = judgedNames.get(name);
+  if (known === undefined) {
+    known = acceptedByANameTest(name);
+    judgedNames.set(name, known);
+  }
+  return known;
+}
+
+/**
+ * {@link mightBeCatalogued}'s answers so far, by name: a session prices every reply of its one or
+ * two models, and the name tests take about 15 µs a call (bench/notes/turn.md).
+ */
+const judgedNames = new Map<string, boolean>();
+
+function acceptedByANameTest(name: string): boolean {
   const lowerCase = name.trim().toLowerCase();
   if (COMPACT_DATE.test(lowerCase)) {
     return true;
