@@ -129,19 +129,50 @@ export class DeferredAppender implements SessionAppender {
     this.inner = appender;
   }
 
-  /**
-   * Closes `appender` and deletes the session it created, after its first write failed with
-   * `error`: @returns `error`, with what could not be removed when the deletion failed.
-   */
-  private async undo(appender: SessionAppender, error: StorageError): Promise<StorageError> {
-    await appender.close().catch(() => undefined);
-    try {
-      await this.store.delete(this.sessionId);
-      return error;
-    } catch (failure) {
-      const where = `session ${this.sessionId} could not be removed from ${this.store.location}`;
-      return new StorageError(error.location, error.cause, `${where} (${errorMessage(failure)})`);
-    }
+  private undo(appender: SessionAppender, error: StorageError): Promise<StorageError> {
+    return undoCreation(this.store, this.sessionId, appender, error);
+  }
+}
+
+/**
+ * Closes `appender` and deletes session `sessionId` it created in `store`, after its first write
+ * failed with `error`: @returns `error`, with what could not be removed when the deletion failed.
+ */
+async function undoCreation(
+  store: SessionStore,
+  sessionId: string,
+  appender: SessionAppender,
+  error: StorageError,
+): Promise<StorageError> {
+  await appender.close().catch(() => undefined);
+  try {
+    await store.delete(sessionId);
+    return error;
+  } catch (failure) {
+    const where = `session ${sessionId} could not be removed from ${store.location}`;
+    return new StorageError(error.location, error.cause, `${where} (${errorMessage(failure)})`);
+  }
+}
+
+/**
+ * Runs `write`, the first write (`session.start`, committed) of session `sessionId` just created
+ * in `store` through `appender`; when it fails, the session is removed as a
+ * {@link DeferredAppender}'s is (whose own `write` stores nothing and runs as is).
+ * @throws a {@link StorageError} naming the file (or database), with what could not be removed.
+ */
+export async function firstWrite(
+  store: SessionStore,
+  sessionId: string,
+  appender: SessionAppender,
+  write: () => Promise<void>,
+): Promise<void> {
+  if (appender instanceof DeferredAppender) {
+    return write();
+  }
+  try {
+    await write();
+  } catch (error) {
+    throw await undoCreation(store, sessionId, appender, storageError(appender.location, error));
   }
 }
 

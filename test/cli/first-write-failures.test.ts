@@ -16,6 +16,7 @@ import { mkdir, readdir, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
+import { AcpChild } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/full-disk.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
@@ -120,6 +121,28 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     expect([saved.code, saved.stdout]).toEqual([0, "Saved.\n"]);
     expect(await readdir(join(disk.home, "session-state"))).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
+  });
+
+  // ACP creates the session at session/new (not at the first prompt): its session.start is the
+  // first write, which left the lock (held by the live agent) and an empty log.
+  test("acp session/new: an error, nothing left behind, and the agent serves on", async ({
+    environment,
+    repository,
+  }) => {
+    await disk.leave(1);
+    const agent = new AcpChild(environment(env), repository);
+    try {
+      await agent.initialize();
+      await expect(agent.newSession()).rejects.toMatchObject({
+        code: -32603,
+        data: { details: "ENOSPC: no space left on device, write" },
+      });
+      expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+      await disk.free();
+      expect(await agent.newSession()).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await agent.kill();
+    }
   });
 });
 
