@@ -3,19 +3,27 @@
  * closed without a prompt, or a `-p` run that fails before sending one, leaves nothing in the
  * store. Events are kept in memory until a `user.message` is appended; that append asks the store
  * to create the session (taking its writer lease) and the kept events follow in order.
+ *
+ * The session's first write is all or nothing: its lock, folder, log, first events and their
+ * sync. When any of it fails (a disk that fills after the lock was written), what was made is
+ * removed again (the store's `delete`), so every face says the same: the file and the error, and
+ * that the session was not saved; a removal that fails is said too (`StorageError.leftBehind`).
  */
 
+import { errorMessage } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { CommitOptions, SessionAppender, SessionStore, StoredLog } from "./session-store.js";
-import { storageError } from "./storage-error.js";
+import { StorageError, storageError } from "./storage-error.js";
 
 /**
  * A {@link SessionAppender} that creates its session in `store` when the first `user.message` is
  * appended. Before that, `commit` and `close` do nothing (nothing is stored, no lease is held);
- * after it, every method goes to the store's appender once it exists. A store refusing the
- * creation (an I/O error, an id taken meanwhile) rejects the next `commit`, as a failed write does,
- * and leaves the session unsaved (`saved` false again, its events kept): the next `user.message`
- * tries again, and `close` has nothing to close.
+ * after it, every method goes to the store's appender once the kept events are in the store and
+ * committed. A store refusing the creation (an I/O error, an id taken meanwhile) or those first
+ * events or their commit rejects the next `commit` with a {@link StorageError} naming the file
+ * (or database), as a failed write does, and leaves the session unsaved (`saved` false again, its
+ * events kept, anything created removed): the next `user.message` tries again, and `close` has
+ * nothing to close.
  */
 export class DeferredAppender implements SessionAppender {
   private kept: SessionEvent[] = [];
@@ -77,9 +85,9 @@ export class DeferredAppender implements SessionAppender {
       return;
     }
     this.closed = true;
-    if (this.created !== undefined) {
-      await (await this.created).close();
-    }
+    // A failed creation was reported by the commit that met it, and left nothing to close.
+    const appender = await this.created?.catch(() => undefined);
+    await appender?.close();
   }
 
   private async create(): Promise<SessionAppender> {
@@ -88,11 +96,12 @@ export class DeferredAppender implements SessionAppender {
       this.created = undefined;
       throw storageError(this.store.location, error);
     });
-    for (const event of this.kept) {
-      appender.append(event);
+    try {
+      await this.writeKept(appender);
+    } catch (error) {
+      this.created = undefined;
+      throw await this.undo(appender, storageError(appender.location, error));
     }
-    this.kept = [];
-    this.inner = appender;
     const lost = appender.lost;
     if (lost?.aborted) {
       this.lease.abort(lost.reason);
@@ -100,6 +109,70 @@ export class DeferredAppender implements SessionAppender {
       lost?.addEventListener("abort", () => this.lease.abort(lost.reason), { once: true });
     }
     return appender;
+  }
+
+  /**
+   * Appends the kept events to `appender` and commits them, again while more were kept meanwhile;
+   * then, at once (no event can slip in between), `appender` takes every later one.
+   * @throws the append's or the commit's error.
+   */
+  private async writeKept(appender: SessionAppender): Promise<void> {
+    let written = 0;
+    do {
+      for (const event of this.kept.slice(written)) {
+        appender.append(event);
+        written++;
+      }
+      await appender.commit();
+    } while (written < this.kept.length);
+    this.kept = [];
+    this.inner = appender;
+  }
+
+  private undo(appender: SessionAppender, error: StorageError): Promise<StorageError> {
+    return undoCreation(this.store, this.sessionId, appender, error);
+  }
+}
+
+/**
+ * Closes `appender` and deletes session `sessionId` it created in `store`, after its first write
+ * failed with `error`: @returns `error`, with what could not be removed when the deletion failed.
+ */
+async function undoCreation(
+  store: SessionStore,
+  sessionId: string,
+  appender: SessionAppender,
+  error: StorageError,
+): Promise<StorageError> {
+  await appender.close().catch(() => undefined);
+  try {
+    await store.delete(sessionId);
+    return error;
+  } catch (failure) {
+    const where = `session ${sessionId} could not be removed from ${store.location}`;
+    return new StorageError(error.location, error.cause, `${where} (${errorMessage(failure)})`);
+  }
+}
+
+/**
+ * Runs `write`, the first write (`session.start`, committed) of session `sessionId` just created
+ * in `store` through `appender`; when it fails, the session is removed as a
+ * {@link DeferredAppender}'s is (whose own `write` stores nothing and runs as is).
+ * @throws a {@link StorageError} naming the file (or database), with what could not be removed.
+ */
+export async function firstWrite(
+  store: SessionStore,
+  sessionId: string,
+  appender: SessionAppender,
+  write: () => Promise<void>,
+): Promise<void> {
+  if (appender instanceof DeferredAppender) {
+    return write();
+  }
+  try {
+    await write();
+  } catch (error) {
+    throw await undoCreation(store, sessionId, appender, storageError(appender.location, error));
   }
 }
 

@@ -3,8 +3,9 @@
  * `$TURNLOOP_HOME/session-state/<sessionId>/` (paths.ts) holding `events.jsonl` (event-log.ts,
  * one event per line, its line number the event's sequence number), `lock`, the writer lease
  * (session-lock.ts: a second opener is refused naming the holder; a dead holder's lock on this
- * machine is taken over; a server holds it idle while its session is idle, see `closeIdle`), `metadata.json` for listings (session-metadata.ts), and the session's
- * own files (`tool-outputs/`, `mcp-results/`, `files/`).
+ * machine is taken over; a server holds it idle while its session is idle, see `closeIdle`),
+ * `metadata.json` for listings (session-metadata.ts), and the session's own files
+ * (`tool-outputs/`, `mcp-results/`, `files/`).
  *
  * Appends are written at once (`writeSync`), so a line is in the file before `append` returns;
  * `commit` makes them durable (`fdatasync`) and then stores the listing metadata. `subscribe`
@@ -29,6 +30,7 @@ import { SessionLock } from "./session-lock.js";
 import {
   emptyScan,
   type LogScan,
+  metadataPath,
   scanBytes,
   scanEvent,
   scanEvents,
@@ -76,8 +78,9 @@ export class FileSessionStore implements SessionStore {
     const directory = sessionDirectory(this.location, sessionId);
     const lock = await SessionLock.acquireInNewFolder(directory, sessionId, options);
     const path = eventsPath(this.location, sessionId);
-    const opened = await withLock(lock, () =>
-      EventLog.open(path, { create: true }).catch((error) => rejectAs(path, error)),
+    const opened = await lock.whileOpening(
+      () => EventLog.open(path, { create: true }).catch((error) => rejectAs(path, error)),
+      directory,
     );
     if (opened.events.length > 0 || opened.repaired.length > 0) {
       await opened.log.close();
@@ -96,7 +99,7 @@ export class FileSessionStore implements SessionStore {
     const tail = this.#idleTails.get(path);
     this.#idleTails.delete(path);
     const usable = tail !== undefined && (options.fromSeq ?? 1) >= tail.nextSeq ? tail : undefined;
-    const { opened, state } = await withLock(lock, () => openLog(path, usable, options.keep));
+    const { opened, state } = await lock.whileOpening(() => openLog(path, usable, options.keep));
     const { events, seqs, repaired, nextSeq, eventCount } = opened;
     return {
       appender: new FileAppender(sessionId, directory, opened.log, lock, state, this.#idleTails),
@@ -255,16 +258,6 @@ async function openLog(
   return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine: undefined } };
 }
 
-/** Runs `open` holding `lock`; releases the lock when `open` throws. */
-async function withLock<T>(lock: SessionLock, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    await lock.release();
-    throw error;
-  }
-}
-
 /**
  * A commit stores the listing metadata when the log grew since it was last stored, except a
  * checkpoint inside a prompt (`commit({ checkpoint: true })`: a turn's end, a tool's start), which
@@ -377,7 +370,8 @@ class FileAppender implements SessionAppender {
     followers.wake(this.#log.path);
     const scan = { ...this.#scan };
     if (this.#metadataWanted(scan, checkpoint)) {
-      await writeMetadata(this.#directory, scan);
+      const directory = this.#directory;
+      await writeMetadata(directory, scan).catch((e) => rejectAs(metadataPath(directory), e));
       this.#stored = scan;
     }
   }

@@ -21,6 +21,7 @@ import { idleData } from "../events/idle.js";
 import { createEnvelope } from "./envelope.js";
 import { promptEnd } from "./prompt-end.js";
 import type { SessionSubscription } from "./session-follower.js";
+import type { SessionJournal } from "./session-journal.js";
 import {
   type CommitOptions,
   type LeaseOptions,
@@ -122,6 +123,23 @@ async function takeLease(
   const { appender, log } = taken;
   const stored = { nextSeq: log.nextSeq, lastId: log.events.at(-1)?.id ?? null };
   return { appender: new IdleLeaseAppender(store, appender, stored), log };
+}
+
+/**
+ * When `appender` is an {@link IdleLeaseAppender}: the events another process appends are
+ * delivered (`deliver`) as if emitted here, and `journal` chains the next event after them.
+ */
+export function followOthers(
+  appender: SessionAppender,
+  journal: Pick<SessionJournal, "follow">,
+  deliver: (event: SessionEvent) => void,
+): void {
+  if (appender instanceof IdleLeaseAppender) {
+    appender.listen((event) => {
+      journal.follow(appender.lastEventId, event);
+      deliver(event);
+    });
+  }
 }
 
 /** An appender holding its store's lease only while held or writing (see the file comment). */

@@ -14,7 +14,7 @@ import { unsavedLog } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
 import type { SessionAppender } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
-import { storageProblem } from "./storage-error.js";
+import { StorageError, storageProblem } from "./storage-error.js";
 
 /** What recording one input gave: the event to return, and the events to deliver in order. */
 export interface Recorded {
@@ -145,13 +145,16 @@ export class SessionJournal {
 
   /**
    * `<location> could not be written (<error>): …`, for a prompt's error answer: the file or
-   * database a `StorageError` names, else the appender's location (storage-error.ts).
+   * database a `StorageError` names, else the appender's location (storage-error.ts); then that
+   * every event written before is kept, or that the session was not saved (and what of it could
+   * not be removed, `StorageError.leftBehind`).
    */
   storageMessage(failure: unknown): string {
+    const left = failure instanceof StorageError ? failure.leftBehind : undefined;
     const kept =
       unsavedLog(this.appender) === undefined
         ? "every event written before is kept"
-        : "the session was not saved";
+        : `the session was not saved${left === undefined ? "" : `; ${left}`}`;
     return `${storageProblem(failure, this.appender.location)}: the prompt was stopped; ${kept}`;
   }
 

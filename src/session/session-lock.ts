@@ -44,7 +44,7 @@ import {
   underBreaker,
 } from "./lock-file.js";
 import { type LeaseHolder, type LeaseOptions, SessionLockedError } from "./session-store.js";
-import { storageError } from "./storage-error.js";
+import { rejectAs, storageError } from "./storage-error.js";
 
 /** Who holds a session's lock, as written in the lock file. */
 export type LockOwner = LeaseHolder;
@@ -123,19 +123,35 @@ export class SessionLock {
   /**
    * {@link acquire} in `directory`, made first (mode 0700) when missing; when the lock cannot be
    * taken, the folder is removed again if empty (a full disk leaves no session folder behind).
-   * @throws as {@link acquire} (a failed write: a `StorageError` naming the lock file).
+   * @throws as {@link acquire} (a failed write: a `StorageError` naming the lock file, or the
+   * folder when it cannot be made).
    */
   static async acquireInNewFolder(
     directory: string,
     sessionId: string,
     options: LeaseOptions = {},
   ): Promise<SessionLock> {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
+    await mkdir(directory, { recursive: true, mode: 0o700 }).catch((e) => rejectAs(directory, e));
     try {
       return await SessionLock.acquire(directory, sessionId, options);
     } catch (error) {
       // rmdir refuses a folder with anything in it: only an empty one goes.
       await rmdir(directory).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `open` (what is done first under the lock: opening the log); when it throws, releases
+   * the lock and removes `newFolder` if given and empty (rmdir refuses one with anything in it).
+   * @throws `open`'s error.
+   */
+  async whileOpening<T>(open: () => Promise<T>, newFolder?: string): Promise<T> {
+    try {
+      return await open();
+    } catch (error) {
+      await this.release();
+      await (newFolder === undefined ? undefined : rmdir(newFolder).catch(() => undefined));
       throw error;
     }
   }

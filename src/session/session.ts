@@ -10,8 +10,8 @@ import { toolSpecifications } from "../agent/tool-specifications.js";
 import { cancelReason } from "../events/errors.js";
 import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
-import { DeferredAppender, unsavedLog } from "./deferred-appender.js";
-import { createAppender, IdleLeaseAppender } from "./idle-lease.js";
+import { DeferredAppender, firstWrite, unsavedLog } from "./deferred-appender.js";
+import { createAppender, followOthers } from "./idle-lease.js";
 import { interruptedResults } from "./interrupted-results.js";
 import { type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
@@ -104,13 +104,7 @@ export class Session {
     this.grants = folded?.grants ?? new SessionGrants();
     this.instructions = folded?.instructions;
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
-    // Another process's events (idle-lease.ts): delivered as if emitted here, chained after.
-    if (appender instanceof IdleLeaseAppender) {
-      appender.listen((event) => {
-        this.journal.follow(appender.lastEventId, event);
-        this.deliver(event);
-      });
-    }
+    followOthers(appender, this.journal, (event) => this.deliver(event));
     this.redact = eventRedactor(environment);
     this.start = start;
     this.id = start.sessionId;
@@ -124,7 +118,8 @@ export class Session {
    * the session's writer lease until {@link close}. `options.saveAtFirstPrompt`: nothing stored,
    * no lease, until the first `user.message` (deferred-appender.ts; the CLI faces use it).
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
-   * a session with that id open; Error when a session with that id exists.
+   * a session with that id open; Error when a session with that id exists; StorageError when
+   * its first write fails (deferred-appender.ts `firstWrite`: nothing is left of it).
    */
   static async create(
     store: SessionStore,
@@ -141,8 +136,10 @@ export class Session {
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
     const session = new Session(appender, { lastId: null, count: 0 }, start, folder, environment);
-    session.openingEvents = [session.emit({ type: "session.start", data: start })];
-    await session.journal.commit();
+    await firstWrite(store, sessionId, appender, async () => {
+      session.openingEvents = [session.emit({ type: "session.start", data: start })];
+      await session.journal.commit();
+    });
     return session;
   }
 

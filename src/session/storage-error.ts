@@ -15,9 +15,14 @@ export class StorageError extends Error {
   /** The cause's system error code (`ENOSPC`), so that `errorCode` reads through. */
   readonly code: string | undefined;
 
+  /**
+   * @param leftBehind what a failed first write of a session left in the store because removing
+   * it failed too (`session <id> could not be removed from <home> (<error>)`, deferred-appender.ts).
+   */
   constructor(
     readonly location: string,
     override readonly cause: unknown,
+    readonly leftBehind?: string,
   ) {
     const message = errorMessage(cause);
     // A database error already says which database (database.ts): it is said once.

@@ -110,7 +110,8 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was
       stdout: "Done.\n",
       stderr:
         "✓ bash COMMAND\n" +
-        `turnloop: ${home}/session-state/${sessionId}/events.jsonl could not be written ` +
+        // The log's lines fit in its last 4 KiB block; the listing metadata, a new file, does not.
+        `turnloop: ${home}/session-state/${sessionId}/metadata.json could not be written ` +
         "(ENOSPC: no space left on device, write): the prompt was stopped; every event written " +
         "before is kept\n" +
         `2 turns · 20 in / 10 out tokens · T · session ${sessionId}\n`,

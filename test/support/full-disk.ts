@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, stat, statfs, truncate, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -20,6 +20,12 @@ export interface FullDisk {
   home: string;
   /** Writes one filler file until a write fails with ENOSPC: the file system is full. */
   fill: () => Promise<void>;
+  /**
+   * Fills the file system, then gives back exactly `blocks` of its blocks (a tmpfs block is a
+   * page, 4 KiB here: each file of less than that takes one, whatever its size).
+   * @throws when the free blocks are not then exactly `blocks`.
+   */
+  leave: (blocks: number) => Promise<void>;
   /** Removes the filler file, leaving the room it took. */
   free: () => Promise<void>;
   /** Unmounts the tmpfs and removes its mount point. */
@@ -39,6 +45,15 @@ export async function fullDisk(sizeKiB = 1024, full = true): Promise<FullDisk> {
   const disk: FullDisk = {
     home,
     fill: () => writeFile(filler, Buffer.alloc(sizeKiB * 1024 * 2)).catch(() => undefined),
+    leave: async (blocks) => {
+      await disk.fill();
+      const { bsize } = await statfs(mountPoint);
+      await truncate(filler, (await stat(filler)).size - blocks * bsize);
+      const { bavail } = await statfs(mountPoint);
+      if (bavail !== blocks) {
+        throw new Error(`${mountPoint}: ${bavail} blocks free, not ${blocks}`);
+      }
+    },
     free: () => unlink(filler),
     close: async () => {
       execFileSync("umount", [mountPoint]);

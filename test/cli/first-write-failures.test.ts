@@ -1,0 +1,214 @@
+/**
+ * A fresh user's check: a disk that fills after a new session's lock is written. The session's
+ * first write (lock, folder, log, first events, their commit) is all or nothing
+ * (session/deferred-appender.ts): whichever part fails, every face says the same (the file and
+ * the error, no stack; json's `session_id` null; the interactive face's "not saved" line), and
+ * nothing is left in the store. Before, `-p` named `<home> (not saved until the first prompt)`,
+ * printed the session id and a raw stack, and left the lock and an empty `events.jsonl`.
+ *
+ * The free space is exact (`FullDisk.leave`): a tmpfs gives each small file one 4 KiB block, so
+ * one block holds the lock (about 100 bytes) and nothing more. The code cache is off: its writes
+ * would take blocks first.
+ */
+
+import { spawnSync } from "node:child_process";
+import { mkdir, readdir, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect } from "vitest";
+import { AcpChild } from "../acp/child-process.js";
+import { test } from "../support/fixtures.js";
+import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/full-disk.js";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { interactiveTest } from "./interactive-support.js";
+
+/** `turnloop: <the session's file> could not be written (ENOSPC …): …` with the id a pattern. */
+function refusal(home: string, file: string): string {
+  return (
+    `turnloop: ${home}/session-state/[0-9a-f-]{36}/${file} could not be written ` +
+    "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; the session was not " +
+    "saved"
+  );
+}
+
+/** The `-p` summary line with its time cut out (timings are not asserted). */
+function withoutTime(stderr: string): string {
+  return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
+}
+
+describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is written"), () => {
+  let disk: FullDisk;
+  let env: NodeJS.ProcessEnv;
+  beforeEach(async () => {
+    disk = await fullDisk(64, false);
+    env = { HOME: disk.home, TURNLOOP_HOME: disk.home, TURNLOOP_NO_CODE_CACHE: "1" };
+  });
+  afterEach(async () => {
+    await disk.close();
+  });
+
+  test("-p: the events file and its error, no stack, no session, nothing left behind", async ({
+    cli,
+    model,
+  }) => {
+    await disk.leave(1);
+    const result = await cli(["-p", "hi"], { env });
+    expect(model.requests).toHaveLength(0);
+    expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "",
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^${refusal(disk.home, "events.jsonl")}\\n` +
+            "0 turns · tokens not reported · <time> · session not saved\\n$",
+        ),
+      ),
+    });
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+  });
+
+  test("-p: the first commit's metadata refused (the log fitted): the same end", async ({
+    cli,
+    model,
+  }) => {
+    await disk.leave(2);
+    const result = await cli(["-p", "hi"], { env });
+    expect(model.requests).toHaveLength(0);
+    expect([result.code, result.stdout, withoutTime(result.stderr)]).toEqual([
+      1,
+      "",
+      expect.stringMatching(
+        new RegExp(
+          `^${refusal(disk.home, "metadata.json")}\\n` +
+            "0 turns · tokens not reported · <time> · session not saved\\n$",
+        ),
+      ),
+    ]);
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+  });
+
+  test("-p --output-format json: session_id null and the error; a freed disk saves the next", async ({
+    cli,
+    model,
+  }) => {
+    await disk.leave(1);
+    const result = await cli(["-p", "hi", "--output-format", "json"], { env });
+    expect([result.code, result.stderr]).toEqual([1, ""]);
+    const printed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect({ ...printed, duration_ms: 0 }).toEqual({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      result: "",
+      stop_reason: null,
+      session_id: null,
+      num_turns: 0,
+      duration_ms: 0,
+      usage: {},
+      error: {
+        type: "storage",
+        message: expect.stringMatching(
+          new RegExp(`^${refusal(disk.home, "events.jsonl").slice("turnloop: ".length)}$`),
+        ),
+      },
+    });
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+
+    await disk.free();
+    model.enqueue({ text: "Saved." });
+    const saved = await cli(["-p", "hi"], { env });
+    expect([saved.code, saved.stdout]).toEqual([0, "Saved.\n"]);
+    expect(await readdir(join(disk.home, "session-state"))).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  // ACP creates the session at session/new (not at the first prompt): its session.start is the
+  // first write, which left the lock (held by the live agent) and an empty log.
+  test("acp session/new: an error, nothing left behind, and the agent serves on", async ({
+    environment,
+    repository,
+  }) => {
+    await disk.leave(1);
+    const agent = new AcpChild(environment(env), repository);
+    try {
+      await agent.initialize();
+      await expect(agent.newSession()).rejects.toMatchObject({
+        code: -32603,
+        data: { details: "ENOSPC: no space left on device, write" },
+      });
+      expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+      await disk.free();
+      expect(await agent.newSession()).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await agent.kill();
+    }
+  });
+});
+
+describe.runIf(CAN_MOUNT && !tmuxMissing())(
+  needingMount("the interactive face on a disk that fills after the lock is written"),
+  () => {
+    let disk: FullDisk;
+    beforeEach(async () => {
+      disk = await fullDisk(64, false);
+    });
+    afterEach(async () => {
+      await disk.close();
+    });
+
+    interactiveTest(
+      "the events file and its error, then 'not saved', no 'resume it with', nothing left",
+      async ({ fixture }) => {
+        const home = disk.home;
+        const env = { HOME: home, TURNLOOP_HOME: home, TURNLOOP_NO_CODE_CACHE: "1" };
+        const terminal = await fixture.openReady([], { env, columns: 400 });
+        // One block for the input history's first line, one for the lock.
+        await disk.leave(2);
+        terminal.type("Say hello");
+        await terminal.waitFor(/the prompt was stopped/);
+        await terminal.idle();
+        terminal.key("C-d");
+        const { code } = await terminal.exited();
+        expect(code).toBe(0);
+        const screen = terminal.screen(200);
+        expect(screen).toMatch(
+          new RegExp(refusal(home, "events.jsonl").slice("turnloop: ".length)),
+        );
+        expect(screen).toContain(
+          "the session was not saved: storage refused the prompt (the error above)",
+        );
+        expect(screen).not.toContain("resume it with");
+        expect(screen).not.toContain("    at ");
+        expect(fixture.server.requests).toHaveLength(0);
+        expect(await readdir(join(home, "session-state"))).toEqual([]);
+      },
+    );
+  },
+);
+
+// What an earlier version left after such a failure (or a kill between the lock and the first
+// event): a folder holding the lock of a process now gone and an empty events.jsonl.
+test("turnloop sessions removes a folder holding only a dead process's lock and an empty log", async ({
+  cli,
+  home,
+}) => {
+  const sessionId = "77777777-7777-4777-8777-777777777777";
+  const folder = join(home, "session-state", sessionId);
+  await mkdir(folder, { recursive: true });
+  const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+  const owner = { pid: dead, hostname: hostname(), command: "turnloop -p hi", acquiredAt: "" };
+  await writeFile(join(folder, "lock"), `${JSON.stringify(owner)}\n`);
+  await writeFile(join(folder, "events.jsonl"), "");
+  // Past the grace a slow creator is given (store.ts, 5 s).
+  const minuteAgo = new Date(Date.now() - 60_000);
+  await utimes(folder, minuteAgo, minuteAgo);
+  const listed = await cli(["sessions"]);
+  expect(listed).toEqual({
+    code: 0,
+    signal: null,
+    stdout: `No sessions in ${home}.\n`,
+    stderr: "",
+  });
+  expect(await readdir(join(home, "session-state"))).toEqual([]);
+});
