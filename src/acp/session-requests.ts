@@ -5,6 +5,7 @@ import { OpeningGate } from "../session/opening-gate.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { StorageError, storeFailure } from "../session/storage-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
@@ -137,7 +138,12 @@ export class AcpSessionRequests {
   async newSession(params: acp.NewSessionRequest, client: Client): Promise<acp.NewSessionResponse> {
     await checkDirectory(params.cwd);
     const model = sessionModel(this.host.resolveModel());
-    const session = await this.host.create(params.cwd, model.id);
+    const session = await this.host.create(params.cwd, model.id).catch((error: unknown) => {
+      // A store's refusal names its file or database (an ENOSPC names neither by itself).
+      throw error instanceof StorageError
+        ? internalError(`${storeFailure(error)}: the session was not created`)
+        : error;
+    });
     await this.startMcp(session, params.mcpServers);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
