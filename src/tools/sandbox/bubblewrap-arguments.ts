@@ -1,14 +1,14 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
+import { configurationMounts } from "./configuration-chain.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
-  PROJECT_CONFIGURATION,
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
-import { RealPaths } from "./real-paths.js";
+import { isInside, RealPaths } from "./real-paths.js";
 
 /**
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
@@ -43,10 +43,10 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
- * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`); each root's `.git/hooks` and
- * `.git/config` and its {@link PROJECT_CONFIGURATION} that exist read-only again (one made by the
- * command: sandboxed-runner.ts); the hidden places last, so that a secret inside a workspace
- * stays hidden. Paths are resolved through symbolic links first (a mount
+ * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
+ * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
+ * (configuration-chain.ts `configurationMounts`); each root's `.git/hooks` and `.git/config`
+ * read-only again; the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -76,8 +76,8 @@ export function bubblewrapArguments(
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
+    ...configurationMounts(writableRoots),
     ...writableRoots.flatMap((root) => gitProtections(root, paths)),
-    ...writableRoots.flatMap((root) => configurationProtections(root, paths)),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
@@ -148,19 +148,6 @@ function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
   return [...hookMounts, ...(config === undefined ? [] : ["--ro-bind", config, config])];
 }
 
-/**
- * Each of {@link PROJECT_CONFIGURATION} in `root` that exists, mounted read-only over itself (a
- * symbolic link: its target; a mount cannot cover the link itself). One that does not exist
- * cannot be mounted over without making it in the workspace: the runner removes one made after
- * the command instead, and puts back a link replaced (configuration-guard.ts).
- */
-function configurationProtections(root: string, paths: RealPaths): string[] {
-  return PROJECT_CONFIGURATION.flatMap((name) => {
-    const real = paths.resolve(join(root, name))?.real;
-    return real === undefined ? [] : ["--ro-bind", real, real];
-  });
-}
-
 /** A hidden place that exists, as a real path, and whether it is a folder. */
 interface HiddenPlace {
   path: string;
@@ -220,12 +207,6 @@ function hideMount(place: HiddenPlace): string[] {
   return place.directory
     ? ["--tmpfs", place.path, "--remount-ro", place.path]
     : ["--ro-bind", "/dev/null", place.path];
-}
-
-/** Whether `path` is `folder` or lies below it; both absolute and normalised. */
-/** Whether `path` is `folder` or inside it (both absolute). */
-export function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
 }
 
 function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {

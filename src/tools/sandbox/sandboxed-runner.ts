@@ -1,9 +1,17 @@
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
-import { isInside } from "./bubblewrap-arguments.js";
-import { configurationSnapshot, undoConfigurationChanges } from "./configuration-guard.js";
-import { protectedPlaceStop, type SandboxPolicy, type SandboxSettings } from "./policy.js";
-import { RealPaths } from "./real-paths.js";
+import {
+  configurationSnapshot,
+  leadingEntries,
+  undoConfigurationChanges,
+} from "./configuration-guard.js";
+import {
+  type LeadingEntry,
+  protectedPlaceStop,
+  type SandboxPolicy,
+  type SandboxSettings,
+} from "./policy.js";
+import { isInside, RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
@@ -16,7 +24,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * failed command whose output shows it hit the sandbox's limits carries
  * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
- * a symbolic link replaced), which is undone when the command ends (configuration-guard.ts).
+ * a symbolic link they lead through replaced), which is undone when the command ends
+ * (configuration-guard.ts).
  * What the places it mounts resolve to is remembered for the runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
@@ -35,11 +44,17 @@ export class SandboxedRunner implements CommandRunner {
     const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
-    const snapshot = this.policy === "workspace-write" ? configurationSnapshot(roots) : undefined;
+    const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
+    const snapshot =
+      this.policy === "workspace-write" ? configurationSnapshot(realRoots) : undefined;
     const result = await runner.run(command, request);
     const undone = snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
-    const network = this.settings.network === true;
-    const limit = undone ?? sandboxLimitOf(result, this.policy, network, command);
+    const judged = {
+      network: this.settings.network === true,
+      command,
+      leading: snapshot === undefined ? [] : leadingEntries(snapshot),
+    };
+    const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
@@ -140,6 +155,16 @@ function networkExit(command: string, exitCode: number): string | undefined {
   return undefined;
 }
 
+/** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
+export interface JudgedCommand {
+  /** Whether the sandbox let the command use the network. */
+  network: boolean;
+  /** The command as given to `bash -c`. */
+  command?: string;
+  /** Entries mounted read-only because a protected place leads through them. */
+  leading?: readonly LeadingEntry[];
+}
+
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
@@ -151,13 +176,12 @@ function networkExit(command: string, exitCode: number): string | undefined {
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  network: boolean,
-  command = "",
+  { network, command = "", leading = [] }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output);
+  const protectedPlace = protectedPlaceStop(result.output, leading);
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }
