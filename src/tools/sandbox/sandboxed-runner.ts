@@ -33,9 +33,15 @@ export class SandboxedRunner implements CommandRunner {
   readonly stopDescription = "its process group was killed";
   private readonly paths = new RealPaths();
 
+  /**
+   * @param statusProgram tells which program's exit status a command returns
+   *   (permissions/status-command.ts, passed down by the host: tools/ does not import it); without
+   *   it a silent client's exit code is no evidence of the closed network.
+   */
   constructor(
     private readonly policy: ConfiningPolicy,
     private readonly settings: Omit<SandboxSettings, "cwd">,
+    private readonly statusProgram?: (command: string) => string | undefined,
   ) {
     this.description = `bubblewrap (${policy}, ${settings.network === true ? "network on" : "no network"})`;
   }
@@ -53,6 +59,7 @@ export class SandboxedRunner implements CommandRunner {
       network: this.settings.network === true,
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
+      ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
     const note =
@@ -127,32 +134,31 @@ const WRITABLE: Record<ConfiningPolicy, string> = {
  * print nothing (`curl -s`): curl's (its manual, "EXIT CODES": 5 proxy not resolved, 6 host not
  * resolved, 7 failed to connect) and wget's (its manual, "EXIT STATUS": 4 network failure).
  */
-const NETWORK_EXIT_CODES: ReadonlyArray<{
-  client: RegExp;
-  name: string;
-  codes: Map<number, string>;
-}> = [
-  {
-    client: /(?:^|[\s;&|(`])curl(?=\s|$)/,
-    name: "curl",
-    codes: new Map([
+const NETWORK_EXIT_CODES: ReadonlyMap<string, ReadonlyMap<number, string>> = new Map([
+  [
+    "curl",
+    new Map([
       [5, "could not resolve the proxy"],
       [6, "could not resolve the host"],
       [7, "could not connect"],
     ]),
-  },
-  { client: /(?:^|[\s;&|(`])wget(?=\s|$)/, name: "wget", codes: new Map([[4, "network failure"]]) },
-];
+  ],
+  ["wget", new Map([[4, "network failure"]])],
+]);
 
-/** `curl exit code 7: could not connect` when `command` runs a known client that exits so. */
-function networkExit(command: string, exitCode: number): string | undefined {
-  for (const { client, name, codes } of NETWORK_EXIT_CODES) {
-    const meaning = codes.get(exitCode);
-    if (meaning !== undefined && client.test(command)) {
-      return `${name} exit code ${exitCode}: ${meaning}`;
-    }
-  }
-  return undefined;
+/**
+ * `curl exit code 7: could not connect` when the program whose status `bash -c command` returned
+ * (`statusProgram`) is a known client and `exitCode` one of its network codes.
+ */
+function networkExit(
+  command: string,
+  exitCode: number,
+  statusProgram: ((command: string) => string | undefined) | undefined,
+): string | undefined {
+  const known = [...NETWORK_EXIT_CODES.values()].some((codes) => codes.has(exitCode));
+  const name = known ? statusProgram?.(command) : undefined;
+  const meaning = name === undefined ? undefined : NETWORK_EXIT_CODES.get(name)?.get(exitCode);
+  return meaning === undefined ? undefined : `${name} exit code ${exitCode}: ${meaning}`;
 }
 
 /** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
@@ -163,20 +169,25 @@ export interface JudgedCommand {
   command?: string;
   /** Entries mounted read-only because a protected place leads through them. */
   leading?: readonly LeadingEntry[];
+  /**
+   * The name of the program whose exit status `bash -c command` returns, when its text tells
+   * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.
+   */
+  statusProgram?: (command: string) => string | undefined;
 }
 
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
- * lookup or connection, said in its output or, when `command` runs a known network client, by
- * its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
+ * lookup or connection, said in its output or, when the program whose status the shell returned
+ * is a known network client, by its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
  * failed for another reason.
  */
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  { network, command = "", leading = [] }: JudgedCommand,
+  { network, command = "", leading = [], statusProgram }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
@@ -192,6 +203,7 @@ export function sandboxLimitOf(
   if (network) {
     return undefined;
   }
-  const offline = NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode);
+  const offline =
+    NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode, statusProgram);
   return offline === undefined ? undefined : `the sandbox has no network (${offline})`;
 }
