@@ -45,8 +45,8 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
  * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
- * (configuration-chain.ts `configurationMounts`); each root's `.git/hooks` and `.git/config`
- * read-only again; the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
+ * (configuration-chain.ts `configurationMounts`) between each root's git folders bound over
+ * themselves and their `hooks` and `config` read-only; the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -67,6 +67,7 @@ export function bubblewrapArguments(
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
   const inTemporary = (root: string) => isInside(root, "/tmp");
+  const gitFolders = writableRoots.flatMap(gitDirectoriesOf);
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -76,8 +77,9 @@ export function bubblewrapArguments(
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
+    ...gitFolders.flatMap((folder) => ["--bind", folder, folder]),
     ...configurationMounts(writableRoots),
-    ...writableRoots.flatMap((root) => gitProtections(root, paths)),
+    ...gitFolders.flatMap((folder) => protectGitDirectory(folder, paths)),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
@@ -102,19 +104,21 @@ function writableRootsOf(cwd: string, settings: SandboxSettings, paths: RealPath
 const SUBMODULE_DEPTH = 4;
 
 /**
- * `hooks` and `config` of a writable root's `.git` and of its submodules' git folders (git keeps
- * them in `.git/modules/<name>`), mounted read-only over themselves, so that nothing a command
- * writes runs later outside the sandbox (a hook, `core.hooksPath`, an alias, `core.fsmonitor`).
- * A git folder without a hooks folder gets an empty read-only one. Repositories nested in the
- * workspace by other means (a second `.git` below the root) are not looked for.
+ * A writable root's `.git` folder and its submodules' git folders (git keeps them in
+ * `.git/modules/<name>`), whose `hooks` and `config` are mounted read-only over themselves
+ * ({@link protectGitDirectory}), so that nothing a command writes runs later outside the sandbox
+ * (a hook, `core.hooksPath`, an alias, `core.fsmonitor`). Each folder is first bound writable
+ * over itself: a mount point cannot be renamed or removed (`EBUSY`), so `mv .git .git.old &&
+ * git init` cannot put a new, writable `hooks` in its place. Repositories nested in the workspace
+ * by other means (a second `.git` below the root), a `.git` file (a linked worktree) and a
+ * `.git` the command makes where there was none are not covered.
  */
-function gitProtections(root: string, paths: RealPaths): string[] {
+function gitDirectoriesOf(root: string): string[] {
   const gitDirectory = join(root, ".git");
   if (!lstatOf(gitDirectory)?.isDirectory()) {
     return [];
   }
-  const submodules = submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH);
-  return [gitDirectory, ...submodules].flatMap((folder) => protectGitDirectory(folder, paths));
+  return [gitDirectory, ...submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH)];
 }
 
 /** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
@@ -138,6 +142,7 @@ function submoduleGitDirectories(folder: string, depth: number): string[] {
     });
 }
 
+/** A git folder's `hooks` (an empty read-only one when missing) and `config`, read-only. */
 function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
   const hooks = paths.resolve(join(gitDirectory, "hooks"))?.real;
   const config = paths.resolve(join(gitDirectory, "config"))?.real;

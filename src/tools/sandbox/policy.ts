@@ -124,8 +124,9 @@ function configuresTurnloop(what: string): string {
 
 /**
  * `.git/hooks` and `.git/config` of a root's repository and of its submodules' git folders
- * (`.git/modules/<name>/…`), as bubblewrap-arguments.ts `gitProtections` mounts them, and each
- * root's {@link PROJECT_CONFIGURATION}.
+ * (`.git/modules/<name>/…`), and the `.git` folder itself (bound over itself: it cannot be
+ * moved), as bubblewrap-arguments.ts `gitDirectoriesOf` and `protectGitDirectory` mount them, and
+ * each root's {@link PROJECT_CONFIGURATION}.
  */
 const PROTECTED_PLACES: readonly ProtectedPlace[] = [
   {
@@ -137,6 +138,11 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
     name: ".git/config",
     path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
     why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
+  },
+  {
+    name: ".git",
+    path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
+    why: "it holds the hooks and config git runs and reads later, outside the sandbox, so it cannot be moved or removed",
   },
   ...PROJECT_CONFIGURATION.map((name) => ({
     name,
