@@ -68,7 +68,7 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
   if (failed) {
     const detail =
       toolCall.signal === undefined
-        ? `failed (exit code ${toolCall.exitCode})`
+        ? failedCommand(toolCall.exitCode)
         : `killed by ${toolCall.signal}`;
     return { failed, detail, output: output === "" ? [] : output.split("\n") };
   }
@@ -125,13 +125,22 @@ function firstLine(text: string): string {
   return `${(space > 80 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/**
+ * How a failed command's exit reads: `failed (exit code N)`; a command that exited 0 yet failed
+ * is one the sandbox stopped after the fact (it undid what the command changed of what later
+ * runs read: tools/bash.ts), so `stopped by the sandbox`.
+ */
+export function failedCommand(exitCode: number | undefined): string {
+  return exitCode === 0 ? "stopped by the sandbox" : `failed (exit code ${exitCode})`;
+}
+
 /** `✓`, or `✗` with why: a command's exit code (the session model's rule), else the error code. */
 export function outcomeMark(toolCall: ToolCall | undefined): string {
   if (toolCall === undefined || toolCall.status === "completed") {
     return "✓";
   }
   if (toolCall.exitCode !== undefined) {
-    return `✗ failed (exit code ${toolCall.exitCode})`;
+    return `✗ ${failedCommand(toolCall.exitCode)}`;
   }
   if (toolCall.signal !== undefined) {
     return `✗ killed by ${toolCall.signal}`;

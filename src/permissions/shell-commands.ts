@@ -70,7 +70,7 @@ const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "-
 let syntax: ShellSyntax | undefined;
 
 /** mvdan-sh is 1.5 MB of JavaScript: loaded at the first bash decision, not at start-up. */
-function shellSyntax(): ShellSyntax {
+export function shellSyntax(): ShellSyntax {
   if (syntax === undefined) {
     const loaded = createRequire(import.meta.url)("mvdan-sh") as { syntax: ShellSyntax };
     syntax = loaded.syntax;

@@ -105,10 +105,11 @@ export class HostSandbox {
     folders: readonly string[],
   ): Promise<SandboxedRunner> {
     const { DEFAULT_HIDDEN_PATHS, SandboxedRunner } = await import("../tools/sandbox/index.js");
+    const { statusProgram } = await import("../permissions/status-command.js");
     const key = JSON.stringify([policy, folders]);
     let runner = this.runners.get(key);
     if (runner === undefined) {
-      runner = new SandboxedRunner(policy, {
+      const settings = {
         home: this.env.HOME ?? "/",
         turnloopHome: this.turnloopHome,
         network: this.config.sandboxNetwork.value,
@@ -117,7 +118,8 @@ export class HostSandbox {
         ...(this.env.XDG_RUNTIME_DIR === undefined
           ? {}
           : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
-      });
+      };
+      runner = new SandboxedRunner(policy, settings, statusProgram);
       this.runners.set(key, runner);
     }
     return runner;

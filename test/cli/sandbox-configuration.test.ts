@@ -51,6 +51,23 @@ function notOutside(command: string): string {
   );
 }
 
+/** `keeps(place)` for two places at once. */
+function keepsBoth(): string {
+  return (
+    "the sandbox keeps .turnloop and .mcp.json read-only whatever the settings: turnloop reads " +
+    "them to configure later runs (permissions, base URL, MCP servers it starts)"
+  );
+}
+
+/** What the sandbox says of a write refused on `entry`, which `place` leads through. */
+function keepsLeading(entry: string, place: string, error: string): string {
+  return (
+    `the sandbox keeps ${entry} read-only whatever the settings: ${place} leads through it, and ` +
+    `turnloop reads ${place} to configure later runs (permissions, base URL, MCP servers it ` +
+    `starts) (${error})`
+  );
+}
+
 describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only", () => {
   test("a command cannot change an existing .turnloop/config.json", async ({
     cli,
@@ -95,8 +112,9 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
     expect(existsSync(join(repository, ".mcp.json"))).toBe(false);
   });
 
-  // A fresh user's check: the command exited 0, so -p showed ✓ although the file was removed.
-  test("-p's tool line says the command failed when the sandbox removed what it made", async ({
+  // A fresh user's check: the command exited 0, so -p showed ✓ although the file was removed;
+  // then "failed (exit code 0)", which reads as a contradiction.
+  test("-p's tool line says the command was stopped when the sandbox removed what it made", async ({
     cli,
     model,
     repository,
@@ -108,7 +126,7 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
       .split("\n")
       .slice(0, 3);
     expect(lines).toEqual([
-      `✗ bash ${command} failed (exit code 0) (N ms)`,
+      `✗ bash ${command} stopped by the sandbox (N ms)`,
       "    ",
       `    The sandbox stopped this command: ${keeps(".mcp.json")}; it removed ` +
         `${join(repository, ".mcp.json")}, which the command made. ${notOutside(command)}`,
@@ -165,5 +183,112 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
     });
     expect(await readlink(link)).toBe("shared-settings");
     expect(existsSync(join(repository, "shared-settings"))).toBe(false);
+  });
+});
+
+// A fresh user's check: with `.turnloop -> cfg/tl` (and `.mcp.json -> cfg/mcp.json`), only
+// `cfg/tl` was mounted read-only; `mv cfg cfg.old && mkdir -p cfg/tl` put a new configuration in
+// its place, and `turnloop config` no longer listed the project's deny rules. Now every entry of
+// the workspace a place leads through is mounted read-only (a mount point cannot be renamed), and
+// a link among them that the command retargets is put back.
+describe.runIf(sandboxWorks)("what .turnloop and .mcp.json lead through is fixed too", () => {
+  /** `.turnloop -> cfg/tl` and `.mcp.json -> cfg/mcp.json`, each with a file of its own. */
+  async function linkedConfiguration(repository: string): Promise<void> {
+    await mkdir(join(repository, "cfg", "tl"), { recursive: true });
+    await writeFile(join(repository, "cfg", "tl", "config.json"), '{"permissions":{}}\n');
+    await writeFile(join(repository, "cfg", "mcp.json"), '{"mcpServers":{}}\n');
+    await symlink("cfg/tl", join(repository, ".turnloop"));
+    await symlink("cfg/mcp.json", join(repository, ".mcp.json"));
+  }
+
+  async function unchanged(repository: string): Promise<void> {
+    expect(await readFile(join(repository, ".turnloop", "config.json"), "utf8")).toBe(
+      '{"permissions":{}}\n',
+    );
+    expect(await readFile(join(repository, ".mcp.json"), "utf8")).toBe('{"mcpServers":{}}\n');
+    expect(existsSync(join(repository, "cfg.old"))).toBe(false);
+  }
+
+  test("the check's command: mv cfg away and make a new one", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await linkedConfiguration(repository);
+    const command = "mv cfg cfg.old && mkdir -p cfg/tl && echo '{}' > cfg/tl/config.json";
+    const result = await runSandboxed({ cli, model }, command);
+    const why = keepsLeading("cfg", ".turnloop", "Device or resource busy");
+    expect(result.toolResult).toBe(
+      "mv: cannot move 'cfg' to 'cfg.old': Device or resource busy\n<exited with exit code 1>\n" +
+        `The sandbox stopped this command: ${why}. ${notOutside(command)}`,
+    );
+    await unchanged(repository);
+  });
+
+  test("rm -rf cfg, then a new one", async ({ cli, model, repository }) => {
+    await linkedConfiguration(repository);
+    const command = "rm -rf cfg; mkdir -p cfg/tl; echo '{}' > cfg/tl/config.json";
+    const result = await runSandboxed({ cli, model }, command);
+    const lines = result.toolResult.split("\n");
+    expect(lines.slice(-2)).toEqual([
+      "<exited with exit code 1>",
+      `The sandbox stopped this command: ${keepsLeading("cfg", ".turnloop", "Read-only file system")}. ${notOutside(command)}`,
+    ]);
+    expect(lines.slice(0, -2).every((line) => line.endsWith(": Read-only file system"))).toBe(true);
+    await unchanged(repository);
+  });
+
+  test("a link two levels up retargeted is put back", async ({ cli, model, repository }) => {
+    // .turnloop -> a/b/tl, a -> real-a: the command points `a` at a folder of its own.
+    await mkdir(join(repository, "real-a", "b", "tl"), { recursive: true });
+    await writeFile(join(repository, "real-a", "b", "tl", "config.json"), "{}\n");
+    await symlink("real-a", join(repository, "a"));
+    await symlink("a/b/tl", join(repository, ".turnloop"));
+    const command =
+      "mkdir -p other/b/tl && echo '{\"x\":1}' > other/b/tl/config.json && ln -sfn other a && echo swapped";
+    const result = await runSandboxed({ cli, model }, command);
+    const why =
+      `The sandbox stopped this command: ${keeps(".turnloop")}; it put back the symbolic link ` +
+      `${join(repository, "a")} (to real-a), which the command replaced. ${notOutside(command)}`;
+    expect(result.toolResult).toBe(`swapped\n<exited with exit code 0>\n${why}`);
+    expect(await readlink(join(repository, "a"))).toBe("real-a");
+    expect(await readFile(join(repository, ".turnloop", "config.json"), "utf8")).toBe("{}\n");
+  });
+
+  test("both places retargeted at once are both put back, said of them", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await linkedConfiguration(repository);
+    const command = "ln -sfn elsewhere .turnloop && ln -sfn elsewhere.json .mcp.json && echo done";
+    const result = await runSandboxed({ cli, model }, command);
+    const why =
+      `The sandbox stopped this command: ${keepsBoth()}; it put back the symbolic link ` +
+      `${join(repository, ".turnloop")} (to cfg/tl), which the command replaced; it put back ` +
+      `the symbolic link ${join(repository, ".mcp.json")} (to cfg/mcp.json), which the command ` +
+      `replaced. ${notOutside(command)}`;
+    expect(result.toolResult).toBe(`done\n<exited with exit code 0>\n${why}`);
+    await unchanged(repository);
+  });
+
+  // Decided: what a place leads through is read-only as a whole for the command, so a file
+  // beside the configuration cannot be written either; the command is told why, and runs
+  // outside the sandbox only with the user's yes. Writes elsewhere in the workspace go through.
+  test("a write elsewhere in cfg is refused and said so; one outside cfg is not", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await linkedConfiguration(repository);
+    const command = "echo notes > cfg/notes.txt";
+    const refused = await runSandboxed({ cli, model }, command);
+    expect(refused.toolResult).toBe(
+      "bash: line 1: cfg/notes.txt: Read-only file system\n<exited with exit code 1>\n" +
+        `The sandbox stopped this command: ${keepsLeading("cfg", ".turnloop", "Read-only file system")}. ${notOutside(command)}`,
+    );
+    const elsewhere = await runSandboxed({ cli, model }, "echo notes > notes.txt && cat notes.txt");
+    expect(elsewhere.toolResult).toBe("notes\n<exited with exit code 0>");
+    await unchanged(repository);
   });
 });

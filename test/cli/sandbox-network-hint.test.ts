@@ -142,6 +142,34 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     expect(other.toolResult).toBe("<exited with exit code 7>");
   });
 
+  // A fresh user's check: any command that mentioned curl and exited 5, 6 or 7 got the line, and
+  // -p offered to run it outside the sandbox for a false reason; `/usr/bin/curl` got none. Now
+  // the code counts only when the program whose status the shell returned is the client.
+  test("an exit code counts only when the client itself returned it", async () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['echo "see the curl docs"; exit 6', undefined],
+      ["curl --version >/dev/null; exit 7", undefined],
+      ["make curl; exit 5", undefined],
+      ["curl -s http://127.0.0.1:1/ && echo reached; exit 7", undefined],
+      [`/usr/bin/curl -s http://127.0.0.1:${port}/`, "curl exit code 7: could not connect"],
+      [`env curl -s http://127.0.0.1:${port}/`, "curl exit code 7: could not connect"],
+      [
+        `echo trying; command curl -s http://127.0.0.1:${port}/`,
+        "curl exit code 7: could not connect",
+      ],
+      [`curl -s http://127.0.0.1:${port}/ | cat`, undefined],
+    ];
+    for (const [command, evidence] of cases) {
+      const { toolResult } = await runThroughCli(command, SANDBOX);
+      const exit = /<exited with exit code (\d+)>/.exec(toolResult)?.[0];
+      const hint = evidence === undefined ? [] : [stoppedLine(evidence)];
+      expect({ command, lines: toolResult.split("\n").slice(-1 - hint.length) }).toEqual({
+        command,
+        lines: [exit, ...hint],
+      });
+    }
+  });
+
   test("no network line for a command failing otherwise, nor for a refusal with the network on", async () => {
     const missing = await runThroughCli("ls /no-such-folder", SANDBOX);
     expect(missing.toolResult).toBe(

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,6 +75,25 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
         "2 turns · 20 in / 10 out tokens · session ID\n",
       toolResult: `bash: line 1: .git/hooks/pre-commit: Read-only file system\n<exited with exit code 1>\n${why}`,
     });
+  });
+
+  // Found with the check of .turnloop's chain: only hooks and config were mount points, so the
+  // .git folder holding them could be moved away and a new one made with a writable hooks folder.
+  test("mv .git away and make a new one: refused, and the reason names .git", async () => {
+    const command =
+      "mv .git .git.old && mkdir -p .git/hooks && echo 'echo hi' > .git/hooks/pre-commit";
+    const result = await runThroughCli(command, ["--sandbox", "workspace-write", "--yolo"]);
+    const why =
+      "The sandbox stopped this command: the sandbox keeps .git read-only whatever the " +
+      "settings: it holds the hooks and config git runs and reads later, outside the sandbox, " +
+      "so it cannot be moved or removed (Device or resource busy). " +
+      WAY_OUT.replace("COMMAND", command.replaceAll("'", "'\\''"));
+    expect(result.toolResult).toBe(
+      "mv: cannot move '.git' to '.git.old': Device or resource busy\n" +
+        `<exited with exit code 1>\n${why}`,
+    );
+    expect(existsSync(join(workspace, ".git.old"))).toBe(false);
+    expect(existsSync(join(workspace, ".git", "hooks", "pre-commit"))).toBe(false);
   });
 
   test("git config (EBUSY on the bound .git/config) is a sandbox stop too, under either policy", async () => {

@@ -1,6 +1,6 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
-import { callSummary } from "../tool-line.js";
+import { callSummary, failedCommand } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /** Lines of a command's output, or of each side of an edit, shown under a finished call. */
@@ -89,7 +89,7 @@ export class ToolCallView implements Component {
       toolCall.status === "interrupted"
         ? "interrupted"
         : toolCall.exitCode !== undefined
-          ? `failed (exit code ${toolCall.exitCode})`
+          ? failedCommand(toolCall.exitCode)
           : toolCall.signal !== undefined
             ? `killed by ${toolCall.signal}`
             : "failed";

@@ -1,14 +1,14 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
+import { configurationMounts } from "./configuration-chain.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
-  PROJECT_CONFIGURATION,
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
-import { RealPaths } from "./real-paths.js";
+import { isInside, RealPaths } from "./real-paths.js";
 
 /**
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
@@ -43,10 +43,10 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
- * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`); each root's `.git/hooks` and
- * `.git/config` and its {@link PROJECT_CONFIGURATION} that exist read-only again (one made by the
- * command: sandboxed-runner.ts); the hidden places last, so that a secret inside a workspace
- * stays hidden. Paths are resolved through symbolic links first (a mount
+ * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
+ * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
+ * (configuration-chain.ts `configurationMounts`) between each root's git folders bound over
+ * themselves and their `hooks` and `config` read-only; the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -67,6 +67,7 @@ export function bubblewrapArguments(
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
   const inTemporary = (root: string) => isInside(root, "/tmp");
+  const gitFolders = writableRoots.flatMap(gitDirectoriesOf);
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -76,8 +77,9 @@ export function bubblewrapArguments(
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
-    ...writableRoots.flatMap((root) => gitProtections(root, paths)),
-    ...writableRoots.flatMap((root) => configurationProtections(root, paths)),
+    ...gitFolders.flatMap((folder) => ["--bind", folder, folder]),
+    ...configurationMounts(writableRoots),
+    ...gitFolders.flatMap((folder) => protectGitDirectory(folder, paths)),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
@@ -102,19 +104,21 @@ function writableRootsOf(cwd: string, settings: SandboxSettings, paths: RealPath
 const SUBMODULE_DEPTH = 4;
 
 /**
- * `hooks` and `config` of a writable root's `.git` and of its submodules' git folders (git keeps
- * them in `.git/modules/<name>`), mounted read-only over themselves, so that nothing a command
- * writes runs later outside the sandbox (a hook, `core.hooksPath`, an alias, `core.fsmonitor`).
- * A git folder without a hooks folder gets an empty read-only one. Repositories nested in the
- * workspace by other means (a second `.git` below the root) are not looked for.
+ * A writable root's `.git` folder and its submodules' git folders (git keeps them in
+ * `.git/modules/<name>`), whose `hooks` and `config` are mounted read-only over themselves
+ * ({@link protectGitDirectory}), so that nothing a command writes runs later outside the sandbox
+ * (a hook, `core.hooksPath`, an alias, `core.fsmonitor`). Each folder is first bound writable
+ * over itself: a mount point cannot be renamed or removed (`EBUSY`), so `mv .git .git.old &&
+ * git init` cannot put a new, writable `hooks` in its place. Repositories nested in the workspace
+ * by other means (a second `.git` below the root), a `.git` file (a linked worktree) and a
+ * `.git` the command makes where there was none are not covered.
  */
-function gitProtections(root: string, paths: RealPaths): string[] {
+function gitDirectoriesOf(root: string): string[] {
   const gitDirectory = join(root, ".git");
   if (!lstatOf(gitDirectory)?.isDirectory()) {
     return [];
   }
-  const submodules = submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH);
-  return [gitDirectory, ...submodules].flatMap((folder) => protectGitDirectory(folder, paths));
+  return [gitDirectory, ...submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH)];
 }
 
 /** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
@@ -138,6 +142,7 @@ function submoduleGitDirectories(folder: string, depth: number): string[] {
     });
 }
 
+/** A git folder's `hooks` (an empty read-only one when missing) and `config`, read-only. */
 function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
   const hooks = paths.resolve(join(gitDirectory, "hooks"))?.real;
   const config = paths.resolve(join(gitDirectory, "config"))?.real;
@@ -146,19 +151,6 @@ function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
       ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
       : ["--ro-bind", hooks, hooks];
   return [...hookMounts, ...(config === undefined ? [] : ["--ro-bind", config, config])];
-}
-
-/**
- * Each of {@link PROJECT_CONFIGURATION} in `root` that exists, mounted read-only over itself (a
- * symbolic link: its target; a mount cannot cover the link itself). One that does not exist
- * cannot be mounted over without making it in the workspace: the runner removes one made after
- * the command instead, and puts back a link replaced (configuration-guard.ts).
- */
-function configurationProtections(root: string, paths: RealPaths): string[] {
-  return PROJECT_CONFIGURATION.flatMap((name) => {
-    const real = paths.resolve(join(root, name))?.real;
-    return real === undefined ? [] : ["--ro-bind", real, real];
-  });
 }
 
 /** A hidden place that exists, as a real path, and whether it is a folder. */
@@ -220,12 +212,6 @@ function hideMount(place: HiddenPlace): string[] {
   return place.directory
     ? ["--tmpfs", place.path, "--remount-ro", place.path]
     : ["--ro-bind", "/dev/null", place.path];
-}
-
-/** Whether `path` is `folder` or lies below it; both absolute and normalised. */
-/** Whether `path` is `folder` or inside it (both absolute). */
-export function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
 }
 
 function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {

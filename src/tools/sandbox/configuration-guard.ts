@@ -1,55 +1,46 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, statSync } from "node:fs";
 import { rm, symlink } from "node:fs/promises";
-import { join } from "node:path";
-import { isInside } from "./bubblewrap-arguments.js";
-import { PROJECT_CONFIGURATION, protectedPlaceUndone } from "./policy.js";
-
-/** One of {@link PROJECT_CONFIGURATION} that is a symbolic link in a writable root. */
-interface ConfigurationLink {
-  path: string;
-  name: string;
-  /** What the link says (`readlink`), relative or absolute. */
-  target: string;
-  /** Where it leads, or `undefined` when nothing is there (a dangling link). */
-  real: string | undefined;
-}
+import { basename } from "node:path";
+import {
+  type ConfigurationChain,
+  configurationChains,
+  type RootEntry,
+} from "./configuration-chain.js";
+import { type LeadingEntry, PROJECT_CONFIGURATION, protectedPlaceUndone } from "./policy.js";
 
 /**
- * What a command in a writable root could change of {@link PROJECT_CONFIGURATION} although the
- * sandbox mounts each read-only (bubblewrap-arguments.ts), noted before the command runs:
- * - `absent`: entries with nothing there, not even a dangling link: a mount over a missing path
- *   would make it in the workspace, so none is mounted;
- * - `links`: entries that are symbolic links: only where a link leads is mounted; the link itself
- *   lies in the writable root and could be replaced, and a dangling one made to lead somewhere.
+ * What a command in a writable root could change of how {@link PROJECT_CONFIGURATION} resolve
+ * although the sandbox mounts read-only every entry of a root they pass through
+ * (configuration-chain.ts `configurationMounts`), noted before the command runs: the chains,
+ * whose `link` entries (the link itself lies in the writable root: it could be replaced) and
+ * `missing` entries (a mount over a missing path would make it) the guard checks after it.
  */
 export interface ConfigurationSnapshot {
-  roots: readonly string[];
-  absent: string[];
-  links: ConfigurationLink[];
+  chains: ConfigurationChain[];
 }
 
-/** Notes the {@link ConfigurationSnapshot} of `roots` before a command. */
+/** Notes the {@link ConfigurationSnapshot} of `roots` (writable roots, real paths) before a command. */
 export function configurationSnapshot(roots: readonly string[]): ConfigurationSnapshot {
-  const snapshot: ConfigurationSnapshot = { roots, absent: [], links: [] };
-  for (const root of roots) {
-    for (const name of PROJECT_CONFIGURATION) {
-      const path = join(root, name);
-      const stats = lstatSync(path, { throwIfNoEntry: false });
-      if (stats === undefined) {
-        snapshot.absent.push(path);
-      } else if (stats.isSymbolicLink()) {
-        snapshot.links.push({ path, name, target: readlinkSync(path), real: realPath(path) });
-      }
-    }
-  }
-  return snapshot;
+  return { chains: configurationChains(roots) };
 }
 
 /**
- * Undoes what the command (whose processes all ended with it) did to the places of `snapshot`:
- * removes an absent entry it made, and what a dangling link leads to now (when inside a root),
- * and puts back a link it replaced or changed. A path that cannot be removed is named all the
- * same.
+ * The entries the sandbox mounted read-only for `snapshot` other than the places themselves, with
+ * the place that leads through each: a write refused there is worded for the place.
+ */
+export function leadingEntries(snapshot: ConfigurationSnapshot): LeadingEntry[] {
+  return snapshot.chains.flatMap((chain) =>
+    chain.entries
+      .filter((entry) => entry.kind === "mounted" && entry.path !== chain.path)
+      .map((entry) => ({ entry: basename(entry.path), place: chain.name })),
+  );
+}
+
+/**
+ * Undoes what the command (whose processes all ended with it) changed of the chains of
+ * `snapshot`: puts back each link it replaced or retargeted, then removes what it made at a
+ * missing entry: the place itself, or an entry a link leads to when the place resolves now. A path
+ * that cannot be put back or removed is named all the same.
  * @returns why the command is reported stopped (policy.ts `protectedPlaceUndone`), or
  * `undefined` when it changed none of them.
  */
@@ -57,35 +48,34 @@ export async function undoConfigurationChanges(
   snapshot: ConfigurationSnapshot,
 ): Promise<string | undefined> {
   const names = new Set<string>();
-  const made: string[] = [];
-  for (const path of snapshot.absent) {
-    if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
-      made.push(path);
-      names.add(path.slice(path.lastIndexOf("/") + 1));
+  const replaced = new Map<string, RootEntry & { kind: "link" }>();
+  for (const chain of snapshot.chains) {
+    for (const entry of chain.entries) {
+      if (entry.kind === "link" && !sameLink(entry.path, entry.target)) {
+        replaced.set(entry.path, entry);
+        names.add(chain.name);
+      }
     }
   }
-  const replaced: ConfigurationLink[] = [];
-  for (const link of snapshot.links) {
-    const stats = lstatSync(link.path, { throwIfNoEntry: false });
-    if (stats?.isSymbolicLink() !== true || readlinkSync(link.path) !== link.target) {
-      replaced.push(link);
-      names.add(link.name);
-      continue;
-    }
-    const real = link.real === undefined ? realPath(link.path) : undefined;
-    if (real !== undefined && snapshot.roots.some((root) => isInside(real, root))) {
-      made.push(real);
-      names.add(link.name);
-    }
-  }
-  await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
-  for (const link of replaced) {
+  for (const link of replaced.values()) {
     await rm(link.path, { recursive: true, force: true }).catch(() => {});
     await symlink(link.target, link.path).catch(() => {});
   }
+  const made = new Set<string>();
+  for (const chain of snapshot.chains) {
+    const missing = chain.entries.find((entry) => entry.kind === "missing");
+    const there = missing !== undefined && lstatSync(missing.path, { throwIfNoEntry: false });
+    if (missing !== undefined && there && (missing.path === chain.path || resolves(chain.path))) {
+      made.add(missing.path);
+      names.add(chain.name);
+    }
+  }
+  await Promise.all(
+    [...made].map((path) => rm(path, { recursive: true, force: true }).catch(() => {})),
+  );
   const undone = [
-    ...(made.length === 0 ? [] : [`it removed ${made.join(", ")}, which the command made`]),
-    ...replaced.map(
+    ...(made.size === 0 ? [] : [`it removed ${[...made].join(", ")}, which the command made`]),
+    ...[...replaced.values()].map(
       (link) =>
         `it put back the symbolic link ${link.path} (to ${link.target}), which the command replaced`,
     ),
@@ -94,10 +84,16 @@ export async function undoConfigurationChanges(
   return undone.length === 0 ? undefined : protectedPlaceUndone(places, undone);
 }
 
-function realPath(path: string): string | undefined {
+function sameLink(path: string, target: string): boolean {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return stats?.isSymbolicLink() === true && readlinkSync(path) === target;
+}
+
+/** Whether `path` leads to something (a link to nothing does not). */
+function resolves(path: string): boolean {
   try {
-    return realpathSync(path);
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
-    return undefined;
+    return false;
   }
 }

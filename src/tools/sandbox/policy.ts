@@ -24,8 +24,8 @@ export function isSandboxPolicy(text: string): text is SandboxPolicy {
  * turnloop's project config folder (permission mode, allow rules, base URL) and the MCP servers
  * file (servers start outside the sandbox). One list for both guards: permission mode `auto` asks
  * about an edit to any of them (permissions/permission-decision.ts `isConfigurationOfLaterRuns`),
- * and the sandbox keeps each writable root's read-only for commands, one that does not exist yet
- * included (bubblewrap-arguments.ts, configuration-guard.ts).
+ * and the sandbox keeps each writable root's read-only for commands, what one leads through and
+ * one that does not exist yet included (configuration-chain.ts, configuration-guard.ts).
  */
 export const PROJECT_CONFIGURATION: readonly string[] = [".turnloop", ".mcp.json"];
 
@@ -114,14 +114,19 @@ interface ProtectedPlace {
   why: string;
 }
 
-/** Why turnloop's own project files ({@link PROJECT_CONFIGURATION}) are kept from sandboxed commands. */
-const CONFIGURES_TURNLOOP =
-  "turnloop reads it to configure later runs (permissions, base URL, MCP servers it starts)";
+/**
+ * Why turnloop's own project files ({@link PROJECT_CONFIGURATION}) are kept from sandboxed
+ * commands, with `what` read: `it`, `them`, a place's name.
+ */
+function configuresTurnloop(what: string): string {
+  return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
+}
 
 /**
  * `.git/hooks` and `.git/config` of a root's repository and of its submodules' git folders
- * (`.git/modules/<name>/…`), as bubblewrap-arguments.ts `gitProtections` mounts them, and each
- * root's {@link PROJECT_CONFIGURATION}.
+ * (`.git/modules/<name>/…`), and the `.git` folder itself (bound over itself: it cannot be
+ * moved), as bubblewrap-arguments.ts `gitDirectoriesOf` and `protectGitDirectory` mount them, and
+ * each root's {@link PROJECT_CONFIGURATION}.
  */
 const PROTECTED_PLACES: readonly ProtectedPlace[] = [
   {
@@ -134,10 +139,15 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
     path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
     why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
   },
+  {
+    name: ".git",
+    path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
+    why: "it holds the hooks and config git runs and reads later, outside the sandbox, so it cannot be moved or removed",
+  },
   ...PROJECT_CONFIGURATION.map((name) => ({
     name,
     path: new RegExp(`(?:^|[\\s'"\`/])${name.replaceAll(".", "\\.")}(?![\\w.-])`),
-    why: CONFIGURES_TURNLOOP,
+    why: configuresTurnloop("it"),
   })),
 ];
 
@@ -154,14 +164,35 @@ const REFUSED_WRITE =
 const PROTECTED_REASON_START = "the sandbox keeps ";
 
 /**
- * Why a failed command's `output` shows a write refused on a protected place: the first line
- * that names one and a refused write, as `the sandbox keeps <place> read-only whatever the
- * settings: <why> (<the error as printed>)`; `undefined` when no line does.
+ * An entry of a writable root (its name, e.g. `cfg`) that one of {@link PROJECT_CONFIGURATION}
+ * (`place`) leads through, mounted read-only for a command (configuration-chain.ts).
  */
-export function protectedPlaceStop(output: string): string | undefined {
+export interface LeadingEntry {
+  entry: string;
+  place: string;
+}
+
+/**
+ * Why a failed command's `output` shows a write refused on a protected place, or on one of
+ * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`): the first line that names one and a
+ * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
+ * error as printed>)`; `undefined` when no line does.
+ */
+export function protectedPlaceStop(
+  output: string,
+  leading: readonly LeadingEntry[] = [],
+): string | undefined {
+  const places = [
+    ...PROTECTED_PLACES,
+    ...leading.map(({ entry, place }) => ({
+      name: entry,
+      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(entry)}(?![\\w.-])`),
+      why: `${place} leads through it, and ${configuresTurnloop(place)}`,
+    })),
+  ];
   for (const line of output.split("\n")) {
     const refused = REFUSED_WRITE.exec(line);
-    const place = refused === null ? undefined : PROTECTED_PLACES.find((p) => p.path.test(line));
+    const place = refused === null ? undefined : places.find((p) => p.path.test(line));
     if (refused !== null && place !== undefined) {
       return `${PROTECTED_REASON_START}${place.name} read-only whatever the settings: ${place.why} (${refused[0]})`;
     }
@@ -169,13 +200,19 @@ export function protectedPlaceStop(output: string): string | undefined {
   return undefined;
 }
 
+function escaped(name: string): string {
+  return name.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /**
  * Why a command that changed one of {@link PROJECT_CONFIGURATION} where the mounts cannot stop it
- * (made one where nothing was, replaced one that is a symbolic link: configuration-guard.ts) is
+ * (made one, or what one leads to, where nothing was; replaced a symbolic link it leads through:
+ * configuration-guard.ts) is
  * reported stopped: `places` are the names, `undone` what the sandbox undid, already done.
  */
 export function protectedPlaceUndone(places: readonly string[], undone: readonly string[]): string {
-  return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${CONFIGURES_TURNLOOP}; ${undone.join("; ")}`;
+  const why = configuresTurnloop(places.length === 1 ? "it" : "them");
+  return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${why}; ${undone.join("; ")}`;
 }
 
 /** Whether a reason of the sandbox's (either function above) is a protected place's. */

@@ -1,4 +1,5 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
+import { sep } from "node:path";
 
 /** Where a path leads: its real path and whether that is a folder. */
 export interface ResolvedPath {
@@ -48,4 +49,9 @@ function resolveNow(path: string): ResolvedPath | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether `path` is `folder` or lies below it; both absolute and normalised. */
+export function isInside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
 }

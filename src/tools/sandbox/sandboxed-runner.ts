@@ -1,9 +1,17 @@
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
-import { isInside } from "./bubblewrap-arguments.js";
-import { configurationSnapshot, undoConfigurationChanges } from "./configuration-guard.js";
-import { protectedPlaceStop, type SandboxPolicy, type SandboxSettings } from "./policy.js";
-import { RealPaths } from "./real-paths.js";
+import {
+  configurationSnapshot,
+  leadingEntries,
+  undoConfigurationChanges,
+} from "./configuration-guard.js";
+import {
+  type LeadingEntry,
+  protectedPlaceStop,
+  type SandboxPolicy,
+  type SandboxSettings,
+} from "./policy.js";
+import { isInside, RealPaths } from "./real-paths.js";
 import { sandboxWrap } from "./sandbox-wrap.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
@@ -16,7 +24,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * failed command whose output shows it hit the sandbox's limits carries
  * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
- * a symbolic link replaced), which is undone when the command ends (configuration-guard.ts).
+ * a symbolic link they lead through replaced), which is undone when the command ends
+ * (configuration-guard.ts).
  * What the places it mounts resolve to is remembered for the runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
@@ -24,9 +33,15 @@ export class SandboxedRunner implements CommandRunner {
   readonly stopDescription = "its process group was killed";
   private readonly paths = new RealPaths();
 
+  /**
+   * @param statusProgram tells which program's exit status a command returns
+   *   (permissions/status-command.ts, passed down by the host: tools/ does not import it); without
+   *   it a silent client's exit code is no evidence of the closed network.
+   */
   constructor(
     private readonly policy: ConfiningPolicy,
     private readonly settings: Omit<SandboxSettings, "cwd">,
+    private readonly statusProgram?: (command: string) => string | undefined,
   ) {
     this.description = `bubblewrap (${policy}, ${settings.network === true ? "network on" : "no network"})`;
   }
@@ -35,11 +50,18 @@ export class SandboxedRunner implements CommandRunner {
     const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
-    const snapshot = this.policy === "workspace-write" ? configurationSnapshot(roots) : undefined;
+    const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
+    const snapshot =
+      this.policy === "workspace-write" ? configurationSnapshot(realRoots) : undefined;
     const result = await runner.run(command, request);
     const undone = snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
-    const network = this.settings.network === true;
-    const limit = undone ?? sandboxLimitOf(result, this.policy, network, command);
+    const judged = {
+      network: this.settings.network === true,
+      command,
+      leading: snapshot === undefined ? [] : leadingEntries(snapshot),
+      ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
+    };
+    const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
     const note =
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
@@ -112,52 +134,65 @@ const WRITABLE: Record<ConfiningPolicy, string> = {
  * print nothing (`curl -s`): curl's (its manual, "EXIT CODES": 5 proxy not resolved, 6 host not
  * resolved, 7 failed to connect) and wget's (its manual, "EXIT STATUS": 4 network failure).
  */
-const NETWORK_EXIT_CODES: ReadonlyArray<{
-  client: RegExp;
-  name: string;
-  codes: Map<number, string>;
-}> = [
-  {
-    client: /(?:^|[\s;&|(`])curl(?=\s|$)/,
-    name: "curl",
-    codes: new Map([
+const NETWORK_EXIT_CODES: ReadonlyMap<string, ReadonlyMap<number, string>> = new Map([
+  [
+    "curl",
+    new Map([
       [5, "could not resolve the proxy"],
       [6, "could not resolve the host"],
       [7, "could not connect"],
     ]),
-  },
-  { client: /(?:^|[\s;&|(`])wget(?=\s|$)/, name: "wget", codes: new Map([[4, "network failure"]]) },
-];
+  ],
+  ["wget", new Map([[4, "network failure"]])],
+]);
 
-/** `curl exit code 7: could not connect` when `command` runs a known client that exits so. */
-function networkExit(command: string, exitCode: number): string | undefined {
-  for (const { client, name, codes } of NETWORK_EXIT_CODES) {
-    const meaning = codes.get(exitCode);
-    if (meaning !== undefined && client.test(command)) {
-      return `${name} exit code ${exitCode}: ${meaning}`;
-    }
-  }
-  return undefined;
+/**
+ * `curl exit code 7: could not connect` when the program whose status `bash -c command` returned
+ * (`statusProgram`) is a known client and `exitCode` one of its network codes.
+ */
+function networkExit(
+  command: string,
+  exitCode: number,
+  statusProgram: ((command: string) => string | undefined) | undefined,
+): string | undefined {
+  const known = [...NETWORK_EXIT_CODES.values()].some((codes) => codes.has(exitCode));
+  const name = known ? statusProgram?.(command) : undefined;
+  const meaning = name === undefined ? undefined : NETWORK_EXIT_CODES.get(name)?.get(exitCode);
+  return meaning === undefined ? undefined : `${name} exit code ${exitCode}: ${meaning}`;
+}
+
+/** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
+export interface JudgedCommand {
+  /** Whether the sandbox let the command use the network. */
+  network: boolean;
+  /** The command as given to `bash -c`. */
+  command?: string;
+  /** Entries mounted read-only because a protected place leads through them. */
+  leading?: readonly LeadingEntry[];
+  /**
+   * The name of the program whose exit status `bash -c command` returns, when its text tells
+   * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.
+   */
+  statusProgram?: (command: string) => string | undefined;
 }
 
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
- * lookup or connection, said in its output or, when `command` runs a known network client, by
- * its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
+ * lookup or connection, said in its output or, when the program whose status the shell returned
+ * is a known network client, by its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
  * failed for another reason.
  */
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  network: boolean,
-  command = "",
+  { network, command = "", leading = [], statusProgram }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output);
+  const protectedPlace = protectedPlaceStop(result.output, leading);
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }
@@ -168,6 +203,7 @@ export function sandboxLimitOf(
   if (network) {
     return undefined;
   }
-  const offline = NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode);
+  const offline =
+    NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode, statusProgram);
   return offline === undefined ? undefined : `the sandbox has no network (${offline})`;
 }

@@ -93,6 +93,7 @@ describe("the bubblewrap command line", () => {
         ...["--ro-bind", "/", "/"],
         ...["--bind", workspace, workspace, "--bind", join(base, "extra"), join(base, "extra")],
         ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+        ...["--bind", join(workspace, ".git"), join(workspace, ".git")],
         ...["--ro-bind", join(workspace, ".git/hooks"), join(workspace, ".git/hooks")],
         ...["--ro-bind", join(workspace, ".git/config"), join(workspace, ".git/config")],
         ...["--tmpfs", join(home, ".ssh"), "--remount-ro", join(home, ".ssh")],

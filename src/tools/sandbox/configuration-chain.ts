@@ -1,0 +1,121 @@
+import { lstatSync, readlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { PROJECT_CONFIGURATION } from "./policy.js";
+import { isInside } from "./real-paths.js";
+
+/** Most symbolic links one resolution follows, as Linux's own path walk (`ELOOP` past 40). */
+const MAX_LINKS = 40;
+
+/**
+ * An entry directly in a writable root that resolving a place passes through, and how the
+ * sandbox keeps it: a mount point cannot be renamed or removed (`EBUSY`), so an entry that exists
+ * is mounted read-only over itself and the whole chain below it is fixed for the command; a
+ * symbolic link cannot be mounted over (a mount follows it), so it is put back after the command
+ * when changed; a missing one cannot be mounted without making it, so what the command made
+ * there is removed after it (configuration-guard.ts).
+ */
+export type RootEntry =
+  | { kind: "mounted"; path: string }
+  | { kind: "link"; path: string; target: string }
+  | { kind: "missing"; path: string };
+
+/** How one of {@link PROJECT_CONFIGURATION} in one writable root resolves. */
+export interface ConfigurationChain {
+  /** The place's name, e.g. `.turnloop`. */
+  name: string;
+  /** Its absolute path in the root. */
+  path: string;
+  /**
+   * Each {@link RootEntry} the resolution passes through, in order, without repeats: the place
+   * itself, then any entry of a writable root a symbolic link leads to (`.turnloop -> cfg/tl`
+   * gives the link `.turnloop` and the folder `cfg`). Ends at a missing entry.
+   */
+  entries: RootEntry[];
+}
+
+/**
+ * The {@link ConfigurationChain} of each of {@link PROJECT_CONFIGURATION} in each of `roots`
+ * (writable roots, real absolute paths). Walks each path one component at a time as the kernel
+ * does (`lstat`, `readlink`), so reads a few entries per place; stops at a missing entry, a
+ * component that is no folder, or past {@link MAX_LINKS} links.
+ */
+export function configurationChains(roots: readonly string[]): ConfigurationChain[] {
+  return roots.flatMap((root) =>
+    PROJECT_CONFIGURATION.map((name) => {
+      const path = join(root, name);
+      return { name, path, entries: rootEntries(path, roots) };
+    }),
+  );
+}
+
+/** The entries directly in one of `roots` that resolving the absolute `path` passes through. */
+function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
+  const entries = new Map<string, RootEntry>();
+  const pending = path.split("/");
+  let current = "/";
+  let links = 0;
+  for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
+    if (part === "" || part === ".") {
+      continue;
+    }
+    if (part === "..") {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    const stats = lstatOf(next);
+    const inRoot = roots.includes(dirname(next)) && !roots.includes(next);
+    if (stats === undefined) {
+      if (inRoot && !entries.has(next)) {
+        entries.set(next, { kind: "missing", path: next });
+      }
+      break;
+    }
+    if (stats.isSymbolicLink()) {
+      const target = readlinkSync(next);
+      if (inRoot && !entries.has(next)) {
+        entries.set(next, { kind: "link", path: next, target });
+      }
+      if (++links > MAX_LINKS) {
+        break;
+      }
+      pending.unshift(...target.split("/"));
+      current = target.startsWith("/") ? "/" : current;
+      continue;
+    }
+    if (inRoot && !entries.has(next)) {
+      entries.set(next, { kind: "mounted", path: next });
+    }
+    current = next;
+  }
+  return [...entries.values()];
+}
+
+function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR, EACCES: the kernel's walk stops there too
+  }
+}
+
+/**
+ * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots` for a command: each
+ * `mounted` entry read-only over itself (a mount point: `mv cfg cfg.old` fails with `EBUSY`, and
+ * everything below is read-only), and a writable root that lies inside such an entry (an added
+ * folder below it) mounted writable again after it, outer mounts first.
+ */
+export function configurationMounts(roots: readonly string[]): string[] {
+  const entries = configurationChains(roots).flatMap((chain) => chain.entries);
+  const fixed = [
+    ...new Set(entries.flatMap((entry) => (entry.kind === "mounted" ? [entry.path] : []))),
+  ];
+  const reopened = roots.filter((root) =>
+    fixed.some((path) => path !== root && isInside(root, path)),
+  );
+  const mounts = [
+    ...fixed.map((path) => ({ path, option: "--ro-bind" })),
+    ...reopened.map((path) => ({ path, option: "--bind" })),
+  ].sort((a, b) => a.path.length - b.path.length);
+  return mounts.flatMap(({ path, option }) => [option, path, path]);
+}
