@@ -150,7 +150,7 @@ export class Session {
    * for {@link create}; `releaseWhenIdle` waits while another process that lets go holds it.
    * @throws InvalidSessionIdError for an unsafe id; ENOENT when the session does not exist;
    * SessionLockedError when the session is open for writing (another process, or this one); an
-   * Error when the log has no `session.start`.
+   * Error when the log has no `session.start`; the store's error, the session let go, on a refusal.
    */
   static async resume(
     store: SessionStore,
@@ -180,7 +180,10 @@ export class Session {
       },
     });
     session.openingEvents = [first, resumeEvent, ...session.closeOpenToolCalls()];
-    await session.journal.commit();
+    await session.journal.commit().catch(async (error: unknown) => {
+      await appender.close(); // its lock must not outlive a reopening the store refused
+      throw error;
+    });
     return session;
   }
 

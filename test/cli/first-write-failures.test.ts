@@ -123,6 +123,38 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     expect(model.requests).toHaveLength(1);
   });
 
+  // A fresh user's check: a reopening the store refused (the session's `session.resume` and its
+  // metadata on a full disk) kept the session's lock: `-p --resume` left it on disk, and a failed
+  // ACP `session/load` kept the session held by the agent itself, so no load could follow.
+  test("a refused reopening lets the session go: -p --resume leaves no lock; ACP loads it again", async ({
+    cli,
+    model,
+    environment,
+    repository,
+  }) => {
+    model.enqueue({ text: "Saved." });
+    const saved = await cli(["-p", "hi", "--output-format", "json"], { env });
+    const sessionId = (JSON.parse(saved.stdout) as { session_id: string }).session_id;
+    const folder = join(disk.home, "session-state", sessionId);
+    await disk.leave(1);
+    const resumed = await cli(["-p", "again", "--resume", sessionId], { env });
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toMatch(/could not be written \(ENOSPC: no space left on device/);
+    expect(model.requests).toHaveLength(1);
+    expect((await readdir(folder)).filter((name) => name.startsWith("lock"))).toEqual([]);
+
+    const agent = new AcpChild(environment(env), repository);
+    try {
+      await agent.initialize();
+      await expect(agent.loadSession(sessionId)).rejects.toMatchObject({ code: -32603 });
+      expect((await readdir(folder)).filter((name) => name.startsWith("lock"))).toEqual([]);
+      await disk.free();
+      await expect(agent.loadSession(sessionId)).resolves.toBeDefined();
+    } finally {
+      await agent.kill();
+    }
+  });
+
   // ACP creates the session at session/new (not at the first prompt): its session.start is the
   // first write, which left the lock (held by the live agent) and an empty log.
   test("acp session/new: an error, nothing left behind, and the agent serves on", async ({
