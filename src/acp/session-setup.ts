@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage, isMissingFileError } from "../events/errors.js";
+import { isMissingFileError } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
@@ -13,6 +13,7 @@ import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
 import { folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { storeFailure } from "../session/storage-error.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { warningUpdate } from "./compaction-updates.js";
@@ -194,7 +195,8 @@ export function autopilotMeta(outcome: PromptOutcome): {
 /**
  * Reopens a session from its log, for writing.
  * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
- * session open when another one (or this connection) does.
+ * session open when another one (or this connection) does; `-32603` otherwise, naming the file or
+ * database a store could not write.
  */
 export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
@@ -206,7 +208,7 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
     if (error instanceof SessionLockedError) {
       throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
     }
-    throw internalError(`Could not open session ${sessionId}: ${errorMessage(error)}`);
+    throw internalError(`Could not open session ${sessionId}: ${storeFailure(error)}`);
   }
 }
 

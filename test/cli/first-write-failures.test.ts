@@ -146,7 +146,14 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     const agent = new AcpChild(environment(env), repository);
     try {
       await agent.initialize();
-      await expect(agent.loadSession(sessionId)).rejects.toMatchObject({ code: -32603 });
+      await expect(agent.loadSession(sessionId)).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(
+          new RegExp(
+            `^Could not open session ${sessionId}: ${folder}/(lock|events\\.jsonl|metadata\\.json) could not be written \\(ENOSPC`,
+          ),
+        ),
+      });
       expect((await readdir(folder)).filter((name) => name.startsWith("lock"))).toEqual([]);
       await disk.free();
       await expect(agent.loadSession(sessionId)).resolves.toBeDefined();
