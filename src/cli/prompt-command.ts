@@ -1,18 +1,17 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorMessage } from "../events/errors.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
 import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
-import { SessionLockedError } from "../session/session-store.js";
-import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
 import { PromptResultCollector } from "./prompt-result.js";
+import { type NotOpened, openPromptSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
@@ -93,10 +92,15 @@ async function runPrompt(
     return EXIT.usage;
   }
   const cwdGiven = io.config.cwd.source === "--cwd";
-  const opened = await openSession(host, options, { cwd, cwdGiven }, early?.configuration.id ?? "");
+  const opened = await openPromptSession(
+    host,
+    options,
+    { cwd, cwdGiven },
+    early?.configuration.id ?? "",
+  );
   if (!opened.ok) {
-    io.stderr.write(`turnloop: ${opened.message}\n`);
-    return opened.code;
+    sayNotOpened(opened, options, io);
+    return opened.kind === "usage" ? EXIT.usage : EXIT.error;
   }
   const { session } = opened;
   sayOpened(session, resuming ? cwd : undefined, io.stderr);
@@ -340,49 +344,16 @@ async function promptText(
 }
 
 /**
- * Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. A resumed session works
- * in its own folder: a `--cwd` (`cwdGiven`) naming another is a usage error, before it is opened.
+ * Says why the session could not be opened: on stderr, or, for a store's refusal under
+ * `--output-format json`/`stream-json`, as the one result object scripts read (README: one object
+ * when the prompt ends, `error` saying why), as a new session's refused first write says it.
  */
-async function openSession(
-  host: SessionHost,
-  options: PromptOptions,
-  { cwd, cwdGiven }: { cwd: string; cwdGiven: boolean },
-  model: string,
-): Promise<{ ok: true; session: Session } | { ok: false; message: string; code: number }> {
-  const failed = (message: string, code: number = EXIT.usage) => ({
-    ok: false as const,
-    message,
-    code,
-  });
-  try {
-    if (options.resume !== undefined) {
-      const resolved = await host.resolveId(options.resume);
-      if (!resolved.ok) {
-        return failed(resolved.message);
-      }
-      // Loaded only with --cwd (a module fewer before the first request otherwise).
-      const folders = cwdGiven ? await import("../session/session-folder.js") : undefined;
-      const elsewhere = await folders?.folderElsewhere(host, resolved.sessionId, cwd);
-      return folders === undefined || elsewhere === undefined
-        ? { ok: true, session: await host.open(resolved.sessionId) }
-        : failed(folders.cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
-    }
-    if (options.continue) {
-      const newest = await host.newestIn(cwd);
-      if (newest === undefined) {
-        return failed(`no session to continue in ${cwd}; run without --continue to start one`);
-      }
-      return { ok: true, session: await host.open(newest.sessionId) };
-    }
-    return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
-  } catch (error) {
-    if (error instanceof SessionLockedError) {
-      return failed(error.message, EXIT.error);
-    }
-    if (errorCode(error) === "ENOENT") {
-      return failed(`no session ${options.resume ?? ""} in ${host.home}`);
-    }
-    // An error met while opening (a full disk, a database down) is not a usage error.
-    return failed(storeFailure(error), EXIT.error);
+function sayNotOpened(opened: NotOpened, options: PromptOptions, io: PromptIo): void {
+  if (opened.storage === undefined || options.outputFormat === "text") {
+    io.stderr.write(`turnloop: ${opened.message}\n`);
+    return;
   }
+  const outcome = { error: { errorType: "storage" as const, message: opened.message } };
+  const result = new PromptResultCollector().result(outcome, opened.storage.sessionId ?? null, 0);
+  io.stdout.write(`${JSON.stringify(result)}\n`);
 }

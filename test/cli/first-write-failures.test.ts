@@ -142,6 +142,30 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     expect(resumed.stderr).toMatch(/could not be written \(ENOSPC: no space left on device/);
     expect(model.requests).toHaveLength(1);
     expect((await readdir(folder)).filter((name) => name.startsWith("lock"))).toEqual([]);
+    // --output-format json: the one result object, naming the session that is still there.
+    const json = await cli(["-p", "again", "--resume", sessionId, "--output-format", "json"], {
+      env,
+    });
+    expect([json.code, json.stderr]).toEqual([1, ""]);
+    expect(JSON.parse(json.stdout)).toEqual({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      result: "",
+      stop_reason: null,
+      session_id: sessionId,
+      num_turns: 0,
+      duration_ms: 0,
+      usage: {},
+      error: {
+        type: "storage",
+        message: expect.stringMatching(
+          new RegExp(
+            `^${folder}/(lock|events\\.jsonl|metadata\\.json) could not be written \\(ENOSPC`,
+          ),
+        ),
+      },
+    });
 
     const agent = new AcpChild(environment(env), repository);
     try {

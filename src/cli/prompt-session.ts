@@ -1,0 +1,66 @@
+import { errorCode } from "../events/errors.js";
+import type { SessionHost } from "../session/host.js";
+import type { Session } from "../session/session.js";
+import { SessionLockedError } from "../session/session-store.js";
+import { storeFailure } from "../session/storage-error.js";
+import type { PromptOptions } from "./arguments.js";
+
+/**
+ * Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. A resumed session works
+ * in its own folder: a `--cwd` (`cwdGiven`) naming another is a usage error, before it is opened.
+ */
+export async function openPromptSession(
+  host: SessionHost,
+  options: PromptOptions,
+  { cwd, cwdGiven }: { cwd: string; cwdGiven: boolean },
+  model: string,
+): Promise<{ ok: true; session: Session } | NotOpened> {
+  const failed = (message: string, kind: NotOpened["kind"] = "usage") => ({
+    ok: false as const,
+    message,
+    kind,
+  });
+  let sessionId: string | undefined;
+  try {
+    if (options.resume !== undefined) {
+      const resolved = await host.resolveId(options.resume);
+      if (!resolved.ok) {
+        return failed(resolved.message);
+      }
+      sessionId = resolved.sessionId;
+      // Loaded only with --cwd (a module fewer before the first request otherwise).
+      const folders = cwdGiven ? await import("../session/session-folder.js") : undefined;
+      const elsewhere = await folders?.folderElsewhere(host, resolved.sessionId, cwd);
+      return folders === undefined || elsewhere === undefined
+        ? { ok: true, session: await host.open(resolved.sessionId) }
+        : failed(folders.cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
+    }
+    if (options.continue) {
+      const newest = await host.newestIn(cwd);
+      if (newest === undefined) {
+        return failed(`no session to continue in ${cwd}; run without --continue to start one`);
+      }
+      sessionId = newest.sessionId;
+      return { ok: true, session: await host.open(newest.sessionId) };
+    }
+    return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
+  } catch (error) {
+    if (error instanceof SessionLockedError) {
+      return failed(error.message, "error");
+    }
+    if (errorCode(error) === "ENOENT") {
+      return failed(`no session ${options.resume ?? ""} in ${host.home}`);
+    }
+    // An error met while opening (a full disk, a database down) is not a usage error.
+    return { ...failed(storeFailure(error), "error"), storage: { sessionId } };
+  }
+}
+
+/** Why `-p` could not open its session; `storage` when the store refused (its session, if known). */
+export interface NotOpened {
+  ok: false;
+  message: string;
+  /** `usage` (exit 64: a wrong id or folder), `error` (exit 1: held elsewhere, store refused). */
+  kind: "usage" | "error";
+  storage?: { sessionId: string | undefined };
+}
