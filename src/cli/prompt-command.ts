@@ -92,12 +92,8 @@ async function runPrompt(
     return EXIT.usage;
   }
   const cwdGiven = io.config.cwd.source === "--cwd";
-  const opened = await openPromptSession(
-    host,
-    options,
-    { cwd, cwdGiven },
-    early?.configuration.id ?? "",
-  );
+  const model = early?.configuration.id ?? "";
+  const opened = await openPromptSession(host, options, { cwd, cwdGiven }, model);
   if (!opened.ok) {
     sayNotOpened(opened, options, io);
     return opened.kind === "usage" ? EXIT.usage : EXIT.error;
