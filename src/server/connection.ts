@@ -21,11 +21,11 @@ import {
   ResponseError,
   type ResponseMessage,
 } from "vscode-jsonrpc/node.js";
-import { errorMessage } from "../events/errors.js";
 import { ErrorCode, type SessionMode } from "../protocol/copilot.js";
 import type { FramedMessageWriter } from "../protocol/framed-writer.js";
 import type { SessionHost } from "../session/host.js";
 import type { OpeningGate } from "../session/opening-gate.js";
+import { storeFailure } from "../session/storage-error.js";
 import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
 import type { ServerSession } from "./server-session.js";
@@ -290,7 +290,8 @@ export class ClientConnection implements ClientLink {
       if (error instanceof ResponseError) {
         throw error;
       }
-      const message = errorMessage(error);
+      // A store's refusal names its file or database (an ENOSPC names neither by itself).
+      const message = storeFailure(error);
       this.server.log(`${method} failed: ${message}`);
       throw new ResponseError(ErrorCode.internalError, `${method} failed: ${message}`);
     }

@@ -11,6 +11,7 @@ import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { StorageError } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
@@ -57,7 +58,11 @@ export async function createMethod(
       sessionId === undefined ? {} : { sessionId },
     );
   } catch (error) {
-    throw invalidParams(`session.create: ${errorMessage(error)}`);
+    // A store's refusal (a full disk, a database down) is no fault of the params: -32603 naming
+    // its file or database (connection.ts); a bad or taken `sessionId` is.
+    throw error instanceof StorageError
+      ? error
+      : invalidParams(`session.create: ${errorMessage(error)}`);
   }
   await startMcp(server, session, params.mcpServers);
   // Sent live below with `session.start` (project-warnings.ts).

@@ -17,6 +17,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
+import { spawnServer } from "../server/raw-peer.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/full-disk.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
@@ -121,6 +122,31 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     expect([saved.code, saved.stdout]).toEqual([0, "Saved.\n"]);
     expect(await readdir(join(disk.home, "session-state"))).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
+  });
+
+  // The server's session.create is the same first write; its error named no file (the bare
+  // ENOSPC), as ACP's did.
+  test("--headless session.create: an error naming the file, nothing left behind", async ({
+    environment,
+    repository,
+  }) => {
+    const { child, peer, exit } = spawnServer(["--stdio"], environment(env), repository);
+    try {
+      await peer.request("connect", {});
+      await disk.leave(1);
+      const created = await peer.request("session.create", {});
+      expect(created.error).toEqual({
+        code: -32603,
+        message: expect.stringMatching(
+          /^session\.create failed: \/\S+\/session-state\/[0-9a-f-]{36}\/events\.jsonl could not be written \(ENOSPC: no space left on device, write\)/,
+        ),
+      });
+      expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+      expect(peer.garbage).toBe("");
+    } finally {
+      child.stdin.end();
+      await exit;
+    }
   });
 
   // A fresh user's check: a reopening the store refused (the session's `session.resume` and its
