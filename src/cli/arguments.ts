@@ -126,6 +126,39 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   if (mixed !== undefined) {
     throw new UsageError(mixed);
   }
+  const named = namedCommand(values, positionals, cwd, pick);
+  if (named !== undefined) {
+    return named;
+  }
+  if ((values.resume !== undefined || pick) && values.continue) {
+    throw new UsageError("use either --resume or --continue, not both");
+  }
+  if (values.prompt === undefined) {
+    // A bare prompt (`turnloop "fix the tests"`) opens the interactive session with it (issue
+    // 15); a command given an extra word, or a word close to a command (`turnloop mpc list`),
+    // is a usage error with its hint, not a first prompt.
+    const first = positionals[0];
+    const typo = first === undefined || /\s/.test(first) ? "" : commandHint(first, COMMANDS);
+    if (typo !== "") {
+      throw new UsageError(unknownCommandMessage(positionals, typo));
+    }
+    checkFlagsRead("interactive", values, pick);
+    return interactiveCommand(values, positionals, cwd, pick);
+  }
+  return promptCommand(values, values.prompt, positionals, cwd, pick);
+}
+
+/**
+ * The command a first word names (`sessions …`, `config`, `mcp …`, `acp`, `serve`/`--headless`),
+ * or undefined when `positionals` name none of them (a prompt or the interactive session).
+ * @throws UsageError as {@link parseCommand}.
+ */
+function namedCommand(
+  values: ReturnType<typeof parseFlags>["values"],
+  positionals: string[],
+  cwd: string,
+  pick: boolean,
+): Command | undefined {
   if (positionals[0] === "sessions") {
     if (positionals[1] === "compact" && positionals[2] !== undefined) {
       checkFlagsRead("sessions compact", values, pick);
@@ -156,22 +189,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
       options: { ...faceOptions(values, cwd), transport: serverTransport(values) },
     };
   }
-  if ((values.resume !== undefined || pick) && values.continue) {
-    throw new UsageError("use either --resume or --continue, not both");
-  }
-  if (values.prompt === undefined) {
-    // A bare prompt (`turnloop "fix the tests"`) opens the interactive session with it (issue
-    // 15); a command given an extra word, or a word close to a command (`turnloop mpc list`),
-    // is a usage error with its hint, not a first prompt.
-    const first = positionals[0];
-    const typo = first === undefined || /\s/.test(first) ? "" : commandHint(first, COMMANDS);
-    if (typo !== "") {
-      throw new UsageError(unknownCommandMessage(positionals, typo));
-    }
-    checkFlagsRead("interactive", values, pick);
-    return interactiveCommand(values, positionals, cwd, pick);
-  }
-  return promptCommand(values, values.prompt, positionals, cwd, pick);
+  return undefined;
 }
 
 /**
