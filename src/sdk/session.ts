@@ -296,22 +296,82 @@ export class TurnloopSession {
       .catch(() => undefined);
   }
 
+  /**
+   * Runs the app's permission handler and sends its decision. A handler that throws, returns no
+   * decision object, or returns a kind the runtime refuses denies the call with
+   * `{kind: "user-not-available"}` (Copilot SDK: a throwing handler sends that kind), and the app
+   * is told by a process warning (`TurnloopSdkWarning`) naming the value, so the prompt never
+   * waits for an answer that will not come. `{kind: "no-result"}` sends nothing, leaving the
+   * request to another client (Copilot SDK).
+   */
   private async decide(handler: PermissionHandler, request: PermissionRequest): Promise<void> {
-    let result: PermissionDecision;
+    let result: unknown;
     try {
       result = await handler(request, { sessionId: this.sessionId });
     } catch {
-      result = { kind: "user-not-available" };
+      result = UNAVAILABLE;
     }
-    if (this.disconnected) {
+    if (isDecision(result) && result.kind === "no-result") {
       return;
     }
-    await this.connection
-      .sendRequest("session.permissions.handlePendingPermissionRequest", {
-        sessionId: this.sessionId,
-        requestId: request.requestId,
-        result,
-      })
-      .catch(() => undefined);
+    if (!isDecision(result)) {
+      warn(`onPermissionRequest returned ${describe(result)}, not a decision object`);
+      result = UNAVAILABLE;
+    }
+    const refusal = await this.sendDecision(request.requestId, result as PermissionDecision);
+    if (refusal !== undefined && result !== UNAVAILABLE) {
+      warn(`the runtime refused onPermissionRequest's decision: ${refusal}`);
+      await this.sendDecision(request.requestId, UNAVAILABLE);
+    }
   }
+
+  /** Sends `result`; the runtime's refusal as its message, undefined when it took the answer. */
+  private async sendDecision(
+    requestId: string,
+    result: PermissionDecision,
+  ): Promise<string | undefined> {
+    if (this.disconnected) {
+      return undefined;
+    }
+    try {
+      await this.connection.sendRequest("session.permissions.handlePendingPermissionRequest", {
+        sessionId: this.sessionId,
+        requestId,
+        result,
+      });
+      return undefined;
+    } catch (error) {
+      // A closed connection has no one left to answer to.
+      return this.disconnected ? undefined : errorMessage(error);
+    }
+  }
+}
+
+/** The decision sent when the app gave none it could use (Copilot: "could not request"). */
+const UNAVAILABLE: PermissionDecision = { kind: "user-not-available" };
+
+function isDecision(value: unknown): value is PermissionDecision {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { kind?: unknown }).kind === "string"
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === undefined || value === null) {
+    return String(value);
+  }
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
+/** Tells the app about a handler's unusable answer without throwing into its code. */
+function warn(message: string): void {
+  process.emitWarning(`${message}; the call was denied as user-not-available`, {
+    type: "TurnloopSdkWarning",
+  });
 }
