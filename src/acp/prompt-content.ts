@@ -3,6 +3,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptImage } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
 import { promptTitle } from "../session/session-metadata.js";
+import { invalidParams } from "./errors.js";
 
 /** Characters of a prompt kept for a session title (ACP `session_info_update`, `session/list`). */
 const TITLE_LENGTH = 80;
@@ -17,6 +18,20 @@ const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp
 export interface PromptContent {
   text: string;
   images: PromptImage[];
+}
+
+/**
+ * Refuses an ACP v1 `session/prompt` that carries nothing for the model: no blocks, or only text
+ * blocks of blank text. It is refused before any model request, as `-p ""` is a usage error: a
+ * client's bug would otherwise pay for a request and store a turn.
+ * @throws RequestError -32602.
+ */
+export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
+  if (blocks.every((block) => block.type === "text" && block.text.trim() === "")) {
+    throw invalidParams(
+      "prompt is empty: send at least one content block with text or an attachment",
+    );
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidRequest } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
+import { refuseEmptyPrompt } from "./prompt-content.js";
 import { type FollowAnswer, type FollowedSession, followElsewhere } from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
 import {
@@ -84,6 +85,7 @@ export class AcpSessionRequests {
     prompt: acp.ContentBlock[],
     signal: AbortSignal,
   ): Promise<acp.PromptResponse> {
+    refuseEmptyPrompt(prompt);
     return this.afterOpening(sessionId, () => this.promptOpen(sessionId, prompt, signal));
   }
 

@@ -151,6 +151,11 @@ async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<stri
     io.stderr.write(`turnloop: ${prompt.message}\n`);
     return EXIT.usage;
   }
+  if (prompt.text.trim() === "") {
+    // A blank prompt (`-p "$UNSET"`) would pay for a request and store a session for nothing.
+    io.stderr.write("turnloop: the prompt is empty: give it as -p TEXT, or pipe it in with -p -\n");
+    return EXIT.usage;
+  }
   return prompt.text;
 }
 

@@ -56,6 +56,17 @@ describe("errors", () => {
       code: -32602,
       message: "Invalid params: unknown config option colour",
     });
+    // A prompt with nothing for the model is refused before any request (a fresh user's trial).
+    for (const prompt of [[], [{ type: "text", text: " \n" }]]) {
+      await expect(
+        harness.client.request(acp.methods.agent.session.prompt, { sessionId, prompt }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        message:
+          "Invalid params: prompt is empty: send at least one content block with text or an attachment",
+      });
+    }
+    expect(harness.server.requests).toEqual([]);
   });
 
   test("case 17: a provider failure is a JSON-RPC error with the status and message, logged, and the next prompt works", async () => {

@@ -119,6 +119,19 @@ describe("stdin", () => {
     expect(empty.stderr).toBe("turnloop: -p - reads the prompt from stdin, but stdin was empty\n");
     expect(model.requests).toHaveLength(2);
   });
+
+  test("a blank prompt is a usage error: no request, no session", async ({ cli, model, home }) => {
+    for (const text of ["", "  \n "]) {
+      const blank = await cli(["-p", text]);
+      expect({ code: blank.code, stdout: blank.stdout, stderr: blank.stderr }).toEqual({
+        code: 64,
+        stdout: "",
+        stderr: "turnloop: the prompt is empty: give it as -p TEXT, or pipe it in with -p -\n",
+      });
+    }
+    expect(model.requests).toEqual([]);
+    expect(existsSync(join(home, "session-state"))).toBe(false);
+  });
 });
 
 describe("output", () => {
