@@ -229,6 +229,9 @@ function promptCommand(
       `--output-format must be text, json or stream-json, not "${outputFormat}"`,
     );
   }
+  if (values.quiet && values.verbose) {
+    throw new UsageError("use either --quiet or --verbose, not both");
+  }
   return {
     kind: "prompt",
     options: {
@@ -317,6 +320,9 @@ function serverTransport(values: ParsedValues): { stdio: true } | { port: number
 }
 
 function tcpOrStdio(values: ParsedValues): { stdio: true } | { port: number } {
+  if (values.stdio && values.port !== undefined) {
+    throw new UsageError("use either --stdio or --port N, not both");
+  }
   if (values.stdio) {
     return { stdio: true };
   }

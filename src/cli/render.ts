@@ -190,7 +190,7 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
     }
     case "session.autopilot_stopped":
       lines.push(
-        `autopilot stopped after ${event.data.continues} continues: the task was not marked complete`,
+        `autopilot stopped after ${event.data.continues} ${plural(event.data.continues, "continue")}: the task was not marked complete`,
       );
       return;
     case "session.error": {

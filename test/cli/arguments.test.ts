@@ -111,6 +111,15 @@ describe("the command line", () => {
     expect(() => parseCommand(["--headless", "--port", "99999"], "/work")).toThrow(
       /--port must be a whole number from 0 to 65535/,
     );
+    // Two flags that contradict are a usage error, never one silently winning.
+    expect(() => parseCommand(["-p", "x", "--quiet", "--verbose"], "/work")).toThrow(
+      /^use either --quiet or --verbose, not both$/,
+    );
+    for (const server of [["serve"], ["--headless"]]) {
+      expect(() => parseCommand([...server, "--stdio", "--port", "4888"], "/work")).toThrow(
+        /^use either --stdio or --port N, not both$/,
+      );
+    }
   });
 });
 

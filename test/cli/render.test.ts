@@ -223,6 +223,20 @@ describe("renderConversation", () => {
     expect(renderConversation([...events, idle])).toBe("> hi\n[stop: max_turn_requests]\n");
   });
 
+  it("an autopilot stop counts its continues in words that agree", () => {
+    const stopped = (continues: number) =>
+      renderConversation(
+        buildEvents([
+          userMessage("go"),
+          { type: "session.autopilot_stopped", data: { reason: "cap_reached", continues } },
+        ]),
+      );
+    expect([stopped(1), stopped(3)]).toEqual([
+      "> go\nautopilot stopped after 1 continue: the task was not marked complete\n[no stop recorded]\n",
+      "> go\nautopilot stopped after 3 continues: the task was not marked complete\n[no stop recorded]\n",
+    ]);
+  });
+
   it("renders plans (the update_plan call only as its checklist), compactions and resumes", () => {
     const plan = { entries: [{ content: "Write the fix", status: "in_progress" }] };
     const events = buildEvents([
