@@ -14,13 +14,19 @@ export function retryNote(data: SessionEventOf<"assistant.retry">["data"]): stri
 
 /**
  * `compacted the conversation (<trigger>): <before> → <after> tokens`, or `compaction failed
- * (<trigger>): <error>` when it failed (`failed` says which, for a face that colours failures).
+ * (<trigger>): <error>` when it failed (`failed` says which, for a face that colours failures),
+ * or `nothing was compacted (<trigger>): …` when there was nothing older than the latest turn.
  */
 export function compactionNote(data: SessionEventOf<"session.compaction_complete">["data"]): {
   text: string;
   failed: boolean;
 } {
   const { success, preCompactionTokens, postCompactionTokens, trigger, error } = data;
+  if (!success && error?.startsWith("nothing to compact") === true) {
+    // agent/compaction.ts's words when the history has nothing older than its latest turn: not a
+    // failure the user must act on.
+    return { text: `nothing was compacted (${trigger}): ${error}`, failed: false };
+  }
   return success
     ? {
         text: `compacted the conversation (${trigger}): ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,

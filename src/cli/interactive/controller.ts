@@ -178,17 +178,14 @@ export class Controller {
 
   /**
    * `/compact [instructions]`: a turn of its own with the prompt's agent settings, cancelled as
-   * a prompt is. The session's `session.compaction_complete` event draws the result; a
-   * compaction that removes nothing (no event) is said here.
+   * a prompt is. The session's `session.compaction_complete` event draws the result, a
+   * compaction that removes nothing included.
    */
   private async compact(instructions: string): Promise<void> {
     const settings = this.agentSettings();
     this.setBusy(Date.now());
     try {
-      const result = await this.session.compact(settings, instructions);
-      if (!result.ok && !result.cancelled) {
-        this.view?.note(`nothing was compacted: ${result.message}`);
-      }
+      await this.session.compact(settings, instructions);
     } finally {
       this.setBusy(undefined);
     }
