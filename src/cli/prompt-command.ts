@@ -41,8 +41,11 @@ export interface PromptIo {
   stdinIsTerminal: boolean;
   /** Whether stdout is a terminal: answers are rendered as Markdown. */
   stdoutIsTerminal?: boolean;
-  /** Piped input to attach to the prompt (or read as the prompt for `-p -`); absent: not read. */
-  stdin?: NodeJS.ReadableStream;
+  /**
+   * Piped input to attach to the prompt (or read as the prompt for `-p -`), taken only when there
+   * is something to read (`process.stdin` is made on first use; prompt-input.ts); absent: not read.
+   */
+  stdin?: () => NodeJS.ReadableStream;
 }
 
 /**
@@ -324,7 +327,7 @@ async function promptText(
         }
       : { ok: true, text: options.prompt };
   }
-  const bytes = await readStdin(io.stdin, kind);
+  const bytes = kind === "empty" ? Buffer.alloc(0) : await readStdin(io.stdin(), kind);
   const decoded = bytes === undefined ? undefined : stdinText(bytes);
   if (decoded?.ok === false) {
     return decoded;

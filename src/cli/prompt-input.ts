@@ -1,4 +1,4 @@
-import { fstatSync, type Stats } from "node:fs";
+import { fstatSync, type Stats, statSync } from "node:fs";
 import { ATTACHMENT_OPENINGS } from "../session/prompt-attachments.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 
@@ -9,10 +9,14 @@ export const STDIN_MAX_BYTES = 100 * 1024;
 const SOCKET_SILENCE_MS = 1000;
 
 /**
- * Whether `-p` should read stdin: never a terminal; a shell pipe, a file or `/dev/null` yes; a
- * socket (what a program's `spawn` gives) yes, but see {@link readStdin}'s silence limit.
+ * Whether `-p` should read stdin: never a terminal; a shell pipe, a file or a character device
+ * yes; a socket (what a program's `spawn` gives) yes, but see {@link readStdin}'s silence limit;
+ * `/dev/null` ("empty") has nothing to read. Told from `fstat` (and, for a character device other
+ * than `/dev/null`, Node's tty module), never from `process.stdin`: that makes stdin's stream, a
+ * file stream on `/dev/null`, which `-p` under a program's `stdio: "ignore"` made and read before
+ * its first request (issue 26).
  */
-export function stdinKind(fd = 0): "terminal" | "socket" | "data" {
+export function stdinKind(fd = 0): "terminal" | "socket" | "data" | "empty" {
   let stats: Stats;
   try {
     stats = fstatSync(fd);
@@ -25,12 +29,43 @@ export function stdinKind(fd = 0): "terminal" | "socket" | "data" {
   if (stats.isFIFO() || stats.isFile()) {
     return "data";
   }
-  // Only a character device can be a terminal (`/dev/null` is one too): Node's tty module, which
-  // a pipe, a file or a socket never needs, loads for that question alone (issue 26).
-  if (!stats.isCharacterDevice() || process.getBuiltinModule("node:tty").isatty(fd)) {
+  if (!stats.isCharacterDevice()) {
     return "terminal";
   }
-  return "data";
+  if (isNullDevice(stats)) {
+    return "empty";
+  }
+  // `/dev/null` is not the only character device that is no terminal: Node's tty module, which a
+  // pipe, a file or a socket never needs, loads for that question alone (issue 26).
+  return process.getBuiltinModule("node:tty").isatty(fd) ? "terminal" : "data";
+}
+
+/**
+ * Whether stdin (`fd`) is a terminal, as `process.stdin.isTTY` says, without making that stream
+ * (Node makes it on the first read of `process.stdin`).
+ */
+export function stdinIsTerminal(fd = 0): boolean {
+  try {
+    const stats = fstatSync(fd);
+    return (
+      stats.isCharacterDevice() &&
+      !isNullDevice(stats) &&
+      process.getBuiltinModule("node:tty").isatty(fd)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `stats` (a character device's) are of the system's null device (`/dev/null`). */
+function isNullDevice(stats: Stats): boolean {
+  try {
+    const nullDevice = statSync("/dev/null");
+    return nullDevice.isCharacterDevice() && nullDevice.rdev === stats.rdev;
+  } catch {
+    // No /dev/null (Windows): such a device reads as data, as any other.
+    return false;
+  }
 }
 
 /**

@@ -110,11 +110,13 @@ async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<nu
 async function faceRunner(
   command: Exclude<FaceCommand, { kind: "acp" }>,
 ): Promise<(config: RunConfig, env: NodeJS.ProcessEnv) => Promise<number>> {
-  const { stdin, stdout, stderr } = process;
+  // Not stdin: `process.stdin` makes its stream on first use, which `-p` needs only to read a pipe.
+  const { stdout, stderr } = process;
   switch (command.kind) {
     case "prompt": {
-      const [{ runPromptCommand }, { turnloopHome }] = await Promise.all([
+      const [{ runPromptCommand }, { stdinIsTerminal }, { turnloopHome }] = await Promise.all([
         import("./prompt-command.js"),
+        import("./prompt-input.js"),
         import("../session/paths.js"),
       ]);
       return (config, env) =>
@@ -125,8 +127,9 @@ async function faceRunner(
           env,
           home: turnloopHome(process.env),
           interactive: stderr.isTTY === true,
-          stdinIsTerminal: stdin.isTTY === true,
-          stdin,
+          // Not `process.stdin.isTTY`: that makes stdin's stream, which `-p` reads only if piped.
+          stdinIsTerminal: stdinIsTerminal(),
+          stdin: () => process.stdin,
           stdoutIsTerminal: stdout.isTTY === true,
         });
     }
@@ -138,7 +141,7 @@ async function faceRunner(
       return (config, env) =>
         runInteractiveCommand(command.options, {
           config,
-          stdin,
+          stdin: process.stdin,
           stdout,
           stderr,
           env,

@@ -106,6 +106,35 @@ describe("stdin", () => {
     expect(names.filter((name) => /^NativeModule (readline|tty)$/.test(name))).toEqual([]);
   });
 
+  test("stdin /dev/null is not read: neither stdin's file stream nor the tty module loads (issue 26)", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    model.enqueue({ text: "ok" });
+    const preload = join(home, "builtins-at-exit.cjs");
+    const loaded = join(home, "builtins");
+    await writeFile(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n")));\n`,
+    );
+    const env = { NODE_OPTIONS: `--require=${preload}` };
+    const result = await cli(["-p", "explain"], { prefix: "exec 0</dev/null", env });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
+    expect(lastUserMessage(model)).toBe("explain");
+    const names = (await readFile(loaded, "utf8")).split("\n");
+    expect(names).toContain("NativeModule http");
+    expect(names.filter((name) => /^NativeModule (internal\/fs\/streams|tty)$/.test(name))).toEqual(
+      [],
+    );
+    // -p - on /dev/null: the prompt is empty, as when the device was read.
+    const empty = await cli(["-p", "-"], { prefix: "exec 0</dev/null" });
+    expect({ code: empty.code, stderr: empty.stderr }).toEqual({
+      code: 64,
+      stderr: "turnloop: -p - reads the prompt from stdin, but stdin was empty\n",
+    });
+  });
+
   test("-p - and -p without text read the prompt from stdin", async ({ cli, model }) => {
     model.enqueue({ text: "one" }, { text: "two" });
     const dash = await cli(["-p", "-"], { stdin: "What is 2+2?\n" });
