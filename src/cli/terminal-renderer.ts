@@ -7,7 +7,6 @@ import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
 import type { Spinner, TextSink } from "./spinner.js";
-import { plural } from "./text-lines.js";
 import {
   callSummary,
   FAILED_OUTPUT_LINES,
@@ -321,7 +320,7 @@ export class TerminalRenderer {
         return;
       case "session.autopilot_stopped":
         this.note(
-          `autopilot: the task was not marked complete (stopped after ${event.data.continues} ${plural(event.data.continues, "continue")})`,
+          `autopilot: the task was not marked complete (stopped after ${event.data.continues} continue${event.data.continues === 1 ? "" : "s"})`,
         );
         return;
       case "session.mcp_server_status_changed":
