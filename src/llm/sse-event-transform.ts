@@ -133,3 +133,50 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
     : `data: ${data}\n`;
   return `${nameLine}${idLine}${dataLines}\n`;
 }
+
+/**
+ * The AI SDK's `parseJsonEventStream` (`@ai-sdk/provider-utils`) in one web stream stage: the
+ * response's bytes decoded as UTF-8, parsed as SSE, and each event's `data` but `[DONE]` handed
+ * to `parse` (the SDK's `safeParseJSON` with the model's chunk schema), its results passed on in
+ * order. The SDK pipes the body through three stages for this (`TextDecoderStream`,
+ * `EventSourceParserStream`, then its parsing transform); each stage is a `TransformStream` of
+ * three web stream objects, each made transferable on Node 20 (a native object each), with a
+ * promise hop per chunk and per event: about a fifth of the server's main-thread time per model
+ * request went to web streams (bench/notes/server.md, session 14). scripts/bundle.mjs gives the
+ * bundled provider-utils this function in place of its own; what comes out is the same, value by
+ * value (test/llm/json-event-stream.test.ts compares both on the same bytes). It lives in this
+ * file (not one of its own) to add no module to the CLI's start (test/cli/modules-loaded.test.ts).
+ *
+ * As the SDK's stages: a byte order mark at the start is dropped and bad UTF-8 becomes U+FFFD
+ * (`TextDecoderStream`'s defaults); events are read by `eventsource-parser` (the SDK's parser)
+ * with its defaults (as the SDK makes its `EventSourceParserStream`), so an event left without its
+ * blank line at the end is dropped and a malformed line (a bad `retry:`) is ignored.
+ */
+export function jsonEventStream<T>(
+  stream: ReadableStream<Uint8Array>,
+  parse: (text: string) => Promise<T>,
+): ReadableStream<T> {
+  const decoder = new TextDecoder();
+  let eventData: string[] = [];
+  const parser = createParser({
+    onEvent: (event) => {
+      eventData.push(event.data);
+    },
+  });
+  const passOn = async (text: string, controller: TransformStreamDefaultController<T>) => {
+    parser.feed(text);
+    const taken = eventData;
+    eventData = [];
+    for (const data of taken) {
+      if (data !== "[DONE]") {
+        controller.enqueue(await parse(data));
+      }
+    }
+  };
+  return stream.pipeThrough(
+    new TransformStream<Uint8Array, T>({
+      transform: (bytes, controller) => passOn(decoder.decode(bytes, { stream: true }), controller),
+      flush: (controller) => passOn(decoder.decode(), controller),
+    }),
+  );
+}
