@@ -44,6 +44,7 @@ import { piTuiBuiltinsDirect } from "./pi-tui-builtins-direct.mjs";
 import { piTuiFirstFrameAtOnce } from "./pi-tui-first-frame-at-once.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
+import { oneStageJsonEvents } from "./provider-utils-one-stage-events.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
 
 const OUTPUT = "dist/cli";
@@ -171,6 +172,7 @@ const zod3KindsOnly = {
  * never needs (issue 26; figures in bench/notes/targets.md, "Start-up and memory, round 3,
  * session 5"). This plugin gives provider-utils turnloop's `HeaderList` (src/llm/http-response.ts)
  * under that name instead; the records it builds from it are the same. A provider-utils that no longer names `Headers` fails the build.
+ * Its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs).
  */
 const providerUtilsHeaderList = {
   name: "provider-utils-header-list",
@@ -187,7 +189,7 @@ const providerUtilsHeaderList = {
         }
         const headerList = join(process.cwd(), "src", "llm", "http-response.ts");
         return {
-          contents: `import { HeaderList as Headers } from ${JSON.stringify(headerList)};\n${source}`,
+          contents: `import { HeaderList as Headers } from ${JSON.stringify(headerList)};\n${oneStageJsonEvents(source, path)}`,
           loader: "js",
         };
       },

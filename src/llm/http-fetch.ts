@@ -3,7 +3,9 @@ import type { RequestOptions } from "node:https";
 import { preparationsWaiting, runPreparations } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./header-value.js";
 import {
+  type BodyMap,
   bodyStream,
+  decoded,
   type HeaderInit,
   HeaderList,
   HttpResponse,
@@ -51,6 +53,8 @@ export interface HttpFetchOptions {
    * roots plus `NODE_EXTRA_CA_CERTS`): for a server whose certificate no public authority signed.
    */
   certificateAuthorities?: string | string[];
+  /** A rewriting of the body as it arrives, chosen by the response's status and headers, or none. */
+  bodyMap?: (status: number, headers: HeaderList) => BodyMap | undefined;
 }
 
 /**
@@ -96,6 +100,7 @@ export interface HttpRequest {
   idleTimeoutMs: number;
   /** PEM certificate authorities trusted in place of Node's, or undefined for Node's. */
   certificateAuthorities: string | string[] | undefined;
+  bodyMap: HttpFetchOptions["bodyMap"];
 }
 
 function requestOf(
@@ -127,6 +132,7 @@ function requestOf(
     redirected: false,
     idleTimeoutMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     certificateAuthorities: options.certificateAuthorities,
+    bodyMap: options.bodyMap,
   };
 }
 
@@ -371,30 +377,6 @@ function responseOf(request: HttpRequest, message: IncomingMessage): HttpRespons
     message.resume();
     return new HttpResponse(null, init);
   }
-  return new HttpResponse(
-    bodyStream(decoded(message, headers.get("content-encoding")), message),
-    init,
-  );
-}
-
-/** The body's bytes, decompressed when the server says it compressed them (gzip, deflate, br). */
-function decoded(
-  message: IncomingMessage,
-  encoding: string | null,
-): NodeJS.ReadableStream & { destroy(error?: Error): void } {
-  const coding = encoding?.trim().toLowerCase();
-  if (coding !== "gzip" && coding !== "x-gzip" && coding !== "deflate" && coding !== "br") {
-    return message;
-  }
-  const zlib = process.getBuiltinModule("node:zlib");
-  // As undici: flush what has arrived, so a compressed event stream is not held back.
-  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  const decoder =
-    coding === "br"
-      ? zlib.createBrotliDecompress()
-      : coding === "deflate"
-        ? zlib.createInflate(flush)
-        : zlib.createGunzip(flush);
-  message.on("error", (error) => decoder.destroy(error));
-  return message.pipe(decoder);
+  const body = decoded(message, headers.get("content-encoding"));
+  return new HttpResponse(bodyStream(body, message, request.bodyMap?.(status, headers)), init);
 }

@@ -197,6 +197,16 @@ function streamOfText(text: string): ReadableStream<Uint8Array> {
   });
 }
 
+/**
+ * A rewriting of a body's bytes as they arrive ({@link bodyStream}): `take` gets each chunk read
+ * and returns what to pass on for it (undefined or empty: nothing yet), `end` what is left at the
+ * body's end. Not called after the body failed or was cancelled.
+ */
+export interface BodyMap {
+  take(bytes: Uint8Array): Uint8Array | undefined;
+  end(): Uint8Array | undefined;
+}
+
 /** A response's headers as {@link HeaderList}, duplicates combined (`rawHeaders` keeps them all). */
 export function responseHeaders(message: IncomingMessage): HeaderList {
   const headers = new HeaderList();
@@ -220,10 +230,15 @@ export function responseHeaders(message: IncomingMessage): HeaderList {
  * figure 4c: bench/notes/targets.md, "Relay latency tails"), and the reader's `setImmediate`
  * work for them goes first (figure 4e: see closeTwoTurnsLater). Cancelling the stream destroys
  * `socketOwner` (the response), so the connection is not reused.
+ *
+ * With `map`, the stream carries what `map` makes of the bytes instead (a `fetch` that rewrites
+ * the body as it arrives, openai-chat-quirks.ts): one web stream stage less per response than
+ * piping this stream through a `TransformStream` doing the same (bench/notes/server.md, session 14).
  */
 export function bodyStream(
   source: NodeJS.ReadableStream & { destroy(error?: Error): void },
   socketOwner: IncomingMessage,
+  map?: BodyMap,
 ): ReadableStream<Uint8Array> {
   let finished = false;
   let cancelled = false;
@@ -231,13 +246,19 @@ export function bodyStream(
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        const enqueue = (bytes: Uint8Array | undefined) => {
+          if (bytes !== undefined && bytes.byteLength > 0) {
+            controller.enqueue(bytes);
+          }
+        };
         // Runs once the socket read that brought the pieces is handled (a microtask).
         const deliver = () => {
           if (pieces.length === 0 || finished) {
             return;
           }
-          controller.enqueue(pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces));
+          const bytes = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
           pieces = [];
+          enqueue(map === undefined ? bytes : map.take(bytes));
           if ((controller.desiredSize ?? 0) <= 0) {
             source.pause();
           }
@@ -251,6 +272,7 @@ export function bodyStream(
         source.on("end", () => {
           deliver();
           finished = true;
+          enqueue(map?.end());
           closeTwoTurnsLater(controller, () => cancelled);
         });
         const fail = (error: Error) => {
@@ -333,4 +355,26 @@ export function terminated(cause: Error): Error {
     return cause;
   }
   return new TypeError("terminated", { cause });
+}
+
+/** The body's bytes, decompressed when the server says it compressed them (gzip, deflate, br). */
+export function decoded(
+  message: IncomingMessage,
+  encoding: string | null,
+): NodeJS.ReadableStream & { destroy(error?: Error): void } {
+  const coding = encoding?.trim().toLowerCase();
+  if (coding !== "gzip" && coding !== "x-gzip" && coding !== "deflate" && coding !== "br") {
+    return message;
+  }
+  const zlib = process.getBuiltinModule("node:zlib");
+  // As undici: flush what has arrived, so a compressed event stream is not held back.
+  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  const decoder =
+    coding === "br"
+      ? zlib.createBrotliDecompress()
+      : coding === "deflate"
+        ? zlib.createInflate(flush)
+        : zlib.createGunzip(flush);
+  message.on("error", (error) => decoder.destroy(error));
+  return message.pipe(decoder);
 }

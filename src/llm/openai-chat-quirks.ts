@@ -1,6 +1,6 @@
 import { httpExchange } from "./http-fetch.js";
-import type { HttpResponse } from "./http-response.js";
-import { sseEventTransform } from "./sse-event-transform.js";
+import type { BodyMap, HeaderList, HttpResponse } from "./http-response.js";
+import { sseEventBytes } from "./sse-event-transform.js";
 
 /**
  * A `fetch` for OpenAI Chat Completions that evens out what OpenAI-compatible servers (Ollama,
@@ -14,16 +14,24 @@ import { sseEventTransform } from "./sse-event-transform.js";
  * Everything else passes through untouched.
  */
 export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
-  const response = await httpExchange(input, init);
+  const response = await httpExchange(input, init, { bodyMap: normalisedEvents });
   const contentType = response.headers.get("content-type") ?? "";
-  if (!response.ok || response.body === null || !contentType.includes("text/event-stream")) {
-    return contentType.includes("application/json") && response.ok
-      ? (await mergedCompletion(response)).asResponse()
-      : response.asResponse();
-  }
-  const body = response.body.pipeThrough(sseEventTransform(createChunkNormaliser()));
-  return response.withBody(body).asResponse();
+  return contentType.includes("application/json") && response.ok
+    ? (await mergedCompletion(response)).asResponse()
+    : response.asResponse();
 };
+
+/**
+ * A successful event stream's chunks normalised as they arrive, inside the body stream itself
+ * (http-response.ts, `bodyStream`): a `TransformStream` piped after it was one more web stream
+ * stage per model request (bench/notes/server.md, session 14).
+ */
+function normalisedEvents(status: number, headers: HeaderList): BodyMap | undefined {
+  const ok = status >= 200 && status <= 299;
+  return ok && (headers.get("content-type") ?? "").includes("text/event-stream")
+    ? sseEventBytes(createChunkNormaliser())
+    : undefined;
+}
 
 /**
  * Returns a mapper of chunk JSON text. Only chunks that lack a `choices` array or that carry a

@@ -1,9 +1,12 @@
 import { createParser } from "eventsource-parser";
 
 /**
- * Parses the byte stream as SSE and writes each event back with its `data` mapped, `event` and
- * `id` kept. One stage that decodes and encodes itself: three chained streams cost a third of the
- * relay's throughput (bench/RESULTS.md).
+ * Parses a byte stream as SSE, as it arrives, and gives back the bytes of each event with its
+ * `data` mapped, `event` and `id` kept: bytes in, the bytes of the events they complete out. It
+ * decodes and encodes itself, and runs inside the response's body stream (http-response.ts,
+ * `bodyStream`, through openai-chat-quirks.ts): three chained streams cost a third of the relay's
+ * throughput (bench/RESULTS.md), and a `TransformStream` of its own was one web stream stage more
+ * per model request (bench/notes/server.md, session 14).
  *
  * Most streams send each event as one `data:` line ended by a blank line (`\n\n`). Such events
  * are read here directly, and while `mapData` returns their data unchanged (the same string) the
@@ -13,31 +16,24 @@ import { createParser } from "eventsource-parser";
  * ends) goes through `eventsource-parser` (any line ends, CR/LF pairs split across chunks,
  * multi-line `data:`) and is written in the canonical form. Either way `mapData` sees every event's data once, in order, as the parser reads it.
  */
-export function sseEventTransform(
-  mapData: (data: string) => string,
-): TransformStream<Uint8Array, Uint8Array> {
+export function sseEventBytes(mapData: (data: string) => string): {
+  /** The bytes of the events `bytes` completes, or undefined when it completes none. */
+  take(bytes: Uint8Array): Uint8Array | undefined;
+  /** At the body's end: what is left. An event without its blank line is incomplete: dropped, as SSE says. */
+  end(): Uint8Array | undefined;
+} {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const events = new SseEventMapper(mapData);
-  return new TransformStream({
-    transform(bytes, controller) {
-      const output = events.take(decoder.decode(bytes, { stream: true }));
-      if (output !== "") {
-        controller.enqueue(encoder.encode(output));
-      }
-    },
-    flush(controller) {
-      // An event without its blank line at the end is incomplete: dropped, as SSE says.
-      const output = events.take(decoder.decode());
-      if (output !== "") {
-        controller.enqueue(encoder.encode(output));
-      }
-    },
-  });
+  const encoded = (output: string) => (output === "" ? undefined : encoder.encode(output));
+  return {
+    take: (bytes) => encoded(events.take(decoder.decode(bytes, { stream: true }))),
+    end: () => encoded(events.take(decoder.decode())),
+  };
 }
 
 /**
- * The text side of {@link sseEventTransform}: takes decoded text as it arrives and returns the
+ * The text side of {@link sseEventBytes}: takes decoded text as it arrives and returns the
  * text of the events it completed, mapped. Text after the last complete event waits for the rest.
  */
 class SseEventMapper {
@@ -136,4 +132,51 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
         .join("")
     : `data: ${data}\n`;
   return `${nameLine}${idLine}${dataLines}\n`;
+}
+
+/**
+ * The AI SDK's `parseJsonEventStream` (`@ai-sdk/provider-utils`) in one web stream stage: the
+ * response's bytes decoded as UTF-8, parsed as SSE, and each event's `data` but `[DONE]` handed
+ * to `parse` (the SDK's `safeParseJSON` with the model's chunk schema), its results passed on in
+ * order. The SDK pipes the body through three stages for this (`TextDecoderStream`,
+ * `EventSourceParserStream`, then its parsing transform); each stage is a `TransformStream` of
+ * three web stream objects, each made transferable on Node 20 (a native object each), with a
+ * promise hop per chunk and per event: about a fifth of the server's main-thread time per model
+ * request went to web streams (bench/notes/server.md, session 14). scripts/bundle.mjs gives the
+ * bundled provider-utils this function in place of its own; what comes out is the same, value by
+ * value (test/llm/json-event-stream.test.ts compares both on the same bytes). It lives in this
+ * file (not one of its own) to add no module to the CLI's start (test/cli/modules-loaded.test.ts).
+ *
+ * As the SDK's stages: a byte order mark at the start is dropped and bad UTF-8 becomes U+FFFD
+ * (`TextDecoderStream`'s defaults); events are read by `eventsource-parser` (the SDK's parser)
+ * with its defaults (as the SDK makes its `EventSourceParserStream`), so an event left without its
+ * blank line at the end is dropped and a malformed line (a bad `retry:`) is ignored.
+ */
+export function jsonEventStream<T>(
+  stream: ReadableStream<Uint8Array>,
+  parse: (text: string) => Promise<T>,
+): ReadableStream<T> {
+  const decoder = new TextDecoder();
+  let eventData: string[] = [];
+  const parser = createParser({
+    onEvent: (event) => {
+      eventData.push(event.data);
+    },
+  });
+  const passOn = async (text: string, controller: TransformStreamDefaultController<T>) => {
+    parser.feed(text);
+    const taken = eventData;
+    eventData = [];
+    for (const data of taken) {
+      if (data !== "[DONE]") {
+        controller.enqueue(await parse(data));
+      }
+    }
+  };
+  return stream.pipeThrough(
+    new TransformStream<Uint8Array, T>({
+      transform: (bytes, controller) => passOn(decoder.decode(bytes, { stream: true }), controller),
+      flush: (controller) => passOn(decoder.decode(), controller),
+    }),
+  );
 }

@@ -1,21 +1,21 @@
 import { describe, expect, test } from "vitest";
-import { sseEventTransform } from "../../src/llm/sse-event-transform.js";
+import { sseEventBytes } from "../../src/llm/sse-event-transform.js";
 
-/** What the transform writes for `chunks` (each its own read), with `mapData` applied. */
+/** What the mapping gives back for `chunks` (each its own read), with `mapData` applied. */
 async function relay(
   chunks: Array<string | Uint8Array>,
   mapData: (data: string) => string,
 ): Promise<string> {
   const encoder = new TextEncoder();
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) {
-        controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
-      }
-      controller.close();
-    },
-  });
-  return new Response(source.pipeThrough(sseEventTransform(mapData))).text();
+  const decoder = new TextDecoder();
+  const events = sseEventBytes(mapData);
+  let output = "";
+  for (const chunk of chunks) {
+    const bytes = events.take(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+    output += bytes === undefined ? "" : decoder.decode(bytes, { stream: true });
+  }
+  const last = events.end();
+  return output + (last === undefined ? decoder.decode() : decoder.decode(last));
 }
 
 describe("the OpenAI Chat relay's SSE parsing (issue 27, item 5)", () => {

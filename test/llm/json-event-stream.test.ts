@@ -1,0 +1,95 @@
+import { parseJsonEventStream, safeParseJSON } from "@ai-sdk/provider-utils";
+import { describe, expect, test } from "vitest";
+import { z } from "zod";
+import { jsonEventStream } from "../../src/llm/sse-event-transform.js";
+
+// Round 3, session 14 (issue 26, figure 7d): the bundle's provider-utils parses a model's event
+// stream in one stage (src/llm/sse-event-transform.ts, scripts/provider-utils-one-stage-events.mjs).
+// Here both run on the same bytes, split the same way: every value must be the SDK's own.
+
+const schema = z.object({ n: z.number(), text: z.string().optional() });
+
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) {
+        controller.enqueue(chunk);
+      }
+      controller.close();
+    },
+  });
+}
+
+async function valuesOf(stream: ReadableStream<unknown>): Promise<unknown[]> {
+  const values: unknown[] = [];
+  for await (const value of stream) {
+    // A failed parse holds an error object: compare its message and kind, not its stack.
+    values.push(JSON.parse(JSON.stringify(value, (_key, each) => errorShape(each))));
+  }
+  return values;
+}
+
+function errorShape(value: unknown): unknown {
+  return value instanceof Error ? { name: value.name, message: value.message } : value;
+}
+
+/** Both parsers' values for `bytes` cut at `cuts` (byte offsets). */
+async function both(bytes: Uint8Array, cuts: number[]) {
+  const chunks = [0, ...cuts, bytes.length]
+    .slice(1)
+    .map((end, index, ends) => bytes.subarray(index === 0 ? 0 : (ends[index - 1] ?? 0), end));
+  const sdk = await valuesOf(parseJsonEventStream({ stream: streamOf(chunks), schema }));
+  const ours = await valuesOf(
+    jsonEventStream(streamOf(chunks), (text) => safeParseJSON({ text, schema })),
+  );
+  return { sdk, ours };
+}
+
+const encoder = new TextEncoder();
+
+const STREAMS: Record<string, Uint8Array> = {
+  "one-line events and [DONE]": encoder.encode(
+    'data: {"n":1}\n\ndata:{"n":2,"text":"é ü 😀"}\n\ndata: [DONE]\n\n',
+  ),
+  "CR/LF line ends, names, ids, comments, a retry and multi-line data": encoder.encode(
+    ': keep-alive\r\nevent: chunk\r\nid: 7\r\nretry: 10\r\ndata: {"n":\r\ndata: 3}\r\n\r\n' +
+      'retry: soon\n\ndata: {"n":4}\r\r',
+  ),
+  "a chunk the schema refuses, a line that is no JSON, an event cut off at the end": encoder.encode(
+    'data: {"n":"five"}\n\ndata: {oops\n\ndata: {"n":6}\n\ndata: {"n":7}',
+  ),
+  "a byte order mark, bad UTF-8 and a character cut by the end": new Uint8Array([
+    0xef,
+    0xbb,
+    0xbf,
+    ...encoder.encode('data: {"n":8,"text":"'),
+    0xff,
+    ...encoder.encode('"}\n\ndata: {"n":9}\n\n'),
+    0xf0,
+    0x9f,
+  ]),
+};
+
+describe("jsonEventStream gives the values of the AI SDK's parseJsonEventStream", () => {
+  for (const [name, bytes] of Object.entries(STREAMS)) {
+    test(`${name}: whole, and cut at every byte`, async () => {
+      const whole = await both(bytes, []);
+      expect(whole.ours).toEqual(whole.sdk);
+      expect(whole.sdk.length).toBeGreaterThan(0);
+      for (let cut = 1; cut < bytes.length; cut++) {
+        const split = await both(bytes, [cut]);
+        expect(split.ours, `cut at byte ${cut}`).toEqual(split.sdk);
+      }
+    });
+  }
+
+  test("three cuts inside one four-byte character", async () => {
+    const bytes = encoder.encode('data: {"n":10,"text":"😀"}\n\n');
+    const at = bytes.indexOf(0xf0);
+    const split = await both(bytes, [at + 1, at + 2, at + 3]);
+    expect(split.ours).toEqual(split.sdk);
+    expect(split.ours).toEqual([
+      { success: true, value: { n: 10, text: "😀" }, rawValue: { n: 10, text: "😀" } },
+    ]);
+  });
+});
