@@ -1,6 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { hooksPathFolder } from "./git-hooks-path.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 
 /**
@@ -45,14 +44,6 @@ export function gitEntriesOf(roots: readonly string[]): string[] {
 }
 
 /**
- * Files of a git folder that lead git elsewhere for its config and hooks: `commondir` (the
- * folder whose `config` and `hooks` a linked worktree uses; git reads it in any git folder) and
- * `config.worktree` (read with `extensions.worktreeConfig`). Read-only where they exist; one a
- * command makes where there was none is removed after it (git-guard.ts).
- */
-export const GIT_POINTER_FILES: readonly string[] = ["commondir", "config.worktree"];
-
-/**
  * What the sandbox mounts for the `.git` entries of the writable roots ({@link gitEntriesOf}),
  * so that nothing a command writes runs later outside the sandbox (a hook, `core.hooksPath`, an
  * alias, `core.fsmonitor`):
@@ -66,17 +57,21 @@ export const GIT_POINTER_FILES: readonly string[] = ["commondir", "config.worktr
  * - `worktrees`: a linked worktree's own git folder (`<main>/.git/worktrees/<name>`, found from
  *   its `.git` file or in a protected folder's `worktrees`) in a writable root, bound over
  *   itself, and each of {@link GIT_POINTER_FILES} there is read-only.
- * - `hookFolders`: the folder the `core.hooksPath` of a protected folder's `config` names, when
- *   it lies in a writable root (git-hooks-path.ts), read-only, or removed after the command when
- *   it made it.
  * Git folders outside the writable roots are read-only already. A `.git` symbolic link is left
  * as it is.
  */
+/**
+ * Files of a git folder that lead git elsewhere for its config and hooks: `commondir` (the
+ * folder whose `config` and `hooks` a linked worktree uses; git reads it in any git folder) and
+ * `config.worktree` (read with `extensions.worktreeConfig`). Read-only where they exist; one a
+ * command makes where there was none is removed after it (git-guard.ts).
+ */
+export const GIT_POINTER_FILES: readonly string[] = ["commondir", "config.worktree"];
+
 export interface GitProtection {
   folders: string[];
   pointers: string[];
   worktrees: string[];
-  hookFolders: string[];
 }
 
 /**
@@ -87,7 +82,7 @@ export function gitProtection(
   roots: readonly string[],
   entries: readonly string[] = gitEntriesOf(roots),
 ): GitProtection {
-  const protection: GitProtection = { folders: [], pointers: [], worktrees: [], hookFolders: [] };
+  const protection: GitProtection = { folders: [], pointers: [], worktrees: [] };
   const inRoot = (path: string) => roots.some((root) => isInside(path, root));
   const addWorktree = (folder: string) => {
     if (inRoot(folder) && !protection.worktrees.includes(folder)) {
@@ -101,17 +96,6 @@ export function gitProtection(
     ]) {
       if (inRoot(path) && !protection.folders.includes(path)) {
         protection.folders.push(path);
-        const hooks = hooksPathFolder(path);
-        // Not a root or a folder holding one (`core.hooksPath = .`): never the whole workspace.
-        const narrow = hooks !== undefined && !roots.some((root) => isInside(root, hooks));
-        if (
-          hooks !== undefined &&
-          narrow &&
-          inRoot(hooks) &&
-          !protection.hookFolders.includes(hooks)
-        ) {
-          protection.hookFolders.push(hooks);
-        }
         const worktrees = join(path, "worktrees");
         for (const entry of entriesOf(worktrees).filter((each) => each.isDirectory())) {
           addWorktree(join(worktrees, entry.name));
@@ -156,14 +140,9 @@ export function gitReadOnlyMounts(protection: GitProtection, paths: RealPaths): 
       return file === undefined ? [] : ["--ro-bind", file, file];
     }),
   );
-  const hookFolders = protection.hookFolders.flatMap((folder) => {
-    const real = paths.resolve(folder)?.real;
-    return real === undefined ? [] : ["--ro-bind", real, real];
-  });
   return [
     ...protection.folders.flatMap((folder) => protectGitDirectory(folder, paths)),
     ...pointerFiles,
-    ...hookFolders,
     ...protection.pointers.flatMap((pointer) => ["--ro-bind", pointer, pointer]),
   ];
 }

@@ -14,26 +14,18 @@ import { gitRepositoryUndone } from "./policy.js";
 export interface GitSnapshot {
   /** The `.git` entries there were (git-folders.ts `gitEntriesOf`). */
   entries: ReadonlySet<string>;
-  /**
-   * The {@link GIT_POINTER_FILES} of the protected git folders, and the folders their
-   * `core.hooksPath` names, that did not exist.
-   */
+  /** The {@link GIT_POINTER_FILES} of the protected git folders that did not exist. */
   missingPointerFiles: readonly string[];
-  /** The folders core.hooksPath names in the writable roots (git-folders.ts `hookFolders`). */
-  hookFolders: readonly string[];
 }
 
 /** Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command. */
 export function gitSnapshot(roots: readonly string[]): GitSnapshot {
   const entries = gitEntriesOf(roots);
-  const { folders, worktrees, hookFolders } = gitProtection(roots, entries);
-  const missingPointerFiles = [
-    ...[...folders, ...worktrees].flatMap((folder) =>
-      GIT_POINTER_FILES.map((name) => join(folder, name)),
-    ),
-    ...hookFolders,
-  ].filter((path) => !exists(path));
-  return { entries: new Set(entries), missingPointerFiles, hookFolders };
+  const { folders, worktrees } = gitProtection(roots, entries);
+  const missingPointerFiles = [...folders, ...worktrees]
+    .flatMap((folder) => GIT_POINTER_FILES.map((name) => join(folder, name)))
+    .filter((path) => !exists(path));
+  return { entries: new Set(entries), missingPointerFiles };
 }
 
 /**

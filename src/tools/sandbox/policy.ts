@@ -181,24 +181,17 @@ export interface LeadingEntry {
 }
 
 /**
- * Why a failed command's `output` shows a write refused on a protected place, on one of
- * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or of `hookFolders` (as a command names
- * them, relative to the workspace, e.g. `.husky`): the first line that names one and a
+ * Why a failed command's `output` shows a write refused on a protected place, or on one of
+ * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`): the first line that names one and a
  * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
  * error as printed>)`; `undefined` when no line does.
  */
 export function protectedPlaceStop(
   output: string,
   leading: readonly LeadingEntry[] = [],
-  hookFolders: readonly string[] = [],
 ): string | undefined {
   const places = [
     ...PROTECTED_PLACES,
-    ...hookFolders.map((folder) => ({
-      name: folder,
-      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(folder)}(?![\\w.-])`),
-      why: "git runs the hooks there later, outside the sandbox (core.hooksPath names it)",
-    })),
     ...leading.map(({ entry, place }) => ({
       name: entry,
       path: new RegExp(`(?:^|[\\s'"\`/])${escaped(entry)}(?![\\w.-])`),
@@ -238,8 +231,7 @@ export function protectedPlaceUndone(places: readonly string[], undone: readonly
 export function gitRepositoryUndone(made: readonly string[]): string {
   return (
     `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
-    "hooks (core.hooksPath's too) and reads its config (where .git, commondir and " +
-    "config.worktree lead) later, " +
+    "hooks and reads its config (where .git, commondir and config.worktree lead) later, " +
     "outside the sandbox, so a command cannot make them; " +
     `it removed ${made.join(", ")}, which the command made`
   );

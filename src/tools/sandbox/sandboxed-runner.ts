@@ -1,4 +1,3 @@
-import { relative } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
 import {
@@ -65,7 +64,6 @@ export class SandboxedRunner implements CommandRunner {
       network: this.settings.network === true,
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
-      hookFolders: (git?.hookFolders ?? []).map((folder) => relativeToRoot(folder, realRoots)),
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
@@ -79,12 +77,6 @@ export class SandboxedRunner implements CommandRunner {
       ...(note === undefined ? {} : { note }),
     };
   }
-}
-
-/** `path` relative to the first of `roots` holding it (`.husky`), else as it is. */
-function relativeToRoot(path: string, roots: readonly string[]): string {
-  const root = roots.find((each) => isInside(path, each));
-  return root === undefined ? path : relative(root, path);
 }
 
 /** A path under `/tmp` as a command names it (up to a space, quote or shell operator). */
@@ -182,8 +174,6 @@ export interface JudgedCommand {
   command?: string;
   /** Entries mounted read-only because a protected place leads through them. */
   leading?: readonly LeadingEntry[];
-  /** Folders core.hooksPath names, kept read-only, relative to their workspace (`.husky`). */
-  hookFolders?: readonly string[];
   /**
    * The name of the program whose exit status `bash -c command` returns, when its text tells
    * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.
@@ -202,12 +192,12 @@ export interface JudgedCommand {
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  { network, command = "", leading = [], hookFolders = [], statusProgram }: JudgedCommand,
+  { network, command = "", leading = [], statusProgram }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output, leading, hookFolders);
+  const protectedPlace = protectedPlaceStop(result.output, leading);
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }
