@@ -51,23 +51,14 @@ export function gitEntriesOf(roots: readonly string[]): string[] {
  *   `.git` file of a submodule points to, a linked worktree's main git folder) that lie in a
  *   writable root, each bound writable over itself (a mount point cannot be renamed or removed:
  *   `mv .git .git.old && git init` cannot put a new, writable `hooks` in its place), then its
- *   `hooks` and `config` read-only, and each of {@link GIT_POINTER_FILES} there is;
+ *   `hooks` and `config` read-only;
  * - `pointers`: `.git` files (a linked worktree's or a submodule's `gitdir: …`), read-only over
  *   themselves, so that a command cannot point them at a folder of its own;
- * - `worktrees`: a linked worktree's own git folder (`<main>/.git/worktrees/<name>`, found from
- *   its `.git` file or in a protected folder's `worktrees`) in a writable root, bound over
- *   itself, and each of {@link GIT_POINTER_FILES} there is read-only.
+ * - `worktrees`: a linked worktree's own git folder (`<main>/.git/worktrees/<name>`) in a
+ *   writable root, bound over itself, and its `config.worktree` read-only when there is one.
  * Git folders outside the writable roots are read-only already. A `.git` symbolic link is left
  * as it is.
  */
-/**
- * Files of a git folder that lead git elsewhere for its config and hooks: `commondir` (the
- * folder whose `config` and `hooks` a linked worktree uses; git reads it in any git folder) and
- * `config.worktree` (read with `extensions.worktreeConfig`). Read-only where they exist; one a
- * command makes where there was none is removed after it (git-guard.ts).
- */
-export const GIT_POINTER_FILES: readonly string[] = ["commondir", "config.worktree"];
-
 export interface GitProtection {
   folders: string[];
   pointers: string[];
@@ -84,11 +75,6 @@ export function gitProtection(
 ): GitProtection {
   const protection: GitProtection = { folders: [], pointers: [], worktrees: [] };
   const inRoot = (path: string) => roots.some((root) => isInside(path, root));
-  const addWorktree = (folder: string) => {
-    if (inRoot(folder) && !protection.worktrees.includes(folder)) {
-      protection.worktrees.push(folder);
-    }
-  };
   const addFolder = (folder: string) => {
     for (const path of [
       folder,
@@ -96,10 +82,6 @@ export function gitProtection(
     ]) {
       if (inRoot(path) && !protection.folders.includes(path)) {
         protection.folders.push(path);
-        const worktrees = join(path, "worktrees");
-        for (const entry of entriesOf(worktrees).filter((each) => each.isDirectory())) {
-          addWorktree(join(worktrees, entry.name));
-        }
       }
     }
   };
@@ -115,34 +97,33 @@ export function gitProtection(
         addFolder(target);
       } else if (target !== undefined && common !== undefined) {
         addFolder(common);
-        addWorktree(target);
+        if (inRoot(target) && !protection.worktrees.includes(target)) {
+          protection.worktrees.push(target);
+        }
       }
     }
   }
   return protection;
 }
 
-/**
- * The {@link GitProtection} binds that come before the other read-only mounts, outer folders
- * first (a later bind of an outer folder would hide an inner one's).
- */
+/** The {@link GitProtection} binds that come before the other read-only mounts. */
 export function gitFolderBinds(protection: GitProtection): string[] {
-  return [...protection.folders, ...protection.worktrees]
-    .sort((a, b) => a.length - b.length)
-    .flatMap((folder) => ["--bind", folder, folder]);
+  return [...protection.folders, ...protection.worktrees].flatMap((folder) => [
+    "--bind",
+    folder,
+    folder,
+  ]);
 }
 
 /** The {@link GitProtection} read-only mounts, after {@link gitFolderBinds}. */
 export function gitReadOnlyMounts(protection: GitProtection, paths: RealPaths): string[] {
-  const pointerFiles = [...protection.folders, ...protection.worktrees].flatMap((folder) =>
-    GIT_POINTER_FILES.flatMap((name) => {
-      const file = paths.resolve(join(folder, name))?.real;
-      return file === undefined ? [] : ["--ro-bind", file, file];
-    }),
-  );
+  const worktreeConfigs = protection.worktrees.flatMap((folder) => {
+    const config = paths.resolve(join(folder, "config.worktree"))?.real;
+    return config === undefined ? [] : ["--ro-bind", config, config];
+  });
   return [
     ...protection.folders.flatMap((folder) => protectGitDirectory(folder, paths)),
-    ...pointerFiles,
+    ...worktreeConfigs,
     ...protection.pointers.flatMap((pointer) => ["--ro-bind", pointer, pointer]),
   ];
 }

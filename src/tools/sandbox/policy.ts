@@ -140,13 +140,6 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
     path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
     why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
   },
-  ...["commondir", "config.worktree"].map((file) => ({
-    name: `.git/${file}`,
-    path: new RegExp(
-      `(?:^|[\\s'"\`/])\\.git/(?:(?:modules|worktrees)/\\S+/)?${file.replace(".", "\\.")}(?![\\w.-])`,
-    ),
-    why: "it leads git to the config and hooks it reads and runs later, outside the sandbox",
-  })),
   {
     name: ".git",
     path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
@@ -224,15 +217,14 @@ export function protectedPlaceUndone(places: readonly string[], undone: readonly
 }
 
 /**
- * Why a command that made a git repository, or a file leading git elsewhere for its config,
- * where the mounts cannot stop it (a `.git` where there was none, a git folder's `commondir` or
- * `config.worktree`: git-guard.ts) is reported stopped: `made` are the paths, already removed.
+ * Why a command that made a git repository where the mounts cannot stop it (a `.git` where there
+ * was none, a linked worktree's `config.worktree`: git-guard.ts) is reported stopped: `made` are
+ * the paths, already removed.
  */
 export function gitRepositoryUndone(made: readonly string[]): string {
   return (
     `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
-    "hooks and reads its config (where .git, commondir and config.worktree lead) later, " +
-    "outside the sandbox, so a command cannot make them; " +
+    "hooks and reads its config later, outside the sandbox, so a command cannot make one; " +
     `it removed ${made.join(", ")}, which the command made`
   );
 }
