@@ -193,7 +193,10 @@ export const COMMANDS: readonly CommandDefinition[] = [
     terminalOnly: true,
     run: async ({ host, session, model }) => {
       try {
-        const opened = await host.create(session.cwd, model.id, { saveAtFirstPrompt: true });
+        const opened = await host.create(session.cwd, model.id, {
+          saveAtFirstPrompt: true,
+          morePrompts: true,
+        });
         return { kind: "open", session: opened, text: `new session ${opened.id}` };
       } catch (error) {
         return failed(`cannot start a session: ${errorMessage(error)}`);

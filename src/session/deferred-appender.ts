@@ -33,9 +33,16 @@ export class DeferredAppender implements SessionAppender {
   /** Forwards the store appender's `lost` once there is one (a session is created mid-prompt). */
   private readonly lease = new AbortController();
 
+  /**
+   * @param morePrompts more prompts may follow in this process (the interactive face): a prompt
+   *   whose first write storage refused is then saved with the next one storage accepts (its
+   *   events are kept, as the model's history holds them), and its error says so
+   *   ({@link unsavedNote}); without it (`-p`: one prompt) the session ends unsaved.
+   */
   constructor(
     private readonly store: SessionStore,
     readonly sessionId: string,
+    readonly morePrompts = false,
   ) {}
 
   /** The store's location of the log once created; before, a note that it is not saved yet. */
@@ -174,6 +181,19 @@ export async function firstWrite(
   } catch (error) {
     throw await undoCreation(store, sessionId, appender, storageError(appender.location, error));
   }
+}
+
+/**
+ * What a prompt's storage error says of the session when `appender` has stored nothing of it
+ * (`leftBehind`: what of it could not be removed): that it was not saved, or, when more prompts
+ * may follow ({@link DeferredAppender.morePrompts}), that the next prompt storage accepts saves
+ * it with this one, which is what happens.
+ */
+export function unsavedNote(appender: SessionAppender, leftBehind: string | undefined): string {
+  const left = leftBehind === undefined ? "" : `; ${leftBehind}`;
+  return appender instanceof DeferredAppender && appender.morePrompts
+    ? `the session is not saved yet: the next prompt that storage accepts saves it, this one included${left}`
+    : `the session was not saved${left}`;
 }
 
 /**

@@ -257,13 +257,14 @@ export class SessionHost {
 
   /**
    * A new session in `cwd`, open for writing (locked) until {@link close}; with
-   * `saveAtFirstPrompt`, stored (and locked) only from its first prompt on.
+   * `saveAtFirstPrompt`, stored (and locked) only from its first prompt on; `morePrompts`: see
+   * `DeferredAppender.morePrompts`.
    * @throws as {@link Session.create}.
    */
   async create(
     cwd: string,
     modelId: string,
-    options: { sessionId?: string; saveAtFirstPrompt?: boolean } = {},
+    options: { sessionId?: string; saveAtFirstPrompt?: boolean; morePrompts?: boolean } = {},
   ) {
     const opening = { ...options, environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
     return this.track(await Session.create(this.store, cwd, modelId, opening));

@@ -10,7 +10,7 @@ import {
   type SessionEvent,
   type SessionEventData,
 } from "../events/events.js";
-import { unsavedLog } from "./deferred-appender.js";
+import { unsavedLog, unsavedNote } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
 import type { SessionAppender } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
@@ -146,15 +146,16 @@ export class SessionJournal {
   /**
    * `<location> could not be written (<error>): …`, for a prompt's error answer: the file or
    * database a `StorageError` names, else the appender's location (storage-error.ts); then that
-   * every event written before is kept, or that the session was not saved (and what of it could
-   * not be removed, `StorageError.leftBehind`).
+   * every event written before is kept, or that the session was not saved, or not yet
+   * (deferred-appender.ts `unsavedNote`; and what of it could not be removed,
+   * `StorageError.leftBehind`).
    */
   storageMessage(failure: unknown): string {
     const left = failure instanceof StorageError ? failure.leftBehind : undefined;
     const kept =
       unsavedLog(this.appender) === undefined
         ? "every event written before is kept"
-        : `the session was not saved${left === undefined ? "" : `; ${left}`}`;
+        : unsavedNote(this.appender, left);
     return `${storageProblem(failure, this.appender.location)}: the prompt was stopped; ${kept}`;
   }
 

@@ -66,8 +66,9 @@ function lockHint(owner: LeaseHolder | undefined, lockPath: string): string {
 
 /**
  * A prompt sent to a session whose holder takes no inbox messages (`LeaseHolder.takesInbox`
- * unset: `-p`, the interactive face or `turnloop acp` holds it): refused at once, since it would
- * never be taken (README, "Running many workers").
+ * unset: `-p`, the interactive face or `turnloop acp` holds it; `false`: an SDK server whose
+ * start of reading its inbox failed): refused at once, since it would never be taken (README,
+ * "Running many workers").
  */
 export class InboxRefusedError extends Error {
   override readonly name = "InboxRefusedError";
@@ -76,10 +77,15 @@ export class InboxRefusedError extends Error {
 
   constructor(sessionId: string, owner: LeaseHolder | undefined) {
     super(
-      `Session ${sessionId} is open in another process (${describeHolder(owner)}), which runs ` +
-        "only its own prompts: only a session held by the SDK server (turnloop --headless) takes " +
-        "prompts from other processes. Send this prompt there, or here once that process has " +
-        "closed the session.",
+      owner?.takesInbox === false
+        ? `Session ${sessionId} is open in an SDK server (${describeHolder(owner)}) that could ` +
+            "not start reading prompts from other processes (its log says why), so it runs only " +
+            "its own clients' prompts until it reads them: send this prompt to that server, or " +
+            "again once it has opened another session (it tries again then)."
+        : `Session ${sessionId} is open in another process (${describeHolder(owner)}), which ` +
+            "runs only its own prompts: only a session held by the SDK server (turnloop " +
+            "--headless) takes prompts from other processes. Send this prompt there, or here " +
+            "once that process has closed the session.",
     );
     this.sessionId = sessionId;
     this.owner = owner;

@@ -44,7 +44,8 @@ export interface LeaseHolder {
    * The holder takes the messages sent to its sessions through the inbox (the PostgreSQL store:
    * a worker that called {@link SessionInbox.receive}, i.e. the SDK server); the faces that run
    * one session themselves (`-p`, the interactive face, `turnloop acp`) do not, so another
-   * worker's prompt to them is refused ({@link InboxRefusedError}).
+   * worker's prompt to them is refused ({@link InboxRefusedError}). `false`: an SDK server whose
+   * start of reading its inbox failed (nobody reads it), refused too, with its own reason.
    */
   takesInbox?: boolean;
 }

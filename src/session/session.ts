@@ -116,7 +116,8 @@ export class Session {
    * Starts a new session in `store` and commits its `session.start`. `options.sessionId` lets an
    * app choose the id (the Copilot SDK does); default a new UUID; {@link OpeningOptions}. Holds
    * the session's writer lease until {@link close}. `options.saveAtFirstPrompt`: nothing stored,
-   * no lease, until the first `user.message` (deferred-appender.ts; the CLI faces use it).
+   * no lease, until the first `user.message` (deferred-appender.ts; the CLI faces use it);
+   * `options.morePrompts`: the interactive face's (deferred-appender.ts `morePrompts`).
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
    * a session with that id open; Error when a session with that id exists; StorageError when
    * its first write fails (deferred-appender.ts `firstWrite`: nothing is left of it).
@@ -125,12 +126,16 @@ export class Session {
     store: SessionStore,
     cwd: string,
     model: string,
-    options: OpeningOptions & { sessionId?: string; saveAtFirstPrompt?: boolean } = {},
+    options: OpeningOptions & {
+      sessionId?: string;
+      saveAtFirstPrompt?: boolean;
+      morePrompts?: boolean;
+    } = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);
     const appender = options.saveAtFirstPrompt
-      ? new DeferredAppender(store, sessionId)
+      ? new DeferredAppender(store, sessionId, options.morePrompts === true)
       : await createAppender(store, sessionId, options.releaseWhenIdle === true);
     const start = startData(sessionId, cwd, model);
     const environment = options.environment ?? process.env;

@@ -12,7 +12,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdir, readdir, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect } from "vitest";
@@ -23,14 +23,20 @@ import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/ful
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
-/** `turnloop: <the session's file> could not be written (ENOSPC …): …` with the id a pattern. */
-function refusal(home: string, file: string): string {
+/**
+ * `turnloop: <the session's file> could not be written (ENOSPC …): …` with the id a pattern;
+ * `unsaved` as `-p` says it, or as the interactive face does (more prompts may follow).
+ */
+function refusal(home: string, file: string, unsaved = "the session was not saved"): string {
   return (
     `turnloop: ${home}/session-state/[0-9a-f-]{36}/${file} could not be written ` +
-    "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; the session was not " +
-    "saved"
+    `\\(ENOSPC: no space left on device, write\\): the prompt was stopped; ${unsaved}`
   );
 }
+
+/** What the interactive face says of a session its first prompt did not save. */
+const NOT_SAVED_YET =
+  "the session is not saved yet: the next prompt that storage accepts saves it, this one included";
 
 /** The `-p` summary line with its time cut out (timings are not asserted). */
 function withoutTime(stderr: string): string {
@@ -264,7 +270,7 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         expect(code).toBe(0);
         const screen = terminal.screen(200);
         expect(screen).toMatch(
-          new RegExp(refusal(home, "events.jsonl").slice("turnloop: ".length)),
+          new RegExp(refusal(home, "events.jsonl", NOT_SAVED_YET).slice("turnloop: ".length)),
         );
         expect(screen).toContain(
           "the session was not saved: storage refused the prompt (the error above)",
@@ -273,6 +279,42 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         expect(screen).not.toContain("    at ");
         expect(fixture.server.requests).toHaveLength(0);
         expect(await readdir(join(home, "session-state"))).toEqual([]);
+      },
+    );
+
+    // The last session's note: the first prompt was said "not saved", then saved after all with
+    // the second one (its events are kept: the model's history holds them). What is said now
+    // is what happens.
+    interactiveTest(
+      "a refused first prompt is said to be saved with the next one, and is, when that one goes through",
+      async ({ fixture }) => {
+        const home = disk.home;
+        const env = { HOME: home, TURNLOOP_HOME: home, TURNLOOP_NO_CODE_CACHE: "1" };
+        const terminal = await fixture.openReady([], { env, columns: 400 });
+        await disk.leave(2);
+        terminal.type("Say hello");
+        await terminal.waitFor(/the prompt was stopped/);
+        await terminal.idle();
+        expect(terminal.screen(200)).toContain(`the prompt was stopped; ${NOT_SAVED_YET}`);
+        expect(terminal.screen(200)).not.toContain("the session was not saved");
+        await disk.free();
+        fixture.server.enqueue({ text: "Hello again." });
+        terminal.type("Say it again");
+        await terminal.waitFor(/Hello again\./);
+        await terminal.idle();
+        terminal.key("C-d");
+        expect((await terminal.exited()).code).toBe(0);
+        const [sessionId] = await readdir(join(home, "session-state"));
+        const events = (
+          await readFile(join(home, "session-state", String(sessionId), "events.jsonl"), "utf8")
+        )
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as { type: string; data: { content?: string } });
+        expect(
+          events.filter((event) => event.type === "user.message").map((e) => e.data.content),
+        ).toEqual(["Say hello", "Say it again"]);
+        expect(terminal.screen(200)).not.toContain("the session was not saved");
       },
     );
   },

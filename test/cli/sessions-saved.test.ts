@@ -44,7 +44,7 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
       const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
       const terminal = await fixture.openReady([], { env: { TURNLOOP_DATABASE_URL: url } });
       terminal.type("Say hello");
-      await terminal.waitFor(/the session was not saved/);
+      await terminal.waitFor(/the session is not saved yet/);
       await terminal.idle();
       terminal.key("C-d");
       const { code } = await terminal.exited();

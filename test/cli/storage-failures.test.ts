@@ -219,7 +219,8 @@ test("the piped interactive face with a database that refuses connections ends s
   expect(result.code).toBe(0);
   expect(result.stdout.split("\n").slice(2)).toEqual([
     "> turnloop: postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
-      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
+      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session is not saved yet: the " +
+      "next prompt that storage accepts saves it, this one included",
     "> ",
     "the session was not saved: storage refused the prompt (the error above)",
     "",

@@ -128,6 +128,55 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await rowCount(database)).toBe(0);
   });
 
+  // The last session's note: an SDK server whose inbox reader failed to start still claimed
+  // leases that said it takes messages, so another worker's prompt was stored and waited unread
+  // until the 60 s expiry. The reader's start marks the leases; this mark fails here (a trigger,
+  // held by an advisory lock until the session below is being claimed).
+  it("a worker whose inbox reader failed to start: a lease claimed meanwhile refuses a prompt at once, saying why", async () => {
+    const { database, owner, sender } = await threeWorkers();
+    await database.pool.query("UPDATE sessions SET owner = owner - 'takesInbox'");
+    await database.pool.query(`
+      CREATE FUNCTION refuse_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(4242);
+        RAISE EXCEPTION 'the mark is refused';
+      END $$;
+      CREATE TRIGGER refuse_mark BEFORE UPDATE ON sessions FOR EACH ROW
+        WHEN (NEW.owner->>'takesInbox' = 'true' AND OLD.owner->>'takesInbox' IS NULL
+              AND NEW.epoch = OLD.epoch)
+        EXECUTE FUNCTION refuse_mark();`);
+    const lock = await database.pool.connect();
+    try {
+      await lock.query("SELECT pg_advisory_lock(4242)");
+      const receiving = owner.inbox.receive(() => undefined);
+      const failed = expect(receiving).rejects.toThrow(/the mark is refused/);
+      await untilWaitingForLock(database);
+      const creating = owner.create("s2");
+      await lock.query("SELECT pg_advisory_unlock(4242)");
+      await failed;
+      cleanups.push(async () => (await creating).close());
+    } finally {
+      lock.release();
+    }
+    const prompt: InboxMessage = { kind: "prompt", payload: { sessionId: "s2", prompt: "a" } };
+    await expect(sender.inbox.post("s2", prompt)).rejects.toThrow(
+      /^Session s2 is open in an SDK server \(this process: .*\) that could not start reading prompts from other processes \(its log says why\)/,
+    );
+    expect(await rowCount(database)).toBe(0);
+  });
+
+  /** Settles once a connection waits for an advisory lock (a gate: the trigger above holds). */
+  async function untilWaitingForLock(database: TestDatabase): Promise<void> {
+    for (;;) {
+      const { rows } = await database.pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+      );
+      if (Number(rows[0]?.n) > 0) {
+        return;
+      }
+    }
+  }
+
   it("a prompt is taken by its owner or withdrawn by its sender, never both; a later claim takes nothing sent to the gone owner", async () => {
     const { database, sender, claimer, appender } = await threeWorkers();
     const prompt = (promptId: string): InboxMessage => ({

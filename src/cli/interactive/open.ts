@@ -64,6 +64,7 @@ export async function openSession(
       }
       const session = await host.create(cwd, resolved.configuration.id, {
         saveAtFirstPrompt: true,
+        morePrompts: true,
       });
       return { ok: true, session, model: resolved.configuration };
     }

@@ -196,6 +196,7 @@ export class InboxReceiver implements SessionInbox {
   readonly #receivers = new Set<Receiver>();
   #taking: Promise<void> | undefined;
   #again = false;
+  #marking: Promise<void> = Promise.resolve();
 
   constructor(database: Database, worker: Worker, listener: CommitListener) {
     this.#database = database;
@@ -216,14 +217,22 @@ export class InboxReceiver implements SessionInbox {
   async receive(onMessage: Receiver): Promise<{ close(): Promise<void> }> {
     const receiver: Receiver = (sessionId, message) => onMessage(sessionId, message);
     this.#receivers.add(receiver);
-    // Before any await: the leases claimed from now on say so (lease.ts); those held already too.
+    // Before any await: the leases held already are marked, and a claim made meanwhile waits for
+    // the mark ({@link marked}), so that no lease says it takes messages nobody reads.
     if (!this.#worker.takesInbox) {
       this.#worker.takesInbox = true;
-      await markTakingLeases(this.#database, this.#worker.id).catch((error: unknown) => {
+      let failure: { error: unknown } | undefined;
+      this.#marking = markTakingLeases(this.#database, this.#worker.id).catch((error: unknown) => {
+        failure = { error };
         this.#receivers.delete(receiver);
         this.#worker.takesInbox = this.#receivers.size > 0;
-        throw error;
+        this.#worker.inboxFailed = !this.#worker.takesInbox;
       });
+      await this.#marking;
+      if (failure !== undefined) {
+        throw failure.error;
+      }
+      this.#worker.inboxFailed = false;
     }
     this.#listener.start("inbox");
     this.wake();
@@ -235,6 +244,17 @@ export class InboxReceiver implements SessionInbox {
         }
       },
     };
+  }
+
+  /**
+   * Settles once a {@link receive}'s marking of the leases (the first receiver's) has ended, well
+   * or not; the store claims a lease only after it (store.ts), so a lease claimed while the mark
+   * was under way says what the worker does once it ended: a failed mark leaves
+   * {@link Worker.takesInbox} off, and a prompt to that lease is refused at once
+   * (`InboxRefusedError`) instead of waiting unread until {@link INBOX_EXPIRY_MS}.
+   */
+  marked(): Promise<void> {
+    return this.#marking;
   }
 
   /** Takes and delivers the waiting messages (coalesced with a take in flight). */

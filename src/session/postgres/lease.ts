@@ -29,6 +29,12 @@ export interface Worker {
    * leases it claims say so (`owner.takesInbox`), and only such a lease is sent prompts.
    */
   takesInbox: boolean;
+  /**
+   * This worker's start of reading its inbox failed (inbox.ts `InboxReceiver.receive`) and none
+   * reads it now: the leases it claims say `takesInbox: false`, so that a prompt sent to them is
+   * refused naming why, not as if the holder were a face that runs its own prompts only.
+   */
+  inboxFailed?: boolean;
 }
 
 /** A held lease: the session and the epoch every append must match. */
@@ -57,6 +63,7 @@ function holderNow(worker: Worker): LeaseHolder {
     command: ownCommand(),
     acquiredAt: new Date().toISOString(),
     ...(worker.takesInbox ? { takesInbox: true } : {}),
+    ...(!worker.takesInbox && worker.inboxFailed === true ? { takesInbox: false } : {}),
   };
 }
 
@@ -74,7 +81,7 @@ export function toHolder(owner: unknown): LeaseHolder | undefined {
     hostname: host,
     command: typeof command === "string" ? command : "?",
     acquiredAt: typeof acquiredAt === "string" ? acquiredAt : "?",
-    ...(takesInbox === true ? { takesInbox: true } : {}),
+    ...(typeof takesInbox === "boolean" ? { takesInbox } : {}),
   };
 }
 

@@ -115,6 +115,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async create(sessionId: string): Promise<SessionAppender> {
     validateSessionId(sessionId);
+    await this.#inbox.marked();
     const lease = await claimNew(this.#database, sessionId, this.#worker);
     if (lease === undefined) {
       const holder = await this.holder(sessionId);
@@ -128,6 +129,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async open(sessionId: string): Promise<OpenedSession> {
     validateSessionId(sessionId);
+    await this.#inbox.marked();
     const lease = await claimExisting(this.#database, sessionId, this.#worker);
     try {
       const { events, seqs, repaired, nextSeq, validLength, tornSeq } = await readRows(
