@@ -230,6 +230,16 @@ export class TerminalRenderer {
     }
   }
 
+  /**
+   * The prompt failed or was cancelled: it has no answer, so stdout carries none (README); the
+   * reply it cut short, if any, goes to stderr.
+   */
+  unanswered(): void {
+    this.releaseHeldAnswer();
+    this.lastNarrated = undefined;
+    this.endLine();
+  }
+
   /** The held reply was not the final answer: it is narration. */
   private releaseHeldAnswer(): void {
     if (this.heldAnswer !== undefined) {
@@ -304,14 +314,11 @@ export class TerminalRenderer {
         this.note(warningLine(retryNote(event.data)));
         return;
       case "session.error":
-        this.endLine();
+        this.unanswered();
         this.error(`${this.paint("31", "turnloop")}: ${event.data.message}\n`);
         return;
       case "abort":
-        // A reply cut short is not the answer: stdout carries only a finished one (README).
-        this.releaseHeldAnswer();
-        this.lastNarrated = undefined;
-        this.endLine();
+        this.unanswered();
         this.note("cancelled");
         return;
       case "session.task_complete":
