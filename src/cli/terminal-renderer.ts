@@ -2,7 +2,7 @@ import { warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
-import { compactionNote, retryNote } from "./event-notes.js";
+import { alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
@@ -230,10 +230,7 @@ export class TerminalRenderer {
     }
   }
 
-  /**
-   * The prompt failed or was cancelled: it has no answer, so stdout carries none (README); the
-   * reply it cut short, if any, goes to stderr.
-   */
+  /** A failed or cancelled prompt has no answer (README): the reply it cut short goes to stderr. */
   unanswered(): void {
     this.releaseHeldAnswer();
     this.lastNarrated = undefined;
@@ -274,10 +271,14 @@ export class TerminalRenderer {
   }
 
   /**
-   * The spinner says `running` once a question was answered yes. A no is said once, by the call's
-   * ✗ line, which names the refusal and its reason (it was said twice: a fresh user's check).
+   * An "always" answer shows its rule (README); a yes starts `running`. A no is said once, by the
+   * call's ✗ line, which names the refusal and its reason (it was said twice: a fresh user's check).
    */
   private permissionAnswered(answer: SessionEventOf<"permission.completed">["data"]): void {
+    const rule = alwaysRuleNote(answer);
+    if (rule !== undefined) {
+      this.note(rule);
+    }
     if (answer.decision === "allowed") {
       this.options.spinner?.start("running");
     }
