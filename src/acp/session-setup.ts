@@ -60,7 +60,7 @@ export function sessionModel(resolution: ModelResolution): AcpSessionModel {
 
 /**
  * ACP v1 session-setup: `cwd` MUST be an absolute path (`session/new`, `session/load`,
- * `session/resume`).
+ * `session/resume`; the filter of `session/list` too).
  * @throws `-32602` naming the path, with `data` `{cwd}`.
  */
 export function checkAbsolute(cwd: string): void {
@@ -223,7 +223,7 @@ export function announceAfterAnswer(acpSession: { announceCommands(): void }): v
 
 /**
  * ACP v1 session-list: a page of this home's sessions, newest first, optionally of one cwd.
- * @throws `-32602` for a cursor this agent did not give.
+ * @throws `-32602` for a cursor this agent did not give, or a `cwd` that is not absolute.
  */
 export async function listPage(
   host: SessionHost,
@@ -232,6 +232,10 @@ export async function listPage(
   const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
   if (!Number.isInteger(start) || start < 0) {
     throw invalidParams("unknown cursor", { cursor: params.cursor });
+  }
+  if (params.cwd != null) {
+    // As session/new refuses it: an editor's bug, not "no sessions" (a fresh user's trial).
+    checkAbsolute(params.cwd);
   }
   const sessions: acp.SessionInfo[] = [];
   for (const summary of await host.list({ cwd: params.cwd ?? undefined })) {

@@ -12,6 +12,16 @@ export function retryNote(data: SessionEventOf<"assistant.retry">["data"]): stri
   return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
 }
 
+/** `always allowed in this session: <rule>` for an "always" answer (README), else undefined. */
+export function alwaysRuleNote(
+  data: SessionEventOf<"permission.completed">["data"],
+): string | undefined {
+  const { decision, scope, rule } = data;
+  return decision === "allowed" && scope === "session" && rule !== undefined
+    ? `always allowed in this session: ${rule}`
+    : undefined;
+}
+
 /**
  * `compacted the conversation (<trigger>): <before> → <after> tokens`, or `compaction failed
  * (<trigger>): <error>` when it failed (`failed` says which, for a face that colours failures),

@@ -235,6 +235,9 @@ function promptOutput(
       const text = collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
+      if ("error" in outcome) {
+        renderer.unanswered(); // Also when the log could not take the error's event.
+      }
       renderer.flush();
       if ("error" in outcome && !errorShown) {
         io.stderr.write(`turnloop: ${outcome.error.message}\n`);

@@ -11,7 +11,10 @@ export interface PromptResult {
   type: "result";
   subtype: "success" | "error_max_turns" | "error_during_execution";
   is_error: boolean;
-  /** The final answer: the text of the last model reply of the prompt. */
+  /**
+   * The final answer: the text of the last model reply of the prompt; empty when the prompt was
+   * cancelled or failed (a reply cut short is no answer; it stays in the session's log).
+   */
   result: string;
   /** ACP stop reason; `null` when the prompt failed with an error. */
   stop_reason: StopReason | null;
@@ -84,7 +87,7 @@ export class PromptResultCollector {
       type: "result",
       subtype: resultSubtype(stopReason),
       is_error: stopReason !== "end_turn",
-      result: this.lastText,
+      result: failed ? "" : this.lastText,
       stop_reason: stopReason,
       session_id: sessionId,
       num_turns: this.turns,

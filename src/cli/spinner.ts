@@ -24,6 +24,9 @@ export class Spinner {
 
   /** Starts (or relabels) the waiting line; it shows once {@link SHOW_AFTER_MS} have passed. */
   start(label: string): void {
+    // One timer: a second start without a stop left the first drawing on, past every later stop
+    // (the waiting line over a permission question's `> `: a fresh user's trial).
+    clearInterval(this.timer);
     this.clear();
     this.label = label;
     this.since = performance.now();

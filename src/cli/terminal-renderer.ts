@@ -2,7 +2,7 @@ import { warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
-import { compactionNote, retryNote } from "./event-notes.js";
+import { alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
@@ -230,6 +230,13 @@ export class TerminalRenderer {
     }
   }
 
+  /** A failed or cancelled prompt has no answer (README): the reply it cut short goes to stderr. */
+  unanswered(): void {
+    this.releaseHeldAnswer();
+    this.lastNarrated = undefined;
+    this.endLine();
+  }
+
   /** The held reply was not the final answer: it is narration. */
   private releaseHeldAnswer(): void {
     if (this.heldAnswer !== undefined) {
@@ -264,10 +271,14 @@ export class TerminalRenderer {
   }
 
   /**
-   * The spinner says `running` once a question was answered yes. A no is said once, by the call's
-   * ✗ line, which names the refusal and its reason (it was said twice: a fresh user's check).
+   * An "always" answer shows its rule (README); a yes starts `running`. A no is said once, by the
+   * call's ✗ line, which names the refusal and its reason (it was said twice: a fresh user's check).
    */
   private permissionAnswered(answer: SessionEventOf<"permission.completed">["data"]): void {
+    const rule = alwaysRuleNote(answer);
+    if (rule !== undefined) {
+      this.note(rule);
+    }
     if (answer.decision === "allowed") {
       this.options.spinner?.start("running");
     }
@@ -304,14 +315,11 @@ export class TerminalRenderer {
         this.note(warningLine(retryNote(event.data)));
         return;
       case "session.error":
-        this.endLine();
+        this.unanswered();
         this.error(`${this.paint("31", "turnloop")}: ${event.data.message}\n`);
         return;
       case "abort":
-        // A reply cut short is not the answer: stdout carries only a finished one (README).
-        this.releaseHeldAnswer();
-        this.lastNarrated = undefined;
-        this.endLine();
+        this.unanswered();
         this.note("cancelled");
         return;
       case "session.task_complete":

@@ -9,8 +9,12 @@
 
 /** Environment variables whose values are secrets: API keys, tokens, passwords. */
 const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
-/** Shorter values are too likely to occur by chance (`1`, `true`) to be worth replacing. */
-const MIN_SECRET_LENGTH = 8;
+/**
+ * Shorter values are too likely to occur by chance (`1`, `true`, `false`, `none`) to be worth
+ * replacing everywhere. Six keeps short real passwords (`secret`, the README's PostgreSQL example;
+ * `hunter2`): it was 8, and those reached the model and the log (a fresh user's trial).
+ */
+const MIN_SECRET_LENGTH = 6;
 
 /** One secret: the variable's name and its value. */
 export interface SecretValue {
@@ -25,8 +29,8 @@ const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s:]*:([^/?#@\s]+)@/i;
  * The secrets of the environment, longest first, so a value that contains another is replaced
  * whole: the values of secret-looking variables (names with KEY, TOKEN, SECRET, PASSWORD,
  * CREDENTIAL or AUTH), and the password of a URL any other variable holds
- * (`TURNLOOP_DATABASE_URL=postgres://user:password@…`, as written and decoded); each of 8
- * characters or more.
+ * (`TURNLOOP_DATABASE_URL=postgres://user:password@…`, as written and decoded); each of
+ * {@link MIN_SECRET_LENGTH} (6) characters or more.
  */
 export function secretValues(environment: NodeJS.ProcessEnv): SecretValue[] {
   return Object.entries(environment)

@@ -162,8 +162,11 @@ function toToolRequest(call: PendingToolCall, finishReason: FinishReason): ToolR
 /**
  * Parses tool-call argument text. Empty text is `{}` (no-argument tools, case 08). A JSON string
  * holding a JSON object is unwrapped once (double encoding, case 13). Anything else that is not a
- * JSON object yields `{}` plus an error: `truncated` when the text ends before the JSON does or
- * the output limit was hit (case 07), else `invalid_json`.
+ * JSON object yields `{}` plus an error: `truncated` for text that does not parse in a call that
+ * was cut off (the output limit was hit or the stream ended inside the call, case 07), else
+ * `invalid_json`, also for JSON that merely stops early: a model that ended its reply normally
+ * (small local models do) is told its arguments are invalid and asked again, not told of an
+ * output limit it did not hit.
  */
 export function parseToolArguments(
   raw: string,
@@ -177,23 +180,10 @@ export function parseToolArguments(
     if (typeof value === "string" && value.trimStart().startsWith("{")) {
       value = JSON.parse(value);
     }
-    if (isJsonObject(value)) {
-      return { arguments: value };
-    }
-    return { arguments: {}, error: "invalid_json" };
-  } catch (error) {
-    const endedEarly = error instanceof SyntaxError && endsBeforeJsonDoes(raw, error);
-    return { arguments: {}, error: cutOff || endedEarly ? "truncated" : "invalid_json" };
+    return isJsonObject(value) ? { arguments: value } : { arguments: {}, error: "invalid_json" };
+  } catch {
+    return { arguments: {}, error: cutOff ? "truncated" : "invalid_json" };
   }
-}
-
-/** V8's messages for JSON that stops before it is complete. */
-function endsBeforeJsonDoes(raw: string, error: SyntaxError): boolean {
-  if (/Unexpected end of JSON input|Unterminated string/.test(error.message)) {
-    return true;
-  }
-  const position = /at position (\d+)/.exec(error.message)?.[1];
-  return position !== undefined && Number(position) >= raw.trimEnd().length;
 }
 
 function isJsonObject(value: unknown): value is JsonObject {

@@ -241,7 +241,9 @@ export class TurnloopClient {
     config: SessionConfig,
   ): TurnloopSession {
     const existing = this.sessions.get(result.sessionId);
-    if (existing !== undefined) {
+    // A live object takes the new handlers; a disconnected one stays closed (its `on` handlers
+    // and waiters belong to the app's old use) and the resume gets a fresh object.
+    if (existing !== undefined && !existing.isDisconnected) {
       existing.register(config);
       return existing;
     }

@@ -199,6 +199,11 @@ export class TurnloopSession {
     this.markDisconnected(new Error("the session was disconnected"));
   }
 
+  /** @internal Whether `disconnect` (or the connection's end) has closed this object for good. */
+  get isDisconnected(): boolean {
+    return this.disconnected;
+  }
+
   /** @internal Replaces the handlers (resume on the same client). */
   register(config: SessionConfig): void {
     this.tools = new Map((config.tools ?? []).map((tool) => [tool.name, tool]));

@@ -63,6 +63,11 @@ test("session/load and session/resume with another folder's cwd are refused, nam
     expect(await refusal(agent.client.request(acp.methods.agent.session.resume, relative))).toEqual(
       notAbsolute,
     );
+    // session/list's filter too (a fresh user's trial: it answered an empty list, which reads
+    // as "no sessions"); the same filter, absolute, finds the session.
+    const list = (cwd: string) => agent.client.request(acp.methods.agent.session.list, { cwd });
+    expect(await refusal(list("project"))).toEqual(notAbsolute);
+    expect(await list(fixture.cwd)).toMatchObject({ sessions: [{ sessionId, cwd: fixture.cwd }] });
     expect(agent.updates(sessionId)).toEqual([]);
     expect(await fixture.persisted(sessionId)).toEqual(before);
     const link = join(elsewhere, "link");

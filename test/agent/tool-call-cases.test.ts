@@ -148,33 +148,58 @@ describe("case 07: arguments cut off by the output limit", () => {
     "data: [DONE]\n\n",
   ];
 
-  test.for(["length", "tool_calls"])(
-    "is never executed and stops with max_tokens (finish_reason %s)",
-    async (finishReason, { openHarness }) => {
-      const harness = await openHarness({ tools: TOOLS });
-      harness.server.enqueue({ raw: rawStream(finishReason) }, { text: "ok" });
-      expect(await harness.prompt("write big.py")).toEqual({ stopReason: "max_tokens" });
-      expect(existsSync(join(harness.cwd, "big.py"))).toBe(false);
-      const message = harness.events.find((event) => event.type === "assistant.message");
-      expect(message?.data).toMatchObject({
-        toolRequests: [
-          {
-            toolCallId: "call_T1",
-            arguments: {},
-            rawArguments: cutArguments,
-            argumentsError: "truncated",
-          },
-        ],
-      });
-      expect(completions(harness.events)).toMatchObject([
-        { toolCallId: "call_T1", success: false, error: { code: "truncated_arguments" } },
-      ]);
-      expect(harness.server.requests).toHaveLength(1);
-      // The next prompt replays the cut call as `{}` with its error result; the strict server accepts it.
-      expect(await harness.prompt("try again")).toEqual({ stopReason: "end_turn" });
-      expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
-    },
-  );
+  test("is never executed and stops with max_tokens (finish_reason length)", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: TOOLS });
+    harness.server.enqueue({ raw: rawStream("length") }, { text: "ok" });
+    expect(await harness.prompt("write big.py")).toEqual({ stopReason: "max_tokens" });
+    expect(existsSync(join(harness.cwd, "big.py"))).toBe(false);
+    const message = harness.events.find((event) => event.type === "assistant.message");
+    expect(message?.data).toMatchObject({
+      toolRequests: [
+        {
+          toolCallId: "call_T1",
+          arguments: {},
+          rawArguments: cutArguments,
+          argumentsError: "truncated",
+        },
+      ],
+    });
+    expect(completions(harness.events)).toMatchObject([
+      { toolCallId: "call_T1", success: false, error: { code: "truncated_arguments" } },
+    ]);
+    expect(harness.server.requests).toHaveLength(1);
+    // The next prompt replays the cut call as `{}` with its error result; the strict server accepts it.
+    expect(await harness.prompt("try again")).toEqual({ stopReason: "end_turn" });
+    expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
+  });
+
+  // Variant B: the same unfinished JSON, but the model says it finished its tool calls (a small
+  // local model, or a server that mislabels `length`). No limit was reported, so the call gets the
+  // invalid-arguments result, as `{"path": x}` does, and the model is asked again once.
+  test("with finish_reason tool_calls: invalid arguments, told to the model, and the prompt goes on", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness({ tools: TOOLS });
+    harness.server.enqueue({ raw: rawStream("tool_calls") }, { text: "ok" });
+    expect(await harness.prompt("write big.py")).toEqual({ stopReason: "end_turn" });
+    expect(existsSync(join(harness.cwd, "big.py"))).toBe(false);
+    const message = harness.events.find((event) => event.type === "assistant.message");
+    expect(message?.data).toMatchObject({
+      toolRequests: [
+        { toolCallId: "call_T1", rawArguments: cutArguments, argumentsError: "invalid_json" },
+      ],
+      finishReason: "tool-calls",
+    });
+    expect(completions(harness.events)).toMatchObject([
+      { toolCallId: "call_T1", success: false, error: { code: "invalid_arguments" } },
+    ]);
+    const result = chatMessages(harness, 1).at(-1) as { role: string; content: string };
+    expect(result.role).toBe("tool");
+    expect(result.content).toMatch(/^Invalid arguments for 'write_file': not a JSON object/);
+    expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);
+  });
 
   test("anthropic max_tokens inside tool_use", async ({ openHarness }) => {
     const harness = await openHarness({ wire: "anthropic", tools: TOOLS });

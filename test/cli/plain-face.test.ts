@@ -78,3 +78,36 @@ describe("end of input at a permission question", () => {
     expect(model.requests).toHaveLength(1);
   });
 });
+
+describe("an answer that is none of the offered ones", () => {
+  // A fresh user's trial: `maybe` was taken as "the user said no", and with
+  // `printf 'SAY one\nTOOL …\nSAY two\n' | turnloop` the line meant as the next prompt was eaten.
+  test("is asked again, naming the keys; the next real answer counts", async ({
+    cli,
+    model,
+    loggedEvents,
+  }) => {
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: '{"command":"echo x"}' }] },
+      { text: "Ran it." },
+    );
+    const result = await cli([], { stdin: "run it\nmaybe\n\ny\n" });
+    expect(result.code).toBe(0);
+    const id = printedSessionId(result.stdout);
+    const lines = result.stdout.split("\n");
+    const asked = lines.findIndex((line) => line.startsWith("[y] yes, once"));
+    expect(lines.slice(asked, asked + 5)).toEqual([
+      "[y] yes, once   [a] yes, always for bash(echo x) in this session   [p] yes, always for bash(echo x *) in this session   [n] no   [t] no, and tell the model why > ",
+      '"maybe" is not an answer; type y, a, p, n or t > ',
+      expect.stringMatching(
+        /^"" is not an answer; type y, a, p, n or t > ✓ bash echo x \(\d+ ms\)$/,
+      ),
+      "Ran it.",
+      "> ",
+    ]);
+    const events = await loggedEvents(id);
+    expect(
+      events.filter((event) => event.type === "permission.completed").map((event) => event.data),
+    ).toMatchObject([{ decision: "allowed", scope: "once" }]);
+  });
+});

@@ -72,3 +72,38 @@ test("a secret printed in short and long outputs and in a tool error is nowhere 
   expect((await stat(savedFile)).mode & 0o777).toBe(0o600);
   expect((await stat(join(savedFile, ".."))).mode & 0o777).toBe(0o700);
 }, 60_000);
+
+test("short secrets (6 characters or more) are redacted too: a token and the README's example password", async ({
+  cli,
+  model,
+  home,
+}) => {
+  // A fresh user's trial: `hunter2` and a URL's `secret` (the README's PostgreSQL example)
+  // reached the model and the log; the floor was 8 characters.
+  model.enqueue(
+    { toolCalls: [bash("call_1", "printf 'hunt%s\\n' er2; printf 'sec%s true\\n' ret")] },
+    { text: "done" },
+  );
+  const result = await cli(["-p", "print them", "--allow-all-tools"], {
+    env: {
+      OTHER_TOKEN: "hunter2",
+      MIRROR_URL: "postgres://turnloop:secret@db.internal:5432/turnloop",
+      USE_AUTH: "true",
+    },
+  });
+  expect(result.code).toBe(0);
+  const sent = JSON.stringify(model.requests.at(-1)?.body);
+  expect(sent).toContain("[redacted:OTHER_TOKEN]");
+  expect(sent).toContain("[redacted:MIRROR_URL] true");
+  // The session's files (the code cache holds the word `secret` in turnloop's own code).
+  const sessionFiles = await filesUnder(join(home, "session-state"));
+  expect(sessionFiles.length).toBeGreaterThan(0);
+  for (const file of sessionFiles) {
+    const text = await readFile(file, "utf8");
+    expect({ file, hunter2: text.includes("hunter2"), secret: text.includes("secret") }).toEqual({
+      file,
+      hunter2: false,
+      secret: false,
+    });
+  }
+});

@@ -35,9 +35,10 @@ describe("parseToolArguments (cases 07, 08, 13)", () => {
   );
 
   test.each(['{"path":', '{"path":"big.py","content":"def a', '{"a":[1,2'])(
-    "%s ends before the JSON does: truncated",
+    "%s ends before the JSON does: truncated only in a cut-off call, else invalid_json",
     (raw) => {
-      expect(parseToolArguments(raw, false)).toEqual({ arguments: {}, error: "truncated" });
+      expect(parseToolArguments(raw, true)).toEqual({ arguments: {}, error: "truncated" });
+      expect(parseToolArguments(raw, false)).toEqual({ arguments: {}, error: "invalid_json" });
     },
   );
 

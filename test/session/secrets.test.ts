@@ -24,6 +24,7 @@ test("the password of a URL any variable holds is a secret, as written and decod
       TURNLOOP_DATABASE_URL: "postgres://turnloop:pa%40ss-word-1@db:5432/turnloop",
       http_proxy: "http://proxy-user:proxy-pass-9@proxy:3128",
       SHORT_URL: "postgres://u:short@db/x",
+      README_URL: "postgres://turnloop:secret@db.internal:5432/turnloop",
       ANONYMOUS_URL: "postgres://turnloop@db/turnloop",
       PLAIN: "not a url: pa%40ss-word-1",
     }),
@@ -31,6 +32,23 @@ test("the password of a URL any variable holds is a secret, as written and decod
     { name: "TURNLOOP_DATABASE_URL", value: "pa%40ss-word-1" },
     { name: "TURNLOOP_DATABASE_URL", value: "pa@ss-word-1" },
     { name: "http_proxy", value: "proxy-pass-9" },
+    { name: "README_URL", value: "secret" },
+  ]);
+});
+
+test("six characters is the floor: short passwords are secrets, `true` and `none` are not", () => {
+  // A fresh user's trial: `hunter2` and the README's own `secret` were never redacted (floor 8).
+  expect(
+    secretValues({
+      OTHER_TOKEN: "hunter2",
+      DB_PASSWORD: "sekret",
+      USE_AUTH: "true",
+      API_KEY: "none",
+      FLAG_SECRET: "12345",
+    }),
+  ).toEqual([
+    { name: "OTHER_TOKEN", value: "hunter2" },
+    { name: "DB_PASSWORD", value: "sekret" },
   ]);
 });
 

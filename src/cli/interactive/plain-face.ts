@@ -3,13 +3,7 @@ import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import {
-  answerFor,
-  permissionChoices,
-  SAID_NO,
-  TELL_QUESTION,
-  toldReply,
-} from "../permission-answers.js";
+import { answerFor, permissionChoices, TELL_QUESTION, toldReply } from "../permission-answers.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
@@ -160,9 +154,11 @@ function lineReader(input: NodeJS.ReadableStream, stdout: NodeJS.WritableStream)
 }
 
 /**
- * A permission question as lines: the request and its preview, answered on the next line. End of
- * input there is no answer, not a no: it cancels the prompt (`cancelPrompt`) and answers
- * `cancelled`, and the face then ends as on end of input at the prompt.
+ * A permission question as lines: the request and its preview, answered on the next line. A line
+ * that is none of the answers is asked again (it was taken as a no, and a prompt meant for later
+ * was eaten: a fresh user's trial), as often as it comes. End of input there is no answer, not a
+ * no: it cancels the prompt (`cancelPrompt`) and answers `cancelled`, and the face then ends as on
+ * end of input at the prompt.
  */
 async function askOnLines(
   request: Parameters<ConversationView["ask"]>[0],
@@ -176,14 +172,29 @@ async function askOnLines(
   stdout.write([permissionHeadline(request), ...permissionPreview(request, false), ""].join("\n"));
   const width = (stdout as { columns?: number }).columns;
   const choices = wrapChoices(permissionChoices(request), width);
-  const typed = await lines.read(`${choices.join("\n")} > `);
-  if (typed === undefined && !signal.aborted) {
-    stdout.write("\n");
-    cancelPrompt();
+  let question = `${choices.join("\n")} > `;
+  for (;;) {
+    const typed = await lines.read(question);
+    if (typed === undefined && !signal.aborted) {
+      stdout.write("\n");
+      cancelPrompt();
+    }
+    if (typed === undefined || signal.aborted) {
+      return { decision: "cancelled" };
+    }
+    const answer = answerFor(request, typed);
+    if (answer === "tell") {
+      return toldReply((await lines.read(`${TELL_QUESTION} > `)) ?? "");
+    }
+    if (answer !== undefined) {
+      return answer;
+    }
+    const shown = typed.trim().length > 40 ? `${typed.trim().slice(0, 40)}…` : typed.trim();
+    question = `\n${JSON.stringify(shown)} is not an answer; type ${offeredKeys(request)} > `;
   }
-  if (typed === undefined || signal.aborted) {
-    return { decision: "cancelled" };
-  }
-  const answer = answerFor(request, typed) ?? SAID_NO;
-  return answer === "tell" ? toldReply((await lines.read(`${TELL_QUESTION} > `)) ?? "") : answer;
+}
+
+/** The keys a question offers, as its choices list them: `y, a, p, n or t`. */
+function offeredKeys(request: Parameters<ConversationView["ask"]>[0]): string {
+  return `y, a, ${request.prefix === undefined ? "" : "p, "}n or t`;
 }

@@ -3,7 +3,7 @@ import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
-import { compactionNote, retryNote } from "../event-notes.js";
+import { alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
@@ -77,9 +77,9 @@ export class Transcript extends Container {
         return;
       case "permission.completed": {
         // An "always" answer shows the rule it creates (README, "Permission questions").
-        const { decision, scope, rule } = event.data;
-        if (decision === "allowed" && scope === "session" && rule !== undefined) {
-          this.note(`always allowed in this session: ${rule}`);
+        const note = alwaysRuleNote(event.data);
+        if (note !== undefined) {
+          this.note(note);
         }
         return;
       }
