@@ -1,7 +1,7 @@
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts } from "./configuration-chain.js";
+import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
@@ -45,8 +45,9 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
  * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
- * (configuration-chain.ts `configurationMounts`) between each root's git folders bound over
- * themselves and their `hooks` and `config` read-only; the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
+ * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
+ * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
+ * `gitProtection`: also those in a root's folders); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -67,7 +68,7 @@ export function bubblewrapArguments(
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
   const inTemporary = (root: string) => isInside(root, "/tmp");
-  const gitFolders = writableRoots.flatMap(gitDirectoriesOf);
+  const git = gitProtection(writableRoots);
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -77,9 +78,9 @@ export function bubblewrapArguments(
     ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
-    ...gitFolders.flatMap((folder) => ["--bind", folder, folder]),
+    ...gitFolderBinds(git),
     ...configurationMounts(writableRoots),
-    ...gitFolders.flatMap((folder) => protectGitDirectory(folder, paths)),
+    ...gitReadOnlyMounts(git, paths),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
@@ -98,59 +99,6 @@ function writableRootsOf(cwd: string, settings: SandboxSettings, paths: RealPath
     }
   }
   return roots;
-}
-
-/** How deep below `.git/modules` submodules' git folders are looked for (names may hold `/`). */
-const SUBMODULE_DEPTH = 4;
-
-/**
- * A writable root's `.git` folder and its submodules' git folders (git keeps them in
- * `.git/modules/<name>`), whose `hooks` and `config` are mounted read-only over themselves
- * ({@link protectGitDirectory}), so that nothing a command writes runs later outside the sandbox
- * (a hook, `core.hooksPath`, an alias, `core.fsmonitor`). Each folder is first bound writable
- * over itself: a mount point cannot be renamed or removed (`EBUSY`), so `mv .git .git.old &&
- * git init` cannot put a new, writable `hooks` in its place. Repositories nested in the workspace
- * by other means (a second `.git` below the root), a `.git` file (a linked worktree) and a
- * `.git` the command makes where there was none are not covered.
- */
-function gitDirectoriesOf(root: string): string[] {
-  const gitDirectory = join(root, ".git");
-  if (!lstatOf(gitDirectory)?.isDirectory()) {
-    return [];
-  }
-  return [gitDirectory, ...submoduleGitDirectories(join(gitDirectory, "modules"), SUBMODULE_DEPTH)];
-}
-
-/** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
-function submoduleGitDirectories(folder: string, depth: number): string[] {
-  if (depth === 0) {
-    return [];
-  }
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => {
-      const path = join(folder, entry.name);
-      return lstatOf(join(path, "HEAD"))?.isFile()
-        ? [path, ...submoduleGitDirectories(join(path, "modules"), depth - 1)]
-        : submoduleGitDirectories(path, depth - 1);
-    });
-}
-
-/** A git folder's `hooks` (an empty read-only one when missing) and `config`, read-only. */
-function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
-  const hooks = paths.resolve(join(gitDirectory, "hooks"))?.real;
-  const config = paths.resolve(join(gitDirectory, "config"))?.real;
-  const hookMounts =
-    hooks === undefined
-      ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
-      : ["--ro-bind", hooks, hooks];
-  return [...hookMounts, ...(config === undefined ? [] : ["--ro-bind", config, config])];
 }
 
 /** A hidden place that exists, as a real path, and whether it is a folder. */
@@ -212,12 +160,4 @@ function hideMount(place: HiddenPlace): string[] {
   return place.directory
     ? ["--tmpfs", place.path, "--remount-ro", place.path]
     : ["--ro-bind", "/dev/null", place.path];
-}
-
-function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
 }

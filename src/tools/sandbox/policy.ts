@@ -9,7 +9,8 @@ export const SANDBOX_POLICIES = ["read-only", "workspace-write", "danger-full-ac
 /**
  * - `read-only`: the whole file system is read-only; only a private `/tmp` is writable.
  * - `workspace-write`: as `read-only`, plus the session's cwd and its additional directories are
- *   writable, except each one's `.git/hooks`, `.git/config` and {@link PROJECT_CONFIGURATION}.
+ *   writable, except the `hooks` and `config` of the git repositories in them and each one's
+ *   {@link PROJECT_CONFIGURATION}.
  * - `danger-full-access`: no sandbox; the command runs as the user with everything the user has.
  */
 export type SandboxPolicy = (typeof SANDBOX_POLICIES)[number];
@@ -123,10 +124,10 @@ function configuresTurnloop(what: string): string {
 }
 
 /**
- * `.git/hooks` and `.git/config` of a root's repository and of its submodules' git folders
- * (`.git/modules/<name>/…`), and the `.git` folder itself (bound over itself: it cannot be
- * moved), as bubblewrap-arguments.ts `gitDirectoriesOf` and `protectGitDirectory` mount them, and
- * each root's {@link PROJECT_CONFIGURATION}.
+ * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders,
+ * `sub/.git`), of its submodules' git folders (`.git/modules/<name>/…`), and the `.git` folder or file
+ * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,
+ * and each root's {@link PROJECT_CONFIGURATION}.
  */
 const PROTECTED_PLACES: readonly ProtectedPlace[] = [
   {
@@ -215,7 +216,20 @@ export function protectedPlaceUndone(places: readonly string[], undone: readonly
   return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${why}; ${undone.join("; ")}`;
 }
 
-/** Whether a reason of the sandbox's (either function above) is a protected place's. */
+/**
+ * Why a command that made a git repository where the mounts cannot stop it (a `.git` where there
+ * was none, a linked worktree's `config.worktree`: git-guard.ts) is reported stopped: `made` are
+ * the paths, already removed.
+ */
+export function gitRepositoryUndone(made: readonly string[]): string {
+  return (
+    `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
+    "hooks and reads its config later, outside the sandbox, so a command cannot make one; " +
+    `it removed ${made.join(", ")}, which the command made`
+  );
+}
+
+/** Whether a reason of the sandbox's (any function above) is a protected place's. */
 export function isProtectedPlaceStop(reason: string): boolean {
   return reason.startsWith(PROTECTED_REASON_START);
 }

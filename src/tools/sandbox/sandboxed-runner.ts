@@ -5,6 +5,7 @@ import {
   leadingEntries,
   undoConfigurationChanges,
 } from "./configuration-guard.js";
+import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
   type LeadingEntry,
   protectedPlaceStop,
@@ -24,8 +25,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * failed command whose output shows it hit the sandbox's limits carries
  * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
- * a symbolic link they lead through replaced), which is undone when the command ends
- * (configuration-guard.ts).
+ * a symbolic link they lead through replaced; a `.git` made where there was none), which is undone
+ * when the command ends (configuration-guard.ts, git-guard.ts).
  * What the places it mounts resolve to is remembered for the runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
@@ -51,10 +52,14 @@ export class SandboxedRunner implements CommandRunner {
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
-    const snapshot =
-      this.policy === "workspace-write" ? configurationSnapshot(realRoots) : undefined;
+    const writing = this.policy === "workspace-write";
+    const snapshot = writing ? configurationSnapshot(realRoots) : undefined;
+    const git = writing ? gitSnapshot(realRoots) : undefined;
     const result = await runner.run(command, request);
-    const undone = snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
+    const configurationUndone =
+      snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
+    const gitUndone = git === undefined ? undefined : await undoGitChanges(git, realRoots);
+    const undone = configurationUndone ?? gitUndone;
     const judged = {
       network: this.settings.network === true,
       command,

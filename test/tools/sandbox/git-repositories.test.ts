@@ -1,0 +1,133 @@
+/**
+ * Git repositories a sandboxed command could plant a hook in, where the hook runs later outside
+ * the sandbox (the last session's note, "left alone"): a `.git` the command makes (`git init sub`,
+ * or in a workspace that had none), a repository in a folder of the workspace, a linked worktree's
+ * `.git` file and its `config.worktree`. Real git, real bubblewrap, through the runner.
+ */
+
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js";
+import { requireSandbox } from "../../support/sandbox.js";
+import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
+
+const sandboxReady = await requireSandbox();
+
+/** What the sandbox says when it removed `made`, as policy.ts `gitRepositoryUndone` words it. */
+function removed(...made: string[]): string {
+  return (
+    "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+    "reads its config later, outside the sandbox, so a command cannot make one; it removed " +
+    `${made.join(", ")}, which the command made`
+  );
+}
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, stdio: "ignore" });
+}
+
+describe.skipIf(!sandboxReady)(
+  "workspace-write: git repositories the command makes or reaches",
+  () => {
+    let fixture: SandboxFixture;
+    let project: string;
+
+    beforeEach(async () => {
+      fixture = await createSandboxFixture();
+      project = await mkdtemp(join(fixture.base, "project-"));
+    });
+
+    afterEach(async () => {
+      await fixture?.remove();
+    });
+
+    const run = (command: string, cwd: string, additionalDirectories: string[] = []) =>
+      new SandboxedRunner("workspace-write", {
+        home: fixture.home,
+        turnloopHome: fixture.turnloopHome,
+        additionalDirectories,
+      }).run(command, {
+        cwd,
+        env: fixture.env,
+        signal: new AbortController().signal,
+        timeoutMs: 60_000,
+        savePath: join(fixture.outside, "output.txt"),
+        secrets: [],
+      });
+
+    it("git init sub and a hook in it: the repository is removed when the command ends", async () => {
+      const result = await run(
+        "git init -q sub && echo 'echo evil' > sub/.git/hooks/pre-commit && echo planted",
+        fixture.workspace,
+      );
+      expect(result.output).toBe("planted\n");
+      expect(result.sandboxLimit).toBe(removed(join(fixture.workspace, "sub", ".git")));
+      expect(existsSync(join(fixture.workspace, "sub"))).toBe(true);
+      expect(existsSync(join(fixture.workspace, "sub", ".git"))).toBe(false);
+    });
+
+    it("a workspace without a .git: one made at its root, or a .git file in a folder, is removed", async () => {
+      const result = await run(
+        'git init -q && mkdir -p app evil/hooks && echo "gitdir: $PWD/evil" > app/.git && echo made',
+        project,
+      );
+      expect(result.output).toBe("made\n");
+      expect(result.sandboxLimit).toBe(
+        removed(join(project, ".git"), join(project, "app", ".git")),
+      );
+      expect(existsSync(join(project, ".git"))).toBe(false);
+      expect(existsSync(join(project, "app", ".git"))).toBe(false);
+    });
+
+    it("a repository below the root: its hooks and config are read-only, its .git cannot move", async () => {
+      const library = join(project, "library");
+      await mkdir(library, { recursive: true });
+      git(library, "init", "-q");
+      const hook = join(library, ".git", "hooks", "pre-commit");
+      const result = await run(
+        "echo 'echo evil' > library/.git/hooks/pre-commit; " +
+          "git -C library config core.fsmonitor evil; mv library/.git moved",
+        project,
+      );
+      expect(result.output).toBe(
+        "bash: line 1: library/.git/hooks/pre-commit: Read-only file system\n" +
+          "error: could not write config file .git/config: Device or resource busy\n" +
+          "mv: cannot move 'library/.git' to 'moved': Device or resource busy\n",
+      );
+      expect(existsSync(hook)).toBe(false);
+      expect(await readFile(join(library, ".git", "config"), "utf8")).not.toContain("evil");
+    });
+
+    it("a linked worktree: its .git file cannot be pointed elsewhere, nor config.worktree made", async () => {
+      const main = join(project, "main");
+      const worktree = join(project, "worktree");
+      await mkdir(main);
+      git(main, "init", "-q");
+      git(main, "config", "extensions.worktreeConfig", "true");
+      await writeFile(join(main, "README"), "main\n");
+      git(main, "add", "README");
+      git(main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first");
+      git(main, "worktree", "add", "-q", worktree);
+      const pointer = await readFile(join(worktree, ".git"), "utf8");
+      const result = await run(
+        'mkdir -p evil/hooks && echo "gitdir: $PWD/evil" > .git; ' +
+          `printf '[core]\\n\\thooksPath = evil/hooks\\n' > "$(git rev-parse --git-dir)/config.worktree" && ` +
+          "git status --short && echo written",
+        worktree,
+        [main],
+      );
+      expect(result.output).toBe("bash: line 1: .git: Read-only file system\nwritten\n");
+      expect(await readFile(join(worktree, ".git"), "utf8")).toBe(pointer);
+      const worktreeConfig = join(main, ".git", "worktrees", "worktree", "config.worktree");
+      expect(result.sandboxLimit).toBe(removed(worktreeConfig));
+      expect(existsSync(worktreeConfig)).toBe(false);
+      const mainHook = await run("echo x > ../main/.git/hooks/pre-commit", worktree, [main]);
+      expect(mainHook.output).toBe(
+        "bash: line 1: ../main/.git/hooks/pre-commit: Read-only file system\n",
+      );
+    });
+  },
+);
