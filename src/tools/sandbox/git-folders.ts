@@ -182,7 +182,7 @@ function hooksMounts(gitDirectory: string, paths: RealPaths): string[] {
 }
 
 /** The real path of the folder a `.git` file names (`gitdir: <path>`, relative to the file's folder). */
-function pointedFolder(pointer: string): string | undefined {
+export function pointedFolder(pointer: string): string | undefined {
   const line = readTextOf(pointer)
     ?.split("\n")[0]
     ?.match(/^gitdir: (.+)$/)?.[1];
@@ -190,7 +190,7 @@ function pointedFolder(pointer: string): string | undefined {
 }
 
 /** A linked worktree's main git folder: its `commondir` file, relative to `folder`. */
-function commonFolder(folder: string): string | undefined {
+export function commonFolder(folder: string): string | undefined {
   const common = readTextOf(join(folder, "commondir"))?.trim();
   return common === undefined || common === "" ? undefined : realFolderOf(resolve(folder, common));
 }

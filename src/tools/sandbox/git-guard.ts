@@ -1,7 +1,9 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { gitEntriesOf, gitProtection, missingLocatingFiles } from "./git-folders.js";
+import { hooksFoldersIn } from "./hooks-path.js";
 import { gitRepositoryUndone } from "./policy.js";
+import type { RealPaths } from "./real-paths.js";
 
 /**
  * What a command in a writable root could add that git runs later, outside the sandbox, where
@@ -10,7 +12,8 @@ import { gitRepositoryUndone } from "./policy.js";
  * folder made in a protected one's `modules/` or `worktrees/` (a submodule's or a linked
  * worktree's, with a config of its own); and a file through which git finds config or hooks made
  * where there was none (git-folders.ts `LOCATING_FILES`: `.git/commondir` pointing at a folder of
- * the command's, `config.worktree`). Noted before the command runs.
+ * the command's, `config.worktree`); and a hooks folder that the config names (`core.hooksPath`,
+ * hooks-path.ts) inside a writable root, made where there was none. Noted before the command runs.
  */
 export interface GitSnapshot {
   /** The `.git` entries there were (git-folders.ts `gitEntriesOf`). */
@@ -19,23 +22,33 @@ export interface GitSnapshot {
   folders: ReadonlySet<string>;
   /** The locating files of the protected git folders that did not exist. */
   missingLocatingFiles: readonly string[];
+  /** The hooks folders in a writable root that the config names and that exist (real paths). */
+  hooksFolders: readonly string[];
+  /** The hooks folders in a writable root that the config names and that did not exist. */
+  missingHooksFolders: readonly string[];
 }
 
-/** Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command. */
-export function gitSnapshot(roots: readonly string[]): GitSnapshot {
+/**
+ * Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command; `home`
+ * is what `~/` in `core.hooksPath` means.
+ */
+export function gitSnapshot(roots: readonly string[], home: string, paths: RealPaths): GitSnapshot {
   const entries = gitEntriesOf(roots);
   const protection = gitProtection(roots, entries);
+  const hooks = hooksFoldersIn(roots, entries, home, paths);
   return {
     entries: new Set(entries),
     folders: new Set([...protection.folders, ...protection.worktrees]),
     missingLocatingFiles: missingLocatingFiles(protection),
+    hooksFolders: hooks.existing,
+    missingHooksFolders: hooks.missing,
   };
 }
 
 /**
  * Removes what the command (whose processes all ended with it) made of what {@link GitSnapshot}
  * watches: each new `.git`, each new git folder in a protected one's `modules/` or `worktrees/`
- * (with what the command put in them) and each new locating file.
+ * (with what the command put in them), each new locating file and each new hooks folder.
  * @returns why the command is reported stopped (policy.ts `gitRepositoryUndone`), or `undefined`
  * when it made none of them.
  */
@@ -52,6 +65,7 @@ export async function undoGitChanges(
       (folder) => !snapshot.folders.has(folder),
     ),
     ...snapshot.missingLocatingFiles.filter(exists),
+    ...snapshot.missingHooksFolders.filter(exists),
   ];
   await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
   return made.length === 0 ? undefined : gitRepositoryUndone(made);

@@ -1,3 +1,5 @@
+import { basename } from "node:path";
+
 /**
  * Sandbox policies and the settings a sandboxed command needs (issue 23). The policy names are
  * Codex's (`--sandbox read-only | workspace-write | danger-full-access`), so its users know them.
@@ -180,16 +182,23 @@ export interface LeadingEntry {
 }
 
 /**
- * Why a failed command's `output` shows a write refused on a protected place, or on one of
- * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`): the first line that names one and a
+ * Why a failed command's `output` shows a write refused on a protected place, on one of
+ * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `hooksFolders` (real paths,
+ * named by their last component in the output): the first line that names one and a
  * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
  * error as printed>)`; `undefined` when no line does.
  */
 export function protectedPlaceStop(
   output: string,
   leading: readonly LeadingEntry[] = [],
+  hooksFolders: readonly string[] = [],
 ): string | undefined {
   const places = [
+    ...hooksFolders.map((folder) => ({
+      name: folder,
+      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(folder))}(?![\\w.-])`),
+      why: "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox",
+    })),
     ...PROTECTED_PLACES,
     ...leading.map(({ entry, place }) => ({
       name: entry,

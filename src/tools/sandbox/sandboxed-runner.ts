@@ -54,7 +54,7 @@ export class SandboxedRunner implements CommandRunner {
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
     const writing = this.policy === "workspace-write";
     const snapshot = writing ? configurationSnapshot(realRoots) : undefined;
-    const git = writing ? gitSnapshot(realRoots) : undefined;
+    const git = writing ? gitSnapshot(realRoots, this.settings.home, this.paths) : undefined;
     const result = await runner.run(command, request);
     const configurationUndone =
       snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
@@ -64,6 +64,7 @@ export class SandboxedRunner implements CommandRunner {
       network: this.settings.network === true,
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
+      hooksFolders: git?.hooksFolders ?? [],
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
@@ -174,6 +175,8 @@ export interface JudgedCommand {
   command?: string;
   /** Entries mounted read-only because a protected place leads through them. */
   leading?: readonly LeadingEntry[];
+  /** Hooks folders a repository's `core.hooksPath` names, mounted read-only (hooks-path.ts). */
+  hooksFolders?: readonly string[];
   /**
    * The name of the program whose exit status `bash -c command` returns, when its text tells
    * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.
@@ -192,12 +195,12 @@ export interface JudgedCommand {
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  { network, command = "", leading = [], statusProgram }: JudgedCommand,
+  { network, command = "", leading = [], hooksFolders = [], statusProgram }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output, leading);
+  const protectedPlace = protectedPlaceStop(result.output, leading, hooksFolders);
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }
