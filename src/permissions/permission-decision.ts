@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
-import { isInHooksFolder } from "../tools/sandbox/hooks-path.js";
+import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
 import { PROJECT_CONFIGURATION } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
 import type { CommandConfinement } from "./permission-mode.js";
@@ -213,7 +213,8 @@ function autoAllows(
 /**
  * Whether `path` (absolute) is in a file that configures what later runs may do: a `.git` folder
  * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox), the hooks folder
- * that its repository's `core.hooksPath` names (husky's `.husky`: tools/sandbox/hooks-path.ts) or one of
+ * and config files its repository's config names (`core.hooksPath`, e.g. husky's `.husky`;
+ * `include.path`: tools/sandbox/configured-places.ts) or one of
  * tools/sandbox/policy.ts `PROJECT_CONFIGURATION` (`.turnloop`: the project's config file,
  * permission mode, allow rules, base URL; `.mcp.json`: servers that start outside the sandbox).
  * Permission mode `auto` asks about an edit to any of them, wherever it is: an edit made without
@@ -225,7 +226,7 @@ export function isConfigurationOfLaterRuns(path: string): boolean {
   return (
     segments.includes(".git") ||
     segments.some((segment) => PROJECT_CONFIGURATION.includes(segment)) ||
-    isInHooksFolder(path, homedir())
+    isInConfiguredPlace(path, homedir())
   );
 }
 

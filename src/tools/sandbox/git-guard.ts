@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { type ConfiguredPlace, configuredPlacesIn } from "./configured-places.js";
 import { gitEntriesOf, gitProtection, missingLocatingFiles } from "./git-folders.js";
-import { hooksFoldersIn } from "./hooks-path.js";
 import { gitRepositoryUndone } from "./policy.js";
 import type { RealPaths } from "./real-paths.js";
 
@@ -12,8 +12,9 @@ import type { RealPaths } from "./real-paths.js";
  * folder made in a protected one's `modules/` or `worktrees/` (a submodule's or a linked
  * worktree's, with a config of its own); and a file through which git finds config or hooks made
  * where there was none (git-folders.ts `LOCATING_FILES`: `.git/commondir` pointing at a folder of
- * the command's, `config.worktree`); and a hooks folder that the config names (`core.hooksPath`,
- * hooks-path.ts) inside a writable root, made where there was none. Noted before the command runs.
+ * the command's, `config.worktree`); and a hooks folder or an included config file that the config
+ * names (`core.hooksPath`, `include.path`: configured-places.ts) inside a writable root, made where there
+ * was none. Noted before the command runs.
  */
 export interface GitSnapshot {
   /** The `.git` entries there were (git-folders.ts `gitEntriesOf`). */
@@ -22,10 +23,10 @@ export interface GitSnapshot {
   folders: ReadonlySet<string>;
   /** The locating files of the protected git folders that did not exist. */
   missingLocatingFiles: readonly string[];
-  /** The hooks folders in a writable root that the config names and that exist (real paths). */
-  hooksFolders: readonly string[];
-  /** The hooks folders in a writable root that the config names and that did not exist. */
-  missingHooksFolders: readonly string[];
+  /** The hooks folders and included config files in a writable root that exist (real paths). */
+  configuredPlaces: readonly ConfiguredPlace[];
+  /** Those the config names in a writable root that did not exist. */
+  missingConfiguredPlaces: readonly string[];
 }
 
 /**
@@ -35,20 +36,20 @@ export interface GitSnapshot {
 export function gitSnapshot(roots: readonly string[], home: string, paths: RealPaths): GitSnapshot {
   const entries = gitEntriesOf(roots);
   const protection = gitProtection(roots, entries);
-  const hooks = hooksFoldersIn(roots, entries, home, paths);
+  const configured = configuredPlacesIn(roots, entries, home, paths);
   return {
     entries: new Set(entries),
     folders: new Set([...protection.folders, ...protection.worktrees]),
     missingLocatingFiles: missingLocatingFiles(protection),
-    hooksFolders: hooks.existing,
-    missingHooksFolders: hooks.missing,
+    configuredPlaces: configured.existing,
+    missingConfiguredPlaces: configured.missing,
   };
 }
 
 /**
  * Removes what the command (whose processes all ended with it) made of what {@link GitSnapshot}
  * watches: each new `.git`, each new git folder in a protected one's `modules/` or `worktrees/`
- * (with what the command put in them), each new locating file and each new hooks folder.
+ * (with what the command put in them), each new locating file, hooks folder and included config file.
  * @returns why the command is reported stopped (policy.ts `gitRepositoryUndone`), or `undefined`
  * when it made none of them.
  */
@@ -65,7 +66,7 @@ export async function undoGitChanges(
       (folder) => !snapshot.folders.has(folder),
     ),
     ...snapshot.missingLocatingFiles.filter(exists),
-    ...snapshot.missingHooksFolders.filter(exists),
+    ...snapshot.missingConfiguredPlaces.filter(exists),
   ];
   await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
   return made.length === 0 ? undefined : gitRepositoryUndone(made);

@@ -183,21 +183,24 @@ export interface LeadingEntry {
 
 /**
  * Why a failed command's `output` shows a write refused on a protected place, on one of
- * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `hooksFolders` (real paths,
- * named by their last component in the output): the first line that names one and a
+ * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `configured` (configured-places.ts
+ * `ConfiguredPlace`s, real paths, named by their last component in the output): the first line that names one and a
  * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
  * error as printed>)`; `undefined` when no line does.
  */
 export function protectedPlaceStop(
   output: string,
   leading: readonly LeadingEntry[] = [],
-  hooksFolders: readonly string[] = [],
+  configured: readonly { path: string; kind: "hooks" | "include" }[] = [],
 ): string | undefined {
   const places = [
-    ...hooksFolders.map((folder) => ({
-      name: folder,
-      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(folder))}(?![\\w.-])`),
-      why: "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox",
+    ...configured.map(({ path, kind }) => ({
+      name: path,
+      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(path))}(?![\\w.-])`),
+      why:
+        kind === "hooks"
+          ? "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox"
+          : "a repository's config includes it (include.path), and git reads it as config later, outside the sandbox (core.fsmonitor, aliases run programs)",
     })),
     ...PROTECTED_PLACES,
     ...leading.map(({ entry, place }) => ({

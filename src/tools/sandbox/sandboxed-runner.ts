@@ -5,6 +5,7 @@ import {
   leadingEntries,
   undoConfigurationChanges,
 } from "./configuration-guard.js";
+import type { ConfiguredPlace } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
   type LeadingEntry,
@@ -64,7 +65,7 @@ export class SandboxedRunner implements CommandRunner {
       network: this.settings.network === true,
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
-      hooksFolders: git?.hooksFolders ?? [],
+      configuredPlaces: git?.configuredPlaces ?? [],
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
@@ -175,8 +176,8 @@ export interface JudgedCommand {
   command?: string;
   /** Entries mounted read-only because a protected place leads through them. */
   leading?: readonly LeadingEntry[];
-  /** Hooks folders a repository's `core.hooksPath` names, mounted read-only (hooks-path.ts). */
-  hooksFolders?: readonly string[];
+  /** Hooks folders and config files a repository's config names, mounted read-only (configured-places.ts). */
+  configuredPlaces?: readonly ConfiguredPlace[];
   /**
    * The name of the program whose exit status `bash -c command` returns, when its text tells
    * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.
@@ -195,12 +196,12 @@ export interface JudgedCommand {
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  { network, command = "", leading = [], hooksFolders = [], statusProgram }: JudgedCommand,
+  { network, command = "", leading = [], configuredPlaces = [], statusProgram }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output, leading, hooksFolders);
+  const protectedPlace = protectedPlaceStop(result.output, leading, configuredPlaces);
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }

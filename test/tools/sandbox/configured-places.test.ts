@@ -90,6 +90,30 @@ describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath
     expect(existsSync(join(project, ".husky", "_", "pre-commit"))).toBe(false);
   });
 
+  it("a config file the config includes (include.path) is read-only; a missing one made is removed", async () => {
+    git(project, "config", "--add", "include.path", "../shared.gitconfig");
+    git(project, "config", "--add", "include.path", "../missing.gitconfig");
+    await writeFile(join(project, "shared.gitconfig"), "[alias]\n\tst = status\n");
+    const evil = `[core]\\n\\tfsmonitor = \\"touch ${marker}; false\\"\\n`;
+    const result = await run(
+      `printf '${evil}' >> shared.gitconfig; printf '${evil}' > missing.gitconfig && echo made`,
+    );
+    expect(result.output).toBe("bash: line 1: shared.gitconfig: Read-only file system\nmade\n");
+    expect(result.sandboxLimit).toBe(
+      "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+        "reads its config later, outside the sandbox, so a command cannot make one or change " +
+        `where git finds them; it removed ${join(project, "missing.gitconfig")}, which the command made`,
+    );
+    git(project, "status", "--short");
+    expect(existsSync(marker)).toBe(false);
+    const refused = await run(`printf '${evil}' >> shared.gitconfig`);
+    expect(refused.sandboxLimit).toBe(
+      `the sandbox keeps ${join(project, "shared.gitconfig")} read-only whatever the settings: a ` +
+        "repository's config includes it (include.path), and git reads it as config later, " +
+        "outside the sandbox (core.fsmonitor, aliases run programs) (Read-only file system)",
+    );
+  });
+
   it("a hooks folder that does not exist yet: the one the command makes is removed", async () => {
     git(project, "config", "core.hooksPath", ".githooks");
     const result = await run(`mkdir .githooks && ${plant(".githooks/pre-commit")} && echo planted`);
