@@ -1,7 +1,9 @@
 import { realpath } from "node:fs/promises";
+import { homedir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
+import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
 import { PROJECT_CONFIGURATION } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
 import type { CommandConfinement } from "./permission-mode.js";
@@ -210,7 +212,9 @@ function autoAllows(
 
 /**
  * Whether `path` (absolute) is in a file that configures what later runs may do: a `.git` folder
- * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox) or one of
+ * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox), the hooks folder
+ * and config files its repository's config names (`core.hooksPath`, e.g. husky's `.husky`;
+ * `include.path`: tools/sandbox/configured-places.ts) or one of
  * tools/sandbox/policy.ts `PROJECT_CONFIGURATION` (`.turnloop`: the project's config file,
  * permission mode, allow rules, base URL; `.mcp.json`: servers that start outside the sandbox).
  * Permission mode `auto` asks about an edit to any of them, wherever it is: an edit made without
@@ -220,7 +224,9 @@ function autoAllows(
 export function isConfigurationOfLaterRuns(path: string): boolean {
   const segments = path.split(sep);
   return (
-    segments.includes(".git") || segments.some((segment) => PROJECT_CONFIGURATION.includes(segment))
+    segments.includes(".git") ||
+    segments.some((segment) => PROJECT_CONFIGURATION.includes(segment)) ||
+    isInConfiguredPlace(path, homedir())
   );
 }
 

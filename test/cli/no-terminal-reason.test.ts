@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
@@ -71,12 +71,15 @@ const cases: Case[] = [
   // A fresh user's trial: under auto, the model wrote its own `.turnloop/config.json`
   // (`permissions.mode: full-access`) and `.git/hooks/pre-commit` without a question, and the
   // next run took them. Auto asks about edits of what later runs read.
-  ...[".turnloop/config.json", ".mcp.json", ".git/hooks/pre-commit"].map(
+  // Another: the same for the hooks folder the repository's core.hooksPath names (husky's
+  // `.husky`; the harness's repository sets it to `.husky/_`, as husky 9 does, whose hooks run the
+  // scripts in `.husky`).
+  ...[".turnloop/config.json", ".mcp.json", ".git/hooks/pre-commit", ".husky/pre-commit"].map(
     (path): Case => ({
       name: `an edit of ${path} in the workspace, mode auto`,
       call: { name: "create", arguments: { path, file_text: "{}" } },
       flags: ["--permission-mode", "auto"],
-      reason: `auto asks about edits in .git, .turnloop and .mcp.json (what later runs read); rerun with --allow-tool 'create(${path})'`,
+      reason: `auto asks about edits in .git, its hooks folder (core.hooksPath), .turnloop and .mcp.json (what later runs read); rerun with --allow-tool 'create(${path})'`,
       sandbox: true,
     }),
   ),
@@ -86,7 +89,10 @@ describe("the reason -p gives for a call it had no terminal to ask about", () =>
   test("fits the case: what the call is, the permission mode and the sandbox", async ({
     cli,
     model,
+    repository,
   }) => {
+    await mkdir(join(repository, ".git"));
+    await writeFile(join(repository, ".git", "config"), "[core]\n\thooksPath = .husky/_\n");
     const outside = await mkdtemp(join("/var/tmp", "turnloop-no-terminal-"));
     try {
       const results: Array<{ name: string; reason: unknown }> = [];

@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts } from "./configuration-chain.js";
-import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
+import { configuredPlacesIn } from "./configured-places.js";
+import { gitEntriesOf, gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
@@ -47,7 +48,8 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
- * `gitProtection`: also those in a root's folders); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
+ * `gitProtection`: also those in a root's folders) and the hooks folders and config files their
+ * config names (configured-places.ts: `core.hooksPath`, e.g. husky's `.husky`, and `include.path`); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -68,7 +70,9 @@ export function bubblewrapArguments(
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
   const inTemporary = (root: string) => isInside(root, "/tmp");
-  const git = gitProtection(writableRoots);
+  const gitEntries = gitEntriesOf(writableRoots);
+  const git = gitProtection(writableRoots, gitEntries);
+  const configured = configuredPlacesIn(writableRoots, gitEntries, settings.home, paths).existing;
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -81,6 +85,7 @@ export function bubblewrapArguments(
     ...gitFolderBinds(git),
     ...configurationMounts(writableRoots),
     ...gitReadOnlyMounts(git, paths),
+    ...configured.flatMap(({ path }) => ["--ro-bind", path, path]),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),

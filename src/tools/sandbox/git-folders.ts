@@ -15,6 +15,22 @@ export const GIT_SEARCH_DEPTH = 1;
 const SUBMODULE_DEPTH = 4;
 
 /**
+ * The files of a git folder through which git finds the config and hooks it uses, from git's own
+ * list of what a repository holds (gitrepository-layout(5), git 2.39): `config`;
+ * `config.worktree` (read with `extensions.worktreeConfig`); `commondir` (sets `$GIT_COMMON_DIR`:
+ * the config, hooks, objects and refs of the folder it names are used instead); and, in a linked
+ * worktree's own folder (`worktrees/<id>/`), `gitdir` (the path back to the worktree's `.git`
+ * file, which `git worktree repair` and `prune` act on). The rest of that list (objects, refs,
+ * logs, index, info …) is data git reads, never a program it runs or a place it finds one: it stays
+ * writable. The `hooks` folder is mounted apart ({@link gitReadOnlyMounts}), and so are the `.git`
+ * files that name a git folder (`gitdir: …`) and `modules/` and `worktrees/`, whose folders are
+ * git folders of their own ({@link GitProtection}).
+ */
+export const LOCATING_FILES: readonly string[] = ["config", "config.worktree", "commondir"];
+/** {@link LOCATING_FILES} of a linked worktree's own folder. */
+export const WORKTREE_LOCATING_FILES: readonly string[] = [...LOCATING_FILES, "gitdir"];
+
+/**
  * The paths of the entries named `.git` (folders, files, symbolic links) in each of `roots`
  * (writable roots, real paths) and in the folders down to {@link GIT_SEARCH_DEPTH} below it;
  * symbolic links to folders are not followed, nor are `.git` folders entered.
@@ -51,11 +67,14 @@ export function gitEntriesOf(roots: readonly string[]): string[] {
  *   `.git` file of a submodule points to, a linked worktree's main git folder) that lie in a
  *   writable root, each bound writable over itself (a mount point cannot be renamed or removed:
  *   `mv .git .git.old && git init` cannot put a new, writable `hooks` in its place), then its
- *   `hooks` and `config` read-only;
+ *   `hooks` and those of its {@link LOCATING_FILES} that exist read-only;
  * - `pointers`: `.git` files (a linked worktree's or a submodule's `gitdir: …`), read-only over
  *   themselves, so that a command cannot point them at a folder of its own;
- * - `worktrees`: a linked worktree's own git folder (`<main>/.git/worktrees/<name>`) in a
- *   writable root, bound over itself, and its `config.worktree` read-only when there is one.
+ * - `worktrees`: the linked worktrees' own git folders (`<main>/.git/worktrees/<id>`) in a
+ *   writable root (those of each git folder above, and the one a `.git` file points to), each
+ *   bound over itself, then those of its {@link WORKTREE_LOCATING_FILES} that exist read-only.
+ * A locating file that does not exist cannot be mounted without making it: git-guard.ts removes
+ * one the command made.
  * Git folders outside the writable roots are read-only already. A `.git` symbolic link is left
  * as it is.
  */
@@ -75,6 +94,11 @@ export function gitProtection(
 ): GitProtection {
   const protection: GitProtection = { folders: [], pointers: [], worktrees: [] };
   const inRoot = (path: string) => roots.some((root) => isInside(path, root));
+  const addWorktree = (folder: string) => {
+    if (inRoot(folder) && !protection.worktrees.includes(folder)) {
+      protection.worktrees.push(folder);
+    }
+  };
   const addFolder = (folder: string) => {
     for (const path of [
       folder,
@@ -82,6 +106,11 @@ export function gitProtection(
     ]) {
       if (inRoot(path) && !protection.folders.includes(path)) {
         protection.folders.push(path);
+        for (const entry of entriesOf(join(path, "worktrees"))) {
+          if (entry.isDirectory()) {
+            addWorktree(join(path, "worktrees", entry.name));
+          }
+        }
       }
     }
   };
@@ -97,9 +126,7 @@ export function gitProtection(
         addFolder(target);
       } else if (target !== undefined && common !== undefined) {
         addFolder(common);
-        if (inRoot(target) && !protection.worktrees.includes(target)) {
-          protection.worktrees.push(target);
-        }
+        addWorktree(target);
       }
     }
   }
@@ -117,30 +144,45 @@ export function gitFolderBinds(protection: GitProtection): string[] {
 
 /** The {@link GitProtection} read-only mounts, after {@link gitFolderBinds}. */
 export function gitReadOnlyMounts(protection: GitProtection, paths: RealPaths): string[] {
-  const worktreeConfigs = protection.worktrees.flatMap((folder) => {
-    const config = paths.resolve(join(folder, "config.worktree"))?.real;
-    return config === undefined ? [] : ["--ro-bind", config, config];
-  });
+  const readOnly = (path: string) => {
+    const real = paths.resolve(path)?.real;
+    return real === undefined ? [] : ["--ro-bind", real, real];
+  };
   return [
-    ...protection.folders.flatMap((folder) => protectGitDirectory(folder, paths)),
-    ...worktreeConfigs,
+    ...protection.folders.flatMap((folder) => [
+      ...hooksMounts(folder, paths),
+      ...LOCATING_FILES.flatMap((name) => readOnly(join(folder, name))),
+    ]),
+    ...protection.worktrees.flatMap((folder) =>
+      WORKTREE_LOCATING_FILES.flatMap((name) => readOnly(join(folder, name))),
+    ),
     ...protection.pointers.flatMap((pointer) => ["--ro-bind", pointer, pointer]),
   ];
 }
 
-/** A git folder's `hooks` (an empty read-only one when missing) and `config`, read-only. */
-function protectGitDirectory(gitDirectory: string, paths: RealPaths): string[] {
+/**
+ * The {@link LOCATING_FILES} (and {@link WORKTREE_LOCATING_FILES}) of `protection`'s folders that
+ * do not exist: the paths git-guard.ts watches, since no mount can keep them from being made.
+ */
+export function missingLocatingFiles(protection: GitProtection): string[] {
+  return [
+    ...protection.folders.flatMap((folder) => LOCATING_FILES.map((name) => join(folder, name))),
+    ...protection.worktrees.flatMap((folder) =>
+      WORKTREE_LOCATING_FILES.map((name) => join(folder, name)),
+    ),
+  ].filter((path) => lstatOf(path) === undefined);
+}
+
+/** A git folder's `hooks` read-only (an empty read-only one when missing). */
+function hooksMounts(gitDirectory: string, paths: RealPaths): string[] {
   const hooks = paths.resolve(join(gitDirectory, "hooks"))?.real;
-  const config = paths.resolve(join(gitDirectory, "config"))?.real;
-  const hookMounts =
-    hooks === undefined
-      ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
-      : ["--ro-bind", hooks, hooks];
-  return [...hookMounts, ...(config === undefined ? [] : ["--ro-bind", config, config])];
+  return hooks === undefined
+    ? ["--tmpfs", join(gitDirectory, "hooks"), "--remount-ro", join(gitDirectory, "hooks")]
+    : ["--ro-bind", hooks, hooks];
 }
 
 /** The real path of the folder a `.git` file names (`gitdir: <path>`, relative to the file's folder). */
-function pointedFolder(pointer: string): string | undefined {
+export function pointedFolder(pointer: string): string | undefined {
   const line = readTextOf(pointer)
     ?.split("\n")[0]
     ?.match(/^gitdir: (.+)$/)?.[1];
@@ -148,7 +190,7 @@ function pointedFolder(pointer: string): string | undefined {
 }
 
 /** A linked worktree's main git folder: its `commondir` file, relative to `folder`. */
-function commonFolder(folder: string): string | undefined {
+export function commonFolder(folder: string): string | undefined {
   const common = readTextOf(join(folder, "commondir"))?.trim();
   return common === undefined || common === "" ? undefined : realFolderOf(resolve(folder, common));
 }

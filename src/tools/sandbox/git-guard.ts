@@ -1,34 +1,55 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
-import { gitEntriesOf, gitProtection } from "./git-folders.js";
+import { type ConfiguredPlace, configuredPlacesIn } from "./configured-places.js";
+import { gitEntriesOf, gitProtection, missingLocatingFiles } from "./git-folders.js";
 import { gitRepositoryUndone } from "./policy.js";
+import type { RealPaths } from "./real-paths.js";
 
 /**
  * What a command in a writable root could add that git runs later, outside the sandbox, where
  * no mount can stop it (a mount over a missing path would make it): a `.git` made where there was
- * none (`git init sub`, `git clone`, a `.git` file pointing at a folder of the command's), and a
- * linked worktree's `config.worktree` made where there was none. Noted before the command runs.
+ * none (`git init sub`, `git clone`, a `.git` file pointing at a folder of the command's); a git
+ * folder made in a protected one's `modules/` or `worktrees/` (a submodule's or a linked
+ * worktree's, with a config of its own); and a file through which git finds config or hooks made
+ * where there was none (git-folders.ts `LOCATING_FILES`: `.git/commondir` pointing at a folder of
+ * the command's, `config.worktree`); and a hooks folder or an included config file that the config
+ * names (`core.hooksPath`, `include.path`: configured-places.ts) inside a writable root, made where there
+ * was none. Noted before the command runs.
  */
 export interface GitSnapshot {
   /** The `.git` entries there were (git-folders.ts `gitEntriesOf`). */
   entries: ReadonlySet<string>;
-  /** The `config.worktree` paths of the protected linked worktrees that did not exist. */
-  missingWorktreeConfigs: readonly string[];
+  /** The protected git folders there were (git-folders.ts `GitProtection` folders and worktrees). */
+  folders: ReadonlySet<string>;
+  /** The locating files of the protected git folders that did not exist. */
+  missingLocatingFiles: readonly string[];
+  /** The hooks folders and included config files in a writable root that exist (real paths). */
+  configuredPlaces: readonly ConfiguredPlace[];
+  /** Those the config names in a writable root that did not exist. */
+  missingConfiguredPlaces: readonly string[];
 }
 
-/** Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command. */
-export function gitSnapshot(roots: readonly string[]): GitSnapshot {
+/**
+ * Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command; `home`
+ * is what `~/` in `core.hooksPath` means.
+ */
+export function gitSnapshot(roots: readonly string[], home: string, paths: RealPaths): GitSnapshot {
   const entries = gitEntriesOf(roots);
-  const missingWorktreeConfigs = gitProtection(roots, entries)
-    .worktrees.map((folder) => join(folder, "config.worktree"))
-    .filter((path) => !exists(path));
-  return { entries: new Set(entries), missingWorktreeConfigs };
+  const protection = gitProtection(roots, entries);
+  const configured = configuredPlacesIn(roots, entries, home, paths);
+  return {
+    entries: new Set(entries),
+    folders: new Set([...protection.folders, ...protection.worktrees]),
+    missingLocatingFiles: missingLocatingFiles(protection),
+    configuredPlaces: configured.existing,
+    missingConfiguredPlaces: configured.missing,
+  };
 }
 
 /**
  * Removes what the command (whose processes all ended with it) made of what {@link GitSnapshot}
- * watches: each new `.git` (with what the command put in it) and each new `config.worktree`.
+ * watches: each new `.git`, each new git folder in a protected one's `modules/` or `worktrees/`
+ * (with what the command put in them), each new locating file, hooks folder and included config file.
  * @returns why the command is reported stopped (policy.ts `gitRepositoryUndone`), or `undefined`
  * when it made none of them.
  */
@@ -36,9 +57,16 @@ export async function undoGitChanges(
   snapshot: GitSnapshot,
   roots: readonly string[],
 ): Promise<string | undefined> {
+  const entries = gitEntriesOf(roots);
+  const kept = entries.filter((path) => snapshot.entries.has(path));
+  const protection = gitProtection(roots, kept);
   const made = [
-    ...gitEntriesOf(roots).filter((path) => !snapshot.entries.has(path)),
-    ...snapshot.missingWorktreeConfigs.filter(exists),
+    ...entries.filter((path) => !snapshot.entries.has(path)),
+    ...[...protection.folders, ...protection.worktrees].filter(
+      (folder) => !snapshot.folders.has(folder),
+    ),
+    ...snapshot.missingLocatingFiles.filter(exists),
+    ...snapshot.missingConfiguredPlaces.filter(exists),
   ];
   await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
   return made.length === 0 ? undefined : gitRepositoryUndone(made);

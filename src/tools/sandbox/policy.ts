@@ -1,3 +1,5 @@
+import { basename } from "node:path";
+
 /**
  * Sandbox policies and the settings a sandboxed command needs (issue 23). The policy names are
  * Codex's (`--sandbox read-only | workspace-write | danger-full-access`), so its users know them.
@@ -125,7 +127,8 @@ function configuresTurnloop(what: string): string {
 
 /**
  * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders,
- * `sub/.git`), of its submodules' git folders (`.git/modules/<name>/…`), and the `.git` folder or file
+ * `sub/.git`), of its submodules' git folders (`.git/modules/<name>/…`), the files through which
+ * git finds them (git-folders.ts `LOCATING_FILES`), and the `.git` folder or file
  * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,
  * and each root's {@link PROJECT_CONFIGURATION}.
  */
@@ -139,6 +142,11 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
     name: ".git/config",
     path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
     why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
+  },
+  {
+    name: ".git's commondir, gitdir and config.worktree",
+    path: /(?:^|[\s'"`/])\.git\/(?:(?:modules|worktrees)\/\S+\/)?(?:commondir|gitdir|config\.worktree)(?![\w.-])/,
+    why: "git follows them to the config and hooks it reads and runs later, outside the sandbox",
   },
   {
     name: ".git",
@@ -174,16 +182,26 @@ export interface LeadingEntry {
 }
 
 /**
- * Why a failed command's `output` shows a write refused on a protected place, or on one of
- * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`): the first line that names one and a
+ * Why a failed command's `output` shows a write refused on a protected place, on one of
+ * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `configured` (configured-places.ts
+ * `ConfiguredPlace`s, real paths, named by their last component in the output): the first line that names one and a
  * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
  * error as printed>)`; `undefined` when no line does.
  */
 export function protectedPlaceStop(
   output: string,
   leading: readonly LeadingEntry[] = [],
+  configured: readonly { path: string; kind: "hooks" | "include" }[] = [],
 ): string | undefined {
   const places = [
+    ...configured.map(({ path, kind }) => ({
+      name: path,
+      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(path))}(?![\\w.-])`),
+      why:
+        kind === "hooks"
+          ? "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox"
+          : "a repository's config includes it (include.path), and git reads it as config later, outside the sandbox (core.fsmonitor, aliases run programs)",
+    })),
     ...PROTECTED_PLACES,
     ...leading.map(({ entry, place }) => ({
       name: entry,
@@ -217,15 +235,16 @@ export function protectedPlaceUndone(places: readonly string[], undone: readonly
 }
 
 /**
- * Why a command that made a git repository where the mounts cannot stop it (a `.git` where there
- * was none, a linked worktree's `config.worktree`: git-guard.ts) is reported stopped: `made` are
- * the paths, already removed.
+ * Why a command that made a git repository, or a file through which git finds a repository's
+ * config and hooks, where the mounts cannot stop it (a `.git` where there was none, a git folder
+ * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`: git-guard.ts) is
+ * reported stopped: `made` are the paths, already removed.
  */
 export function gitRepositoryUndone(made: readonly string[]): string {
   return (
     `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
-    "hooks and reads its config later, outside the sandbox, so a command cannot make one; " +
-    `it removed ${made.join(", ")}, which the command made`
+    "hooks and reads its config later, outside the sandbox, so a command cannot make one or " +
+    `change where git finds them; it removed ${made.join(", ")}, which the command made`
   );
 }
 

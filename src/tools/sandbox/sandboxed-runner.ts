@@ -5,6 +5,7 @@ import {
   leadingEntries,
   undoConfigurationChanges,
 } from "./configuration-guard.js";
+import type { ConfiguredPlace } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
   type LeadingEntry,
@@ -54,7 +55,7 @@ export class SandboxedRunner implements CommandRunner {
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
     const writing = this.policy === "workspace-write";
     const snapshot = writing ? configurationSnapshot(realRoots) : undefined;
-    const git = writing ? gitSnapshot(realRoots) : undefined;
+    const git = writing ? gitSnapshot(realRoots, this.settings.home, this.paths) : undefined;
     const result = await runner.run(command, request);
     const configurationUndone =
       snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
@@ -64,6 +65,7 @@ export class SandboxedRunner implements CommandRunner {
       network: this.settings.network === true,
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
+      configuredPlaces: git?.configuredPlaces ?? [],
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
@@ -174,6 +176,8 @@ export interface JudgedCommand {
   command?: string;
   /** Entries mounted read-only because a protected place leads through them. */
   leading?: readonly LeadingEntry[];
+  /** Hooks folders and config files a repository's config names, mounted read-only (configured-places.ts). */
+  configuredPlaces?: readonly ConfiguredPlace[];
   /**
    * The name of the program whose exit status `bash -c command` returns, when its text tells
    * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.
@@ -192,12 +196,12 @@ export interface JudgedCommand {
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  { network, command = "", leading = [], statusProgram }: JudgedCommand,
+  { network, command = "", leading = [], configuredPlaces = [], statusProgram }: JudgedCommand,
 ): string | undefined {
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output, leading);
+  const protectedPlace = protectedPlaceStop(result.output, leading, configuredPlaces);
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }

@@ -20,8 +20,8 @@ const sandboxReady = await requireSandbox();
 function removed(...made: string[]): string {
   return (
     "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
-    "reads its config later, outside the sandbox, so a command cannot make one; it removed " +
-    `${made.join(", ")}, which the command made`
+    "reads its config later, outside the sandbox, so a command cannot make one or change where " +
+    `git finds them; it removed ${made.join(", ")}, which the command made`
   );
 }
 

@@ -1,0 +1,176 @@
+import { lstatSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { commonFolder, pointedFolder } from "./git-folders.js";
+import { isInside, type RealPaths } from "./real-paths.js";
+
+/**
+ * The places a repository's config sends git to, besides its `.git` folder: the hooks folder
+ * `core.hooksPath` names (git-config(1)), where git runs hooks instead of `.git/hooks` (husky's
+ * `.husky`, husky 9's `.husky/_`), and config files `include.path` and `includeIf.<condition>.path`
+ * name (git-config(1), "Includes"), read as config whatever the condition is.
+ */
+export interface ConfiguredPlace {
+  path: string;
+  kind: "hooks" | "include";
+}
+
+/**
+ * The {@link ConfiguredPlace}s of the repository of each `.git` entry in `entries`, as absolute
+ * paths, whether they exist or not. Read from the repository's `config` (its common folder's, for
+ * a linked worktree), its `config.worktree` and the files they include (one level), the last
+ * `core.hooksPath` winning (an included file's counted after its including file's); a relative hooks path is taken from the work tree's top (the `.git`
+ * entry's folder: githooks(5) runs hooks there), a relative include from the including file's
+ * folder, `~/` from `home`. A hooks folder named `_` brings the folder above it too: husky 9's
+ * hooks there run the scripts of that folder (`.husky/pre-commit`).
+ */
+export function configuredPlacesOf(entries: readonly string[], home: string): ConfiguredPlace[] {
+  const places = new Map<string, ConfiguredPlace>();
+  const add = (path: string, kind: ConfiguredPlace["kind"]) => places.set(path, { path, kind });
+  const expand = (value: string, base: string) =>
+    value.startsWith("~/") ? resolve(home, value.slice(2)) : resolve(base, value);
+  for (const entry of entries) {
+    const gitDirectory = gitDirectoryOf(entry);
+    if (gitDirectory === undefined) {
+      continue;
+    }
+    const common = commonFolder(gitDirectory) ?? gitDirectory;
+    let hooksPath: string | undefined;
+    for (const file of [join(common, "config"), join(gitDirectory, "config.worktree")]) {
+      const values = configValuesIn(readTextOf(file) ?? "");
+      const included = values.includes
+        .filter((value) => value !== "")
+        .map((value) => expand(value, dirname(file)));
+      for (const include of included) {
+        add(include, "include");
+      }
+      const found = [
+        values.hooksPath,
+        ...included.map((path) => configValuesIn(readTextOf(path) ?? "").hooksPath),
+      ];
+      hooksPath = found.reduce((last, next) => next ?? last, hooksPath);
+    }
+    if (hooksPath !== undefined && hooksPath !== "") {
+      const folder = expand(hooksPath, dirname(entry));
+      add(folder, "hooks");
+      if (basename(folder) === "_") {
+        add(dirname(folder), "hooks");
+      }
+    }
+  }
+  return [...places.values()];
+}
+
+/**
+ * Whether `path` (absolute) lies in a {@link ConfiguredPlace} of the nearest repository above it
+ * (the nearest folder holding a `.git`: its hooks folder, a config file it includes), so that an
+ * edit there is one of what later runs read.
+ */
+export function isInConfiguredPlace(path: string, home: string): boolean {
+  for (let folder = dirname(path); ; folder = dirname(folder)) {
+    const entry = join(folder, ".git");
+    if (lstatOf(entry) !== undefined) {
+      return configuredPlacesOf([entry], home).some((place) => isInside(path, place.path));
+    }
+    if (dirname(folder) === folder) {
+      return false;
+    }
+  }
+}
+
+/**
+ * The {@link ConfiguredPlace}s of `entries` that lie in one of `roots` (writable roots, real
+ * paths): `existing` (real paths: a mount follows symbolic links) to mount read-only over
+ * themselves, `missing` for git-guard.ts to remove when a command makes one.
+ */
+export function configuredPlacesIn(
+  roots: readonly string[],
+  entries: readonly string[],
+  home: string,
+  paths: RealPaths,
+): { existing: ConfiguredPlace[]; missing: string[] } {
+  const existing: ConfiguredPlace[] = [];
+  const missing: string[] = [];
+  for (const place of configuredPlacesOf(entries, home)) {
+    const real = paths.resolve(place.path)?.real;
+    if (real === undefined && roots.some((root) => isInside(place.path, root))) {
+      missing.push(place.path);
+    } else if (real !== undefined && roots.some((root) => isInside(real, root))) {
+      existing.push({ path: real, kind: place.kind });
+    }
+  }
+  return { existing, missing };
+}
+
+/** The git folder of a `.git` entry: itself, or the folder a `.git` file names. */
+function gitDirectoryOf(entry: string): string | undefined {
+  const stats = lstatOf(entry);
+  if (stats?.isDirectory()) {
+    return entry;
+  }
+  return stats?.isFile() ? pointedFolder(entry) : undefined;
+}
+
+/**
+ * The last `core.hooksPath` value and every `include.path` and `includeIf.<condition>.path` value
+ * in a git config file's `text` (git-config(1), "Syntax"): section and key names are
+ * case-insensitive, a value may be quoted (`"…"`, with `\"` and `\\`) and ends at a `#` or `;`
+ * outside quotes.
+ */
+function configValuesIn(text: string): { hooksPath: string | undefined; includes: string[] } {
+  let section = "";
+  let hooksPath: string | undefined;
+  const includes: string[] = [];
+  for (const rawLine of text.split("\n")) {
+    let line = rawLine.trim();
+    const header = line.match(/^\[\s*([^\]\s"]+)[^\]]*\](.*)$/);
+    if (header !== null) {
+      section = (header[1] ?? "").toLowerCase();
+      line = (header[2] ?? "").trim();
+    }
+    const pair = line.match(/^([A-Za-z][\w-]*)\s*=\s*(.*)$/);
+    const key = pair?.[1]?.toLowerCase();
+    if (section === "core" && key === "hookspath") {
+      hooksPath = configValue(pair?.[2] ?? "");
+    } else if ((section === "include" || section === "includeif") && key === "path") {
+      includes.push(configValue(pair?.[2] ?? ""));
+    }
+  }
+  return { hooksPath, includes };
+}
+
+/** A config value as git reads it: quotes removed, `\"` `\\` `\t` `\n` unescaped, comment cut. */
+function configValue(raw: string): string {
+  let value = "";
+  let quoted = false;
+  for (let index = 0; index < raw.length; index += 1) {
+    const character = raw[index];
+    if (character === "\\") {
+      const next = raw[index + 1] ?? "";
+      value += next === "t" ? "\t" : next === "n" ? "\n" : next;
+      index += 1;
+    } else if (character === '"') {
+      quoted = !quoted;
+    } else if (!quoted && (character === "#" || character === ";")) {
+      break;
+    } else {
+      value += character;
+    }
+  }
+  return value.trim();
+}
+
+function readTextOf(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}

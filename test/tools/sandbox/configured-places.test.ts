@@ -1,0 +1,130 @@
+/**
+ * The hooks folder a repository's `core.hooksPath` names inside the workspace (husky: `.husky`,
+ * or `.husky/_` whose hooks run the scripts in `.husky`): a sandboxed command must not write a
+ * hook there that git runs at the user's next commit, outside the sandbox (a fresh user's check,
+ * finding 3). Real git, real bubblewrap, through the runner.
+ */
+
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js";
+import { requireSandbox } from "../../support/sandbox.js";
+import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
+
+const sandboxReady = await requireSandbox();
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync(
+    "git",
+    ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args],
+    { cwd, stdio: "ignore" },
+  );
+}
+
+/** What the sandbox says of a write refused in `folder`, as policy.ts words it. */
+function keeps(folder: string): string {
+  return (
+    `the sandbox keeps ${folder} read-only whatever the settings: a repository's core.hooksPath ` +
+    "names it, and git runs the hooks there later, outside the sandbox (Read-only file system)"
+  );
+}
+
+describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath names", () => {
+  let fixture: SandboxFixture;
+  let project: string;
+  let marker: string;
+
+  beforeEach(async () => {
+    fixture = await createSandboxFixture();
+    project = await mkdtemp(join(fixture.base, "project-"));
+    marker = join(fixture.outside, "hook-ran");
+    git(project, "init", "-q");
+  });
+
+  afterEach(async () => {
+    await fixture?.remove();
+  });
+
+  const run = (command: string) =>
+    new SandboxedRunner("workspace-write", {
+      home: fixture.home,
+      turnloopHome: fixture.turnloopHome,
+    }).run(command, {
+      cwd: project,
+      env: fixture.env,
+      signal: new AbortController().signal,
+      timeoutMs: 60_000,
+      savePath: join(fixture.outside, "output.txt"),
+      secrets: [],
+    });
+
+  const plant = (hook: string) =>
+    `printf '#!/bin/sh\\ntouch ${marker}\\n' > ${hook} && chmod +x ${hook}`;
+
+  it("husky 4–8 (.husky): the folder is read-only and cannot be moved; the next commit runs no hook", async () => {
+    git(project, "config", "core.hooksPath", ".husky");
+    await mkdir(join(project, ".husky"));
+    const result = await run(`${plant(".husky/pre-commit")}; mv .husky moved`);
+    expect(result.output).toBe(
+      "bash: line 1: .husky/pre-commit: Read-only file system\n" +
+        "mv: cannot move '.husky' to 'moved': Device or resource busy\n",
+    );
+    expect(result.sandboxLimit).toBe(keeps(join(project, ".husky")));
+    git(project, "commit", "-q", "--allow-empty", "-m", "next");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("husky 9 (.husky/_): both .husky/_ and .husky, whose scripts its hooks run, are read-only", async () => {
+    git(project, "config", "core.hooksPath", ".husky/_");
+    await mkdir(join(project, ".husky", "_"), { recursive: true });
+    await writeFile(join(project, ".husky", "_", "h"), "#!/bin/sh\n");
+    const result = await run(`${plant(".husky/pre-commit")}; ${plant(".husky/_/pre-commit")}`);
+    expect(result.output).toBe(
+      "bash: line 1: .husky/pre-commit: Read-only file system\n" +
+        "bash: line 1: .husky/_/pre-commit: Read-only file system\n",
+    );
+    expect(existsSync(join(project, ".husky", "pre-commit"))).toBe(false);
+    expect(existsSync(join(project, ".husky", "_", "pre-commit"))).toBe(false);
+  });
+
+  it("a config file the config includes (include.path) is read-only; a missing one made is removed", async () => {
+    git(project, "config", "--add", "include.path", "../shared.gitconfig");
+    git(project, "config", "--add", "include.path", "../missing.gitconfig");
+    await writeFile(join(project, "shared.gitconfig"), "[alias]\n\tst = status\n");
+    const evil = `[core]\\n\\tfsmonitor = \\"touch ${marker}; false\\"\\n`;
+    const result = await run(
+      `printf '${evil}' >> shared.gitconfig; printf '${evil}' > missing.gitconfig && echo made`,
+    );
+    expect(result.output).toBe("bash: line 1: shared.gitconfig: Read-only file system\nmade\n");
+    expect(result.sandboxLimit).toBe(
+      "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+        "reads its config later, outside the sandbox, so a command cannot make one or change " +
+        `where git finds them; it removed ${join(project, "missing.gitconfig")}, which the command made`,
+    );
+    git(project, "status", "--short");
+    expect(existsSync(marker)).toBe(false);
+    const refused = await run(`printf '${evil}' >> shared.gitconfig`);
+    expect(refused.sandboxLimit).toBe(
+      `the sandbox keeps ${join(project, "shared.gitconfig")} read-only whatever the settings: a ` +
+        "repository's config includes it (include.path), and git reads it as config later, " +
+        "outside the sandbox (core.fsmonitor, aliases run programs) (Read-only file system)",
+    );
+  });
+
+  it("a hooks folder that does not exist yet: the one the command makes is removed", async () => {
+    git(project, "config", "core.hooksPath", ".githooks");
+    const result = await run(`mkdir .githooks && ${plant(".githooks/pre-commit")} && echo planted`);
+    expect(result.output).toBe("planted\n");
+    expect(result.sandboxLimit).toBe(
+      "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+        "reads its config later, outside the sandbox, so a command cannot make one or change " +
+        `where git finds them; it removed ${join(project, ".githooks")}, which the command made`,
+    );
+    expect(existsSync(join(project, ".githooks"))).toBe(false);
+    git(project, "commit", "-q", "--allow-empty", "-m", "next");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
