@@ -85,9 +85,10 @@ export function parseConfiguredRule(text: string): PermissionRule {
     return rule;
   }
   const pattern = rule.pattern === undefined ? "" : `(${rule.pattern})`;
-  const example = meant.includes(" ")
-    ? `${meant.replace(" or ", pattern + " or ")}${pattern}`
-    : `${meant}${pattern}`;
+  const example = meant
+    .split(" or ")
+    .map((name) => `${name}${pattern}`)
+    .join(" or ");
   throw new Error(
     `tool rule "${rule.text}" names no turnloop tool (names are lower-case: ${BUILT_IN_TOOL_NAMES.join(", ")}); did you mean ${example}?`,
   );
