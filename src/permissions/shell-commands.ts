@@ -17,7 +17,9 @@
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
+import { gitAlias } from "./git-aliases.js";
 import { assignedVariables, wrapperAssignments } from "./shell-environment.js";
+import { redirectWritesFile } from "./shell-redirects.js";
 import { baseName, type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
 import { readFindExec, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
 
@@ -63,15 +65,8 @@ export interface ShellAnalysis {
 
 /** Nesting of `bash -c` / `eval` scripts read before giving up. */
 const MAX_DEPTH = 4;
-/** Redirection operators (mvdan/sh `RedirOperator`) that write to their target. */
-const WRITING_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
-/** `>&` and `<&`: duplicate a descriptor, or (`>& file`) write a file. */
-const DUPLICATING_REDIRECTS = new Set([58, 59]);
-/** `<<<`, `<<`, `<<-`: text on stdin. */
-const STDIN_TEXT_REDIRECTS = new Set([61, 62, 63]);
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"]);
 /** Commands whose script argument, when read, is listed as commands of its own. */
-const SCRIPT_RUNNERS = new Set(["eval", "trap", "su", "env"]);
+const SCRIPT_RUNNERS = new Set(["eval", "trap", "su", "env", "git"]);
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"]);
 /** Shell options that take the next word as their value. */
 const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
@@ -153,7 +148,7 @@ function visit(context: ReadContext, node: ShellNode): void {
       addMention(analysis, decodeWord(sh, node, source).text);
       return;
     case "Redirect":
-      readRedirect(context, node);
+      context.analysis.writesFiles ||= redirectWritesFile(context.sh, node, context.source);
       return;
     case "DeclClause":
       readDeclaration(context, node);
@@ -184,22 +179,6 @@ function runsCode(node: ShellNode): boolean {
     Boolean(node.Repl) ||
     Boolean(node.Slice)
   );
-}
-
-function readRedirect({ sh, source, analysis }: ReadContext, node: ShellNode): void {
-  const operator = node.Op as number;
-  const word = node.Word as ShellNode | null;
-  if (word === null || STDIN_TEXT_REDIRECTS.has(operator)) {
-    return;
-  }
-  const target = decodeWord(sh, word, source);
-  const harmless = !target.computed && HARMLESS_TARGETS.has(target.text);
-  if (WRITING_REDIRECTS.has(operator) && !harmless) {
-    analysis.writesFiles = true;
-  }
-  if (DUPLICATING_REDIRECTS.has(operator) && !/^(?:\d+|-)$/.test(target.text) && !harmless) {
-    analysis.writesFiles = true;
-  }
 }
 
 /** `export A=1`, `declare -x A`, `local a`, `readonly A=1` …: a command setting variables. */
@@ -292,6 +271,8 @@ function innerCommand(
     case "find":
       readFindExec(tail, analysis);
       return undefined;
+    case "git":
+      return readGitAlias(tail, analysis, depth);
     default:
       break;
   }
@@ -323,6 +304,27 @@ function applyWrapper(
       analysis.unclear.push(`${name}: ${result.reason}`);
       return undefined;
     case "none":
+      return undefined;
+  }
+}
+
+/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (git-aliases.ts). */
+function readGitAlias(
+  tail: DecodedWord[],
+  analysis: ShellAnalysis,
+  depth: number,
+): DecodedWord[] | undefined {
+  const alias = gitAlias(tail);
+  switch (alias.kind) {
+    case "none":
+      return undefined;
+    case "command":
+      return alias.words;
+    case "script":
+      readScript(alias.script, analysis, depth + 1);
+      return undefined;
+    case "unclear":
+      analysis.unclear.push(alias.reason);
       return undefined;
   }
 }

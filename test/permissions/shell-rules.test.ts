@@ -205,6 +205,38 @@ describe("an allow rule does not cover a command that sets variables (trial find
   });
 });
 
+describe("git's own aliases are read (trial finding 8)", () => {
+  const denyPush = { allowAllTools: true, deny: parseRules(["bash(rm *)", "bash(git push *)"]) };
+  test.each<[string, Decision]>([
+    [`git -c alias.x='!rm victim' x`, "denied"],
+    [`git -c alias.x="!rm" x victim`, "denied"],
+    [`git -c alias.p=push p bare HEAD:refs/heads/viaalias`, "denied"],
+    [`git -c Alias.P=push p bare`, "denied"],
+    [`git -c alias.a=b -c alias.b='!rm x' a`, "denied"],
+    [`git -c alias.p=push p`, "denied"],
+    [`git -c alias.s=status s`, "allowed"],
+    [`git -c alias.p=push -c user.name=x log`, "allowed"],
+    // An alias whose value is not in the text: a deny rule for git applies, one for rm asks.
+    [`git -c "alias.x=$y" x`, "denied"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyPush)).toBe(expected);
+  });
+
+  test.each([`git -c "alias.x=$y" x`, `git --config-env=alias.x=EVIL x`])(
+    "%j is asked under --deny-tool 'bash(rm *)'",
+    async (command) => {
+      expect(await decide(command, denyRm)).toBe("asked");
+    },
+  );
+
+  test("an allow rule judges what the alias runs", async () => {
+    const allowStatus = { allow: parseRules(["bash(git status)"]) };
+    expect(await decide("git -c alias.s=status s", allowStatus)).toBe("allowed");
+    expect(await decide("git -c alias.s=push s", allowStatus)).toBe("asked");
+    expect(await decide("git -c alias.status='!rm x' status", allowStatus)).toBe("asked");
+  });
+});
+
 describe("analyseShellCommand", () => {
   test("gives every simple command in its plain spellings, and why a command is unclear", () => {
     const analysis = analyseShellCommand(
