@@ -9,8 +9,9 @@
  * made only of letters, digits, `_`, `-`, `:` and `+` (so `run`, `compose`, `test:unit`). The
  * first word that looks like a flag (`-rf`), a path (`test/a.js`, `x.txt`), a glob, an
  * assignment (`A=b`) or a quoted value ends the prefix. No prefix is offered for a command that
- * cannot be fully read or that writes files through redirection (rules never cover those but by
- * their exact text, so the grant would not cover this very call), nor for one run through a wrapper
+ * cannot be fully read, that writes files through redirection or whose first command sets a
+ * variable (`CI=1 npm test`; rules never cover those but by their exact text, so the grant would
+ * not cover this very call), nor for one run through a wrapper
  * (`sudo rm x`, `timeout 5 npm test`): rules match the command that finally runs, so its prefix
  * would also cover it without the wrapper the user saw.
  *
@@ -42,7 +43,7 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
   }
   const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
   const first = judged[0];
-  if (first === undefined || first.forms.length !== 1) {
+  if (first === undefined || first.forms.length !== 1 || first.assigns.length > 0) {
     return undefined;
   }
   const [name, ...rest] = first.runs;
@@ -58,7 +59,11 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
   }
   const pattern = `${words.join(" ")} *`;
   const notCovered = judged
-    .filter((shellCommand) => !shellCommand.forms.some((form) => commandMatches(pattern, form)))
+    .filter(
+      (shellCommand) =>
+        shellCommand.assigns.length > 0 ||
+        !shellCommand.forms.some((form) => commandMatches(pattern, form)),
+    )
     .map((shellCommand) => shellCommand.words.join(" "));
   return { pattern, notCovered };
 }

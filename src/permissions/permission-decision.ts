@@ -11,12 +11,12 @@ import {
   isInside,
   MCP_RULE,
   type PermissionRule,
-  parseRule,
   type RuleSubject,
   rulesCover,
   ruleTouches,
   unclearParts,
 } from "./permission-rules.js";
+import { parseConfiguredRule } from "./rule-syntax.js";
 
 export {
   type CommandConfinement,
@@ -118,9 +118,12 @@ export interface PermissionSubject {
   toolCall: ToolRequest;
 }
 
-/** Parses `--allow-tool` / `--deny-tool` values. @throws Error naming the bad rule. */
+/**
+ * Parses `--allow-tool` / `--deny-tool` values and config files' rules (rule-syntax.ts
+ * `parseConfiguredRule`). @throws Error naming the bad rule.
+ */
 export function parseRules(texts: readonly string[]): PermissionRule[] {
-  return texts.map(parseRule);
+  return texts.map(parseConfiguredRule);
 }
 
 /**

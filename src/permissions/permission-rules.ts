@@ -40,9 +40,10 @@ function mcpRuleMatches(rule: PermissionRule, subject: RuleSubject): boolean {
  * everything. A command (shell-commands.ts reads it as bash would) is covered when every simple
  * command it runs, nested ones included, matches some rule in its plain spelling (`"r"\m`,
  * `/bin/rm` and `sudo rm` all run `rm`), so `bash(git status)` never lets
- * `git status && rm -rf ~` through. A command that writes files through redirection (`>`), or
- * that cannot be fully understood ({@link ShellAnalysis.unclear}), is covered only by a pattern
- * equal to the whole command. Paths must each be covered by some rule.
+ * `git status && rm -rf ~` through. A command that writes files through redirection (`>`), that
+ * cannot be fully understood ({@link ShellAnalysis.unclear}), or one of whose simple commands
+ * sets a variable (`GIT_CONFIG_COUNT=1 git status`, `export A=1`: shell-environment.ts) is
+ * covered only by a pattern equal to the whole command. Paths must each be covered by some rule.
  */
 export function rulesCover(
   rules: readonly PermissionRule[],
@@ -134,7 +135,11 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
     judged.length > 0 &&
     judged.every((shellCommand) => {
       const runs = shellCommand.forms.at(-1);
-      return runs !== undefined && normalised.some((pattern) => commandMatches(pattern, runs));
+      return (
+        runs !== undefined &&
+        shellCommand.assigns.length === 0 &&
+        normalised.some((pattern) => commandMatches(pattern, runs))
+      );
     })
   );
 }

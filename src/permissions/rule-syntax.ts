@@ -35,3 +35,61 @@ export function parseRule(text: string): PermissionRule {
   }
   return { tool, text: text.trim(), ...(pattern === undefined ? {} : { pattern: pattern.trim() }) };
 }
+
+/**
+ * The names of the tools every session has (tools/index.ts `builtinTools`, and autopilot's
+ * `task_complete`), and `mcp` for MCP tools: kept here so the faces can check rules without
+ * loading the tools.
+ */
+export const BUILT_IN_TOOL_NAMES: readonly string[] = [
+  "view",
+  "create",
+  "edit",
+  "grep",
+  "glob",
+  "bash",
+  "update_plan",
+  "task_complete",
+  "mcp",
+];
+
+/**
+ * Other agents' names for turnloop's tools (lower-cased): Claude Code's `Bash`, `Read`, `Write`,
+ * `MultiEdit`, `LS`, the Copilot CLI's `shell` and `write`. Not aliases: their patterns mean other
+ * things (`shell(git:*)`), so a rule naming one is refused with turnloop's name.
+ */
+const OTHER_AGENTS_NAMES: ReadonlyMap<string, string> = new Map([
+  ["shell", "bash"],
+  ["read", "view"],
+  ["write", "create or edit"],
+  ["multiedit", "edit"],
+  ["ls", "view or glob"],
+]);
+
+/**
+ * Parses a rule of a flag or a config file as {@link parseRule} does, and refuses one whose tool
+ * name is another spelling of a built-in tool's (`Bash(rm *)`, `shell(rm)`, `Read`): such a rule
+ * would match no call, and a deny rule that denies nothing must not pass silently (trial finding
+ * 17). Other names stay accepted: an app's own tools (`--headless`) and MCP tools
+ * (`server__tool`) are named by what the model calls.
+ * @throws Error naming the tool the rule was meant for.
+ */
+export function parseConfiguredRule(text: string): PermissionRule {
+  const rule = parseRule(text);
+  if (BUILT_IN_TOOL_NAMES.includes(rule.tool)) {
+    return rule;
+  }
+  const lower = rule.tool.toLowerCase();
+  const meant = BUILT_IN_TOOL_NAMES.includes(lower) ? lower : OTHER_AGENTS_NAMES.get(lower);
+  if (meant === undefined) {
+    return rule;
+  }
+  const pattern = rule.pattern === undefined ? "" : `(${rule.pattern})`;
+  const example = meant
+    .split(" or ")
+    .map((name) => `${name}${pattern}`)
+    .join(" or ");
+  throw new Error(
+    `tool rule "${rule.text}" names no turnloop tool (names are lower-case: ${BUILT_IN_TOOL_NAMES.join(", ")}); did you mean ${example}?`,
+  );
+}

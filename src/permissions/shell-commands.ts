@@ -2,9 +2,10 @@
  * Reads a bash command the way bash would, for the permission rules: which simple commands it
  * runs, spelled plainly. Parsing is mvdan/sh's bash parser (`mvdan-sh`); this file only walks
  * its syntax tree. Each simple command is normalised: quotes and escapes removed (`"r"\m` is
- * `rm`), `VAR=x` prefixes dropped, a path reduced to its last part (`/bin/rm` is `rm`), and
- * wrappers that run their arguments as a command (`command`, `env`, `exec`, `nohup`, `sudo`,
- * `time`, `nice`, `timeout`, `xargs` … with their options) peeled off. The scripts given to
+ * `rm`), `VAR=x` prefixes dropped (and listed in {@link ShellCommand.assigns}), a path reduced
+ * to its last part (`/bin/rm` is `rm`), and wrappers that run their arguments as a command
+ * (`command`, `env`, `exec`, `nohup`, `sudo`, `time`, `nice`, `timeout`, `xargs` … with their
+ * options) peeled off. The scripts given to
  * `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when they are literal, and the
  * commands inside `$(…)`, `<(…)`, functions and heredocs count like any other.
  *
@@ -16,8 +17,13 @@
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
-import { type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
-import { WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
+import { gitAlias } from "./git-aliases.js";
+import { assignedVariables, wrapperAssignments } from "./shell-environment.js";
+import { redirectWritesFile } from "./shell-redirects.js";
+import { baseName, type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
+import { readFindExec, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
+
+export { baseName } from "./shell-words.js";
 
 /** One simple command as it would run. */
 export interface ShellCommand {
@@ -36,6 +42,11 @@ export interface ShellCommand {
    * judge that script, not this command.
    */
   runsScript: boolean;
+  /**
+   * Variables it sets (shell-environment.ts): for what it runs (`A=1 cmd`, `env A=1 cmd`) or for
+   * later commands (`A=1`, `export A=1`). Allow rules cover it only by its whole text when any.
+   */
+  assigns: string[];
 }
 
 /** What a bash command does, as far as its text tells. */
@@ -54,15 +65,8 @@ export interface ShellAnalysis {
 
 /** Nesting of `bash -c` / `eval` scripts read before giving up. */
 const MAX_DEPTH = 4;
-/** Redirection operators (mvdan/sh `RedirOperator`) that write to their target. */
-const WRITING_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
-/** `>&` and `<&`: duplicate a descriptor, or (`>& file`) write a file. */
-const DUPLICATING_REDIRECTS = new Set([58, 59]);
-/** `<<<`, `<<`, `<<-`: text on stdin. */
-const STDIN_TEXT_REDIRECTS = new Set([61, 62, 63]);
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"]);
 /** Commands whose script argument, when read, is listed as commands of its own. */
-const SCRIPT_RUNNERS = new Set(["eval", "trap", "su", "env"]);
+const SCRIPT_RUNNERS = new Set(["eval", "trap", "su", "env", "git"]);
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"]);
 /** Shell options that take the next word as their value. */
 const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
@@ -144,7 +148,10 @@ function visit(context: ReadContext, node: ShellNode): void {
       addMention(analysis, decodeWord(sh, node, source).text);
       return;
     case "Redirect":
-      readRedirect(context, node);
+      context.analysis.writesFiles ||= redirectWritesFile(context.sh, node, context.source);
+      return;
+    case "DeclClause":
+      readDeclaration(context, node);
       return;
     case "ParamExp":
       if (runsCode(node)) {
@@ -174,25 +181,24 @@ function runsCode(node: ShellNode): boolean {
   );
 }
 
-function readRedirect({ sh, source, analysis }: ReadContext, node: ShellNode): void {
-  const operator = node.Op as number;
-  const word = node.Word as ShellNode | null;
-  if (word === null || STDIN_TEXT_REDIRECTS.has(operator)) {
-    return;
-  }
-  const target = decodeWord(sh, word, source);
-  const harmless = !target.computed && HARMLESS_TARGETS.has(target.text);
-  if (WRITING_REDIRECTS.has(operator) && !harmless) {
-    analysis.writesFiles = true;
-  }
-  if (DUPLICATING_REDIRECTS.has(operator) && !/^(?:\d+|-)$/.test(target.text) && !harmless) {
-    analysis.writesFiles = true;
-  }
+/** `export A=1`, `declare -x A`, `local a`, `readonly A=1` …: a command setting variables. */
+function readDeclaration({ sh, source, analysis }: ReadContext, node: ShellNode): void {
+  const assigns = assignedVariables(sh, (node.Args as ShellNode[] | null) ?? [], source);
+  addSettingCommand(analysis, sourceOf(node, source), assigns);
+}
+
+/** A command that only sets variables (`A=1`, `export A=1`), as written. */
+function addSettingCommand(analysis: ShellAnalysis, text: string, assigns: string[]): void {
+  analysis.commands.push({ words: [text], forms: [text], runs: [], runsScript: false, assigns });
 }
 
 function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode): void {
   const args = (node.Args as ShellNode[] | null) ?? [];
+  const assigns = assignedVariables(sh, (node.Assigns as ShellNode[] | null) ?? [], source);
   if (args.length === 0) {
+    if (assigns.length > 0) {
+      addSettingCommand(analysis, sourceOf(node, source), assigns);
+    }
     return;
   }
   const words = args.map((word) => decodeWord(sh, word, source));
@@ -202,6 +208,7 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     forms,
     runs: words,
     runsScript: false,
+    assigns,
   };
   analysis.commands.push(command);
   let rest = words;
@@ -227,6 +234,7 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     if (next === undefined) {
       return;
     }
+    command.assigns.push(...wrapperAssignments(tail.slice(0, tail.length - next.length)));
     rest = next;
   }
 }
@@ -263,6 +271,8 @@ function innerCommand(
     case "find":
       readFindExec(tail, analysis);
       return undefined;
+    case "git":
+      return readGitAlias(tail, analysis, depth);
     default:
       break;
   }
@@ -298,28 +308,24 @@ function applyWrapper(
   }
 }
 
-/** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`) runs `cmd` for each file. */
-function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void {
-  for (let index = 0; index < tail.length; index++) {
-    if (!/^-(?:exec|execdir|ok|okdir)$/.test(tail[index]?.text ?? "")) {
-      continue;
-    }
-    const end = tail.findIndex(
-      (word, at) => at > index && (word.text === ";" || word.text === "+"),
-    );
-    const words = tail.slice(index + 1, end === -1 ? undefined : end);
-    const name = words[0];
-    if (name === undefined || name.computed || name.pattern) {
-      analysis.unclear.push("find -exec of a computed command");
-      continue;
-    }
-    const text = [baseName(name.text), ...words.slice(1).map((word) => word.text)].join(" ");
-    analysis.commands.push({
-      words: words.map((word) => word.text),
-      forms: [text],
-      runs: words,
-      runsScript: false,
-    });
+/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (git-aliases.ts). */
+function readGitAlias(
+  tail: DecodedWord[],
+  analysis: ShellAnalysis,
+  depth: number,
+): DecodedWord[] | undefined {
+  const alias = gitAlias(tail);
+  switch (alias.kind) {
+    case "none":
+      return undefined;
+    case "command":
+      return alias.words;
+    case "script":
+      readScript(alias.script, analysis, depth + 1);
+      return undefined;
+    case "unclear":
+      analysis.unclear.push(alias.reason);
+      return undefined;
   }
 }
 
@@ -382,10 +388,4 @@ function readScriptWords(
     return;
   }
   readScript(words.map((word) => word.text).join(" "), analysis, depth + 1);
-}
-
-/** `/bin/rm` → `rm`; `rm` stays. */
-export function baseName(word: string): string {
-  const slash = word.lastIndexOf("/");
-  return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
 }

@@ -113,3 +113,9 @@ function decodeAnsiC(value: string): string {
 export function sourceOf(node: ShellNode, source: Buffer): string {
   return source.subarray(node.Pos().Offset(), node.End().Offset()).toString("utf8");
 }
+
+/** `/bin/rm` → `rm`; `rm` stays. */
+export function baseName(word: string): string {
+  const slash = word.lastIndexOf("/");
+  return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
+}

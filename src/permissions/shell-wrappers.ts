@@ -6,6 +6,9 @@
  * makes the call unclear rather than guessed.
  */
 
+import type { ShellAnalysis } from "./shell-commands.js";
+import { baseName, type DecodedWord } from "./shell-words.js";
+
 /** Where the wrapped command is, among the words after the wrapper's name. */
 export type WrapperResult =
   /** The command starts at word `start`. */
@@ -211,3 +214,29 @@ export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
     }),
   ],
 ]);
+
+/** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`) runs `cmd` for each file. */
+export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void {
+  for (let index = 0; index < tail.length; index++) {
+    if (!/^-(?:exec|execdir|ok|okdir)$/.test(tail[index]?.text ?? "")) {
+      continue;
+    }
+    const end = tail.findIndex(
+      (word, at) => at > index && (word.text === ";" || word.text === "+"),
+    );
+    const words = tail.slice(index + 1, end === -1 ? undefined : end);
+    const name = words[0];
+    if (name === undefined || name.computed || name.pattern) {
+      analysis.unclear.push("find -exec of a computed command");
+      continue;
+    }
+    const text = [baseName(name.text), ...words.slice(1).map((word) => word.text)].join(" ");
+    analysis.commands.push({
+      words: words.map((word) => word.text),
+      forms: [text],
+      runs: words,
+      runsScript: false,
+      assigns: [],
+    });
+  }
+}

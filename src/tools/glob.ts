@@ -41,7 +41,7 @@ export const globTool = defineTool<GlobInput>({
   execute: (input, context) => runGuarded("glob", context.signal, () => globFiles(input, context)),
   scope: (input, cwd) => ({
     title: `Find ${input.pattern}${input.path === undefined ? "" : ` in ${input.path}`}`,
-    paths: [resolveToolPath(cwd, input.path ?? ".")],
+    paths: [resolve(resolveToolPath(cwd, input.path ?? "."), literalFolders(input.pattern))],
   }),
 });
 
@@ -85,6 +85,19 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
     );
   }
   return textResult(shown.join("\n"));
+}
+
+/**
+ * The folders a pattern names before its first `*` or `?` (`od/**` → `od`, `/tmp/x/*.ts` →
+ * `/tmp/x`), at least as deep as where the search starts ({@link splitStaticBase}): the gate
+ * judges that folder, so a pattern through a symlink leading outside the workspace asks as `view`
+ * and `grep` of it do (trial finding 16). The search never follows links below it.
+ */
+function literalFolders(pattern: string): string {
+  const segments = pattern.split("/");
+  const dynamic = segments.findIndex((segment) => /[*?]/.test(segment));
+  const folders = segments.slice(0, dynamic === -1 ? segments.length - 1 : dynamic).join("/");
+  return folders === "" && isAbsolute(pattern) ? "/" : folders;
 }
 
 /**

@@ -49,3 +49,29 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     expect(existsSync(join(repository, "x"))).toBe(true);
   });
 });
+
+describe("a rule naming another agent's spelling of a tool (trial finding 17)", () => {
+  test("--deny-tool 'Bash(rm *)' and a config file's 'shell(rm)' stop the run before anything runs", async ({
+    cli,
+    model,
+    repository,
+    home,
+  }) => {
+    await writeFile(join(repository, "x"), "keep me");
+    const flag = await cli(["-p", "delete x", "--allow-all-tools", "--deny-tool", "Bash(rm *)"]);
+    expect(flag).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr:
+        'turnloop: tool rule "Bash(rm *)" names no turnloop tool (names are lower-case: view, create, edit, grep, glob, bash, update_plan, task_complete, mcp); did you mean bash(rm *)?\n',
+    });
+    const config = join(home, "config.json");
+    await writeFile(config, JSON.stringify({ permissions: { deny: ["shell(rm)"] } }));
+    const file = await cli(["-p", "delete x", "--allow-all-tools"]);
+    expect(file).toMatchObject({ code: 64, stdout: "" });
+    expect(file.stderr).toContain(`turnloop: ${config}: permissions.deny: tool rule "shell(rm)"`);
+    expect(file.stderr).toContain("did you mean bash(rm)?");
+    expect(model.requests.length).toBe(0);
+    expect(existsSync(join(repository, "x"))).toBe(true);
+  });
+});

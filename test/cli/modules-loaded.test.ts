@@ -72,9 +72,10 @@ const NOT_BEFORE_NEEDED =
  * had imported both first). 219 in session 13: `node:readline` loads when a question is asked
  * (cli/terminal-permission.ts, cli/mcp-trust-question.ts) and `node:tty` only to tell whether a
  * character device on stdin is a terminal (cli/prompt-input.ts), so a run that asks nothing with
- * stdin a pipe loads neither (218 seen; test/cli/prompt-io.test.ts checks Node's own list).
+ * stdin a pipe loads neither (222 seen; test/cli/prompt-io.test.ts checks Node's own list; 218
+ * before the permission rules' shell-environment.ts, git-aliases.ts and shell-redirects.ts).
  */
-const PROMPT_MODULE_BOUND = 219;
+const PROMPT_MODULE_BOUND = 222;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

@@ -35,6 +35,10 @@ describe("the command prefix an 'always' answer may grant", () => {
     ["echo (", undefined, []],
     ["npx tape x > out.txt", undefined, []],
     ["npx tape test/a.js 2>/dev/null", "npx tape *", []],
+    // None for a command that sets variables: the prefix would not cover it (trial finding 19).
+    ["GIT_DIR=x git status", undefined, []],
+    ["LC_ALL=C git status", "git status *", []],
+    ["npm test && export A=1", "npm test *", ["export A=1"]],
   ])("%s → %s", (command, pattern, notCovered) => {
     expect(commandPrefix(command)).toEqual(
       pattern === undefined ? undefined : { pattern, notCovered },

@@ -168,6 +168,75 @@ describe("allow rules cover only what they name, read as bash reads it", () => {
   });
 });
 
+describe("an allow rule does not cover a command that sets variables (trial finding 19)", () => {
+  const fsmonitor = `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0="touch pwned; false"`;
+  // The README's own rule, the prefix an "always" answer grants, and a config file's allow.
+  const allowStatus = { allow: parseRules(["bash(git status)", "bash(git diff *)", "bash(ls)"]) };
+  test.each<[string, Decision]>([
+    [`${fsmonitor} git status`, "asked"],
+    [`GIT_EXTERNAL_DIFF="touch pwned; true" git diff HEAD~1`, "asked"],
+    [`env ${fsmonitor} git status`, "asked"],
+    [`sudo GIT_SSH_COMMAND=x git status`, "asked"],
+    [`env -S 'GIT_CONFIG_COUNT=1 git status'`, "asked"],
+    [`export ${fsmonitor}; git status`, "asked"],
+    [`declare -x ${fsmonitor}; git status`, "asked"],
+    [`typeset -x GIT_DIR=x; git status`, "asked"],
+    [`export GIT_DIR; git status`, "asked"],
+    [`PATH=.:$PATH; git status`, "asked"],
+    [`set -a; GIT_DIR=x; git status`, "asked"],
+    [`git status && LD_PRELOAD=x ls`, "asked"],
+    // Inert variables with literal values, and arguments that merely look like assignments.
+    [`LC_ALL=C NO_COLOR=1 git status`, "allowed"],
+    [`env TZ=UTC git diff HEAD`, "allowed"],
+    [`TZ=$(rm x) git status`, "asked"],
+    [`git diff GIT_DIR=x`, "allowed"],
+    [`git status`, "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, allowStatus)).toBe(expected);
+  });
+
+  test("an 'always' answer for the whole command still covers it; deny rules ignore assignments", async () => {
+    const command = `${fsmonitor} git status`;
+    expect(await decide(command, { allow: parseRules([`bash(${command})`]) })).toBe("allowed");
+    const deny = { allowAllTools: true, deny: parseRules(["bash(git status)", "bash(rm *)"]) };
+    expect(await decide(command, deny)).toBe("denied");
+    expect(await decide("export A=1; env B=2 rm x", deny)).toBe("denied");
+    expect(await decide("export A=1; git log", { allowAllTools: true })).toBe("allowed");
+  });
+});
+
+describe("git's own aliases are read (trial finding 8)", () => {
+  const denyPush = { allowAllTools: true, deny: parseRules(["bash(rm *)", "bash(git push *)"]) };
+  test.each<[string, Decision]>([
+    [`git -c alias.x='!rm victim' x`, "denied"],
+    [`git -c alias.x="!rm" x victim`, "denied"],
+    [`git -c alias.p=push p bare HEAD:refs/heads/viaalias`, "denied"],
+    [`git -c Alias.P=push p bare`, "denied"],
+    [`git -c alias.a=b -c alias.b='!rm x' a`, "denied"],
+    [`git -c alias.p=push p`, "denied"],
+    [`git -c alias.s=status s`, "allowed"],
+    [`git -c alias.p=push -c user.name=x log`, "allowed"],
+    // An alias whose value is not in the text: a deny rule for git applies, one for rm asks.
+    [`git -c "alias.x=$y" x`, "denied"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyPush)).toBe(expected);
+  });
+
+  test.each([`git -c "alias.x=$y" x`, `git --config-env=alias.x=EVIL x`])(
+    "%j is asked under --deny-tool 'bash(rm *)'",
+    async (command) => {
+      expect(await decide(command, denyRm)).toBe("asked");
+    },
+  );
+
+  test("an allow rule judges what the alias runs", async () => {
+    const allowStatus = { allow: parseRules(["bash(git status)"]) };
+    expect(await decide("git -c alias.s=status s", allowStatus)).toBe("allowed");
+    expect(await decide("git -c alias.s=push s", allowStatus)).toBe("asked");
+    expect(await decide("git -c alias.status='!rm x' status", allowStatus)).toBe("asked");
+  });
+});
+
 describe("analyseShellCommand", () => {
   test("gives every simple command in its plain spellings, and why a command is unclear", () => {
     const analysis = analyseShellCommand(
