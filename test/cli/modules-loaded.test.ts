@@ -74,8 +74,12 @@ const NOT_BEFORE_NEEDED =
  * character device on stdin is a terminal (cli/prompt-input.ts), so a run that asks nothing with
  * stdin a pipe loads neither (222 seen; test/cli/prompt-io.test.ts checks Node's own list; 218
  * before the permission rules' shell-environment.ts, git-aliases.ts and shell-redirects.ts).
+ * 225 in session 14: `auto`'s question about edits where git finds hooks and config
+ * (permissions/permission-decision.ts reads tools/sandbox/configured-places.ts, which reads
+ * git-folders.ts and real-paths.ts); they share the permissions' bundle chunk, so no file is
+ * added to what `-p` reads.
  */
-const PROMPT_MODULE_BOUND = 222;
+const PROMPT_MODULE_BOUND = 225;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
