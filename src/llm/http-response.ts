@@ -240,49 +240,11 @@ export function bodyStream(
   socketOwner: IncomingMessage,
   map?: BodyMap,
 ): ReadableStream<Uint8Array> {
-  let finished = false;
-  let cancelled = false;
-  let pieces: Buffer[] = [];
+  const state: BodyState = { finished: false, cancelled: false, pieces: [] };
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        const enqueue = (bytes: Uint8Array | undefined) => {
-          if (bytes !== undefined && bytes.byteLength > 0) {
-            controller.enqueue(bytes);
-          }
-        };
-        // Runs once the socket read that brought the pieces is handled (a microtask).
-        const deliver = () => {
-          if (pieces.length === 0 || finished) {
-            return;
-          }
-          const bytes = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
-          pieces = [];
-          enqueue(map === undefined ? bytes : map.take(bytes));
-          if ((controller.desiredSize ?? 0) <= 0) {
-            source.pause();
-          }
-        };
-        source.on("data", (chunk: Buffer) => {
-          pieces.push(chunk);
-          if (pieces.length === 1) {
-            queueMicrotask(deliver);
-          }
-        });
-        source.on("end", () => {
-          deliver();
-          finished = true;
-          enqueue(map?.end());
-          closeTwoTurnsLater(controller, () => cancelled);
-        });
-        const fail = (error: Error) => {
-          deliver();
-          if (!finished) {
-            finished = true;
-            controller.error(terminated(error));
-          }
-        };
-        onBreak(source, socketOwner, fail, () => finished);
+        feedBody(controller, source, socketOwner, state, map);
       },
       pull() {
         if (source.isPaused()) {
@@ -290,15 +252,73 @@ export function bodyStream(
         }
       },
       cancel() {
-        finished = true;
-        cancelled = true;
-        pieces = [];
+        state.finished = true;
+        state.cancelled = true;
+        state.pieces = [];
         socketOwner.destroy();
         source.destroy();
       },
     },
     { highWaterMark: BODY_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
   );
+}
+
+/** A {@link bodyStream}'s progress: ended or failed, cancelled, pieces not yet delivered. */
+interface BodyState {
+  finished: boolean;
+  cancelled: boolean;
+  pieces: Buffer[];
+}
+
+/**
+ * Feeds `controller` from `source`: the pieces of one socket read in one chunk (or what `map`
+ * makes of them), `source` paused while the stream is full, ended or errored with the response.
+ */
+function feedBody(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  source: NodeJS.ReadableStream & { destroy(error?: Error): void },
+  socketOwner: IncomingMessage,
+  state: BodyState,
+  map: BodyMap | undefined,
+): void {
+  const enqueue = (bytes: Uint8Array | undefined) => {
+    if (bytes !== undefined && bytes.byteLength > 0) {
+      controller.enqueue(bytes);
+    }
+  };
+  // Runs once the socket read that brought the pieces is handled (a microtask).
+  const deliver = () => {
+    const { pieces } = state;
+    if (pieces.length === 0 || state.finished) {
+      return;
+    }
+    const bytes = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
+    state.pieces = [];
+    enqueue(map === undefined ? bytes : map.take(bytes));
+    if ((controller.desiredSize ?? 0) <= 0) {
+      source.pause();
+    }
+  };
+  source.on("data", (chunk: Buffer) => {
+    state.pieces.push(chunk);
+    if (state.pieces.length === 1) {
+      queueMicrotask(deliver);
+    }
+  });
+  source.on("end", () => {
+    deliver();
+    state.finished = true;
+    enqueue(map?.end());
+    closeTwoTurnsLater(controller, () => state.cancelled);
+  });
+  const fail = (error: Error) => {
+    deliver();
+    if (!state.finished) {
+      state.finished = true;
+      controller.error(terminated(error));
+    }
+  };
+  onBreak(source, socketOwner, fail, () => state.finished);
 }
 
 /**

@@ -15,6 +15,17 @@ export interface OpeningOptions {
   resumeDetails?: ResumeDetails;
 }
 
+/**
+ * How a new session is created (session.ts `Session.create`): `sessionId`, chosen by the app
+ * (default a new UUID); `saveAtFirstPrompt`, nothing stored and no lease until the first
+ * `user.message`, and `morePrompts`, the interactive face's way of it (deferred-appender.ts).
+ */
+export interface CreationOptions extends OpeningOptions {
+  sessionId?: string;
+  saveAtFirstPrompt?: boolean;
+  morePrompts?: boolean;
+}
+
 /** The `session.start` data of a new session `sessionId` in `cwd` with `model`, started now. */
 export function startData(
   sessionId: string,

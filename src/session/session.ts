@@ -13,7 +13,7 @@ import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, firstWrite, unsavedLog } from "./deferred-appender.js";
 import { createAppender, followOthers } from "./idle-lease.js";
 import { interruptedResults } from "./interrupted-results.js";
-import { type OpeningOptions, startData } from "./opening.js";
+import { type CreationOptions, type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
 import { repairNotice } from "./repair-notice.js";
@@ -113,11 +113,9 @@ export class Session {
   }
 
   /**
-   * Starts a new session in `store` and commits its `session.start`. `options.sessionId` lets an
-   * app choose the id (the Copilot SDK does); default a new UUID; {@link OpeningOptions}. Holds
-   * the session's writer lease until {@link close}. `options.saveAtFirstPrompt`: nothing stored,
-   * no lease, until the first `user.message` (deferred-appender.ts; the CLI faces use it);
-   * `options.morePrompts`: the interactive face's (deferred-appender.ts `morePrompts`).
+   * Starts a new session in `store` and commits its `session.start` ({@link CreationOptions}:
+   * the Copilot SDK chooses the id; the CLI faces save at the first prompt). Holds the session's
+   * writer lease until {@link close}.
    * @throws InvalidSessionIdError for an unsafe id; SessionLockedError when another process has
    * a session with that id open; Error when a session with that id exists; StorageError when
    * its first write fails (deferred-appender.ts `firstWrite`: nothing is left of it).
@@ -126,11 +124,7 @@ export class Session {
     store: SessionStore,
     cwd: string,
     model: string,
-    options: OpeningOptions & {
-      sessionId?: string;
-      saveAtFirstPrompt?: boolean;
-      morePrompts?: boolean;
-    } = {},
+    options: CreationOptions = {},
   ): Promise<Session> {
     const sessionId =
       options.sessionId === undefined ? newSessionId() : validateSessionId(options.sessionId);

@@ -1,6 +1,5 @@
-import { lstatSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { commonFolder, pointedFolder } from "./git-folders.js";
+import { commonFolder, lstatOf, pointedFolder, readTextOf } from "./git-folders.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 
 /**
@@ -157,20 +156,4 @@ function configValue(raw: string): string {
     }
   }
   return value.trim();
-}
-
-function readTextOf(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
 }

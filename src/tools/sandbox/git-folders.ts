@@ -218,7 +218,8 @@ function entriesOf(folder: string): Dirent[] {
   }
 }
 
-function readTextOf(path: string): string | undefined {
+/** The text of the file at `path`, or undefined when it cannot be read. */
+export function readTextOf(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -235,7 +236,8 @@ function realFolderOf(path: string): string | undefined {
   }
 }
 
-function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
+/** What `path` itself is (a link is not followed), or undefined when it is not there. */
+export function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
   try {
     return lstatSync(path, { throwIfNoEntry: false });
   } catch {
