@@ -154,7 +154,9 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
       const creating = owner.create("s2");
       await lock.query("SELECT pg_advisory_unlock(4242)");
       await failed;
-      cleanups.push(async () => (await creating).close());
+      // The lease must be claimed before the prompt is sent (a gate, not the scheduler's luck).
+      const created = await creating;
+      cleanups.push(() => created.close());
     } finally {
       lock.release();
     }
