@@ -18,9 +18,15 @@
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { gitAlias } from "./git-aliases.js";
-import { assignedVariables, wrapperAssignments } from "./shell-environment.js";
+import { assignedVariables, nodeAssignments, wrapperAssignments } from "./shell-environment.js";
 import { redirectWritesFile } from "./shell-redirects.js";
-import { baseName, type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
+import {
+  baseName,
+  type DecodedWord,
+  decodeWord,
+  expansionRunsCode,
+  sourceOf,
+} from "./shell-words.js";
 import { readFindExec, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
 
 export { baseName } from "./shell-words.js";
@@ -149,12 +155,16 @@ function visit(context: ReadContext, node: ShellNode): void {
       return;
     case "Redirect":
       context.analysis.writesFiles ||= redirectWritesFile(context.sh, node, context.source);
+      addAssignments(context, node);
+      return;
+    case "WordIter":
+      addAssignments(context, node);
       return;
     case "DeclClause":
       readDeclaration(context, node);
       return;
     case "ParamExp":
-      if (runsCode(node)) {
+      if (expansionRunsCode(node)) {
         analysis.unclear.push(`an expansion that can run code (${sourceOf(node, source)})`);
       }
       return;
@@ -170,21 +180,18 @@ function visit(context: ReadContext, node: ShellNode): void {
   }
 }
 
-/** `${x@P}`, `${a[i]}`, `${!x}`, `${x/a/b}` …: operators that evaluate or re-read a value. */
-function runsCode(node: ShellNode): boolean {
-  return (
-    Boolean(node.Exp) ||
-    Boolean(node.Index) ||
-    node.Excl === true ||
-    Boolean(node.Repl) ||
-    Boolean(node.Slice)
-  );
-}
-
 /** `export A=1`, `declare -x A`, `local a`, `readonly A=1` …: a command setting variables. */
 function readDeclaration({ sh, source, analysis }: ReadContext, node: ShellNode): void {
   const assigns = assignedVariables(sh, (node.Args as ShellNode[] | null) ?? [], source);
   addSettingCommand(analysis, sourceOf(node, source), assigns);
+}
+
+/** A loop or `{NAME}>` redirection setting a variable that may be exported, as a setting command. */
+function addAssignments({ sh, source, analysis }: ReadContext, node: ShellNode): void {
+  const assigns = nodeAssignments(sh, node);
+  if (assigns.length > 0) {
+    addSettingCommand(analysis, sourceOf(node, source), assigns);
+  }
 }
 
 /** A command that only sets variables (`A=1`, `export A=1`), as written. */

@@ -64,3 +64,23 @@ export function wrapperAssignments(words: readonly DecodedWord[]): string[] {
     return name === undefined || (INERT_VARIABLES.has(name) && !word.computed) ? [] : [name];
   });
 }
+
+/**
+ * The variable a loop or a redirection sets (mvdan-sh's `WordIter`, `Redirect`), or none:
+ * - `for NAME in …` / `select NAME in …`, when it may be exported: a name with a capital letter
+ *   (`HOME`, `PATH`, `GIT_DIR`: programs read theirs in capitals) or a proxy variable
+ *   (`http_proxy`). `for HOME in ./x; do git status; done` runs git with another home, whose
+ *   `.gitconfig` can run any program (a fresh user's check); `for f in *.ts` sets a shell
+ *   variable only.
+ * - `{NAME}>file`, which stores the descriptor's number in `NAME`, any name:
+ *   `{ git status; } {HOME}>/dev/null` runs git with `HOME=10`.
+ */
+export function nodeAssignments(sh: ShellSyntax, node: ShellNode): string[] {
+  if (sh.NodeType(node) === "WordIter") {
+    const name = (node.Name as ShellNode | null)?.Value;
+    return typeof name === "string" && (/[A-Z]/.test(name) || /_proxy$/i.test(name)) ? [name] : [];
+  }
+  const descriptor = (node.N as ShellNode | null)?.Value;
+  const name = typeof descriptor === "string" ? /^\{(\w+)\}$/.exec(descriptor)?.[1] : undefined;
+  return name === undefined ? [] : [name];
+}

@@ -119,3 +119,14 @@ export function baseName(word: string): string {
   const slash = word.lastIndexOf("/");
   return slash === -1 || slash === word.length - 1 ? word : word.slice(slash + 1);
 }
+
+/** `${x@P}`, `${a[i]}`, `${!x}`, `${x/a/b}` …: operators that evaluate or re-read a value. */
+export function expansionRunsCode(node: ShellNode): boolean {
+  return (
+    Boolean(node.Exp) ||
+    Boolean(node.Index) ||
+    node.Excl === true ||
+    Boolean(node.Repl) ||
+    Boolean(node.Slice)
+  );
+}

@@ -185,6 +185,15 @@ describe("an allow rule does not cover a command that sets variables (trial find
     [`PATH=.:$PATH; git status`, "asked"],
     [`set -a; GIT_DIR=x; git status`, "asked"],
     [`git status && LD_PRELOAD=x ls`, "asked"],
+    // A loop variable or a `{NAME}>` descriptor sets the variable too (a fresh user's check).
+    [`for HOME in ./x; do git status; done`, "asked"],
+    [`for PATH in ./bin:/usr/bin; do git status; done`, "asked"],
+    [`select https_proxy in x; do git status; done`, "asked"],
+    [`{ git status; } {HOME}>/dev/null`, "asked"],
+    [`( git status ) {HOME}>/dev/null`, "asked"],
+    [`git status {fd}>/dev/null`, "asked"],
+    [`for f in a b; do git status; done`, "allowed"],
+    [`git status 2>/dev/null`, "allowed"],
     // Inert variables with literal values, and arguments that merely look like assignments.
     [`LC_ALL=C NO_COLOR=1 git status`, "allowed"],
     [`env TZ=UTC git diff HEAD`, "allowed"],
