@@ -344,7 +344,7 @@ async function promptText(
   return {
     ok: true,
     text:
-      piped === undefined || piped === ""
+      piped === undefined || piped.trim() === ""
         ? options.prompt
         : withStdinAttachment(options.prompt, piped),
   };

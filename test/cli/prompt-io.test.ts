@@ -150,8 +150,8 @@ describe("stdin", () => {
   });
 
   test("a blank prompt is a usage error: no request, no session", async ({ cli, model, home }) => {
-    for (const text of ["", "  \n "]) {
-      const blank = await cli(["-p", text]);
+    for (const [text, stdin] of [["", undefined], ["  \n ", undefined], ["  ", "\n \n"]]) {
+      const blank = await cli(["-p", text ?? ""], stdin === undefined ? {} : { stdin });
       expect({ code: blank.code, stdout: blank.stdout, stderr: blank.stderr }).toEqual({
         code: 64,
         stdout: "",
