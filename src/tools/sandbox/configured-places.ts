@@ -13,41 +13,44 @@ export interface ConfiguredPlace {
   kind: "hooks" | "include";
 }
 
+/** How deep git follows includes (git's config.c, `MAX_INCLUDE_DEPTH`). */
+const INCLUDE_DEPTH = 10;
+
 /**
  * The {@link ConfiguredPlace}s of the repository of each `.git` entry in `entries`, as absolute
- * paths, whether they exist or not. Read from the repository's `config` (its common folder's, for
- * a linked worktree), its `config.worktree` and the files they include (one level), the last
- * `core.hooksPath` winning (an included file's counted after its including file's); a relative hooks path is taken from the work tree's top (the `.git`
- * entry's folder: githooks(5) runs hooks there), a relative include from the including file's
- * folder, `~/` from `home`. A hooks folder named `_` brings the folder above it too: husky 9's
- * hooks there run the scripts of that folder (`.husky/pre-commit`).
+ * paths, whether they exist or not. Read as git reads its config (git-config(1), "FILES"): the
+ * system's (`/etc/gitconfig`), the user's (`~/.config/git/config`, `~/.gitconfig`, under `home`),
+ * then the repository's `config` (its common folder's, for a linked worktree) and its
+ * `config.worktree`, each with the files it includes, as deep as git follows them; the last
+ * `core.hooksPath` wins (an included file's counted after its including file's). A relative hooks
+ * path is taken from the work tree's top (the `.git` entry's folder: githooks(5) runs hooks
+ * there), a relative include from the including file's folder, `~/` from `home`. A hooks folder
+ * named `_` brings the folder above it too: husky 9's hooks there run the scripts of that folder
+ * (`.husky/pre-commit`). The user's `XDG_CONFIG_HOME`, when it is set elsewhere, is not read.
  */
 export function configuredPlacesOf(entries: readonly string[], home: string): ConfiguredPlace[] {
   const places = new Map<string, ConfiguredPlace>();
   const add = (path: string, kind: ConfiguredPlace["kind"]) => places.set(path, { path, kind });
   const expand = (value: string, base: string) =>
     value.startsWith("~/") ? resolve(home, value.slice(2)) : resolve(base, value);
+  const include = (path: string) => add(path, "include");
+  const read = (files: readonly string[], hooksPath: string | undefined) => {
+    const seen = new Set<string>();
+    return files.reduce(
+      (last, file) => readConfigFile(file, expand, include, seen) ?? last,
+      hooksPath,
+    );
+  };
+  const userConfig = ["/etc/gitconfig", join(home, ".config/git/config"), join(home, ".gitconfig")];
+  const userHooksPath = read(userConfig, undefined);
   for (const entry of entries) {
     const gitDirectory = gitDirectoryOf(entry);
     if (gitDirectory === undefined) {
       continue;
     }
     const common = commonFolder(gitDirectory) ?? gitDirectory;
-    let hooksPath: string | undefined;
-    for (const file of [join(common, "config"), join(gitDirectory, "config.worktree")]) {
-      const values = configValuesIn(readTextOf(file) ?? "");
-      const included = values.includes
-        .filter((value) => value !== "")
-        .map((value) => expand(value, dirname(file)));
-      for (const include of included) {
-        add(include, "include");
-      }
-      const found = [
-        values.hooksPath,
-        ...included.map((path) => configValuesIn(readTextOf(path) ?? "").hooksPath),
-      ];
-      hooksPath = found.reduce((last, next) => next ?? last, hooksPath);
-    }
+    const repositoryConfig = [join(common, "config"), join(gitDirectory, "config.worktree")];
+    const hooksPath = read(repositoryConfig, userHooksPath);
     if (hooksPath !== undefined && hooksPath !== "") {
       const folder = expand(hooksPath, dirname(entry));
       add(folder, "hooks");
@@ -57,6 +60,32 @@ export function configuredPlacesOf(entries: readonly string[], home: string): Co
     }
   }
   return [...places.values()];
+}
+
+/**
+ * Reads one git config `file` and the files it includes, as deep as {@link INCLUDE_DEPTH} (each
+ * given to `include`; one already in `seen`, the files read for this chain, is not read again:
+ * a cycle); the last `core.hooksPath` among them, or undefined.
+ */
+function readConfigFile(
+  file: string,
+  expand: (value: string, base: string) => string,
+  include: (path: string) => void,
+  seen: Set<string>,
+  depth = 0,
+): string | undefined {
+  seen.add(file);
+  const values = configValuesIn(readTextOf(file) ?? "");
+  let hooksPath = values.hooksPath;
+  for (const value of values.includes) {
+    const path = value === "" ? undefined : expand(value, dirname(file));
+    if (path === undefined || seen.has(path) || depth >= INCLUDE_DEPTH) {
+      continue;
+    }
+    include(path);
+    hooksPath = readConfigFile(path, expand, include, seen, depth + 1) ?? hooksPath;
+  }
+  return hooksPath;
 }
 
 /**

@@ -114,6 +114,25 @@ describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath
     );
   });
 
+  it("a file an included file includes is read-only too (a fresh user's check)", async () => {
+    git(project, "config", "--add", "include.path", "../shared.gitconfig");
+    await writeFile(join(project, "shared.gitconfig"), "[include]\n\tpath = nested.gitconfig\n");
+    await writeFile(join(project, "nested.gitconfig"), "[alias]\n\tst = status\n");
+    const evil = `[core]\\n\\tfsmonitor = \\"touch ${marker}; false\\"\\n`;
+    const result = await run(`printf '${evil}' >> nested.gitconfig`);
+    expect(result.output).toBe("bash: line 1: nested.gitconfig: Read-only file system\n");
+    git(project, "status", "--short");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("the hooks folder the user's own ~/.gitconfig names is read-only too (a fresh user's check)", async () => {
+    await writeFile(join(fixture.home, ".gitconfig"), "[core]\n\thooksPath = .githooks\n");
+    await mkdir(join(project, ".githooks"));
+    const result = await run(plant(".githooks/pre-commit"));
+    expect(result.output).toBe("bash: line 1: .githooks/pre-commit: Read-only file system\n");
+    expect(existsSync(join(project, ".githooks", "pre-commit"))).toBe(false);
+  });
+
   it("a hooks folder that does not exist yet: the one the command makes is removed", async () => {
     git(project, "config", "core.hooksPath", ".githooks");
     const result = await run(`mkdir .githooks && ${plant(".githooks/pre-commit")} && echo planted`);
