@@ -150,7 +150,11 @@ describe("stdin", () => {
   });
 
   test("a blank prompt is a usage error: no request, no session", async ({ cli, model, home }) => {
-    for (const [text, stdin] of [["", undefined], ["  \n ", undefined], ["  ", "\n \n"]]) {
+    for (const [text, stdin] of [
+      ["", undefined],
+      ["  \n ", undefined],
+      ["  ", "\n \n"],
+    ]) {
       const blank = await cli(["-p", text ?? ""], stdin === undefined ? {} : { stdin });
       expect({ code: blank.code, stdout: blank.stdout, stderr: blank.stderr }).toEqual({
         code: 64,
