@@ -90,3 +90,14 @@ function prefixChoice(
   }
   return `${key("[p]")} yes, always for ${prefix.rule} in this session${stillAskedNote(prefix.notCovered)}`;
 }
+
+/**
+ * What a question says to a line that is none of its answers ({@link answerFor}), then its
+ * prompt again: `"maybe" is not an answer; type y, a, p, n or t > ` (the line cut at 40 characters).
+ */
+export function notAnAnswer(request: PermissionRequest, typed: string): string {
+  const line = typed.trim();
+  const shown = line.length > 40 ? `${line.slice(0, 40)}…` : line;
+  const keys = `y, a, ${request.prefix === undefined ? "" : "p, "}n or t`;
+  return `${JSON.stringify(shown)} is not an answer; type ${keys} > `;
+}

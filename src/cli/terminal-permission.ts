@@ -5,8 +5,8 @@ import type {
 } from "../permissions/permission-decision.js";
 import {
   answerFor,
+  notAnAnswer,
   permissionChoices,
-  SAID_NO,
   TELL_QUESTION,
   toldReply,
 } from "./permission-answers.js";
@@ -18,7 +18,7 @@ import { permissionHeadline, permissionPreview } from "./permission-preview.js";
  * from `input` (a TTY), read by {@link answerFor}: `y` allows once,
  * `a` allows this exact call for the rest of the session, `p` (when offered) every call with the
  * command's prefix, `t` denies and asks for a reason that goes into the tool result for the
- * model, `n` (or anything else) denies. End of input (Ctrl-D) is no answer, not a no: it calls
+ * model, `n` denies, and anything else is asked again ({@link notAnAnswer}). End of input (Ctrl-D) is no answer, not a no: it calls
  * `cancelPrompt` and answers `cancelled`, as cancelling the prompt closes the question and
  * answers `cancelled` (case 04); after `t` it is a no without a reason.
  */
@@ -53,16 +53,21 @@ export function terminalPermission(
       const onAbort = () => finish({ decision: "cancelled" });
       signal.addEventListener("abort", onAbort, { once: true });
       output.write(question);
-      lines.once("line", (line) => {
-        const answer = answerFor(request, line) ?? SAID_NO;
-        if (answer !== "tell") {
+      const onLine = (line: string) => {
+        const answer = answerFor(request, line);
+        if (answer === undefined) {
+          // Not one of the answers: asked again, as the plain-line face does (a fresh user's trial).
+          output.write(notAnAnswer(request, line));
+          lines.once("line", onLine);
+        } else if (answer !== "tell") {
           finish(answer);
-          return;
+        } else {
+          told = true;
+          output.write(`  ${TELL_QUESTION} > `);
+          lines.once("line", (reason) => finish(toldReply(reason)));
         }
-        told = true;
-        output.write(`  ${TELL_QUESTION} > `);
-        lines.once("line", (reason) => finish(toldReply(reason)));
-      });
+      };
+      lines.once("line", onLine);
       lines.once("close", () => {
         if (settled) {
           return;

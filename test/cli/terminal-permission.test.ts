@@ -41,9 +41,18 @@ describe("the terminal question", () => {
     ["a", { decision: "allow", scope: "session" }],
     ["always", { decision: "allow", scope: "session" }],
     ["n", { decision: "deny", scope: "once", reason: "the user said no" }],
-    ["whatever", { decision: "deny", scope: "once", reason: "the user said no" }],
   ] as const)("typing %s answers %j", async (typed, expected) => {
     expect((await answer(typed)).reply).toEqual(expected);
+  });
+
+  test("a line that is none of the answers is asked again, naming the keys, not taken as a no", async () => {
+    const { reply, shown } = await answer("whatever\n\nn");
+    expect(reply).toEqual({ decision: "deny", scope: "once", reason: "the user said no" });
+    expect(shown.split("> ").slice(1)).toEqual([
+      '"whatever" is not an answer; type y, a, n or t ',
+      '"" is not an answer; type y, a, n or t ',
+      "",
+    ]);
   });
 
   test("a command with a prefix offers it, says what it leaves out, and 'p' grants it", async () => {
@@ -66,12 +75,10 @@ describe("the terminal question", () => {
         "> ",
       ].join("\n"),
     );
-    // Without a prefix on offer, "p" is no answer: it denies like any other key.
-    expect((await answer("p")).reply).toEqual({
-      decision: "deny",
-      scope: "once",
-      reason: "the user said no",
-    });
+    // Without a prefix on offer, "p" is no answer: it is asked again, as any other key is.
+    const without = await answer("p\ny");
+    expect(without.reply).toEqual({ decision: "allow", scope: "once" });
+    expect(without.shown).toContain('"p" is not an answer; type y, a, n or t > ');
   });
 
   test("shows what is asked and what 'always' would allow", async () => {

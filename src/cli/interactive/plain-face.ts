@@ -3,7 +3,13 @@ import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import { answerFor, permissionChoices, TELL_QUESTION, toldReply } from "../permission-answers.js";
+import {
+  answerFor,
+  notAnAnswer,
+  permissionChoices,
+  TELL_QUESTION,
+  toldReply,
+} from "../permission-answers.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
@@ -189,12 +195,6 @@ async function askOnLines(
     if (answer !== undefined) {
       return answer;
     }
-    const shown = typed.trim().length > 40 ? `${typed.trim().slice(0, 40)}…` : typed.trim();
-    question = `\n${JSON.stringify(shown)} is not an answer; type ${offeredKeys(request)} > `;
+    question = `\n${notAnAnswer(request, typed)}`;
   }
-}
-
-/** The keys a question offers, as its choices list them: `y, a, p, n or t`. */
-function offeredKeys(request: Parameters<ConversationView["ask"]>[0]): string {
-  return `y, a, ${request.prefix === undefined ? "" : "p, "}n or t`;
 }
