@@ -68,7 +68,7 @@ export function notesForUnmetTargets(context) {
     const promptFiles = details.loadedFiles?.prompt;
     if (promptFiles !== undefined) {
       lines.push(
-        `- The whole run loads ${promptFiles.files} files (${promptFiles.bundleFiles} of turnloop's bundle, holding ${promptFiles.sourceModules} source modules; the rest from packages outside the bundle) and ${promptFiles.builtins} of Node's own modules; each file costs a resolve, a read and a compile.`,
+        `- The whole run loads ${promptFiles.files} files (${promptFiles.bundleFiles} of turnloop's bundle, holding ${promptFiles.sourceModules} source modules; the rest from packages outside the bundle), each costing a resolve, a read and a compile, and asks for ${promptFiles.builtins} of Node's built-in modules by name (those load Node's internal modules in turn, which are not counted here).`,
       );
     }
     if (details.profiles?.onePrompt !== undefined) {
@@ -175,7 +175,7 @@ export function notesForUnmetTargets(context) {
     const acpFiles = details.loadedFiles?.acp;
     if (acpFiles !== undefined) {
       lines.push(
-        `- The whole ACP scenario loads ${acpFiles.files} files (${acpFiles.bundleFiles} of turnloop's bundle, holding ${acpFiles.sourceModules} source modules) and ${acpFiles.builtins} of Node's own modules.`,
+        `- The whole ACP scenario loads ${acpFiles.files} files (${acpFiles.bundleFiles} of turnloop's bundle, holding ${acpFiles.sourceModules} source modules) and asks for ${acpFiles.builtins} of Node's built-in modules by name.`,
       );
     }
     lines.push(

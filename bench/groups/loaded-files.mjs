@@ -24,7 +24,7 @@ const RECORDER = fileURLToPath(new URL("../../test/support/module-recorder.mjs",
 /**
  * @typedef {object} LoadedFiles
  * @property {number} files Unique files read (bundle files and package files), Node's own excluded.
- * @property {number} bundleFiles Files of turnloop's bundle (`dist/cli/**`).
+ * @property {number} bundleFiles Files of turnloop's bundle (`dist/cli/**`, its scripts in `dist/cli/scripts/` included).
  * @property {number} sourceModules Source modules those bundle files hold (`dist/cli/chunks/inputs.json`).
  * @property {number} builtins Node's own modules (`node:…`).
  * @property {Record<string, number>} perPackage Files read outside the bundle, per package.
@@ -95,7 +95,9 @@ function countLoaded(text, cliPath) {
       builtins++;
       continue;
     }
-    const inBundle = bundled[relative(cliFolder, fileURLToPath(url))];
+    // A script of `dist/cli/scripts/` holds what the file at the same place under `dist/cli/`
+    // does (test/support/loaded-modules.ts reads them the same way).
+    const inBundle = bundled[relative(cliFolder, fileURLToPath(url)).replace(/^scripts\//, "")];
     if (inBundle !== undefined) {
       bundleFiles++;
       for (const source of inBundle) {
