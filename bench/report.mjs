@@ -48,6 +48,33 @@ function revision(root) {
 }
 
 /**
+ * What this run's load was, from the 1-minute load averages taken before and after each group,
+ * and the `node -e 0` wall time measured in it (row 2a's floor), so that a reader can compare
+ * runs made on a quiet and on a busy machine.
+ * @param {import("./groups/common.mjs").Context} context
+ * @returns {string[]}
+ */
+function noiseParagraph(context) {
+  const oneMinute = context.loads
+    .flatMap((load) => [load.before, load.after])
+    .map((text) => Number.parseFloat(String(text).split(" ")[0] ?? ""))
+    .filter((value) => Number.isFinite(value));
+  const range =
+    oneMinute.length === 0
+      ? "not recorded"
+      : `${Math.min(...oneMinute).toFixed(2)}–${Math.max(...oneMinute).toFixed(2)}`;
+  /** @type {number | undefined} */
+  const nodeFloor = context.details.nodeFloor?.wall;
+  return [
+    `**Noise.** This 2-core machine is shared. The 1-minute load average (1.0 = one core busy) was ${range}`,
+    "over this run; each group's before → after is in the table. Wall times also follow the machine's",
+    `own speed, which varies from day to day${nodeFloor === undefined ? "" : ` (\`node -e 0\` took ${nodeFloor.toFixed(1)} ms in this run)`}: compare`,
+    "runs by the `× floor` ratios, whose floors are measured in the same run, and by CPU time (1c, 3c),",
+    "which is less sensitive to load than wall time.",
+  ];
+}
+
+/**
  * @param {string} path
  * @param {import("./groups/common.mjs").Context} context
  * @param {{startedAt: Date, seconds: number, memoryMethod: string, cpuModel: string,
@@ -71,10 +98,7 @@ export function writeReport(path, context, meta) {
     `Machine: ${meta.cpuCount} × ${meta.cpuModel}, Node ${process.version}, ${process.platform}. turnloop ${revision(context.root)}.`,
     `Peak RSS and CPU time of child processes: ${meta.memoryMethod === "gnu-time" ? "GNU `/usr/bin/time -v`" : "polling /proc/<pid>/status (VmHWM)"}; wall times: monotonic clock from spawn to exit, in the benchmark process.`,
     "",
-    "**Noise.** Other engineers were running test suites on this 2-core machine during these runs, so",
-    "wall-clock figures are inflated and noisy; the 1-minute load average before → after each group is",
-    "in the table (1.0 = one core busy). CPU time (1c) is less sensitive to load than wall time. Rerun",
-    "on a quiet machine before reading small differences.",
+    ...noiseParagraph(context),
     "",
     "Scenario (issue 6): one prompt, `What does notes.md say?`, that takes two model turns and one",
     "`view` of a small file, against the fake model of `bench/fake-model.mjs` (OpenAI Chat Completions",
