@@ -2,7 +2,7 @@
 
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { binCommand } from "../bin.mjs";
+import { binCommand, packageBin } from "../bin.mjs";
 import { runInProcess, runMeasured } from "../child.mjs";
 import { measureAcp } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
@@ -94,11 +94,11 @@ export async function benchDiagnostics(context) {
     directory,
   ];
 
-  // The one-prompt CLI run.
+  // The one-prompt CLI run, started as 1a's is: the package's `bin`.
   const model = await startFakeModelWorker({});
   try {
     const directory = profileDirectory("one-prompt");
-    const cli = binCommand(context.cliPath, ["-p", BENCH_PROMPT], flags(directory));
+    const cli = binCommand(packageBin(context.root), ["-p", BENCH_PROMPT], flags(directory));
     const result = await runMeasured(cli.command, cli.args, {
       cwd: context.repo,
       env: scenarioEnvironment(context, model.baseUrl),

@@ -9,7 +9,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { binCommand } from "../bin.mjs";
+import { binCommand, packageBin } from "../bin.mjs";
 import { runMeasured } from "../child.mjs";
 import { measureAcp } from "../faces.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
@@ -54,7 +54,7 @@ async function recordRun(context, face) {
     const env = { ...scenarioEnvironment(context, model.baseUrl), TURNLOOP_TEST_MODULE_LOG: log };
     const nodeArguments = ["--import", RECORDER];
     if (face === "prompt") {
-      const cli = binCommand(context.cliPath, ["-p", BENCH_PROMPT], nodeArguments);
+      const cli = binCommand(packageBin(context.root), ["-p", BENCH_PROMPT], nodeArguments);
       const result = await runMeasured(cli.command, cli.args, { cwd: context.repo, env });
       checkScenarioRun(result, await model.requests());
     } else {

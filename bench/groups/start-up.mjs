@@ -30,8 +30,11 @@ export async function benchOnePrompt(context) {
   const floorScript = join(benchDirectory, "floor-client.mjs");
   try {
     const env = scenarioEnvironment(context, model.baseUrl);
-    // The `bin` itself, as a user's shell starts it (bench/bin.mjs).
-    const { command: cli, args } = binCommand(context.cliPath, ["-p", BENCH_PROMPT]);
+    // The package's `bin`, what `turnloop -p` runs once installed or linked, started as a user's
+    // shell starts it (bench/bin.mjs); README's examples' `node dist/cli/main.js -p`, which goes
+    // through Node's ES module loader first, is row 1g, run interleaved with it.
+    const { command: cli, args } = binCommand(packageBin(context.root), ["-p", BENCH_PROMPT]);
+    const moduleEntry = binCommand(context.cliPath, ["-p", BENCH_PROMPT]);
     // Warm-up (disk cache, first session folder); its requests are the bodies the floor replays.
     await model.reset();
     const warmUp = await runMeasured(cli, args, { cwd: context.repo, env });
@@ -47,6 +50,7 @@ export async function benchOnePrompt(context) {
     const runs = [];
     const floors = [];
     const fetchFloors = [];
+    const moduleEntryRuns = [];
     for (let run = 0; run < settings.onePromptRuns; run++) {
       await model.reset();
       const result = await runMeasured(cli, args, { cwd: context.repo, env });
@@ -55,6 +59,13 @@ export async function benchOnePrompt(context) {
       runs.push({ result, requests });
       floors.push(await runMeasured(process.execPath, floorArgs, { env }));
       fetchFloors.push(await runMeasured(process.execPath, fetchFloorArgs, { env }));
+      await model.reset();
+      const viaModule = await runMeasured(moduleEntry.command, moduleEntry.args, {
+        cwd: context.repo,
+        env,
+      });
+      checkScenarioRun(viaModule, await model.requests());
+      moduleEntryRuns.push(viaModule);
     }
     const walls = runs.map((run) => run.result.wallMilliseconds);
     const rss = runs.map((run) => run.result.peakRssBytes);
@@ -77,7 +88,11 @@ export async function benchOnePrompt(context) {
     const floorCommand = `node bench/floor-client.mjs "$FAKE_MODEL"/v1 "$BODIES"   # the 2 request bodies turnloop sent, over node:http, via /usr/bin/time -v`;
     const floorLabel = "same 2 requests by a tiny node:http script";
     const runsText = `${settings.onePromptRuns} runs (+1 warm-up, which writes turnloop's code cache)`;
-    const command = cliCommand(`-p "${BENCH_PROMPT}"`);
+    const command = cliCommand(`-p "${BENCH_PROMPT}"`).replace(
+      "dist/cli/main.js",
+      "dist/cli/turnloop.cjs",
+    );
+    const moduleEntryWalls = moduleEntryRuns.map((result) => result.wallMilliseconds);
     context.rows.push(
       {
         id: "1a",
@@ -124,6 +139,17 @@ export async function benchOnePrompt(context) {
         floor: { value: floorWall, label: floorLabel },
         runs: runsText,
         command: `node bench/floor-client.mjs "$FAKE_MODEL"/v1 "$BODIES" --fetch   # via /usr/bin/time -v`,
+      },
+      {
+        id: "1g",
+        figure:
+          "… the same run started as README's examples start it, `node dist/cli/main.js -p` (an ES module: Node's ES module loader loads first)",
+        unit: "ms",
+        value: summarize(moduleEntryWalls).p50,
+        spread: minToMax(moduleEntryWalls),
+        floor: { value: floorWall, label: floorLabel },
+        runs: `${runsText}, interleaved with 1a's`,
+        command: cliCommand(`-p "${BENCH_PROMPT}"`),
       },
     );
 
