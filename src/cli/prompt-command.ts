@@ -10,7 +10,7 @@ import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
-import { PromptResultCollector } from "./prompt-result.js";
+import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
 import { type NotOpened, openPromptSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
@@ -208,10 +208,8 @@ function promptOutput(
   });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
-  if (format === "stream-json") {
-    session.openingEvents.forEach(printJson);
-  }
-  const show = format === "stream-json" ? printJson : renderer.handle;
+  const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
+  const show = lines?.show ?? renderer.handle;
   let errorShown = false; // One the log could not take (its last write failed) is no event.
   const unsubscribe = session.subscribe((event) => {
     errorShown ||= event.type === "session.error";
@@ -221,6 +219,7 @@ function promptOutput(
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
     const saved = session.unsavedLog() === undefined;
     const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
+    lines?.end();
     if (format === "json" || format === "stream-json") {
       printJson(result);
     } else if (options.quiet) {

@@ -38,6 +38,13 @@ function refusal(home: string, file: string, unsaved = "the session was not save
 const NOT_SAVED_YET =
   "the session is not saved yet: the next prompt that storage accepts saves it, this one included";
 
+/** A stream-json line: an event, or the result. */
+interface Line {
+  type: string;
+  data?: { sessionId?: string };
+  session_id?: string | null;
+}
+
 /** The `-p` summary line with its time cut out (timings are not asserted). */
 function withoutTime(stderr: string): string {
   return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
@@ -128,6 +135,35 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     expect([saved.code, saved.stdout]).toEqual([0, "Saved.\n"]);
     expect(await readdir(join(disk.home, "session-state"))).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
+  });
+
+  // Last session's check: stream-json printed a `session.start` with an id, then the result said
+  // `session_id: null`. No event line is printed until the session is stored.
+  test("-p --output-format stream-json: only the result line when unsaved; a saved one starts with its id", async ({
+    cli,
+    model,
+  }) => {
+    await disk.leave(1);
+    const result = await cli(["-p", "hi", "--output-format", "stream-json"], { env });
+    expect([result.code, result.stderr]).toEqual([1, ""]);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
+    expect(lines.map((line) => [line.type, line.session_id])).toEqual([["result", null]]);
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+
+    await disk.free();
+    model.enqueue({ text: "Saved." });
+    const saved = await cli(["-p", "hi", "--output-format", "stream-json"], { env });
+    expect(saved.code).toBe(0);
+    const events = saved.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
+    const id = events[0]?.data?.sessionId;
+    expect([events[0]?.type, events.at(-1)?.session_id]).toEqual(["session.start", id]);
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([id]);
   });
 
   // The server's session.create is the same first write; its error named no file (the bare

@@ -207,6 +207,27 @@ test("-p --output-format json with a database that refuses connections: session_
   });
 });
 
+// Last session's check: stream-json announced a session (`session.start` with an id) that was
+// never stored, then its result said `session_id: null`. Nothing but the result is printed.
+test("-p --output-format stream-json with a database that refuses connections: the result line alone", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli(["-p", "hi", "--output-format", "stream-json"], {
+    env: { TURNLOOP_DATABASE_URL: url },
+  });
+  expect(model.requests).toHaveLength(0);
+  expect([result.code, result.stderr]).toEqual([1, ""]);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+    type: "result",
+    session_id: null,
+    error: { type: "storage", message: expect.stringContaining("ECONNREFUSED") },
+  });
+});
+
 // A fresh user's check: the interactive face said the storage failure, then ended with "no
 // prompt was sent", which contradicted it. Its last line now says what happened.
 test("the piped interactive face with a database that refuses connections ends saying storage refused the prompt", async ({
