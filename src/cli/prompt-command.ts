@@ -249,13 +249,13 @@ function promptOutput(
 
 /**
  * In text mode on a terminal: Markdown rendering when stdout is a terminal and colour is allowed
- * (`NO_COLOR` unset), a waiting line on stderr when it is a terminal.
+ * (`NO_COLOR` unset), a waiting line and tool lines wrapped to its width when stderr is one.
  */
 async function terminalExtras(
   options: PromptOptions,
   io: PromptIo,
   spinner: Spinner | undefined,
-): Promise<Pick<RendererOptions, "markdown" | "spinner">> {
+): Promise<Pick<RendererOptions, "markdown" | "spinner" | "wrap">> {
   if (options.outputFormat !== "text" || options.quiet) {
     return {};
   }
@@ -266,6 +266,16 @@ async function terminalExtras(
       ? { markdown: await (await import("./markdown.js")).markdownRenderer(width) }
       : {}),
     ...(spinner === undefined ? {} : { spinner }),
+    ...(io.interactive ? { wrap: await stderrWrap(io.stderr) } : {}),
+  };
+}
+
+/** A line as rows of `stderr`'s width as it is now (text-wrap.ts); as it is where it has none. */
+async function stderrWrap(stderr: NodeJS.WritableStream): Promise<(line: string) => string[]> {
+  const { wrapLine } = await import("./text-wrap.js");
+  return (line) => {
+    const columns = (stderr as { columns?: number }).columns;
+    return columns === undefined || !(columns > 0) ? [line] : wrapLine(line, columns);
   };
 }
 
