@@ -10,7 +10,7 @@ import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
-import { PromptResultCollector } from "./prompt-result.js";
+import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
 import { type NotOpened, openPromptSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
@@ -208,10 +208,8 @@ function promptOutput(
   });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
-  if (format === "stream-json") {
-    session.openingEvents.forEach(printJson);
-  }
-  const show = format === "stream-json" ? printJson : renderer.handle;
+  const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
+  const show = lines?.show ?? renderer.handle;
   let errorShown = false; // One the log could not take (its last write failed) is no event.
   const unsubscribe = session.subscribe((event) => {
     errorShown ||= event.type === "session.error";
@@ -221,6 +219,7 @@ function promptOutput(
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
     const saved = session.unsavedLog() === undefined;
     const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
+    lines?.end();
     if (format === "json" || format === "stream-json") {
       printJson(result);
     } else if (options.quiet) {
@@ -250,13 +249,13 @@ function promptOutput(
 
 /**
  * In text mode on a terminal: Markdown rendering when stdout is a terminal and colour is allowed
- * (`NO_COLOR` unset), a waiting line on stderr when it is a terminal.
+ * (`NO_COLOR` unset), a waiting line and tool lines wrapped to its width when stderr is one.
  */
 async function terminalExtras(
   options: PromptOptions,
   io: PromptIo,
   spinner: Spinner | undefined,
-): Promise<Pick<RendererOptions, "markdown" | "spinner">> {
+): Promise<Pick<RendererOptions, "markdown" | "spinner" | "wrap">> {
   if (options.outputFormat !== "text" || options.quiet) {
     return {};
   }
@@ -267,6 +266,16 @@ async function terminalExtras(
       ? { markdown: await (await import("./markdown.js")).markdownRenderer(width) }
       : {}),
     ...(spinner === undefined ? {} : { spinner }),
+    ...(io.interactive ? { wrap: await stderrWrap(io.stderr) } : {}),
+  };
+}
+
+/** A line as rows of `stderr`'s width as it is now (text-wrap.ts); as it is where it has none. */
+async function stderrWrap(stderr: NodeJS.WritableStream): Promise<(line: string) => string[]> {
+  const { wrapLine } = await import("./text-wrap.js");
+  return (line) => {
+    const columns = (stderr as { columns?: number }).columns;
+    return columns === undefined || !(columns > 0) ? [line] : wrapLine(line, columns);
   };
 }
 

@@ -1,5 +1,6 @@
 import type { PromptOutcome } from "../agent/loop.js";
 import type { SessionEvent, StopReason } from "../events/events.js";
+import type { Session } from "../session/session.js";
 
 /**
  * The one object `--output-format json` prints, and the last line of `stream-json`: the shape
@@ -126,4 +127,52 @@ function add(
   if (value !== undefined) {
     usage[key] = (usage[key] ?? 0) + value;
   }
+}
+
+/** `--output-format stream-json`'s event lines, as {@link streamJsonLines} prints them. */
+export interface StreamJsonLines {
+  /** Prints `event`'s line, or holds it while the session is not in the store. */
+  show(event: SessionEvent): void;
+  /**
+   * At the prompt's end, before the result line: prints the lines held back when the session is
+   * stored, and drops them when it is not (the result says `session_id: null` and the error).
+   */
+  end(): void;
+}
+
+/**
+ * Prints each of `session`'s events as a JSON line through `print`, its opening events
+ * (`session.start`) first, but only once the session is in the store: a new `-p` session is
+ * saved at its prompt's first write (session/deferred-appender.ts), and until that write has gone
+ * through, the lines wait. So every session id the stream announces names a stored session; when
+ * the first write fails (a full disk, a database down), no event line is printed, and the result
+ * line, the only one, says `session_id: null` and the error, as `--output-format json` does.
+ * A resumed session is in the store from the start: its lines go out as they happen.
+ */
+export function streamJsonLines(
+  session: Session,
+  print: (value: unknown) => void,
+): StreamJsonLines {
+  let held: SessionEvent[] | undefined = [...session.openingEvents];
+  const release = () => {
+    if (held !== undefined && session.unsavedLog() === undefined) {
+      held.forEach(print);
+      held = undefined;
+    }
+  };
+  release();
+  return {
+    show(event) {
+      if (held === undefined) {
+        print(event);
+        return;
+      }
+      held.push(event);
+      release();
+    },
+    end() {
+      release();
+      held = undefined;
+    },
+  };
 }

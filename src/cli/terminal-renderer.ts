@@ -7,12 +7,7 @@ import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
 import type { Spinner, TextSink } from "./spinner.js";
-import {
-  callSummary,
-  FAILED_OUTPUT_LINES,
-  SHORT_ARGUMENTS_LENGTH,
-  toolOutcome,
-} from "./tool-line.js";
+import { toolLines } from "./tool-line.js";
 
 /** How a {@link TerminalRenderer} shows a prompt. */
 export interface RendererOptions {
@@ -28,6 +23,11 @@ export interface RendererOptions {
   markdown?: MarkdownRenderer;
   /** When stderr is a terminal: the waiting line. */
   spinner?: Spinner;
+  /**
+   * When stderr is a terminal: a tool line as rows of its width, broken between words (the
+   * terminal would break it mid-word); the output lines under it are shown as the command wrote them.
+   */
+  wrap?: (line: string) => string[];
   /** `--quiet`: only what the user must act on (`failure` below); answer and summary are the caller's. */
   failuresOnly?: boolean;
 }
@@ -356,35 +356,14 @@ export class TerminalRenderer {
   private toolLine(toolCallId: string): void {
     this.endLine();
     const toolCall = this.fold.toolCall(toolCallId);
-    if (toolCall === undefined) {
-      return;
-    }
-    if (drawnAsPlan(toolCall)) {
+    if (toolCall === undefined || drawnAsPlan(toolCall)) {
       // The plan shows as its checklist (session.plan_updated), not as the call's arguments.
       return;
     }
-    // Arguments as the call started with them (a call refused before it started has none).
-    const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
-    const outcome = toolOutcome(toolCall, callArguments);
-    const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
-    const call = `${toolCall.toolName} ${summary}`.trim();
-    // The time the user took to answer a permission question is not the tool's.
-    const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
-    const mark = outcome.failed ? this.paint("31", "✗") : this.paint("32", "✓");
-    const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
-    const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
-    this.error(`${mark} ${this.paint("2", `${call}${detail}${duration}${reason}`)}\n`);
-    const shown = this.options.verbose
-      ? outcome.output
-      : outcome.output.slice(-FAILED_OUTPUT_LINES);
-    if (shown.length < outcome.output.length) {
-      this.error(
-        `${this.paint("2", `    … ${outcome.output.length - shown.length} more lines (--verbose shows all)`)}\n`,
-      );
-    }
-    for (const line of shown) {
-      this.error(`${this.paint("2", `    ${line}`)}\n`);
-    }
+    const paint = (code: string, text: string) => this.paint(code, text);
+    const { line, output } = toolLines(toolCall, this.options.verbose === true, paint);
+    const rows = this.options.wrap?.(line) ?? [line];
+    this.error([...rows, ...output].map((row) => `${row}\n`).join(""));
   }
 
   /** Dim lines on stderr. */

@@ -88,6 +88,37 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
   return { failed: false, output: [] };
 }
 
+/**
+ * A finished call as `-p` shows it on stderr: its line (`✓`/`✗`, the name, the label or short
+ * arguments, the outcome's detail, the duration without the time the user took to answer a
+ * permission question, why it failed), and under it a failed command's output lines, the last
+ * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text).
+ */
+export function toolLines(
+  toolCall: ToolCall,
+  verbose: boolean,
+  paint: (code: string, text: string) => string,
+): { line: string; output: string[] } {
+  // Arguments as the call started with them (a call refused before it started has none).
+  const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
+  const outcome = toolOutcome(toolCall, callArguments);
+  const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
+  const call = `${toolCall.toolName} ${summary}`.trim();
+  const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
+  const mark = outcome.failed ? paint("31", "✗") : paint("32", "✓");
+  const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
+  const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
+  const shown = verbose ? outcome.output : outcome.output.slice(-FAILED_OUTPUT_LINES);
+  const more = outcome.output.length - shown.length;
+  return {
+    line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}`,
+    output: [
+      ...(more > 0 ? [paint("2", `    … ${more} more lines (--verbose shows all)`)] : []),
+      ...shown.map((line) => paint("2", `    ${line}`)),
+    ],
+  };
+}
+
 /** Lines added and removed by replacing `before` with `after`, common first and last lines aside. */
 export function changedLines(before: string, after: string): { added: number; removed: number } {
   const old = before === "" ? [] : before.split("\n");

@@ -61,50 +61,138 @@ function secretsOf(name: string, value: string | undefined): SecretValue[] {
 }
 
 /**
- * Replaces secrets in a byte stream with `[redacted:NAME]`, whatever the bytes (the text is handled
- * as latin1, one character per byte, so output that is not UTF-8 passes unchanged) and however the
- * chunks cut a secret: the last bytes that could start one are held back until the next chunk.
+ * A secret of this many characters or more is replaced wherever it appears, even glued to other
+ * text: a long random key does not occur by chance inside another word.
+ */
+const ANYWHERE_LENGTH = 16;
+/** What continues a word: ASCII letters, digits and `_` (as in `\w`). */
+const WORD_CHARACTER = /[A-Za-z0-9_]/;
+const NOT_AFTER_WORD = "(?<![A-Za-z0-9_])";
+const NOT_BEFORE_WORD = "(?![A-Za-z0-9_])";
+
+/**
+ * Where a secret is replaced. One of {@link ANYWHERE_LENGTH} (16) characters or more: wherever it
+ * appears. A shorter one: where it is a whole token, not part of a longer word, so a password
+ * `secret` is replaced in `KEY=secret`, `user:secret@host`, `"secret"` and `secret.` but not in
+ * `secretive` or `my_secret1`. Precisely: where the secret begins with a letter, digit or `_`, the
+ * character before it is none of those (or the text begins there), and likewise where it ends.
+ * Letters are ASCII letters: a secret glued to `é` is replaced.
+ */
+interface Replacements {
+  /** Every secret as an alternative, longest first, with its bounds; global. */
+  pattern: RegExp;
+  /** The marker for each secret's text. */
+  markers: Map<string, string>;
+  /** The longest secret's length in this form. */
+  longest: number;
+}
+
+/** The replacements of `secrets`, each written by `form` (its UTF-16 text or its UTF-8 bytes). */
+function replacementsOf(
+  secrets: readonly SecretValue[],
+  form: (value: string) => string,
+): Replacements | undefined {
+  if (secrets.length === 0) {
+    return undefined;
+  }
+  const markers = new Map<string, string>();
+  const alternatives = secrets
+    .map(({ name, value }) => ({
+      name,
+      text: form(value),
+      anywhere: value.length >= ANYWHERE_LENGTH,
+    }))
+    .sort((a, b) => b.text.length - a.text.length)
+    .map(({ name, text, anywhere }) => {
+      if (!markers.has(text)) {
+        markers.set(text, `[redacted:${name}]`);
+      }
+      const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (anywhere) {
+        return escaped;
+      }
+      const start = WORD_CHARACTER.test(text.charAt(0)) ? NOT_AFTER_WORD : "";
+      const end = WORD_CHARACTER.test(text.charAt(text.length - 1)) ? NOT_BEFORE_WORD : "";
+      return `${start}${escaped}${end}`;
+    });
+  const longest = Math.max(...[...markers.keys()].map((text) => text.length));
+  return { pattern: new RegExp(alternatives.join("|"), "g"), markers, longest };
+}
+
+/**
+ * A function that replaces secrets in a text with `[redacted:NAME]`, where
+ * {@link Replacements} says; the text's ends bound a secret as spaces do.
+ */
+export function textRedactor(secrets: readonly SecretValue[]): (text: string) => string {
+  const replacements = replacementsOf(secrets, (value) => value);
+  if (replacements === undefined) {
+    return (text) => text;
+  }
+  const { pattern, markers } = replacements;
+  return (text) => text.replace(pattern, (found) => markers.get(found) ?? found);
+}
+
+/**
+ * Replaces secrets in a byte stream with `[redacted:NAME]`, where {@link Replacements} says,
+ * whatever the bytes (the text is handled as latin1, one character per byte, so output that is not
+ * UTF-8 passes unchanged; a byte of a UTF-8 letter that is not ASCII ends a word) and however the
+ * chunks cut a secret: the bytes that could start one are held back until the next chunk shows
+ * the byte after it. The result is the same as redacting the whole stream at once.
  * Memory: at most one chunk plus the longest secret.
  */
 export class SecretStreamRedactor {
-  /** Each secret as the latin1 text of its UTF-8 bytes. */
-  private readonly secrets: Array<{ bytes: string; marker: string }>;
-  private readonly holdBack: number;
-  private carry = "";
+  private readonly replacements: Replacements | undefined;
+  /** Bytes received and not yet written, unredacted. */
+  private pending = "";
+  /** The last byte written (as received), which bounds a secret at the start of `pending`. */
+  private before = "";
 
   constructor(secrets: readonly SecretValue[]) {
-    this.secrets = secrets.map(({ name, value }) => ({
-      bytes: Buffer.from(value, "utf8").toString("latin1"),
-      marker: `[redacted:${name}]`,
-    }));
-    this.holdBack = Math.max(0, ...this.secrets.map((secret) => secret.bytes.length - 1));
+    this.replacements = replacementsOf(secrets, (value) =>
+      Buffer.from(value, "utf8").toString("latin1"),
+    );
   }
 
   /** The bytes of `chunk` that are safe to write now, redacted. */
   push(chunk: Buffer): Buffer {
-    if (this.secrets.length === 0) {
+    if (this.replacements === undefined) {
       return chunk;
     }
-    const text = this.redact(this.carry + chunk.toString("latin1"));
-    const cut = Math.max(0, text.length - this.holdBack);
-    this.carry = text.slice(cut);
-    return Buffer.from(text.slice(0, cut), "latin1");
+    const text = this.pending + chunk.toString("latin1");
+    // A secret starting before `limit` ends at least one byte before the text does, so the byte
+    // after it is known.
+    return this.write(text, Math.max(0, text.length - this.replacements.longest));
   }
 
   /** What was held back, at the end of the stream. */
   end(): Buffer {
-    const rest = this.carry;
-    this.carry = "";
-    return Buffer.from(this.redact(rest), "latin1");
+    return this.write(this.pending, this.pending.length);
   }
 
-  private redact(text: string): string {
-    let result = text;
-    for (const { bytes, marker } of this.secrets) {
-      if (result.includes(bytes)) {
-        result = result.split(bytes).join(marker);
-      }
+  /** Writes `text` redacted up to `limit` (or the end of a secret that starts before it). */
+  private write(text: string, limit: number): Buffer {
+    if (this.replacements === undefined) {
+      return Buffer.alloc(0);
     }
-    return result;
+    const { pattern, markers } = this.replacements;
+    const offset = this.before.length;
+    const context = this.before + text;
+    let output = "";
+    let written = offset;
+    pattern.lastIndex = offset;
+    for (let found = pattern.exec(context); found !== null; found = pattern.exec(context)) {
+      if (found.index - offset >= limit) {
+        break;
+      }
+      output += context.slice(written, found.index) + (markers.get(found[0]) ?? found[0]);
+      written = found.index + found[0].length;
+    }
+    const end = Math.max(written, offset + limit);
+    output += context.slice(written, end);
+    if (end > offset) {
+      this.before = context.charAt(end - 1);
+    }
+    this.pending = context.slice(end);
+    return Buffer.from(output, "latin1");
   }
 }

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
-import { parseRule } from "../permissions/permission-rules.js";
+import { parseConfiguredRule } from "../permissions/rule-syntax.js";
 import type { ClientConnection } from "./connection.js";
 import { invalidParams, parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
 import type { ServerSession } from "./server-session.js";
@@ -52,8 +52,11 @@ export function resetApprovalsMethod(connection: ClientConnection, raw: unknown)
 /**
  * `session.permissions.modifyRules {scope: "session", add?, remove?, removeAll?}` →
  * `{success: true}`: `add` joins the session's allow grants, then `remove` (or `removeAll`: every
- * allow grant) leaves them; deny grants stay.
- * @throws invalidParams for scope `location` or a rule turnloop cannot read.
+ * allow grant) leaves them; deny grants stay. An added rule is checked as the flags' and config
+ * files' rules are (rule-syntax.ts `parseConfiguredRule`): one naming another agent's tool
+ * (`Bash(rm *)`, `shell(rm)`, `Read`) matches no call, so it is refused naming the rule meant.
+ * @throws invalidParams for scope `location` or an added rule turnloop cannot read or refuses;
+ *   then none of the batch is applied.
  */
 export function modifyRulesMethod(connection: ClientConnection, raw: unknown) {
   const method = "session.permissions.modifyRules";
@@ -68,7 +71,7 @@ export function modifyRulesMethod(connection: ClientConnection, raw: unknown) {
   const removed = new Set((params.remove ?? []).map(ruleText));
   for (const text of added) {
     try {
-      parseRule(text);
+      parseConfiguredRule(text);
     } catch (error) {
       throw invalidParams(`${method}: ${errorMessage(error)}`);
     }

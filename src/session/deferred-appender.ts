@@ -21,7 +21,7 @@ import { StorageError, storageError } from "./storage-error.js";
  * after it, every method goes to the store's appender once the kept events are in the store and
  * committed. A store refusing the creation (an I/O error, an id taken meanwhile) or those first
  * events or their commit rejects the next `commit` with a {@link StorageError} naming the file
- * (or database), as a failed write does, and leaves the session unsaved (`saved` false again, its
+ * (or database), as a failed write does, and leaves the session unsaved (`saved` still false, its
  * events kept, anything created removed): the next `user.message` tries again, and `close` has
  * nothing to close.
  */
@@ -55,9 +55,12 @@ export class DeferredAppender implements SessionAppender {
     return this.lease.signal;
   }
 
-  /** Whether the session is in the store (or being created there). */
+  /**
+   * Whether the session is in the store: its first write (the kept events, committed) went
+   * through. While it is being created, not yet.
+   */
   get saved(): boolean {
-    return this.created !== undefined;
+    return this.inner !== undefined;
   }
 
   /** The events appended while nothing is stored, in order. */
@@ -197,8 +200,9 @@ export function unsavedNote(appender: SessionAppender, leftBehind: string | unde
 }
 
 /**
- * The events of a session not stored yet (`appender` a {@link DeferredAppender} before the first
- * prompt), as a log read from memory; `undefined` once (or when) the session is in the store.
+ * The events of a session not stored yet (`appender` a {@link DeferredAppender} before its first
+ * prompt's first write went through), as a log read from memory; `undefined` once (or when) the
+ * session is in the store.
  */
 export function unsavedLog(appender: SessionAppender): StoredLog | undefined {
   if (!(appender instanceof DeferredAppender) || appender.saved) {

@@ -77,7 +77,7 @@ export class Session {
     return this.openingEvents.find((event) => event.type === "session.resume");
   }
 
-  /** Before the first prompt of a session saved at it: its events, from memory; else undefined. */
+  /** Until the first write of a session saved at its first prompt: its events, from memory. */
   unsavedLog(): StoredLog | undefined {
     return unsavedLog(this.journal.appender);
   }

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../support/cli.js";
 import { useRecordedCli } from "../support/recorded-cli.js";
 
 /**
@@ -27,16 +26,7 @@ describe("a model response's web stream stages (issue 26, figure 7d)", () => {
   test.each(["openai-chat:gpt-4.1", "openai:gpt-5", "anthropic:claude-sonnet-4-5"])(
     "-p with %s: one request, two TransformStreams",
     async (model) => {
-      cli.server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
-      const result = await runCli(["-p", "say done"], {
-        cwd: cli.directory,
-        env: cli.environment(model),
-      });
-      expect({ code: result.code, stdout: result.stdout }).toEqual({
-        code: 0,
-        stdout: "All done.\n",
-      });
-      expect(cli.server.requests).toHaveLength(1);
+      await cli.promptDone(model);
       expect(readFileSync(cli.log, "utf8")).toBe("2\n");
     },
   );

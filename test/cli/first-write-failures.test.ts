@@ -15,51 +15,43 @@ import { spawnSync } from "node:child_process";
 import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
 import { spawnServer } from "../server/raw-peer.js";
 import { test } from "../support/fixtures.js";
-import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/full-disk.js";
-import { tmuxMissing } from "../support/interactive-terminal.js";
-import { interactiveTest } from "./interactive-support.js";
+import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
+import { type InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
+import { type InteractiveFixture, interactiveTest } from "./interactive-support.js";
+import { refusal, unsavedResult, withoutTime } from "./storage-refusals.js";
 
-/**
- * `turnloop: <the session's file> could not be written (ENOSPC …): …` with the id a pattern;
- * `unsaved` as `-p` says it, or as the interactive face does (more prompts may follow).
- */
-function refusal(home: string, file: string, unsaved = "the session was not saved"): string {
-  return (
-    `turnloop: ${home}/session-state/[0-9a-f-]{36}/${file} could not be written ` +
-    `\\(ENOSPC: no space left on device, write\\): the prompt was stopped; ${unsaved}`
-  );
-}
+/** The code cache is off: its writes would take the disk's few blocks first. */
+const NO_CODE_CACHE = { TURNLOOP_NO_CODE_CACHE: "1" };
 
 /** What the interactive face says of a session its first prompt did not save. */
 const NOT_SAVED_YET =
   "the session is not saved yet: the next prompt that storage accepts saves it, this one included";
 
-/** The `-p` summary line with its time cut out (timings are not asserted). */
-function withoutTime(stderr: string): string {
-  return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
+/** A stream-json line: an event, or the result. */
+interface Line {
+  type: string;
+  data?: { sessionId?: string };
+  session_id?: string | null;
 }
 
 describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is written"), () => {
-  let disk: FullDisk;
-  let env: NodeJS.ProcessEnv;
-  beforeEach(async () => {
-    disk = await fullDisk(64, false);
-    env = { HOME: disk.home, TURNLOOP_HOME: disk.home, TURNLOOP_NO_CODE_CACHE: "1" };
-  });
-  afterEach(async () => {
-    await disk.close();
-  });
+  const disk = useFullDisk(64, false, NO_CODE_CACHE);
 
-  test("-p: the events file and its error, no stack, no session, nothing left behind", async ({
-    cli,
-    model,
-  }) => {
-    await disk.leave(1);
-    const result = await cli(["-p", "hi"], { env });
+  // One block left holds the lock; two hold the log too, and the first commit's metadata fails.
+  test.for([
+    [
+      1,
+      "events.jsonl",
+      "-p: the events file and its error, no stack, no session, nothing left behind",
+    ],
+    [2, "metadata.json", "-p: the first commit's metadata refused (the log fitted): the same end"],
+  ] as const)("%s %s: %s", async ([blocks, file], { cli, model }) => {
+    await disk.leave(blocks);
+    const result = await cli(["-p", "hi"], { env: disk.env });
     expect(model.requests).toHaveLength(0);
     expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({
       code: 1,
@@ -67,31 +59,11 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
       stdout: "",
       stderr: expect.stringMatching(
         new RegExp(
-          `^${refusal(disk.home, "events.jsonl")}\\n` +
+          `^${refusal(disk.home, file)}\\n` +
             "0 turns · tokens not reported · <time> · session not saved\\n$",
         ),
       ),
     });
-    expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
-  });
-
-  test("-p: the first commit's metadata refused (the log fitted): the same end", async ({
-    cli,
-    model,
-  }) => {
-    await disk.leave(2);
-    const result = await cli(["-p", "hi"], { env });
-    expect(model.requests).toHaveLength(0);
-    expect([result.code, result.stdout, withoutTime(result.stderr)]).toEqual([
-      1,
-      "",
-      expect.stringMatching(
-        new RegExp(
-          `^${refusal(disk.home, "metadata.json")}\\n` +
-            "0 turns · tokens not reported · <time> · session not saved\\n$",
-        ),
-      ),
-    ]);
     expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
   });
 
@@ -100,34 +72,53 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     model,
   }) => {
     await disk.leave(1);
-    const result = await cli(["-p", "hi", "--output-format", "json"], { env });
+    const result = await cli(["-p", "hi", "--output-format", "json"], { env: disk.env });
     expect([result.code, result.stderr]).toEqual([1, ""]);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect({ ...printed, duration_ms: 0 }).toEqual({
-      type: "result",
-      subtype: "error_during_execution",
-      is_error: true,
-      result: "",
-      stop_reason: null,
-      session_id: null,
-      num_turns: 0,
-      duration_ms: 0,
-      usage: {},
-      error: {
-        type: "storage",
-        message: expect.stringMatching(
+    expect({ ...printed, duration_ms: 0 }).toEqual(
+      unsavedResult(
+        expect.stringMatching(
           new RegExp(`^${refusal(disk.home, "events.jsonl").slice("turnloop: ".length)}$`),
         ),
-      },
-    });
+      ),
+    );
     expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
 
     await disk.free();
     model.enqueue({ text: "Saved." });
-    const saved = await cli(["-p", "hi"], { env });
+    const saved = await cli(["-p", "hi"], { env: disk.env });
     expect([saved.code, saved.stdout]).toEqual([0, "Saved.\n"]);
     expect(await readdir(join(disk.home, "session-state"))).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
+  });
+
+  // Last session's check: stream-json printed a `session.start` with an id, then the result said
+  // `session_id: null`. No event line is printed until the session is stored.
+  test("-p --output-format stream-json: only the result line when unsaved; a saved one starts with its id", async ({
+    cli,
+    model,
+  }) => {
+    await disk.leave(1);
+    const result = await cli(["-p", "hi", "--output-format", "stream-json"], { env: disk.env });
+    expect([result.code, result.stderr]).toEqual([1, ""]);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
+    expect(lines.map((line) => [line.type, line.session_id])).toEqual([["result", null]]);
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
+
+    await disk.free();
+    model.enqueue({ text: "Saved." });
+    const saved = await cli(["-p", "hi", "--output-format", "stream-json"], { env: disk.env });
+    expect(saved.code).toBe(0);
+    const events = saved.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
+    const id = events[0]?.data?.sessionId;
+    expect([events[0]?.type, events.at(-1)?.session_id]).toEqual(["session.start", id]);
+    expect(await readdir(join(disk.home, "session-state"))).toEqual([id]);
   });
 
   // The server's session.create is the same first write; its error named no file (the bare
@@ -136,7 +127,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     environment,
     repository,
   }) => {
-    const { child, peer, exit } = spawnServer(["--stdio"], environment(env), repository);
+    const { child, peer, exit } = spawnServer(["--stdio"], environment(disk.env), repository);
     try {
       await peer.request("connect", {});
       await disk.leave(1);
@@ -165,18 +156,18 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     repository,
   }) => {
     model.enqueue({ text: "Saved." });
-    const saved = await cli(["-p", "hi", "--output-format", "json"], { env });
+    const saved = await cli(["-p", "hi", "--output-format", "json"], { env: disk.env });
     const sessionId = (JSON.parse(saved.stdout) as { session_id: string }).session_id;
     const folder = join(disk.home, "session-state", sessionId);
     await disk.leave(1);
-    const resumed = await cli(["-p", "again", "--resume", sessionId], { env });
+    const resumed = await cli(["-p", "again", "--resume", sessionId], { env: disk.env });
     expect(resumed.code).toBe(1);
     expect(resumed.stderr).toMatch(/could not be written \(ENOSPC: no space left on device/);
     expect(model.requests).toHaveLength(1);
     expect((await readdir(folder)).filter((name) => name.startsWith("lock"))).toEqual([]);
     // --output-format json: the one result object, naming the session that is still there.
     const json = await cli(["-p", "again", "--resume", sessionId, "--output-format", "json"], {
-      env,
+      env: disk.env,
     });
     expect([json.code, json.stderr]).toEqual([1, ""]);
     expect(JSON.parse(json.stdout)).toEqual({
@@ -199,7 +190,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
       },
     });
 
-    const agent = new AcpChild(environment(env), repository);
+    const agent = new AcpChild(environment(disk.env), repository);
     try {
       await agent.initialize();
       await expect(agent.loadSession(sessionId)).rejects.toMatchObject({
@@ -225,7 +216,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
     repository,
   }) => {
     await disk.leave(1);
-    const agent = new AcpChild(environment(env), repository);
+    const agent = new AcpChild(environment(disk.env), repository);
     try {
       await agent.initialize();
       await expect(agent.newSession()).rejects.toMatchObject({
@@ -246,25 +237,24 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
 describe.runIf(CAN_MOUNT && !tmuxMissing())(
   needingMount("the interactive face on a disk that fills after the lock is written"),
   () => {
-    let disk: FullDisk;
-    beforeEach(async () => {
-      disk = await fullDisk(64, false);
-    });
-    afterEach(async () => {
-      await disk.close();
-    });
+    const disk = useFullDisk(64, false, NO_CODE_CACHE);
+
+    /** The interactive face on the disk, its first prompt ("Say hello") refused, idle again. */
+    async function firstPromptRefused(fixture: InteractiveFixture): Promise<InteractiveTerminal> {
+      const terminal = await fixture.openReady([], { env: disk.env, columns: 400 });
+      // One block for the input history's first line, one for the lock.
+      await disk.leave(2);
+      terminal.type("Say hello");
+      await terminal.waitFor(/the prompt was stopped/);
+      await terminal.idle();
+      return terminal;
+    }
 
     interactiveTest(
       "the events file and its error, then 'not saved', no 'resume it with', nothing left",
       async ({ fixture }) => {
-        const home = disk.home;
-        const env = { HOME: home, TURNLOOP_HOME: home, TURNLOOP_NO_CODE_CACHE: "1" };
-        const terminal = await fixture.openReady([], { env, columns: 400 });
-        // One block for the input history's first line, one for the lock.
-        await disk.leave(2);
-        terminal.type("Say hello");
-        await terminal.waitFor(/the prompt was stopped/);
-        await terminal.idle();
+        const { home } = disk;
+        const terminal = await firstPromptRefused(fixture);
         terminal.key("C-d");
         const { code } = await terminal.exited();
         expect(code).toBe(0);
@@ -288,13 +278,8 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
     interactiveTest(
       "a refused first prompt is said to be saved with the next one, and is, when that one goes through",
       async ({ fixture }) => {
-        const home = disk.home;
-        const env = { HOME: home, TURNLOOP_HOME: home, TURNLOOP_NO_CODE_CACHE: "1" };
-        const terminal = await fixture.openReady([], { env, columns: 400 });
-        await disk.leave(2);
-        terminal.type("Say hello");
-        await terminal.waitFor(/the prompt was stopped/);
-        await terminal.idle();
+        const { home } = disk;
+        const terminal = await firstPromptRefused(fixture);
         expect(terminal.screen(200)).toContain(`the prompt was stopped; ${NOT_SAVED_YET}`);
         expect(terminal.screen(200)).not.toContain("the session was not saved");
         await disk.free();

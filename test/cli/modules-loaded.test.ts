@@ -155,18 +155,9 @@ describe("modules loaded before they are needed (issue 26)", () => {
   test("-p with no MCP server and a common model: neither the MCP client nor the price catalogue before the first request", async () => {
     const atRequests: string[][] = [];
     const filesAtRequests: string[][] = [];
-    cli.server.setResponder(() => {
+    await cli.promptDone("openai-chat:gpt-4.1", () => {
       atRequests.push(modulesLoaded());
       filesAtRequests.push(bundleFilesRead());
-      return { text: "All done.", usage: { input: 100, output: 10 } };
-    });
-    const result = await runCli(["-p", "say done"], {
-      cwd: cli.directory,
-      env: cli.environment("openai-chat:gpt-4.1"),
-    });
-    expect({ code: result.code, stdout: result.stdout }).toEqual({
-      code: 0,
-      stdout: "All done.\n",
     });
     const [first] = atRequests;
     expect(atRequests).toHaveLength(1);
@@ -193,15 +184,7 @@ describe("modules loaded before they are needed (issue 26)", () => {
   });
 
   test("-p with a model the catalogue cannot know (an OpenAI-compatible server's) never loads the price catalogue", async () => {
-    cli.server.setResponder(() => ({ text: "All done.", usage: { input: 100, output: 10 } }));
-    const result = await runCli(["-p", "say done"], {
-      cwd: cli.directory,
-      env: cli.environment("openai-compatible:my-own-model"),
-    });
-    expect({ code: result.code, stdout: result.stdout }).toEqual({
-      code: 0,
-      stdout: "All done.\n",
-    });
+    await cli.promptDone("openai-compatible:my-own-model");
     // Its context window and its reply's price were asked (the run ends), answered "unknown" by
     // the catalogue's name tests (src/llm/catalogue-name-clauses.ts) without the catalogue.
     const loaded = modulesLoaded();

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { whenFileExists } from "../support/cli.js";
+import { type CliResult, whenFileExists } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { test } from "../support/fixtures.js";
+import { type CliRunOptions, test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 
 // stdin, output formats and usage errors of `turnloop -p`, as a child process.
@@ -14,6 +14,31 @@ test.override({ git: true });
 function lastUserMessage(model: FakeModelServer, index = 0): string {
   const messages = chatMessages(model, index).filter((message) => message.role === "user");
   return String(messages.at(-1)?.content);
+}
+
+/**
+ * Runs `-p explain` (`options`: its stdin) with a CommonJS preload that writes, at exit, the names
+ * of Node's own modules loaded, and checks it answered the model's "ok". @returns those names.
+ */
+async function builtinsLoadedBy(
+  cli: (args: readonly string[], options?: CliRunOptions) => Promise<CliResult>,
+  model: FakeModelServer,
+  home: string,
+  options: Pick<CliRunOptions, "stdin" | "prefix">,
+): Promise<string[]> {
+  model.enqueue({ text: "ok" });
+  const preload = join(home, "builtins-at-exit.cjs");
+  const loaded = join(home, "builtins");
+  await writeFile(
+    preload,
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n")));\n`,
+  );
+  const result = await cli(["-p", "explain"], {
+    ...options,
+    env: { NODE_OPTIONS: `--require=${preload}` },
+  });
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
+  return (await readFile(loaded, "utf8")).split("\n");
 }
 
 describe("stdin", () => {
@@ -87,20 +112,7 @@ describe("stdin", () => {
     model,
     home,
   }) => {
-    model.enqueue({ text: "ok" });
-    // A CommonJS preload that writes, at exit, the names of Node's own modules loaded.
-    const preload = join(home, "builtins-at-exit.cjs");
-    const loaded = join(home, "builtins");
-    await writeFile(
-      preload,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n")));\n`,
-    );
-    const result = await cli(["-p", "explain"], {
-      stdin: "a log line\n",
-      env: { NODE_OPTIONS: `--require=${preload}` },
-    });
-    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
-    const names = (await readFile(loaded, "utf8")).split("\n");
+    const names = await builtinsLoadedBy(cli, model, home, { stdin: "a log line\n" });
     // The preload saw the run's modules (so the check below can fail): the prompt's HTTP client.
     expect(names).toContain("NativeModule http");
     expect(names.filter((name) => /^NativeModule (readline|tty)$/.test(name))).toEqual([]);
@@ -111,18 +123,8 @@ describe("stdin", () => {
     model,
     home,
   }) => {
-    model.enqueue({ text: "ok" });
-    const preload = join(home, "builtins-at-exit.cjs");
-    const loaded = join(home, "builtins");
-    await writeFile(
-      preload,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n")));\n`,
-    );
-    const env = { NODE_OPTIONS: `--require=${preload}` };
-    const result = await cli(["-p", "explain"], { prefix: "exec 0</dev/null", env });
-    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
+    const names = await builtinsLoadedBy(cli, model, home, { prefix: "exec 0</dev/null" });
     expect(lastUserMessage(model)).toBe("explain");
-    const names = (await readFile(loaded, "utf8")).split("\n");
     expect(names).toContain("NativeModule http");
     expect(names.filter((name) => /^NativeModule (internal\/fs\/streams|tty)$/.test(name))).toEqual(
       [],

@@ -1,30 +1,19 @@
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { CAN_MOUNT, type FullDisk, fullDisk, needingMount } from "../support/full-disk.js";
+import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { chatMessages } from "../support/harness.js";
-
-/** The `-p` summary line with its time cut out (timings are not asserted). */
-function withoutTime(stderr: string): string {
-  return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
-}
+import { refusal, unsavedResult, withoutTime } from "./storage-refusals.js";
 
 describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), () => {
-  let disk: FullDisk;
-  beforeEach(async () => {
-    disk = await fullDisk();
-  });
-  afterEach(async () => {
-    await disk.close();
-  });
+  const disk = useFullDisk();
 
   test("-p stops before the model is asked, names the file and errno, reports no session; a freed disk saves the next", async ({
     cli,
     model,
   }) => {
-    const home = disk.home;
-    const env = { HOME: home, TURNLOOP_HOME: home };
+    const { home, env } = disk;
     const result = await cli(["-p", "hi"], { env });
     const [sessionId] = await readdir(join(home, "session-state"));
     expect(sessionId).toBeUndefined();
@@ -35,9 +24,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), (
       stdout: "",
       stderr: expect.stringMatching(
         new RegExp(
-          `^turnloop: ${home}/session-state/[0-9a-f-]{36}/lock could not be written ` +
-            "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; the session " +
-            "was not saved\\n0 turns · tokens not reported · <time> · session not saved\\n$",
+          `^${refusal(home, "lock")}\\n0 turns · tokens not reported · <time> · session not saved\\n$`,
         ),
       ),
     });
@@ -52,20 +39,13 @@ describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), (
 });
 
 describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was saved"), () => {
-  let disk: FullDisk;
-  beforeEach(async () => {
-    disk = await fullDisk(1024, false);
-  });
-  afterEach(async () => {
-    await disk.close();
-  });
+  const disk = useFullDisk(1024, false);
 
   test("--resume and --continue exit 1 naming the lock file, and leave the log as it was", async ({
     cli,
     model,
   }) => {
-    const home = disk.home;
-    const env = { HOME: home, TURNLOOP_HOME: home };
+    const { home, env } = disk;
     model.enqueue({ text: "First." });
     expect((await cli(["-p", "hi"], { env })).code).toBe(0);
     const [sessionId = ""] = await readdir(join(home, "session-state"));
@@ -90,8 +70,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was
     cli,
     model,
   }) => {
-    const home = disk.home;
-    const env = { HOME: home, TURNLOOP_HOME: home };
+    const { home, env } = disk;
     const command = `head -c 4000000 /dev/zero > ${join(home, "..", "filler")} 2>/dev/null; echo filled`;
     model.enqueue(
       { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
@@ -122,27 +101,19 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was
 describe.runIf(CAN_MOUNT)(
   needingMount("a command whose full output does not fit on the disk (a 1 MiB tmpfs)"),
   () => {
-    let disk: FullDisk;
-    beforeEach(async () => {
-      disk = await fullDisk(1024, false);
-    });
-    afterEach(async () => {
-      await disk.close();
-    });
+    const disk = useFullDisk(1024, false);
 
     test("the partial copy is removed, the result names it and the error, and the prompt ends", async ({
       cli,
       model,
     }) => {
-      const home = disk.home;
+      const { home, env } = disk;
       const command = "head -c 5000000 /dev/zero | tr '\\0' a";
       model.enqueue(
         { toolCalls: [{ id: "call_big", name: "bash", arguments: JSON.stringify({ command }) }] },
         { text: "Done." },
       );
-      const result = await cli(["-p", "print a lot", "--allow-all-tools"], {
-        env: { HOME: home, TURNLOOP_HOME: home },
-      });
+      const result = await cli(["-p", "print a lot", "--allow-all-tools"], { env });
       expect([result.code, result.stdout], result.stderr).toEqual([0, "Done.\n"]);
       const [sessionId = ""] = await readdir(join(home, "session-state"));
       const copy = join(home, "session-state", sessionId, "tool-outputs", "call_big.txt");
@@ -188,22 +159,32 @@ test("-p --output-format json with a database that refuses connections: session_
   expect(result.code).toBe(1);
   expect(result.stderr).toBe("");
   const printed: unknown = JSON.parse(result.stdout);
-  expect({ ...(printed as object), duration_ms: 0 }).toEqual({
-    type: "result",
-    subtype: "error_during_execution",
-    is_error: true,
-    result: "",
-    stop_reason: null,
-    session_id: null,
-    num_turns: 0,
-    duration_ms: 0,
-    usage: {},
-    error: {
-      type: "storage",
-      message:
-        "postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
+  expect({ ...(printed as object), duration_ms: 0 }).toEqual(
+    unsavedResult(
+      "postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
         "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
-    },
+    ),
+  );
+});
+
+// Last session's check: stream-json announced a session (`session.start` with an id) that was
+// never stored, then its result said `session_id: null`. Nothing but the result is printed.
+test("-p --output-format stream-json with a database that refuses connections: the result line alone", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli(["-p", "hi", "--output-format", "stream-json"], {
+    env: { TURNLOOP_DATABASE_URL: url },
+  });
+  expect(model.requests).toHaveLength(0);
+  expect([result.code, result.stderr]).toEqual([1, ""]);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+    type: "result",
+    session_id: null,
+    error: { type: "storage", message: expect.stringContaining("ECONNREFUSED") },
   });
 });
 

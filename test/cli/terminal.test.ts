@@ -271,3 +271,43 @@ describe.runIf(!skip && sandboxWorks)("a permission question on a narrow termina
     }
   });
 });
+
+// Last session's check: the ✗ line of a failed call was left to the terminal, which broke it
+// mid-word at 40 columns. It is wrapped between words, as the question is.
+describe.skipIf(skip)("a failed call's line on a narrow terminal", () => {
+  test("the ✗ line is wrapped between words; the output under it is shown as printed", async ({
+    model,
+    repository,
+    environment,
+  }) => {
+    const command = "echo alpha bravo charlie delta echo; exit 1";
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+      { text: "It failed." },
+    );
+    const terminal = new InteractiveTerminal(["-p", "run it", "--allow-all-tools"], {
+      cwd: repository,
+      env: environment({ NO_COLOR: "1" }),
+      columns: 40,
+      rows: 40,
+    });
+    try {
+      const screen = await terminal.waitFor(/\[exit 0\]/);
+      // The screen's rows with the terminal's own wrapping joined (tmux -J): a row wider than 40
+      // is a line the terminal broke wherever the edge fell.
+      const rows = screen.split("\n").map((row) => row.trimEnd());
+      const top = rows.findIndex((row) => row.startsWith("✗ bash"));
+      const end = rows.indexOf("    alpha bravo charlie delta echo");
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(end).toBeGreaterThan(top + 1);
+      const lineRows = rows.slice(top, end);
+      expect(lineRows.filter((row) => row.length > 40)).toEqual([]);
+      // Broken only between words: the rows joined by one space are the line.
+      expect(lineRows.join(" ").replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+        `✗ bash ${command} failed (exit code 1) (N ms)`,
+      );
+    } finally {
+      terminal.close();
+    }
+  });
+});

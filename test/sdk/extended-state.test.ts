@@ -71,6 +71,23 @@ describe("session.permissions grants", () => {
           add: [{ kind: "bash(", argument: null }],
         }),
       ).rejects.toThrow('invalid tool rule "bash("');
+      // Another agent's name for a tool matches no call: refused as the flags refuse it, naming the
+      // rule meant, and the batch's other rule is not added either.
+      for (const [kind, argument, meant] of [
+        ["shell", "rm", "bash(rm)"],
+        ["Bash", "rm *", "bash(rm *)"],
+        ["Read", null, "view"],
+      ] as const) {
+        const refused = session.rpc.permissions.modifyRules({
+          scope: "session",
+          add: [
+            { kind: "bash", argument: "ls" },
+            { kind, argument },
+          ],
+        });
+        await expect(refused).rejects.toThrow(`did you mean ${meant}?`);
+        await expect(refused).rejects.toMatchObject({ code: -32602 });
+      }
       expect(only(events, "session.grants_changed")).toEqual([
         ["session.grants_changed", { allow: [], deny: [] }],
         ["session.grants_changed", { allow: ["bash(echo *)"], deny: [] }],

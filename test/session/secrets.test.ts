@@ -1,21 +1,77 @@
 import { expect, test } from "vitest";
+import type { EventInput } from "../../src/events/events.js";
 import { SecretStreamRedactor, secretValues } from "../../src/events/secrets.js";
-import { secretRedactor } from "../../src/session/secrets.js";
+import { eventRedactor, secretRedactor } from "../../src/session/secrets.js";
 
-test("secret-looking variables are replaced inside JSON lines, escaped values included", () => {
-  const redact = secretRedactor({
+test("secret-looking variables are replaced in every string of an event, escaped values included", () => {
+  const redact = eventRedactor({
     OPENAI_API_KEY: "sk-abc123456789",
     GITHUB_TOKEN: 'ghp_"quoted"\\value',
     SHORT_TOKEN: "abc",
     PATH: "/usr/bin:/bin:/usr/local/bin",
   });
-  const line = JSON.stringify({
-    text: `key sk-abc123456789 and ghp_"quoted"\\value in /usr/bin abc`,
+  const input: EventInput = {
+    type: "user.message",
+    data: {
+      source: "user",
+      content: `key sk-abc123456789 and ghp_"quoted"\\value in /usr/bin abc`,
+    },
+  };
+  expect(redact(input).data).toEqual({
+    source: "user",
+    content: "key [redacted:OPENAI_API_KEY] and [redacted:GITHUB_TOKEN] in /usr/bin abc",
   });
-  const redacted = redact(line);
-  expect(JSON.parse(redacted)).toEqual({
-    text: "key [redacted:OPENAI_API_KEY] and [redacted:GITHUB_TOKEN] in /usr/bin abc",
+  const untouched: EventInput = {
+    type: "user.message",
+    data: { source: "user", content: "nothing here" },
+  };
+  expect(redact(untouched)).toBe(untouched);
+});
+
+// A fresh user's check: with a password `secret`, "secretive" became "[redacted:PASSWORD]ive".
+const SHORT = { DB_PASSWORD: "secret" };
+const redactedAsValue = [
+  ["secret", "[redacted:DB_PASSWORD]"],
+  ["KEY=secret", "KEY=[redacted:DB_PASSWORD]"],
+  ["postgres://user:secret@db/x", "postgres://user:[redacted:DB_PASSWORD]@db/x"],
+  ['{"password":"secret"}', '{"password":"[redacted:DB_PASSWORD]"}'],
+  ["it is 'secret'.", "it is '[redacted:DB_PASSWORD]'."],
+  ["first line\nsecret\n", "first line\n[redacted:DB_PASSWORD]\n"],
+  ["-secret-", "-[redacted:DB_PASSWORD]-"],
+  ["secretété", "[redacted:DB_PASSWORD]été"],
+] as const;
+const partOfAWord = ["secretive", "secrets", "my_secret", "secret1", "topsecret", "SECRET"];
+
+test("a short secret is replaced where it stands as a value, not inside another word", () => {
+  const redact = secretRedactor(SHORT);
+  for (const [text, expected] of redactedAsValue) {
+    expect(redact(text)).toBe(expected);
+  }
+  for (const word of partOfAWord) {
+    expect(redact(`the ${word} here`)).toBe(`the ${word} here`);
+  }
+  // An event's strings are each bounded by their own ends, newlines inside included.
+  const event = eventRedactor(SHORT)({
+    type: "user.message",
+    data: { source: "user", content: "line\nsecret", attachments: ["secretive", "secret"] },
   });
+  expect(event.data).toEqual({
+    source: "user",
+    content: "line\n[redacted:DB_PASSWORD]",
+    attachments: ["secretive", "[redacted:DB_PASSWORD]"],
+  });
+});
+
+test("a secret of 16 characters or more is replaced wherever it appears, glued to words too", () => {
+  const redact = secretRedactor({ API_KEY: "sk0123456789abcdef", DB_PASSWORD: "secret" });
+  expect(redact("xsk0123456789abcdefy secretive")).toBe("x[redacted:API_KEY]y secretive");
+});
+
+test("a short secret that begins or ends with punctuation is bounded only where it has a letter", () => {
+  const redact = secretRedactor({ DB_PASSWORD: "-pass1!" });
+  expect(redact("x-pass1!y")).toBe("x[redacted:DB_PASSWORD]y");
+  expect(redact("x-pass1!")).toBe("x[redacted:DB_PASSWORD]");
+  expect(redact("-pass12!")).toBe("-pass12!");
 });
 
 test("the password of a URL any variable holds is a secret, as written and decoded", () => {
@@ -52,7 +108,7 @@ test("six characters is the floor: short passwords are secrets, `true` and `none
   ]);
 });
 
-test("with no secrets in the environment the line is unchanged", () => {
+test("with no secrets in the environment the text is unchanged", () => {
   expect(secretRedactor({ HOME: "/root" })('{"a":"b"}')).toBe('{"a":"b"}');
 });
 
@@ -77,6 +133,23 @@ test("a byte stream is redacted however the chunks cut a secret, and other bytes
       pieces.push(redactor.end());
       expect(Buffer.concat(pieces).equals(expected)).toBe(true);
     }
+  }
+});
+
+test("a stream redacts a short secret as a text does, however the chunks cut it", () => {
+  const text = [...redactedAsValue.map(([value]) => value), ...partOfAWord, "secret"].join(" ");
+  const expected = secretRedactor(SHORT)(text);
+  expect(expected).toContain("KEY=[redacted:DB_PASSWORD]");
+  expect(expected).toContain(" secretive ");
+  const input = Buffer.from(text, "utf8");
+  for (const size of [1, 2, 5, 6, 7, 13]) {
+    const redactor = new SecretStreamRedactor(secretValues(SHORT));
+    const pieces: Buffer[] = [];
+    for (let start = 0; start < input.length; start += size) {
+      pieces.push(redactor.push(input.subarray(start, start + size)));
+    }
+    pieces.push(redactor.end());
+    expect(Buffer.concat(pieces).toString("utf8")).toBe(expected);
   }
 });
 

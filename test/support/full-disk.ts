@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, stat, statfs, truncate, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 
 /** Whether this process may mount a tmpfs (root: CI runs as root, .ci/run). */
 export const CAN_MOUNT = process.getuid?.() === 0;
@@ -64,4 +65,45 @@ export async function fullDisk(sizeKiB = 1024, full = true): Promise<FullDisk> {
     await disk.fill();
   }
   return disk;
+}
+
+/** A {@link FullDisk} of the current test, with the environment of a run whose home is on it. */
+export interface TestDisk extends FullDisk {
+  /** `HOME` and `TURNLOOP_HOME`: the disk's home; and the variables {@link useFullDisk} was given. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A {@link fullDisk} (`sizeKiB`, `full`) for each test of the calling `describe`: mounted in
+ * `beforeEach`, unmounted in `afterEach`; its fields are usable inside tests. `extra`: variables
+ * added to its {@link TestDisk.env}.
+ */
+export function useFullDisk(sizeKiB = 1024, full = true, extra: NodeJS.ProcessEnv = {}): TestDisk {
+  let disk: FullDisk | undefined;
+  beforeEach(async () => {
+    disk = await fullDisk(sizeKiB, full);
+  });
+  afterEach(async () => {
+    await disk?.close();
+    disk = undefined;
+  });
+  const current = (): FullDisk => {
+    if (disk === undefined) {
+      throw new Error("useFullDisk: the disk is mounted in beforeEach; use it inside tests");
+    }
+    return disk;
+  };
+  return {
+    get home() {
+      return current().home;
+    },
+    get env() {
+      const { home } = current();
+      return { HOME: home, TURNLOOP_HOME: home, ...extra };
+    },
+    fill: () => current().fill(),
+    leave: (blocks) => current().leave(blocks),
+    free: () => current().free(),
+    close: () => current().close(),
+  };
 }

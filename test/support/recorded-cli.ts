@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach } from "vitest";
-import { cleanEnvironment } from "./cli.js";
+import { afterEach, beforeEach, expect } from "vitest";
+import { cleanEnvironment, runCli } from "./cli.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
 
@@ -28,6 +28,12 @@ export interface RecordedCli {
   readonly log: string;
   /** The CLI's environment for `model` (a `provider:model` id) with the recorder preloaded. */
   environment(model: string): NodeJS.ProcessEnv;
+  /**
+   * Runs `-p "say done"` with `model`, the fake model answering "All done." (100 tokens in, 10
+   * out; `atRequest` runs as the request arrives), and checks that the CLI exited 0 with that
+   * answer after one request.
+   */
+  promptDone(model: string, atRequest?: () => void): Promise<void>;
 }
 
 /** Registers the per-test set-up and clean-up; the fields are usable inside tests. */
@@ -53,6 +59,18 @@ export function useRecordedCli(recorder: Recorder): RecordedCli {
     }
     return started;
   };
+  const environment = (model: string) => {
+    const { server, home } = ready();
+    return cleanEnvironment({
+      TURNLOOP_HOME: home,
+      TURNLOOP_MODEL: model,
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+      OPENAI_API_KEY: "test-key",
+      ANTHROPIC_API_KEY: "test-key",
+      NODE_OPTIONS: `--import=${recorder.path}`,
+      [recorder.logVariable]: join(home, "recorded.log"),
+    });
+  };
   return {
     get server() {
       return ready().server;
@@ -63,17 +81,22 @@ export function useRecordedCli(recorder: Recorder): RecordedCli {
     get log() {
       return join(ready().home, "recorded.log");
     },
-    environment(model) {
-      const { server, home } = ready();
-      return cleanEnvironment({
-        TURNLOOP_HOME: home,
-        TURNLOOP_MODEL: model,
-        TURNLOOP_BASE_URL: `${server.url}/v1`,
-        OPENAI_API_KEY: "test-key",
-        ANTHROPIC_API_KEY: "test-key",
-        NODE_OPTIONS: `--import=${recorder.path}`,
-        [recorder.logVariable]: join(home, "recorded.log"),
+    environment,
+    async promptDone(model, atRequest) {
+      const { server, directory } = ready();
+      server.setResponder(() => {
+        atRequest?.();
+        return { text: "All done.", usage: { input: 100, output: 10 } };
       });
+      const result = await runCli(["-p", "say done"], {
+        cwd: directory,
+        env: environment(model),
+      });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({
+        code: 0,
+        stdout: "All done.\n",
+      });
+      expect(server.requests).toHaveLength(1);
     },
   };
 }
