@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts } from "./configuration-chain.js";
-import { configuredPlacesIn } from "./configured-places.js";
+import { configuredPlacesIn, gitUserOf } from "./configured-places.js";
 import { gitEntriesOf, gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,
@@ -72,7 +72,8 @@ export function bubblewrapArguments(
   const inTemporary = (root: string) => isInside(root, "/tmp");
   const gitEntries = gitEntriesOf(writableRoots);
   const git = gitProtection(writableRoots, gitEntries);
-  const configured = configuredPlacesIn(writableRoots, gitEntries, settings.home, paths).existing;
+  const user = gitUserOf(settings.home, settings.configHome, cwd);
+  const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths).existing;
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),

@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { type ConfiguredPlace, configuredPlacesIn } from "./configured-places.js";
+import { type ConfiguredPlace, configuredPlacesIn, type GitUser } from "./configured-places.js";
 import { gitEntriesOf, gitProtection, missingLocatingFiles } from "./git-folders.js";
 import { gitRepositoryUndone } from "./policy.js";
 import type { RealPaths } from "./real-paths.js";
@@ -30,13 +30,17 @@ export interface GitSnapshot {
 }
 
 /**
- * Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command; `home`
- * is what `~/` in `core.hooksPath` means.
+ * Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command; `user`
+ * tells where the user's git config is and what `~/` in `core.hooksPath` means.
  */
-export function gitSnapshot(roots: readonly string[], home: string, paths: RealPaths): GitSnapshot {
+export function gitSnapshot(
+  roots: readonly string[],
+  user: GitUser,
+  paths: RealPaths,
+): GitSnapshot {
   const entries = gitEntriesOf(roots);
   const protection = gitProtection(roots, entries);
-  const configured = configuredPlacesIn(roots, entries, home, paths);
+  const configured = configuredPlacesIn(roots, entries, user, paths);
   return {
     entries: new Set(entries),
     folders: new Set([...protection.folders, ...protection.worktrees]),

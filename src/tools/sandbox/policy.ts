@@ -66,8 +66,18 @@ export interface SandboxSettings {
   cwd: string;
   /** The session's additional directories; writable under `workspace-write`. Missing ones are skipped. */
   additionalDirectories?: readonly string[];
-  /** The user's home folder, against which relative entries of {@link hidden} are resolved. */
+  /**
+   * The user's home folder, against which relative entries of {@link hidden} are resolved; git's
+   * `~/.gitconfig` is there (configured-places.ts).
+   */
   home: string;
+  /**
+   * The user's `XDG_CONFIG_HOME`, when set: git reads the user's config from
+   * `$XDG_CONFIG_HOME/git/config` instead of `~/.config/git/config` (git-config(1), "FILES"), and
+   * the sandbox reads it there for the hooks folder and included files it names
+   * (configured-places.ts). A relative one is taken from the command's cwd, as git takes it.
+   */
+  configHome?: string;
   /** turnloop's own folder (`TURNLOOP_HOME`, the session logs): always hidden. */
   turnloopHome: string;
   /** Whether the command may use the network (default `false`: its own network namespace, empty). */

@@ -48,10 +48,11 @@ describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath
     await fixture?.remove();
   });
 
-  const run = (command: string) =>
+  const run = (command: string, configHome?: string) =>
     new SandboxedRunner("workspace-write", {
       home: fixture.home,
       turnloopHome: fixture.turnloopHome,
+      ...(configHome === undefined ? {} : { configHome }),
     }).run(command, {
       cwd: project,
       env: fixture.env,
@@ -130,6 +131,27 @@ describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath
     await mkdir(join(project, ".githooks"));
     const result = await run(plant(".githooks/pre-commit"));
     expect(result.output).toBe("bash: line 1: .githooks/pre-commit: Read-only file system\n");
+    expect(existsSync(join(project, ".githooks", "pre-commit"))).toBe(false);
+  });
+
+  it("the hooks folder and included file $XDG_CONFIG_HOME/git/config names are read-only too", async () => {
+    const configHome = join(fixture.base, "xdg");
+    await mkdir(join(configHome, "git"), { recursive: true });
+    await writeFile(
+      join(configHome, "git", "config"),
+      `[core]\n\thooksPath = .githooks\n[include]\n\tpath = ${join(project, "user.gitconfig")}\n`,
+    );
+    await mkdir(join(project, ".githooks"));
+    await writeFile(join(project, "user.gitconfig"), "[alias]\n\tst = status\n");
+    const result = await run(
+      `${plant(".githooks/pre-commit")}; echo >> user.gitconfig`,
+      configHome,
+    );
+    expect(result.output).toBe(
+      "bash: line 1: .githooks/pre-commit: Read-only file system\n" +
+        "bash: line 1: user.gitconfig: Read-only file system\n",
+    );
+    expect(result.sandboxLimit).toBe(keeps(join(project, ".githooks")));
     expect(existsSync(join(project, ".githooks", "pre-commit"))).toBe(false);
   });
 
