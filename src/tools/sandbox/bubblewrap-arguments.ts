@@ -49,7 +49,8 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
  * `gitProtection`: also those in a root's folders) and the hooks folders and config files their
- * config names (configured-places.ts: `core.hooksPath`, e.g. husky's `.husky`, and `include.path`); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
+ * config names (configured-places.ts: `core.hooksPath`, e.g. husky's `.husky`, and `include.path`;
+ * one that leads through a symbolic link in a root has its chain fixed as `.turnloop`'s); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -73,7 +74,7 @@ export function bubblewrapArguments(
   const gitEntries = gitEntriesOf(writableRoots);
   const git = gitProtection(writableRoots, gitEntries);
   const user = gitUserOf(settings.home, settings.configHome, cwd);
-  const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths).existing;
+  const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -84,9 +85,9 @@ export function bubblewrapArguments(
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...gitFolderBinds(git),
-    ...configurationMounts(writableRoots),
+    ...configurationMounts(writableRoots, configured.chains),
     ...gitReadOnlyMounts(git, paths),
-    ...configured.flatMap(({ path }) => ["--ro-bind", path, path]),
+    ...configured.existing.flatMap(({ path }) => ["--ro-bind", path, path]),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),

@@ -19,9 +19,13 @@ export type RootEntry =
   | { kind: "link"; path: string; target: string }
   | { kind: "missing"; path: string };
 
-/** How one of {@link PROJECT_CONFIGURATION} in one writable root resolves. */
+/**
+ * How one of {@link PROJECT_CONFIGURATION} in one writable root resolves, or another place kept
+ * the same way (a hooks folder or included config file that leads through a symbolic link:
+ * configured-places.ts).
+ */
 export interface ConfigurationChain {
-  /** The place's name, e.g. `.turnloop`. */
+  /** The place's name, e.g. `.turnloop`; its path for another place. */
   name: string;
   /** Its absolute path in the root. */
   path: string;
@@ -49,7 +53,7 @@ export function configurationChains(roots: readonly string[]): ConfigurationChai
 }
 
 /** The entries directly in one of `roots` that resolving the absolute `path` passes through. */
-function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
+export function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
   const entries = new Map<string, RootEntry>();
   const pending = path.split("/");
   let current = "/";
@@ -100,13 +104,17 @@ function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
 }
 
 /**
- * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots` for a command: each
- * `mounted` entry read-only over itself (a mount point: `mv cfg cfg.old` fails with `EBUSY`, and
- * everything below is read-only), and a writable root that lies inside such an entry (an added
- * folder below it) mounted writable again after it, outer mounts first.
+ * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots`, and the `others`
+ * kept the same way, for a command: each `mounted` entry read-only over itself (a mount point:
+ * `mv cfg cfg.old` fails with `EBUSY`, and everything below is read-only), and a writable root
+ * that lies inside such an entry (an added folder below it) mounted writable again after it,
+ * outer mounts first.
  */
-export function configurationMounts(roots: readonly string[]): string[] {
-  const entries = configurationChains(roots).flatMap((chain) => chain.entries);
+export function configurationMounts(
+  roots: readonly string[],
+  others: readonly ConfigurationChain[] = [],
+): string[] {
+  const entries = [...configurationChains(roots), ...others].flatMap((chain) => chain.entries);
   const fixed = [
     ...new Set(entries.flatMap((entry) => (entry.kind === "mounted" ? [entry.path] : []))),
   ];

@@ -1,5 +1,7 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import type { ConfigurationChain } from "./configuration-chain.js";
+import { undoChainChanges } from "./configuration-guard.js";
 import { type ConfiguredPlace, configuredPlacesIn, type GitUser } from "./configured-places.js";
 import { gitEntriesOf, gitProtection, missingLocatingFiles } from "./git-folders.js";
 import { gitRepositoryUndone } from "./policy.js";
@@ -27,6 +29,8 @@ export interface GitSnapshot {
   configuredPlaces: readonly ConfiguredPlace[];
   /** Those the config names in a writable root that did not exist. */
   missingConfiguredPlaces: readonly string[];
+  /** Those that lead through a symbolic link in a writable root (configured-places.ts). */
+  configuredChains: readonly ConfigurationChain[];
 }
 
 /**
@@ -47,15 +51,18 @@ export function gitSnapshot(
     missingLocatingFiles: missingLocatingFiles(protection),
     configuredPlaces: configured.existing,
     missingConfiguredPlaces: configured.missing,
+    configuredChains: configured.chains,
   };
 }
 
 /**
  * Removes what the command (whose processes all ended with it) made of what {@link GitSnapshot}
  * watches: each new `.git`, each new git folder in a protected one's `modules/` or `worktrees/`
- * (with what the command put in them), each new locating file, hooks folder and included config file.
+ * (with what the command put in them), each new locating file, hooks folder and included config
+ * file; and puts back a symbolic link such a place leads through that the command replaced
+ * (configuration-guard.ts `undoChainChanges`, as for `.turnloop`).
  * @returns why the command is reported stopped (policy.ts `gitRepositoryUndone`), or `undefined`
- * when it made none of them.
+ * when it changed none of them.
  */
 export async function undoGitChanges(
   snapshot: GitSnapshot,
@@ -73,7 +80,12 @@ export async function undoGitChanges(
     ...snapshot.missingConfiguredPlaces.filter(exists),
   ];
   await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
-  return made.length === 0 ? undefined : gitRepositoryUndone(made);
+  const chains = await undoChainChanges(snapshot.configuredChains);
+  const undone = [
+    ...(made.length === 0 ? [] : [`it removed ${made.join(", ")}, which the command made`]),
+    ...chains.undone,
+  ];
+  return undone.length === 0 ? undefined : gitRepositoryUndone(undone);
 }
 
 /** Whether anything (a symbolic link to nothing included) is at `path`. */

@@ -247,14 +247,15 @@ export function protectedPlaceUndone(places: readonly string[], undone: readonly
 /**
  * Why a command that made a git repository, or a file through which git finds a repository's
  * config and hooks, where the mounts cannot stop it (a `.git` where there was none, a git folder
- * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`: git-guard.ts) is
- * reported stopped: `made` are the paths, already removed.
+ * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`, a hooks folder
+ * or included config file; or replaced a symbolic link one of the last two leads through:
+ * git-guard.ts) is reported stopped: `undone` says what the sandbox undid, already done.
  */
-export function gitRepositoryUndone(made: readonly string[]): string {
+export function gitRepositoryUndone(undone: readonly string[]): string {
   return (
     `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
     "hooks and reads its config later, outside the sandbox, so a command cannot make one or " +
-    `change where git finds them; it removed ${made.join(", ")}, which the command made`
+    `change where git finds them; ${undone.join("; ")}`
   );
 }
 

@@ -7,7 +7,7 @@
 
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readlink, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js";
@@ -153,6 +153,47 @@ describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath
     );
     expect(result.sandboxLimit).toBe(keeps(join(project, ".githooks")));
     expect(existsSync(join(project, ".githooks", "pre-commit"))).toBe(false);
+  });
+
+  it("a hooks folder that is a symbolic link: the link replaced is put back, what it leads through is fixed", async () => {
+    git(project, "config", "core.hooksPath", ".husky");
+    await mkdir(join(project, "cfg", "husky"), { recursive: true });
+    await symlink("cfg/husky", join(project, ".husky"));
+    const moved = await run(`mv cfg cfg.old; ${plant("cfg/husky/pre-commit")}`);
+    expect(moved.output).toBe(
+      "mv: cannot move 'cfg' to 'cfg.old': Device or resource busy\n" +
+        "bash: line 1: cfg/husky/pre-commit: Read-only file system\n",
+    );
+    expect(moved.sandboxLimit).toBe(keeps(join(project, "cfg", "husky")));
+    const result = await run(
+      `rm .husky && mkdir .husky && ${plant(".husky/pre-commit")} && echo planted`,
+    );
+    expect(result.output).toBe("planted\n");
+    expect(result.sandboxLimit).toBe(
+      "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+        "reads its config later, outside the sandbox, so a command cannot make one or change " +
+        `where git finds them; it put back the symbolic link ${join(project, ".husky")} (to ` +
+        "cfg/husky), which the command replaced",
+    );
+    expect(await readlink(join(project, ".husky"))).toBe("cfg/husky");
+    git(project, "commit", "-q", "--allow-empty", "-m", "next");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("an included config file that is a symbolic link: the link replaced is put back", async () => {
+    git(project, "config", "--add", "include.path", "../shared.gitconfig");
+    await mkdir(join(project, "conf"));
+    await writeFile(join(project, "conf", "shared.gitconfig"), "[alias]\n\tst = status\n");
+    await symlink("conf/shared.gitconfig", join(project, "shared.gitconfig"));
+    const evil = `[core]\\n\\tfsmonitor = \\"touch ${marker}; false\\"\\n`;
+    const result = await run(`rm shared.gitconfig && printf '${evil}' > shared.gitconfig`);
+    expect(result.sandboxLimit).toContain(
+      `it put back the symbolic link ${join(project, "shared.gitconfig")} (to ` +
+        "conf/shared.gitconfig), which the command replaced",
+    );
+    expect(await readlink(join(project, "shared.gitconfig"))).toBe("conf/shared.gitconfig");
+    git(project, "status", "--short");
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("a hooks folder that does not exist yet: the one the command makes is removed", async () => {
