@@ -16,17 +16,24 @@ import type { RealPaths } from "./real-paths.js";
  * where there was none (git-folders.ts `LOCATING_FILES`: `.git/commondir` pointing at a folder of
  * the command's, `config.worktree`); and a hooks folder or an included config file that the config
  * names (`core.hooksPath`, `include.path`: configured-places.ts) inside a writable root, made where there
- * was none. Noted before the command runs.
+ * was none. Each is noted with the file it is (device and inode), since a mount point cannot be
+ * moved but the folder holding it can, taking the mount along: `mv sub moved && git init sub`
+ * makes a new `sub/.git` at the path of the old, and `mv tools moved && mkdir -p tools/git-hooks`
+ * a new hooks folder. One at the path of the old but another file was made by the command; one at
+ * a new path that is an old one moved was not (it is left where the command put it). Noted before
+ * the command runs.
  */
 export interface GitSnapshot {
-  /** The `.git` entries there were (git-folders.ts `gitEntriesOf`). */
-  entries: ReadonlySet<string>;
+  /** The `.git` entries there were (git-folders.ts `gitEntriesOf`), each with its identity. */
+  entries: ReadonlyMap<string, string>;
   /** The protected git folders there were (git-folders.ts `GitProtection` folders and worktrees). */
-  folders: ReadonlySet<string>;
+  folders: ReadonlyMap<string, string>;
   /** The locating files of the protected git folders that did not exist. */
   missingLocatingFiles: readonly string[];
   /** The hooks folders and included config files in a writable root that exist (real paths). */
   configuredPlaces: readonly ConfiguredPlace[];
+  /** Their identities. */
+  configuredIdentities: ReadonlyMap<string, string>;
   /** Those the config names in a writable root that did not exist. */
   missingConfiguredPlaces: readonly string[];
   /** Those that lead through a symbolic link in a writable root (configured-places.ts). */
@@ -46,10 +53,11 @@ export function gitSnapshot(
   const protection = gitProtection(roots, entries);
   const configured = configuredPlacesIn(roots, entries, user, paths);
   return {
-    entries: new Set(entries),
-    folders: new Set([...protection.folders, ...protection.worktrees]),
+    entries: identitiesOf(entries),
+    folders: identitiesOf([...protection.folders, ...protection.worktrees]),
     missingLocatingFiles: missingLocatingFiles(protection),
     configuredPlaces: configured.existing,
+    configuredIdentities: identitiesOf(configured.existing.map((place) => place.path)),
     missingConfiguredPlaces: configured.missing,
     configuredChains: configured.chains,
   };
@@ -69,15 +77,21 @@ export async function undoGitChanges(
   roots: readonly string[],
 ): Promise<string | undefined> {
   const entries = gitEntriesOf(roots);
-  const kept = entries.filter((path) => snapshot.entries.has(path));
-  const protection = gitProtection(roots, kept);
+  const madeEntries = entries.filter((path) => madeSince(snapshot.entries, path));
+  const protection = gitProtection(
+    roots,
+    entries.filter((path) => !madeEntries.includes(path)),
+  );
   const made = [
-    ...entries.filter((path) => !snapshot.entries.has(path)),
-    ...[...protection.folders, ...protection.worktrees].filter(
-      (folder) => !snapshot.folders.has(folder),
+    ...madeEntries,
+    ...[...protection.folders, ...protection.worktrees].filter((folder) =>
+      madeSince(snapshot.folders, folder),
     ),
     ...snapshot.missingLocatingFiles.filter(exists),
     ...snapshot.missingConfiguredPlaces.filter(exists),
+    ...[...snapshot.configuredIdentities.keys()].filter(
+      (path) => exists(path) && madeSince(snapshot.configuredIdentities, path),
+    ),
   ];
   await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
   const chains = await undoChainChanges(snapshot.configuredChains);
@@ -86,6 +100,41 @@ export async function undoGitChanges(
     ...chains.undone,
   ];
   return undone.length === 0 ? undefined : gitRepositoryUndone(undone);
+}
+
+/** The identity (device and inode, a link not followed) of each of `paths` that exists. */
+function identitiesOf(paths: readonly string[]): Map<string, string> {
+  const identities = new Map<string, string>();
+  for (const path of paths) {
+    const identity = identityOf(path);
+    if (identity !== undefined) {
+      identities.set(path, identity);
+    }
+  }
+  return identities;
+}
+
+function identityOf(path: string): string | undefined {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether what is at `path` now was made since `noted` (paths and identities before the
+ * command): another file than the one noted at that path, or at a path not noted and none of the
+ * noted ones moved there.
+ */
+function madeSince(noted: ReadonlyMap<string, string>, path: string): boolean {
+  const identity = identityOf(path);
+  const before = noted.get(path);
+  if (before !== undefined) {
+    return identity !== before;
+  }
+  return identity === undefined || ![...noted.values()].includes(identity);
 }
 
 /** Whether anything (a symbolic link to nothing included) is at `path`. */

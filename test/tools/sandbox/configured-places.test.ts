@@ -196,6 +196,24 @@ describe.skipIf(!sandboxReady)("workspace-write: the hooks folder core.hooksPath
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("a hooks folder whose parent folder is moved away: the one made in its place is removed", async () => {
+    git(project, "config", "core.hooksPath", "tools/git-hooks");
+    await mkdir(join(project, "tools", "git-hooks"), { recursive: true });
+    const result = await run(
+      `mv tools moved && mkdir -p tools/git-hooks && ${plant("tools/git-hooks/pre-commit")} && echo planted`,
+    );
+    expect(result.output).toBe("planted\n");
+    expect(result.sandboxLimit).toBe(
+      "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+        "reads its config later, outside the sandbox, so a command cannot make one or change " +
+        `where git finds them; it removed ${join(project, "tools", "git-hooks")}, which the command made`,
+    );
+    expect(existsSync(join(project, "tools", "git-hooks"))).toBe(false);
+    expect(existsSync(join(project, "moved", "git-hooks"))).toBe(true);
+    git(project, "commit", "-q", "--allow-empty", "-m", "next");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a hooks folder that does not exist yet: the one the command makes is removed", async () => {
     git(project, "config", "core.hooksPath", ".githooks");
     const result = await run(`mkdir .githooks && ${plant(".githooks/pre-commit")} && echo planted`);

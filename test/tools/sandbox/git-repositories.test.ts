@@ -101,6 +101,21 @@ describe.skipIf(!sandboxReady)(
       expect(await readFile(join(library, ".git", "config"), "utf8")).not.toContain("evil");
     });
 
+    it("a repository below the root whose folder is moved away: the new one made in its place is removed, the moved one kept", async () => {
+      const library = join(project, "library");
+      await mkdir(library, { recursive: true });
+      git(library, "init", "-q");
+      const result = await run(
+        "mv library moved && mkdir library && git init -q library && " +
+          "echo 'echo evil' > library/.git/hooks/post-checkout && echo planted",
+        project,
+      );
+      expect(result.output).toBe("planted\n");
+      expect(result.sandboxLimit).toBe(removed(join(library, ".git")));
+      expect(existsSync(join(library, ".git"))).toBe(false);
+      expect(existsSync(join(project, "moved", ".git", "HEAD"))).toBe(true);
+    });
+
     it("a linked worktree: its .git file cannot be pointed elsewhere, nor config.worktree made", async () => {
       const main = join(project, "main");
       const worktree = join(project, "worktree");
