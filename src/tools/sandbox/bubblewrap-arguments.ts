@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts } from "./configuration-chain.js";
 import { configuredPlacesIn, gitUserOf } from "./configured-places.js";
@@ -38,6 +38,27 @@ const ISOLATION_OPTIONS: readonly string[] = [
  * lookups themselves already fail at once there (`EAI_AGAIN`, no resolver is reachable).
  */
 const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_retries", "0"];
+
+/**
+ * Tools' caches that the user's home holds, read-only in the sandbox unless a writable root holds
+ * it: `npm install` of a tarball failed with `ENOENT: no such file or directory, mkdir
+ * '~/.npm/_cacache'`. Each such command gets one in its `/tmp` instead (private and fresh per
+ * command, or the host folder {@link SandboxSettings.temporaryDirectory}), named in the variable
+ * the tools read: npm's (`~/.npm`, `npm_config_cache`), and the XDG base
+ * directories' (`~/.cache`, `XDG_CACHE_HOME`: pip, Go's build cache, yarn 1 …). The user's own
+ * cache is not read then (`npm install --offline` finds nothing in it).
+ */
+const PRIVATE_CACHES: readonly { variable: string; inHome: string; path: string }[] = [
+  { variable: "npm_config_cache", inHome: ".npm", path: "/tmp/.npm" },
+  { variable: "XDG_CACHE_HOME", inHome: ".cache", path: "/tmp/.cache" },
+];
+
+/** The {@link PRIVATE_CACHES} variables for a command whose writable roots do not hold the cache. */
+function cacheEnvironment(home: string, writableRoots: readonly string[]): string[] {
+  return PRIVATE_CACHES.filter(
+    ({ inHome }) => !writableRoots.some((root) => isInside(join(home, inHome), root)),
+  ).flatMap(({ variable, path }) => ["--setenv", variable, path]);
+}
 
 /**
  * The bubblewrap arguments that run `bash -c command` under `policy` (never
@@ -90,6 +111,7 @@ export function bubblewrapArguments(
     ...configured.existing.flatMap(({ path }) => ["--ro-bind", path, path]),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
+    ...cacheEnvironment(realPathOf(settings.home) ?? resolve(settings.home), writableRoots),
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
