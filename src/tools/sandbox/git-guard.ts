@@ -3,9 +3,14 @@ import { rm } from "node:fs/promises";
 import type { ConfigurationChain } from "./configuration-chain.js";
 import { undoChainChanges } from "./configuration-guard.js";
 import { type ConfiguredPlace, configuredPlacesIn, type GitUser } from "./configured-places.js";
-import { gitEntriesOf, gitProtection, missingLocatingFiles } from "./git-folders.js";
+import {
+  gitEntriesOf,
+  gitProtection,
+  linkedGitPlaces,
+  missingLocatingFiles,
+} from "./git-folders.js";
 import { gitRepositoryUndone } from "./policy.js";
-import type { RealPaths } from "./real-paths.js";
+import { isInside, type RealPaths } from "./real-paths.js";
 
 /**
  * What a command in a writable root could add that git runs later, outside the sandbox, where
@@ -32,12 +37,16 @@ export interface GitSnapshot {
   missingLocatingFiles: readonly string[];
   /** The hooks folders and included config files in a writable root that exist (real paths). */
   configuredPlaces: readonly ConfiguredPlace[];
-  /** Their identities. */
-  configuredIdentities: ReadonlyMap<string, string>;
+  /** Their identities, and those of what a git folder's linked `hooks` or file leads to in a root. */
+  placeIdentities: ReadonlyMap<string, string>;
   /** Those the config names in a writable root that did not exist. */
   missingConfiguredPlaces: readonly string[];
-  /** Those that lead through a symbolic link in a writable root (configured-places.ts). */
-  configuredChains: readonly ConfigurationChain[];
+  /**
+   * Those that lead through a symbolic link in a writable root (configured-places.ts), and a
+   * protected git folder's `hooks` or locating file that is a symbolic link (git-folders.ts
+   * `linkedGitPlaces`), each a chain of that one link.
+   */
+  linkChains: readonly ConfigurationChain[];
 }
 
 /**
@@ -52,14 +61,28 @@ export function gitSnapshot(
   const entries = gitEntriesOf(roots);
   const protection = gitProtection(roots, entries);
   const configured = configuredPlacesIn(roots, entries, user, paths);
+  const links = linkedGitPlaces(protection);
+  const linkedTargets = links.flatMap(({ real }) =>
+    real !== undefined && roots.some((root) => isInside(real, root)) ? [real] : [],
+  );
   return {
     entries: identitiesOf(entries),
     folders: identitiesOf([...protection.folders, ...protection.worktrees]),
     missingLocatingFiles: missingLocatingFiles(protection),
     configuredPlaces: configured.existing,
-    configuredIdentities: identitiesOf(configured.existing.map((place) => place.path)),
+    placeIdentities: identitiesOf([
+      ...configured.existing.map((place) => place.path),
+      ...linkedTargets,
+    ]),
     missingConfiguredPlaces: configured.missing,
-    configuredChains: configured.chains,
+    linkChains: [
+      ...configured.chains,
+      ...links.map(({ path, target }) => ({
+        name: path,
+        path,
+        entries: [{ kind: "link" as const, path, target }],
+      })),
+    ],
   };
 }
 
@@ -89,12 +112,12 @@ export async function undoGitChanges(
     ),
     ...snapshot.missingLocatingFiles.filter(exists),
     ...snapshot.missingConfiguredPlaces.filter(exists),
-    ...[...snapshot.configuredIdentities.keys()].filter(
-      (path) => exists(path) && madeSince(snapshot.configuredIdentities, path),
+    ...[...snapshot.placeIdentities.keys()].filter(
+      (path) => exists(path) && madeSince(snapshot.placeIdentities, path),
     ),
   ];
   await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
-  const chains = await undoChainChanges(snapshot.configuredChains);
+  const chains = await undoChainChanges(snapshot.linkChains);
   const undone = [
     ...(made.length === 0 ? [] : [`it removed ${made.join(", ")}, which the command made`]),
     ...chains.undone,

@@ -6,7 +6,7 @@
  */
 
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js";
@@ -100,6 +100,29 @@ describe.skipIf(!sandboxReady)(
       expect(result.sandboxLimit).toBe(removed(join(library, ".git")));
       expect(existsSync(join(library, ".git"))).toBe(false);
       expect(existsSync(join(project, "moved", ".git", "HEAD"))).toBe(true);
+    });
+
+    it(".git/hooks that is a symbolic link: the link replaced is put back, a hooks folder made where it led is removed", async () => {
+      git(project, "init", "-q");
+      await mkdir(join(project, "tools", "hooks"), { recursive: true });
+      await rm(join(project, ".git", "hooks"), { recursive: true });
+      await symlink("../tools/hooks", join(project, ".git", "hooks"));
+      const replaced = await run(
+        "rm .git/hooks && mkdir .git/hooks && echo 'echo evil' > .git/hooks/pre-commit && echo planted",
+        project,
+      );
+      expect(replaced.output).toBe("planted\n");
+      expect(replaced.sandboxLimit).toContain(
+        `it put back the symbolic link ${join(project, ".git", "hooks")} (to ../tools/hooks), which the command replaced`,
+      );
+      expect(await readlink(join(project, ".git", "hooks"))).toBe("../tools/hooks");
+      const moved = await run(
+        "mv tools moved && mkdir -p tools/hooks && echo 'echo evil' > tools/hooks/pre-commit && echo planted",
+        project,
+      );
+      expect(moved.output).toBe("planted\n");
+      expect(moved.sandboxLimit).toBe(removed(join(project, "tools", "hooks")));
+      expect(existsSync(join(project, "tools", "hooks"))).toBe(false);
     });
 
     it("a linked worktree: its .git file cannot be pointed elsewhere, nor config.worktree made", async () => {
