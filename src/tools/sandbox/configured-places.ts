@@ -154,7 +154,8 @@ export function configuredPlacesIn(
   for (const place of configuredPlacesOf(entries, user)) {
     const real = paths.resolve(place.path)?.real;
     const inRoot = roots.some((root) => isInside(place.path, root));
-    const chain = inRoot ? rootEntries(place.path, roots) : [];
+    // A place that is its own real path leads through no symbolic link: no walk.
+    const chain = inRoot && real !== place.path ? rootEntries(place.path, roots) : [];
     if (chain.some((entry) => entry.kind === "link")) {
       chains.push({ name: place.path, path: place.path, entries: chain });
     } else if (real === undefined && inRoot) {
