@@ -1,7 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
-import { configurationMounts } from "./configuration-chain.js";
-import { configuredPlacesIn, gitUserOf } from "./configured-places.js";
+import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
+import { gitUserOf } from "./configured-places.js";
 import { gitEntriesOf, gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,

@@ -1,7 +1,8 @@
 import { lstatSync, readlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { type ConfiguredPlace, configuredPlacesOf, type GitUser } from "./configured-places.js";
 import { PROJECT_CONFIGURATION } from "./policy.js";
-import { isInside } from "./real-paths.js";
+import { isInside, type RealPaths } from "./real-paths.js";
 
 /** Most symbolic links one resolution follows, as Linux's own path walk (`ELOOP` past 40). */
 const MAX_LINKS = 40;
@@ -126,4 +127,39 @@ export function configurationMounts(
     ...reopened.map((path) => ({ path, option: "--bind" })),
   ].sort((a, b) => a.path.length - b.path.length);
   return mounts.flatMap(({ path, option }) => [option, path, path]);
+}
+
+/**
+ * The {@link ConfiguredPlace}s of `entries` that lie in one of `roots` (writable roots, real
+ * paths): `existing` (real paths: a mount follows symbolic links) to mount read-only over
+ * themselves, `missing` for git-guard.ts to remove when a command makes one, and `chains`, those
+ * whose path in a root leads through a symbolic link there (`.husky -> cfg/husky`), which the
+ * command could replace: kept as `.turnloop`'s are (configuration-chain.ts: every entry of a root
+ * they lead through mounted read-only, a link replaced put back, one made at a missing entry
+ * removed), so they are not in `missing`.
+ */
+export function configuredPlacesIn(
+  roots: readonly string[],
+  entries: readonly string[],
+  user: GitUser,
+  paths: RealPaths,
+): { existing: ConfiguredPlace[]; missing: string[]; chains: ConfigurationChain[] } {
+  const existing: ConfiguredPlace[] = [];
+  const missing: string[] = [];
+  const chains: ConfigurationChain[] = [];
+  for (const place of configuredPlacesOf(entries, user)) {
+    const real = paths.resolve(place.path)?.real;
+    const inRoot = roots.some((root) => isInside(place.path, root));
+    // A place that is its own real path leads through no symbolic link: no walk.
+    const chain = inRoot && real !== place.path ? rootEntries(place.path, roots) : [];
+    if (chain.some((entry) => entry.kind === "link")) {
+      chains.push({ name: place.path, path: place.path, entries: chain });
+    } else if (real === undefined && inRoot) {
+      missing.push(place.path);
+    }
+    if (real !== undefined && roots.some((root) => isInside(real, root))) {
+      existing.push({ path: real, kind: place.kind });
+    }
+  }
+  return { existing, missing, chains };
 }

@@ -1,7 +1,6 @@
 import { basename, dirname, join, resolve } from "node:path";
-import { type ConfigurationChain, rootEntries } from "./configuration-chain.js";
 import { commonFolder, lstatOf, pointedFolder, readTextOf } from "./git-folders.js";
-import { isInside, type RealPaths } from "./real-paths.js";
+import { isInside } from "./real-paths.js";
 
 /**
  * The places a repository's config sends git to, besides its `.git` folder: the hooks folder
@@ -131,41 +130,6 @@ export function isInConfiguredPlace(path: string, user: GitUser): boolean {
       return false;
     }
   }
-}
-
-/**
- * The {@link ConfiguredPlace}s of `entries` that lie in one of `roots` (writable roots, real
- * paths): `existing` (real paths: a mount follows symbolic links) to mount read-only over
- * themselves, `missing` for git-guard.ts to remove when a command makes one, and `chains`, those
- * whose path in a root leads through a symbolic link there (`.husky -> cfg/husky`), which the
- * command could replace: kept as `.turnloop`'s are (configuration-chain.ts: every entry of a root
- * they lead through mounted read-only, a link replaced put back, one made at a missing entry
- * removed), so they are not in `missing`.
- */
-export function configuredPlacesIn(
-  roots: readonly string[],
-  entries: readonly string[],
-  user: GitUser,
-  paths: RealPaths,
-): { existing: ConfiguredPlace[]; missing: string[]; chains: ConfigurationChain[] } {
-  const existing: ConfiguredPlace[] = [];
-  const missing: string[] = [];
-  const chains: ConfigurationChain[] = [];
-  for (const place of configuredPlacesOf(entries, user)) {
-    const real = paths.resolve(place.path)?.real;
-    const inRoot = roots.some((root) => isInside(place.path, root));
-    // A place that is its own real path leads through no symbolic link: no walk.
-    const chain = inRoot && real !== place.path ? rootEntries(place.path, roots) : [];
-    if (chain.some((entry) => entry.kind === "link")) {
-      chains.push({ name: place.path, path: place.path, entries: chain });
-    } else if (real === undefined && inRoot) {
-      missing.push(place.path);
-    }
-    if (real !== undefined && roots.some((root) => isInside(real, root))) {
-      existing.push({ path: real, kind: place.kind });
-    }
-  }
-  return { existing, missing, chains };
 }
 
 /** The git folder of a `.git` entry: itself, or the folder a `.git` file names. */

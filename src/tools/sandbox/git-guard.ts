@@ -1,8 +1,8 @@
 import { lstatSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import type { ConfigurationChain } from "./configuration-chain.js";
+import { type ConfigurationChain, configuredPlacesIn } from "./configuration-chain.js";
 import { undoChainChanges } from "./configuration-guard.js";
-import { type ConfiguredPlace, configuredPlacesIn, type GitUser } from "./configured-places.js";
+import type { ConfiguredPlace, GitUser } from "./configured-places.js";
 import {
   gitEntriesOf,
   gitProtection,
