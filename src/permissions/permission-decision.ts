@@ -229,7 +229,7 @@ export function isConfigurationOfLaterRuns(path: string): boolean {
   return (
     segments.includes(".git") ||
     segments.some((segment) => PROJECT_CONFIGURATION.includes(segment)) ||
-    isInConfiguredPlace(path, homedir())
+    isInConfiguredPlace(path, { home: homedir() })
   );
 }
 

@@ -26,7 +26,8 @@ export class HostSandbox {
   /**
    * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxHidden`, `folders`).
    * @param env the commands' environment: its `PATH` finds `bwrap`, its `HOME` and
-   *   `XDG_RUNTIME_DIR` name the places hidden.
+   *   `XDG_RUNTIME_DIR` name the places hidden, and its `HOME` and `XDG_CONFIG_HOME` where git
+   *   finds the user's config (whose hooks folder and included files stay read-only).
    * @param turnloopHome `TURNLOOP_HOME`, always hidden.
    * @param unconfined the runner of commands outside the sandbox.
    */
@@ -118,6 +119,7 @@ export class HostSandbox {
         ...(this.env.XDG_RUNTIME_DIR === undefined
           ? {}
           : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
+        ...(this.env.XDG_CONFIG_HOME === undefined ? {} : { configHome: this.env.XDG_CONFIG_HOME }),
       };
       runner = new SandboxedRunner(policy, settings, statusProgram);
       this.runners.set(key, runner);

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -94,6 +94,26 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
     );
     expect(existsSync(join(workspace, ".git.old"))).toBe(false);
     expect(existsSync(join(workspace, ".git", "hooks", "pre-commit"))).toBe(false);
+  });
+
+  test("the hooks folder turnloop's $XDG_CONFIG_HOME/git/config names is read-only", async () => {
+    const configHome = join(home, "xdg");
+    await mkdir(join(configHome, "git"), { recursive: true });
+    await writeFile(join(configHome, "git", "config"), "[core]\n\thooksPath = .githooks\n");
+    await mkdir(join(workspace, ".githooks"));
+    const command = "echo 'echo hi' > .githooks/pre-commit";
+    const result = await oneCommandThroughCli(server, command, {
+      cwd: workspace,
+      home,
+      flags: ["--sandbox", "workspace-write", "--yolo"],
+      env: { XDG_CONFIG_HOME: configHome },
+    });
+    await rm(join(workspace, ".githooks"), { recursive: true });
+    expect(result.toolResult).toContain(
+      "bash: line 1: .githooks/pre-commit: Read-only file system\n<exited with exit code 1>\n" +
+        `The sandbox stopped this command: the sandbox keeps ${join(workspace, ".githooks")} ` +
+        "read-only whatever the settings: a repository's core.hooksPath names it",
+    );
   });
 
   test("git config (EBUSY on the bound .git/config) is a sandbox stop too, under either policy", async () => {

@@ -12,6 +12,8 @@ export interface OneCommandOptions {
   flags: readonly string[];
   /** The prompt; only the model sees it. */
   prompt?: string;
+  /** More environment for turnloop, e.g. `XDG_CONFIG_HOME`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function oneCommandThroughCli(
       TURNLOOP_HOME: options.home,
       TURNLOOP_MODEL: "openai-compatible:fake-model",
       TURNLOOP_BASE_URL: `${server.url}/v1`,
+      ...options.env,
     }),
   });
   const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");

@@ -1,7 +1,7 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
-import { configurationMounts } from "./configuration-chain.js";
-import { configuredPlacesIn } from "./configured-places.js";
+import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
+import { gitUserOf } from "./configured-places.js";
 import { gitEntriesOf, gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,
@@ -40,6 +40,27 @@ const ISOLATION_OPTIONS: readonly string[] = [
 const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_retries", "0"];
 
 /**
+ * Tools' caches that the user's home holds, read-only in the sandbox unless a writable root holds
+ * it: `npm install` of a tarball failed with `ENOENT: no such file or directory, mkdir
+ * '~/.npm/_cacache'`. Each such command gets one in its `/tmp` instead (private and fresh per
+ * command, or the host folder {@link SandboxSettings.temporaryDirectory}), named in the variable
+ * the tools read: npm's (`~/.npm`, `npm_config_cache`), and the XDG base
+ * directories' (`~/.cache`, `XDG_CACHE_HOME`: pip, Go's build cache, yarn 1 …). The user's own
+ * cache is not read then (`npm install --offline` finds nothing in it).
+ */
+const PRIVATE_CACHES: readonly { variable: string; inHome: string; path: string }[] = [
+  { variable: "npm_config_cache", inHome: ".npm", path: "/tmp/.npm" },
+  { variable: "XDG_CACHE_HOME", inHome: ".cache", path: "/tmp/.cache" },
+];
+
+/** The {@link PRIVATE_CACHES} variables for a command whose writable roots do not hold the cache. */
+function cacheEnvironment(home: string, writableRoots: readonly string[]): string[] {
+  return PRIVATE_CACHES.filter(
+    ({ inHome }) => !writableRoots.some((root) => isInside(join(home, inHome), root)),
+  ).flatMap(({ variable, path }) => ["--setenv", variable, path]);
+}
+
+/**
  * The bubblewrap arguments that run `bash -c command` under `policy` (never
  * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
@@ -49,7 +70,8 @@ const OFFLINE_ENVIRONMENT: readonly string[] = ["--setenv", "npm_config_fetch_re
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
  * `gitProtection`: also those in a root's folders) and the hooks folders and config files their
- * config names (configured-places.ts: `core.hooksPath`, e.g. husky's `.husky`, and `include.path`); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
+ * config names (configured-places.ts: `core.hooksPath`, e.g. husky's `.husky`, and `include.path`;
+ * one that leads through a symbolic link in a root has its chain fixed as `.turnloop`'s); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
  * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
  * place made since the last command is covered too.
@@ -72,7 +94,8 @@ export function bubblewrapArguments(
   const inTemporary = (root: string) => isInside(root, "/tmp");
   const gitEntries = gitEntriesOf(writableRoots);
   const git = gitProtection(writableRoots, gitEntries);
-  const configured = configuredPlacesIn(writableRoots, gitEntries, settings.home, paths).existing;
+  const user = gitUserOf(settings.home, settings.configHome, cwd);
+  const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
   return [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -83,11 +106,12 @@ export function bubblewrapArguments(
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...gitFolderBinds(git),
-    ...configurationMounts(writableRoots),
+    ...configurationMounts(writableRoots, configured.chains),
     ...gitReadOnlyMounts(git, paths),
-    ...configured.flatMap(({ path }) => ["--ro-bind", path, path]),
+    ...configured.existing.flatMap(({ path }) => ["--ro-bind", path, path]),
     ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
+    ...cacheEnvironment(realPathOf(settings.home) ?? resolve(settings.home), writableRoots),
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],

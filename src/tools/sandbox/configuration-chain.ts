@@ -1,7 +1,8 @@
 import { lstatSync, readlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { type ConfiguredPlace, configuredPlacesOf, type GitUser } from "./configured-places.js";
 import { PROJECT_CONFIGURATION } from "./policy.js";
-import { isInside } from "./real-paths.js";
+import { isInside, type RealPaths } from "./real-paths.js";
 
 /** Most symbolic links one resolution follows, as Linux's own path walk (`ELOOP` past 40). */
 const MAX_LINKS = 40;
@@ -19,9 +20,13 @@ export type RootEntry =
   | { kind: "link"; path: string; target: string }
   | { kind: "missing"; path: string };
 
-/** How one of {@link PROJECT_CONFIGURATION} in one writable root resolves. */
+/**
+ * How one of {@link PROJECT_CONFIGURATION} in one writable root resolves, or another place kept
+ * the same way (a hooks folder or included config file that leads through a symbolic link:
+ * configured-places.ts).
+ */
 export interface ConfigurationChain {
-  /** The place's name, e.g. `.turnloop`. */
+  /** The place's name, e.g. `.turnloop`; its path for another place. */
   name: string;
   /** Its absolute path in the root. */
   path: string;
@@ -49,7 +54,7 @@ export function configurationChains(roots: readonly string[]): ConfigurationChai
 }
 
 /** The entries directly in one of `roots` that resolving the absolute `path` passes through. */
-function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
+export function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
   const entries = new Map<string, RootEntry>();
   const pending = path.split("/");
   let current = "/";
@@ -100,13 +105,17 @@ function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
 }
 
 /**
- * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots` for a command: each
- * `mounted` entry read-only over itself (a mount point: `mv cfg cfg.old` fails with `EBUSY`, and
- * everything below is read-only), and a writable root that lies inside such an entry (an added
- * folder below it) mounted writable again after it, outer mounts first.
+ * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots`, and the `others`
+ * kept the same way, for a command: each `mounted` entry read-only over itself (a mount point:
+ * `mv cfg cfg.old` fails with `EBUSY`, and everything below is read-only), and a writable root
+ * that lies inside such an entry (an added folder below it) mounted writable again after it,
+ * outer mounts first.
  */
-export function configurationMounts(roots: readonly string[]): string[] {
-  const entries = configurationChains(roots).flatMap((chain) => chain.entries);
+export function configurationMounts(
+  roots: readonly string[],
+  others: readonly ConfigurationChain[] = [],
+): string[] {
+  const entries = [...configurationChains(roots), ...others].flatMap((chain) => chain.entries);
   const fixed = [
     ...new Set(entries.flatMap((entry) => (entry.kind === "mounted" ? [entry.path] : []))),
   ];
@@ -118,4 +127,39 @@ export function configurationMounts(roots: readonly string[]): string[] {
     ...reopened.map((path) => ({ path, option: "--bind" })),
   ].sort((a, b) => a.path.length - b.path.length);
   return mounts.flatMap(({ path, option }) => [option, path, path]);
+}
+
+/**
+ * The {@link ConfiguredPlace}s of `entries` that lie in one of `roots` (writable roots, real
+ * paths): `existing` (real paths: a mount follows symbolic links) to mount read-only over
+ * themselves, `missing` for git-guard.ts to remove when a command makes one, and `chains`, those
+ * whose path in a root leads through a symbolic link there (`.husky -> cfg/husky`), which the
+ * command could replace: kept as `.turnloop`'s are (configuration-chain.ts: every entry of a root
+ * they lead through mounted read-only, a link replaced put back, one made at a missing entry
+ * removed), so they are not in `missing`.
+ */
+export function configuredPlacesIn(
+  roots: readonly string[],
+  entries: readonly string[],
+  user: GitUser,
+  paths: RealPaths,
+): { existing: ConfiguredPlace[]; missing: string[]; chains: ConfigurationChain[] } {
+  const existing: ConfiguredPlace[] = [];
+  const missing: string[] = [];
+  const chains: ConfigurationChain[] = [];
+  for (const place of configuredPlacesOf(entries, user)) {
+    const real = paths.resolve(place.path)?.real;
+    const inRoot = roots.some((root) => isInside(place.path, root));
+    // A place that is its own real path leads through no symbolic link: no walk.
+    const chain = inRoot && real !== place.path ? rootEntries(place.path, roots) : [];
+    if (chain.some((entry) => entry.kind === "link")) {
+      chains.push({ name: place.path, path: place.path, entries: chain });
+    } else if (real === undefined && inRoot) {
+      missing.push(place.path);
+    }
+    if (real !== undefined && roots.some((root) => isInside(real, root))) {
+      existing.push({ path: real, kind: place.kind });
+    }
+  }
+  return { existing, missing, chains };
 }

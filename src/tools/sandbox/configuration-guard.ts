@@ -38,18 +38,31 @@ export function leadingEntries(snapshot: ConfigurationSnapshot): LeadingEntry[] 
 
 /**
  * Undoes what the command (whose processes all ended with it) changed of the chains of
- * `snapshot`: puts back each link it replaced or retargeted, then removes what it made at a
- * missing entry: the place itself, or an entry a link leads to when the place resolves now. A path
- * that cannot be put back or removed is named all the same.
+ * `snapshot`: see {@link undoChainChanges}.
  * @returns why the command is reported stopped (policy.ts `protectedPlaceUndone`), or
  * `undefined` when it changed none of them.
  */
 export async function undoConfigurationChanges(
   snapshot: ConfigurationSnapshot,
 ): Promise<string | undefined> {
+  const { names, undone } = await undoChainChanges(snapshot.chains);
+  const places = PROJECT_CONFIGURATION.filter((name) => names.has(name));
+  return undone.length === 0 ? undefined : protectedPlaceUndone(places, undone);
+}
+
+/**
+ * Undoes what the command (whose processes all ended with it) changed of `chains`, noted before
+ * it: puts back each link it replaced or retargeted, then removes what it made at a missing
+ * entry: the place itself, or an entry a link leads to when the place resolves now. A path that
+ * cannot be put back or removed is named all the same.
+ * @returns the names of the chains changed and what was undone, in words (empty: nothing).
+ */
+export async function undoChainChanges(
+  chains: readonly ConfigurationChain[],
+): Promise<{ names: Set<string>; undone: string[] }> {
   const names = new Set<string>();
   const replaced = new Map<string, RootEntry & { kind: "link" }>();
-  for (const chain of snapshot.chains) {
+  for (const chain of chains) {
     for (const entry of chain.entries) {
       if (entry.kind === "link" && !sameLink(entry.path, entry.target)) {
         replaced.set(entry.path, entry);
@@ -62,7 +75,7 @@ export async function undoConfigurationChanges(
     await symlink(link.target, link.path).catch(() => {});
   }
   const made = new Set<string>();
-  for (const chain of snapshot.chains) {
+  for (const chain of chains) {
     const missing = chain.entries.find((entry) => entry.kind === "missing");
     const there = missing !== undefined && lstatSync(missing.path, { throwIfNoEntry: false });
     if (missing !== undefined && there && (missing.path === chain.path || resolves(chain.path))) {
@@ -80,8 +93,7 @@ export async function undoConfigurationChanges(
         `it put back the symbolic link ${link.path} (to ${link.target}), which the command replaced`,
     ),
   ];
-  const places = PROJECT_CONFIGURATION.filter((name) => names.has(name));
-  return undone.length === 0 ? undefined : protectedPlaceUndone(places, undone);
+  return { names, undone };
 }
 
 function sameLink(path: string, target: string): boolean {

@@ -1,6 +1,6 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { commonFolder, lstatOf, pointedFolder, readTextOf } from "./git-folders.js";
-import { isInside, type RealPaths } from "./real-paths.js";
+import { isInside } from "./real-paths.js";
 
 /**
  * The places a repository's config sends git to, besides its `.git` folder: the hooks folder
@@ -17,18 +17,46 @@ export interface ConfiguredPlace {
 const INCLUDE_DEPTH = 10;
 
 /**
+ * Where git finds the user's own config, from the environment turnloop runs in (git-config(1),
+ * "FILES"): `home` (`HOME`: `~/.gitconfig`, and `~/` in a value) and `configHome`
+ * (`XDG_CONFIG_HOME` when set and not empty, absolute: git then reads
+ * `$XDG_CONFIG_HOME/git/config` instead of `~/.config/git/config`). {@link gitUserOf} makes one.
+ */
+export interface GitUser {
+  home: string;
+  configHome?: string;
+}
+
+/**
+ * The {@link GitUser} of a sandbox's `home` and `configHome` (`XDG_CONFIG_HOME`) for commands
+ * started in `cwd`: git takes a relative `XDG_CONFIG_HOME` from the folder it runs in.
+ */
+export function gitUserOf(home: string, configHome: string | undefined, cwd: string): GitUser {
+  return configHome === undefined || configHome === ""
+    ? { home }
+    : { home, configHome: resolve(cwd, configHome) };
+}
+
+/** The system's and the user's config files, in git's order (git-config(1), "FILES"). */
+function userConfigFiles({ home, configHome }: GitUser): string[] {
+  const xdg = join(configHome ?? join(home, ".config"), "git/config");
+  return ["/etc/gitconfig", xdg, join(home, ".gitconfig")];
+}
+
+/**
  * The {@link ConfiguredPlace}s of the repository of each `.git` entry in `entries`, as absolute
  * paths, whether they exist or not. Read as git reads its config (git-config(1), "FILES"): the
- * system's (`/etc/gitconfig`), the user's (`~/.config/git/config`, `~/.gitconfig`, under `home`),
- * then the repository's `config` (its common folder's, for a linked worktree) and its
+ * system's (`/etc/gitconfig`), the user's ({@link GitUser}: `$XDG_CONFIG_HOME/git/config` or
+ * `~/.config/git/config`, then `~/.gitconfig`), then the repository's `config` (its common folder's, for a linked worktree) and its
  * `config.worktree`, each with the files it includes, as deep as git follows them; the last
  * `core.hooksPath` wins (an included file's counted after its including file's). A relative hooks
  * path is taken from the work tree's top (the `.git` entry's folder: githooks(5) runs hooks
  * there), a relative include from the including file's folder, `~/` from `home`. A hooks folder
  * named `_` brings the folder above it too: husky 9's hooks there run the scripts of that folder
- * (`.husky/pre-commit`). The user's `XDG_CONFIG_HOME`, when it is set elsewhere, is not read.
+ * (`.husky/pre-commit`).
  */
-export function configuredPlacesOf(entries: readonly string[], home: string): ConfiguredPlace[] {
+export function configuredPlacesOf(entries: readonly string[], user: GitUser): ConfiguredPlace[] {
+  const { home } = user;
   const places = new Map<string, ConfiguredPlace>();
   const add = (path: string, kind: ConfiguredPlace["kind"]) => places.set(path, { path, kind });
   const expand = (value: string, base: string) =>
@@ -41,8 +69,7 @@ export function configuredPlacesOf(entries: readonly string[], home: string): Co
       hooksPath,
     );
   };
-  const userConfig = ["/etc/gitconfig", join(home, ".config/git/config"), join(home, ".gitconfig")];
-  const userHooksPath = read(userConfig, undefined);
+  const userHooksPath = read(userConfigFiles(user), undefined);
   for (const entry of entries) {
     const gitDirectory = gitDirectoryOf(entry);
     if (gitDirectory === undefined) {
@@ -93,40 +120,16 @@ function readConfigFile(
  * (the nearest folder holding a `.git`: its hooks folder, a config file it includes), so that an
  * edit there is one of what later runs read.
  */
-export function isInConfiguredPlace(path: string, home: string): boolean {
+export function isInConfiguredPlace(path: string, user: GitUser): boolean {
   for (let folder = dirname(path); ; folder = dirname(folder)) {
     const entry = join(folder, ".git");
     if (lstatOf(entry) !== undefined) {
-      return configuredPlacesOf([entry], home).some((place) => isInside(path, place.path));
+      return configuredPlacesOf([entry], user).some((place) => isInside(path, place.path));
     }
     if (dirname(folder) === folder) {
       return false;
     }
   }
-}
-
-/**
- * The {@link ConfiguredPlace}s of `entries` that lie in one of `roots` (writable roots, real
- * paths): `existing` (real paths: a mount follows symbolic links) to mount read-only over
- * themselves, `missing` for git-guard.ts to remove when a command makes one.
- */
-export function configuredPlacesIn(
-  roots: readonly string[],
-  entries: readonly string[],
-  home: string,
-  paths: RealPaths,
-): { existing: ConfiguredPlace[]; missing: string[] } {
-  const existing: ConfiguredPlace[] = [];
-  const missing: string[] = [];
-  for (const place of configuredPlacesOf(entries, home)) {
-    const real = paths.resolve(place.path)?.real;
-    if (real === undefined && roots.some((root) => isInside(place.path, root))) {
-      missing.push(place.path);
-    } else if (real !== undefined && roots.some((root) => isInside(real, root))) {
-      existing.push({ path: real, kind: place.kind });
-    }
-  }
-  return { existing, missing };
 }
 
 /** The git folder of a `.git` entry: itself, or the folder a `.git` file names. */

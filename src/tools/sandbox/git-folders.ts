@@ -1,4 +1,11 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import {
+  type Dirent,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isInside, type RealPaths } from "./real-paths.js";
 
@@ -173,6 +180,36 @@ export function missingLocatingFiles(protection: GitProtection): string[] {
   ].filter((path) => lstatOf(path) === undefined);
 }
 
+/**
+ * The `hooks` and {@link LOCATING_FILES} of `protection`'s folders (and the
+ * {@link WORKTREE_LOCATING_FILES} of its worktrees) that are symbolic links (`.git/hooks ->
+ * ../tools/hooks`), with their targets and the real paths they lead to: {@link gitReadOnlyMounts}
+ * mounts what they lead to, but the link itself lies in a writable git folder and can be
+ * replaced, so git-guard.ts puts it back.
+ */
+export function linkedGitPlaces(
+  protection: GitProtection,
+): { path: string; target: string; real: string | undefined }[] {
+  const paths = [
+    ...protection.folders.flatMap((folder) =>
+      ["hooks", ...LOCATING_FILES].map((name) => join(folder, name)),
+    ),
+    ...protection.worktrees.flatMap((folder) =>
+      WORKTREE_LOCATING_FILES.map((name) => join(folder, name)),
+    ),
+  ];
+  return paths.flatMap((path) => {
+    if (lstatOf(path)?.isSymbolicLink() !== true) {
+      return [];
+    }
+    try {
+      return [{ path, target: readlinkSync(path), real: realPathOf(path) }];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** A git folder's `hooks` read-only (an empty read-only one when missing). */
 function hooksMounts(gitDirectory: string, paths: RealPaths): string[] {
   const hooks = paths.resolve(join(gitDirectory, "hooks"))?.real;
@@ -222,6 +259,14 @@ function entriesOf(folder: string): Dirent[] {
 export function readTextOf(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function realPathOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
   } catch {
     return undefined;
   }

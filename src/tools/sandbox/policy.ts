@@ -66,8 +66,18 @@ export interface SandboxSettings {
   cwd: string;
   /** The session's additional directories; writable under `workspace-write`. Missing ones are skipped. */
   additionalDirectories?: readonly string[];
-  /** The user's home folder, against which relative entries of {@link hidden} are resolved. */
+  /**
+   * The user's home folder, against which relative entries of {@link hidden} are resolved; git's
+   * `~/.gitconfig` is there (configured-places.ts).
+   */
   home: string;
+  /**
+   * The user's `XDG_CONFIG_HOME`, when set: git reads the user's config from
+   * `$XDG_CONFIG_HOME/git/config` instead of `~/.config/git/config` (git-config(1), "FILES"), and
+   * the sandbox reads it there for the hooks folder and included files it names
+   * (configured-places.ts). A relative one is taken from the command's cwd, as git takes it.
+   */
+  configHome?: string;
   /** turnloop's own folder (`TURNLOOP_HOME`, the session logs): always hidden. */
   turnloopHome: string;
   /** Whether the command may use the network (default `false`: its own network namespace, empty). */
@@ -237,14 +247,15 @@ export function protectedPlaceUndone(places: readonly string[], undone: readonly
 /**
  * Why a command that made a git repository, or a file through which git finds a repository's
  * config and hooks, where the mounts cannot stop it (a `.git` where there was none, a git folder
- * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`: git-guard.ts) is
- * reported stopped: `made` are the paths, already removed.
+ * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`, a hooks folder
+ * or included config file; or replaced a symbolic link one of the last two leads through:
+ * git-guard.ts) is reported stopped: `undone` says what the sandbox undid, already done.
  */
-export function gitRepositoryUndone(made: readonly string[]): string {
+export function gitRepositoryUndone(undone: readonly string[]): string {
   return (
     `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
     "hooks and reads its config later, outside the sandbox, so a command cannot make one or " +
-    `change where git finds them; it removed ${made.join(", ")}, which the command made`
+    `change where git finds them; ${undone.join("; ")}`
   );
 }
 

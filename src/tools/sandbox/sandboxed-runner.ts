@@ -5,7 +5,7 @@ import {
   leadingEntries,
   undoConfigurationChanges,
 } from "./configuration-guard.js";
-import type { ConfiguredPlace } from "./configured-places.js";
+import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
   type LeadingEntry,
@@ -55,7 +55,9 @@ export class SandboxedRunner implements CommandRunner {
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
     const writing = this.policy === "workspace-write";
     const snapshot = writing ? configurationSnapshot(realRoots) : undefined;
-    const git = writing ? gitSnapshot(realRoots, this.settings.home, this.paths) : undefined;
+    const { home, configHome } = this.settings;
+    const user = gitUserOf(home, configHome, request.cwd);
+    const git = writing ? gitSnapshot(realRoots, user, this.paths) : undefined;
     const result = await runner.run(command, request);
     const configurationUndone =
       snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);

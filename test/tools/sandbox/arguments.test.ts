@@ -31,17 +31,22 @@ const DOCKER_SOCKETS = [
     DEFAULT_HIDDEN_SOCKETS.filter((path) => existsSync(path)).map((path) => realpathSync(path)),
   ),
 ].flatMap((path) => ["--ro-bind", "/dev/null", path]);
-/** The environment with the network on: a private TMPDIR, no provider keys. */
-const ENVIRONMENT = [
+/** A private TMPDIR, and caches there (HOME's are read-only: no writable root holds them). */
+const PRIVATE_FOLDERS = [
   ...["--setenv", "TMPDIR", "/tmp"],
+  ...["--setenv", "npm_config_cache", "/tmp/.npm", "--setenv", "XDG_CACHE_HOME", "/tmp/.cache"],
+];
+/** The environment with the network on: private folders, no provider keys. */
+const ENVIRONMENT = [
+  ...PRIVATE_FOLDERS,
   ...["--unsetenv", "TURNLOOP_API_KEY", "--unsetenv", "OPENAI_API_KEY"],
   ...["--unsetenv", "ANTHROPIC_API_KEY"],
 ];
 /** With the network off, npm is told not to retry a fetch too (it backs off 10 s, then 60 s). */
 const OFFLINE_ENVIRONMENT = [
-  ...["--setenv", "TMPDIR", "/tmp"],
+  ...PRIVATE_FOLDERS,
   ...["--setenv", "npm_config_fetch_retries", "0"],
-  ...ENVIRONMENT.slice(3),
+  ...ENVIRONMENT.slice(PRIVATE_FOLDERS.length),
 ];
 
 describe("the bubblewrap command line", () => {
@@ -185,6 +190,14 @@ describe("the bubblewrap command line", () => {
         `folder ${join(base, "dotfiles/aws-new")}`,
       ],
     ]);
+  });
+
+  it("a workspace that holds HOME's caches keeps them: no private cache is named", () => {
+    const args = sandboxWrap("workspace-write", { cwd: base, home, turnloopHome: home })("ls").args;
+    expect(args).not.toContain("npm_config_cache");
+    expect(args).not.toContain("XDG_CACHE_HOME");
+    const readOnly = sandboxWrap("read-only", { cwd: base, home, turnloopHome: home })("ls").args;
+    expect(readOnly).toContain("npm_config_cache");
   });
 
   it("names the policies Codex users know", () => {

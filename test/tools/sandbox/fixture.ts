@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -103,4 +103,28 @@ function credentialFiles(secret: string): Record<string, string> {
     ".git-credentials": `https://me:${secret}@example\n`,
     ".gnupg/private-keys-v1.d/key.key": secret,
   };
+}
+
+/**
+ * Runs real git in `cwd` with `args` (a default branch `main` and a committer, so a test needs no
+ * git config of the machine's); its stdout.
+ */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    "git",
+    ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args],
+    { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+  );
+}
+
+/**
+ * What the sandbox says when it removed `made` after a command (src/tools/sandbox/policy.ts
+ * `gitRepositoryUndone`, as git-guard.ts words what it removed).
+ */
+export function removed(...made: string[]): string {
+  return (
+    "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
+    "reads its config later, outside the sandbox, so a command cannot make one or change where " +
+    `git finds them; it removed ${made.join(", ")}, which the command made`
+  );
 }

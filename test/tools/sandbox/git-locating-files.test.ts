@@ -6,33 +6,15 @@
  * the sandbox (a fresh user's check, finding 1). Real git, real bubblewrap, through the runner.
  */
 
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js";
 import { requireSandbox } from "../../support/sandbox.js";
-import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
+import { createSandboxFixture, git, removed, type SandboxFixture } from "./fixture.js";
 
 const sandboxReady = await requireSandbox();
-
-/** What the sandbox says when it removed `made`, as policy.ts `gitRepositoryUndone` words it. */
-function removed(...made: string[]): string {
-  return (
-    "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
-    "reads its config later, outside the sandbox, so a command cannot make one or change where " +
-    `git finds them; it removed ${made.join(", ")}, which the command made`
-  );
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    "git",
-    ["-c", "init.defaultBranch=main", "-c", "user.name=t", "-c", "user.email=t@t", ...args],
-    { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-  );
-}
 
 /** A repository in `folder` with one commit. */
 async function repository(folder: string): Promise<void> {

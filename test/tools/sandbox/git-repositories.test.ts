@@ -5,29 +5,15 @@
  * `.git` file and its `config.worktree`. Real git, real bubblewrap, through the runner.
  */
 
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js";
 import { requireSandbox } from "../../support/sandbox.js";
-import { createSandboxFixture, type SandboxFixture } from "./fixture.js";
+import { createSandboxFixture, git, removed, type SandboxFixture } from "./fixture.js";
 
 const sandboxReady = await requireSandbox();
-
-/** What the sandbox says when it removed `made`, as policy.ts `gitRepositoryUndone` words it. */
-function removed(...made: string[]): string {
-  return (
-    "the sandbox keeps .git read-only whatever the settings: git runs a repository's hooks and " +
-    "reads its config later, outside the sandbox, so a command cannot make one or change where " +
-    `git finds them; it removed ${made.join(", ")}, which the command made`
-  );
-}
-
-function git(cwd: string, ...args: string[]): void {
-  execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd, stdio: "ignore" });
-}
 
 describe.skipIf(!sandboxReady)(
   "workspace-write: git repositories the command makes or reaches",
@@ -99,6 +85,44 @@ describe.skipIf(!sandboxReady)(
       );
       expect(existsSync(hook)).toBe(false);
       expect(await readFile(join(library, ".git", "config"), "utf8")).not.toContain("evil");
+    });
+
+    it("a repository below the root whose folder is moved away: the new one made in its place is removed, the moved one kept", async () => {
+      const library = join(project, "library");
+      await mkdir(library, { recursive: true });
+      git(library, "init", "-q");
+      const result = await run(
+        "mv library moved && mkdir library && git init -q library && " +
+          "echo 'echo evil' > library/.git/hooks/post-checkout && echo planted",
+        project,
+      );
+      expect(result.output).toBe("planted\n");
+      expect(result.sandboxLimit).toBe(removed(join(library, ".git")));
+      expect(existsSync(join(library, ".git"))).toBe(false);
+      expect(existsSync(join(project, "moved", ".git", "HEAD"))).toBe(true);
+    });
+
+    it(".git/hooks that is a symbolic link: the link replaced is put back, a hooks folder made where it led is removed", async () => {
+      git(project, "init", "-q");
+      await mkdir(join(project, "tools", "hooks"), { recursive: true });
+      await rm(join(project, ".git", "hooks"), { recursive: true });
+      await symlink("../tools/hooks", join(project, ".git", "hooks"));
+      const replaced = await run(
+        "rm .git/hooks && mkdir .git/hooks && echo 'echo evil' > .git/hooks/pre-commit && echo planted",
+        project,
+      );
+      expect(replaced.output).toBe("planted\n");
+      expect(replaced.sandboxLimit).toContain(
+        `it put back the symbolic link ${join(project, ".git", "hooks")} (to ../tools/hooks), which the command replaced`,
+      );
+      expect(await readlink(join(project, ".git", "hooks"))).toBe("../tools/hooks");
+      const moved = await run(
+        "mv tools moved && mkdir -p tools/hooks && echo 'echo evil' > tools/hooks/pre-commit && echo planted",
+        project,
+      );
+      expect(moved.output).toBe("planted\n");
+      expect(moved.sandboxLimit).toBe(removed(join(project, "tools", "hooks")));
+      expect(existsSync(join(project, "tools", "hooks"))).toBe(false);
     });
 
     it("a linked worktree: its .git file cannot be pointed elsewhere, nor config.worktree made", async () => {
