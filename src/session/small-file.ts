@@ -16,11 +16,15 @@ import { closeSync, fstatSync, open, writeSync } from "node:fs";
 
 /**
  * Opens `path` with `flags` (`"wx"`: create, failing with `EEXIST` when it exists; `"w"`: create
- * or truncate) and `mode` for a new file, through the thread pool.
+ * or truncate; or `fs.constants` bits) and `mode` for a new file, through the thread pool.
  * @returns its file descriptor, to be given to {@link writeAndClose} (or closed with `closeSync`).
  * @throws the open's error (`EEXIST`, `ENOENT`, …).
  */
-export function createFile(path: string, flags: "w" | "wx", mode: number): Promise<number> {
+export function createFile(
+  path: string,
+  flags: "w" | "wx" | number,
+  mode: number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     open(path, flags, mode, (error, fd) => {
       if (error === null) {

@@ -1,11 +1,19 @@
 import { createHook } from "node:async_hooks";
 
+/** A running count of the file-system requests sent to Node's thread pool (see below). */
+export interface ThreadPoolCounter {
+  /** Requests sent since the counter started (and before {@link stop}). */
+  count(): number;
+  stop(): void;
+}
+
 /**
- * How many file-system requests `run` sends Node's thread pool: async_hooks' `FSREQCALLBACK`,
- * `FSREQPROMISE` and `FILEHANDLECLOSEREQ` resources made meanwhile (a synchronous call makes none).
- * A count, never a time: each request costs the main thread its dispatch, wake-up and callback.
+ * Counts the file-system requests sent to Node's thread pool from now on: async_hooks'
+ * `FSREQCALLBACK`, `FSREQPROMISE` and `FILEHANDLECLOSEREQ` resources made (a synchronous call
+ * makes none). A count, never a time: each request costs the main thread its dispatch, wake-up
+ * and callback.
  */
-export async function threadPoolRequests(run: () => Promise<void>): Promise<number> {
+export function threadPoolCounter(): ThreadPoolCounter {
   let count = 0;
   const hook = createHook({
     init(_id, type) {
@@ -15,10 +23,16 @@ export async function threadPoolRequests(run: () => Promise<void>): Promise<numb
     },
   });
   hook.enable();
+  return { count: () => count, stop: () => hook.disable() };
+}
+
+/** How many file-system requests `run` sends Node's thread pool ({@link threadPoolCounter}). */
+export async function threadPoolRequests(run: () => Promise<void>): Promise<number> {
+  const counter = threadPoolCounter();
   try {
     await run();
   } finally {
-    hook.disable();
+    counter.stop();
   }
-  return count;
+  return counter.count();
 }
