@@ -4,7 +4,7 @@
  */
 
 import { isUtf8 } from "node:buffer";
-import { type FileHandle, open } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import {
   isEphemeral,
   type RepairNote,
@@ -254,6 +254,16 @@ const BLOCK_BYTES = 1 << 20;
 /** Bytes read at a time however few are expected. */
 const SMALLEST_BLOCK_BYTES = 1 << 12;
 
+/** Reads into `buffer` from the file at `position`, as `FileHandle.read` does. */
+export interface PositionalReader {
+  read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
+}
+
 /**
  * Decodes `handle`'s file from byte `position` on, a block at a time (each block read while the
  * one before is decoded), through `parser`, to its end. `expectedBytes` (what a `stat` just said
@@ -264,7 +274,7 @@ const SMALLEST_BLOCK_BYTES = 1 << 12;
  * @throws the I/O error as is.
  */
 export async function readBlocks(
-  handle: FileHandle,
+  handle: PositionalReader,
   position: number,
   parser: EventLogParser,
   expectedBytes = BLOCK_BYTES,

@@ -8,8 +8,18 @@
  * Opening for append first cuts a torn tail, so a new line can never fuse with a broken one.
  */
 
-import { constants, ftruncateSync, writeSync } from "node:fs";
-import { type FileHandle, mkdir, open } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  read,
+  readSync,
+  writeSync,
+} from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { isEphemeral, type RepairNote, type SessionEvent } from "../events/events.js";
 import { collectScheduledGarbage, reclaimAfter } from "../llm/huge-messages.js";
@@ -18,8 +28,10 @@ import {
   type EventLogContents,
   EventLogParser,
   type KeepEvent,
+  type PositionalReader,
   readBlocks,
 } from "./event-log-reading.js";
+import { closeQuietly, createFile } from "./small-file.js";
 
 export { createEnvelope } from "./envelope.js";
 export { serializeEvent } from "./event-line.js";
@@ -90,7 +102,8 @@ export interface OpenedEventLog extends EventLogContents {
 export class EventLog {
   /** Absolute or relative path, as given to {@link EventLog.open}. */
   readonly path: string;
-  readonly #handle: FileHandle;
+  /** The file, open for appending (a descriptor: no `FileHandle`, see {@link EventLog.open}). */
+  readonly #fd: number;
   /** Bytes in the file, tracked to undo a partly written line. */
   #size: number;
   /**
@@ -100,13 +113,15 @@ export class EventLog {
    * another writer wrote but never synced.
    */
   #syncedSize = -1;
+  /** The `fdatasync`s started and not yet completed: {@link close} waits for them. */
+  readonly #syncsUnderWay = new Set<Promise<void>>();
   #closed = false;
   /** Set when a failed write could not be undone: further appends would fuse with it. */
   #broken: Error | undefined;
 
-  private constructor(path: string, handle: FileHandle, size: number) {
+  private constructor(path: string, fd: number, size: number) {
     this.path = path;
-    this.#handle = handle;
+    this.#fd = fd;
     this.#size = size;
   }
 
@@ -121,31 +136,34 @@ export class EventLog {
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     }
     const flags = constants.O_RDWR | constants.O_APPEND | (options.create ? constants.O_CREAT : 0);
-    const handle = await open(path, flags, 0o600);
+    // A create goes through the thread pool (on ext4 it may take hundreds of microseconds in the
+    // kernel); opening an existing file is a path lookup, done here: a server takes a session's
+    // lease back, and reopens its log, at every prompt (issue 26 figure 7d).
+    const fd = options.create ? await createFile(path, flags, 0o600) : openSync(path, flags);
     try {
       const from = options.from ?? { offset: 0, seq: 1 };
-      const { size } = await handle.stat();
+      const { size } = fstatSync(fd);
       if (size < from.offset) {
         throw new Error(`the log has ${size} bytes, fewer than the ${from.offset} read before`);
       }
       const lines = from.seq - 1;
       const keep = options.keep;
       const parser = new EventLogParser(1, keep && ((event, seq) => keep(event, seq + lines)));
-      const bytesRead = await readBlocks(handle, from.offset, parser, size - from.offset);
+      const bytesRead = await readRest(fd, from.offset, parser, size - from.offset);
       const contents = wholeFileContents(parser.end(), from);
       let cutTail: RepairNote | null = null;
       if (contents.validLength < from.offset + bytesRead) {
-        await handle.truncate(contents.validLength);
-        await handle.datasync();
+        ftruncateSync(fd, contents.validLength);
+        await datasync(fd);
         cutTail = contents.repaired.at(-1) ?? null;
       }
       return {
         ...contents,
         cutTail,
-        log: new EventLog(path, handle, contents.validLength),
+        log: new EventLog(path, fd, contents.validLength),
       };
     } catch (error) {
-      await handle.close();
+      closeQuietly(fd);
       throw error;
     }
   }
@@ -178,7 +196,7 @@ export class EventLog {
       for (const piece of eventLinePieces(event)) {
         const bytes = Buffer.from(piece, "utf8");
         for (let offset = 0; offset < bytes.length; ) {
-          offset += writeSync(this.#handle.fd, bytes, offset, bytes.length - offset);
+          offset += writeSync(this.#fd, bytes, offset, bytes.length - offset);
         }
         written += bytes.length;
       }
@@ -211,7 +229,13 @@ export class EventLog {
     if (size === this.#syncedSize) {
       return;
     }
-    await this.#handle.datasync();
+    const syncing = datasync(this.#fd);
+    this.#syncsUnderWay.add(syncing);
+    try {
+      await syncing;
+    } finally {
+      this.#syncsUnderWay.delete(syncing);
+    }
     // A sync that started after this one may have completed first, covering more.
     this.#syncedSize = Math.max(this.#syncedSize, size);
   }
@@ -228,7 +252,10 @@ export class EventLog {
     try {
       await this.#sync();
     } finally {
-      await this.#handle.close();
+      // Not while a sync of this descriptor is under way in the thread pool (a flush not awaited
+      // by its caller); then on this thread: the syncs did the waiting, a close has nothing to write.
+      await Promise.allSettled(this.#syncsUnderWay);
+      closeSync(this.#fd);
     }
   }
 
@@ -247,9 +274,71 @@ export class EventLog {
     // The cut changes the file: the next flush syncs whatever was synced before.
     this.#syncedSize = -1;
     try {
-      ftruncateSync(this.#handle.fd, sizeBefore);
+      ftruncateSync(this.#fd, sizeBefore);
     } catch {
       this.#broken = writeError instanceof Error ? writeError : new Error(String(writeError));
     }
   }
+}
+
+/**
+ * Bytes of a log left to read at most which are read on this thread (from the page cache: a few
+ * microseconds), not through the thread pool a block at a time: a lease taken back reads the
+ * log's last line and whatever another process appended meanwhile.
+ */
+const READ_HERE_BYTES = 64 * 1024;
+
+/**
+ * Decodes the file `fd` from `position` to its end through `parser` (`expectedBytes`: what a
+ * `stat` said is left; up to {@link READ_HERE_BYTES}, read synchronously).
+ * @returns the bytes read. @throws the I/O error as is.
+ */
+async function readRest(
+  fd: number,
+  position: number,
+  parser: EventLogParser,
+  expectedBytes: number,
+): Promise<number> {
+  if (expectedBytes > READ_HERE_BYTES) {
+    return readBlocks(positionalReader(fd), position, parser, expectedBytes);
+  }
+  const buffer = Buffer.allocUnsafe(Math.max(expectedBytes, 1));
+  let total = 0;
+  for (;;) {
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, position + total);
+    if (bytesRead === 0) {
+      return total;
+    }
+    total += bytesRead;
+    parser.push(buffer.subarray(0, bytesRead));
+  }
+}
+
+/** Reads of `fd` through the thread pool, for {@link readBlocks}. */
+function positionalReader(fd: number): PositionalReader {
+  return {
+    read: (buffer, offset, length, position) =>
+      new Promise((resolve, reject) => {
+        read(fd, buffer, offset, length, position, (error, bytesRead) => {
+          if (error === null) {
+            resolve({ bytesRead });
+          } else {
+            reject(error);
+          }
+        });
+      }),
+  };
+}
+
+/** `fdatasync(fd)` through the thread pool (it waits for the disk). */
+function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fdatasync(fd, (error) => {
+      if (error === null) {
+        resolve();
+      } else {
+        reject(error);
+      }
+    });
+  });
 }

@@ -17,12 +17,13 @@
  * threads hundreds of microseconds of CPU (issue 26 figure 7d, bench/notes/headless.md).
  */
 
-import { fstatSync, readFileSync, statSync } from "node:fs";
-import { type FileHandle, open, rename, stat, unlink } from "node:fs/promises";
+import { readFileSync, statSync } from "node:fs";
+import { rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorCode } from "../events/errors.js";
 import type { LeaseHolder } from "./session-store.js";
+import { closeQuietly, createFile, writeAndClose } from "./small-file.js";
 
 /** How long an unreadable (half-written) lock or a left `lock.break` is assumed in progress. */
 export const UNREADABLE_GRACE_MS = 5_000;
@@ -173,8 +174,8 @@ export async function underBreaker<T>(
   change: (replace: ReplaceLock) => Promise<T>,
 ): Promise<T | undefined> {
   const breaker = `${path}.break`;
-  const handle = await takeBreaker(breaker);
-  if (handle === undefined) {
+  const fd = await takeBreaker(breaker);
+  if (fd === undefined) {
     return undefined;
   }
   // What became of the breaker (set inside `replace`, read after `change`).
@@ -184,16 +185,10 @@ export async function underBreaker<T>(
     if (breakerState.now !== "held") {
       throw new Error(`Programming error: ${path} replaced twice under one breaker.`);
     }
-    try {
-      await handle.writeFile(text);
-    } catch (error) {
-      breakerState.now = "closed";
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
-    const ours = fstatSync(handle.fd).ino;
+    // Closed by writeAndClose whatever happens (small-file.ts: the write of a few hundred bytes
+    // and the close are synchronous, the create and the rename go through the thread pool).
     breakerState.now = "closed";
-    await handle.close();
+    const ours = writeAndClose(fd, text);
     // A change stalled past UNREADABLE_GRACE_MS may have had its breaker removed as left by a
     // crash, and another process's made since: that one is not renamed onto the lock.
     if (statSync(breaker, { throwIfNoEntry: false })?.ino !== ours) {
@@ -207,7 +202,7 @@ export async function underBreaker<T>(
     return await change(replace);
   } finally {
     if (breakerState.now === "held") {
-      await handle.close().catch(() => undefined);
+      closeQuietly(fd);
     }
     if (breakerState.now !== "gone") {
       await unlink(breaker).catch(() => undefined);
@@ -217,13 +212,13 @@ export async function underBreaker<T>(
 
 /**
  * Creates `breaker` (`O_EXCL`, mode 0600: it becomes the lock), waiting as {@link underBreaker}
- * says. @returns its handle, or `undefined` when it stayed busy.
+ * says. @returns its file descriptor, or `undefined` when it stayed busy.
  */
-async function takeBreaker(breaker: string): Promise<FileHandle | undefined> {
+async function takeBreaker(breaker: string): Promise<number | undefined> {
   const until = Date.now() + BREAKER_WAIT_MS;
   for (let wait = 5; ; wait = Math.min(100, wait * 2)) {
     try {
-      return await open(breaker, "wx", 0o600);
+      return await createFile(breaker, "wx", 0o600);
     } catch (error) {
       if (errorCode(error) !== "EEXIST") {
         throw error;

@@ -26,7 +26,7 @@
  * the pid and its command line, which a user can check); another host's names the lock file.
  */
 
-import { mkdir, open, rmdir, stat, unlink } from "node:fs/promises";
+import { mkdir, rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode } from "../events/errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
@@ -44,6 +44,7 @@ import {
   underBreaker,
 } from "./lock-file.js";
 import { type LeaseHolder, type LeaseOptions, SessionLockedError } from "./session-store.js";
+import { createFile, writeAndClose } from "./small-file.js";
 import { rejectAs, storageError } from "./storage-error.js";
 
 /** Who holds a session's lock, as written in the lock file. */
@@ -285,13 +286,11 @@ export function ownCommand(): string {
  * created but not written (a full disk) would read as held by nobody for a while: it is removed.
  */
 async function createLock(path: string, text: string): Promise<void> {
-  const handle = await open(path, "wx");
+  const fd = await createFile(path, "wx", 0o666);
   try {
-    await handle.writeFile(text);
+    writeAndClose(fd, text);
   } catch (error) {
-    await handle.close().catch(() => undefined);
     await unlink(path).catch(() => undefined);
     throw error;
   }
-  await handle.close();
 }

@@ -16,11 +16,12 @@
 
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "../events/events.js";
 import { decodeEventLine } from "./event-log.js";
 import { ATTACHMENT_OPENINGS, typedPrompt } from "./prompt-attachments.js";
+import { createFile, writeAndClose } from "./small-file.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
 export interface LogScan {
@@ -163,7 +164,9 @@ export async function writeMetadata(directory: string, scan: LogScan): Promise<v
   const temporary = `${target}.${randomUUID().slice(0, 8)}.tmp`;
   const text = `${JSON.stringify({ version: METADATA_VERSION, scan })}\n`;
   try {
-    await writeFile(temporary, text, { mode: 0o600 });
+    // The create and the rename through the thread pool, the write and close on this thread
+    // (small-file.ts: a server writes this file at the end of every prompt).
+    writeAndClose(await createFile(temporary, "w", 0o600), text);
     await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });

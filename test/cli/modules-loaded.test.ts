@@ -77,9 +77,12 @@ const NOT_BEFORE_NEEDED =
  * 225 in session 14: `auto`'s question about edits where git finds hooks and config
  * (permissions/permission-decision.ts reads tools/sandbox/configured-places.ts, which reads
  * git-folders.ts and real-paths.ts); they share the permissions' bundle chunk, so no file is
- * added to what `-p` reads.
+ * added to what `-p` reads. 226 in session 15 with session/small-file.ts: the lock's, its
+ * breaker's and the listing metadata's create (through the thread pool) and write and close
+ * (synchronous), shared by lock-file.ts, session-lock.ts, session-metadata.ts and event-log.ts
+ * (bench/notes/perf.md); in the session store's bundle chunk, so no file is added either.
  */
-const PROMPT_MODULE_BOUND = 225;
+const PROMPT_MODULE_BOUND = 226;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

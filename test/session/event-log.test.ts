@@ -1,4 +1,4 @@
-import { type FileHandle, open, readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
@@ -10,6 +10,7 @@ import {
   readEventLog,
   serializeEvent,
 } from "../../src/session/event-log.js";
+import { threadPoolCounter } from "../support/thread-pool.js";
 import {
   buildEvents,
   makeTemporaryDirectory,
@@ -253,41 +254,45 @@ describe("EventLog", () => {
 
   it("syncs at a flush or close only what was appended since the last sync", async () => {
     const path = join(await makeTemporaryDirectory(), "events.jsonl");
-    // Counts the process's FileHandle syncs (each still runs): Node's class, not turnloop's.
-    const probe = await open(path, "w");
-    const prototype = Object.getPrototypeOf(probe) as FileHandle;
-    await probe.close();
-    const datasync = prototype.datasync;
-    let syncs = 0;
-    prototype.datasync = function (this: FileHandle) {
-      syncs += 1;
-      return datasync.call(this);
-    };
+    const { log } = await EventLog.open(path, { create: true });
+    // Appends, the close and the reads are synchronous: the thread pool gets only the syncs.
+    const syncs = threadPoolCounter();
     try {
       const counts: number[] = [];
-      const { log } = await EventLog.open(path, { create: true });
       await log.flush();
-      counts.push(syncs);
+      counts.push(syncs.count());
       await log.flush();
-      counts.push(syncs);
+      counts.push(syncs.count());
       const events = goldenEvents().slice(0, 2);
       const [first, second] = events;
       log.append(first as SessionEvent);
       await Promise.all([log.flush(), log.flush()]);
-      counts.push(syncs);
+      counts.push(syncs.count());
       await log.flush();
-      counts.push(syncs);
+      counts.push(syncs.count());
       log.append(second as SessionEvent);
       await log.flush();
-      counts.push(syncs);
+      counts.push(syncs.count());
       await log.close();
-      counts.push(syncs);
+      counts.push(syncs.count());
       // The first flush syncs what the file held when opened; two flushes at once each sync.
       expect(counts).toEqual([1, 1, 3, 3, 4, 4]);
       expect(await readLines(path)).toEqual(events);
     } finally {
-      prototype.datasync = datasync;
+      syncs.stop();
     }
+  });
+
+  it("closes after the syncs under way, a flush not waited for included", async () => {
+    const path = join(await makeTemporaryDirectory(), "events.jsonl");
+    const { log } = await EventLog.open(path, { create: true });
+    const events = goldenEvents().slice(0, 2);
+    log.append(events[0] as SessionEvent);
+    const flushing = log.flush();
+    log.append(events[1] as SessionEvent);
+    await log.close();
+    await expect(flushing).resolves.toBeUndefined();
+    expect(await readLines(path)).toEqual(events);
   });
 
   it("cuts a tail torn inside a multi-byte character and appends valid UTF-8", async () => {

@@ -6,6 +6,7 @@ import { FileSessionStore } from "../../src/session/file-store.js";
 import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-watch.js";
 import { eventsPath, sessionDirectory } from "../../src/session/paths.js";
 import { metadataPath } from "../../src/session/session-metadata.js";
+import { threadPoolRequests } from "../support/thread-pool.js";
 import { bytesReadDuring, canCountReads } from "./store-contract.js";
 import { appendAfter } from "./subscribe-contract.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
@@ -149,6 +150,27 @@ describe("the file store with many sessions in one process (issue 26)", () => {
       expect(await store.list()).toMatchObject([{ sessionId: "s1", eventCount: 4, turns: 0 }]);
     },
   );
+
+  it("let a lease go idle and take it back, nothing appended between: the thread pool gets only the lock's two changes (the log is closed, reopened, sized and read on the main thread)", async () => {
+    const home = await makeTemporaryDirectory();
+    const store = new FileSessionStore(home);
+    const idle = { releasesWhenIdle: true };
+    const first = await store.create("s1", idle);
+    const before = appendAfter(first, [sessionStart("s1"), userMessage("one")]);
+    await first.commit();
+    let opened: Awaited<ReturnType<typeof store.open>> | undefined;
+    const requests = await threadPoolRequests(async () => {
+      await first.closeIdle?.();
+      opened = await store.open("s1", { ...idle, fromSeq: 3 });
+    });
+    // Each lock change: lock.break created, then renamed onto the lock (session-lock.test.ts).
+    expect(requests).toBe(2 * 2);
+    expect(opened?.log).toEqual({ events: [before[1]], seqs: [2], repaired: [], nextSeq: 3 });
+    const after = appendAfter(opened?.appender ?? first, [userMessage("two")], before[1]);
+    await opened?.appender.commit();
+    await opened?.appender.close();
+    expect((await store.read("s1")).events).toEqual([...before, ...after]);
+  });
 
   it("take a lease let go idle back reading the whole log when its last line is not the one appended here", async () => {
     const home = await makeTemporaryDirectory();

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { underBreaker } from "../../src/session/lock-file.js";
 import { SessionLock, SessionLockedError } from "../../src/session/session-lock.js";
 import { deadPid } from "../support/processes.js";
+import { threadPoolRequests } from "../support/thread-pool.js";
 
 let directory: string;
 beforeEach(async () => {
@@ -154,6 +155,22 @@ describe("a lock held idle (a server that lets the lease go while idle, issue 25
     expect([...new Set(names)].sort()).toEqual(["done", "lock", "lock.break"]);
     expect((await readdir(directory)).sort()).toEqual(["done", "lock"]);
     await taken.release();
+  });
+
+  test("letting the lease go idle and taking it back sends the thread pool only the breaker's create and its rename, each time (issue 26 7d)", async () => {
+    let lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    const cycles = 3;
+    const requests = await threadPoolRequests(async () => {
+      for (let cycle = 0; cycle < cycles; cycle++) {
+        await lock.markIdle();
+        lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true }, true);
+      }
+    });
+    // The breaker's few hundred bytes are written and closed on the main thread (small-file.ts).
+    expect(requests).toBe(cycles * 2 * 2);
+    expect(await read()).toMatchObject({ pid: process.pid, releasesWhenIdle: true });
+    expect((await readdir(directory)).sort()).toEqual(["lock"]);
+    await lock.release();
   });
 
   test("a change whose breaker was taken over meanwhile leaves the lock and the other process's breaker as they are", async () => {
