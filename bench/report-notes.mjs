@@ -1,7 +1,7 @@
 /**
  * "Notes on targets not met" in bench/RESULTS.md: for each group of unmet targets, where the time
- * or memory goes, from this run's measurements and profiles; then the hand-written notes kept in
- * bench/notes/targets.md. Also each row's status.
+ * or memory goes, from this run's measurements and profiles; then the short hand-written notes kept in
+ * bench/notes/not-met.md (one section per target not met). Also each row's status.
  */
 
 import { existsSync, readFileSync } from "node:fs";
@@ -247,12 +247,15 @@ export function notesForUnmetTargets(context) {
   return notes;
 }
 
-/** The hand-written notes, kept in bench/notes/targets.md and included whole. */
-const TARGET_NOTES = new URL("notes/targets.md", import.meta.url);
+/**
+ * The hand-written notes, one short section per target not met, kept in bench/notes/not-met.md and
+ * included whole. The dated log of every session's measurements is bench/notes/targets.md.
+ */
+const TARGET_NOTES = new URL("notes/not-met.md", import.meta.url);
 
 /**
  * "Notes on targets not met": the notes generated from this run's measurements, then the
- * hand-written, profile-backed ones of bench/notes/targets.md (its title left out).
+ * hand-written, profile-backed ones of bench/notes/not-met.md (its title and preamble left out).
  * @param {(...lines: string[]) => void} add
  * @param {import("./groups/common.mjs").Context} context
  */
@@ -265,8 +268,9 @@ export function addNotes(add, context) {
     const text = readFileSync(TARGET_NOTES, "utf8");
     const firstNote = text.indexOf("\n### ");
     add(
-      "Hand-written, profile-backed notes, kept in `bench/notes/targets.md` (each dated; its figures",
-      "are from the run it names, this run's are in the table above):",
+      "Hand-written, profile-backed notes, kept in `bench/notes/not-met.md` (its figures are from the",
+      "measurement each line names; this run's are in the table above; the dated log of every",
+      "session's measurements is `bench/notes/targets.md`):",
       "",
       (firstNote === -1 ? text.replace(/^# .*\n+/, "") : text.slice(firstNote + 1)).trim(),
       "",

@@ -92,7 +92,7 @@ export function writeReport(path, context, meta) {
     "every group, including the scripts `bench/acp-memory.mjs`, `listing.mjs`, `interactive.mjs`,",
     "`compaction.mjs`, `viewer.mjs`, `sandbox.mjs` and the PostgreSQL chaos trial, about 20 minutes",
     "on 2 cores; `--quick` for fewer runs; `--help` for the rest). Do not edit it by hand: the",
-    "hand-written notes on targets not met live in `bench/notes/targets.md`, included below.",
+    "hand-written notes on targets not met live in `bench/notes/not-met.md`, included below.",
     "",
     `Written by \`${meta.invocation}\` (${context.mode} mode) on ${meta.startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC in ${meta.seconds.toFixed(0)} s.`,
     `Machine: ${meta.cpuCount} × ${meta.cpuModel}, Node ${process.version}, ${process.platform}. turnloop ${revision(context.root)}.`,

@@ -13,7 +13,8 @@
  * The groups after `diagnostics` are scripts of their own (bench/groups/scripts.mjs: acp-memory,
  * listing, interactive, compaction, viewer, sandbox, scale); one that needs what this machine
  * lacks (PostgreSQL, bubblewrap, Chromium) is listed as "not run: <reason>". The hand-written
- * notes on targets not met are kept in bench/notes/targets.md and included in RESULTS.md.
+ * notes on targets not met are kept in bench/notes/not-met.md and included in RESULTS.md; the
+ * dated log of every session's measurements is bench/notes/targets.md.
  *
  * Every benchmark talks to the fake model server of fake-model.mjs (OpenAI Chat Completions SSE
  * on 127.0.0.1, instant or at 50 tokens/s), in the issue's scenario: one prompt that takes two
@@ -55,7 +56,7 @@ const USAGE = [
   `usage: node bench/run.mjs [--quick] [--print] [--only ${GROUPS.join(",")}]`,
   "       node bench/run.mjs scale [--sessions N]",
   "After `npm run build`. Runs every group (full mode: about 20 minutes on 2 cores) and writes",
-  "the whole of bench/RESULTS.md; hand-written notes on targets not met: bench/notes/targets.md.",
+  "the whole of bench/RESULTS.md; hand-written notes on targets not met: bench/notes/not-met.md.",
   "--quick: fewer runs, without the diagnostics and the scripts unless named with --only.",
   "--print: the report goes to stdout and bench/RESULTS.md is left as it was (the scripts write",
   "their sections into it; that is undone), to run a group without rewriting it.",
