@@ -243,11 +243,35 @@ export interface WirePermissionRequest {
     network: boolean;
     outsideReason?: string;
   };
-  /** `shell` */
+  /** `shell`: the command's text. */
   fullCommandText?: string;
+  /**
+   * `shell`: the program each simple command finally runs, as turnloop's permission rules read
+   * the command (wrappers such as `sudo`, `env`, `timeout` peeled, `VAR=x` prefixes dropped);
+   * `readOnly` is always false (turnloop knows no program to change nothing).
+   */
   commands?: Array<{ identifier: string; readOnly: boolean }>;
-  /** `write` */
+  /** `shell`: each simple command's program and its text with arguments, as `commands`. */
+  commandSegments?: Array<{ identifier: string; fullCommandText: string }>;
+  /** `shell`: arguments and redirection targets that may name files, as written. */
+  possiblePaths?: string[];
+  /** `shell`: arguments that are URLs. */
+  possibleUrls?: Array<{ url: string }>;
+  /** `shell`: output goes into a file (`>`, `>>`, `&>` … to anything but /dev/null). */
+  hasWriteFileRedirection?: boolean;
+  /**
+   * `shell`, `write`: an `approve-for-session` answer records a rule for the session. False for a
+   * command turnloop cannot fully read and for a question to run a command outside the sandbox.
+   */
+  canOfferSessionApproval?: boolean;
+  /** `shell`: why turnloop cannot fully read the command, when it cannot. */
+  warning?: string;
+  /** `write`: the file. */
   fileName?: string;
+  /** `write`: a unified diff of the change (empty when turnloop cannot show it). */
+  diff?: string;
+  /** `write`: for `create`, the whole text it would write. */
+  newFileContents?: string;
   /** `read` */
   path?: string;
   /** `url` */

@@ -6,10 +6,9 @@
  * `permissionRequest` object, so a Copilot SDK app's `onPermissionRequest` gets what it expects.
  */
 
-import { resolve } from "node:path";
 import type { NoAskSituation } from "../agent/permission-gate.js";
 import type { Authorize } from "../agent/tool-calls.js";
-import type { JsonObject, SessionEvent, SessionEventOf } from "../events/events.js";
+import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import {
   type CommandConfinement,
@@ -18,11 +17,12 @@ import {
   outsideConfinement,
   sandboxLimit,
 } from "../permissions/permission-mode.js";
-import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
+import type { WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates, HookRunner } from "./hooks.js";
+import { type CallDetails, wirePermissionRequest } from "./permission-request.js";
 import type { SessionConfig } from "./session-settings.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
@@ -145,19 +145,6 @@ export function permissionPath(settings: PermissionPathSettings): Authorize {
   });
 }
 
-/** What the server knows about a call waiting at the gate, to describe it on the wire. */
-export interface CallDetails {
-  /**
-   * `undefined` when the tool is not known here: a call on another worker (remote-questions.ts)
-   * to a tool that is not one of turnloop's built-in ones.
-   */
-  tool: AnyTool | undefined;
-  input: unknown;
-  arguments: JsonObject;
-  /** Whether it is an app's custom tool. */
-  external: boolean;
-}
-
 /** Open permission questions of one session, answered by the app. */
 export class PendingPermissions {
   private readonly pending = new Map<string, (reply: PermissionReply) => void>();
@@ -186,8 +173,11 @@ export class PendingPermissions {
     };
   }
 
-  /** `event` with the wire-only fields Copilot SDK apps read (`src/protocol/copilot.ts`). */
-  wireEvent(event: SessionEvent, cwd: string): object {
+  /**
+   * `wire` (`event` as the wire shows it), for a permission event with the wire-only fields
+   * Copilot SDK apps read (`src/protocol/copilot.ts`).
+   */
+  wireEvent(event: SessionEvent, cwd: string, wire: object): object {
     switch (event.type) {
       case "permission.requested": {
         const details = this.calls.get(event.data.toolCallId);
@@ -201,7 +191,7 @@ export class PendingPermissions {
         this.open.delete(event.data.requestId);
         return { ...event, data: { ...event.data, result: { kind: completedKind(event.data) } } };
       default:
-        return event;
+        return wire;
     }
   }
 
@@ -303,98 +293,10 @@ export function replyFor(result: { kind: string; feedback?: string | undefined }
   }
 }
 
-/**
- * Copilot's `permissionRequest` for a call at the gate (see {@link WirePermissionRequest}); a
- * command's carries `sandbox`, where it would run (`confinement`), as ACP's question and the
- * terminal's show it.
- */
-export function wirePermissionRequest(
-  event: SessionEventOf<"permission.requested">["data"],
-  details: CallDetails | undefined,
-  cwd: string,
-  confinement?: CommandConfinement,
-): WirePermissionRequest {
-  const scope =
-    details === undefined ? undefined : (details.tool?.scope?.(details.input, cwd) ?? undefined);
-  const paths = (scope?.paths ?? []).map((path) => resolve(cwd, path));
-  const args = details?.arguments ?? {};
-  const common = {
-    toolCallId: event.toolCallId,
-    toolName: event.toolName,
-    intention: event.title,
-    toolKind: event.kind,
-    arguments: args,
-    paths,
-    ...(scope?.command === undefined ? {} : { command: scope.command }),
-    ...(scope?.command === undefined || confinement === undefined ? {} : { sandbox: confinement }),
-  };
-  const kind = permissionKind(event.kind, details?.external === true);
-  switch (kind) {
-    case "shell": {
-      const command = scope?.command ?? "";
-      const identifier = command.trim().split(/\s+/)[0] ?? "";
-      return {
-        ...common,
-        kind,
-        fullCommandText: command,
-        commands: [{ identifier, readOnly: false }],
-      };
-    }
-    case "write":
-      return { ...common, kind, fileName: paths[0] ?? "" };
-    case "read":
-      return { ...common, kind, path: paths[0] ?? "" };
-    case "url":
-      return { ...common, kind, url: typeof args.url === "string" ? args.url : "" };
-    case "mcp": {
-      const origin = details?.tool?.mcp;
-      return {
-        ...common,
-        kind,
-        serverName: origin?.serverName ?? "",
-        toolName: origin?.toolName ?? event.toolName,
-        toolTitle: event.title,
-        args,
-        readOnly: false,
-      };
-    }
-    case "custom-tool":
-      return {
-        ...common,
-        kind,
-        toolDescription: details?.tool?.description ?? "",
-        args,
-      };
-  }
-}
-
 /** Copilot's `permission.completed.result.kind` for a recorded decision. */
 export function completedKind(data: SessionEventOf<"permission.completed">["data"]): string {
   if (data.decision === "allowed") {
     return data.scope === "session" ? "approved-for-session" : "approved";
   }
   return data.decision === "denied" ? "denied-interactively-by-user" : "cancelled";
-}
-
-function permissionKind(toolKind: string, external: boolean): PermissionKind {
-  if (external) {
-    return "custom-tool";
-  }
-  switch (toolKind) {
-    case "execute":
-      return "shell";
-    case "edit":
-    case "delete":
-    case "move":
-      return "write";
-    case "read":
-    case "search":
-      return "read";
-    case "fetch":
-      return "url";
-    case "mcp":
-      return "mcp";
-    default:
-      return "custom-tool";
-  }
 }

@@ -15,7 +15,8 @@
 import type { JsonObject, SessionEvent } from "../events/events.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
-import { type CallDetails, completedKind, wirePermissionRequest } from "./permissions.js";
+import { type CallDetails, wirePermissionRequest } from "./permission-request.js";
+import { completedKind } from "./permissions.js";
 
 let builtInByName: ReadonlyMap<string, AnyTool> | undefined;
 

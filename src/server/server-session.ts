@@ -384,10 +384,8 @@ export class ServerSession {
       this.heldIdle = event;
       return;
     }
-    const wire =
-      event.type === "permission.requested" || event.type === "permission.completed"
-        ? this.permissions.wireEvent(event, this.session.cwd)
-        : modelNamesOnWire(event, this.currentModel());
+    const named = modelNamesOnWire(event, this.currentModel());
+    const wire = this.permissions.wireEvent(event, this.session.cwd, named);
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }

@@ -10,7 +10,10 @@
  * - the session asks for permission when any app registered a handler (or a follower on another
  *   worker did, issue 22, while its registration lasts); hooks and user-input
  *   requests go to the latest attached app that registered them;
- * - the session-wide settings (system message, tool filters, allow-all) are the latest attach's.
+ * - the session-wide settings (system message, tool filters, allow-all) are the latest attach's;
+ * - events go out as Copilot's wire has them (wire-events.ts): not turnloop's progress marks
+ *   (`assistant.tool_call_start`, `tool.execution_running`), and with Copilot's `assistant.idle`
+ *   each time the agent loop stops.
  */
 
 import type {
@@ -30,6 +33,7 @@ import { type ClientLink, sendIdle } from "./client-link.js";
 import { HOOK_TIMEOUT_MS } from "./hooks.js";
 import type { ToolDeclarationParams } from "./params.js";
 import type { SessionConfig } from "./session-settings.js";
+import { assistantIdleBefore, onCopilotWire } from "./wire-events.js";
 
 export class SessionClients {
   /** Attached apps in attach order (a re-attach keeps its place, with its new registrations). */
@@ -153,15 +157,23 @@ export class SessionClients {
 
   /**
    * Sends `wire` (an event as the wire shows it) to every attached app; deltas only to the apps
-   * that asked for streaming (`streaming` not false).
+   * that asked for streaming (`streaming` not false); not the events Copilot's wire does not
+   * have, and Copilot's `assistant.idle` first where the loop stopped (wire-events.ts).
    */
   notify(sessionId: string, event: SessionEvent, wire: object): void {
     if (event.ephemeral !== true) {
       this.lastPersistedId = event.id;
     }
+    if (!onCopilotWire(event)) {
+      return;
+    }
+    const assistantIdle = assistantIdleBefore(event);
     const delta =
       event.type === "assistant.message_delta" || event.type === "assistant.reasoning_delta";
     for (const [link, config] of this.attached) {
+      if (assistantIdle !== undefined) {
+        link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
+      }
       if (!delta || config.streaming !== false) {
         link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
       }
@@ -180,9 +192,16 @@ export class SessionClients {
     return event;
   }
 
-  /** Tells every attached app that the session is idle (see {@link sendIdle}). */
+  /**
+   * Tells every attached app that the session is idle (see {@link sendIdle}), after Copilot's
+   * `assistant.idle` (wire-events.ts).
+   */
   sendIdle(sessionId: string, startTime: string, idle: SessionEvent): void {
+    const assistantIdle = assistantIdleBefore(idle);
     for (const link of this.attached.keys()) {
+      if (assistantIdle !== undefined) {
+        link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
+      }
       sendIdle(link, sessionId, startTime, idle);
     }
   }

@@ -1,8 +1,14 @@
 /**
- * Events as the Copilot SDK reads them: the log keeps turnloop's `<provider>:<model>` ids, the
- * SDK face reports bare model ids as the Copilot CLI does (`gpt-4.1`, not `openai-chat:gpt-4.1`):
- * `session.start` and `session.resume` carry `selectedModel` (and the reasoning effort), and
- * `session.model_change`, `assistant.usage` and `session.shutdown` name models bare. A
+ * Events as the Copilot SDK reads them (reference §2). The log keeps turnloop's
+ * `<provider>:<model>` ids, the SDK face reports bare model ids as the Copilot CLI does (`gpt-4.1`,
+ * not `openai-chat:gpt-4.1`): `session.start` and `session.resume` carry `selectedModel` (and the
+ * reasoning effort), and `session.model_change`, `assistant.usage` and `session.shutdown` name
+ * models bare. `session.start` also carries Copilot's required `copilotVersion` (turnloop's
+ * version: no Copilot CLI runs) and `context: {cwd}`. `assistant.usage` is marked
+ * `ephemeral: true`, as Copilot's type has it always (the log keeps it: `cost` and the token
+ * counts are read back from it). The turnloop-only progress marks `assistant.tool_call_start` and
+ * `tool.execution_running` are not sent ({@link onCopilotWire}); `assistant.idle`, which the log
+ * does not have, is ({@link assistantIdleBefore}). A
  * `tool.execution_complete` whose call the one fold calls `failed` (a command that exited
  * non-zero or was killed: session-model/tool-call.ts `readResult`) has `success: false` and an
  * `error` naming how it ended (`exit code 2`), as every other face shows it ✗ (the log keeps
@@ -10,6 +16,7 @@
  * `success` is the call's outcome). Every other event is unchanged.
  */
 
+import { randomUUID } from "node:crypto";
 import type { History } from "../agent/history.js";
 import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
 import { hasProviderPrefix } from "../llm/models.js";
@@ -26,11 +33,14 @@ export interface CurrentModel {
   reasoningEffort: string | undefined;
 }
 
-/** `event` with the SDK face's model names (see above); other events as they are. */
+/** `event` as the SDK face sends it (see above); other events as they are. */
 export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): object {
   switch (event.type) {
-    case "session.start":
-      return { ...event, data: { ...event.data, selectedModel: bareModelId(event.data.model) } };
+    case "session.start": {
+      const { model, cwd, producerVersion } = event.data;
+      const copilot = { copilotVersion: producerVersion, context: { cwd } };
+      return { ...event, data: { ...event.data, selectedModel: bareModelId(model), ...copilot } };
+    }
     case "session.resume": {
       if (current === undefined) {
         return event;
@@ -48,8 +58,10 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
         previousModel === undefined ? {} : { previousModel: bareModelId(previousModel) };
       return { ...event, data: { ...event.data, ...previous, newModel: bareModelId(newModel) } };
     }
-    case "assistant.usage":
-      return { ...event, data: { ...event.data, model: bareModelId(event.data.model) } };
+    case "assistant.usage": {
+      const data = { ...event.data, model: bareModelId(event.data.model) };
+      return { ...event, ephemeral: true, data };
+    }
     case "session.shutdown": {
       const { modelMetrics, currentModel } = event.data;
       const metrics = Object.entries(modelMetrics).map(([id, metric]) => [bareModelId(id), metric]);
@@ -93,5 +105,39 @@ export function usageInfo(history: History, tokenLimit: number): EventInput {
       tokenLimit,
       messagesLength: history.messages.length,
     },
+  };
+}
+
+/**
+ * Whether the SDK face sends `event`: not turnloop's own progress marks, which Copilot's wire
+ * does not have (`assistant.tool_call_start`: the model began a tool call;
+ * `tool.execution_running`: the tool itself runs, after its permission). The terminal and ACP
+ * faces show them; an app learns the same from `assistant.message`'s `toolRequests`,
+ * `tool.execution_start` and `permission.completed`.
+ */
+export function onCopilotWire(event: SessionEvent): boolean {
+  return event.type !== "assistant.tool_call_start" && event.type !== "tool.execution_running";
+}
+
+/**
+ * Copilot's `assistant.idle` (ephemeral, `{aborted?}`), "emitted whenever the main agent's
+ * processing loop goes idle", to send before `event` when `event` follows such a stop: before
+ * every `session.idle` (Copilot sends `assistant.idle`, then `session.idle`), and before an
+ * autopilot continuation's `user.message` (the loop stopped without `task_complete` and goes
+ * on). Its `parentId` is `event`'s, the last stored event. Otherwise undefined.
+ */
+export function assistantIdleBefore(event: SessionEvent): object | undefined {
+  const continues = event.type === "user.message" && event.data.source === "autopilot";
+  if (event.type !== "session.idle" && !continues) {
+    return undefined;
+  }
+  const aborted = event.type === "session.idle" && event.data.stopReason === "cancelled";
+  return {
+    type: "assistant.idle",
+    data: aborted ? { aborted: true } : {},
+    id: randomUUID(),
+    timestamp: event.timestamp,
+    parentId: event.parentId,
+    ephemeral: true,
   };
 }

@@ -134,7 +134,6 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
       "tool.execution_start",
       "permission.requested",
       "permission.completed",
-      "tool.execution_running",
       "external_tool.requested",
       "external_tool.completed",
       "tool.execution_complete",
@@ -152,10 +151,11 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
     await session.send({ prompt: "sleep for a while" });
     await running;
     await session.abort();
-    expect(types.slice(-4)).toEqual([
+    expect(types.slice(-5)).toEqual([
       "tool.execution_complete",
       "assistant.turn_end",
       "abort",
+      "assistant.idle",
       "session.idle",
     ]);
     // IdleData.aborted: "true when the preceding agentic loop was cancelled via abort signal".

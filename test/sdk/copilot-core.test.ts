@@ -106,8 +106,11 @@ describe("model names", () => {
       provider: provider(),
       onEvent: (event) => opening.push(event),
     });
+    // Copilot's required `copilotVersion` (turnloop's) and its `context: {cwd}`.
+    const start = { selectedModel: "gpt-5.4", copilotVersion: expect.any(String) };
+    const context = { cwd: fixture.cwd };
     expect(opening.filter((event) => event.type === "session.start").map((e) => e.data)).toEqual([
-      expect.objectContaining({ selectedModel: "gpt-5.4" }),
+      expect.objectContaining({ ...start, context }),
     ]);
     const events = record(session);
     fixture.model.enqueue({ text: "one" }, { text: "two" });
@@ -140,7 +143,7 @@ describe("model names", () => {
       ["assistant.usage", "gpt-5.4"],
     ]);
     const logged = await session.getEvents();
-    expect(logged[0]).toMatchObject({ type: "session.start", data: { selectedModel: "gpt-5.4" } });
+    expect(logged[0]).toMatchObject({ type: "session.start", data: { ...start, context } });
     await session.disconnect();
     const models = await client.listModels();
     expect(models).toEqual([
@@ -183,6 +186,8 @@ describe("events and fields", () => {
       tokenLimit: model?.capabilities.limits.max_context_window_tokens,
       messagesLength: 2,
     });
+    // Always ephemeral in Copilot's type (`ephemeral: true`).
+    expect(usage?.ephemeral).toBe(true);
     const used = usage?.type === "assistant.usage" ? usage.data : undefined;
     const current = info?.type === "session.usage_info" ? info.data.currentTokens : 0;
     expect(current).toBeGreaterThanOrEqual((used?.inputTokens ?? 1) + (used?.outputTokens ?? 1));

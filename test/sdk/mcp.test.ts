@@ -76,7 +76,6 @@ describe("MCP servers through the SDK server", () => {
         type: "permission.completed",
         data: expect.objectContaining({ requestId: "request-1", decision: "allowed" }),
       },
-      { type: "tool.execution_running", data: { toolCallId: "call_1" } },
       {
         type: "tool.execution_complete",
         data: {
@@ -124,7 +123,6 @@ describe("MCP servers through the SDK server", () => {
         "tool.execution_start",
         "permission.requested",
         "permission.completed",
-        "tool.execution_running",
         "tool.execution_complete",
       ]);
       expect(requestMessages(fixture.model, -1).at(-1)).toMatchObject({

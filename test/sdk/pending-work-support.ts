@@ -241,5 +241,6 @@ export const FINAL_TURN = (reply: string) => [
   ["assistant.usage"],
   ["session.usage_info"],
   ["assistant.turn_end"],
+  ["assistant.idle"],
   ["session.idle"],
 ];

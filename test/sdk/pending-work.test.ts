@@ -66,7 +66,6 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
     ]);
     expect(outline(resume.saw)).toEqual([
       ["permission.completed", "approved"],
-      ["tool.execution_running"],
       ["external_tool.requested", "call_permission"],
       ["external_tool.completed", "call_permission", "completed"],
       ["tool.execution_complete", "call_permission", true],
@@ -110,7 +109,6 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["tool.execution_start", "call_external"],
       ["permission.requested"],
       ["permission.completed", "approved"],
-      ["tool.execution_running"],
       ["external_tool.requested", "call_external"],
     ]);
     expect(outline(resume.saw)).toEqual([

@@ -56,14 +56,14 @@ describe("the SDK against the built server (stdio)", () => {
         data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
       },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
-      ...requestedToolCall("message-1", "call_1", "view", { path: "notes.txt" }),
+      // Not `assistant.tool_call_start` (turnloop's own, not on Copilot's wire).
+      ...requestedToolCall("message-1", "call_1", "view", { path: "notes.txt" }).slice(1),
       { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
       usageInfo(2),
       {
         type: "tool.execution_start",
         data: { toolCallId: "call_1", toolName: "view", arguments: { path: "notes.txt" } },
       },
-      { type: "tool.execution_running", data: { toolCallId: "call_1" } },
       {
         type: "tool.execution_complete",
         data: {
@@ -93,15 +93,23 @@ describe("the SDK against the built server (stdio)", () => {
       { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-2", ...usage } },
       usageInfo(4),
       turnEnd("turn-2", "stop"),
+      // Copilot's: the loop stopped, then the session has nothing in flight.
+      { type: "assistant.idle", data: {} },
       { type: "session.idle", data: { stopReason: "end_turn" } },
     ]);
+    // `assistant.usage` is marked ephemeral, as Copilot's type has it always, yet stored
+    // (events.jsonl, getMessages): the counts of resume and rewind include it.
+    const usages = events.filter((event) => event.type === "assistant.usage");
+    expect(usages.map((event) => event.ephemeral)).toEqual([true, true]);
     const persisted = await session.getMessages();
+    const stored = (event: { type: string; ephemeral?: boolean }) =>
+      event.ephemeral !== true || event.type === "assistant.usage";
     expect(persisted.map((event) => event.type)).toEqual([
       "session.start",
-      ...events.filter((event) => event.ephemeral !== true).map((event) => event.type),
+      ...events.filter(stored).map((event) => event.type),
     ]);
     expect(persisted.slice(1).map((event) => event.id)).toEqual(
-      events.filter((event) => event.ephemeral !== true).map((event) => event.id),
+      events.filter(stored).map((event) => event.id),
     );
   });
 
@@ -302,18 +310,20 @@ describe("the SDK against the built server (stdio)", () => {
     // The Copilot SDK's IdleData: `aborted` is true after an abort.
     expect(events.at(-1)).toMatchObject({ type: "session.idle" });
     expect(events.at(-1)?.data).toEqual({ stopReason: "cancelled", aborted: true });
-    expect(events.map((event) => event.type).slice(-5)).toEqual([
+    expect(events.map((event) => event.type).slice(-6)).toEqual([
       "tool.execution_partial_result",
       "tool.execution_complete",
       "assistant.turn_end",
       "abort",
+      "assistant.idle",
       "session.idle",
     ]);
-    expect(events.at(-3)).toMatchObject({
+    expect(events.at(-2)?.data).toEqual({ aborted: true });
+    expect(events.at(-4)).toMatchObject({
       type: "assistant.turn_end",
       data: { status: "cancelled", finishReason: "tool-calls" },
     });
-    expect(events.at(-4)).toMatchObject({
+    expect(events.at(-5)).toMatchObject({
       data: { toolCallId: "call_sleep", success: false, error: { code: "cancelled" } },
     });
   });
@@ -333,15 +343,19 @@ describe("the SDK against the built server (stdio)", () => {
           "user.message",
           "tool.execution_complete",
           "session.task_complete",
+          "assistant.idle",
           "session.idle",
         ].includes(event.type),
       )
       .map((event) => [event.type, "source" in event.data ? event.data.source : undefined]);
+    // Copilot's `assistant.idle` each time the loop stops: before the nudge and at the end.
     expect(relevant).toEqual([
       ["user.message", "user"],
+      ["assistant.idle", undefined],
       ["user.message", "autopilot"],
       ["tool.execution_complete", undefined],
       ["session.task_complete", undefined],
+      ["assistant.idle", undefined],
       ["session.idle", undefined],
     ]);
     expect(events.at(-1)).toMatchObject({ data: { stopReason: "end_turn" } });

@@ -55,6 +55,7 @@ const expected = [
     type: "assistant.turn_end",
     data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
   },
+  { type: "assistant.idle", data: {} },
   { type: "session.idle", data: { stopReason: "end_turn" } },
 ];
 

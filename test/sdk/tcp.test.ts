@@ -81,7 +81,6 @@ describe("turnloop --headless --port N", () => {
     expect(types.filter((type) => type.startsWith("tool.") || type.startsWith("external"))).toEqual(
       [
         "tool.execution_start",
-        "tool.execution_running",
         "external_tool.requested",
         "external_tool.completed",
         "tool.execution_complete",

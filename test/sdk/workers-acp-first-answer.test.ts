@@ -74,9 +74,11 @@ describeWorkers("a question open on the owner's client and an ACP follower", (wo
         "call_1",
         "call_2",
       ]);
-      expect(seenOnA.filter((event) => event.ephemeral !== true).map(({ type }) => type)).toEqual(
-        [...ASKED_PROMPT, ...ASKED_PROMPT].filter((type) => type !== "session.idle"),
-      );
+      expect(
+        seenOnA
+          .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
+          .map(({ type }) => type),
+      ).toEqual([...ASKED_PROMPT, ...ASKED_PROMPT].filter((type) => type !== "session.idle"));
       const decisions = seenOnA.flatMap((event) =>
         event.type === "permission.completed"
           ? [{ toolCallId: event.data.toolCallId, decision: event.data.decision }]

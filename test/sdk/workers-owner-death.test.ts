@@ -54,6 +54,7 @@ describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
       "assistant.usage",
       "session.usage_info",
       "assistant.turn_end",
+      "assistant.idle",
       "session.idle",
     ];
     expect(seen.map(({ type }) => type)).toEqual([

@@ -45,8 +45,12 @@ function watch(session: TurnloopSession) {
   };
 }
 
+/** The stored events: `assistant.usage` too, though marked ephemeral as Copilot's type has it. */
 const persisted = (events: readonly SessionEvent[]) =>
-  events.filter((event) => (event as { ephemeral?: boolean }).ephemeral !== true);
+  events.filter(
+    (event) =>
+      (event as { ephemeral?: boolean }).ephemeral !== true || event.type === "assistant.usage",
+  );
 
 describe.skipIf(postgresUnavailable !== undefined)("a session served by another worker", () => {
   const workers = useWorkers();

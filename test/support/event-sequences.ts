@@ -62,13 +62,15 @@ export const ANSWERED_SESSION = ["session.start", "user.message", ...ANSWER_TURN
 
 /**
  * What an SDK client sees live of a prompt answered in one turn without deltas (streaming off, or
- * a prompt another process ran): the usage derived as `session.usage_info`, then `session.idle`.
+ * a prompt another process ran): the usage derived as `session.usage_info`, then Copilot's
+ * `assistant.idle` and `session.idle`.
  */
 export const LIVE_UNSTREAMED_PROMPT = [
   "user.message",
   ...ANSWER_TURN.slice(0, 3),
   "session.usage_info",
   "assistant.turn_end",
+  "assistant.idle",
   "session.idle",
 ] as const;
 

@@ -1,0 +1,175 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CopilotClient, PermissionRequest } from "@github/copilot-sdk";
+import { beforeAll, describe, expect, test } from "vitest";
+import { callingTools } from "../support/replies.js";
+import { fixtureForFile, startCopilotClient } from "./support.js";
+
+/**
+ * What an app written for the official `@github/copilot-sdk` gets in `onPermissionRequest` for a
+ * command and a file write (reference §4.3, the SDK's `PermissionRequestShell` and
+ * `PermissionRequestWrite`): the programs turnloop's own parser finds, not the first word.
+ */
+
+const fixture = fixtureForFile();
+let client: CopilotClient;
+beforeAll(async () => {
+  // Not --yolo: every call is asked about.
+  client = await startCopilotClient(fixture, []);
+});
+
+/** The requests an approving handler is asked, for one prompt whose reply makes `calls`. */
+async function askedFor(calls: Parameters<typeof callingTools>): Promise<PermissionRequest[]> {
+  const asked: PermissionRequest[] = [];
+  const session = await client.createSession({
+    onPermissionRequest: (request) => {
+      asked.push(request);
+      // Denied, and the prompt goes on (a `reject` would end it before the model's answer).
+      return { kind: "user-not-available" };
+    },
+  });
+  fixture.model.enqueue(callingTools(...calls), { text: "done" });
+  await session.sendAndWait({ prompt: "go" });
+  await session.disconnect();
+  return asked;
+}
+
+/** Copilot's `shell` fields of a request (the common ones left out). */
+function shellFields(request: PermissionRequest | undefined) {
+  if (request?.kind !== "shell") {
+    return request;
+  }
+  const { fullCommandText, commands, commandSegments, possiblePaths, possibleUrls } = request;
+  const { hasWriteFileRedirection, canOfferSessionApproval, warning } = request;
+  return {
+    ...{ fullCommandText, commands, commandSegments, possiblePaths, possibleUrls },
+    ...{ hasWriteFileRedirection, canOfferSessionApproval, warning },
+  };
+}
+
+const run = (command: string) => ({ identifier: command, readOnly: false });
+/** The warning names the parser's reasons (permissions/shell-commands.ts words them). */
+const unreadable = expect.stringMatching(
+  /^turnloop cannot fully read this command \(.+\): it may run programs and touch files not listed here$/,
+);
+
+describe("the shell request names every program the command runs", () => {
+  test("lists, pipes, VAR=x prefixes, wrappers, redirections, URLs, and a command the parser cannot read", async () => {
+    const commands = [
+      "echo hi > out.txt && rm -rf /tmp/nothing",
+      "git status | sh",
+      "X=1 sudo nice rm -f nothing2",
+      "curl --output=/tmp/page https://example.org/x < in.txt",
+      "$CMD foo",
+      "echo hi &&",
+    ];
+    const asked = await askedFor(
+      commands.map((command, index) => [`call_${index}`, "bash", { command }]),
+    );
+    expect(asked.map(shellFields)).toEqual([
+      {
+        fullCommandText: commands[0],
+        commands: [run("echo"), run("rm")],
+        commandSegments: [
+          { identifier: "echo", fullCommandText: "echo hi" },
+          { identifier: "rm", fullCommandText: "rm -rf /tmp/nothing" },
+        ],
+        possiblePaths: ["hi", "/tmp/nothing", "out.txt"],
+        possibleUrls: [],
+        hasWriteFileRedirection: true,
+        canOfferSessionApproval: true,
+        warning: undefined,
+      },
+      {
+        fullCommandText: commands[1],
+        commands: [run("git"), run("sh")],
+        commandSegments: [
+          { identifier: "git", fullCommandText: "git status" },
+          { identifier: "sh", fullCommandText: "sh" },
+        ],
+        possiblePaths: ["status"],
+        possibleUrls: [],
+        hasWriteFileRedirection: false,
+        // `sh` runs what it reads on stdin: the parser cannot tell what.
+        canOfferSessionApproval: false,
+        warning: unreadable,
+      },
+      {
+        fullCommandText: commands[2],
+        commands: [run("rm")],
+        commandSegments: [{ identifier: "rm", fullCommandText: "rm -f nothing2" }],
+        possiblePaths: ["nothing2"],
+        possibleUrls: [],
+        hasWriteFileRedirection: false,
+        canOfferSessionApproval: true,
+        warning: undefined,
+      },
+      {
+        fullCommandText: commands[3],
+        commands: [run("curl")],
+        commandSegments: [
+          { identifier: "curl", fullCommandText: "curl --output=/tmp/page https://example.org/x" },
+        ],
+        possiblePaths: ["/tmp/page", "in.txt"],
+        possibleUrls: [{ url: "https://example.org/x" }],
+        hasWriteFileRedirection: false,
+        canOfferSessionApproval: true,
+        warning: undefined,
+      },
+      {
+        fullCommandText: commands[4],
+        commands: [run("$CMD")],
+        commandSegments: [{ identifier: "$CMD", fullCommandText: "$CMD foo" }],
+        possiblePaths: ["foo"],
+        possibleUrls: [],
+        hasWriteFileRedirection: false,
+        canOfferSessionApproval: false,
+        warning: unreadable,
+      },
+      {
+        fullCommandText: commands[5],
+        // No program found: the whole text, which no allowlist of program names holds.
+        commands: [run("echo hi &&")],
+        commandSegments: [],
+        possiblePaths: [],
+        possibleUrls: [],
+        hasWriteFileRedirection: false,
+        canOfferSessionApproval: false,
+        warning: unreadable,
+      },
+    ]);
+  });
+});
+
+describe("the write request shows the change", () => {
+  test("create: newFileContents and a diff from /dev/null; edit: a diff of the file as it is", async () => {
+    const created = join(fixture.cwd, "new.txt");
+    const edited = join(fixture.cwd, "old.txt");
+    await writeFile(edited, "one\ntwo\nthree\n");
+    const asked = await askedFor([
+      ["call_c", "create", { path: "new.txt", file_text: "alpha\nbeta\n" }],
+      ["call_e", "edit", { path: "old.txt", old_str: "two", new_str: "2" }],
+    ]);
+    const writes = asked.map((request) =>
+      request.kind === "write"
+        ? [request.fileName, request.diff, request.newFileContents, request.canOfferSessionApproval]
+        : request.kind,
+    );
+    expect(writes).toEqual([
+      [
+        created,
+        `--- /dev/null\n+++ ${created}\n@@ -1,0 +1,2 @@\n+alpha\n+beta\n`,
+        "alpha\nbeta\n",
+        true,
+      ],
+      [
+        edited,
+        `--- ${edited}\n+++ ${edited}\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n`,
+        undefined,
+        true,
+      ],
+    ]);
+    // Both were denied: nothing was written.
+    expect(await readFile(edited, "utf8")).toBe("one\ntwo\nthree\n");
+  });
+});
