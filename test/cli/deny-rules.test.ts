@@ -47,7 +47,7 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     `flock x.lock rm -rf x`,
     `watch -g -n1 rm -rf x`,
     `setpriv --reuid=0 rm -rf x`,
-    `tar cf - /dev/null | tar xf - --to-command='rm -rf x'`,
+    `echo y > y && tar cf - y | tar xf - --to-command='rm -rf x'`,
   ])("the file survives %s", async (command, { cli, model, repository }) => {
     await writeFile(join(repository, "x"), "keep me");
     const output = await runThroughCli({ cli, model }, command, flags);
