@@ -242,7 +242,7 @@ const WRAPPER_SPECS: Record<string, string> = {
     "--physcpubind= --preferred= --preferred-many= --cpubind= --offset= --length= --shmmode= " +
     "--shmid= --shm= --file= --weighted-interleave=",
   cgexec: "-hg: --sticky",
-  fakeroot: "-uhvl:i:s:b: --unknown-is-real --lib= --faked= --fd-base=",
+  fakeroot: "-uhvl:i:s:b: --unknown-is-real --lib= --fd-base=",
   pkexec: "--disable-internal-agent --keep-cwd --user= shell",
   catchsegv: "",
   eatmydata: "",
@@ -379,18 +379,19 @@ export function readWrapper(name: string, tail: readonly DecodedWord[]): Wrapper
   const subcommandWrapper = WRAPPERS.get(subcommand);
   if (subcommandWrapper !== undefined) {
     const result = subcommandWrapper(words.slice(1));
-    switch (result.kind) {
-      case "command":
-        return { kind: "command", start: result.start + 1 };
-      case "script":
-        return { kind: "script", index: result.index + 1 };
-      case "none":
-      case "unclear":
-        return result;
+    if (result.kind === "command") {
+      return { kind: "command", start: result.start + 1 };
     }
+    return result.kind === "script" ? { kind: "script", index: result.index + 1 } : result;
   }
   if (COMMAND_RUNNERS.has(name) || COMMAND_RUNNERS.has(subcommand)) {
     return { kind: "unclear", reason: "runs a command in a syntax that is not read" };
   }
-  return undefined;
+  // Global options before the subcommand (`kubectl -n x exec …`, `ip -all netns exec …`).
+  const later = words.find(
+    (word) => WRAPPERS.has(`${name} ${word}`) || COMMAND_RUNNERS.has(`${name} ${word}`),
+  );
+  return words[0]?.startsWith("-") === true && later !== undefined
+    ? { kind: "unclear", reason: `options before ${later} are not read` }
+    : undefined;
 }

@@ -110,6 +110,9 @@ describe("programs that run their arguments as a command, under --deny-tool 'bas
     // An option of its own that the wrapper's manual page does not list: never guessed.
     [`flock --bogus lk cmd`, "asked"],
     [`docker exec -it box sh`, "asked"],
+    [`kubectl -n web exec pod -- rm x`, "denied"],
+    [`ip -all netns exec rm x`, "denied"],
+    [`kubectl -n web get pods`, "allowed"],
     // Options of ordinary programs that run a program.
     [`tar xf v.tar --to-command="rm -f victim.txt"`, "denied"],
     [`tar -I 'rm -f x' -xf v.tar`, "denied"],
