@@ -54,7 +54,15 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
     return undefined;
   }
   const [name, ...rest] = first.runs;
-  if (name === undefined || name.quoted) {
+  // A wrapper called without a command to run (`watch`, `sudo -u`) gets none either.
+  if (
+    name === undefined ||
+    name.quoted ||
+    runsOtherCommand(
+      baseName(name.text),
+      rest.map((word) => word.text),
+    )
+  ) {
     return undefined;
   }
   const words = [baseName(name.text)];

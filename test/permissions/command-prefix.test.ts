@@ -39,6 +39,11 @@ describe("the command prefix an 'always' answer may grant", () => {
     ["ssh host git status", undefined, []],
     ["su -c 'npm test'", undefined, []],
     ["sudo bash -c 'npm test'", undefined, []],
+    // Nor for a wrapper called without a command, whose prefix would cover any command later.
+    ["watch", undefined, []],
+    ["flock", undefined, []],
+    ["sudo -u", undefined, []],
+    ["nice -n", undefined, []],
     // Nor for one whose options write a file or run a program (trial finding 4).
     ["git log --output=/tmp/x -1", undefined, []],
     ["git log --oneline -n 1", "git log *", []],
