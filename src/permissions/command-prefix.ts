@@ -9,11 +9,14 @@
  * made only of letters, digits, `_`, `-`, `:` and `+` (so `run`, `compose`, `test:unit`). The
  * first word that looks like a flag (`-rf`), a path (`test/a.js`, `x.txt`), a glob, an
  * assignment (`A=b`) or a quoted value ends the prefix. No prefix is offered for a command that
- * cannot be fully read, that writes files through redirection or whose first command sets a
+ * cannot be fully read, that writes files (`>`, `sort -o f`) or whose first command sets a
  * variable (`CI=1 npm test`; rules never cover those but by their exact text, so the grant would
- * not cover this very call), nor for one run through a wrapper
- * (`sudo rm x`, `timeout 5 npm test`): rules match the command that finally runs, so its prefix
- * would also cover it without the wrapper the user saw.
+ * not cover this very call), nor for one run through a wrapper or another program that runs
+ * its arguments as a command (`sudo rm x`, `timeout 5 npm test`, `watch git status`, `flock f
+ * cmd`: shell-wrappers.ts): rules match the command that finally runs, so its prefix would also
+ * cover it without the wrapper the user saw, and the wrapper's own prefix (`watch *`) would cover
+ * any command. A program whose options write a file (`git log --output=x`) or run a program is
+ * not offered one either (shell-side-effects.ts).
  *
  * The prefix is about one simple command: the other parts of a compound command
  * (`npx tape x | tail -5`) are not covered by it and still need their own rule, as the rules
@@ -21,8 +24,9 @@
  */
 
 import { commandMatches } from "./permission-rules.js";
-import { analyseShellCommand, baseName } from "./shell-commands.js";
+import { analyseShellCommand, baseName, type ShellCommand } from "./shell-commands.js";
 import type { DecodedWord } from "./shell-words.js";
+import { COMMAND_RUNNERS, WRAPPERS } from "./shell-wrappers.js";
 
 /** Words after the command's name that a prefix may keep (`docker compose up *`). */
 export const MAX_SUBCOMMAND_WORDS = 2;
@@ -41,13 +45,24 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
   if (analysis.unclear.length > 0 || analysis.writesFiles) {
     return undefined;
   }
+  if (analysis.commands.some(throughRunner)) {
+    return undefined;
+  }
   const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
   const first = judged[0];
   if (first === undefined || first.forms.length !== 1 || first.assigns.length > 0) {
     return undefined;
   }
   const [name, ...rest] = first.runs;
-  if (name === undefined || name.quoted) {
+  // A wrapper called without a command to run (`watch`, `sudo -u`) gets none either.
+  if (
+    name === undefined ||
+    name.quoted ||
+    runsOtherCommand(
+      baseName(name.text),
+      rest.map((word) => word.text),
+    )
+  ) {
     return undefined;
   }
   const words = [baseName(name.text)];
@@ -68,6 +83,15 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
   return { pattern, notCovered };
 }
 
+/**
+ * Whether a script the command runs came through a wrapper (`watch git status`, `flock f -c …`,
+ * `sudo bash -c …`) rather than a shell or `eval` of its own (`bash -c 'npm test'`).
+ */
+function throughRunner(command: ShellCommand): boolean {
+  const [name = "", ...rest] = command.words;
+  return command.runsScript && (command.forms.length > 1 || runsOtherCommand(baseName(name), rest));
+}
+
 function looksLikeSubcommand(word: DecodedWord): boolean {
   return (
     !word.quoted && !word.computed && !word.pattern && /^[A-Za-z][A-Za-z0-9_:+-]*$/.test(word.text)
@@ -83,4 +107,14 @@ export function stillAskedNote(notCovered: readonly string[]): string {
     return "";
   }
   return ` (${notCovered.join(", ")} still ask${notCovered.length === 1 ? "s" : ""})`;
+}
+
+/** Whether `name words…` is a wrapper's or a command runner's call (no prefix is offered). */
+function runsOtherCommand(name: string, words: readonly string[]): boolean {
+  return (
+    WRAPPERS.has(name) ||
+    COMMAND_RUNNERS.has(name) ||
+    WRAPPERS.has(`${name} ${words[0] ?? ""}`) ||
+    COMMAND_RUNNERS.has(`${name} ${words[0] ?? ""}`)
+  );
 }

@@ -40,8 +40,8 @@ function mcpRuleMatches(rule: PermissionRule, subject: RuleSubject): boolean {
  * everything. A command (shell-commands.ts reads it as bash would) is covered when every simple
  * command it runs, nested ones included, matches some rule in its plain spelling (`"r"\m`,
  * `/bin/rm` and `sudo rm` all run `rm`), so `bash(git status)` never lets
- * `git status && rm -rf ~` through. A command that writes files through redirection (`>`), that
- * cannot be fully understood ({@link ShellAnalysis.unclear}), or one of whose simple commands
+ * `git status && rm -rf ~` through. A command that writes files (a redirection `>`, an option
+ * such as `git log --output=`: shell-side-effects.ts), that cannot be fully understood ({@link ShellAnalysis.unclear}), or one of whose simple commands
  * sets a variable (`GIT_CONFIG_COUNT=1 git status`, `export A=1`: shell-environment.ts) is
  * covered only by a pattern equal to the whole command. Paths must each be covered by some rule.
  */

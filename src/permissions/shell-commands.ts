@@ -4,22 +4,23 @@
  * its syntax tree. Each simple command is normalised: quotes and escapes removed (`"r"\m` is
  * `rm`), `VAR=x` prefixes dropped (and listed in {@link ShellCommand.assigns}), a path reduced
  * to its last part (`/bin/rm` is `rm`), and wrappers that run their arguments as a command
- * (`command`, `env`, `exec`, `nohup`, `sudo`, `time`, `nice`, `timeout`, `xargs` … with their
- * options) peeled off. The scripts given to
- * `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when they are literal, and the
- * commands inside `$(…)`, `<(…)`, functions and heredocs count like any other.
+ * (`sudo`, `env`, `timeout`, `flock`, `watch` … with their options: shell-wrappers.ts) peeled
+ * off. The scripts given to `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when
+ * they are literal, and the commands inside `$(…)`, `<(…)`, functions and heredocs count like
+ * any other. Options that write files count as a redirection (shell-side-effects.ts).
  *
  * What cannot be known without running it is reported in {@link ShellAnalysis.unclear}: a
  * command name that is computed (`$x`, `$(…)`, a glob), `eval` or `bash -c` of a computed string,
  * `source`, a shell reading commands from a file or stdin, expansions that can run code
- * (`${x@P}`, subscripts, arithmetic on variables), and text that is not valid bash.
+ * (`${x@P}`, subscripts, arithmetic on variables), a program that runs a command in a syntax
+ * not read (`ssh`, `strace`) or through an option (`tar --to-command=`), and invalid bash.
  */
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { gitAlias } from "./git-aliases.js";
 import { assignedVariables, nodeAssignments, wrapperAssignments } from "./shell-environment.js";
-import { redirectWritesFile } from "./shell-redirects.js";
+import { readFindExec, readProgramOptions, redirectWritesFile } from "./shell-side-effects.js";
 import {
   baseName,
   type DecodedWord,
@@ -27,7 +28,7 @@ import {
   expansionRunsCode,
   sourceOf,
 } from "./shell-words.js";
-import { readFindExec, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
+import { readWrapper, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
 
 export { baseName } from "./shell-words.js";
 
@@ -61,7 +62,7 @@ export interface ShellAnalysis {
   commands: ShellCommand[];
   /** Why the command cannot be fully understood; empty when it can. */
   unclear: string[];
-  /** Whether output is redirected into a file (`>`, `>>`, `&>` to anything but /dev/null). */
+  /** Whether it writes a file: output redirected (`>` … but to /dev/null), `sort -o` and the like. */
   writesFiles: boolean;
   /** Words and names the text mentions, decoded, for deny rules when `unclear` is not empty. */
   mentions: Set<string>;
@@ -71,9 +72,9 @@ export interface ShellAnalysis {
 
 /** Nesting of `bash -c` / `eval` scripts read before giving up. */
 const MAX_DEPTH = 4;
-/** Commands whose script argument, when read, is listed as commands of its own. */
-const SCRIPT_RUNNERS = new Set(["eval", "trap", "su", "env", "git"]);
-const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "rbash", "fish"]);
+/** Commands whose script argument, when read, is listed as commands of its own (so do wrappers'). */
+const SCRIPT_RUNNERS = new Set(["eval", "trap", "git"]);
+const SHELLS = new Set("bash sh dash zsh ksh mksh ash rbash yash posh fish".split(" "));
 /** Shell options that take the next word as their value. */
 const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
@@ -237,7 +238,8 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     const before = analysis.commands.length;
     const next = innerCommand(base, tail, analysis, depth);
     command.runsScript ||=
-      analysis.commands.length > before && (SCRIPT_RUNNERS.has(base) || SHELLS.has(base));
+      analysis.commands.length > before &&
+      (SCRIPT_RUNNERS.has(base) || SHELLS.has(base) || WRAPPERS.has(base));
     if (next === undefined) {
       return;
     }
@@ -253,6 +255,7 @@ function innerCommand(
   analysis: ShellAnalysis,
   depth: number,
 ): DecodedWord[] | undefined {
+  readProgramOptions(name, tail, analysis);
   if (SHELLS.has(name)) {
     readShell(name, tail, analysis, depth);
     return undefined;
@@ -276,6 +279,8 @@ function innerCommand(
       analysis.unclear.push("alias changes what later words mean");
       return undefined;
     case "find":
+    case "gfind":
+    case "bfs":
       readFindExec(tail, analysis);
       return undefined;
     case "git":
@@ -283,11 +288,8 @@ function innerCommand(
     default:
       break;
   }
-  const wrapper = WRAPPERS.get(name);
-  if (wrapper === undefined) {
-    return undefined;
-  }
-  return applyWrapper(name, wrapper(tail.map((word) => word.text)), tail, analysis, depth);
+  const result = readWrapper(name, tail);
+  return result === undefined ? undefined : applyWrapper(name, result, tail, analysis, depth);
 }
 
 function applyWrapper(

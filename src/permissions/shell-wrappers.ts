@@ -1,19 +1,23 @@
 /**
- * Commands that run another command given as their arguments (`sudo rm x` runs `rm x`), with
- * the options each takes, so shell-commands.ts can find the command that finally runs. Option
- * lists follow each tool's manual page (GNU coreutils for env, nice, nohup, timeout, stdbuf,
- * time; sudo(8); bash's builtins `command`, `builtin`, `exec`). An option a wrapper does not list
- * makes the call unclear rather than guessed.
+ * Programs that run another command given as their arguments (`sudo rm x` runs `rm x`), with the
+ * options each takes, so shell-commands.ts can find the command that finally runs. (Options of
+ * ordinary programs that run a program, `tar --to-command=…`, are read in shell-side-effects.ts.)
+ *
+ * Option lists follow each tool's manual page (GNU coreutils for env, nice, nohup, timeout,
+ * stdbuf, time, chroot; sudo(8), doas(1); util-linux for flock, taskset, chrt, prlimit, unshare,
+ * nsenter, runuser, setsid, ionice, script; procps for watch; shadow for sg, su; …). An option a
+ * wrapper does not list makes the call unclear rather than guessed. Programs known to run a
+ * command in a syntax of their own ({@link COMMAND_RUNNERS}: `ssh host cmd`, `parallel … ::: …`,
+ * `strace`, `systemd-run` …) make the call unclear whatever follows.
  */
 
-import type { ShellAnalysis } from "./shell-commands.js";
-import { baseName, type DecodedWord } from "./shell-words.js";
+import type { DecodedWord } from "./shell-words.js";
 
 /** Where the wrapped command is, among the words after the wrapper's name. */
 export type WrapperResult =
   /** The command starts at word `start`. */
   | { kind: "command"; start: number }
-  /** Word `index` is a shell script (`su -c script`, `env -S string`). */
+  /** Word `index` and those after it are a shell script (`su -c script`, `watch cmd …`). */
   | { kind: "script"; index: number }
   /** Runs nothing (e.g. `env` alone prints the environment). */
   | { kind: "none" }
@@ -22,93 +26,150 @@ export type WrapperResult =
 /** Reads a wrapper's arguments (the words after its name, unquoted). */
 export type Wrapper = (words: readonly string[]) => WrapperResult;
 
+/**
+ * A wrapper's options, read from a spec written as space-separated tokens: `-abc:d::e!` (getopt's
+ * letters: `c:` takes a value, `d::` an optional value joined to it, `e!` a shell script),
+ * `--name`, `--name=` (a value), `--name[=]` (an optional value after `=`), `--name!` (a script),
+ * `#N` (N positional words before the command: `timeout 5 cmd`), `VAR=` (skips `NAME=value`
+ * words), `-#` (`-10` is an option), `-` (a lone `-` is an option: `su - root`), `joined` (the
+ * command's words are joined and run by a shell: `watch`, `sg`) and `shell` (with no command it
+ * runs an interactive shell, which cannot be read).
+ */
 interface OptionSpec {
-  /** Short options without a value, e.g. `"pvV"`. */
   flags: string;
-  /** Short options that take a value (`-u root`, `-uroot`). */
-  valued?: string;
-  /** Long options without a value (without `--`). */
-  longFlags?: readonly string[];
-  /** Long options with a value (`--user=root`, `--user root`). */
-  longValued?: readonly string[];
-  /** A short or long option whose value is a shell script. */
-  script?: readonly string[];
-  /** Positional words before the command (`timeout 5 cmd`: 1). */
-  positionals?: number;
-  /** Skips `NAME=value` words before the command (env). */
-  assignments?: boolean;
-  /** Words like `-10` are options (nice). */
-  numericFlags?: boolean;
+  valued: string;
+  optional: string;
+  script: string[];
+  longFlags: string[];
+  longValued: string[];
+  longOptional: string[];
+  positionals: number;
+  markers: Set<string>;
 }
 
-/** Reads options as `spec` describes; `--` ends them. */
-function options(spec: OptionSpec): Wrapper {
+function parseSpec(text: string): OptionSpec {
+  const spec: OptionSpec = {
+    ...{ flags: "", valued: "", optional: "", script: [], longFlags: [], longValued: [] },
+    ...{ longOptional: [], positionals: 0, markers: new Set() },
+  };
+  for (const token of text.split(" ").filter((part) => part !== "")) {
+    const long = /^--([^=[!]+)(=|\[=\]|!)?$/.exec(token);
+    if (long !== null) {
+      const [, name = "", kind] = long;
+      const lists = { "=": spec.longValued, "[=]": spec.longOptional, "!": spec.script };
+      (kind === undefined ? spec.longFlags : lists[kind as keyof typeof lists]).push(
+        kind === "!" ? `--${name}` : name,
+      );
+    } else if (token.startsWith("#")) {
+      spec.positionals = Number(token.slice(1));
+    } else if (/^-[^#]/.test(token)) {
+      readOptstring(token.slice(1), spec);
+    } else {
+      spec.markers.add(token);
+    }
+  }
+  return spec;
+}
+
+function readOptstring(optstring: string, spec: OptionSpec): void {
+  for (let at = 0; at < optstring.length; at++) {
+    const letter = optstring[at] ?? "";
+    const after = optstring.slice(at + 1);
+    if (after.startsWith("::")) {
+      spec.optional += letter;
+      at += 2;
+    } else if (after.startsWith(":")) {
+      spec.valued += letter;
+      at++;
+    } else if (after.startsWith("!")) {
+      spec.script.push(`-${letter}`);
+      at++;
+    } else {
+      spec.flags += letter;
+    }
+  }
+}
+
+/** Reads options as `spec` (see {@link OptionSpec}) describes; `--` ends them. */
+function options(text: string): Wrapper {
+  const spec = parseSpec(text);
   return (words) => {
     let index = 0;
-    let positionals = spec.positionals ?? 0;
+    let positionals = spec.positionals;
     while (index < words.length) {
       const word = words[index] ?? "";
       if (word === "--") {
         index++;
         break;
       }
-      if (word.startsWith("--")) {
-        const [name = "", value] = word.slice(2).split(/=(.*)/s, 2);
-        if (spec.script?.includes(`--${name}`)) {
-          return value === undefined ? { kind: "script", index: index + 1 } : unclear(word);
-        }
-        if (spec.longValued?.includes(name)) {
-          index += value === undefined ? 2 : 1;
-          continue;
-        }
-        if (spec.longFlags?.includes(name)) {
-          index++;
-          continue;
-        }
-        return unclear(word);
+      const step = readOption(word, spec);
+      if (step.kind !== "ok") {
+        return step.kind === "script" ? { kind: "script", index: index + 1 } : step;
       }
-      if (word.startsWith("-") && word.length > 1) {
-        if (spec.numericFlags === true && /^-\d+$/.test(word)) {
-          index++;
-          continue;
-        }
-        const short = readShortOptions(word, spec);
-        if (short.kind === "unclear") {
-          return short;
-        }
-        if (short.kind === "script") {
-          return { kind: "script", index: index + 1 };
-        }
-        index += short.consumed;
+      if (step.consumed > 0) {
+        index += step.consumed;
         continue;
       }
-      if (spec.assignments === true && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
-        index++;
-        continue;
+      if (positionals === 0) {
+        break;
       }
-      if (positionals > 0) {
-        positionals--;
-        index++;
-        continue;
-      }
-      break;
+      positionals--;
+      index++;
     }
-    return index < words.length ? { kind: "command", start: index } : { kind: "none" };
+    if (index >= words.length) {
+      return spec.markers.has("shell")
+        ? { kind: "unclear", reason: "runs an interactive shell" }
+        : { kind: "none" };
+    }
+    return spec.markers.has("joined")
+      ? { kind: "script", index }
+      : { kind: "command", start: index };
   };
 }
 
-function readShortOptions(
-  word: string,
-  spec: OptionSpec,
-): { kind: "ok"; consumed: number } | { kind: "script" } | { kind: "unclear"; reason: string } {
+type OptionStep =
+  /** Words the option takes (0: `word` is not an option). */
+  | { kind: "ok"; consumed: number }
+  /** The next word is a shell script. */
+  | { kind: "script" }
+  | { kind: "unclear"; reason: string };
+
+function readOption(word: string, spec: OptionSpec): OptionStep {
+  if (word.startsWith("--")) {
+    const [name = "", value] = word.slice(2).split(/=(.*)/s, 2);
+    if (spec.script.includes(`--${name}`)) {
+      return value === undefined ? { kind: "script" } : unclear(word);
+    }
+    if (spec.longValued.includes(name)) {
+      return { kind: "ok", consumed: value === undefined ? 2 : 1 };
+    }
+    return spec.longFlags.includes(name) || spec.longOptional.includes(name)
+      ? { kind: "ok", consumed: 1 }
+      : unclear(word);
+  }
+  if (word === "-" && spec.markers.has("-")) {
+    return { kind: "ok", consumed: 1 };
+  }
+  if (spec.markers.has("VAR=") && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+    return { kind: "ok", consumed: 1 };
+  }
+  if (!word.startsWith("-") || word.length === 1) {
+    return { kind: "ok", consumed: 0 };
+  }
+  if (spec.markers.has("-#") && /^-\d+$/.test(word)) {
+    return { kind: "ok", consumed: 1 };
+  }
   for (let at = 1; at < word.length; at++) {
     const option = word[at] ?? "";
-    if (spec.script?.includes(`-${option}`)) {
+    if (spec.script.includes(`-${option}`)) {
       return at === word.length - 1 ? { kind: "script" } : unclear(word);
     }
-    if (spec.valued?.includes(option)) {
+    if (spec.valued.includes(option)) {
       // The value is the rest of this word, or the next word.
       return { kind: "ok", consumed: at === word.length - 1 ? 2 : 1 };
+    }
+    if (spec.optional.includes(option)) {
+      return { kind: "ok", consumed: 1 }; // An optional value is joined to its letter.
     }
     if (!spec.flags.includes(option)) {
       return unclear(word);
@@ -121,122 +182,216 @@ function unclear(word: string): { kind: "unclear"; reason: string } {
   return { kind: "unclear", reason: `option ${word} is not understood` };
 }
 
-/** Wrappers by command name. */
+/** Wrappers' option specs (see {@link OptionSpec}) by command name, or `name subcommand`. */
+const WRAPPER_SPECS: Record<string, string> = {
+  command: "-pvV",
+  builtin: "",
+  exec: "-cla:",
+  nohup: "",
+  setsid: "-cfw --ctty --fork --wait",
+  env: "-i0vu:C:P:S! --ignore-environment --null --debug --unset= --chdir= --split-string! VAR=",
+  sudo:
+    "-AbEHiKknPSsVu:g:h:p:C:D:r:t:U:T:R: --askpass --background --preserve-env --set-home " +
+    "--login --reset-timestamp --remove-timestamp --non-interactive --preserve-groups --stdin " +
+    "--shell --user= --group= --host= --prompt= --close-from= --chdir= --role= --type= VAR=",
+  doas: "-nsu:C:",
+  time: "-pvaqf:o: --portability --verbose --append --quiet --format= --output=",
+  nice: "-n: --adjustment= -#",
+  timeout: "-vs:k: --foreground --preserve-status --verbose --signal= --kill-after= #1",
+  stdbuf: "-i:o:e: --input= --output= --error=",
+  ionice: "-tc:n: --class= --classdata=",
+  xargs:
+    "-0rtpxoa:d:E:I:L:n:P:s: --null --no-run-if-empty --verbose --interactive --exit " +
+    "--open-tty --arg-file= --delimiter= --max-lines= --max-args= --max-procs= --max-chars= " +
+    "--replace=",
+  busybox: "",
+  su:
+    "-lmpfs:g:G:c! --login --preserve-environment --pty --shell= --group= --supp-group= " +
+    "--whitelist-environment= --command! #1 -",
+  flock:
+    "-sxenuoFhVw:E:c! --shared --exclusive --unlock --nonblock --nb --close --no-fork " +
+    "--verbose --wait= --timeout= --conflict-exit-code= --command! #1",
+  taskset: "-acphV --all-tasks --cpu-list --pid #1",
+  chrt:
+    "-bdfiorRamvphVT:P:D: --batch --deadline --fifo --idle --other --rr --reset-on-fork " +
+    "--all-tasks --max --pid --verbose --sched-runtime= --sched-period= --sched-deadline= #1",
+  prlimit:
+    "-hVp:o:c::d::e::f::i::l::m::n::q::r::s::t::u::v::x::y:: --noheadings --raw --verbose " +
+    "--pid= --output= --core[=] --data[=] --nice[=] --fsize[=] --sigpending[=] --memlock[=] " +
+    "--rss[=] --nofile[=] --msgqueue[=] --rtprio[=] --stack[=] --cpu[=] --nproc[=] --as[=] " +
+    "--locks[=] --rttime[=]",
+  unshare:
+    "-frchVm::n::p::u::i::U::C::T::R:w:S:G: --fork --map-root-user --map-current-user " +
+    "--map-auto --keep-caps --ipc[=] --mount[=] --net[=] --pid[=] --uts[=] --user[=] " +
+    "--cgroup[=] --time[=] --kill-child[=] --mount-proc[=] --map-user= --map-group= " +
+    "--map-users= --map-groups= --propagation= --setgroups= --root= --wd= --setuid= --setgid= " +
+    "--monotonic= --boottime= shell",
+  chroot: "--skip-chdir --groups= --userspec= #1 shell",
+  nsenter:
+    "-aeFZcNhVt:S:G:W:m::u::i::n::p::U::C::T::r::w:: --all --env --no-fork --follow-context " +
+    "--join-cgroup --user-parent --preserve-credentials --keep-caps --target= --setuid= " +
+    "--setgid= --wdns= --mount[=] --uts[=] --ipc[=] --net[=] --pid[=] --user[=] --cgroup[=] " +
+    "--time[=] --root[=] --wd[=] shell",
+  sg: "-c! #1 - joined",
+  watch:
+    "-bcCegprtwxhvd::n:q: --beep --color --no-color --errexit --chgexit --precise --no-rerun " +
+    "--no-title --no-wrap --exec --differences[=] --interval= --equexit= joined",
+  numactl:
+    "-aslHbtTdDi:m:N:C:p:P:c:o:L:M:I:S:f:w: --all --localalloc --show --hardware --huge " +
+    "--balancing --strict --touch --dump --dump-nodes --interleave= --membind= --cpunodebind= " +
+    "--physcpubind= --preferred= --preferred-many= --cpubind= --offset= --length= --shmmode= " +
+    "--shmid= --shm= --file= --weighted-interleave=",
+  cgexec: "-hg: --sticky",
+  fakeroot: "-uhvl:i:s:b: --unknown-is-real --lib= --fd-base=",
+  pkexec: "--disable-internal-agent --keep-cwd --user= shell",
+  catchsegv: "",
+  eatmydata: "",
+  nocache: "-n:",
+  chronic: "-ev",
+  ifne: "-n",
+  unbuffer: "-p",
+  sshpass: "-ehvf:d:p:P:",
+  proxychains: "-qf:",
+  proxychains4: "-qf:",
+  torsocks: "-idqu:p:a:P: --isolate --debug --quiet --user= --pass= --address= --port=",
+  "xvfb-run":
+    "-alhe:f:n:p:s:w: --auto-servernum --listen-tcp --help --error-file= --auth-file= " +
+    "--server-num= --xauth-protocol= --server-args= --wait=",
+  "dbus-run-session": "--config-file=",
+  "systemd-inhibit": "--what= --who= --why= --mode=",
+  gosu: "#1",
+  "su-exec": "#1",
+  torify: "",
+  "ip netns": "#2",
+  "uv run": "",
+  "poetry run": "",
+  "pipenv run": "",
+  "pdm run": "",
+  "hatch run": "",
+  "pixi run": "",
+  "conda run": "",
+  "mamba run": "",
+  "micromamba run": "",
+  "bundle exec": "",
+  "pnpm exec": "",
+  "yarn exec": "",
+  "direnv exec": "#1",
+  "docker exec": "#1",
+  "podman exec": "#1",
+  "kubectl exec": "#1",
+};
+
+/** Other names of the same programs (GNU coreutils' on macOS, sudo's rewrite in Rust). */
+const ALIASES: Record<string, string> = {
+  gtimeout: "timeout",
+  gstdbuf: "stdbuf",
+  gnice: "nice",
+  gnohup: "nohup",
+  genv: "env",
+  gtime: "time",
+  gxargs: "xargs",
+  "sudo-rs": "sudo",
+};
+
+/**
+ * `runuser -u user cmd …` runs `cmd …`; `runuser [-] user [-c script]` runs the user's shell, as
+ * `su` does.
+ */
+const runuserWithUser = options(
+  "-flmpPg:G:s:u:w:c! --fast --login --preserve-environment --pty --group= --supp-group= " +
+    "--shell= --user= --whitelist-environment= --command! --session-command! -",
+);
+const runuserAsSu = options(
+  "-flmpPg:G:s:w:c! --fast --login --preserve-environment --pty --group= --supp-group= " +
+    "--shell= --whitelist-environment= --command! --session-command! #1 -",
+);
+
+/** `script -c cmd [file]` runs `cmd`; without `-c`, an interactive shell. */
+const scriptWithCommand = options(
+  "-aefqhVB:E:I:O:m:o:T:t::c! --append --return --flush --force --quiet --log-io= --echo= " +
+    "--log-in= --log-out= --logging-format= --output-limit= --log-timing= --timing[=] " +
+    "--command! #1",
+);
+
+/** Wrappers by command name, or by `name subcommand` (`uv run`, `docker exec`). */
 export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
-  ["command", options({ flags: "pvV" })],
-  ["builtin", options({ flags: "" })],
-  ["exec", options({ flags: "cl", valued: "a" })],
-  ["nohup", options({ flags: "" })],
-  ["setsid", options({ flags: "cfw", longFlags: ["ctty", "fork", "wait"] })],
+  ...Object.entries(WRAPPER_SPECS).map(([name, spec]): [string, Wrapper] => [name, options(spec)]),
+  ...Object.entries(ALIASES).map(([name, same]): [string, Wrapper] => [
+    name,
+    options(WRAPPER_SPECS[same] ?? ""),
+  ]),
   [
-    "env",
-    options({
-      flags: "i0v",
-      valued: "uCP",
-      longFlags: ["ignore-environment", "null", "debug"],
-      longValued: ["unset", "chdir"],
-      script: ["-S", "--split-string"],
-      assignments: true,
-    }),
+    "runuser",
+    (words) =>
+      words.some((word) => /^(?:-[a-zA-Z]*u|--user\b)/.test(word))
+        ? runuserWithUser(words)
+        : runuserAsSu(words),
   ],
   [
-    "sudo",
-    options({
-      flags: "AbEHiKknPSsV",
-      valued: "ughpCDrtUTR",
-      longFlags: [
-        "askpass",
-        "background",
-        "preserve-env",
-        "set-home",
-        "login",
-        "reset-timestamp",
-        "remove-timestamp",
-        "non-interactive",
-        "preserve-groups",
-        "stdin",
-        "shell",
-      ],
-      longValued: ["user", "group", "host", "prompt", "close-from", "chdir", "role", "type"],
-      assignments: true,
-    }),
-  ],
-  ["doas", options({ flags: "ns", valued: "uC" })],
-  [
-    "time",
-    options({
-      flags: "pvaq",
-      valued: "fo",
-      longFlags: ["portability", "verbose", "append", "quiet"],
-      longValued: ["format", "output"],
-    }),
-  ],
-  ["nice", options({ flags: "", valued: "n", longValued: ["adjustment"], numericFlags: true })],
-  [
-    "timeout",
-    options({
-      flags: "v",
-      valued: "sk",
-      longFlags: ["foreground", "preserve-status", "verbose"],
-      longValued: ["signal", "kill-after"],
-      positionals: 1,
-    }),
-  ],
-  ["stdbuf", options({ flags: "", valued: "ioe", longValued: ["input", "output", "error"] })],
-  ["ionice", options({ flags: "t", valued: "cn", longValued: ["class", "classdata"] })],
-  [
-    "xargs",
-    options({
-      flags: "0rtpxo",
-      valued: "adEILnPs",
-      longFlags: ["null", "no-run-if-empty", "verbose", "interactive", "exit", "open-tty"],
-      longValued: [
-        "arg-file",
-        "delimiter",
-        "max-lines",
-        "max-args",
-        "max-procs",
-        "max-chars",
-        "replace",
-      ],
-    }),
-  ],
-  ["busybox", options({ flags: "" })],
-  [
-    "su",
-    options({
-      flags: "lmpf",
-      valued: "sgG",
-      longFlags: ["login", "preserve-environment", "pty"],
-      longValued: ["shell", "group", "supp-group", "whitelist-environment"],
-      script: ["-c", "--command"],
-      positionals: 1,
-    }),
+    "script",
+    (words) => {
+      const result = scriptWithCommand(words);
+      return result.kind === "script" || result.kind === "unclear"
+        ? result
+        : { kind: "unclear", reason: "without -c it runs an interactive shell" };
+    },
   ],
 ]);
 
-/** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`) runs `cmd` for each file. */
-export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void {
-  for (let index = 0; index < tail.length; index++) {
-    if (!/^-(?:exec|execdir|ok|okdir)$/.test(tail[index]?.text ?? "")) {
-      continue;
-    }
-    const end = tail.findIndex(
-      (word, at) => at > index && (word.text === ";" || word.text === "+"),
-    );
-    const words = tail.slice(index + 1, end === -1 ? undefined : end);
-    const name = words[0];
-    if (name === undefined || name.computed || name.pattern) {
-      analysis.unclear.push("find -exec of a computed command");
-      continue;
-    }
-    const text = [baseName(name.text), ...words.slice(1).map((word) => word.text)].join(" ");
-    analysis.commands.push({
-      words: words.map((word) => word.text),
-      forms: [text],
-      runs: words,
-      runsScript: false,
-      assigns: [],
-    });
+/**
+ * Programs known to run a command given in their arguments in a syntax that is not read here
+ * (remote shells, job runners, debuggers and tracers, sandboxes, terminal multiplexers, …): a
+ * call of one cannot be understood from its text.
+ */
+export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
+  ...(
+    "ssh rsh slogin parallel sem gdb lldb valgrind strace ltrace perf systemd-run " +
+    "systemd-nspawn firejail bwrap proot fakechroot setpriv capsh setarch linux32 linux64 i386 " +
+    "x86_64 uname26 chpst softlimit envdir setuidgid envuidgid setlock rlwrap faketime entr pee " +
+    "at batch screen tmux dtach abduco expect mpirun mpiexec srun salloc schroot machinectl " +
+    "flatpak-spawn trickle cpulimit schedtool daemonize start-stop-daemon watchexec nodemon " +
+    "concurrently hyperfine cross-env env-cmd dotenv toybox lckdo run-one with-lock-ex " +
+    "caffeinate timelimit xterm x-terminal-emulator gnome-terminal konsole kitty alacritty " +
+    "wezterm urxvt foot tsp nix-shell distrobox-enter sandbox-exec arch systemd-cat runcon " +
+    "lxc-attach lxc-execute arch-chroot minijail0 nsjail rootlesskit hwloc-bind bpftrace uftrace " +
+    "py-spy rr ddd cgdb dbus-launch xinit startx ssh-agent mosh autossh socat rush reflex " +
+    "watchman-make chokidar run0 please ksu s6-setuidgid tini dumb-init tsocks graftcp datefudge " +
+    "pseudo fakeroot-ng nq daemon retry csh tcsh nu elvish xonsh pwsh"
+  ).split(" "),
+  ...(
+    "flatpak run,toolbox run,distrobox enter,nix develop,nix shell,devbox run,mise exec,mise x," +
+    "asdf exec,rbenv exec,pyenv exec,nodenv exec,op run,aws-vault exec,doppler run," +
+    "vagrant ssh,zellij run,podman unshare,buildah unshare"
+  ).split(","),
+]);
+
+/**
+ * How `name words…` runs a command when `name` (or `name words[0]`) is a wrapper or a
+ * {@link COMMAND_RUNNERS command runner}; undefined for any other program.
+ */
+export function readWrapper(name: string, tail: readonly DecodedWord[]): WrapperResult | undefined {
+  const words = tail.map((word) => word.text);
+  const wrapper = WRAPPERS.get(name);
+  if (wrapper !== undefined) {
+    return wrapper(words);
   }
+  const subcommand = `${name} ${words[0] ?? ""}`;
+  const subcommandWrapper = WRAPPERS.get(subcommand);
+  if (subcommandWrapper !== undefined) {
+    const result = subcommandWrapper(words.slice(1));
+    if (result.kind === "command") {
+      return { kind: "command", start: result.start + 1 };
+    }
+    return result.kind === "script" ? { kind: "script", index: result.index + 1 } : result;
+  }
+  if (COMMAND_RUNNERS.has(name) || COMMAND_RUNNERS.has(subcommand)) {
+    return { kind: "unclear", reason: "runs a command in a syntax that is not read" };
+  }
+  // Global options before the subcommand (`kubectl -n x exec …`, `ip -all netns exec …`).
+  const later = words.find(
+    (word) => WRAPPERS.has(`${name} ${word}`) || COMMAND_RUNNERS.has(`${name} ${word}`),
+  );
+  return words[0]?.startsWith("-") === true && later !== undefined
+    ? { kind: "unclear", reason: `options before ${later} are not read` }
+    : undefined;
 }

@@ -42,6 +42,12 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     `env rm -rf x`,
     `/bin/rm -rf x`,
     `bash -c 'rm -rf x'`,
+    // Programs that run their arguments (trial finding 17): a wrapper read with its options, one
+    // whose words a shell runs, a runner whose syntax is not read, an option that runs a program.
+    `flock x.lock rm -rf x`,
+    `watch -g -n1 rm -rf x`,
+    `setpriv --reuid=0 rm -rf x`,
+    `echo y > y && tar cf - y | tar xf - --to-command='rm -rf x'`,
   ])("the file survives %s", async (command, { cli, model, repository }) => {
     await writeFile(join(repository, "x"), "keep me");
     const output = await runThroughCli({ cli, model }, command, flags);

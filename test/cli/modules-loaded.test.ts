@@ -81,6 +81,8 @@ const NOT_BEFORE_NEEDED =
  * breaker's and the listing metadata's create (through the thread pool) and write and close
  * (synchronous), shared by lock-file.ts, session-lock.ts, session-metadata.ts and event-log.ts
  * (bench/notes/perf.md); in the session store's bundle chunk, so no file is added either.
+ * Still 226 in session 16: the command runners and file-writing options grew existing files
+ * (shell-redirects.ts was renamed shell-side-effects.ts), no module added.
  */
 const PROMPT_MODULE_BOUND = 226;
 /**

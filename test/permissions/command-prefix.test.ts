@@ -29,6 +29,30 @@ describe("the command prefix an 'always' answer may grant", () => {
     // None for a wrapper (rules match what finally runs) or what cannot be fully read.
     ["sudo rm -rf x", undefined, []],
     ["timeout 5 npm test", undefined, []],
+    // Nor for any other program that runs its arguments as a command (trial finding 17): its
+    // prefix (`watch *`, `flock *`) would allow every command.
+    ["watch -g -n1 git status", undefined, []],
+    ["flock /tmp/lk git status", undefined, []],
+    ["flock /tmp/lk -c 'git status'", undefined, []],
+    ["taskset -c 0 npm test", undefined, []],
+    ["uv run pytest", undefined, []],
+    ["ssh host git status", undefined, []],
+    ["su -c 'npm test'", undefined, []],
+    ["sudo bash -c 'npm test'", undefined, []],
+    // Nor for a wrapper called without a command, whose prefix would cover any command later.
+    ["watch", undefined, []],
+    ["flock", undefined, []],
+    ["sudo -u", undefined, []],
+    ["nice -n", undefined, []],
+    // Nor for one whose options write a file or run a program (trial finding 4).
+    ["git log --output=/tmp/x -1", undefined, []],
+    ["git log --oneline -n 1", "git log *", []],
+    ["sort -o out.txt in.txt", undefined, []],
+    ["sort --compress-program=bash in.txt", undefined, []],
+    ["find . -fprint out.txt", undefined, []],
+    ["tee out.txt", undefined, []],
+    ["sed -i s/a/b/ f.txt", undefined, []],
+    ["tar xf a.tar --to-command=cat", undefined, []],
     ["$tool run", undefined, []],
     ['eval "$x"', undefined, []],
     ["'npx' tape x", undefined, []],
