@@ -29,7 +29,7 @@ import {
   type ShellCommand,
   shellSyntax,
 } from "../permissions/shell-commands.js";
-import { redirectWritesFile } from "../permissions/shell-redirects.js";
+import { redirectWritesFile } from "../permissions/shell-side-effects.js";
 import { decodeWord } from "../permissions/shell-words.js";
 
 /** Copilot's `shell` fields (the SDK's `PermissionRequestShell`, besides the common ones). */
