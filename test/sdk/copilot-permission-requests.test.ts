@@ -112,7 +112,8 @@ describe("the shell request names every program the command runs", () => {
         ],
         possiblePaths: ["/tmp/page", "in.txt"],
         possibleUrls: [{ url: "https://example.org/x" }],
-        hasWriteFileRedirection: false,
+        // `--output=` writes a file as `>` would (permissions/shell-side-effects.ts).
+        hasWriteFileRedirection: true,
         canOfferSessionApproval: true,
         warning: undefined,
       },
