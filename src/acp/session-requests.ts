@@ -150,7 +150,7 @@ export class AcpSessionRequests {
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
       model,
-      mode: defaultMode(this.host.config),
+      mode: defaultMode(this.host.configOf(session)),
       folders: this.folders(params.additionalDirectories),
       titled: false,
     });
@@ -275,7 +275,7 @@ export class AcpSessionRequests {
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
-        mode: defaultMode(this.host.config),
+        mode: defaultMode(this.host.configOf(session)),
         folders: this.folders(params.additionalDirectories),
         titled: hasUserPrompt(stored?.events ?? []),
       });

@@ -241,7 +241,7 @@ export const NUMERIC_VARIABLES = {
     counts: "bytes in one protocol message",
     readBy: ["acp", "server", "config"],
   },
-  // src/session/provider-tuning.ts
+  // src/session/host-models.ts
   TURNLOOP_MAX_RETRIES: {
     min: 0,
     counts: "retries of a failed model request",

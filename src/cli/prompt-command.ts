@@ -1,5 +1,5 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
 import { SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
@@ -102,7 +102,7 @@ async function runPrompt(
     return opened.kind === "usage" ? EXIT.usage : EXIT.error;
   }
   const { session } = opened;
-  sayOpened(session, resuming ? cwd : undefined, io.stderr);
+  sayOpened(session, resuming ? cwd : undefined, host, io.stderr);
   const resolved = early ?? host.modelForSession(session.start.model);
   if (!resolved.ok) {
     await host.close(session);
@@ -114,7 +114,7 @@ async function runPrompt(
     autopilot: io.config.autopilot.value,
     ...(io.stdinIsTerminal
       ? { ask: terminalPermission(process.stdin, io.stderr, () => session.cancel(), color) }
-      : { noAskReason: noTerminalReason(io.config.permissionMode.value) }),
+      : { noAskReason: noTerminalReason(host.configOf(session).permissionMode.value) }),
   };
   const output = promptOutput(options, io, session, await terminalExtras(options, io, spinner));
   try {
@@ -131,14 +131,24 @@ async function runPrompt(
 /**
  * Says on `stderr` what the user should know of a session just opened: the damaged log lines it
  * repaired, and, for a resumed one (`runIn`, the folder turnloop was run in), that it works in its
- * own folder when that is another.
+ * own folder when that is another, and what that folder's untrusted project file holds back (its
+ * config is the session's: host.ts `configOf`).
  */
-function sayOpened(session: Session, runIn: string | undefined, stderr: PromptIo["stderr"]): void {
+function sayOpened(
+  session: Session,
+  runIn: string | undefined,
+  host: SessionHost,
+  stderr: PromptIo["stderr"],
+): void {
   if (session.repairNotice !== undefined) {
     stderr.write(`turnloop: ${session.repairNotice}\n`);
   }
   if (runIn !== undefined && !sameFolder(session.cwd, runIn)) {
     stderr.write(`turnloop: resuming session ${session.id} in ${session.cwd}\n`);
+    const held = host.configOf(session).heldWarning;
+    if (held !== undefined && host.configOf(session) !== host.config) {
+      stderr.write(`${warningLine(held)}\n`);
+    }
   }
 }
 

@@ -193,7 +193,8 @@ export class Controller {
 
   /** The sandbox policy confining the session's commands in its mode, when one does (README, "Sandbox"). */
   get sandbox(): SandboxPolicy | undefined {
-    const policy = this.host.sandbox.policyFor(permissionModeOf(this.mode, this.host.config));
+    const config = this.host.configOf(this.session);
+    const policy = this.host.sandboxOf(this.session).policyFor(permissionModeOf(this.mode, config));
     return policy === "danger-full-access" ? undefined : policy;
   }
 
@@ -202,7 +203,7 @@ export class Controller {
     const ask = this.view?.ask;
     return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
-      permissionMode: () => permissionModeOf(this.mode, this.host.config),
+      permissionMode: () => permissionModeOf(this.mode, this.host.configOf(this.session)),
       ...(ask === undefined ? {} : { ask }),
     });
   }

@@ -1,5 +1,6 @@
 import { errorCode } from "../../events/errors.js";
 import type { ModelConfiguration } from "../../llm/models.js";
+import { ConfigError } from "../../session/config-paths.js";
 import type { SessionHost } from "../../session/host.js";
 import type { Session } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
@@ -82,6 +83,9 @@ export async function openSession(
   } catch (error) {
     if (error instanceof SessionLockedError) {
       return failed(error.message, EXIT.error);
+    }
+    if (error instanceof ConfigError) {
+      return failed(error.message);
     }
     if (errorCode(error) === "ENOENT") {
       return failed(`no such session in ${host.home}`);
