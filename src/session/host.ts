@@ -275,10 +275,13 @@ export class SessionHost extends ModelHost {
     return this.store.list(filter);
   }
 
-  /** The newest session in `cwd`, for `--continue`. */
+  /**
+   * The newest session in `cwd` that holds a prompt, for `--continue`: not an empty one an editor
+   * opened (ACP `session/new` stores a session at once), which the pickers mark `(no prompt yet)`.
+   */
   async newestIn(cwd: string): Promise<SessionSummary | undefined> {
-    const [newest] = await this.store.list({ cwd });
-    return newest;
+    const sessions = await this.store.list({ cwd });
+    return sessions.find((session) => session.firstPrompt !== null || session.turns > 0);
   }
 
   /** The full id of the session `idOrPrefix` names (see {@link resolveSessionId}). */
