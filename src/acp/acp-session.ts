@@ -193,6 +193,7 @@ export class AcpSession {
     if (!resolved.ok) {
       throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
+    this.context.host.recordModelChange(this.session, this.model.id, resolved.configuration.id);
     this.model = { id: resolved.configuration.id, configuration: resolved.configuration };
     if (announce) {
       this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });

@@ -266,7 +266,7 @@ export class AcpSessionRequests {
       const session = await openSession(this.host, sessionId);
       let model: AcpSessionModel;
       try {
-        model = sessionModel(this.host.modelForSession(session.start.model));
+        model = sessionModel(this.host.modelOfResumed(session));
       } catch (error) {
         await this.host.close(session);
         throw error;

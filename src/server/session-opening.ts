@@ -200,7 +200,8 @@ async function reopen(
     // A concurrent request that shared this open failed and closed it: open it afresh.
     return reopen(server, params);
   }
-  const recorded = session.start.model;
+  // The model it ran with: its last `session.model_change`'s, else its start's.
+  const recorded = session.changedModel ?? session.start.model;
   const choice = chooseModel(
     { model: params.model ?? recorded, provider: params.provider },
     server.host,

@@ -82,12 +82,15 @@ export class ModelHost {
   }
 
   /**
-   * The model of a reopened session: `--model` when given, else the one recorded in its
-   * `session.start`; when that does not resolve (e.g. its key is not set here), the configured
-   * model. The recorded model's problem is reported when neither resolves.
+   * The model of a reopened session: `--model` when given, else `recorded`, the one it ran with
+   * (`TURNLOOP_MODEL` and the config files' `model` choose new sessions' model, not a resumed
+   * one's: README, "The interactive session"); when that does not resolve (e.g. its key is not
+   * set here), the configured model. The recorded model's problem is reported when neither
+   * resolves.
    */
   modelForSession(recorded: string): ModelResolution {
-    const own = this.resolveModel(this.config.model?.resolved ?? recorded);
+    const given = this.config.model?.source === "--model" ? this.config.model.resolved : undefined;
+    const own = this.resolveModel(given ?? recorded);
     if (own.ok) {
       return own;
     }

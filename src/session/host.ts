@@ -21,7 +21,7 @@ import {
   prepareRun,
 } from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
-import { ModelHost } from "./host-models.js";
+import { ModelHost, type ModelResolution } from "./host-models.js";
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
 import { sameFolder } from "./paths.js";
@@ -206,6 +206,35 @@ export class SessionHost extends ModelHost {
       this.opening.set(sessionId, opening);
     }
     return opening;
+  }
+
+  /**
+   * The model reopened `session` runs with: {@link modelForSession} of the one it ran with (its
+   * last `session.model_change`'s, else its start's). When that is another (`--model`, or its own
+   * does not resolve here), a `session.model_change` is recorded and `previous` names the model
+   * it ran with, for the face to say so.
+   */
+  modelOfResumed(session: Session): ModelResolution & { previous?: string } {
+    const own = session.changedModel ?? session.start.model;
+    const resolved = this.modelForSession(own);
+    if (!resolved.ok || resolved.configuration.id === own) {
+      return resolved;
+    }
+    this.recordModelChange(session, own, resolved.configuration.id);
+    return { ...resolved, previous: own };
+  }
+
+  /**
+   * Records `session.model_change` when `session` switches from `previous` to `next` (a resume,
+   * `/model`, ACP's model option), so that it is resumed with `next` ({@link modelOfResumed}).
+   */
+  recordModelChange(session: Session, previous: string, next: string): void {
+    if (previous !== next) {
+      session.emit({
+        type: "session.model_change",
+        data: { previousModel: previous, newModel: next },
+      });
+    }
   }
 
   /** The session `sessionId` when this host has it open (not while it is being opened). */

@@ -74,7 +74,7 @@ export async function openSession(
       return failed(sessionId.message, sessionId.code);
     }
     const session = await host.open(sessionId.sessionId);
-    const resolved = host.modelForSession(session.start.model);
+    const resolved = host.modelOfResumed(session);
     if (!resolved.ok) {
       await host.close(session);
       return failed(resolved.message.replace(/^turnloop: /, ""));
