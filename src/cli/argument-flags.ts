@@ -97,6 +97,33 @@ export function parseFlags(argv: readonly string[]) {
   return { values, positionals };
 }
 
+/** `-p -` as {@link withPromptFromStdin} writes it. */
+export const STDIN_PROMPT = "--prompt=-";
+
+/** `-p` / `--prompt` without text (last, or before another flag) means `-p -`: read stdin. */
+export function withPromptFromStdin(argv: readonly string[]): string[] {
+  return argv.map((argument, index) => {
+    const next = argv[index + 1];
+    const bare = next === undefined || (next.startsWith("-") && next !== "-");
+    return (argument === "-p" || argument === "--prompt") && bare ? STDIN_PROMPT : argument;
+  });
+}
+
+/**
+ * A `-p` given without text before other flags (`bare`) whose one word left is the prompt:
+ * `turnloop -p --continue "…"`, as `claude -p` (a switch there) is often written. Else `parsed`
+ * as it is (`-p` alone reads stdin).
+ */
+export function trailingPrompt(
+  parsed: ReturnType<typeof parseFlags>,
+  bare: boolean,
+): Pick<ReturnType<typeof parseFlags>, "values" | "positionals"> {
+  const [prompt, ...rest] = parsed.positionals;
+  return bare && prompt !== undefined && rest.length === 0
+    ? { values: { ...parsed.values, prompt }, positionals: [] }
+    : parsed;
+}
+
 /**
  * The words and `--headless` of a command line {@link parseFlags} refused, read leniently (an
  * unknown flag taken as a boolean), to tell which subcommand the user meant.
