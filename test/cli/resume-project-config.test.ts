@@ -120,4 +120,21 @@ describe("a session resumed from another folder runs with its own folder's proje
     );
     expect(listed).not.toContain("bash(echo *)");
   });
+
+  test("the interactive --resume opens in the mode of the session's folder's trusted project file", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    await projectConfig(repository, { permissions: { mode: "auto" } });
+    const trusted = await cli(["mcp", "trust"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const other = await otherFolder();
+    const resumed = await cli(["--resume", id], { cwd: other, stdin: "/mode\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^(> )?\* auto: /m);
+    const here = await cli([], { cwd: other, stdin: "/mode\n" });
+    expect(here.stdout).toMatch(/^(> )?\* ask: /m);
+  });
 });
