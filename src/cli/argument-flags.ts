@@ -110,16 +110,19 @@ export function withPromptFromStdin(argv: readonly string[]): string[] {
 }
 
 /**
- * A `-p` given without text before other flags (`bare`) whose one word left is the prompt:
- * `turnloop -p --continue "…"`, as `claude -p` (a switch there) is often written. Else `parsed`
- * as it is (`-p` alone reads stdin).
+ * A `-p` given without text before other flags (in `argv`; {@link withPromptFromStdin} made it
+ * `-p -` in `args`) whose one word left comes after it is the prompt: `turnloop -p --continue
+ * "…"`, as `claude -p` (a switch there) is often written. Else `parsed` as it is (`-p` alone
+ * reads stdin; `config -p` is a prompt from stdin and a command).
  */
 export function trailingPrompt(
   parsed: ReturnType<typeof parseFlags>,
-  bare: boolean,
+  argv: readonly string[],
+  args: readonly string[],
 ): Pick<ReturnType<typeof parseFlags>, "values" | "positionals"> {
+  const bare = args.findIndex((arg, index) => arg === STDIN_PROMPT && argv[index] !== arg);
   const [prompt, ...rest] = parsed.positionals;
-  return bare && prompt !== undefined && rest.length === 0
+  return bare !== -1 && prompt !== undefined && rest.length === 0 && argv.indexOf(prompt) > bare
     ? { values: { ...parsed.values, prompt }, positionals: [] }
     : parsed;
 }

@@ -7,7 +7,6 @@ import {
   type ParsedValues,
   parseFlags,
   resumeWithoutId,
-  STDIN_PROMPT,
   trailingPrompt,
   UsageError,
   withPromptFromStdin,
@@ -114,10 +113,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   } catch (error) {
     throw new UsageError(parseErrorMessage(error, args) ?? errorMessage(error));
   }
-  const { values, positionals } = trailingPrompt(
-    parsed,
-    !argv.includes(STDIN_PROMPT) && args.includes(STDIN_PROMPT),
-  );
+  const { values, positionals } = trailingPrompt(parsed, argv, args);
   const pick = resumeWithoutId(argv);
   if (values.help) {
     return { kind: "help" };

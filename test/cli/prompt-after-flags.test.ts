@@ -22,6 +22,10 @@ describe("-p with its prompt after the other flags", () => {
   test("two words after a bare -p, or one after `-p -`, are still refused", () => {
     expect(() => parseCommand(["-p", "--continue", "say", "hi"], "/work")).toThrow(UsageError);
     expect(() => parseCommand(["-p", "-", "--continue", "say hi"], "/work")).toThrow(UsageError);
+    // A word before the bare -p is a command, as before (test/cli/prompt-with-command.test.ts).
+    expect(() => parseCommand(["config", "-p"], "/work")).toThrow(
+      "understood -p - (a prompt from stdin) and the command config",
+    );
   });
 
   test("turnloop -p --continue PROMPT continues the session with that prompt", async ({
