@@ -100,14 +100,20 @@ export class AcpSession {
 
   /** The `modes` of a `session/new` / `load` / `resume` answer. */
   modes(): acp.SessionModeState {
-    return modeState(this.mode, describeAutoMode(this.context.host.config, this.sandbox));
+    return modeState(
+      this.mode,
+      describeAutoMode(this.context.host.configOf(this.session), this.sandbox),
+    );
   }
 
   /** The full config options (mode, model, sandbox). */
   configOptions(): acp.SessionConfigOption[] {
     const { host } = this.context;
-    const sandbox = host.sandbox.policyFor(permissionModeOf(this.mode, host.config), this.sandbox);
-    const auto = describeAutoMode(host.config, this.sandbox);
+    const config = host.configOf(this.session);
+    const sandbox = host
+      .sandboxOf(this.session)
+      .policyFor(permissionModeOf(this.mode, config), this.sandbox);
+    const auto = describeAutoMode(config, this.sandbox);
     const choices = host.modelChoices(this.model.id, this.session.start.model);
     return configOptions(this.mode, this.model.id, choices, sandbox, auto);
   }
@@ -128,7 +134,7 @@ export class AcpSession {
     }
     this.announced = true;
     const { host, offered } = this.context;
-    for (const update of openingUpdates(this.session, host.config, offered)) {
+    for (const update of openingUpdates(this.session, host.configOf(this.session), offered)) {
       this.send(update);
     }
   }
@@ -187,6 +193,7 @@ export class AcpSession {
     if (!resolved.ok) {
       throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
+    this.context.host.recordModelChange(this.session, this.model.id, resolved.configuration.id);
     this.model = { id: resolved.configuration.id, configuration: resolved.configuration };
     if (announce) {
       this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });

@@ -52,7 +52,7 @@ export function clientAgentSettings(
       describe: (toolCallId) => state.mapper.describe(toolCallId),
       cancelPrompt: state.cancelPrompt,
     }),
-    permissionMode: () => permissionModeOf(state.mode(), host.config),
+    permissionMode: () => permissionModeOf(state.mode(), host.configOf(state.session)),
     ...(state.sandbox === undefined ? {} : { sandboxPolicy: state.sandbox }),
     folders: state.folders,
     extraTools,

@@ -150,7 +150,7 @@ export class AcpSessionRequests {
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
       model,
-      mode: defaultMode(this.host.config),
+      mode: defaultMode(this.host.configOf(session)),
       folders: this.folders(params.additionalDirectories),
       titled: false,
     });
@@ -266,7 +266,7 @@ export class AcpSessionRequests {
       const session = await openSession(this.host, sessionId);
       let model: AcpSessionModel;
       try {
-        model = sessionModel(this.host.modelForSession(session.start.model));
+        model = sessionModel(this.host.modelOfResumed(session));
       } catch (error) {
         await this.host.close(session);
         throw error;
@@ -275,7 +275,7 @@ export class AcpSessionRequests {
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
-        mode: defaultMode(this.host.config),
+        mode: defaultMode(this.host.configOf(session)),
         folders: this.folders(params.additionalDirectories),
         titled: hasUserPrompt(stored?.events ?? []),
       });

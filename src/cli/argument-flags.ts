@@ -97,6 +97,36 @@ export function parseFlags(argv: readonly string[]) {
   return { values, positionals };
 }
 
+/** `-p -` as {@link withPromptFromStdin} writes it. */
+export const STDIN_PROMPT = "--prompt=-";
+
+/** `-p` / `--prompt` without text (last, or before another flag) means `-p -`: read stdin. */
+export function withPromptFromStdin(argv: readonly string[]): string[] {
+  return argv.map((argument, index) => {
+    const next = argv[index + 1];
+    const bare = next === undefined || (next.startsWith("-") && next !== "-");
+    return (argument === "-p" || argument === "--prompt") && bare ? STDIN_PROMPT : argument;
+  });
+}
+
+/**
+ * A `-p` given without text before other flags (in `argv`; {@link withPromptFromStdin} made it
+ * `-p -` in `args`) whose one word left comes after it is the prompt: `turnloop -p --continue
+ * "…"`, as `claude -p` (a switch there) is often written. Else `parsed` as it is (`-p` alone
+ * reads stdin; `config -p` is a prompt from stdin and a command).
+ */
+export function trailingPrompt(
+  parsed: ReturnType<typeof parseFlags>,
+  argv: readonly string[],
+  args: readonly string[],
+): Pick<ReturnType<typeof parseFlags>, "values" | "positionals"> {
+  const bare = args.findIndex((arg, index) => arg === STDIN_PROMPT && argv[index] !== arg);
+  const [prompt, ...rest] = parsed.positionals;
+  return bare !== -1 && prompt !== undefined && rest.length === 0 && argv.indexOf(prompt) > bare
+    ? { values: { ...parsed.values, prompt }, positionals: [] }
+    : parsed;
+}
+
 /**
  * The words and `--headless` of a command line {@link parseFlags} refused, read leniently (an
  * unknown flag taken as a boolean), to tell which subcommand the user meant.
@@ -241,7 +271,7 @@ export const NUMERIC_VARIABLES = {
     counts: "bytes in one protocol message",
     readBy: ["acp", "server", "config"],
   },
-  // src/session/provider-tuning.ts
+  // src/session/host-models.ts
   TURNLOOP_MAX_RETRIES: {
     min: 0,
     counts: "retries of a failed model request",

@@ -7,7 +7,9 @@ import {
   type ParsedValues,
   parseFlags,
   resumeWithoutId,
+  trailingPrompt,
   UsageError,
+  withPromptFromStdin,
 } from "./argument-flags.js";
 import {
   COMMANDS,
@@ -111,7 +113,7 @@ export function parseCommand(argv: readonly string[], cwd: string): Command {
   } catch (error) {
     throw new UsageError(parseErrorMessage(error, args) ?? errorMessage(error));
   }
-  const { values, positionals } = parsed;
+  const { values, positionals } = trailingPrompt(parsed, argv, args);
   const pick = resumeWithoutId(argv);
   if (values.help) {
     return { kind: "help" };
@@ -375,13 +377,4 @@ function sandboxOptions(
     ...(policy === undefined ? {} : { sandbox: policy }),
     ...(values["sandbox-network"] === true ? { sandboxNetwork: true } : {}),
   };
-}
-
-/** `-p` / `--prompt` without text (last, or before another flag) means `-p -`: read stdin. */
-function withPromptFromStdin(argv: readonly string[]): string[] {
-  return argv.map((argument, index) => {
-    const next = argv[index + 1];
-    const bare = next === undefined || (next.startsWith("-") && next !== "-");
-    return (argument === "-p" || argument === "--prompt") && bare ? "--prompt=-" : argument;
-  });
 }

@@ -70,7 +70,7 @@ export async function runCompactCommand(
     );
   }
   try {
-    const model = host.modelForSession(session.start.model);
+    const model = host.modelForSession(session.changedModel ?? session.start.model);
     if (!model.ok) {
       return fail(model.message.replace(/^turnloop: /, ""));
     }

@@ -1,7 +1,8 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
+import type { ModelConfiguration } from "../llm/models.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
-import { SessionHost } from "../session/host.js";
+import { type ModelResolution, SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
 import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
@@ -102,25 +103,22 @@ async function runPrompt(
     return opened.kind === "usage" ? EXIT.usage : EXIT.error;
   }
   const { session } = opened;
-  sayOpened(session, resuming ? cwd : undefined, io.stderr);
-  const resolved = early ?? host.modelForSession(session.start.model);
-  if (!resolved.ok) {
-    await host.close(session);
-    io.stderr.write(`${resolved.message}\n`);
-    return EXIT.usage;
+  const configuration = await openedModel(host, session, early, resuming ? cwd : undefined, io);
+  if (typeof configuration === "number") {
+    return configuration;
   }
   const color = io.interactive && io.env.NO_COLOR === undefined;
   const faceCallbacks = {
     autopilot: io.config.autopilot.value,
     ...(io.stdinIsTerminal
       ? { ask: terminalPermission(process.stdin, io.stderr, () => session.cancel(), color) }
-      : { noAskReason: noTerminalReason(io.config.permissionMode.value) }),
+      : { noAskReason: noTerminalReason(host.configOf(session).permissionMode.value) }),
   };
   const output = promptOutput(options, io, session, await terminalExtras(options, io, spinner));
   try {
     // Subscribed first: building the settings may record `session.instructions_loaded`.
     await startMcp(session, io);
-    const settings = host.agentSettings(session, resolved.configuration, faceCallbacks);
+    const settings = host.agentSettings(session, configuration, faceCallbacks);
     return await runWithSignals(session, settings, prompt, output, io);
   } finally {
     output.unsubscribe();
@@ -131,15 +129,53 @@ async function runPrompt(
 /**
  * Says on `stderr` what the user should know of a session just opened: the damaged log lines it
  * repaired, and, for a resumed one (`runIn`, the folder turnloop was run in), that it works in its
- * own folder when that is another.
+ * own folder when that is another, and what that folder's untrusted project file holds back (its
+ * config is the session's: host.ts `configOf`).
  */
-function sayOpened(session: Session, runIn: string | undefined, stderr: PromptIo["stderr"]): void {
+function sayOpened(
+  session: Session,
+  runIn: string | undefined,
+  host: SessionHost,
+  stderr: PromptIo["stderr"],
+): void {
   if (session.repairNotice !== undefined) {
     stderr.write(`turnloop: ${session.repairNotice}\n`);
   }
   if (runIn !== undefined && !sameFolder(session.cwd, runIn)) {
     stderr.write(`turnloop: resuming session ${session.id} in ${session.cwd}\n`);
+    const held = host.configOf(session).heldWarning;
+    if (held !== undefined && host.configOf(session) !== host.config) {
+      stderr.write(`${warningLine(held)}\n`);
+    }
   }
+}
+
+/**
+ * Says what the user should know of the session just opened ({@link sayOpened}) and gives its
+ * model: `early` for a new session, else a resumed one's (host.ts `modelOfResumed`), saying so
+ * when that is another than it ran with; one that does not resolve closes the session (exit 64).
+ */
+async function openedModel(
+  host: SessionHost,
+  session: Session,
+  early: ModelResolution | undefined,
+  runIn: string | undefined,
+  io: PromptIo,
+): Promise<ModelConfiguration | number> {
+  const resolved: ModelResolution & { previous?: string } = early ?? host.modelOfResumed(session);
+  sayOpened(session, runIn, host, io.stderr);
+  if (!resolved.ok) {
+    await host.close(session);
+    io.stderr.write(`${resolved.message}\n`);
+    return EXIT.usage;
+  }
+  const { id } = resolved.configuration;
+  if (resolved.previous !== undefined) {
+    io.stderr.write(
+      `turnloop: session ${session.id} now uses ${id} (it ran with ${resolved.previous})\n`,
+    );
+  }
+  return resolved.configuration;
 }
 
 /** The prompt's text, or the exit code of a usage error (a bad `--cwd`, no prompt) said on stderr. */

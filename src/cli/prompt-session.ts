@@ -1,4 +1,5 @@
 import { errorCode } from "../events/errors.js";
+import { ConfigError } from "../session/config-paths.js";
 import type { SessionHost } from "../session/host.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
@@ -47,6 +48,10 @@ export async function openPromptSession(
   } catch (error) {
     if (error instanceof SessionLockedError) {
       return failed(error.message, "error");
+    }
+    if (error instanceof ConfigError) {
+      // Its folder's config file is bad (host.ts `open`): as for a new session there.
+      return failed(error.message);
     }
     if (errorCode(error) === "ENOENT") {
       return failed(`no session ${options.resume ?? ""} in ${host.home}`);

@@ -70,12 +70,16 @@ export class TurnloopClient {
 
   /**
    * Reopens a session from its log with new handlers; the events so far are in `getMessages`.
-   * @throws Error when there is no such session.
+   * It works in its own folder: a `workingDirectory` naming another is refused.
+   * @throws Error when there is no such session, or `workingDirectory` is not its folder.
    */
   async resumeSession(sessionId: string, config: SessionConfig = {}): Promise<TurnloopSession> {
     const connection = await this.connected();
+    const { workingDirectory, ...wire } = this.wireConfig(config);
     const result = (await this.call(connection, "session.resume", {
-      ...this.wireConfig(config),
+      ...wire,
+      // Only the app's own: the client's cwd is where new sessions work, not this one.
+      ...(config.workingDirectory === undefined ? {} : { workingDirectory }),
       sessionId,
     })) as SessionCreateResult;
     return this.track(connection, result, config);
@@ -222,7 +226,9 @@ export class TurnloopClient {
     }
   }
 
-  private wireConfig(config: SessionConfig): object {
+  private wireConfig(
+    config: SessionConfig,
+  ): { workingDirectory: string } & Record<string, unknown> {
     const { tools, onPermissionRequest, hooks, sessionId: _sessionId, ...rest } = config;
     return {
       ...rest,

@@ -114,7 +114,10 @@ export interface SessionConfig {
   streaming?: boolean;
   /** `append` (default) adds `content` to turnloop's system prompt; `replace` replaces it. */
   systemMessage?: { mode?: "append" | "replace"; content: string };
-  /** Default: the client's `cwd`. */
+  /**
+   * The folder a new session works in; default: the client's `cwd`. A resumed session works in
+   * its own folder: `resumeSession` with another is refused.
+   */
   workingDirectory?: string;
   /** Run every tool without asking (deny rules still apply). */
   allowAllTools?: boolean;

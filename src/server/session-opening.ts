@@ -8,8 +8,10 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import { sameFolder } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
+import { folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
@@ -66,7 +68,7 @@ export async function createMethod(
   }
   await startMcp(server, session, params.mcpServers);
   // Sent live below with `session.start` (project-warnings.ts).
-  recordProjectWarnings(session, server.host.config);
+  recordProjectWarnings(session, server.host.configOf(session));
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
@@ -112,6 +114,7 @@ async function resume(
   const { server } = connection;
   checkTools(params);
   await checkSandbox(server.host.sandbox, "session.resume", params.sandbox);
+  await checkResumeFolder(server, params.sessionId, params.workingDirectory);
   const open = await openHere(server, params.sessionId);
   // Held by another worker: followed here, its prompts sent to that worker (issue 22).
   const remote =
@@ -139,7 +142,9 @@ async function resume(
   serverSession.attach(connection, configOf(params));
   server.detached.delete(params.sessionId);
   // After the answer, as announceRepair: the app's session object exists to receive them.
-  setImmediate(() => recordProjectWarnings(serverSession.session, server.host.config));
+  setImmediate(() =>
+    recordProjectWarnings(serverSession.session, server.host.configOf(serverSession.session)),
+  );
   return describe(serverSession);
 }
 
@@ -195,7 +200,8 @@ async function reopen(
     // A concurrent request that shared this open failed and closed it: open it afresh.
     return reopen(server, params);
   }
-  const recorded = session.start.model;
+  // The model it ran with: its last `session.model_change`'s, else its start's.
+  const recorded = session.changedModel ?? session.start.model;
   const choice = chooseModel(
     { model: params.model ?? recorded, provider: params.provider },
     server.host,
@@ -302,6 +308,37 @@ function checkTools(params: CreateParams): void {
         `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
       );
     }
+  }
+}
+
+/**
+ * A session keeps its folder (session/session-folder.ts, as ACP `session/load` and `-p --resume
+ * --cwd`): a `workingDirectory` naming another is `-32602` naming both, before anything is
+ * written. Judged from the served session, else its log (an unknown id: opening it reports that).
+ */
+async function checkResumeFolder(
+  server: ServerContext,
+  sessionId: string,
+  requested: string | undefined,
+): Promise<void> {
+  if (requested === undefined) {
+    return;
+  }
+  const cwd = resolve(server.host.config.cwd.value, requested);
+  const served = server.sessions.get(sessionId)?.session;
+  const folder =
+    served === undefined
+      ? folderElsewhereIn(
+          (await server.host.readEvents(sessionId).catch(() => undefined))?.events ?? [],
+          cwd,
+        )
+      : sameFolder(served.cwd, cwd)
+        ? undefined
+        : served.cwd;
+  if (folder !== undefined) {
+    throw invalidParams(
+      `session.resume: workingDirectory ${cwd}: session ${sessionId} works in ${folder}; resume it with that workingDirectory (or none), or create a new session in ${cwd}`,
+    );
   }
 }
 

@@ -113,8 +113,8 @@ export const COMMANDS: readonly CommandDefinition[] = [
     description: "Show the mode, or switch: ask, auto or autopilot",
     input: { hint: "ask | auto | autopilot" },
     terminalOnly: false,
-    run: async ({ host, mode, argument }) => {
-      const modes = sessionModes(describeAutoMode(host.config));
+    run: async ({ host, session, mode, argument }) => {
+      const modes = sessionModes(describeAutoMode(host.configOf(session)));
       const chosen = modes.find((entry) => entry.id === argument);
       if (argument === "") {
         const lines = modes.map(
@@ -274,7 +274,15 @@ async function resumeCommand(
       return { kind: "text", text: "that is the session open now" };
     }
     const opened = await host.open(resolved.sessionId);
-    return { kind: "open", session: opened, text: `resumed session ${opened.id}` };
+    // Its folder's project file applies (host.ts `configOf`): say what that file holds back.
+    const held = host.configOf(opened).heldWarning;
+    const elsewhere = host.configOf(opened) === host.config ? "" : ` in ${opened.cwd}`;
+    const warning = held === undefined || elsewhere === "" ? "" : `\nwarning: ${held}`;
+    return {
+      kind: "open",
+      session: opened,
+      text: `resumed session ${opened.id}${elsewhere}${warning}`,
+    };
   } catch (error) {
     return failed(
       error instanceof SessionLockedError ? error.message : `cannot resume: ${errorMessage(error)}`,

@@ -49,14 +49,16 @@ export type ConfiguredFace =
   | { ok: false; message: string };
 
 /**
- * Resolves `options` with `$TURNLOOP_HOME/config.json` and `<cwd>/.turnloop/config.json` under
- * the flags and the environment (flags > env > project > user) into the run config, and the
- * environment to read models from (a profile's key variable as `TURNLOOP_API_KEY`). Never rejects:
- * a missing cwd or a bad file is a message.
+ * Resolves `options` with `$TURNLOOP_HOME/config.json` and `<projectFolder>/.turnloop/config.json`
+ * (trusted or not as that folder is) under the flags and the environment (flags > env > project >
+ * user) into the run config, and the environment to read models from (a profile's key variable as
+ * `TURNLOOP_API_KEY`). `projectFolder` is the cwd, or the folder of a session that works in
+ * another (folder-run.ts). Never rejects: a missing cwd or a bad file is a message.
  */
 export async function configuredFace(
   options: FaceOptions,
   env: NodeJS.ProcessEnv,
+  projectFolder: string = resolve(options.cwd),
 ): Promise<ConfiguredFace> {
   const cwdProblem = workingDirectoryProblem(resolve(options.cwd));
   if (cwdProblem !== undefined) {
@@ -64,7 +66,7 @@ export async function configuredFace(
   }
   let loaded: LoadedConfig;
   try {
-    loaded = await loadedConfig(turnloopHome(env), resolve(options.cwd), {
+    loaded = await loadedConfig(turnloopHome(env), projectFolder, {
       ignoreErrors: options.ignoreConfigErrors === true,
     });
   } catch (error) {
@@ -73,7 +75,7 @@ export async function configuredFace(
     }
     throw error;
   }
-  const holding = await heldUntrusted(turnloopHome(env), resolve(options.cwd), loaded);
+  const holding = await heldUntrusted(turnloopHome(env), projectFolder, loaded);
   const files = new Set(loaded.files.map((file) => file.path));
   const fileModels = loaded.files.flatMap((file) =>
     file.settings.model === undefined ? [] : [{ value: file.settings.model, source: file.path }],
@@ -87,14 +89,19 @@ export async function configuredFace(
     runSettingProblem(whole ?? config, files, env) ??
     (options.ignoreConfigErrors === true
       ? undefined
-      : await mcpFileProblem(turnloopHome(env), resolve(options.cwd), options.mcpConfigs));
+      : await mcpFileProblem(turnloopHome(env), projectFolder, options));
   if (fileProblem !== undefined) {
     return { ok: false, message: fileProblem };
   }
   const held = holding.held;
   return {
     ok: true,
-    config: holding.warning === undefined ? config : { ...config, heldWarning: holding.warning },
+    // Frozen as resolveRunConfig's; `flags` stays the face's own object.
+    config: Object.freeze({
+      ...config,
+      flags: options,
+      ...(holding.warning === undefined ? {} : { heldWarning: holding.warning }),
+    }),
     env: environmentFor(config, env),
     warnings: [...loaded.warnings, ...(holding.warning === undefined ? [] : [holding.warning])],
     ...(held === undefined ? {} : { held }),
@@ -272,7 +279,7 @@ function httpUrl(value: string): boolean {
 }
 
 /**
- * The first problem of the MCP server files (`$TURNLOOP_HOME/mcp.json`, the project's
+ * The first problem of the MCP server files (`$TURNLOOP_HOME/mcp.json`, `projectFolder`'s
  * `.mcp.json` and each `--mcp-config FILE`, resolved against `cwd`): a named file that is missing,
  * invalid JSON (line and column), or an entry that is not a server (its name), prefixed with the
  * file's path; undefined when there is none. A bad file is bad config, as an invalid config.json
@@ -283,10 +290,12 @@ function httpUrl(value: string): boolean {
  */
 async function mcpFileProblem(
   home: string,
-  cwd: string,
-  named: readonly string[],
+  projectFolder: string,
+  { cwd, mcpConfigs: named }: Pick<FaceOptions, "cwd" | "mcpConfigs">,
 ): Promise<string | undefined> {
-  const usual = [join(home, "mcp.json"), join(cwd, ".mcp.json")].filter((path) => existsSync(path));
+  const usual = [join(home, "mcp.json"), join(projectFolder, ".mcp.json")].filter((path) =>
+    existsSync(path),
+  );
   if (usual.length === 0 && named.length === 0) {
     return undefined;
   }

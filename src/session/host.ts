@@ -7,15 +7,8 @@
 import type { Authorize } from "../agent/tool-calls.js";
 import type { ResumeDetails } from "../events/events.js";
 import { secretValues } from "../events/secrets.js";
-import { contextWindowOf, environmentContextWindow } from "../llm/context-window.js";
-import {
-  createProvider,
-  hasProviderPrefix,
-  type MissingKey,
-  type ModelConfiguration,
-  type ProviderTuning,
-  resolveModel,
-} from "../llm/models.js";
+import { environmentContextWindow } from "../llm/context-window.js";
+import type { ModelConfiguration } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
 import { ProcessRunner } from "../tools/process-runner.js";
@@ -28,9 +21,10 @@ import {
   prepareRun,
 } from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
+import { ModelHost, type ModelResolution } from "./host-models.js";
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
-import { providerTuning } from "./provider-tuning.js";
+import { sameFolder } from "./paths.js";
 import type { RunConfig } from "./run-config.js";
 import { HostSandbox } from "./sandbox-setup.js";
 import { Session, type SessionAgentSettings } from "./session.js";
@@ -41,10 +35,7 @@ import {
   type StoredLog,
 } from "./session-store.js";
 
-/** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
-export type ModelResolution =
-  | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string; missingKey?: MissingKey };
+export type { ModelResolution } from "./host-models.js";
 
 export interface SessionHostSettings {
   /** `$TURNLOOP_HOME`. */
@@ -63,11 +54,8 @@ export interface SessionHostSettings {
   releaseWhenIdle?: boolean;
 }
 
-export class SessionHost {
+export class SessionHost extends ModelHost {
   readonly home: string;
-  readonly env: NodeJS.ProcessEnv;
-  /** The settings every session of this host runs with, and where each came from. */
-  readonly config: RunConfig;
   /** Where this host's sessions are kept; every read, list and delete goes through it. */
   readonly store: SessionStore;
   /** How commands run unless a face picks another runner, and the host environment's secrets. */
@@ -86,9 +74,8 @@ export class SessionHost {
 
   /** The run config's rules parsed and its system prompt file read, once. */
   private readonly run: PreparedRun;
-  private readonly tuning: ProviderTuning;
-  /** One provider per model configuration (id, endpoint, key), shared by every session. */
-  private readonly providers = new Map<string, Provider>();
+  /** The prepared run of each session working in another folder than {@link config}'s cwd. */
+  private readonly folderRuns = new WeakMap<Session, PreparedRun>();
   /** Sessions opened through this host and not closed yet, by id. */
   private readonly sessions = new Map<string, Session>();
   /** Reopens in flight, by id ({@link open} is single-flight). */
@@ -100,9 +87,8 @@ export class SessionHost {
 
   /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
+    super(settings.config, settings.env);
     this.home = settings.home;
-    this.env = settings.env;
-    this.config = settings.config;
     this.store = settings.store ?? openSessionStore(settings.home, settings.config.store?.value);
     this.releaseWhenIdle = settings.releaseWhenIdle === true && this.store.inbox === undefined;
     const { config, env } = settings;
@@ -119,101 +105,6 @@ export class SessionHost {
       secrets: secretValues(env),
       ...(contextWindow === undefined ? {} : { contextWindow }),
     });
-    this.tuning = providerTuning(settings.env);
-  }
-
-  // Models.
-
-  /**
-   * Resolves `<provider>:<model>` (default: `--model`, else `TURNLOOP_MODEL`) with `--base-url`
-   * and the environment's endpoints and keys. Never throws.
-   */
-  resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
-    const baseUrl = this.config.baseUrl?.value;
-    return resolveModel(
-      {
-        ...(modelId === undefined ? {} : { model: modelId }),
-        ...(baseUrl === undefined ? {} : { baseUrl }),
-      },
-      this.env,
-    );
-  }
-
-  /**
-   * As {@link resolveModel}, and a bare name (`claude-sonnet-4.5`, as Copilot SDK apps name
-   * models) is resolved against the configured providers: the configured or listed
-   * (`TURNLOOP_MODELS`) id with that model name, else that name on the configured model's
-   * provider and endpoint. Never throws.
-   */
-  resolveModelName(name: string | undefined): ModelResolution {
-    return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
-  }
-
-  /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
-  configuredModels(): string[] {
-    const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
-    const ids = [this.config.model?.resolved ?? this.env.TURNLOOP_MODEL, ...listed];
-    return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
-  }
-
-  /** `modelId`, or for a bare name the configured id it names (see {@link resolveModel}). */
-  private withProvider(modelId: string): string {
-    if (hasProviderPrefix(modelId)) {
-      return modelId;
-    }
-    const configured = this.configuredModels().filter(hasProviderPrefix);
-    const named = configured.find((id) => id.slice(id.indexOf(":") + 1) === modelId);
-    const first = configured[0];
-    if (named !== undefined || first === undefined) {
-      return named ?? modelId;
-    }
-    return `${first.slice(0, first.indexOf(":"))}:${modelId}`;
-  }
-
-  /**
-   * The model of a reopened session: `--model` when given, else the one recorded in its
-   * `session.start`; when that does not resolve (e.g. its key is not set here), the configured
-   * model. The recorded model's problem is reported when neither resolves.
-   */
-  modelForSession(recorded: string): ModelResolution {
-    const own = this.resolveModel(this.config.model?.resolved ?? recorded);
-    if (own.ok) {
-      return own;
-    }
-    const configured = this.resolveModel();
-    return configured.ok ? configured : own;
-  }
-
-  /**
-   * Models to offer as choices: `current`, the configured model, the session's recorded one, and
-   * those listed in `TURNLOOP_MODELS` (comma-separated), each once and only if it resolves.
-   */
-  modelChoices(current: string, recorded: string): string[] {
-    const [configured, ...listed] = this.configuredModels();
-    const candidates = [configured, recorded, ...listed];
-    const choices = [current];
-    for (const id of candidates) {
-      if (id !== undefined && id !== "" && !choices.includes(id) && this.resolveModel(id).ok) {
-        choices.push(id);
-      }
-    }
-    return choices;
-  }
-
-  /**
-   * The provider for `configuration`, created once per id, endpoint and key and then reused by
-   * every session and prompt of this host (it keeps what it learned, e.g. an endpoint without
-   * `stream_options`).
-   */
-  provider(configuration: ModelConfiguration): Provider {
-    const { id, baseUrl, apiKey, headers } = configuration;
-    const key = JSON.stringify([id, baseUrl, apiKey, headers]);
-    let provider = this.providers.get(key);
-    if (provider === undefined) {
-      provider = createProvider(configuration, this.tuning);
-      this.providers.set(key, provider);
-    }
-    return provider;
   }
 
   /**
@@ -226,7 +117,7 @@ export class SessionHost {
     model: ModelConfiguration,
     face: Omit<FaceCallbacks, "provider"> & { provider?: Provider },
   ): SessionAgentSettings {
-    return agentSettingsFor(session, this.run, {
+    return agentSettingsFor(session, this.runOf(session), {
       ...face,
       provider: face.provider ?? this.provider(model),
     });
@@ -234,23 +125,38 @@ export class SessionHost {
 
   /** A permission gate of `session` under the run config with the face's callbacks. */
   permissionGate(session: Session, face: PermissionCallbacks): Authorize {
-    return permissionGateFor(session, this.run, face);
+    return permissionGateFor(session, this.runOf(session), face);
   }
 
   /**
-   * The context window of `modelId` in tokens: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`,
-   * the config files' `contextWindows`, the catalogue.
+   * The run config `session` runs with: {@link config}, or for a session working in another
+   * folder the one resolved for that folder when it was opened (folder-run.ts).
    */
-  contextWindowOf(modelId: string): number {
-    const contextWindows = Object.fromEntries(
-      Object.entries(this.config.contextWindows).map(([model, size]) => [model, size.value]),
-    );
-    const contextWindow = this.config.contextWindow?.value;
-    return contextWindowOf(
-      modelId,
-      { contextWindows, ...(contextWindow === undefined ? {} : { contextWindow }) },
-      this.env,
-    );
+  configOf(session: Session): RunConfig {
+    return this.runOf(session).config;
+  }
+
+  /** The sandbox of `session`'s commands ({@link configOf}'s). */
+  sandboxOf(session: Session): HostSandbox {
+    return this.runOf(session).sandbox;
+  }
+
+  private runOf(session: Session): PreparedRun {
+    return this.folderRuns.get(session) ?? this.run;
+  }
+
+  /**
+   * The prepared run of sessions in `cwd`: the host's own in its folder (or without the flags to
+   * resolve another), else `cwd`'s project file with the same flags (folder-run.ts, loaded then).
+   * @throws ConfigError naming `cwd`'s invalid project file.
+   */
+  private async runIn(cwd: string): Promise<PreparedRun> {
+    const flags = this.config.flags;
+    if (flags === undefined || sameFolder(cwd, this.config.cwd.value)) {
+      return this.run;
+    }
+    const { folderRun } = await import("./folder-run.js");
+    return folderRun(flags, cwd, this.env, this.home, this.run);
   }
 
   // Sessions.
@@ -258,16 +164,18 @@ export class SessionHost {
   /**
    * A new session in `cwd`, open for writing (locked) until {@link close}; with
    * `saveAtFirstPrompt`, stored (and locked) only from its first prompt on; `morePrompts`: see
-   * `DeferredAppender.morePrompts`.
-   * @throws as {@link Session.create}.
+   * `DeferredAppender.morePrompts`. It runs with `cwd`'s run config ({@link configOf}).
+   * @throws ConfigError naming `cwd`'s invalid project file (nothing stored); as
+   *   {@link Session.create}.
    */
   async create(
     cwd: string,
     modelId: string,
     options: { sessionId?: string; saveAtFirstPrompt?: boolean; morePrompts?: boolean } = {},
   ) {
+    const run = await this.runIn(cwd);
     const opening = { ...options, environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
-    return this.track(await Session.create(this.store, cwd, modelId, opening));
+    return this.track(await Session.create(this.store, cwd, modelId, opening), run);
   }
 
   /**
@@ -275,8 +183,10 @@ export class SessionHost {
    * open already, else reopened from its log. Single-flight: concurrent calls for one id share one
    * reopen (one `session.resume` event, one lock), and an open waits for a {@link close} of the
    * same id in flight. Every caller gets the same {@link Session}, so closing it closes it for all.
-   * `resumeDetails` go in the `session.resume` event of a reopen (the first caller's).
-   * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open.
+   * `resumeDetails` go in the `session.resume` event of a reopen (the first caller's). It runs
+   * with its own folder's run config ({@link configOf}), whatever folder this host started in.
+   * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open;
+   *   ConfigError naming its folder's invalid project file (the session is closed again).
    */
   open(sessionId: string, resumeDetails?: ResumeDetails): Promise<Session> {
     const open = this.sessions.get(sessionId);
@@ -291,11 +201,40 @@ export class SessionHost {
     if (opening === undefined) {
       const options = { environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
       opening = Session.resume(this.store, sessionId, { ...options, resumeDetails })
-        .then((session) => this.track(session))
+        .then((session) => this.tracked(session))
         .finally(() => this.opening.delete(sessionId));
       this.opening.set(sessionId, opening);
     }
     return opening;
+  }
+
+  /**
+   * The model reopened `session` runs with: {@link modelForSession} of the one it ran with (its
+   * last `session.model_change`'s, else its start's). When that is another (`--model`, or its own
+   * does not resolve here), a `session.model_change` is recorded and `previous` names the model
+   * it ran with, for the face to say so.
+   */
+  modelOfResumed(session: Session): ModelResolution & { previous?: string } {
+    const own = session.changedModel ?? session.start.model;
+    const resolved = this.modelForSession(own);
+    if (!resolved.ok || resolved.configuration.id === own) {
+      return resolved;
+    }
+    this.recordModelChange(session, own, resolved.configuration.id);
+    return { ...resolved, previous: own };
+  }
+
+  /**
+   * Records `session.model_change` when `session` switches from `previous` to `next` (a resume,
+   * `/model`, ACP's model option), so that it is resumed with `next` ({@link modelOfResumed}).
+   */
+  recordModelChange(session: Session, previous: string, next: string): void {
+    if (previous !== next) {
+      session.emit({
+        type: "session.model_change",
+        data: { previousModel: previous, newModel: next },
+      });
+    }
   }
 
   /** The session `sessionId` when this host has it open (not while it is being opened). */
@@ -365,10 +304,13 @@ export class SessionHost {
     return this.store.list(filter);
   }
 
-  /** The newest session in `cwd`, for `--continue`. */
+  /**
+   * The newest session in `cwd` that holds a prompt, for `--continue`: not an empty one an editor
+   * opened (ACP `session/new` stores a session at once), which the pickers mark `(no prompt yet)`.
+   */
   async newestIn(cwd: string): Promise<SessionSummary | undefined> {
-    const [newest] = await this.store.list({ cwd });
-    return newest;
+    const sessions = await this.store.list({ cwd });
+    return sessions.find((session) => session.firstPrompt !== null || session.turns > 0);
   }
 
   /** The full id of the session `idOrPrefix` names (see {@link resolveSessionId}). */
@@ -393,8 +335,23 @@ export class SessionHost {
     return this.store.delete(sessionId);
   }
 
-  private track(session: Session): Session {
+  /** `session` tracked with its folder's run config; closed again when that has a problem. */
+  private async tracked(session: Session): Promise<Session> {
+    let run: PreparedRun;
+    try {
+      run = await this.runIn(session.cwd);
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return this.track(session, run);
+  }
+
+  private track(session: Session, run: PreparedRun): Session {
     this.sessions.set(session.id, session);
+    if (run !== this.run) {
+      this.folderRuns.set(session, run);
+    }
     return session;
   }
 }

@@ -62,7 +62,7 @@ function permissionsText(host: SessionHost, session: Session): string {
   grants.forEach(({ decision, rule }, index) => {
     lines.push(`  ${index + 1}. ${decision} ${rule.text}`);
   });
-  const config = host.config;
+  const config = host.configOf(session);
   const rules = [
     ...config.allow.map((rule) => ({ decision: "allow", ...rule })),
     ...config.deny.map((rule) => ({ decision: "deny", ...rule })),

@@ -24,12 +24,14 @@ const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.instructions_loaded",
 ]);
 
-/** What a session folds from its conversation's events: history, grants, instructions. */
+/** What a session folds from its conversation's events: history, grants, instructions, model. */
 export interface ConversationState {
   readonly history: History;
   readonly grants: SessionGrants;
   /** The last `session.instructions_loaded`, if any. */
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
+  /** The model of the last `session.model_change`, if any (else `session.start`'s is in use). */
+  changedModel: string | undefined;
 }
 
 /** Folds one event of a conversation (rewind.ts) into `state`. */
@@ -38,6 +40,8 @@ export function foldEvent(state: ConversationState, event: SessionEvent): void {
   state.grants.record(event);
   if (event.type === "session.instructions_loaded") {
     state.instructions = event.data;
+  } else if (event.type === "session.model_change") {
+    state.changedModel = event.data.newModel;
   }
 }
 
@@ -50,6 +54,7 @@ export class ResumeFold implements ConversationState {
   history = new History();
   grants = new SessionGrants();
   instructions: ConversationState["instructions"];
+  changedModel: string | undefined;
   /** Whether a `session.snapshot_rewind` was read. */
   rewound = false;
   /** Events folded. */
@@ -67,6 +72,7 @@ export class ResumeFold implements ConversationState {
       this.history = new History();
       this.grants = new SessionGrants();
       this.instructions = undefined;
+      this.changedModel = undefined;
       this.rewound = false;
       this.#folded = 0;
     }
@@ -135,6 +141,7 @@ export async function openForResume(
       history: new History(),
       grants: new SessionGrants(),
       instructions: undefined,
+      changedModel: undefined,
     };
     for (const event of conversationEvents(events)) {
       foldEvent(state, event);

@@ -81,6 +81,9 @@ export interface RunConfig {
    * stderr, ACP and the SDK server also record it in each session (project-warnings.ts).
    */
   readonly heldWarning?: string;
+  /** The face's flags (face-config.ts): a session in another folder is configured from them
+   * with its folder's project file (folder-run.ts); absent: every session runs with this. */
+  readonly flags?: FaceOptions;
 }
 
 export const DEFAULT_MAX_TURNS = 100;
@@ -332,8 +335,8 @@ function switchValue(on: boolean, flag: string): Sourced<boolean> {
 
 /**
  * The numeric variables that tune a run, by the setting name `turnloop config` shows (README,
- * "Environment variables"; their ranges are checked before a run, cli/argument-flags.ts
- * NUMERIC_VARIABLES): provider-tuning.ts, mcp-servers.ts `startupWaitFrom`, message-size.ts.
+ * "Environment variables"; ranges checked before a run: cli/argument-flags.ts NUMERIC_VARIABLES):
+ * host-models.ts `providerTuning`, mcp-servers.ts `startupWaitFrom`, message-size.ts.
  */
 export const TUNING_VARIABLES = {
   maxRetries: "TURNLOOP_MAX_RETRIES",

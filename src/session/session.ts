@@ -53,17 +53,16 @@ export class Session {
   readonly grants: SessionGrants;
   /** The last `session.instructions_loaded` of this session's log, if any. */
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
+  /** The model of its last `session.model_change` (none: `start.model` is the one in use). */
+  changedModel: string | undefined;
   readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
   private readonly redact: (input: EventInput) => EventInput;
   private running: AbortController | undefined;
   private mcpServers: McpServers | undefined;
-  /**
-   * Events of opening the session, emitted before anyone could subscribe: `session.start`, and on
-   * resume `session.resume` and repairs. Faces that print every event (`--output-format json`)
-   * start with these.
-   */
+  /** Events of opening it, before anyone could subscribe (`session.start`, or `session.resume`
+   * and repairs): faces that print every event (`--output-format json`) start with these. */
   openingEvents: SessionEvent[] = [];
 
   /** What opening this session repaired, if anything new (see `repair-notice.ts`); show it once. */
@@ -103,6 +102,7 @@ export class Session {
     this.history = folded?.history ?? new History();
     this.grants = folded?.grants ?? new SessionGrants();
     this.instructions = folded?.instructions;
+    this.changedModel = folded?.changedModel;
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     followOthers(appender, this.journal, (event) => this.deliver(event));
     this.redact = eventRedactor(environment);

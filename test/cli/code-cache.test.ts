@@ -185,7 +185,8 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
   test("with --enable-source-maps, a stack trace through a script names turnloop's sources", () => {
     const chunks = join(SCRIPTS, "chunks");
     const run = readdirSync(chunks).find((file) => /^run-.*\.js$/.test(file)) ?? "";
-    // run.ts's runCommand given no arguments fails in the argument parser.
+    // run.ts's runCommand given no arguments fails in the argument parser (its first reader of
+    // argv, withPromptFromStdin, is in argument-flags.ts).
     const program = [
       `const { runScript } = require(${JSON.stringify(join(dirname(CLI_PATH), "code-cache.cjs"))});`,
       `runScript(${JSON.stringify(join(chunks, run))}).runCommand(undefined, "0")`,
@@ -196,7 +197,7 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
         env: { PATH: process.env.PATH, TURNLOOP_NO_CODE_CACHE: "1" },
         encoding: "utf8",
       });
-    expect(frame(["--enable-source-maps"])).toMatch(/\/src\/cli\/arguments\.ts:\d+:\d+\)$/);
+    expect(frame(["--enable-source-maps"])).toMatch(/\/src\/cli\/argument-flags\.ts:\d+:\d+\)$/);
     expect(frame([])).toMatch(/\/dist\/cli\/scripts\/chunks\/run-.*\.js:\d+:\d+\)$/);
   });
 });

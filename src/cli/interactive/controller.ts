@@ -38,10 +38,21 @@ export interface ConversationView {
 
 /**
  * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
- * the model, the session id and where the commands are listed.
+ * the model (and the one it ran with when opening it switched: its log, `events`, ends with this
+ * open's `session.resume` and `session.model_change`, host.ts `modelOfResumed`), the session id
+ * and where the commands are listed.
  */
-export function openingBanner(session: Session, model: ModelConfiguration): string {
-  return `turnloop in ${session.cwd}\nmodel ${model.id} · session ${session.id} · /help lists the commands`;
+export function openingBanner(
+  session: Session,
+  model: ModelConfiguration,
+  events: readonly SessionEvent[] = [],
+): string {
+  const [resume, change] = events.slice(-2);
+  const ranWith =
+    resume?.type === "session.resume" && change?.type === "session.model_change"
+      ? ` (this session ran with ${change.data.previousModel ?? "another"})`
+      : "";
+  return `turnloop in ${session.cwd}\nmodel ${model.id}${ranWith} · session ${session.id} · /help lists the commands`;
 }
 
 /**
@@ -193,7 +204,8 @@ export class Controller {
 
   /** The sandbox policy confining the session's commands in its mode, when one does (README, "Sandbox"). */
   get sandbox(): SandboxPolicy | undefined {
-    const policy = this.host.sandbox.policyFor(permissionModeOf(this.mode, this.host.config));
+    const config = this.host.configOf(this.session);
+    const policy = this.host.sandboxOf(this.session).policyFor(permissionModeOf(this.mode, config));
     return policy === "danger-full-access" ? undefined : policy;
   }
 
@@ -202,7 +214,7 @@ export class Controller {
     const ask = this.view?.ask;
     return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
-      permissionMode: () => permissionModeOf(this.mode, this.host.config),
+      permissionMode: () => permissionModeOf(this.mode, this.host.configOf(this.session)),
       ...(ask === undefined ? {} : { ask }),
     });
   }
@@ -248,6 +260,7 @@ export class Controller {
         view?.note(outcome.text, outcome.error ? "error" : "plain");
         return;
       case "model":
+        this.host.recordModelChange(this.session, this.model.id, outcome.model.id);
         this.model = outcome.model;
         view?.note(outcome.text, "plain");
         view?.statusChanged();
@@ -293,7 +306,7 @@ export class Controller {
     this.session = session;
     this.context = [];
     if (session.start.sessionId !== previous.start.sessionId && session.resumeEvent !== undefined) {
-      const resolved = this.host.modelForSession(session.start.model);
+      const resolved = this.host.modelOfResumed(session);
       if (resolved.ok) {
         this.model = resolved.configuration;
       }
@@ -323,7 +336,7 @@ export class Controller {
     for (const event of events) {
       this.usage.apply(event);
     }
-    view?.note(openingBanner(session, this.model), "dim");
+    view?.note(openingBanner(session, this.model, events), "dim");
     view?.history(events);
     this.unsubscribe = session.subscribe((event) => {
       this.usage.apply(event);

@@ -1,6 +1,9 @@
 import { errorCode } from "../../events/errors.js";
 import type { ModelConfiguration } from "../../llm/models.js";
+import type { SessionMode } from "../../session/commands.js";
+import { ConfigError } from "../../session/config-paths.js";
 import type { SessionHost } from "../../session/host.js";
+import { defaultSessionMode } from "../../session/sandbox-setup.js";
 import type { Session } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { SessionLockedError } from "../../session/session-store.js";
@@ -22,6 +25,20 @@ export function notSavedLine(session: Session): string | undefined {
   return unsaved.events.some((event) => event.type === "user.message")
     ? "the session was not saved: storage refused the prompt (the error above)"
     : NOT_SAVED;
+}
+
+/**
+ * The mode `session` opens in: `startMode` (the run config's, shown before the session opened),
+ * or for a session in another folder the default of that folder's run config (its project
+ * file's `permissions.mode`: host.ts `configOf`).
+ */
+export function openingMode(
+  host: SessionHost,
+  session: Session,
+  startMode: SessionMode,
+): SessionMode {
+  const config = host.configOf(session);
+  return config === host.config ? startMode : defaultSessionMode(config);
 }
 
 /** Exit codes of the interactive face. */
@@ -73,7 +90,7 @@ export async function openSession(
       return failed(sessionId.message, sessionId.code);
     }
     const session = await host.open(sessionId.sessionId);
-    const resolved = host.modelForSession(session.start.model);
+    const resolved = host.modelOfResumed(session);
     if (!resolved.ok) {
       await host.close(session);
       return failed(resolved.message.replace(/^turnloop: /, ""));
@@ -82,6 +99,9 @@ export async function openSession(
   } catch (error) {
     if (error instanceof SessionLockedError) {
       return failed(error.message, EXIT.error);
+    }
+    if (error instanceof ConfigError) {
+      return failed(error.message);
     }
     if (errorCode(error) === "ENOENT") {
       return failed(`no such session in ${host.home}`);

@@ -15,7 +15,7 @@ import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { wrapChoices, wrapText } from "../text-wrap.js";
 import { Controller, type ConversationView } from "./controller.js";
-import { EXIT, notSavedLine, openSession, type SessionChoice } from "./open.js";
+import { EXIT, notSavedLine, openingMode, openSession, type SessionChoice } from "./open.js";
 
 export interface PlainFaceSettings {
   host: SessionHost;
@@ -53,7 +53,8 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
     stderr.write(`turnloop: ${opened.message}\n`);
     return opened.code;
   }
-  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  const mode = openingMode(host, opened.session, settings.mode);
+  const controller = new Controller(host, opened.session, opened.model, mode);
   const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
   let exit = false;
   controller.onExit = () => {

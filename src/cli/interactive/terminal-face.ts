@@ -10,7 +10,7 @@ import {
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { Controller } from "./controller.js";
 import { InputQueue } from "./input-queue.js";
-import { EXIT, notSavedLine, openSession, type SessionChoice } from "./open.js";
+import { EXIT, notSavedLine, openingMode, openSession, type SessionChoice } from "./open.js";
 import { readInputHistory } from "./prompt-input.js";
 import { restoreTerminal, Screen } from "./screen.js";
 import type { ScreenView } from "./screen-view.js";
@@ -129,7 +129,8 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   if (!drawnEarly) {
     screen.start();
   }
-  const controller = new Controller(host, opened.session, opened.model, settings.mode);
+  const mode = openingMode(host, opened.session, settings.mode);
+  const controller = new Controller(host, opened.session, opened.model, mode);
   early.stop();
   const view = new ScreenView(screen, status, controller);
   const code = await untilExit(screen, controller, view, {

@@ -1,0 +1,169 @@
+import { contextWindowOf } from "../llm/context-window.js";
+import {
+  createProvider,
+  hasProviderPrefix,
+  type MissingKey,
+  type ModelConfiguration,
+  type ProviderTuning,
+  resolveModel,
+} from "../llm/models.js";
+import type { Provider } from "../llm/provider.js";
+import type { RunConfig } from "./run-config.js";
+
+/**
+ * The models of a session host (host.ts, whose base class this is): ids resolved to
+ * configurations, the choices offered, the model a resumed session runs with, one provider per
+ * configuration, context windows; and the provider tuning read from the environment.
+ */
+
+/** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
+export type ModelResolution =
+  | { ok: true; configuration: ModelConfiguration }
+  | { ok: false; message: string; missingKey?: MissingKey };
+
+export class ModelHost {
+  readonly env: NodeJS.ProcessEnv;
+  /** The settings every session of this host runs with, and where each came from. */
+  readonly config: RunConfig;
+  private readonly tuning: ProviderTuning;
+  /** One provider per model configuration (id, endpoint, key), shared by every session. */
+  private readonly providers = new Map<string, Provider>();
+
+  constructor(config: RunConfig, env: NodeJS.ProcessEnv) {
+    this.config = config;
+    this.env = env;
+    this.tuning = providerTuning(env);
+  }
+
+  /**
+   * Resolves `<provider>:<model>` (default: `--model`, else `TURNLOOP_MODEL`) with `--base-url`
+   * and the environment's endpoints and keys. Never throws.
+   */
+  resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
+    const baseUrl = this.config.baseUrl?.value;
+    return resolveModel(
+      {
+        ...(modelId === undefined ? {} : { model: modelId }),
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+      },
+      this.env,
+    );
+  }
+
+  /**
+   * As {@link resolveModel}, and a bare name (`claude-sonnet-4.5`, as Copilot SDK apps name
+   * models) is resolved against the configured providers: the configured or listed
+   * (`TURNLOOP_MODELS`) id with that model name, else that name on the configured model's
+   * provider and endpoint. Never throws.
+   */
+  resolveModelName(name: string | undefined): ModelResolution {
+    return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
+  }
+
+  /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
+  configuredModels(): string[] {
+    const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
+    const ids = [this.config.model?.resolved ?? this.env.TURNLOOP_MODEL, ...listed];
+    return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
+  }
+
+  /** `modelId`, or for a bare name the configured id it names (see {@link resolveModel}). */
+  private withProvider(modelId: string): string {
+    if (hasProviderPrefix(modelId)) {
+      return modelId;
+    }
+    const configured = this.configuredModels().filter(hasProviderPrefix);
+    const named = configured.find((id) => id.slice(id.indexOf(":") + 1) === modelId);
+    const first = configured[0];
+    if (named !== undefined || first === undefined) {
+      return named ?? modelId;
+    }
+    return `${first.slice(0, first.indexOf(":"))}:${modelId}`;
+  }
+
+  /**
+   * The model of a reopened session: `--model` when given, else `recorded`, the one it ran with
+   * (`TURNLOOP_MODEL` and the config files' `model` choose new sessions' model, not a resumed
+   * one's: README, "The interactive session"); when that does not resolve (e.g. its key is not
+   * set here), the configured model. The recorded model's problem is reported when neither
+   * resolves.
+   */
+  modelForSession(recorded: string): ModelResolution {
+    const given = this.config.model?.source === "--model" ? this.config.model.resolved : undefined;
+    const own = this.resolveModel(given ?? recorded);
+    if (own.ok) {
+      return own;
+    }
+    const configured = this.resolveModel();
+    return configured.ok ? configured : own;
+  }
+
+  /**
+   * Models to offer as choices: `current`, the configured model, the session's recorded one, and
+   * those listed in `TURNLOOP_MODELS` (comma-separated), each once and only if it resolves.
+   */
+  modelChoices(current: string, recorded: string): string[] {
+    const [configured, ...listed] = this.configuredModels();
+    const candidates = [configured, recorded, ...listed];
+    const choices = [current];
+    for (const id of candidates) {
+      if (id !== undefined && id !== "" && !choices.includes(id) && this.resolveModel(id).ok) {
+        choices.push(id);
+      }
+    }
+    return choices;
+  }
+
+  /**
+   * The provider for `configuration`, created once per id, endpoint and key and then reused by
+   * every session and prompt of this host (it keeps what it learned, e.g. an endpoint without
+   * `stream_options`).
+   */
+  provider(configuration: ModelConfiguration): Provider {
+    const { id, baseUrl, apiKey, headers } = configuration;
+    const key = JSON.stringify([id, baseUrl, apiKey, headers]);
+    let provider = this.providers.get(key);
+    if (provider === undefined) {
+      provider = createProvider(configuration, this.tuning);
+      this.providers.set(key, provider);
+    }
+    return provider;
+  }
+
+  /**
+   * The context window of `modelId` in tokens: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`,
+   * the config files' `contextWindows`, the catalogue.
+   */
+  contextWindowOf(modelId: string): number {
+    const contextWindows = Object.fromEntries(
+      Object.entries(this.config.contextWindows).map(([model, size]) => [model, size.value]),
+    );
+    const contextWindow = this.config.contextWindow?.value;
+    return contextWindowOf(
+      modelId,
+      { contextWindows, ...(contextWindow === undefined ? {} : { contextWindow }) },
+      this.env,
+    );
+  }
+}
+
+/**
+ * Tuning knobs from the environment, for tests and slow links: `TURNLOOP_STREAM_IDLE_TIMEOUT_MS`,
+ * `TURNLOOP_RETRY_BASE_DELAY_MS`, `TURNLOOP_MAX_RETRIES`.
+ */
+export function providerTuning(env: NodeJS.ProcessEnv): ProviderTuning {
+  const number = (name: string) => {
+    const value = Number(env[name]);
+    return env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
+  };
+  const idleTimeoutMs = number("TURNLOOP_STREAM_IDLE_TIMEOUT_MS");
+  const initialDelayMs = number("TURNLOOP_RETRY_BASE_DELAY_MS");
+  const maxRetries = number("TURNLOOP_MAX_RETRIES");
+  return {
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+    retry: {
+      ...(initialDelayMs === undefined ? {} : { initialDelayMs }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { describe, expect } from "vitest";
+import { printedSessionId, test } from "../support/fixtures.js";
+
+// A fresh user's trial (round 3, session 15, #16): ACP `session/new` stores a session at once
+// (an editor opening its agent panel), and `--continue` then took that empty session as "the
+// newest of this folder": the prompt went to it, without the conversation the user meant to
+// continue. `--continue` (-p and interactive) now takes the newest session holding a prompt.
+
+/** What an editor sends when its agent panel opens a thread: a session with no prompt. */
+function editorOpening(cwd: string): string {
+  return [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    },
+    { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd, mcpServers: [] } },
+  ]
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join("");
+}
+
+describe("--continue skips a session with no prompt yet", () => {
+  test("-p --continue and the interactive --continue take the last conversation, not the editor's empty session", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue({ text: "first" }, { text: "second" });
+    const first = await cli(["-p", "hi"]);
+    const id = printedSessionId(first.stderr);
+    const acp = await cli(["acp"], { stdin: editorOpening(repository) });
+    const empty = /"sessionId":"([0-9a-f-]{36})"/.exec(acp.stdout)?.[1];
+    expect(empty, acp.stdout + acp.stderr).toBeDefined();
+    expect(empty).not.toBe(id);
+    const continued = await cli(["--continue", "-p", "again"]);
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(printedSessionId(continued.stderr)).toBe(id);
+    expect(JSON.stringify(model.requests.at(-1))).toContain("hi");
+    const interactive = await cli(["--continue"], { stdin: "" });
+    expect(interactive.code, interactive.stderr).toBe(0);
+    expect(printedSessionId(interactive.stdout)).toBe(id);
+  });
+
+  test("with only an empty session, --continue says there is none to continue", async ({
+    cli,
+    repository,
+  }) => {
+    await cli(["acp"], { stdin: editorOpening(repository) });
+    const continued = await cli(["--continue", "-p", "again"]);
+    expect(continued).toMatchObject({
+      code: 64,
+      stderr: `turnloop: no session to continue in ${repository}; run without --continue to start one\n`,
+    });
+  });
+});

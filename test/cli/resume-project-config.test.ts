@@ -1,0 +1,140 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect } from "vitest";
+import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
+
+// A fresh user's trial (round 3, session 15, #1): a session resumed from another folder ran with
+// the rules of the folder turnloop was started in, not its own folder's `.turnloop/config.json`:
+// the repository's deny rule did not stop `touch`, and an unrelated folder's deny rule applied
+// instead. A session now runs with its own folder's project file (trusted or not as that folder
+// is), on `-p --resume`, the interactive `--resume` and `/resume` (src/session/host.ts `configOf`).
+
+const folders: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(
+    folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })),
+  );
+});
+
+async function projectConfig(folder: string, settings: object): Promise<string> {
+  await mkdir(join(folder, ".turnloop"), { recursive: true });
+  const path = join(folder, ".turnloop", "config.json");
+  await writeFile(path, JSON.stringify(settings));
+  return path;
+}
+
+/** Another folder, whose project file denies `bash(echo *)`. */
+async function otherFolder(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), "turnloop-other-"));
+  folders.push(folder);
+  await projectConfig(folder, { permissions: { deny: ["bash(echo *)"] } });
+  return folder;
+}
+
+/** The model asks to run `command`, then says "Done.". */
+function runs(model: CliFixtures["model"], command: string): void {
+  model.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+}
+
+/** A session made in the repository, whose project file denies `bash(touch *)`. */
+async function repositorySession({
+  cli,
+  model,
+  repository,
+}: Pick<CliFixtures, "cli" | "model" | "repository">): Promise<string> {
+  await projectConfig(repository, { permissions: { deny: ["bash(touch *)"] } });
+  model.enqueue({ text: "first" });
+  const first = await cli(["-p", "hi"]);
+  expect(first.code, first.stderr).toBe(0);
+  return printedSessionId(first.stderr);
+}
+
+describe("a session resumed from another folder runs with its own folder's project config", () => {
+  test("-p --resume: the session's folder's deny rule applies, the start folder's does not", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    const other = await otherFolder();
+    runs(model, "touch denied.txt");
+    const touch = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: other });
+    expect(touch.code).toBe(0);
+    expect(touch.stderr).toMatch(
+      /✗ bash touch denied\.txt \(\d+ ms\): Permission denied for 'bash': the rule bash\(touch \*\) denies it/,
+    );
+    expect(existsSync(join(repository, "denied.txt"))).toBe(false);
+    runs(model, "echo hi");
+    const echo = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: other });
+    expect(echo.code).toBe(0);
+    expect(echo.stderr).toMatch(/✓ bash echo hi/);
+  });
+
+  test("-p --resume: an invalid project file of the session's folder is a usage error naming it", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    const path = await projectConfig(repository, { permissions: { deny: ["bash("] } });
+    const other = await otherFolder();
+    const refused = await cli(["-p", "go", "--resume", id], { cwd: other });
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(`turnloop: the session's folder ${repository}: ${path}:`);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  test("the interactive --resume: the session's folder's deny rule applies", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    const other = await otherFolder();
+    runs(model, "touch denied.txt");
+    const resumed = await cli(["--resume", id, "--allow-all-tools"], { cwd: other, stdin: "go\n" });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("the rule bash(touch *) denies it");
+    expect(existsSync(join(repository, "denied.txt"))).toBe(false);
+  });
+
+  test("/resume: the session's folder's rules are the ones /permissions lists", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    const other = await otherFolder();
+    const resumed = await cli([], { cwd: other, stdin: `/resume ${id}\n/permissions\n` });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(`resumed session ${id} in ${repository}`);
+    const listed = resumed.stdout.slice(resumed.stdout.indexOf("rules from the config files"));
+    expect(listed).toContain(
+      `deny bash(touch *)  (from ${join(repository, ".turnloop", "config.json")})`,
+    );
+    expect(listed).not.toContain("bash(echo *)");
+  });
+
+  test("the interactive --resume opens in the mode of the session's folder's trusted project file", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    await projectConfig(repository, { permissions: { mode: "auto" } });
+    const trusted = await cli(["mcp", "trust"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const other = await otherFolder();
+    const resumed = await cli(["--resume", id], { cwd: other, stdin: "/mode\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/^(> )?\* auto: /m);
+    const here = await cli([], { cwd: other, stdin: "/mode\n" });
+    expect(here.stdout).toMatch(/^(> )?\* ask: /m);
+  });
+});

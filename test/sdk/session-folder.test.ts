@@ -1,0 +1,60 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { callingTools } from "../support/replies.js";
+import { fixtureForEachTest } from "./support.js";
+
+// A fresh user's trial (round 3, session 15, #1): the server ran a session created or resumed
+// for another folder than its own with the project file of the folder it was started in, and
+// `resumeSession(id, { workingDirectory })` naming another folder than the session's was taken
+// without a word (the commands still ran in the session's folder). A session now runs with its
+// own folder's `.turnloop/config.json` (src/session/host.ts `configOf`), and a resume naming
+// another folder is refused, as ACP `session/load` refuses it.
+
+const fixture = fixtureForEachTest();
+
+async function denying(folder: string, rule: string): Promise<void> {
+  await mkdir(join(folder, ".turnloop"), { recursive: true });
+  await writeFile(
+    join(folder, ".turnloop", "config.json"),
+    JSON.stringify({ permissions: { deny: [rule] } }),
+  );
+}
+
+test("createSession in another folder runs with that folder's deny rules; a resume naming another folder is refused", async () => {
+  await denying(fixture.cwd, "bash(echo *)");
+  const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
+  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  await denying(project, "bash(touch *)");
+  const client = await fixture.startedClient();
+  const session = await client.createSession({ workingDirectory: project, allowAllTools: true });
+  fixture.model.enqueue(callingTools(["call_1", "bash", { command: "touch denied.txt" }]), {
+    text: "Done.",
+  });
+  await session.sendAndWait({ prompt: "touch it" });
+  expect(existsSync(join(project, "denied.txt"))).toBe(false);
+  fixture.model.enqueue(callingTools(["call_2", "bash", { command: "echo hi > said.txt" }]), {
+    text: "Done.",
+  });
+  await session.sendAndWait({ prompt: "say it" });
+  expect(existsSync(join(project, "said.txt"))).toBe(true);
+  await session.disconnect();
+
+  await expect(
+    client.resumeSession(session.sessionId, { workingDirectory: fixture.cwd }),
+  ).rejects.toThrow(
+    `session.resume: workingDirectory ${fixture.cwd}: session ${session.sessionId} works in ${project}; resume it with that workingDirectory (or none), or create a new session in ${fixture.cwd}`,
+  );
+  // Without one (the client's cwd is not sent) or with its own, it resumes, with its rules.
+  const resumed = await client.resumeSession(session.sessionId, { allowAllTools: true });
+  fixture.model.enqueue(callingTools(["call_3", "bash", { command: "touch again.txt" }]), {
+    text: "Done.",
+  });
+  await resumed.sendAndWait({ prompt: "touch again" });
+  expect(existsSync(join(project, "again.txt"))).toBe(false);
+  await resumed.disconnect();
+  const same = await client.resumeSession(session.sessionId, { workingDirectory: project });
+  await same.disconnect();
+});
