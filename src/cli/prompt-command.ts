@@ -9,7 +9,13 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
-import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
+import {
+  ancestorWritesTo,
+  readStdin,
+  stdinKind,
+  stdinText,
+  withStdinAttachment,
+} from "./prompt-input.js";
 import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
 import { type NotOpened, openPromptSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
@@ -339,7 +345,8 @@ async function promptText(
         }
       : { ok: true, text: options.prompt };
   }
-  const bytes = kind === "empty" ? Buffer.alloc(0) : await readStdin(io.stdin(), kind);
+  const bytes =
+    kind === "empty" ? Buffer.alloc(0) : await readStdin(io.stdin(), letGo(kind, fromStdin));
   const decoded = bytes === undefined ? undefined : stdinText(bytes);
   if (decoded?.ok === false) {
     return decoded;
@@ -357,6 +364,19 @@ async function promptText(
         ? options.prompt
         : withStdinAttachment(options.prompt, piped),
   };
+}
+
+/**
+ * When a silent stdin may be left behind ({@link readStdin}): never when it is the prompt itself
+ * (`-p -`: waiting is right) nor for a file; a socket (Node's `spawn`) and a pipe whose writer is
+ * the program that started turnloop (Python's `subprocess`, Go's `exec`) after a second of
+ * silence; a pipe a sibling writes (`make | turnloop -p …`) is waited for, however slow.
+ */
+function letGo(kind: "socket" | "pipe" | "data", fromStdin: boolean): (() => boolean) | undefined {
+  if (fromStdin || kind === "data") {
+    return undefined;
+  }
+  return kind === "socket" ? () => true : () => ancestorWritesTo() !== false;
 }
 
 /**
