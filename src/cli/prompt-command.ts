@@ -380,16 +380,21 @@ function letGo(kind: "socket" | "pipe" | "data", fromStdin: boolean): (() => boo
 }
 
 /**
- * Says why the session could not be opened: on stderr, or, for a store's refusal under
- * `--output-format json`/`stream-json`, as the one result object scripts read (README: one object
- * when the prompt ends, `error` saying why), as a new session's refused first write says it.
+ * Says why the session could not be opened: on stderr, or, for a store's refusal or a session
+ * another process holds under `--output-format json`/`stream-json`, as the one result object
+ * scripts read (README: one object when the prompt ends, `error` saying why), as a new session's
+ * refused first write says it.
  */
 function sayNotOpened(opened: NotOpened, options: PromptOptions, io: PromptIo): void {
-  if (opened.storage === undefined || options.outputFormat === "text") {
-    io.stderr.write(`turnloop: ${opened.message}\n`);
+  const { storage, held, message } = opened;
+  if ((storage === undefined && held === undefined) || options.outputFormat === "text") {
+    io.stderr.write(`turnloop: ${message}\n`);
     return;
   }
-  const outcome = { error: { errorType: "storage" as const, message: opened.message } };
-  const result = new PromptResultCollector().result(outcome, opened.storage.sessionId ?? null, 0);
-  io.stdout.write(`${JSON.stringify(result)}\n`);
+  const outcome = { error: { errorType: "storage" as const, message } };
+  const sessionId = held?.sessionId ?? storage?.sessionId ?? null;
+  const result = new PromptResultCollector().result(outcome, sessionId, 0);
+  // A held session is no store failure: `error.type` says `locked` (trial finding 8).
+  const shown = held === undefined ? result : { ...result, error: { type: "locked", message } };
+  io.stdout.write(`${JSON.stringify(shown)}\n`);
 }

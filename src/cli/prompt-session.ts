@@ -46,7 +46,7 @@ export async function openPromptSession(
     return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
   } catch (error) {
     if (error instanceof SessionLockedError) {
-      return failed(error.message, "error");
+      return { ...failed(error.message, "error"), held: { sessionId: error.sessionId } };
     }
     if (errorCode(error) === "ENOENT") {
       return failed(`no session ${options.resume ?? ""} in ${host.home}`);
@@ -56,11 +56,15 @@ export async function openPromptSession(
   }
 }
 
-/** Why `-p` could not open its session; `storage` when the store refused (its session, if known). */
+/**
+ * Why `-p` could not open its session; `storage` when the store refused (its session, if known),
+ * `held` when another process holds the session.
+ */
 export interface NotOpened {
   ok: false;
   message: string;
   /** `usage` (exit 64: a wrong id or folder), `error` (exit 1: held elsewhere, store refused). */
   kind: "usage" | "error";
   storage?: { sessionId: string | undefined };
+  held?: { sessionId: string };
 }
