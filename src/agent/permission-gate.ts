@@ -51,7 +51,13 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
   return async ({ tool, input, toolCall, signal, start }): Promise<PermissionAnswer> => {
     start(toolCall.arguments);
     const decision = await decide({ tool, input, toolCall });
-    const allowed: PermissionAnswer = { allowed: true, input, arguments: toolCall.arguments };
+    const { hidden } = decision.kind === "deny" ? {} : decision;
+    const allowed: PermissionAnswer = {
+      allowed: true,
+      input,
+      arguments: toolCall.arguments,
+      ...(hidden === undefined ? {} : { hidden }),
+    };
     switch (decision.kind) {
       case "allow":
         return allowed;

@@ -16,10 +16,11 @@ import type {
  * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
  * `modifiedArgs`), so `tool.execution_start` shows what ran. A refusal may be `rejected` (the
  * user said no, rather than a rule, a hook or nobody to ask) and carry the face's own `content`
- * for the model.
+ * for the model. `hidden` names the files an allowed search must leave out of its result
+ * (tools/define-tool.ts `ToolContext.hidden`).
  */
 export type PermissionAnswer =
-  | { allowed: true; input: unknown; arguments: JsonObject }
+  | { allowed: true; input: unknown; arguments: JsonObject; hidden?: (path: string) => boolean }
   | { allowed: false; reason: string; rejected?: boolean; content?: string };
 
 /**
@@ -226,7 +227,7 @@ async function settle(
     const content = answer.content ?? `Permission denied for '${toolCall.name}': ${answer.reason}`;
     return { toolCall, content, isError: true, errorCode: answer.rejected ? "rejected" : "denied" };
   }
-  const result = await runTool(context, call.tool, answer.input, toolCall);
+  const result = await runTool(context, call.tool, answer.input, toolCall, answer.hidden);
   if (context.signal.aborted) {
     const content = `${result.content}\n[cancelled by the user]`.trimStart();
     return { toolCall, content, isError: true, errorCode: "cancelled" };
@@ -258,6 +259,7 @@ async function runTool(
   tool: AnyTool,
   input: unknown,
   toolCall: ToolRequest,
+  hidden: ((path: string) => boolean) | undefined,
 ): Promise<ToolResult> {
   const controller = new AbortController();
   const signal = AbortSignal.any([context.signal, controller.signal]);
@@ -270,6 +272,7 @@ async function runTool(
       toolCallId: toolCall.toolCallId,
       signal,
       ...(context.client === undefined ? {} : { client: context.client }),
+      ...(hidden === undefined ? {} : { hidden }),
       commands: context.commands,
       secrets: context.secrets,
       onPartialResult: (partialOutput) =>

@@ -10,7 +10,13 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
-import { readStdin, stdinKind, stdinText, withStdinAttachment } from "./prompt-input.js";
+import {
+  ancestorWritesTo,
+  readStdin,
+  stdinKind,
+  stdinText,
+  withStdinAttachment,
+} from "./prompt-input.js";
 import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
 import { type NotOpened, openPromptSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
@@ -375,7 +381,8 @@ async function promptText(
         }
       : { ok: true, text: options.prompt };
   }
-  const bytes = kind === "empty" ? Buffer.alloc(0) : await readStdin(io.stdin(), kind);
+  const bytes =
+    kind === "empty" ? Buffer.alloc(0) : await readStdin(io.stdin(), letGo(kind, fromStdin));
   const decoded = bytes === undefined ? undefined : stdinText(bytes);
   if (decoded?.ok === false) {
     return decoded;
@@ -396,16 +403,34 @@ async function promptText(
 }
 
 /**
- * Says why the session could not be opened: on stderr, or, for a store's refusal under
- * `--output-format json`/`stream-json`, as the one result object scripts read (README: one object
- * when the prompt ends, `error` saying why), as a new session's refused first write says it.
+ * When a silent stdin may be left behind ({@link readStdin}): never when it is the prompt itself
+ * (`-p -`: waiting is right) nor for a file; a socket (Node's `spawn`) and a pipe whose writer is
+ * the program that started turnloop (Python's `subprocess`, Go's `exec`) after a second of
+ * silence; a pipe a sibling writes (`make | turnloop -p …`) is waited for, however slow.
+ */
+function letGo(kind: "socket" | "pipe" | "data", fromStdin: boolean): (() => boolean) | undefined {
+  if (fromStdin || kind === "data") {
+    return undefined;
+  }
+  return kind === "socket" ? () => true : () => ancestorWritesTo() !== false;
+}
+
+/**
+ * Says why the session could not be opened: on stderr, or, for a store's refusal or a session
+ * another process holds under `--output-format json`/`stream-json`, as the one result object
+ * scripts read (README: one object when the prompt ends, `error` saying why), as a new session's
+ * refused first write says it.
  */
 function sayNotOpened(opened: NotOpened, options: PromptOptions, io: PromptIo): void {
-  if (opened.storage === undefined || options.outputFormat === "text") {
-    io.stderr.write(`turnloop: ${opened.message}\n`);
+  const { storage, held, message } = opened;
+  if ((storage === undefined && held === undefined) || options.outputFormat === "text") {
+    io.stderr.write(`turnloop: ${message}\n`);
     return;
   }
-  const outcome = { error: { errorType: "storage" as const, message: opened.message } };
-  const result = new PromptResultCollector().result(outcome, opened.storage.sessionId ?? null, 0);
-  io.stdout.write(`${JSON.stringify(result)}\n`);
+  const outcome = { error: { errorType: "storage" as const, message } };
+  const sessionId = held?.sessionId ?? storage?.sessionId ?? null;
+  const result = new PromptResultCollector().result(outcome, sessionId, 0);
+  // A held session is no store failure: `error.type` says `locked` (trial finding 8).
+  const shown = held === undefined ? result : { ...result, error: { type: "locked", message } };
+  io.stdout.write(`${JSON.stringify(shown)}\n`);
 }

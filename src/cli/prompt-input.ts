@@ -1,22 +1,28 @@
-import { fstatSync, type Stats, statSync } from "node:fs";
+import { fstatSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { ATTACHMENT_OPENINGS } from "../session/prompt-attachments.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 
 /** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
 export const STDIN_MAX_BYTES = 100 * 1024;
 
-/** How long a socket stdin (a program that started us and left its pipe open) may stay silent (ms). */
-const SOCKET_SILENCE_MS = 1000;
+/**
+ * How long a stdin that a program started us with and left open may stay silent (ms) when the
+ * prompt is given as an argument (see {@link readStdin}).
+ */
+const STDIN_SILENCE_MS = 1000;
+
+/** How many processes up {@link ancestorWritesTo} looks for the writer of stdin's pipe. */
+const ANCESTORS_LOOKED_AT = 8;
 
 /**
- * Whether `-p` should read stdin: never a terminal; a shell pipe, a file or a character device
- * yes; a socket (what a program's `spawn` gives) yes, but see {@link readStdin}'s silence limit;
- * `/dev/null` ("empty") has nothing to read. Told from `fstat` (and, for a character device other
+ * Whether `-p` should read stdin: never a terminal; a pipe ("pipe"), a file or a character
+ * device ("data") yes; a socket (what Node's `spawn` gives) yes, but see {@link readStdin}'s
+ * silence limit; `/dev/null` ("empty") has nothing to read. Told from `fstat` (and, for a character device other
  * than `/dev/null`, Node's tty module), never from `process.stdin`: that makes stdin's stream, a
  * file stream on `/dev/null`, which `-p` under a program's `stdio: "ignore"` made and read before
  * its first request (issue 26).
  */
-export function stdinKind(fd = 0): "terminal" | "socket" | "data" | "empty" {
+export function stdinKind(fd = 0): "terminal" | "socket" | "pipe" | "data" | "empty" {
   let stats: Stats;
   try {
     stats = fstatSync(fd);
@@ -26,7 +32,10 @@ export function stdinKind(fd = 0): "terminal" | "socket" | "data" | "empty" {
   if (stats.isSocket()) {
     return "socket";
   }
-  if (stats.isFIFO() || stats.isFile()) {
+  if (stats.isFIFO()) {
+    return "pipe";
+  }
+  if (stats.isFile()) {
     return "data";
   }
   if (!stats.isCharacterDevice()) {
@@ -69,24 +78,26 @@ function isNullDevice(stats: Stats): boolean {
 }
 
 /**
- * Reads all of `input` as bytes. For a socket, gives up with `undefined` when nothing at all
- * arrives within {@link SOCKET_SILENCE_MS} (a parent that never writes nor closes its pipe must not
- * hang `-p`).
+ * Reads all of `input` as bytes. When nothing at all arrives within {@link STDIN_SILENCE_MS} and
+ * `letGo` then answers true, gives up with `undefined`: a program that started `-p` with a pipe
+ * it never writes nor closes must not hang it. Without `letGo`, waits for the end.
  */
 export function readStdin(
   input: NodeJS.ReadableStream,
-  kind: "socket" | "data",
+  letGo?: () => boolean,
 ): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const silence =
-      kind === "socket"
-        ? setTimeout(() => {
-            input.removeAllListeners("data");
-            input.pause();
-            resolve(undefined);
-          }, SOCKET_SILENCE_MS)
-        : undefined;
+      letGo === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (chunks.length === 0 && letGo()) {
+              input.removeAllListeners("data");
+              input.pause();
+              resolve(undefined);
+            }
+          }, STDIN_SILENCE_MS);
     input.on("data", (chunk: Buffer | string) => {
       clearTimeout(silence);
       chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
@@ -100,6 +111,53 @@ export function readStdin(
       reject(error);
     });
   });
+}
+
+/**
+ * Whether a process that (directly or through its ancestors) started turnloop holds the write
+ * end of stdin's pipe (`fd`), read from Linux's /proc: true for a program that made the pipe to
+ * start turnloop (Python's `subprocess.PIPE`, Go's `StdinPipe`, `shell=True` included), which
+ * is waiting for turnloop; false in a shell pipeline (`make | turnloop -p …`), where a sibling
+ * writes and may take its time; undefined when it cannot be told (no /proc).
+ */
+export function ancestorWritesTo(fd = 0, start = process.ppid): boolean | undefined {
+  try {
+    const pipe = fstatSync(fd);
+    let pid = start;
+    for (let depth = 0; depth < ANCESTORS_LOOKED_AT && pid > 1; depth += 1) {
+      if (holdsWriteEnd(pid, pipe)) {
+        return true;
+      }
+      pid = parentOf(pid);
+    }
+    return false;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` has `pipe` (a pipe or named pipe) open for writing. */
+function holdsWriteEnd(pid: number, pipe: Stats): boolean {
+  const folder = `/proc/${pid}`;
+  return readdirSync(`${folder}/fd`).some((fd) => {
+    try {
+      const opened = statSync(`${folder}/fd/${fd}`);
+      if (opened.ino !== pipe.ino || opened.dev !== pipe.dev) {
+        return false;
+      }
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`${folder}/fdinfo/${fd}`, "utf8"));
+      // O_WRONLY is 1 and O_RDWR 2: either end can write.
+      return flags?.[1] !== undefined && (Number.parseInt(flags[1], 8) & 3) !== 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The parent of process `pid`: the fourth field of /proc/PID/stat, after the command's `)`. */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number.parseInt(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] ?? "0", 10);
 }
 
 /**

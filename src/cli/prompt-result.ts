@@ -13,7 +13,8 @@ export interface PromptResult {
   subtype: "success" | "error_max_turns" | "error_during_execution";
   is_error: boolean;
   /**
-   * The final answer: the text of the last model reply of the prompt; empty when the prompt was
+   * The final answer: the text of the last model reply of the prompt (for one that ended with
+   * autopilot's `task_complete` and no text, its summary); empty when the prompt was
    * cancelled or failed (a reply cut short is no answer; it stays in the session's log).
    */
   result: string;
@@ -55,6 +56,12 @@ export class PromptResultCollector {
         return;
       case "assistant.message":
         this.lastText = event.data.content;
+        return;
+      case "session.task_complete":
+        // The reply that called task_complete may have no text: its summary is the answer then.
+        if (this.lastText.trim() === "") {
+          this.lastText = event.data.summary;
+        }
         return;
       case "abort":
         // A cancelled prompt has no answer: its cut reply is in the log, not the result.

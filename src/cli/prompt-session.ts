@@ -47,7 +47,7 @@ export async function openPromptSession(
     return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
   } catch (error) {
     if (error instanceof SessionLockedError) {
-      return failed(error.message, "error");
+      return { ...failed(error.message, "error"), held: { sessionId: error.sessionId } };
     }
     if (error instanceof ConfigError) {
       // Its folder's config file is bad (host.ts `open`): as for a new session there.
@@ -61,11 +61,15 @@ export async function openPromptSession(
   }
 }
 
-/** Why `-p` could not open its session; `storage` when the store refused (its session, if known). */
+/**
+ * Why `-p` could not open its session; `storage` when the store refused (its session, if known),
+ * `held` when another process holds the session.
+ */
 export interface NotOpened {
   ok: false;
   message: string;
   /** `usage` (exit 64: a wrong id or folder), `error` (exit 1: held elsewhere, store refused). */
   kind: "usage" | "error";
   storage?: { sessionId: string | undefined };
+  held?: { sessionId: string };
 }

@@ -7,7 +7,7 @@
  */
 
 import { existsSync } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage, warningLine } from "../events/errors.js";
 import { importedLog, importNotes } from "../session/imported-log.js";
@@ -15,6 +15,7 @@ import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
 import { resolveSessionId } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
+import { writeOutputFile } from "./output-file.js";
 
 /**
  * A usage error (README's exit codes): an id or prefix naming no session or several, as for
@@ -75,12 +76,7 @@ export async function runSessionsTransfer(
       io.stdout.write(log);
     } else {
       const target = resolve(io.cwd, command.out);
-      const handle = await open(target, "w", 0o600);
-      try {
-        await handle.writeFile(log);
-      } finally {
-        await handle.close();
-      }
+      await writeOutputFile(target, log);
       io.stderr.write(`turnloop: wrote ${target}\n`);
     }
     return 0;

@@ -76,7 +76,8 @@ export class TerminalRenderer {
    * ends on it (autopilot's `task_complete` call), as `--quiet` and the JSON `result` give it.
    */
   private lastNarrated: string | undefined;
-  private taskCompleted = false;
+  /** The summary of autopilot's `task_complete`, once called: the answer when its reply has no text. */
+  private taskSummary: string | undefined;
   /** The checklist last shown, to show the plan only when it changes. */
   private shownPlan = "";
   readonly totals = new PromptTotals();
@@ -179,13 +180,25 @@ export class TerminalRenderer {
 
   /** Writes the answer held for the end of the prompt, if any, and ends the line. */
   flush(): void {
-    const answer = this.heldAnswer ?? (this.taskCompleted ? this.lastNarrated : undefined);
+    const answer = this.heldAnswer ?? this.completedAnswer();
     this.heldAnswer = undefined;
     this.lastNarrated = undefined;
+    this.taskSummary = undefined;
     if (answer !== undefined && answer.trim() !== "") {
       this.answer(this.options.markdown?.(answer) ?? answer);
     }
     this.endLine();
+  }
+
+  /**
+   * The answer of a prompt that ended with `task_complete`: the text of the reply that called it,
+   * or its summary when that reply had none (trial finding 6: the answer was empty).
+   */
+  private completedAnswer(): string | undefined {
+    if (this.taskSummary === undefined) {
+      return undefined;
+    }
+    return this.lastNarrated?.trim() ? this.lastNarrated : this.taskSummary;
   }
 
   /** Ends the answer with a newline if it did not end with one. */
@@ -234,6 +247,7 @@ export class TerminalRenderer {
   unanswered(): void {
     this.releaseHeldAnswer();
     this.lastNarrated = undefined;
+    this.taskSummary = undefined;
     this.endLine();
   }
 
@@ -323,7 +337,7 @@ export class TerminalRenderer {
         this.note("cancelled");
         return;
       case "session.task_complete":
-        this.taskCompleted = true;
+        this.taskSummary = event.data.summary;
         this.note(`task complete: ${event.data.summary}`);
         return;
       case "session.autopilot_stopped":

@@ -8,6 +8,7 @@ import { PROJECT_CONFIGURATION } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
 import type { CommandConfinement } from "./permission-mode.js";
 import {
+  hiddenPaths,
   isInside,
   MCP_RULE,
   type PermissionRule,
@@ -104,12 +105,20 @@ export interface PermissionPolicy {
 /**
  * What the rules say about one call: it runs, it is refused (`reason` names the deny rule), or
  * the user must be asked `question`; `unclear` then says why a command is asked about even under
- * `--allow-all-tools` (it cannot be fully read while deny rules for its tool apply).
+ * `--allow-all-tools` (it cannot be fully read while deny rules for its tool apply). A call that
+ * may run (at once or once the user agrees) carries the files it must not show, `hidden`.
  */
 export type PermissionDecision =
-  | { kind: "allow" }
+  | { kind: "allow"; hidden?: HiddenPaths }
   | { kind: "deny"; reason: string }
-  | { kind: "ask"; question: PermissionQuestion; unclear?: string };
+  | { kind: "ask"; question: PermissionQuestion; unclear?: string; hidden?: HiddenPaths };
+
+/**
+ * Which files an allowed call that searches or lists a folder must leave out of its result:
+ * those the path deny rules for reading cover (permission-rules.ts `hiddenPaths`). Takes an
+ * absolute path.
+ */
+export type HiddenPaths = (path: string) => boolean;
 
 /** One tool call as the rules see it: the tool, its validated input and the model's request. */
 export interface PermissionSubject {
@@ -156,14 +165,19 @@ export function permissionDecider(
       return { kind: "deny", reason: `the rule ${denial.text} denies it` };
     }
     const unclear = unclearUnderDenyRules(subject, rules.deny);
+    const hidden = hiddenPaths(rules.deny, tool.name, cwd, root);
+    const allow: PermissionDecision = {
+      kind: "allow",
+      ...(hidden === undefined ? {} : { hidden }),
+    };
     if ((rules.allowAllTools && unclear === undefined) || rulesCover(rules.allow, subject, root)) {
-      return { kind: "allow" };
+      return allow;
     }
     const folders = await Promise.all(rules.folders.map((folder) => resolveReal(resolve(folder))));
     const roots = [root, ...folders];
     const inside = paths.every((path) => roots.some((each) => isInside(path, each)));
     if ((!tool.mutates && inside) || autoAllows(rules, subject, tool, inside, unclear)) {
-      return { kind: "allow" };
+      return allow;
     }
     const question: PermissionQuestion = {
       toolCallId: toolCall.toolCallId,
@@ -181,7 +195,12 @@ export function permissionDecider(
         ? {}
         : { sandbox: rules.confinement }),
     };
-    return { kind: "ask", question, ...(unclear === undefined ? {} : { unclear }) };
+    return {
+      kind: "ask",
+      question,
+      ...(unclear === undefined ? {} : { unclear }),
+      ...(hidden === undefined ? {} : { hidden }),
+    };
   };
 }
 

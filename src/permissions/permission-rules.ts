@@ -81,7 +81,7 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
   if (rule.tool === MCP_RULE && subject.toolName !== MCP_RULE) {
     return mcpRuleMatches(rule, subject);
   }
-  if (rule.tool !== subject.toolName) {
+  if (rule.tool !== subject.toolName && !pathDenyRuleCovers(rule, subject.toolName)) {
     return false;
   }
   if (rule.pattern === undefined) {
@@ -99,6 +99,60 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
     return matched || (analysis.unclear.length > 0 && mentionsCommand(analysis, pattern));
   }
   return subject.paths.some((path) => pathMatches(rule.pattern ?? "", path, cwd));
+}
+
+/**
+ * The tools a path deny rule of each file tool covers: one of a reading tool (`view`, `grep`,
+ * `glob`) covers every tool that reads files by path, `edit` included (its diff shows lines of
+ * the file); one of an editing tool (`edit`, `create`) covers every tool that writes files by
+ * path. As Claude Code's `Read(…)` covers Grep and Glob, and `Edit(…)` every editing tool: the
+ * model must not reach a file by another tool than the one a rule names. A rule without a
+ * pattern (`--deny-tool grep`) switches off only its tool; `bash` needs its own rules.
+ */
+const READING_TOOLS: readonly string[] = ["view", "grep", "glob", "edit"];
+const WRITING_TOOLS: readonly string[] = ["edit", "create"];
+const PATH_RULE_FAMILIES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["view", READING_TOOLS],
+  ["grep", READING_TOOLS],
+  ["glob", READING_TOOLS],
+  ["edit", WRITING_TOOLS],
+  ["create", WRITING_TOOLS],
+]);
+
+/** Whether `rule`, a deny rule with a path pattern, covers calls of `toolName` ({@link PATH_RULE_FAMILIES}). */
+function pathDenyRuleCovers(rule: PermissionRule, toolName: string): boolean {
+  return (
+    rule.pattern !== undefined && (PATH_RULE_FAMILIES.get(rule.tool)?.includes(toolName) ?? false)
+  );
+}
+
+/**
+ * The paths `deny` keeps from a call of `toolName` that searches or lists a folder: those its
+ * path deny rules (and those of the tools whose rules cover it) match. Undefined when none can.
+ * `cwd` and `realCwd` are the session's folder as given and with its links resolved; the answer
+ * takes absolute paths in either form.
+ */
+export function hiddenPaths(
+  deny: readonly PermissionRule[],
+  toolName: string,
+  cwd: string,
+  realCwd: string,
+): ((path: string) => boolean) | undefined {
+  if (!READING_TOOLS.includes(toolName)) {
+    return undefined;
+  }
+  const patterns = deny.flatMap((rule) =>
+    rule.pattern !== undefined && (rule.tool === toolName || pathDenyRuleCovers(rule, toolName))
+      ? [rule.pattern]
+      : [],
+  );
+  if (patterns.length === 0) {
+    return undefined;
+  }
+  return (path) =>
+    patterns.some(
+      (pattern) => pathMatches(pattern, path, realCwd) || pathMatches(pattern, path, cwd),
+    );
 }
 
 /**

@@ -39,6 +39,12 @@ export interface ToolContext {
   /** The face's client, when it offers file access (ACP). */
   client?: ClientCapabilities;
   /**
+   * Files the session's path deny rules keep from this call (absolute paths, links resolved or
+   * not): a tool that searches or lists a folder (`grep`, `glob`, `view` of a folder) leaves
+   * them out of its result. Absent: nothing is hidden.
+   */
+  hidden?: (path: string) => boolean;
+  /**
    * How the session's commands run (the `bash` tool): the runner the session picked (a local
    * process, the ACP client's terminal, a sandbox) and the environment the session host hands down.
    */

@@ -10,10 +10,15 @@ const MAX_LISTED_ENTRIES = 300;
 /**
  * Lists `directory` (absolute) two levels deep, one entry per line, relative to it, directories
  * with a trailing `/`, sorted by name with each directory followed by its entries. Hidden and
- * gitignored entries are left out; `.git` and `node_modules` are never entered. Cut after
+ * gitignored entries are left out, and so are those `hidden` covers (the session's path deny
+ * rules); `.git` and `node_modules` are never entered. Cut after
  * {@link MAX_LISTED_ENTRIES} with a note. Rejects with an `AbortError` on abort.
  */
-export async function listDirectory(directory: string, signal: AbortSignal): Promise<string> {
+export async function listDirectory(
+  directory: string,
+  signal: AbortSignal,
+  hidden?: (path: string) => boolean,
+): Promise<string> {
   const filter = await GitignoreFilter.forRoot(directory);
   const lines: string[] = [];
   let entryCount = 0;
@@ -24,7 +29,11 @@ export async function listDirectory(directory: string, signal: AbortSignal): Pro
     for (const entry of entries) {
       const entryPath = join(absolutePath, entry.name);
       const isDirectory = entry.isDirectory();
-      if (entry.name.startsWith(".") || (await filter.isIgnored(entryPath, isDirectory))) {
+      if (
+        entry.name.startsWith(".") ||
+        hidden?.(entryPath) === true ||
+        (await filter.isIgnored(entryPath, isDirectory))
+      ) {
         continue;
       }
       entryCount += 1;

@@ -5,6 +5,7 @@ import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js"
 import { findFiles, loadSearchPackages, type SearchPackages } from "./gitignore.js";
 import {
   errorResult,
+  hiddenBelow,
   missingPathMessage,
   resolveToolPath,
   runGuarded,
@@ -28,7 +29,8 @@ export type GlobInput = z.infer<typeof globInput>;
 /**
  * `glob {pattern, path?}`: files matching a glob under `path` (default: the working directory),
  * newest first, one per line as `./relative/path` (Copilot CLI's format; absolute paths when the
- * pattern is absolute). Hidden, gitignored, `.git` and `node_modules` entries are skipped.
+ * pattern is absolute). Hidden, gitignored, `.git` and `node_modules` entries are skipped, and
+ * so are the files the session's path deny rules cover ({@link ToolContext.hidden}).
  */
 export const globTool = defineTool<GlobInput>({
   name: "glob",
@@ -63,7 +65,10 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
   if (!globRootStats?.isDirectory()) {
     return textResult("No files matched the pattern.");
   }
-  const matches = await findFiles(globRoot, rest, context.signal);
+  const hidden = await hiddenBelow(context, searchRoot);
+  const matches = (await findFiles(globRoot, rest, context.signal)).filter(
+    (match) => hidden === undefined || !hidden(join(globRoot, match)),
+  );
   if (matches.length === 0) {
     return textResult("No files matched the pattern.");
   }

@@ -5,7 +5,7 @@ import { fileLines } from "./file-lines.js";
 import { findFiles } from "./gitignore.js";
 import type { GrepOptions } from "./grep-options.js";
 import { decodeFileBytes } from "./text-decoding.js";
-import { resolveToolPath, statIfExists } from "./tool-support.js";
+import { hiddenBelow, resolveToolPath, statIfExists } from "./tool-support.js";
 
 /** Extensions of the ripgrep file types models use most; another type name is taken as an extension. */
 const TYPE_EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
@@ -42,7 +42,8 @@ interface SearchedFile {
 /**
  * Searches like ripgrep, in JavaScript, for when the ripgrep binary cannot be started. Emits the
  * same lines ripgrep would (`path:3:text`, `path-4-context`, `--`, `path:count`, `path`) for the
- * common cases; the pattern is a JavaScript RegExp, so exotic Rust regex syntax may differ.
+ * common cases, leaving out the files {@link ToolContext.hidden} covers; the pattern is a
+ * JavaScript RegExp, so exotic Rust regex syntax may differ.
  * Rejects on an invalid pattern or an abort.
  */
 export async function searchWithJavaScript(
@@ -87,12 +88,14 @@ async function filesToSearch(options: GrepOptions, context: ToolContext): Promis
   if (!stats.isDirectory()) {
     return [{ absolutePath: root, displayPath: options.path ?? root }];
   }
+  const hidden = await hiddenBelow(context, root);
   const globPattern = options.glob?.includes("/") ? options.glob : `**/${options.glob ?? "*"}`;
   const extensions =
     options.type === undefined ? undefined : (TYPE_EXTENSIONS[options.type] ?? [options.type]);
   const found = await findFiles(root, globPattern, context.signal);
   return found
     .filter((path) => extensions === undefined || extensions.includes(extname(path).slice(1)))
+    .filter((path) => hidden === undefined || !hidden(join(root, path)))
     .sort(comparePathComponents)
     .map((relativePath) => ({
       absolutePath: join(root, relativePath),

@@ -6,6 +6,7 @@ import { searchWithJavaScript } from "./grep-fallback.js";
 import type { GrepOptions } from "./grep-options.js";
 import {
   errorResult,
+  hiddenBelow,
   missingPathMessage,
   resolveToolPath,
   runGuarded,
@@ -105,20 +106,31 @@ export function runGrep(
       // ripgrep gets no shell to expand the home folder.
       options = { ...options, path: resolveToolPath(context.cwd, options.path) };
     }
-    if (options.path !== undefined) {
-      const target = resolveToolPath(context.cwd, options.path);
-      if ((await statIfExists(target)) === undefined) {
-        return errorResult(missingPathMessage(options.path));
-      }
+    const target = resolveToolPath(context.cwd, options.path ?? ".");
+    if (options.path !== undefined && (await statIfExists(target)) === undefined) {
+      return errorResult(missingPathMessage(options.path));
     }
+    const hidden = await hiddenBelow(context, target);
+    // Loaded only by a search that must leave files out: most sessions have no path deny rules.
+    const hiding = hidden === undefined ? undefined : await import("./grep-hidden.js");
     const ripgrep = ripgrepPath ?? (await bundledRipgrepPath());
     const search = async (usePcre2: boolean) => {
       const results = new ResultLines(options.headLimit);
+      const add = (line: string): void => results.add(sanitizeLine(line));
+      const onLine =
+        hiding === undefined || hidden === undefined
+          ? add
+          : hiding.hidingLines(options, context.cwd, hidden, add);
+      const hidingArguments = hiding?.hidingArguments(options) ?? [];
       const outcome: RipgrepOutcome =
         ripgrep === undefined
           ? { kind: "not-started" }
-          : await searchWithRipgrep(ripgrep, options, context, usePcre2, (line) =>
-              results.add(line),
+          : await searchWithRipgrep(
+              ripgrep,
+              options,
+              context,
+              { usePcre2, hidingArguments },
+              onLine,
             );
       return { results, outcome };
     };
@@ -197,18 +209,27 @@ const NO_FILES_SEARCHED = /^rg: No files were searched\b[^\n]*\n[^\n]*--debug[^\
 const NO_FILES_TEXT =
   "No matches found: no files were searched (the path holds no files, or every file is ignored, hidden or left out by the glob).";
 
-/** Runs ripgrep, passing each output line to `onLine`; the promise settles once it has exited. */
+/** How ripgrep is run: with PCRE2 or not, and the output grep-hidden.ts needs, if any. */
+interface RipgrepMode {
+  usePcre2: boolean;
+  hidingArguments: readonly string[];
+}
+
+/**
+ * Runs ripgrep, passing each output line as printed to `onLine`; the promise settles once it
+ * has exited.
+ */
 async function searchWithRipgrep(
   ripgrepPath: string,
   options: GrepOptions,
   context: ToolContext,
-  usePcre2: boolean,
+  mode: RipgrepMode,
   onLine: (line: string) => void,
 ): Promise<RipgrepOutcome> {
   // Loaded with the first search: a run that searches nothing never loads it (issue 26).
   const { spawn } = await import("node:child_process");
   return new Promise((resolve, reject) => {
-    const child = spawn(ripgrepPath, ripgrepArguments(options, usePcre2), {
+    const child = spawn(ripgrepPath, ripgrepArguments(options, mode), {
       cwd: context.cwd,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -223,7 +244,7 @@ async function searchWithRipgrep(
       const lines = (pending + decoder.write(chunk)).split("\n");
       pending = lines.pop() ?? "";
       for (const line of lines) {
-        onLine(sanitizeLine(line));
+        onLine(line);
       }
     });
     child.stderr.on("data", (chunk: Buffer) => {
@@ -242,7 +263,7 @@ async function searchWithRipgrep(
       context.signal.removeEventListener("abort", onAbort);
       const rest = pending + decoder.end();
       if (rest !== "") {
-        onLine(sanitizeLine(rest));
+        onLine(rest);
       }
       if (context.signal.aborted) {
         reject(new DOMException("grep cancelled", "AbortError"));
@@ -257,7 +278,7 @@ async function searchWithRipgrep(
   });
 }
 
-function ripgrepArguments(options: GrepOptions, usePcre2: boolean): string[] {
+function ripgrepArguments(options: GrepOptions, mode: RipgrepMode): string[] {
   const args = [
     "--no-config",
     // Without this, ripgrep honours .gitignore only inside a git repository.
@@ -282,9 +303,10 @@ function ripgrepArguments(options: GrepOptions, usePcre2: boolean): string[] {
   if (options.multiline) {
     args.push("--multiline", "--multiline-dotall");
   }
-  if (usePcre2) {
+  if (mode.usePcre2) {
     args.push("--pcre2");
   }
+  args.push(...mode.hidingArguments);
   if (options.glob !== undefined) {
     args.push(`--glob=${options.glob}`);
   }

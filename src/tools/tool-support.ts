@@ -1,9 +1,9 @@
 import type { Stats } from "node:fs";
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
-import type { ToolResult } from "./define-tool.js";
+import type { ToolContext, ToolResult } from "./define-tool.js";
 
 /** A successful result whose `content` is `text`. */
 export function textResult(text: string): ToolResult {
@@ -21,6 +21,35 @@ export function resolveToolPath(cwd: string, path: string): string {
     return join(homedir(), path.slice(1));
   }
   return isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+}
+
+/**
+ * The test for the files a search of the folder `root` (absolute) must leave out
+ * ({@link ToolContext.hidden}), taking the absolute paths the search finds below `root`. Each is
+ * judged as found and with `root`'s links resolved, so searching a link to a folder does not
+ * show what the rules hide in that folder. Undefined when nothing is hidden.
+ */
+export async function hiddenBelow(
+  context: ToolContext,
+  root: string,
+): Promise<((path: string) => boolean) | undefined> {
+  const hidden = context.hidden;
+  if (hidden === undefined) {
+    return undefined;
+  }
+  const realRoot = await realpath(root).catch(() => root);
+  return (path) => {
+    if (hidden(path)) {
+      return true;
+    }
+    const below = relative(root, path);
+    return (
+      realRoot !== root &&
+      !below.startsWith("..") &&
+      !isAbsolute(below) &&
+      hidden(join(realRoot, below))
+    );
+  };
 }
 
 /** The exact wording Copilot CLI's tools use for a missing path (models have seen it). */

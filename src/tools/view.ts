@@ -7,6 +7,7 @@ import { readImage } from "./image-file.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import {
   errorResult,
+  hiddenBelow,
   missingPathMessage,
   resolveToolPath,
   runGuarded,
@@ -64,7 +65,8 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
     return errorResult(missingPathMessage(input.path));
   }
   if (stats.isDirectory()) {
-    return textResult(await listDirectory(absolutePath, context.signal));
+    const hidden = await hiddenBelow(context, absolutePath);
+    return textResult(await listDirectory(absolutePath, context.signal, hidden));
   }
   if (!stats.isFile()) {
     // Devices and pipes (/dev/zero, a FIFO) could be read forever.

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { whenFileExists } from "../support/cli.js";
 import type { Reply } from "../support/fake-model-types.js";
-import { test } from "../support/fixtures.js";
+import { printedSessionId, test } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 
 // `-p --output-format json`: the result object's subtype and is_error for each way a prompt ends.
 
@@ -159,5 +160,46 @@ describe("--output-format stream-json: event ids", () => {
     ]);
     const ids = events.flatMap((event) => (event.id === undefined ? [] : [event.id]));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe("a session another process holds (trial finding 8)", () => {
+  test("-p --continue --output-format json prints the result object with error.type locked", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "first" });
+    const first = await cli(["-p", "start"]);
+    expect(first.code).toBe(0);
+    const released = gate();
+    const streaming = gate();
+    model.enqueue({ text: ["held", " reply"], pause: { afterEvents: 1, until: released.opened } });
+    const holder = cli(["-p", "hold it", "--continue", "--output-format", "stream-json"], {
+      onStart: (child) => {
+        child.stdout?.on("data", (chunk: Buffer) => {
+          // The gate: the holder's reply is streaming, so it holds the session.
+          if (chunk.toString("utf8").includes('"assistant.turn_start"')) {
+            streaming.open();
+          }
+        });
+      },
+    });
+    await streaming.opened;
+    const refused = await cli(["-p", "x", "--continue", "--output-format", "json"]);
+    released.open();
+    expect((await holder).code).toBe(0);
+    expect(refused.code).toBe(1);
+    const result = JSON.parse(refused.stdout) as Record<string, unknown>;
+    expect(result).toMatchObject({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      result: "",
+      error: { type: "locked" },
+    });
+    expect(String((result.error as { message: string }).message)).toContain(
+      "is open in another process",
+    );
+    expect(result.session_id).toBe(printedSessionId(first.stderr));
   });
 });

@@ -111,6 +111,22 @@ describe("-p in text mode", () => {
     ]);
   });
 
+  test("autopilot: a task_complete call with no text gives its summary as the answer, in text and JSON (trial finding 6)", async ({
+    cli,
+    model,
+  }) => {
+    const call = { id: "t1", name: "task_complete", arguments: '{"summary":"all done"}' };
+    model.enqueue({ toolCalls: [call] }, { toolCalls: [call] });
+    const text = await run(cli, ["--autopilot"]);
+    expect(text).toMatchObject({ code: 0, stdout: "all done\n" });
+    expect(progress(text.stderr).lines).toEqual([
+      "✓ task_complete summary=all done (N ms)",
+      "task complete: all done",
+    ]);
+    const json = await run(cli, ["--autopilot", "--output-format", "json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ result: "all done", subtype: "success" });
+  });
+
   test("a failed update_plan shows its tool line with the reason, not a checklist", async ({
     cli,
     model,

@@ -61,6 +61,37 @@ describe("turnloop sessions export", () => {
     expect(html.stdout).toContain("default-src 'none'");
   });
 
+  test("an --out in a folder that does not exist names that folder, not the session (trial finding 9)", async () => {
+    const environment = cleanEnvironment({ TURNLOOP_HOME: session.home });
+    const missing = join(session.home, "no-such-folder");
+    for (const [format, file] of [
+      ["html", "x.html"],
+      ["markdown", "x.md"],
+      ["jsonl", "x.jsonl"],
+    ] as const) {
+      const out = join(missing, file);
+      const result = await runCli(
+        ["sessions", "export", session.sessionId, "--format", format, "--out", out],
+        { cwd: session.home, env: environment },
+      );
+      expect(result).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: `turnloop: cannot write ${out}: no folder ${missing}\n`,
+      });
+    }
+    const out = join(missing, "v.html");
+    const view = await runCli(["sessions", "view", session.sessionId, "--out", out, "--no-open"], {
+      cwd: session.home,
+      env: environment,
+    });
+    expect(view).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: `turnloop: cannot write ${out}: no folder ${missing}\n`,
+    });
+  });
+
   test("bad input: an unknown format, an unknown session", async () => {
     const environment = cleanEnvironment({ TURNLOOP_HOME: session.home });
     const format = await runCli(["sessions", "export", session.sessionId, "--format", "pdf"], {

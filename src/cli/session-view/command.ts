@@ -3,12 +3,13 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorCode, errorMessage, warningLine } from "../../events/errors.js";
 import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
+import { writeOutputFile } from "../output-file.js";
 import { buildSessionView } from "./fold.js";
 import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
 import { sessionViewHtml } from "./page-html.js";
@@ -88,7 +89,7 @@ export async function runSessionsView(
       command.out === undefined
         ? await defaultViewPath(loaded.folder)
         : resolve(io.cwd, command.out);
-    await writeFile(target, sessionViewHtml(loaded.view), { mode: 0o600 });
+    await writeOutputFile(target, sessionViewHtml(loaded.view));
     io.stdout.write(`${target}\n`);
     reportRepairs(loaded.view, io);
     if (command.open) {
@@ -118,7 +119,7 @@ export async function runSessionsExport(
       io.stdout.write(text);
     } else {
       const target = resolve(io.cwd, command.out);
-      await writeFile(target, text, { mode: 0o600 });
+      await writeOutputFile(target, text);
       io.stderr.write(`turnloop: wrote ${target}\n`);
     }
     reportRepairs(loaded.view, io);
