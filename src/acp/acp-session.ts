@@ -100,10 +100,8 @@ export class AcpSession {
 
   /** The `modes` of a `session/new` / `load` / `resume` answer. */
   modes(): acp.SessionModeState {
-    return modeState(
-      this.mode,
-      describeAutoMode(this.context.host.configOf(this.session), this.sandbox),
-    );
+    const auto = describeAutoMode(this.context.host.configOf(this.session), this.sandbox);
+    return modeState(this.mode, auto);
   }
 
   /** The full config options (mode, model, sandbox). */

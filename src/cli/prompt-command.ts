@@ -10,13 +10,7 @@ import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
-import {
-  ancestorWritesTo,
-  readStdin,
-  stdinKind,
-  stdinText,
-  withStdinAttachment,
-} from "./prompt-input.js";
+import { promptText } from "./prompt-input.js";
 import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
 import { type NotOpened, openPromptSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
@@ -191,7 +185,7 @@ async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<stri
     io.stderr.write(`turnloop: ${cwdProblem}\n`);
     return EXIT.usage;
   }
-  const prompt = await promptText(options, io);
+  const prompt = await promptText(options.prompt, io.stdin);
   if (!prompt.ok) {
     io.stderr.write(`turnloop: ${prompt.message}\n`);
     return EXIT.usage;
@@ -360,59 +354,6 @@ async function runWithSignals(
   } finally {
     stops.dispose();
   }
-}
-
-/**
- * The prompt: `-p TEXT`, or stdin for `-p -` (and `-p` without text); piped stdin besides a text
- * prompt is attached to it. A terminal stdin is never read.
- */
-async function promptText(
-  options: PromptOptions,
-  io: PromptIo,
-): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
-  const kind = io.stdin === undefined ? "terminal" : stdinKind();
-  const fromStdin = options.prompt === "-";
-  if (kind === "terminal" || io.stdin === undefined) {
-    return fromStdin
-      ? {
-          ok: false,
-          message:
-            "-p - reads the prompt from stdin, but stdin is a terminal; pipe the prompt in or give it as -p TEXT",
-        }
-      : { ok: true, text: options.prompt };
-  }
-  const bytes =
-    kind === "empty" ? Buffer.alloc(0) : await readStdin(io.stdin(), letGo(kind, fromStdin));
-  const decoded = bytes === undefined ? undefined : stdinText(bytes);
-  if (decoded?.ok === false) {
-    return decoded;
-  }
-  const piped = decoded?.text;
-  if (fromStdin) {
-    return piped === undefined || piped.trim() === ""
-      ? { ok: false, message: "-p - reads the prompt from stdin, but stdin was empty" }
-      : { ok: true, text: piped.trimEnd() };
-  }
-  return {
-    ok: true,
-    text:
-      piped === undefined || piped.trim() === ""
-        ? options.prompt
-        : withStdinAttachment(options.prompt, piped),
-  };
-}
-
-/**
- * When a silent stdin may be left behind ({@link readStdin}): never when it is the prompt itself
- * (`-p -`: waiting is right) nor for a file; a socket (Node's `spawn`) and a pipe whose writer is
- * the program that started turnloop (Python's `subprocess`, Go's `exec`) after a second of
- * silence; a pipe a sibling writes (`make | turnloop -p …`) is waited for, however slow.
- */
-function letGo(kind: "socket" | "pipe" | "data", fromStdin: boolean): (() => boolean) | undefined {
-  if (fromStdin || kind === "data") {
-    return undefined;
-  }
-  return kind === "socket" ? () => true : () => ancestorWritesTo() !== false;
 }
 
 /**

@@ -203,3 +203,53 @@ export function withStdinAttachment(prompt: string, piped: string): string {
   const trimmed = body.endsWith("\n") ? body : `${body}\n`;
   return `${prompt}\n\n${ATTACHMENT_OPENINGS.stdin} bytes="${bytes}">\n${trimmed}</attachment>`;
 }
+
+/**
+ * The prompt: `-p TEXT`, or stdin for `-p -` (and `-p` without text); piped stdin besides a text
+ * prompt is attached to it. A terminal stdin is never read; `stdin` absent: not read.
+ */
+export async function promptText(
+  prompt: string,
+  stdin: (() => NodeJS.ReadableStream) | undefined,
+): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+  const kind = stdin === undefined ? "terminal" : stdinKind();
+  const fromStdin = prompt === "-";
+  if (kind === "terminal" || stdin === undefined) {
+    return fromStdin
+      ? {
+          ok: false,
+          message:
+            "-p - reads the prompt from stdin, but stdin is a terminal; pipe the prompt in or give it as -p TEXT",
+        }
+      : { ok: true, text: prompt };
+  }
+  const bytes =
+    kind === "empty" ? Buffer.alloc(0) : await readStdin(stdin(), letGo(kind, fromStdin));
+  const decoded = bytes === undefined ? undefined : stdinText(bytes);
+  if (decoded?.ok === false) {
+    return decoded;
+  }
+  const piped = decoded?.text;
+  if (fromStdin) {
+    return piped === undefined || piped.trim() === ""
+      ? { ok: false, message: "-p - reads the prompt from stdin, but stdin was empty" }
+      : { ok: true, text: piped.trimEnd() };
+  }
+  return {
+    ok: true,
+    text: piped === undefined || piped.trim() === "" ? prompt : withStdinAttachment(prompt, piped),
+  };
+}
+
+/**
+ * When a silent stdin may be left behind ({@link readStdin}): never when it is the prompt itself
+ * (`-p -`: waiting is right) nor for a file; a socket (Node's `spawn`) and a pipe whose writer is
+ * the program that started turnloop (Python's `subprocess`, Go's `exec`) after a second of
+ * silence; a pipe a sibling writes (`make | turnloop -p …`) is waited for, however slow.
+ */
+function letGo(kind: "socket" | "pipe" | "data", fromStdin: boolean): (() => boolean) | undefined {
+  if (fromStdin || kind === "data") {
+    return undefined;
+  }
+  return kind === "socket" ? () => true : () => ancestorWritesTo() !== false;
+}

@@ -328,10 +328,9 @@ export class ServerSession {
 
   private async settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings> {
     // The gate comes from buildAuthorize (hooks first); the host's is not used here.
-    this.permissions.confinement = await sessionConfinement(
-      { sandbox: this.host.sandboxOf(this.session), config: this.host.configOf(this.session) },
-      this.config.sandbox,
-    );
+    const { host, session } = this;
+    const hostOfSession = { sandbox: host.sandboxOf(session), config: host.configOf(session) };
+    this.permissions.confinement = await sessionConfinement(hostOfSession, this.config.sandbox);
     const settings = this.host.agentSettings(this.session, this.choices.model, {
       ...sandboxCallbacks(this.config, this.permissions.ask),
       provider: requestProvider(
