@@ -1,45 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  type PermissionPolicy,
-  parseRules,
-  permissionDecider,
-} from "../../src/permissions/permission-decision.js";
+import { describe, expect, test } from "vitest";
+import { parseRules } from "../../src/permissions/permission-decision.js";
 import { analyseShellCommand } from "../../src/permissions/shell-commands.js";
-import { bashTool } from "../../src/tools/index.js";
+import { bashDecisions, type Decision, denyRm } from "./bash-decision.js";
 
-let cwd: string;
-
-beforeAll(async () => {
-  cwd = await mkdtemp(join(tmpdir(), "turnloop-command-runners-"));
-});
-afterAll(async () => {
-  await rm(cwd, { recursive: true, force: true });
-});
-
-type Decision = "allowed" | "denied" | "asked";
-
-/** What the permission rules decide for one bash call: run it, refuse it, or ask the user. */
-async function decide(command: string, policy: Partial<PermissionPolicy>): Promise<Decision> {
-  const decider = permissionDecider(cwd, () => ({
-    allowAllTools: false,
-    allow: [],
-    deny: [],
-    folders: [],
-    ...policy,
-  }));
-  const decision = await decider({
-    tool: bashTool,
-    input: { command },
-    toolCall: { toolCallId: "call", name: "bash", arguments: { command } },
-  });
-  const names = { allow: "allowed", deny: "denied", ask: "asked" } as const;
-  return names[decision.kind];
-}
-
-const denyRm = { allowAllTools: true, deny: parseRules(["bash(rm *)"]) };
+const decide = bashDecisions("command-runners");
 
 describe("programs that run their arguments as a command, under --deny-tool 'bash(rm *)' (trial finding 17)", () => {
   test.each<[string, Decision]>([
