@@ -5,8 +5,8 @@
  *   line before it (`null` on the first line), so no line is missing, doubled or out of place;
  * - every `tool.execution_start` has exactly one `tool.execution_complete` with its `toolCallId`,
  *   after it, and no completion lacks its start;
- * - the persisted events the client received (`session.event` notifications, in arrival order)
- *   are the log's events in the log's order (compared by event id), except a last
+ * - the persisted events the client received (`session.event` notifications, in arrival order;
+ *   `assistant.usage` too, which the wire marks ephemeral) are the log's events in the log's order (compared by event id), except a last
  *   `session.shutdown`: the server writes it as it closes the session, which it may do after the
  *   client has stopped reading;
  * - with `shutdownExpected` (the server closed every session and exited by itself), the log ends
@@ -38,6 +38,21 @@ export function clientEventRecorder() {
       });
     },
   };
+}
+
+/**
+ * Events the SDK face marks `ephemeral: true` although the log keeps them: `assistant.usage`,
+ * which Copilot's wire types as always ephemeral (src/server/wire-events.ts) while turnloop reads
+ * its tokens and cost back from the log.
+ */
+const LOGGED_THOUGH_EPHEMERAL = new Set(["assistant.usage"]);
+
+/**
+ * Whether a received event is one the log holds: not ephemeral, or ephemeral on the wire only.
+ * @param {{type: string, ephemeral: boolean}} event
+ */
+function isLogged(event) {
+  return !event.ephemeral || LOGGED_THOUGH_EPHEMERAL.has(event.type);
 }
 
 /**
@@ -109,7 +124,7 @@ export function checkSessionLog(sessionId, text, received, options = {}) {
     );
   }
   const events = ids.length;
-  const seen = received.filter((event) => !event.ephemeral).map((event) => event.id);
+  const seen = received.filter(isLogged).map((event) => event.id);
   if (lastType === "session.shutdown" && seen.at(-1) !== ids.at(-1)) {
     ids.pop();
   }
