@@ -165,7 +165,9 @@ export async function benchMemory(context) {
 /**
  * Each tool turn's gap inside the server, by the events' own timestamps (ms): from the turn's
  * `assistant.message` (the model's answer read and parsed) to the next `assistant.turn_start`
- * (the next request sent), without its tools' runs (`tool.execution_running` → `_complete`).
+ * (the next request sent), without its tools' runs (`tool.execution_start`, or the
+ * `permission.completed` after it, → `_complete`: the SDK face does not send turnloop's
+ * `tool.execution_running`, src/server/wire-events.ts `onCopilotWire`).
  * Unlike 7d's gap, it holds neither the HTTP transit nor the fake model's own queue.
  * @param {Map<string, Array<{type: string, at: number}>>} bySession What each client received.
  * @returns {number[]}
@@ -180,7 +182,7 @@ function gapsInServer(bySession) {
       if (event.type === "assistant.message") {
         answeredAt = event.at;
         tools = 0;
-      } else if (event.type === "tool.execution_running") {
+      } else if (event.type === "tool.execution_start" || event.type === "permission.completed") {
         runningAt = event.at;
       } else if (event.type === "tool.execution_complete") {
         tools += event.at - runningAt;
