@@ -43,6 +43,37 @@ export function redirectWritesFile(sh: ShellSyntax, node: ShellNode, source: Buf
  */
 const RUNNING_LONG_OPTION =
   /^(?!no-)(?:[a-z-]*-)?(?:command|cmd|extcmd|exec|execute|exec-batch|exec-path|program|rsh|pager|editor|upload-pack|receive-pack|rsync-path|info-script|new-volume-script)$/;
+/**
+ * Long options of {@link RUNNING_LONG_OPTION}'s kind by their full names, for their abbreviations:
+ * getopt_long (GNU tar, sort, rsync; git's parse-options too) takes any unambiguous start of a long
+ * option (`--to-comm=` is `--to-command=`), so a start of one of these names counts as the name.
+ */
+const RUNNING_NAMES = [
+  "to-command",
+  "use-compress-program",
+  "compress-program",
+  "upload-pack",
+  "receive-pack",
+  "rsync-path",
+  "info-script",
+  "new-volume-script",
+  "rsh",
+  "exec",
+  "execute",
+  "pager",
+  "editor",
+  "command",
+  "program",
+];
+
+/**
+ * Whether `long` (an option's name without `--`, at least 2 letters) is the start of one of
+ * `names`: what getopt_long and git read as that option when no other option starts so.
+ */
+function abbreviates(long: string, names: readonly string[]): boolean {
+  return long.length >= 2 && names.some((name) => name.startsWith(long));
+}
+
 /** Short options whose value is a program the program runs (`rsync -e ssh`, `tar -I zstd`). */
 const RUNNING_SHORT_OPTIONS: Record<string, string> = {
   tar: "IF",
@@ -79,10 +110,14 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
   for (const [index, word] of words.entries()) {
     const long = /^--([^=]+)/.exec(word)?.[1];
     const value = word.split("=").slice(1).join("=");
-    if (long !== undefined && RUNNING_LONG_OPTION.test(long)) {
+    if (
+      long !== undefined &&
+      (RUNNING_LONG_OPTION.test(long) || abbreviates(long, RUNNING_NAMES))
+    ) {
       return `${name} ${word} runs a program`;
     }
-    if (long === "checkpoint-action" && /^exec/.test(value || (words[index + 1] ?? ""))) {
+    const checkpoint = long !== undefined && abbreviates(long, ["checkpoint-action"]);
+    if (checkpoint && /^exec/.test(value || (words[index + 1] ?? ""))) {
       return `${name} ${word} runs a program`;
     }
     if (short !== undefined && /^-[^-]/.test(word) && [...short].some((c) => word.includes(c))) {
@@ -165,6 +200,8 @@ export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void
 /** Long options, of any program, whose value is a file written (`git log --output=FILE`). */
 const WRITING_LONG_OPTION =
   /^(?:output|output-file|output-document|output-directory|output-dir|directory-prefix|in-place|log-file|append-output|dump-header|cookie-jar|save-cookies|trace|trace-ascii|libcurl|etag-save|remote-name|remote-name-all|log-io|log-in|log-out|log-timing|timing|error-file|auth-file)$/;
+/** {@link WRITING_LONG_OPTION}'s names, whose starts count as them ({@link abbreviates}). */
+const WRITING_NAMES = WRITING_LONG_OPTION.source.slice("^(?:".length, -")$".length).split("|");
 /** `--output=json` and the like choose a format, not a file. */
 const OUTPUT_FORMATS =
   /^(?:json|yaml|yml|table|text|wide|name|tsv|csv|plain|-|\/dev\/std(?:out|err)|jsonpath.*|go-template.*|custom-columns.*)$/;
@@ -188,9 +225,12 @@ export function writesFiles(name: string, words: readonly string[]): boolean {
   const short = WRITING_SHORT_OPTIONS[name] ?? "";
   const writingOption = optionWords.some((word, index) => {
     const [long, ...rest] = word.startsWith("--") ? word.slice(2).split("=") : [];
-    if (long !== undefined && WRITING_LONG_OPTION.test(long)) {
+    if (
+      long !== undefined &&
+      (WRITING_LONG_OPTION.test(long) || abbreviates(long, WRITING_NAMES))
+    ) {
       const value = rest.length > 0 ? rest.join("=") : (optionWords[index + 1] ?? "");
-      return !(long === "output" && OUTPUT_FORMATS.test(value));
+      return !(abbreviates(long, ["output"]) && OUTPUT_FORMATS.test(value));
     }
     return /^-[^-]/.test(word) && [...short].some((letter) => word.includes(letter));
   });

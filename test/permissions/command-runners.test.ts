@@ -90,6 +90,12 @@ describe("programs that run their arguments as a command, under --deny-tool 'bas
     [`fd -x rm`, "denied"],
     [`sed -n '1e rm x' f`, "denied"],
     [`sort --compress-program=bash big.txt`, "asked"],
+    // Abbreviated long options, as getopt_long and git read them (trial of session 16, 1).
+    [`tar xf v.tar --to-comm='rm -f victim.txt'`, "denied"],
+    [`tar cf - . --checkpoint=1 --checkpoint-act=exec='rm x'`, "denied"],
+    [`tar xf v.tar --use-compress-prog='rm x'`, "denied"],
+    [`git fetch --upload-pac='rm x' origin`, "denied"],
+    [`sort --compress-prog=rm x`, "denied"],
     // Ordinary programs and the read-only spellings of the same ones: allowed.
     [`tar xf v.tar`, "allowed"],
     [`git --no-pager log`, "allowed"],
@@ -145,6 +151,9 @@ describe("options that write files count as a redirection (trial finding 4)", ()
     [`sed -n '/x/w out.txt' f.txt`, "asked"],
     [`curl -o out.html https://example.invalid`, "asked"],
     [`dd if=/dev/zero of=disk.img count=1`, "asked"],
+    [`sort --out=out.txt in.txt`, "asked"],
+    [`git log --outp=/tmp/written -1`, "asked"],
+    [`sort --compress-prog=./evil.sh big.txt`, "asked"],
     // The read-only spellings stay covered by the prefix.
     [`git log --oneline -n 1`, "allowed"],
     [`git log --format=%H -1`, "allowed"],
