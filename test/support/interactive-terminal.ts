@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { CLI_PATH } from "./cli.js";
 
 /** Whether tmux can run here; interactive tests fail in CI without it (see {@link requireTmux}). */
@@ -173,8 +175,11 @@ export class InteractiveTerminal {
     return this.exited();
   }
 
+  /** Stops the tmux server and removes its socket file, which `kill-server` leaves behind. */
   close(): void {
     spawnSync("tmux", ["-L", this.socketName, "kill-server"]);
+    const folder = process.env.TMUX_TMPDIR ?? "/tmp";
+    rmSync(join(folder, `tmux-${process.getuid?.() ?? 0}`, this.socketName), { force: true });
   }
 
   private tmux(...args: string[]): string {
