@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, test } from "vitest";
 import { USAGE } from "../../src/cli/usage.js";
-import { BIN_PATH, CLI_PATH, cleanEnvironment } from "../support/cli.js";
+import { BIN_PATH, CLI_PATH, cleanEnvironment, outputOf } from "../support/cli.js";
 
 const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=2";
 const homes: string[] = [];
@@ -27,15 +27,8 @@ afterEach(() => {
 
 /** Runs `command args` to its end; its exit code and output. */
 function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout }));
-  });
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  return outputOf(child).then(({ code, stdout }) => ({ code, stdout }));
 }
 
 /** Runs `command args` to its end; its exit code and stderr (stdout is left unread). */
@@ -44,15 +37,8 @@ function runWithStderr(
   args: string[],
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: environment });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
+  const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: environment });
+  return outputOf(child).then(({ code, stderr }) => ({ code, stderr }));
 }
 
 /**

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { CLI_PATH, type CliResult } from "../support/cli.js";
+import { CLI_PATH, outputOf } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { livePids, stdioEntry, waitForLog } from "../support/mcp/servers.js";
 
@@ -30,7 +30,7 @@ describe("the piped face with an MCP server that never answers initialize", () =
       env: environment(),
       stdio: ["pipe", "pipe", "pipe"],
     });
-    const result = collect(child);
+    const result = outputOf(child);
     // The gate: the server process is running (and will never answer) before any input is given.
     await waitForLog(log, (entries) => entries.some((entry) => entry.started === true));
     child.stdin.end("/mcp\n");
@@ -65,18 +65,3 @@ describe("the piped face with an MCP server that never answers initialize", () =
     expect(livePids(log)).toEqual([]);
   });
 });
-
-function collect(child: ReturnType<typeof spawn>): Promise<CliResult> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { CLI_PATH, outputOf } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
@@ -162,13 +162,6 @@ function runShell(
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", line], { cwd, env, stdio: ["ignore", "pipe", "ignore"] });
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout }));
-  });
+  const child = spawn("sh", ["-c", line], { cwd, env, stdio: ["ignore", "pipe", "ignore"] });
+  return outputOf(child).then(({ code, stdout }) => ({ code, stdout }));
 }

@@ -4,7 +4,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { CLI_PATH, type CliResult, outputOf } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 
@@ -31,29 +31,18 @@ function run(
   args: readonly string[],
   stdin: number,
   options: { cwd: string; env?: NodeJS.ProcessEnv; shell?: boolean },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+): Promise<CliResult> {
   const { shell, ...spawnOptions } = options;
-  return new Promise((resolve, reject) => {
-    const quoted = [process.execPath, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`);
-    const child =
-      shell === true
-        ? // `; true` keeps the shell alive as turnloop's parent, as `shell=True` may.
-          spawn("sh", ["-c", `${quoted.join(" ")}; true`], {
-            ...spawnOptions,
-            stdio: [stdin, "pipe", "pipe"],
-          })
-        : spawn(process.execPath, args, { ...spawnOptions, stdio: [stdin, "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  const quoted = [process.execPath, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`);
+  const child =
+    shell === true
+      ? // `; true` keeps the shell alive as turnloop's parent, as `shell=True` may.
+        spawn("sh", ["-c", `${quoted.join(" ")}; true`], {
+          ...spawnOptions,
+          stdio: [stdin, "pipe", "pipe"],
+        })
+      : spawn(process.execPath, args, { ...spawnOptions, stdio: [stdin, "pipe", "pipe"] });
+  return outputOf(child);
 }
 
 const ASK_ANCESTOR = [

@@ -59,17 +59,28 @@ export function runCli(
     } else {
       child.stdin.end(options.stdin);
     }
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-    });
+    outputOf(child).then(resolve, reject);
+    options.onStart?.(child);
+  });
+}
+
+/**
+ * What `child` writes to its piped stdout and stderr (as UTF-8; `""` for a stream not piped), and
+ * how it ended, once it has exited and both streams are closed.
+ * @throws (rejects) when the child cannot be spawned.
+ */
+export function outputOf(child: ChildProcess): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    options.onStart?.(child);
   });
 }
 
