@@ -5,6 +5,7 @@
 
 import type { SessionEvent } from "../events/events.js";
 import { ServerToClient } from "../protocol/copilot.js";
+import { assistantIdleBefore } from "./wire-events.js";
 
 /** The connection a session's notifications and hook calls go to. */
 export interface ClientLink {
@@ -19,8 +20,10 @@ export interface ClientLink {
 }
 
 /**
- * Tells the app that the session is idle: the held `session.idle` (as the Copilot SDK reads it),
- * then `session.lifecycle` `session.updated` with the session's start and modified times.
+ * Tells the app that the session is idle: Copilot's ephemeral `assistant.idle` (wire-events.ts),
+ * the held `session.idle` (as the Copilot SDK reads it), then `session.lifecycle`
+ * `session.updated` with the session's start and modified times. One place for the sessions run
+ * here and those followed on another worker (remote-prompt-end.ts).
  */
 export function sendIdle(
   link: ClientLink,
@@ -28,6 +31,10 @@ export function sendIdle(
   startTime: string,
   idle: SessionEvent,
 ): void {
+  const assistantIdle = assistantIdleBefore(idle);
+  if (assistantIdle !== undefined) {
+    link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
+  }
   link.notify(ServerToClient.sessionEvent, { sessionId, event: idleOnWire(idle) });
   link.notify(ServerToClient.sessionLifecycle, {
     type: "session.updated",

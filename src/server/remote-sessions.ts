@@ -31,7 +31,7 @@ import { replyFor } from "./permissions.js";
 import { endPrompts } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import type { ServerSession } from "./server-session.js";
-import { bareModelId, modelNamesOnWire } from "./wire-events.js";
+import { assistantIdleBefore, bareModelId, modelNamesOnWire } from "./wire-events.js";
 
 /** A session followed here for one client connection. */
 interface RemoteSession {
@@ -135,6 +135,14 @@ async function startFollowing(
   let ownerWatch: OwnerWatch | undefined;
   const subscription = await store.subscribe(session.sessionId, log.nextSeq, (event) => {
     const wire = questions.wireEvent(event, modelNamesOnWire(event));
+    // An autopilot continuation: the owner's loop stopped and goes on (session.idle is never stored).
+    const assistantIdle = assistantIdleBefore(event);
+    if (assistantIdle !== undefined) {
+      connection.notify(ServerToClient.sessionEvent, {
+        sessionId: session.sessionId,
+        event: assistantIdle,
+      });
+    }
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
     endPrompts(connection, session, prompts.stored(event), event.id);
     ownerWatch?.stored(event);

@@ -192,16 +192,9 @@ export class SessionClients {
     return event;
   }
 
-  /**
-   * Tells every attached app that the session is idle (see {@link sendIdle}), after Copilot's
-   * `assistant.idle` (wire-events.ts).
-   */
+  /** Tells every attached app that the session is idle (see {@link sendIdle}). */
   sendIdle(sessionId: string, startTime: string, idle: SessionEvent): void {
-    const assistantIdle = assistantIdleBefore(idle);
     for (const link of this.attached.keys()) {
-      if (assistantIdle !== undefined) {
-        link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
-      }
       sendIdle(link, sessionId, startTime, idle);
     }
   }

@@ -13,7 +13,12 @@ import { expect, test } from "vitest";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
-import { ASKED_PROMPT, createCall, describeWorkers, recordEvents } from "./workers-support.js";
+import {
+  ASKED_PROMPT_STORED,
+  createCall,
+  describeWorkers,
+  recordEvents,
+} from "./workers-support.js";
 
 describeWorkers("a question open on the owner's client and an ACP follower", (workers) => {
   test("the editor answers first, then A's client: the editor's answer is applied; A's client first: the editor's request is cancelled", async () => {
@@ -78,7 +83,7 @@ describeWorkers("a question open on the owner's client and an ACP follower", (wo
         seenOnA
           .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
           .map(({ type }) => type),
-      ).toEqual([...ASKED_PROMPT, ...ASKED_PROMPT].filter((type) => type !== "session.idle"));
+      ).toEqual([...ASKED_PROMPT_STORED, ...ASKED_PROMPT_STORED]);
       const decisions = seenOnA.flatMap((event) =>
         event.type === "permission.completed"
           ? [{ toolCallId: event.data.toolCallId, decision: event.data.decision }]

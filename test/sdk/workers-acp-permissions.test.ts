@@ -14,7 +14,7 @@ import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startAcpAgent } from "./workers-acp-support.js";
-import { ASKED_PROMPT, createCall, recordEvents, useWorkers } from "./workers-support.js";
+import { ASKED_PROMPT_STORED, createCall, recordEvents, useWorkers } from "./workers-support.js";
 
 const OPTIONS = [
   { optionId: "allow_once", name: "Allow", kind: "allow_once" },
@@ -76,7 +76,7 @@ describe.skipIf(postgresUnavailable !== undefined)("an ACP follower answers perm
       seenOnA
         .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
         .map((event) => event.type),
-    ).toEqual([...ASKED_PROMPT, ...ASKED_PROMPT].filter((type) => type !== "session.idle"));
+    ).toEqual([...ASKED_PROMPT_STORED, ...ASKED_PROMPT_STORED]);
     const decisions = seenOnA.flatMap((event) =>
       event.type === "permission.completed" ? [event.data] : [],
     );

@@ -8,7 +8,12 @@
 
 import { expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
-import { describeWorkers, recordEvents, TEXT_PROMPT } from "./workers-support.js";
+import {
+  describeWorkers,
+  recordEvents,
+  TEXT_PROMPT,
+  TEXT_PROMPT_STORED,
+} from "./workers-support.js";
 
 describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
   test("A frozen then killed with B's prompt in the inbox: told dropped once, never run; B's resend runs once", async () => {
@@ -38,8 +43,8 @@ describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
     const stored = (await onB.getMessages()).slice(before.length);
     expect(stored.map((event) => event.type)).toEqual([
       "session.resume",
-      ...TEXT_PROMPT.slice(0, -1),
-      ...TEXT_PROMPT.slice(0, -1),
+      ...TEXT_PROMPT_STORED,
+      ...TEXT_PROMPT_STORED,
     ]);
     const prompts = stored.flatMap((event) =>
       event.type === "user.message" ? [event.data.content] : [],
@@ -59,12 +64,14 @@ describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
     ];
     expect(seen.map(({ type }) => type)).toEqual([
       "session.error",
+      "assistant.idle",
       "session.idle",
       ...ranOnB,
       ...ranOnB,
     ]);
-    expect(seen.slice(0, 2).map(({ type, data }) => ({ type, data }))).toEqual([
+    expect(seen.slice(0, 3).map(({ type, data }) => ({ type, data }))).toEqual([
       { type: "session.error", data: { errorType: "server", message } },
+      { type: "assistant.idle", data: {} },
       { type: "session.idle", data: {} },
     ]);
   }, 90_000);

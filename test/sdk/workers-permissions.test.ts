@@ -12,7 +12,7 @@ import { type PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startTcpServer } from "./tcp-server.js";
-import { ASKED_PROMPT, createCall, recordEvents, useWorkers } from "./workers-support.js";
+import { ASKED_PROMPT_STORED, createCall, recordEvents, useWorkers } from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)("a permission handler on another worker", () => {
   const workers = useWorkers();
@@ -55,7 +55,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a permission handler on anot
       seenOnA
         .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
         .map((event) => event.type),
-    ).toEqual([...ASKED_PROMPT, ...ASKED_PROMPT].filter((type) => type !== "session.idle"));
+    ).toEqual([...ASKED_PROMPT_STORED, ...ASKED_PROMPT_STORED]);
     expect(askedOnB.map((request) => request.fileName)).toEqual([
       join(workers.fixture.cwd, "approved.txt"),
       join(workers.fixture.cwd, "denied.txt"),

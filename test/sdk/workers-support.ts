@@ -106,15 +106,20 @@ export function describeWorkers(name: string, tests: (workers: Workers) => void)
   });
 }
 
-/** What a client sees of a prompt answered with text, stored events and the idle. */
-export const TEXT_PROMPT = [
+/** The stored events of a prompt answered with text. */
+export const TEXT_PROMPT_STORED = [
   "user.message",
   "assistant.turn_start",
   "assistant.message",
   "assistant.usage",
   "assistant.turn_end",
-  "session.idle",
 ];
+
+/**
+ * What an SDK client sees of a prompt answered with text: its stored events, then Copilot's
+ * `assistant.idle` and the `session.idle`.
+ */
+export const TEXT_PROMPT = [...TEXT_PROMPT_STORED, "assistant.idle", "session.idle"];
 
 /**
  * What a client sees of a prompt aborted mid-turn before any reply: the prompt, its turn's start
@@ -122,8 +127,8 @@ export const TEXT_PROMPT = [
  */
 export const ABORTED_PROMPT = ["user.message", ...FAILED_TURN, "abort"] as const;
 
-/** What a client sees of a prompt that ran a tool after a permission question, then answered. */
-export const ASKED_PROMPT = [
+/** The stored events of a prompt that ran a tool after a permission question, then answered. */
+export const ASKED_PROMPT_STORED = [
   "user.message",
   "assistant.turn_start",
   "assistant.message",
@@ -137,8 +142,10 @@ export const ASKED_PROMPT = [
   "assistant.message",
   "assistant.usage",
   "assistant.turn_end",
-  "session.idle",
 ];
+
+/** What an SDK client sees of {@link ASKED_PROMPT_STORED}'s prompt: then the two idles. */
+export const ASKED_PROMPT = [...ASKED_PROMPT_STORED, "assistant.idle", "session.idle"];
 
 /**
  * Makes `model` start each answer and never finish it (a turn that runs until aborted or its

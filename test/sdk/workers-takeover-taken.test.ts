@@ -16,6 +16,7 @@ import {
   recordEvents,
   resendThenMarker,
   TEXT_PROMPT,
+  TEXT_PROMPT_STORED,
 } from "./workers-support.js";
 
 describeWorkers("a follower's prompt taken by an owner that died before starting it", (workers) => {
@@ -59,17 +60,19 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
     expect(seenOnC.seen.map(({ type }) => type)).toEqual([
       ...heldOnA.map(({ type }) => type),
       "session.resume",
-      ...TEXT_PROMPT.slice(0, -1),
+      ...TEXT_PROMPT_STORED,
       "session.error",
+      "assistant.idle",
       "session.idle",
       ...TEXT_PROMPT,
       ...TEXT_PROMPT,
     ]);
-    const errorAt = heldOnA.length + 1 + TEXT_PROMPT.length - 1;
+    const errorAt = heldOnA.length + 1 + TEXT_PROMPT_STORED.length;
     expect(
-      seenOnC.seen.slice(errorAt, errorAt + 2).map(({ type, data }) => ({ type, data })),
+      seenOnC.seen.slice(errorAt, errorAt + 3).map(({ type, data }) => ({ type, data })),
     ).toEqual([
       { type: "session.error", data: { errorType: "server", message } },
+      { type: "assistant.idle", data: {} },
       { type: "session.idle", data: {} },
     ]);
   }, 90_000);

@@ -9,7 +9,13 @@
  */
 
 import { expect, test } from "vitest";
-import { describeWorkers, recordEvents, resendThenMarker, TEXT_PROMPT } from "./workers-support.js";
+import {
+  describeWorkers,
+  recordEvents,
+  resendThenMarker,
+  TEXT_PROMPT,
+  TEXT_PROMPT_STORED,
+} from "./workers-support.js";
 
 describeWorkers(
   "a follower's unread prompt when another worker claims the session first",
@@ -38,9 +44,9 @@ describeWorkers(
       const stored = (await onC.getMessages()).slice(before.length);
       expect(stored.map((event) => event.type)).toEqual([
         "session.resume",
-        ...TEXT_PROMPT.slice(0, -1),
-        ...TEXT_PROMPT.slice(0, -1),
-        ...TEXT_PROMPT.slice(0, -1),
+        ...TEXT_PROMPT_STORED,
+        ...TEXT_PROMPT_STORED,
+        ...TEXT_PROMPT_STORED,
       ]);
       expect(
         stored.flatMap((event) => (event.type === "user.message" ? [event.data.content] : [])),
@@ -48,17 +54,19 @@ describeWorkers(
 
       const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt(s) sent from this worker started; send again to run them here`;
       // What B stored, then C's error and idle (once), then C's two prompts as B ran them.
-      const ranOnB = [...TEXT_PROMPT.slice(0, -1)];
+      const ranOnB = [...TEXT_PROMPT_STORED];
       expect(seenOnC.seen.map(({ type }) => type)).toEqual([
         "session.resume",
         ...ranOnB,
         "session.error",
+        "assistant.idle",
         "session.idle",
         ...TEXT_PROMPT,
         ...TEXT_PROMPT,
       ]);
-      expect(seenOnC.seen.slice(6, 8).map(({ type, data }) => ({ type, data }))).toEqual([
+      expect(seenOnC.seen.slice(6, 9).map(({ type, data }) => ({ type, data }))).toEqual([
         { type: "session.error", data: { errorType: "server", message } },
+        { type: "assistant.idle", data: {} },
         { type: "session.idle", data: {} },
       ]);
     }, 90_000);

@@ -20,6 +20,7 @@ import {
   ASKED_PROMPT,
   holdAnswers,
   TEXT_PROMPT,
+  TEXT_PROMPT_STORED,
   useWorkers,
 } from "./workers-support.js";
 
@@ -91,9 +92,14 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await idle;
     workers.fixture.model.setResponder(undefined);
     expect(persisted(seenOnB.events)).toEqual((await onB.getMessages()).slice(before.length));
-    expect(seenOnB.events.map((event) => event.type)).toEqual([...ABORTED_PROMPT, "session.idle"]);
+    expect(seenOnB.events.map((event) => event.type)).toEqual([
+      ...ABORTED_PROMPT,
+      "assistant.idle",
+      "session.idle",
+    ]);
     expect(seenOnB.events[2]).toMatchObject({ data: { status: "cancelled" } });
-    expect(seenOnB.events[4]).toMatchObject({ data: { stopReason: "cancelled", aborted: true } });
+    expect(seenOnB.events[4]).toMatchObject({ type: "assistant.idle", data: { aborted: true } });
+    expect(seenOnB.events[5]).toMatchObject({ data: { stopReason: "cancelled", aborted: true } });
   });
 
   test("a permission question asked on worker A is answered from worker B: the tool runs, the late answer of A's client is ignored", async () => {
@@ -190,7 +196,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await onB.send({ prompt: "the same words" });
     await idle;
     expect(seenOnB.events.map((event) => event.type)).toEqual([
-      ...TEXT_PROMPT.slice(0, -1),
+      ...TEXT_PROMPT_STORED,
       ...TEXT_PROMPT,
     ]);
     const prompts = seenOnB.events.flatMap((event) =>
@@ -227,6 +233,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
       ...ABORTED_PROMPT,
       "session.shutdown",
       "session.error",
+      "assistant.idle",
       "session.idle",
     ]);
     expect(seenOnB.events[0]).toMatchObject({ data: { content: "A's long prompt" } });
@@ -268,11 +275,12 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(seenOnB.events.map((event) => event.type)).toEqual([
       ...ABORTED_PROMPT,
       "session.error",
+      "assistant.idle",
       "session.idle",
     ]);
     const stored = (await onB.getMessages()).slice(before.length);
-    // Every stored event once, in order; then B's own error and idle, which A did not store.
-    expect(seenOnB.events.slice(0, -2)).toEqual(stored);
+    // Every stored event once, in order; then B's own error and idles, which A did not store.
+    expect(seenOnB.events.slice(0, -3)).toEqual(stored);
     // One abort: the loop's, naming B's prompt by the id B gave it.
     expect(stored.map(({ type }) => type)).toEqual([...ABORTED_PROMPT]);
     expect(stored.at(-1)?.data).toEqual({
@@ -288,8 +296,9 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(shown.stdout.split("\n").filter((line) => line.includes("aborted:"))).toEqual([
       "aborted: cancelled by the user",
     ]);
-    expect(seenOnB.events.slice(-2).map((event) => event.data)).toEqual([
+    expect(seenOnB.events.slice(-3).map((event) => event.data)).toEqual([
       { errorType: "server", message },
+      {},
       {},
     ]);
     // B's prompt never ran: only A's reached the model.
