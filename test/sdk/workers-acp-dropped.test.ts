@@ -11,13 +11,7 @@ import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { type AcpAgent, startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
-import {
-  ABORTED_PROMPT,
-  holdAnswers,
-  TEXT_PROMPT,
-  TEXT_PROMPT_STORED,
-  useWorkers,
-} from "./workers-support.js";
+import { ABORTED_PROMPT, holdAnswers, TEXT_PROMPT_STORED, useWorkers } from "./workers-support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)(
   "ACP: the owner drops the editor's prompt",

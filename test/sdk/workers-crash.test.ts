@@ -9,12 +9,7 @@ import { expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
-import {
-  describeWorkers,
-  holdAnswers,
-  TEXT_PROMPT,
-  TEXT_PROMPT_STORED,
-} from "./workers-support.js";
+import { describeWorkers, holdAnswers, TEXT_PROMPT_STORED } from "./workers-support.js";
 
 describeWorkers("a follower's prompt on a worker that dies", (workers) => {
   test("A killed with B's prompt queued: B's wait ends with an error, B's next prompt runs on B", async () => {

@@ -8,12 +8,7 @@
 
 import { expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
-import {
-  describeWorkers,
-  recordEvents,
-  TEXT_PROMPT,
-  TEXT_PROMPT_STORED,
-} from "./workers-support.js";
+import { describeWorkers, recordEvents, TEXT_PROMPT_STORED } from "./workers-support.js";
 
 describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
   test("A frozen then killed with B's prompt in the inbox: told dropped once, never run; B's resend runs once", async () => {
