@@ -7,13 +7,8 @@
  * Field names are Copilot's wherever Copilot has the field; turnloop additions are marked.
  */
 
-import type {
-  HookType,
-  JsonObject,
-  JsonValue,
-  SessionEvent,
-  StopReason,
-} from "../events/events.js";
+import type { HookType, JsonObject, JsonValue, StopReason } from "../events/events.js";
+import type { WireEvent } from "./wire-event.js";
 
 /** `connect` / `ping` report this; the Copilot SDK accepts 3..3. */
 export const PROTOCOL_VERSION = 3;
@@ -44,11 +39,12 @@ export const ServerToClient = {
 export interface SessionEventNotification {
   sessionId: string;
   /**
-   * The event as in `events.jsonl`. A few carry extra wire-only fields for Copilot SDK apps:
+   * The event as in `events.jsonl`, or one only the wire has (`assistant.idle`: wire-event.ts). A
+   * few carry extra wire-only fields for Copilot SDK apps:
    * `permission.requested.data.permissionRequest` ({@link WirePermissionRequest}) and
    * `permission.completed.data.result` (`{kind}`).
    */
-  event: SessionEvent;
+  event: WireEvent;
 }
 
 export type LifecycleType = "session.created" | "session.updated" | "session.deleted";

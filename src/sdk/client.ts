@@ -18,7 +18,7 @@ import {
   ResponseError,
 } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../events/errors.js";
-import type { HookType, JsonObject, SessionEvent } from "../events/events.js";
+import type { HookType, JsonObject } from "../events/events.js";
 import {
   PROTOCOL_VERSION,
   ServerToClient,
@@ -26,6 +26,7 @@ import {
   type SessionLifecycleNotification,
   type SessionListEntry,
 } from "../protocol/copilot.js";
+import type { WireEvent } from "../protocol/wire-event.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
 import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
@@ -165,11 +166,11 @@ export class TurnloopClient {
       messageStrategy: transport.reader.strategy,
     });
     this.connection = connection;
-    const sessionEvent = (params: { sessionId: string; event: SessionEvent }) =>
+    const sessionEvent = (params: { sessionId: string; event: WireEvent }) =>
       this.sessions.get(params.sessionId)?.dispatch(params.event);
     // One per streamed delta: straight from the reader when nothing is queued before it.
     transport.reader.handleDirectly(ServerToClient.sessionEvent, (params) =>
-      sessionEvent(params as { sessionId: string; event: SessionEvent }),
+      sessionEvent(params as { sessionId: string; event: WireEvent }),
     );
     connection.onNotification(ServerToClient.sessionEvent, sessionEvent);
     connection.onNotification(

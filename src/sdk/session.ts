@@ -11,9 +11,9 @@ import type {
   JsonValue,
   SessionEvent,
   SessionEventOf,
-  SessionEventType,
 } from "../events/events.js";
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
+import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
 import { type Tool, toWireResult } from "./tools.js";
 import type {
   HistoryCompactResult,
@@ -27,7 +27,7 @@ import type {
 /** Default time `sendAndWait` waits for `session.idle` (ms). */
 export const DEFAULT_WAIT_MS = 60_000;
 
-type Handler = (event: SessionEvent) => void;
+type Handler = (event: WireEvent) => void;
 
 const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
   preToolUse: "onPreToolUse",
@@ -42,7 +42,7 @@ const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
 
 export class TurnloopSession {
   private readonly handlers = new Set<Handler>();
-  private readonly typedHandlers = new Map<SessionEventType, Set<Handler>>();
+  private readonly typedHandlers = new Map<WireEventType, Set<Handler>>();
   private tools = new Map<string, Tool>();
   private permissionHandler: PermissionHandler | undefined;
   private hooks: SessionHooks | undefined;
@@ -65,13 +65,16 @@ export class TurnloopSession {
    * Calls `handler` for every event of type `type`.
    * @returns a function that unsubscribes.
    */
-  on<Type extends SessionEventType>(
+  on<Type extends WireEventType>(
     type: Type,
-    handler: (event: SessionEventOf<Type>) => void,
+    handler: (event: WireEventOf<Type>) => void,
   ): () => void;
-  /** Calls `handler` for every event, ephemeral ones included, in order. */
-  on(handler: (event: SessionEvent) => void): () => void;
-  on(typeOrHandler: SessionEventType | Handler, typedHandler?: (event: never) => void): () => void {
+  /**
+   * Calls `handler` for every event, ephemeral ones and the wire's own (`assistant.idle`)
+   * included, in order.
+   */
+  on(handler: (event: WireEvent) => void): () => void;
+  on(typeOrHandler: WireEventType | Handler, typedHandler?: (event: never) => void): () => void {
     if (typeof typeOrHandler === "function") {
       this.handlers.add(typeOrHandler);
       return () => this.handlers.delete(typeOrHandler);
@@ -212,7 +215,7 @@ export class TurnloopSession {
   }
 
   /** @internal Runs the app's side of an event, then the event handlers. */
-  dispatch(event: SessionEvent): void {
+  dispatch(event: WireEvent): void {
     if (this.disconnected) {
       return;
     }

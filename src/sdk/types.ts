@@ -43,6 +43,12 @@ export type {
   SessionMode,
   WirePermissionRequest,
 } from "../protocol/copilot.js";
+export type {
+  WireEvent,
+  WireEventOf,
+  WireEventType,
+  WireOnlyEventData,
+} from "../protocol/wire-event.js";
 
 export interface TurnloopClientOptions {
   /**

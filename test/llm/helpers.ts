@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { SessionEvent, SessionEventData, SessionEventType } from "../../src/events/events.js";
+import type { WireEvent } from "../../src/protocol/wire-event.js";
 import type { Harness } from "../support/harness.js";
 import type { JsonObject, JsonValue } from "../support/json.js";
 
@@ -44,9 +45,9 @@ export function countOf(events: readonly SessionEvent[], type: SessionEventType)
   return events.filter((event) => event.type === type).length;
 }
 
-/** The `data` of every event of one type, typed. */
+/** The `data` of every event of one type, typed (stored or live; wire-only events too). */
 export function dataOf<T extends SessionEventType>(
-  events: readonly SessionEvent[],
+  events: readonly WireEvent[],
   type: T,
 ): Array<SessionEventData[T]> {
   return events.flatMap((event) =>

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { HookType, SessionEvent } from "../../src/events/events.js";
+import type { WireEvent } from "../../src/protocol/wire-event.js";
 import type { PermissionRequest, TurnloopClient, TurnloopSession } from "../../src/sdk/index.js";
 import { dataOf } from "../llm/helpers.js";
 import { type CallOf, callingTools } from "../support/replies.js";
@@ -14,7 +15,7 @@ beforeAll(async () => {
 });
 
 /** `[hookType, success]` of each `hook.end`, in order. */
-function hookEnds(events: readonly SessionEvent[]): Array<[HookType, boolean]> {
+function hookEnds(events: readonly WireEvent[]): Array<[HookType, boolean]> {
   return events.flatMap((event) =>
     event.type === "hook.end"
       ? [[event.data.hookType, event.data.success] as [HookType, boolean]]

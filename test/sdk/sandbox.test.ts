@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CopilotClient, RuntimeConnection } from "@github/copilot-sdk";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import type { WireEvent } from "../../src/protocol/wire-event.js";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { callingTools } from "../support/replies.js";
@@ -53,7 +53,7 @@ test.runIf(sandboxWorks)(
     });
     const session = await client.createSession();
     const results: unknown[] = [];
-    session.on((event: SessionEvent) => {
+    session.on((event: WireEvent) => {
       if (event.type === "tool.execution_complete") {
         results.push(event.data.result);
       }
@@ -83,7 +83,7 @@ test.runIf(sandboxWorks)(
     const client = fixture.client({ cliArgs: ["--sandbox", "workspace-write", "--yolo"] });
     const session = await client.createSession();
     const results: unknown[] = [];
-    session.on((event: SessionEvent) => {
+    session.on((event: WireEvent) => {
       if (event.type === "tool.execution_complete") {
         results.push(event.data.result);
       }
@@ -114,7 +114,7 @@ async function resultsOf(
 ): Promise<unknown[]> {
   const session = await client.createSession(config);
   const results: unknown[] = [];
-  session.on((event: SessionEvent) => {
+  session.on((event: WireEvent) => {
     if (event.type === "tool.execution_complete") {
       results.push(event.data.result);
     }

@@ -298,6 +298,9 @@ describe("the SDK against the built server (stdio)", () => {
   test("abort mid-tool: the command is killed, the call gets its result, idle says cancelled and aborted", async () => {
     const session = await client.createSession({ allowAllTools: true });
     const events = recordEvents(session);
+    // The wire's own event is typed for a handler of its type (WireEventOf<"assistant.idle">).
+    const assistantIdles: Array<boolean | undefined> = [];
+    session.on("assistant.idle", (event) => assistantIdles.push(event.data.aborted));
     fixture.model.enqueue(
       callingTools(["call_sleep", "bash", { command: "echo started; sleep 30" }]),
     );
@@ -319,6 +322,7 @@ describe("the SDK against the built server (stdio)", () => {
       "session.idle",
     ]);
     expect(events.at(-2)?.data).toEqual({ aborted: true });
+    expect(assistantIdles).toEqual([true]);
     expect(events.at(-4)).toMatchObject({
       type: "assistant.turn_end",
       data: { status: "cancelled", finishReason: "tool-calls" },

@@ -6,7 +6,7 @@
  */
 
 import { expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
 import { describeWorkers, holdAnswers, TEXT_PROMPT_STORED } from "./workers-support.js";
@@ -23,7 +23,7 @@ describeWorkers("a follower's prompt on a worker that dies", (workers) => {
     const onB = await workers.worker().resumeSession(onA.sessionId, {
       onPermissionRequest: approveAll,
     });
-    const seenOnB: SessionEvent[] = [];
+    const seenOnB: WireEvent[] = [];
     const idleOnB = gate();
     onB.on((event) => {
       seenOnB.push(event);

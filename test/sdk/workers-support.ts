@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, vi } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
@@ -170,10 +170,10 @@ export const createCall = (id: string, path: string) => ({
  * Records every event `session` sends, in order; `idle[n]` opens at its (n+1)th `session.idle`.
  */
 export function recordEvents(
-  session: { on(handler: (event: SessionEvent) => void): () => void },
+  session: { on(handler: (event: WireEvent) => void): () => void },
   idles: number,
-): { seen: SessionEvent[]; idle: Gate[] } {
-  const seen: SessionEvent[] = [];
+): { seen: WireEvent[]; idle: Gate[] } {
+  const seen: WireEvent[] = [];
   const idle = Array.from({ length: idles }, () => gate());
   session.on((event) => {
     seen.push(event);

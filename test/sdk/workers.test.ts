@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import type { SessionEvent } from "../../src/events/events.js";
+import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
 import { runCli } from "../support/cli.js";
 import { ANSWER_TURN } from "../support/event-sequences.js";
@@ -26,8 +26,8 @@ import {
 
 /** What a client saw of one session, and a way to wait for an event. */
 function watch(session: TurnloopSession) {
-  const events: SessionEvent[] = [];
-  const waiting: Array<{ matches: (event: SessionEvent) => boolean; gate: Gate }> = [];
+  const events: WireEvent[] = [];
+  const waiting: Array<{ matches: (event: WireEvent) => boolean; gate: Gate }> = [];
   session.on((event) => {
     events.push(event);
     for (const waiter of waiting.filter(({ matches }) => matches(event))) {
@@ -38,7 +38,7 @@ function watch(session: TurnloopSession) {
   return {
     events,
     /** Settles at the first event (from now on) that `matches`. */
-    next(matches: (event: SessionEvent) => boolean): Promise<void> {
+    next(matches: (event: WireEvent) => boolean): Promise<void> {
       const waiter = { matches, gate: gate() };
       waiting.push(waiter);
       return waiter.gate.opened;
@@ -47,7 +47,7 @@ function watch(session: TurnloopSession) {
 }
 
 /** The stored events: `assistant.usage` too, though marked ephemeral as Copilot's type has it. */
-const persisted = (events: readonly SessionEvent[]) =>
+const persisted = (events: readonly WireEvent[]) =>
   events.filter(
     (event) =>
       (event as { ephemeral?: boolean }).ephemeral !== true || event.type === "assistant.usage",
