@@ -1,6 +1,7 @@
 /**
  * Words of mvdan/sh's syntax tree as bash sees them after quote removal: `"r"\m` is `rm`,
  * `$'\x72m'` is `rm`; expansions (`$x`, `$(…)`) are marked computed and keep their source text.
+ * A command's words are brace-expanded as bash expands them ({@link expandWords}).
  */
 
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
@@ -10,7 +11,10 @@ export interface DecodedWord {
   text: string;
   /** Holds an expansion (`$x`, `$(…)`, `$((…))`): its value is known only when it runs. */
   computed: boolean;
-  /** Holds unquoted glob or brace characters (`*`, `?`, `[`, `{a,b}`). */
+  /**
+   * Holds unquoted glob characters (`*`, `?`, `[`), or a brace expansion (`{a,b}`) when not
+   * expanded ({@link decodeWord}).
+   */
   pattern: boolean;
   /** Was written with quotes or backslashes (`'test/*.js'`, `"x"`, `a\ b`). */
   quoted: boolean;
