@@ -33,13 +33,14 @@ export function gitAlias(tail: readonly DecodedWord[]): GitAliasResult {
       break;
     }
     if (/^--config-env(?:=|$)/.test(word.text)) {
-      const definition = word.text.includes("=") ? word.text : tail[index + 1]?.text;
-      if (/^(?:--config-env=)?alias\./i.test(definition ?? "alias.")) {
-        return {
-          kind: "unclear",
-          reason: "git --config-env of an alias (its value is not in the text)",
-        };
-      }
+      // Any key: its value (an alias, `core.fsmonitor`, `diff.external` …) is in a variable.
+      const definition = word.text.includes("=")
+        ? word.text
+        : `${word.text} ${tail[index + 1]?.text ?? ""}`;
+      return {
+        kind: "unclear",
+        reason: `git ${definition} takes a setting from the environment (its value is not in the text)`,
+      };
     }
     const value = word.text === "-c" ? tail[index + 1] : undefined;
     const alias = value === undefined ? null : /^alias\.([^=]+)=(.*)$/is.exec(value.text);

@@ -17,7 +17,7 @@ import {
   ruleTouches,
   unclearParts,
 } from "./permission-rules.js";
-import { parseConfiguredRule } from "./rule-syntax.js";
+import { exactCommandPattern, exactPathPattern, parseConfiguredRule } from "./rule-syntax.js";
 
 export {
   type CommandConfinement,
@@ -186,8 +186,7 @@ export function permissionDecider(
       title: scope.title,
       rawInput: toolCall.arguments,
       paths,
-      alwaysRule:
-        tool.mcp === undefined ? alwaysRule(tool.name, subject, root) : `${MCP_RULE}(${tool.name})`,
+      alwaysRule: alwaysRule(tool, subject, root),
       ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
       ...(scope.command === undefined ? {} : { command: scope.command }),
       ...prefixChoice(tool, scope.command),
@@ -289,14 +288,22 @@ function prefixChoice(
     : { prefix: { rule: `${tool.name}(${prefix.pattern})`, notCovered: prefix.notCovered } };
 }
 
-/** The narrowest rule for "always": this exact command, or these exact paths, or the tool. */
-function alwaysRule(toolName: string, subject: RuleSubject, cwd: string): string {
+/**
+ * The narrowest rule for "always": this exact command, or these exact paths, or the tool (an MCP
+ * tool: `mcp(<name>)`); its pattern characters escaped (`bash(rm -f \*.o)`,
+ * `edit(src/a\[1\].ts)`), so it matches that call alone (trial finding 14).
+ */
+function alwaysRule(tool: AnyTool, subject: RuleSubject, cwd: string): string {
+  const toolName = tool.name;
+  if (tool.mcp !== undefined) {
+    return `${MCP_RULE}(${exactCommandPattern(toolName)})`;
+  }
   if (subject.command !== undefined) {
-    return `${toolName}(${subject.command.trim()})`;
+    return `${toolName}(${exactCommandPattern(subject.command.trim())})`;
   }
   if (subject.paths.length === 1 && subject.paths[0] !== undefined) {
     const path = subject.paths[0];
-    return `${toolName}(${isInside(path, cwd) ? relativeGlob(path, cwd) : path})`;
+    return `${toolName}(${exactPathPattern(isInside(path, cwd) ? relativeGlob(path, cwd) : path)})`;
   }
   return toolName;
 }

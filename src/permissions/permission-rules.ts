@@ -89,7 +89,7 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
   }
   const pattern = normalisePattern(rule.pattern);
   if (subject.command !== undefined) {
-    if (subject.command.trim() === rule.pattern) {
+    if (equalsWhole(rule.pattern, subject.command.trim())) {
       return true;
     }
     const analysis = analyse(subject.command);
@@ -176,7 +176,7 @@ function analyse(command: string): ShellAnalysis {
 
 function commandCovered(patterns: readonly string[], command: string): boolean {
   const whole = command.trim();
-  if (patterns.includes(whole)) {
+  if (patterns.some((pattern) => equalsWhole(pattern, whole))) {
     return true;
   }
   const analysis = analyse(command);
@@ -216,21 +216,61 @@ function mentionsCommand(analysis: ShellAnalysis, pattern: string): boolean {
 }
 
 /**
- * Matches one command's spelling against a pattern where `*` stands for any text; a pattern
- * ending in ` *` also matches the command without arguments (`rm *` matches `rm`).
+ * Matches one command's spelling against a pattern where `*` stands for any text and a backslash
+ * makes the next character literal (`rm -f \*.o` matches only `rm -f *.o`: rule-syntax.ts
+ * `exactCommandPattern`); a pattern ending in ` *` also matches the command without arguments
+ * (`rm *` matches `rm`).
  */
 export function commandMatches(pattern: string, command: string): boolean {
-  if (!pattern.includes("*")) {
-    return command === pattern;
+  const pieces = patternPieces(pattern);
+  const last = pieces.length - 1;
+  const beforeLast = pieces[last - 1];
+  if (pieces[last] === ANY && typeof beforeLast === "string" && beforeLast.endsWith(" ")) {
+    const bare = [...pieces.slice(0, last - 1), beforeLast.slice(0, -1)];
+    if (piecesMatch(bare, command)) {
+      return true;
+    }
   }
-  if (pattern.endsWith(" *") && commandMatches(pattern.slice(0, -2), command)) {
-    return true;
+  return piecesMatch(pieces, command);
+}
+
+function piecesMatch(pieces: ReadonlyArray<string | typeof ANY>, command: string): boolean {
+  if (!pieces.includes(ANY)) {
+    return command === pieces.join("");
   }
-  const expression = pattern
-    .split("*")
-    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
+  const expression = pieces
+    .map((piece) => (piece === ANY ? ".*" : piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
   return new RegExp(`^${expression}$`, "s").test(command);
+}
+
+/** The wildcard among a command pattern's pieces. */
+const ANY = Symbol("any text");
+
+/** A command pattern's literal characters (`\*` is a star, `\\` a backslash) and its wildcards. */
+function patternPieces(pattern: string): Array<string | typeof ANY> {
+  const pieces: Array<string | typeof ANY> = [];
+  for (let at = 0; at < pattern.length; at++) {
+    const character = pattern[at] ?? "";
+    if (character === "*") {
+      pieces.push(ANY);
+      continue;
+    }
+    const literal = character === "\\" && at + 1 < pattern.length ? pattern[++at] : character;
+    const previous = pieces.at(-1);
+    if (typeof previous === "string") {
+      pieces[pieces.length - 1] = previous + literal;
+    } else {
+      pieces.push(literal ?? "");
+    }
+  }
+  return pieces;
+}
+
+/** Whether `pattern`, read as a command pattern, stands for exactly `command`'s text. */
+function equalsWhole(pattern: string, command: string): boolean {
+  const pieces = patternPieces(pattern);
+  return pattern === command || (!pieces.includes(ANY) && pieces.join("") === command);
 }
 
 function pathMatches(pattern: string, path: string, cwd: string): boolean {

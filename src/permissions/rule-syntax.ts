@@ -7,8 +7,9 @@
 /**
  * A permission rule as written on the command line or recorded for a session: `NAME` (the whole
  * tool) or `NAME(pattern)`. For `bash` the pattern is matched against each simple command the
- * command runs (`git status`, `npm run *`; see `rulesCover` in permission-rules.ts); for tools
- * with paths it is a glob over paths relative to the session's cwd (`src/**`), or absolute.
+ * command runs (`git status`, `npm run *`, with `\*` a literal star; see `rulesCover` in
+ * permission-rules.ts); for tools with paths it is a glob over paths relative to the session's
+ * cwd (`src/**`), or absolute.
  */
 export interface PermissionRule {
   tool: string;
@@ -34,6 +35,24 @@ export function parseRule(text: string): PermissionRule {
     throw new Error(`invalid tool rule "${text}": the pattern in parentheses is empty`);
   }
   return { tool, text: text.trim(), ...(pattern === undefined ? {} : { pattern: pattern.trim() }) };
+}
+
+/**
+ * A command pattern matching exactly `command` (the rule of an "always for that exact call"
+ * answer): in a pattern `*` stands for any text and a backslash makes the next character
+ * literal, so `rm -f *.o` becomes `rm -f \*.o` (trial finding 14: its `*` must not match
+ * `-r victim x`) and a backslash is doubled (`a\\b`).
+ */
+export function exactCommandPattern(command: string): string {
+  return command.replace(/[\\*]/g, "\\$&");
+}
+
+/**
+ * A path pattern matching exactly `path` (picomatch's glob): each of `\ * ? [ ] { } ( ) ! + @`
+ * escaped with a backslash, so `edit(src/a[1].ts)` is not a character class.
+ */
+export function exactPathPattern(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@]/g, "\\$&");
 }
 
 /**

@@ -2,7 +2,8 @@
  * Reads a bash command the way bash would, for the permission rules: which simple commands it
  * runs, spelled plainly. Parsing is mvdan/sh's bash parser (`mvdan-sh`); this file only walks
  * its syntax tree. Each simple command is normalised: quotes and escapes removed (`"r"\m` is
- * `rm`), `VAR=x` prefixes dropped (and listed in {@link ShellCommand.assigns}), a path reduced
+ * `rm`), brace expansions made (`{rm,x}` is `rm x`: shell-words.ts), `VAR=x` prefixes dropped
+ * (and listed in {@link ShellCommand.assigns}), a path reduced
  * to its last part (`/bin/rm` is `rm`), and wrappers that run their arguments as a command
  * (`sudo`, `env`, `timeout`, `flock`, `watch` … with their options: shell-wrappers.ts) peeled
  * off. The scripts given to `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when
@@ -13,18 +14,27 @@
  * command name that is computed (`$x`, `$(…)`, a glob), `eval` or `bash -c` of a computed string,
  * `source`, a shell reading commands from a file or stdin, expansions that can run code
  * (`${x@P}`, subscripts, arithmetic on variables), a program that runs a command in a syntax
- * not read (`ssh`, `strace`) or through an option (`tar --to-command=`), and invalid bash.
+ * not read (`ssh`, `strace`) or through an option (`tar --to-command=`), a variable that runs a
+ * program or a change to bash's name lookup (`GIT_SSH_COMMAND=…`, `hash -p`:
+ * shell-environment.ts), a glob that may expand to an option (`--outpu*`: shell-words.ts), and
+ * invalid bash.
  */
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { gitAlias } from "./git-aliases.js";
-import { assignedVariables, nodeAssignments, wrapperAssignments } from "./shell-environment.js";
+import {
+  assignedVariables,
+  readBuiltinSettings,
+  readSettingNode,
+  wrapperAssignments,
+} from "./shell-environment.js";
 import { readFindExec, readProgramOptions, redirectWritesFile } from "./shell-side-effects.js";
 import {
   baseName,
   type DecodedWord,
   decodeWord,
+  expandWords,
   expansionRunsCode,
   sourceOf,
 } from "./shell-words.js";
@@ -54,6 +64,8 @@ export interface ShellCommand {
    * later commands (`A=1`, `export A=1`). Allow rules cover it only by its whole text when any.
    */
   assigns: string[];
+  /** The `NAME=value` words it runs with (`A=1 cmd`, `env A=1 cmd`), as written. */
+  environment?: string[];
 }
 
 /** What a bash command does, as far as its text tells. */
@@ -156,13 +168,11 @@ function visit(context: ReadContext, node: ShellNode): void {
       return;
     case "Redirect":
       context.analysis.writesFiles ||= redirectWritesFile(context.sh, node, context.source);
-      addAssignments(context, node);
+      readSettingNode(sh, node, source, analysis);
       return;
     case "WordIter":
-      addAssignments(context, node);
-      return;
     case "DeclClause":
-      readDeclaration(context, node);
+      readSettingNode(sh, node, source, analysis);
       return;
     case "ParamExp":
       if (expansionRunsCode(node)) {
@@ -181,35 +191,15 @@ function visit(context: ReadContext, node: ShellNode): void {
   }
 }
 
-/** `export A=1`, `declare -x A`, `local a`, `readonly A=1` …: a command setting variables. */
-function readDeclaration({ sh, source, analysis }: ReadContext, node: ShellNode): void {
-  const assigns = assignedVariables(sh, (node.Args as ShellNode[] | null) ?? [], source);
-  addSettingCommand(analysis, sourceOf(node, source), assigns);
-}
-
-/** A loop or `{NAME}>` redirection setting a variable that may be exported, as a setting command. */
-function addAssignments({ sh, source, analysis }: ReadContext, node: ShellNode): void {
-  const assigns = nodeAssignments(sh, node);
-  if (assigns.length > 0) {
-    addSettingCommand(analysis, sourceOf(node, source), assigns);
-  }
-}
-
-/** A command that only sets variables (`A=1`, `export A=1`), as written. */
-function addSettingCommand(analysis: ShellAnalysis, text: string, assigns: string[]): void {
-  analysis.commands.push({ words: [text], forms: [text], runs: [], runsScript: false, assigns });
-}
-
 function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode): void {
   const args = (node.Args as ShellNode[] | null) ?? [];
-  const assigns = assignedVariables(sh, (node.Assigns as ShellNode[] | null) ?? [], source);
   if (args.length === 0) {
-    if (assigns.length > 0) {
-      addSettingCommand(analysis, sourceOf(node, source), assigns);
-    }
+    readSettingNode(sh, node, source, analysis);
     return;
   }
-  const words = args.map((word) => decodeWord(sh, word, source));
+  const prefix = (node.Assigns as ShellNode[] | null) ?? [];
+  const assigns = assignedVariables(sh, prefix, source, analysis.unclear);
+  const words = expandWords(sh, args, source, analysis.unclear);
   const forms: string[] = [];
   const command: ShellCommand = {
     words: words.map((word) => word.text),
@@ -217,6 +207,7 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     runs: words,
     runsScript: false,
     assigns,
+    environment: prefix.map((assign) => sourceOf(assign, source)),
   };
   analysis.commands.push(command);
   let rest = words;
@@ -224,6 +215,10 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     command.runs = rest;
     const [name, ...tail] = rest;
     if (name === undefined) {
+      return;
+    }
+    if (name.text.includes("=") && !name.computed) {
+      analysis.unclear.push(`a variable where a command name is expected (${name.text})`);
       return;
     }
     if (name.computed || name.pattern) {
@@ -243,7 +238,9 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     if (next === undefined) {
       return;
     }
-    command.assigns.push(...wrapperAssignments(tail.slice(0, tail.length - next.length)));
+    const skipped = tail.slice(0, tail.length - next.length);
+    command.assigns.push(...wrapperAssignments(skipped, analysis.unclear));
+    command.environment?.push(...skipped.flatMap(({ text }) => (/^\w+=/.test(text) ? [text] : [])));
     rest = next;
   }
 }
@@ -286,7 +283,7 @@ function innerCommand(
     case "git":
       return readGitAlias(tail, analysis, depth);
     default:
-      break;
+      readBuiltinSettings(name, tail, analysis.unclear);
   }
   const result = readWrapper(name, tail);
   return result === undefined ? undefined : applyWrapper(name, result, tail, analysis, depth);

@@ -3,8 +3,8 @@
  * `PermissionRequestShell`) for one bash command, read with the parser turnloop's own permission
  * rules read it with (permissions/shell-commands.ts), so an app's handler sees the programs the
  * rules see: `echo hi && rm -rf x` runs `echo` and `rm`, `git status | sh` runs `git` and `sh`,
- * `X=1 rm -f y` runs `rm`, `sudo nice rm x` runs `rm` (wrappers peeled), `bash -c 'rm x'` runs
- * `bash` and `rm`.
+ * `X=1 rm -f y` runs `rm` (its segment `X=1 rm -f y`), `sudo nice rm x` runs `rm` (wrappers
+ * peeled), `bash -c 'rm x'` runs `bash` and `rm`.
  *
  * What turnloop cannot know is set conservatively:
  * - `readOnly` is false for every command: turnloop's rules hold no list of programs known to
@@ -16,10 +16,12 @@
  * - `possibleUrls` are the arguments that are URLs (`scheme://…`), the value of a
  *   `--option=value` included.
  * - A command the parser cannot fully read (a computed command name, `eval "$x"`, text that is
- *   not valid bash …) gets a `warning` naming why, and `canOfferSessionApproval: false`: a
- *   session approval records the command's exact text as a rule, and the same text may run
- *   something else later. When the parser finds no program at all in it, `commands` holds the
- *   whole text as one identifier, so an allowlist of program names does not approve it.
+ *   not valid bash, a variable that runs a program …: the same `unclear` verdict the permission
+ *   gate asks about under deny rules) gets a `warning` naming why, and
+ *   `canOfferSessionApproval: false`: a session approval records the command's exact text as a
+ *   rule, and the same text may run something else later. When the parser finds no program at
+ *   all in it, `commands` holds the whole text as one identifier, so an allowlist of program
+ *   names does not approve it.
  */
 
 import type { ShellNode } from "mvdan-sh";
@@ -82,11 +84,16 @@ export function shellRequestFields(command: string, onceOnly: boolean): ShellReq
   };
 }
 
-/** The program a simple command finally runs (path removed) and that command's text. */
+/**
+ * The program a simple command finally runs (path removed) and that command's text, with the
+ * variables it runs with (`GIT_EXTERNAL_DIFF=./x git diff`, `env A=1 …`): an app showing the
+ * segment shows what may change what runs (trial finding 4).
+ */
 function segmentOf(shellCommand: ShellCommand): { identifier: string; fullCommandText: string } {
   const [name, ...rest] = shellCommand.runs.map((word) => word.text);
   const identifier = baseName(name ?? "");
-  return { identifier, fullCommandText: [identifier, ...rest].join(" ") };
+  const environment = shellCommand.environment ?? [];
+  return { identifier, fullCommandText: [...environment, identifier, ...rest].join(" ") };
 }
 
 /** The arguments of what a command runs that may name a file or URL (see the file comment). */

@@ -211,8 +211,9 @@ describe("the permission gate's decisions", () => {
       return completed?.type === "permission.completed" ? completed.data.rule : undefined;
     };
     expect(await recorded("bash(npx tape *)")).toBe("bash(npx tape *)");
-    // A face cannot grant a wider rule than it was offered: the exact call is recorded instead.
-    expect(await recorded("bash(*)")).toBe("bash(npx tape 'test/*.js' | tail -5)");
+    // A face cannot grant a wider rule than it was offered: the exact call is recorded instead,
+    // its star escaped so that it matches that call alone (trial finding 14).
+    expect(await recorded("bash(*)")).toBe("bash(npx tape 'test/\\*.js' | tail -5)");
   });
 
   test("without anyone to ask, the call is denied with the face's reason", async () => {

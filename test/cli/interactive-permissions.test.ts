@@ -62,7 +62,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       const question = await terminal.waitFor(/\[p\] yes, always for bash\(npx tape \*\)/);
       // Each answer names the rule it creates; the other part of the pipe is not covered.
       expect(question).toContain(
-        "[y] yes, once   [a] yes, always for bash(npx tape 'test/*.js' | tail -5) in this session\n" +
+        // The exact call's rule escapes its star: it matches that command alone (trial finding 14).
+        "[y] yes, once   [a] yes, always for bash(npx tape 'test/\\*.js' | tail -5) in this session\n" +
           "[p] yes, always for bash(npx tape *) in this session (tail -5 still asks)   [n] no   " +
           "[t] no, and tell the model why",
       );

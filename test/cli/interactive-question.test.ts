@@ -88,7 +88,8 @@ describe.skipIf(tmuxMissing())("a permission question's words", () => {
         headline,
         `    $ ${command}`,
         "",
-        `[y] yes, once   [a] yes, always for bash(${command}) in this session   ` +
+        // The exact call's rule escapes its star (trial finding 14).
+        `[y] yes, once   [a] yes, always for bash(${command.replace("*", "\\*")}) in this session   ` +
           "[p] yes, always for bash(npx tape *) in this session (tail -5 still asks)   [n] no   " +
           "[t] no, and tell the model why",
       ];

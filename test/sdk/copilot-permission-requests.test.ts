@@ -97,7 +97,8 @@ describe("the shell request names every program the command runs", () => {
       {
         fullCommandText: commands[2],
         commands: [run("rm")],
-        commandSegments: [{ identifier: "rm", fullCommandText: "rm -f nothing2" }],
+        // The variable stays in the segment (trial finding 4), the wrappers do not.
+        commandSegments: [{ identifier: "rm", fullCommandText: "X=1 rm -f nothing2" }],
         possiblePaths: ["nothing2"],
         possibleUrls: [],
         hasWriteFileRedirection: false,
@@ -138,6 +139,49 @@ describe("the shell request names every program the command runs", () => {
         canOfferSessionApproval: false,
         warning: unreadable,
       },
+    ]);
+  });
+});
+
+describe("what the shell does before the program runs (trial findings 3, 4, 15, 20)", () => {
+  test("a variable stays in its segment; a command the gate cannot read carries the warning", async () => {
+    const commands = [
+      "GIT_EXTERNAL_DIFF=./evil git diff",
+      "env GIT_PAGER=./evil git log",
+      "hash -p /usr/bin/rm ls; ls x",
+      "git {-c,core.fsmonitor=./evil} status",
+      "git log -1 --outpu*",
+    ];
+    const asked = await askedFor(
+      commands.map((command, index) => [`call_v${index}`, "bash", { command }]),
+    );
+    expect(
+      asked.map((request) => [
+        request.kind === "shell" && request.commandSegments,
+        request.kind === "shell" && request.canOfferSessionApproval,
+        request.kind === "shell" && request.warning,
+      ]),
+    ).toEqual([
+      [
+        [{ identifier: "git", fullCommandText: "GIT_EXTERNAL_DIFF=./evil git diff" }],
+        false,
+        unreadable,
+      ],
+      [[{ identifier: "git", fullCommandText: "GIT_PAGER=./evil git log" }], false, unreadable],
+      [
+        [
+          { identifier: "hash", fullCommandText: "hash -p /usr/bin/rm ls" },
+          { identifier: "ls", fullCommandText: "ls x" },
+        ],
+        false,
+        unreadable,
+      ],
+      [
+        [{ identifier: "git", fullCommandText: "git -c core.fsmonitor=./evil status" }],
+        false,
+        unreadable,
+      ],
+      [[{ identifier: "git", fullCommandText: "git log -1 --outpu*" }], false, unreadable],
     ]);
   });
 });

@@ -1,0 +1,101 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { type CliFixtures, test } from "../support/fixtures.js";
+import { chatMessages } from "../support/harness.js";
+
+/**
+ * One end-to-end `turnloop -p` run per mechanism of hidden-programs.test.ts, with harmless
+ * marker files in the fixture's temporary repository: each spelling creates its marker without
+ * the deny rule (the test can fail), and under `--allow-all-tools --deny-tool 'bash(touch *)'`
+ * it is refused and the marker is not created.
+ */
+const TOUCH = execFileSync("sh", ["-c", "command -v touch"], { encoding: "utf8" }).trim();
+
+/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
+async function runThroughCli(
+  { cli, model }: Pick<CliFixtures, "cli" | "model">,
+  command: string,
+  flags: readonly string[],
+): Promise<string> {
+  model.enqueue(
+    { toolCalls: [{ id: "call_m", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await cli(["-p", "make the marker", ...flags]);
+  expect(result.code, result.stderr).toBe(0);
+  const toolMessage = chatMessages(model, -1).find((message) => message.role === "tool");
+  return String(toolMessage?.content);
+}
+
+const DENY_TOUCH = ["--allow-all-tools", "--deny-tool", "bash(touch *)"];
+const UNREAD = "no flag allows a command that cannot be fully read while deny rules apply";
+
+describe.each([
+  // A variable that runs a program (finding 3): its value names no touch, so it is asked about.
+  { mechanism: "BASH_ENV", command: "BASH_ENV=./x.sh bash -c true", refusal: UNREAD },
+  // bash's table from a name to a program (finding 15).
+  {
+    mechanism: "hash -p",
+    command: `hash -p ${TOUCH} ls; ls marker`,
+    refusal: "the rule bash(touch *) denies it",
+  },
+  // A brace expansion building an option (finding 20).
+  {
+    mechanism: "a brace expansion",
+    command: "find . -maxdepth 0 {-exec,touch,marker,\\;}",
+    refusal: "the rule bash(touch *) denies it",
+  },
+  // A glob matching an option-named file (finding 20).
+  { mechanism: "a glob", command: "find . -maxdepth 0 -exe? ./x.sh \\;", refusal: UNREAD },
+])("$mechanism: $command", ({ command, refusal }) => {
+  async function prepare(repository: string): Promise<void> {
+    await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");
+    await chmod(join(repository, "x.sh"), 0o755);
+    await writeFile(join(repository, "-exec"), "");
+  }
+
+  test("without the deny rule the marker is created (the spelling works)", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await prepare(repository);
+    const output = await runThroughCli({ cli, model }, command, ["--allow-all-tools"]);
+    expect(output).toContain("<exited with exit code 0>");
+    expect(existsSync(join(repository, "marker"))).toBe(true);
+  });
+
+  test("with --deny-tool 'bash(touch *)' it is refused and the marker is not created", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await prepare(repository);
+    const output = await runThroughCli({ cli, model }, command, DENY_TOUCH);
+    expect(output).toContain("Permission denied for 'bash'");
+    expect(output).toContain(refusal);
+    expect(existsSync(join(repository, "marker"))).toBe(false);
+  });
+});
+
+describe("an exact grant written back as a flag (finding 14)", () => {
+  test("--allow-tool 'bash(touch \\*.m)' runs that command and refuses a longer one", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await writeFile(join(repository, "x.m"), "");
+    const rule = ["--allow-tool", "bash(touch \\*.m)"];
+    expect(await runThroughCli({ cli, model }, "touch *.m", rule)).toContain("exit code 0");
+    const output = await runThroughCli({ cli, model }, "touch marker x.m", rule);
+    expect(output).toContain("Permission denied for 'bash'");
+    expect(existsSync(join(repository, "marker"))).toBe(false);
+    // The same rule without its escape is a prefix: what the exact grant used to record.
+    const wide = ["--allow-tool", "bash(touch *.m)"];
+    expect(await runThroughCli({ cli, model }, "touch marker x.m", wide)).toContain("exit code 0");
+    expect(existsSync(join(repository, "marker"))).toBe(true);
+  });
+});
