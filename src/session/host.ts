@@ -151,12 +151,13 @@ export class SessionHost extends ModelHost {
 
   /**
    * The prepared run of sessions in `cwd`: the host's own in its folder (or without the flags to
-   * resolve another), else `cwd`'s project file with the same flags (folder-run.ts, loaded then).
+   * resolve another), else `cwd`'s project file with the same flags (folder-run.ts, loaded then);
+   * that too in the host's folder when its project file was not read (`projectSkipped`).
    * @throws ConfigError naming `cwd`'s invalid project file.
    */
   private async runIn(cwd: string): Promise<PreparedRun> {
-    const flags = this.config.flags;
-    if (flags === undefined || sameFolder(cwd, this.config.cwd.value)) {
+    const { flags, projectSkipped } = this.config;
+    if (flags === undefined || (sameFolder(cwd, this.config.cwd.value) && !projectSkipped)) {
       return this.run;
     }
     const { folderRun } = await import("./folder-run.js");
