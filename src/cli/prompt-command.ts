@@ -77,6 +77,11 @@ async function runPrompt(
   spinner: Spinner | undefined,
 ): Promise<number> {
   const cwd = io.config.cwd.value;
+  const misplaced = misplacedPrompt(options);
+  if (misplaced !== undefined) {
+    io.stderr.write(`turnloop: ${misplaced}\n`);
+    return EXIT.usage;
+  }
   const prompt = await checkedPrompt(options, io);
   if (typeof prompt === "number") {
     return prompt;
@@ -176,6 +181,18 @@ async function openedModel(
     );
   }
   return resolved.configuration;
+}
+
+/**
+ * Why `--resume`'s value is a prompt rather than a session id (`-p --resume "fix the tests"`:
+ * `-p` then reads stdin), checked before stdin is read; undefined when it may be an id. An id has
+ * no spaces (a uuid or its prefix), so a value with one names no session.
+ */
+function misplacedPrompt(options: PromptOptions): string | undefined {
+  const given = options.resume;
+  return given === undefined || !/\s/.test(given.trim())
+    ? undefined
+    : `no session ${JSON.stringify(given)}: --resume takes a session id; the prompt goes after -p (turnloop -p "…" --resume <id>)`;
 }
 
 /** The prompt's text, or the exit code of a usage error (a bad `--cwd`, no prompt) said on stderr. */
