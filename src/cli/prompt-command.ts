@@ -167,7 +167,7 @@ async function openedModel(
   runIn: string | undefined,
   io: PromptIo,
 ): Promise<ModelConfiguration | number> {
-  const resolved: ModelResolution & { previous?: string } = early ?? host.modelOfResumed(session);
+  const resolved: ReturnType<SessionHost["modelOfResumed"]> = early ?? host.modelOfResumed(session);
   sayOpened(session, runIn, host, io.stderr);
   if (!resolved.ok) {
     await host.close(session);
@@ -176,8 +176,9 @@ async function openedModel(
   }
   const { id } = resolved.configuration;
   if (resolved.previous !== undefined) {
+    const why = resolved.unavailable === undefined ? "" : `, ${resolved.unavailable}`;
     io.stderr.write(
-      `turnloop: session ${session.id} now uses ${id} (it ran with ${resolved.previous})\n`,
+      `turnloop: session ${session.id} now uses ${id} (it ran with ${resolved.previous}${why})\n`,
     );
   }
   return resolved.configuration;

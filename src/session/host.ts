@@ -218,9 +218,9 @@ export class SessionHost extends ModelHost {
    * The model reopened `session` runs with: {@link modelForSession} of the one it ran with (its
    * last `session.model_change`'s, else its start's). When that is another (`--model`, or its own
    * does not resolve here), a `session.model_change` is recorded and `previous` names the model
-   * it ran with, for the face to say so.
+   * it ran with, for the face to say so (and `unavailable` why, when it does not resolve here).
    */
-  modelOfResumed(session: Session): ModelResolution & { previous?: string } {
+  modelOfResumed(session: Session): ModelResolution & { previous?: string; unavailable?: string } {
     const own = session.changedModel ?? session.start.model;
     const resolved = this.modelForSession(own);
     if (!resolved.ok || resolved.configuration.id === own) {
