@@ -14,8 +14,7 @@ import { sameFolder } from "./paths.js";
 import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import { describeAutoMode } from "./sandbox-setup.js";
 import type { Session } from "./session.js";
-import type { SessionSummary } from "./session-store.js";
-import { SessionLockedError } from "./session-store.js";
+import { SessionLockedError, type SessionSummary, summaryLine } from "./session-store.js";
 import { compactCount, formatCost, UsageTotals } from "./usage-totals.js";
 
 /**
@@ -299,7 +298,7 @@ function sessionsText(sessions: readonly SessionSummary[], currentId: string): s
   return sessions
     .map((summary) => {
       const marker = summary.sessionId === currentId ? "*" : " ";
-      const prompt = summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
+      const prompt = summaryLine(summary);
       return `${marker} ${summary.sessionId.slice(0, 8)}  ${age(summary.lastActivity).padEnd(10)}  ${prompt}`;
     })
     .join("\n");
