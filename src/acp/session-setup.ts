@@ -6,6 +6,7 @@ import type { PromptOutcome } from "../agent/loop.js";
 import { isMissingFileError } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
+import { SessionFolderGoneError } from "../session/config-paths.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
@@ -195,7 +196,8 @@ export function autopilotMeta(outcome: PromptOutcome): {
 /**
  * Reopens a session from its log, for writing.
  * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
- * session open when another one (or this connection) does; `-32603` otherwise, naming the file or
+ * session open when another one (or this connection) does; `-32602` naming its folder when that is
+ * not an existing directory; `-32603` otherwise, naming the file or
  * database a store could not write.
  */
 export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
@@ -207,6 +209,10 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
     }
     if (error instanceof SessionLockedError) {
       throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
+    }
+    if (error instanceof SessionFolderGoneError) {
+      // As session/new refuses a cwd that is not an existing directory.
+      throw invalidParams(error.message, { cwd: error.folder });
     }
     throw internalError(`Could not open session ${sessionId}: ${storeFailure(error)}`);
   }

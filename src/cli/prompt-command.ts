@@ -77,6 +77,11 @@ async function runPrompt(
   spinner: Spinner | undefined,
 ): Promise<number> {
   const cwd = io.config.cwd.value;
+  const misplaced = misplacedPrompt(options);
+  if (misplaced !== undefined) {
+    io.stderr.write(`turnloop: ${misplaced}\n`);
+    return EXIT.usage;
+  }
   const prompt = await checkedPrompt(options, io);
   if (typeof prompt === "number") {
     return prompt;
@@ -162,7 +167,7 @@ async function openedModel(
   runIn: string | undefined,
   io: PromptIo,
 ): Promise<ModelConfiguration | number> {
-  const resolved: ModelResolution & { previous?: string } = early ?? host.modelOfResumed(session);
+  const resolved: ReturnType<SessionHost["modelOfResumed"]> = early ?? host.modelOfResumed(session);
   sayOpened(session, runIn, host, io.stderr);
   if (!resolved.ok) {
     await host.close(session);
@@ -171,11 +176,24 @@ async function openedModel(
   }
   const { id } = resolved.configuration;
   if (resolved.previous !== undefined) {
+    const why = resolved.unavailable === undefined ? "" : `, ${resolved.unavailable}`;
     io.stderr.write(
-      `turnloop: session ${session.id} now uses ${id} (it ran with ${resolved.previous})\n`,
+      `turnloop: session ${session.id} now uses ${id} (it ran with ${resolved.previous}${why})\n`,
     );
   }
   return resolved.configuration;
+}
+
+/**
+ * Why `--resume`'s value is a prompt rather than a session id (`-p --resume "fix the tests"`:
+ * `-p` then reads stdin), checked before stdin is read; undefined when it may be an id. An id has
+ * no spaces (a uuid or its prefix), so a value with one names no session.
+ */
+function misplacedPrompt(options: PromptOptions): string | undefined {
+  const given = options.resume;
+  return given === undefined || !/\s/.test(given.trim())
+    ? undefined
+    : `no session ${JSON.stringify(given)}: --resume takes a session id; the prompt goes after -p (turnloop -p "…" --resume <id>)`;
 }
 
 /** The prompt's text, or the exit code of a usage error (a bad `--cwd`, no prompt) said on stderr. */

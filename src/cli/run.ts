@@ -70,7 +70,7 @@ async function runFace(command: FaceCommand): Promise<number> {
       : command.kind === "interactive"
         ? process.stdout
         : undefined;
-  const configuring = configure(command.options, askOn);
+  const configuring = configure(command.options, askOn, resumesById(command));
   // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
   configuring.catch(() => undefined);
   if (command.kind === "acp") {
@@ -208,19 +208,37 @@ async function runSessionsTool(
 }
 
 /**
+ * Whether `command` opens one session named by its id (`-p --resume <id>`, `turnloop --resume
+ * <id>`): that session runs with its own folder's project file (host.ts), which may be another's.
+ */
+function resumesById(command: FaceCommand): boolean {
+  return (
+    (command.kind === "prompt" || command.kind === "interactive") &&
+    typeof command.options.resume === "string"
+  );
+}
+
+/**
  * Resolves a face's run config; reports a bad file and unknown keys on stderr. With `askOn` (the
  * stream a face of the user's terminal asks on), keys an untrusted project holds are asked about
  * first when stdin and that stream are terminals (project-trust-question.ts); a yes resolves the
- * config again, trusted.
+ * config again, trusted. `resumingById`: a problem of the current folder's project files does not
+ * stop the face (the session may work in another folder); the config is resolved without them,
+ * and a session of this folder meets the problem when it is opened (host.ts `runIn`).
  */
 async function configure(
   options: FaceOptions,
   askOn?: NodeJS.WriteStream,
+  resumingById = false,
 ): Promise<
   { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
 > {
   const { configuredFace } = await import("../session/face-config.js");
   let configured = await configuredFace(options, process.env);
+  if (!configured.ok && resumingById) {
+    const withoutProject = await configuredFace(options, process.env, null);
+    configured = withoutProject.ok ? withoutProject : configured;
+  }
   if (
     configured.ok &&
     configured.held !== undefined &&

@@ -3,7 +3,7 @@ import type { RepairNote } from "../events/event-parts.js";
 import { age } from "../session/age.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
-import { resolveSessionId, type SessionStore } from "../session/session-store.js";
+import { resolveSessionId, type SessionStore, summaryLine } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 import { renderConversation } from "./render.js";
 
@@ -94,7 +94,7 @@ async function listSessions(
   }
   const now = Date.now();
   for (const session of sessions) {
-    const prompt = session.firstPrompt ?? session.problem ?? "";
+    const prompt = summaryLine(session);
     const turns = `${session.turns} turn${session.turns === 1 ? "" : "s"}`;
     stdout.write(
       `${session.sessionId}  ${age(session.lastActivity, now)}  ${turns}  ${session.cwd ?? "?"}\n    ${prompt}\n`,

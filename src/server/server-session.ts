@@ -172,9 +172,10 @@ export class ServerSession {
     this.emitSafely(this.choices.switchModel(model, reasoningEffort));
   }
 
-  /** The model and effort of the next prompts, for the events that report them. */
+  /** The model and effort of the next prompts and the folder, for the events that report them. */
   currentModel(): CurrentModel {
-    return { id: this.choices.model.id, reasoningEffort: this.choices.reasoningEffort };
+    const { model, reasoningEffort } = this.choices;
+    return { id: model.id, reasoningEffort, cwd: this.session.cwd };
   }
 
   /**
@@ -196,10 +197,8 @@ export class ServerSession {
     return randomUUID();
   }
 
-  /**
-   * Cancels the running prompt, drops the queued ones (dropped-prompts.ts); resolves once the
-   * cancelled prompt ended. One queued meanwhile (sent after the abort) runs next, unawaited.
-   */
+  /** Cancels the running prompt, drops the queued ones (dropped-prompts.ts); resolves once the
+   * cancelled prompt ended. One queued meanwhile (sent after the abort) runs next, unawaited. */
   async abort(): Promise<void> {
     const dropped = this.queue.splice(0);
     if (dropped.length > 0) {

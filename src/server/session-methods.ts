@@ -27,7 +27,7 @@ import { abortAtOwner, answerAtOwner, isRemote, sendToOwner } from "./remote-ses
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
 import { resumeMethod } from "./session-opening.js";
-import { bareModelId, modelNamesOnWire } from "./wire-events.js";
+import { bareModelId, historyOnWire } from "./wire-events.js";
 
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
@@ -80,7 +80,7 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
   try {
     const { events } = await connection.server.host.readEvents(sessionId);
     // After a rewind, what is left of the conversation (session/rewind.ts).
-    return { events: conversationEvents(events).map((event) => modelNamesOnWire(event)) };
+    return { events: historyOnWire(conversationEvents(events)) };
   } catch (error) {
     if (isMissingFileError(error)) {
       throw invalidParams(`session.getMessages: no session ${sessionId}`);

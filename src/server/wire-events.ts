@@ -2,7 +2,7 @@
  * Events as the Copilot SDK reads them (reference §2). The log keeps turnloop's
  * `<provider>:<model>` ids, the SDK face reports bare model ids as the Copilot CLI does (`gpt-4.1`,
  * not `openai-chat:gpt-4.1`): `session.start` and `session.resume` carry `selectedModel` (and the
- * reasoning effort), and `session.model_change`, `assistant.usage` and `session.shutdown` name
+ * reasoning effort) and `context: {cwd}`, and `session.model_change`, `assistant.usage` and `session.shutdown` name
  * models bare. `session.start` also carries Copilot's required `copilotVersion` (turnloop's
  * version: no Copilot CLI runs) and `context: {cwd}`. `assistant.usage` is marked
  * `ephemeral: true`, as Copilot's type has it always (the log keeps it: `cost` and the token
@@ -27,10 +27,36 @@ export function bareModelId(id: string): string {
   return hasProviderPrefix(id) ? id.slice(id.indexOf(":") + 1) : id;
 }
 
-/** What the session runs on now, for `session.resume` (its log record names no model). */
+/**
+ * What the session runs on now and where, for `session.resume` (its log record names no model
+ * and no folder; Copilot's has `selectedModel` and `context: {cwd}`, reference §2 row 2).
+ */
 export interface CurrentModel {
   id: string;
   reasoningEffort: string | undefined;
+  cwd: string;
+}
+
+/**
+ * A stored log as the SDK face sends it (`session.getMessages`): each event as
+ * {@link modelNamesOnWire} sends it, a `session.resume` with the model it was resumed with (the
+ * one in force then, or the switch recorded right after it) and the session's folder.
+ */
+export function historyOnWire(events: readonly SessionEvent[]): object[] {
+  let model: string | undefined;
+  let cwd: string | undefined;
+  return events.map((event, index) => {
+    if (event.type === "session.start") {
+      ({ model, cwd } = event.data);
+    } else if (event.type === "session.model_change") {
+      model = event.data.newModel;
+    }
+    const next = events[index + 1];
+    const resumedWith = next?.type === "session.model_change" ? next.data.newModel : model;
+    return event.type === "session.resume" && resumedWith !== undefined && cwd !== undefined
+      ? modelNamesOnWire(event, { id: resumedWith, reasoningEffort: undefined, cwd })
+      : modelNamesOnWire(event);
+  });
 }
 
 /** `event` as the SDK face sends it (see above); other events as they are. */
@@ -49,6 +75,7 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
       const selected = {
         selectedModel: bareModelId(current.id),
         ...(effort === undefined ? {} : { reasoningEffort: effort }),
+        context: { cwd: current.cwd },
       };
       return { ...event, data: { ...event.data, ...selected } };
     }

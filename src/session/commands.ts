@@ -10,11 +10,11 @@ import { errorMessage } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { age } from "./age.js";
 import type { SessionHost } from "./host.js";
+import { sameFolder } from "./paths.js";
 import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import { describeAutoMode } from "./sandbox-setup.js";
 import type { Session } from "./session.js";
-import type { SessionSummary } from "./session-store.js";
-import { SessionLockedError } from "./session-store.js";
+import { SessionLockedError, type SessionSummary, summaryLine } from "./session-store.js";
 import { compactCount, formatCost, UsageTotals } from "./usage-totals.js";
 
 /**
@@ -191,17 +191,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
     name: "new",
     description: "Start a new session in this folder",
     terminalOnly: true,
-    run: async ({ host, session, model }) => {
-      try {
-        const opened = await host.create(session.cwd, model.id, {
-          saveAtFirstPrompt: true,
-          morePrompts: true,
-        });
-        return { kind: "open", session: opened, text: `new session ${opened.id}` };
-      } catch (error) {
-        return failed(`cannot start a session: ${errorMessage(error)}`);
-      }
-    },
+    run: async ({ host, session, model }) => newSession(host, session, model),
   },
   {
     name: "resume",
@@ -308,8 +298,40 @@ function sessionsText(sessions: readonly SessionSummary[], currentId: string): s
   return sessions
     .map((summary) => {
       const marker = summary.sessionId === currentId ? "*" : " ";
-      const prompt = summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
+      const prompt = summaryLine(summary);
       return `${marker} ${summary.sessionId.slice(0, 8)}  ${age(summary.lastActivity).padEnd(10)}  ${prompt}`;
     })
     .join("\n");
+}
+
+/**
+ * `/new`: a session in the folder turnloop was started in, with the model new sessions get
+ * (`--model`, else `TURNLOOP_MODEL` or a config file's), as `turnloop` alone opens one (README);
+ * when the current session (a resumed one) has another folder or model, the note says so.
+ */
+async function newSession(
+  host: SessionHost,
+  current: Session,
+  currentModel: ModelConfiguration,
+): Promise<CommandOutcome> {
+  const resolved = host.resolveModel();
+  if (!resolved.ok) {
+    return failed(`cannot start a session: ${resolved.message.replace(/^turnloop: /, "")}`);
+  }
+  const cwd = host.config.cwd.value;
+  const modelId = resolved.configuration.id;
+  try {
+    const opened = await host.create(cwd, modelId, { saveAtFirstPrompt: true, morePrompts: true });
+    const notes = [
+      ...(sameFolder(cwd, current.cwd) ? [] : [`in ${cwd} (where turnloop was started)`]),
+      ...(modelId === currentModel.id ? [] : [`with ${modelId} (the model new sessions get)`]),
+    ];
+    return {
+      kind: "open",
+      session: opened,
+      text: `new session ${opened.id}${notes.map((note) => ` ${note}`).join(",")}`,
+    };
+  } catch (error) {
+    return failed(`cannot start a session: ${errorMessage(error)}`);
+  }
 }

@@ -19,7 +19,23 @@ export function configPaths(home: string, cwd: string): { user: string; project:
 
 /** A config file that cannot be used; the message names the file and the field. */
 export class ConfigError extends Error {
-  override readonly name = "ConfigError";
+  override readonly name: string = "ConfigError";
+}
+
+/**
+ * A session to resume works in a folder that is gone here (removed, or a log imported from
+ * another machine): every tool would fail in it, so the session is not opened (host.ts).
+ */
+export class SessionFolderGoneError extends ConfigError {
+  override readonly name = "SessionFolderGoneError";
+  constructor(
+    readonly sessionId: string,
+    readonly folder: string,
+  ) {
+    super(
+      `session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it to resume the session`,
+    );
+  }
 }
 
 /**

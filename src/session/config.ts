@@ -105,6 +105,8 @@ export interface LoadedConfig {
 export interface ConfigReading {
   /** Unknown keys in or instead of `permissions` are warnings, not errors (`--ignore-config-errors`). */
   ignoreErrors?: boolean;
+  /** Only the user's file, not the project's (face-config.ts `configuredFace` without a project). */
+  userOnly?: boolean;
 }
 
 /**
@@ -115,10 +117,11 @@ export interface ConfigReading {
 export function loadConfig(home: string, cwd: string, reading: ConfigReading = {}): LoadedConfig {
   const paths = configPaths(home, cwd);
   const loaded: LoadedConfig = { files: [], warnings: [] };
-  for (const [scope, path] of [
-    ["user", paths.user],
-    ["project", paths.project],
-  ] as const) {
+  const places: Array<["user" | "project", string]> = [["user", paths.user]];
+  if (reading.userOnly !== true) {
+    places.push(["project", paths.project]);
+  }
+  for (const [scope, path] of places) {
     const settings = readConfigFile(path, loaded.warnings, reading);
     if (settings !== undefined) {
       loaded.files.push({ path, scope, settings });

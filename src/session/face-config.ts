@@ -53,12 +53,14 @@ export type ConfiguredFace =
  * (trusted or not as that folder is) under the flags and the environment (flags > env > project >
  * user) into the run config, and the environment to read models from (a profile's key variable as
  * `TURNLOOP_API_KEY`). `projectFolder` is the cwd, or the folder of a session that works in
- * another (folder-run.ts). Never rejects: a missing cwd or a bad file is a message.
+ * another (folder-run.ts); `null`: no project files (`.turnloop/config.json`, `.mcp.json`) are
+ * read, and the config says so (`projectSkipped`). Never rejects: a missing cwd or a bad file is
+ * a message.
  */
 export async function configuredFace(
   options: FaceOptions,
   env: NodeJS.ProcessEnv,
-  projectFolder: string = resolve(options.cwd),
+  projectFolder: string | null = resolve(options.cwd),
 ): Promise<ConfiguredFace> {
   const cwdProblem = workingDirectoryProblem(resolve(options.cwd));
   if (cwdProblem !== undefined) {
@@ -66,8 +68,9 @@ export async function configuredFace(
   }
   let loaded: LoadedConfig;
   try {
-    loaded = await loadedConfig(turnloopHome(env), projectFolder, {
+    loaded = await loadedConfig(turnloopHome(env), projectFolder ?? resolve(options.cwd), {
       ignoreErrors: options.ignoreConfigErrors === true,
+      userOnly: projectFolder === null,
     });
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -75,7 +78,7 @@ export async function configuredFace(
     }
     throw error;
   }
-  const holding = await heldUntrusted(turnloopHome(env), projectFolder, loaded);
+  const holding = await heldUntrusted(turnloopHome(env), projectFolder ?? "", loaded);
   const files = new Set(loaded.files.map((file) => file.path));
   const fileModels = loaded.files.flatMap((file) =>
     file.settings.model === undefined ? [] : [{ value: file.settings.model, source: file.path }],
@@ -100,6 +103,7 @@ export async function configuredFace(
     config: Object.freeze({
       ...config,
       flags: options,
+      ...(projectFolder === null ? { projectSkipped: true } : {}),
       ...(holding.warning === undefined ? {} : { heldWarning: holding.warning }),
     }),
     env: environmentFor(config, env),
@@ -290,12 +294,11 @@ function httpUrl(value: string): boolean {
  */
 async function mcpFileProblem(
   home: string,
-  projectFolder: string,
+  projectFolder: string | null,
   { cwd, mcpConfigs: named }: Pick<FaceOptions, "cwd" | "mcpConfigs">,
 ): Promise<string | undefined> {
-  const usual = [join(home, "mcp.json"), join(projectFolder, ".mcp.json")].filter((path) =>
-    existsSync(path),
-  );
+  const project = projectFolder === null ? [] : [join(projectFolder, ".mcp.json")];
+  const usual = [join(home, "mcp.json"), ...project].filter((path) => existsSync(path));
   if (usual.length === 0 && named.length === 0) {
     return undefined;
   }

@@ -86,16 +86,21 @@ export class ModelHost {
    * (`TURNLOOP_MODEL` and the config files' `model` choose new sessions' model, not a resumed
    * one's: README, "The interactive session"); when that does not resolve (e.g. its key is not
    * set here), the configured model. The recorded model's problem is reported when neither
-   * resolves.
+   * resolves. `unavailable` says why the recorded model is not used when that is the reason.
    */
-  modelForSession(recorded: string): ModelResolution {
+  modelForSession(recorded: string): ModelResolution & { unavailable?: string } {
     const given = this.config.model?.source === "--model" ? this.config.model.resolved : undefined;
     const own = this.resolveModel(given ?? recorded);
     if (own.ok) {
       return own;
     }
     const configured = this.resolveModel();
-    return configured.ok ? configured : own;
+    if (!configured.ok) {
+      return own;
+    }
+    return given === undefined
+      ? { ...configured, unavailable: unavailableReason(own) }
+      : configured;
   }
 
   /**
@@ -145,6 +150,13 @@ export class ModelHost {
       this.env,
     );
   }
+}
+
+/** Why a model that did not resolve cannot be used here, after its id ("whose key … is not set here"). */
+function unavailableReason(resolution: ModelResolution & { ok: false }): string {
+  return resolution.missingKey === undefined
+    ? `which cannot be used here: ${resolution.message.replace(/^turnloop: /, "")}`
+    : `whose key ${resolution.missingKey.variable} is not set here`;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   prepareRun,
 } from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
+import { SessionFolderGoneError } from "./config-paths.js";
 import { ModelHost, type ModelResolution } from "./host-models.js";
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
@@ -36,6 +37,9 @@ import {
 } from "./session-store.js";
 
 export type { ModelResolution } from "./host-models.js";
+
+// Not an ES module import: its facade loads Node's file streams (face-config.ts says why).
+const { statSync } = process.getBuiltinModule("node:fs");
 
 export interface SessionHostSettings {
   /** `$TURNLOOP_HOME`. */
@@ -147,12 +151,13 @@ export class SessionHost extends ModelHost {
 
   /**
    * The prepared run of sessions in `cwd`: the host's own in its folder (or without the flags to
-   * resolve another), else `cwd`'s project file with the same flags (folder-run.ts, loaded then).
+   * resolve another), else `cwd`'s project file with the same flags (folder-run.ts, loaded then);
+   * that too in the host's folder when its project file was not read (`projectSkipped`).
    * @throws ConfigError naming `cwd`'s invalid project file.
    */
   private async runIn(cwd: string): Promise<PreparedRun> {
-    const flags = this.config.flags;
-    if (flags === undefined || sameFolder(cwd, this.config.cwd.value)) {
+    const { flags, projectSkipped } = this.config;
+    if (flags === undefined || (sameFolder(cwd, this.config.cwd.value) && !projectSkipped)) {
       return this.run;
     }
     const { folderRun } = await import("./folder-run.js");
@@ -186,7 +191,8 @@ export class SessionHost extends ModelHost {
    * `resumeDetails` go in the `session.resume` event of a reopen (the first caller's). It runs
    * with its own folder's run config ({@link configOf}), whatever folder this host started in.
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open;
-   *   ConfigError naming its folder's invalid project file (the session is closed again).
+   *   ConfigError naming its folder's invalid project file, or `SessionFolderGoneError` (a
+   *   ConfigError) when its folder is not an existing directory (the session is closed again).
    */
   open(sessionId: string, resumeDetails?: ResumeDetails): Promise<Session> {
     const open = this.sessions.get(sessionId);
@@ -212,9 +218,9 @@ export class SessionHost extends ModelHost {
    * The model reopened `session` runs with: {@link modelForSession} of the one it ran with (its
    * last `session.model_change`'s, else its start's). When that is another (`--model`, or its own
    * does not resolve here), a `session.model_change` is recorded and `previous` names the model
-   * it ran with, for the face to say so.
+   * it ran with, for the face to say so (and `unavailable` why, when it does not resolve here).
    */
-  modelOfResumed(session: Session): ModelResolution & { previous?: string } {
+  modelOfResumed(session: Session): ModelResolution & { previous?: string; unavailable?: string } {
     const own = session.changedModel ?? session.start.model;
     const resolved = this.modelForSession(own);
     if (!resolved.ok || resolved.configuration.id === own) {
@@ -335,10 +341,16 @@ export class SessionHost extends ModelHost {
     return this.store.delete(sessionId);
   }
 
-  /** `session` tracked with its folder's run config; closed again when that has a problem. */
+  /**
+   * `session` tracked with its folder's run config; closed again when that has a problem or when
+   * its folder is gone (every face opens a resumed session here, so each refuses it the same way).
+   */
   private async tracked(session: Session): Promise<Session> {
     let run: PreparedRun;
     try {
+      if (!isDirectory(session.cwd)) {
+        throw new SessionFolderGoneError(session.id, session.cwd);
+      }
       run = await this.runIn(session.cwd);
     } catch (error) {
       await session.close();
@@ -354,4 +366,8 @@ export class SessionHost extends ModelHost {
     }
     return session;
   }
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

@@ -54,10 +54,8 @@ export interface RunConfig {
   readonly providers: Readonly<Record<string, Sourced<ProviderProfile>>>;
   /** The model's context window in tokens (`--context-window`, else `TURNLOOP_CONTEXT_WINDOW`). */
   readonly contextWindow?: Sourced<number>;
-  /**
-   * The numeric tuning variables set ({@link TUNING_VARIABLES}), by setting name, each with the
-   * variable as its source; absent when none is.
-   */
+  /** The numeric tuning variables set ({@link TUNING_VARIABLES}), by setting name, each with the
+   * variable as its source; absent when none is. */
   readonly tuning?: Readonly<Record<string, Sourced<number>>>;
   /** Context window sizes (tokens) by model id. */
   readonly contextWindows: Readonly<Record<string, Sourced<number>>>;
@@ -75,15 +73,16 @@ export interface RunConfig {
    * `redactDatabaseUrl` only.
    */
   readonly store?: Sourced<string>;
-  /**
-   * The warning about the keys an untrusted project's file holds (project-holds.ts
+  /** The warning about the keys an untrusted project's file holds (project-holds.ts
    * `heldSettingsWarning`), set by face-config.ts: `-p` and the interactive face write it to
-   * stderr, ACP and the SDK server also record it in each session (project-warnings.ts).
-   */
+   * stderr, ACP and the SDK server also record it in each session (project-warnings.ts). */
   readonly heldWarning?: string;
   /** The face's flags (face-config.ts): a session in another folder is configured from them
    * with its folder's project file (folder-run.ts); absent: every session runs with this. */
   readonly flags?: FaceOptions;
+  /** The start folder's project files were not read (face-config.ts, for a face resuming a
+   * session by id): a session in that folder is configured as one in another (host.ts). */
+  readonly projectSkipped?: boolean;
 }
 
 export const DEFAULT_MAX_TURNS = 100;

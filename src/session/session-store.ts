@@ -199,6 +199,14 @@ export interface SessionSummary {
 }
 
 /**
+ * The line that stands for a session in lists and pickers: its first prompt, else why its log
+ * cannot be read, else `(no prompt yet)` (a session an editor opened and sent nothing to).
+ */
+export function summaryLine(summary: Pick<SessionSummary, "firstPrompt" | "problem">): string {
+  return summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
+}
+
+/**
  * What a face on one worker sends to the worker holding a session (issue 22): `payload` is the
  * face's own request (the SDK server: `session.send`'s params for a prompt, `null` for an abort,
  * `session.permissions.handlePendingPermissionRequest`'s params for a permission answer).

@@ -73,8 +73,7 @@ function hunk(oldLines: readonly DiffLine[], newLines: readonly DiffLine[]): str
   const newEnd = newLines.length - suffix;
   const contextEnd = Math.min(oldEnd + DIFF_CONTEXT_LINES, oldLines.length);
   const trailing = contextEnd - oldEnd;
-  const header =
-    `@@ -${start + 1},${contextEnd - start} ` + `+${start + 1},${newEnd + trailing - start} @@`;
+  const header = `@@ -${range(start, contextEnd - start)} +${range(start, newEnd + trailing - start)} @@`;
   return [
     header,
     ...oldLines.slice(start, prefix).flatMap((line) => diffLine(" ", line)),
@@ -82,6 +81,14 @@ function hunk(oldLines: readonly DiffLine[], newLines: readonly DiffLine[]): str
     ...changedLines("+", newLines.slice(prefix, newEnd), "added"),
     ...oldLines.slice(oldEnd, contextEnd).flatMap((line) => diffLine(" ", line)),
   ].join("\n");
+}
+
+/**
+ * A hunk side's `start,count` as diff writes it: an empty side names the line before it
+ * (`-0,0` for a created file, `+0,0` for one that loses every line), which GNU `patch` requires.
+ */
+function range(start: number, count: number): string {
+  return `${count === 0 ? start : start + 1},${count}`;
 }
 
 function changedLines(marker: string, lines: readonly DiffLine[], verb: string): string[] {

@@ -55,3 +55,15 @@ describe("--continue skips a session with no prompt yet", () => {
     });
   });
 });
+
+// A fresh user's trial (round 3, session 16, #9): `turnloop sessions` printed an empty line for
+// such a session; it says `(no prompt yet)` as the pickers and `/sessions` do (one helper).
+test("turnloop sessions marks a session with no prompt yet", async ({ cli, repository }) => {
+  const acp = await cli(["acp"], { stdin: editorOpening(repository) });
+  const empty = /"sessionId":"([0-9a-f-]{36})"/.exec(acp.stdout)?.[1] ?? "";
+  const listed = await cli(["sessions"]);
+  expect(listed.code, listed.stderr).toBe(0);
+  expect(listed.stdout).toMatch(
+    new RegExp(`^${empty}  .*  0 turns  ${repository}\\n    \\(no prompt yet\\)\\n$`),
+  );
+});

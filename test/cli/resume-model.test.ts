@@ -75,4 +75,21 @@ describe("a resumed session's model", () => {
       `model ${CONFIGURED} (this session ran with ${ALT}) · session`,
     );
   });
+
+  // A fresh user's trial (round 3, session 16, #19): the switch away from a model whose key is
+  // not set here read as a --model switch; it now says which key to set to stay on it.
+  test("a model whose key is not set here: the switch names the key", async ({ cli, model }) => {
+    model.enqueue({ text: "one" }, { text: "two" });
+    const chat = "openai-chat:gpt-4.1";
+    const first = await cli(["-p", "first", "--model", chat], {
+      env: { OPENAI_API_KEY: "sk-test" },
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const id = printedSessionId(first.stderr);
+    const switched = await cli(["--continue", "-p", "second", "-q"]);
+    expect(switched).toMatchObject({
+      code: 0,
+      stderr: `turnloop: session ${id} now uses ${CONFIGURED} (it ran with ${chat}, whose key OPENAI_API_KEY is not set here)\n`,
+    });
+  });
 });

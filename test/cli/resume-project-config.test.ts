@@ -138,3 +138,92 @@ describe("a session resumed from another folder runs with its own folder's proje
     expect(here.stdout).toMatch(/^(> )?\* ask: /m);
   });
 });
+
+// A fresh user's trial (round 3, session 16, #5): an invalid `.turnloop/config.json` in the folder
+// turnloop was run in stopped `-p --resume` of another folder's session (exit 64), though that
+// file does not apply to it. A face resuming a session by id reads the current folder's project
+// files only for a session of that folder (src/cli/run.ts `configure`, host.ts `runIn`).
+describe("an invalid project file in the current folder and a session resumed by id", () => {
+  async function invalidFolder(): Promise<{ folder: string; path: string }> {
+    const folder = await mkdtemp(join(tmpdir(), "turnloop-invalid-"));
+    folders.push(folder);
+    await mkdir(join(folder, ".turnloop"));
+    const path = join(folder, ".turnloop", "config.json");
+    await writeFile(path, '{"permissions": {"deny": ["bash(echo *)"],}');
+    return { folder, path };
+  }
+
+  test("-p --resume and the interactive --resume of another folder's session run, with its folder's rules; /new meets the file", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const id = await repositorySession({ cli, model, repository });
+    const { folder } = await invalidFolder();
+    runs(model, "touch denied.txt");
+    const resumed = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: folder });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("the rule bash(touch *) denies it");
+    expect(resumed.stderr).not.toContain("config.json");
+    model.enqueue({ text: "again" });
+    const interactive = await cli(["--resume", id], { cwd: folder, stdin: "go\n/new\n" });
+    expect(interactive.code, interactive.stderr).toBe(0);
+    expect(interactive.stdout).toContain("again");
+    // A new session works in the current folder: its file applies, and it is still invalid.
+    expect(`${interactive.stdout}${interactive.stderr}`).toContain(
+      `${folder}/.turnloop/config.json is not valid JSON`,
+    );
+  });
+
+  test("a session of the current folder, -p --continue and a new -p session still stop on the file", async ({
+    cli,
+    model,
+  }) => {
+    const { folder, path } = await invalidFolder();
+    await rm(path);
+    model.enqueue({ text: "first" });
+    const first = await cli(["-p", "hi"], { cwd: folder });
+    expect(first.code, first.stderr).toBe(0);
+    const id = printedSessionId(first.stderr);
+    await writeFile(path, '{"permissions": {"deny": ["bash(echo *)"],}');
+    const invalid = `${path} is not valid JSON: line 1, column 43`;
+    const resumed = await cli(["-p", "go", "--resume", id], { cwd: folder });
+    expect(resumed.code).toBe(64);
+    expect(resumed.stderr).toContain(`turnloop: the session's folder ${folder}: ${invalid}`);
+    const continued = await cli(["-p", "go", "--continue"], { cwd: folder });
+    expect(continued.code).toBe(64);
+    expect(continued.stderr).toContain(`turnloop: ${invalid}`);
+    const fresh = await cli(["-p", "go"], { cwd: folder });
+    expect(fresh.code).toBe(64);
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+// A fresh user's trial (round 3, session 16, #7): `/new` after `/resume` of another folder's
+// session opened the new session in that session's folder, with that session's model. It opens
+// in the folder turnloop was started in, with the model new sessions get, and says so.
+test("/new after /resume of another folder's session: the start folder, the model new sessions get", async ({
+  cli,
+  model,
+  repository,
+}) => {
+  model.enqueue({ text: "first" });
+  const first = await cli(["-p", "hi", "--model", "openai-compatible:other-model"]);
+  expect(first.code, first.stderr).toBe(0);
+  const id = printedSessionId(first.stderr);
+  const other = await mkdtemp(join(tmpdir(), "turnloop-other-"));
+  folders.push(other);
+  model.enqueue({ text: "in the new one" });
+  const run = await cli([], { cwd: other, stdin: `/resume ${id}\n/new\nhello\n` });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain(`resumed session ${id} in ${repository}`);
+  expect(run.stdout).toMatch(
+    new RegExp(
+      `new session [0-9a-f-]{36} in ${other} \\(where turnloop was started\\), with openai-compatible:fake-model \\(the model new sessions get\\)`,
+    ),
+  );
+  const newId = /new session ([0-9a-f-]{36})/.exec(run.stdout)?.[1] ?? "";
+  const listed = await cli(["sessions"], { cwd: other });
+  expect(listed.stdout).toContain(newId);
+  expect(model.requests.at(-1)?.body).toMatchObject({ model: "fake-model" });
+});

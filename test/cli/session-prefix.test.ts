@@ -60,3 +60,19 @@ test("an unknown or ambiguous session prefix: exit 64 and one wording, for every
   expect(model.requests).toHaveLength(0);
   expect((await cli(["sessions"])).stdout).toContain(IDS[1]);
 });
+
+// A fresh user's trial (round 3, session 16, #12): `-p --resume "SAY hello there"` (the prompt
+// where the id goes) said stdin was empty, or with a pipe that there was no such session. An id
+// has no spaces: the value is refused as a prompt before stdin is read.
+test("-p --resume with a prompt for its id: the usage error says where the prompt goes, with or without a pipe", async ({
+  cli,
+  model,
+}) => {
+  const said =
+    'turnloop: no session "SAY hello there": --resume takes a session id; the prompt goes after -p (turnloop -p "…" --resume <id>)\n';
+  const closed = await cli(["-p", "--resume", "SAY hello there"]);
+  expect([closed.code, closed.stderr]).toEqual([64, said]);
+  const piped = await cli(["-p", "--resume", "SAY hello there"], { stdin: "SAY piped\n" });
+  expect([piped.code, piped.stderr]).toEqual([64, said]);
+  expect(model.requests).toHaveLength(0);
+});

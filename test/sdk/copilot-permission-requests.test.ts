@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import type { CopilotClient, PermissionRequest } from "@github/copilot-sdk";
 import { beforeAll, describe, expect, test } from "vitest";
 import { callingTools } from "../support/replies.js";
@@ -203,7 +204,7 @@ describe("the write request shows the change", () => {
     expect(writes).toEqual([
       [
         created,
-        `--- /dev/null\n+++ ${created}\n@@ -1,0 +1,2 @@\n+alpha\n+beta\n`,
+        `--- /dev/null\n+++ ${created}\n@@ -0,0 +1,2 @@\n+alpha\n+beta\n`,
         "alpha\nbeta\n",
         true,
       ],
@@ -216,5 +217,35 @@ describe("the write request shows the change", () => {
     ]);
     // Both were denied: nothing was written.
     expect(await readFile(edited, "utf8")).toBe("one\ntwo\nthree\n");
+  });
+});
+
+describe("the write request's diff applies with GNU patch", () => {
+  test("create, edit, and an edit that leaves the file with no line: patch --dry-run accepts each", async () => {
+    await writeFile(join(fixture.cwd, "kept.txt"), "one\ntwo\nthree\n");
+    await writeFile(join(fixture.cwd, "emptied.txt"), "x\ny\n");
+    const asked = await askedFor([
+      ["call_p1", "create", { path: "made.txt", file_text: "alpha\nbeta\n" }],
+      ["call_p2", "edit", { path: "kept.txt", old_str: "two", new_str: "2" }],
+      ["call_p3", "edit", { path: "emptied.txt", old_str: "x\ny\n", new_str: "" }],
+    ]);
+    const diffs = asked.flatMap((request) => (request.kind === "write" ? [request.diff] : []));
+    expect(diffs).toHaveLength(3);
+    expect(diffs[2]).toContain("@@ -1,2 +0,0 @@");
+    // The diffs name absolute paths, which patch ignores: strip them down to the file's name.
+    const strip = `-p${fixture.cwd.split(sep).length}`;
+    const checked = diffs.map((diff) => {
+      const run = spawnSync("patch", [strip, "--dry-run", "--batch"], {
+        cwd: fixture.cwd,
+        input: diff,
+        encoding: "utf8",
+      });
+      return [run.status, run.stdout.trim()];
+    });
+    expect(checked).toEqual([
+      [0, "checking file made.txt"],
+      [0, "checking file kept.txt"],
+      [0, "checking file emptied.txt"],
+    ]);
   });
 });

@@ -58,3 +58,41 @@ test("createSession in another folder runs with that folder's deny rules; a resu
   const same = await client.resumeSession(session.sessionId, { workingDirectory: project });
   await same.disconnect();
 });
+
+// A fresh user's trial (round 3, session 16, #18): a session whose folder is gone was resumed
+// without a word, and every tool then failed in it.
+test("resumeSession of a session whose folder is gone is refused, naming the folder", async () => {
+  const project = await mkdtemp(join(tmpdir(), "turnloop-gone-"));
+  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  const client = await fixture.startedClient();
+  const session = await client.createSession({ workingDirectory: project });
+  fixture.model.enqueue({ text: "first" });
+  await session.sendAndWait({ prompt: "hi" });
+  await session.disconnect();
+  await rm(project, { recursive: true });
+  await expect(client.resumeSession(session.sessionId)).rejects.toThrow(
+    `session.resume: session ${session.sessionId} works in ${project}, which is not an existing directory here; create or restore it to resume the session`,
+  );
+  expect(fixture.model.requests).toHaveLength(1);
+});
+
+// A fresh user's trial (round 3, session 16, #13): the `session.resume` event an app reads had no
+// `selectedModel` or `context`, which Copilot's schema has (reference §2, row 2).
+test("session.resume events name the model the session was resumed with and its folder", async () => {
+  const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
+  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  const client = await fixture.startedClient();
+  const session = await client.createSession({ workingDirectory: project });
+  fixture.model.enqueue({ text: "first" });
+  await session.sendAndWait({ prompt: "hi" });
+  await session.disconnect();
+  const kept = await client.resumeSession(session.sessionId);
+  await kept.disconnect();
+  const switched = await client.resumeSession(session.sessionId, { model: "alt-model" });
+  const resumes = (await switched.getMessages()).filter((event) => event.type === "session.resume");
+  expect(resumes.map((event) => event.data)).toEqual([
+    expect.objectContaining({ selectedModel: "fake-model", context: { cwd: project } }),
+    expect.objectContaining({ selectedModel: "alt-model", context: { cwd: project } }),
+  ]);
+  await switched.disconnect();
+});

@@ -305,8 +305,12 @@ export class Controller {
     await this.host.close(previous);
     this.session = session;
     this.context = [];
-    if (session.start.sessionId !== previous.start.sessionId && session.resumeEvent !== undefined) {
-      const resolved = this.host.modelOfResumed(session);
+    if (session.start.sessionId !== previous.start.sessionId) {
+      // A reopened session's own model; a new one's (`/new`: the model new sessions get).
+      const resolved =
+        session.resumeEvent === undefined
+          ? this.host.resolveModel(session.start.model)
+          : this.host.modelOfResumed(session);
       if (resolved.ok) {
         this.model = resolved.configuration;
       }

@@ -11,7 +11,7 @@ import {
 } from "@mariozechner/pi-tui";
 import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
-import type { SessionSummary } from "../../session/session-store.js";
+import { type SessionSummary, summaryLine } from "../../session/session-store.js";
 import { PromptCompletion, PromptEditor } from "./completion.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
@@ -134,7 +134,7 @@ export class Screen {
       const ages = sessions.map((summary) => age(summary.lastActivity));
       const ageWidth = Math.max(0, ...ages.map((text) => text.length));
       const rows: PickerRow[] = sessions.map((summary, index) => {
-        const prompt = summary.firstPrompt ?? "(no prompt yet)";
+        const prompt = summaryLine(summary);
         const label = `${summary.sessionId.slice(0, 8)}  ${(ages[index] ?? "").padEnd(ageWidth)}  ${prompt}`;
         return {
           item: { value: summary.sessionId, label },

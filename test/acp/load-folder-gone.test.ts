@@ -1,0 +1,52 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { expect, test } from "vitest";
+import { ChildFixture } from "./child-process.js";
+
+// A fresh user's trial (round 3, session 16, #18): `session/load` of a session whose folder had
+// been removed answered a normal result, and every tool then failed in it. It is refused with
+// `-32602` naming the folder, as `session/new` refuses a cwd that is not an existing directory.
+
+const fixture = ChildFixture.forEachTest();
+
+/** The JSON-RPC error of `request`, or `"answered"`. */
+function refusal(request: Promise<unknown>): Promise<unknown> {
+  return request.then(
+    () => "answered",
+    (error: { code?: number; message?: string; data?: unknown }) => ({
+      code: error.code,
+      message: error.message,
+      data: error.data,
+    }),
+  );
+}
+
+test("session/load and session/resume of a session whose folder is gone: -32602 naming the folder", async () => {
+  const folder = await mkdtemp(join(tmpdir(), "turnloop-acp-gone-"));
+  const first = fixture.startAgent();
+  await first.initialize();
+  const params = { cwd: folder, mcpServers: [] };
+  const { sessionId } = await first.client.request(acp.methods.agent.session.new, {
+    cwd: folder,
+    mcpServers: [],
+  });
+  expect(await first.end()).toBe(0);
+  await rm(folder, { recursive: true });
+
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const refused = {
+    code: -32602,
+    message: `Invalid params: session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it to resume the session`,
+    data: { cwd: folder },
+  };
+  const load = agent.client.request(acp.methods.agent.session.load, { ...params, sessionId });
+  expect(await refusal(load)).toEqual(refused);
+  const resume = agent.client.request(acp.methods.agent.session.resume, { ...params, sessionId });
+  expect(await refusal(resume)).toEqual(refused);
+  expect(agent.updates(sessionId)).toEqual([]);
+  expect(fixture.server.requests).toHaveLength(0);
+  expect(await agent.end()).toBe(0);
+});

@@ -1,0 +1,69 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect } from "vitest";
+import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
+
+// A fresh user's trial (round 3, session 16, #18): a session whose folder had been removed (or a
+// log imported from another machine) was resumed without a word, and every tool then failed in
+// it. Every face opens a resumed session through the session host, which now refuses it there,
+// naming the folder, before any model request (src/session/host.ts `tracked`).
+
+const folders: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(
+    folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })),
+  );
+});
+
+/** A session made in a folder that is then removed: its id and the folder's path. */
+async function sessionOfRemovedFolder({
+  cli,
+  model,
+}: Pick<CliFixtures, "cli" | "model">): Promise<{ id: string; folder: string }> {
+  const folder = await mkdtemp(join(tmpdir(), "turnloop-gone-"));
+  folders.push(folder);
+  model.enqueue({ text: "first" });
+  const first = await cli(["-p", "hi"], { cwd: folder });
+  expect(first.code, first.stderr).toBe(0);
+  await rm(folder, { recursive: true });
+  return { id: printedSessionId(first.stderr), folder };
+}
+
+const refusal = (id: string, folder: string) =>
+  `session ${id} works in ${folder}, which is not an existing directory here; create or restore it to resume the session`;
+
+describe("a session whose folder is gone is not resumed", () => {
+  test("-p --resume: a usage error naming the folder, before any request; resumed once the folder is back", async ({
+    cli,
+    model,
+  }) => {
+    const { id, folder } = await sessionOfRemovedFolder({ cli, model });
+    const refused = await cli(["-p", "go", "--resume", id]);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toBe(`turnloop: ${refusal(id, folder)}\n`);
+    expect(model.requests).toHaveLength(1);
+    await mkdir(folder);
+    model.enqueue({ text: "back" });
+    const resumed = await cli(["-p", "go", "--resume", id]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe("back\n");
+  });
+
+  test("the interactive --resume and /resume say so; /resume keeps the session it had", async ({
+    cli,
+    model,
+  }) => {
+    const { id, folder } = await sessionOfRemovedFolder({ cli, model });
+    const started = await cli(["--resume", id], { stdin: "hello\n" });
+    expect(started.code).toBe(64);
+    expect(started.stderr).toContain(refusal(id, folder));
+    model.enqueue({ text: "still here" });
+    const switched = await cli([], { stdin: `/resume ${id}\nhello\n` });
+    expect(switched.code, switched.stderr).toBe(0);
+    expect(`${switched.stdout}${switched.stderr}`).toContain(refusal(id, folder));
+    expect(switched.stdout).toContain("still here");
+    expect(model.requests).toHaveLength(2);
+  });
+});
