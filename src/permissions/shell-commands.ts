@@ -18,7 +18,7 @@
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
-import { gitAlias } from "./git-aliases.js";
+import { gitAlias } from "./program-arguments.js";
 import { assignedVariables, nodeAssignments, wrapperAssignments } from "./shell-environment.js";
 import { readFindExec, readProgramOptions, redirectWritesFile } from "./shell-side-effects.js";
 import {
@@ -317,7 +317,7 @@ function applyWrapper(
   }
 }
 
-/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (git-aliases.ts). */
+/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (program-arguments.ts). */
 function readGitAlias(
   tail: DecodedWord[],
   analysis: ShellAnalysis,

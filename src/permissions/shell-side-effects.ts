@@ -10,6 +10,7 @@
  */
 
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
+import { sedEffects, sedRunsCommands } from "./program-arguments.js";
 import type { ShellAnalysis } from "./shell-commands.js";
 import { baseName, type DecodedWord, decodeWord } from "./shell-words.js";
 
@@ -265,109 +266,4 @@ function writesByOperands(name: string, words: readonly string[], operands: stri
     default:
       return false;
   }
-}
-
-/** sed's scripts (`-e`, `--expression`, or the first operand) and whether `-f` reads one. */
-function sedScripts(words: readonly string[]): {
-  scripts: string[];
-  fromFile: boolean;
-  inPlace: boolean;
-  sandbox: boolean;
-} {
-  const found = { scripts: [] as string[], fromFile: false, inPlace: false, sandbox: false };
-  let operand = true;
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] ?? "";
-    if (word === "--") {
-      break;
-    }
-    if (word.startsWith("--")) {
-      const [long = "", value] = word.slice(2).split(/=(.*)/s, 2);
-      found.inPlace ||= long === "in-place";
-      found.sandbox ||= long === "sandbox";
-      found.fromFile ||= long === "file";
-      operand &&= long !== "file";
-      if (long === "expression") {
-        found.scripts.push(value ?? words[++index] ?? "");
-        operand = false;
-      }
-      continue;
-    }
-    if (word.startsWith("-") && word.length > 1) {
-      index += readSedShortOptions(word, words[index + 1], found);
-      operand &&= found.scripts.length === 0 && !found.fromFile;
-      continue;
-    }
-    if (operand) {
-      found.scripts.push(word);
-      operand = false;
-    }
-  }
-  return found;
-}
-
-/** Reads one word of sed's short options (`-n`, `-i.bak`, `-ne 's/a/b/'`); gives 1 when the next word is a value. */
-function readSedShortOptions(
-  word: string,
-  next: string | undefined,
-  found: { scripts: string[]; fromFile: boolean; inPlace: boolean },
-): number {
-  for (let at = 1; at < word.length; at++) {
-    const letter = word[at];
-    const rest = word.slice(at + 1);
-    if (letter === "i") {
-      found.inPlace = true;
-      return 0; // The rest is the backup suffix.
-    }
-    if (letter === "e" || letter === "f" || letter === "l") {
-      const value = rest !== "" ? rest : (next ?? "");
-      if (letter === "e") {
-        found.scripts.push(value);
-      }
-      found.fromFile ||= letter === "f";
-      return rest === "" ? 1 : 0;
-    }
-  }
-  return 0;
-}
-
-/** Whether sed's scripts write files (`w`, `W`, `s///w`) or run commands (`e`, `s///e`). */
-function sedEffects(words: readonly string[]): { writes: boolean; runs: boolean } {
-  const { scripts, fromFile, inPlace, sandbox } = sedScripts(words);
-  const commands = scripts.flatMap((script) => script.split(/[;\n]/));
-  const effects = { writes: inPlace, runs: fromFile };
-  for (const command of commands) {
-    // The command's letter after its address (`1`, `$`, `/re/`, `1,3`, `!`, `{`).
-    const body = command.replace(
-      /^[\s{}!]*(?:(?:\d+|\$|\/(?:[^/\\]|\\.)*\/[IM]*|\\(.)(?:(?!\1).)*\1)[\s,~+!]*)*[\s{}!]*/s,
-      "",
-    );
-    const letter = body[0] ?? "";
-    const flags = letter === "s" ? sedSubstituteFlags(body) : "";
-    effects.writes ||= /[wW]/.test(letter) || flags.includes("w");
-    effects.runs ||= letter === "e" || flags.includes("e");
-  }
-  return sandbox ? { writes: inPlace, runs: false } : effects;
-}
-
-/** The flags of `s/re/replacement/flags` (any delimiter). */
-function sedSubstituteFlags(command: string): string {
-  const delimiter = command[1];
-  if (delimiter === undefined) {
-    return "";
-  }
-  let seen = 0;
-  for (let at = 2; at < command.length; at++) {
-    if (command[at] === "\\") {
-      at++;
-    } else if (command[at] === delimiter && ++seen === 2) {
-      return command.slice(at + 1);
-    }
-  }
-  return "";
-}
-
-/** Why sed runs a command (its `e` command, or a script read from a file), or undefined. */
-export function sedRunsCommands(words: readonly string[]): string | undefined {
-  return sedEffects(words).runs ? "sed runs commands (e) or a script file" : undefined;
 }
