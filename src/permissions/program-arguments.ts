@@ -7,6 +7,13 @@
  * global options before its subcommand (git(1)); aliases defined in config files (`git config
  * alias.p push`) cannot be seen in the command's text.
  *
+ * git's subcommands' options that run a program (`git clone -u <cmd>`, `git difftool -x <cmd>`,
+ * `git grep -O<cmd>`, `git rebase --exec`), write a file (`git archive -o`, `git format-patch`,
+ * `git bundle create`, `git config --file`, `git apply` but `--check`) or set configuration (`git clone -c key=value`,
+ * `git config key value`), read as git's parse-options reads them: short options bundled
+ * (`-qu<cmd>`) with a value joined or in the next word, and any start of a long option's name
+ * (`--upload-pac=` is `--upload-pack=`).
+ *
  * sed's script (`-e`, `--expression`, the first operand): whether it writes files (`w`, `W`,
  * `s///w`, `-i`) or runs commands (`e`, `s///e`, a script read from a file with `-f`).
  */
@@ -107,6 +114,163 @@ function expand(
 
 function plain(text: string): DecodedWord {
   return { text, computed: false, pattern: false, quoted: false };
+}
+
+/**
+ * Options of git's subcommands, from `git <subcommand> -h` and their manual pages (git 2.39): `!`
+ * runs a program given as its value (or, for `--template`, the hooks of the folder given), `>`
+ * writes the file or folder given, `@` sets a configuration `key=value`, `:` takes a value (a
+ * bundle of short options such as `-bmain` ends there).
+ */
+const GIT_SUBCOMMAND_OPTIONS: Record<string, string> = {
+  clone:
+    "-u! --upload-pack! --template! -c@ --config@ --separate-git-dir> -b: -o: -j: --branch: " +
+    "--origin: --reference: --depth:",
+  init: "--template! --separate-git-dir>",
+  fetch: "--upload-pack! -o: -j:",
+  pull: "--upload-pack! -o: -j: -s: -X:",
+  "ls-remote": "--upload-pack! --exec! -o:",
+  "fetch-pack": "--upload-pack! --exec!",
+  push: "--receive-pack! --exec! -o:",
+  "send-pack": "--receive-pack! --exec!",
+  archive: "--exec! -o> --output>",
+  difftool: "-x! --extcmd! -t:",
+  grep: "-O! --open-files-in-pager! -e: -f: -A: -B: -C: -m:",
+  rebase: "-x! --exec! -s: -X: -C:",
+  "send-email": "--sendmail-cmd! --smtp-server! --to-cmd! --cc-cmd! --header-cmd!",
+  instaweb: "-d! --httpd! -b! --browser!",
+  "web--browse": "-b! --browser! -t! --tool! -c! --config!",
+  daemon: "--access-hook!",
+  "format-patch": "-o> --output-directory> -v:",
+  bugreport: "-o> --output-directory> -s:",
+  diagnose: "-o> --output-directory> -s:",
+  "fast-export": "--export-marks>",
+  "fast-import": "--export-marks>",
+  "read-tree": "--index-output>",
+  config: "-f> --file>",
+};
+
+/** git's global options (git(1)) whose value is the next word. */
+const GLOBAL_OPTIONS_WITH_VALUE =
+  /^(?:-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix)$/;
+const HARMLESS_OUTPUTS = new Set(["-", "/dev/null", "/dev/stdout", "/dev/stderr"]);
+
+/** What a git command's subcommand options do (see the file comment). */
+export interface GitOptionEffects {
+  /** Why it runs a program its arguments name, or undefined. */
+  runs: string | undefined;
+  /** Whether it writes a file or folder its arguments name. */
+  writes: boolean;
+  /** The `key=value` (or `key value`) settings it makes: `git clone -c`, `git config k v`. */
+  settings: string[];
+}
+
+/** Reads `git <all…>` for its subcommand's options (those before any `--`). */
+export function gitOptionEffects(all: readonly string[]): GitOptionEffects {
+  const end = all.indexOf("--");
+  const words = end === -1 ? all : all.slice(0, end);
+  let at = 0;
+  while (at < words.length && (words[at] ?? "").startsWith("-")) {
+    at += GLOBAL_OPTIONS_WITH_VALUE.test(words[at] ?? "") ? 2 : 1;
+  }
+  const subcommand = words[at] ?? "";
+  const rest = words.slice(at + 1);
+  const effects: GitOptionEffects = { runs: undefined, writes: false, settings: [] };
+  const spec = GIT_SUBCOMMAND_OPTIONS[subcommand];
+  if (spec !== undefined) {
+    readSubcommandOptions(`git ${subcommand}`, spec, rest, effects);
+  }
+  const operands = rest.filter((word) => !word.startsWith("-"));
+  if (
+    subcommand === "filter-branch" ||
+    (subcommand === "bisect" && operands[0] === "run") ||
+    (subcommand === "submodule" && operands.includes("foreach"))
+  ) {
+    effects.runs ??= `git ${subcommand} runs a command given in its arguments`;
+  }
+  effects.writes ||=
+    (subcommand === "format-patch" && !rest.some((word) => startsLong(word, "stdout", 3))) ||
+    (subcommand === "bundle" && operands[0] === "create") ||
+    (subcommand === "apply" &&
+      !rest.some((word) => /^--(?:check|stat|numstat|summary)$/.test(word)));
+  if (subcommand === "config") {
+    readConfigSetting(rest, effects);
+  }
+  return effects;
+}
+
+/** Whether `word` is `--name` or a start of it of at least `shortest` letters (`--stdo`). */
+function startsLong(word: string, name: string, shortest: number): boolean {
+  const given = /^--([^=]+)/.exec(word)?.[1] ?? "";
+  return given.length >= shortest && name.startsWith(given);
+}
+
+function readSubcommandOptions(
+  command: string,
+  spec: string,
+  words: readonly string[],
+  effects: GitOptionEffects,
+): void {
+  const kinds = new Map(spec.split(" ").map((token) => [token.slice(0, -1), token.slice(-1)]));
+  const longNames = [...kinds.keys()].filter((option) => option.startsWith("--"));
+  for (const [index, word] of words.entries()) {
+    const next = words[index + 1] ?? "";
+    if (word.startsWith("--") && !word.startsWith("--no-")) {
+      // parse-options takes any start of a long option's name; an ambiguous one is refused.
+      const [given = "", value] = word.split(/=(.*)/s, 2);
+      for (const name of longNames.filter((option) => option.startsWith(given))) {
+        applyOption(command, word, kinds.get(name), value ?? next, effects);
+      }
+    } else if (/^-[^-]/.test(word)) {
+      for (let at = 1; at < word.length; at++) {
+        const kind = kinds.get(`-${word[at]}`);
+        applyOption(command, word, kind, word.slice(at + 1) || next, effects);
+        if (kind !== undefined) {
+          break; // The rest of the word, or the next word, is its value.
+        }
+      }
+    }
+  }
+}
+
+function applyOption(
+  command: string,
+  word: string,
+  kind: string | undefined,
+  value: string,
+  effects: GitOptionEffects,
+): void {
+  if (kind === "!") {
+    effects.runs ??= `${command} ${word} runs a program`;
+  } else if (kind === ">") {
+    effects.writes ||= !HARMLESS_OUTPUTS.has(value);
+  } else if (kind === "@") {
+    effects.settings.push(value);
+  }
+}
+
+/** `git config`'s options whose value is the next word (`-f file`, `--type bool`). */
+const CONFIG_OPTIONS_WITH_VALUE = /^(?:-f|--file|--blob|--type|--default|--comment)$/;
+
+/** `git config [--file f] key value` (and `--add`, `--unset`, `set` …) changes a setting. */
+function readConfigSetting(words: readonly string[], effects: GitOptionEffects): void {
+  const operands = words.filter(
+    (word, index) =>
+      !word.startsWith("-") && !CONFIG_OPTIONS_WITH_VALUE.test(words[index - 1] ?? ""),
+  );
+  const changing = words.some((word) =>
+    /^--(?:add|replace-all|unset|unset-all|rename-section|remove-section|edit)$|^-e$/.test(word),
+  );
+  const [first = "", second] = operands;
+  const action = /^(?:get|list|get-regexp|get-urlmatch|get-color|get-colorbool)$/.test(first);
+  const setting = /^(?:set|unset)$/.test(first) ? operands.slice(1) : operands;
+  if (!changing && (action || second === undefined) && !/^(?:set|unset|edit)$/.test(first)) {
+    effects.writes = false; // `--file` of a read.
+    return;
+  }
+  if (setting[0] !== undefined && setting[1] !== undefined) {
+    effects.settings.push(`${setting[0]}=${setting[1]}`);
+  }
 }
 
 /** sed's scripts (`-e`, `--expression`, or the first operand) and whether `-f` reads one. */

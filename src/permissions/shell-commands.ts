@@ -45,8 +45,8 @@ export interface ShellCommand {
   /** The words of what finally runs (the last of {@link forms}), as written. */
   runs: DecodedWord[];
   /**
-   * Runs a script that was read and is listed separately (`bash -c '…'`, `eval …`): allow rules
-   * judge that script, not this command.
+   * Allow rules judge not this command but the script it runs, listed separately (`bash -c '…'`),
+   * or the package runner's call running it (`npx tape x` for `tape x`, shell-side-effects.ts).
    */
   runsScript: boolean;
   /**
@@ -255,7 +255,7 @@ function innerCommand(
   analysis: ShellAnalysis,
   depth: number,
 ): DecodedWord[] | undefined {
-  readProgramOptions(name, tail, analysis);
+  readProgramOptions(name, tail, analysis, (script) => readScript(script, analysis, depth + 1));
   if (SHELLS.has(name)) {
     readShell(name, tail, analysis, depth);
     return undefined;
