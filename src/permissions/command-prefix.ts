@@ -16,7 +16,10 @@
  * cmd`: shell-wrappers.ts): rules match the command that finally runs, so its prefix would also
  * cover it without the wrapper the user saw, and the wrapper's own prefix (`watch *`) would cover
  * any command. A program whose options write a file (`git log --output=x`) or run a program is
- * not offered one either (shell-side-effects.ts).
+ * not offered one either (shell-side-effects.ts). An interpreter's prefix keeps its script or
+ * module (`node scripts/x.js *`, `python3 -m pytest *`: `node *` would allow `node -e …`), a
+ * container runner gets none (`docker run *` allows any command), and a package runner's is its
+ * words as written and the prefix of what it runs (`npx eslint --version` → `npx eslint *`).
  *
  * The prefix is about one simple command: the other parts of a compound command
  * (`npx tape x | tail -5`) are not covered by it and still need their own rule, as the rules
@@ -25,11 +28,25 @@
 
 import { commandMatches } from "./permission-rules.js";
 import { analyseShellCommand, baseName, type ShellCommand } from "./shell-commands.js";
+import { readPackageRunner } from "./shell-side-effects.js";
 import type { DecodedWord } from "./shell-words.js";
+import type { WrapperResult } from "./shell-wrappers.js";
 import { COMMAND_RUNNERS, WRAPPERS } from "./shell-wrappers.js";
 
 /** Words after the command's name that a prefix may keep (`docker compose up *`). */
 export const MAX_SUBCOMMAND_WORDS = 2;
+/**
+ * Interpreters: their prefix keeps the script (`node scripts/x.js *`), since `node *` would allow
+ * `node -e <any code>`; none when an option comes first (`python3 -c …`, `perl -e …`).
+ */
+const INTERPRETERS =
+  /^(?:node|nodejs|python[\d.]*|pypy[\d.]*|ruby|perl|php|deno|bun|tsx|ts-node|lua|luajit|Rscript|R|java|julia|elixir|groovy|kotlin|scala|swift|awk|gawk|mawk|nawk|tclsh|wish|guile|racket|runghc|runhaskell|osascript|jshell)$/;
+/** An interpreter's word that names the script or module next (`python -m`, `deno run`). */
+const NAMING_WORDS = new Set(["python -m", "pypy -m", "java -jar", "deno run", "bun run"]);
+/** Programs that run a command in a container: no prefix (`docker run *` allows any command). */
+const CONTAINER_RUNNERS =
+  /^(?:(?:docker|podman|nerdctl|finch)(?: container)? run|(?:docker compose|docker-compose|podman-compose) (?:run|exec)|kubectl (?:run|debug)|lxc exec|incus exec)(?: |$)/;
+const SHELLS = /^(?:bash|sh|dash|zsh|ksh|mksh|ash|rbash|yash|posh|fish|csh|tcsh)$/;
 
 /** A prefix pattern and what it leaves out. */
 export interface CommandPrefix {
@@ -65,14 +82,16 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
   ) {
     return undefined;
   }
-  const words = [baseName(name.text)];
-  for (const word of rest.slice(0, MAX_SUBCOMMAND_WORDS)) {
-    if (!looksLikeSubcommand(word)) {
-      break;
-    }
-    words.push(word.text);
+  const program = baseName(name.text);
+  const runner = readPackageRunner(
+    program,
+    rest.map((word) => word.text),
+  );
+  const pattern =
+    runner === undefined ? namePattern(name, rest) : packageRunnerPattern(program, runner, rest);
+  if (pattern === undefined) {
+    return undefined;
   }
-  const pattern = `${words.join(" ")} *`;
   const notCovered = judged
     .filter(
       (shellCommand) =>
@@ -81,6 +100,74 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
     )
     .map((shellCommand) => shellCommand.words.join(" "));
   return { pattern, notCovered };
+}
+
+/** The prefix of the call `name rest…` of any program but a package runner (file comment). */
+function namePattern(name: DecodedWord, rest: readonly DecodedWord[]): string | undefined {
+  const program = baseName(name.text);
+  if (CONTAINER_RUNNERS.test([program, ...rest.map((word) => word.text)].join(" "))) {
+    return undefined;
+  }
+  if (INTERPRETERS.test(program)) {
+    // A file (`x.py`, `bin/tool`), or the module or script after the word that names it
+    // (`python3 -m pytest`, `java -jar app.jar`, `bun run build`, `deno run x.ts`).
+    const [first, second] = rest;
+    const named = NAMING_WORDS.has(`${program.replace(/[\d.]+$/, "")} ${first?.text}`);
+    const script = named ? second : first;
+    return script !== undefined && plainPath(script) && (named || /[./]/.test(script.text))
+      ? [program, ...(named ? [first?.text] : []), script.text, "*"].join(" ")
+      : undefined;
+  }
+  const words = [program];
+  for (const word of rest.slice(0, MAX_SUBCOMMAND_WORDS)) {
+    if (!looksLikeSubcommand(word)) {
+      break;
+    }
+    words.push(word.text);
+  }
+  return `${words.join(" ")} *`;
+}
+
+/**
+ * `npx tape x` → `npx tape *` (tape through npx): the package runner's words as written, then the
+ * prefix of the command it runs; none when that command gets none or runs another (`npx bash -c
+ * …`, `npx sudo …`), nor for a script (`npx -c …`).
+ */
+function packageRunnerPattern(
+  name: string,
+  runner: WrapperResult,
+  rest: readonly DecodedWord[],
+): string | undefined {
+  if (runner.kind !== "command") {
+    return undefined;
+  }
+  const runnerWords = rest.slice(0, runner.start);
+  const [inner, ...innerRest] = rest.slice(runner.start);
+  const plain = (word: DecodedWord) => plainPath(word) || /^-[\w@%+=:,./-]*$/.test(word.text);
+  if (inner === undefined || !plainPath(inner) || !runnerWords.every(plain)) {
+    return undefined;
+  }
+  const innerName = baseName(inner.text);
+  const innerPattern = namePattern(inner, innerRest);
+  const runsMore =
+    SHELLS.test(innerName) ||
+    runsOtherCommand(
+      innerName,
+      innerRest.map((word) => word.text),
+    );
+  return innerPattern?.startsWith(`${innerName} `) === true && !runsMore
+    ? [name, ...runnerWords.map((word) => word.text), innerPattern].join(" ")
+    : undefined;
+}
+
+/** A word written plainly: no quotes, escapes, expansion or glob, nor an option (`-e`). */
+function plainPath(word: DecodedWord): boolean {
+  return (
+    !word.quoted &&
+    !word.computed &&
+    !word.pattern &&
+    /^[\w@%+=:,./][\w@%+=:,./-]*$/.test(word.text)
+  );
 }
 
 /**

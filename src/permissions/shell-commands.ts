@@ -22,7 +22,7 @@
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
-import { gitAlias } from "./git-aliases.js";
+import { gitAlias } from "./program-arguments.js";
 import {
   assignedVariables,
   readBuiltinSettings,
@@ -55,8 +55,8 @@ export interface ShellCommand {
   /** The words of what finally runs (the last of {@link forms}), as written. */
   runs: DecodedWord[];
   /**
-   * Runs a script that was read and is listed separately (`bash -c '…'`, `eval …`): allow rules
-   * judge that script, not this command.
+   * Allow rules judge not this command but the script it runs, listed separately (`bash -c '…'`),
+   * or the package runner's call running it (`npx tape x` for `tape x`, shell-side-effects.ts).
    */
   runsScript: boolean;
   /**
@@ -252,7 +252,7 @@ function innerCommand(
   analysis: ShellAnalysis,
   depth: number,
 ): DecodedWord[] | undefined {
-  readProgramOptions(name, tail, analysis);
+  readProgramOptions(name, tail, analysis, (script) => readScript(script, analysis, depth + 1));
   if (SHELLS.has(name)) {
     readShell(name, tail, analysis, depth);
     return undefined;
@@ -314,7 +314,7 @@ function applyWrapper(
   }
 }
 
-/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (git-aliases.ts). */
+/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (program-arguments.ts). */
 function readGitAlias(
   tail: DecodedWord[],
   analysis: ShellAnalysis,

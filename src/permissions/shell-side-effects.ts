@@ -10,8 +10,10 @@
  */
 
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
+import { gitOptionEffects, sedEffects, sedRunsCommands } from "./program-arguments.js";
 import type { ShellAnalysis } from "./shell-commands.js";
 import { baseName, type DecodedWord, decodeWord } from "./shell-words.js";
+import { options, type WrapperResult } from "./shell-wrappers.js";
 
 /** Redirection operators (mvdan/sh `RedirOperator`) that write to their target. */
 const WRITING_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
@@ -48,23 +50,10 @@ const RUNNING_LONG_OPTION =
  * getopt_long (GNU tar, sort, rsync; git's parse-options too) takes any unambiguous start of a long
  * option (`--to-comm=` is `--to-command=`), so a start of one of these names counts as the name.
  */
-const RUNNING_NAMES = [
-  "to-command",
-  "use-compress-program",
-  "compress-program",
-  "upload-pack",
-  "receive-pack",
-  "rsync-path",
-  "info-script",
-  "new-volume-script",
-  "rsh",
-  "exec",
-  "execute",
-  "pager",
-  "editor",
-  "command",
-  "program",
-];
+const RUNNING_NAMES = (
+  "to-command use-compress-program compress-program upload-pack receive-pack rsync-path " +
+  "info-script new-volume-script rsh exec execute pager editor command program unzip-command eval"
+).split(" ");
 
 /**
  * Whether `long` (an option's name without `--`, at least 2 letters) is the start of one of
@@ -75,25 +64,15 @@ function abbreviates(long: string, names: readonly string[]): boolean {
 }
 
 /** Short options whose value is a program the program runs (`rsync -e ssh`, `tar -I zstd`). */
-const RUNNING_SHORT_OPTIONS: Record<string, string> = {
-  tar: "IF",
-  rsync: "e",
-  fd: "xX",
-  fdfind: "xX",
-  scp: "SF",
-  sftp: "SF",
-  man: "P",
-  nc: "ec",
-  ncat: "ec",
-  netcat: "ec",
-  nix: "c",
-  vim: "cS",
-  vi: "cS",
-  nvim: "cS",
-  view: "cS",
-  vimdiff: "cS",
-  ex: "cS",
-};
+const RUNNING_SHORT_OPTIONS = letterTable(
+  "tar=IF rsync=e fd=xX fdfind=xX scp=SF sftp=SF man=P nc=ec ncat=ec netcat=ec nix=c vim=cS " +
+    "vi=cS nvim=cS view=cS vimdiff=cS ex=cS make=E gmake=E zip=T",
+);
+
+/** `"sort=o curl=oODc"` as `{ sort: "o", curl: "oODc" }`. */
+function letterTable(text: string): Readonly<Record<string, string>> {
+  return Object.fromEntries(text.split(" ").map((entry) => entry.split("=")));
+}
 /** git configuration keys (`git -c key=…`) whose value runs a program or names a file read. */
 const GIT_RUNNING_KEY =
   /(?:^|\.)(?:pager|editor|sshcommand|fsmonitor|hookspath|gitproxy|askpass|external|textconv|command|cmd|clean|smudge|process|driver|helper|program|packobjectshook|path|receivepack|uploadpack|allow|browser|proxycommand)$|^(?:pager|include|includeif)\./i;
@@ -134,6 +113,7 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
       : undefined;
 }
 
+/** Why a git command runs a program: `git -c` of a key that runs one, or its subcommand's options (git-commands.ts). */
 function gitRunningProgram(words: readonly string[]): string | undefined {
   for (const [index, word] of words.entries()) {
     const next = words[index + 1] ?? "";
@@ -145,30 +125,131 @@ function gitRunningProgram(words: readonly string[]): string | undefined {
       return `git -c ${next} runs a program`;
     }
   }
-  const joined = ` ${words.join(" ")} `;
-  if (
-    / submodule .*\bforeach | bisect run | filter-branch | rebase (?:.* )?-[a-zA-Z]*x/.test(joined)
-  ) {
-    return "git runs a command given in its arguments";
-  }
-  return undefined;
+  const { runs, settings } = gitOptionEffects(words);
+  // A setting of a subcommand (`git clone -c`, `git config k v`) stays: an alias too runs later.
+  const running = settings.find(
+    (setting) => /^alias\./i.test(setting) || GIT_RUNNING_KEY.test(setting.split("=")[0] ?? ""),
+  );
+  return runs ?? (running === undefined ? undefined : `git sets ${running}, which runs a program`);
 }
 
 /**
- * The effects of `name tail…`'s own options on `analysis`: files written (shell-writes.ts) and
- * programs run ({@link optionRunningProgram}), which make the call unclear.
+ * The effects of `name tail…`'s own options on `analysis`: files written (see {@link writesFiles}),
+ * programs run ({@link optionRunningProgram}), which make the call unclear, and the command a
+ * package runner runs ({@link readPackageRunner}), read by `readScript`.
  */
 export function readProgramOptions(
   name: string,
   tail: readonly DecodedWord[],
   analysis: ShellAnalysis,
+  readScript: (script: string) => void,
 ): void {
   const words = tail.map((word) => word.text);
   analysis.writesFiles ||= writesFiles(name, words);
-  const running = optionRunningProgram(name, words);
+  const running = optionRunningProgram(name, words) ?? makeRunningProgram(name, words);
   if (running !== undefined) {
     analysis.unclear.push(running);
   }
+  const runner = readPackageRunner(name, words);
+  if (runner === undefined || runner.kind === "none") {
+    return;
+  }
+  if (runner.kind === "unclear") {
+    analysis.unclear.push(`${name}: ${runner.reason}`);
+    return;
+  }
+  const inner = runner.kind === "command" ? tail.slice(runner.start) : tail.slice(runner.index);
+  if (runner.kind === "script" && inner.some((word) => word.computed)) {
+    analysis.unclear.push(`${name} runs a computed script`);
+    return;
+  }
+  // What it runs counts for deny rules; allow rules judge the runner's call (`npx tape *`).
+  const before = analysis.commands.length;
+  readScript(runner.kind === "command" ? shellText(inner) : words.slice(runner.index).join(" "));
+  for (const command of analysis.commands.slice(before)) {
+    command.runsScript = true;
+  }
+}
+
+/**
+ * Package runners: `npx tape x` runs the program `tape` of the package `tape` (installed first
+ * when missing), or any program on PATH (`npx rm x` runs rm); `-c`/`--call` runs a shell script.
+ * Options from each tool's help (npm 11, pnpm 10, yarn 4, bun 1, uv 0.8, pipx 1.7); one not
+ * listed makes the call unclear. `npm exec`/`pnpm exec` … need no install; `pnpm exec` and `yarn
+ * exec` are wrappers (shell-wrappers.ts).
+ */
+const NPM_EXEC =
+  "-yqsc!p:w: --yes --no --quiet --silent --call! --package= --workspace= --workspaces " +
+  "--include-workspace-root --prefix= --registry= --cache= --userconfig= --loglevel= --offline " +
+  "--prefer-offline --prefer-online --ignore-scripts";
+const UV_TOOL_RUN =
+  "-qvnUp:i:f:P:w: --quiet --verbose --no-cache --offline --isolated --upgrade --reinstall " +
+  "--refresh --no-index --no-config --native-tls --from= --with= --with-editable= " +
+  "--with-requirements= --python= --index= --default-index= --index-url= --extra-index-url= " +
+  "--find-links= --cache-dir= --directory= --project= --upgrade-package= --refresh-package=";
+const PACKAGE_RUNNER_SPECS: Record<string, string> = {
+  npx: NPM_EXEC,
+  "npm exec": NPM_EXEC,
+  "npm x": NPM_EXEC,
+  "pnpm dlx": "-sc! --silent --shell-mode! --package= --allow-build= --reporter=",
+  "yarn dlx": "-qp: --quiet --package=",
+  bunx: "-p: --bun --no-install --verbose --silent --package=",
+  "bun x": "-p: --bun --no-install --verbose --silent --package=",
+  uvx: UV_TOOL_RUN,
+  "uv tool run": UV_TOOL_RUN,
+  "pipx run":
+    "-qvei: --quiet --verbose --no-cache --pypackages --path --editable --spec= " +
+    "--python= --index-url= --pip-args= --fetch-missing-python --system-site-packages",
+};
+const PACKAGE_RUNNERS = new Map(
+  Object.entries(PACKAGE_RUNNER_SPECS).map(([name, spec]) => [name, options(spec)]),
+);
+
+/**
+ * Where the command a package runner's call `name words…` runs starts among `words` (`npm exec --
+ * eslint x`: 2), or its script (`npx -c 'cmd'`); undefined for any other program.
+ */
+export function readPackageRunner(
+  name: string,
+  words: readonly string[],
+): WrapperResult | undefined {
+  for (const size of [2, 1, 0]) {
+    const runner = PACKAGE_RUNNERS.get([name, ...words.slice(0, size)].join(" "));
+    const result = runner?.(words.slice(size));
+    if (result !== undefined) {
+      return result.kind === "command"
+        ? { kind: "command", start: result.start + size }
+        : result.kind === "script"
+          ? { kind: "script", index: result.index + size }
+          : result;
+    }
+  }
+  const later = words.find((word) => PACKAGE_RUNNERS.has(`${name} ${word}`));
+  return words[0]?.startsWith("-") === true && later !== undefined
+    ? { kind: "unclear", reason: `options before ${later} are not read` }
+    : undefined;
+}
+
+/** Words as shell text that reads back as the same words (`it's` → `'it'\''s'`). */
+function shellText(words: readonly DecodedWord[]): string {
+  return words
+    .map(({ text, computed, pattern }) =>
+      computed || pattern || /^[\w@%+=:,./-]+$/.test(text)
+        ? text
+        : `'${text.replace(/'/g, "'\\''")}'`,
+    )
+    .join(" ");
+}
+
+/** `make VAR='rm x'`: a variable given a command line may be a recipe's program (`CC`, `SHELL`). */
+function makeRunningProgram(name: string, words: readonly string[]): string | undefined {
+  if (name !== "make" && name !== "gmake") {
+    return undefined;
+  }
+  const assignment = words.find((word) =>
+    /^(?:SHELL|\.SHELLFLAGS|MAKESHELL)=|^[A-Za-z_][\w.]*=.*[\s;&|`$<>()]/.test(word),
+  );
+  return assignment === undefined ? undefined : `make ${assignment} may run a program`;
 }
 
 /** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`) runs `cmd` for each file. */
@@ -206,14 +287,9 @@ const WRITING_NAMES = WRITING_LONG_OPTION.source.slice("^(?:".length, -")$".leng
 const OUTPUT_FORMATS =
   /^(?:json|yaml|yml|table|text|wide|name|tsv|csv|plain|-|\/dev\/std(?:out|err)|jsonpath.*|go-template.*|custom-columns.*)$/;
 /** Short options whose value is a file the program writes (`sort -o out`), by program. */
-const WRITING_SHORT_OPTIONS: Record<string, string> = {
-  sort: "o",
-  curl: "oODc",
-  wget: "oaP",
-  time: "o",
-  fakeroot: "s",
-  "xvfb-run": "ef",
-};
+const WRITING_SHORT_OPTIONS = letterTable(
+  "sort=o curl=oODc wget=oaP time=o fakeroot=s xvfb-run=ef shuf=o iconv=o patch=o bugreport=o",
+);
 /** find's actions that write or delete files. */
 const FIND_WRITING_ACTIONS = new Set(["-fprint", "-fprint0", "-fprintf", "-fls", "-delete"]);
 const HARMLESS_FILES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"]);
@@ -262,112 +338,60 @@ function writesByOperands(name: string, words: readonly string[], operands: stri
       return words.at(-1) !== "/dev/null";
     case "sed":
       return sedEffects(words).writes;
+    case "git":
+      return gitOptionEffects(words).writes;
+    case "xxd":
+      return operands.length > 1 && !HARMLESS_FILES.has(operands[1] ?? "-");
+    case "split":
+    case "csplit":
+      return true; // Writes its pieces (`xaa`, `xx00` …) in the current folder.
+    case "openssl":
+      return words.some(
+        (word, at) => /^-(?:out|keyout)$/.test(words[at - 1] ?? "") && !HARMLESS_FILES.has(word),
+      );
+    default:
+      return readOnlyModes(name, words);
+  }
+}
+
+/**
+ * Programs that write by nature but have read-only spellings, whose prefix (`tar tf a.tar` →
+ * `tar *`) must not cover the writing ones: `tar x`/`c`/`r`/`u` (but `c` to stdout, `x -O`),
+ * `unzip` (but `-l`, `-t`, `-p`, `-v`, `-Z`), the compressors (but `-c`, `-l`, `-t`), `patch`
+ * (but `--dry-run`); `git apply` is read in program-arguments.ts.
+ */
+function readOnlyModes(name: string, words: readonly string[]): boolean {
+  const tar = /^(?:g|bsd)?tar$/.test(name);
+  const letters = words
+    .filter((word, at) => (tar && at === 0 && !word.startsWith("-")) || /^-[^-]/.test(word))
+    .join("");
+  const has = (long: RegExp, short: RegExp) =>
+    words.some((word) => long.test(word)) || short.test(letters);
+  switch (name) {
+    case "tar":
+    case "gtar":
+    case "bsdtar": {
+      const toStdout = has(/^--to-stdout$|^--file=-$/, /O/) || words.includes("-");
+      return (
+        has(/^--(?:append|update|catenate|concatenate|delete)$/, /[ruA]/) ||
+        (has(/^--(?:extract|get|create)$/, /[xc]/) && !toStdout)
+      );
+    }
+    case "unzip":
+      return !has(/^-[ltpvZ]$/, /[ltpvZ]/);
+    case "gzip":
+    case "gunzip":
+    case "bzip2":
+    case "bunzip2":
+    case "xz":
+    case "unxz":
+    case "zstd":
+    case "unzstd":
+    case "lz4":
+      return !has(/^--(?:stdout|to-stdout|list|test)$/, /[clt]/);
+    case "patch":
+      return !words.includes("--dry-run");
     default:
       return false;
   }
-}
-
-/** sed's scripts (`-e`, `--expression`, or the first operand) and whether `-f` reads one. */
-function sedScripts(words: readonly string[]): {
-  scripts: string[];
-  fromFile: boolean;
-  inPlace: boolean;
-  sandbox: boolean;
-} {
-  const found = { scripts: [] as string[], fromFile: false, inPlace: false, sandbox: false };
-  let operand = true;
-  for (let index = 0; index < words.length; index++) {
-    const word = words[index] ?? "";
-    if (word === "--") {
-      break;
-    }
-    if (word.startsWith("--")) {
-      const [long = "", value] = word.slice(2).split(/=(.*)/s, 2);
-      found.inPlace ||= long === "in-place";
-      found.sandbox ||= long === "sandbox";
-      found.fromFile ||= long === "file";
-      operand &&= long !== "file";
-      if (long === "expression") {
-        found.scripts.push(value ?? words[++index] ?? "");
-        operand = false;
-      }
-      continue;
-    }
-    if (word.startsWith("-") && word.length > 1) {
-      index += readSedShortOptions(word, words[index + 1], found);
-      operand &&= found.scripts.length === 0 && !found.fromFile;
-      continue;
-    }
-    if (operand) {
-      found.scripts.push(word);
-      operand = false;
-    }
-  }
-  return found;
-}
-
-/** Reads one word of sed's short options (`-n`, `-i.bak`, `-ne 's/a/b/'`); gives 1 when the next word is a value. */
-function readSedShortOptions(
-  word: string,
-  next: string | undefined,
-  found: { scripts: string[]; fromFile: boolean; inPlace: boolean },
-): number {
-  for (let at = 1; at < word.length; at++) {
-    const letter = word[at];
-    const rest = word.slice(at + 1);
-    if (letter === "i") {
-      found.inPlace = true;
-      return 0; // The rest is the backup suffix.
-    }
-    if (letter === "e" || letter === "f" || letter === "l") {
-      const value = rest !== "" ? rest : (next ?? "");
-      if (letter === "e") {
-        found.scripts.push(value);
-      }
-      found.fromFile ||= letter === "f";
-      return rest === "" ? 1 : 0;
-    }
-  }
-  return 0;
-}
-
-/** Whether sed's scripts write files (`w`, `W`, `s///w`) or run commands (`e`, `s///e`). */
-function sedEffects(words: readonly string[]): { writes: boolean; runs: boolean } {
-  const { scripts, fromFile, inPlace, sandbox } = sedScripts(words);
-  const commands = scripts.flatMap((script) => script.split(/[;\n]/));
-  const effects = { writes: inPlace, runs: fromFile };
-  for (const command of commands) {
-    // The command's letter after its address (`1`, `$`, `/re/`, `1,3`, `!`, `{`).
-    const body = command.replace(
-      /^[\s{}!]*(?:(?:\d+|\$|\/(?:[^/\\]|\\.)*\/[IM]*|\\(.)(?:(?!\1).)*\1)[\s,~+!]*)*[\s{}!]*/s,
-      "",
-    );
-    const letter = body[0] ?? "";
-    const flags = letter === "s" ? sedSubstituteFlags(body) : "";
-    effects.writes ||= /[wW]/.test(letter) || flags.includes("w");
-    effects.runs ||= letter === "e" || flags.includes("e");
-  }
-  return sandbox ? { writes: inPlace, runs: false } : effects;
-}
-
-/** The flags of `s/re/replacement/flags` (any delimiter). */
-function sedSubstituteFlags(command: string): string {
-  const delimiter = command[1];
-  if (delimiter === undefined) {
-    return "";
-  }
-  let seen = 0;
-  for (let at = 2; at < command.length; at++) {
-    if (command[at] === "\\") {
-      at++;
-    } else if (command[at] === delimiter && ++seen === 2) {
-      return command.slice(at + 1);
-    }
-  }
-  return "";
-}
-
-/** Why sed runs a command (its `e` command, or a script read from a file), or undefined. */
-export function sedRunsCommands(words: readonly string[]): string | undefined {
-  return sedEffects(words).runs ? "sed runs commands (e) or a script file" : undefined;
 }

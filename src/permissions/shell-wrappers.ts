@@ -91,7 +91,7 @@ function readOptstring(optstring: string, spec: OptionSpec): void {
 }
 
 /** Reads options as `spec` (see {@link OptionSpec}) describes; `--` ends them. */
-function options(text: string): Wrapper {
+export function options(text: string): Wrapper {
   const spec = parseSpec(text);
   return (words) => {
     let index = 0;

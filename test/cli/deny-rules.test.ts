@@ -48,6 +48,12 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     `watch -g -n1 rm -rf x`,
     `setpriv --reuid=0 rm -rf x`,
     `echo y > y && tar cf - y | tar xf - --to-command='rm -rf x'`,
+    // Package runners, git's short and abbreviated options, make's --eval (session-16 trial, 1, 2).
+    `npx rm -rf x`,
+    `npm exec -- rm -rf x`,
+    `git init -q src && git clone -q -u 'rm -rf x; git-upload-pack' src c1`,
+    `git init -q src && git clone -q --upload-pac='rm -rf x; git-upload-pack' src c1`,
+    `make -f /dev/null --eval 'all: ; rm -rf x'`,
   ])("the file survives %s", async (command, { cli, model, repository }) => {
     await writeFile(join(repository, "x"), "keep me");
     const output = await runThroughCli({ cli, model }, command, flags);

@@ -119,7 +119,7 @@ describe("an allow rule for a program that runs commands does not cover what it 
     // As with sudo: the rule for what finally runs covers it.
     ["bash(git status)", `flock /tmp/lk git status`, "allowed"],
     ["bash(git status)", `watch -n1 git status`, "allowed"],
-    ["bash(tar *)", `tar xf v.tar`, "allowed"],
+    ["bash(tar *)", `tar tf v.tar`, "allowed"],
   ])("%s: %j is %s", async (rule, command, expected) => {
     expect(await decide(command, { allow: parseRules([rule]) })).toBe(expected);
   });

@@ -187,6 +187,31 @@ describe("what the shell does before the program runs (trial findings 3, 4, 15, 
   });
 });
 
+describe("the shell request names what a package runner runs and git's options that run one", () => {
+  test("npx rm: both programs listed; git clone -u: a warning, no session approval (session-16 trial, 4)", async () => {
+    const commands = ["npx rm -f nothing3", "git clone -qu 'rm x' /tmp/nothing4 c"];
+    const asked = await askedFor(
+      commands.map((command, index) => [`call_${index}`, "bash", { command }]),
+    );
+    expect(asked.map(shellFields)).toMatchObject([
+      {
+        commands: [run("npx"), run("rm")],
+        commandSegments: [
+          { identifier: "npx", fullCommandText: "npx rm -f nothing3" },
+          { identifier: "rm", fullCommandText: "rm -f nothing3" },
+        ],
+        canOfferSessionApproval: true,
+        warning: undefined,
+      },
+      {
+        commands: [run("git")],
+        canOfferSessionApproval: false,
+        warning: expect.stringContaining("git clone -qu runs a program"),
+      },
+    ]);
+  });
+});
+
 describe("the write request shows the change", () => {
   test("create: newFileContents and a diff from /dev/null; edit: a diff of the file as it is", async () => {
     const created = join(fixture.cwd, "new.txt");
