@@ -1,13 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { errorMessage, warningLine } from "../events/errors.js";
+import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import { InvalidSessionIdError } from "../session/paths.js";
-import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError, storeFailure } from "../session/storage-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { parseServers } from "../tools/mcp/config.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidRequest } from "./errors.js";
 import { defaultMode } from "./modes.js";
@@ -23,8 +21,10 @@ import {
   checkSessionFolder,
   listPage,
   openSession,
+  refuseWhileRunning,
   repairMeta,
   sessionModel,
+  startMcpServers,
 } from "./session-setup.js";
 
 type Client = acp.AgentContext;
@@ -146,16 +146,17 @@ export class AcpSessionRequests {
         ? internalError(`${storeFailure(error)}: the session was not created`)
         : error;
     });
-    await this.startMcp(session, params.mcpServers);
+    await startMcpServers(this.host, session, params.mcpServers, this.connection.log);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
       model,
       mode: defaultMode(this.host.configOf(session)),
-      folders: this.folders(params.additionalDirectories),
+      // The request's folders; the run config's `--add-dir` folders are the host's.
+      folders: [...(params.additionalDirectories ?? [])],
       titled: false,
     });
     this.sessions.set(session.id, acpSession);
-    announceAfterAnswer(acpSession);
+    announceAfterAnswer(acpSession, this.connection.log);
     return {
       sessionId: session.id,
       modes: acpSession.modes(),
@@ -168,6 +169,7 @@ export class AcpSessionRequests {
    * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
    */
   loadSession(params: acp.LoadSessionRequest, client: Client): Promise<acp.LoadSessionResponse> {
+    this.refuseRunning(params.sessionId, "session/load");
     return this.openings.open(params.sessionId, () => this.load(params, client));
   }
 
@@ -175,6 +177,8 @@ export class AcpSessionRequests {
     params: acp.LoadSessionRequest,
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
+    // Again when it runs after another open: a prompt read before it may have started since.
+    this.refuseRunning(params.sessionId, "session/load");
     const followed = await this.followElsewhere(params.sessionId, client, params.mcpServers, true);
     if (followed !== undefined) {
       return followed;
@@ -183,7 +187,7 @@ export class AcpSessionRequests {
     const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
     await acpSession.flush();
-    announceAfterAnswer(acpSession);
+    announceAfterAnswer(acpSession, this.connection.log);
     return {
       modes: acpSession.modes(),
       configOptions: acpSession.configOptions(),
@@ -196,6 +200,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
+    this.refuseRunning(params.sessionId, "session/resume");
     return this.openings.open(params.sessionId, () => this.resume(params, client));
   }
 
@@ -203,6 +208,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
+    this.refuseRunning(params.sessionId, "session/resume");
     const mcpServers = params.mcpServers ?? [];
     const followed = await this.followElsewhere(params.sessionId, client, mcpServers, false);
     if (followed !== undefined) {
@@ -210,12 +216,18 @@ export class AcpSessionRequests {
     }
     const acpSession = await this.reopen(params, client, mcpServers);
     acpSession.learn((await this.host.readEvents(acpSession.id)).events);
-    announceAfterAnswer(acpSession);
+    announceAfterAnswer(acpSession, this.connection.log);
     return {
       modes: acpSession.modes(),
       configOptions: acpSession.configOptions(),
       ...repairMeta(acpSession.session),
     };
+  }
+
+  /** Refuses to reopen `sessionId` while this connection runs a prompt in it (session-setup.ts). */
+  private refuseRunning(sessionId: string, method: string): void {
+    const open = this.sessions.get(sessionId) ?? this.remotes.get(sessionId)?.remote;
+    refuseWhileRunning(open, sessionId, method);
   }
 
   /**
@@ -271,12 +283,12 @@ export class AcpSessionRequests {
         await this.host.close(session);
         throw error;
       }
-      await this.startMcp(session, mcpServers);
+      await startMcpServers(this.host, session, mcpServers, this.connection.log);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
         mode: defaultMode(this.host.configOf(session)),
-        folders: this.folders(params.additionalDirectories),
+        folders: [...(params.additionalDirectories ?? [])],
         titled: hasUserPrompt(stored?.events ?? []),
       });
       this.sessions.set(sessionId, acpSession);
@@ -375,25 +387,5 @@ export class AcpSessionRequests {
       sendsUsage: this.connection.sendsUsage,
       extraTools: this.connection.extraTools,
     };
-  }
-
-  /** The request's folders; the run config's `--add-dir` folders are the host's. */
-  private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
-    return [...(additionalDirectories ?? [])];
-  }
-
-  /**
-   * Starts the session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the
-   * config files'. They start in the background; problems go to stderr.
-   */
-  private async startMcp(session: Session, servers: readonly acp.McpServer[]): Promise<void> {
-    const given = parseServers(
-      Object.fromEntries(servers.map((server) => [server.name, server])),
-      "session mcpServers",
-    );
-    for (const problem of given.problems) {
-      this.connection.log(warningLine(`MCP server not started: ${problem}`));
-    }
-    await this.host.startMcpServers(session, given.servers, this.connection.log);
   }
 }
