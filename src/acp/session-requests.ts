@@ -11,13 +11,19 @@ import { internalError, invalidRequest } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { refuseEmptyPrompt } from "./prompt-content.js";
-import { type FollowAnswer, type FollowedSession, followElsewhere } from "./remote-session.js";
+import {
+  type AcpRemoteSession,
+  type FollowAnswer,
+  type FollowedSession,
+  followElsewhere,
+} from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
 import {
   type AcpSessionModel,
   announceAfterAnswer,
   checkAbsolute,
   checkDirectory,
+  checkReopen,
   checkSessionFolder,
   listPage,
   openSession,
@@ -122,18 +128,23 @@ export class AcpSessionRequests {
     if (opening === undefined) {
       cancel();
     } else {
-      // A failed load leaves nothing to cancel; the load's requester hears its error.
-      void opening.then(cancel, () => undefined);
+      // A failed load leaves nothing to cancel, or the session open before it (refused).
+      void opening.then(cancel, cancel);
     }
   }
 
   /**
    * Runs `request` about `sessionId` at once, or, while the session is being loaded or resumed,
-   * once that has answered; fails with the open's own error when it failed.
+   * once that has answered; fails with the open's own error when it failed and left the session
+   * closed (one that was refused leaves an open session as it was: the request runs there).
    */
   private afterOpening<T>(sessionId: string, request: () => T | Promise<T>): Promise<T> {
     const opening = this.openings.settled(sessionId);
-    return opening === undefined ? Promise.resolve().then(request) : opening.then(request);
+    const afterFailure = (error: unknown) =>
+      this.openHere(sessionId) === undefined ? Promise.reject(error) : request();
+    return opening === undefined
+      ? Promise.resolve().then(request)
+      : opening.then(request, afterFailure);
   }
 
   /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
@@ -169,7 +180,7 @@ export class AcpSessionRequests {
    * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
    */
   loadSession(params: acp.LoadSessionRequest, client: Client): Promise<acp.LoadSessionResponse> {
-    this.refuseRunning(params.sessionId, "session/load");
+    refuseWhileRunning(this.openHere(params.sessionId), params.sessionId, "session/load");
     return this.openings.open(params.sessionId, () => this.load(params, client));
   }
 
@@ -177,8 +188,7 @@ export class AcpSessionRequests {
     params: acp.LoadSessionRequest,
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
-    // Again when it runs after another open: a prompt read before it may have started since.
-    this.refuseRunning(params.sessionId, "session/load");
+    await checkReopen(this.host, this.openHere(params.sessionId), params, "session/load");
     const followed = await this.followElsewhere(params.sessionId, client, params.mcpServers, true);
     if (followed !== undefined) {
       return followed;
@@ -200,7 +210,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
-    this.refuseRunning(params.sessionId, "session/resume");
+    refuseWhileRunning(this.openHere(params.sessionId), params.sessionId, "session/resume");
     return this.openings.open(params.sessionId, () => this.resume(params, client));
   }
 
@@ -208,7 +218,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
-    this.refuseRunning(params.sessionId, "session/resume");
+    await checkReopen(this.host, this.openHere(params.sessionId), params, "session/resume");
     const mcpServers = params.mcpServers ?? [];
     const followed = await this.followElsewhere(params.sessionId, client, mcpServers, false);
     if (followed !== undefined) {
@@ -224,10 +234,9 @@ export class AcpSessionRequests {
     };
   }
 
-  /** Refuses to reopen `sessionId` while this connection runs a prompt in it (session-setup.ts). */
-  private refuseRunning(sessionId: string, method: string): void {
-    const open = this.sessions.get(sessionId) ?? this.remotes.get(sessionId)?.remote;
-    refuseWhileRunning(open, sessionId, method);
+  /** What this connection has open of `sessionId`, here or followed on another worker. */
+  private openHere(sessionId: string): AcpSession | AcpRemoteSession | undefined {
+    return this.sessions.get(sessionId) ?? this.remotes.get(sessionId)?.remote;
   }
 
   /**

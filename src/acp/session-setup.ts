@@ -256,6 +256,27 @@ export function refuseWhileRunning(
 }
 
 /**
+ * Before a `session/load` or `session/resume` (`method`) of a session that may be open here
+ * (`open`) closes it to open it again, once every open of it read before has ended: refused
+ * while a prompt runs in it (a prompt read before may have started since the request came), or
+ * when `cwd` is not its folder, so a refused open leaves the open session as it was.
+ * @throws as {@link refuseWhileRunning}, {@link checkAbsolute} and {@link checkSessionFolder}.
+ */
+export async function checkReopen(
+  host: SessionHost,
+  open: { running: boolean } | undefined,
+  { sessionId, cwd }: { sessionId: string; cwd: string },
+  method: string,
+): Promise<void> {
+  refuseWhileRunning(open, sessionId, method);
+  if (open !== undefined) {
+    checkAbsolute(cwd);
+    const stored = await host.readEvents(sessionId).catch(() => undefined);
+    checkSessionFolder(stored?.events ?? [], sessionId, cwd);
+  }
+}
+
+/**
  * Starts a session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the config
  * files'. They start in the background; problems go to `log` (stderr).
  */

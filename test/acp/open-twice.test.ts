@@ -1,6 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { describe, expect, onTestFinished, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { ChildFixture } from "./child-process.js";
 import { RawAcpAgent } from "./raw-lines.js";
@@ -117,6 +118,25 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
     expect(answer.result).toEqual({ stopReason: "end_turn" });
     expect(await agent.end()).toBe(0);
     expect(agent.stderr).not.toContain("could not announce");
+  });
+
+  test("a load with another folder's cwd is refused and leaves the open session as it was", async () => {
+    const sessionId = await storedSession();
+    const agent = await initialized();
+    await agent.request(2, "session/resume", { sessionId, cwd: fixture.cwd, mcpServers: [] });
+    const elsewhere = await mkdtemp(join(tmpdir(), "turnloop-acp-elsewhere-"));
+    onTestFinished(() => rm(elsewhere, { recursive: true, force: true }));
+    const load = { sessionId, cwd: elsewhere, mcpServers: [] };
+    agent.write(line(3, "session/load", load) + about(4, "session/set_mode", sessionId));
+    const [refused, mode] = await Promise.all([agent.answer(3), agent.answer(4)]);
+    expect(refused.error).toMatchObject({ code: -32602, data: { cwd: elsewhere } });
+    expect(mode.error).toBeUndefined();
+    fixture.server.enqueue({ text: "two" });
+    const answer = await agent.request(5, "session/prompt", { sessionId, prompt: text("hi") });
+    expect(answer.result).toEqual({ stopReason: "end_turn" });
+    const types = (await fixture.persisted(sessionId)).map((event) => event.type);
+    expect(types.filter((type) => type === "session.resume")).toHaveLength(1);
+    expect(await agent.end()).toBe(0);
   });
 
   test("session/close then session/load: both answered, and the loaded session prompts", async () => {
