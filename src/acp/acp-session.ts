@@ -73,6 +73,11 @@ export class AcpSession {
   private readonly unsubscribe: () => void;
   private turn: Turn | undefined;
   private announced = false;
+  /**
+   * Set by {@link close}: an announcement scheduled before it (`announceAfterAnswer`) would record
+   * warnings in a closed log, so nothing is announced after it.
+   */
+  private closed = false;
   private readonly outbox: UpdateOutbox;
 
   constructor(context: AcpSessionContext, start: AcpSessionStart) {
@@ -96,6 +101,11 @@ export class AcpSession {
 
   get id(): string {
     return this.session.id;
+  }
+
+  /** Whether a prompt runs (or the session is busy with one: a compaction, another face's). */
+  get running(): boolean {
+    return this.turn !== undefined || this.session.busy;
   }
 
   /** The `modes` of a `session/new` / `load` / `resume` answer. */
@@ -127,7 +137,7 @@ export class AcpSession {
    * sooner.
    */
   announceCommands(): void {
-    if (this.announced) {
+    if (this.announced || this.closed) {
       return;
     }
     this.announced = true;
@@ -209,7 +219,7 @@ export class AcpSession {
     blocks: readonly acp.ContentBlock[],
     requestSignal: AbortSignal,
   ): Promise<acp.PromptResponse> {
-    if (this.turn !== undefined || this.session.busy) {
+    if (this.running) {
       throw invalidRequest(
         `Session ${this.id} is already running a prompt; wait for its answer or send session/cancel first.`,
       );
@@ -236,6 +246,9 @@ export class AcpSession {
         throw promptFailure(outcome.error);
       }
       return { stopReason: outcome.stopReason, ...autopilotMeta(outcome) };
+    } catch (error) {
+      // The session started another prompt or a compaction meanwhile (one at a time, case 26).
+      throw error instanceof PromptInProgressError ? invalidRequest(error.message) : error;
     } finally {
       requestSignal.removeEventListener("abort", onRequestCancelled);
       this.turn = undefined;
@@ -255,6 +268,7 @@ export class AcpSession {
 
   /** ACP v1 `session/close`: cancels as `session/cancel` would, waits for the answer, frees the log. */
   async close(): Promise<void> {
+    this.closed = true;
     const turn = this.turn;
     this.cancel();
     await turn?.finished;
@@ -271,18 +285,10 @@ export class AcpSession {
     if (await runSlashCommand(text, this.commandTarget())) {
       return { stopReason: "end_turn" };
     }
-    const settings = this.agentSettings();
-    try {
-      return await this.session.prompt(settings, text, {
-        signal: turn.controller.signal,
-        ...(images.length === 0 ? {} : { images }),
-      });
-    } catch (error) {
-      if (error instanceof PromptInProgressError) {
-        throw invalidRequest(error.message);
-      }
-      throw error;
-    }
+    return this.session.prompt(this.agentSettings(), text, {
+      signal: turn.controller.signal,
+      ...(images.length === 0 ? {} : { images }),
+    });
   }
 
   /** What the shared slash commands (`session/commands.ts`) read and change here. */
@@ -309,21 +315,13 @@ export class AcpSession {
    * `end_turn`: nothing was lost.
    */
   private async compact(instructions: string, turn: Turn): Promise<PromptOutcome> {
-    const settings = this.agentSettings();
-    try {
-      const result = await this.session.compact(settings, instructions, {
-        signal: turn.controller.signal,
-      });
-      if (!result.ok && !result.cancelled) {
-        this.say(`Nothing was compacted: ${result.message}`);
-      }
-      return { stopReason: result.ok || !result.cancelled ? "end_turn" : "cancelled" };
-    } catch (error) {
-      if (error instanceof PromptInProgressError) {
-        throw invalidRequest(error.message);
-      }
-      throw error;
+    const result = await this.session.compact(this.agentSettings(), instructions, {
+      signal: turn.controller.signal,
+    });
+    if (!result.ok && !result.cancelled) {
+      this.say(`Nothing was compacted: ${result.message}`);
     }
+    return { stopReason: result.ok || !result.cancelled ? "end_turn" : "cancelled" };
   }
 
   /** A reply of the agent itself (slash commands), not of the model. */

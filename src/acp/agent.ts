@@ -4,6 +4,7 @@ import type { SessionHost } from "../session/host.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { type AuthenticationSettings, authMethods } from "./auth-methods.js";
 import { authenticate } from "./authentication.js";
+import { methodNotFound } from "./errors.js";
 import { initializeResponse, understandsUsageUpdates } from "./initialize.js";
 import type { AcpSessionRequests } from "./session-requests.js";
 
@@ -97,6 +98,10 @@ export class TurnloopAcpAgent {
           AbortSignal.any([signal, this.inputEnd.signal]),
         ),
       )
+      // Any other request, after every handler above declined it (errors.ts).
+      .onRequest("*", ({ method }) => {
+        throw methodNotFound(method);
+      })
       .onNotification(methods.session.cancel, ({ params }) => this.cancel(params.sessionId));
   }
 

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   invalidParams: -32602,
   internal: -32603,
   authRequired: -32000,
+  methodNotFound: -32601,
 } as const;
 
 /**
@@ -53,6 +54,16 @@ export function invalidParams(message: string, data?: unknown): acp.RequestError
 /** `-32600` for a request that is valid but cannot be served now (e.g. a prompt is running). */
 export function invalidRequest(message: string, data?: unknown): acp.RequestError {
   return new acp.RequestError(ERROR_CODES.invalidRequest, bounded(message), data);
+}
+
+/**
+ * `-32601` for a request no handler takes, with `data` `{method}`: `Method not found: nope`. The
+ * SDK's own answer reads `"Method not found": nope`, quotes and all (a fresh user's trial, #10).
+ */
+export function methodNotFound(method: string): acp.RequestError {
+  return new acp.RequestError(ERROR_CODES.methodNotFound, bounded(`Method not found: ${method}`), {
+    method,
+  });
 }
 
 /** `-32603` carrying our message as is (configuration problems, I/O failures). */

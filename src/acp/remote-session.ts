@@ -181,6 +181,11 @@ export class AcpRemoteSession {
     return remote;
   }
 
+  /** Whether a prompt of this client is sent and not answered yet. */
+  get running(): boolean {
+    return this.#prompt !== undefined;
+  }
+
   /**
    * The load or resume answer: the modes and config options a session opened here would start
    * with (the run config's default mode; the owner keeps its own choices).

@@ -1,30 +1,36 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { errorMessage, warningLine } from "../events/errors.js";
+import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import { InvalidSessionIdError } from "../session/paths.js";
-import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError, storeFailure } from "../session/storage-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { parseServers } from "../tools/mcp/config.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidRequest } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { refuseEmptyPrompt } from "./prompt-content.js";
-import { type FollowAnswer, type FollowedSession, followElsewhere } from "./remote-session.js";
+import {
+  type AcpRemoteSession,
+  type FollowAnswer,
+  type FollowedSession,
+  followElsewhere,
+} from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
 import {
   type AcpSessionModel,
   announceAfterAnswer,
   checkAbsolute,
   checkDirectory,
+  checkReopen,
   checkSessionFolder,
   listPage,
   openSession,
+  refuseWhileRunning,
   repairMeta,
   sessionModel,
+  startMcpServers,
 } from "./session-setup.js";
 
 type Client = acp.AgentContext;
@@ -122,18 +128,23 @@ export class AcpSessionRequests {
     if (opening === undefined) {
       cancel();
     } else {
-      // A failed load leaves nothing to cancel; the load's requester hears its error.
-      void opening.then(cancel, () => undefined);
+      // A failed load leaves nothing to cancel, or the session open before it (refused).
+      void opening.then(cancel, cancel);
     }
   }
 
   /**
    * Runs `request` about `sessionId` at once, or, while the session is being loaded or resumed,
-   * once that has answered; fails with the open's own error when it failed.
+   * once that has answered; fails with the open's own error when it failed and left the session
+   * closed (one that was refused leaves an open session as it was: the request runs there).
    */
   private afterOpening<T>(sessionId: string, request: () => T | Promise<T>): Promise<T> {
     const opening = this.openings.settled(sessionId);
-    return opening === undefined ? Promise.resolve().then(request) : opening.then(request);
+    const afterFailure = (error: unknown) =>
+      this.openHere(sessionId) === undefined ? Promise.reject(error) : request();
+    return opening === undefined
+      ? Promise.resolve().then(request)
+      : opening.then(request, afterFailure);
   }
 
   /** ACP v1 session-setup: `session/new`. Session-scoped updates follow the answer, never precede it. */
@@ -146,16 +157,17 @@ export class AcpSessionRequests {
         ? internalError(`${storeFailure(error)}: the session was not created`)
         : error;
     });
-    await this.startMcp(session, params.mcpServers);
+    await startMcpServers(this.host, session, params.mcpServers, this.connection.log);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,
       model,
       mode: defaultMode(this.host.configOf(session)),
-      folders: this.folders(params.additionalDirectories),
+      // The request's folders; the run config's `--add-dir` folders are the host's.
+      folders: [...(params.additionalDirectories ?? [])],
       titled: false,
     });
     this.sessions.set(session.id, acpSession);
-    announceAfterAnswer(acpSession);
+    announceAfterAnswer(acpSession, this.connection.log);
     return {
       sessionId: session.id,
       modes: acpSession.modes(),
@@ -168,6 +180,7 @@ export class AcpSessionRequests {
    * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
    */
   loadSession(params: acp.LoadSessionRequest, client: Client): Promise<acp.LoadSessionResponse> {
+    refuseWhileRunning(this.openHere(params.sessionId), params.sessionId, "session/load");
     return this.openings.open(params.sessionId, () => this.load(params, client));
   }
 
@@ -175,6 +188,7 @@ export class AcpSessionRequests {
     params: acp.LoadSessionRequest,
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
+    await checkReopen(this.host, this.openHere(params.sessionId), params, "session/load");
     const followed = await this.followElsewhere(params.sessionId, client, params.mcpServers, true);
     if (followed !== undefined) {
       return followed;
@@ -183,7 +197,7 @@ export class AcpSessionRequests {
     const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
     await acpSession.flush();
-    announceAfterAnswer(acpSession);
+    announceAfterAnswer(acpSession, this.connection.log);
     return {
       modes: acpSession.modes(),
       configOptions: acpSession.configOptions(),
@@ -196,6 +210,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
+    refuseWhileRunning(this.openHere(params.sessionId), params.sessionId, "session/resume");
     return this.openings.open(params.sessionId, () => this.resume(params, client));
   }
 
@@ -203,6 +218,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
+    await checkReopen(this.host, this.openHere(params.sessionId), params, "session/resume");
     const mcpServers = params.mcpServers ?? [];
     const followed = await this.followElsewhere(params.sessionId, client, mcpServers, false);
     if (followed !== undefined) {
@@ -210,12 +226,17 @@ export class AcpSessionRequests {
     }
     const acpSession = await this.reopen(params, client, mcpServers);
     acpSession.learn((await this.host.readEvents(acpSession.id)).events);
-    announceAfterAnswer(acpSession);
+    announceAfterAnswer(acpSession, this.connection.log);
     return {
       modes: acpSession.modes(),
       configOptions: acpSession.configOptions(),
       ...repairMeta(acpSession.session),
     };
+  }
+
+  /** What this connection has open of `sessionId`, here or followed on another worker. */
+  private openHere(sessionId: string): AcpSession | AcpRemoteSession | undefined {
+    return this.sessions.get(sessionId) ?? this.remotes.get(sessionId)?.remote;
   }
 
   /**
@@ -271,12 +292,12 @@ export class AcpSessionRequests {
         await this.host.close(session);
         throw error;
       }
-      await this.startMcp(session, mcpServers);
+      await startMcpServers(this.host, session, mcpServers, this.connection.log);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,
         model,
         mode: defaultMode(this.host.configOf(session)),
-        folders: this.folders(params.additionalDirectories),
+        folders: [...(params.additionalDirectories ?? [])],
         titled: hasUserPrompt(stored?.events ?? []),
       });
       this.sessions.set(sessionId, acpSession);
@@ -375,25 +396,5 @@ export class AcpSessionRequests {
       sendsUsage: this.connection.sendsUsage,
       extraTools: this.connection.extraTools,
     };
-  }
-
-  /** The request's folders; the run config's `--add-dir` folders are the host's. */
-  private folders(additionalDirectories: readonly string[] | null | undefined): string[] {
-    return [...(additionalDirectories ?? [])];
-  }
-
-  /**
-   * Starts the session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the
-   * config files'. They start in the background; problems go to stderr.
-   */
-  private async startMcp(session: Session, servers: readonly acp.McpServer[]): Promise<void> {
-    const given = parseServers(
-      Object.fromEntries(servers.map((server) => [server.name, server])),
-      "session mcpServers",
-    );
-    for (const problem of given.problems) {
-      this.connection.log(warningLine(`MCP server not started: ${problem}`));
-    }
-    await this.host.startMcpServers(session, given.servers, this.connection.log);
   }
 }

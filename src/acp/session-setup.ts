@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
-import { isMissingFileError } from "../events/errors.js";
+import { errorMessage, isMissingFileError, warningLine } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { SessionFolderGoneError } from "../session/config-paths.js";
@@ -15,6 +15,7 @@ import type { Session } from "../session/session.js";
 import { folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { storeFailure } from "../session/storage-error.js";
+import { parseServers } from "../tools/mcp/config.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { warningUpdate } from "./compaction-updates.js";
@@ -221,10 +222,84 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
 /**
  * Sends `available_commands_update` after the answer that establishes the session: clients drop
  * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
- * before anything scheduled with `setImmediate` from inside it.
+ * before anything scheduled with `setImmediate` from inside it. A request read meanwhile may have
+ * closed the session (a second `session/load` reopens it): a closed session announces nothing.
+ * Nothing thrown here may end the process, which serves other requests: a failure (the project's
+ * warnings could not be recorded) goes to `log`.
  */
-export function announceAfterAnswer(acpSession: { announceCommands(): void }): void {
-  setImmediate(() => acpSession.announceCommands());
+export function announceAfterAnswer(
+  acpSession: { id: string; announceCommands(): void },
+  log: (line: string) => void,
+): void {
+  setImmediate(() => {
+    try {
+      acpSession.announceCommands();
+    } catch (error) {
+      log(
+        `turnloop: session ${acpSession.id}: could not announce its commands: ${errorMessage(error)}`,
+      );
+    }
+  });
+}
+
+/**
+ * A `session/load` or `session/resume` (`method`) of a session this connection has open closes it
+ * and opens it again from its log; while a prompt runs in it, that would cancel the prompt that
+ * nobody cancelled (a fresh user's trial, #22), so the open is refused and the prompt goes on.
+ * @throws `-32600` with `data` `{sessionId}` when `open` runs a prompt.
+ */
+export function refuseWhileRunning(
+  open: { running: boolean } | undefined,
+  sessionId: string,
+  method: string,
+): void {
+  if (open?.running === true) {
+    throw invalidRequest(
+      `Session ${sessionId} is running a prompt: it stays open as it is; wait for the prompt's answer (or send session/cancel), then send ${method} again.`,
+      { sessionId },
+    );
+  }
+}
+
+/**
+ * Before a `session/load` or `session/resume` (`method`) of a session that may be open here
+ * (`open`) closes it to open it again, once every open of it read before has ended: refused
+ * while a prompt runs in it (a prompt read before may have started since the request came), or
+ * when `cwd` is not its folder, so a refused open leaves the open session as it was.
+ * @throws as {@link refuseWhileRunning}, {@link checkAbsolute} and {@link checkSessionFolder}.
+ */
+export async function checkReopen(
+  host: SessionHost,
+  open: { running: boolean } | undefined,
+  { sessionId, cwd }: { sessionId: string; cwd: string },
+  method: string,
+): Promise<void> {
+  refuseWhileRunning(open, sessionId, method);
+  if (open !== undefined) {
+    checkAbsolute(cwd);
+    const stored = await host.readEvents(sessionId).catch(() => undefined);
+    checkSessionFolder(stored?.events ?? [], sessionId, cwd);
+  }
+}
+
+/**
+ * Starts a session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the config
+ * files'. They start in the background; problems go to `log` (stderr).
+ */
+export async function startMcpServers(
+  host: SessionHost,
+  session: Session,
+  servers: readonly acp.McpServer[],
+  log: (line: string) => void,
+): Promise<void> {
+  const given = parseServers(
+    Object.fromEntries(servers.map((server) => [server.name, server])),
+    "session mcpServers",
+  );
+  for (const problem of given.problems) {
+    log(warningLine(`MCP server not started: ${problem}`));
+  }
+  await host.startMcpServers(session, given.servers, log);
 }
 
 /**

@@ -13,20 +13,31 @@
  * request about a session (acp/agent.ts), so a request read after a load starts after it.
  */
 export class OpeningGate {
-  /** The latest open of each id still in progress (it runs after the ones before it). */
-  private readonly opens = new Map<string, Promise<unknown>>();
+  /**
+   * The latest open of each id still in progress (it runs after the ones before it), and the
+   * promise that settles after it, on which both the requests that wait for it and the next open
+   * of the id wait: their callbacks run in the order they were registered, so a request that
+   * waited for an open runs before an open that came after it (a prompt read before a second
+   * load has started when that load begins).
+   */
+  private readonly opens = new Map<string, { run: Promise<unknown>; settled: Promise<void> }>();
 
   /**
    * Runs `open` for `sessionId` once every open of it begun before has ended (whatever their
-   * outcome); requests that ask {@link settled} meanwhile wait for it.
+   * outcome) and the requests that waited for them have started; requests that ask
+   * {@link settled} meanwhile wait for it.
    * @returns what `open` returns; rejects with what it throws.
    */
   open<T>(sessionId: string, open: () => Promise<T>): Promise<T> {
     const before = this.opens.get(sessionId);
-    const run = before === undefined ? open() : before.then(open, open);
-    this.opens.set(sessionId, run);
+    const run = before === undefined ? open() : before.settled.then(open, open);
+    const settled = run.then(() => undefined);
+    // Whoever asked for it hears its failure; unasked, it is no unhandled rejection.
+    settled.catch(() => undefined);
+    const entry = { run, settled };
+    this.opens.set(sessionId, entry);
     const forget = () => {
-      if (this.opens.get(sessionId) === run) {
+      if (this.opens.get(sessionId) === entry) {
         this.opens.delete(sessionId);
       }
     };
@@ -40,6 +51,6 @@ export class OpeningGate {
    * error when it failed.
    */
   settled(sessionId: string): Promise<void> | undefined {
-    return this.opens.get(sessionId)?.then(() => undefined);
+    return this.opens.get(sessionId)?.settled;
   }
 }

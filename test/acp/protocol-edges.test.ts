@@ -1,6 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
+import { RawAcpAgent } from "./raw-lines.js";
 
 // Issue 17: JSON-RPC edges of the SDK's connection layer, over the built CLI as a child process.
 
@@ -69,6 +70,26 @@ describe("ACP protocol edges", () => {
       },
     ]);
     expect(agent.stdoutLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
+    expect(await agent.end()).toBe(0);
+  });
+
+  // A fresh user's trial (#10): the SDK's answer read `"Method not found": nope`, quotes and all.
+  test("a method no handler takes is answered -32601 `Method not found: <method>` with data.method", async () => {
+    const agent = new RawAcpAgent(fixture.environment(), fixture.cwd);
+    await agent.request(1, "initialize", { protocolVersion: 1 });
+    // An unknown name, and one the SDK knows that turnloop does not serve.
+    const unknown = await agent.request(2, "nope", {});
+    const fork = await agent.request(3, "session/fork", { sessionId: "x", cwd: fixture.cwd });
+    expect([unknown.error, fork.error]).toEqual([
+      { code: -32601, message: "Method not found: nope", data: { method: "nope" } },
+      {
+        code: -32601,
+        message: "Method not found: session/fork",
+        data: { method: "session/fork" },
+      },
+    ]);
+    // The connection serves on.
+    expect((await agent.request(4, "session/list", {})).result).toEqual({ sessions: [] });
     expect(await agent.end()).toBe(0);
   });
 });
