@@ -2,24 +2,8 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { type CliFixtures, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
-
-/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
-async function runThroughCli(
-  { cli, model }: Pick<CliFixtures, "cli" | "model">,
-  command: string,
-  flags: readonly string[],
-): Promise<string> {
-  model.enqueue(
-    { toolCalls: [{ id: "call_rm", name: "bash", arguments: JSON.stringify({ command }) }] },
-    { text: "Done." },
-  );
-  const result = await cli(["-p", "delete x", ...flags]);
-  expect(result.code, result.stderr).toBe(0);
-  const toolMessage = chatMessages(model, -1).find((message) => message.role === "tool");
-  return String(toolMessage?.content);
-}
+import { test } from "../support/fixtures.js";
+import { bashResultThroughCli } from "../support/one-command.js";
 
 describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
   const flags = ["--allow-all-tools", "--deny-tool", "bash(rm *)"];
@@ -30,7 +14,7 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     repository,
   }) => {
     await writeFile(join(repository, "x"), "keep me");
-    const output = await runThroughCli({ cli, model }, "rm -rf x", ["--allow-all-tools"]);
+    const output = await bashResultThroughCli({ cli, model }, "rm -rf x", ["--allow-all-tools"]);
     expect(output).toContain("<exited with exit code 0>");
     expect(existsSync(join(repository, "x"))).toBe(false);
   });
@@ -56,7 +40,7 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     `make -f /dev/null --eval 'all: ; rm -rf x'`,
   ])("the file survives %s", async (command, { cli, model, repository }) => {
     await writeFile(join(repository, "x"), "keep me");
-    const output = await runThroughCli({ cli, model }, command, flags);
+    const output = await bashResultThroughCli({ cli, model }, command, flags);
     expect(output).toBe("Permission denied for 'bash': the rule bash(rm *) denies it");
     expect(existsSync(join(repository, "x"))).toBe(true);
   });

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { type CliFixtures, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { bashResultThroughCli } from "../support/one-command.js";
 
 /**
  * One end-to-end `turnloop -p` run per mechanism of hidden-programs.test.ts, with harmless
@@ -13,22 +13,6 @@ import { chatMessages } from "../support/harness.js";
  * it is refused and the marker is not created.
  */
 const TOUCH = execFileSync("sh", ["-c", "command -v touch"], { encoding: "utf8" }).trim();
-
-/** Has the model run `command` once through `turnloop -p` with `flags`; returns the tool result. */
-async function runThroughCli(
-  { cli, model }: Pick<CliFixtures, "cli" | "model">,
-  command: string,
-  flags: readonly string[],
-): Promise<string> {
-  model.enqueue(
-    { toolCalls: [{ id: "call_m", name: "bash", arguments: JSON.stringify({ command }) }] },
-    { text: "Done." },
-  );
-  const result = await cli(["-p", "make the marker", ...flags]);
-  expect(result.code, result.stderr).toBe(0);
-  const toolMessage = chatMessages(model, -1).find((message) => message.role === "tool");
-  return String(toolMessage?.content);
-}
 
 const DENY_TOUCH = ["--allow-all-tools", "--deny-tool", "bash(touch *)"];
 const UNREAD = "no flag allows a command that cannot be fully read while deny rules apply";
@@ -63,7 +47,7 @@ describe.each([
     repository,
   }) => {
     await prepare(repository);
-    const output = await runThroughCli({ cli, model }, command, ["--allow-all-tools"]);
+    const output = await bashResultThroughCli({ cli, model }, command, ["--allow-all-tools"]);
     expect(output).toContain("<exited with exit code 0>");
     expect(existsSync(join(repository, "marker"))).toBe(true);
   });
@@ -74,7 +58,7 @@ describe.each([
     repository,
   }) => {
     await prepare(repository);
-    const output = await runThroughCli({ cli, model }, command, DENY_TOUCH);
+    const output = await bashResultThroughCli({ cli, model }, command, DENY_TOUCH);
     expect(output).toContain("Permission denied for 'bash'");
     expect(output).toContain(refusal);
     expect(existsSync(join(repository, "marker"))).toBe(false);
@@ -89,13 +73,15 @@ describe("an exact grant written back as a flag (finding 14)", () => {
   }) => {
     await writeFile(join(repository, "x.m"), "");
     const rule = ["--allow-tool", "bash(touch \\*.m)"];
-    expect(await runThroughCli({ cli, model }, "touch *.m", rule)).toContain("exit code 0");
-    const output = await runThroughCli({ cli, model }, "touch marker x.m", rule);
+    expect(await bashResultThroughCli({ cli, model }, "touch *.m", rule)).toContain("exit code 0");
+    const output = await bashResultThroughCli({ cli, model }, "touch marker x.m", rule);
     expect(output).toContain("Permission denied for 'bash'");
     expect(existsSync(join(repository, "marker"))).toBe(false);
     // The same rule without its escape is a prefix: what the exact grant used to record.
     const wide = ["--allow-tool", "bash(touch *.m)"];
-    expect(await runThroughCli({ cli, model }, "touch marker x.m", wide)).toContain("exit code 0");
+    expect(await bashResultThroughCli({ cli, model }, "touch marker x.m", wide)).toContain(
+      "exit code 0",
+    );
     expect(existsSync(join(repository, "marker"))).toBe(true);
   });
 });

@@ -42,3 +42,28 @@ export async function oneCommandThroughCli(
   const toolMessage = chatMessages(server, -1).find((message) => message.role === "tool");
   return { ...result, toolResult: String(toolMessage?.content) };
 }
+
+/**
+ * Has the fake model `model` ask for one `bash` call of `command` through the fixture's `cli`
+ * (`turnloop -p … flags`), then answer "Done.": the tool message the model got back.
+ * @throws when `-p` does not exit 0 (its stderr in the message).
+ */
+export async function bashResultThroughCli(
+  fixtures: {
+    cli: (args: readonly string[]) => Promise<CliResult>;
+    model: FakeModelServer;
+  },
+  command: string,
+  flags: readonly string[],
+): Promise<string> {
+  fixtures.model.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "Done." },
+  );
+  const result = await fixtures.cli(["-p", "run it", ...flags]);
+  if (result.code !== 0) {
+    throw new Error(`turnloop -p exited ${result.code}: ${result.stderr}`);
+  }
+  const toolMessage = chatMessages(fixtures.model, -1).find((message) => message.role === "tool");
+  return String(toolMessage?.content);
+}
