@@ -19,7 +19,9 @@
  * not offered one either (shell-side-effects.ts). An interpreter's prefix keeps its script or
  * module (`node scripts/x.js *`, `python3 -m pytest *`: `node *` would allow `node -e …`), a
  * container runner gets none (`docker run *` allows any command), and a package runner's is its
- * words as written and the prefix of what it runs (`npx eslint --version` → `npx eslint *`).
+ * words as written and the prefix of what it runs (`npx eslint --version` → `npx eslint *`). A
+ * program with subcommands called with an option first (`git -C . status`) gets none: its prefix
+ * would be the bare program (`git *`).
  *
  * The prefix is about one simple command: the other parts of a compound command
  * (`npx tape x | tail -5`) are not covered by it and still need their own rule, as the rules
@@ -46,6 +48,12 @@ const NAMING_WORDS = new Set(["python -m", "pypy -m", "java -jar", "deno run", "
 /** Programs that run a command in a container: no prefix (`docker run *` allows any command). */
 const CONTAINER_RUNNERS =
   /^(?:(?:docker|podman|nerdctl|finch)(?: container)? run|(?:docker compose|docker-compose|podman-compose) (?:run|exec)|kubectl (?:run|debug)|lxc exec|incus exec)(?: |$)/;
+/**
+ * Programs whose first word names what they do (a subcommand, a target): a call with an option
+ * before it (`git -C . status`, `npm --prefix . test`, `make -C dir`) gets no prefix.
+ */
+const SUBCOMMAND_PROGRAMS =
+  /^(?:git|npm|pnpm|yarn|bun|cargo|go|docker|podman|kubectl|helm|gh|make|gmake|pip3?|uv|poetry|terraform|aws|gcloud|az|systemctl|apt|apt-get|dnf|yum|brew|rustup|dotnet|mvn|gradle|composer|bundle|gem|conda|nix|deno)$/;
 const SHELLS = /^(?:bash|sh|dash|zsh|ksh|mksh|ash|rbash|yash|posh|fish|csh|tcsh)$/;
 
 /** A prefix pattern and what it leaves out. */
@@ -117,6 +125,10 @@ function namePattern(name: DecodedWord, rest: readonly DecodedWord[]): string | 
     return script !== undefined && plainPath(script) && (named || /[./]/.test(script.text))
       ? [program, ...(named ? [first?.text] : []), script.text, "*"].join(" ")
       : undefined;
+  }
+  if (SUBCOMMAND_PROGRAMS.test(program) && /^[-+]/.test(rest[0]?.text ?? "")) {
+    // `git -C . status`: the subcommand hides behind an option, and `git *` would allow them all.
+    return undefined;
   }
   const words = [program];
   for (const word of rest.slice(0, MAX_SUBCOMMAND_WORDS)) {

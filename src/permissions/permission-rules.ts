@@ -94,7 +94,9 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
     }
     const analysis = analyse(subject.command);
     const matched = analysis.commands.some((command) =>
-      command.forms.some((form) => commandMatches(pattern, form)),
+      command.forms.some(
+        (form) => commandMatches(pattern, form) || matchesPastLeadingOptions(pattern, form),
+      ),
     );
     return matched || (analysis.unclear.length > 0 && mentionsCommand(analysis, pattern));
   }
@@ -213,6 +215,31 @@ function mentionsCommand(analysis: ShellAnalysis, pattern: string): boolean {
     [...analysis.mentions].some((mention) => commandMatches(name, mention)) ||
     analysis.namePatterns.some((glob) => picomatch.isMatch(name, glob))
   );
+}
+
+/**
+ * Whether `pattern`, naming a program and a subcommand (`git push *`), matches `form` once the
+ * program's options before the subcommand are skipped: `git -C . push`, `git -c k=v push`,
+ * `npm --silent install x`, `cargo +nightly publish`. Git, npm, docker, cargo, kubectl … take
+ * global options (some with a value in the next word) before their subcommand, which no table
+ * here lists for every program, so any run of words after a first option may be skipped: a
+ * deny rule errs toward matching (`git -C push log` is denied by `bash(git push *)` too).
+ */
+function matchesPastLeadingOptions(pattern: string, form: string): boolean {
+  const [program, subcommand] = pattern.split(" ");
+  if (subcommand === undefined || !/^[A-Za-z]/.test(subcommand)) {
+    return false;
+  }
+  const words = form.split(" ");
+  if (words[0] !== program || !/^[-+]/.test(words[1] ?? "")) {
+    return false;
+  }
+  for (let start = 2; start < words.length; start++) {
+    if (commandMatches(pattern, [program, ...words.slice(start)].join(" "))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**
