@@ -29,13 +29,14 @@ import {
   readSettingNode,
   wrapperAssignments,
 } from "./shell-environment.js";
-import { readFindExec, readProgramOptions, redirectWritesFile } from "./shell-side-effects.js";
+import { readFindExec, readProgramOptions } from "./shell-side-effects.js";
 import {
   baseName,
   type DecodedWord,
   decodeWord,
   expandWords,
   expansionRunsCode,
+  redirectWritesFile,
   sourceOf,
 } from "./shell-words.js";
 import { readWrapper, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";

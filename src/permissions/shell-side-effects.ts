@@ -1,42 +1,17 @@
 /**
  * What a simple command does beyond what its name says, for the permission rules
- * (shell-commands.ts): whether it writes files — through a redirection (`>`, `>>`, `&>` … to
- * anything but /dev/null and the like, `>& file`) or through an option or operand known to write
- * one (`sort -o FILE`, `git log --output=FILE`, `curl -o`, `sed -i`, `find -fprint`, `tee FILE`,
+ * (shell-commands.ts): whether it writes files — through a redirection (shell-words.ts
+ * `redirectWritesFile`) or through an option or operand known to write one (`sort -o FILE`, `git log --output=FILE`, `curl -o`, `sed -i`, `find -fprint`, `tee FILE`,
  * `dd of=FILE`) — and whether one of its options runs a program (`tar --to-command=…`, `rsync
  * -e …`, `git -c core.pager=…`, sed's `e` command), which makes the call unclear as an unread
  * wrapper would. A prefix rule therefore never covers `git log --output=x` through
  * `bash(git log *)`: a command that writes files is covered only by a rule equal to it.
  */
 
-import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { gitOptionEffects, sedEffects, sedRunsCommands } from "./program-arguments.js";
 import type { ShellAnalysis } from "./shell-commands.js";
-import { baseName, type DecodedWord, decodeWord } from "./shell-words.js";
-import { options, type WrapperResult } from "./shell-wrappers.js";
-
-/** Redirection operators (mvdan/sh `RedirOperator`) that write to their target. */
-const WRITING_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
-/** `>&` and `<&`: duplicate a descriptor, or (`>& file`) write a file. */
-const DUPLICATING_REDIRECTS = new Set([58, 59]);
-/** `<<<`, `<<`, `<<-`: text on stdin. */
-const STDIN_TEXT_REDIRECTS = new Set([61, 62, 63]);
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"]);
-
-/** Whether the `Redirect` node `node` writes to a file; `source` is the UTF-8 text parsed. */
-export function redirectWritesFile(sh: ShellSyntax, node: ShellNode, source: Buffer): boolean {
-  const operator = node.Op as number;
-  const word = node.Word as ShellNode | null;
-  if (word === null || STDIN_TEXT_REDIRECTS.has(operator)) {
-    return false;
-  }
-  const target = decodeWord(sh, word, source);
-  const harmless = !target.computed && HARMLESS_TARGETS.has(target.text);
-  if (WRITING_REDIRECTS.has(operator) && !harmless) {
-    return true;
-  }
-  return DUPLICATING_REDIRECTS.has(operator) && !/^(?:\d+|-)$/.test(target.text) && !harmless;
-}
+import { baseName, type DecodedWord, HARMLESS_TARGETS } from "./shell-words.js";
+import { options, readWrapper, type WrapperResult } from "./shell-wrappers.js";
 
 /**
  * Long options, of any program, whose value is a program it runs (`tar --to-command=…`,
@@ -75,7 +50,7 @@ function letterTable(text: string): Readonly<Record<string, string>> {
 }
 /** git configuration keys (`git -c key=…`) whose value runs a program or names a file read. */
 const GIT_RUNNING_KEY =
-  /(?:^|\.)(?:pager|editor|sshcommand|fsmonitor|hookspath|gitproxy|askpass|external|textconv|command|cmd|clean|smudge|process|driver|helper|program|packobjectshook|path|receivepack|uploadpack|allow|browser|proxycommand)$|^(?:pager|include|includeif)\./i;
+  /(?:^|\.)(?:pager|editor|fsmonitor|hookspath|gitproxy|askpass|external|textconv|clean|smudge|process|driver|helper|program|packobjectshook|path|receivepack|uploadpack|allow|browser|update|difffilter|templatedir|vcs)$|(?:command|cmd)$|^(?:pager|include|includeif)\./i;
 
 /**
  * Why `name tail…` runs a program through one of its options (an option of {@link
@@ -91,7 +66,9 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
     const value = word.split("=").slice(1).join("=");
     if (
       long !== undefined &&
-      (RUNNING_LONG_OPTION.test(long) || abbreviates(long, RUNNING_NAMES))
+      (RUNNING_LONG_OPTION.test(long) ||
+        abbreviates(long, RUNNING_NAMES) ||
+        (name === "split" && abbreviates(long, ["filter"])))
     ) {
       return `${name} ${word} runs a program`;
     }
@@ -267,7 +244,25 @@ export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void
       analysis.unclear.push("find -exec of a computed command");
       continue;
     }
-    const text = [baseName(name.text), ...words.slice(1).map((word) => word.text)].join(" ");
+    const program = baseName(name.text);
+    const rest = words.slice(1);
+    const runsAnother =
+      /^(?:ba|da|z|k|mk|a|rba|ya|po|c|tc)?sh$|^fish$/.test(program) ||
+      readWrapper(program, rest) !== undefined ||
+      readPackageRunner(
+        program,
+        rest.map((word) => word.text),
+      ) !== undefined ||
+      optionRunningProgram(
+        program,
+        rest.map((word) => word.text),
+      ) !== undefined;
+    if (runsAnother) {
+      // `find -exec env touch x \;`, `-exec sh -c …`: what it runs is not this command.
+      analysis.unclear.push(`find -exec ${program} runs another command`);
+      continue;
+    }
+    const text = [program, ...rest.map((word) => word.text)].join(" ");
     analysis.commands.push({
       words: words.map((word) => word.text),
       forms: [text],
@@ -292,7 +287,6 @@ const WRITING_SHORT_OPTIONS = letterTable(
 );
 /** find's actions that write or delete files. */
 const FIND_WRITING_ACTIONS = new Set(["-fprint", "-fprint0", "-fprintf", "-fls", "-delete"]);
-const HARMLESS_FILES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"]);
 
 /** Whether `name words…` writes files through its options or operands (see the file comment). */
 export function writesFiles(name: string, words: readonly string[]): boolean {
@@ -321,11 +315,11 @@ function writesByOperands(name: string, words: readonly string[], operands: stri
   switch (name) {
     case "tee":
     case "sponge":
-      return operands.some((word) => !HARMLESS_FILES.has(word));
+      return operands.some((word) => !HARMLESS_TARGETS.has(word));
     case "uniq":
-      return operands.length > 1 && !HARMLESS_FILES.has(operands[1] ?? "-");
+      return operands.length > 1 && !HARMLESS_TARGETS.has(operands[1] ?? "-");
     case "dd":
-      return words.some((word) => /^of=/.test(word) && !HARMLESS_FILES.has(word.slice(3)));
+      return words.some((word) => /^of=/.test(word) && !HARMLESS_TARGETS.has(word.slice(3)));
     case "find":
     case "gfind":
     case "bfs":
@@ -341,13 +335,13 @@ function writesByOperands(name: string, words: readonly string[], operands: stri
     case "git":
       return gitOptionEffects(words).writes;
     case "xxd":
-      return operands.length > 1 && !HARMLESS_FILES.has(operands[1] ?? "-");
+      return operands.length > 1 && !HARMLESS_TARGETS.has(operands[1] ?? "-");
     case "split":
     case "csplit":
       return true; // Writes its pieces (`xaa`, `xx00` …) in the current folder.
     case "openssl":
       return words.some(
-        (word, at) => /^-(?:out|keyout)$/.test(words[at - 1] ?? "") && !HARMLESS_FILES.has(word),
+        (word, at) => /^-(?:out|keyout)$/.test(words[at - 1] ?? "") && !HARMLESS_TARGETS.has(word),
       );
     default:
       return readOnlyModes(name, words);

@@ -356,12 +356,13 @@ export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
     "lxc-attach lxc-execute arch-chroot minijail0 nsjail rootlesskit hwloc-bind bpftrace uftrace " +
     "py-spy rr ddd cgdb dbus-launch xinit startx ssh-agent mosh autossh socat rush reflex " +
     "watchman-make chokidar run0 please ksu s6-setuidgid tini dumb-init tsocks graftcp datefudge " +
-    "pseudo fakeroot-ng nq daemon retry csh tcsh nu elvish xonsh pwsh"
+    "pseudo fakeroot-ng nq daemon retry csh tcsh nu elvish xonsh pwsh fc ccache run-parts " +
+    "ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1"
   ).split(" "),
   ...(
     "flatpak run,toolbox run,distrobox enter,nix develop,nix shell,devbox run,mise exec,mise x," +
     "asdf exec,rbenv exec,pyenv exec,nodenv exec,op run,aws-vault exec,doppler run," +
-    "vagrant ssh,zellij run,podman unshare,buildah unshare"
+    "vagrant ssh,zellij run,podman unshare,buildah unshare,rustup run"
   ).split(","),
 ]);
 

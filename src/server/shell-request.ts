@@ -31,8 +31,7 @@ import {
   type ShellCommand,
   shellSyntax,
 } from "../permissions/shell-commands.js";
-import { redirectWritesFile } from "../permissions/shell-side-effects.js";
-import { decodeWord } from "../permissions/shell-words.js";
+import { decodeWord, redirectWritesFile } from "../permissions/shell-words.js";
 
 /** Copilot's `shell` fields (the SDK's `PermissionRequestShell`, besides the common ones). */
 export interface ShellRequestFields {
