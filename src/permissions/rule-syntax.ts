@@ -89,14 +89,23 @@ const OTHER_AGENTS_NAMES: ReadonlyMap<string, string> = new Map([
  * Parses a rule of a flag or a config file as {@link parseRule} does, and refuses one whose tool
  * name is another spelling of a built-in tool's (`Bash(rm *)`, `shell(rm)`, `Read`): such a rule
  * would match no call, and a deny rule that denies nothing must not pass silently (trial finding
- * 17). Other names stay accepted: an app's own tools (`--headless`) and MCP tools
- * (`server__tool`) are named by what the model calls.
+ * 17). Claude Code's names of MCP tools are read as turnloop's: `mcp__server__tool` as
+ * `server__tool`, `mcp__server` as `mcp(server)` (session-17 trial #14: it denied nothing). Other
+ * names stay accepted: an app's own tools (`--headless`) and MCP tools (`server__tool`) are named
+ * by what the model calls.
  * @throws Error naming the tool the rule was meant for.
  */
 export function parseConfiguredRule(text: string): PermissionRule {
   const rule = parseRule(text);
   if (BUILT_IN_TOOL_NAMES.includes(rule.tool)) {
     return rule;
+  }
+  const claudeMcp = /^mcp__(.+)$/.exec(rule.tool)?.[1];
+  if (claudeMcp !== undefined && rule.pattern === undefined) {
+    // Claude Code's name of an MCP tool, `mcp__server__tool`, or of a server's tools, `mcp__server`.
+    return claudeMcp.includes("__")
+      ? { tool: claudeMcp, text: rule.text }
+      : { tool: "mcp", pattern: claudeMcp, text: rule.text };
   }
   const lower = rule.tool.toLowerCase();
   const meant = BUILT_IN_TOOL_NAMES.includes(lower) ? lower : OTHER_AGENTS_NAMES.get(lower);

@@ -81,6 +81,20 @@ describe("MCP tools behind the permission gate", () => {
     ]);
   });
 
+  for (const rule of ["mcp__t__echo", "mcp__t"]) {
+    test(`--deny-tool '${rule}' (Claude Code's name) denies the tool, even with --allow-tool`, async ({
+      openHarness,
+    }) => {
+      const { harness, asked } = await gated(openHarness, { allow: ["mcp"], deny: [rule] }, []);
+      harness.server.enqueue(echo("call_1"), { text: "ok" });
+      await harness.prompt("go");
+      expect(asked).toEqual([]);
+      expect(outcomes(harness)).toEqual([
+        ["call_1", false, `Permission denied for 't__echo': the rule ${rule} denies it`],
+      ]);
+    });
+  }
+
   test("asked with kind mcp; 'always' records mcp(t__echo) and stops asking for that tool only", async ({
     openHarness,
   }) => {
