@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { ChildFixture } from "./child-process.js";
-import { RawAcpAgent } from "./raw-lines.js";
+import {
+  initializedAgent,
+  RawAcpAgent,
+  requestLine,
+  storedSession,
+  textPrompt,
+} from "./raw-lines.js";
 
 // A fresh user's trial (session 16, #21): two `session/load` (or `session/resume`) of one session
 // sent without waiting, in an untrusted project, and the agent answered neither, nor anything
@@ -13,12 +19,6 @@ import { RawAcpAgent } from "./raw-lines.js";
 // session is now answered, and the connection serves the requests after them.
 
 const fixture = ChildFixture.forEachTest();
-
-function line(id: number, method: string, params: unknown): string {
-  return `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
-}
-
-const text = (value: string) => [{ type: "text", text: value }];
 
 /** An untrusted project (a held config key): opening a session records a warning in its log. */
 async function untrustedProject(): Promise<void> {
@@ -29,37 +29,19 @@ async function untrustedProject(): Promise<void> {
   );
 }
 
-/** A session with one answered prompt, made by an agent that has exited. */
-async function storedSession(): Promise<string> {
-  const agent = await initialized();
-  const created = await agent.request(2, "session/new", { cwd: fixture.cwd, mcpServers: [] });
-  const { sessionId } = created.result as { sessionId: string };
-  fixture.server.enqueue({ text: "one" });
-  const answer = await agent.request(3, "session/prompt", { sessionId, prompt: text("first") });
-  expect(answer.result).toEqual({ stopReason: "end_turn" });
-  expect(await agent.end()).toBe(0);
-  return sessionId;
-}
-
-async function initialized(): Promise<RawAcpAgent> {
-  const agent = new RawAcpAgent(fixture.environment(), fixture.cwd);
-  await agent.request(1, "initialize", { protocolVersion: 1 });
-  return agent;
-}
-
 /** The request line of `method` about `sessionId`, with the params it needs. */
 function about(id: number, method: string, sessionId: string): string {
   const open = { sessionId, cwd: fixture.cwd, mcpServers: [] };
   switch (method) {
     case "session/load":
     case "session/resume":
-      return line(id, method, open);
+      return requestLine(id, method, open);
     case "session/set_mode":
-      return line(id, method, { sessionId, modeId: "auto" });
+      return requestLine(id, method, { sessionId, modeId: "auto" });
     case "session/close":
-      return line(id, method, { sessionId });
+      return requestLine(id, method, { sessionId });
     case "session/prompt":
-      return line(id, method, { sessionId, prompt: text("again") });
+      return requestLine(id, method, { sessionId, prompt: textPrompt("again") });
     default:
       throw new Error(`no params for ${method}`);
   }
@@ -91,8 +73,8 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
     "%s then %s: both answered, and the connection serves on",
     async (first, second) => {
       await untrustedProject();
-      const sessionId = await storedSession();
-      const agent = await initialized();
+      const sessionId = await storedSession(fixture);
+      const agent = await initializedAgent(fixture);
       fixture.server.enqueue({ text: "two" });
       agent.write(about(2, first, sessionId) + about(3, second, sessionId));
       expect(await errors(agent, [2, 3])).toEqual([undefined, undefined]);
@@ -104,7 +86,7 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
 
   test("session/new, then two loads and a resume of it: all answered, and it still prompts", async () => {
     await untrustedProject();
-    const agent = await initialized();
+    const agent = await initializedAgent(fixture);
     const created = await agent.request(2, "session/new", { cwd: fixture.cwd, mcpServers: [] });
     const { sessionId } = created.result as { sessionId: string };
     agent.write(
@@ -114,25 +96,31 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
     );
     expect(await errors(agent, [3, 4, 5])).toEqual([undefined, undefined, undefined]);
     fixture.server.enqueue({ text: "two" });
-    const answer = await agent.request(6, "session/prompt", { sessionId, prompt: text("hi") });
+    const answer = await agent.request(6, "session/prompt", {
+      sessionId,
+      prompt: textPrompt("hi"),
+    });
     expect(answer.result).toEqual({ stopReason: "end_turn" });
     expect(await agent.end()).toBe(0);
     expect(agent.stderr).not.toContain("could not announce");
   });
 
   test("a load with another folder's cwd is refused and leaves the open session as it was", async () => {
-    const sessionId = await storedSession();
-    const agent = await initialized();
+    const sessionId = await storedSession(fixture);
+    const agent = await initializedAgent(fixture);
     await agent.request(2, "session/resume", { sessionId, cwd: fixture.cwd, mcpServers: [] });
     const elsewhere = await mkdtemp(join(tmpdir(), "turnloop-acp-elsewhere-"));
     onTestFinished(() => rm(elsewhere, { recursive: true, force: true }));
     const load = { sessionId, cwd: elsewhere, mcpServers: [] };
-    agent.write(line(3, "session/load", load) + about(4, "session/set_mode", sessionId));
+    agent.write(requestLine(3, "session/load", load) + about(4, "session/set_mode", sessionId));
     const [refused, mode] = await Promise.all([agent.answer(3), agent.answer(4)]);
     expect(refused.error).toMatchObject({ code: -32602, data: { cwd: elsewhere } });
     expect(mode.error).toBeUndefined();
     fixture.server.enqueue({ text: "two" });
-    const answer = await agent.request(5, "session/prompt", { sessionId, prompt: text("hi") });
+    const answer = await agent.request(5, "session/prompt", {
+      sessionId,
+      prompt: textPrompt("hi"),
+    });
     expect(answer.result).toEqual({ stopReason: "end_turn" });
     const types = (await fixture.persisted(sessionId)).map((event) => event.type);
     expect(types.filter((type) => type === "session.resume")).toHaveLength(1);
@@ -141,13 +129,16 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
 
   test("session/close then session/load: both answered, and the loaded session prompts", async () => {
     await untrustedProject();
-    const sessionId = await storedSession();
-    const agent = await initialized();
+    const sessionId = await storedSession(fixture);
+    const agent = await initializedAgent(fixture);
     await agent.request(2, "session/resume", { sessionId, cwd: fixture.cwd, mcpServers: [] });
     agent.write(about(3, "session/close", sessionId) + about(4, "session/load", sessionId));
     expect(await errors(agent, [3, 4])).toEqual([undefined, undefined]);
     fixture.server.enqueue({ text: "two" });
-    const answer = await agent.request(5, "session/prompt", { sessionId, prompt: text("hi") });
+    const answer = await agent.request(5, "session/prompt", {
+      sessionId,
+      prompt: textPrompt("hi"),
+    });
     expect(answer.result).toEqual({ stopReason: "end_turn" });
     expect(await agent.end()).toBe(0);
     expect(agent.stderr).not.toContain("could not announce");
@@ -155,10 +146,10 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
 
   test("two resumes, then the end of stdin: both answered before the agent exits", async () => {
     await untrustedProject();
-    const sessionId = await storedSession();
+    const sessionId = await storedSession(fixture);
     const agent = new RawAcpAgent(fixture.environment(), fixture.cwd);
     const code = await agent.writeAndEnd(
-      line(1, "initialize", { protocolVersion: 1 }) +
+      requestLine(1, "initialize", { protocolVersion: 1 }) +
         about(2, "session/resume", sessionId) +
         about(3, "session/resume", sessionId),
     );
@@ -179,7 +170,7 @@ describe("turnloop acp: opening a session whose prompt is running", () => {
   test.each(["session/load", "session/resume"])(
     "%s is refused, the prompt goes on, and a second prompt is still refused",
     async (method) => {
-      const agent = await initialized();
+      const agent = await initializedAgent(fixture);
       const created = await agent.request(2, "session/new", { cwd: fixture.cwd, mcpServers: [] });
       const { sessionId } = created.result as { sessionId: string };
       const release = gate();
@@ -187,7 +178,7 @@ describe("turnloop acp: opening a session whose prompt is running", () => {
         text: Array.from({ length: 10 }, () => "A"),
         pause: { afterEvents: 3, until: release.opened },
       });
-      agent.write(line(3, "session/prompt", { sessionId, prompt: text("first") }));
+      agent.write(requestLine(3, "session/prompt", { sessionId, prompt: textPrompt("first") }));
       // The prompt runs: its answer has begun to stream (a gate on the output, not on time).
       await agent.message((message) => JSON.stringify(message).includes('"agent_message_chunk"'));
       agent.write(about(4, "session/prompt", sessionId) + about(5, method, sessionId));
@@ -216,8 +207,8 @@ describe("turnloop acp: opening a session whose prompt is running", () => {
   );
 
   test("load, prompt, load sent together: all answered, and the second load does not cancel the prompt", async () => {
-    const sessionId = await storedSession();
-    const agent = await initialized();
+    const sessionId = await storedSession(fixture);
+    const agent = await initializedAgent(fixture);
     fixture.server.enqueue({ text: "two" });
     agent.write(
       about(2, "session/load", sessionId) +
@@ -241,7 +232,7 @@ describe("turnloop acp: opening a session whose prompt is running", () => {
   });
 
   test("a prompt and a load of the open session sent together: the prompt is not cancelled", async () => {
-    const agent = await initialized();
+    const agent = await initializedAgent(fixture);
     const created = await agent.request(2, "session/new", { cwd: fixture.cwd, mcpServers: [] });
     const { sessionId } = created.result as { sessionId: string };
     fixture.server.enqueue({ text: "answer" });
@@ -262,7 +253,7 @@ test("two loads of a session another process holds: both refused naming that pro
   await holder.initialize();
   const sessionId = await holder.newSession();
   expect(await holder.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
-  const agent = await initialized();
+  const agent = await initializedAgent(fixture);
   agent.write(about(2, "session/load", sessionId) + about(3, "session/load", sessionId));
   const refusals = await errors(agent, [2, 3]);
   for (const refusal of refusals) {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
-import { onTestFinished } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import type { ChildFixture } from "./child-process.js";
 
 /** A JSON-RPC message as read off `turnloop acp`'s stdout. */
 export type LineMessage = Record<string, unknown> & { id?: unknown; method?: unknown };
@@ -95,4 +96,37 @@ export class RawAcpAgent {
     this.child.stdin.end();
     return this.exited;
   }
+}
+
+/** One JSON-RPC request as the line a client writes (`{"jsonrpc":"2.0",id,method,params}\n`). */
+export function requestLine(id: number, method: string, params: unknown): string {
+  return `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+}
+
+/** ACP prompt content of one text block. */
+export const textPrompt = (value: string) => [{ type: "text", text: value }];
+
+/** A raw agent in `fixture`'s cwd, its `initialize` (id 1) answered. */
+export async function initializedAgent(fixture: ChildFixture): Promise<RawAcpAgent> {
+  const agent = new RawAcpAgent(fixture.environment(), fixture.cwd);
+  await agent.request(1, "initialize", { protocolVersion: 1 });
+  return agent;
+}
+
+/**
+ * A session of `fixture`'s cwd with one prompt answered "one" (ids 2, 3), made by an agent that
+ * has then exited 0 (asserted). @returns its session id.
+ */
+export async function storedSession(fixture: ChildFixture): Promise<string> {
+  const agent = await initializedAgent(fixture);
+  const created = await agent.request(2, "session/new", { cwd: fixture.cwd, mcpServers: [] });
+  const { sessionId } = created.result as { sessionId: string };
+  fixture.server.enqueue({ text: "one" });
+  const answer = await agent.request(3, "session/prompt", {
+    sessionId,
+    prompt: textPrompt("first"),
+  });
+  expect(answer.result).toEqual({ stopReason: "end_turn" });
+  expect(await agent.end()).toBe(0);
+  return sessionId;
 }

@@ -1,7 +1,14 @@
 import { describe, expect, test } from "vitest";
 import { ANSWER_TURN, ANSWERED_SESSION } from "../support/event-sequences.js";
 import { ChildFixture } from "./child-process.js";
-import { type LineMessage, RawAcpAgent } from "./raw-lines.js";
+import {
+  initializedAgent,
+  type LineMessage,
+  type RawAcpAgent,
+  requestLine,
+  storedSession,
+  textPrompt,
+} from "./raw-lines.js";
 
 // A client may send requests about a session without waiting for the answer to its
 // `session/load`: each waits for the load, then runs (src/session/opening-gate.ts). They were
@@ -9,39 +16,13 @@ import { type LineMessage, RawAcpAgent } from "./raw-lines.js";
 
 const fixture = ChildFixture.forEachTest();
 
-function line(id: number, method: string, params: unknown): string {
-  return `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
-}
-
-const text = (value: string) => [{ type: "text", text: value }];
-
-/** A session with one answered prompt, made by an agent that has exited. */
-async function storedSession(): Promise<string> {
-  const agent = new RawAcpAgent(fixture.environment(), fixture.cwd);
-  await agent.request(1, "initialize", { protocolVersion: 1 });
-  const created = await agent.request(2, "session/new", { cwd: fixture.cwd, mcpServers: [] });
-  const { sessionId } = created.result as { sessionId: string };
-  fixture.server.enqueue({ text: "one" });
-  const answer = await agent.request(3, "session/prompt", { sessionId, prompt: text("first") });
-  expect(answer.result).toEqual({ stopReason: "end_turn" });
-  expect(await agent.end()).toBe(0);
-  return sessionId;
-}
-
-/** A second agent, initialized, for the stored session. */
-async function secondAgent(): Promise<RawAcpAgent> {
-  const agent = new RawAcpAgent(fixture.environment(), fixture.cwd);
-  await agent.request(1, "initialize", { protocolVersion: 1 });
-  return agent;
-}
-
 /** Ids of the answers, in the order they were written. */
 function answerIds(agent: RawAcpAgent): unknown[] {
   return agent.answers().map((answer) => answer.id);
 }
 
 function loadLine(id: number, sessionId: string): string {
-  return line(id, "session/load", { sessionId, cwd: fixture.cwd, mcpServers: [] });
+  return requestLine(id, "session/load", { sessionId, cwd: fixture.cwd, mcpServers: [] });
 }
 
 /** The index of `message` among everything the agent wrote. */
@@ -49,15 +30,15 @@ const at = (agent: RawAcpAgent, message: LineMessage) => agent.messages.indexOf(
 
 describe("turnloop acp: requests about a session sent with its session/load", () => {
   test("set_mode, prompt and a session/new in the load's write: all answered, after the load", async () => {
-    const sessionId = await storedSession();
-    const agent = await secondAgent();
+    const sessionId = await storedSession(fixture);
+    const agent = await initializedAgent(fixture);
     fixture.server.enqueue({ text: "two" });
-    const prompt = { sessionId, prompt: text("second") };
+    const prompt = { sessionId, prompt: textPrompt("second") };
     agent.write(
       loadLine(2, sessionId) +
-        line(3, "session/set_mode", { sessionId, modeId: "ask" }) +
-        line(4, "session/prompt", prompt) +
-        line(5, "session/new", { cwd: fixture.cwd, mcpServers: [] }),
+        requestLine(3, "session/set_mode", { sessionId, modeId: "ask" }) +
+        requestLine(4, "session/prompt", prompt) +
+        requestLine(5, "session/new", { cwd: fixture.cwd, mcpServers: [] }),
     );
     const [load, mode, answer, created] = await Promise.all(
       [2, 3, 4, 5].map((id) => agent.answer(id)),
@@ -85,13 +66,13 @@ describe("turnloop acp: requests about a session sent with its session/load", ()
   });
 
   test("a second load of the same session runs after the first: both answered", async () => {
-    const sessionId = await storedSession();
-    const agent = await secondAgent();
+    const sessionId = await storedSession(fixture);
+    const agent = await initializedAgent(fixture);
     fixture.server.enqueue({ text: "two" });
     agent.write(
       loadLine(2, sessionId) +
         loadLine(3, sessionId) +
-        line(4, "session/prompt", { sessionId, prompt: text("second") }),
+        requestLine(4, "session/prompt", { sessionId, prompt: textPrompt("second") }),
     );
     await agent.answer(4);
     expect(agent.answers().map((answer) => [answer.id, answer.error])).toEqual([
@@ -106,8 +87,8 @@ describe("turnloop acp: requests about a session sent with its session/load", ()
   });
 
   test("a prompt and session/cancel sent with the load: the prompt runs and is cancelled", async () => {
-    const sessionId = await storedSession();
-    const agent = await secondAgent();
+    const sessionId = await storedSession(fixture);
+    const agent = await initializedAgent(fixture);
     // The model holds its reply until its connection closes: only the cancel can end the prompt.
     fixture.server.enqueue({
       text: "held",
@@ -115,7 +96,7 @@ describe("turnloop acp: requests about a session sent with its session/load", ()
     });
     agent.write(
       loadLine(2, sessionId) +
-        line(3, "session/prompt", { sessionId, prompt: text("second") }) +
+        requestLine(3, "session/prompt", { sessionId, prompt: textPrompt("second") }) +
         `${JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })}\n`,
     );
     const answer = await agent.answer(3);
@@ -131,10 +112,11 @@ describe("turnloop acp: requests about a session sent with its session/load", ()
   });
 
   test("a prompt sent with a load that fails is answered with the load's error", async () => {
-    const agent = await secondAgent();
+    const agent = await initializedAgent(fixture);
     const sessionId = "00000000-0000-4000-8000-000000000000";
     agent.write(
-      loadLine(2, sessionId) + line(3, "session/prompt", { sessionId, prompt: text("hi") }),
+      loadLine(2, sessionId) +
+        requestLine(3, "session/prompt", { sessionId, prompt: textPrompt("hi") }),
     );
     const [load, prompt] = await Promise.all([agent.answer(2), agent.answer(3)]);
     expect(load.error).toMatchObject({ code: -32002, data: { sessionId } });
