@@ -29,8 +29,8 @@
  */
 
 import { commandMatches } from "./permission-rules.js";
+import { readPackageRunner, SHELL_NAME } from "./program-runners.js";
 import { analyseShellCommand, baseName, type ShellCommand } from "./shell-commands.js";
-import { readPackageRunner } from "./shell-side-effects.js";
 import type { DecodedWord } from "./shell-words.js";
 import type { WrapperResult } from "./shell-wrappers.js";
 import { COMMAND_RUNNERS, WRAPPERS } from "./shell-wrappers.js";
@@ -54,7 +54,6 @@ const CONTAINER_RUNNERS =
  */
 const SUBCOMMAND_PROGRAMS =
   /^(?:git|npm|pnpm|yarn|bun|cargo|go|docker|podman|kubectl|helm|gh|make|gmake|pip3?|uv|poetry|terraform|aws|gcloud|az|systemctl|apt|apt-get|dnf|yum|brew|rustup|dotnet|mvn|gradle|composer|bundle|gem|conda|nix|deno)$/;
-const SHELLS = /^(?:bash|sh|dash|zsh|ksh|mksh|ash|rbash|yash|posh|fish|csh|tcsh)$/;
 
 /** A prefix pattern and what it leaves out. */
 export interface CommandPrefix {
@@ -162,7 +161,7 @@ function packageRunnerPattern(
   const innerName = baseName(inner.text);
   const innerPattern = namePattern(inner, innerRest);
   const runsMore =
-    SHELLS.test(innerName) ||
+    SHELL_NAME.test(innerName) ||
     runsOtherCommand(
       innerName,
       innerRest.map((word) => word.text),

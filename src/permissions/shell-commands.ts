@@ -23,6 +23,7 @@
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { gitAlias } from "./program-arguments.js";
+import { trapHandler } from "./program-runners.js";
 import {
   assignedVariables,
   readBuiltinSettings,
@@ -260,11 +261,11 @@ function innerCommand(
   }
   switch (name) {
     case "eval":
-      readScriptWords(name, tail, analysis, depth);
+      readScriptWords(name, tail[0]?.text === "--" ? tail.slice(1) : tail, analysis, depth);
       return undefined;
     case "trap": {
-      const handler = tail[0];
-      if (handler !== undefined && !handler.text.startsWith("-")) {
+      const handler = trapHandler(tail);
+      if (handler !== undefined) {
         readScriptWords(name, [handler], analysis, depth);
       }
       return undefined;

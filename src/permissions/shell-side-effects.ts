@@ -9,9 +9,10 @@
  */
 
 import { gitOptionEffects, sedEffects, sedRunsCommands } from "./program-arguments.js";
+import { readPackageRunner, SHELL_NAME, xargsInputConcern } from "./program-runners.js";
 import type { ShellAnalysis } from "./shell-commands.js";
 import { baseName, type DecodedWord, HARMLESS_TARGETS } from "./shell-words.js";
-import { options, readWrapper, type WrapperResult } from "./shell-wrappers.js";
+import { readWrapper } from "./shell-wrappers.js";
 
 /**
  * Long options, of any program, whose value is a program it runs (`tar --to-command=…`,
@@ -19,7 +20,7 @@ import { options, readWrapper, type WrapperResult } from "./shell-wrappers.js";
  * `--no-pager` and other `--no-…` options run nothing.
  */
 const RUNNING_LONG_OPTION =
-  /^(?!no-)(?:[a-z-]*-)?(?:command|cmd|extcmd|exec|execute|exec-batch|exec-path|program|rsh|pager|editor|upload-pack|receive-pack|rsync-path|info-script|new-volume-script)$/;
+  /^(?!no-)(?:[a-z-]*-)?(?:command|cmd|extcmd|exec|execute|exec-batch|exec-path|program|rsh|pager|editor|upload-pack|receive-pack|rsync-path|info-script|new-volume-script|script-shell|node-options)$/;
 /**
  * Long options of {@link RUNNING_LONG_OPTION}'s kind by their full names, for their abbreviations:
  * getopt_long (GNU tar, sort, rsync; git's parse-options too) takes any unambiguous start of a long
@@ -41,8 +42,24 @@ function abbreviates(long: string, names: readonly string[]): boolean {
 /** Short options whose value is a program the program runs (`rsync -e ssh`, `tar -I zstd`). */
 const RUNNING_SHORT_OPTIONS = letterTable(
   "tar=IF rsync=e fd=xX fdfind=xX scp=SF sftp=SF man=P nc=ec ncat=ec netcat=ec nix=c vim=cS " +
-    "vi=cS nvim=cS view=cS vimdiff=cS ex=cS make=E gmake=E zip=T",
+    "vi=cS nvim=cS view=cS vimdiff=cS ex=cS make=E gmake=E zip=T compgen=CF curl=K tox=x wget=e " +
+    "psql=f",
 );
+/**
+ * Long options of one program whose value runs a program, or names a file of options or commands
+ * that may (`npm --script-shell`, `rg --pre`, go's `-exec` and `-toolexec`, `cargo --config`,
+ * `curl --config`, `tox --override`, `sqlite3 -init`); go's and sqlite3's take one dash too.
+ * Starts of their names count ({@link abbreviates}): npm's option reader takes them.
+ */
+const PROGRAM_RUNNING_LONG = letterTable(
+  "npm=shell,script-shell,node-options npx=shell,script-shell,node-options " +
+    "pnpm=shell,script-shell,node-options rg=pre go=exec,toolexec,vettool cargo=config " +
+    "curl=config tox=override sqlite3=init",
+);
+/** Words of a database shell that run a command or read a script (`.shell`, `\\!`, `COPY … PROGRAM`). */
+const DATABASE_SHELLS = /^(?:sqlite3|duckdb|psql|mysql|mariadb)$/;
+const DATABASE_ESCAPE =
+  /(?:^|[\n;])\s*(?:\.(?:shell|system|read|load|import)\b|\\[!io]|system\s)|\bprogram\s*'/i;
 
 /** `"sort=o curl=oODc"` as `{ sort: "o", curl: "oODc" }`. */
 function letterTable(text: string): Readonly<Record<string, string>> {
@@ -61,9 +78,19 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
   const end = tail.indexOf("--");
   const words = end === -1 ? tail : tail.slice(0, end);
   const short = RUNNING_SHORT_OPTIONS[name];
+  const programLong = PROGRAM_RUNNING_LONG[name]?.split(",") ?? [];
   for (const [index, word] of words.entries()) {
     const long = /^--([^=]+)/.exec(word)?.[1];
     const value = word.split("=").slice(1).join("=");
+    const single = /^(?:go|sqlite3)$/.test(name) ? /^-([^-=][^=]*)/.exec(word)?.[1] : undefined;
+    if (
+      abbreviates(long ?? single ?? "", programLong) ||
+      (DATABASE_SHELLS.test(name) && DATABASE_ESCAPE.test(word)) ||
+      (name === "go" && /-extld|-extar/.test(word)) ||
+      (/^mvnw?$/.test(name) && /(?:^|:)(?:exec:|exec-maven-plugin|antrun:)/.test(word))
+    ) {
+      return `${name} ${word} runs a program`;
+    }
     if (
       long !== undefined &&
       (RUNNING_LONG_OPTION.test(long) ||
@@ -112,8 +139,9 @@ function gitRunningProgram(words: readonly string[]): string | undefined {
 
 /**
  * The effects of `name tail…`'s own options on `analysis`: files written (see {@link writesFiles}),
- * programs run ({@link optionRunningProgram}), which make the call unclear, and the command a
- * package runner runs ({@link readPackageRunner}), read by `readScript`.
+ * programs run ({@link optionRunningProgram}, xargs's input: {@link xargsInputConcern}), which
+ * make the call unclear, and the command a package runner runs ({@link readPackageRunner}), read
+ * by `readScript`.
  */
 export function readProgramOptions(
   name: string,
@@ -123,7 +151,10 @@ export function readProgramOptions(
 ): void {
   const words = tail.map((word) => word.text);
   analysis.writesFiles ||= writesFiles(name, words);
-  const running = optionRunningProgram(name, words) ?? makeRunningProgram(name, words);
+  const running =
+    optionRunningProgram(name, words) ??
+    makeRunningProgram(name, words) ??
+    (/^g?xargs$/.test(name) ? xargsInputConcern(words) : undefined);
   if (running !== undefined) {
     analysis.unclear.push(running);
   }
@@ -146,65 +177,6 @@ export function readProgramOptions(
   for (const command of analysis.commands.slice(before)) {
     command.runsScript = true;
   }
-}
-
-/**
- * Package runners: `npx tape x` runs the program `tape` of the package `tape` (installed first
- * when missing), or any program on PATH (`npx rm x` runs rm); `-c`/`--call` runs a shell script.
- * Options from each tool's help (npm 11, pnpm 10, yarn 4, bun 1, uv 0.8, pipx 1.7); one not
- * listed makes the call unclear. `npm exec`/`pnpm exec` … need no install; `pnpm exec` and `yarn
- * exec` are wrappers (shell-wrappers.ts).
- */
-const NPM_EXEC =
-  "-yqsc!p:w: --yes --no --quiet --silent --call! --package= --workspace= --workspaces " +
-  "--include-workspace-root --prefix= --registry= --cache= --userconfig= --loglevel= --offline " +
-  "--prefer-offline --prefer-online --ignore-scripts";
-const UV_TOOL_RUN =
-  "-qvnUp:i:f:P:w: --quiet --verbose --no-cache --offline --isolated --upgrade --reinstall " +
-  "--refresh --no-index --no-config --native-tls --from= --with= --with-editable= " +
-  "--with-requirements= --python= --index= --default-index= --index-url= --extra-index-url= " +
-  "--find-links= --cache-dir= --directory= --project= --upgrade-package= --refresh-package=";
-const PACKAGE_RUNNER_SPECS: Record<string, string> = {
-  npx: NPM_EXEC,
-  "npm exec": NPM_EXEC,
-  "npm x": NPM_EXEC,
-  "pnpm dlx": "-sc! --silent --shell-mode! --package= --allow-build= --reporter=",
-  "yarn dlx": "-qp: --quiet --package=",
-  bunx: "-p: --bun --no-install --verbose --silent --package=",
-  "bun x": "-p: --bun --no-install --verbose --silent --package=",
-  uvx: UV_TOOL_RUN,
-  "uv tool run": UV_TOOL_RUN,
-  "pipx run":
-    "-qvei: --quiet --verbose --no-cache --pypackages --path --editable --spec= " +
-    "--python= --index-url= --pip-args= --fetch-missing-python --system-site-packages",
-};
-const PACKAGE_RUNNERS = new Map(
-  Object.entries(PACKAGE_RUNNER_SPECS).map(([name, spec]) => [name, options(spec)]),
-);
-
-/**
- * Where the command a package runner's call `name words…` runs starts among `words` (`npm exec --
- * eslint x`: 2), or its script (`npx -c 'cmd'`); undefined for any other program.
- */
-export function readPackageRunner(
-  name: string,
-  words: readonly string[],
-): WrapperResult | undefined {
-  for (const size of [2, 1, 0]) {
-    const runner = PACKAGE_RUNNERS.get([name, ...words.slice(0, size)].join(" "));
-    const result = runner?.(words.slice(size));
-    if (result !== undefined) {
-      return result.kind === "command"
-        ? { kind: "command", start: result.start + size }
-        : result.kind === "script"
-          ? { kind: "script", index: result.index + size }
-          : result;
-    }
-  }
-  const later = words.find((word) => PACKAGE_RUNNERS.has(`${name} ${word}`));
-  return words[0]?.startsWith("-") === true && later !== undefined
-    ? { kind: "unclear", reason: `options before ${later} are not read` }
-    : undefined;
 }
 
 /** Words as shell text that reads back as the same words (`it's` → `'it'\''s'`). */
@@ -240,14 +212,14 @@ export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void
     );
     const words = tail.slice(index + 1, end === -1 ? undefined : end);
     const name = words[0];
-    if (name === undefined || name.computed || name.pattern) {
+    if (name === undefined || name.computed || name.pattern || name.text.includes("{}")) {
       analysis.unclear.push("find -exec of a computed command");
       continue;
     }
     const program = baseName(name.text);
     const rest = words.slice(1);
     const runsAnother =
-      /^(?:ba|da|z|k|mk|a|rba|ya|po|c|tc)?sh$|^fish$/.test(program) ||
+      SHELL_NAME.test(program) ||
       readWrapper(program, rest) !== undefined ||
       readPackageRunner(
         program,

@@ -27,19 +27,22 @@ export type WrapperResult =
 export type Wrapper = (words: readonly string[]) => WrapperResult;
 
 /**
- * A wrapper's options, read from a spec written as space-separated tokens: `-abc:d::e!` (getopt's
- * letters: `c:` takes a value, `d::` an optional value joined to it, `e!` a shell script),
- * `--name`, `--name=` (a value), `--name[=]` (an optional value after `=`), `--name!` (a script),
- * `#N` (N positional words before the command: `timeout 5 cmd`), `VAR=` (skips `NAME=value`
- * words), `-#` (`-10` is an option), `-` (a lone `-` is an option: `su - root`), `joined` (the
- * command's words are joined and run by a shell: `watch`, `sg`) and `shell` (with no command it
- * runs an interactive shell, which cannot be read).
+ * A wrapper's options, read from a spec written as space-separated tokens: `-abc:d::e!f^` (getopt's
+ * letters: `c:` takes a value, `d::` an optional value joined to it, `e!` a shell script, `f^` a
+ * program it runs, which cannot be read: `su -s PROG`), `--name`, `--name=` (a value), `--name[=]`
+ * (an optional value after `=`), `--name!` (a script), `--name^` (a program), `#N` (N positional
+ * words before the command: `timeout 5 cmd`), `VAR=` (skips `NAME=value` words), `-#` (`-10` is
+ * an option), `-` (a lone `-` is an option: `su - root`), `joined` (the command's words are
+ * joined and run by a shell: `watch`, `sg`) and `shell` (with no command it runs an interactive
+ * shell, which cannot be read). `--` ends the options; the positional words and, with `VAR=`, the
+ * `NAME=value` words may still follow it (`timeout -- 5 cmd`, `env -- A=1 cmd`).
  */
 interface OptionSpec {
   flags: string;
   valued: string;
   optional: string;
   script: string[];
+  programs: string[];
   longFlags: string[];
   longValued: string[];
   longOptional: string[];
@@ -49,17 +52,20 @@ interface OptionSpec {
 
 function parseSpec(text: string): OptionSpec {
   const spec: OptionSpec = {
-    ...{ flags: "", valued: "", optional: "", script: [], longFlags: [], longValued: [] },
+    ...{ flags: "", valued: "", optional: "", script: [], programs: [], longFlags: [] },
+    longValued: [],
     ...{ longOptional: [], positionals: 0, markers: new Set() },
   };
   for (const token of text.split(" ").filter((part) => part !== "")) {
-    const long = /^--([^=[!]+)(=|\[=\]|!)?$/.exec(token);
+    const long = /^--([^=[!^]+)(=|\[=\]|!|\^)?$/.exec(token);
     if (long !== null) {
       const [, name = "", kind] = long;
-      const lists = { "=": spec.longValued, "[=]": spec.longOptional, "!": spec.script };
-      (kind === undefined ? spec.longFlags : lists[kind as keyof typeof lists]).push(
-        kind === "!" ? `--${name}` : name,
-      );
+      const lists = { "=": spec.longValued, "[=]": spec.longOptional };
+      if (kind === "!" || kind === "^") {
+        (kind === "!" ? spec.script : spec.programs).push(`--${name}`);
+      } else {
+        (kind === undefined ? spec.longFlags : lists[kind as keyof typeof lists]).push(name);
+      }
     } else if (token.startsWith("#")) {
       spec.positionals = Number(token.slice(1));
     } else if (/^-[^#]/.test(token)) {
@@ -81,8 +87,8 @@ function readOptstring(optstring: string, spec: OptionSpec): void {
     } else if (after.startsWith(":")) {
       spec.valued += letter;
       at++;
-    } else if (after.startsWith("!")) {
-      spec.script.push(`-${letter}`);
+    } else if (after.startsWith("!") || after.startsWith("^")) {
+      (after.startsWith("!") ? spec.script : spec.programs).push(`-${letter}`);
       at++;
     } else {
       spec.flags += letter;
@@ -96,13 +102,15 @@ export function options(text: string): Wrapper {
   return (words) => {
     let index = 0;
     let positionals = spec.positionals;
+    let ended = false;
     while (index < words.length) {
       const word = words[index] ?? "";
-      if (word === "--") {
+      if (word === "--" && !ended) {
+        ended = true;
         index++;
-        break;
+        continue;
       }
-      const step = readOption(word, spec);
+      const step = ended ? afterOptions(word, spec) : readOption(word, spec);
       if (step.kind !== "ok") {
         return step.kind === "script" ? { kind: "script", index: index + 1 } : step;
       }
@@ -127,6 +135,12 @@ export function options(text: string): Wrapper {
   };
 }
 
+/** A word after `--`: a `NAME=value` word the wrapper reads, or a positional or the command. */
+function afterOptions(word: string, spec: OptionSpec): OptionStep {
+  const assignment = spec.markers.has("VAR=") && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word);
+  return { kind: "ok", consumed: assignment ? 1 : 0 };
+}
+
 type OptionStep =
   /** Words the option takes (0: `word` is not an option). */
   | { kind: "ok"; consumed: number }
@@ -139,6 +153,9 @@ function readOption(word: string, spec: OptionSpec): OptionStep {
     const [name = "", value] = word.slice(2).split(/=(.*)/s, 2);
     if (spec.script.includes(`--${name}`)) {
       return value === undefined ? { kind: "script" } : unclear(word);
+    }
+    if (spec.programs.includes(`--${name}`)) {
+      return { kind: "unclear", reason: `option ${word} runs a program` };
     }
     if (spec.longValued.includes(name)) {
       return { kind: "ok", consumed: value === undefined ? 2 : 1 };
@@ -164,6 +181,9 @@ function readOption(word: string, spec: OptionSpec): OptionStep {
     if (spec.script.includes(`-${option}`)) {
       return at === word.length - 1 ? { kind: "script" } : unclear(word);
     }
+    if (spec.programs.includes(`-${option}`)) {
+      return { kind: "unclear", reason: `option ${word} runs a program` };
+    }
     if (spec.valued.includes(option)) {
       // The value is the rest of this word, or the next word.
       return { kind: "ok", consumed: at === word.length - 1 ? 2 : 1 };
@@ -182,128 +202,103 @@ function unclear(word: string): { kind: "unclear"; reason: string } {
   return { kind: "unclear", reason: `option ${word} is not understood` };
 }
 
-/** Wrappers' option specs (see {@link OptionSpec}) by command name, or `name subcommand`. */
-const WRAPPER_SPECS: Record<string, string> = {
-  command: "-pvV",
-  builtin: "",
-  exec: "-cla:",
-  nohup: "",
-  setsid: "-cfw --ctty --fork --wait",
-  env: "-i0vu:C:P:S! --ignore-environment --null --debug --unset= --chdir= --split-string! VAR=",
-  sudo:
+/**
+ * Wrappers' option specs (see {@link OptionSpec}) by command name, or `name subcommand`, written
+ * `name: spec` and separated by ` | ` (`nohup:` takes no options; `--` is the command mvdan-sh
+ * reads after bash's `time --`; `npm explore`: npm-explore(1) runs its words in a shell). xargs(1)
+ * (GNU findutils 4.9): `-i[R]`, `-l[N]`, `-e[EOF]`, `--replace[=R]`, `--max-lines[=N]` and
+ * `--eof[=EOF]` take an optional value joined to them, never the next word.
+ */
+export const WRAPPER_SPECS: Readonly<Record<string, string>> = Object.fromEntries(
+  (
+    "builtin: | nohup: | busybox: | catchsegv: | eatmydata: | torify: | --: | uv run: | poetry " +
+    "run: | pipenv run: | pdm run: | hatch run: | pixi run: | conda run: | mamba run: | " +
+    "micromamba run: | bundle exec: | pnpm exec: | yarn exec: | gosu: #1 | su-exec: #1 | " +
+    "direnv exec: #1 | docker exec: #1 | podman exec: #1 | kubectl exec: #1 | ip netns: #2 | " +
+    "command: -pvV | exec: -cla: | setsid: -cfw --ctty --fork --wait | env: -i0vu:C:P:S! " +
+    "--ignore-environment --null --debug --unset= --chdir= --split-string! VAR= | sudo: " +
     "-AbEHiKknPSsVu:g:h:p:C:D:r:t:U:T:R: --askpass --background --preserve-env --set-home " +
     "--login --reset-timestamp --remove-timestamp --non-interactive --preserve-groups --stdin " +
-    "--shell --user= --group= --host= --prompt= --close-from= --chdir= --role= --type= VAR=",
-  doas: "-nsu:C:",
-  time: "-pvaqf:o: --portability --verbose --append --quiet --format= --output=",
-  nice: "-n: --adjustment= -#",
-  timeout: "-vs:k: --foreground --preserve-status --verbose --signal= --kill-after= #1",
-  stdbuf: "-i:o:e: --input= --output= --error=",
-  ionice: "-tc:n: --class= --classdata=",
-  xargs:
-    "-0rtpxoa:d:E:I:L:n:P:s: --null --no-run-if-empty --verbose --interactive --exit " +
-    "--open-tty --arg-file= --delimiter= --max-lines= --max-args= --max-procs= --max-chars= " +
-    "--replace=",
-  busybox: "",
-  su:
-    "-lmpfs:g:G:c! --login --preserve-environment --pty --shell= --group= --supp-group= " +
-    "--whitelist-environment= --command! #1 -",
-  flock:
-    "-sxenuoFhVw:E:c! --shared --exclusive --unlock --nonblock --nb --close --no-fork " +
-    "--verbose --wait= --timeout= --conflict-exit-code= --command! #1",
-  taskset: "-acphV --all-tasks --cpu-list --pid #1",
-  chrt:
-    "-bdfiorRamvphVT:P:D: --batch --deadline --fifo --idle --other --rr --reset-on-fork " +
-    "--all-tasks --max --pid --verbose --sched-runtime= --sched-period= --sched-deadline= #1",
-  prlimit:
-    "-hVp:o:c::d::e::f::i::l::m::n::q::r::s::t::u::v::x::y:: --noheadings --raw --verbose " +
-    "--pid= --output= --core[=] --data[=] --nice[=] --fsize[=] --sigpending[=] --memlock[=] " +
-    "--rss[=] --nofile[=] --msgqueue[=] --rtprio[=] --stack[=] --cpu[=] --nproc[=] --as[=] " +
-    "--locks[=] --rttime[=]",
-  unshare:
+    "--shell --user= --group= --host= --prompt= --close-from= --chdir= --role= --type= VAR= | " +
+    "doas: -nsu:C: | time: -pvaqf:o: --portability --verbose --append --quiet --format= " +
+    "--output= | nice: -n: --adjustment= -# | timeout: -vs:k: --foreground --preserve-status " +
+    "--verbose --signal= --kill-after= #1 | stdbuf: -i:o:e: --input= --output= --error= | " +
+    "ionice: -tc:n: --class= --classdata= | xargs: -0rtpxoa:d:E:I:L:n:P:s:e::i::l:: --null " +
+    "--no-run-if-empty --verbose --interactive --exit --open-tty --show-limits --arg-file= " +
+    "--delimiter= --max-args= --max-procs= --max-chars= --process-slot-var= --replace[=] " +
+    "--max-lines[=] --eof[=] | su: -lmpfs^g:G:c! --login --preserve-environment --pty --shell^ " +
+    "--group= --supp-group= --whitelist-environment= --command! #1 - | flock: -sxenuoFhVw:E:c! " +
+    "--shared --exclusive --unlock --nonblock --nb --close --no-fork --verbose --wait= " +
+    "--timeout= --conflict-exit-code= --command! #1 | taskset: -acphV --all-tasks --cpu-list " +
+    "--pid #1 | chrt: -bdfiorRamvphVT:P:D: --batch --deadline --fifo --idle --other --rr " +
+    "--reset-on-fork --all-tasks --max --pid --verbose --sched-runtime= --sched-period= " +
+    "--sched-deadline= #1 | prlimit: -hVp:o:c::d::e::f::i::l::m::n::q::r::s::t::u::v::x::y:: " +
+    "--noheadings --raw --verbose --pid= --output= --core[=] --data[=] --nice[=] --fsize[=] " +
+    "--sigpending[=] --memlock[=] --rss[=] --nofile[=] --msgqueue[=] --rtprio[=] --stack[=] " +
+    "--cpu[=] --nproc[=] --as[=] --locks[=] --rttime[=] | unshare: " +
     "-frchVm::n::p::u::i::U::C::T::R:w:S:G: --fork --map-root-user --map-current-user " +
     "--map-auto --keep-caps --ipc[=] --mount[=] --net[=] --pid[=] --uts[=] --user[=] " +
     "--cgroup[=] --time[=] --kill-child[=] --mount-proc[=] --map-user= --map-group= " +
     "--map-users= --map-groups= --propagation= --setgroups= --root= --wd= --setuid= --setgid= " +
-    "--monotonic= --boottime= shell",
-  chroot: "--skip-chdir --groups= --userspec= #1 shell",
-  nsenter:
-    "-aeFZcNhVt:S:G:W:m::u::i::n::p::U::C::T::r::w:: --all --env --no-fork --follow-context " +
-    "--join-cgroup --user-parent --preserve-credentials --keep-caps --target= --setuid= " +
-    "--setgid= --wdns= --mount[=] --uts[=] --ipc[=] --net[=] --pid[=] --user[=] --cgroup[=] " +
-    "--time[=] --root[=] --wd[=] shell",
-  sg: "-c! #1 - joined",
-  watch:
+    "--monotonic= --boottime= shell | chroot: --skip-chdir --groups= --userspec= #1 shell | " +
+    "nsenter: -aeFZcNhVt:S:G:W:m::u::i::n::p::U::C::T::r::w:: --all --env --no-fork " +
+    "--follow-context --join-cgroup --user-parent --preserve-credentials --keep-caps --target= " +
+    "--setuid= --setgid= --wdns= --mount[=] --uts[=] --ipc[=] --net[=] --pid[=] --user[=] " +
+    "--cgroup[=] --time[=] --root[=] --wd[=] shell | sg: -c! #1 - joined | watch: " +
     "-bcCegprtwxhvd::n:q: --beep --color --no-color --errexit --chgexit --precise --no-rerun " +
-    "--no-title --no-wrap --exec --differences[=] --interval= --equexit= joined",
-  numactl:
+    "--no-title --no-wrap --exec --differences[=] --interval= --equexit= joined | numactl: " +
     "-aslHbtTdDi:m:N:C:p:P:c:o:L:M:I:S:f:w: --all --localalloc --show --hardware --huge " +
     "--balancing --strict --touch --dump --dump-nodes --interleave= --membind= --cpunodebind= " +
     "--physcpubind= --preferred= --preferred-many= --cpubind= --offset= --length= --shmmode= " +
-    "--shmid= --shm= --file= --weighted-interleave=",
-  cgexec: "-hg: --sticky",
-  fakeroot: "-uhvl:i:s:b: --unknown-is-real --lib= --fd-base=",
-  pkexec: "--disable-internal-agent --keep-cwd --user= shell",
-  catchsegv: "",
-  eatmydata: "",
-  nocache: "-n:",
-  chronic: "-ev",
-  ifne: "-n",
-  unbuffer: "-p",
-  sshpass: "-ehvf:d:p:P:",
-  proxychains: "-qf:",
-  proxychains4: "-qf:",
-  torsocks: "-idqu:p:a:P: --isolate --debug --quiet --user= --pass= --address= --port=",
-  "xvfb-run":
-    "-alhe:f:n:p:s:w: --auto-servernum --listen-tcp --help --error-file= --auth-file= " +
-    "--server-num= --xauth-protocol= --server-args= --wait=",
-  "dbus-run-session": "--config-file=",
-  "systemd-inhibit": "--what= --who= --why= --mode=",
-  gosu: "#1",
-  "su-exec": "#1",
-  torify: "",
-  "ip netns": "#2",
-  "uv run": "",
-  "poetry run": "",
-  "pipenv run": "",
-  "pdm run": "",
-  "hatch run": "",
-  "pixi run": "",
-  "conda run": "",
-  "mamba run": "",
-  "micromamba run": "",
-  "bundle exec": "",
-  "pnpm exec": "",
-  "yarn exec": "",
-  "direnv exec": "#1",
-  "docker exec": "#1",
-  "podman exec": "#1",
-  "kubectl exec": "#1",
-};
+    "--shmid= --shm= --file= --weighted-interleave= | cgexec: -hg: --sticky | fakeroot: " +
+    "-uhvl^i:s:b: --unknown-is-real --lib^ --fd-base= | pkexec: --disable-internal-agent " +
+    "--keep-cwd --user= shell | nocache: -n: | chronic: -ev | ifne: -n | unbuffer: -p | " +
+    "sshpass: -ehvf:d:p:P: | proxychains: -qf: | proxychains4: -qf: | torsocks: -idqu:p:a:P: " +
+    "--isolate --debug --quiet --user= --pass= --address= --port= | xvfb-run: -alhe:f:n:p:s:w: " +
+    "--auto-servernum --listen-tcp --help --error-file= --auth-file= --server-num= " +
+    "--xauth-protocol= --server-args= --wait= | dbus-run-session: --config-file= | " +
+    "systemd-inhibit: --what= --who= --why= --mode= | npm explore: #1 joined shell"
+  )
+    .split(" | ")
+    .map((entry) => entry.split(/: ?(.*)/s, 2)),
+);
 
 /** Other names of the same programs (GNU coreutils' on macOS, sudo's rewrite in Rust). */
 const ALIASES: Record<string, string> = {
-  gtimeout: "timeout",
-  gstdbuf: "stdbuf",
-  gnice: "nice",
-  gnohup: "nohup",
-  genv: "env",
-  gtime: "time",
-  gxargs: "xargs",
-  "sudo-rs": "sudo",
+  ...{ gtimeout: "timeout", gstdbuf: "stdbuf", gnice: "nice", gnohup: "nohup", genv: "env" },
+  ...{ gtime: "time", gxargs: "xargs", "sudo-rs": "sudo" },
 };
+
+/**
+ * `cmake -E env [--unset=V]… [V=x]… cmd`, `cmake -E time cmd` and `cmake -E chdir dir cmd` run
+ * `cmd` (cmake(1), "Command-Line Tool Mode"); its other tools run none.
+ */
+function cmakeTool(words: readonly string[]): WrapperResult {
+  const [tool = "", ...rest] = words;
+  const spec = { env: "--unset= --modify= VAR=", time: "", chdir: "#1" }[tool];
+  return spec === undefined ? { kind: "none" } : shifted(options(spec)(rest), 1);
+}
+
+/** `result` for words that start `by` words later. */
+function shifted(result: WrapperResult, by: number): WrapperResult {
+  return result.kind === "command"
+    ? { kind: "command", start: result.start + by }
+    : result.kind === "script"
+      ? { kind: "script", index: result.index + by }
+      : result;
+}
 
 /**
  * `runuser -u user cmd …` runs `cmd …`; `runuser [-] user [-c script]` runs the user's shell, as
  * `su` does.
  */
 const runuserWithUser = options(
-  "-flmpPg:G:s:u:w:c! --fast --login --preserve-environment --pty --group= --supp-group= " +
-    "--shell= --user= --whitelist-environment= --command! --session-command! -",
+  "-flmpPg:G:s^u:w:c! --fast --login --preserve-environment --pty --group= --supp-group= " +
+    "--shell^ --user= --whitelist-environment= --command! --session-command! -",
 );
 const runuserAsSu = options(
-  "-flmpPg:G:s:w:c! --fast --login --preserve-environment --pty --group= --supp-group= " +
-    "--shell= --whitelist-environment= --command! --session-command! #1 -",
+  "-flmpPg:G:s^w:c! --fast --login --preserve-environment --pty --group= --supp-group= " +
+    "--shell^ --whitelist-environment= --command! --session-command! #1 -",
 );
 
 /** `script -c cmd [file]` runs `cmd`; without `-c`, an interactive shell. */
@@ -327,6 +322,7 @@ export const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map<string, Wrapper>([
         ? runuserWithUser(words)
         : runuserAsSu(words),
   ],
+  ["cmake -E", cmakeTool],
   [
     "script",
     (words) => {
@@ -362,7 +358,7 @@ export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
   ...(
     "flatpak run,toolbox run,distrobox enter,nix develop,nix shell,devbox run,mise exec,mise x," +
     "asdf exec,rbenv exec,pyenv exec,nodenv exec,op run,aws-vault exec,doppler run," +
-    "vagrant ssh,zellij run,podman unshare,buildah unshare,rustup run"
+    "vagrant ssh,zellij run,podman unshare,buildah unshare,rustup run,tox exec"
   ).split(","),
 ]);
 
@@ -370,8 +366,11 @@ export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
  * How `name words…` runs a command when `name` (or `name words[0]`) is a wrapper or a
  * {@link COMMAND_RUNNERS command runner}; undefined for any other program.
  */
-export function readWrapper(name: string, tail: readonly DecodedWord[]): WrapperResult | undefined {
-  const words = tail.map((word) => word.text);
+export function readWrapper(
+  name: string,
+  tail: readonly (DecodedWord | string)[],
+): WrapperResult | undefined {
+  const words = tail.map((word) => (typeof word === "string" ? word : word.text));
   const wrapper = WRAPPERS.get(name);
   if (wrapper !== undefined) {
     return wrapper(words);
@@ -379,11 +378,7 @@ export function readWrapper(name: string, tail: readonly DecodedWord[]): Wrapper
   const subcommand = `${name} ${words[0] ?? ""}`;
   const subcommandWrapper = WRAPPERS.get(subcommand);
   if (subcommandWrapper !== undefined) {
-    const result = subcommandWrapper(words.slice(1));
-    if (result.kind === "command") {
-      return { kind: "command", start: result.start + 1 };
-    }
-    return result.kind === "script" ? { kind: "script", index: result.index + 1 } : result;
+    return shifted(subcommandWrapper(words.slice(1)), 1);
   }
   if (COMMAND_RUNNERS.has(name) || COMMAND_RUNNERS.has(subcommand)) {
     return { kind: "unclear", reason: "runs a command in a syntax that is not read" };

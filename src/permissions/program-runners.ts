@@ -1,0 +1,222 @@
+/**
+ * Programs that run a program their arguments or their input name, in a way of their own rather
+ * than as a wrapper's plain command (shell-wrappers.ts): package runners (`npx tape x` runs
+ * `tape x`, `corepack pnpm …`, `pnpm <bin>`), xargs, whose input may become the command, shells
+ * (`sh -c script`) and bash's `trap`. Read by shell-commands.ts and shell-side-effects.ts for the
+ * permission rules and by command-prefix.ts.
+ */
+
+import { baseName } from "./shell-words.js";
+import {
+  options,
+  readWrapper,
+  WRAPPER_SPECS,
+  WRAPPERS,
+  type WrapperResult,
+} from "./shell-wrappers.js";
+
+/**
+ * Package runners: `npx tape x` runs the program `tape` of the package `tape` (installed first
+ * when missing), or any program on PATH (`npx rm x` runs rm); `-c`/`--call` runs a shell script.
+ * Options from each tool's help (npm 11, pnpm 10, yarn 4, bun 1, uv 0.8, pipx 1.7); one not
+ * listed makes the call unclear. `npm exec`/`pnpm exec` … need no install; `pnpm exec` and `yarn
+ * exec` are wrappers (shell-wrappers.ts).
+ */
+const NPM_EXEC =
+  "-yqsc!p:w: --yes --no --quiet --silent --call! --package= --workspace= --workspaces " +
+  "--include-workspace-root --prefix= --registry= --cache= --userconfig= --loglevel= --offline " +
+  "--prefer-offline --prefer-online --ignore-scripts";
+const UV_TOOL_RUN =
+  "-qvnUp:i:f:P:w: --quiet --verbose --no-cache --offline --isolated --upgrade --reinstall " +
+  "--refresh --no-index --no-config --native-tls --from= --with= --with-editable= " +
+  "--with-requirements= --python= --index= --default-index= --index-url= --extra-index-url= " +
+  "--find-links= --cache-dir= --directory= --project= --upgrade-package= --refresh-package=";
+const PACKAGE_RUNNER_SPECS: Record<string, string> = {
+  npx: NPM_EXEC,
+  "npm exec": NPM_EXEC,
+  "npm x": NPM_EXEC,
+  "pnpm dlx": "-sc! --silent --shell-mode! --package= --allow-build= --reporter=",
+  "yarn dlx": "-qp: --quiet --package=",
+  bunx: "-p: --bun --no-install --verbose --silent --package=",
+  "bun x": "-p: --bun --no-install --verbose --silent --package=",
+  uvx: UV_TOOL_RUN,
+  "uv tool run": UV_TOOL_RUN,
+  "pipx run":
+    "-qvei: --quiet --verbose --no-cache --pypackages --path --editable --spec= " +
+    "--python= --index-url= --pip-args= --fetch-missing-python --system-site-packages",
+};
+const PACKAGE_RUNNERS = new Map(
+  Object.entries(PACKAGE_RUNNER_SPECS).map(([name, spec]) => [name, options(spec)]),
+);
+
+/**
+ * Where the command a package runner's call `name words…` runs starts among `words` (`npm exec --
+ * eslint x`: 2), or its script (`npx -c 'cmd'`); undefined for any other program.
+ */
+export function readPackageRunner(
+  name: string,
+  words: readonly string[],
+): WrapperResult | undefined {
+  for (const size of [2, 1, 0]) {
+    const runner = PACKAGE_RUNNERS.get([name, ...words.slice(0, size)].join(" "));
+    const result = runner?.(words.slice(size));
+    if (result !== undefined) {
+      return result.kind === "command"
+        ? { kind: "command", start: result.start + size }
+        : result.kind === "script"
+          ? { kind: "script", index: result.index + size }
+          : result;
+    }
+  }
+  const later = words.find((word) => PACKAGE_RUNNERS.has(`${name} ${word}`));
+  return words[0]?.startsWith("-") === true && later !== undefined
+    ? { kind: "unclear", reason: `options before ${later} are not read` }
+    : name === "corepack" || name === "pnpm"
+      ? packageManagerRuns(name, words)
+      : undefined;
+}
+
+/** pnpm's own commands (pnpm 10's help) and those it hands to npm (`pnpm view`). */
+const PNPM_COMMANDS = new Set(
+  (
+    "add i install it install-test ci up update upgrade rm remove un uninstall unlink ln link " +
+    "import rb rebuild prune fetch dedupe patch patch-commit patch-remove audit ls list ll la " +
+    "outdated why licenses run run-script t tst test exec dlx create start stop restart init " +
+    "publish pack recursive multi m server store root bin setup c config get set env doctor " +
+    "deploy self-update approve-builds ignored-builds cat-file cat-index find-hash help " +
+    "completion catalog sbom access adduser bugs deprecate dist-tag docs edit info login logout " +
+    "owner ping prefix profile pkg repo s search set-script show star stars team token " +
+    "unpublish unstar v version view whoami xmas"
+  ).split(" "),
+);
+
+/**
+ * `corepack pnpm …` runs that package manager (corepack's versioned `pnpm@9 …` is not read), and
+ * `pnpm <name>` a script or program of that name when `name` is not a pnpm command (as `pnpm
+ * exec`); options before it are not read.
+ */
+function packageManagerRuns(name: string, words: readonly string[]): WrapperResult | undefined {
+  const first = words[0] ?? "";
+  if (name === "corepack") {
+    const manager = /^(?:npm|npx|pnpm|pnpx|yarn|yarnpkg)(@.*)?$/.exec(first);
+    return manager === null
+      ? undefined
+      : manager[1] === undefined
+        ? { kind: "command", start: 0 }
+        : { kind: "unclear", reason: `runs ${first}, a version not read` };
+  }
+  const read = PNPM_OPTIONS(words);
+  const start = read.kind === "command" ? read.start : words.findIndex((word) => /^\w/.test(word));
+  const command = words[start];
+  return command === undefined || PNPM_COMMANDS.has(command)
+    ? undefined
+    : read.kind === "command"
+      ? read
+      : { kind: "unclear", reason: `options before ${command} are not read` };
+}
+
+/** pnpm's options before its command (pnpm 10's help). */
+const PNPM_OPTIONS = options(
+  "-rwsC:F: --recursive --workspace-root --silent --parallel --stream --aggregate-output " +
+    "--if-present --no-bail --bail --sort --no-sort --reverse --use-stderr --color --no-color " +
+    "--dir= --filter= --filter-prod= --reporter= --loglevel= --workspace-concurrency= " +
+    "--resume-from= --changed-files-ignore-pattern= --test-pattern= --fail-if-no-match",
+);
+
+/**
+ * Why `xargs words…` runs a command made of its input, or undefined (xargs(1)). With `-I R`,
+ * `-i[R]` or `--replace[=R]` (R `{}` by default) each input line replaces R in the words, so R in
+ * the name of a command it runs or in a script (`xargs -I% env % x`, `xargs -I{} sh -c {}`) runs
+ * the input; without, the input is appended, so a wrapper, shell or package runner left without
+ * its command or script (`xargs env`, `xargs sh -c`, `xargs sudo`, `xargs watch ls`) runs it.
+ */
+export function xargsInputConcern(words: readonly string[]): string | undefined {
+  const start = WRAPPERS.get("xargs")?.(words);
+  if (start?.kind !== "command") {
+    return undefined;
+  }
+  const replace = replaceString(words.slice(0, start.start));
+  let rest = words.slice(start.start);
+  for (let peeled = 0; peeled < 16; peeled++) {
+    const [name, ...tail] = rest;
+    if (name === undefined) {
+      return peeled > 0 && replace === undefined ? "xargs runs its input as a command" : undefined;
+    }
+    if (replace !== undefined && name.includes(replace)) {
+      return `xargs puts its input in the command name ${name}`;
+    }
+    const base = baseName(name);
+    const inner = SHELL_NAME.test(base)
+      ? shellScript(tail)
+      : (readWrapper(base, tail) ?? readPackageRunner(base, tail) ?? findCommand(base, tail));
+    if (inner?.kind === "command") {
+      rest = tail.slice(inner.start);
+      continue;
+    }
+    const script = inner?.kind === "script" ? tail.slice(inner.index) : undefined;
+    const joined = WRAPPER_SPECS[base]?.endsWith("joined") === true;
+    const concern =
+      replace === undefined
+        ? inner?.kind === "none" || script?.length === 0 || joined
+        : script?.some((word) => word.includes(replace)) === true;
+    return concern ? `xargs runs its input through ${base}` : undefined;
+  }
+  return "xargs: wrappers nested too deeply to follow";
+}
+
+/** The replace string of xargs's options `words`: `-I R`, `-iR`, `--replace=R`, `{}` alone. */
+function replaceString(words: readonly string[]): string | undefined {
+  let replace: string | undefined;
+  for (const [index, word] of words.entries()) {
+    const long = /^--replace(?:=(.*))?$/s.exec(word);
+    const short = /^-[0rtpxo]*([IiadELnPsel])(.*)$/s.exec(word);
+    if (long !== null) {
+      replace = long[1] ?? "{}";
+    } else if (short?.[1] === "I") {
+      replace = short[2] || words[index + 1];
+    } else if (short?.[1] === "i") {
+      replace = short[2] || "{}";
+    }
+  }
+  return replace === "" ? undefined : replace;
+}
+
+/** Where `sh [options] -c script` has its script (none for a script file or stdin). */
+function shellScript(words: readonly string[]): WrapperResult | undefined {
+  let command = false;
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index] ?? "";
+    if (/^[-+][oO]$|^--(?:rcfile|init-file)$/.test(word)) {
+      index++;
+    } else if (/^[-+][A-Za-z]+$/.test(word)) {
+      command ||= word.startsWith("-") && word.includes("c");
+    } else if (word !== "--" && word !== "-") {
+      return command ? { kind: "script", index } : undefined;
+    }
+  }
+  return command ? { kind: "script", index: words.length } : undefined;
+}
+
+/** `find … -exec cmd …`: the command `-exec` runs, as a script to look for the input in. */
+function findCommand(name: string, words: readonly string[]): WrapperResult | undefined {
+  const exec = words.findIndex((word) => /^-(?:exec|execdir|ok|okdir)$/.test(word));
+  return /^(?:g?find|bfs)$/.test(name) && exec !== -1
+    ? { kind: "script", index: exec + 1 }
+    : undefined;
+}
+
+/** Shells by name: `sh -c script` runs `script`. */
+export const SHELL_NAME = /^(?:bash|sh|dash|zsh|ksh|mksh|ash|rbash|yash|posh|fish|csh|tcsh)$/;
+
+/**
+ * The handler `trap [-lp] [--] handler signal…` runs, or undefined for none (bash(1): `-l`, `-p`
+ * print, a `-` handler resets); `--` ends its options.
+ */
+export function trapHandler<Word extends { text: string }>(
+  words: readonly Word[],
+): Word | undefined {
+  const start = words[0]?.text === "--" ? 1 : 0;
+  const handler = words[start];
+  const none = handler === undefined || handler.text === "-";
+  return none || (start === 0 && handler.text.startsWith("-")) ? undefined : handler;
+}

@@ -1,0 +1,81 @@
+import { existsSync } from "node:fs";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+import { bashResultThroughCli } from "../support/one-command.js";
+
+/**
+ * One end-to-end `turnloop -p` run per family of input-runners.test.ts (the session-18 trial's
+ * #1–#3), with a harmless marker file in the fixture's temporary repository: each spelling
+ * creates its marker under `--allow-all-tools` (the test can fail), and under the flags of the
+ * case it is refused and the marker is not created.
+ */
+const DENY_TOUCH = ["--allow-all-tools", "--deny-tool", "bash(touch *)"];
+const UNREAD = "no flag allows a command that cannot be fully read while deny rules apply";
+const DENIED = "the rule bash(touch *) denies it";
+
+describe.each([
+  // xargs's input becomes the command a wrapper runs (#1): it names no touch, so it is asked.
+  {
+    mechanism: "xargs env",
+    command: "echo ./x.sh | xargs env",
+    flags: DENY_TOUCH,
+    refusal: UNREAD,
+  },
+  {
+    mechanism: "xargs -I in a script",
+    command: "echo ./x.sh | xargs -I{} sh -c {}",
+    flags: DENY_TOUCH,
+    refusal: UNREAD,
+  },
+  // `--` ends a wrapper's or builtin's options (#2).
+  {
+    mechanism: "timeout --",
+    command: "timeout -- 5 touch marker",
+    flags: DENY_TOUCH,
+    refusal: DENIED,
+  },
+  { mechanism: "eval --", command: 'eval -- "touch marker"', flags: DENY_TOUCH, refusal: DENIED },
+  {
+    mechanism: "trap --",
+    command: "trap -- 'touch marker' EXIT",
+    flags: DENY_TOUCH,
+    refusal: DENIED,
+  },
+  // A runner that runs the command in its arguments (#3).
+  {
+    mechanism: "cmake -E env",
+    command: "cmake -E env A=1 touch marker",
+    flags: DENY_TOUCH,
+    refusal: DENIED,
+  },
+])("$mechanism: $command", ({ command, flags, refusal }) => {
+  async function prepare(repository: string): Promise<void> {
+    await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");
+    await chmod(join(repository, "x.sh"), 0o755);
+  }
+
+  test("without the rule the marker is created (the spelling works)", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await prepare(repository);
+    const output = await bashResultThroughCli({ cli, model }, command, ["--allow-all-tools"]);
+    expect(output).toContain("<exited with exit code 0>");
+    expect(existsSync(join(repository, "marker"))).toBe(true);
+  });
+
+  test("with the case's flags it is refused and the marker is not created", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await prepare(repository);
+    const output = await bashResultThroughCli({ cli, model }, command, flags);
+    expect(output).toContain("Permission denied for 'bash'");
+    expect(output).toContain(refusal);
+    expect(existsSync(join(repository, "marker"))).toBe(false);
+  });
+});

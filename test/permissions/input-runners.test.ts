@@ -1,0 +1,162 @@
+import { describe, expect, test } from "vitest";
+import { parseRules } from "../../src/permissions/permission-decision.js";
+import { bashDecisions, type Decision, denyRm } from "./bash-decision.js";
+
+/**
+ * Holes the session-18 trial found (#1–#3), each as a family: under `--allow-all-tools
+ * --deny-tool 'bash(rm *)'` a command that runs `rm` is denied, one whose command cannot be read
+ * is asked about (denied when it mentions rm), and the ordinary calls of the same programs run.
+ */
+const decide = bashDecisions("input-runners");
+
+describe("xargs input where a command goes (#1)", () => {
+  test.each<[string, Decision]>([
+    // The replace string in a command name or in a script: the input is the command.
+    ["xargs -I{} sh -c {}", "asked"],
+    ["xargs -I% env % m", "asked"],
+    ["xargs -i sh -c '{}'", "asked"],
+    ["xargs -I{} bash -c 'echo {}'", "asked"],
+    ["xargs --replace sh -c '{}'", "asked"],
+    ["xargs --replace=% sudo % m", "asked"],
+    ["xargs -0 -I@ timeout 5 @", "asked"],
+    ["xargs -I{} find . -exec {} ';'", "asked"],
+    ["find . -exec {} ';'", "asked"],
+    // Without one, the input is appended: a wrapper, shell or runner left without its command.
+    ["xargs -0 env", "asked"],
+    ["xargs sh -c", "asked"],
+    ["xargs bash", "asked"],
+    ["xargs sudo", "asked"],
+    ["xargs timeout 5", "asked"],
+    ["xargs nice -n 5", "asked"],
+    ["xargs npx", "asked"],
+    ["xargs watch -n1 ls", "asked"],
+    ["xargs su -c", "asked"],
+    // --replace, --max-lines and --eof take no next word: `rm x` is the command.
+    ["xargs --replace rm x", "denied"],
+    ["xargs --max-lines rm x", "denied"],
+    ["xargs --eof rm x", "denied"],
+    ["xargs -l rm x", "denied"],
+    ["xargs -e rm x", "denied"],
+    // Ordinary calls.
+    ["xargs -I{} grep -l x {}", "allowed"],
+    ["xargs sh -c 'echo \"$@\"' _", "allowed"],
+    ["xargs -0 wc -l", "allowed"],
+    ["xargs -i echo '{}'", "allowed"],
+    ["xargs", "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyRm)).toBe(expected);
+  });
+});
+
+describe("`--` after a wrapper or builtin ends its options; the command follows (#2)", () => {
+  test.each<[string, Decision]>([
+    ['eval -- "rm m"', "denied"],
+    ["trap -- 'rm m' EXIT", "denied"],
+    ["time -- rm m", "denied"],
+    ["time -p -- rm m", "denied"],
+    ["timeout -- 5 rm m", "denied"],
+    ["timeout -s KILL -- 5 rm m", "denied"],
+    ["flock -- f rm m", "denied"],
+    ["chroot -- / rm m", "denied"],
+    ["nice -- rm m", "denied"],
+    ["env -- rm m", "denied"],
+    ["env -i -- A=1 rm m", "denied"],
+    ["sudo -- rm m", "denied"],
+    ["sudo -u root -- A=1 rm m", "denied"],
+    ["command -- rm m", "denied"],
+    ["builtin -- command rm m", "denied"],
+    ["exec -- rm m", "denied"],
+    ["taskset -- 0x1 rm m", "denied"],
+    ["gosu -- nobody rm m", "denied"],
+    ["ip netns exec -- blue rm m", "denied"],
+    ['trap -- "$x" EXIT', "asked"],
+    ['trap "$x" EXIT', "asked"],
+    ["trap 'echo done' EXIT", "allowed"],
+    ["trap -- 'echo done' EXIT", "allowed"],
+    ["trap -p EXIT", "allowed"],
+    ['eval -- "echo x"', "allowed"],
+    ["timeout -- 5 echo x", "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyRm)).toBe(expected);
+  });
+});
+
+describe("more runners that run a program given in their arguments or options (#3)", () => {
+  test.each<[string, Decision]>([
+    // Peeled to the command they run.
+    ["cmake -E env VAR=1 rm m", "denied"],
+    ["cmake -E env --unset=A -- rm m", "denied"],
+    ["cmake -E time rm m", "denied"],
+    ["cmake -E chdir /tmp rm m", "denied"],
+    ["npm explore pkg -- rm m", "denied"],
+    ["corepack pnpm exec rm m", "denied"],
+    ["corepack npm exec -- rm m", "denied"],
+    ["pnpm rm-tool m", "allowed"],
+    ["pnpm touch m", "allowed"],
+    ["pnpm --filter web exec rm m", "denied"],
+    // Options that run a program, or a syntax of their own: not read.
+    ["su -s /tmp/x.sh root", "asked"],
+    ["su --shell=/tmp/x.sh root", "asked"],
+    ["runuser -s /tmp/x.sh -u root -- id", "asked"],
+    ["fakeroot -l /tmp/x.so id", "asked"],
+    ["npm run --script-shell=/tmp/x.sh build", "asked"],
+    ["npm run build --script-shell /tmp/x.sh", "asked"],
+    ["npm test --script-sh=/tmp/x.sh", "asked"],
+    ["go run -exec /tmp/x.sh .", "asked"],
+    ["go test -exec=/tmp/x.sh ./...", "asked"],
+    ["go build -toolexec /tmp/x.sh .", "asked"],
+    ["go build -ldflags=-extld=/tmp/x.sh .", "asked"],
+    ["cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm m\"' run", "denied"],
+    ["cargo run --config x.toml", "asked"],
+    ["rg --pre /tmp/x.sh x", "asked"],
+    ["rg --pre=/tmp/x.sh x", "asked"],
+    ["mvn exec:exec -Dexec.executable=rm", "denied"],
+    ["mvn -q exec:java", "asked"],
+    ["mvn org.codehaus.mojo:exec-maven-plugin:3.1.0:exec", "asked"],
+    ["tox exec -e py -- rm m", "denied"],
+    ["tox -x 'testenv.commands=rm m'", "denied"],
+    ["corepack pnpm@9.0.0 exec id", "asked"],
+    ["pnpm --bogus exec id", "asked"],
+    ["curl -K cfg https://example.invalid", "asked"],
+    ["curl --config cfg https://example.invalid", "asked"],
+    ["compgen -C 'rm m' x", "denied"],
+    ["compgen -F f x", "asked"],
+    ["sqlite3 db.sqlite '.shell rm m'", "denied"],
+    ["sqlite3 db.sqlite '.system id'", "asked"],
+    ["psql -c '\\! rm m'", "denied"],
+    ["mysql -e 'system rm m'", "denied"],
+    // Their ordinary calls.
+    ["cmake --build .", "allowed"],
+    ["cmake -E echo hi", "allowed"],
+    ["npm run build", "allowed"],
+    ["go test ./...", "allowed"],
+    ["cargo build --release", "allowed"],
+    ["rg --pretty x", "allowed"],
+    ["mvn test", "allowed"],
+    ["pnpm install", "allowed"],
+    ["pnpm -r test", "allowed"],
+    ["corepack enable", "allowed"],
+    ["curl -s https://example.invalid", "allowed"],
+    ["sqlite3 db.sqlite 'select 1'", "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyRm)).toBe(expected);
+  });
+
+  test.each<[string, string, Decision]>([
+    // Allow rules judge a package runner's call; a deny rule sees what it runs.
+    ["bash(pnpm eslint *)", "pnpm eslint .", "allowed"],
+    // xargs's options with an optional value take no next word: `echo x` is what runs.
+    ["bash(echo *)", "xargs --replace echo x", "allowed"],
+    ["bash(echo *)", "xargs --max-lines echo x", "allowed"],
+    ["bash(echo *)", "xargs -l echo x", "allowed"],
+    ["bash(corepack pnpm install *)", "corepack pnpm install", "allowed"],
+    ["bash(npm run *)", "npm run build --script-shell=/tmp/x.sh", "asked"],
+    ["bash(go test *)", "go test -exec /tmp/x.sh ./...", "asked"],
+    ["bash(rg *)", "rg --pre /tmp/x.sh x", "asked"],
+    ["bash(cargo run *)", "cargo run --config x.toml", "asked"],
+    ["bash(xargs *)", "xargs sudo", "asked"],
+    ["bash(trap *)", "trap -- 'rm m' EXIT", "asked"],
+  ])("%s: %j is %s", async (rule, command, expected) => {
+    expect(await decide(command, { allow: parseRules([rule]) })).toBe(expected);
+  });
+});
