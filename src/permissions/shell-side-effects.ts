@@ -255,7 +255,8 @@ const OUTPUT_FORMATS =
   /^(?:json|yaml|yml|table|text|wide|name|tsv|csv|plain|-|\/dev\/std(?:out|err)|jsonpath.*|go-template.*|custom-columns.*)$/;
 /** Short options whose value is a file the program writes (`sort -o out`), by program. */
 const WRITING_SHORT_OPTIONS = letterTable(
-  "sort=o curl=oODc wget=oaP time=o fakeroot=s xvfb-run=ef shuf=o iconv=o patch=o bugreport=o",
+  "sort=o curl=oODc wget=oaP time=o fakeroot=s xvfb-run=ef shuf=o iconv=o patch=o bugreport=o " +
+    "gpg=o gpg2=o",
 );
 /** find's actions that write or delete files. */
 const FIND_WRITING_ACTIONS = new Set(["-fprint", "-fprint0", "-fprintf", "-fls", "-delete"]);
@@ -273,6 +274,9 @@ export function writesFiles(name: string, words: readonly string[]): boolean {
     ) {
       const value = rest.length > 0 ? rest.join("=") : (optionWords[index + 1] ?? "");
       return !(abbreviates(long, ["output"]) && OUTPUT_FORMATS.test(value));
+    }
+    if (name === "curl" && long === "stderr") {
+      return !HARMLESS_TARGETS.has(rest.join("=") || (optionWords[index + 1] ?? ""));
     }
     return /^-[^-]/.test(word) && [...short].some((letter) => word.includes(letter));
   });
@@ -316,8 +320,31 @@ function writesByOperands(name: string, words: readonly string[], operands: stri
         (word, at) => /^-(?:out|keyout)$/.test(words[at - 1] ?? "") && !HARMLESS_TARGETS.has(word),
       );
     default:
-      return readOnlyModes(name, words);
+      return toolWrites(name, words, operands) || readOnlyModes(name, words);
   }
+}
+
+/** Compilers, linkers, binary tools and `zip`: they write (`a.out`, `-o FILE`, in place). */
+const BUILDING_TOOLS =
+  /^(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+|tcc|rustc|ld|as|(?:llvm-)?objcopy|(?:llvm-)?strip|zip)$/;
+/** Their modes that only print (`gcc -E`, `-fsyntax-only`, `--version`, `zip -sf`). */
+const PRINTING_MODE =
+  /^(?:-E|-M|-MM|-fsyntax-only|-###|--version|-V|--help|-h|-dump\w+|-print-\S+|-sf)$/;
+
+/**
+ * Whether a {@link BUILDING_TOOLS} call writes (not in a printing mode, or with `-o FILE`), `cpp IN
+ * OUT` or `python3 -m json.tool IN OUT` writes OUT.
+ */
+function toolWrites(name: string, words: readonly string[], operands: string[]): boolean {
+  if (BUILDING_TOOLS.test(name)) {
+    const output = words.some(
+      (word, at) =>
+        (word === "-o" && !HARMLESS_TARGETS.has(words[at + 1] ?? "-")) || /^-o[^-]/.test(word),
+    );
+    return output || !words.some((word) => PRINTING_MODE.test(word));
+  }
+  const jsonTool = /^python[\d.]*$/.test(name) && words[0] === "-m" && words[1] === "json.tool";
+  return (name === "cpp" && operands.length > 1) || (jsonTool && operands.length > 2);
 }
 
 /**

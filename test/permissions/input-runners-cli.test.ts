@@ -7,7 +7,7 @@ import { bashResultThroughCli } from "../support/one-command.js";
 
 /**
  * One end-to-end `turnloop -p` run per family of input-runners.test.ts (the session-18 trial's
- * #1–#3), with a harmless marker file in the fixture's temporary repository: each spelling
+ * #1–#3 and #5), with a harmless marker file in the fixture's temporary repository: each spelling
  * creates its marker under `--allow-all-tools` (the test can fail), and under the flags of the
  * case it is refused and the marker is not created.
  */
@@ -50,10 +50,18 @@ describe.each([
     flags: DENY_TOUCH,
     refusal: DENIED,
   },
+  // A writer a prefix rule no longer covers (#5): asked, so refused by -p.
+  {
+    mechanism: "python3 -m json.tool IN OUT",
+    command: "python3 -m json.tool x.json marker",
+    flags: ["--allow-tool", "bash(python3 *)"],
+    refusal: "Permission denied for 'bash'",
+  },
 ])("$mechanism: $command", ({ command, flags, refusal }) => {
   async function prepare(repository: string): Promise<void> {
     await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");
     await chmod(join(repository, "x.sh"), 0o755);
+    await writeFile(join(repository, "x.json"), "{}\n");
   }
 
   test("without the rule the marker is created (the spelling works)", async ({

@@ -3,7 +3,7 @@ import { parseRules } from "../../src/permissions/permission-decision.js";
 import { bashDecisions, type Decision, denyRm } from "./bash-decision.js";
 
 /**
- * Holes the session-18 trial found (#1–#3), each as a family: under `--allow-all-tools
+ * Holes the session-18 trial found (#1–#3, #5), each as a family: under `--allow-all-tools
  * --deny-tool 'bash(rm *)'` a command that runs `rm` is denied, one whose command cannot be read
  * is asked about (denied when it mentions rm), and the ordinary calls of the same programs run.
  */
@@ -158,5 +158,44 @@ describe("more runners that run a program given in their arguments or options (#
     ["bash(trap *)", "trap -- 'rm m' EXIT", "asked"],
   ])("%s: %j is %s", async (rule, command, expected) => {
     expect(await decide(command, { allow: parseRules([rule]) })).toBe(expected);
+  });
+});
+
+describe("programs that write files their operands or options name (#5)", () => {
+  const allow = parseRules(
+    [
+      "zip *",
+      "gpg *",
+      "gcc *",
+      "cc *",
+      "clang *",
+      "objcopy *",
+      "strip *",
+      "python3 *",
+      "curl *",
+    ].map((pattern) => `bash(${pattern})`),
+  );
+  test.each<[string, Decision]>([
+    ["zip out.zip a.txt", "asked"],
+    ["gpg -o out.gpg -e a.txt", "asked"],
+    ["gpg --output out.gpg -e a.txt", "asked"],
+    ["gcc x.c", "asked"],
+    ["cc -o app x.c", "asked"],
+    ["clang -c x.c", "asked"],
+    ["gcc -E x.c -o out.i", "asked"],
+    ["objcopy in.o out.o", "asked"],
+    ["strip -o out in", "asked"],
+    ["strip app", "asked"],
+    ["python3 -m json.tool in.json out.json", "asked"],
+    ["curl --stderr err.txt https://example.invalid", "asked"],
+    // Their spellings that only print.
+    ["gcc -E x.c", "allowed"],
+    ["gcc -fsyntax-only x.c", "allowed"],
+    ["gcc --version", "allowed"],
+    ["zip -sf a.zip", "allowed"],
+    ["python3 -m json.tool in.json", "allowed"],
+    ["curl --stderr - https://example.invalid", "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, { allow })).toBe(expected);
   });
 });
