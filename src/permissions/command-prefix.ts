@@ -21,7 +21,10 @@
  * container runner gets none (`docker run *` allows any command), and a package runner's is its
  * words as written and the prefix of what it runs (`npx eslint --version` → `npx eslint *`). A
  * program with subcommands called with an option first (`git -C . status`) gets none: its prefix
- * would be the bare program (`git *`).
+ * would be the bare program (`git *`). Programs that run commands from their input or files
+ * (database shells, editors, `cmake`, `mvn`, `compgen`) get none; `make` keeps its target and `go
+ * run` its package (`make test *`, `go run ./cmd/x *`), as an interpreter keeps its script; a
+ * program run by its path keeps the path as written (`./x.sh *`) but in the system's folders.
  *
  * The prefix is about one simple command: the other parts of a compound command
  * (`npx tape x | tail -5`) are not covered by it and still need their own rule, as the rules
@@ -54,6 +57,21 @@ const CONTAINER_RUNNERS =
  */
 const SUBCOMMAND_PROGRAMS =
   /^(?:git|npm|pnpm|yarn|bun|cargo|go|docker|podman|kubectl|helm|gh|make|gmake|pip3?|uv|poetry|terraform|aws|gcloud|az|systemctl|apt|apt-get|dnf|yum|brew|rustup|dotnet|mvn|gradle|composer|bundle|gem|conda|nix|deno)$/;
+/**
+ * Programs that run commands given in their input or files, whose every prefix would cover that:
+ * database shells (`.shell`, `\!`), editors (`:!`), `cmake` (`-E`, `-P` scripts), `mvn`
+ * (`exec:exec` among any goals), `compgen -C`.
+ */
+const NO_PREFIX =
+  /^(?:sqlite3|duckdb|psql|mysql|mariadb|vim?|nvim|gvim|view|vimdiff|ex|emacs|cmake|mvnw?|compgen)$/;
+/**
+ * Programs whose prefix must keep the word after these words (`make test *`: `make *` runs any
+ * recipe; `go run ./cmd/x *`: `go run *` runs any package), as an interpreter keeps its script.
+ */
+const KEEPS_NEXT_WORD = new Set(["make", "gmake", "go run"]);
+
+/** Programs' own folders, whose path a prefix leaves out (`/usr/bin/git log` → `git log *`). */
+const SYSTEM_PROGRAM = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
 
 /** A prefix pattern and what it leaves out. */
 export interface CommandPrefix {
@@ -99,11 +117,14 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
   if (pattern === undefined) {
     return undefined;
   }
+  // Rules match a pattern's command name without its path (permission-rules.ts).
+  const [patternName = "", ...patternRest] = pattern.split(" ");
+  const matched = [baseName(patternName), ...patternRest].join(" ");
   const notCovered = judged
     .filter(
       (shellCommand) =>
         shellCommand.assigns.length > 0 ||
-        !shellCommand.forms.some((form) => commandMatches(pattern, form)),
+        !shellCommand.forms.some((form) => commandMatches(matched, form)),
     )
     .map((shellCommand) => shellCommand.words.join(" "));
   return { pattern, notCovered };
@@ -125,18 +146,30 @@ function namePattern(name: DecodedWord, rest: readonly DecodedWord[]): string | 
       ? [program, ...(named ? [first?.text] : []), script.text, "*"].join(" ")
       : undefined;
   }
-  if (SUBCOMMAND_PROGRAMS.test(program) && /^[-+]/.test(rest[0]?.text ?? "")) {
+  if (
+    NO_PREFIX.test(program) ||
+    (SUBCOMMAND_PROGRAMS.test(program) && /^[-+]/.test(rest[0]?.text ?? ""))
+  ) {
     // `git -C . status`: the subcommand hides behind an option, and `git *` would allow them all.
     return undefined;
   }
-  const words = [program];
-  for (const word of rest.slice(0, MAX_SUBCOMMAND_WORDS)) {
-    if (!looksLikeSubcommand(word)) {
+  // A program run by its path keeps it as written (`./x.sh *`), but one from the system's folders.
+  const written = /\//.test(name.text) && !SYSTEM_PROGRAM.test(name.text);
+  const words = [written ? name.text : program];
+  for (const [index, word] of rest.slice(0, MAX_SUBCOMMAND_WORDS).entries()) {
+    const kept = KEEPS_NEXT_WORD.has(
+      [program, ...rest.slice(0, index).map((w) => w.text)].join(" "),
+    );
+    if (kept && (!plainPath(word) || word.text.includes("="))) {
+      return undefined;
+    }
+    if (!kept && !looksLikeSubcommand(word)) {
       break;
     }
     words.push(word.text);
   }
-  return `${words.join(" ")} *`;
+  const keeps = KEEPS_NEXT_WORD.has(words.join(" "));
+  return keeps ? undefined : `${words.join(" ")} *`;
 }
 
 /**
