@@ -247,7 +247,7 @@ export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void
 
 /** Long options, of any program, whose value is a file written (`git log --output=FILE`). */
 const WRITING_LONG_OPTION =
-  /^(?:output|output-file|output-document|output-directory|output-dir|directory-prefix|in-place|log-file|append-output|dump-header|cookie-jar|save-cookies|trace|trace-ascii|libcurl|etag-save|remote-name|remote-name-all|log-io|log-in|log-out|log-timing|timing|error-file|auth-file)$/;
+  /^(?:output|output-file|output-document|output-directory|output-dir|directory-prefix|in-place|log-file|append-output|dump-header|cookie-jar|save-cookies|trace|trace-ascii|libcurl|etag-save|remote-name|remote-name-all|log-io|log-in|log-out|log-timing|timing|error-file|auth-file|outfile|outdir|out-file|out-dir|outFile|outDir)$/;
 /** {@link WRITING_LONG_OPTION}'s names, whose starts count as them ({@link abbreviates}). */
 const WRITING_NAMES = WRITING_LONG_OPTION.source.slice("^(?:".length, -")$".length).split("|");
 /** `--output=json` and the like choose a format, not a file. */
@@ -326,14 +326,15 @@ function writesByOperands(name: string, words: readonly string[], operands: stri
 
 /** Compilers, linkers, binary tools and `zip`: they write (`a.out`, `-o FILE`, in place). */
 const BUILDING_TOOLS =
-  /^(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+|tcc|rustc|ld|as|(?:llvm-)?objcopy|(?:llvm-)?strip|zip)$/;
+  /^(?:[\w.]+-)*(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+|tcc|rustc|ld|as|objcopy|strip|zip)(?:-[\d.]+)?$/;
 /** Their modes that only print (`gcc -E`, `-fsyntax-only`, `--version`, `zip -sf`). */
 const PRINTING_MODE =
   /^(?:-E|-M|-MM|-fsyntax-only|-###|--version|-V|--help|-h|-dump\w+|-print-\S+|-sf)$/;
 
 /**
- * Whether a {@link BUILDING_TOOLS} call writes (not in a printing mode, or with `-o FILE`), `cpp IN
- * OUT` or `python3 -m json.tool IN OUT` writes OUT.
+ * Whether a {@link BUILDING_TOOLS} call writes (not in a printing mode, or with `-o FILE`; their
+ * names with a target or version: `x86_64-linux-gnu-gcc-12`), `cpp IN OUT` or `python3 -m
+ * json.tool IN OUT` writes OUT, `go build -o FILE` FILE.
  */
 function toolWrites(name: string, words: readonly string[], operands: string[]): boolean {
   if (BUILDING_TOOLS.test(name)) {
@@ -344,7 +345,8 @@ function toolWrites(name: string, words: readonly string[], operands: string[]):
     return output || !words.some((word) => PRINTING_MODE.test(word));
   }
   const jsonTool = /^python[\d.]*$/.test(name) && words[0] === "-m" && words[1] === "json.tool";
-  return (name === "cpp" && operands.length > 1) || (jsonTool && operands.length > 2);
+  const goOutput = name === "go" && words.some((word) => /^--?o(?:=|$)/.test(word));
+  return (name === "cpp" && operands.length > 1) || (jsonTool && operands.length > 2) || goOutput;
 }
 
 /**

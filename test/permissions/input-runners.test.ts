@@ -173,6 +173,14 @@ describe("programs that write files their operands or options name (#5)", () => 
       "strip *",
       "python3 *",
       "curl *",
+      "gcc-12 *",
+      "x86_64-linux-gnu-gcc *",
+      "clang-17 *",
+      "llvm-strip *",
+      "python3.12 *",
+      "go build *",
+      "esbuild *",
+      "tsc *",
     ].map((pattern) => `bash(${pattern})`),
   );
   test.each<[string, Decision]>([
@@ -188,12 +196,23 @@ describe("programs that write files their operands or options name (#5)", () => 
     ["strip app", "asked"],
     ["python3 -m json.tool in.json out.json", "asked"],
     ["curl --stderr err.txt https://example.invalid", "asked"],
+    // The same families by other names and options.
+    ["gcc-12 x.c", "asked"],
+    ["x86_64-linux-gnu-gcc -c x.c", "asked"],
+    ["clang-17 -o app x.c", "asked"],
+    ["llvm-strip app", "asked"],
+    ["python3.12 -m json.tool in.json out.json", "asked"],
+    ["go build -o /tmp/app .", "asked"],
+    ["esbuild x.ts --outfile=out.js", "asked"],
+    ["tsc --outDir build", "asked"],
     // Their spellings that only print.
     ["gcc -E x.c", "allowed"],
     ["gcc -fsyntax-only x.c", "allowed"],
     ["gcc --version", "allowed"],
     ["zip -sf a.zip", "allowed"],
     ["python3 -m json.tool in.json", "allowed"],
+    ["go build ./...", "allowed"],
+    ["gcc-12 --version", "allowed"],
     ["curl --stderr - https://example.invalid", "allowed"],
   ])("%j is %s", async (command, expected) => {
     expect(await decide(command, { allow })).toBe(expected);
