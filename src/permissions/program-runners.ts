@@ -153,12 +153,14 @@ export function xargsInputConcern(words: readonly string[]): string | undefined 
       rest = tail.slice(inner.start);
       continue;
     }
+    // A shell's or wrapper's script is one word, but watch's, sg's and npm explore's join theirs.
+    const spec = WRAPPER_SPECS[base] ?? WRAPPER_SPECS[`${base} ${tail[0] ?? ""}`] ?? "";
+    const joined = /\bjoined\b/.test(spec);
     const script = inner?.kind === "script" ? tail.slice(inner.index) : undefined;
-    const joined = WRAPPER_SPECS[base]?.endsWith("joined") === true;
     const concern =
       replace === undefined
         ? inner?.kind === "none" || script?.length === 0 || joined
-        : script?.some((word) => word.includes(replace)) === true;
+        : script?.slice(0, joined ? undefined : 1).some((word) => word.includes(replace)) === true;
     return concern ? `xargs runs its input through ${base}` : undefined;
   }
   return "xargs: wrappers nested too deeply to follow";

@@ -31,6 +31,8 @@ describe("xargs input where a command goes (#1)", () => {
     ["xargs npx", "asked"],
     ["xargs watch -n1 ls", "asked"],
     ["xargs su -c", "asked"],
+    ["xargs npm explore pkg -- ls", "asked"],
+    ["xargs -I{} watch -n1 echo {}", "asked"],
     // --replace, --max-lines and --eof take no next word: `rm x` is the command.
     ["xargs --replace rm x", "denied"],
     ["xargs --max-lines rm x", "denied"],
@@ -40,6 +42,9 @@ describe("xargs input where a command goes (#1)", () => {
     // Ordinary calls.
     ["xargs -I{} grep -l x {}", "allowed"],
     ["xargs sh -c 'echo \"$@\"' _", "allowed"],
+    // The input as the argument of a literal script, not the script: what xargs(1) advises.
+    ["xargs -I{} sh -c 'echo \"$1\"' _ {}", "allowed"],
+    ["xargs -I{} bash -c 'wc -l \"$1\"' sh {}", "allowed"],
     ["xargs -0 wc -l", "allowed"],
     ["xargs -i echo '{}'", "allowed"],
     ["xargs", "allowed"],
