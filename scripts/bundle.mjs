@@ -172,7 +172,8 @@ const zod3KindsOnly = {
  * never needs (issue 26; figures in bench/notes/targets.md, "Start-up and memory, round 3,
  * session 5"). This plugin gives provider-utils turnloop's `HeaderList` (src/llm/http-response.ts)
  * under that name instead; the records it builds from it are the same. A provider-utils that no longer names `Headers` fails the build.
- * Its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs).
+ * Its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs),
+ * and its reader of a response's body keeps its lock ({@link bodyReaderKept}).
  */
 const providerUtilsHeaderList = {
   name: "provider-utils-header-list",
@@ -188,14 +189,39 @@ const providerUtilsHeaderList = {
           throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
         }
         const headerList = join(process.cwd(), "src", "llm", "http-response.ts");
+        const events = bodyReaderKept(oneStageJsonEvents(source, path), path);
         return {
-          contents: `import { HeaderList as Headers } from ${JSON.stringify(headerList)};\n${oneStageJsonEvents(source, path)}`,
+          contents: `import { HeaderList as Headers } from ${JSON.stringify(headerList)};\n${events}`,
           loader: "js",
         };
       },
     );
   },
 };
+
+/**
+ * provider-utils' `wrapResponseBodyStream` releases its reader of a response's body once the body
+ * ended, failed or was cancelled. The first `releaseLock` of a process makes Node 20 build its
+ * released-reader error in a `vm` context of its own (about 5 M instructions; the stages after it
+ * release none: src/llm/sse-event-transform.ts, `LockKeepingStream`). Nothing reads a body after
+ * that, so the reader keeps its lock; errors, cancels and ends are passed on as before. A
+ * provider-utils whose function reads otherwise fails the build.
+ */
+function bodyReaderKept(source, path) {
+  const release = `  const releaseReader = () => {
+    if (!readerReleased) {
+      reader.releaseLock();
+      readerReleased = true;
+    }
+  };`;
+  if (source.split(release).length !== 2) {
+    throw new Error(`${path}: provider-utils' wrapResponseBodyStream is no longer as expected`);
+  }
+  return source.replace(
+    release,
+    "  const releaseReader = () => {\n    readerReleased = true;\n  };",
+  );
+}
 
 /**
  * What each kind of run imports up to the point its figure is measured (issue 26), as source entry

@@ -9,6 +9,7 @@ import {
   vendorApiKey,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
+import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./header-value.js";
 import { withHugeBodies } from "./huge-messages.js";
 import { takesNoImages } from "./image-input.js";
@@ -205,6 +206,7 @@ export function createProvider(
         userImages: images,
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
+          prepareReleasedLockErrors();
           const openai = createOpenAI({
             ...urlAndKey(baseUrl, apiKey, headers),
             fetch: withHugeBodies(openAiChatQuirksFetch),
@@ -220,6 +222,7 @@ export function createProvider(
         isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
+          prepareReleasedLockErrors();
           return createAnthropic({
             ...urlAndKey(baseUrl, apiKey, headers),
             fetch: withHugeBodies(),
@@ -250,6 +253,7 @@ function openAiResponsesProvider(
     toolResultImages: images,
     createModel: async () => {
       const { createOpenAI } = await import("@ai-sdk/openai");
+      prepareReleasedLockErrors();
       return createOpenAI({
         ...urlAndKey(baseUrl, apiKey, headers),
         fetch: withHugeBodies(),

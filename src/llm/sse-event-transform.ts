@@ -151,6 +151,11 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
  * (`TextDecoderStream`'s defaults); events are read by `eventsource-parser` (the SDK's parser)
  * with its defaults (as the SDK makes its `EventSourceParserStream`), so an event left without its
  * blank line at the end is dropped and a malformed line (a bad `retry:`) is ignored.
+ *
+ * The stage reads the body with a reader it never releases, and the stream it returns is a
+ * {@link LockKeepingStream}, so that neither it nor the provider model's stage after it releases
+ * a lock (what a reader of the result sees, ends and failures included, is as through the SDK's
+ * pipe: test/llm/json-event-stream.test.ts).
  */
 export function jsonEventStream<T>(
   stream: ReadableStream<Uint8Array>,
@@ -163,20 +168,101 @@ export function jsonEventStream<T>(
       eventData.push(event.data);
     },
   });
-  const passOn = async (text: string, controller: TransformStreamDefaultController<T>) => {
+  /** The parsed values of the events `text` completes, `[DONE]` left out. */
+  const parsed = async (text: string): Promise<T[]> => {
     parser.feed(text);
     const taken = eventData;
     eventData = [];
+    const values: T[] = [];
     for (const data of taken) {
       if (data !== "[DONE]") {
-        controller.enqueue(await parse(data));
+        values.push(await parse(data));
       }
     }
+    return values;
   };
-  return stream.pipeThrough(
-    new TransformStream<Uint8Array, T>({
-      transform: (bytes, controller) => passOn(decoder.decode(bytes, { stream: true }), controller),
-      flush: (controller) => passOn(decoder.decode(), controller),
-    }),
-  );
+  const reader = stream.getReader();
+  return new LockKeepingStream<T>({
+    // Reads until a piece completes an event (or the body ends): a pull that enqueues nothing
+    // would not be called again for the read waiting on it.
+    pull: async (controller) => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        const values = await parsed(
+          done ? decoder.decode() : decoder.decode(value, { stream: true }),
+        );
+        for (const item of values) {
+          controller.enqueue(item);
+        }
+        if (done) {
+          controller.close();
+          return;
+        }
+        if (values.length > 0) {
+          return;
+        }
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
+
+/**
+ * A `ReadableStream` whose `pipeThrough` (without options) never releases a lock: the first
+ * `releaseLock` of a reader and of a writer in a process makes Node 20 build its released-lock
+ * error, and stripping that error's stack creates a `vm` context each time (about 5 and 9 M
+ * instructions, 3 % of a `-p` run; bench/notes/targets.md, round 3 session 18). `pipeTo`, which
+ * `pipeThrough` runs, releases both at the stream's end. The AI SDK's providers pipe the parsed
+ * events through their own `TransformStream` (`response.pipeThrough(…)`); here the events are
+ * written to its writable side as `pipeTo` writes them (the writer's `ready` awaited before each
+ * read), the transform's readable side is returned, and each end's failure reaches the other as
+ * `pipeTo`'s defaults pass it on (the source's error aborts the writable side, the writable side's
+ * error cancels the source, the source's end closes it). With options, `ReadableStream`'s own.
+ */
+class LockKeepingStream<T> extends ReadableStream<T> {
+  override pipeThrough<U>(
+    transform: { writable: WritableStream<T>; readable: ReadableStream<U> },
+    options?: Parameters<ReadableStream<T>["pipeTo"]>[1],
+  ): ReadableStream<U> {
+    if (options !== undefined) {
+      return super.pipeThrough(transform, options);
+    }
+    const reader = this.getReader();
+    const writer = transform.writable.getWriter();
+    void writer.closed.then(undefined, (error: unknown) => reader.cancel(error).catch(ignored));
+    void pumpKeepingLocks(reader, writer);
+    return transform.readable;
+  }
+}
+
+/** Writes what `reader` gives to `writer` until either ends; see {@link LockKeepingStream}. */
+async function pumpKeepingLocks<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  writer: WritableStreamDefaultWriter<T>,
+): Promise<void> {
+  for (;;) {
+    try {
+      await writer.ready;
+    } catch {
+      // The writable side failed: its `closed` cancels the source (LockKeepingStream).
+      return;
+    }
+    let result: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      result = await reader.read();
+    } catch (error) {
+      await writer.abort(error).catch(ignored);
+      return;
+    }
+    if (result.done) {
+      await writer.close().catch(ignored);
+      return;
+    }
+    // Not awaited, as `pipeTo` does not: a failed write errors the writable side, which the next
+    // `ready` and `closed` report.
+    writer.write(result.value).catch(ignored);
+  }
+}
+
+/** For a promise whose failure another path reports. */
+function ignored(): void {}

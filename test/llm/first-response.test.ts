@@ -108,7 +108,7 @@ describe("work done while the first model request waits for its answer", () => {
     expect(parses.results).toEqual(SAMPLE_CHUNKS.map(() => true));
   });
 
-  test("Node's released-reader and released-writer errors are built with no stack frames, and later releases build none", async () => {
+  test("Node's released-reader and released-writer errors, when a wire queues them, are built with no stack frames, and later releases build none", async () => {
     // A child process, so that this process's earlier releases do not count: it records each
     // error whose stack V8 writes and how many frames it had (writing them made V8 find the line
     // ends of every script on the stack), runs the preparations, then pipes a stream to its end
@@ -120,7 +120,8 @@ describe("work done while the first model request waits for its answer", () => {
         seen.push([String(error.message), frames.length]);
         return String(error);
       };
-      const { runPreparations } = await import(${JSON.stringify(module)});
+      const { prepareReleasedLockErrors, runPreparations } = await import(${JSON.stringify(module)});
+      prepareReleasedLockErrors();
       runPreparations();
       await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
       await new ReadableStream({ start: (controller) => controller.close() }).pipeTo(new WritableStream());

@@ -93,3 +93,110 @@ describe("jsonEventStream gives the values of the AI SDK's parseJsonEventStream"
     ]);
   });
 });
+
+/** A provider model's own stage after the events (`response.pipeThrough(new TransformStream(…))`). */
+function providerStage(
+  events: ReadableStream<unknown>,
+  transform: (value: unknown) => unknown = (value) => value,
+): ReadableStream<unknown> {
+  return events.pipeThrough(
+    new TransformStream<unknown, unknown>({
+      transform: (value, controller) => controller.enqueue(transform(value)),
+    }),
+  );
+}
+
+/** A body that gives `chunks`, then fails with `failure` or waits (undefined); its cancel reason. */
+function bodyOf(chunks: Uint8Array[], failure?: Error) {
+  const seen: { cancelled?: unknown } = {};
+  const left = [...chunks];
+  const stream = new ReadableStream<Uint8Array>({
+    // One chunk a read, as a socket gives them; then the failure, or nothing more.
+    pull(controller) {
+      const chunk = left.shift();
+      if (chunk !== undefined) {
+        controller.enqueue(chunk);
+      } else if (failure !== undefined) {
+        controller.error(failure);
+      } else {
+        return new Promise<void>(() => {});
+      }
+      return Promise.resolve();
+    },
+    cancel(reason) {
+      seen.cancelled = reason;
+    },
+  });
+  return { stream, seen };
+}
+
+/** What a reader of `stream` gets: its values, then how it ended (`done` or the error's message). */
+async function outcome(stream: ReadableStream<unknown>) {
+  const reader = stream.getReader();
+  const values: unknown[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        return { values, end: "done" };
+      }
+      values.push((value as { value?: unknown }).value ?? value);
+    }
+  } catch (error) {
+    return { values, end: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+type EventParser = (body: ReadableStream<Uint8Array>) => ReadableStream<unknown>;
+
+const PARSERS: Record<string, EventParser> = {
+  sdk: (body) => parseJsonEventStream({ stream: body, schema }),
+  ours: (body) => jsonEventStream(body, (text) => safeParseJSON({ text, schema })),
+};
+
+describe("a provider's stage after jsonEventStream: ends and failures pass as through the SDK's pipe", () => {
+  const first = encoder.encode('data: {"n":1}\n\n');
+
+  test("the body's failure reaches the provider's reader, after the values before it", async () => {
+    const results = await Promise.all(
+      Object.values(PARSERS).map((parse) =>
+        outcome(providerStage(parse(bodyOf([first], new Error("socket hang up")).stream))),
+      ),
+    );
+    expect(results[1]).toEqual(results[0]);
+    expect(results[1]).toEqual({ values: [{ n: 1 }], end: "socket hang up" });
+  });
+
+  test("the provider's reader cancelling cancels the body with its reason", async () => {
+    const cancelled = await Promise.all(
+      Object.values(PARSERS).map(async (parse) => {
+        const body = bodyOf([first]);
+        const reader = providerStage(parse(body.stream)).getReader();
+        await reader.read();
+        await reader.cancel(new Error("stop"));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return body.seen.cancelled instanceof Error
+          ? body.seen.cancelled.message
+          : body.seen.cancelled;
+      }),
+    );
+    expect(cancelled).toEqual(["stop", "stop"]);
+  });
+
+  test("the provider's stage failing fails its reader and cancels the body", async () => {
+    const results = await Promise.all(
+      Object.values(PARSERS).map(async (parse) => {
+        const body = bodyOf([first]);
+        const stage = providerStage(parse(body.stream), () => {
+          throw new Error("bad chunk");
+        });
+        const result = await outcome(stage);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const reason = body.seen.cancelled;
+        return { ...result, cancelled: reason instanceof Error ? reason.message : reason };
+      }),
+    );
+    expect(results[1]).toEqual(results[0]);
+    expect(results[1]).toEqual({ values: [], end: "bad chunk", cancelled: "bad chunk" });
+  });
+});

@@ -1,10 +1,11 @@
+import { createHook } from "node:async_hooks";
 import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { parseRule, rulesCover, ruleTouches } from "../../src/permissions/permission-rules.js";
 import { gatherMcpServers, isProjectTrusted, trustProject } from "../../src/session/mcp-servers.js";
-import { parseServers } from "../../src/tools/mcp/config.js";
+import { parseServers, readServersFile } from "../../src/tools/mcp/config.js";
 import { qualifiedToolName } from "../../src/tools/mcp/tools.js";
 
 let home: string;
@@ -168,5 +169,58 @@ describe("MCP server configs", () => {
     expect(
       ruleTouches(parseRule("mcp(github)"), { toolName: "view", paths: ["/cwd/a"] }, "/cwd"),
     ).toBe(false);
+  });
+});
+
+/** The kinds of asynchronous resources `work` starts (`FSREQPROMISE`: a `node:fs/promises` call). */
+async function resourcesStarted(work: () => Promise<unknown>): Promise<string[]> {
+  const started: string[] = [];
+  const hook = createHook({
+    init: (_id, type) => {
+      started.push(type);
+    },
+  });
+  hook.enable();
+  try {
+    await work();
+  } finally {
+    hook.disable();
+  }
+  return started;
+}
+
+describe("the usual MCP config files, mostly absent (issue 26, figure 1a)", () => {
+  test("a missing file is found without a file read: no fs/promises call, and the same answer", async () => {
+    const missing = join(project, ".mcp.json");
+    let answer: unknown;
+    const started = await resourcesStarted(async () => {
+      answer = await readServersFile(missing);
+    });
+    expect(started.filter((type) => type.startsWith("FSREQ"))).toEqual([]);
+    expect(answer).toEqual({ servers: {}, problems: [] });
+    expect(await readServersFile(missing, { named: true })).toEqual({
+      servers: {},
+      problems: [`${missing}: no such file`],
+    });
+    // Below a file, as below a missing folder: the same "no such file" as before.
+    await writeFile(join(project, "file"), "x");
+    const belowFile = join(project, "file", "mcp.json");
+    expect(await readServersFile(belowFile, { named: true })).toEqual({
+      servers: {},
+      problems: [`${belowFile}: no such file`],
+    });
+  });
+
+  test("a file that is there is read as before", async () => {
+    const path = join(project, ".mcp.json");
+    await writeFile(path, JSON.stringify({ mcpServers: { local: { command: "srv" } } }));
+    const started = await resourcesStarted(() => readServersFile(path));
+    expect(started.filter((type) => type.startsWith("FSREQ")).length).toBeGreaterThan(0);
+    expect(await readServersFile(path)).toMatchObject({
+      servers: { local: { command: "srv" } },
+      problems: [],
+    });
+    await mkdir(join(project, "folder.json"));
+    expect((await readServersFile(join(project, "folder.json"))).problems).toHaveLength(1);
   });
 });

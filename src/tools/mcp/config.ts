@@ -6,6 +6,7 @@
  * bad entry is reported and the others still run.
  */
 
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { errorMessage, isMissingFileError, jsonSyntaxMessage } from "../../events/errors.js";
@@ -184,19 +185,29 @@ export function parseServers(value: unknown, where: string): ParsedServers {
 /**
  * Reads a config file holding `{"mcpServers": {...}}`. A missing file has no servers, and no
  * problem unless the user `named` it (`--mcp-config`); unreadable or invalid JSON is one problem
- * naming the file.
+ * naming the file. A missing file is found by a `stat` that builds no error (`throwIfNoEntry`):
+ * every session looks in the two usual places, which are mostly empty, and Node's `ENOENT` error
+ * of a failed `readFile` cost about 1 % of a `-p` run's instructions (bench/notes/targets.md,
+ * round 3 session 18).
  */
 export async function readServersFile(
   path: string,
   options: { named?: boolean } = {},
 ): Promise<ParsedServers> {
+  // A file the user named (`--mcp-config`) must be there; the usual places may be empty.
+  const missing = {
+    servers: {},
+    problems: options.named === true ? [`${path}: no such file`] : [],
+  };
   let text: string;
   try {
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) {
+      return missing;
+    }
     text = await readFile(path, "utf8");
   } catch (error) {
     if (isMissingFileError(error)) {
-      // A file the user named (`--mcp-config`) must be there; the usual places may be empty.
-      return { servers: {}, problems: options.named === true ? [`${path}: no such file`] : [] };
+      return missing;
     }
     return { servers: {}, problems: [`${path}: ${errorMessage(error)}`] };
   }
