@@ -1,9 +1,9 @@
 import { isAbsolute, relative, sep } from "node:path";
 import picomatch from "picomatch";
-import type { PermissionRule } from "./rule-syntax.js";
+import type { PermissionRule } from "./permission-mode.js";
 import { analyseShellCommand, baseName, type ShellAnalysis } from "./shell-commands.js";
 
-export { type PermissionRule, parseRule } from "./rule-syntax.js";
+export { type PermissionRule, parseRule } from "./permission-mode.js";
 
 /** The rule name that covers MCP tools (see {@link mcpRuleMatches}). */
 export const MCP_RULE = "mcp";
@@ -244,7 +244,7 @@ function matchesPastLeadingOptions(pattern: string, form: string): boolean {
 
 /**
  * Matches one command's spelling against a pattern where `*` stands for any text and a backslash
- * makes the next character literal (`rm -f \*.o` matches only `rm -f *.o`: rule-syntax.ts
+ * makes the next character literal (`rm -f \*.o` matches only `rm -f *.o`: permission-mode.ts
  * `exactCommandPattern`); a pattern ending in ` *` also matches the command without arguments
  * (`rm *` matches `rm`).
  */
