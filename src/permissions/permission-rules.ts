@@ -1,7 +1,12 @@
 import { isAbsolute, relative, sep } from "node:path";
 import picomatch from "picomatch";
 import type { PermissionRule } from "./permission-mode.js";
-import { analyseShellCommand, baseName, type ShellAnalysis } from "./shell-commands.js";
+import {
+  analyseShellCommand,
+  baseName,
+  type ShellAnalysis,
+  type ShellCommand,
+} from "./shell-commands.js";
 
 export { type PermissionRule, parseRule } from "./permission-mode.js";
 
@@ -93,10 +98,12 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
       return true;
     }
     const analysis = analyse(subject.command);
-    const matched = analysis.commands.some((command) =>
-      command.forms.some(
-        (form) => commandMatches(pattern, form) || matchesPastLeadingOptions(pattern, form),
-      ),
+    const matched = analysis.commands.some(
+      (command) =>
+        mayMatchWhenComputed(pattern, command) ||
+        command.forms.some(
+          (form) => commandMatches(pattern, form) || matchesPastLeadingOptions(pattern, form),
+        ),
     );
     return matched || (analysis.unclear.length > 0 && mentionsCommand(analysis, pattern));
   }
@@ -214,6 +221,24 @@ function mentionsCommand(analysis: ShellAnalysis, pattern: string): boolean {
   return (
     [...analysis.mentions].some((mention) => commandMatches(name, mention)) ||
     analysis.namePatterns.some((glob) => picomatch.isMatch(name, glob))
+  );
+}
+
+/**
+ * Whether `pattern` (`rm -rf *`, `git push --force *`) may match `command` once its computed
+ * words are known: it names the program `command` finally runs, and a computed word before `--`
+ * may be an option (shell-words.ts `optionLike`: `o=-rf; rm $o x` runs `rm -rf x`), or xargs adds
+ * words it reads (`xargs rm`). A deny rule errs toward matching.
+ */
+function mayMatchWhenComputed(pattern: string, command: ShellCommand): boolean {
+  const [program, ...words] = command.runs;
+  const end = words.findIndex((word) => word.text === "--");
+  return (
+    program !== undefined &&
+    !program.computed &&
+    commandMatches(pattern.split(" ")[0] ?? "", baseName(program.text)) &&
+    ((end === -1 ? words : words.slice(0, end)).some((word) => word.optionLike === true) ||
+      command.forms.slice(0, -1).some((form) => /^g?xargs /.test(form)))
   );
 }
 

@@ -82,7 +82,10 @@ const NOT_BEFORE_NEEDED =
  * (synchronous), shared by lock-file.ts, session-lock.ts, session-metadata.ts and event-log.ts
  * (bench/notes/perf.md); in the session store's bundle chunk, so no file is added either.
  * Still 226 in session 16: the command runners and file-writing options grew existing files
- * (shell-redirects.ts was renamed shell-side-effects.ts), no module added.
+ * (shell-redirects.ts was renamed shell-side-effects.ts), no module added. Still 226 in session
+ * 18: permissions/shell-values.ts (what bash does with a variable's value) was added and
+ * permissions/rule-syntax.ts merged into permission-mode.ts (both the permission settings as
+ * written, read without the matching code).
  */
 const PROMPT_MODULE_BOUND = 226;
 /**
