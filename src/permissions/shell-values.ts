@@ -208,8 +208,8 @@ const PLAIN_OPTIONS = new Set(
     "cat tac echo printf ls dir vdir head tail wc grep egrep fgrep cd pushd popd pwd basename " +
     "dirname realpath readlink stat du df true false : test [ mkdir rmdir rm cp mv ln touch " +
     "chmod chown chgrp tee uniq tr cut nl rev fold fmt paste join comm cmp diff seq sleep kill " +
-    "wait exit return shift break continue unset type jq column cksum md5sum sha1sum sha256sum " +
-    "sha512sum b2sum base64 base32 od numfmt expr"
+    "wait exit return shift break continue unset getopts umask type jq column cksum md5sum " +
+    "sha1sum sha256sum sha512sum b2sum base64 base32 od numfmt expr"
   ).split(" "),
 );
 /** git subcommands none of whose options writes a file it names, runs a program or configures. */

@@ -85,6 +85,7 @@ describe("an option, a git setting or a subcommand held in a variable (finding 1
     `printf '%s\\n' "$x"`,
     `[ -n "$x" ] && test "$a" = "$b"`,
     `exit "$status"`,
+    `getopts "$spec" option; umask "$mask"`,
   ])("a program with no such option stays readable: %j is allowed", async (command) => {
     expect(await decide(command, denyTouch)).toBe("allowed");
   });
