@@ -6,7 +6,12 @@ import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/d
 import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
 import { PROJECT_CONFIGURATION } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
-import type { CommandConfinement } from "./permission-mode.js";
+import {
+  type CommandConfinement,
+  exactCommandPattern,
+  exactPathPattern,
+  parseConfiguredRule,
+} from "./permission-mode.js";
 import {
   hiddenPaths,
   isInside,
@@ -17,7 +22,6 @@ import {
   ruleTouches,
   unclearParts,
 } from "./permission-rules.js";
-import { exactCommandPattern, exactPathPattern, parseConfiguredRule } from "./rule-syntax.js";
 
 export {
   type CommandConfinement,
@@ -128,7 +132,7 @@ export interface PermissionSubject {
 }
 
 /**
- * Parses `--allow-tool` / `--deny-tool` values and config files' rules (rule-syntax.ts
+ * Parses `--allow-tool` / `--deny-tool` values and config files' rules (permission-mode.ts
  * `parseConfiguredRule`). @throws Error naming the bad rule.
  */
 export function parseRules(texts: readonly string[]): PermissionRule[] {

@@ -1,9 +1,14 @@
 import { isAbsolute, relative, sep } from "node:path";
 import picomatch from "picomatch";
-import type { PermissionRule } from "./rule-syntax.js";
-import { analyseShellCommand, baseName, type ShellAnalysis } from "./shell-commands.js";
+import type { PermissionRule } from "./permission-mode.js";
+import {
+  analyseShellCommand,
+  baseName,
+  type ShellAnalysis,
+  type ShellCommand,
+} from "./shell-commands.js";
 
-export { type PermissionRule, parseRule } from "./rule-syntax.js";
+export { type PermissionRule, parseRule } from "./permission-mode.js";
 
 /** The rule name that covers MCP tools (see {@link mcpRuleMatches}). */
 export const MCP_RULE = "mcp";
@@ -93,10 +98,12 @@ export function ruleTouches(rule: PermissionRule, subject: RuleSubject, cwd: str
       return true;
     }
     const analysis = analyse(subject.command);
-    const matched = analysis.commands.some((command) =>
-      command.forms.some(
-        (form) => commandMatches(pattern, form) || matchesPastLeadingOptions(pattern, form),
-      ),
+    const matched = analysis.commands.some(
+      (command) =>
+        mayMatchWhenComputed(pattern, command) ||
+        command.forms.some(
+          (form) => commandMatches(pattern, form) || matchesPastLeadingOptions(pattern, form),
+        ),
     );
     return matched || (analysis.unclear.length > 0 && mentionsCommand(analysis, pattern));
   }
@@ -218,6 +225,24 @@ function mentionsCommand(analysis: ShellAnalysis, pattern: string): boolean {
 }
 
 /**
+ * Whether `pattern` (`rm -rf *`, `git push --force *`) may match `command` once its computed
+ * words are known: it names the program `command` finally runs, and a computed word before `--`
+ * may be an option (shell-words.ts `optionLike`: `o=-rf; rm $o x` runs `rm -rf x`), or xargs adds
+ * words it reads (`xargs rm`). A deny rule errs toward matching.
+ */
+function mayMatchWhenComputed(pattern: string, command: ShellCommand): boolean {
+  const [program, ...words] = command.runs;
+  const end = words.findIndex((word) => word.text === "--");
+  return (
+    program !== undefined &&
+    !program.computed &&
+    commandMatches(pattern.split(" ")[0] ?? "", baseName(program.text)) &&
+    ((end === -1 ? words : words.slice(0, end)).some((word) => word.optionLike === true) ||
+      command.forms.slice(0, -1).some((form) => /^g?xargs /.test(form)))
+  );
+}
+
+/**
  * Whether `pattern`, naming a program and a subcommand (`git push *`), matches `form` once the
  * program's options before the subcommand are skipped: `git -C . push`, `git -c k=v push`,
  * `npm --silent install x`, `cargo +nightly publish`. Git, npm, docker, cargo, kubectl … take
@@ -244,7 +269,7 @@ function matchesPastLeadingOptions(pattern: string, form: string): boolean {
 
 /**
  * Matches one command's spelling against a pattern where `*` stands for any text and a backslash
- * makes the next character literal (`rm -f \*.o` matches only `rm -f *.o`: rule-syntax.ts
+ * makes the next character literal (`rm -f \*.o` matches only `rm -f *.o`: permission-mode.ts
  * `exactCommandPattern`); a pattern ending in ` *` also matches the command without arguments
  * (`rm *` matches `rm`).
  */

@@ -36,7 +36,7 @@ const OPTIONS_WITH_VALUE = new Set(["-C", "--git-dir", "--work-tree", "--namespa
 const MAX_EXPANSIONS = 8;
 
 /** Reads `git <tail…>` (see the file comment). */
-export function gitAlias(tail: readonly DecodedWord[]): GitAliasResult {
+function gitAlias(tail: readonly DecodedWord[]): GitAliasResult {
   const aliases = new Map<string, string>();
   const kept: DecodedWord[] = [];
   let index = 0;
@@ -74,6 +74,25 @@ export function gitAlias(tail: readonly DecodedWord[]): GitAliasResult {
     }
   }
   return aliases.size === 0 ? { kind: "none" } : expand(aliases, kept, tail.slice(index));
+}
+
+/**
+ * What `git <tail…>` runs through its own aliases: the words of the git command it runs, or
+ * undefined when it runs none of its own aliases, a `!` alias's script, given to `readScript`,
+ * or one that cannot be read (why goes to `unclear`).
+ */
+export function readGitAlias(
+  tail: readonly DecodedWord[],
+  unclear: string[],
+  readScript: (script: string) => void,
+): DecodedWord[] | undefined {
+  const alias = gitAlias(tail);
+  if (alias.kind === "script") {
+    readScript(alias.script);
+  } else if (alias.kind === "unclear") {
+    unclear.push(alias.reason);
+  }
+  return alias.kind === "command" ? alias.words : undefined;
 }
 
 /** Follows the aliases from the subcommand `rest[0]`. */
@@ -152,7 +171,7 @@ const GIT_SUBCOMMAND_OPTIONS: Record<string, string> = {
 };
 
 /** git's global options (git(1)) whose value is the next word. */
-const GLOBAL_OPTIONS_WITH_VALUE =
+export const GLOBAL_OPTIONS_WITH_VALUE =
   /^(?:-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix)$/;
 const HARMLESS_OUTPUTS = new Set(["-", "/dev/null", "/dev/stdout", "/dev/stderr"]);
 

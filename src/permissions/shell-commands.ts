@@ -13,16 +13,17 @@
  * What cannot be known without running it is reported in {@link ShellAnalysis.unclear}: a
  * command name that is computed (`$x`, `$(…)`, a glob), `eval` or `bash -c` of a computed string,
  * `source`, a shell reading commands from a file or stdin, expansions that can run code
- * (`${x@P}`, subscripts, arithmetic on variables), a program that runs a command in a syntax
- * not read (`ssh`, `strace`) or through an option (`tar --to-command=`), a variable that runs a
- * program or a change to bash's name lookup (`GIT_SSH_COMMAND=…`, `hash -p`:
- * shell-environment.ts), a glob that may expand to an option (`--outpu*`: shell-words.ts), and
- * invalid bash.
+ * (`${x@P}`, subscripts, arithmetic on variables), a variable's value bash evaluates or a
+ * program may read as an option (`[[ $x -eq 0 ]]`, `git log "$o"`: shell-values.ts), a program
+ * that runs a command in a syntax not read (`ssh`, `strace`) or through an option (`tar
+ * --to-command=`), a variable that runs a program or a change to bash's name lookup
+ * (`GIT_SSH_COMMAND=…`, `hash -p`: shell-environment.ts), a glob that may expand to an option
+ * (`--outpu*`: shell-words.ts), and invalid bash.
  */
 
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
-import { gitAlias } from "./program-arguments.js";
+import { readGitAlias } from "./program-arguments.js";
 import { trapHandler } from "./program-runners.js";
 import {
   assignedVariables,
@@ -31,6 +32,13 @@ import {
   wrapperAssignments,
 } from "./shell-environment.js";
 import { readFindExec, readProgramOptions } from "./shell-side-effects.js";
+import {
+  computedOption,
+  declaredVariables,
+  readEvaluation,
+  SHELLS,
+  xargsInputOption,
+} from "./shell-values.js";
 import {
   baseName,
   type DecodedWord,
@@ -88,7 +96,6 @@ export interface ShellAnalysis {
 const MAX_DEPTH = 4;
 /** Commands whose script argument, when read, is listed as commands of its own (so do wrappers'). */
 const SCRIPT_RUNNERS = new Set(["eval", "trap", "git"]);
-const SHELLS = new Set("bash sh dash zsh ksh mksh ash rbash yash posh fish".split(" "));
 /** Shell options that take the next word as their value. */
 const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
@@ -142,7 +149,8 @@ function readScript(source: string, analysis: ShellAnalysis, depth: number): voi
     analysis.unclear.push(`not valid bash (${typeof text === "string" ? text : "parse error"})`);
     return;
   }
-  const context: ReadContext = { sh, source: Buffer.from(source, "utf8"), analysis, depth };
+  const bytes = Buffer.from(source, "utf8");
+  const context = { sh, source: bytes, analysis, depth, declared: declaredVariables() };
   sh.Walk(file, (node) => {
     if (node !== null) {
       visit(context, node);
@@ -157,6 +165,8 @@ interface ReadContext {
   source: Buffer;
   analysis: ShellAnalysis;
   depth: number;
+  /** The `-i` and `-A` declarations read so far (shell-values.ts). */
+  declared: ReturnType<typeof declaredVariables>;
 }
 
 function visit(context: ReadContext, node: ShellNode): void {
@@ -175,25 +185,20 @@ function visit(context: ReadContext, node: ShellNode): void {
     case "WordIter":
     case "DeclClause":
       readSettingNode(sh, node, source, analysis);
+      readEvaluation(sh, node, source, analysis.unclear, context.declared);
       return;
     case "ParamExp":
       if (expansionRunsCode(node)) {
         analysis.unclear.push(`an expansion that can run code (${sourceOf(node, source)})`);
       }
       return;
-    case "ArithmExp":
-    case "ArithmCmd":
-    case "LetClause":
-      if (/[A-Za-z_$]/.test(sourceOf(node, source).replace(/^\$?\(\(|\)\)$|^let\b/g, ""))) {
-        analysis.unclear.push(`arithmetic on variables (${sourceOf(node, source)})`);
-      }
-      return;
     default:
-      return;
+      readEvaluation(sh, node, source, analysis.unclear, context.declared);
   }
 }
 
-function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode): void {
+function readCall(context: ReadContext, node: ShellNode): void {
+  const { sh, source, analysis } = context;
   const args = (node.Args as ShellNode[] | null) ?? [];
   if (args.length === 0) {
     readSettingNode(sh, node, source, analysis);
@@ -213,6 +218,7 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
   };
   analysis.commands.push(command);
   let rest = words;
+  let appended = false;
   while (rest.length > 0) {
     command.runs = rest;
     const [name, ...tail] = rest;
@@ -233,7 +239,10 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
     const base = baseName(name.text);
     forms.push([base, ...tail.map((word) => word.text)].join(" "));
     const before = analysis.commands.length;
-    const next = innerCommand(base, tail, analysis, depth);
+    const next = innerCommand(base, tail, context);
+    const input = appended && !readWrapper(base, tail) ? xargsInputOption(base, tail) : undefined;
+    analysis.unclear.push(...(input === undefined ? [] : [input]));
+    appended ||= /^g?xargs$/.test(base);
     command.runsScript ||=
       analysis.commands.length > before &&
       (SCRIPT_RUNNERS.has(base) || SHELLS.has(base) || WRAPPERS.has(base));
@@ -251,8 +260,7 @@ function readCall({ sh, source, analysis, depth }: ReadContext, node: ShellNode)
 function innerCommand(
   name: string,
   tail: DecodedWord[],
-  analysis: ShellAnalysis,
-  depth: number,
+  { analysis, depth, declared }: ReadContext,
 ): DecodedWord[] | undefined {
   readProgramOptions(name, tail, analysis, (script) => readScript(script, analysis, depth + 1));
   if (SHELLS.has(name)) {
@@ -281,14 +289,24 @@ function innerCommand(
     case "gfind":
     case "bfs":
       readFindExec(tail, analysis);
-      return undefined;
+      break;
     case "git":
-      return readGitAlias(tail, analysis, depth);
+      break;
     default:
-      readBuiltinSettings(name, tail, analysis.unclear);
+      readBuiltinSettings(name, tail, {
+        unclear: analysis.unclear,
+        integers: declared.integers,
+        readScript: (script) => readScript(script, analysis, depth + 1),
+      });
   }
   const result = readWrapper(name, tail);
-  return result === undefined ? undefined : applyWrapper(name, result, tail, analysis, depth);
+  const computed = result
+    ? undefined
+    : computedOption(name.replace(/^[gb]f(?:in)?d$/, "find"), tail);
+  analysis.unclear.push(...(computed === undefined ? [] : [computed]));
+  return name === "git"
+    ? readGitAlias(tail, analysis.unclear, (script) => readScript(script, analysis, depth + 1))
+    : result && applyWrapper(name, result, tail, analysis, depth);
 }
 
 function applyWrapper(
@@ -316,27 +334,6 @@ function applyWrapper(
   }
 }
 
-/** `git -c alias.p=push p …` runs `git push …`; a `!` alias runs a shell script (program-arguments.ts). */
-function readGitAlias(
-  tail: DecodedWord[],
-  analysis: ShellAnalysis,
-  depth: number,
-): DecodedWord[] | undefined {
-  const alias = gitAlias(tail);
-  switch (alias.kind) {
-    case "none":
-      return undefined;
-    case "command":
-      return alias.words;
-    case "script":
-      readScript(alias.script, analysis, depth + 1);
-      return undefined;
-    case "unclear":
-      analysis.unclear.push(alias.reason);
-      return undefined;
-  }
-}
-
 /** `bash [options] -c script …`; without `-c` a shell reads a file or stdin we cannot see. */
 function readShell(
   name: string,
@@ -345,6 +342,9 @@ function readShell(
   depth: number,
 ): void {
   let script = false;
+  if (tail.some((word) => /^-[A-Za-z]*H|^histexpand$/.test(word.text))) {
+    analysis.unclear.push(`${name} -H: the commands !! runs again are not read`);
+  }
   for (let index = 0; index < tail.length; index++) {
     const word = tail[index];
     if (word === undefined) {

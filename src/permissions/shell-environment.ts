@@ -20,6 +20,7 @@
 
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import type { ShellAnalysis } from "./shell-commands.js";
+import { type BuiltinReading, readNamesAndCommands, subscriptEvaluated } from "./shell-values.js";
 import { type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
 
 /**
@@ -52,7 +53,7 @@ const PROGRAM_VARIABLE_NAMES: ReadonlySet<string> = new Set(
   (
     "PATH HOME SHELL ENV EDITOR VISUAL PAGER BROWSER TERMINAL PROMPT_COMMAND PS0 PS1 PS2 PS3 PS4 " +
     "SHELLOPTS BASHOPTS CC CXX CPP LD AR AS FC RUSTC MAKE LESS MORE UNZIP GZIP BZIP2 GOENV " +
-    "GOTOOLCHAIN"
+    "GOTOOLCHAIN FCEDIT TEXEDIT HISTFILE ZDOTDIR MAKEFILES EXINIT VIMINIT GVIMINIT"
   ).split(" "),
 );
 /** Families of such variables by the start of their names (`GIT_*` but author and committer). */
@@ -63,7 +64,8 @@ const PROGRAM_VARIABLE_FAMILIES =
 /** …and by the ends of their names (`GIT_SSH_COMMAND`, `NODE_OPTIONS`, `KUBECONFIG`). */
 const PROGRAM_VARIABLE_ENDINGS =
   "COMMAND _CMD EDITOR PAGER ASKPASS RSH SSH PROG PROGRAM OPT OPTS OPTIONS FLAGS PATH LIB HOME " +
-  "_DIR DIRS RC STARTUP _INIT RUNNER WRAPPER SHELL EXEC EXECUTABLE _BIN CONFIG _CONF";
+  "_DIR DIRS RC STARTUP _INIT RUNNER WRAPPER SHELL EXEC EXECUTABLE _BIN CONFIG _CONF CONFIG_FILE " +
+  "HOOKS";
 const FAMILIES = PROGRAM_VARIABLE_FAMILIES.replaceAll(" ", "|");
 const PROGRAM_VARIABLE = new RegExp(
   `^(?:${FAMILIES})|(?:${PROGRAM_VARIABLE_ENDINGS.replaceAll(" ", "|")})$`,
@@ -153,6 +155,9 @@ function assignmentName(
     unclear.push(`a variable whose name is computed when it runs (${text})`);
     return undefined;
   }
+  if (subscriptEvaluated(decoded.text)) {
+    unclear.push(`${declaration ?? "declare"} ${text}: bash evaluates the name's subscript`);
+  }
   return literalName;
 }
 
@@ -212,7 +217,7 @@ function exportable(name: string): boolean {
 /**
  * Options of the builtins that set variables named in their arguments which take a value
  * (`read -p prompt NAME`), and where their names are: `read`'s and `mapfile`'s operands, the
- * value of `printf -v`, the second operand of `getopts`.
+ * value of `printf -v` and `wait -p`, the second operand of `getopts`.
  */
 const SETTING_BUILTINS: Readonly<Record<string, { valued: string; named: string }>> = {
   read: { valued: "dinNptu", named: "a" },
@@ -220,20 +225,24 @@ const SETTING_BUILTINS: Readonly<Record<string, { valued: string; named: string 
   readarray: { valued: "dnOsuCc", named: "" },
   printf: { valued: "", named: "v" },
   getopts: { valued: "", named: "" },
+  wait: { valued: "", named: "p" },
 };
 
 /**
  * What the builtin `name` with the words `tail` does to how later names are looked up (trial
  * finding 15), pushed to `unclear`: `hash -p FILE NAME` makes `NAME` run `FILE`; `enable -f`
  * loads a builtin from a shared object; `mapfile -C` runs a callback; `read`, `mapfile`,
- * `printf -v` and `getopts` setting a variable of {@link settingConcern} (`read -a BASH_CMDS`)
- * or one whose name is computed.
+ * `printf -v`, `getopts` and `wait -p` setting a variable of {@link settingConcern} (`read -a
+ * BASH_CMDS`), one whose name is computed, one with a subscript bash evaluates (`read
+ * 'a[$(cmd)]'`: {@link subscriptEvaluated}) or an integer one. Also what the builtins that take
+ * names or commands in their words do ({@link readNamesAndCommands}).
  */
 export function readBuiltinSettings(
   name: string,
   tail: readonly DecodedWord[],
-  unclear: string[],
+  reading: BuiltinReading,
 ): void {
+  const { unclear } = reading;
   const end = tail.findIndex((word) => word.text === "--");
   const options = (end === -1 ? tail : tail.slice(0, end)).filter((word) =>
     /^-[A-Za-z]/.test(word.text),
@@ -256,10 +265,13 @@ export function readBuiltinSettings(
         : settingConcern(variable, `${name} ${word.text}`);
     if (word.computed || variable === undefined) {
       unclear.push(`${name} sets a variable whose name is computed when it runs (${word.text})`);
+    } else if (subscriptEvaluated(word.text) || reading.integers.has(variable)) {
+      unclear.push(`${name} ${word.text}: bash evaluates the name's subscript or value`);
     } else if (concern !== undefined) {
       unclear.push(concern);
     }
   }
+  readNamesAndCommands(name, tail, options, reading);
 }
 
 /** The words naming the variables `read`, `mapfile`, `printf -v` or `getopts` set. */
@@ -295,7 +307,7 @@ function settingBuiltinTargets(name: string, tail: readonly DecodedWord[]): Deco
   if (name === "getopts") {
     return operands.slice(1, 2);
   }
-  return name === "printf" ? targets : [...targets, ...operands];
+  return name === "printf" || name === "wait" ? targets : [...targets, ...operands];
 }
 
 /**

@@ -18,6 +18,12 @@ export interface DecodedWord {
   pattern: boolean;
   /** Was written with quotes or backslashes (`'test/*.js'`, `"x"`, `a\ b`). */
   quoted: boolean;
+  /**
+   * An expansion may make it, or a word it splits into, an option the text does not show: it
+   * starts with one (`"$o"`, `$@`), holds one unquoted (`a$x` splits), or is an option whose name
+   * holds one (`-$x`, `--$x=1`; `--format=$x` is not).
+   */
+  optionLike?: boolean;
 }
 
 /**
@@ -55,7 +61,18 @@ function joinPieces(pieces: readonly Piece[]): DecodedWord {
     computed: pieces.some((piece) => piece.computed),
     pattern: pieces.some((piece) => piece.glob),
     quoted: pieces.some((piece) => piece.quoted),
+    optionLike: optionLike(pieces.filter((piece) => piece.text !== "")),
   };
+}
+
+/** {@link DecodedWord.optionLike} of a word's non-empty pieces. */
+function optionLike(pieces: readonly Piece[]): boolean {
+  if (pieces[0]?.computed === true || pieces.some((piece) => piece.computed && !piece.quoted)) {
+    return true;
+  }
+  const equals = pieces.findIndex((piece) => piece.text === "=" && !piece.computed);
+  const name = equals === -1 ? pieces : pieces.slice(0, equals);
+  return pieces[0]?.text === "-" && name.some((piece) => piece.computed);
 }
 
 function characters(text: string, quoted: boolean): Piece[] {

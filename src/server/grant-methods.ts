@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
-import { parseConfiguredRule } from "../permissions/rule-syntax.js";
+import { parseConfiguredRule } from "../permissions/permission-mode.js";
 import type { ClientConnection } from "./connection.js";
 import { invalidParams, parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
 import type { ServerSession } from "./server-session.js";
@@ -53,8 +53,9 @@ export function resetApprovalsMethod(connection: ClientConnection, raw: unknown)
  * `session.permissions.modifyRules {scope: "session", add?, remove?, removeAll?}` →
  * `{success: true}`: `add` joins the session's allow grants, then `remove` (or `removeAll`: every
  * allow grant) leaves them; deny grants stay. An added rule is checked as the flags' and config
- * files' rules are (rule-syntax.ts `parseConfiguredRule`): one naming another agent's tool
- * (`Bash(rm *)`, `shell(rm)`, `Read`) matches no call, so it is refused naming the rule meant.
+ * files' rules are (permissions/permission-mode.ts `parseConfiguredRule`): one naming another
+ * agent's tool (`Bash(rm *)`, `shell(rm)`, `Read`) matches no call, so it is refused naming the
+ * rule meant.
  * @throws invalidParams for scope `location` or an added rule turnloop cannot read or refuses;
  *   then none of the batch is applied.
  */

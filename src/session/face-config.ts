@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
-import { parseConfiguredRule } from "../permissions/rule-syntax.js";
+import { parseConfiguredRule } from "../permissions/permission-mode.js";
 import type { ConfigReading, LoadedConfig } from "./config.js";
 import { ConfigError, configFilesPresent, isProjectTrusted } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";

@@ -82,10 +82,13 @@ const NOT_BEFORE_NEEDED =
  * (synchronous), shared by lock-file.ts, session-lock.ts, session-metadata.ts and event-log.ts
  * (bench/notes/perf.md); in the session store's bundle chunk, so no file is added either.
  * Still 226 in session 16: the command runners and file-writing options grew existing files
- * (shell-redirects.ts was renamed shell-side-effects.ts), no module added. 227 in session 18
- * with permissions/program-runners.ts (package runners, xargs's input, shells and `trap`, moved
- * out of shell-wrappers.ts and shell-side-effects.ts, both at their 400 lines); in the
- * permissions' bundle chunk, so no file is added to what `-p` reads.
+ * (shell-redirects.ts was renamed shell-side-effects.ts), no module added. 227 in session 18:
+ * permissions/program-runners.ts (package runners, xargs's input, shells and `trap`, moved out of
+ * shell-wrappers.ts and shell-side-effects.ts, both at their 400 lines) and
+ * permissions/shell-values.ts (what bash does with a variable's value) were added, and
+ * permissions/rule-syntax.ts merged into permission-mode.ts (both the permission settings as
+ * written, read without the matching code); all in the permissions' bundle chunk, so no file is
+ * added to what `-p` reads.
  */
 const PROMPT_MODULE_BOUND = 227;
 /**

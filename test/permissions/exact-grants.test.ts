@@ -8,7 +8,7 @@ import {
   parseRules,
   permissionDecider,
 } from "../../src/permissions/permission-decision.js";
-import { parseConfiguredRule } from "../../src/permissions/rule-syntax.js";
+import { parseConfiguredRule } from "../../src/permissions/permission-mode.js";
 import { bashTool, editTool } from "../../src/tools/index.js";
 import { choose } from "../acp/client-handlers.js";
 import { AcpHarness } from "../acp/support.js";

@@ -34,6 +34,20 @@ describe.each([
   },
   // A glob matching an option-named file (finding 20).
   { mechanism: "a glob", command: "find . -maxdepth 0 -exe? ./x.sh \\;", refusal: UNREAD },
+  // What a variable's value can do (session-17 trial, variable-values.test.ts): be an option,
+  // be evaluated as arithmetic, be a name's subscript, or come back from the history.
+  {
+    mechanism: "an option in a variable",
+    command: 'o=-exec; find . -maxdepth 0 "$o" ./x.sh \\;',
+    refusal: UNREAD,
+  },
+  { mechanism: "arithmetic", command: "x='a[$(./x.sh)]'; [[ $x -eq 0 ]]", refusal: UNREAD },
+  { mechanism: "a subscript", command: "printf -v 'a[$(./x.sh)]' x", refusal: UNREAD },
+  {
+    mechanism: "the history",
+    command: "set -o history -H\nhistory -s ./x.sh\n!!",
+    refusal: UNREAD,
+  },
 ])("$mechanism: $command", ({ command, refusal }) => {
   async function prepare(repository: string): Promise<void> {
     await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");

@@ -33,6 +33,9 @@ describe("xargs input where a command goes (#1)", () => {
     ["xargs su -c", "asked"],
     ["xargs npm explore pkg -- ls", "asked"],
     ["xargs -I{} watch -n1 echo {}", "asked"],
+    // What xargs adds reaches the command past a wrapper: it may be an option (`--output=x`).
+    ["xargs nice -n 5 git log", "asked"],
+    ["xargs timeout 5 sort", "asked"],
     // --replace, --max-lines and --eof take no next word: `rm x` is the command.
     ["xargs --replace rm x", "denied"],
     ["xargs --max-lines rm x", "denied"],

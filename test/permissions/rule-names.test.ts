@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { taskCompleteTool } from "../../src/agent/autopilot.js";
 import { parseRules } from "../../src/permissions/permission-decision.js";
-import { BUILT_IN_TOOL_NAMES } from "../../src/permissions/rule-syntax.js";
+import { BUILT_IN_TOOL_NAMES } from "../../src/permissions/permission-mode.js";
 import { builtinTools } from "../../src/tools/index.js";
 
 describe("the tool names of rules from flags and config files (trial finding 17)", () => {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { parseRule } from "../../src/permissions/rule-syntax.js";
+import { parseRule } from "../../src/permissions/permission-mode.js";
 import { isProjectTrusted } from "../../src/session/config-paths.js";
 import { SessionHost } from "../../src/session/host.js";
 import { PERMISSIONS_COMMAND } from "../../src/session/permissions-command.js";
