@@ -192,7 +192,6 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
   if (analysis.unclear.length > 0 || analysis.writesFiles) {
     return false;
   }
-  const normalised = patterns.map(normalisePattern);
   const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
   return (
     judged.length > 0 &&
@@ -201,10 +200,26 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
       return (
         runs !== undefined &&
         shellCommand.assigns.length === 0 &&
-        normalised.some((pattern) => commandMatches(pattern, runs))
+        patterns.some(
+          (pattern) =>
+            commandMatches(normalisePattern(pattern), runs) &&
+            namedAsWritten(pattern, shellCommand.runs[0]?.text ?? ""),
+        )
       );
     })
   );
+}
+
+/**
+ * Whether an allow pattern whose command has a path (`./x.sh *`, `bin/tool *`, the prefix the
+ * question offers for a script run by its path) names the program as the command wrote it: such a
+ * grant covers that file only, never a program of the same name elsewhere (`/tmp/x.sh`, `x.sh`
+ * found on PATH). A pattern naming a bare program (`git *`) covers it by any path.
+ */
+function namedAsWritten(pattern: string, written: string): boolean {
+  const name = pattern.trim().split(/\s+/)[0] ?? "";
+  const path = (text: string) => text.replace(/^(?:\.\/)+/, "");
+  return !name.includes("/") || (written.includes("/") && path(name) === path(written));
 }
 
 /** A pattern's command name without its path: `bash(/bin/rm *)` is about `rm`. */

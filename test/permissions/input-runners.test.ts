@@ -226,3 +226,24 @@ describe("programs that write files their operands or options name (#5)", () => 
     expect(await decide(command, { allow })).toBe(expected);
   });
 });
+
+describe("an allow rule naming a script by its path covers that file only", () => {
+  const allowScript = {
+    allow: parseRules(["bash(./x.sh *)", "bash(bin/tool *)", "bash(git log *)"]),
+  };
+  test.each<[string, Decision]>([
+    ["./x.sh --fast", "allowed"],
+    ["././x.sh a", "allowed"],
+    ["bin/tool --help", "allowed"],
+    ["./bin/tool --help", "allowed"],
+    ["/usr/bin/git log --oneline", "allowed"],
+    // The same name elsewhere, or looked up on PATH, is another program.
+    ["x.sh --fast", "asked"],
+    ["/tmp/elsewhere/x.sh --fast", "asked"],
+    ["sub/x.sh --fast", "asked"],
+    ["tool --help", "asked"],
+    ["other/bin/tool --help", "asked"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, allowScript)).toBe(expected);
+  });
+});
