@@ -12,7 +12,7 @@ import { InvalidSessionIdError } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
-import { folderElsewhereIn } from "../session/session-folder.js";
+import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError, storeFailure } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
@@ -93,10 +93,8 @@ export function checkSessionFolder(
 ): void {
   const folder = folderElsewhereIn(events, cwd);
   if (folder !== undefined) {
-    throw invalidParams(
-      `cwd ${cwd}: session ${sessionId} works in ${folder}; open it with that cwd, or start a new session in ${cwd}`,
-      { cwd, sessionCwd: folder },
-    );
+    const advice = elsewhereAdvice(sessionId, folder, { cwd, reopen: "open it with that cwd" });
+    throw invalidParams(`cwd ${cwd}: ${advice}`, { cwd, sessionCwd: folder });
   }
 }
 

@@ -12,7 +12,7 @@ import { ConfigError } from "../session/config-paths.js";
 import { sameFolder } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
-import { folderElsewhereIn } from "../session/session-folder.js";
+import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
@@ -339,9 +339,9 @@ async function checkResumeFolder(
         ? undefined
         : served.cwd;
   if (folder !== undefined) {
-    throw invalidParams(
-      `session.resume: workingDirectory ${cwd}: session ${sessionId} works in ${folder}; resume it with that workingDirectory (or none), or create a new session in ${cwd}`,
-    );
+    const reopen = "resume it with that workingDirectory (or none)";
+    const advice = elsewhereAdvice(sessionId, folder, { cwd, reopen, fresh: "create" });
+    throw invalidParams(`session.resume: workingDirectory ${cwd}: ${advice}`);
   }
 }
 

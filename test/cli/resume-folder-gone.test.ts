@@ -51,6 +51,22 @@ describe("a session whose folder is gone is not resumed", () => {
     expect(resumed.stdout).toBe("back\n");
   });
 
+  // A trial of session 17's build (round 3, session 18, #6): with --cwd naming another folder,
+  // the refusal said to resume without --cwd, which then failed on the gone folder.
+  test("-p --resume --cwd <another folder>: the refusal names the session's gone folder and that it must be restored", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const { id, folder } = await sessionOfRemovedFolder({ cli, model });
+    const refused = await cli(["-p", "go", "--resume", id, "--cwd", repository]);
+    expect([refused.code, refused.stderr]).toEqual([
+      64,
+      `turnloop: --cwd ${repository}: session ${id} works in ${folder}, which is not an existing directory here; create or restore it, then resume it without --cwd; or start a new session in ${repository}\n`,
+    ]);
+    expect(model.requests).toHaveLength(1);
+  });
+
   test("the interactive --resume and /resume say so; /resume keeps the session it had", async ({
     cli,
     model,
