@@ -67,6 +67,25 @@ describe("a session whose folder is gone is not resumed", () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  // A trial of session 17's build (round 3, session 18, #8): `turnloop sessions` listed such a
+  // session as any other, and `sessions show` did not say either.
+  test("turnloop sessions marks it (folder gone); sessions show says what to do", async ({
+    cli,
+    model,
+  }) => {
+    const { id, folder } = await sessionOfRemovedFolder({ cli, model });
+    const listed = await cli(["sessions"]);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id}  .*  1 turn  ${folder} \\(folder gone\\)\n    hi\n$`),
+    );
+    const shown = await cli(["sessions", "show", id]);
+    expect(shown.stdout.trimEnd().split("\n").at(-1)).toBe(
+      `(its folder ${folder} is gone: create or restore it to resume the session)`,
+    );
+    await mkdir(folder);
+    expect((await cli(["sessions"])).stdout).not.toContain("(folder gone)");
+  });
+
   test("the interactive --resume and /resume say so; /resume keeps the session it had", async ({
     cli,
     model,
