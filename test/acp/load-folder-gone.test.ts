@@ -54,6 +54,10 @@ test("session/load and session/resume of a session whose folder is gone: -32602 
     data: { cwd: fixture.cwd, sessionCwd: folder },
   });
   expect(agent.updates(sessionId)).toEqual([]);
+  // Refused resumes write nothing (session-18 trial #11): the log is its start alone.
+  expect((await fixture.persisted(sessionId)).map((event) => event.type)).toEqual([
+    "session.start",
+  ]);
   expect(fixture.server.requests).toHaveLength(0);
   expect(await agent.end()).toBe(0);
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect } from "vitest";
@@ -35,15 +35,20 @@ const refusal = (id: string, folder: string) =>
   `session ${id} works in ${folder}, which is not an existing directory here; create or restore it to resume the session`;
 
 describe("a session whose folder is gone is not resumed", () => {
-  test("-p --resume: a usage error naming the folder, before any request; resumed once the folder is back", async ({
+  test("-p --resume: a usage error naming the folder, before any request, the log unchanged; resumed once the folder is back", async ({
     cli,
+    home,
     model,
   }) => {
     const { id, folder } = await sessionOfRemovedFolder({ cli, model });
+    const log = join(home, "session-state", id, "events.jsonl");
+    const before = await readFile(log, "utf8");
     const refused = await cli(["-p", "go", "--resume", id]);
     expect(refused.code).toBe(64);
     expect(refused.stderr).toBe(`turnloop: ${refusal(id, folder)}\n`);
     expect(model.requests).toHaveLength(1);
+    // A refused resume writes nothing, not even a session.resume (session-18 trial #11).
+    expect(await readFile(log, "utf8")).toBe(before);
     await mkdir(folder);
     model.enqueue({ text: "back" });
     const resumed = await cli(["-p", "go", "--resume", id]);
