@@ -4,7 +4,6 @@ import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { StorageError, storeFailure } from "../session/storage-error.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
 import { internalError, invalidRequest } from "./errors.js";
@@ -25,6 +24,7 @@ import {
   checkDirectory,
   checkReopen,
   checkSessionFolder,
+  createSession,
   listPage,
   openSession,
   refuseWhileRunning,
@@ -151,12 +151,7 @@ export class AcpSessionRequests {
   async newSession(params: acp.NewSessionRequest, client: Client): Promise<acp.NewSessionResponse> {
     await checkDirectory(params.cwd);
     const model = sessionModel(this.host.resolveModel());
-    const session = await this.host.create(params.cwd, model.id).catch((error: unknown) => {
-      // A store's refusal names its file or database (an ENOSPC names neither by itself).
-      throw error instanceof StorageError
-        ? internalError(`${storeFailure(error)}: the session was not created`)
-        : error;
-    });
+    const session = await createSession(this.host, params.cwd, model.id);
     await startMcpServers(this.host, session, params.mcpServers, this.connection.log);
     const acpSession = new AcpSession(this.sessionContext(client), {
       session,

@@ -6,15 +6,15 @@ import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, isMissingFileError, warningLine } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
-import { SessionFolderGoneError } from "../session/config-paths.js";
+import { ConfigError, SessionFolderGoneError } from "../session/config-paths.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import { InvalidSessionIdError } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
-import { folderElsewhereIn } from "../session/session-folder.js";
+import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
-import { storeFailure } from "../session/storage-error.js";
+import { StorageError, storeFailure } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
@@ -93,10 +93,8 @@ export function checkSessionFolder(
 ): void {
   const folder = folderElsewhereIn(events, cwd);
   if (folder !== undefined) {
-    throw invalidParams(
-      `cwd ${cwd}: session ${sessionId} works in ${folder}; open it with that cwd, or start a new session in ${cwd}`,
-      { cwd, sessionCwd: folder },
-    );
+    const advice = elsewhereAdvice(sessionId, folder, { cwd, reopen: "open it with that cwd" });
+    throw invalidParams(`cwd ${cwd}: ${advice}`, { cwd, sessionCwd: folder });
   }
 }
 
@@ -195,11 +193,34 @@ export function autopilotMeta(outcome: PromptOutcome): {
 }
 
 /**
+ * A new session in `cwd` with `modelId` (`session/new`), run with `cwd`'s own config (host.ts).
+ * @throws `-32603` naming `cwd`'s invalid config file and key (config is per folder: the agent
+ *   goes on serving other folders), or the file or database a store could not write (an ENOSPC
+ *   names neither by itself).
+ */
+export async function createSession(
+  host: SessionHost,
+  cwd: string,
+  modelId: string,
+): Promise<Session> {
+  try {
+    return await host.create(cwd, modelId);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw internalError(`turnloop cannot start the session: ${error.message}`);
+    }
+    throw error instanceof StorageError
+      ? internalError(`${storeFailure(error)}: the session was not created`)
+      : error;
+  }
+}
+
+/**
  * Reopens a session from its log, for writing.
  * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
  * session open when another one (or this connection) does; `-32602` naming its folder when that is
- * not an existing directory; `-32603` otherwise, naming the file or
- * database a store could not write.
+ * not an existing directory; `-32603` naming its folder's invalid config file and key, or
+ * otherwise the file or database a store could not write.
  */
 export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
@@ -214,6 +235,10 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
     if (error instanceof SessionFolderGoneError) {
       // As session/new refuses a cwd that is not an existing directory.
       throw invalidParams(error.message, { cwd: error.folder });
+    }
+    if (error instanceof ConfigError) {
+      // Its folder's config file is invalid: that folder's sessions only are refused.
+      throw internalError(`turnloop cannot open session ${sessionId}: ${error.message}`);
     }
     throw internalError(`Could not open session ${sessionId}: ${storeFailure(error)}`);
   }

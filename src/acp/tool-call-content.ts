@@ -25,7 +25,7 @@ export function resultContent(
     terminalId !== undefined
       ? [{ type: "terminal", terminalId }]
       : diff !== undefined
-        ? [diff]
+        ? diffContent(diff)
         : text === ""
           ? []
           : [textContent(text)];
@@ -37,6 +37,15 @@ export function resultContent(
     });
   }
   return content;
+}
+
+/**
+ * An edit's diff; a file created empty has nothing to show in one (no line on either side), so a
+ * text line says it.
+ */
+function diffContent(diff: ToolCallContent): ToolCallContent[] {
+  const empty = diff.type === "diff" && diff.oldText == null && diff.newText === "";
+  return empty ? [diff, textContent("(empty file)")] : [diff];
 }
 
 /** A finished call's output for the user: the session model's output, then how a command ended. */

@@ -65,7 +65,9 @@ export function windowOf(settings: CompactionSettings): number {
  * call is never separated from its result, and the latest turn's results, which the model has
  * not seen yet, are kept whatever their size — and the latest user message. The summary request
  * carries the rest as a bounded transcript; if it still fails, a second attempt carries half as
- * much; then the compaction fails. A compaction that would remove nothing fails too.
+ * much; then the compaction fails. A compaction that would remove nothing fails too, and so does one
+ * whose summary and kept messages are not smaller than what they replace (the summary is
+ * discarded: a compaction never grows the context).
  */
 export async function compactConversation(
   settings: CompactionSettings,
@@ -112,6 +114,12 @@ export async function compactConversation(
   const view = history.compactedView(removed, answer.summary);
   const postCompactionTokens =
     fixedTokens + view.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+  if (postCompactionTokens >= currentTokens) {
+    // A summary no smaller than what it replaces would only grow the context: it is discarded.
+    return fail(
+      `the summary would not make the context smaller (about ${currentTokens} tokens before, ${postCompactionTokens} with it): the conversation is kept as it was`,
+    );
+  }
   return succeed(removed, postCompactionTokens, answer.summary);
 }
 

@@ -219,7 +219,9 @@ function promptCommand(
     );
   }
   if (pick) {
-    throw new UsageError("-p needs --resume <session-id>");
+    throw new UsageError(
+      '-p --resume needs a session id (turnloop sessions lists them): turnloop -p "…" --resume <id>; the picker of sessions is the interactive turnloop --resume',
+    );
   }
   checkFlagsRead("-p", values, false);
   if (values.resume !== undefined && values.continue) {

@@ -1,4 +1,5 @@
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
+import { unclearParts } from "../permissions/permission-rules.js";
 import { lineDiff } from "../tools/line-diff.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
@@ -33,7 +34,8 @@ function escapeRegExp(text: string): string {
 /**
  * What a call will do, shown under the permission question: the whole command for `bash` and
  * where it runs when a sandbox policy is in force (`[sandbox: workspace-write, no network]`, or
- * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), the
+ * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), and for one
+ * the rules cannot fully read, `cannot be fully read: <reasons>` (the shell parser's), the
  * change for `edit` as a minimal line diff (`lineDiff`: unchanged lines at either end are context,
  * never removed and re-added; removed lines red, added green), the start of the file for
  * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
@@ -47,9 +49,15 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   if (request.command !== undefined) {
     const confinement = shownConfinement(request.sandbox);
     const shown = confinement === undefined ? [] : [`    [${confinement}]`];
+    // What the rules could not read of it (a computed command name, `eval` …): an "always" then
+    // records only this exact command, never its prefix (permissions/command-prefix.ts).
+    const unclear = unclearParts(request.command);
     return [
       ...request.command.split("\n").map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
       ...shown,
+      ...(unclear.length === 0
+        ? []
+        : [paint("33", `    cannot be fully read: ${unclear.join("; ")}`)]),
     ];
   }
   if (request.mcp !== undefined) {

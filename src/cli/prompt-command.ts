@@ -12,7 +12,7 @@ import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
 import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
-import { type NotOpened, openPromptSession } from "./prompt-session.js";
+import { type NotOpened, openPromptSession, unknownSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
@@ -82,16 +82,21 @@ async function runPrompt(
     io.stderr.write(`turnloop: ${misplaced}\n`);
     return EXIT.usage;
   }
-  const prompt = await checkedPrompt(options, io);
-  if (typeof prompt === "number") {
-    return prompt;
-  }
   let host: SessionHost;
   try {
     host = new SessionHost({ home: io.home, env: io.env, config: io.config });
   } catch (error) {
     io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
     return EXIT.usage;
+  }
+  const unknown = await unknownSession(host, options);
+  if (unknown !== undefined) {
+    io.stderr.write(`turnloop: ${unknown}\n`);
+    return EXIT.usage;
+  }
+  const prompt = await checkedPrompt(options, io);
+  if (typeof prompt === "number") {
+    return prompt;
   }
   const resuming = options.resume !== undefined || options.continue;
   // A new session needs a model before anything is written; a resumed one may use its own.

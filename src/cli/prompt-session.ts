@@ -7,6 +7,23 @@ import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
 
 /**
+ * Why `--resume`'s value names no session (none, or several, start with it; the store's message,
+ * as every command says it), checked before stdin is read: in `-p --resume fixbug` the word may
+ * be a prompt (then read from stdin, whose emptiness is not the problem) or a mistyped id.
+ * `undefined` without `--resume` or when it resolves.
+ */
+export async function unknownSession(
+  host: SessionHost,
+  options: PromptOptions,
+): Promise<string | undefined> {
+  if (options.resume === undefined) {
+    return undefined;
+  }
+  const resolved = await host.resolveId(options.resume);
+  return resolved.ok ? undefined : resolved.message;
+}
+
+/**
  * Opens the session `-p` runs in: `--resume`, `--continue`, or a new one. A resumed session works
  * in its own folder: a `--cwd` (`cwdGiven`) naming another is a usage error, before it is opened.
  */

@@ -70,7 +70,7 @@ async function runFace(command: FaceCommand): Promise<number> {
       : command.kind === "interactive"
         ? process.stdout
         : undefined;
-  const configuring = configure(command.options, askOn, resumesById(command));
+  const configuring = configure(command.options, askOn, opensOtherFolders(command));
   // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
   configuring.catch(() => undefined);
   if (command.kind === "acp") {
@@ -208,36 +208,47 @@ async function runSessionsTool(
 }
 
 /**
- * Whether `command` opens one session named by its id (`-p --resume <id>`, `turnloop --resume
- * <id>`): that session runs with its own folder's project file (host.ts), which may be another's.
+ * Whether `command` may open sessions of other folders than the current one, each with its own
+ * folder's project file (host.ts `runIn`): `"resumed"` for `-p --resume <id>` and `turnloop
+ * --resume <id>` (the session's folder may be another), `"served"` for `turnloop acp` and the SDK
+ * server (an editor or app names each session's folder); `undefined` for any other.
  */
-function resumesById(command: FaceCommand): boolean {
-  return (
-    (command.kind === "prompt" || command.kind === "interactive") &&
+function opensOtherFolders(command: FaceCommand): "resumed" | "served" | undefined {
+  if (command.kind === "acp" || command.kind === "server") {
+    return "served";
+  }
+  return (command.kind === "prompt" || command.kind === "interactive") &&
     typeof command.options.resume === "string"
-  );
+    ? "resumed"
+    : undefined;
 }
 
 /**
  * Resolves a face's run config; reports a bad file and unknown keys on stderr. With `askOn` (the
  * stream a face of the user's terminal asks on), keys an untrusted project holds are asked about
  * first when stdin and that stream are terminals (project-trust-question.ts); a yes resolves the
- * config again, trusted. `resumingById`: a problem of the current folder's project files does not
- * stop the face (the session may work in another folder); the config is resolved without them,
- * and a session of this folder meets the problem when it is opened (host.ts `runIn`).
+ * config again, trusted. `otherFolders` ({@link opensOtherFolders}): a problem of the current
+ * folder's project files does not stop the face (its sessions may work in other folders); the
+ * config is resolved without them (a served face warns of the problem), and a session of this
+ * folder meets it when it is opened (host.ts `runIn`).
  */
 async function configure(
   options: FaceOptions,
   askOn?: NodeJS.WriteStream,
-  resumingById = false,
+  otherFolders?: "resumed" | "served",
 ): Promise<
   { ok: true; config: RunConfig; env: NodeJS.ProcessEnv } | { ok: false; message: string }
 > {
   const { configuredFace } = await import("../session/face-config.js");
   let configured = await configuredFace(options, process.env);
-  if (!configured.ok && resumingById) {
+  if (!configured.ok && otherFolders) {
     const withoutProject = await configuredFace(options, process.env, null);
-    configured = withoutProject.ok ? withoutProject : configured;
+    if (withoutProject.ok) {
+      // A server goes on serving other folders: say why this one's sessions will be refused.
+      const problem = `${configured.message}; sessions in ${withoutProject.config.cwd.value} are refused until it is fixed`;
+      const warnings = otherFolders === "served" ? [problem] : [];
+      configured = { ...withoutProject, warnings: [...withoutProject.warnings, ...warnings] };
+    }
   }
   if (
     configured.ok &&

@@ -1,5 +1,7 @@
+import { statSync } from "node:fs";
 import { errorCode, errorMessage, warningLine } from "../events/errors.js";
 import type { RepairNote } from "../events/event-parts.js";
+import type { SessionEvent } from "../events/events.js";
 import { age } from "../session/age.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
@@ -44,7 +46,7 @@ export async function runSessionsCommand(
           return UNKNOWN_SESSION_EXIT_CODE;
         }
         const { events, repaired } = await store.read(resolved.sessionId);
-        io.stdout.write(withRepairMarks(renderConversation(events), repaired));
+        io.stdout.write(withRepairMarks(renderConversation(events), repaired) + notes(events));
         if (repaired.length > 0) {
           io.stderr.write(
             `turnloop: skipped ${repaired.length} damaged line(s) while reading (marked under the session line)\n`,
@@ -76,7 +78,8 @@ export async function runSessionsCommand(
 /**
  * `sessions list`: every session in the store's order, newest first: as JSON (the store's
  * summaries, absolute ISO-8601 times), or two lines each — id, age of the last activity
- * (`3 min ago`, `yesterday`: age.ts), turns and folder, then the first prompt.
+ * (`3 min ago`, `yesterday`: age.ts), turns and folder (`(folder gone)` after one that is not an
+ * existing directory here: the session cannot be resumed until it is back), then the first prompt.
  */
 async function listSessions(
   store: SessionStore,
@@ -96,8 +99,9 @@ async function listSessions(
   for (const session of sessions) {
     const prompt = summaryLine(session);
     const turns = `${session.turns} turn${session.turns === 1 ? "" : "s"}`;
+    const gone = session.cwd !== null && folderGone(session.cwd) ? " (folder gone)" : "";
     stdout.write(
-      `${session.sessionId}  ${age(session.lastActivity, now)}  ${turns}  ${session.cwd ?? "?"}\n    ${prompt}\n`,
+      `${session.sessionId}  ${age(session.lastActivity, now)}  ${turns}  ${session.cwd ?? "?"}${gone}\n    ${prompt}\n`,
     );
   }
   return 0;
@@ -115,4 +119,29 @@ function withRepairMarks(text: string, repaired: readonly RepairNote[]): string 
   const marks = repaired.map((note) => `[damaged line ${note.line} skipped (${note.reason})]\n`);
   const headerEnd = text.startsWith("session ") ? text.indexOf("\n") + 1 : 0;
   return `${text.slice(0, headerEnd)}${marks.join("")}${text.slice(headerEnd)}`;
+}
+
+/** Whether `folder` is not an existing directory here (removed, or a log from another machine). */
+function folderGone(folder: string): boolean {
+  try {
+    return !statSync(folder).isDirectory();
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * What `sessions show` adds under a conversation: that nothing was asked yet (a session an editor
+ * opened and left: its log holds little more than its start), and that its folder is gone.
+ */
+function notes(events: readonly SessionEvent[]): string {
+  const start = events.find((event) => event.type === "session.start");
+  const asked = events.some((event) => event.type === "user.message");
+  const lines = [
+    ...(asked ? [] : ["(no prompt yet: nothing was asked in this session)"]),
+    ...(start?.type === "session.start" && folderGone(start.data.cwd)
+      ? [`(its folder ${start.data.cwd} is gone: create or restore it to resume the session)`]
+      : []),
+  ];
+  return lines.map((line) => `${line}\n`).join("");
 }

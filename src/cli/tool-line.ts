@@ -53,7 +53,8 @@ export interface ToolOutcome {
 /**
  * A finished call as the user needs it: a command that failed (the session model's rule: it
  * exited non-zero or was killed) shows its exit code or signal and its output; any other failure
- * its first line; `edit` and `create` show their path and `+added −removed` lines.
+ * its first line; `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
+ * file created empty).
  */
 export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
   const output = (toolCall.output ?? "").replace(/\s+$/, "");
@@ -83,7 +84,8 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
   }
   if (toolName === "create" && path !== undefined) {
     const text = String(callArguments.file_text ?? "");
-    return { failed: false, label: path, detail: `+${lineCount(text)}`, output: [] };
+    const detail = text === "" ? "(empty file)" : `+${lineCount(text)}`;
+    return { failed: false, label: path, detail, output: [] };
   }
   return { failed: false, output: [] };
 }

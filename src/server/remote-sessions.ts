@@ -11,9 +11,11 @@
 
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { History } from "../agent/history.js";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import { createEnvelope } from "../session/envelope.js";
 import { FOLLOWER_EXPIRY_MS, registerHandler } from "../session/follower-handler.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { SentPrompts } from "../session/prompt-end.js";
@@ -31,7 +33,7 @@ import { replyFor } from "./permissions.js";
 import { endPrompts } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import type { ServerSession } from "./server-session.js";
-import { assistantIdleBefore, bareModelId, modelNamesOnWire } from "./wire-events.js";
+import { assistantIdleBefore, bareModelId, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 /** A session followed here for one client connection. */
 interface RemoteSession {
@@ -117,7 +119,8 @@ export async function resumeRemote(
 
 /**
  * Follows the session `start` describes for `connection` from after `log` (its events until
- * now): every stored event to the client, the end of each prompt it sent, and while some wait,
+ * now): every stored event to the client (after each `assistant.usage`, the ephemeral
+ * `session.usage_info` the owner's clients get, derived here), the end of each prompt it sent, and while some wait,
  * the owner's lease (owner-watch.ts): a dead owner's prompts end with an error.
  */
 async function startFollowing(
@@ -128,8 +131,11 @@ async function startFollowing(
   const { store } = connection.server.host;
   const session = { sessionId: start.sessionId, startTime: start.startTime };
   const questions = new RemoteQuestions(start.cwd);
+  // The conversation as the owner folds it, for the `session.usage_info` it sends its clients.
+  const history = new History();
   for (const event of log.events) {
     questions.wireEvent(event, event);
+    history.apply(event);
   }
   const prompts = new SentPrompts();
   let ownerWatch: OwnerWatch | undefined;
@@ -144,6 +150,13 @@ async function startFollowing(
       });
     }
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
+    history.apply(event);
+    if (event.type === "assistant.usage") {
+      // Ephemeral on the owner, so never stored: derived here as the owner derives it.
+      const tokenLimit = connection.server.host.contextWindowOf(event.data.model);
+      const info = createEnvelope(usageInfo(history, tokenLimit), event.id);
+      connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: info });
+    }
     endPrompts(connection, session, prompts.stored(event), event.id);
     ownerWatch?.stored(event);
   });

@@ -8,11 +8,11 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
-import { SessionFolderGoneError } from "../session/config-paths.js";
+import { ConfigError } from "../session/config-paths.js";
 import { sameFolder } from "../session/paths.js";
 import { recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
-import { folderElsewhereIn } from "../session/session-folder.js";
+import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
@@ -181,7 +181,9 @@ async function reopen(
         : { continuePendingWork, sessionWasActive: false };
     session = await server.host.open(params.sessionId, details);
   } catch (error) {
-    if (error instanceof SessionLockedError || error instanceof SessionFolderGoneError) {
+    // Held elsewhere, its folder gone, or its folder's config file invalid (a SessionFolderGoneError
+    // is a ConfigError): that session only is refused, with what to do.
+    if (error instanceof SessionLockedError || error instanceof ConfigError) {
       throw invalidParams(`session.resume: ${error.message}`);
     }
     throw invalidParams(
@@ -337,9 +339,9 @@ async function checkResumeFolder(
         ? undefined
         : served.cwd;
   if (folder !== undefined) {
-    throw invalidParams(
-      `session.resume: workingDirectory ${cwd}: session ${sessionId} works in ${folder}; resume it with that workingDirectory (or none), or create a new session in ${cwd}`,
-    );
+    const reopen = "resume it with that workingDirectory (or none)";
+    const advice = elsewhereAdvice(sessionId, folder, { cwd, reopen, fresh: "create" });
+    throw invalidParams(`session.resume: workingDirectory ${cwd}: ${advice}`);
   }
 }
 

@@ -61,8 +61,9 @@ export function writeRequestFields(
   return { diff: "" };
 }
 
+/** The diff's two header lines, then its hunk: none when nothing changes (an empty file created). */
 function unified(from: string, to: string, hunk: string): string {
-  return `--- ${from}\n+++ ${to}\n${hunk}\n`;
+  return `--- ${from}\n+++ ${to}\n${hunk === "" ? "" : `${hunk}\n`}`;
 }
 
 /** The file's text, or undefined when it is missing, unreadable, not a file or too large. */

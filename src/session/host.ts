@@ -205,9 +205,18 @@ export class SessionHost extends ModelHost {
     }
     let opening = this.opening.get(sessionId);
     if (opening === undefined) {
+      // Its folder and that folder's config are checked before anything is written: a refused
+      // reopen leaves the log as it was (no `session.resume`).
+      let run = this.run;
+      const beforeResume = async ({ cwd }: { cwd: string }) => {
+        if (!isDirectory(cwd)) {
+          throw new SessionFolderGoneError(sessionId, cwd);
+        }
+        run = await this.runIn(cwd);
+      };
       const options = { environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
-      opening = Session.resume(this.store, sessionId, { ...options, resumeDetails })
-        .then((session) => this.tracked(session))
+      opening = Session.resume(this.store, sessionId, { ...options, resumeDetails, beforeResume })
+        .then((session) => this.track(session, run))
         .finally(() => this.opening.delete(sessionId));
       this.opening.set(sessionId, opening);
     }
@@ -339,24 +348,6 @@ export class SessionHost extends ModelHost {
    */
   delete(sessionId: string): Promise<boolean> {
     return this.store.delete(sessionId);
-  }
-
-  /**
-   * `session` tracked with its folder's run config; closed again when that has a problem or when
-   * its folder is gone (every face opens a resumed session here, so each refuses it the same way).
-   */
-  private async tracked(session: Session): Promise<Session> {
-    let run: PreparedRun;
-    try {
-      if (!isDirectory(session.cwd)) {
-        throw new SessionFolderGoneError(session.id, session.cwd);
-      }
-      run = await this.runIn(session.cwd);
-    } catch (error) {
-      await session.close();
-      throw error;
-    }
-    return this.track(session, run);
   }
 
   private track(session: Session, run: PreparedRun): Session {

@@ -13,6 +13,11 @@ export interface OpeningOptions {
   releaseWhenIdle?: boolean;
   /** Recorded in the `session.resume` event of a reopen. */
   resumeDetails?: ResumeDetails;
+  /**
+   * A reopen's check of the session's start (its folder), once its lease is held and before
+   * anything is written: a rejection refuses the reopen, the lease let go and the log unchanged.
+   */
+  beforeResume?: (start: SessionEventOf<"session.start">["data"]) => Promise<void>;
 }
 
 /**

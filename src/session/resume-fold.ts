@@ -9,6 +9,7 @@
 import { History } from "../agent/history.js";
 import type { SessionEvent, SessionEventOf, SessionEventType } from "../events/events.js";
 import { openAppender } from "./idle-lease.js";
+import type { OpeningOptions } from "./opening.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
 import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js";
@@ -116,13 +117,15 @@ export interface ResumeOpening {
  * the conversation as the store reads the log ({@link ResumeFold}). When that fold is unusable,
  * folds the conversation (rewind.ts) of the whole log: the events the store gave when it ignored
  * `keep`, else those of a second, whole read (a rewind drops events that were folded already).
- * @throws as `openAppender`; an Error when the log has no `session.start`, or the store's read
- * error (the lease is given back first).
+ * `beforeResume` checks the start first (see `OpeningOptions`).
+ * @throws as `openAppender`; an Error when the log has no `session.start`, `beforeResume`'s
+ * rejection, or the store's read error (the lease is given back first).
  */
 export async function openForResume(
   store: SessionStore,
   sessionId: string,
   releaseWhenIdle: boolean,
+  beforeResume?: OpeningOptions["beforeResume"],
 ): Promise<ResumeOpening> {
   const fold = new ResumeFold();
   const opened = await openAppender(store, sessionId, releaseWhenIdle, fold.keep);
@@ -132,6 +135,7 @@ export async function openForResume(
     if (start?.type !== "session.start") {
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
+    await beforeResume?.(start.data);
     if (fold.foldedAll(log)) {
       return { opened, start, state: fold };
     }

@@ -10,6 +10,9 @@ import type { SessionEvent } from "../events/events.js";
 import type { SessionHost } from "./host.js";
 import { sameFolder } from "./paths.js";
 
+// Not an ES module import: its facade loads Node's file streams (face-config.ts says why).
+const { statSync } = process.getBuiltinModule("node:fs");
+
 /**
  * The folder session `sessionId` works in, when that is not `cwd` (the same folder by path or,
  * through symbolic links, by real path: paths.ts `sameFolder`), read from the session list's
@@ -38,7 +41,33 @@ export function folderElsewhereIn(
   return folder === undefined || sameFolder(folder, cwd) ? undefined : folder;
 }
 
+/**
+ * The words every face ends its refusal with when session `sessionId`, asked for in `cwd`, works
+ * in `folder`: `session <id> works in <folder>; <reopen>, or start a new session in <cwd>`, where
+ * `reopen` is the face's way to reopen it in its own folder. When that folder is gone (not an
+ * existing directory here), reopening it there cannot work: it says so, and that the folder must
+ * be created or restored first.
+ */
+export function elsewhereAdvice(
+  sessionId: string,
+  folder: string,
+  { cwd, reopen, fresh = "start" }: { cwd: string; reopen: string; fresh?: string },
+): string {
+  const freshly = `${fresh} a new session in ${cwd}`;
+  return isDirectory(folder)
+    ? `session ${sessionId} works in ${folder}; ${reopen}, or ${freshly}`
+    : `session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it, then ${reopen}; or ${freshly}`;
+}
+
+function isDirectory(folder: string): boolean {
+  try {
+    return statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** What a command line (`-p` or the interactive face) says when `--cwd` names another folder. */
 export function cwdElsewhereMessage(sessionId: string, cwd: string, folder: string): string {
-  return `--cwd ${cwd}: session ${sessionId} works in ${folder}; resume it without --cwd, or start a new session in ${cwd}`;
+  return `--cwd ${cwd}: ${elsewhereAdvice(sessionId, folder, { cwd, reopen: "resume it without --cwd" })}`;
 }

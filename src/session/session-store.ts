@@ -368,7 +368,10 @@ export async function resolveSessionId(
     return { ok: true, sessionId: only.sessionId };
   }
   if (matches.length === 0) {
-    return { ok: false, message: `no session ${idOrPrefix} in ${store.location}` };
+    return {
+      ok: false,
+      message: `no session ${idOrPrefix} in ${store.location} (turnloop sessions lists them)`,
+    };
   }
   const named = matches.slice(0, 3).map((session) => session.sessionId);
   return {

@@ -156,7 +156,8 @@ export class Session {
     sessionId: string,
     options: OpeningOptions = {},
   ): Promise<Session> {
-    const resumed = await openForResume(store, sessionId, options.releaseWhenIdle === true);
+    const idle = options.releaseWhenIdle === true;
+    const resumed = await openForResume(store, sessionId, idle, options.beforeResume);
     const { opened, start: first, state } = resumed;
     const { appender, log } = opened;
     const stored = {

@@ -19,7 +19,7 @@ interface DiffLine {
 
 /**
  * One unified-style hunk covering the lines that differ between two whole files (which differ in
- * one region), with {@link DIFF_CONTEXT_LINES} lines of context. Lines are the files' own
+ * one region; `""` when none does, as diff prints no hunk then), with {@link DIFF_CONTEXT_LINES} lines of context. Lines are the files' own
  * ({@link fileLines}): a final line break is no empty line; a last line without one is followed by
  * `\ No newline at end of file`, as diff prints it, so adding or removing that break shows.
  * Carriage returns are not shown; long runs of changed lines and long lines are cut with a note.
@@ -67,6 +67,10 @@ function hunk(oldLines: readonly DiffLine[], newLines: readonly DiffLine[]): str
     same(oldLines[oldLines.length - 1 - suffix], newLines[newLines.length - 1 - suffix])
   ) {
     suffix += 1;
+  }
+  if (prefix === oldLines.length && prefix === newLines.length) {
+    // Nothing differs (an empty file created, a text written as it was): no hunk at all.
+    return "";
   }
   const start = Math.max(prefix - DIFF_CONTEXT_LINES, 0);
   const oldEnd = oldLines.length - suffix;

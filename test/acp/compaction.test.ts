@@ -11,6 +11,13 @@ import {
 } from "../support/context-limit.js";
 import { AcpHarness } from "./support.js";
 
+/**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER =
+  "One: the answer of the first prompt, long enough to be worth summarising. ".repeat(20);
+
 const WINDOW = 8_000;
 
 function compactionUpdates(updates: acp.SessionUpdate[]) {
@@ -108,9 +115,47 @@ describe("compaction over ACP", () => {
     expect(harness.server.requests.filter(isSummaryRequest)).toHaveLength(2);
   });
 
+  // A trial of session 17's build (round 3, session 18, #3): a summary longer than what it
+  // replaced was kept and the context grew.
+  test("/compact whose summary would not shrink the context: a failed compaction saying so; the conversation is kept", async () => {
+    const harness = await AcpHarness.start();
+    const long = `Task: ${"count. ".repeat(400)}`;
+    harness.server.enqueue({ text: "one" }, { text: "two" }, { text: long });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "first");
+    await harness.prompt(sessionId, "second");
+    await harness.prompt(sessionId, "/compact");
+    const [, end] = compactionUpdates(harness.updates(sessionId));
+    expect(end).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      status: "failed",
+      content: [
+        {
+          type: "content",
+          content: {
+            type: "text",
+            text: expect.stringMatching(
+              /^Compaction failed: the summary would not make the context smaller \(about \d+ tokens before, \d+ with it\): the conversation is kept as it was$/,
+            ),
+          },
+        },
+      ],
+    });
+    expect(
+      harness
+        .updates(sessionId)
+        .filter((update) => update.sessionUpdate === "usage_update" && update.used > 1_000),
+    ).toEqual([]);
+    harness.server.enqueue({ text: "three" });
+    await harness.prompt(sessionId, "third");
+    const last = requestText(harness.server.requests[3]);
+    expect(last).toContain("first");
+    expect(last).not.toContain("count. count.");
+  });
+
   test("/compact is announced, passes its instructions and ends the turn", async () => {
     const harness = await AcpHarness.start();
-    harness.server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    harness.server.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     const sessionId = await harness.newSession();
     await harness.prompt(sessionId, "first");
     await harness.prompt(sessionId, "second");

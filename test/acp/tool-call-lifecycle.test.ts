@@ -195,4 +195,27 @@ describe("the ACP tool-call lifecycle", () => {
       },
     ]);
   });
+  // A trial of session 17's build (round 3, session 18, #5): a file created empty showed an
+  // empty diff; a text line now says it is empty.
+  test("a file created empty: its diff and a line saying it is empty", async () => {
+    const harness = await AcpHarness.start({ face: { allowAllTools: true } });
+    harness.server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_E", name: "create", arguments: '{"path":"empty.txt","file_text":""}' },
+        ],
+      },
+      { text: "created" },
+    );
+    const sessionId = await harness.newSession();
+    expect(await harness.prompt(sessionId, "make it")).toEqual({ stopReason: "end_turn" });
+    expect(toolUpdates(harness, sessionId).at(-1)).toMatchObject({
+      toolCallId: "call_E",
+      status: "completed",
+      content: [
+        { type: "diff", path: "<cwd>/empty.txt", oldText: null, newText: "" },
+        text("(empty file)"),
+      ],
+    });
+  });
 });

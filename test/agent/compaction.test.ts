@@ -15,6 +15,13 @@ import { type CliFixtures, test } from "../support/fixtures.js";
 import { FAST_RETRIES, type Harness, ofType } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
 
+/**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER =
+  "One: the answer of the first prompt, long enough to be worth summarising. ".repeat(20);
+
 const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
 const FILES = 6;
 
@@ -191,7 +198,7 @@ describe("the summary request", () => {
     openHarness,
   }) => {
     const harness = await openHarness({ wire: "openai-chat", tuning: FAST_RETRIES });
-    harness.server.enqueue({ text: "one" }, { text: "two" });
+    harness.server.enqueue({ text: LONG_ANSWER }, { text: "two" });
     await harness.prompt("first");
     await harness.prompt("second");
     const unavailable: Reply = {
@@ -358,7 +365,7 @@ describe("the compacted view", () => {
     openHarness,
   }) => {
     const harness = await openHarness({ wire: "openai-chat" });
-    harness.server.enqueue({ text: "one" });
+    harness.server.enqueue({ text: LONG_ANSWER });
     await harness.prompt("first");
     const nothing = await harness.session.compact(harness.settings, "");
     expect(nothing).toMatchObject({ ok: false });

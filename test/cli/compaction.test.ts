@@ -11,6 +11,13 @@ import {
 } from "../support/context-limit.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 
+/**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER =
+  "One: the answer of the first prompt, long enough to be worth summarising. ".repeat(20);
+
 const WINDOW = 8_000;
 
 test.beforeEach(async ({ repository }) => {
@@ -90,7 +97,7 @@ describe("compaction in turnloop -p", () => {
   });
 
   test("sessions compact <id> [instructions] compacts a stored session", async ({ cli, model }) => {
-    model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    model.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     const first = await cli(["-p", "first"], { env: NO_RETRIES });
     const sessionId = printedSessionId(first.stderr);
     await cli(["-p", "second", "--resume", sessionId], { env: NO_RETRIES });
@@ -105,6 +112,31 @@ describe("compaction in turnloop -p", () => {
     const again = await cli(["sessions", "compact", "no-such-session"], { env: NO_RETRIES });
     // An id that names no session is a usage error (test/cli/session-prefix.test.ts).
     expect(again.code).toBe(64);
+  });
+
+  // A trial of session 17's build (round 3, session 18, #3): a summary longer than the messages
+  // it replaced was kept, and the context grew. It is discarded, and every face says so.
+  test("a summary that would not shrink the context is discarded: said, exit 1, the next prompt sees the whole conversation", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ text: "one" }, { text: "two" }, { text: `Task: ${"count. ".repeat(400)}` });
+    const first = await cli(["-p", "first"], { env: NO_RETRIES });
+    const sessionId = printedSessionId(first.stderr);
+    await cli(["-p", "second", "--resume", sessionId], { env: NO_RETRIES });
+    const result = await cli(["sessions", "compact", sessionId], { env: NO_RETRIES });
+    expect([result.code, result.stdout]).toEqual([1, ""]);
+    expect(result.stderr).toMatch(
+      /^turnloop: compaction failed: the summary would not make the context smaller \(about (\d+) tokens before, (\d+) with it\): the conversation is kept as it was\n$/,
+    );
+    const [, before, after] = /about (\d+) tokens before, (\d+)/.exec(result.stderr) ?? [];
+    expect(Number(after)).toBeGreaterThanOrEqual(Number(before));
+    model.enqueue({ text: "three" });
+    const third = await cli(["-p", "third", "--resume", sessionId], { env: NO_RETRIES });
+    expect(third.code, third.stderr).toBe(0);
+    const sent = JSON.stringify(model.requests.at(-1)?.body);
+    expect(sent).toContain("first");
+    expect(sent).not.toContain("count. count.");
   });
 
   // A fresh user's trial: Ctrl-C during `sessions compact` exited 130 with nothing said.

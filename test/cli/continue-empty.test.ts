@@ -67,3 +67,20 @@ test("turnloop sessions marks a session with no prompt yet", async ({ cli, repos
     new RegExp(`^${empty}  .*  0 turns  ${repository}\\n    \\(no prompt yet\\)\\n$`),
   );
 });
+
+// A trial of session 17's build (round 3, session 18, #8): `turnloop sessions show` of such a
+// session printed its start line alone, as if the rest had been lost.
+test("turnloop sessions show of a session with no prompt yet says so", async ({
+  cli,
+  repository,
+}) => {
+  const acp = await cli(["acp"], { stdin: editorOpening(repository) });
+  const empty = /"sessionId":"([0-9a-f-]{36})"/.exec(acp.stdout)?.[1] ?? "";
+  const shown = await cli(["sessions", "show", empty]);
+  expect(shown.code, shown.stderr).toBe(0);
+  expect(shown.stdout).toMatch(
+    new RegExp(
+      `^session ${empty} · openai-compatible:fake-model · ${repository} · started \\S+\\n\\(no prompt yet: nothing was asked in this session\\)\\n$`,
+    ),
+  );
+});

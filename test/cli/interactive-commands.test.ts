@@ -6,6 +6,12 @@ import { tmuxMissing } from "../support/interactive-terminal.js";
 import { stdioEntry } from "../support/mcp/servers.js";
 import { interactiveTest, pastSession, printedSessionId } from "./interactive-support.js";
 
+/**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER = `one. ${"The first answer, long enough to be worth summarising. ".repeat(20)}`;
+
 describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", () => {
   interactiveTest(
     "slash commands of each kind: text (/help, /usage, /sessions), settings (/model, /mode), session (/new), Tab completion, an unknown one",
@@ -94,7 +100,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
   interactiveTest(
     "/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said",
     async ({ fixture }) => {
-      fixture.server.enqueue({ text: "one" });
+      fixture.server.enqueue({ text: LONG_ANSWER });
       const terminal = await fixture.openReady([], { rows: 40 });
       // One exchange leaves nothing older than the recent turns: the compaction removes nothing.
       terminal.type("/compact");

@@ -31,6 +31,26 @@ async function fakeNpx(fixture: InteractiveFixture): Promise<NodeJS.ProcessEnv> 
 }
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command prefix", () => {
+  // A trial of session 17's build (round 3, session 18, #10): the question about a command the
+  // rules cannot fully read did not say so (-p's and ACP's did).
+  interactiveTest(
+    "a command that cannot be fully read: the question says why, and 'always' is for that exact command only",
+    async ({ fixture }) => {
+      fixture.server.enqueue(bash("call_1", 'eval "$STEP" x'), { text: "not run" });
+      const terminal = await fixture.openReady([], { columns: 160 });
+      terminal.type("run the step");
+      const question = trimmed(await terminal.waitFor(/\[n\] no/));
+      expect(question).toMatch(/\$ eval "\$STEP" x\n +cannot be fully read: .+/);
+      expect(question).toContain('[a] yes, always for bash(eval "$STEP" x) in this session');
+      expect(question).not.toContain("[p]");
+      terminal.write("n");
+      await terminal.waitFor(/not run/);
+      await terminal.idle();
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
+
   interactiveTest(
     "yes-always for npx tape * lets npx tape test/a.js run without asking; rm -rf x still asks; /permissions lists, saves and removes the grant",
     async ({ fixture }) => {

@@ -8,6 +8,25 @@ import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
+  // A trial of session 17's build (round 3, session 18, #5): a file created empty showed `+0
+  // lines`; every face says it is empty.
+  interactiveTest("a file created empty says so on its tool line", async ({ fixture }) => {
+    fixture.server.enqueue(
+      {
+        toolCalls: [
+          { id: "call_1", name: "create", arguments: '{"path":"empty.txt","file_text":""}' },
+        ],
+      },
+      { text: "Created it." },
+    );
+    const terminal = await fixture.openReady(["--allow-all-tools"]);
+    terminal.type("Make an empty file");
+    const screen = await terminal.waitFor(/Created it\./);
+    expect(screen).toMatch(/✓ create empty\.txt +\d\.\ds \(empty file\)/);
+    terminal.key("C-d");
+    expect((await terminal.exited()).code).toBe(0);
+  });
+
   interactiveTest(
     "a two-turn tool prompt: the tool line, the Markdown answer, the events in order, Ctrl-D exits with the id",
     async ({ fixture }) => {

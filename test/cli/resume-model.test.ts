@@ -91,5 +91,13 @@ describe("a resumed session's model", () => {
       code: 0,
       stderr: `turnloop: session ${id} now uses ${CONFIGURED} (it ran with ${chat}, whose key OPENAI_API_KEY is not set here)\n`,
     });
+    // The interactive banner names the key too (session-18 trial #12: it said only "ran with").
+    await cli(["-p", "third", "--resume", id, "--model", chat], {
+      env: { OPENAI_API_KEY: "sk-test" },
+    });
+    const interactive = await cli(["--resume", id], { stdin: "" });
+    expect(interactive.stdout).toContain(
+      `model ${CONFIGURED} (this session ran with ${chat}, whose key OPENAI_API_KEY is not set here) · session`,
+    );
   });
 });

@@ -45,7 +45,7 @@ test("an unknown or ambiguous session prefix: exit 64 and one wording, for every
     }
   }
   const ambiguous = `turnloop: 8 matches 2 sessions (${IDS.join(", ")}); give more of the id\n`;
-  const unknown = `turnloop: no session 0zz in ${home}\n`;
+  const unknown = `turnloop: no session 0zz in ${home} (turnloop sessions lists them)\n`;
   expect(runs).toEqual(
     ["8", "0zz"].flatMap((prefix) =>
       commandsTaking(prefix).map((args) => ({
@@ -74,5 +74,26 @@ test("-p --resume with a prompt for its id: the usage error says where the promp
   expect([closed.code, closed.stderr]).toEqual([64, said]);
   const piped = await cli(["-p", "--resume", "SAY hello there"], { stdin: "SAY piped\n" });
   expect([piped.code, piped.stderr]).toEqual([64, said]);
+  expect(model.requests).toHaveLength(0);
+});
+
+// A trial of session 17's build (round 3, session 18, #4): `-p --resume fixbug` (one word: a
+// prompt, or an id that names no session) said stdin was empty; `-p "x" --resume` (no id) said
+// only "-p needs --resume <session-id>". The id is checked before stdin is read.
+test("-p --resume with one word that names no session, and -p --resume with no id: said so, with how to list the sessions", async ({
+  cli,
+  home,
+  model,
+}) => {
+  const said = `turnloop: no session fixbug in ${home} (turnloop sessions lists them)\n`;
+  const closed = await cli(["-p", "--resume", "fixbug"]);
+  expect([closed.code, closed.stderr]).toEqual([64, said]);
+  const piped = await cli(["-p", "--resume", "fixbug"], { stdin: "the prompt\n" });
+  expect([piped.code, piped.stderr]).toEqual([64, said]);
+  const noId = await cli(["-p", "x", "--resume"]);
+  expect([noId.code, noId.stderr]).toEqual([
+    64,
+    'turnloop: -p --resume needs a session id (turnloop sessions lists them): turnloop -p "…" --resume <id>; the picker of sessions is the interactive turnloop --resume\n',
+  ]);
   expect(model.requests).toHaveLength(0);
 });

@@ -9,6 +9,12 @@ import { fakeModelEnvironment } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 
+/**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER = `one. ${"The first answer, long enough to be worth summarising. ".repeat(20)}`;
+
 /** Each test runs the CLI many times; on a loaded 2-core machine that takes a while. */
 const MANY_RUNS = { timeout: 120_000 };
 
@@ -158,7 +164,7 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
   );
 
   test.skipIf(skip)("a stored session is compacted by sessions compact", MANY_RUNS, async () => {
-    server.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    server.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });
     const sessionId = sessionIdOf((await run(["-p", "first"])).stderr);
     await run(["-p", "second", "--resume", sessionId]);

@@ -105,4 +105,23 @@ describe("tool lines in text mode", () => {
     ]);
     expect(result.stdout).toBe("Both done.\n");
   });
+  // A trial of session 17's build (round 3, session 18, #5): a file created empty showed a diff
+  // with an empty hunk (`@@ -0,0 +0,0 @@`) or `+0`; every face now says it is empty.
+  test("a file created empty says so", async ({ cli, model }) => {
+    model.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_1",
+            name: "create",
+            arguments: JSON.stringify({ path: "empty.txt", file_text: "" }),
+          },
+        ],
+      },
+      { text: "Created." },
+    );
+    const result = await run(cli);
+    expect(result.code).toBe(0);
+    expect(toolLines(result.stderr)).toEqual(["✓ create empty.txt (empty file) (N ms)"]);
+  });
 });

@@ -11,6 +11,13 @@ import {
 } from "../support/context-limit.js";
 import { fixtureForEachTest, recordEvents } from "./support.js";
 
+/**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER =
+  "One: the answer of the first prompt, long enough to be worth summarising. ".repeat(20);
+
 const WINDOW = 8_000;
 const fixture = fixtureForEachTest();
 let client: TurnloopClient;
@@ -59,7 +66,7 @@ describe("compaction through the SDK", () => {
   });
 
   test("session.history.compact compacts with the app's instructions", async () => {
-    fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    fixture.model.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     const session = await client.createSession();
     await session.sendAndWait({ prompt: "first" });
     await session.sendAndWait({ prompt: "second" });

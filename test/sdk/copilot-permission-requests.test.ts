@@ -220,6 +220,8 @@ describe("the write request shows the change", () => {
     const asked = await askedFor([
       ["call_c", "create", { path: "new.txt", file_text: "alpha\nbeta\n" }],
       ["call_e", "edit", { path: "old.txt", old_str: "two", new_str: "2" }],
+      ["call_z", "create", { path: "empty.txt", file_text: "" }],
+      ["call_s", "create", { path: "old.txt", file_text: "one\ntwo\nthree\n", overwrite: true }],
     ]);
     const writes = asked.map((request) =>
       request.kind === "write"
@@ -239,8 +241,16 @@ describe("the write request shows the change", () => {
         undefined,
         true,
       ],
+      // Nothing differs (session-18 trial #5): no hunk, not `@@ -0,0 +0,0 @@`.
+      [
+        join(fixture.cwd, "empty.txt"),
+        `--- /dev/null\n+++ ${join(fixture.cwd, "empty.txt")}\n`,
+        "",
+        true,
+      ],
+      [edited, `--- ${edited}\n+++ ${edited}\n`, "one\ntwo\nthree\n", true],
     ]);
-    // Both were denied: nothing was written.
+    // All were denied: nothing was written.
     expect(await readFile(edited, "utf8")).toBe("one\ntwo\nthree\n");
   });
 });

@@ -5,6 +5,12 @@ import { useCopilotClient } from "./extended-support.js";
 import { recordEvents } from "./support.js";
 
 /**
+ * A first answer long enough that its summary is smaller: a compaction that would not shrink the
+ * context is discarded (src/agent/compaction.ts).
+ */
+const LONG_ANSWER = `one. ${"The first answer, long enough to be worth summarising. ".repeat(20)}`;
+
+/**
  * Issue 25, extended: `session.commands.list` / `invoke` over turnloop's slash commands, driven
  * through the official `@github/copilot-sdk` over the built CLI against the fake model.
  */
@@ -32,7 +38,7 @@ describe("session.commands", () => {
     });
 
     const events = recordEvents(session);
-    setup.fixture.model.enqueue({ text: "one" }, { text: "two" }, { text: "Task: count." });
+    setup.fixture.model.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     await session.sendAndWait({ prompt: "first" });
     await session.sendAndWait({ prompt: "second" });
     expect(await session.rpc.commands.invoke({ name: "compact", input: "keep it short" })).toEqual({

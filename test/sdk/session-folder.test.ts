@@ -73,6 +73,12 @@ test("resumeSession of a session whose folder is gone is refused, naming the fol
   await expect(client.resumeSession(session.sessionId)).rejects.toThrow(
     `session.resume: session ${session.sessionId} works in ${project}, which is not an existing directory here; create or restore it to resume the session`,
   );
+  // With another workingDirectory (session-18 trial #6): the gone folder is named, not advised.
+  await expect(
+    client.resumeSession(session.sessionId, { workingDirectory: fixture.cwd }),
+  ).rejects.toThrow(
+    `session.resume: workingDirectory ${fixture.cwd}: session ${session.sessionId} works in ${project}, which is not an existing directory here; create or restore it, then resume it with that workingDirectory (or none); or create a new session in ${fixture.cwd}`,
+  );
   expect(fixture.model.requests).toHaveLength(1);
 });
 
@@ -95,4 +101,37 @@ test("session.resume events name the model the session was resumed with and its 
     expect.objectContaining({ selectedModel: "alt-model", context: { cwd: project } }),
   ]);
   await switched.disconnect();
+});
+
+// A trial of session 17's build (round 3, session 18, #1): a server started in a folder whose
+// `.turnloop/config.json` is invalid exited 64, so no app could create a session anywhere; one
+// started in a good folder refused a resume in a folder with an invalid file as "no session can
+// be resumed". Config is per folder (host.ts `runIn`): that folder's sessions are refused naming
+// the file and key, the others work.
+test("a server started in a folder with an invalid config serves other folders; that folder's sessions are refused naming the file", async () => {
+  const invalid = async (folder: string): Promise<string> => {
+    await mkdir(join(folder, ".turnloop"), { recursive: true });
+    const file = join(folder, ".turnloop", "config.json");
+    await writeFile(file, '{"maxTurns": "many"}\n');
+    return `the session's folder ${folder}: ${file}: maxTurns: Invalid input: expected number, received string`;
+  };
+  const here = await invalid(fixture.cwd);
+  const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
+  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  const client = await fixture.startedClient();
+  const session = await client.createSession({ workingDirectory: project });
+  fixture.model.enqueue({ text: "Hello from elsewhere." });
+  const answer = await session.sendAndWait({ prompt: "hi" });
+  expect(answer?.data.content).toBe("Hello from elsewhere.");
+  await session.disconnect();
+  await expect(client.createSession({ workingDirectory: fixture.cwd })).rejects.toThrow(
+    `session.create: ${here}`,
+  );
+  const there = await invalid(project);
+  await expect(client.resumeSession(session.sessionId)).rejects.toThrow(`session.resume: ${there}`);
+  // The server is still up for a session in a good folder.
+  await rm(join(project, ".turnloop"), { recursive: true });
+  const resumed = await client.resumeSession(session.sessionId);
+  await resumed.disconnect();
+  expect(fixture.model.requests).toHaveLength(1);
 });

@@ -116,10 +116,20 @@ export const TEXT_PROMPT_STORED = [
 ];
 
 /**
- * What an SDK client sees of a prompt answered with text: its stored events, then Copilot's
- * `assistant.idle` and the `session.idle`.
+ * What an SDK client sees of `stored` events: each, and after each `assistant.usage` Copilot's
+ * ephemeral `session.usage_info`, which its server derives (a follower's as the owner's).
  */
-export const TEXT_PROMPT = [...TEXT_PROMPT_STORED, "assistant.idle", "session.idle"];
+export function seenOf(stored: readonly string[]): string[] {
+  return stored.flatMap((type) =>
+    type === "assistant.usage" ? [type, "session.usage_info"] : [type],
+  );
+}
+
+/**
+ * What an SDK client sees of a prompt answered with text: its stored events (and the usage
+ * info, {@link seenOf}), then Copilot's `assistant.idle` and the `session.idle`.
+ */
+export const TEXT_PROMPT = [...seenOf(TEXT_PROMPT_STORED), "assistant.idle", "session.idle"];
 
 /**
  * What a client sees of a prompt aborted mid-turn before any reply: the prompt, its turn's start
@@ -145,7 +155,7 @@ export const ASKED_PROMPT_STORED = [
 ];
 
 /** What an SDK client sees of {@link ASKED_PROMPT_STORED}'s prompt: then the two idles. */
-export const ASKED_PROMPT = [...ASKED_PROMPT_STORED, "assistant.idle", "session.idle"];
+export const ASKED_PROMPT = [...seenOf(ASKED_PROMPT_STORED), "assistant.idle", "session.idle"];
 
 /**
  * Makes `model` start each answer and never finish it (a turn that runs until aborted or its

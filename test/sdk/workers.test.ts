@@ -19,6 +19,7 @@ import {
   ABORTED_PROMPT,
   ASKED_PROMPT,
   holdAnswers,
+  seenOf,
   TEXT_PROMPT,
   TEXT_PROMPT_STORED,
   useWorkers,
@@ -76,6 +77,11 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     // The prompt ran on A: its client saw it live, deltas and all.
     const stored = persisted(seenOnB.events);
     expect(persisted(seenOnA.events).slice(-stored.length)).toEqual(stored);
+    // The usage info too, as A's client got it (session-18 trial #7: a follower got none).
+    const usageInfo = (events: readonly WireEvent[]) =>
+      events.flatMap((event) => (event.type === "session.usage_info" ? [event.data] : []));
+    expect(usageInfo(seenOnB.events)).toEqual(usageInfo(seenOnA.events));
+    expect(usageInfo(seenOnB.events)).toHaveLength(1);
     expect(workers.fixture.model.requests).toHaveLength(1);
   });
 
@@ -196,7 +202,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     await onB.send({ prompt: "the same words" });
     await idle;
     expect(seenOnB.events.map((event) => event.type)).toEqual([
-      ...TEXT_PROMPT_STORED,
+      ...seenOf(TEXT_PROMPT_STORED),
       ...TEXT_PROMPT,
     ]);
     const prompts = seenOnB.events.flatMap((event) =>

@@ -39,18 +39,24 @@ export interface ConversationView {
 /**
  * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
  * the model (and the one it ran with when opening it switched: its log, `events`, ends with this
- * open's `session.resume` and `session.model_change`, host.ts `modelOfResumed`), the session id
- * and where the commands are listed.
+ * open's `session.resume` and `session.model_change`, host.ts `modelOfResumed`; `unavailable`
+ * says why that one is not used, e.g. its key is not set here), the session id and where the
+ * commands are listed.
  */
 export function openingBanner(
   session: Session,
   model: ModelConfiguration,
   events: readonly SessionEvent[] = [],
+  unavailable: (previous: string) => string | undefined = () => undefined,
 ): string {
   const [resume, change] = events.slice(-2);
+  const previous = change?.type === "session.model_change" ? change.data.previousModel : undefined;
+  // Why it no longer runs with it, when that is the reason (`whose key … is not set here`), as
+  // -p says it.
+  const why = previous === undefined ? undefined : unavailable(previous);
   const ranWith =
     resume?.type === "session.resume" && change?.type === "session.model_change"
-      ? ` (this session ran with ${change.data.previousModel ?? "another"})`
+      ? ` (this session ran with ${previous ?? "another"}${why === undefined ? "" : `, ${why}`})`
       : "";
   return `turnloop in ${session.cwd}\nmodel ${model.id}${ranWith} · session ${session.id} · /help lists the commands`;
 }
@@ -340,7 +346,8 @@ export class Controller {
     for (const event of events) {
       this.usage.apply(event);
     }
-    view?.note(openingBanner(session, this.model, events), "dim");
+    const unavailable = (previous: string) => this.host.modelForSession(previous).unavailable;
+    view?.note(openingBanner(session, this.model, events, unavailable), "dim");
     view?.history(events);
     this.unsubscribe = session.subscribe((event) => {
       this.usage.apply(event);

@@ -105,7 +105,11 @@ export class ToolCallView implements Component {
       return [timing, ...this.diff()];
     }
     if (toolCall.toolName === "create") {
-      const lines = lineCount(String(toolCall.arguments.file_text ?? ""));
+      const text = String(toolCall.arguments.file_text ?? "");
+      if (text === "") {
+        return [`${timing} ${theme.dim("(empty file)")}`];
+      }
+      const lines = lineCount(text);
       return [`${timing} ${theme.added(`+${lines} line${lines === 1 ? "" : "s"}`)}`];
     }
     const output = lastLines(toolCall.output ?? "", Number.POSITIVE_INFINITY);
