@@ -12,7 +12,7 @@ import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
 import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
-import { type NotOpened, openPromptSession, unknownSession } from "./prompt-session.js";
+import { openPromptSession, sayNotOpened, unknownSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
@@ -77,27 +77,11 @@ async function runPrompt(
   spinner: Spinner | undefined,
 ): Promise<number> {
   const cwd = io.config.cwd.value;
-  const misplaced = misplacedPrompt(options);
-  if (misplaced !== undefined) {
-    io.stderr.write(`turnloop: ${misplaced}\n`);
-    return EXIT.usage;
+  const started = await startedHost(options, io);
+  if (typeof started === "number") {
+    return started;
   }
-  let host: SessionHost;
-  try {
-    host = new SessionHost({ home: io.home, env: io.env, config: io.config });
-  } catch (error) {
-    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
-    return EXIT.usage;
-  }
-  const unknown = await unknownSession(host, options);
-  if (unknown !== undefined) {
-    io.stderr.write(`turnloop: ${unknown}\n`);
-    return EXIT.usage;
-  }
-  const prompt = await checkedPrompt(options, io);
-  if (typeof prompt === "number") {
-    return prompt;
-  }
+  const { host, prompt } = started;
   const resuming = options.resume !== undefined || options.continue;
   // A new session needs a model before anything is written; a resumed one may use its own.
   const early = resuming ? undefined : host.resolveModel();
@@ -109,7 +93,7 @@ async function runPrompt(
   const model = early?.configuration.id ?? "";
   const opened = await openPromptSession(host, options, { cwd, cwdGiven }, model);
   if (!opened.ok) {
-    sayNotOpened(opened, options, io);
+    sayNotOpened(opened, options.outputFormat, io);
     return opened.kind === "usage" ? EXIT.usage : EXIT.error;
   }
   const { session } = opened;
@@ -134,6 +118,34 @@ async function runPrompt(
     output.unsubscribe();
     await host.close(session);
   }
+}
+
+/**
+ * The session host and the prompt, or the exit code of what stops the run before a session is
+ * opened: a prompt in the wrong place, a config the host refuses, a `--resume` id that names no
+ * session (checked before stdin is read), no prompt.
+ */
+async function startedHost(
+  options: PromptOptions,
+  io: PromptIo,
+): Promise<{ host: SessionHost; prompt: string } | number> {
+  let problem = misplacedPrompt(options);
+  let host: SessionHost | undefined;
+  try {
+    host =
+      problem === undefined
+        ? new SessionHost({ home: io.home, env: io.env, config: io.config })
+        : undefined;
+  } catch (error) {
+    problem = errorMessage(error);
+  }
+  problem ??= host && (await unknownSession(host, options));
+  if (problem !== undefined || host === undefined) {
+    io.stderr.write(`turnloop: ${problem}\n`);
+    return EXIT.usage;
+  }
+  const prompt = await checkedPrompt(options, io);
+  return typeof prompt === "number" ? prompt : { host, prompt };
 }
 
 /**
@@ -377,24 +389,4 @@ async function runWithSignals(
   } finally {
     stops.dispose();
   }
-}
-
-/**
- * Says why the session could not be opened: on stderr, or, for a store's refusal or a session
- * another process holds under `--output-format json`/`stream-json`, as the one result object
- * scripts read (README: one object when the prompt ends, `error` saying why), as a new session's
- * refused first write says it.
- */
-function sayNotOpened(opened: NotOpened, options: PromptOptions, io: PromptIo): void {
-  const { storage, held, message } = opened;
-  if ((storage === undefined && held === undefined) || options.outputFormat === "text") {
-    io.stderr.write(`turnloop: ${message}\n`);
-    return;
-  }
-  const outcome = { error: { errorType: "storage" as const, message } };
-  const sessionId = held?.sessionId ?? storage?.sessionId ?? null;
-  const result = new PromptResultCollector().result(outcome, sessionId, 0);
-  // A held session is no store failure: `error.type` says `locked` (trial finding 8).
-  const shown = held === undefined ? result : { ...result, error: { type: "locked", message } };
-  io.stdout.write(`${JSON.stringify(shown)}\n`);
 }

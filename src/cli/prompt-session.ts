@@ -5,6 +5,7 @@ import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { storeFailure } from "../session/storage-error.js";
 import type { PromptOptions } from "./arguments.js";
+import { PromptResultCollector } from "./prompt-result.js";
 
 /**
  * Why `--resume`'s value names no session (none, or several, start with it; the store's message,
@@ -89,4 +90,28 @@ export interface NotOpened {
   kind: "usage" | "error";
   storage?: { sessionId: string | undefined };
   held?: { sessionId: string };
+}
+
+/**
+ * Says why the session could not be opened: on stderr, or, for a store's refusal or a session
+ * another process holds under `--output-format json`/`stream-json`, as the one result object
+ * scripts read (README: one object when the prompt ends, `error` saying why), as a new session's
+ * refused first write says it.
+ */
+export function sayNotOpened(
+  opened: NotOpened,
+  outputFormat: PromptOptions["outputFormat"],
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): void {
+  const { storage, held, message } = opened;
+  if ((storage === undefined && held === undefined) || outputFormat === "text") {
+    io.stderr.write(`turnloop: ${message}\n`);
+    return;
+  }
+  const outcome = { error: { errorType: "storage" as const, message } };
+  const sessionId = held?.sessionId ?? storage?.sessionId ?? null;
+  const result = new PromptResultCollector().result(outcome, sessionId, 0);
+  // A held session is no store failure: `error.type` says `locked` (trial finding 8).
+  const shown = held === undefined ? result : { ...result, error: { type: "locked", message } };
+  io.stdout.write(`${JSON.stringify(shown)}\n`);
 }

@@ -33,56 +33,74 @@ export function terminalPermission(
     if (signal.aborted) {
       return { decision: "cancelled" };
     }
-    return new Promise<PermissionReply>((resolve) => {
-      // Loaded at the first question: a run that asks none (-p with nothing to allow, or no
-      // terminal) never loads Node's readline (issue 26, bench/notes/start.md).
-      const { createInterface } = process.getBuiltinModule("node:readline");
-      const lines = createInterface({ input, output, terminal: false });
-      let settled = false;
-      let told = false;
-      const finish = (reply: PermissionReply) => {
-        // Closing the interface emits `close` at once, which must not overwrite the answer.
-        if (settled) {
-          return;
-        }
-        settled = true;
-        signal.removeEventListener("abort", onAbort);
-        lines.close();
-        resolve(reply);
-      };
-      const onAbort = () => finish({ decision: "cancelled" });
-      signal.addEventListener("abort", onAbort, { once: true });
-      output.write(question);
-      const onLine = (line: string) => {
-        const answer = answerFor(request, line);
-        if (answer === undefined) {
-          // Not one of the answers: asked again, as the plain-line face does (a fresh user's trial).
-          output.write(notAnAnswer(request, line));
-          lines.once("line", onLine);
-        } else if (answer !== "tell") {
-          finish(answer);
-        } else {
-          told = true;
-          output.write(`  ${TELL_QUESTION} > `);
-          lines.once("line", (reason) => finish(toldReply(reason)));
-        }
-      };
-      lines.once("line", onLine);
-      lines.once("close", () => {
-        if (settled) {
-          return;
-        }
-        output.write("\n");
-        if (told) {
-          // `t` was a no: it stays one, without a reason.
-          finish(toldReply(""));
-          return;
-        }
-        cancelPrompt();
-        finish({ decision: "cancelled" });
-      });
-    });
+    return answerOf(request, question, { input, output, signal, cancelPrompt });
   };
+}
+
+/** Where a question is asked and answered, and what ends it unanswered. */
+interface QuestionFace {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal: AbortSignal;
+  cancelPrompt: () => void;
+}
+
+/** The answer read from `input` to `question`, written on `output` (see {@link terminalPermission}). */
+function answerOf(
+  request: Parameters<AskPermission>[0],
+  question: string,
+  face: QuestionFace,
+): Promise<PermissionReply> {
+  const { input, output, signal, cancelPrompt } = face;
+  return new Promise<PermissionReply>((resolve) => {
+    // Loaded at the first question: a run that asks none (-p with nothing to allow, or no
+    // terminal) never loads Node's readline (issue 26, bench/notes/start.md).
+    const { createInterface } = process.getBuiltinModule("node:readline");
+    const lines = createInterface({ input, output, terminal: false });
+    let settled = false;
+    let told = false;
+    const finish = (reply: PermissionReply) => {
+      // Closing the interface emits `close` at once, which must not overwrite the answer.
+      if (settled) {
+        return;
+      }
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      lines.close();
+      resolve(reply);
+    };
+    const onAbort = () => finish({ decision: "cancelled" });
+    signal.addEventListener("abort", onAbort, { once: true });
+    output.write(question);
+    const onLine = (line: string) => {
+      const answer = answerFor(request, line);
+      if (answer === undefined) {
+        // Not one of the answers: asked again, as the plain-line face does (a fresh user's trial).
+        output.write(notAnAnswer(request, line));
+        lines.once("line", onLine);
+      } else if (answer !== "tell") {
+        finish(answer);
+      } else {
+        told = true;
+        output.write(`  ${TELL_QUESTION} > `);
+        lines.once("line", (reason) => finish(toldReply(reason)));
+      }
+    };
+    lines.once("line", onLine);
+    lines.once("close", () => {
+      if (settled) {
+        return;
+      }
+      output.write("\n");
+      if (told) {
+        // `t` was a no: it stays one, without a reason.
+        finish(toldReply(""));
+        return;
+      }
+      cancelPrompt();
+      finish({ decision: "cancelled" });
+    });
+  });
 }
 
 /** A preview's note in brackets (where the command runs, why it is asked to run outside the sandbox). */
