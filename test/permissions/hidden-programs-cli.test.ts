@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { bashResultThroughCli } from "../support/one-command.js";
+import { describeMarkerCases, UNREAD } from "./marker-cases.js";
 
 /**
  * One end-to-end `turnloop -p` run per mechanism of hidden-programs.test.ts, with harmless
@@ -14,10 +15,7 @@ import { bashResultThroughCli } from "../support/one-command.js";
  */
 const TOUCH = execFileSync("sh", ["-c", "command -v touch"], { encoding: "utf8" }).trim();
 
-const DENY_TOUCH = ["--allow-all-tools", "--deny-tool", "bash(touch *)"];
-const UNREAD = "no flag allows a command that cannot be fully read while deny rules apply";
-
-describe.each([
+describeMarkerCases([
   // A variable that runs a program (finding 3): its value names no touch, so it is asked about.
   { mechanism: "BASH_ENV", command: "BASH_ENV=./x.sh bash -c true", refusal: UNREAD },
   // bash's table from a name to a program (finding 15).
@@ -48,36 +46,7 @@ describe.each([
     command: "set -o history -H\nhistory -s ./x.sh\n!!",
     refusal: UNREAD,
   },
-])("$mechanism: $command", ({ command, refusal }) => {
-  async function prepare(repository: string): Promise<void> {
-    await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");
-    await chmod(join(repository, "x.sh"), 0o755);
-    await writeFile(join(repository, "-exec"), "");
-  }
-
-  test("without the deny rule the marker is created (the spelling works)", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await prepare(repository);
-    const output = await bashResultThroughCli({ cli, model }, command, ["--allow-all-tools"]);
-    expect(output).toContain("<exited with exit code 0>");
-    expect(existsSync(join(repository, "marker"))).toBe(true);
-  });
-
-  test("with --deny-tool 'bash(touch *)' it is refused and the marker is not created", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await prepare(repository);
-    const output = await bashResultThroughCli({ cli, model }, command, DENY_TOUCH);
-    expect(output).toContain("Permission denied for 'bash'");
-    expect(output).toContain(refusal);
-    expect(existsSync(join(repository, "marker"))).toBe(false);
-  });
-});
+]);
 
 describe("an exact grant written back as a flag (finding 14)", () => {
   test("--allow-tool 'bash(touch \\*.m)' runs that command and refuses a longer one", async ({

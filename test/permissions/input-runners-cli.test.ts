@@ -1,9 +1,5 @@
-import { existsSync } from "node:fs";
-import { chmod, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { describe, expect } from "vitest";
-import { test } from "../support/fixtures.js";
-import { bashResultThroughCli } from "../support/one-command.js";
+
+import { DENY_TOUCH, describeMarkerCases, UNREAD } from "./marker-cases.js";
 
 /**
  * One end-to-end `turnloop -p` run per family of input-runners.test.ts (the session-18 trial's
@@ -11,11 +7,9 @@ import { bashResultThroughCli } from "../support/one-command.js";
  * creates its marker under `--allow-all-tools` (the test can fail), and under the flags of the
  * case it is refused and the marker is not created.
  */
-const DENY_TOUCH = ["--allow-all-tools", "--deny-tool", "bash(touch *)"];
-const UNREAD = "no flag allows a command that cannot be fully read while deny rules apply";
 const DENIED = "the rule bash(touch *) denies it";
 
-describe.each([
+describeMarkerCases([
   // xargs's input becomes the command a wrapper runs (#1): it names no touch, so it is asked.
   {
     mechanism: "xargs env",
@@ -57,33 +51,4 @@ describe.each([
     flags: ["--allow-tool", "bash(python3 *)"],
     refusal: "Permission denied for 'bash'",
   },
-])("$mechanism: $command", ({ command, flags, refusal }) => {
-  async function prepare(repository: string): Promise<void> {
-    await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");
-    await chmod(join(repository, "x.sh"), 0o755);
-    await writeFile(join(repository, "x.json"), "{}\n");
-  }
-
-  test("without the rule the marker is created (the spelling works)", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await prepare(repository);
-    const output = await bashResultThroughCli({ cli, model }, command, ["--allow-all-tools"]);
-    expect(output).toContain("<exited with exit code 0>");
-    expect(existsSync(join(repository, "marker"))).toBe(true);
-  });
-
-  test("with the case's flags it is refused and the marker is not created", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await prepare(repository);
-    const output = await bashResultThroughCli({ cli, model }, command, flags);
-    expect(output).toContain("Permission denied for 'bash'");
-    expect(output).toContain(refusal);
-    expect(existsSync(join(repository, "marker"))).toBe(false);
-  });
-});
+]);
