@@ -255,6 +255,9 @@ export class PendingPermissions {
   }
 }
 
+/** Why a call was denied when no user could be asked (Copilot's `user-not-available`). */
+const NO_USER_REASON = "no user was available to approve it";
+
 /**
  * Maps a Copilot decision (`PermissionDecision.kind`, legacy spellings included) to the gate's
  * reply. `-for-session`, `-for-location` and `permanently` record a rule for the session.
@@ -278,7 +281,7 @@ export function replyFor(result: { kind: string; feedback?: string | undefined }
       return {
         decision: "deny",
         scope: "once",
-        reason: "no user was available to approve it",
+        reason: NO_USER_REASON,
         content: "Permission denied and could not request permission from user",
       };
     default:
@@ -293,10 +296,17 @@ export function replyFor(result: { kind: string; feedback?: string | undefined }
   }
 }
 
-/** Copilot's `permission.completed.result.kind` for a recorded decision. */
+/**
+ * Copilot's `permission.completed.result.kind` for a recorded decision: a denial because no user
+ * could be asked is `denied-no-approval-rule-and-could-not-request-from-user`, as Copilot words
+ * it (reference/copilot-protocol.md, `PermissionResult` kinds), not the user's own denial.
+ */
 export function completedKind(data: SessionEventOf<"permission.completed">["data"]): string {
   if (data.decision === "allowed") {
     return data.scope === "session" ? "approved-for-session" : "approved";
+  }
+  if (data.decision === "denied" && data.reason === NO_USER_REASON) {
+    return "denied-no-approval-rule-and-could-not-request-from-user";
   }
   return data.decision === "denied" ? "denied-interactively-by-user" : "cancelled";
 }

@@ -284,3 +284,23 @@ describe("the write request's diff applies with GNU patch", () => {
     ]);
   });
 });
+
+describe("permission.completed says who denied a call", () => {
+  test("no user to ask (user-not-available) is Copilot's could-not-request kind, not the user's denial", async () => {
+    const kinds: string[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: () => ({ kind: "user-not-available" }),
+    });
+    session.on((event) => {
+      if (event.type === "permission.completed") {
+        kinds.push(event.data.result.kind);
+      }
+    });
+    fixture.model.enqueue(callingTools(["call_n", "bash", { command: "echo hi" }]), {
+      text: "done",
+    });
+    await session.sendAndWait({ prompt: "go" });
+    await session.disconnect();
+    expect(kinds).toEqual(["denied-no-approval-rule-and-could-not-request-from-user"]);
+  });
+});
