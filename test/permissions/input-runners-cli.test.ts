@@ -1,4 +1,3 @@
-
 import { DENY_TOUCH, describeMarkerCases, UNREAD } from "./marker-cases.js";
 
 /**
