@@ -99,7 +99,7 @@ test("started in a good folder: a session in a folder with an invalid config is 
     ),
   ];
   expect(answers).toEqual([newRefusal, loadRefusal]);
-  // The refused load wrote nothing (session-18 trial #11): no session.resume.
+  // The refused load wrote nothing (session-18 brief #11): no session.resume.
   const types = (await fixture.persisted(sessionId)).map((event) => event.type);
   expect(types.filter((type) => type === "session.resume")).toEqual([]);
   expect(await agent.newSession()).toEqual(expect.any(String));

@@ -46,7 +46,7 @@ test("session/load and session/resume of a session whose folder is gone: -32602 
   expect(await refusal(load)).toEqual(refused);
   const resume = agent.client.request(acp.methods.agent.session.resume, { ...params, sessionId });
   expect(await refusal(resume)).toEqual(refused);
-  // With another cwd (session-18 trial #6): not "open it with that cwd" alone, which would fail.
+  // With another cwd (session-18 brief #6): not "open it with that cwd" alone, which would fail.
   const elsewhere = { ...params, cwd: fixture.cwd, sessionId };
   expect(await refusal(agent.client.request(acp.methods.agent.session.load, elsewhere))).toEqual({
     code: -32602,
@@ -54,7 +54,7 @@ test("session/load and session/resume of a session whose folder is gone: -32602 
     data: { cwd: fixture.cwd, sessionCwd: folder },
   });
   expect(agent.updates(sessionId)).toEqual([]);
-  // Refused resumes write nothing (session-18 trial #11): the log is its start alone.
+  // Refused resumes write nothing (session-18 brief #11): the log is its start alone.
   expect((await fixture.persisted(sessionId)).map((event) => event.type)).toEqual([
     "session.start",
   ]);

@@ -47,7 +47,7 @@ describe("a session whose folder is gone is not resumed", () => {
     expect(refused.code).toBe(64);
     expect(refused.stderr).toBe(`turnloop: ${refusal(id, folder)}\n`);
     expect(model.requests).toHaveLength(1);
-    // A refused resume writes nothing, not even a session.resume (session-18 trial #11).
+    // A refused resume writes nothing, not even a session.resume (session-18 brief #11).
     expect(await readFile(log, "utf8")).toBe(before);
     await mkdir(folder);
     model.enqueue({ text: "back" });

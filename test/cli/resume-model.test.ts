@@ -91,7 +91,7 @@ describe("a resumed session's model", () => {
       code: 0,
       stderr: `turnloop: session ${id} now uses ${CONFIGURED} (it ran with ${chat}, whose key OPENAI_API_KEY is not set here)\n`,
     });
-    // The interactive banner names the key too (session-18 trial #12: it said only "ran with").
+    // The interactive banner names the key too (session-18 brief #12: it said only "ran with").
     await cli(["-p", "third", "--resume", id, "--model", chat], {
       env: { OPENAI_API_KEY: "sk-test" },
     });

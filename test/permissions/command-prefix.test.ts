@@ -104,7 +104,7 @@ describe("the command prefix an 'always' answer may grant", () => {
     ["GIT_DIR=x git status", undefined, []],
     ["LC_ALL=C git status", "git status *", []],
     ["npm test && export A=1", "npm test *", ["export A=1"]],
-    // Programs that run commands from their input or files (session-18 trial, #3 and #4): no
+    // Programs that run commands from their input or files (session-18 brief, #3 and #4): no
     // prefix, since any would cover `.shell`, `\!`, `:!`, `-E env`, `exec:exec`, `-C cmd`.
     ["sqlite3 app.db 'select 1'", undefined, []],
     ["psql -c 'select 1'", undefined, []],

@@ -1,7 +1,7 @@
 import { DENY_TOUCH, describeMarkerCases, UNREAD } from "./marker-cases.js";
 
 /**
- * One end-to-end `turnloop -p` run per family of input-runners.test.ts (the session-18 trial's
+ * One end-to-end `turnloop -p` run per family of input-runners.test.ts (session 18's brief, from the session-17 trial,
  * #1–#3 and #5), with a harmless marker file in the fixture's temporary repository: each spelling
  * creates its marker under `--allow-all-tools` (the test can fail), and under the flags of the
  * case it is refused and the marker is not created.

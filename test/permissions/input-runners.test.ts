@@ -3,7 +3,7 @@ import { parseRules } from "../../src/permissions/permission-decision.js";
 import { bashDecisions, type Decision, denyRm } from "./bash-decision.js";
 
 /**
- * Holes the session-18 trial found (#1–#3, #5), each as a family: under `--allow-all-tools
+ * Holes the session-17 trial found (session 18's brief, #1–#3 and #5), each as a family: under `--allow-all-tools
  * --deny-tool 'bash(rm *)'` a command that runs `rm` is denied, one whose command cannot be read
  * is asked about (denied when it mentions rm), and the ordinary calls of the same programs run.
  */

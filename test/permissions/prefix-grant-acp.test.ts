@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { AcpHarness } from "../acp/support.js";
 
 /**
- * The "always for this prefix" choice end to end through an ACP client (the session-18 trial's
+ * The "always for this prefix" choice end to end through an ACP client (session 18's brief, from the session-17 trial,
  * #4): a prefix for make keeps its target (`make test *`), and `make` alone gets none (`make *`
  * would run any recipe), so a later `make evil`, whose recipe creates a harmless marker, is asked
  * about again (and refused here) rather than run.

@@ -241,7 +241,7 @@ describe("the write request shows the change", () => {
         undefined,
         true,
       ],
-      // Nothing differs (session-18 trial #5): no hunk, not `@@ -0,0 +0,0 @@`.
+      // Nothing differs (session-18 brief #5): no hunk, not `@@ -0,0 +0,0 @@`.
       [
         join(fixture.cwd, "empty.txt"),
         `--- /dev/null\n+++ ${join(fixture.cwd, "empty.txt")}\n`,

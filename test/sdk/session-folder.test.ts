@@ -73,7 +73,7 @@ test("resumeSession of a session whose folder is gone is refused, naming the fol
   await expect(client.resumeSession(session.sessionId)).rejects.toThrow(
     `session.resume: session ${session.sessionId} works in ${project}, which is not an existing directory here; create or restore it to resume the session`,
   );
-  // With another workingDirectory (session-18 trial #6): the gone folder is named, not advised.
+  // With another workingDirectory (session-18 brief #6): the gone folder is named, not advised.
   await expect(
     client.resumeSession(session.sessionId, { workingDirectory: fixture.cwd }),
   ).rejects.toThrow(

@@ -77,7 +77,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     // The prompt ran on A: its client saw it live, deltas and all.
     const stored = persisted(seenOnB.events);
     expect(persisted(seenOnA.events).slice(-stored.length)).toEqual(stored);
-    // The usage info too, as A's client got it (session-18 trial #7: a follower got none).
+    // The usage info too, as A's client got it (session-18 brief #7: a follower got none).
     const usageInfo = (events: readonly WireEvent[]) =>
       events.flatMap((event) => (event.type === "session.usage_info" ? [event.data] : []));
     expect(usageInfo(seenOnB.events)).toEqual(usageInfo(seenOnA.events));
