@@ -6,10 +6,11 @@
  * permission rules and by command-prefix.ts.
  */
 
-import { baseName } from "./shell-words.js";
+import { baseName, type DecodedWord } from "./shell-words.js";
 import {
+  COMMAND_RUNNERS,
   options,
-  readWrapper,
+  shifted,
   WRAPPER_SPECS,
   WRAPPERS,
   type WrapperResult,
@@ -221,4 +222,56 @@ export function trapHandler<Word extends { text: string }>(
   const handler = words[start];
   const none = handler === undefined || handler.text === "-";
   return none || (start === 0 && handler.text.startsWith("-")) ? undefined : handler;
+}
+
+/**
+ * How `name words…` runs a command when `name` (or `name words[0]`) is a wrapper or a
+ * {@link COMMAND_RUNNERS command runner}; undefined for any other program. A computed word
+ * before the command (`timeout $o 5 rm`, `flock $(…) f rm`) is unclear: it may be an option or
+ * vanish, and so move the command to another word (the session-18 trial).
+ */
+export function readWrapper(
+  name: string,
+  tail: readonly (DecodedWord | string)[],
+): WrapperResult | undefined {
+  const result = wrapperResult(
+    name,
+    tail.map((word) => (typeof word === "string" ? word : word.text)),
+  );
+  const end =
+    result?.kind === "command"
+      ? result.start
+      : result?.kind === "script"
+        ? result.index
+        : tail.length;
+  const computed =
+    result && tail.slice(0, end).find((word) => typeof word !== "string" && word.computed);
+  return computed
+    ? {
+        kind: "unclear",
+        reason: `${name} ${(computed as DecodedWord).text}: a computed word before its command`,
+      }
+    : result;
+}
+
+function wrapperResult(name: string, words: readonly string[]): WrapperResult | undefined {
+  const wrapper = WRAPPERS.get(name);
+  if (wrapper !== undefined) {
+    return wrapper(words);
+  }
+  const subcommand = `${name} ${words[0] ?? ""}`;
+  const subcommandWrapper = WRAPPERS.get(subcommand);
+  if (subcommandWrapper !== undefined) {
+    return shifted(subcommandWrapper(words.slice(1)), 1);
+  }
+  if (COMMAND_RUNNERS.has(name) || COMMAND_RUNNERS.has(subcommand)) {
+    return { kind: "unclear", reason: "runs a command in a syntax that is not read" };
+  }
+  // Global options before the subcommand (`kubectl -n x exec …`, `ip -all netns exec …`).
+  const later = words.find(
+    (word) => WRAPPERS.has(`${name} ${word}`) || COMMAND_RUNNERS.has(`${name} ${word}`),
+  );
+  return words[0]?.startsWith("-") === true && later !== undefined
+    ? { kind: "unclear", reason: `options before ${later} are not read` }
+    : undefined;
 }

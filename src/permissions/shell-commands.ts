@@ -24,7 +24,7 @@
 import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { readGitAlias } from "./program-arguments.js";
-import { trapHandler } from "./program-runners.js";
+import { readWrapper, trapHandler } from "./program-runners.js";
 import {
   assignedVariables,
   readBuiltinSettings,
@@ -48,7 +48,7 @@ import {
   redirectWritesFile,
   sourceOf,
 } from "./shell-words.js";
-import { readWrapper, WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
+import { WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
 
 export { baseName } from "./shell-words.js";
 

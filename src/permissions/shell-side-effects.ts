@@ -9,10 +9,14 @@
  */
 
 import { gitOptionEffects, sedEffects, sedRunsCommands } from "./program-arguments.js";
-import { readPackageRunner, SHELL_NAME, xargsInputConcern } from "./program-runners.js";
+import {
+  readPackageRunner,
+  readWrapper,
+  SHELL_NAME,
+  xargsInputConcern,
+} from "./program-runners.js";
 import type { ShellAnalysis } from "./shell-commands.js";
 import { baseName, type DecodedWord, HARMLESS_TARGETS } from "./shell-words.js";
-import { readWrapper } from "./shell-wrappers.js";
 
 /**
  * Long options, of any program, whose value is a program it runs (`tar --to-command=…`,

@@ -280,7 +280,7 @@ function cmakeTool(words: readonly string[]): WrapperResult {
 }
 
 /** `result` for words that start `by` words later. */
-function shifted(result: WrapperResult, by: number): WrapperResult {
+export function shifted(result: WrapperResult, by: number): WrapperResult {
   return result.kind === "command"
     ? { kind: "command", start: result.start + by }
     : result.kind === "script"
@@ -361,33 +361,3 @@ export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
     "vagrant ssh,zellij run,podman unshare,buildah unshare,rustup run,tox exec"
   ).split(","),
 ]);
-
-/**
- * How `name words…` runs a command when `name` (or `name words[0]`) is a wrapper or a
- * {@link COMMAND_RUNNERS command runner}; undefined for any other program.
- */
-export function readWrapper(
-  name: string,
-  tail: readonly (DecodedWord | string)[],
-): WrapperResult | undefined {
-  const words = tail.map((word) => (typeof word === "string" ? word : word.text));
-  const wrapper = WRAPPERS.get(name);
-  if (wrapper !== undefined) {
-    return wrapper(words);
-  }
-  const subcommand = `${name} ${words[0] ?? ""}`;
-  const subcommandWrapper = WRAPPERS.get(subcommand);
-  if (subcommandWrapper !== undefined) {
-    return shifted(subcommandWrapper(words.slice(1)), 1);
-  }
-  if (COMMAND_RUNNERS.has(name) || COMMAND_RUNNERS.has(subcommand)) {
-    return { kind: "unclear", reason: "runs a command in a syntax that is not read" };
-  }
-  // Global options before the subcommand (`kubectl -n x exec …`, `ip -all netns exec …`).
-  const later = words.find(
-    (word) => WRAPPERS.has(`${name} ${word}`) || COMMAND_RUNNERS.has(`${name} ${word}`),
-  );
-  return words[0]?.startsWith("-") === true && later !== undefined
-    ? { kind: "unclear", reason: `options before ${later} are not read` }
-    : undefined;
-}

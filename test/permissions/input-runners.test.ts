@@ -247,3 +247,27 @@ describe("an allow rule naming a script by its path covers that file only", () =
     expect(await decide(command, allowScript)).toBe(expected);
   });
 });
+
+describe("a computed word before a wrapper's command may be an option or vanish (session-18 trial)", () => {
+  test.each<[string, Decision]>([
+    ["o=-v; timeout $o 5 rm m", "denied"],
+    ["timeout $NOPE 5 rm m", "denied"],
+    ["timeout $(true) 5 rm m", "denied"],
+    ['timeout "$t" rm m', "denied"],
+    ["timeout -k $(true) 1 5 rm m", "denied"],
+    ["o=-w; flock $o 1 /tmp/lk rm m", "denied"],
+    ["o=-c; taskset $o 0 rm m", "denied"],
+    ["nice -n $(true) 1 rm m", "denied"],
+    ["env -u $(true) X rm m", "denied"],
+    ["exec -a $(true) x rm m", "denied"],
+    ["o=--userspec; chroot $o 0:0 / rm m", "denied"],
+    ["o=-c; su $o 'rm m'", "denied"],
+    ["nice -n 1 timeout $x 5 rm m", "denied"],
+    ['f() { timeout "$1" 5 rm m; }; f -v', "denied"],
+    // Computed words after the command are its own arguments.
+    ['timeout 5 cat "$f"', "allowed"],
+    ['sudo ls "$d"', "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, denyRm)).toBe(expected);
+  });
+});
