@@ -45,7 +45,7 @@ export const MAX_SUBCOMMAND_WORDS = 2;
  * `node -e <any code>`; none when an option comes first (`python3 -c …`, `perl -e …`).
  */
 const INTERPRETERS =
-  /^(?:node|nodejs|python[\d.]*|pypy[\d.]*|ruby|perl|php|deno|bun|tsx|ts-node|lua|luajit|Rscript|R|java|julia|elixir|groovy|kotlin|scala|swift|awk|gawk|mawk|nawk|tclsh|wish|guile|racket|runghc|runhaskell|osascript|jshell)$/;
+  /^(?:node|nodejs|python[\d.]*|pypy[\d.]*|ruby|perl|php|deno|bun|tsx|ts-node|lua[\d.]*|luajit|Rscript|R|java|julia|elixir|groovy|kotlin|scala|swift|awk|gawk|mawk|nawk|tclsh|wish|guile|racket|runghc|runhaskell|osascript|jshell|ipython\d*|irb|ghci|octave(?:-cli)?|sbcl|clisp|ecl|chezscheme|scheme|gst|gnuplot|maxima|gp|sage|matlab|wolframscript|clojure|clj|jupyter|papermill|ansible-playbook)$/;
 /** An interpreter's word that names the script or module next (`python -m`, `deno run`). */
 const NAMING_WORDS = new Set(["python -m", "pypy -m", "java -jar", "deno run", "bun run"]);
 /** Programs that run a command in a container: no prefix (`docker run *` allows any command). */
@@ -63,12 +63,12 @@ const SUBCOMMAND_PROGRAMS =
  * (`exec:exec` among any goals), `compgen -C`.
  */
 const NO_PREFIX =
-  /^(?:sqlite3|duckdb|psql|mysql|mariadb|vim?|nvim|gvim|view|vimdiff|ex|emacs|cmake|mvnw?|compgen)$/;
+  /^(?:sqlite3|duckdb|psql|mysql|mariadb|mongosh|mongo|redis-cli|vim?|nvim|gvim|view|vimdiff|ex|emacs|cmake|mvnw?|compgen)$/;
 /**
  * Programs whose prefix must keep the word after these words (`make test *`: `make *` runs any
  * recipe; `go run ./cmd/x *`: `go run *` runs any package), as an interpreter keeps its script.
  */
-const KEEPS_NEXT_WORD = new Set(["make", "gmake", "go run"]);
+const KEEPS_NEXT_WORD = new Set(["make", "gmake", "go run", "zig run"]);
 
 /** Programs' own folders, whose path a prefix leaves out (`/usr/bin/git log` → `git log *`). */
 const SYSTEM_PROGRAM = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;

@@ -1,11 +1,10 @@
 /**
- * What a simple command does beyond what its name says, for the permission rules
- * (shell-commands.ts): whether it writes files — through a redirection (shell-words.ts
- * `redirectWritesFile`) or through an option or operand known to write one (`sort -o FILE`, `git log --output=FILE`, `curl -o`, `sed -i`, `find -fprint`, `tee FILE`,
- * `dd of=FILE`) — and whether one of its options runs a program (`tar --to-command=…`, `rsync
- * -e …`, `git -c core.pager=…`, sed's `e` command), which makes the call unclear as an unread
- * wrapper would. A prefix rule therefore never covers `git log --output=x` through
- * `bash(git log *)`: a command that writes files is covered only by a rule equal to it.
+ * What a simple command does beyond what its name says, for the permission rules (shell-commands.ts):
+ * whether it writes files — through a redirection (shell-words.ts `redirectWritesFile`) or an option
+ * or operand known to write one (`sort -o FILE`, `git log --output=FILE`, `curl -o`, `sed -i`,
+ * `find -fprint`, `tee FILE`, `dd of=FILE`) — and whether one of its options runs a program (`tar
+ * --to-command=…`, `rsync -e …`, `git -c core.pager=…`, sed's `e` command), which makes the call
+ * unclear as an unread wrapper would. A command that writes files is covered only by a rule equal to it.
  */
 
 import { gitOptionEffects, sedEffects, sedRunsCommands } from "./program-arguments.js";
@@ -46,19 +45,22 @@ function abbreviates(long: string, names: readonly string[]): boolean {
 /** Short options whose value is a program the program runs (`rsync -e ssh`, `tar -I zstd`). */
 const RUNNING_SHORT_OPTIONS = letterTable(
   "tar=IF rsync=e fd=xX fdfind=xX scp=SF sftp=SF man=P nc=ec ncat=ec netcat=ec nix=c vim=cS " +
-    "vi=cS nvim=cS view=cS vimdiff=cS ex=cS make=E gmake=E zip=T compgen=CF curl=K tox=x wget=e " +
+    "vi=cS nvim=cS view=cS vimdiff=cS ex=cS make=EfCI gmake=EfCI zip=T compgen=CF curl=K tox=x wget=e " +
     "psql=f",
 );
 /**
  * Long options of one program whose value runs a program, or names a file of options or commands
  * that may (`npm --script-shell`, `rg --pre`, go's `-exec` and `-toolexec`, `cargo --config`,
- * `curl --config`, `tox --override`, `sqlite3 -init`); go's and sqlite3's take one dash too.
+ * `curl --config`, `tox --override`, `sqlite3 -init`, `npm --userconfig`/`--prefix`, `make -f`/`-C`:
+ * other scripts or recipes; the session-18 trial); go's and sqlite3's take one dash too.
  * Starts of their names count ({@link abbreviates}): npm's option reader takes them.
  */
 const PROGRAM_RUNNING_LONG = letterTable(
-  "npm=shell,script-shell,node-options npx=shell,script-shell,node-options " +
-    "pnpm=shell,script-shell,node-options rg=pre go=exec,toolexec,vettool cargo=config " +
-    "curl=config tox=override sqlite3=init",
+  "npm=shell,script-shell,node-options,userconfig,globalconfig,prefix npx=shell,script-shell," +
+    "node-options,userconfig,globalconfig,prefix " +
+    "pnpm=shell,script-shell,node-options,userconfig,globalconfig,prefix,dir rg=pre " +
+    "go=exec,toolexec,vettool cargo=config curl=config tox=override sqlite3=init " +
+    "make=file,makefile,directory,include-dir gmake=file,makefile,directory,include-dir",
 );
 /** Words of a database shell that run a command or read a script (`.shell`, `\\!`, `COPY … PROGRAM`). */
 const DATABASE_SHELLS = /^(?:sqlite3|duckdb|psql|mysql|mariadb)$/;
@@ -200,7 +202,9 @@ function makeRunningProgram(name: string, words: readonly string[]): string | un
     return undefined;
   }
   const assignment = words.find((word) =>
-    /^(?:SHELL|\.SHELLFLAGS|MAKESHELL)=|^[A-Za-z_][\w.]*=.*[\s;&|`$<>()]/.test(word),
+    /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFILES|MAKEFLAGS|MFLAGS)=|^[A-Za-z_][\w.]*=.*[\s;&|`$<>()]/.test(
+      word,
+    ),
   );
   return assignment === undefined ? undefined : `make ${assignment} may run a program`;
 }

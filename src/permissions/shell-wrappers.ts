@@ -11,8 +11,6 @@
  * `strace`, `systemd-run` …) make the call unclear whatever follows.
  */
 
-import type { DecodedWord } from "./shell-words.js";
-
 /** Where the wrapped command is, among the words after the wrapper's name. */
 export type WrapperResult =
   /** The command starts at word `start`. */

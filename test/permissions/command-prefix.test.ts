@@ -116,6 +116,16 @@ describe("the command prefix an 'always' answer may grant", () => {
     ["cmake -E echo hi", undefined, []],
     ["mvn test", undefined, []],
     ["compgen -c", undefined, []],
+    ["mongosh app", undefined, []],
+    ["redis-cli get k", undefined, []],
+    // Interpreters and REPLs keep their script (session-18 trial): `ipython *` allows `ipython -c`.
+    ["ipython x.py", "ipython x.py *", []],
+    ["ipython3 -c 'print(1)'", undefined, []],
+    ["irb x.rb", "irb x.rb *", []],
+    ["lua5.4 x.lua", "lua5.4 x.lua *", []],
+    ["octave-cli x.m", "octave-cli x.m *", []],
+    ["ansible-playbook site.yml", "ansible-playbook site.yml *", []],
+    ["zig run x.zig", "zig run x.zig *", []],
     // make keeps its target (`make *` runs any recipe), go run its package, as an interpreter
     // keeps its script; none without one.
     ["make test", "make test *", []],

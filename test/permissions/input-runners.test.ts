@@ -271,3 +271,31 @@ describe("a computed word before a wrapper's command may be an option or vanish 
     expect(await decide(command, denyRm)).toBe(expected);
   });
 });
+
+describe("options that read other scripts, recipes or settings need the exact rule (session-18 trial)", () => {
+  const allowPrefixes = {
+    allow: parseRules(["bash(make build *)", "bash(npm test *)", "bash(npm run build *)"]),
+  };
+  test.each<[string, Decision]>([
+    ["make build -f other.mk", "asked"],
+    ["make build --file=other.mk", "asked"],
+    ["make build --makefile=other.mk", "asked"],
+    ["make build -C sub", "asked"],
+    ["make build --directory=sub", "asked"],
+    ["make build -I inc", "asked"],
+    ["make build MAKEFILES=other.mk", "asked"],
+    ["make build MAKEFLAGS=-fother.mk", "asked"],
+    ["npm test --userconfig evil.npmrc", "asked"],
+    ["npm run build --userconfig=evil.npmrc", "asked"],
+    ["npm run build --globalconfig=evil.npmrc", "asked"],
+    ["npm run build --prefix sub", "asked"],
+    ["npm test --usercon=evil.npmrc", "asked"],
+    // Their plain calls.
+    ["make build", "allowed"],
+    ["make build V=1", "allowed"],
+    ["npm test -- --watch", "allowed"],
+    ["npm run build --silent", "allowed"],
+  ])("%j is %s", async (command, expected) => {
+    expect(await decide(command, allowPrefixes)).toBe(expected);
+  });
+});
