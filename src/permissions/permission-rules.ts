@@ -193,6 +193,7 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
     return false;
   }
   const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
+  const movesFolder = analysis.commands.some(({ forms }) => FOLDER_CHANGE.test(forms.at(-1) ?? ""));
   return (
     judged.length > 0 &&
     judged.every((shellCommand) => {
@@ -203,7 +204,7 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
         patterns.some(
           (pattern) =>
             commandMatches(normalisePattern(pattern), runs) &&
-            namedAsWritten(pattern, shellCommand.runs[0]?.text ?? ""),
+            namedAsWritten(pattern, shellCommand.runs[0]?.text ?? "", movesFolder),
         )
       );
     })
@@ -214,13 +215,23 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
  * Whether an allow pattern whose command has a path (`./x.sh *`, `bin/tool *`, the prefix the
  * question offers for a script run by its path) names the program as the command wrote it: such a
  * grant covers that file only, never a program of the same name elsewhere (`/tmp/x.sh`, `x.sh`
- * found on PATH). A pattern naming a bare program (`git *`) covers it by any path.
+ * found on PATH), and a relative one only where the command does not change its folder first
+ * (`cd sub && ./x.sh` runs sub/x.sh: the session-18 trial). A pattern naming a bare program
+ * (`git *`) covers it by any path.
  */
-function namedAsWritten(pattern: string, written: string): boolean {
+function namedAsWritten(pattern: string, written: string, movesFolder: boolean): boolean {
   const name = pattern.trim().split(/\s+/)[0] ?? "";
   const path = (text: string) => text.replace(/^(?:\.\/)+/, "");
-  return !name.includes("/") || (written.includes("/") && path(name) === path(written));
+  if (!name.includes("/")) {
+    return true;
+  }
+  return (
+    (name.startsWith("/") || !movesFolder) && written.includes("/") && path(name) === path(written)
+  );
 }
+
+/** Commands that change the shell's folder, after which a relative path names another file. */
+const FOLDER_CHANGE = /^(?:cd|pushd|popd)(?: |$)/;
 
 /** A pattern's command name without its path: `bash(/bin/rm *)` is about `rm`. */
 function normalisePattern(pattern: string): string {

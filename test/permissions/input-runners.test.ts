@@ -229,7 +229,13 @@ describe("programs that write files their operands or options name (#5)", () => 
 
 describe("an allow rule naming a script by its path covers that file only", () => {
   const allowScript = {
-    allow: parseRules(["bash(./x.sh *)", "bash(bin/tool *)", "bash(git log *)"]),
+    allow: parseRules([
+      "bash(./x.sh *)",
+      "bash(bin/tool *)",
+      "bash(git log *)",
+      "bash(cd *)",
+      "bash(pushd *)",
+    ]),
   };
   test.each<[string, Decision]>([
     ["./x.sh --fast", "allowed"],
@@ -243,6 +249,16 @@ describe("an allow rule naming a script by its path covers that file only", () =
     ["sub/x.sh --fast", "asked"],
     ["tool --help", "asked"],
     ["other/bin/tool --help", "asked"],
+    // After a change of folder the relative path names another file (session-18 trial).
+    ["cd sub && ./x.sh a", "asked"],
+    ["(cd sub && ./x.sh a)", "asked"],
+    ["pushd sub; ./x.sh a", "asked"],
+    ["for d in sub; do cd $d; ./x.sh a; done", "asked"],
+    ["eval cd sub; ./x.sh a", "asked"],
+    ["command cd sub && ./x.sh a", "asked"],
+    ["builtin cd sub && ./x.sh a", "asked"],
+    ["if cd sub; then ./x.sh a; fi", "asked"],
+    ["cd sub && /usr/bin/git log", "allowed"],
   ])("%j is %s", async (command, expected) => {
     expect(await decide(command, allowScript)).toBe(expected);
   });
