@@ -79,7 +79,7 @@ describe("a resumed session's model", () => {
   // A fresh user's trial (round 3, session 16, #19): the switch away from a model whose key is
   // not set here read as a --model switch; it now says which key to set to stay on it.
   test("a model whose key is not set here: the switch names the key", async ({ cli, model }) => {
-    model.enqueue({ text: "one" }, { text: "two" });
+    model.enqueue({ text: "one" }, { text: "two" }, { text: "three" });
     const chat = "openai-chat:gpt-4.1";
     const first = await cli(["-p", "first", "--model", chat], {
       env: { OPENAI_API_KEY: "sk-test" },
@@ -92,9 +92,11 @@ describe("a resumed session's model", () => {
       stderr: `turnloop: session ${id} now uses ${CONFIGURED} (it ran with ${chat}, whose key OPENAI_API_KEY is not set here)\n`,
     });
     // The interactive banner names the key too (session-18 brief #12: it said only "ran with").
-    await cli(["-p", "third", "--resume", id, "--model", chat], {
+    const third = await cli(["-p", "third", "--resume", id, "--model", chat], {
       env: { OPENAI_API_KEY: "sk-test" },
     });
+    // a reply for it: without one the fake model answers 500 and the run waits out its retries
+    expect(third.code, third.stderr).toBe(0);
     const interactive = await cli(["--resume", id], { stdin: "" });
     expect(interactive.stdout).toContain(
       `model ${CONFIGURED} (this session ran with ${chat}, whose key OPENAI_API_KEY is not set here) · session`,
