@@ -171,7 +171,10 @@ export class PostgresAppender implements SessionAppender {
     try {
       await this.commit().catch(() => undefined);
       if (this.#lost === undefined) {
-        await releaseLease(this.#database, this.#lease, this.#worker);
+        // A lease the database cannot take back now (it went away) lapses by itself after the
+        // lease time, like a killed worker's (README, "When a worker dies or freezes"); the
+        // failure that made the database unreachable was already reported by the commit.
+        await releaseLease(this.#database, this.#lease, this.#worker).catch(() => undefined);
       }
     } finally {
       await this.#onClose();
