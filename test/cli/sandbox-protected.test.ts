@@ -138,6 +138,47 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
     expect(await readFile(join(workspace, ".git", "config"), "utf8")).not.toContain("foo");
   });
 
+  // A fresh user's trial (round 3, session 19, #15): a write to TURNLOOP_HOME inside an --add-dir
+  // folder was told "rerun with --add-dir <folder>", which cannot help: the hidden places
+  // (turnloop's own folder, the credentials, sandbox.hidden) are named as the place they are.
+  test("a hidden place inside a writable folder is named, with why, not --add-dir", async () => {
+    const hiddenHome = await mkdtemp(join(tmpdir(), "turnloop-protected-hidden-"));
+    await writeFile(
+      join(hiddenHome, "config.json"),
+      JSON.stringify({ sandbox: { hidden: [join(workspace, "secrets")] } }),
+    );
+    await mkdir(join(workspace, "secrets"));
+    const cases = [
+      [
+        `touch ${hiddenHome}/notes.txt`,
+        hiddenHome,
+        "turnloop hides its own folder (TURNLOOP_HOME: the session logs) from sandboxed commands",
+      ],
+      [
+        `echo x > secrets/token`,
+        join(workspace, "secrets"),
+        "it is one of the places the sandbox hides from commands (credentials and sockets; sandbox.hidden in a config file)",
+      ],
+    ] as const;
+    const reasons: string[] = [];
+    for (const [command] of cases) {
+      const result = await oneCommandThroughCli(server, command, {
+        cwd: workspace,
+        home: hiddenHome,
+        flags: ["--sandbox", "workspace-write", "--yolo", "--add-dir", hiddenHome],
+      });
+      reasons.push(result.toolResult.split("\n").at(-1) ?? "");
+    }
+    await rm(join(workspace, "secrets"), { recursive: true });
+    await rm(hiddenHome, { recursive: true, force: true });
+    expect(reasons).toEqual(
+      cases.map(
+        ([command, place, why]) =>
+          `The sandbox stopped this command: the sandbox keeps ${place} read-only whatever the settings: ${why} (Read-only file system). ${WAY_OUT.replace("COMMAND", command.replaceAll("'", "'\\''"))}`,
+      ),
+    );
+  });
+
   test("the advised flags run it: --sandbox danger-full-access --allow-tool 'bash(…)'", async () => {
     const command = "git config user.name foo";
     const result = await runThroughCli(command, [

@@ -134,6 +134,23 @@ function writableRootsOf(cwd: string, settings: SandboxSettings, paths: RealPath
 interface HiddenPlace {
   path: string;
   directory: boolean;
+  /** Whether it is `TURNLOOP_HOME` (the session logs) rather than a credential or a socket. */
+  turnloopHome: boolean;
+}
+
+/**
+ * The places {@link bubblewrapArguments} hides for a command run in `settings.cwd` (real paths),
+ * so that a write refused there is told as what it is (policy.ts `protectedPlaceStop`): no
+ * `--add-dir` makes them writable.
+ */
+export function hiddenPlacesFor(
+  settings: SandboxSettings,
+  paths: RealPaths = new RealPaths(),
+): Array<{ path: string; turnloopHome: boolean }> {
+  const cwd = paths.resolve(settings.cwd)?.real ?? resolve(settings.cwd);
+  return hiddenPlaces(settings, writableRootsOf(cwd, settings, paths), paths).map(
+    ({ path, turnloopHome }) => ({ path, turnloopHome }),
+  );
 }
 
 /**
@@ -161,7 +178,8 @@ function hiddenPlaces(
     const visible =
       path !== undefined && (!isInside(path, "/tmp") || roots.some((root) => isInside(path, root)));
     if (visible) {
-      places.push({ path, directory: resolved?.directory === true });
+      const turnloopHome = entry === settings.turnloopHome;
+      places.push({ path, directory: resolved?.directory === true, turnloopHome });
     }
   }
   return places.filter(

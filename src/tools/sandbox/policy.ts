@@ -192,9 +192,21 @@ export interface LeadingEntry {
 }
 
 /**
+ * A place the sandbox hides (bubblewrap-arguments.ts `hiddenPlacesFor`): `name` as the reason
+ * names it, `spellings` the paths a tool's message may show for it (absolute, relative to the
+ * command's folder).
+ */
+export interface HiddenMention {
+  name: string;
+  spellings: readonly string[];
+  turnloopHome: boolean;
+}
+
+/**
  * Why a failed command's `output` shows a write refused on a protected place, on one of
  * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `configured` (configured-places.ts
- * `ConfiguredPlace`s, real paths, named by their last component in the output): the first line that names one and a
+ * `ConfiguredPlace`s, real paths, named by their last component in the output) or in one of
+ * `hidden` (named by a path): the first line that names one and a
  * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
  * error as printed>)`; `undefined` when no line does.
  */
@@ -202,8 +214,16 @@ export function protectedPlaceStop(
   output: string,
   leading: readonly LeadingEntry[] = [],
   configured: readonly { path: string; kind: "hooks" | "include" }[] = [],
+  hidden: readonly HiddenMention[] = [],
 ): string | undefined {
   const places = [
+    ...hidden.map(({ name, spellings, turnloopHome }) => ({
+      name,
+      path: new RegExp(`(?:^|[\\s'"\`])(?:${spellings.map(escaped).join("|")})(?=$|[/\\s'"\`:])`),
+      why: turnloopHome
+        ? "turnloop hides its own folder (TURNLOOP_HOME: the session logs) from sandboxed commands"
+        : "it is one of the places the sandbox hides from commands (credentials and sockets; sandbox.hidden in a config file)",
+    })),
     ...configured.map(({ path, kind }) => ({
       name: path,
       path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(path))}(?![\\w.-])`),

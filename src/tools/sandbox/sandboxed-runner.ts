@@ -1,5 +1,7 @@
+import { relative } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
+import { hiddenPlacesFor } from "./bubblewrap-arguments.js";
 import {
   configurationSnapshot,
   leadingEntries,
@@ -8,6 +10,7 @@ import {
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
+  type HiddenMention,
   type LeadingEntry,
   protectedPlaceStop,
   type SandboxPolicy,
@@ -68,6 +71,7 @@ export class SandboxedRunner implements CommandRunner {
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
       configuredPlaces: git?.configuredPlaces ?? [],
+      hidden: result.exitCode ? this.hiddenMentions(request.cwd) : [],
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
@@ -80,6 +84,16 @@ export class SandboxedRunner implements CommandRunner {
       ...(limit === undefined ? {} : { sandboxLimit: limit }),
       ...(note === undefined ? {} : { note }),
     };
+  }
+
+  /** The hidden places, each with the paths a tool run in `cwd` may print for it. */
+  private hiddenMentions(cwd: string): HiddenMention[] {
+    const realCwd = this.paths.resolve(cwd)?.real ?? cwd;
+    return hiddenPlacesFor({ ...this.settings, cwd }, this.paths).map(({ path, turnloopHome }) => {
+      const relativePath = relative(realCwd, path);
+      const relativeSpellings = relativePath === "" ? [] : [relativePath, `./${relativePath}`];
+      return { name: path, spellings: [path, ...relativeSpellings], turnloopHome };
+    });
   }
 }
 
@@ -172,6 +186,8 @@ function networkExit(
 
 /** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
 export interface JudgedCommand {
+  /** The places the sandbox hid from the command (a write there no setting allows). */
+  hidden?: readonly HiddenMention[];
   /** Whether the sandbox let the command use the network. */
   network: boolean;
   /** The command as given to `bash -c`. */
@@ -198,12 +214,18 @@ export interface JudgedCommand {
 export function sandboxLimitOf(
   result: CommandResult,
   policy: ConfiningPolicy,
-  { network, command = "", leading = [], configuredPlaces = [], statusProgram }: JudgedCommand,
+  judged: JudgedCommand,
 ): string | undefined {
+  const { network, command = "", leading = [], configuredPlaces = [], statusProgram } = judged;
   if (result.exitCode === null || result.exitCode === 0) {
     return undefined;
   }
-  const protectedPlace = protectedPlaceStop(result.output, leading, configuredPlaces);
+  const protectedPlace = protectedPlaceStop(
+    result.output,
+    leading,
+    configuredPlaces,
+    judged.hidden,
+  );
   if (protectedPlace !== undefined) {
     return protectedPlace;
   }
