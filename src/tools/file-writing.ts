@@ -8,8 +8,9 @@ import { statIfExists } from "./tool-support.js";
  * the old file or the new one, never half of each: the bytes go to a temporary file in the same
  * folder (same file system, so the rename is atomic), are flushed, and the temporary file is
  * renamed over the target. An existing file keeps its permission bits; when `path` is a symbolic
- * link, the file it points to is replaced and the link stays a link. A new file gets the default
- * mode (0666 less the umask).
+ * link, the file it points to is replaced and the link stays a link. A file with other hard links
+ * gets an inode of its own: the other names keep the old content (pnpm's store, `cp -l` backups;
+ * README, "Using it"). A new file gets the default mode (0666 less the umask).
  *
  * Rejects with the file system's error (EACCES, ENOSPC …) or an `AbortError` when `signal` is
  * aborted before the rename; the temporary file is removed in both cases.
