@@ -1,6 +1,7 @@
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, warningLine } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
+import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
 import { type ModelResolution, SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
@@ -361,11 +362,11 @@ async function runWithSignals(
   output: PromptOutput,
   io: PromptIo,
 ): Promise<number> {
-  const started = performance.now();
+  const started = monotonicMilliseconds();
   const stops = watchPromptStops(session, io, EXIT.cancelled);
   try {
     const outcome = await session.prompt(settings, prompt);
-    output.finish(outcome, performance.now() - started);
+    output.finish(outcome, monotonicMilliseconds() - started);
     if ("error" in outcome) {
       return EXIT.error;
     }

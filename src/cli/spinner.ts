@@ -1,3 +1,5 @@
+import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
+
 /** Something to write to: `process.stdout` / `process.stderr` or a test buffer. */
 export interface TextSink {
   write(text: string): unknown;
@@ -29,7 +31,7 @@ export class Spinner {
     clearInterval(this.timer);
     this.clear();
     this.label = label;
-    this.since = performance.now();
+    this.since = monotonicMilliseconds();
     this.timer = setInterval(() => this.draw(), FRAME_MS);
     this.timer.unref();
   }
@@ -72,7 +74,7 @@ export class Spinner {
   }
 
   private draw(): void {
-    const elapsed = performance.now() - this.since;
+    const elapsed = monotonicMilliseconds() - this.since;
     if (elapsed < SHOW_AFTER_MS) {
       return;
     }

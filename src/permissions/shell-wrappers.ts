@@ -94,10 +94,17 @@ function readOptstring(optstring: string, spec: OptionSpec): void {
   }
 }
 
-/** Reads options as `spec` (see {@link OptionSpec}) describes; `--` ends them. */
+/**
+ * Reads options as `spec` (see {@link OptionSpec}) describes; `--` ends them. The spec is parsed
+ * on the wrapper's first call, not when the tables are built: a run reads a few programs' options
+ * at most, and parsing all of them at load was our largest start-up work in the permission rules
+ * (issue 26, bench/notes/start19.md).
+ */
 export function options(text: string): Wrapper {
-  const spec = parseSpec(text);
+  let parsed: OptionSpec | undefined;
   return (words) => {
+    parsed ??= parseSpec(text);
+    const spec = parsed;
     let index = 0;
     let positionals = spec.positionals;
     let ended = false;

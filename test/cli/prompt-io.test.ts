@@ -118,6 +118,18 @@ describe("stdin", () => {
     expect(names.filter((name) => /^NativeModule (readline|tty)$/.test(name))).toEqual([]);
   });
 
+  test("a whole run loads no perf_hooks: its clocks are process.hrtime, not the global performance (issue 26)", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const names = await builtinsLoadedBy(cli, model, home, { prefix: "exec 0</dev/null" });
+    expect(names).toContain("NativeModule http");
+    expect(
+      names.filter((name) => /^NativeModule (perf_hooks|internal\/perf\/performance)$/.test(name)),
+    ).toEqual([]);
+  });
+
   test("stdin /dev/null is not read: neither stdin's file stream nor the tty module loads (issue 26)", async ({
     cli,
     model,

@@ -17,7 +17,7 @@ const GOLDEN = new URL("../golden/two-questions-events.jsonl", import.meta.url);
 describe("-p's waiting line and permission questions", () => {
   test("no waiting line is drawn while a question waits, the second one included", async () => {
     const { events } = parseEventLog(await readFile(GOLDEN));
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "hrtime"] });
     try {
       let stderr = "";
       const sink = { write: (text: string) => (stderr += text) };

@@ -233,10 +233,10 @@ describe("the idle clock", () => {
   test("starts when the request is sent, not while the provider package loads", async () => {
     // A cold start on a busy machine can take longer than the idle limit to import the SDK; that
     // is not the server being silent, and must not cost a request or show up as a stall. The
-    // watchdog's clock (performance.now, setInterval) is faked: the load lasts three limits on
+    // watchdog's clock (process.hrtime, setInterval) is faked: the load lasts three limits on
     // it, and it stands still once the request goes out, so no loaded machine can stall the reply.
     const server = await startFakeModelServer();
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "hrtime"] });
     try {
       server.enqueue({ text: "ok" });
       const loadStarted = gate();
