@@ -4,6 +4,8 @@
  *
  *   node --expose-gc bench/in-process.mjs <benchmark> '<options as JSON>'
  *
+ * With a `dist` option, `@ai-sdk/provider-utils` loads as turnloop's bundle has it
+ * (bench/in-process/bundled-packages.mjs), so the request path measured is the command's.
  * It prints one JSON line with its measurements on stdout. `bench/run.mjs` drives it; it can also
  * be run by hand while working on one figure. Spans are measured with the machine's monotonic clock
  * (see `monotonicMilliseconds` in fake-model.mjs), the same clock the fake model server stamps its
@@ -36,6 +38,7 @@
  * - `rss-breakdown` [dist]: RSS and heap after each layer of turnloop is imported, in order.
  */
 
+import { register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -78,6 +81,10 @@ async function main(argv) {
   const options = JSON.parse(optionsText ?? "{}");
   if (typeof options.dist === "string") {
     options.dist = resolve(options.dist);
+    // The packages as the bundle runs them (bench/in-process/bundled-packages.mjs).
+    register("./in-process/bundled-packages.mjs", import.meta.url, {
+      data: { dist: options.dist },
+    });
   }
   const benchmark = await load();
   const result = await benchmark(options);

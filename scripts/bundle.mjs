@@ -44,7 +44,7 @@ import { piTuiBuiltinsDirect } from "./pi-tui-builtins-direct.mjs";
 import { piTuiFirstFrameAtOnce } from "./pi-tui-first-frame-at-once.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
-import { oneStageJsonEvents } from "./provider-utils-one-stage-events.mjs";
+import { providerUtilsAsBundled } from "./provider-utils-as-bundled.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
 
 const OUTPUT = "dist/cli";
@@ -166,62 +166,25 @@ const zod3KindsOnly = {
 };
 
 /**
- * `@ai-sdk/provider-utils` builds a global `Headers` for every model request (its user-agent
- * suffix) and tests `instanceof Headers`; touching that global loads undici, about 6 MiB of
- * resident memory that turnloop's own `fetch` over `node:http` (src/llm/http-fetch.ts) otherwise
- * never needs (issue 26; figures in bench/notes/targets.md, "Start-up and memory, round 3,
- * session 5"). This plugin gives provider-utils turnloop's `HeaderList` (src/llm/http-response.ts)
- * under that name instead; the records it builds from it are the same. A provider-utils that no longer names `Headers` fails the build.
- * Its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs),
- * and its reader of a response's body keeps its lock ({@link bodyReaderKept}).
+ * `@ai-sdk/provider-utils` as scripts/provider-utils-as-bundled.mjs makes it: turnloop's
+ * `HeaderList` in place of the global `Headers` (which loads undici), its event streams parsed in
+ * one stage, its reader of a response's body kept locked. The in-process benchmarks load the same.
  */
 const providerUtilsHeaderList = {
   name: "provider-utils-header-list",
   setup(pluginBuild) {
     pluginBuild.onLoad(
       { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
-      async ({ path }) => {
-        const source = await readFile(path, "utf8");
-        if (
-          !/\bnew Headers\(/.test(source) ||
-          /\b(class|const|let|var|function) Headers\b/.test(source)
-        ) {
-          throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
-        }
-        const headerList = join(process.cwd(), "src", "llm", "http-response.ts");
-        const events = bodyReaderKept(oneStageJsonEvents(source, path), path);
-        return {
-          contents: `import { HeaderList as Headers } from ${JSON.stringify(headerList)};\n${events}`,
-          loader: "js",
-        };
-      },
+      async ({ path }) => ({
+        contents: providerUtilsAsBundled(await readFile(path, "utf8"), path, {
+          headerList: join(process.cwd(), "src", "llm", "http-response.ts"),
+          sseEventTransform: join(process.cwd(), "src", "llm", "sse-event-transform.ts"),
+        }),
+        loader: "js",
+      }),
     );
   },
 };
-
-/**
- * provider-utils' `wrapResponseBodyStream` releases its reader of a response's body once the body
- * ended, failed or was cancelled. The first `releaseLock` of a process makes Node 20 build its
- * released-reader error in a `vm` context of its own (about 5 M instructions; the stages after it
- * release none: src/llm/sse-event-transform.ts, `LockKeepingStream`). Nothing reads a body after
- * that, so the reader keeps its lock; errors, cancels and ends are passed on as before. A
- * provider-utils whose function reads otherwise fails the build.
- */
-function bodyReaderKept(source, path) {
-  const release = `  const releaseReader = () => {
-    if (!readerReleased) {
-      reader.releaseLock();
-      readerReleased = true;
-    }
-  };`;
-  if (source.split(release).length !== 2) {
-    throw new Error(`${path}: provider-utils' wrapResponseBodyStream is no longer as expected`);
-  }
-  return source.replace(
-    release,
-    "  const releaseReader = () => {\n    readerReleased = true;\n  };",
-  );
-}
 
 /**
  * What each kind of run imports up to the point its figure is measured (issue 26), as source entry

@@ -36,12 +36,17 @@ const ONE_STAGE = `function parseJsonEventStream({
 /**
  * @param {string} source provider-utils' `dist/index.mjs`
  * @param {string} path its path, for the error
+ * @param {string} [module] the module `jsonEventStream` is imported from; default
+ *   src/llm/sse-event-transform.ts (the bundle's)
  * @returns {string}
  */
-export function oneStageJsonEvents(source, path) {
+export function oneStageJsonEvents(
+  source,
+  path,
+  module = join(process.cwd(), "src", "llm", "sse-event-transform.ts"),
+) {
   if (source.split(ORIGINAL).length !== 2) {
     throw new Error(`${path}: provider-utils' parseJsonEventStream is no longer as expected`);
   }
-  const module = join(process.cwd(), "src", "llm", "sse-event-transform.ts");
   return `import { jsonEventStream } from ${JSON.stringify(module)};\n${source.replace(ORIGINAL, ONE_STAGE)}`;
 }

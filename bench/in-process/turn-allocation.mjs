@@ -6,6 +6,7 @@
  * young-generation collector.
  */
 
+import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import { BENCH_PROMPT } from "../scenario.mjs";
 import { openBenchSession, startFakeModelElsewhere } from "./support.mjs";
@@ -19,8 +20,10 @@ import { turnOverheadFloor } from "./turns.mjs";
  * Reports KiB per turn in all and by where the allocating function lives: a package under
  * `node_modules`, a Node internal (`node:…`), turnloop's `dist/<file>`, or `(native)` for V8's
  * builtins (`JSON.stringify`, `Array.prototype.push`, …, attributed to no script).
+ * With `functions: N`, also the N functions that allocate most (self), as `name place:line`;
+ * with `saveProfile: <path>`, the sampled heap profile is written there (for DevTools or a script).
  * @param {{dist: string, cwd: string, home: string, turns: number, warmup?: number,
- *   samplingInterval?: number}} options
+ *   samplingInterval?: number, functions?: number, saveProfile?: string}} options
  */
 export async function turnAllocation(options) {
   const warmup = options.warmup ?? 10;
@@ -48,8 +51,18 @@ export async function turnAllocation(options) {
       await post(inspector, "HeapProfiler.stopSampling")
     );
     await session.close();
+    if (typeof options.saveProfile === "string") {
+      writeFileSync(options.saveProfile, JSON.stringify(profile));
+    }
     const sampledTurns = turnStarts - warmup;
-    return { outcome, sampledTurns, ...perTurn(profile, sampledTurns) };
+    return {
+      outcome,
+      sampledTurns,
+      ...perTurn(profile, sampledTurns),
+      ...(options.functions
+        ? { byFunction: byFunction(profile, sampledTurns, options.functions) }
+        : {}),
+    };
   } finally {
     inspector.disconnect();
     await model.close();
@@ -128,6 +141,35 @@ function perTurn(profile, turns) {
         .map(([place, bytes]) => [place, kib(bytes)]),
     ),
   };
+}
+
+/**
+ * KiB per turn allocated by each function itself (not its callees), the `count` largest first.
+ * @param {HeapProfile} profile
+ * @param {number} turns
+ * @param {number} count
+ */
+function byFunction(profile, turns, count) {
+  /** @type {Map<string, number>} */
+  const sizes = new Map();
+  /** @param {HeapNode} node */
+  const walk = (node) => {
+    const frame = /** @type {{functionName: string, url: string, lineNumber?: number}} */ (
+      node.callFrame
+    );
+    const name = `${frame.functionName || "(anonymous)"} ${placeOf(frame.url)}:${(frame.lineNumber ?? -1) + 1}`;
+    sizes.set(name, (sizes.get(name) ?? 0) + node.selfSize);
+    for (const child of node.children) {
+      walk(child);
+    }
+  };
+  walk(profile.head);
+  return Object.fromEntries(
+    [...sizes]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([name, bytes]) => [name, Math.round((bytes / 1024 / turns) * 10) / 10]),
+  );
 }
 
 /** @param {string} url */

@@ -155,7 +155,8 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
  * The stage reads the body with a reader it never releases, and the stream it returns is a
  * {@link LockKeepingStream}, so that neither it nor the provider model's stage after it releases
  * a lock (what a reader of the result sees, ends and failures included, is as through the SDK's
- * pipe: test/llm/json-event-stream.test.ts).
+ * pipe: test/llm/json-event-stream.test.ts). Piped into that stage, the parsed values are written
+ * to it as they are parsed, without passing through this stream's own queue.
  */
 export function jsonEventStream<T>(
   stream: ReadableStream<Uint8Array>,
@@ -168,43 +169,39 @@ export function jsonEventStream<T>(
       eventData.push(event.data);
     },
   });
-  /** The parsed values of the events `text` completes, `[DONE]` left out. */
-  const parsed = async (text: string): Promise<T[]> => {
-    parser.feed(text);
-    const taken = eventData;
-    eventData = [];
-    const values: T[] = [];
-    for (const data of taken) {
-      if (data !== "[DONE]") {
-        values.push(await parse(data));
-      }
-    }
-    return values;
-  };
   const reader = stream.getReader();
-  return new LockKeepingStream<T>({
-    // Reads until a piece completes an event (or the body ends): a pull that enqueues nothing
-    // would not be called again for the read waiting on it.
-    pull: async (controller) => {
+  const source: ValueSource<T> = {
+    // Reads until a piece completes an event (or the body ends).
+    next: async () => {
       for (;;) {
         const { done, value } = await reader.read();
-        const values = await parsed(
-          done ? decoder.decode() : decoder.decode(value, { stream: true }),
-        );
-        for (const item of values) {
-          controller.enqueue(item);
+        parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+        const taken = eventData;
+        eventData = [];
+        const values: T[] = [];
+        for (const data of taken) {
+          if (data !== "[DONE]") {
+            values.push(await parse(data));
+          }
         }
-        if (done) {
-          controller.close();
-          return;
-        }
-        if (values.length > 0) {
-          return;
+        if (done || values.length > 0) {
+          return { values, done };
         }
       }
     },
     cancel: (reason) => reader.cancel(reason),
-  });
+  };
+  return new LockKeepingStream<T>(source);
+}
+
+/**
+ * Where a {@link LockKeepingStream}'s values come from: {@link next} gives the values of the next
+ * piece that completes one or more (and whether the source ended with it); it rejects with the
+ * source's failure. {@link cancel} stops the source.
+ */
+interface ValueSource<T> {
+  next(): Promise<{ values: T[]; done: boolean }>;
+  cancel(reason: unknown): Promise<void>;
 }
 
 /**
@@ -215,11 +212,39 @@ export function jsonEventStream<T>(
  * `pipeThrough` runs, releases both at the stream's end. The AI SDK's providers pipe the parsed
  * events through their own `TransformStream` (`response.pipeThrough(…)`); here the events are
  * written to its writable side as `pipeTo` writes them (the writer's `ready` awaited before each
- * read), the transform's readable side is returned, and each end's failure reaches the other as
+ * write), the transform's readable side is returned, and each end's failure reaches the other as
  * `pipeTo`'s defaults pass it on (the source's error aborts the writable side, the writable side's
- * error cancels the source, the source's end closes it). With options, `ReadableStream`'s own.
+ * error cancels the source, the source's end closes it). The values are taken from the
+ * {@link ValueSource} itself, not read back out of this stream's queue: a read and an enqueue per
+ * value were about a tenth of a tool turn's heap allocation (figure 3d, bench/notes/turn19.md).
+ * With options, `ReadableStream`'s own.
  */
 class LockKeepingStream<T> extends ReadableStream<T> {
+  readonly #source: ValueSource<T>;
+
+  constructor(source: ValueSource<T>) {
+    super(
+      {
+        // A pull that enqueues nothing would not be called again for the read waiting on it: the
+        // source gives at least one value unless it ended.
+        pull: async (controller) => {
+          const { values, done } = await source.next();
+          for (const value of values) {
+            controller.enqueue(value);
+          }
+          if (done) {
+            controller.close();
+          }
+        },
+        cancel: (reason) => source.cancel(reason),
+      },
+      // Pulled only for a read waiting: piped (below), nothing reads it, and a pull to fill a
+      // queue would take values from the source beside the pipe.
+      { highWaterMark: 0 },
+    );
+    this.#source = source;
+  }
+
   override pipeThrough<U>(
     transform: { writable: WritableStream<T>; readable: ReadableStream<U> },
     options?: Parameters<ReadableStream<T>["pipeTo"]>[1],
@@ -227,41 +252,66 @@ class LockKeepingStream<T> extends ReadableStream<T> {
     if (options !== undefined) {
       return super.pipeThrough(transform, options);
     }
+    // Locked and never read: its source is written to the transform directly.
     const reader = this.getReader();
     const writer = transform.writable.getWriter();
     void writer.closed.then(undefined, (error: unknown) => reader.cancel(error).catch(ignored));
-    void pumpKeepingLocks(reader, writer);
+    void pumpKeepingLocks(this.#source, writer);
     return transform.readable;
   }
 }
 
-/** Writes what `reader` gives to `writer` until either ends; see {@link LockKeepingStream}. */
+/**
+ * Writes what `source` gives to `writer` until either ends, waiting for the writer's `ready`
+ * before each read of the source and each write, as `pipeTo` does; see {@link LockKeepingStream}.
+ */
 async function pumpKeepingLocks<T>(
-  reader: ReadableStreamDefaultReader<T>,
+  source: ValueSource<T>,
   writer: WritableStreamDefaultWriter<T>,
 ): Promise<void> {
   for (;;) {
-    try {
-      await writer.ready;
-    } catch {
-      // The writable side failed: its `closed` cancels the source (LockKeepingStream).
+    const ready = writable(writer);
+    if (ready !== true && !(await ready)) {
       return;
     }
-    let result: Awaited<ReturnType<typeof reader.read>>;
+    let next: Awaited<ReturnType<ValueSource<T>["next"]>>;
     try {
-      result = await reader.read();
+      next = await source.next();
     } catch (error) {
       await writer.abort(error).catch(ignored);
       return;
     }
-    if (result.done) {
+    const { values } = next;
+    for (let index = 0; index < values.length; index++) {
+      const ready = index === 0 || writable(writer);
+      if (ready !== true && !(await ready)) {
+        return;
+      }
+      // Not awaited, as `pipeTo` does not: a failed write errors the writable side, which the next
+      // `ready` and `closed` report.
+      writer.write(values[index] as T).catch(ignored);
+    }
+    if (next.done) {
       await writer.close().catch(ignored);
       return;
     }
-    // Not awaited, as `pipeTo` does not: a failed write errors the writable side, which the next
-    // `ready` and `closed` report.
-    writer.write(result.value).catch(ignored);
   }
+}
+
+/**
+ * Whether `writer` takes a write now (true) or once its `ready` settles (a promise of true), or
+ * never: its stream failed (a promise of false; its `closed` then cancels the source,
+ * {@link LockKeepingStream}). `ready` is settled while the stream wants more (`desiredSize` > 0):
+ * then nothing is awaited, a promise hop less per value.
+ */
+function writable<T>(writer: WritableStreamDefaultWriter<T>): boolean | Promise<boolean> {
+  if ((writer.desiredSize ?? 0) > 0) {
+    return true;
+  }
+  return writer.ready.then(
+    () => true,
+    () => false,
+  );
 }
 
 /** For a promise whose failure another path reports. */

@@ -14,13 +14,27 @@ const TWELVE_ZEROS = "000000000000";
 let ephemeralCount = 0;
 let cachedMillisecond = -1;
 let cachedTimestamp = "";
+/** The start of the cached second as ISO-8601 up to its `.` (`2026-12-04T13:58:14.`). */
+let cachedSecond = -1;
+let cachedSecondPrefix = "";
 
-/** `Date.now()` as ISO-8601, formatted once per millisecond (deltas arrive many per ms). */
+/**
+ * `Date.now()` as ISO-8601 with milliseconds (UTC), as `Date.prototype.toISOString` writes it:
+ * formatted once per millisecond (deltas arrive many per ms), and within one second only the
+ * milliseconds are written anew (a log line's events are a few ms apart; `toISOString` made a
+ * `Date` and formatted every field for each of them).
+ */
 function currentTimestamp(): string {
   const millisecond = Date.now();
   if (millisecond !== cachedMillisecond) {
     cachedMillisecond = millisecond;
-    cachedTimestamp = new Date(millisecond).toISOString();
+    const second = Math.floor(millisecond / 1000);
+    if (second !== cachedSecond) {
+      cachedSecond = second;
+      cachedSecondPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+    }
+    const fraction = millisecond - second * 1000;
+    cachedTimestamp = `${cachedSecondPrefix}${fraction < 10 ? "00" : fraction < 100 ? "0" : ""}${fraction}Z`;
   }
   return cachedTimestamp;
 }
@@ -48,10 +62,13 @@ export function createEnvelope(
       ephemeral: true,
     } as SessionEvent;
   }
+  // A literal of one shape too, not a spread of `input` (which copies key by key): inputs are
+  // `{type, data}` (events.ts, EventInput), and the keys keep that order.
   return {
-    ...input,
+    type: input.type,
+    data: input.data,
     id: randomUUID(),
     timestamp: now === undefined ? currentTimestamp() : now.toISOString(),
     parentId,
-  };
+  } as SessionEvent;
 }

@@ -27,11 +27,17 @@ export function serializeEvent(event: SessionEvent): string {
  * each string is escaped a piece at a time where its marker was, never splitting a surrogate
  * pair, so escaping each piece gives the same text as escaping the whole.
  */
-export function* eventLinePieces(event: SessionEvent): Generator<string> {
+export function eventLinePieces(event: SessionEvent): Iterable<string> {
   if (!holdsLongString(event.data)) {
-    yield* stringPieces(serializeEvent(event));
-    return;
+    // Nearly every line: one piece, with no generator run for it.
+    const line = serializeEvent(event);
+    return line.length <= PIECE_LENGTH ? [line] : stringPieces(line);
   }
+  return longStringLinePieces(event);
+}
+
+/** {@link eventLinePieces} of an event holding a string of {@link PIECE_LENGTH} or more. */
+function* longStringLinePieces(event: SessionEvent): Generator<string> {
   const marker = `turnloop-long-string-${randomUUID()}-`;
   const long: string[] = [];
   const skeleton = JSON.stringify(onDisk(event), (_key, value: unknown) => {
@@ -60,7 +66,11 @@ function onDisk(event: SessionEvent) {
   return { type, data, id, timestamp, parentId };
 }
 
-/** Whether `value` holds, at any depth, a string of at least {@link PIECE_LENGTH} code units. */
+/**
+ * Whether `value` holds, at any depth, a string of at least {@link PIECE_LENGTH} code units. It
+ * runs for every line written: it walks keys in place (`for…in` over JSON data, whose objects
+ * have no inherited enumerable keys) rather than making an array of each object's values.
+ */
 function holdsLongString(value: unknown): boolean {
   if (typeof value === "string") {
     return value.length >= PIECE_LENGTH;
@@ -68,6 +78,19 @@ function holdsLongString(value: unknown): boolean {
   if (typeof value !== "object" || value === null) {
     return false;
   }
-  const values = Array.isArray(value) ? value : Object.values(value);
-  return values.some(holdsLongString);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (holdsLongString(item)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (holdsLongString(record[key])) {
+      return true;
+    }
+  }
+  return false;
 }

@@ -33,14 +33,18 @@ function errorShape(value: unknown): unknown {
   return value instanceof Error ? { name: value.name, message: value.message } : value;
 }
 
-/** Both parsers' values for `bytes` cut at `cuts` (byte offsets). */
-async function both(bytes: Uint8Array, cuts: number[]) {
+/**
+ * Both parsers' values for `bytes` cut at `cuts` (byte offsets), read from each parser's stream,
+ * or with `piped`, from a provider model's stage piped after it (the path every request takes).
+ */
+async function both(bytes: Uint8Array, cuts: number[], piped = false) {
   const chunks = [0, ...cuts, bytes.length]
     .slice(1)
     .map((end, index, ends) => bytes.subarray(index === 0 ? 0 : (ends[index - 1] ?? 0), end));
-  const sdk = await valuesOf(parseJsonEventStream({ stream: streamOf(chunks), schema }));
+  const after = (events: ReadableStream<unknown>) => (piped ? providerStage(events) : events);
+  const sdk = await valuesOf(after(parseJsonEventStream({ stream: streamOf(chunks), schema })));
   const ours = await valuesOf(
-    jsonEventStream(streamOf(chunks), (text) => safeParseJSON({ text, schema })),
+    after(jsonEventStream(streamOf(chunks), (text) => safeParseJSON({ text, schema }))),
   );
   return { sdk, ours };
 }
@@ -72,15 +76,18 @@ const STREAMS: Record<string, Uint8Array> = {
 
 describe("jsonEventStream gives the values of the AI SDK's parseJsonEventStream", () => {
   for (const [name, bytes] of Object.entries(STREAMS)) {
-    test(`${name}: whole, and cut at every byte`, async () => {
-      const whole = await both(bytes, []);
-      expect(whole.ours).toEqual(whole.sdk);
-      expect(whole.sdk.length).toBeGreaterThan(0);
-      for (let cut = 1; cut < bytes.length; cut++) {
-        const split = await both(bytes, [cut]);
-        expect(split.ours, `cut at byte ${cut}`).toEqual(split.sdk);
-      }
-    });
+    for (const piped of [false, true]) {
+      const how = piped ? "through a provider's stage" : "read directly";
+      test(`${name}, ${how}: whole, and cut at every byte`, async () => {
+        const whole = await both(bytes, [], piped);
+        expect(whole.ours).toEqual(whole.sdk);
+        expect(whole.sdk.length).toBeGreaterThan(0);
+        for (let cut = 1; cut < bytes.length; cut++) {
+          const split = await both(bytes, [cut], piped);
+          expect(split.ours, `cut at byte ${cut}`).toEqual(split.sdk);
+        }
+      });
+    }
   }
 
   test("three cuts inside one four-byte character", async () => {
@@ -198,5 +205,30 @@ describe("a provider's stage after jsonEventStream: ends and failures pass as th
     );
     expect(results[1]).toEqual(results[0]);
     expect(results[1]).toEqual({ values: [], end: "bad chunk", cancelled: "bad chunk" });
+  });
+});
+
+describe("a provider's stage after jsonEventStream: backpressure", () => {
+  test("while the provider's stage is not read, the body is read no further than through the SDK's pipe", async () => {
+    const pulled = await Promise.all(
+      Object.values(PARSERS).map(async (parse) => {
+        let pulls = 0;
+        const endless = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            pulls += 1;
+            controller.enqueue(encoder.encode(`data: {"n":${pulls}}\n\n`));
+          },
+        });
+        const stage = providerStage(parse(endless));
+        for (let turn = 0; turn < 20; turn++) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+        await stage.cancel();
+        return pulls;
+      }),
+    );
+    const [sdk = 0, ours = 0] = pulled;
+    expect(ours).toBeGreaterThan(0);
+    expect(ours).toBeLessThanOrEqual(sdk);
   });
 });

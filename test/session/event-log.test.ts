@@ -1,6 +1,6 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
 import { eventLinePieces } from "../../src/session/event-line.js";
 import {
@@ -458,6 +458,38 @@ describe("createEnvelope and serializeEvent", () => {
       parentId: "parent-1",
     });
     expect(createEnvelope(userMessage("hi"), null).id).not.toBe(event.id);
+  });
+
+  it("stamps the current time as toISOString writes it, across millisecond, second and day ends", () => {
+    // The current time's string is built from a cached second (envelope.ts): every part must
+    // still be the clock's, whatever changed since the last event.
+    const times = [
+      "2026-12-31T23:59:59.998Z",
+      "2026-12-31T23:59:59.999Z",
+      "2027-01-01T00:00:00.000Z",
+      "2027-01-01T00:00:00.007Z",
+      "2027-01-01T00:00:00.042Z",
+      "2027-01-01T00:00:00.420Z",
+      "2027-01-01T00:00:01.000Z",
+      "2027-01-01T00:00:00.500Z",
+      "1999-02-28T12:34:56.789Z",
+    ];
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const stamped = times.map((time) => {
+        vi.setSystemTime(new Date(time));
+        return [
+          createEnvelope(userMessage("hi"), null).timestamp,
+          createEnvelope(
+            { type: "assistant.message_delta", data: { messageId: "m1", deltaContent: "h" } },
+            null,
+          ).timestamp,
+        ];
+      });
+      expect(stamped).toEqual(times.map((time) => [time, time]));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("marks ephemeral events", () => {

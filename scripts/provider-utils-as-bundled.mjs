@@ -1,0 +1,60 @@
+/**
+ * `@ai-sdk/provider-utils` as turnloop's bundle runs it (scripts/bundle.mjs), in one function, so
+ * the in-process benchmarks (bench/in-process.mjs), which run `tsc`'s `dist/` against the packages
+ * in `node_modules`, can load the same code the command runs:
+ * - the global `Headers` is turnloop's `HeaderList` (src/llm/http-response.ts): touching the
+ *   global loads undici, about 6 MiB of resident memory that turnloop's own `fetch` over
+ *   `node:http` (src/llm/http-fetch.ts) otherwise never needs (issue 26; figures in
+ *   bench/notes/targets.md, "Start-up and memory, round 3, session 5"); the records it builds
+ *   from it are the same;
+ * - its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs);
+ * - its reader of a response's body keeps its lock ({@link bodyReaderKept}).
+ * A provider-utils that reads otherwise fails (the build, or the benchmark's load).
+ */
+
+import { oneStageJsonEvents } from "./provider-utils-one-stage-events.mjs";
+
+/**
+ * @param {string} source provider-utils' `dist/index.mjs`
+ * @param {string} path its path, for the errors
+ * @param {{headerList: string, sseEventTransform: string}} modules what its imports name: the
+ *   module of `HeaderList` (src/llm/http-response.ts or its `dist/` output) and of
+ *   `jsonEventStream` (src/llm/sse-event-transform.ts or its output)
+ * @returns {string}
+ */
+export function providerUtilsAsBundled(source, path, modules) {
+  if (
+    !/\bnew Headers\(/.test(source) ||
+    /\b(class|const|let|var|function) Headers\b/.test(source)
+  ) {
+    throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
+  }
+  const events = bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path);
+  return `import { HeaderList as Headers } from ${JSON.stringify(modules.headerList)};\n${events}`;
+}
+
+/**
+ * provider-utils' `wrapResponseBodyStream` releases its reader of a response's body once the body
+ * ended, failed or was cancelled. The first `releaseLock` of a process makes Node 20 build its
+ * released-reader error in a `vm` context of its own (about 5 M instructions; the stages after it
+ * release none: src/llm/sse-event-transform.ts, `LockKeepingStream`). Nothing reads a body after
+ * that, so the reader keeps its lock; errors, cancels and ends are passed on as before. A
+ * provider-utils whose function reads otherwise fails.
+ * @param {string} source
+ * @param {string} path
+ */
+function bodyReaderKept(source, path) {
+  const release = `  const releaseReader = () => {
+    if (!readerReleased) {
+      reader.releaseLock();
+      readerReleased = true;
+    }
+  };`;
+  if (source.split(release).length !== 2) {
+    throw new Error(`${path}: provider-utils' wrapResponseBodyStream is no longer as expected`);
+  }
+  return source.replace(
+    release,
+    "  const releaseReader = () => {\n    readerReleased = true;\n  };",
+  );
+}
