@@ -88,6 +88,10 @@ function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined
     message: boundedMessage(message),
     retryable: false,
   });
+  const webPage = chain.find((item) => item.name === "WebPageAnswerError");
+  if (webPage !== undefined) {
+    return configuration(`${webPage.message}${url === undefined ? "" : ` (${url})`}`);
+  }
   if (/Cannot convert argument to a ByteString|invalid header value/i.test(text)) {
     return configuration(
       "the API key contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set the real key",
@@ -288,4 +292,23 @@ export function redactSecrets(text: string): string {
     .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
     .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
     .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]");
+}
+
+/**
+ * A successful answer that is a web page (`text/html`): no model API answers so, a proxy's or
+ * captive portal's page, or a base URL that names a website rather than its API, does. Thrown by
+ * http-fetch.ts `httpExchange` before the AI SDK reads the page as a broken event stream (which it
+ * reports as a stream that "ended without a finish reason", and which was retried); `url` is the
+ * page's, after redirects.
+ */
+export class WebPageAnswerError extends Error {
+  override readonly name = "WebPageAnswerError";
+  constructor(
+    readonly url: string,
+    contentType: string,
+  ) {
+    super(
+      `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (an OpenAI-compatible one usually ends in /v1) or a proxy in between`,
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import type { ClientRequest, IncomingMessage } from "node:http";
 import type { RequestOptions } from "node:https";
+import { WebPageAnswerError } from "./errors.js";
 import { preparationsWaiting, runPreparations } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./header-value.js";
 import {
@@ -78,7 +79,13 @@ export async function httpExchange(
   init?: RequestInit,
   options: HttpFetchOptions = {},
 ): Promise<HttpResponse> {
-  return sendFollowingRedirects(requestOf(input, init, options), 0);
+  const response = await sendFollowingRedirects(requestOf(input, init, options), 0);
+  const contentType = response.headers.get("content-type") ?? "";
+  if (response.ok && /^\s*(?:text\/html|application\/xhtml\+xml)\b/i.test(contentType)) {
+    await response.body?.cancel();
+    throw new WebPageAnswerError(response.url, contentType);
+  }
+  return response;
 }
 
 /** Milliseconds without a byte from the server before a request fails (undici's 300 s). */

@@ -96,6 +96,40 @@ describe("errors that cannot succeed on retry", () => {
     }
   });
 
+  // A fresh user's trial (round 3, session 19, #13): a proxy's page answered with 200 was read
+  // as a broken event stream ("Response stream ended without a finish reason.") and retried.
+  test("a web page answered with 200 (a proxy, a website's base URL) is said after one request", async ({
+    cli,
+    model,
+  }) => {
+    const page = "<!doctype html><html><title>Sign in to the proxy</title></html>";
+    const seen: Array<{ requests: number; code: number | null; lines: string[] }> = [];
+    for (const modelId of [
+      "openai-compatible:fake-model",
+      "openai-chat:gpt-4.1",
+      "anthropic:claude-sonnet-4-5",
+    ]) {
+      model.enqueue({
+        status: 200,
+        headers: { "content-type": "text/html; charset=utf-8" },
+        body: page,
+      });
+      const before = model.requests.length;
+      const result = await run(cli, modelId, `${model.url}/v1`);
+      const path = modelId.startsWith("anthropic") ? "messages" : "chat/completions";
+      seen.push({
+        requests: model.requests.length - before,
+        code: result.code,
+        lines: errorLines(result.stderr).map((line) =>
+          line.replace(`${model.url}/v1/${path}`, "URL"),
+        ),
+      });
+    }
+    const said =
+      "turnloop: the server answered with a web page (text/html), not the model API: check the base URL (an OpenAI-compatible one usually ends in /v1) or a proxy in between (URL)";
+    expect(seen).toEqual([1, 2, 3].map(() => ({ requests: 1, code: 1, lines: [said] })));
+  });
+
   test("a refused connection to a local server: 2 attempts, then 'nothing is listening'", async ({
     cli,
   }) => {
