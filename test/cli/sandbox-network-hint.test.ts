@@ -145,7 +145,10 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
   // A fresh user's check: any command that mentioned curl and exited 5, 6 or 7 got the line, and
   // -p offered to run it outside the sandbox for a false reason; `/usr/bin/curl` got none. Now
   // the code counts only when the program whose status the shell returned is the client.
-  test("an exit code counts only when the client itself returned it", async () => {
+  // Eight -p runs in the sandbox: on a loaded 2-core machine that takes a while.
+  test("an exit code counts only when the client itself returned it", {
+    timeout: 120_000,
+  }, async () => {
     const cases: Array<[string, string | undefined]> = [
       ['echo "see the curl docs"; exit 6', undefined],
       ["curl --version >/dev/null; exit 7", undefined],
