@@ -6,8 +6,18 @@
 import type { z } from "zod";
 import { closestName } from "./closest-name.js";
 
-/** The config section whose unknown keys are errors (config.ts). */
-const PERMISSIONS = "permissions";
+/**
+ * The config sections whose unknown keys are errors (config.ts): going on without the deny list
+ * or the confinement the user meant to write is unsafe.
+ */
+const GUARDING_SECTIONS = ["permissions", "sandbox"] as const;
+
+/** A section of {@link GUARDING_SECTIONS}. */
+export type GuardingSection = (typeof GUARDING_SECTIONS)[number];
+
+function isGuardingSection(name: string | undefined): name is GuardingSection {
+  return GUARDING_SECTIONS.some((section) => section === name);
+}
 
 /** One unknown key of a config file. */
 export interface UnknownKey {
@@ -15,8 +25,11 @@ export interface UnknownKey {
   key: string;
   /** The known key it was probably meant to be, dotted (`permissions.allow`). */
   suggestion?: string;
-  /** In the `permissions` section, or a misspelt `permissions` itself. */
-  permissions: boolean;
+  /**
+   * The guarding section (`permissions`, `sandbox`) it is in, or that it misspells at the top
+   * level; absent for any other key.
+   */
+  guarding?: GuardingSection;
 }
 
 /**
@@ -33,10 +46,11 @@ export function unknownKeys(schema: z.ZodType, issues: readonly z.core.$ZodIssue
     return issue.keys.map((key) => {
       const near = closestName(key, known);
       const path = [...level, key].join(".");
+      const section = level.length === 0 ? near : level[0];
       return {
         key: path,
         ...(near === undefined ? {} : { suggestion: [...level, near].join(".") }),
-        permissions: level[0] === PERMISSIONS || (level.length === 0 && near === PERMISSIONS),
+        ...(isGuardingSection(section) ? { guarding: section } : {}),
       };
     });
   });

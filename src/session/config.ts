@@ -5,7 +5,7 @@ import { PERMISSION_MODES } from "../permissions/permission-mode.js";
 import { mcpServerSchema } from "../tools/mcp/config.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { ConfigError, configPaths } from "./config-paths.js";
-import { unknownKeys } from "./config-problems.js";
+import { type GuardingSection, unknownKeys } from "./config-problems.js";
 
 export { ConfigError, configPaths };
 
@@ -15,8 +15,9 @@ export { ConfigError, configPaths };
  * user. Validated with zod at this edge: a bad file is reported with its path and the field, JSON
  * syntax errors with line and column. An unknown key names the closest known key at its level
  * (`"permisions"`: did you mean "permissions"?) and is a warning, except in or instead of the
- * `permissions` section: going on without a deny list the user meant to write is unsafe, so that
- * is an error unless the run asked to ignore it (`--ignore-config-errors`; issue 24 item 6).
+ * `permissions` and `sandbox` sections: going on without a deny list or the confinement the user
+ * meant to write is unsafe, so that is an error unless the run asked to ignore it
+ * (`--ignore-config-errors`; issue 24 item 6, and a fresh user's trial in round 3 session 19).
  * What an untrusted project's file may not set is taken out after reading (project-holds.ts).
  */
 
@@ -60,8 +61,16 @@ const configShape = (object: ObjectBuilder) =>
     autopilot: object({ maxContinues: z.int().min(0).optional() }).optional(),
     /** Checked by the MCP module's schema (the shapes of Claude Code, Copilot, VS Code, ACP). */
     mcpServers: z.record(z.string(), mcpServerSchema()).optional(),
-    /** Context window sizes in tokens, by model id. */
-    contextWindows: z.record(z.string(), z.int().positive()).optional(),
+    /**
+     * Context window sizes in tokens, by model id; at least 1,000, as `--context-window` and
+     * `TURNLOOP_CONTEXT_WINDOW` (cli/argument-flags.ts `NUMERIC_FLAGS`: no model has less).
+     */
+    contextWindows: z
+      .record(
+        z.string(),
+        z.int().min(1_000, "a whole number of tokens ≥ 1000, as --context-window takes"),
+      )
+      .optional(),
     /** Where sessions are kept: a `postgres://` URL (issue 22); default the file store. */
     store: z
       .string()
@@ -103,16 +112,29 @@ export interface LoadedConfig {
 
 /** How strictly {@link loadConfig} reads. */
 export interface ConfigReading {
-  /** Unknown keys in or instead of `permissions` are warnings, not errors (`--ignore-config-errors`). */
+  /**
+   * Unknown keys in or instead of `permissions` and `sandbox` are warnings, not errors
+   * (`--ignore-config-errors`).
+   */
   ignoreErrors?: boolean;
   /** Only the user's file, not the project's (face-config.ts `configuredFace` without a project). */
   userOnly?: boolean;
 }
 
+/** What an unknown key of each guarding section (config-problems.ts) would lose, in words. */
+const GUARDED: Record<GuardingSection, { lost: string; ignored: string }> = {
+  permissions: { lost: "permission rules", ignored: "its rules do not apply" },
+  sandbox: {
+    lost: "sandbox settings (commands could run less confined than you wrote)",
+    ignored: "its setting does not apply",
+  },
+};
+
 /**
  * Reads both files (a missing file is no error).
  * @throws ConfigError naming the path and field of invalid JSON (line and column) or an invalid
- * value, or an unknown key in or instead of `permissions` unless `reading.ignoreErrors`.
+ * value, or an unknown key in or instead of `permissions` or `sandbox` unless
+ * `reading.ignoreErrors`.
  */
 export function loadConfig(home: string, cwd: string, reading: ConfigReading = {}): LoadedConfig {
   const paths = configPaths(home, cwd);
@@ -164,13 +186,14 @@ function readConfigFile(
   for (const problem of unknownKeys(configSchemas().strict, unknown)) {
     const hint = problem.suggestion === undefined ? "" : ` (did you mean "${problem.suggestion}"?)`;
     const named = `${path}: unknown key "${problem.key}"${hint}`;
-    if (!problem.permissions) {
+    const what = problem.guarding === undefined ? undefined : GUARDED[problem.guarding];
+    if (what === undefined) {
       warnings.push(`${named} ignored`);
     } else if (reading.ignoreErrors === true) {
-      warnings.push(`${named} ignored with --ignore-config-errors: its rules do not apply`);
+      warnings.push(`${named} ignored with --ignore-config-errors: ${what.ignored}`);
     } else {
       throw new ConfigError(
-        `${named}: the permission rules there would be ignored, so turnloop stops; fix the file, or run with --ignore-config-errors to go on without them`,
+        `${named}: the ${what.lost} there would be ignored, so turnloop stops; fix the file, or run with --ignore-config-errors to go on without them`,
       );
     }
   }

@@ -62,6 +62,55 @@ describe("config typos", () => {
     );
   });
 
+  // A fresh user's trial (round 3, session 19, #7): `"sandbox": {"polcy": "workspace-write"}`
+  // only warned, and commands ran unconfined; the sandbox section guards as permissions does.
+  test("an unknown key in or instead of sandbox stops too; --ignore-config-errors says what it drops", async ({
+    cli,
+    model,
+    project,
+  }) => {
+    const cases = [
+      [
+        { sandbox: { polcy: "workspace-write" } },
+        "sandbox.polcy",
+        ' (did you mean "sandbox.policy"?)',
+      ],
+      [
+        { sandbox: { hiden: ["/srv/secrets"] } },
+        "sandbox.hiden",
+        ' (did you mean "sandbox.hidden"?)',
+      ],
+      [{ sandbx: { policy: "read-only" } }, "sandbx", ' (did you mean "sandbox"?)'],
+    ] as const;
+    for (const [settings, key, hint] of cases) {
+      await writeFile(project, JSON.stringify(settings));
+      const stopped = await cli(["-p", "hi"]);
+      expect({ code: stopped.code, stderr: stopped.stderr }).toEqual({
+        code: 64,
+        stderr: `turnloop: ${project}: unknown key "${key}"${hint}: the sandbox settings (commands could run less confined than you wrote) there would be ignored, so turnloop stops; fix the file, or run with --ignore-config-errors to go on without them\n`,
+      });
+    }
+    expect(model.requests).toHaveLength(0);
+    model.enqueue({ text: "went on" });
+    const ignored = await cli(["-p", "hi", "--ignore-config-errors"]);
+    expect(ignored.code).toBe(0);
+    expect(ignored.stderr).toContain(
+      `turnloop: warning: ${project}: unknown key "sandbx" (did you mean "sandbox"?) ignored with --ignore-config-errors: its setting does not apply\n`,
+    );
+  });
+
+  test("a context window under 1,000 tokens is refused as the flag refuses it", async ({
+    cli,
+    project,
+  }) => {
+    await writeFile(project, JSON.stringify({ contextWindows: { "openai-compatible:m": 10 } }));
+    const result = await cli(["-p", "hi"]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 64,
+      stderr: `turnloop: ${project}: contextWindows.openai-compatible:m: a whole number of tokens ≥ 1000, as --context-window takes\n`,
+    });
+  });
+
   test("an unknown key elsewhere warns with the closest key at its level, and the run goes on", async ({
     cli,
     project,
