@@ -253,6 +253,28 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
 }
 
 /**
+ * Deletes `sessionId`'s log, closed first (ACP v1 session-delete): idempotent, an unknown or
+ * impossible id succeeds.
+ * @throws `-32600` naming the process that has the session open; `-32603` when the store fails.
+ */
+export async function deleteStoredSession(
+  host: SessionHost,
+  sessionId: string,
+): Promise<acp.DeleteSessionResponse> {
+  try {
+    await host.delete(sessionId);
+  } catch (error) {
+    if (error instanceof SessionLockedError) {
+      throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
+    }
+    if (!(error instanceof InvalidSessionIdError)) {
+      throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
+    }
+  }
+  return {};
+}
+
+/**
  * Sends `available_commands_update` after the answer that establishes the session: clients drop
  * updates for a session id they do not know yet (zed #60199). The SDK writes a handler's answer
  * before anything scheduled with `setImmediate` from inside it. A request read meanwhile may have
