@@ -54,12 +54,10 @@ interface Turn {
 
 /**
  * One turnloop session served over ACP: forwards its events as `session/update`s during a prompt
- * turn, asks permissions, runs tools through the client's fs and terminals, and holds the mode and
- * model the client chose.
- *
- * A second `session/prompt` while one runs is rejected at once with `-32600` ("already running a
- * prompt"), and nothing of it reaches the log (case 26): ACP clients serialise prompts, and a
- * reject is the one policy that can never interleave two turns or answer one twice.
+ * turn, asks permissions, runs tools through the client's fs and terminals, holds the mode and
+ * model the client chose. A second `session/prompt` while one runs (not one read after a cancel:
+ * session-requests.ts) is rejected at once with `-32600` ("already running a prompt"), nothing of it
+ * logged (case 26): ACP clients serialise prompts; a reject never interleaves two turns.
  */
 export class AcpSession {
   readonly session: Session;
@@ -106,6 +104,11 @@ export class AcpSession {
   /** Whether a prompt runs (or the session is busy with one: a compaction, another face's). */
   get running(): boolean {
     return this.turn !== undefined || this.session.busy;
+  }
+
+  /** The running prompt's end, and whether {@link cancel} reached it; undefined when none runs. */
+  get turnEnd(): Pick<Turn, "finished" | "cancelled"> | undefined {
+    return this.turn;
   }
 
   /** The `modes` of a `session/new` / `load` / `resume` answer. */

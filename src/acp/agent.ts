@@ -53,6 +53,8 @@ export class TurnloopAcpAgent {
   private loaded: AcpSessionRequests | undefined;
   /** Aborted when the client's input ends: every prompt, running or still to start, is cancelled. */
   private readonly inputEnd = new AbortController();
+  /** `session/cancel`s read and not handled yet, by session id ({@link cancelRead}). */
+  private readonly cancelsRead = new Map<string, number>();
 
   constructor(config: AcpAgentConfig) {
     this.config = config;
@@ -120,6 +122,12 @@ export class TurnloopAcpAgent {
    * loaded: the requests read before the cancel (a load, a prompt) reach it first.
    */
   private cancel(sessionId: string): void {
+    const read = (this.cancelsRead.get(sessionId) ?? 1) - 1;
+    if (read > 0) {
+      this.cancelsRead.set(sessionId, read);
+    } else {
+      this.cancelsRead.delete(sessionId);
+    }
     if (this.loaded !== undefined) {
       this.loaded.cancel(sessionId);
     } else {
@@ -128,6 +136,14 @@ export class TurnloopAcpAgent {
         () => undefined,
       );
     }
+  }
+
+  /**
+   * A `session/cancel` of `sessionId` was read (framing.ts): until its handler runs, after the
+   * requests read with it, those requests see that it is coming (session-requests.ts).
+   */
+  cancelRead(sessionId: string): void {
+    this.cancelsRead.set(sessionId, (this.cancelsRead.get(sessionId) ?? 0) + 1);
   }
 
   /** Cancels every running prompt and closes every session (the connection has closed). */
@@ -178,6 +194,7 @@ export class TurnloopAcpAgent {
       extraTools: this.config.extraTools ?? [],
       offered: () => this.offered,
       sendsUsage: () => this.usageUpdates,
+      cancelRead: (sessionId) => this.cancelsRead.has(sessionId),
     });
     return this.loaded;
   }

@@ -95,6 +95,7 @@ async function serve(
     log,
     maxMessageBytes: limit,
     onIdlessError: (error) => agent.clientRejectedNotification(error),
+    onCancelRead: (sessionId) => agent.cancelRead(sessionId),
     ...(start === undefined ? {} : { prefix: start.read.bytes }),
   });
   const answered = start?.answered;

@@ -11,6 +11,11 @@ export interface MessageEdgeOptions {
    * only way a client can refuse a notification on the wire.
    */
   onIdlessError?: (error: unknown) => void;
+  /**
+   * Called with its `sessionId` when a `session/cancel` is read, before the SDK hands it to its
+   * handler (after the requests read with it: acp/agent.ts).
+   */
+  onCancelRead?: (sessionId: string) => void;
 }
 
 /**
@@ -20,7 +25,8 @@ export interface MessageEdgeOptions {
  * - a message with an `id` (null too) but neither `method`, `result` nor `error` gets `-32600`
  *   with its id (the SDK takes it for a response to nothing and drops it);
  * - a request whose `method` is not a string gets `-32600` with its id (the SDK: `id: null`);
- * - an error answer without an id is passed on and reported to `onIdlessError`.
+ * - an error answer without an id is passed on and reported to `onIdlessError`;
+ * - a `session/cancel` is passed on and reported to `onCancelRead` as it is read.
  * Everything else goes through untouched. The answers are written in line with the SDK's own
  * messages (one outgoing queue), whatever the connection's state, `initialize` included.
  */
@@ -44,6 +50,10 @@ export function withMessageEdges(stream: acp.Stream, options: MessageEdgeOptions
       if (problem === undefined) {
         if (isIdlessError(message)) {
           options.onIdlessError?.((message as { error?: unknown }).error);
+        }
+        const cancelled = cancelledSession(message);
+        if (cancelled !== undefined) {
+          options.onCancelRead?.(cancelled);
         }
         controller.enqueue(message);
         return;
@@ -92,6 +102,16 @@ function invalidMessage(message: unknown): { id: RequestId | null; reason: strin
 
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/** The `sessionId` of a `session/cancel` notification, or undefined for any other message. */
+function cancelledSession(message: unknown): string | undefined {
+  const record = typeof message === "object" && message !== null ? message : {};
+  const { method, id, params } = record as { method?: unknown; id?: unknown; params?: unknown };
+  const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId;
+  return method === "session/cancel" && id === undefined && typeof sessionId === "string"
+    ? sessionId
+    : undefined;
 }
 
 function isIdlessError(message: unknown): boolean {

@@ -1,12 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { errorMessage } from "../events/errors.js";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
-import { InvalidSessionIdError } from "../session/paths.js";
-import { SessionLockedError } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
-import { internalError, invalidRequest } from "./errors.js";
+import { invalidRequest } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { refuseEmptyPrompt } from "./prompt-content.js";
@@ -25,9 +22,9 @@ import {
   checkReopen,
   checkSessionFolder,
   createSession,
+  deleteStoredSession,
   listPage,
   openSession,
-  refuseWhileRunning,
   repairMeta,
   sessionModel,
   startMcpServers,
@@ -45,6 +42,8 @@ export interface AcpConnectionState {
   offered: () => acp.ClientCapabilities | undefined;
   /** Whether `usage_update`s are still sent on this connection. */
   sendsUsage: () => boolean;
+  /** Whether a `session/cancel` of the session was read and not handled yet (agent.ts). */
+  cancelRead: (sessionId: string) => boolean;
 }
 
 /**
@@ -59,10 +58,7 @@ export class AcpSessionRequests {
   private readonly remotes = new Map<string, FollowedSession>();
   /** Ids being opened, so two opens of one log never race. */
   private readonly opening = new Set<string>();
-  /**
-   * The loads and resumes in progress: the other requests about their session wait for them
-   * (opening-gate.ts); a second load or resume of a session runs after the first.
-   */
+  /** Loads and resumes in progress, that the other requests about it wait for (opening-gate.ts). */
   private readonly openings = new OpeningGate();
   private readonly host: SessionHost;
   private readonly connection: AcpConnectionState;
@@ -115,16 +111,19 @@ export class AcpSessionRequests {
   }
 
   /**
-   * ACP v1 `session/cancel`: cancels the session's running prompt, if any. While the session is
-   * being loaded, once the load has answered: a prompt sent before the cancel starts before it
-   * (it waits for the same load), so it is the one cancelled.
+   * ACP v1 `session/cancel`: cancels the session's running prompt, if any ({@link holdWhileCancelling}).
+   * While the session is being loaded, once the load has answered: a prompt sent before the
+   * cancel starts before it (it waits for the same load), so it is the one cancelled.
    */
   cancel(sessionId: string): void {
     const cancel = () => {
       this.sessions.get(sessionId)?.cancel();
       this.remotes.get(sessionId)?.remote.cancel();
+      this.holdWhileCancelling(sessionId);
     };
-    const opening = this.openings.settled(sessionId);
+    // A prompt running now is cancelled now: the requests held for its end wait for it.
+    const running = this.sessions.get(sessionId)?.turnEnd !== undefined;
+    const opening = running ? undefined : this.openings.settled(sessionId);
     if (opening === undefined) {
       cancel();
     } else {
@@ -139,6 +138,7 @@ export class AcpSessionRequests {
    * closed (one that was refused leaves an open session as it was: the request runs there).
    */
   private afterOpening<T>(sessionId: string, request: () => T | Promise<T>): Promise<T> {
+    this.holdWhileCancelling(sessionId);
     const opening = this.openings.settled(sessionId);
     const afterFailure = (error: unknown) =>
       this.openHere(sessionId) === undefined ? Promise.reject(error) : request();
@@ -175,7 +175,7 @@ export class AcpSessionRequests {
    * A call left open by a crash gets its interrupted result on disk first (case 01, variant C).
    */
   loadSession(params: acp.LoadSessionRequest, client: Client): Promise<acp.LoadSessionResponse> {
-    refuseWhileRunning(this.openHere(params.sessionId), params.sessionId, "session/load");
+    this.holdWhileCancelling(params.sessionId);
     return this.openings.open(params.sessionId, () => this.load(params, client));
   }
 
@@ -205,7 +205,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
-    refuseWhileRunning(this.openHere(params.sessionId), params.sessionId, "session/resume");
+    this.holdWhileCancelling(params.sessionId);
     return this.openings.open(params.sessionId, () => this.resume(params, client));
   }
 
@@ -227,6 +227,19 @@ export class AcpSessionRequests {
       configOptions: acpSession.configOptions(),
       ...repairMeta(acpSession.session),
     };
+  }
+
+  /**
+   * While `sessionId`'s prompt ends after a `session/cancel` (handled, or read and not handled yet:
+   * the SDK hands a notification to its handler after the requests read with it), holds the
+   * requests about the session until that prompt's answer: they then run in the order they came,
+   * a load or a new prompt served rather than refused as if the prompt still ran.
+   */
+  private holdWhileCancelling(sessionId: string): void {
+    const turn = this.sessions.get(sessionId)?.turnEnd;
+    if (turn?.cancelled === true || (turn && this.connection.cancelRead(sessionId))) {
+      this.openings.hold(sessionId, turn.finished);
+    }
   }
 
   /** What this connection has open of `sessionId`, here or followed on another worker. */
@@ -321,17 +334,7 @@ export class AcpSessionRequests {
     // A session being loaded is deleted after its load answered (or failed).
     await this.openings.settled(sessionId)?.catch(() => undefined);
     await this.closeOpen(sessionId);
-    try {
-      await this.host.delete(sessionId);
-    } catch (error) {
-      if (error instanceof SessionLockedError) {
-        throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
-      }
-      if (!(error instanceof InvalidSessionIdError)) {
-        throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
-      }
-    }
-    return {};
+    return deleteStoredSession(this.host, sessionId);
   }
 
   /** ACP v1 session-modes: `session/set_mode` (option-requests.ts). */

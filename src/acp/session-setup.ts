@@ -219,13 +219,21 @@ export async function createSession(
  * Reopens a session from its log, for writing.
  * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
  * session open when another one (or this connection) does; `-32602` naming its folder when that is
- * not an existing directory; `-32603` naming its folder's invalid config file and key, or
- * otherwise the file or database a store could not write.
+ * not an existing directory; `-32603` naming its folder's invalid config file and key, or the
+ * reason its model cannot run here (`sessionModel`: without a key, `-32000`), or otherwise the
+ * file or database a store could not write.
  */
 export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
-    return await host.open(sessionId);
+    // Its model is checked before anything is written: a refused load leaves the log as it was.
+    return await host.open(sessionId, undefined, ({ start, state }) => {
+      sessionModel(host.modelForSession(state.changedModel ?? start.model));
+      return undefined;
+    });
   } catch (error) {
+    if (error instanceof acp.RequestError) {
+      throw error; // Its model's (sessionModel).
+    }
     if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
       throw acp.RequestError.sessionNotFound(sessionId);
     }
@@ -242,6 +250,28 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
     }
     throw internalError(`Could not open session ${sessionId}: ${storeFailure(error)}`);
   }
+}
+
+/**
+ * Deletes `sessionId`'s log, closed first (ACP v1 session-delete): idempotent, an unknown or
+ * impossible id succeeds.
+ * @throws `-32600` naming the process that has the session open; `-32603` when the store fails.
+ */
+export async function deleteStoredSession(
+  host: SessionHost,
+  sessionId: string,
+): Promise<acp.DeleteSessionResponse> {
+  try {
+    await host.delete(sessionId);
+  } catch (error) {
+    if (error instanceof SessionLockedError) {
+      throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });
+    }
+    if (!(error instanceof InvalidSessionIdError)) {
+      throw internalError(`Could not delete session ${sessionId}: ${errorMessage(error)}`);
+    }
+  }
+  return {};
 }
 
 /**

@@ -53,6 +53,19 @@ export type CompactionResult =
     }
   | { ok: false; cancelled: boolean; message: string };
 
+/** Why a compaction that would remove nothing fails ({@link nothingToCompact}). */
+export const NOTHING_TO_COMPACT =
+  "nothing to compact: the conversation is only its most recent turn";
+
+/**
+ * Whether a manual compaction of `history` under a context window of `window` tokens would remove
+ * nothing, and so fail ({@link compactConversation}): checked by `sessions compact` before the
+ * session is reopened, so that a refused one writes nothing.
+ */
+export function nothingToCompact(history: History, window: number): boolean {
+  return splitPoint(history, window * KEPT_SHARE, 1) === 0;
+}
+
 /** The context window that applies to `settings` (tokens). */
 export function windowOf(settings: CompactionSettings): number {
   return contextWindowOf(settings.provider.id, settings);
@@ -96,7 +109,7 @@ export async function compactConversation(
   // A manual compaction keeps only the latest turn: the user asked for the room.
   const removed = splitPoint(history, window * KEPT_SHARE, trigger === "manual" ? 1 : Infinity);
   if (removed === 0) {
-    return fail("nothing to compact: the conversation is only its most recent turn");
+    return fail(NOTHING_TO_COMPACT);
   }
   const answer = await summariseTwice(settings, conversation, signal, {
     part: history.messages.slice(0, removed),

@@ -78,7 +78,8 @@ export function resumeWithoutId(argv: readonly string[]): boolean {
 /**
  * Parses `argv` against {@link FLAGS}, leaving out a `--resume` without an id.
  * @throws the `parseArgs` error (a `code` such as `ERR_PARSE_ARGS_UNKNOWN_OPTION`), or a
- * {@link UsageError} for a single-valued flag given twice with different values (see
+ * {@link UsageError} for a flag that names something given an empty or blank value (see
+ * {@link emptyValueProblem}), or a single-valued flag given twice with different values (see
  * {@link repeatedFlagProblem}).
  */
 export function parseFlags(argv: readonly string[]) {
@@ -89,7 +90,7 @@ export function parseFlags(argv: readonly string[]) {
     options: FLAGS,
     tokens: true,
   });
-  const problem = repeatedFlagProblem(parsed.tokens);
+  const problem = emptyValueProblem(parsed.tokens) ?? repeatedFlagProblem(parsed.tokens);
   if (problem !== undefined) {
     throw new UsageError(problem);
   }
@@ -139,6 +140,41 @@ export function wordsOf(argv: readonly string[]): { positionals: string[]; headl
     options: FLAGS,
   });
   return { positionals, headless: values.headless === true };
+}
+
+/**
+ * What each flag that names something needs, for {@link emptyValueProblem}. Flags with a list of
+ * choices or a number say what they take in their own checks; `--append-system-prompt` may add
+ * nothing; the Copilot SDK's `--log-level`, `--auth-token-env` and `--session-idle-timeout`
+ * are accepted unread.
+ */
+const NAMED_VALUES: Partial<Record<keyof typeof FLAGS, string>> = {
+  resume: "a session id (turnloop sessions lists them)",
+  model: "a model as <provider>:<model> (e.g. openai:gpt-5)",
+  "base-url": "an http:// or https:// URL",
+  store: "a postgres:// or postgresql:// URL",
+  cwd: "a folder",
+  "add-dir": "a folder",
+  "mcp-config": "a file",
+  "system-prompt-file": "a file",
+  host: "an address to listen on",
+  out: "a file",
+};
+
+/**
+ * A flag of {@link NAMED_VALUES} given an empty or blank value (`--resume ''`, `--cwd=`, `-m ' '`),
+ * which would otherwise be read as a prefix of every session id, the current folder or no
+ * model: `--resume needs a session id (turnloop sessions lists them), not ""`, named as typed.
+ * Undefined when there is none.
+ */
+function emptyValueProblem(tokens: readonly FlagToken[]): string | undefined {
+  for (const token of tokens) {
+    const needs = NAMED_VALUES[token.name as keyof typeof FLAGS];
+    if (token.kind === "option" && needs !== undefined && token.value?.trim() === "") {
+      return `${token.rawName ?? `--${token.name}`} needs ${needs}, not "${token.value}"`;
+    }
+  }
+  return undefined;
 }
 
 /** One flag of the command line as `parseArgs` saw it. */

@@ -25,6 +25,7 @@ import {
   type CommandName,
   GROUP_USAGE,
   MCP_ACTIONS,
+  SESSIONS_COMPACT,
   unexpectedArguments,
   unreadFlagsProblem,
 } from "./subcommands.js";
@@ -163,6 +164,11 @@ function namedCommand(
 ): Command | undefined {
   if (positionals[0] === "sessions") {
     if (positionals[1] === "compact" && positionals[2] !== undefined) {
+      if (positionals[2].trim() === "") {
+        throw new UsageError(
+          `sessions compact needs a session id, not "${positionals[2]}" (usage: ${SESSIONS_COMPACT.usage})`,
+        );
+      }
       checkFlagsRead("sessions compact", values, pick);
       return {
         kind: "sessions-compact",

@@ -1,6 +1,11 @@
-import type { CompactionResult } from "../agent/compaction.js";
+import {
+  type CompactionResult,
+  NOTHING_TO_COMPACT,
+  nothingToCompact,
+} from "../agent/compaction.js";
 import { errorCode, errorMessage } from "../events/errors.js";
-import { SessionHost } from "../session/host.js";
+import { ConfigError } from "../session/config-paths.js";
+import { type Reopening, SessionHost } from "../session/host.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
@@ -9,6 +14,26 @@ import type { Command } from "./arguments.js";
 
 /** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
 const UNKNOWN_SESSION_EXIT_CODE = 64;
+/**
+ * A compaction refused before anything is written, 64 as `-p --resume` refuses: the session's
+ * folder is gone or its config file invalid, its model does not resolve here, nothing to compact.
+ */
+const REFUSED_EXIT_CODE = 64;
+
+/**
+ * Why `sessions compact` refuses the session being reopened (host.ts `open`'s `refuse`): its
+ * model (`--model`, else the one it ran with) does not resolve here, or a manual compaction would
+ * remove nothing (compaction.ts `nothingToCompact`); undefined when it goes on.
+ */
+function compactionRefusal(host: SessionHost, { start, state, contextWindow }: Reopening) {
+  const model = host.modelForSession(state.changedModel ?? start.model);
+  if (!model.ok) {
+    return model.message.replace(/^turnloop: /, "");
+  }
+  return nothingToCompact(state.history, contextWindow(model.configuration.id))
+    ? NOTHING_TO_COMPACT
+    : undefined;
+}
 
 /**
  * `session.compact`, cancelled by Ctrl-C (SIGINT) while it runs: the compaction records that it
@@ -34,8 +59,9 @@ async function compactUntilInterrupted(
  * Runs `turnloop sessions compact <id> [instructions]`: reopens the session, compacts its history
  * with the session's model (or `--model`), and prints the before and after token counts.
  * @returns the exit code: 0 on success; 64 when the id or prefix names no session or more than
- * one; 1 when the session cannot be opened or compaction failed; 130 when Ctrl-C cancelled it
- * (said on stderr).
+ * one, or the compaction is refused before anything is written ({@link compactionRefusal}, the
+ * session's folder gone); 1 when the session cannot be opened (held by another process, a store
+ * that fails) or the compaction failed; 130 when Ctrl-C cancelled it (said on stderr).
  */
 export async function runCompactCommand(
   command: Extract<Command, { kind: "sessions-compact" }>,
@@ -63,11 +89,16 @@ export async function runCompactCommand(
   }
   let session: Session;
   try {
-    session = await host.open(resolved.sessionId);
-  } catch (error) {
-    return fail(
-      errorCode(error) === "ENOENT" ? `no session ${command.sessionId}` : errorMessage(error),
+    session = await host.open(resolved.sessionId, undefined, (reopening) =>
+      compactionRefusal(host, reopening),
     );
+  } catch (error) {
+    // Its folder gone, its folder's config invalid, its model unusable here, nothing to compact.
+    const refused = error instanceof ConfigError || errorCode(error) === "ENOENT";
+    io.stderr.write(
+      `turnloop: ${errorCode(error) === "ENOENT" ? `no session ${command.sessionId}` : errorMessage(error)}\n`,
+    );
+    return refused ? REFUSED_EXIT_CODE : 1;
   }
   try {
     const model = host.modelForSession(session.changedModel ?? session.start.model);

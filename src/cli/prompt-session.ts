@@ -1,6 +1,6 @@
 import { errorCode } from "../events/errors.js";
 import { ConfigError } from "../session/config-paths.js";
-import type { SessionHost } from "../session/host.js";
+import type { Reopening, SessionHost } from "../session/host.js";
 import type { Session } from "../session/session.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { storeFailure } from "../session/storage-error.js";
@@ -22,6 +22,14 @@ export async function unknownSession(
   }
   const resolved = await host.resolveId(options.resume);
   return resolved.ok ? undefined : resolved.message;
+}
+
+/**
+ * A reopen's check that the session's model resolves here (host.ts `modelRefusal`), before
+ * anything is written: a refused `--resume` or `--continue` leaves the log as it was.
+ */
+function modelCheck(host: SessionHost): (reopening: Reopening) => string | undefined {
+  return ({ start, state }) => host.modelRefusal(state.changedModel ?? start.model);
 }
 
 /**
@@ -51,7 +59,7 @@ export async function openPromptSession(
       const folders = cwdGiven ? await import("../session/session-folder.js") : undefined;
       const elsewhere = await folders?.folderElsewhere(host, resolved.sessionId, cwd);
       return folders === undefined || elsewhere === undefined
-        ? { ok: true, session: await host.open(resolved.sessionId) }
+        ? { ok: true, session: await host.open(resolved.sessionId, undefined, modelCheck(host)) }
         : failed(folders.cwdElsewhereMessage(resolved.sessionId, cwd, elsewhere));
     }
     if (options.continue) {
@@ -60,7 +68,7 @@ export async function openPromptSession(
         return failed(`no session to continue in ${cwd}; run without --continue to start one`);
       }
       sessionId = newest.sessionId;
-      return { ok: true, session: await host.open(newest.sessionId) };
+      return { ok: true, session: await host.open(newest.sessionId, undefined, modelCheck(host)) };
     }
     return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
   } catch (error) {

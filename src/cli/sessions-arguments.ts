@@ -46,6 +46,12 @@ function sessionsAction(rest: readonly string[], values: ParsedValues): StoreCom
     throw new UsageError(problem);
   }
   const [sessionId = ""] = words;
+  if (action !== "list" && sessionId.trim() === "") {
+    const needs = action === "import" ? "a file (or - for stdin)" : "a session id";
+    throw new UsageError(
+      `sessions ${action} needs ${needs}, not "${sessionId}" (usage: ${SESSIONS_ACTIONS[action].usage})`,
+    );
+  }
   switch (action) {
     case "list":
       return { kind: "sessions-list", json: values.json === true };

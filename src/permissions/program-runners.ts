@@ -2,11 +2,13 @@
  * Programs that run a program their arguments or their input name, in a way of their own rather
  * than as a wrapper's plain command (shell-wrappers.ts): package runners (`npx tape x` runs
  * `tape x`, `corepack pnpm …`, `pnpm <bin>`), xargs, whose input may become the command, shells
- * (`sh -c script`) and bash's `trap`. Read by shell-commands.ts and shell-side-effects.ts for the
- * permission rules and by command-prefix.ts.
+ * (`sh -c script`) and bash's `trap`; and build tools' and package managers' own options that run
+ * a program, build other code or write what they name (`go test -exec`, `-C dir`,
+ * `-coverprofile=F`, `make SHELL=…`, `npm test --cache DIR`, `npm config set`). Read by
+ * shell-commands.ts and shell-side-effects.ts for the permission rules and by command-prefix.ts.
  */
 
-import { baseName, type DecodedWord } from "./shell-words.js";
+import { baseName, type DecodedWord, HARMLESS_TARGETS } from "./shell-words.js";
 import {
   COMMAND_RUNNERS,
   options,
@@ -123,6 +125,111 @@ const PNPM_OPTIONS = options(
     "--dir= --filter= --filter-prod= --reporter= --loglevel= --workspace-concurrency= " +
     "--resume-from= --changed-files-ignore-pattern= --test-pattern= --fail-if-no-match",
 );
+
+/**
+ * go's flags by their exact names (`go help build`, `go help testflag`, go 1.24): go's flag
+ * package takes one dash or two, the value after `=` or in the next word, and no start of a
+ * name (`-cover` is not `-coverprofile`, `-mod=mod` not `-modfile`); the test binary takes its
+ * own spelling `-test.<name>` (after `-args` too). `>`: writes the file or folder named (`-c`
+ * the test binary); `!`: runs the program named, or builds other code than the folder's own
+ * (`-C dir`, another `-modfile`, `-overlay`'s files, a `-pgo` profile but `auto` and `off`).
+ */
+const GO_FLAGS = new Map(
+  (
+    "o> c> output> coverprofile> cpuprofile> memprofile> blockprofile> mutexprofile> trace> " +
+    "outputdir> pkgdir> gocoverdir> testlogfile> fuzzcachedir> exec! toolexec! vettool! C! " +
+    "modfile! overlay! pgo!"
+  )
+    .split(" ")
+    .map((entry) => [entry.slice(0, -1), entry.slice(-1)]),
+);
+/** The linker's and compiler's own flags, given through `-ldflags` and the like, that run or write. */
+const GO_TOOL_FLAG =
+  /(?:^|[\s='"])-(?:(extld|extar)|cpuprofile|memprofile|traceprofile|blockprofile|mutexprofile|o|tmpdir|bench)(?=[\s='"]|$)/;
+
+/**
+ * What go's flags among `words` (the words after `go`; any word, as a package's or test's
+ * arguments may be read by go or the test binary) do: why one runs a program or builds other
+ * code (see {@link GO_FLAGS}), and whether one writes a file, as `go env -w`/`-u` writes go's
+ * settings file.
+ */
+export function goFlagEffects(words: readonly string[]): { runs?: string; writes: boolean } {
+  const effects: { runs?: string; writes: boolean } = {
+    writes: words[0] === "env" && words.some((word) => /^--?[wu](?:=|$)/.test(word)),
+  };
+  for (const [index, word] of words.entries()) {
+    const flag = /^--?(?:test\.)?([^-=][^=]*)(?:=(.*))?$/s.exec(word);
+    const value = flag?.[2] ?? words[index + 1] ?? "";
+    const kind = GO_FLAGS.get(flag?.[1] ?? "");
+    const toolFlag = /^(?:gc|ld|asm|gccgo)flags$/.test(flag?.[1] ?? "")
+      ? GO_TOOL_FLAG.exec(value)
+      : null;
+    if (kind === "!" && !(flag?.[1] === "pgo" && /^(?:auto|off|)$/.test(value))) {
+      effects.runs ??= `go ${word} runs a program or builds other code`;
+    } else if (toolFlag?.[1] !== undefined) {
+      effects.runs ??= `go ${word} runs a program`;
+    }
+    effects.writes ||= (kind === ">" && !HARMLESS_TARGETS.has(value)) || toolFlag !== null;
+  }
+  return effects;
+}
+
+/** `make VAR='rm x'`: a variable given a command line may be a recipe's program (`CC`, `SHELL`). */
+export function makeRunningProgram(name: string, words: readonly string[]): string | undefined {
+  if (name !== "make" && name !== "gmake") {
+    return undefined;
+  }
+  const assignment = words.find((word) =>
+    /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFILES|MAKEFLAGS|MFLAGS)=|^[A-Za-z_][\w.]*=.*[\s;&|`$<>()]/.test(
+      word,
+    ),
+  );
+  return assignment === undefined ? undefined : `make ${assignment} may run a program`;
+}
+
+/**
+ * Package managers' long options whose value is a folder or file they write (npm 11's `npm help
+ * config`, pnpm 10's and yarn 1's help); npm and pnpm read any start of a name, as nopt does.
+ */
+const PACKAGE_MANAGER_WRITING: Readonly<Record<string, readonly string[]>> = {
+  npm: ["cache", "logs-dir"],
+  pnpm: [
+    ..."store-dir cache-dir state-dir modules-dir global-dir global-bin-dir".split(" "),
+    ..."virtual-store-dir lockfile-dir".split(" "),
+  ],
+  yarn: [
+    "cache-folder",
+    "modules-folder",
+    "global-folder",
+    "link-folder",
+    "preferred-cache-folder",
+  ],
+};
+/** Their commands that write their settings or package.json (`npm config set`, `npm pkg set`). */
+const SETTING_COMMAND =
+  /^set\b|(?:^| )(?:(?:config|c) (?:set|delete|unset|edit|fix)|pkg (?:set|delete|fix))\b/;
+
+/**
+ * Whether the package manager `name words…` (npm, npx, pnpm, pnpx, yarn, yarnpkg) writes a folder
+ * or file its options name ({@link PACKAGE_MANAGER_WRITING}: `npm test --cache /x`) or its
+ * settings ({@link SETTING_COMMAND}), which a prefix rule (`bash(npm test *)`) must not cover.
+ */
+export function packageManagerWrites(name: string, words: readonly string[]): boolean {
+  const manager = name.replace(/^(npm|pnpm|yarn)(?:x|pkg)$/, "$1");
+  const names = PACKAGE_MANAGER_WRITING[manager] ?? [];
+  const end = words.indexOf("--");
+  const options = end === -1 ? words : words.slice(0, end);
+  const operands = options.filter((word) => !word.startsWith("-")).join(" ");
+  return (
+    (names.length > 0 && SETTING_COMMAND.test(operands)) ||
+    options.some((word) => {
+      const long = /^--([^=]+)/.exec(word)?.[1] ?? "";
+      return manager === "yarn"
+        ? names.includes(long)
+        : long.length >= 3 && names.some((option) => option.startsWith(long));
+    })
+  );
+}
 
 /**
  * Why `xargs words…` runs a command made of its input, or undefined (xargs(1)). With `-I R`,

@@ -9,6 +9,9 @@
 
 import { gitOptionEffects, sedEffects, sedRunsCommands } from "./program-arguments.js";
 import {
+  goFlagEffects,
+  makeRunningProgram,
+  packageManagerWrites,
   readPackageRunner,
   readWrapper,
   SHELL_NAME,
@@ -46,20 +49,21 @@ function abbreviates(long: string, names: readonly string[]): boolean {
 const RUNNING_SHORT_OPTIONS = letterTable(
   "tar=IF rsync=e fd=xX fdfind=xX scp=SF sftp=SF man=P nc=ec ncat=ec netcat=ec nix=c vim=cS " +
     "vi=cS nvim=cS view=cS vimdiff=cS ex=cS make=EfCI gmake=EfCI zip=T compgen=CF curl=K tox=x wget=e " +
-    "psql=f",
+    "psql=f npm=C npx=C pnpm=C",
 );
 /**
  * Long options of one program whose value runs a program, or names a file of options or commands
- * that may (`npm --script-shell`, `rg --pre`, go's `-exec` and `-toolexec`, `cargo --config`,
- * `curl --config`, `tox --override`, `sqlite3 -init`, `npm --userconfig`/`--prefix`, `make -f`/`-C`:
- * other scripts or recipes; the session-18 trial); go's and sqlite3's take one dash too.
+ * that may (`npm --script-shell`, `rg --pre`, `cargo --config`, `curl --config`, `tox --override`,
+ * `sqlite3 -init`, `npm --userconfig`/`--prefix` (`-C`), `make -f`/`-C`: other scripts or recipes;
+ * the session-18 trial; `pnpm --config.<key>=`, any setting); sqlite3's take one dash too; go's
+ * are read by program-runners.ts.
  * Starts of their names count ({@link abbreviates}): npm's option reader takes them.
  */
 const PROGRAM_RUNNING_LONG = letterTable(
-  "npm=shell,script-shell,node-options,userconfig,globalconfig,prefix npx=shell,script-shell," +
+  "npm=shell,script-shell,node-options,userconfig,globalconfig,prefix,git npx=shell,script-shell," +
     "node-options,userconfig,globalconfig,prefix " +
     "pnpm=shell,script-shell,node-options,userconfig,globalconfig,prefix,dir rg=pre " +
-    "go=exec,toolexec,vettool cargo=config curl=config tox=override sqlite3=init " +
+    "yarn=cwd,use-yarnrc cargo=config curl=config tox=override sqlite3=init " +
     "make=file,makefile,directory,include-dir gmake=file,makefile,directory,include-dir",
 );
 /** Words of a database shell that run a command or read a script (`.shell`, `\\!`, `COPY … PROGRAM`). */
@@ -88,11 +92,11 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
   for (const [index, word] of words.entries()) {
     const long = /^--([^=]+)/.exec(word)?.[1];
     const value = word.split("=").slice(1).join("=");
-    const single = /^(?:go|sqlite3)$/.test(name) ? /^-([^-=][^=]*)/.exec(word)?.[1] : undefined;
+    const single = name === "sqlite3" ? /^-([^-=][^=]*)/.exec(word)?.[1] : undefined;
     if (
       abbreviates(long ?? single ?? "", programLong) ||
       (DATABASE_SHELLS.test(name) && DATABASE_ESCAPE.test(word)) ||
-      (name === "go" && /-extld|-extar/.test(word)) ||
+      (/^pnpm$/.test(name) && word.startsWith("--config.")) ||
       (/^mvnw?$/.test(name) && /(?:^|:)(?:exec:|exec-maven-plugin|antrun:)/.test(word))
     ) {
       return `${name} ${word} runs a program`;
@@ -120,7 +124,9 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
     ? gitRunningProgram(words)
     : name === "sed"
       ? sedRunsCommands(words)
-      : undefined;
+      : name === "go"
+        ? goFlagEffects(tail).runs
+        : undefined;
 }
 
 /** Why a git command runs a program: `git -c` of a key that runs one, or its subcommand's options (git-commands.ts). */
@@ -194,19 +200,6 @@ function shellText(words: readonly DecodedWord[]): string {
         : `'${text.replace(/'/g, "'\\''")}'`,
     )
     .join(" ");
-}
-
-/** `make VAR='rm x'`: a variable given a command line may be a recipe's program (`CC`, `SHELL`). */
-function makeRunningProgram(name: string, words: readonly string[]): string | undefined {
-  if (name !== "make" && name !== "gmake") {
-    return undefined;
-  }
-  const assignment = words.find((word) =>
-    /^(?:SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFILES|MAKEFLAGS|MFLAGS)=|^[A-Za-z_][\w.]*=.*[\s;&|`$<>()]/.test(
-      word,
-    ),
-  );
-  return assignment === undefined ? undefined : `make ${assignment} may run a program`;
 }
 
 /** `find … -exec cmd … ;` (and `-execdir`, `-ok`, `-okdir`) runs `cmd` for each file. */
@@ -342,7 +335,8 @@ const PRINTING_MODE =
 /**
  * Whether a {@link BUILDING_TOOLS} call writes (not in a printing mode, or with `-o FILE`; their
  * names with a target or version: `x86_64-linux-gnu-gcc-12`), `cpp IN OUT` or `python3 -m
- * json.tool IN OUT` writes OUT, `go build -o FILE` FILE.
+ * json.tool IN OUT` writes OUT, go's and the package managers' options name what they write
+ * (program-runners.ts: `go test -coverprofile=F`, `npm test --cache DIR`).
  */
 function toolWrites(name: string, words: readonly string[], operands: string[]): boolean {
   if (BUILDING_TOOLS.test(name)) {
@@ -353,8 +347,13 @@ function toolWrites(name: string, words: readonly string[], operands: string[]):
     return output || !words.some((word) => PRINTING_MODE.test(word));
   }
   const jsonTool = /^python[\d.]*$/.test(name) && words[0] === "-m" && words[1] === "json.tool";
-  const goOutput = name === "go" && words.some((word) => /^--?o(?:=|$)/.test(word));
-  return (name === "cpp" && operands.length > 1) || (jsonTool && operands.length > 2) || goOutput;
+  const goWrites = name === "go" && goFlagEffects(words).writes;
+  return (
+    (name === "cpp" && operands.length > 1) ||
+    (jsonTool && operands.length > 2) ||
+    goWrites ||
+    packageManagerWrites(name, words)
+  );
 }
 
 /**

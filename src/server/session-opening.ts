@@ -179,10 +179,20 @@ async function reopen(
       continuePendingWork === undefined
         ? undefined
         : { continuePendingWork, sessionWasActive: false };
-    session = await server.host.open(params.sessionId, details);
+    // Its model is checked before anything is written: a refused resume leaves the log as it was.
+    session = await server.host.open(params.sessionId, details, ({ start, state }) => {
+      const recorded = state.changedModel ?? start.model;
+      const choice = chooseModel(
+        { model: params.model ?? recorded, provider: params.provider },
+        server.host,
+        recorded.slice(recorded.indexOf(":") + 1),
+      );
+      return choice.ok ? undefined : choice.message;
+    });
   } catch (error) {
-    // Held elsewhere, its folder gone, or its folder's config file invalid (a SessionFolderGoneError
-    // is a ConfigError): that session only is refused, with what to do.
+    // Held elsewhere, its folder gone, its folder's config file invalid or its model unusable here
+    // (SessionFolderGoneError and ReopenRefusedError are ConfigErrors): that session only is
+    // refused, with what to do.
     if (error instanceof SessionLockedError || error instanceof ConfigError) {
       throw invalidParams(`session.resume: ${error.message}`);
     }

@@ -7,7 +7,7 @@
 import type { Authorize } from "../agent/tool-calls.js";
 import type { ResumeDetails } from "../events/events.js";
 import { secretValues } from "../events/secrets.js";
-import { environmentContextWindow } from "../llm/context-window.js";
+import { contextWindowOf, environmentContextWindow } from "../llm/context-window.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
@@ -25,7 +25,9 @@ import { SessionFolderGoneError } from "./config-paths.js";
 import { ModelHost, type ModelResolution } from "./host-models.js";
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
+import { type Reopening, ReopenRefusedError } from "./opening.js";
 import { sameFolder } from "./paths.js";
+import type { ConversationState } from "./resume-fold.js";
 import type { RunConfig } from "./run-config.js";
 import { HostSandbox } from "./sandbox-setup.js";
 import { Session, type SessionAgentSettings } from "./session.js";
@@ -37,6 +39,7 @@ import {
 } from "./session-store.js";
 
 export type { ModelResolution } from "./host-models.js";
+export { type Reopening, ReopenRefusedError } from "./opening.js";
 
 // Not an ES module import: its facade loads Node's file streams (face-config.ts says why).
 const { statSync } = process.getBuiltinModule("node:fs");
@@ -190,11 +193,19 @@ export class SessionHost extends ModelHost {
    * same id in flight. Every caller gets the same {@link Session}, so closing it closes it for all.
    * `resumeDetails` go in the `session.resume` event of a reopen (the first caller's). It runs
    * with its own folder's run config ({@link configOf}), whatever folder this host started in.
+   * `refuse`, a face's check (its model resolves here; `sessions compact`: something to compact),
+   * runs with the folder's before anything is written (it may throw its own error); the first
+   * caller's counts.
    * @throws as {@link Session.resume}: `SessionLockedError` names the process that has it open;
    *   ConfigError naming its folder's invalid project file, or `SessionFolderGoneError` (a
-   *   ConfigError) when its folder is not an existing directory (the session is closed again).
+   *   ConfigError) when its folder is not an existing directory, or `ReopenRefusedError` (a
+   *   ConfigError) with what `refuse` said (the session is closed again, its log unchanged).
    */
-  open(sessionId: string, resumeDetails?: ResumeDetails): Promise<Session> {
+  open(
+    sessionId: string,
+    resumeDetails?: ResumeDetails,
+    refuse?: (reopening: Reopening) => string | undefined,
+  ): Promise<Session> {
     const open = this.sessions.get(sessionId);
     if (open !== undefined) {
       return Promise.resolve(open);
@@ -208,11 +219,18 @@ export class SessionHost extends ModelHost {
       // Its folder and that folder's config are checked before anything is written: a refused
       // reopen leaves the log as it was (no `session.resume`).
       let run = this.run;
-      const beforeResume = async ({ cwd }: { cwd: string }) => {
+      const beforeResume = async ({ cwd, model }: Reopening["start"], state: ConversationState) => {
         if (!isDirectory(cwd)) {
           throw new SessionFolderGoneError(sessionId, cwd);
         }
         run = await this.runIn(cwd);
+        const windows = run.config.contextWindows;
+        const contextWindow = (id: string) =>
+          contextWindowOf(id, { contextWindow: run.contextWindow ?? windows[id]?.value });
+        const refusal = refuse?.({ start: { cwd, model }, state, contextWindow });
+        if (refusal !== undefined) {
+          throw new ReopenRefusedError(refusal);
+        }
       };
       const options = { environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
       opening = Session.resume(this.store, sessionId, { ...options, resumeDetails, beforeResume })
@@ -221,6 +239,15 @@ export class SessionHost extends ModelHost {
       this.opening.set(sessionId, opening);
     }
     return opening;
+  }
+
+  /**
+   * Why a reopened session's model ({@link modelForSession} of the one it ran with) cannot run
+   * here, without the message's `turnloop: `; undefined when it can. For {@link open}'s `refuse`.
+   */
+  modelRefusal(recorded: string): string | undefined {
+    const resolved = this.modelForSession(recorded);
+    return resolved.ok ? undefined : resolved.message.replace(/^turnloop: /, "");
   }
 
   /**

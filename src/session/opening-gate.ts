@@ -1,4 +1,10 @@
 /**
+ * The next turn of the event loop: what was read with the current message has been handled, and
+ * an answer returned by a handler that has just ended has been written.
+ */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
  * The opens of sessions a face has in progress (ACP `session/load` and `session/resume`, the SDK
  * server's `session.resume`), by session id, so that a request about a session being opened waits
  * for that open instead of finding no session. A client may send a load and a prompt for the same
@@ -10,7 +16,8 @@
  * synchronously when its handler starts. The SDK server's dispatcher starts handlers in the order
  * the messages were read (server/connection.ts); the ACP SDK tries its handlers in the order they
  * were registered, one await each, and the opening requests are registered before every other
- * request about a session (acp/agent.ts), so a request read after a load starts after it.
+ * request about a session (acp/agent.ts), so a request read after a load starts after it. A
+ * face may also {@link hold} them (ACP: until a cancelled prompt's answer).
  */
 export class OpeningGate {
   /**
@@ -21,6 +28,8 @@ export class OpeningGate {
    * load has started when that load begins).
    */
   private readonly opens = new Map<string, { run: Promise<unknown>; settled: Promise<void> }>();
+  /** The ends {@link hold} was given. */
+  private readonly held = new WeakSet<Promise<void>>();
 
   /**
    * Runs `open` for `sessionId` once every open of it begun before has ended (whatever their
@@ -43,6 +52,18 @@ export class OpeningGate {
     };
     run.then(forget, forget);
     return run;
+  }
+
+  /**
+   * Holds the requests about `sessionId` that ask {@link settled} from now on until `end` has
+   * settled and the event loop has turned (an answer returned meanwhile is written first): ACP's
+   * prompt ending after `session/cancel`, whose answer comes before theirs. Once for each `end`.
+   */
+  hold(sessionId: string, end: Promise<void>): void {
+    if (!this.held.has(end)) {
+      this.held.add(end);
+      void this.open(sessionId, () => end.then(nextTurn));
+    }
   }
 
   /**

@@ -1,6 +1,8 @@
 /** What a new or reopened session (session.ts) starts from. */
 
 import type { ResumeDetails, SessionEventOf } from "../events/events.js";
+import { ConfigError } from "./config-paths.js";
+import type { ConversationState } from "./resume-fold.js";
 import { PRODUCER_VERSION } from "./version.js";
 
 /**
@@ -14,10 +16,28 @@ export interface OpeningOptions {
   /** Recorded in the `session.resume` event of a reopen. */
   resumeDetails?: ResumeDetails;
   /**
-   * A reopen's check of the session's start (its folder), once its lease is held and before
-   * anything is written: a rejection refuses the reopen, the lease let go and the log unchanged.
+   * A reopen's check of the session's start (its folder) and its folded conversation (the model
+   * it runs with, its history), once its lease is held and before anything is written: a
+   * rejection refuses the reopen, the lease let go and the log unchanged.
    */
-  beforeResume?: (start: SessionEventOf<"session.start">["data"]) => Promise<void>;
+  beforeResume?: (
+    start: SessionEventOf<"session.start">["data"],
+    conversation: ConversationState,
+  ) => Promise<void>;
+}
+
+/** What host.ts `open`'s `refuse` reads of a session before it is reopened. */
+export interface Reopening {
+  start: { cwd: string; model: string };
+  /** The folded conversation: its history, and `changedModel` (else the start's is in use). */
+  state: ConversationState;
+  /** The context window (tokens) of a model in the session's folder (compaction.ts `windowOf`). */
+  contextWindow(modelId: string): number;
+}
+
+/** A reopen host.ts `open`'s `refuse` refused, with its reason. */
+export class ReopenRefusedError extends ConfigError {
+  override readonly name = "ReopenRefusedError";
 }
 
 /**

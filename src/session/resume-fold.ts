@@ -102,6 +102,30 @@ export class ResumeFold implements ConversationState {
   }
 }
 
+/**
+ * The conversation of the whole log, when the fold made while the store read it is unusable:
+ * the events the store gave when it ignored `keep`, else those of a second, whole read, without
+ * the lease (the caller holds it, nobody else appends).
+ */
+async function foldAgain(
+  store: SessionStore,
+  sessionId: string,
+  fold: ResumeFold,
+  log: StoredLog,
+): Promise<ConversationState> {
+  const events = fold.keepIgnored ? log.events : (await store.read(sessionId)).events;
+  const state: ConversationState = {
+    history: new History(),
+    grants: new SessionGrants(),
+    instructions: undefined,
+    changedModel: undefined,
+  };
+  for (const event of conversationEvents(events)) {
+    foldEvent(state, event);
+  }
+  return state;
+}
+
 /** What `Session.resume` starts from. */
 export interface ResumeOpening {
   /** The lease and what the store kept of the log (the events of {@link RESUME_TYPES}). */
@@ -117,7 +141,7 @@ export interface ResumeOpening {
  * the conversation as the store reads the log ({@link ResumeFold}). When that fold is unusable,
  * folds the conversation (rewind.ts) of the whole log: the events the store gave when it ignored
  * `keep`, else those of a second, whole read (a rewind drops events that were folded already).
- * `beforeResume` checks the start first (see `OpeningOptions`).
+ * `beforeResume` checks the start and the folded conversation first (see `OpeningOptions`).
  * @throws as `openAppender`; an Error when the log has no `session.start`, `beforeResume`'s
  * rejection, or the store's read error (the lease is given back first).
  */
@@ -135,21 +159,8 @@ export async function openForResume(
     if (start?.type !== "session.start") {
       throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
     }
-    await beforeResume?.(start.data);
-    if (fold.foldedAll(log)) {
-      return { opened, start, state: fold };
-    }
-    // Read again without the lease: the caller holds it, nobody else appends.
-    const events = fold.keepIgnored ? log.events : (await store.read(sessionId)).events;
-    const state: ConversationState = {
-      history: new History(),
-      grants: new SessionGrants(),
-      instructions: undefined,
-      changedModel: undefined,
-    };
-    for (const event of conversationEvents(events)) {
-      foldEvent(state, event);
-    }
+    const state = fold.foldedAll(log) ? fold : await foldAgain(store, sessionId, fold, log);
+    await beforeResume?.(start.data, state);
     return { opened, start, state };
   } catch (error) {
     await opened.appender.close();

@@ -351,13 +351,18 @@ export interface SessionStore {
 
 /**
  * The full id of the session `idOrPrefix` names: the id itself when such a session exists, else
- * the one session whose id starts with it (as `git` resolves short hashes).
- * @returns the id, or an error message (no such session / ambiguous prefix).
+ * the one session whose id starts with it (as `git` resolves short hashes); an empty or blank
+ * word names none.
+ * @returns the id, or an error message (no id / no such session / ambiguous prefix).
  */
 export async function resolveSessionId(
   store: SessionStore,
   idOrPrefix: string,
 ): Promise<{ ok: true; sessionId: string } | { ok: false; message: string }> {
+  if (idOrPrefix.trim() === "") {
+    // Every id starts with "": a blank word names no session, not the only one there is.
+    return { ok: false, message: "a session id is needed (turnloop sessions lists them)" };
+  }
   const sessions = await store.list();
   if (sessions.some((session) => session.sessionId === idOrPrefix)) {
     return { ok: true, sessionId: idOrPrefix };

@@ -89,7 +89,10 @@ export async function openSession(
     if (!sessionId.ok) {
       return failed(sessionId.message, sessionId.code);
     }
-    const session = await host.open(sessionId.sessionId);
+    // Its model is checked before anything is written: a refused reopen leaves the log as it was.
+    const session = await host.open(sessionId.sessionId, undefined, ({ start, state }) =>
+      host.modelRefusal(state.changedModel ?? start.model),
+    );
     const resolved = host.modelOfResumed(session);
     if (!resolved.ok) {
       await host.close(session);

@@ -1,0 +1,93 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { printedSessionId, test } from "../support/fixtures.js";
+
+// Session 19's brief, #4: `turnloop sessions compact <id>` exited 1 when there was nothing to
+// compact or the session's folder was gone, and a refused compaction still appended
+// `session.resume` and the compaction's events; a `-p --resume`/`--continue` refused because
+// the session's model does not resolve here appended `session.resume` too. A refusal known
+// before the session is reopened is a usage error (exit 64, README's exit codes) and writes
+// nothing: the model and the history are checked before anything is written (host.ts `open`).
+
+/** The fixture's endpoint taken away: the session's model (and the configured one) cannot run. */
+const NO_ENDPOINT = { TURNLOOP_BASE_URL: undefined };
+
+describe("a compaction or resume refused before the session is reopened writes nothing", () => {
+  test("sessions compact with nothing to compact: exit 64, said, the log unchanged", async ({
+    cli,
+    home,
+    model,
+  }) => {
+    model.enqueue({ text: "only" });
+    const first = await cli(["-p", "one prompt"]);
+    const id = printedSessionId(first.stderr);
+    const log = join(home, "session-state", id, "events.jsonl");
+    const before = await readFile(log, "utf8");
+    const refused = await cli(["sessions", "compact", id]);
+    expect(refused).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr: "turnloop: nothing to compact: the conversation is only its most recent turn\n",
+    });
+    expect(await readFile(log, "utf8")).toBe(before);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  test("sessions compact, -p --resume and -p --continue whose model does not resolve here: exit 64, the log unchanged", async ({
+    cli,
+    home,
+    model,
+  }) => {
+    model.enqueue({ text: "one" }, { text: "two" });
+    const first = await cli(["-p", "first"]);
+    const id = printedSessionId(first.stderr);
+    await cli(["-p", "second", "--resume", id]);
+    const log = join(home, "session-state", id, "events.jsonl");
+    const before = await readFile(log, "utf8");
+    const said =
+      "turnloop: openai-compatible:fake-model needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).\n";
+    const runs = [];
+    for (const args of [
+      ["sessions", "compact", id],
+      ["-p", "third", "--resume", id],
+      ["-p", "third", "--continue"],
+    ]) {
+      const { code, stdout, stderr } = await cli(args, { env: NO_ENDPOINT });
+      runs.push({ args, code, stdout, stderr });
+    }
+    expect(runs).toEqual(
+      [
+        ["sessions", "compact", id],
+        ["-p", "third", "--resume", id],
+        ["-p", "third", "--continue"],
+      ].map((args) => ({ args, code: 64, stdout: "", stderr: said })),
+    );
+    expect(await readFile(log, "utf8")).toBe(before);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  test("sessions compact of a session whose folder is gone: exit 64 naming the folder, the log unchanged", async ({
+    cli,
+    home,
+    model,
+  }) => {
+    const folder = await mkdtemp(join(tmpdir(), "turnloop-compact-gone-"));
+    model.enqueue({ text: "one" }, { text: "two" });
+    const first = await cli(["-p", "first"], { cwd: folder });
+    const id = printedSessionId(first.stderr);
+    await cli(["-p", "second", "--resume", id], { cwd: folder });
+    await rm(folder, { recursive: true });
+    const log = join(home, "session-state", id, "events.jsonl");
+    const before = await readFile(log, "utf8");
+    const refused = await cli(["sessions", "compact", id]);
+    expect(refused).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr: `turnloop: session ${id} works in ${folder}, which is not an existing directory here; create or restore it to resume the session\n`,
+    });
+    expect(await readFile(log, "utf8")).toBe(before);
+    expect(model.requests).toHaveLength(2);
+  });
+});
