@@ -171,26 +171,44 @@ function untilExit(
 ): Promise<number> {
   return new Promise<number>((resolve) => {
     let exiting = false;
-    const exit = async (code: number) => {
+    const exit = async (code: number, by?: TerminationSignal) => {
       if (exiting) {
         return;
       }
       exiting = true;
+      view.stop();
+      // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts).
+      await controller.close(by).catch(() => undefined);
+      screen.stop();
+      settings.stdout.write(closingLines(controller.session));
+      // Heard until the session is closed: a second signal (a closed terminal says SIGHUP, EIO and
+      // the input's end) would otherwise get Node's default, exit at once, the lock left behind.
       for (const signal of SIGNALS) {
         process.off(signal, onSignal);
       }
-      view.stop();
-      await controller.close().catch(() => undefined);
-      screen.stop();
-      settings.stdout.write(closingLines(controller.session));
+      settings.stdout.off("error", onOutputError);
+      settings.stderr.off("error", onOutputError);
+      process.stdin.off("end", onInputEnd);
       resolve(code);
     };
     const onSignal = (signal: TerminationSignal | "SIGINT") => {
-      void exit(signalExitCode(signal));
+      void exit(signalExitCode(signal), signal === "SIGINT" ? undefined : signal);
     };
+    // A terminal that is gone (its window closed) fails writes with EIO and ends the input (in
+    // raw mode Ctrl-D is a key, not an end): what SIGHUP says, which may come after. Unheard, the
+    // ended input would let Node exit with 0 and the session's lock left behind.
+    const onOutputError = (error: NodeJS.ErrnoException) => {
+      if (error.code === "EIO") {
+        onSignal("SIGHUP");
+      }
+    };
+    const onInputEnd = () => onSignal("SIGHUP");
     for (const signal of SIGNALS) {
       process.on(signal, onSignal);
     }
+    settings.stdout.on("error", onOutputError);
+    settings.stderr.on("error", onOutputError);
+    process.stdin.once("end", onInputEnd);
     controller.onExit = () => void exit(EXIT.ok);
     if (settings.exitEarly) {
       void exit(EXIT.ok);
