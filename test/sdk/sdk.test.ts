@@ -53,7 +53,12 @@ describe("the SDK against the built server (stdio)", () => {
     expect(normalise(events, fixture)).toEqual([
       {
         type: "user.message",
-        data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
+        data: {
+          content: "Read notes.txt",
+          source: "user",
+          agentMode: "interactive",
+          promptId: "prompt-1",
+        },
       },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       // Not `assistant.tool_call_start` (turnloop's own, not on Copilot's wire).
