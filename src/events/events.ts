@@ -184,6 +184,7 @@ export interface SessionEventData {
   /**
    * The instruction files that went into the system prompt (`AGENTS.md` and the like, see
    * `src/session/instructions.ts`), recorded when they first apply and whenever the set changes.
+   * `truncated`: cut to fit the budget (`bytes` used), or left out whole (`bytes` 0).
    * `appendedBytes`: bytes of `--append-system-prompt` text, when given.
    */
   "session.instructions_loaded": {
