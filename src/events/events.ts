@@ -283,8 +283,9 @@ export interface SessionEventData {
   };
   /**
    * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
-   * starts, `connected`, `failed` (with `error`; the session goes on without it), `stopped` when
-   * the session closes.
+   * starts (with `error` when it has not answered by the end of a prompt's start-up wait: the
+   * prompt goes on without it), `connected`, `failed` (with `error`; the session goes on without
+   * it), `stopped` when the session closes.
    */
   "session.mcp_server_status_changed": {
     serverName: string;
