@@ -186,29 +186,16 @@ function untilExit(
       for (const signal of SIGNALS) {
         process.off(signal, onSignal);
       }
-      settings.stdout.off("error", onOutputError);
-      settings.stderr.off("error", onOutputError);
-      process.stdin.off("end", onInputEnd);
+      stopWatchingTerminal();
       resolve(code);
     };
     const onSignal = (signal: TerminationSignal | "SIGINT") => {
       void exit(signalExitCode(signal), signal === "SIGINT" ? undefined : signal);
     };
-    // A terminal that is gone (its window closed) fails writes with EIO and ends the input (in
-    // raw mode Ctrl-D is a key, not an end): what SIGHUP says, which may come after. Unheard, the
-    // ended input would let Node exit with 0 and the session's lock left behind.
-    const onOutputError = (error: NodeJS.ErrnoException) => {
-      if (error.code === "EIO") {
-        onSignal("SIGHUP");
-      }
-    };
-    const onInputEnd = () => onSignal("SIGHUP");
     for (const signal of SIGNALS) {
       process.on(signal, onSignal);
     }
-    settings.stdout.on("error", onOutputError);
-    settings.stderr.on("error", onOutputError);
-    process.stdin.once("end", onInputEnd);
+    const stopWatchingTerminal = watchTerminalGone(settings, () => onSignal("SIGHUP"));
     controller.onExit = () => void exit(EXIT.ok);
     if (settings.exitEarly) {
       void exit(EXIT.ok);
@@ -235,6 +222,31 @@ function untilExit(
       }
     });
   });
+}
+
+/**
+ * Calls `gone` when the terminal is gone (its window closed): writes fail with EIO and the input
+ * ends (in raw mode Ctrl-D is a key, not an end), what SIGHUP says, which may come after. Unheard,
+ * the ended input would let Node exit with 0 and the session's lock left behind.
+ * @returns a function that stops watching.
+ */
+function watchTerminalGone(
+  streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  gone: () => void,
+): () => void {
+  const onOutputError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EIO") {
+      gone();
+    }
+  };
+  streams.stdout.on("error", onOutputError);
+  streams.stderr.on("error", onOutputError);
+  process.stdin.once("end", gone);
+  return () => {
+    streams.stdout.off("error", onOutputError);
+    streams.stderr.off("error", onOutputError);
+    process.stdin.off("end", gone);
+  };
 }
 
 /** The face's last lines: the session and how to resume it, or that nothing was saved. */
