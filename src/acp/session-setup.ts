@@ -159,20 +159,32 @@ function projectNotice(message: string): acp.SessionUpdate {
 }
 
 /**
- * The notice of an MCP server's failure (a `session.mcp_server_status_changed` to `failed`) as an
+ * The notice of an MCP server's failure (a `session.mcp_server_status_changed` to `failed`, or
+ * still `pending` with an `error` once a prompt's start-up wait is over) as an
  * agent message: ACP v1 has no update for a server's state (the schema's stable `SessionUpdate`
  * variants are message, thought and plan updates, tool calls, commands, mode, config options,
  * usage and session info), and editors hide the agent's stderr, so the user would otherwise only
  * find the server's tools missing. `[]` for any other event.
  */
 export function mcpFailureUpdates(event: SessionEvent): acp.SessionUpdate[] {
-  return event.type === "session.mcp_server_status_changed" && event.data.status === "failed"
-    ? [mcpFailureUpdate(event.data.serverName, event.data.error)]
-    : [];
+  if (event.type !== "session.mcp_server_status_changed") {
+    return [];
+  }
+  const { status, serverName, error } = event.data;
+  if (status === "pending" && error !== undefined) {
+    // Still starting when a prompt's start-up wait was over (tools/mcp/servers.ts).
+    return [mcpNoticeUpdate(`⚠ MCP server ${serverName} is still starting: ${error}\n`)];
+  }
+  return status === "failed" ? [mcpFailureUpdate(serverName, error)] : [];
 }
 
 function mcpFailureUpdate(name: string, error: string | undefined): acp.SessionUpdate {
-  const text = `⚠ MCP server ${name} failed: ${error ?? "unknown error"}; its tools are not available\n`;
+  return mcpNoticeUpdate(
+    `⚠ MCP server ${name} failed: ${error ?? "unknown error"}; its tools are not available\n`,
+  );
+}
+
+function mcpNoticeUpdate(text: string): acp.SessionUpdate {
   return {
     sessionUpdate: "agent_message_chunk",
     content: { type: "text", text },

@@ -23,14 +23,43 @@ const VERSION = "0.1.0";
 
 // `turnloop … | head` (or `2>&1 | head`) closes our stdout or stderr early; that is the reader's
 // choice, not a crash. Unhandled, an EPIPE on stderr would kill the process mid-prompt, leaving
-// its turn open in the log and its session lock behind. The prompt command also listens and
-// cancels its prompt.
+// its turn open in the log and its session lock behind. A write to a terminal that is gone (its
+// window closed, `tmux kill-session`, a dropped ssh link) fails with EIO: the same, and the faces
+// treat it as SIGHUP. The prompt command and the interactive face also listen and cancel.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") {
+    if (error.code !== "EPIPE" && error.code !== "EIO") {
       throw error;
     }
   });
+}
+process.on("exit", letGoOfClosedTerminal);
+
+/**
+ * As the process ends, Node puts back the terminal settings that stdin, stdout and stderr had when
+ * it started, and aborts ("Assertion failed … node::ResetStdio()", exit 134 instead of ours) when
+ * that terminal is gone: `tcsetattr` fails with EIO after a hangup (Node's src/node.cc,
+ * `ResetStdio`). Each of these descriptors that is still a character device but no longer a
+ * terminal (and not /dev/null) is pointed at /dev/null first: Node skips a descriptor that names
+ * another file than at start. A live terminal is left alone (its settings are put back).
+ */
+function letGoOfClosedTerminal(): void {
+  const { closeSync, fstatSync, openSync, statSync } = process.getBuiltinModule("node:fs");
+  const { isatty } = process.getBuiltinModule("node:tty");
+  const nowhere = "/dev/null";
+  for (const descriptor of [0, 1, 2]) {
+    try {
+      const file = fstatSync(descriptor);
+      if (!file.isCharacterDevice() || isatty(descriptor) || file.rdev === statSync(nowhere).rdev) {
+        continue;
+      }
+      closeSync(descriptor);
+      // The lowest free descriptor: the one just closed.
+      openSync(nowhere, descriptor === 0 ? "r" : "w");
+    } catch {
+      // Closed already: Node skips it too.
+    }
+  }
 }
 
 const argv = process.argv.slice(2);

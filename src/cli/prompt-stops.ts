@@ -26,7 +26,8 @@ export interface PromptStops {
  *   (tools/command-process.ts), the log gets its end, the summary and session id are printed;
  * - a second of them exits at once (SIGKILLing the commands' process groups first), saying how to
  *   resume, with the cancelled exit code;
- * - a closed stdout or stderr (`turnloop -p … | head`: a write fails with EPIPE) cancels too.
+ * - a closed stdout or stderr (`turnloop -p … | head`: a write fails with EPIPE) cancels too;
+ * - a write to a terminal that is gone (EIO) is a SIGHUP, unless a stop came first.
  */
 export function watchPromptStops(
   session: Session,
@@ -51,6 +52,9 @@ export function watchPromptStops(
     // Either stream may be the closed one (`2>&1 | head` closes both).
     if (error.code === "EPIPE") {
       session.cancel("a closed output (EPIPE)");
+    } else if (error.code === "EIO" && stoppedBy === undefined) {
+      // A write to a terminal that is gone (its window closed): what SIGHUP says, said once.
+      onStop("SIGHUP");
     }
   };
   process.on("SIGINT", onInterrupt);

@@ -232,7 +232,10 @@ function instructionsLine(data: SessionEventOf<"session.instructions_loaded">["d
   const { files, appendedBytes } = data;
   const appended = appendedBytes === undefined ? [] : [`appended text (${appendedBytes} bytes)`];
   const used = [
-    ...files.map((file) => `${file.path}${file.truncated ? " (cut)" : ""}`),
+    ...files.map(
+      (file) =>
+        `${file.path}${file.truncated ? (file.bytes === 0 ? " (left out)" : " (cut)") : ""}`,
+    ),
     ...appended,
   ];
   return `instructions: ${used.length === 0 ? "none" : used.join(", ")}`;

@@ -350,6 +350,11 @@ export class TerminalRenderer {
           this.note(
             `turnloop: MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
           );
+        } else if (event.data.status === "pending" && event.data.error !== undefined) {
+          // No answer within the start-up wait (tools/mcp/servers.ts).
+          this.note(
+            `turnloop: MCP server ${event.data.serverName} is still starting: ${event.data.error}`,
+          );
         }
         return;
       case "session.compaction_complete":

@@ -207,8 +207,9 @@ export interface UserMessageData {
   /** The Copilot SDK's agent mode the prompt ran in (interactive, plan, autopilot, shell). */
   agentMode?: string;
   /**
-   * The id a face on another worker gave the prompt it sent through the inbox (issue 22), so
-   * it finds its prompt among the stored ones; absent for every other prompt.
+   * The id a face on another worker gave the prompt it sent through the inbox (issue 22), or
+   * else the `messageId` that the prompt's `session.send` answered (src/server/send-job.ts), so
+   * the sender finds its prompt among the stored ones; absent for every other prompt.
    */
   promptId?: string;
 }

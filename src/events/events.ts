@@ -183,8 +183,8 @@ export interface SessionEventData {
   "session.plan_updated": { entries: PlanEntry[] };
   /**
    * The instruction files that went into the system prompt (`AGENTS.md` and the like, see
-   * `src/session/instructions.ts`), recorded when they first apply and whenever the set changes.
-   * `appendedBytes`: bytes of `--append-system-prompt` text, when given.
+   * `src/session/instructions.ts`), recorded when they first apply and whenever the set changes;
+   * `truncated`: cut (or left out whole: `bytes` 0). `appendedBytes`: `--append-system-prompt`'s.
    */
   "session.instructions_loaded": {
     files: Array<{
@@ -282,8 +282,8 @@ export interface SessionEventData {
   };
   /**
    * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
-   * starts, `connected`, `failed` (with `error`; the session goes on without it), `stopped` when
-   * the session closes.
+   * starts (with `error` past a prompt's start-up wait), `connected`, `failed` (with `error`; the
+   * session goes on without it), `stopped` when the session closes.
    */
   "session.mcp_server_status_changed": {
     serverName: string;

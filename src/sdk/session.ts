@@ -14,6 +14,7 @@ import type {
 } from "../events/events.js";
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
+import { PromptWait } from "./prompt-wait.js";
 import { type Tool, toWireResult } from "./tools.js";
 import type {
   HistoryCompactResult,
@@ -103,48 +104,33 @@ export class TurnloopSession {
   }
 
   /**
-   * Sends a prompt and waits for `session.idle`.
-   * @returns the last `assistant.message` of the prompt (undefined when there was none).
-   * @throws Error with the message of a `session.error`; a timeout Error after `timeoutMs` (the
-   * prompt keeps running: call {@link abort} to stop it); an Error when the connection closes.
+   * Sends a prompt and waits for its end: the `session.idle` after it ran ({@link PromptWait};
+   * another client's prompt on the same session neither ends the wait nor gives its answer).
+   * @returns the prompt's last `assistant.message`; undefined when there was none, or the prompt
+   * was aborted (as the Copilot SDK, it resolves, not rejects) or dropped unrun by an abort.
+   * @throws Error with the message of the prompt's `session.error`; a timeout Error after
+   * `timeoutMs` (the prompt keeps running: call {@link abort} to stop it); an Error when the
+   * connection closes or the client stops first.
    */
   async sendAndWait(
     options: MessageOptions | string,
     timeoutMs = DEFAULT_WAIT_MS,
   ): Promise<SessionEventOf<"assistant.message"> | undefined> {
-    let last: SessionEventOf<"assistant.message"> | undefined;
-    let unsubscribe: () => void = () => undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let onDisconnect: ((error: Error) => void) | undefined;
-    const outcome = new Promise<void>((resolve, reject) => {
-      unsubscribe = this.on((event) => {
-        if (event.type === "assistant.message") {
-          last = event;
-        } else if (event.type === "session.error") {
-          reject(new Error(event.data.message));
-        } else if (event.type === "session.idle") {
-          resolve();
-        }
-      });
-      onDisconnect = reject;
-      this.disconnectWaiters.add(reject);
-      timer = setTimeout(
-        () => reject(new Error(`Timeout after ${timeoutMs} ms waiting for session.idle`)),
-        timeoutMs,
-      );
-    });
-    // Settled before anyone awaits it (a timeout while `send` is in flight): not "unhandled".
-    outcome.catch(() => undefined);
+    const wait = new PromptWait();
+    const unsubscribe = this.on((event) => wait.see(event));
+    const onDisconnect = (error: Error) => wait.fail(error);
+    this.disconnectWaiters.add(onDisconnect);
+    const timer = setTimeout(
+      () => wait.fail(new Error(`Timeout after ${timeoutMs} ms waiting for session.idle`)),
+      timeoutMs,
+    );
     try {
-      await this.send(options);
-      await outcome;
-      return last;
+      wait.sent(await this.send(options));
+      return await wait.done;
     } finally {
       clearTimeout(timer);
       unsubscribe();
-      if (onDisconnect !== undefined) {
-        this.disconnectWaiters.delete(onDisconnect);
-      }
+      this.disconnectWaiters.delete(onDisconnect);
     }
   }
 

@@ -9,7 +9,6 @@
  * A session nobody holds is not followed: `session.resume` claims it here.
  */
 
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { History } from "../agent/history.js";
 import { errorMessage } from "../events/errors.js";
@@ -243,8 +242,10 @@ export async function sendToOwner(
   const { server } = connection;
   const { sessionId } = params;
   const remote = followedBy(server).get(sessionId);
-  if (await postPrompt(server, params, remote)) {
-    return { messageId: randomUUID() };
+  const promptId = await postPrompt(server, params, remote);
+  if (promptId !== undefined) {
+    // The owner records it on the prompt's `user.message`: the app's sendAndWait finds it there.
+    return { messageId: promptId };
   }
   if (remote !== undefined) {
     await remote.subscription.readNow();
@@ -260,17 +261,18 @@ export async function sendToOwner(
 
 /**
  * Posts a followed session's prompt to its owner with an id, noted in `remote`'s prompts until
- * its stored events end. @returns `false` when nothing was sent: the owner closed the session
- * already (as far as `remote` has read: it would drop the prompt) or no live worker holds it.
+ * its stored events end. @returns the id, or `undefined` when nothing was sent: the owner closed
+ * the session already (as far as `remote` has read: it would drop the prompt) or no live worker
+ * holds it.
  */
 async function postPrompt(
   server: ServerContext,
   params: SendParams,
   remote: RemoteSession | undefined,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const inbox = server.host.store.inbox;
   if (inbox === undefined || remote === undefined || remote.prompts.ownerClosed) {
-    return false;
+    return undefined;
   }
   const promptId = remote.prompts.add();
   const epoch = await inbox
@@ -281,10 +283,10 @@ async function postPrompt(
     });
   if (epoch === undefined) {
     remote.prompts.remove(promptId);
-    return false;
+    return undefined;
   }
   remote.prompts.addressed(promptId, epoch);
-  return true;
+  return promptId;
 }
 
 /**

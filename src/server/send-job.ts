@@ -17,6 +17,11 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
   mode: SessionMode;
   /** The id a face on another worker gave this prompt (issue 22; remote-sessions.ts). */
   promptId?: string;
+  /**
+   * The id `session.send` answered (`messageId`), recorded on the prompt's `user.message` as its
+   * `promptId` when it has none of its own: how an app's `sendAndWait` finds its prompt.
+   */
+  messageId?: string;
 };
 
 /**
@@ -77,7 +82,9 @@ export async function runSendJob(
     attachments,
     agentMode: job.mode,
     ...(composed.images.length === 0 ? {} : { images: composed.images }),
-    ...(job.promptId === undefined ? {} : { promptId: job.promptId }),
+    ...(job.promptId === undefined && job.messageId === undefined
+      ? {}
+      : { promptId: job.promptId ?? job.messageId }),
   };
   for (let blocks = 0; ; blocks++) {
     const settings = await context.settingsFor(job, signal);

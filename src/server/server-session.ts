@@ -187,14 +187,15 @@ export class ServerSession {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const job = jobOf(params, this.choices.mode, promptId);
+    const messageId = promptId ?? randomUUID();
+    const job = { ...jobOf(params, this.choices.mode, promptId), messageId };
     this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
     if (this.draining === undefined) {
       this.draining = this.drain();
     } else {
       this.queueChanged();
     }
-    return randomUUID();
+    return messageId;
   }
 
   /** Cancels the running prompt, drops the queued ones (dropped-prompts.ts); resolves once the

@@ -196,6 +196,12 @@ async function reopen(
     if (error instanceof SessionLockedError || error instanceof ConfigError) {
       throw invalidParams(`session.resume: ${error.message}`);
     }
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      // Its folder is not there (deleted, or never made): not the path of the lock it lacks.
+      throw invalidParams(
+        `session.resume: session ${params.sessionId} does not exist (it was deleted, or never made here)`,
+      );
+    }
     throw invalidParams(
       `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
     );

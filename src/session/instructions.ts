@@ -7,8 +7,12 @@ import { dirname, join, resolve } from "node:path";
  * file per directory from the project root (the nearest folder with `.git`, else the cwd) down to
  * the cwd, joined root first so the more specific files come later; empty files are skipped and
  * the project files together are cut at {@link INSTRUCTIONS_MAX_BYTES}, as Codex's
- * `project_doc_max_bytes`. In each directory the first of {@link INSTRUCTION_FILE_NAMES} wins, so
- * a repository written for Claude Code, Gemini CLI or Copilot works without an `AGENTS.md`.
+ * `project_doc_max_bytes`. Unlike Codex (which fills the budget root first, so a large root file
+ * leaves out the cwd's), the budget goes to the nearest file first: the most specific file is
+ * never the one lost. A file cut, or left out whole, says so in the prompt and in its
+ * {@link InstructionFile} (README, "Instructions"). In each directory the first of
+ * {@link INSTRUCTION_FILE_NAMES} wins, so a repository written for Claude Code, Gemini CLI or
+ * Copilot works without an `AGENTS.md`.
  */
 
 /** Candidate names in each directory, first match wins (AGENTS.md, then the other agents' files). */
@@ -28,9 +32,9 @@ export interface InstructionFile {
   path: string;
   /** `user`: `$TURNLOOP_HOME/AGENTS.md`; `project`: the repository's; `system-prompt-file`: `--system-prompt-file`. */
   scope: "user" | "project" | "system-prompt-file";
-  /** Bytes of the file used (after any cut). */
+  /** Bytes of the file used (after any cut): 0 for a file left out whole. */
   bytes: number;
-  /** Whether the file was cut to fit the budget. */
+  /** Whether the file was cut, or left out whole (`bytes` 0), to fit the budget. */
   truncated: boolean;
 }
 
@@ -42,35 +46,45 @@ export interface LoadedInstructions {
 }
 
 /**
- * Reads the instructions that apply in `cwd`: `<home>/AGENTS.md` and the project's files.
- * Unreadable files are skipped (instructions never stop a prompt).
+ * Reads the instructions that apply in `cwd`: `<home>/AGENTS.md` and the project's files, the
+ * project's budget given to the nearest file first. Unreadable files are skipped (instructions
+ * never stop a prompt).
  * @param home `$TURNLOOP_HOME` (default `~/.turnloop`).
  */
 export function loadInstructions(cwd: string, home: string): LoadedInstructions {
+  const found: Array<{ path: string; scope: InstructionFile["scope"]; content: string }> = [];
+  const userPath = join(home, "AGENTS.md");
+  const user = readInstructionFile(userPath);
+  if (user !== undefined) {
+    found.push({ path: userPath, scope: "user", content: user });
+  }
+  for (const directory of directoriesFromRoot(resolve(cwd))) {
+    for (const name of INSTRUCTION_FILE_NAMES) {
+      const path = join(directory, name);
+      const content = readInstructionFile(path);
+      if (content !== undefined) {
+        found.push({ path, scope: "project", content });
+        break;
+      }
+    }
+  }
+  // The nearest project file first (the user's file has a budget of its own).
+  const budgets = new Map<string, number>();
+  let left = INSTRUCTIONS_MAX_BYTES;
+  for (const file of [...found].reverse()) {
+    const given = file.scope === "user" ? INSTRUCTIONS_MAX_BYTES : left;
+    budgets.set(file.path, given);
+    left -= file.scope === "user" ? 0 : cutToBytes(file.content, given).bytes;
+  }
   const files: InstructionFile[] = [];
   const sections: string[] = [];
-  const add = (path: string, scope: InstructionFile["scope"], budget: number): number => {
-    const content = readInstructionFile(path);
-    if (content === undefined || budget <= 0) {
-      return 0;
-    }
-    const { text, bytes, truncated } = cutToBytes(content, budget);
+  for (const { path, scope, content } of found) {
+    const given = budgets.get(path) ?? 0;
+    const { text, bytes, truncated } = cutToBytes(content, given);
     files.push({ path, scope, bytes, truncated });
-    const note = truncated
-      ? `\n[cut: the file is longer than turnloop's ${budget}-byte budget]`
-      : "";
-    sections.push(`<instructions path="${path}">\n${text.trim()}${note}\n</instructions>`);
-    return bytes;
-  };
-  add(join(home, "AGENTS.md"), "user", INSTRUCTIONS_MAX_BYTES);
-  let budget = INSTRUCTIONS_MAX_BYTES;
-  for (const directory of directoriesFromRoot(resolve(cwd))) {
-    const path = INSTRUCTION_FILE_NAMES.map((name) => join(directory, name)).find(
-      (candidate) => readInstructionFile(candidate) !== undefined,
-    );
-    if (path !== undefined) {
-      budget -= add(path, "project", budget);
-    }
+    const note = truncated ? [cutNote(bytes, given)] : [];
+    const body = [text.trim(), ...note].filter((part) => part !== "").join("\n");
+    sections.push(`<instructions path="${path}">\n${body}\n</instructions>`);
   }
   const text =
     sections.length === 0
@@ -80,6 +94,17 @@ export function loadInstructions(cwd: string, home: string): LoadedInstructions 
           ...sections,
         ].join("\n\n");
   return { files, text };
+}
+
+/** What the prompt says of a file cut (to `given` bytes) or left out whole (`bytes` 0). */
+function cutNote(bytes: number, given: number): string {
+  const budget = `turnloop's ${INSTRUCTIONS_MAX_BYTES}-byte budget`;
+  if (bytes === 0) {
+    return `[left out: ${budget} for the project's files was spent on nearer folders' files]`;
+  }
+  return given === INSTRUCTIONS_MAX_BYTES
+    ? `[cut: the file is longer than ${budget}]`
+    : `[cut: the file is longer than the ${given} bytes left of ${budget} for the project's files, given to nearer folders' files first]`;
 }
 
 /** The project root (nearest ancestor with `.git`, else `cwd`) and each folder down to `cwd`. */

@@ -169,6 +169,8 @@ export function startMcpServers(
         options.log?.(
           `turnloop: MCP server ${summary.name} failed: ${summary.error ?? "unknown error"}`,
         );
+      } else if (summary.state === "pending" && summary.error !== undefined) {
+        options.log?.(`turnloop: MCP server ${summary.name} is still starting: ${summary.error}`);
       }
       try {
         session.emit({

@@ -109,10 +109,21 @@ function toolResultOf(
     case undefined:
       break;
   }
-  const note = result.note === undefined ? "" : `\n${result.note}`;
+  const note = [...(result.backgroundStopped ? [BACKGROUND_STOPPED] : []), result.note]
+    .filter((line) => line !== undefined)
+    .map((line) => `\n${line}`)
+    .join("");
   const ending = textResult(`${body}${describeExit(result.exitCode, result.signal)}${note}`);
   return result.exitCode === null ? ending : { ...ending, exitCode: result.exitCode };
 }
+
+/**
+ * Said after the exit line when background processes still held the command's output open when it
+ * exited: they were stopped with it (tools/command-process.ts), and the model is told how to keep
+ * one running (README, "Commands the model runs").
+ */
+export const BACKGROUND_STOPPED =
+  "Background processes that still held this command's output when it exited were stopped. To keep one running, send its output elsewhere: `nohup server > server.log 2>&1 &`.";
 
 function describeExit(code: number | null, signal: string | null): string {
   if (code === null) {

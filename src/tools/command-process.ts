@@ -15,7 +15,13 @@ const PARTIAL_OUTPUT_INTERVAL_MS = 100;
 
 /** How a watched process ended. */
 export type ProcessOutcome =
-  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | {
+      kind: "exited";
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      /** Background children still holding the output after the grace were stopped. */
+      backgroundStopped: boolean;
+    }
   | { kind: "timed-out" }
   | { kind: "cancelled" }
   | { kind: "spawn-failed"; message: string };
@@ -69,6 +75,8 @@ export class CommandProcess {
     stderr: new StringDecoder("utf8"),
   };
   private paused = false;
+  /** Whether {@link abandonPipes} ended background children that held the output open. */
+  private backgroundStopped = false;
   private lastPartialAt = 0;
   private partialTimer: NodeJS.Timeout | undefined;
   private settle: (outcome: ProcessOutcome) => void = () => {};
@@ -124,14 +132,15 @@ export class CommandProcess {
 
   /**
    * Background children may hold the pipes open forever: once the command's own process has
-   * exited, give the output a moment, then stop reading. Output we are holding back ourselves
-   * (paused) is waited for.
+   * exited, give the output a moment, then stop reading and end the group (the result says so:
+   * README, "Commands the model runs"). Output we are holding back ourselves (paused) is waited for.
    */
   private startGraceTimer(): void {
     this.startTimer(OUTPUT_GRACE_MS, () => {
       if (this.paused) {
         this.startGraceTimer();
       } else {
+        this.backgroundStopped = true;
         this.abandonPipes();
       }
     });
@@ -229,6 +238,7 @@ export class CommandProcess {
       kind: "exited",
       code: this.exitStatus?.code ?? null,
       signal: this.exitStatus?.signal ?? null,
+      backgroundStopped: this.backgroundStopped,
     };
   }
 }

@@ -72,6 +72,11 @@ export interface CommandResult {
    * sentences for the model, said after the exit line (a sandboxed command's private `/tmp`).
    */
   note?: string;
+  /**
+   * Set when background processes the command started (`server &`) still held its output open
+   * after it exited: they were stopped with its process group (tools/command-process.ts).
+   */
+  backgroundStopped?: true;
 }
 
 /** Runs shell commands. Implementations: plain `bash -c`, the ACP client's terminal, bubblewrap. */

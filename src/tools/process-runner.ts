@@ -89,7 +89,13 @@ function resultOf(
 ): CommandResult {
   switch (outcome.kind) {
     case "exited":
-      return { exitCode: outcome.code, signal: outcome.signal, output, truncated };
+      return {
+        exitCode: outcome.code,
+        signal: outcome.signal,
+        output,
+        truncated,
+        ...(outcome.backgroundStopped ? { backgroundStopped: true } : {}),
+      };
     case "timed-out":
       return { exitCode: null, signal: null, output, truncated, stopped: "timeout" };
     case "cancelled":

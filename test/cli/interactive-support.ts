@@ -38,6 +38,8 @@ export interface TerminalOptions {
   env?: NodeJS.ProcessEnv;
   columns?: number;
   rows?: number;
+  /** Where the CLI's stderr and exit code are written (InteractiveTerminal's `recordIn`). */
+  recordIn?: string;
 }
 
 /**
@@ -100,6 +102,7 @@ async function assembleFixture(
       env: environment(options.env),
       ...(options.columns === undefined ? {} : { columns: options.columns }),
       ...(options.rows === undefined ? {} : { rows: options.rows }),
+      ...(options.recordIn === undefined ? {} : { recordIn: options.recordIn }),
     });
     terminals.push(terminal);
     return terminal;

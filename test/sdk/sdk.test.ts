@@ -53,7 +53,12 @@ describe("the SDK against the built server (stdio)", () => {
     expect(normalise(events, fixture)).toEqual([
       {
         type: "user.message",
-        data: { content: "Read notes.txt", source: "user", agentMode: "interactive" },
+        data: {
+          content: "Read notes.txt",
+          source: "user",
+          agentMode: "interactive",
+          promptId: "prompt-1",
+        },
       },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       // Not `assistant.tool_call_start` (turnloop's own, not on Copilot's wire).
@@ -408,6 +413,9 @@ describe("the SDK against the built server (stdio)", () => {
     const after = await second.listSessions();
     expect(after.some((entry) => entry.sessionId === session.sessionId)).toBe(false);
     await expect(second.deleteSession(session.sessionId)).rejects.toThrow(/no session/);
-    await expect(second.resumeSession(session.sessionId)).rejects.toThrow(/can be resumed/);
+    // Round 3, session 19, item 6: what happened, not `ENOENT … open '…/<id>/lock'`.
+    await expect(second.resumeSession(session.sessionId)).rejects.toThrow(
+      `session.resume: session ${session.sessionId} does not exist (it was deleted, or never made here)`,
+    );
   });
 });

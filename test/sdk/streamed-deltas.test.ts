@@ -31,7 +31,10 @@ const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningT
 
 /** What every app sees of one prompt answered with `pieces`, after `normalise`. */
 const expected = [
-  { type: "user.message", data: { content: PROMPT, source: "user", agentMode: "interactive" } },
+  {
+    type: "user.message",
+    data: { content: PROMPT, source: "user", agentMode: "interactive", promptId: "prompt-1" },
+  },
   { type: "assistant.turn_start", data: { turnId: "turn-1" } },
   ...pieces.map((deltaContent) => ({
     type: "assistant.message_delta",

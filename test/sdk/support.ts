@@ -121,6 +121,7 @@ const NAMED_IDS: Record<string, string> = {
   messageId: "message",
   requestId: "request",
   hookInvocationId: "hook",
+  promptId: "prompt",
 };
 
 /**

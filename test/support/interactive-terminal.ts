@@ -34,14 +34,39 @@ export class InteractiveTerminal {
 
   constructor(
     args: readonly string[],
-    options: { cwd: string; env: NodeJS.ProcessEnv; columns?: number; rows?: number },
+    options: {
+      cwd: string;
+      env: NodeJS.ProcessEnv;
+      columns?: number;
+      rows?: number;
+      /**
+       * A folder where the CLI's stderr (`stderr`) and exit code (`code`) are written, for a test
+       * that closes the window ({@link closeWindow}); the pane then shows no `[exit N]` line.
+       */
+      recordIn?: string;
+    },
   ) {
     const env = { TERM: "xterm-256color", ...options.env };
     const assignments = Object.entries(env)
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`);
     const cli = [process.execPath, CLI_PATH, ...args].map(shellQuote).join(" ");
-    const after = `echo "[exit $?]"; echo "[stty $(stty -a | tr '\\n' ' ')]"; sleep 600`;
+    let run = `env -i ${assignments.join(" ")} ${cli}`;
+    let after = `echo "[exit $?]"; echo "[stty $(stty -a | tr '\\n' ' ')]"; sleep 600`;
+    if (options.recordIn !== undefined) {
+      // As a login shell does when its terminal hangs up, the pane's bash passes the SIGHUP on to
+      // the CLI (the kernel signals the session leader only), then outlives the terminal to write
+      // the CLI's code (a second `wait` when the signal cut the first short).
+      const folder = shellQuote(options.recordIn);
+      const script = [
+        `trap 'kill -HUP $child' HUP`,
+        `${run} 2>${folder}/stderr </dev/tty & child=$!`,
+        "wait $child; wait $child",
+        `echo $? > ${folder}/code.partial; mv ${folder}/code.partial ${folder}/code`,
+      ].join("\n");
+      run = `exec bash -c ${shellQuote(script)}`;
+      after = "";
+    }
     this.tmux(
       "new-session",
       "-d",
@@ -53,7 +78,7 @@ export class InteractiveTerminal {
       String(options.rows ?? 24),
       "-c",
       options.cwd,
-      `env -i ${assignments.join(" ")} ${cli}; ${after}`,
+      after === "" ? run : `${run}; ${after}`,
     );
   }
 
@@ -173,6 +198,11 @@ export class InteractiveTerminal {
     await this.waitFor(/press Ctrl-C again to exit/);
     this.key("C-c");
     return this.exited();
+  }
+
+  /** Closes the terminal window as a user does (the pane's terminal hangs up: SIGHUP, then EIO). */
+  closeWindow(): void {
+    this.tmux("kill-session", "-t", this.target);
   }
 
   /** Stops the tmux server and removes its socket file, which `kill-server` leaves behind. */

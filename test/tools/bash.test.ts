@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { bashTool } from "../../src/tools/bash.js";
+import { BACKGROUND_STOPPED, bashTool } from "../../src/tools/bash.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import {
   isDeadSoon,
@@ -90,13 +91,24 @@ describe("bash", () => {
     expect(await isDeadSoon(Number.parseInt(result.content, 10))).toBe(true);
   });
 
-  it("does not hang when a background child keeps the pipes open", async () => {
+  it("does not hang when a background child keeps the pipes open, and says it was stopped", async () => {
     // Without the grace, this would wait for the sleep (97 s) and the test would time out.
     const result = await bash({ command: `sleep ${LONG_SLEEP} & echo $!` });
-    expect(result.content).toMatch(/^\d+\n<exited with exit code 0>$/);
+    // A trial of session 18's build (round 3, session 19, item 3): the model was told nothing.
+    expect(result.content).toMatch(/^\d+\n<exited with exit code 0>\n(.*)$/);
+    expect(result.content.endsWith(`\n${BACKGROUND_STOPPED}`)).toBe(true);
     expect(result.isError).toBe(false);
     // The group is ended once its pipes are abandoned, so nothing outlives the call.
     expect(await isDeadSoon(Number.parseInt(result.content, 10))).toBe(true);
+  });
+
+  it("a background child whose output goes elsewhere runs on, and no stop is said", async () => {
+    const marker = `${directory}/background-done`;
+    const result = await bash({
+      command: `(sleep 0.5; touch ${marker}) > /dev/null 2>&1 & echo started`,
+    });
+    expect(result.content).toBe("started\n<exited with exit code 0>");
+    await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
   });
 
   it("keeps the head and tail of huge output and saves all of it to a file", async () => {

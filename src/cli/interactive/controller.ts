@@ -137,15 +137,18 @@ export class Controller {
     return this.host.contextWindowOf(this.model.id);
   }
 
-  /** Cancels the running prompt, compaction or shell command (the ACP-style cancel). */
-  cancel(): void {
+  /**
+   * Cancels the running prompt, compaction or shell command (the ACP-style cancel), by the user
+   * or, named in the log, `by` a signal from outside (`SIGTERM`, `SIGHUP`).
+   */
+  cancel(by?: string): void {
     this.shell?.abort();
-    this.session.cancel();
+    this.session.cancel(by);
   }
 
-  /** Cancels what runs, waits for it to end, stops following and closes the session. */
-  async close(): Promise<void> {
-    this.cancel();
+  /** Cancels what runs (as {@link cancel}), waits for it to end, stops following, closes. */
+  async close(by?: string): Promise<void> {
+    this.cancel(by);
     await this.work;
     this.unsubscribe();
     await this.host.close(this.session);

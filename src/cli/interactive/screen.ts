@@ -168,11 +168,17 @@ interface PickerRow {
 /** How many sessions the picker shows at once. */
 const PICKER_ROWS = 10;
 
-/** A title, the filter typed so far and a list that takes the keys; typing narrows the list. */
+/**
+ * A title, the filter typed so far and a list that takes the keys; typing narrows the list. A
+ * filter that matches no row says "No matching sessions" (pi-tui's list would say "No matching
+ * commands").
+ */
 class Picker extends Container {
   private query = "";
   private list: SelectList;
+  private shown = 0;
   private readonly heading: Text;
+  private readonly noMatch: Text;
 
   constructor(
     private readonly rows: readonly PickerRow[],
@@ -182,6 +188,7 @@ class Picker extends Container {
   ) {
     super();
     this.heading = new Text("", 0, 0);
+    this.noMatch = new Text(theme.selectList.noMatch("  No matching sessions"), 0, 0);
     this.list = this.createList();
     this.refresh();
   }
@@ -207,6 +214,7 @@ class Picker extends Container {
     const shown = this.rows
       .filter((row) => words.every((word) => row.searched.toLowerCase().includes(word)))
       .map((row) => row.item);
+    this.shown = shown.length;
     // No descriptions: a row is one label, cut at the terminal's edge.
     const list = new SelectList(
       shown,
@@ -223,7 +231,7 @@ class Picker extends Container {
     this.heading.setText(this.theme.bold(this.title) + filter);
     this.clear();
     this.addChild(this.heading);
-    this.addChild(this.list);
+    this.addChild(this.shown === 0 ? this.noMatch : this.list);
     this.invalidate();
   }
 }

@@ -171,26 +171,31 @@ function untilExit(
 ): Promise<number> {
   return new Promise<number>((resolve) => {
     let exiting = false;
-    const exit = async (code: number) => {
+    const exit = async (code: number, by?: TerminationSignal) => {
       if (exiting) {
         return;
       }
       exiting = true;
+      view.stop();
+      // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts).
+      await controller.close(by).catch(() => undefined);
+      screen.stop();
+      settings.stdout.write(closingLines(controller.session));
+      // Heard until the session is closed: a second signal (a closed terminal says SIGHUP, EIO and
+      // the input's end) would otherwise get Node's default, exit at once, the lock left behind.
       for (const signal of SIGNALS) {
         process.off(signal, onSignal);
       }
-      view.stop();
-      await controller.close().catch(() => undefined);
-      screen.stop();
-      settings.stdout.write(closingLines(controller.session));
+      stopWatchingTerminal();
       resolve(code);
     };
     const onSignal = (signal: TerminationSignal | "SIGINT") => {
-      void exit(signalExitCode(signal));
+      void exit(signalExitCode(signal), signal === "SIGINT" ? undefined : signal);
     };
     for (const signal of SIGNALS) {
       process.on(signal, onSignal);
     }
+    const stopWatchingTerminal = watchTerminalGone(settings, () => onSignal("SIGHUP"));
     controller.onExit = () => void exit(EXIT.ok);
     if (settings.exitEarly) {
       void exit(EXIT.ok);
@@ -217,6 +222,31 @@ function untilExit(
       }
     });
   });
+}
+
+/**
+ * Calls `gone` when the terminal is gone (its window closed): writes fail with EIO and the input
+ * ends (in raw mode Ctrl-D is a key, not an end), what SIGHUP says, which may come after. Unheard,
+ * the ended input would let Node exit with 0 and the session's lock left behind.
+ * @returns a function that stops watching.
+ */
+function watchTerminalGone(
+  streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  gone: () => void,
+): () => void {
+  const onOutputError = (error: NodeJS.ErrnoException) => {
+    if (error.code === "EIO") {
+      gone();
+    }
+  };
+  streams.stdout.on("error", onOutputError);
+  streams.stderr.on("error", onOutputError);
+  process.stdin.once("end", gone);
+  return () => {
+    streams.stdout.off("error", onOutputError);
+    streams.stderr.off("error", onOutputError);
+    process.stdin.off("end", gone);
+  };
 }
 
 /** The face's last lines: the session and how to resume it, or that nothing was saved. */

@@ -117,6 +117,9 @@ export class Transcript extends Container {
             `MCP server ${event.data.serverName} failed: ${event.data.error ?? "no reason given"}`,
             "error",
           );
+        } else if (event.data.status === "pending" && event.data.error !== undefined) {
+          // No answer within the start-up wait (tools/mcp/servers.ts).
+          this.note(`MCP server ${event.data.serverName} is still starting: ${event.data.error}`);
         }
         return;
       case "session.info":

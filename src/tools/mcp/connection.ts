@@ -121,10 +121,22 @@ export class McpConnection {
    * server in any other state.
    */
   giveUp(waitedMs: number): void {
-    if (this.state === "pending") {
-      const request = this.initialized ? "tools/list" : "initialize";
-      this.fail(new Error(`${request} got no answer within ${waitedMs / 1000} s`));
+    const reason = this.noAnswerWithin(waitedMs);
+    if (reason !== undefined) {
+      this.fail(new Error(reason));
     }
+  }
+
+  /**
+   * What a server still starting (`pending`) after `waitedMs` waits on: `initialize (or
+   * tools/list) got no answer within 5 s`; undefined in any other state.
+   */
+  noAnswerWithin(waitedMs: number): string | undefined {
+    if (this.state !== "pending") {
+      return undefined;
+    }
+    const request = this.initialized ? "tools/list" : "initialize";
+    return `${request} got no answer within ${waitedMs / 1000} s`;
   }
 
   /** Closes the connection; a stdio server's process group is killed if it does not exit. */

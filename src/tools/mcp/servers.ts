@@ -34,7 +34,10 @@ export interface McpServersOptions {
   startupWaitMs?: number;
   /** Connect timeout per server (ms): past it a server that has not answered fails. */
   connectTimeoutMs?: number;
-  /** Every state change of a server (connected, failed, stopped). */
+  /**
+   * Every state change of a server (connected, failed, stopped), and a server still `pending`
+   * (with `error`) when a prompt's start-up wait is over.
+   */
   onStatus?: (summary: McpServerSummary) => void;
   /** Tool list changes of a connected server. */
   onToolsChanged?: (summary: McpServerSummary) => void;
@@ -50,6 +53,8 @@ export class McpServers {
   private readonly deadline: number;
   private readonly startupWaitMs: number;
   private readonly toolCache = new WeakMap<object, AnyTool>();
+  /** Servers reported still starting after the start-up wait ({@link reportStillStarting}). */
+  private readonly reportedPending = new WeakSet<McpConnection>();
   private closing: Promise<void> | undefined;
 
   /** Starts every server in `configs` (in parallel; nothing is awaited here). */
@@ -146,19 +151,41 @@ export class McpServers {
    */
   async whenStarted(signal?: AbortSignal): Promise<void> {
     const remaining = this.deadline - Date.now();
-    if (remaining <= 0 || this.connections.every((connection) => connection.state !== "pending")) {
-      return;
+    if (remaining > 0 && this.connections.some((connection) => connection.state === "pending")) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, remaining);
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          resolve();
+        }
+        signal?.addEventListener("abort", done, { once: true });
+        Promise.all(this.connections.map((connection) => connection.ready)).then(done, done);
+      });
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, remaining);
-      function done() {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        resolve();
+    if (signal?.aborted !== true && Date.now() >= this.deadline) {
+      this.reportStillStarting();
+    }
+  }
+
+  /**
+   * Reports, once each through `onStatus` (state `pending`, with `error` saying why), the servers
+   * still starting when the start-up wait is over: the prompt goes on without them, and a server
+   * that never answers would otherwise only show as a tool the model is told does not exist. As
+   * README says, one that connects later offers its tools from the next model request.
+   */
+  private reportStillStarting(): void {
+    for (const connection of this.connections) {
+      const reason = connection.noAnswerWithin(this.startupWaitMs);
+      if (reason === undefined || this.reportedPending.has(connection)) {
+        continue;
       }
-      signal?.addEventListener("abort", done, { once: true });
-      Promise.all(this.connections.map((connection) => connection.ready)).then(done, done);
-    });
+      this.reportedPending.add(connection);
+      this.options.onStatus?.({
+        ...this.summarize(connection),
+        error: `${reason}; the session goes on without its tools until it answers`,
+      });
+    }
   }
 
   /** The tools of the connected servers, as they are now. */
