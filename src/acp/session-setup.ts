@@ -159,12 +159,10 @@ function projectNotice(message: string): acp.SessionUpdate {
 }
 
 /**
- * The notice of an MCP server's failure (a `session.mcp_server_status_changed` to `failed`, or
- * still `pending` with an `error` once a prompt's start-up wait is over) as an
- * agent message: ACP v1 has no update for a server's state (the schema's stable `SessionUpdate`
- * variants are message, thought and plan updates, tool calls, commands, mode, config options,
- * usage and session info), and editors hide the agent's stderr, so the user would otherwise only
- * find the server's tools missing. `[]` for any other event.
+ * An MCP server `failed`, or still `pending` with an `error` once a prompt's start-up wait is
+ * over (`session.mcp_server_status_changed`), as an agent message: ACP v1 has no update for a
+ * server's state (its stable `SessionUpdate`s: messages, thoughts, plans, tool calls, commands,
+ * mode, config options, usage, session info), and editors hide the agent's stderr. `[]` else.
  */
 export function mcpFailureUpdates(event: SessionEvent): acp.SessionUpdate[] {
   if (event.type !== "session.mcp_server_status_changed") {
@@ -179,9 +177,8 @@ export function mcpFailureUpdates(event: SessionEvent): acp.SessionUpdate[] {
 }
 
 function mcpFailureUpdate(name: string, error: string | undefined): acp.SessionUpdate {
-  return mcpNoticeUpdate(
-    `⚠ MCP server ${name} failed: ${error ?? "unknown error"}; its tools are not available\n`,
-  );
+  const text = `⚠ MCP server ${name} failed: ${error ?? "unknown error"}; its tools are not available\n`;
+  return mcpNoticeUpdate(text);
 }
 
 function mcpNoticeUpdate(text: string): acp.SessionUpdate {
