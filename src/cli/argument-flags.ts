@@ -98,6 +98,31 @@ export function parseFlags(argv: readonly string[]) {
   return { values, positionals };
 }
 
+/** A word that reads as a flag: `-v`, `--model`, `--model=x` (no space before a `=`). */
+const FLAG_SHAPE = /^--?[A-Za-z][A-Za-z0-9-]*(?:=[\s\S]*)?$/;
+
+/**
+ * `-p`/`--prompt` and a word that starts with `-` but is no flag (`-p "- fix the bug"`, front
+ * matter `---`, `-p "-1 is negative?"`) as `--prompt=<word>`, which `parseArgs` takes (it refuses
+ * the two words as ambiguous). A word shaped like a flag (`-p --continue`) stays a flag.
+ */
+export function withDashPrompts(argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] ?? "";
+    const next = argv[index + 1];
+    const prompt =
+      (argument === "-p" || argument === "--prompt") &&
+      next !== undefined &&
+      next.startsWith("-") &&
+      next !== "-" &&
+      !FLAG_SHAPE.test(next);
+    joined.push(prompt ? `--prompt=${next}` : argument);
+    index += prompt ? 1 : 0;
+  }
+  return joined;
+}
+
 /** `-p -` as {@link withPromptFromStdin} writes it. */
 export const STDIN_PROMPT = "--prompt=-";
 

@@ -9,6 +9,7 @@ import {
   resumeWithoutId,
   trailingPrompt,
   UsageError,
+  withDashPrompts,
   withPromptFromStdin,
 } from "./argument-flags.js";
 import {
@@ -103,10 +104,11 @@ export { USAGE } from "./usage.js";
 export { UsageError };
 
 /**
- * Parses `argv` (without `node` and the script).
+ * Parses `given` (the arguments without `node` and the script).
  * @throws UsageError with a one-line explanation.
  */
-export function parseCommand(argv: readonly string[], cwd: string): Command {
+export function parseCommand(given: readonly string[], cwd: string): Command {
+  const argv = withDashPrompts(given);
   let parsed: ReturnType<typeof parseFlags>;
   const args = withPromptFromStdin(argv);
   try {
