@@ -11,6 +11,7 @@ import {
   type SessionEvent,
   type SessionEventType,
 } from "../events/events.js";
+import { hasDeclaredData } from "./log-damage.js";
 
 /** What a reader got out of an `events.jsonl`. */
 export interface EventLogContents {
@@ -101,7 +102,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /**
  * Decodes one line (without its `\n`). Valid means: UTF-8, JSON, an object with string `type` (a
  * known, persisted type), `id` and `timestamp`, an object `data`, and `parentId` a string, `null`
- * or absent (read as `null`). `data` is not checked field by field. Never throws.
+ * or absent (read as `null`), and `data` an object whose fields have the types `type` declares
+ * (log-damage.ts). Never throws.
  */
 export function decodeEventLine(line: Uint8Array): EventLineResult {
   const buffer = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
@@ -136,10 +138,13 @@ function toSessionEvent(value: unknown): SessionEvent | undefined {
   if (typeof id !== "string" || typeof timestamp !== "string" || !isPlainObject(data)) {
     return undefined;
   }
+  if (!hasDeclaredData(type, data)) {
+    return undefined;
+  }
   if (parentId !== undefined && parentId !== null && typeof parentId !== "string") {
     return undefined;
   }
-  // The envelope is checked; `data` is trusted to match `type`, as we wrote it.
+  // The envelope and `data`'s fields are checked (the schemas allow fields added later).
   return { type, data, id, timestamp, parentId: parentId ?? null } as SessionEvent;
 }
 

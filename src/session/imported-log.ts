@@ -9,7 +9,7 @@
  * asks again until the user grants again. A log without allow grants is stored byte for byte.
  */
 
-import type { SessionEvent } from "../events/events.js";
+import type { RepairNote, SessionEvent } from "../events/events.js";
 import { createEnvelope, parseEventLog, serializeEvent } from "./event-log.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
@@ -24,6 +24,11 @@ export interface ImportedLog {
   readonly bytes: Buffer;
   /** The allow rules the log recorded that no longer apply (rule texts, e.g. `bash(git *)`). */
   readonly setAside: readonly string[];
+  /**
+   * The log's damaged lines (event-log-reading.ts: not JSON, not an event, or fields not of their
+   * declared types), stored as they are and skipped by every reader of the session.
+   */
+  readonly damaged: readonly RepairNote[];
 }
 
 /**
@@ -33,7 +38,9 @@ export interface ImportedLog {
  */
 export function importedLog(file: Buffer): ImportedLog {
   const ended = file.at(-1) === 0x0a || file.length === 0;
-  const events = parseEventLog(ended ? file : Buffer.concat([file, Buffer.from("\n")])).events;
+  const { events, repaired } = parseEventLog(
+    ended ? file : Buffer.concat([file, Buffer.from("\n")]),
+  );
   const start = events.find((event) => event.type === "session.start");
   if (start?.type !== "session.start") {
     throw new Error("the file has no readable session.start event: nothing to import");
@@ -43,7 +50,8 @@ export function importedLog(file: Buffer): ImportedLog {
     grants.record(event);
   }
   const setAside = grants.allow.map((rule) => rule.text);
-  const identity = { sessionId: start.data.sessionId, cwd: start.data.cwd, setAside };
+  const { sessionId, cwd } = start.data;
+  const identity = { sessionId, cwd, setAside, damaged: repaired };
   if (setAside.length === 0) {
     return { ...identity, bytes: file };
   }
@@ -58,20 +66,28 @@ function setAsideEvent(grants: SessionGrants, parentId: string | null): SessionE
 }
 
 /**
- * What the import says on stderr after `imported <id> into <store>`: the session's folder, and
- * the grants set aside (README, "Moving sessions between stores"); each line without `\n`.
+ * What the import says on stderr after `imported <id> into <store>`: the session's folder, the
+ * damaged lines it skips when read, and the grants set aside (README, "Moving sessions between
+ * stores"); each line without `\n`.
  */
 export function importNotes(log: ImportedLog, folderExists: boolean): string[] {
   const folder = folderExists
     ? `the session's tools run in ${log.cwd} when it is resumed`
     : `the session's folder ${log.cwd} does not exist here: its tools cannot run until it does`;
+  const damaged = log.damaged.length;
+  const notes = [folder];
+  if (damaged > 0) {
+    const lines = log.damaged.map((note) => note.line).join(", ");
+    const what = damaged === 1 ? "damaged line" : "damaged lines";
+    notes.push(`the log has ${damaged} ${what} (${lines}): stored as is, skipped when read`);
+  }
   const count = log.setAside.length;
   if (count === 0) {
-    return [folder];
+    return notes;
   }
   const grants = count === 1 ? "grant the log records" : "grants the log records";
   return [
-    folder,
+    ...notes,
     `not applying the "always" ${grants} (${log.setAside.join(", ")}): the session asks ` +
       "again before running what they allowed",
   ];

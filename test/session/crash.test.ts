@@ -4,7 +4,7 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import ts from "typescript";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -22,6 +22,8 @@ const repositoryRoot = join(import.meta.dirname, "..", "..");
  */
 async function compileWriter(directory: string): Promise<void> {
   await writeFile(join(directory, "package.json"), '{ "type": "module" }\n');
+  // The log's reader checks each event with zod (src/session/log-damage.ts).
+  await symlink(join(repositoryRoot, "node_modules"), join(directory, "node_modules"));
   for (const folder of ["src/events", "src/llm", "src/session"]) {
     for (const name of await readdir(join(repositoryRoot, folder))) {
       if (!name.endsWith(".ts")) {
@@ -79,8 +81,9 @@ await appender.commit();
 for (let turn = 0; ; turn += 1) {
   writer.write({ type: "assistant.turn_start", data: { turnId: String(turn) } });
   writer.write({ type: "assistant.message",
-    data: { messageId: "m" + turn, content: "reply ".repeat(1500) + turn, toolRequests: [] } });
-  writer.write({ type: "assistant.turn_end", data: { turnId: String(turn) } });
+    data: { messageId: "m" + turn, content: "reply ".repeat(1500) + turn, toolRequests: [],
+    finishReason: "stop" } });
+  writer.write({ type: "assistant.turn_end", data: { turnId: String(turn), status: "completed" } });
   await appender.commit({ checkpoint: true });
   process.stdout.write("turn\\n");
 }

@@ -10,6 +10,7 @@ import {
   readEventLog,
   serializeEvent,
 } from "../../src/session/event-log.js";
+import { BADLY_TYPED_LINES } from "../support/badly-typed-lines.js";
 import { threadPoolCounter } from "../support/thread-pool.js";
 import {
   buildEvents,
@@ -143,6 +144,26 @@ describe("readEventLog", () => {
       { line: 6, offset: offsets[5], length: missingType.length, reason: "invalid_event" },
     ]);
     expect(contents.validLength).toBe(Buffer.concat(lines).length);
+  });
+
+  it("refuses each line whose data fields are not of their declared types, keeps the rest", () => {
+    const good = toJsonl(buildEvents([sessionStart("s1"), userMessage("kept")]));
+    for (const line of BADLY_TYPED_LINES) {
+      const contents = parseEventLog(Buffer.concat([good, Buffer.from(line)]));
+      expect([line, contents.repaired.map((note) => [note.line, note.reason])]).toEqual([
+        line,
+        [[3, "invalid_event"]],
+      ]);
+      expect(contents.events.map((event) => event.type)).toEqual(["session.start", "user.message"]);
+    }
+    // Fields a later version adds, and optional fields left out, still load.
+    const later = {
+      type: "abort",
+      data: { reason: "x", futureField: [1] },
+      id: "a",
+      timestamp: "t",
+    };
+    expect(parseEventLog(Buffer.from(`${JSON.stringify(later)}\n`)).repaired).toEqual([]);
   });
 
   it("refuses unknown types, ephemeral types and malformed envelopes", () => {

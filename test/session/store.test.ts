@@ -159,6 +159,11 @@ describe("listing sessions (old logs, without metadata)", () => {
       parentId: null,
     };
     await writeSession(home, malformed, Buffer.from(`${JSON.stringify(malformedStart)}\n`));
+    // Its one line's fields are not of their declared types (src/session/log-damage.ts): a damaged
+    // line, so the session has no readable event and its activity is its file's time.
+    const malformedTime = new Date("2026-03-01T08:00:00.000Z");
+    await utimes(eventsPath(home, malformed), malformedTime, malformedTime);
+    await utimes(join(sessionsRoot(home), malformed), malformedTime, malformedTime);
     // events.jsonl as a folder: reading it fails (EISDIR) whoever runs the test, root included.
     await mkdir(eventsPath(home, unreadable), { recursive: true });
     const unreadableTime = new Date("2026-03-01T09:00:00.000Z");
@@ -176,7 +181,10 @@ describe("listing sessions (old logs, without metadata)", () => {
       unreadable,
       malformed,
     ]);
-    expect(sessions.at(-1)).toMatchObject({ cwd: null, problem: expect.any(String) });
+    expect(sessions.at(-1)).toMatchObject({
+      cwd: null,
+      problem: "events.jsonl has no readable session.start",
+    });
     expect(await newestSessionInCwd(home, "/work/b")).toMatchObject({ sessionId: SECOND });
     expect(sessions.find((session) => session.sessionId === headless)).toEqual({
       sessionId: headless,

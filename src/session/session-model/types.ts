@@ -52,7 +52,8 @@ export interface Message {
 export interface Compaction {
   startedAt?: number;
   endedAt?: number;
-  trigger: string;
+  /** Absent when the log does not say (events.ts `session.compaction_complete`). */
+  trigger?: string;
   success?: boolean;
   tokensBefore?: number;
   tokensAfter?: number;
