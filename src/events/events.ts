@@ -233,11 +233,7 @@ export interface SessionEventData {
    */
   "session.compaction_complete": {
     success: boolean;
-    /**
-     * Always written; absent in logs shaped before compaction events had it (the session view's
-     * test/cli/session-view-golden/new-order.jsonl), which still load.
-     */
-    trigger?: CompactionTrigger;
+    trigger: CompactionTrigger;
     preCompactionTokens: number;
     /** Estimated tokens of the next request after compaction. */
     postCompactionTokens?: number;

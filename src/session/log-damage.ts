@@ -7,8 +7,7 @@
  *
  * Objects are loose: fields a later version adds are allowed; optional fields are checked only
  * when present. Shapes earlier versions wrote still load: `assistant.turn_end`'s `error` status
- * (event-parts.ts `TurnStatus`), `session.compaction_complete` without `trigger`; every other
- * change to the union added fields. The schemas are built on first use, not at import.
+ * (event-parts.ts `TurnStatus`); every other change to the union added fields. The schemas are built on first use, not at import.
  */
 
 import { z } from "zod";
@@ -178,7 +177,7 @@ function lifeSchemas({ string, number, optionalString, optionalNumber, trigger }
     }),
     "session.compaction_complete": z.looseObject({
       success: z.boolean(),
-      trigger: trigger.optional(),
+      trigger,
       preCompactionTokens: number,
       postCompactionTokens: optionalNumber,
       messagesRemoved: optionalNumber,

@@ -34,9 +34,9 @@ const usage = (input: number, output: number) => ({
 /**
  * Two prompts through `turnloop -p` (the second with `--resume`): a 500 that is retried, a `view`
  * that succeeds and one that fails, an allowed `edit`, a `bash` that is denied, and a plain
- * answer. Between the prompts a compaction pair is appended by hand in the shape the compaction
- * lane writes (`session.compaction_start {trigger, currentTokens, tokenLimit}` /
- * `session.compaction_complete {success, preCompactionTokens, …}`), as turnloop does not compact yet.
+ * answer. Between the prompts a compaction pair is appended by hand in the shape turnloop writes
+ * (`session.compaction_start {trigger, currentTokens, tokenLimit}` /
+ * `session.compaction_complete {success, trigger, preCompactionTokens, …}`).
  */
 export async function recordSession(): Promise<RecordedSession> {
   const server = await startFakeModelServer();
@@ -146,6 +146,7 @@ async function appendCompaction(logPath: string): Promise<void> {
     type: "session.compaction_complete",
     data: {
       success: true,
+      trigger: "threshold",
       preCompactionTokens: 4825,
       postCompactionTokens: 850,
       messagesRemoved: 9,

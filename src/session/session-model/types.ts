@@ -52,8 +52,7 @@ export interface Message {
 export interface Compaction {
   startedAt?: number;
   endedAt?: number;
-  /** Absent when the log does not say (events.ts `session.compaction_complete`). */
-  trigger?: string;
+  trigger: string;
   success?: boolean;
   tokensBefore?: number;
   tokensAfter?: number;
