@@ -25,15 +25,29 @@ const { existsSync, statSync } = process.getBuiltinModule("node:fs");
  */
 
 /**
- * Why `cwd` cannot be the working directory (missing, or not a folder), or undefined when it can.
- * Checked before anything runs, so no tool creates the tree of a mistyped `--cwd`.
+ * Why `cwd` cannot be the working directory (missing, or not a folder; `flag` names it), or
+ * undefined when it can. Checked before anything runs, so no tool creates the tree of a mistyped
+ * `--cwd`, and no session runs without the `--add-dir` folder the user meant to give it.
  */
-export function workingDirectoryProblem(cwd: string): string | undefined {
+export function workingDirectoryProblem(cwd: string, flag = "--cwd"): string | undefined {
   try {
-    return statSync(cwd).isDirectory() ? undefined : `--cwd ${cwd} is not a directory`;
+    return statSync(cwd).isDirectory() ? undefined : `${flag} ${cwd} is not a directory`;
   } catch {
-    return `--cwd ${cwd} does not exist`;
+    return `${flag} ${cwd} does not exist`;
   }
+}
+
+/** The first of `options`' folders (`--cwd`, then each `--add-dir`, relative to it) that is no folder. */
+function folderProblem(options: FaceOptions): string | undefined {
+  const cwd = resolve(options.cwd);
+  const added = options.addDirs.map((folder) => [resolve(cwd, folder), "--add-dir"] as const);
+  for (const [folder, flag] of [[cwd, "--cwd"] as const, ...added]) {
+    const problem = workingDirectoryProblem(folder, flag);
+    if (problem !== undefined) {
+      return problem;
+    }
+  }
+  return undefined;
 }
 
 /** A face's run config (its flags, the environment and the config files), or why there is none. */
@@ -62,7 +76,7 @@ export async function configuredFace(
   env: NodeJS.ProcessEnv,
   projectFolder: string | null = resolve(options.cwd),
 ): Promise<ConfiguredFace> {
-  const cwdProblem = workingDirectoryProblem(resolve(options.cwd));
+  const cwdProblem = folderProblem(options);
   if (cwdProblem !== undefined) {
     return { ok: false, message: cwdProblem };
   }

@@ -336,6 +336,30 @@ describe("usage errors", () => {
     expect(await readFile(file, "utf8")).toBe("x");
   });
 
+  // A fresh user's trial (round 3, session 19, #11): a mistyped --add-dir was taken silently,
+  // and the session ran without the folder the user meant to give it.
+  test("an --add-dir that does not exist or is not a folder: exit 64 with the path, on -p and acp", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const file = join(repository, "file.txt");
+    await writeFile(file, "x");
+    const seen = [];
+    for (const [folder, shown, problem] of [
+      ["no-such-dir", join(repository, "no-such-dir"), "does not exist"],
+      [file, file, "is not a directory"],
+    ]) {
+      for (const face of [["-p", "hi"], ["acp"]]) {
+        const result = await cli([...face, "--add-dir", folder ?? ""], { stdin: "" });
+        seen.push({ code: result.code, stderr: result.stderr });
+        expect(result.stderr).toBe(`turnloop: --add-dir ${shown} ${problem}\n`);
+      }
+    }
+    expect(seen.map(({ code }) => code)).toEqual([64, 64, 64, 64]);
+    expect(model.requests).toHaveLength(0);
+  });
+
   test("an unknown flag suggests the closest one", async ({ cli }) => {
     const result = await cli(["-p", "hi", "--allow-all"]);
     expect(result.code).toBe(64);
