@@ -199,7 +199,7 @@ async function reopen(
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       // Its folder is not there (deleted, or never made): not the path of the lock it lacks.
       throw invalidParams(
-        `session.resume: session ${params.sessionId} does not exist (it was deleted, or never made here)`,
+        `session.resume: no session ${params.sessionId} exists here (it was deleted, or never made)`,
       );
     }
     throw invalidParams(

@@ -415,7 +415,7 @@ describe("the SDK against the built server (stdio)", () => {
     await expect(second.deleteSession(session.sessionId)).rejects.toThrow(/no session/);
     // Round 3, session 19, item 6: what happened, not `ENOENT … open '…/<id>/lock'`.
     await expect(second.resumeSession(session.sessionId)).rejects.toThrow(
-      `session.resume: session ${session.sessionId} does not exist (it was deleted, or never made here)`,
+      `session.resume: no session ${session.sessionId} exists here (it was deleted, or never made)`,
     );
   });
 });
