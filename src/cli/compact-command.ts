@@ -56,6 +56,27 @@ async function compactUntilInterrupted(
 }
 
 /**
+ * Reopens `sessionId` (as `given`) for a compaction, checked first ({@link compactionRefusal}).
+ * @returns the session, or the exit code after saying on `stderr` why not: 64 when it was refused
+ * before anything was written (its folder gone, its folder's config invalid, its model unusable
+ * here, nothing to compact), 1 otherwise (held elsewhere, a store that fails).
+ */
+async function openForCompaction(
+  host: SessionHost,
+  sessionId: string,
+  given: string,
+  stderr: NodeJS.WritableStream,
+): Promise<Session | number> {
+  try {
+    return await host.open(sessionId, undefined, (reopening) => compactionRefusal(host, reopening));
+  } catch (error) {
+    const missing = errorCode(error) === "ENOENT";
+    stderr.write(`turnloop: ${missing ? `no session ${given}` : errorMessage(error)}\n`);
+    return error instanceof ConfigError || missing ? REFUSED_EXIT_CODE : 1;
+  }
+}
+
+/**
  * Runs `turnloop sessions compact <id> [instructions]`: reopens the session, compacts its history
  * with the session's model (or `--model`), and prints the before and after token counts.
  * @returns the exit code: 0 on success; 64 when the id or prefix names no session or more than
@@ -87,18 +108,9 @@ export async function runCompactCommand(
     io.stderr.write(`turnloop: ${resolved.message}\n`);
     return UNKNOWN_SESSION_EXIT_CODE;
   }
-  let session: Session;
-  try {
-    session = await host.open(resolved.sessionId, undefined, (reopening) =>
-      compactionRefusal(host, reopening),
-    );
-  } catch (error) {
-    // Its folder gone, its folder's config invalid, its model unusable here, nothing to compact.
-    const refused = error instanceof ConfigError || errorCode(error) === "ENOENT";
-    io.stderr.write(
-      `turnloop: ${errorCode(error) === "ENOENT" ? `no session ${command.sessionId}` : errorMessage(error)}\n`,
-    );
-    return refused ? REFUSED_EXIT_CODE : 1;
+  const session = await openForCompaction(host, resolved.sessionId, command.sessionId, io.stderr);
+  if (typeof session === "number") {
+    return session;
   }
   try {
     const model = host.modelForSession(session.changedModel ?? session.start.model);

@@ -309,6 +309,16 @@ export class TerminalRenderer {
     this.note(["plan:", ...lines.map((line) => `  ${line}`)].join("\n"));
   }
 
+  /** A server that failed, or gave no answer within a prompt's start-up wait (tools/mcp/servers.ts). */
+  private mcpStatus(data: SessionEventOf<"session.mcp_server_status_changed">["data"]): void {
+    const { serverName, status, error } = data;
+    if (status === "failed") {
+      this.note(`turnloop: MCP server ${serverName} failed: ${error ?? "unknown error"}`);
+    } else if (status === "pending" && error !== undefined) {
+      this.note(`turnloop: MCP server ${serverName} is still starting: ${error}`);
+    }
+  }
+
   private notice(event: NoticeEvent): void {
     switch (event.type) {
       case "user.message":
@@ -346,16 +356,7 @@ export class TerminalRenderer {
         );
         return;
       case "session.mcp_server_status_changed":
-        if (event.data.status === "failed") {
-          this.note(
-            `turnloop: MCP server ${event.data.serverName} failed: ${event.data.error ?? "unknown error"}`,
-          );
-        } else if (event.data.status === "pending" && event.data.error !== undefined) {
-          // No answer within the start-up wait (tools/mcp/servers.ts).
-          this.note(
-            `turnloop: MCP server ${event.data.serverName} is still starting: ${event.data.error}`,
-          );
-        }
+        this.mcpStatus(event.data);
         return;
       case "session.compaction_complete":
         this.note(compactionNote(event.data).text);

@@ -163,24 +163,24 @@ async function openHere(
 }
 
 /**
- * Reopens `params.sessionId` through the host's registry (one open however many requests ask at
- * once) and serves it; a request that finds it served by a concurrent one joins it.
+ * Opens `params.sessionId`'s log through the host, its model checked before anything is written (a
+ * refused resume leaves the log as it was).
+ * @throws `-32602` naming why: held elsewhere, its folder gone, its folder's config file invalid,
+ * its model unusable here (SessionFolderGoneError and ReopenRefusedError are ConfigErrors), no
+ * such session, or the store's failure.
  */
-async function reopen(
+async function openStored(
   server: ServerContext,
   params: ReturnType<typeof resumeParams.parse>,
-): Promise<{ serverSession: ServerSession; reopened: boolean }> {
-  receiveInbox(server);
-  let session: Session;
+): Promise<Session> {
+  // A reopen has no work left waiting: its open calls get interrupted results (Session.resume).
+  const { continuePendingWork } = params;
+  const details =
+    continuePendingWork === undefined
+      ? undefined
+      : { continuePendingWork, sessionWasActive: false };
   try {
-    // A reopen has no work left waiting: its open calls get interrupted results (Session.resume).
-    const { continuePendingWork } = params;
-    const details =
-      continuePendingWork === undefined
-        ? undefined
-        : { continuePendingWork, sessionWasActive: false };
-    // Its model is checked before anything is written: a refused resume leaves the log as it was.
-    session = await server.host.open(params.sessionId, details, ({ start, state }) => {
+    return await server.host.open(params.sessionId, details, ({ start, state }) => {
       const recorded = state.changedModel ?? start.model;
       const choice = chooseModel(
         { model: params.model ?? recorded, provider: params.provider },
@@ -190,9 +190,6 @@ async function reopen(
       return choice.ok ? undefined : choice.message;
     });
   } catch (error) {
-    // Held elsewhere, its folder gone, its folder's config file invalid or its model unusable here
-    // (SessionFolderGoneError and ReopenRefusedError are ConfigErrors): that session only is
-    // refused, with what to do.
     if (error instanceof SessionLockedError || error instanceof ConfigError) {
       throw invalidParams(`session.resume: ${error.message}`);
     }
@@ -206,6 +203,18 @@ async function reopen(
       `session.resume: no session ${params.sessionId} can be resumed (${errorMessage(error)})`,
     );
   }
+}
+
+/**
+ * Reopens `params.sessionId` through the host's registry (one open however many requests ask at
+ * once) and serves it; a request that finds it served by a concurrent one joins it.
+ */
+async function reopen(
+  server: ServerContext,
+  params: ReturnType<typeof resumeParams.parse>,
+): Promise<{ serverSession: ServerSession; reopened: boolean }> {
+  receiveInbox(server);
+  const session = await openStored(server, params);
   // Checked without awaiting: between here and `open` below no other request runs.
   const served = server.sessions.get(session.id);
   if (served?.closing) {
