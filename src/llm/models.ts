@@ -86,7 +86,8 @@ export function resolveModel(
       message: `turnloop: unknown model "${id}". Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
     };
   }
-  const baseUrl = input.baseUrl ?? env.TURNLOOP_BASE_URL ?? vendorBaseUrl(provider, env);
+  // An empty variable is an unset one, as the run config reads it (session/run-config.ts).
+  const baseUrl = input.baseUrl ?? nonEmpty(env.TURNLOOP_BASE_URL) ?? vendorBaseUrl(provider, env);
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,
@@ -149,15 +150,19 @@ function anthropicBaseUrl(value: string | undefined): string | undefined {
   return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
 
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
+}
+
 function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
   switch (provider) {
     case "openai":
     case "openai-chat":
-      return env.OPENAI_BASE_URL;
+      return nonEmpty(env.OPENAI_BASE_URL);
     case "anthropic":
       return anthropicBaseUrl(env.ANTHROPIC_BASE_URL);
     case "ollama": {
-      const host = env.OLLAMA_HOST ?? "127.0.0.1:11434";
+      const host = nonEmpty(env.OLLAMA_HOST) ?? "127.0.0.1:11434";
       return `${/^https?:\/\//.test(host) ? host : `http://${host}`}/v1`;
     }
     case "openai-compatible":

@@ -130,6 +130,24 @@ describe("errors that cannot succeed on retry", () => {
     expect(seen).toEqual([1, 2, 3].map(() => ({ requests: 1, code: 1, lines: [said] })));
   });
 
+  // Found by the session-19 fixes lane: TURNLOOP_BASE_URL="" made a request to "" and failed with
+  // "Invalid URL" (exit 1, a turn recorded); an empty variable is an unset one, as the run config
+  // reads it, so the endpoint is missing: a usage error before anything is stored.
+  test("an empty TURNLOOP_BASE_URL is unset: the endpoint is asked for, nothing stored", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const result = await cli(["-p", "hi"], { env: { TURNLOOP_BASE_URL: "" } });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 64,
+      stderr:
+        "turnloop: openai-compatible:fake-model needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).\n",
+    });
+    expect(model.requests).toHaveLength(0);
+    expect(existsSync(join(home, "session-state"))).toBe(false);
+  });
+
   test("a refused connection to a local server: 2 attempts, then 'nothing is listening'", async ({
     cli,
   }) => {
