@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { type UsageErrorCase, usageErrorOutcomes } from "../support/usage-errors.js";
@@ -246,7 +248,13 @@ describe("flags a command does not read", () => {
     expect(model.requests).toHaveLength(0);
   });
 
-  test("config takes every session option and shows the ones no file sets", async ({ cli }) => {
+  test("config takes every session option and shows the ones no file sets", async ({
+    cli,
+    repository,
+  }) => {
+    // An --add-dir must be a folder (exit 64 otherwise, as for --cwd).
+    const docs = join(repository, "docs");
+    await mkdir(docs);
     const result = await cli([
       "config",
       "--json",
@@ -255,7 +263,7 @@ describe("flags a command does not read", () => {
       "--context-window",
       "5000",
       "--add-dir",
-      "/srv/docs",
+      docs,
       "--no-instructions",
       "--system-prompt-file",
       "prompt.md",
@@ -277,7 +285,7 @@ describe("flags a command does not read", () => {
       maxTurns: { value: 3, source: "--max-turns" },
       permissionMode: { value: "full-access", source: "--allow-all-tools" },
       contextWindow: { value: 5000, source: "--context-window" },
-      addDirs: [{ value: "/srv/docs", source: "--add-dir" }],
+      addDirs: [{ value: docs, source: "--add-dir" }],
       instructions: { value: false, source: "--no-instructions" },
       systemPromptFile: { value: "prompt.md", source: "--system-prompt-file" },
       appendSystemPrompt: { value: "Be brief.", source: "--append-system-prompt" },
