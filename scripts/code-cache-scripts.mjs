@@ -75,7 +75,8 @@ export async function writeCodeCacheScripts(cliDirectory, requireBanner) {
     if (!file.endsWith(".js")) {
       continue;
     }
-    const text = readFileSync(file, "utf8");
+    const text = asBundledModules(readFileSync(file, "utf8"));
+    writeFileSync(file, text);
     if (!text.startsWith(`${WRAPPER_START}\n`)) {
       throw new Error(`${file}: not a script wrapped as src/cli/code-cache.cts expects`);
     }
@@ -92,6 +93,21 @@ export async function writeCodeCacheScripts(cliDirectory, requireBanner) {
     loaderText.replace(JSON.stringify(BUILD_HASH_PLACEHOLDER), JSON.stringify(buildHash)),
   );
   return buildHash;
+}
+
+/**
+ * Each chunk of the bundle was an ES module, and is a script with `__esModule` set now. esbuild
+ * imports a file in "node mode" (`__toESM(require("./x.js"), 1)`), as Node imports CommonJS: the
+ * whole `module.exports` becomes `default`, so a chunk's own default export (a package such as
+ * `ignore`, whose factory is its default) would be `{ __esModule, default }` instead of the
+ * factory. The chunks' requires of each other are made plain (`, 0)`, the same length, so the
+ * source map still applies): `__esModule` is then honoured and `default` is the chunk's own.
+ * Requires of packages left outside the bundle (CommonJS, such as `pg`) keep Node's meaning.
+ * @param {string} text a script's text
+ * @returns {string}
+ */
+function asBundledModules(text) {
+  return text.replace(/__toESM\((require\("\.{1,2}\/[^"]+"\)),1\)/g, "__toESM($1,0)");
 }
 
 /**
