@@ -88,15 +88,32 @@ function parseOwner(value: unknown): LeaseHolder | undefined {
   };
 }
 
-/** Whether a process `pid` exists on this machine (`kill(pid, 0)`; `EPERM` counts as alive). */
+/**
+ * Whether a process `pid` runs on this machine: `kill(pid, 0)` finds it (`EPERM` counts as alive:
+ * it exists but belongs to someone else) and it has not ended as a zombie. A process killed while
+ * its parent does not wait for it (a container whose first process reaps no orphans) stays in the
+ * process table as a zombie (state `Z` in `/proc/<pid>/stat`) until reaped; it holds nothing.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    // EPERM: it exists but belongs to someone else.
     return errorCode(error) !== "ESRCH";
   }
+  return !hasEnded(pid);
+}
+
+/** Whether Linux's `/proc/<pid>/stat` shows `pid` ended (zombie `Z`, or dead `X`); false elsewhere. */
+function hasEnded(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return false;
+  }
+  // "<pid> (<command, which may hold spaces and parentheses>) <state> …"
+  const state = stat.charAt(stat.lastIndexOf(")") + 2);
+  return state === "Z" || state === "X";
 }
 
 /** This machine's name, asked once (each `os.hostname()` is a system call, and locks ask often). */
