@@ -1,4 +1,9 @@
-import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
+import {
+  APICallError,
+  JSONParseError,
+  LoadAPIKeyError,
+  TypeValidationError,
+} from "@ai-sdk/provider";
 import type { ErrorType } from "../events/events.js";
 import type { ProviderFailure } from "./provider.js";
 
@@ -45,6 +50,14 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
       ),
       retryable: isRetryableType(errorType) || error.isRetryable,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+  const malformed = malformedEvent(error);
+  if (malformed !== undefined) {
+    return {
+      errorType: "malformed_response",
+      message: boundedMessage(malformed),
+      retryable: false,
     };
   }
   if (LoadAPIKeyError.isInstance(error)) {
@@ -117,6 +130,62 @@ function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined
     };
   }
   return undefined;
+}
+
+/** Characters of a malformed event quoted in its failure's message. */
+const QUOTED_EVENT_LENGTH = 200;
+
+/**
+ * What was wrong with a stream event the provider could not read: not JSON (the AI SDK's
+ * `JSONParseError`), or JSON of a shape its wire does not have (`TypeValidationError`, its first
+ * schema issue and where). The SDK's own messages repeat their cause and quote the whole zod report.
+ */
+function malformedEvent(error: unknown): string | undefined {
+  if (JSONParseError.isInstance(error)) {
+    const reason = error.cause instanceof Error ? error.cause.message : "not JSON";
+    return `the model server sent a stream event that is not JSON (${reason}): ${quoted(error.text)}`;
+  }
+  if (TypeValidationError.isInstance(error)) {
+    const value = JSON.stringify(error.value) ?? String(error.value);
+    const issue = firstIssue(error.cause);
+    return `the model server sent a stream event the wire does not have${issue === undefined ? "" : ` (${issue})`}: ${quoted(value)}`;
+  }
+  return undefined;
+}
+
+function quoted(text: string): string {
+  return text.length > QUOTED_EVENT_LENGTH ? `${text.slice(0, QUOTED_EVENT_LENGTH)}…` : text;
+}
+
+/** A zod issue as far as this reads it: `invalid_union` holds each alternative's issues. */
+interface SchemaIssue {
+  code?: unknown;
+  path?: unknown;
+  message?: unknown;
+  errors?: unknown;
+}
+
+/** The first issue of a zod error, through the first alternative of unions: "path: message". */
+function firstIssue(cause: unknown): string | undefined {
+  const issues = (cause as { issues?: unknown } | undefined)?.issues;
+  let issue = Array.isArray(issues) ? (issues[0] as SchemaIssue | undefined) : undefined;
+  const path: unknown[] = [];
+  for (let depth = 0; issue !== undefined && depth < 10; depth += 1) {
+    path.push(...(Array.isArray(issue.path) ? issue.path : []));
+    const alternatives = issue.code === "invalid_union" ? issue.errors : undefined;
+    const inner =
+      Array.isArray(alternatives) && Array.isArray(alternatives[0])
+        ? alternatives[0][0]
+        : undefined;
+    if (inner === undefined) {
+      break;
+    }
+    issue = inner as SchemaIssue;
+  }
+  if (issue === undefined || typeof issue.message !== "string") {
+    return undefined;
+  }
+  return `${path.length === 0 ? "the event" : path.join(".")}: ${issue.message}`;
 }
 
 function causeChain(error: unknown): Error[] {
@@ -265,7 +334,10 @@ export function parseRetryAfter(
 
 function messageOf(error: unknown): string {
   if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    const cause =
+      error.cause instanceof Error && !error.message.includes(error.cause.message)
+        ? `: ${error.cause.message}`
+        : "";
     return `${error.message}${cause}`;
   }
   if (typeof error === "object" && error !== null) {
