@@ -14,6 +14,23 @@ export const ERROR_CODES = {
 } as const;
 
 /**
+ * ACP's `-32002` (Resource not found, `data.sessionId`: the SDK's `RequestError.sessionNotFound`)
+ * with a message that says what to do: the SDK's own is only "Resource not found".
+ * @param kind `"not open"`: a session-scoped request (`session/prompt`, `session/set_mode`, …) for a
+ * session not open on this connection (never opened, closed, or deleted); `"no log"`: one to open
+ * (`session/load`, `session/resume`) that names no session in the store.
+ */
+export function sessionNotFound(sessionId: string, kind: "not open" | "no log"): acp.RequestError {
+  const message =
+    kind === "not open"
+      ? `Session ${sessionId} is not open on this connection: open it with session/load or session/resume first (a closed session is no longer open; a deleted one is gone)`
+      : `Session ${sessionId} does not exist here (it was deleted, or never made): session/list lists the sessions`;
+  return new acp.RequestError(acp.RequestError.sessionNotFound(sessionId).code, message, {
+    sessionId,
+  });
+}
+
+/**
  * The JSON-RPC error that answers a prompt whose model request failed (case 17): ACP has no error
  * stop reason, so a failure is an error, never an empty `end_turn`. An authentication failure is
  * ACP's auth-required `-32000`; anything else is `-32603` with the provider's message (already

@@ -28,7 +28,13 @@ import { InboxRefusedError } from "../session/session-locked-error.js";
 import type { LeaseHolder, StoredLog } from "../session/session-store.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
-import { internalError, invalidParams, invalidRequest, promptFailure } from "./errors.js";
+import {
+  internalError,
+  invalidParams,
+  invalidRequest,
+  promptFailure,
+  sessionNotFound,
+} from "./errors.js";
 import { configOptions, defaultMode, modeState } from "./modes.js";
 import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
@@ -97,7 +103,7 @@ export async function followElsewhere(
     const log = await store.read(sessionId);
     return await AcpRemoteSession.follow(context, sessionId, log, replay);
   } catch {
-    throw acp.RequestError.sessionNotFound(sessionId);
+    throw sessionNotFound(sessionId, "no log");
   }
 }
 

@@ -1,9 +1,9 @@
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession, type AcpSessionContext } from "./acp-session.js";
-import { invalidRequest } from "./errors.js";
+import { invalidRequest, sessionNotFound } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { refuseEmptyPrompt } from "./prompt-content.js";
@@ -370,7 +370,7 @@ export class AcpSessionRequests {
       );
     }
     if (acpSession === undefined) {
-      throw acp.RequestError.sessionNotFound(sessionId);
+      throw sessionNotFound(sessionId, "not open");
     }
     return acpSession;
   }

@@ -19,7 +19,7 @@ import { parseServers } from "../tools/mcp/config.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { warningUpdate } from "./compaction-updates.js";
-import { internalError, invalidParams, invalidRequest } from "./errors.js";
+import { internalError, invalidParams, invalidRequest, sessionNotFound } from "./errors.js";
 import type { ModeId } from "./modes.js";
 
 /** A session's model: its id, and how to reach it once that resolves (its key may be missing). */
@@ -244,7 +244,7 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
       throw error; // Its model's (sessionModel).
     }
     if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
-      throw acp.RequestError.sessionNotFound(sessionId);
+      throw sessionNotFound(sessionId, "no log");
     }
     if (error instanceof SessionLockedError) {
       throw invalidRequest(error.message, { sessionId, owner: error.owner ?? null });

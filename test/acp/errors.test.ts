@@ -6,15 +6,25 @@ describe("errors", () => {
   test("an unknown session is resource-not-found (-32002) with data.sessionId on every session method", async () => {
     const harness = await AcpHarness.start();
     const sessionId = "no-such-session";
-    const notFound = { code: -32002, data: { sessionId } };
+    // The SDK's message is only "Resource not found": each says what to do.
+    const notFound = {
+      code: -32002,
+      data: { sessionId },
+      message: `Session ${sessionId} is not open on this connection: open it with session/load or session/resume first (a closed session is no longer open; a deleted one is gone)`,
+    };
+    const noLog = {
+      code: -32002,
+      data: { sessionId },
+      message: `Session ${sessionId} does not exist here (it was deleted, or never made): session/list lists the sessions`,
+    };
     const { session } = acp.methods.agent;
     await expect(harness.prompt(sessionId, "hi")).rejects.toMatchObject(notFound);
     await expect(
       harness.client.request(session.load, { sessionId, cwd: harness.cwd, mcpServers: [] }),
-    ).rejects.toMatchObject(notFound);
+    ).rejects.toMatchObject(noLog);
     await expect(
       harness.client.request(session.resume, { sessionId, cwd: harness.cwd }),
-    ).rejects.toMatchObject(notFound);
+    ).rejects.toMatchObject(noLog);
     await expect(
       harness.client.request(session.setMode, { sessionId, modeId: "auto" }),
     ).rejects.toMatchObject(notFound);
@@ -35,6 +45,17 @@ describe("errors", () => {
     // Idempotent by the spec: the SDK client reports -32002 from close and delete as success.
     await expect(harness.client.request(session.close, { sessionId })).resolves.toEqual({});
     await expect(harness.client.request(session.delete, { sessionId })).resolves.toEqual({});
+  });
+
+  test("a prompt to a session closed on this connection says it is not open and how to open it", async () => {
+    const harness = await AcpHarness.start();
+    const sessionId = await harness.newSession();
+    await harness.client.request(acp.methods.agent.session.close, { sessionId });
+    await expect(harness.prompt(sessionId, "still there?")).rejects.toMatchObject({
+      code: -32002,
+      data: { sessionId },
+      message: `Session ${sessionId} is not open on this connection: open it with session/load or session/resume first (a closed session is no longer open; a deleted one is gone)`,
+    });
   });
 
   test("bad params are -32602 with a message that says what is wrong", async () => {
