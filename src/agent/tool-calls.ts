@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { abortFinished, errorMessage } from "../events/errors.js";
+import { abortFinished, abortReason, errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "../tools/command-runner.js";
@@ -229,7 +229,7 @@ async function settle(
   }
   const result = await runTool(context, call.tool, answer.input, toolCall, answer.hidden);
   if (context.signal.aborted) {
-    const content = `${result.content}\n[cancelled by the user]`.trimStart();
+    const content = `${result.content}\n[${abortReason(context.signal)}]`.trimStart();
     return { toolCall, content, isError: true, errorCode: "cancelled" };
   }
   return {

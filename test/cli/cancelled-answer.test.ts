@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { whenFileExists } from "../support/cli.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 
@@ -92,4 +94,46 @@ describe("-p cancelled by SIGTERM while the model is replying", () => {
       ]);
     },
   );
+});
+
+describe("-p cancelled by a signal while a command runs", () => {
+  test("the cut command's result names the signal, as the abort does", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    model.enqueue({
+      toolCalls: [
+        {
+          id: "call_1",
+          name: "bash",
+          arguments: JSON.stringify({ command: "touch started; sleep 30" }),
+        },
+      ],
+    });
+    const result = await cli(["-p", "wait", "--allow-all-tools"], {
+      onStart: (child) =>
+        whenFileExists(join(repository, "started"), child, () => child.kill("SIGTERM")),
+    });
+    expect(result.code).toBe(143);
+    const events = await loggedEvents(printedSessionId(result.stderr));
+    const ends = events
+      .filter((event) => event.type === "tool.execution_complete" || event.type === "abort")
+      .map((event) => ({ type: event.type, data: event.data }));
+    const content = "Command cancelled; its process group was killed.\n[cancelled by SIGTERM]";
+    expect(ends).toEqual([
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "call_1",
+          toolName: "bash",
+          success: false,
+          result: { content },
+          error: { message: content, code: "cancelled" },
+        },
+      },
+      { type: "abort", data: { reason: "cancelled by SIGTERM" } },
+    ]);
+  });
 });
