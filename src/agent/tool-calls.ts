@@ -187,7 +187,10 @@ function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall 
   }
   const parsed = tool.input.safeParse(toolCall.arguments);
   if (!parsed.success) {
-    const message = `Invalid arguments for '${toolCall.name}': ${z.prettifyError(parsed.error)} (received ${echo(JSON.stringify(toolCall.arguments))}).`;
+    // One line an issue, its field on it ("✖ Invalid input: expected number … → at timeout"):
+    // a failed call's line on the terminal shows the message's first line.
+    const issues = z.prettifyError(parsed.error).replace(/\n\s*→/g, " →");
+    const message = `Invalid arguments for '${toolCall.name}': ${issues} (received ${echo(JSON.stringify(toolCall.arguments))}).`;
     return { toolCall, tool, failure: { code: "invalid_arguments", message } };
   }
   return { toolCall, tool, input: parsed.data };

@@ -133,7 +133,7 @@ describe("custom tools through the server", () => {
     expect(results).toEqual([
       [
         "call_1",
-        `Invalid arguments for 'book': ✖ must be >= 1\n  → at seats\n✖ must be string\n  → at name (received {"seats":0,"name":5}).`,
+        `Invalid arguments for 'book': ✖ must be >= 1 → at seats\n✖ must be string → at name (received {"seats":0,"name":5}).`,
       ],
       ["call_2", "booked"],
       [
