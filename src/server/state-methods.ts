@@ -1,7 +1,7 @@
 /**
  * The Copilot SDK's session-state methods that map onto turnloop (metadata by id, `session.log`,
  * server `tools.list`, name, usage, plan, workspace, agents, shutdown). Names, params and results
- * are Copilot's (`../shared/reference/copilot-protocol.md`, Appendix A); what turnloop has no
+ * are Copilot's (the `@github/copilot-sdk` 1.0.14 `dist/generated/rpc.d.ts`); what turnloop has no
  * counterpart for answers a clear error instead (see unsupported.ts).
  */
 
