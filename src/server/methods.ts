@@ -3,7 +3,7 @@
  * params and results as the Copilot SDK sends and reads them). Anything else is `-32601`.
  */
 
-import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
+import { PROTOCOL_VERSION } from "../protocol/copilot.js";
 import { commandsInvokeMethod, commandsListMethod } from "./command-methods.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
 import { modifyRulesMethod, pendingRequestsMethod, resetApprovalsMethod } from "./grant-methods.js";
@@ -49,6 +49,7 @@ import {
   logMethod,
   metadataMethod,
   planReadMethod,
+  sessionListEntry,
   sessionShutdownMethod,
   toolsListMethod,
   usageMethod,
@@ -93,18 +94,7 @@ function modelsMethod(connection: ClientConnection) {
 async function listMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.list", listParams, raw);
   const summaries = await connection.server.host.list({ cwd: params?.filter?.cwd });
-  const sessions: SessionListEntry[] = summaries.map((summary) => ({
-    sessionId: summary.sessionId,
-    startTime: summary.startTime ?? summary.lastActivity,
-    modifiedTime: summary.lastActivity,
-    isRemote: false,
-    ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
-    ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
-    ...(summary.model === null ? {} : { model: summary.model }),
-    turns: summary.turns,
-    ...(summary.problem === undefined ? {} : { problem: summary.problem }),
-  }));
-  return { sessions };
+  return { sessions: summaries.map(sessionListEntry) };
 }
 
 async function lastIdMethod(connection: ClientConnection) {
