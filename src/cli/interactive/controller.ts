@@ -305,6 +305,10 @@ export class Controller {
       case "exit":
         this.onExit();
         return;
+      default: {
+        const unhandled: never = outcome;
+        return unhandled;
+      }
     }
   }
 
