@@ -68,6 +68,10 @@ function connectMethod(connection: ClientConnection, raw: unknown) {
   };
 }
 
+/**
+ * `ping {message?}` → `{message: "pong: <message>", timestamp (ISO-8601), protocolVersion}`
+ * (Copilot's answer shape). @throws `-32602` for bad params.
+ */
 function pingMethod(_connection: ClientConnection, raw: unknown) {
   const params = parseParams("ping", pingParams, raw);
   return {
@@ -77,6 +81,7 @@ function pingMethod(_connection: ClientConnection, raw: unknown) {
   };
 }
 
+/** `status.get` → `{version, protocolVersion}`: this server's package version and protocol. */
 function statusMethod(connection: ClientConnection) {
   return { version: connection.server.version, protocolVersion: PROTOCOL_VERSION };
 }
@@ -86,17 +91,24 @@ function authStatusMethod() {
   return { isAuthenticated: true, authType: "api-key", statusMessage: "turnloop uses model keys" };
 }
 
+/**
+ * `models.list` → `{models}`: the configured models as Copilot's `ModelInfo` (server-model.ts).
+ */
 function modelsMethod(connection: ClientConnection) {
   return { models: listedModels(connection.server.host) };
 }
 
-/** `session.list {filter?: {cwd}}`: every session on disk, newest first. */
+/**
+ * `session.list {filter?: {cwd}}` → `{sessions}`: every session in the store, newest first, each
+ * as `sessionListEntry` shapes it.
+ */
 async function listMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.list", listParams, raw);
   const summaries = await connection.server.host.list({ cwd: params?.filter?.cwd });
   return { sessions: summaries.map(sessionListEntry) };
 }
 
+/** `session.getLastId` → `{sessionId?}`: the store's newest session; `{}` when there is none. */
 async function lastIdMethod(connection: ClientConnection) {
   const [newest] = await connection.server.host.list();
   return newest === undefined ? {} : { sessionId: newest.sessionId };

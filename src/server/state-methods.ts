@@ -166,6 +166,7 @@ export function agentListMethod(connection: ClientConnection, raw: unknown) {
   return { agents: [] };
 }
 
+/** `session.agent.getCurrent` → `{agent: null}`: no custom agent is ever selected. */
 export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.agent.getCurrent", sessionOnlyParams, raw);
   openSession(connection.server, sessionId);
