@@ -214,12 +214,14 @@ export class TurnloopSession {
       return;
     }
     if (event.type === "external_tool.requested") {
+      // Never rejects: a handler's throw is the tool's error result; a lost answer is dropped.
       void this.runTool(event.data);
     } else if (event.type === "external_tool.completed") {
       this.running.get(event.data.requestId)?.abort();
     } else if (event.type === "permission.requested") {
       const data = event.data as typeof event.data & { permissionRequest?: PermissionRequest };
       if (this.permissionHandler !== undefined && data.permissionRequest !== undefined) {
+        // Never rejects: a handler's throw answers `user-not-available` (decide, sendDecision).
         void this.decide(this.permissionHandler, {
           ...data.permissionRequest,
           requestId: data.requestId,

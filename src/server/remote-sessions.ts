@@ -104,6 +104,7 @@ export async function resumeRemote(
     ? await registerHandler(store.inbox, sessionId)
     : async () => undefined;
   followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
+  // Never rejects: closing the subscription and the handler's detach swallow their failures.
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
