@@ -80,6 +80,10 @@ async function apply(outcome: CommandOutcome, target: CommandTarget): Promise<vo
     case "exit":
       target.say("That command works in turnloop's interactive terminal, not over ACP.");
       return;
+    default: {
+      const unhandled: never = outcome;
+      return unhandled;
+    }
   }
 }
 

@@ -37,6 +37,7 @@ export class RemotePermissions {
   /** Asks the client an owner's question (`permission.requested`); abandons an answered one. */
   stored(event: SessionEvent): void {
     if (event.type === "permission.requested") {
+      // Never rejects: #ask catches a lost connection or an abandoned question.
       void this.#ask(event.data);
     } else if (event.type === "permission.completed") {
       this.#open.get(event.data.requestId)?.abort();

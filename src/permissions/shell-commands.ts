@@ -331,6 +331,10 @@ function applyWrapper(
       return undefined;
     case "none":
       return undefined;
+    default: {
+      const unhandled: never = result;
+      return unhandled;
+    }
   }
 }
 

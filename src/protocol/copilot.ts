@@ -1,6 +1,7 @@
 /**
  * The wire of `turnloop --headless`: JSON-RPC 2.0 with LSP-style `Content-Length` framing, the
- * core of the Copilot SDK protocol (version 3; `../shared/reference/copilot-protocol.md` §1).
+ * core of the Copilot SDK protocol (version 3, `SDK_PROTOCOL_VERSION` of `@github/copilot-sdk`
+ * 1.0.14).
  * Types only, plus constants: the server (`src/server`) and the SDK (`src/sdk`) both import this
  * module, and the SDK imports nothing of the server.
  *

@@ -35,6 +35,13 @@ import type { SessionConfig, TurnloopClientOptions } from "./types.js";
 /** Time a spawned server gets to exit after `stop` before it is killed (ms). */
 const STOP_GRACE_MS = 5_000;
 
+/**
+ * One connection to a turnloop server (`turnloop --headless`): spawned over stdio (the default) or
+ * reached on a TCP port, started by the first call that needs it. Methods are the core of the
+ * Copilot SDK protocol (version 3, `PROTOCOL_VERSION`; the `@github/copilot-sdk` 1.0.14
+ * `CopilotClient`'s requests); a failed call rejects with an `Error` carrying the server's message
+ * (and the end of its stderr when it died).
+ */
 export class TurnloopClient {
   private connection: MessageConnection | undefined;
   private transport: Transport | undefined;
@@ -42,6 +49,7 @@ export class TurnloopClient {
   private readonly sessions = new Map<string, TurnloopSession>();
   private readonly lifecycleHandlers = new Set<(event: SessionLifecycleNotification) => void>();
 
+  /** Connects nothing yet: the first call that needs the server starts it ({@link start}). */
   constructor(private readonly options: TurnloopClientOptions = {}) {}
 
   /**
@@ -86,7 +94,11 @@ export class TurnloopClient {
     return this.track(connection, result, config);
   }
 
-  /** Every session on the server's disk, newest first; `cwd` filters by working directory. */
+  /**
+   * Every session in the server's store (its session folders, or its PostgreSQL database), newest
+   * first; `cwd` keeps those that work in that folder. Times are ISO-8601 strings; a damaged log is
+   * listed with `problem` saying why it has no prompt or model.
+   */
   async listSessions(filter?: { cwd?: string }): Promise<SessionListEntry[]> {
     const connection = await this.connected();
     const result = (await this.call(connection, "session.list", filter ? { filter } : {})) as {
@@ -95,7 +107,11 @@ export class TurnloopClient {
     return result.sessions;
   }
 
-  /** Deletes a session's folder. @throws Error when there is no such session. */
+  /**
+   * Deletes a session from the server's store (its folder, or its rows in PostgreSQL); this
+   * client's object for it is disconnected.
+   * @throws Error when there is no such session, or the store could not delete it.
+   */
   async deleteSession(sessionId: string): Promise<void> {
     const connection = await this.connected();
     const result = (await this.call(connection, "session.delete", { sessionId })) as {
@@ -118,6 +134,10 @@ export class TurnloopClient {
     return result.models;
   }
 
+  /**
+   * Checks the server answers: `message` comes back as `pong: <message>`, with the protocol
+   * version it speaks (3).
+   */
   async ping(message?: string): Promise<{ message: string; protocolVersion: number }> {
     const connection = await this.connected();
     return (await this.call(connection, "ping", message === undefined ? {} : { message })) as {

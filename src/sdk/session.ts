@@ -41,6 +41,12 @@ const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
   errorOccurred: "onErrorOccurred",
 };
 
+/**
+ * A session opened by {@link TurnloopClient.createSession} or {@link TurnloopClient.resumeSession}.
+ * Requests are the Copilot SDK's `session.*` methods; a refused one rejects with vscode-jsonrpc's
+ * `ResponseError` (the server's JSON-RPC code, e.g. `-32602` for bad params, and its message), and
+ * every one rejects once the connection has closed.
+ */
 export class TurnloopSession {
   private readonly handlers = new Set<Handler>();
   private readonly typedHandlers = new Map<WireEventType, Set<Handler>>();
@@ -52,6 +58,7 @@ export class TurnloopSession {
   private readonly disconnectWaiters = new Set<(error: Error) => void>();
   private disconnected = false;
 
+  /** @internal Made by {@link TurnloopClient}, one per session id and connection. */
   constructor(
     readonly sessionId: string,
     private readonly connection: MessageConnection,
@@ -147,6 +154,7 @@ export class TurnloopSession {
     return result.events;
   }
 
+  /** The mode the next prompt runs in (`session.mode.get`). */
   async getMode(): Promise<SessionMode> {
     return (await this.connection.sendRequest("session.mode.get", {
       sessionId: this.sessionId,
@@ -206,12 +214,14 @@ export class TurnloopSession {
       return;
     }
     if (event.type === "external_tool.requested") {
+      // Never rejects: a handler's throw is the tool's error result; a lost answer is dropped.
       void this.runTool(event.data);
     } else if (event.type === "external_tool.completed") {
       this.running.get(event.data.requestId)?.abort();
     } else if (event.type === "permission.requested") {
       const data = event.data as typeof event.data & { permissionRequest?: PermissionRequest };
       if (this.permissionHandler !== undefined && data.permissionRequest !== undefined) {
+        // Never rejects: a handler's throw answers `user-not-available` (decide, sendDecision).
         void this.decide(this.permissionHandler, {
           ...data.permissionRequest,
           requestId: data.requestId,

@@ -8,9 +8,13 @@ import type { ExternalToolResult, ToolDeclaration } from "../protocol/copilot.js
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolInvocation {
+  /** The session whose model called the tool. */
   sessionId: string;
+  /** The model's id of the call. */
   toolCallId: string;
+  /** The tool's name, as declared. */
   toolName: string;
+  /** The arguments as the model sent them, before any schema's validation. */
   arguments: JsonObject;
   /** Aborted when the runtime no longer waits (the prompt was cancelled). */
   signal: AbortSignal;
@@ -48,7 +52,9 @@ export type ArgumentsOf<Schema> =
 
 /** A tool the app runs. Build one with {@link defineTool}. */
 export interface Tool {
+  /** The name the model calls it by (a built-in's name only with `overridesBuiltInTool`). */
   name: string;
+  /** What the tool does, for the model. */
   description?: string;
   /** JSON Schema of the arguments, as sent to the runtime. */
   parameters?: JsonObject;
@@ -58,8 +64,11 @@ export interface Tool {
    * a throw becomes an error result for the model.
    */
   handler: (args: JsonObject, invocation: ToolInvocation) => unknown;
+  /** Changes nothing outside the app: calls may run in parallel and without asking. */
   readOnly?: boolean;
+  /** Run without asking for permission. */
   skipPermission?: boolean;
+  /** Replace the built-in tool of the same name. */
   overridesBuiltInTool?: boolean;
 }
 
@@ -68,8 +77,11 @@ export interface Tool {
  * app's own zod) or a JSON Schema object.
  */
 export interface ToolSettings<Schema extends StandardSchema | JsonObject = JsonObject> {
+  /** What the tool does, for the model. */
   description?: string;
+  /** The arguments' schema; absent: any object. */
   parameters?: Schema;
+  /** As {@link Tool.handler}, given the schema's validated output. */
   handler: (args: ArgumentsOf<Schema>, invocation: ToolInvocation) => unknown;
   /** Changes nothing outside the app: calls may run in parallel and without asking. */
   readOnly?: boolean;

@@ -50,6 +50,7 @@ export type {
   WireOnlyEventData,
 } from "../protocol/wire-event.js";
 
+/** How {@link TurnloopClient} reaches its server: a CLI it spawns (default), or a `port`. */
 export interface TurnloopClientOptions {
   /**
    * The turnloop CLI to spawn: a `.js` file (run with this Node) or an executable. Default: the
@@ -93,7 +94,10 @@ export type HookHandler<Type extends HookType> = (
   context: { sessionId: string },
 ) => HookOutputs[Type] | undefined | Promise<HookOutputs[Type] | undefined>;
 
-/** Hooks by Copilot's handler names; `HookInputs` in `src/protocol/copilot.ts` gives each one's input. */
+/**
+ * Hooks by Copilot's handler names; `HookInputs` in `src/protocol/copilot.ts` gives each one's
+ * input, `HookOutputs` its output.
+ */
 export interface SessionHooks {
   onPreToolUse?: HookHandler<"preToolUse">;
   onPostToolUse?: HookHandler<"postToolUse">;
@@ -115,6 +119,7 @@ export interface SessionConfig {
   tools?: Tool[];
   /** Asked for calls that need approval. Absent: the server's default policy decides. */
   onPermissionRequest?: PermissionHandler;
+  /** Handlers the server calls (`hooks.invoke`) at each hook point; see {@link SessionHooks}. */
   hooks?: SessionHooks;
   /** Stream `assistant.message_delta` events. Default: true. */
   streaming?: boolean;
@@ -127,7 +132,7 @@ export interface SessionConfig {
   workingDirectory?: string;
   /** Run every tool without asking (deny rules still apply). */
   allowAllTools?: boolean;
-  /** `interactive` (default) or `autopilot`. */
+  /** `interactive` (default), `plan`, `autopilot` or `shell` (see {@link SessionMode}). */
   mode?: SessionMode;
   /**
    * Where the session's commands run (README, "Sandbox"): `read-only`, `workspace-write` (in
@@ -160,11 +165,15 @@ export type McpServerEntry = (
     }
   | { type: "http" | "sse"; url: string; headers?: Record<string, string> }
 ) & { tools?: string[]; timeout?: number };
-/** The answer of `session.history.compact` (Copilot's `HistoryCompactResult` fields; tokens). */
+/** The answer of `session.history.compact` (Copilot's `HistoryCompactResult` fields). */
 export interface HistoryCompactResult {
+  /** Whether the history was compacted. */
   success: boolean;
+  /** The history's tokens before the compaction less those after (tokens; 0 when it failed). */
   tokensRemoved: number;
+  /** Messages replaced by the summary (a count). */
   messagesRemoved: number;
+  /** The summary the model gets instead of them. */
   summaryContent?: string;
   /** Why nothing was compacted, when `success` is false. */
   error?: string;
@@ -172,7 +181,9 @@ export interface HistoryCompactResult {
 
 /** `session.send` options. */
 export interface MessageOptions {
+  /** The prompt's text. */
   prompt: string;
+  /** Files, folders, selections or images sent with the prompt (Copilot's `attachments`). */
   attachments?: Attachment[];
   /** `enqueue` (default) or `immediate` (ahead of other queued prompts). */
   mode?: "enqueue" | "immediate";

@@ -2,7 +2,8 @@
  * Copilot's `ask_user` tool on the SDK face: offered when the app registered a user-input handler
  * (`requestUserInput: true` in `session.create` / `session.resume`); a call asks the app with
  * `userInput.request {sessionId, question, choices?, allowFreeform?}` and the model reads its
- * `{answer, wasFreeform}` (Copilot protocol v3, `/work/shared/reference/copilot-protocol.md` §1.4).
+ * `{answer, wasFreeform}` (Copilot protocol v3: the `@github/copilot-sdk` 1.0.14 client's
+ * `userInput.request` handler, `UserInputResponse` in its `dist/types.d.ts`).
  */
 
 import { z } from "zod";

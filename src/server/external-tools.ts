@@ -27,7 +27,7 @@ interface PendingCall {
   input: JsonObject;
   /**
    * Kept for a resume: its app went away with nobody else attached (pending work, see
-   * pending-resume.ts), so it waits for an answer by request id whoever registers the tool.
+   * pending-work.ts), so it waits for an answer by request id whoever registers the tool.
    */
   held: boolean;
   settle(result: ToolResult): void;

@@ -3,7 +3,7 @@
  * params and results as the Copilot SDK sends and reads them). Anything else is `-32601`.
  */
 
-import { PROTOCOL_VERSION, type SessionListEntry } from "../protocol/copilot.js";
+import { PROTOCOL_VERSION } from "../protocol/copilot.js";
 import { commandsInvokeMethod, commandsListMethod } from "./command-methods.js";
 import type { ClientConnection, MethodHandler } from "./connection.js";
 import { modifyRulesMethod, pendingRequestsMethod, resetApprovalsMethod } from "./grant-methods.js";
@@ -49,6 +49,7 @@ import {
   logMethod,
   metadataMethod,
   planReadMethod,
+  sessionListEntry,
   sessionShutdownMethod,
   toolsListMethod,
   usageMethod,
@@ -67,6 +68,10 @@ function connectMethod(connection: ClientConnection, raw: unknown) {
   };
 }
 
+/**
+ * `ping {message?}` → `{message: "pong: <message>", timestamp (ISO-8601), protocolVersion}`
+ * (Copilot's answer shape). @throws `-32602` for bad params.
+ */
 function pingMethod(_connection: ClientConnection, raw: unknown) {
   const params = parseParams("ping", pingParams, raw);
   return {
@@ -76,6 +81,7 @@ function pingMethod(_connection: ClientConnection, raw: unknown) {
   };
 }
 
+/** `status.get` → `{version, protocolVersion}`: this server's package version and protocol. */
 function statusMethod(connection: ClientConnection) {
   return { version: connection.server.version, protocolVersion: PROTOCOL_VERSION };
 }
@@ -85,28 +91,24 @@ function authStatusMethod() {
   return { isAuthenticated: true, authType: "api-key", statusMessage: "turnloop uses model keys" };
 }
 
+/**
+ * `models.list` → `{models}`: the configured models as Copilot's `ModelInfo` (server-model.ts).
+ */
 function modelsMethod(connection: ClientConnection) {
   return { models: listedModels(connection.server.host) };
 }
 
-/** `session.list {filter?: {cwd}}`: every session on disk, newest first. */
+/**
+ * `session.list {filter?: {cwd}}` → `{sessions}`: every session in the store, newest first, each
+ * as `sessionListEntry` shapes it.
+ */
 async function listMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.list", listParams, raw);
   const summaries = await connection.server.host.list({ cwd: params?.filter?.cwd });
-  const sessions: SessionListEntry[] = summaries.map((summary) => ({
-    sessionId: summary.sessionId,
-    startTime: summary.startTime ?? summary.lastActivity,
-    modifiedTime: summary.lastActivity,
-    isRemote: false,
-    ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
-    ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
-    ...(summary.model === null ? {} : { model: summary.model }),
-    turns: summary.turns,
-    ...(summary.problem === undefined ? {} : { problem: summary.problem }),
-  }));
-  return { sessions };
+  return { sessions: summaries.map(sessionListEntry) };
 }
 
+/** `session.getLastId` → `{sessionId?}`: the store's newest session; `{}` when there is none. */
 async function lastIdMethod(connection: ClientConnection) {
   const [newest] = await connection.server.host.list();
   return newest === undefined ? {} : { sessionId: newest.sessionId };

@@ -1,5 +1,5 @@
 /**
- * Copilot's `permissionRequest` (reference §4.3; the SDK's `PermissionRequest`), the object a
+ * Copilot's `permissionRequest` (the SDK's `PermissionRequest`, `dist/types.d.ts`), the object a
  * Copilot SDK app's `onPermissionRequest` gets, for a call at the permission gate: its kind from
  * the tool's, and that kind's fields (`shell`: shell-request.ts, `write`: write-request.ts).
  */

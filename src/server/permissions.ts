@@ -299,7 +299,8 @@ export function replyFor(result: { kind: string; feedback?: string | undefined }
 /**
  * Copilot's `permission.completed.result.kind` for a recorded decision: a denial because no user
  * could be asked is `denied-no-approval-rule-and-could-not-request-from-user`, as Copilot words
- * it (reference/copilot-protocol.md, `PermissionResult` kinds), not the user's own denial.
+ * it (the Copilot SDK's `PermissionResult` kinds, `dist/generated/session-events.d.ts`), not the
+ * user's own denial.
  */
 export function completedKind(data: SessionEventOf<"permission.completed">["data"]): string {
   if (data.decision === "allowed") {

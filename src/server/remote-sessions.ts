@@ -104,6 +104,7 @@ export async function resumeRemote(
     ? await registerHandler(store.inbox, sessionId)
     : async () => undefined;
   followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
+  // Never rejects: closing the subscription and the handler's detach swallow their failures.
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
   return {
     sessionId,
@@ -350,6 +351,11 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
         session.clients.removeFollower(parsed.data.followerId);
       }
       return;
+    }
+    default: {
+      // inbox.ts reads only the kinds it knows; a new kind fails to compile here.
+      const unhandled: never = message.kind;
+      void unhandled;
     }
   }
 }

@@ -1,10 +1,10 @@
 /**
  * Tool results in the Copilot CLI's words, for the SDK face only (the other faces keep
  * turnloop's): a call stopped by a cancel reads "The execution of this tool, or a previous tool
- * was interrupted." (the Copilot SDK's replay snapshot `abort/should_abort_during_active_tool_execution`,
- * see `/work/shared/reference/copilot-protocol.md`), and a built-in `edit` answers
- * "File <path> updated with changes." without turnloop's diff, and a built-in `view` of an image
- * answers "Viewed image file successfully.".
+ * was interrupted." (the Copilot SDK repository's replay snapshot
+ * `test/snapshots/abort/should_abort_during_active_tool_execution.yaml`), and a built-in `edit`
+ * answers "File <path> updated with changes." without turnloop's diff, and a built-in `view` of an
+ * image answers "Viewed image file successfully.".
  */
 
 import type { ToolCallOutcome } from "../agent/tool-calls.js";

@@ -29,6 +29,12 @@ import type { ServerSession } from "./server-session.js";
 import { resumeMethod } from "./session-opening.js";
 import { bareModelId, historyOnWire } from "./wire-events.js";
 
+/**
+ * `session.send {sessionId, prompt, attachments?, mode?, agentMode?}` → `{messageId}` at once;
+ * the prompt runs after those queued before it (`immediate`: ahead of them). A session another
+ * worker holds gets it through that worker's inbox.
+ * @throws `-32602` for bad params or a session that is not open here.
+ */
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
   if (isRemote(connection.server, params.sessionId)) {
@@ -38,6 +44,11 @@ export function sendMethod(connection: ClientConnection, raw: unknown) {
   return { messageId: session.send(params) };
 }
 
+/**
+ * `session.abort {sessionId}` → `{success: true}` once the running prompt is cancelled and the
+ * queued ones dropped (at the owner, for a session another worker holds). @throws `-32602` for a
+ * session that is not open here.
+ */
 export async function abortMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.abort", sessionOnlyParams, raw);
   if (isRemote(connection.server, sessionId)) {
@@ -127,6 +138,9 @@ export async function deleteMethod(connection: ClientConnection, raw: unknown) {
   return { success: true };
 }
 
+/**
+ * `session.mode.get {sessionId}` → the mode the next prompt runs in (`interactive`, `plan`, …).
+ */
 export function modeGetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.mode.get", sessionOnlyParams, raw);
   return openSession(connection.server, sessionId).mode;
@@ -156,6 +170,10 @@ export function modeSetMethod(connection: ClientConnection, raw: unknown) {
   return { status, modelChanged: false, modeApplied: true };
 }
 
+/**
+ * `session.model.getCurrent {sessionId}` → `{modelId, reasoningEffort?}`: the model the next
+ * prompt uses, its id without turnloop's provider prefix (`openai-chat:gpt-4.1` → `gpt-4.1`).
+ */
 export function modelGetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.model.getCurrent", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);

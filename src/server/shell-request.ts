@@ -1,10 +1,10 @@
 /**
- * The fields of Copilot's `shell` permission request (reference §4.3; the SDK's
- * `PermissionRequestShell`) for one bash command, read with the parser turnloop's own permission
- * rules read it with (permissions/shell-commands.ts), so an app's handler sees the programs the
- * rules see: `echo hi && rm -rf x` runs `echo` and `rm`, `git status | sh` runs `git` and `sh`,
- * `X=1 rm -f y` runs `rm` (its segment `X=1 rm -f y`), `sudo nice rm x` runs `rm` (wrappers
- * peeled), `bash -c 'rm x'` runs `bash` and `rm`.
+ * The fields of Copilot's `shell` permission request (the SDK's `PermissionRequestShell`,
+ * `dist/generated/session-events.d.ts`) for one bash command, read with the parser turnloop's own
+ * permission rules read it with (permissions/shell-commands.ts), so an app's handler sees the
+ * programs the rules see: `echo hi && rm -rf x` runs `echo` and `rm`, `git status | sh` runs `git`
+ * and `sh`, `X=1 rm -f y` runs `rm` (its segment `X=1 rm -f y`), `sudo nice rm x` runs `rm`
+ * (wrappers peeled), `bash -c 'rm x'` runs `bash` and `rm`.
  *
  * What turnloop cannot know is set conservatively:
  * - `readOnly` is false for every command: turnloop's rules hold no list of programs known to

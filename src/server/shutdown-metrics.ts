@@ -1,6 +1,6 @@
 /**
  * The `session.shutdown` event of a server session (Copilot's event: the Copilot SDK's
- * `ShutdownData`, `/work/shared/reference/copilot-protocol.md` §2), with the metrics of the
+ * `ShutdownData` in its `dist/generated/session-events.d.ts`), with the metrics of the
  * whole session folded from its stored events.
  */
 

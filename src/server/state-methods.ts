@@ -1,7 +1,7 @@
 /**
  * The Copilot SDK's session-state methods that map onto turnloop (metadata by id, `session.log`,
  * server `tools.list`, name, usage, plan, workspace, agents, shutdown). Names, params and results
- * are Copilot's (`../shared/reference/copilot-protocol.md`, Appendix A); what turnloop has no
+ * are Copilot's (the `@github/copilot-sdk` 1.0.14 `dist/generated/rpc.d.ts`); what turnloop has no
  * counterpart for answers a clear error instead (see unsupported.ts).
  */
 
@@ -9,6 +9,7 @@ import { z } from "zod";
 import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
+import type { SessionSummary } from "../session/session-store.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -22,7 +23,16 @@ export async function metadataMethod(connection: ClientConnection, raw: unknown)
   if (summary === undefined) {
     return {};
   }
-  const session: SessionListEntry = {
+  return { session: sessionListEntry(summary) };
+}
+
+/**
+ * A stored session as `session.list` and `session.getMetadata` answer it (Copilot's
+ * `SessionMetadata` wire shape, ISO-8601 times; `problem`, turnloop's, says why a damaged log has
+ * no prompt or model).
+ */
+export function sessionListEntry(summary: SessionSummary): SessionListEntry {
+  return {
     sessionId: summary.sessionId,
     startTime: summary.startTime ?? summary.lastActivity,
     modifiedTime: summary.lastActivity,
@@ -31,8 +41,8 @@ export async function metadataMethod(connection: ClientConnection, raw: unknown)
     ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
     ...(summary.model === null ? {} : { model: summary.model }),
     turns: summary.turns,
+    ...(summary.problem === undefined ? {} : { problem: summary.problem }),
   };
-  return { session };
 }
 
 const logParams = z.looseObject({
@@ -156,6 +166,7 @@ export function agentListMethod(connection: ClientConnection, raw: unknown) {
   return { agents: [] };
 }
 
+/** `session.agent.getCurrent` → `{agent: null}`: no custom agent is ever selected. */
 export function agentCurrentMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.agent.getCurrent", sessionOnlyParams, raw);
   openSession(connection.server, sessionId);

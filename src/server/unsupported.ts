@@ -1,7 +1,7 @@
 /**
  * Copilot SDK methods that turnloop deliberately does not serve, with the reason an app's
- * developer reads in the `-32601` error (README "Copilot SDK": out of scope). Any other unknown
- * method is a plain "Unknown method".
+ * developer reads in the `-32601` error (README, "Apps written for `@github/copilot-sdk`": out of
+ * scope). Any other unknown method is a plain "Unknown method".
  */
 
 const OUT_OF_SCOPE: ReadonlyArray<[prefix: string, reason: string]> = [

@@ -1,10 +1,11 @@
 /**
- * Events as the Copilot SDK reads them (reference §2). The log keeps turnloop's
- * `<provider>:<model>` ids, the SDK face reports bare model ids as the Copilot CLI does (`gpt-4.1`,
- * not `openai-chat:gpt-4.1`): `session.start` and `session.resume` carry `selectedModel` (and the
- * reasoning effort) and `context: {cwd}`, and `session.model_change`, `assistant.usage` and `session.shutdown` name
- * models bare. `session.start` also carries Copilot's required `copilotVersion` (turnloop's
- * version: no Copilot CLI runs) and `context: {cwd}`. `assistant.usage` is marked
+ * Events as the Copilot SDK reads them (its `dist/generated/session-events.d.ts`). The log keeps
+ * turnloop's `<provider>:<model>` ids, the SDK face reports bare model ids as the Copilot CLI does
+ * (`gpt-4.1`, not `openai-chat:gpt-4.1`): `session.start` and `session.resume` carry
+ * `selectedModel` (and the reasoning effort) and `context: {cwd}`, and `session.model_change`,
+ * `assistant.usage` and `session.shutdown` name models bare. `session.start` also carries
+ * Copilot's required `copilotVersion` (turnloop's version: no Copilot CLI runs) and
+ * `context: {cwd}`. `assistant.usage` is marked
  * `ephemeral: true`, as Copilot's type has it always (the log keeps it: `cost` and the token
  * counts are read back from it). The turnloop-only progress marks `assistant.tool_call_start` and
  * `tool.execution_running` are not sent ({@link onCopilotWire}); `assistant.idle`, which the log
@@ -29,7 +30,7 @@ export function bareModelId(id: string): string {
 
 /**
  * What the session runs on now and where, for `session.resume` (its log record names no model
- * and no folder; Copilot's has `selectedModel` and `context: {cwd}`, reference §2 row 2).
+ * and no folder; Copilot's `ResumeData` has `selectedModel` and `context: {cwd}`).
  */
 export interface CurrentModel {
   id: string;

@@ -1,9 +1,9 @@
 /**
- * The fields of Copilot's `write` permission request (reference §4.3; the SDK's
- * `PermissionRequestWrite`) for a call of `create` or `edit`: `diff`, a unified diff of the change
- * the call would make (`--- <path>`, `+++ <path>`, one `@@` hunk as the other faces show it:
- * runs of more than 20 changed lines and lines over 300 characters are cut with a note), and for
- * `create`, `newFileContents`, the whole text it would write.
+ * The fields of Copilot's `write` permission request (the SDK's `PermissionRequestWrite`,
+ * `dist/generated/session-events.d.ts`) for a call of `create` or `edit`: `diff`, a unified diff of
+ * the change the call would make (`--- <path>`, `+++ <path>`, one `@@` hunk as the other faces show
+ * it: runs of more than 20 changed lines and lines over 300 characters are cut with a note), and
+ * for `create`, `newFileContents`, the whole text it would write.
  *
  * The diff is of the file as it is when the question is asked (read here, UTF-8, up to
  * {@link MAX_READ_BYTES}). When the file cannot be read or is larger, or `old_str` does not match

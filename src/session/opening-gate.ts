@@ -62,6 +62,7 @@ export class OpeningGate {
   hold(sessionId: string, end: Promise<void>): void {
     if (!this.held.has(end)) {
       this.held.add(end);
+      // Its failure is no unhandled rejection: `open` handles its own run's.
       void this.open(sessionId, () => end.then(nextTurn));
     }
   }

@@ -16,7 +16,8 @@ import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js"
 
 /**
  * Events `Session.resume` reads itself, besides the fold: the start, earlier resumes (their
- * repair notes are not reported twice, repair-notice.ts), rewinds and the instructions loaded.
+ * repair notes are not reported twice, log-damage.ts `repairNotice`), rewinds and the
+ * instructions loaded.
  */
 const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.start",

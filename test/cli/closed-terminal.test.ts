@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { tmuxMissing } from "../support/interactive-terminal.js";
+import { type InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
 import { isAlive } from "../support/processes.js";
 import { type InteractiveFixture, interactiveTest } from "./interactive-support.js";
 
@@ -37,22 +37,42 @@ function enqueueSleeper(fixture: InteractiveFixture): void {
   });
 }
 
+/**
+ * Starts a prompt whose command runs until killed, with `start` (given the folder the CLI's exit
+ * code and stderr are recorded in), closes the window once the command runs, and returns what the
+ * CLI left.
+ */
+async function closedMidCommand(
+  fixture: InteractiveFixture,
+  start: (recordIn: string) => Promise<InteractiveTerminal>,
+) {
+  const folder = await mkdtemp(join(tmpdir(), "turnloop-closed-"));
+  enqueueSleeper(fixture);
+  const terminal = await start(folder);
+  await expect
+    .poll(() => existsSync(join(fixture.repository, "command.pid")), { timeout: 15_000 })
+    .toBe(true);
+  terminal.closeWindow();
+  return afterClosed(fixture, folder);
+}
+
+/** A closed window's end, on every face: no crash, the lock released, exit 129. */
+function expectClosedCleanly(closed: Awaited<ReturnType<typeof afterClosed>>): void {
+  expect(closed.stderr).not.toMatch(/EIO|Assertion|Error/);
+  expect(closed.code).toBe(129);
+  expect(closed.lockLeft).toBe(false);
+}
+
 describe.skipIf(tmuxMissing())("a closed terminal window", () => {
   interactiveTest(
     "mid-prompt: the command is killed, the log ends `cancelled by SIGHUP`, the lock is released, exit 129",
     async ({ fixture }) => {
-      const folder = await mkdtemp(join(tmpdir(), "turnloop-closed-"));
-      enqueueSleeper(fixture);
-      const terminal = await fixture.openReady(["--allow-all-tools"], { recordIn: folder });
-      terminal.type("wait");
-      await expect
-        .poll(() => existsSync(join(fixture.repository, "command.pid")), { timeout: 15_000 })
-        .toBe(true);
-      terminal.closeWindow();
-      const closed = await afterClosed(fixture, folder);
-      expect(closed.stderr).not.toMatch(/EIO|Assertion|Error/);
-      expect(closed.code).toBe(129);
-      expect(closed.lockLeft).toBe(false);
+      const closed = await closedMidCommand(fixture, async (recordIn) => {
+        const terminal = await fixture.openReady(["--allow-all-tools"], { recordIn });
+        terminal.type("wait");
+        return terminal;
+      });
+      expectClosedCleanly(closed);
       expect(closed.events.at(-1)).toMatchObject({
         type: "abort",
         data: { reason: "cancelled by SIGHUP" },
@@ -72,27 +92,17 @@ describe.skipIf(tmuxMissing())("a closed terminal window", () => {
       await terminal.waitFor(/Hello there\./);
       await terminal.idle();
       terminal.closeWindow();
-      const closed = await afterClosed(fixture, folder);
-      expect(closed.stderr).not.toMatch(/EIO|Assertion|Error/);
-      expect(closed.code).toBe(129);
-      expect(closed.lockLeft).toBe(false);
+      expectClosedCleanly(await afterClosed(fixture, folder));
     },
   );
 
   interactiveTest(
     "-p on a terminal: the log ends `cancelled by SIGHUP`, the lock is released, exit 129",
     async ({ fixture }) => {
-      const folder = await mkdtemp(join(tmpdir(), "turnloop-closed-"));
-      enqueueSleeper(fixture);
-      const terminal = fixture.open(["-p", "wait", "--allow-all-tools"], { recordIn: folder });
-      await expect
-        .poll(() => existsSync(join(fixture.repository, "command.pid")), { timeout: 15_000 })
-        .toBe(true);
-      terminal.closeWindow();
-      const closed = await afterClosed(fixture, folder);
-      expect(closed.stderr).not.toMatch(/EIO|Assertion|Error/);
-      expect(closed.code).toBe(129);
-      expect(closed.lockLeft).toBe(false);
+      const closed = await closedMidCommand(fixture, async (recordIn) =>
+        fixture.open(["-p", "wait", "--allow-all-tools"], { recordIn }),
+      );
+      expectClosedCleanly(closed);
       expect(closed.events.at(-1)).toMatchObject({
         type: "abort",
         data: { reason: "cancelled by SIGHUP" },

@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { eventsPath } from "../../src/session/paths.js";
@@ -69,6 +70,22 @@ describe("turnloop --headless --stdio on the wire", () => {
     expect(unreadable.error?.message).toMatch(
       /^session\.getMessages: the log of session unreadable-session cannot be read \(EISDIR/,
     );
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  });
+
+  test("session.getMetadata answers a damaged session's session.list entry, its problem included", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    await peer.request("connect", {});
+    // A log with no readable session.start: listed with a problem rather than left out.
+    await mkdir(join(fixture.home, "session-state", "damaged-session"), { recursive: true });
+    await writeFile(eventsPath(fixture.home, "damaged-session"), "{torn\n");
+    const listed = await peer.request("session.list", {});
+    const sessions = (listed.result as { sessions: Array<{ sessionId: string }> }).sessions;
+    const entry = sessions.find((session) => session.sessionId === "damaged-session");
+    expect(entry).toMatchObject({ problem: "events.jsonl has no readable session.start" });
+    const metadata = await peer.request("session.getMetadata", { sessionId: "damaged-session" });
+    expect(metadata.result).toEqual({ session: entry });
     child.stdin.end();
     expect(await exit).toBe(0);
   });

@@ -116,6 +116,7 @@ export class Controller {
     if (input === "" || this.busy) {
       return this.work;
     }
+    // Not waited for, never rejects: the input history is a convenience (prompt-input.ts).
     void saveInput(this.host.home, input);
     this.work = this.dispatch(input).catch((error: unknown) => {
       this.view?.note(`error: ${errorMessage(error)}`, "error");
@@ -305,6 +306,10 @@ export class Controller {
       case "exit":
         this.onExit();
         return;
+      default: {
+        const unhandled: never = outcome;
+        return unhandled;
+      }
     }
   }
 

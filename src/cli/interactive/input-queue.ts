@@ -33,6 +33,7 @@ export class InputQueue implements Component {
     }
     this.pending.push(text);
     this.changed();
+    // Never rejects: the runner's submit catches what an input's run throws (controller.ts).
     void this.drain();
   }
 

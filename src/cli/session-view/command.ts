@@ -79,12 +79,7 @@ export async function runSessionsView(
   command: { sessionId: string; out?: string; open: boolean; store?: string },
   io: ViewCommandIo,
 ): Promise<number> {
-  return withErrors(command.sessionId, io, async () => {
-    const loaded = await loadView(io, command.sessionId, command.store);
-    if (!loaded.ok) {
-      io.stderr.write(`turnloop: ${loaded.message}\n`);
-      return UNKNOWN_SESSION_EXIT_CODE;
-    }
+  return withLoadedView(command, io, async (loaded) => {
     const target =
       command.out === undefined
         ? await defaultViewPath(loaded.folder)
@@ -95,7 +90,6 @@ export async function runSessionsView(
     if (command.open) {
       openWithSystem(target, io);
     }
-    return 0;
   });
 }
 
@@ -108,12 +102,7 @@ export async function runSessionsExport(
   command: { sessionId: string; format: ExportFormat; out?: string; store?: string },
   io: ViewCommandIo,
 ): Promise<number> {
-  return withErrors(command.sessionId, io, async () => {
-    const loaded = await loadView(io, command.sessionId, command.store);
-    if (!loaded.ok) {
-      io.stderr.write(`turnloop: ${loaded.message}\n`);
-      return UNKNOWN_SESSION_EXIT_CODE;
-    }
+  return withLoadedView(command, io, async (loaded) => {
     const text = renderExport(loaded.view, command.format);
     if (command.out === undefined) {
       io.stdout.write(text);
@@ -123,7 +112,6 @@ export async function runSessionsExport(
       io.stderr.write(`turnloop: wrote ${target}\n`);
     }
     reportRepairs(loaded.view, io);
-    return 0;
   });
 }
 
@@ -136,13 +124,25 @@ async function defaultViewPath(folder: string): Promise<string> {
   return join(folder, VIEW_FILE_NAME);
 }
 
-async function withErrors(
-  sessionId: string,
+/**
+ * Loads the session `command` names and gives it to `write`: 0 once written; 64 when the id or
+ * prefix names no session or more than one; 1 (the error on stderr) when the session cannot be
+ * read or `write` fails.
+ */
+async function withLoadedView(
+  command: { sessionId: string; store?: string },
   io: ViewCommandIo,
-  run: () => Promise<number>,
+  write: (loaded: { view: SessionView; folder: string }) => Promise<void>,
 ): Promise<number> {
+  const { sessionId } = command;
   try {
-    return await run();
+    const loaded = await loadView(io, sessionId, command.store);
+    if (!loaded.ok) {
+      io.stderr.write(`turnloop: ${loaded.message}\n`);
+      return UNKNOWN_SESSION_EXIT_CODE;
+    }
+    await write(loaded);
+    return 0;
   } catch (error) {
     const message = errorCode(error) === "ENOENT" ? `no session ${sessionId}` : errorMessage(error);
     io.stderr.write(`turnloop: ${message}\n`);

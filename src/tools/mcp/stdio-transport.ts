@@ -196,6 +196,10 @@ export class ProcessGroupStdioTransport implements Transport {
           }
           break;
         }
+        default: {
+          const unhandled: never = line;
+          void unhandled;
+        }
       }
     }
   }

@@ -82,6 +82,27 @@ export function bubblewrapArguments(
   command: string,
   paths: RealPaths = new RealPaths(),
 ): string[] {
+  return bubblewrapInvocation(policy, settings, command, paths).args;
+}
+
+/**
+ * One run of `bwrap`: its arguments ({@link bubblewrapArguments}), the real path of the folder the
+ * command runs in, and the places those arguments hide, so that a write refused there is told as
+ * what it is (policy.ts `protectedPlaceStop`) from the same list the mounts were made of.
+ */
+export interface BubblewrapInvocation {
+  args: string[];
+  cwd: string;
+  hidden: readonly HiddenPlace[];
+}
+
+/** {@link bubblewrapArguments} with the places they hide and the real cwd. */
+export function bubblewrapInvocation(
+  policy: Exclude<SandboxPolicy, "danger-full-access">,
+  settings: SandboxSettings,
+  command: string,
+  paths: RealPaths = new RealPaths(),
+): BubblewrapInvocation {
   const realPathOf = (path: string) => paths.resolve(path)?.real;
   const cwd = realPathOf(settings.cwd) ?? resolve(settings.cwd);
   const roots = writableRootsOf(cwd, settings, paths);
@@ -96,7 +117,8 @@ export function bubblewrapArguments(
   const git = gitProtection(writableRoots, gitEntries);
   const user = gitUserOf(settings.home, settings.configHome, cwd);
   const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
-  return [
+  const hidden = hiddenPlaces(settings, roots, paths);
+  const args = [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
     ...["--ro-bind", "/", "/"],
@@ -109,13 +131,14 @@ export function bubblewrapArguments(
     ...configurationMounts(writableRoots, configured.chains),
     ...gitReadOnlyMounts(git, paths),
     ...configured.existing.flatMap(({ path }) => ["--ro-bind", path, path]),
-    ...hiddenPlaces(settings, roots, paths).flatMap(hideMount),
+    ...hidden.flatMap(hideMount),
     ...["--setenv", "TMPDIR", "/tmp"],
     ...cacheEnvironment(realPathOf(settings.home) ?? resolve(settings.home), writableRoots),
     ...(settings.network === true ? [] : OFFLINE_ENVIRONMENT),
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
   ];
+  return { args, cwd, hidden };
 }
 
 /** The cwd and the additional directories that exist, as real paths, without repeats. */
@@ -131,26 +154,11 @@ function writableRootsOf(cwd: string, settings: SandboxSettings, paths: RealPath
 }
 
 /** A hidden place that exists, as a real path, and whether it is a folder. */
-interface HiddenPlace {
+export interface HiddenPlace {
   path: string;
   directory: boolean;
   /** Whether it is `TURNLOOP_HOME` (the session logs) rather than a credential or a socket. */
   turnloopHome: boolean;
-}
-
-/**
- * The places {@link bubblewrapArguments} hides for a command run in `settings.cwd` (real paths),
- * so that a write refused there is told as what it is (policy.ts `protectedPlaceStop`): no
- * `--add-dir` makes them writable.
- */
-export function hiddenPlacesFor(
-  settings: SandboxSettings,
-  paths: RealPaths = new RealPaths(),
-): Array<{ path: string; turnloopHome: boolean }> {
-  const cwd = paths.resolve(settings.cwd)?.real ?? resolve(settings.cwd);
-  return hiddenPlaces(settings, writableRootsOf(cwd, settings, paths), paths).map(
-    ({ path, turnloopHome }) => ({ path, turnloopHome }),
-  );
 }
 
 /**

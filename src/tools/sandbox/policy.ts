@@ -192,9 +192,9 @@ export interface LeadingEntry {
 }
 
 /**
- * A place the sandbox hides (bubblewrap-arguments.ts `hiddenPlacesFor`): `name` as the reason
- * names it, `spellings` the paths a tool's message may show for it (absolute, relative to the
- * command's folder).
+ * A place a command's sandbox hid (bubblewrap-arguments.ts `BubblewrapInvocation`): `name` as the
+ * reason names it, `spellings` the paths a tool's message may show for it (absolute, relative to
+ * the command's folder).
  */
 export interface HiddenMention {
   name: string;

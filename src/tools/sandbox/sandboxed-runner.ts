@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
-import { hiddenPlacesFor } from "./bubblewrap-arguments.js";
+import { type BubblewrapInvocation, bubblewrapInvocation } from "./bubblewrap-arguments.js";
 import {
   configurationSnapshot,
   leadingEntries,
@@ -17,7 +17,6 @@ import {
   type SandboxSettings,
 } from "./policy.js";
 import { isInside, RealPaths } from "./real-paths.js";
-import { sandboxWrap } from "./sandbox-wrap.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
 export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
@@ -52,7 +51,14 @@ export class SandboxedRunner implements CommandRunner {
   }
 
   async run(command: string, request: CommandRequest): Promise<CommandResult> {
-    const wrap = sandboxWrap(this.policy, { ...this.settings, cwd: request.cwd }, this.paths);
+    const file = this.settings.bwrapPath ?? "bwrap";
+    // The run's mounts, hidden places included, as the wrap made them: the judgement reads those.
+    const spawned: { invocation?: BubblewrapInvocation } = {};
+    const wrap = (line: string) => {
+      const settings = { ...this.settings, cwd: request.cwd };
+      spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths);
+      return { file, args: spawned.invocation.args };
+    };
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
@@ -71,7 +77,10 @@ export class SandboxedRunner implements CommandRunner {
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
       configuredPlaces: git?.configuredPlaces ?? [],
-      hidden: result.exitCode ? this.hiddenMentions(request.cwd) : [],
+      hidden:
+        result.exitCode && spawned.invocation !== undefined
+          ? hiddenMentions(spawned.invocation)
+          : [],
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
@@ -85,16 +94,18 @@ export class SandboxedRunner implements CommandRunner {
       ...(note === undefined ? {} : { note }),
     };
   }
+}
 
-  /** The hidden places, each with the paths a tool run in `cwd` may print for it. */
-  private hiddenMentions(cwd: string): HiddenMention[] {
-    const realCwd = this.paths.resolve(cwd)?.real ?? cwd;
-    return hiddenPlacesFor({ ...this.settings, cwd }, this.paths).map(({ path, turnloopHome }) => {
-      const relativePath = relative(realCwd, path);
-      const relativeSpellings = relativePath === "" ? [] : [relativePath, `./${relativePath}`];
-      return { name: path, spellings: [path, ...relativeSpellings], turnloopHome };
-    });
-  }
+/**
+ * The places `invocation` hid, each with the paths a tool run in its folder may print for it
+ * (absolute, and relative to that folder).
+ */
+function hiddenMentions(invocation: BubblewrapInvocation): HiddenMention[] {
+  return invocation.hidden.map(({ path, turnloopHome }) => {
+    const relativePath = relative(invocation.cwd, path);
+    const relativeSpellings = relativePath === "" ? [] : [relativePath, `./${relativePath}`];
+    return { name: path, spellings: [path, ...relativeSpellings], turnloopHome };
+  });
 }
 
 /** A path under `/tmp` as a command names it (up to a space, quote or shell operator). */
