@@ -3,10 +3,9 @@
  * runs, spelled plainly. Parsing is mvdan/sh's bash parser (`mvdan-sh`); this file only walks
  * its syntax tree. Each simple command is normalised: quotes and escapes removed (`"r"\m` is
  * `rm`), brace expansions made (`{rm,x}` is `rm x`: shell-words.ts), `VAR=x` prefixes dropped
- * (and listed in {@link ShellCommand.assigns}), a path reduced
- * to its last part (`/bin/rm` is `rm`), and wrappers that run their arguments as a command
- * (`sudo`, `env`, `timeout`, `flock`, `watch` … with their options: shell-wrappers.ts) peeled
- * off. The scripts given to `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when
+ * (and listed in {@link ShellCommand.assigns}), a path reduced to its last part (`/bin/rm` is
+ * `rm`), and wrappers that run their arguments as a command (`sudo`, `env`, `timeout`, `flock`,
+ * `watch` … with their options: shell-wrappers.ts) peeled off. The scripts given to `bash -c`, `sh -c`, `eval`, `trap` and `su -c` are read too when
  * they are literal, and the commands inside `$(…)`, `<(…)`, functions and heredocs count like
  * any other. Options that write files count as a redirection (shell-side-effects.ts).
  *
@@ -331,10 +330,8 @@ function applyWrapper(
       return undefined;
     case "none":
       return undefined;
-    default: {
-      const unhandled: never = result;
-      return unhandled;
-    }
+    default:
+      return result satisfies never;
   }
 }
 

@@ -65,10 +65,7 @@ export class Session {
    * and repairs): faces that print every event (`--output-format json`) start with these. */
   openingEvents: SessionEvent[] = [];
 
-  /**
-   * What opening this session repaired, if anything new (log-damage.ts `repairNotice`); show it
-   * once.
-   */
+  /** What opening repaired, if anything new (log-damage.ts `repairNotice`); show it once. */
   get repairNotice(): string | undefined {
     const resume = this.resumeEvent;
     return resume?.type === "session.resume" ? resume.data.notice : undefined;

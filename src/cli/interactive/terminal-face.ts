@@ -206,22 +206,34 @@ function untilExit(
     screen.tui.addInputListener(
       interactiveKeys(screen, controller, queue, () => void exit(EXIT.ok)),
     );
-    void controller.attach(view).then(() => {
-      const sent = [
-        ...(settings.firstPrompt === undefined ? [] : [settings.firstPrompt]),
-        ...settings.early.splice(0),
-      ];
-      screen.editor.onSubmit = (text) => {
-        if (text.trim() !== "") {
-          screen.editor.addToHistory(text);
-        }
-        queue.send(text);
-      };
-      for (const text of sent) {
-        screen.editor.onSubmit?.(text);
-      }
-    });
+    void controller.attach(view).then(
+      () =>
+        takeInputs(screen, queue, [...optional(settings.firstPrompt), ...settings.early.splice(0)]),
+      // The session's log could not be read back (a store gone right after the open): said once
+      // the screen is given back and the session closed, exit 1 — never an unhandled rejection.
+      async (error: unknown) => {
+        await exit(EXIT.error);
+        settings.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+      },
+    );
   });
+}
+
+/** Sends the editor's submissions to `queue`, after `sent` (the first prompt, inputs typed early). */
+function takeInputs(screen: Screen, queue: InputQueue, sent: readonly string[]): void {
+  screen.editor.onSubmit = (text) => {
+    if (text.trim() !== "") {
+      screen.editor.addToHistory(text);
+    }
+    queue.send(text);
+  };
+  for (const text of sent) {
+    screen.editor.onSubmit?.(text);
+  }
+}
+
+function optional(text: string | undefined): string[] {
+  return text === undefined ? [] : [text];
 }
 
 /**
