@@ -13,7 +13,16 @@ import type { ToolCallOutcome } from "./tool-calls.js";
 export class RepetitionGuard {
   private previousSignature: string | undefined;
   private repeats = 0;
-  /** Digests of the calls of the turn being run. */
+  /** Calls of the turn being run recorded so far. */
+  private callsInTurn = 0;
+  /**
+   * The signature of the turn's first call while it is the only one and the previous turn was no
+   * batch: a turn of one call is never compared as a batch, so it is digested only once a second
+   * call makes the turn a batch (a SHA-256 per call: about 40,000 instructions,
+   * bench/notes/turn20.md).
+   */
+  private firstSignature: string | undefined;
+  /** Digests of the calls of the turn being run, once they are compared as a batch. */
   private batch: string[] = [];
   /** The previous turn's batch of several calls, its digests sorted and joined; else undefined. */
   private previousBatch: string | undefined;
@@ -33,12 +42,12 @@ export class RepetitionGuard {
       outcome.content,
       outcome.isError,
     ]);
-    const digest = createHash("sha256").update(signature).digest("base64");
-    this.batch.push(digest);
+    const digest = this.batchDigest(signature);
     this.repeats = signature === this.previousSignature ? this.repeats + 1 : 1;
     this.previousSignature = signature;
     // This turn repeats the batch so far: the turn this call is in would be the next repeat.
-    const turns = this.previousBatchDigests.has(digest) ? this.batchRepeats + 1 : 0;
+    const turns =
+      digest !== undefined && this.previousBatchDigests.has(digest) ? this.batchRepeats + 1 : 0;
     if (this.repeats >= this.warnAt) {
       return withWarning(
         outcome,
@@ -54,6 +63,26 @@ export class RepetitionGuard {
     return outcome;
   };
 
+  /**
+   * Adds the digest of the call of `signature` to the turn's batch and returns it, unless the call
+   * is the turn's first and the previous turn was no batch (its digest then waits for a second
+   * call: {@link firstSignature}).
+   */
+  private batchDigest(signature: string): string | undefined {
+    this.callsInTurn += 1;
+    if (this.callsInTurn === 1 && this.previousBatchDigests.size === 0) {
+      this.firstSignature = signature;
+      return undefined;
+    }
+    if (this.firstSignature !== undefined) {
+      this.batch.push(digestOf(this.firstSignature));
+      this.firstSignature = undefined;
+    }
+    const digest = digestOf(signature);
+    this.batch.push(digest);
+    return digest;
+  }
+
   /** Ends a turn's batch: call after its results are recorded, before asking {@link shouldStop}. */
   endTurn(): void {
     const batch = this.batch.length > 1 ? [...this.batch].sort().join(",") : undefined;
@@ -65,6 +94,8 @@ export class RepetitionGuard {
     this.previousBatch = batch;
     this.previousBatchDigests = new Set(batch === undefined ? [] : this.batch);
     this.batch = [];
+    this.callsInTurn = 0;
+    this.firstSignature = undefined;
   }
 
   /** Whether the model has repeated itself often enough to stop the prompt. */
@@ -84,6 +115,10 @@ export class RepetitionGuard {
     const message = `stopped: the model made ${what}`;
     return { type: "session.warning", data: { warningType: "repetition", message } };
   }
+}
+
+function digestOf(signature: string): string {
+  return createHash("sha256").update(signature).digest("base64");
 }
 
 function withWarning(outcome: ToolCallOutcome, what: string): ToolCallOutcome {
