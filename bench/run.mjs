@@ -77,7 +77,7 @@ function parseArguments(argv) {
     argv.some((arg) => arg.startsWith("--") && !["--quick", "--only", "--print"].includes(arg))
   ) {
     process.stderr.write(
-      `${USAGE}\n` + (unknown.length > 0 ? `unknown group: ${unknown.join(", ")}\n` : ""),
+      `${USAGE}\n${unknown.length > 0 ? `unknown group: ${unknown.join(", ")}\n` : ""}`,
     );
     process.exit(64);
   }
