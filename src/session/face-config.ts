@@ -9,7 +9,13 @@ import {
 } from "../llm/api-keys.js";
 import { parseConfiguredRule } from "../permissions/permission-mode.js";
 import type { ConfigReading, LoadedConfig } from "./config.js";
-import { ConfigError, configFilesPresent, isProjectTrusted } from "./config-paths.js";
+import {
+  ConfigError,
+  configFilesPresent,
+  isProjectTrusted,
+  projectFolder as projectOf,
+  unreadProjectFiles,
+} from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
 import type { HeldSettings } from "./project-holds.js";
@@ -63,13 +69,15 @@ export type ConfiguredFace =
   | { ok: false; message: string };
 
 /**
- * Resolves `options` with `$TURNLOOP_HOME/config.json` and `<projectFolder>/.turnloop/config.json`
- * (trusted or not as that folder is) under the flags and the environment (flags > env > project >
+ * Resolves `options` with `$TURNLOOP_HOME/config.json` and the `.turnloop/config.json` of
+ * `projectFolder`'s project (config-paths.ts `projectFolder`: the nearest folder up holding `.git`;
+ * trusted or not as that project is) under the flags and the environment (flags > env > project >
  * user) into the run config, and the environment to read models from (a profile's key variable as
  * `TURNLOOP_API_KEY`). `projectFolder` is the cwd, or the folder of a session that works in
  * another (folder-run.ts); `null`: no project files (`.turnloop/config.json`, `.mcp.json`) are
- * read, and the config says so (`projectSkipped`). Never rejects: a missing cwd or a bad file is
- * a message.
+ * read, and the config says so (`projectSkipped`). The warnings name the project files of the
+ * folders between it and its project's root, not read. Never rejects: a missing cwd or a bad
+ * file is a message.
  */
 export async function configuredFace(
   options: FaceOptions,
@@ -121,7 +129,11 @@ export async function configuredFace(
       ...(holding.warning === undefined ? {} : { heldWarning: holding.warning }),
     }),
     env: environmentFor(config, env),
-    warnings: [...loaded.warnings, ...(holding.warning === undefined ? [] : [holding.warning])],
+    warnings: [
+      ...(projectFolder === null ? [] : unreadProjectFiles(projectFolder)),
+      ...loaded.warnings,
+      ...(holding.warning === undefined ? [] : [holding.warning]),
+    ],
     ...(held === undefined ? {} : { held }),
   };
 }
@@ -320,7 +332,7 @@ async function mcpFileProblem(
   projectFolder: string | null,
   { cwd, mcpConfigs: named }: Pick<FaceOptions, "cwd" | "mcpConfigs">,
 ): Promise<string | undefined> {
-  const project = projectFolder === null ? [] : [join(projectFolder, ".mcp.json")];
+  const project = projectFolder === null ? [] : [join(projectOf(projectFolder), ".mcp.json")];
   const usual = [join(home, "mcp.json"), ...project].filter((path) => existsSync(path));
   if (usual.length === 0 && named.length === 0) {
     return undefined;
