@@ -30,9 +30,9 @@ export async function runMcpCommand(
 ): Promise<number> {
   const home = turnloopHome(process.env);
   if (command.kind === "mcp-trust") {
-    await trustProject(home, command.cwd);
+    const project = await trustProject(home, command.cwd);
     io.stdout.write(
-      `Trusted ${command.cwd}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
+      `Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
     );
     return 0;
   }

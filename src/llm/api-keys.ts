@@ -27,6 +27,55 @@ export function apiKeyVariable(provider: ProviderName): "ANTHROPIC_API_KEY" | "O
   return provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
 }
 
+/** A variable a provider's own endpoint is read from (README, "Choosing a model"). */
+export type EndpointVariable = "OPENAI_BASE_URL" | "ANTHROPIC_BASE_URL" | "OLLAMA_HOST";
+
+/** Every {@link EndpointVariable}; the run config reads them (session/run-config.ts). */
+export const ENDPOINT_VARIABLES: readonly EndpointVariable[] = [
+  "OPENAI_BASE_URL",
+  "ANTHROPIC_BASE_URL",
+  "OLLAMA_HOST",
+];
+
+/** The variable `provider` takes its endpoint from when no base URL is given; none for openai-compatible. */
+export function endpointVariable(provider: ProviderName): EndpointVariable | undefined {
+  switch (provider) {
+    case "openai":
+    case "openai-chat":
+      return "OPENAI_BASE_URL";
+    case "anthropic":
+      return "ANTHROPIC_BASE_URL";
+    case "ollama":
+      return "OLLAMA_HOST";
+    case "openai-compatible":
+      return undefined;
+  }
+}
+
+/**
+ * The API base (with its version path) that an endpoint variable's `value` names, read as the
+ * vendor's own tools read it: `OPENAI_BASE_URL` as it is; `ANTHROPIC_BASE_URL` as Anthropic's SDKs
+ * and Claude Code read it, the host, to which they add `/v1/messages` (`http://host:port` →
+ * `http://host:port/v1`; a value already ending in `/v1`, the AI SDK's convention, is kept);
+ * `OLLAMA_HOST` as Ollama reads it, `host[:port]` or a URL, `http://` when no scheme is given, and
+ * `/v1` added (its OpenAI-compatible API); a blank value as it is. The result may be no URL at all;
+ * the run config checks it (session/face-config.ts).
+ */
+export function vendorEndpoint(variable: EndpointVariable, value: string): string {
+  const trimmed = value.trim().replace(/\/+$/, "");
+  if (trimmed === "") {
+    return value;
+  }
+  switch (variable) {
+    case "OPENAI_BASE_URL":
+      return value;
+    case "ANTHROPIC_BASE_URL":
+      return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+    case "OLLAMA_HOST":
+      return `${/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`}/v1`;
+  }
+}
+
 /** Whether a provider cannot be reached without a key (local and compatible servers can). */
 export function needsApiKey(provider: ProviderName): boolean {
   return provider === "openai" || provider === "openai-chat" || provider === "anthropic";

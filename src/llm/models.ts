@@ -2,11 +2,14 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
+  type EndpointVariable,
+  endpointVariable,
   needsApiKey,
   PROVIDER_NAMES,
   type ProviderName,
   turnloopApiKey,
   vendorApiKey,
+  vendorEndpoint,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
@@ -38,12 +41,17 @@ export interface ModelConfiguration {
   headers?: Record<string, string>;
 }
 
-/** Settings every face reads the same way: flags first, then the environment. */
+/**
+ * A model's settings as the run config resolved them (session/run-config.ts, the one reader of the
+ * flags, the variables and the config files; an empty variable counts as unset there).
+ */
 export interface ModelSettingsInput {
-  /** `--model` */
+  /** `<provider>:<model>`: `--model`, `TURNLOOP_MODEL` or a config file's. */
   model?: string;
-  /** `--base-url` */
+  /** `--base-url`, `TURNLOOP_BASE_URL` or a config file's; overrides `endpoints`. */
   baseUrl?: string;
+  /** The providers' own endpoint variables that are set, by name, each as written. */
+  endpoints?: Readonly<Partial<Record<EndpointVariable, string>>>;
 }
 
 /** Why a model that is otherwise configured cannot be used: its key is not set. */
@@ -61,10 +69,10 @@ export const NO_MODEL_MESSAGE =
   "ollama:qwen3, or openai-compatible:<model> with --base-url.";
 
 /**
- * Resolves the model from flags and environment: `--model` / `TURNLOOP_MODEL`; the endpoint from
- * `--base-url` / `TURNLOOP_BASE_URL`, then the vendor's usual variable (`OPENAI_BASE_URL`,
- * `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`
- * (`TURNLOOP_API_KEY` overrides both), all read from `env`, the session host's environment.
+ * Resolves the model of `input`: the endpoint is `input.baseUrl`, else the provider's endpoint
+ * variable in `input.endpoints` read as its vendor does (api-keys.ts `vendorEndpoint`; Ollama's
+ * default `127.0.0.1:11434`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`
+ * (`TURNLOOP_API_KEY` overrides both), read from `env`, the session host's environment.
  * Returns an error message instead of throwing.
  */
 export function resolveModel(
@@ -73,7 +81,7 @@ export function resolveModel(
 ):
   | { ok: true; configuration: ModelConfiguration }
   | { ok: false; message: string; missingKey?: MissingKey } {
-  const id = input.model ?? env.TURNLOOP_MODEL;
+  const id = input.model;
   if (id === undefined || id.trim() === "") {
     return { ok: false, message: NO_MODEL_MESSAGE };
   }
@@ -86,8 +94,7 @@ export function resolveModel(
       message: `turnloop: unknown model "${id}". Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
     };
   }
-  // An empty variable is an unset one, as the run config reads it (session/run-config.ts).
-  const baseUrl = input.baseUrl ?? nonEmpty(env.TURNLOOP_BASE_URL) ?? vendorBaseUrl(provider, env);
+  const baseUrl = input.baseUrl ?? vendorBaseUrl(provider, input.endpoints ?? {});
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,
@@ -137,37 +144,19 @@ function looksLikePlaceholder(key: string): boolean {
   return /^<.*>$/.test(key.trim()) || /\s/.test(key.trim());
 }
 
-/**
- * `ANTHROPIC_BASE_URL` as Anthropic's SDKs and Claude Code read it: the host, to which they add
- * `/v1/messages` (`http://host:port` → `http://host:port/v1`). A value already ending in `/v1`
- * (the AI SDK's convention) is kept.
- */
-function anthropicBaseUrl(value: string | undefined): string | undefined {
-  if (value === undefined || value.trim() === "") {
-    return undefined;
+/** The endpoint `provider` reads from its variable in `endpoints`, if set (Ollama: its default). */
+function vendorBaseUrl(
+  provider: ProviderName,
+  endpoints: Readonly<Partial<Record<EndpointVariable, string>>>,
+): string | undefined {
+  const variable = endpointVariable(provider);
+  const value = variable === undefined ? undefined : endpoints[variable];
+  if (variable === "OLLAMA_HOST") {
+    return vendorEndpoint(variable, value ?? "127.0.0.1:11434");
   }
-  const trimmed = value.trim().replace(/\/+$/, "");
-  return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === "" ? undefined : value;
-}
-
-function vendorBaseUrl(provider: ProviderName, env: NodeJS.ProcessEnv): string | undefined {
-  switch (provider) {
-    case "openai":
-    case "openai-chat":
-      return nonEmpty(env.OPENAI_BASE_URL);
-    case "anthropic":
-      return anthropicBaseUrl(env.ANTHROPIC_BASE_URL);
-    case "ollama": {
-      const host = nonEmpty(env.OLLAMA_HOST) ?? "127.0.0.1:11434";
-      return `${/^https?:\/\//.test(host) ? host : `http://${host}`}/v1`;
-    }
-    case "openai-compatible":
-      return undefined;
-  }
+  return variable === undefined || value === undefined
+    ? undefined
+    : vendorEndpoint(variable, value);
 }
 
 /**

@@ -131,13 +131,14 @@ const PNPM_OPTIONS = options(
  * package takes one dash or two, the value after `=` or in the next word, and no start of a
  * name (`-cover` is not `-coverprofile`, `-mod=mod` not `-modfile`); the test binary takes its
  * own spelling `-test.<name>` (after `-args` too). `>`: writes the file or folder named (`-c`
- * the test binary); `!`: runs the program named, or builds other code than the folder's own
+ * the test binary; `-fuzz` the failing inputs it finds, in the package's `testdata/fuzz`, unless
+ * its pattern is empty); `!`: runs the program named, or builds other code than the folder's own
  * (`-C dir`, another `-modfile`, `-overlay`'s files, a `-pgo` profile but `auto` and `off`).
  */
 const GO_FLAGS = new Map(
   (
     "o> c> output> coverprofile> cpuprofile> memprofile> blockprofile> mutexprofile> trace> " +
-    "outputdir> pkgdir> gocoverdir> testlogfile> fuzzcachedir> exec! toolexec! vettool! C! " +
+    "outputdir> pkgdir> gocoverdir> testlogfile> fuzzcachedir> fuzz> exec! toolexec! vettool! C! " +
     "modfile! overlay! pgo!"
   )
     .split(" ")
@@ -169,7 +170,8 @@ export function goFlagEffects(words: readonly string[]): { runs?: string; writes
     } else if (toolFlag?.[1] !== undefined) {
       effects.runs ??= `go ${word} runs a program`;
     }
-    effects.writes ||= (kind === ">" && !HARMLESS_TARGETS.has(value)) || toolFlag !== null;
+    const harmless = HARMLESS_TARGETS.has(value) || (flag?.[1] === "fuzz" && value === "");
+    effects.writes ||= (kind === ">" && !harmless) || toolFlag !== null;
   }
   return effects;
 }
@@ -189,7 +191,8 @@ export function makeRunningProgram(name: string, words: readonly string[]): stri
 
 /**
  * Package managers' long options whose value is a folder or file they write (npm 11's `npm help
- * config`, pnpm 10's and yarn 1's help); npm and pnpm read any start of a name, as nopt does.
+ * config`, pnpm 10's, yarn 1's and bun 1's help); npm and pnpm read any start of a name, as nopt
+ * does, yarn and bun only whole names.
  */
 const PACKAGE_MANAGER_WRITING: Readonly<Record<string, readonly string[]>> = {
   npm: ["cache", "logs-dir"],
@@ -197,6 +200,7 @@ const PACKAGE_MANAGER_WRITING: Readonly<Record<string, readonly string[]>> = {
     ..."store-dir cache-dir state-dir modules-dir global-dir global-bin-dir".split(" "),
     ..."virtual-store-dir lockfile-dir".split(" "),
   ],
+  bun: ["cache-dir"],
   yarn: [
     "cache-folder",
     "modules-folder",
@@ -210,12 +214,12 @@ const SETTING_COMMAND =
   /^set\b|(?:^| )(?:(?:config|c) (?:set|delete|unset|edit|fix)|pkg (?:set|delete|fix))\b/;
 
 /**
- * Whether the package manager `name words…` (npm, npx, pnpm, pnpx, yarn, yarnpkg) writes a folder
+ * Whether the package manager `name words…` (npm, npx, pnpm, pnpx, yarn, yarnpkg, bun, bunx) writes a folder
  * or file its options name ({@link PACKAGE_MANAGER_WRITING}: `npm test --cache /x`) or its
  * settings ({@link SETTING_COMMAND}), which a prefix rule (`bash(npm test *)`) must not cover.
  */
 export function packageManagerWrites(name: string, words: readonly string[]): boolean {
-  const manager = name.replace(/^(npm|pnpm|yarn)(?:x|pkg)$/, "$1");
+  const manager = name.replace(/^(npm|pnpm|yarn|bun)(?:x|pkg)$/, "$1");
   const names = PACKAGE_MANAGER_WRITING[manager] ?? [];
   const end = words.indexOf("--");
   const options = end === -1 ? words : words.slice(0, end);
@@ -224,7 +228,7 @@ export function packageManagerWrites(name: string, words: readonly string[]): bo
     (names.length > 0 && SETTING_COMMAND.test(operands)) ||
     options.some((word) => {
       const long = /^--([^=]+)/.exec(word)?.[1] ?? "";
-      return manager === "yarn"
+      return manager === "yarn" || manager === "bun"
         ? names.includes(long)
         : long.length >= 3 && names.some((option) => option.startsWith(long));
     })

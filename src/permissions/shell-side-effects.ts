@@ -54,7 +54,7 @@ const RUNNING_SHORT_OPTIONS = letterTable(
 /**
  * Long options of one program whose value runs a program, or names a file of options or commands
  * that may (`npm --script-shell`, `rg --pre`, `cargo --config`, `curl --config`, `tox --override`,
- * `sqlite3 -init`, `npm --userconfig`/`--prefix` (`-C`), `make -f`/`-C`: other scripts or recipes;
+ * `sqlite3 -init`, `npm --userconfig`/`--prefix` (`-C`), `yarn`/`bun --cwd`, `make -f`/`-C`: other scripts or recipes;
  * the session-18 trial; `pnpm --config.<key>=`, any setting); sqlite3's take one dash too; go's
  * are read by program-runners.ts.
  * Starts of their names count ({@link abbreviates}): npm's option reader takes them.
@@ -63,7 +63,7 @@ const PROGRAM_RUNNING_LONG = letterTable(
   "npm=shell,script-shell,node-options,userconfig,globalconfig,prefix,git npx=shell,script-shell," +
     "node-options,userconfig,globalconfig,prefix " +
     "pnpm=shell,script-shell,node-options,userconfig,globalconfig,prefix,dir rg=pre " +
-    "yarn=cwd,use-yarnrc cargo=config curl=config tox=override sqlite3=init " +
+    "yarn=cwd,use-yarnrc bun=cwd cargo=config curl=config tox=override sqlite3=init " +
     "make=file,makefile,directory,include-dir gmake=file,makefile,directory,include-dir",
 );
 /** Words of a database shell that run a command or read a script (`.shell`, `\\!`, `COPY … PROGRAM`). */

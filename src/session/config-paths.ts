@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { errorCode } from "../events/errors.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
@@ -12,9 +12,60 @@ const promises = () => process.getBuiltinModule("node:fs").promises;
  * the interactive face draws its input box after the files are checked).
  */
 
-/** Where the user's and the project's config files are. */
+/** Where the user's and the project's config files are: the project's is in {@link projectFolder}. */
 export function configPaths(home: string, cwd: string): { user: string; project: string } {
-  return { user: join(home, "config.json"), project: join(cwd, ".turnloop", "config.json") };
+  return {
+    user: join(home, "config.json"),
+    project: join(projectFolder(cwd), ".turnloop", "config.json"),
+  };
+}
+
+/** The project's files, relative to its folder: its config and its MCP servers. */
+const PROJECT_FILES = [join(".turnloop", "config.json"), ".mcp.json"];
+
+/**
+ * The project a session in `cwd` works in, absolute: the nearest folder from `cwd` up holding
+ * `.git` (a folder, or the file of a git worktree or submodule), else `cwd` itself. Its
+ * `.turnloop/config.json` and `.mcp.json` apply in every folder under it, and its trust is
+ * recorded under its path (README, "Config files"), as codex reads its project config from the
+ * project's root. A few `stat` calls, one per folder up to the root.
+ */
+export function projectFolder(cwd: string): string {
+  const start = resolve(cwd);
+  for (let folder = start; ; folder = dirname(folder)) {
+    if (exists(join(folder, ".git"))) {
+      return folder;
+    }
+    if (dirname(folder) === folder) {
+      return start;
+    }
+  }
+}
+
+/**
+ * The project files ({@link PROJECT_FILES}) in the folders from `cwd` up to, not including, its
+ * {@link projectFolder}: not read, as the project's own apply there; each is named in a warning
+ * rather than ignored silently.
+ */
+export function unreadProjectFiles(cwd: string): string[] {
+  const project = projectFolder(cwd);
+  const unread: string[] = [];
+  for (let folder = resolve(cwd); folder !== project; folder = dirname(folder)) {
+    unread.push(...PROJECT_FILES.map((name) => join(folder, name)).filter(exists));
+  }
+  return unread.map(
+    (path) =>
+      `${path} is not read: the project is ${project} (it holds .git), whose ${path.endsWith(".mcp.json") ? ".mcp.json" : ".turnloop/config.json"} applies in its subfolders`,
+  );
+}
+
+/** Whether `path` exists; a path that cannot be looked at counts as absent. */
+function exists(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** A config file that cannot be used; the message names the file and the field. */
@@ -83,14 +134,15 @@ async function readTrusted(home: string): Promise<Record<string, unknown>> {
 }
 
 /**
- * Whether the user trusted the project at `cwd` (its MCP servers and its whole config file) as
- * it is now: a trust covers the contents of `.turnloop/config.json` and `.mcp.json` it was given
+ * Whether the user trusted the project of `cwd` ({@link projectFolder}: its MCP servers and its
+ * whole config file) as it is now: a trust covers the contents of `.turnloop/config.json` and `.mcp.json` it was given
  * for (their SHA-256), so a change to either, by a model's edit or command included, holds the
  * project's keys again until the user trusts it again (direnv's `allow` works the same way). A
  * trust recorded before contents were (round 3 session 11) covers any contents.
  */
 export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
-  const entry = (await readTrusted(home))[resolve(cwd)];
+  const project = projectFolder(cwd);
+  const entry = (await readTrusted(home))[project];
   if (entry === undefined) {
     return false;
   }
@@ -98,20 +150,22 @@ export async function isProjectTrusted(home: string, cwd: string): Promise<boole
   if (typeof recorded !== "object" || recorded === null) {
     return true;
   }
-  const current = await projectFileDigests(cwd);
+  const current = await projectFileDigests(project);
   return Object.entries(current).every(
     ([name, digest]) => (recorded as Record<string, unknown>)[name] === digest,
   );
 }
 
 /**
- * Remembers that the project at `cwd` is trusted as its files are now (file mode 0600, written
- * whole then renamed).
+ * Remembers that the project of `cwd` ({@link projectFolder}) is trusted as its files are now
+ * (file mode 0600, written whole then renamed).
+ * @returns the project's folder, the one trusted.
  * @throws the file system's error when the home folder or the file cannot be written.
  */
-export async function trustProject(home: string, cwd: string): Promise<void> {
-  const [projects, files] = await Promise.all([readTrusted(home), projectFileDigests(cwd)]);
-  projects[resolve(cwd)] = {
+export async function trustProject(home: string, cwd: string): Promise<string> {
+  const project = projectFolder(cwd);
+  const [projects, files] = await Promise.all([readTrusted(home), projectFileDigests(project)]);
+  projects[project] = {
     mcpServers: true,
     config: true,
     files,
@@ -123,17 +177,15 @@ export async function trustProject(home: string, cwd: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, path);
+  return project;
 }
 
-/** The project files a trust covers, relative to the project folder. */
-const TRUSTED_FILES = [join(".turnloop", "config.json"), ".mcp.json"];
-
-/** Each of {@link TRUSTED_FILES}: the SHA-256 of its bytes (hex), or "absent". */
-async function projectFileDigests(cwd: string): Promise<Record<string, string>> {
+/** Each of the {@link PROJECT_FILES} a trust covers: the SHA-256 of its bytes (hex), or "absent". */
+async function projectFileDigests(project: string): Promise<Record<string, string>> {
   const digests = await Promise.all(
-    TRUSTED_FILES.map(async (name) => {
+    PROJECT_FILES.map(async (name) => {
       try {
-        const bytes = await promises().readFile(join(cwd, name));
+        const bytes = await promises().readFile(join(project, name));
         const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
         return [name, digest.update(bytes).digest("hex")] as const;
       } catch (error) {

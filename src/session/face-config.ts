@@ -1,19 +1,25 @@
 import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
-import { hasProviderPrefix, PROVIDER_NAMES } from "../llm/api-keys.js";
+import {
+  endpointVariable,
+  hasProviderPrefix,
+  PROVIDER_NAMES,
+  type ProviderName,
+  vendorEndpoint,
+} from "../llm/api-keys.js";
 import { parseConfiguredRule } from "../permissions/permission-mode.js";
 import type { ConfigReading, LoadedConfig } from "./config.js";
-import { ConfigError, configFilesPresent, isProjectTrusted } from "./config-paths.js";
+import {
+  ConfigError,
+  configFilesPresent,
+  isProjectTrusted,
+  projectFolder as projectOf,
+  unreadProjectFiles,
+} from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
 import { turnloopHome } from "./paths.js";
 import type { HeldSettings } from "./project-holds.js";
-import {
-  environmentFor,
-  type RunConfig,
-  resolvedModel,
-  resolveRunConfig,
-  type Sourced,
-} from "./run-config.js";
+import { type RunConfig, resolvedModel, resolveRunConfig, type Sourced } from "./run-config.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
 // input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
@@ -63,13 +69,15 @@ export type ConfiguredFace =
   | { ok: false; message: string };
 
 /**
- * Resolves `options` with `$TURNLOOP_HOME/config.json` and `<projectFolder>/.turnloop/config.json`
- * (trusted or not as that folder is) under the flags and the environment (flags > env > project >
+ * Resolves `options` with `$TURNLOOP_HOME/config.json` and the `.turnloop/config.json` of
+ * `projectFolder`'s project (config-paths.ts `projectFolder`: the nearest folder up holding `.git`;
+ * trusted or not as that project is) under the flags and the environment (flags > env > project >
  * user) into the run config, and the environment to read models from (a profile's key variable as
  * `TURNLOOP_API_KEY`). `projectFolder` is the cwd, or the folder of a session that works in
  * another (folder-run.ts); `null`: no project files (`.turnloop/config.json`, `.mcp.json`) are
- * read, and the config says so (`projectSkipped`). Never rejects: a missing cwd or a bad file is
- * a message.
+ * read, and the config says so (`projectSkipped`). The warnings name the project files of the
+ * folders between it and its project's root, not read. Never rejects: a missing cwd or a bad
+ * file is a message.
  */
 export async function configuredFace(
   options: FaceOptions,
@@ -103,7 +111,7 @@ export async function configuredFace(
   const config = resolveRunConfig(options, env, loaded);
   const fileProblem =
     fileSettingProblem(whole ?? config, files, fileModels) ??
-    runSettingProblem(whole ?? config, files, env) ??
+    runSettingProblem(whole ?? config, files) ??
     (options.ignoreConfigErrors === true
       ? undefined
       : await mcpFileProblem(turnloopHome(env), projectFolder, options));
@@ -121,9 +129,25 @@ export async function configuredFace(
       ...(holding.warning === undefined ? {} : { heldWarning: holding.warning }),
     }),
     env: environmentFor(config, env),
-    warnings: [...loaded.warnings, ...(holding.warning === undefined ? [] : [holding.warning])],
+    warnings: [
+      ...(projectFolder === null ? [] : unreadProjectFiles(projectFolder)),
+      ...loaded.warnings,
+      ...(holding.warning === undefined ? [] : [holding.warning]),
+    ],
     ...(held === undefined ? {} : { held }),
   };
+}
+
+/**
+ * The environment a face should read models from: `env` with the profile's key variable copied
+ * to `TURNLOOP_API_KEY` (unless that is set).
+ */
+function environmentFor(config: RunConfig, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const variable = config.apiKeyVariable?.value;
+  if (variable === undefined || env.TURNLOOP_API_KEY !== undefined || env[variable] === undefined) {
+    return env;
+  }
+  return { ...env, TURNLOOP_API_KEY: env[variable] };
 }
 
 /**
@@ -206,11 +230,7 @@ function fileSettingProblem(
  * (exit 64; `turnloop acp` fails its session requests with it) rather than a failure after a
  * session was stored.
  */
-function runSettingProblem(
-  settings: RunConfig,
-  files: ReadonlySet<string>,
-  env: NodeJS.ProcessEnv,
-): string | undefined {
+function runSettingProblem(settings: RunConfig, files: ReadonlySet<string>): string | undefined {
   const model = settings.model;
   // A bare name (`--model gpt-4.1`) names no provider rather than a wrong one: the server takes it
   // as the model of the providers apps give (server/server-model.ts), -p reports it itself.
@@ -221,22 +241,22 @@ function runSettingProblem(
   ) {
     return `${model.source} ${notAModel(model.value, settings)}`;
   }
-  return baseUrlProblem(settings, files, env);
+  return baseUrlProblem(settings, files);
 }
 
 /**
  * A base URL that is not an http(s) URL, named with where it came from: `--base-url`,
  * `TURNLOOP_BASE_URL`, a file's `baseUrl` or the model's profile's `providers.<name>.baseUrl`
  * (zod's `z.url()` takes any scheme), or, with none of them, the vendor variable the model's
- * provider reads (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`: src/llm/models.ts, `vendorBaseUrl`).
+ * provider reads (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, `OLLAMA_HOST`: llm/api-keys.ts).
  */
-function baseUrlProblem(
-  settings: RunConfig,
-  files: ReadonlySet<string>,
-  env: NodeJS.ProcessEnv,
-): string | undefined {
-  const baseUrl = settings.baseUrl ?? vendorBaseUrl(settings.model?.resolved, env);
-  if (baseUrl === undefined || httpUrl(baseUrl.value)) {
+function baseUrlProblem(settings: RunConfig, files: ReadonlySet<string>): string | undefined {
+  const vendor =
+    settings.baseUrl === undefined
+      ? vendorBaseUrl(settings.model?.resolved, settings.endpoints)
+      : undefined;
+  const baseUrl = settings.baseUrl ?? vendor;
+  if (baseUrl === undefined || httpUrl(vendor?.url ?? baseUrl.value)) {
     return undefined;
   }
   const problem = `"${baseUrl.value}" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`;
@@ -252,22 +272,23 @@ function baseUrlProblem(
   return `${baseUrl.source}: ${fromProfile ? `providers.${prefix}.baseUrl` : "baseUrl"}: ${problem}`;
 }
 
-/** The vendor variable a resolved model's provider takes its endpoint from, if set. */
+/**
+ * The endpoint variable a resolved model's provider reads (llm/api-keys.ts `endpointVariable`), if
+ * set, as written; checked as the URL its vendor reads it as (`vendorEndpoint`: `OLLAMA_HOST`'s
+ * `host:port` is `http://host:port/v1`).
+ */
 function vendorBaseUrl(
   resolved: string | undefined,
-  env: NodeJS.ProcessEnv,
-): Sourced<string> | undefined {
-  const provider = resolved?.slice(0, Math.max(0, resolved.indexOf(":")));
-  const name =
-    provider === "anthropic"
-      ? "ANTHROPIC_BASE_URL"
-      : provider === "openai" || provider === "openai-chat"
-        ? "OPENAI_BASE_URL"
-        : undefined;
-  const value = name === undefined ? undefined : env[name];
-  return name === undefined || value === undefined || value === ""
+  endpoints: RunConfig["endpoints"],
+): (Sourced<string> & { url: string }) | undefined {
+  const provider = resolved?.slice(0, Math.max(0, resolved.indexOf(":"))) ?? "";
+  const name = hasProviderPrefix(resolved ?? "")
+    ? endpointVariable(provider as ProviderName)
+    : undefined;
+  const value = name === undefined ? undefined : endpoints[name];
+  return name === undefined || value === undefined
     ? undefined
-    : { value, source: name };
+    : { value, source: name, url: vendorEndpoint(name, value) };
 }
 
 /** Whether a resolved model id names a provider turnloop has and a model (`anthropic:x`). */
@@ -311,7 +332,7 @@ async function mcpFileProblem(
   projectFolder: string | null,
   { cwd, mcpConfigs: named }: Pick<FaceOptions, "cwd" | "mcpConfigs">,
 ): Promise<string | undefined> {
-  const project = projectFolder === null ? [] : [join(projectFolder, ".mcp.json")];
+  const project = projectFolder === null ? [] : [join(projectOf(projectFolder), ".mcp.json")];
   const usual = [join(home, "mcp.json"), ...project].filter((path) => existsSync(path));
   if (usual.length === 0 && named.length === 0) {
     return undefined;

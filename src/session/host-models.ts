@@ -36,8 +36,8 @@ export class ModelHost {
   }
 
   /**
-   * Resolves `<provider>:<model>` (default: `--model`, else `TURNLOOP_MODEL`) with `--base-url`
-   * and the environment's endpoints and keys. Never throws.
+   * Resolves `<provider>:<model>` (default: the run config's model) with the run config's base URL
+   * and endpoint variables, and the environment's keys. Never throws.
    */
   resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
     const baseUrl = this.config.baseUrl?.value;
@@ -45,6 +45,7 @@ export class ModelHost {
       {
         ...(modelId === undefined ? {} : { model: modelId }),
         ...(baseUrl === undefined ? {} : { baseUrl }),
+        endpoints: this.config.endpoints,
       },
       this.env,
     );
@@ -63,7 +64,7 @@ export class ModelHost {
   /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
   configuredModels(): string[] {
     const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
-    const ids = [this.config.model?.resolved ?? this.env.TURNLOOP_MODEL, ...listed];
+    const ids = [this.config.model?.resolved, ...listed];
     return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
   }
 

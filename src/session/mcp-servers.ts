@@ -3,8 +3,8 @@
  *
  * Sources, merged by server name, later ones winning: the user's `$TURNLOOP_HOME/mcp.json`, the
  * `mcpServers` of `$TURNLOOP_HOME/config.json` (read by the config module, `./config.ts`), the
- * project's `.mcp.json` and the `mcpServers` of its `.turnloop/config.json` (in the session's cwd;
- * only once the user has allowed that project, since a cloned repository must not start programs
+ * project's `.mcp.json` and the `mcpServers` of its `.turnloop/config.json` (in the folder of the
+ * session's project, config-paths.ts `projectFolder`; only once the user has allowed that project, since a cloned repository must not start programs
  * by itself), `--mcp-config FILE`, then what the face passes (ACP `mcpServers`, the SDK's
  * session config). Trusted projects are remembered in `$TURNLOOP_HOME/trusted-projects.json`.
  */
@@ -20,7 +20,7 @@ import {
 import { McpServers } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
-import { isProjectTrusted, trustProject } from "./config-paths.js";
+import { isProjectTrusted, projectFolder, trustProject } from "./config-paths.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
 
 export { isProjectTrusted, trustProject };
@@ -51,7 +51,7 @@ export interface GatheredServers extends ParsedServers {
 
 /** Gathers the servers of a session from every source (see the module comment). Never throws. */
 export async function gatherMcpServers(sources: McpSources): Promise<GatheredServers> {
-  const projectPath = join(resolve(sources.cwd), PROJECT_FILE);
+  const projectPath = join(projectFolder(sources.cwd), PROJECT_FILE);
   const userPath = join(sources.home, "mcp.json");
   const filePaths = (sources.configFiles ?? []).map((file) => resolve(sources.cwd, file));
   const [user, project, trusted, ...files] = await Promise.all([

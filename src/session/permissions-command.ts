@@ -164,12 +164,15 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
  * project (`turnloop mcp trust`): a save never trusts what someone else wrote.
  */
 async function trustOnSave(home: string, cwd: string): Promise<() => Promise<string>> {
-  const [{ isProjectTrusted, trustProject }, { holdUntrustedSettings }, { loadConfig }] =
-    await Promise.all([
-      import("./config-paths.js"),
-      import("./project-holds.js"),
-      import("./config.js"),
-    ]);
+  const [
+    { isProjectTrusted, projectFolder, trustProject },
+    { holdUntrustedSettings },
+    { loadConfig },
+  ] = await Promise.all([
+    import("./config-paths.js"),
+    import("./project-holds.js"),
+    import("./config.js"),
+  ]);
   if (await isProjectTrusted(home, cwd)) {
     // A trust covers the file's contents (config-paths.ts): the user's own save keeps it.
     return async () => {
@@ -187,7 +190,7 @@ async function trustOnSave(home: string, cwd: string): Promise<() => Promise<str
   } catch (error) {
     waiting = [`(the file cannot be read: ${errorMessage(error)})`];
   }
-  const mcpFile = join(cwd, ".mcp.json");
+  const mcpFile = join(projectFolder(cwd), ".mcp.json");
   if (
     await access(mcpFile).then(
       () => true,

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { ENDPOINT_VARIABLES, type EndpointVariable } from "../llm/api-keys.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
@@ -24,6 +25,8 @@ export interface RunConfig {
   /** The model id as written (maybe `<profile>:<model>`), and the id it resolves to. */
   readonly model?: Sourced<string> & { readonly resolved: string };
   readonly baseUrl?: Sourced<string>;
+  /** The providers' own endpoint variables set (`OPENAI_BASE_URL` …), by name, as written. */
+  readonly endpoints: Readonly<Partial<Record<EndpointVariable, string>>>;
   /** The variable holding the API key to use instead of the provider's usual one. */
   readonly apiKeyVariable?: Sourced<string>;
   /** Model requests per prompt. */
@@ -172,18 +175,6 @@ export function withSettings(config: RunConfig, changes: Partial<RunConfig>): Ru
   return deepFreeze({ ...config, ...changes });
 }
 
-/**
- * The environment a face should read models from: `env` with the profile's key variable copied
- * to `TURNLOOP_API_KEY` (unless that is set).
- */
-export function environmentFor(config: RunConfig, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const variable = config.apiKeyVariable?.value;
-  if (variable === undefined || env.TURNLOOP_API_KEY !== undefined || env[variable] === undefined) {
-    return env;
-  }
-  return { ...env, TURNLOOP_API_KEY: env[variable] };
-}
-
 /** The permission mode and the sandbox (issue 23), with `allowAllTools` kept for older callers. */
 function permissionSettings(
   flags: FaceOptions,
@@ -225,7 +216,7 @@ function modelSettings(
   flags: FaceOptions,
   env: NodeJS.ProcessEnv,
   layers: ConfigLayers,
-): Pick<RunConfig, "model" | "baseUrl" | "apiKeyVariable" | "providers"> {
+): Pick<RunConfig, "model" | "baseUrl" | "endpoints" | "apiKeyVariable" | "providers"> {
   const providers = layers.merged((settings) => settings.providers);
   const model = firstOf(
     flagValue(flags.model, "--model"),
@@ -250,6 +241,12 @@ function modelSettings(
         : { ...model, resolved: resolvedModel(model.value, providers) },
     ),
     ...optional("baseUrl", baseUrl),
+    endpoints: Object.fromEntries(
+      ENDPOINT_VARIABLES.flatMap((name) => {
+        const value = envValue(env, name)?.value;
+        return value === undefined ? [] : [[name, value] as const];
+      }),
+    ),
     ...optional(
       "apiKeyVariable",
       apiKeyEnv === undefined ? undefined : { value: apiKeyEnv, source: profile?.source ?? "" },
@@ -357,11 +354,8 @@ function tuningSettings(env: NodeJS.ProcessEnv): Record<string, Sourced<number>>
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 
-/**
- * `TURNLOOP_CONTEXT_WINDOW` when it is a positive integer (tokens): the rule of
- * llm/context-window.ts `environmentContextWindow`, not imported since that module loads the
- * model catalogue, which start-up leaves for the first request.
- */
+/** `TURNLOOP_CONTEXT_WINDOW` when a positive integer (tokens): llm/context-window.ts's rule, not
+ * imported since that module loads the model catalogue, which start-up leaves for the first request. */
 function contextWindowVariable(env: NodeJS.ProcessEnv): number | undefined {
   const value = Number(env.TURNLOOP_CONTEXT_WINDOW);
   return env.TURNLOOP_CONTEXT_WINDOW !== undefined && Number.isInteger(value) && value > 0
@@ -378,12 +372,13 @@ function envNumber(
   return value === undefined || env[name] === undefined ? undefined : { value, source: name };
 }
 
+/** Variable `name` with itself as source; set but empty is unset (README, "Environment variables"). */
 function envValue(env: NodeJS.ProcessEnv, name: string): Sourced<string> | undefined {
   const value = env[name];
   return value === undefined || value === "" ? undefined : { value, source: name };
 }
 
-/** `{[key]: value}`, or no key at all when `value` is undefined (as `turnloop config --json` shows). */
+/** `{[key]: value}`, or no key when `value` is undefined (as `turnloop config --json` shows). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

@@ -1,4 +1,4 @@
-import { type CompactionResult, compactConversation } from "../agent/compaction.js";
+import * as compaction from "../agent/compaction.js";
 import { History } from "../agent/history.js";
 import {
   type AgentSettings,
@@ -61,8 +61,7 @@ export class Session {
   private readonly redact: (input: EventInput) => EventInput;
   private running: AbortController | undefined;
   private mcpServers: McpServers | undefined;
-  /** Events of opening it, before anyone could subscribe (`session.start`, or `session.resume`
-   * and repairs): faces that print every event (`--output-format json`) start with these. */
+  /** Events of opening, before any subscriber (`session.start`, or `session.resume` and repairs). */
   openingEvents: SessionEvent[] = [];
 
   /** What opening repaired, if anything new (log-damage.ts `repairNotice`); show it once. */
@@ -250,9 +249,8 @@ export class Session {
   }
 
   /**
-   * Runs one prompt through the loop, with `images` given alongside its text. `signal` (optional)
-   * cancels it, as does {@link cancel}.
-   * Resolves once the outcome is committed.
+   * Runs one prompt through the loop, with `images` given alongside its text; `signal` (optional)
+   * cancels it, as does {@link cancel}. Resolves once the outcome is committed.
    * @throws PromptInProgressError when a prompt is already running (one at a time, case 26).
    */
   async prompt(
@@ -286,23 +284,25 @@ export class Session {
 
   /**
    * Compacts the history now (`/compact`, `sessions compact`, `session.history.compact`): one
-   * summary request with the user's `instructions`, recorded as a compaction with trigger
-   * `manual`. Cancelled by {@link cancel} or `options.signal`. Resolves once it is committed.
+   * summary request with `instructions`, trigger `manual`; refused, nothing written, when it would
+   * remove nothing. Cancelled by {@link cancel} or `options.signal`; resolves once committed.
    * @throws PromptInProgressError when a prompt is running.
    */
   async compact(
     settings: SessionAgentSettings,
     instructions: string,
     options: { signal?: AbortSignal } = {},
-  ): Promise<CompactionResult> {
+  ): Promise<compaction.CompactionResult> {
     try {
-      return await this.whileRunning(options.signal, (controller) =>
-        compactConversation(
-          settings,
-          this.conversation(controller),
-          { trigger: "manual", tools: toolSpecifications(settings.tools), instructions },
-          controller.signal,
-        ),
+      return await this.whileRunning(options.signal, async (controller) =>
+        compaction.nothingToCompact(this.history, compaction.windowOf(settings))
+          ? { ok: false, cancelled: false, message: compaction.NOTHING_TO_COMPACT }
+          : compaction.compactConversation(
+              settings,
+              this.conversation(controller),
+              { trigger: "manual", tools: toolSpecifications(settings.tools), instructions },
+              controller.signal,
+            ),
       );
     } finally {
       await this.journal.commit();

@@ -184,4 +184,28 @@ describe("compaction over ACP", () => {
     expect(last).toContain("Task: count.");
     expect(last).not.toContain("first");
   });
+
+  // Round 3, session 20: a /compact with nothing older than the latest turn wrote a failed
+  // compaction (and showed it as a think tool call); it is refused as `sessions compact` refuses.
+  test("/compact with nothing to compact: said, no compaction shown or written, the turn ends", async () => {
+    const harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "one" });
+    const sessionId = await harness.newSession();
+    await harness.prompt(sessionId, "first");
+    const before = (await harness.persisted(sessionId)).map((event) => event.type);
+    const shown = harness.updates(sessionId).length;
+    expect(await harness.prompt(sessionId, "/compact")).toEqual({ stopReason: "end_turn" });
+    expect(harness.updates(sessionId).slice(shown)).toEqual([
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: {
+          type: "text",
+          text: "Nothing was compacted: nothing to compact: the conversation is only its most recent turn",
+        },
+        messageId: expect.any(String),
+      },
+    ]);
+    expect((await harness.persisted(sessionId)).map((event) => event.type)).toEqual(before);
+    expect(harness.server.requests).toHaveLength(1);
+  });
 });

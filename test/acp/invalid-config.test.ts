@@ -53,6 +53,10 @@ test.each([
     { TURNLOOP_BASE_URL: "notaurl" },
     'TURNLOOP_BASE_URL "notaurl" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)',
   ],
+  [
+    { TURNLOOP_MODEL: "ollama:qwen3", TURNLOOP_BASE_URL: "", OLLAMA_HOST: "ftp://127.0.0.1:1" },
+    'OLLAMA_HOST "ftp://127.0.0.1:1" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)',
+  ],
 ])(
   "a run-config error in the environment (%o): session/new fails naming it, exit 64 at stdin's close",
   async (env, problem) => {

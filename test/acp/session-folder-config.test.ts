@@ -69,3 +69,29 @@ test("session/new in another folder runs with that folder's deny rules, not the 
   expect(answers).toEqual(["allowed"]);
   expect(await agent.end()).toBe(0);
 });
+
+// Round 3, session 20 (#3): a session in a subfolder of a repository runs with the repository's
+// project file (the nearest folder up holding `.git`: src/session/config-paths.ts).
+test("session/new in a subfolder of a repository runs with the repository's deny rules", async () => {
+  const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
+  folders.push(project);
+  await mkdir(join(project, ".git"));
+  await denying(project, "bash(touch *)");
+  const folder = join(project, "src", "lib");
+  await mkdir(folder, { recursive: true });
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+    cwd: folder,
+    mcpServers: [],
+  });
+  runs("touch denied.txt");
+  expect(await agent.prompt(sessionId, "touch it")).toEqual({ stopReason: "end_turn" });
+  expect(existsSync(join(folder, "denied.txt"))).toBe(false);
+  expect(statuses(agent.updates(sessionId))).toEqual(["failed"]);
+  const answers = (await fixture.persisted(sessionId)).flatMap((event) =>
+    event.type === "permission.completed" ? [event.data.decision] : [],
+  );
+  expect(answers).toEqual([]);
+  expect(await agent.end()).toBe(0);
+});

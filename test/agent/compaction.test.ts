@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { NOTHING_TO_COMPACT } from "../../src/agent/compaction.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import {
   CONTEXT_ERRORS,
@@ -361,14 +362,16 @@ describe("the compacted view", () => {
     expect(requestText(last)).not.toContain("file-1 holds this line");
   });
 
-  test("a manual compaction passes the instructions; one that would remove nothing fails", async ({
+  test("a manual compaction passes the instructions; one that would remove nothing is refused, nothing written", async ({
     openHarness,
   }) => {
     const harness = await openHarness({ wire: "openai-chat" });
     harness.server.enqueue({ text: LONG_ANSWER });
     await harness.prompt("first");
+    const written = harness.events.length;
     const nothing = await harness.session.compact(harness.settings, "");
-    expect(nothing).toMatchObject({ ok: false });
+    expect(nothing).toEqual({ ok: false, cancelled: false, message: NOTHING_TO_COMPACT });
+    expect(harness.events.length).toBe(written);
     harness.server.enqueue({ text: "two" }, { text: "Task: count." });
     await harness.prompt("second");
     const result = await harness.session.compact(harness.settings, "keep the numbers");
@@ -376,10 +379,9 @@ describe("the compacted view", () => {
     expect(requestText(harness.server.requests.at(-1))).toContain("keep the numbers");
     const completes = ofType(harness.events, "session.compaction_complete");
     expect(completes.map((event) => [event.data.trigger, event.data.success])).toEqual([
-      ["manual", false],
       ["manual", true],
     ]);
-    expect(completes[1]?.data.customInstructions).toBe("keep the numbers");
+    expect(completes[0]?.data.customInstructions).toBe("keep the numbers");
     expect(harness.session.history.messages.map((message) => message.role)).toEqual([
       "user",
       "user",

@@ -98,18 +98,19 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
   );
 
   interactiveTest(
-    "/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said",
+    "/compact [instructions] runs a compaction turn: one dim line with the tokens, its instructions sent; nothing to compact is said, nothing written",
     async ({ fixture }) => {
       fixture.server.enqueue({ text: LONG_ANSWER });
       const terminal = await fixture.openReady([], { rows: 40 });
-      // One exchange leaves nothing older than the recent turns: the compaction removes nothing.
-      terminal.type("/compact");
-      await terminal.waitFor(/nothing was compacted \(manual\): nothing to compact: /);
-      // Said once, not also as a failed compaction (a fresh user's trial).
-      expect(terminal.screen(100).match(/nothing to compact/g)).toHaveLength(1);
       terminal.type("first");
       await terminal.waitFor(/\bone\b/);
       await terminal.idle();
+      // One exchange leaves nothing older than the latest turn: refused as `sessions compact`
+      // refuses, said once, and (round 3, session 20) no compaction written to the log.
+      terminal.type("/compact");
+      await terminal.waitFor(/nothing to compact: the conversation is only its most recent turn/);
+      await terminal.idle();
+      expect(terminal.screen(100).match(/nothing to compact/g)).toHaveLength(1);
       fixture.server.enqueue({ text: "two" });
       terminal.type("second");
       await terminal.waitFor(/\btwo\b/);
@@ -122,7 +123,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       terminal.type("/exit");
       expect((await terminal.exited()).code).toBe(0);
       const sessionId = printedSessionId(terminal.screen(500));
-      expect(await fixture.eventTypes(sessionId)).toContain("session.compaction_complete");
+      const compactions = (await fixture.events(sessionId)).filter(
+        (event) => event.type === "session.compaction_complete",
+      );
+      expect(compactions.map((event) => [event.data.trigger, event.data.success])).toEqual([
+        ["manual", true],
+      ]);
     },
   );
 

@@ -139,8 +139,11 @@ describe("ANTHROPIC_BASE_URL", () => {
     server = await startFakeModelServer();
     server.enqueue({ text: "hello" });
     const resolved = resolveModel(
-      { model: "anthropic:claude-fake" },
-      { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: `${server.url}${suffix}` },
+      {
+        model: "anthropic:claude-fake",
+        endpoints: { ANTHROPIC_BASE_URL: `${server.url}${suffix}` },
+      },
+      { ANTHROPIC_API_KEY: "test-key" },
     );
     if (!resolved.ok) {
       throw new Error(resolved.message);

@@ -36,6 +36,11 @@ describe("go's flags that write, run or build other code (#1)", () => {
     "go test ./... -coverprofile=c.out",
     "go test -gcflags=-cpuprofile=/tmp/p ./...",
     "go test -ldflags '-tmpdir /tmp/x' ./...",
+    // Round 3, session 20: fuzzing writes the failing inputs it finds to testdata/fuzz.
+    "go test -fuzz=FuzzParse ./pkg",
+    "go test -fuzz FuzzParse -fuzztime 10s ./pkg",
+    "go test --fuzz=. ./pkg",
+    "go test ./pkg -args -test.fuzz=FuzzParse",
   ])("%j writes: asked under bash(go test *)", async (command) => {
     expect(await goTest(command)).toBe("asked");
   });
@@ -90,6 +95,7 @@ describe("go's flags that write, run or build other code (#1)", () => {
     "go test -ldflags='-s -w -X main.v=1' ./...",
     "go test -gcflags=all=-N ./...",
     "go test ./... -args -test.v",
+    "go test -fuzztime=10s -fuzzminimizetime 1s ./...",
   ])("%j stays covered by bash(go test *)", async (command) => {
     expect(await goTest(command)).toBe("allowed");
   });
@@ -150,6 +156,13 @@ describe("package managers' options that name a folder they write, and their set
     ["bash(npm pkg *)", "npm pkg set scripts.test='rm -rf x'"],
     ["bash(pnpm config *)", "pnpm config set store-dir /tmp/s"],
     ["bash(yarn config *)", "yarn config set cacheFolder /tmp/c"],
+    // Round 3, session 20: bun's folder options, read as yarn's --cwd and pnpm's --cache-dir.
+    ["bash(bun test *)", "bun test --cwd /tmp/other"],
+    ["bash(bun run *)", "bun run --cwd=/tmp/other build"],
+    ["bash(bun install *)", "bun install --cwd /tmp/other"],
+    ["bash(bun install *)", "bun install --cache-dir /tmp/c"],
+    ["bash(bun install *)", "bun install --cache-dir=/tmp/c"],
+    ["bash(bun add *)", "bun add left-pad --cache-dir /tmp/c"],
   ])("under %s, %j is asked", async (rule, command) => {
     expect(await underRule(rule)(command)).toBe("asked");
   });
@@ -165,6 +178,9 @@ describe("package managers' options that name a folder they write, and their set
     ["bash(npm config *)", "npm config list"],
     ["bash(npm pkg *)", "npm pkg get name"],
     ["bash(npm exec *)", "npm exec -- eslint ."],
+    ["bash(bun test *)", "bun test --watch"],
+    ["bash(bun install *)", "bun install --frozen-lockfile"],
+    ["bash(bun run *)", "bun run build -- --cwd /tmp/other"],
   ])("under %s, %j is allowed", async (rule, command) => {
     expect(await underRule(rule)(command)).toBe("allowed");
   });

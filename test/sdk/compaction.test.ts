@@ -85,4 +85,21 @@ describe("compaction through the SDK", () => {
       customInstructions: "keep the numbers",
     });
   });
+
+  // Round 3, session 20: a compaction with nothing older than the latest turn wrote a failed
+  // compaction to the log; it is refused as `sessions compact` refuses, nothing written.
+  test("session.history.compact with nothing to compact: success false saying so, nothing written", async () => {
+    fixture.model.enqueue({ text: "one" });
+    const session = await client.createSession();
+    await session.sendAndWait({ prompt: "first" });
+    const before = (await session.getMessages()).map((event) => event.type);
+    expect(await session.compact("")).toEqual({
+      success: false,
+      tokensRemoved: 0,
+      messagesRemoved: 0,
+      error: "nothing to compact: the conversation is only its most recent turn",
+    });
+    expect((await session.getMessages()).map((event) => event.type)).toEqual(before);
+    expect(fixture.model.requests).toHaveLength(1);
+  });
 });

@@ -1,3 +1,4 @@
+import { NOTHING_TO_COMPACT } from "../../agent/compaction.js";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
@@ -199,14 +200,17 @@ export class Controller {
 
   /**
    * `/compact [instructions]`: a turn of its own with the prompt's agent settings, cancelled as
-   * a prompt is. The session's `session.compaction_complete` event draws the result, a
-   * compaction that removes nothing included.
+   * a prompt is. The session's `session.compaction_complete` event draws the result; one refused
+   * as it would remove nothing writes no event, and its reason is the note.
    */
   private async compact(instructions: string): Promise<void> {
     const settings = this.agentSettings();
     this.setBusy(Date.now());
     try {
-      await this.session.compact(settings, instructions);
+      const result = await this.session.compact(settings, instructions);
+      if (!result.ok && result.message === NOTHING_TO_COMPACT) {
+        this.view?.note(result.message);
+      }
     } finally {
       this.setBusy(undefined);
     }
