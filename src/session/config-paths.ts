@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { errorCode } from "../events/errors.js";
 
@@ -28,11 +29,17 @@ const PROJECT_FILES = [join(".turnloop", "config.json"), ".mcp.json"];
  * `.git` (a folder, or the file of a git worktree or submodule), else `cwd` itself. Its
  * `.turnloop/config.json` and `.mcp.json` apply in every folder under it, and its trust is
  * recorded under its path (README, "Config files"), as codex reads its project config from the
- * project's root. A few `stat` calls, one per folder up to the root.
+ * project's root. The search stops below the user's home folder (`os.homedir()`): a home kept in
+ * git (dotfiles) is not the project of every folder in it, and its `.turnloop/config.json` is the
+ * user's own file. A few `stat` calls, one per folder up to the root.
  */
 export function projectFolder(cwd: string): string {
   const start = resolve(cwd);
+  const home = homedir();
   for (let folder = start; ; folder = dirname(folder)) {
+    if (folder === home && folder !== start) {
+      return start;
+    }
     if (exists(join(folder, ".git"))) {
       return folder;
     }

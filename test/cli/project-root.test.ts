@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -130,5 +131,30 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
     expect(result.toolResult).toBe(
       "Permission denied for 'bash': the rule bash(touch *) denies it",
     );
+  });
+
+  test("a home folder kept in git is not the project of the folders in it: its config is the user's", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    // A dotfiles repository: `$HOME/.git`, and the user's own `~/.turnloop/config.json` (the
+    // default TURNLOOP_HOME), which needs no trust. Taken as the project's, its allow rule was held.
+    execFileSync("git", ["init", "-q"], { cwd: home });
+    await projectConfig(home, { permissions: { allow: ["bash(touch *)"] } });
+    const notes = join(home, "notes");
+    await mkdir(notes);
+    model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "touch made" }) },
+        ],
+      },
+      { text: "Done." },
+    );
+    const result = await cli(["-p", "make it"], { cwd: notes, env: { TURNLOOP_HOME: undefined } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain("warning");
+    expect(existsSync(join(notes, "made"))).toBe(true);
   });
 });
