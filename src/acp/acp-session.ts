@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
+import { NOTHING_TO_COMPACT } from "../agent/compaction.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import type { SessionEvent } from "../events/events.js";
 import type { ModelConfiguration } from "../llm/models.js";
@@ -136,8 +137,7 @@ export class AcpSession {
 
   /**
    * ACP v1 slash-commands: `available_commands_update`, once, after the `session/new` / `load` /
-   * `resume` answer (scheduled by the agent), or at the start of the first prompt if that comes
-   * sooner.
+   * `resume` answer (scheduled by the agent), or at the first prompt's start if that is sooner.
    */
   announceCommands(): void {
     if (this.announced || this.closed) {
@@ -313,16 +313,16 @@ export class AcpSession {
   }
 
   /**
-   * `/compact [instructions]`: compacts the history now. The updates show it as a `think` tool
-   * call; a compaction that fails (or would remove nothing) is said, and the turn still ends
-   * `end_turn`: nothing was lost.
+   * `/compact [instructions]`: compacts the history now (a `think` tool call); a compaction that
+   * fails or finds nothing to compact is said, and the turn ends `end_turn`: nothing was lost.
    */
   private async compact(instructions: string, turn: Turn): Promise<PromptOutcome> {
     const result = await this.session.compact(this.agentSettings(), instructions, {
       signal: turn.controller.signal,
     });
     if (!result.ok && !result.cancelled) {
-      this.say(`Nothing was compacted: ${result.message}`);
+      const said = result.message === NOTHING_TO_COMPACT ? "" : "Nothing was compacted: ";
+      this.say(`${said}${result.message}`.replace(/^n/, "N"));
     }
     return { stopReason: result.ok || !result.cancelled ? "end_turn" : "cancelled" };
   }

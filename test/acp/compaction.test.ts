@@ -200,7 +200,7 @@ describe("compaction over ACP", () => {
         sessionUpdate: "agent_message_chunk",
         content: {
           type: "text",
-          text: "Nothing was compacted: nothing to compact: the conversation is only its most recent turn",
+          text: "Nothing to compact: the conversation is only its most recent turn",
         },
         messageId: expect.any(String),
       },
