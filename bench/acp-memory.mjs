@@ -5,7 +5,7 @@
  * `node bench/acp-memory.mjs [--prompt-mb 50] [--dropped-mb 300] [--cli dist/cli/main.js]` (after
  * `npm run build`): for
  * each case a fresh agent is spawned as an editor starts it: the `bin` file itself
- * (`dist/cli/main.js acp`, executable, its shebang's `node --max-semi-space-size=1` honoured; a
+ * (`dist/cli/main.js acp`, executable, its shebang's `node --max-semi-space-size=2` honoured; a
  * file that is not executable runs under `node` with its shebang's flags: bench/bin.mjs), answers `initialize` and `session/new` (its idle
  * baseline is `VmRSS` then), then gets one line: a `session/prompt` whose text is N MB (answered
  * by the fake model with a short reply), or an N-MB line over the 128 MiB limit (dropped, its

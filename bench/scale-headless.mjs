@@ -22,7 +22,7 @@
  * sessions, and how late its event loop ran a 10 ms timer (`monitorEventLoopDelay`: p50, p99
  * and max in ms, over the whole run): work that holds the loop delays every session's turn.
  * `--node-flags "FLAGS"` gives node these flags before the server's script (e.g. the bin's first
- * line's `--max-semi-space-size=1`, to measure the server as `turnloop --headless` started from a
+ * line's `--max-semi-space-size=2`, to measure the server as `turnloop --headless` started from a
  * shell runs); `--keep` leaves the run's folder
  * (the server's home with every session's log) in place and prints its path.
  * Prints one JSON object: load before and after, the row of 7d and its floor (bench/

@@ -44,7 +44,7 @@ const SERVER_SHUTDOWN_PATIENCE = 120_000;
  *   sessions: number, timeoutMilliseconds?: number, nodeArguments?: string[],
  *   onEvent?: (sessionId: string, event: any) => void}}
  *   options `onEvent` sees every `session.event` notification's event, in arrival order;
- *   `nodeArguments` go to node before `cliPath` (e.g. the bin's `--max-semi-space-size=1`).
+ *   `nodeArguments` go to node before `cliPath` (e.g. the bin's `--max-semi-space-size=2`).
  * @returns {Promise<SdkServerMeasurement | {available: false, reason: string}>}
  */
 export async function measureSdkServer(options) {

@@ -24,7 +24,7 @@
  * Last, each ES module file is made a script under `dist/cli/scripts/`, what runs
  * (scripts/code-cache-scripts.mjs: V8 keeps their compiled code between runs, src/cli/code-cache.cts),
  * and `dist/cli/main.js` is rewritten as a small ES module that runs main.ts's script. It has the
- * entry's first line (`#!/usr/bin/env -S node --max-semi-space-size=1`, the flag explained in
+ * entry's first line (`#!/usr/bin/env -S node --max-semi-space-size=2`, the flag explained in
  * src/cli/main.ts) and is made executable, so editors can start `dist/cli/main.js acp` itself. So
  * is the package's `bin`, `dist/cli/turnloop.cjs` (`tsc`'s output of src/cli/turnloop.cts:
  * `--version` without Node's ES module loader, every other command through the same script). A
@@ -56,7 +56,7 @@ const OUTPUT = "dist/cli";
  * of src/cli/main.ts as the bin does, through src/cli/code-cache.cts.
  */
 const MAIN_ENTRY = [
-  "#!/usr/bin/env -S node --max-semi-space-size=1",
+  "#!/usr/bin/env -S node --max-semi-space-size=2",
   "// turnloop's ES module entry (scripts/bundle.mjs): as the bin, src/cli/turnloop.cts.",
   'import { createRequire } from "node:module";',
   "// --no-deprecation makes process.noDeprecation read-only (and true): assign only when off.",
@@ -311,7 +311,7 @@ rmSync(`${OUTPUT}/main.js.map`);
 
 for (const bin of [`${OUTPUT}/main.js`, `${OUTPUT}/turnloop.cjs`]) {
   const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];
-  if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=1") {
+  if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=2") {
     throw new Error(
       `${bin}: its first line is ${JSON.stringify(firstLine)}, not turnloop's shebang`,
     );

@@ -124,7 +124,7 @@ export function scenarioEnvironment(context, baseUrl) {
 
 /**
  * The CLI command line as a person would type it, for the Commands section: the `bin` itself,
- * whose shebang runs `node --max-semi-space-size=1` (bench/bin.mjs starts it that way).
+ * whose shebang runs `node --max-semi-space-size=2` (bench/bin.mjs starts it that way).
  */
 export function cliCommand(args, extraEnvironment = "") {
   return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v dist/cli/main.js ${args}`;

@@ -211,7 +211,7 @@ export async function benchHeadless(context) {
   const pace = `first token after ${firstToken[0]}–${firstToken[1]} ms, then ${tokensPerSecond > 0 ? `${tokensPerSecond} tokens/s` : "at once"}`;
   // Started as an SDK app starts it (src/sdk/transport.ts `spawnServer`): `node
   // dist/cli/main.js`, not through the bin's first line, whose Node flags
-  // (`--max-semi-space-size=1`) no SDK app gets, in the environment the build's SDK gives the
+  // (`--max-semi-space-size=2`) no SDK app gets, in the environment the build's SDK gives the
   // server (its thread pool; the scenario's as is for a build whose SDK adds nothing).
   const transport = await import(pathToFileURL(join(context.dist, "sdk", "transport.js")).href);
   const scenario = scenarioEnvironment(context, model.baseUrl);

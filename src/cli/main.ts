@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env -S node --max-semi-space-size=2
 /**
  * Entry point of the `turnloop` command. The build bundles it with everything it imports and
  * makes each bundle file a script (scripts/code-cache-scripts.mjs): this one is
@@ -9,18 +9,12 @@
  * command loads run.ts.
  *
  * The first line, which both entries have too, starts Node with V8's young generation capped at
- * 1 MiB a semi-space (issue 27 item 3: by default it grows to 16 MiB on 64-bit Node while a
- * prompt line of a few MB is parsed, and an ACP agent then peaked ×5–8 the line over idle; capped
- * at 2 MiB, ×3.0–3.3; figures in bench/notes/targets.md, "semispace lane"). 1 MiB rather than 2
- * (issue 26 figure 1a, bench/notes/start20.md): the young generation otherwise grows to 2 MiB
- * while the bundle loads, and each page of memory a process touches first costs about 15 µs of
- * CPU on the machines measured, so a `-p` run takes about 4.5 % less CPU and 1.8 MiB less memory;
- * a busy server pays for the extra scavenges instead (about 10 % more CPU at 1,000 sessions), and
- * servers started as `node dist/cli/main.js` (both SDKs) run without the cap. V8 fixes that
- * limit when the process starts, so it can only be a flag of `node`: `env -S` passes it (GNU
- * coreutils ≥ 8.30, BSD and macOS `env`; npm's Windows shims read it from this line too).
- * `node dist/cli/main.js` runs without the cap; `NODE_OPTIONS=--max-semi-space-size=1` sets it
- * there. scripts/bundle.mjs
+ * 2 MiB a semi-space (issue 27 item 3: by default it grows to 16 MiB on 64-bit Node while a
+ * prompt line of a few MB is parsed, and an ACP agent then peaked ×5–8 the line over idle; capped,
+ * ×3.0–3.3; figures in bench/notes/targets.md, "semispace lane"). V8 fixes that limit when the
+ * process starts, so it can only be a flag of `node`: `env -S` passes it (GNU coreutils ≥ 8.30,
+ * BSD and macOS `env`; npm's Windows shims read it from this line too). `node dist/cli/main.js`
+ * runs without the cap; `NODE_OPTIONS=--max-semi-space-size=2` sets it there. scripts/bundle.mjs
  * keeps that line in both entries and makes them executable. Both set the flag back to its
  * default before this script compiles (turnloop.cts says why).
  */

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env -S node --max-semi-space-size=2
 /**
  * The package's `bin` (`dist/cli/turnloop.cjs`, what `turnloop` runs once installed or linked).
  * A CommonJS file, so Node runs it without its ES module loader: `turnloop --version` (or `-v`)

@@ -1,7 +1,7 @@
 /**
  * The `bin` file (package.json's, `dist/cli/turnloop.cjs`) starts as npm's `bin` link starts it:
  * executed itself, its first line giving Node the young-generation cap of issue 27 item 3
- * (`--max-semi-space-size=1`, src/cli/main.ts). It answers `--version` without Node's ES module
+ * (`--max-semi-space-size=2`, src/cli/main.ts). It answers `--version` without Node's ES module
  * loader (issue 26 figure 2a) and runs the bundle's script of main.ts (src/cli/code-cache.cts) for
  * every other command. Editors start `dist/cli/main.js` itself, which has the same first line and
  * runs the same script; started as `node dist/cli/main.js` it works too, without the cap.
@@ -16,7 +16,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { USAGE } from "../../src/cli/usage.js";
 import { BIN_PATH, CLI_PATH, cleanEnvironment, outputOf } from "../support/cli.js";
 
-const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=1";
+const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=2";
 const homes: string[] = [];
 
 afterEach(() => {
@@ -141,7 +141,7 @@ describe("the bin file", () => {
     const tag = "require('node:v8').cachedDataVersionTag()";
     const bare = await run(process.execPath, ["-p", tag]);
     // The flag alone changes the hash (so the check below can fail).
-    const flagged = await run(process.execPath, ["--max-semi-space-size=1", "-p", tag]);
+    const flagged = await run(process.execPath, ["--max-semi-space-size=2", "-p", tag]);
     expect(flagged.stdout).not.toBe(bare.stdout);
     // A CommonJS preload (`-r`) that writes, at exit, the hash then in force.
     const preload = join(home, "tag-at-exit.cjs");
@@ -150,7 +150,7 @@ describe("the bin file", () => {
       `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(join(home, "tag"))}, String(${tag})));\n`,
     );
     const version = await run(process.execPath, [
-      "--max-semi-space-size=1",
+      "--max-semi-space-size=2",
       "-r",
       preload,
       CLI_PATH,
@@ -178,7 +178,7 @@ describe("the bin file", () => {
       ].join("\n"),
     );
     const help = await run(process.execPath, [
-      "--max-semi-space-size=1",
+      "--max-semi-space-size=2",
       "-r",
       preload,
       BIN_PATH,
@@ -225,7 +225,7 @@ describe("the bin file", () => {
     );
     const help = (preload: string) =>
       runWithStderr(process.execPath, [
-        "--max-semi-space-size=1",
+        "--max-semi-space-size=2",
         "-r",
         preload,
         BIN_PATH,
@@ -293,7 +293,7 @@ describe("the bin file", () => {
     );
     expect(
       await acpCommandLine(process.execPath, [
-        "--max-semi-space-size=1",
+        "--max-semi-space-size=2",
         "-r",
         preload,
         CLI_PATH,
@@ -312,12 +312,12 @@ describe("the bin file", () => {
     async () => {
       expect(await acpCommandLine(BIN_PATH, ["acp"])).toEqual({
         answer: { id: 1, protocolVersion: 1 },
-        commandLine: ["node", "--max-semi-space-size=1", BIN_PATH, "acp"],
+        commandLine: ["node", "--max-semi-space-size=2", BIN_PATH, "acp"],
         exitCode: 0,
       });
       expect(await acpCommandLine(CLI_PATH, ["acp"])).toEqual({
         answer: { id: 1, protocolVersion: 1 },
-        commandLine: ["node", "--max-semi-space-size=1", CLI_PATH, "acp"],
+        commandLine: ["node", "--max-semi-space-size=2", CLI_PATH, "acp"],
         exitCode: 0,
       });
       expect(await acpCommandLine(process.execPath, [CLI_PATH, "acp"])).toEqual({
