@@ -4,7 +4,7 @@ import { errorCode } from "../events/errors.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
 // input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
-const { statSync } = process.getBuiltinModule("node:fs");
+const { realpathSync, statSync } = process.getBuiltinModule("node:fs");
 const promises = () => process.getBuiltinModule("node:fs").promises;
 
 /**
@@ -35,9 +35,9 @@ const PROJECT_FILES = [join(".turnloop", "config.json"), ".mcp.json"];
  */
 export function projectFolder(cwd: string): string {
   const start = resolve(cwd);
-  const home = homedir();
+  const homes = homeFolders();
   for (let folder = start; ; folder = dirname(folder)) {
-    if (folder === home && folder !== start) {
+    if (homes.includes(folder) && folder !== start) {
       return start;
     }
     if (exists(join(folder, ".git"))) {
@@ -46,6 +46,19 @@ export function projectFolder(cwd: string): string {
     if (dirname(folder) === folder) {
       return start;
     }
+  }
+}
+
+/**
+ * The home folder as `HOME` spells it (without a trailing `/`) and as the file system does (its
+ * links resolved, as the cwd always is: `/home` is a link to `/var/home` on some systems).
+ */
+function homeFolders(): string[] {
+  const home = resolve(homedir());
+  try {
+    return [home, realpathSync(home)];
+  } catch {
+    return [home];
   }
 }
 

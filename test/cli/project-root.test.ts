@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { type CliFixtures, test } from "../support/fixtures.js";
@@ -133,28 +133,42 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
     );
   });
 
-  test("a home folder kept in git is not the project of the folders in it: its config is the user's", async ({
-    cli,
-    model,
-    home,
-  }) => {
-    // A dotfiles repository: `$HOME/.git`, and the user's own `~/.turnloop/config.json` (the
-    // default TURNLOOP_HOME), which needs no trust. Taken as the project's, its allow rule was held.
-    execFileSync("git", ["init", "-q"], { cwd: home });
-    await projectConfig(home, { permissions: { allow: ["bash(touch *)"] } });
-    const notes = join(home, "notes");
-    await mkdir(notes);
-    model.enqueue(
-      {
-        toolCalls: [
-          { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "touch made" }) },
-        ],
-      },
-      { text: "Done." },
-    );
-    const result = await cli(["-p", "make it"], { cwd: notes, env: { TURNLOOP_HOME: undefined } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).not.toContain("warning");
-    expect(existsSync(join(notes, "made"))).toBe(true);
-  });
+  test.for(["as it is", "through a link", "with a trailing slash"] as const)(
+    "a home folder kept in git, HOME given %s, is not the project of the folders in it: its config is the user's",
+    async (spelling, { cli, model, home }) => {
+      // A dotfiles repository: `$HOME/.git`, and the user's own `~/.turnloop/config.json` (the
+      // default TURNLOOP_HOME), which needs no trust. Taken as the project's, its allow rule was
+      // held; the cwd is always the real path, HOME may be a link (`/home` → `/var/home`).
+      execFileSync("git", ["init", "-q"], { cwd: home });
+      await projectConfig(home, { permissions: { allow: ["bash(touch *)"] } });
+      const notes = join(home, "notes");
+      await mkdir(notes);
+      const link = `${home}-link`;
+      await symlink(home, link);
+      const spelt = {
+        "as it is": home,
+        "through a link": link,
+        "with a trailing slash": `${home}/`,
+      };
+      model.enqueue(
+        {
+          toolCalls: [
+            { id: "call_1", name: "bash", arguments: JSON.stringify({ command: "touch made" }) },
+          ],
+        },
+        { text: "Done." },
+      );
+      try {
+        const result = await cli(["-p", "make it"], {
+          cwd: notes,
+          env: { HOME: spelt[spelling], TURNLOOP_HOME: undefined },
+        });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).not.toContain("warning");
+        expect(existsSync(join(notes, "made"))).toBe(true);
+      } finally {
+        await rm(link);
+      }
+    },
+  );
 });
