@@ -28,8 +28,8 @@ export type GlobInput = z.infer<typeof globInput>;
 
 /**
  * `glob {pattern, path?}`: files matching a glob under `path` (default: the working directory),
- * newest first, one per line as `./relative/path` (Copilot CLI's format; absolute paths when the
- * pattern is absolute). Hidden, gitignored, `.git` and `node_modules` entries are skipped, and
+ * newest first, one per line as `./relative/path` from the working directory (Copilot CLI's
+ * format; `../` above it; absolute paths when the pattern is absolute). Hidden, gitignored, `.git` and `node_modules` entries are skipped, and
  * so are the files the session's path deny rules cover ({@link ToolContext.hidden}).
  */
 export const globTool = defineTool<GlobInput>({
@@ -80,7 +80,9 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
     if (isAbsolute(input.pattern)) {
       return path;
     }
-    const relativePath = relative(searchRoot, path);
+    // From the working directory, whatever `path` searched: the path the next `view` takes (and
+    // `grep`'s results' form); relative to `path`, `./cli/x.ts` named no file.
+    const relativePath = relative(context.cwd, path);
     return relativePath.startsWith("..") ? relativePath : `./${relativePath}`;
   });
   if (newestFirst.length > shown.length) {

@@ -50,11 +50,11 @@ describe("glob", () => {
     expect((await glob({ pattern: "*.ts" })).content).toBe("./new.ts\n./middle.ts\n./old.ts");
   });
 
-  it("searches under path, still relative to it", async () => {
+  it("searches under path, its results from the working directory (what view takes next)", async () => {
     await writeFileAt("packages/a/src/one.ts");
     await writeFileAt("other/two.ts");
     const result = await glob({ pattern: "**/*.ts", path: "packages" });
-    expect(result.content).toBe("./a/src/one.ts");
+    expect(result.content).toBe("./packages/a/src/one.ts");
   });
 
   it("accepts an absolute pattern and answers absolute paths", async () => {

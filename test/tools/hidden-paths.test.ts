@@ -53,7 +53,7 @@ describe("searches leave out the files the path deny rules hide (ToolContext.hid
     ]);
     expect(answers.map((answer) => answer.content)).toEqual([
       "./a:1:b.txt",
-      "./a:1:b.txt",
+      "./link/a:1:b.txt",
       "(empty directory)",
     ]);
   });
