@@ -119,6 +119,7 @@ export async function configuredFace(
     return { ok: false, message: fileProblem };
   }
   const held = holding.held;
+  const unread = projectFolder === null ? [] : unreadProjectFiles(projectFolder);
   return {
     ok: true,
     // Frozen as resolveRunConfig's; `flags` stays the face's own object.
@@ -127,10 +128,11 @@ export async function configuredFace(
       flags: options,
       ...(projectFolder === null ? { projectSkipped: true } : {}),
       ...(holding.warning === undefined ? {} : { heldWarning: holding.warning }),
+      ...(unread.length === 0 ? {} : { unreadWarnings: unread }),
     }),
     env: environmentFor(config, env),
     warnings: [
-      ...(projectFolder === null ? [] : unreadProjectFiles(projectFolder)),
+      ...unread,
       ...loaded.warnings,
       ...(holding.warning === undefined ? [] : [holding.warning]),
     ],

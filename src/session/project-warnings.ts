@@ -1,5 +1,6 @@
 /**
- * An untrusted project's warnings told in the session itself, for the faces whose stderr nobody
+ * An untrusted project's warnings, and those naming project files not read (in a folder between
+ * the cwd and the project's root: `project_file_not_read`), told in the session itself, for the faces whose stderr nobody
  * reads: editors hide `turnloop acp`'s, and an app of the SDK server reads events, not its log.
  * The held keys of the project's `.turnloop/config.json` (project-holds.ts, carried by the run
  * config as {@link RunConfig.heldWarning}) and the MCP servers of its `.mcp.json` left waiting
@@ -13,8 +14,10 @@ import { untrustedServersWarning } from "./mcp-servers.js";
 import type { RunConfig } from "./run-config.js";
 import type { Session } from "./session.js";
 
-/** The `warningType` of these warnings. */
+/** The `warningType` of the warnings of an untrusted project. */
 export const PROJECT_NOT_TRUSTED = "project_not_trusted";
+/** The `warningType` of a project file in a folder between the cwd and the project's root. */
+export const PROJECT_FILE_NOT_READ = "project_file_not_read";
 
 /** Sessions whose warnings were recorded by this process: once per open session. */
 const warned = new WeakSet<Session>();
@@ -33,11 +36,16 @@ export function recordProjectWarnings(session: Session, config: RunConfig): Sess
   warned.add(session);
   const waiting = session.mcpWaitingForTrust;
   const messages = [
-    ...(config.heldWarning === undefined ? [] : [config.heldWarning]),
-    ...(waiting === undefined ? [] : [untrustedServersWarning(waiting)]),
+    ...(config.unreadWarnings ?? []).map((message) => [PROJECT_FILE_NOT_READ, message] as const),
+    ...(config.heldWarning === undefined ? [] : [config.heldWarning]).map(
+      (message) => [PROJECT_NOT_TRUSTED, message] as const,
+    ),
+    ...(waiting === undefined ? [] : [untrustedServersWarning(waiting)]).map(
+      (message) => [PROJECT_NOT_TRUSTED, message] as const,
+    ),
   ];
-  const events = messages.map((message) =>
-    session.emit({ type: "session.warning", data: { warningType: PROJECT_NOT_TRUSTED, message } }),
+  const events = messages.map(([warningType, message]) =>
+    session.emit({ type: "session.warning", data: { warningType, message } }),
   );
   session.openingEvents.push(...events);
   return events;
@@ -48,5 +56,9 @@ export function recordProjectWarnings(session: Session, config: RunConfig): Sess
  * a face replaying the log skips it (the opening that replays it records its own, once).
  */
 export function isProjectWarning(event: SessionEvent): boolean {
-  return event.type === "session.warning" && event.data.warningType === PROJECT_NOT_TRUSTED;
+  return (
+    event.type === "session.warning" &&
+    (event.data.warningType === PROJECT_NOT_TRUSTED ||
+      event.data.warningType === PROJECT_FILE_NOT_READ)
+  );
 }

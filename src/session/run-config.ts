@@ -80,6 +80,9 @@ export interface RunConfig {
    * `heldSettingsWarning`), set by face-config.ts: `-p` and the interactive face write it to
    * stderr, ACP and the SDK server also record it in each session (project-warnings.ts). */
   readonly heldWarning?: string;
+  /** The warnings naming project files in folders between the cwd and the project's root, not
+   * read (config-paths.ts `unreadProjectFiles`), set by face-config.ts; told as `heldWarning` is. */
+  readonly unreadWarnings?: readonly string[];
   /** The face's flags (face-config.ts): a session in another folder is configured from them
    * with its folder's project file (folder-run.ts); absent: every session runs with this. */
   readonly flags?: FaceOptions;

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type * as acp from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 
@@ -112,5 +112,31 @@ test("a client that offers session.notices gets the warning as a notice, not a m
   expect(shown(agent.updates(sessionId))).toEqual([
     `warning: This project is not trusted | ${held}`,
   ]);
+  expect(await agent.end()).toBe(0);
+});
+
+// The last trial: a project file in a folder between a session's folder and its repository's root
+// is not read, which `-p` and the terminal say on stderr; an editor was never told.
+test("a project file between the session's folder and the repository root reaches the editor as not read", async () => {
+  await mkdir(join(fixture.cwd, ".git"));
+  const folder = join(fixture.cwd, "src", "cli");
+  await mkdir(join(folder, ".turnloop"), { recursive: true });
+  const config = join(folder, ".turnloop", "config.json");
+  await writeFile(config, JSON.stringify({ permissions: { deny: ["bash"] } }));
+  fixture.server.enqueue({ text: "Hello." });
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+    cwd: folder,
+    mcpServers: [],
+  });
+  expect(await agent.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
+  const notRead = `${config} is not read: the project is ${fixture.cwd} (it holds .git), whose .turnloop/config.json applies in its subfolders`;
+  expect(
+    (await fixture.persisted(sessionId))
+      .filter((event) => event.type === "session.warning")
+      .map((event) => event.data),
+  ).toEqual([{ warningType: "project_file_not_read", message: notRead }]);
+  expect(shown(agent.updates(sessionId))).toContain(`\n⚠ ${notRead}\n`);
   expect(await agent.end()).toBe(0);
 });
