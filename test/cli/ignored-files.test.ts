@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { describe, expect } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
+import { toolResultsThroughCli } from "../support/one-command.js";
 
 /**
  * The search tools read `.gitignore` files through the `ignore` package, loaded on a search's first
@@ -28,33 +28,17 @@ describe("the search tools in a repository with .gitignore files, through the bu
     await writeFile(join(repository, "debug.log"), "kept? no\n");
     await writeFile(join(repository, "src", "index.ts"), "export const kept = 1;\n");
     await writeFile(join(repository, "src", "generated", "out.ts"), "export const kept = 0;\n");
-    const calls: Array<[string, Record<string, unknown>]> = [
+    const { results, stdout } = await toolResultsThroughCli({ cli, model }, [
       ["glob", { pattern: "*" }],
       ["glob", { pattern: "src/**/*.ts" }],
       ["view", { path: "." }],
       ["grep", { pattern: "kept", output_mode: "files_with_matches" }],
-    ];
-    model.enqueue(
-      {
-        toolCalls: calls.map(([name, input], index) => ({
-          id: `call_${index}`,
-          name,
-          arguments: JSON.stringify(input),
-        })),
-      },
-      { text: "Done." },
-    );
-    const result = await cli(["-p", "look around"]);
-    expect(result.code, result.stderr).toBe(0);
-    const messages = chatMessages(model, -1);
-    const results = calls.map((_, index) =>
-      String(messages.find((message) => message.tool_call_id === `call_${index}`)?.content),
-    );
+    ]);
     expect(results[0]?.split("\n").sort()).toEqual(["./package.json"]);
     expect(results[1]).toBe("./src/index.ts");
     expect(results[2]).toBe("package.json\nsrc/\nsrc/index.ts");
     expect(results[3]?.split("\n").sort()).toEqual(["package.json", "src/index.ts"]);
-    expect(result.stdout).toBe("Done.\n");
+    expect(stdout).toBe("Done.\n");
   });
 
   test("no script of the bundle imports another chunk as if it were CommonJS", () => {

@@ -2,37 +2,20 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { type CliFixtures, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
+import { type ToolCallSpec, toolResultsThroughCli } from "../support/one-command.js";
 
-/** One call the model makes: its tool and arguments. */
-type Call = [name: string, input: Record<string, unknown>];
+type Call = ToolCallSpec;
 
 /**
  * Has the model make `calls` in one reply through `turnloop -p` with `flags`; returns each
  * call's result, in call order.
  */
 async function resultsThroughCli(
-  { cli, model }: Pick<CliFixtures, "cli" | "model">,
+  fixtures: Pick<CliFixtures, "cli" | "model">,
   calls: readonly Call[],
   flags: readonly string[],
 ): Promise<string[]> {
-  model.enqueue(
-    {
-      toolCalls: calls.map(([name, input], index) => ({
-        id: `call_${index}`,
-        name,
-        arguments: JSON.stringify(input),
-      })),
-    },
-    { text: "Done." },
-  );
-  const result = await cli(["-p", "look around", ...flags]);
-  expect(result.code, result.stderr).toBe(0);
-  const messages = chatMessages(model, -1);
-  return calls.map((_, index) => {
-    const message = messages.find((each) => each.tool_call_id === `call_${index}`);
-    return String(message?.content);
-  });
+  return (await toolResultsThroughCli(fixtures, calls, flags)).results;
 }
 
 /** A workspace with a secret folder and a public file that both hold "password". */

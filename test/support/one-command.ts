@@ -67,3 +67,41 @@ export async function bashResultThroughCli(
   const toolMessage = chatMessages(fixtures.model, -1).find((message) => message.role === "tool");
   return String(toolMessage?.content);
 }
+
+/** One call the model makes: its tool and arguments. */
+export type ToolCallSpec = [name: string, input: Record<string, unknown>];
+
+/**
+ * Has the fake model make `calls` in one reply through the fixture's `cli` (`turnloop -p "look
+ * around" …flags`), then answer "Done.": each call's result (the tool message the model got back),
+ * in call order, and what `-p` wrote to stdout.
+ * @throws when `-p` does not exit 0 (its stderr in the message).
+ */
+export async function toolResultsThroughCli(
+  fixtures: {
+    cli: (args: readonly string[]) => Promise<CliResult>;
+    model: FakeModelServer;
+  },
+  calls: readonly ToolCallSpec[],
+  flags: readonly string[] = [],
+): Promise<{ results: string[]; stdout: string }> {
+  fixtures.model.enqueue(
+    {
+      toolCalls: calls.map(([name, input], index) => ({
+        id: `call_${index}`,
+        name,
+        arguments: JSON.stringify(input),
+      })),
+    },
+    { text: "Done." },
+  );
+  const result = await fixtures.cli(["-p", "look around", ...flags]);
+  if (result.code !== 0) {
+    throw new Error(`turnloop -p exited ${result.code}: ${result.stderr}`);
+  }
+  const messages = chatMessages(fixtures.model, -1);
+  const results = calls.map((_, index) =>
+    String(messages.find((message) => message.tool_call_id === `call_${index}`)?.content),
+  );
+  return { results, stdout: result.stdout };
+}
