@@ -264,17 +264,9 @@ async function runTool(
   toolCall: ToolRequest,
   hidden: ((path: string) => boolean) | undefined,
 ): Promise<ToolResult> {
-  // The tool's own signal follows the prompt's through a listener: `AbortSignal.any`'s composite
-  // signal (registered with both sources, aborted through both) cost about 0.2 M instructions
-  // more per call on Node 20 (bench/notes/turn20.md).
   const controller = new AbortController();
   const signal = controller.signal;
-  const follow = () => controller.abort(context.signal.reason);
-  if (context.signal.aborted) {
-    follow();
-  } else {
-    context.signal.addEventListener("abort", follow, { once: true });
-  }
+  const stopFollowing = followAbort(context.signal, controller);
   try {
     await context.checkpoint?.();
     context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
@@ -297,9 +289,47 @@ async function runTool(
     const message = errorMessage(error);
     return { content: `Tool '${tool.name}' failed: ${message}`, isError: true };
   } finally {
-    context.signal.removeEventListener("abort", follow);
+    stopFollowing();
     abortFinished(controller);
   }
+}
+
+/** The controllers of the running tool calls of each prompt's signal. */
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * Aborts `controller` with `signal`'s reason when `signal` aborts (at once if it has), until the
+ * returned function is called. One listener per prompt's signal serves all its running calls:
+ * a listener each made Node warn on stderr past ten parallel calls
+ * ("MaxListenersExceededWarning: Possible EventTarget memory leak"), and `AbortSignal.any`'s
+ * composite signal cost about 0.2 M instructions more per call on Node 20
+ * (bench/notes/turn20.md).
+ */
+function followAbort(signal: AbortSignal, controller: AbortController): () => void {
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return () => {};
+  }
+  let running = followers.get(signal);
+  if (running === undefined) {
+    const controllers = new Set<AbortController>();
+    running = controllers;
+    followers.set(signal, controllers);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const each of controllers) {
+          each.abort(signal.reason);
+        }
+      },
+      { once: true },
+    );
+  }
+  const controllers = running;
+  controllers.add(controller);
+  return () => {
+    controllers.delete(controller);
+  };
 }
 
 /** The result of a call that never ran to completion because the prompt was cancelled or the process died. */
