@@ -42,17 +42,22 @@ export class History {
   private assistantIndex = -1;
   /** See {@link latestUserMessage}. */
   private latestUser: HistoryMessage | undefined;
+  /** What the next user message is prefixed with: the latest reply was cut off (see {@link interruptionNote}). */
+  private interruption: string | undefined;
 
   /** Folds one event. Events that do not change the conversation are ignored. */
   apply(event: SessionEvent): void {
     switch (event.type) {
-      case "user.message":
+      case "user.message": {
+        const note = this.interruption;
+        this.interruption = undefined;
         this.push({
           role: "user",
-          content: event.data.content,
+          content: note === undefined ? event.data.content : `${note}\n\n${event.data.content}`,
           ...(event.data.images === undefined ? {} : { images: event.data.images }),
         });
         return;
+      }
       case "assistant.message": {
         const { content, reasoningParts, toolRequests, providerMetadata } = event.data;
         const calls = toolRequests.map((call, order) => ({
@@ -75,6 +80,7 @@ export class History {
         this.openCalls = earlier.length === 0 ? opened : [...earlier, ...opened];
         this.push(assistant);
         this.assistantIndex = this.messages.length - 1;
+        this.interruption = interruptionNote(event.data);
         return;
       }
       case "tool.execution_complete":
@@ -112,6 +118,7 @@ export class History {
     this.idsSent.clear();
     this.assistantIndex = -1;
     this.latestUser = undefined;
+    this.interruption = undefined;
   }
 
   /**
@@ -238,6 +245,21 @@ export class History {
     this.messages.splice(position, 0, message);
     this.meter.add(message);
   }
+}
+
+/**
+ * The note a reply cut off mid-stream leaves for the model, at the start of the next user
+ * message, so that it does not take its partial reply for a finished one (Claude Code adds
+ * "[Request interrupted by user]" the same way); `undefined` for a reply that finished.
+ * The log keeps the user's words as written: the note is only in the model's view.
+ */
+function interruptionNote(data: SessionEventData["assistant.message"]): string | undefined {
+  if (data.interrupted !== true) {
+    return undefined;
+  }
+  return data.error === undefined
+    ? "[Your previous reply was interrupted by the user before it finished.]"
+    : `[Your previous reply broke off before it finished: ${data.error.message}]`;
 }
 
 type AssistantMessage = Extract<HistoryMessage, { role: "assistant" }>;
