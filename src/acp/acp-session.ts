@@ -1,9 +1,9 @@
-import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import { NOTHING_TO_COMPACT } from "../agent/compaction.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import type { SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { parseCommandLine } from "../session/commands.js";
 import type { SessionHost } from "../session/host.js";

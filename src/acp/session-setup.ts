@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, isMissingFileError, warningLine } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { ConfigError, SessionFolderGoneError } from "../session/config-paths.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";

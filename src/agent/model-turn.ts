@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { ErrorType, EventInput, TurnPurpose, Usage } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import { usageCost } from "../llm/model-catalogue.js";
 import type { AssistantReply, ModelRequest, Provider, ProviderFailure } from "../llm/provider.js";
 

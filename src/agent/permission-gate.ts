@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import {
   type AskPermission,
   type CommandConfinement,

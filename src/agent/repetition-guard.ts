@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { EventInput } from "../events/events.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
@@ -118,7 +117,11 @@ export class RepetitionGuard {
 }
 
 function digestOf(signature: string): string {
-  return createHash("sha256").update(signature).digest("base64");
+  return process
+    .getBuiltinModule("node:crypto")
+    .createHash("sha256")
+    .update(signature)
+    .digest("base64");
 }
 
 function withWarning(outcome: ToolCallOutcome, what: string): ToolCallOutcome {

@@ -1,3 +1,4 @@
+import { randomUUID } from "../events/random-id.js";
 import { httpFetch } from "./http-fetch.js";
 import { type HeaderInit, HeaderList } from "./http-response.js";
 
@@ -153,7 +154,7 @@ function* bodyPieces(segments: BodySegment[]): Generator<string> {
 
 /** Texts of at least this many UTF-16 code units (1 Mi) are shared with request bodies. */
 const SHARED_TEXT_LENGTH = HUGE_MESSAGE_BYTES;
-const PLACEHOLDER_PREFIX = `turnloop-huge-text-${globalThis.crypto.randomUUID()}-`;
+const PLACEHOLDER_PREFIX = `turnloop-huge-text-${randomUUID()}-`;
 const PLACEHOLDER_PATTERN = new RegExp(`${PLACEHOLDER_PREFIX}\\d+~`, "g");
 const sharedTexts = new Map<string, string>();
 let nextPlaceholder = 0;

@@ -1,4 +1,5 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { randomBytes } from "../events/random-id.js";
 import type { HistoryMessage } from "./provider.js";
 
 /**
@@ -7,9 +8,7 @@ import type { HistoryMessage } from "./provider.js";
  * OpenAI Chat's `tool_call_id` and the Responses API's `call_id` take any string).
  */
 export function freshToolCallId(): string {
-  // The global Web Crypto object loads on first use, not with this module (see newSessionId).
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(12));
-  return `call_${Buffer.from(bytes).toString("hex")}`;
+  return `call_${Buffer.from(randomBytes(12)).toString("hex")}`;
 }
 
 /** The ids a message adds: its calls' (assistant) or its result's (tool). */

@@ -6,10 +6,10 @@
  * `tool.execution_complete`.
  */
 
-import { randomUUID } from "node:crypto";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { z } from "zod";
 import type { EventInput, JsonObject } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import type { ExternalToolResult } from "../protocol/copilot.js";
 import { type AnyTool, defineTool, type ToolResult } from "../tools/define-tool.js";
 import type { ToolDeclarationParams } from "./params.js";

@@ -31,10 +31,10 @@
  * - `sessionEnd` {reason: "user_exit"} on `session.detach` / `session.destroy`; recorded only.
  */
 
-import { randomUUID } from "node:crypto";
 import type { Authorize, PermissionAnswer, UnknownToolCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import type {
   AgentStopOutput,
   PostToolUseOutput,

@@ -11,11 +11,11 @@
  *   prompt's idle, idle-lease.ts, at once).
  */
 
-import { randomUUID } from "node:crypto";
 import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";

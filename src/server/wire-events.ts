@@ -17,9 +17,9 @@
  * `success` is the call's outcome). Every other event is unchanged.
  */
 
-import { randomUUID } from "node:crypto";
 import type { History } from "../agent/history.js";
 import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import { hasProviderPrefix } from "../llm/models.js";
 import { commandEnding, readResult } from "../session/session-model/tool-call.js";
 

@@ -1,7 +1,7 @@
 /** The envelope every event gets when it is emitted (DESIGN.md, Session events). */
 
-import { randomUUID } from "node:crypto";
 import { type EventInput, isEphemeral, type SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 
 /**
  * Ephemeral ids are UUIDs, as the persisted events' ids (and the Copilot SDK's event `id`) are,

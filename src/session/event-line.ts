@@ -4,8 +4,8 @@
  * pieces joined are exactly {@link serializeEvent}'s line.
  */
 
-import { randomUUID } from "node:crypto";
 import type { SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import { PIECE_LENGTH, stringPieces } from "../llm/huge-messages.js";
 
 /**

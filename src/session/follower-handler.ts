@@ -5,7 +5,7 @@
  * renews its registration.
  */
 
-import { randomUUID } from "node:crypto";
+import { randomUUID } from "../events/random-id.js";
 import type { SessionInbox } from "./session-store.js";
 
 /**

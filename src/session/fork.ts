@@ -5,6 +5,7 @@
  */
 
 import type { SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import { newSessionId } from "./paths.js";
 import { conversationEvents, RewindTargetError, rewindCut } from "./rewind.js";
 import type { SessionStore } from "./session-store.js";
@@ -38,7 +39,7 @@ export async function forkSession(
     {
       ...start,
       data: { ...start.data, sessionId, startTime },
-      id: globalThis.crypto.randomUUID(),
+      id: randomUUID(),
       timestamp: startTime,
     },
   ];
@@ -51,7 +52,7 @@ export async function forkSession(
     const title: SessionEvent = {
       type: "session.title_changed",
       data: { title: options.title },
-      id: globalThis.crypto.randomUUID(),
+      id: randomUUID(),
       timestamp: startTime,
       parentId: null,
     };

@@ -9,6 +9,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { randomUUID } from "../events/random-id.js";
 
 /**
  * Ids we accept: letters, digits, `-` and `_`, starting with a letter or digit, at most 128
@@ -31,12 +32,9 @@ export class InvalidSessionIdError extends Error {
   }
 }
 
-/**
- * A fresh session id (a random UUID). Through the global Web Crypto object, which Node loads on
- * first use: importing `node:crypto` would load it with this module, before ACP's `initialize`.
- */
+/** A fresh session id (a random UUID, src/events/random-id.ts: no `node:crypto` loaded). */
 export function newSessionId(): string {
-  return globalThis.crypto.randomUUID();
+  return randomUUID();
 }
 
 /** Whether `sessionId` matches {@link SESSION_ID_PATTERN}. */

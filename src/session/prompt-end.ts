@@ -4,9 +4,9 @@
  * of a prompt in the stored events themselves.
  */
 
-import { randomUUID } from "node:crypto";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import type { PromptWithdrawal } from "./session-store.js";
 
 /** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */

@@ -14,11 +14,11 @@
  * prompt and the last line are parsed.
  */
 
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "../events/events.js";
+import { randomUUID } from "../events/random-id.js";
 import { decodeEventLine } from "./event-log.js";
 import { ATTACHMENT_OPENINGS, typedPrompt } from "./prompt-attachments.js";
 import { createFile, writeAndClose } from "./small-file.js";

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { open, realpath, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { randomUUID } from "../events/random-id.js";
 import { statIfExists } from "./tool-support.js";
 
 /**

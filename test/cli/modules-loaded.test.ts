@@ -32,8 +32,9 @@ const FIRST_OUTPUT = "-- first stdout write";
  * ripgrep (the grep tool's binary, found when its package loads: at the first search), and the
  * searches' `tinyglobby`, `fdir` and `ignore` (src/tools/gitignore.ts: at the first search too).
  */
+// node:crypto: ids come from src/events/random-id.ts (loading it cost 12–15 M instructions).
 const NOT_BEFORE_NEEDED =
-  /@modelcontextprotocol|@pydantic\/genai-prices|(^|\/)node_modules\/(pg(-[a-z]+)?|tinyglobby|fdir|ignore)\/|@vscode\/ripgrep/;
+  /^node:crypto$|@modelcontextprotocol|@pydantic\/genai-prices|(^|\/)node_modules\/(pg(-[a-z]+)?|tinyglobby|fdir|ignore)\/|@vscode\/ripgrep/;
 /**
  * Unique modules up to the first request of `-p`: 230 on 2026-12-01 once the store port, the fold
  * and the run config landed as modules of their own (about 110 of them zod's and the AI SDK's),

@@ -7,8 +7,8 @@
  * worker, under `$TURNLOOP_HOME/session-files/<sessionId>`.
  */
 
-import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
+import { randomUUID } from "../../events/random-id.js";
 import { sessionFilesFolder, validateSessionId } from "../paths.js";
 import {
   FollowerRegistry,

@@ -10,7 +10,6 @@
  * secrets redacted as in `events.jsonl`).
  */
 
-import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/client";
@@ -50,7 +49,11 @@ export function qualifiedToolName(
   if (name.length <= MAX_TOOL_NAME) {
     return name;
   }
-  const hash = createHash("sha256").update(`${serverName}\u0000${toolName}`).digest("hex");
+  const hash = process
+    .getBuiltinModule("node:crypto")
+    .createHash("sha256")
+    .update(`${serverName}\u0000${toolName}`)
+    .digest("hex");
   return `${name.slice(0, MAX_TOOL_NAME - 9)}_${hash.slice(0, 8)}`;
 }
 
