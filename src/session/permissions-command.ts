@@ -1,6 +1,7 @@
 /**
  * `/permissions` (issue 24 item 1): the rules in force for the session and where each comes from
- * (the session's "always" answers, the config files, the flags); `/permissions remove N` drops a
+ * (the session's "always" answers, the config files, the flags; a relative path rule with the
+ * folder it is read against); `/permissions remove N` drops a
  * session grant; `/permissions save` adds the session's allow grants to the project's
  * `.turnloop/config.json` (`permissions.allow`), so later sessions in this folder have them.
  */
@@ -72,7 +73,8 @@ function permissionsText(host: SessionHost, session: Session): string {
     lines.push("  none");
   }
   for (const rule of rules) {
-    lines.push(`  ${rule.decision} ${rule.value}  (from ${rule.source})`);
+    const anchor = rule.anchor === undefined ? "" : `, paths relative to ${rule.anchor}`;
+    lines.push(`  ${rule.decision} ${rule.value}  (from ${rule.source}${anchor})`);
   }
   const saved = savedThisRun.get(session);
   for (const rule of saved?.rules ?? []) {
