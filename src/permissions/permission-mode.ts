@@ -221,6 +221,20 @@ export function anchoredRule(rule: PermissionRule, folder: string, home: string)
 }
 
 /**
+ * The text of `rule`, a path rule read against `from`, written to be read against `to` with the
+ * same meaning: `edit(notes.md)` of a session in `<project>/src` is `edit(src/notes.md)` in the
+ * project's config file. `from` is `to` or a folder in it (both absolute); a rule of another
+ * kind, absolute or under `~`, keeps its text.
+ */
+export function reanchoredRuleText(rule: PermissionRule, from: string, to: string): string {
+  const prefix = posix.relative(to, from);
+  if (!isRelativePathRule(rule) || rule.pattern === undefined || prefix === "") {
+    return rule.text;
+  }
+  return `${rule.tool}(${posix.join(exactPathPattern(prefix), rule.pattern)})`;
+}
+
+/**
  * A command pattern matching exactly `command` (the rule of an "always for that exact call"
  * answer): in a pattern `*` stands for any text and a backslash makes the next character
  * literal, so `rm -f *.o` becomes `rm -f \*.o` (trial finding 14: its `*` must not match
