@@ -7,7 +7,7 @@ import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
-import type { RunConfig } from "../session/run-config.js";
+import type { RunConfig, SourcedRule } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
 
 /**
@@ -83,8 +83,8 @@ function textRows(
       settings.maxAutopilotContinues.source,
     ),
     row("permissions.mode", settings.permissionMode.value, settings.permissionMode.source),
-    ...settings.allow.map((rule) => row("permissions.allow", rule.value, rule.source)),
-    ...settings.deny.map((rule) => row("permissions.deny", rule.value, rule.source)),
+    ...settings.allow.map((rule) => row("permissions.allow", rule.value, ruleSource(rule))),
+    ...settings.deny.map((rule) => row("permissions.deny", rule.value, ruleSource(rule))),
     ...sandboxRows,
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
@@ -243,6 +243,13 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
 
 function describeModel(model: { value: string; resolved: string }): string {
   return model.value === model.resolved ? model.value : `${model.value} (= ${model.resolved})`;
+}
+
+/** A rule's source, and the folder its relative path is read against (run-config.ts `SourcedRule`). */
+function ruleSource(rule: SourcedRule): string {
+  return rule.anchor === undefined
+    ? rule.source
+    : `${rule.source}, paths relative to ${rule.anchor}`;
 }
 
 function row(name: string, value: string | undefined, source: string | undefined): string {

@@ -98,7 +98,10 @@ export interface PermissionPolicy {
   auto?: boolean;
   /** Where commands run, shown in questions about them; absent: not said. */
   confinement?: CommandConfinement;
-  /** `--allow-tool` rules, then session grants. */
+  /**
+   * `--allow-tool` and config files' rules, then session grants; each path pattern absolute, read
+   * against the folder of where it was written (session/agent-settings.ts `anchoredRules`).
+   */
   allow: readonly PermissionRule[];
   /** `--deny-tool` rules, then session denials. Deny wins over allow. */
   deny: readonly PermissionRule[];

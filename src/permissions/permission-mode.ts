@@ -5,6 +5,7 @@
  * command runs (issue 23), and the text of a permission rule, `NAME` or `NAME(pattern)`.
  */
 
+import { posix } from "node:path";
 import { isProtectedPlaceStop, type SandboxPolicy } from "../tools/sandbox/policy.js";
 
 /**
@@ -130,8 +131,10 @@ export function liftingSetting(limit: SandboxLimit, names: LimitSettings): strin
  * A permission rule as written on the command line or recorded for a session: `NAME` (the whole
  * tool) or `NAME(pattern)`. For `bash` the pattern is matched against each simple command the
  * command runs (`git status`, `npm run *`, with `\*` a literal star; see `rulesCover` in
- * permission-rules.ts); for tools with paths it is a glob over paths relative to the session's
- * cwd (`src/**`), or absolute.
+ * permission-rules.ts); for the tools with paths ({@link PATH_RULE_TOOLS}) it is a picomatch glob
+ * over absolute paths once {@link anchoredPattern} has read it against the folder it came from
+ * (`src/**` in the project's config file is `<project>/src/**`). The gate reads a pattern still
+ * relative against the session's cwd.
  */
 export interface PermissionRule {
   tool: string;
@@ -157,6 +160,78 @@ export function parseRule(text: string): PermissionRule {
     throw new Error(`invalid tool rule "${text}": the pattern in parentheses is empty`);
   }
   return { tool, text: text.trim(), ...(pattern === undefined ? {} : { pattern: pattern.trim() }) };
+}
+
+/**
+ * The tools whose rule patterns are paths (`view(secret/**)`, `edit(src/*.ts)`): each takes a
+ * `path` the gate resolves against the session's cwd (tools/view.ts … `scope`).
+ */
+export const PATH_RULE_TOOLS: readonly string[] = ["view", "create", "edit", "grep", "glob"];
+
+/**
+ * Whether `rule` (parsed, or its text) is one whose path pattern is read against a folder
+ * (README, "Permissions"): a {@link PATH_RULE_TOOLS} rule whose pattern is neither absolute
+ * (`/data/**`) nor under the home folder (`~`, `~/notes/**`). A text that does not parse is not
+ * (the faces refuse it: session/face-config.ts).
+ */
+export function isRelativePathRule(rule: PermissionRule | string): boolean {
+  if (typeof rule === "string") {
+    try {
+      return isRelativePathRule(parseRule(rule));
+    } catch {
+      return false;
+    }
+  }
+  const pattern = rule.pattern;
+  return (
+    pattern !== undefined &&
+    PATH_RULE_TOOLS.includes(rule.tool) &&
+    !pattern.startsWith("/") &&
+    pattern !== "~" &&
+    !pattern.startsWith("~/")
+  );
+}
+
+/**
+ * A path rule's pattern as an absolute glob: `/…` as written; `~` and `~/…` under `home`; any
+ * other under `folder`, the folder the rule is read against (the project's for a config file's
+ * rule, the session's for a flag's or a grant's: session/run-config.ts). The folder's own
+ * characters are escaped ({@link exactPathPattern}), so `/work/a[1]` names that folder, and `.`
+ * and `..` are resolved (`./secret/**`, `src/../notes.txt`), as picomatch does not read them.
+ * `folder` and `home` are absolute.
+ */
+export function anchoredPattern(pattern: string, folder: string, home: string): string {
+  if (pattern.startsWith("/")) {
+    return pattern;
+  }
+  if (pattern === "~" || pattern.startsWith("~/")) {
+    return posix.join(exactPathPattern(home), pattern.slice(1));
+  }
+  return posix.join(exactPathPattern(folder), pattern);
+}
+
+/**
+ * `rule` with its path pattern read against `folder` and `home` ({@link anchoredPattern}), its
+ * text kept as written (what a denial names); a rule of another kind as it is.
+ */
+export function anchoredRule(rule: PermissionRule, folder: string, home: string): PermissionRule {
+  return rule.pattern === undefined || !PATH_RULE_TOOLS.includes(rule.tool)
+    ? rule
+    : { ...rule, pattern: anchoredPattern(rule.pattern, folder, home) };
+}
+
+/**
+ * The text of `rule`, a path rule read against `from`, written to be read against `to` with the
+ * same meaning: `edit(notes.md)` of a session in `<project>/src` is `edit(src/notes.md)` in the
+ * project's config file. `from` is `to` or a folder in it (both absolute); a rule of another
+ * kind, absolute or under `~`, keeps its text.
+ */
+export function reanchoredRuleText(rule: PermissionRule, from: string, to: string): string {
+  const prefix = posix.relative(to, from);
+  if (!isRelativePathRule(rule) || rule.pattern === undefined || prefix === "") {
+    return rule.text;
+  }
+  return `${rule.tool}(${posix.join(exactPathPattern(prefix), rule.pattern)})`;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
   createPermissionGate,
@@ -11,14 +12,14 @@ import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { Provider } from "../llm/provider.js";
 import { type AskPermission, parseRules } from "../permissions/permission-decision.js";
-import type { PermissionMode } from "../permissions/permission-mode.js";
+import { anchoredRule, type PermissionMode } from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import { loadInstructions } from "./instructions.js";
-import type { RunConfig } from "./run-config.js";
+import type { RunConfig, SourcedRule } from "./run-config.js";
 import type { HostSandbox } from "./sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "./session.js";
 
@@ -31,7 +32,7 @@ import type { Session, SessionAgentSettings } from "./session.js";
 /** The run config with what the host reads from it once: parsed rules, the system prompt file. */
 export interface PreparedRun {
   config: RunConfig;
-  /** `config.allow` / `config.deny`, parsed. */
+  /** `config.allow` / `config.deny`, parsed, their path patterns absolute ({@link anchoredRules}). */
   allow: readonly PermissionRule[];
   deny: readonly PermissionRule[];
   /** `--system-prompt-file`'s absolute path and text. */
@@ -60,8 +61,8 @@ export function prepareRun(config: RunConfig, home: string, host: HostFacts): Pr
   const run: PreparedRun = {
     ...host,
     config,
-    allow: parseRules(config.allow.map((rule) => rule.value)),
-    deny: parseRules(config.deny.map((rule) => rule.value)),
+    allow: parsedRules(config.allow, config.cwd.value),
+    deny: parsedRules(config.deny, config.cwd.value),
     ...(config.instructions.value ? { instructionsHome: home } : {}),
   };
   if (config.systemPromptFile === undefined) {
@@ -72,6 +73,51 @@ export function prepareRun(config: RunConfig, home: string, host: HostFacts): Pr
     return { ...run, systemPrompt: { path, text: readFileSync(path, "utf8") } };
   } catch (error) {
     throw new Error(`cannot read --system-prompt-file ${path}: ${errorMessage(error)}`);
+  }
+}
+
+/**
+ * `rules` parsed, each path pattern absolute ({@link anchoredRules}): a relative one read against
+ * its `anchor` (run-config.ts `SourcedRule`), else against `cwd`.
+ * @throws Error naming a malformed rule.
+ */
+function parsedRules(rules: readonly SourcedRule[], cwd: string): PermissionRule[] {
+  const parsed = parseRules(rules.map((rule) => rule.value));
+  const homes = folderSpellings(homedir());
+  return parsed.flatMap((rule, index) =>
+    anchoredRules([rule], folderSpellings(rules[index]?.anchor ?? cwd), homes),
+  );
+}
+
+/**
+ * `rules` with each path pattern made absolute (permission-mode.ts `anchoredRule`: relative ones
+ * under the folder, `~` under the home folder), so the gate reads no pattern against a folder of
+ * its own. The gate judges real paths while a tool's listing names them under the folder as
+ * given, so a rule is kept in each spelling of the folder (`folders`) and of the home folder
+ * (`homes`), from {@link folderSpellings}; its text stays as written.
+ */
+function anchoredRules(
+  rules: readonly PermissionRule[],
+  folders: readonly string[],
+  homes: readonly string[],
+): PermissionRule[] {
+  return rules.flatMap((rule) => {
+    const spelt = folders.flatMap((folder) =>
+      homes.map((home) => anchoredRule(rule, folder, home)),
+    );
+    return spelt.filter(
+      (each, index) => spelt.findIndex((other) => other.pattern === each.pattern) === index,
+    );
+  });
+}
+
+/** `folder` (absolute) as given, then with its links resolved when that differs. */
+function folderSpellings(folder: string): string[] {
+  try {
+    const real = realpathSync(folder);
+    return real === folder ? [folder] : [folder, real];
+  } catch {
+    return [folder];
   }
 }
 
@@ -188,6 +234,9 @@ function gateOptionsFor(
   const folders = [...config.folders.map((folder) => folder.value), ...(face.folders ?? [])];
   const modeOf = face.permissionMode ?? (() => config.permissionMode.value);
   const policy = run.sandbox.policyFor(modeOf(), face.sandboxPolicy);
+  // A grant's path is relative to the session's folder (permission-decision.ts `alwaysRule`).
+  const [cwds, homes] = [folderSpellings(session.cwd), folderSpellings(homedir())];
+  const grants = (rules: readonly PermissionRule[]) => anchoredRules(rules, cwds, homes);
   return {
     cwd: session.cwd,
     policy: async () => {
@@ -197,8 +246,9 @@ function gateOptionsFor(
         allowAllTools: face.allowAllTools?.() ?? mode === "full-access",
         auto: mode === "auto" && confinement.policy !== "danger-full-access",
         confinement,
-        allow: face.ignoreAllowRules === true ? [] : [...run.allow, ...session.grants.allow],
-        deny: [...run.deny, ...session.grants.deny],
+        allow:
+          face.ignoreAllowRules === true ? [] : [...run.allow, ...grants(session.grants.allow)],
+        deny: [...run.deny, ...grants(session.grants.deny)],
         folders,
       };
     },

@@ -1,6 +1,8 @@
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { errorCode } from "../events/errors.js";
+import { isRelativePathRule } from "../permissions/permission-mode.js";
+import type { Sourced, SourcedRule } from "./run-config.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
 // input box (issue 26; scripts/pi-tui-builtins-direct.mjs has the figures).
@@ -60,6 +62,27 @@ function homeFolders(): string[] {
   } catch {
     return [home];
   }
+}
+
+/**
+ * `rules` (a run config's, as written, run-config.ts) each with the folder it is read against
+ * when it is a relative path rule (`view(secret/**)`: permission-mode.ts `isRelativePathRule`;
+ * README, "Permissions"): one of a config file, the user's too, the {@link projectFolder} of
+ * `folder`, whose rules apply from every folder of the project; one of a flag (`--allow-tool`,
+ * `--deny-tool`), `folder`, the session's, where the user typed it. `folder` is absolute.
+ */
+export function withRuleAnchors(
+  rules: ReadonlyArray<Sourced<string>>,
+  folder: string,
+): SourcedRule[] {
+  const project = projectFolder(folder);
+  return rules.map((rule) => {
+    if (!isRelativePathRule(rule.value)) {
+      return rule;
+    }
+    const flag = rule.source === "--allow-tool" || rule.source === "--deny-tool";
+    return { ...rule, anchor: flag ? folder : project };
+  });
 }
 
 /**

@@ -106,9 +106,11 @@ export async function configuredFace(
     file.settings.model === undefined ? [] : [{ value: file.settings.model, source: file.path }],
   );
   // Held keys are checked too: a bad file is reported as such, trusted or not.
-  const whole = holding.held === undefined ? undefined : resolveRunConfig(options, env, loaded);
+  const folder = projectFolder ?? resolve(options.cwd);
+  const whole =
+    holding.held === undefined ? undefined : resolveRunConfig(options, env, loaded, folder);
   loaded = holding.loaded;
-  const config = resolveRunConfig(options, env, loaded);
+  const config = resolveRunConfig(options, env, loaded, folder);
   const fileProblem =
     fileSettingProblem(whole ?? config, files, fileModels) ??
     runSettingProblem(whole ?? config, files) ??

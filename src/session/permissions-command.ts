@@ -1,13 +1,16 @@
 /**
  * `/permissions` (issue 24 item 1): the rules in force for the session and where each comes from
- * (the session's "always" answers, the config files, the flags); `/permissions remove N` drops a
- * session grant; `/permissions save` adds the session's allow grants to the project's
- * `.turnloop/config.json` (`permissions.allow`), so later sessions in this folder have them.
+ * (the session's "always" answers, the config files, the flags), a relative path rule with the
+ * folder it is read against; `/permissions remove N` drops a session grant; `/permissions save`
+ * adds the session's allow grants to the project's `.turnloop/config.json` (`permissions.allow`),
+ * their paths rewritten relative to the project's folder, so later sessions anywhere in the
+ * project have them.
  */
 
 import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { errorCode, errorMessage } from "../events/errors.js";
+import { reanchoredRuleText } from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandDefinition, CommandOutcome } from "./commands.js";
 import type { SessionHost } from "./host.js";
@@ -18,8 +21,9 @@ const failed = (text: string): CommandOutcome => ({ kind: "text", text, error: t
 /**
  * The rules each session saved to its project's config during this run, with the file: the run
  * config was read at start, so without this a saved rule would not show among the config's rules.
+ * `rules` maps a grant's text to the text saved (its path relative to the project's folder).
  */
-const savedThisRun = new WeakMap<Session, { path: string; rules: Set<string> }>();
+const savedThisRun = new WeakMap<Session, { path: string; rules: Map<string, string> }>();
 
 export const PERMISSIONS_COMMAND: CommandDefinition = {
   name: "permissions",
@@ -72,10 +76,11 @@ function permissionsText(host: SessionHost, session: Session): string {
     lines.push("  none");
   }
   for (const rule of rules) {
-    lines.push(`  ${rule.decision} ${rule.value}  (from ${rule.source})`);
+    const anchor = rule.anchor === undefined ? "" : `, paths relative to ${rule.anchor}`;
+    lines.push(`  ${rule.decision} ${rule.value}  (from ${rule.source}${anchor})`);
   }
   const saved = savedThisRun.get(session);
-  for (const rule of saved?.rules ?? []) {
+  for (const rule of new Set(saved?.rules.values())) {
     lines.push(
       `  allow ${rule}  (saved to ${saved?.path} now; read by sessions started from now on)`,
     );
@@ -104,9 +109,10 @@ function removeGrant(session: Session, argument: string): CommandOutcome {
   const list = chosen.decision === "allow" ? session.grants.allow : session.grants.deny;
   list.splice(list.indexOf(chosen.rule), 1);
   const saved = savedThisRun.get(session);
+  const savedAs = saved?.rules.get(chosen.rule.text);
   const stillSaved =
-    saved?.rules.has(chosen.rule.text) === true
-      ? `; it is still saved in ${saved.path}, which later sessions read (edit the file to drop it)`
+    saved !== undefined && savedAs !== undefined
+      ? `; it is still saved in ${saved.path}${savedAs === chosen.rule.text ? "" : ` as ${savedAs}`}, which later sessions read (edit the file to drop it)`
       : "";
   return {
     kind: "text",
@@ -116,17 +122,27 @@ function removeGrant(session: Session, argument: string): CommandOutcome {
 
 /**
  * Adds the session's allow grants to the project's config file, creating it if needed and
- * keeping its other settings; rules already there are not repeated. The file is replaced in one
- * step (written beside it, then renamed), so a crash never leaves it half written.
+ * keeping its other settings; rules already there are not repeated. A grant's path, relative to
+ * the session's folder, is written relative to the project's folder, which the file's rules are
+ * read against (`edit(notes.md)` in `<project>/src` is saved as `edit(src/notes.md)`). The file
+ * is replaced in one step (written beside it, then renamed), so a crash never leaves it half
+ * written.
  */
 async function saveGrants(host: SessionHost, session: Session): Promise<CommandOutcome> {
-  const rules = session.grants.allow.map((rule) => rule.text);
-  if (rules.length === 0) {
+  if (session.grants.allow.length === 0) {
     return failed('there are no allow grants to save (answer a question with "always" first)');
   }
   // config.ts brings zod: loaded when a save is asked for, not with the command list.
-  const { configPaths } = await import("./config.js");
+  const [{ configPaths }, { projectFolder }] = await Promise.all([
+    import("./config.js"),
+    import("./config-paths.js"),
+  ]);
   const path = configPaths(host.home, session.cwd).project;
+  const project = projectFolder(session.cwd);
+  const texts = new Map(
+    session.grants.allow.map((rule) => [rule.text, reanchoredRuleText(rule, session.cwd, project)]),
+  );
+  const rules = [...new Set(texts.values())];
   try {
     const trust = await trustOnSave(host.home, session.cwd);
     const settings = await readSettings(path);
@@ -138,9 +154,11 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`);
     await rename(temporary, path);
-    const record = savedThisRun.get(session) ?? { path, rules: new Set<string>() };
-    for (const rule of added) {
-      record.rules.add(rule);
+    const record = savedThisRun.get(session) ?? { path, rules: new Map<string, string>() };
+    for (const [grant, saved] of texts) {
+      if (added.includes(saved)) {
+        record.rules.set(grant, saved);
+      }
     }
     savedThisRun.set(session, record);
     return {

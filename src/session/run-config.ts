@@ -3,6 +3,7 @@ import { ENDPOINT_VARIABLES, type EndpointVariable } from "../llm/api-keys.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
+import { withRuleAnchors } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
 
 /**
@@ -17,6 +18,12 @@ import type { FaceOptions } from "./face-options.js";
 export interface Sourced<T> {
   readonly value: T;
   readonly source: string;
+}
+
+/** A permission rule as written, its source, and the folder its relative paths are read against
+ * when it has any (config-paths.ts `withRuleAnchors`). */
+export interface SourcedRule extends Sourced<string> {
+  readonly anchor?: string;
 }
 
 export interface RunConfig {
@@ -49,9 +56,9 @@ export interface RunConfig {
   /** Places hidden from sandboxed commands besides the default list (config `sandbox.hidden`). */
   readonly sandboxHidden: ReadonlyArray<Sourced<string>>;
   /** Allow rules as written (`Tool` or `Tool(pattern)`): user file, project file, then flags. */
-  readonly allow: ReadonlyArray<Sourced<string>>;
+  readonly allow: ReadonlyArray<SourcedRule>;
   /** Deny rules as written, in the same order; deny wins over allow. */
-  readonly deny: ReadonlyArray<Sourced<string>>;
+  readonly deny: ReadonlyArray<SourcedRule>;
   /** Folders besides the cwd that may be read without asking (`--add-dir`). */
   readonly folders: ReadonlyArray<Sourced<string>>;
   readonly providers: Readonly<Record<string, Sourced<ProviderProfile>>>;
@@ -94,17 +101,22 @@ export interface RunConfig {
 export const DEFAULT_MAX_TURNS = 100;
 export const DEFAULT_MAX_AUTOPILOT_CONTINUES = 5;
 
+const allowRules = (file: ConfigFile) => file.permissions?.allow;
+const denyRules = (file: ConfigFile) => file.permissions?.deny;
+
 /** No config files: the flags and the environment alone. */
 export const NO_CONFIG_FILES: LoadedConfig = { files: [], warnings: [] };
 
 /**
  * Resolves `flags` (a face's command line; `flagsGiven` tells a given `--max-turns` from its
- * default), `env` and the config files into one frozen {@link RunConfig}. Never throws.
+ * default), `env` and the config files into one frozen {@link RunConfig} for sessions in
+ * `folder` (absolute; default the cwd of `flags`), which anchors the rules. Never throws.
  */
 export function resolveRunConfig(
   flags: FaceOptions,
   env: NodeJS.ProcessEnv,
   config: LoadedConfig = NO_CONFIG_FILES,
+  folder: string = resolve(flags.cwd),
 ): RunConfig {
   const layers = new ConfigLayers(config);
   return deepFreeze({
@@ -122,12 +134,8 @@ export function resolveRunConfig(
     ) ?? { value: DEFAULT_MAX_AUTOPILOT_CONTINUES, source: "default" },
     autopilot: switchValue(flags.autopilot, "--autopilot"),
     ...permissionSettings(flags, layers),
-    allow: layers.listed(
-      (settings) => settings.permissions?.allow,
-      flags.allowTools,
-      "--allow-tool",
-    ),
-    deny: layers.listed((settings) => settings.permissions?.deny, flags.denyTools, "--deny-tool"),
+    allow: withRuleAnchors(layers.listed(allowRules, flags.allowTools, "--allow-tool"), folder),
+    deny: withRuleAnchors(layers.listed(denyRules, flags.denyTools, "--deny-tool"), folder),
     folders: flags.addDirs.map((folder) => ({ value: folder, source: "--add-dir" })),
     ...optional(
       "contextWindow",
@@ -171,11 +179,6 @@ export function sandboxWanted(
     (policy !== undefined && policy !== "danger-full-access") ||
     config.permissionMode.value === "auto"
   );
-}
-
-/** `config` with `changes` (a face's per-session choice, e.g. an SDK app's `allowAllTools`). */
-export function withSettings(config: RunConfig, changes: Partial<RunConfig>): RunConfig {
-  return deepFreeze({ ...config, ...changes });
 }
 
 /** The permission mode and the sandbox (issue 23), with `allowAllTools` kept for older callers. */
