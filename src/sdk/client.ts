@@ -30,7 +30,7 @@ import type { WireEvent } from "../protocol/wire-event.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
 import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
-import type { SessionConfig, TurnloopClientOptions } from "./types.js";
+import type { ResumeSessionConfig, SessionConfig, TurnloopClientOptions } from "./types.js";
 
 /** Time a spawned server gets to exit after `stop` before it is killed (ms). */
 const STOP_GRACE_MS = 5_000;
@@ -79,10 +79,14 @@ export class TurnloopClient {
 
   /**
    * Reopens a session from its log with new handlers; the events so far are in `getMessages`.
-   * It works in its own folder: a `workingDirectory` naming another is refused.
+   * It works in its own folder: a `workingDirectory` naming another is refused. With
+   * `continuePendingWork: true`, the questions left open are asked again through the new handlers.
    * @throws Error when there is no such session, or `workingDirectory` is not its folder.
    */
-  async resumeSession(sessionId: string, config: SessionConfig = {}): Promise<TurnloopSession> {
+  async resumeSession(
+    sessionId: string,
+    config: ResumeSessionConfig = {},
+  ): Promise<TurnloopSession> {
     const connection = await this.connected();
     const { workingDirectory, ...wire } = this.wireConfig(config);
     const result = (await this.call(connection, "session.resume", {

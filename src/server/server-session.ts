@@ -252,7 +252,7 @@ export class ServerSession {
     }
   }
 
-  /** Whether a prompt runs or is queued. */
+  /** Whether a prompt runs (or waits for an app) or is queued. */
   get running(): boolean {
     return this.draining !== undefined;
   }
