@@ -13,7 +13,6 @@
 
 import {
   createMessageConnection,
-  ErrorCodes,
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node.js";
@@ -27,6 +26,8 @@ import {
   type SessionListEntry,
 } from "../protocol/copilot.js";
 import type { WireEvent } from "../protocol/wire-event.js";
+import { checkSessionConfig } from "./config-check.js";
+import { closedBeforeAnswering, connectionEnded } from "./requests.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
 import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
@@ -67,8 +68,13 @@ export class TurnloopClient {
     return this.starting;
   }
 
-  /** Opens a new session. @throws Error (the server's message) for a bad config. */
+  /**
+   * Opens a new session.
+   * @throws TypeError naming a setting of the wrong type (config-check.ts), before anything is
+   * sent; Error (the server's message) for a config the server refuses.
+   */
   async createSession(config: SessionConfig = {}): Promise<TurnloopSession> {
+    checkSessionConfig("createSession", config);
     const connection = await this.connected();
     const result = (await this.call(connection, "session.create", {
       ...this.wireConfig(config),
@@ -81,12 +87,14 @@ export class TurnloopClient {
    * Reopens a session from its log with new handlers; the events so far are in `getMessages`.
    * It works in its own folder: a `workingDirectory` naming another is refused. With
    * `continuePendingWork: true`, the questions left open are asked again through the new handlers.
-   * @throws Error when there is no such session, or `workingDirectory` is not its folder.
+   * @throws TypeError naming a setting of the wrong type (config-check.ts); Error when there is no
+   * such session, or `workingDirectory` is not its folder.
    */
   async resumeSession(
     sessionId: string,
     config: ResumeSessionConfig = {},
   ): Promise<TurnloopSession> {
+    checkSessionConfig("resumeSession", config);
     const connection = await this.connected();
     const { workingDirectory, ...wire } = this.wireConfig(config);
     const result = (await this.call(connection, "session.resume", {
@@ -239,8 +247,8 @@ export class TurnloopClient {
     try {
       return await connection.sendRequest(method, params);
     } catch (error) {
-      if (error instanceof ResponseError && error.code === ErrorCodes.PendingResponseRejected) {
-        throw new Error(`the turnloop server connection closed before answering ${method}`);
+      if (connectionEnded(error)) {
+        throw closedBeforeAnswering(method);
       }
       if (error instanceof ResponseError) {
         throw new Error(error.message);
