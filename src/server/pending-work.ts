@@ -108,7 +108,7 @@ export async function resumeHere(
     holdWaiting(served);
   }
   if (cancel) {
-    await served.abort();
+    await served.abort("a resume without continuePendingWork");
   }
   if (continuePendingWork === undefined) {
     return;
