@@ -13,7 +13,6 @@
 
 import {
   createMessageConnection,
-  ErrorCodes,
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node.js";
@@ -27,10 +26,12 @@ import {
   type SessionListEntry,
 } from "../protocol/copilot.js";
 import type { WireEvent } from "../protocol/wire-event.js";
+import { checkSessionConfig } from "./config-check.js";
+import { closedBeforeAnswering, connectionEnded } from "./requests.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
 import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
-import type { SessionConfig, TurnloopClientOptions } from "./types.js";
+import type { ResumeSessionConfig, SessionConfig, TurnloopClientOptions } from "./types.js";
 
 /** Time a spawned server gets to exit after `stop` before it is killed (ms). */
 const STOP_GRACE_MS = 5_000;
@@ -67,8 +68,13 @@ export class TurnloopClient {
     return this.starting;
   }
 
-  /** Opens a new session. @throws Error (the server's message) for a bad config. */
+  /**
+   * Opens a new session.
+   * @throws TypeError naming a setting of the wrong type (config-check.ts), before anything is
+   * sent; Error (the server's message) for a config the server refuses.
+   */
   async createSession(config: SessionConfig = {}): Promise<TurnloopSession> {
+    checkSessionConfig("createSession", config);
     const connection = await this.connected();
     const result = (await this.call(connection, "session.create", {
       ...this.wireConfig(config),
@@ -79,10 +85,16 @@ export class TurnloopClient {
 
   /**
    * Reopens a session from its log with new handlers; the events so far are in `getMessages`.
-   * It works in its own folder: a `workingDirectory` naming another is refused.
-   * @throws Error when there is no such session, or `workingDirectory` is not its folder.
+   * It works in its own folder: a `workingDirectory` naming another is refused. With
+   * `continuePendingWork: true`, the questions left open are asked again through the new handlers.
+   * @throws TypeError naming a setting of the wrong type (config-check.ts); Error when there is no
+   * such session, or `workingDirectory` is not its folder.
    */
-  async resumeSession(sessionId: string, config: SessionConfig = {}): Promise<TurnloopSession> {
+  async resumeSession(
+    sessionId: string,
+    config: ResumeSessionConfig = {},
+  ): Promise<TurnloopSession> {
+    checkSessionConfig("resumeSession", config);
     const connection = await this.connected();
     const { workingDirectory, ...wire } = this.wireConfig(config);
     const result = (await this.call(connection, "session.resume", {
@@ -235,8 +247,8 @@ export class TurnloopClient {
     try {
       return await connection.sendRequest(method, params);
     } catch (error) {
-      if (error instanceof ResponseError && error.code === ErrorCodes.PendingResponseRejected) {
-        throw new Error(`the turnloop server connection closed before answering ${method}`);
+      if (connectionEnded(error)) {
+        throw closedBeforeAnswering(method);
       }
       if (error instanceof ResponseError) {
         throw new Error(error.message);

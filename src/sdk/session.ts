@@ -15,6 +15,7 @@ import type {
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
 import { PromptWait } from "./prompt-wait.js";
+import { sendRequest } from "./requests.js";
 import { type Tool, toWireResult } from "./tools.js";
 import type {
   HistoryCompactResult,
@@ -45,7 +46,8 @@ const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
  * A session opened by {@link TurnloopClient.createSession} or {@link TurnloopClient.resumeSession}.
  * Requests are the Copilot SDK's `session.*` methods; a refused one rejects with vscode-jsonrpc's
  * `ResponseError` (the server's JSON-RPC code, e.g. `-32602` for bad params, and its message), and
- * every one rejects once the connection has closed.
+ * every one rejects once the connection has closed, waiting or made after: "the turnloop server
+ * connection closed before answering <method>".
  */
 export class TurnloopSession {
   private readonly handlers = new Set<Handler>();
@@ -103,7 +105,7 @@ export class TurnloopSession {
    */
   async send(options: MessageOptions | string): Promise<string> {
     const message = typeof options === "string" ? { prompt: options } : options;
-    const result = (await this.connection.sendRequest("session.send", {
+    const result = (await this.request("session.send", {
       sessionId: this.sessionId,
       ...message,
     })) as { messageId: string };
@@ -143,12 +145,12 @@ export class TurnloopSession {
 
   /** Cancels the running prompt and drops queued ones; resolves once the session is idle. */
   async abort(): Promise<void> {
-    await this.connection.sendRequest("session.abort", { sessionId: this.sessionId });
+    await this.request("session.abort", { sessionId: this.sessionId });
   }
 
   /** The session's persisted events, as in its `events.jsonl`. */
   async getMessages(): Promise<SessionEvent[]> {
-    const result = (await this.connection.sendRequest("session.getMessages", {
+    const result = (await this.request("session.getMessages", {
       sessionId: this.sessionId,
     })) as { events: SessionEvent[] };
     return result.events;
@@ -156,19 +158,19 @@ export class TurnloopSession {
 
   /** The mode the next prompt runs in (`session.mode.get`). */
   async getMode(): Promise<SessionMode> {
-    return (await this.connection.sendRequest("session.mode.get", {
+    return (await this.request("session.mode.get", {
       sessionId: this.sessionId,
     })) as SessionMode;
   }
 
   /** Sets the mode for the next prompts. */
   async setMode(mode: SessionMode): Promise<void> {
-    await this.connection.sendRequest("session.mode.set", { sessionId: this.sessionId, mode });
+    await this.request("session.mode.set", { sessionId: this.sessionId, mode });
   }
 
   /** Switches the model (`<provider>:<model>`) for the next prompts. */
   async setModel(modelId: string): Promise<void> {
-    await this.connection.sendRequest("session.model.switchTo", {
+    await this.request("session.model.switchTo", {
       sessionId: this.sessionId,
       modelId,
     });
@@ -181,7 +183,7 @@ export class TurnloopSession {
    * @throws the server's error when a prompt is running.
    */
   async compact(instructions?: string): Promise<HistoryCompactResult> {
-    return (await this.connection.sendRequest("session.history.compact", {
+    return (await this.request("session.history.compact", {
       sessionId: this.sessionId,
       ...(instructions === undefined ? {} : { customInstructions: instructions }),
     })) as HistoryCompactResult;
@@ -192,8 +194,13 @@ export class TurnloopSession {
     if (this.disconnected) {
       return;
     }
-    await this.connection.sendRequest("session.detach", { sessionId: this.sessionId });
+    await this.request("session.detach", { sessionId: this.sessionId });
     this.markDisconnected(new Error("the session was disconnected"));
+  }
+
+  /** Sends request `method`; {@link sendRequest} says how it fails. */
+  private request(method: string, params: object): Promise<unknown> {
+    return sendRequest(this.connection, method, params);
   }
 
   /** @internal Whether `disconnect` (or the connection's end) has closed this object for good. */
@@ -338,7 +345,7 @@ export class TurnloopSession {
       return undefined;
     }
     try {
-      await this.connection.sendRequest("session.permissions.handlePendingPermissionRequest", {
+      await this.request("session.permissions.handlePendingPermissionRequest", {
         sessionId: this.sessionId,
         requestId,
         result,

@@ -150,6 +150,19 @@ export interface SessionConfig {
   mcpServers?: Record<string, McpServerEntry>;
 }
 
+/** `resumeSession` settings: a session's {@link SessionConfig} and what only a resume takes. */
+export interface ResumeSessionConfig extends SessionConfig {
+  /**
+   * Take over the work the session's last app left waiting when it went away (a permission
+   * question, a call of its tool; the Copilot SDK's `continuePendingWork`): every open question
+   * is sent again, so `onPermissionRequest` answers the permission questions and the tools'
+   * handlers the calls, and the prompt goes on. `false`: that work is cancelled (interrupted
+   * results) and the session takes new prompts. Absent: as `false`, with no `session.resume`
+   * event recorded when the session was open in the server already.
+   */
+  continuePendingWork?: boolean;
+}
+
 /**
  * One MCP server (the Copilot SDK's `MCPServerConfig`): a command speaking MCP on stdio, or a
  * Streamable HTTP (`http`) or HTTP+SSE (`sse`) URL. `tools` limits the tools offered (`["*"]`:

@@ -5,8 +5,8 @@
  *
  * Every request goes through one dispatcher: unknown methods get `-32601`, params that do not fit
  * get `-32602` with a readable message, anything unexpected `-32603`. A body that is not JSON
- * gets `-32700` with id null, an empty one (`Content-Length: 0`) `-32600`; non-JSON-RPC bodies
- * are logged to stderr and skipped. A framing fault (see `framing.ts`) is answered with id null
+ * gets `-32700` with id null, an empty one (`Content-Length: 0`) or JSON that is no JSON-RPC
+ * message (a batch, invalid-messages.ts) `-32600`, each named in one line on stderr. A framing fault (see `framing.ts`) is answered with id null
  * and closes the connection, after the requests read before it are answered; so does the end of
  * the input. None of them end the process.
  */
@@ -28,6 +28,7 @@ import type { OpeningGate } from "../session/opening-gate.js";
 import { storeFailure } from "../session/storage-error.js";
 import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
+import { refusingInvalidMessages } from "./invalid-messages.js";
 import type { ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
 
@@ -108,7 +109,12 @@ export class ClientConnection implements ClientLink {
       // JSON-RPC 2.0 §5: a request that cannot be parsed is answered with id null.
       this.answerUnreadable(-32700, `Parse error: ${error.message}`);
     });
-    this.rpc = createMessageConnection(reader, this.writer, logger);
+    const checked = refusingInvalidMessages(reader, (problem) => {
+      this.messagesHandled++;
+      server.log(`an invalid message answered as an invalid request: ${problem}`);
+      this.answerUnreadable(INVALID_REQUEST, `Invalid request: ${problem}`);
+    });
+    this.rpc = createMessageConnection(checked, this.writer, logger);
     this.rpc.onRequest((method, params) => {
       this.messagesHandled++;
       const answer = this.dispatch(method, params);

@@ -4,18 +4,63 @@
  * waiting for an app when the last app attached to the session goes away (its connection lost,
  * its process killed). The session then stays open in this server with that work waiting, instead
  * of being cancelled and closed; a later `session.resume`
- * - with `continuePendingWork: true` keeps it waiting: the resuming app (or any) answers it by its
- *   request id (`session.tools.handlePendingToolCall`,
+ * - with `continuePendingWork: true` keeps it waiting and sends the resuming app every question
+ *   still open (`permission.requested`, `external_tool.requested`) again, as the Copilot SDK's
+ *   `ResumeSessionConfig.continuePendingWork` says the runtime does ("re-emits
+ *   `permission.requested` so the registered `onPermissionRequest` handler can re-prompt"): its
+ *   handlers answer them, or it answers by request id (`session.tools.handlePendingToolCall`,
  *   `session.permissions.handlePendingPermissionRequest`; `session.permissions.pendingRequests`
- *   lists the open questions) and the prompt goes on;
+ *   lists the open questions), and the prompt goes on;
  * - without it, cancels it as a cancel does (interrupted results, cancelled questions), so the
  *   session is ready for new prompts; a resume that joins apps still attached changes nothing.
  * A session reopened from its log (its server stopped) has no pending work: Session.resume gives
  * its open calls interrupted results.
  */
 
-import type { SessionEventOf } from "../events/events.js";
+import type { SessionEvent, SessionEventOf } from "../events/events.js";
+import { ServerToClient } from "../protocol/copilot.js";
+import type { ClientLink } from "./client-link.js";
 import type { ServerSession } from "./server-session.js";
+
+/**
+ * The requests of one session waiting for an app (permission questions, calls of the apps'
+ * tools), each as the wire showed it, in the order they were asked: what a resume with
+ * `continuePendingWork: true` sends again.
+ */
+export class OpenRequests {
+  private readonly open = new Map<string, object>();
+
+  /** Keeps `wire` (`event` as sent) while its request is open; its answer's event forgets it. */
+  see(event: SessionEvent, wire: object): void {
+    switch (event.type) {
+      case "permission.requested":
+      case "external_tool.requested":
+        this.open.set(event.data.requestId, wire);
+        return;
+      case "permission.completed":
+      case "external_tool.completed":
+        this.open.delete(event.data.requestId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * Sends the requests open now to `link` once the current request is answered (the app's session
+   * object then exists to take them), those answered meanwhile left out.
+   */
+  resendLater(sessionId: string, link: ClientLink): void {
+    const asked = [...this.open];
+    setImmediate(() => {
+      for (const [requestId, event] of asked) {
+        if (this.open.has(requestId)) {
+          link.notify(ServerToClient.sessionEvent, { sessionId, event });
+        }
+      }
+    });
+  }
+}
 
 /** What of a served session holding work for a resume needs. */
 type Holder = Pick<ServerSession, "id" | "toolCalls" | "permissions">;
@@ -48,22 +93,22 @@ export function holdForResume(served: Holder, log: (message: string) => void): b
  * A `session.resume` of `served`, open here, before the app attaches: work kept for a resume
  * goes on with `continuePendingWork: true` (and what waits now is kept for this app too), else
  * is cancelled. When the app says `continuePendingWork`, a `session.resume` event records it with
- * `sessionWasActive`: whether the resume joined a prompt that attached apps drive (the Copilot
- * SDK's `ResumeData`; the Copilot CLI records one at every resume, turnloop at a join only then,
- * so that apps joining as before see the events they saw).
+ * `sessionWasActive`: whether a prompt was running or waiting for an app when it resumed (the
+ * Copilot SDK's `ResumeData`; the Copilot CLI records one at every resume, turnloop at a join only
+ * then, so that apps joining as before see the events they saw).
  */
 export async function resumeHere(
   served: ServerSession,
   continuePendingWork: boolean | undefined,
 ): Promise<void> {
-  const sessionWasActive = served.running && !served.heldForResume;
+  const sessionWasActive = served.running;
   const cancel = served.heldForResume && continuePendingWork !== true;
   served.heldForResume = false;
   if (continuePendingWork === true) {
     holdWaiting(served);
   }
   if (cancel) {
-    await served.abort();
+    await served.abort("a resume without continuePendingWork");
   }
   if (continuePendingWork === undefined) {
     return;

@@ -9,8 +9,9 @@
  *    `provider.wireModel`, else `model`, else `provider.modelId` (Copilot's BYOK fields), else the
  *    recorded one on resume, else the server's configured model's name. `azure` is not supported.
  * 2. Otherwise the SessionHost's one resolution: `<provider>:<model>` as `--model` is, a bare name
- *    against the configured providers (see {@link SessionHost.resolveModelName}), no model at all =
- *    the server's own (`--model` / `TURNLOOP_MODEL`).
+ *    against the configured providers (see {@link SessionHost.resolveModelName}; `x:y` with no
+ *    provider `x` is refused, as `/model` refuses it), no model at all = the server's own
+ *    (`--model` / `TURNLOOP_MODEL`).
  */
 
 import { hasProviderPrefix, type ProviderName } from "../llm/models.js";
@@ -41,7 +42,8 @@ export function chooseModel(
     return byokModel(provider, name);
   }
   const chosen = host.resolveModelName(model);
-  if (!chosen.ok && model !== undefined && !hasProviderPrefix(model)) {
+  // A bare name; `x:y` with no provider `x` gets the host's "unknown model" (host-models.ts).
+  if (!chosen.ok && model !== undefined && !model.includes(":")) {
     return {
       ok: false,
       message: `model "${model}" names no provider and the server has no model configured: use <provider>:<model> (e.g. openai-chat:${model}), pass a provider, or start the server with --model`,

@@ -13,7 +13,7 @@
 
 import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
-import { errorMessage } from "../events/errors.js";
+import { cancelReason, errorMessage } from "../events/errors.js";
 import type { EventInput, SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
@@ -198,15 +198,15 @@ export class ServerSession {
     return messageId;
   }
 
-  /** Cancels the running prompt, drops the queued ones (dropped-prompts.ts); resolves once the
-   * cancelled prompt ended. One queued meanwhile (sent after the abort) runs next, unawaited. */
-  async abort(): Promise<void> {
+  /** Cancels the running prompt (`by`: the `abort` event's "cancelled by <by>"; absent: the user's),
+   * drops queued ones (dropped-prompts.ts); resolves once it ended. One sent after runs next. */
+  async abort(by?: string): Promise<void> {
     const dropped = this.queue.splice(0);
     if (dropped.length > 0) {
       this.queueChanged();
     }
     const unrecorded = addDroppedToAbort(this.session, this.closing || this.ending ? [] : dropped);
-    this.controller?.abort();
+    this.controller?.abort(cancelReason(by));
     await this.runningJob;
     if (!this.closing && !this.ending) {
       await recordDroppedPrompts(this.session, unrecorded(), this.log);
@@ -230,7 +230,7 @@ export class ServerSession {
       return false;
     }
     this.ending = true;
-    await this.abort();
+    await this.abort("the app leaving the session (session.detach)");
     await this.hooks.call("sessionEnd", { reason: "user_exit" });
     await this.close(cause);
     return true;
@@ -252,7 +252,7 @@ export class ServerSession {
     }
   }
 
-  /** Whether a prompt runs or is queued. */
+  /** Whether a prompt runs (or waits for an app) or is queued. */
   get running(): boolean {
     return this.draining !== undefined;
   }
@@ -265,7 +265,7 @@ export class ServerSession {
   /** Cancels, records `session.shutdown`, stops forwarding and closes the log. Idempotent. */
   close(cause: ShutdownCause = { shutdownType: "routine" }): Promise<void> {
     this.closed ??= (async () => {
-      await this.abort();
+      await this.abort("the session closing (its app went away, or the server stopped)");
       await this.draining; // sends are refused now: it ends with the cancelled prompt
       await recordShutdown(this.host, this.session, cause, this.modelId);
       this.unsubscribe();

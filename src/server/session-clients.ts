@@ -32,6 +32,7 @@ import { createEnvelope } from "../session/envelope.js";
 import { type ClientLink, sendIdle } from "./client-link.js";
 import { HOOK_TIMEOUT_MS } from "./hooks.js";
 import type { ToolDeclarationParams } from "./params.js";
+import { OpenRequests } from "./pending-work.js";
 import type { SessionConfig } from "./session-settings.js";
 import { assistantIdleBefore, onCopilotWire } from "./wire-events.js";
 
@@ -40,6 +41,8 @@ export class SessionClients {
   private readonly attached = new Map<ClientLink, SessionConfig>();
   /** The app attached last, whose session-wide settings apply. */
   private latest: ClientLink | undefined;
+  /** What waits for an app, as sent: a resume with `continuePendingWork` gets it again. */
+  readonly openRequests = new OpenRequests();
 
   /**
    * Followers on other workers with a permission handler (issue 22; remote-sessions.ts): when
@@ -164,6 +167,7 @@ export class SessionClients {
     if (event.ephemeral !== true) {
       this.lastPersistedId = event.id;
     }
+    this.openRequests.see(event, wire);
     if (!onCopilotWire(event)) {
       return;
     }

@@ -72,7 +72,7 @@ export async function suspendMethod(connection: ClientConnection, raw: unknown) 
     await abortAtOwner(connection.server, sessionId);
     return {};
   }
-  await openSession(connection.server, sessionId).abort();
+  await openSession(connection.server, sessionId).abort("session.suspend");
   return {};
 }
 

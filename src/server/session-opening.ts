@@ -141,6 +141,9 @@ async function resume(
     serverSession.switchModel(serverSession.choices.model, params.reasoningEffort);
   }
   serverSession.attach(connection, configOf(params));
+  if (!reopened && params.continuePendingWork === true) {
+    serverSession.clients.openRequests.resendLater(serverSession.id, connection);
+  }
   server.detached.delete(params.sessionId);
   // After the answer, as announceRepair: the app's session object exists to receive them.
   setImmediate(() =>

@@ -101,9 +101,29 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     }
     case "tool.execution_complete":
       return failedCommandOnWire(event);
+    case "abort":
+      return abortOnWire(event);
     default:
       return event;
   }
+}
+
+/** The `abort` reason of a cancel nobody named: the user's (events/errors.ts `abortReason`). */
+const USER_CANCEL = "cancelled by the user";
+
+/**
+ * Copilot's `AbortReason` (`user_initiated | remote_command | user_abort |
+ * autopilot_credit_limit`, `AbortData` in the Copilot SDK's `generated/session-events.d.ts`) for
+ * the cancel the user asked for (`session.abort`, or a cancel on another face of the session:
+ * "cancelled by the user…"): `user_initiated`, turnloop's text kept beside it as `message`. A
+ * cancel no Copilot reason describes (the app detached or went away, `session.suspend`, the
+ * server stopping, a signal) keeps its text as `reason` (README, "Events that differ").
+ */
+function abortOnWire(event: SessionEventOf<"abort">): SessionEvent | object {
+  const { reason } = event.data;
+  return reason === USER_CANCEL || reason.startsWith(`${USER_CANCEL}:`)
+    ? { ...event, data: { ...event.data, reason: "user_initiated", message: reason } }
+    : event;
 }
 
 /** A successful call whose command failed as the SDK face reports it (see above). */

@@ -54,8 +54,10 @@ export class ModelHost {
   /**
    * As {@link resolveModel}, and a bare name (`claude-sonnet-4.5`, as Copilot SDK apps name
    * models) is resolved against the configured providers: the configured or listed
-   * (`TURNLOOP_MODELS`) id with that model name, else that name on the configured model's
-   * provider and endpoint. Never throws.
+   * (`TURNLOOP_MODELS`) id with that model name, else, when it has no colon, that name on the
+   * configured model's provider and endpoint. A name with a colon that names no configured model
+   * (`nosuch:x`) is a provider turnloop does not have: refused with resolveModel's message, as
+   * `/model` refuses it. Never throws.
    */
   resolveModelName(name: string | undefined): ModelResolution {
     return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
@@ -76,7 +78,7 @@ export class ModelHost {
     const configured = this.configuredModels().filter(hasProviderPrefix);
     const named = configured.find((id) => id.slice(id.indexOf(":") + 1) === modelId);
     const first = configured[0];
-    if (named !== undefined || first === undefined) {
+    if (named !== undefined || first === undefined || modelId.includes(":")) {
       return named ?? modelId;
     }
     return `${first.slice(0, first.indexOf(":"))}:${modelId}`;

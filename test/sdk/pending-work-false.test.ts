@@ -135,8 +135,9 @@ describe("resuming without pending work to continue", () => {
         }),
       ],
     });
+    // The prompt was waiting for the app's tool when the resume came.
     expect(await resumeEvents(resumed)).toEqual([
-      { continuePendingWork: false, sessionWasActive: false },
+      { continuePendingWork: false, sessionWasActive: true },
     ]);
     expect(await answerToolCall(resumed, firstSaw, "EXTERNAL_RESUMED_BETA")).toBe(false);
     expect(setup.fixture.model.requests.length).toBe(requestsBefore);

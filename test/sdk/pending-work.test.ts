@@ -64,7 +64,9 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["tool.execution_start", "call_permission"],
       ["permission.requested"],
     ]);
+    // Asked again (the SDK's docstring: "re-emits permission.requested"); `no-result` leaves it.
     expect(outline(resume.saw)).toEqual([
+      ["permission.requested"],
       ["permission.completed", "approved"],
       ["external_tool.requested", "call_permission"],
       ["external_tool.completed", "call_permission", "completed"],
@@ -77,7 +79,7 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["tool", "call_permission", "PERMISSION_RESUMED_ALPHA"],
     ]);
     expect(await resumeEvents(resume.session)).toEqual([
-      { continuePendingWork: true, sessionWasActive: false },
+      { continuePendingWork: true, sessionWasActive: true },
     ]);
     expect((await resume.session.rpc.permissions.pendingRequests()).items).toEqual([]);
     await resume.session.disconnect();
@@ -111,7 +113,9 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
       ["permission.completed", "approved"],
       ["external_tool.requested", "call_external"],
     ]);
+    // Sent again; the app has no handler for it and answers by request id.
     expect(outline(resume.saw)).toEqual([
+      ["external_tool.requested", "call_external"],
       ["external_tool.completed", "call_external", "completed"],
       ["tool.execution_complete", "call_external", true],
       ...FINAL_TURN("The result is EXTERNAL_RESUMED_BETA."),
@@ -156,6 +160,8 @@ describe("pending work kept for a resume, continuePendingWork: true", () => {
     await resume.idle;
 
     expect(outline(resume.saw)).toEqual([
+      ["external_tool.requested", "call_a"],
+      ["external_tool.requested", "call_b"],
       ["external_tool.completed", "call_b", "completed"],
       ["tool.execution_complete", "call_b", true],
       ["external_tool.completed", "call_a", "completed"],

@@ -110,7 +110,11 @@ describe.skipIf(postgresUnavailable !== undefined)(
         workers.fixture.model.setResponder(undefined);
         // One abort: the cancelled prompt's, naming the editor's prompt.
         await expectDroppedByAbort(run, settled, (droppedPromptId) => [
-          { reason: "cancelled by the user", droppedPromptIds: [droppedPromptId] },
+          {
+            reason: "user_initiated",
+            message: "cancelled by the user",
+            droppedPromptIds: [droppedPromptId],
+          },
         ]);
         await owner.disconnect();
       } finally {
@@ -157,7 +161,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
         const stored = (await owner.getMessages()).slice(run.storedBefore);
         expect(stored.map(({ type }) => type)).toEqual([...ABORTED_PROMPT, ...TEXT_PROMPT_STORED]);
         expect(stored.filter(({ type }) => type === "abort").map(({ data }) => data)).toEqual([
-          { reason: "cancelled by the user" },
+          { reason: "user_initiated", message: "cancelled by the user" },
         ]);
         // "held", then the editor's prompt: the owner's own queued one never ran.
         expect(model.requests.length - run.requestsBefore).toBe(2);

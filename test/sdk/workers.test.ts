@@ -289,8 +289,10 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(seenOnB.events.slice(0, -3)).toEqual(stored);
     // One abort: the loop's, naming B's prompt by the id B gave it.
     expect(stored.map(({ type }) => type)).toEqual([...ABORTED_PROMPT]);
+    // Copilot's AbortReason on the wire; the log's text beside it.
     expect(stored.at(-1)?.data).toEqual({
-      reason: "cancelled by the user",
+      reason: "user_initiated",
+      message: "cancelled by the user",
       droppedPromptIds: [expect.any(String)],
     });
     // `sessions show` prints it once.

@@ -83,6 +83,45 @@ describe("turnloop --headless --stdio: framing faults", () => {
     expect(await exit).toBe(0);
   });
 
+  test("a batch (a JSON array) and JSON that is no message get -32600 with id null and one stderr line each; the connection goes on", async () => {
+    const { child, peer, stderr, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    peer.sendFrame([{ jsonrpc: "2.0", id: 5, method: "ping" }]);
+    peer.sendFrame(42);
+    peer.sendFrame({ jsonrpc: "2.0", id: 6 });
+    expect((await peer.request("ping", { message: "after" })).result).toMatchObject({
+      message: "pong: after",
+    });
+    const batch =
+      "a batch (a JSON array of messages) is not supported: send each message in its own frame";
+    const noMessage = "a message with neither a method nor a result or error";
+    expect(peer.messages.filter((message) => message.id === null)).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid request: ${batch}` } },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: "Invalid request: a JSON number is not a JSON-RPC message",
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: `Invalid request: ${noMessage}` },
+      },
+    ]);
+    expect(peer.messages.some((message) => message.id === 5)).toBe(false);
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    expect(stderr()).toBe(
+      [batch, "a JSON number is not a JSON-RPC message", noMessage]
+        .map(
+          (problem) => `turnloop: an invalid message answered as an invalid request: ${problem}\n`,
+        )
+        .join(""),
+    );
+  });
+
   test("TURNLOOP_MAX_MESSAGE_BYTES that is not a byte count is refused at start", async () => {
     const { stderr, exit } = spawnServer(
       ["--stdio"],

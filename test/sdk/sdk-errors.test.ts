@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { defineTool, TurnloopClient } from "../../src/sdk/index.js";
+import { fixtureForFile } from "./support.js";
+import { startTcpServer, type TcpServer } from "./tcp-server.js";
+
+/**
+ * Round 3 session 21's trial, item 4: the SDK's own errors say what is wrong in the app's words,
+ * not the SDK's insides: settings of the wrong type are named before anything is sent ("tools.map
+ * is not a function" was), and every call on a session whose server was killed says README's
+ * "the turnloop server connection closed before answering <method>" ("Connection is disposed."
+ * was, for a call made after the end).
+ */
+const fixture = fixtureForFile();
+let tcp: TcpServer;
+beforeAll(async () => {
+  tcp = await startTcpServer(fixture);
+});
+afterAll(async () => {
+  await tcp.stop();
+});
+
+describe("the SDK's errors", () => {
+  test("settings of the wrong type are named, and the client goes on", async () => {
+    const client = new TurnloopClient({ port: tcp.port, cwd: fixture.cwd });
+    fixture.onClose(() => client.stop());
+    const handler = () => "ok";
+    const refusals = await Promise.allSettled([
+      client.createSession({ tools: "x" } as never),
+      client.createSession({ tools: [{ name: "lookup" }] } as never),
+      client.createSession({ onPermissionRequest: "approve" } as never),
+      client.createSession({ hooks: { onPreToolUse: true } } as never),
+      client.resumeSession("some-id", { streaming: "yes" } as never),
+      client.createSession("model" as never),
+    ]);
+    expect(refusals).toEqual(
+      [
+        'createSession: tools must be an array of tools (defineTool), not "x"',
+        'createSession: tools[0] must be a tool (defineTool(name, {description, parameters, handler})), not {"name":"lookup"}',
+        'createSession: onPermissionRequest must be a function, not "approve"',
+        "createSession: hooks.onPreToolUse must be a function, not true",
+        'resumeSession: streaming must be true or false, not "yes"',
+        'createSession: the settings must be an object, not "model"',
+      ].map((message) => ({ status: "rejected", reason: new TypeError(message) })),
+    );
+    const tool = defineTool("lookup", { description: "Looks up", handler });
+    const session = await client.createSession({ tools: [tool] });
+    expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("every call on a session whose server was killed -9 says the connection closed", async () => {
+    const client = new TurnloopClient({ port: tcp.port, cwd: fixture.cwd });
+    fixture.onClose(() => client.stop());
+    const session = await client.createSession({});
+    tcp.process.kill("SIGKILL");
+    await tcp.exited;
+    const calls = await Promise.allSettled([
+      session.getMessages(),
+      session.send("hello"),
+      session.setModel("other-model"),
+      session.abort(),
+      session.getMode(),
+    ]);
+    const methods = [
+      "session.getMessages",
+      "session.send",
+      "session.model.switchTo",
+      "session.abort",
+      "session.mode.get",
+    ];
+    expect(calls).toEqual(
+      methods.map((method) => ({
+        status: "rejected",
+        reason: new Error(`the turnloop server connection closed before answering ${method}`),
+      })),
+    );
+    // Surely after the client saw the end: the same words.
+    await expect(session.send("again")).rejects.toThrow(
+      "the turnloop server connection closed before answering session.send",
+    );
+  });
+});
