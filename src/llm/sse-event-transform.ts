@@ -18,18 +18,44 @@ import { createParser } from "eventsource-parser";
  */
 export function sseEventBytes(mapData: (data: string) => string): {
   /** The bytes of the events `bytes` completes, or undefined when it completes none. */
-  take(bytes: Uint8Array): Uint8Array | undefined;
+  take(bytes: Uint8Array): MappedEventBytes | undefined;
   /** At the body's end: what is left. An event without its blank line is incomplete: dropped, as SSE says. */
-  end(): Uint8Array | undefined;
+  end(): MappedEventBytes | undefined;
 } {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const events = new SseEventMapper(mapData);
-  const encoded = (output: string) => (output === "" ? undefined : encoder.encode(output));
+  const encoded = ({ text, data }: MappedEvents) =>
+    text === "" ? undefined : new MappedEventBytes(encoder.encode(text), data);
   return {
     take: (bytes) => encoded(events.take(decoder.decode(bytes, { stream: true }))),
     end: () => encoded(events.take(decoder.decode())),
   };
+}
+
+/**
+ * The bytes {@link sseEventBytes} passes on, whole events, with the `data` parsing them gives
+ * (each event's, mapped, in order): {@link jsonEventStream} takes the data rather than decode the
+ * bytes and parse them as SSE a second time. Any other reader reads the bytes. What a typed
+ * array method makes of it (`subarray`, `slice`) is a plain `Uint8Array`.
+ */
+export class MappedEventBytes extends Uint8Array {
+  static get [Symbol.species]() {
+    return Uint8Array;
+  }
+
+  constructor(
+    bytes: Uint8Array<ArrayBuffer>,
+    readonly eventData: readonly string[],
+  ) {
+    super(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+}
+
+/** The text of the events one piece completed, and their mapped data in order. */
+interface MappedEvents {
+  text: string;
+  data: string[];
 }
 
 /**
@@ -44,18 +70,21 @@ class SseEventMapper {
   /** False once a CR was seen: from then on every byte goes through the parser. */
   #lineFeedsOnly = true;
   #output = "";
+  #data: string[] = [];
 
   constructor(mapData: (data: string) => string) {
     this.#mapData = mapData;
     this.#parser = createParser({
       onEvent: (event) => {
-        this.#output += writtenEvent(event.event, event.id, this.#mapData(event.data));
+        const mapped = this.#mapData(event.data);
+        this.#data.push(mapped);
+        this.#output += writtenEvent(event.event, event.id, mapped);
       },
     });
   }
 
-  /** The mapped text of the events `text` completes. */
-  take(text: string): string {
+  /** The mapped text of the events `text` completes, and their mapped data. */
+  take(text: string): MappedEvents {
     if (!this.#lineFeedsOnly || text.includes("\r")) {
       // CR line ends (alone or in pairs, perhaps split across chunks): the parser's business.
       // It holds no partial event here: only whole events were fed to it before.
@@ -71,9 +100,10 @@ class SseEventMapper {
       this.#pending = joined.slice(end);
       this.#mapEvents(joined, end);
     }
-    const output = this.#output;
+    const taken = { text: this.#output, data: this.#data };
     this.#output = "";
-    return output;
+    this.#data = [];
+    return taken;
   }
 
   /**
@@ -92,6 +122,9 @@ class SseEventMapper {
       const eventEnd = text.indexOf("\n\n", start);
       const data = oneLineData(text, start, eventEnd);
       const mapped = data === undefined ? undefined : this.#mapData(data);
+      if (mapped !== undefined) {
+        this.#data.push(mapped);
+      }
       if (data === undefined || mapped !== data) {
         this.#output += text.slice(copiedUpTo, start);
         if (mapped === undefined) {
@@ -150,7 +183,9 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
  * As the SDK's stages: a byte order mark at the start is dropped and bad UTF-8 becomes U+FFFD
  * (`TextDecoderStream`'s defaults); events are read by `eventsource-parser` (the SDK's parser)
  * with its defaults (as the SDK makes its `EventSourceParserStream`), so an event left without its
- * blank line at the end is dropped and a malformed line (a bad `retry:`) is ignored.
+ * blank line at the end is dropped and a malformed line (a bad `retry:`) is ignored. A chunk that
+ * is {@link MappedEventBytes} (an OpenAI-compatible body, openai-chat-quirks.ts) is whole events
+ * parsed already: its data is taken as it is, not decoded and parsed again.
  *
  * The stage reads the body with a reader it never releases, and the stream it returns is a
  * {@link LockKeepingStream}, so that neither it nor the provider model's stage after it releases
@@ -175,9 +210,15 @@ export function jsonEventStream<T>(
     next: async () => {
       for (;;) {
         const { done, value } = await reader.read();
-        parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
-        const taken = eventData;
-        eventData = [];
+        let taken: readonly string[];
+        if (value instanceof MappedEventBytes) {
+          // Whole events, parsed already (openai-chat-quirks.ts): the parser holds nothing.
+          taken = value.eventData;
+        } else {
+          parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+          taken = eventData;
+          eventData = [];
+        }
         const values: T[] = [];
         for (const data of taken) {
           if (data !== "[DONE]") {

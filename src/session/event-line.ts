@@ -68,10 +68,11 @@ function onDisk(event: SessionEvent) {
 
 /**
  * Whether `value` holds, at any depth, a string of at least {@link PIECE_LENGTH} code units. It
- * runs for every line written: it walks keys in place (`for…in` over JSON data, whose objects
+ * runs for every line written (and every event recorded where the environment has a secret,
+ * secrets.ts): it walks keys in place (`for…in` over JSON data, whose objects
  * have no inherited enumerable keys) rather than making an array of each object's values.
  */
-function holdsLongString(value: unknown): boolean {
+export function holdsLongString(value: unknown): boolean {
   if (typeof value === "string") {
     return value.length >= PIECE_LENGTH;
   }

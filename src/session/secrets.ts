@@ -1,5 +1,6 @@
 import type { EventInput } from "../events/events.js";
 import { secretValues, textRedactor } from "../events/secrets.js";
+import { holdsLongString } from "./event-line.js";
 
 /**
  * A text rewriter that replaces the values of secret-looking environment variables
@@ -24,18 +25,64 @@ export function eventRedactor(environment: NodeJS.ProcessEnv): (input: EventInpu
     return (input) => input;
   }
   const redactText = textRedactor(secrets);
+  const values = secrets.map(({ value }) => value);
   // Each secret as it appears inside a JSON string: if none is in the data's JSON, no string holds
   // one, and the data is not walked.
-  const escaped = secrets.map(({ value }) => JSON.stringify(value).slice(1, -1));
+  const escaped = values.map((value) => JSON.stringify(value).slice(1, -1));
+  const jsonHoldsSecret = (data: unknown) => {
+    const text = JSON.stringify(data);
+    return escaped.some((value) => text.includes(value));
+  };
   return (input) => {
-    const text = JSON.stringify(input.data);
-    if (!escaped.some((value) => text.includes(value))) {
+    const found = holdsLongString(input.data)
+      ? holdsSecret(input.data, values)
+      : jsonHoldsSecret(input.data);
+    if (!found) {
       return input;
     }
     const data = redactStrings(input.data, redactText);
     return data === input.data ? input : ({ ...input, data } as EventInput);
   };
 }
+
+/**
+ * Whether a string in `value` (a key or a value, at any depth) contains one of `secrets`: only
+ * then can {@link redactStrings} change anything. Used for data holding a string of a mebibyte or
+ * more (a huge `user.message`, a tool result), read where it is: its JSON was a second copy of
+ * the text (a 7.3 MiB prompt's `-p` run peaked 14 MiB higher). Other data is searched through its
+ * JSON: walking every event's data cost a 40-tool-turn `-p` run 2-3 % more instructions
+ * (bench/notes/turn21.md). Objects that are not plain data are searched through their JSON, as
+ * {@link redactStrings} rewrites them.
+ */
+function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
+  if (typeof value === "string") {
+    for (const secret of secrets) {
+      if (value.includes(secret)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  if (Array.isArray(value)) {
+    return value.some((item) => holdsSecret(item, secrets));
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) {
+    const text: string | undefined = JSON.stringify(value);
+    return text !== undefined && holdsSecret(JSON.parse(text), secrets);
+  }
+  for (const key in value) {
+    if (holdsSecret(key, secrets) || holdsSecret((value as JsonRecord)[key], secrets)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+type JsonRecord = Record<string, unknown>;
 
 /** `value` with `redact` applied to every string in it; `value` itself when none changed. */
 function redactStrings(value: unknown, redact: (text: string) => string): unknown {

@@ -1,7 +1,7 @@
 import { parseJsonEventStream, safeParseJSON } from "@ai-sdk/provider-utils";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { jsonEventStream } from "../../src/llm/sse-event-transform.js";
+import { jsonEventStream, sseEventBytes } from "../../src/llm/sse-event-transform.js";
 
 // Round 3, session 14 (issue 26, figure 7d): the bundle's provider-utils parses a model's event
 // stream in one stage (src/llm/sse-event-transform.ts, scripts/provider-utils-one-stage-events.mjs).
@@ -98,6 +98,65 @@ describe("jsonEventStream gives the values of the AI SDK's parseJsonEventStream"
     expect(split.ours).toEqual([
       { success: true, value: { n: 10, text: "😀" }, rawValue: { n: 10, text: "😀" } },
     ]);
+  });
+});
+
+/** Rewrites the data of event 2 (as the OpenAI-compatible stage rewrites some chunks). */
+const rewriteTwo = (data: string) => data.replace('"n":2', '"n":20');
+
+/**
+ * `chunks` mapped by {@link sseEventBytes} with {@link rewriteTwo}, one chunk a read, as the
+ * response body of openai-chat-quirks.ts: bytes that carry their events' data.
+ */
+function mappedBody(chunks: Uint8Array[]) {
+  const events = sseEventBytes(rewriteTwo);
+  const left = [...chunks];
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = left.shift();
+      const mapped = chunk === undefined ? events.end() : events.take(chunk);
+      if (mapped !== undefined) {
+        controller.enqueue(mapped);
+      }
+      if (chunk === undefined) {
+        controller.close();
+      }
+    },
+  });
+}
+
+describe("an OpenAI-compatible body's events, parsed once (sseEventBytes, then jsonEventStream)", () => {
+  for (const [name, bytes] of Object.entries(STREAMS)) {
+    test(`${name}: the SDK's values for the mapped bytes, whole and cut at every byte`, async () => {
+      for (let cut = 0; cut < bytes.length; cut++) {
+        const chunks = cut === 0 ? [bytes] : [bytes.subarray(0, cut), bytes.subarray(cut)];
+        const sdk = await valuesOf(parseJsonEventStream({ stream: mappedBody(chunks), schema }));
+        const ours = await valuesOf(
+          jsonEventStream(mappedBody(chunks), (text) => safeParseJSON({ text, schema })),
+        );
+        expect(ours, `cut at byte ${cut}`).toEqual(sdk);
+      }
+    });
+  }
+
+  test("a rewritten event's data is the one parsed; the bytes' data is what parsing them gives", async () => {
+    const bytes = encoder.encode(
+      'data: {"n":1}\n\ndata: {"n":2}\n\nevent: x\r\ndata: {"n":\r\ndata: 3}\r\n\r\n',
+    );
+    const values = await valuesOf(
+      jsonEventStream(mappedBody([bytes]), (text) => safeParseJSON({ text, schema })),
+    );
+    expect(values).toEqual([
+      { success: true, value: { n: 1 }, rawValue: { n: 1 } },
+      { success: true, value: { n: 20 }, rawValue: { n: 20 } },
+      { success: true, value: { n: 3 }, rawValue: { n: 3 } },
+    ]);
+    const events = sseEventBytes(rewriteTwo);
+    const mapped = events.take(bytes);
+    expect(mapped?.eventData).toEqual(['{"n":1}', '{"n":20}', '{"n":\n3}']);
+    expect(new TextDecoder().decode(mapped)).toBe(
+      'data: {"n":1}\n\ndata: {"n":20}\n\nevent: x\ndata: {"n":\ndata: 3}\n\n',
+    );
   });
 });
 

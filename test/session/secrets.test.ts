@@ -28,6 +28,32 @@ test("secret-looking variables are replaced in every string of an event, escaped
   expect(redact(untouched)).toBe(untouched);
 });
 
+test("an event holding a string of a mebibyte or more is searched where it is: its secrets, in strings and keys, replaced", () => {
+  const redact = eventRedactor({ OPENAI_API_KEY: "sk-abc123456789", GITHUB_TOKEN: 'ghp_"q"\\v' });
+  const long = "x".repeat(1_048_576);
+  // Keys that hold secrets are not in any event type: the data is written here as any JSON.
+  const input = {
+    type: "tool.execution_complete",
+    data: {
+      toolCallId: "call-1",
+      success: true,
+      result: { content: `${long} sk-abc123456789`, detailedContent: long },
+      toolTelemetry: { 'ghp_"q"\\v': [long, 'ghp_"q"\\v'] },
+    },
+  } as unknown as EventInput;
+  expect(redact(input).data).toEqual({
+    toolCallId: "call-1",
+    success: true,
+    result: { content: `${long} [redacted:OPENAI_API_KEY]`, detailedContent: long },
+    toolTelemetry: { "[redacted:GITHUB_TOKEN]": [long, "[redacted:GITHUB_TOKEN]"] },
+  });
+  const untouched: EventInput = {
+    type: "user.message",
+    data: { source: "user", content: `${long} sk-abc12345678 ghp_q` },
+  };
+  expect(redact(untouched)).toBe(untouched);
+});
+
 // A fresh user's check: with a password `secret`, "secretive" became "[redacted:PASSWORD]ive".
 const SHORT = { DB_PASSWORD: "secret" };
 const redactedAsValue = [
