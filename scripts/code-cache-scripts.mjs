@@ -16,6 +16,8 @@
  *   Node's own CommonJS loader wraps a file (without a second copy of its text in memory);
  * - `import.meta.url` becomes `__turnloopMeta.url`, and the `createRequire` line of the chunks that
  *   name `require` (scripts/require-where-used.mjs) goes: the loader gives each script a `require`;
+ * - each script's `module.exports` is the object its exported names were defined on, not a copy
+ *   of it ({@link exportsItself});
  * - esbuild writes other characters than ASCII as escapes (`charset: "ascii"`) where the meaning
  *   stays (not in a regular expression or a `String.raw` text: the session viewer's page scripts),
  *   since V8 keeps a script holding any other character at two bytes a character.
@@ -75,7 +77,7 @@ export async function writeCodeCacheScripts(cliDirectory, requireBanner) {
     if (!file.endsWith(".js")) {
       continue;
     }
-    const text = asBundledModules(readFileSync(file, "utf8"));
+    const text = exportsItself(asBundledModules(readFileSync(file, "utf8")), file);
     writeFileSync(file, text);
     if (!text.startsWith(`${WRAPPER_START}\n`)) {
       throw new Error(`${file}: not a script wrapped as src/cli/code-cache.cts expects`);
@@ -108,6 +110,39 @@ export async function writeCodeCacheScripts(cliDirectory, requireBanner) {
  */
 function asBundledModules(text) {
   return text.replace(/__toESM\((require\("\.{1,2}\/[^"]+"\)),1\)/g, "__toESM($1,0)");
+}
+
+/** esbuild's helper that gives a script's `module.exports`: a copy of its exports object. */
+const TO_COMMON_JS_COPY =
+  'var __toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:true}),mod);';
+/** The same helper giving the exports object itself; spaces keep the line's length. */
+const TO_COMMON_JS_ITSELF =
+  'var __toCommonJS=mod=>__defProp(mod,"__esModule",{value:true});'.padEnd(
+    TO_COMMON_JS_COPY.length,
+    " ",
+  );
+
+/**
+ * A script's `module.exports` is the object esbuild fills with a getter per exported name
+ * (`__export`), marked `__esModule`, not a copy of it: esbuild's `__toCommonJS` copied every name
+ * again as a getter of its own reading through to the first (a closure and a property definition
+ * each, and two getters per read), at every script's load: the zod and AI SDK script alone
+ * exports 54 names, the session's 162 (bench/notes/start21.md has the figures). Nothing else
+ * changes: the object holds the same names, each read through its getter, and nothing adds to it
+ * once the script ran. The text keeps its length, so the script's source map still applies. A
+ * script whose helper is not esbuild's as expected fails the build.
+ * @param {string} text a script's text
+ * @param {string} file its path, for the error
+ * @returns {string}
+ */
+export function exportsItself(text, file) {
+  if (!text.includes("module.exports=__toCommonJS(")) {
+    return text;
+  }
+  if (text.split(TO_COMMON_JS_COPY).length !== 2) {
+    throw new Error(`${file}: esbuild's __toCommonJS is no longer as expected`);
+  }
+  return text.replace(TO_COMMON_JS_COPY, TO_COMMON_JS_ITSELF);
 }
 
 /**

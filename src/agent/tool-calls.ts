@@ -188,8 +188,10 @@ function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall 
   const parsed = tool.input.safeParse(toolCall.arguments);
   if (!parsed.success) {
     // One line an issue, its field on it ("✖ Invalid input: expected number … → at timeout"):
-    // a failed call's line on the terminal shows the message's first line.
-    const issues = z.prettifyError(parsed.error).replace(/\n\s*→/g, " →");
+    // a failed call's line on the terminal shows the message's first line. The arrow is escaped
+    // in the expression: esbuild cannot escape it there, and one character outside ASCII keeps
+    // the whole bundled script in memory at two bytes a character (bench/notes/start21.md).
+    const issues = z.prettifyError(parsed.error).replace(/\n\s*\u2192/g, " →");
     const message = `Invalid arguments for '${toolCall.name}': ${issues} (received ${echo(JSON.stringify(toolCall.arguments))}).`;
     return { toolCall, tool, failure: { code: "invalid_arguments", message } };
   }
