@@ -25,8 +25,7 @@ export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["
  * guard's `session.warning` (`max_turn_requests`). A turn with a `purpose` (a compaction's
  * summary request) never ends a prompt; in autopilot (the prompt's `agentMode`, or a nudge read)
  * a reply without tool calls does not either (the nudge or `session.autopilot_stopped` follows).
- * What is not stored stays unknown: a prompt that stopped at `--max-turns` ends for a follower
- * only at the next one's `user.message`.
+ * What is not stored stays unknown: a prompt that stopped at `--max-turns` has no end here.
  */
 export class PromptEnds {
   /** The turns started and not ended, innermost last. */
