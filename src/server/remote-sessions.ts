@@ -10,11 +10,9 @@
  */
 
 import { z } from "zod";
-import { History } from "../agent/history.js";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
-import { createEnvelope } from "../session/envelope.js";
 import { FOLLOWER_EXPIRY_MS, registerHandler } from "../session/follower-handler.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { SentPrompts } from "../session/prompt-end.js";
@@ -29,10 +27,11 @@ import {
   sendParams,
 } from "./params.js";
 import { replyFor } from "./permissions.js";
+import { FollowedEvents } from "./remote-events.js";
 import { endPrompts } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import type { ServerSession } from "./server-session.js";
-import { assistantIdleBefore, bareModelId, modelNamesOnWire, usageInfo } from "./wire-events.js";
+import { bareModelId } from "./wire-events.js";
 
 /** A session followed here for one client connection. */
 interface RemoteSession {
@@ -119,9 +118,9 @@ export async function resumeRemote(
 
 /**
  * Follows the session `start` describes for `connection` from after `log` (its events until
- * now): every stored event to the client (after each `assistant.usage`, the ephemeral
- * `session.usage_info` the owner's clients get, derived here), the end of each prompt it sent, and while some wait,
- * the owner's lease (owner-watch.ts): a dead owner's prompts end with an error.
+ * now): every stored event to the client as the owner's clients get it (remote-events.ts), the
+ * end of each prompt it sent, and while some wait, the owner's lease (owner-watch.ts): a dead
+ * owner's prompts end with an error.
  */
 async function startFollowing(
   connection: ClientConnection,
@@ -131,31 +130,17 @@ async function startFollowing(
   const { store } = connection.server.host;
   const session = { sessionId: start.sessionId, startTime: start.startTime };
   const questions = new RemoteQuestions(start.cwd);
-  // The conversation as the owner folds it, for the `session.usage_info` it sends its clients.
-  const history = new History();
+  const events = new FollowedEvents(start, questions, (model) =>
+    connection.server.host.contextWindowOf(model),
+  );
   for (const event of log.events) {
-    questions.wireEvent(event, event);
-    history.apply(event);
+    events.past(event);
   }
   const prompts = new SentPrompts();
   let ownerWatch: OwnerWatch | undefined;
   const subscription = await store.subscribe(session.sessionId, log.nextSeq, (event) => {
-    const wire = questions.wireEvent(event, modelNamesOnWire(event));
-    // An autopilot continuation: the owner's loop stopped and goes on (session.idle is never stored).
-    const assistantIdle = assistantIdleBefore(event);
-    if (assistantIdle !== undefined) {
-      connection.notify(ServerToClient.sessionEvent, {
-        sessionId: session.sessionId,
-        event: assistantIdle,
-      });
-    }
-    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
-    history.apply(event);
-    if (event.type === "assistant.usage") {
-      // Ephemeral on the owner, so never stored: derived here as the owner derives it.
-      const tokenLimit = connection.server.host.contextWindowOf(event.data.model);
-      const info = createEnvelope(usageInfo(history, tokenLimit), event.id);
-      connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: info });
+    for (const wire of events.wire(event)) {
+      connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
     }
     endPrompts(connection, session, prompts.stored(event), event.id);
     ownerWatch?.stored(event);
@@ -190,6 +175,14 @@ async function stopFollowing(
     await remote.subscription.close();
     await remote.unregister();
   }
+}
+
+/**
+ * Whether `connection` follows `sessionId` here: a resume it makes to claim the session leaves
+ * the events stored since the last one it got to the following ({@link sendToOwner}).
+ */
+export function followsHere(connection: ClientConnection, sessionId: string): boolean {
+  return followedBy(connection.server).get(sessionId)?.connection === connection;
 }
 
 /** Whether `sessionId` is followed here (its methods go to the owner). */
@@ -231,8 +224,10 @@ export async function answerAtOwner(
 /**
  * `session.send` of a followed session: the prompt goes to the owner's inbox. When no live
  * worker holds the session any more (it died, or closed the session), this worker claims it
- * (issue 22): the events stored meanwhile are delivered, the following stops, `claim` resumes
- * the session here with the client's `session.resume` params, and the prompt runs here.
+ * (issue 22): the events stored meanwhile are delivered, `claim` resumes the session here with
+ * the client's `session.resume` params, the events that stored are delivered too (every event
+ * of the log reaches the client once, in order, whoever wrote it), the following stops, and the
+ * prompt runs here.
  * @throws ResponseError `-32602` when the claim fails (another worker claimed it first).
  */
 export async function sendToOwner(
@@ -250,9 +245,19 @@ export async function sendToOwner(
   }
   if (remote !== undefined) {
     await remote.subscription.readNow();
-    await stopFollowing(server, sessionId, remote.connection);
+    remote.ownerWatch.stop();
   }
-  await claim(remote?.resumeParams ?? { sessionId });
+  try {
+    await claim(remote?.resumeParams ?? { sessionId });
+    // What the claim stored here (`session.resume`, interrupted results of the calls the owner
+    // left open) reaches the client as every other event did: read from the log after the last
+    // one it got, in order, before the prompt's own events (the claim sent it none of them).
+    await remote?.subscription.readNow();
+  } finally {
+    if (remote !== undefined) {
+      await stopFollowing(server, sessionId, remote.connection);
+    }
+  }
   const session = server.sessions.get(sessionId);
   if (session === undefined) {
     throw invalidParams(`session ${sessionId}: it could not be opened here`);

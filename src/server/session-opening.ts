@@ -25,7 +25,7 @@ import {
   resumeParams,
 } from "./params.js";
 import { resumeHere } from "./pending-work.js";
-import { receiveInbox, resumeRemote } from "./remote-sessions.js";
+import { followsHere, receiveInbox, resumeRemote } from "./remote-sessions.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import { checkSandbox } from "./session-sandbox.js";
@@ -129,7 +129,10 @@ async function resume(
     await resumeHere(serverSession, params.continuePendingWork);
   }
   if (reopened) {
-    announceRepair(connection, serverSession.session, serverSession.currentModel());
+    // A follower claiming the session gets `session.resume` from its following instead.
+    if (!followsHere(connection, params.sessionId)) {
+      announceRepair(connection, serverSession.session, serverSession.currentModel());
+    }
   } else if (params.model !== undefined || params.provider !== undefined) {
     const choice = chooseModel(params, server.host, undefined);
     if (!choice.ok) {

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { SessionEvent } from "../events/events.js";
 import { idleData } from "../events/idle.js";
 import { createEnvelope } from "./envelope.js";
-import { promptEnd } from "./prompt-end.js";
+import { PromptEnds } from "./prompt-end.js";
 import type { SessionSubscription } from "./session-follower.js";
 import type { SessionJournal } from "./session-journal.js";
 import {
@@ -157,6 +157,8 @@ export class IdleLeaseAppender implements SessionAppender {
   #pending: SessionEvent[] = [];
   #holds = 0;
   #following: SessionSubscription | undefined;
+  /** Where the prompts of other processes end, read from each of their events. */
+  readonly #promptEnds = new PromptEnds();
   /** Lease changes (take, let go, close) run one after another. */
   #tail: Promise<void> = Promise.resolve();
   #releaseScheduled = false;
@@ -330,7 +332,7 @@ export class IdleLeaseAppender implements SessionAppender {
     this.#nextSeq = seq + 1;
     this.#storedLastId = event.id;
     this.#onOthers(event);
-    const end = promptEnd(event);
+    const end = this.#promptEnds.read(event);
     if (end !== undefined) {
       // As the loop ends its own (agent/loop.ts): events/idle.ts.
       this.#onOthers(createEnvelope({ type: "session.idle", data: idleData(end) }, event.id));

@@ -4,39 +4,149 @@
  * of a prompt in the stored events themselves.
  */
 
-import type { StopReason } from "../events/event-parts.js";
-import type { SessionEvent, SessionEventData } from "../events/events.js";
+import { decideNext } from "../agent/decide-next.js";
+import type { ToolCallOutcome } from "../agent/tool-calls.js";
+import type { FinishReason, StopReason, TurnPurpose } from "../events/event-parts.js";
+import type { SessionEvent, SessionEventData, SessionEventOf } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
+import type { AssistantReply } from "../llm/provider.js";
 import type { PromptWithdrawal } from "./session-store.js";
 
 /** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */
 export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["session.error"] };
 
 /**
- * How the prompt ended when `event` (persisted) is its last: a turn that completed without asking
- * for tools (`end_turn`; `max_tokens` when the model was cut off by its length limit, `refusal`
- * when filtered), an `abort` (`cancelled`) or a `session.error`.
- * @returns `undefined` when the prompt goes on after `event`.
+ * Reads where each prompt ends out of a session's stored events, given in log order (a follower
+ * reads them as the owner stores them). A prompt ends where the owner's loop stopped, by the
+ * loop's own rule (agent/decide-next.ts `decideNext`) applied to each turn of the conversation as
+ * stored: its reply (`assistant.message`), its tool results (`tool.execution_complete`, a
+ * `session.task_complete`) and how it ended (`assistant.turn_end`); or at an `abort`
+ * (`cancelled`), a `session.error`, a `session.autopilot_stopped` (`end_turn`) or the repetition
+ * guard's `session.warning` (`max_turn_requests`). A turn with a `purpose` (a compaction's
+ * summary request) never ends a prompt; in autopilot (the prompt's `agentMode`, or a nudge read)
+ * a reply without tool calls does not either (the nudge or `session.autopilot_stopped` follows).
+ * What is not stored stays unknown: a prompt that stopped at `--max-turns` has no end here.
  */
-export function promptEnd(event: SessionEvent): PromptEnd | undefined {
-  switch (event.type) {
-    case "assistant.turn_end": {
-      const { status, finishReason } = event.data;
-      if (status !== "completed" || finishReason === "tool-calls") {
+export class PromptEnds {
+  /** The turns started and not ended, innermost last. */
+  readonly #open: StoredTurn[] = [];
+  /** Whether the prompt runs in autopilot (a reply without tool calls is nudged). */
+  #autopilot = false;
+  /** Whether a rejected tool call ends the prompt (the SDK server's, whose prompts have an `agentMode`). */
+  #endsAfterRejection = false;
+
+  /** @returns how the prompt ended when `event` is its last stored event, else `undefined`. */
+  read(event: SessionEvent): PromptEnd | undefined {
+    switch (event.type) {
+      case "user.message":
+        this.#started(event.data);
+        return undefined;
+      case "assistant.turn_start":
+        this.#open.push({ purpose: event.data.purpose, turnId: event.data.turnId, outcomes: [] });
+        return undefined;
+      case "assistant.message": {
+        const turn = this.#open.at(-1);
+        if (turn !== undefined) {
+          turn.reply = { ...event.data, reasoningParts: [], toolCalls: event.data.toolRequests };
+        }
         return undefined;
       }
-      if (finishReason === "length") {
-        return { stopReason: "max_tokens" };
-      }
-      return { stopReason: finishReason === "content-filter" ? "refusal" : "end_turn" };
+      case "tool.execution_complete":
+      case "session.task_complete":
+        this.#conversationTurn()?.outcomes.push(outcomeOf(event));
+        return undefined;
+      case "assistant.turn_end":
+        return this.#turnEnded(event.data);
+      case "session.autopilot_stopped":
+        return { stopReason: "end_turn" };
+      case "session.warning":
+        return event.data.warningType === "repetition"
+          ? { stopReason: "max_turn_requests" }
+          : undefined;
+      case "abort":
+        return { stopReason: "cancelled" };
+      case "session.error":
+        return { error: event.data };
+      default:
+        return undefined;
     }
-    case "abort":
-      return { stopReason: "cancelled" };
-    case "session.error":
-      return { error: event.data };
-    default:
-      return undefined;
   }
+
+  #started(data: SessionEventData["user.message"]): void {
+    if (data.source === "autopilot") {
+      this.#autopilot = true;
+      return;
+    }
+    this.#open.length = 0;
+    this.#autopilot = data.agentMode === "autopilot";
+    this.#endsAfterRejection = data.agentMode !== undefined;
+  }
+
+  /** The innermost open turn of the conversation (not a request the loop makes for itself). */
+  #conversationTurn(): StoredTurn | undefined {
+    return this.#open.findLast((turn) => turn.purpose === undefined);
+  }
+
+  #turnEnded(data: SessionEventData["assistant.turn_end"]): PromptEnd | undefined {
+    const index = this.#open.findLastIndex((turn) => turn.turnId === data.turnId);
+    const [turn] = index < 0 ? [] : this.#open.splice(index, 1);
+    if (turn?.purpose !== undefined || data.status !== "completed") {
+      return undefined;
+    }
+    if (turn?.reply === undefined) {
+      // Its start was stored before this reader began (a follower joined mid-turn): its reply is
+      // unknown, so a reply without tool calls is taken to end it.
+      return data.finishReason === "tool-calls" ? undefined : stopOf(data.finishReason);
+    }
+    const step = decideNext(turn.reply, turn.outcomes, UNCOUNTED, {
+      maxTurns: Number.POSITIVE_INFINITY,
+      autopilot: this.#autopilot,
+      maxAutopilotContinues: Number.POSITIVE_INFINITY,
+      endAfterRejection: this.#endsAfterRejection,
+    });
+    // `fail`: the `session.error` that follows ends the prompt.
+    return step.kind === "stop" ? { stopReason: step.stopReason } : undefined;
+  }
+}
+
+/** A turn as stored so far. */
+interface StoredTurn {
+  turnId: string;
+  purpose: TurnPurpose | undefined;
+  reply?: AssistantReply;
+  outcomes: ToolCallOutcome[];
+}
+
+/**
+ * The loop's counters as a follower knows them: none (it may have joined mid-prompt), so the
+ * limits it cannot see (`--max-turns`, the nudges allowed) are never taken as reached; the
+ * owner stores `session.autopilot_stopped` when the nudges ran out.
+ */
+const UNCOUNTED = { turns: 0, nudges: 0, repeating: false, cancelled: false } as const;
+
+/** What `decideNext` reads of a stored tool result: its error code, or the stop of `task_complete`. */
+function outcomeOf(
+  event: SessionEventOf<"tool.execution_complete"> | SessionEventOf<"session.task_complete">,
+): ToolCallOutcome {
+  if (event.type === "session.task_complete") {
+    const toolCall = { toolCallId: "", name: "task_complete", arguments: {} };
+    return { toolCall, content: event.data.summary, isError: false, effects: [{ type: "stop" }] };
+  }
+  const { toolCallId, toolName, success, result, error } = event.data;
+  return {
+    toolCall: { toolCallId, name: toolName, arguments: {} },
+    content: result.content,
+    isError: !success,
+    ...(error === undefined ? {} : { errorCode: error.code }),
+  };
+}
+
+/** The stop of a reply without tool calls, by its finish reason alone. */
+function stopOf(finishReason: FinishReason | undefined): PromptEnd {
+  if (finishReason === "length") {
+    return { stopReason: "max_tokens" };
+  }
+  return { stopReason: finishReason === "content-filter" ? "refusal" : "end_turn" };
 }
 
 /** What a stored event means for the prompts a follower sent ({@link SentPrompts.stored}). */
@@ -71,6 +181,8 @@ export class SentPrompts {
   readonly #waiting: string[] = [];
   /** The lease epoch each waiting prompt was addressed to, once its post returned it. */
   readonly #epochs = new Map<string, number>();
+  /** Where the owner's prompts end, read from every stored event. */
+  readonly #ends = new PromptEnds();
   #running: string | undefined;
   #ownerClosed = false;
 
@@ -189,6 +301,7 @@ export class SentPrompts {
 
   /** What the persisted `event` means for the prompts sent, if anything. */
   stored(event: SessionEvent): SentPromptNews | undefined {
+    const end = this.#ends.read(event);
     if (event.type === "user.message" && event.data.promptId !== undefined) {
       const promptId = event.data.promptId;
       if (!this.#waiting.includes(promptId)) {
@@ -213,7 +326,6 @@ export class SentPrompts {
       const promptIds = this.abandon();
       return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "shutdown" };
     }
-    const end = promptEnd(event);
     if (end === undefined) {
       return undefined;
     }

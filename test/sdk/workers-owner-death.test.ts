@@ -45,7 +45,8 @@ describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
       event.type === "user.message" ? [event.data.content] : [],
     );
     expect(prompts).toEqual(["sent while A froze", "marker"]);
-    // B's own error and idle, then what B's claimed session sent: the prompts, with deltas.
+    // B's own error and idle, then what B's claim stored (its session.resume: every event of the
+    // log reaches the client, whoever wrote it), then what B's session sent: the prompts, with deltas.
     const ranOnB = [
       "user.message",
       "assistant.turn_start",
@@ -61,6 +62,7 @@ describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
       "session.error",
       "assistant.idle",
       "session.idle",
+      "session.resume",
       ...ranOnB,
       ...ranOnB,
     ]);

@@ -1,7 +1,8 @@
 /**
  * One rule for a prompt's end (issue 22): the stored event that ends a prompt, how a follower
- * reads it (`promptEnd`, session/prompt-end.ts), and the `session.idle` both the owner's loop and
- * every follower send after it (`idleData`, events/idle.ts).
+ * reads it (`PromptEnds`, session/prompt-end.ts: the loop's own rule applied to the stored
+ * turns), and the `session.idle` both the owner's loop and every follower send after it
+ * (`idleData`, events/idle.ts).
  */
 
 import { describe, expect, it } from "vitest";
@@ -9,7 +10,7 @@ import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { EventInput, SessionEventData } from "../../src/events/events.js";
 import { idleData } from "../../src/events/idle.js";
 import { createEnvelope } from "../../src/session/envelope.js";
-import { promptEnd, SentPrompts } from "../../src/session/prompt-end.js";
+import { PromptEnds, SentPrompts } from "../../src/session/prompt-end.js";
 import { userMessage } from "./support.js";
 
 const turnEnd = (data: Partial<SessionEventData["assistant.turn_end"]>): EventInput => ({
@@ -21,6 +22,8 @@ const prompt = (content: string, promptId: string): EventInput => ({
   data: { content, source: "user", promptId },
 });
 const failure = { errorType: "server", message: "the model is unavailable" } as const;
+/** How the prompt ended when `event` is the only event a fresh reader read. */
+const promptEnd = (event: Parameters<PromptEnds["read"]>[0]) => new PromptEnds().read(event);
 
 /** [what happened, the stored event, how the prompt ended (undefined: it goes on), the idle]. */
 const TABLE: ReadonlyArray<
@@ -69,6 +72,154 @@ const TABLE: ReadonlyArray<
   ["a prompt", userMessage("hello"), undefined, undefined],
 ];
 
+const start = (turnId: string, purpose?: "compaction"): EventInput => ({
+  type: "assistant.turn_start",
+  data: purpose === undefined ? { turnId } : { turnId, purpose },
+});
+const reply = (
+  content: string,
+  finishReason: "stop" | "tool-calls" | "other" = "stop",
+  toolRequests: Array<{ toolCallId: string; name: string; argumentsError?: "truncated" }> = [],
+): EventInput => ({
+  type: "assistant.message",
+  data: {
+    messageId: `m-${content}`,
+    content,
+    finishReason,
+    toolRequests: toolRequests.map((call) => ({ ...call, arguments: {} })),
+  },
+});
+const ended = (turnId: string, finishReason: "stop" | "tool-calls" | "other" = "stop") =>
+  turnEnd({ turnId, finishReason });
+const result = (toolCallId: string, code?: "rejected" | "truncated_arguments"): EventInput => ({
+  type: "tool.execution_complete",
+  data: {
+    toolCallId,
+    toolName: "bash",
+    success: code === undefined,
+    result: { content: code ?? "ok" },
+    ...(code === undefined ? {} : { error: { message: code, code } }),
+  },
+});
+const sent = (agentMode?: string): EventInput => ({
+  type: "user.message",
+  data: { content: "go", source: "user", ...(agentMode === undefined ? {} : { agentMode }) },
+});
+const bash = { toolCallId: "c1", name: "bash" };
+
+/**
+ * [what happened, a prompt's stored events, how the prompt ended at the last of them]: a reader
+ * of the events in order finds the end there and nowhere before.
+ */
+const SEQUENCES: ReadonlyArray<[string, EventInput[], ReturnType<typeof promptEnd>]> = [
+  [
+    "a compaction's summary request ends no prompt: the reply after it does",
+    [
+      sent("interactive"),
+      {
+        type: "session.compaction_start",
+        data: { trigger: "threshold", currentTokens: 9, tokenLimit: 8 },
+      },
+      start("c", "compaction"),
+      reply("the summary"),
+      ended("c"),
+      {
+        type: "session.compaction_complete",
+        data: { success: true, trigger: "threshold", preCompactionTokens: 9 },
+      },
+      start("t"),
+      reply("the answer"),
+      ended("t"),
+    ],
+    { stopReason: "end_turn" },
+  ],
+  [
+    "autopilot: a reply without tools is nudged; the nudges used up end the prompt",
+    [
+      sent("autopilot"),
+      start("t1"),
+      reply("done?"),
+      ended("t1"),
+      { type: "user.message", data: { content: "keep going", source: "autopilot" } },
+      start("t2"),
+      reply("done."),
+      ended("t2"),
+      { type: "session.autopilot_stopped", data: { reason: "cap_reached", continues: 1 } },
+    ],
+    { stopReason: "end_turn" },
+  ],
+  [
+    "autopilot: task_complete ends the turn that called it",
+    [
+      sent("autopilot"),
+      start("t"),
+      reply("", "tool-calls", [{ toolCallId: "c1", name: "task_complete" }]),
+      { type: "session.task_complete", data: { summary: "all done", success: true } },
+      ended("t", "tool-calls"),
+    ],
+    { stopReason: "end_turn" },
+  ],
+  [
+    "an app's prompt: a rejected call ends it",
+    [
+      sent("interactive"),
+      start("t"),
+      reply("", "tool-calls", [bash]),
+      result("c1", "rejected"),
+      ended("t", "tool-calls"),
+    ],
+    { stopReason: "end_turn" },
+  ],
+  [
+    "a prompt of -p or ACP: a rejected call goes back to the model",
+    [
+      sent(),
+      start("t1"),
+      reply("", "tool-calls", [bash]),
+      result("c1", "rejected"),
+      ended("t1", "tool-calls"),
+      start("t2"),
+      reply("ok"),
+      ended("t2"),
+    ],
+    { stopReason: "end_turn" },
+  ],
+  [
+    "tool arguments cut at the output limit",
+    [
+      sent(),
+      start("t"),
+      reply("", "tool-calls", [{ ...bash, argumentsError: "truncated" }]),
+      result("c1", "truncated_arguments"),
+      ended("t", "tool-calls"),
+    ],
+    { stopReason: "max_tokens" },
+  ],
+  [
+    "an empty reply fails the prompt: its error ends it, once",
+    [
+      sent(),
+      start("t"),
+      reply("", "other"),
+      ended("t", "other"),
+      { type: "session.error", data: failure },
+    ],
+    { error: failure },
+  ],
+  [
+    "the repetition guard stops the model",
+    [
+      sent(),
+      start("t"),
+      reply("", "tool-calls", [bash]),
+      result("c1"),
+      ended("t", "tool-calls"),
+      { type: "session.warning", data: { warningType: "repetition", message: "stopped: …" } },
+    ],
+    { stopReason: "max_turn_requests" },
+  ],
+];
+
 describe("a prompt's end, for its owner and its followers", () => {
   it.each(TABLE)("%s", (_, input, end, idle) => {
     const event = createEnvelope(input, null);
@@ -88,6 +239,13 @@ describe("a prompt's end, for its owner and its followers", () => {
       {},
       {},
     ]);
+  });
+
+  it.each(SEQUENCES)("%s", (_, inputs, ends) => {
+    const reader = new PromptEnds();
+    const read = inputs.map((input) => reader.read(createEnvelope(input, null)));
+    // One end, at the event where the owner's loop stopped; none before it.
+    expect(read).toEqual([...inputs.slice(1).map(() => undefined), ends]);
   });
 
   it("a follower's prompt: started by its user.message, ended by the stored end, one idle after the last", () => {

@@ -1,11 +1,12 @@
 /**
- * Reading sessions out of PostgreSQL: a log is its rows' lines, decoded by the file store's
- * reader (`parseEventLog`), so damage reads the same in both stores; listings come from the
- * metadata columns the writer keeps, never from the events.
+ * Reading sessions out of PostgreSQL: a log is its rows, each one event decoded on its own by the
+ * file store's line decoder (`decodeEventLine`), so damage reads the same in both stores and a
+ * damaged row never costs its neighbour; listings come from the metadata columns the writer
+ * keeps, never from the events.
  */
 
 import { resolve } from "node:path";
-import { parseEventLog } from "../event-log.js";
+import { decodeEventLine } from "../event-log.js";
 import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
@@ -20,7 +21,8 @@ export interface ReadLog extends StoredLog {
 }
 
 /**
- * The session's rows from `fromSeq` on, decoded. Sequence numbers are the rows' own.
+ * The session's rows from `fromSeq` on, decoded. Each row is one event, read on its own
+ * ({@link decodeRows}); sequence numbers are the rows' own.
  * @throws an Error with `code: "ENOENT"` when there is no such session; driver errors.
  */
 export async function readRows(
@@ -41,19 +43,72 @@ export async function readRows(
   if (first === undefined) {
     throw missingSession(sessionId);
   }
-  const stored = rows.filter((row) => row.seq !== null);
-  const seqOfLine = (line: number) => Number(stored[line - 1]?.seq ?? Number.NaN);
-  const contents = parseEventLog(Buffer.from(stored.map((row) => row.data ?? "").join("")));
-  const torn = contents.repaired.find((note) => note.reason === "torn_tail");
-  const tornSeq = torn === undefined ? undefined : seqOfLine(torn.line);
-  return {
-    events: contents.events,
-    seqs: contents.seqs.map(seqOfLine),
-    repaired: contents.repaired.map((note) => ({ ...note, line: seqOfLine(note.line) })),
-    nextSeq: tornSeq ?? Number(first.next_seq),
-    validLength: contents.validLength,
-    tornSeq,
+  const stored = rows.flatMap(({ seq, data }) =>
+    seq === null ? [] : [{ seq: Number(seq), data: data ?? "" }],
+  );
+  const decoded = decodeRows(stored);
+  return { ...decoded, nextSeq: decoded.tornSeq ?? Number(first.next_seq) };
+}
+
+/** One stored row: its sequence number and its `data`, the line the file store would write. */
+export interface EventRow {
+  seq: number;
+  data: string;
+}
+
+/**
+ * Decodes each row on its own, as one line of `events.jsonl` (without its `\n`, which a row
+ * rewritten through `data::jsonb` no longer has): a valid row is an event whatever its neighbours
+ * hold, and a damaged one is skipped and listed (`line`: its sequence number; `offset`: where it
+ * starts in the export, {@link exportedLog}) without costing the next. A last row without its
+ * `\n` that is no event is a torn tail (a log imported that way), cut when the session is opened.
+ */
+export function decodeRows(rows: readonly EventRow[]): Omit<ReadLog, "nextSeq"> {
+  const read: Omit<ReadLog, "nextSeq"> = {
+    events: [],
+    seqs: [],
+    repaired: [],
+    validLength: 0,
+    tornSeq: undefined,
   };
+  let offset = 0;
+  for (const [index, { seq, data }] of rows.entries()) {
+    const body = Buffer.from(data.endsWith("\n") ? data.slice(0, -1) : data, "utf8");
+    const result = decodeEventLine(body);
+    const note = { line: seq, offset, length: body.length };
+    if (result.kind === "event") {
+      read.events.push(result.event);
+      read.seqs.push(seq);
+    } else if (result.kind === "damaged" && index === rows.length - 1 && !data.endsWith("\n")) {
+      read.repaired.push({ ...note, reason: "torn_tail" });
+      read.tornSeq = seq;
+      break;
+    } else if (result.kind === "damaged") {
+      read.repaired.push({ ...note, reason: result.reason });
+    }
+    offset += body.length + 1;
+    read.validLength = offset;
+  }
+  return read;
+}
+
+/**
+ * The rows as the file store's `events.jsonl` would hold them: each row's line with its `\n`
+ * (added when the row lacks it, except a torn last row, kept as is), and an event whose row
+ * spans lines (`jsonb_pretty`) on one line; concatenating an imported log's rows gives its
+ * bytes back.
+ */
+export function exportedLog(rows: readonly string[]): Buffer {
+  const lines = rows.map((data, index) => {
+    const body = data.endsWith("\n") ? data.slice(0, -1) : data;
+    const result = decodeEventLine(Buffer.from(body, "utf8"));
+    if (result.kind === "event" && body.includes("\n")) {
+      return `${JSON.stringify(JSON.parse(body))}\n`;
+    }
+    const torn = index === rows.length - 1 && !data.endsWith("\n") && result.kind !== "event";
+    return torn ? data : `${body}\n`;
+  });
+  return Buffer.from(lines.join(""), "utf8");
 }
 
 interface SummaryRow {

@@ -1,7 +1,8 @@
 /**
  * A session's log in and out of PostgreSQL byte for byte (`turnloop sessions export --format
  * jsonl` and `sessions import`): one row per line, the line's `\n` kept in `data`, a last piece
- * without one (a torn tail) a row of its own, so concatenating the rows gives the bytes back.
+ * without one (a torn tail) a row of its own, so concatenating the rows gives the bytes back; a
+ * row rewritten by hand is exported as one line of its own all the same.
  */
 
 import { decodeEventLine } from "../event-log.js";
@@ -9,9 +10,10 @@ import { emptyScan, scanBytes } from "../session-metadata.js";
 import { storableTimestamp } from "./appender.js";
 import type { Database } from "./database.js";
 import { missingSession } from "./lease.js";
+import { exportedLog } from "./read.js";
 
 /**
- * The session's rows' lines, in order.
+ * The session's rows' lines, in order, one line per row (read.ts {@link exportedLog}).
  * @throws an Error with `code: "ENOENT"` when there is no such session.
  */
 export async function exportRows(database: Database, sessionId: string): Promise<Buffer> {
@@ -26,7 +28,7 @@ export async function exportRows(database: Database, sessionId: string): Promise
   if (rows.length === 0) {
     throw missingSession(sessionId);
   }
-  return Buffer.from(rows.map((row) => row.data ?? "").join(""), "utf8");
+  return exportedLog(rows.flatMap((row) => (row.data === null ? [] : [row.data])));
 }
 
 /**
