@@ -88,18 +88,11 @@ export async function configuredFace(
   if (cwdProblem !== undefined) {
     return { ok: false, message: cwdProblem };
   }
-  let loaded: LoadedConfig;
-  try {
-    loaded = await loadedConfig(turnloopHome(env), projectFolder ?? resolve(options.cwd), {
-      ignoreErrors: options.ignoreConfigErrors === true,
-      userOnly: projectFolder === null,
-    });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      return { ok: false, message: error.message };
-    }
-    throw error;
+  const read = await readFaceConfig(options, env, projectFolder);
+  if (typeof read === "string") {
+    return { ok: false, message: read };
   }
+  let loaded = read;
   const holding = await heldUntrusted(turnloopHome(env), projectFolder ?? "", loaded);
   const files = new Set(loaded.files.map((file) => file.path));
   const fileModels = loaded.files.flatMap((file) =>
@@ -140,6 +133,25 @@ export async function configuredFace(
     ],
     ...(held === undefined ? {} : { held }),
   };
+}
+
+/** The config files as `configuredFace` reads them, or a bad file's message. */
+async function readFaceConfig(
+  options: FaceOptions,
+  env: NodeJS.ProcessEnv,
+  projectFolder: string | null,
+): Promise<LoadedConfig | string> {
+  try {
+    return await loadedConfig(turnloopHome(env), projectFolder ?? resolve(options.cwd), {
+      ignoreErrors: options.ignoreConfigErrors === true,
+      userOnly: projectFolder === null,
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      return error.message;
+    }
+    throw error;
+  }
 }
 
 /**
