@@ -201,9 +201,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       expect(stty).toMatch(/(^| )icanon( |$)/);
       expect(stty).toMatch(/(^| )echo( |$)/);
       expect(terminal.cursorVisible()).toBe(true);
-      const sessionId = printedSessionId(terminal.screen(500));
-      // The prompt was cancelled cleanly, not cut off mid-turn.
+      const screen = terminal.screen(500);
+      const sessionId = printedSessionId(screen);
+      // The prompt was cancelled cleanly, not cut off mid-turn, and the screen says by what, as
+      // the log's abort does (a cancel with Esc or Ctrl-C says only "cancelled").
       expect(await fixture.eventTypes(sessionId)).toContain("abort");
+      expect(screen).toMatch(/^ *cancelled by SIGTERM *$/m);
     },
   );
 });
