@@ -1,9 +1,10 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
+import { editDiffRows } from "../edit-diff.js";
 import { callSummary, failedCommand } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
-/** Lines of a command's output, or of each side of an edit, shown under a finished call. */
+/** Lines of a command's output shown under a finished call; an edit's diff shows twice as many. */
 const PREVIEW_LINES = 4;
 
 /**
@@ -119,15 +120,25 @@ export class ToolCallView implements Component {
     return [`${timing} ${theme.dim(`· ${output.length} line${output.length === 1 ? "" : "s"}`)}`];
   }
 
+  /** The edit's minimal diff, as its permission question showed it (edit-diff.ts), capped. */
   private diff(): string[] {
     const { theme } = this;
-    const side = (key: string, sign: string, paint: (text: string) => string) => {
-      const lines = String(this.toolCall.arguments[key] ?? "").split("\n");
-      const shown = lines.slice(0, PREVIEW_LINES).map((line) => paint(`${sign} ${line}`));
-      const more = lines.length - shown.length;
-      return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
-    };
-    return [...side("old_str", "-", theme.removed), ...side("new_str", "+", theme.added)];
+    const { arguments: input } = this.toolCall;
+    const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""));
+    const shown = rows.slice(0, 2 * PREVIEW_LINES).map(({ marker, text }) => {
+      switch (marker) {
+        case "-":
+          return theme.removed(`- ${text}`);
+        case "+":
+          return theme.added(`+ ${text}`);
+        case " ":
+          return theme.dim(`  ${text}`);
+        case undefined:
+          return theme.dim(`  ${text}`);
+      }
+    });
+    const more = rows.length - shown.length;
+    return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
   }
 }
 
