@@ -125,18 +125,16 @@ export class ToolCallView implements Component {
     const { theme } = this;
     const { arguments: input } = this.toolCall;
     const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""));
-    const shown = rows.slice(0, 2 * PREVIEW_LINES).map(({ marker, text }) => {
-      switch (marker) {
-        case "-":
-          return theme.removed(`- ${text}`);
-        case "+":
-          return theme.added(`+ ${text}`);
-        case " ":
-          return theme.dim(`  ${text}`);
-        case undefined:
-          return theme.dim(`  ${text}`);
-      }
-    });
+    // Context, and the diff's notes (`[… 3 more lines removed]`), dim.
+    const shown = rows
+      .slice(0, 2 * PREVIEW_LINES)
+      .map(({ marker, text }) =>
+        marker === "-"
+          ? theme.removed(`- ${text}`)
+          : marker === "+"
+            ? theme.added(`+ ${text}`)
+            : theme.dim(`  ${text}`),
+      );
     const more = rows.length - shown.length;
     return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
   }
