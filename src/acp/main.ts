@@ -52,12 +52,13 @@ export async function runAcpCommand(
 /**
  * Says on stderr why the configured model cannot run (none configured, `openai-compatible:…`
  * without an endpoint, …), as `-p` says it (llm/models.ts `resolveModel`'s message); `session/new`
- * fails with the same message. A missing key is not reported: ACP's `authenticate` covers it.
+ * fails with the same message. A key is not reported (README, "When stdin ends": it belongs to
+ * the model, which a session can change): a missing one is ACP's `authenticate`'s.
  * @returns whether there was such a problem (`turnloop acp` then exits 64 once stdin closes).
  */
 function reportModelProblem(host: SessionHost): boolean {
   const resolution = host.resolveModel();
-  if (resolution.ok || resolution.missingKey !== undefined) {
+  if (resolution.ok || resolution.missingKey !== undefined || resolution.unusableKey === true) {
     return false;
   }
   log(resolution.message);
