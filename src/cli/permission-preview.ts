@@ -1,6 +1,6 @@
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
-import { editDiffRows } from "./edit-diff.js";
+import { editDiffRows } from "../tools/line-diff.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
@@ -36,7 +36,7 @@ function escapeRegExp(text: string): string {
  * where it runs when a sandbox policy is in force (`[sandbox: workspace-write, no network]`, or
  * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), and for one
  * the rules cannot fully read, `cannot be fully read: <reasons>` (the shell parser's), the
- * change for `edit` as a minimal line diff (edit-diff.ts `editDiffRows`, which the finished call
+ * change for `edit` as a minimal line diff (tools/line-diff.ts `editDiffRows`, which the finished call
  * shows too: unchanged lines at either end are context, never removed and re-added; removed lines
  * red, added green), the start of the file for
  * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches

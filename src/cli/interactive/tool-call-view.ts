@@ -1,6 +1,6 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
-import { editDiffRows } from "../edit-diff.js";
+import { editDiffRows } from "../../tools/line-diff.js";
 import { callSummary, failedCommand } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
@@ -120,7 +120,7 @@ export class ToolCallView implements Component {
     return [`${timing} ${theme.dim(`· ${output.length} line${output.length === 1 ? "" : "s"}`)}`];
   }
 
-  /** The edit's minimal diff, as its permission question showed it (edit-diff.ts), capped. */
+  /** The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), capped. */
   private diff(): string[] {
     const { theme } = this;
     const { arguments: input } = this.toolCall;
