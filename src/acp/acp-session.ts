@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
-import { NOTHING_TO_COMPACT } from "../agent/compaction.js";
+import { isNothingToCompact } from "../agent/compaction.js";
 import type { PromptOutcome } from "../agent/loop.js";
 import type { SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
@@ -321,7 +321,7 @@ export class AcpSession {
       signal: turn.controller.signal,
     });
     if (!result.ok && !result.cancelled) {
-      const said = result.message === NOTHING_TO_COMPACT ? "" : "Nothing was compacted: ";
+      const said = isNothingToCompact(result.message) ? "" : "Nothing was compacted: ";
       this.say(`${said}${result.message}`.replace(/^n/, "N"));
     }
     return { stopReason: result.ok || !result.cancelled ? "end_turn" : "cancelled" };

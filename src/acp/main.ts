@@ -2,6 +2,7 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage } from "../events/errors.js";
 import { batchedOutput } from "../protocol/batched-output.js";
+import type { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
@@ -23,7 +24,9 @@ import type { AcpStartState } from "./start.js";
  * `initialize` is answered from the run config; the session host (and the session stack it
  * loads) is made on the first request about sessions. `start`: what src/acp/start.ts read of
  * stdin and answered before this module loaded (the connection reads those bytes first).
- * @returns the process exit code: 64 for a bad `TURNLOOP_MAX_MESSAGE_BYTES`, else 0.
+ * @returns the process exit code: 64 for a bad `TURNLOOP_MAX_MESSAGE_BYTES`, or once stdin closes
+ * when the configured model cannot run here (said on stderr at the first request about sessions:
+ * {@link reportModelProblem}), else 0.
  */
 export async function runAcpCommand(
   config: RunConfig,
@@ -34,11 +37,32 @@ export async function runAcpCommand(
   if (limit === undefined) {
     return 64;
   }
+  let modelProblem = false;
   const openHost = async () => {
     const { SessionHost } = await import("../session/host.js");
-    return new SessionHost({ home: turnloopHome(env), env, config });
+    const host = new SessionHost({ home: turnloopHome(env), env, config });
+    modelProblem = reportModelProblem(host);
+    return host;
   };
-  return serve(new TurnloopAcpAgent({ settings: { config, env }, openHost, log }), limit, start);
+  const agent = new TurnloopAcpAgent({ settings: { config, env }, openHost, log });
+  const code = await serve(agent, limit, start);
+  return modelProblem ? 64 : code;
+}
+
+/**
+ * Says on stderr why the configured model cannot run (none configured, `openai-compatible:…`
+ * without an endpoint, …), as `-p` says it (llm/models.ts `resolveModel`'s message); `session/new`
+ * fails with the same message. A key is not reported (README, "When stdin ends": it belongs to
+ * the model, which a session can change): a missing one is ACP's `authenticate`'s.
+ * @returns whether there was such a problem (`turnloop acp` then exits 64 once stdin closes).
+ */
+function reportModelProblem(host: SessionHost): boolean {
+  const resolution = host.resolveModel();
+  if (resolution.ok || resolution.missingKey !== undefined || resolution.unusableKey === true) {
+    return false;
+  }
+  log(resolution.message);
+  return true;
 }
 
 /**

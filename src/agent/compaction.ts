@@ -57,13 +57,33 @@ export type CompactionResult =
 export const NOTHING_TO_COMPACT =
   "nothing to compact: the conversation is only its most recent turn";
 
+/** Why a compaction of a session with no conversation yet (no prompt) fails. */
+export const NO_CONVERSATION_YET = "nothing to compact: there is no conversation yet";
+
+/** Whether `message` is a compaction's "nothing to compact" (either of the two above). */
+export function isNothingToCompact(message: string): boolean {
+  return message === NOTHING_TO_COMPACT || message === NO_CONVERSATION_YET;
+}
+
 /**
- * Whether a manual compaction of `history` under a context window of `window` tokens would remove
- * nothing, and so fail ({@link compactConversation}): checked by `sessions compact` before the
- * session is reopened, so that a refused one writes nothing.
+ * Why a manual compaction of `history` under a context window of `window` tokens would remove
+ * nothing, and so fail ({@link compactConversation}): {@link NO_CONVERSATION_YET} before any
+ * message, else {@link NOTHING_TO_COMPACT}; undefined when it would remove something. Checked by
+ * every face before the session is reopened or the compaction starts, so a refused one writes
+ * nothing.
  */
-export function nothingToCompact(history: History, window: number): boolean {
-  return splitPoint(history, window * KEPT_SHARE, 1) === 0;
+export function nothingToCompact(history: History, window: number): string | undefined {
+  return removedBy(history, window, "manual") === 0 ? nothingReason(history) : undefined;
+}
+
+/** The messages a compaction with `trigger` removes from the start of `history` (see below). */
+function removedBy(history: History, window: number, trigger: CompactionTrigger): number {
+  // A manual compaction keeps only the latest turn: the user asked for the room.
+  return splitPoint(history, window * KEPT_SHARE, trigger === "manual" ? 1 : Infinity);
+}
+
+function nothingReason(history: History): string {
+  return history.messages.length === 0 ? NO_CONVERSATION_YET : NOTHING_TO_COMPACT;
 }
 
 /** The context window that applies to `settings` (tokens). */
@@ -106,10 +126,9 @@ export async function compactConversation(
       ? {}
       : { customInstructions: request.instructions.trim() };
   const { fail, succeed } = compactionEnd(emit, trigger, currentTokens, instructions);
-  // A manual compaction keeps only the latest turn: the user asked for the room.
-  const removed = splitPoint(history, window * KEPT_SHARE, trigger === "manual" ? 1 : Infinity);
+  const removed = removedBy(history, window, trigger);
   if (removed === 0) {
-    return fail(NOTHING_TO_COMPACT);
+    return fail(nothingReason(history));
   }
   const answer = await summariseTwice(settings, conversation, signal, {
     part: history.messages.slice(0, removed),

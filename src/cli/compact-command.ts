@@ -1,8 +1,4 @@
-import {
-  type CompactionResult,
-  NOTHING_TO_COMPACT,
-  nothingToCompact,
-} from "../agent/compaction.js";
+import { type CompactionResult, nothingToCompact } from "../agent/compaction.js";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { ConfigError } from "../session/config-paths.js";
 import { type Reopening, SessionHost } from "../session/host.js";
@@ -30,9 +26,7 @@ function compactionRefusal(host: SessionHost, { start, state, contextWindow }: R
   if (!model.ok) {
     return model.message.replace(/^turnloop: /, "");
   }
-  return nothingToCompact(state.history, contextWindow(model.configuration.id))
-    ? NOTHING_TO_COMPACT
-    : undefined;
+  return nothingToCompact(state.history, contextWindow(model.configuration.id));
 }
 
 /**

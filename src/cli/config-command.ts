@@ -40,7 +40,8 @@ export async function runConfigCommand(
       mcp.map(({ name, value, source }) => [name, { value, source }]),
     );
     const shown = {
-      files: paths,
+      // At the home folder, which is never a project, there is no project's file (config-paths.ts).
+      files: { user: paths.user, project: paths.project === paths.user ? null : paths.project },
       ...jsonFields(settings),
       sandbox: sandbox.json,
       mcpServers,
@@ -64,7 +65,7 @@ function textRows(
   mcp: ReadonlyArray<{ name: string; value: unknown; source: string }>,
 ): string[] {
   return [
-    `config files: ${paths.user} (user${existsSync(paths.user) ? "" : ", none"}), ${paths.project} (project${existsSync(paths.project) ? "" : ", none"})`,
+    `config files: ${paths.user} (user${existsSync(paths.user) ? "" : ", none"}), ${paths.project === paths.user ? "no project's (the home folder is no project)" : `${paths.project} (project${existsSync(paths.project) ? "" : ", none"})`}`,
     row(
       "model",
       settings.model === undefined ? undefined : describeModel(settings.model),

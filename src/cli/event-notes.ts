@@ -1,3 +1,4 @@
+import { USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEventOf } from "../events/events.js";
 
 /**
@@ -5,6 +6,15 @@ import type { SessionEventOf } from "../events/events.js";
  * interactive transcript, interactive/transcript.ts) write for events that are not the reply: the
  * same words on either face.
  */
+
+/**
+ * The line for an `abort` event: `cancelled` when the user cancelled (Esc, Ctrl-C), else its
+ * reason as the log has it (`cancelled by SIGTERM`, `cancelled by SIGHUP`, `cancelled by a closed
+ * output (EPIPE)`): who stopped the prompt, in the log's words.
+ */
+export function abortNote(reason: string): string {
+  return reason === USER_CANCEL_REASON ? "cancelled" : reason;
+}
 
 /** `retrying in 1.2 s (attempt 1): <error>`: the delay in seconds with one decimal. */
 export function retryNote(data: SessionEventOf<"assistant.retry">["data"]): string {

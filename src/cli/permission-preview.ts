@@ -1,6 +1,6 @@
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
-import { lineDiff } from "../tools/line-diff.js";
+import { editDiffRows } from "../tools/line-diff.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
@@ -36,8 +36,9 @@ function escapeRegExp(text: string): string {
  * where it runs when a sandbox policy is in force (`[sandbox: workspace-write, no network]`, or
  * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), and for one
  * the rules cannot fully read, `cannot be fully read: <reasons>` (the shell parser's), the
- * change for `edit` as a minimal line diff (`lineDiff`: unchanged lines at either end are context,
- * never removed and re-added; removed lines red, added green), the start of the file for
+ * change for `edit` as a minimal line diff (tools/line-diff.ts `editDiffRows`, which the finished call
+ * shows too: unchanged lines at either end are context, never removed and re-added; removed lines
+ * red, added green), the start of the file for
  * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. Indented, at most {@link PREVIEW_LINES} per side.
  */
@@ -66,21 +67,20 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   }
   const path = request.paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {
-    // The first line is the hunk header; each other starts with its marker (" ", "-", "+").
-    const diff = lineDiff(text("old_str") ?? "", text("new_str") ?? "")
-      .split("\n")
-      .slice(1);
+    const rows = editDiffRows(text("old_str") ?? "", text("new_str") ?? "");
     const color = { "-": "31", "+": "32" } as const;
     return [
       `    ${path ?? text("path") ?? ""}`,
-      ...capped(diff, (line) => {
-        const marker = line.charAt(0);
-        if (marker !== "-" && marker !== "+" && marker !== " ") {
-          return `      ${line}`;
-        }
-        const shown = `    ${marker} ${line.slice(1)}`;
-        return marker === " " ? shown : paint(color[marker], shown);
-      }),
+      ...capped(
+        rows.map(({ marker, text }) => (marker === undefined ? text : `${marker} ${text}`)),
+        (line, index) => {
+          const marker = rows[index]?.marker;
+          if (marker === undefined) {
+            return `      ${line}`;
+          }
+          return marker === " " ? `    ${line}` : paint(color[marker], `    ${line}`);
+        },
+      ),
     ];
   }
   if (request.toolName === "create" && text("file_text") !== undefined) {
@@ -97,12 +97,13 @@ function lines(text: string): string[] {
   return text.endsWith("\n") ? split.slice(0, -1) : split;
 }
 
-function capped(all: string[], render: (line: string) => string): string[] {
+function capped(all: string[], render: (line: string, index: number) => string): string[] {
   const shown = all
     .slice(0, PREVIEW_LINES)
-    .map((line) =>
+    .map((line, index) =>
       render(
         line.length > PREVIEW_LINE_LENGTH ? `${line.slice(0, PREVIEW_LINE_LENGTH - 1)}…` : line,
+        index,
       ),
     );
   const more = all.length - shown.length;

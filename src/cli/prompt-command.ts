@@ -1,5 +1,5 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage, warningLine } from "../events/errors.js";
+import { errorMessage, USER_CANCEL_REASON, warningLine } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
@@ -9,6 +9,7 @@ import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
+import { abortNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
@@ -301,7 +302,8 @@ function promptOutput(
       }
       if (outcome.stopReason === "cancelled") {
         // The session id is what the user needs to go on (the summary line names it otherwise).
-        io.stderr.write(`turnloop: cancelled; resume with --resume ${session.id}\n`);
+        const cancelled = abortNote(collector.cancelReason ?? USER_CANCEL_REASON);
+        io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${session.id}\n`);
       }
       const text = collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);

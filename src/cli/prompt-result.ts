@@ -48,6 +48,7 @@ export class PromptResultCollector {
   private readonly usage: PromptResult["usage"] = {};
   private cost: number | undefined = 0;
   private usageEvents = 0;
+  private abortReason: string | undefined;
 
   readonly handle = (event: SessionEvent): void => {
     switch (event.type) {
@@ -66,6 +67,7 @@ export class PromptResultCollector {
       case "abort":
         // A cancelled prompt has no answer: its cut reply is in the log, not the result.
         this.lastText = "";
+        this.abortReason = event.data.reason;
         return;
       case "assistant.usage": {
         this.usageEvents++;
@@ -85,6 +87,11 @@ export class PromptResultCollector {
   /** The final answer so far: the last reply's text; empty once the prompt is cancelled. */
   get finalText(): string {
     return this.lastText;
+  }
+
+  /** The `abort` event's reason (`cancelled by SIGTERM` …); undefined while none came. */
+  get cancelReason(): string | undefined {
+    return this.abortReason;
   }
 
   /** The result object; `sessionId` `null` when the session was not saved. */

@@ -2,7 +2,7 @@ import { warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
-import { alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
+import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
@@ -344,7 +344,7 @@ export class TerminalRenderer {
         return;
       case "abort":
         this.unanswered();
-        this.note("cancelled");
+        this.note(abortNote(event.data.reason));
         return;
       case "session.task_complete":
         this.taskSummary = event.data.summary;

@@ -80,9 +80,12 @@ export function abortFinished(controller: AbortController): void {
   controller.abort(finishedReason);
 }
 
+/** The `abort` event's reason when the user cancelled (Esc, Ctrl-C, ACP's session/cancel …). */
+export const USER_CANCEL_REASON = "cancelled by the user";
+
 /** The `abort` event's reason for a prompt stopped through `signal`. */
 export function abortReason(signal: AbortSignal): string {
-  return signal.reason instanceof CancelledBy ? signal.reason.message : "cancelled by the user";
+  return signal.reason instanceof CancelledBy ? signal.reason.message : USER_CANCEL_REASON;
 }
 
 /**

@@ -73,14 +73,15 @@ export const NO_MODEL_MESSAGE =
  * variable in `input.endpoints` read as its vendor does (api-keys.ts `vendorEndpoint`; Ollama's
  * default `127.0.0.1:11434`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`
  * (`TURNLOOP_API_KEY` overrides both), read from `env`, the session host's environment.
- * Returns an error message instead of throwing.
+ * Returns an error message instead of throwing; `missingKey` or `unusableKey` (a placeholder) when
+ * the key is the problem, not the model or its endpoint.
  */
 export function resolveModel(
   input: ModelSettingsInput,
   env: NodeJS.ProcessEnv,
 ):
   | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string; missingKey?: MissingKey } {
+  | { ok: false; message: string; missingKey?: MissingKey; unusableKey?: true } {
   const id = input.model;
   if (id === undefined || id.trim() === "") {
     return { ok: false, message: NO_MODEL_MESSAGE };
@@ -115,12 +116,14 @@ export function resolveModel(
     return {
       ok: false,
       message: `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`,
+      unusableKey: true,
     };
   }
   if (apiKey !== undefined && unsendableHeaderCharacter(apiKey) !== undefined) {
     return {
       ok: false,
       message: `turnloop: the API key in ${variable} contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set your real key.`,
+      unusableKey: true,
     };
   }
   return {

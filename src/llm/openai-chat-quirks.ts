@@ -34,7 +34,7 @@ function normalisedEvents(status: number, headers: HeaderList): BodyMap | undefi
 }
 
 /**
- * Returns a mapper of chunk JSON text. Only chunks that lack a `choices` array or that carry a
+ * Returns a mapper of chunk JSON text. Only chunks without `choices` (or `null`) or that carry a
  * choice other than 0 are parsed and rewritten; the AI SDK already keeps parallel tool calls
  * apart when servers reuse `index: 0` (case 09, covered by tests), so that needs nothing here.
  */
@@ -64,8 +64,13 @@ function createChunkNormaliser(): (data: string) => string {
     if (record.error !== undefined) {
       return data;
     }
-    if (!Array.isArray(record.choices)) {
+    if (record.choices === undefined || record.choices === null) {
       return JSON.stringify({ ...record, choices: [] });
+    }
+    if (!Array.isArray(record.choices)) {
+      // Not a keep-alive but a malformed chunk (`choices: {}`): the SDK's schema rejects it as
+      // it is, and errors.ts reports it once, without a retry.
+      return data;
     }
     const choices = record.choices.filter(isRecord);
     sawToolCall ||= choices.some((choice) => isRecord(choice.delta) && choice.delta.tool_calls);

@@ -15,11 +15,17 @@ const promises = () => process.getBuiltinModule("node:fs").promises;
  * the interactive face draws its input box after the files are checked).
  */
 
-/** Where the user's and the project's config files are: the project's is in {@link projectFolder}. */
+/**
+ * Where the user's and the project's config files are: the project's is in {@link projectFolder},
+ * except at the home folder itself, which is never a project: there `project` is the user's file
+ * (`~/.turnloop/config.json` is the user's own, read once, never as an untrusted project's).
+ */
 export function configPaths(home: string, cwd: string): { user: string; project: string } {
+  const user = join(home, "config.json");
+  const folder = projectFolder(cwd);
   return {
-    user: join(home, "config.json"),
-    project: join(projectFolder(cwd), ".turnloop", "config.json"),
+    user,
+    project: homeFolders().includes(folder) ? user : join(folder, ".turnloop", "config.json"),
   };
 }
 

@@ -140,7 +140,8 @@ export function loadConfig(home: string, cwd: string, reading: ConfigReading = {
   const paths = configPaths(home, cwd);
   const loaded: LoadedConfig = { files: [], warnings: [] };
   const places: Array<["user" | "project", string]> = [["user", paths.user]];
-  if (reading.userOnly !== true) {
+  // At the home folder the project's file is the user's (config-paths.ts): read once.
+  if (reading.userOnly !== true && paths.project !== paths.user) {
     places.push(["project", paths.project]);
   }
   for (const [scope, path] of places) {

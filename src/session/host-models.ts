@@ -19,7 +19,7 @@ import type { RunConfig } from "./run-config.js";
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string; missingKey?: MissingKey };
+  | { ok: false; message: string; missingKey?: MissingKey; unusableKey?: true };
 
 export class ModelHost {
   readonly env: NodeJS.ProcessEnv;

@@ -294,16 +294,17 @@ export class Session {
     options: { signal?: AbortSignal } = {},
   ): Promise<compaction.CompactionResult> {
     try {
-      return await this.whileRunning(options.signal, async (controller) =>
-        compaction.nothingToCompact(this.history, compaction.windowOf(settings))
-          ? { ok: false, cancelled: false, message: compaction.NOTHING_TO_COMPACT }
+      return await this.whileRunning(options.signal, async (controller) => {
+        const nothing = compaction.nothingToCompact(this.history, compaction.windowOf(settings));
+        return nothing !== undefined
+          ? { ok: false, cancelled: false, message: nothing }
           : compaction.compactConversation(
               settings,
               this.conversation(controller),
               { trigger: "manual", tools: toolSpecifications(settings.tools), instructions },
               controller.signal,
-            ),
-      );
+            );
+      });
     } finally {
       await this.journal.commit();
     }

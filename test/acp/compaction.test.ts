@@ -208,4 +208,22 @@ describe("compaction over ACP", () => {
     expect((await harness.persisted(sessionId)).map((event) => event.type)).toEqual(before);
     expect(harness.server.requests).toHaveLength(1);
   });
+
+  // Before any prompt there is no conversation: it was said to be "only its most recent turn".
+  test("/compact before any prompt: says there is no conversation yet, nothing written", async () => {
+    const harness = await AcpHarness.start();
+    const sessionId = await harness.newSession();
+    const before = (await harness.persisted(sessionId)).map((event) => event.type);
+    const shown = harness.updates(sessionId).length;
+    expect(await harness.prompt(sessionId, "/compact")).toEqual({ stopReason: "end_turn" });
+    expect(harness.updates(sessionId).slice(shown)).toEqual([
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "Nothing to compact: there is no conversation yet" },
+        messageId: expect.any(String),
+      },
+    ]);
+    expect((await harness.persisted(sessionId)).map((event) => event.type)).toEqual(before);
+    expect(harness.server.requests).toHaveLength(0);
+  });
 });

@@ -69,3 +69,33 @@ test.each([
     expect(await agent.end()).toBe(64);
   },
 );
+
+// A user trial: with no model endpoint configured, `turnloop acp` failed session/new with -32603,
+// wrote nothing to stderr (where an editor's log shows an agent's problems) and exited 0. It now
+// says the problem on stderr, as -p does, and exits 64 once stdin closes.
+test.each([
+  [
+    { TURNLOOP_MODEL: "" },
+    "no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY), openai:gpt-5 (with OPENAI_API_KEY), ollama:qwen3, or openai-compatible:<model> with --base-url.",
+  ],
+  [
+    { TURNLOOP_BASE_URL: "" },
+    "openai-compatible:fake-model needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).",
+  ],
+])(
+  "a model that cannot run here (%o): stderr says why, session/new fails with it, exit 64 at stdin's close",
+  async (env, problem) => {
+    const agent = fixture.startAgent(env);
+    expect(await agent.sessionStartRefusal()).toEqual({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      newSession: { code: -32603, message: problem },
+    });
+    expect(await agent.end()).toBe(64);
+    expect(agent.stderr).toBe(`turnloop: ${problem}\n`);
+    expect(agent.stdoutLines.map((line) => Object.keys(JSON.parse(line) as object))).toEqual([
+      ["jsonrpc", "id", "result"],
+      ["jsonrpc", "id", "error"],
+    ]);
+    expect(fixture.server.requests).toEqual([]);
+  },
+);

@@ -90,7 +90,7 @@ describe("-p cancelled by SIGTERM while the model is replying", () => {
       const lines = result.stderr.split("\n");
       expect(lines.slice(0, -2)).toEqual([
         ...(typeof cut === "string" && cut !== "" ? [cut] : []),
-        "cancelled",
+        "cancelled by SIGTERM",
       ]);
     },
   );

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
@@ -33,6 +34,44 @@ describe("a compaction or resume refused before the session is reopened writes n
     });
     expect(await readFile(log, "utf8")).toBe(before);
     expect(model.requests).toHaveLength(1);
+  });
+
+  // A session an editor (ACP session/new) or an app (session.create) stored before any prompt
+  // was said to be "only its most recent turn": there is no conversation at all.
+  test("sessions compact of a session with no prompt yet: exit 64, said so, the log unchanged", async ({
+    cli,
+    home,
+    model,
+    repository,
+  }) => {
+    const id = randomUUID();
+    const folder = join(home, "session-state", id);
+    await mkdir(folder, { recursive: true });
+    const log = join(folder, "events.jsonl");
+    const start = {
+      type: "session.start",
+      data: {
+        sessionId: id,
+        version: 1,
+        producer: "turnloop",
+        producerVersion: "0.1.0",
+        startTime: "2026-12-04T19:57:04.090Z",
+        cwd: repository,
+        model: "openai-compatible:fake-model",
+      },
+      id: randomUUID(),
+      timestamp: "2026-12-04T19:57:04.091Z",
+      parentId: null,
+    };
+    await writeFile(log, `${JSON.stringify(start)}\n`);
+    const refused = await cli(["sessions", "compact", id]);
+    expect(refused).toMatchObject({
+      code: 64,
+      stdout: "",
+      stderr: "turnloop: nothing to compact: there is no conversation yet\n",
+    });
+    expect(await readFile(log, "utf8")).toBe(`${JSON.stringify(start)}\n`);
+    expect(model.requests).toHaveLength(0);
   });
 
   test("sessions compact, -p --resume and -p --continue whose model does not resolve here: exit 64, the log unchanged", async ({

@@ -102,6 +102,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
     async ({ fixture }) => {
       fixture.server.enqueue({ text: LONG_ANSWER });
       const terminal = await fixture.openReady([], { rows: 40 });
+      // Before any prompt there is no conversation at all: said so, no model request.
+      terminal.type("/compact");
+      await terminal.waitFor(/nothing to compact: there is no conversation yet/);
+      await terminal.idle();
+      expect(fixture.server.requests).toHaveLength(0);
       terminal.type("first");
       await terminal.waitFor(/\bone\b/);
       await terminal.idle();
@@ -110,7 +115,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       terminal.type("/compact");
       await terminal.waitFor(/nothing to compact: the conversation is only its most recent turn/);
       await terminal.idle();
-      expect(terminal.screen(100).match(/nothing to compact/g)).toHaveLength(1);
+      expect(terminal.screen(100).match(/nothing to compact/g)).toHaveLength(2);
       fixture.server.enqueue({ text: "two" });
       terminal.type("second");
       await terminal.waitFor(/\btwo\b/);
@@ -201,9 +206,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       expect(stty).toMatch(/(^| )icanon( |$)/);
       expect(stty).toMatch(/(^| )echo( |$)/);
       expect(terminal.cursorVisible()).toBe(true);
-      const sessionId = printedSessionId(terminal.screen(500));
-      // The prompt was cancelled cleanly, not cut off mid-turn.
+      const screen = terminal.screen(500);
+      const sessionId = printedSessionId(screen);
+      // The prompt was cancelled cleanly, not cut off mid-turn, and the screen says by what, as
+      // the log's abort does (a cancel with Esc or Ctrl-C says only "cancelled").
       expect(await fixture.eventTypes(sessionId)).toContain("abort");
+      expect(screen).toMatch(/^ *cancelled by SIGTERM *$/m);
     },
   );
 });

@@ -70,6 +70,41 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
   );
 });
 
+// A user's trial: an edit that only adds lines was previewed, once done, as its old text removed
+// and its whole new text added; the question's diff was minimal. Both now show the one diff.
+describe.skipIf(tmuxMissing())("turnloop (interactive): an edit that only adds lines", () => {
+  interactiveTest(
+    "the finished call shows the same minimal diff as its question: the kept line is context",
+    async ({ fixture }) => {
+      await writeFile(join(fixture.repository, "app.js"), "first();\nlast();\n");
+      fixture.server.enqueue(edit("call_1", "first();\n", "first();\nsecond();\n"), {
+        text: "edited",
+      });
+      const terminal = await fixture.openReady([], { columns: 80, rows: 30 });
+      terminal.type("add a line");
+      const question = (await terminal.waitFor(/\[t\] no, and tell the model why/))
+        .split("\n")
+        .map((line) => line.trimEnd());
+      const asked = question.indexOf("      first();");
+      expect(question.slice(asked, asked + 3)).toEqual(["      first();", "    + second();", ""]);
+      terminal.key("y");
+      await terminal.waitFor(/\bedited\b/);
+      await terminal.idle();
+      const rows = terminal
+        .screen(100)
+        .split("\n")
+        .map((line) => line.trimEnd());
+      const call = rows.findIndex((line) => /✓ edit app\.js/.test(line));
+      expect(rows.slice(call + 1, call + 4)).toEqual(["    first();", "  + second();", ""]);
+      expect(await readFile(join(fixture.repository, "app.js"), "utf8")).toBe(
+        "first();\nsecond();\nlast();\n",
+      );
+      terminal.type("/exit");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
+});
+
 // A fresh user's trial: the plain-line face (stdin a pipe) asked "turnloop wants to Run …" with
 // "[y] yes  [a] yes, always for bash(…)", the full screen "[y] yes   [n] no …" then "[a] yes, and
 // always for … in this session". Both now take headline and answers from one place

@@ -20,6 +20,18 @@ describe("-p against a model stream with a malformed event", () => {
       'data: {"id":"c1","choices":[{"index":0,"delta":{"content":5}}]}\n\n',
       'turnloop: the model server sent a stream event the wire does not have (choices.0.delta.content: Invalid input: expected string, received number): {"id":"c1","choices":[{"index":0,"delta":{"content":5}}]}',
     ],
+    // `choices` absent or null is a keep-alive (case 15); any other non-array was taken as one
+    // too, and the reply that never came was retried as a broken stream.
+    [
+      "choices an object",
+      'data: {"id":"c1","choices":{}}\n\n',
+      'turnloop: the model server sent a stream event the wire does not have (choices: Invalid input: expected array, received object): {"id":"c1","choices":{}}',
+    ],
+    [
+      "choices a number",
+      'data: {"id":"c1","choices":3}\n\n',
+      'turnloop: the model server sent a stream event the wire does not have (choices: Invalid input: expected array, received number): {"id":"c1","choices":3}',
+    ],
   ] as const)("%s: said once, no retry, exit 1", async ([_name, event, said], { cli, model }) => {
     model.enqueue({ raw: [event, "data: [DONE]\n\n"] });
     const result = await cli(["-p", "hello"]);

@@ -29,7 +29,10 @@ describe("-p stopped by SIGTERM or SIGHUP while a command runs", () => {
       });
       expect(result.code).toBe(code);
       expect(result.stderr).toMatch(
-        /Command cancelled; its process group was killed\.\ncancelled\n.* · session [0-9a-f-]{36}\n$/,
+        // The stop is named as the log's abort names it (Ctrl-C's line says only "cancelled").
+        new RegExp(
+          `Command cancelled; its process group was killed\\.\\ncancelled by ${signal}\\n.* · session [0-9a-f-]{36}\\n$`,
+        ),
       );
       const pid = Number(readFileSync(join(repository, "command.pid"), "utf8"));
       await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
@@ -47,4 +50,28 @@ describe("-p stopped by SIGTERM or SIGHUP while a command runs", () => {
       expect(events.at(-1)?.data).toEqual({ reason: `cancelled by ${signal}` });
     },
   );
+});
+
+describe("-p --quiet stopped by SIGTERM", () => {
+  test("its one stderr line names the signal and the session to resume", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    const command =
+      "echo $$ > command.pid.partial; mv command.pid.partial command.pid; exec sleep 60";
+    model.enqueue({
+      toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+    });
+    const result = await cli(["-p", "wait", "--allow-all-tools", "--quiet"], {
+      onStart: (child) =>
+        whenFileExists(join(repository, "command.pid"), child, () => child.kill("SIGTERM")),
+    });
+    expect(result.code).toBe(143);
+    expect(result.stdout).toBe("");
+    const id = /--resume ([0-9a-f-]{36})/.exec(result.stderr)?.[1] ?? "";
+    expect(result.stderr).toBe(`turnloop: cancelled by SIGTERM; resume with --resume ${id}\n`);
+    expect((await loggedEvents(id)).at(-1)?.data).toEqual({ reason: "cancelled by SIGTERM" });
+  });
 });

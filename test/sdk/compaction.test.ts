@@ -102,4 +102,17 @@ describe("compaction through the SDK", () => {
     expect((await session.getMessages()).map((event) => event.type)).toEqual(before);
     expect(fixture.model.requests).toHaveLength(1);
   });
+
+  test("session.history.compact before any prompt: says there is no conversation yet, nothing written", async () => {
+    const session = await client.createSession();
+    const before = (await session.getMessages()).map((event) => event.type);
+    expect(await session.compact("")).toEqual({
+      success: false,
+      tokensRemoved: 0,
+      messagesRemoved: 0,
+      error: "nothing to compact: there is no conversation yet",
+    });
+    expect((await session.getMessages()).map((event) => event.type)).toEqual(before);
+    expect(fixture.model.requests).toHaveLength(0);
+  });
 });

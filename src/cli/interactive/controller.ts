@@ -1,4 +1,4 @@
-import { NOTHING_TO_COMPACT } from "../../agent/compaction.js";
+import { isNothingToCompact } from "../../agent/compaction.js";
 import { errorMessage } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
@@ -208,7 +208,7 @@ export class Controller {
     this.setBusy(Date.now());
     try {
       const result = await this.session.compact(settings, instructions);
-      if (!result.ok && result.message === NOTHING_TO_COMPACT) {
+      if (!result.ok && isNothingToCompact(result.message)) {
         this.view?.note(result.message);
       }
     } finally {

@@ -1,9 +1,10 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
+import { editDiffRows } from "../../tools/line-diff.js";
 import { callSummary, failedCommand } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
-/** Lines of a command's output, or of each side of an edit, shown under a finished call. */
+/** Lines of a command's output shown under a finished call; an edit's diff shows twice as many. */
 const PREVIEW_LINES = 4;
 
 /**
@@ -119,15 +120,23 @@ export class ToolCallView implements Component {
     return [`${timing} ${theme.dim(`· ${output.length} line${output.length === 1 ? "" : "s"}`)}`];
   }
 
+  /** The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), capped. */
   private diff(): string[] {
     const { theme } = this;
-    const side = (key: string, sign: string, paint: (text: string) => string) => {
-      const lines = String(this.toolCall.arguments[key] ?? "").split("\n");
-      const shown = lines.slice(0, PREVIEW_LINES).map((line) => paint(`${sign} ${line}`));
-      const more = lines.length - shown.length;
-      return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
-    };
-    return [...side("old_str", "-", theme.removed), ...side("new_str", "+", theme.added)];
+    const { arguments: input } = this.toolCall;
+    const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""));
+    // Context, and the diff's notes (`[… 3 more lines removed]`), dim.
+    const shown = rows
+      .slice(0, 2 * PREVIEW_LINES)
+      .map(({ marker, text }) =>
+        marker === "-"
+          ? theme.removed(`- ${text}`)
+          : marker === "+"
+            ? theme.added(`+ ${text}`)
+            : theme.dim(`  ${text}`),
+      );
+    const more = rows.length - shown.length;
+    return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
   }
 }
 

@@ -3,7 +3,7 @@ import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
-import { alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
+import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
@@ -138,7 +138,7 @@ export class Transcript extends Container {
         this.note(`error: ${event.data.message}`, "error");
         return;
       case "abort":
-        this.note("cancelled");
+        this.note(abortNote(event.data.reason));
         return;
       case "session.task_complete":
         this.note(`task complete: ${event.data.summary}`, "plain");
