@@ -112,19 +112,9 @@ export function resolveModel(
     };
   }
   const variable = turnloopApiKey(env) === undefined ? keyVariable : "TURNLOOP_API_KEY";
-  if (apiKey !== undefined && looksLikePlaceholder(apiKey)) {
-    return {
-      ok: false,
-      message: `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`,
-      unusableKey: true,
-    };
-  }
-  if (apiKey !== undefined && unsendableHeaderCharacter(apiKey) !== undefined) {
-    return {
-      ok: false,
-      message: `turnloop: the API key in ${variable} contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set your real key.`,
-      unusableKey: true,
-    };
+  const keyProblem = apiKey === undefined ? undefined : unusableKeyProblem(apiKey, variable);
+  if (keyProblem !== undefined) {
+    return { ok: false, message: keyProblem, unusableKey: true };
   }
   return {
     ok: true,
@@ -136,6 +126,17 @@ export function resolveModel(
       ...(apiKey === undefined ? {} : { apiKey }),
     },
   };
+}
+
+/** Why `apiKey`, read from `variable`, cannot be a real key (a placeholder), or `undefined`. */
+function unusableKeyProblem(apiKey: string, variable: string): string | undefined {
+  if (looksLikePlaceholder(apiKey)) {
+    return `turnloop: the API key in ${variable} looks like a placeholder ("${apiKey.slice(0, 24)}"); set your real key.`;
+  }
+  if (unsendableHeaderCharacter(apiKey) !== undefined) {
+    return `turnloop: the API key in ${variable} contains characters that cannot be sent in an HTTP header (a placeholder such as sk-… copied from an example?); set your real key.`;
+  }
+  return undefined;
 }
 
 /**

@@ -239,12 +239,11 @@ export class Session {
     if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
       this.journal.checkpoint(this.running).catch(() => undefined);
     }
+    // A face's bug must not break the session; the face reports its own errors.
     for (const listener of this.listeners) {
       try {
         listener(event);
-      } catch {
-        // A face's bug must not break the session; the face reports its own errors.
-      }
+      } catch {}
     }
   }
 
