@@ -1,3 +1,4 @@
+import { USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
 import type { HistoryMessage } from "../llm/provider.js";
 import { ContextMeter } from "./token-estimate.js";
@@ -85,6 +86,12 @@ export class History {
       }
       case "tool.execution_complete":
         this.addResult(event.data);
+        return;
+      case "abort":
+        // A cut reply's cancel came from elsewhere (a signal, the app leaving): say so.
+        if (this.interruption !== undefined && event.data.reason !== USER_CANCEL_REASON) {
+          this.interruption = `[Your previous reply was interrupted before it finished: ${event.data.reason}.]`;
+        }
         return;
       case "assistant.turn_start":
         if (event.data.purpose === "compaction") {

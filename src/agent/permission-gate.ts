@@ -1,3 +1,4 @@
+import { whenAborted } from "../events/abort-listeners.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
@@ -234,15 +235,14 @@ function raceAbort(
   signal: AbortSignal,
 ): Promise<PermissionReply> {
   return new Promise((resolvePromise, reject) => {
-    const onAbort = () => resolvePromise({ decision: "cancelled" });
-    signal.addEventListener("abort", onAbort, { once: true });
+    const stop = whenAborted(signal, () => resolvePromise({ decision: "cancelled" }));
     (answer ?? Promise.resolve<PermissionReply>({ decision: "cancelled" })).then(
       (reply) => {
-        signal.removeEventListener("abort", onAbort);
+        stop();
         resolvePromise(reply);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        stop();
         reject(error);
       },
     );

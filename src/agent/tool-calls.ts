@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { whenAborted } from "../events/abort-listeners.js";
 import { abortFinished, abortReason, errorMessage } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
@@ -268,7 +269,7 @@ async function runTool(
 ): Promise<ToolResult> {
   const controller = new AbortController();
   const signal = controller.signal;
-  const stopFollowing = followAbort(context.signal, controller);
+  const stopFollowing = whenAborted(context.signal, () => controller.abort(context.signal.reason));
   try {
     await context.checkpoint?.();
     context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
@@ -294,44 +295,6 @@ async function runTool(
     stopFollowing();
     abortFinished(controller);
   }
-}
-
-/** The controllers of the running tool calls of each prompt's signal. */
-const followers = new WeakMap<AbortSignal, Set<AbortController>>();
-
-/**
- * Aborts `controller` with `signal`'s reason when `signal` aborts (at once if it has), until the
- * returned function is called. One listener per prompt's signal serves all its running calls:
- * a listener each made Node warn on stderr past ten parallel calls
- * ("MaxListenersExceededWarning: Possible EventTarget memory leak"), and `AbortSignal.any`'s
- * composite signal cost about 0.2 M instructions more per call on Node 20
- * (bench/notes/turn20.md).
- */
-function followAbort(signal: AbortSignal, controller: AbortController): () => void {
-  if (signal.aborted) {
-    controller.abort(signal.reason);
-    return () => {};
-  }
-  let running = followers.get(signal);
-  if (running === undefined) {
-    const controllers = new Set<AbortController>();
-    running = controllers;
-    followers.set(signal, controllers);
-    signal.addEventListener(
-      "abort",
-      () => {
-        for (const each of controllers) {
-          each.abort(signal.reason);
-        }
-      },
-      { once: true },
-    );
-  }
-  const controllers = running;
-  controllers.add(controller);
-  return () => {
-    controllers.delete(controller);
-  };
 }
 
 /** The result of a call that never ran to completion because the prompt was cancelled or the process died. */

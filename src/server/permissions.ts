@@ -8,6 +8,7 @@
 
 import type { NoAskSituation } from "../agent/permission-gate.js";
 import type { Authorize } from "../agent/tool-calls.js";
+import { whenAborted } from "../events/abort-listeners.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import {
@@ -198,12 +199,15 @@ export class PendingPermissions {
   /** The gate's `ask`: waits for the app's answer; the gate settles it as cancelled on abort. */
   readonly ask: AskPermission = (request, signal) =>
     new Promise<PermissionReply>((settle) => {
-      this.pending.set(request.requestId, settle);
-      const forget = () => {
+      let stop = (): void => {};
+      this.pending.set(request.requestId, (reply) => {
+        stop();
+        settle(reply);
+      });
+      stop = whenAborted(signal, () => {
         this.pending.delete(request.requestId);
         this.held.delete(request.requestId);
-      };
-      signal.addEventListener("abort", forget, { once: true });
+      });
     });
 
   /**

@@ -6,7 +6,9 @@ import { gate } from "../support/gate.js";
 // prompt as if it were a finished answer (`assistant: "one two three "`, nothing more), so the
 // model could build on half a sentence it never finished. The log keeps the cut reply as shown
 // (`interrupted: true`); the model's view now says so at the start of the next user message, as
-// Claude Code's "[Request interrupted by user]" does, and says why when the stream broke off.
+// Claude Code's "[Request interrupted by user]" does, naming what cancelled it when it was not
+// the user (a signal) and why when the stream broke off. A user's cancel is covered by
+// interactive-queue.test.ts (Esc).
 
 interface ChatMessage {
   role: string;
@@ -20,7 +22,7 @@ function messagesOf(body: unknown): ChatMessage[] {
 }
 
 describe("a reply cut off mid-stream, then the next prompt", () => {
-  test("cancelled by SIGTERM: the next request says the user interrupted it", async ({
+  test("cancelled by SIGTERM: the next request says it was interrupted, and by what", async ({
     cli,
     model,
   }) => {
@@ -52,7 +54,8 @@ describe("a reply cut off mid-stream, then the next prompt", () => {
       { role: "assistant", content: expect.stringMatching(/^one two /) },
       {
         role: "user",
-        content: "[Your previous reply was interrupted by the user before it finished.]\n\ngo on",
+        content:
+          "[Your previous reply was interrupted before it finished: cancelled by SIGTERM.]\n\ngo on",
       },
     ]);
   });
