@@ -291,6 +291,22 @@ export class AcpRemoteSession {
     }
   }
 
+  /**
+   * Claims the session here (no live worker holds it): `claim` opens it, storing `session.resume`
+   * and the interrupted results of the calls a gone owner left open. The following stops after
+   * the claim, not before, so what the claim stored reaches the client as every other event did
+   * (every event of the log once, in log order, whoever wrote it), before the claimed session's
+   * own updates. @returns what `claim` returns. @throws what `claim` throws (following stopped).
+   */
+  async claimedBy<Claimed>(claim: () => Promise<Claimed>): Promise<Claimed> {
+    this.#ownerWatch?.stop();
+    try {
+      return await claim();
+    } finally {
+      await this.close();
+    }
+  }
+
   /** Delivers what is stored now, then stops following. Closing twice is a no-op. */
   async close(): Promise<void> {
     const subscription = this.#subscription;

@@ -80,7 +80,8 @@ export class AcpSessionRequests {
 
   /**
    * ACP v1 `session/prompt` in the open session `sessionId`. A followed session's prompt runs on its
-   * owner; when none holds it any more, it is claimed here (after what was stored meanwhile).
+   * owner; when none holds it any more, it is claimed here (after what was stored meanwhile, and
+   * what the claim stored: `AcpRemoteSession.claimedBy`).
    */
   prompt(
     sessionId: string,
@@ -104,9 +105,10 @@ export class AcpSessionRequests {
     if (answer !== "claim") {
       return answer;
     }
-    await this.closeOpen(sessionId);
+    this.remotes.delete(sessionId);
     const { remote, client, mcpServers } = followed;
-    const claimed = await this.reopen({ sessionId, cwd: remote.cwd }, client, mcpServers);
+    const reopen = () => this.reopen({ sessionId, cwd: remote.cwd }, client, mcpServers);
+    const claimed = await remote.claimedBy(reopen);
     return claimed.prompt(prompt, signal);
   }
 

@@ -167,16 +167,25 @@ export function failedCommand(exitCode: number | undefined): string {
   return exitCode === 0 ? "stopped by the sandbox" : `failed (exit code ${exitCode})`;
 }
 
-/** `✓`, or `✗` with why: a command's exit code (the session model's rule), else the error code. */
+/** `✓`, or `✗` with why ({@link unsuccessfulLabel}). */
 export function outcomeMark(toolCall: ToolCall | undefined): string {
   if (toolCall === undefined || toolCall.status === "completed") {
     return "✓";
   }
+  return `✗ ${unsuccessfulLabel(toolCall)}`;
+}
+
+/**
+ * Why a call did not complete, in the words of every face (`sessions show`, the interactive
+ * terminal): a command's exit code or signal (the session model's rule), else the result's error
+ * code (`denied` when the user said no, `rejected`, …), else `failed`.
+ */
+export function unsuccessfulLabel(toolCall: ToolCall): string {
   if (toolCall.exitCode !== undefined) {
-    return `✗ ${failedCommand(toolCall.exitCode)}`;
+    return failedCommand(toolCall.exitCode);
   }
   if (toolCall.signal !== undefined) {
-    return `✗ killed by ${toolCall.signal}`;
+    return `killed by ${toolCall.signal}`;
   }
-  return `✗ ${toolCall.errorCode ?? "failed"}`;
+  return toolCall.errorCode ?? "failed";
 }

@@ -53,11 +53,11 @@ export interface SessionEventData {
   "session.resume": {
     resumeTime: string;
     eventCount: number;
+    /** The damaged lines of the log the reader skipped or cut (every open lists them again). */
     repaired: RepairNote[];
-    /**
-     * What this open repaired that no earlier open reported (damaged lines, a torn tail, tool
-     * calls given an interrupted result), in one line for faces to show once; absent when nothing.
-     */
+    /** Tool calls left without a result given an interrupted one (results follow); absent: 0. */
+    interruptedToolCalls?: number;
+    /** What is new of `repaired` (unlisted by earlier resumes) and `interruptedToolCalls`, said once. */
     notice?: string;
   } & ResumeDetails;
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */

@@ -204,6 +204,7 @@ function conversationSchemas(parts: Parts) {
       resumeTime: string,
       eventCount: number,
       repaired: z.array(repairNote),
+      interruptedToolCalls: optionalNumber,
       notice: optionalString,
       continuePendingWork: boolean.optional(),
       sessionWasActive: boolean.optional(),

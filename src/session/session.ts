@@ -8,7 +8,7 @@ import {
 } from "../agent/loop.js";
 import { toolSpecifications } from "../agent/tool-specifications.js";
 import { cancelReason } from "../events/errors.js";
-import type { EventInput, RepairNote, SessionEvent, SessionEventOf } from "../events/events.js";
+import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, firstWrite, unsavedLog } from "./deferred-appender.js";
 import { createAppender, followOthers } from "./idle-lease.js";
@@ -66,8 +66,7 @@ export class Session {
 
   /** What opening repaired, if anything new (log-damage.ts `repairNotice`); show it once. */
   get repairNotice(): string | undefined {
-    const resume = this.resumeEvent;
-    return resume?.type === "session.resume" ? resume.data.notice : undefined;
+    return this.resumeEvent?.type === "session.resume" ? this.resumeEvent.data.notice : undefined;
   }
 
   /** The `session.resume` event of this open, when the session was resumed. */
@@ -166,14 +165,15 @@ export class Session {
     const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
     const session = new Session(appender, stored, first.data, folder, environment, state);
-    const repaired: RepairNote[] = log.repaired;
-    const notice = repairNotice(log.events, repaired, session.history.pendingToolCalls.length);
+    const interrupted = session.history.pendingToolCalls.length;
+    const notice = repairNotice(log.events, log.repaired, interrupted);
     const resumeEvent = session.emit({
       type: "session.resume",
       data: {
         resumeTime: new Date().toISOString(),
         eventCount: log.eventCount ?? log.events.length,
-        repaired,
+        repaired: log.repaired,
+        ...(interrupted === 0 ? {} : { interruptedToolCalls: interrupted }),
         ...(notice === undefined ? {} : { notice }),
         ...options.resumeDetails,
       },

@@ -44,7 +44,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       expect(question).toContain('[a] yes, always for bash(eval "$STEP" x) in this session');
       expect(question).not.toContain("[p]");
       terminal.write("n");
-      await terminal.waitFor(/not run/);
+      // The call's line says the outcome as `sessions show` does: denied, not failed.
+      const answered = trimmed(await terminal.waitFor(/not run/));
+      expect(answered).toMatch(/✗ bash eval "\$STEP" x +denied$/m);
       await terminal.idle();
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);

@@ -5,7 +5,7 @@
  * line (a fresh user's trial, bench/notes/trial.md item 7).
  */
 
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { whenFileExists } from "../support/cli.js";
@@ -32,6 +32,22 @@ describe("sessions show after a crash repair", () => {
     model.enqueue({ text: "resumed fine" });
     const resumed = await cli(["-p", "again", "--resume", sessionId]);
     expect(resumed.code, resumed.stderr).toBe(0);
+    // The resume says what it repaired, and its notice says no more: no damaged line, one call.
+    const log = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+    const resumes = log
+      .split("\n")
+      .filter((line) => line.includes('"session.resume"'))
+      .map((line) => JSON.parse(line).data);
+    expect(resumes).toEqual([
+      {
+        resumeTime: expect.any(String),
+        eventCount: expect.any(Number),
+        repaired: [],
+        interruptedToolCalls: 1,
+        notice:
+          "repaired the session log: gave 1 tool call left without a result an interrupted result",
+      },
+    ]);
 
     const shown = await cli(["sessions", "show", sessionId]);
     expect(shown.code).toBe(0);

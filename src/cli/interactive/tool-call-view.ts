@@ -1,7 +1,7 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
 import { editDiffRows } from "../../tools/line-diff.js";
-import { callSummary, failedCommand } from "../tool-line.js";
+import { callSummary, unsuccessfulLabel } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /** Lines of a command's output shown under a finished call; an edit's diff shows twice as many. */
@@ -86,14 +86,18 @@ export class ToolCallView implements Component {
   /** The label (with a command's exit code) and the last lines of the output or the error. */
   private unsuccessful(): string[] {
     const { theme, toolCall } = this;
+    // A refused call says `denied` (or `rejected`) and a command its exit, as `sessions show`
+    // does (tool-line.ts); a tool's own failure says `failed`, its reason under it.
+    const toolFailure =
+      toolCall.status === "failed" &&
+      toolCall.exitCode === undefined &&
+      toolCall.signal === undefined;
     const label =
       toolCall.status === "interrupted"
         ? "interrupted"
-        : toolCall.exitCode !== undefined
-          ? failedCommand(toolCall.exitCode)
-          : toolCall.signal !== undefined
-            ? `killed by ${toolCall.signal}`
-            : "failed";
+        : toolFailure
+          ? "failed"
+          : unsuccessfulLabel(toolCall);
     const shown = toolCall.errorMessage ?? toolCall.output ?? "";
     const tail = lastLines(shown, PREVIEW_LINES);
     return [theme.failure(label), ...tail.map((line) => theme.dim(line))];
