@@ -1,5 +1,4 @@
-import { whenAborted } from "../events/abort-listeners.js";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, whenAborted } from "../events/errors.js";
 import type { EventInput } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { whenAborted } from "../events/abort-listeners.js";
-import { abortFinished, abortReason, errorMessage } from "../events/errors.js";
+import { abortFinished, abortReason, errorMessage, whenAborted } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "../tools/command-runner.js";

@@ -8,7 +8,7 @@
 
 import type { NoAskSituation } from "../agent/permission-gate.js";
 import type { Authorize } from "../agent/tool-calls.js";
-import { whenAborted } from "../events/abort-listeners.js";
+import { whenAborted } from "../events/errors.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
 import {

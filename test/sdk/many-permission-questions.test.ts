@@ -43,6 +43,8 @@ test("twelve permission questions open at once: all answered, no Node warning", 
   const outputs = events.flatMap((event) =>
     event.type === "tool.execution_complete" ? [event.data.result?.content.trim()] : [],
   );
-  expect(outputs.sort()).toEqual(Array.from({ length: count }, (_, index) => `n${index}`).sort());
+  expect(outputs.sort()).toEqual(
+    Array.from({ length: count }, (_, index) => `n${index}\n<exited with exit code 0>`).sort(),
+  );
   expect(stderr).not.toMatch(/Warning|\(node:\d+\)/);
 });
