@@ -49,41 +49,12 @@ export class History {
   /** Folds one event. Events that do not change the conversation are ignored. */
   apply(event: SessionEvent): void {
     switch (event.type) {
-      case "user.message": {
-        const note = this.interruption;
-        this.interruption = undefined;
-        this.push({
-          role: "user",
-          content: note === undefined ? event.data.content : `${note}\n\n${event.data.content}`,
-          ...(event.data.images === undefined ? {} : { images: event.data.images }),
-        });
+      case "user.message":
+        this.addUserMessage(event.data);
         return;
-      }
-      case "assistant.message": {
-        const { content, reasoningParts, toolRequests, providerMetadata } = event.data;
-        const calls = toolRequests.map((call, order) => ({
-          call,
-          order,
-          modelId: this.uniqueId(call.toolCallId),
-        }));
-        const assistant: AssistantMessage = {
-          role: "assistant",
-          content,
-          toolCalls: calls.map(({ call, modelId }) =>
-            modelId === call.toolCallId ? call : { ...call, toolCallId: modelId },
-          ),
-          ...(reasoningParts === undefined ? {} : { reasoningParts }),
-          ...(providerMetadata === undefined ? {} : { providerMetadata }),
-        };
-        // Calls of an earlier reply still open (a damaged or imported log) stay open.
-        const earlier = this.openCalls;
-        const opened = calls.map((call) => ({ ...call, assistant }));
-        this.openCalls = earlier.length === 0 ? opened : [...earlier, ...opened];
-        this.push(assistant);
-        this.assistantIndex = this.messages.length - 1;
-        this.interruption = interruptionNote(event.data);
+      case "assistant.message":
+        this.addAssistantMessage(event.data);
         return;
-      }
       case "tool.execution_complete":
         this.addResult(event.data);
         return;
@@ -181,6 +152,41 @@ export class History {
     this.assistantIndex = latestAssistant === undefined ? -1 : view.indexOf(latestAssistant);
     this.latestUser = view.findLast((message) => this.isUserMessage(message));
     this.meter.reset(view);
+  }
+
+  private addUserMessage(data: SessionEventData["user.message"]): void {
+    const note = this.interruption;
+    this.interruption = undefined;
+    this.push({
+      role: "user",
+      content: note === undefined ? data.content : `${note}\n\n${data.content}`,
+      ...(data.images === undefined ? {} : { images: data.images }),
+    });
+  }
+
+  private addAssistantMessage(data: SessionEventData["assistant.message"]): void {
+    const { content, reasoningParts, toolRequests, providerMetadata } = data;
+    const calls = toolRequests.map((call, order) => ({
+      call,
+      order,
+      modelId: this.uniqueId(call.toolCallId),
+    }));
+    const assistant: AssistantMessage = {
+      role: "assistant",
+      content,
+      toolCalls: calls.map(({ call, modelId }) =>
+        modelId === call.toolCallId ? call : { ...call, toolCallId: modelId },
+      ),
+      ...(reasoningParts === undefined ? {} : { reasoningParts }),
+      ...(providerMetadata === undefined ? {} : { providerMetadata }),
+    };
+    // Calls of an earlier reply still open (a damaged or imported log) stay open.
+    const earlier = this.openCalls;
+    const opened = calls.map((call) => ({ ...call, assistant }));
+    this.openCalls = earlier.length === 0 ? opened : [...earlier, ...opened];
+    this.push(assistant);
+    this.assistantIndex = this.messages.length - 1;
+    this.interruption = interruptionNote(data);
   }
 
   private push(message: HistoryMessage): void {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { whenFileExists } from "../support/cli.js";
+import { signalAtFirstDelta, whenFileExists } from "../support/cli.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 
@@ -21,16 +21,7 @@ describe("-p cancelled by SIGTERM while the model is replying", () => {
       pause: { afterEvents: 2, until: signalled.opened },
     });
     const result = await cli(["-p", "write", "--output-format", "stream-json"], {
-      onStart: (child) => {
-        let seen = "";
-        child.stdout?.on("data", (chunk: Buffer) => {
-          seen += chunk.toString("utf8");
-          // The gate: the first streamed piece of the reply is out.
-          if (seen.includes('"assistant.message_delta"') && !child.killed) {
-            child.kill("SIGTERM");
-          }
-        });
-      },
+      onStart: signalAtFirstDelta(),
     });
     // The reply stays paused until turnloop drops the connection (the cancel).
     signalled.open();

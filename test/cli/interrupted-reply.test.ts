@@ -1,4 +1,5 @@
 import { describe, expect } from "vitest";
+import { signalAtFirstDelta } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 
@@ -32,16 +33,7 @@ describe("a reply cut off mid-stream, then the next prompt", () => {
       pause: { afterEvents: 2, until: signalled.opened },
     });
     const first = await cli(["-p", "count", "--output-format", "stream-json"], {
-      onStart: (child) => {
-        let seen = "";
-        child.stdout?.on("data", (chunk: Buffer) => {
-          seen += chunk.toString("utf8");
-          // The gate: the first streamed piece of the reply is out.
-          if (seen.includes('"assistant.message_delta"') && !child.killed) {
-            child.kill("SIGTERM");
-          }
-        });
-      },
+      onStart: signalAtFirstDelta(),
     });
     signalled.open();
     expect(first.code).toBe(143);

@@ -65,6 +65,24 @@ export function runCli(
 }
 
 /**
+ * An `onStart` for {@link runCli}: sends `signal` to a `-p --output-format stream-json` child once
+ * its stdout shows the reply's first `assistant.message_delta` (the gate: the reply is streaming).
+ */
+export function signalAtFirstDelta(
+  signal: NodeJS.Signals = "SIGTERM",
+): (child: ChildProcess) => void {
+  return (child) => {
+    let seen = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      if (seen.includes('"assistant.message_delta"') && !child.killed) {
+        child.kill(signal);
+      }
+    });
+  };
+}
+
+/**
  * What `child` writes to its piped stdout and stderr (as UTF-8; `""` for a stream not piped), and
  * how it ended, once it has exited and both streams are closed.
  * @throws (rejects) when the child cannot be spawned.
