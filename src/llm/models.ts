@@ -264,10 +264,8 @@ async function createCompatibleModel(
   configuration: ModelConfiguration,
   includeUsage: boolean,
 ): Promise<LanguageModelV3> {
-  const [{ createOpenAICompatible }, { withSyncChunkValidation }] = await Promise.all([
-    import("@ai-sdk/openai-compatible"),
-    import("./sync-chunk-validation.js"),
-  ]);
+  const [{ createOpenAICompatible }, { withKeptMessages, withSyncChunkValidation }] =
+    await Promise.all([import("@ai-sdk/openai-compatible"), import("./sync-chunk-validation.js")]);
   const model = createOpenAICompatible({
     name: configuration.provider,
     baseURL: configuration.baseUrl ?? "",
@@ -276,7 +274,7 @@ async function createCompatibleModel(
     ...(configuration.headers === undefined ? {} : { headers: configuration.headers }),
     fetch: withHugeBodies(openAiChatQuirksFetch),
   }).chatModel(configuration.modelName);
-  return withSyncChunkValidation(model);
+  return withKeptMessages(withSyncChunkValidation(model));
 }
 
 function isObjectOfType(value: unknown, type: string): boolean {

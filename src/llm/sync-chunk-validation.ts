@@ -1,4 +1,15 @@
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+/**
+ * How an OpenAI-compatible chat model of `@ai-sdk/openai-compatible` is driven per request and per
+ * chunk: its chunks checked synchronously ({@link withSyncChunkValidation}) and the wire messages
+ * of earlier turns kept ({@link withKeptMessages}). Both change the model instance in place and
+ * leave a model of another package or shape untouched.
+ */
+
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Message,
+} from "@ai-sdk/provider";
 import { toJSONSchema, type ZodType } from "zod";
 import { prepareAt } from "./first-response.js";
 
@@ -129,4 +140,84 @@ function validationResult(result: ReturnType<ZodType["safeParse"]>): ValidationR
   return result.success
     ? { success: true, value: result.data }
     : { success: false, error: result.error };
+}
+
+/** What the chat model's `getArgs` returns (`@ai-sdk/openai-compatible` 2.x): the body's fields. */
+interface ChatArguments {
+  args: { messages: unknown[] };
+}
+
+type GetArguments = (options: LanguageModelV3CallOptions) => Promise<ChatArguments>;
+
+/** The wire messages of a prompt's messages after its system message, as the SDK converted them. */
+interface KeptMessages {
+  prompt: readonly LanguageModelV3Message[];
+  wire: readonly unknown[];
+}
+
+/**
+ * Makes an OpenAI-compatible chat model (`@ai-sdk/openai-compatible`) convert only the messages a
+ * request adds to the prompt of an earlier one. The SDK's `getArgs` converts the whole prompt to
+ * Chat Completions messages on every request (each past call's arguments serialised again), work
+ * that grows with the history (issue 26, figure 3). When a request's prompt holds, after its
+ * system message, the very message objects of an earlier request's prompt (src/llm/convert.ts
+ * keeps them) and then more, the SDK converts the system message and the new ones, and the
+ * earlier request's wire messages are put between them. The SDK converts each message on its own
+ * (a system message to exactly one wire message), so the body is the one it would build from the
+ * whole prompt. One kept conversion per conversation: keyed by its last message (weakly), and
+ * dropped once a longer one follows it. A prompt not starting with a system message, or a model
+ * without `getArgs`, is converted whole as before.
+ * @returns `model`, changed in place.
+ */
+export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
+  const holder = model as LanguageModelV3 & { getArgs?: unknown };
+  if (typeof holder.getArgs !== "function") {
+    return model;
+  }
+  const getArguments = (holder.getArgs as GetArguments).bind(model);
+  const keptByLast = new WeakMap<LanguageModelV3Message, KeptMessages>();
+  holder.getArgs = async (options: LanguageModelV3CallOptions): Promise<ChatArguments> => {
+    const { prompt } = options;
+    const [system] = prompt;
+    if (system?.role !== "system") {
+      return getArguments(options);
+    }
+    const found = keptConversion(keptByLast, prompt);
+    const from = found === undefined ? 1 : found.prompt.length + 1;
+    const result = await getArguments(
+      from === 1 ? options : { ...options, prompt: [system, ...prompt.slice(from)] },
+    );
+    const [systemMessage, ...added] = result.args.messages;
+    const wire = found === undefined ? added : [...found.wire, ...added];
+    result.args.messages = [systemMessage, ...wire];
+    if (found !== undefined) {
+      keptByLast.delete(found.prompt.at(-1) as LanguageModelV3Message);
+    }
+    const last = prompt.at(-1);
+    if (last !== undefined && last !== system) {
+      keptByLast.set(last, { prompt: prompt.slice(1), wire });
+    }
+    return result;
+  };
+  return model;
+}
+
+/**
+ * The kept conversion whose messages begin `prompt` after its system message: found by looking up
+ * the prompt's messages from its end (a request adds a few), then checked message by message.
+ */
+function keptConversion(
+  keptByLast: WeakMap<LanguageModelV3Message, KeptMessages>,
+  prompt: readonly LanguageModelV3Message[],
+): KeptMessages | undefined {
+  for (let index = prompt.length - 1; index >= 1; index--) {
+    const kept = keptByLast.get(prompt[index] as LanguageModelV3Message);
+    if (kept !== undefined) {
+      const matches =
+        kept.prompt.length === index &&
+        kept.prompt.every((message, position) => prompt[position + 1] === message);
+      return matches ? kept : undefined;
+    }
+  }
+  return undefined;
 }
