@@ -149,10 +149,14 @@ interface ChatArguments {
 
 type GetArguments = (options: LanguageModelV3CallOptions) => Promise<ChatArguments>;
 
-/** The wire messages of a prompt's messages after its system message, as the SDK converted them. */
+/**
+ * A prompt's messages and their wire messages as the SDK converted them, index by index up to the
+ * first wire message after the system message's (`prompt[0]` and `wire[0]` stand for the system
+ * message, which each request converts anew). Extended in place by a request that adds messages.
+ */
 interface KeptMessages {
-  prompt: readonly LanguageModelV3Message[];
-  wire: readonly unknown[];
+  prompt: LanguageModelV3Message[];
+  wire: unknown[];
 }
 
 /**
@@ -164,9 +168,9 @@ interface KeptMessages {
  * keeps them) and then more, the SDK converts the system message and the new ones, and the
  * earlier request's wire messages are put between them. The SDK converts each message on its own
  * (a system message to exactly one wire message), so the body is the one it would build from the
- * whole prompt. One kept conversion per conversation: keyed by its last message (weakly), and
- * dropped once a longer one follows it. A prompt not starting with a system message, or a model
- * without `getArgs`, is converted whole as before.
+ * whole prompt. One kept conversion per conversation: keyed by its last message (weakly), taken
+ * by one request at a time and extended by it. A prompt not starting with a system
+ * message, or a model without `getArgs`, is converted whole as before.
  * @returns `model`, changed in place.
  */
 export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
@@ -183,20 +187,31 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
       return getArguments(options);
     }
     const found = keptConversion(keptByLast, prompt);
-    const from = found === undefined ? 1 : found.prompt.length + 1;
+    if (found !== undefined) {
+      // Taken now: a request sent meanwhile (a title's, a compaction's) converts its prompt whole.
+      keptByLast.delete(found.prompt.at(-1) as LanguageModelV3Message);
+    }
+    const from = found === undefined ? 1 : found.prompt.length;
     const result = await getArguments(
       from === 1 ? options : { ...options, prompt: [system, ...prompt.slice(from)] },
     );
-    const [systemMessage, ...added] = result.args.messages;
-    const wire = found === undefined ? added : [...found.wire, ...added];
-    result.args.messages = [systemMessage, ...wire];
-    if (found !== undefined) {
-      keptByLast.delete(found.prompt.at(-1) as LanguageModelV3Message);
+    const converted = result.args.messages;
+    let kept: KeptMessages;
+    if (found === undefined) {
+      kept = { prompt: prompt.slice(), wire: converted.slice() };
+    } else {
+      kept = found;
+      for (let index = from; index < prompt.length; index++) {
+        kept.prompt.push(prompt[index] as LanguageModelV3Message);
+      }
+      for (let index = 1; index < converted.length; index++) {
+        kept.wire.push(converted[index]);
+      }
+      const messages = kept.wire.slice();
+      messages[0] = converted[0];
+      result.args.messages = messages;
     }
-    const last = prompt.at(-1);
-    if (last !== undefined && last !== system) {
-      keptByLast.set(last, { prompt: prompt.slice(1), wire });
-    }
+    keptByLast.set(prompt.at(-1) as LanguageModelV3Message, kept);
     return result;
   };
   return model;
@@ -214,8 +229,8 @@ function keptConversion(
     const kept = keptByLast.get(prompt[index] as LanguageModelV3Message);
     if (kept !== undefined) {
       const matches =
-        kept.prompt.length === index &&
-        kept.prompt.every((message, position) => prompt[position + 1] === message);
+        kept.prompt.length === index + 1 &&
+        kept.prompt.every((message, position) => position === 0 || prompt[position] === message);
       return matches ? kept : undefined;
     }
   }

@@ -183,6 +183,24 @@ describe("an OpenAI-compatible model's kept wire messages", () => {
     }
   });
 
+  it("gives two requests sent at once on one earlier prompt each its own messages", async () => {
+    const kept = withKeptMessages(compatibleModel("http://127.0.0.1:9/v1")) as ChatModel;
+    const plain = compatibleModel("http://127.0.0.1:9/v1") as ChatModel;
+    const history = new History();
+    fold(history, [userMessage("read the notes"), ...toolTurn(1)]);
+    const earlier = toPrompt("system", history.messages);
+    await kept.getArgs({ prompt: earlier });
+    const prompts = ["a title, please", "a summary, please"].map((text) => [
+      ...earlier,
+      { role: "user" as const, content: [{ type: "text" as const, text }] },
+    ]);
+    const both = await Promise.all(prompts.map((prompt) => kept.getArgs({ prompt })));
+    const alone = await Promise.all(prompts.map((prompt) => plain.getArgs({ prompt })));
+    expect(both.map(({ args }) => JSON.stringify(args.messages))).toEqual(
+      alone.map(({ args }) => JSON.stringify(args.messages)),
+    );
+  });
+
   it("converts only the messages a request adds", async () => {
     const model = withKeptMessages(compatibleModel("http://127.0.0.1:9/v1")) as ChatModel;
     const history = new History();
