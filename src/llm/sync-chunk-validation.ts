@@ -219,7 +219,8 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
 
 /**
  * The kept conversion whose messages begin `prompt` after its system message: found by looking up
- * the prompt's messages from its end (a request adds a few), then checked message by message.
+ * the prompt's messages from its end (a request adds a few), then checked message by message; one
+ * found that does not begin it is dropped.
  */
 function keptConversion(
   keptByLast: WeakMap<LanguageModelV3Message, KeptMessages>,
@@ -231,7 +232,13 @@ function keptConversion(
       const matches =
         kept.prompt.length === index + 1 &&
         kept.prompt.every((message, position) => position === 0 || prompt[position] === message);
-      return matches ? kept : undefined;
+      if (!matches) {
+        // Another request's prompt (a compaction's summary in front): the kept messages would
+        // hold the history before it for as long as this message lives.
+        keptByLast.delete(prompt[index] as LanguageModelV3Message);
+        return undefined;
+      }
+      return kept;
     }
   }
   return undefined;
