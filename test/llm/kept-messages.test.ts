@@ -6,11 +6,16 @@
  * conversations taking turns on one model.
  */
 
-import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Message,
+} from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/agent/history.js";
 import type { EventInput } from "../../src/events/events.js";
 import { toPrompt } from "../../src/llm/convert.js";
+import { collectGarbage } from "../../src/llm/huge-messages.js";
 import { withKeptMessages } from "../../src/llm/sync-chunk-validation.js";
 import { buildEvents } from "../session/support.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
@@ -199,6 +204,30 @@ describe("an OpenAI-compatible model's kept wire messages", () => {
     expect(both.map(({ args }) => JSON.stringify(args.messages))).toEqual(
       alone.map(({ args }) => JSON.stringify(args.messages)),
     );
+  });
+
+  it("lets go of the messages a compaction removed", async () => {
+    const model = withKeptMessages(compatibleModel("http://127.0.0.1:9/v1")) as ChatModel;
+    const text = (words: string) => [{ type: "text" as const, text: words }];
+    const system = { role: "system" as const, content: "system" };
+    const tail: LanguageModelV3Message[] = [
+      { role: "assistant", content: text("I read them.") },
+      { role: "user", content: text("and then?") },
+    ];
+    /** The first request's prompt, gone once sent; what it held before the tail is watched. */
+    const sendEarlier = async () => {
+      const removed = { role: "user" as const, content: text("read the notes") };
+      await model.getArgs({ prompt: [system, removed, ...tail] });
+      return new WeakRef(removed);
+    };
+    const removed = await sendEarlier();
+    // The compacted view keeps the tail after its summary, and a prompt follows it.
+    const summary = { role: "user" as const, content: text("the notes were read") };
+    const next = { role: "user" as const, content: text("go on") };
+    await model.getArgs({ prompt: [system, summary, ...tail, next] });
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(removed.deref()).toBeUndefined();
   });
 
   it("converts only the messages a request adds", async () => {
