@@ -1,5 +1,6 @@
-import type { StopReason } from "../events/events.js";
+import type { EventInput, StopReason } from "../events/events.js";
 import type { AssistantReply, ProviderFailure } from "../llm/provider.js";
+import type { RepetitionGuard } from "./repetition-guard.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
 /** What the loop does after a model turn (DESIGN.md, "The loop"). */
@@ -10,9 +11,9 @@ export type NextStep =
   | { kind: "nudge" }
   /**
    * End the prompt with an ACP stop reason. `autopilotStopped` is set when autopilot used up its
-   * nudges before the model called `task_complete`.
+   * nudges before the model called `task_complete`; `repeated` when the model repeated itself.
    */
-  | { kind: "stop"; stopReason: StopReason; autopilotStopped?: "cap_reached" }
+  | { kind: "stop"; stopReason: StopReason; autopilotStopped?: "cap_reached"; repeated?: true }
   /** End the prompt with a failure (ACP answers it with an error). */
   | { kind: "fail"; failure: ProviderFailure };
 
@@ -68,7 +69,7 @@ export function decideNext(
     return { kind: "stop", stopReason: "end_turn" };
   }
   if (counters.repeating) {
-    return { kind: "stop", stopReason: "max_turn_requests" };
+    return { kind: "stop", stopReason: "max_turn_requests", repeated: true };
   }
   return requestIfAllowed({ kind: "request" }, counters, limits);
 }
@@ -125,4 +126,29 @@ export function requestIfAllowed(
     return { kind: "stop", stopReason: "max_turn_requests" };
   }
   return step;
+}
+
+/**
+ * Records why the prompt stops after the turn being ended, before its `assistant.turn_end`, whose
+ * `stopReason` this returns: that turn end is then the prompt's last stored event, where a
+ * follower ends it (issue 22). The repetition guard's notice, autopilot's cap. A cancel and a
+ * failure are recorded after the turn instead (agent/loop.ts `conclude`).
+ */
+export function recordStop(
+  emit: (event: EventInput) => void,
+  step: NextStep,
+  guard: RepetitionGuard,
+  nudges: number,
+): { stopReason?: StopReason } {
+  if (step.kind !== "stop" || step.stopReason === "cancelled") {
+    return {};
+  }
+  if (step.repeated === true) {
+    emit(guard.stopNotice);
+  }
+  if (step.autopilotStopped !== undefined) {
+    const data = { reason: step.autopilotStopped, continues: nudges };
+    emit({ type: "session.autopilot_stopped", data });
+  }
+  return { stopReason: step.stopReason };
 }

@@ -21,7 +21,7 @@ import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
 import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
-import { decideNext, type NextStep, requestIfAllowed } from "./decide-next.js";
+import { decideNext, type NextStep, recordStop, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
 import { promptImagesNotice, toolImagesNotice } from "./image-notices.js";
 import { requestTurn } from "./model-turn.js";
@@ -103,10 +103,11 @@ export interface Conversation {
 /**
  * How a prompt ended: an ACP stop reason, or a failure (ACP answers those with an error).
  * `autopilotStopped` is set when autopilot reached its continuation cap before the model called
- * `task_complete` (the task was not marked complete; `-p` exits 2).
+ * `task_complete` (the task was not marked complete; `-p` exits 2); `repetition`, what the model
+ * repeated, when the repetition guard stopped it (`max_turn_requests`, yet no `--max-turns`).
  */
 export type PromptOutcome =
-  | { stopReason: StopReason; autopilotStopped?: "cap_reached" }
+  | { stopReason: StopReason; autopilotStopped?: "cap_reached"; repetition?: string }
   | { error: { errorType: ErrorType; message: string; statusCode?: number } };
 
 /**
@@ -197,19 +198,17 @@ async function runTurns(
     guard.endTurn();
     emitNotice(emit, toolImagesNotice(settings.provider, outcomes));
     applyEffects(outcomes, emit, signal.aborted);
+    const state = { ...counters, repeating: guard.shouldStop, cancelled: signal.aborted };
+    next = decideNext(reply, outcomes, state, settings);
+    const stopped = recordStop(emit, next, guard, counters.nudges);
     // The turn holds its tools: it ends after their results, cancelled if they were.
     const status = reply.toolCalls.length > 0 && signal.aborted ? "cancelled" : "completed";
     emit({
       type: "assistant.turn_end",
-      data: { turnId, status, finishReason: reply.finishReason },
+      data: { turnId, status, finishReason: reply.finishReason, ...stopped },
     });
-    const state = { ...counters, repeating: guard.shouldStop, cancelled: signal.aborted };
-    next = decideNext(reply, outcomes, state, settings);
-    if (state.repeating && next.kind === "stop" && next.stopReason === "max_turn_requests") {
-      emit(guard.stopNotice);
-    }
   }
-  return conclude(emit, next, counters.nudges, signal);
+  return conclude(emit, next, guard, signal);
 }
 
 /**
@@ -321,11 +320,11 @@ function batchOptions(
   };
 }
 
-/** Records how the prompt ended (`abort`, `session.autopilot_stopped`, `session.error`). */
+/** Records how the prompt ended when a cancel or a failure ended it (`abort`, `session.error`). */
 function conclude(
   emit: Conversation["emit"],
   step: Extract<NextStep, { kind: "stop" | "fail" }>,
-  nudges: number,
+  guard: RepetitionGuard,
   signal: AbortSignal,
 ): PromptOutcome {
   switch (step.kind) {
@@ -333,12 +332,11 @@ function conclude(
       if (step.stopReason === "cancelled") {
         return cancel(emit, signal);
       }
-      if (step.autopilotStopped !== undefined) {
-        const data = { reason: step.autopilotStopped, continues: nudges };
-        emit({ type: "session.autopilot_stopped", data });
-        return { stopReason: step.stopReason, autopilotStopped: step.autopilotStopped };
-      }
-      return { stopReason: step.stopReason };
+      return {
+        stopReason: step.stopReason,
+        ...(step.autopilotStopped === undefined ? {} : { autopilotStopped: step.autopilotStopped }),
+        ...(step.repeated === true ? { repetition: guard.stopCause } : {}),
+      };
     case "fail":
       return fail(emit, step.failure);
     default: {

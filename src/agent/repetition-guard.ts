@@ -2,12 +2,14 @@ import type { EventInput } from "../events/events.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
 /**
- * Bounds a model that repeats itself (cases 13, 27). It counts consecutive tool calls with the
- * same name, arguments and result, and consecutive turns whose batch of several calls is the same
- * as the turn before's (in any order, results included: a model asking again for forty results
- * it was given, issue 27 item 1). At `warnAt` repeats the result gets a warning the model can
- * read; at `stopAt` the prompt stops with `max_turn_requests`. Any change (another call, another
- * result) resets the count, so two reads separated by a write are not a loop.
+ * Bounds a model that repeats itself across turns (cases 13, 27). It counts consecutive turns
+ * making the same tool call (name, arguments and result) as the call before, and consecutive
+ * turns whose batch of several calls is the same as the turn before's (in any order, results
+ * included: a model asking again for forty results it was given, issue 27 item 1). At `warnAt`
+ * repeats the result gets a warning the model can read; at `stopAt` the prompt stops with
+ * `max_turn_requests`. Any change (another call, another result) resets the count, so two reads
+ * separated by a write are not a loop. The same call made again within one reply counts once:
+ * the model asked for them all before it saw any result, so it cannot have ignored one.
  */
 export class RepetitionGuard {
   private previousSignature: string | undefined;
@@ -42,7 +44,12 @@ export class RepetitionGuard {
       outcome.isError,
     ]);
     const digest = this.batchDigest(signature);
-    this.repeats = signature === this.previousSignature ? this.repeats + 1 : 1;
+    if (signature !== this.previousSignature) {
+      this.repeats = 1;
+    } else if (this.callsInTurn === 1) {
+      // The call before was the previous turn's last: the model saw its result and asked again.
+      this.repeats += 1;
+    }
     this.previousSignature = signature;
     // This turn repeats the batch so far: the turn this call is in would be the next repeat.
     const turns =
@@ -50,7 +57,7 @@ export class RepetitionGuard {
     if (this.repeats >= this.warnAt) {
       return withWarning(
         outcome,
-        `call ${this.repeats} in a row with these arguments and this result`,
+        `turn ${this.repeats} in a row making this call, with the same result`,
       );
     }
     if (turns >= this.warnAt) {
@@ -103,15 +110,21 @@ export class RepetitionGuard {
   }
 
   /**
-   * The `session.warning` (`warningType: "repetition"`) that tells the user why the prompt stopped
-   * once {@link shouldStop}: its stop reason alone, `max_turn_requests`, reads as `--max-turns`.
+   * Why the prompt stopped once {@link shouldStop}, in words ("the model made the same tool call
+   * with the same result 5 turns in a row"): its stop reason alone, `max_turn_requests`, reads as
+   * `--max-turns`.
    */
-  get stopNotice(): EventInput {
+  get stopCause(): string {
     const what =
       this.repeats >= this.stopAt
-        ? `the same tool call with the same result ${this.repeats} times in a row`
+        ? `the same tool call with the same result ${this.repeats} turns in a row`
         : `the same set of tool calls with the same results ${this.batchRepeats} turns in a row`;
-    const message = `stopped: the model made ${what}`;
+    return `the model made ${what}`;
+  }
+
+  /** The `session.warning` (`warningType: "repetition"`) that tells {@link stopCause}. */
+  get stopNotice(): EventInput {
+    const message = `stopped: ${this.stopCause}`;
     return { type: "session.warning", data: { warningType: "repetition", message } };
   }
 }

@@ -386,7 +386,10 @@ async function runWithSignals(
       case "max_tokens":
       case "max_turn_requests":
       case "refusal":
-        io.stderr.write(`turnloop: stopped: ${outcome.stopReason}\n`);
+        // The repetition guard's stop is named: max_turn_requests alone reads as --max-turns.
+        io.stderr.write(
+          `turnloop: stopped: ${outcome.stopReason}${outcome.repetition === undefined ? "" : `: ${outcome.repetition}`}\n`,
+        );
         return EXIT.incomplete;
     }
   } finally {

@@ -110,17 +110,17 @@ export interface SessionEventData {
     delayMs: number;
   };
   /**
-   * End of one turn: after the reply and the results of its tool calls (and the plan or task
-   * completion they caused). `status` says how the turn ended: `completed`, `cancelled` (the
-   * request or one of its tools was cancelled) or `failed` (the request failed; `errorType`
-   * says why). Logs of earlier versions wrote `turn_end` before the tools, and `error` for
-   * `failed`; both still load.
+   * End of one turn, after its tools' results (and the plan or task completion they caused):
+   * `completed`, `cancelled` (the request or a tool was) or `failed` (`errorType` says why).
+   * `stopReason`: the prompt stopped after it (a cancel: `abort`; a failure: `session.error`), so
+   * followers see each prompt's end (issue 22). Older logs (turn_end first, `error`) still load.
    */
   "assistant.turn_end": {
     turnId: string;
     status: TurnStatus;
     finishReason?: FinishReason;
     errorType?: ErrorType;
+    stopReason?: StopReason;
   };
   /**
    * The model started a tool call of the message `messageId`; its arguments are still streaming

@@ -223,15 +223,50 @@ export function anchoredRule(rule: PermissionRule, folder: string, home: string)
 /**
  * The text of `rule`, a path rule read against `from`, written to be read against `to` with the
  * same meaning: `edit(notes.md)` of a session in `<project>/src` is `edit(src/notes.md)` in the
- * project's config file. `from` is `to` or a folder in it (both absolute); a rule of another
- * kind, absolute or under `~`, keeps its text.
+ * project's config file. An absolute one (an "always" answer for a file outside the session's
+ * folder) is written as a user would: relative to `to` when in it (`edit(docs/plan.md)`), under
+ * `~` when in `home` (`edit(~/notes/todo.md)`), else absolute; {@link anchoredPattern} reads each
+ * back as the same path. `from` is `to` or a folder in it, `home` the user's home folder (all
+ * absolute); a rule of another kind, or under `~`, keeps its text.
  */
-export function reanchoredRuleText(rule: PermissionRule, from: string, to: string): string {
+export function reanchoredRuleText(
+  rule: PermissionRule,
+  from: string,
+  to: string,
+  home: string,
+): string {
+  const { pattern } = rule;
+  if (pattern?.startsWith("/") === true && PATH_RULE_TOOLS.includes(rule.tool)) {
+    const placed = placedPattern(pattern, [
+      [to, "."],
+      [home, "~"],
+    ]);
+    return placed === pattern ? rule.text : `${rule.tool}(${placed})`;
+  }
   const prefix = posix.relative(to, from);
-  if (!isRelativePathRule(rule) || rule.pattern === undefined || prefix === "") {
+  if (!isRelativePathRule(rule) || pattern === undefined || prefix === "") {
     return rule.text;
   }
-  return `${rule.tool}(${posix.join(exactPathPattern(prefix), rule.pattern)})`;
+  return `${rule.tool}(${posix.join(exactPathPattern(prefix), pattern)})`;
+}
+
+/**
+ * The absolute path pattern `pattern` written from the first of `places` (a folder, and how a
+ * pattern names it: `.` or `~`) it is in: `<folder>/a/b` as `a/b` (`.`) or `~/a/b`; the folder
+ * itself as its name. As it is when in none.
+ */
+function placedPattern(pattern: string, places: ReadonlyArray<[string, "." | "~"]>): string {
+  for (const [folder, name] of places) {
+    const escaped = exactPathPattern(folder);
+    if (pattern === escaped) {
+      return name;
+    }
+    if (pattern.startsWith(`${escaped}/`)) {
+      const rest = pattern.slice(escaped.length + 1);
+      return name === "." ? rest : `~/${rest}`;
+    }
+  }
+  return pattern;
 }
 
 /**

@@ -125,6 +125,7 @@ function partSchemas() {
       "app",
     ]),
     finishReason: z.enum(["stop", "length", "content-filter", "tool-calls", "error", "other"]),
+    stopReason: z.enum(["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]),
     hookType: z.enum([
       "preToolUse",
       "postToolUse",
@@ -242,6 +243,7 @@ function conversationSchemas(parts: Parts) {
       status: z.enum(["completed", "cancelled", "failed", "error"]),
       finishReason: parts.finishReason.optional(),
       errorType: errorType.optional(),
+      stopReason: parts.stopReason.optional(),
     }),
   };
 }

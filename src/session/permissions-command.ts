@@ -8,6 +8,7 @@
  */
 
 import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { errorCode, errorMessage } from "../events/errors.js";
 import { reanchoredRuleText } from "../permissions/permission-mode.js";
@@ -124,7 +125,8 @@ function removeGrant(session: Session, argument: string): CommandOutcome {
  * Adds the session's allow grants to the project's config file, creating it if needed and
  * keeping its other settings; rules already there are not repeated. A grant's path, relative to
  * the session's folder, is written relative to the project's folder, which the file's rules are
- * read against (`edit(notes.md)` in `<project>/src` is saved as `edit(src/notes.md)`). The file
+ * read against (`edit(notes.md)` in `<project>/src` is saved as `edit(src/notes.md)`); an
+ * absolute one too when in the project, else under `~` when in the home folder. The file
  * is replaced in one step (written beside it, then renamed), so a crash never leaves it half
  * written.
  */
@@ -140,7 +142,10 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
   const path = configPaths(host.home, session.cwd).project;
   const project = projectFolder(session.cwd);
   const texts = new Map(
-    session.grants.allow.map((rule) => [rule.text, reanchoredRuleText(rule, session.cwd, project)]),
+    session.grants.allow.map((rule) => [
+      rule.text,
+      reanchoredRuleText(rule, session.cwd, project, homedir()),
+    ]),
   );
   const rules = [...new Set(texts.values())];
   try {

@@ -4,12 +4,9 @@
  * of a prompt in the stored events themselves.
  */
 
-import { decideNext } from "../agent/decide-next.js";
-import type { ToolCallOutcome } from "../agent/tool-calls.js";
-import type { FinishReason, StopReason, TurnPurpose } from "../events/event-parts.js";
-import type { SessionEvent, SessionEventData, SessionEventOf } from "../events/events.js";
+import type { StopReason } from "../events/event-parts.js";
+import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import type { AssistantReply } from "../llm/provider.js";
 import type { PromptWithdrawal } from "./session-store.js";
 
 /** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */
@@ -17,50 +14,39 @@ export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["
 
 /**
  * Reads where each prompt ends out of a session's stored events, given in log order (a follower
- * reads them as the owner stores them). A prompt ends where the owner's loop stopped, by the
- * loop's own rule (agent/decide-next.ts `decideNext`) applied to each turn of the conversation as
- * stored: its reply (`assistant.message`), its tool results (`tool.execution_complete`, a
- * `session.task_complete`) and how it ended (`assistant.turn_end`); or at an `abort`
- * (`cancelled`), a `session.error`, a `session.autopilot_stopped` (`end_turn`) or the repetition
- * guard's `session.warning` (`max_turn_requests`). A turn with a `purpose` (a compaction's
- * summary request) never ends a prompt; in autopilot (the prompt's `agentMode`, or a nudge read)
- * a reply without tool calls does not either (the nudge or `session.autopilot_stopped` follows).
- * What is not stored stays unknown: a prompt that stopped at `--max-turns` has no end here.
+ * reads them as the owner stores them). The owner's loop records its decision (agent/loop.ts): a
+ * prompt ends at the `assistant.turn_end` that carries a `stopReason` (every stop after a turn:
+ * the model's answer, `--max-turns`, autopilot's end, the repetition guard, …), at an `abort`
+ * (`cancelled`) or at a `session.error`; the loop stores a stop's notes (`session.warning`,
+ * `session.autopilot_stopped`) inside the turn it ends. Logs of earlier versions, whose turn ends
+ * carry no stop reason, end a prompt at an `abort`, a `session.error`, and a
+ * `session.autopilot_stopped` (`end_turn`) or the repetition guard's `session.warning`
+ * (`max_turn_requests`) stored after its last turn; their other ends are not seen.
  */
 export class PromptEnds {
-  /** The turns started and not ended, innermost last. */
-  readonly #open: StoredTurn[] = [];
-  /** Whether the prompt runs in autopilot (a reply without tool calls is nudged). */
-  #autopilot = false;
-  /** Whether a rejected tool call ends the prompt (the SDK server's, whose prompts have an `agentMode`). */
-  #endsAfterRejection = false;
+  /** The turns started and not ended: a stop's notes stored inside one are not its end. */
+  readonly #open = new Set<string>();
 
   /** @returns how the prompt ended when `event` is its last stored event, else `undefined`. */
   read(event: SessionEvent): PromptEnd | undefined {
     switch (event.type) {
       case "user.message":
-        this.#started(event.data);
-        return undefined;
-      case "assistant.turn_start":
-        this.#open.push({ purpose: event.data.purpose, turnId: event.data.turnId, outcomes: [] });
-        return undefined;
-      case "assistant.message": {
-        const turn = this.#open.at(-1);
-        if (turn !== undefined) {
-          turn.reply = { ...event.data, reasoningParts: [], toolCalls: event.data.toolRequests };
+        if (event.data.source !== "autopilot") {
+          this.#open.clear();
         }
         return undefined;
-      }
-      case "tool.execution_complete":
-      case "session.task_complete":
-        this.#conversationTurn()?.outcomes.push(outcomeOf(event));
+      case "assistant.turn_start":
+        this.#open.add(event.data.turnId);
         return undefined;
-      case "assistant.turn_end":
-        return this.#turnEnded(event.data);
+      case "assistant.turn_end": {
+        this.#open.delete(event.data.turnId);
+        const { stopReason } = event.data;
+        return stopReason === undefined ? undefined : { stopReason };
+      }
       case "session.autopilot_stopped":
-        return { stopReason: "end_turn" };
+        return this.#open.size === 0 ? { stopReason: "end_turn" } : undefined;
       case "session.warning":
-        return event.data.warningType === "repetition"
+        return event.data.warningType === "repetition" && this.#open.size === 0
           ? { stopReason: "max_turn_requests" }
           : undefined;
       case "abort":
@@ -71,82 +57,6 @@ export class PromptEnds {
         return undefined;
     }
   }
-
-  #started(data: SessionEventData["user.message"]): void {
-    if (data.source === "autopilot") {
-      this.#autopilot = true;
-      return;
-    }
-    this.#open.length = 0;
-    this.#autopilot = data.agentMode === "autopilot";
-    this.#endsAfterRejection = data.agentMode !== undefined;
-  }
-
-  /** The innermost open turn of the conversation (not a request the loop makes for itself). */
-  #conversationTurn(): StoredTurn | undefined {
-    return this.#open.findLast((turn) => turn.purpose === undefined);
-  }
-
-  #turnEnded(data: SessionEventData["assistant.turn_end"]): PromptEnd | undefined {
-    const index = this.#open.findLastIndex((turn) => turn.turnId === data.turnId);
-    const [turn] = index < 0 ? [] : this.#open.splice(index, 1);
-    if (turn?.purpose !== undefined || data.status !== "completed") {
-      return undefined;
-    }
-    if (turn?.reply === undefined) {
-      // Its start was stored before this reader began (a follower joined mid-turn): its reply is
-      // unknown, so a reply without tool calls is taken to end it.
-      return data.finishReason === "tool-calls" ? undefined : stopOf(data.finishReason);
-    }
-    const step = decideNext(turn.reply, turn.outcomes, UNCOUNTED, {
-      maxTurns: Number.POSITIVE_INFINITY,
-      autopilot: this.#autopilot,
-      maxAutopilotContinues: Number.POSITIVE_INFINITY,
-      endAfterRejection: this.#endsAfterRejection,
-    });
-    // `fail`: the `session.error` that follows ends the prompt.
-    return step.kind === "stop" ? { stopReason: step.stopReason } : undefined;
-  }
-}
-
-/** A turn as stored so far. */
-interface StoredTurn {
-  turnId: string;
-  purpose: TurnPurpose | undefined;
-  reply?: AssistantReply;
-  outcomes: ToolCallOutcome[];
-}
-
-/**
- * The loop's counters as a follower knows them: none (it may have joined mid-prompt), so the
- * limits it cannot see (`--max-turns`, the nudges allowed) are never taken as reached; the
- * owner stores `session.autopilot_stopped` when the nudges ran out.
- */
-const UNCOUNTED = { turns: 0, nudges: 0, repeating: false, cancelled: false } as const;
-
-/** What `decideNext` reads of a stored tool result: its error code, or the stop of `task_complete`. */
-function outcomeOf(
-  event: SessionEventOf<"tool.execution_complete"> | SessionEventOf<"session.task_complete">,
-): ToolCallOutcome {
-  if (event.type === "session.task_complete") {
-    const toolCall = { toolCallId: "", name: "task_complete", arguments: {} };
-    return { toolCall, content: event.data.summary, isError: false, effects: [{ type: "stop" }] };
-  }
-  const { toolCallId, toolName, success, result, error } = event.data;
-  return {
-    toolCall: { toolCallId, name: toolName, arguments: {} },
-    content: result.content,
-    isError: !success,
-    ...(error === undefined ? {} : { errorCode: error.code }),
-  };
-}
-
-/** The stop of a reply without tool calls, by its finish reason alone. */
-function stopOf(finishReason: FinishReason | undefined): PromptEnd {
-  if (finishReason === "length") {
-    return { stopReason: "max_tokens" };
-  }
-  return { stopReason: finishReason === "content-filter" ? "refusal" : "end_turn" };
 }
 
 /** What a stored event means for the prompts a follower sent ({@link SentPrompts.stored}). */

@@ -104,7 +104,8 @@ describe("case 28: autopilot", () => {
       autopilotStopped: "cap_reached",
     });
     expect(harness.server.requests).toHaveLength(4);
-    // Three nudges, four turns, then the log says the task was not marked complete.
+    // Three nudges, four turns; the last turn says the task was not marked complete, then ends
+    // the prompt (its end is the prompt's last stored event, where a follower ends it).
     expect(types(await harness.persisted()).slice(1)).toEqual([
       "user.message",
       ...textTurn,
@@ -113,8 +114,15 @@ describe("case 28: autopilot", () => {
       "user.message",
       ...textTurn,
       "user.message",
-      ...textTurn,
+      ...textTurn.slice(0, -1),
       "session.autopilot_stopped",
+      "assistant.turn_end",
+    ]);
+    expect(dataOf(harness.events, "assistant.turn_end").map((data) => data.stopReason)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      "end_turn",
     ]);
     expect(dataOf(harness.events, "session.autopilot_stopped")).toEqual([
       { reason: "cap_reached", continues: 3 },
@@ -236,7 +244,12 @@ describe("stop reasons", () => {
       expect(await harness.prompt("something filtered")).toEqual({ stopReason: "refusal" });
       expect(types(await harness.persisted()).slice(1)).toEqual(["user.message", ...ANSWER_TURN]);
       expect(dataOf(harness.events, "assistant.turn_end")).toEqual([
-        { turnId: expect.any(String), status: "completed", finishReason: "content-filter" },
+        {
+          turnId: expect.any(String),
+          status: "completed",
+          finishReason: "content-filter",
+          stopReason: "refusal",
+        },
       ]);
       expect(harness.events.at(-1)).toMatchObject({
         type: "session.idle",

@@ -204,7 +204,7 @@ describe("decideNext: one row per way a turn ends", () => {
       reply: withTools,
       outcomes: [succeeded],
       counters: { repeating: true },
-      next: stop("max_turn_requests"),
+      next: { ...stop("max_turn_requests"), repeated: true },
     },
     "task_complete wins over the repetition stop": {
       reply: withTools,

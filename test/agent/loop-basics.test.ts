@@ -46,7 +46,13 @@ describe("the loop", () => {
       },
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+        // The prompt's last turn says how it stopped, for a process following the session.
+        data: {
+          turnId: "turn-1",
+          status: "completed",
+          finishReason: "stop",
+          stopReason: "end_turn",
+        },
       },
       { type: "session.idle", data: { stopReason: "end_turn" } },
     ]);

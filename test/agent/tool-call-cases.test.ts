@@ -114,21 +114,17 @@ describe("case 13: malformed arguments", () => {
         toolCalls: [{ id: `r${index}`, name: "write_file", arguments: '{"path":12345}' }],
       });
     }
-    expect(await harness.prompt("write")).toEqual({ stopReason: "max_turn_requests" });
+    const repetition = "the model made the same tool call with the same result 5 turns in a row";
+    expect(await harness.prompt("write")).toEqual({ stopReason: "max_turn_requests", repetition });
     expect(harness.server.requests).toHaveLength(5);
     const results = completions(harness.events);
     expect(results).toHaveLength(5);
     expect(results[1]?.result.content).not.toContain("[turnloop:");
-    expect(results[2]?.result.content).toContain("[turnloop: call 3 in a row");
+    expect(results[2]?.result.content).toContain("[turnloop: turn 3 in a row making this call");
     // The user is told why: the stop reason alone reads as --max-turns.
     expect(
       harness.events.filter((event) => event.type === "session.warning").map((event) => event.data),
-    ).toEqual([
-      {
-        warningType: "repetition",
-        message: "stopped: the model made the same tool call with the same result 5 times in a row",
-      },
-    ]);
+    ).toEqual([{ warningType: "repetition", message: `stopped: ${repetition}` }]);
   });
 });
 

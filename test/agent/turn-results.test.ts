@@ -185,8 +185,11 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
   }) => {
     const harness = await start(openHarness, 32_000, 32_000);
     harness.server.setResponder(limitedModel({ limit: 32_000, conversation: () => READ_ALL }));
+    const repetition =
+      "the model made the same set of tool calls with the same results 5 turns in a row";
     expect(await harness.prompt("read all forty files")).toEqual({
       stopReason: "max_turn_requests",
+      repetition,
     });
     const conversation = harness.server.requests.filter((request) => !isSummaryRequest(request));
     expect(conversation.map((request) => request.status)).toEqual([200, 200, 200, 200, 200]);
@@ -202,11 +205,7 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
       ...Array<boolean>(3 * FILES).fill(true),
     ]);
     expect(ofType(events, "session.warning").map((event) => event.data)).toEqual([
-      {
-        warningType: "repetition",
-        message:
-          "stopped: the model made the same set of tool calls with the same results 5 turns in a row",
-      },
+      { warningType: "repetition", message: `stopped: ${repetition}` },
     ]);
   });
 

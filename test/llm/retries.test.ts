@@ -170,7 +170,12 @@ describe("case 18: retry progress and history", () => {
       },
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-3", status: "completed", finishReason: "stop" },
+        data: {
+          turnId: "turn-3",
+          status: "completed",
+          finishReason: "stop",
+          stopReason: "end_turn",
+        },
       },
     ]);
     // Three requests, three turns: every request is a turn, failed attempts included.

@@ -93,7 +93,12 @@ describe.each(MODELS)("case 15 (%s)", (_name, options) => {
       },
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+        data: {
+          turnId: "turn-1",
+          status: "completed",
+          finishReason: "stop",
+          stopReason: "end_turn",
+        },
       },
     ]);
   });

@@ -46,9 +46,9 @@ describe("the SDK against the built server (stdio)", () => {
       // The tokens and the window are asserted in copilot-core.test.ts ("events and fields").
       data: { currentTokens: expect.any(Number), tokenLimit: expect.any(Number), messagesLength },
     });
-    const turnEnd = (turnId: string, finishReason: string) => ({
+    const turnEnd = (turnId: string, finishReason: string, stopReason?: string) => ({
       type: "assistant.turn_end",
-      data: { turnId, status: "completed", finishReason },
+      data: { turnId, status: "completed", finishReason, ...(stopReason && { stopReason }) },
     });
     expect(normalise(events, fixture)).toEqual([
       {
@@ -97,7 +97,7 @@ describe("the SDK against the built server (stdio)", () => {
       },
       { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-2", ...usage } },
       usageInfo(4),
-      turnEnd("turn-2", "stop"),
+      turnEnd("turn-2", "stop", "end_turn"),
       // Copilot's: the loop stopped, then the session has nothing in flight.
       { type: "assistant.idle", data: {} },
       { type: "session.idle", data: { stopReason: "end_turn" } },

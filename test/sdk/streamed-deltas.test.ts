@@ -56,7 +56,7 @@ const expected = [
   },
   {
     type: "assistant.turn_end",
-    data: { turnId: "turn-1", status: "completed", finishReason: "stop" },
+    data: { turnId: "turn-1", status: "completed", finishReason: "stop", stopReason: "end_turn" },
   },
   { type: "assistant.idle", data: {} },
   { type: "session.idle", data: { stopReason: "end_turn" } },

@@ -1,13 +1,14 @@
 /**
  * One rule for a prompt's end (issue 22): the stored event that ends a prompt, how a follower
- * reads it (`PromptEnds`, session/prompt-end.ts: the loop's own rule applied to the stored
- * turns), and the `session.idle` both the owner's loop and every follower send after it
- * (`idleData`, events/idle.ts).
+ * reads it (`PromptEnds`, session/prompt-end.ts: the `stopReason` the owner's loop stores on the
+ * prompt's last turn end, an `abort`, a `session.error`; the notes older logs stored after it),
+ * and the `session.idle` both the owner's loop and every follower send after it (`idleData`,
+ * events/idle.ts).
  */
 
 import { describe, expect, it } from "vitest";
 import type { PromptOutcome } from "../../src/agent/loop.js";
-import type { EventInput, SessionEventData } from "../../src/events/events.js";
+import type { EventInput, SessionEventData, StopReason } from "../../src/events/events.js";
 import { idleData } from "../../src/events/idle.js";
 import { createEnvelope } from "../../src/session/envelope.js";
 import { PromptEnds, SentPrompts } from "../../src/session/prompt-end.js";
@@ -31,24 +32,35 @@ const TABLE: ReadonlyArray<
 > = [
   [
     "the model answered",
-    turnEnd({ finishReason: "stop" }),
+    turnEnd({ finishReason: "stop", stopReason: "end_turn" }),
     { stopReason: "end_turn" },
     { stopReason: "end_turn" },
   ],
-  ["no finish reason", turnEnd({}), { stopReason: "end_turn" }, { stopReason: "end_turn" }],
   [
     "cut at its length limit",
-    turnEnd({ finishReason: "length" }),
+    turnEnd({ finishReason: "length", stopReason: "max_tokens" }),
     { stopReason: "max_tokens" },
     { stopReason: "max_tokens" },
   ],
   [
     "filtered",
-    turnEnd({ finishReason: "content-filter" }),
+    turnEnd({ finishReason: "content-filter", stopReason: "refusal" }),
     { stopReason: "refusal" },
     { stopReason: "refusal" },
   ],
+  [
+    "--max-turns reached after a turn that asked for tools",
+    turnEnd({ finishReason: "tool-calls", stopReason: "max_turn_requests" }),
+    { stopReason: "max_turn_requests" },
+    { stopReason: "max_turn_requests" },
+  ],
   ["it asked for tools", turnEnd({ finishReason: "tool-calls" }), undefined, undefined],
+  [
+    "an answer the loop goes on after (autopilot's nudge follows), or an older log's",
+    turnEnd({ finishReason: "stop" }),
+    undefined,
+    undefined,
+  ],
   ["a turn cancelled (the abort follows)", turnEnd({ status: "cancelled" }), undefined, undefined],
   [
     "a turn failed (retried, or the error follows)",
@@ -89,8 +101,11 @@ const reply = (
     toolRequests: toolRequests.map((call) => ({ ...call, arguments: {} })),
   },
 });
-const ended = (turnId: string, finishReason: "stop" | "tool-calls" | "other" = "stop") =>
-  turnEnd({ turnId, finishReason });
+const ended = (
+  turnId: string,
+  finishReason: "stop" | "tool-calls" | "other" = "stop",
+  stopReason?: StopReason,
+) => turnEnd({ turnId, finishReason, ...(stopReason === undefined ? {} : { stopReason }) });
 const result = (toolCallId: string, code?: "rejected" | "truncated_arguments"): EventInput => ({
   type: "tool.execution_complete",
   data: {
@@ -107,9 +122,23 @@ const sent = (agentMode?: string): EventInput => ({
 });
 const bash = { toolCallId: "c1", name: "bash" };
 
+const nudge: EventInput = {
+  type: "user.message",
+  data: { content: "keep going", source: "autopilot" },
+};
+const capReached: EventInput = {
+  type: "session.autopilot_stopped",
+  data: { reason: "cap_reached", continues: 1 },
+};
+const repetition: EventInput = {
+  type: "session.warning",
+  data: { warningType: "repetition", message: "stopped: …" },
+};
+
 /**
- * [what happened, a prompt's stored events, how the prompt ended at the last of them]: a reader
- * of the events in order finds the end there and nowhere before.
+ * [what happened, a prompt's stored events as the loop stores them (or an older version did), how
+ * the prompt ended at the last of them]: a reader of the events in order finds the end there and
+ * nowhere before.
  */
 const SEQUENCES: ReadonlyArray<[string, EventInput[], ReturnType<typeof promptEnd>]> = [
   [
@@ -129,71 +158,66 @@ const SEQUENCES: ReadonlyArray<[string, EventInput[], ReturnType<typeof promptEn
       },
       start("t"),
       reply("the answer"),
-      ended("t"),
+      ended("t", "stop", "end_turn"),
     ],
     { stopReason: "end_turn" },
   ],
   [
-    "autopilot: a reply without tools is nudged; the nudges used up end the prompt",
+    "autopilot of -p or ACP (no agent mode stored): a nudged answer, then the nudges used up",
     [
-      sent("autopilot"),
+      sent(),
       start("t1"),
       reply("done?"),
       ended("t1"),
-      { type: "user.message", data: { content: "keep going", source: "autopilot" } },
+      nudge,
       start("t2"),
       reply("done."),
-      ended("t2"),
-      { type: "session.autopilot_stopped", data: { reason: "cap_reached", continues: 1 } },
+      capReached,
+      ended("t2", "stop", "end_turn"),
     ],
     { stopReason: "end_turn" },
   ],
   [
     "autopilot: task_complete ends the turn that called it",
     [
-      sent("autopilot"),
-      start("t"),
+      sent(),
+      start("t1"),
+      reply("done?"),
+      ended("t1"),
+      nudge,
+      start("t2"),
       reply("", "tool-calls", [{ toolCallId: "c1", name: "task_complete" }]),
       { type: "session.task_complete", data: { summary: "all done", success: true } },
-      ended("t", "tool-calls"),
+      ended("t2", "tool-calls", "end_turn"),
     ],
     { stopReason: "end_turn" },
   ],
   [
-    "an app's prompt: a rejected call ends it",
-    [
-      sent("interactive"),
-      start("t"),
-      reply("", "tool-calls", [bash]),
-      result("c1", "rejected"),
-      ended("t", "tool-calls"),
-    ],
-    { stopReason: "end_turn" },
-  ],
-  [
-    "a prompt of -p or ACP: a rejected call goes back to the model",
+    "--max-turns: the last turn allowed asked for tools",
     [
       sent(),
       start("t1"),
       reply("", "tool-calls", [bash]),
-      result("c1", "rejected"),
+      result("c1"),
       ended("t1", "tool-calls"),
       start("t2"),
-      reply("ok"),
-      ended("t2"),
+      reply("", "tool-calls", [bash]),
+      result("c1", "rejected"),
+      ended("t2", "tool-calls", "max_turn_requests"),
     ],
-    { stopReason: "end_turn" },
+    { stopReason: "max_turn_requests" },
   ],
   [
-    "tool arguments cut at the output limit",
+    "the repetition guard: its notice inside the turn, the turn's end the prompt's",
     [
       sent(),
       start("t"),
-      reply("", "tool-calls", [{ ...bash, argumentsError: "truncated" }]),
-      result("c1", "truncated_arguments"),
-      ended("t", "tool-calls"),
+      reply("", "tool-calls", [bash]),
+      result("c1"),
+      repetition,
+      ended("t", "tool-calls", "max_turn_requests"),
     ],
-    { stopReason: "max_tokens" },
+    { stopReason: "max_turn_requests" },
   ],
   [
     "an empty reply fails the prompt: its error ends it, once",
@@ -207,14 +231,19 @@ const SEQUENCES: ReadonlyArray<[string, EventInput[], ReturnType<typeof promptEn
     { error: failure },
   ],
   [
-    "the repetition guard stops the model",
+    "an older log: autopilot's cap stored after the prompt's last turn",
+    [sent("autopilot"), start("t1"), reply("done."), ended("t1"), capReached],
+    { stopReason: "end_turn" },
+  ],
+  [
+    "an older log: the repetition guard's notice stored after the prompt's last turn",
     [
       sent(),
       start("t"),
       reply("", "tool-calls", [bash]),
       result("c1"),
       ended("t", "tool-calls"),
-      { type: "session.warning", data: { warningType: "repetition", message: "stopped: …" } },
+      repetition,
     ],
     { stopReason: "max_turn_requests" },
   ],
@@ -232,7 +261,8 @@ describe("a prompt's end, for its owner and its followers", () => {
     const stopped: PromptOutcome = { stopReason: "end_turn", autopilotStopped: "cap_reached" };
     const failed: PromptOutcome = { error: failure };
     const stored = (input: EventInput) => promptEnd(createEnvelope(input, null));
-    expect(idleData(stopped)).toEqual(idleData(stored(turnEnd({ finishReason: "stop" }))));
+    const lastTurnEnd = turnEnd({ finishReason: "stop", stopReason: "end_turn" });
+    expect(idleData(stopped)).toEqual(idleData(stored(lastTurnEnd)));
     expect(idleData(failed)).toEqual(idleData(stored({ type: "session.error", data: failure })));
     expect([idleData(stopped), idleData(failed), idleData(undefined)]).toEqual([
       { stopReason: "end_turn" },
@@ -254,7 +284,7 @@ describe("a prompt's end, for its owner and its followers", () => {
     const second = sent.add();
     const news = [
       createEnvelope(prompt("one", first), null),
-      createEnvelope(turnEnd({ finishReason: "stop" }), null),
+      createEnvelope(turnEnd({ finishReason: "stop", stopReason: "end_turn" }), null),
       createEnvelope(prompt("two", second), null),
       createEnvelope({ type: "session.error", data: failure }, null),
     ].map((event) => sent.stored(event));

@@ -280,6 +280,10 @@ function turnEnd(
   if (data.errorType !== undefined) {
     turn.errorType = data.errorType;
   }
+  const prompt = state.model.prompts[turn.prompt];
+  if (prompt !== undefined && data.stopReason !== undefined) {
+    prompt.stopReason = data.stopReason;
+  }
   return { kind: "turn", turn, abandoned };
 }
 

@@ -18,7 +18,7 @@ export interface Prompt {
   content: string;
   source: UserMessageSource;
   imageCount: number;
-  /** How the loop answering it stopped, when a live face saw `session.idle`. */
+  /** How the loop answering it stopped: its last turn's `stopReason`, or a live `session.idle`'s. */
   stopReason?: StopReason;
 }
 
