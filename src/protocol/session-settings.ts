@@ -238,9 +238,18 @@ export interface IgnoredSettings {
   unknown: Array<{ name: string; meant?: string }>;
 }
 
-/** The near setting `name` may be a misspelling of ("modle" → "model"), if any. */
+/** A name's letters in order, to find a setting with the same letters swapped. */
+function letters(name: string): string {
+  return [...name.toLowerCase()].sort().join("");
+}
+
+/**
+ * The near setting `name` may be a misspelling of, if any: one with the same letters in another
+ * order ("modle" → "model", not "mode"), else the nearest spelling (closest-name.ts).
+ */
 export function closestSetting(name: string): string | undefined {
-  return closestName(name, [...TURNLOOP_SETTINGS, ...Object.keys(COPILOT_ONLY_SETTINGS)]);
+  const known = [...TURNLOOP_SETTINGS, ...Object.keys(COPILOT_ONLY_SETTINGS)];
+  return known.find((option) => letters(option) === letters(name)) ?? closestName(name, known);
 }
 
 /** What of `params` (create or resume params, parsed or not) turnloop does not read. */
