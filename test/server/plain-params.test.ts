@@ -76,3 +76,55 @@ describe("bad params over raw JSON-RPC", () => {
     expect(await exit).toBe(0);
   });
 });
+
+describe("settings turnloop does not read", () => {
+  test("are accepted and said once per open, in a session.warning the app receives and the log keeps", async () => {
+    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    await peer.request("connect", {});
+    // What the Copilot SDK sends on every create asks for nothing turnloop does not do.
+    const defaults = {
+      toolFilterPrecedence: "excluded",
+      includeSubAgentStreamingEvents: true,
+      envValueMode: "direct",
+      requestElicitation: false,
+      requestExitPlanMode: false,
+    };
+    const quiet = await peer.request("session.create", defaults);
+    const quietId = (quiet.result as { sessionId: string }).sessionId;
+    const settings = { ...defaults, enableCitations: true, memory: { enabled: true }, modle: "x" };
+    const created = await peer.request("session.create", settings);
+    const sessionId = (created.result as { sessionId: string }).sessionId;
+    const message =
+      'turnloop does not implement the Copilot SDK\'s settings enableCitations and memory and ignores them; turnloop ignores the unknown setting "modle" (did you mean "model"?)';
+    const resumed = await peer.request("session.resume", { sessionId, temperature: 0.2 });
+    expect(resumed.error).toBeUndefined();
+    const resumeWarning = 'session.resume: turnloop ignores the unknown setting "temperature"';
+    await peer.waitFor(
+      (sent) =>
+        sent.method === "session.event" &&
+        JSON.stringify(sent.params).includes(JSON.stringify(resumeWarning)),
+    );
+    const warningsOf = (id: string) =>
+      peer.messages.flatMap((sent) => {
+        const params = sent.params as { sessionId: string; event: { type: string; data: unknown } };
+        return sent.method === "session.event" &&
+          params.sessionId === id &&
+          params.event.type === "session.warning"
+          ? [params.event.data]
+          : [];
+      });
+    const expected = [
+      { warningType: "settings_ignored", message: `session.create: ${message}` },
+      { warningType: "settings_ignored", message: resumeWarning },
+    ];
+    expect(warningsOf(sessionId)).toEqual(expected);
+    expect(warningsOf(quietId)).toEqual([]);
+    const stored = await peer.request("session.getMessages", { sessionId });
+    const { events } = stored.result as { events: Array<{ type: string; data: unknown }> };
+    expect(
+      events.filter((event) => event.type === "session.warning").map((event) => event.data),
+    ).toEqual(expected);
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  });
+});
