@@ -70,8 +70,8 @@ export class TurnloopClient {
 
   /**
    * Opens a new session.
-   * @throws TypeError, before anything is sent, naming a setting of the wrong type or an unknown
-   * one (config-check.ts: `createSession: model must be a string, not 3`, `createSession: unknown
+   * @throws TypeError, before the session is asked for, naming a setting of the wrong type or an
+   * unknown one (config-check.ts: `createSession: model must be a string, not 3`, `createSession: unknown
    * setting "modle" (did you mean "model"?)`); Error (the server's message) for a config the
    * server refuses.
    */
@@ -81,8 +81,7 @@ export class TurnloopClient {
       ...this.wireConfig(config),
       ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
     };
-    await checkWireSettings("createSession", config, params);
-    const connection = await this.connected();
+    const connection = await this.checkedWhileConnecting("createSession", config, params);
     const result = (await this.call(connection, "session.create", params)) as SessionCreateResult;
     return this.track(connection, result, config);
   }
@@ -106,8 +105,7 @@ export class TurnloopClient {
       ...(config.workingDirectory === undefined ? {} : { workingDirectory }),
       sessionId,
     };
-    await checkWireSettings("resumeSession", config, params);
-    const connection = await this.connected();
+    const connection = await this.checkedWhileConnecting("resumeSession", config, params);
     const result = (await this.call(connection, "session.resume", params)) as SessionCreateResult;
     return this.track(connection, result, config);
   }
@@ -234,6 +232,24 @@ export class TurnloopClient {
         `turnloop server speaks protocol ${result.protocolVersion}; this SDK speaks ${PROTOCOL_VERSION}`,
       );
     }
+  }
+
+  /**
+   * Checks a session's settings (config-check.ts `checkWireSettings`, which loads zod the first
+   * time) while the server starts, so the first `createSession` does not wait for one after the
+   * other; nothing of the session is sent before both are done.
+   * @throws the settings' TypeError, or the start's Error, whichever comes first.
+   */
+  private async checkedWhileConnecting(
+    call: "createSession" | "resumeSession",
+    config: SessionConfig,
+    params: Record<string, unknown>,
+  ): Promise<MessageConnection> {
+    const [connection] = await Promise.all([
+      this.connected(),
+      checkWireSettings(call, config, params),
+    ]);
+    return connection;
   }
 
   private async connected(): Promise<MessageConnection> {
