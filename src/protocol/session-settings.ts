@@ -8,8 +8,8 @@
  *
  * Objects are loose: the Copilot SDK sends many settings turnloop does not implement, and those
  * must not be errors. Which they are is {@link COPILOT_ONLY_SETTINGS}: the settings the Copilot
- * SDK 1.0.14 `CopilotClient` sends in `session.create` / `session.resume` (its `dist/client.js`;
- * /work/shared/reference's Copilot wire file, section 1.5) that turnloop reads nothing of.
+ * SDK 1.0.14 `CopilotClient` sends in `session.create` / `session.resume` (its `dist/client.js`,
+ * the devDependency `@github/copilot-sdk`) that turnloop reads nothing of.
  */
 
 import { z } from "zod";
