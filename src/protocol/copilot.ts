@@ -97,7 +97,11 @@ export interface ProviderConfig {
   wireModel?: string;
 }
 
-/** `session.create` params (the subset turnloop reads; other Copilot fields are ignored). */
+/**
+ * `session.create` params (the subset turnloop reads). Other Copilot fields are accepted and
+ * ignored, and said in a `session.warning` when they ask for something (session-settings.ts,
+ * `COPILOT_ONLY_SETTINGS`; the schemas the server parses with are there too).
+ */
 export interface SessionCreateParams {
   /** Client-chosen id (the Copilot SDK always sends one); a fresh UUID when absent. */
   sessionId?: string;

@@ -26,7 +26,7 @@ import {
   type SessionListEntry,
 } from "../protocol/copilot.js";
 import type { WireEvent } from "../protocol/wire-event.js";
-import { checkSessionConfig } from "./config-check.js";
+import { checkSessionConfig, checkWireSettings } from "./config-check.js";
 import { closedBeforeAnswering, connectionEnded } from "./requests.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
@@ -70,16 +70,19 @@ export class TurnloopClient {
 
   /**
    * Opens a new session.
-   * @throws TypeError naming a setting of the wrong type (config-check.ts), before anything is
-   * sent; Error (the server's message) for a config the server refuses.
+   * @throws TypeError, before the session is asked for, naming a setting of the wrong type or an
+   * unknown one (config-check.ts: `createSession: model must be a string, not 3`, `createSession: unknown
+   * setting "modle" (did you mean "model"?)`); Error (the server's message) for a config the
+   * server refuses.
    */
   async createSession(config: SessionConfig = {}): Promise<TurnloopSession> {
     checkSessionConfig("createSession", config);
-    const connection = await this.connected();
-    const result = (await this.call(connection, "session.create", {
+    const params = {
       ...this.wireConfig(config),
       ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
-    })) as SessionCreateResult;
+    };
+    const connection = await this.checkedWhileConnecting("createSession", config, params);
+    const result = (await this.call(connection, "session.create", params)) as SessionCreateResult;
     return this.track(connection, result, config);
   }
 
@@ -87,22 +90,23 @@ export class TurnloopClient {
    * Reopens a session from its log with new handlers; the events so far are in `getMessages`.
    * It works in its own folder: a `workingDirectory` naming another is refused. With
    * `continuePendingWork: true`, the questions left open are asked again through the new handlers.
-   * @throws TypeError naming a setting of the wrong type (config-check.ts); Error when there is no
-   * such session, or `workingDirectory` is not its folder.
+   * @throws TypeError naming a setting of the wrong type or an unknown one, as `createSession`;
+   * Error when there is no such session, or `workingDirectory` is not its folder.
    */
   async resumeSession(
     sessionId: string,
     config: ResumeSessionConfig = {},
   ): Promise<TurnloopSession> {
     checkSessionConfig("resumeSession", config);
-    const connection = await this.connected();
     const { workingDirectory, ...wire } = this.wireConfig(config);
-    const result = (await this.call(connection, "session.resume", {
+    const params = {
       ...wire,
       // Only the app's own: the client's cwd is where new sessions work, not this one.
       ...(config.workingDirectory === undefined ? {} : { workingDirectory }),
       sessionId,
-    })) as SessionCreateResult;
+    };
+    const connection = await this.checkedWhileConnecting("resumeSession", config, params);
+    const result = (await this.call(connection, "session.resume", params)) as SessionCreateResult;
     return this.track(connection, result, config);
   }
 
@@ -228,6 +232,24 @@ export class TurnloopClient {
         `turnloop server speaks protocol ${result.protocolVersion}; this SDK speaks ${PROTOCOL_VERSION}`,
       );
     }
+  }
+
+  /**
+   * Checks a session's settings (config-check.ts `checkWireSettings`, which loads zod the first
+   * time) while the server starts, so the first `createSession` does not wait for one after the
+   * other; nothing of the session is sent before both are done.
+   * @throws the settings' TypeError, or the start's Error, whichever comes first.
+   */
+  private async checkedWhileConnecting(
+    call: "createSession" | "resumeSession",
+    config: SessionConfig,
+    params: Record<string, unknown>,
+  ): Promise<MessageConnection> {
+    const [connection] = await Promise.all([
+      this.connected(),
+      checkWireSettings(call, config, params),
+    ]);
+    return connection;
   }
 
   private async connected(): Promise<MessageConnection> {

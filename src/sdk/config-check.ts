@@ -1,19 +1,14 @@
 /**
  * The checks `createSession` and `resumeSession` make of an app's settings before anything is
- * sent: the fields the SDK itself uses (tools, handlers, hooks, streaming, folder, id) must have
- * their types, so that a mistake is named ("createSession: tools must be an array of tools …, not
- * "x"") instead of failing inside the SDK ("tools.map is not a function"). The server checks the
- * other fields (a `-32602` naming the field).
+ * sent. First the fields only the SDK reads (tools, handlers, hooks: {@link checkSessionConfig}),
+ * so that a mistake is named ("createSession: tools must be an array of tools …, not "x"")
+ * instead of failing inside the SDK ("tools.map is not a function"). Then the names of the
+ * settings and what goes on the wire ({@link checkWireSettings}), against the one description the
+ * server parses with (src/protocol/session-settings.ts), in the words the server would answer
+ * with (src/protocol/plain-problems.ts): "createSession: model must be a string, not 3".
  */
 
-/** What a field was, for the message: JSON for a short value, else its type. */
-function shown(value: unknown): string {
-  if (typeof value === "function") {
-    return "a function";
-  }
-  const json = value === undefined ? undefined : JSON.stringify(value);
-  return json !== undefined && json.length <= 40 ? json : `a value of type ${typeof value}`;
-}
+import { shownValue as shown } from "../protocol/plain-problems.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -73,7 +68,6 @@ export function checkSessionConfig(call: "createSession" | "resumeSession", conf
     throw new TypeError(`${call}: the settings must be an object, not ${shown(config)}`);
   }
   const settings = config ?? {};
-  const isString = (value: unknown) => typeof value === "string";
   const problem =
     toolsProblem(settings.tools) ??
     fieldProblem(
@@ -82,16 +76,48 @@ export function checkSessionConfig(call: "createSession" | "resumeSession", conf
       "a function",
       (value) => typeof value === "function",
     ) ??
-    hooksProblem(settings.hooks) ??
-    fieldProblem(
-      "streaming",
-      settings.streaming,
-      "true or false",
-      (value) => typeof value === "boolean",
-    ) ??
-    fieldProblem("workingDirectory", settings.workingDirectory, "a folder's path", isString) ??
-    fieldProblem("sessionId", settings.sessionId, "a string", isString);
+    hooksProblem(settings.hooks);
   if (problem !== undefined) {
     throw new TypeError(`${call}: ${problem}`);
+  }
+}
+
+/** Settings only this SDK reads: they do not go on the wire as they are. */
+const SDK_SETTINGS: readonly string[] = ["tools", "onPermissionRequest", "hooks"];
+
+/**
+ * Checks the names of `config`'s settings and `params`, what `call` sends for them
+ * (`session.create` / `session.resume` params), against the protocol's description. A setting of
+ * the Copilot SDK's that turnloop does not implement passes (the server says it is ignored).
+ * Loads zod, through the description, on the first call only.
+ * @throws TypeError `<call>: unknown setting "modle" (did you mean "model"?)` for a name neither
+ * turnloop nor the Copilot SDK has; `<call>: <field> must be <what>, not <given>; …` as the
+ * server's `-32602` would say it, for values it would refuse.
+ */
+export async function checkWireSettings(
+  call: "createSession" | "resumeSession",
+  config: object,
+  params: Record<string, unknown>,
+): Promise<void> {
+  const settings = await import("../protocol/session-settings.js");
+  const { checkValue } = await import("../protocol/plain-problems.js");
+  const names = Object.entries(config).flatMap(([name, value]) =>
+    value === undefined || SDK_SETTINGS.includes(name) ? [] : [name],
+  );
+  const { unknown } = settings.ignoredSettings(
+    Object.fromEntries(names.map((name) => [name, true])),
+  );
+  const problems = unknown.map(({ name, meant }) =>
+    meant === undefined
+      ? `unknown setting ${JSON.stringify(name)} (neither turnloop nor the Copilot SDK has it; see SessionConfig)`
+      : `unknown setting ${JSON.stringify(name)} (did you mean ${JSON.stringify(meant)}?)`,
+  );
+  const schema = call === "createSession" ? settings.createParams : settings.resumeParams;
+  const checked = checkValue(schema, params, "the settings");
+  if (!checked.ok) {
+    problems.push(...checked.problems);
+  }
+  if (problems.length > 0) {
+    throw new TypeError(`${call}: ${problems.join("; ")}`);
   }
 }

@@ -135,6 +135,29 @@ export interface SessionConfig {
   /** `interactive` (default), `plan`, `autopilot` or `shell` (see {@link SessionMode}). */
   mode?: SessionMode;
   /**
+   * Only tools matching these filters are offered (`[]`: none; absent: all): a tool's name, or
+   * Copilot's `builtin:<name>`, `custom:<name>`, `mcp:<server>-<tool>`, with `*` for every tool
+   * of that source.
+   */
+  availableTools?: string[];
+  /** Tools matching these filters (as `availableTools`) are not offered; this wins. */
+  excludedTools?: string[];
+  /** The app's name, put at the front of the model requests' user agent. */
+  clientName?: string;
+  /** Sent as `reasoning_effort` on the OpenAI wires (e.g. `low`, `medium`, `high`). */
+  reasoningEffort?: string;
+  /**
+   * Compaction (the Copilot SDK's `infiniteSessions`): `backgroundCompactionThreshold`, a fraction
+   * of the model's context window above 0 and at most 1, is where the history is compacted before
+   * the next model request; `enabled: false` compacts only when the provider refuses a request
+   * for its length.
+   */
+  infiniteSessions?: {
+    enabled?: boolean;
+    backgroundCompactionThreshold?: number;
+    bufferExhaustionThreshold?: number;
+  };
+  /**
    * Where the session's commands run (README, "Sandbox"): `read-only`, `workspace-write` (in
    * bubblewrap) or `danger-full-access` (no sandbox); default: the server's (`--sandbox`, config).
    * turnloop's extension: the Copilot SDK's session config has no such field. A confining policy

@@ -5,19 +5,11 @@
  * history is compacted before the next model request (`session.compaction_start` then fires);
  * `enabled: false` compacts only when the provider rejects a request for its length. turnloop
  * compacts before the request rather than in the background, so `bufferExhaustionThreshold` has
- * nothing to add.
+ * nothing to add. The setting's schema is src/protocol/session-settings.ts's.
  */
 
-import { z } from "zod";
+import type { InfiniteSessions } from "../protocol/session-settings.js";
 import type { SessionAgentSettings } from "../session/session.js";
-
-export const infiniteSessionsSchema = z.looseObject({
-  enabled: z.boolean().optional(),
-  backgroundCompactionThreshold: z.number().gt(0).max(1).optional(),
-  bufferExhaustionThreshold: z.number().gt(0).max(1).optional(),
-});
-
-export type InfiniteSessions = z.infer<typeof infiniteSessionsSchema>;
 
 /** The compaction threshold `infiniteSessions` asks for; `{}` keeps turnloop's. */
 export function compactionSettings(

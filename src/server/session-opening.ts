@@ -17,6 +17,7 @@ import { SessionLockedError } from "../session/session-store.js";
 import { StorageError } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
+import { warnIgnoredSettings } from "./ignored-settings.js";
 import {
   type CreateParams,
   createParams,
@@ -30,7 +31,7 @@ import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import { checkSandbox } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
-import { BUILT_IN_TOOL_NAMES } from "./tool-filter.js";
+import { checkDeclaredTools } from "./tool-filter.js";
 import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
 
 /** `session.create` → {@link SessionCreateResult}. */
@@ -44,7 +45,7 @@ export async function createMethod(
   if (!choice.ok) {
     throw invalidParams(`session.create: ${choice.message}`);
   }
-  checkTools(params);
+  checkDeclaredTools(params.tools);
   await checkSandbox(server.host.sandbox, "session.create", params.sandbox);
   const cwd = await workingDirectory(server, params.workingDirectory);
   if (params.sessionId !== undefined && server.sessions.has(params.sessionId)) {
@@ -70,6 +71,7 @@ export async function createMethod(
   await startMcp(server, session, params.mcpServers);
   // Sent live below with `session.start` (project-warnings.ts).
   recordProjectWarnings(session, server.host.configOf(session));
+  warnIgnoredSettings(session, "session.create", raw);
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);
@@ -113,7 +115,7 @@ async function resume(
   params: ReturnType<typeof resumeParams.parse>,
 ): Promise<SessionCreateResult> {
   const { server } = connection;
-  checkTools(params);
+  checkDeclaredTools(params.tools);
   await checkSandbox(server.host.sandbox, "session.resume", params.sandbox);
   await checkResumeFolder(server, params.sessionId, params.workingDirectory);
   const open = await openHere(server, params.sessionId);
@@ -149,9 +151,10 @@ async function resume(
   }
   server.detached.delete(params.sessionId);
   // After the answer, as announceRepair: the app's session object exists to receive them.
-  setImmediate(() =>
-    recordProjectWarnings(serverSession.session, server.host.configOf(serverSession.session)),
-  );
+  setImmediate(() => {
+    recordProjectWarnings(serverSession.session, server.host.configOf(serverSession.session));
+    warnIgnoredSettings(serverSession.session, "session.resume", raw);
+  });
   return describe(serverSession);
 }
 
@@ -327,22 +330,6 @@ function configOf(params: CreateParams): SessionConfig {
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };
-}
-
-/** Names must be unique, and a built-in name needs `overridesBuiltInTool`. */
-function checkTools(params: CreateParams): void {
-  const seen = new Set<string>();
-  for (const tool of params.tools ?? []) {
-    if (seen.has(tool.name)) {
-      throw invalidParams(`tool ${tool.name} is declared twice`);
-    }
-    seen.add(tool.name);
-    if (BUILT_IN_TOOL_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
-      throw invalidParams(
-        `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
-      );
-    }
-  }
 }
 
 /**

@@ -8,7 +8,9 @@
  * too).
  */
 
+import type { ToolDeclarationParams } from "../protocol/session-settings.js";
 import { builtinTools } from "../tools/index.js";
+import { invalidParams } from "./params.js";
 
 /**
  * turnloop's built-in tool names (`task_complete` is offered in autopilot, `ask_user` to apps
@@ -19,6 +21,26 @@ export const BUILT_IN_TOOL_NAMES: ReadonlySet<string> = new Set([
   "task_complete",
   "ask_user",
 ]);
+
+/**
+ * The app's declared tools (`session.create` / `session.resume` `tools`): names must be unique,
+ * and a built-in name needs `overridesBuiltInTool`.
+ * @throws `-32602` naming the tool.
+ */
+export function checkDeclaredTools(tools: readonly ToolDeclarationParams[] | undefined): void {
+  const seen = new Set<string>();
+  for (const tool of tools ?? []) {
+    if (seen.has(tool.name)) {
+      throw invalidParams(`tool ${tool.name} is declared twice`);
+    }
+    seen.add(tool.name);
+    if (BUILT_IN_TOOL_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
+      throw invalidParams(
+        `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
+      );
+    }
+  }
+}
 
 /** Where an offered tool comes from, as the filters name it. */
 export type ToolSource = "builtin" | "custom" | "mcp";

@@ -213,7 +213,7 @@ test.runIf(sandboxWorks)(
 test("a sandbox policy turnloop does not know fails createSession, naming the policies", async () => {
   const client = fixture.client();
   await expect(client.createSession({ sandbox: "everything" as "read-only" })).rejects.toThrow(
-    "Invalid params for session.create: ✖ the sandbox policies are read-only, workspace-write, danger-full-access → at sandbox",
+    'createSession: sandbox must be one of "read-only", "workspace-write", "danger-full-access", not "everything"',
   );
 });
 

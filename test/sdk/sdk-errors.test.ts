@@ -47,6 +47,32 @@ describe("the SDK's errors", () => {
     expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test("a wrong or unknown wire setting is named before anything is sent, in the server's words", async () => {
+    const client = new TurnloopClient({ port: tcp.port, cwd: fixture.cwd });
+    fixture.onClose(() => client.stop());
+    const before = (await client.listSessions()).length;
+    const refusals = await Promise.allSettled([
+      client.createSession({ model: 3 } as never),
+      client.createSession({ systemMessage: "be brief", availableTools: "bash" } as never),
+      client.createSession({ modle: "openai-chat:x" } as never),
+      client.createSession({ temperature: 0.2, infiniteSessions: { enabled: 1 } } as never),
+      client.resumeSession("../etc", { mode: "fast" } as never),
+    ]);
+    expect(refusals).toEqual(
+      [
+        "createSession: model must be a string, not 3",
+        'createSession: systemMessage must be an object, not "be brief"; availableTools must be an array, not "bash"',
+        'createSession: unknown setting "modle" (did you mean "model"?)',
+        'createSession: unknown setting "temperature" (neither turnloop nor the Copilot SDK has it; see SessionConfig); infiniteSessions.enabled must be true or false, not 1',
+        `resumeSession: mode must be one of "interactive", "plan", "autopilot", "shell", not "fast"; sessionId must be letters, digits, '-' or '_' (at most 128), e.g. a UUID, not "../etc"`,
+      ].map((message) => ({ status: "rejected", reason: new TypeError(message) })),
+    );
+    expect((await client.listSessions()).length).toBe(before);
+    // A setting of the Copilot SDK's that turnloop does not implement is sent, not refused.
+    const session = await client.createSession({ enableCitations: true } as never);
+    expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   test("every call on a session whose server was killed -9 says the connection closed", async () => {
     const client = new TurnloopClient({ port: tcp.port, cwd: fixture.cwd });
     fixture.onClose(() => client.stop());
