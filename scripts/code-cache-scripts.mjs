@@ -18,6 +18,8 @@
  *   name `require` (scripts/require-where-used.mjs) goes: the loader gives each script a `require`;
  * - each script's `module.exports` is the object its exported names were defined on, not a copy
  *   of it ({@link exportsItself});
+ * - esbuild's helper that defines those names, and the names of the namespaces inside a script
+ *   (zod's `z`, `core`, …), is the loader's ({@link exportsThroughLoader});
  * - esbuild writes other characters than ASCII as escapes (`charset: "ascii"`) where the meaning
  *   stays (not in a regular expression or a `String.raw` text: the session viewer's page scripts),
  *   since V8 keeps a script holding any other character at two bytes a character.
@@ -77,7 +79,10 @@ export async function writeCodeCacheScripts(cliDirectory, requireBanner) {
     if (!file.endsWith(".js")) {
       continue;
     }
-    const text = exportsItself(asBundledModules(readFileSync(file, "utf8")), file);
+    const text = exportsThroughLoader(
+      exportsItself(asBundledModules(readFileSync(file, "utf8")), file),
+      file,
+    );
     writeFileSync(file, text);
     if (!text.startsWith(`${WRAPPER_START}\n`)) {
       throw new Error(`${file}: not a script wrapped as src/cli/code-cache.cts expects`);
@@ -143,6 +148,36 @@ export function exportsItself(text, file) {
     throw new Error(`${file}: esbuild's __toCommonJS is no longer as expected`);
   }
   return text.replace(TO_COMMON_JS_COPY, TO_COMMON_JS_ITSELF);
+}
+
+/** esbuild's helper that defines a getter per exported name (numbered when a file holds two). */
+const EXPORT_HELPER =
+  /var (__export\d*)=\(target,all\)=>\{for\(var (name\d*) in all\)__defProp\d*\(target,\2,\{get:all\[\2\],enumerable:true\}\)\};/g;
+
+/**
+ * Every esbuild `__export` helper of a script (the one that fills the script's exports object,
+ * and the first pass's, which fills each namespace object of the bundled modules: zod's `z`,
+ * `core`, `util` … hold about 900 names) becomes the loader's `__turnloopMeta.exportNames`
+ * (src/cli/code-cache.cts), which defines the same getters with the same attributes on an object
+ * V8 holds as a dictionary: adding a getter to an object V8 holds with a hidden class makes a new
+ * class each time, about 3,000 instructions a name (bench/notes/start22.md). The text keeps its
+ * length (spaces), so the script's source map still applies. A script defining an `__export`
+ * helper not as expected fails the build.
+ * @param {string} text a script's text
+ * @param {string} file its path, for the error
+ * @returns {string}
+ */
+export function exportsThroughLoader(text, file) {
+  const helpers = text.match(/var __export\d*=/g)?.length ?? 0;
+  let replaced = 0;
+  const result = text.replace(EXPORT_HELPER, (helper, name) => {
+    replaced += 1;
+    return `var ${name}=__turnloopMeta.exportNames;`.padEnd(helper.length, " ");
+  });
+  if (replaced !== helpers) {
+    throw new Error(`${file}: esbuild's __export is no longer as expected`);
+  }
+  return result;
 }
 
 /**

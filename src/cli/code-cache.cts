@@ -94,6 +94,7 @@ function runScript(file: string): unknown {
   loaded.set(file, module);
   const folder = folderOf(file);
   const meta = {
+    exportNames,
     get url(): string {
       return process.getBuiltinModule("node:url").pathToFileURL(file).href;
     },
@@ -136,6 +137,26 @@ function compiledWithSourceMap(file: string, source: string): Wrapper {
   // The first line is the wrapper's start: the code's own lines, and their mappings, stay put.
   holder._compile(`module.exports = ${source}`, file);
   return holder.exports as Wrapper;
+}
+
+/**
+ * esbuild's `__export(target, getters)` for the scripts (scripts/code-cache-scripts.mjs puts this
+ * in its place, as `__turnloopMeta.exportNames`): defines each name of `getters` on `target`, a
+ * script's new exports or namespace object, as an enumerable getter, as esbuild's helper does.
+ * First `target` gets two properties and loses them, the first before the second: V8 then holds
+ * its properties in a dictionary, where each getter is one insertion, instead of making a new
+ * hidden class (map) for each (issue 26: the bundle defines about 1,300 such names before the
+ * first request; bench/notes/start22.md). Reading a name costs a dictionary lookup instead.
+ */
+function exportNames(target: object, getters: Readonly<Record<string, () => unknown>>): void {
+  const scratch = target as Record<string, unknown>;
+  scratch.__turnloopFirst = 0;
+  scratch.__turnloopSecond = 0;
+  delete scratch.__turnloopFirst;
+  delete scratch.__turnloopSecond;
+  for (const name in getters) {
+    Object.defineProperty(target, name, { get: getters[name], enumerable: true });
+  }
 }
 
 /** The folder of `file` (an absolute path; `/` or, on Windows, `\\` between names). */

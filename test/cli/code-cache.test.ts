@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { CLI_PATH, runCli } from "../support/cli.js";
 import { CAN_MOUNT, fullDisk } from "../support/full-disk.js";
@@ -197,7 +197,24 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
         env: { PATH: process.env.PATH, TURNLOOP_NO_CODE_CACHE: "1" },
         encoding: "utf8",
       });
-    expect(frame(["--enable-source-maps"])).toMatch(/\/src\/cli\/argument-flags\.ts:\d+:\d+\)$/);
+    const mapped = frame(["--enable-source-maps"]);
+    expect(mapped).toMatch(/\/src\/cli\/argument-flags\.ts:\d+:\d+\)$/);
+    // At the very line and column where the bundle's ES module of the same chunk, with its own
+    // source map, puts it: the function sits on the script's second line after esbuild's
+    // helpers, which the build rewrites at their length (scripts/code-cache-scripts.mjs).
+    const module = pathToFileURL(join(dirname(CLI_PATH), "chunks", run)).href;
+    const fromModule = execFileSync(
+      process.execPath,
+      [
+        "--enable-source-maps",
+        "-e",
+        `import(${JSON.stringify(module)}).then((chunk) => chunk.runCommand(undefined, "0"))` +
+          "  .catch((error) => process.stdout.write(error.stack.split('\\n')[1]));",
+      ],
+      { env: { PATH: process.env.PATH }, encoding: "utf8" },
+    );
+    expect(fromModule).toMatch(/\/src\/cli\/argument-flags\.ts:\d+:\d+\)$/);
+    expect(mapped).toBe(fromModule);
     expect(frame([])).toMatch(/\/dist\/cli\/scripts\/chunks\/run-.*\.js:\d+:\d+\)$/);
   });
 });
