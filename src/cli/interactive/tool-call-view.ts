@@ -92,12 +92,7 @@ export class ToolCallView implements Component {
       toolCall.status === "failed" &&
       toolCall.exitCode === undefined &&
       toolCall.signal === undefined;
-    const label =
-      toolCall.status === "interrupted"
-        ? "interrupted"
-        : toolFailure
-          ? "failed"
-          : unsuccessfulLabel(toolCall);
+    const label = toolFailure ? "failed" : unsuccessfulLabel(toolCall);
     const shown = toolCall.errorMessage ?? toolCall.output ?? "";
     const tail = lastLines(shown, PREVIEW_LINES);
     return [theme.failure(label), ...tail.map((line) => theme.dim(line))];
