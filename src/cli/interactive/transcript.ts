@@ -68,9 +68,8 @@ export class Transcript extends Container {
         for (const toolCall of change.kind === "message" ? change.toolCalls : []) {
           this.tool(toolCall);
         }
-        if (event.data.error !== undefined) {
-          this.note(`the reply broke off: ${event.data.error.message}`, "error");
-        }
+        // A reply cut by a failure (`error`) is followed by the prompt's `session.error`, whose
+        // line says why, once (as -p says it): the cut text stands above it.
         return;
       case "session.plan_updated":
         this.plan();
