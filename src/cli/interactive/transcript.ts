@@ -75,9 +75,13 @@ export class Transcript extends Container {
         this.plan();
         return;
       case "permission.completed": {
-        // An "always" answer shows the rule it creates (README, "Permission questions").
+        // An "always" answer shows the rule it creates (README, "Permission questions"), under
+        // the call's line: right after the answer, above what the tool then did.
         const note = alwaysRuleNote(event.data);
-        if (note !== undefined) {
+        const view = this.tools.get(event.data.toolCallId);
+        if (note !== undefined && view !== undefined) {
+          view.answerNote = note;
+        } else if (note !== undefined) {
           this.note(note);
         }
         return;
