@@ -9,7 +9,7 @@ import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
-import { abortNote } from "./event-notes.js";
+import { abortNote, stopNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
@@ -386,7 +386,7 @@ async function runWithSignals(
       case "max_tokens":
       case "max_turn_requests":
       case "refusal":
-        io.stderr.write(`turnloop: stopped: ${outcome.stopReason}\n`);
+        io.stderr.write(`turnloop: ${stopNote(outcome.stopReason)}\n`);
         return EXIT.incomplete;
     }
   } finally {

@@ -1,5 +1,5 @@
 import { matchesKey } from "@mariozechner/pi-tui";
-import { errorMessage } from "../../events/errors.js";
+import { cancelReason, errorMessage, USER_CANCEL_REASON } from "../../events/errors.js";
 import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import {
@@ -8,6 +8,7 @@ import {
   type TerminationSignal,
 } from "../../session/termination-signals.js";
 import { UsageTotals } from "../../session/usage-totals.js";
+import { abortNote } from "../event-notes.js";
 import type { Controller } from "./controller.js";
 import { InputQueue } from "./input-queue.js";
 import { EXIT, notSavedLine, openingMode, openSession, type SessionChoice } from "./open.js";
@@ -176,9 +177,16 @@ function untilExit(
         return;
       }
       exiting = true;
+      const busy = controller.busy;
       view.stop();
       // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts).
       await controller.close(by).catch(() => undefined);
+      if (busy) {
+        // The last frame's status row says how the running prompt or command ended, in the
+        // abort line's words (`cancelled by SIGTERM`), as -p's last lines do: never "working".
+        screen.status.state.hint = abortNote(cancelReason(by)?.message ?? USER_CANCEL_REASON);
+      }
+      await screen.lastFrame();
       screen.stop();
       settings.stdout.write(closingLines(controller.session));
       // Heard until the session is closed: a second signal (a closed terminal says SIGHUP, EIO and
