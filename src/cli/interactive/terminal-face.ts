@@ -1,5 +1,5 @@
 import { matchesKey } from "@mariozechner/pi-tui";
-import { cancelReason, errorMessage, USER_CANCEL_REASON } from "../../events/errors.js";
+import { errorMessage } from "../../events/errors.js";
 import { COMMANDS, type SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import {
@@ -8,7 +8,6 @@ import {
   type TerminationSignal,
 } from "../../session/termination-signals.js";
 import { UsageTotals } from "../../session/usage-totals.js";
-import { abortNote } from "../event-notes.js";
 import type { Controller } from "./controller.js";
 import { InputQueue } from "./input-queue.js";
 import { EXIT, notSavedLine, openingMode, openSession, type SessionChoice } from "./open.js";
@@ -177,14 +176,13 @@ function untilExit(
         return;
       }
       exiting = true;
-      const busy = controller.busy;
       view.stop();
       // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts).
-      await controller.close(by).catch(() => undefined);
-      if (busy) {
-        // The last frame's status row says how the running prompt or command ended, in the
-        // abort line's words (`cancelled by SIGTERM`), as -p's last lines do: never "working".
-        screen.status.state.hint = abortNote(cancelReason(by)?.message ?? USER_CANCEL_REASON);
+      const ended = await controller.close(by).catch(() => undefined);
+      if (ended !== undefined) {
+        // The last frame's status row says how the running prompt or command ended, as -p's
+        // last lines do: never "working".
+        screen.status.state.hint = ended;
       }
       await screen.lastFrame();
       screen.stop();
