@@ -1,5 +1,5 @@
 import { USER_CANCEL_REASON } from "../events/errors.js";
-import type { SessionEventOf } from "../events/events.js";
+import type { SessionEventOf, StopReason } from "../events/events.js";
 
 /**
  * The one-line notes both terminal faces (`-p`'s renderer, terminal-renderer.ts, and the
@@ -14,6 +14,27 @@ import type { SessionEventOf } from "../events/events.js";
  */
 export function abortNote(reason: string): string {
   return reason === USER_CANCEL_REASON ? "cancelled" : reason;
+}
+
+/**
+ * `stopped: <reason>` for a prompt that ended before its answer was complete because a limit or
+ * the model stopped it (`max_tokens`, `max_turn_requests`, `refusal`), as `-p` says it on stderr;
+ * undefined for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
+ */
+export function stopNote(stopReason: StopReason): string | undefined {
+  switch (stopReason) {
+    case "max_tokens":
+    case "max_turn_requests":
+    case "refusal":
+      return `stopped: ${stopReason}`;
+    case "end_turn":
+    case "cancelled":
+      return undefined;
+    default: {
+      const unknown: never = stopReason;
+      return unknown;
+    }
+  }
 }
 
 /** `retrying in 1.2 s (attempt 1): <error>`: the delay in seconds with one decimal. */

@@ -9,7 +9,7 @@ import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
-import { abortNote } from "./event-notes.js";
+import { abortNote, stopNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
@@ -388,7 +388,7 @@ async function runWithSignals(
       case "refusal":
         // The repetition guard's stop is named: max_turn_requests alone reads as --max-turns.
         io.stderr.write(
-          `turnloop: stopped: ${outcome.stopReason}${outcome.repetition === undefined ? "" : `: ${outcome.repetition}`}\n`,
+          `turnloop: ${stopNote(outcome.stopReason)}${outcome.repetition === undefined ? "" : `: ${outcome.repetition}`}\n`,
         );
         return EXIT.incomplete;
     }

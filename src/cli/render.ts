@@ -26,7 +26,9 @@ import type {
 } from "../events/events.js";
 import { ranLines, typedPrompt } from "../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
+import { idleReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
+import { closedPrompt, inferStop, type PromptState } from "./prompt-stop.js";
 import { abbreviate, firstLine, plural, trimTrailingNewlines } from "./text-lines.js";
 import { outcomeMark } from "./tool-line.js";
 
@@ -41,19 +43,10 @@ interface CallShown {
   arguments: JsonObject;
 }
 
-/** What is known about the prompt being rendered, to close it with its stop. */
-interface PromptState {
-  open: boolean;
-  /** A `session.idle` was rendered: the stop is known, nothing to infer. */
-  stopped: boolean;
-  aborted: boolean;
-  failed: boolean;
-  taskCompleted: boolean;
-  lastTurnEnd: SessionEventOf<"assistant.turn_end">["data"] | undefined;
-}
-
 interface RenderState {
   lines: string[];
+  /** The `session.resume` events of reopens not drawn (idle-reopens.ts). */
+  idleReopens: ReadonlySet<SessionEvent>;
   /** The session model: a tool call's outcome and exit code are read from it. */
   fold: SessionFold;
   /** Tool calls of the open prompt that have no result yet. */
@@ -65,6 +58,11 @@ interface RenderState {
 export interface ConversationOptions {
   /** Whether `session.start` gets its line (default true); a face whose banner says it, not. */
   startLine?: boolean;
+  /**
+   * Whether the log's last `session.resume` is the open of the face drawing it (default false):
+   * then it is drawn though nothing follows it yet (idle-reopens.ts).
+   */
+  openNow?: boolean;
 }
 
 /**
@@ -75,10 +73,11 @@ export interface ConversationOptions {
  */
 export function renderConversation(
   events: readonly SessionEvent[],
-  { startLine = true }: ConversationOptions = {},
+  { startLine = true, openNow = false }: ConversationOptions = {},
 ): string {
   const state: RenderState = {
     lines: [],
+    idleReopens: idleReopens(events, openNow),
     fold: new SessionFold(),
     pendingCalls: new Set(),
     prompt: closedPrompt(),
@@ -127,6 +126,9 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       state.pendingCalls.clear();
       closePrompt(state);
       state.pendingCalls = open;
+      if (state.idleReopens.has(event)) {
+        return;
+      }
       const skipped = event.data.repaired.length;
       const note = skipped === 0 ? "" : ` (skipped ${skipped} damaged ${plural(skipped, "line")})`;
       state.lines.push("", `— resumed ${event.data.resumeTime}${note}`);
@@ -345,44 +347,6 @@ function closePrompt(state: RenderState, stopReason?: StopReason | "error"): voi
   const stop = stopReason ?? inferStop(prompt);
   state.lines.push(stop === undefined ? "[no stop recorded]" : `[stop: ${stop}]`);
   prompt.stopped = true;
-}
-
-/** The stop the log implies when no `session.idle` says it. */
-function inferStop(prompt: PromptState): StopReason | "error" | undefined {
-  if (prompt.aborted || prompt.lastTurnEnd?.status === "cancelled") {
-    return "cancelled";
-  }
-  if (
-    prompt.failed ||
-    prompt.lastTurnEnd?.status === "failed" ||
-    prompt.lastTurnEnd?.status === "error"
-  ) {
-    return "error";
-  }
-  if (prompt.taskCompleted) {
-    return "end_turn";
-  }
-  switch (prompt.lastTurnEnd?.finishReason) {
-    case "stop":
-      return "end_turn";
-    case "length":
-      return "max_tokens";
-    case "content-filter":
-      return "refusal";
-    default:
-      return undefined;
-  }
-}
-
-function closedPrompt(): PromptState {
-  return {
-    open: false,
-    stopped: false,
-    aborted: false,
-    failed: false,
-    taskCompleted: false,
-    lastTurnEnd: undefined,
-  };
 }
 
 /** `name(key: value, …)` with JSON values, cut to {@link ARGUMENTS_LENGTH} characters. */

@@ -59,6 +59,12 @@ export interface ToolOutcome {
 export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
   const output = (toolCall.output ?? "").replace(/\s+$/, "");
   const failed = toolCall.status !== "completed";
+  if (toolCall.status === "interrupted") {
+    // The session model's word for a call a cancel cut, on every face (the result's error code
+    // says `cancelled` for one and `interrupted` for one a crash left open).
+    const reason = firstLine(toolCall.output ?? toolCall.errorMessage ?? "");
+    return { failed, detail: "interrupted", ...(reason === "" ? {} : { reason }), output: [] };
+  }
   if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
     return {
       failed,
@@ -107,7 +113,12 @@ export function toolLines(
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
   const call = `${toolCall.toolName} ${summary}`.trim();
   const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
-  const mark = outcome.failed ? paint("31", "✗") : paint("32", "✓");
+  const mark =
+    toolCall.status === "interrupted"
+      ? paint("33", "⊘")
+      : outcome.failed
+        ? paint("31", "✗")
+        : paint("32", "✓");
   const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
   const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
   const shown = verbose ? outcome.output : outcome.output.slice(-FAILED_OUTPUT_LINES);
@@ -167,20 +178,25 @@ export function failedCommand(exitCode: number | undefined): string {
   return exitCode === 0 ? "stopped by the sandbox" : `failed (exit code ${exitCode})`;
 }
 
-/** `✓`, or `✗` with why ({@link unsuccessfulLabel}). */
+/** `✓`, `⊘ interrupted` (as the interactive terminal marks it), or `✗` with why ({@link unsuccessfulLabel}). */
 export function outcomeMark(toolCall: ToolCall | undefined): string {
   if (toolCall === undefined || toolCall.status === "completed") {
     return "✓";
   }
-  return `✗ ${unsuccessfulLabel(toolCall)}`;
+  const mark = toolCall.status === "interrupted" ? "⊘" : "✗";
+  return `${mark} ${unsuccessfulLabel(toolCall)}`;
 }
 
 /**
  * Why a call did not complete, in the words of every face (`sessions show`, the interactive
- * terminal): a command's exit code or signal (the session model's rule), else the result's error
- * code (`denied` when the user said no, `rejected`, …), else `failed`.
+ * terminal, the session view): `interrupted` for a call a cancel or a crash cut (the session
+ * model's state), a command's exit code or signal (the session model's rule), else the result's
+ * error code (`denied` when the user said no, `rejected`, …), else `failed`.
  */
 export function unsuccessfulLabel(toolCall: ToolCall): string {
+  if (toolCall.status === "interrupted") {
+    return "interrupted";
+  }
   if (toolCall.exitCode !== undefined) {
     return failedCommand(toolCall.exitCode);
   }

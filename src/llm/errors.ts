@@ -30,11 +30,9 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (unsendable !== undefined) {
     return unsendable;
   }
-  if (APICallError.isInstance(error) && isSuccessStatus(error.statusCode)) {
-    // The server said 200 and the body then broke ("Failed to process successful response"):
-    // a connection failure mid-reply, never an invalid request (issue 11).
-    const message = `the model stream broke off: ${messageOf(error.cause ?? error)}`;
-    return { errorType: "network", message: boundedMessage(message), retryable: true };
+  const broken = brokenStream(error);
+  if (broken !== undefined) {
+    return broken;
   }
   if (APICallError.isInstance(error)) {
     const statusCode = error.statusCode;
@@ -130,6 +128,73 @@ function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined
     };
   }
   return undefined;
+}
+
+/**
+ * The words every face uses for a reply whose stream stopped before the reply's end (the
+ * terminal, `-p`'s stderr, ACP's error, the log's `session.error`): one rule, here.
+ */
+const BROKEN_STREAM = "the model's stream broke off";
+
+/**
+ * A model stream that broke off: `reason` says how, in a user's words (the connection closed,
+ * the response ended early), never in the HTTP layer's ("terminated: aborted"). A network
+ * failure: retried while nothing of the reply has been shown.
+ */
+export function brokenStreamFailure(reason: string): ClassifiedFailure {
+  return {
+    errorType: "network",
+    message: boundedMessage(`${BROKEN_STREAM}: ${reason}`),
+    retryable: true,
+  };
+}
+
+/** A response that ended without its wire's end of reply (a finish reason, `[DONE]`, …). */
+export const ENDED_EARLY = "the response ended before the reply was complete";
+
+/**
+ * A stream that broke off after the server answered: the AI SDK's error for a 2xx body that
+ * failed ("Failed to process successful response", issue 11), the body's own error (undici's and
+ * http-response.ts's `TypeError("terminated")`), or the OpenAI-compatible model's report of a body
+ * that ended before a finish reason. Undefined for anything else.
+ */
+function brokenStream(error: unknown): ClassifiedFailure | undefined {
+  if (APICallError.isInstance(error) && isSuccessStatus(error.statusCode)) {
+    return brokenStreamFailure(brokenStreamReason(error.cause ?? error));
+  }
+  if (!(error instanceof Error)) {
+    return undefined;
+  }
+  if (error.message === "terminated") {
+    return brokenStreamFailure(brokenStreamReason(error.cause ?? error));
+  }
+  if (/stream ended without a finish reason/i.test(error.message)) {
+    return brokenStreamFailure(ENDED_EARLY);
+  }
+  return undefined;
+}
+
+/** Messages of the HTTP layer that say only that the connection went away. */
+const CONNECTION_CLOSED =
+  /^(?:terminated|aborted|other side closed|socket hang up|read ECONNRESET)$/i;
+
+/**
+ * How a stream broke, from its error's cause chain: the connection timed out, the connection
+ * closed (reset, or closed by the other side: the HTTP layer's words for it say nothing more), or
+ * the deepest cause's own message when it says something else.
+ */
+function brokenStreamReason(cause: unknown): string {
+  const chain = causeChain(cause);
+  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code);
+  if (codes.includes("ETIMEDOUT") || chain.some((item) => item.name === "TimeoutError")) {
+    return "the connection timed out (ETIMEDOUT)";
+  }
+  const closed = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"].some((code) => codes.includes(code));
+  const deepest = chain.at(-1)?.message ?? "";
+  if (closed || deepest === "" || CONNECTION_CLOSED.test(deepest)) {
+    return "the connection closed before the reply was complete";
+  }
+  return deepest;
 }
 
 /** Characters of a malformed event quoted in its failure's message. */

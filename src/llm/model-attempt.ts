@@ -4,7 +4,12 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { abortFinished } from "../events/errors.js";
-import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import {
+  brokenStreamFailure,
+  type ClassifiedFailure,
+  classifyFailure,
+  ENDED_EARLY,
+} from "./errors.js";
 import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
@@ -226,9 +231,5 @@ function progressEvent(
 
 /** A body that ended (cleanly or not) before the wire's end of reply: a network failure. */
 function cutOffFailure(): ClassifiedFailure {
-  return {
-    errorType: "network",
-    message: "the model stream ended before the reply was complete (connection cut)",
-    retryable: true,
-  };
+  return brokenStreamFailure(ENDED_EARLY);
 }

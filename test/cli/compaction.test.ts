@@ -172,7 +172,8 @@ describe("compaction in turnloop -p", () => {
       .slice(1);
     expect(lines).toEqual([
       ...["", "> first", "one", "[stop: end_turn]", "", "— resumed T"],
-      ...["", "> second", "two", "[stop: end_turn]", "", "— resumed T"],
+      // The compaction's reopen did nothing else: its line says what it did, no "resumed".
+      ...["", "> second", "two", "[stop: end_turn]"],
       "compaction cancelled: the conversation is unchanged",
       "",
     ]);

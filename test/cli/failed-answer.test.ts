@@ -32,7 +32,7 @@ describe("-p whose reply is cut by a broken stream", () => {
     expect(result.stdout).toBe("");
     const lines = result.stderr.split("\n");
     const error = lines.findIndex((line) =>
-      line.startsWith("turnloop: the model stream broke off"),
+      line.startsWith("turnloop: the model's stream broke off"),
     );
     expect(error).toBeGreaterThanOrEqual(0);
     if (mode === "text") {

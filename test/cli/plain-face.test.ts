@@ -58,7 +58,7 @@ describe("end of input at a permission question", () => {
       "    $ touch made",
       "[y] yes, once   [a] yes, always for bash(touch made) in this session   [p] yes, always for bash(touch made *) in this session   [n] no   [t] no, and tell the model why > ",
       expect.stringMatching(
-        /^✗ bash touch made \(\d+ ms\): Not run: the prompt was cancelled before the tool call started\.$/,
+        /^⊘ bash touch made interrupted \(\d+ ms\): Not run: the prompt was cancelled before the tool call started\.$/,
       ),
       "cancelled",
       // The face ends as on end of input at the prompt.

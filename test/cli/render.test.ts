@@ -349,7 +349,7 @@ const EXPECTED = [
   "[stop: end_turn]",
   "",
   "> Run the slow tests",
-  '→ bash(command: "sleep 60") ✗ interrupted',
+  '→ bash(command: "sleep 60") ⊘ interrupted',
   "    The user cancelled this tool call.",
   "aborted: user cancelled",
   "[stop: cancelled]",

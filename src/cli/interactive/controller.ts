@@ -1,5 +1,5 @@
 import { isNothingToCompact } from "../../agent/compaction.js";
-import { errorMessage } from "../../events/errors.js";
+import { cancelReason, errorMessage, USER_CANCEL_REASON } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { AskPermission } from "../../permissions/permission-decision.js";
@@ -16,6 +16,7 @@ import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
+import { abortNote, stopNote } from "../event-notes.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
 
 /** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
@@ -148,12 +149,18 @@ export class Controller {
     this.session.cancel(by);
   }
 
-  /** Cancels what runs (as {@link cancel}), waits for it to end, stops following, closes. */
-  async close(by?: string): Promise<void> {
+  /**
+   * Cancels what runs (as {@link cancel}), waits for it to end, stops following, closes.
+   * @returns how the prompt, compaction or shell command that was running ended, in the abort
+   * line's words (`cancelled by SIGTERM`, `cancelled`); undefined when nothing ran.
+   */
+  async close(by?: string): Promise<string | undefined> {
+    const busy = this.busy;
     this.cancel(by);
     await this.work;
     this.unsubscribe();
     await this.host.close(this.session);
+    return busy ? abortNote(cancelReason(by)?.message ?? USER_CANCEL_REASON) : undefined;
   }
 
   private async dispatch(input: string): Promise<void> {
@@ -178,6 +185,20 @@ export class Controller {
     return this.prompt(input);
   }
 
+  /**
+   * How the prompt that just ended stopped, when its answer is not complete because a limit or the
+   * model stopped it (`stopped: max_turn_requests`, event-notes.ts `stopNote`); taken once by
+   * {@link takeEnding}.
+   */
+  private ending: string | undefined;
+
+  /** How the prompt that just ended stopped, when the status row should say it; once. */
+  takeEnding(): string | undefined {
+    const ending = this.ending;
+    this.ending = undefined;
+    return ending;
+  }
+
   private async prompt(text: string): Promise<void> {
     const { content, attached, problems } = await attachFiles(text, this.session.cwd);
     for (const problem of problems) {
@@ -189,10 +210,12 @@ export class Controller {
     const full = [...this.context, content].join("\n\n");
     this.context = [];
     const settings = this.agentSettings();
+    this.ending = undefined;
     this.setBusy(Date.now());
     try {
       await this.mcpStarting;
-      await this.session.prompt(settings, full);
+      const outcome = await this.session.prompt(settings, full);
+      this.ending = "stopReason" in outcome ? stopNote(outcome.stopReason) : undefined;
     } finally {
       this.setBusy(undefined);
     }

@@ -105,8 +105,10 @@ function plainView(
   cancelPrompt: () => void,
 ): ConversationView {
   return {
-    // The controller's banner already names the session, its model and folder.
-    history: (events) => stdout.write(renderConversation(events, { startLine: false })),
+    // The controller's banner already names the session, its model and folder; the log's last
+    // reopen is this one.
+    history: (events) =>
+      stdout.write(renderConversation(events, { startLine: false, openNow: true })),
     show: renderer.handle,
     note: (text) => {
       renderer.endLine();

@@ -59,6 +59,16 @@ export class ScreenView implements ConversationView {
       contextWindow: controller.contextWindow,
       busySince: controller.busySince,
     });
+    if (controller.busy) {
+      // Running: the row says "working", not what ended the prompt before.
+      delete this.status.hint;
+    } else {
+      // A prompt a limit stopped says so in the row until the next key (terminal-face.ts).
+      const ending = controller.takeEnding();
+      if (ending !== undefined) {
+        this.status.hint = ending;
+      }
+    }
     if (controller.busy && this.ticker === undefined) {
       this.ticker = setInterval(() => screen.render(), BUSY_TICK_MS);
     } else if (!controller.busy) {

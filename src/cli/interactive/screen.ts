@@ -19,6 +19,9 @@ import type { Theme } from "./theme.js";
 /** Columns of space left and right of the text in the input box. */
 const EDITOR_PADDING = 1;
 
+/** How long {@link Screen.lastFrame} waits for a frame at most (ms). */
+const LAST_FRAME_WAIT_MS = 500;
+
 /** Escape sequences that give a terminal back as we found it: cursor shown, paste mode off. */
 const RESTORE_SEQUENCE = "\u001b[?2004l\u001b[?25h";
 
@@ -98,6 +101,23 @@ export class Screen {
 
   render(): void {
     this.tui.requestRender();
+  }
+
+  /**
+   * Draws what changed and resolves once that frame is written, or after
+   * {@link LAST_FRAME_WAIT_MS} when no frame comes (a terminal that is gone). pi-tui draws at
+   * most every 16 ms, on a timer that {@link stop} clears: a face that stopped right after a
+   * change (a prompt ended by a signal) left the frame before it on the screen, "working".
+   */
+  lastFrame(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, LAST_FRAME_WAIT_MS);
+      this.status.whenDrawn(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.render();
+    });
   }
 
   /** Whether a question or picker is open (it has every key). */

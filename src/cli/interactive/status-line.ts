@@ -26,6 +26,9 @@ const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell ·
  * tokens and cost. Cut to the terminal's width.
  */
 export class StatusLine implements Component {
+  /** Called once the frame being drawn (which draws this line) is written. */
+  private drawnWaiters: Array<() => void> = [];
+
   constructor(
     private readonly theme: Theme,
     readonly state: StatusState,
@@ -33,7 +36,23 @@ export class StatusLine implements Component {
 
   invalidate(): void {}
 
+  /**
+   * Calls `then` after the next frame is written: every frame draws this line, and pi-tui writes
+   * a frame in the same turn as it draws its lines, so a microtask queued here runs after it.
+   */
+  whenDrawn(then: () => void): void {
+    this.drawnWaiters.push(then);
+  }
+
   render(width: number): string[] {
+    const waiters = this.drawnWaiters.splice(0);
+    if (waiters.length > 0) {
+      queueMicrotask(() => {
+        for (const waiter of waiters) {
+          waiter();
+        }
+      });
+    }
     const { theme, state } = this;
     const left =
       state.hint ??

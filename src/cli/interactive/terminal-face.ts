@@ -178,7 +178,13 @@ function untilExit(
       exiting = true;
       view.stop();
       // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts).
-      await controller.close(by).catch(() => undefined);
+      const ended = await controller.close(by).catch(() => undefined);
+      if (ended !== undefined) {
+        // The last frame's status row says how the running prompt or command ended, as -p's
+        // last lines do: never "working".
+        screen.status.state.hint = ended;
+      }
+      await screen.lastFrame();
       screen.stop();
       settings.stdout.write(closingLines(controller.session));
       // Heard until the session is closed: a second signal (a closed terminal says SIGHUP, EIO and

@@ -1,4 +1,9 @@
-import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
+import {
+  type Component,
+  truncateToWidth,
+  visibleWidth,
+  wrapTextWithAnsi,
+} from "@mariozechner/pi-tui";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { callSummary, unsuccessfulLabel } from "../tool-line.js";
@@ -10,11 +15,18 @@ const PREVIEW_LINES = 4;
 /**
  * One tool call on screen, drawn from the session model's {@link ToolCall} (the fold updates it
  * in place; src/session/session-model/): a line with its name and arguments as soon as it is
- * known, a live status (asking, running with the elapsed time), then its outcome and a short
- * preview: the change for edits, the last lines of output for commands. A command that exited
+ * known, a live status (asking, running with the elapsed time), the rule an "always" answer made
+ * (under the line, above what the tool did), then its outcome and a short preview: the change
+ * for edits, the last lines of output for commands. A command that exited
  * non-zero is failed, with its exit code, as on every face.
  */
 export class ToolCallView implements Component {
+  /**
+   * What the permission answer made, shown under the call's line, above its output: the rule an
+   * "always" answer creates (event-notes.ts `alwaysRuleNote`).
+   */
+  answerNote: string | undefined;
+
   constructor(
     private readonly theme: Theme,
     private readonly toolCall: ToolCall,
@@ -35,8 +47,15 @@ export class ToolCallView implements Component {
       state === undefined || room < 10
         ? truncateToWidth(head, width)
         : `${truncateToWidth(head, room)}  ${state}`;
+    const answer =
+      this.answerNote === undefined
+        ? []
+        : wrapTextWithAnsi(this.answerNote, Math.max(1, width - 2)).map((row) =>
+            theme.dim(`  ${row}`),
+          );
     return [
       truncateToWidth(line, width),
+      ...answer,
       ...preview.map((text) => truncateToWidth(`  ${text}`, width)),
     ];
   }
@@ -92,12 +111,7 @@ export class ToolCallView implements Component {
       toolCall.status === "failed" &&
       toolCall.exitCode === undefined &&
       toolCall.signal === undefined;
-    const label =
-      toolCall.status === "interrupted"
-        ? "interrupted"
-        : toolFailure
-          ? "failed"
-          : unsuccessfulLabel(toolCall);
+    const label = toolFailure ? "failed" : unsuccessfulLabel(toolCall);
     const shown = toolCall.errorMessage ?? toolCall.output ?? "";
     const tail = lastLines(shown, PREVIEW_LINES);
     return [theme.failure(label), ...tail.map((line) => theme.dim(line))];

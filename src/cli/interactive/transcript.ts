@@ -1,4 +1,4 @@
-import { Container, Spacer, Text } from "@mariozechner/pi-tui";
+import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
@@ -68,17 +68,20 @@ export class Transcript extends Container {
         for (const toolCall of change.kind === "message" ? change.toolCalls : []) {
           this.tool(toolCall);
         }
-        if (event.data.error !== undefined) {
-          this.note(`the reply broke off: ${event.data.error.message}`, "error");
-        }
+        // A reply cut by a failure (`error`) is followed by the prompt's `session.error`, whose
+        // line says why, once (as -p says it): the cut text stands above it.
         return;
       case "session.plan_updated":
         this.plan();
         return;
       case "permission.completed": {
-        // An "always" answer shows the rule it creates (README, "Permission questions").
+        // An "always" answer shows the rule it creates (README, "Permission questions"), under
+        // the call's line: right after the answer, above what the tool then did.
         const note = alwaysRuleNote(event.data);
-        if (note !== undefined) {
+        const view = this.tools.get(event.data.toolCallId);
+        if (note !== undefined && view !== undefined) {
+          view.answerNote = note;
+        } else if (note !== undefined) {
           this.note(note);
         }
         return;
@@ -222,13 +225,15 @@ export class Transcript extends Container {
     }
     this.addChild(new Spacer(1));
     const lines = typed.split("\n");
-    const shown = lines
-      .slice(0, PROMPT_LINES)
-      .map((line, index) => (index === 0 ? `› ${line}` : `  ${line}`));
+    const shown = lines.slice(0, PROMPT_LINES);
     if (lines.length > PROMPT_LINES) {
-      shown.push(`  … ${lines.length - PROMPT_LINES} more lines`);
+      shown.push(`… ${lines.length - PROMPT_LINES} more lines`);
     }
-    this.addChild(new Text(this.theme.bold(shown.join("\n")), 0, 0));
+    const paint = this.theme.bold;
+    this.addChild({
+      render: (width: number) => promptRows(shown, width).map(paint),
+      invalidate: () => undefined,
+    });
   }
 
   private delta(messageId: string, text: string): void {
@@ -264,6 +269,20 @@ export class Transcript extends Container {
       this.addChild(view);
     }
   }
+}
+
+/**
+ * A prompt's lines as rows of `width` columns: `› ` before the first, every other row (the other
+ * lines, and each line's continuation when it is wider than the terminal) two columns in, under
+ * the text.
+ */
+function promptRows(lines: readonly string[], width: number): string[] {
+  const room = Math.max(1, width - 2);
+  return lines.flatMap((line, index) =>
+    wrapTextWithAnsi(line, room).map((row, rowIndex) =>
+      index === 0 && rowIndex === 0 ? `› ${row}` : `  ${row}`,
+    ),
+  );
 }
 
 function unknownEvent(_event: never): void {}

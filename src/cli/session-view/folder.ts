@@ -244,7 +244,7 @@ export class Folder {
     const error = (data.error ?? {}) as Fields;
     const code = text(error.code);
     const toolCall = this.model.toolCall(tool.toolCallId);
-    tool.status = viewStatus(toolCall?.status, code);
+    tool.status = viewStatus(toolCall?.status);
     const result = (data.result ?? {}) as Fields;
     const images = Array.isArray(result.images) ? result.images.length : 0;
     assignDefined(tool, {
@@ -315,17 +315,16 @@ export class Folder {
 }
 
 /** The view's name for a finished call's state (the session model's outcome). */
-function viewStatus(
-  status: ToolCallStatus | undefined,
-  errorCode: string | undefined,
-): ViewTool["status"] {
+function viewStatus(status: ToolCallStatus | undefined): ViewTool["status"] {
   switch (status) {
     case "completed":
       return "success";
     case "denied":
       return "denied";
     case "interrupted":
-      return errorCode === "cancelled" ? "cancelled" : "interrupted";
+      // The session model's word on every face (tool-line.ts unsuccessfulLabel), whatever the
+      // result's error code (`cancelled` for a cancel).
+      return "interrupted";
     default:
       return "failed";
   }

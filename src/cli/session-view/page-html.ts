@@ -58,7 +58,7 @@ h4 { font-size: 12px; margin: 6px 0 2px; color: var(--muted); }
 .tool-bar { position: absolute; top: 10px; height: 10px; min-width: 2px; border-radius: 2px; overflow: hidden; font-size: 9px; line-height: 10px; color: white; }
 .tool-bar[data-status=success] { background: var(--success); } .tool-bar[data-status=failed] { background: var(--failed); }
 .tool-bar[data-status=denied] { background: var(--denied); } .tool-bar[data-status=running] { background: var(--model); }
-.tool-bar[data-status=cancelled], .tool-bar[data-status=interrupted] { background: var(--cancelled); }
+.tool-bar[data-status=interrupted] { background: var(--cancelled); }
 .tool-name { position: relative; padding-left: 2px; }
 .permission-wait { position: absolute; top: 0; bottom: 0; background: var(--permission); opacity: .85; }
 .mark { position: absolute; top: 0; width: 0; height: 20px; border-left: 2px solid; margin-left: -1px; }

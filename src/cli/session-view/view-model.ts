@@ -25,7 +25,7 @@ export interface ViewTool {
   start?: number;
   end?: number;
   /** `running`: started (or requested) and not finished when the log ends. */
-  status: "success" | "failed" | "denied" | "cancelled" | "interrupted" | "running";
+  status: "success" | "failed" | "denied" | "interrupted" | "running";
   /** What the call took without the time spent waiting for the user's permission answer (ms). */
   durationMs?: number;
   /** A command's exit code; a non-zero one makes the call `failed` (the session model's rule). */
