@@ -40,7 +40,8 @@ type Unanswered = Exclude<TurnLike, { kind: "reply" }>;
  * instead of looping. No request is sent, and the prompt fails the same way naming what is too
  * big, when a compaction leaves a view that does not fit the window (for a rejected request: is
  * not smaller than it), or when a second compaction would follow one with no model reply in
- * between (issue 27).
+ * between (issue 27); the reply to a replayed request counts, so a second rejection after it is
+ * compacted and replayed again.
  */
 export class CompactionGuard {
   /** Why this prompt's compaction failed; no other is tried in the same prompt. */
@@ -98,12 +99,24 @@ export class CompactionGuard {
     const result = await send();
     if (result.kind === "failed" && result.failure.errorType === "context_length_exceeded") {
       if (this.failure !== undefined) {
-        return exhausted(this.settings, this.failure);
+        return exhausted(this.settings, Math.min(tokenLimit, sentTokens), this.failure);
       }
       // A server that rejected the request has a smaller window than we believed: at most what we sent.
       const after = await this.compact("context_limit_retry", Math.min(tokenLimit, sentTokens));
-      return after?.unanswered ?? (await send());
+      if (after !== undefined) {
+        return after.unanswered;
+      }
+      const replayTokens = this.fixedTokens() + history.meter.messageTokens;
+      return this.answered(await send(), replayTokens);
     }
+    return this.answered(result, sentTokens);
+  }
+
+  /**
+   * Notes what a sent request ended as: a reply (the replay of a rejected request's too) allows
+   * the next compaction and is checked for a server that cut the prompt (`sentTokens`: tokens).
+   */
+  private answered<T extends TurnLike>(result: T, sentTokens: number): T {
     if (result.kind === "reply") {
       this.compactedSinceReply = false;
       this.checkTruncation(sentTokens);
@@ -127,13 +140,13 @@ export class CompactionGuard {
     { unanswered: Unanswered; kind: "cancelled" | "failed"; overflow: boolean } | undefined
   > {
     const overflow = (reason: string) => ({
-      unanswered: overflowFailure(this.settings, reason),
+      unanswered: overflowFailure(this.settings, window, reason),
       kind: "failed" as const,
       overflow: true,
     });
     if (this.compactedSinceReply) {
       return overflow(
-        `it was compacted once in this prompt and the model has not answered since. ${describeView(this.conversation.history, this.fixedTokens(), window)}`,
+        `it was compacted once in this prompt and the model has not answered since. ${describeView(this.conversation.history, this.fixedTokens())}`,
       );
     }
     const result = await compactConversation(
@@ -154,12 +167,16 @@ export class CompactionGuard {
     if (nextTokens >= window) {
       const how = result.ok ? "even compacted" : `compaction failed (${result.message}), and`;
       return overflow(
-        `${how} the next request would take about ${nextTokens} tokens. ${describeView(this.conversation.history, this.fixedTokens(), window)}`,
+        `${how} the next request would take about ${nextTokens} tokens. ${describeView(this.conversation.history, this.fixedTokens())}`,
       );
     }
     return result.ok
       ? undefined
-      : { unanswered: exhausted(this.settings, result.message), kind: "failed", overflow: false };
+      : {
+          unanswered: exhausted(this.settings, window, result.message),
+          kind: "failed",
+          overflow: false,
+        };
   }
 
   private checkTruncation(sentTokens: number): void {
@@ -192,13 +209,24 @@ function latestUserTokens(history: History): number {
   return latest === undefined ? 0 : estimateMessageTokens(latest);
 }
 
-/** The failure of a prompt whose next request would not fit: {@link exhausted}'s words. */
-function overflowFailure(settings: CompactionSettings, reason: string): Unanswered {
+/**
+ * The window a failure message names, `window` tokens: the configured one, or the smaller one a
+ * server's rejection of a request of that size taught (both figures then, each for what it is).
+ */
+function windowPhrase(settings: CompactionSettings, window: number): string {
+  const configured = windowOf(settings);
+  return window < configured
+    ? `under about ${window} tokens: the server rejected a request that size, though ${configured} are configured; --context-window sets it`
+    : `${configured} tokens; --context-window sets it`;
+}
+
+/** The failure of a prompt whose next request would not fit `window` (tokens). */
+function overflowFailure(settings: CompactionSettings, window: number, reason: string): Unanswered {
   return {
     kind: "failed",
     failure: {
       errorType: "context_length_exceeded",
-      message: `The context is exhausted: the next request does not fit the context window of ${settings.provider.id} (${windowOf(settings)} tokens; --context-window sets it): ${reason}`,
+      message: `The context is exhausted: the next request does not fit the context window of ${settings.provider.id} (${windowPhrase(settings, window)}): ${reason}`,
     },
   };
 }
@@ -207,7 +235,7 @@ function overflowFailure(settings: CompactionSettings, reason: string): Unanswer
  * What the view is made of, biggest parts named, for an overflow message: the latest turn's
  * tool results, the latest user message, the system prompt and tools, and the rest.
  */
-function describeView(history: History, fixedTokens: number, window: number): string {
+function describeView(history: History, fixedTokens: number): string {
   const { messages } = history;
   let resultsStart = messages.length;
   while (resultsStart > 0 && messages[resultsStart - 1]?.role === "tool") {
@@ -226,15 +254,15 @@ function describeView(history: History, fixedTokens: number, window: number): st
     `the system prompt and tool definitions about ${fixedTokens}`,
     `earlier messages and summaries about ${rest}`,
   ];
-  return `Of the about ${total} tokens (window: ${window}), ${parts.join(", ")}.`;
+  return `Of the about ${total} tokens, ${parts.join(", ")}.`;
 }
 
-function exhausted(settings: CompactionSettings, reason: string): Unanswered {
+function exhausted(settings: CompactionSettings, window: number, reason: string): Unanswered {
   return {
     kind: "failed",
     failure: {
       errorType: "context_length_exceeded",
-      message: `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${windowOf(settings)} tokens; --context-window sets it) and compacting it failed: ${reason}`,
+      message: `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${windowPhrase(settings, window)}) and compacting it failed: ${reason}`,
     },
   };
 }

@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { errorCode, errorMessage, jsonSyntaxMessage } from "../events/errors.js";
 import { PERMISSION_MODES } from "../permissions/permission-mode.js";
-import { mcpServerSchema } from "../tools/mcp/config.js";
+import { mcpServerSchema, parseServerEntry } from "../tools/mcp/config.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { ConfigError, configPaths } from "./config-paths.js";
-import { type GuardingSection, unknownKeys } from "./config-problems.js";
+import { describeIssue, type GuardingSection, unknownKeys } from "./config-problems.js";
 
 export { ConfigError, configPaths };
 
@@ -25,7 +25,7 @@ export { ConfigError, configPaths };
 const providerProfile = (object: ObjectBuilder) =>
   object({
     type: z.enum(["openai", "openai-chat", "anthropic", "ollama", "openai-compatible"]),
-    baseUrl: z.url().optional(),
+    baseUrl: httpUrl().optional(),
     /** Name of the environment variable holding the key (keys stay out of config files). */
     apiKeyEnv: z
       .string()
@@ -35,12 +35,15 @@ const providerProfile = (object: ObjectBuilder) =>
 
 type ObjectBuilder = typeof z.strictObject;
 
+/** A base URL: `http://` or `https://` only, as `--base-url` takes (an `ftp://` one is never used). */
+const httpUrl = () => z.url({ protocol: /^https?$/ });
+
 const configShape = (object: ObjectBuilder) =>
   object({
     $schema: z.string().optional(),
     /** `<provider>:<model>`, or `<profile>:<model>`. */
     model: z.string().min(1).optional(),
-    baseUrl: z.url().optional(),
+    baseUrl: httpUrl().optional(),
     providers: z
       .record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), providerProfile(object))
       .optional(),
@@ -182,7 +185,7 @@ function readConfigFile(
   const first = invalid[0];
   if (first !== undefined) {
     const field = first.path.length === 0 ? "the file" : first.path.map(String).join(".");
-    throw new ConfigError(`${path}: ${field}: ${first.message}`);
+    throw new ConfigError(`${path}: ${field}: ${invalidValue(json, first)}`);
   }
   for (const problem of unknownKeys(configSchemas().strict, unknown)) {
     const hint = problem.suggestion === undefined ? "" : ` (did you mean "${problem.suggestion}"?)`;
@@ -199,4 +202,21 @@ function readConfigFile(
     }
   }
   return configSchemas().lenient.parse(json);
+}
+
+/**
+ * The sentence for one invalid value: an MCP server entry in the MCP module's own words (which
+ * `--mcp-config` shows too), anything else by {@link describeIssue}.
+ */
+function invalidValue(json: unknown, issue: z.core.$ZodIssue): string {
+  const [section, name] = issue.path;
+  if (section === "mcpServers" && typeof name === "string") {
+    const servers = (json as { mcpServers?: Record<string, unknown> }).mcpServers ?? {};
+    const problem = parseServerEntry(name, servers[name]);
+    if (typeof problem === "string") {
+      // The field already names the server: `mcpServers.a: needs "command" (stdio) or …`.
+      return problem.replace(`server ${JSON.stringify(name)}: `, "");
+    }
+  }
+  return describeIssue(json, issue);
 }

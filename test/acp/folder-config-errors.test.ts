@@ -27,7 +27,7 @@ async function invalidConfig(folder: string, opening: string): Promise<Refusal> 
   await writeFile(file, '{"maxTurns": "many"}\n');
   return {
     code: -32603,
-    message: `turnloop cannot ${opening}: the session's folder ${folder}: ${file}: maxTurns: Invalid input: expected number, received string`,
+    message: `turnloop cannot ${opening}: the session's folder ${folder}: ${file}: maxTurns: must be a number, not the string "many"`,
   };
 }
 

@@ -37,7 +37,7 @@ test("an invalid config file: initialize is answered, session/new fails naming t
   );
   const failure = {
     code: -32603,
-    message: `turnloop cannot start sessions: ${configFile}: maxTurns: Invalid input: expected number, received string`,
+    message: `turnloop cannot start sessions: ${configFile}: maxTurns: must be a number, not the string "many"`,
   };
   expect(failures).toEqual([failure, failure]);
   expect(fixture.server.requests).toEqual([]);

@@ -53,6 +53,35 @@ describe("compaction in turnloop -p", () => {
     expect(model.requests.every((request) => requestTokens(request.body) <= WINDOW)).toBe(true);
   });
 
+  // A trial of session 21's build (round 3, session 22, #1): a second rejection for length after
+  // the replay of the first had been answered ended the prompt, naming two different windows.
+  test("a server with a smaller window than turnloop believes: each rejection after a reply is compacted and replayed", async ({
+    cli,
+    model,
+  }) => {
+    model.setResponder(limitedModel({ limit: 5_000, conversation: viewEachFile }));
+    const result = await cli(["-p", "read all files and summarize"], { env: NO_RETRIES });
+    expect(result.stderr).not.toMatch(/exhausted/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("finished\n");
+    const compactions = result.stderr.split("\n").filter((line) => line.startsWith("compacted"));
+    expect(compactions.length).toBeGreaterThanOrEqual(2);
+    for (const line of compactions) {
+      expect(line).toMatch(
+        /^compacted the conversation \(context_limit_retry\): \d+ → \d+ tokens$/,
+      );
+    }
+    const statuses = model.requests.map((request) => request.status);
+    // Every rejected request is followed by a summary request and its replay, which is answered.
+    statuses.forEach((status, index) => {
+      if (status === 400) {
+        expect(isSummaryRequest(model.requests[index + 1])).toBe(true);
+        expect(statuses.slice(index + 1, index + 3)).toEqual([200, 200]);
+      }
+    });
+    expect(statuses.filter((status) => status === 400).length).toBe(compactions.length);
+  });
+
   test("the config files' contextWindows set the window when no flag does", async ({
     cli,
     model,

@@ -63,7 +63,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       const { code } = await terminal.exited();
       expect(code).toBe(64);
       expect(terminal.screen(200).split("\n").slice(0, 2)).toEqual([
-        `turnloop: ${config}: maxTurns: Invalid input: expected number, received string`,
+        `turnloop: ${config}: maxTurns: must be a number, not the string "many"`,
         "[exit 64]",
       ]);
     },

@@ -71,7 +71,7 @@ describe("flags that take a number", () => {
       code: 64,
       signal: null,
       stdout: "",
-      stderr: `turnloop: ${file}: maxTurns: Too small: expected number to be >=1\n`,
+      stderr: `turnloop: ${file}: maxTurns: must be at least 1, not the number 0\n`,
     });
     expect(model.requests).toHaveLength(0);
 

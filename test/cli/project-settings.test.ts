@@ -320,7 +320,7 @@ describe("config files", () => {
     const bad = await cli(["-p", "hi"]);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toBe(
-      `turnloop: ${project}: autopilot.maxContinues: Invalid input: expected number, received string\n`,
+      `turnloop: ${project}: autopilot.maxContinues: must be a number, not the string "lots"\n`,
     );
     expect(model.requests).toHaveLength(0);
 

@@ -132,8 +132,9 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       "success",
       "denied",
     ]);
-    // Marks: the retry, the compaction pair, the resume; a compaction row and a dashed chart line.
-    const marks = await attributes(page, ".turn-row .mark", "data-kind");
+    // Marks: the retry, the compaction pair, the resume (on a turn's row, or on its prompt's row
+    // when it came after the prompt's last turn); a compaction row and a dashed chart line.
+    const marks = await attributes(page, ".turn-row .mark, .prompt-row .mark", "data-kind");
     expect(marks.filter((kind) => kind === "retry")).toHaveLength(
       events.filter((event) => event.type === "assistant.retry").length,
     );
@@ -265,7 +266,9 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
         "allowed",
         "denied",
       ]);
-      expect(await attributes(page, '.turn-row[data-turn="6"] .mark', "data-kind")).toEqual([
+      // The abort came after the cancelled turn ended: its prompt's row carries it.
+      expect(await attributes(page, '.turn-row[data-turn="6"] .mark', "data-kind")).toEqual([]);
+      expect(await attributes(page, '.prompt-row[data-prompt="2"] .mark', "data-kind")).toEqual([
         "abort",
       ]);
       expect(await attributes(page, "polyline[data-series=cost]", "data-points")).toEqual(["6"]);

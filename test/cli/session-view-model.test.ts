@@ -77,7 +77,7 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
             },
           },
         ],
-        marks: ["permission@3524", "permission@6524", "compaction@9540"],
+        marks: ["permission@3524", "permission@6524"],
       },
       {
         index: 3,
@@ -87,7 +87,7 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
         times: [9541, none, 14541, 14543, 14543],
         cost: 0.46,
         tools: [],
-        marks: ["compaction@14544"],
+        marks: ["compaction@9540"],
       },
       {
         index: 4,
@@ -112,7 +112,7 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
             },
           },
         ],
-        marks: ["permission@16552", "permission@20552"],
+        marks: ["compaction@14544", "permission@16552", "permission@20552"],
       },
       {
         index: 5,
@@ -132,7 +132,7 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
         times: [30010, none, none, 31010, 31010],
         cost: none,
         tools: [],
-        marks: ["abort@31011"],
+        marks: [],
       },
       {
         index: 7,
@@ -150,6 +150,10 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
       ["Try again in src/flags.ts", "cancelled"],
       ["Please continue", "unfinished"],
     ]);
+    // Marks between turns are filed in log order: the abort after the cancelled turn ended.
+    expect(
+      view.prompts.map((prompt) => prompt.closingMarks.map((mark) => `${mark.kind}@${mark.at}`)),
+    ).toEqual([[], ["abort@31011"], []]);
     expect(view.compactions).toEqual([
       {
         at: 9540,
@@ -231,7 +235,7 @@ describe("damage reported by session.resume", () => {
 });
 
 describe("autopilot's cap", () => {
-  test("session.autopilot_stopped is a mark on the last turn (a nudge on the turn it follows), and the prompt still ends", () => {
+  test("session.autopilot_stopped follows the prompt's last turn (a nudge is on the turn it asked for), and the prompt still ends", () => {
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, 0, ms)).toISOString();
     const lines: Array<[string, Record<string, unknown>]> = [
       ["user.message", { content: "finish it", source: "user" }],
@@ -251,9 +255,9 @@ describe("autopilot's cap", () => {
     const view = buildSessionView(events, []);
     expect(
       view.turns.map((turn) => turn.marks.map((mark) => `${mark.kind}: ${mark.text}`)),
-    ).toEqual([
-      ["nudge: autopilot nudge"],
-      ["autopilot_stopped: autopilot stopped after 1 nudge(s): task not marked complete"],
+    ).toEqual([[], ["nudge: autopilot nudge"]]);
+    expect(view.prompts.map((prompt) => prompt.closingMarks.map((mark) => mark.text))).toEqual([
+      ["autopilot stopped after 1 nudge(s): task not marked complete"],
     ]);
     expect(view.prompts.map((prompt) => prompt.stopReason)).toEqual(["end_turn"]);
   });

@@ -43,4 +43,22 @@ describe("turnloop sessions show of a damaged log", () => {
       stderr: "turnloop: skipped 3 damaged line(s) while reading (marked under the session line)\n",
     });
   });
+
+  // A trial of session 21's build (round 3, session 22, #6): the JSON export said the lines were
+  // "marked in the view", which JSON has none of. Each format's note says where it lists them.
+  test("each export format's note says where that format lists the skipped lines", async () => {
+    const notes: string[] = [];
+    for (const format of ["json", "markdown"]) {
+      const result = await runCli(["sessions", "export", "golden-damaged", "--format", format], {
+        cwd: home,
+        env: cleanEnvironment({ TURNLOOP_HOME: home }),
+      });
+      expect(result.code).toBe(0);
+      notes.push(result.stderr);
+    }
+    expect(notes).toEqual([
+      "turnloop: skipped 3 damaged line(s) while reading (listed in summary.repaired)\n",
+      "turnloop: skipped 3 damaged line(s) while reading (listed under the summary table)\n",
+    ]);
+  });
 });

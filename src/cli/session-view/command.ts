@@ -86,7 +86,7 @@ export async function runSessionsView(
         : resolve(io.cwd, command.out);
     await writeOutputFile(target, sessionViewHtml(loaded.view));
     io.stdout.write(`${target}\n`);
-    reportRepairs(loaded.view, io);
+    reportRepairs(loaded.view, "html", io);
     if (command.open) {
       openWithSystem(target, io);
     }
@@ -111,7 +111,7 @@ export async function runSessionsExport(
       await writeOutputFile(target, text);
       io.stderr.write(`turnloop: wrote ${target}\n`);
     }
-    reportRepairs(loaded.view, io);
+    reportRepairs(loaded.view, command.format, io);
   });
 }
 
@@ -150,11 +150,18 @@ async function withLoadedView(
   }
 }
 
-function reportRepairs(view: SessionView, io: ViewCommandIo): void {
+/** Where each format shows the damaged lines it skipped. */
+const REPAIRS_SHOWN: Record<ExportFormat, string> = {
+  html: "marked in the view",
+  markdown: "listed under the summary table",
+  json: "listed in summary.repaired",
+};
+
+function reportRepairs(view: SessionView, format: ExportFormat, io: ViewCommandIo): void {
   const now = view.summary.repaired.filter((note) => note.when === "now").length;
   if (now > 0) {
     io.stderr.write(
-      `turnloop: skipped ${now} damaged line(s) while reading (marked in the view)\n`,
+      `turnloop: skipped ${now} damaged line(s) while reading (${REPAIRS_SHOWN[format]})\n`,
     );
   }
 }

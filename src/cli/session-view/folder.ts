@@ -55,6 +55,7 @@ export class Folder {
       source: "none",
       stopReason: "unfinished",
       marks: [],
+      closingMarks: [],
     };
     this.prompts.push(implicit);
     return implicit;
@@ -67,8 +68,23 @@ export class Folder {
     return turn !== undefined && turn.prompt === prompt?.index ? turn : undefined;
   }
 
+  /** {@link currentTurn} while it is open: no `turn_end` yet, or a tool of it not ended. */
+  get openTurn(): ViewTurn | undefined {
+    const turn = this.currentTurn;
+    const closed =
+      turn !== undefined &&
+      turn.endAt !== undefined &&
+      turn.tools.every((tool) => tool.end !== undefined);
+    return closed ? undefined : turn;
+  }
+
+  /**
+   * Files `mark` where it stands in the log: under the turn `turnId` names, else under the turn
+   * still open (ended turns whose tools all ended are closed), else it waits for the next turn of
+   * the prompt or, if none comes, follows the prompt's turns ({@link ViewPrompt.closingMarks}).
+   */
   mark(mark: ViewMark, turnId?: string): void {
-    const turn = turnId === undefined ? this.currentTurn : this.turnsById.get(turnId);
+    const turn = turnId === undefined ? this.openTurn : this.turnsById.get(turnId);
     if (turn !== undefined) {
       turn.marks.push(mark);
     } else if (turnId !== undefined) {
@@ -109,6 +125,7 @@ export class Folder {
       source: text(data.source) ?? "user",
       stopReason: "unfinished",
       marks,
+      closingMarks: [],
     });
   }
 
@@ -121,8 +138,12 @@ export class Folder {
     this.promptTurnStart = this.turns.length;
     const olderOrder = this.endedBeforeTools.size > 0;
     prompt.stopReason = stopReasonOf(prompt, turns, this.pendingMarks, isLast, olderOrder);
-    // Marks after the prompt's last turn (or of a prompt without turns).
-    (turns.at(-1) ?? prompt).marks.push(...this.pendingMarks);
+    // Marks after the prompt's last turn, in log order after it (a prompt without turns: its marks).
+    if (turns.length === 0) {
+      prompt.marks.push(...this.pendingMarks);
+    } else {
+      prompt.closingMarks.push(...this.pendingMarks);
+    }
     this.pendingMarks = [];
   }
 

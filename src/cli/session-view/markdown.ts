@@ -142,6 +142,9 @@ export function sessionViewMarkdown(view: SessionView): string {
       lines.push(...turn(view.turns[next] as ViewTurn));
       next += 1;
     }
+    if (prompt.closingMarks.length > 0) {
+      lines.push(...marks(prompt.closingMarks, prompt.at), "");
+    }
   }
   return `${lines.join("\n")}\n`;
 }

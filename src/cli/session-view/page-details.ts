@@ -147,6 +147,8 @@ function showDetails(row, toolCallId) {
     element("h2", { text: "Prompt " + row.prompt.index + " · " + row.prompt.stopReason }),
     marksList(row.prompt.marks, 0),
     block("prompt", row.prompt.content, "message"),
+    row.prompt.closingMarks.length > 0 ? element("p", { class: "meta", text: "after its last turn:" }) : null,
+    marksList(row.prompt.closingMarks, 0),
   ];
   panel.replaceChildren.apply(panel, children.filter(Boolean));
   var target = toolCallId && document.getElementById("tool-" + toolCallId);

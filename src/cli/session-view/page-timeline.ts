@@ -136,7 +136,7 @@ function promptRow(prompt) {
     onclick: function () { select({ prompt: prompt }); } }, [
     element("div", { class: "label", text: "prompt " + prompt.index }),
     element("div", { class: "prompt-text", text: shorten(prompt.content || "(no prompt in the log)", 200) },
-      prompt.marks.map(function (mark) { return element("span", { class: "mark inline", "data-kind": mark.kind, title: mark.text }); })),
+      prompt.marks.concat(prompt.closingMarks).map(function (mark) { return element("span", { class: "mark inline", "data-kind": mark.kind, title: mark.text }); })),
     element("div", { class: "tokens stop-reason", text: prompt.stopReason }),
   ]);
 }

@@ -50,7 +50,10 @@ export interface ViewPermission {
   reason?: string;
 }
 
-/** Something that happened at a moment of a turn (or of a prompt, before its first turn). */
+/**
+ * Something that happened at a moment of a turn (while it was open, or between it and the turn
+ * before), or of a prompt (before its first turn, or after its last): always in log order.
+ */
 export interface ViewMark {
   kind:
     | "retry"
@@ -130,8 +133,10 @@ export interface ViewPrompt {
   source: string;
   /** ACP stop reason, `error`, or `unfinished` (still running, or cut short). */
   stopReason: string;
-  /** Marks before the prompt's first turn. */
+  /** Marks before the prompt's first turn (all of them, for a prompt without turns). */
   marks: ViewMark[];
+  /** Marks after the prompt's last turn ended, before the next prompt: a resume, an error … */
+  closingMarks: ViewMark[];
 }
 
 /** A compaction, from its start/complete pair. */

@@ -1,0 +1,74 @@
+import { expect } from "vitest";
+import { limitedModel, viewEachFile, writeSixFiles } from "../support/context-limit.js";
+import { printedSessionId, test } from "../support/fixtures.js";
+
+const NO_RETRIES = { TURNLOOP_MAX_RETRIES: "0" };
+
+/** A Markdown export's outline: prompts, turns, marks and answers, one line each, in order. */
+function outline(markdown: string): string[] {
+  return markdown
+    .split("\n")
+    .filter((line) => /^## Prompt|^### Turn|^#### |^- \*\*|^finished$/.test(line))
+    .map((line) =>
+      line
+        .replace(/ · (\d+(\.\d+)? m?s|\?)( · .*)?$/, "")
+        .replace(/ at [+−][\d.]+ m?s: /, ": ")
+        .replace(/\d+/g, (digits) => (digits.length > 2 ? "N" : digits)),
+    );
+}
+
+// A trial of session 21's build (round 3, session 22, #2): a later -p --resume's "session resumed"
+// was listed in Prompt 1's last turn above its answer, `sessions compact`'s marks in Prompt 2's
+// answer turn, and "compaction started" above the call it followed.
+test("the Markdown export lists marks between turns in log order", async ({
+  cli,
+  model,
+  repository,
+}) => {
+  await writeSixFiles(repository);
+  model.setResponder(limitedModel({ limit: 8_000, conversation: viewEachFile }));
+  const window = ["--context-window", "8000"];
+  const first = await cli(["-p", "read all files", ...window], { env: NO_RETRIES });
+  expect(first.code).toBe(0);
+  const sessionId = printedSessionId(first.stderr);
+  const second = await cli(["-p", "and now?", "--resume", sessionId, ...window], {
+    env: NO_RETRIES,
+  });
+  expect(second.code).toBe(0);
+  expect((await cli(["sessions", "compact", sessionId], { env: NO_RETRIES })).code).toBe(0);
+  const exported = await cli(["sessions", "export", sessionId, "--format", "markdown"]);
+  expect(outline(exported.stdout)).toEqual([
+    "## Prompt 1 · end_turn",
+    "### Turn 1 · completed",
+    "#### `view` · success",
+    "### Turn 2 · completed",
+    "#### `view` · success",
+    "### Turn 3 · completed",
+    "#### `view` · success",
+    // The threshold compaction came after the third call, before the next request.
+    "### Turn 4 · compaction · completed",
+    "- **compaction**: compaction started (N of N tokens)",
+    "### Turn 5 · completed",
+    "- **compaction**: compacted: N → N tokens",
+    "#### `view` · success",
+    "### Turn 6 · completed",
+    "#### `view` · success",
+    "### Turn 7 · compaction · completed",
+    "- **compaction**: compaction started (N of N tokens)",
+    "### Turn 8 · completed",
+    "- **compaction**: compacted: N → N tokens",
+    "#### `view` · success",
+    "### Turn 9 · completed",
+    "finished",
+    // The -p --resume: after Prompt 1's answer, before Prompt 2.
+    "- **resume**: session resumed",
+    "## Prompt 2 · end_turn",
+    "### Turn 10 · completed",
+    "finished",
+    // sessions compact: its resume and compaction come after Prompt 2's answer.
+    "### Turn 11 · compaction · completed",
+    "- **resume**: session resumed",
+    "- **compaction**: compaction started (N of N tokens)",
+    "- **compaction**: compacted: N → N tokens",
+  ]);
+});
