@@ -20,6 +20,7 @@ import {
   type McpServerConfig,
   toolSelected,
 } from "./config.js";
+import { isUnreachable, remoteFailure } from "./remote-failure.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
 /** The modules a connection needs, loaded once, by the first connection. */
@@ -88,7 +89,9 @@ export class McpConnection {
   /**
    * Calls a tool (its name on the server). `signal` aborting sends `notifications/cancelled`
    * and rejects at once (the SDK's request cancellation).
-   * @throws when the server is not connected, answers with a JSON-RPC error, times out or dies.
+   * @throws when the server is not connected, answers with a JSON-RPC error, times out or dies;
+   * a remote server that can no longer be reached is marked `failed` first, and the error says
+   * `MCP server <name> stopped: nothing is listening at <url>` (README "MCP servers").
    */
   async callTool(
     name: string,
@@ -100,14 +103,18 @@ export class McpConnection {
       const why = this.error === undefined ? "" : `: ${this.error}`;
       throw new Error(`MCP server "${this.name}" is ${this.state}${why}`);
     }
-    const result = (await client.callTool(
-      { name, arguments: args },
-      {
-        signal,
-        timeout: this.config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-      },
-    )) as CallToolResult;
+    const result = (await client
+      .callTool(
+        { name, arguments: args },
+        {
+          signal,
+          timeout: this.config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+        },
+      )
+      .catch((error: unknown) => {
+        throw this.goneAway(error) ?? error;
+      })) as CallToolResult;
     // A call that changed the tool list (the server said so before answering) returns once the
     // new list is known, so the next model request offers it.
     await this.refreshing;
@@ -240,13 +247,30 @@ export class McpConnection {
   }
 
   /**
-   * Marks the server failed with `error`'s message, said as "did not answer as an MCP server"
+   * When a connected remote server's call failed because the server cannot be reached any more
+   * (an HTTP server stopped: no connection tells the client so), marks it failed, as a stdio
+   * server that exits is, and returns the error its call gets; undefined for any other failure.
+   */
+  private goneAway(error: unknown): Error | undefined {
+    if (this.config.type === "stdio" || this.state !== "connected" || !isUnreachable(error)) {
+      return undefined;
+    }
+    this.fail(error);
+    void this.transport?.close().catch(() => undefined);
+    return new Error(`MCP server ${this.name} stopped: ${this.error ?? errorMessage(error)}`);
+  }
+
+  /**
+   * Marks the server failed with `error`'s message (for a remote server, said by remote-failure.ts:
+   * "nothing is listening at <url>", "did not answer as an MCP server (HTTP 404 …)"), said as "did not answer as an MCP server"
    * when what a stdio server printed before answering `initialize` shows it is none
    * (first-output.ts), and the end of its stderr.
    */
   private fail(error: unknown): void {
     const stderr = this.stdio?.stderr.trim() ?? "";
-    const failure = errorMessage(error);
+    const { config } = this;
+    const failure =
+      config.type === "stdio" ? errorMessage(error) : remoteFailure(error, config.url);
     const why = (this.initialized ? undefined : this.stdio?.notAnMcpServer(failure)) ?? failure;
     this.state = "failed";
     this.error = `${why}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
@@ -254,7 +278,15 @@ export class McpConnection {
     this.options.onChange(this);
   }
 
+  /**
+   * The client's connection closed. A remote server still connecting is left to `connect`, which
+   * reports the request's own failure (the transport closes as that request fails, before it is
+   * thrown) and may try the HTTP+SSE transport.
+   */
   private lost(): void {
+    if (this.state === "pending" && this.config.type !== "stdio") {
+      return;
+    }
     if (this.state === "connected" || this.state === "pending") {
       this.fail(new Error("the server closed the connection"));
     }
