@@ -10,10 +10,12 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import type { UntrustedProject } from "../../session/mcp-servers.js";
 import { shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
+import { untrustedServersQuestion } from "../../session/trust-lines.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
@@ -345,10 +347,11 @@ export class Controller {
     const trust =
       view === undefined
         ? undefined
-        : ({ path, names }: { path: string; names: string[] }) =>
+        : (untrusted: UntrustedProject) =>
             view.confirm([
-              `${path} wants to start MCP servers: ${names.join(", ")}.`,
-              "They run programs from this project. Trust this project from now on?",
+              // Each server with its command line or URL (session/trust-lines.ts).
+              ...untrustedServersQuestion(untrusted),
+              "Trust this project from now on?",
               "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
             ]);
     this.mcpStarting = this.host
