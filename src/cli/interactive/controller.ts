@@ -15,7 +15,6 @@ import { shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import { untrustedServersQuestion } from "../../session/trust-lines.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
@@ -347,13 +346,16 @@ export class Controller {
     const trust =
       view === undefined
         ? undefined
-        : (untrusted: UntrustedProject) =>
-            view.confirm([
-              // Each server with its command line or URL (session/trust-lines.ts).
+        : async (untrusted: UntrustedProject) => {
+            // Each server with its command line or URL; loaded at the question only, as `-p`
+            // loads it (test/cli/modules-loaded.test.ts).
+            const { untrustedServersQuestion } = await import("../../session/trust-lines.js");
+            return view.confirm([
               ...untrustedServersQuestion(untrusted),
               "Trust this project from now on?",
               "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
             ]);
+          };
     this.mcpStarting = this.host
       .startMcpServers(session, {}, (line) => view?.note(line), trust)
       .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));

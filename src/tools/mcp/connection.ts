@@ -2,7 +2,8 @@
  * One MCP server of a session: its client (the official `@modelcontextprotocol/client`), its
  * state and its current tool list (refreshed on `notifications/tools/list_changed`).
  *
- * The client library (about 1 MiB of modules with its packages) and our stdio transport are
+ * The client library (about 1 MiB of modules with its packages), our stdio transport and the
+ * words of remote failures (remote-failure.ts) are
  * loaded with the first connection, so a run with no MCP server configured never loads them
  * (issue 26; test/cli/modules-loaded.test.ts checks it).
  */
@@ -20,7 +21,6 @@ import {
   type McpServerConfig,
   toolSelected,
 } from "./config.js";
-import { isUnreachable, remoteFailure } from "./remote-failure.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
 /** The modules a connection needs, loaded once, by the first connection. */
@@ -28,6 +28,8 @@ interface ClientModules {
   client: typeof import("@modelcontextprotocol/client");
   stdio: typeof import("@modelcontextprotocol/client/stdio");
   transport: typeof import("./stdio-transport.js");
+  /** The words of a remote server's failures. */
+  remote: typeof import("./remote-failure.js");
 }
 
 let clientModules: Promise<ClientModules> | undefined;
@@ -38,7 +40,8 @@ function loadClientModules(): Promise<ClientModules> {
     import("@modelcontextprotocol/client"),
     import("@modelcontextprotocol/client/stdio"),
     import("./stdio-transport.js"),
-  ]).then(([client, stdio, transport]) => ({ client, stdio, transport }));
+    import("./remote-failure.js"),
+  ]).then(([client, stdio, transport, remote]) => ({ client, stdio, transport, remote }));
   return clientModules;
 }
 
@@ -70,6 +73,8 @@ export class McpConnection {
   readonly ready: Promise<void>;
   /** Created once the client library is loaded (the connection is `pending` until then). */
   private client: Client | undefined;
+  /** The modules of {@link loadClientModules}, once loaded. */
+  private modules: ClientModules | undefined;
   private transport: Transport | undefined;
   /** The transport when the server is a stdio one: its stderr goes into error reports. */
   private stdio: ProcessGroupStdioTransport | undefined;
@@ -161,6 +166,7 @@ export class McpConnection {
     const timeout = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     try {
       const modules = await loadClientModules();
+      this.modules = modules;
       if (this.state !== "pending") {
         return;
       }
@@ -252,7 +258,12 @@ export class McpConnection {
    * server that exits is, and returns the error its call gets; undefined for any other failure.
    */
   private goneAway(error: unknown): Error | undefined {
-    if (this.config.type === "stdio" || this.state !== "connected" || !isUnreachable(error)) {
+    const remote = this.modules?.remote;
+    if (
+      this.config.type === "stdio" ||
+      this.state !== "connected" ||
+      !remote?.isUnreachable(error)
+    ) {
       return undefined;
     }
     this.fail(error);
@@ -269,8 +280,11 @@ export class McpConnection {
   private fail(error: unknown): void {
     const stderr = this.stdio?.stderr.trim() ?? "";
     const { config } = this;
+    const remote = this.modules?.remote;
     const failure =
-      config.type === "stdio" ? errorMessage(error) : remoteFailure(error, config.url);
+      config.type === "stdio" || remote === undefined
+        ? errorMessage(error)
+        : remote.remoteFailure(error, config.url);
     const why = (this.initialized ? undefined : this.stdio?.notAnMcpServer(failure)) ?? failure;
     this.state = "failed";
     this.error = `${why}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
