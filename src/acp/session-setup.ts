@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage, isMissingFileError, warningLine } from "../events/errors.js";
+import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
@@ -15,10 +15,10 @@ import type { Session } from "../session/session.js";
 import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError, storeFailure } from "../session/storage-error.js";
-import { parseServers } from "../tools/mcp/config.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { warningUpdate } from "./compaction-updates.js";
+import { editorServerNotes, editorServers } from "./editor-mcp-servers.js";
 import { internalError, invalidParams, invalidRequest, sessionNotFound } from "./errors.js";
 import type { ModeId } from "./modes.js";
 
@@ -144,6 +144,7 @@ export function openingUpdates(
           },
         ]),
     ...warnings,
+    ...editorServerNotes(session).map((line) => mcpNoticeUpdate(`⚠ ${line}\n`)),
     ...failed.map((server) => mcpFailureUpdate(server.name, server.error)),
   ];
 }
@@ -347,8 +348,9 @@ export async function checkReopen(
 }
 
 /**
- * Starts a session's MCP servers: the editor's (ACP session-setup `mcpServers`) over the config
- * files'. They start in the background; problems go to `log` (stderr).
+ * Starts a session's MCP servers: the editor's (ACP session-setup `mcpServers`, read by
+ * editor-mcp-servers.ts) over the config files'. They start in the background; problems go to
+ * `log` (stderr) and, with the session's first updates, to the editor.
  */
 export async function startMcpServers(
   host: SessionHost,
@@ -356,14 +358,7 @@ export async function startMcpServers(
   servers: readonly acp.McpServer[],
   log: (line: string) => void,
 ): Promise<void> {
-  const given = parseServers(
-    Object.fromEntries(servers.map((server) => [server.name, server])),
-    "session mcpServers",
-  );
-  for (const problem of given.problems) {
-    log(warningLine(`MCP server not started: ${problem}`));
-  }
-  await host.startMcpServers(session, given.servers, log);
+  await host.startMcpServers(session, editorServers(session, servers, log), log);
 }
 
 /**

@@ -21,10 +21,11 @@ export async function gatherWithTrust(
   if (untrusted === undefined || terminal === undefined) {
     return gathered;
   }
+  // Loaded at the question only: most runs ask none (test/cli/modules-loaded*).
+  const { untrustedServersQuestion } = await import("../session/trust-lines.js");
   terminal.output.write(
-    `\n${untrusted.path} wants to start MCP servers: ${untrusted.names.join(", ")}.\n` +
-      "They run programs from this project. Trust this project (its MCP servers and its whole " +
-      ".turnloop/config.json) from now on? [y/N] ",
+    `\n${untrustedServersQuestion(untrusted).join("\n")}\n` +
+      "Trust this project (its MCP servers and its whole .turnloop/config.json) from now on? [y/N] ",
   );
   const answer = await readLine(terminal.input);
   if (!/^(y|yes)$/i.test(answer.trim())) {

@@ -1,13 +1,18 @@
+import { join } from "node:path";
 import { errorMessage } from "../events/errors.js";
-import { trustProject } from "../session/config-paths.js";
-import { type HeldSettings, loosenWhat } from "../session/project-holds.js";
+import { projectFolder, trustProject } from "../session/config-paths.js";
+import type { HeldSettings } from "../session/project-holds.js";
+import { bounded, heldKeyLine, serverLine } from "../session/trust-lines.js";
 import { readLine } from "./mcp-trust-question.js";
 
 /**
  * The trust question `turnloop -p` and the interactive face ask on a terminal, before the run
  * starts, when the project's `.turnloop/config.json` has keys held until the project is trusted
- * (session/project-holds.ts). A yes is recorded for the project (`trusted-projects.json`, the
- * same record `turnloop mcp trust` writes, which lets its `.mcp.json` servers start too).
+ * (session/project-holds.ts). It shows what trusting would do: each held key with its value, and
+ * each MCP server the project would start (its `.mcp.json` and the file's `mcpServers`) with its
+ * command line or URL, every value bounded and safe to draw (session/trust-lines.ts). A yes is
+ * recorded for the project (`trusted-projects.json`, the same record `turnloop mcp trust`
+ * writes, which lets its `.mcp.json` servers start too).
  * @returns whether the user said yes (`y` or `yes`); the end of input is a no.
  */
 export async function askProjectTrust(
@@ -15,11 +20,8 @@ export async function askProjectTrust(
   project: { home: string; cwd: string },
   terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): Promise<boolean> {
-  const keys = Object.keys(held.keys);
-  const which = keys.length === 1 ? "which loosens" : "which loosen";
   terminal.output.write(
-    `\n${held.path} sets ${keys.join(", ")}, ${which} ${loosenWhat(keys.length)}. This project ` +
-      "is not trusted yet.\n" +
+    `\n${await whatTrustingDoes(held, project.cwd)}This project is not trusted yet.\n` +
       "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
   );
   const answer = await readLine(terminal.input);
@@ -32,4 +34,31 @@ export async function askProjectTrust(
     terminal.output.write(`turnloop: could not remember the answer: ${errorMessage(error)}\n`);
   }
   return true;
+}
+
+/**
+ * The lines of the question above its last two: the held keys and their values under the
+ * config file's path, then the MCP servers of the project's `.mcp.json` under its path.
+ */
+async function whatTrustingDoes(held: HeldSettings, cwd: string): Promise<string> {
+  // Loaded at the question only, as the MCP config module is by every face (issue 26).
+  const { parseServers, readServersFile } = await import("../tools/mcp/config.js");
+  const settings = Object.entries(held.keys).flatMap(([key, value]) =>
+    key === "mcpServers"
+      ? Object.entries(parseServers(value, held.path).servers).map(
+          ([name, server]) => `MCP server ${serverLine(name, server)}`,
+        )
+      : [heldKeyLine(key, value)],
+  );
+  const mcpPath = join(projectFolder(cwd), ".mcp.json");
+  const servers = Object.entries((await readServersFile(mcpPath)).servers).map(([name, server]) =>
+    serverLine(name, server),
+  );
+  const indented = (lines: readonly string[]) => lines.map((line) => `  ${line}\n`).join("");
+  return (
+    `${bounded(held.path)} loosens permissions or sends data elsewhere:\n${indented(settings)}` +
+    (servers.length === 0
+      ? ""
+      : `${bounded(mcpPath)} starts MCP servers, programs from this project:\n${indented(servers)}`)
+  );
 }

@@ -80,23 +80,37 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
     for (const name of Object.keys(layer.servers)) {
       serverSources[name] = layer.path;
     }
-    problems.push(...layer.problems);
+    problems.push(...layer.problems, ...(layer.warnings ?? []));
   }
   const waiting = trusted ? [] : projectLayers.filter((layer) => hasServersOrProblems(layer));
-  const names = [...new Set(waiting.flatMap((layer) => Object.keys(layer.servers)))];
-  problems.push(...waiting.flatMap((layer) => layer.problems));
+  const waitingServers: McpServerConfigs = Object.assign(
+    {},
+    ...waiting.map((layer) => layer.servers),
+  );
+  const names = Object.keys(waitingServers);
+  problems.push(...waiting.flatMap((layer) => [...layer.problems, ...(layer.warnings ?? [])]));
   return {
     servers,
     sources: serverSources,
     problems,
     ...(names.length > 0
-      ? { untrustedProject: { path: waiting.map((layer) => layer.path).join(" and "), names } }
+      ? {
+          untrustedProject: {
+            path: waiting.map((layer) => layer.path).join(" and "),
+            names,
+            servers: waitingServers,
+          },
+        }
       : {}),
   };
 }
 
 function hasServersOrProblems(layer: ParsedServers): boolean {
-  return Object.keys(layer.servers).length > 0 || layer.problems.length > 0;
+  return (
+    Object.keys(layer.servers).length > 0 ||
+    layer.problems.length > 0 ||
+    (layer.warnings ?? []).length > 0
+  );
 }
 
 /**
@@ -142,6 +156,8 @@ export interface McpStartOptions {
 export interface UntrustedProject {
   path: string;
   names: string[];
+  /** The servers by name, as the files configure them (the trust question shows each). */
+  servers?: McpServerConfigs;
 }
 
 /**

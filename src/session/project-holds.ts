@@ -71,7 +71,7 @@ export function heldSettingsWarning(held: HeldSettings): string | undefined {
 
 /**
  * The rest of "… loosen(s) permissions or send(s) data elsewhere" for `count` keys, in the
- * warning and the trust question (project-trust-question.ts).
+ * warning about held keys.
  */
 export function loosenWhat(count: number): string {
   return count === 1 ? "permissions or sends data elsewhere" : "permissions or send data elsewhere";

@@ -62,3 +62,39 @@ test("an MCP server that fails to start, before or after session/new is answered
   expect(fixture.server.requests).toEqual([]);
   expect(await agent.end()).toBe(0);
 });
+
+test("servers the editor gives that cannot start (a url that is no http URL) or that share a name are told to the client, naming the entry and the field", async () => {
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+    cwd: fixture.cwd,
+    mcpServers: [
+      { type: "sse", name: "s", url: "notaurl", headers: [] },
+      { name: "twice", command: "/nonexistent/first", args: [], env: [] },
+      { name: "twice", command: "/nonexistent/second", args: [], env: [] },
+    ],
+  });
+  const failed = (server: string) => (update: acp.SessionUpdate) =>
+    update.sessionUpdate === "agent_message_chunk" &&
+    update.content.type === "text" &&
+    update.content.text.startsWith(`⚠ MCP server ${server} failed`);
+  await agent.waitForUpdate(sessionId, failed("twice"));
+  const texts = agent
+    .updates(sessionId)
+    .map((update) =>
+      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+        ? update.content.text
+        : update.sessionUpdate,
+    );
+  expect(texts).toEqual([
+    "available_commands_update",
+    '⚠ MCP server s failed: mcpServers[0]: "url" is not an http:// or https:// URL: "notaurl"; its tools are not available\n',
+    "⚠ MCP server twice is given twice, as mcpServers[1] and mcpServers[2]: turnloop uses mcpServers[2], the last one\n",
+    "⚠ MCP server twice failed: spawn /nonexistent/second ENOENT; its tools are not available\n",
+  ]);
+  expect(agent.stderr).toContain(
+    'turnloop: warning: MCP server s failed: mcpServers[0]: "url" is not an http:// or https:// URL: "notaurl"; its tools are not available\n',
+  );
+  expect(fixture.server.requests).toEqual([]);
+  expect(await agent.end()).toBe(0);
+});

@@ -25,8 +25,11 @@ describe("the project trust question of turnloop -p", () => {
   test("yes: the project's servers run now and the answer is remembered for the project", async () => {
     const asked = answeringTerminal("y\n");
     const gathered = await gatherWithTrust({ home, cwd: project }, asked);
-    expect(asked.shown()).toContain(
-      `${join(project, ".mcp.json")} wants to start MCP servers: repo.`,
+    expect(asked.shown()).toBe(
+      `\n${join(project, ".mcp.json")} wants to start MCP servers:\n` +
+        "  repo: repo-server\n" +
+        "They run programs from this project.\n" +
+        "Trust this project (its MCP servers and its whole .turnloop/config.json) from now on? [y/N] ",
     );
     expect(Object.keys(gathered.servers)).toEqual(["repo"]);
     expect(gathered.untrustedProject).toBeUndefined();

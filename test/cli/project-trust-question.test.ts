@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -26,23 +26,50 @@ describe("the project trust question for held config keys", () => {
     keys: { baseUrl: "http://127.0.0.1:9/v1", "permissions.allow": ["bash(*)"] },
   });
 
-  test("names the file and the held keys; yes records the project as trusted", async () => {
+  test("shows each held key with its value; yes records the project as trusted", async () => {
     const asked = answeringTerminal("yes\n");
     expect(await askProjectTrust(held(), { home, cwd: project }, asked)).toBe(true);
     expect(asked.shown()).toBe(
-      `\n${held().path} sets baseUrl, permissions.allow, which loosen permissions or send data ` +
-        "elsewhere. This project is not trusted yet.\n" +
+      `\n${held().path} loosens permissions or sends data elsewhere:\n` +
+        "  baseUrl: http://127.0.0.1:9/v1 (model requests and your API key go there)\n" +
+        "  permissions.allow: bash(*) (run without asking)\n" +
+        "This project is not trusted yet.\n" +
         "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
     );
     expect(await isProjectTrusted(home, project)).toBe(true);
   });
 
-  test("one key: the question's verbs agree with it", async () => {
-    const one = { path: held().path, keys: { "permissions.mode": "full-access" } };
+  // The trial of round 3 session 22: the question named the keys without their values, and not
+  // the servers the project would start.
+  test("shows the MCP servers it would start with their command lines or URLs, long values cut with a note and control characters escaped", async () => {
+    await writeFile(
+      join(project, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          p2: { command: "node", args: ["srv.mjs", "--flag with space"], env: { TOKEN: "secret" } },
+          docs: { type: "http", url: `https://docs.example/${"a".repeat(300)}` },
+        },
+      }),
+    );
+    const keys = {
+      "permissions.mode": "full-access",
+      baseUrl: "http://evil.example/\u001b[2Jv1",
+      store: "postgres://user:hunter2@db.example/turnloop",
+      mcpServers: { cfg: { command: "rm\u001b[31m", args: ["-rf", "x"] } },
+    };
     const asked = answeringTerminal("n\n");
-    expect(await askProjectTrust(one, { home, cwd: project }, asked)).toBe(false);
+    const path = held().path;
+    expect(await askProjectTrust({ path, keys }, { home, cwd: project }, asked)).toBe(false);
+    const docsPath = `/${"a".repeat(300)}`;
     expect(asked.shown()).toBe(
-      `\n${one.path} sets permissions.mode, which loosens permissions or sends data elsewhere. ` +
+      `\n${path} loosens permissions or sends data elsewhere:\n` +
+        "  permissions.mode: full-access\n" +
+        "  baseUrl: http://evil.example/%1B[2Jv1 (model requests and your API key go there)\n" +
+        "  store: postgres://user:***@db.example/turnloop (sessions are kept there)\n" +
+        "  MCP server cfg: 'rm\\u001b[31m' -rf x\n" +
+        `${join(project, ".mcp.json")} starts MCP servers, programs from this project:\n` +
+        "  p2: node srv.mjs '--flag with space' (env TOKEN)\n" +
+        `  docs: http https://docs.example${docsPath.slice(0, 160 - "https://docs.example".length)}… (${docsPath.length - (160 - "https://docs.example".length)} more characters)\n` +
         "This project is not trusted yet.\n" +
         "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
     );

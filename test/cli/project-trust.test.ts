@@ -288,7 +288,8 @@ describe("the interactive face with stderr redirected", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     await question;
-    expect(shown).toContain("sets permissions.mode, which loosens permissions or sends data");
+    expect(shown).toContain("loosens permissions or sends data elsewhere:");
+    expect(shown).toContain("  permissions.mode: full-access");
     // No: the key stays held; then Ctrl-D at the input box ends the session.
     child.stdin.write("n\r");
     await new Promise<void>((resolve) => {

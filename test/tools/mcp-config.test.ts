@@ -108,9 +108,15 @@ describe("MCP server configs", () => {
       d: "flag",
       e: "face",
     });
-    expect(untrusted.untrustedProject).toEqual({
+    expect(untrusted.untrustedProject).toMatchObject({
       path: `${join(project, ".mcp.json")} and ${join(project, ".turnloop", "config.json")}`,
       names: ["c", "d", "f"],
+    });
+    // Each with its config, for the trust question to show (session/trust-lines.ts).
+    expect(commands(untrusted.untrustedProject?.servers ?? {})).toEqual({
+      c: "project-config",
+      d: "project",
+      f: "project-config",
     });
     expect(untrusted.sources).toEqual({
       a: join(home, "mcp.json"),

@@ -10,6 +10,7 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import type { UntrustedProject } from "../../session/mcp-servers.js";
 import { shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
@@ -368,12 +369,16 @@ export class Controller {
     const trust =
       view === undefined
         ? undefined
-        : ({ path, names }: { path: string; names: string[] }) =>
-            view.confirm([
-              `${path} wants to start MCP servers: ${names.join(", ")}.`,
-              "They run programs from this project. Trust this project from now on?",
+        : async (untrusted: UntrustedProject) => {
+            // Each server with its command line or URL; loaded at the question only, as `-p`
+            // loads it (test/cli/modules-loaded.test.ts).
+            const { untrustedServersQuestion } = await import("../../session/trust-lines.js");
+            return view.confirm([
+              ...untrustedServersQuestion(untrusted),
+              "Trust this project from now on?",
               "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
             ]);
+          };
     this.mcpStarting = this.host
       .startMcpServers(session, {}, (line) => view?.note(line), trust)
       .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));

@@ -113,6 +113,36 @@ function validServerName(name: string): boolean {
 export interface ParsedServers {
   servers: McpServerConfigs;
   problems: string[];
+  /** What was ignored without stopping anything (a file's unknown top-level keys), one line each. */
+  warnings?: string[];
+}
+
+/**
+ * Other tools' names for `mcpServers` (lower case): VS Code's `.vscode/mcp.json` says `servers`,
+ * so a file copied from there is said to be in the wrong shape rather than read as empty.
+ */
+const OTHER_NAMES_OF_SERVERS = new Set([
+  "servers",
+  "mcpservers",
+  "mcp_servers",
+  "mcp-servers",
+  "mcp",
+]);
+
+/**
+ * The warnings about `file`'s top-level keys other than `mcpServers` (and `$schema`): each is
+ * ignored, as an unknown key of a config file is (session/config.ts), with `did you mean
+ * "mcpServers"?` for another tool's name of it.
+ */
+function unknownTopLevelKeys(file: Record<string, unknown>, path: string): string[] {
+  return Object.keys(file)
+    .filter((key) => key !== "mcpServers" && key !== "$schema")
+    .map((key) => {
+      const hint = OTHER_NAMES_OF_SERVERS.has(key.toLowerCase())
+        ? ' (did you mean "mcpServers"?)'
+        : "";
+      return `${path}: unknown key ${JSON.stringify(key)}${hint} ignored`;
+    });
 }
 
 /**
@@ -140,6 +170,10 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
       ...options(tools, timeout),
     };
   }
+  const given = (record as { url?: unknown }).url;
+  if (typeof given === "string" && !httpUrl(given)) {
+    return `server "${name}": "url" is not an http:// or https:// URL: ${JSON.stringify(given.slice(0, 200))}`;
+  }
   const parsed = entrySchemas().remote.safeParse(value);
   if (!parsed.success) {
     const detail = "url" in record ? z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ") : "";
@@ -152,6 +186,16 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
     headers: headers ?? {},
     ...options(tools, timeout),
   };
+}
+
+/** Whether `value` parses as a URL with scheme http or https (WHATWG URL, as `fetch` reads it). */
+function httpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 function options(tools: string[] | undefined, timeout: number | undefined): McpServerCommon {
@@ -185,7 +229,7 @@ export function parseServers(value: unknown, where: string): ParsedServers {
 /**
  * Reads a config file holding `{"mcpServers": {...}}`. A missing file has no servers, and no
  * problem unless the user `named` it (`--mcp-config`); unreadable or invalid JSON is one problem
- * naming the file. A missing file is found by a `stat` that builds no error (`throwIfNoEntry`):
+ * naming the file; another top-level key is a warning (VS Code's `{"servers": …}` included). A missing file is found by a `stat` that builds no error (`throwIfNoEntry`):
  * every session looks in the two usual places, which are mostly empty, and Node's `ENOENT` error
  * of a failed `readFile` cost about 1 % of a `-p` run's instructions (bench/notes/targets.md,
  * round 3 session 18).
@@ -223,7 +267,12 @@ export async function readServersFile(
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return { servers: {}, problems: [`${path}: expected {"mcpServers": {...}}`] };
   }
-  return parseServers((json as { mcpServers?: unknown }).mcpServers, path);
+  const file = json as Record<string, unknown>;
+  const warnings = unknownTopLevelKeys(file, path);
+  return {
+    ...parseServers(file.mcpServers, path),
+    ...(warnings.length === 0 ? {} : { warnings }),
+  };
 }
 
 /** Whether `tool` (the server's own name) is offered under the server's `tools` list. */

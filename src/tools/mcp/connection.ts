@@ -2,7 +2,8 @@
  * One MCP server of a session: its client (the official `@modelcontextprotocol/client`), its
  * state and its current tool list (refreshed on `notifications/tools/list_changed`).
  *
- * The client library (about 1 MiB of modules with its packages) and our stdio transport are
+ * The client library (about 1 MiB of modules with its packages), our stdio transport and the
+ * words of remote failures (remote-failure.ts) are
  * loaded with the first connection, so a run with no MCP server configured never loads them
  * (issue 26; test/cli/modules-loaded.test.ts checks it).
  */
@@ -27,6 +28,8 @@ interface ClientModules {
   client: typeof import("@modelcontextprotocol/client");
   stdio: typeof import("@modelcontextprotocol/client/stdio");
   transport: typeof import("./stdio-transport.js");
+  /** The words of a remote server's failures. */
+  remote: typeof import("./remote-failure.js");
 }
 
 let clientModules: Promise<ClientModules> | undefined;
@@ -37,7 +40,8 @@ function loadClientModules(): Promise<ClientModules> {
     import("@modelcontextprotocol/client"),
     import("@modelcontextprotocol/client/stdio"),
     import("./stdio-transport.js"),
-  ]).then(([client, stdio, transport]) => ({ client, stdio, transport }));
+    import("./remote-failure.js"),
+  ]).then(([client, stdio, transport, remote]) => ({ client, stdio, transport, remote }));
   return clientModules;
 }
 
@@ -69,6 +73,8 @@ export class McpConnection {
   readonly ready: Promise<void>;
   /** Created once the client library is loaded (the connection is `pending` until then). */
   private client: Client | undefined;
+  /** The modules of {@link loadClientModules}, once loaded. */
+  private modules: ClientModules | undefined;
   private transport: Transport | undefined;
   /** The transport when the server is a stdio one: its stderr goes into error reports. */
   private stdio: ProcessGroupStdioTransport | undefined;
@@ -88,7 +94,9 @@ export class McpConnection {
   /**
    * Calls a tool (its name on the server). `signal` aborting sends `notifications/cancelled`
    * and rejects at once (the SDK's request cancellation).
-   * @throws when the server is not connected, answers with a JSON-RPC error, times out or dies.
+   * @throws when the server is not connected, answers with a JSON-RPC error, times out or dies;
+   * a remote server that can no longer be reached is marked `failed` first, and the error says
+   * `MCP server <name> stopped: nothing is listening at <url>` (README "MCP servers").
    */
   async callTool(
     name: string,
@@ -100,14 +108,18 @@ export class McpConnection {
       const why = this.error === undefined ? "" : `: ${this.error}`;
       throw new Error(`MCP server "${this.name}" is ${this.state}${why}`);
     }
-    const result = (await client.callTool(
-      { name, arguments: args },
-      {
-        signal,
-        timeout: this.config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-      },
-    )) as CallToolResult;
+    const result = (await client
+      .callTool(
+        { name, arguments: args },
+        {
+          signal,
+          timeout: this.config.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+        },
+      )
+      .catch((error: unknown) => {
+        throw this.goneAway(error) ?? error;
+      })) as CallToolResult;
     // A call that changed the tool list (the server said so before answering) returns once the
     // new list is known, so the next model request offers it.
     await this.refreshing;
@@ -154,6 +166,7 @@ export class McpConnection {
     const timeout = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     try {
       const modules = await loadClientModules();
+      this.modules = modules;
       if (this.state !== "pending") {
         return;
       }
@@ -240,13 +253,38 @@ export class McpConnection {
   }
 
   /**
-   * Marks the server failed with `error`'s message, said as "did not answer as an MCP server"
+   * When a connected remote server's call failed because the server cannot be reached any more
+   * (an HTTP server stopped: no connection tells the client so), marks it failed, as a stdio
+   * server that exits is, and returns the error its call gets; undefined for any other failure.
+   */
+  private goneAway(error: unknown): Error | undefined {
+    const remote = this.modules?.remote;
+    if (
+      this.config.type === "stdio" ||
+      this.state !== "connected" ||
+      !remote?.isUnreachable(error)
+    ) {
+      return undefined;
+    }
+    this.fail(error);
+    void this.transport?.close().catch(() => undefined);
+    return new Error(`MCP server ${this.name} stopped: ${this.error ?? errorMessage(error)}`);
+  }
+
+  /**
+   * Marks the server failed with `error`'s message (for a remote server, said by remote-failure.ts:
+   * "nothing is listening at <url>", "did not answer as an MCP server (HTTP 404 …)"), said as "did not answer as an MCP server"
    * when what a stdio server printed before answering `initialize` shows it is none
    * (first-output.ts), and the end of its stderr.
    */
   private fail(error: unknown): void {
     const stderr = this.stdio?.stderr.trim() ?? "";
-    const failure = errorMessage(error);
+    const { config } = this;
+    const remote = this.modules?.remote;
+    const failure =
+      config.type === "stdio" || remote === undefined
+        ? errorMessage(error)
+        : remote.remoteFailure(error, config.url);
     const why = (this.initialized ? undefined : this.stdio?.notAnMcpServer(failure)) ?? failure;
     this.state = "failed";
     this.error = `${why}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
@@ -254,7 +292,15 @@ export class McpConnection {
     this.options.onChange(this);
   }
 
+  /**
+   * The client's connection closed. A remote server still connecting is left to `connect`, which
+   * reports the request's own failure (the transport closes as that request fails, before it is
+   * thrown) and may try the HTTP+SSE transport.
+   */
   private lost(): void {
+    if (this.state === "pending" && this.config.type !== "stdio") {
+      return;
+    }
     if (this.state === "connected" || this.state === "pending") {
       this.fail(new Error("the server closed the connection"));
     }

@@ -1,0 +1,88 @@
+/**
+ * What a failure of a remote (`http`, `sse`) MCP server says to a person. The MCP client's HTTP
+ * transports use Node's `fetch`, whose network failures all read "fetch failed" (the reason is in
+ * `cause`: `ECONNREFUSED`, `ENOTFOUND` …), and whose answer to a non-MCP page is an
+ * `SdkHttpError` quoting the page's whole body. These name the URL and the reason instead:
+ * "nothing is listening at http://127.0.0.1:8899/mcp", "did not answer as an MCP server (HTTP
+ * 404 Not Found at …)".
+ */
+
+import { errorCode, errorMessage } from "../../events/errors.js";
+
+/** System error codes that mean the server cannot be reached at all. */
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+]);
+
+/** `error` and its `cause`s, outermost first (at most 5: a cycle ends it). */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current = error;
+  while (current !== undefined && current !== null && chain.length < 5) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/** The first system error code in `error`'s cause chain (`ECONNREFUSED` …), if any. */
+function networkCode(error: unknown): string | undefined {
+  for (const item of causes(error)) {
+    const code = errorCode(item);
+    if (code !== undefined && UNREACHABLE_CODES.has(code)) {
+      return code;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether `error` says the server at the other end cannot be reached (refused, reset, no route,
+ * host not found): a connected remote server that answers a call with it has gone away.
+ */
+export function isUnreachable(error: unknown): boolean {
+  return networkCode(error) !== undefined;
+}
+
+/** The HTTP status of an `SdkHttpError` of the MCP client (`data.status`), if `error` is one. */
+function httpStatus(error: unknown): { status: number; statusText: string } | undefined {
+  const data = (error as { data?: { status?: unknown; statusText?: unknown } } | null)?.data;
+  if (typeof data?.status !== "number") {
+    return undefined;
+  }
+  return {
+    status: data.status,
+    statusText: typeof data.statusText === "string" ? data.statusText : "",
+  };
+}
+
+/**
+ * Why a remote server at `url` failed, in words: nothing listening, its host not found, cannot be
+ * reached (with the system's reason), did not answer as an MCP server (its HTTP status), or the
+ * client's own message when it is none of these (a timeout, a JSON-RPC error).
+ */
+export function remoteFailure(error: unknown, url: string): string {
+  const code = networkCode(error);
+  if (code === "ECONNREFUSED") {
+    return `nothing is listening at ${url}`;
+  }
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return `the host ${new URL(url).host} was not found (DNS), for ${url}`;
+  }
+  if (code !== undefined) {
+    const deepest = causes(error).at(-1);
+    return `could not reach ${url}: ${errorMessage(deepest)}`;
+  }
+  const http = httpStatus(error);
+  if (http !== undefined) {
+    const status = `${http.status}${http.statusText === "" ? "" : ` ${http.statusText}`}`;
+    return `did not answer as an MCP server (HTTP ${status} at ${url})`;
+  }
+  return errorMessage(error);
+}
