@@ -9,7 +9,7 @@
  */
 
 import { Markdown, type MarkdownTheme } from "@mariozechner/pi-tui";
-import { terminalText } from "../events/terminal-text.js";
+import { terminalText } from "../events/errors.js";
 import { createTheme } from "./interactive/theme.js";
 
 export type MarkdownRenderer = (markdown: string) => string;

@@ -1,4 +1,4 @@
-import { terminalText } from "../events/terminal-text.js";
+import { terminalText } from "../events/errors.js";
 import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
 
@@ -59,7 +59,7 @@ export function toldReply(reason: string): PermissionReply {
  * `[a] yes, always for bash(npx tape x) in this session`, the {@link prefixChoice} when offered,
  * `[n] no`, `[t] no, and tell the model why`. `key` renders the keys (bold on the full screen);
  * each face lays them out at its width (text-wrap.ts `wrapChoices`). Rules quote the command:
- * drawn without terminal control sequences (events/terminal-text.ts).
+ * drawn without terminal control sequences (events/errors.ts terminalText).
  */
 export function permissionChoices(
   request: PermissionRequest,

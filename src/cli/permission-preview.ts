@@ -1,4 +1,4 @@
-import { terminalText } from "../events/terminal-text.js";
+import { terminalText } from "../events/errors.js";
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
 import { editDiffRows } from "../tools/line-diff.js";
@@ -13,7 +13,7 @@ const PREVIEW_LINE_LENGTH = 160;
  * and the call's title (`run git log --oneline`), with its command or paths when the title does
  * not show them; an MCP call names its server and tool (`run github's create_issue`) and the
  * tool's own title when it has one. Without terminal control sequences: the model, a server or a
- * file name wrote most of it (events/terminal-text.ts).
+ * file name wrote most of it (events/errors.ts terminalText).
  */
 export function permissionHeadline(request: PermissionRequest): string {
   if (request.mcp !== undefined) {
@@ -43,7 +43,7 @@ function escapeRegExp(text: string): string {
  * red, added green), the start of the file for
  * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. Indented, at most {@link PREVIEW_LINES} per side; the call's text without terminal control
- * sequences (events/terminal-text.ts).
+ * sequences (events/errors.ts terminalText).
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);

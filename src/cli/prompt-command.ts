@@ -1,6 +1,5 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage, USER_CANCEL_REASON, warningLine } from "../events/errors.js";
-import { terminalText } from "../events/terminal-text.js";
+import { errorMessage, terminalText, USER_CANCEL_REASON, warningLine } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
 import { workingDirectoryProblem } from "../session/face-config.js";

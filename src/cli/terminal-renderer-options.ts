@@ -16,7 +16,7 @@ export interface RendererOptions {
   markdown?: MarkdownRenderer;
   /**
    * stdout is a terminal: reply text is written without terminal control sequences
-   * (events/terminal-text.ts). Otherwise it is data, written as the model sent it.
+   * (events/errors.ts terminalText). Otherwise it is data, written as the model sent it.
    */
   stdoutIsTerminal?: boolean;
   /** When stderr is a terminal: the waiting line. */

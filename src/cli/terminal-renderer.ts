@@ -1,7 +1,6 @@
-import { warningLine } from "../events/errors.js";
+import { terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
-import { terminalText } from "../events/terminal-text.js";
 import { SessionFold } from "../session/session-model/session-model.js";
 import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
@@ -356,7 +355,7 @@ export class TerminalRenderer {
 
   /**
    * Dim lines on stderr. What they carry from elsewhere (narration, a remote error, a summary)
-   * is written without terminal control sequences (events/terminal-text.ts).
+   * is written without terminal control sequences (events/errors.ts terminalText).
    */
   private note(text: string): void {
     this.endLine();

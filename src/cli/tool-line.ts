@@ -3,8 +3,8 @@
  * (src/session/session-model/): the outcome rule is the fold's.
  */
 
+import { terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
-import { terminalText } from "../events/terminal-text.js";
 import type { ToolCall } from "../session/session-model/session-model.js";
 import { commandStop } from "../tools/bash.js";
 
@@ -26,7 +26,7 @@ function shortArguments(parameters: JsonObject): string {
  * What a tool line names a call by, on every terminal face: its command, path or pattern as
  * given (whitespace folded, so a compound or multi-line command reads as one line), else
  * {@link shortArguments}; cut to `maxLength` characters with `…`. Without terminal control
- * sequences: the model wrote it (events/terminal-text.ts).
+ * sequences: the model wrote it (events/errors.ts terminalText).
  */
 export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_INFINITY): string {
   const first = ["command", "path", "pattern"]
@@ -58,7 +58,7 @@ export interface ToolOutcome {
  * exited non-zero or was killed) shows its exit code or signal and its output; one the runner
  * stopped says why (`timed out after 2 s`, `cancelled`: tools/bash.ts) and shows its output; any
  * other failure its first line. Output and reasons are drawn without terminal control sequences
- * (events/terminal-text.ts). `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
+ * (events/errors.ts terminalText). `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
  * file created empty).
  */
 export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { terminalText } from "../events/terminal-text.js";
+import { terminalText } from "../events/errors.js";
 import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";

@@ -1,5 +1,5 @@
 import { describe, expect } from "vitest";
-import { test } from "../support/fixtures.js";
+import { printedSessionId, test } from "../support/fixtures.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
@@ -77,4 +77,15 @@ test("-p to a pipe: the answer is data, written as the model sent it", async ({ 
   const result = await cli(["-p", "go"]);
   expect(result.code).toBe(0);
   expect(result.stdout).toBe(`${TITLE_SETTING_REPLY}\n`);
+});
+
+test("sessions show draws the conversation without the codes", async ({ cli, model }) => {
+  model.enqueue({ text: TITLE_SETTING_REPLY });
+  const result = await cli(["-p", "go"]);
+  const sessionId = printedSessionId(result.stderr);
+  const shown = await cli(["sessions", "show", sessionId]);
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toContain("model says  and  cleared  clip");
+  expect(shown.stdout).not.toContain("\u001b");
+  expect(shown.stdout).not.toContain("\u0007");
 });

@@ -1,7 +1,7 @@
 import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
+import { terminalText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
-import { terminalText } from "../../events/terminal-text.js";
 import { ATTACHMENT_OPENINGS } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
 
@@ -133,7 +133,7 @@ export async function runShellCommand(
   });
   return {
     command,
-    // Plain text for the screen and the model, as the bash tool's (events/terminal-text.ts).
+    // Plain text for the screen and the model, as the bash tool's (events/errors.ts terminalText).
     output: terminalText(result.startError ?? result.output),
     exitCode: result.exitCode,
     signal: result.signal,

@@ -1,5 +1,5 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
-import { terminalText } from "../../events/terminal-text.js";
+import { terminalText } from "../../events/errors.js";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
@@ -15,7 +15,7 @@ const PREVIEW_LINES = 4;
  * known, a live status (asking, running with the elapsed time), then its outcome and a short
  * preview: the change for edits, the last lines of output for commands. A command that exited
  * non-zero is failed, with its exit code, as on every face. Arguments, output and errors are
- * drawn without terminal control sequences (events/terminal-text.ts).
+ * drawn without terminal control sequences (events/errors.ts terminalText).
  */
 export class ToolCallView implements Component {
   constructor(

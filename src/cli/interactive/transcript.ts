@@ -1,7 +1,7 @@
 import { Container, Spacer, Text } from "@mariozechner/pi-tui";
+import { terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
-import { terminalText } from "../../events/terminal-text.js";
 import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
@@ -37,7 +37,7 @@ export class Transcript extends Container {
   /**
    * Shows a line of the face's own (command output, hints); `error` paints it as a failure. What
    * it carries from elsewhere (a command's output, a remote error) is drawn without terminal
-   * control sequences (events/terminal-text.ts).
+   * control sequences (events/errors.ts terminalText).
    */
   note(note: string, style: "plain" | "dim" | "error" = "dim"): void {
     const text = terminalText(note);
