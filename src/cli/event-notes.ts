@@ -20,13 +20,15 @@ export function abortNote(reason: string): string {
  * `stopped: <reason>` for a prompt that ended before its answer was complete because a limit or
  * the model stopped it (`max_tokens`, `max_turn_requests`, `refusal`), as `-p` says it on stderr;
  * undefined for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
+ * `why`, when given, follows: the repetition guard's reason, since `max_turn_requests` alone
+ * reads as `--max-turns`.
  */
-export function stopNote(stopReason: StopReason): string | undefined {
+export function stopNote(stopReason: StopReason, why?: string): string | undefined {
   switch (stopReason) {
     case "max_tokens":
     case "max_turn_requests":
     case "refusal":
-      return `stopped: ${stopReason}`;
+      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
     case "end_turn":
     case "cancelled":
       return undefined;

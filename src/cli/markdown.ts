@@ -9,6 +9,7 @@
  */
 
 import { Markdown, type MarkdownTheme } from "@mariozechner/pi-tui";
+import { terminalText } from "../events/errors.js";
 import { createTheme } from "./interactive/theme.js";
 
 export type MarkdownRenderer = (markdown: string) => string;
@@ -16,11 +17,11 @@ export type MarkdownRenderer = (markdown: string) => string;
 /** pi-tui's Markdown component with task-list checkboxes kept (☐ / ☑). */
 export class TerminalMarkdown extends Markdown {
   constructor(text: string, theme: MarkdownTheme) {
-    super(withCheckboxes(text), 0, 0, theme);
+    super(withCheckboxes(terminalText(text)), 0, 0, theme);
   }
 
   override setText(text: string): void {
-    super.setText(withCheckboxes(text));
+    super.setText(withCheckboxes(terminalText(text)));
   }
 }
 
@@ -37,8 +38,9 @@ export function markdownRenderer(width: number): MarkdownRenderer {
       const text = lines.map((line) => line.trimEnd()).join("\n");
       return `${text.replace(/\n+$/, "")}\n`;
     } catch {
-      // A renderer bug must not lose the answer: print it as it came.
-      return markdown.endsWith("\n") ? markdown : `${markdown}\n`;
+      // A renderer bug must not lose the answer: print it as it came, safe for the terminal.
+      const text = terminalText(markdown);
+      return text.endsWith("\n") ? text : `${text}\n`;
     }
   };
 }

@@ -1,3 +1,4 @@
+import { terminalText } from "../events/errors.js";
 import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
 
@@ -57,7 +58,8 @@ export function toldReply(reason: string): PermissionReply {
  * terminal, the full-screen face, the plain-line face when stdin is a pipe): `[y] yes, once`,
  * `[a] yes, always for bash(npx tape x) in this session`, the {@link prefixChoice} when offered,
  * `[n] no`, `[t] no, and tell the model why`. `key` renders the keys (bold on the full screen);
- * each face lays them out at its width (text-wrap.ts `wrapChoices`).
+ * each face lays them out at its width (text-wrap.ts `wrapChoices`). Rules quote the command:
+ * drawn without terminal control sequences (events/errors.ts terminalText).
  */
 export function permissionChoices(
   request: PermissionRequest,
@@ -66,7 +68,7 @@ export function permissionChoices(
   const prefix = prefixChoice(request, key);
   return [
     `${key("[y]")} yes, once`,
-    `${key("[a]")} yes, always for ${request.alwaysRule} in this session`,
+    `${key("[a]")} yes, always for ${terminalText(request.alwaysRule)} in this session`,
     ...(prefix === undefined ? [] : [prefix]),
     `${key("[n]")} no`,
     `${key("[t]")} no, and tell the model why`,
@@ -88,7 +90,8 @@ function prefixChoice(
   if (prefix === undefined) {
     return undefined;
   }
-  return `${key("[p]")} yes, always for ${prefix.rule} in this session${stillAskedNote(prefix.notCovered)}`;
+  const note = stillAskedNote(prefix.notCovered);
+  return `${key("[p]")} yes, always for ${terminalText(`${prefix.rule} in this session${note}`)}`;
 }
 
 /**

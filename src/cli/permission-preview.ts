@@ -1,3 +1,4 @@
+import { terminalText } from "../events/errors.js";
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
 import { editDiffRows } from "../tools/line-diff.js";
@@ -11,7 +12,8 @@ const PREVIEW_LINE_LENGTH = 160;
  * The question's first line, the same on the interactive screen and in `-p`: `turnloop wants to`
  * and the call's title (`run git log --oneline`), with its command or paths when the title does
  * not show them; an MCP call names its server and tool (`run github's create_issue`) and the
- * tool's own title when it has one.
+ * tool's own title when it has one. Without terminal control sequences: the model, a server or a
+ * file name wrote most of it (events/errors.ts terminalText).
  */
 export function permissionHeadline(request: PermissionRequest): string {
   if (request.mcp !== undefined) {
@@ -19,12 +21,12 @@ export function permissionHeadline(request: PermissionRequest): string {
     const title = request.title.replace(new RegExp(`^${escapeRegExp(serverName)}: `), "");
     const named =
       title === "" || title === toolName || title === request.toolName ? "" : ` (${title})`;
-    return `turnloop wants to run ${serverName}'s ${toolName}${named}`;
+    return terminalText(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
   }
   const detail = request.command ?? request.paths.join(", ");
   const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
   const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
-  return `turnloop wants to ${action}${shown}`;
+  return terminalText(`turnloop wants to ${action}${shown}`);
 }
 
 function escapeRegExp(text: string): string {
@@ -40,13 +42,14 @@ function escapeRegExp(text: string): string {
  * shows too: unchanged lines at either end are context, never removed and re-added; removed lines
  * red, added green), the start of the file for
  * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
- * files. Indented, at most {@link PREVIEW_LINES} per side.
+ * files. Indented, at most {@link PREVIEW_LINES} per side; the call's text without terminal control
+ * sequences (events/errors.ts terminalText).
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const input = request.rawInput;
   const text = (key: string) =>
-    typeof input[key] === "string" ? (input[key] as string) : undefined;
+    typeof input[key] === "string" ? terminalText(input[key] as string) : undefined;
   if (request.command !== undefined) {
     const confinement = shownConfinement(request.sandbox);
     const shown = confinement === undefined ? [] : [`    [${confinement}]`];
@@ -54,18 +57,21 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     // records only this exact command, never its prefix (permissions/command-prefix.ts).
     const unclear = unclearParts(request.command);
     return [
-      ...request.command.split("\n").map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
+      ...terminalText(request.command)
+        .split("\n")
+        .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
       ...shown,
       ...(unclear.length === 0
         ? []
-        : [paint("33", `    cannot be fully read: ${unclear.join("; ")}`)]),
+        : [paint("33", `    cannot be fully read: ${terminalText(unclear.join("; "))}`)]),
     ];
   }
   if (request.mcp !== undefined) {
     const json = JSON.stringify(input, null, 2);
     return json === "{}" ? [] : capped(lines(json), (line) => `    ${line}`);
   }
-  const path = request.paths[0];
+  const paths = request.paths.map(terminalText);
+  const path = paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {
     const rows = editDiffRows(text("old_str") ?? "", text("new_str") ?? "");
     const color = { "-": "31", "+": "32" } as const;
@@ -89,7 +95,7 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
       ...capped(lines(text("file_text") ?? ""), (line) => paint("32", `    + ${line}`)),
     ];
   }
-  return request.paths.map((item) => `    ${item}`);
+  return paths.map((item) => `    ${item}`);
 }
 
 function lines(text: string): string[] {

@@ -1,3 +1,4 @@
+import { terminalText } from "../events/errors.js";
 import type { PlanItem, ToolCall } from "../session/session-model/session-model.js";
 
 /** The mark of each plan status, as every terminal face shows it (issue 24 item 2). */
@@ -6,13 +7,14 @@ export const PLAN_MARKS = { pending: "☐", in_progress: "◐", completed: "☑"
 /**
  * The plan as checklist lines, one per entry in order: `☐ pending`, `◐ in progress`, `☑ done`.
  * Built from the session model's plan (`SessionModel.plan`, the fold of `session.plan_updated`),
- * never from the `update_plan` call's arguments. An entry's line breaks become spaces; a status
+ * never from the `update_plan` call's arguments. An entry is the model's text without terminal
+ * control sequences (events/errors.ts terminalText); its line breaks become spaces; a status
  * the fold does not know shows as pending. Empty plan: no lines.
  */
 export function planChecklist(plan: readonly PlanItem[]): string[] {
   return plan.map((entry) => {
     const mark = PLAN_MARKS[entry.status] ?? PLAN_MARKS.pending;
-    return `${mark} ${String(entry.content).replace(/\s*\n\s*/g, " ")}`;
+    return `${mark} ${terminalText(String(entry.content)).replace(/\s*\n\s*/g, " ")}`;
   });
 }
 

@@ -1,5 +1,5 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage, USER_CANCEL_REASON, warningLine } from "../events/errors.js";
+import { errorMessage, terminalText, USER_CANCEL_REASON, warningLine } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
@@ -277,6 +277,7 @@ function promptOutput(
     ...terminal,
     verbose: options.verbose,
     allReplies: options.verbose,
+    stdoutIsTerminal: io.stdoutIsTerminal === true,
     failuresOnly: options.quiet || options.outputFormat === "json",
   });
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
@@ -305,7 +306,9 @@ function promptOutput(
         const cancelled = abortNote(collector.cancelReason ?? USER_CANCEL_REASON);
         io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${session.id}\n`);
       }
-      const text = collector.finalText;
+      // On a terminal without its control sequences; to a pipe or a file as the model sent it.
+      const text =
+        io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
       if ("error" in outcome) {
@@ -386,10 +389,7 @@ async function runWithSignals(
       case "max_tokens":
       case "max_turn_requests":
       case "refusal":
-        // The repetition guard's stop is named: max_turn_requests alone reads as --max-turns.
-        io.stderr.write(
-          `turnloop: ${stopNote(outcome.stopReason)}${outcome.repetition === undefined ? "" : `: ${outcome.repetition}`}\n`,
-        );
+        io.stderr.write(`turnloop: ${stopNote(outcome.stopReason, outcome.repetition)}\n`);
         return EXIT.incomplete;
     }
   } finally {

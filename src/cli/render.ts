@@ -16,6 +16,7 @@
  * ```
  */
 
+import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type {
   JsonObject,
@@ -89,7 +90,8 @@ export function renderConversation(
     }
   }
   closePrompt(state);
-  return state.lines.length === 0 ? "" : `${state.lines.join("\n")}\n`;
+  // Drawn on a terminal: the model's and the commands' text without control sequences.
+  return state.lines.length === 0 ? "" : `${terminalText(state.lines.join("\n"))}\n`;
 }
 
 /** Events that end or interrupt a prompt, or report on it: one line each. */

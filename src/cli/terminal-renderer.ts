@@ -1,55 +1,15 @@
-import { warningLine } from "../events/errors.js";
+import { terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
 import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
-import type { MarkdownRenderer } from "./markdown.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
-import type { Spinner, TextSink } from "./spinner.js";
+import type { TextSink } from "./spinner.js";
+import type { NoticeEvent, RendererOptions } from "./terminal-renderer-options.js";
 import { toolLines } from "./tool-line.js";
 
-/** How a {@link TerminalRenderer} shows a prompt. */
-export interface RendererOptions {
-  /** Show every line of a failed command's output instead of the last few. */
-  verbose?: boolean;
-  /**
-   * Every reply's text goes to stdout as it streams (`-p --verbose`, the plain interactive face).
-   * Otherwise stdout gets only the final answer (the prompt's last reply without tool calls,
-   * written when the prompt ends) and earlier replies go to stderr as progress, as `claude -p`.
-   */
-  allReplies?: boolean;
-  /** When stdout is a terminal: each answer rendered as Markdown once complete. */
-  markdown?: MarkdownRenderer;
-  /** When stderr is a terminal: the waiting line. */
-  spinner?: Spinner;
-  /**
-   * When stderr is a terminal: a tool line as rows of its width, broken between words (the
-   * terminal would break it mid-word); the output lines under it are shown as the command wrote them.
-   */
-  wrap?: (line: string) => string[];
-  /** `--quiet`: only what the user must act on (`failure` below); answer and summary are the caller's. */
-  failuresOnly?: boolean;
-}
-
-/** Events that are a note on stderr, or move the waiting line. */
-type NoticeEvent = Extract<
-  SessionEvent,
-  {
-    type:
-      | "user.message"
-      | "permission.requested"
-      | "permission.completed"
-      | "assistant.retry"
-      | "session.error"
-      | "abort"
-      | "session.task_complete"
-      | "session.autopilot_stopped"
-      | "session.mcp_server_status_changed"
-      | "session.compaction_complete"
-      | "session.warning";
-  }
->;
+export type { RendererOptions } from "./terminal-renderer-options.js";
 
 /**
  * Renders a session's events for `turnloop -p` in text mode: the final answer on stdout, progress
@@ -185,7 +145,7 @@ export class TerminalRenderer {
     this.lastNarrated = undefined;
     this.taskSummary = undefined;
     if (answer !== undefined && answer.trim() !== "") {
-      this.answer(this.options.markdown?.(answer) ?? answer);
+      this.answer(this.options.markdown?.(answer) ?? this.stdoutText(answer));
     }
     this.endLine();
   }
@@ -215,7 +175,7 @@ export class TerminalRenderer {
 
   private delta(text: string): void {
     if (this.options.allReplies === true && this.options.markdown === undefined) {
-      this.answer(text);
+      this.answer(this.stdoutText(text));
       return;
     }
     this.pending += text;
@@ -276,6 +236,11 @@ export class TerminalRenderer {
     this.stdout.write(text);
     this.atLineStart = text.endsWith("\n");
     this.wroteText = true;
+  }
+
+  /** Reply text as stdout takes it: made safe on a terminal, as it came elsewhere. */
+  private stdoutText(text: string): string {
+    return this.options.stdoutIsTerminal === true ? terminalText(text) : text;
   }
 
   /** Text to stderr, with the waiting line out of the way. */
@@ -340,7 +305,7 @@ export class TerminalRenderer {
         return;
       case "session.error":
         this.unanswered();
-        this.error(`${this.paint("31", "turnloop")}: ${event.data.message}\n`);
+        this.error(`${this.paint("31", "turnloop")}: ${terminalText(event.data.message)}\n`);
         return;
       case "abort":
         this.unanswered();
@@ -363,7 +328,9 @@ export class TerminalRenderer {
         return;
       case "session.warning":
         this.endLine();
-        this.error(`turnloop: ${this.paint("33", "warning")}: ${event.data.message}\n`);
+        this.error(
+          `turnloop: ${this.paint("33", "warning")}: ${terminalText(event.data.message)}\n`,
+        );
         return;
       default: {
         // A new event type fails to compile here until the renderer decides how to show it.
@@ -386,10 +353,15 @@ export class TerminalRenderer {
     this.error([...rows, ...output].map((row) => `${row}\n`).join(""));
   }
 
-  /** Dim lines on stderr. */
+  /**
+   * Dim lines on stderr. What they carry from elsewhere (narration, a remote error, a summary)
+   * is written without terminal control sequences (events/errors.ts terminalText).
+   */
   private note(text: string): void {
     this.endLine();
-    const lines = text.split("\n").map((line) => this.paint("2", line));
+    const lines = terminalText(text)
+      .split("\n")
+      .map((line) => this.paint("2", line));
     this.error(`${lines.join("\n")}\n`);
   }
 

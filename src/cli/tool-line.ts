@@ -3,18 +3,20 @@
  * (src/session/session-model/): the outcome rule is the fold's.
  */
 
+import { terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
 import type { ToolCall } from "../session/session-model/session-model.js";
+import { commandStop } from "../tools/bash.js";
 
 /** Characters of a call's arguments a `-p` tool line shows. */
 export const SHORT_ARGUMENTS_LENGTH = 60;
 
 /** `key=value` pairs, each value cut short, the whole at most {@link SHORT_ARGUMENTS_LENGTH}. */
 function shortArguments(parameters: JsonObject): string {
-  const text = Object.entries(parameters)
+  const pairs = Object.entries(parameters)
     .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
-    .join(" ")
-    .replace(/\s+/g, " ");
+    .join(" ");
+  const text = terminalText(pairs).replace(/\s+/g, " ");
   return text.length > SHORT_ARGUMENTS_LENGTH
     ? `${text.slice(0, SHORT_ARGUMENTS_LENGTH - 1)}…`
     : text;
@@ -23,7 +25,8 @@ function shortArguments(parameters: JsonObject): string {
 /**
  * What a tool line names a call by, on every terminal face: its command, path or pattern as
  * given (whitespace folded, so a compound or multi-line command reads as one line), else
- * {@link shortArguments}; cut to `maxLength` characters with `…`.
+ * {@link shortArguments}; cut to `maxLength` characters with `…`. Without terminal control
+ * sequences: the model wrote it (events/errors.ts terminalText).
  */
 export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_INFINITY): string {
   const first = ["command", "path", "pattern"]
@@ -32,7 +35,7 @@ export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_
   if (first === undefined) {
     return shortArguments(parameters);
   }
-  const text = first.replace(/\s+/g, " ");
+  const text = terminalText(first).replace(/\s+/g, " ");
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
 
@@ -52,12 +55,14 @@ export interface ToolOutcome {
 
 /**
  * A finished call as the user needs it: a command that failed (the session model's rule: it
- * exited non-zero or was killed) shows its exit code or signal and its output; any other failure
- * its first line; `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
+ * exited non-zero or was killed) shows its exit code or signal and its output; one the runner
+ * stopped says why (`timed out after 2 s`, `cancelled`: tools/bash.ts) and shows its output; any
+ * other failure its first line. Output and reasons are drawn without terminal control sequences
+ * (events/errors.ts terminalText). `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
  * file created empty).
  */
 export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
-  const output = (toolCall.output ?? "").replace(/\s+$/, "");
+  const output = terminalText(toolCall.output ?? "").replace(/\s+$/, "");
   const failed = toolCall.status !== "completed";
   if (toolCall.status === "interrupted") {
     // The session model's word for a call a cancel cut, on every face (the result's error code
@@ -66,11 +71,13 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
     return { failed, detail: "interrupted", ...(reason === "" ? {} : { reason }), output: [] };
   }
   if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
-    return {
-      failed,
-      reason: firstLine(toolCall.output ?? toolCall.errorMessage ?? ""),
-      output: [],
-    };
+    const text = terminalText(toolCall.output ?? toolCall.errorMessage ?? "");
+    const stop = toolCall.toolName === "bash" ? commandStop(text) : undefined;
+    if (stop !== undefined) {
+      const printed = stop.output.replace(/\s+$/, "");
+      return { failed, reason: stop.reason, output: printed === "" ? [] : printed.split("\n") };
+    }
+    return { failed, reason: firstLine(text), output: [] };
   }
   if (failed) {
     const detail =

@@ -4,12 +4,32 @@ import { API_KEY_VARIABLES } from "../llm/models.js";
 const DATABASE_URL_VARIABLE = "TURNLOOP_DATABASE_URL";
 
 /**
+ * What a program that would wait for a person gets instead, since a command has no terminal and
+ * its stdin is closed: an editor (git's `GIT_EDITOR` and `GIT_SEQUENCE_EDITOR`, then `VISUAL` and
+ * `EDITOR`, which other programs read) that fails at once, saying why on stderr, so that
+ * `git commit` without `-m` ends with git's own error instead of a vim screen until the timeout;
+ * and no prompt on a terminal for git's credentials (`GIT_TERMINAL_PROMPT=0`). Git runs an
+ * editor value through `sh -c` with the file's path after it (git-var(1)), as `sh` takes it here.
+ */
+export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
+  const editor = `sh -c 'echo "turnloop: no editor here (no terminal, stdin closed): give the text in the command, e.g. git commit -m" >&2; exit 1' editor`;
+  return {
+    GIT_EDITOR: editor,
+    GIT_SEQUENCE_EDITOR: editor,
+    VISUAL: editor,
+    EDITOR: editor,
+    GIT_TERMINAL_PROMPT: "0",
+  };
+})();
+
+/**
  * The environment of every command a session runs (the `bash` tool, the interactive `!command`):
  * the host's environment without the variables turnloop reads provider API keys from — the usual
  * ones ({@link API_KEY_VARIABLES}) and `keyVariables`, the key variable of every configured
  * provider profile (config files' `providers.<name>.apiKeyEnv`) — nor the database URL
- * (`TURNLOOP_DATABASE_URL`), and with pagers off
- * (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed). Unset values are dropped.
+ * (`TURNLOOP_DATABASE_URL`), with pagers off (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed),
+ * and with {@link NO_TERMINAL_DEFAULTS} where the host's environment does not set them. Unset
+ * values are dropped.
  *
  * This keeps the key out of a command's environment, not out of its reach: any process of the
  * same user can still read turnloop's own environment from `/proc/<pid>/environ`; only the
@@ -26,5 +46,5 @@ export function commandEnvironment(
       result[name] = value;
     }
   }
-  return { ...result, PAGER: "cat", GIT_PAGER: "cat" };
+  return { ...NO_TERMINAL_DEFAULTS, ...result, PAGER: "cat", GIT_PAGER: "cat" };
 }

@@ -1,18 +1,24 @@
 import { join } from "node:path";
 import { z } from "zod";
+import { terminalText } from "../events/errors.js";
 import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";
 
 /** Timeout when the model gives none, in seconds. */
 const DEFAULT_TIMEOUT_SECONDS = 120;
-/** Longest timeout a call may ask for, in seconds; larger values are lowered to it. */
+/** Longest timeout a call may ask for, in seconds; a larger value is an invalid argument. */
 const MAX_TIMEOUT_SECONDS = 600;
 
 const bashInput = z.object({
   command: z.string(),
   description: z.string().optional().describe("A few words on what the command does"),
-  timeout: z.number().positive().optional().describe("Seconds (default 120, max 600)"),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_TIMEOUT_SECONDS)
+    .optional()
+    .describe(`Seconds (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS})`),
 });
 
 /** Arguments of {@link bashTool}, as Copilot CLI's shell tool takes them. */
@@ -40,14 +46,19 @@ export const bashTool = defineTool<BashInput>({
 });
 
 async function runBash(input: BashInput, context: ToolContext): Promise<ToolResult> {
-  const timeoutSeconds = Math.min(input.timeout ?? DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS);
+  const timeoutSeconds = input.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const savePath = join(
     context.sessionDirectory,
     "tool-outputs",
     `${context.toolCallId.replace(/[^A-Za-z0-9_.-]/g, "_")}.txt`,
   );
   const { runner, env, outside } = context.commands;
-  const onOutput = context.onPartialResult;
+  const onPartialResult = context.onPartialResult;
+  // The model reads text, not a screen, and so do the faces that show the output as it comes.
+  const onOutput =
+    onPartialResult === undefined
+      ? undefined
+      : (output: string) => onPartialResult(terminalText(output));
   const request: CommandRequest = {
     cwd: context.cwd,
     env,
@@ -99,11 +110,12 @@ function toolResultOf(
   if (result.startError !== undefined) {
     return errorResult(result.startError);
   }
-  const text = result.output;
+  // Without the terminal's control sequences (a pager's or an editor's screen codes, colours).
+  const text = terminalText(result.output);
   const body = text === "" || text.endsWith("\n") ? text : `${text}\n`;
   switch (result.stopped) {
     case "timeout":
-      return errorResult(`${body}Command timed out after ${timeoutSeconds} s; ${stopDescription}.`);
+      return errorResult(`${body}Command ${timedOut(timeoutSeconds)}; ${stopDescription}.`);
     case "cancelled":
       return errorResult(`${body}Command cancelled; ${stopDescription}.`);
     case undefined:
@@ -115,6 +127,27 @@ function toolResultOf(
     .join("");
   const ending = textResult(`${body}${describeExit(result.exitCode, result.signal)}${note}`);
   return result.exitCode === null ? ending : { ...ending, exitCode: result.exitCode };
+}
+
+/** How a command stopped at its timeout is said, to the model and on every face. */
+function timedOut(timeoutSeconds: number): string {
+  return `timed out after ${timeoutSeconds} s`;
+}
+
+/** The last line of a command that the runner stopped: `Command <why>; <how it was stopped>.` */
+const STOP_LINE = /(?:^|\n)Command (timed out after [\d.]+ s|cancelled); [^\n]*$/;
+
+/**
+ * Reads the result of a `bash` call that the runner stopped (its timeout, a cancel), as
+ * {@link toolResultOf} wrote it: `reason` is why (`timed out after 2 s`, `cancelled`), `output`
+ * what the command printed before. `undefined` for any other text.
+ */
+export function commandStop(content: string): { reason: string; output: string } | undefined {
+  const match = STOP_LINE.exec(content);
+  if (match?.[1] === undefined) {
+    return undefined;
+  }
+  return { reason: match[1], output: content.slice(0, match.index) };
 }
 
 /**

@@ -71,9 +71,10 @@ export const BUILTIN_INPUT_JSON_SCHEMAS: Readonly<Record<string, JsonObject>> = 
       command: { type: "string" },
       description: { description: "A few words on what the command does", type: "string" },
       timeout: {
-        description: "Seconds (default 120, max 600)",
+        description: "Seconds (default 120, at most 600)",
         type: "number",
         exclusiveMinimum: 0,
+        maximum: 600,
       },
     },
     required: ["command"],

@@ -125,3 +125,43 @@ describe("tool lines in text mode", () => {
     expect(toolLines(result.stderr)).toEqual(["✓ create empty.txt (empty file) (N ms)"]);
   });
 });
+
+describe("a failed call's line says why, whatever failed", () => {
+  test("a timed-out command, a timeout past the limit, a missing file, a failed edit, an unknown tool", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const call = (id: string, name: string, input: Record<string, unknown>) => ({
+      id,
+      name,
+      arguments: JSON.stringify(input),
+    });
+    model.enqueue(
+      {
+        toolCalls: [
+          call("call_1", "bash", { command: "echo before; sleep 30", timeout: 1 }),
+          call("call_2", "bash", { command: "echo never", timeout: 9999 }),
+          call("call_3", "view", { path: "missing.txt" }),
+          call("call_4", "edit", { path: "notes.txt", old_str: "absent", new_str: "x" }),
+          call("call_5", "no_such_tool", { a: 1 }),
+        ],
+      },
+      { text: "Done." },
+    );
+    const result = await run(cli);
+    expect(result.code).toBe(0);
+    expect(toolLines(result.stderr.replaceAll(repository, "<repository>"))).toEqual([
+      "✗ bash echo before; sleep 30 (N ms): timed out after 1 s",
+      "    before",
+      '✗ bash echo never (N ms): Invalid arguments for \'bash\': ✖ Too big: expected number to be <=600 → at timeout (received {"command":"echo never","timeout":9999}).',
+      "✗ view missing.txt (N ms): Path missing.txt does not exist. Please provide a valid path.",
+      "✗ edit notes.txt (N ms): old_str was not found in <repository>/notes.txt; the file was not changed. View the file and copy the text exactly.",
+      "✗ no_such_tool a=1 (N ms): Tool 'no_such_tool' does not exist. Available tools that can be called are view, create, edit, grep, glob, bash, update_plan.",
+    ]);
+    // The model hears the same reason for the timeout it asked for past the limit.
+    expect(JSON.stringify(model.requests[1]?.body)).toContain(
+      "Too big: expected number to be <=600",
+    );
+  });
+});

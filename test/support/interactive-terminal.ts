@@ -115,6 +115,11 @@ export class InteractiveTerminal {
     this.tmux("resize-window", "-t", this.target, "-x", String(columns), "-y", String(rows));
   }
 
+  /** The title the program set for the terminal, else tmux's own (tmux's `pane_title`). */
+  title(): string {
+    return this.tmux("display-message", "-p", "-t", this.target, "#{pane_title}").trim();
+  }
+
   /** Whether the terminal shows its cursor (tmux's `cursor_flag`). */
   cursorVisible(): boolean {
     return this.tmux("display-message", "-p", "-t", this.target, "#{cursor_flag}").trim() === "1";

@@ -145,3 +145,22 @@ describe("bash", () => {
     });
   });
 });
+
+describe("bash: commands that would wait for a person, and screen codes", () => {
+  it("a git commit without -m ends with git's error instead of waiting for an editor", async () => {
+    const git = "git -c user.email=t@example.com -c user.name=t";
+    const result = await bash({ command: `git init -q . && ${git} commit --allow-empty` });
+    expect(result.exitCode).toBe(1);
+    expect(result.content.split("\n")[0]).toBe(
+      "turnloop: no editor here (no terminal, stdin closed): give the text in the command, e.g. git commit -m",
+    );
+    expect(result.content).toContain("Please supply the message using either -m or -F option.");
+  });
+
+  it("a command's terminal control sequences are not what the model reads", async () => {
+    const result = await bash({
+      command: String.raw`printf '\033]0;TITLE\007\033[31mred\033[0m \033[2J\033[Hcleared\n10%%\r55%%\r100%%\r\nbell\a\n'`,
+    });
+    expect(result.content).toBe("red cleared\n100%\nbell\n<exited with exit code 0>");
+  });
+});

@@ -4,7 +4,9 @@ import {
   visibleWidth,
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
+import { terminalText } from "../../events/errors.js";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
+import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { callSummary, unsuccessfulLabel } from "../tool-line.js";
 import type { Theme } from "./theme.js";
@@ -18,7 +20,8 @@ const PREVIEW_LINES = 4;
  * known, a live status (asking, running with the elapsed time), the rule an "always" answer made
  * (under the line, above what the tool did), then its outcome and a short preview: the change
  * for edits, the last lines of output for commands. A command that exited
- * non-zero is failed, with its exit code, as on every face.
+ * non-zero is failed, with its exit code, as on every face. Arguments, output and errors are
+ * drawn without terminal control sequences (events/errors.ts terminalText).
  */
 export class ToolCallView implements Component {
   /**
@@ -111,9 +114,11 @@ export class ToolCallView implements Component {
       toolCall.status === "failed" &&
       toolCall.exitCode === undefined &&
       toolCall.signal === undefined;
-    const label = toolFailure ? "failed" : unsuccessfulLabel(toolCall);
-    const shown = toolCall.errorMessage ?? toolCall.output ?? "";
-    const tail = lastLines(shown, PREVIEW_LINES);
+    const text = terminalText(toolCall.errorMessage ?? toolCall.output ?? "");
+    // A command the runner stopped says why, as -p's line does (tool-line.ts).
+    const stop = toolFailure && toolCall.toolName === "bash" ? commandStop(text) : undefined;
+    const label = stop?.reason ?? (toolFailure ? "failed" : unsuccessfulLabel(toolCall));
+    const tail = lastLines(stop?.output ?? text, PREVIEW_LINES);
     return [theme.failure(label), ...tail.map((line) => theme.dim(line))];
   }
 
@@ -131,7 +136,7 @@ export class ToolCallView implements Component {
       const lines = lineCount(text);
       return [`${timing} ${theme.added(`+${lines} line${lines === 1 ? "" : "s"}`)}`];
     }
-    const output = lastLines(toolCall.output ?? "", Number.POSITIVE_INFINITY);
+    const output = lastLines(terminalText(toolCall.output ?? ""), Number.POSITIVE_INFINITY);
     if (toolCall.toolName === "bash") {
       return [timing, ...output.slice(-PREVIEW_LINES).map((line) => theme.dim(line))];
     }
@@ -146,6 +151,7 @@ export class ToolCallView implements Component {
     // Context, and the diff's notes (`[… 3 more lines removed]`), dim.
     const shown = rows
       .slice(0, 2 * PREVIEW_LINES)
+      .map(({ marker, text: row }) => ({ marker, text: terminalText(row) }))
       .map(({ marker, text }) =>
         marker === "-"
           ? theme.removed(`- ${text}`)

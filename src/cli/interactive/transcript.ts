@@ -1,4 +1,5 @@
 import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
@@ -33,8 +34,13 @@ export class Transcript extends Container {
     super();
   }
 
-  /** Shows a line of the face's own (command output, hints); `error` paints it as a failure. */
-  note(text: string, style: "plain" | "dim" | "error" = "dim"): void {
+  /**
+   * Shows a line of the face's own (command output, hints); `error` paints it as a failure. What
+   * it carries from elsewhere (a command's output, a remote error) is drawn without terminal
+   * control sequences (events/errors.ts terminalText).
+   */
+  note(note: string, style: "plain" | "dim" | "error" = "dim"): void {
+    const text = terminalText(note);
     const paint =
       style === "error" ? this.theme.failure : style === "dim" ? this.theme.dim : String;
     this.addChild({
@@ -224,7 +230,7 @@ export class Transcript extends Container {
       this.note(lines.at(-1) ?? "");
     }
     this.addChild(new Spacer(1));
-    const lines = typed.split("\n");
+    const lines = terminalText(typed).split("\n");
     const shown = lines.slice(0, PROMPT_LINES);
     if (lines.length > PROMPT_LINES) {
       shown.push(`… ${lines.length - PROMPT_LINES} more lines`);

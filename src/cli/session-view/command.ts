@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { errorCode, errorMessage, warningLine } from "../../events/errors.js";
+import { errorCode, errorMessage, terminalText, warningLine } from "../../events/errors.js";
 import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
@@ -105,7 +105,9 @@ export async function runSessionsExport(
   return withLoadedView(command, io, async (loaded) => {
     const text = renderExport(loaded.view, command.format);
     if (command.out === undefined) {
-      io.stdout.write(text);
+      // On a terminal without control sequences (events/errors.ts terminalText); a pipe gets the data.
+      const onTerminal = (io.stdout as { isTTY?: boolean }).isTTY === true;
+      io.stdout.write(onTerminal ? terminalText(text) : text);
     } else {
       const target = resolve(io.cwd, command.out);
       await writeOutputFile(target, text);
