@@ -253,10 +253,12 @@ describe("config files", () => {
     expect(model.requests[0]?.headers.authorization).toBe("Bearer vllm-secret-key-123");
     const toolResult = chatMessages(model, 1).find((message) => message.role === "tool");
     // TURNLOOP_MCP_STARTUP_WAIT_MS is the test fixture's own (test/support/cli.ts).
-    const names = ["GIT_PAGER", "HOME", "PAGER", "PATH", "PWD", "SHLVL", "TURNLOOP_HOME"];
+    // The editors and git's prompt are turnloop's non-interactive defaults (command-environment.ts).
+    const names = ["EDITOR", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR"];
+    names.push("GIT_TERMINAL_PROMPT", "HOME", "PAGER", "PATH", "PWD", "SHLVL", "TURNLOOP_HOME");
     names.push("TURNLOOP_MCP_STARTUP_WAIT_MS");
     expect(toolResult?.content).toBe(
-      `${[...names, "VISIBLE_SETTING", "_"].join("\n")}\n<exited with exit code 0>`,
+      `${[...names, "VISIBLE_SETTING", "VISUAL", "_"].join("\n")}\n<exited with exit code 0>`,
     );
   });
 

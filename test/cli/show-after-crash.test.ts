@@ -52,7 +52,7 @@ describe("sessions show after a crash repair", () => {
     const shown = await cli(["sessions", "show", sessionId]);
     expect(shown.code).toBe(0);
     const callLines = shown.stdout.split("\n").filter((line) => line.startsWith("→ "));
-    expect(callLines).toEqual([`→ bash(command: "${command}") ✗ interrupted`]);
+    expect(callLines).toEqual([`→ bash(command: "${command}") ⊘ interrupted`]);
     expect(shown.stdout).not.toContain("no result");
   });
 });

@@ -54,7 +54,7 @@ describe("one stderr prefix on every face", () => {
       [
         'turnloop: answered request "v": "jsonrpc" must be "2.0", not "1.0"',
         `turnloop: dropped a ${big.length}-byte message (the limit is 400 bytes, TURNLOOP_MAX_MESSAGE_BYTES); request "big" gets an error`,
-        `turnloop: warning: MCP server not started: session mcpServers: server name "${LONG_NAME}" must be 1-64 printable characters`,
+        `turnloop: warning: MCP server "${LONG_NAME}" failed: mcpServers[0]: server name "${LONG_NAME}" must be 1-64 printable characters; its tools are not available`,
         "",
       ].join("\n"),
     );

@@ -113,7 +113,7 @@ test("a server started in a folder with an invalid config serves other folders; 
     await mkdir(join(folder, ".turnloop"), { recursive: true });
     const file = join(folder, ".turnloop", "config.json");
     await writeFile(file, '{"maxTurns": "many"}\n');
-    return `the session's folder ${folder}: ${file}: maxTurns: Invalid input: expected number, received string`;
+    return `the session's folder ${folder}: ${file}: maxTurns: must be a number, not the string "many"`;
   };
   const here = await invalid(fixture.cwd);
   const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));

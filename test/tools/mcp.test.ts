@@ -108,7 +108,12 @@ describe("MCP tools in the loop", () => {
       expect.objectContaining({ type: "assistant.usage" }),
       {
         type: "assistant.turn_end",
-        data: { turnId: "turn-2", status: "completed", finishReason: "stop" },
+        data: {
+          turnId: "turn-2",
+          status: "completed",
+          finishReason: "stop",
+          stopReason: "end_turn",
+        },
       },
       { type: "session.idle", data: { stopReason: "end_turn" } },
     ]);
