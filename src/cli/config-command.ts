@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { warningLine } from "../events/errors.js";
-import { redactSecrets } from "../llm/errors.js";
+import { redactSecrets } from "../llm/failure-words.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";

@@ -1,14 +1,20 @@
-import {
-  APICallError,
-  JSONParseError,
-  LoadAPIKeyError,
-  TypeValidationError,
-} from "@ai-sdk/provider";
-import type { ErrorType } from "../events/events.js";
-import type { ProviderFailure } from "./provider.js";
+/**
+ * What a model request's failure is ({@link classifyFailure}: its category, whether it is
+ * retried) and the retry policy that acts on it (case 18); failure-words.ts says it in words.
+ */
 
-/** Longest error message we pass on (characters): provider bodies can be huge HTML pages. */
-const MAX_MESSAGE_LENGTH = 500;
+import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
+import type { ErrorType } from "../events/events.js";
+import {
+  boundedMessage,
+  brokenStreamFailure,
+  brokenStreamReason,
+  causeChain,
+  ENDED_EARLY,
+  malformedEvent,
+  messageOf,
+} from "./failure-words.js";
+import type { ProviderFailure } from "./provider.js";
 
 /** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */
 export interface ClassifiedFailure extends ProviderFailure {
@@ -131,28 +137,6 @@ function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined
 }
 
 /**
- * The words every face uses for a reply whose stream stopped before the reply's end (the
- * terminal, `-p`'s stderr, ACP's error, the log's `session.error`): one rule, here.
- */
-const BROKEN_STREAM = "the model's stream broke off";
-
-/**
- * A model stream that broke off: `reason` says how, in a user's words (the connection closed,
- * the response ended early), never in the HTTP layer's ("terminated: aborted"). A network
- * failure: retried while nothing of the reply has been shown.
- */
-export function brokenStreamFailure(reason: string): ClassifiedFailure {
-  return {
-    errorType: "network",
-    message: boundedMessage(`${BROKEN_STREAM}: ${reason}`),
-    retryable: true,
-  };
-}
-
-/** A response that ended without its wire's end of reply (a finish reason, `[DONE]`, …). */
-export const ENDED_EARLY = "the response ended before the reply was complete";
-
-/**
  * A stream that broke off after the server answered: the AI SDK's error for a 2xx body that
  * failed ("Failed to process successful response", issue 11), the body's own error (undici's and
  * http-response.ts's `TypeError("terminated")`), or the OpenAI-compatible model's report of a body
@@ -172,95 +156,6 @@ function brokenStream(error: unknown): ClassifiedFailure | undefined {
     return brokenStreamFailure(ENDED_EARLY);
   }
   return undefined;
-}
-
-/** Messages of the HTTP layer that say only that the connection went away. */
-const CONNECTION_CLOSED =
-  /^(?:terminated|aborted|other side closed|socket hang up|read ECONNRESET)$/i;
-
-/**
- * How a stream broke, from its error's cause chain: the connection timed out, the connection
- * closed (reset, or closed by the other side: the HTTP layer's words for it say nothing more), or
- * the deepest cause's own message when it says something else.
- */
-function brokenStreamReason(cause: unknown): string {
-  const chain = causeChain(cause);
-  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code);
-  if (codes.includes("ETIMEDOUT") || chain.some((item) => item.name === "TimeoutError")) {
-    return "the connection timed out (ETIMEDOUT)";
-  }
-  const closed = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"].some((code) => codes.includes(code));
-  const deepest = chain.at(-1)?.message ?? "";
-  if (closed || deepest === "" || CONNECTION_CLOSED.test(deepest)) {
-    return "the connection closed before the reply was complete";
-  }
-  return deepest;
-}
-
-/** Characters of a malformed event quoted in its failure's message. */
-const QUOTED_EVENT_LENGTH = 200;
-
-/**
- * What was wrong with a stream event the provider could not read: not JSON (the AI SDK's
- * `JSONParseError`), or JSON of a shape its wire does not have (`TypeValidationError`, its first
- * schema issue and where). The SDK's own messages repeat their cause and quote the whole zod report.
- */
-function malformedEvent(error: unknown): string | undefined {
-  if (JSONParseError.isInstance(error)) {
-    const reason = error.cause instanceof Error ? error.cause.message : "not JSON";
-    return `the model server sent a stream event that is not JSON (${reason}): ${quoted(error.text)}`;
-  }
-  if (TypeValidationError.isInstance(error)) {
-    const value = JSON.stringify(error.value) ?? String(error.value);
-    const issue = firstIssue(error.cause);
-    return `the model server sent a stream event the wire does not have${issue === undefined ? "" : ` (${issue})`}: ${quoted(value)}`;
-  }
-  return undefined;
-}
-
-function quoted(text: string): string {
-  return text.length > QUOTED_EVENT_LENGTH ? `${text.slice(0, QUOTED_EVENT_LENGTH)}…` : text;
-}
-
-/** A zod issue as far as this reads it: `invalid_union` holds each alternative's issues. */
-interface SchemaIssue {
-  code?: unknown;
-  path?: unknown;
-  message?: unknown;
-  errors?: unknown;
-}
-
-/** The first issue of a zod error, through the first alternative of unions: "path: message". */
-function firstIssue(cause: unknown): string | undefined {
-  const issues = (cause as { issues?: unknown } | undefined)?.issues;
-  let issue = Array.isArray(issues) ? (issues[0] as SchemaIssue | undefined) : undefined;
-  const path: unknown[] = [];
-  for (let depth = 0; issue !== undefined && depth < 10; depth += 1) {
-    path.push(...(Array.isArray(issue.path) ? issue.path : []));
-    const alternatives = issue.code === "invalid_union" ? issue.errors : undefined;
-    const inner =
-      Array.isArray(alternatives) && Array.isArray(alternatives[0])
-        ? alternatives[0][0]
-        : undefined;
-    if (inner === undefined) {
-      break;
-    }
-    issue = inner as SchemaIssue;
-  }
-  if (issue === undefined || typeof issue.message !== "string") {
-    return undefined;
-  }
-  return `${path.length === 0 ? "the event" : path.join(".")}: ${issue.message}`;
-}
-
-function causeChain(error: unknown): Error[] {
-  const chain: Error[] = [];
-  let current: unknown = error;
-  while (current instanceof Error && chain.length < 5) {
-    chain.push(current);
-    current = current.cause;
-  }
-  return chain;
 }
 
 function hostOf(url: string | undefined): string | undefined {
@@ -397,40 +292,6 @@ export function parseRetryAfter(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof Error) {
-    const cause =
-      error.cause instanceof Error && !error.message.includes(error.cause.message)
-        ? `: ${error.cause.message}`
-        : "";
-    return `${error.message}${cause}`;
-  }
-  if (typeof error === "object" && error !== null) {
-    try {
-      return JSON.stringify(error);
-    } catch {
-      return String(error);
-    }
-  }
-  return String(error);
-}
-
-/** Redacts credentials and cuts to {@link MAX_MESSAGE_LENGTH} characters. */
-export function boundedMessage(text: string): string {
-  const redacted = redactSecrets(text.replace(/\s+/g, " ").trim());
-  return redacted.length > MAX_MESSAGE_LENGTH
-    ? `${redacted.slice(0, MAX_MESSAGE_LENGTH)}… (${redacted.length - MAX_MESSAGE_LENGTH} more characters)`
-    : redacted;
-}
-
-/** Removes API keys, bearer tokens and credentials in query strings from a text. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
-    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
-    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]");
-}
-
 /**
  * A successful answer that is a web page (`text/html`): no model API answers so, a proxy's or
  * captive portal's page, or a base URL that names a website rather than its API, does. Thrown by
@@ -448,4 +309,41 @@ export class WebPageAnswerError extends Error {
       `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (an OpenAI-compatible one usually ends in /v1) or a proxy in between`,
     );
   }
+}
+
+/** When and how long to retry a failed model request (case 18). All times in ms. */
+export interface RetryPolicy {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** First backoff delay; doubles each retry, with ±20 % jitter. */
+  initialDelayMs: number;
+  /** Longest backoff delay. */
+  maxDelayMs: number;
+  /** A `Retry-After` above this fails at once with the server's delay in the message. */
+  retryAfterCapMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 5,
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  retryAfterCapMs: 60_000,
+};
+
+/**
+ * Backoff in ms for retry number `attempt` (0-based) under `policy`: exponential from
+ * `initialDelayMs`, capped at `maxDelayMs`, ±20 % jitter, never below the server's Retry-After;
+ * undefined when the Retry-After exceeds `retryAfterCapMs`.
+ */
+export function delayBeforeRetry(
+  policy: RetryPolicy,
+  attempt: number,
+  failure: ClassifiedFailure,
+): number | undefined {
+  if (failure.retryAfterMs !== undefined && failure.retryAfterMs > policy.retryAfterCapMs) {
+    return undefined;
+  }
+  const exponential = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** attempt);
+  const jittered = exponential * (0.8 + Math.random() * 0.4);
+  return Math.round(Math.max(jittered, failure.retryAfterMs ?? 0));
 }

@@ -4,12 +4,8 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { abortFinished } from "../events/errors.js";
-import {
-  brokenStreamFailure,
-  type ClassifiedFailure,
-  classifyFailure,
-  ENDED_EARLY,
-} from "./errors.js";
+import { type ClassifiedFailure, classifyFailure } from "./errors.js";
+import { brokenStreamFailure, ENDED_EARLY } from "./failure-words.js";
 import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";

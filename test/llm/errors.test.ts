@@ -1,11 +1,7 @@
 import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { describe, expect, test } from "vitest";
-import {
-  boundedMessage,
-  classifyFailure,
-  parseRetryAfter,
-  redactSecrets,
-} from "../../src/llm/errors.js";
+import { classifyFailure, parseRetryAfter } from "../../src/llm/errors.js";
+import { boundedMessage, redactSecrets } from "../../src/llm/failure-words.js";
 
 function apiCallError(
   statusCode: number | undefined,

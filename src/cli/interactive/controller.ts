@@ -186,14 +186,9 @@ export class Controller {
     return this.prompt(input);
   }
 
-  /**
-   * How the prompt that just ended stopped, when its answer is not complete because a limit or the
-   * model stopped it (`stopped: max_turn_requests`, event-notes.ts `stopNote`); taken once by
-   * {@link takeEnding}.
-   */
   private ending: string | undefined;
 
-  /** How the prompt that just ended stopped, when the status row should say it; once. */
+  /** How the prompt that just ended stopped (`stopped: max_turn_requests`, event-notes.ts), once. */
   takeEnding(): string | undefined {
     const ending = this.ending;
     this.ending = undefined;
@@ -370,8 +365,7 @@ export class Controller {
       view === undefined
         ? undefined
         : async (untrusted: UntrustedProject) => {
-            // Each server with its command line or URL; loaded at the question only, as `-p`
-            // loads it (test/cli/modules-loaded.test.ts).
+            // Loaded at the question only, as `-p` loads it (test/cli/modules-loaded.test.ts).
             const { untrustedServersQuestion } = await import("../../session/trust-lines.js");
             return view.confirm([
               ...untrustedServersQuestion(untrusted),

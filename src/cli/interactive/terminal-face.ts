@@ -177,11 +177,10 @@ function untilExit(
       }
       exiting = true;
       view.stop();
-      // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts).
+      // A signal from outside is named in the log, as -p does (cli/prompt-stops.ts), and the last
+      // frame's status row says how the running prompt or command ended: never "working".
       const ended = await controller.close(by).catch(() => undefined);
       if (ended !== undefined) {
-        // The last frame's status row says how the running prompt or command ended, as -p's
-        // last lines do: never "working".
         screen.status.state.hint = ended;
       }
       await screen.lastFrame();

@@ -80,18 +80,9 @@ export class Transcript extends Container {
       case "session.plan_updated":
         this.plan();
         return;
-      case "permission.completed": {
-        // An "always" answer shows the rule it creates (README, "Permission questions"), under
-        // the call's line: right after the answer, above what the tool then did.
-        const note = alwaysRuleNote(event.data);
-        const view = this.tools.get(event.data.toolCallId);
-        if (note !== undefined && view !== undefined) {
-          view.answerNote = note;
-        } else if (note !== undefined) {
-          this.note(note);
-        }
+      case "permission.completed":
+        this.answered(event.data);
         return;
-      }
       case "session.idle":
         this.streaming = undefined;
         return;
@@ -114,6 +105,20 @@ export class Transcript extends Container {
         return;
       default:
         this.notice(event);
+    }
+  }
+
+  /**
+   * An "always" answer shows the rule it creates (README, "Permission questions"), under the
+   * call's line: right after the answer, above what the tool then did.
+   */
+  private answered(data: SessionEventOf<"permission.completed">["data"]): void {
+    const note = alwaysRuleNote(data);
+    const view = this.tools.get(data.toolCallId);
+    if (note !== undefined && view !== undefined) {
+      view.answerNote = note;
+    } else if (note !== undefined) {
+      this.note(note);
     }
   }
 

@@ -1,0 +1,156 @@
+/**
+ * How a model request's failure is said to a user (every face, the log's `session.error`): bounded
+ * and redacted text, a broken stream's one wording, a malformed stream event quoted. errors.ts
+ * decides what a failure is; this says it.
+ */
+
+import { JSONParseError, TypeValidationError } from "@ai-sdk/provider";
+import type { ClassifiedFailure } from "./errors.js";
+
+/** Longest error message we pass on (characters): provider bodies can be huge HTML pages. */
+const MAX_MESSAGE_LENGTH = 500;
+
+/**
+ * The words every face uses for a reply whose stream stopped before the reply's end (the
+ * terminal, `-p`'s stderr, ACP's error, the log's `session.error`): one rule, here.
+ */
+const BROKEN_STREAM = "the model's stream broke off";
+
+/**
+ * A model stream that broke off: `reason` says how, in a user's words (the connection closed,
+ * the response ended early), never in the HTTP layer's ("terminated: aborted"). A network
+ * failure: retried while nothing of the reply has been shown.
+ */
+export function brokenStreamFailure(reason: string): ClassifiedFailure {
+  return {
+    errorType: "network",
+    message: boundedMessage(`${BROKEN_STREAM}: ${reason}`),
+    retryable: true,
+  };
+}
+
+/** A response that ended without its wire's end of reply (a finish reason, `[DONE]`, …). */
+export const ENDED_EARLY = "the response ended before the reply was complete";
+
+/** Messages of the HTTP layer that say only that the connection went away. */
+const CONNECTION_CLOSED =
+  /^(?:terminated|aborted|other side closed|socket hang up|read ECONNRESET)$/i;
+
+/**
+ * How a stream broke, from its error's cause chain: the connection timed out, the connection
+ * closed (reset, or closed by the other side: the HTTP layer's words for it say nothing more), or
+ * the deepest cause's own message when it says something else.
+ */
+export function brokenStreamReason(cause: unknown): string {
+  const chain = causeChain(cause);
+  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code);
+  if (codes.includes("ETIMEDOUT") || chain.some((item) => item.name === "TimeoutError")) {
+    return "the connection timed out (ETIMEDOUT)";
+  }
+  const closed = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"].some((code) => codes.includes(code));
+  const deepest = chain.at(-1)?.message ?? "";
+  if (closed || deepest === "" || CONNECTION_CLOSED.test(deepest)) {
+    return "the connection closed before the reply was complete";
+  }
+  return deepest;
+}
+
+/** Characters of a malformed event quoted in its failure's message. */
+const QUOTED_EVENT_LENGTH = 200;
+
+/**
+ * What was wrong with a stream event the provider could not read: not JSON (the AI SDK's
+ * `JSONParseError`), or JSON of a shape its wire does not have (`TypeValidationError`, its first
+ * schema issue and where). The SDK's own messages repeat their cause and quote the whole zod report.
+ */
+export function malformedEvent(error: unknown): string | undefined {
+  if (JSONParseError.isInstance(error)) {
+    const reason = error.cause instanceof Error ? error.cause.message : "not JSON";
+    return `the model server sent a stream event that is not JSON (${reason}): ${quoted(error.text)}`;
+  }
+  if (TypeValidationError.isInstance(error)) {
+    const value = JSON.stringify(error.value) ?? String(error.value);
+    const issue = firstIssue(error.cause);
+    return `the model server sent a stream event the wire does not have${issue === undefined ? "" : ` (${issue})`}: ${quoted(value)}`;
+  }
+  return undefined;
+}
+
+function quoted(text: string): string {
+  return text.length > QUOTED_EVENT_LENGTH ? `${text.slice(0, QUOTED_EVENT_LENGTH)}…` : text;
+}
+
+/** A zod issue as far as this reads it: `invalid_union` holds each alternative's issues. */
+interface SchemaIssue {
+  code?: unknown;
+  path?: unknown;
+  message?: unknown;
+  errors?: unknown;
+}
+
+/** The first issue of a zod error, through the first alternative of unions: "path: message". */
+function firstIssue(cause: unknown): string | undefined {
+  const issues = (cause as { issues?: unknown } | undefined)?.issues;
+  let issue = Array.isArray(issues) ? (issues[0] as SchemaIssue | undefined) : undefined;
+  const path: unknown[] = [];
+  for (let depth = 0; issue !== undefined && depth < 10; depth += 1) {
+    path.push(...(Array.isArray(issue.path) ? issue.path : []));
+    const alternatives = issue.code === "invalid_union" ? issue.errors : undefined;
+    const inner =
+      Array.isArray(alternatives) && Array.isArray(alternatives[0])
+        ? alternatives[0][0]
+        : undefined;
+    if (inner === undefined) {
+      break;
+    }
+    issue = inner as SchemaIssue;
+  }
+  if (issue === undefined || typeof issue.message !== "string") {
+    return undefined;
+  }
+  return `${path.length === 0 ? "the event" : path.join(".")}: ${issue.message}`;
+}
+
+export function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && chain.length < 5) {
+    chain.push(current);
+    current = current.cause;
+  }
+  return chain;
+}
+
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause =
+      error.cause instanceof Error && !error.message.includes(error.cause.message)
+        ? `: ${error.cause.message}`
+        : "";
+    return `${error.message}${cause}`;
+  }
+  if (typeof error === "object" && error !== null) {
+    try {
+      return JSON.stringify(error);
+    } catch {
+      return String(error);
+    }
+  }
+  return String(error);
+}
+
+/** Redacts credentials and cuts to {@link MAX_MESSAGE_LENGTH} characters. */
+export function boundedMessage(text: string): string {
+  const redacted = redactSecrets(text.replace(/\s+/g, " ").trim());
+  return redacted.length > MAX_MESSAGE_LENGTH
+    ? `${redacted.slice(0, MAX_MESSAGE_LENGTH)}… (${redacted.length - MAX_MESSAGE_LENGTH} more characters)`
+    : redacted;
+}
+
+/** Removes API keys, bearer tokens and credentials in query strings from a text. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
+    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
+    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]");
+}
