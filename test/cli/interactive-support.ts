@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -157,3 +158,23 @@ export { printedSessionId };
 
 /** The input box is drawn: its two rules and the status line under them. */
 export const INPUT_BOX = /─{20,}\n[^\n]*\n─{20,}\n.*fake-model/;
+
+/** A model reply with one `edit` call. */
+export const editCall = (id: string, path: string, from: string, to: string) => ({
+  toolCalls: [
+    { id, name: "edit", arguments: JSON.stringify({ path, old_str: from, new_str: to }) },
+  ],
+});
+
+/** `turnloop -p` in `cwd` whose model makes `call`: the tool result it got back. */
+export async function editThroughPrompt(
+  fixture: InteractiveFixture,
+  cwd: string,
+  call: ReturnType<typeof editCall>,
+): Promise<string> {
+  fixture.server.enqueue(call, { text: "Done." });
+  const result = await runCli(["-p", "edit it"], { cwd, env: fixture.environment() });
+  expect(result.code).toBe(0);
+  const tool = chatMessages(fixture.server, -1).find((message) => message.role === "tool");
+  return String(tool?.content);
+}

@@ -1,35 +1,14 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { runCli } from "../support/cli.js";
-import { chatMessages } from "../support/harness.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { type InteractiveFixture, interactiveTest } from "./interactive-support.js";
+import { editCall as edit, editThroughPrompt, interactiveTest } from "./interactive-support.js";
 
 // Round 3, session 21: `/permissions save` from a subfolder wrote the session's grant as the
 // session had it, relative to the subfolder (`edit(notes.md)`), into the repository root's
 // `.turnloop/config.json`, whose relative paths are read against the root: the saved rule named
 // another file. It now writes the pattern relative to the file's own folder (`edit(src/notes.md)`),
 // and a run from the root and one from the subfolder both apply it.
-
-const edit = (id: string, path: string, from: string, to: string) => ({
-  toolCalls: [
-    { id, name: "edit", arguments: JSON.stringify({ path, old_str: from, new_str: to }) },
-  ],
-});
-
-/** `turnloop -p` in `cwd` whose model makes `call`: the tool result it got back. */
-async function editThroughPrompt(
-  fixture: InteractiveFixture,
-  cwd: string,
-  call: ReturnType<typeof edit>,
-): Promise<string> {
-  fixture.server.enqueue(call, { text: "Done." });
-  const result = await runCli(["-p", "edit it"], { cwd, env: fixture.environment() });
-  expect(result.code).toBe(0);
-  const tool = chatMessages(fixture.server, -1).find((message) => message.role === "tool");
-  return String(tool?.content);
-}
 
 describe.skipIf(tmuxMissing())("/permissions save from a subfolder", () => {
   interactiveTest(

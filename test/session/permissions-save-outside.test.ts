@@ -1,9 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { type InteractiveFixture, interactiveTest } from "../cli/interactive-support.js";
-import { runCli } from "../support/cli.js";
-import { chatMessages } from "../support/harness.js";
+import {
+  editCall as edit,
+  editThroughPrompt,
+  interactiveTest,
+} from "../cli/interactive-support.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 
 // Round 3, session 22: an "always" answer for a file outside the session's folder is a grant of
@@ -11,25 +13,6 @@ import { tmuxMissing } from "../support/interactive-terminal.js";
 // of this machine, for a file the user knows as `docs/plan.md` or `~/notes/todo.md`. It is now
 // saved relative to the project's folder when in it, under `~` when in the home folder (absolute
 // only otherwise), and read back as the same file.
-
-const edit = (id: string, path: string, from: string, to: string) => ({
-  toolCalls: [
-    { id, name: "edit", arguments: JSON.stringify({ path, old_str: from, new_str: to }) },
-  ],
-});
-
-/** `turnloop -p` in `cwd` whose model makes `call`: the tool result it got back. */
-async function editThroughPrompt(
-  fixture: InteractiveFixture,
-  cwd: string,
-  call: ReturnType<typeof edit>,
-): Promise<string> {
-  fixture.server.enqueue(call, { text: "Done." });
-  const result = await runCli(["-p", "edit it"], { cwd, env: fixture.environment() });
-  expect(result.code).toBe(0);
-  const tool = chatMessages(fixture.server, -1).find((message) => message.role === "tool");
-  return String(tool?.content);
-}
 
 describe.skipIf(tmuxMissing())("/permissions save of grants outside the session's folder", () => {
   interactiveTest(
