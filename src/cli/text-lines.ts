@@ -25,3 +25,31 @@ export function trimTrailingNewlines(text: string): string {
 export function plural(count: number, word: string): string {
   return count === 1 ? word : `${word}s`;
 }
+
+/**
+ * The last `count` non-blank lines of `text`, each cut to its first `maxLength` UTF-16 code units
+ * (never inside a code point). Read from the end, line by line: the answer holds at most
+ * `count` × `maxLength` characters however long `text` is, and `text` is never split whole.
+ */
+export function lastLinesOf(text: string, count: number, maxLength: number): string[] {
+  const lines: string[] = [];
+  let end = text.length;
+  while (lines.length < count && end > 0) {
+    const start = text.lastIndexOf("\n", end - 1) + 1;
+    const line =
+      end - start > maxLength
+        ? cutAtCodePoint(text.slice(start, start + maxLength))
+        : text.slice(start, end);
+    if (line.trim() !== "") {
+      lines.unshift(line);
+    }
+    end = start - 1;
+  }
+  return lines;
+}
+
+/** `text` without its last code unit when that is the first half of a surrogate pair. */
+function cutAtCodePoint(text: string): string {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
+}

@@ -8,18 +8,27 @@ import { terminalText } from "../../events/errors.js";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
+import { lastLinesOf } from "../text-lines.js";
 import { callSummary, unsuccessfulLabel } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
-/** Lines of a command's output shown under a finished call; an edit's diff shows twice as many. */
+/**
+ * Lines of a command's output shown under a finished call, and under a running one as they come
+ * (the same count, so that the result takes the live lines' place without moving what is below);
+ * an edit's diff shows twice as many.
+ */
 const PREVIEW_LINES = 4;
+
+/** Characters of a running command's output line kept at most: more than a terminal's row. */
+const LIVE_LINE_LENGTH = 1_000;
 
 /**
  * One tool call on screen, drawn from the session model's {@link ToolCall} (the fold updates it
  * in place; src/session/session-model/): a line with its name and arguments as soon as it is
- * known, a live status (asking, running with the elapsed time), the rule an "always" answer made
- * (under the line, above what the tool did), then its outcome and a short preview: the change
- * for edits, the last lines of output for commands. A command that exited
+ * known, a live status (asking, running with the elapsed time, and under it the last lines of a
+ * command's output so far), the rule an "always" answer made (under the line, above what the
+ * tool did), then its outcome and a short preview: the change for edits, the last lines of
+ * output for commands. A command that exited
  * non-zero is failed, with its exit code, as on every face. Arguments, output and errors are
  * drawn without terminal control sequences (events/errors.ts terminalText).
  */
@@ -29,6 +38,8 @@ export class ToolCallView implements Component {
    * "always" answer creates (event-notes.ts `alwaysRuleNote`).
    */
   answerNote: string | undefined;
+  /** The last {@link PREVIEW_LINES} lines of the running call's output so far. */
+  private liveLines: readonly string[] = [];
 
   constructor(
     private readonly theme: Theme,
@@ -40,6 +51,26 @@ export class ToolCallView implements Component {
   }
 
   invalidate(): void {}
+
+  /**
+   * Keeps the last lines of `partialOutput` (a `tool.execution_partial_result`'s output so far:
+   * all of it, or its head and tail once past the command runner's limit), shown under the
+   * call's line while it runs. Only those lines are
+   * kept, cut to {@link LIVE_LINE_LENGTH} characters, so that the screen holds and redraws a few
+   * short lines whatever the command prints.
+   */
+  showOutput(partialOutput: string): void {
+    if (this.toolCall.status === "running") {
+      this.liveLines = lastLinesOf(partialOutput, PREVIEW_LINES, LIVE_LINE_LENGTH).map(
+        terminalText,
+      );
+    }
+  }
+
+  /** Forgets the live lines: the call ended, and its result shows instead. */
+  endOutput(): void {
+    this.liveLines = [];
+  }
 
   render(width: number): string[] {
     const { theme } = this;
@@ -94,7 +125,8 @@ export class ToolCallView implements Component {
         return [theme.warning("waiting for your answer")];
       case "running": {
         const since = toolCall.runningAt ?? toolCall.startedAt ?? Date.now();
-        return [theme.dim(`running ${seconds(Date.now() - since)}`)];
+        const lines = this.liveLines.map((line) => theme.dim(line));
+        return [theme.dim(`running ${seconds(Date.now() - since)}`), ...lines];
       }
       case "completed":
         return this.completed();

@@ -83,6 +83,13 @@ export class Transcript extends Container {
       case "permission.completed":
         this.answered(event.data);
         return;
+      // A running command's output so far, under its line until its outcome replaces it.
+      case "tool.execution_partial_result":
+        this.tools.get(event.data.toolCallId)?.showOutput(event.data.partialOutput);
+        return;
+      case "tool.execution_complete":
+        this.tools.get(event.data.toolCallId)?.endOutput();
+        return;
       case "session.idle":
         this.streaming = undefined;
         return;
@@ -92,13 +99,11 @@ export class Transcript extends Container {
       case "tool.execution_start":
       case "permission.requested":
       case "tool.execution_running":
-      case "tool.execution_complete":
       case "session.start":
       case "assistant.turn_start":
       case "assistant.turn_end":
       case "assistant.reasoning_delta":
       case "assistant.usage":
-      case "tool.execution_partial_result":
       case "session.compaction_start":
       case "hook.start":
       case "hook.end":
