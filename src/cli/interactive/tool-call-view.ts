@@ -22,6 +22,9 @@ const PREVIEW_LINES = 4;
 /** Characters of a running command's output line kept at most: more than a terminal's row. */
 const LIVE_LINE_LENGTH = 1_000;
 
+/** Columns between a terminal's tab stops (a tab moves to the next multiple of it). */
+const TAB_STOP = 8;
+
 /**
  * One tool call on screen, drawn from the session model's {@link ToolCall} (the fold updates it
  * in place; src/session/session-model/): a line with its name and arguments as soon as it is
@@ -61,8 +64,8 @@ export class ToolCallView implements Component {
    */
   showOutput(partialOutput: string): void {
     if (this.toolCall.status === "running") {
-      this.liveLines = lastLinesOf(partialOutput, PREVIEW_LINES, LIVE_LINE_LENGTH).map(
-        terminalText,
+      this.liveLines = lastLinesOf(partialOutput, PREVIEW_LINES, LIVE_LINE_LENGTH).map((line) =>
+        expandTabs(terminalText(line)),
       );
     }
   }
@@ -151,7 +154,7 @@ export class ToolCallView implements Component {
     const stop = toolFailure && toolCall.toolName === "bash" ? commandStop(text) : undefined;
     const label = stop?.reason ?? (toolFailure ? "failed" : unsuccessfulLabel(toolCall));
     const tail = lastLines(stop?.output ?? text, PREVIEW_LINES);
-    return [theme.failure(label), ...tail.map((line) => theme.dim(line))];
+    return [theme.failure(label), ...tail.map((line) => theme.dim(expandTabs(line)))];
   }
 
   private completed(): string[] {
@@ -170,7 +173,8 @@ export class ToolCallView implements Component {
     }
     const output = lastLines(terminalText(toolCall.output ?? ""), Number.POSITIVE_INFINITY);
     if (toolCall.toolName === "bash") {
-      return [timing, ...output.slice(-PREVIEW_LINES).map((line) => theme.dim(line))];
+      const tail = output.slice(-PREVIEW_LINES);
+      return [timing, ...tail.map((line) => theme.dim(expandTabs(line)))];
     }
     return [`${timing} ${theme.dim(`· ${output.length} line${output.length === 1 ? "" : "s"}`)}`];
   }
@@ -194,6 +198,26 @@ export class ToolCallView implements Component {
     const more = rows.length - shown.length;
     return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
   }
+}
+
+/**
+ * `line` with each tab replaced by the spaces up to the next tab stop counted from the line's
+ * start, as the command's terminal would have laid it out: drawn indented, a raw tab would move
+ * to other stops, and pi-tui counts it as three columns whatever it moves.
+ */
+function expandTabs(line: string): string {
+  if (!line.includes("\t")) {
+    return line;
+  }
+  let column = 0;
+  return line
+    .split("\t")
+    .map((part, index) => {
+      const pad = index === 0 ? "" : " ".repeat(TAB_STOP - (column % TAB_STOP));
+      column += pad.length + visibleWidth(part);
+      return pad + part;
+    })
+    .join("");
 }
 
 function seconds(ms: number): string {
