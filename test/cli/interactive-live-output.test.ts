@@ -129,14 +129,15 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
   interactiveTest(
     "tabs in the output keep the columns the command printed (a stop every eight), though drawn indented, and are cut at the edge",
     async ({ fixture }) => {
-      // Fifteen `tab-N` columns: 120 columns once laid out, more than the 80 of the terminal.
-      const command = `for i in $(seq 1 15); do printf 'tab-%d\\t' $i; done; echo; ${WAIT_FOR_GATE}`;
+      // Fifteen `tab-N` columns, printed at once (a frame shows no half line): 120 columns once
+      // laid out, more than the 80 of the terminal.
+      const command = `printf 'tab-%d\\t' $(seq 1 15); echo; ${WAIT_FOR_GATE}`;
       fixture.server.enqueue(bashCall(command), { text: "Ran it." });
       const terminal = await fixture.openReady(["--allow-all-tools"], { columns: 80 });
       terminal.type("run the command");
       const columns = Array.from({ length: 15 }, (_, index) => `tab-${index + 1}`.padEnd(8));
       const shown = `  ${columns.join("")}`.slice(0, 77);
-      const running = await terminal.waitFor(/running \d+\.\ds\n +tab-1 /);
+      const running = await terminal.waitFor(/running \d+\.\ds\n +tab-1 .*\.\.\.\n/);
       expect(rowsBelow("› run the command", running).slice(1)).toEqual([`${shown}...`]);
       await writeFile(join(fixture.repository, "gate"), "");
       const done = await terminal.waitFor(/Ran it\./);
