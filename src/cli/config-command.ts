@@ -90,8 +90,15 @@ function textRows(
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
     ),
+    // A server's entry is shown as JSON; a project's server left waiting for trust, as its note.
     ...mcp.map((server) =>
-      row(`mcpServers.${server.name}`, redactSecrets(JSON.stringify(server.value)), server.source),
+      row(
+        `mcpServers.${server.name}`,
+        typeof server.value === "string"
+          ? server.value
+          : redactSecrets(JSON.stringify(server.value)),
+        server.source,
+      ),
     ),
     ...Object.entries(settings.contextWindows).map(([model, size]) =>
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
