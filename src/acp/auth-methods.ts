@@ -27,7 +27,8 @@ export interface AuthenticationSettings {
  * provider needs a key, one method names the variable it is read from (SDK 2.4.0's schema has
  * `agent` and `terminal` methods only, so this is an `agent` method whose id, name and `_meta`
  * name the variable: the client can tell the user what to set, then call `authenticate` to check).
- * No model, or one that needs no key (ollama, openai-compatible): no methods.
+ * A config profile's model names the variable its `apiKeyEnv` gives. No model, or one that needs
+ * no key (ollama, openai-compatible without a profile's `apiKeyEnv`): no methods.
  */
 export function authMethods(settings: AuthenticationSettings): acp.AuthMethod[] {
   const modelId = settings.config.model?.resolved ?? settings.env.TURNLOOP_MODEL;
@@ -35,10 +36,12 @@ export function authMethods(settings: AuthenticationSettings): acp.AuthMethod[] 
     return [];
   }
   const provider = modelId.slice(0, modelId.indexOf(":")) as ProviderName;
-  if (!needsApiKey(provider)) {
+  // A config profile's `apiKeyEnv` is where its key is read, whatever its wire needs.
+  const profileVariable = settings.config.apiKeyVariable?.value;
+  if (profileVariable === undefined && !needsApiKey(provider)) {
     return [];
   }
-  const variable = apiKeyVariable(provider);
+  const variable = profileVariable ?? apiKeyVariable(provider);
   return [
     {
       id: methodId(variable),

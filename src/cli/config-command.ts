@@ -72,7 +72,14 @@ function textRows(
       settings.model?.source,
     ),
     row("baseUrl", settings.baseUrl?.value, settings.baseUrl?.source),
-    row("apiKey", key?.value, key?.source),
+    row(
+      "apiKey",
+      key?.value ??
+        (settings.apiKeyVariable === undefined
+          ? undefined
+          : `(not set: ${settings.apiKeyVariable.value} is empty or unset)`),
+      key?.source ?? settings.apiKeyVariable?.source,
+    ),
     // Only a database is shown: the file store's default listing stays as it was.
     ...(settings.store === undefined
       ? []
@@ -90,8 +97,15 @@ function textRows(
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
     ),
+    // A server's entry is shown as JSON; a project's server left waiting for trust, as its note.
     ...mcp.map((server) =>
-      row(`mcpServers.${server.name}`, redactSecrets(JSON.stringify(server.value)), server.source),
+      row(
+        `mcpServers.${server.name}`,
+        typeof server.value === "string"
+          ? server.value
+          : redactSecrets(JSON.stringify(server.value)),
+        server.source,
+      ),
     ),
     ...Object.entries(settings.contextWindows).map(([model, size]) =>
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
@@ -257,7 +271,11 @@ function row(name: string, value: string | undefined, source: string | undefined
   return `${name.padEnd(24)} ${value ?? "(not set)"}${source === undefined ? "" : `    from ${source}`}`;
 }
 
-/** Which variable the key comes from, its value shown as its first 4 characters. */
+/**
+ * Which variable the key comes from, its value shown as its first 4 characters: `TURNLOOP_API_KEY`,
+ * else a profile's `apiKeyEnv` variable when the model's profile names one (no other is read
+ * then: session/host-models.ts), else the provider's own variable.
+ */
 function apiKeySource(
   model: string | undefined,
   env: NodeJS.ProcessEnv,
@@ -265,11 +283,7 @@ function apiKeySource(
 ): { value: string; source: string } | undefined {
   const provider = model?.slice(0, Math.max(0, model.indexOf(":")));
   const vendor = provider === "anthropic" ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
-  const candidates = [
-    "TURNLOOP_API_KEY",
-    ...(profileVariable === undefined ? [] : [profileVariable]),
-    vendor,
-  ];
+  const candidates = ["TURNLOOP_API_KEY", profileVariable ?? vendor];
   for (const variable of candidates) {
     const value = env[variable];
     if (value !== undefined && value !== "") {

@@ -1,6 +1,7 @@
 /**
- * Which reopens of a session `sessions show` leaves out (render.ts): the log records every
- * reopen's `session.resume` before it knows whether the reopen will work.
+ * Which reopens of a session are not drawn as resumes: one rule for `sessions show` (render.ts),
+ * the HTML view and the exports (session-view/fold.ts). The log records every reopen's
+ * `session.resume` before it knows whether the reopen will work.
  */
 
 import type { SessionEvent } from "../events/events.js";

@@ -10,7 +10,8 @@ import type { Session } from "../session/session.js";
  */
 export interface PromptResult {
   type: "result";
-  subtype: "success" | "error_max_turns" | "error_during_execution";
+  subtype: ResultSubtype;
+  /** `false` only for a finished prompt (`subtype` `success`); every other end exits non-zero. */
   is_error: boolean;
   /**
    * The final answer: the text of the last model reply of the prompt (for one that ended with
@@ -98,10 +99,11 @@ export class PromptResultCollector {
   result(outcome: PromptOutcome, sessionId: string | null, durationMs: number): PromptResult {
     const failed = "error" in outcome;
     const stopReason = failed ? null : outcome.stopReason;
+    const subtype = resultSubtype(outcome);
     return {
       type: "result",
-      subtype: resultSubtype(stopReason),
-      is_error: stopReason !== "end_turn",
+      subtype,
+      is_error: subtype !== "success",
       result: failed ? "" : this.lastText,
       stop_reason: stopReason,
       session_id: sessionId,
@@ -117,19 +119,46 @@ export class PromptResultCollector {
 }
 
 /**
- * The result's `subtype` for how the prompt ended (`null`: an error): `success` only when the model
- * finished (`end_turn`), so `subtype` and `is_error` never disagree; `error_max_turns` when
- * `--max-turns` stopped it; `error_during_execution` for every other early end (cancelled,
- * max_tokens, refusal, an error), whose `stop_reason` says which.
+ * How a prompt ended, one word each, in the manner of Claude Code's `-p` result subtypes (its
+ * `success`, `error_max_turns` and `error_during_execution` mean the same here; the others are
+ * turnloop's own stops): README, "JSON output".
  */
-export function resultSubtype(stopReason: StopReason | null): PromptResult["subtype"] {
-  switch (stopReason) {
+export type ResultSubtype =
+  | "success"
+  | "error_max_turns"
+  | "error_repetition"
+  | "error_max_autopilot_continues"
+  | "error_max_tokens"
+  | "error_refusal"
+  | "error_cancelled"
+  | "error_during_execution";
+
+/**
+ * The result's `subtype` for how the prompt ended: `success` only when the model finished
+ * (`end_turn`) and, under autopilot, did not stop at `--max-autopilot-continues`
+ * (`error_max_autopilot_continues`); `error_max_turns` only when `--max-turns` stopped it, the
+ * repetition guard's stop (also `max_turn_requests`) being `error_repetition`; `error_max_tokens`,
+ * `error_refusal`, `error_cancelled` for those stop reasons; `error_during_execution` for an error.
+ */
+export function resultSubtype(outcome: PromptOutcome): ResultSubtype {
+  if ("error" in outcome) {
+    return "error_during_execution";
+  }
+  switch (outcome.stopReason) {
     case "end_turn":
-      return "success";
+      return outcome.autopilotStopped === undefined ? "success" : "error_max_autopilot_continues";
     case "max_turn_requests":
-      return "error_max_turns";
-    default:
-      return "error_during_execution";
+      return outcome.repetition === undefined ? "error_max_turns" : "error_repetition";
+    case "max_tokens":
+      return "error_max_tokens";
+    case "refusal":
+      return "error_refusal";
+    case "cancelled":
+      return "error_cancelled";
+    default: {
+      const unknown: never = outcome.stopReason;
+      return unknown;
+    }
   }
 }
 

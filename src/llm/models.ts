@@ -56,8 +56,9 @@ export interface ModelSettingsInput {
 
 /** Why a model that is otherwise configured cannot be used: its key is not set. */
 export interface MissingKey {
-  /** The variable to set, e.g. `ANTHROPIC_API_KEY` (`TURNLOOP_API_KEY` also works). */
-  variable: "ANTHROPIC_API_KEY" | "OPENAI_API_KEY";
+  /** The variable to set, e.g. `ANTHROPIC_API_KEY`, or a config profile's `apiKeyEnv`
+   * (`TURNLOOP_API_KEY` also works). */
+  variable: string;
   /** The model that needs it, `<provider>:<model>`. */
   modelId: string;
 }

@@ -41,13 +41,17 @@ export class ModelHost {
    */
   resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
     const baseUrl = this.config.baseUrl?.value;
-    return resolveModel(
+    const resolution = resolveModel(
       {
         ...(modelId === undefined ? {} : { model: modelId }),
         ...(baseUrl === undefined ? {} : { baseUrl }),
         endpoints: this.config.endpoints,
       },
       this.env,
+    );
+    return (
+      (modelId === undefined ? undefined : profileProblem(modelId, this.config, this.env)) ??
+      resolution
     );
   }
 
@@ -153,6 +157,49 @@ export class ModelHost {
       this.env,
     );
   }
+}
+
+/**
+ * What the config's provider profile (`model: "<profile>:<model>"`, run-config.ts) leaves missing
+ * for `modelId`, a model on that profile's wire, said in the profile's terms: no endpoint (an
+ * `openai-compatible` profile without `baseUrl`, and no `--base-url`, `TURNLOOP_BASE_URL` or file
+ * `baseUrl`), or no key in the variable its `apiKeyEnv` names (unset or empty, `TURNLOOP_API_KEY`
+ * unset too). Without this the endpoint's message named only the flags, and the key's absence
+ * was silent until the provider answered 401 (or another variable's key was sent there).
+ * `undefined` when the model is no profile's or nothing is missing.
+ */
+function profileProblem(
+  modelId: string,
+  config: RunConfig,
+  env: NodeJS.ProcessEnv,
+): Extract<ModelResolution, { ok: false }> | undefined {
+  const written = config.model?.value ?? "";
+  const name = written.slice(0, Math.max(0, written.indexOf(":")));
+  const profile = Object.hasOwn(config.providers, name) ? config.providers[name] : undefined;
+  if (profile === undefined || !modelId.startsWith(`${profile.value.type}:`)) {
+    return undefined;
+  }
+  const where = `in ${profile.source}`;
+  const shown = modelId === config.model?.resolved ? written : modelId;
+  if (profile.value.type === "openai-compatible" && config.baseUrl === undefined) {
+    return {
+      ok: false,
+      message: `turnloop: ${shown} needs an endpoint: set providers.${name}.baseUrl ${where} (or --base-url or TURNLOOP_BASE_URL), e.g. http://127.0.0.1:8000/v1.`,
+    };
+  }
+  const variable = profile.value.apiKeyEnv;
+  if (
+    variable === undefined ||
+    (env[variable] ?? "") !== "" ||
+    (env.TURNLOOP_API_KEY ?? "") !== ""
+  ) {
+    return undefined;
+  }
+  return {
+    ok: false,
+    message: `turnloop: ${shown} needs an API key: ${variable} is not set (providers.${name}.apiKeyEnv ${where} names it); set it, or TURNLOOP_API_KEY.`,
+    missingKey: { variable, modelId },
+  };
 }
 
 /** Why a model that did not resolve cannot be used here, after its id ("whose key … is not set here"). */

@@ -8,7 +8,7 @@ import { gate } from "../support/gate.js";
 // stdout in text mode, and put it in `result` with --output-format json, as if it were the
 // answer. README: stdout carries only the final answer, and only a finished prompt is a success.
 // Now the cut reply goes to stderr with the progress notes (text mode), and a cancelled prompt's
-// `result` is empty (subtype error_during_execution, is_error true, stop_reason cancelled).
+// `result` is empty (subtype error_cancelled, is_error true, stop_reason cancelled).
 
 describe("-p cancelled by SIGTERM while the model is replying", () => {
   test("stream-json: the reply streamed, then the result says cancelled with no answer", async ({
@@ -30,7 +30,7 @@ describe("-p cancelled by SIGTERM while the model is replying", () => {
     const last = JSON.parse(lines.at(-1) ?? "{}") as Record<string, unknown>;
     expect(last).toMatchObject({
       type: "result",
-      subtype: "error_during_execution",
+      subtype: "error_cancelled",
       is_error: true,
       result: "",
       stop_reason: "cancelled",
@@ -67,7 +67,7 @@ describe("-p cancelled by SIGTERM while the model is replying", () => {
       expect(result.code).toBe(143);
       if (format === "json") {
         expect(JSON.parse(result.stdout)).toMatchObject({
-          subtype: "error_during_execution",
+          subtype: "error_cancelled",
           is_error: true,
           result: "",
           stop_reason: "cancelled",

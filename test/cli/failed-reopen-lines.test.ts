@@ -7,7 +7,7 @@ import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 // failed) still showed `— resumed <time>` in `sessions show`, claiming a resume that did not
 // happen. The log keeps the event (it is written before the failure is known); `sessions show`
 // now draws a reopen only when the conversation went on after it (a prompt, or results given to
-// calls left open) or it repaired the log.
+// calls left open) or it repaired the log; `sessions view` and the exports draw by the same rule.
 
 /** The lines of `sessions show` with the times taken out. */
 function shownLines(stdout: string): string[] {
@@ -82,4 +82,14 @@ test("a sessions compact that failed draws its failure, not a resume", async ({ 
     "[stop: end_turn]",
     expect.stringMatching(/^compaction failed: the summary request failed twice: HTTP 500/),
   ]);
+  // The view (its data is the JSON export's) and the Markdown export follow the same rule: the
+  // reopen of `-p more` is drawn, the compaction's is not.
+  const markdown = await cli(["sessions", "export", sessionId, "--format", "markdown"]);
+  expect(markdown.stdout.match(/^- \*\*resume\*\* .*$/gm)).toEqual([
+    expect.stringMatching(/: session resumed$/),
+  ]);
+  const data = await cli(["sessions", "export", sessionId, "--format", "json"]);
+  expect(data.stdout.match(/"kind": ?"resume"/g)).toHaveLength(1);
+  const view = await cli(["sessions", "view", sessionId, "--out", "view.html", "--no-open"]);
+  expect(view.code).toBe(0);
 });

@@ -28,6 +28,18 @@ const ENDINGS: Ending[] = [
     replies: [{ toolCalls: [LOOK] }],
     flags: ["--max-turns", "1"],
   },
+  // The repetition guard also stops with max_turn_requests, but no --max-turns was reached.
+  {
+    name: "repetition",
+    replies: Array.from({ length: 5 }, (_, turn) => ({
+      toolCalls: [{ ...LOOK, id: `call_${turn}` }],
+    })),
+  },
+  {
+    name: "autopilot cap",
+    replies: [{ text: "Still working." }],
+    flags: ["--autopilot", "--max-autopilot-continues", "0"],
+  },
   {
     name: "cancelled",
     replies: [
@@ -44,7 +56,7 @@ const ENDINGS: Ending[] = [
 ];
 
 describe("--output-format json: subtype and is_error", () => {
-  test("each stop reason maps to one subtype/is_error pair; success only for end_turn", async ({
+  test("each way a prompt ends has its own subtype (error_max_turns only for --max-turns); success, the one is_error false, only for a finished prompt", async ({
     cli,
     model,
     repository,
@@ -70,43 +82,22 @@ describe("--output-format json: subtype and is_error", () => {
         stop_reason: parsed.stop_reason,
       });
     }
+    const row = (ending: string, code: number, subtype: string, stop_reason: string | null) => ({
+      ending,
+      code,
+      subtype,
+      is_error: subtype !== "success",
+      stop_reason,
+    });
     expect(seen).toEqual([
-      { ending: "end_turn", code: 0, subtype: "success", is_error: false, stop_reason: "end_turn" },
-      {
-        ending: "max_tokens",
-        code: 2,
-        subtype: "error_during_execution",
-        is_error: true,
-        stop_reason: "max_tokens",
-      },
-      {
-        ending: "refusal",
-        code: 2,
-        subtype: "error_during_execution",
-        is_error: true,
-        stop_reason: "refusal",
-      },
-      {
-        ending: "max_turn_requests",
-        code: 2,
-        subtype: "error_max_turns",
-        is_error: true,
-        stop_reason: "max_turn_requests",
-      },
-      {
-        ending: "cancelled",
-        code: 130,
-        subtype: "error_during_execution",
-        is_error: true,
-        stop_reason: "cancelled",
-      },
-      {
-        ending: "error",
-        code: 1,
-        subtype: "error_during_execution",
-        is_error: true,
-        stop_reason: null,
-      },
+      row("end_turn", 0, "success", "end_turn"),
+      row("max_tokens", 2, "error_max_tokens", "max_tokens"),
+      row("refusal", 2, "error_refusal", "refusal"),
+      row("max_turn_requests", 2, "error_max_turns", "max_turn_requests"),
+      row("repetition", 2, "error_repetition", "max_turn_requests"),
+      row("autopilot cap", 2, "error_max_autopilot_continues", "end_turn"),
+      row("cancelled", 130, "error_cancelled", "cancelled"),
+      row("error", 1, "error_during_execution", null),
     ]);
   });
 });

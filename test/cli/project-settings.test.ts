@@ -395,7 +395,11 @@ describe("config files", () => {
     // A trust covers the contents it was given for: the changed file is trusted again.
     await trustProject(home, repository);
     model.enqueue({ text: "ok" });
-    const fixed = await runCli(["-p", "hi", "-q"], { cwd: repository, env: withoutModelVariable });
+    // With its profile's key variable set: an unset one is refused (profile-words.test.ts).
+    const fixed = await runCli(["-p", "hi", "-q"], {
+      cwd: repository,
+      env: { ...withoutModelVariable, LOCAL_KEY: "local-key-123456" },
+    });
     expect(fixed).toMatchObject({ code: 0, stdout: "ok\n" });
   });
 });

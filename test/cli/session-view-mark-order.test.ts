@@ -65,9 +65,9 @@ test("the Markdown export lists marks between turns in log order", async ({
     "## Prompt 2 · end_turn",
     "### Turn 10 · completed",
     "finished",
-    // sessions compact: its resume and compaction come after Prompt 2's answer.
+    // sessions compact: its compaction comes after Prompt 2's answer; its reopen is not drawn
+    // (no prompt followed it: src/cli/idle-reopens.ts, as `sessions show` leaves it out).
     "### Turn 11 · compaction · completed",
-    "- **resume**: session resumed",
     "- **compaction**: compaction started (N of N tokens)",
     "- **compaction**: compacted: N → N tokens",
   ]);

@@ -94,6 +94,9 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
 function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): void {
   switch (event.type) {
     case "session.resume": {
+      if (folder.idleReopens.has(event)) {
+        return;
+      }
       const notes = Array.isArray(data.repaired) ? (data.repaired as RepairNote[]) : [];
       folder.resumeRepairs.push(...notes);
       const repairs = notes.length > 0 ? `, ${notes.length} damaged line(s) repaired` : "";

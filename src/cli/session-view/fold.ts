@@ -4,6 +4,7 @@
  */
 
 import type { RepairNote } from "../../events/events.js";
+import { idleReopens } from "../idle-reopens.js";
 import { applyEvent } from "./apply-event.js";
 import { finishView } from "./finish.js";
 import { Folder } from "./folder.js";
@@ -25,7 +26,13 @@ export function foldEvents(
   events: readonly NumberedEvent[],
   repaired: readonly RepairNote[],
 ): SessionView {
-  const folder = new Folder();
+  // A reopen after which nothing went on is not drawn, as `sessions show` leaves it out.
+  const folder = new Folder(
+    idleReopens(
+      events.map(({ event }) => event),
+      false,
+    ),
+  );
   const damage = [...repaired];
   let nextDamage = 0;
   for (const { event, line } of events) {

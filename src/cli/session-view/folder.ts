@@ -8,6 +8,12 @@ import type { ViewCompaction, ViewMark, ViewPrompt, ViewTool, ViewTurn } from ".
 
 /** The state of the fold between two events. */
 export class Folder {
+  /**
+   * @param idleReopens the `session.resume` events of reopens that did not go on (idle-reopens.ts):
+   * the view draws no "session resumed" for them.
+   */
+  constructor(readonly idleReopens: ReadonlySet<SessionEvent> = new Set()) {}
+
   /** The session model: a tool call's outcome and exit code are read from it, as on every face. */
   readonly model = new SessionFold();
   readonly prompts: ViewPrompt[] = [];
