@@ -7,9 +7,8 @@ import {
   delayBeforeRetry,
   type RetryPolicy,
 } from "./errors.js";
-import type { ImageInput } from "./image-input.js";
 import { type AttemptOutcome, type AttemptSettings, ModelAttempt } from "./model-attempt.js";
-import type { LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
+import type { ImageInput, LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
 import type { ToolCallIdAssigner } from "./tool-call-ids.js";
 
 /** Default inter-chunk idle limit (ms): generous, since reasoning models pause (case 20). */

@@ -16,7 +16,6 @@ import type { RetryPolicy } from "./errors.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./header-value.js";
 import { withHugeBodies } from "./huge-messages.js";
-import { takesNoImages } from "./image-input.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
 
@@ -193,7 +192,7 @@ export function createProvider(
   const { provider, modelName, baseUrl, apiKey, headers } = configuration;
   // Every wire's fetch below is wrapped by withHugeBodies, which fills in shared huge texts.
   const common = { id: configuration.id, ...tuning, sharesHugeTexts: true };
-  // A model that takes no images gets a note instead, whatever its wire takes (image-input.ts).
+  // A model that takes no images gets a note instead, whatever its wire takes ({@link takesNoImages}).
   const images = !takesNoImages(modelName);
   switch (provider) {
     case "openai":
@@ -292,4 +291,28 @@ function urlAndKey(
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(headers === undefined ? {} : { headers }),
   };
+}
+
+/**
+ * Text-only models (issue 27 item 5): the model catalogue (`@pydantic/genai-prices`,
+ * llm/model-catalogue.ts) lists prices and context windows but not input modalities, so the
+ * models whose makers document text-only input are listed here, by the name after the
+ * `provider:` prefix: OpenAI's o1-mini, o3-mini and GPT-3.5 and the first GPT-4 (not `-turbo` or
+ * `-o`), DeepSeek's chat, reasoner and coder API models, Mistral's Codestral, and the local
+ * text-only families Ollama serves (its tags after `:`). A model not listed is taken to accept
+ * images where its wire does.
+ */
+const TEXT_ONLY_MODELS: readonly RegExp[] = [
+  /^o1-mini(?:-\d{4}-\d{2}-\d{2})?$/,
+  /^o3-mini(?:-\d{4}-\d{2}-\d{2})?$/,
+  /^gpt-3\.5-turbo/,
+  /^gpt-4(?:-0314|-0613|-32k.*)?$/,
+  /^deepseek-(?:chat|reasoner|coder)$/,
+  /^codestral/,
+  /^(?:qwen2\.5-coder|qwen3-coder|deepseek-r1|deepseek-coder-v2|codellama|llama3|llama3\.1|llama3\.3|mistral|phi4)(?::.+)?$/,
+];
+
+/** Whether the model named `modelName` (without the `provider:` prefix) takes no images. */
+export function takesNoImages(modelName: string): boolean {
+  return TEXT_ONLY_MODELS.some((pattern) => pattern.test(modelName));
 }

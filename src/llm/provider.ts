@@ -8,7 +8,14 @@ import type {
   ToolRequest,
   Usage,
 } from "../events/events.js";
-import type { ImageInput } from "./image-input.js";
+
+/** Which images a provider's requests carry; those it does not carry become a note to the model. */
+export interface ImageInput {
+  /** Images the user attached to a prompt. */
+  user: boolean;
+  /** Images in tool results (e.g. `view` of a PNG). */
+  toolResults: boolean;
+}
 
 /**
  * The provider port: one small interface between the loop and every model API.

@@ -1,6 +1,7 @@
 /**
  * How an OpenAI-compatible chat model of `@ai-sdk/openai-compatible` is driven per request and per
- * chunk: its chunks checked synchronously ({@link withSyncChunkValidation}) and the wire messages
+ * chunk: its chunks checked synchronously, by hand where chat-chunk-check.ts is sure
+ * ({@link withSyncChunkValidation}), and the wire messages
  * of earlier turns kept ({@link withKeptMessages}). Both change the model instance in place and
  * leave a model of another package or shape untouched.
  */
@@ -11,6 +12,7 @@ import type {
   LanguageModelV3Message,
 } from "@ai-sdk/provider";
 import { toJSONSchema, type ZodType } from "zod";
+import { CHAT_CHUNK_SHAPE, checkChatChunk, describeSchema, UNSURE } from "./chat-chunk-check.js";
 import { prepareAt } from "./first-response.js";
 
 /**
@@ -32,16 +34,22 @@ type ValidationResult = { success: true; value: unknown } | { success: false; er
  * from 23 % to 12 % of the relay's busy main-thread time (bench/notes/targets.md). The schema is
  * the SDK's own, so what is accepted, rejected and returned (transforms included) is unchanged; a
  * schema with asynchronous parts, which `safeParse` refuses, is checked with `safeParseAsync` as
- * before. A model without a zod `chunkSchema` (another package or version) is returned untouched.
+ * before. When the schema is the one chat-chunk-check.ts is written for ({@link CHAT_CHUNK_SHAPE}),
+ * a chunk that check is sure of is checked there, to the value zod returns, and zod sees only the
+ * rest (bench/notes/turn23.md); its parsers are then compiled only if such a chunk comes. A model
+ * without a zod `chunkSchema` (another package or version) is returned untouched.
  * @returns `model`, changed in place.
  */
 export function withSyncChunkValidation(model: LanguageModelV3): LanguageModelV3 {
   const holder = model as LanguageModelV3 & { chunkSchema?: unknown };
   if (isZodSchema(holder.chunkSchema)) {
     const schema = holder.chunkSchema;
-    holder.chunkSchema = syncSchema(schema);
-    // While the first request waits for its answer (first-response.ts).
-    prepareAt(() => compileChunkParsers(schema, SAMPLE_CHUNKS));
+    const checked = describeSchema(schema) === CHAT_CHUNK_SHAPE;
+    holder.chunkSchema = syncSchema(schema, checked);
+    if (!checked) {
+      // While the first request waits for its answer (first-response.ts).
+      prepareAt(() => compileChunkParsers(schema, SAMPLE_CHUNKS));
+    }
   }
   return model;
 }
@@ -112,8 +120,11 @@ function isZodSchema(value: unknown): value is ZodType {
   );
 }
 
-/** `schema` as an AI SDK schema object whose `validate` is synchronous where zod allows. */
-function syncSchema(schema: ZodType) {
+/**
+ * `schema` as an AI SDK schema object whose `validate` is synchronous where zod allows; with
+ * `checked`, a chunk chat-chunk-check.ts is sure of is checked there, the rest by zod.
+ */
+function syncSchema(schema: ZodType, checked: boolean) {
   let jsonSchema: unknown;
   return {
     [AI_SDK_SCHEMA]: true,
@@ -124,6 +135,12 @@ function syncSchema(schema: ZodType) {
       return jsonSchema;
     },
     validate(value: unknown): ValidationResult | Promise<ValidationResult> {
+      if (checked) {
+        const chunk = checkChatChunk(value);
+        if (chunk !== UNSURE) {
+          return { success: true, value: chunk };
+        }
+      }
       let result: ReturnType<ZodType["safeParse"]>;
       try {
         result = schema.safeParse(value);

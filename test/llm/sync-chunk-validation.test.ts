@@ -102,4 +102,25 @@ describe("OpenAI-compatible chunks checked synchronously (issue 26)", () => {
       value: { choices: [] },
     });
   });
+
+  test("chunks the hand check is sure of never reach zod's parse; the error object does", async () => {
+    server = await startFakeModelServer();
+    const model = compatibleModel(`${server.url}/v1`);
+    // The SDK's own zod schema, its parses counted (the package's object, not ours).
+    const schema = (model as unknown as { chunkSchema: { safeParse(value: unknown): unknown } })
+      .chunkSchema;
+    const parse = schema.safeParse.bind(schema);
+    let parses = 0;
+    schema.safeParse = (value: unknown) => {
+      parses += 1;
+      return parse(value);
+    };
+    const checked = withSyncChunkValidation(model);
+    const [common, , , withError] = REPLIES;
+    const parts = await partsOf(checked, common?.[1] ?? []);
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parses).toBe(0);
+    await partsOf(checked, withError?.[1] ?? []);
+    expect(parses).toBe(1);
+  });
 });

@@ -28,7 +28,7 @@ const PIXEL = {
   displayName: "test-pixel.png",
 };
 
-/** A model without vision: gpt-4 (the first one) takes no images (src/llm/image-input.ts). */
+/** A model without vision: gpt-4 (the first one) takes no images (src/llm/models.ts, TEXT_ONLY_MODELS). */
 function withoutVision(): Partial<SessionConfig> {
   const provider = {
     type: "openai" as const,

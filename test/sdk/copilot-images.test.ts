@@ -83,7 +83,7 @@ describe("images of tool results", () => {
       baseUrl: `${setup.fixture.model.url}/v1`,
       apiKey: "dummy",
     };
-    // gpt-4 (the first one) takes no images (src/llm/image-input.ts).
+    // gpt-4 (the first one) takes no images (src/llm/models.ts, TEXT_ONLY_MODELS).
     const { path, warnings, messages } = await messagesAfterView({ model: "gpt-4", provider });
     expect({ warnings, messages }).toEqual({ warnings: [], messages: untilResult(path) });
   });
