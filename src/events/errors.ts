@@ -154,9 +154,10 @@ export function whenAborted(signal: AbortSignal, listener: () => void): () => vo
 
 /*
  * Text that is not turnloop's own (a model's reply, a command's output, a tool's result, an MCP
- * server's text, a file name, a remote error) made safe to draw on a terminal, and plain for a
- * model to read: every terminal control sequence and control character is removed, tab and
- * newline kept (README, "Text from elsewhere on your terminal").
+ * server's text, a file name, a remote error) made plain for a model to read ({@link plainText}:
+ * every terminal control sequence and control character is removed, tab and newline kept) and
+ * safe to draw on a terminal ({@link terminalText}: bidirectional controls shown as code points
+ * too) (README, "Text from elsewhere on your terminal").
  *
  * Without this a command printing `ESC[2J` wipes the screen, a reply holding `ESC]0;…BEL` sets the
  * terminal's title and `ESC]52;c;…` writes the clipboard. Nothing is kept, SGR colours included:
@@ -189,15 +190,42 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const OVERDRAWN = /[^\n\r]*\r+(?=[^\n\r])/g;
 
 /**
+ * Unicode's bidirectional formatting characters (UAX #9, section 2): the embeddings and overrides
+ * LRE, RLE, PDF, LRO, RLO (U+202A–U+202E) and the isolates LRI, RLI, FSI, PDI (U+2066–U+2069).
+ * A terminal that reorders text (VTE, Konsole, mlterm) draws a line holding them in another order
+ * than its characters run: the "Trojan Source" attack (CVE-2021-42574), where a command or a diff
+ * reads differently from what runs or is written.
+ */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, "g");
+
+/**
  * `text` without terminal control sequences or control characters: tab and newline are kept, a
  * `\r\n` reads as `\n`, a line a carriage return draws over keeps what is drawn last. Text
- * without a control character (the usual case) is returned as it is.
+ * without a control character (the usual case) is returned as it is. This is the text a model
+ * reads (the bash tool's output); what turnloop draws is {@link terminalText}.
  */
-export function terminalText(text: string): string {
+export function plainText(text: string): string {
   if (!hasControl(text)) {
     return text;
   }
   return text.replace(SEQUENCE, "").replace(OVERDRAWN, "").replace(CONTROL, "");
+}
+
+/**
+ * `text` as turnloop draws it on a terminal: {@link plainText}, and each bidirectional formatting
+ * character shown as its code point, e.g. `⟨U+202E⟩`, so that it cannot reorder what is drawn
+ * around it. Only the drawing changes: the model and the files get the characters as they are.
+ */
+export function terminalText(text: string): string {
+  const plain = plainText(text);
+  if (!BIDI_CONTROL.test(plain)) {
+    return plain;
+  }
+  return plain.replace(
+    BIDI_CONTROLS,
+    (character) => `⟨U+${character.charCodeAt(0).toString(16).toUpperCase()}⟩`,
+  );
 }
 
 /** Whether `text` holds a character {@link terminalText} would remove or change. */

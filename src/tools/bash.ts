@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { terminalText } from "../events/errors.js";
+import { plainText } from "../events/errors.js";
 import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";
@@ -58,7 +58,7 @@ async function runBash(input: BashInput, context: ToolContext): Promise<ToolResu
   const onOutput =
     onPartialResult === undefined
       ? undefined
-      : (output: string) => onPartialResult(terminalText(output));
+      : (output: string) => onPartialResult(plainText(output));
   const request: CommandRequest = {
     cwd: context.cwd,
     env,
@@ -111,7 +111,7 @@ function toolResultOf(
     return errorResult(result.startError);
   }
   // Without the terminal's control sequences (a pager's or an editor's screen codes, colours).
-  const text = terminalText(result.output);
+  const text = plainText(result.output);
   const body = text === "" || text.endsWith("\n") ? text : `${text}\n`;
   switch (result.stopped) {
     case "timeout":

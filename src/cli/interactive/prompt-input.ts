@@ -1,6 +1,6 @@
 import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { terminalText } from "../../events/errors.js";
+import { plainText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
 import { ATTACHMENT_OPENINGS } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
@@ -133,8 +133,8 @@ export async function runShellCommand(
   });
   return {
     command,
-    // Plain text for the screen and the model, as the bash tool's (events/errors.ts terminalText).
-    output: terminalText(result.startError ?? result.output),
+    // Plain text for the screen and the model, as the bash tool's (events/errors.ts plainText).
+    output: plainText(result.startError ?? result.output),
     exitCode: result.exitCode,
     signal: result.signal,
     ...(result.stopped === undefined ? {} : { stopped: result.stopped }),
