@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import { errorMessage } from "../events/errors.js";
+import { NO_TERMINAL_DEFAULTS } from "../session/command-environment.js";
 import { CommandOutput } from "../tools/command-output.js";
 import type { CommandRequest, CommandResult, CommandRunner } from "../tools/command-runner.js";
 import { MAX_OUTPUT_CHARACTERS } from "../tools/process-runner.js";
@@ -20,10 +21,23 @@ export interface TerminalAccess extends AcpClientAccess {
 }
 
 /**
+ * What `terminal/create` lays over the client's environment: pagers off, and the editor defaults
+ * of a local command ({@link NO_TERMINAL_DEFAULTS}: an editor that fails at once, no credential
+ * prompt), since nobody types into the terminal while the command waits.
+ */
+const TERMINAL_DEFAULTS: Readonly<Record<string, string>> = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  ...NO_TERMINAL_DEFAULTS,
+};
+
+/**
  * The {@link CommandRunner} over the ACP client's terminals, for a client that offered
  * `terminal: true` in `initialize` (ACP v1 `terminal/*`); `undefined` otherwise. The command runs
- * as `bash -c` in the client's own environment with pagers off (`PAGER`, `GIT_PAGER` = `cat`):
- * the request's environment stays on this side, since the client owns the terminal's.
+ * as `bash -c` in the client's own environment with {@link TERMINAL_DEFAULTS} set through
+ * `terminal/create`'s `env`, each with the value the request's environment holds for it (the
+ * user's own when turnloop's environment set it, as for a local command: command-environment.ts).
+ * The rest of the request's environment stays on this side, since the client owns the terminal's.
  */
 export function clientTerminalRunner(access: TerminalAccess): CommandRunner | undefined {
   return access.offered?.terminal === true ? new ClientTerminalRunner(access) : undefined;
@@ -72,10 +86,10 @@ class ClientTerminalRunner implements CommandRunner {
         command: "bash",
         args: ["-c", command],
         cwd: request.cwd,
-        env: [
-          { name: "PAGER", value: "cat" },
-          { name: "GIT_PAGER", value: "cat" },
-        ],
+        env: Object.entries(TERMINAL_DEFAULTS).map(([name, value]) => ({
+          name,
+          value: request.env[name] ?? value,
+        })),
         outputByteLimit: TERMINAL_OUTPUT_BYTE_LIMIT,
       },
       { cancellationSignal: request.signal, stopWaitingOnCancel: true },

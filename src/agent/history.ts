@@ -1,6 +1,7 @@
 import { USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
 import type { HistoryMessage } from "../llm/provider.js";
+import { KnownFiles } from "../tools/tool-support.js";
 import { ContextMeter } from "./token-estimate.js";
 
 /**
@@ -28,6 +29,8 @@ export class History {
   readonly meter = new ContextMeter();
   /** The model of the last conversation request that reported usage. */
   lastModel: string | undefined;
+  /** The files the model viewed, edited or created, and their text as it knows them. */
+  readonly knownFiles = new KnownFiles();
   /** Summary messages of compactions (user-side, not the user's words). */
   private readonly summaries = new WeakSet<HistoryMessage>();
   /** Turns that were compaction requests: their usage is not the view's. */
@@ -57,6 +60,7 @@ export class History {
         return;
       case "tool.execution_complete":
         this.addResult(event.data);
+        this.knownFiles.apply(event);
         return;
       case "abort":
         // A cut reply's cancel came from elsewhere (a signal, the app leaving): say so.
@@ -97,6 +101,7 @@ export class History {
     this.assistantIndex = -1;
     this.latestUser = undefined;
     this.interruption = undefined;
+    this.knownFiles.clear();
   }
 
   /**

@@ -364,6 +364,7 @@ function toolContext(
     ...(settings.client === undefined ? {} : { client: settings.client }),
     commands: settings.commands,
     secrets: settings.secrets,
+    knownFiles: conversation.history.knownFiles,
   };
 }
 

@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { abortFinished, abortReason, errorMessage, whenAborted } from "../events/errors.js";
-import type { EventInput, JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type {
+  EventInput,
+  JsonObject,
+  KnownFile,
+  ToolErrorCode,
+  ToolRequest,
+} from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "../tools/command-runner.js";
 import type {
@@ -10,6 +16,7 @@ import type {
   ToolImage,
   ToolResult,
 } from "../tools/define-tool.js";
+import type { KnownFileHashes } from "../tools/tool-support.js";
 
 /**
  * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
@@ -54,6 +61,8 @@ export interface ToolCallContext {
   client?: ClientCapabilities;
   commands: CommandSetup;
   secrets: readonly SecretValue[];
+  /** What the model knows of files' text (agent/history.ts), for `edit` and `create`. */
+  knownFiles: KnownFileHashes;
 }
 
 /** One call's outcome as given to the model. */
@@ -69,6 +78,8 @@ export interface ToolCallOutcome {
   errorMessage?: string;
   /** The effects of a call that ran and succeeded ({@link ToolResult.effects}). */
   effects?: ToolEffect[];
+  /** The file the call viewed, edited or created ({@link ToolResult.knownFile}). */
+  knownFile?: KnownFile;
 }
 
 export interface ExecuteOptions {
@@ -157,6 +168,7 @@ async function runCall(
         ? {}
         : { error: { message: outcome.errorMessage ?? outcome.content, code: outcome.errorCode } }),
       ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
+      ...(outcome.knownFile === undefined ? {} : { knownFile: outcome.knownFile }),
     },
   });
   return outcome;
@@ -233,9 +245,11 @@ async function settle(
     return { toolCall, content, isError: true, errorCode: answer.rejected ? "rejected" : "denied" };
   }
   const result = await runTool(context, call.tool, answer.input, toolCall, answer.hidden);
+  // A file the call read or wrote stays known, even when the prompt was cancelled meanwhile.
+  const known = result.knownFile === undefined ? {} : { knownFile: result.knownFile };
   if (context.signal.aborted) {
     const content = `${result.content}\n[${abortReason(context.signal)}]`.trimStart();
-    return { toolCall, content, isError: true, errorCode: "cancelled" };
+    return { toolCall, content, isError: true, errorCode: "cancelled", ...known };
   }
   return {
     toolCall,
@@ -248,6 +262,7 @@ async function settle(
     ...(result.images === undefined || result.images.length === 0 ? {} : { images: result.images }),
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...effectsOf(result),
+    ...known,
   };
 }
 
@@ -281,6 +296,7 @@ async function runTool(
       ...(hidden === undefined ? {} : { hidden }),
       commands: context.commands,
       secrets: context.secrets,
+      knownFiles: context.knownFiles,
       onPartialResult: (partialOutput) =>
         context.emit({
           type: "tool.execution_partial_result",

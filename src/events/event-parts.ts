@@ -166,6 +166,17 @@ export type ToolErrorCode =
   | "failed";
 
 /**
+ * A file's text as the model knows it after a call that viewed, edited or created the file
+ * (`tool.execution_complete`): its absolute path, links resolved, and the SHA-256 (hex) of its
+ * text as UTF-16 code units, a leading byte order mark left out. An `edit` or an overwriting
+ * `create` of the file is refused while its text no longer has that hash (tools/known-files.ts).
+ */
+export interface KnownFile {
+  path: string;
+  sha256: string;
+}
+
+/**
  * `session.shutdown`: the session was closed by its SDK app (detach, destroy, `session.shutdown`,
  * the connection lost, the server stopping), with the metrics of the whole session (Copilot's
  * event and field names: the Copilot SDK's `ShutdownData`). `sessionStartTime` in ms since the

@@ -15,6 +15,7 @@ import type {
   HookType,
   JsonObject,
   JsonValue,
+  KnownFile,
   PermissionDecision,
   PermissionScope,
   PlanEntry,
@@ -160,6 +161,8 @@ export interface SessionEventData {
      * the model got the command's output, not an error.
      */
     exitCode?: number;
+    /** The file the call viewed, edited or created, as the model now knows its text. */
+    knownFile?: KnownFile;
   };
   /** A tool call waits for the user's decision. Answered by `permission.completed`. */
   "permission.requested": {
@@ -214,10 +217,7 @@ export interface SessionEventData {
    * cancelled prompt's. Absent otherwise.
    */
   abort: { reason: string; droppedPromptIds?: string[] };
-  /**
-   * A compaction of the model's view of the conversation starts (Copilot's event and field names;
-   * tokens). Ended by `session.compaction_complete`.
-   */
+  /** A compaction starts (Copilot's names; tokens); `session.compaction_complete` ends it. */
   "session.compaction_start": {
     trigger: CompactionTrigger;
     /** Tokens of the next request before compaction (reported usage plus an estimate). */

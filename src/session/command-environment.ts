@@ -10,6 +10,8 @@ const DATABASE_URL_VARIABLE = "TURNLOOP_DATABASE_URL";
  * `git commit` without `-m` ends with git's own error instead of a vim screen until the timeout;
  * and no prompt on a terminal for git's credentials (`GIT_TERMINAL_PROMPT=0`). Git runs an
  * editor value through `sh -c` with the file's path after it (git-var(1)), as `sh` takes it here.
+ * A command in an ACP client's terminal gets them through `terminal/create`'s `env`, where nobody
+ * types either (acp/client-terminal-runner.ts).
  */
 export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
   const editor = `sh -c 'echo "turnloop: no editor here (no terminal, stdin closed): give the text in the command, e.g. git commit -m" >&2; exit 1' editor`;

@@ -1,16 +1,24 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { writeFileAtomically } from "./file-writing.js";
+import { decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import {
+  changedFileMessage,
+  changedSinceKnown,
   errorResult,
+  knownFile,
+  resolveLinks,
   resolveToolPath,
   runGuarded,
   statIfExists,
   textResult,
 } from "./tool-support.js";
+
+/** Files larger than this (bytes) cannot have been viewed as they are (the limit of `view`). */
+const MAX_VIEWED_BYTES = 50 * 1024 * 1024;
 
 const createInput = z.object({
   path: z.string(),
@@ -23,7 +31,9 @@ export type CreateInput = z.infer<typeof createInput>;
 
 /**
  * `create {path, file_text, overwrite?}`: writes `file_text` as UTF-8 to a new file, making its
- * folders. An existing file is refused unless `overwrite` is `true`; a folder is always refused.
+ * folders. An existing file is refused unless `overwrite` is `true`, and so is one whose text
+ * changed since the model last viewed, edited or created it (tool-support.ts,
+ * `changedSinceKnown`); a folder is always refused.
  * Answers `Created file <absolute path> with N characters` (Copilot CLI's wording), adding
  * `(M bytes)` when the UTF-8 size differs from the character count. Writes through the client
  * (editor) when it can, else atomically to disk.
@@ -59,6 +69,14 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
         "create again with overwrite: true; to change part of it, use edit.",
     );
   }
+  if (
+    existing !== undefined &&
+    (await changedSinceKnown(context.knownFiles, await resolveLinks(absolutePath), () =>
+      existing.size > MAX_VIEWED_BYTES ? undefined : currentText(absolutePath, context),
+    ))
+  ) {
+    return errorResult(changedFileMessage(absolutePath, "it was not overwritten"));
+  }
   const encoded = encodeFileText(input.file_text, "utf-8", false);
   if (!encoded.ok) {
     return errorResult(
@@ -77,5 +95,23 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
   const characters = input.file_text.length;
   const bytes = encoded.bytes.length;
   const size = bytes === characters ? "" : ` (${bytes} bytes)`;
-  return textResult(`${verb} file ${absolutePath} with ${characters} characters${size}`);
+  return {
+    ...textResult(`${verb} file ${absolutePath} with ${characters} characters${size}`),
+    knownFile: knownFile(await resolveLinks(absolutePath), input.file_text),
+  };
+}
+
+/** The text of a file as `view` reads it (through the client when it can); undefined if binary. */
+async function currentText(
+  absolutePath: string,
+  context: ToolContext,
+): Promise<string | undefined> {
+  const decoded = decodeFileBytes(await readFile(absolutePath, { signal: context.signal }));
+  if (decoded.kind === "binary") {
+    return undefined;
+  }
+  const readThroughClient = decoded.encoding === "utf-8" ? context.client?.readTextFile : undefined;
+  return readThroughClient === undefined
+    ? decoded.text
+    : readThroughClient.call(context.client, absolutePath, context.signal);
 }

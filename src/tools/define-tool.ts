@@ -1,7 +1,8 @@
 import type { z } from "zod";
-import type { PlanEntry } from "../events/events.js";
+import type { KnownFile, PlanEntry } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "./command-runner.js";
+import type { KnownFileHashes } from "./tool-support.js";
 
 /** ACP v1 tool kinds (`ToolKind`), used by clients to pick icons and by the permission gate. */
 export type ToolKind =
@@ -51,6 +52,11 @@ export interface ToolContext {
   commands: CommandSetup;
   /** Values replaced by `[redacted:NAME]` in files a tool saves: the session host's secrets. */
   secrets: readonly SecretValue[];
+  /**
+   * What the model knows of files' text (the session's history folds it from the results'
+   * {@link ToolResult.knownFile}): `edit` and an overwriting `create` refuse a file changed since.
+   */
+  knownFiles: KnownFileHashes;
   /** Streams partial output (e.g. a command's output so far); becomes `tool.execution_partial_result`. */
   onPartialResult?: (partialOutput: string) => void;
 }
@@ -79,6 +85,11 @@ export interface ToolResult {
   errorCode?: "denied" | "rejected";
   /** The exit code of the command the tool ran, when it exited on its own (`bash`). */
   exitCode?: number;
+  /**
+   * The file the call viewed, edited or created and its text as the model now knows it (`view`,
+   * `edit`, `create`; tool-support.ts), recorded on `tool.execution_complete`.
+   */
+  knownFile?: KnownFile;
   /**
    * What the user or app reads as the failure (`tool.execution_complete` `error.message`) when it
    * differs from `content`, the model's text (a Copilot SDK app's handler error: the model reads

@@ -6,8 +6,12 @@ import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import { type Replacement, replaceOnce } from "./text-replacement.js";
 import {
+  changedFileMessage,
+  changedSinceKnown,
   errorResult,
+  knownFile,
   missingPathMessage,
+  resolveLinks,
   resolveToolPath,
   runGuarded,
   statIfExists,
@@ -33,10 +37,11 @@ type TextFile = DecodedFile & { kind: "text" };
 /**
  * `edit {path, old_str, new_str}`: replaces the one occurrence of `old_str`. Answers
  * `File <absolute path> updated with changes.` (Copilot CLI's wording), a blank line and a
- * unified-style hunk of the change. Errors (file unchanged): missing file, binary file, `old_str`
- * empty, equal to `new_str`, not found (with the lines where it matches when whitespace is
- * ignored) or found several times (with how many and on which lines), and text the file's
- * encoding cannot hold. Keeps the file's line endings, byte order mark and encoding (UTF-8,
+ * unified-style hunk of the change. Errors (file unchanged): missing file, binary file, a file
+ * whose text changed since the model last viewed, edited or created it (tool-support.ts,
+ * `changedSinceKnown`), `old_str` empty, equal to `new_str`, not found (with the lines where it
+ * matches when whitespace is ignored) or found several times (with how many and on which lines),
+ * and text the file's encoding cannot hold. Keeps the file's line endings, byte order mark and encoding (UTF-8,
  * UTF-16, windows-1252) and never adds U+FFFD. Reads and writes UTF-8 files without a byte order
  * mark through the client (editor) when it can; otherwise writes atomically to disk.
  */
@@ -70,6 +75,10 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
   if (file.kind === "refused") {
     return errorResult(file.message);
   }
+  const path = await resolveLinks(absolutePath);
+  if (await changedSinceKnown(context.knownFiles, path, () => file.text)) {
+    return errorResult(changedFileMessage(absolutePath, "the edit was not made"));
+  }
   const replacement = replaceOnce(file.text, input.old_str, input.new_str);
   if (replacement.kind !== "replaced") {
     return errorResult(describeMiss(replacement, absolutePath));
@@ -98,7 +107,10 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
   } else {
     await writeFileAtomically(absolutePath, encoded.bytes, context.signal);
   }
-  return textResult(`File ${absolutePath} updated with changes.\n\n${replacement.diff}`);
+  return {
+    ...textResult(`File ${absolutePath} updated with changes.\n\n${replacement.diff}`),
+    knownFile: knownFile(path, replacement.text),
+  };
 }
 
 type ReadOutcome =

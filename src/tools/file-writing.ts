@@ -1,7 +1,7 @@
-import { open, realpath, rename, unlink } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomUUID } from "../events/random-id.js";
-import { statIfExists } from "./tool-support.js";
+import { resolveLinks, statIfExists } from "./tool-support.js";
 
 /**
  * Replaces the file at `path` (absolute) with `bytes` so that a crash or a full disk leaves either
@@ -44,14 +44,5 @@ export async function writeFileAtomically(
   } catch (error) {
     await unlink(temporaryPath).catch(() => undefined);
     throw error;
-  }
-}
-
-/** The real path behind `path` when it exists; `path` itself when it does not (a new file). */
-async function resolveLinks(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch {
-    return path;
   }
 }

@@ -3,6 +3,7 @@ import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
+import type { KnownFile, SessionEvent } from "../events/events.js";
 import type { ToolContext, ToolResult } from "./define-tool.js";
 
 /** A successful result whose `content` is `text`. */
@@ -57,6 +58,15 @@ export function missingPathMessage(path: string): string {
   return `Path ${path} does not exist. Please provide a valid path.`;
 }
 
+/** The real path behind `path` (absolute) when it exists; `path` itself when it does not. */
+export async function resolveLinks(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return path;
+  }
+}
+
 /** `stat` that answers `undefined` when nothing is at `path` (ENOENT, ENOTDIR); other errors throw. */
 export async function statIfExists(path: string): Promise<Stats | undefined> {
   try {
@@ -94,4 +104,93 @@ export async function runGuarded(
     }
     return errorResult(`${what} failed: ${errorMessage(error)}`);
   }
+}
+
+// What the model knows of the files it works on, so that an edit made against text it never saw
+// is refused (a user, a formatter or `git checkout` changed the file after the model's `view`).
+//
+// A successful `view` of a file (a `view_range` too: the hash is of the whole text), `edit` or
+// `create` returns a `knownFile` on its result (events/event-parts.ts `KnownFile`): the file's path, links resolved, and the hash
+// of its whole text as the call read or wrote it (through the client when it reads the file, so an
+// editor's unsaved buffer counts). The loop records it on `tool.execution_complete`, and the
+// session's history folds it into `KnownFiles` below (agent/history.ts), so a resumed, forked or
+// rewound session knows exactly what its log says. An `edit`, or a `create` that overwrites, of a
+// file with a hash whose text now hashes otherwise is refused; a file the model never viewed,
+// edited or created is not checked (its `old_str` must still match exactly). Only the text counts:
+// a `touch`, a changed mode or another encoding of the same text is no change. One hash per file.
+
+/** The hashes of the files a session's model knows ({@link KnownFiles}), as a tool reads them. */
+export interface KnownFileHashes {
+  /** The hash of the text the model last knew of `path` (absolute, links resolved), if any. */
+  hashOf(path: string): string | undefined;
+}
+
+/**
+ * The files a session's model knows, folded from its events: the latest `knownFile` of each
+ * path's successful `tool.execution_complete`. Holds a path and a 64-character hash per file.
+ */
+export class KnownFiles implements KnownFileHashes {
+  readonly #hashes = new Map<string, string>();
+
+  /** Folds one event; only a `tool.execution_complete` with a `knownFile` changes anything. */
+  apply(event: SessionEvent): void {
+    if (event.type === "tool.execution_complete" && event.data.knownFile !== undefined) {
+      this.#hashes.set(event.data.knownFile.path, event.data.knownFile.sha256);
+    }
+  }
+
+  hashOf(path: string): string | undefined {
+    return this.#hashes.get(path);
+  }
+
+  /** Forgets every file (a rewind folds the events it keeps again). */
+  clear(): void {
+    this.#hashes.clear();
+  }
+}
+
+/**
+ * SHA-256 (hex) of `text` as UTF-16 code units (lone surrogates included, unit for unit), a
+ * leading byte order mark left out: a file read from disk and through an editor compare equal.
+ * `node:crypto` is loaded at the first call, not at start-up (events/random-id.ts says why).
+ */
+export function textHash(text: string): string {
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const { createHash } = process.getBuiltinModule("node:crypto");
+  return createHash("sha256").update(body, "utf16le").digest("hex");
+}
+
+/** The {@link KnownFile} of `text` as the file at `path` (absolute, links resolved) holds it. */
+export function knownFile(path: string, text: string): KnownFile {
+  return { path, sha256: textHash(text) };
+}
+
+/**
+ * Whether the model last knew another text of the file at `path` (absolute, links resolved) than
+ * `currentText`, which it holds now: `false` for a file it never viewed, edited or created.
+ * `currentText` is read only when there is something to compare it with.
+ */
+export async function changedSinceKnown(
+  known: KnownFileHashes,
+  path: string,
+  currentText: () => Promise<string | undefined> | string | undefined,
+): Promise<boolean> {
+  const hash = known.hashOf(path);
+  if (hash === undefined) {
+    return false;
+  }
+  const text = await currentText();
+  return text === undefined || textHash(text) !== hash;
+}
+
+/**
+ * Why a call that would change the file at `path` was refused, for the model and the user alike:
+ * `outcome` says what was not done (`the edit was not made`).
+ */
+export function changedFileMessage(path: string, outcome: string): string {
+  return (
+    `File ${path} changed since it was last viewed (by the user, a formatter or another ` +
+    `program): ${outcome} and the file keeps its new text. View it again, then make the ` +
+    "change against what it holds now."
+  );
 }

@@ -8,7 +8,9 @@ import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import {
   errorResult,
   hiddenBelow,
+  knownFile,
   missingPathMessage,
+  resolveLinks,
   resolveToolPath,
   runGuarded,
   statIfExists,
@@ -41,7 +43,8 @@ export type ViewInput = z.infer<typeof viewInput>;
  * `view {path, view_range?}`: a text file as numbered lines (`1. text`, Copilot CLI's format), or a
  * directory as a two-level listing. Binary files and images give a one-line notice, never bytes
  * (images as content: `readImage` in image-file.ts). UTF-8 text is read through the client when
- * it offers `readTextFile`, so the model sees the editor's unsaved changes.
+ * it offers `readTextFile`, so the model sees the editor's unsaved changes. A file's result carries
+ * its `knownFile` (the hash of its whole text, also for a `view_range`), which `edit` checks.
  */
 export const viewTool = defineTool<ViewInput>({
   name: "view",
@@ -96,7 +99,11 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
       : withoutByteOrderMark(
           await readThroughClient.call(context.client, absolutePath, context.signal),
         );
-  return showLines(text, input.view_range, encodingNote(decoded));
+  const shown = showLines(text, input.view_range, encodingNote(decoded));
+  // Part of the file shown or all of it, the model now knows this text (tool-support.ts).
+  return shown.isError
+    ? shown
+    : { ...shown, knownFile: knownFile(await resolveLinks(absolutePath), text) };
 }
 
 function withoutByteOrderMark(text: string): string {

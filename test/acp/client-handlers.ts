@@ -20,6 +20,11 @@ export interface ClientBehaviour {
   answerPermission: PermissionAnswerer;
   /** Content `fs/read_text_file` returns instead of the disk's, by path (an editor's unsaved buffer). */
   buffers: Map<string, string>;
+  /**
+   * The environment the client's terminals start from, before `terminal/create`'s `env` is laid
+   * over it (an editor's own environment); default: the test process's.
+   */
+  terminalEnvironment?: NodeJS.ProcessEnv;
 }
 
 export function allowOnce(): PermissionAnswerer {
@@ -43,7 +48,7 @@ export function choose(kind: acp.PermissionOptionKind): PermissionAnswerer {
  * with real child processes.
  */
 export function testClientApp(behaviour: ClientBehaviour): acp.ClientApp {
-  const terminals = new TerminalPool();
+  const terminals = new TerminalPool(() => behaviour.terminalEnvironment ?? process.env);
   const record = (method: string, params: unknown) => behaviour.calls.push({ method, params });
   const methods = acp.methods.client;
   return acp
@@ -103,9 +108,12 @@ class TerminalPool {
   private readonly terminals = new Map<string, TerminalProcess>();
   private next = 1;
 
+  /** `startingEnvironment`: what a terminal's environment is before the request's `env`. */
+  constructor(private readonly startingEnvironment: () => NodeJS.ProcessEnv) {}
+
   create(params: acp.CreateTerminalRequest): string {
     const id = `term-${this.next++}`;
-    const env = { ...process.env };
+    const env = { ...this.startingEnvironment() };
     for (const variable of params.env ?? []) {
       env[variable.name] = variable.value;
     }

@@ -3,6 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
+import { NO_TERMINAL_DEFAULTS } from "../../src/session/command-environment.js";
 import { AcpHarness, requestMessages } from "./support.js";
 
 const EDITOR: acp.ClientCapabilities = {
@@ -98,6 +99,7 @@ describe("a client that offers fs and terminals", () => {
         env: [
           { name: "PAGER", value: "cat" },
           { name: "GIT_PAGER", value: "cat" },
+          ...Object.entries(NO_TERMINAL_DEFAULTS).map(([name, value]) => ({ name, value })),
         ],
         outputByteLimit: 1_000_000,
       },

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -76,6 +77,8 @@ describe("the SDK against the built server (stdio)", () => {
           toolName: "view",
           success: true,
           result: { content: "1. hello" },
+          // What the model now knows of the file: an edit refuses it once its text changes.
+          knownFile: { path: "<cwd>/notes.txt", sha256: sha256OfText("hello\n") },
         },
       },
       // The turn holds its tools.
@@ -419,3 +422,8 @@ describe("the SDK against the built server (stdio)", () => {
     );
   });
 });
+
+/** The hash `knownFile` carries for a file's text: SHA-256 of its UTF-16 code units, in hex. */
+function sha256OfText(text: string): string {
+  return createHash("sha256").update(text, "utf16le").digest("hex");
+}

@@ -11,7 +11,7 @@ import { createTool } from "../../src/tools/create.js";
 import type { ClientCapabilities } from "../../src/tools/define-tool.js";
 import { editTool } from "../../src/tools/edit.js";
 import { viewTool } from "../../src/tools/view.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { knownFile, makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
 useTemporaryDirectory((path) => {
@@ -140,7 +140,11 @@ describe("tools use the client's files, and the runner they are given for comman
       { path: "docs/new.md", file_text: "# New\n" },
       makeContext(directory, { client: only(editor, "readTextFile", "writeTextFile") }),
     );
-    expect(result).toEqual({ content: `Created file ${path} with 6 characters`, isError: false });
+    expect(result).toEqual({
+      content: `Created file ${path} with 6 characters`,
+      isError: false,
+      knownFile: knownFile(path, "# New\n"),
+    });
     expect(editor.buffers.get(path)).toBe("# New\n");
     expect(await exists(join(directory, "docs"))).toBe(true);
     expect(await exists(path)).toBe(false);

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTool } from "../../src/tools/create.js";
-import { runsInTemporaryDirectory } from "./tool-context.js";
+import { knownFile, runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
 const create = runsInTemporaryDirectory(createTool, (path) => {
@@ -15,6 +15,7 @@ describe("create", () => {
     expect(await create({ path, file_text: "Created by test" })).toEqual({
       content: `Created file ${path} with 15 characters`,
       isError: false,
+      knownFile: knownFile(path, "Created by test"),
     });
     expect(await readFile(path, "utf8")).toBe("Created by test");
   });
@@ -24,6 +25,7 @@ describe("create", () => {
     expect(result).toEqual({
       content: `Created file ${join(directory, "notes/deep/x.md")} with 4 characters`,
       isError: false,
+      knownFile: knownFile(join(directory, "notes/deep/x.md"), "# x\n"),
     });
     expect(await readFile(join(directory, "notes/deep/x.md"), "utf8")).toBe("# x\n");
   });
@@ -64,6 +66,7 @@ describe("create", () => {
     expect(result).toEqual({
       content: `Overwrote file ${path} with 19 characters`,
       isError: false,
+      knownFile: knownFile(path, "#!/bin/sh\necho new\n"),
     });
     expect(await readFile(path, "utf8")).toBe("#!/bin/sh\necho new\n");
     expect((await stat(path)).mode & 0o777).toBe(0o755);

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { editTool } from "../../src/tools/edit.js";
-import { runsInTemporaryDirectory } from "./tool-context.js";
+import { knownFile, runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
 const runEdit = runsInTemporaryDirectory(editTool, (path) => {
@@ -23,6 +23,7 @@ describe("edit", () => {
         `File ${path} updated with changes.\n\n` +
         "@@ -1,2 +1,2 @@\n-Hello World\n+Hi Universe\n Goodbye World",
       isError: false,
+      knownFile: knownFile(path, "Hi Universe\nGoodbye World\n"),
     });
     expect(await readFile(path, "utf8")).toBe("Hi Universe\nGoodbye World\n");
   });

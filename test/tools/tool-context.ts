@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/define-tool.js";
+import { KnownFiles } from "../../src/tools/tool-support.js";
 import { localCommands, localSecrets } from "../support/commands.js";
 
 /** A fresh temporary folder; remove it with {@link removeTemporaryDirectory}. */
@@ -15,6 +17,14 @@ export function removeTemporaryDirectory(directory: string): Promise<void> {
   return rm(directory, { recursive: true, force: true });
 }
 
+/**
+ * The `knownFile` a `view`, `edit` or `create` of `path` (absolute, no links in it) answers when
+ * the file's text is `text`: the SHA-256 of its UTF-16 code units, in hex.
+ */
+export function knownFile(path: string, text: string): { path: string; sha256: string } {
+  return { path, sha256: createHash("sha256").update(text, "utf16le").digest("hex") };
+}
+
 /** A tool context rooted at `cwd`, with its session folder inside it unless told otherwise. */
 export function makeContext(cwd: string, overrides: Partial<ToolContext> = {}): ToolContext {
   return {
@@ -24,6 +34,7 @@ export function makeContext(cwd: string, overrides: Partial<ToolContext> = {}): 
     signal: new AbortController().signal,
     commands: localCommands(),
     secrets: localSecrets(),
+    knownFiles: new KnownFiles(),
     ...overrides,
   };
 }

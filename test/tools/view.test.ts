@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readImage } from "../../src/tools/image-file.js";
 import { viewTool } from "../../src/tools/view.js";
-import { runsInTemporaryDirectory } from "./tool-context.js";
+import { knownFile, runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
 const view = runsInTemporaryDirectory(viewTool, (path) => {
@@ -14,23 +14,39 @@ describe("view", () => {
   it("numbers lines as Copilot CLI does; a final newline ends the last line, not a new one", async () => {
     await writeFile(join(directory, "edit_me.txt"), "Hi Universe\nGoodbye World\n");
     const result = await view({ path: join(directory, "edit_me.txt") });
-    expect(result).toEqual({ content: "1. Hi Universe\n2. Goodbye World", isError: false });
+    expect(result).toEqual({
+      content: "1. Hi Universe\n2. Goodbye World",
+      isError: false,
+      knownFile: knownFile(join(directory, "edit_me.txt"), "Hi Universe\nGoodbye World\n"),
+    });
     // A blank last line is a line; CRLF line ends count the same.
     await writeFile(join(directory, "blank.txt"), "a\r\n\r\n");
-    expect(await view({ path: "blank.txt" })).toEqual({ content: "1. a\n2.", isError: false });
+    expect(await view({ path: "blank.txt" })).toEqual({
+      content: "1. a\n2.",
+      isError: false,
+      knownFile: knownFile(join(directory, "blank.txt"), "a\r\n\r\n"),
+    });
     await writeFile(join(directory, "newline.txt"), "\n");
-    expect(await view({ path: "newline.txt" })).toEqual({ content: "1.", isError: false });
+    expect(await view({ path: "newline.txt" })).toEqual({
+      content: "1.",
+      isError: false,
+      knownFile: knownFile(join(directory, "newline.txt"), "\n"),
+    });
   });
 
   it("counts a file ending in a newline by its real lines in ranges and errors", async () => {
     await writeFile(join(directory, "ab.txt"), "a\nb\n");
+    // Part of a file or all of it, the model now knows its whole text.
+    const whole = knownFile(join(directory, "ab.txt"), "a\nb\n");
     expect(await view({ path: "ab.txt", view_range: [2, -1] })).toEqual({
       content: "2. b",
       isError: false,
+      knownFile: whole,
     });
     expect(await view({ path: "ab.txt", view_range: [1, 5] })).toEqual({
       content: "1. a\n2. b",
       isError: false,
+      knownFile: whole,
     });
     expect(await view({ path: "ab.txt", view_range: [3, 3] })).toEqual({
       content: "Invalid view_range: line 3 is past the end of the file (2 lines).",
@@ -45,6 +61,7 @@ describe("view", () => {
     expect(result).toEqual({
       content: lines.map((line, index) => `${index + 1}. ${line}`).join("\n"),
       isError: false,
+      knownFile: knownFile(join(directory, "full.txt"), `${lines.join("\n")}\n`),
     });
   });
 
@@ -53,6 +70,7 @@ describe("view", () => {
     expect(await view({ path: "new_file.txt" })).toEqual({
       content: "1. Created by test",
       isError: false,
+      knownFile: knownFile(join(directory, "new_file.txt"), "Created by test"),
     });
   });
 
