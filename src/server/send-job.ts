@@ -74,7 +74,7 @@ export async function runSendJob(
       session.emit({ type: "user.message", data: { content: startContext, source: "hook" } });
     }
   }
-  text = await hooks.prompt({ prompt: text }, text, signal);
+  text = await hooks.prompt(text, signal);
   // The app's prompt records its attachments as sent (they came as JSON) and its agent mode.
   const attachments = (job.attachments ?? []) as JsonValue[];
   let details: Omit<UserPrompt, "content"> = {
