@@ -22,8 +22,8 @@ export interface HooksInvokeResult {
 /*
  * Hooks (`hooks.invoke`), as the Copilot CLI calls them (the Copilot
  * SDK's `SessionHooks` in its `dist/types.d.ts`). For one prompt with a tool call the order is
- * `sessionStart` (first prompt after create or resume only), `userPromptSubmitted`, then per
- * call `preToolUse` and `postToolUse` or `postToolUseFailure`,
+ * `sessionStart` (first prompt after create or resume only), `userPromptSubmitted`,
+ * `userPromptTransformed`, then per call `preToolUse` and `postToolUse` or `postToolUseFailure`,
  * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent, `null` or not
  * an object is "no opinion"; so is a hook that throws or does not answer within 30 s.
  */
@@ -73,6 +73,12 @@ export interface PromptHookOutput {
   modifiedPrompt?: string;
   /** Appended to the prompt, after a blank line. */
   additionalContext?: string;
+}
+
+/** `userPromptTransformed` output. */
+export interface UserPromptTransformedOutput {
+  /** Replaces what the model reads as the prompt, and what the log keeps as it. */
+  modifiedTransformedPrompt?: string;
 }
 
 /** `sessionStart` output. */
@@ -128,6 +134,11 @@ export interface HookInputs {
   postToolUseFailure: { toolName: string; toolArgs: JsonObject; error: string };
   /** Before every prompt; `prompt` is the app's text with its attachments' text. */
   userPromptSubmitted: { prompt: string };
+  /**
+   * After `userPromptSubmitted`: `prompt` as that hook left it, `transformedPrompt` what the
+   * model will read (with that hook's `additionalContext`).
+   */
+  userPromptTransformed: { prompt: string; transformedPrompt: string };
   /** Before the first prompt after `session.create` (`new`) or `session.resume` (`resume`). */
   sessionStart: { source: "new" | "resume"; initialPrompt: string };
   /** When the app detaches (`session.detach`, `session.destroy`): `user_exit`. Output recorded. */
@@ -151,6 +162,7 @@ export interface HookOutputs {
   postToolUse: PostToolUseOutput;
   postToolUseFailure: PostToolUseFailureOutput;
   userPromptSubmitted: PromptHookOutput;
+  userPromptTransformed: UserPromptTransformedOutput;
   sessionStart: SessionStartOutput;
   sessionEnd: JsonObject;
   agentStop: AgentStopOutput;

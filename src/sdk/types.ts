@@ -46,6 +46,7 @@ export type {
   PreToolUseOutput,
   PromptHookOutput,
   SessionStartOutput,
+  UserPromptTransformedOutput,
 } from "../protocol/hooks.js";
 export type {
   WireEvent,
@@ -106,7 +107,7 @@ export type HookHandler<Type extends HookType> = (
  * Hooks by Copilot's handler names, called as the Copilot CLI calls them (the Copilot SDK's
  * `SessionHooks` in its `dist/types.d.ts`). For one prompt with a tool
  * call: `onSessionStart` (first prompt after create or resume), `onUserPromptSubmitted`,
- * `onPreToolUse`, `onPostToolUse` or `onPostToolUseFailure`,
+ * `onUserPromptTransformed`, `onPreToolUse`, `onPostToolUse` or `onPostToolUseFailure`,
  * `onAgentStop`; `onSessionEnd` at `disconnect()`. Each call is recorded as `hook.start` /
  * `hook.end` events. Inputs: `HookInputs`, outputs: `HookOutputs` (src/protocol/hooks.ts).
  */
@@ -134,6 +135,11 @@ export interface SessionHooks {
   onPostToolUseFailure?: HookHandler<"postToolUseFailure">;
   /** `{prompt}` → `{modifiedPrompt?, additionalContext?}` before every prompt. */
   onUserPromptSubmitted?: HookHandler<"userPromptSubmitted">;
+  /**
+   * `{prompt, transformedPrompt}` → `{modifiedTransformedPrompt?}` after
+   * `onUserPromptSubmitted`: replaces what the model reads as the prompt and the log keeps.
+   */
+  onUserPromptTransformed?: HookHandler<"userPromptTransformed">;
   /**
    * `{source: "new" | "resume", initialPrompt}` → `{additionalContext?}` before the first prompt
    * after create or resume: the context is a user message of its own just before the prompt.

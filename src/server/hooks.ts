@@ -25,7 +25,9 @@
  * - `sessionStart` {source: new | resume, initialPrompt} before the first prompt after create or
  *   resume: its `additionalContext` is a user message of its own just before the prompt, as
  *   Copilot sends it. Then `userPromptSubmitted` {prompt} before every prompt: `modifiedPrompt`
- *   replaces the prompt; `additionalContext` is appended to it after a blank line.
+ *   replaces the prompt; `additionalContext` is appended to it after a blank line; then
+ *   `userPromptTransformed` {prompt, transformedPrompt}: `modifiedTransformedPrompt` replaces
+ *   what the model reads.
  * The context messages are `user.message` events with source `hook`, so a resume reads them too.
  * - `agentStop` {stopReason, transcriptPath, stop_hook_active} when a prompt ends (not on
  *   cancel or error): `decision: "block"` goes on with `reason` as a user message (source
@@ -46,6 +48,7 @@ import type {
   PreToolUseOutput,
   PromptHookOutput,
   SessionStartOutput,
+  UserPromptTransformedOutput,
 } from "../protocol/hooks.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
 import { resultTypeOf } from "./tool-result-type.js";
@@ -132,14 +135,28 @@ export class HookRunner {
     }
   }
 
-  /** Applies `userPromptSubmitted` to a prompt's text. */
+  /**
+   * A prompt's text through `userPromptSubmitted` (`modifiedPrompt` replaces it,
+   * `additionalContext` is appended after a blank line), then `userPromptTransformed` {prompt as
+   * the first left it, transformedPrompt: what the model would read} (`modifiedTransformedPrompt`
+   * replaces that), in Copilot's order.
+   * @returns what the model reads as the prompt and the log keeps.
+   */
   async prompt(text: string, signal: AbortSignal): Promise<string> {
     const output = (await this.call("userPromptSubmitted", { prompt: text }, signal)) as
       | PromptHookOutput
       | undefined;
     const prompt = typeof output?.modifiedPrompt === "string" ? output.modifiedPrompt : text;
     const context = output?.additionalContext;
-    return typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
+    const transformedPrompt =
+      typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
+    const transformed = (await this.call(
+      "userPromptTransformed",
+      { prompt, transformedPrompt },
+      signal,
+    )) as UserPromptTransformedOutput | undefined;
+    const replaced = transformed?.modifiedTransformedPrompt;
+    return typeof replaced === "string" ? replaced : transformedPrompt;
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * One `session.send` of a server session: the app's prompt hooks (`sessionStart` before the first
- * prompt after create or resume, `userPromptSubmitted`), the prompt itself, and the follow-ups an
- * `agentStop` hook asks for (at most {@link MAX_AGENT_STOP_BLOCKS}). Copilot protocol v3 hooks.
+ * prompt after create or resume, `userPromptSubmitted`, `userPromptTransformed`), the prompt
+ * itself, and the follow-ups an `agentStop` hook asks for (at most {@link MAX_AGENT_STOP_BLOCKS}).
+ * Copilot protocol v3 hooks.
  */
 
 import type { UserPrompt } from "../agent/loop.js";

@@ -301,6 +301,8 @@ describe("hooks", () => {
       ["hook.end", "sessionStart"],
       ["hook.start", "userPromptSubmitted"],
       ["hook.end", "userPromptSubmitted"],
+      ["hook.start", "userPromptTransformed"],
+      ["hook.end", "userPromptTransformed"],
       ["hook.start", "preToolUse"],
       ["hook.end", "preToolUse"],
       ["tool.execution_start"],
