@@ -65,8 +65,9 @@ export interface AgentSettings extends CompactionOptions {
   maxOutputTokens?: number;
   authorize: Authorize;
   /**
-   * Called for a call of a tool that does not exist, before its "does not exist" result (the SDK
-   * server: the app's `preToolUse` hook, which the Copilot CLI runs before that check).
+   * Called for a call of a tool that does not exist, before its "does not exist" result is
+   * recorded (the SDK server: the app's `preToolUse` hook, which the Copilot CLI runs before that
+   * check, then its `postToolUseFailure` hook, whose guidance follows the result).
    */
   onUnknownTool?: UnknownToolCallback;
   /** The face's client capabilities (ACP fs), passed on to tools. */

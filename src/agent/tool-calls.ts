@@ -44,8 +44,18 @@ export type Authorize = (request: {
   start: (toolArguments: JsonObject) => void;
 }) => Promise<PermissionAnswer>;
 
-/** Told of a call of a tool that does not exist, before its error result. Never rejects. */
-export type UnknownToolCallback = (toolCall: ToolRequest, signal: AbortSignal) => Promise<void>;
+/**
+ * Told of a call of a tool that does not exist, with the error result the model reads for it
+ * (`message`), before that result is recorded; `start` records `tool.execution_start` (the loop
+ * calls it after, if the callback did not). @returns effects that go with the result (an SDK
+ * app's `postToolUseFailure` guidance: a `follow_up`). Never rejects.
+ */
+export type UnknownToolCallback = (request: {
+  toolCall: ToolRequest;
+  message: string;
+  signal: AbortSignal;
+  start: () => void;
+}) => Promise<ToolEffect[]>;
 
 /** What executing a batch needs from the loop. */
 export interface ToolCallContext {
@@ -217,12 +227,20 @@ async function settle(
   start: (toolArguments: JsonObject) => void,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
-  if (call.failure?.code === "unknown_tool" && context.onUnknownTool !== undefined) {
-    await context.onUnknownTool(toolCall, context.signal);
-  }
   if (call.failure !== undefined) {
+    const { code, message } = call.failure;
+    const effects =
+      code === "unknown_tool" && context.onUnknownTool !== undefined
+        ? await context.onUnknownTool({
+            toolCall,
+            message,
+            signal: context.signal,
+            start: () => start(toolCall.arguments),
+          })
+        : [];
     start(toolCall.arguments);
-    return { toolCall, content: call.failure.message, isError: true, errorCode: call.failure.code };
+    const failed = { toolCall, content: message, isError: true, errorCode: code };
+    return effects.length === 0 ? failed : { ...failed, effects };
   }
   if (context.signal.aborted) {
     start(toolCall.arguments);

@@ -145,6 +145,7 @@ export type HookType =
   | "postToolUse"
   | "postToolUseFailure"
   | "userPromptSubmitted"
+  | "userPromptTransformed"
   | "sessionStart"
   | "sessionEnd"
   | "agentStop"

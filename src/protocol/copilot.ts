@@ -8,7 +8,7 @@
  * Field names are Copilot's wherever Copilot has the field; turnloop additions are marked.
  */
 
-import type { HookType, JsonObject, JsonValue, StopReason } from "../events/events.js";
+import type { JsonObject } from "../events/events.js";
 import type { WireEvent } from "./wire-event.js";
 
 /** `connect` / `ping` report this; the Copilot SDK accepts 3..3. */
@@ -299,85 +299,17 @@ export interface PermissionDecision {
   feedback?: string;
 }
 
-/** A custom tool's result (`handlePendingToolCall.result`): text, or Copilot's result object. */
+/**
+ * Copilot's `ToolResultObject.resultType` (the Copilot SDK's `ToolResultType`): how a tool call ended. It
+ * picks the post-tool hook: `postToolUse` for `success`, `postToolUseFailure` for `failure`,
+ * neither for `rejected`, `denied` or `timeout`.
+ */
+export type ToolResultType = "success" | "failure" | "rejected" | "denied" | "timeout";
+
+/**
+ * A custom tool's result (`handlePendingToolCall.result`): text, or Copilot's result object, whose
+ * `resultType` is a {@link ToolResultType} (default `success`; any other value is a `failure`).
+ */
 export type ExternalToolResult =
   | string
   | { textResultForLlm: string; resultType?: string; error?: string };
-
-/** `hooks.invoke` request (runtime → app). `input` has `sessionId`, `timestamp` (ms), `cwd`. */
-export interface HooksInvokeParams {
-  sessionId: string;
-  hookType: HookType;
-  input: JsonObject;
-}
-
-/** `hooks.invoke` answer. `output` absent or `null`: no opinion. */
-export interface HooksInvokeResult {
-  output?: JsonValue;
-}
-
-/** `preToolUse` output. `deny` gives the model "Denied by preToolUse hook: <reason>". */
-export interface PreToolUseOutput {
-  permissionDecision?: "allow" | "deny" | "ask";
-  permissionDecisionReason?: string;
-  /** Replaces the arguments (validated against the tool's schema). */
-  modifiedArgs?: JsonObject;
-  /** Appended to the tool's result for the model. */
-  additionalContext?: string;
-}
-
-/** `postToolUse` / `postToolUseFailure` output. */
-export interface PostToolUseOutput {
-  /** Replaces the result the model sees. */
-  modifiedResult?: ExternalToolResult;
-  /** Appended to the result the model sees. */
-  additionalContext?: string;
-}
-
-/** `userPromptSubmitted` / `sessionStart` output. */
-export interface PromptHookOutput {
-  modifiedPrompt?: string;
-  /** Appended to the prompt, after a blank line. */
-  additionalContext?: string;
-}
-
-/** `agentStop` output: `block` goes on with `reason` as the next user message. */
-export interface AgentStopOutput {
-  decision?: "block" | "allow";
-  reason?: string;
-}
-
-/** Fields every hook input has. `timestamp` is ms since the epoch; `cwd` the session's. */
-export interface HookInputBase {
-  sessionId: string;
-  timestamp: number;
-  cwd: string;
-}
-
-/** Each hook's input besides {@link HookInputBase} (Copilot's wire names). */
-export interface HookInputs {
-  preToolUse: { toolName: string; toolArgs: JsonObject };
-  postToolUse: {
-    toolName: string;
-    toolArgs: JsonObject;
-    toolResult: { textResultForLlm: string; resultType: "success" };
-  };
-  postToolUseFailure: { toolName: string; toolArgs: JsonObject; error: string };
-  userPromptSubmitted: { prompt: string };
-  sessionStart: { source: "new" | "resume"; initialPrompt: string };
-  sessionEnd: { reason: "user_exit" };
-  agentStop: { stopReason: StopReason; transcriptPath: string; stop_hook_active: boolean };
-  errorOccurred: { error: string; errorContext: "model_call"; recoverable: false };
-}
-
-/** Each hook's output (what the runtime reads; anything else is recorded only). */
-export interface HookOutputs {
-  preToolUse: PreToolUseOutput;
-  postToolUse: PostToolUseOutput;
-  postToolUseFailure: PostToolUseOutput;
-  userPromptSubmitted: PromptHookOutput;
-  sessionStart: PromptHookOutput;
-  sessionEnd: JsonObject;
-  agentStop: AgentStopOutput;
-  errorOccurred: JsonObject;
-}

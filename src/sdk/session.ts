@@ -36,6 +36,7 @@ const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
   postToolUse: "onPostToolUse",
   postToolUseFailure: "onPostToolUseFailure",
   userPromptSubmitted: "onUserPromptSubmitted",
+  userPromptTransformed: "onUserPromptTransformed",
   sessionStart: "onSessionStart",
   sessionEnd: "onSessionEnd",
   agentStop: "onAgentStop",

@@ -6,14 +6,12 @@
 import type { HookType } from "../events/events.js";
 import type {
   Attachment,
-  HookInputBase,
-  HookInputs,
-  HookOutputs,
   PermissionDecision,
   ProviderConfig,
   SessionMode,
   WirePermissionRequest,
 } from "../protocol/copilot.js";
+import type { HookInputBase, HookInputs, HookOutputs } from "../protocol/hooks.js";
 import type { Tool } from "./tools.js";
 
 export type {
@@ -26,23 +24,30 @@ export type {
   StopReason,
 } from "../events/events.js";
 export type {
-  AgentStopOutput,
   Attachment,
   ExternalToolResult,
-  HookInputBase,
-  HookInputs,
   PermissionDecision,
   PermissionKind,
-  PostToolUseOutput,
-  PreToolUseOutput,
-  PromptHookOutput,
   ProviderConfig,
   SessionCreateResult,
   SessionLifecycleNotification,
   SessionListEntry,
   SessionMode,
+  ToolResultType,
   WirePermissionRequest,
 } from "../protocol/copilot.js";
+export type {
+  AgentStopOutput,
+  HookInputBase,
+  HookInputs,
+  HookOutputs,
+  PostToolUseFailureOutput,
+  PostToolUseOutput,
+  PreToolUseOutput,
+  PromptHookOutput,
+  SessionStartOutput,
+  UserPromptTransformedOutput,
+} from "../protocol/hooks.js";
 export type {
   WireEvent,
   WireEventOf,
@@ -88,24 +93,70 @@ export type PermissionHandler = (
 /** Approves every request once (for trusted environments and tests). */
 export const approveAll: PermissionHandler = () => ({ kind: "approve-once" });
 
-/** A hook handler: returns its output, or nothing for "no opinion". */
+/**
+ * A hook handler: gets the hook's input (the wire's names: `cwd`, `timestamp` in ms since the
+ * epoch, `stop_hook_active`), returns its output, or nothing for "no opinion". A handler that
+ * throws has no opinion either; the server goes on without an answer after 30 s.
+ */
 export type HookHandler<Type extends HookType> = (
   input: HookInputBase & HookInputs[Type],
   context: { sessionId: string },
 ) => HookOutputs[Type] | undefined | Promise<HookOutputs[Type] | undefined>;
 
 /**
- * Hooks by Copilot's handler names; `HookInputs` in `src/protocol/copilot.ts` gives each one's
- * input, `HookOutputs` its output.
+ * Hooks by Copilot's handler names, called as the Copilot CLI calls them (the Copilot SDK's
+ * `SessionHooks` in its `dist/types.d.ts`). For one prompt with a tool
+ * call: `onSessionStart` (first prompt after create or resume), `onUserPromptSubmitted`,
+ * `onUserPromptTransformed`, `onPreToolUse`, `onPostToolUse` or `onPostToolUseFailure`,
+ * `onAgentStop`; `onSessionEnd` at `disconnect()`. Each call is recorded as `hook.start` /
+ * `hook.end` events. Inputs: `HookInputs`, outputs: `HookOutputs` (src/protocol/hooks.ts).
  */
 export interface SessionHooks {
+  /**
+   * `{toolName, toolArgs}` → `{permissionDecision?: "allow" | "deny" | "ask",
+   * permissionDecisionReason?, modifiedArgs?, additionalContext?}` before a call's permission
+   * question, and for a call of a tool that does not exist (output unused there).
+   */
   onPreToolUse?: HookHandler<"preToolUse">;
+  /**
+   * `{toolName, toolArgs, toolResult: {textResultForLlm, resultType: "success"}}` →
+   * `{modifiedResult?, additionalContext?}`, only after a call that succeeded (Copilot's
+   * `resultType: "success"`): what every face shows completed.
+   */
   onPostToolUse?: HookHandler<"postToolUse">;
+  /**
+   * `{toolName, toolArgs, error}` → `{additionalContext?}`, only after a call whose `resultType`
+   * is `failure`: an error result, a `bash` command that exited non-zero or was killed, a tool
+   * that does not exist; `error` is the text the model reads. Not for a call refused (`denied`,
+   * `rejected`), timed out or cancelled. The model reads `additionalContext` after the batch's
+   * results as `Tool "<toolName>" failed. Additional guidance from postToolUseFailure hooks:`
+   * and the text.
+   */
   onPostToolUseFailure?: HookHandler<"postToolUseFailure">;
+  /** `{prompt}` → `{modifiedPrompt?, additionalContext?}` before every prompt. */
   onUserPromptSubmitted?: HookHandler<"userPromptSubmitted">;
+  /**
+   * `{prompt, transformedPrompt}` → `{modifiedTransformedPrompt?}` after
+   * `onUserPromptSubmitted`: replaces what the model reads as the prompt and the log keeps.
+   */
+  onUserPromptTransformed?: HookHandler<"userPromptTransformed">;
+  /**
+   * `{source: "new" | "resume", initialPrompt}` → `{additionalContext?}` before the first prompt
+   * after create or resume: the context is a user message of its own just before the prompt.
+   */
   onSessionStart?: HookHandler<"sessionStart">;
+  /** `{reason: "user_exit"}` when the app disconnects; the output is recorded only. */
   onSessionEnd?: HookHandler<"sessionEnd">;
+  /**
+   * `{stopReason, transcriptPath, stop_hook_active}` → `{decision?: "block", reason?}` when a
+   * prompt ends on its own: `block` goes on with `reason` as the next user message (at most 3
+   * times in a row).
+   */
   onAgentStop?: HookHandler<"agentStop">;
+  /**
+   * `{error, errorContext: "model_call", recoverable: false}` when a prompt fails for its model
+   * request (after retries); the output is recorded only.
+   */
   onErrorOccurred?: HookHandler<"errorOccurred">;
 }
 

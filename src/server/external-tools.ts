@@ -10,9 +10,10 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { z } from "zod";
 import type { EventInput, JsonObject } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import type { ExternalToolResult } from "../protocol/copilot.js";
+import type { ExternalToolResult, ToolResultType } from "../protocol/copilot.js";
 import { type AnyTool, defineTool, type ToolResult } from "../tools/define-tool.js";
 import type { ToolDeclarationParams } from "./params.js";
+import { noteAnsweredType } from "./tool-result-type.js";
 
 /** What the app's tools need from their session. */
 export interface ExternalToolHost {
@@ -219,7 +220,8 @@ function pathOf(pointer: string): string[] {
  * wording for the model, without the exception's text ("Failed to execute `<tool>` tool with
  * arguments: {…} due to error: Error: Tool execution failed"), the app's message kept for the
  * app (`error.message` of `tool.execution_complete`); `resultType` other than success is an error, `denied` and
- * `rejected` reported as such (a rejection ends the prompt, see the loop's `endAfterRejection`).
+ * `rejected` reported as such (a rejection ends the prompt, see the loop's `endAfterRejection`),
+ * and the type noted for the app's post-tool hooks (tool-result-type.ts).
  */
 function toolResult(
   call: Pick<PendingCall, "toolName" | "input">,
@@ -236,12 +238,27 @@ function toolResult(
   if (typeof result === "string") {
     return { content: result, isError: false };
   }
-  const type = result.resultType ?? "success";
+  const type = resultTypeNamed(result.resultType);
   const failed = type !== "success";
   const content =
     failed && result.error !== undefined && result.textResultForLlm === ""
       ? `Tool '${call.toolName}' failed: ${result.error}`
       : result.textResultForLlm;
   const errorCode = type === "denied" || type === "rejected" ? type : undefined;
-  return { content, isError: failed, ...(errorCode === undefined ? {} : { errorCode }) };
+  const outcome = { content, isError: failed, ...(errorCode === undefined ? {} : { errorCode }) };
+  noteAnsweredType(outcome, type);
+  return outcome;
+}
+
+const RESULT_TYPES: readonly ToolResultType[] = [
+  "success",
+  "failure",
+  "rejected",
+  "denied",
+  "timeout",
+];
+
+/** `name` as a {@link ToolResultType}: absent is `success`, a name Copilot lacks a `failure`. */
+function resultTypeNamed(name: string | undefined): ToolResultType {
+  return name === undefined ? "success" : (RESULT_TYPES.find((type) => type === name) ?? "failure");
 }

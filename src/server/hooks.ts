@@ -4,7 +4,7 @@
  * recorded as `hook.start` / `hook.end`. A hook that fails, times out or is cancelled has no
  * opinion: the runtime goes on as without it.
  *
- * Where each hook runs and what its output does:
+ * Where each hook runs and what its output does (each input and output: src/protocol/hooks.ts):
  * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate, and, as the
  *   Copilot CLI does, for a call of a tool that does not exist before its "does not exist" result
  *   (its output changes nothing then); not for calls with bad arguments. `deny` refuses the call ("Denied by preToolUse
@@ -13,15 +13,21 @@
  *   replace the arguments: the gate judges them and the tool runs them, while
  *   `tool.execution_start` keeps the model's original ones (Copilot's history); `additionalContext`
  *   is appended to the result.
- * - `postToolUse` {toolName, toolArgs, toolResult} after a successful run: `modifiedResult`
- *   replaces, and `additionalContext` is appended to, what the model sees.
- * - `postToolUseFailure` {toolName, toolArgs, error} after a failed run: as with Copilot, only
- *   `additionalContext` counts; the model reads it after the batch's results as a user message
- *   `Tool "<name>" failed. Additional guidance from postToolUseFailure hooks:\n<context>`.
+ * - After a call ran, by Copilot's `resultType` of its result (tool-result-type.ts, which reads it
+ *   as the one fold reads the call's `tool.execution_complete`): `postToolUse` {toolName,
+ *   toolArgs, toolResult} for `success`: `modifiedResult` replaces, and `additionalContext` is
+ *   appended to, what the model sees; `postToolUseFailure` {toolName, toolArgs, error: the text
+ *   the model reads} for `failure` (a failed run, a command that exited non-zero or was killed,
+ *   and a call of a tool that does not exist): as with Copilot, only `additionalContext` counts;
+ *   the model reads it after the batch's results as a user message `Tool "<name>" failed.
+ *   Additional guidance from postToolUseFailure hooks:\n<context>`. Neither for `denied`,
+ *   `rejected` or `timeout` (Copilot's rule), nor for a call cancelled.
  * - `sessionStart` {source: new | resume, initialPrompt} before the first prompt after create or
  *   resume: its `additionalContext` is a user message of its own just before the prompt, as
  *   Copilot sends it. Then `userPromptSubmitted` {prompt} before every prompt: `modifiedPrompt`
- *   replaces the prompt; `additionalContext` is appended to it after a blank line.
+ *   replaces the prompt; `additionalContext` is appended to it after a blank line; then
+ *   `userPromptTransformed` {prompt, transformedPrompt}: `modifiedTransformedPrompt` replaces
+ *   what the model reads.
  * The context messages are `user.message` events with source `hook`, so a resume reads them too.
  * - `agentStop` {stopReason, transcriptPath, stop_hook_active} when a prompt ends (not on
  *   cancel or error): `decision: "block"` goes on with `reason` as a user message (source
@@ -37,11 +43,15 @@ import type { EventInput, HookType, JsonObject, JsonValue } from "../events/even
 import { randomUUID } from "../events/random-id.js";
 import type {
   AgentStopOutput,
+  PostToolUseFailureOutput,
   PostToolUseOutput,
   PreToolUseOutput,
   PromptHookOutput,
-} from "../protocol/copilot.js";
+  SessionStartOutput,
+  UserPromptTransformedOutput,
+} from "../protocol/hooks.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
+import { resultTypeOf } from "./tool-result-type.js";
 
 /** Consecutive `agentStop` blocks honoured before the runtime stops anyway. */
 export const MAX_AGENT_STOP_BLOCKS = 3;
@@ -125,14 +135,28 @@ export class HookRunner {
     }
   }
 
-  /** Applies `userPromptSubmitted` to a prompt's text. */
-  async prompt(input: JsonObject, text: string, signal: AbortSignal): Promise<string> {
-    const output = (await this.call("userPromptSubmitted", input, signal)) as
+  /**
+   * A prompt's text through `userPromptSubmitted` (`modifiedPrompt` replaces it,
+   * `additionalContext` is appended after a blank line), then `userPromptTransformed` {prompt as
+   * the first left it, transformedPrompt: what the model would read} (`modifiedTransformedPrompt`
+   * replaces that), in Copilot's order.
+   * @returns what the model reads as the prompt and the log keeps.
+   */
+  async prompt(text: string, signal: AbortSignal): Promise<string> {
+    const output = (await this.call("userPromptSubmitted", { prompt: text }, signal)) as
       | PromptHookOutput
       | undefined;
     const prompt = typeof output?.modifiedPrompt === "string" ? output.modifiedPrompt : text;
     const context = output?.additionalContext;
-    return typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
+    const transformedPrompt =
+      typeof context === "string" && context !== "" ? `${prompt}\n\n${context}` : prompt;
+    const transformed = (await this.call(
+      "userPromptTransformed",
+      { prompt, transformedPrompt },
+      signal,
+    )) as UserPromptTransformedOutput | undefined;
+    const replaced = transformed?.modifiedTransformedPrompt;
+    return typeof replaced === "string" ? replaced : transformedPrompt;
   }
 
   /**
@@ -141,18 +165,30 @@ export class HookRunner {
    * undefined when it gave none.
    */
   async sessionStart(input: JsonObject, signal: AbortSignal): Promise<string | undefined> {
-    const output = (await this.call("sessionStart", input, signal)) as PromptHookOutput | undefined;
+    const output = (await this.call("sessionStart", input, signal)) as
+      | SessionStartOutput
+      | undefined;
     const context = output?.additionalContext;
     return typeof context === "string" && context !== "" ? context : undefined;
   }
 
-  /** `preToolUse` for a call of a tool that does not exist: recorded, its output unused. */
-  readonly unknownTool: UnknownToolCallback = async (toolCall, signal) => {
-    await this.call(
-      "preToolUse",
-      { toolName: toolCall.name, toolArgs: toolCall.arguments },
-      signal,
-    );
+  /**
+   * A call of a tool that does not exist, as the Copilot CLI hooks it (the Copilot SDK's
+   * `hooks_extended/should_invoke_posttoolusefailure_hook_for_failed_tool_result`, whose
+   * `postToolUseFailure` gets "Tool 'view' does not exist…"): `preToolUse` (recorded, its output
+   * unused), then `postToolUseFailure` with the result the model reads as its `error`, whose
+   * guidance goes with that result.
+   */
+  readonly unknownTool: UnknownToolCallback = async ({ toolCall, message, signal, start }) => {
+    const toolArgs = toolCall.arguments;
+    await this.call("preToolUse", { toolName: toolCall.name, toolArgs }, signal);
+    start();
+    if (!this.host.enabled() || signal.aborted) {
+      return [];
+    }
+    const failed = { content: message, isError: true };
+    const guided = await this.afterFailure(toolCall.name, toolArgs, failed, signal);
+    return guided.effects ?? [];
   };
 
   /** `agentStop`: the follow-up message when the app blocks the stop, else undefined. */
@@ -245,7 +281,7 @@ export class HookRunner {
         if (!this.host.enabled() || context.signal.aborted) {
           return withContext;
         }
-        return this.afterTool(tool.name, input, withContext, context.signal);
+        return this.afterTool(tool.name, input, withContext, context);
       },
     };
   }
@@ -254,20 +290,31 @@ export class HookRunner {
     toolName: string,
     input: unknown,
     result: ToolResult,
-    signal: AbortSignal,
+    context: ToolContext,
   ): Promise<ToolResult> {
     const toolArgs = (isObject(input) ? input : {}) as JsonObject;
-    if (result.isError) {
-      const failure = { toolName, toolArgs, error: result.content };
-      const output = (await this.call("postToolUseFailure", failure, signal)) as
-        | PostToolUseOutput
-        | undefined;
-      return withGuidance(result, toolName, output?.additionalContext);
+    const resultType = resultTypeOf(toolName, result, context.toolCallId);
+    switch (resultType) {
+      case "failure":
+        return this.afterFailure(toolName, toolArgs, result, context.signal);
+      case "denied":
+      case "rejected":
+      case "timeout":
+        // Copilot calls neither post-tool hook for these (`PostToolUseFailureHandler`'s note).
+        return result;
+      case "success":
+        break;
+      default: {
+        const unhandled: never = resultType;
+        return unhandled;
+      }
     }
     const toolResult = { textResultForLlm: result.content, resultType: "success" };
-    const output = (await this.call("postToolUse", { toolName, toolArgs, toolResult }, signal)) as
-      | PostToolUseOutput
-      | undefined;
+    const output = (await this.call(
+      "postToolUse",
+      { toolName, toolArgs, toolResult },
+      context.signal,
+    )) as PostToolUseOutput | undefined;
     const modified = output?.modifiedResult;
     const replaced =
       typeof modified === "string"
@@ -276,6 +323,23 @@ export class HookRunner {
           ? { ...result, content: modified.textResultForLlm }
           : result;
     return appendContext(replaced, output?.additionalContext);
+  }
+
+  /**
+   * `postToolUseFailure` {toolName, toolArgs, error}: `error` is the text the model reads as the
+   * call's result; the result stays as it is, with the hook's guidance ({@link withGuidance}).
+   */
+  private async afterFailure(
+    toolName: string,
+    toolArgs: JsonObject,
+    result: ToolResult,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    const failure = { toolName, toolArgs, error: result.content };
+    const output = (await this.call("postToolUseFailure", failure, signal)) as
+      | PostToolUseFailureOutput
+      | undefined;
+    return withGuidance(result, toolName, output?.additionalContext);
   }
 }
 

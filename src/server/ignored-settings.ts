@@ -49,15 +49,27 @@ export function ignoredSettingsMessage(call: string, params: unknown): string | 
   return parts.length === 0 ? undefined : `${call}: ${parts.join("; ")}`;
 }
 
+/** A `session.warning`'s data. */
+export interface WarningData {
+  warningType: string;
+  message: string;
+}
+
+/** The `session.warning` data naming what `call`'s params ask that turnloop ignores, if any. */
+export function ignoredSettingsWarning(call: string, params: unknown): WarningData | undefined {
+  const message = ignoredSettingsMessage(call, params);
+  return message === undefined ? undefined : { warningType: SETTINGS_IGNORED, message };
+}
+
 /**
  * Emits the warning of `params` ignored settings in `session` (persisted, and sent to the apps
  * attached to it) and adds it to the session's `openingEvents`, as the project's warnings are
- * (session/project-warnings.ts), when there is anything to say.
+ * (session/project-warnings.ts), when there is anything to say. A `session.resume` through
+ * another worker has its warning recorded by the session's owner instead (remote-sessions.ts).
  */
 export function warnIgnoredSettings(session: Session, call: string, params: unknown): void {
-  const message = ignoredSettingsMessage(call, params);
-  if (message !== undefined) {
-    const data = { warningType: SETTINGS_IGNORED, message };
+  const data = ignoredSettingsWarning(call, params);
+  if (data !== undefined) {
     session.openingEvents.push(session.emit({ type: "session.warning", data }));
   }
 }

@@ -4,7 +4,8 @@
  * here: every persisted event from the resume on is sent to it as `session.event`, read through
  * the store's subscription (once each, in order); its `session.send`, `session.abort` and
  * permission answers (remote-questions.ts) go through the store's inbox to the owner, which applies them to its own session as if its client
- * had sent them ({@link receiveInbox}). Ephemeral events (streaming deltas) stay on the owner;
+ * had sent them (inbox-receiver.ts), and so does its resume's `settings_ignored` warning
+ * (remote-warning.ts). Ephemeral events (streaming deltas) stay on the owner;
  * the follower sends its own `session.idle` where a prompt's stored events end (session/prompt-end.ts).
  * A session nobody holds is not followed: `session.resume` claims it here.
  */
@@ -13,24 +14,19 @@ import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
-import { FOLLOWER_EXPIRY_MS, registerHandler } from "../session/follower-handler.js";
+import { registerHandler } from "../session/follower-handler.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
-import type { InboxMessage, SessionInbox, StoredLog } from "../session/session-store.js";
+import type { StoredLog } from "../session/session-store.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
-import {
-  invalidParams,
-  type PermissionAnswerParams,
-  permissionAnswerParams,
-  type SendParams,
-  sendParams,
-} from "./params.js";
+import { ignoredSettingsWarning } from "./ignored-settings.js";
+import { invalidParams, type PermissionAnswerParams, type SendParams } from "./params.js";
 import { replyFor } from "./permissions.js";
 import { FollowedEvents } from "./remote-events.js";
 import { endPrompts } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
-import type { ServerSession } from "./server-session.js";
+import { FollowerWarning } from "./remote-warning.js";
 import { bareModelId } from "./wire-events.js";
 
 /** A session followed here for one client connection. */
@@ -47,6 +43,8 @@ interface RemoteSession {
   unregister: () => Promise<void>;
   /** Checks that the lease the prompts were sent to holds the session (owner-watch.ts). */
   ownerWatch: OwnerWatch;
+  /** The resume's `settings_ignored` warning, until the app has it (remote-warning.ts). */
+  warning: FollowerWarning;
 }
 
 /** The client's `session.resume` params that say whether it answers permission questions. */
@@ -54,8 +52,6 @@ const handlesPermissions = z.looseObject({ requestPermission: z.boolean().option
 
 /** The sessions each server follows for its clients, by session id. */
 const followed = new WeakMap<ServerContext, Map<string, RemoteSession>>();
-/** The inbox receivers started, one per server. */
-const receiving = new WeakSet<ServerContext>();
 
 function followedBy(server: ServerContext): Map<string, RemoteSession> {
   let sessions = followed.get(server);
@@ -97,7 +93,8 @@ export async function resumeRemote(
   previous?.ownerWatch.stop();
   await previous?.subscription.close();
   await previous?.unregister();
-  const remote = await startFollowing(connection, start.data, log);
+  const warning = new FollowerWarning(ignoredSettingsWarning("session.resume", resumeParams));
+  const remote = await startFollowing(connection, start.data, log, warning);
   // A client that registered a permission handler answers the owner's questions too.
   const unregister = handlesPermissions.safeParse(resumeParams).data?.requestPermission
     ? await registerHandler(store.inbox, sessionId)
@@ -105,6 +102,9 @@ export async function resumeRemote(
   followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
   // Never rejects: closing the subscription and the handler's detach swallow their failures.
   void connection.closed.then(() => stopFollowing(server, sessionId, connection));
+  // After the answer, as a local resume's warning: the app's session object exists to receive it.
+  const { inbox } = store;
+  setImmediate(() => void warning.say(connection, inbox, sessionId));
   return {
     sessionId,
     workspacePath: store.filesFolder(sessionId),
@@ -126,6 +126,7 @@ async function startFollowing(
   connection: ClientConnection,
   start: SessionEventData["session.start"],
   log: StoredLog,
+  warning: FollowerWarning,
 ): Promise<Omit<RemoteSession, "resumeParams" | "unregister">> {
   const { store } = connection.server.host;
   const session = { sessionId: start.sessionId, startTime: start.startTime };
@@ -142,6 +143,7 @@ async function startFollowing(
     for (const wire of events.wire(event)) {
       connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
     }
+    warning.seen(event);
     endPrompts(connection, session, prompts.stored(event), event.id);
     ownerWatch?.stored(event);
   });
@@ -158,7 +160,7 @@ async function startFollowing(
   };
   const waiting = () => prompts.waiting;
   ownerWatch = watchOwner(store, session.sessionId, waiting, onGone);
-  return { connection, subscription, questions, prompts, ownerWatch };
+  return { connection, subscription, questions, prompts, ownerWatch, warning };
 }
 
 /** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
@@ -183,6 +185,15 @@ async function stopFollowing(
  */
 export function followsHere(connection: ClientConnection, sessionId: string): boolean {
   return followedBy(connection.server).get(sessionId)?.connection === connection;
+}
+
+/**
+ * Whether a resume `connection` makes to claim `sessionId`, which it follows here, must not say
+ * its `settings_ignored` warning: its app has it from the following (remote-warning.ts).
+ */
+export function warnedWhileFollowing(connection: ClientConnection, sessionId: string): boolean {
+  const remote = followedBy(connection.server).get(sessionId);
+  return remote?.connection === connection && !remote.warning.unsaid();
 }
 
 /** Whether `sessionId` is followed here (its methods go to the owner). */
@@ -293,95 +304,4 @@ async function postPrompt(
   }
   remote.prompts.addressed(promptId, epoch);
   return promptId;
-}
-
-/**
- * Starts applying the inbox messages sent to this server's sessions by faces on other workers,
- * once per server (a no-op without a shared store): a prompt as `session.send`, an abort as
- * `session.abort`. A message for a session no longer served here, or not valid, is logged and
- * dropped.
- */
-export function receiveInbox(server: ServerContext): void {
-  const inbox: SessionInbox | undefined = server.host.store.inbox;
-  if (inbox === undefined || receiving.has(server)) {
-    return;
-  }
-  receiving.add(server);
-  inbox
-    .receive((sessionId, message) => applyMessage(server, sessionId, message))
-    .catch((error: unknown) => {
-      receiving.delete(server);
-      server.log(`the inbox of other workers' requests is not read: ${errorMessage(error)}`);
-    });
-}
-
-/** A prompt in the inbox: `session.send`'s params and the id its sender gave it. */
-const inboxPrompt = sendParams.extend({ promptId: z.string().min(1).optional() });
-
-function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
-  const session = server.sessions.get(sessionId);
-  if (session === undefined || session.closing) {
-    server.log(`a ${message.kind} for session ${sessionId}, no longer served here, was dropped`);
-    return;
-  }
-  switch (message.kind) {
-    case "prompt": {
-      const parsed = inboxPrompt.safeParse(message.payload);
-      if (!parsed.success) {
-        server.log(`a prompt for session ${sessionId} from another worker was not valid`);
-        return;
-      }
-      try {
-        const { promptId, ...params } = parsed.data;
-        session.send(params, promptId);
-      } catch (error) {
-        server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
-      }
-      return;
-    }
-    case "abort":
-      session.abort().catch(() => undefined);
-      return;
-    case "permission":
-      applyAnswer(server, session, message.payload);
-      return;
-    case "attach":
-    case "detach": {
-      const parsed = followerMessage.safeParse(message.payload);
-      if (!parsed.success) {
-        server.log(`a follower's ${message.kind} for session ${sessionId} was not valid`);
-      } else if (message.kind === "attach") {
-        session.clients.attachFollower(parsed.data.followerId, parsed.data.expiresInMs ?? 0);
-      } else {
-        session.clients.removeFollower(parsed.data.followerId);
-      }
-      return;
-    }
-    default: {
-      // inbox.ts reads only the kinds it knows; a new kind fails to compile here.
-      const unhandled: never = message.kind;
-      void unhandled;
-    }
-  }
-}
-
-/** A follower's `attach` / `detach` (session/follower-handler.ts). */
-const followerMessage = z.object({
-  followerId: z.string().min(1),
-  expiresInMs: z.number().int().positive().max(FOLLOWER_EXPIRY_MS).optional(),
-});
-
-/** A permission answer from another worker, applied as the local client's would be. */
-function applyAnswer(server: ServerContext, session: ServerSession, payload: unknown): void {
-  const parsed = permissionAnswerParams.safeParse(payload);
-  if (!parsed.success) {
-    server.log(`a permission answer for session ${session.id} from another worker was not valid`);
-    return;
-  }
-  try {
-    // `false`: answered already (the first answer wins) or no longer asked: nothing to do.
-    session.answerPermission(parsed.data.requestId, parsed.data.result);
-  } catch (error) {
-    server.log(`a permission answer for session ${session.id} was refused: ${errorMessage(error)}`);
-  }
 }

@@ -1,7 +1,8 @@
 /**
  * One `session.send` of a server session: the app's prompt hooks (`sessionStart` before the first
- * prompt after create or resume, `userPromptSubmitted`), the prompt itself, and the follow-ups an
- * `agentStop` hook asks for (at most {@link MAX_AGENT_STOP_BLOCKS}). Copilot protocol v3 hooks.
+ * prompt after create or resume, `userPromptSubmitted`, `userPromptTransformed`), the prompt
+ * itself, and the follow-ups an `agentStop` hook asks for (at most {@link MAX_AGENT_STOP_BLOCKS}).
+ * Copilot protocol v3 hooks.
  */
 
 import type { UserPrompt } from "../agent/loop.js";
@@ -74,7 +75,7 @@ export async function runSendJob(
       session.emit({ type: "user.message", data: { content: startContext, source: "hook" } });
     }
   }
-  text = await hooks.prompt({ prompt: text }, text, signal);
+  text = await hooks.prompt(text, signal);
   // The app's prompt records its attachments as sent (they came as JSON) and its agent mode.
   const attachments = (job.attachments ?? []) as JsonValue[];
   let details: Omit<UserPrompt, "content"> = {

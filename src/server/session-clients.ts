@@ -23,11 +23,8 @@ import type {
   JsonValue,
   SessionEvent,
 } from "../events/events.js";
-import {
-  type HooksInvokeParams,
-  type HooksInvokeResult,
-  ServerToClient,
-} from "../protocol/copilot.js";
+import { ServerToClient } from "../protocol/copilot.js";
+import type { HooksInvokeParams, HooksInvokeResult } from "../protocol/hooks.js";
 import { createEnvelope } from "../session/envelope.js";
 import { type ClientLink, sendIdle } from "./client-link.js";
 import { HOOK_TIMEOUT_MS } from "./hooks.js";

@@ -18,6 +18,7 @@ import { StorageError } from "../session/storage-error.js";
 import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import { warnIgnoredSettings } from "./ignored-settings.js";
+import { receiveInbox } from "./inbox-receiver.js";
 import {
   type CreateParams,
   createParams,
@@ -26,7 +27,7 @@ import {
   resumeParams,
 } from "./params.js";
 import { resumeHere } from "./pending-work.js";
-import { followsHere, receiveInbox, resumeRemote } from "./remote-sessions.js";
+import { followsHere, resumeRemote, warnedWhileFollowing } from "./remote-sessions.js";
 import { chooseModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import { checkSandbox } from "./session-sandbox.js";
@@ -125,6 +126,8 @@ async function resume(
   if (remote !== undefined) {
     return remote;
   }
+  // A client claiming the session it followed had its warning from the following.
+  const warned = warnedWhileFollowing(connection, params.sessionId);
   const { serverSession, reopened } =
     open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
   if (!reopened) {
@@ -153,7 +156,9 @@ async function resume(
   // After the answer, as announceRepair: the app's session object exists to receive them.
   setImmediate(() => {
     recordProjectWarnings(serverSession.session, server.host.configOf(serverSession.session));
-    warnIgnoredSettings(serverSession.session, "session.resume", raw);
+    if (!warned) {
+      warnIgnoredSettings(serverSession.session, "session.resume", raw);
+    }
   });
   return describe(serverSession);
 }

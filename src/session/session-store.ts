@@ -214,9 +214,11 @@ export function summaryLine(summary: Pick<SessionSummary, "firstPrompt" | "probl
 export interface InboxMessage {
   /**
    * `attach` / `detach`: a follower with a permission handler registers with the owner (payload
-   * `{followerId, expiresInMs}`, renewed while it follows) or leaves (`{followerId}`).
+   * `{followerId, expiresInMs}`, renewed while it follows) or leaves (`{followerId}`). `warning`:
+   * what a follower's request asked that turnloop ignores, for the owner to record (payload a
+   * `session.warning`'s data, `{warningType, message}`; the SDK server: `settings_ignored`).
    */
-  kind: "prompt" | "abort" | "permission" | "attach" | "detach";
+  kind: "prompt" | "abort" | "permission" | "attach" | "detach" | "warning";
   payload: unknown;
 }
 

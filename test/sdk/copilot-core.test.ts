@@ -264,7 +264,7 @@ describe("tool result texts", () => {
 });
 
 describe("hooks", () => {
-  test("preToolUse runs for a call of a tool that does not exist, before its result", async () => {
+  test("preToolUse and postToolUseFailure run for a call of a tool that does not exist, around its start", async () => {
     const asked: Array<[string, unknown]> = [];
     const session = await client.createSession({
       onPermissionRequest: approveAll,
@@ -301,9 +301,13 @@ describe("hooks", () => {
       ["hook.end", "sessionStart"],
       ["hook.start", "userPromptSubmitted"],
       ["hook.end", "userPromptSubmitted"],
+      ["hook.start", "userPromptTransformed"],
+      ["hook.end", "userPromptTransformed"],
       ["hook.start", "preToolUse"],
       ["hook.end", "preToolUse"],
       ["tool.execution_start"],
+      ["hook.start", "postToolUseFailure"],
+      ["hook.end", "postToolUseFailure"],
       ["tool.execution_complete", false, missing],
       ["hook.start", "agentStop"],
       ["hook.end", "agentStop"],

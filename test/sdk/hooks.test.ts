@@ -53,6 +53,10 @@ describe("hooks through hooks.invoke", () => {
           calls.push(["userPromptSubmitted", input.prompt]);
           return { modifiedPrompt: "Read notes.txt", additionalContext: "(from the hook)" };
         },
+        onUserPromptTransformed: (input) => {
+          calls.push(["userPromptTransformed", [input.prompt, input.transformedPrompt]]);
+          return { modifiedTransformedPrompt: `${input.transformedPrompt} (transformed)` };
+        },
         onPreToolUse: (input) => {
           calls.push(["preToolUse", [input.toolName, input.toolArgs]]);
           return { modifiedArgs: { path: "other.txt" }, additionalContext: "(pre)" };
@@ -85,6 +89,7 @@ describe("hooks through hooks.invoke", () => {
     expect(calls).toEqual([
       ["sessionStart", ["new", "read it"]],
       ["userPromptSubmitted", "read it"],
+      ["userPromptTransformed", ["Read notes.txt", "Read notes.txt\n\n(from the hook)"]],
       ["preToolUse", ["view", { path: "notes.txt" }]],
       ["postToolUse", "1. other\n\n(pre)"],
       ["agentStop", ["end_turn", false]],
@@ -94,7 +99,7 @@ describe("hooks through hooks.invoke", () => {
     const first = requestMessages(fixture.model, -3).filter((message) => message.role === "user");
     expect(first.map((message) => message.content)).toEqual([
       "(from sessionStart)",
-      "Read notes.txt\n\n(from the hook)",
+      "Read notes.txt\n\n(from the hook) (transformed)",
     ]);
     const tool = requestMessages(fixture.model, -2).find((message) => message.role === "tool");
     expect(tool?.content).toBe("1. other\n\n(pre)\n\n(post)");
@@ -119,6 +124,8 @@ describe("hooks through hooks.invoke", () => {
       "hook.start",
       "hook.end",
       "user.message",
+      "hook.start",
+      "hook.end",
       "hook.start",
       "hook.end",
       "user.message",
@@ -146,6 +153,7 @@ describe("hooks through hooks.invoke", () => {
     expect(hookEnds(persisted)).toEqual([
       ["sessionStart", true],
       ["userPromptSubmitted", true],
+      ["userPromptTransformed", true],
       ["preToolUse", true],
       ["postToolUse", true],
       ["agentStop", true],

@@ -79,6 +79,7 @@ const INBOX_KINDS: ReadonlyArray<InboxMessage["kind"]> = [
   "permission",
   "attach",
   "detach",
+  "warning",
 ];
 
 /**

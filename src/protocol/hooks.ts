@@ -1,0 +1,170 @@
+/**
+ * The hooks of the Copilot SDK's protocol (`hooks.invoke {sessionId, hookType, input}` →
+ * `{output}`, runtime → app), shared by the SDK and the server: each hook's input and output, and
+ * where it runs (src/server/hooks.ts calls them).
+ */
+
+import type { HookType, JsonObject, JsonValue, StopReason } from "../events/events.js";
+import type { ExternalToolResult } from "./copilot.js";
+
+/** `hooks.invoke` request (runtime → app). `input` has `sessionId`, `timestamp` (ms), `cwd`. */
+export interface HooksInvokeParams {
+  sessionId: string;
+  hookType: HookType;
+  input: JsonObject;
+}
+
+/** `hooks.invoke` answer. `output` absent or `null`: no opinion. */
+export interface HooksInvokeResult {
+  output?: JsonValue;
+}
+
+/*
+ * Hooks (`hooks.invoke`), as the Copilot CLI calls them (the Copilot
+ * SDK's `SessionHooks` in its `dist/types.d.ts`). For one prompt with a tool call the order is
+ * `sessionStart` (first prompt after create or resume only), `userPromptSubmitted`,
+ * `userPromptTransformed`, then per call `preToolUse` and `postToolUse` or `postToolUseFailure`,
+ * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent, `null` or not
+ * an object is "no opinion"; so is a hook that throws or does not answer within 30 s.
+ */
+
+/** `preToolUse` output. */
+export interface PreToolUseOutput {
+  /**
+   * `allow`: runs without asking (deny rules still apply); `ask`: asks the app's permission
+   * handler even where rules or the read-only default would allow; `deny`: refused, the model
+   * reads "Permission denied for '<tool>': Denied by preToolUse hook: <permissionDecisionReason,
+   * or 'No reason provided'>" and no post-tool hook runs. Absent: the session's policy decides.
+   */
+  permissionDecision?: "allow" | "deny" | "ask";
+  permissionDecisionReason?: string;
+  /**
+   * Replaces the arguments, checked against the tool's schema (arguments that do not fit refuse
+   * the call): the permission question shows them and the tool runs them, while
+   * `tool.execution_start` keeps the model's.
+   */
+  modifiedArgs?: JsonObject;
+  /** Appended to the result the model reads, after a blank line (an allowed call that runs). */
+  additionalContext?: string;
+}
+
+/** `postToolUse` output (a call whose `resultType` is `success`). */
+export interface PostToolUseOutput {
+  /** Replaces the result the model reads: text, or a result object's `textResultForLlm`. */
+  modifiedResult?: ExternalToolResult;
+  /** Appended to the result the model reads, after a blank line. */
+  additionalContext?: string;
+}
+
+/**
+ * `postToolUseFailure` output (a call whose `resultType` is `failure`). Only `additionalContext`
+ * counts, as with Copilot (a `modifiedResult` is ignored): the model reads it after the batch's
+ * results as a user message `Tool "<toolName>" failed. Additional guidance from
+ * postToolUseFailure hooks:\n<additionalContext>` (the Copilot SDK's snapshot
+ * `hooks_extended/should_invoke_posttoolusefailure_hook_for_failed_tool_result`).
+ */
+export interface PostToolUseFailureOutput {
+  additionalContext?: string;
+}
+
+/** `userPromptSubmitted` output. */
+export interface PromptHookOutput {
+  /** Replaces the prompt. */
+  modifiedPrompt?: string;
+  /** Appended to the prompt, after a blank line. */
+  additionalContext?: string;
+}
+
+/** `userPromptTransformed` output. */
+export interface UserPromptTransformedOutput {
+  /** Replaces what the model reads as the prompt, and what the log keeps as it. */
+  modifiedTransformedPrompt?: string;
+}
+
+/** `sessionStart` output. */
+export interface SessionStartOutput {
+  /**
+   * A user message of its own, just before the prompt (Copilot's snapshot
+   * `hooks_extended/should_invoke_sessionstart_hook`), kept in the log (`source: "hook"`).
+   */
+  additionalContext?: string;
+}
+
+/**
+ * `agentStop` output: `block` goes on with `reason` (default "Continue.") as the next user
+ * message (`source: "hook"`), at most 3 times in a row; anything else lets the prompt end.
+ */
+export interface AgentStopOutput {
+  decision?: "block" | "allow";
+  reason?: string;
+}
+
+/** Fields every hook input has. `timestamp` is ms since the epoch; `cwd` the session's folder. */
+export interface HookInputBase {
+  sessionId: string;
+  timestamp: number;
+  cwd: string;
+}
+
+/** Each hook's input besides {@link HookInputBase} (Copilot's wire names). */
+export interface HookInputs {
+  /**
+   * Before the permission question of every call of a known tool whose arguments fit its schema,
+   * and, as the Copilot CLI does, of a call of a tool that does not exist (its output unused).
+   */
+  preToolUse: { toolName: string; toolArgs: JsonObject };
+  /**
+   * After a call that ran and succeeded: what every face shows completed. `textResultForLlm` is
+   * what the model reads unless the hook changes it.
+   */
+  postToolUse: {
+    toolName: string;
+    toolArgs: JsonObject;
+    toolResult: { textResultForLlm: string; resultType: "success" };
+  };
+  /**
+   * After a call whose `resultType` is `failure`: one that every face shows failed (an error
+   * result, a `bash` command that exited non-zero or was killed by a signal) and a call of a tool
+   * that does not exist (the Copilot CLI's `failure` too). Not for a call refused (`denied`:
+   * rules, hooks, the sandbox; `rejected`: the user or app said no), a `bash` command stopped at
+   * its timeout or an app's tool that answered `timeout`, a call cancelled, or a call with
+   * arguments that do not fit its tool (no `preToolUse` ran for it). `error` is the text the model
+   * reads as the call's result (`…\n<exited with exit code 4>` for a command).
+   */
+  postToolUseFailure: { toolName: string; toolArgs: JsonObject; error: string };
+  /** Before every prompt; `prompt` is the app's text with its attachments' text. */
+  userPromptSubmitted: { prompt: string };
+  /**
+   * After `userPromptSubmitted`: `prompt` as that hook left it, `transformedPrompt` what the
+   * model will read (with that hook's `additionalContext`).
+   */
+  userPromptTransformed: { prompt: string; transformedPrompt: string };
+  /** Before the first prompt after `session.create` (`new`) or `session.resume` (`resume`). */
+  sessionStart: { source: "new" | "resume"; initialPrompt: string };
+  /** When the app detaches (`session.detach`, `session.destroy`): `user_exit`. Output recorded. */
+  sessionEnd: { reason: "user_exit" };
+  /**
+   * When a prompt ends on its own (not on cancel or error): `transcriptPath` is the session's
+   * `events.jsonl`; `stop_hook_active` (the Copilot SDK gives it as `stopHookActive`) says that
+   * this stop follows a `block`.
+   */
+  agentStop: { stopReason: StopReason; transcriptPath: string; stop_hook_active: boolean };
+  /**
+   * When a prompt fails for its model request (after retries): `model_call`, not recoverable.
+   * Output recorded only.
+   */
+  errorOccurred: { error: string; errorContext: "model_call"; recoverable: false };
+}
+
+/** Each hook's output (what the runtime reads; anything else is recorded only). */
+export interface HookOutputs {
+  preToolUse: PreToolUseOutput;
+  postToolUse: PostToolUseOutput;
+  postToolUseFailure: PostToolUseFailureOutput;
+  userPromptSubmitted: PromptHookOutput;
+  userPromptTransformed: UserPromptTransformedOutput;
+  sessionStart: SessionStartOutput;
+  sessionEnd: JsonObject;
+  agentStop: AgentStopOutput;
+  errorOccurred: JsonObject;
+}

@@ -1,0 +1,113 @@
+/**
+ * The owner's side of sessions served by several workers (issue 22, remote-sessions.ts has the
+ * followers'): the messages faces on other workers send to the sessions this server holds,
+ * through the store's inbox, applied as if this server's own client had sent them.
+ */
+
+import { z } from "zod";
+import { errorMessage } from "../events/errors.js";
+import { FOLLOWER_EXPIRY_MS } from "../session/follower-handler.js";
+import type { InboxMessage, SessionInbox } from "../session/session-store.js";
+import type { ServerContext } from "./connection.js";
+import { permissionAnswerParams, sendParams } from "./params.js";
+import { recordFollowerWarning } from "./remote-warning.js";
+import type { ServerSession } from "./server-session.js";
+
+/** The inbox receivers started, one per server. */
+const receiving = new WeakSet<ServerContext>();
+
+/**
+ * Starts applying the inbox messages sent to this server's sessions by faces on other workers,
+ * once per server (a no-op without a shared store): a prompt as `session.send`, an abort as
+ * `session.abort`. A message for a session no longer served here, or not valid, is logged and
+ * dropped.
+ */
+export function receiveInbox(server: ServerContext): void {
+  const inbox: SessionInbox | undefined = server.host.store.inbox;
+  if (inbox === undefined || receiving.has(server)) {
+    return;
+  }
+  receiving.add(server);
+  inbox
+    .receive((sessionId, message) => applyMessage(server, sessionId, message))
+    .catch((error: unknown) => {
+      receiving.delete(server);
+      server.log(`the inbox of other workers' requests is not read: ${errorMessage(error)}`);
+    });
+}
+
+/** A prompt in the inbox: `session.send`'s params and the id its sender gave it. */
+const inboxPrompt = sendParams.extend({ promptId: z.string().min(1).optional() });
+
+function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
+  const session = server.sessions.get(sessionId);
+  if (session === undefined || session.closing) {
+    server.log(`a ${message.kind} for session ${sessionId}, no longer served here, was dropped`);
+    return;
+  }
+  switch (message.kind) {
+    case "prompt": {
+      const parsed = inboxPrompt.safeParse(message.payload);
+      if (!parsed.success) {
+        server.log(`a prompt for session ${sessionId} from another worker was not valid`);
+        return;
+      }
+      try {
+        const { promptId, ...params } = parsed.data;
+        session.send(params, promptId);
+      } catch (error) {
+        server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
+      }
+      return;
+    }
+    case "abort":
+      session.abort().catch(() => undefined);
+      return;
+    case "permission":
+      applyAnswer(server, session, message.payload);
+      return;
+    case "warning":
+      if (!recordFollowerWarning(session, message.payload)) {
+        server.log(`a warning for session ${sessionId} from another worker was not valid`);
+      }
+      return;
+    case "attach":
+    case "detach": {
+      const parsed = followerMessage.safeParse(message.payload);
+      if (!parsed.success) {
+        server.log(`a follower's ${message.kind} for session ${sessionId} was not valid`);
+      } else if (message.kind === "attach") {
+        session.clients.attachFollower(parsed.data.followerId, parsed.data.expiresInMs ?? 0);
+      } else {
+        session.clients.removeFollower(parsed.data.followerId);
+      }
+      return;
+    }
+    default: {
+      // inbox.ts reads only the kinds it knows; a new kind fails to compile here.
+      const unhandled: never = message.kind;
+      void unhandled;
+    }
+  }
+}
+
+/** A follower's `attach` / `detach` (session/follower-handler.ts). */
+const followerMessage = z.object({
+  followerId: z.string().min(1),
+  expiresInMs: z.number().int().positive().max(FOLLOWER_EXPIRY_MS).optional(),
+});
+
+/** A permission answer from another worker, applied as the local client's would be. */
+function applyAnswer(server: ServerContext, session: ServerSession, payload: unknown): void {
+  const parsed = permissionAnswerParams.safeParse(payload);
+  if (!parsed.success) {
+    server.log(`a permission answer for session ${session.id} from another worker was not valid`);
+    return;
+  }
+  try {
+    // `false`: answered already (the first answer wins) or no longer asked: nothing to do.
+    session.answerPermission(parsed.data.requestId, parsed.data.result);
+  } catch (error) {
+    server.log(`a permission answer for session ${session.id} was refused: ${errorMessage(error)}`);
+  }
+}
