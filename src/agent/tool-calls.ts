@@ -40,6 +40,16 @@ export type Authorize = (request: {
 /** Told of a call of a tool that does not exist, before its error result. Never rejects. */
 export type UnknownToolCallback = (toolCall: ToolRequest, signal: AbortSignal) => Promise<void>;
 
+/**
+ * Asked about a call of a tool not offered: the tool when it is there now (an MCP server that was
+ * still starting has connected), or what the call is answered with instead of "does not exist"
+ * (its MCP server stopped, and why); undefined when it is unknown. Never rejects.
+ */
+export type UnavailableToolLookup = (
+  toolName: string,
+  signal: AbortSignal,
+) => Promise<AnyTool | string | undefined>;
+
 /** What executing a batch needs from the loop. */
 export interface ToolCallContext {
   tools: ReadonlyMap<string, AnyTool>;
@@ -47,6 +57,7 @@ export interface ToolCallContext {
   sessionDirectory: string;
   authorize: Authorize;
   onUnknownTool?: UnknownToolCallback;
+  unavailableTool?: UnavailableToolLookup;
   emit: (event: EventInput) => void;
   /** Makes the events so far durable (the session store's commit); awaited before a tool runs. */
   checkpoint?: () => Promise<void>;
@@ -205,8 +216,8 @@ async function settle(
   start: (toolArguments: JsonObject) => void,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
-  if (call.failure?.code === "unknown_tool" && context.onUnknownTool !== undefined) {
-    await context.onUnknownTool(toolCall, context.signal);
+  if (call.failure?.code === "unknown_tool") {
+    return settleUnknown(context, call, start);
   }
   if (call.failure !== undefined) {
     start(toolCall.arguments);
@@ -249,6 +260,36 @@ async function settle(
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...effectsOf(result),
   };
+}
+
+/**
+ * A call of a tool not offered: run as any call when the lookup finds the tool now, answered
+ * with the lookup's words when it says why the tool is unavailable (code `failed`), else with
+ * "does not exist" after `onUnknownTool`.
+ */
+async function settleUnknown(
+  context: ToolCallContext,
+  call: PreparedCall,
+  start: (toolArguments: JsonObject) => void,
+): Promise<ToolCallOutcome> {
+  const { toolCall } = call;
+  const found = await context.unavailableTool?.(toolCall.name, context.signal);
+  if (context.signal.aborted) {
+    start(toolCall.arguments);
+    return notStarted(toolCall);
+  }
+  if (typeof found === "object" && found.name === toolCall.name) {
+    return settle(
+      context,
+      prepare({ ...context, tools: new Map([[found.name, found]]) }, toolCall),
+      start,
+    );
+  }
+  await context.onUnknownTool?.(toolCall, context.signal);
+  start(toolCall.arguments);
+  return typeof found === "string"
+    ? { toolCall, content: found, isError: true, errorCode: "failed" }
+    : { toolCall, content: call.failure?.message ?? "", isError: true, errorCode: "unknown_tool" };
 }
 
 /** The effects a result carries on (see {@link ToolResult.effects}): an error keeps its follow-ups. */
