@@ -183,6 +183,20 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Asks a connected remote server whether it is still there (MCP `ping`, at most `timeoutMs`):
+   * no connection tells the client that an HTTP server stopped, so `/mcp` asks before it lists.
+   * One that cannot be reached is marked failed, as at a call; any other answer leaves it as it is.
+   */
+  async check(timeoutMs: number): Promise<void> {
+    if (this.config.type === "stdio" || this.state !== "connected") {
+      return;
+    }
+    await this.client?.ping({ timeout: timeoutMs }).catch((error: unknown) => {
+      this.goneAway(error);
+    });
+  }
+
   /** Closes the connection; a stdio server's process group is killed if it does not exit. */
   async close(): Promise<void> {
     const wasOpen = this.state === "connected" || this.state === "pending";

@@ -308,6 +308,14 @@ export class McpServers {
     }
   }
 
+  /**
+   * Checks that the connected remote servers are still there ({@link McpConnection.check}, at most
+   * `timeoutMs` each, in parallel): one that cannot be reached is failed, and reported.
+   */
+  async check(timeoutMs = 3_000): Promise<void> {
+    await Promise.all(this.connections.map((connection) => connection.check(timeoutMs)));
+  }
+
   /** Every server's state. */
   list(): McpServerSummary[] {
     return this.connections.map((connection) => this.summarize(connection));
