@@ -216,8 +216,11 @@ async function settle(
   start: (toolArguments: JsonObject) => void,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
-  if (call.failure?.code === "unknown_tool") {
-    return settleUnknown(context, call, start);
+  if (call.failure?.code === "unknown_tool" && context.unavailableTool !== undefined) {
+    return settleUnknown(context, call, start, context.unavailableTool);
+  }
+  if (call.failure?.code === "unknown_tool" && context.onUnknownTool !== undefined) {
+    await context.onUnknownTool(toolCall, context.signal);
   }
   if (call.failure !== undefined) {
     start(toolCall.arguments);
@@ -263,7 +266,8 @@ async function settle(
 }
 
 /**
- * A call of a tool not offered: run as any call when the lookup finds the tool now, answered
+ * A call of a tool not offered, in a session with a lookup (MCP servers; a session without one
+ * answers at once, as it always did): run as any call when the lookup finds the tool now, answered
  * with the lookup's words when it says why the tool is unavailable (code `failed`), else with
  * "does not exist" after `onUnknownTool`.
  */
@@ -271,9 +275,10 @@ async function settleUnknown(
   context: ToolCallContext,
   call: PreparedCall,
   start: (toolArguments: JsonObject) => void,
+  lookup: UnavailableToolLookup,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
-  const found = await context.unavailableTool?.(toolCall.name, context.signal);
+  const found = await lookup(toolCall.name, context.signal);
   if (context.signal.aborted) {
     start(toolCall.arguments);
     return notStarted(toolCall);
@@ -285,7 +290,9 @@ async function settleUnknown(
       start,
     );
   }
-  await context.onUnknownTool?.(toolCall, context.signal);
+  if (context.onUnknownTool !== undefined) {
+    await context.onUnknownTool(toolCall, context.signal);
+  }
   start(toolCall.arguments);
   return typeof found === "string"
     ? { toolCall, content: found, isError: true, errorCode: "failed" }
