@@ -8,6 +8,7 @@ import { defineConfig } from "vitest/config";
  */
 const PROCESS_SUITES = [
   "test/cli/**/*.test.ts",
+  "test/mcp/**/*.test.ts",
   "test/sdk/**/*.test.ts",
   "test/acp/child-process.test.ts",
   "test/acp/interop.test.ts",

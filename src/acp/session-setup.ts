@@ -15,6 +15,7 @@ import type { Session } from "../session/session.js";
 import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError, storeFailure } from "../session/storage-error.js";
+import { mcpStatusNotice } from "../tools/mcp/servers.js";
 import { modelUnavailable } from "./authentication.js";
 import { availableCommands } from "./commands.js";
 import { warningUpdate } from "./compaction-updates.js";
@@ -145,7 +146,13 @@ export function openingUpdates(
         ]),
     ...warnings,
     ...editorServerNotes(session).map((line) => mcpNoticeUpdate(`⚠ ${line}\n`)),
-    ...failed.map((server) => mcpFailureUpdate(server.name, server.error)),
+    ...failed.flatMap(({ name, state, error }) =>
+      mcpStatusUpdates({
+        serverName: name,
+        status: state,
+        ...(error === undefined ? {} : { error }),
+      }),
+    ),
   ];
 }
 
@@ -166,20 +173,13 @@ function projectNotice(message: string): acp.SessionUpdate {
  * mode, config options, usage, session info), and editors hide the agent's stderr. `[]` else.
  */
 export function mcpFailureUpdates(event: SessionEvent): acp.SessionUpdate[] {
-  if (event.type !== "session.mcp_server_status_changed") {
-    return [];
-  }
-  const { status, serverName, error } = event.data;
-  if (status === "pending" && error !== undefined) {
-    // Still starting when a prompt's start-up wait was over (tools/mcp/servers.ts).
-    return [mcpNoticeUpdate(`⚠ MCP server ${serverName} is still starting: ${error}\n`)];
-  }
-  return status === "failed" ? [mcpFailureUpdate(serverName, error)] : [];
+  return event.type === "session.mcp_server_status_changed" ? mcpStatusUpdates(event.data) : [];
 }
 
-function mcpFailureUpdate(name: string, error: string | undefined): acp.SessionUpdate {
-  const text = `⚠ MCP server ${name} failed: ${error ?? "unknown error"}; its tools are not available\n`;
-  return mcpNoticeUpdate(text);
+/** A server's status change in every face's words ({@link mcpStatusNotice}), marked `⚠`. */
+function mcpStatusUpdates(change: Parameters<typeof mcpStatusNotice>[0]): acp.SessionUpdate[] {
+  const notice = mcpStatusNotice(change);
+  return notice === undefined ? [] : [mcpNoticeUpdate(`⚠ ${notice}\n`)];
 }
 
 function mcpNoticeUpdate(text: string): acp.SessionUpdate {

@@ -32,6 +32,7 @@ import {
   executeToolCalls,
   type ToolCallContext,
   type ToolCallOutcome,
+  type UnavailableToolLookup,
   type UnknownToolCallback,
 } from "./tool-calls.js";
 import { applyEffects } from "./tool-effects.js";
@@ -70,6 +71,8 @@ export interface AgentSettings extends CompactionOptions {
    * check, then its `postToolUseFailure` hook, whose guidance follows the result).
    */
   onUnknownTool?: UnknownToolCallback;
+  /** Asked about a call of a tool not offered, before it is answered "does not exist" (MCP). */
+  unavailableTool?: UnavailableToolLookup;
   /** The face's client capabilities (ACP fs), passed on to tools. */
   client?: ClientCapabilities;
   /** How commands run (runner and environment, from the session host), passed on to tools. */
@@ -359,6 +362,9 @@ function toolContext(
     sessionDirectory: settings.sessionDirectory,
     authorize: settings.authorize,
     ...(settings.onUnknownTool === undefined ? {} : { onUnknownTool: settings.onUnknownTool }),
+    ...(settings.unavailableTool === undefined
+      ? {}
+      : { unavailableTool: settings.unavailableTool }),
     emit: conversation.emit,
     ...(conversation.checkpoint === undefined ? {} : { checkpoint: conversation.checkpoint }),
     signal,

@@ -57,6 +57,16 @@ export type UnknownToolCallback = (request: {
   start: () => void;
 }) => Promise<ToolEffect[]>;
 
+/**
+ * Asked about a call of a tool not offered: the tool when it is there now (an MCP server that was
+ * still starting has connected), or what the call is answered with instead of "does not exist"
+ * (its MCP server stopped, and why); undefined when it is unknown. Never rejects.
+ */
+export type UnavailableToolLookup = (
+  toolName: string,
+  signal: AbortSignal,
+) => Promise<AnyTool | string | undefined>;
+
 /** What executing a batch needs from the loop. */
 export interface ToolCallContext {
   tools: ReadonlyMap<string, AnyTool>;
@@ -64,6 +74,7 @@ export interface ToolCallContext {
   sessionDirectory: string;
   authorize: Authorize;
   onUnknownTool?: UnknownToolCallback;
+  unavailableTool?: UnavailableToolLookup;
   emit: (event: EventInput) => void;
   /** Makes the events so far durable (the session store's commit); awaited before a tool runs. */
   checkpoint?: () => Promise<void>;
@@ -227,20 +238,12 @@ async function settle(
   start: (toolArguments: JsonObject) => void,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
+  if (call.failure?.code === "unknown_tool" && context.unavailableTool !== undefined) {
+    return settleUnknown(context, call, start, context.unavailableTool);
+  }
   if (call.failure !== undefined) {
-    const { code, message } = call.failure;
-    const effects =
-      code === "unknown_tool" && context.onUnknownTool !== undefined
-        ? await context.onUnknownTool({
-            toolCall,
-            message,
-            signal: context.signal,
-            start: () => start(toolCall.arguments),
-          })
-        : [];
-    start(toolCall.arguments);
-    const failed = { toolCall, content: message, isError: true, errorCode: code };
-    return effects.length === 0 ? failed : { ...failed, effects };
+    const unknown = call.failure.code === "unknown_tool";
+    return failedCall(context, toolCall, call.failure, start, unknown);
   }
   if (context.signal.aborted) {
     start(toolCall.arguments);
@@ -282,6 +285,63 @@ async function settle(
     ...effectsOf(result),
     ...known,
   };
+}
+
+/**
+ * A call of a tool not offered, in a session with a lookup (MCP servers; a session without one
+ * answers at once, as it always did): run as any call when the lookup finds the tool now, answered
+ * with the lookup's words when it says why the tool is unavailable (code `failed`), else with
+ * "does not exist" after `onUnknownTool`.
+ */
+async function settleUnknown(
+  context: ToolCallContext,
+  call: PreparedCall,
+  start: (toolArguments: JsonObject) => void,
+  lookup: UnavailableToolLookup,
+): Promise<ToolCallOutcome> {
+  const { toolCall } = call;
+  const found = await lookup(toolCall.name, context.signal);
+  if (context.signal.aborted) {
+    start(toolCall.arguments);
+    return notStarted(toolCall);
+  }
+  if (typeof found === "object" && found.name === toolCall.name) {
+    return settle(
+      context,
+      prepare({ ...context, tools: new Map([[found.name, found]]) }, toolCall),
+      start,
+    );
+  }
+  const failure =
+    typeof found === "string"
+      ? { code: "failed" as const, message: found }
+      : { code: "unknown_tool" as const, message: call.failure?.message ?? "" };
+  return failedCall(context, toolCall, failure, start, true);
+}
+
+/**
+ * A call answered with an error without running; for a tool not offered (`unknown`), the loop's
+ * callback (an SDK app's hooks) is told first, with the words the model reads.
+ */
+async function failedCall(
+  context: ToolCallContext,
+  toolCall: ToolRequest,
+  { code, message }: { code: ToolErrorCode; message: string },
+  start: (toolArguments: JsonObject) => void,
+  unknown: boolean,
+): Promise<ToolCallOutcome> {
+  const effects =
+    unknown && context.onUnknownTool !== undefined
+      ? await context.onUnknownTool({
+          toolCall,
+          message,
+          signal: context.signal,
+          start: () => start(toolCall.arguments),
+        })
+      : [];
+  start(toolCall.arguments);
+  const failed = { toolCall, content: message, isError: true, errorCode: code };
+  return effects.length === 0 ? failed : { ...failed, effects };
 }
 
 /** The effects a result carries on (see {@link ToolResult.effects}): an error keeps its follow-ups. */

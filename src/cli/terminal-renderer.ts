@@ -2,6 +2,7 @@ import { terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
+import { mcpStatusNotice } from "../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
@@ -276,11 +277,9 @@ export class TerminalRenderer {
 
   /** A server that failed, or gave no answer within a prompt's start-up wait (tools/mcp/servers.ts). */
   private mcpStatus(data: SessionEventOf<"session.mcp_server_status_changed">["data"]): void {
-    const { serverName, status, error } = data;
-    if (status === "failed") {
-      this.note(`turnloop: MCP server ${serverName} failed: ${error ?? "unknown error"}`);
-    } else if (status === "pending" && error !== undefined) {
-      this.note(`turnloop: MCP server ${serverName} is still starting: ${error}`);
+    const notice = mcpStatusNotice(data);
+    if (notice !== undefined) {
+      this.note(`turnloop: ${notice}`);
     }
   }
 

@@ -219,7 +219,14 @@ export interface SessionConfig {
   sessionId?: string;
   /**
    * MCP servers of the session by name (the Copilot SDK's `mcpServers`); they start with the
-   * session, and their tools are offered as `<server>__<tool>`.
+   * session, and their tools are offered as `<server>-<tool>` (the Copilot CLI's names). An entry
+   * the server cannot start (no `command` or `url`, a `url` that is no http:// or https:// URL) is
+   * left out and said as a `session.warning` event of the session, `warningType`
+   * `mcp_server_not_started`, `message` naming the entry and why (`MCP server not started:
+   * session mcpServers: server "bad": needs "command" (stdio) or "url" (http, sse)`): sent with
+   * the opening events of `createSession`, just after `resumeSession`'s answer, and kept in the
+   * log (`getMessages`). A server that fails later is a `session.mcp_server_status_changed` event
+   * (`status` `failed`, with `error`).
    */
   mcpServers?: Record<string, McpServerEntry>;
 }

@@ -6,7 +6,7 @@
 
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
+import { errorMessage, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { ConfigError } from "../session/config-paths.js";
 import { sameFolder } from "../session/paths.js";
@@ -15,10 +15,10 @@ import type { Session } from "../session/session.js";
 import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError } from "../session/storage-error.js";
-import { parseServers } from "../tools/mcp/config.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import { warnIgnoredSettings } from "./ignored-settings.js";
 import { receiveInbox } from "./inbox-receiver.js";
+import { appServers, warnAppServers } from "./mcp-settings.js";
 import {
   type CreateParams,
   createParams,
@@ -69,7 +69,7 @@ export async function createMethod(
       ? error
       : invalidParams(`session.create: ${errorMessage(error)}`);
   }
-  await startMcp(server, session, params.mcpServers);
+  warnAppServers(session, await startMcp(server, session, params.mcpServers));
   // Sent live below with `session.start` (project-warnings.ts).
   recordProjectWarnings(session, server.host.configOf(session));
   warnIgnoredSettings(session, "session.create", raw);
@@ -128,8 +128,11 @@ async function resume(
   }
   // A client claiming the session it followed had its warning from the following.
   const warned = warnedWhileFollowing(connection, params.sessionId);
-  const { serverSession, reopened } =
-    open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
+  const {
+    serverSession,
+    reopened,
+    mcpProblems = [],
+  } = open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
   if (!reopened) {
     await resumeHere(serverSession, params.continuePendingWork);
   }
@@ -155,6 +158,7 @@ async function resume(
   server.detached.delete(params.sessionId);
   // After the answer, as announceRepair: the app's session object exists to receive them.
   setImmediate(() => {
+    warnAppServers(serverSession.session, mcpProblems);
     recordProjectWarnings(serverSession.session, server.host.configOf(serverSession.session));
     if (!warned) {
       warnIgnoredSettings(serverSession.session, "session.resume", raw);
@@ -226,7 +230,7 @@ async function openStored(
 async function reopen(
   server: ServerContext,
   params: ReturnType<typeof resumeParams.parse>,
-): Promise<{ serverSession: ServerSession; reopened: boolean }> {
+): Promise<{ serverSession: ServerSession; reopened: boolean; mcpProblems?: readonly string[] }> {
   receiveInbox(server);
   const session = await openStored(server, params);
   // Checked without awaiting: between here and `open` below no other request runs.
@@ -262,23 +266,21 @@ async function reopen(
   // Records `session.model_change` when the app resumes with another model (or effort).
   reopened.switchModel(choice.configuration, params.reasoningEffort);
   reopened.choices.byok = params.provider !== undefined;
-  await startMcp(server, session, params.mcpServers);
-  return { serverSession: reopened, reopened: true };
+  const mcpProblems = await startMcp(server, session, params.mcpServers);
+  return { serverSession: reopened, reopened: true, mcpProblems };
 }
 
 /**
  * Starts a new or reopened session's MCP servers: the app's `mcpServers` (Copilot SDK shape)
- * over the config files'. They start in the background; problems go to stderr.
+ * over the config files'. They start in the background; problems go to stderr, and an entry left
+ * out is returned, for the app's `session.warning` (mcp-settings.ts).
  */
 async function startMcp(
   server: ServerContext,
   session: Session,
   mcpServers: Record<string, unknown> | undefined,
-): Promise<void> {
-  const given = parseServers(mcpServers, "session mcpServers");
-  for (const problem of given.problems) {
-    server.log(withoutPrefix(warningLine(`MCP server not started: ${problem}`)));
-  }
+): Promise<readonly string[]> {
+  const given = appServers(mcpServers, (line) => server.log(withoutPrefix(line)));
   // The SDK face names MCP tools as the Copilot CLI does: `<server>-<tool>`.
   await server.host.startMcpServers(
     session,
@@ -287,6 +289,7 @@ async function startMcp(
     undefined,
     "copilot",
   );
+  return given.problems;
 }
 
 /**

@@ -168,6 +168,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
     run: async ({ session }) => {
       // Servers still being gathered are listed once they start ("starting" until they answer).
       await session.mcpOpening;
+      await session.mcp?.check(); // an HTTP server that stopped is known only by asking it
       const servers = session.mcp?.list() ?? [];
       const waiting = session.mcpWaitingForTrust;
       if (servers.length === 0 && waiting === undefined) {

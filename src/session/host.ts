@@ -294,7 +294,7 @@ export class SessionHost extends ModelHost {
   async startMcpServers(
     session: Session,
     given: McpServerConfigs,
-    log: (line: string) => void,
+    log: NonNullable<McpStartOptions["log"]>,
     trust?: McpStartOptions["trust"],
     toolNaming?: McpStartOptions["toolNaming"],
   ): Promise<void> {

@@ -17,7 +17,7 @@ import {
   parseServers,
   readServersFile,
 } from "../tools/mcp/config.js";
-import { McpServers } from "../tools/mcp/servers.js";
+import { McpServers, mcpStatusNotice } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import { isProjectTrusted, projectFolder, trustProject } from "./config-paths.js";
@@ -141,8 +141,12 @@ export interface McpStartOptions {
   env: NodeJS.ProcessEnv;
   /** Start-up wait per server (ms). */
   startupWaitMs?: number;
-  /** Where failures are reported besides the session's events (stderr). */
-  log?: (line: string) => void;
+  /**
+   * Where problems are reported besides the session's events (stderr): the files' problems, and
+   * (with `about` `status`) each server's failure as its event says it ({@link mcpStatusNotice}),
+   * which a face that shows the events itself (the interactive screen) leaves out.
+   */
+  log?: (line: string, about?: "status") => void;
   /**
    * Asks the user whether the untrusted project's servers may start (the interactive session);
    * a yes is remembered for the project path. Absent when nobody can be asked.
@@ -181,12 +185,13 @@ export function startMcpServers(
     ...(options.startupWaitMs === undefined ? {} : { startupWaitMs: options.startupWaitMs }),
     ...(options.toolNaming === undefined ? {} : { toolNaming: options.toolNaming }),
     onStatus: (summary) => {
-      if (summary.state === "failed") {
-        options.log?.(
-          `turnloop: MCP server ${summary.name} failed: ${summary.error ?? "unknown error"}`,
-        );
-      } else if (summary.state === "pending" && summary.error !== undefined) {
-        options.log?.(`turnloop: MCP server ${summary.name} is still starting: ${summary.error}`);
+      const notice = mcpStatusNotice({
+        serverName: summary.name,
+        ...summary,
+        status: summary.state,
+      });
+      if (notice !== undefined) {
+        options.log?.(`turnloop: ${notice}`, "status");
       }
       try {
         session.emit({

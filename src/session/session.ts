@@ -264,7 +264,7 @@ export class Session {
       await mcp?.whenStarted(controller.signal);
       const agentSettings = {
         ...settings,
-        ...(mcp === undefined ? {} : { changingTools: () => mcp.tools() }),
+        ...(mcp === undefined ? {} : mcp.loopTools()),
         cwd: this.cwd,
         sessionDirectory: this.directory,
       };

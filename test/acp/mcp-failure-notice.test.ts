@@ -49,15 +49,15 @@ test("an MCP server that fails to start, before or after session/new is answered
       "⚠ MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT; its tools are not available\n",
     ),
     message(
-      "⚠ MCP server late failed: the server closed the connection (stderr: late: no token); its tools are not available\n",
+      "⚠ MCP server late failed: the server exited with exit code 3 (stderr: late: no token); its tools are not available\n",
     ),
   ]);
   // stderr still has both lines, for logs.
   expect(agent.stderr).toContain(
-    "turnloop: MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT\n",
+    "turnloop: MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT; its tools are not available\n",
   );
   expect(agent.stderr).toContain(
-    "turnloop: MCP server late failed: the server closed the connection (stderr: late: no token)\n",
+    "turnloop: MCP server late failed: the server exited with exit code 3 (stderr: late: no token); its tools are not available\n",
   );
   expect(fixture.server.requests).toEqual([]);
   expect(await agent.end()).toBe(0);

@@ -99,14 +99,16 @@ describe("an HTTP MCP server that stops during a session", () => {
     const result = await cli(["-p", "echo", "--mcp-config", "servers.json", "--allow-tool", "mcp"]);
     expect(result.code).toBe(0);
     const reason = `nothing is listening at ${http.url}`;
-    expect(result.stderr).toContain(`turnloop: MCP server web failed: ${reason}\n`);
+    expect(result.stderr).toContain(
+      `turnloop: MCP server web failed: ${reason}; its tools are not available\n`,
+    );
     const second = model.requests[1]?.body as {
       messages: Array<{ role: string; content: string }>;
       tools?: Array<{ function: { name: string } }>;
     };
     expect(second.messages.at(-1)).toMatchObject({
       role: "tool",
-      content: `MCP tool web/echo failed: MCP server web stopped: ${reason}`,
+      content: `MCP server web stopped: ${reason}; its tools are unavailable for the rest of this session unless it is restarted`,
     });
     expect((second.tools ?? []).map((tool) => tool.function.name)).not.toContain("web__echo");
   });

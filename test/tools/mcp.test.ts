@@ -192,8 +192,8 @@ describe("MCP tools in the loop", () => {
       success: false,
       error: { code: "failed" },
     });
-    expect(String(complete[0]?.data.result.content)).toMatch(
-      /^MCP tool t\/crash failed: .*(closed|Connection)/i,
+    expect(complete[0]?.data.result.content).toBe(
+      "MCP server t stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted",
     );
     expect(complete[1]?.data).toMatchObject({
       toolCallId: "call_2",

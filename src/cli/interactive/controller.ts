@@ -359,8 +359,8 @@ export class Controller {
   private async follow(session: Session): Promise<void> {
     const view = this.view;
     this.usage = new UsageTotals();
-    // MCP servers start with the session, in the background (the config files' servers); an
-    // untrusted project's servers are asked about first, as `-p` does on a terminal.
+    // MCP servers start with the session in the background; an untrusted project's are asked
+    // about first, as `-p` does; a server's status is shown once, by the transcript's event note.
     const trust =
       view === undefined
         ? undefined
@@ -374,7 +374,7 @@ export class Controller {
             ]);
           };
     this.mcpStarting = this.host
-      .startMcpServers(session, {}, (line) => view?.note(line), trust)
+      .startMcpServers(session, {}, (line, about) => about ?? view?.note(line), trust)
       .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));
     const { events } = await this.host.readEvents(session.id);
     for (const event of events) {

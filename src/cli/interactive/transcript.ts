@@ -4,6 +4,7 @@ import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../../events/events.js";
 import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
+import { mcpStatusNotice } from "../../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
@@ -130,17 +131,14 @@ export class Transcript extends Container {
   /** Events shown as one note each. */
   private notice(event: NoticeEvent): void {
     switch (event.type) {
-      case "session.mcp_server_status_changed":
-        if (event.data.status === "failed") {
-          this.note(
-            `MCP server ${event.data.serverName} failed: ${event.data.error ?? "no reason given"}`,
-            "error",
-          );
-        } else if (event.data.status === "pending" && event.data.error !== undefined) {
-          // No answer within the start-up wait (tools/mcp/servers.ts).
-          this.note(`MCP server ${event.data.serverName} is still starting: ${event.data.error}`);
+      case "session.mcp_server_status_changed": {
+        // In every face's words (tools/mcp/servers.ts); the session's log line is left out here.
+        const notice = mcpStatusNotice(event.data);
+        if (notice !== undefined) {
+          this.note(notice, event.data.status === "failed" ? "error" : undefined);
         }
         return;
+      }
       case "session.info":
         this.note(event.data.message);
         return;

@@ -26,7 +26,6 @@ import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 /** The modules a connection needs, loaded once, by the first connection. */
 interface ClientModules {
   client: typeof import("@modelcontextprotocol/client");
-  stdio: typeof import("@modelcontextprotocol/client/stdio");
   transport: typeof import("./stdio-transport.js");
   /** The words of a remote server's failures. */
   remote: typeof import("./remote-failure.js");
@@ -38,12 +37,14 @@ let clientModules: Promise<ClientModules> | undefined;
 function loadClientModules(): Promise<ClientModules> {
   clientModules ??= Promise.all([
     import("@modelcontextprotocol/client"),
-    import("@modelcontextprotocol/client/stdio"),
     import("./stdio-transport.js"),
     import("./remote-failure.js"),
-  ]).then(([client, stdio, transport, remote]) => ({ client, stdio, transport, remote }));
+  ]).then(([client, transport, remote]) => ({ client, transport, remote }));
   return clientModules;
 }
+
+/** A call of a server that is not connected, or stopped during the call ({@link McpConnection.unavailable}). */
+export class McpServerUnavailableError extends Error {}
 
 /** Copilot's `McpServerStatus` values that turnloop uses. */
 export type McpServerState = "pending" | "connected" | "failed" | "stopped";
@@ -54,7 +55,7 @@ export const CONNECT_TIMEOUT_MS = 60_000;
 export interface McpConnectionOptions {
   /** The session's cwd: a stdio server's default working directory. */
   cwd: string;
-  /** turnloop's environment; a stdio server gets only its safe part (see `inheritedEnvironment`). */
+  /** turnloop's environment; a stdio server gets only its safe part (stdio-transport.ts `inheritedEnvironment`). */
   env: NodeJS.ProcessEnv;
   /** turnloop's version, sent as `clientInfo.version`. */
   version: string;
@@ -82,6 +83,8 @@ export class McpConnection {
   private initialized = false;
   /** The `tools/list` started by the latest `list_changed`, until it is answered. */
   private refreshing: Promise<void> | undefined;
+  /** Whether the server was connected at some point (a failure after that is a stop). */
+  private hadConnected = false;
 
   constructor(
     readonly name: string,
@@ -95,8 +98,9 @@ export class McpConnection {
    * Calls a tool (its name on the server). `signal` aborting sends `notifications/cancelled`
    * and rejects at once (the SDK's request cancellation).
    * @throws when the server is not connected, answers with a JSON-RPC error, times out or dies;
-   * a remote server that can no longer be reached is marked `failed` first, and the error says
-   * `MCP server <name> stopped: nothing is listening at <url>` (README "MCP servers").
+   * a server that exits during the call, or a remote one that can no longer be reached, is
+   * marked `failed` first, and the error is {@link unavailable}'s: `MCP server <name> stopped:
+   * nothing is listening at <url>; its tools are …` (README "MCP servers").
    */
   async callTool(
     name: string,
@@ -105,8 +109,7 @@ export class McpConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (this.state !== "connected" || client === undefined) {
-      const why = this.error === undefined ? "" : `: ${this.error}`;
-      throw new Error(`MCP server "${this.name}" is ${this.state}${why}`);
+      throw new McpServerUnavailableError(this.unavailable());
     }
     const result = (await client
       .callTool(
@@ -118,7 +121,11 @@ export class McpConnection {
         },
       )
       .catch((error: unknown) => {
-        throw this.goneAway(error) ?? error;
+        // A stdio server that exited during the call is marked failed before the call fails.
+        throw (
+          this.goneAway(error) ??
+          (this.state === "failed" ? new McpServerUnavailableError(this.unavailable()) : error)
+        );
       })) as CallToolResult;
     // A call that changed the tool list (the server said so before answering) returns once the
     // new list is known, so the next model request offers it.
@@ -149,6 +156,45 @@ export class McpConnection {
     }
     const request = this.initialized ? "tools/list" : "initialize";
     return `${request} got no answer within ${waitedMs / 1000} s`;
+  }
+
+  /**
+   * What a call of one of this server's tools is told while the server is not connected
+   * (README "MCP servers"): `MCP server fs stopped: the server exited with exit code 3; its tools are
+   * unavailable for the rest of this session unless it is restarted` for a server lost after it
+   * had connected, `MCP server fs failed to start: …` for one that never did, `MCP server fs is
+   * stopped …` once closed, `MCP server fs is still starting` while it starts.
+   */
+  unavailable(): string {
+    const rest = "its tools are unavailable for the rest of this session unless it is restarted";
+    switch (this.state) {
+      case "failed":
+        return `MCP server ${this.name} ${this.hadConnected ? "stopped" : "failed to start"}: ${this.error ?? "unknown error"}; ${rest}`;
+      case "stopped":
+        return `MCP server ${this.name} is stopped; its tools are unavailable until it is started again`;
+      case "pending":
+        return `MCP server ${this.name} is still starting`;
+      case "connected":
+        return `MCP server ${this.name} is connected`;
+      default: {
+        const unhandled: never = this.state;
+        return unhandled;
+      }
+    }
+  }
+
+  /**
+   * Asks a connected remote server whether it is still there (MCP `ping`, at most `timeoutMs`):
+   * no connection tells the client that an HTTP server stopped, so `/mcp` asks before it lists.
+   * One that cannot be reached is marked failed, as at a call; any other answer leaves it as it is.
+   */
+  async check(timeoutMs: number): Promise<void> {
+    if (this.config.type === "stdio" || this.state !== "connected") {
+      return;
+    }
+    await this.client?.ping({ timeout: timeoutMs }).catch((error: unknown) => {
+      this.goneAway(error);
+    });
   }
 
   /** Closes the connection; a stdio server's process group is killed if it does not exit. */
@@ -188,6 +234,7 @@ export class McpConnection {
       }
       const { tools } = await client.listTools(undefined, { timeout });
       this.state = "connected";
+      this.hadConnected = true;
       this.setTools(tools);
     } catch (error) {
       if (this.state === "pending") {
@@ -200,7 +247,7 @@ export class McpConnection {
   private async open(client: Client, modules: ClientModules, timeout: number): Promise<void> {
     const { config } = this;
     if (config.type === "stdio") {
-      const inherited = inheritedEnvironment(this.options.env, modules.stdio);
+      const inherited = modules.transport.inheritedEnvironment(this.options.env);
       this.stdio = new modules.transport.ProcessGroupStdioTransport({
         command: config.command,
         args: config.args,
@@ -268,7 +315,7 @@ export class McpConnection {
     }
     this.fail(error);
     void this.transport?.close().catch(() => undefined);
-    return new Error(`MCP server ${this.name} stopped: ${this.error ?? errorMessage(error)}`);
+    return new McpServerUnavailableError(this.unavailable());
   }
 
   /**
@@ -302,28 +349,13 @@ export class McpConnection {
       return;
     }
     if (this.state === "connected" || this.state === "pending") {
-      this.fail(new Error("the server closed the connection"));
+      // A stdio server's process has ended by now (the transport closes on its exit).
+      const exit = this.stdio?.exit;
+      this.fail(
+        new Error(exit === undefined ? "the server closed the connection" : `the server ${exit}`),
+      );
     }
   }
-}
-
-/**
- * What a stdio server inherits of turnloop's environment: only the variables the MCP SDK deems
- * safe (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`), so API keys stay with turnloop; a
- * server's own `env` adds what it needs.
- */
-function inheritedEnvironment(
-  env: NodeJS.ProcessEnv,
-  stdio: ClientModules["stdio"],
-): Record<string, string> {
-  const inherited: Record<string, string> = {};
-  for (const name of stdio.DEFAULT_INHERITED_ENV_VARS) {
-    const value = env[name];
-    if (value !== undefined && !value.startsWith("()")) {
-      inherited[name] = value;
-    }
-  }
-  return inherited;
 }
 
 function remoteTransport(

@@ -8,10 +8,32 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { McpConnection, type McpServerState } from "./connection.js";
-import { type McpToolNaming, mcpTool } from "./tools.js";
+import { type McpToolNaming, mcpTool, qualifiedToolName } from "./tools.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
+
+/**
+ * The one line every face shows for a server's status change (`session.mcp_server_status_changed`)
+ * that needs saying, in the same words on each (README "MCP servers"): a server that failed,
+ * `MCP server fs failed: the server exited with exit code 3; its tools are not available`, or one
+ * still starting when a prompt's start-up wait is over, `MCP server fs is still starting:
+ * initialize got no answer within 5 s; …`. Undefined for any other change. Faces add their own
+ * marks: `turnloop: ` on stderr, `⚠ ` in an editor's agent message.
+ */
+export function mcpStatusNotice(change: {
+  serverName: string;
+  status: McpServerState;
+  error?: string;
+}): string | undefined {
+  const { serverName, status, error } = change;
+  if (status === "failed") {
+    return `MCP server ${serverName} failed: ${error ?? "unknown error"}; its tools are not available`;
+  }
+  return status === "pending" && error !== undefined
+    ? `MCP server ${serverName} is still starting: ${error}`
+    : undefined;
+}
 
 /** One server's state, for `turnloop mcp list` and status events. */
 export interface McpServerSummary {
@@ -207,7 +229,75 @@ export class McpServers {
     return tools;
   }
 
-  /** Every server's state. */
+  /**
+   * What the loop reads of these servers (agent/loop.ts `AgentSettings`): the tools offered to
+   * each model request ({@link tools}) and the lookup of a tool not offered ({@link unavailableTool}).
+   */
+  loopTools(): {
+    changingTools: () => AnyTool[];
+    unavailableTool: (
+      toolName: string,
+      signal: AbortSignal,
+    ) => Promise<AnyTool | string | undefined>;
+  } {
+    return {
+      changingTools: () => this.tools(),
+      unavailableTool: (toolName, signal) => this.unavailableTool(toolName, signal),
+    };
+  }
+
+  /**
+   * What a call of `toolName`, a tool not offered to the model, is about, when it names a tool of
+   * one of these servers (`<server>__<tool>` or `<server>-<tool>`, by the session's naming): a
+   * server still starting is waited for, until it connects or fails (at most its connect
+   * timeout) or `signal` aborts; the tool, when it is now offered; otherwise the words the call
+   * is answered with ({@link McpConnection.unavailable}: the server stopped or failed to start,
+   * and why; or that it is turned off). Undefined when no server's name prefixes `toolName`, or
+   * its server is connected (then the tool does not exist).
+   */
+  async unavailableTool(
+    toolName: string,
+    signal: AbortSignal,
+  ): Promise<AnyTool | string | undefined> {
+    const connection = this.serverOf(toolName);
+    if (connection === undefined) {
+      return undefined;
+    }
+    if (this.disabled.has(connection.name)) {
+      return `MCP server ${connection.name} is turned off; its tools are unavailable until it is turned on again`;
+    }
+    if (connection.state === "pending") {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener("abort", done);
+          resolve();
+        };
+        signal.addEventListener("abort", done, { once: true });
+        connection.ready.then(done, done);
+      });
+    }
+    if (signal.aborted || connection.state === "connected") {
+      return this.tools().find((tool) => tool.name === toolName);
+    }
+    return connection.unavailable();
+  }
+
+  /** The server whose tool `toolName` would be, by the longest server name that prefixes it. */
+  private serverOf(toolName: string): McpConnection | undefined {
+    let found: McpConnection | undefined;
+    for (const connection of this.connections) {
+      const prefix = qualifiedToolName(connection.name, "", this.options.toolNaming);
+      if (
+        toolName.startsWith(prefix) &&
+        toolName.length > prefix.length &&
+        (found === undefined || connection.name.length > found.name.length)
+      ) {
+        found = connection;
+      }
+    }
+    return found;
+  }
+
   /**
    * Fails every server still starting, for a caller that waited {@link whenStarted} and will not
    * wait longer (`turnloop mcp list`): each says it got no answer within the start-up wait.
@@ -218,6 +308,15 @@ export class McpServers {
     }
   }
 
+  /**
+   * Checks that the connected remote servers are still there ({@link McpConnection.check}, at most
+   * `timeoutMs` each, in parallel): one that cannot be reached is failed, and reported.
+   */
+  async check(timeoutMs = 3_000): Promise<void> {
+    await Promise.all(this.connections.map((connection) => connection.check(timeoutMs)));
+  }
+
+  /** Every server's state. */
   list(): McpServerSummary[] {
     return this.connections.map((connection) => this.summarize(connection));
   }

@@ -14,6 +14,7 @@ import {
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
 import { type FirstOutput, notAnMcpServer } from "./first-output.js";
 import { JsonLineReader, MAX_MESSAGE_BYTES } from "./line-reader.js";
 
@@ -65,12 +66,19 @@ export class ProcessGroupStdioTransport implements Transport {
   private stderrTail = "";
   private first: FirstOutput | undefined;
   private exited: Promise<void> = Promise.resolve();
+  /** How the process ended (`exited with exit code 3`, `was killed by SIGKILL`), once it has. */
+  private ending: string | undefined;
 
   constructor(private readonly parameters: StdioServerParameters) {}
 
   /** The last few KiB the server wrote to stderr (for error reports). */
   get stderr(): string {
     return this.stderrTail;
+  }
+
+  /** How the server's process ended (`exited with exit code 3`, `was killed by SIGTERM`); undefined while it runs. */
+  get exit(): string | undefined {
+    return this.ending;
   }
 
   /**
@@ -107,7 +115,9 @@ export class ProcessGroupStdioTransport implements Transport {
         }
         resolve();
       });
-      child.once("close", () => {
+      child.once("close", (code, signal) => {
+        this.ending =
+          signal === null ? `exited with exit code ${code ?? 0}` : `was killed by ${signal}`;
         if (child.pid !== undefined) {
           liveGroups.delete(child.pid);
         }
@@ -203,4 +213,20 @@ export class ProcessGroupStdioTransport implements Transport {
       }
     }
   }
+}
+
+/**
+ * What a stdio server inherits of turnloop's environment: only the variables the MCP SDK deems
+ * safe (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`), so API keys stay with turnloop; a
+ * server's own `env` adds what it needs.
+ */
+export function inheritedEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+    const value = env[name];
+    if (value !== undefined && !value.startsWith("()")) {
+      inherited[name] = value;
+    }
+  }
+  return inherited;
 }

@@ -18,8 +18,8 @@ import { errorMessage } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
 import { SecretStreamRedactor, type SecretValue } from "../../events/secrets.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
-import { runGuarded } from "../tool-support.js";
-import type { McpConnection } from "./connection.js";
+import { errorResult, runGuarded } from "../tool-support.js";
+import { type McpConnection, McpServerUnavailableError } from "./connection.js";
 
 /** Characters of a result the model sees at most; the same cut as a command's output. */
 export const MAX_RESULT_CHARACTERS = 30_000;
@@ -75,7 +75,18 @@ export function mcpTool(
     scope: () => ({ title: `${connection.name}: ${title}`, paths: [] }),
     execute: (input, context) =>
       runGuarded(`MCP tool ${connection.name}/${tool.name}`, context.signal, async () => {
-        const result = await connection.callTool(tool.name, input, context.signal);
+        const result = await connection
+          .callTool(tool.name, input, context.signal)
+          .catch((error: unknown) => {
+            // Said in full already: the server stopped (or failed to start), and why.
+            if (error instanceof McpServerUnavailableError) {
+              return error.message;
+            }
+            throw error;
+          });
+        if (typeof result === "string") {
+          return errorResult(result);
+        }
         return toToolResult(result, {
           path: join(context.sessionDirectory, "mcp-results", `${context.toolCallId}.json`),
           secrets: context.secrets,

@@ -86,7 +86,7 @@ export async function startHttpServer(
     child,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) {
+        if (child.exitCode !== null || child.signalCode !== null) {
           resolve();
           return;
         }

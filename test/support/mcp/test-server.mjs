@@ -9,14 +9,15 @@
  * `listening <port>` on stdout). `--never-initialize` reads stdin and never answers.
  * `--grandchild` starts a `sleep` child in the same process group (to test group kills).
  * `--log FILE` appends one JSON line per notable thing (`started`, `called`, `cancelled`).
- * `--start-delay MS` waits that long before serving stdio (a slow server).
+ * `--start-delay MS` waits that long before serving stdio (a slow server); `--start-gate FILE`
+ * waits until FILE exists.
  *
  * Tools: echo {text}, image {}, fail {}, crash {}, hang {}, grow {}, big {chars, start?},
  * env {name}, resource {}.
  */
 
 import { spawn } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { createServer } from "node:http";
 import { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
@@ -109,6 +110,12 @@ log({ started: true });
 if (args.includes("--grandchild")) {
   const sleeper = spawn("sleep", ["300"], { stdio: "ignore" });
   log({ grandchild: sleeper.pid });
+}
+const gateIndex = args.indexOf("--start-gate");
+if (gateIndex !== -1) {
+  while (!existsSync(args[gateIndex + 1])) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 const delayIndex = args.indexOf("--start-delay");
 if (delayIndex !== -1) {

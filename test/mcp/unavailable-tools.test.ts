@@ -1,0 +1,77 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+import { stdioEntry } from "../support/mcp/servers.js";
+
+// The trial of round 3, session 22: after an MCP server crashed, or while a slow one was still
+// starting, a call of its tool was answered "Tool '…' does not exist", which was not true. Now
+// the model (and the user's line for that call) reads that the server stopped, and why; and a
+// call of a server still starting waits for it (at most its connect timeout), then runs.
+
+function call(id: string, name: string, args: object = {}) {
+  return { toolCalls: [{ id, name, arguments: JSON.stringify(args) }] };
+}
+
+/** The tool results the model was sent in request `index`, by call id. */
+function toolResults(requests: ReadonlyArray<{ body: unknown }>, index: number) {
+  const body = requests[index]?.body as { messages: Array<Record<string, unknown>> };
+  return body.messages
+    .filter((message) => message.role === "tool")
+    .map((message) => [message.tool_call_id, message.content]);
+}
+
+const STOPPED =
+  "MCP server st stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted";
+
+describe("a call of an MCP server's tool the model is not offered (-p)", () => {
+  test("after the server crashed: the model and the tool line read that it stopped, and why", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const config = join(repository, "servers.json");
+    await writeFile(config, JSON.stringify({ mcpServers: { st: stdioEntry() } }));
+    model.enqueue(call("call_1", "st__crash"), call("call_2", "st__echo", { text: "x" }), {
+      text: "Done.",
+    });
+    const result = await cli(["-p", "go", "--allow-all-tools", "--mcp-config", config]);
+    expect(result.code).toBe(0);
+    expect(toolResults(model.requests, 2)).toEqual([
+      ["call_1", STOPPED],
+      ["call_2", STOPPED],
+    ]);
+    const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    expect(lines.filter((line) => line.includes("MCP server st"))).toEqual([
+      "turnloop: MCP server st failed: the server exited with exit code 3; its tools are not available",
+      `✗ st__crash (N ms): ${STOPPED}`,
+      `✗ st__echo text=x (N ms): ${STOPPED}`,
+    ]);
+  });
+
+  test("while the server is still starting: the call waits for it, then runs", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const gate = join(repository, "gate");
+    const config = join(repository, "servers.json");
+    await writeFile(
+      config,
+      JSON.stringify({ mcpServers: { slow: stdioEntry("--start-gate", gate) } }),
+    );
+    model.enqueue(call("call_1", "slow__echo", { text: "y" }), { text: "Done." });
+    const running = cli(["-p", "go", "--allow-all-tools", "--mcp-config", config], {
+      env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "0" },
+    });
+    // The first request went without the server's tools; only then may it start.
+    await expect.poll(() => model.requests.length).toBe(1);
+    const body = model.requests[0]?.body as { tools?: Array<{ function: { name: string } }> };
+    expect(body.tools?.map((tool) => tool.function.name)).not.toContain("slow__echo");
+    await writeFile(gate, "");
+    const result = await running;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Done.\n");
+    expect(toolResults(model.requests, 1)).toEqual([["call_1", "echo: y"]]);
+  });
+});
