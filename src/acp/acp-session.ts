@@ -279,7 +279,7 @@ export class AcpSession {
     await this.context.host.close(this.session);
   }
 
-  private async run({ text, images }: PromptContent, turn: Turn): Promise<PromptOutcome> {
+  private async run({ text, ...given }: PromptContent, turn: Turn): Promise<PromptOutcome> {
     // `/compact` is a turn of its own (a model call), so it runs here rather than as a reply.
     const command = parseCommandLine(text);
     if (command?.definition?.name === "compact") {
@@ -290,7 +290,7 @@ export class AcpSession {
     }
     return this.session.prompt(this.agentSettings(), text, {
       signal: turn.controller.signal,
-      ...(images.length === 0 ? {} : { images }),
+      ...given,
     });
   }
 

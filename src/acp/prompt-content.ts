@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { PromptImage } from "../events/events.js";
+import type { PromptBlock, PromptImage, UserMessageData } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
 import { promptTitle } from "../session/session-metadata.js";
 import { invalidParams } from "./errors.js";
@@ -14,10 +14,15 @@ const TITLE_LENGTH = 80;
  */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
-/** What the model gets for an ACP v1 `session/prompt`: text, and images passed as image input. */
+/**
+ * What the model gets for an ACP v1 `session/prompt`: text, and images passed as image input; and
+ * the blocks as sent, but those images, when they hold more than text (`user.message`'s
+ * `contentBlocks`, so `session/load` replays them as sent).
+ */
 export interface PromptContent {
   text: string;
   images: PromptImage[];
+  contentBlocks?: PromptBlock[];
 }
 
 /**
@@ -45,19 +50,24 @@ export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
 export function promptContent(blocks: readonly acp.ContentBlock[]): PromptContent {
   const images: PromptImage[] = [];
   const parts: string[] = [];
+  const sent: acp.ContentBlock[] = [];
   for (const block of blocks) {
     const image = imageOf(block);
     if (image !== undefined && IMAGE_TYPES.has(image.mimeType)) {
       images.push(image);
       continue;
     }
+    sent.push(block);
     const part = blockText(block);
     if (part !== "") {
       parts.push(part);
     }
   }
   // One block is the common case; `join` would copy it (a 50 MB prompt, issue 27).
-  return { text: parts.length === 1 ? (parts[0] ?? "") : parts.join("\n\n"), images };
+  const text = parts.length === 1 ? (parts[0] ?? "") : parts.join("\n\n");
+  return sent.every((block) => block.type === "text")
+    ? { text, images }
+    : { text, images, contentBlocks: sent as unknown as PromptBlock[] };
 }
 
 function imageOf(block: acp.ContentBlock): PromptImage | undefined {
@@ -126,10 +136,10 @@ function displayUri(uri: string): string {
 }
 
 /**
- * A session title from the first prompt: one line, at most 80 characters (no model call), read
- * from the prompt's start only (a 50 MB prompt is not collapsed whole); session-metadata.ts
- * `promptTitle`.
+ * A session title from the first prompt as the user gave it: its text, one line, at most 80
+ * characters (no model call), read from the prompt's start only (a 50 MB prompt is not collapsed
+ * whole); session-metadata.ts `promptTitle`.
  */
-export function titleFrom(text: string): string {
-  return promptTitle(text, TITLE_LENGTH);
+export function titleFrom(prompt: Pick<UserMessageData, "content" | "contentBlocks">): string {
+  return promptTitle(prompt, TITLE_LENGTH);
 }

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { JsonObject, SessionEvent, SessionEventData } from "../events/events.js";
-import { typedPrompt } from "../session/prompt-attachments.js";
+import { givenPrompt } from "../session/prompt-attachments.js";
 import {
   type Change,
   isFinished,
@@ -181,11 +181,18 @@ export class UpdateMapper {
     }
     const updates: acp.SessionUpdate[] = [];
     if (this.options.mode === "replay") {
-      // What was typed: the `!command`s of the interactive face, then the prompt, not the
-      // output of those commands that went to the model with it (session/prompt-attachments.ts).
-      const { runs, typed } = typedPrompt(data.content);
-      const shown = [...runs.map((run) => `!${run.command}`), typed].join("\n\n");
-      updates.push(chunk("user_message_chunk", shown, eventId));
+      // The prompt as given: the blocks an ACP client sent, or the `!command`s of the
+      // interactive face and the prompt as typed; never the text the model got with them
+      // (session/prompt-attachments.ts).
+      const { runs, text, blocks } = givenPrompt(data);
+      for (const content of blocks ?? []) {
+        const block = content as unknown as acp.ContentBlock;
+        updates.push({ sessionUpdate: "user_message_chunk", content: block, messageId: eventId });
+      }
+      if (blocks === undefined) {
+        const shown = [...runs.map((run) => `!${run.command}`), text].join("\n\n");
+        updates.push(chunk("user_message_chunk", shown, eventId));
+      }
       for (const { mimeType, data: base64, uri } of data.images ?? []) {
         const content = {
           type: "image" as const,
@@ -200,7 +207,7 @@ export class UpdateMapper {
       this.titled = true;
       updates.push({
         sessionUpdate: "session_info_update",
-        title: titleFrom(data.content),
+        title: titleFrom(data),
         updatedAt: timestamp,
       });
     }

@@ -3,6 +3,7 @@ import type {
   ErrorType,
   EventInput,
   JsonValue,
+  PromptBlock,
   PromptImage,
   StopReason,
   UserMessageSource,
@@ -123,6 +124,8 @@ export interface UserPrompt {
   source?: UserMessageSource;
   images?: PromptImage[];
   attachments?: JsonValue[];
+  /** The prompt as the user gave it, when `content` is more (`user.message`'s `contentBlocks`). */
+  contentBlocks?: PromptBlock[];
   agentMode?: string;
   /** The id of a prompt sent from another worker (issue 22), recorded on its `user.message`. */
   promptId?: string;
@@ -272,10 +275,11 @@ function emitNotice(emit: Conversation["emit"], notice: EventInput | undefined):
 function userMessageData(
   prompt: UserPrompt,
 ): Extract<EventInput, { type: "user.message" }>["data"] {
-  const { attachments, agentMode, promptId } = prompt;
+  const { attachments, agentMode, promptId, contentBlocks } = prompt;
   return {
     content: prompt.content,
     source: prompt.source ?? "user",
+    ...(contentBlocks === undefined ? {} : { contentBlocks }),
     ...(prompt.images === undefined || prompt.images.length === 0 ? {} : { images: prompt.images }),
     ...(attachments === undefined || attachments.length === 0 ? {} : { attachments }),
     ...(agentMode === undefined ? {} : { agentMode }),

@@ -1,3 +1,4 @@
+import type { PromptOutcome } from "../agent/loop.js";
 import { USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEventOf, StopReason } from "../events/events.js";
 
@@ -21,12 +22,22 @@ export function abortNote(reason: string): string {
  * the model stopped it (`max_tokens`, `max_turn_requests`, `refusal`), as `-p` says it on stderr;
  * undefined for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
  * `why`, when given, follows: the repetition guard's reason, since `max_turn_requests` alone
- * reads as `--max-turns`.
+ * reads as `--max-turns`. Without it, `max_turn_requests` with the limit `maxTurns` (model
+ * requests) names it and how to go on: `stopped: reached --max-turns 1; continue with
+ * --continue or raise --max-turns`.
  */
-export function stopNote(stopReason: StopReason, why?: string): string | undefined {
+export function stopNote(
+  stopReason: StopReason,
+  why?: string,
+  maxTurns?: number,
+): string | undefined {
   switch (stopReason) {
-    case "max_tokens":
     case "max_turn_requests":
+      if (why === undefined && maxTurns !== undefined) {
+        return `stopped: reached --max-turns ${maxTurns}; continue with --continue or raise --max-turns`;
+      }
+      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
+    case "max_tokens":
     case "refusal":
       return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
     case "end_turn":
@@ -37,6 +48,13 @@ export function stopNote(stopReason: StopReason, why?: string): string | undefin
       return unknown;
     }
   }
+}
+
+/** {@link stopNote} for how a prompt ended; undefined after an error (its own line says it). */
+export function outcomeNote(outcome: PromptOutcome, maxTurns: number): string | undefined {
+  return "stopReason" in outcome
+    ? stopNote(outcome.stopReason, outcome.repetition, maxTurns)
+    : undefined;
 }
 
 /** `retrying in 1.2 s (attempt 1): <error>`: the delay in seconds with one decimal. */

@@ -1,5 +1,4 @@
-import type { PromptOutcome } from "../agent/loop.js";
-import { errorMessage, terminalText, USER_CANCEL_REASON, warningLine } from "../events/errors.js";
+import { errorMessage, warningLine } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
 import { workingDirectoryProblem } from "../session/face-config.js";
@@ -9,16 +8,16 @@ import { sameFolder } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
-import { abortNote, stopNote } from "./event-notes.js";
+import { stopNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
-import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
+import { type PromptOutput, promptOutput } from "./prompt-result.js";
 import { openPromptSession, sayNotOpened, unknownSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
 import { terminalPermission } from "./terminal-permission.js";
-import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
+import type { RendererOptions } from "./terminal-renderer.js";
 
 /** Exit codes of `turnloop -p`. */
 export const EXIT = {
@@ -256,74 +255,6 @@ async function startMcp(session: Session, io: PromptIo): Promise<void> {
   });
 }
 
-/** Where the events of a `-p` prompt go, by `--output-format` and `--quiet`. */
-interface PromptOutput {
-  unsubscribe: () => void;
-  /** Called once with the outcome: summary line, result object, or the quiet answer. */
-  finish(outcome: PromptOutcome, elapsedMs: number): void;
-}
-
-function promptOutput(
-  options: PromptOptions,
-  io: PromptIo,
-  session: Session,
-  terminal: Pick<RendererOptions, "markdown" | "spinner">,
-): PromptOutput {
-  const collector = new PromptResultCollector();
-  const color = io.interactive && io.env.NO_COLOR === undefined;
-  // Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
-  // json (its one result object has no room for more): on stderr what the user must act on.
-  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
-    ...terminal,
-    verbose: options.verbose,
-    allReplies: options.verbose,
-    stdoutIsTerminal: io.stdoutIsTerminal === true,
-    failuresOnly: options.quiet || options.outputFormat === "json",
-  });
-  const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
-  const format = options.outputFormat;
-  const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
-  const show = lines?.show ?? renderer.handle;
-  let errorShown = false; // One the log could not take (its last write failed) is no event.
-  const unsubscribe = session.subscribe((event) => {
-    errorShown ||= event.type === "session.error";
-    collector.handle(event);
-    show(event);
-  });
-  const finish = (outcome: PromptOutcome, elapsedMs: number) => {
-    const saved = session.unsavedLog() === undefined;
-    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
-    lines?.end();
-    if (format === "json" || format === "stream-json") {
-      printJson(result);
-    } else if (options.quiet) {
-      if ("error" in outcome) {
-        io.stderr.write(`turnloop: ${outcome.error.message}\n`);
-        return;
-      }
-      if (outcome.stopReason === "cancelled") {
-        // The session id is what the user needs to go on (the summary line names it otherwise).
-        const cancelled = abortNote(collector.cancelReason ?? USER_CANCEL_REASON);
-        io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${session.id}\n`);
-      }
-      // On a terminal without its control sequences; to a pipe or a file as the model sent it.
-      const text =
-        io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
-      io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
-    } else {
-      if ("error" in outcome) {
-        renderer.unanswered(); // Also when the log could not take the error's event.
-      }
-      renderer.flush();
-      if ("error" in outcome && !errorShown) {
-        io.stderr.write(`turnloop: ${outcome.error.message}\n`);
-      }
-      io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
-    }
-  };
-  return { unsubscribe, finish };
-}
-
 /**
  * In text mode on a terminal: Markdown rendering when stdout is a terminal and colour is allowed
  * (`NO_COLOR` unset), a waiting line and tool lines wrapped to its width when stderr is one.
@@ -389,7 +320,9 @@ async function runWithSignals(
       case "max_tokens":
       case "max_turn_requests":
       case "refusal":
-        io.stderr.write(`turnloop: ${stopNote(outcome.stopReason, outcome.repetition)}\n`);
+        io.stderr.write(
+          `turnloop: ${stopNote(outcome.stopReason, outcome.repetition, settings.maxTurns)}\n`,
+        );
         return EXIT.incomplete;
     }
   } finally {

@@ -1,12 +1,18 @@
 import type { PromptOutcome } from "../agent/loop.js";
+import { terminalText, USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent, StopReason } from "../events/events.js";
 import type { Session } from "../session/session.js";
+import type { PromptOptions } from "./arguments.js";
+import { abortNote } from "./event-notes.js";
+import type { PromptIo } from "./prompt-command.js";
+import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
 
 /**
  * The one object `--output-format json` prints, and the last line of `stream-json`: the shape
  * scripts written for `claude -p --output-format json` read (`type: "result"`, `subtype`,
  * `is_error`, `result`, `session_id`, `num_turns`, `duration_ms`, `usage` with Anthropic-style
- * token names, `total_cost_usd`), plus `stop_reason` (ACP's) and, on error, `error`.
+ * token names, `total_cost_usd`), plus `stop_reason` (ACP's), on error `error`, and on a cancel
+ * `cancel_reason`.
  */
 export interface PromptResult {
   type: "result";
@@ -40,6 +46,12 @@ export interface PromptResult {
   /** USD, present when every request's cost was known. */
   total_cost_usd?: number;
   error?: { type: string; message: string };
+  /**
+   * Who stopped a cancelled prompt, in the log's words (its `abort` event's reason): `cancelled
+   * by SIGTERM` (SIGINT, SIGHUP), `cancelled by a closed output (EPIPE)`; present only when
+   * `stop_reason` is `cancelled`.
+   */
+  cancel_reason?: string;
 }
 
 /** Collects what a {@link PromptResult} needs from a prompt's events. */
@@ -113,6 +125,9 @@ export class PromptResultCollector {
       ...(this.cost === undefined || this.usageEvents === 0 ? {} : { total_cost_usd: this.cost }),
       ...(failed
         ? { error: { type: outcome.error.errorType, message: outcome.error.message } }
+        : {}),
+      ...(stopReason === "cancelled" && this.abortReason !== undefined
+        ? { cancel_reason: this.abortReason }
         : {}),
     };
   }
@@ -218,4 +233,89 @@ export function streamJsonLines(
       held = undefined;
     },
   };
+}
+
+/**
+ * Where the events of a `-p` prompt go, by `--output-format` and `--quiet`: text on stdout and
+ * progress on stderr; json's one result object, or stream-json's event lines, on stdout, and on
+ * stderr what `--quiet` leaves there (refused and failed calls, how a prompt that did not answer
+ * ended).
+ */
+export interface PromptOutput {
+  unsubscribe: () => void;
+  /** Called once with the outcome: summary line, result object, or the quiet answer. */
+  finish(outcome: PromptOutcome, elapsedMs: number): void;
+}
+
+export function promptOutput(
+  options: PromptOptions,
+  io: PromptIo,
+  session: Session,
+  terminal: Pick<RendererOptions, "markdown" | "spinner">,
+): PromptOutput {
+  const collector = new PromptResultCollector();
+  const color = io.interactive && io.env.NO_COLOR === undefined;
+  // Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
+  // json (its one result object has no room for more): on stderr what the user must act on.
+  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
+    ...terminal,
+    verbose: options.verbose,
+    allReplies: options.verbose,
+    stdoutIsTerminal: io.stdoutIsTerminal === true,
+    failuresOnly: options.quiet || options.outputFormat !== "text",
+  });
+  const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
+  const format = options.outputFormat;
+  const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
+  // stream-json's stderr says what --quiet's and json's say (README, "JSON output").
+  const show = (event: SessionEvent) => {
+    lines?.show(event);
+    renderer.handle(event);
+  };
+  let errorShown = false; // One the log could not take (its last write failed) is no event.
+  const unsubscribe = session.subscribe((event) => {
+    errorShown ||= event.type === "session.error";
+    collector.handle(event);
+    show(event);
+  });
+  // --quiet, json and stream-json: how the prompt ended, when it did not answer (true: failed).
+  const endingLine = (outcome: PromptOutcome): boolean => {
+    if ("error" in outcome) {
+      io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+      return true;
+    }
+    if (outcome.stopReason === "cancelled") {
+      // The session id is what the user needs to go on (the summary line names it otherwise).
+      const cancelled = abortNote(collector.cancelReason ?? USER_CANCEL_REASON);
+      io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${session.id}\n`);
+    }
+    return false;
+  };
+  const finish = (outcome: PromptOutcome, elapsedMs: number) => {
+    const saved = session.unsavedLog() === undefined;
+    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
+    lines?.end();
+    if (format === "json" || format === "stream-json") {
+      printJson(result);
+      endingLine(outcome);
+    } else if (options.quiet) {
+      if (endingLine(outcome)) {
+        return;
+      }
+      // On a terminal without its control sequences; to a pipe or a file as the model sent it.
+      const text =
+        io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
+      io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+    } else {
+      if ("error" in outcome) {
+        renderer.unanswered(); // Also when the log could not take the error's event.
+      }
+      renderer.flush();
+      if ("error" in outcome && !errorShown) {
+        io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+      }
+      io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
+    }
+  };
+  return { unsubscribe, finish };
 }

@@ -23,9 +23,9 @@ import type {
   SessionEvent,
   SessionEventOf,
   StopReason,
-  UserMessageSource,
+  UserMessageData,
 } from "../events/events.js";
-import { ranLines, typedPrompt } from "../session/prompt-attachments.js";
+import { givenPrompt, ranLines } from "../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import { idleReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
@@ -137,7 +137,7 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       return;
     }
     case "user.message":
-      renderUserMessage(state, event.data.content, event.data.source);
+      renderUserMessage(state, event.data);
       return;
     case "assistant.message":
       renderAssistantMessage(state, event.data);
@@ -248,7 +248,8 @@ function instructionsLine(data: SessionEventOf<"session.instructions_loaded">["d
 /** Keeps the switch exhaustive at compile time while tolerating unknown types at run time. */
 function ignoreUnknown(_event: never): void {}
 
-function renderUserMessage(state: RenderState, content: string, source: UserMessageSource): void {
+function renderUserMessage(state: RenderState, data: UserMessageData): void {
+  const { content, source } = data;
   if (source !== "user") {
     // Nudges and hook messages continue the current prompt; they are long and ours, so abbreviate.
     state.lines.push(`> [${source}] ${abbreviate(firstLine(content), NUDGE_LENGTH)}`);
@@ -258,10 +259,11 @@ function renderUserMessage(state: RenderState, content: string, source: UserMess
   if (state.lines.length > 0) {
     state.lines.push("");
   }
-  // What was typed: the `!command`s as they ran, then the prompt (session/prompt-attachments.ts).
-  const { runs, typed } = typedPrompt(content);
+  // As given: the `!command`s as they ran, then the prompt and what was attached to it, never
+  // the text the model got (session/prompt-attachments.ts).
+  const { runs, text, attached } = givenPrompt(data);
   state.lines.push(...runs.flatMap(ranLines));
-  for (const line of trimTrailingNewlines(typed).split(/\r?\n/)) {
+  for (const line of [...trimTrailingNewlines(text).split(/\r?\n/), ...attached]) {
     state.lines.push(`> ${line}`.trimEnd());
   }
   state.prompt = { ...closedPrompt(), open: true };

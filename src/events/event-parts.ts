@@ -209,10 +209,26 @@ export interface SessionShutdown {
   eventsFileSizeBytes?: number;
 }
 
+/**
+ * One content block of a prompt as the client sent it, kept as sent: ACP v1 `ContentBlock`s
+ * (`text`, `resource_link`, `resource`, an image of a type models do not take), or the text an
+ * SDK app sent. `type` names the block; the other fields are the protocol's.
+ */
+export type PromptBlock = { type: string } & JsonObject;
+
 /** The data of `user.message`: a prompt. */
 export interface UserMessageData {
+  /** The prompt as the model reads it (attachments and a face's additions rendered as text). */
   content: string;
   source: UserMessageSource;
+  /**
+   * The prompt as the user gave it, in order, when `content` is more than that: an ACP prompt
+   * with a resource or a link, an SDK prompt whose attachments or `userPromptSubmitted` hook
+   * changed the text. Images given to the model are in `images`, not here. Absent in logs of
+   * earlier versions and for a prompt that is its own `content` (session/prompt-attachments.ts
+   * `givenPrompt` reads both).
+   */
+  contentBlocks?: PromptBlock[];
   attachments?: JsonValue[];
   /** Images given with the prompt (e.g. a pasted screenshot), in prompt order. */
   images?: PromptImage[];

@@ -64,7 +64,11 @@ export interface TurnloopClientOptions {
   cliPath?: string;
   /** Extra arguments, e.g. `["--model", "anthropic:claude-sonnet-4-5", "--allow-all-tools"]`. */
   cliArgs?: string[];
-  /** The server's working directory, and the default of new sessions. Default: `process.cwd()`. */
+  /**
+   * The working directory of the server this client spawns (default: `process.cwd()`), the folder
+   * of its new sessions unless `cliArgs` has `--cwd`; with `port`, the folder of new sessions.
+   * A session's own `workingDirectory` wins either way.
+   */
   cwd?: string;
   /** The server's environment (model keys, `TURNLOOP_HOME` …). Default: `process.env`. */
   env?: NodeJS.ProcessEnv;

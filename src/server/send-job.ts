@@ -81,6 +81,8 @@ export async function runSendJob(
   let details: Omit<UserPrompt, "content"> = {
     source: "user",
     attachments,
+    // The prompt as the app sent it, when its attachments or a hook changed the model's text.
+    ...(text === job.prompt ? {} : { contentBlocks: [{ type: "text", text: job.prompt }] }),
     agentMode: job.mode,
     ...(composed.images.length === 0 ? {} : { images: composed.images }),
     ...(job.promptId === undefined && job.messageId === undefined

@@ -14,13 +14,16 @@
  * non-zero or was killed: session-model/tool-call.ts `readResult`) has `success: false` and an
  * `error` naming how it ended (`exit code 2`), as every other face shows it ✗ (the log keeps
  * `success: true`: the model got the output, not an error; the Copilot wire says only that
- * `success` is the call's outcome). Every other event is unchanged.
+ * `success` is the call's outcome). A `user.message` carries the prompt as the user gave it in
+ * `content` and the model's text in `transformedContent` ({@link userMessageOnWire}). Every other
+ * event is unchanged.
  */
 
 import type { History } from "../agent/history.js";
 import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import { hasProviderPrefix } from "../llm/models.js";
+import { givenPrompt } from "../session/prompt-attachments.js";
 import { commandEnding, readResult } from "../session/session-model/tool-call.js";
 
 /** `openai-chat:gpt-4.1` → `gpt-4.1`; an id without a provider prefix is returned as it is. */
@@ -99,6 +102,8 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
         data: { ...event.data, ...names, modelMetrics: Object.fromEntries(metrics) },
       };
     }
+    case "user.message":
+      return userMessageOnWire(event);
     case "tool.execution_complete":
       return failedCommandOnWire(event);
     case "abort":
@@ -124,6 +129,18 @@ function abortOnWire(event: SessionEventOf<"abort">): SessionEvent | object {
   return reason === USER_CANCEL || reason.startsWith(`${USER_CANCEL}:`)
     ? { ...event, data: { ...event.data, reason: "user_initiated", message: reason } }
     : event;
+}
+
+/**
+ * A prompt as Copilot's `user.message` carries it: `content` as the user gave it (the text of
+ * session/prompt-attachments.ts `givenPrompt`), `transformedContent` the text the model got, when
+ * that differs (attachments, resources or `!command` output rendered into it).
+ */
+function userMessageOnWire(event: SessionEventOf<"user.message">): SessionEvent | object {
+  const { text } = givenPrompt(event.data);
+  return text === event.data.content
+    ? event
+    : { ...event, data: { ...event.data, content: text, transformedContent: event.data.content } };
 }
 
 /** A successful call whose command failed as the SDK face reports it (see above). */

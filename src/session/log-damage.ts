@@ -15,6 +15,7 @@ import type {
   EphemeralEventType,
   JsonObject,
   JsonValue,
+  PromptBlock,
   RepairNote,
   SessionEvent,
   SessionEventData,
@@ -214,6 +215,11 @@ function conversationSchemas(parts: Parts) {
       content: string,
       source: z.enum(["user", "autopilot", "hook"]),
       attachments: z.array(parts.jsonValue).optional(),
+      contentBlocks: z
+        .array(
+          z.custom<PromptBlock>((value) => isPlainObject(value) && typeof value.type === "string"),
+        )
+        .optional(),
       images: z.array(image.extend({ uri: optionalString })).optional(),
       agentMode: optionalString,
       promptId: optionalString,

@@ -1,11 +1,16 @@
 /**
  * What turnloop's faces add to a typed prompt, and how a face finds what was typed again. After
  * it, after a blank line: the interactive face's `@file` blocks (cli/interactive/prompt-input.ts)
- * and `-p`'s piped stdin (cli/prompt-input.ts); session titles end where the first one begins.
- * Before it: the output of the user's own `!command`s (the interactive face), so that the model
- * sees what the user saw; a face that shows the message again (a reopened session, ACP
- * `session/load`'s replay, titles) shows what was typed instead, as the live session did.
+ * and `-p`'s piped stdin (cli/prompt-input.ts). Before it: the output of the user's own
+ * `!command`s (the interactive face), so that the model sees what the user saw. An ACP prompt's
+ * resources and an SDK prompt's attachments are rendered into the model's text by their faces,
+ * which record the prompt as given beside it (`user.message`'s `contentBlocks`). A face that shows
+ * the message again (a reopened session, ACP `session/load`'s replay, `sessions show`, the view,
+ * the SDK's `getMessages`, titles) shows the prompt as given instead ({@link givenPrompt}), as the
+ * live session did.
  */
+import type { PromptBlock, UserMessageData } from "../events/events.js";
+
 /** How each block appended after the typed prompt begins. */
 export const ATTACHMENT_OPENINGS = {
   file: "Attached file ",
@@ -76,4 +81,67 @@ export function ranLines(run: ShellRun): string[] {
     ...output,
     `${run.ending} · the output went to the model with the prompt below`,
   ];
+}
+
+/** A prompt as the user gave it (see {@link givenPrompt}). */
+export interface GivenPrompt {
+  /** The interactive face's `!command`s that ran just before it, in order. */
+  runs: ShellRun[];
+  /** The user's own text: the prompt as typed, or the text blocks sent, joined by blank lines. */
+  text: string;
+  /** The blocks the client sent, in order, when the log recorded them (`contentBlocks`). */
+  blocks?: readonly PromptBlock[];
+  /**
+   * A line naming each block that is not text, then each image (`[link: package.json
+   * file:///…/package.json]`, `[image: image/png]`), for the faces that show text only.
+   */
+  attached: string[];
+}
+
+/**
+ * The prompt of a `user.message` as the user gave it, never the text the model got: the content
+ * blocks recorded beside it, or, for a log that has none (earlier versions; a prompt that is its
+ * own text), its content without the `!command` output before it and the `@file` and stdin
+ * blocks after it ({@link ATTACHMENT_OPENINGS}).
+ */
+export function givenPrompt(
+  data: Pick<UserMessageData, "content" | "contentBlocks" | "images">,
+): GivenPrompt {
+  const blocks = data.contentBlocks;
+  const images = (data.images ?? []).map((image) => `[image: ${image.mimeType}]`);
+  if (blocks !== undefined && blocks.length > 0) {
+    const texts = blocks.flatMap((block) =>
+      block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+    );
+    const attached = blocks.flatMap((block) => (block.type === "text" ? [] : [blockLine(block)]));
+    return { runs: [], text: texts.join("\n\n"), blocks, attached: [...attached, ...images] };
+  }
+  const { runs, typed } = typedPrompt(data.content);
+  const starts = Object.values(ATTACHMENT_OPENINGS)
+    .map((opening) => typed.indexOf(`\n\n${opening}`))
+    .filter((index) => index >= 0);
+  const text = starts.length === 0 ? typed : typed.slice(0, Math.min(...starts));
+  return { runs, text, attached: images };
+}
+
+/** One line naming a block that is not text, for the faces that show text only. */
+function blockLine(block: PromptBlock): string {
+  const field = (name: string) =>
+    typeof block[name] === "string" ? (block[name] as string) : undefined;
+  const resource = block.resource;
+  const resourceUri =
+    resource !== null &&
+    typeof resource === "object" &&
+    !Array.isArray(resource) &&
+    typeof resource.uri === "string"
+      ? resource.uri
+      : undefined;
+  switch (block.type) {
+    case "resource_link":
+      return `[link: ${field("title") ?? field("name") ?? ""} ${field("uri") ?? ""}]`;
+    case "resource":
+      return `[resource: ${resourceUri ?? ""}]`;
+    default:
+      return `[${block.type}${field("mimeType") === undefined ? "" : `: ${field("mimeType")}`}]`;
+  }
 }

@@ -17,10 +17,10 @@
 import { readFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { SessionEvent } from "../events/events.js";
+import type { PromptBlock, SessionEvent, UserMessageData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import { decodeEventLine } from "./event-log.js";
-import { ATTACHMENT_OPENINGS, typedPrompt } from "./prompt-attachments.js";
+import { givenPrompt } from "./prompt-attachments.js";
 import { createFile, writeAndClose } from "./small-file.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
@@ -184,10 +184,25 @@ function startOf(data: unknown): LogScan["start"] {
 }
 
 function promptOf(data: unknown): string | null {
-  const { source, content } = (data ?? {}) as Record<string, unknown>;
-  return source === "user" && typeof content === "string"
-    ? promptTitle(content, FIRST_PROMPT_LENGTH)
-    : null;
+  const { source, content, contentBlocks } = (data ?? {}) as Record<string, unknown>;
+  if (source !== "user" || typeof content !== "string") {
+    return null;
+  }
+  // A hand-edited `contentBlocks` that is not a list of blocks is read as absent.
+  const blocks =
+    Array.isArray(contentBlocks) && contentBlocks.every(isBlock) ? contentBlocks : undefined;
+  return promptTitle(
+    { content, ...(blocks === undefined ? {} : { contentBlocks: blocks }) },
+    FIRST_PROMPT_LENGTH,
+  );
+}
+
+function isBlock(value: unknown): value is PromptBlock {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { type?: unknown }).type === "string"
+  );
 }
 
 /** Timestamp of the last line that decodes as an event, walking back from `validLength`. */
@@ -212,17 +227,15 @@ function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): b
 }
 
 /**
- * A session's title from its first prompt: the prompt as typed, without the output of the
- * `!command`s put before it or the attachments turnloop appended to it (prompt-attachments.ts,
- * {@link ATTACHMENT_OPENINGS}), as {@link oneLine} makes it.
+ * A session's title from its first prompt: the prompt as the user gave it, without the output of
+ * the `!command`s put before it, the attachments turnloop appended to it or the resources a face
+ * rendered into it (prompt-attachments.ts {@link givenPrompt}), as {@link oneLine} makes it.
  */
-export function promptTitle(content: string, length: number): string {
-  const text = typedPrompt(content).typed;
-  const head = text.length > PROMPT_SCAN_LIMIT ? text.slice(0, PROMPT_SCAN_LIMIT) : text;
-  const starts = Object.values(ATTACHMENT_OPENINGS)
-    .map((opening) => head.indexOf(`\n\n${opening}`))
-    .filter((index) => index >= 0);
-  return oneLine(starts.length === 0 ? text : head.slice(0, Math.min(...starts)), length);
+export function promptTitle(
+  prompt: Pick<UserMessageData, "content" | "contentBlocks">,
+  length: number,
+): string {
+  return oneLine(givenPrompt(prompt).text, length);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import { terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
-import type { SessionEvent, SessionEventOf } from "../../events/events.js";
-import { ranLines, typedPrompt } from "../../session/prompt-attachments.js";
+import type { SessionEvent, SessionEventOf, UserMessageData } from "../../events/events.js";
+import { givenPrompt, ranLines } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { mcpStatusNotice } from "../../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
@@ -65,7 +65,7 @@ export class Transcript extends Container {
     }
     switch (event.type) {
       case "user.message":
-        this.userMessage(event.data.content, event.data.source, replayed);
+        this.userMessage(event.data, replayed);
         return;
       case "assistant.message_delta":
         this.delta(event.data.messageId, event.data.deltaContent);
@@ -221,24 +221,24 @@ export class Transcript extends Container {
   }
 
   /**
-   * A prompt as it was typed: the `!command`s before it (session/prompt-attachments.ts) were
+   * A prompt as it was given: the `!command`s before it (session/prompt-attachments.ts) were
    * drawn when they ran, so only a replayed log draws them here, as they were then; the model's
    * copy of their output is not shown.
    */
-  private userMessage(content: string, source: string, replayed: boolean): void {
+  private userMessage(data: UserMessageData, replayed: boolean): void {
     this.streaming = undefined;
-    if (source === "autopilot") {
+    if (data.source === "autopilot") {
       this.note("autopilot: keep working");
       return;
     }
-    const { runs, typed } = typedPrompt(content);
+    const { runs, text, attached } = givenPrompt(data);
     for (const run of replayed ? runs : []) {
       const lines = ranLines(run);
       this.note(lines.slice(0, -1).join("\n"), "plain");
       this.note(lines.at(-1) ?? "");
     }
     this.addChild(new Spacer(1));
-    const lines = terminalText(typed).split("\n");
+    const lines = [...terminalText(text).split("\n"), ...attached.map(terminalText)];
     const shown = lines.slice(0, PROMPT_LINES);
     if (lines.length > PROMPT_LINES) {
       shown.push(`… ${lines.length - PROMPT_LINES} more lines`);

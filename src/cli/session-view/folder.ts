@@ -1,6 +1,7 @@
 /** The state of the session view's fold between two events (fold.ts drives it). */
 
-import type { RepairNote, SessionEvent } from "../../events/events.js";
+import type { RepairNote, SessionEvent, UserMessageData } from "../../events/events.js";
+import { givenPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCallStatus } from "../../session/session-model/session-model.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import { stopReasonOf } from "./stop-reason.js";
@@ -127,7 +128,7 @@ export class Folder {
     this.prompts.push({
       index: this.prompts.length + 1,
       at,
-      content: text(data.content) ?? "",
+      content: promptShown(data),
       source: text(data.source) ?? "user",
       stopReason: "unfinished",
       marks,
@@ -355,4 +356,18 @@ function viewStatus(status: ToolCallStatus | undefined): ViewTool["status"] {
     default:
       return "failed";
   }
+}
+
+/**
+ * A prompt as the user gave it (session/prompt-attachments.ts): its `!command`s, its text and a
+ * line naming each attachment, never the text the model got.
+ */
+function promptShown(data: Fields): string {
+  const content = text(data.content);
+  if (content === undefined) {
+    return "";
+  }
+  // The log reader checked the event's shape (session/log-damage.ts).
+  const { runs, text: typed, attached } = givenPrompt(data as unknown as UserMessageData);
+  return [...runs.map((run) => `!${run.command}`), typed, ...attached].join("\n\n");
 }
