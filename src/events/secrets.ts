@@ -28,13 +28,21 @@ const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s:]*:([^/?#@\s]+)@/i;
 /**
  * The secrets of the environment, longest first, so a value that contains another is replaced
  * whole: the values of secret-looking variables (names with KEY, TOKEN, SECRET, PASSWORD,
- * CREDENTIAL or AUTH), and the password of a URL any other variable holds
+ * CREDENTIAL or AUTH) and of `keyVariables` whatever their names (config profiles' `apiKeyEnv`),
+ * and the password of a URL any other variable holds
  * (`TURNLOOP_DATABASE_URL=postgres://user:password@…`, as written and decoded); each of
  * {@link MIN_SECRET_LENGTH} (6) characters or more.
  */
-export function secretValues(environment: NodeJS.ProcessEnv): SecretValue[] {
+export function secretValues(
+  environment: NodeJS.ProcessEnv,
+  keyVariables: readonly string[] = [],
+): SecretValue[] {
   return Object.entries(environment)
-    .flatMap(([name, value]) => secretsOf(name, value))
+    .flatMap(([name, value]) =>
+      keyVariables.includes(name) && value !== undefined
+        ? [{ name, value }]
+        : secretsOf(name, value),
+    )
     .filter(({ value }) => value.length >= MIN_SECRET_LENGTH)
     .sort((a, b) => b.value.length - a.value.length);
 }

@@ -72,8 +72,8 @@ export type ConfiguredFace =
  * Resolves `options` with `$TURNLOOP_HOME/config.json` and the `.turnloop/config.json` of
  * `projectFolder`'s project (config-paths.ts `projectFolder`: the nearest folder up holding `.git`;
  * trusted or not as that project is) under the flags and the environment (flags > env > project >
- * user) into the run config, and the environment to read models from (a profile's key variable as
- * `TURNLOOP_API_KEY`). `projectFolder` is the cwd, or the folder of a session that works in
+ * user) into the run config, and the environment to read models from (`env` itself; the profile's key
+ * serves the configured model only: host-models.ts). `projectFolder` is the cwd, or the folder of a session that works in
  * another (folder-run.ts); `null`: no project files (`.turnloop/config.json`, `.mcp.json`) are
  * read, and the config says so (`projectSkipped`). The warnings name the project files of the
  * folders between it and its project's root, not read. Never rejects: a missing cwd or a bad
@@ -125,7 +125,7 @@ export async function configuredFace(
       ...(holding.warning === undefined ? {} : { heldWarning: holding.warning }),
       ...(unread.length === 0 ? {} : { unreadWarnings: unread }),
     }),
-    env: environmentFor(config, env),
+    env,
     warnings: [
       ...unread,
       ...loaded.warnings,
@@ -152,18 +152,6 @@ async function readFaceConfig(
     }
     throw error;
   }
-}
-
-/**
- * The environment a face should read models from: `env` with the profile's key variable copied
- * to `TURNLOOP_API_KEY` (unless that is set).
- */
-function environmentFor(config: RunConfig, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const variable = config.apiKeyVariable?.value;
-  if (variable === undefined || env.TURNLOOP_API_KEY !== undefined || env[variable] === undefined) {
-    return env;
-  }
-  return { ...env, TURNLOOP_API_KEY: env[variable] };
 }
 
 /**

@@ -29,10 +29,20 @@ export class ModelHost {
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
 
+  /** `env` with the configured model's profile key (`apiKeyEnv`) as `TURNLOOP_API_KEY`, unless
+   * that is set: what the configured model's key is read from. */
+  private readonly configuredModelEnv: NodeJS.ProcessEnv;
+
   constructor(config: RunConfig, env: NodeJS.ProcessEnv) {
     this.config = config;
     this.env = env;
     this.tuning = providerTuning(env);
+    const variable = config.apiKeyVariable?.value;
+    const key = variable === undefined ? undefined : env[variable];
+    this.configuredModelEnv =
+      key === undefined || env.TURNLOOP_API_KEY !== undefined
+        ? env
+        : { ...env, TURNLOOP_API_KEY: key };
   }
 
   /**
@@ -40,14 +50,18 @@ export class ModelHost {
    * and endpoint variables, and the environment's keys. Never throws.
    */
   resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
-    const baseUrl = this.config.baseUrl?.value;
+    // A profile's endpoint and key serve the configured model only: another model (`/model`, a
+    // resumed session's own) must not send its key to the profile's server, nor the profile's
+    // key to its own.
+    const configured = modelId === this.config.model?.resolved;
+    const baseUrl = (configured ? this.config.baseUrl : this.config.otherModelsBaseUrl)?.value;
     const resolution = resolveModel(
       {
         ...(modelId === undefined ? {} : { model: modelId }),
         ...(baseUrl === undefined ? {} : { baseUrl }),
         endpoints: this.config.endpoints,
       },
-      this.env,
+      configured ? this.configuredModelEnv : this.env,
     );
     return (
       (modelId === undefined ? undefined : profileProblem(modelId, this.config, this.env)) ??

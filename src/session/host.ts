@@ -91,6 +91,8 @@ export class SessionHost extends ModelHost {
   private readonly closing = new Map<string, Promise<void>>();
   /** See {@link SessionHostSettings.releaseWhenIdle}. */
   private readonly releaseWhenIdle: boolean;
+  /** The config profiles' key variables: secrets whatever their names. */
+  private readonly secretVariables: readonly string[];
 
   /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
@@ -104,12 +106,13 @@ export class SessionHost extends ModelHost {
     const profileKeys = Object.values(config.providers).flatMap(({ value }) =>
       value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
     );
+    this.secretVariables = profileKeys;
     // A local `bash -c` process group, in the host's environment without any provider key.
     const commands = { runner: new ProcessRunner(), env: commandEnvironment(env, profileKeys) };
     this.run = prepareRun(config, settings.home, {
       commands,
       sandbox: new HostSandbox(config, commands.env, settings.home, commands.runner),
-      secrets: secretValues(env),
+      secrets: secretValues(env, profileKeys),
       ...(contextWindow === undefined ? {} : { contextWindow }),
     });
   }
@@ -182,7 +185,7 @@ export class SessionHost extends ModelHost {
     options: { sessionId?: string; saveAtFirstPrompt?: boolean; morePrompts?: boolean } = {},
   ) {
     const run = await this.runIn(cwd);
-    const opening = { ...options, environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
+    const opening = { ...options, ...this.openingOptions() };
     return this.track(await Session.create(this.store, cwd, modelId, opening), run);
   }
 
@@ -232,8 +235,8 @@ export class SessionHost extends ModelHost {
           throw new ReopenRefusedError(refusal);
         }
       };
-      const options = { environment: this.env, releaseWhenIdle: this.releaseWhenIdle };
-      opening = Session.resume(this.store, sessionId, { ...options, resumeDetails, beforeResume })
+      const options = { ...this.openingOptions(), resumeDetails, beforeResume };
+      opening = Session.resume(this.store, sessionId, options)
         .then((session) => this.track(session, run))
         .finally(() => this.opening.delete(sessionId));
       this.opening.set(sessionId, opening);
@@ -375,6 +378,12 @@ export class SessionHost extends ModelHost {
    */
   delete(sessionId: string): Promise<boolean> {
     return this.store.delete(sessionId);
+  }
+
+  /** How this host opens every session: its environment's secrets, its lease. */
+  private openingOptions() {
+    const { env: environment, secretVariables, releaseWhenIdle } = this;
+    return { environment, secretVariables, releaseWhenIdle };
   }
 
   private track(session: Session, run: PreparedRun): Session {

@@ -12,6 +12,9 @@ import { PRODUCER_VERSION } from "./version.js";
  */
 export interface OpeningOptions {
   environment?: NodeJS.ProcessEnv;
+  /** Variables of `environment` whose values are secrets whatever their names (config profiles'
+   * `apiKeyEnv`: events/secrets.ts `secretValues`). */
+  secretVariables?: readonly string[];
   releaseWhenIdle?: boolean;
   /** Recorded in the `session.resume` event of a reopen. */
   resumeDetails?: ResumeDetails;

@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
-import { ENDPOINT_VARIABLES, type EndpointVariable } from "../llm/api-keys.js";
+import { ENDPOINT_VARIABLES } from "../llm/api-keys.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
-import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig, ProviderProfile } from "./config.js";
 import { withRuleAnchors } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
@@ -14,89 +13,9 @@ import type { FaceOptions } from "./face-options.js";
  * `turnloop config` prints it; the session host derives each prompt's agent settings from it.
  */
 
-/** A value and its source. */
-export interface Sourced<T> {
-  readonly value: T;
-  readonly source: string;
-}
+import type { RunConfig, Sourced, SourcedRule } from "./run-config-shape.js";
 
-/** A permission rule as written, its source, and the folder its relative paths are read against
- * when it has any (config-paths.ts `withRuleAnchors`). */
-export interface SourcedRule extends Sourced<string> {
-  readonly anchor?: string;
-}
-
-export interface RunConfig {
-  /** The working directory of new sessions, absolute (`--cwd`, else the process's). */
-  readonly cwd: Sourced<string>;
-  /** The model id as written (maybe `<profile>:<model>`), and the id it resolves to. */
-  readonly model?: Sourced<string> & { readonly resolved: string };
-  readonly baseUrl?: Sourced<string>;
-  /** The providers' own endpoint variables set (`OPENAI_BASE_URL` …), by name, as written. */
-  readonly endpoints: Readonly<Partial<Record<EndpointVariable, string>>>;
-  /** The variable holding the API key to use instead of the provider's usual one. */
-  readonly apiKeyVariable?: Sourced<string>;
-  /** Model requests per prompt. */
-  readonly maxTurns: Sourced<number>;
-  /** Nudges allowed per prompt in autopilot. */
-  readonly maxAutopilotContinues: Sourced<number>;
-  /** New sessions start in autopilot (`--autopilot`). */
-  readonly autopilot: Sourced<boolean>;
-  /** Every tool runs without asking; deny rules still apply (`--allow-all-tools`). */
-  readonly allowAllTools: Sourced<boolean>;
-  /**
-   * How much the gate decides alone: `--permission-mode`, else `full-access` with
-   * `--allow-all-tools`, else config `permissions.mode`, else `auto` with `--autopilot`, else `ask`.
-   */
-  readonly permissionMode: Sourced<PermissionMode>;
-  /** The sandbox policy of commands (`--sandbox`, config `sandbox.policy`); absent: sandbox-setup.ts's default. */
-  readonly sandboxPolicy?: Sourced<SandboxPolicy>;
-  /** Whether sandboxed commands may use the network (`--sandbox-network`, config `sandbox.network`). */
-  readonly sandboxNetwork: Sourced<boolean>;
-  /** Places hidden from sandboxed commands besides the default list (config `sandbox.hidden`). */
-  readonly sandboxHidden: ReadonlyArray<Sourced<string>>;
-  /** Allow rules as written (`Tool` or `Tool(pattern)`): user file, project file, then flags. */
-  readonly allow: ReadonlyArray<SourcedRule>;
-  /** Deny rules as written, in the same order; deny wins over allow. */
-  readonly deny: ReadonlyArray<SourcedRule>;
-  /** Folders besides the cwd that may be read without asking (`--add-dir`). */
-  readonly folders: ReadonlyArray<Sourced<string>>;
-  readonly providers: Readonly<Record<string, Sourced<ProviderProfile>>>;
-  /** The model's context window in tokens (`--context-window`, else `TURNLOOP_CONTEXT_WINDOW`). */
-  readonly contextWindow?: Sourced<number>;
-  /** The numeric tuning variables set ({@link TUNING_VARIABLES}), by setting name, each with the
-   * variable as its source; absent when none is. */
-  readonly tuning?: Readonly<Record<string, Sourced<number>>>;
-  /** Context window sizes (tokens) by model id. */
-  readonly contextWindows: Readonly<Record<string, Sourced<number>>>;
-  /** Whether `AGENTS.md` and the like are read (`false` with `--no-instructions`). */
-  readonly instructions: Sourced<boolean>;
-  /** `--system-prompt-file`, as given (relative to the cwd). */
-  readonly systemPromptFile?: Sourced<string>;
-  /** `--append-system-prompt`. */
-  readonly appendSystemPrompt?: Sourced<string>;
-  /** `--mcp-config` files, in the order given. */
-  readonly mcpConfigs: ReadonlyArray<Sourced<string>>;
-  /**
-   * The PostgreSQL database sessions are kept in (`--store`, `TURNLOOP_DATABASE_URL`, the config
-   * files' `store`); unset: the file store. Holds the password: show it through
-   * `redactDatabaseUrl` only.
-   */
-  readonly store?: Sourced<string>;
-  /** The warning about the keys an untrusted project's file holds (project-holds.ts
-   * `heldSettingsWarning`), set by face-config.ts: `-p` and the interactive face write it to
-   * stderr, ACP and the SDK server also record it in each session (project-warnings.ts). */
-  readonly heldWarning?: string;
-  /** The warnings naming project files in folders between the cwd and the project's root, not
-   * read (config-paths.ts `unreadProjectFiles`), set by face-config.ts; told as `heldWarning` is. */
-  readonly unreadWarnings?: readonly string[];
-  /** The face's flags (face-config.ts): a session in another folder is configured from them
-   * with its folder's project file (folder-run.ts); absent: every session runs with this. */
-  readonly flags?: FaceOptions;
-  /** The start folder's project files were not read (face-config.ts, for a face resuming a
-   * session by id): a session in that folder is configured as one in another (host.ts). */
-  readonly projectSkipped?: boolean;
-}
+export type { RunConfig, Sourced, SourcedRule };
 
 export const DEFAULT_MAX_TURNS = 100;
 export const DEFAULT_MAX_AUTOPILOT_CONTINUES = 5;
@@ -222,7 +141,10 @@ function modelSettings(
   flags: FaceOptions,
   env: NodeJS.ProcessEnv,
   layers: ConfigLayers,
-): Pick<RunConfig, "model" | "baseUrl" | "endpoints" | "apiKeyVariable" | "providers"> {
+): Pick<
+  RunConfig,
+  "model" | "baseUrl" | "otherModelsBaseUrl" | "endpoints" | "apiKeyVariable" | "providers"
+> {
   const providers = layers.merged((settings) => settings.providers);
   const model = firstOf(
     flagValue(flags.model, "--model"),
@@ -230,14 +152,16 @@ function modelSettings(
     layers.last((settings) => settings.model),
   );
   const profile = model === undefined ? undefined : profileOf(model.value, providers);
+  const given = firstOf(flagValue(flags.baseUrl, "--base-url"), envValue(env, "TURNLOOP_BASE_URL"));
+  const fromFile = layers.last((settings) => settings.baseUrl);
   const baseUrl = firstOf(
-    flagValue(flags.baseUrl, "--base-url"),
-    envValue(env, "TURNLOOP_BASE_URL"),
+    given,
     profile?.value.baseUrl === undefined
       ? undefined
       : { value: profile.value.baseUrl, source: profile.source },
-    layers.last((settings) => settings.baseUrl),
+    fromFile,
   );
+  const otherModelsBaseUrl = firstOf(given, fromFile);
   const apiKeyEnv = profile?.value.apiKeyEnv;
   return {
     ...optional(
@@ -247,6 +171,7 @@ function modelSettings(
         : { ...model, resolved: resolvedModel(model.value, providers) },
     ),
     ...optional("baseUrl", baseUrl),
+    ...optional("otherModelsBaseUrl", otherModelsBaseUrl),
     endpoints: Object.fromEntries(
       ENDPOINT_VARIABLES.flatMap((name) => {
         const value = envValue(env, name)?.value;

@@ -13,14 +13,18 @@ export function secretRedactor(environment: NodeJS.ProcessEnv): (text: string) =
 }
 
 /**
- * An event rewriter with the replacements of {@link secretRedactor}, applied to every string in
+ * An event rewriter with the replacements of {@link secretRedactor} (and of `secretVariables`,
+ * secrets whatever their names), applied to every string in
  * the event's `data` (keys included), each string on its own, so its ends bound a secret. A
  * session applies it once, before the event is written, folded into the history or sent to
  * anyone, so what a client sees, what the model is sent next and what a resumed session reads are
  * the same text. Returns the input itself when nothing matched.
  */
-export function eventRedactor(environment: NodeJS.ProcessEnv): (input: EventInput) => EventInput {
-  const secrets = secretValues(environment);
+export function eventRedactor(
+  environment: NodeJS.ProcessEnv,
+  secretVariables: readonly string[] = [],
+): (input: EventInput) => EventInput {
+  const secrets = secretValues(environment, secretVariables);
   if (secrets.length === 0) {
     return (input) => input;
   }

@@ -94,7 +94,7 @@ export class Session {
     stored: { lastId: string | null; count: number },
     start: SessionEventOf<"session.start">["data"],
     directory: string,
-    environment: NodeJS.ProcessEnv,
+    redact: (input: EventInput) => EventInput,
     folded?: ConversationState,
   ) {
     this.history = folded?.history ?? new History();
@@ -103,7 +103,7 @@ export class Session {
     this.changedModel = folded?.changedModel;
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     followOthers(appender, this.journal, (event) => this.deliver(event));
-    this.redact = eventRedactor(environment);
+    this.redact = redact;
     this.start = start;
     this.id = start.sessionId;
     this.cwd = start.cwd;
@@ -130,9 +130,9 @@ export class Session {
       ? new DeferredAppender(store, sessionId, options.morePrompts === true)
       : await createAppender(store, sessionId, options.releaseWhenIdle === true);
     const start = startData(sessionId, cwd, model);
-    const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
-    const session = new Session(appender, { lastId: null, count: 0 }, start, folder, environment);
+    const redact = eventRedactor(options.environment ?? process.env, options.secretVariables);
+    const session = new Session(appender, { lastId: null, count: 0 }, start, folder, redact);
     await firstWrite(store, sessionId, appender, async () => {
       session.openingEvents = [session.emit({ type: "session.start", data: start })];
       await session.journal.commit();
@@ -162,9 +162,9 @@ export class Session {
       lastId: log.events.at(-1)?.id ?? null,
       count: log.eventCount ?? log.events.length,
     };
-    const environment = options.environment ?? process.env;
     const folder = store.filesFolder(sessionId);
-    const session = new Session(appender, stored, first.data, folder, environment, state);
+    const redact = eventRedactor(options.environment ?? process.env, options.secretVariables);
+    const session = new Session(appender, stored, first.data, folder, redact, state);
     const interrupted = session.history.pendingToolCalls.length;
     const notice = repairNotice(log.events, log.repaired, interrupted);
     const resumeEvent = session.emit({
