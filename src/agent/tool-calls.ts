@@ -1,117 +1,27 @@
 import { z } from "zod";
 import { abortFinished, abortReason, errorMessage, whenAborted } from "../events/errors.js";
+import type { JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type { AnyTool, ToolEffect, ToolResult } from "../tools/define-tool.js";
+
 import type {
-  EventInput,
-  JsonObject,
-  KnownFile,
-  ToolErrorCode,
-  ToolRequest,
-} from "../events/events.js";
-import type { SecretValue } from "../events/secrets.js";
-import type { CommandSetup } from "../tools/command-runner.js";
-import type {
-  AnyTool,
-  ClientCapabilities,
-  ToolEffect,
-  ToolImage,
-  ToolResult,
-} from "../tools/define-tool.js";
-import type { KnownFileHashes } from "../tools/tool-support.js";
+  Authorize,
+  ExecuteOptions,
+  PermissionAnswer,
+  ToolCallContext,
+  ToolCallOutcome,
+  UnavailableToolLookup,
+  UnknownToolCallback,
+} from "./tool-call-types.js";
 
-/**
- * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
- * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
- * `modifiedArgs`), so `tool.execution_start` shows what ran. A refusal may be `rejected` (the
- * user said no, rather than a rule, a hook or nobody to ask) and carry the face's own `content`
- * for the model. `hidden` names the files an allowed search must leave out of its result
- * (tools/define-tool.ts `ToolContext.hidden`).
- */
-export type PermissionAnswer =
-  | { allowed: true; input: unknown; arguments: JsonObject; hidden?: (path: string) => boolean }
-  | { allowed: false; reason: string; rejected?: boolean; content?: string };
-
-/**
- * Asks whether a validated call may run (the permission gate). `start` records
- * `tool.execution_start` with the arguments that would run; an authorizer that asks anyone calls
- * it first, so the start precedes `permission.requested` (the Copilot CLI's order). Calls after
- * the first are ignored, and the loop calls it itself when the authorizer did not.
- */
-export type Authorize = (request: {
-  tool: AnyTool;
-  input: unknown;
-  toolCall: ToolRequest;
-  signal: AbortSignal;
-  start: (toolArguments: JsonObject) => void;
-}) => Promise<PermissionAnswer>;
-
-/**
- * Told of a call of a tool that does not exist, with the error result the model reads for it
- * (`message`), before that result is recorded; `start` records `tool.execution_start` (the loop
- * calls it after, if the callback did not). @returns effects that go with the result (an SDK
- * app's `postToolUseFailure` guidance: a `follow_up`). Never rejects.
- */
-export type UnknownToolCallback = (request: {
-  toolCall: ToolRequest;
-  message: string;
-  signal: AbortSignal;
-  start: () => void;
-}) => Promise<ToolEffect[]>;
-
-/**
- * Asked about a call of a tool not offered: the tool when it is there now (an MCP server that was
- * still starting has connected), or what the call is answered with instead of "does not exist"
- * (its MCP server stopped, and why); undefined when it is unknown. Never rejects.
- */
-export type UnavailableToolLookup = (
-  toolName: string,
-  signal: AbortSignal,
-) => Promise<AnyTool | string | undefined>;
-
-/** What executing a batch needs from the loop. */
-export interface ToolCallContext {
-  tools: ReadonlyMap<string, AnyTool>;
-  cwd: string;
-  sessionDirectory: string;
-  authorize: Authorize;
-  onUnknownTool?: UnknownToolCallback;
-  unavailableTool?: UnavailableToolLookup;
-  emit: (event: EventInput) => void;
-  /** Makes the events so far durable (the session store's commit); awaited before a tool runs. */
-  checkpoint?: () => Promise<void>;
-  signal: AbortSignal;
-  client?: ClientCapabilities;
-  commands: CommandSetup;
-  secrets: readonly SecretValue[];
-  /** What the model knows of files' text (agent/history.ts), for `edit` and `create`. */
-  knownFiles: KnownFileHashes;
-}
-
-/** One call's outcome as given to the model. */
-export interface ToolCallOutcome {
-  toolCall: ToolRequest;
-  content: string;
-  isError: boolean;
-  errorCode?: ToolErrorCode;
-  images?: ToolImage[];
-  /** The exit code of the command the tool ran, when it exited on its own. */
-  exitCode?: number;
-  /** The failure as the user or app reads it, when it differs from `content` ({@link ToolResult.errorMessage}). */
-  errorMessage?: string;
-  /** The effects of a call that ran and succeeded ({@link ToolResult.effects}). */
-  effects?: ToolEffect[];
-  /** The file the call viewed, edited or created ({@link ToolResult.knownFile}). */
-  knownFile?: KnownFile;
-}
-
-export interface ExecuteOptions {
-  /** Runs none of the calls; each gets this error (e.g. another call's arguments were cut off). */
-  refuse?: { code: ToolErrorCode; message: string };
-  /**
-   * Rewrites an outcome before it is recorded (the repetition guard adds its warning here, the
-   * per-turn result budget cuts it).
-   */
-  adjust?: (outcome: ToolCallOutcome) => ToolCallOutcome | Promise<ToolCallOutcome>;
-}
+export type {
+  Authorize,
+  ExecuteOptions,
+  PermissionAnswer,
+  ToolCallContext,
+  ToolCallOutcome,
+  UnavailableToolLookup,
+  UnknownToolCallback,
+};
 
 const MAX_ECHOED_ARGUMENTS = 500;
 

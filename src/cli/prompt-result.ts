@@ -254,16 +254,7 @@ export function promptOutput(
   terminal: Pick<RendererOptions, "markdown" | "spinner">,
 ): PromptOutput {
   const collector = new PromptResultCollector();
-  const color = io.interactive && io.env.NO_COLOR === undefined;
-  // Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
-  // json (its one result object has no room for more): on stderr what the user must act on.
-  const renderer = new TerminalRenderer(io.stdout, io.stderr, color, {
-    ...terminal,
-    verbose: options.verbose,
-    allReplies: options.verbose,
-    stdoutIsTerminal: io.stdoutIsTerminal === true,
-    failuresOnly: options.quiet || options.outputFormat !== "text",
-  });
+  const renderer = promptRenderer(options, io, terminal);
   const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
   const format = options.outputFormat;
   const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
@@ -278,19 +269,8 @@ export function promptOutput(
     collector.handle(event);
     show(event);
   });
-  // --quiet, json and stream-json: how the prompt ended, when it did not answer (true: failed).
-  const endingLine = (outcome: PromptOutcome): boolean => {
-    if ("error" in outcome) {
-      io.stderr.write(`turnloop: ${outcome.error.message}\n`);
-      return true;
-    }
-    if (outcome.stopReason === "cancelled") {
-      // The session id is what the user needs to go on (the summary line names it otherwise).
-      const cancelled = abortNote(collector.cancelReason ?? USER_CANCEL_REASON);
-      io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${session.id}\n`);
-    }
-    return false;
-  };
+  const endingLine = (outcome: PromptOutcome) =>
+    writeEndingLine(io, outcome, session.id, collector.cancelReason);
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
     const saved = session.unsavedLog() === undefined;
     const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
@@ -318,4 +298,41 @@ export function promptOutput(
     }
   };
   return { unsubscribe, finish };
+}
+
+/** Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
+ * json (its one result object has no room for more): on stderr what the user must act on. */
+function promptRenderer(
+  options: PromptOptions,
+  io: PromptIo,
+  terminal: Pick<RendererOptions, "markdown" | "spinner">,
+): TerminalRenderer {
+  const color = io.interactive && io.env.NO_COLOR === undefined;
+  return new TerminalRenderer(io.stdout, io.stderr, color, {
+    ...terminal,
+    verbose: options.verbose,
+    allReplies: options.verbose,
+    stdoutIsTerminal: io.stdoutIsTerminal === true,
+    failuresOnly: options.quiet || options.outputFormat !== "text",
+  });
+}
+
+/** --quiet, json and stream-json: how the prompt ended, when it did not answer, on stderr.
+ * @returns true when it failed. */
+function writeEndingLine(
+  io: PromptIo,
+  outcome: PromptOutcome,
+  sessionId: string,
+  cancelReason: string | undefined,
+): boolean {
+  if ("error" in outcome) {
+    io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+    return true;
+  }
+  if (outcome.stopReason === "cancelled") {
+    // The session id is what the user needs to go on (the summary line names it otherwise).
+    const cancelled = abortNote(cancelReason ?? USER_CANCEL_REASON);
+    io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${sessionId}\n`);
+  }
+  return false;
 }

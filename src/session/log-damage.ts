@@ -190,6 +190,11 @@ function lifeSchemas({ string, number, optionalString, optionalNumber, trigger }
   };
 }
 
+/** A prompt block as the user gave it (`user.message.contentBlocks`): an object with a `type`. */
+function isPromptBlock(value: unknown): value is PromptBlock {
+  return isPlainObject(value) && typeof value.type === "string";
+}
+
 /** `session.resume`, `user.message`, and a model request's turn, usage and retries. */
 function conversationSchemas(parts: Parts) {
   const { string, number, boolean, optionalString, optionalNumber, errorType, image } = parts;
@@ -215,11 +220,7 @@ function conversationSchemas(parts: Parts) {
       content: string,
       source: z.enum(["user", "autopilot", "hook"]),
       attachments: z.array(parts.jsonValue).optional(),
-      contentBlocks: z
-        .array(
-          z.custom<PromptBlock>((value) => isPlainObject(value) && typeof value.type === "string"),
-        )
-        .optional(),
+      contentBlocks: z.array(z.custom<PromptBlock>(isPromptBlock)).optional(),
       images: z.array(image.extend({ uri: optionalString })).optional(),
       agentMode: optionalString,
       promptId: optionalString,
