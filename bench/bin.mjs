@@ -2,7 +2,8 @@
  * How the bench starts the `turnloop` command: the way users and their editors do, by executing
  * the file itself (the package's `bin`, `dist/cli/turnloop.cjs`, or the ES module entry
  * `dist/cli/main.js`; both executable after `npm run build`), so the Node flags of its first line
- * (`#!/usr/bin/env -S node --max-semi-space-size=2`, see src/cli/main.ts) apply.
+ * (`#!/usr/bin/env -S node --max-semi-space-size=2 --min-semi-space-size=2`, see src/cli/main.ts)
+ * apply.
  * When node needs flags of its own (`--cpu-prof`), or a build copied aside lost its executable
  * bit, it runs `node <the shebang's flags> <flags> <file>` instead: the same flags either way.
  */

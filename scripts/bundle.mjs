@@ -24,11 +24,11 @@
  * Last, each ES module file is made a script under `dist/cli/scripts/`, what runs
  * (scripts/code-cache-scripts.mjs: V8 keeps their compiled code between runs, src/cli/code-cache.cts),
  * and `dist/cli/main.js` is rewritten as a small ES module that runs main.ts's script. It has the
- * entry's first line (`#!/usr/bin/env -S node --max-semi-space-size=2`, the flag explained in
- * src/cli/main.ts) and is made executable, so editors can start `dist/cli/main.js acp` itself. So
- * is the package's `bin`, `dist/cli/turnloop.cjs` (`tsc`'s output of src/cli/turnloop.cts:
- * `--version` without Node's ES module loader, every other command through the same script). A
- * build where either first line lost the flag fails. The ES module files stay in `dist/cli/`
+ * entry's first line (`#!/usr/bin/env -S node --max-semi-space-size=2 --min-semi-space-size=2`,
+ * the flags explained in src/cli/main.ts) and is made executable, so editors can start
+ * `dist/cli/main.js acp` itself. So is the package's `bin`, `dist/cli/turnloop.cjs` (`tsc`'s
+ * output of src/cli/turnloop.cts: `--version` without Node's ES module loader, every other command
+ * through the same script). A build where either first line lost the flags fails. The ES module files stay in `dist/cli/`
  * (`chunks/inputs.json` names their modules, which the scripts hold too); no run loads them.
  */
 
@@ -51,12 +51,12 @@ const OUTPUT = "dist/cli";
 
 /**
  * `dist/cli/main.js` once the bundle's scripts are written: the ES module that editors and the SDK
- * start. It sets the first line's flag back as the bin does, through V8's binding when there is
+ * start. It sets the first line's flags back as the bin does, through V8's binding when there is
  * one (src/cli/turnloop.cts, `resetYoungGenerationFlag`, says why and how), and runs the script
  * of src/cli/main.ts as the bin does, through src/cli/code-cache.cts.
  */
 const MAIN_ENTRY = [
-  "#!/usr/bin/env -S node --max-semi-space-size=2",
+  "#!/usr/bin/env -S node --max-semi-space-size=2 --min-semi-space-size=2",
   "// turnloop's ES module entry (scripts/bundle.mjs): as the bin, src/cli/turnloop.cts.",
   'import { createRequire } from "node:module";',
   "// --no-deprecation makes process.noDeprecation read-only (and true): assign only when off.",
@@ -71,7 +71,7 @@ const MAIN_ENTRY = [
   "  if (!quiet) process.noDeprecation = false;",
   "}",
   'if (typeof v8?.setFlagsFromString !== "function") v8 = process.getBuiltinModule("node:v8");',
-  'v8.setFlagsFromString("--max-semi-space-size=0");',
+  'v8.setFlagsFromString("--max-semi-space-size=0 --min-semi-space-size=0");',
   'createRequire(import.meta.url)("./code-cache.cjs").runScript(',
   '  process.getBuiltinModule("node:url").fileURLToPath(new URL("./scripts/main.js", import.meta.url)),',
   ");",
@@ -311,7 +311,7 @@ rmSync(`${OUTPUT}/main.js.map`);
 
 for (const bin of [`${OUTPUT}/main.js`, `${OUTPUT}/turnloop.cjs`]) {
   const firstLine = readFileSync(bin, "utf8").split("\n", 1)[0];
-  if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=2") {
+  if (firstLine !== "#!/usr/bin/env -S node --max-semi-space-size=2 --min-semi-space-size=2") {
     throw new Error(
       `${bin}: its first line is ${JSON.stringify(firstLine)}, not turnloop's shebang`,
     );

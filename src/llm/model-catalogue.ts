@@ -28,16 +28,29 @@ function loadCatalogue(): Catalogue {
   return catalogue;
 }
 
-/** The catalogue's name tests, split into lists on first use. */
+/**
+ * The catalogue's name tests other than `equals`, made on first use: the lists split, and each
+ * regular expression with the text a name it accepts must start with ({@link literalPrefix}),
+ * compiled only for a name that starts with that text (issue 26: a name no test accepts is the
+ * common case, a local model's, and compiling the 39 expressions for it was most of the tests'
+ * cost before the first request; bench/notes/start23.md).
+ */
 let nameTests:
   | {
-      equals: ReadonlySet<string>;
       startsWith: readonly string[];
       endsWith: readonly string[];
       contains: readonly string[];
-      regex: readonly RegExp[];
+      regex: readonly GatedExpression[];
     }
   | undefined;
+
+/** A regular expression of the catalogue's and the text every name it accepts starts with. */
+interface GatedExpression {
+  /** `""` when no such text could be told from the expression: then every name is tested. */
+  prefix: string;
+  source: string;
+  compiled?: RegExp;
+}
 
 /**
  * The catalogue retries a name with a compact date (`-20250514`) written with dashes
@@ -68,24 +81,89 @@ const judgedNames = new Map<string, boolean>();
 
 function acceptedByANameTest(name: string): boolean {
   const lowerCase = name.trim().toLowerCase();
-  if (COMPACT_DATE.test(lowerCase)) {
+  if (COMPACT_DATE.test(lowerCase) || inList(CATALOGUE_NAME_CLAUSES.equals, lowerCase)) {
     return true;
   }
   nameTests ??= {
-    equals: new Set(CATALOGUE_NAME_CLAUSES.equals.split(" ")),
     startsWith: CATALOGUE_NAME_CLAUSES.startsWith.split(" "),
     endsWith: CATALOGUE_NAME_CLAUSES.endsWith.split(" "),
     contains: CATALOGUE_NAME_CLAUSES.contains.split(" "),
-    regex: CATALOGUE_NAME_CLAUSES.regex.split(" ").map((source) => new RegExp(source)),
+    regex: CATALOGUE_NAME_CLAUSES.regex
+      .split(" ")
+      .map((source) => ({ prefix: literalPrefix(source), source })),
   };
   return (
-    nameTests.equals.has(lowerCase) ||
     nameTests.startsWith.some((text) => lowerCase.startsWith(text)) ||
     nameTests.endsWith.some((text) => lowerCase.endsWith(text)) ||
     nameTests.contains.some((text) => lowerCase.includes(text)) ||
-    nameTests.regex.some((pattern) => pattern.test(lowerCase))
+    nameTests.regex.some((expression) => acceptedByExpression(expression, lowerCase))
   );
 }
+
+/**
+ * Whether `list` (texts separated by single spaces, none holding a space: the form of
+ * llm/catalogue-name-clauses.ts) holds `text` as one of its texts.
+ */
+export function inList(list: string, text: string): boolean {
+  if (text === "" || text.includes(" ")) {
+    return false;
+  }
+  for (let at = list.indexOf(text); at !== -1; at = list.indexOf(text, at + 1)) {
+    const end = at + text.length;
+    if ((at === 0 || list[at - 1] === " ") && (end === list.length || list[end] === " ")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function acceptedByExpression(expression: GatedExpression, lowerCase: string): boolean {
+  if (!lowerCase.startsWith(expression.prefix)) {
+    return false;
+  }
+  expression.compiled ??= new RegExp(expression.source);
+  return expression.compiled.test(lowerCase);
+}
+
+/**
+ * The text every string that the regular expression `source` (no flags) accepts starts with:
+ * after a leading `^`, its characters up to the first one with a meaning of its own, an escaped
+ * punctuation character (`\.`) standing for itself; a character a quantifier follows is left out
+ * (it may be absent or repeated). `""` when `source` does not start with `^` or holds a `|`
+ * anywhere (an alternative of the whole expression need not start with `^`).
+ */
+export function literalPrefix(source: string): string {
+  if (!source.startsWith("^") || source.includes("|")) {
+    return "";
+  }
+  let prefix = "";
+  for (let index = 1; index < source.length; index++) {
+    let character = source.charAt(index);
+    if (character === "\\") {
+      // `\d`, `\w`, `\b`, `\u0041` …: classes, assertions, codes. Punctuation stands for itself.
+      character = source.charAt(index + 1);
+      if (character === "" || !PUNCTUATION.includes(character)) {
+        return prefix;
+      }
+      index++;
+    } else if (SYNTAX.includes(character)) {
+      return prefix;
+    }
+    const next = source.charAt(index + 1);
+    if (next !== "" && QUANTIFIERS.includes(next)) {
+      return prefix;
+    }
+    prefix += character;
+  }
+  return prefix;
+}
+
+/** The punctuation characters that an escape makes stand for themselves (`_` aside). */
+const PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^`{|}~";
+/** Characters with a meaning of their own in a regular expression outside a class. */
+const SYNTAX = "^$.|?*+()[]{}";
+/** The characters that start a quantifier. */
+const QUANTIFIERS = "?*+{";
 
 /** The catalogue's provider for our model id prefixes; absent = search every provider by name. */
 const CATALOGUE_PROVIDERS: Readonly<Record<string, string>> = {

@@ -1,7 +1,7 @@
 /**
  * The `bin` file (package.json's, `dist/cli/turnloop.cjs`) starts as npm's `bin` link starts it:
  * executed itself, its first line giving Node the young-generation cap of issue 27 item 3
- * (`--max-semi-space-size=2`, src/cli/main.ts). It answers `--version` without Node's ES module
+ * (`--max-semi-space-size=2 --min-semi-space-size=2`, src/cli/main.ts). It answers `--version` without Node's ES module
  * loader (issue 26 figure 2a) and runs the bundle's script of main.ts (src/cli/code-cache.cts) for
  * every other command. Editors start `dist/cli/main.js` itself, which has the same first line and
  * runs the same script; started as `node dist/cli/main.js` it works too, without the cap.
@@ -16,7 +16,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { USAGE } from "../../src/cli/usage.js";
 import { BIN_PATH, CLI_PATH, cleanEnvironment, outputOf } from "../support/cli.js";
 
-const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=2";
+const SHEBANG = "#!/usr/bin/env -S node --max-semi-space-size=2 --min-semi-space-size=2";
 const homes: string[] = [];
 
 afterEach(() => {
@@ -140,8 +140,13 @@ describe("the bin file", () => {
     homes.push(home);
     const tag = "require('node:v8').cachedDataVersionTag()";
     const bare = await run(process.execPath, ["-p", tag]);
-    // The flag alone changes the hash (so the check below can fail).
-    const flagged = await run(process.execPath, ["--max-semi-space-size=2", "-p", tag]);
+    // The flags alone change the hash (so the check below can fail).
+    const flagged = await run(process.execPath, [
+      "--max-semi-space-size=2",
+      "--min-semi-space-size=2",
+      "-p",
+      tag,
+    ]);
     expect(flagged.stdout).not.toBe(bare.stdout);
     // A CommonJS preload (`-r`) that writes, at exit, the hash then in force.
     const preload = join(home, "tag-at-exit.cjs");
@@ -151,6 +156,7 @@ describe("the bin file", () => {
     );
     const version = await run(process.execPath, [
       "--max-semi-space-size=2",
+      "--min-semi-space-size=2",
       "-r",
       preload,
       CLI_PATH,
@@ -179,6 +185,7 @@ describe("the bin file", () => {
     );
     const help = await run(process.execPath, [
       "--max-semi-space-size=2",
+      "--min-semi-space-size=2",
       "-r",
       preload,
       BIN_PATH,
@@ -188,7 +195,7 @@ describe("the bin file", () => {
     // The bin's, and none from the scripts (src/cli/code-cache.cts runs them as CommonJS does)
     // or run.ts (v8-flags.ts); the ES module loader never loaded.
     expect(readFileSync(join(home, "flags"), "utf8").split("\n")).toEqual([
-      "--max-semi-space-size=0 false",
+      "--max-semi-space-size=0 --min-semi-space-size=0 false",
       "",
     ]);
   });
@@ -226,6 +233,7 @@ describe("the bin file", () => {
     const help = (preload: string) =>
       runWithStderr(process.execPath, [
         "--max-semi-space-size=2",
+        "--min-semi-space-size=2",
         "-r",
         preload,
         BIN_PATH,
@@ -233,7 +241,9 @@ describe("the bin file", () => {
       ]);
     const viaBinding = await help(streams);
     expect({ code: viaBinding.code, stderr: viaBinding.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(readFileSync(join(home, "flags"), "utf8")).toBe("--max-semi-space-size=0 false\n");
+    expect(readFileSync(join(home, "flags"), "utf8")).toBe(
+      "--max-semi-space-size=0 --min-semi-space-size=0 false\n",
+    );
     const bare = await run(process.execPath, ["-p", "require('node:v8').cachedDataVersionTag()"]);
     const viaNodeV8 = await help(noBinding);
     expect({
@@ -294,6 +304,7 @@ describe("the bin file", () => {
     expect(
       await acpCommandLine(process.execPath, [
         "--max-semi-space-size=2",
+        "--min-semi-space-size=2",
         "-r",
         preload,
         CLI_PATH,
@@ -301,7 +312,7 @@ describe("the bin file", () => {
       ]),
     ).toMatchObject({ answer: { id: 1, protocolVersion: 1 }, exitCode: 0 });
     expect(readFileSync(join(home, "flags"), "utf8").split("\n")).toEqual([
-      "--max-semi-space-size=0 before",
+      "--max-semi-space-size=0 --min-semi-space-size=0 before",
       "",
     ]);
   });
@@ -312,12 +323,24 @@ describe("the bin file", () => {
     async () => {
       expect(await acpCommandLine(BIN_PATH, ["acp"])).toEqual({
         answer: { id: 1, protocolVersion: 1 },
-        commandLine: ["node", "--max-semi-space-size=2", BIN_PATH, "acp"],
+        commandLine: [
+          "node",
+          "--max-semi-space-size=2",
+          "--min-semi-space-size=2",
+          BIN_PATH,
+          "acp",
+        ],
         exitCode: 0,
       });
       expect(await acpCommandLine(CLI_PATH, ["acp"])).toEqual({
         answer: { id: 1, protocolVersion: 1 },
-        commandLine: ["node", "--max-semi-space-size=2", CLI_PATH, "acp"],
+        commandLine: [
+          "node",
+          "--max-semi-space-size=2",
+          "--min-semi-space-size=2",
+          CLI_PATH,
+          "acp",
+        ],
         exitCode: 0,
       });
       expect(await acpCommandLine(process.execPath, [CLI_PATH, "acp"])).toEqual({

@@ -134,12 +134,12 @@ describe.skipIf(tmuxMissing())(
         expect(filesAtBox.length).toBeLessThanOrEqual(BOX_FILE_BOUND);
         const texts = await Promise.all(filesAtBox.map((url) => readFile(new URL(url), "utf8")));
         expect(filesAtBox.filter((_url, index) => FS_IMPORT.test(texts[index] ?? ""))).toEqual([]);
-        // No V8 flag before the box but the entry's reset of the shebang's `--max-semi-space-size`
+        // No V8 flag before the box but the entry's reset of the shebang's semi-space sizes
         // to its default, which gives back the flag hash Node's cached code for its own modules
         // (`node:child_process`, `node:perf_hooks` …, which the box loads) was made under; any
         // other flag would make Node refuse that code (src/cli/v8-flags.ts). Nor after it: only
         // an MCP server over HTTP sets one (`--liftoff-only`, src/tools/mcp/connection.ts).
-        expect(flagsAtBox).toEqual(["--max-semi-space-size=0"]);
+        expect(flagsAtBox).toEqual(["--max-semi-space-size=0 --min-semi-space-size=0"]);
         expect(flagsAfterBox).toEqual([]);
         // By the answer, each group was loaded: the checks above can fail.
         expect(FOR_AN_ANSWER.map((pattern) => matching(atEnd, pattern).length > 0)).toEqual(

@@ -3,7 +3,12 @@ import { describe, expect, test } from "vitest";
 import { CATALOGUE_NAME_CLAUSES } from "../../src/llm/catalogue-name-clauses.js";
 import { COMMON_CONTEXT_WINDOWS } from "../../src/llm/common-context-windows.js";
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from "../../src/llm/context-window.js";
-import { catalogueContextWindow, usageCost } from "../../src/llm/model-catalogue.js";
+import {
+  catalogueContextWindow,
+  inList,
+  literalPrefix,
+  usageCost,
+} from "../../src/llm/model-catalogue.js";
 
 /** A match clause of the catalogue, as its data holds it. */
 interface MatchClause {
@@ -150,5 +155,60 @@ describe("the model catalogue (@pydantic/genai-prices)", () => {
     expect(found).toEqual(expected);
     // The comparison covers models the catalogue knows and names it does not.
     expect(expected.filter((entry) => entry.window !== undefined).length).toBeGreaterThan(1000);
+  });
+
+  test("names only a regular expression accepts keep their window, local names have none", () => {
+    // `^o[134]` and the Mistral expression (no literal prefix) accept these; nothing else does.
+    const names = ["o1", "o3-mini", "o1-preview", "codestral-latest", "bench-model"];
+    const found = names.map((name) => catalogueContextWindow(`openai-compatible:${name}`));
+    const expected = names.map(
+      (name) => calcPrice({ input_tokens: 0, output_tokens: 0 }, name)?.model.context_window,
+    );
+    expect(found).toEqual(expected);
+    expect(expected.slice(0, 4).every((window) => window !== undefined)).toBe(true);
+    expect(expected[4]).toBe(undefined);
+  });
+
+  test.each([
+    ["^claude-opus-5-\\d{8}$", "claude-opus-5-"],
+    ["^composer-2\\.5\\[fast=true\\]$", "composer-2.5[fast=true]"],
+    ["^o[134]", "o"],
+    ["^abc?", "ab"],
+    ["^ab+", "a"],
+    ["^ab*", "a"],
+    ["^a{2}", ""],
+    ["^a\\.?", "a"],
+    ["^a\\u0041", "a"],
+    ["^(?:x)y", ""],
+    ["^x|y", ""],
+    ["abc", ""],
+    ["^abc", "abc"],
+    ["^a\\", "a"],
+  ])("every name /%s/ accepts starts with %j", (source, prefix) => {
+    expect(literalPrefix(source)).toBe(prefix);
+  });
+
+  test("each of the table's expressions accepts only names starting with its literal prefix", async () => {
+    const providers = (await waitForUpdate()) ?? [];
+    const names = new Set(CATALOGUE_NAME_CLAUSES.equals.split(" "));
+    for (const provider of providers) {
+      for (const model of provider.models) {
+        names.add(model.id.toLowerCase());
+      }
+    }
+    const wrong = CATALOGUE_NAME_CLAUSES.regex.split(" ").flatMap((source) => {
+      const prefix = literalPrefix(source);
+      const expression = new RegExp(source);
+      return [...names]
+        .filter((name) => expression.test(name) && !name.startsWith(prefix))
+        .map((name) => ({ source, prefix, name }));
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  test("a list of the table holds exactly its space-separated texts", () => {
+    const list = "ada gpt-4 o1";
+    const asked = ["ada", "gpt-4", "o1", "gpt", "4", "gpt-4 o1", "", " ", "o", "ada gpt-4 o1"];
+    expect(asked.filter((text) => inList(list, text))).toEqual(["ada", "gpt-4", "o1"]);
   });
 });
