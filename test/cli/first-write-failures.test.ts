@@ -73,8 +73,10 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
   }) => {
     await disk.leave(1);
     const result = await cli(["-p", "hi", "--output-format", "json"], { env: disk.env });
-    expect([result.code, result.stderr]).toEqual([1, ""]);
     const printed = JSON.parse(result.stdout) as Record<string, unknown>;
+    // stderr says what --quiet's does: the error, once (README, "JSON output").
+    const { message } = printed.error as { message: string };
+    expect([result.code, result.stderr]).toEqual([1, `turnloop: ${message}\n`]);
     expect({ ...printed, duration_ms: 0 }).toEqual(
       unsavedResult(
         expect.stringMatching(
@@ -100,12 +102,14 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
   }) => {
     await disk.leave(1);
     const result = await cli(["-p", "hi", "--output-format", "stream-json"], { env: disk.env });
-    expect([result.code, result.stderr]).toEqual([1, ""]);
     const lines = result.stdout
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as Line);
     expect(lines.map((line) => [line.type, line.session_id])).toEqual([["result", null]]);
+    // stderr says what --quiet's does: the error, once (README, "JSON output").
+    const { message } = (lines[0] as unknown as { error: { message: string } }).error;
+    expect([result.code, result.stderr]).toEqual([1, `turnloop: ${message}\n`]);
     expect(await readdir(join(disk.home, "session-state"))).toEqual([]);
 
     await disk.free();

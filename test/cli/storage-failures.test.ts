@@ -157,8 +157,10 @@ test("-p --output-format json with a database that refuses connections: session_
   });
   expect(model.requests).toHaveLength(0);
   expect(result.code).toBe(1);
-  expect(result.stderr).toBe("");
   const printed: unknown = JSON.parse(result.stdout);
+  // stderr says what --quiet's does: the error, once (README, "JSON output").
+  const { message } = (printed as { error: { message: string } }).error;
+  expect(result.stderr).toBe(`turnloop: ${message}\n`);
   expect({ ...(printed as object), duration_ms: 0 }).toEqual(
     unsavedResult(
       "postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
@@ -178,9 +180,11 @@ test("-p --output-format stream-json with a database that refuses connections: t
     env: { TURNLOOP_DATABASE_URL: url },
   });
   expect(model.requests).toHaveLength(0);
-  expect([result.code, result.stderr]).toEqual([1, ""]);
   const lines = result.stdout.trim().split("\n");
   expect(lines).toHaveLength(1);
+  // stderr says what --quiet's does: the error, once (README, "JSON output").
+  const { message } = (JSON.parse(lines[0] ?? "") as { error: { message: string } }).error;
+  expect([result.code, result.stderr]).toEqual([1, `turnloop: ${message}\n`]);
   expect(JSON.parse(lines[0] ?? "")).toMatchObject({
     type: "result",
     session_id: null,
