@@ -2,26 +2,14 @@ import { z } from "zod";
 import { abortFinished, abortReason, errorMessage, whenAborted } from "../events/errors.js";
 import type { JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { AnyTool, ToolEffect, ToolResult } from "../tools/define-tool.js";
-
 import type {
-  Authorize,
   ExecuteOptions,
-  PermissionAnswer,
   ToolCallContext,
   ToolCallOutcome,
   UnavailableToolLookup,
-  UnknownToolCallback,
 } from "./tool-call-types.js";
 
-export type {
-  Authorize,
-  ExecuteOptions,
-  PermissionAnswer,
-  ToolCallContext,
-  ToolCallOutcome,
-  UnavailableToolLookup,
-  UnknownToolCallback,
-};
+export type * from "./tool-call-types.js";
 
 const MAX_ECHOED_ARGUMENTS = 500;
 
