@@ -93,8 +93,14 @@ function parseOwner(value: unknown): LeaseHolder | undefined {
  * it exists but belongs to someone else) and it has not ended as a zombie. A process killed while
  * its parent does not wait for it (a container whose first process reaps no orphans) stays in the
  * process table as a zombie (state `Z` in `/proc/<pid>/stat`) until reaped; it holds nothing.
+ * This process is alive without asking: a server taking its own idle leases back and letting
+ * them go asks about itself three times a prompt, and Linux builds `/proc/<pid>/stat` by walking
+ * every thread of the process (issue 26 figure 7d, bench/notes/fleet24.md).
  */
 export function isAlive(pid: number): boolean {
+  if (pid === process.pid) {
+    return true;
+  }
   try {
     process.kill(pid, 0);
   } catch (error) {

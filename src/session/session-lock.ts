@@ -270,15 +270,24 @@ function ownerOf(holder: Held): LockOwner | undefined {
   return holder.kind === "owner" ? holder.owner : undefined;
 }
 
+/** {@link ownCommand}'s answer, made once: the arguments of a process do not change. */
+let thisCommand: string | undefined;
+
 /**
  * `turnloop <arguments>` of this process, for other processes' error messages (and, with
- * PostgreSQL, the `sessions.owner` column): a database URL's password shown as `***`.
+ * PostgreSQL, the `sessions.owner` column): a database URL's password shown as `***`. Made once
+ * per process (every lease taken writes it).
  */
 export function ownCommand(): string {
-  const words = process.argv
-    .slice(2)
-    .map((word) => word.replace(/postgres(ql)?:\/\/\S*/gi, (url) => redactDatabaseUrl(url)));
-  return ["turnloop", ...words].join(" ").slice(0, 200);
+  thisCommand ??= [
+    "turnloop",
+    ...process.argv
+      .slice(2)
+      .map((word) => word.replace(/postgres(ql)?:\/\/\S*/gi, (url) => redactDatabaseUrl(url))),
+  ]
+    .join(" ")
+    .slice(0, 200);
+  return thisCommand;
 }
 
 /**

@@ -173,6 +173,30 @@ describe("a lock held idle (a server that lets the lease go while idle, issue 25
     await lock.release();
   });
 
+  test("letting the lease go idle and taking it back never asks whether this process is alive (issue 26 7d)", async () => {
+    let lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    // `kill(pid, 0)` is how a holder's life is asked (lock-file.ts `isAlive`); each ask of a pid
+    // that exists reads `/proc/<pid>/stat` too.
+    const asked: number[] = [];
+    const kill = process.kill;
+    process.kill = (pid: number, signal?: string | number) => {
+      asked.push(pid);
+      return kill.call(process, pid, signal);
+    };
+    try {
+      for (let cycle = 0; cycle < 3; cycle++) {
+        await lock.markIdle();
+        lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true }, true);
+      }
+    } finally {
+      process.kill = kill;
+    }
+    expect(asked).toEqual([]);
+    expect(await read()).toMatchObject({ pid: process.pid, releasesWhenIdle: true });
+    await lock.release();
+    expect((await readdir(directory)).sort()).toEqual([]);
+  });
+
   test("a change whose breaker was taken over meanwhile leaves the lock and the other process's breaker as they are", async () => {
     const lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
     const before = await readFile(path(), "utf8");
