@@ -41,7 +41,9 @@ type Unanswered = Exclude<TurnLike, { kind: "reply" }>;
  * big, when a compaction leaves a view that does not fit the window (for a rejected request: is
  * not smaller than it), or when a second compaction would follow one with no model reply in
  * between (issue 27); the reply to a replayed request counts, so a second rejection after it is
- * compacted and replayed again.
+ * compacted and replayed again. Nor is one sent when the system prompt and the tool definitions
+ * alone fill the window: no compaction can make room, and a server with that window would reject
+ * the request or silently cut its start (case 33 D).
  */
 export class CompactionGuard {
   /** Why this prompt's compaction failed; no other is tried in the same prompt. */
@@ -78,6 +80,9 @@ export class CompactionGuard {
     const { history } = this.conversation;
     const tokenLimit = windowOf(this.settings);
     const fixedTokens = this.fixedTokens();
+    if (fixedTokens >= tokenLimit) {
+      return fixedOverflow(this.settings, tokenLimit, fixedTokens, this.tools().length);
+    }
     const currentTokens = history.meter.current(fixedTokens);
     const threshold =
       tokenLimit * (this.settings.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD);
@@ -229,6 +234,23 @@ function overflowFailure(settings: CompactionSettings, window: number, reason: s
       message: `The context is exhausted: the next request does not fit the context window of ${settings.provider.id} (${windowPhrase(settings, window)}): ${reason}`,
     },
   };
+}
+
+/**
+ * The failure of a prompt whose system prompt and `toolCount` tool definitions alone, about
+ * `fixedTokens` tokens, fill `window` (tokens): what to change, since no compaction can help.
+ */
+function fixedOverflow(
+  settings: CompactionSettings,
+  window: number,
+  fixedTokens: number,
+  toolCount: number,
+): Unanswered {
+  return overflowFailure(
+    settings,
+    window,
+    `the system prompt and the ${toolCount} tool definitions alone take about ${fixedTokens} tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers`,
+  );
 }
 
 /**

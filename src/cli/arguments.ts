@@ -30,10 +30,12 @@ import {
   unexpectedArguments,
   unreadFlagsProblem,
 } from "./subcommands.js";
+import { type HelpTopic, helpTopic } from "./usage.js";
 
 /** Parsed command line of `turnloop`. */
 export type Command =
-  | { kind: "help" }
+  /** `--help`; `topic` when it follows a command (`turnloop mcp --help`): that command's usage. */
+  | { kind: "help"; topic?: HelpTopic }
   | { kind: "version" }
   | { kind: "prompt"; options: PromptOptions }
   /** `turnloop [prompt]` with no `-p`: the interactive terminal session. */
@@ -71,6 +73,7 @@ export type Command =
   | { kind: "mcp-list"; options: FaceOptions; json: boolean }
   /** `turnloop mcp trust`: allow this project's `.mcp.json` servers. */
   | { kind: "mcp-trust"; cwd: string }
+  | { kind: "mcp-untrust"; cwd: string }
   /** `turnloop sessions compact <id> [instructions]`: compacts a session's history now. */
   | { kind: "sessions-compact"; sessionId: string; instructions: string; options: FaceOptions };
 
@@ -98,7 +101,7 @@ export interface InteractiveOptions extends FaceOptions {
   continue: boolean;
 }
 
-export { USAGE } from "./usage.js";
+export { USAGE, usageOf } from "./usage.js";
 
 /** Thrown for a command line we cannot run (defined in argument-flags.ts). */
 export { UsageError };
@@ -119,7 +122,8 @@ export function parseCommand(given: readonly string[], cwd: string): Command {
   const { values, positionals } = trailingPrompt(parsed, argv, args);
   const pick = resumeWithoutId(argv);
   if (values.help) {
-    return { kind: "help" };
+    const topic = helpTopic(positionals[0]);
+    return topic === undefined ? { kind: "help" } : { kind: "help", topic };
   }
   if (values.version) {
     return { kind: "version" };
@@ -295,7 +299,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
 function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string): Command {
   const directory = values.cwd ?? cwd;
   const [action, ...words] = rest;
-  if (action === "list" || action === "trust") {
+  if (action === "list" || action === "trust" || action === "untrust") {
     const problem = unexpectedArguments(`mcp ${action}`, { words, values }, MCP_ACTIONS[action]);
     if (problem !== undefined) {
       throw new UsageError(problem);
@@ -304,8 +308,8 @@ function mcpCommand(rest: readonly string[], values: ParsedValues, cwd: string):
   if (action === "list") {
     return { kind: "mcp-list", options: faceOptions(values, cwd), json: values.json === true };
   }
-  if (action === "trust") {
-    return { kind: "mcp-trust", cwd: directory };
+  if (action === "trust" || action === "untrust") {
+    return { kind: `mcp-${action}`, cwd: directory };
   }
   const given = rest[0];
   if (given !== undefined && !MCP_COMMANDS.includes(given)) {

@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { warningLine } from "../events/errors.js";
+import { contextWindowOf } from "../llm/context-window.js";
 import { redactSecrets } from "../llm/failure-words.js";
+import { catalogueContextWindow } from "../llm/model-catalogue.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
@@ -115,17 +117,52 @@ function textRows(
 }
 
 /**
- * The session options that no config file sets, each only when a flag or variable gave it:
- * `--context-window` (or `TURNLOOP_CONTEXT_WINDOW`), the tuning variables (run-config.ts
+ * The context window a new session of the configured model gets, in tokens, and where it comes
+ * from, in the order sessions read it (llm/context-window.ts `contextWindowOf`): `--context-window`
+ * or `TURNLOOP_CONTEXT_WINDOW`, the config files' `contextWindows` entry of the model's id (a
+ * profile's model is looked up by its provider type's id, `openai-compatible:m`), the model
+ * catalogue, the default. No row when no model is set.
+ */
+function windowRow(settings: RunConfig): string[] {
+  const { contextWindow } = settings;
+  if (contextWindow !== undefined) {
+    return [row("contextWindow", `${contextWindow.value} tokens`, contextWindow.source)];
+  }
+  const id = settings.model?.resolved;
+  if (id === undefined) {
+    return [];
+  }
+  const entry = settings.contextWindows[id];
+  if (entry !== undefined) {
+    return [
+      row("contextWindow", `${entry.value} tokens`, `contextWindows.${id} in ${entry.source}`),
+    ];
+  }
+  const size = contextWindowOf(id);
+  const catalogued = catalogueContextWindow(id) !== undefined;
+  return [
+    row(
+      "contextWindow",
+      `${size} tokens`,
+      catalogued
+        ? `the model catalogue (${id})`
+        : /^ollama:/i.test(id)
+          ? "default for Ollama models (Ollama's smallest default context)"
+          : `default (the catalogue does not know ${id})`,
+    ),
+  ];
+}
+
+/**
+ * The session options that no config file sets, each only when a flag or variable gave it
+ * (the context window always: {@link windowRow}): the tuning variables (run-config.ts
  * `TUNING_VARIABLES`), `--add-dir`, `--no-instructions`, `--system-prompt-file`,
  * `--append-system-prompt`.
  */
 function promptRows(settings: RunConfig): string[] {
-  const { contextWindow, instructions, systemPromptFile, appendSystemPrompt } = settings;
+  const { instructions, systemPromptFile, appendSystemPrompt } = settings;
   return [
-    ...(contextWindow === undefined
-      ? []
-      : [row("contextWindow", `${contextWindow.value} tokens`, contextWindow.source)]),
+    ...windowRow(settings),
     ...Object.entries(settings.tuning ?? {}).map(([name, { value, source }]) =>
       row(name, String(value), source),
     ),

@@ -6,6 +6,7 @@ import {
   reportGathered,
   startupWaitFrom,
   trustProject,
+  untrustProject,
 } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
@@ -17,7 +18,7 @@ type McpCommand = Extract<Command, { kind: `mcp-${string}` }>;
 /**
  * Runs `turnloop mcp list` (starts every configured server, waits at most the start-up wait,
  * prints name, transport, state and tool count, then stops them; one that has not answered by
- * then is `failed`, saying so) and `turnloop mcp trust`.
+ * then is `failed`, saying so), `turnloop mcp trust` and `turnloop mcp untrust`.
  * Servers of an untrusted project file are listed as `untrusted` and not started.
  * @returns the exit code: 0; 1 when a server failed to start (a program that is no MCP server,
  * or one that did not answer within the wait, included: its row says why); 64 when a config or
@@ -33,6 +34,15 @@ export async function runMcpCommand(
     const project = await trustProject(home, command.cwd);
     io.stdout.write(
       `Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
+    );
+    return 0;
+  }
+  if (command.kind === "mcp-untrust") {
+    const { project, wasTrusted } = await untrustProject(home, command.cwd);
+    io.stdout.write(
+      wasTrusted
+        ? `Untrusted ${project}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`
+        : `${project} was not trusted: nothing to take back.\n`,
     );
     return 0;
   }

@@ -6,7 +6,14 @@
 import { warningLine } from "../events/errors.js";
 import type { RunConfig } from "../session/run-config.js";
 import { numericVariableProblem } from "./argument-flags.js";
-import { type Command, type FaceOptions, parseCommand, USAGE, UsageError } from "./arguments.js";
+import {
+  type Command,
+  type FaceOptions,
+  parseCommand,
+  USAGE,
+  UsageError,
+  usageOf,
+} from "./arguments.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -38,7 +45,8 @@ export async function runCommand(argv: readonly string[], version: string): Prom
     case "help": {
       // Wrapped at a terminal's width, and at 80 columns into a pipe or a file.
       const { wrapText } = await import("./text-wrap.js");
-      process.stdout.write(`${wrapText(USAGE, process.stdout.columns ?? 80)}\n`);
+      const text = command.topic === undefined ? USAGE : usageOf(command.topic);
+      process.stdout.write(`${wrapText(text, process.stdout.columns ?? 80)}\n`);
       return 0;
     }
     case "version":
@@ -200,7 +208,8 @@ async function runSessionsTool(
       });
     }
     case "mcp-list":
-    case "mcp-trust": {
+    case "mcp-trust":
+    case "mcp-untrust": {
       const { runMcpCommand } = await import("./mcp-command.js");
       return runMcpCommand(command, { stdout: process.stdout, stderr: process.stderr });
     }

@@ -22,7 +22,8 @@ export type CommandName =
   | "sessions compact"
   | `sessions ${keyof typeof SESSIONS_USAGE}`
   | "mcp list"
-  | "mcp trust";
+  | "mcp trust"
+  | "mcp untrust";
 
 /** The commands that configure a session from the command line: every face, and `config`. */
 const SESSION_COMMANDS = [
@@ -81,7 +82,7 @@ export const FLAG_READERS: { readonly [flag in keyof typeof FLAGS]: readonly Com
   port: ["serve"],
   host: ["serve"],
   "output-format": ["-p"],
-  cwd: [...SESSION_COMMANDS, "mcp list", "mcp trust"],
+  cwd: [...SESSION_COMMANDS, "mcp list", "mcp trust", "mcp untrust"],
   "context-window": SESSION_COMMANDS,
   "no-instructions": SESSION_COMMANDS,
   "ignore-config-errors": [...SESSION_COMMANDS, "mcp list"],
@@ -95,8 +96,8 @@ export const FLAG_READERS: { readonly [flag in keyof typeof FLAGS]: readonly Com
   "no-open": ["sessions view"],
   format: ["sessions export"],
   // Answered before any command runs (arguments.ts).
-  help: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust"],
-  version: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust"],
+  help: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust", "mcp untrust"],
+  version: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust", "mcp untrust"],
 };
 
 /** The long names (as in FLAGS) of the flags `command` reads, by {@link FLAG_READERS}. */
@@ -140,6 +141,7 @@ export const MCP_ACTIONS = {
     flags: flagsReadBy("mcp list"),
   },
   trust: { usage: "turnloop mcp trust", words: 0, flags: flagsReadBy("mcp trust") },
+  untrust: { usage: "turnloop mcp untrust", words: 0, flags: flagsReadBy("mcp untrust") },
 } as const satisfies Record<string, Subcommand>;
 
 /** Commands of one word that take the session options (FLAG_READERS). */
@@ -168,7 +170,7 @@ export const SESSIONS_COMPACT: Subcommand = {
 export const GROUP_USAGE = {
   sessions:
     "turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]",
-  mcp: "turnloop mcp list [--json] | turnloop mcp trust",
+  mcp: "turnloop mcp list [--json] | turnloop mcp trust | turnloop mcp untrust",
 } as const;
 
 /**

@@ -31,6 +31,7 @@ Usage:
                                       its .turnloop/config.json applies whole (untrusted,
                                       keys that loosen permissions or send data elsewhere
                                       are held: permissions.allow, baseUrl, providers, …)
+  turnloop mcp untrust                take that trust back
   turnloop sessions compact <id> [instructions]
                                       summarise a session's older history now
   turnloop --version | --help
@@ -83,3 +84,40 @@ sessions compact, but those marked "-p only" or "-p, interactive"):
 
 Sessions are kept in $TURNLOOP_HOME/session-state/<id>/events.jsonl
 (default ~/.turnloop), or in PostgreSQL with --store.`;
+
+/** A command whose `--help` prints only its own usage (`turnloop mcp --help`). */
+export type HelpTopic = "sessions" | "mcp" | "config" | "acp" | "serve";
+
+const HELP_TOPICS: readonly string[] = ["sessions", "mcp", "config", "acp", "serve"];
+
+/** The topic `--help` is for when the first word names a command, else undefined. */
+export function helpTopic(word: string | undefined): HelpTopic | undefined {
+  return word !== undefined && HELP_TOPICS.includes(word) ? (word as HelpTopic) : undefined;
+}
+
+/**
+ * What `turnloop <topic> --help` prints: the lines of {@link USAGE}'s command list for that
+ * command (`serve`: `--headless`'s too), and where the rest is.
+ */
+export function usageOf(topic: HelpTopic): string {
+  const list = USAGE.slice(
+    USAGE.indexOf("Usage:\n"),
+    USAGE.indexOf("\n\n", USAGE.indexOf("Usage:")),
+  );
+  const starts =
+    topic === "serve" ? ["turnloop --headless", "turnloop serve"] : [`turnloop ${topic}`];
+  const kept: string[] = [];
+  let keeping = false;
+  for (const line of list.split("\n").slice(1)) {
+    const entry = line.trimStart();
+    if (line.startsWith("  turnloop")) {
+      keeping = starts.some((start) => entry === start || entry.startsWith(`${start} `));
+    }
+    if (keeping) {
+      kept.push(line);
+    }
+  }
+  const options =
+    topic === "mcp" || topic === "sessions" ? "" : " and the session options it reads";
+  return `Usage:\n${kept.join("\n")}\n\nEvery command${options}: turnloop --help`;
+}

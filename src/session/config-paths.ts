@@ -190,19 +190,59 @@ async function readTrusted(home: string): Promise<Record<string, unknown>> {
  * trust recorded before contents were (round 3 session 11) covers any contents.
  */
 export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
-  const project = projectFolder(cwd);
-  const entry = (await readTrusted(home))[project];
-  if (entry === undefined) {
-    return false;
+  return (await projectTrust(home, cwd)).trusted;
+}
+
+/** A project's trust: in force, absent, or given for files that changed since (which, and when). */
+export interface ProjectTrust {
+  trusted: boolean;
+  /** The {@link PROJECT_FILES} whose contents changed since the trust was given. */
+  changed?: string[];
+  /** When the trust was given (ISO 8601), as recorded. */
+  trustedAt?: string;
+}
+
+/**
+ * Why a project's files are not applied, for the warnings that say so: `this project is not
+ * trusted`, or `.mcp.json changed since this project was trusted on 2026-12-05 05:32 UTC`.
+ */
+export function untrustedPhrase(trust: ProjectTrust): string {
+  if (trust.changed === undefined) {
+    return "this project is not trusted";
   }
-  const recorded = (entry as { files?: unknown } | null)?.files;
+  const when =
+    trust.trustedAt === undefined
+      ? ""
+      : ` on ${trust.trustedAt.slice(0, 16).replace("T", " ")} UTC`;
+  return `${trust.changed.join(" and ")} changed since this project was trusted${when}`;
+}
+
+/**
+ * The project's trust as {@link isProjectTrusted} reads it, and when it is not in force because
+ * files changed since it was given: which of {@link PROJECT_FILES} (`changed`) and when it was
+ * given (`trustedAt`, ISO 8601, when recorded).
+ */
+export async function projectTrust(home: string, cwd: string): Promise<ProjectTrust> {
+  const project = projectFolder(cwd);
+  const entry = (await readTrusted(home))[project] as { files?: unknown; trustedAt?: unknown };
+  if (entry === undefined || entry === null) {
+    return { trusted: false };
+  }
+  const recorded = entry.files;
   if (typeof recorded !== "object" || recorded === null) {
-    return true;
+    return { trusted: true };
   }
   const current = await projectFileDigests(project);
-  return Object.entries(current).every(
-    ([name, digest]) => (recorded as Record<string, unknown>)[name] === digest,
-  );
+  const changed = Object.entries(current)
+    .filter(([name, digest]) => (recorded as Record<string, unknown>)[name] !== digest)
+    .map(([name]) => name);
+  return changed.length === 0
+    ? { trusted: true }
+    : {
+        trusted: false,
+        changed,
+        ...(typeof entry.trustedAt === "string" ? { trustedAt: entry.trustedAt } : {}),
+      };
 }
 
 /**
@@ -220,13 +260,37 @@ export async function trustProject(home: string, cwd: string): Promise<string> {
     files,
     trustedAt: new Date().toISOString(),
   };
+  await writeTrusted(home, projects);
+  return project;
+}
+
+/**
+ * Forgets the trust of the project of `cwd` ({@link projectFolder}), written as
+ * {@link trustProject} writes. @returns the project's folder and whether it was trusted (a
+ * trust of other contents counts: it is removed too).
+ * @throws the file system's error when the file cannot be written.
+ */
+export async function untrustProject(
+  home: string,
+  cwd: string,
+): Promise<{ project: string; wasTrusted: boolean }> {
+  const project = projectFolder(cwd);
+  const projects = await readTrusted(home);
+  if (!Object.hasOwn(projects, project)) {
+    return { project, wasTrusted: false };
+  }
+  delete projects[project];
+  await writeTrusted(home, projects);
+  return { project, wasTrusted: true };
+}
+
+async function writeTrusted(home: string, projects: Record<string, unknown>): Promise<void> {
   const { mkdir, writeFile, rename } = promises();
   await mkdir(home, { recursive: true });
   const path = trustFile(home);
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, path);
-  return project;
 }
 
 /** Each of the {@link PROJECT_FILES} a trust covers: the SHA-256 of its bytes (hex), or "absent". */

@@ -12,8 +12,8 @@ import type { ConfigReading, LoadedConfig } from "./config.js";
 import {
   ConfigError,
   configFilesPresent,
-  isProjectTrusted,
   projectFolder as projectOf,
+  projectTrust,
   unreadProjectFiles,
 } from "./config-paths.js";
 import type { FaceOptions } from "./face-options.js";
@@ -167,11 +167,12 @@ async function heldUntrusted(
     return { loaded };
   }
   const { holdUntrustedSettings, heldSettingsWarning } = await import("./project-holds.js");
-  if (await isProjectTrusted(home, cwd)) {
+  const trust = await projectTrust(home, cwd);
+  if (trust.trusted) {
     return { loaded };
   }
   const holding = holdUntrustedSettings(loaded);
-  const warning = holding.held === undefined ? undefined : heldSettingsWarning(holding.held);
+  const warning = holding.held === undefined ? undefined : heldSettingsWarning(holding.held, trust);
   return warning === undefined ? holding : { ...holding, warning };
 }
 

@@ -20,10 +20,18 @@ import {
 import { McpServers, mcpStatusNotice } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
-import { isProjectTrusted, projectFolder, trustProject } from "./config-paths.js";
+import {
+  isProjectTrusted,
+  type ProjectTrust,
+  projectFolder,
+  projectTrust,
+  trustProject,
+  untrustedPhrase,
+  untrustProject,
+} from "./config-paths.js";
 import { PRODUCER_VERSION, type Session } from "./session.js";
 
-export { isProjectTrusted, trustProject };
+export { isProjectTrusted, trustProject, untrustProject };
 
 /** The project file, in the format Claude Code and others read. */
 export const PROJECT_FILE = ".mcp.json";
@@ -54,12 +62,13 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
   const projectPath = join(projectFolder(sources.cwd), PROJECT_FILE);
   const userPath = join(sources.home, "mcp.json");
   const filePaths = (sources.configFiles ?? []).map((file) => resolve(sources.cwd, file));
-  const [user, project, trusted, ...files] = await Promise.all([
+  const [user, project, trust, ...files] = await Promise.all([
     readServersFile(userPath),
     readServersFile(projectPath),
-    sources.trusted === true || isProjectTrusted(sources.home, sources.cwd),
+    sources.trusted === true ? { trusted: true } : projectTrust(sources.home, sources.cwd),
     ...filePaths.map((path) => readServersFile(path, { named: true })),
   ]);
+  const trusted = trust.trusted;
   const settings = configFileServers(sources.home, sources.cwd);
   const projectLayers = [
     { path: projectPath, ...project },
@@ -99,6 +108,7 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
             path: waiting.map((layer) => layer.path).join(" and "),
             names,
             servers: waitingServers,
+            trust,
           },
         }
       : {}),
@@ -162,6 +172,8 @@ export interface UntrustedProject {
   names: string[];
   /** The servers by name, as the files configure them (the trust question shows each). */
   servers?: McpServerConfigs;
+  /** Why they wait: no trust, or one given for files that changed since. */
+  trust?: ProjectTrust;
 }
 
 /**
@@ -275,5 +287,5 @@ export function reportGathered(
 
 /** The warning about an untrusted project's MCP servers, not started (without `turnloop: …`). */
 export function untrustedServersWarning(untrusted: UntrustedProject): string {
-  return `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`;
+  return `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): ${untrustedPhrase(untrusted.trust ?? { trusted: false })}; run \`turnloop mcp trust\` in it to allow them`;
 }

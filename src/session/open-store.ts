@@ -6,7 +6,7 @@
  */
 
 import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
-import { isProjectTrusted } from "./config-paths.js";
+import { projectTrust } from "./config-paths.js";
 import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
 import { sessionFilesFolder } from "./paths.js";
@@ -72,14 +72,15 @@ export async function databaseUrlOf(
     throw error;
   }
   if (loaded.files.some((file) => file.scope === "project" && file.settings.store !== undefined)) {
-    const [{ holdUntrustedSettings, heldSettingsWarning }, trusted] = await Promise.all([
+    const [{ holdUntrustedSettings, heldSettingsWarning }, trust] = await Promise.all([
       import("./project-holds.js"),
-      isProjectTrusted(home, cwd),
+      projectTrust(home, cwd),
     ]);
-    if (!trusted) {
+    if (!trust.trusted) {
       const holding = holdUntrustedSettings(loaded);
       loaded = holding.loaded;
-      const warning = holding.held === undefined ? undefined : heldSettingsWarning(holding.held);
+      const warning =
+        holding.held === undefined ? undefined : heldSettingsWarning(holding.held, trust);
       if (warning !== undefined) {
         warn(warning);
       }

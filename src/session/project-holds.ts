@@ -1,6 +1,7 @@
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig } from "./config.js";
+import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
 
 /**
  * What an untrusted project's `.turnloop/config.json` may not do (README, "Trusted projects"): a
@@ -53,18 +54,19 @@ export function holdUntrustedSettings(loaded: LoadedConfig): {
 }
 
 /**
- * The warning line's text for `held` (the caller adds `turnloop: warning: `); `undefined` when
+ * The warning line's text for `held`, held because of `trust` (the caller adds `turnloop:
+ * warning: `); `undefined` when
  * only `mcpServers` is held, which the MCP servers' own warning names with the servers
  * (mcp-servers.ts), so that a run says it once.
  */
-export function heldSettingsWarning(held: HeldSettings): string | undefined {
+export function heldSettingsWarning(held: HeldSettings, trust: ProjectTrust): string | undefined {
   const keys = Object.keys(held.keys).filter((key) => key !== "mcpServers");
   if (keys.length === 0) {
     return undefined;
   }
   return (
-    `${held.path}: not applying ${keys.join(", ")}: this project is not trusted (or its files ` +
-    `changed since it was), and ${keys.length === 1 ? "this key loosens" : "these keys loosen"} ` +
+    `${held.path}: not applying ${keys.join(", ")}: ${untrustedPhrase(trust)}, ` +
+    `and ${keys.length === 1 ? "this key loosens" : "these keys loosen"} ` +
     `${loosenWhat(keys.length)}; run \`turnloop mcp trust\` in it to trust the whole project config`
   );
 }

@@ -22,12 +22,12 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
   const sessionId = await agent.newSession();
   expect(await agent.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
   const held =
-    `${config}: not applying permissions.allow: this project is not trusted (or its files ` +
-    "changed since it was), and this key loosens permissions or sends data elsewhere; run " +
+    `${config}: not applying permissions.allow: this project is not trusted, ` +
+    "and this key loosens permissions or sends data elsewhere; run " +
     "`turnloop mcp trust` in it to trust the whole project config";
   const waiting =
-    `not starting the MCP servers of ${mcp} (tracker): this project is not trusted (or its ` +
-    "files changed since it was); run `turnloop mcp trust` in it to allow them";
+    `not starting the MCP servers of ${mcp} (tracker): this project is not trusted; run` +
+    " `turnloop mcp trust` in it to allow them";
   const messages = agent
     .updates(sessionId)
     .flatMap((update) =>
@@ -69,8 +69,8 @@ async function untrustedProject(): Promise<string> {
   await mkdir(join(fixture.cwd, ".turnloop"));
   await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
   return (
-    `${config}: not applying permissions.allow: this project is not trusted (or its files ` +
-    "changed since it was), and this key loosens permissions or sends data elsewhere; run " +
+    `${config}: not applying permissions.allow: this project is not trusted, ` +
+    "and this key loosens permissions or sends data elsewhere; run " +
     "`turnloop mcp trust` in it to trust the whole project config"
   );
 }

@@ -60,4 +60,43 @@ describe("turnloop config and the environment's settings", () => {
       },
     });
   });
+
+  // A trial of session 23's build (round 3, session 24, #10): with no flag or variable, nothing
+  // said which window a session gets when the files' contextWindows name several ids.
+  test("the window a session gets is a row too: from the files' entry of the model's id, the catalogue or the default", async ({
+    cli,
+    home,
+  }) => {
+    await mkdir(home, { recursive: true });
+    const file = join(home, "config.json");
+    const windowRows = async (model: string) => {
+      const text = await cli(["config", "--model", model]);
+      expect(text.code, text.stderr).toBe(0);
+      return text.stdout.split("\n").filter((line) => line.startsWith("contextWindow "));
+    };
+    const row = (value: string, source: string) =>
+      `${"contextWindow".padEnd(24)} ${value}    from ${source}`;
+    await writeFile(
+      file,
+      JSON.stringify({
+        providers: { lab: { type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" } },
+        contextWindows: { "lab:m": 5000, "openai-compatible:m": 6000 },
+      }),
+    );
+    // A profile's model is looked up by its provider type's id, as sessions look it up.
+    expect(await windowRows("lab:m")).toEqual([
+      row("6000 tokens", `contextWindows.openai-compatible:m in ${file}`),
+    ]);
+    expect(await windowRows("openai-compatible:unknown-one")).toEqual([
+      row("128000 tokens", "default (the catalogue does not know openai-compatible:unknown-one)"),
+    ]);
+    expect(await windowRows("ollama:qwen3")).toEqual([
+      row("4096 tokens", "default for Ollama models (Ollama's smallest default context)"),
+    ]);
+    expect(await windowRows("anthropic:claude-sonnet-4-5")).toEqual([
+      expect.stringMatching(
+        /^contextWindow {12}\d+ tokens {4}from the model catalogue \(anthropic:claude-sonnet-4-5\)$/,
+      ),
+    ]);
+  });
 });

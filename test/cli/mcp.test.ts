@@ -101,7 +101,7 @@ describe("turnloop -p with MCP servers", () => {
     const untrusted = await cli(["-p", "hi"]);
     expect(untrusted.code).toBe(0);
     expect(untrusted.stderr.split("\n")).toContain(
-      `turnloop: warning: not starting the MCP servers of ${join(repository, ".mcp.json")} (shared, repo): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
+      `turnloop: warning: not starting the MCP servers of ${join(repository, ".mcp.json")} (shared, repo): this project is not trusted; run \`turnloop mcp trust\` in it to allow them`,
     );
     expect(serversOffered(model, 0)).toEqual(["personal", "shared"]);
     expect(offered(model, 0)).not.toContain("repo__echo");
@@ -113,6 +113,49 @@ describe("turnloop -p with MCP servers", () => {
     // The project's `shared` wins over the user's and fails to start: reported, the rest go on.
     expect(trusted.stderr).toMatch(/MCP server shared failed/);
     expect(serversOffered(model, 1)).toEqual(["personal", "repo"]);
+  });
+
+  // A trial of session 23's build (round 3, session 24, #8): a trust could not be taken back but
+  // by editing trusted-projects.json, the warning after a change did not say what changed, and
+  // `mcp --help` printed the whole help.
+  test("mcp untrust takes a trust back; a changed .mcp.json is named in the warning; mcp --help is mcp's usage", async ({
+    cli,
+    repository,
+  }) => {
+    const file = join(repository, ".mcp.json");
+    await writeServers(file, { repo: stdioEntry() });
+    expect((await cli(["mcp", "trust"])).code).toBe(0);
+    await writeServers(file, { repo: stdioEntry(), extra: stdioEntry() });
+    const changed = await cli(["mcp", "list"]);
+    expect(changed.stderr.split("\n")).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^turnloop: warning: not starting the MCP servers of ${file} \\(repo, extra\\): \\.mcp\\.json changed since this project was trusted on \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC; run \`turnloop mcp trust\` in it to allow them$`,
+        ),
+      ),
+    );
+    expect((await cli(["mcp", "trust"])).code).toBe(0);
+    expect(await cli(["mcp", "untrust"])).toMatchObject({
+      code: 0,
+      stdout: `Untrusted ${repository}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`,
+      stderr: "",
+    });
+    const untrusted = await cli(["mcp", "list"]);
+    expect(untrusted.stderr).toContain(
+      `turnloop: warning: not starting the MCP servers of ${file} (repo, extra): this project is not trusted; run \`turnloop mcp trust\` in it to allow them`,
+    );
+    expect(await cli(["mcp", "untrust"])).toMatchObject({
+      code: 0,
+      stdout: `${repository} was not trusted: nothing to take back.\n`,
+    });
+    const help = await cli(["mcp", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout.match(/^ {2}turnloop \S+ \S+/gm)).toEqual([
+      "  turnloop mcp list",
+      "  turnloop mcp trust",
+      "  turnloop mcp untrust",
+    ]);
+    expect(help.stdout).toMatch(/\nEvery command: turnloop --help\n$/);
   });
 
   test("the config files' mcpServers join in (the project's only once trusted); turnloop config names each server's source", async ({

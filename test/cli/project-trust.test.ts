@@ -47,7 +47,7 @@ describe("an untrusted project's permissions", () => {
       expect(existsSync(join(repository, "pwned"))).toBe(false);
       const key = Object.keys(settings.permissions)[0];
       expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
-        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted (or its files changed since it was), and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
+        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
           "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
       );
       expect(result.code).toBe(0);
@@ -118,7 +118,7 @@ describe("an untrusted project's endpoints", () => {
       const untrusted = await cli(["-p", "hello"], { env });
       expect(untrusted.code, untrusted.stderr).toBe(0);
       expect(untrusted.stderr.split("\n")[0]).toBe(
-        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted (or its files changed since it was), and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
       );
       expect(other.requests).toEqual([]);
       expect(model.requests.map((request) => request.headers.authorization)).toEqual([
@@ -152,7 +152,7 @@ describe("an untrusted project's endpoints", () => {
     const env = { TURNLOOP_BASE_URL: "", TURNLOOP_MODEL: "", SECRET_TOKEN: "s3cret" };
     const untrusted = await cli(["-p", "hello"], { env });
     expect(untrusted.stderr.split("\n")[0]).toBe(
-      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted (or its files changed since it was), and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
     );
     expect(untrusted.code).not.toBe(0);
     expect(model.requests).toEqual([]);
@@ -202,7 +202,7 @@ describe("an untrusted project's session store", () => {
       code: 0,
       signal: null,
       stdout: "[]\n",
-      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted (or its files changed since it was), and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
+      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     });
     // `turnloop config` shows it held, its password redacted as a store in force is.
     const shown = await cli(["config"]);
@@ -237,9 +237,11 @@ describe("a trusted project whose files change", () => {
     touchPwned(model);
     const changed = await cli(["-p", "make pwned"]);
     expect(existsSync(join(repository, "pwned"))).toBe(false);
-    expect(changed.stderr).toContain(
-      `turnloop: warning: ${path}: not applying permissions.mode: this project is not trusted (or its files changed since it was)`,
+    // The warning names the file that changed and when the trust was given (trial 24, #8).
+    expect(changed.stderr).toMatch(
+      /^turnloop: warning: \S+: not applying permissions\.mode: \.turnloop\/config\.json changed since this project was trusted on \d{4}-\d\d-\d\d \d\d:\d\d UTC, and this key loosens/m,
     );
+    expect(changed.stderr).toContain(`turnloop: warning: ${path}: not applying permissions.mode`);
     await trust({ cli, repository });
     touchPwned(model);
     const trusted = await cli(["-p", "make pwned"]);
@@ -258,7 +260,7 @@ describe("an untrusted project's MCP servers alone", () => {
     const result = await cli(["-p", "hi"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split("\n").filter((line) => line.includes("warning"))).toEqual([
-      `turnloop: warning: not starting the MCP servers of ${path} (cfgmcp): this project is not trusted (or its files changed since it was); run \`turnloop mcp trust\` in it to allow them`,
+      `turnloop: warning: not starting the MCP servers of ${path} (cfgmcp): this project is not trusted; run \`turnloop mcp trust\` in it to allow them`,
     ]);
   });
 });

@@ -68,7 +68,7 @@ const cases: UsageErrorCase[] = [
 // which are no subcommand, keep pointing at --help.
 const SESSIONS_USAGE =
   "turnloop sessions [list | show <id> | delete <id> | view <id> | export <id> --format F | import <file> | compact <id> [instructions]]";
-const MCP_USAGE = "turnloop mcp list [--json] | turnloop mcp trust";
+const MCP_USAGE = "turnloop mcp list [--json] | turnloop mcp trust | turnloop mcp untrust";
 const SERVE_USAGE = "turnloop serve | --headless [--stdio | --port N [--host H]] [session options]";
 
 const flagCases: UsageErrorCase[] = [

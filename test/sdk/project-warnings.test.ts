@@ -27,15 +27,15 @@ test("an app sees an untrusted project's held key and waiting MCP servers as ses
   const held = {
     warningType: "project_not_trusted",
     message:
-      `${config}: not applying permissions.mode: this project is not trusted (or its files ` +
-      "changed since it was), and this key loosens permissions or sends data elsewhere; run " +
+      `${config}: not applying permissions.mode: this project is not trusted, ` +
+      "and this key loosens permissions or sends data elsewhere; run " +
       "`turnloop mcp trust` in it to trust the whole project config",
   };
   const waiting = {
     warningType: "project_not_trusted",
     message:
-      `not starting the MCP servers of ${mcp} (tracker): this project is not trusted (or its ` +
-      "files changed since it was); run `turnloop mcp trust` in it to allow them",
+      `not starting the MCP servers of ${mcp} (tracker): this project is not trusted; run` +
+      " `turnloop mcp trust` in it to allow them",
   };
   expect(warnings(created)).toEqual([held, waiting]);
   fixture.model.enqueue({ text: "Hi." });

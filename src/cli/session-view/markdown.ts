@@ -1,4 +1,4 @@
-import type { SessionView, ViewMark, ViewTool, ViewTurn } from "./view-model.js";
+import type { SessionView, ViewMark, ViewSummary, ViewTool, ViewTurn } from "./view-model.js";
 
 /** The notice every export carries, in every format. */
 export const EXPORT_NOTE =
@@ -120,7 +120,7 @@ export function sessionViewMarkdown(view: SessionView): string {
     `| turns | ${summary.turns} |`,
     `| tool calls | ${toolCount} |`,
     `| tokens in / out / cached | ${summary.tokens.input} / ${summary.tokens.output} / ${summary.tokens.cacheRead} |`,
-    `| cost | ${summary.cost === undefined ? "not recorded" : `$${summary.cost.toFixed(4)}`} |`,
+    `| cost | ${costCell(summary)} |`,
     `| wall time | ${duration(summary.wallMs)} |`,
     "",
   ];
@@ -147,4 +147,18 @@ export function sessionViewMarkdown(view: SessionView): string {
     }
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The cost row: the sum of the turns that report a cost, in US dollars, saying how many turns
+ * had none (a model without a price in the catalogue), as the HTML view's title does.
+ */
+function costCell(summary: ViewSummary): string {
+  if (summary.cost === undefined) {
+    return summary.turns === 0 ? "not recorded" : "unknown (no turn reports a cost)";
+  }
+  const total = `$${summary.cost.toFixed(4)}`;
+  return summary.costedTurns === summary.turns
+    ? total
+    : `${total} (${summary.costedTurns} of ${summary.turns} turns report a cost; the rest have no price)`;
 }
