@@ -10,16 +10,19 @@ const DEFAULT_TIMEOUT_SECONDS = 120;
 /** Longest timeout a call may ask for, in seconds; a larger value is an invalid argument. */
 const MAX_TIMEOUT_SECONDS = 600;
 
-const bashInput = z.object({
-  command: z.string(),
-  description: z.string().optional().describe("A few words on what the command does"),
-  timeout: z
-    .number()
-    .positive()
-    .max(MAX_TIMEOUT_SECONDS)
-    .optional()
-    .describe(`Seconds (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS})`),
-});
+// Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
+const bashInput = z.lazy(() =>
+  z.object({
+    command: z.string(),
+    description: z.string().optional().describe("A few words on what the command does"),
+    timeout: z
+      .number()
+      .positive()
+      .max(MAX_TIMEOUT_SECONDS)
+      .optional()
+      .describe(`Seconds (default ${DEFAULT_TIMEOUT_SECONDS}, at most ${MAX_TIMEOUT_SECONDS})`),
+  }),
+);
 
 /** Arguments of {@link bashTool}, as Copilot CLI's shell tool takes them. */
 export type BashInput = z.infer<typeof bashInput>;

@@ -20,11 +20,14 @@ import {
 /** Files larger than this (bytes) cannot have been viewed as they are (the limit of `view`). */
 const MAX_VIEWED_BYTES = 50 * 1024 * 1024;
 
-const createInput = z.object({
-  path: z.string(),
-  file_text: z.string(),
-  overwrite: z.boolean().optional().describe("Replace an existing file"),
-});
+// Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
+const createInput = z.lazy(() =>
+  z.object({
+    path: z.string(),
+    file_text: z.string(),
+    overwrite: z.boolean().optional().describe("Replace an existing file"),
+  }),
+);
 
 /** Arguments of {@link createTool}: Copilot CLI's `create` plus an explicit `overwrite`. */
 export type CreateInput = z.infer<typeof createInput>;

@@ -23,11 +23,14 @@ const MAX_FILE_BYTES = 50 * 1024 * 1024;
 /** Line numbers listed in an "old_str matches several places" error. */
 const MAX_LISTED_LINES = 20;
 
-const editInput = z.object({
-  path: z.string(),
-  old_str: z.string(),
-  new_str: z.string(),
-});
+// Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
+const editInput = z.lazy(() =>
+  z.object({
+    path: z.string(),
+    old_str: z.string(),
+    new_str: z.string(),
+  }),
+);
 
 /** Arguments of {@link editTool}, as Copilot CLI's `edit` takes them. */
 export type EditInput = z.infer<typeof editInput>;

@@ -18,10 +18,13 @@ const MAX_GLOB_RESULTS = 100;
 /** Files whose modification time is read at once while sorting. */
 const STAT_BATCH_SIZE = 64;
 
-const globInput = z.object({
-  pattern: z.string(),
-  path: z.string().optional(),
-});
+// Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
+const globInput = z.lazy(() =>
+  z.object({
+    pattern: z.string(),
+    path: z.string().optional(),
+  }),
+);
 
 /** Arguments of {@link globTool}, as Copilot CLI's `glob` takes them. */
 export type GlobInput = z.infer<typeof globInput>;

@@ -21,41 +21,43 @@ const MAX_RESULT_CHARACTERS = 30_000;
 /** Longest line ripgrep prints in content mode (it shows a preview of longer ones). */
 const MAX_LINE_COLUMNS = 1_000;
 
-// Plain numbers, not .int(): zod would add a 2^53 maximum to every schema sent to the model.
-const contextLines = z.number().min(0).optional();
-
-const grepInput = z
-  .object({
-    pattern: z.string().describe("Regular expression (Rust regex syntax)"),
-    path: z.string().optional().describe("File or folder (default: working directory)"),
-    glob: z.string().optional().describe('e.g. "*.ts", "src/**/*.{js,jsx}"'),
-    type: z.string().optional().describe('File type, e.g. "js", "py", "rust"'),
-    output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),
-    "-i": z.boolean().optional(),
-    ignore_case: z.boolean().optional(),
-    "-n": z.boolean().optional(),
-    "-A": contextLines,
-    "-B": contextLines,
-    "-C": contextLines,
-    context: contextLines,
-    head_limit: z.number().positive().optional(),
-    multiline: z.boolean().optional(),
-  })
-  .transform(
-    (input): GrepOptions => ({
-      pattern: input.pattern,
-      path: input.path,
-      glob: input.glob,
-      type: input.type,
-      outputMode: input.output_mode ?? "files_with_matches",
-      ignoreCase: input["-i"] ?? input.ignore_case ?? false,
-      lineNumbers: input["-n"] ?? true,
-      linesAfter: Math.floor(input["-A"] ?? input["-C"] ?? input.context ?? 0),
-      linesBefore: Math.floor(input["-B"] ?? input["-C"] ?? input.context ?? 0),
-      headLimit: Math.ceil(input.head_limit ?? DEFAULT_HEAD_LIMIT),
-      multiline: input.multiline ?? false,
-    }),
-  );
+// Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
+const grepInput = z.lazy(() => {
+  // Plain numbers, not .int(): zod would add a 2^53 maximum to every schema sent to the model.
+  const contextLines = z.number().min(0).optional();
+  return z
+    .object({
+      pattern: z.string().describe("Regular expression (Rust regex syntax)"),
+      path: z.string().optional().describe("File or folder (default: working directory)"),
+      glob: z.string().optional().describe('e.g. "*.ts", "src/**/*.{js,jsx}"'),
+      type: z.string().optional().describe('File type, e.g. "js", "py", "rust"'),
+      output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),
+      "-i": z.boolean().optional(),
+      ignore_case: z.boolean().optional(),
+      "-n": z.boolean().optional(),
+      "-A": contextLines,
+      "-B": contextLines,
+      "-C": contextLines,
+      context: contextLines,
+      head_limit: z.number().positive().optional(),
+      multiline: z.boolean().optional(),
+    })
+    .transform(
+      (input): GrepOptions => ({
+        pattern: input.pattern,
+        path: input.path,
+        glob: input.glob,
+        type: input.type,
+        outputMode: input.output_mode ?? "files_with_matches",
+        ignoreCase: input["-i"] ?? input.ignore_case ?? false,
+        lineNumbers: input["-n"] ?? true,
+        linesAfter: Math.floor(input["-A"] ?? input["-C"] ?? input.context ?? 0),
+        linesBefore: Math.floor(input["-B"] ?? input["-C"] ?? input.context ?? 0),
+        headLimit: Math.ceil(input.head_limit ?? DEFAULT_HEAD_LIMIT),
+        multiline: input.multiline ?? false,
+      }),
+    );
+});
 
 /**
  * `grep {pattern, path?, glob?, type?, output_mode?, -i?, -n?, -A?, -B?, -C?, head_limit?,

@@ -2,13 +2,15 @@ import { z } from "zod";
 import { defineTool } from "./define-tool.js";
 import { textResult } from "./tool-support.js";
 
-const planEntry = z.object({
-  content: z.string().trim().min(1),
-  priority: z.enum(["high", "medium", "low"]),
-  status: z.enum(["pending", "in_progress", "completed"]),
+// Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
+const updatePlanInput = z.lazy(() => {
+  const planEntry = z.object({
+    content: z.string().trim().min(1),
+    priority: z.enum(["high", "medium", "low"]),
+    status: z.enum(["pending", "in_progress", "completed"]),
+  });
+  return z.object({ entries: z.array(planEntry) });
 });
-
-const updatePlanInput = z.object({ entries: z.array(planEntry) });
 
 /** Arguments of {@link updatePlanTool}: the whole plan, in order (ACP `PlanEntry` shape). */
 export type UpdatePlanInput = z.infer<typeof updatePlanInput>;

@@ -182,6 +182,30 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
     expect(offAgain.filter(([outcome]) => outcome !== "none")).toEqual([]);
   });
 
+  test("a script holding characters other than ASCII is read as UTF-8, with and without its cache", async () => {
+    // The session viewer's page scripts keep their own characters (scripts/code-cache-scripts.mjs);
+    // `sessions export --format html` writes them into the page as the script holds them.
+    await prompt();
+    const [sessionId = ""] = readdirSync(join(home(), "session-state"));
+    const env = cli.environment("openai-compatible:my-model");
+    const exported = async (extra: NodeJS.ProcessEnv) => {
+      const args = ["sessions", "export", sessionId, "--format", "html"];
+      const result = await runCli(args, { cwd: cli.directory, env: { ...env, ...extra } });
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+      return result.stdout;
+    };
+    const uncached = await exported({ TURNLOOP_NO_CODE_CACHE: "1" });
+    expect(uncached).toContain(" · started at +");
+    expect(uncached).not.toContain("\u00c2");
+    expect(await exported({})).toBe(uncached);
+    writeFileSync(cli.log, "");
+    expect(await exported({})).toBe(uncached);
+    const lines = readFileSync(cli.log, "utf8").split("\n");
+    expect(lines.filter((line) => line.includes("/chunks/command-"))).toEqual([
+      expect.stringMatching(/^accepted /),
+    ]);
+  });
+
   test("with --enable-source-maps, a stack trace through a script names turnloop's sources", () => {
     const chunks = join(SCRIPTS, "chunks");
     const run = readdirSync(chunks).find((file) => /^run-.*\.js$/.test(file)) ?? "";
