@@ -101,7 +101,9 @@ const PATHS: Record<string, Path> = {
     statuses: ["failed", "failed", "failed"],
   },
   stall: {
-    options: { tuning: FAST },
+    // The idle limit also applies to the retry's answer: at 200 ms a loaded machine could let it
+    // lapse there too (seen at load 16), so the stall gets a limit no scheduling delay reaches.
+    options: { tuning: { ...FAST, idleTimeoutMs: 1_500 } },
     run: async (target) => {
       target.server.enqueue({ raw: [{ hold: true }] }, text("after the stall"));
       return target.prompt("hi");
