@@ -95,7 +95,10 @@ function permissionsText(host: SessionHost, session: Session): string {
   return lines.join("\n");
 }
 
-/** Drops grant `argument` (its number in the list) for the rest of this run. */
+/**
+ * Drops grant `argument` (its number in the list) from the session: recorded as a
+ * `session.grants_changed` with the grants left, so a resume folds it away too.
+ */
 function removeGrant(session: Session, argument: string): CommandOutcome {
   const grants = numberedGrants(session);
   const number = Number(argument);
@@ -107,8 +110,12 @@ function removeGrant(session: Session, argument: string): CommandOutcome {
         : `give the number of a session grant, 1 to ${grants.length} (see /permissions)`,
     );
   }
-  const list = chosen.decision === "allow" ? session.grants.allow : session.grants.deny;
-  list.splice(list.indexOf(chosen.rule), 1);
+  const left = (rules: readonly PermissionRule[]) =>
+    rules.filter((rule) => rule !== chosen.rule).map((rule) => rule.text);
+  session.emit({
+    type: "session.grants_changed",
+    data: { allow: left(session.grants.allow), deny: left(session.grants.deny) },
+  });
   const saved = savedThisRun.get(session);
   const savedAs = saved?.rules.get(chosen.rule.text);
   const stillSaved =
@@ -117,7 +124,7 @@ function removeGrant(session: Session, argument: string): CommandOutcome {
       : "";
   return {
     kind: "text",
-    text: `removed ${chosen.decision} ${chosen.rule.text}: it no longer applies in this session (reopening the session restores it from its log)${stillSaved}`,
+    text: `removed ${chosen.decision} ${chosen.rule.text}: it no longer applies in this session, resumed or not${stillSaved}`,
   };
 }
 

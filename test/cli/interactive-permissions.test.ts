@@ -161,6 +161,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
         ["call_3", "denied", "once", undefined],
         ["call_4", "allowed", "once", undefined],
       ]);
+      // The removal is in the log, so a resumed session folds the grant away too (trial 24, #7:
+      // it came back on the next --continue).
+      const changes = events.filter((event) => event.type === "session.grants_changed");
+      expect(changes.map(({ data }) => data)).toEqual([{ allow: [], deny: [] }]);
     },
     60_000,
   );
