@@ -1,17 +1,17 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import {
-  createPermissionGate,
-  createSandboxExitAsker,
-  type PermissionGateOptions,
-} from "../agent/permission-gate.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
-import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { Provider } from "../llm/provider.js";
 import { type AskPermission, parseRules } from "../permissions/permission-decision.js";
+import {
+  type Authorize,
+  createPermissionGate,
+  createSandboxExitAsker,
+  type PermissionGateOptions,
+} from "../permissions/permission-gate.js";
 import { anchoredRule, type PermissionMode } from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";

@@ -1,10 +1,10 @@
 import { describe, expect } from "vitest";
-import { createPermissionGate } from "../../src/agent/permission-gate.js";
 import {
   type PermissionReply,
   type PermissionRequest,
   parseRules,
 } from "../../src/permissions/permission-decision.js";
+import { createPermissionGate } from "../../src/permissions/permission-gate.js";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
 import type { Harness } from "../support/harness.js";
