@@ -77,7 +77,7 @@ describe("MCP tools behind the permission gate", () => {
     await harness.prompt("go");
     expect(asked).toEqual([]);
     expect(outcomes(harness)).toEqual([
-      ["call_1", false, "Permission denied for 't__echo': the rule mcp(t) denies it"],
+      ["call_1", false, `Permission denied for 't__echo': denied by the rule "mcp(t)"`],
     ]);
   });
 
@@ -90,7 +90,7 @@ describe("MCP tools behind the permission gate", () => {
       await harness.prompt("go");
       expect(asked).toEqual([]);
       expect(outcomes(harness)).toEqual([
-        ["call_1", false, `Permission denied for 't__echo': the rule ${rule} denies it`],
+        ["call_1", false, `Permission denied for 't__echo': denied by the rule "${rule}"`],
       ]);
     });
   }
