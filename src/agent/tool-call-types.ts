@@ -1,11 +1,6 @@
-import type {
-  EventInput,
-  JsonObject,
-  KnownFile,
-  ToolErrorCode,
-  ToolRequest,
-} from "../events/events.js";
+import type { EventInput, KnownFile, ToolErrorCode, ToolRequest } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
+import type { Authorize } from "../permissions/permission-gate.js";
 import type { CommandSetup } from "../tools/command-runner.js";
 import type {
   AnyTool,
@@ -16,33 +11,10 @@ import type {
 } from "../tools/define-tool.js";
 import type { KnownFileHashes } from "../tools/tool-support.js";
 
+/** The gate's types live with the gate (permissions/permission-gate.ts); the loop takes them. */
+export type { Authorize, PermissionAnswer } from "../permissions/permission-gate.js";
+
 /* What running a batch of tool calls (tool-calls.ts) takes from the loop and gives back. */
-
-/**
- * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
- * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
- * `modifiedArgs`), so `tool.execution_start` shows what ran. A refusal may be `rejected` (the
- * user said no, rather than a rule, a hook or nobody to ask) and carry the face's own `content`
- * for the model. `hidden` names the files an allowed search must leave out of its result
- * (tools/define-tool.ts `ToolContext.hidden`).
- */
-export type PermissionAnswer =
-  | { allowed: true; input: unknown; arguments: JsonObject; hidden?: (path: string) => boolean }
-  | { allowed: false; reason: string; rejected?: boolean; content?: string };
-
-/**
- * Asks whether a validated call may run (the permission gate). `start` records
- * `tool.execution_start` with the arguments that would run; an authorizer that asks anyone calls
- * it first, so the start precedes `permission.requested` (the Copilot CLI's order). Calls after
- * the first are ignored, and the loop calls it itself when the authorizer did not.
- */
-export type Authorize = (request: {
-  tool: AnyTool;
-  input: unknown;
-  toolCall: ToolRequest;
-  signal: AbortSignal;
-  start: (toolArguments: JsonObject) => void;
-}) => Promise<PermissionAnswer>;
 
 /**
  * Told of a call of a tool that does not exist, with the error result the model reads for it

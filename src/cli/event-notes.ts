@@ -23,18 +23,19 @@ export function abortNote(reason: string): string {
  * undefined for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
  * `why`, when given, follows: the repetition guard's reason, since `max_turn_requests` alone
  * reads as `--max-turns`. Without it, `max_turn_requests` with the limit `maxTurns` (model
- * requests) names it and how to go on: `stopped: reached --max-turns 1; continue with
- * --continue or raise --max-turns`.
+ * requests) names it and how to go on where the note is read (`goOn`, `-p`'s words by default):
+ * `stopped: reached --max-turns 1; continue with --continue or raise --max-turns`.
  */
 export function stopNote(
   stopReason: StopReason,
   why?: string,
   maxTurns?: number,
+  goOn: string = PROMPT_GO_ON,
 ): string | undefined {
   switch (stopReason) {
     case "max_turn_requests":
       if (why === undefined && maxTurns !== undefined) {
-        return `stopped: reached --max-turns ${maxTurns}; continue with --continue or raise --max-turns`;
+        return `stopped: reached --max-turns ${maxTurns}; ${goOn}`;
       }
       return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
     case "max_tokens":
@@ -50,10 +51,26 @@ export function stopNote(
   }
 }
 
-/** {@link stopNote} for how a prompt ended; undefined after an error (its own line says it). */
-export function outcomeNote(outcome: PromptOutcome, maxTurns: number): string | undefined {
+/** How to go on after `-p` reached its turn limit: another run. */
+const PROMPT_GO_ON = "continue with --continue or raise --max-turns";
+
+/**
+ * How to go on after a prompt of the interactive session reached its turn limit: the limit
+ * counts the model requests of one prompt, so the next message gets as many again.
+ */
+export const INTERACTIVE_GO_ON = "send a message to go on";
+
+/**
+ * {@link stopNote} for how a prompt ended, with `goOn` said after the turn limit; undefined after
+ * an error (its own line says it).
+ */
+export function outcomeNote(
+  outcome: PromptOutcome,
+  maxTurns: number,
+  goOn?: string,
+): string | undefined {
   return "stopReason" in outcome
-    ? stopNote(outcome.stopReason, outcome.repetition, maxTurns)
+    ? stopNote(outcome.stopReason, outcome.repetition, maxTurns, goOn)
     : undefined;
 }
 

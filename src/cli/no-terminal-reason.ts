@@ -7,8 +7,8 @@
  * `edit(src/a.ts)`), quoted for a POSIX shell whatever it holds, so the advice can be pasted.
  */
 
-import type { NoAskSituation } from "../agent/permission-gate.js";
 import { isConfigurationOfLaterRuns } from "../permissions/permission-decision.js";
+import type { NoAskSituation } from "../permissions/permission-gate.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import {
   type LimitSettings,

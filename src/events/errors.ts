@@ -156,8 +156,8 @@ export function whenAborted(signal: AbortSignal, listener: () => void): () => vo
  * Text that is not turnloop's own (a model's reply, a command's output, a tool's result, an MCP
  * server's text, a file name, a remote error) made plain for a model to read ({@link plainText}:
  * every terminal control sequence and control character is removed, tab and newline kept) and
- * safe to draw on a terminal ({@link terminalText}: bidirectional controls shown as code points
- * too) (README, "Text from elsewhere on your terminal").
+ * safe to draw on a terminal ({@link terminalText}: bidirectional and invisible format characters
+ * shown as code points too) (README, "Text from elsewhere on your terminal").
  *
  * Without this a command printing `ESC[2J` wipes the screen, a reply holding `ESC]0;…BEL` sets the
  * terminal's title and `ESC]52;c;…` writes the clipboard. Nothing is kept, SGR colours included:
@@ -190,14 +190,43 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const OVERDRAWN = /[^\n\r]*\r+(?=[^\n\r])/g;
 
 /**
- * Unicode's bidirectional formatting characters (UAX #9, section 2): the embeddings and overrides
- * LRE, RLE, PDF, LRO, RLO (U+202A–U+202E) and the isolates LRI, RLI, FSI, PDI (U+2066–U+2069).
- * A terminal that reorders text (VTE, Konsole, mlterm) draws a line holding them in another order
- * than its characters run: the "Trojan Source" attack (CVE-2021-42574), where a command or a diff
- * reads differently from what runs or is written.
+ * Characters that change how the text around them is drawn, or are not drawn at all, so that a
+ * line can read differently from what runs or is written ("Trojan Source", Boucher and Anderson
+ * 2021, CVE-2021-42574):
+ * - Unicode's bidirectional formatting characters (UAX #9, section 2): the embeddings and
+ *   overrides LRE, RLE, PDF, LRO, RLO (U+202A–U+202E), the isolates LRI, RLI, FSI, PDI
+ *   (U+2066–U+2069), and the implicit marks LRM, RLM (U+200E, U+200F) and ALM (U+061C), which
+ *   reorder the neutral characters next to them; a terminal that reorders text (VTE, Konsole,
+ *   mlterm) draws a line holding them in another order than its characters run;
+ * - invisible characters that hide text inside a word or a name: soft hyphen U+00AD, Mongolian vowel separator U+180E, zero width space U+200B,
+ *   word joiner and the invisible operators U+2060–U+2064, the deprecated format characters
+ *   U+206A–U+206F, the byte order mark U+FEFF, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
+ *   and the tag characters U+E0000–U+E007F (text no one sees but a model reads).
+ * Zero width joiner and non-joiner (U+200D, U+200C) and the variation selectors are left: emoji
+ * sequences and Persian and Indic writing need them, and they cannot reorder or hide a word.
  */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
-const BIDI_CONTROLS = new RegExp(BIDI_CONTROL.source, "g");
+const HIDING_CHARACTER =
+  /[\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/u;
+const HIDING_CHARACTERS = new RegExp(HIDING_CHARACTER.source, "gu");
+
+/** C0 controls (tab and newline too), DEL, C1 controls, and the {@link HIDING_CHARACTER}s. */
+const MARKED = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f]|${HIDING_CHARACTER.source}`, "gu");
+
+/** One character as its code point, e.g. `⟨U+202E⟩`: visible, and acting on nothing around it. */
+function codePointMark(character: string): string {
+  const hex = (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+  return `⟨U+${hex}⟩`;
+}
+
+/**
+ * `text` with every control character (tab and newline too) and every character that can reorder
+ * or hide text ({@link HIDING_CHARACTER}) shown as its code point, e.g. `⟨U+001B⟩`: for a value
+ * that must be drawn whole on one line, its oddities visible (the trust questions,
+ * session/trust-lines.ts). Text drawn as lines is {@link terminalText}.
+ */
+export function markedText(text: string): string {
+  return text.replace(MARKED, codePointMark);
+}
 
 /**
  * `text` without terminal control sequences or control characters: tab and newline are kept, a
@@ -213,19 +242,16 @@ export function plainText(text: string): string {
 }
 
 /**
- * `text` as turnloop draws it on a terminal: {@link plainText}, and each bidirectional formatting
- * character shown as its code point, e.g. `⟨U+202E⟩`, so that it cannot reorder what is drawn
- * around it. Only the drawing changes: the model and the files get the characters as they are.
+ * `text` as turnloop draws it on a terminal: {@link plainText}, and each character that can
+ * reorder or hide text ({@link HIDING_CHARACTER}) shown as its code point, e.g. `⟨U+202E⟩`,
+ * `⟨U+200B⟩`. Only the drawing changes: the model and the files get the characters as they are.
  */
 export function terminalText(text: string): string {
   const plain = plainText(text);
-  if (!BIDI_CONTROL.test(plain)) {
+  if (!HIDING_CHARACTER.test(plain)) {
     return plain;
   }
-  return plain.replace(
-    BIDI_CONTROLS,
-    (character) => `⟨U+${character.charCodeAt(0).toString(16).toUpperCase()}⟩`,
-  );
+  return plain.replace(HIDING_CHARACTERS, codePointMark);
 }
 
 /** Whether `text` holds a character {@link terminalText} would remove or change. */

@@ -11,6 +11,7 @@ import {
   exactCommandPattern,
   exactPathPattern,
   parseConfiguredRule,
+  ruleRefusal,
 } from "./permission-mode.js";
 import {
   hiddenPaths,
@@ -169,7 +170,7 @@ export function permissionDecider(
     const rules = await policy();
     const denial = rules.deny.find((rule) => ruleTouches(rule, subject, root));
     if (denial !== undefined) {
-      return { kind: "deny", reason: `the rule ${denial.text} denies it` };
+      return { kind: "deny", reason: ruleRefusal(denial) };
     }
     const unclear = unclearUnderDenyRules(subject, rules.deny);
     const hidden = hiddenPaths(rules.deny, tool.name, cwd, root);

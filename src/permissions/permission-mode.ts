@@ -141,6 +141,48 @@ export interface PermissionRule {
   pattern?: string;
   /** The rule as written. */
   text: string;
+  /** Where the rule came from, named when it refuses a call ({@link ruleRefusal}). */
+  source?: RuleSource;
+}
+
+/**
+ * Where a permission rule came from: a flag (`--deny-tool`), a settings file (its path as the
+ * user reads it, `~/.turnloop/settings.json`), or the session itself (`how`: the answer or the
+ * app's call that recorded it, e.g. `by an earlier answer`).
+ */
+export type RuleSource =
+  | { kind: "flag"; flag: string }
+  | { kind: "file"; path: string }
+  | { kind: "session"; how: string };
+
+/**
+ * Why `rule` refuses a call, naming where it came from: `denied by --deny-tool 'bash(rm *)'`
+ * (the flag as it could be typed again), `denied by the rule "bash(rm *)" in
+ * ~/.turnloop/settings.json`, `denied by the rule "bash" recorded for this session by an earlier
+ * answer`; a rule of unknown source: `denied by the rule "bash"`.
+ */
+export function ruleRefusal(rule: PermissionRule): string {
+  const { source } = rule;
+  const quoted = JSON.stringify(rule.text);
+  switch (source?.kind) {
+    case undefined:
+      return `denied by the rule ${quoted}`;
+    case "flag":
+      return `denied by ${source.flag} ${shellWord(rule.text)}`;
+    case "file":
+      return `denied by the rule ${quoted} in ${source.path}`;
+    case "session":
+      return `denied by the rule ${quoted} recorded for this session ${source.how}`;
+    default: {
+      const unhandled: never = source;
+      return unhandled;
+    }
+  }
+}
+
+/** `text` as one shell word: as it is when plain, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

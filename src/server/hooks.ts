@@ -37,10 +37,11 @@
  * - `sessionEnd` {reason: "user_exit"} on `session.detach` / `session.destroy`; recorded only.
  */
 
-import type { Authorize, PermissionAnswer, UnknownToolCallback } from "../agent/tool-calls.js";
+import type { UnknownToolCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
+import type { Authorize, PermissionAnswer } from "../permissions/permission-gate.js";
 import type {
   AgentStopOutput,
   PostToolUseFailureOutput,

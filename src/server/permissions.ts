@@ -6,11 +6,10 @@
  * `permissionRequest` object, so a Copilot SDK app's `onPermissionRequest` gets what it expects.
  */
 
-import type { NoAskSituation } from "../agent/permission-gate.js";
-import type { Authorize } from "../agent/tool-calls.js";
 import { whenAborted } from "../events/errors.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import type { AskPermission, PermissionReply } from "../permissions/permission-decision.js";
+import type { Authorize, NoAskSituation } from "../permissions/permission-gate.js";
 import {
   type CommandConfinement,
   type LimitSettings,

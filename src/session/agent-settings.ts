@@ -1,18 +1,22 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
-import {
-  createPermissionGate,
-  createSandboxExitAsker,
-  type PermissionGateOptions,
-} from "../agent/permission-gate.js";
+import { resolve, sep } from "node:path";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
-import type { Authorize } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { Provider } from "../llm/provider.js";
 import { type AskPermission, parseRules } from "../permissions/permission-decision.js";
-import { anchoredRule, type PermissionMode } from "../permissions/permission-mode.js";
+import {
+  type Authorize,
+  createPermissionGate,
+  createSandboxExitAsker,
+  type PermissionGateOptions,
+} from "../permissions/permission-gate.js";
+import {
+  anchoredRule,
+  type PermissionMode,
+  type RuleSource,
+} from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
@@ -84,9 +88,21 @@ export function prepareRun(config: RunConfig, home: string, host: HostFacts): Pr
 function parsedRules(rules: readonly SourcedRule[], cwd: string): PermissionRule[] {
   const parsed = parseRules(rules.map((rule) => rule.value));
   const homes = folderSpellings(homedir());
-  return parsed.flatMap((rule, index) =>
-    anchoredRules([rule], folderSpellings(rules[index]?.anchor ?? cwd), homes),
-  );
+  return parsed.flatMap((rule, index) => {
+    const written = rules[index];
+    const sourced = written === undefined ? rule : { ...rule, source: ruleSource(written.source) };
+    return anchoredRules([sourced], folderSpellings(written?.anchor ?? cwd), homes);
+  });
+}
+
+/** A run config rule's source (run-config.ts: a flag, else a file's path, shown under `~`). */
+function ruleSource(source: string): RuleSource {
+  if (source.startsWith("--")) {
+    return { kind: "flag", flag: source };
+  }
+  const home = homedir();
+  const inHome = source.startsWith(`${home}${sep}`);
+  return { kind: "file", path: inHome ? `~${source.slice(home.length)}` : source };
 }
 
 /**

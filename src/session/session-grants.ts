@@ -5,7 +5,13 @@
  */
 
 import type { SessionEvent } from "../events/events.js";
+import type { RuleSource } from "../permissions/permission-mode.js";
 import { type PermissionRule, parseRule } from "../permissions/permission-rules.js";
+
+/** A grant recorded by an "always" answer. */
+const ANSWERED: RuleSource = { kind: "session", how: "by an earlier answer" };
+/** Grants set by an app (SDK `modifyRules`) or kept by an import (`session.grants_changed`). */
+const SET: RuleSource = { kind: "session", how: "by the app (or kept by an import)" };
 
 export class SessionGrants {
   readonly allow: PermissionRule[] = [];
@@ -18,8 +24,8 @@ export class SessionGrants {
   record(event: SessionEvent): void {
     if (event.type === "session.grants_changed") {
       this.clear();
-      this.allow.push(...parsedRules(event.data.allow));
-      this.deny.push(...parsedRules(event.data.deny));
+      this.allow.push(...parsedRules(event.data.allow, SET));
+      this.deny.push(...parsedRules(event.data.deny, SET));
       return;
     }
     if (event.type !== "permission.completed" || event.data.scope !== "session") {
@@ -30,7 +36,10 @@ export class SessionGrants {
       return;
     }
     try {
-      (decision === "allowed" ? this.allow : this.deny).push(parseRule(rule));
+      (decision === "allowed" ? this.allow : this.deny).push({
+        ...parseRule(rule),
+        source: ANSWERED,
+      });
     } catch {
       // A damaged rule in the log grants nothing.
     }
@@ -44,10 +53,10 @@ export class SessionGrants {
 }
 
 /** The rules of `texts` that parse; a damaged rule in the log grants nothing. */
-function parsedRules(texts: readonly string[]): PermissionRule[] {
+function parsedRules(texts: readonly string[], source: RuleSource): PermissionRule[] {
   return texts.flatMap((text) => {
     try {
-      return [parseRule(text)];
+      return [{ ...parseRule(text), source }];
     } catch {
       return [];
     }

@@ -3,11 +3,12 @@
  * the interactive session (cli/project-trust-question.ts, cli/mcp-trust-question.ts): each held
  * key of its `.turnloop/config.json` with its value (project-holds.ts) and each MCP server it
  * would start with its command line or URL. The values come from a file of a repository the user
- * has not trusted yet, so each is made safe to draw on a terminal (control characters shown as
- * `\u001b`-style escapes) and bounded ({@link MAX_VALUE_CHARACTERS}, the cut said with how much
+ * has not trusted yet, so each is made safe to draw on a terminal (control characters and those
+ * that reorder or hide text shown as code points, `⟨U+001B⟩`: events/errors.ts `markedText`) and bounded ({@link MAX_VALUE_CHARACTERS}, the cut said with how much
  * was left out); a URL always shows its scheme and host whole, a database URL never its password.
  */
 
+import { markedText } from "../events/errors.js";
 import type { McpServerConfig } from "../tools/mcp/config.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import type { UntrustedProject } from "./mcp-servers.js";
@@ -18,16 +19,9 @@ export const MAX_VALUE_CHARACTERS = 160;
 /** Characters shown of a list of values (`permissions.allow`) before the rest is counted. */
 const MAX_LIST_ITEMS = 8;
 
-/** C0 controls, DEL, C1 controls, and the Unicode bidirectional overrides and isolates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** `text` with every control character as a visible escape (`\u001b`), nothing drawn by it. */
+/** `text` with every control character shown as its code point (`⟨U+001B⟩`), nothing drawn by it. */
 export function drawable(text: string): string {
-  return text.replace(
-    UNSAFE,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return markedText(text);
 }
 
 /** `text` made drawable and cut to `limit` characters: `…` and `(N more characters)` say the cut. */

@@ -50,7 +50,7 @@ test("the root's deny rule view(secret/**) refuses a view of ../secret from a se
         toolCallId: "call_1",
         success: false,
         error: expect.objectContaining({
-          message: "Permission denied for 'view': the rule view(secret/**) denies it",
+          message: `Permission denied for 'view': denied by the rule "view(secret/**)" in ${join(root, ".turnloop", "config.json")}`,
         }),
       }),
     },

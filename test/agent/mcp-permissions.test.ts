@@ -1,10 +1,10 @@
 import { describe, expect } from "vitest";
-import { createPermissionGate } from "../../src/agent/permission-gate.js";
 import {
   type PermissionReply,
   type PermissionRequest,
   parseRules,
 } from "../../src/permissions/permission-decision.js";
+import { createPermissionGate } from "../../src/permissions/permission-gate.js";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
 import type { Harness } from "../support/harness.js";
@@ -77,7 +77,7 @@ describe("MCP tools behind the permission gate", () => {
     await harness.prompt("go");
     expect(asked).toEqual([]);
     expect(outcomes(harness)).toEqual([
-      ["call_1", false, "Permission denied for 't__echo': the rule mcp(t) denies it"],
+      ["call_1", false, `Permission denied for 't__echo': denied by the rule "mcp(t)"`],
     ]);
   });
 
@@ -90,7 +90,7 @@ describe("MCP tools behind the permission gate", () => {
       await harness.prompt("go");
       expect(asked).toEqual([]);
       expect(outcomes(harness)).toEqual([
-        ["call_1", false, `Permission denied for 't__echo': the rule ${rule} denies it`],
+        ["call_1", false, `Permission denied for 't__echo': denied by the rule "${rule}"`],
       ]);
     });
   }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
@@ -60,6 +60,47 @@ describe.skipIf(tmuxMissing())("bidirectional-text controls on the terminal", ()
     const screen = await terminal.waitFor(/\[exit 0\]/);
     expect(screen.split("\n").map((line) => line.trimEnd())).toContain(REPLY_SHOWN);
   });
+});
+
+/**
+ * The implicit marks LRM, RLM, ALM (they reorder the neutral characters next to them) and
+ * characters that draw nothing and so hide text inside a word: zero width space, soft hyphen,
+ * word joiner, byte order mark, tag characters (events/errors.ts `HIDING_CHARACTER`).
+ */
+const HIDDEN =
+  "marks: 1\u200e-2\u200f-3\u061c-4 hidden: r\u200bm r\u00adm r\u2060m r\ufeffm t\u{e0041}\u{e0042}";
+const HIDDEN_SHOWN =
+  "marks: 1⟨U+200E⟩-2⟨U+200F⟩-3⟨U+061C⟩-4 hidden: r⟨U+200B⟩m r⟨U+00AD⟩m r⟨U+2060⟩m r⟨U+FEFF⟩m t⟨U+E0041⟩⟨U+E0042⟩";
+
+describe.skipIf(tmuxMissing())("marks and invisible characters on the terminal", () => {
+  interactiveTest(
+    "-p on a terminal: the answer's marks and hidden characters show as code points",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: HIDDEN });
+      const terminal = fixture.open(["-p", "go"], { columns: 140 });
+      const screen = await terminal.waitFor(/\[exit 0\]/);
+      expect(screen.split("\n").map((line) => line.trimEnd())).toContain(HIDDEN_SHOWN);
+    },
+  );
+
+  interactiveTest(
+    "the trust question shows a project server's command with its controls as code points, the same marks as the rest",
+    async ({ fixture }) => {
+      await writeFile(
+        join(fixture.repository, ".mcp.json"),
+        JSON.stringify({
+          mcpServers: { "s\u202eq": { command: "run\u200f", args: ["\u001b[2Jx"] } },
+        }),
+      );
+      const terminal = fixture.open([], { columns: 140 });
+      const question = await terminal.waitFor(/\[y\] yes +\[n\] no/);
+      const rows = question.split("\n").map((row) => row.trim());
+      expect(rows).toContain("s⟨U+202E⟩q: 'run⟨U+200F⟩' '⟨U+001B⟩[2Jx'");
+      terminal.write("n");
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
 });
 
 test("-p to a pipe: the answer keeps them, as the model sent it", async ({ cli, model }) => {

@@ -41,8 +41,37 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
   ])("the file survives %s", async (command, { cli, model, repository }) => {
     await writeFile(join(repository, "x"), "keep me");
     const output = await bashResultThroughCli({ cli, model }, command, flags);
-    expect(output).toBe("Permission denied for 'bash': the rule bash(rm *) denies it");
+    expect(output).toBe("Permission denied for 'bash': denied by --deny-tool 'bash(rm *)'");
     expect(existsSync(join(repository, "x"))).toBe(true);
+  });
+});
+
+describe("a refusal names where its rule came from", () => {
+  test("a rule in the user's config file is named with the file, under ~", async ({
+    cli,
+    model,
+    repository,
+    home,
+  }) => {
+    await writeFile(join(repository, "x"), "keep me");
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({ permissions: { deny: ["bash(rm *)"] } }),
+    );
+    const output = await bashResultThroughCli({ cli, model }, "rm -rf x", ["--allow-all-tools"]);
+    expect(output).toBe(
+      `Permission denied for 'bash': denied by the rule "bash(rm *)" in ~/config.json`,
+    );
+    expect(existsSync(join(repository, "x"))).toBe(true);
+  });
+
+  test("--deny-tool with a plain tool name is named as typed", async ({ cli, model }) => {
+    const output = await bashResultThroughCli({ cli, model }, "echo hi", [
+      "--allow-all-tools",
+      "--deny-tool",
+      "bash",
+    ]);
+    expect(output).toBe("Permission denied for 'bash': denied by --deny-tool bash");
   });
 });
 

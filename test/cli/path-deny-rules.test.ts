@@ -93,7 +93,7 @@ describe("a path deny rule of a reading tool covers every tool that reads files 
     expect(results).toEqual([
       "deeper/\ndeeper/key.txt",
       "No files matched the pattern.",
-      "Permission denied for 'view': the rule grep(**/creds.txt) denies it",
+      "Permission denied for 'view': denied by --deny-tool 'grep(**/creds.txt)'",
       "secret/deeper/key.txt:1:password=deepkey",
     ]);
   });
@@ -116,7 +116,7 @@ describe("a path deny rule of a reading tool covers every tool that reads files 
     );
     expect(results).toEqual(
       ["view", "grep", "glob", "edit"].map(
-        (tool) => `Permission denied for '${tool}': the rule view(secret/**) denies it`,
+        (tool) => `Permission denied for '${tool}': denied by --deny-tool 'view(secret/**)'`,
       ),
     );
     expect(await readFile(join(repository, "secret", "creds.txt"), "utf8")).toBe(
@@ -142,8 +142,8 @@ describe("a path deny rule of an editing tool covers every tool that writes file
       ["--allow-all-tools", "--deny-tool", "edit(secret/**)"],
     );
     expect(results).toEqual([
-      "Permission denied for 'create': the rule edit(secret/**) denies it",
-      "Permission denied for 'create': the rule edit(secret/**) denies it",
+      "Permission denied for 'create': denied by --deny-tool 'edit(secret/**)'",
+      "Permission denied for 'create': denied by --deny-tool 'edit(secret/**)'",
       "1. password=hunter2xyz",
     ]);
     expect(await readFile(join(repository, "secret", "creds.txt"), "utf8")).toBe(
@@ -166,7 +166,7 @@ describe("a path deny rule of an editing tool covers every tool that writes file
       ["--deny-tool", "grep"],
     );
     expect(results).toEqual([
-      "Permission denied for 'grep': the rule grep denies it",
+      "Permission denied for 'grep': denied by --deny-tool grep",
       "2. password=public",
     ]);
   });

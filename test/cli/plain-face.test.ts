@@ -41,6 +41,24 @@ describe("the plain-line face", () => {
   });
 });
 
+describe("a prompt the turn limit stops", () => {
+  test("says the limit and how to go on here (another message), not -p's --continue", async ({
+    cli,
+    model,
+  }) => {
+    const call = { id: "call_1", name: "glob", arguments: '{"pattern":"*.none"}' };
+    model.enqueue({ toolCalls: [call] });
+    const result = await cli(["--max-turns", "1"], { stdin: "look\n" });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.slice(2, -3)).toEqual([
+      expect.stringMatching(/^> ✓ glob \*\.none \(\d+ ms\)$/),
+      "stopped: reached --max-turns 1; send a message to go on",
+    ]);
+    expect(result.stdout).not.toContain("--continue");
+  });
+});
+
 describe("end of input at a permission question", () => {
   test("cancels the prompt (not a no) and ends the session as at the prompt: the log shows the cancel", async ({
     cli,

@@ -54,7 +54,7 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
     expect(result).toEqual({
       code: 0,
       stderr: expect.any(String),
-      toolResult: "Permission denied for 'bash': the rule bash(touch *) denies it",
+      toolResult: `Permission denied for 'bash': denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
     });
     expect(result.stderr).not.toContain("warning");
     expect(existsSync(join(folder, "made"))).toBe(false);
@@ -115,7 +115,7 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
       `turnloop: warning: ${between} is not read: the project is ${repository} (it holds .git), whose .turnloop/config.json applies in its subfolders`,
     );
     expect(result.toolResult).toBe(
-      "Permission denied for 'bash': the rule bash(touch *) denies it",
+      `Permission denied for 'bash': denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
     );
     // maxTurns 1 of the unread file would have stopped before the second request.
     expect(model.requests).toHaveLength(2);
@@ -129,7 +129,7 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
     const folder = await subfolder(root);
     const result = await touchMade({ cli, model }, folder, ["--allow-all-tools"]);
     expect(result.toolResult).toBe(
-      "Permission denied for 'bash': the rule bash(touch *) denies it",
+      `Permission denied for 'bash': denied by the rule "bash(touch *)" in ~/worktree/.turnloop/config.json`,
     );
   });
 

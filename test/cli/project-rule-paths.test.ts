@@ -47,9 +47,12 @@ const READS: ToolCallSpec[] = [
   ["view", { path: "../notes.txt" }],
 ];
 
-/** What {@link READS} give from `src/` when the root's `secret/` is denied. */
-const DENIED_FROM_SOURCE = [
-  "Permission denied for 'view': the rule view(secret/**) denies it",
+/**
+ * What {@link READS} give from `src/` when the root's `secret/` is denied by a rule in `file` (as
+ * the refusal names it).
+ */
+const deniedFromSource = (file: string) => [
+  `Permission denied for 'view': denied by the rule "view(secret/**)" in ${file}`,
   "../notes.txt:1:password=public",
   "../notes.txt",
   "1. password=public",
@@ -66,7 +69,7 @@ describe("a relative path in a config file's permission rule is read against the
       permissions: { deny: ["view(secret/**)"] },
     });
     const results = await resultsIn({ cli, model }, source, READS, ["--allow-all-tools"]);
-    expect(results).toEqual(DENIED_FROM_SOURCE);
+    expect(results).toEqual(deniedFromSource(join(repository, ".turnloop", "config.json")));
   });
 
   test("turnloop config from src/ shows the rule as written, with the folder it is read against", async ({
@@ -96,7 +99,7 @@ describe("a relative path in a config file's permission rule is read against the
     const source = await repositoryWithSecret(repository);
     await writeConfig(join(home, "config.json"), { permissions: { deny: ["view(secret/**)"] } });
     const results = await resultsIn({ cli, model }, source, READS, ["--allow-all-tools"]);
-    expect(results).toEqual(DENIED_FROM_SOURCE);
+    expect(results).toEqual(deniedFromSource("~/config.json"));
   });
 
   test("the rule still covers the secret from the root, and a file's ./, .. and ~/ forms are read as paths", async ({
@@ -121,10 +124,11 @@ describe("a relative path in a config file's permission rule is read against the
       ],
       ["--allow-all-tools"],
     );
+    const file = join(repository, ".turnloop", "config.json");
     expect(results).toEqual([
-      "Permission denied for 'view': the rule view(./secret/**) denies it",
-      "Permission denied for 'view': the rule view(src/../notes.txt) denies it",
-      "Permission denied for 'view': the rule view(~/diary.txt) denies it",
+      `Permission denied for 'view': denied by the rule "view(./secret/**)" in ${file}`,
+      `Permission denied for 'view': denied by the rule "view(src/../notes.txt)" in ${file}`,
+      `Permission denied for 'view': denied by the rule "view(~/diary.txt)" in ${file}`,
       "1. export const main = 1;",
     ]);
     expect(source).toBe(join(repository, "src"));
@@ -150,7 +154,7 @@ describe("a relative path in a flag's rule is read against the session's folder"
       ["--allow-all-tools", "--deny-tool", "view(secret/**)"],
     );
     expect(results).toEqual([
-      "Permission denied for 'view': the rule view(secret/**) denies it",
+      "Permission denied for 'view': denied by --deny-tool 'view(secret/**)'",
       "1. password=hunter2xyz",
     ]);
   });

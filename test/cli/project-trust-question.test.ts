@@ -66,7 +66,7 @@ describe("the project trust question for held config keys", () => {
         "  permissions.mode: full-access\n" +
         "  baseUrl: http://evil.example/%1B[2Jv1 (model requests and your API key go there)\n" +
         "  store: postgres://user:***@db.example/turnloop (sessions are kept there)\n" +
-        "  MCP server cfg: 'rm\\u001b[31m' -rf x\n" +
+        "  MCP server cfg: 'rm⟨U+001B⟩[31m' -rf x\n" +
         `${join(project, ".mcp.json")} starts MCP servers, programs from this project:\n` +
         "  p2: node srv.mjs '--flag with space' (env TOKEN)\n" +
         `  docs: http https://docs.example${docsPath.slice(0, 160 - "https://docs.example".length)}… (${docsPath.length - (160 - "https://docs.example".length)} more characters)\n` +

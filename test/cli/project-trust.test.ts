@@ -97,7 +97,7 @@ describe("an untrusted project's permissions", () => {
       messages: Array<{ role: string; content: unknown }>;
     };
     expect(tool.messages.find((message) => message.role === "tool")?.content).toBe(
-      "Permission denied for 'bash': the rule bash(touch *) denies it",
+      `Permission denied for 'bash': denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
     );
   });
 });

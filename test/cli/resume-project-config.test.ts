@@ -66,8 +66,14 @@ describe("a session resumed from another folder runs with its own folder's proje
     runs(model, "touch denied.txt");
     const touch = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: other });
     expect(touch.code).toBe(0);
+    const file = join(repository, ".turnloop", "config.json").replace(
+      /[.*+?^${}()|[\]\\]/g,
+      "\\$&",
+    );
     expect(touch.stderr).toMatch(
-      /✗ bash touch denied\.txt \(\d+ ms\): Permission denied for 'bash': the rule bash\(touch \*\) denies it/,
+      new RegExp(
+        `✗ bash touch denied\\.txt \\(\\d+ ms\\): Permission denied for 'bash': denied by the rule "bash\\(touch \\*\\)" in ${file}\n`,
+      ),
     );
     expect(existsSync(join(repository, "denied.txt"))).toBe(false);
     runs(model, "echo hi");
@@ -100,7 +106,9 @@ describe("a session resumed from another folder runs with its own folder's proje
     runs(model, "touch denied.txt");
     const resumed = await cli(["--resume", id, "--allow-all-tools"], { cwd: other, stdin: "go\n" });
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain("the rule bash(touch *) denies it");
+    expect(resumed.stdout).toContain(
+      `denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
+    );
     expect(existsSync(join(repository, "denied.txt"))).toBe(false);
   });
 
@@ -159,12 +167,14 @@ describe("an invalid project file in the current folder and a session resumed by
     repository,
   }) => {
     const id = await repositorySession({ cli, model, repository });
-    const { folder } = await invalidFolder();
+    const { folder, path: invalid } = await invalidFolder();
     runs(model, "touch denied.txt");
     const resumed = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: folder });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain("the rule bash(touch *) denies it");
-    expect(resumed.stderr).not.toContain("config.json");
+    expect(resumed.stderr).toContain(
+      `denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
+    );
+    expect(resumed.stderr).not.toContain(invalid);
     model.enqueue({ text: "again" });
     const interactive = await cli(["--resume", id], { cwd: folder, stdin: "go\n/new\n" });
     expect(interactive.code, interactive.stderr).toBe(0);

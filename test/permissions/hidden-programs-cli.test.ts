@@ -22,13 +22,13 @@ describeMarkerCases([
   {
     mechanism: "hash -p",
     command: `hash -p ${TOUCH} ls; ls marker`,
-    refusal: "the rule bash(touch *) denies it",
+    refusal: "denied by --deny-tool 'bash(touch *)'",
   },
   // A brace expansion building an option (finding 20).
   {
     mechanism: "a brace expansion",
     command: "find . -maxdepth 0 {-exec,touch,marker,\\;}",
-    refusal: "the rule bash(touch *) denies it",
+    refusal: "denied by --deny-tool 'bash(touch *)'",
   },
   // A glob matching an option-named file (finding 20).
   { mechanism: "a glob", command: "find . -maxdepth 0 -exe? ./x.sh \\;", refusal: UNREAD },

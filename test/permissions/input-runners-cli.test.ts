@@ -6,7 +6,7 @@ import { DENY_TOUCH, describeMarkerCases, UNREAD } from "./marker-cases.js";
  * creates its marker under `--allow-all-tools` (the test can fail), and under the flags of the
  * case it is refused and the marker is not created.
  */
-const DENIED = "the rule bash(touch *) denies it";
+const DENIED = "denied by --deny-tool 'bash(touch *)'";
 
 describeMarkerCases([
   // xargs's input becomes the command a wrapper runs (#1): it names no touch, so it is asked.

@@ -17,7 +17,7 @@ import type { Session, SessionAgentSettings } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
-import { abortNote, outcomeNote } from "../event-notes.js";
+import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
 
 /** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
@@ -211,7 +211,7 @@ export class Controller {
     try {
       await this.mcpStarting;
       const outcome = await this.session.prompt(settings, full);
-      this.ending = outcomeNote(outcome, settings.maxTurns);
+      this.ending = outcomeNote(outcome, settings.maxTurns, INTERACTIVE_GO_ON);
     } finally {
       this.setBusy(undefined);
     }

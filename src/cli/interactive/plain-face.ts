@@ -72,8 +72,9 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   };
   process.on("SIGINT", onInterrupt);
   await controller.attach(view);
+  const submit = submitter(controller, renderer, stdout);
   if (settings.firstPrompt !== undefined) {
-    await controller.submit(settings.firstPrompt);
+    await submit(settings.firstPrompt);
   }
   while (!exit) {
     const line = await lines.read("> ");
@@ -82,8 +83,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
       stdout.write("\n");
       break;
     }
-    await controller.submit(line);
-    renderer.endLine();
+    await submit(line);
   }
   process.off("SIGINT", onInterrupt);
   lines.close();
@@ -91,6 +91,26 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   const { id } = controller.session;
   stdout.write(`${notSavedLine(controller.session) ?? `session ${id}`}\n`);
   return EXIT.ok;
+}
+
+/**
+ * Sends a line to the session; once it is done, ends the reply's line and says how a limit
+ * stopped the prompt (`stopped: reached --max-turns 1; send a message to go on`), as the
+ * terminal face's status row does.
+ */
+function submitter(
+  controller: Controller,
+  renderer: TerminalRenderer,
+  stdout: NodeJS.WritableStream,
+): (text: string) => Promise<void> {
+  return async (text) => {
+    await controller.submit(text);
+    renderer.endLine();
+    const ending = controller.takeEnding();
+    if (ending !== undefined) {
+      stdout.write(`${ending}\n`);
+    }
+  };
 }
 
 /**

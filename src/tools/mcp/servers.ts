@@ -8,7 +8,7 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { McpConnection, type McpServerState } from "./connection.js";
-import { type McpToolNaming, mcpTool, qualifiedToolName } from "./tools.js";
+import { type McpToolNaming, mcpTool, namesToolOf } from "./tools.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
@@ -286,10 +286,8 @@ export class McpServers {
   private serverOf(toolName: string): McpConnection | undefined {
     let found: McpConnection | undefined;
     for (const connection of this.connections) {
-      const prefix = qualifiedToolName(connection.name, "", this.options.toolNaming);
       if (
-        toolName.startsWith(prefix) &&
-        toolName.length > prefix.length &&
+        namesToolOf(toolName, connection.name, this.options.toolNaming) &&
         (found === undefined || connection.name.length > found.name.length)
       ) {
         found = connection;

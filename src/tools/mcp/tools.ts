@@ -57,6 +57,31 @@ export function qualifiedToolName(
   return `${name.slice(0, MAX_TOOL_NAME - 9)}_${hash.slice(0, 8)}`;
 }
 
+/**
+ * Whether `name` may be the name {@link qualifiedToolName} gives a tool of server `serverName`:
+ * it starts with the server's prefix (`<server>__`), or it was cut to fit and its first
+ * characters are those of that prefix (a server name of 54 characters or more leaves no room
+ * for the whole prefix before the hash).
+ */
+export function namesToolOf(
+  name: string,
+  serverName: string,
+  naming: McpToolNaming = "turnloop",
+): boolean {
+  const separator = naming === "copilot" ? "-" : "__";
+  const prefix = `${serverName}${separator}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (name.length > prefix.length && name.startsWith(prefix)) {
+    return true;
+  }
+  const kept = MAX_TOOL_NAME - 9;
+  return (
+    name.length === MAX_TOOL_NAME &&
+    prefix.length > kept &&
+    /^_[0-9a-f]{8}$/.test(name.slice(kept)) &&
+    name.slice(0, kept) === prefix.slice(0, kept)
+  );
+}
+
 /** The turnloop tool for one tool of a connected server, named as `naming` says. */
 export function mcpTool(
   connection: McpConnection,

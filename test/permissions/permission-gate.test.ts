@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import { createPermissionGate } from "../../src/agent/permission-gate.js";
 import type { EventInput } from "../../src/events/events.js";
 import {
   type AskPermission,
@@ -11,6 +10,7 @@ import {
   type PermissionRequest,
   parseRules,
 } from "../../src/permissions/permission-decision.js";
+import { createPermissionGate } from "../../src/permissions/permission-gate.js";
 import { agentSettingsFor, prepareRun } from "../../src/session/agent-settings.js";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";

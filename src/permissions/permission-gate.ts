@@ -1,6 +1,7 @@
 import { errorMessage, whenAborted } from "../events/errors.js";
-import type { EventInput } from "../events/events.js";
+import type { EventInput, JsonObject, ToolRequest } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
+import type { AnyTool } from "../tools/define-tool.js";
 import {
   type AskPermission,
   type CommandConfinement,
@@ -10,10 +11,35 @@ import {
   type PermissionReply,
   type PermissionRequest,
   permissionDecider,
-} from "../permissions/permission-decision.js";
-import { outsideConfinement } from "../permissions/permission-mode.js";
-import { MCP_RULE } from "../permissions/permission-rules.js";
-import type { Authorize, PermissionAnswer } from "./tool-calls.js";
+} from "./permission-decision.js";
+import { outsideConfinement } from "./permission-mode.js";
+import { MCP_RULE } from "./permission-rules.js";
+
+/**
+ * The gate's answer for one tool call. An allowed call runs with `input` and is logged with
+ * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
+ * `modifiedArgs`), so `tool.execution_start` shows what ran. A refusal may be `rejected` (the
+ * user said no, rather than a rule, a hook or nobody to ask) and carry the face's own `content`
+ * for the model. `hidden` names the files an allowed search must leave out of its result
+ * (tools/define-tool.ts `ToolContext.hidden`).
+ */
+export type PermissionAnswer =
+  | { allowed: true; input: unknown; arguments: JsonObject; hidden?: (path: string) => boolean }
+  | { allowed: false; reason: string; rejected?: boolean; content?: string };
+
+/**
+ * Asks whether a validated call may run (the permission gate). `start` records
+ * `tool.execution_start` with the arguments that would run; an authorizer that asks anyone calls
+ * it first, so the start precedes `permission.requested` (the Copilot CLI's order). Calls after
+ * the first are ignored, and the loop calls it itself when the authorizer did not.
+ */
+export type Authorize = (request: {
+  tool: AnyTool;
+  input: unknown;
+  toolCall: ToolRequest;
+  signal: AbortSignal;
+  start: (toolArguments: JsonObject) => void;
+}) => Promise<PermissionAnswer>;
 
 export interface PermissionGateOptions {
   cwd: string;
