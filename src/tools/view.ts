@@ -116,9 +116,10 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
 /**
  * The bytes of the regular file at `path` if it holds 1 to {@link READ_AT_ONCE_BYTES} bytes, read
  * on the calling thread: opened (without waiting, should a pipe have taken the file's place since
- * its `stat`), checked, read and closed in a few microseconds of the kernel's time, where
- * `readFile` made four thread-pool round trips (open, stat, read, close), each costing the main
- * thread more than that (its request, wake-up and callback; bench/notes/turn24.md). Undefined when
+ * its `stat`), checked, read and closed in microseconds of the kernel's time (tens for 256 KiB
+ * from the page cache), where `readFile` made four thread-pool round trips or more (open, stat,
+ * read, close), each costing the main thread its request, wake-up and callback
+ * (bench/notes/turn24.md). Undefined when
  * the file is empty (files of `/proc` say so and hold text: read as before) or no longer such a
  * file; then `readFile` reads it as it reads larger files. Throws the open's or read's error, as
  * `readFile` would (`EACCES: permission denied, open '…'`).
