@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -14,7 +14,8 @@ import type { FakeModelServer, RawPiece, Reply, Wire } from "../support/fake-mod
 // Issue 26, round 3 session 24: the bundle's provider-utils validates with zod's synchronous parse
 // where zod can (scripts/provider-utils-as-bundled.mjs, `zodParsedAtOnce`). The OpenAI chat and
 // Responses models and the Anthropic model, each bundled with provider-utils as shipped and as
-// changed, must make the same stream parts of the same replies, valid chunks or not.
+// changed, must send the same request bodies (provider options go through zod) and make the same
+// stream parts of the same replies, valid chunks or not.
 
 /** esbuild's plugin applying the change alone to provider-utils. */
 const changedProviderUtils = {
@@ -51,26 +52,23 @@ const entryOf = (name: string) =>
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), "zod-parsed-at-once-"));
-  const load = async (variant: Variant, name: string) =>
-    import(
-      pathToFileURL(
-        await bundledModule(
-          directory,
-          `${variant}-${name.replace(/\W/g, "-")}`,
-          entryOf(name),
-          variant === "changed" ? [changedProviderUtils] : [],
-        ),
-      ).href
-    );
+  // One bundle per variant (the three packages share one copy of zod and provider-utils there).
+  const entry = join(directory, "packages.mjs");
+  await writeFile(
+    entry,
+    [
+      `export * as openai from ${JSON.stringify(entryOf("@ai-sdk/openai"))};`,
+      `export * as anthropic from ${JSON.stringify(entryOf("@ai-sdk/anthropic"))};`,
+      `export * as utils from ${JSON.stringify(entryOf("@ai-sdk/provider-utils"))};`,
+      "",
+    ].join("\n"),
+  );
   for (const variant of ["shipped", "changed"] as const) {
-    const [openai, anthropic, utils] = await Promise.all(
-      ["@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/provider-utils"].map((name) =>
-        load(variant, name),
-      ),
-    );
-    packages[variant] = { openai, anthropic, utils };
+    const plugins = variant === "changed" ? [changedProviderUtils] : [];
+    const file = await bundledModule(directory, variant, entry, plugins);
+    packages[variant] = await import(pathToFileURL(file).href);
   }
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
@@ -152,6 +150,11 @@ async function streamedParts(model: LanguageModelV3): Promise<unknown[]> {
     prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
     tools: [{ type: "function", name: "lookup", inputSchema: { type: "object" } }],
     includeRawChunks: true,
+    // Parsed by each package's own zod schemas into the body.
+    providerOptions: {
+      openai: { parallelToolCalls: false, user: "someone", unknownOption: 1 },
+      anthropic: { sendReasoning: true, disableParallelToolUse: true },
+    },
   });
   const parts: LanguageModelV3StreamPart[] = [];
   for await (const part of stream) {
@@ -290,12 +293,16 @@ describe("each wire's model makes the same stream parts with provider-utils as c
       test(`${wire}: ${name}`, async () => {
         // A server each, so that both replies get the same ids.
         const parts = [];
+        const bodies = [];
         for (const variant of ["shipped", "changed"] as const) {
           server = await startFakeModelServer();
           parts.push(await partsOf(modelOf(variant, wire, `${server.url}/v1`), reply));
+          bodies.push(server.requests.map((request) => request.body));
           await server.close();
           server = undefined;
         }
+        expect(bodies[1]).toEqual(bodies[0]);
+        expect(bodies[0]).toHaveLength(1);
         const [shipped, changed] = parts;
         expect(changed).toEqual(shipped);
         expect(shipped?.length).toBeGreaterThan(name.startsWith("a first event") ? 0 : 2);
