@@ -8,7 +8,8 @@
  *   bench/notes/targets.md, "Start-up and memory, round 3, session 5"); the records it builds
  *   from it are the same;
  * - its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs);
- * - its reader of a response's body keeps its lock ({@link bodyReaderKept}).
+ * - its reader of a response's body keeps its lock ({@link bodyReaderKept});
+ * - a zod 4 schema validates synchronously where zod can ({@link zodParsedAtOnce}).
  * A provider-utils that reads otherwise fails (the build, or the benchmark's load).
  */
 
@@ -29,7 +30,10 @@ export function providerUtilsAsBundled(source, path, modules) {
   ) {
     throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
   }
-  const events = bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path);
+  const events = zodParsedAtOnce(
+    bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path),
+    path,
+  );
   return `import { HeaderList as Headers } from ${JSON.stringify(modules.headerList)};\n${events}`;
 }
 
@@ -56,5 +60,45 @@ function bodyReaderKept(source, path) {
   return source.replace(
     release,
     "  const releaseReader = () => {\n    readerReleased = true;\n  };",
+  );
+}
+
+/** What provider-utils' `zod4Schema` validates with: zod's asynchronous parse, always. */
+const ZOD4_ASYNC_VALIDATE = `      validate: async (value) => {
+        const result = await z4.safeParseAsync(zodSchema2, value);
+        return result.success ? { success: true, value: result.data } : { success: false, error: result.error };
+      }`;
+
+/**
+ * provider-utils' `zod4Schema` (the wrapper `zodSchema` gives every zod 4 schema: the chunk
+ * schemas of `@ai-sdk/openai`'s chat and Responses models and of `@ai-sdk/anthropic`, their error
+ * and provider-option schemas) validates with `z4.safeParseAsync`, which turns off zod's compiled
+ * parser for objects and costs promise hops per check: each chunk of those wires' streams paid it
+ * (bench/notes/turn24.md). Here `validate` parses with `z4.safeParse` and returns its result
+ * at once. When `safeParse` throws (a schema with asynchronous parts, which it refuses, or a
+ * refinement that throws), the value is parsed with `safeParseAsync` as before and that result,
+ * or rejection, is what `validate` gives: zod's error class is not checked, since a schema made by
+ * another copy of zod throws that copy's. The results are zod's own either way (test/llm/zod-parsed-at-once.test.ts runs every wire's streams through both). Its
+ * callers (`safeValidateTypes`) await the result, a value or a promise. The OpenAI-compatible
+ * model's chunk schema does not come here (src/llm/sync-chunk-validation.ts). A provider-utils
+ * whose `zod4Schema` reads otherwise fails.
+ * @param {string} source
+ * @param {string} path
+ */
+export function zodParsedAtOnce(source, path) {
+  if (source.split(ZOD4_ASYNC_VALIDATE).length !== 2) {
+    throw new Error(`${path}: provider-utils' zod4Schema no longer validates as expected`);
+  }
+  return source.replace(
+    ZOD4_ASYNC_VALIDATE,
+    `      validate: (value) => {
+        let result;
+        try {
+          result = z4.safeParse(zodSchema2, value);
+        } catch {
+          return z4.safeParseAsync(zodSchema2, value).then((later) => later.success ? { success: true, value: later.data } : { success: false, error: later.error });
+        }
+        return result.success ? { success: true, value: result.data } : { success: false, error: result.error };
+      }`,
   );
 }

@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
@@ -10,7 +11,6 @@ import {
   hiddenBelow,
   knownFile,
   missingPathMessage,
-  resolveLinks,
   resolveToolPath,
   runGuarded,
   statIfExists,
@@ -25,6 +25,11 @@ const MAX_VIEW_CHARACTERS = 100_000;
 const MAX_LINE_CHARACTERS = 2_000;
 /** Files larger than this (bytes) are refused rather than read into memory. */
 const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/**
+ * Files up to this size (bytes) are read on the calling thread ({@link readSmallFile}); larger
+ * ones through Node's thread pool, cancellable while they are read.
+ */
+const READ_AT_ONCE_BYTES = 256 * 1024;
 
 const viewInput = z.object({
   path: z.string(),
@@ -81,7 +86,9 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
         `Use grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.`,
     );
   }
-  const bytes = await readFile(absolutePath, { signal: context.signal });
+  const bytes =
+    (stats.size <= READ_AT_ONCE_BYTES ? readSmallFile(absolutePath) : undefined) ??
+    (await readFile(absolutePath, { signal: context.signal }));
   const decoded = decodeFileBytes(bytes);
   if (decoded.kind === "binary") {
     const image = decoded.isImage ? await readImage(absolutePath) : undefined;
@@ -103,7 +110,40 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
   // Part of the file shown or all of it, the model now knows this text (tool-support.ts).
   return shown.isError
     ? shown
-    : { ...shown, knownFile: knownFile(await resolveLinks(absolutePath), text) };
+    : { ...shown, knownFile: knownFile(resolveLinksAtOnce(absolutePath), text) };
+}
+
+/**
+ * The bytes of the regular file at `path` if it holds 1 to {@link READ_AT_ONCE_BYTES} bytes, read
+ * on the calling thread: opened (without waiting, should a pipe have taken the file's place since
+ * its `stat`), checked, read and closed in microseconds of the kernel's time (tens for 256 KiB
+ * from the page cache), where `readFile` made four thread-pool round trips or more (open, stat,
+ * read, close), each costing the main thread its request, wake-up and callback
+ * (bench/notes/turn24.md). Undefined when
+ * the file is empty (files of `/proc` say so and hold text: read as before) or no longer such a
+ * file; then `readFile` reads it as it reads larger files. Throws the open's or read's error, as
+ * `readFile` would (`EACCES: permission denied, open '…'`).
+ */
+function readSmallFile(path: string): Buffer | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size === 0 || stats.size > READ_AT_ONCE_BYTES) {
+      return undefined;
+    }
+    const bytes = Buffer.allocUnsafeSlow(stats.size);
+    let length = 0;
+    while (length < bytes.length) {
+      const read = readSync(fd, bytes, length, bytes.length - length, null);
+      if (read === 0) {
+        break;
+      }
+      length += read;
+    }
+    return length === bytes.length ? bytes : bytes.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function withoutByteOrderMark(text: string): string {
@@ -193,4 +233,17 @@ function numberLine(lineNumber: number, rawLine: string): string {
     line = `${line.slice(0, MAX_LINE_CHARACTERS)} [… line cut, ${omitted} more characters]`;
   }
   return line === "" ? `${lineNumber}.` : `${lineNumber}. ${line}`;
+}
+
+/**
+ * `resolveLinks` (tool-support.ts) on the calling thread, the same `realpath(3)` as
+ * `fs.promises.realpath`: the file was just read, so its folders answer at once, and a thread-pool
+ * round trip costs the main thread more than the call. The real path, or `path` when it fails.
+ */
+function resolveLinksAtOnce(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
