@@ -52,8 +52,8 @@ export interface SendJobContext {
 }
 
 /**
- * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A model error goes to the
- * `errorOccurred` hook; a cancel ends the send.
+ * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A failure or a cancel ends
+ * the send.
  * @throws what the session or attachments throw (a bug, a closed log).
  */
 export async function runSendJob(
@@ -92,12 +92,8 @@ export async function runSendJob(
   for (let blocks = 0; ; blocks++) {
     const settings = await context.settingsFor(job, signal);
     const outcome = await session.prompt(settings, text, { signal, ...details });
-    if ("error" in outcome) {
-      const input = { error: outcome.error.message, errorContext: "model_call" };
-      await hooks.call("errorOccurred", { ...input, recoverable: false });
-      return;
-    }
-    if (outcome.stopReason === "cancelled" || signal.aborted) {
+    // A failed model request asked `errorOccurred` before it ended the prompt (hooks.ts).
+    if ("error" in outcome || outcome.stopReason === "cancelled" || signal.aborted) {
       return;
     }
     if (blocks >= MAX_AGENT_STOP_BLOCKS) {

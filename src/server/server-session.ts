@@ -355,9 +355,8 @@ export class ServerSession {
       link: this.clients.primary,
       mode: job.mode,
       externalTools: this.externalTools,
-      wrap: (tool) => this.hooks.wrapTool(tool),
+      hooks: this.hooks,
       authorize: this.authorize,
-      onUnknownTool: this.hooks.unknownTool,
       signal,
     });
   }
