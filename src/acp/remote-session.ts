@@ -230,7 +230,7 @@ export class AcpRemoteSession {
         `Session ${this.id} is already running a prompt; wait for its answer or send session/cancel first.`,
       );
     }
-    const { text, images } = promptContent(blocks);
+    const { text, images, contentBlocks } = promptContent(blocks);
     if (images.length > 0) {
       throw invalidParams(
         `session ${this.id} runs on another worker, which takes text prompts only: send the images to that worker`,
@@ -247,7 +247,9 @@ export class AcpRemoteSession {
     const id = this.#sent.add();
     this.#prompt = { id, started: false, settle };
     try {
-      const payload = { sessionId: this.id, prompt: text, promptId: id };
+      // The blocks as given go with the text, so the owner records the prompt as a local one.
+      const given = contentBlocks === undefined ? {} : { contentBlocks };
+      const payload = { sessionId: this.id, prompt: text, promptId: id, ...given };
       const epoch = await this.#context.host.store.inbox
         ?.post(this.id, { kind: "prompt", payload })
         .catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import type { EventInput, StopReason } from "../events/events.js";
 import type { AssistantReply, ProviderFailure } from "../llm/provider.js";
+import type { TurnResult } from "./model-turn.js";
 import type { RepetitionGuard } from "./repetition-guard.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
@@ -151,4 +152,132 @@ export function recordStop(
     emit({ type: "session.autopilot_stopped", data });
   }
   return { stopReason: step.stopReason };
+}
+
+/*
+ * A face's say over a model request that failed for good (after the provider's own retries and
+ * compaction's replay), asked before the loop records the failure as the prompt's end: the SDK
+ * server asks the app's `errorOccurred` hook (src/server/error-hook.ts). The loop calls
+ * {@link requestAsking} for each of its requests and {@link stepAfter} for an unanswered one.
+ * (Here, not in a module of its own: the modules loaded before `-p`'s first request are bounded,
+ * test/cli/modules-loaded.test.ts.)
+ */
+
+/** What to do about a model request that failed. */
+export type ModelFailureDecision =
+  /** The failure ends the prompt (`session.error`): what happens without a face's opinion. */
+  | { handling: "fail" }
+  /**
+   * Send the request again, at most `retries` times (≥ 1); a retry that fails too uses the next
+   * one without asking again, and the last one's failure ends the prompt.
+   */
+  | { handling: "retry"; retries: number }
+  /**
+   * End the prompt without a failure: a `session.warning` ({@link MODEL_CALL_SKIPPED}) with
+   * `message` (the face's words) records the failure, and the prompt stops `end_turn`.
+   */
+  | { handling: "skip"; message: string };
+
+/** Asks a face about `failure` (one per failed request); `signal` is the prompt's. */
+export type ModelFailureCallback = (
+  failure: ProviderFailure,
+  signal: AbortSignal,
+) => Promise<ModelFailureDecision>;
+
+/** The `warningType` of the warning a skipped failure leaves (and a follower reads as the end). */
+export const MODEL_CALL_SKIPPED = "model_call_skipped";
+
+/** The loop's settings for it (part of `AgentSettings`). */
+export interface ModelFailureSettings {
+  /**
+   * Asked when a model request of the loop failed, before the failure is recorded as the
+   * prompt's end; absent: every such failure ends the prompt.
+   */
+  onModelFailure?: ModelFailureCallback;
+}
+
+/** How a request of the loop ended: its reply, or how the prompt ends without one. */
+export type RequestResult =
+  | Extract<TurnResult, { kind: "reply" }>
+  | Extract<NextStep, { kind: "stop" | "fail" }>;
+
+/** A request's end as {@link retried} sees it: a {@link TurnResult}, or a failure skipped. */
+type Attempted = TurnResult | { kind: "skipped" };
+
+/**
+ * Runs `attempt` (one model request of the loop, each call a new turn) and, when it fails and
+ * the settings say whom to ask, asks before the failure stands. A retry follows the failed
+ * attempt's `assistant.turn_end` (status `failed`, kept with whatever partial reply it recorded)
+ * with `assistant.retry` (`attempt`: the retry's number, `delayMs` 0), then sends again; nothing
+ * recorded before is recorded again. A cancel while asking ends it as cancelled.
+ * @returns the reply, or the loop's next step when there is none.
+ */
+export async function requestAsking(
+  settings: ModelFailureSettings,
+  emit: (event: EventInput) => void,
+  signal: AbortSignal,
+  attempt: (emit: (event: EventInput) => void) => Promise<TurnResult>,
+): Promise<RequestResult> {
+  const ask = settings.onModelFailure;
+  const result =
+    ask === undefined ? await attempt(emit) : await retried(ask, emit, signal, attempt);
+  switch (result.kind) {
+    case "reply":
+      return result;
+    case "cancelled":
+      return { kind: "stop", stopReason: "cancelled" };
+    case "skipped":
+      return { kind: "stop", stopReason: "end_turn" };
+    case "failed":
+      return { kind: "fail", failure: result.failure };
+    default: {
+      const unhandled: never = result;
+      return unhandled;
+    }
+  }
+}
+
+async function retried(
+  ask: ModelFailureCallback,
+  emit: (event: EventInput) => void,
+  signal: AbortSignal,
+  attempt: (emit: (event: EventInput) => void) => Promise<TurnResult>,
+): Promise<Attempted> {
+  // The turn an attempt opened, for `assistant.retry` (none when it failed before sending).
+  let turnId: string | undefined;
+  const watched = (event: EventInput) => {
+    if (event.type === "assistant.turn_start") {
+      turnId = event.data.turnId;
+    }
+    emit(event);
+  };
+  let result = await attempt(watched);
+  if (result.kind !== "failed") {
+    return result;
+  }
+  const decision = await ask(result.failure, signal);
+  if (signal.aborted) {
+    return { kind: "cancelled" };
+  }
+  const retries = decision.handling === "retry" ? decision.retries : 0;
+  for (let retry = 1; result.kind === "failed" && retry <= retries; retry++) {
+    const { failure } = result;
+    if (turnId !== undefined) {
+      const errorType = failure.errorType === "cancelled" ? "internal" : failure.errorType;
+      const { statusCode } = failure;
+      const data = { turnId, attempt: retry, errorType, errorMessage: failure.message };
+      emit({
+        type: "assistant.retry",
+        data: { ...data, ...(statusCode === undefined ? {} : { statusCode }), delayMs: 0 },
+      });
+    }
+    turnId = undefined;
+    result = await attempt(watched);
+  }
+  if (result.kind === "failed" && decision.handling === "skip") {
+    const { message } = decision;
+    emit({ type: "session.warning", data: { warningType: MODEL_CALL_SKIPPED, message } });
+    return { kind: "skipped" };
+  }
+  return result;
 }

@@ -48,6 +48,8 @@ export class History {
   private latestUser: HistoryMessage | undefined;
   /** What the next user message is prefixed with: the latest reply was cut off (see {@link interruptionNote}). */
   private interruption: string | undefined;
+  /** The latest reply when a failure broke it off: a retry takes it out of the view. */
+  private brokenReply: HistoryMessage | undefined;
 
   /** Folds one event. Events that do not change the conversation are ignored. */
   apply(event: SessionEvent): void {
@@ -67,6 +69,9 @@ export class History {
         if (this.interruption !== undefined && event.data.reason !== USER_CANCEL_REASON) {
           this.interruption = `[Your previous reply was interrupted before it finished: ${event.data.reason}.]`;
         }
+        return;
+      case "assistant.retry":
+        this.dropBrokenReply();
         return;
       case "assistant.turn_start":
         if (event.data.purpose === "compaction") {
@@ -101,6 +106,7 @@ export class History {
     this.assistantIndex = -1;
     this.latestUser = undefined;
     this.interruption = undefined;
+    this.brokenReply = undefined;
     this.knownFiles.clear();
   }
 
@@ -192,6 +198,25 @@ export class History {
     this.push(assistant);
     this.assistantIndex = this.messages.length - 1;
     this.interruption = interruptionNote(data);
+    this.brokenReply =
+      data.interrupted === true && data.error !== undefined ? assistant : undefined;
+  }
+
+  /**
+   * A failed request is sent again (`assistant.retry`): the reply it broke off with (kept in the
+   * log, interrupted, with its error) is no part of the request retried, so it leaves the view
+   * with its note, live and when the log is folded again.
+   */
+  private dropBrokenReply(): void {
+    const broken = this.brokenReply;
+    this.brokenReply = undefined;
+    if (broken === undefined || this.messages.at(-1) !== broken) {
+      return;
+    }
+    this.messages.pop();
+    this.assistantIndex = this.messages.findLastIndex((message) => message.role === "assistant");
+    this.interruption = undefined;
+    this.meter.reset(this.messages);
   }
 
   private push(message: HistoryMessage): void {

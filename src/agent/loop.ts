@@ -22,7 +22,8 @@ import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
 import type { CompactionOptions } from "./compaction.js";
 import { CompactionGuard } from "./compaction-guard.js";
-import { decideNext, type NextStep, recordStop, requestIfAllowed } from "./decide-next.js";
+import type { ModelFailureSettings, NextStep } from "./decide-next.js";
+import { decideNext, recordStop, requestAsking, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
 import { promptImagesNotice, toolImagesNotice } from "./image-notices.js";
 import { requestTurn } from "./model-turn.js";
@@ -40,7 +41,7 @@ import { applyEffects } from "./tool-effects.js";
 import { toolSpecifications } from "./tool-specifications.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
-export interface AgentSettings extends CompactionOptions {
+export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
   provider: Provider;
   /** Built-in and custom tools; `task_complete` is added in autopilot. */
   tools: readonly AnyTool[];
@@ -188,15 +189,12 @@ async function runTurns(
     specifications = toolSpecifications(tools);
     const request = modelRequest(settings, conversation.history, specifications);
     // Compaction changes `history.messages` in place, so a replayed request sends the new view.
-    const turn = await compaction.request(() =>
-      requestTurn(settings.provider, request, emit, signal),
+    const turn = await requestAsking(settings, emit, signal, (watched) =>
+      compaction.request(() => requestTurn(settings.provider, request, watched, signal)),
     );
     counters.turns++;
     if (turn.kind !== "reply") {
-      next =
-        turn.kind === "cancelled"
-          ? { kind: "stop", stopReason: "cancelled" }
-          : { kind: "fail", failure: turn.failure };
+      next = turn;
       break;
     }
     const { reply, turnId } = turn;

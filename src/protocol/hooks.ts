@@ -99,6 +99,30 @@ export interface AgentStopOutput {
   reason?: string;
 }
 
+/**
+ * `errorOccurred` output (a model request that failed after turnloop's own retries; asked before
+ * the failure ends the prompt, src/server/error-hook.ts).
+ */
+export interface ErrorOccurredOutput {
+  /**
+   * `retry`: the request is sent again, up to `retryCount` times (a whole number, at most 5;
+   * absent: once), each failed attempt kept in the log as a turn ending `failed`, then
+   * `assistant.retry`; a retry that fails too takes the next one without asking again, and the
+   * last failure ends the prompt (`session.error`). `skip`: the prompt ends without a failure
+   * (`session.idle` with `stopReason: "end_turn"`, no `session.error`; a `session.warning`
+   * `model_call_skipped` records what failed). `abort` or absent: the failure ends the prompt.
+   */
+  errorHandling?: "retry" | "skip" | "abort";
+  retryCount?: number;
+  /** Sent to the app, and kept in the log, as `session.info` with `infoType: "notification"`. */
+  userNotification?: string;
+  /**
+   * Recorded only: the server shows the user nothing itself (the app decides what to show, and
+   * `session.error` is how the app learns that the prompt failed).
+   */
+  suppressOutput?: boolean;
+}
+
 /** Fields every hook input has. `timestamp` is ms since the epoch; `cwd` the session's folder. */
 export interface HookInputBase {
   sessionId: string;
@@ -150,10 +174,13 @@ export interface HookInputs {
    */
   agentStop: { stopReason: StopReason; transcriptPath: string; stop_hook_active: boolean };
   /**
-   * When a prompt fails for its model request (after retries): `model_call`, not recoverable.
-   * Output recorded only.
+   * When a model request of a prompt failed after turnloop's own retries, before the failure
+   * ends the prompt (never for a tool's failure: `postToolUseFailure`). `error` is the failure's
+   * message; `recoverable` is true for the kinds a new request may get past (a rate limit, an
+   * overloaded or failing server, the network, a stalled stream), false for the others (a key,
+   * a request the server refuses, a context window too small).
    */
-  errorOccurred: { error: string; errorContext: "model_call"; recoverable: false };
+  errorOccurred: { error: string; errorContext: "model_call"; recoverable: boolean };
 }
 
 /** Each hook's output (what the runtime reads; anything else is recorded only). */
@@ -166,5 +193,5 @@ export interface HookOutputs {
   sessionStart: SessionStartOutput;
   sessionEnd: JsonObject;
   agentStop: AgentStopOutput;
-  errorOccurred: JsonObject;
+  errorOccurred: ErrorOccurredOutput;
 }

@@ -38,6 +38,7 @@ export type {
 } from "../protocol/copilot.js";
 export type {
   AgentStopOutput,
+  ErrorOccurredOutput,
   HookInputBase,
   HookInputs,
   HookOutputs,
@@ -158,8 +159,12 @@ export interface SessionHooks {
    */
   onAgentStop?: HookHandler<"agentStop">;
   /**
-   * `{error, errorContext: "model_call", recoverable: false}` when a prompt fails for its model
-   * request (after retries); the output is recorded only.
+   * `{error, errorContext: "model_call", recoverable}` when a model request of a prompt failed
+   * (after the server's own retries), before the failure ends the prompt →
+   * `{errorHandling?: "retry" | "skip" | "abort", retryCount?, userNotification?}`: `retry` sends
+   * the request again (`retryCount` times, default 1, at most 5), `skip` ends the prompt without
+   * a failure, `abort` or nothing lets it fail; `userNotification` arrives as `session.info`
+   * (`infoType: "notification"`). Details: `ErrorOccurredOutput`.
    */
   onErrorOccurred?: HookHandler<"errorOccurred">;
 }

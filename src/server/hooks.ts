@@ -32,11 +32,16 @@
  * - `agentStop` {stopReason, transcriptPath, stop_hook_active} when a prompt ends (not on
  *   cancel or error): `decision: "block"` goes on with `reason` as a user message (source
  *   `hook`), at most {@link MAX_AGENT_STOP_BLOCKS} times in a row.
- * - `errorOccurred` {error, errorContext: "model_call", recoverable: false} when a prompt fails;
- *   its output is recorded only.
+ * - `errorOccurred` {error, errorContext: "model_call", recoverable} when a model request of a
+ *   prompt failed after turnloop's own retries, before the failure ends the prompt
+ *   (error-hook.ts; each output field: protocol/hooks.ts `ErrorOccurredOutput`).
+ *   Not for a tool's failure: the Copilot runtime describes its `hooks.errorOccurred` setting as
+ *   "Hooks that run when a model call fails" (the strings of @github/copilot-sdk-linux-x64
+ *   1.0.14's `prebuilds/linux-x64/runtime.node`); a tool's failure has `postToolUseFailure`.
  * - `sessionEnd` {reason: "user_exit"} on `session.detach` / `session.destroy`; recorded only.
  */
 
+import type { ModelFailureCallback } from "../agent/decide-next.js";
 import type { UnknownToolCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
@@ -52,6 +57,7 @@ import type {
   UserPromptTransformedOutput,
 } from "../protocol/hooks.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
+import { askErrorOccurred } from "./error-hook.js";
 import { resultTypeOf } from "./tool-result-type.js";
 
 /** Consecutive `agentStop` blocks honoured before the runtime stops anyway. */
@@ -191,6 +197,10 @@ export class HookRunner {
     const guided = await this.afterFailure(toolCall.name, toolArgs, failed, signal);
     return guided.effects ?? [];
   };
+
+  /** `errorOccurred` for a failed model request, before it ends the prompt (error-hook.ts). */
+  readonly modelFailure: ModelFailureCallback = (failure, signal) =>
+    askErrorOccurred(this, (event) => this.host.emit(event), failure, signal);
 
   /** `agentStop`: the follow-up message when the app blocks the stop, else undefined. */
   async agentStop(input: JsonObject, signal: AbortSignal): Promise<string | undefined> {

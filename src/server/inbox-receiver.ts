@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
+import type { PromptBlock } from "../events/events.js";
 import { FOLLOWER_EXPIRY_MS } from "../session/follower-handler.js";
 import type { InboxMessage, SessionInbox } from "../session/session-store.js";
 import type { ServerContext } from "./connection.js";
@@ -36,8 +37,15 @@ export function receiveInbox(server: ServerContext): void {
     });
 }
 
-/** A prompt in the inbox: `session.send`'s params and the id its sender gave it. */
-const inboxPrompt = sendParams.extend({ promptId: z.string().min(1).optional() });
+/**
+ * A prompt in the inbox: `session.send`'s params, the id its sender gave it, and the prompt's
+ * blocks as its user gave them when `prompt` is more (an ACP follower's `resource_link`s and
+ * `resource`s: acp/remote-session.ts), recorded as a local prompt's (`user.message.contentBlocks`).
+ */
+const inboxPrompt = sendParams.extend({
+  promptId: z.string().min(1).optional(),
+  contentBlocks: z.array(z.custom<PromptBlock>(isPromptBlock)).optional(),
+});
 
 function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
   const session = server.sessions.get(sessionId);
@@ -53,8 +61,8 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
         return;
       }
       try {
-        const { promptId, ...params } = parsed.data;
-        session.send(params, promptId);
+        const { promptId, contentBlocks, ...params } = parsed.data;
+        session.send(params, promptId, contentBlocks);
       } catch (error) {
         server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
       }
@@ -89,6 +97,13 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
       void unhandled;
     }
   }
+}
+
+/** A block as `user.message.contentBlocks` keeps it: an object with a `type`. */
+function isPromptBlock(value: unknown): value is PromptBlock {
+  return (
+    typeof value === "object" && value !== null && typeof Reflect.get(value, "type") === "string"
+  );
 }
 
 /** A follower's `attach` / `detach` (session/follower-handler.ts). */

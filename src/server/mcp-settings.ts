@@ -7,10 +7,11 @@
  * app receives and the log keeps, as the settings it ignores are (ignored-settings.ts).
  */
 
-import { warningLine } from "../events/errors.js";
+import { warningLine, withoutPrefix } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { Session } from "../session/session.js";
 import { type McpServerConfigs, parseServers } from "../tools/mcp/config.js";
+import type { ServerContext } from "./connection.js";
 
 /** The `warningType` of the warning about an `mcpServers` entry that was not started. */
 export const MCP_SERVER_NOT_STARTED = "mcp_server_not_started";
@@ -49,4 +50,36 @@ export function warnAppServers(session: Session, problems: readonly string[]): S
   );
   session.openingEvents.push(...events);
   return events;
+}
+
+/**
+ * A client joins a session this server already runs (`session.resume` of an open session) with
+ * `mcpServers`: the servers the session lacks start for it, as a resume that opens it starts
+ * them (all of them, for a session with none yet); a server it has keeps running as it is, and
+ * one given with other settings is said in a problem (to change it, close the session and resume
+ * it). Each problem is written to the server's log at once.
+ * @returns one problem per entry not started, for {@link warnAppServers}.
+ */
+export async function joinAppServers(
+  server: Pick<ServerContext, "host" | "log">,
+  session: Session,
+  mcpServers: Record<string, unknown> | undefined,
+): Promise<string[]> {
+  const log = (line: string) => server.log(withoutPrefix(line));
+  const given = appServers(mcpServers, log);
+  if (Object.keys(given.servers).length === 0) {
+    return given.problems;
+  }
+  const running = session.mcp;
+  if (running === undefined) {
+    // The SDK face names MCP tools as the Copilot CLI does, as session-opening.ts starts them.
+    await server.host.startMcpServers(session, given.servers, log, undefined, "copilot");
+    return given.problems;
+  }
+  const kept = running.add(given.servers).map((name) => {
+    const problem = `MCP server not started: session mcpServers: server "${name}" already runs in this session with other settings, which it keeps (to change them, close the session and resume it)`;
+    log(warningLine(problem));
+    return problem;
+  });
+  return [...given.problems, ...kept];
 }

@@ -6,7 +6,7 @@
  */
 
 import type { UserPrompt } from "../agent/loop.js";
-import type { JsonValue } from "../events/events.js";
+import type { JsonValue, PromptBlock } from "../events/events.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { type HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
@@ -19,6 +19,11 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
   /** The id a face on another worker gave this prompt (issue 22; remote-sessions.ts). */
   promptId?: string;
   /**
+   * The prompt's blocks as its user gave them, when a face on another worker sent more than text
+   * (inbox-receiver.ts): recorded as `user.message.contentBlocks`, as that face records its own.
+   */
+  contentBlocks?: PromptBlock[];
+  /**
    * The id `session.send` answered (`messageId`), recorded on the prompt's `user.message` as its
    * `promptId` when it has none of its own: how an app's `sendAndWait` finds its prompt.
    */
@@ -27,9 +32,14 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
 
 /**
  * The job of `session.send` `params`, in the agent mode it names, else its send mode when that is
- * one, else `sessionMode`; `promptId` as {@link Job}'s.
+ * one, else `sessionMode`; `promptId` and `contentBlocks` as {@link Job}'s.
  */
-export function jobOf(params: SendParams, sessionMode: SessionMode, promptId?: string): Job {
+export function jobOf(
+  params: SendParams,
+  sessionMode: SessionMode,
+  promptId?: string,
+  contentBlocks?: PromptBlock[],
+): Job {
   const sendMode =
     params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
   return {
@@ -38,6 +48,7 @@ export function jobOf(params: SendParams, sessionMode: SessionMode, promptId?: s
     ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
     ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
     ...(promptId === undefined ? {} : { promptId }),
+    ...(contentBlocks === undefined ? {} : { contentBlocks }),
   };
 }
 
@@ -52,8 +63,8 @@ export interface SendJobContext {
 }
 
 /**
- * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A model error goes to the
- * `errorOccurred` hook; a cancel ends the send.
+ * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A failure or a cancel ends
+ * the send.
  * @throws what the session or attachments throw (a bug, a closed log).
  */
 export async function runSendJob(
@@ -81,8 +92,13 @@ export async function runSendJob(
   let details: Omit<UserPrompt, "content"> = {
     source: "user",
     attachments,
-    // The prompt as the app sent it, when its attachments or a hook changed the model's text.
-    ...(text === job.prompt ? {} : { contentBlocks: [{ type: "text", text: job.prompt }] }),
+    // The prompt as given: a follower's blocks, else the app's text when its attachments or a
+    // hook changed the model's.
+    ...(job.contentBlocks !== undefined
+      ? { contentBlocks: job.contentBlocks }
+      : text === job.prompt
+        ? {}
+        : { contentBlocks: [{ type: "text", text: job.prompt }] }),
     agentMode: job.mode,
     ...(composed.images.length === 0 ? {} : { images: composed.images }),
     ...(job.promptId === undefined && job.messageId === undefined
@@ -92,12 +108,8 @@ export async function runSendJob(
   for (let blocks = 0; ; blocks++) {
     const settings = await context.settingsFor(job, signal);
     const outcome = await session.prompt(settings, text, { signal, ...details });
-    if ("error" in outcome) {
-      const input = { error: outcome.error.message, errorContext: "model_call" };
-      await hooks.call("errorOccurred", { ...input, recoverable: false });
-      return;
-    }
-    if (outcome.stopReason === "cancelled" || signal.aborted) {
+    // A failed model request asked `errorOccurred` before it ended the prompt (hooks.ts).
+    if ("error" in outcome || outcome.stopReason === "cancelled" || signal.aborted) {
       return;
     }
     if (blocks >= MAX_AGENT_STOP_BLOCKS) {

@@ -14,7 +14,7 @@
 import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { cancelReason, errorMessage } from "../events/errors.js";
-import type { EventInput, SessionEvent } from "../events/events.js";
+import type { EventInput, PromptBlock, SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionMode } from "../protocol/copilot.js";
@@ -179,16 +179,16 @@ export class ServerSession {
   }
 
   /**
-   * Queues a prompt; `immediate` goes ahead of other queued prompts. `promptId`: the id a face
-   * on another worker gave it (issue 22), recorded on its `user.message`. @returns its message id.
+   * Queues a prompt; `immediate` goes ahead of other queued prompts. `promptId`, `contentBlocks`:
+   * a face on another worker's (issue 22; send-job.ts `Job`). @returns its message id.
    * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown).
    */
-  send(params: SendParams, promptId?: string): string {
+  send(params: SendParams, promptId?: string, contentBlocks?: PromptBlock[]): string {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
     const messageId = promptId ?? randomUUID();
-    const job = { ...jobOf(params, this.choices.mode, promptId), messageId };
+    const job = { ...jobOf(params, this.choices.mode, promptId, contentBlocks), messageId };
     this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
     if (this.draining === undefined) {
       this.draining = this.drain();
@@ -355,9 +355,8 @@ export class ServerSession {
       link: this.clients.primary,
       mode: job.mode,
       externalTools: this.externalTools,
-      wrap: (tool) => this.hooks.wrapTool(tool),
+      hooks: this.hooks,
       authorize: this.authorize,
-      onUnknownTool: this.hooks.unknownTool,
       signal,
     });
   }

@@ -18,7 +18,7 @@ import { StorageError } from "../session/storage-error.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import { warnIgnoredSettings } from "./ignored-settings.js";
 import { receiveInbox } from "./inbox-receiver.js";
-import { appServers, warnAppServers } from "./mcp-settings.js";
+import { appServers, joinAppServers, warnAppServers } from "./mcp-settings.js";
 import {
   type CreateParams,
   createParams,
@@ -128,13 +128,13 @@ async function resume(
   }
   // A client claiming the session it followed had its warning from the following.
   const warned = warnedWhileFollowing(connection, params.sessionId);
-  const {
-    serverSession,
-    reopened,
-    mcpProblems = [],
-  } = open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
+  const opened =
+    open === undefined ? await reopen(server, params) : { serverSession: open, reopened: false };
+  const { serverSession, reopened } = opened;
+  let mcpProblems = opened.mcpProblems ?? [];
   if (!reopened) {
     await resumeHere(serverSession, params.continuePendingWork);
+    mcpProblems = await joinAppServers(server, serverSession.session, params.mcpServers);
   }
   if (reopened) {
     // A follower claiming the session gets `session.resume` from its following instead.

@@ -5,12 +5,13 @@
  * queue and the wire.
  */
 
-import type { Authorize, UnknownToolCallback } from "../agent/tool-calls.js";
+import type { Authorize } from "../agent/tool-calls.js";
 import type { LlmEvent, ModelRequest, Provider } from "../llm/provider.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionAgentSettings } from "../session/session.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { ClientLink } from "./client-link.js";
+import type { HookRunner } from "./hooks.js";
 import { compactionSettings } from "./infinite-sessions.js";
 import type { CreateParams } from "./params.js";
 import { promptSections, systemPromptWith, transformedSections } from "./prompt-text.js";
@@ -172,12 +173,14 @@ export interface PromptSettingsRequest {
   mode: SessionMode;
   /** The app's custom tools; each hides a built-in tool of the same name. */
   externalTools: readonly AnyTool[];
-  /** Wraps each offered tool (the app's `postToolUse` hooks). */
-  wrap: (tool: AnyTool) => AnyTool;
+  /**
+   * The app's hooks: `wrapTool` wraps each offered tool (`postToolUse`), `unknownTool` is told of
+   * calls of tools that do not exist (`preToolUse`), `modelFailure` is asked about a failed model
+   * request (`errorOccurred`).
+   */
+  hooks: Pick<HookRunner, "wrapTool" | "unknownTool" | "modelFailure">;
   /** The permission path of the session (hooks first). */
   authorize: Authorize;
-  /** Told of calls of tools that do not exist (the app's `preToolUse` hook). */
-  onUnknownTool: UnknownToolCallback;
   signal: AbortSignal;
 }
 
@@ -191,7 +194,7 @@ export async function promptSettings(
   settings: SessionAgentSettings,
   request: PromptSettingsRequest,
 ): Promise<SessionAgentSettings> {
-  const { config, externalTools, link, mode } = request;
+  const { config, externalTools, link, mode, hooks } = request;
   const overridden = new Set(externalTools.map((tool) => tool.name));
   const tools = settings.tools.filter(
     (tool) => !overridden.has(tool.name) || externalTools.includes(tool),
@@ -206,9 +209,10 @@ export async function promptSettings(
     tools,
     // Filtered per request, MCP tools included (they change while the session runs).
     offerTools: (available) =>
-      offeredTools(available, config, mode, externalTools).map(request.wrap),
+      offeredTools(available, config, mode, externalTools).map((tool) => hooks.wrapTool(tool)),
     authorize: request.authorize,
-    onUnknownTool: request.onUnknownTool,
+    onUnknownTool: hooks.unknownTool,
+    onModelFailure: hooks.modelFailure,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,
     ...compactionSettings(config.infiniteSessions),

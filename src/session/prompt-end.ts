@@ -4,6 +4,7 @@
  * of a prompt in the stored events themselves.
  */
 
+import { MODEL_CALL_SKIPPED } from "../agent/decide-next.js";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
@@ -21,7 +22,9 @@ export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["
  * `session.autopilot_stopped`) inside the turn it ends. Logs of earlier versions, whose turn ends
  * carry no stop reason, end a prompt at an `abort`, a `session.error`, and a
  * `session.autopilot_stopped` (`end_turn`) or the repetition guard's `session.warning`
- * (`max_turn_requests`) stored after its last turn; their other ends are not seen.
+ * (`max_turn_requests`) stored after its last turn; their other ends are not seen. A model
+ * failure an SDK app's `errorOccurred` hook skipped ends its prompt at its `session.warning`
+ * `model_call_skipped` (`end_turn`), stored after the failed turn.
  */
 export class PromptEnds {
   /** The turns started and not ended: a stop's notes stored inside one are not its end. */
@@ -46,9 +49,7 @@ export class PromptEnds {
       case "session.autopilot_stopped":
         return this.#open.size === 0 ? { stopReason: "end_turn" } : undefined;
       case "session.warning":
-        return event.data.warningType === "repetition" && this.#open.size === 0
-          ? { stopReason: "max_turn_requests" }
-          : undefined;
+        return this.#open.size === 0 ? warningEnd(event.data.warningType) : undefined;
       case "abort":
         return { stopReason: "cancelled" };
       case "session.error":
@@ -56,6 +57,21 @@ export class PromptEnds {
       default:
         return undefined;
     }
+  }
+}
+
+/**
+ * The end a warning stored after a prompt's last turn marks: the repetition guard's, and a model
+ * failure the SDK app's `errorOccurred` hook skipped (agent/decide-next.ts, `end_turn`).
+ */
+function warningEnd(warningType: string): PromptEnd | undefined {
+  switch (warningType) {
+    case "repetition":
+      return { stopReason: "max_turn_requests" };
+    case MODEL_CALL_SKIPPED:
+      return { stopReason: "end_turn" };
+    default:
+      return undefined;
   }
 }
 

@@ -238,7 +238,7 @@ describe("hooks through hooks.invoke", () => {
     fixture.model.enqueue({ status: 500, body: { error: { message: "the model is down" } } });
     const idle = nextEvent(session, (event) => event.type === "session.idle");
     await expect(session.sendAndWait({ prompt: "again" })).rejects.toThrow(/model is down/);
-    // session.error ends sendAndWait; the hook runs after it, before idle.
+    // The hook is asked before the failure ends the prompt (its session.error ends sendAndWait).
     await idle;
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^model_call: /);

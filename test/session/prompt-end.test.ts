@@ -220,6 +220,16 @@ const SEQUENCES: ReadonlyArray<[string, EventInput[], ReturnType<typeof promptEn
     { stopReason: "max_turn_requests" },
   ],
   [
+    "a failed request an SDK app's errorOccurred hook skipped: the warning after the turn ends it",
+    [
+      sent(),
+      start("t1"),
+      turnEnd({ turnId: "t1", status: "failed", errorType: "server" }),
+      { type: "session.warning", data: { warningType: "model_call_skipped", message: "skipped" } },
+    ],
+    { stopReason: "end_turn" },
+  ],
+  [
     "an empty reply fails the prompt: its error ends it, once",
     [
       sent(),

@@ -111,6 +111,25 @@ export class McpServers {
   }
 
   /**
+   * Starts the servers of `configs` this session does not have yet (a client joining the session
+   * with servers of its own), in the background as the first ones; a server it has keeps running
+   * as it is.
+   * @returns the names of those it has whose settings in `configs` differ from the running ones.
+   */
+  add(configs: McpServerConfigs): string[] {
+    const differing: string[] = [];
+    for (const [name, config] of Object.entries(configs)) {
+      const running = this.connections.find((connection) => connection.name === name);
+      if (running === undefined) {
+        this.connections.push(this.start(name, config));
+      } else if (JSON.stringify(running.config) !== JSON.stringify(config)) {
+        differing.push(name);
+      }
+    }
+    return differing;
+  }
+
+  /**
    * Stops server `name` and keeps it off (its tools leave the next model request) until
    * {@link enable}. Resolves once it is closed.
    * @throws Error naming the session's servers when there is no server `name`.
