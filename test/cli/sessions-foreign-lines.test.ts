@@ -70,13 +70,14 @@ test("sessions import refuses two sessions' logs joined, naming both", async ({
   model.enqueue({ text: "one" }, { text: "two" });
   const a = printedSessionId((await cli(["-p", "first"])).stderr);
   const b = printedSessionId((await cli(["-p", "second"])).stderr);
-  const joined = [...(await logLines(home, a)), ...(await logLines(home, b))].join("");
+  const linesOfA = await logLines(home, a);
+  const joined = [...linesOfA, ...(await logLines(home, b))].join("");
+  const secondStart = linesOfA.length + 1;
   const file = join(home, "joined.jsonl");
   await writeFile(file, joined);
   await cli(["sessions", "delete", a]);
 
   const imported = await cli(["sessions", "import", file]);
-  const secondStart = (await logLines(home, a)).length + 1;
   expect(imported).toMatchObject({
     code: 1,
     stdout: "",
