@@ -78,6 +78,19 @@ export class History {
           this.compactionTurns.add(event.data.turnId);
         }
         return;
+      case "assistant.turn_end": {
+        // A turn whose process ended before any reply was logged (closed at resume,
+        // src/session/open-work.ts): the prompt before it got no answer; say so.
+        const { status, turnId } = event.data;
+        if (
+          status === "interrupted" &&
+          !this.compactionTurns.has(turnId) &&
+          this.messages.at(-1)?.role === "user"
+        ) {
+          this.interruption ??= NO_REPLY_NOTE;
+        }
+        return;
+      }
       case "assistant.usage":
         if (!this.compactionTurns.has(event.data.turnId)) {
           this.meter.report(event.data.inputTokens, event.data.outputTokens);
@@ -289,6 +302,10 @@ export class History {
     this.meter.add(message);
   }
 }
+
+/** The note for a prompt whose turn was interrupted before the model's reply was logged. */
+const NO_REPLY_NOTE =
+  "[Your reply to the previous message was interrupted before any of it was recorded: the process running it ended. That message got no answer.]";
 
 /**
  * The note a reply cut off mid-stream leaves for the model, at the start of the next user

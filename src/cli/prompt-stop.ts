@@ -17,7 +17,11 @@ export interface PromptState {
 }
 
 /** The stop the log implies when no `session.idle` says it. */
-export function inferStop(prompt: PromptState): StopReason | "error" | undefined {
+export function inferStop(prompt: PromptState): StopReason | "error" | "interrupted" | undefined {
+  if (prompt.lastTurnEnd?.status === "interrupted") {
+    // Its process ended mid-turn; reopening the session closed the turn (session/open-work.ts).
+    return "interrupted";
+  }
   if (prompt.aborted || prompt.lastTurnEnd?.status === "cancelled") {
     return "cancelled";
   }

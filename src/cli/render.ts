@@ -38,6 +38,10 @@ const REASONING_LENGTH = 100;
 const NUDGE_LENGTH = 100;
 const RESULT_LINES = 3;
 const RESULT_LINE_LENGTH = 120;
+/** Lines of a prompt `sessions show` prints, at most. */
+const PROMPT_LINES = 20;
+/** Characters of a prompt `sessions show` prints, at most. */
+const PROMPT_CHARACTERS = 4000;
 
 interface CallShown {
   name: string;
@@ -53,6 +57,8 @@ interface RenderState {
   /** Tool calls of the open prompt that have no result yet. */
   pendingCalls: Set<string>;
   prompt: PromptState;
+  /** The model of the log's last `session.model_change`, if any. */
+  currentModel: string | undefined;
 }
 
 /** Options of {@link renderConversation}. */
@@ -82,6 +88,7 @@ export function renderConversation(
     fold: new SessionFold(),
     pendingCalls: new Set(),
     prompt: closedPrompt(),
+    currentModel: events.findLast((event) => event.type === "session.model_change")?.data.newModel,
   };
   for (const event of events) {
     state.fold.apply(event);
@@ -113,20 +120,29 @@ type OutcomeEvent = Extract<
 >;
 
 function renderEvent(state: RenderState, event: SessionEvent): void {
+  if (event.type === "session.model_change") {
+    // Where the session switched models: what it said then (`session … now uses …`).
+    state.lines.push(`model: ${event.data.previousModel ?? "?"} → ${event.data.newModel}`);
+    return;
+  }
   if (isSdkAppEvent(event)) {
     return;
   }
   switch (event.type) {
     case "session.start": {
       const { sessionId, model, cwd, startTime } = event.data;
-      state.lines.push(`session ${sessionId} · ${model} · ${cwd} · started ${startTime}`);
+      // The model a resume uses: the last switch's, else the start's.
+      const current = state.currentModel ?? model;
+      const models = current === model ? model : `${current} (started on ${model})`;
+      state.lines.push(`session ${sessionId} · ${models} · ${cwd} · started ${startTime}`);
       return;
     }
     case "session.resume": {
       // Calls a crash left open get their interrupted result after this line: shown there, once.
       const open = new Set(state.pendingCalls);
       state.pendingCalls.clear();
-      closePrompt(state);
+      // A turn its process left open is closed after this line too (session/open-work.ts).
+      closePrompt(state, event.data.interruptedTurns ? "interrupted" : undefined);
       state.pendingCalls = open;
       if (state.idleReopens.has(event)) {
         return;
@@ -263,10 +279,32 @@ function renderUserMessage(state: RenderState, data: UserMessageData): void {
   // the text the model got (session/prompt-attachments.ts).
   const { runs, text, attached } = givenPrompt(data);
   state.lines.push(...runs.flatMap(ranLines));
-  for (const line of [...trimTrailingNewlines(text).split(/\r?\n/), ...attached]) {
+  for (const line of [...foldedPrompt(trimTrailingNewlines(text)), ...attached]) {
     state.lines.push(`> ${line}`.trimEnd());
   }
   state.prompt = { ...closedPrompt(), open: true };
+}
+
+/**
+ * A prompt's lines, folded as tool results are: its first {@link PROMPT_LINES} lines within its
+ * first {@link PROMPT_CHARACTERS} characters, then a line saying how much is left out and where
+ * to see it all. Only the start of a long prompt (a 5 MB paste) is split into lines.
+ */
+function foldedPrompt(text: string): string[] {
+  const lines = text.slice(0, PROMPT_CHARACTERS).split("\n").slice(0, PROMPT_LINES);
+  // `text.slice(0, shown)` is what the lines show; a left-out line starts with its `\n`.
+  const shown = lines.join("\n").length;
+  if (shown >= text.length) {
+    return lines;
+  }
+  let moreLines = 0;
+  for (let at = text.indexOf("\n", shown); at !== -1; at = text.indexOf("\n", at + 1)) {
+    moreLines += 1;
+  }
+  const characters = `${text.length - shown} more characters`;
+  const more =
+    moreLines === 0 ? characters : `${characters}, ${moreLines} more ${plural(moreLines, "line")}`;
+  return [...lines, `… ${more} (sessions export --format markdown shows the whole prompt)`];
 }
 
 function renderAssistantMessage(
@@ -332,7 +370,7 @@ function shownCall(toolCall: ToolCall): CallShown {
  * Ends the open prompt: lists its calls that never got a result, then its stop line, from
  * `stopReason` (a `session.idle`) or inferred from what the prompt logged.
  */
-function closePrompt(state: RenderState, stopReason?: StopReason | "error"): void {
+function closePrompt(state: RenderState, stopReason?: StopReason | "error" | "interrupted"): void {
   const { prompt } = state;
   if (!prompt.open || prompt.stopped) {
     if (stopReason !== undefined && !prompt.stopped) {

@@ -36,9 +36,11 @@ export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" |
 export type TurnPurpose = "compaction" | "title";
 
 /**
- * How a turn ended. `error` is what earlier versions wrote for `failed`; it is read, never written.
+ * How a turn ended. `interrupted`: the process running it ended first, and reopening the session
+ * closed it (src/session/open-work.ts). `error` is what earlier versions wrote for `failed`; it is
+ * read, never written.
  */
-export type TurnStatus = "completed" | "cancelled" | "failed" | "error";
+export type TurnStatus = "completed" | "cancelled" | "failed" | "interrupted" | "error";
 
 /** An image given with a prompt: base64 `data` of a `mimeType` image, and where it came from. */
 export interface PromptImage {
@@ -103,7 +105,11 @@ export interface Usage {
   reasoningTokens?: number;
 }
 
-/** A line of damage found and skipped while reading `events.jsonl`. */
+/**
+ * A line of damage found and skipped while reading `events.jsonl`: torn, not JSON, not an event
+ * (`invalid_event`), or an event that is not of the log's chain (src/session/log-chain.ts
+ * `ChainBreak`: `duplicate_id`, `second_start`, `unknown_parent`).
+ */
 export interface RepairNote {
   /** 1-based line number in the file. */
   line: number;
@@ -111,7 +117,13 @@ export interface RepairNote {
   offset: number;
   /** Length in bytes of what was skipped or cut. */
   length: number;
-  reason: "torn_tail" | "invalid_json" | "invalid_event";
+  reason:
+    | "torn_tail"
+    | "invalid_json"
+    | "invalid_event"
+    | "duplicate_id"
+    | "second_start"
+    | "unknown_parent";
 }
 
 /**

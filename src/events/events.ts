@@ -58,7 +58,11 @@ export interface SessionEventData {
     repaired: RepairNote[];
     /** Tool calls left without a result given an interrupted one (results follow); absent: 0. */
     interruptedToolCalls?: number;
-    /** What is new of `repaired` (unlisted by earlier resumes) and `interruptedToolCalls`, said once. */
+    /** Turns left open closed with status `interrupted` (their ends follow); absent: 0. */
+    interruptedTurns?: number;
+    /** Compactions left open closed as failed, interrupted (their ends follow); absent: 0. */
+    interruptedCompactions?: number;
+    /** What is new of `repaired` (unlisted by earlier resumes) and what was closed, said once. */
     notice?: string;
   } & ResumeDetails;
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
@@ -112,7 +116,8 @@ export interface SessionEventData {
   };
   /**
    * End of one turn, after its tools' results (and the plan or task completion they caused):
-   * `completed`, `cancelled` (the request or a tool was) or `failed` (`errorType` says why).
+   * `completed`, `cancelled` (the request or a tool was), `failed` (`errorType` says why) or
+   * `interrupted` (its process ended first; written when the session is reopened).
    * `stopReason`: the prompt stopped after it (a cancel: `abort`; a failure: `session.error`), so
    * followers see each prompt's end (issue 22). Older logs (turn_end first, `error`) still load.
    */

@@ -1,6 +1,8 @@
 /**
  * Reading `events.jsonl` (event-log.ts writes it): each line decoded on its own, damage skipped
- * and listed as {@link RepairNote}s, never thrown.
+ * and listed as {@link RepairNote}s, never thrown; events that decode but do not belong to the
+ * log (log-chain.ts: a repeated id, a second `session.start`, a `parentId` naming no event read
+ * before) are skipped and listed the same way.
  */
 
 import { isUtf8 } from "node:buffer";
@@ -11,6 +13,7 @@ import {
   type SessionEvent,
   type SessionEventType,
 } from "../events/events.js";
+import { LogChain } from "./log-chain.js";
 import { hasDeclaredData } from "./log-damage.js";
 
 /** What a reader got out of an `events.jsonl`. */
@@ -19,7 +22,7 @@ export interface EventLogContents {
   events: SessionEvent[];
   /** `seqs[i]` is the 1-based line of `events[i]`: its sequence number. */
   seqs: number[];
-  /** Lines skipped, in file order; a `torn_tail` note, if any, is last. */
+  /** Lines skipped (damaged, or not of the log's chain), in file order; a `torn_tail` note, if any, is last. */
   repaired: RepairNote[];
   /** Bytes up to the end of the last complete line (its `\n` included): where appends go. */
   validLength: number;
@@ -154,10 +157,17 @@ function toSessionEvent(value: unknown): SessionEvent | undefined {
  * inside a multi-byte character a damaged line instead of a silently mangled one. Blank lines
  * lose nothing and are skipped without a note. With `keep`, `events` holds only the events it
  * keeps plus the last event (whose id the next appended event chains to); damage is found and
- * listed in every line all the same. Never throws.
+ * listed in every line all the same. `fromLogStart` (default: `fromSeq` is 1): whether `bytes`
+ * begin at the log's first line, so that the chain (log-chain.ts) is checked from its start;
+ * otherwise the first event's parent is taken unchecked. Never throws.
  */
-export function parseEventLog(bytes: Uint8Array, fromSeq = 1, keep?: KeepEvent): EventLogContents {
-  const parser = new EventLogParser(fromSeq, keep);
+export function parseEventLog(
+  bytes: Uint8Array,
+  fromSeq = 1,
+  keep?: KeepEvent,
+  fromLogStart = fromSeq === 1,
+): EventLogContents {
+  const parser = new EventLogParser(fromSeq, keep, fromLogStart);
   parser.push(bytes);
   return parser.end();
 }
@@ -187,10 +197,13 @@ export class EventLogParser {
   #line = 1;
   /** The last event read when `keep` left it out. */
   #leftOut: { event: SessionEvent; seq: number } | undefined;
+  readonly #chain: LogChain;
 
-  constructor(fromSeq = 1, keep?: KeepEvent) {
+  /** As {@link parseEventLog}'s parameters. */
+  constructor(fromSeq = 1, keep?: KeepEvent, fromLogStart = fromSeq === 1) {
     this.#fromSeq = fromSeq;
     this.#keep = keep;
+    this.#chain = new LogChain(fromLogStart);
   }
 
   /** Decodes every line `bytes` ends; keeps a copy of the line it starts and does not end. */
@@ -236,7 +249,11 @@ export class EventLogParser {
     const contents = this.#contents;
     const seq = this.#line;
     const result = seq < this.#fromSeq ? undefined : decodeEventLine(line);
-    if (result?.kind === "event") {
+    const chainBreak = result?.kind === "event" ? this.#chain.admit(result.event) : undefined;
+    const note = { line: seq, offset: this.#offset, length: line.length };
+    if (chainBreak !== undefined) {
+      contents.repaired.push({ ...note, reason: chainBreak });
+    } else if (result?.kind === "event") {
       contents.eventCount += 1;
       this.#leftOut = undefined;
       if (this.#keep === undefined || this.#keep(result.event, seq)) {
@@ -246,7 +263,7 @@ export class EventLogParser {
         this.#leftOut = { event: result.event, seq };
       }
     } else if (result?.kind === "damaged") {
-      const note = { line: seq, offset: this.#offset, length: line.length };
+      this.#chain.damaged();
       contents.repaired.push({ ...note, reason: result.reason });
     }
     this.#offset += line.length + 1;

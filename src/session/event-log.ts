@@ -148,7 +148,11 @@ export class EventLog {
       }
       const lines = from.seq - 1;
       const keep = options.keep;
-      const parser = new EventLogParser(1, keep && ((event, seq) => keep(event, seq + lines)));
+      const parser = new EventLogParser(
+        1,
+        keep && ((event, seq) => keep(event, seq + lines)),
+        from.seq === 1,
+      );
       const bytesRead = await readRest(fd, from.offset, parser, size - from.offset);
       const contents = wholeFileContents(parser.end(), from);
       let cutTail: RepairNote | null = null;

@@ -58,7 +58,14 @@ export class FollowerLogReader {
     const buffer = Buffer.alloc(size - this.#offset);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.#offset);
     const before = this.#offsetSeq - 1;
-    const contents = parseEventLog(buffer.subarray(0, bytesRead), fromSeq - before);
+    // The chain is checked from the log's start; a later read takes the first parent unchecked.
+    const fromLogStart = before === 0 && fromSeq <= 1;
+    const contents = parseEventLog(
+      buffer.subarray(0, bytesRead),
+      fromSeq - before,
+      undefined,
+      fromLogStart,
+    );
     this.#offset += contents.validLength;
     this.#offsetSeq = before + contents.nextSeq;
     return {

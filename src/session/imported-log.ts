@@ -10,7 +10,7 @@
  */
 
 import type { RepairNote, SessionEvent } from "../events/events.js";
-import { createEnvelope, parseEventLog, serializeEvent } from "./event-log.js";
+import { createEnvelope, decodeEventLine, parseEventLog, serializeEvent } from "./event-log.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
 
@@ -34,7 +34,8 @@ export interface ImportedLog {
 /**
  * The log `file` as `sessions import` stores it. A file whose last line has no `\n` is read as if
  * it had one, so that a grant in a torn last line, which the added line would complete, counts.
- * @throws Error when the file has no readable `session.start`.
+ * @throws Error when the file has no readable `session.start`, or holds a second one (two logs
+ * joined: the error names both sessions).
  */
 export function importedLog(file: Buffer): ImportedLog {
   const ended = file.at(-1) === 0x0a || file.length === 0;
@@ -44,6 +45,12 @@ export function importedLog(file: Buffer): ImportedLog {
   const start = events.find((event) => event.type === "session.start");
   if (start?.type !== "session.start") {
     throw new Error("the file has no readable session.start event: nothing to import");
+  }
+  const second = repaired.find((note) => note.reason === "second_start");
+  if (second !== undefined) {
+    throw new Error(
+      `the file holds two sessions: ${start.data.sessionId}, and ${startedSession(file, second)} from line ${second.line} on; import each log on its own`,
+    );
   }
   const grants = new SessionGrants();
   for (const event of conversationEvents(events)) {
@@ -57,6 +64,14 @@ export function importedLog(file: Buffer): ImportedLog {
   }
   const line = serializeEvent(setAsideEvent(grants, events.at(-1)?.id ?? null));
   return { ...identity, bytes: Buffer.concat([file, Buffer.from(ended ? line : `\n${line}`)]) };
+}
+
+/** The `sessionId` of the `session.start` at `note`'s line of `file`. */
+function startedSession(file: Buffer, note: RepairNote): string {
+  const result = decodeEventLine(file.subarray(note.offset, note.offset + note.length));
+  return result.kind === "event" && result.event.type === "session.start"
+    ? result.event.data.sessionId
+    : "another session";
 }
 
 /** The `session.grants_changed` keeping `grants`' denials only, chained after `parentId`. */

@@ -3,7 +3,7 @@
  * (src/events/events.ts `SessionEventData`, parts in event-parts.ts) as zod schemas, which
  * event-log-reading.ts checks every line against (file store, PostgreSQL rows, `sessions import`),
  * so a line whose fields do not have their declared types is skipped as `invalid_event` instead
- * of reaching a fold that trusts them; and the one line saying what an open repaired.
+ * of reaching a fold that trusts them.
  *
  * Objects are loose: fields a later version adds are allowed; optional fields are checked only
  * when present. Shapes earlier versions wrote still load: `assistant.turn_end`'s `error` status
@@ -16,55 +16,9 @@ import type {
   JsonObject,
   JsonValue,
   PromptBlock,
-  RepairNote,
-  SessionEvent,
   SessionEventData,
   SessionEventType,
 } from "../events/events.js";
-
-/**
- * One line saying what opening a log repaired that no earlier open reported (issue 11): a torn
- * last line cut, damaged lines skipped (they stay in the file and are skipped on every open, so
- * only those no earlier `session.resume` lists count), tool calls left without a result given an
- * interrupted one. `undefined` when there is nothing new. Faces show it once: stderr for `-p`,
- * `_meta` for ACP, the `session.resume` event for SDK clients.
- */
-export function repairNotice(
-  events: readonly SessionEvent[],
-  repaired: readonly RepairNote[],
-  interruptedCalls: number,
-): string | undefined {
-  const reported = new Set(
-    events.flatMap((event) =>
-      event.type === "session.resume" ? event.data.repaired.map(noteKey) : [],
-    ),
-  );
-  const fresh = repaired.filter((note) => !reported.has(noteKey(note)));
-  const torn = fresh.filter((note) => note.reason === "torn_tail");
-  const damaged = fresh.filter((note) => note.reason !== "torn_tail");
-  const parts: string[] = [];
-  for (const note of torn) {
-    parts.push(`cut a torn last line (line ${note.line}, ${note.length} bytes)`);
-  }
-  if (damaged.length > 0) {
-    const lines = damaged.map((note) => note.line).join(", ");
-    parts.push(`skipped ${count(damaged.length, "damaged line")} (${lines})`);
-  }
-  if (interruptedCalls > 0) {
-    parts.push(
-      `gave ${count(interruptedCalls, "tool call")} left without a result an interrupted result`,
-    );
-  }
-  return parts.length === 0 ? undefined : `repaired the session log: ${parts.join("; ")}`;
-}
-
-function noteKey(note: RepairNote): string {
-  return `${note.offset}:${note.length}:${note.reason}`;
-}
-
-function count(value: number, noun: string): string {
-  return `${value} ${noun}${value === 1 ? "" : "s"}`;
-}
 
 /** The event types a log holds: every type but the ephemeral ones. */
 export type PersistedEventType = Exclude<SessionEventType, EphemeralEventType>;
@@ -202,7 +156,14 @@ function conversationSchemas(parts: Parts) {
     line: number,
     offset: number,
     length: number,
-    reason: z.enum(["torn_tail", "invalid_json", "invalid_event"]),
+    reason: z.enum([
+      "torn_tail",
+      "invalid_json",
+      "invalid_event",
+      "duplicate_id",
+      "second_start",
+      "unknown_parent",
+    ]),
   });
   const tokens = { inputTokens: optionalNumber, outputTokens: optionalNumber };
   const cacheTokens = { cacheReadTokens: optionalNumber, cacheWriteTokens: optionalNumber };
@@ -212,6 +173,8 @@ function conversationSchemas(parts: Parts) {
       eventCount: number,
       repaired: z.array(repairNote),
       interruptedToolCalls: optionalNumber,
+      interruptedTurns: optionalNumber,
+      interruptedCompactions: optionalNumber,
       notice: optionalString,
       continuePendingWork: boolean.optional(),
       sessionWasActive: boolean.optional(),
@@ -247,7 +210,7 @@ function conversationSchemas(parts: Parts) {
     }),
     "assistant.turn_end": z.looseObject({
       turnId: string,
-      status: z.enum(["completed", "cancelled", "failed", "error"]),
+      status: z.enum(["completed", "cancelled", "failed", "interrupted", "error"]),
       finishReason: parts.finishReason.optional(),
       errorType: errorType.optional(),
       stopReason: parts.stopReason.optional(),

@@ -9,6 +9,7 @@
 import { History } from "../agent/history.js";
 import type { SessionEvent, SessionEventOf, SessionEventType } from "../events/events.js";
 import { openAppender } from "./idle-lease.js";
+import { OpenWork } from "./open-work.js";
 import type { OpeningOptions } from "./opening.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
@@ -16,7 +17,7 @@ import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js"
 
 /**
  * Events `Session.resume` reads itself, besides the fold: the start, earlier resumes (their
- * repair notes are not reported twice, log-damage.ts `repairNotice`), rewinds and the
+ * repair notes are not reported twice, repair-notice.ts `repairNotice`), rewinds and the
  * instructions loaded.
  */
 const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
@@ -34,12 +35,15 @@ export interface ConversationState {
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
   /** The model of the last `session.model_change`, if any (else `session.start`'s is in use). */
   changedModel: string | undefined;
+  /** Turns and the compaction not ended yet. */
+  readonly openWork: OpenWork;
 }
 
 /** Folds one event of a conversation (rewind.ts) into `state`. */
 export function foldEvent(state: ConversationState, event: SessionEvent): void {
   state.history.apply(event);
   state.grants.record(event);
+  state.openWork.apply(event);
   if (event.type === "session.instructions_loaded") {
     state.instructions = event.data;
   } else if (event.type === "session.model_change") {
@@ -57,6 +61,7 @@ export class ResumeFold implements ConversationState {
   grants = new SessionGrants();
   instructions: ConversationState["instructions"];
   changedModel: string | undefined;
+  openWork = new OpenWork();
   /** Whether a `session.snapshot_rewind` was read. */
   rewound = false;
   /** Events folded. */
@@ -75,6 +80,7 @@ export class ResumeFold implements ConversationState {
       this.grants = new SessionGrants();
       this.instructions = undefined;
       this.changedModel = undefined;
+      this.openWork = new OpenWork();
       this.rewound = false;
       this.#folded = 0;
     }
@@ -120,6 +126,7 @@ async function foldAgain(
     grants: new SessionGrants(),
     instructions: undefined,
     changedModel: undefined,
+    openWork: new OpenWork(),
   };
   for (const event of conversationEvents(events)) {
     foldEvent(state, event);

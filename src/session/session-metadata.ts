@@ -11,7 +11,7 @@
  *
  * Scanning looks at line prefixes (every line we write starts with `{"type":"<type>"`, see
  * `serializeEvent`): lines are counted without parsing; only `session.start`, the first user
- * prompt and the last line are parsed.
+ * prompt, model switches and the last line are parsed.
  */
 
 import { readFileSync } from "node:fs";
@@ -32,6 +32,8 @@ export interface LogScan {
   /** `assistant.turn_start` lines. */
   turns: number;
   start: { cwd: string; model: string; startTime: string } | null;
+  /** The `newModel` of the last `session.model_change`: the model a resume uses, when set. */
+  model: string | null;
   /** The first `user.message` with source `user`, on one line (see {@link oneLine}). */
   firstPrompt: string | null;
   /** Timestamp of the last line that decodes as an event. */
@@ -48,6 +50,7 @@ const EVENT_PREFIX = Buffer.from('{"type":"');
 const TURN_START_PREFIX = Buffer.from('{"type":"assistant.turn_start"');
 const SESSION_START_PREFIX = Buffer.from('{"type":"session.start"');
 const USER_MESSAGE_PREFIX = Buffer.from('{"type":"user.message"');
+const MODEL_CHANGE_PREFIX = Buffer.from('{"type":"session.model_change"');
 
 /** `<directory>/metadata.json`. */
 export function metadataPath(directory: string): string {
@@ -61,6 +64,7 @@ export function emptyScan(): LogScan {
     eventCount: 0,
     turns: 0,
     start: null,
+    model: null,
     firstPrompt: null,
     lastTimestamp: null,
   };
@@ -80,6 +84,8 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.start = startOf(event.data);
   } else if (event.type === "user.message" && scan.firstPrompt === null) {
     scan.firstPrompt = promptOf(event.data);
+  } else if (event.type === "session.model_change") {
+    scan.model = event.data.newModel;
   }
 }
 
@@ -114,6 +120,11 @@ export function scanBytes(scan: LogScan, bytes: Buffer): LogScan {
     } else if (next.firstPrompt === null && hasPrefix(bytes, offset, end, USER_MESSAGE_PREFIX)) {
       const result = decodeEventLine(bytes.subarray(offset, end));
       next.firstPrompt = result.kind === "event" ? promptOf(result.event.data) : null;
+    } else if (hasPrefix(bytes, offset, end, MODEL_CHANGE_PREFIX)) {
+      const result = decodeEventLine(bytes.subarray(offset, end));
+      if (result.kind === "event" && result.event.type === "session.model_change") {
+        next.model = result.event.data.newModel;
+      }
     }
     offset = end + 1;
   }
@@ -150,6 +161,7 @@ export function readMetadata(directory: string): LogScan | undefined {
     ...emptyScan(),
     ...scan,
     start,
+    model: typeof scan.model === "string" ? scan.model : null,
     firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
     lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
   };

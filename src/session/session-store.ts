@@ -176,6 +176,10 @@ export interface SessionSummary {
   sessionId: string;
   /** From `session.start`; `null` when the log has no readable `session.start` (see `problem`). */
   cwd: string | null;
+  /**
+   * The model a resume uses: the last `session.model_change`'s, else `session.start`'s; `null`
+   * without a readable `session.start`.
+   */
   model: string | null;
   /** ISO-8601, from `session.start`: when the session was created. */
   startTime: string | null;

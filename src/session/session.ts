@@ -12,11 +12,11 @@ import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, firstWrite, unsavedLog } from "./deferred-appender.js";
 import { createAppender, followOthers } from "./idle-lease.js";
-import { interruptedResults } from "./interrupted-results.js";
-import { repairNotice } from "./log-damage.js";
+import { OpenWork } from "./open-work.js";
 import { type CreationOptions, type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
+import { resumeData } from "./repair-notice.js";
 import { type ConversationState, foldEvent, openForResume } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
@@ -55,6 +55,8 @@ export class Session {
   instructions: SessionEventOf<"session.instructions_loaded">["data"] | undefined;
   /** The model of its last `session.model_change` (none: `start.model` is the one in use). */
   changedModel: string | undefined;
+  /** Turns and the compaction its log leaves open (open-work.ts). */
+  readonly openWork: OpenWork;
   readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
@@ -64,7 +66,7 @@ export class Session {
   /** Events of opening, before any subscriber (`session.start`, or `session.resume` and repairs). */
   openingEvents: SessionEvent[] = [];
 
-  /** What opening repaired, if anything new (log-damage.ts `repairNotice`); show it once. */
+  /** What opening repaired, if anything new (repair-notice.ts `repairNotice`); show it once. */
   get repairNotice(): string | undefined {
     return this.resumeEvent?.type === "session.resume" ? this.resumeEvent.data.notice : undefined;
   }
@@ -101,6 +103,7 @@ export class Session {
     this.grants = folded?.grants ?? new SessionGrants();
     this.instructions = folded?.instructions;
     this.changedModel = folded?.changedModel;
+    this.openWork = folded?.openWork ?? new OpenWork();
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     followOthers(appender, this.journal, (event) => this.deliver(event));
     this.redact = redact;
@@ -165,20 +168,12 @@ export class Session {
     const folder = store.filesFolder(sessionId);
     const redact = eventRedactor(options.environment ?? process.env, options.secretVariables);
     const session = new Session(appender, stored, first.data, folder, redact, state);
-    const interrupted = session.history.pendingToolCalls.length;
-    const notice = repairNotice(log.events, log.repaired, interrupted);
+    const closed = session.openWork.closed(session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
       type: "session.resume",
-      data: {
-        resumeTime: new Date().toISOString(),
-        eventCount: log.eventCount ?? log.events.length,
-        repaired: log.repaired,
-        ...(interrupted === 0 ? {} : { interruptedToolCalls: interrupted }),
-        ...(notice === undefined ? {} : { notice }),
-        ...options.resumeDetails,
-      },
+      data: { ...resumeData(log, closed), ...options.resumeDetails },
     });
-    session.openingEvents = [first, resumeEvent, ...session.closeOpenToolCalls()];
+    session.openingEvents = [first, resumeEvent, ...session.closeOpenWork()];
     await session.journal.commit().catch(async (error: unknown) => {
       await appender.close(); // its lock must not outlive a reopening the store refused
       throw error;
@@ -258,8 +253,8 @@ export class Session {
     options: Omit<UserPrompt, "content"> & { signal?: AbortSignal } = {},
   ): Promise<PromptOutcome> {
     const outcome = await this.whileRunning(options.signal, async (controller) => {
-      // Calls a failed write left open get their interrupted result before anything else.
-      this.closeOpenToolCalls();
+      // Calls and turns a failed write left open are closed as interrupted before anything else.
+      this.closeOpenWork();
       const mcp = this.mcpServers;
       await mcp?.whenStarted(controller.signal);
       const agentSettings = {
@@ -380,6 +375,7 @@ export class Session {
     const { index, eventsRemoved } = rewindCut(conversation, eventId);
     this.history.clear();
     this.grants.clear();
+    this.openWork.clear();
     this.fold(conversation.slice(0, index));
     const data = { upToEventId: eventId, eventsRemoved };
     const rewind = this.emit({ type: "session.snapshot_rewind", data });
@@ -394,7 +390,8 @@ export class Session {
     }
   }
 
-  private closeOpenToolCalls(): SessionEvent[] {
-    return interruptedResults(this.history.pendingToolCalls).map((input) => this.emit(input));
+  private closeOpenWork(): SessionEvent[] {
+    const closing = this.openWork.closingEvents(this.history.pendingToolCalls);
+    return closing.map((input) => this.emit(input));
   }
 }

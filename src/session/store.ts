@@ -143,7 +143,7 @@ async function summarizeSession(
   };
   return scan.start === null
     ? { ...summary, problem: "events.jsonl has no readable session.start" }
-    : { ...summary, ...scan.start };
+    : { ...summary, ...scan.start, model: scan.model ?? scan.start.model };
 }
 
 /**

@@ -273,10 +273,21 @@ describe("compaction in turnloop -p", () => {
     const events = await loggedEvents(sessionId);
     const starts = events.filter((event) => event.type === "session.compaction_start");
     const completes = events.filter((event) => event.type === "session.compaction_complete");
-    // The killed compaction left a start and nothing else; the resumed prompt compacted anew.
-    expect(completes.length).toBeGreaterThanOrEqual(1);
-    expect(starts).toHaveLength(completes.length + 1);
-    expect(completes.every((event) => event.data.success)).toBe(true);
+    // The killed compaction left a start and nothing else: the resume closed it as interrupted
+    // (with its summary turn), and the resumed prompt compacted anew.
+    expect(completes.length).toBeGreaterThanOrEqual(2);
+    expect(starts).toHaveLength(completes.length);
+    expect(completes.map((event) => [event.data.success, event.data.error])).toEqual([
+      [false, "interrupted: the process running it ended before it finished"],
+      ...completes.slice(1).map(() => [true, undefined]),
+    ]);
+    const resume = events.find((event) => event.type === "session.resume");
+    expect(resume?.data).toMatchObject({
+      interruptedTurns: 1,
+      interruptedCompactions: 1,
+      notice:
+        "repaired the session log: closed 1 turn and 1 compaction left open when its process ended, as interrupted",
+    });
     expect(resumed.stdout).toBe("finished\n");
   });
 });

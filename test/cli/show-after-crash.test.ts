@@ -44,8 +44,10 @@ describe("sessions show after a crash repair", () => {
         eventCount: expect.any(Number),
         repaired: [],
         interruptedToolCalls: 1,
+        // The turn holding the call was left open too (trial 24 finding 2).
+        interruptedTurns: 1,
         notice:
-          "repaired the session log: gave 1 tool call left without a result an interrupted result",
+          "repaired the session log: gave 1 tool call left without a result an interrupted result; closed 1 turn left open when its process ended, as interrupted",
       },
     ]);
 

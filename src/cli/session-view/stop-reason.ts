@@ -35,8 +35,8 @@ export function stopReasonOf(
   if (last === undefined || last.status === "open") {
     return "unfinished";
   }
-  if (last.status === "cancelled") {
-    return "cancelled";
+  if (last.status === "cancelled" || last.status === "interrupted") {
+    return last.status;
   }
   if (marks.some((mark) => mark.kind === "task_complete")) {
     return "end_turn";

@@ -61,7 +61,7 @@ export async function writeRows(
         scan.turns,
         scan.size,
         scan.start?.cwd ?? null,
-        scan.start?.model ?? null,
+        scan.model ?? scan.start?.model ?? null,
         scan.start?.startTime ?? null,
         scan.firstPrompt,
         scan.lastTimestamp,

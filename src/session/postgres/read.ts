@@ -7,6 +7,7 @@
 
 import { resolve } from "node:path";
 import { decodeEventLine } from "../event-log.js";
+import { LogChain } from "../log-chain.js";
 import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
@@ -46,7 +47,7 @@ export async function readRows(
   const stored = rows.flatMap(({ seq, data }) =>
     seq === null ? [] : [{ seq: Number(seq), data: data ?? "" }],
   );
-  const decoded = decodeRows(stored);
+  const decoded = decodeRows(stored, fromSeq <= 1);
   return { ...decoded, nextSeq: decoded.tornSeq ?? Number(first.next_seq) };
 }
 
@@ -62,8 +63,13 @@ export interface EventRow {
  * hold, and a damaged one is skipped and listed (`line`: its sequence number; `offset`: where it
  * starts in the export, {@link exportedLog}) without costing the next. A last row without its
  * `\n` that is no event is a torn tail (a log imported that way), cut when the session is opened.
+ * An event not of the log's chain (log-chain.ts) is skipped and listed as the file store's
+ * reader does; `fromLogStart`: whether `rows` begin at the log's first row.
  */
-export function decodeRows(rows: readonly EventRow[]): Omit<ReadLog, "nextSeq"> {
+export function decodeRows(
+  rows: readonly EventRow[],
+  fromLogStart = true,
+): Omit<ReadLog, "nextSeq"> {
   const read: Omit<ReadLog, "nextSeq"> = {
     events: [],
     seqs: [],
@@ -72,11 +78,15 @@ export function decodeRows(rows: readonly EventRow[]): Omit<ReadLog, "nextSeq"> 
     tornSeq: undefined,
   };
   let offset = 0;
+  const chain = new LogChain(fromLogStart);
   for (const [index, { seq, data }] of rows.entries()) {
     const body = Buffer.from(data.endsWith("\n") ? data.slice(0, -1) : data, "utf8");
     const result = decodeEventLine(body);
     const note = { line: seq, offset, length: body.length };
-    if (result.kind === "event") {
+    const chainBreak = result.kind === "event" ? chain.admit(result.event) : undefined;
+    if (chainBreak !== undefined) {
+      read.repaired.push({ ...note, reason: chainBreak });
+    } else if (result.kind === "event") {
       read.events.push(result.event);
       read.seqs.push(seq);
     } else if (result.kind === "damaged" && index === rows.length - 1 && !data.endsWith("\n")) {
@@ -84,6 +94,7 @@ export function decodeRows(rows: readonly EventRow[]): Omit<ReadLog, "nextSeq"> 
       read.tornSeq = seq;
       break;
     } else if (result.kind === "damaged") {
+      chain.damaged();
       read.repaired.push({ ...note, reason: result.reason });
     }
     offset += body.length + 1;

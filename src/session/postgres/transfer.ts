@@ -54,7 +54,7 @@ export async function importRows(database: Database, sessionId: string, log: Buf
         sessionId,
         lines.length + 1,
         scan.start?.cwd ?? null,
-        scan.start?.model ?? null,
+        scan.model ?? scan.start?.model ?? null,
         scan.start?.startTime ?? null,
         scan.firstPrompt,
         scan.turns,

@@ -22,11 +22,11 @@ export interface Prompt {
   stopReason?: StopReason;
 }
 
-/** One model request. `failed` stands for the `error` older logs wrote. */
+/** One model request. `failed` stands for the `error` older logs wrote; `interrupted`: its process ended first. */
 export interface Turn {
   turnId: string;
   purpose?: TurnPurpose;
-  status: "running" | "completed" | "cancelled" | "failed";
+  status: "running" | "completed" | "cancelled" | "failed" | "interrupted";
   startedAt: number;
   endedAt?: number;
   finishReason?: FinishReason;
