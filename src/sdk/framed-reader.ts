@@ -117,6 +117,13 @@ export class FramedMessageReader extends AbstractMessageReader implements Messag
     let offset = 0;
     while (this.callback !== undefined && !this.failed) {
       if (this.bodyBytes < 0) {
+        const canonical = canonicalHeader(data, offset);
+        if (canonical !== undefined) {
+          this.bodyBytes = canonical.bodyBytes;
+          offset = canonical.bodyStart;
+        }
+      }
+      if (this.bodyBytes < 0) {
         const headerEnd = data.indexOf(HEADER_END, offset, "latin1");
         if (headerEnd === -1) {
           if (data.length - offset > MAX_HEADER_BYTES) {
@@ -194,6 +201,46 @@ function isCancellation(message: unknown): boolean {
     message !== null &&
     (message as { method?: unknown }).method === "$/cancelRequest"
   );
+}
+
+/** `Content-Length: ` in bytes: how the server starts every frame's header (framed-writer.ts). */
+const CANONICAL_START = Buffer.from("Content-Length: ", "latin1");
+/** Digits of the longest `Content-Length` read on the quick path (a safe integer's 15). */
+const MAX_LENGTH_DIGITS = 15;
+const ZERO = 0x30;
+const CR = 0x0d;
+const LF = 0x0a;
+
+/**
+ * The frame header at `offset` when it is the server's own, `Content-Length: <digits>\r\n\r\n`,
+ * read from the bytes (one per streamed delta: no string is made of it); undefined for any other
+ * header, and for one not wholly in `data`, which the general path reads.
+ */
+function canonicalHeader(
+  data: Buffer,
+  offset: number,
+): { bodyBytes: number; bodyStart: number } | undefined {
+  const start = CANONICAL_START.length;
+  if (data.length - offset < start + 5) {
+    return undefined;
+  }
+  for (let index = 0; index < start; index++) {
+    if (data[offset + index] !== CANONICAL_START[index]) {
+      return undefined;
+    }
+  }
+  let at = offset + start;
+  let bodyBytes = 0;
+  for (; at < data.length && at - offset - start < MAX_LENGTH_DIGITS; at++) {
+    const digit = (data[at] ?? 0) - ZERO;
+    if (digit < 0 || digit > 9) {
+      break;
+    }
+    bodyBytes = bodyBytes * 10 + digit;
+  }
+  const digits = at - offset - start;
+  const ends = data[at] === CR && data[at + 1] === LF && data[at + 2] === CR && data[at + 3] === LF;
+  return digits > 0 && ends ? { bodyBytes, bodyStart: at + 4 } : undefined;
 }
 
 /** The value of a header block's `Content-Length` field, or -1 when it has none or a bad one. */

@@ -63,6 +63,22 @@ describe("FramedMessageReader", () => {
     expect(await readAll(byteByByte)).toEqual({ messages, errors: [] });
   });
 
+  it("reads headers that only look like the server's own as their fields say", async () => {
+    const body = (text: string) => JSON.stringify(event(text));
+    const length = (text: string) => Buffer.byteLength(body(text));
+    const headers = [
+      // 19 digits with leading zeros, no space after the colon, a second field after the length.
+      `Content-Length: ${String(length("zeros")).padStart(19, "0")}\r\n\r\n${body("zeros")}`,
+      `Content-Length:${length("tight")}\r\n\r\n${body("tight")}`,
+      `Content-Length: ${length("typed")}\r\nContent-Type: application/json\r\n\r\n${body("typed")}`,
+      frame(event("plain ✓")),
+    ];
+    expect(await readAll([Buffer.from(headers.join(""))])).toEqual({
+      messages: ["zeros", "tight", "typed", "plain ✓"].map(event),
+      errors: [],
+    });
+  });
+
   it("joins a long body that arrives in many pieces", async () => {
     const long = event("ü".repeat(300_000));
     const longBytes = Buffer.from(frame(long) + frame(event("after")));
