@@ -202,7 +202,9 @@ export class AcpSession {
   setModel(modelId: string, announce: boolean): void {
     const resolved = this.context.host.resolveModel(modelId);
     if (!resolved.ok) {
-      throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
+      // \`session/set_model\` (announce) names it \`modelId\`; \`session/set_config_option\`, \`value\`.
+      const field = announce ? "modelId" : "value";
+      throw invalidParams([field], resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
     this.context.host.recordModelChange(this.session, this.model.id, resolved.configuration.id);
     this.model = { id: resolved.configuration.id, configuration: resolved.configuration };

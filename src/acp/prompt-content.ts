@@ -34,7 +34,8 @@ export interface PromptContent {
 export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
   if (blocks.every((block) => block.type === "text" && block.text.trim() === "")) {
     throw invalidParams(
-      "prompt is empty: send at least one content block with text or an attachment",
+      ["prompt"],
+      "expected at least one content block with text or an attachment; it is empty",
     );
   }
 }
