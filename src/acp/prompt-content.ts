@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptBlock, PromptImage, UserMessageData } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
+import { givenPrompt } from "../session/prompt-attachments.js";
 import { promptTitle } from "../session/session-metadata.js";
 import { invalidParams } from "./errors.js";
 
@@ -134,6 +135,31 @@ function displayUri(uri: string): string {
   } catch {
     return uri;
   }
+}
+
+/**
+ * A `user.message` replayed (`session/load`) as the prompt was given: the blocks an ACP client
+ * sent (their text put back: session/prompt-attachments.ts `givenPrompt`), or the `!command`s of
+ * the interactive face and the prompt as typed; never the text the model got with them; then the
+ * images. Each a `user_message_chunk` with the event's id as `messageId`.
+ */
+export function replayedPrompt(data: UserMessageData, eventId: string): acp.SessionUpdate[] {
+  const { runs, text, blocks } = givenPrompt(data);
+  const contents: acp.ContentBlock[] = [];
+  if (blocks === undefined) {
+    const shown = [...runs.map((run) => `!${run.command}`), text].join("\n\n");
+    contents.push({ type: "text", text: shown });
+  } else {
+    contents.push(...(blocks as unknown as acp.ContentBlock[]));
+  }
+  for (const { mimeType, data: base64, uri } of data.images ?? []) {
+    contents.push({ type: "image", mimeType, data: base64, ...(uri === undefined ? {} : { uri }) });
+  }
+  return contents.map((content) => ({
+    sessionUpdate: "user_message_chunk",
+    content,
+    messageId: eventId,
+  }));
 }
 
 /**
