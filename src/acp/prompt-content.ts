@@ -52,24 +52,54 @@ export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
 export function promptContent(blocks: readonly acp.ContentBlock[]): PromptContent {
   const images: PromptImage[] = [];
   const parts: string[] = [];
-  const sent: acp.ContentBlock[] = [];
+  const sent: PromptBlock[] = [];
+  // Where the next part starts in the text: after the parts before it and their blank lines.
+  let offset = 0;
   for (const block of blocks) {
     const image = imageOf(block);
     if (image !== undefined && IMAGE_TYPES.has(image.mimeType)) {
       images.push(image);
       continue;
     }
-    sent.push(block);
     const part = blockText(block);
+    sent.push(storedBlock(block, part === "" ? undefined : offset));
     if (part !== "") {
       parts.push(part);
+      offset += part.length + 2;
     }
   }
   // One block is the common case; `join` would copy it (a 50 MB prompt, issue 27).
   const text = parts.length === 1 ? (parts[0] ?? "") : parts.join("\n\n");
   return sent.every((block) => block.type === "text")
     ? { text, images }
-    : { text, images, contentBlocks: sent as unknown as PromptBlock[] };
+    : { text, images, contentBlocks: sent };
+}
+
+/**
+ * A block as `user.message`'s `contentBlocks` keeps it: as sent, but a text block's `text` and an
+ * embedded resource's `resource.text`, which the model's text holds verbatim (at `partStart`, the
+ * start of the block's part in it), are kept there only, as `textInContent`
+ * (session/prompt-attachments.ts `TextInContent`; `givenPrompt` puts the text back).
+ */
+function storedBlock(block: acp.ContentBlock, partStart: number | undefined): PromptBlock {
+  const stored = block as unknown as PromptBlock;
+  if (partStart === undefined) {
+    return stored;
+  }
+  if (block.type === "text") {
+    const { text, ...rest } = block;
+    return { ...rest, textInContent: { start: partStart, length: text.length } } as PromptBlock;
+  }
+  if (block.type === "resource" && "text" in block.resource) {
+    const { text, ...resource } = block.resource;
+    const start = partStart + contextOpening(resource.uri).length;
+    return {
+      ...(block as unknown as PromptBlock),
+      resource,
+      textInContent: { start, length: text.length },
+    } as PromptBlock;
+  }
+  return stored;
 }
 
 function imageOf(block: acp.ContentBlock): PromptImage | undefined {
@@ -115,11 +145,16 @@ function blockText(block: acp.ContentBlock): string {
   }
 }
 
+/** What the model's text has before an embedded resource's text. */
+function contextOpening(uri: string): string {
+  return `<context source="${displayUri(uri)}">\n`;
+}
+
 function embeddedResourceText(resource: acp.EmbeddedResourceResource): string {
   const location = displayUri(resource.uri);
   if ("text" in resource) {
     const body = resource.text.endsWith("\n") ? resource.text : `${resource.text}\n`;
-    return `<context source="${location}">\n${body}</context>`;
+    return `${contextOpening(resource.uri)}${body}</context>`;
   }
   const details = `${base64Bytes(resource.blob)} bytes${resource.mimeType == null ? "" : `, ${resource.mimeType}`}`;
   return `[Binary content of ${location} was attached (${details}); it is not shown to the model.]`;
